@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * The service's whole configuration, read from the environment once at start.
+ * Each key is the environment variable of the same name.
+ */
+export const EnvConfig = z.object({
+  PORT: port.default(8080).describe('HTTP port of the edge; 0 picks a free one'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Address the edge listens on'),
+  DATA_DIR: z.string().min(1).default('./data').describe('Directory for all embedded state (nats, clickhouse)'),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls|wss?):\/\/\S+$|^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'a nats:// URL such as nats://127.0.0.1:4222')
+    .optional()
+    .describe('External NATS; when unset, serve starts its own nats-server'),
+  NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1).describe('Replicas of every stream and KV bucket (3 on a cluster)'),
+  NATS_SERVER_BIN: z.string().min(1).default('nats-server').describe('nats-server executable for the embedded server'),
+  CLICKHOUSE_URL: z.url('an http(s):// URL such as http://default:@127.0.0.1:8123/default').optional()
+    .describe('External ClickHouse server; when unset, chdb runs in-process under DATA_DIR/clickhouse'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: bool.default(false).describe('Honour X-Forwarded-For for the client IP (only behind a proxy you run)'),
+  TRIAL_CREDITS: z.coerce.number().int().min(0).default(50).describe('Credits granted to a new trial key'),
+  TRIAL_MINTS_PER_HOUR: positiveInt.default(5).describe('Trial keys one client IP may mint per rolling hour'),
+  RATE_LIMIT_PER_MIN: positiveInt.default(120).describe('Requests per key per rolling minute'),
+  SSE_HEARTBEAT_MS: positiveInt.default(15000).describe('Heartbeat interval on SSE streams'),
+  BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024).describe('Largest accepted request body'),
+  PLATFORM_DAILY_AI_BUDGET_USD: z.coerce.number().min(0).default(50)
+    .describe('Cost guard: AI generation spend per UTC day before the platform falls back to the offline generator'),
+});
+export type EnvConfig = z.infer<typeof EnvConfig>;

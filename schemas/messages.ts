@@ -1,0 +1,100 @@
+/**
+ * The switchboard: every NATS subject, stream, KV bucket and object store the platform uses,
+ * with the schema of what travels there. Components reach each other only through these names.
+ */
+import { z } from 'zod';
+import { Plan } from './accounts.ts';
+import { ActivityInput, type ActivityKind } from './activity.ts';
+
+// ---- KV payloads ---------------------------------------------------------------------------
+
+export const UserRecord = z.object({
+  user_id: z.number().int().positive(),
+  username: z.string(),
+  plan: Plan,
+  is_trial: z.boolean(),
+  created_at: z.number().int().describe('epoch ms'),
+  key_hash: z.string().describe('sha256 of the current API key'),
+  key_hint: z.string().describe('masked key shown by whoami'),
+});
+export type UserRecord = z.infer<typeof UserRecord>;
+
+export const KeyRecord = z.object({ user_id: z.number().int().positive(), created_at: z.number().int() });
+export type KeyRecord = z.infer<typeof KeyRecord>;
+
+export const UsernameRecord = z.object({ user_id: z.number().int().positive() });
+
+export const CreditsRecord = z.object({
+  balance: z.number().int().min(0),
+  updated_at: z.number().int(),
+});
+export type CreditsRecord = z.infer<typeof CreditsRecord>;
+
+export const CounterRecord = z.object({ value: z.number().int().min(0) });
+
+/** Sliding window of event times (epoch ms), oldest first. */
+export const WindowRecord = z.object({ stamps: z.array(z.number().int()) });
+
+export const CostRecord = z.object({ usd: z.number().min(0) });
+
+// ---- KV buckets -----------------------------------------------------------------------------
+
+export interface BucketSpec<S extends z.ZodType> {
+  /** Bucket name in NATS. */
+  name: string;
+  schema: S;
+  /** Seconds after its last write that a key expires; 0 keeps it forever. */
+  ttlSeconds: number;
+}
+
+const bucket = <S extends z.ZodType>(name: string, schema: S, ttlSeconds = 0): BucketSpec<S> => ({
+  name,
+  schema,
+  ttlSeconds,
+});
+
+export const Buckets = {
+  /** `<user_id>` → the account. */
+  users: bucket('sf_users', UserRecord),
+  /** `<lower-case username>` → owner; created with create() so a name is taken once. */
+  usernames: bucket('sf_usernames', UsernameRecord),
+  /** `<sha256(api key)>` → owner. The key itself is never stored. */
+  apiKeys: bucket('sf_api_keys', KeyRecord),
+  /** `<sha256(session token)>` → owner, for the web app's session cookie. */
+  sessions: bucket('sf_sessions', KeyRecord, 30 * 24 * 3600),
+  /** `<user_id>` → credit balance, changed only by compare-and-set. */
+  credits: bucket('sf_credits', CreditsRecord),
+  /** `<name>` → a monotonic id counter (user_id, job_id…). */
+  counters: bucket('sf_counters', CounterRecord),
+  /** `<user_id>.<cap>.<yyyymmdd>` → runs used that UTC day. */
+  caps: bucket('sf_caps', CounterRecord, 2 * 24 * 3600),
+  /** `mint.<client>` → trial mints in the last hour. */
+  mintWindows: bucket('sf_mint_windows', WindowRecord, 3600),
+  /** `ai.<yyyymmdd>` → platform AI spend that day. */
+  costGuard: bucket('sf_cost_guard', CostRecord, 2 * 24 * 3600),
+} as const;
+
+// ---- Streams and subjects -------------------------------------------------------------------
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  maxMessages: number;
+  maxAgeSeconds: number;
+}
+
+export const Streams = {
+  /** The public activity feed; the stream sequence is the event id and the `since` cursor. */
+  activity: { name: 'ACTIVITY', subjects: ['activity.>'], maxMessages: 200_000, maxAgeSeconds: 90 * 24 * 3600 },
+} as const satisfies Record<string, StreamSpec>;
+
+export const Subjects = {
+  activity: (kind: ActivityKind) => `activity.${kind}`,
+} as const;
+
+/**
+ * What is published on `activity.<KIND>`: the event without id and ts, which come from the
+ * stream (sequence and storage time), so ids and times rise together whoever emits.
+ */
+export const ActivityMessage = ActivityInput;
+export type ActivityMessage = z.infer<typeof ActivityMessage>;

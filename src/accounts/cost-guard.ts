@@ -1,0 +1,38 @@
+import type { JsonKv } from '../bus/index.ts';
+import { utcDayKey } from '../lib/utc-day.ts';
+import type { CostRecord } from '../../schemas/messages.ts';
+
+export interface CostGuardStatus {
+  daily_budget_usd: number;
+  spent_today_usd: number;
+  status: 'ok' | 'exhausted';
+}
+
+/**
+ * The platform's own spend guard: what paid AI calls cost us today, across all users. When the
+ * budget is spent, generation falls back to the offline generator rather than failing.
+ */
+export class CostGuard {
+  constructor(
+    private readonly spend: JsonKv<typeof CostRecord>,
+    private readonly dailyBudgetUsd: number,
+  ) {}
+
+  async record(usd: number, now = Date.now()): Promise<void> {
+    if (usd <= 0) return;
+    await this.spend.mutate(`ai.${utcDayKey(now)}`, (current) => ({ usd: (current?.usd ?? 0) + usd }));
+  }
+
+  async status(now = Date.now()): Promise<CostGuardStatus> {
+    const spent = (await this.spend.get(`ai.${utcDayKey(now)}`))?.value.usd ?? 0;
+    return {
+      daily_budget_usd: this.dailyBudgetUsd,
+      spent_today_usd: Math.round(spent * 10_000) / 10_000,
+      status: spent >= this.dailyBudgetUsd ? 'exhausted' : 'ok',
+    };
+  }
+
+  async allowsPaidCalls(now = Date.now()): Promise<boolean> {
+    return (await this.status(now)).status === 'ok';
+  }
+}

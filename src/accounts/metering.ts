@@ -1,0 +1,110 @@
+import type { CapName, CapsResponse, Plan, UsageQuery, UsageResponse } from '../../schemas/accounts.ts';
+import { nextUtcMidnight, startOfUtcDay, utcDate } from '../lib/utc-day.ts';
+import type { UsageRepo } from '../store/index.ts';
+import type { CostGuard } from './cost-guard.ts';
+import type { CreditLedger } from './credits.ts';
+import { DAILY_CAPS, type DailyCaps } from './daily-caps.ts';
+
+export interface MeteringLimits {
+  ratePerMinute: number;
+  concurrentSse: number;
+}
+
+/**
+ * What every capability calls to pay for work:
+ * - `charge` / `refund` / `grant` move credits (402 when the balance is short),
+ * - `useCap` / `releaseCap` count a run against a daily cap (429 until UTC midnight when full),
+ * - `recordAiSpend` feeds the platform cost guard.
+ */
+export class Metering {
+  constructor(
+    private readonly ledger: CreditLedger,
+    private readonly caps: DailyCaps,
+    private readonly costGuard: CostGuard,
+    private readonly usage: UsageRepo,
+    private readonly limits: MeteringLimits,
+  ) {}
+
+  balance(userId: number): Promise<number> {
+    return this.ledger.balance(userId);
+  }
+
+  charge(userId: number, credits: number, reason: string, ref = ''): Promise<number> {
+    return this.ledger.charge(userId, credits, reason, ref);
+  }
+
+  refund(userId: number, credits: number, ref = ''): Promise<number> {
+    return this.ledger.grant(userId, credits, 'refund', ref);
+  }
+
+  grant(userId: number, credits: number, reason: string, ref = ''): Promise<number> {
+    return this.ledger.grant(userId, credits, reason, ref);
+  }
+
+  useCap(userId: number, plan: Plan, cap: CapName): Promise<{ used: number; limit: number }> {
+    return this.caps.use(userId, plan, cap);
+  }
+
+  releaseCap(userId: number, cap: CapName): Promise<void> {
+    return this.caps.release(userId, cap);
+  }
+
+  recordAiSpend(usd: number): Promise<void> {
+    return this.costGuard.record(usd);
+  }
+
+  aiBudgetLeft(): Promise<boolean> {
+    return this.costGuard.allowsPaidCalls();
+  }
+
+  async usageFor(userId: number, query: UsageQuery): Promise<UsageResponse> {
+    const now = Date.now();
+    const [balance, rows, spentToday] = await Promise.all([
+      this.ledger.balance(userId),
+      this.usage.history(userId, query.limit, query.before),
+      this.usage.spentSince(userId, startOfUtcDay(now)),
+    ]);
+    return {
+      user_id: userId,
+      balance,
+      spent_today: spentToday,
+      count: rows.length,
+      history: rows.map((r) => ({
+        seq: r.seq,
+        ts: new Date(r.ts).toISOString(),
+        delta: r.delta,
+        balance_after: r.balance_after,
+        reason: r.reason,
+        ref: r.ref,
+      })),
+      next_before: rows.length === query.limit ? rows[rows.length - 1]!.seq : null,
+    };
+  }
+
+  async capsFor(userId: number, plan: Plan): Promise<CapsResponse> {
+    const now = Date.now();
+    const [used, balance, costGuard] = await Promise.all([
+      this.caps.usedToday(userId, now),
+      this.ledger.balance(userId),
+      this.costGuard.status(now),
+    ]);
+    const status = (cap: CapName) => {
+      const limit = DAILY_CAPS[plan][cap];
+      return { limit, used: used[cap], remaining: Math.max(0, limit - used[cap]) };
+    };
+    return {
+      plan,
+      date: utcDate(now),
+      resets_at: new Date(nextUtcMidnight(now)).toISOString(),
+      caps: {
+        train_compute: status('train_compute'),
+        generate_sonnet: status('generate_sonnet'),
+        generate_haiku: status('generate_haiku'),
+        generate_opus: status('generate_opus'),
+      },
+      rate_limit: { per_minute: this.limits.ratePerMinute, concurrent_sse: this.limits.concurrentSse },
+      credits: { balance },
+      cost_guard: costGuard,
+    };
+  }
+}

@@ -1,0 +1,45 @@
+/** Outcome of asking a limiter for one more event. */
+export type LimitDecision = { ok: true } | { ok: false; retryAfterMs: number };
+
+/**
+ * A rolling-window limiter held in memory: at most `max` events per `windowMs` for each key.
+ * Each key keeps a ring of its last `max` event times, so a check is O(1) and exact (no fixed
+ * window edges that let 2× the limit through).
+ */
+export class SlidingWindowLimiter {
+  private readonly rings = new Map<string, { stamps: Float64Array; next: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    readonly max: number,
+    readonly windowMs: number,
+  ) {
+    // Forget keys that have been idle for a whole window, so memory follows active keys only.
+    this.sweeper = setInterval(() => this.sweep(Date.now()), Math.max(windowMs, 1000));
+    this.sweeper.unref();
+  }
+
+  take(key: string, now = Date.now()): LimitDecision {
+    let ring = this.rings.get(key);
+    if (!ring) {
+      ring = { stamps: new Float64Array(this.max).fill(-Infinity), next: 0 };
+      this.rings.set(key, ring);
+    }
+    const oldest = ring.stamps[ring.next]!;
+    if (now - oldest < this.windowMs) return { ok: false, retryAfterMs: this.windowMs - (now - oldest) };
+    ring.stamps[ring.next] = now;
+    ring.next = (ring.next + 1) % this.max;
+    return { ok: true };
+  }
+
+  private sweep(now: number): void {
+    for (const [key, ring] of this.rings) {
+      const newest = ring.stamps[(ring.next + this.max - 1) % this.max]!;
+      if (now - newest >= this.windowMs) this.rings.delete(key);
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+}

@@ -1,0 +1,34 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { Logger } from '../log.ts';
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** Flushes what is in flight and closes the connection. */
+  close(): Promise<void>;
+}
+
+/** Connects to NATS, reconnecting for ever: a restarting server must not take the service down. */
+export async function connectBus(url: string, name: string, log: Logger): Promise<Bus> {
+  const nc = await connect({ servers: url.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
+        log.warn({ nats: status.type }, 'nats connection status');
+      }
+    }
+  })();
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  return {
+    nc,
+    js,
+    jsm,
+    async close() {
+      if (nc.isClosed()) return;
+      await nc.drain();
+    },
+  };
+}

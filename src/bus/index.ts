@@ -1,0 +1,4 @@
+export { connectBus, type Bus } from './connection.ts';
+export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts';
+export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
+export { ensureStream } from './provision.ts';

@@ -1,0 +1,125 @@
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { z } from 'zod';
+import type { BucketSpec } from '../../schemas/messages.ts';
+import type { Bus } from './connection.ts';
+
+export interface Versioned<T> {
+  value: T;
+  revision: number;
+}
+
+/** Raised by `update` when another writer changed the key first. */
+export class StaleRevisionError extends Error {
+  override name = 'StaleRevisionError';
+}
+
+const WRONG_LAST_SEQUENCE = 10071;
+const isStale = (err: unknown): boolean => {
+  const e = err as { code?: number; message?: string };
+  return e?.code === WRONG_LAST_SEQUENCE || /wrong last sequence|key exists/i.test(e?.message ?? '');
+};
+
+/**
+ * A KV bucket holding JSON values of one schema. Values are parsed on the way in and out,
+ * so a bucket never hands back something its schema does not allow.
+ */
+export class JsonKv<S extends z.ZodType> {
+  constructor(
+    readonly kv: KV,
+    readonly spec: BucketSpec<S>,
+  ) {}
+
+  private decode(entry: KvEntry): z.infer<S> {
+    return this.spec.schema.parse(entry.json());
+  }
+
+  private encode(value: z.infer<S>): string {
+    return JSON.stringify(this.spec.schema.parse(value));
+  }
+
+  async get(key: string): Promise<Versioned<z.infer<S>> | null> {
+    const entry = await this.kv.get(key);
+    if (!entry || entry.operation !== 'PUT') return null;
+    return { value: this.decode(entry), revision: entry.revision };
+  }
+
+  async put(key: string, value: z.infer<S>): Promise<number> {
+    return this.kv.put(key, this.encode(value));
+  }
+
+  /** Creates the key; false when it exists already. */
+  async create(key: string, value: z.infer<S>): Promise<number | false> {
+    try {
+      return await this.kv.create(key, this.encode(value));
+    } catch (err) {
+      if (isStale(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Writes only if the key is still at `revision`; otherwise throws StaleRevisionError. */
+  async update(key: string, value: z.infer<S>, revision: number): Promise<number> {
+    try {
+      return await this.kv.update(key, this.encode(value), revision);
+    } catch (err) {
+      if (isStale(err)) throw new StaleRevisionError(`${this.spec.name}/${key} changed under us`);
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.kv.delete(key);
+  }
+
+  /**
+   * Read-modify-write under compare-and-set, retried until no other writer interferes.
+   * `change` sees the current value (null when absent) and returns the new one; it may throw
+   * to abort (e.g. not enough credits), and then nothing is written.
+   */
+  async mutate<R extends z.infer<S>>(
+    key: string,
+    change: (current: z.infer<S> | null) => R,
+  ): Promise<{ value: R; revision: number }> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(key);
+      const next = change(current?.value ?? null);
+      const revision = current
+        ? await this.update(key, next, current.revision).catch((err: unknown) => {
+            if (err instanceof StaleRevisionError) return false as const;
+            throw err;
+          })
+        : await this.create(key, next);
+      if (revision !== false) return { value: next, revision };
+      // Back off a little under contention so competing writers interleave rather than collide.
+      if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
+    }
+  }
+
+  /**
+   * Every current key and value, then each change as it happens. `ready` resolves once the
+   * values that existed when the watch began have all been delivered.
+   */
+  async watch(onChange: (key: string, value: z.infer<S> | null) => void): Promise<{ stop(): void; ready: Promise<void> }> {
+    let markReady!: () => void;
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    const iter = await this.kv.watch();
+    if ((await this.kv.status()).values === 0) markReady();
+    void (async () => {
+      for await (const entry of iter) {
+        onChange(entry.key, entry.operation === 'PUT' ? this.decode(entry) : null);
+        if (entry.isUpdate || entry.delta === 0) markReady();
+      }
+    })();
+    return { stop: () => iter.stop(), ready };
+  }
+}
+
+/** Opens (creating when missing) the bucket a switchboard spec names. */
+export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1): Promise<JsonKv<S>> {
+  const kv = await new Kvm(bus.js).create(spec.name, {
+    history: 1,
+    replicas,
+    ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
+  });
+  return new JsonKv(kv, spec);
+}

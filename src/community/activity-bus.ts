@@ -1,0 +1,19 @@
+import type { Bus } from '../bus/index.ts';
+import { ActivityInput } from '../../schemas/activity.ts';
+import { Subjects } from '../../schemas/messages.ts';
+
+/**
+ * The one way any capability announces something public. The input schema is strict: an event
+ * carrying anything beyond kind, bot handle, model metadata and headline metrics (code, a
+ * prompt, an email…) is refused here, before it can reach the feed.
+ */
+export class ActivityBus {
+  constructor(private readonly bus: Pick<Bus, 'js'>) {}
+
+  /** Publishes the event; resolves with its id (the stream sequence). */
+  async emit(event: ActivityInput): Promise<number> {
+    const parsed = ActivityInput.parse(event);
+    const ack = await this.bus.js.publish(Subjects.activity(parsed.kind), JSON.stringify(parsed));
+    return ack.seq;
+  }
+}

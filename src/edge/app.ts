@@ -1,0 +1,65 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Accounts } from '../accounts/index.ts';
+import { SSE_PER_KEY } from '../accounts/index.ts';
+import type { Activity } from '../community/index.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { registerOpenApi } from './openapi.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { registerSse } from './plugins/sse.ts';
+import { activityRoutes } from './routes/activity.ts';
+import { healthRoutes } from './routes/health.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { usageRoutes } from './routes/usage.ts';
+import type { App } from './types.ts';
+
+export interface EdgeDeps {
+  config: Config;
+  log: Logger;
+  accounts: Accounts;
+  activity: Activity;
+}
+
+/** Anonymous activity streams per client address (browsers watching /pulse, several tabs). */
+const SSE_PER_ANONYMOUS_IP = 3;
+
+/**
+ * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
+ * order. Returns the app without listening.
+ */
+export async function buildApp({ config, log, accounts, activity }: EdgeDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  registerErrorHandling(app);
+  registerAuth(app, { directory: accounts.directory, limiter: accounts.requestLimiter });
+  registerSse(app);
+  await registerOpenApi(app);
+  // One access-log line per request, written once the response is out.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), user_id: request.user?.user_id },
+      'request',
+    );
+  });
+
+  healthRoutes(app);
+  keyRoutes(app, { accounts, config });
+  usageRoutes(app, { metering: accounts.metering });
+  activityRoutes(app, {
+    feed: activity.feed,
+    heartbeatMs: config.SSE_HEARTBEAT_MS,
+    perKey: SSE_PER_KEY,
+    perAnonymousIp: SSE_PER_ANONYMOUS_IP,
+  });
+  return app;
+}

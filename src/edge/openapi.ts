@@ -1,0 +1,45 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { FastifyInstance } from 'fastify';
+
+export const API_VERSION = '1.0.0';
+
+const DESCRIPTION = `
+signalforge turns a trading idea into strategy code, trains and backtests it on forex bars, and
+deploys it as a live signal.
+
+**Authentication.** Send your key in the \`X-API-Key\` header. Get one with \`POST /api/v1/key/trial\`
+(no signup). Keys are \`sf_\` followed by 40 random characters; only their SHA-256 is stored, so a key
+is shown once, and \`whoami-key\` returns it masked. Routes marked with a lock answer 401 without a valid key.
+
+**Errors.** Every error is \`{ "error": string, "code": number }\`, \`code\` repeating the HTTP status:
+400 bad input (the message names each bad field), 401 key, 402 out of credits, 404 unknown route or
+resource, 409 conflict (a taken username), 413 body over 1 MiB, 422 well-formed but unusable, 429 rate
+limit or daily cap (with \`Retry-After\` in seconds).
+
+**Limits.** 120 requests per key per rolling minute. Trial keys: 5 per client IP per rolling hour;
+50 credits each on signup (configurable; the contract also mentions 10,000, we chose 50). Daily caps
+per UTC day: training-compute 100, Sonnet generations 1, Haiku 3, Opus 1 (our choice: Opus is the most
+expensive). One concurrent SSE stream per key. See \`GET /api/v1/caps\` for your own figures.
+`.trim();
+
+/** /openapi.json (generated from the zod schemas of the routes) and the offline docs at /api-docs. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'signalforge', version: API_VERSION, description: DESCRIPTION },
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          SessionCookie: { type: 'apiKey', in: 'cookie', name: 'sf_session' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api-docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,3 @@
+export { openClickHouse, selectRows, type ClickHouseClient } from './clickhouse.ts';
+export { InsertBatcher } from './insert-batcher.ts';
+export { UsageRepo, type UsageRow } from './usage-repo.ts';

@@ -1,0 +1,65 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { selectRows } from './clickhouse.ts';
+import { InsertBatcher } from './insert-batcher.ts';
+
+/** One credit balance change, as stored. `ts` is epoch ms. */
+export interface UsageRow extends Record<string, unknown> {
+  seq: number;
+  user_id: number;
+  ts: number;
+  delta: number;
+  balance_after: number;
+  reason: string;
+  ref: string;
+}
+
+/** The append-only usage history in ClickHouse. */
+export class UsageRepo {
+  private readonly batcher: InsertBatcher<UsageRow>;
+
+  constructor(private readonly client: ClickHouseClient) {
+    this.batcher = new InsertBatcher(client, 'usage_events');
+  }
+
+  append(row: UsageRow): Promise<void> {
+    return this.batcher.insert(row);
+  }
+
+  flush(): Promise<void> {
+    return this.batcher.flush();
+  }
+
+  /** Newest first, with a seq below `beforeSeq` when given. */
+  history(userId: number, limit: number, beforeSeq?: number): Promise<UsageRow[]> {
+    return selectRows<UsageRow>(
+      this.client,
+      `SELECT seq, user_id, toUnixTimestamp64Milli(ts) AS ts, delta, balance_after, reason, ref
+         FROM usage_events FINAL
+        WHERE user_id = {user:UInt64} AND seq < {before:UInt64}
+        ORDER BY seq DESC
+        LIMIT {limit:UInt32}`,
+      { user: userId, before: beforeSeq ?? Number.MAX_SAFE_INTEGER, limit },
+    );
+  }
+
+  /** Credits spent (negative deltas, net of refunds tagged `refund`) since `sinceMs`. */
+  async spentSince(userId: number, sinceMs: number): Promise<number> {
+    const [row] = await selectRows<{ spent: number }>(
+      this.client,
+      `SELECT toInt64(-sumIf(delta, delta < 0 OR reason = 'refund')) AS spent
+         FROM usage_events FINAL
+        WHERE user_id = {user:UInt64} AND ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+      { user: userId, since: sinceMs },
+    );
+    return Math.max(0, row?.spent ?? 0);
+  }
+
+  async countFor(userId: number): Promise<number> {
+    const [row] = await selectRows<{ n: number }>(
+      this.client,
+      'SELECT toUInt64(count()) AS n FROM usage_events FINAL WHERE user_id = {user:UInt64}',
+      { user: userId },
+    );
+    return row?.n ?? 0;
+  }
+}
