@@ -61,7 +61,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, heartbeatM
   };
   const heartbeat = setInterval(() => stream.send('heartbeat', { ts: new Date().toISOString() }), heartbeatMs);
   streams?.add(stream);
-  request.raw.on('close', () => stream.close());
+  // The response closes when the client goes away (the request's own close fires earlier).
+  res.on('close', () => stream.close());
   return stream;
 }
 
