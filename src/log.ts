@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
@@ -20,6 +20,7 @@ export function loggerOptions(level: string): LoggerOptions {
   return { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
 }
 
-export function createLogger(level: string): Logger {
-  return pino(loggerOptions(level));
+/** JSON lines to stdout, or to `destination` (tests capture logs this way). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }

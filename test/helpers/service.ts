@@ -36,7 +36,12 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  /** Receives every log line (as JSON text) instead of the default silent logger. */
+  logSink?: (line: string) => void;
+}
+
+export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sf-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -45,7 +50,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const log = createLogger(config.LOG_LEVEL);
+  const sink = options.logSink;
+  const log = sink ? createLogger(config.LOG_LEVEL, { write: (line: string) => sink(line) }) : createLogger(config.LOG_LEVEL);
   let service = await startService(config, log);
   let mints = 0;
 
