@@ -33,6 +33,7 @@ export class CreditLedger {
 
   private async apply(userId: number, delta: number, reason: string, ref: string): Promise<number> {
     if (!Number.isInteger(delta)) throw new TypeError(`credit amounts are whole numbers, got ${delta}`);
+    if (delta === 0) return this.balance(userId); // nothing moves, nothing to record
     const key = String(userId);
     const { value, revision } = await this.mutex.run(key, () =>
       this.balances.mutate(key, (current) => {

@@ -45,9 +45,12 @@ export class DailyCaps {
     return { used: value.value, limit };
   }
 
-  /** Gives one run back, for work that was counted but never done (it failed before starting). */
-  async release(userId: number, cap: CapName, now = Date.now()): Promise<void> {
-    await this.counters.mutate(this.key(userId, cap, now), (current) => ({ value: Math.max(0, (current?.value ?? 0) - 1) }));
+  /**
+   * Gives one run back, for work that was counted but never done (it failed before starting).
+   * `countedAt` is when the run was counted, so a run taken before midnight is returned to that day.
+   */
+  async release(userId: number, cap: CapName, countedAt = Date.now()): Promise<void> {
+    await this.counters.mutate(this.key(userId, cap, countedAt), (current) => ({ value: Math.max(0, (current?.value ?? 0) - 1) }));
   }
 
   async usedToday(userId: number, now = Date.now()): Promise<Record<CapName, number>> {

@@ -45,8 +45,9 @@ export class Metering {
     return this.caps.use(userId, plan, cap);
   }
 
-  releaseCap(userId: number, cap: CapName): Promise<void> {
-    return this.caps.release(userId, cap);
+  /** `countedAt`: when the run was counted (defaults to now), so a release never lands on the wrong day. */
+  releaseCap(userId: number, cap: CapName, countedAt?: number): Promise<void> {
+    return this.caps.release(userId, cap, countedAt);
   }
 
   recordAiSpend(usd: number): Promise<void> {

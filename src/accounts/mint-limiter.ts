@@ -5,6 +5,25 @@ import type { WindowRecord } from '../../schemas/messages.ts';
 const HOUR_MS = 3_600_000;
 
 /**
+ * The unit the limit applies to: an IPv4 address, or an IPv6 /64 (one subscriber usually holds a
+ * whole /64, so counting single IPv6 addresses would be no limit at all). IPv4-mapped IPv6
+ * addresses count as the IPv4 address they carry.
+ */
+export function clientBlock(ip: string): string {
+  const address = ip.replace(/%.*$/, '').toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const groups = address.includes('::')
+    ? [...headGroups, ...Array(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0'), ...tailGroups]
+    : headGroups;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/**
  * Trial keys per client IP per rolling hour. Kept in NATS KV, not memory, so the limit holds
  * across restarts and across every edge process.
  */
@@ -15,7 +34,7 @@ export class MintLimiter {
   ) {}
 
   async take(clientIp: string, now = Date.now()): Promise<void> {
-    const key = `mint.${Buffer.from(clientIp).toString('base64url')}`;
+    const key = `mint.${Buffer.from(clientBlock(clientIp)).toString('base64url')}`;
     await this.windows.mutate(key, (current) => {
       const recent = (current?.stamps ?? []).filter((t) => now - t < HOUR_MS);
       if (recent.length >= this.perHour) {

@@ -2,10 +2,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
 
 export const API_VERSION = '1.0.0';
 
-const DESCRIPTION = `
+type Limits = Pick<Config, 'TRIAL_CREDITS' | 'TRIAL_MINTS_PER_HOUR' | 'RATE_LIMIT_PER_MIN' | 'BODY_LIMIT_BYTES'>;
+
+/** The document's introduction: the decisions the contract leaves open, with this service's figures. */
+const description = (c: Limits) =>
+  `
 signalforge turns a trading idea into strategy code, trains and backtests it on forex bars, and
 deploys it as a live signal.
 
@@ -15,21 +20,23 @@ is shown once, and \`whoami-key\` returns it masked. Routes marked with a lock a
 
 **Errors.** Every error is \`{ "error": string, "code": number }\`, \`code\` repeating the HTTP status:
 400 bad input (the message names each bad field), 401 key, 402 out of credits, 404 unknown route or
-resource, 409 conflict (a taken username), 413 body over 1 MiB, 422 well-formed but unusable, 429 rate
-limit or daily cap (with \`Retry-After\` in seconds).
+resource, 409 conflict (a taken username), 413 body over ${c.BODY_LIMIT_BYTES} bytes, 422 well-formed but
+unusable, 429 rate limit or daily cap (with \`Retry-After\` in seconds).
 
-**Limits.** 120 requests per key per rolling minute. Trial keys: 5 per client IP per rolling hour;
-50 credits each on signup (configurable; the contract also mentions 10,000, we chose 50). Daily caps
-per UTC day: training-compute 100, Sonnet generations 1, Haiku 3, Opus 1 (our choice: Opus is the most
-expensive). One concurrent SSE stream per key. See \`GET /api/v1/caps\` for your own figures.
+**Limits.** ${c.RATE_LIMIT_PER_MIN} requests per key per rolling minute. Trial keys: ${c.TRIAL_MINTS_PER_HOUR} per
+client IP per rolling hour (a refused username still counts, so the limit also bounds probing for taken
+names); ${c.TRIAL_CREDITS} credits each on signup (configurable; the contract states both 50 and 10,000 —
+the default is 50). Daily caps per UTC day: training-compute 100, Sonnet generations 1, Haiku 3, Opus 1
+(our choice: Opus is the most expensive). One concurrent SSE stream per key. \`GET /api/v1/caps\`
+shows your own figures.
 `.trim();
 
 /** /openapi.json (generated from the zod schemas of the routes) and the offline docs at /api-docs. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, limits: Limits): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'signalforge', version: API_VERSION, description: DESCRIPTION },
+      info: { title: 'signalforge', version: API_VERSION, description: description(limits) },
       components: {
         securitySchemes: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },

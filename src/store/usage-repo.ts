@@ -21,8 +21,20 @@ export class UsageRepo {
     this.batcher = new InsertBatcher(client, 'usage_events');
   }
 
-  append(row: UsageRow): Promise<void> {
-    return this.batcher.insert(row);
+  /**
+   * Stores one change. The balance has already moved when this runs, so a failed insert is
+   * retried (a row is keyed by its seq, so a retry never doubles it) rather than reported to a
+   * caller who might then pay twice.
+   */
+  async append(row: UsageRow): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.batcher.insert(row);
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      }
+    }
   }
 
   flush(): Promise<void> {

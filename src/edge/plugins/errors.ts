@@ -5,8 +5,6 @@ import { AppError } from '../../errors.ts';
 /** Fastify's own failures, mapped to the status and wording a client should see. */
 const FASTIFY_CODES: Record<string, { status: number; message?: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'malformed JSON body' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'empty body with content-type application/json: send {} or no content-type' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413 },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'unsupported content-type: send application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'content-length does not match the body' },
 };
@@ -24,7 +22,7 @@ function describeValidation(error: FastifyError): string {
  * One error handler for the whole service: every failure leaves as `{ error, code }` with the
  * right status. Unexpected errors are logged in full and answered with a generic 500.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, { bodyLimitBytes }: { bodyLimitBytes: number }): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let status = 500;
     let message = 'internal error: the failure was logged; try again, and report it if it persists';
@@ -35,6 +33,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     } else if (hasZodFastifySchemaValidationErrors(error)) {
       status = 400;
       message = describeValidation(error);
+    } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      status = 413;
+      message = `request body too large: the limit is ${bodyLimitBytes} bytes`;
     } else if (error.code && FASTIFY_CODES[error.code]) {
       status = FASTIFY_CODES[error.code]!.status;
       message = FASTIFY_CODES[error.code]!.message ?? error.message;

@@ -29,6 +29,10 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
       body: TrialKeyRequest.optional(),
       response: { 200: KeyResponse, 409: ErrorBody },
     },
+    // A POST without a body reaches the validator as null; treat it as the empty request it is.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     handler: async (request, reply) => {
       await mintLimiter.take(request.ip);
       const { user, apiKey, sessionToken } = await directory.createTrial(request.body?.username);

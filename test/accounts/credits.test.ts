@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CreditLedger } from '../../src/accounts/credits.ts';
+import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
+import { OutOfCreditsError } from '../../src/errors.ts';
+import { createLogger } from '../../src/log.ts';
+import { openClickHouse, UsageRepo, type ClickHouseClient, type UsageRow } from '../../src/store/index.ts';
+import { Buckets, type CreditsRecord } from '../../schemas/messages.ts';
+
+const log = createLogger('silent');
+let dir: string;
+let nats: EmbeddedNats;
+let busA: Bus;
+let busB: Bus;
+let clickhouse: ClickHouseClient;
+let kvA: JsonKv<typeof CreditsRecord>;
+let kvB: JsonKv<typeof CreditsRecord>;
+/** Two ledgers on two NATS connections with their own usage writers: two processes, in effect. */
+let ledgerA: CreditLedger;
+let ledgerB: CreditLedger;
+let usage: UsageRepo;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sf-credits-'));
+  nats = await startEmbeddedNats({ bin: process.env.NATS_SERVER_BIN ?? 'nats-server', storeDir: join(dir, 'nats'), log });
+  [busA, busB] = await Promise.all([connectBus(nats.url, 'test-a', log), connectBus(nats.url, 'test-b', log)]);
+  clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log });
+  kvA = await openBucket(busA, Buckets.credits);
+  kvB = await openBucket(busB, Buckets.credits);
+  usage = new UsageRepo(clickhouse);
+  ledgerA = new CreditLedger(kvA, usage);
+  ledgerB = new CreditLedger(kvB, new UsageRepo(clickhouse));
+});
+
+after(async () => {
+  await busA?.close();
+  await busB?.close();
+  await clickhouse?.close();
+  await nats?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+let nextUser = 1000;
+const newUser = (): number => nextUser++;
+
+const history = (userId: number): Promise<UsageRow[]> => usage.history(userId, 10_000);
+
+/** Settles every promise; returns fulfilled values and rejection reasons. */
+async function settle<T>(promises: Array<Promise<T>>): Promise<{ ok: T[]; failed: unknown[] }> {
+  const results = await Promise.allSettled(promises);
+  const ok: T[] = [];
+  const failed: unknown[] = [];
+  for (const r of results) {
+    if (r.status === 'fulfilled') ok.push(r.value);
+    else failed.push(r.reason);
+  }
+  return { ok, failed };
+}
+
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
+
+/**
+ * The stored history must be a consistent chain: oldest first, each balance_after is the one
+ * before plus its delta, starting from 0; seqs are unique and rising; nothing is negative.
+ */
+function assertChain(rows: UsageRow[], finalBalance: number): void {
+  const oldestFirst = [...rows].reverse();
+  const seqs = new Set(oldestFirst.map((r) => r.seq));
+  assert.equal(seqs.size, rows.length, 'seq is unique');
+  let balance = 0;
+  let lastSeq = 0;
+  for (const row of oldestFirst) {
+    assert.ok(row.seq > lastSeq, `seq rises: ${row.seq} after ${lastSeq}`);
+    lastSeq = row.seq;
+    balance += row.delta;
+    assert.equal(row.balance_after, balance, `balance_after of seq ${row.seq}`);
+    assert.ok(row.balance_after >= 0, 'never negative');
+  }
+  assert.equal(balance, finalBalance, 'the history adds up to the balance');
+}
+
+describe('CreditLedger (real NATS KV + chdb)', () => {
+  it('starts every user at 0 and grants add up', async () => {
+    const user = newUser();
+    assert.equal(await ledgerA.balance(user), 0);
+    assert.equal(await ledgerA.grant(user, 50, 'signup'), 50);
+    assert.equal(await ledgerB.grant(user, 25, 'purchase', 'order-1'), 75);
+    assert.equal(await ledgerA.balance(user), 75);
+    assert.equal(await ledgerB.balance(user), 75, 'the other process sees the same balance');
+    const rows = await history(user);
+    assert.deepEqual(
+      rows.map((r) => [r.delta, r.balance_after, r.reason, r.ref]),
+      [
+        [25, 75, 'purchase', 'order-1'],
+        [50, 50, 'signup', ''],
+      ],
+    );
+    for (const r of rows) assert.equal(r.user_id, user);
+  });
+
+  it('100 concurrent debits of 1 from 100 all succeed and leave exactly 0', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 100, 'signup');
+    const { ok, failed } = await settle(range(100).map((i) => ledgerA.charge(user, 1, 'generate', `job-${i}`)));
+    assert.equal(failed.length, 0, `no debit fails: ${failed.map(String).join('; ')}`);
+    assert.equal(ok.length, 100);
+    // Each debit saw a distinct balance: no update was lost or applied twice.
+    assert.deepEqual(sorted(ok), range(100));
+    assert.equal(await ledgerA.balance(user), 0);
+    assert.equal(await usage.countFor(user), 101);
+    assertChain(await history(user), 0);
+  });
+
+  it('100 concurrent debits of 1 from 60: exactly 60 succeed, 40 get 402, balance 0', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 60, 'signup');
+    const { ok, failed } = await settle(range(100).map(() => ledgerA.charge(user, 1, 'generate')));
+    assert.equal(ok.length, 60);
+    assert.equal(failed.length, 40);
+    assert.deepEqual(sorted(ok), range(60));
+    for (const err of failed) {
+      assert.ok(err instanceof OutOfCreditsError, `rejected with ${String(err)}`);
+      assert.equal(err.status, 402);
+      assert.equal(err.needed, 1);
+      assert.equal(err.balance, 0);
+    }
+    assert.equal(await ledgerA.balance(user), 0);
+    assert.equal(await usage.countFor(user), 61, 'one row per successful change, none for the refused ones');
+    assertChain(await history(user), 0);
+  });
+
+  it('across two ledgers on two NATS connections: 100 debits from 100 leave exactly 0', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 100, 'signup');
+    const { ok, failed } = await settle(
+      range(100).map((i) => (i % 2 ? ledgerA : ledgerB).charge(user, 1, 'train', `job-${i}`)),
+    );
+    assert.equal(failed.length, 0, `no debit fails: ${failed.map(String).join('; ')}`);
+    assert.deepEqual(sorted(ok), range(100));
+    assert.equal(await ledgerA.balance(user), 0);
+    assert.equal(await ledgerB.balance(user), 0);
+    assert.equal(await usage.countFor(user), 101);
+    assertChain(await history(user), 0);
+  });
+
+  it('across two ledgers on two NATS connections: 100 debits from 60, exactly 60 succeed', async () => {
+    const user = newUser();
+    await ledgerB.grant(user, 60, 'signup');
+    const tagged = range(100).map((i) => {
+      const ledger = i % 2 ? ledgerA : ledgerB;
+      return ledger.charge(user, 1, 'train').then((balance) => ({ balance, by: ledger }));
+    });
+    const { ok, failed } = await settle(tagged);
+    assert.equal(ok.length, 60);
+    assert.equal(failed.length, 40);
+    assert.deepEqual(sorted(ok.map((r) => r.balance)), range(60), 'every balance from 59 down to 0 produced once');
+    for (const err of failed) {
+      assert.ok(err instanceof OutOfCreditsError);
+      assert.equal(err.status, 402);
+    }
+    assert.equal(await ledgerA.balance(user), 0);
+    assert.equal(await usage.countFor(user), 61);
+    assertChain(await history(user), 0);
+  });
+
+  it('compare-and-set holds across processes with mixed debits and grants', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 30, 'signup');
+    // 40 debits of 2 and 20 grants of 1, split over both ledgers and started together.
+    const ops = [
+      ...range(40).map((i) => (i % 2 ? ledgerA : ledgerB).charge(user, 2, 'generate').then(() => -2)),
+      ...range(20).map((i) => (i % 2 ? ledgerB : ledgerA).grant(user, 1, 'refund').then(() => 1)),
+    ];
+    const { ok } = await settle(ops);
+    const net = ok.reduce((sum, d) => sum + d, 0);
+    const balance = await ledgerA.balance(user);
+    assert.equal(balance, 30 + net, 'the balance is exactly the sum of the changes that succeeded');
+    assert.ok(balance >= 0);
+    assert.equal(ok.filter((d) => d === 1).length, 20, 'grants never fail');
+    assert.equal(await usage.countFor(user), 1 + ok.length);
+    assertChain(await history(user), balance);
+  });
+
+  it('usage rows carry the KV revision as seq and the balance after', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 10, 'signup');
+    await ledgerB.charge(user, 3, 'generate', 'gen-1');
+    await ledgerA.charge(user, 4, 'one_shot', 'os-1');
+    const [newest, middle, oldest] = await history(user);
+    assert.ok(newest && middle && oldest);
+    assert.deepEqual(
+      [oldest, middle, newest].map((r) => ({ delta: r.delta, balance_after: r.balance_after, reason: r.reason, ref: r.ref })),
+      [
+        { delta: 10, balance_after: 10, reason: 'signup', ref: '' },
+        { delta: -3, balance_after: 7, reason: 'generate', ref: 'gen-1' },
+        { delta: -4, balance_after: 3, reason: 'one_shot', ref: 'os-1' },
+      ],
+    );
+    const entry = await kvA.get(String(user));
+    assert.ok(entry);
+    assert.equal(newest.seq, entry.revision, 'the newest row is the current KV revision');
+    assert.equal(entry.value.balance, 3);
+    assert.ok(Math.abs(newest.ts - Date.now()) < 60_000, 'ts is epoch ms, now-ish');
+    assert.ok(oldest.ts <= middle.ts && middle.ts <= newest.ts);
+  });
+
+  it('a charge bigger than the balance changes nothing', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 5, 'signup');
+    const before = await kvA.get(String(user));
+    assert.ok(before);
+    await assert.rejects(ledgerB.charge(user, 6, 'generate'), (err: unknown) => {
+      assert.ok(err instanceof OutOfCreditsError);
+      assert.equal(err.status, 402);
+      assert.equal(err.needed, 6);
+      assert.equal(err.balance, 5);
+      assert.match(err.message, /out of credits/);
+      return true;
+    });
+    const afterwards = await kvA.get(String(user));
+    assert.ok(afterwards);
+    assert.equal(afterwards.value.balance, 5);
+    assert.equal(afterwards.revision, before.revision, 'nothing was written to KV');
+    assert.equal(await usage.countFor(user), 1, 'nothing was written to the history');
+    // Exactly the balance is fine.
+    assert.equal(await ledgerA.charge(user, 5, 'generate'), 0);
+    await assert.rejects(ledgerA.charge(user, 1, 'generate'), OutOfCreditsError);
+    assert.equal(await ledgerA.balance(user), 0);
+  });
+
+  it('charging a user with no balance at all is refused and creates nothing', async () => {
+    const user = newUser();
+    await assert.rejects(ledgerA.charge(user, 1, 'generate'), OutOfCreditsError);
+    assert.equal(await kvA.get(String(user)), null);
+    assert.equal(await usage.countFor(user), 0);
+  });
+
+  it('amounts are whole numbers; signs are normalised by grant and charge', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 10, 'signup');
+    await assert.rejects(ledgerA.charge(user, 1.5, 'generate'), TypeError);
+    await assert.rejects(ledgerA.grant(user, 0.5, 'purchase'), TypeError);
+    assert.equal(await ledgerA.balance(user), 10);
+    assert.equal(await ledgerA.charge(user, -3, 'generate'), 7, 'charge always takes');
+    assert.equal(await ledgerA.grant(user, -2, 'refund'), 9, 'grant always adds');
+    assert.equal(await usage.countFor(user), 3);
+    assertChain(await history(user), 9);
+  });
+
+  it('users are independent', async () => {
+    const [u1, u2] = [newUser(), newUser()];
+    await Promise.all([ledgerA.grant(u1, 20, 'signup'), ledgerB.grant(u2, 20, 'signup')]);
+    await Promise.all([
+      ...range(20).map(() => ledgerA.charge(u1, 1, 'generate')),
+      ...range(5).map(() => ledgerB.charge(u2, 1, 'generate')),
+    ]);
+    assert.equal(await ledgerB.balance(u1), 0);
+    assert.equal(await ledgerA.balance(u2), 15);
+    assert.equal(await usage.countFor(u1), 21);
+    assert.equal(await usage.countFor(u2), 6);
+  });
+});
