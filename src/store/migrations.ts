@@ -15,4 +15,35 @@ export const MIGRATIONS: readonly string[] = [
      ref String
    ) ENGINE = ReplacingMergeTree
      ORDER BY (user_id, seq)`,
+  // Ticks by (symbol, ts, seq): a re-imported file yields the same keys, so it replaces rather
+  // than doubles. Synthetic ticks are kept 7 days (their bars are kept for ever).
+  `CREATE TABLE IF NOT EXISTS ticks (
+     symbol LowCardinality(String),
+     ts DateTime64(3, 'UTC'),
+     seq UInt32,
+     bid Float64,
+     ask Float64,
+     volume Float64,
+     source LowCardinality(String)
+   ) ENGINE = ReplacingMergeTree
+     PARTITION BY toYYYYMM(ts)
+     ORDER BY (symbol, ts, seq)
+     TTL toDateTime(ts) + INTERVAL 7 DAY DELETE WHERE source = 'synthetic'`,
+  // Bars of every timeframe; a rebuilt bar replaces the old one (the higher version wins).
+  `CREATE TABLE IF NOT EXISTS bars (
+     symbol LowCardinality(String),
+     timeframe LowCardinality(String),
+     ts DateTime64(3, 'UTC'),
+     open Float64,
+     high Float64,
+     low Float64,
+     close Float64,
+     volume Float64,
+     ticks UInt32,
+     spread Float64,
+     source LowCardinality(String),
+     version UInt64
+   ) ENGINE = ReplacingMergeTree(version)
+     PARTITION BY toYYYYMM(ts)
+     ORDER BY (symbol, timeframe, ts)`,
 ];

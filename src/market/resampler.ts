@@ -1,0 +1,125 @@
+import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
+import { TIMEFRAME_MS, TIMEFRAMES } from './timeframes.ts';
+
+/** A bar being built. Field names follow BarMessage; `volumeSum` feeds `volume` at close. */
+interface OpenBar {
+  ts: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volumeSum: number;
+  ticks: number;
+  spread: number;
+  source: DataSource;
+}
+
+export interface ResamplerStats {
+  ticks: number;
+  late: number;
+  bars: number;
+}
+
+/**
+ * The bar rules, in one place, for every streaming tick source:
+ * - price is the bid; a bar is stamped with its open time (UTC epoch ms);
+ * - open/close are the first/last tick in arrival order, high/low the extremes;
+ * - volume is the summed tick volume when the source gives volumes, else the tick count;
+ * - spread is ask − bid of the opening tick (what a fill at the open pays);
+ * - a bar exists only where ticks exist; it closes when a tick of a later bar arrives, or when
+ *   `closeDue(now)` finds its end plus the grace time has passed.
+ * Ticks older than the open 1-min bar are late: counted and dropped, so that every timeframe
+ * stays an exact aggregation of the same ticks. The SQL rebuild in bars-repo follows the same rules.
+ */
+export class StreamingResampler {
+  private readonly open = new Map<Symbol, Array<OpenBar | null>>();
+  /** Per symbol, the end of the last closed 1-min bar: nothing before it may open a bar again. */
+  private readonly closedUntil = new Map<Symbol, number>();
+  private readonly counters: ResamplerStats = { ticks: 0, late: 0, bars: 0 };
+
+  constructor(
+    private readonly onBar: (bar: BarMessage) => void,
+    private readonly graceMs = 2_000,
+  ) {}
+
+  push(tick: Tick, source: DataSource): void {
+    let bars = this.open.get(tick.symbol);
+    if (!bars) {
+      bars = TIMEFRAMES.map(() => null);
+      this.open.set(tick.symbol, bars);
+    }
+    const floor = bars[0]?.ts ?? this.closedUntil.get(tick.symbol) ?? Number.NEGATIVE_INFINITY;
+    if (tick.ts < floor) {
+      this.counters.late++;
+      return;
+    }
+    this.counters.ticks++;
+    for (let i = 0; i < TIMEFRAMES.length; i++) {
+      const size = TIMEFRAME_MS[TIMEFRAMES[i]!];
+      const bucket = Math.floor(tick.ts / size) * size;
+      const bar = bars[i];
+      if (bar && bar.ts === bucket) {
+        if (tick.bid > bar.high) bar.high = tick.bid;
+        if (tick.bid < bar.low) bar.low = tick.bid;
+        bar.close = tick.bid;
+        bar.volumeSum += tick.volume;
+        bar.ticks++;
+        continue;
+      }
+      if (bar) this.emit(tick.symbol, TIMEFRAMES[i]!, bar);
+      bars[i] = {
+        ts: bucket,
+        open: tick.bid,
+        high: tick.bid,
+        low: tick.bid,
+        close: tick.bid,
+        volumeSum: tick.volume,
+        ticks: 1,
+        spread: tick.ask - tick.bid,
+        source,
+      };
+    }
+  }
+
+  /** Closes every bar whose end plus the grace time lies at or before `now`. */
+  closeDue(now: number): void {
+    for (const [symbol, bars] of this.open) {
+      for (let i = 0; i < TIMEFRAMES.length; i++) {
+        const bar = bars[i];
+        const timeframe = TIMEFRAMES[i]!;
+        if (bar && bar.ts + TIMEFRAME_MS[timeframe] + this.graceMs <= now) {
+          this.emit(symbol, timeframe, bar);
+          bars[i] = null;
+        }
+      }
+    }
+  }
+
+  /** Closes every open bar (end of a finite input). */
+  flush(): void {
+    this.closeDue(Number.POSITIVE_INFINITY);
+  }
+
+  stats(): ResamplerStats {
+    return { ...this.counters };
+  }
+
+  private emit(symbol: Symbol, timeframe: Timeframe, bar: OpenBar): void {
+    this.counters.bars++;
+    if (timeframe === '1min') this.closedUntil.set(symbol, bar.ts + TIMEFRAME_MS['1min']);
+    this.onBar({
+      symbol,
+      timeframe,
+      ts: bar.ts,
+      open: bar.open,
+      high: bar.high,
+      low: bar.low,
+      close: bar.close,
+      volume: bar.volumeSum > 0 ? bar.volumeSum : bar.ticks,
+      ticks: bar.ticks,
+      spread: bar.spread,
+      source: bar.source,
+    });
+  }
+}

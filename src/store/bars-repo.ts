@@ -1,0 +1,112 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { BarMessage, DataSource } from '../../schemas/market.ts';
+import { insertTsv, selectRowBinary } from './binary-select.ts';
+
+const COLUMNS = ['symbol', 'timeframe', 'ts', 'open', 'high', 'low', 'close', 'volume', 'ticks', 'spread', 'source', 'version'] as const;
+const TIMEFRAME_SECONDS: Record<Timeframe, number> = { '1min': 60, '5min': 300, '15min': 900, '1h': 3600 };
+const SOURCES: readonly DataSource[] = ['synthetic', 'import', 'live'];
+
+/** A bar series as columns, in time order. */
+export interface BarColumns {
+  ts: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+  spread: Float64Array;
+  ticks: Uint32Array;
+  /** Index into SOURCES. */
+  source: Uint8Array;
+}
+
+export const sourceName = (code: number): DataSource => SOURCES[code] ?? 'live';
+export const sourceCode = (source: DataSource): number => SOURCES.indexOf(source);
+
+/** Later writes of the same bar win; a counter keeps versions unique within one millisecond. */
+let versionCounter = 0;
+const nextVersion = () => Date.now() * 1000 + (versionCounter++ % 1000);
+
+/** Bars of every timeframe in ClickHouse: written by the resampler, rebuilt from ticks in bulk. */
+export class BarsRepo {
+  constructor(private readonly client: ClickHouseClient) {}
+
+  async insert(bars: readonly BarMessage[]): Promise<void> {
+    const version = nextVersion();
+    let text = '';
+    for (const b of bars) {
+      text += `${b.symbol}\t${b.timeframe}\t${b.ts}\t${b.open}\t${b.high}\t${b.low}\t${b.close}\t${b.volume}\t${b.ticks}\t${b.spread}\t${b.source}\t${version}\n`;
+    }
+    await insertTsv(this.client, 'bars', COLUMNS, text);
+  }
+
+  /** The stored series in [fromMs, toMs), oldest first. */
+  async load(symbol: Symbol, timeframe: Timeframe, fromMs = 0, toMs = 8.64e15): Promise<BarColumns> {
+    const buffer = await selectRowBinary(
+      this.client,
+      `SELECT toUnixTimestamp64Milli(ts), open, high, low, close, volume, spread, ticks,
+              toUInt8(indexOf(['synthetic', 'import', 'live'], source) - 1)
+         FROM bars FINAL
+        WHERE symbol = {symbol:String} AND timeframe = {tf:String}
+          AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+        ORDER BY ts`,
+      { symbol, tf: timeframe, from: Math.max(0, Math.floor(fromMs)), to: Math.min(8.64e15, Math.ceil(toMs)) },
+    );
+    const ROW = 8 * 7 + 4 + 1;
+    const n = buffer.byteLength / ROW;
+    const cols: BarColumns = {
+      ts: new Float64Array(n),
+      open: new Float64Array(n),
+      high: new Float64Array(n),
+      low: new Float64Array(n),
+      close: new Float64Array(n),
+      volume: new Float64Array(n),
+      spread: new Float64Array(n),
+      ticks: new Uint32Array(n),
+      source: new Uint8Array(n),
+    };
+    const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    for (let i = 0, o = 0; i < n; i++, o += ROW) {
+      cols.ts[i] = Number(view.getBigInt64(o, true));
+      cols.open[i] = view.getFloat64(o + 8, true);
+      cols.high[i] = view.getFloat64(o + 16, true);
+      cols.low[i] = view.getFloat64(o + 24, true);
+      cols.close[i] = view.getFloat64(o + 32, true);
+      cols.volume[i] = view.getFloat64(o + 40, true);
+      cols.spread[i] = view.getFloat64(o + 48, true);
+      cols.ticks[i] = view.getUint32(o + 56, true);
+      cols.source[i] = view.getUint8(o + 60);
+    }
+    return cols;
+  }
+
+  /**
+   * The bulk path: rebuilds every timeframe's bars over [fromMs, toMs) from the stored ticks,
+   * inside ClickHouse, by the same rules as the streaming resampler (bid price; first/last by
+   * (ts, seq); volume = summed volume, or the tick count when there is none; opening spread).
+   * The span is widened to whole hours so that edge bars are rebuilt from all their ticks.
+   * Returns the span actually rebuilt.
+   */
+  async rebuildFromTicks(symbol: Symbol, fromMs: number, toMs: number): Promise<{ fromMs: number; toMs: number }> {
+    const from = Math.floor(fromMs / 3_600_000) * 3_600_000;
+    const to = Math.ceil((toMs + 1) / 3_600_000) * 3_600_000;
+    const version = nextVersion();
+    for (const [timeframe, seconds] of Object.entries(TIMEFRAME_SECONDS)) {
+      await this.client.command({
+        query: `INSERT INTO bars (${COLUMNS.join(', ')})
+          SELECT symbol, {tf:String},
+                 toStartOfInterval(ts, INTERVAL {seconds:UInt32} SECOND) AS bucket,
+                 argMin(bid, (ts, seq)), max(bid), min(bid), argMax(bid, (ts, seq)),
+                 if(sum(volume) > 0, sum(volume), count()), count(),
+                 argMin(ask - bid, (ts, seq)), argMin(source, (ts, seq)), {version:UInt64}
+            FROM ticks FINAL
+           WHERE symbol = {symbol:String}
+             AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+           GROUP BY symbol, bucket`,
+        query_params: { symbol, tf: timeframe, seconds, from, to, version },
+      });
+    }
+    return { fromMs: from, toMs: to };
+  }
+}
