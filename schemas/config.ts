@@ -31,6 +31,20 @@ export const EnvConfig = z.object({
   RATE_LIMIT_PER_MIN: positiveInt.default(120).describe('Requests per key per rolling minute'),
   SSE_HEARTBEAT_MS: positiveInt.default(15000).describe('Heartbeat interval on SSE streams'),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024).describe('Largest accepted request body'),
+  MARKET_FEED: z.enum(['synthetic', 'none']).default('synthetic')
+    .describe('synthetic = build seeded history and run a live synthetic feed; none = only imported and live sources'),
+  HISTORY_DAYS: z.coerce.number().int().min(1).max(3650).default(365).describe('Days of synthetic history built on first start'),
+  SYNTHETIC_SEED: z.string().min(1).default('signalforge').describe('Seed of the synthetic market (same seed, same series)'),
+  SYNTHETIC_TICK_DAYS: z.coerce.number().int().min(0).max(30).default(7).describe('Most recent days of raw synthetic ticks kept'),
+  BAR_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(2000)
+    .describe('How long after its end a bar waits for late ticks before it closes'),
+  KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'host:port[,host:port…]').optional()
+    .describe('Kafka brokers to ingest ticks from (topic KAFKA_TOPIC, key = symbol); unset = no Kafka'),
+  KAFKA_TOPIC: z.string().min(1).default('ticks'),
+  KAFKA_GROUP: z.string().min(1).default('signalforge-ingest'),
+  OANDA_TOKEN: z.string().min(1).optional().describe("OANDA v20 API token: with OANDA_ACCOUNT_ID, ingests the broker's live pricing stream"),
+  OANDA_ACCOUNT_ID: z.string().min(1).optional(),
+  OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com'),
   PLATFORM_DAILY_AI_BUDGET_USD: z.coerce.number().min(0).default(50)
     .describe('Cost guard: AI generation spend per UTC day before the platform falls back to the offline generator'),
 });

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
+import { SyntheticCheckpoint } from './market.ts';
+import { Symbol as SymbolSchema, type Symbol, type Timeframe } from './common.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -70,6 +72,8 @@ export const Buckets = {
   caps: bucket('sf_caps', CounterRecord, 2 * 24 * 3600),
   /** `mint.<client>` → trial mints in the last hour. */
   mintWindows: bucket('sf_mint_windows', WindowRecord, 3600),
+  /** `<SYMBOL>` → the synthetic series' latest hourly checkpoint. */
+  synthetic: bucket('sf_synthetic', SyntheticCheckpoint),
   /** `ai.<yyyymmdd>` → platform AI spend that day. */
   costGuard: bucket('sf_cost_guard', CostRecord, 2 * 24 * 3600),
 } as const;
@@ -90,7 +94,21 @@ export const Streams = {
 
 export const Subjects = {
   activity: (kind: ActivityKind) => `activity.${kind}`,
+  /** Live ticks of one symbol; the payload is a `TickMessage` or a JSON array of them (schemas/market.ts). */
+  ticks: (symbol: Symbol) => `ticks.${symbol}`,
+  /** Every tick subject, for one subscription over all symbols (unknown ones are counted as malformed). */
+  allTicks: 'ticks.>',
+  /** A closed bar (`BarMessage`), published after it is stored; live actors subscribe here. */
+  bars: (symbol: Symbol, timeframe: Timeframe) => `bars.${symbol}.${timeframe}`,
+  allBars: 'bars.>',
+  /** Bars of a span were rebuilt in bulk (an import): `BarsRebuilt`; caches reload that span. */
+  barsRebuilt: 'market.bars-rebuilt',
+  /** Request/reply: `ImportRequest` → `ImportResult`, served by the process that owns the store. */
+  marketImport: 'market.import',
 } as const;
+
+export const BarsRebuilt = z.object({ symbol: SymbolSchema, fromMs: z.number(), toMs: z.number() });
+export type BarsRebuilt = z.infer<typeof BarsRebuilt>;
 
 /**
  * What is published on `activity.<KIND>`: the event without id and ts, which come from the

@@ -1,12 +1,36 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
 import { startService } from './main.ts';
+import { describeImport, runImport } from './market/import-client.ts';
+import { ImportRequest } from '../schemas/market.ts';
+import { parseArgs } from 'node:util';
 
 const USAGE = `usage: signalforge <command>
 
 commands:
-  serve    run every role in one process with embedded NATS and ClickHouse (PORT, DATA_DIR, …)
+  serve          run every role in one process with embedded NATS and ClickHouse (PORT, DATA_DIR, …)
+  import-ticks   --symbol EURUSD --format <dukascopy|histdata|truefx|csv> FILE...   (plain or .gz)
+                 stores the ticks and rebuilds the bars of the imported span; formats: src/market/import/FORMATS.md
 `;
+
+async function importTicks(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { symbol: { type: 'string' }, format: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const request = ImportRequest.safeParse({ symbol: values.symbol, format: values.format, files: positionals });
+  if (!request.success) {
+    const problems = request.error.issues.map((i) => `  --${i.path.join('.') || 'args'}: ${i.message}`).join('\n');
+    process.stderr.write(`signalforge import-ticks: bad arguments\n${problems}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+  const result = await runImport(request.data, config, log);
+  process.stdout.write(`${describeImport(result)}\n`);
+}
 
 async function serve(): Promise<void> {
   const config = loadConfig();
@@ -34,6 +58,8 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return serve();
+    case 'import-ticks':
+      return importTicks(argv.slice(1));
     case undefined:
     case 'help':
     case '--help':

@@ -13,6 +13,8 @@ export const REDACT_PATHS = [
   'secret',
   '*.secret',
   'webhook_secret',
+  'token',
+  '*.token',
   '*.webhook_secret',
 ];
 

@@ -2,6 +2,11 @@ import { join, resolve } from 'node:path';
 import { buildAccounts, type Accounts } from './accounts/index.ts';
 import { connectBus, startEmbeddedNats, type Bus } from './bus/index.ts';
 import { buildActivity, type Activity } from './community/index.ts';
+import { openMarketData, startSyntheticMarket, type MarketData } from './market/index.ts';
+import { TickImporter } from './market/tick-importer.ts';
+import { startLiveSources, type LiveSources } from './market/live-sources.ts';
+import { writeRunFile } from './run-file.ts';
+import { BarBuilder } from '../actors/bar-builder/index.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -15,6 +20,9 @@ export interface Service {
   clickhouse: ClickHouseClient;
   accounts: Accounts;
   activity: Activity;
+  market: MarketData;
+  barBuilder: BarBuilder;
+  liveSources: LiveSources;
   log: Logger;
   /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
   close(): Promise<void>;
@@ -43,6 +51,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       stack.push(() => nats.stop());
       natsUrl = nats.url;
     }
+    // Lets other commands on this machine (import-ticks) find the running service's NATS.
+    stack.push(writeRunFile(dataDir, { pid: process.pid, natsUrl }));
     const bus = await connectBus(natsUrl, 'signalforge', log);
     stack.push(() => bus.close());
 
@@ -54,7 +64,21 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const activity = await buildActivity({ bus, log, replicas: config.NATS_REPLICAS });
     stack.push(() => activity.stop());
 
-    const app = await buildApp({ config, log, accounts, activity });
+    const market = openMarketData(bus, clickhouse, log);
+    stack.push(() => market.cache.stop());
+    const barBuilder = new BarBuilder({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log, graceMs: config.BAR_GRACE_MS });
+    stack.push(() => barBuilder.stop());
+    const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
+    importer.serve();
+    stack.push(() => importer.stop());
+    const liveSources = await startLiveSources(bus, barBuilder.sink('live'), config, log);
+    stack.push(() => liveSources.stop());
+    if (config.MARKET_FEED === 'synthetic') {
+      const synthetic = await startSyntheticMarket({ bus, data: market, sink: barBuilder.sink('synthetic'), log, config });
+      stack.push(() => synthetic.stop());
+    }
+
+    const app = await buildApp({ config, log, accounts, activity, market });
     stack.push(() => app.close());
     await app.listen({ port: config.PORT, host: config.HOST });
     const address = app.server.address();
@@ -71,6 +95,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
       clickhouse,
       accounts,
       activity,
+      market,
+      barBuilder,
+      liveSources,
       log,
       close: () => (closing ??= unwind()),
     };

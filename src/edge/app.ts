@@ -3,6 +3,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Accounts } from '../accounts/index.ts';
 import { SSE_PER_KEY } from '../accounts/index.ts';
 import type { Activity } from '../community/index.ts';
+import type { MarketData } from '../market/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -12,6 +13,9 @@ import { registerJsonParser } from './plugins/json-body.ts';
 import { registerSse } from './plugins/sse.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
+import { indicatorRoutes } from './routes/indicators.ts';
+import { marketRoutes } from './routes/market.ts';
+import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { usageRoutes } from './routes/usage.ts';
 import type { App } from './types.ts';
@@ -21,6 +25,7 @@ export interface EdgeDeps {
   log: Logger;
   accounts: Accounts;
   activity: Activity;
+  market: MarketData;
 }
 
 /** Anonymous activity streams per client address (browsers watching /pulse, several tabs). */
@@ -30,7 +35,7 @@ const SSE_PER_ANONYMOUS_IP = 3;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market }: EdgeDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // Our own onResponse hook writes one compact access line instead of Fastify's two.
@@ -64,5 +69,8 @@ export async function buildApp({ config, log, accounts, activity }: EdgeDeps): P
     perKey: SSE_PER_KEY,
     perAnonymousIp: SSE_PER_ANONYMOUS_IP,
   });
+  marketRoutes(app, { market });
+  indicatorRoutes(app, { market });
+  indicatorSchemaRoutes(app);
   return app;
 }

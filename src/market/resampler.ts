@@ -29,13 +29,15 @@ export interface ResamplerStats {
  * - spread is ask − bid of the opening tick (what a fill at the open pays);
  * - a bar exists only where ticks exist; it closes when a tick of a later bar arrives, or when
  *   `closeDue(now)` finds its end plus the grace time has passed.
- * Ticks older than the open 1-min bar are late: counted and dropped, so that every timeframe
- * stays an exact aggregation of the same ticks. The SQL rebuild in bars-repo follows the same rules.
+ * A tick older than the open 1-min bar, or inside any bar already closed, is late: counted and
+ * dropped, so no closed bar is ever reopened and every timeframe aggregates the same ticks. The SQL rebuild in bars-repo follows the same rules.
  */
 export class StreamingResampler {
   private readonly open = new Map<Symbol, Array<OpenBar | null>>();
-  /** Per symbol, the end of the last closed 1-min bar: nothing before it may open a bar again. */
+  /** Per symbol, the latest end of any closed bar: a tick before it would reopen a closed bar. */
   private readonly closedUntil = new Map<Symbol, number>();
+  /** Per symbol, the key (ts, seq) of the last tick taken: a tick not after it is a repeat or late. */
+  private readonly lastKey = new Map<Symbol, { ts: number; seq: number }>();
   private readonly counters: ResamplerStats = { ticks: 0, late: 0, bars: 0 };
 
   constructor(
@@ -43,17 +45,26 @@ export class StreamingResampler {
     private readonly graceMs = 2_000,
   ) {}
 
-  push(tick: Tick, source: DataSource): void {
+  /**
+   * Takes one tick; false when it is late or a repeat (a source retrying a batch), and then
+   * nothing changes, so a retried write is harmless.
+   */
+  push(tick: Tick, source: DataSource): boolean {
     let bars = this.open.get(tick.symbol);
     if (!bars) {
       bars = TIMEFRAMES.map(() => null);
       this.open.set(tick.symbol, bars);
     }
-    const floor = bars[0]?.ts ?? this.closedUntil.get(tick.symbol) ?? Number.NEGATIVE_INFINITY;
-    if (tick.ts < floor) {
+    const floor = Math.max(bars[0]?.ts ?? Number.NEGATIVE_INFINITY, this.closedUntil.get(tick.symbol) ?? Number.NEGATIVE_INFINITY);
+    const last = this.lastKey.get(tick.symbol);
+    if (tick.ts < floor || (last && (tick.ts < last.ts || (tick.ts === last.ts && tick.seq <= last.seq)))) {
       this.counters.late++;
-      return;
+      return false;
     }
+    if (last) {
+      last.ts = tick.ts;
+      last.seq = tick.seq;
+    } else this.lastKey.set(tick.symbol, { ts: tick.ts, seq: tick.seq });
     this.counters.ticks++;
     for (let i = 0; i < TIMEFRAMES.length; i++) {
       const size = TIMEFRAME_MS[TIMEFRAMES[i]!];
@@ -80,6 +91,7 @@ export class StreamingResampler {
         source,
       };
     }
+    return true;
   }
 
   /** Closes every bar whose end plus the grace time lies at or before `now`. */
@@ -107,7 +119,8 @@ export class StreamingResampler {
 
   private emit(symbol: Symbol, timeframe: Timeframe, bar: OpenBar): void {
     this.counters.bars++;
-    if (timeframe === '1min') this.closedUntil.set(symbol, bar.ts + TIMEFRAME_MS['1min']);
+    const end = bar.ts + TIMEFRAME_MS[timeframe];
+    if (end > (this.closedUntil.get(symbol) ?? Number.NEGATIVE_INFINITY)) this.closedUntil.set(symbol, end);
     this.onBar({
       symbol,
       timeframe,

@@ -3,8 +3,8 @@ import type { Tick } from '../../schemas/market.ts';
 /**
  * Where every tick source delivers: the file importer, the NATS and Kafka consumers, the broker
  * stream and the synthetic feed all write batches of ticks of one symbol, in time order, here.
- * The promise resolves once the batch is accepted (stored or queued durably), which is how a
- * source applies back-pressure.
+ * The sink takes the ticks in during the call itself; the promise resolves once they are
+ * stored, which is how a source applies back-pressure.
  */
 export interface TickSink {
   write(ticks: readonly Tick[]): Promise<void>;

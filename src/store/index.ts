@@ -1,3 +1,6 @@
 export { openClickHouse, selectRows, type ClickHouseClient } from './clickhouse.ts';
 export { InsertBatcher } from './insert-batcher.ts';
 export { UsageRepo, type UsageRow } from './usage-repo.ts';
+export { TicksRepo, type StoredTick } from './ticks-repo.ts';
+export { BarsRepo, sourceName, sourceCode, type BarColumns } from './bars-repo.ts';
+export { insertTsv, selectRowBinary } from './binary-select.ts';

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Symbol } from '../../schemas/common.ts';
 import type { DataSource, Tick } from '../../schemas/market.ts';
 import { insertTsv, selectRowBinary } from './binary-select.ts';
+import { sourceName } from './bars-repo.ts';
 import { selectRows } from './clickhouse.ts';
 
 const COLUMNS = ['symbol', 'ts', 'seq', 'bid', 'ask', 'volume', 'source'] as const;
@@ -25,7 +26,7 @@ export class TicksRepo {
     const buffer = await selectRowBinary(
       this.client,
       `SELECT * FROM (
-         SELECT toUnixTimestamp64Milli(ts) AS t, seq, bid, ask, volume, toUInt8(source = 'synthetic') + 2 * toUInt8(source = 'import') AS src
+         SELECT toUnixTimestamp64Milli(ts) AS t, seq, bid, ask, volume, toUInt8(indexOf(['synthetic', 'import', 'live'], source) - 1) AS src
            FROM ticks FINAL
           WHERE symbol = {symbol:String} AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
           ORDER BY ts ${latest ? 'DESC' : 'ASC'}, seq ${latest ? 'DESC' : 'ASC'}
@@ -36,7 +37,6 @@ export class TicksRepo {
     const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     const out: StoredTick[] = [];
     for (let o = 0; o < buffer.byteLength; o += 37) {
-      const code = view.getUint8(o + 36);
       out.push({
         symbol,
         ts: Number(view.getBigInt64(o, true)),
@@ -44,7 +44,7 @@ export class TicksRepo {
         bid: view.getFloat64(o + 12, true),
         ask: view.getFloat64(o + 20, true),
         volume: view.getFloat64(o + 28, true),
-        source: code === 1 ? 'synthetic' : code === 2 ? 'import' : 'live',
+        source: sourceName(view.getUint8(o + 36)),
       });
     }
     return out;

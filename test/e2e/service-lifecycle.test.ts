@@ -24,7 +24,7 @@ const CLI = ['--import', 'tsx', 'src/cli.ts', 'serve'];
 
 async function serve(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<Running> {
   const child = spawn(process.execPath, CLI, {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extraEnv },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', HISTORY_DAYS: '2', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

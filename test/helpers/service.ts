@@ -48,6 +48,8 @@ export async function startTestService(env: Record<string, string> = {}, options
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Two days of synthetic history: every market feature works, and a start stays quick.
+    HISTORY_DAYS: '2',
     ...env,
   });
   const sink = options.logSink;

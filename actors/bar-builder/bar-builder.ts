@@ -1,0 +1,110 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '../../src/log.ts';
+import { StreamingResampler, type ResamplerStats } from '../../src/market/resampler.ts';
+import type { TickSink } from '../../src/market/tick-sink.ts';
+import type { BarsRepo, TicksRepo } from '../../src/store/index.ts';
+import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
+import { Subjects } from '../../schemas/messages.ts';
+
+export interface BarBuilderDeps {
+  ticks: Pick<TicksRepo, 'insert'>;
+  bars: Pick<BarsRepo, 'insert'>;
+  nc: Pick<NatsConnection, 'publish'>;
+  log: Logger;
+  /** How long after its end a bar waits for a late tick before it closes without one. */
+  graceMs?: number;
+  /** Largest number of ticks held before a write waits for storage (back-pressure). */
+  maxPendingTicks?: number;
+}
+
+/**
+ * Ticks in, bars out, for every live source: ticks go through the one streaming resampler;
+ * ticks and closed bars are stored in ClickHouse in batches, and each closed bar is published
+ * on `bars.<SYMBOL>.<tf>` only after it is stored, so a subscriber can always read it back.
+ * Writing the same ticks twice (a source retrying after a failed write) changes nothing: the
+ * resampler refuses ticks that are not after the last one it took.
+ */
+export class BarBuilder {
+  private readonly resampler: StreamingResampler;
+  private pendingTicks = new Map<DataSource, Tick[]>();
+  private pendingBars: BarMessage[] = [];
+  private pendingCount = 0;
+  private flushing: Promise<void> = Promise.resolve();
+  private scheduled: Promise<void> | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private stored = { ticks: 0, bars: 0 };
+
+  constructor(private readonly deps: BarBuilderDeps) {
+    this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
+    // Bars of a quiet market still close: the grace timer closes them without a later tick.
+    this.timer = setInterval(() => {
+      this.resampler.closeDue(Date.now());
+      if (this.pendingBars.length > 0) void this.schedule();
+    }, 250);
+    this.timer.unref();
+  }
+
+  /** A sink for one source; every bar records which source its ticks came from. */
+  sink(source: DataSource): TickSink {
+    return { write: (ticks) => this.write(ticks, source) };
+  }
+
+  private write(ticks: readonly Tick[], source: DataSource): Promise<void> {
+    let batch = this.pendingTicks.get(source);
+    if (!batch) this.pendingTicks.set(source, (batch = []));
+    let taken = 0;
+    for (const tick of ticks) {
+      // Only ticks the resampler takes are stored, so stored ticks and bars always agree.
+      if (this.resampler.push(tick, source)) {
+        batch.push(tick);
+        taken++;
+      }
+    }
+    this.pendingCount += taken;
+    const done = this.schedule();
+    // Below the high-water mark the caller goes on at once; above it, it waits for storage.
+    return this.pendingCount > (this.deps.maxPendingTicks ?? 200_000) ? done : Promise.resolve();
+  }
+
+  /** One flush shortly, shared by every write until it starts. */
+  private schedule(): Promise<void> {
+    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => {
+      this.scheduled = null;
+      return this.flush();
+    });
+    return this.scheduled;
+  }
+
+  /** Stores what is pending, then publishes the stored bars. Flushes run one after another. */
+  flush(): Promise<void> {
+    const ticks = this.pendingTicks;
+    const bars = this.pendingBars;
+    this.pendingTicks = new Map();
+    this.pendingBars = [];
+    this.pendingCount = 0;
+    // A failed flush must not stop later ones: the chain continues past it.
+    this.flushing = this.flushing.catch(() => undefined).then(async () => {
+      try {
+        for (const [source, batch] of ticks) await this.deps.ticks.insert(batch, source);
+        if (bars.length > 0) await this.deps.bars.insert(bars);
+        for (const bar of bars) this.deps.nc.publish(Subjects.bars(bar.symbol, bar.timeframe), JSON.stringify(bar));
+        this.stored.ticks += [...ticks.values()].reduce((n, b) => n + b.length, 0);
+        this.stored.bars += bars.length;
+      } catch (err) {
+        this.deps.log.error({ err, ticks: ticks.size, bars: bars.length }, 'storing ticks or bars failed');
+        throw err;
+      }
+    });
+    return this.flushing;
+  }
+
+  stats(): ResamplerStats & { storedTicks: number; storedBars: number } {
+    return { ...this.resampler.stats(), storedTicks: this.stored.ticks, storedBars: this.stored.bars };
+  }
+
+  /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush().catch(() => undefined);
+  }
+}

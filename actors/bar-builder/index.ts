@@ -1,0 +1,1 @@
+export { BarBuilder, type BarBuilderDeps } from './bar-builder.ts';

@@ -1,0 +1,35 @@
+import type { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../schemas/indicators.ts';
+import type { NamedColumns } from './compute.ts';
+
+/** JSON has no NaN: undefined values (warm-up) leave as null. */
+const json = (v: number): number | null => (Number.isFinite(v) ? v : null);
+
+/**
+ * Shapes computed columns for a response, skipping the first `from` bars (the extra warm-up bars
+ * loaded before the requested ones). `timestamps` are aligned with the columns.
+ */
+export function formatIndicatorData(
+  format: IndicatorFormat,
+  timestamps: readonly string[],
+  columns: NamedColumns,
+  from = 0,
+): IndicatorColumnsData | IndicatorRowsData {
+  return format === 'rows' ? toRows(timestamps, columns, from) : toColumns(timestamps, columns, from);
+}
+
+export function toColumns(timestamps: readonly string[], columns: NamedColumns, from = 0): IndicatorColumnsData {
+  const values: Record<string, (number | null)[]> = {};
+  for (const [name, col] of Object.entries(columns)) values[name] = Array.from(col.subarray(from), json);
+  return Object.assign({ timestamp: timestamps.slice(from) }, values);
+}
+
+export function toRows(timestamps: readonly string[], columns: NamedColumns, from = 0): IndicatorRowsData {
+  const entries = Object.entries(columns);
+  const rows: IndicatorRowsData = [];
+  for (let i = from; i < timestamps.length; i++) {
+    const values: Record<string, number | null> = {};
+    for (const [name, col] of entries) values[name] = json(col[i] ?? NaN);
+    rows.push(Object.assign({ timestamp: timestamps[i]! }, values));
+  }
+  return rows;
+}

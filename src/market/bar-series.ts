@@ -1,0 +1,104 @@
+import type { BarColumns } from '../store/index.ts';
+import type { BarMessage } from '../../schemas/market.ts';
+import { sourceCode } from '../store/index.ts';
+
+const FIELDS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
+
+/**
+ * One symbol/timeframe's bars held in memory as growable typed columns, sorted by time.
+ * Appending the next bar is O(1) amortised; replacing or inserting an older one is rare.
+ */
+export class BarSeries {
+  private cols: BarColumns;
+  private n: number;
+
+  constructor(initial: BarColumns) {
+    this.cols = initial;
+    this.n = initial.ts.length;
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  /** Columns trimmed to the bars held (views, not copies). */
+  columns(): BarColumns {
+    const c = this.cols;
+    const n = this.n;
+    return {
+      ts: c.ts.subarray(0, n),
+      open: c.open.subarray(0, n),
+      high: c.high.subarray(0, n),
+      low: c.low.subarray(0, n),
+      close: c.close.subarray(0, n),
+      volume: c.volume.subarray(0, n),
+      spread: c.spread.subarray(0, n),
+      ticks: c.ticks.subarray(0, n),
+      source: c.source.subarray(0, n),
+    };
+  }
+
+  /** Index of the first bar at or after `ts`. */
+  lowerBound(ts: number): number {
+    const t = this.cols.ts;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (t[mid]! < ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  upsert(bar: BarMessage): void {
+    const i = this.n > 0 && bar.ts > this.cols.ts[this.n - 1]! ? this.n : this.lowerBound(bar.ts);
+    if (i < this.n && this.cols.ts[i] === bar.ts) {
+      this.write(i, bar);
+      return;
+    }
+    this.ensureCapacity(this.n + 1);
+    if (i < this.n) {
+      for (const f of FIELDS) this.cols[f].copyWithin(i + 1, i, this.n);
+      this.cols.ticks.copyWithin(i + 1, i, this.n);
+      this.cols.source.copyWithin(i + 1, i, this.n);
+    }
+    this.n++;
+    this.write(i, bar);
+  }
+
+  private write(i: number, bar: BarMessage): void {
+    const c = this.cols;
+    c.ts[i] = bar.ts;
+    c.open[i] = bar.open;
+    c.high[i] = bar.high;
+    c.low[i] = bar.low;
+    c.close[i] = bar.close;
+    c.volume[i] = bar.volume;
+    c.spread[i] = bar.spread;
+    c.ticks[i] = bar.ticks;
+    c.source[i] = sourceCode(bar.source);
+  }
+
+  private ensureCapacity(size: number): void {
+    if (size <= this.cols.ts.length) return;
+    const capacity = Math.max(1024, Math.ceil(size * 1.5));
+    const grow = <A extends Float64Array | Uint32Array | Uint8Array>(a: A, make: (n: number) => A): A => {
+      const b = make(capacity);
+      b.set(a.subarray(0, this.n));
+      return b;
+    };
+    const f64 = (n: number) => new Float64Array(n);
+    this.cols = {
+      ts: grow(this.cols.ts, f64),
+      open: grow(this.cols.open, f64),
+      high: grow(this.cols.high, f64),
+      low: grow(this.cols.low, f64),
+      close: grow(this.cols.close, f64),
+      volume: grow(this.cols.volume, f64),
+      spread: grow(this.cols.spread, f64),
+      ticks: grow(this.cols.ticks, (n) => new Uint32Array(n)),
+      source: grow(this.cols.source, (n) => new Uint8Array(n)),
+    };
+  }
+}

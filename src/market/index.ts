@@ -1,0 +1,55 @@
+import { openBucket, type Bus } from '../bus/index.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { BarsRepo, TicksRepo, type ClickHouseClient } from '../store/index.ts';
+import { SYMBOLS } from '../../schemas/common.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { BarCache } from './bar-cache.ts';
+import { SyntheticMarket } from './synthetic/synthetic-market.ts';
+import type { TickSink } from './tick-sink.ts';
+
+export { BarCache } from './bar-cache.ts';
+export { BarSeries } from './bar-series.ts';
+export { StreamingResampler } from './resampler.ts';
+export { INSTRUMENTS, instrument, type Instrument } from './instruments.ts';
+export { TIMEFRAME_MS, bucketOf } from './timeframes.ts';
+export type { TickSink, SourceStats } from './tick-sink.ts';
+export { TickSequencer } from './tick-sink.ts';
+export { SyntheticMarket } from './synthetic/synthetic-market.ts';
+
+export interface MarketData {
+  ticks: TicksRepo;
+  bars: BarsRepo;
+  cache: BarCache;
+}
+
+/** The stores and the read cache: what every role that reads market data needs. */
+export function openMarketData(bus: Bus, clickhouse: ClickHouseClient, log: Logger): MarketData {
+  const cache = new BarCache(new BarsRepo(clickhouse), bus.nc, log);
+  cache.start();
+  return { ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse), cache };
+}
+
+export type SyntheticDeps = {
+  bus: Bus;
+  data: MarketData;
+  sink: TickSink;
+  log: Logger;
+  config: Pick<Config, 'HISTORY_DAYS' | 'SYNTHETIC_SEED' | 'SYNTHETIC_TICK_DAYS' | 'NATS_REPLICAS'>;
+};
+
+/** Builds (first start) or resumes the synthetic market; resolves once its history is ready. */
+export async function startSyntheticMarket({ bus, data, sink, log, config }: SyntheticDeps): Promise<SyntheticMarket> {
+  const synthetic = new SyntheticMarket({
+    ticks: data.ticks,
+    bars: data.bars,
+    checkpoints: await openBucket(bus, Buckets.synthetic, config.NATS_REPLICAS),
+    sink,
+    log,
+    seed: config.SYNTHETIC_SEED,
+    historyDays: config.HISTORY_DAYS,
+    tickDays: config.SYNTHETIC_TICK_DAYS,
+  });
+  await synthetic.start(SYMBOLS);
+  return synthetic;
+}

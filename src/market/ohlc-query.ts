@@ -1,0 +1,49 @@
+import { BadRequestError } from '../errors.ts';
+import { sourceName } from '../store/index.ts';
+import type { MarketQuery, OhlcResponse } from '../../schemas/market.ts';
+import type { BarCache } from './bar-cache.ts';
+
+const DAY_MS = 86_400_000;
+
+/** [from, to) in epoch ms from the query's inclusive UTC days; 400 when they make no sense. */
+export function queryWindow(query: Pick<MarketQuery, 'start' | 'end'>): { fromMs: number; toMs: number } {
+  const fromMs = query.start ? Date.parse(`${query.start}T00:00:00Z`) : Number.NEGATIVE_INFINITY;
+  const toMs = query.end ? Date.parse(`${query.end}T00:00:00Z`) + DAY_MS : Number.POSITIVE_INFINITY;
+  if (fromMs >= toMs) throw new BadRequestError(`start (${query.start}) is after end (${query.end}): swap them`);
+  return { fromMs, toMs };
+}
+
+/**
+ * Candles of a series within the query's days: with a `start`, the first `limit` bars from
+ * there (page forward by moving start); without one, the latest `limit` bars up to `end`.
+ */
+export async function queryOhlc(cache: BarCache, query: MarketQuery): Promise<OhlcResponse> {
+  const { fromMs, toMs } = queryWindow(query);
+  const series = await cache.get(query.symbol, query.timeframe);
+  let lo = series.lowerBound(fromMs);
+  let hi = series.lowerBound(toMs);
+  if (query.start) hi = Math.min(hi, lo + query.limit);
+  else lo = Math.max(lo, hi - query.limit);
+  const c = series.columns();
+  const candles = new Array(hi - lo);
+  let sources = 0;
+  for (let i = lo; i < hi; i++) {
+    candles[i - lo] = {
+      timestamp: new Date(c.ts[i]!).toISOString(),
+      open: c.open[i]!,
+      high: c.high[i]!,
+      low: c.low[i]!,
+      close: c.close[i]!,
+      volume: c.volume[i]!,
+    };
+    sources |= 1 << c.source[i]!;
+  }
+  return { symbol: query.symbol, timeframe: query.timeframe, source: describeSources(sources), count: candles.length, candles };
+}
+
+/** The response-level source from a bit set of per-row source codes. */
+export function describeSources(bits: number): OhlcResponse['source'] {
+  if (bits === 0) return 'none';
+  if ((bits & (bits - 1)) !== 0) return 'mixed';
+  return sourceName(Math.log2(bits));
+}

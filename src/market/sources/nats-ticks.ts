@@ -1,0 +1,104 @@
+/**
+ * Live ticks from core NATS: `ticks.<SYMBOL>` (schemas/messages.ts), payload one TickMessage or a
+ * JSON array of them. Decoded, numbered per symbol, batched and written to the TickSink.
+ *
+ * Slow consumers: core NATS is at-most-once and has no flow control. A client that stops reading
+ * its socket gets its messages buffered by the server up to `max_pending` (64 MB by default) or the
+ * write deadline, after which the server drops messages and cuts the connection ("Slow Consumer").
+ * So this source never stops reading: the subscription uses a callback (nats.js then keeps no
+ * queue of its own), and when the sink lags, TickLanes holds at most `maxPending` ticks per symbol
+ * and drops the rest, counted in stats().dropped and logged at a limited rate. Ticks that must not
+ * be lost belong on Kafka (or a JetStream stream), which can be read at the sink's pace.
+ *
+ * Scaling out: do not use a queue group; it would spread one symbol over several processes and
+ * break its order. Give each process its own `symbols` instead.
+ */
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { SYMBOLS, type Symbol } from '../../../schemas/common.ts';
+import { Subjects } from '../../../schemas/messages.ts';
+import type { Logger } from '../../log.ts';
+import type { TickSink } from '../tick-sink.ts';
+import { LogThrottle } from './log-throttle.ts';
+import type { LiveSourceStats } from './tick-batching.ts';
+import { decodeTicks, describeProblem } from './tick-decoder.ts';
+import { TickLanes, type TickLanesOptions } from './tick-lanes.ts';
+
+export interface NatsTickSourceOptions extends Pick<TickLanesOptions, 'maxBatch' | 'maxDelayMs' | 'maxPending' | 'writeAttempts'> {
+  nc: Pick<NatsConnection, 'subscribe'>;
+  sink: TickSink;
+  log: Logger;
+  /** Subscribe to these symbols only. Default: one `ticks.>` subscription for every symbol. */
+  symbols?: readonly Symbol[];
+}
+
+export interface NatsTickSource {
+  stats(): LiveSourceStats;
+  /** Unsubscribes, writes what is buffered, and waits for the sink. */
+  stop(): Promise<void>;
+}
+
+const SUBJECT_TO_SYMBOL = new Map<string, Symbol>(SYMBOLS.map((s) => [Subjects.ticks(s), s]));
+
+export function startNatsTickSource(options: NatsTickSourceOptions): NatsTickSource {
+  const { nc, log } = options;
+  const lanes = new TickLanes(options);
+  const throttle = new LogThrottle(log);
+  let received = 0;
+  let malformed = 0;
+
+  const onMessage = (msg: Msg): void => {
+    const symbol = SUBJECT_TO_SYMBOL.get(msg.subject);
+    if (!symbol) {
+      received++;
+      malformed++;
+      throttle.warn('subject', { subject: msg.subject }, 'tick message on an unknown symbol subject');
+      return;
+    }
+    const result = decodeTicks(msg.data);
+    received += result.ticks.length + result.malformed;
+    malformed += result.malformed;
+    const problem = result.problem;
+    if (problem) {
+      const details = () => ({ subject: msg.subject, malformed: result.malformed, reason: describeProblem(problem) });
+      throttle.warn('payload', details, 'malformed tick message');
+    }
+    lanes.add(symbol, result.ticks);
+  };
+
+  const callback = (err: Error | null, msg: Msg): void => {
+    if (err) {
+      throttle.warn('subscription', { err }, 'nats tick subscription error');
+      return;
+    }
+    // A throw here would surface inside the NATS client; nothing a message holds may do that.
+    try {
+      onMessage(msg);
+    } catch (e) {
+      malformed++;
+      throttle.warn('handler', { err: e, subject: msg.subject }, 'tick message handler failed');
+    }
+  };
+
+  const subjects = options.symbols ? [...new Set(options.symbols)].map((s) => Subjects.ticks(s)) : [Subjects.allTicks];
+  const subs: Subscription[] = subjects.map((subject) => nc.subscribe(subject, { callback }));
+  log.info({ subjects }, 'nats tick source subscribed');
+
+  const stats = (): LiveSourceStats => ({
+    received,
+    accepted: lanes.accepted,
+    malformed,
+    dropped: lanes.dropped,
+    late: lanes.late,
+    pending: lanes.pending(),
+  });
+
+  return {
+    stats,
+    async stop() {
+      // drain() lets messages already delivered to the client reach the callback first.
+      await Promise.all(subs.map((s) => (s.isClosed() ? undefined : s.drain().catch(() => undefined))));
+      await lanes.close();
+      log.info(stats(), 'nats tick source stopped');
+    },
+  };
+}

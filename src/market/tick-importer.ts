@@ -1,0 +1,80 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Logger } from '../log.ts';
+import type { BarsRepo, TicksRepo } from '../store/index.ts';
+import { ImportRequest, type ImportResult } from '../../schemas/market.ts';
+import { Subjects } from '../../schemas/messages.ts';
+import { importTickFile } from './import/index.ts';
+
+export interface TickImporterDeps {
+  ticks: Pick<TicksRepo, 'insert' | 'compact' | 'count'>;
+  bars: Pick<BarsRepo, 'rebuildFromTicks'>;
+  nc: Pick<NatsConnection, 'publish' | 'subscribe'> | null;
+  log: Logger;
+}
+
+/**
+ * File import, the bulk path: ticks are parsed and stored as they stream in; then the touched
+ * partitions are compacted (a re-imported file leaves no duplicates), the bars of the imported
+ * span are rebuilt from all stored ticks inside ClickHouse, and every bar cache is told to reload.
+ */
+export class TickImporter {
+  private subscription: Subscription | null = null;
+
+  constructor(private readonly deps: TickImporterDeps) {}
+
+  async import(request: ImportRequest): Promise<ImportResult> {
+    const { symbol, format, files } = request;
+    const reports: ImportResult['files'] = [];
+    let fromMs = Number.POSITIVE_INFINITY;
+    let toMs = Number.NEGATIVE_INFINITY;
+    for (const path of files) {
+      const report = await importTickFile({
+        path,
+        format,
+        symbol,
+        sink: { write: (batch) => this.deps.ticks.insert(batch, 'import') },
+        batchSize: 50_000,
+      });
+      reports.push(report);
+      if (report.firstTs !== null && report.lastTs !== null) {
+        fromMs = Math.min(fromMs, report.firstTs);
+        toMs = Math.max(toMs, report.lastTs);
+      }
+      this.deps.log.info({ file: path, symbol, imported: report.imported, bad: report.badCount }, 'tick file imported');
+    }
+    if (!Number.isFinite(fromMs)) return { symbol, files: reports, rebuilt: null, ticksInSpan: 0 };
+    await this.deps.ticks.compact(fromMs, toMs);
+    const rebuilt = await this.deps.bars.rebuildFromTicks(symbol, fromMs, toMs);
+    this.deps.nc?.publish(Subjects.barsRebuilt, JSON.stringify({ symbol, ...rebuilt }));
+    const ticksInSpan = await this.deps.ticks.count(symbol, rebuilt.fromMs, rebuilt.toMs);
+    return { symbol, files: reports, rebuilt, ticksInSpan };
+  }
+
+  /** Answers `market.import` requests from `signalforge import-ticks`, one import at a time. */
+  serve(): void {
+    if (!this.deps.nc) return;
+    let queue: Promise<unknown> = Promise.resolve();
+    this.subscription = this.deps.nc.subscribe(Subjects.marketImport, {
+      callback: (err, msg) => {
+        if (err) return;
+        queue = queue.then(async () => {
+          const parsed = ImportRequest.safeParse(msg.json());
+          let result: ImportResult | { error: string };
+          if (!parsed.success) result = { error: `invalid import request: ${parsed.error.message}` };
+          else {
+            try {
+              result = await this.import(parsed.data);
+            } catch (err) {
+              result = { error: (err as Error).message };
+            }
+          }
+          msg.respond(JSON.stringify(result));
+        });
+      },
+    });
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+  }
+}
