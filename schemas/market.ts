@@ -7,14 +7,18 @@ export const DataSource = z
   .describe('synthetic = our seeded generator (not real prices); import = files you imported; live = a feed (NATS, Kafka, broker)');
 export type DataSource = z.infer<typeof DataSource>;
 
-/** A tick as it travels on NATS `ticks.<SYMBOL>` and Kafka: epoch ms, bid, ask, optional volumes. */
+/**
+ * A tick as it travels on NATS `ticks.<SYMBOL>` and Kafka: epoch ms, bid, ask, optional volumes.
+ * A crossed quote (ask below bid) is valid: vendors really publish them (FXCM: 10 % of its
+ * EURUSD ticks) and their own bars include them; bars use the bid, the spread may be negative.
+ */
 export const TickMessage = z.object({
   ts: z.number().int().positive().describe('epoch milliseconds, UTC'),
   bid: z.number().positive().finite(),
-  ask: z.number().positive().finite(),
+  ask: z.number().positive().finite().describe('may be below bid (a crossed quote, real in vendor feeds)'),
   bid_volume: z.number().nonnegative().finite().optional(),
   ask_volume: z.number().nonnegative().finite().optional(),
-}).refine((t) => t.ask >= t.bid, { message: 'ask must not be below bid' });
+});
 export type TickMessage = z.infer<typeof TickMessage>;
 
 /** A tick inside the platform: the message plus its symbol and source. */
@@ -40,7 +44,7 @@ export const BarMessage = z.object({
   close: z.number(),
   volume: z.number().describe('tick count, or summed volume where the source gives one'),
   ticks: z.number().int().describe('number of ticks in the bar'),
-  spread: z.number().describe('ask − bid at the bar open (the spread a fill at the open pays)'),
+  spread: z.number().describe('ask − bid at the bar open (the spread a fill at the open pays); negative for a crossed quote'),
   source: DataSource,
 });
 export type BarMessage = z.infer<typeof BarMessage>;

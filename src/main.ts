@@ -78,7 +78,25 @@ export async function startService(config: Config, log: Logger = createLogger(co
       stack.push(() => synthetic.stop());
     }
 
-    const app = await buildApp({ config, log, accounts, activity, market });
+    const metrics = () => {
+      const ingest = barBuilder.stats();
+      const out: Record<string, number> = {
+        signalforge_ticks_resampled_total: ingest.ticks,
+        signalforge_ticks_late_total: ingest.late,
+        signalforge_ticks_stored_total: ingest.storedTicks,
+        signalforge_bars_closed_total: ingest.bars,
+        signalforge_bars_stored_total: ingest.storedBars,
+        signalforge_bars_cached: market.cache.size(),
+      };
+      for (const [source, s] of Object.entries(liveSources.stats())) {
+        out[`signalforge_source_${source}_received_total`] = s.received;
+        out[`signalforge_source_${source}_accepted_total`] = s.accepted;
+        out[`signalforge_source_${source}_malformed_total`] = s.malformed;
+        out[`signalforge_source_${source}_dropped_total`] = s.dropped;
+      }
+      return out;
+    };
+    const app = await buildApp({ config, log, accounts, activity, market, metrics });
     stack.push(() => app.close());
     await app.listen({ port: config.PORT, host: config.HOST });
     const address = app.server.address();

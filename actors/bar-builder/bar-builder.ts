@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
+import { retry } from '../../src/lib/retry.ts';
 import type { Logger } from '../../src/log.ts';
 import { StreamingResampler, type ResamplerStats } from '../../src/market/resampler.ts';
 import type { TickSink } from '../../src/market/tick-sink.ts';
@@ -30,6 +31,7 @@ export class BarBuilder {
   private pendingBars: BarMessage[] = [];
   private pendingCount = 0;
   private flushing: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | null = null;
   private scheduled: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private stored = { ticks: 0, bars: 0 };
@@ -75,27 +77,40 @@ export class BarBuilder {
     return this.scheduled;
   }
 
-  /** Stores what is pending, then publishes the stored bars. Flushes run one after another. */
+  /**
+   * Stores what is pending, then publishes the stored bars. Flushes run one after another, and
+   * each takes what is pending when it STARTS: while one insert runs, everything that arrives
+   * waits for the next, so batches grow with the load instead of queueing up.
+   */
   flush(): Promise<void> {
+    if (this.queued) return this.queued;
+    // A failed flush must not stop later ones: the chain continues past it.
+    const run = this.flushing.catch(() => undefined).then(() => {
+      this.queued = null;
+      return this.storePending();
+    });
+    this.queued = run;
+    this.flushing = run;
+    return run;
+  }
+
+  private async storePending(): Promise<void> {
     const ticks = this.pendingTicks;
     const bars = this.pendingBars;
     this.pendingTicks = new Map();
     this.pendingBars = [];
     this.pendingCount = 0;
-    // A failed flush must not stop later ones: the chain continues past it.
-    this.flushing = this.flushing.catch(() => undefined).then(async () => {
-      try {
-        for (const [source, batch] of ticks) await this.deps.ticks.insert(batch, source);
-        if (bars.length > 0) await this.deps.bars.insert(bars);
-        for (const bar of bars) this.deps.nc.publish(Subjects.bars(bar.symbol, bar.timeframe), JSON.stringify(bar));
-        this.stored.ticks += [...ticks.values()].reduce((n, b) => n + b.length, 0);
-        this.stored.bars += bars.length;
-      } catch (err) {
-        this.deps.log.error({ err, ticks: ticks.size, bars: bars.length }, 'storing ticks or bars failed');
-        throw err;
-      }
-    });
-    return this.flushing;
+    try {
+      // Rows are keyed (ticks by symbol/ts/seq, bars by version), so a retried insert replaces.
+      for (const [source, batch] of ticks) await retry(() => this.deps.ticks.insert(batch, source));
+      if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));
+      for (const bar of bars) this.deps.nc.publish(Subjects.bars(bar.symbol, bar.timeframe), JSON.stringify(bar));
+      for (const batch of ticks.values()) this.stored.ticks += batch.length;
+      this.stored.bars += bars.length;
+    } catch (err) {
+      this.deps.log.error({ err, bars: bars.length }, 'storing ticks or bars failed');
+      throw err;
+    }
   }
 
   stats(): ResamplerStats & { storedTicks: number; storedBars: number } {

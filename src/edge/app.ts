@@ -15,6 +15,7 @@ import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
 import { indicatorRoutes } from './routes/indicators.ts';
 import { marketRoutes } from './routes/market.ts';
+import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -26,6 +27,8 @@ export interface EdgeDeps {
   accounts: Accounts;
   activity: Activity;
   market: MarketData;
+  /** Counters for /_metrics, gathered by the composition root. */
+  metrics?: MetricsSource;
 }
 
 /** Anonymous activity streams per client address (browsers watching /pulse, several tabs). */
@@ -35,7 +38,7 @@ const SSE_PER_ANONYMOUS_IP = 3;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, metrics }: EdgeDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // Our own onResponse hook writes one compact access line instead of Fastify's two.
@@ -61,6 +64,7 @@ export async function buildApp({ config, log, accounts, activity, market }: Edge
   });
 
   healthRoutes(app);
+  metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
   keyRoutes(app, { accounts, config });
   usageRoutes(app, { metering: accounts.metering });
   activityRoutes(app, {

@@ -1,9 +1,13 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarMessage, DataSource } from '../../schemas/market.ts';
-import { insertTsv, selectRowBinary } from './binary-select.ts';
+import { insertRowBinary, selectRowBinary } from './bulk-io.ts';
+import { RowBinaryWriter } from './row-binary.ts';
 
 const COLUMNS = ['symbol', 'timeframe', 'ts', 'open', 'high', 'low', 'close', 'volume', 'ticks', 'spread', 'source', 'version'] as const;
+const STRUCTURE =
+  "symbol String, timeframe String, ts DateTime64(3, 'UTC'), open Float64, high Float64, low Float64, close Float64, " +
+  'volume Float64, ticks UInt32, spread Float64, source String, version UInt64';
 const TIMEFRAME_SECONDS: Record<Timeframe, number> = { '1min': 60, '5min': 300, '15min': 900, '1h': 3600 };
 const SOURCES: readonly DataSource[] = ['synthetic', 'import', 'live'];
 
@@ -34,11 +38,12 @@ export class BarsRepo {
 
   async insert(bars: readonly BarMessage[]): Promise<void> {
     const version = nextVersion();
-    let text = '';
+    const w = new RowBinaryWriter(bars.length * 96 + 64);
     for (const b of bars) {
-      text += `${b.symbol}\t${b.timeframe}\t${b.ts}\t${b.open}\t${b.high}\t${b.low}\t${b.close}\t${b.volume}\t${b.ticks}\t${b.spread}\t${b.source}\t${version}\n`;
+      w.ascii(b.symbol).ascii(b.timeframe).int64(b.ts).float64(b.open).float64(b.high).float64(b.low).float64(b.close);
+      w.float64(b.volume).uint32(b.ticks).float64(b.spread).ascii(b.source).uint64(version);
     }
-    await insertTsv(this.client, 'bars', COLUMNS, text);
+    await insertRowBinary(this.client, 'bars', STRUCTURE, w.bytes());
   }
 
   /** The stored series in [fromMs, toMs), oldest first. */

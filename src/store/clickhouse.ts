@@ -3,6 +3,8 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import type { Logger } from '../log.ts';
 import { MIGRATIONS } from './migrations.ts';
+import { registerEmbedded } from './bulk-io.ts';
+import { join } from 'node:path';
 
 export type { ClickHouseClient };
 
@@ -28,6 +30,9 @@ export async function openClickHouse({ url, path, log }: ClickHouseOptions): Pro
     // chdb builds against its own copy of the client's types; the runtime contract is the same.
     const connection = createChdbConnection({ path }) as unknown as NonNullable<ClientOptions['connection']>;
     client = createClient({ connection, clickhouse_settings: SETTINGS });
+    const scratch = join(path, 'scratch');
+    mkdirSync(scratch, { recursive: true });
+    registerEmbedded(client, scratch);
   }
   for (const statement of MIGRATIONS) await client.command({ query: statement });
   log.info({ engine: url ? 'server' : 'chdb', path: url ? undefined : path }, 'clickhouse ready');

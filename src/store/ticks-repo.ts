@@ -1,11 +1,12 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Symbol } from '../../schemas/common.ts';
 import type { DataSource, Tick } from '../../schemas/market.ts';
-import { insertTsv, selectRowBinary } from './binary-select.ts';
+import { insertRowBinary, selectRowBinary } from './bulk-io.ts';
+import { RowBinaryWriter } from './row-binary.ts';
 import { sourceName } from './bars-repo.ts';
 import { selectRows } from './clickhouse.ts';
 
-const COLUMNS = ['symbol', 'ts', 'seq', 'bid', 'ask', 'volume', 'source'] as const;
+const STRUCTURE = "symbol String, ts DateTime64(3, 'UTC'), seq UInt32, bid Float64, ask Float64, volume Float64, source String";
 
 export interface StoredTick extends Tick {
   source: DataSource;
@@ -16,9 +17,9 @@ export class TicksRepo {
   constructor(private readonly client: ClickHouseClient) {}
 
   async insert(ticks: readonly Tick[], source: DataSource): Promise<void> {
-    let text = '';
-    for (const t of ticks) text += `${t.symbol}\t${t.ts}\t${t.seq}\t${t.bid}\t${t.ask}\t${t.volume}\t${source}\n`;
-    await insertTsv(this.client, 'ticks', COLUMNS, text);
+    const w = new RowBinaryWriter(ticks.length * 48 + 64);
+    for (const t of ticks) w.ascii(t.symbol).int64(t.ts).uint32(t.seq).float64(t.bid).float64(t.ask).float64(t.volume).ascii(source);
+    await insertRowBinary(this.client, 'ticks', STRUCTURE, w.bytes());
   }
 
   /** Ticks in [fromMs, toMs) in time order; the last `limit` of them when `latest`. */

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { selectRows } from './clickhouse.ts';
 import { InsertBatcher } from './insert-batcher.ts';
+import { retry } from '../lib/retry.ts';
 
 /** One credit balance change, as stored. `ts` is epoch ms. */
 export interface UsageRow extends Record<string, unknown> {
@@ -26,15 +27,8 @@ export class UsageRepo {
    * retried (a row is keyed by its seq, so a retry never doubles it) rather than reported to a
    * caller who might then pay twice.
    */
-  async append(row: UsageRow): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.batcher.insert(row);
-      } catch (err) {
-        if (attempt >= 5) throw err;
-        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      }
-    }
+  append(row: UsageRow): Promise<void> {
+    return retry(() => this.batcher.insert(row));
   }
 
   flush(): Promise<void> {

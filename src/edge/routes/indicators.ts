@@ -5,6 +5,7 @@ import { describeSources } from '../../market/ohlc-query.ts';
 import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
 import { ResponseSource } from '../../../schemas/market.ts';
 import { Symbol, Timeframe } from '../../../schemas/common.ts';
+import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 const IndicatorsResponse = z
@@ -23,6 +24,7 @@ const IndicatorsResponse = z
 export function indicatorRoutes(app: App, { market }: { market: MarketData }): void {
   app.post('/api/v1/indicators', {
     config: { auth: 'key' },
+    ...plainJsonSerializer,
     schema: {
       tags: ['market'],
       summary: 'Built-in indicators on OHLC, without training',

@@ -2,11 +2,13 @@ import type { MarketData } from '../../market/index.ts';
 import { describeSources, queryOhlc, queryWindow } from '../../market/ohlc-query.ts';
 import { sourceCode } from '../../store/index.ts';
 import { MarketQuery, OhlcResponse, TicksResponse } from '../../../schemas/market.ts';
+import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 export function marketRoutes(app: App, { market }: { market: MarketData }): void {
   app.get('/api/v1/ohlc', {
     config: { auth: 'key' },
+    ...plainJsonSerializer,
     schema: {
       tags: ['market'],
       summary: 'OHLC candles',
@@ -24,6 +26,7 @@ export function marketRoutes(app: App, { market }: { market: MarketData }): void
 
   app.get('/api/v1/ticks', {
     config: { auth: 'key' },
+    ...plainJsonSerializer,
     schema: {
       tags: ['market'],
       summary: 'Raw ticks (legacy; prefer /ohlc)',

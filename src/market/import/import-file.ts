@@ -98,11 +98,13 @@ export async function importTickFile(options: ImportTickFileOptions): Promise<Im
   return report;
 }
 
-/** The one set of row rules, whatever the format; null when the row is good. */
+/**
+ * The one set of row rules, whatever the format; null when the row is good. A crossed quote
+ * (ask below bid) is good: vendors publish them (FXCM: 10 % of its ticks) and so do their bars.
+ */
 function problemWith({ ts, bid, ask, volume }: ParsedRow, prevTs: number, maxTs: number): string | null {
   if (!(bid > 0 && bid < Infinity)) return `bid ${bid} is not a positive finite number`;
   if (!(ask > 0 && ask < Infinity)) return `ask ${ask} is not a positive finite number`;
-  if (ask < bid) return `ask ${ask} is below bid ${bid} (crossed quote)`;
   if (!(volume >= 0 && volume < Infinity)) return `volume ${volume} is not a non-negative finite number`;
   if (!Number.isSafeInteger(ts) || ts <= 0) return `time ${ts} is not a valid epoch millisecond`;
   if (ts > maxTs) return `time ${iso(ts)} is in the future: check the file's time zone and the --format`;

@@ -67,7 +67,7 @@ export function parseOandaLine(line: string, instruments: ReadonlyMap<string, Sy
   if (m.tradeable === false) return { kind: 'untradeable', symbol };
   const ts = parseOandaTime(m.time);
   if (ts === null) return { kind: 'malformed', reason: `time ${JSON.stringify(m.time)} is not RFC 3339` };
-  // The same rules as every other tick source (TickMessage), so an inverted quote is refused here too.
+  // The same rules as every other tick source (TickMessage): positive finite prices; a crossed quote is kept.
   const tick = parseTick({ ts, bid: topPrice(m.bids), ask: topPrice(m.asks) });
   if (!tick) return { kind: 'malformed', reason: 'price has no valid best bid/ask' };
   return { kind: 'price', symbol, tick };

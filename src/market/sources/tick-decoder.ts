@@ -49,7 +49,8 @@ export function parseTick(value: unknown): TickMessage | null {
   const v = value as Record<string, unknown>;
   const { ts, bid, ask, bid_volume, ask_volume } = v;
   if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts <= 0) return null;
-  if (!positiveFinite(bid) || !positiveFinite(ask) || ask < bid) return null;
+  // A crossed quote (ask < bid) is valid, as in the schema: vendor feeds really have them.
+  if (!positiveFinite(bid) || !positiveFinite(ask)) return null;
   if (!volumeOk(bid_volume) || !volumeOk(ask_volume)) return null;
   const tick: TickMessage = { ts, bid, ask };
   // zod keeps a present-but-undefined optional key; JSON never yields one, but stay identical.
