@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './log.ts';
-import { startService } from './main.ts';
+import { startService, type Service } from './main.ts';
 import { describeImport, runImport } from './market/import-client.ts';
 import { ImportRequest } from '../schemas/market.ts';
 import { parseArgs } from 'node:util';
@@ -35,22 +35,31 @@ async function importTicks(argv: string[]): Promise<void> {
 async function serve(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
-  const service = await startService(config, log);
+  let service: Service | null = null;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    if (!service) {
+      // Still starting: nothing to drain yet. Exiting runs the exit hooks that stop the child
+      // nats-server; a half-built synthetic history is rebuilt on the next start.
+      log.warn({ signal }, 'stopped while starting');
+      process.exit(1);
+    }
     log.info({ signal }, 'shutting down: draining requests');
     service.close().then(
-      () => process.exit(0),
+      () => {
+          process.exit(0);
+      },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-        process.exit(1);
+          process.exit(1);
       },
     );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  service = await startService(config, log);
 }
 
 async function main(argv: string[]): Promise<void> {

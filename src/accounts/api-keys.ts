@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Every key starts with this, so a leaked key is recognisable by secret scanners. */
 export const API_KEY_PREFIX = 'sf_';
@@ -22,7 +22,7 @@ export const generateApiKey = (): string => API_KEY_PREFIX + randomToken(RANDOM_
  * Keys carry ~238 random bits, so a plain SHA-256 is a sound, fast verifier: there is nothing
  * to brute-force that a slow hash would protect, and auth stays cheap on every request.
  */
-export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+export const hashSecret = (secret: string): string => hash('sha256', secret, 'hex');
 
 /** What whoami shows instead of the key: the prefix and the last 4 characters. */
 export const maskKey = (key: string): string => `${API_KEY_PREFIX}…${key.slice(-4)}`;

@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Accounts } from '../accounts/index.ts';
 import { SSE_PER_KEY } from '../accounts/index.ts';
 import type { Activity } from '../community/index.ts';
@@ -11,6 +11,7 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerJsonParser } from './plugins/json-body.ts';
 import { registerSse } from './plugins/sse.ts';
+import { registerResponseSerializer } from './plugins/serializer.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
 import { indicatorRoutes } from './routes/indicators.ts';
@@ -48,7 +49,7 @@ export async function buildApp({ config, log, accounts, activity, market, metric
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  registerResponseSerializer(app);
 
   registerErrorHandling(app, { bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerJsonParser(app);

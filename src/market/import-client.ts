@@ -6,6 +6,7 @@ import { readRunFile } from '../run-file.ts';
 import { BarsRepo, openClickHouse, TicksRepo } from '../store/index.ts';
 import { ImportResult, type ImportRequest } from '../../schemas/market.ts';
 import { Subjects } from '../../schemas/messages.ts';
+import { UnprocessableError } from '../errors.ts';
 import { TickImporter } from './tick-importer.ts';
 
 const IMPORT_TIMEOUT_MS = 6 * 3_600_000;
@@ -28,7 +29,8 @@ export async function runImport(
     try {
       const reply = await bus.nc.request(Subjects.marketImport, JSON.stringify({ ...request, files }), { timeout: IMPORT_TIMEOUT_MS });
       const body = reply.json<{ error?: string }>();
-      if (body.error && !('files' in body)) throw new Error(body.error);
+      // The service refused the import (a missing file, a wrong header…): its message is the whole story.
+      if (body.error && !('files' in body)) throw new UnprocessableError(body.error);
       return ImportResult.parse(body);
     } catch (err) {
       if ((err as Error).name === 'NoRespondersError' || /no responders/i.test((err as Error).message)) {

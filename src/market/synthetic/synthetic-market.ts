@@ -51,7 +51,9 @@ export class SyntheticMarket {
       if (saved && saved.seed === this.deps.seed) {
         // Regenerate from the hour before the last checkpoint: the bars in flight are rebuilt whole.
         const from = saved.previous ?? { hour: saved.hour, state: saved.state };
-        this.checkpoints.set(symbol, saved);
+        // The regenerated series is at `from` again: crossing the saved hour re-saves it with the
+        // hour before as `previous` (seeding this with `saved` made `previous` the same hour).
+        this.checkpoints.set(symbol, { symbol, seed: saved.seed, hour: from.hour, state: from.state, previous: null });
         this.generators.set(symbol, new SyntheticTickGenerator(instrument(symbol), from.state));
       } else {
         const { hour, state } = await this.buildHistory(symbol, now);
