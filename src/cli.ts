@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
+import { AppError } from './errors.ts';
 import { createLogger } from './log.ts';
 import { startService, type Service } from './main.ts';
 import { describeImport, runImport } from './market/import-client.ts';
@@ -21,7 +22,9 @@ async function importTicks(argv: string[]): Promise<void> {
   });
   const request = ImportRequest.safeParse({ symbol: values.symbol, format: values.format, files: positionals });
   if (!request.success) {
-    const problems = request.error.issues.map((i) => `  --${i.path.join('.') || 'args'}: ${i.message}`).join('\n');
+    // The files are the positional FILE arguments, not a --files option.
+    const name = (path: PropertyKey[]) => (path[0] === 'files' ? 'FILE' : `--${path.join('.') || 'args'}`);
+    const problems = request.error.issues.map((i) => `  ${name(i.path)}: ${i.message}`).join('\n');
     process.stderr.write(`signalforge import-ticks: bad arguments\n${problems}\n\n${USAGE}`);
     process.exitCode = 2;
     return;
@@ -81,7 +84,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) process.stderr.write(`signalforge: ${err.message}\n`);
+  // Refusals meant for the user (bad config, a missing or unreadable file) are their message alone.
+  if (err instanceof ConfigError || err instanceof AppError) process.stderr.write(`signalforge: ${err.message}\n`);
   else process.stderr.write(`signalforge: ${(err as Error)?.stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -19,22 +19,6 @@ export async function selectRowBinary(
   return Buffer.concat(chunks);
 }
 
-/** Inserts rows given as TabSeparated text (one line per row, in `columns` order). */
-export async function insertTsv(
-  client: ClickHouseClient,
-  table: string,
-  columns: readonly string[],
-  text: string,
-): Promise<void> {
-  if (text.length === 0) return;
-  await client.insert({
-    table,
-    columns: [...columns] as [string, ...string[]],
-    format: 'TabSeparated',
-    values: Readable.from([Buffer.from(text)], { objectMode: false }),
-  });
-}
-
 /** Clients on an embedded chdb engine, with a scratch directory the engine can read files from. */
 const scratchDirs = new WeakMap<ClickHouseClient, string>();
 

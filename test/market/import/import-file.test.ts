@@ -60,7 +60,7 @@ describe('importTickFile', () => {
     const lines = [
       'ts_utc,bid,ask',
       '2014-05-01T00:00:00.292Z,1.38676,1.38686',
-      '2014-05-01T00:00:00.292Z,1.38686,1.38676', // crossed: dropped
+      '2014-05-01T00:00:00.292Z,1.38686,0', // ask not positive: dropped
       '2014-05-01T00:00:00.292Z,1.38677,1.38686',
       '2099-01-01T00:00:00.000Z,1.38677,1.38686', // the future: a wrong zone or layout
       '2014-05-01T00:00:00.293Z,1.38677,1.38686',
@@ -69,7 +69,25 @@ describe('importTickFile', () => {
     const report = await importTickFile({ path: tmp.write('seq.csv', lines), format: 'csv', symbol: 'EURUSD', sink });
     assert.deepEqual(sink.ticks.map((t) => [t.ts % 1000, t.seq]), [[292, 0], [292, 1], [293, 0]]);
     assert.deepEqual(report.bad.map((b) => b.line), [3, 5]);
+    assert.match(report.bad[0]!.reason, /ask 0 is not a positive finite number/);
     assert.match(report.bad[1]!.reason, /in the future: check the file's time zone/);
+  });
+
+  it('imports crossed (ask < bid) and locked (ask = bid) quotes as they are, as vendors publish them', async () => {
+    const lines = [
+      'ts_utc,bid,ask',
+      '2014-05-01T05:00:01.787Z,1.38727,1.38729',
+      '2014-05-01T05:00:01.813Z,1.38730,1.38708', // crossed, as in FXCM's feed
+      '2014-05-01T05:00:01.813Z,1.38726,1.38726', // locked, same millisecond: seq 1
+    ];
+    const sink = new MemorySink();
+    const report = await importTickFile({ path: tmp.write('crossed.csv', lines), format: 'csv', symbol: 'EURUSD', sink });
+    assert.equal(report.badCount, 0);
+    assert.deepEqual(sink.ticks.map((t) => [t.ts % 1000, t.seq, t.bid, t.ask]), [
+      [787, 0, 1.38727, 1.38729],
+      [813, 0, 1.3873, 1.38708],
+      [813, 1, 1.38726, 1.38726],
+    ]);
   });
 
   it('reports an empty import with null first/last times', async () => {

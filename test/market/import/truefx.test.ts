@@ -58,24 +58,24 @@ describe('truefx format', () => {
       trueFxLine(t0, '1.38676', '1.38686'), // 1
       trueFxLine(t0 + 1, '1.7', '1.8', 'GBP/USD'), // 2 wrong pair
       'EUR/USD,20140501 00:00:00.200,1.38676', // 3 missing column
-      trueFxLine(t0 + 2, '1.38690', '1.38680'), // 4 bid > ask
+      trueFxLine(t0, '1.38690', '1.38680'), // 4 bid > ask: a crossed quote, imported (same ms as line 1: seq 1)
       trueFxLine(t0 + 3, 'NaN', '1.38680'), // 5
       'EUR/USD,2014-05-01 00:00:00.300,1.38676,1.38686', // 6 wrong time layout
-      trueFxLine(t0, '1.38676', '1.38686'), // 7 same ms as line 1: fine, seq 1
+      trueFxLine(t0, '1.38676', '1.38686'), // 7 same ms as lines 1 and 4: fine, seq 2
       trueFxLine(t0 - 50, '1.38676', '1.38686'), // 8 backwards
       'ÿgarbage,ü,€,x', // 9
       trueFxLine(t0 + 5, '1.38676', '1.38686', 'EURUSD'), // 10 pair without the slash is accepted
     ];
     const sink = new MemorySink();
     const report = await importTickFile({ path: tmp.write('bad-truefx.csv', lines), format: 'truefx', symbol: 'EURUSD', sink });
-    assert.deepEqual(report.bad.map((b) => b.line), [2, 3, 4, 5, 6, 8, 9]);
+    assert.deepEqual(report.bad.map((b) => b.line), [2, 3, 5, 6, 8, 9]);
     assert.match(report.bad[0]!.reason, /pair 'GBP\/USD' is not the imported symbol EURUSD/);
     assert.match(report.bad[1]!.reason, /expected 4 columns .*found 3/);
-    assert.match(report.bad[2]!.reason, /below bid/);
-    assert.match(report.bad[3]!.reason, /bid NaN/);
-    assert.match(report.bad[4]!.reason, /is not YYYYMMDD HH:MM:SS\.mmm/);
-    assert.match(report.bad[5]!.reason, /goes backwards/);
-    assert.deepEqual(sink.ticks.map((t) => [t.ts - t0, t.seq]), [[0, 0], [0, 1], [5, 0]]);
+    assert.match(report.bad[2]!.reason, /bid NaN/);
+    assert.match(report.bad[3]!.reason, /is not YYYYMMDD HH:MM:SS\.mmm/);
+    assert.match(report.bad[4]!.reason, /goes backwards/);
+    assert.deepEqual(sink.ticks.map((t) => [t.ts - t0, t.seq]), [[0, 0], [0, 1], [0, 2], [5, 0]]);
+    assert.deepEqual([sink.ticks[1]!.bid, sink.ticks[1]!.ask], [1.3869, 1.3868]);
   });
 
   it('refuses a file whose name names another pair than --symbol', async () => {

@@ -42,7 +42,7 @@ describe('decodeKafkaRecords', () => {
       record(11, 'eurusd', { ts: T0, bid: 1, ask: 1 }),
       record(12, 'EURUSD', null),
       record(13, 'EURUSD', 'garbage'),
-      record(14, 'EURUSD', [{ ts: T0, bid: 1, ask: 1 }, { ts: T0, bid: 2, ask: 1 }]),
+      record(14, 'EURUSD', [{ ts: T0, bid: 1, ask: 1 }, { ts: T0, bid: 0, ask: 1 }]),
     ]);
     assert.equal(d.malformed, 5);
     assert.equal(d.received, 6);

@@ -138,7 +138,7 @@ describe('NATS tick source (real nats-server)', () => {
     const sink = new MemorySink();
     const source = start(sink, { log: captured, symbols: ['NZDUSD'] });
     await sub.flush();
-    for (let i = 0; i < 1_000; i++) pub.publish(Subjects.ticks('NZDUSD'), JSON.stringify({ ts: T0 + i, bid: 0.6, ask: 0.5 }));
+    for (let i = 0; i < 1_000; i++) pub.publish(Subjects.ticks('NZDUSD'), JSON.stringify({ ts: T0 + i, bid: -0.6, ask: 0.5 }));
     pub.publish(Subjects.ticks('NZDUSD'), JSON.stringify({ ts: T0 + 5_000, bid: 0.6, ask: 0.6001 }));
     await pub.flush();
     await until(() => source.stats().accepted === 1, 'the good tick after the flood');
@@ -146,7 +146,7 @@ describe('NATS tick source (real nats-server)', () => {
     const warnings = lines.filter((l) => l.msg === 'malformed tick message');
     assert.equal(warnings.length, 1);
     assert.equal(warnings[0]!.subject, 'ticks.NZDUSD');
-    assert.match(String(warnings[0]!.reason), /ask must not be below bid/);
+    assert.match(String(warnings[0]!.reason), /bid: /);
     await source.stop();
   });
 

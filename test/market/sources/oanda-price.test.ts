@@ -34,6 +34,12 @@ describe('OANDA price lines', () => {
     });
   });
 
+  it('keeps a crossed quote (ask below bid) as a tick, as every tick source does', () => {
+    assert.deepEqual(parseOandaLine(price({ asks: [{ price: '1.11580', liquidity: 1 }] }), instruments), {
+      kind: 'price', symbol: 'EURUSD', tick: { ts: Date.UTC(2016, 8, 20, 15, 5, 47, 960), bid: 1.1159, ask: 1.1158 },
+    });
+  });
+
   it('recognises heartbeats, untradeable quotes and unknown types', () => {
     assert.deepEqual(parseOandaLine('{"type":"HEARTBEAT","time":"2016-09-20T15:05:50.163791738Z"}', instruments), { kind: 'heartbeat' });
     assert.deepEqual(parseOandaLine(price({ tradeable: false }), instruments), { kind: 'untradeable', symbol: 'EURUSD' });
@@ -48,7 +54,7 @@ describe('OANDA price lines', () => {
     ['no bids', price({ bids: [] }), /best bid\/ask/],
     ['a numeric price', price({ asks: [{ price: 1.2, liquidity: 1 }] }), /best bid\/ask/],
     ['an empty price', price({ asks: [{ price: '', liquidity: 1 }] }), /best bid\/ask/],
-    ['an inverted quote', price({ asks: [{ price: '1.10000', liquidity: 1 }] }), /best bid\/ask/],
+    ['a zero price', price({ asks: [{ price: '0', liquidity: 1 }] }), /best bid\/ask/],
   ];
   for (const [name, line, reason] of bad) {
     it(`rejects ${name}`, () => {

@@ -27,7 +27,7 @@ describe('decodeTicks', () => {
   it('decodes an array (batch), keeps good elements and counts each bad one', () => {
     const batch = [
       { ts: 1, bid: 1.1, ask: 1.2 },
-      { ts: 2, bid: 1.3, ask: 1.2 }, // ask below bid
+      { ts: 2, bid: 1.3, ask: 0 }, // ask not positive
       { ts: 3, bid: 1.1, ask: 1.1 },
       'nope',
       [{ ts: 4, bid: 1, ask: 1 }], // nested arrays are not flattened
@@ -36,8 +36,16 @@ describe('decodeTicks', () => {
     assert.deepEqual(r.ticks.map((t) => t.ts), [1, 3]);
     assert.equal(r.malformed, 3);
     assert.equal(r.problem?.kind, 'tick');
-    assert.match(describeProblem(r.problem!), /ask must not be below bid/);
+    assert.match(describeProblem(r.problem!), /ask: .*>0/);
     assert.deepEqual(decodeTicks('[]'), { ticks: [], malformed: 0 });
+  });
+
+  it('accepts a crossed quote (ask below bid) as it is: real vendor feeds publish them', () => {
+    // FXCM's EURUSD feed has 10 % crossed ticks; its own bars include them.
+    const r = decodeTicks('[{"ts":1,"bid":1.38727,"ask":1.38705},{"ts":2,"bid":1.2,"ask":1.1,"bid_volume":1}]');
+    assert.equal(r.malformed, 0);
+    assert.deepEqual(r.ticks, [{ ts: 1, bid: 1.38727, ask: 1.38705 }, { ts: 2, bid: 1.2, ask: 1.1, bid_volume: 1 }]);
+    assert.deepEqual(parseTickWithZod({ ts: 1, bid: 1.2, ask: 1.1 }), { ts: 1, bid: 1.2, ask: 1.1 });
   });
 
   const malformed: Array<[string, string | Uint8Array, RegExp]> = [
@@ -59,7 +67,7 @@ describe('decodeTicks', () => {
     ['bid zero', '{"ts":1,"bid":0,"ask":1}', /bid: /],
     ['bid negative', '{"ts":1,"bid":-1.1,"ask":1}', /bid: /],
     ['bid overflowing to Infinity', '{"ts":1,"bid":1e400,"ask":1e400}', /bid: /],
-    ['ask below bid', '{"ts":1,"bid":1.2,"ask":1.1}', /ask must not be below bid/],
+    ['ask zero', '{"ts":1,"bid":1.2,"ask":0}', /ask: .*>0/],
     ['volume null', '{"ts":1,"bid":1,"ask":1,"bid_volume":null}', /bid_volume: /],
     ['volume negative', '{"ts":1,"bid":1,"ask":1,"ask_volume":-1}', /ask_volume: /],
     ['volume as string', '{"ts":1,"bid":1,"ask":1,"ask_volume":"3"}', /ask_volume: /],
