@@ -55,7 +55,10 @@ export class BarBuilder {
     let batch = this.pendingTicks.get(source);
     if (!batch) this.pendingTicks.set(source, (batch = []));
     let taken = 0;
+    const now = Date.now();
+    let symbol = '';
     for (const tick of ticks) {
+      if (tick.symbol !== symbol) this.resampler.arrived((symbol = tick.symbol), now);
       // Only ticks the resampler takes are stored, so stored ticks and bars always agree.
       if (this.resampler.push(tick, source)) {
         batch.push(tick);

@@ -28,7 +28,7 @@ export interface ResamplerStats {
  * - volume is the summed tick volume when the source gives volumes, else the tick count;
  * - spread is ask − bid of the opening tick (what a fill at the open pays);
  * - a bar exists only where ticks exist; it closes when a tick of a later bar arrives, or when
- *   `closeDue(now)` finds its end plus the grace time has passed.
+ *   `closeDue(now)` finds its end plus the grace time has passed and its symbol has gone quiet.
  * A tick older than the open 1-min bar, or inside any bar already closed, is late: counted and
  * dropped, so no closed bar is ever reopened and every timeframe aggregates the same ticks. The SQL rebuild in bars-repo follows the same rules.
  */
@@ -36,6 +36,8 @@ export class StreamingResampler {
   private readonly open = new Map<Symbol, Array<OpenBar | null>>();
   /** Per symbol, the latest end of any closed bar: a tick before it would reopen a closed bar. */
   private readonly closedUntil = new Map<Symbol, number>();
+  /** Per symbol, when its ticks last arrived (wall clock), to tell a quiet market from a busy one. */
+  private readonly lastArrival = new Map<Symbol, number>();
   /** Per symbol, the key (ts, seq) of the last tick taken: a tick not after it is a repeat or late. */
   private readonly lastKey = new Map<Symbol, { ts: number; seq: number }>();
   private readonly counters: ResamplerStats = { ticks: 0, late: 0, bars: 0 };
@@ -94,9 +96,20 @@ export class StreamingResampler {
     return true;
   }
 
-  /** Closes every bar whose end plus the grace time lies at or before `now`. */
+  /** Records that ticks of `symbol` arrived at wall-clock `now` (once per batch is enough). */
+  arrived(symbol: Symbol, now: number): void {
+    this.lastArrival.set(symbol, now);
+  }
+
+  /**
+   * Closes every bar whose end plus the grace time lies at or before `now` — for symbols whose
+   * ticks have stopped arriving for the grace time. While ticks keep coming (a replay or a
+   * catch-up runs far behind the clock), bars close by the rule that never guesses: a tick of a
+   * later bar.
+   */
   closeDue(now: number): void {
     for (const [symbol, bars] of this.open) {
+      if (now - (this.lastArrival.get(symbol) ?? Number.NEGATIVE_INFINITY) < this.graceMs) continue;
       for (let i = 0; i < TIMEFRAMES.length; i++) {
         const bar = bars[i];
         const timeframe = TIMEFRAMES[i]!;
@@ -110,6 +123,7 @@ export class StreamingResampler {
 
   /** Closes every open bar (end of a finite input). */
   flush(): void {
+    this.lastArrival.clear();
     this.closeDue(Number.POSITIVE_INFINITY);
   }
 
