@@ -83,6 +83,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       const out: Record<string, number> = {
         signalforge_ticks_resampled_total: ingest.ticks,
         signalforge_ticks_late_total: ingest.late,
+        signalforge_ticks_future_total: ingest.future,
         signalforge_ticks_stored_total: ingest.storedTicks,
         signalforge_bars_closed_total: ingest.bars,
         signalforge_bars_stored_total: ingest.storedBars,

@@ -7,6 +7,9 @@ import type { BarsRepo, TicksRepo } from '../../src/store/index.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
 import { Subjects } from '../../schemas/messages.ts';
 
+/** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
 export interface BarBuilderDeps {
   ticks: Pick<TicksRepo, 'insert'>;
   bars: Pick<BarsRepo, 'insert'>;
@@ -35,6 +38,7 @@ export class BarBuilder {
   private scheduled: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private stored = { ticks: 0, bars: 0 };
+  private future = 0;
 
   constructor(private readonly deps: BarBuilderDeps) {
     this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
@@ -59,6 +63,11 @@ export class BarBuilder {
     let symbol = '';
     for (const tick of ticks) {
       if (tick.symbol !== symbol) this.resampler.arrived((symbol = tick.symbol), now);
+      // A tick stamped well ahead of the clock would make every true tick after it look late.
+      if (tick.ts > now + FUTURE_TOLERANCE_MS) {
+        this.future++;
+        continue;
+      }
       // Only ticks the resampler takes are stored, so stored ticks and bars always agree.
       if (this.resampler.push(tick, source)) {
         batch.push(tick);
@@ -116,8 +125,8 @@ export class BarBuilder {
     }
   }
 
-  stats(): ResamplerStats & { storedTicks: number; storedBars: number } {
-    return { ...this.resampler.stats(), storedTicks: this.stored.ticks, storedBars: this.stored.bars };
+  stats(): ResamplerStats & { storedTicks: number; storedBars: number; future: number } {
+    return { ...this.resampler.stats(), storedTicks: this.stored.ticks, storedBars: this.stored.bars, future: this.future };
   }
 
   /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */

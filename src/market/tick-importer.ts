@@ -1,4 +1,6 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { stat } from 'node:fs/promises';
+import { UnprocessableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BarsRepo, TicksRepo } from '../store/index.ts';
 import { ImportRequest, type ImportResult } from '../../schemas/market.ts';
@@ -24,6 +26,15 @@ export class TickImporter {
 
   async import(request: ImportRequest): Promise<ImportResult> {
     const { symbol, format, files } = request;
+    // All files are checked first: a missing third file must not leave two imported with no bars.
+    const unreadable: string[] = [];
+    for (const path of files) {
+      const ok = await stat(path).then((s) => s.isFile(), () => false);
+      if (!ok) unreadable.push(path);
+    }
+    if (unreadable.length > 0) {
+      throw new UnprocessableError(unreadable.map((path) => `${path}: no such file: check the path`).join('; '));
+    }
     const reports: ImportResult['files'] = [];
     let fromMs = Number.POSITIVE_INFINITY;
     let toMs = Number.NEGATIVE_INFINITY;
