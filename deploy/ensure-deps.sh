@@ -36,5 +36,8 @@ fi
 export ONNXRUNTIME_NODE_INSTALL=skip
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "ensure-deps: installing npm dependencies" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install`, not `npm ci`: the lock cannot list chdb's engines for other platforms (the
+  # registry reached here does not serve them), which `npm ci` takes for a stale lock. With the
+  # lock present, `npm install` installs exactly its versions.
+  npm install --no-audit --no-fund --loglevel=error
 fi

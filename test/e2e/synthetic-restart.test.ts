@@ -18,20 +18,12 @@ import { instrument, StreamingResampler } from '../../src/market/index.ts';
 import { initialState, SyntheticTickGenerator } from '../../src/market/synthetic/generator.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
+import type { Candle } from '../../schemas/market.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DAY_MS = 86_400_000;
 const HISTORY_DAYS = 3;
 const SEED = 'restart-test';
-
-interface Candle {
-  timestamp: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
 
 interface Running {
   child: ChildProcess;

@@ -13,18 +13,10 @@ import { after, before, describe, it } from 'node:test';
 import { INSTRUMENTS, TIMEFRAME_MS } from '../../src/market/index.ts';
 import { SYMBOLS, TIMEFRAMES, type Symbol, type Timeframe } from '../../schemas/common.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import type { Candle } from '../../schemas/market.ts';
 
 const DAY_MS = 86_400_000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-interface Candle {
-  timestamp: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { INSTRUMENTS } from '../../src/market/index.ts';
 import { SYMBOLS, TIMEFRAMES } from '../../schemas/common.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import type { Candle } from '../../schemas/market.ts';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -22,15 +23,6 @@ interface TickRow {
   ask: number;
   volume: number;
 }
-interface Candle {
-  timestamp: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import type { Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
 import { importTickFile } from '../../src/market/import/index.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
+import { VENDOR_TICK_CASES } from '../helpers/vendor-ticks.ts';
 
 const DATA = '../shared/data/fx/lean_quotes_2014-05-01_09';
 
@@ -106,12 +106,7 @@ const pct = (n: number, of: number): string => `${((100 * n) / of).toFixed(2)} %
 const describeAgreement = (a: Agreement): string =>
   `bars ours ${a.ours} / theirs ${a.theirs}, same timestamps ${a.common}, exact OHLC ${a.ohlc} (${pct(a.ohlc, a.theirs)}), opening spread ${a.spread} (${pct(a.spread, a.theirs)})`;
 
-const CASES: Array<{ vendor: 'oanda' | 'fxcm'; symbol: Symbol }> = [
-  { vendor: 'oanda', symbol: 'EURUSD' },
-  { vendor: 'oanda', symbol: 'NZDUSD' },
-  { vendor: 'fxcm', symbol: 'EURUSD' },
-  { vendor: 'fxcm', symbol: 'NZDUSD' },
-];
+const CASES = VENDOR_TICK_CASES;
 
 describe("our bars vs the vendor's own M1 and S1 bars (real ticks, 2014-05-01 … 09)", () => {
   for (const { vendor, symbol } of CASES) {

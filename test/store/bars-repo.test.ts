@@ -10,7 +10,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
 import { createLogger } from '../../src/log.ts';
 import { importTickFile } from '../../src/market/import/index.ts';
@@ -18,6 +17,7 @@ import { StreamingResampler } from '../../src/market/resampler.ts';
 import { TickImporter } from '../../src/market/tick-importer.ts';
 import { TIMEFRAMES } from '../../src/market/timeframes.ts';
 import { BarsRepo, openClickHouse, TicksRepo, type BarColumns, type ClickHouseClient } from '../../src/store/index.ts';
+import { VENDOR_TICK_CASES } from '../helpers/vendor-ticks.ts';
 
 const DATA = '../shared/data/fx/lean_quotes_2014-05-01_09';
 const log = createLogger('silent');
@@ -65,12 +65,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const CASES: Array<{ vendor: 'oanda' | 'fxcm'; symbol: Symbol }> = [
-  { vendor: 'oanda', symbol: 'EURUSD' },
-  { vendor: 'fxcm', symbol: 'EURUSD' },
-  { vendor: 'oanda', symbol: 'NZDUSD' },
-  { vendor: 'fxcm', symbol: 'NZDUSD' },
-];
+const CASES = VENDOR_TICK_CASES;
 
 describe('BarsRepo.rebuildFromTicks (bulk) equals StreamingResampler (streaming) on real ticks', () => {
   for (const { vendor, symbol } of CASES) {
