@@ -3,6 +3,7 @@ import type { BarMessage } from '../../schemas/market.ts';
 import { sourceCode } from '../store/index.ts';
 
 const FIELDS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
+const MAX_CACHED_CANDLES = 50_000;
 
 /**
  * One symbol/timeframe's bars held in memory as growable typed columns, sorted by time.
@@ -11,6 +12,9 @@ const FIELDS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'spread'] as con
 export class BarSeries {
   private cols: BarColumns;
   private n: number;
+  /** Each served bar's candle JSON, by bar time: bars rarely change once closed, so a
+   *  repeated read (the latest bars, by every chart) joins strings instead of printing numbers. */
+  private readonly candleJson = new Map<number, string>();
 
   constructor(initial: BarColumns) {
     this.cols = initial;
@@ -51,7 +55,29 @@ export class BarSeries {
     return lo;
   }
 
+  /** Bar `i` as the contract's OHLC candle, in JSON. */
+  candle(i: number): string {
+    const c = this.cols;
+    const ts = c.ts[i]!;
+    let json = this.candleJson.get(ts);
+    if (json === undefined) {
+      json = JSON.stringify({
+        timestamp: new Date(ts).toISOString(),
+        open: c.open[i],
+        high: c.high[i],
+        low: c.low[i],
+        close: c.close[i],
+        volume: c.volume[i],
+      });
+      // Bounded: paging through a whole history must not keep it all as text.
+      if (this.candleJson.size >= MAX_CACHED_CANDLES) this.candleJson.clear();
+      this.candleJson.set(ts, json);
+    }
+    return json;
+  }
+
   upsert(bar: BarMessage): void {
+    this.candleJson.delete(bar.ts);
     const i = this.n > 0 && bar.ts > this.cols.ts[this.n - 1]! ? this.n : this.lowerBound(bar.ts);
     if (i < this.n && this.cols.ts[i] === bar.ts) {
       this.write(i, bar);

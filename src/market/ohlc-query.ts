@@ -16,29 +16,24 @@ export function queryWindow(query: Pick<MarketQuery, 'start' | 'end'>): { fromMs
 /**
  * Candles of a series within the query's days: with a `start`, the first `limit` bars from
  * there (page forward by moving start); without one, the latest `limit` bars up to `end`.
+ * Returns the response as JSON text (an `OhlcResponse`), assembled from per-bar candle JSON.
  */
-export async function queryOhlc(cache: BarCache, query: MarketQuery): Promise<OhlcResponse> {
+export async function queryOhlcJson(cache: BarCache, query: MarketQuery): Promise<string> {
   const { fromMs, toMs } = queryWindow(query);
   const series = await cache.get(query.symbol, query.timeframe);
   let lo = series.lowerBound(fromMs);
   let hi = series.lowerBound(toMs);
   if (query.start) hi = Math.min(hi, lo + query.limit);
   else lo = Math.max(lo, hi - query.limit);
-  const c = series.columns();
-  const candles = new Array(hi - lo);
+  const source = series.columns().source;
+  const candles = new Array<string>(hi - lo);
   let sources = 0;
   for (let i = lo; i < hi; i++) {
-    candles[i - lo] = {
-      timestamp: new Date(c.ts[i]!).toISOString(),
-      open: c.open[i]!,
-      high: c.high[i]!,
-      low: c.low[i]!,
-      close: c.close[i]!,
-      volume: c.volume[i]!,
-    };
-    sources |= 1 << c.source[i]!;
+    candles[i - lo] = series.candle(i);
+    sources |= 1 << source[i]!;
   }
-  return { symbol: query.symbol, timeframe: query.timeframe, source: describeSources(sources), count: candles.length, candles };
+  const head = { symbol: query.symbol, timeframe: query.timeframe, source: describeSources(sources), count: candles.length };
+  return `${JSON.stringify(head).slice(0, -1)},"candles":[${candles.join(',')}]}`;
 }
 
 /** The response-level source from a bit set of per-row source codes. */

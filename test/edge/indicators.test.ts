@@ -140,7 +140,8 @@ describe('POST /api/v1/indicators', () => {
     const data: Columns = res.body.data;
     assert.equal(data.sma_20![0], null, 'the first bar has no 20-bar SMA');
     assert.equal(typeof data.sma_20!.at(-1), 'number');
-    assertMatchesFull(data, full, (e) => 1e-12 * Math.max(1, Math.abs(e)));
+    // Values are served rounded to 10 decimal places.
+    assertMatchesFull(data, full, (e) => 5e-11 + 1e-12 * Math.max(1, Math.abs(e)));
   });
 
   it('`columns` follows the schema’s patterns for given parameters; a parameter enables its indicator, _enabled:false drops it', async () => {

@@ -31,7 +31,8 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
       description:
         'Computes the enabled indicators on the newest `limit` bars, each with its full warm-up history behind ' +
         'it, so the first returned row is exact rather than NaN (null only when the series itself is shorter). ' +
-        'Keys and columns are listed by GET /api/v1/indicator-schema; unknown keys answer 400 naming them.',
+        'Values are rounded to 10 decimal places. Keys and columns are listed by GET /api/v1/indicator-schema; ' +
+        'unknown keys answer 400 naming them.',
       body: IndicatorsRequest,
       response: { 200: IndicatorsResponse },
     },

@@ -1,5 +1,5 @@
 import type { MarketData } from '../../market/index.ts';
-import { describeSources, queryOhlc, queryWindow } from '../../market/ohlc-query.ts';
+import { describeSources, queryOhlcJson, queryWindow } from '../../market/ohlc-query.ts';
 import { sourceCode } from '../../store/index.ts';
 import { MarketQuery, OhlcResponse, TicksResponse } from '../../../schemas/market.ts';
 import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
@@ -21,7 +21,11 @@ export function marketRoutes(app: App, { market }: { market: MarketData }): void
       querystring: MarketQuery,
       response: { 200: OhlcResponse },
     },
-    handler: async (request) => queryOhlc(market.cache, request.query),
+    handler: async (request, reply) => {
+      // Already JSON (assembled from cached per-bar text): Fastify sends a string as it is.
+      const json = await queryOhlcJson(market.cache, request.query);
+      return reply.type('application/json; charset=utf-8').send(json as unknown as OhlcResponse);
+    },
   });
 
   app.get('/api/v1/ticks', {
