@@ -21,7 +21,8 @@ export type LiveSourcesConfig = Pick<
  */
 export async function startLiveSources(bus: Bus, sink: TickSink, config: LiveSourcesConfig, log: Logger): Promise<LiveSources> {
   const sources: Record<string, { stats(): LiveSourceStats; stop(): Promise<void> | void }> = {
-    nats: startNatsTickSource({ nc: bus.nc, sink, log }),
+    // Deep per-symbol buffers ride out the pauses while a large batch is stored (~100 ms).
+    nats: startNatsTickSource({ nc: bus.nc, sink, log, maxPending: 200_000 }),
   };
   if (config.KAFKA_BROKERS) {
     sources.kafka = await startKafkaTickSource({

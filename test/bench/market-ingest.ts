@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { numberOption, type Benchmark } from './lib/types.ts';
-import { REPO_ROOT, startServiceProcess } from './lib/service.ts';
+import { processCpuMs, REPO_ROOT, startServiceProcess } from './lib/service.ts';
 
 const PUBLISHER = fileURLToPath(new URL('./lib/tick-publisher.ts', import.meta.url));
 
@@ -24,11 +24,14 @@ export const benchmark: Benchmark = {
   async run(ctx) {
     const seconds = numberOption(ctx, 'ingest-seconds', 30);
     const batch = numberOption(ctx, 'ingest-batch', 100);
+    // Offered load: the goal rate, paced. An unpaced publisher mostly measures how fast the
+    // service can decode ticks it then has to drop.
+    const offered = numberOption(ctx, 'ingest-rate', 500_000);
     const service = await startServiceProcess({ MARKET_FEED: 'none', LOG_LEVEL: 'warn' }, { signal: ctx.signal, log: ctx.log });
     ctx.defer(() => service.stop().then(() => undefined));
     const { natsUrl } = JSON.parse(readFileSync(join(service.dataDir, 'run.json'), 'utf8')) as { natsUrl: string };
-    ctx.log(`market-ingest: publishing ${batch}-tick arrays for ${seconds} s`);
-    const publisher = spawn(process.execPath, ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds + 3), String(batch)], {
+    ctx.log(`market-ingest: publishing ${batch}-tick arrays at ${offered} ticks/s for ${seconds} s`);
+    const publisher = spawn(process.execPath, ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds + 3), String(batch), String(offered)], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -40,6 +43,7 @@ export const benchmark: Benchmark = {
     await new Promise((r) => setTimeout(r, 3000));
     const t0 = performance.now();
     const stored0 = await metric(service.url, 'signalforge_ticks_stored_total');
+    const cpu0 = processCpuMs(service.pid);
     const samples: number[] = [];
     let last = stored0;
     for (let s = 0; s < seconds; s++) {
@@ -49,6 +53,9 @@ export const benchmark: Benchmark = {
       last = now;
     }
     const windowS = (performance.now() - t0) / 1000;
+    const cpu1 = processCpuMs(service.pid);
+    // The service's own CPU (its main thread and chdb's threads); nats-server is a separate process.
+    const serviceCpuS = cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / 1000 : null;
     await done;
     // Let the service store what it still holds.
     await new Promise((r) => setTimeout(r, 2000));
@@ -64,6 +71,8 @@ export const benchmark: Benchmark = {
         name: 'nats-to-clickhouse',
         ticks_per_s: Math.round(rate),
         window_s: Math.round(windowS * 10) / 10,
+        ticks_per_service_cpu_s: serviceCpuS ? Math.round((last - stored0) / serviceCpuS) : null,
+        service_cpu_cores: serviceCpuS ? Math.round((serviceCpuS / windowS) * 100) / 100 : null,
         per_second_p10: samples[Math.floor(samples.length * 0.1)],
         per_second_p50: samples[Math.floor(samples.length / 2)],
         published,
@@ -71,9 +80,11 @@ export const benchmark: Benchmark = {
         stored_total: storedEnd,
         dropped,
         batch_ticks_per_message: batch,
+        offered_ticks_per_s: offered,
+        published_per_s: Math.round(published / (seconds + 3)),
         service_rss_mb: Math.round(rss / 2 ** 20),
         goal: 500_000,
-        met: rate >= 500_000,
+        met: rate >= 500_000 * 0.98 && dropped === 0,
         note: 'publisher and service share the 2 cores; stored = written to ClickHouse (ticks) by the bar builder',
       },
     ];

@@ -26,6 +26,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'market-ingest': () => import('./market-ingest.ts'),
   'market-rebuild': () => import('./market-rebuild.ts'),
   'market-read': () => import('./market-read.ts'),
+  'tick-sources': () => import('./tick-sources.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -1,22 +1,21 @@
 /**
- * Throughput figures for the tick sources (printed as JSON, never asserted):
- *   node --import tsx test/market/sources/rates.bench.ts
- * 1. decode rate (ticks/s) for single-tick and 100-tick-array payloads, fast path vs zod;
- * 2. NATS → sink ticks/s through a real nats-server, with a sink that only counts, the publisher
- *    in a separate process (as in production) so it does not share this process's event loop.
- *    On a 2-core box publisher, server and consumer share the CPUs, so ticks_per_s is a floor;
- *    ticks_per_consumer_cpu_s is the consumer's own cost.
+ * The tick sources alone: decode rate (ticks/s) for single-tick and 100-tick-array payloads,
+ * the fast path against the zod schema it is proven equal to; and NATS → sink through a real
+ * nats-server with a sink that only counts, the publisher in a separate process. On 2 cores the
+ * publisher, the server and the consumer share the CPUs: ticks_per_consumer_cpu_s is the
+ * consumer's own cost.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { startEmbeddedNats } from '../../../src/bus/index.ts';
-import { createLogger } from '../../../src/log.ts';
-import { startNatsTickSource } from '../../../src/market/sources/nats-ticks.ts';
-import { decodeTicks, parseTickWithZod, payloadText } from '../../../src/market/sources/tick-decoder.ts';
-import type { TickSink } from '../../../src/market/tick-sink.ts';
+import { startEmbeddedNats } from '../../src/bus/index.ts';
+import { createLogger } from '../../src/log.ts';
+import { startNatsTickSource } from '../../src/market/sources/nats-ticks.ts';
+import { decodeTicks, parseTickWithZod, payloadText } from '../../src/market/sources/tick-decoder.ts';
+import type { TickSink } from '../../src/market/tick-sink.ts';
+import type { Benchmark } from './lib/types.ts';
 
 const enc = new TextEncoder();
 const tick = (i: number) => ({ ts: 1_700_000_000_000 + Math.floor(i / 3), bid: 1.08501 + (i % 7) * 1e-5, ask: 1.08511 + (i % 7) * 1e-5 });
@@ -103,19 +102,18 @@ async function natsRate(url: string, messages: number, perMessage: number) {
     ticks_per_consumer_cpu_s: Math.round(stats.accepted / ((cpu.user + cpu.system) / 1e6)) };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'sf-bench-ticks-'));
-const nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: dir, log: createLogger('warn') });
-try {
-  const result = {
-    decode_ticks_per_s: decodeRates(),
-    nats_to_sink: {
-      single_tick_messages: await natsRate(nats.url, 500_000, 1),
-      batch_100_messages: await natsRate(nats.url, 20_000, 100),
-    },
-    compare: 'target 500k ticks/s; zod = the TickMessage schema per tick, fast_path = parseTick (proven equal in tick-decoder.test.ts)',
-  };
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-} finally {
-  await nats.stop();
-  rmSync(dir, { recursive: true, force: true });
-}
+export const benchmark: Benchmark = {
+  name: 'tick-sources',
+  description: 'Tick decoding (fast path vs zod) and NATS → sink ticks/s, without storage',
+  async run(ctx) {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-bench-ticks-'));
+    ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
+    const nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: dir, log: createLogger('warn') });
+    ctx.defer(() => nats.stop());
+    return [
+      { name: 'decode', ticks_per_s: decodeRates() },
+      { name: 'nats-to-sink-single', ...(await natsRate(nats.url, 500_000, 1)) },
+      { name: 'nats-to-sink-batch-100', ...(await natsRate(nats.url, 20_000, 100)) },
+    ];
+  },
+};
