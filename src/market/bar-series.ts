@@ -1,5 +1,6 @@
 import type { BarColumns } from '../store/index.ts';
 import type { BarMessage } from '../../schemas/market.ts';
+import { isoFromMs } from '../lib/iso-time.ts';
 import { sourceCode } from '../store/index.ts';
 
 const FIELDS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'spread'] as const;
@@ -62,7 +63,7 @@ export class BarSeries {
     let json = this.candleJson.get(ts);
     if (json === undefined) {
       json = JSON.stringify({
-        timestamp: new Date(ts).toISOString(),
+        timestamp: isoFromMs(ts),
         open: c.open[i],
         high: c.high[i],
         low: c.low[i],

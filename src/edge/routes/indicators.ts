@@ -6,6 +6,7 @@ import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../
 import { ResponseSource } from '../../../schemas/market.ts';
 import { Symbol, Timeframe } from '../../../schemas/common.ts';
 import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
+import { isoFromMs } from '../../lib/iso-time.ts';
 import type { App } from '../types.ts';
 
 const IndicatorsResponse = z
@@ -49,10 +50,11 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
         low: c.low.subarray(from, end),
         close: c.close.subarray(from, end),
       };
-      const timestamps: string[] = [];
-      let sources = 0;
-      for (let i = from; i < end; i++) timestamps.push(new Date(c.ts[i]!).toISOString());
       const skip = Math.max(0, end - from - limit);
+      // Only returned rows need their time as text; warm-up rows are computed, never shown.
+      const timestamps = new Array<string>(end - from).fill('', 0, skip);
+      let sources = 0;
+      for (let i = from + skip; i < end; i++) timestamps[i - from] = isoFromMs(c.ts[i]!);
       for (let i = from + skip; i < end; i++) sources |= 1 << c.source[i]!;
       return {
         symbol,
