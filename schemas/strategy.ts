@@ -1,0 +1,181 @@
+import { z } from 'zod';
+
+/**
+ * Strategy code shapes: what `strategy_config()` must return (the contract's "Strategy code
+ * contract" table, with the bounds the trainer enforces) and what the static check answers.
+ * The JSON Schema of StrategyConfig for the Python side is generated from here
+ * (src/strategy/python/strategy_config.schema.json), never written by hand.
+ */
+
+/** Keys the trainer sets itself (threads, seeds, logging): a strategy may not choose them. */
+const SET_BY_US = ['n_jobs', 'random_state', 'verbosity', 'verbose', 'nthread', 'seed'] as const;
+
+const refusedKey = (key: string, why: string) =>
+  z.never({ error: `${key} ${why}; remove it` }).optional();
+
+/** `n_jobs` & co. as explicit refusals, so the message says why rather than "unrecognized key". */
+const setByUs = Object.fromEntries(SET_BY_US.map((k) => [k, refusedKey(k, 'is set by the trainer')])) as Record<
+  (typeof SET_BY_US)[number],
+  z.ZodOptional<z.ZodNever>
+>;
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const num = (min: number, max: number) => z.number().min(min).max(max);
+/** 0 < x ≤ 1, for sampling fractions. */
+const fraction = z.number().gt(0).max(1);
+
+// Depth is capped (and None refused, even for forests) because the ONNX graph and the live
+// scoring cost grow with 2^depth per tree; 16 is deep enough for 25k rows.
+const MAX_DEPTH = int(1, 16);
+const N_ESTIMATORS = int(1, 500);
+const MAX_FEATURES = z.union([z.enum(['sqrt', 'log2']), fraction, z.null()]);
+
+const treeParams = {
+  n_estimators: N_ESTIMATORS,
+  max_depth: MAX_DEPTH,
+  min_samples_split: int(2, 10_000),
+  min_samples_leaf: int(1, 10_000),
+  min_weight_fraction_leaf: num(0, 0.5),
+  max_features: MAX_FEATURES,
+  max_leaf_nodes: z.union([int(2, 100_000), z.null()]),
+  min_impurity_decrease: num(0, 1),
+  ccp_alpha: num(0, 1),
+};
+
+const forestParams = {
+  ...treeParams,
+  criterion: z.enum(['gini', 'entropy', 'log_loss']),
+  bootstrap: z.boolean(),
+  max_samples: z.union([fraction, z.null()]),
+  class_weight: z.union([z.enum(['balanced', 'balanced_subsample']), z.null()]),
+  ...setByUs,
+};
+
+const params = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).partial();
+
+export const XGBParams = params({
+  n_estimators: N_ESTIMATORS,
+  max_depth: MAX_DEPTH,
+  learning_rate: num(0.001, 1),
+  subsample: fraction,
+  colsample_bytree: fraction,
+  colsample_bylevel: fraction,
+  colsample_bynode: fraction,
+  min_child_weight: num(0, 1000),
+  gamma: num(0, 1000),
+  reg_alpha: num(0, 1000),
+  reg_lambda: num(0, 1000),
+  max_delta_step: num(0, 100),
+  scale_pos_weight: num(0.001, 1000),
+  use_label_encoder: refusedKey('use_label_encoder', 'is not accepted by XGBClassifier (contract)'),
+  eval_metric: refusedKey('eval_metric', 'is chosen by the trainer (contract)'),
+  ...setByUs,
+});
+
+export const RandomForestParams = params(forestParams);
+export const ExtraTreesParams = params(forestParams);
+
+export const GradientBoostingParams = params({
+  ...treeParams,
+  learning_rate: num(0.001, 1),
+  subsample: fraction,
+  // log_loss only: the ONNX export reproduces its sigmoid/softmax post-transform exactly.
+  loss: z.literal('log_loss'),
+  criterion: z.enum(['friedman_mse', 'squared_error']),
+  ...setByUs,
+});
+
+export const AdaBoostParams = params({
+  n_estimators: N_ESTIMATORS,
+  learning_rate: num(0.001, 10),
+  algorithm: z.enum(['SAMME', 'SAMME.R']),
+  ...setByUs,
+});
+
+export const LogisticRegressionParams = params({
+  C: num(1e-4, 1e4),
+  penalty: z.union([z.enum(['l1', 'l2', 'elasticnet']), z.null()]),
+  solver: z.enum(['lbfgs', 'liblinear', 'newton-cg', 'newton-cholesky', 'sag', 'saga']),
+  l1_ratio: z.union([num(0, 1), z.null()]),
+  max_iter: int(1, 10_000),
+  tol: num(1e-10, 1),
+  fit_intercept: z.boolean(),
+  class_weight: z.union([z.literal('balanced'), z.null()]),
+  ...setByUs,
+});
+
+/** The model classes the trainer fits and exports to ONNX (AdaBoost is beyond the contract's list). */
+export const MODEL_TYPES = [
+  'XGBClassifier',
+  'RandomForestClassifier',
+  'GradientBoostingClassifier',
+  'ExtraTreesClassifier',
+  'LogisticRegression',
+  'AdaBoostClassifier',
+] as const;
+export const ModelType = z.enum(MODEL_TYPES);
+export type ModelType = z.infer<typeof ModelType>;
+
+const ratioOrNull = z.union([z.number().gt(0).max(0.2), z.null()]);
+const hour = int(0, 23);
+// A regex rather than a refine, so the JSON Schema carries it too.
+const line = (min: number, max: number) =>
+  z.string().min(min).max(max).regex(/^[^\r\n]*$/, 'must be one line');
+
+const common = {
+  signal_threshold: num(0.5, 0.95).describe('predict_proba cutoff'),
+  direction: z.enum(['both', 'long', 'short']),
+  stop_loss: ratioOrNull.describe('Decimal ratio (0.005 = 0.5%); null disables'),
+  take_profit: ratioOrNull.describe('Decimal ratio; null disables'),
+  cooldown: int(0, 500).describe('Bars to wait after a close'),
+  max_positions: int(1, 10),
+  // `ignore` is not in the contract's table, but the position rules handle it, so accept it.
+  on_opposite: z.enum(['reverse', 'close_only', 'ignore']),
+  session_filter: z
+    .union([
+      z
+        .tuple([hour, hour])
+        .refine(([a, b]) => a !== b, 'start and end hour must differ; use null for all hours'),
+      z.null(),
+    ])
+    .describe('[start_hour, end_hour] UTC, start != end (not expressible in JSON Schema: check it too); may wrap past midnight (e.g. [22, 6]); null = all hours'),
+  min_atr: z.union([num(0, 100), z.null()]).describe('Minimum NATR for entries'),
+  trend_filter: z.union([z.string().min(1).max(100), z.null()]).describe('A feature column name'),
+  target_horizon: int(1, 200).describe('Bars ahead for the target'),
+  objective: line(0, 200),
+  notes: line(0, 200),
+  title: line(1, 60),
+};
+
+const member = <T extends ModelType, P extends z.ZodType>(modelType: T, modelParams: P) =>
+  z.strictObject({ model_type: z.literal(modelType), model_params: modelParams, ...common });
+
+/** What `strategy_config()` returns: every key required, no others; model_params per model_type. */
+export const StrategyConfig = z
+  .discriminatedUnion('model_type', [
+    member('XGBClassifier', XGBParams),
+    member('RandomForestClassifier', RandomForestParams),
+    member('GradientBoostingClassifier', GradientBoostingParams),
+    member('ExtraTreesClassifier', ExtraTreesParams),
+    member('LogisticRegression', LogisticRegressionParams),
+    member('AdaBoostClassifier', AdaBoostParams),
+  ])
+  .meta({ id: 'StrategyConfig' });
+export type StrategyConfig = z.infer<typeof StrategyConfig>;
+
+/** One problem found in strategy code; line and col are 1-based (col counts characters). */
+export const StaticViolation = z.object({
+  line: z.number().int().min(0),
+  col: z.number().int().min(0),
+  rule: z.string().describe('Stable rule id, e.g. `negative-shift`, `banned-import`'),
+  message: z.string(),
+  hint: z.string().describe('One-line fix'),
+});
+export type StaticViolation = z.infer<typeof StaticViolation>;
+
+/** The static check's answer: all violations at once, `ok` iff there are none. */
+export const CheckResult = z.object({
+  ok: z.boolean(),
+  violations: z.array(StaticViolation),
+});
+export type CheckResult = z.infer<typeof CheckResult>;

@@ -1,0 +1,242 @@
+"""The only place strategy code runs.
+
+A zygote: this process imports numpy, pandas, sklearn and xgboost once, then serves jobs read
+from stdin. Each job runs in a child forked for it alone (one user's code never shares a process
+with another's), under CPU-time, address-space and file-size limits, with an audit hook that
+refuses file, socket, process and other dangerous events, and a wall-clock timeout enforced by
+the zygote. The Node side starts the zygote inside bubblewrap (no network, read-only file
+system, private /tmp, new PID namespace) where available.
+
+Protocol (stdin → stdout), every message is one or two frames:
+  frame   = uint32 little-endian length N, then N bytes
+  message = a JSON header frame; if header["payload_bytes"] > 0, a raw payload frame follows
+Requests:
+  {"id", "op": "ping"}
+  {"id", "op": "features", "code", "columns": [...], "rows": n, "timeout_ms", "memory_mb"}
+      payload: float64 little-endian, column-major, len(columns) * rows; columns must include
+      ts (epoch ms), open, high, low, close
+  {"id", "op": "config", "code", "timeout_ms", "memory_mb"}
+Responses:
+  {"id", "ok": true, ...result, "payload_bytes"} [payload]
+  {"id", "ok": false, "kind": "refused" | "timeout" | "memory" | "crash" | "error", "error": str}
+  features result: {"columns": [new feature columns], "rows": n}, payload float64 column-major
+  config result:   {"config": {...}}
+"""
+import json
+import os
+import resource
+import select
+import signal
+import struct
+import sys
+import time
+import traceback
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402  (imported once, shared by every forked child)
+import pandas as pd  # noqa: E402
+import sklearn.ensemble  # noqa: E402,F401
+import sklearn.linear_model  # noqa: E402,F401
+import xgboost  # noqa: E402,F401
+
+STDIN = sys.stdin.buffer
+STDOUT = sys.stdout.buffer
+
+# Library code may read its own files (lazy submodule imports); nothing else may be opened.
+READABLE_ROOTS = tuple(
+    os.path.realpath(p)
+    for p in {os.path.dirname(os.__file__), os.path.dirname(np.__file__), os.path.dirname(os.path.dirname(pd.__file__))}
+) + ("/usr/lib/python3", "/usr/lib/python3.11", "/usr/local/lib/python3")
+
+REFUSED_EVENTS = (
+    "socket.", "subprocess.", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty",
+    "os.kill", "os.killpg", "pty.", "ctypes.", "os.remove", "os.unlink", "os.rename", "os.rmdir", "os.mkdir",
+    "os.chmod", "os.chown", "os.truncate", "os.link", "os.symlink", "os.chdir", "os.putenv", "os.unsetenv",
+    "shutil.", "webbrowser.", "urllib.", "http.", "ftplib.", "smtplib.", "imaplib.", "poplib.", "telnetlib.",
+    "marshal.load", "pickle.find_class", "sys.addaudithook", "sys._getframe", "sys.setprofile", "sys.settrace",
+    "builtins.input", "mmap.", "fcntl.", "resource.setrlimit", "signal.", "os.setuid", "os.setgid",
+)
+
+
+class Refused(Exception):
+    """An audit event the sandbox does not allow."""
+
+
+def read_exact(n):
+    data = b""
+    while len(data) < n:
+        chunk = STDIN.read(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def read_frame():
+    (n,) = struct.unpack("<I", read_exact(4))
+    return read_exact(n)
+
+
+def write_message(out, header, payload=b""):
+    header = dict(header, payload_bytes=len(payload))
+    raw = json.dumps(header, allow_nan=False).encode()
+    out.write(struct.pack("<I", len(raw)) + raw)
+    if payload:
+        out.write(struct.pack("<I", len(payload)) + payload)
+    out.flush()
+
+
+def install_limits(header):
+    cpu_s = max(1, int(header.get("timeout_ms", 30_000) / 1000) + 1)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    # Address space: what the zygote already maps (the libraries) plus the job's allowance.
+    with open("/proc/self/status") as f:
+        vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize:")) * 1024
+    limit = vm + int(header.get("memory_mb", 1024)) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def install_audit_hook(allowed_code):
+    def hook(event, args):
+        if event == "exec":
+            if args and args[0] is allowed_code:
+                return
+            raise Refused("exec is not allowed")
+        if event == "open":
+            path, mode = args[0], args[1]
+            if isinstance(path, int):
+                raise Refused("opening file descriptors is not allowed")
+            if mode is not None and any(c in str(mode) for c in "wax+"):
+                raise Refused(f"writing files is not allowed ({path})")
+            real = os.path.realpath(os.fsdecode(path))
+            if not real.startswith(READABLE_ROOTS):
+                raise Refused(f"reading {path} is not allowed")
+            return
+        if event.startswith(REFUSED_EVENTS):
+            raise Refused(f"{event} is not allowed")
+
+    sys.addaudithook(hook)
+
+
+def run_features(namespace, header, payload):
+    columns = header["columns"]
+    rows = int(header["rows"])
+    data = np.frombuffer(payload, dtype="<f8").reshape(len(columns), rows)
+    frame = {name: data[i].copy() for i, name in enumerate(columns)}
+    index = pd.to_datetime(frame.pop("ts").astype("int64"), unit="ms", utc=True)
+    df = pd.DataFrame(frame, index=index)
+    before = list(df.columns)
+    result = namespace["feature_engineering"](df, df["close"], df["open"], df["high"], df["low"])
+    if not isinstance(result, pd.DataFrame):
+        raise TypeError("feature_engineering must return the DataFrame")
+    new = [c for c in result.columns if c not in before]
+    out = np.empty((len(new), len(result)), dtype="<f8")
+    for i, name in enumerate(new):
+        out[i] = pd.to_numeric(result[name], errors="coerce").to_numpy(dtype="f8", na_value=np.nan)
+    return {"columns": [str(c) for c in new], "rows": len(result)}, out.tobytes()
+
+
+def run_config(namespace, _header, _payload):
+    config = namespace["strategy_config"]()
+    if not isinstance(config, dict):
+        raise TypeError("strategy_config must return a dict")
+    return {"config": json.loads(json.dumps(config, default=str))}, b""
+
+
+OPS = {"features": run_features, "config": run_config}
+
+
+def child(header, payload, out_fd):
+    out = os.fdopen(out_fd, "wb")
+    try:
+        code = compile(header["code"], "<strategy>", "exec")
+        install_limits(header)
+        install_audit_hook(code)
+        namespace = {"__name__": "strategy"}
+        exec(code, namespace)
+        result, data = OPS[header["op"]](namespace, header, payload)
+        write_message(out, dict(result, id=header["id"], ok=True), data)
+    except Refused as e:
+        write_message(out, {"id": header["id"], "ok": False, "kind": "refused", "error": str(e)})
+    except MemoryError:
+        write_message(out, {"id": header["id"], "ok": False, "kind": "memory", "error": "the strategy ran out of memory"})
+    except BaseException as e:  # noqa: BLE001 — anything the strategy raises is its result
+        message = "".join(traceback.format_exception_only(type(e), e)).strip()
+        kind = "refused" if "Refused" in message or isinstance(e, PermissionError) else "error"
+        try:
+            write_message(out, {"id": header["id"], "ok": False, "kind": kind, "error": message[:2000]})
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(0)
+
+
+def run_job(header, payload):
+    """Forks a child for the job, waits for its answer until the wall-clock deadline."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        child(header, payload, write_fd)
+    os.close(write_fd)
+    deadline = time.monotonic() + header.get("timeout_ms", 30_000) / 1000
+    chunks = []
+    timed_out = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([read_fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(read_fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    if timed_out:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    answer = b"".join(chunks)
+    if timed_out:
+        return {"id": header["id"], "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {header.get('timeout_ms', 30_000)} ms"}, b""
+    if not answer:
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        if sig in (signal.SIGXCPU, signal.SIGKILL):
+            return {"id": header["id"], "ok": False, "kind": "timeout", "error": "the strategy used up its CPU time"}, b""
+        if sig == signal.SIGSEGV or sig == signal.SIGABRT:
+            return {"id": header["id"], "ok": False, "kind": "memory", "error": "the strategy crashed (out of memory?)"}, b""
+        return {"id": header["id"], "ok": False, "kind": "crash", "error": f"the strategy process died ({status})"}, b""
+    # The child's answer is already a framed message: hand it on as it is.
+    return None, answer
+
+
+def main():
+    write_message(STDOUT, {"id": 0, "ok": True, "ready": True, "pid": os.getpid()})
+    while True:
+        try:
+            header = json.loads(read_frame())
+            payload = read_frame() if header.get("payload_bytes", 0) > 0 else b""
+        except EOFError:
+            return
+        if header.get("op") == "ping":
+            write_message(STDOUT, {"id": header["id"], "ok": True})
+            continue
+        if header.get("op") not in OPS:
+            write_message(STDOUT, {"id": header.get("id"), "ok": False, "kind": "error", "error": "unknown op"})
+            continue
+        result, raw = run_job(header, payload)
+        if result is None:
+            STDOUT.write(raw)
+            STDOUT.flush()
+        else:
+            write_message(STDOUT, result, raw)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../log.ts';
+
+const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), 'python');
+
+/** Why a job failed, as the sandbox reports it. */
+export type JobFailureKind = 'refused' | 'timeout' | 'memory' | 'crash' | 'error';
+
+export class StrategyJobError extends Error {
+  override name = 'StrategyJobError';
+  constructor(
+    readonly kind: JobFailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RuntimeOptions {
+  log: Logger;
+  /** The interpreter with numpy, pandas, sklearn, xgboost (Debian's by default; PYTHON overrides). */
+  python?: string;
+  /** Zygote processes, each running one job at a time (default: one per core). */
+  size?: number;
+  /** `bwrap` when available (default), or `none` to run without the outer namespace sandbox. */
+  sandbox?: 'auto' | 'none';
+}
+
+export interface JobLimits {
+  timeoutMs?: number;
+  memoryMb?: number;
+}
+
+/** OHLC columns handed to feature_engineering: epoch ms and prices, one entry per bar. */
+export interface OhlcInput {
+  ts: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+}
+
+export interface FeaturesResult {
+  columns: string[];
+  values: Float64Array[];
+  rows: number;
+}
+
+interface Header {
+  id: number;
+  ok: boolean;
+  kind?: JobFailureKind;
+  error?: string;
+  payload_bytes?: number;
+  [key: string]: unknown;
+}
+
+interface Pending {
+  resolve(message: { header: Header; payload: Buffer }): void;
+  reject(err: Error): void;
+  watchdog: NodeJS.Timeout;
+}
+
+const BWRAP = '/usr/bin/bwrap';
+
+/**
+ * bubblewrap around the zygote: only /usr (read-only) and the runtime's own folder are visible,
+ * with a private /tmp and /proc, no network, no other namespaces shared, and a clean environment.
+ */
+function sandboxCommand(python: string, script: string): [string, string[]] {
+  return [
+    BWRAP,
+    [
+      '--ro-bind', '/usr', '/usr',
+      '--symlink', 'usr/lib', '/lib',
+      '--symlink', 'usr/lib64', '/lib64',
+      '--symlink', 'usr/bin', '/bin',
+      '--ro-bind-try', '/etc/alternatives', '/etc/alternatives',
+      '--ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache',
+      '--ro-bind', PYTHON_DIR, '/sandbox',
+      '--tmpfs', '/tmp',
+      '--proc', '/proc',
+      '--dev', '/dev',
+      '--unshare-all',
+      '--die-with-parent',
+      '--new-session',
+      '--clearenv',
+      '--setenv', 'PATH', '/usr/bin',
+      '--setenv', 'HOME', '/tmp',
+      '--setenv', 'OPENBLAS_NUM_THREADS', '1',
+      '--setenv', 'OMP_NUM_THREADS', '1',
+      python, '-I', `/sandbox/${script}`,
+    ],
+  ];
+}
+
+let bwrapWorks: boolean | null = null;
+/** Whether bubblewrap can create its namespaces here (it cannot inside some containers). */
+function canUseBwrap(): boolean {
+  if (bwrapWorks !== null) return bwrapWorks;
+  if (!existsSync(BWRAP)) return (bwrapWorks = false);
+  const probe = spawnSync(BWRAP, ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--unshare-all', '--die-with-parent', '/usr/bin/true'], { timeout: 5000 });
+  return (bwrapWorks = probe.status === 0);
+}
+
+/** One zygote process: a framed message stream over its stdin and stdout. */
+class Zygote {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private buffer: Buffer = Buffer.alloc(0);
+  private header: Header | null = null;
+  private current: Pending | null = null;
+  readonly ready: Promise<void>;
+  busy = false;
+  dead = false;
+
+  constructor(command: [string, string[]], onExit: (z: Zygote) => void, log: Logger) {
+    this.child = spawn(command[0], command[1], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let markReady!: () => void;
+    let failReady!: (err: Error) => void;
+    this.ready = new Promise((resolve, reject) => ((markReady = resolve), (failReady = reject)));
+    this.current = { resolve: () => markReady(), reject: failReady, watchdog: setTimeout(() => undefined, 0) };
+    this.child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    let stderr = '';
+    this.child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    this.child.on('exit', (code, signal) => {
+      this.dead = true;
+      // The interpreter inside the sandbox shares our pipes: closing them ends it too.
+      this.child.stdin.destroy();
+      const err = new StrategyJobError('crash', `strategy runtime exited (${code ?? signal}): ${stderr.trim().split('\n').pop() ?? ''}`);
+      if (this.current) {
+        clearTimeout(this.current.watchdog);
+        this.current.reject(err);
+        this.current = null;
+      }
+      log.warn({ code, signal }, 'strategy runtime process exited');
+      onExit(this);
+    });
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    while (this.buffer.length >= 4) {
+      const n = this.buffer.readUInt32LE(0);
+      if (this.buffer.length < 4 + n) return;
+      const frame = this.buffer.subarray(4, 4 + n);
+      this.buffer = this.buffer.subarray(4 + n);
+      if (!this.header) {
+        const header = JSON.parse(frame.toString('utf8')) as Header;
+        if ((header.payload_bytes ?? 0) > 0) this.header = header;
+        else this.settle(header, Buffer.alloc(0));
+      } else {
+        const header = this.header;
+        this.header = null;
+        this.settle(header, Buffer.from(frame));
+      }
+    }
+  }
+
+  private settle(header: Header, payload: Buffer): void {
+    const pending = this.current;
+    this.current = null;
+    this.busy = false;
+    if (!pending) return;
+    clearTimeout(pending.watchdog);
+    pending.resolve({ header, payload });
+  }
+
+  /** Sends one job; the watchdog kills the zygote if even its own deadline handling hangs. */
+  send(header: Record<string, unknown>, payload: Buffer, watchdogMs: number): Promise<{ header: Header; payload: Buffer }> {
+    this.busy = true;
+    return new Promise((resolve, reject) => {
+      const watchdog = setTimeout(() => this.child.kill('SIGKILL'), watchdogMs);
+      this.current = { resolve, reject, watchdog };
+      const raw = Buffer.from(JSON.stringify({ ...header, payload_bytes: payload.length }));
+      const len = Buffer.alloc(4);
+      len.writeUInt32LE(raw.length);
+      this.child.stdin.write(len);
+      this.child.stdin.write(raw);
+      if (payload.length > 0) {
+        const plen = Buffer.alloc(4);
+        plen.writeUInt32LE(payload.length);
+        this.child.stdin.write(plen);
+        this.child.stdin.write(payload);
+      }
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  stop(): void {
+    this.child.stdin.end();
+    this.child.kill('SIGKILL');
+  }
+}
+
+/**
+ * The pool of sandboxed Python runtimes. Each zygote serves one job at a time and forks a fresh
+ * child per job; a zygote that dies is replaced, failing only the job it was running.
+ */
+export class StrategyRuntime {
+  private readonly zygotes: Zygote[] = [];
+  private readonly queue: Array<() => void> = [];
+  private nextId = 1;
+  private stopped = false;
+  private readonly command: [string, string[]];
+
+  private constructor(private readonly options: RuntimeOptions) {
+    const python = options.python ?? process.env.PYTHON ?? '/usr/bin/python3';
+    const sandboxed = options.sandbox !== 'none' && canUseBwrap();
+    this.command = sandboxed
+      ? sandboxCommand(python, 'sandbox_runtime.py')
+      : [python, ['-I', join(PYTHON_DIR, 'sandbox_runtime.py')]];
+    options.log.info({ sandbox: sandboxed ? 'bwrap' : 'none', python }, 'strategy runtime');
+  }
+
+  static async start(options: RuntimeOptions): Promise<StrategyRuntime> {
+    const runtime = new StrategyRuntime(options);
+    const size = options.size ?? Math.max(1, Math.min(4, cpus().length));
+    for (let i = 0; i < size; i++) runtime.zygotes.push(runtime.spawn());
+    await Promise.all(runtime.zygotes.map((z) => z.ready));
+    return runtime;
+  }
+
+  private spawn(): Zygote {
+    return new Zygote(
+      this.command,
+      (dead) => {
+        const i = this.zygotes.indexOf(dead);
+        if (i >= 0 && !this.stopped) {
+          const fresh = this.spawn();
+          this.zygotes[i] = fresh;
+          void fresh.ready.then(() => this.drain(), () => undefined);
+        }
+      },
+      this.options.log,
+    );
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0 && this.zygotes.some((z) => !z.busy && !z.dead)) this.queue.shift()!();
+  }
+
+  /** Runs a job on the first free zygote (waiting for one when all are busy). */
+  private async run(header: Record<string, unknown>, payload: Buffer, limits: JobLimits): Promise<{ header: Header; payload: Buffer }> {
+    if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
+    const timeoutMs = limits.timeoutMs ?? 30_000;
+    const zygote = await new Promise<Zygote>((resolve) => {
+      const take = () => {
+        const free = this.zygotes.find((z) => !z.busy && !z.dead);
+        if (free) {
+          free.busy = true;
+          resolve(free);
+        } else this.queue.push(take);
+      };
+      take();
+    });
+    await zygote.ready;
+    try {
+      const answer = await zygote.send(
+        { ...header, id: this.nextId++, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024 },
+        payload,
+        timeoutMs + 10_000,
+      );
+      if (!answer.header.ok) throw new StrategyJobError(answer.header.kind ?? 'error', answer.header.error ?? 'the strategy failed');
+      return answer;
+    } finally {
+      zygote.busy = false;
+      this.drain();
+    }
+  }
+
+  /** Runs the code's feature_engineering on the bars; returns the feature columns it added. */
+  async features(code: string, bars: OhlcInput, limits: JobLimits = {}): Promise<FeaturesResult> {
+    const names = ['ts', 'open', 'high', 'low', 'close'] as const;
+    const rows = bars.ts.length;
+    const payload = Buffer.alloc(names.length * rows * 8);
+    names.forEach((name, i) => Buffer.from(bars[name].buffer, bars[name].byteOffset, rows * 8).copy(payload, i * rows * 8));
+    const { header, payload: out } = await this.run({ op: 'features', code, columns: names, rows }, payload, limits);
+    const columns = header.columns as string[];
+    const outRows = header.rows as number;
+    const copy = new Float64Array(out.length / 8);
+    new Uint8Array(copy.buffer).set(out);
+    return { columns, rows: outRows, values: columns.map((_, i) => copy.subarray(i * outRows, (i + 1) * outRows)) };
+  }
+
+  /** Runs the code's strategy_config(); returns what it returned (validate it with the schema). */
+  async config(code: string, limits: JobLimits = {}): Promise<unknown> {
+    const { header } = await this.run({ op: 'config', code }, Buffer.alloc(0), limits);
+    return header.config;
+  }
+
+  /** The zygote processes' ids (operations, and tests that kill one). */
+  processIds(): number[] {
+    return this.zygotes.map((z) => z.pid).filter((pid): pid is number => pid !== undefined);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const z of this.zygotes) z.stop();
+  }
+}

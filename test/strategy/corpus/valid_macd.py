@@ -1,0 +1,37 @@
+# expect: ok
+import numpy as np
+import pandas as pd
+
+
+def feature_engineering(df, close, open_, high, low):
+    macd = close.ewm(span=12).mean() - close.ewm(span=26).mean()
+    signal = macd.ewm(span=9).mean()
+    df["macd"] = macd
+    df["macd_signal"] = signal
+    df["macd_hist"] = macd - signal
+    df["ret_1"] = close.pct_change(1)
+    df["lag_2"] = close.shift(2)
+    df["lag_p"] = close.shift(periods=3)
+    df = df.bfill().ffill()
+    return df
+
+
+def strategy_config():
+    return {
+        "model_type": "RandomForestClassifier",
+        "model_params": {"n_estimators": 200, "max_depth": 6},
+        "signal_threshold": 0.55,
+        "direction": "both",
+        "stop_loss": 0.005,
+        "take_profit": 0.01,
+        "cooldown": 2,
+        "max_positions": 1,
+        "on_opposite": "reverse",
+        "session_filter": None,
+        "min_atr": None,
+        "trend_filter": None,
+        "target_horizon": 4,
+        "objective": "Trade RSI extremes",
+        "notes": "pandas only",
+        "title": "RSI reversion",
+    }

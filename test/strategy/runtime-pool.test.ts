@@ -1,0 +1,122 @@
+/**
+ * The sandboxed runtime contains hostile code even when the static checks are bypassed (these
+ * jobs go straight to the pool): every escape is refused or contained, and a normal job
+ * succeeds right after each one.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '../../src/log.ts';
+import { StrategyJobError, StrategyRuntime, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
+
+const NORMAL = `
+import numpy as np
+import pandas as pd
+
+def feature_engineering(df, close, open_, high, low):
+    df['sma_3'] = close.rolling(3).mean()
+    df['range'] = high - low
+    df = df.bfill().ffill()
+    return df
+
+def strategy_config():
+    return {'model_type': 'RandomForestClassifier', 'title': 'normal'}
+`;
+
+const fe = (body: string, imports = '') =>
+  `${imports}\ndef feature_engineering(df, close, open_, high, low):\n${body
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n')}\n    return df\n`;
+
+/** Each escape and the failure kind the sandbox must answer with. */
+const HOSTILE: Array<[string, string, 'refused' | 'timeout' | 'memory' | 'error']> = [
+  ['read /etc/passwd', fe("df['x'] = len(open('/etc/passwd').read())"), 'refused'],
+  ['write a file', fe("open('/tmp/x', 'w').write('hi')"), 'refused'],
+  ['open a socket', fe("socket.socket().connect(('127.0.0.1', 22))", 'import socket'), 'refused'],
+  ['os.system', fe("os.system('id')", 'import os'), 'refused'],
+  ['subprocess', fe("subprocess.run(['id'])", 'import subprocess'), 'refused'],
+  ['fork', fe('os.fork()', 'import os'), 'refused'],
+  ['fork bomb', fe('while True:\n    os.fork()', 'import os'), 'refused'],
+  ['__subclasses__ escape to Popen', fe("for c in ().__class__.__base__.__subclasses__():\n    if c.__name__ == 'Popen': c(['id'])"), 'refused'],
+  ['np.load with pickle', fe("np.load('/etc/hostname', allow_pickle=True)", 'import numpy as np'), 'refused'],
+  ['pd.read_csv of a URL', fe("pd.read_csv('http://127.0.0.1:1/x.csv')", 'import pandas as pd'), 'refused'],
+  ['pd.read_csv of a path', fe("pd.read_csv('/etc/os-release')", 'import pandas as pd'), 'refused'],
+  ['df.to_csv to a file', fe("df.to_csv('/tmp/out.csv')"), 'refused'],
+  ['delete a file', fe("os.remove('/sandbox/sandbox_runtime.py')", 'import os'), 'refused'],
+  ['kill the zygote', fe('os.kill(os.getppid(), 9)', 'import os'), 'refused'],
+  ['exec of a string', fe("exec('import os')"), 'refused'],
+  ['ctypes', fe("ctypes.CDLL(None).system(b'id')", 'import ctypes'), 'refused'],
+  ['infinite loop', fe('while True:\n    pass'), 'timeout'],
+  ['memory bomb', fe('x = bytearray(8 * 1024 ** 3)'), 'memory'],
+  ['sys.exit', fe('sys.exit(3)', 'import sys'), 'error'],
+];
+
+describe('StrategyRuntime (sandboxed Python pool)', () => {
+  let runtime: StrategyRuntime;
+  let bars: OhlcInput;
+
+  before(async () => {
+    runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
+    const n = 2000;
+    const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01);
+    bars = {
+      ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000),
+      open: close,
+      high: close.map((x) => x + 0.0003),
+      low: close.map((x) => x - 0.0003),
+      close,
+    };
+  });
+  after(() => runtime.stop());
+
+  it('runs feature_engineering on the bars and returns the columns it added', async () => {
+    const result = await runtime.features(NORMAL, bars);
+    assert.deepEqual(result.columns, ['sma_3', 'range']);
+    assert.equal(result.rows, 2000);
+    const c = bars.close;
+    assert.ok(Math.abs(result.values[0]![10]! - (c[8]! + c[9]! + c[10]!) / 3) < 1e-15);
+    assert.equal(result.values[0]![0], result.values[0]![2], 'the warm-up rows were back-filled');
+    assert.ok(Math.abs(result.values[1]![5]! - 0.0006) < 1e-12);
+  });
+
+  it('runs strategy_config', async () => {
+    assert.deepEqual(await runtime.config(NORMAL), { model_type: 'RandomForestClassifier', title: 'normal' });
+  });
+
+  for (const [name, code, kind] of HOSTILE) {
+    it(`contains: ${name} (${kind}), and a normal job succeeds right after`, async () => {
+      await assert.rejects(runtime.features(code, bars, { timeoutMs: 2000, memoryMb: 512 }), (err: unknown) => {
+        assert.ok(err instanceof StrategyJobError, String(err));
+        assert.equal(err.kind, kind, err.message);
+        return true;
+      });
+      const ok = await runtime.features(NORMAL, bars);
+      assert.deepEqual(ok.columns, ['sma_3', 'range']);
+    });
+  }
+
+  it('keeps users apart: a job sees nothing a previous job left behind', async () => {
+    const leave = `import numpy as np\nimport pandas as pd\nLEFT = 1\n${fe("np.LEFT_BEHIND = 42\npd.DataFrame.hacked = True")}`;
+    await runtime.features(leave, bars);
+    const look = fe("df['seen'] = float(hasattr(np, 'LEFT_BEHIND')) + float(hasattr(pd.DataFrame, 'hacked'))", 'import numpy as np\nimport pandas as pd');
+    for (let i = 0; i < 4; i++) {
+      const result = await runtime.features(look, bars);
+      assert.equal(result.values[0]![0], 0, 'each job runs in a fresh fork of the clean zygote');
+    }
+  });
+
+  it('replaces a zygote that dies, failing only the job it ran', async () => {
+    const slow = fe("import time\ntime.sleep(1)\ndf['x'] = close");
+    const before = runtime.processIds();
+    const [doomed, other] = [runtime.features(slow, bars, { timeoutMs: 5000 }), runtime.features(slow, bars, { timeoutMs: 5000 })];
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(before[0]!, 'SIGKILL');
+    const results = await Promise.allSettled([doomed, other]);
+    const failed = results.filter((r) => r.status === 'rejected');
+    assert.equal(failed.length, 1, 'only the job on the killed zygote fails');
+    assert.equal(((failed[0] as PromiseRejectedResult).reason as StrategyJobError).kind, 'crash');
+    for (let i = 0; i < 3; i++) assert.deepEqual((await runtime.features(NORMAL, bars)).columns, ['sma_3', 'range']);
+    assert.equal(runtime.processIds().length, 2);
+    assert.notDeepEqual(runtime.processIds(), before, 'a fresh zygote took the dead one’s place');
+  });
+});
