@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Logger } from '../log.ts';
+import { checkStrategyConfig } from './static-check.ts';
 
 const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), 'python');
 
@@ -48,6 +50,53 @@ export interface FeaturesResult {
   columns: string[];
   values: Float64Array[];
   rows: number;
+}
+
+export interface TrainOptions {
+  /** Share of the labelled rows that train the model, chronologically first (default 0.7). */
+  trainSplit?: number;
+  /** Bars dropped at the start (default: up to the last row with a NaN feature). */
+  warmup?: number;
+}
+
+export interface TrainResult {
+  config: StrategyConfig;
+  /** Feature column names, in the ONNX input's column order. */
+  features: string[];
+  warmup: number;
+  rowsTrain: number;
+  rowsTest: number;
+  /** Bar index of the first test row; rowsTrain + target_horizon (the purge gap) rows after the warm-up. */
+  splitIndex: number;
+  /** Epoch ms of the first test bar. */
+  testStartTs: number;
+  accuracyTrain: number;
+  accuracyTest: number;
+  featureImportance: Record<string, number>;
+  /** Warnings the fit raised (e.g. a LogisticRegression that did not converge). */
+  warnings: string[];
+  onnx: Buffer;
+  /** p(up) for every bar after the warm-up: probaUp[i] belongs to bar warmup + i. */
+  probaUp: Float64Array;
+}
+
+/** Which dynamic check an analysis problem comes from (analysis.py names them). */
+export type AnalysisCheck = 'type' | 'rows' | 'ohlc' | 'numeric' | 'finite' | 'truncated' | 'lookahead' | 'warmup_unbounded';
+
+/** One failed dynamic check, naming the offending feature columns. */
+export interface AnalysisProblem {
+  check: AnalysisCheck;
+  columns: string[];
+  message: string;
+}
+
+export interface AnalysisResult {
+  /** Empty when the strategy passed every check. */
+  problems: AnalysisProblem[];
+  /** Bars after which the last row's features no longer depend on earlier history; null when a column never settles (or the output is unusable). */
+  warmup: number | null;
+  /** Every column feature_engineering added, numeric or not. */
+  featureColumns: string[];
 }
 
 interface Header {
@@ -116,6 +165,7 @@ class Zygote {
   readonly ready: Promise<void>;
   busy = false;
   dead = false;
+  private stopping = false;
 
   constructor(command: [string, string[]], onExit: (z: Zygote) => void, log: Logger) {
     this.child = spawn(command[0], command[1], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -136,7 +186,7 @@ class Zygote {
         this.current.reject(err);
         this.current = null;
       }
-      log.warn({ code, signal }, 'strategy runtime process exited');
+      if (!this.stopping) log.warn({ code, signal }, 'strategy runtime process exited');
       onExit(this);
     });
   }
@@ -194,6 +244,7 @@ class Zygote {
   }
 
   stop(): void {
+    this.stopping = true;
     this.child.stdin.end();
     this.child.kill('SIGKILL');
   }
@@ -277,10 +328,7 @@ export class StrategyRuntime {
 
   /** Runs the code's feature_engineering on the bars; returns the feature columns it added. */
   async features(code: string, bars: OhlcInput, limits: JobLimits = {}): Promise<FeaturesResult> {
-    const names = ['ts', 'open', 'high', 'low', 'close'] as const;
-    const rows = bars.ts.length;
-    const payload = Buffer.alloc(names.length * rows * 8);
-    names.forEach((name, i) => Buffer.from(bars[name].buffer, bars[name].byteOffset, rows * 8).copy(payload, i * rows * 8));
+    const { names, rows, payload } = ohlcPayload(bars);
     const { header, payload: out } = await this.run({ op: 'features', code, columns: names, rows }, payload, limits);
     const columns = header.columns as string[];
     const outRows = header.rows as number;
@@ -295,6 +343,58 @@ export class StrategyRuntime {
     return header.config;
   }
 
+  /**
+   * Trains the strategy's model on the bars (trainer.py): strategy_config() is validated against
+   * the schema first, so a bad config fails before any fit, naming every violation.
+   */
+  async train(code: string, bars: OhlcInput, options: TrainOptions = {}, limits: JobLimits = {}): Promise<TrainResult> {
+    const check = checkStrategyConfig(await this.config(code, limits));
+    if (!check.ok) {
+      throw new StrategyJobError('error', `strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
+    }
+    const { names, rows, payload } = ohlcPayload(bars);
+    const request: Record<string, unknown> = { op: 'train', code, columns: names, rows };
+    if (options.trainSplit !== undefined) request.train_split = options.trainSplit;
+    if (options.warmup !== undefined) request.warmup = options.warmup;
+    const { header: h, payload: out } = await this.run(request, payload, limits);
+    const onnxBytes = h.onnx_bytes as number;
+    const probaRows = h.proba_rows as number;
+    if (out.length !== onnxBytes + probaRows * 8) throw new StrategyJobError('crash', 'train answer does not match its layout');
+    // Copy: the payload's offset past the model is not 8-byte aligned for a Float64Array view.
+    const probaUp = new Float64Array(probaRows);
+    new Uint8Array(probaUp.buffer).set(out.subarray(onnxBytes));
+    return {
+      config: h.config as StrategyConfig,
+      features: h.features as string[],
+      warmup: h.warmup as number,
+      rowsTrain: h.rows_train as number,
+      rowsTest: h.rows_test as number,
+      splitIndex: h.split_index as number,
+      testStartTs: h.test_start_ts as number,
+      accuracyTrain: h.accuracy_train as number,
+      accuracyTest: h.accuracy_test as number,
+      featureImportance: h.feature_importance as Record<string, number>,
+      warnings: (h.warnings as string[] | undefined) ?? [],
+      onnx: Buffer.from(out.subarray(0, onnxBytes)),
+      probaUp,
+    };
+  }
+
+  /**
+   * Dynamic checks of the code's features on real bars (analysis.py): rows and OHLC kept, numeric
+   * and finite columns, the look-ahead test and the warm-up length, in one sandboxed job.
+   * A strategy that fails a check still resolves (with its problems); only a job failure throws.
+   */
+  async analyze(code: string, bars: OhlcInput, limits: JobLimits = {}): Promise<AnalysisResult> {
+    const { names, rows, payload } = ohlcPayload(bars);
+    const { header: h } = await this.run({ op: 'analyze', code, columns: names, rows }, payload, limits);
+    return {
+      problems: h.problems as AnalysisProblem[],
+      warmup: h.warmup as number | null,
+      featureColumns: h.feature_columns as string[],
+    };
+  }
+
   /** The zygote processes' ids (operations, and tests that kill one). */
   processIds(): number[] {
     return this.zygotes.map((z) => z.pid).filter((pid): pid is number => pid !== undefined);
@@ -304,4 +404,13 @@ export class StrategyRuntime {
     this.stopped = true;
     for (const z of this.zygotes) z.stop();
   }
+}
+
+/** The OHLC columns as the protocol's payload: float64 little-endian, column-major. */
+function ohlcPayload(bars: OhlcInput): { names: readonly string[]; rows: number; payload: Buffer } {
+  const names = ['ts', 'open', 'high', 'low', 'close'] as const;
+  const rows = bars.ts.length;
+  const payload = Buffer.alloc(names.length * rows * 8);
+  names.forEach((name, i) => Buffer.from(bars[name].buffer, bars[name].byteOffset, rows * 8).copy(payload, i * rows * 8));
+  return { names, rows, payload };
 }

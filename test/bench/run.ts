@@ -27,6 +27,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'market-rebuild': () => import('./market-rebuild.ts'),
   'market-read': () => import('./market-read.ts'),
   'tick-sources': () => import('./tick-sources.ts'),
+  'strategy-runtime': () => import('./strategy-runtime.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
