@@ -23,6 +23,7 @@ Responses:
   features result: {"columns": [new feature columns], "rows": n}, payload float64 column-major
   config result:   {"config": {...}}
 """
+import builtins
 import gc
 import json
 import os
@@ -156,6 +157,20 @@ def run_config(namespace, _header, _payload):
     return {"config": json.loads(json.dumps(config, default=str))}, b""
 
 
+ALLOWED_IMPORTS = ("numpy", "pandas", "sklearn")
+_real_import = builtins.__import__
+
+
+def _strategy_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """Strategy code may import only what the contract allows, here as in the static check:
+    the libraries this zygote holds for the trainer (xgboost and its ctypes use) stay out of reach."""
+    if level != 0 or name.split(".")[0] not in ALLOWED_IMPORTS:
+        raise Refused(f"import of {name} is not allowed: only numpy, pandas and sklearn")
+    return _real_import(name, globals, locals, fromlist, level)
+
+
+STRATEGY_BUILTINS = dict(vars(builtins), __import__=_strategy_import)
+
 OPS = {"features": run_features, "config": run_config, "train": trainer.run_train, "analyze": analysis.run_analyze}
 
 
@@ -165,7 +180,7 @@ def child(header, payload, out_fd):
         code = compile(header["code"], "<strategy>", "exec")
         install_limits(header)
         install_audit_hook(code)
-        namespace = {"__name__": "strategy"}
+        namespace = {"__name__": "strategy", "__builtins__": STRATEGY_BUILTINS}
         exec(code, namespace)
         result, data = OPS[header["op"]](namespace, header, payload)
         write_message(out, dict(result, id=header["id"], ok=True), data)

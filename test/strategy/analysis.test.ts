@@ -1,0 +1,115 @@
+/**
+ * The analyze job on real EURUSD 1-minute bars: a clean strategy passes with the warm-up its
+ * windows imply, and each broken one is reported by the right check, naming the right column.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { createLogger } from '../../src/log.ts';
+import { StrategyRuntime, type AnalysisCheck, type AnalysisResult, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
+
+const FX_FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2017-01_2017-09.csv.gz';
+
+/** The first `rows` bars of the file, with their timestamps (ts_utc,bid_open,bid_high,bid_low,bid_close). */
+function loadBars(rows: number): OhlcInput {
+  const lines = gunzipSync(readFileSync(FX_FILE)).toString('utf8').split('\n', rows + 1);
+  assert.equal(lines[0]!.trim(), 'ts_utc,bid_open,bid_high,bid_low,bid_close');
+  const bars: OhlcInput = { ts: new Float64Array(rows), open: new Float64Array(rows), high: new Float64Array(rows), low: new Float64Array(rows), close: new Float64Array(rows) };
+  for (let r = 0; r < rows; r++) {
+    const f = lines[r + 1]!.split(',');
+    bars.ts[r] = Date.parse(f[0]!);
+    bars.open[r] = Number(f[1]);
+    bars.high[r] = Number(f[2]);
+    bars.low[r] = Number(f[3]);
+    bars.close[r] = Number(f[4]);
+  }
+  return bars;
+}
+
+/** SMA 20, RSI 14 (Wilder's smoothing as an EWM) and 1-bar returns: causal, bounded warm-up. */
+const CLEAN_BODY = `
+df['sma_20'] = close.rolling(20).mean()
+delta = close.diff()
+gain = delta.clip(lower=0).ewm(alpha=1 / 14, adjust=False, min_periods=14).mean()
+loss = (-delta.clip(upper=0)).ewm(alpha=1 / 14, adjust=False, min_periods=14).mean()
+df['rsi_14'] = 100 - 100 / (1 + gain / loss)
+df['ret_1'] = close.pct_change()`;
+
+/** A strategy: the clean features, then `extra`, then the contract's fill (unless `fill` is replaced). */
+const strategy = (extra: string, fill = 'df = df.bfill().ffill()', base = CLEAN_BODY) =>
+  `import numpy as np\nimport pandas as pd\n\ndef feature_engineering(df, close, open_, high, low):\n${`${base}\n${extra}\n${fill}\nreturn df`
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n')}\n\ndef strategy_config():\n    return {'model_type': 'RandomForestClassifier'}\n`;
+
+/** Each broken strategy, the check that must report it and the column it must name (null: none). */
+const BROKEN: Array<[string, string, AnalysisCheck, string | null]> = [
+  ['dropping rows', strategy('', 'df = df.dropna()'), 'rows', null],
+  ['overwriting close', strategy("df['close'] = close.rolling(3).mean()"), 'ohlc', 'close'],
+  ['a string column', strategy("df['side'] = np.where(close > df['sma_20'], 'up', 'down')"), 'numeric', 'side'],
+  ['a NaN left after the fill', strategy("df['gap'] = np.nan", "df = df.bfill().ffill()\ndf['gap'] = np.nan"), 'finite', 'gap'],
+  ['an inf left after the fill', strategy("df['ratio'] = df['ret_1'] / 0.0"), 'finite', 'ratio'],
+  ['a centred rolling window', strategy("df['cma_20'] = close.rolling(20, center=True).mean()"), 'lookahead', 'cma_20'],
+  ['a whole-series z-score', strategy("df['z'] = (close - close.mean()) / close.std()"), 'lookahead', 'z'],
+  ['global min-max scaling', strategy("df['mm'] = (close - close.min()) / (close.max() - close.min())"), 'lookahead', 'mm'],
+  ['rank over the full series', strategy("df['rank'] = close.rank(pct=True)"), 'lookahead', 'rank'],
+  ['a whole-series quantile flag', strategy("df['top'] = (close > close.quantile(0.9)).astype(float)"), 'lookahead', 'top'],
+  ['an interior bfill leak', strategy("df['up_close'] = close.where(close > close.shift(1)).bfill()"), 'lookahead', 'up_close'],
+  ['a sparse interior bfill leak (the contract fill)', strategy("df['calm'] = close.where(close.diff().abs() < 0.0005)"), 'lookahead', 'calm'],
+  ['an expanding mean', strategy("df['em'] = close.expanding().mean()"), 'warmup_unbounded', 'em'],
+];
+
+describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', () => {
+  let runtime: StrategyRuntime;
+  let bars: OhlcInput;
+
+  before(async () => {
+    runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
+    bars = loadBars(6000);
+  });
+  after(() => runtime.stop());
+
+  it('passes a clean strategy, with the warm-up its EWM smoothing implies', async () => {
+    const result = await runtime.analyze(strategy(''), bars);
+    assert.deepEqual(result.problems, []);
+    assert.deepEqual(result.featureColumns, ['sma_20', 'rsi_14', 'ret_1']);
+    // Wilder's alpha 1/14 forgets the start as (13/14)^W: about 280 bars to reach 1e-9.
+    assert.ok(result.warmup !== null && result.warmup >= 150 && result.warmup <= 600, `warmup ${result.warmup}`);
+  });
+
+  it('finds a 20-bar warm-up for an SMA 20 and 2 bars for returns', async () => {
+    const sma = await runtime.analyze(strategy('', undefined, "df['sma_20'] = close.rolling(20).mean()"), bars);
+    assert.deepEqual(sma.problems, []);
+    assert.equal(sma.warmup, 20);
+    const ret = await runtime.analyze(strategy('', undefined, "df['ret_1'] = close.pct_change()"), bars);
+    assert.deepEqual(ret.problems, []);
+    assert.equal(ret.warmup, 2);
+  });
+
+  for (const [name, code, check, column] of BROKEN) {
+    it(`reports ${name} (${check}${column ? `: ${column}` : ''})`, async () => {
+      const result: AnalysisResult = await runtime.analyze(code, bars);
+      const found = result.problems.find((p) => p.check === check);
+      assert.ok(found, `no ${check} problem in ${JSON.stringify(result.problems)}`);
+      if (column) assert.deepEqual(found.columns, [column], found.message);
+      // The clean columns are never blamed alongside the broken one.
+      for (const p of result.problems) for (const c of ['sma_20', 'rsi_14', 'ret_1']) assert.ok(!p.columns.includes(c), p.message);
+    });
+  }
+
+  it('reports an expanding mean as having no warm-up', async () => {
+    const result = await runtime.analyze(strategy("df['em'] = close.expanding().mean()"), bars);
+    assert.equal(result.warmup, null);
+  });
+
+  it('analyzes ~25,000 bars (one year of 15-minute bars) — wall time printed, not asserted', async (t) => {
+    const big = loadBars(25_000);
+    const started = performance.now();
+    const result = await runtime.analyze(strategy(''), big);
+    const ms = performance.now() - started;
+    t.diagnostic(`analyze on ${big.ts.length} bars: ${ms.toFixed(0)} ms (goal ≤ 1000 ms), warmup ${result.warmup}`);
+    console.log(`analyze on ${big.ts.length} bars: ${ms.toFixed(0)} ms, warmup ${result.warmup}`);
+    assert.deepEqual(result.problems, []);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * The `train` job on real EURUSD bars: Python's p(up) equals the exported ONNX scored in Node,
+ * the purge gap holds, training is deterministic, and bad configs or features fail clearly.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { createLogger } from '../../src/log.ts';
+import { loadModel } from '../../src/strategy/onnx-scorer.ts';
+import { StrategyJobError, StrategyRuntime, type OhlcInput, type TrainResult } from '../../src/strategy/runtime-pool.ts';
+import { checkStrategyCode } from '../../src/strategy/static-check.ts';
+
+const DATA = new URL('../../../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2017-01_2017-09.csv.gz', import.meta.url);
+const HORIZON = 4;
+
+/** The 1-min HistData file as columns (ts epoch ms, bid OHLC). */
+function readMinuteBars(): OhlcInput {
+  const lines = gunzipSync(readFileSync(DATA)).toString('utf8').trim().split('\n').slice(1);
+  const cols = { ts: new Float64Array(lines.length), open: new Float64Array(lines.length), high: new Float64Array(lines.length), low: new Float64Array(lines.length), close: new Float64Array(lines.length) };
+  lines.forEach((line, i) => {
+    const [t, o, h, l, c] = line.split(',');
+    cols.ts[i] = Date.parse(t!);
+    cols.open[i] = Number(o);
+    cols.high[i] = Number(h);
+    cols.low[i] = Number(l);
+    cols.close[i] = Number(c);
+  });
+  return cols;
+}
+
+/** 15-min bars from 1-min bars (first open, max high, min low, last close per bucket). */
+function resample(m: OhlcInput, ms: number): OhlcInput {
+  const out: Record<keyof OhlcInput, number[]> = { ts: [], open: [], high: [], low: [], close: [] };
+  for (let i = 0; i < m.ts.length; i++) {
+    const bucket = Math.floor(m.ts[i]! / ms) * ms;
+    const last = out.ts.length - 1;
+    if (last >= 0 && out.ts[last] === bucket) {
+      out.high[last] = Math.max(out.high[last]!, m.high[i]!);
+      out.low[last] = Math.min(out.low[last]!, m.low[i]!);
+      out.close[last] = m.close[i]!;
+    } else {
+      out.ts.push(bucket);
+      out.open.push(m.open[i]!);
+      out.high.push(m.high[i]!);
+      out.low.push(m.low[i]!);
+      out.close.push(m.close[i]!);
+    }
+  }
+  return { ts: Float64Array.from(out.ts), open: Float64Array.from(out.open), high: Float64Array.from(out.high), low: Float64Array.from(out.low), close: Float64Array.from(out.close) };
+}
+
+function slice(b: OhlcInput, from: number, to: number): OhlcInput {
+  return { ts: b.ts.slice(from, to), open: b.open.slice(from, to), high: b.high.slice(from, to), low: b.low.slice(from, to), close: b.close.slice(from, to) };
+}
+
+const FEATURES = `
+def feature_engineering(df, close, open_, high, low):
+    ret = close.pct_change()
+    df['ret_1'] = ret
+    df['ret_4'] = close.pct_change(4)
+    df['sma_gap'] = close / close.rolling(20).mean() - 1
+    df['vol_20'] = ret.rolling(20).std()
+    df['range'] = (high - low) / close
+    df['body'] = (close - open_) / close
+    df['hour'] = df.index.hour
+    return df
+`;
+
+const strategy = (modelType: string, params: string, features = FEATURES) => `
+import numpy as np
+import pandas as pd
+${features}
+def strategy_config():
+    return {
+        'model_type': '${modelType}', 'model_params': ${params},
+        'signal_threshold': 0.55, 'direction': 'both', 'stop_loss': 0.003, 'take_profit': 0.006,
+        'cooldown': 2, 'max_positions': 1, 'on_opposite': 'close_only', 'session_filter': None,
+        'min_atr': None, 'trend_filter': None, 'target_horizon': ${HORIZON},
+        'objective': 'test', 'notes': 'test', 'title': '${modelType} test',
+    }
+`;
+
+const MODELS: Array<[string, string]> = [
+  ['RandomForestClassifier', "{'n_estimators': 100, 'max_depth': 6}"],
+  ['XGBClassifier', "{'n_estimators': 100, 'max_depth': 4, 'learning_rate': 0.1}"],
+  ['LogisticRegression', "{'C': 1.0, 'max_iter': 1000}"],
+];
+
+/** The features Node computes itself, after the warm-up, row-major float32 as the ONNX input. */
+async function featureMatrix(runtime: StrategyRuntime, code: string, bars: OhlcInput, trained: TrainResult): Promise<Float32Array> {
+  const f = await runtime.features(code, bars);
+  assert.deepEqual(f.columns, trained.features);
+  const rows = f.rows - trained.warmup;
+  const X = new Float32Array(rows * f.columns.length);
+  for (let r = 0; r < rows; r++) for (let j = 0; j < f.columns.length; j++) X[r * f.columns.length + j] = f.values[j]![trained.warmup + r]!;
+  return X;
+}
+
+describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
+  let runtime: StrategyRuntime;
+  let minutes: OhlcInput;
+  let bars: OhlcInput;
+
+  before(async () => {
+    runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
+    minutes = readMinuteBars();
+    bars = slice(resample(minutes, 15 * 60_000), 0, 6000);
+  });
+  after(() => runtime.stop());
+
+  for (const [modelType, params] of MODELS) {
+    it(`${modelType}: ONNX scored in Node equals Python's p(up); the purge gap holds`, async () => {
+      const code = strategy(modelType, params);
+      const t = await runtime.train(code, bars, {}, { timeoutMs: 60_000 });
+      const afterWarmup = bars.ts.length - t.warmup;
+      assert.equal(t.warmup, 20, 'rolling(20) of returns: the first 20 bars have a NaN feature');
+      assert.equal(t.rowsTrain + HORIZON + t.rowsTest, afterWarmup - HORIZON);
+      assert.equal(t.splitIndex, t.warmup + t.rowsTrain + HORIZON);
+      assert.equal(t.testStartTs, bars.ts[t.splitIndex]);
+      assert.equal(t.probaUp.length, afterWarmup);
+      assert.ok(t.accuracyTrain > 0.4 && t.accuracyTest > 0.4, `${t.accuracyTrain} ${t.accuracyTest}`);
+      assert.deepEqual(Object.keys(t.featureImportance), t.features);
+
+      const X = await featureMatrix(runtime, code, bars, t);
+      const model = await loadModel(t.onnx);
+      const p = await model.score(X, afterWarmup);
+      await model.close();
+      let worst = 0;
+      for (let i = 0; i < afterWarmup; i++) worst = Math.max(worst, Math.abs(p[i]! - t.probaUp[i]!));
+      assert.ok(worst <= 1e-5, `max |onnx - python| = ${worst}`);
+    });
+  }
+
+  it('is deterministic: the same request gives the same model bytes', async () => {
+    for (const [modelType, params] of [MODELS[0]!, MODELS[1]!]) {
+      const code = strategy(modelType, params);
+      const [a, b] = [await runtime.train(code, bars), await runtime.train(code, bars)];
+      assert.ok(a.onnx.equals(b.onnx), `${modelType} ONNX differs between two runs`);
+      assert.deepEqual(a.probaUp, b.probaUp);
+    }
+  });
+
+  it('honours trainSplit and warmup from the request', async () => {
+    const t = await runtime.train(strategy(...MODELS[2]!), bars, { trainSplit: 0.5, warmup: 100 });
+    assert.equal(t.warmup, 100);
+    assert.equal(t.rowsTrain, Math.floor((bars.ts.length - 100 - HORIZON) * 0.5));
+  });
+
+  for (const [bad, key] of [["{'n_jobs': 4}", 'n_jobs'], ["{'n_estimators': 10000}", 'n_estimators']] as const) {
+    it(`refuses model_params ${bad} before training, naming ${key}`, async () => {
+      await assert.rejects(runtime.train(strategy('RandomForestClassifier', bad), bars), (err: unknown) => {
+        assert.ok(err instanceof StrategyJobError);
+        assert.equal(err.kind, 'error');
+        assert.match(err.message, /^strategy_config\(\) is invalid/);
+        assert.match(err.message, new RegExp(`model_params\\.${key}`));
+        return true;
+      });
+    });
+  }
+
+  it('fails clearly when feature_engineering adds a string column', async () => {
+    const features = `${FEATURES.replace('    return df', "    df['label'] = np.where(close > open_, 'up', 'down')\n    return df")}`;
+    await assert.rejects(runtime.train(strategy(...MODELS[2]!, features), bars), (err: unknown) => {
+      assert.ok(err instanceof StrategyJobError);
+      assert.equal(err.kind, 'error');
+      assert.match(err.message, /must be numeric; not numeric: label \(object\)/);
+      return true;
+    });
+  });
+
+  it('reports the wall time of validate + features + train RandomForest(200) + export on 25,000 rows', async (t) => {
+    // The 1-min file read as if it were 15-min bars: the row count is what costs.
+    const big = slice(minutes, 0, 25_000);
+    for (const depth of [8, 12]) {
+      const code = strategy('RandomForestClassifier', `{'n_estimators': 200, 'max_depth': ${depth}}`);
+      const t0 = performance.now();
+      assert.ok((await checkStrategyCode(code)).ok);
+      await runtime.features(code, big, { timeoutMs: 60_000 });
+      const t1 = performance.now();
+      const trained = await runtime.train(code, big, {}, { timeoutMs: 120_000, memoryMb: 2048 });
+      const t2 = performance.now();
+      t.diagnostic(
+        `RandomForest(200, max_depth ${depth}) on ${big.ts.length} rows: ${((t2 - t0) / 1000).toFixed(2)} s total ` +
+          `(validate + features ${((t1 - t0) / 1000).toFixed(2)} s, train incl. config + features + fit + ONNX ${((t2 - t1) / 1000).toFixed(2)} s; ` +
+          `ONNX ${(trained.onnx.length / 1e6).toFixed(1)} MB; goal 3 s)`,
+      );
+    }
+  });
+});
