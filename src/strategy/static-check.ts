@@ -106,5 +106,5 @@ function runChecker(code: string): Promise<string> {
 // `node --import tsx src/strategy/static-check.ts --write-schema` regenerates the JSON Schema file.
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write-schema')) {
   writeFileSync(STRATEGY_CONFIG_SCHEMA_FILE, `${JSON.stringify(strategyConfigJsonSchema(), null, 2)}\n`);
-  console.log(`wrote ${STRATEGY_CONFIG_SCHEMA_FILE}`);
+  process.stdout.write(`wrote ${STRATEGY_CONFIG_SCHEMA_FILE}\n`);
 }
