@@ -13,6 +13,8 @@ const MAX_CACHED_CANDLES = 50_000;
 export class BarSeries {
   private cols: BarColumns;
   private n: number;
+  /** Changes whenever a bar other than a new last one is written: derived values may be stale. */
+  version = 0;
   /** Each served bar's candle JSON, by bar time: bars rarely change once closed, so a
    *  repeated read (the latest bars, by every chart) joins strings instead of printing numbers. */
   private readonly candleJson = new Map<number, string>();
@@ -82,8 +84,10 @@ export class BarSeries {
     const i = this.n > 0 && bar.ts > this.cols.ts[this.n - 1]! ? this.n : this.lowerBound(bar.ts);
     if (i < this.n && this.cols.ts[i] === bar.ts) {
       this.write(i, bar);
+      this.version++;
       return;
     }
+    if (i < this.n) this.version++;
     this.ensureCapacity(this.n + 1);
     if (i < this.n) {
       for (const f of FIELDS) this.cols[f].copyWithin(i + 1, i, this.n);

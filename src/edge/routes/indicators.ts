@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { computeIndicators, featureColumns, formatIndicatorData, IndicatorsRequest, warmupBars } from '../../indicators/index.ts';
+import { featureColumns, formatIndicatorData, IndicatorsRequest, warmupBars } from '../../indicators/index.ts';
+import { columnJson, indicatorColumns } from '../../indicators/series-memo.ts';
 import type { MarketData } from '../../market/index.ts';
 import { describeSources } from '../../market/ohlc-query.ts';
 import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
@@ -9,7 +10,7 @@ import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { App } from '../types.ts';
 
-const IndicatorsResponse = z
+const IndicatorsResponseSchema = z
   .object({
     symbol: Symbol,
     timeframe: Timeframe,
@@ -21,6 +22,7 @@ const IndicatorsResponse = z
     data: z.union([IndicatorColumnsData, IndicatorRowsData]),
   })
   .meta({ id: 'IndicatorsResponse' });
+type IndicatorsResponse = z.infer<typeof IndicatorsResponseSchema>;
 
 export function indicatorRoutes(app: App, { market }: { market: MarketData }): void {
   app.post('/api/v1/indicators', {
@@ -30,42 +32,46 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
       tags: ['market'],
       summary: 'Built-in indicators on OHLC, without training',
       description:
-        'Computes the enabled indicators on the newest `limit` bars, each with its full warm-up history behind ' +
-        'it, so the first returned row is exact rather than NaN (null only when the series itself is shorter). ' +
+        'The enabled indicators on the newest `limit` bars, computed over the series’ whole history (kept and ' +
+        'extended bar by bar), so the first returned row is exact rather than NaN (null only where the series ' +
+        'itself is shorter than the warm-up). ' +
         'Values are rounded to 10 decimal places. Keys and columns are listed by GET /api/v1/indicator-schema; ' +
         'unknown keys answer 400 naming them.',
       body: IndicatorsRequest,
-      response: { 200: IndicatorsResponse },
+      response: { 200: IndicatorsResponseSchema },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { indicators, symbol, timeframe, format, limit } = request.body;
-      const warmup = warmupBars(indicators);
       const series = await market.cache.get(symbol, timeframe);
-      const c = series.columns();
       const end = series.length;
-      const from = Math.max(0, end - limit - warmup);
-      const ohlc = {
-        open: c.open.subarray(from, end),
-        high: c.high.subarray(from, end),
-        low: c.low.subarray(from, end),
-        close: c.close.subarray(from, end),
-      };
-      const skip = Math.max(0, end - from - limit);
-      // Only returned rows need their time as text; warm-up rows are computed, never shown.
-      const timestamps = new Array<string>(end - from).fill('', 0, skip);
+      const from = Math.max(0, end - limit);
+      const memo = indicatorColumns(series, indicators);
+      const names = featureColumns(indicators);
+      const c = series.columns();
       let sources = 0;
-      for (let i = from + skip; i < end; i++) timestamps[i - from] = isoFromMs(c.ts[i]!);
-      for (let i = from + skip; i < end; i++) sources |= 1 << c.source[i]!;
-      return {
+      for (let i = from; i < end; i++) sources |= 1 << c.source[i]!;
+      const head = {
         symbol,
         timeframe,
         source: describeSources(sources),
         format,
-        count: end - from - skip,
-        warmup,
-        columns: featureColumns(indicators),
-        data: formatIndicatorData(format, timestamps, computeIndicators(ohlc, indicators), skip),
+        count: end - from,
+        warmup: warmupBars(indicators),
+        columns: names,
       };
+      let data: string;
+      if (format === 'columns') {
+        const stamps = new Array<string>(end - from);
+        for (let i = from; i < end; i++) stamps[i - from] = `"${isoFromMs(c.ts[i]!)}"`;
+        data = `{"timestamp":[${stamps.join(',')}]${names.map((n) => `,${JSON.stringify(n)}:${columnJson(memo.get(n)!, from, end)}`).join('')}}`;
+      } else {
+        const timestamps = Array.from(c.ts.subarray(from, end), isoFromMs);
+        const views = Object.fromEntries(names.map((n) => [n, memo.get(n)!.values.subarray(from, end)]));
+        data = JSON.stringify(formatIndicatorData(format, timestamps, views, 0));
+      }
+      // Already JSON (assembled from memoised per-value text): Fastify sends a string as it is.
+      const body = `${JSON.stringify(head).slice(0, -1)},"data":${data}}`;
+      return reply.type('application/json; charset=utf-8').send(body as unknown as IndicatorsResponse);
     },
   });
 }
