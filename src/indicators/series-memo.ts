@@ -24,6 +24,8 @@ interface Memo {
 }
 
 const memos = new WeakMap<MemoSeries, Memo>();
+/** Indicator-with-params groups kept per series: any period may be asked for, memory may not grow with them. */
+const MAX_GROUPS = 32;
 
 const json = (v: number): string => (Number.isFinite(v) ? String(Math.round(v * 1e10) / 1e10) : 'null');
 
@@ -35,7 +37,7 @@ const json = (v: number): string => (Number.isFinite(v) ? String(Math.round(v * 
  */
 export function indicatorColumns(series: MemoSeries, list: readonly IndicatorRequest[]): Map<string, Column> {
   let memo = memos.get(series);
-  if (!memo || memo.version !== series.version) {
+  if (!memo || memo.version !== series.version || memo.groups.size > MAX_GROUPS) {
     memo = { version: series.version, groups: new Map(), columns: new Map() };
     memos.set(series, memo);
   }
