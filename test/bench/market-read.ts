@@ -7,7 +7,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { SYMBOLS, TIMEFRAMES } from '../../schemas/common.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
-import { startServiceProcess } from './lib/service.ts';
+import { startServiceProcess, waitForQuiet } from './lib/service.ts';
 
 const ALL_INDICATORS = {
   sma_enabled: true,
@@ -63,6 +63,9 @@ export const benchmark: Benchmark = {
     const mint = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST' });
     const { api_key: key } = (await mint.json()) as { api_key: string };
     const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+    // After a restart the engine merges the history it just wrote for a while: latency is
+    // measured in the steady state after that (bounded wait, reported).
+    const settle = await waitForQuiet(30_000, ctx.signal);
     const ohlc = await latency(requests, () => fetch(`${service.url}/api/v1/ohlc?symbol=EURUSD&timeframe=1min&limit=5000`, { headers }));
     const indicators = await latency(requests, () =>
       fetch(`${service.url}/api/v1/indicators`, {
@@ -80,7 +83,16 @@ export const benchmark: Benchmark = {
     return [
       { name: 'first-start', history_days: days, ready_ms: first.startMs, goal_ms: 60_000, met: first.startMs <= 60_000 },
       { name: 'restart', ready_ms: service.startMs, goal_ms: 5_000, met: service.startMs <= 5_000 },
-      { name: 'ohlc-5000', request: 'GET /api/v1/ohlc 1min limit=5000', latency_ms: ohlc, requests, goal_p99_ms: 20, met: ohlc.p99 <= 20 },
+      {
+        name: 'ohlc-5000',
+        request: 'GET /api/v1/ohlc 1min limit=5000',
+        latency_ms: ohlc,
+        requests,
+        goal_p99_ms: 20,
+        met: ohlc.p99 <= 20,
+        waited_for_quiet_ms: settle.waited_ms,
+        busy_cores_before: settle.busy_cores,
+      },
       {
         name: 'indicators-5000',
         request: 'POST /api/v1/indicators all 8, 1min, limit=5000',
