@@ -6,7 +6,7 @@ import type { NamedColumns } from './compute.ts';
  * places — far below any price's precision — which makes the text a third shorter and quicker
  * to print than full 17-digit doubles.
  */
-const json = (v: number): number | null => (Number.isFinite(v) ? Math.round(v * 1e10) / 1e10 : null);
+export const servedValue = (v: number): number | null => (Number.isFinite(v) ? Math.round(v * 1e10) / 1e10 : null);
 
 /**
  * Shapes computed columns for a response, skipping the first `from` bars (the extra warm-up bars
@@ -25,7 +25,7 @@ export function toColumns(timestamps: readonly string[], columns: NamedColumns, 
   const values: Record<string, (number | null)[]> = {};
   for (const [name, col] of Object.entries(columns)) {
     const out = new Array<number | null>(Math.max(0, col.length - from));
-    for (let i = from; i < col.length; i++) out[i - from] = json(col[i]!);
+    for (let i = from; i < col.length; i++) out[i - from] = servedValue(col[i]!);
     values[name] = out;
   }
   return Object.assign({ timestamp: timestamps.slice(from) }, values);
@@ -36,7 +36,7 @@ export function toRows(timestamps: readonly string[], columns: NamedColumns, fro
   const rows: IndicatorRowsData = [];
   for (let i = from; i < timestamps.length; i++) {
     const values: Record<string, number | null> = {};
-    for (const [name, col] of entries) values[name] = json(col[i] ?? NaN);
+    for (const [name, col] of entries) values[name] = servedValue(col[i] ?? NaN);
     rows.push(Object.assign({ timestamp: timestamps[i]! }, values));
   }
   return rows;

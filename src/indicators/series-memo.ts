@@ -1,4 +1,5 @@
 import type { IndicatorRequest } from '../../schemas/indicators.ts';
+import { servedValue } from './output.ts';
 import { INDICATORS } from './registry.ts';
 import type { Ohlc } from './types.ts';
 
@@ -12,7 +13,7 @@ export interface MemoSeries {
 
 interface Column {
   values: Float64Array;
-  /** Each value's JSON text, made when first served (rounded to 10 decimals, null for NaN). */
+  /** Each value's JSON text, made when first served (as `servedValue` rounds it). */
   text: Array<string | undefined>;
 }
 
@@ -27,7 +28,7 @@ const memos = new WeakMap<MemoSeries, Memo>();
 /** Indicator-with-params groups kept per series: any period may be asked for, memory may not grow with them. */
 const MAX_GROUPS = 32;
 
-const json = (v: number): string => (Number.isFinite(v) ? String(Math.round(v * 1e10) / 1e10) : 'null');
+const json = (v: number): string => String(servedValue(v));
 
 /**
  * Indicator values of a whole series, computed once over its full history and then extended

@@ -25,9 +25,10 @@ export interface MarketData {
 
 /** The stores and the read cache: what every role that reads market data needs. */
 export function openMarketData(bus: Bus, clickhouse: ClickHouseClient, log: Logger): MarketData {
-  const cache = new BarCache(new BarsRepo(clickhouse), bus.nc, log);
+  const bars = new BarsRepo(clickhouse);
+  const cache = new BarCache(bars, bus.nc, log);
   cache.start();
-  return { ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse), cache };
+  return { ticks: new TicksRepo(clickhouse), bars, cache };
 }
 
 export type SyntheticDeps = {

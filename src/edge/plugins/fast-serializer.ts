@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+
 /**
  * Route option for the bulk data routes (/ohlc, /ticks, /indicators): their responses are built
  * by our own code from typed columns, and validating 5,000 rows against the schema on every
@@ -7,3 +9,11 @@
 export const plainJsonSerializer = {
   serializerCompiler: () => (data: unknown) => JSON.stringify(data),
 };
+
+/**
+ * Sends a response body that is already JSON text (assembled from cached per-row text). Fastify
+ * sends a string as it is; the cast only satisfies the route's declared response type.
+ */
+export function sendJsonText<T>(reply: FastifyReply, text: string): T {
+  return reply.type('application/json; charset=utf-8').send(text) as unknown as T;
+}

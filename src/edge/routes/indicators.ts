@@ -6,7 +6,7 @@ import { describeSources } from '../../market/ohlc-query.ts';
 import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
 import { ResponseSource } from '../../../schemas/market.ts';
 import { Symbol, Timeframe } from '../../../schemas/common.ts';
-import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
+import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { App } from '../types.ts';
 
@@ -69,9 +69,7 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
         const views = Object.fromEntries(names.map((n) => [n, memo.get(n)!.values.subarray(from, end)]));
         data = JSON.stringify(formatIndicatorData(format, timestamps, views, 0));
       }
-      // Already JSON (assembled from memoised per-value text): Fastify sends a string as it is.
-      const body = `${JSON.stringify(head).slice(0, -1)},"data":${data}}`;
-      return reply.type('application/json; charset=utf-8').send(body as unknown as IndicatorsResponse);
+      return sendJsonText<IndicatorsResponse>(reply, `${JSON.stringify(head).slice(0, -1)},"data":${data}}`);
     },
   });
 }

@@ -2,7 +2,7 @@ import type { MarketData } from '../../market/index.ts';
 import { describeSources, queryOhlcJson, queryWindow } from '../../market/ohlc-query.ts';
 import { sourceCode } from '../../store/index.ts';
 import { MarketQuery, OhlcResponse, TicksResponse } from '../../../schemas/market.ts';
-import { plainJsonSerializer } from '../plugins/fast-serializer.ts';
+import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 export function marketRoutes(app: App, { market }: { market: MarketData }): void {
@@ -22,9 +22,7 @@ export function marketRoutes(app: App, { market }: { market: MarketData }): void
       response: { 200: OhlcResponse },
     },
     handler: async (request, reply) => {
-      // Already JSON (assembled from cached per-bar text): Fastify sends a string as it is.
-      const json = await queryOhlcJson(market.cache, request.query);
-      return reply.type('application/json; charset=utf-8').send(json as unknown as OhlcResponse);
+      return sendJsonText<OhlcResponse>(reply, await queryOhlcJson(market.cache, request.query));
     },
   });
 

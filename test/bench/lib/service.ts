@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../../src/bus/index.ts';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,20 +23,6 @@ export interface ServiceProcess {
   logBytes(): number;
   /** SIGTERM, wait for exit (SIGKILL to the process group after `graceMs`), remove DATA_DIR. */
   stop(graceMs?: number): Promise<{ code: number | null; signal: string | null; ms: number }>;
-}
-
-/** A port the kernel reports free on 127.0.0.1 (closed again before the service binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Environment variables that would point the service at outside infrastructure. */
