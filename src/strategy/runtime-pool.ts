@@ -57,6 +57,8 @@ export interface TrainOptions {
   trainSplit?: number;
   /** Bars dropped at the start (default: up to the last row with a NaN feature). */
   warmup?: number;
+  /** Bars of the trained span (default all): later bars are scored, never fitted or split. */
+  fitRows?: number;
 }
 
 export interface TrainResult {
@@ -78,6 +80,8 @@ export interface TrainResult {
   onnx: Buffer;
   /** p(up) for every bar after the warm-up: probaUp[i] belongs to bar warmup + i. */
   probaUp: Float64Array;
+  /** The feature matrix of the same bars, row-major [probaUp.length, features.length]. */
+  matrix: Float64Array;
 }
 
 /** Which dynamic check an analysis problem comes from (analysis.py names them). */
@@ -356,13 +360,18 @@ export class StrategyRuntime {
     const request: Record<string, unknown> = { op: 'train', code, columns: names, rows };
     if (options.trainSplit !== undefined) request.train_split = options.trainSplit;
     if (options.warmup !== undefined) request.warmup = options.warmup;
+    if (options.fitRows !== undefined) request.fit_rows = options.fitRows;
     const { header: h, payload: out } = await this.run(request, payload, limits);
     const onnxBytes = h.onnx_bytes as number;
     const probaRows = h.proba_rows as number;
-    if (out.length !== onnxBytes + probaRows * 8) throw new StrategyJobError('crash', 'train answer does not match its layout');
-    // Copy: the payload's offset past the model is not 8-byte aligned for a Float64Array view.
+    const nFeatures = (h.features as string[]).length;
+    const matrixAt = onnxBytes + probaRows * 8;
+    if (out.length !== matrixAt + probaRows * nFeatures * 8) throw new StrategyJobError('crash', 'train answer does not match its layout');
+    // Copies: offsets past the model are not 8-byte aligned for Float64Array views.
     const probaUp = new Float64Array(probaRows);
-    new Uint8Array(probaUp.buffer).set(out.subarray(onnxBytes));
+    new Uint8Array(probaUp.buffer).set(out.subarray(onnxBytes, matrixAt));
+    const matrix = new Float64Array(probaRows * nFeatures);
+    new Uint8Array(matrix.buffer).set(out.subarray(matrixAt));
     return {
       config: h.config as StrategyConfig,
       features: h.features as string[],
@@ -377,6 +386,7 @@ export class StrategyRuntime {
       warnings: (h.warnings as string[] | undefined) ?? [],
       onnx: Buffer.from(out.subarray(0, onnxBytes)),
       probaUp,
+      matrix,
     };
   }
 

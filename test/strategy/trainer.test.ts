@@ -123,6 +123,7 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
       assert.deepEqual(Object.keys(t.featureImportance), t.features);
 
       const X = await featureMatrix(runtime, code, bars, t);
+      assert.deepEqual(Float32Array.from(t.matrix), X, 'the answer carries the feature matrix the features job computes');
       const model = await loadModel(t.onnx);
       const p = await model.score(X, afterWarmup);
       await model.close();
@@ -139,6 +140,19 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
       assert.ok(a.onnx.equals(b.onnx), `${modelType} ONNX differs between two runs`);
       assert.deepEqual(a.probaUp, b.probaUp);
     }
+  });
+
+  it('fitRows: bars after the trained span are scored but never fitted', async () => {
+    const code = strategy(...MODELS[2]!);
+    const fitRows = 4000;
+    const [all, cut] = [await runtime.train(code, bars), await runtime.train(code, bars, { fitRows })];
+    const labelled = fitRows - cut.warmup - HORIZON;
+    assert.equal(cut.rowsTrain, Math.floor(labelled * 0.7));
+    assert.equal(cut.rowsTrain + HORIZON + cut.rowsTest, labelled);
+    assert.equal(cut.probaUp.length, bars.ts.length - cut.warmup, 'post-cutoff bars get p(up) too');
+    assert.ok(!cut.onnx.equals(all.onnx), 'a shorter span fits a different model');
+    const fromHead = await runtime.train(code, slice(bars, 0, fitRows));
+    assert.ok(fromHead.onnx.equals(cut.onnx), 'bars after fitRows do not change the model');
   });
 
   it('honours trainSplit and warmup from the request', async () => {

@@ -4,18 +4,23 @@ Imported by sandbox_runtime.py in the zygote, before any fork: once the audit ho
 a child may not import from /sandbox, so everything this module needs is loaded here.
 
 Request (framed like "features"):
-  {"op": "train", "code", "columns": [...], "rows": n, "train_split"?: 0.7, "warmup"?: int}
+  {"op": "train", "code", "columns": [...], "rows": n, "train_split"?: 0.7, "warmup"?: int,
+   "fit_rows"?: int}
   payload: float64 little-endian, column-major, len(columns) * rows (ts, open, high, low, close)
+  fit_rows (default rows): the bars of the trained span; the bars after it (post-cutoff) get
+  features and p(up) like the rest but never reach the split, the fit or the accuracies.
 Response header:
   {"config", "features": [names], "warmup", "rows_train", "rows_test", "split_index",
    "test_start_ts", "accuracy_train", "accuracy_test", "feature_importance": {name: value},
    "warnings": [str], "onnx_bytes": B, "proba_rows": P}
-Response payload: B bytes of ONNX model, then P float64 little-endian p(up), one per bar after
+Response payload: B bytes of ONNX model, then P float64 little-endian p(up), then the feature
+  matrix, P rows x len(features) float64 little-endian row-major (what Node scores with ONNX after
+  a cast to float32, and where it reads a trend_filter column). p(up) is one per bar after
   the warm-up (bars warmup .. rows-1, train, purge gap, test and the last h unlabelled bars alike,
   so the backtest can score any stretch). split_index is the bar index of the first test row:
   p(up) of bar i is proba[i - warmup].
 
-Rows after warm-up, n = rows - warmup; h = target_horizon; labelled rows m = n - h
+Rows after warm-up within the trained span, n = fit_rows - warmup; h = target_horizon; labelled rows m = n - h
 (y[t] = 1 if close[t+h] > close[t] else 0). Train = the first floor(m * train_split) labelled rows,
 then h purged rows (their targets overlap the test period), then the test rows:
 rows_train + h + rows_test = m.
@@ -179,7 +184,10 @@ def run_train(namespace, header, payload):
     ts = df.index.asi8 // 1_000_000
     X, names, close = _features(namespace, df)
     warmup = _warmup(X, names, header.get("warmup"))
-    n = len(X) - warmup
+    fit_rows = int(header.get("fit_rows", len(X)))
+    if not warmup < fit_rows <= len(X):
+        raise ValueError(f"fit_rows must be within ({warmup}, {len(X)}]")
+    n = fit_rows - warmup
     m = n - h
     split = float(header.get("train_split", 0.7))
     if not 0 < split < 1:
@@ -221,7 +229,7 @@ def run_train(namespace, header, payload):
         "onnx_bytes": len(onnx),
         "proba_rows": len(proba),
     }
-    return result, onnx + proba.tobytes()
+    return result, onnx + proba.tobytes() + np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
 
 
 def _prewarm():
