@@ -45,6 +45,11 @@ export const EnvConfig = z.object({
   OANDA_TOKEN: z.string().min(1).optional().describe("OANDA v20 API token: with OANDA_ACCOUNT_ID, ingests the broker's live pricing stream"),
   OANDA_ACCOUNT_ID: z.string().min(1).optional(),
   OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com'),
+  PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx)'),
+  STRATEGY_WORKERS: z.coerce.number().int().min(1).max(32).optional().describe('Sandboxed Python workers (default: one per core, at most 4)'),
+  TRAIN_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1).describe('Train jobs one trainer runs at once'),
+  TRAIN_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000)
+    .describe('A job whose trainer stops sending heartbeats for this long is handed to another trainer (or the restarted one)'),
   PLATFORM_DAILY_AI_BUDGET_USD: z.coerce.number().min(0).default(50)
     .describe('Cost guard: AI generation spend per UTC day before the platform falls back to the offline generator'),
 });

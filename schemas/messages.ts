@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
 import { SyntheticCheckpoint } from './market.ts';
+import { JobRecord, ModelRecord, SignalsResponse } from './training.ts';
 import { Symbol as SymbolSchema, type Symbol, type Timeframe } from './common.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
@@ -76,6 +77,12 @@ export const Buckets = {
   synthetic: bucket('sf_synthetic', SyntheticCheckpoint),
   /** `ai.<yyyymmdd>` → platform AI spend that day. */
   costGuard: bucket('sf_cost_guard', CostRecord, 2 * 24 * 3600),
+  /** `<job_id>` → a train job and its status; finished jobs are forgotten after 30 days. */
+  jobs: bucket('sf_jobs', JobRecord, 30 * 24 * 3600),
+  /** `<user_id>.<hex of model_name>` → a trained model (artifacts in the `sf_artifacts` object store). */
+  models: bucket('sf_models', ModelRecord),
+  /** `<user_id>.<hex of model_name>` → the model's latest prediction signals (GET /signals). */
+  signals: bucket('sf_signals', SignalsResponse),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------
@@ -85,12 +92,24 @@ export interface StreamSpec {
   subjects: string[];
   maxMessages: number;
   maxAgeSeconds: number;
+  /** Work-queue retention: a message leaves the stream once a consumer acknowledges it. */
+  workQueue?: boolean;
 }
 
 export const Streams = {
   /** The public activity feed; the stream sequence is the event id and the `since` cursor. */
   activity: { name: 'ACTIVITY', subjects: ['activity.>'], maxMessages: 200_000, maxAgeSeconds: 90 * 24 * 3600 },
+  /** Train jobs waiting for a trainer: a work queue (each message is removed once acknowledged). */
+  trainJobs: { name: 'JOBS', subjects: ['jobs.train'], maxMessages: 1_000_000, maxAgeSeconds: 7 * 24 * 3600, workQueue: true },
 } as const satisfies Record<string, StreamSpec>;
+
+/** Object stores: model artifacts (`<user_id>/<hex of model_name>/<artifact>/{model.onnx,strategy.py,results.json}`). */
+export const ObjectStores = {
+  artifacts: 'sf_artifacts',
+} as const;
+
+/** The durable consumer every trainer pulls train jobs through. */
+export const TRAINER_CONSUMER = 'trainer';
 
 export const Subjects = {
   activity: (kind: ActivityKind) => `activity.${kind}`,
@@ -105,6 +124,8 @@ export const Subjects = {
   barsRebuilt: 'market.bars-rebuilt',
   /** Request/reply: `ImportRequest` → `ImportResult`, served by the process that owns the store. */
   marketImport: 'market.import',
+  /** A train job to run: `TrainJobMessage`, on the JOBS work queue. */
+  trainJob: 'jobs.train',
 } as const;
 
 export const BarsRebuilt = z.object({ symbol: SymbolSchema, fromMs: z.number(), toMs: z.number() });

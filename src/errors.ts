@@ -5,11 +5,21 @@
 export class AppError extends Error {
   readonly status: number = 500;
   readonly headers: Record<string, string> = {};
+  /** Extra fields sent beside `error` and `code` (e.g. a rejected strategy's `violations`). */
+  details: Record<string, unknown> = {};
 }
 
 export class BadRequestError extends AppError {
   override name = 'BadRequestError';
   override readonly status = 400;
+}
+/** Strategy code refused by the static check: 400 with every violation (line, col, rule, hint). */
+export class StrategyRejectedError extends BadRequestError {
+  override name = 'StrategyRejectedError';
+  constructor(message: string, violations: unknown[]) {
+    super(message);
+    this.details = { violations };
+  }
 }
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';

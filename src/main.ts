@@ -7,6 +7,9 @@ import { TickImporter } from './market/tick-importer.ts';
 import { startLiveSources, type LiveSources } from './market/live-sources.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
+import { Trainer } from '../actors/trainer/index.ts';
+import { StrategyRuntime } from './strategy/runtime-pool.ts';
+import { buildTraining, type TrainingParts } from './training/index.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -23,6 +26,9 @@ export interface Service {
   market: MarketData;
   barBuilder: BarBuilder;
   liveSources: LiveSources;
+  runtime: StrategyRuntime;
+  training: TrainingParts;
+  trainer: Trainer;
   log: Logger;
   /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
   close(): Promise<void>;
@@ -78,6 +84,30 @@ export async function startService(config: Config, log: Logger = createLogger(co
       stack.push(() => synthetic.stop());
     }
 
+    const runtime = await StrategyRuntime.start({ log, python: config.PYTHON, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
+    stack.push(() => runtime.stop());
+    const training = await buildTraining({
+      bus,
+      metering: accounts.metering,
+      bars: market.cache,
+      runtime,
+      log,
+      replicas: config.NATS_REPLICAS,
+      ackWaitMs: config.TRAIN_ACK_WAIT_MS,
+    });
+    const trainer = new Trainer({
+      queue: training.queue,
+      jobs: training.jobs,
+      models: training.models,
+      pipeline: training.pipeline,
+      activity: activity.bus,
+      metering: accounts.metering,
+      log,
+      concurrency: config.TRAIN_CONCURRENCY,
+    });
+    await trainer.start();
+    stack.push(() => trainer.stop());
+
     const metrics = () => {
       const ingest = barBuilder.stats();
       const out: Record<string, number> = {
@@ -97,7 +127,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       }
       return out;
     };
-    const app = await buildApp({ config, log, accounts, activity, market, metrics });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, metrics });
     stack.push(() => app.close());
     await app.listen({ port: config.PORT, host: config.HOST });
     const address = app.server.address();
@@ -117,6 +147,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
       market,
       barBuilder,
       liveSources,
+      runtime,
+      training,
+      trainer,
       log,
       close: () => (closing ??= unwind()),
     };

@@ -71,6 +71,13 @@ export class JsonKv<S extends z.ZodType> {
     await this.kv.delete(key);
   }
 
+  /** Keys matching a subject-style filter (`7.>`), in no particular order. */
+  async keys(filter = '>'): Promise<string[]> {
+    const out: string[] = [];
+    for await (const key of await this.kv.keys(filter)) out.push(key);
+    return out;
+  }
+
   /**
    * Read-modify-write under compare-and-set, retried until no other writer interferes.
    * `change` sees the current value (null when absent) and returns the new one; it may throw

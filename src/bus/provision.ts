@@ -8,7 +8,7 @@ export async function ensureStream(bus: Bus, spec: StreamSpec, replicas = 1): Pr
   const config = {
     name: spec.name,
     subjects: spec.subjects,
-    retention: RetentionPolicy.Limits,
+    retention: spec.workQueue ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
     max_msgs: spec.maxMessages,

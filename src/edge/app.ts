@@ -4,6 +4,7 @@ import type { Accounts } from '../accounts/index.ts';
 import { SSE_PER_KEY } from '../accounts/index.ts';
 import type { Activity } from '../community/index.ts';
 import type { MarketData } from '../market/index.ts';
+import type { Training } from '../training/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -16,6 +17,8 @@ import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
 import { indicatorRoutes } from './routes/indicators.ts';
 import { marketRoutes } from './routes/market.ts';
+import { modelRoutes } from './routes/models.ts';
+import { trainRoutes } from './routes/train.ts';
 import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -28,6 +31,7 @@ export interface EdgeDeps {
   accounts: Accounts;
   activity: Activity;
   market: MarketData;
+  training: Training;
   /** Counters for /_metrics, gathered by the composition root. */
   metrics?: MetricsSource;
 }
@@ -39,7 +43,7 @@ const SSE_PER_ANONYMOUS_IP = 3;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, metrics }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, metrics }: EdgeDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // Our own onResponse hook writes one compact access line instead of Fastify's two.
@@ -77,5 +81,7 @@ export async function buildApp({ config, log, accounts, activity, market, metric
   marketRoutes(app, { market });
   indicatorRoutes(app, { market });
   indicatorSchemaRoutes(app);
+  trainRoutes(app, { training });
+  modelRoutes(app, { training });
   return app;
 }

@@ -26,7 +26,9 @@ export function registerErrorHandling(app: FastifyInstance, { bodyLimitBytes }: 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let status = 500;
     let message = 'internal error: the failure was logged; try again, and report it if it persists';
+    let details: Record<string, unknown> = {};
     if (error instanceof AppError) {
+      details = error.details;
       status = error.status;
       message = error.message;
       reply.headers(error.headers);
@@ -44,7 +46,7 @@ export function registerErrorHandling(app: FastifyInstance, { bodyLimitBytes }: 
       message = error.message;
     }
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply.status(status).send({ error: message, code: status });
+    void reply.status(status).send({ ...details, error: message, code: status });
   });
 
   app.setNotFoundHandler((request, reply) => {

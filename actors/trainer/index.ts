@@ -1,0 +1,1 @@
+export { Trainer, MAX_ATTEMPTS, type TrainerDeps } from './trainer.ts';

@@ -1,0 +1,147 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import type { Logger } from '../../src/log.ts';
+import type { ActivityBus } from '../../src/community/index.ts';
+import type { Metering } from '../../src/accounts/index.ts';
+import { AppError } from '../../src/errors.ts';
+import { StrategyJobError } from '../../src/strategy/runtime-pool.ts';
+import { JobStore, ModelStore, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import type { JobRecord } from '../../schemas/training.ts';
+
+/** A job whose trainer vanished this many times is failed rather than tried again. */
+export const MAX_ATTEMPTS = 2;
+
+export interface TrainerDeps {
+  queue: TrainQueue;
+  jobs: JobStore;
+  models: ModelStore;
+  pipeline: TrainPipeline;
+  activity: Pick<ActivityBus, 'emit'>;
+  metering: Pick<Metering, 'releaseCap'>;
+  log: Logger;
+  /** Jobs run at once by this trainer. */
+  concurrency: number;
+}
+
+/** Raised inside a job when the trainer is stopping: the job goes back to the queue. */
+class Interrupted extends Error {}
+
+/**
+ * The `trainer` role: pulls train jobs from the JOBS work queue, runs the pipeline (bars →
+ * sandboxed Python → ONNX → backtest), stores the model and the job's outcome.
+ *
+ * A job is acknowledged only once its outcome is written. If the process dies mid-job, the
+ * queue hands the job out again after its ack wait (heartbeats stop); the next attempt finds
+ * it `running` from a vanished trainer and runs it again, up to MAX_ATTEMPTS, then fails it with
+ * the reason. A trainer stopped gracefully puts its running jobs back to `queued` at once.
+ */
+export class Trainer {
+  private stopping = false;
+  private readonly loops: Promise<void>[] = [];
+  private readonly inFlight = new Set<JsMsg>();
+
+  constructor(private readonly deps: TrainerDeps) {}
+
+  async start(): Promise<void> {
+    const consumer = await this.deps.queue.consumer();
+    for (let i = 0; i < this.deps.concurrency; i++) {
+      this.loops.push(
+        (async () => {
+          while (!this.stopping) {
+            let msg: JsMsg | null = null;
+            try {
+              msg = await consumer.next({ expires: 2000 });
+            } catch (err) {
+              if (this.stopping) break;
+              this.deps.log.warn({ err }, 'trainer: pulling the next job failed; retrying');
+              await new Promise((r) => setTimeout(r, 1000));
+            }
+            if (msg) await this.handle(msg);
+          }
+        })(),
+      );
+    }
+  }
+
+  /** Stops pulling; jobs in flight go back to `queued` and to the queue for the next trainer. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const msg of this.inFlight) {
+      const id = TrainQueue.jobId(msg);
+      if (id !== null) {
+        await this.deps.jobs
+          .update(id, (job) => (job.status === 'running' ? { ...job, status: 'queued', stage: null, attempts: Math.max(0, job.attempts - 1) } : null))
+          .catch(() => undefined);
+      }
+      msg.nak();
+    }
+    await Promise.allSettled(this.loops);
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    const { jobs, log } = this.deps;
+    const id = TrainQueue.jobId(msg);
+    const job = id === null ? null : await jobs.get(id);
+    if (!job || job.status === 'done' || job.status === 'failed') {
+      msg.ack();
+      return;
+    }
+    if (job.attempts >= MAX_ATTEMPTS) {
+      await this.fail(job, `the trainer stopped ${job.attempts} times while running this job (process restart or crash); it was not tried again — submit it again`);
+      await this.deps.metering.releaseCap(job.user_id, 'train_compute', job.cap_counted_at);
+      msg.ack();
+      return;
+    }
+    this.inFlight.add(msg);
+    const heartbeat = setInterval(() => msg.working(), this.deps.queue.heartbeatMs);
+    try {
+      const running = await jobs.update(job.job_id, (j) =>
+        j.status === 'queued' || j.status === 'running'
+          ? { ...j, status: 'running', started_at: Date.now(), stage: 'loading bars', attempts: j.attempts + 1 }
+          : null,
+      );
+      if (!running) return;
+      log.info({ job_id: job.job_id, user_id: job.user_id, attempt: running.attempts }, 'train job started');
+      const outcome = await this.deps.pipeline(running, async (stage) => {
+        if (this.stopping) throw new Interrupted();
+        await jobs.update(job.job_id, (j) => (j.status === 'running' ? { ...j, stage } : null));
+      });
+      if (this.stopping) throw new Interrupted();
+      await this.succeed(running, outcome);
+    } catch (err) {
+      if (this.stopping) return; // stop() has put the job back
+      await this.fail(job, describeFailure(err));
+      if (!(err instanceof AppError) && !(err instanceof StrategyJobError)) {
+        // Our fault, not the strategy's: the run does not count against the user's daily cap.
+        log.error({ err, job_id: job.job_id }, 'train job failed');
+        await this.deps.metering.releaseCap(job.user_id, 'train_compute', job.cap_counted_at);
+      }
+    } finally {
+      clearInterval(heartbeat);
+      if (this.inFlight.delete(msg)) msg.ack();
+    }
+  }
+
+  private async succeed(job: JobRecord, outcome: TrainOutcome): Promise<void> {
+    const { record, results, onnx } = outcome;
+    await this.deps.models.save(record, { onnx, code: job.request.code, results });
+    const stats = { train: record.train_stats, test: record.test_stats, long: record.long_stats, short: record.short_stats };
+    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: Date.now(), stats }));
+    this.deps.log.info({ job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n }, 'train job done');
+    const model = { name: record.model_name, stem: record.stem, symbol: record.symbol, timeframe: record.timeframe, model_type: record.model_type };
+    const headline = (s: typeof record.test_stats) => ({ n: s.n, wr: s.wr, ret: s.ret, pf: s.pf, mdd: s.mdd });
+    await this.deps.activity.emit({ kind: 'TRAINED', bot: job.username, model, metrics: headline(record.train_stats) });
+    await this.deps.activity.emit({ kind: 'BACKTEST_DONE', bot: job.username, model, metrics: headline(record.test_stats) });
+  }
+
+  private async fail(job: JobRecord, error: string): Promise<void> {
+    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'failed', stage: null, finished_at: Date.now(), error }));
+    this.deps.log.info({ job_id: job.job_id, error }, 'train job failed');
+  }
+}
+
+/** What the user reads in `error`: the strategy's own fault in its words, ours without internals. */
+function describeFailure(err: unknown): string {
+  if (err instanceof StrategyJobError) return `strategy ${err.kind === 'error' ? 'error' : err.kind}: ${err.message}`;
+  if (err instanceof AppError) return err.message;
+  return 'internal error while training; the failure was logged — submit the job again';
+}

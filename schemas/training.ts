@@ -1,0 +1,284 @@
+import { z } from 'zod';
+import { ExecutionSettings, Trade, TradeStats } from './backtest.ts';
+import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { ResponseSource } from './market.ts';
+import { StaticViolation, StrategyConfig } from './strategy.ts';
+
+/**
+ * Train jobs, models and their results: what POST /train takes, what GET /train/{id},
+ * /models, /results, /predict and /signals answer, and the records the trainer keeps in KV.
+ */
+
+export const MODEL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,59}$/;
+export const ModelName = z
+  .string()
+  .regex(MODEL_NAME_PATTERN, 'model_name: 1-60 characters, letters, digits, space, `_`, `.`, `-`, starting with a letter or digit')
+  .describe('Display name, unique per user: training under an existing name replaces that model');
+
+export const AiModel = z.enum(['sonnet', 'opus', 'haiku', 'sonnet-haiku']);
+
+/** Free-form flat indicator config (`<indicator>_enabled`, `<indicator>_<param>`). */
+export const IndicatorsConfig = z
+  .record(z.string().max(60), z.union([z.number(), z.boolean(), z.string().max(60)]))
+  .describe('Flat indicator config (see GET /indicator-schema); recorded with the job, the code decides the features');
+
+export const MAX_CODE_CHARS = 100_000;
+export const MIN_TRAIN_BARS = 300;
+export const MAX_TRAIN_BARS = 400_000;
+
+export const TrainRequest = z
+  .object({
+    code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config)'),
+    symbol: Symbol.default('EURUSD').describe(
+      'Must match the symbol the code was generated for (its `# signalforge: symbol=…` header line, when present)',
+    ),
+    timeframe: Timeframe.default('15min'),
+    start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
+    end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
+    train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
+    model_name: ModelName.optional().describe('Default `Model N+1`, N = models trained so far by this user'),
+    ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
+    indicators: IndicatorsConfig.optional(),
+    confidence_threshold: z
+      .number()
+      .min(0.5)
+      .max(0.99)
+      .optional()
+      .describe('Overrides strategy_config signal_threshold: p(up) ≥ t is long, p(up) ≤ 1 − t is short'),
+    ...ExecutionSettings.shape,
+  })
+  .meta({ id: 'TrainRequest' });
+export type TrainRequest = z.infer<typeof TrainRequest>;
+
+/** 400 of POST /train: the error, plus every rule the code breaks when the static check refused it. */
+export const TrainRejected = ErrorBody.extend({
+  violations: z.array(StaticViolation).optional().describe('Each broken rule with line, col, rule id and a one-line fix (static check only)'),
+}).meta({ id: 'TrainRejected' });
+
+export const JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+export const JobStatus = z.enum(JOB_STATUSES);
+export type JobStatus = z.infer<typeof JobStatus>;
+
+export const TrainStart = z
+  .object({
+    job_id: z.number().int().describe('Poll GET /api/v1/train/{job_id}'),
+    model_name: z.string(),
+    model_stem: z.string().describe('`<user_id>_<SYMBOL>_<timeframe>_<model_name>`'),
+    status: z.literal('queued'),
+  })
+  .meta({ id: 'TrainStart' });
+
+const stats = (what: string) => TradeStats.optional().describe(`${what}; present when status is done`);
+
+export const JobView = z
+  .object({
+    job_id: z.number().int(),
+    status: JobStatus,
+    model_name: z.string(),
+    model_stem: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    created_at: IsoDateTime,
+    started_at: IsoDateTime.nullable(),
+    finished_at: IsoDateTime.nullable(),
+    stage: z.string().nullable().describe('While running: loading bars, checking code, training, backtesting, saving'),
+    train_stats: stats('Backtest over the training span (in-sample)'),
+    test_stats: stats('Backtest over the test span (out-of-sample)'),
+    long_stats: stats('Long trades of the test span'),
+    short_stats: stats('Short trades of the test span'),
+    error: z.string().optional().describe('Why the job failed; present when status is failed'),
+  })
+  .meta({ id: 'TrainJob' });
+export type JobView = z.infer<typeof JobView>;
+
+export const JobIdParams = z.object({ job_id: z.coerce.number().int().positive() });
+
+/** The job as the trainer keeps it (KV `sf_jobs`, key = job id). */
+export const JobRecord = z.object({
+  job_id: z.number().int(),
+  user_id: z.number().int(),
+  username: z.string(),
+  status: JobStatus,
+  model_name: z.string(),
+  model_stem: z.string(),
+  request: TrainRequest,
+  created_at: z.number().int(),
+  started_at: z.number().int().nullable(),
+  finished_at: z.number().int().nullable(),
+  stage: z.string().nullable(),
+  attempts: z.number().int(),
+  cap_counted_at: z.number().int(),
+  error: z.string().optional(),
+  stats: z
+    .object({ train: TradeStats, test: TradeStats, long: TradeStats, short: TradeStats })
+    .optional(),
+});
+export type JobRecord = z.infer<typeof JobRecord>;
+
+/** What the work queue carries: the job id (the record holds the rest). */
+export const TrainJobMessage = z.object({ job_id: z.number().int() });
+
+const Span = z.object({
+  from: IsoDateTime.describe('First bar (open time)'),
+  to: IsoDateTime.describe('Last bar (open time)'),
+  bars: z.number().int(),
+});
+
+/** The execution settings a model was backtested with (the request's, defaults filled in). */
+export const ModelSettings = z.object({
+  ...ExecutionSettings.shape,
+  confidence_threshold: z.number().describe('The signal threshold used (request, else strategy_config signal_threshold)'),
+  train_split: z.number(),
+});
+export type ModelSettings = z.infer<typeof ModelSettings>;
+
+/** A trained model (KV `sf_models`, key `<user_id>.<hex of model_name>`); artifacts live in the object store. */
+export const ModelRecord = z.object({
+  user_id: z.number().int(),
+  username: z.string(),
+  model_name: z.string(),
+  stem: z.string(),
+  symbol: Symbol,
+  timeframe: Timeframe,
+  model_type: z.string(),
+  title: z.string(),
+  trained_at: z.number().int(),
+  job_id: z.number().int(),
+  source: ResponseSource,
+  features: z.array(z.string()),
+  warmup: z.number().int(),
+  config: StrategyConfig,
+  settings: ModelSettings,
+  train_stats: TradeStats,
+  test_stats: TradeStats,
+  long_stats: TradeStats,
+  short_stats: TradeStats,
+  trained_span: z.object({ from: z.number(), to: z.number() }).describe('epoch ms of the first and last bar trained on'),
+  /** Bumped on every retrain under this name, so stale artifacts are never mixed with new ones. */
+  artifact: z.string(),
+});
+export type ModelRecord = z.infer<typeof ModelRecord>;
+
+export const ModelInfo = z
+  .object({
+    name: z.string().describe('Stem `<user_id>_<SYMBOL>_<timeframe>_<model_name>`'),
+    model_name: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    model_type: z.string(),
+    title: z.string(),
+    trained_at: IsoDateTime,
+    train_stats: TradeStats,
+    test_stats: TradeStats,
+  })
+  .meta({ id: 'ModelInfo' });
+
+export const ModelList = z
+  .object({ count: z.number().int(), models: z.array(ModelInfo).describe('Newest first') })
+  .meta({ id: 'ModelList' });
+
+export const ModelParams = z.object({
+  name: z.string().min(1).max(200).describe('Stem or display name'),
+});
+export const ResultsParams = z.object({ model: z.string().min(1).max(200).describe('Stem or display name') });
+
+export const DeletedModel = z
+  .object({
+    deleted: z.literal(true),
+    model: z.string().describe('The stem removed'),
+    undeployed: z.boolean().describe('Whether a deployment of it was stopped'),
+  })
+  .meta({ id: 'DeletedModel' });
+export type DeletedModel = z.infer<typeof DeletedModel>;
+
+export const SignalPoint = z.object({
+  time: IsoDateTime.describe('Bar open time of the bar whose close produced the signal'),
+  signal: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('1 long, -1 short, 0 flat (after filters)'),
+  p_up: z.number().describe('Model probability that close[t + target_horizon] > close[t] (ONNX, float32)'),
+  close: z.number().describe('Close of that bar'),
+});
+export type SignalPoint = z.infer<typeof SignalPoint>;
+
+const TimePoint = <K extends string>(key: K, what: string) =>
+  z.object({ time: IsoDateTime, [key]: z.number().describe(what) } as { time: typeof IsoDateTime } & Record<K, z.ZodNumber>);
+
+export const Results = z
+  .object({
+    model: z.string().describe('Stem'),
+    model_name: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    source: ResponseSource,
+    model_type: z.string(),
+    title: z.string(),
+    trained_at: IsoDateTime,
+    features: z.array(z.string()),
+    warmup: z.number().int().describe('Bars of history each feature row needs (from the look-ahead analysis)'),
+    settings: ModelSettings,
+    spans: z.object({
+      train: Span.describe('Bars the model was fitted on'),
+      test: Span.describe('Out-of-sample bars, after a purge gap of target_horizon bars'),
+      post_cutoff: Span.nullable().describe('Bars after end_date, scored by the model it never saw; null when none'),
+    }),
+    metrics: z.object({
+      train: TradeStats,
+      test: TradeStats,
+      long: TradeStats.describe('Long trades of the test span'),
+      short: TradeStats.describe('Short trades of the test span'),
+    }),
+    accuracy: z.object({ train: z.number(), test: z.number() }).describe('Share of bars whose direction (p_up > 0.5) was right'),
+    trade_log: z.array(Trade.extend({ period: z.enum(['train', 'test']) })).describe('Every trade of the train and test backtests, in exit order'),
+    equity_curve: z.array(TimePoint('equity', 'Account equity in USD, marked to market at the bar close')).describe(
+      'Test span, from capital; at most 1,000 points (evenly spaced bars, the last bar always included)',
+    ),
+    drawdown: z.array(TimePoint('drawdown', '(equity − running peak) / capital, ≤ 0')).describe('Same points as equity_curve'),
+    confusion_matrix: z
+      .object({
+        labels: z.tuple([z.literal('down'), z.literal('up')]),
+        matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]]'),
+      })
+      .describe('Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5'),
+    feature_importance: z.array(z.object({ feature: z.string(), importance: z.number() })).describe('Largest first; tree models: impurity importance, linear: |coefficient| share'),
+    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows')).describe('At most 500 points'),
+    pred_trade_log: z.array(Trade).describe('Trades on the post-cutoff bars'),
+    pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
+    pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),
+    warnings: z.array(z.string()),
+  })
+  .meta({ id: 'Results' });
+export type Results = z.infer<typeof Results>;
+
+export const PredictRequest = z
+  .object({
+    model_name: z.string().min(1).max(200).describe('Stem or display name'),
+    start_date: IsoDate.optional().describe('Default: the day after the trained span'),
+    end_date: IsoDate.optional().describe('Default: the latest bar'),
+  })
+  .meta({ id: 'PredictRequest' });
+export type PredictRequest = z.infer<typeof PredictRequest>;
+
+export const PredictResponse = z
+  .object({
+    model: z.string(),
+    source: ResponseSource,
+    start: IsoDateTime,
+    end: IsoDateTime,
+    n_signals: z.number().int().describe('Non-zero signals in the span'),
+    pnl: z.number().describe('Net USD P&L of the trades in the span'),
+    win_rate: z.number().describe('wins / trades, 0 to 1'),
+    signals: z.array(SignalPoint).describe('Non-zero signals, oldest first'),
+    trades: z.array(Trade),
+    stats: TradeStats,
+  })
+  .meta({ id: 'PredictResponse' });
+export type PredictResponse = z.infer<typeof PredictResponse>;
+
+export const SignalsResponse = z
+  .object({
+    model: z.string(),
+    count: z.number().int(),
+    updated_at: IsoDateTime.describe('When these signals were computed (training, or the latest POST /predict)'),
+    signals: z.array(SignalPoint),
+  })
+  .meta({ id: 'SignalsResponse' });
+export type SignalsResponse = z.infer<typeof SignalsResponse>;

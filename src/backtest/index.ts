@@ -1,0 +1,17 @@
+/**
+ * The position engine, shared by the backtest and the live model actors: signals in, fills and
+ * trades out, bar by bar; USD P&L, TradeStats, equity and drawdown for the results API.
+ * Rules: position-engine.ts (order of events in a bar), money.ts (USD, risk units),
+ * rollover.ts (swap nights), intrabar.ts (SL vs TP inside one bar), schemas/backtest.ts (definitions).
+ */
+export { PositionEngine } from './position-engine.ts';
+export { toBarColumns } from './bar-columns.ts';
+export { runBacktest, type BacktestRun } from './run.ts';
+export { tradeStats, NO_LOSS_RATIO } from './stats.ts';
+export { toTradeRecords, equityCurve, drawdownSeries, drawdowns, sampleIndexes } from './records.ts';
+export { finerBarResolver } from './intrabar.ts';
+export { toSignals, entryMask, natr, LONG_ALLOWED, SHORT_ALLOWED, BOTH_ALLOWED, type EntryFilters } from './signals.ts';
+export { contractSize, levelDistance, usdLeg, usdPnl } from './money.ts';
+export { nextRollover, nightsBetween } from './rollover.ts';
+export type { BarColumns, Direction, EngineOptions, FirstTouch, IntrabarResolver, Level, OnOpposite, OpenPosition } from './types.ts';
+export type { ClosedTrade, EngineSnapshot, ExecutionSettings, ExitReason, Trade, TradeStats } from '../../schemas/backtest.ts';

@@ -1,0 +1,51 @@
+/**
+ * Swap rollovers: 17:00 New York time, when the FX trading day ends. A position pays (or earns)
+ * swap for each rollover R with entry time < R ≤ exit time (times = bar open times, and R always
+ * falls on a bar boundary for bars of one hour or less, so a position exiting at the open of the
+ * bar that starts at R was held over it).
+ *
+ *   FX pairs: the rollovers of Monday to Friday, Wednesday's counting 3 nights (the weekend's
+ *             value days), the others 1 — 7 nights a week.
+ *   instruments trading weekends (BTCUSD): every day's rollover, 1 night each.
+ */
+import { newYorkWallToUtc } from '../market/import/new-york-time.ts';
+
+const DAY = 86_400_000;
+
+/** Nights a rollover on this UTC weekday (0 = Sunday) counts for. */
+export function nightsOnWeekday(weekday: number, weekends: boolean): number {
+  if (weekends) return 1;
+  if (weekday === 0 || weekday === 6) return 0;
+  return weekday === 3 ? 3 : 1;
+}
+
+/** 17:00 New York on the calendar day (UTC midnight `dayStart`), as epoch ms UTC. */
+function rolloverOn(dayStart: number): number {
+  const d = new Date(dayStart);
+  const year = d.getUTCFullYear();
+  return newYorkWallToUtc(Date.UTC(year, d.getUTCMonth(), d.getUTCDate(), 17), year);
+}
+
+/**
+ * The first rollover strictly after `t` that counts at least one night, and how many it counts.
+ * (17:00 New York is 21:00 or 22:00 UTC of the same calendar day, so the day of `t` is the
+ * earliest candidate.)
+ */
+export function nextRollover(t: number, weekends: boolean): { at: number; nights: number } {
+  let day = Math.floor(t / DAY) * DAY;
+  for (;;) {
+    const at = rolloverOn(day);
+    if (at > t) {
+      const nights = nightsOnWeekday(new Date(day).getUTCDay(), weekends);
+      if (nights > 0) return { at, nights };
+    }
+    day += DAY;
+  }
+}
+
+/** Nights charged to a position entered at `entryTs` and closed at `exitTs` (see the rule above). */
+export function nightsBetween(entryTs: number, exitTs: number, weekends: boolean): number {
+  let nights = 0;
+  for (let r = nextRollover(entryTs, weekends); r.at <= exitTs; r = nextRollover(r.at, weekends)) nights += r.nights;
+  return nights;
+}

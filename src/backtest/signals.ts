@@ -1,0 +1,74 @@
+/**
+ * The signal stage: model probabilities → −1/0/1 signals, and the per-bar entry mask from the
+ * strategy_config filters (session_filter, min_atr, trend_filter). Both belong to the bar whose
+ * close produced them; the engine acts on them at the next open.
+ */
+import { INDICATORS } from '../indicators/index.ts';
+import type { Instrument } from '../market/instruments.ts';
+import type { BarColumns } from './types.ts';
+
+export const LONG_ALLOWED = 1;
+export const SHORT_ALLOWED = 2;
+export const BOTH_ALLOWED = LONG_ALLOWED | SHORT_ALLOWED;
+
+/** p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long). */
+export function toSignals(probaUp: Float32Array | Float64Array, threshold: number): Int8Array {
+  if (!(threshold >= 0.5 && threshold <= 1)) throw new RangeError(`threshold must be in [0.5, 1], got ${threshold}`);
+  const out = new Int8Array(probaUp.length);
+  const low = 1 - threshold;
+  for (let i = 0; i < probaUp.length; i++) {
+    const p = probaUp[i]!;
+    out[i] = p >= threshold ? 1 : p <= low ? -1 : 0;
+  }
+  return out;
+}
+
+export interface EntryFilters {
+  /** [startHour, endHour) UTC of the bar's open time; wraps past midnight when start > end; null = all hours. */
+  sessionFilter: readonly [number, number] | null;
+  /** Minimum NATR in percent: ATR(14) / close × 100 (Wilder ATR of the indicator registry). */
+  minAtr: number | null;
+  /** The trend_filter column's values per bar: longs only when close > it, shorts only when close < it. */
+  trendColumn: Float64Array | Float32Array | null;
+}
+
+/** NATR(14) in percent per bar; NaN while the registry's ATR warms up. */
+export function natr(bars: Pick<BarColumns, 'open' | 'high' | 'low' | 'close'>, period = 14): Float64Array {
+  const [atr] = INDICATORS.atr.compute(bars, { period });
+  const out = new Float64Array(bars.close.length);
+  for (let i = 0; i < out.length; i++) out[i] = (atr![i]! / bars.close[i]!) * 100;
+  return out;
+}
+
+/**
+ * Per bar: bit 1 = a long may open, bit 2 = a short may open, given the filters of the bar's own
+ * time and values. A bar where NATR is undefined (ATR warm-up) or the trend value is NaN allows
+ * nothing under that filter. (The instrument is accepted for filters that may need it; none do yet.)
+ */
+export function entryMask(bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' | 'close'>, filters: EntryFilters, _instrument?: Instrument): Uint8Array {
+  const n = bars.ts.length;
+  const out = new Uint8Array(n).fill(BOTH_ALLOWED);
+  const { sessionFilter, minAtr, trendColumn } = filters;
+  if (sessionFilter) {
+    const [start, end] = sessionFilter;
+    const wraps = start > end;
+    for (let i = 0; i < n; i++) {
+      const h = Math.floor(bars.ts[i]! / 3_600_000) % 24;
+      const inside = wraps ? h >= start || h < end : h >= start && h < end;
+      if (!inside) out[i] = 0;
+    }
+  }
+  if (minAtr !== null) {
+    const v = natr(bars);
+    for (let i = 0; i < n; i++) if (!(v[i]! >= minAtr)) out[i] = 0;
+  }
+  if (trendColumn) {
+    if (trendColumn.length !== n) throw new RangeError(`entryMask: trend column has ${trendColumn.length} values for ${n} bars`);
+    const { close } = bars;
+    for (let i = 0; i < n; i++) {
+      const t = trendColumn[i]!;
+      out[i]! &= (close[i]! > t ? LONG_ALLOWED : 0) | (close[i]! < t ? SHORT_ALLOWED : 0);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+import type { ClosedTrade, RiskUnit } from '../../schemas/backtest.ts';
+import type { Instrument } from '../market/instruments.ts';
+
+/**
+ * Bars as columns, oldest first, all the same length. `ts` = bar open (epoch ms UTC); prices are
+ * bid; `spread` = ask − bid at the bar open (the spread a fill at that open pays).
+ */
+export interface BarColumns {
+  ts: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  spread: Float64Array;
+}
+
+/** A stop-loss or take-profit distance: `value` in `unit` (see RiskUnit in schemas/backtest.ts). */
+export interface Level {
+  unit: RiskUnit;
+  value: number;
+}
+
+/** Which level the price reached first inside one bar that reached both. */
+export type FirstTouch = 'SL' | 'TP';
+
+/**
+ * Decides, for a bar that reached both levels of a position, which came first — from finer
+ * bars (see intrabar.ts). Answers 'SL' whenever it cannot tell.
+ */
+export interface IntrabarResolver {
+  /**
+   * @param from  open time of the coarse bar (epoch ms)
+   * @param to    its end (from + timeframe), exclusive
+   * @param long  the position's side
+   * @param stop  stop level; take: take-profit level (both in the price the position exits at)
+   * @param offset added to the finer bars' bid prices before comparing (the coarse bar's spread
+   *               for a short under fill_at_bid_ask, whose levels are ask prices; else 0)
+   */
+  firstTouch(from: number, to: number, long: boolean, stop: number, take: number, offset: number): FirstTouch;
+}
+
+export type Direction = 'both' | 'long' | 'short';
+export type OnOpposite = 'reverse' | 'close_only' | 'ignore';
+
+/** Everything the engine needs; a train job builds it from the request and the strategy_config. */
+export interface EngineOptions {
+  instrument: Instrument;
+  /** Bar length of the stepped bars (ms): the span a resolver searches for finer bars. */
+  timeframeMs: number;
+  /** Entries allowed: both sides, longs only or shorts only (exits by signal are always honoured). */
+  direction: Direction;
+  /** After a close on bar k, no entry at the opens of bars k+1 … k+cooldown (0 = none). */
+  cooldown: number;
+  /** Open positions at most (same-direction signals add positions up to this). */
+  maxPositions: number;
+  onOpposite: OnOpposite;
+  stop: Level | null;
+  take: Level | null;
+  /** Standard lots per position. */
+  lotSize: number;
+  /** USD per lot per side. */
+  commissionPerLot: number;
+  /** USD per lot per night (negative = a charge). */
+  swapLong: number;
+  swapShort: number;
+  fillAtBidAsk: boolean;
+  /** Decides SL vs TP inside one bar; null/absent = the stop first (intrabar 'stop_first'). */
+  resolver?: IntrabarResolver | null;
+  /** Starting equity in USD for the mark-to-market equity (default 10,000). */
+  capital?: number;
+}
+
+/** An open position, as `PositionEngine.openPositions()` shows it. */
+export interface OpenPosition {
+  side: 1 | -1;
+  entryTs: number;
+  entryPrice: number;
+  stopLoss: number | null;
+  takeProfit: number | null;
+  barsHeld: number;
+  nights: number;
+  units: number;
+}
+
+export type { ClosedTrade };

@@ -1,0 +1,65 @@
+import { openBucket, type Bus } from '../bus/index.ts';
+import type { Metering } from '../accounts/index.ts';
+import type { Logger } from '../log.ts';
+import type { BarCache } from '../market/index.ts';
+import type { StrategyRuntime } from '../strategy/runtime-pool.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import type { ModelRecord } from '../../schemas/training.ts';
+import { JobStore } from './job-store.ts';
+import { ModelStore } from './model-store.ts';
+import { trainPipeline, type TrainPipeline } from './pipeline.ts';
+import { TrainQueue } from './train-queue.ts';
+import { Training } from './training.ts';
+
+export { JobStore, jobView } from './job-store.ts';
+export { ModelStore, modelKey, modelStem } from './model-store.ts';
+export { TrainQueue } from './train-queue.ts';
+export { Training, type Caller } from './training.ts';
+export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
+export { engineOptions, modelSettings } from './strategy-rules.ts';
+export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
+
+export interface TrainingParts {
+  training: Training;
+  jobs: JobStore;
+  models: ModelStore;
+  queue: TrainQueue;
+  pipeline: TrainPipeline;
+}
+
+export interface TrainingDepsIn {
+  bus: Bus;
+  metering: Metering;
+  bars: BarCache;
+  runtime: StrategyRuntime;
+  log: Logger;
+  replicas: number;
+  ackWaitMs: number;
+  undeploy?: (record: ModelRecord) => Promise<boolean>;
+}
+
+/** Opens the job and model stores, the work queue, and the API facade over them. */
+export async function buildTraining(deps: TrainingDepsIn): Promise<TrainingParts> {
+  const r = deps.replicas;
+  const [jobsKv, counters, modelsKv, signalsKv] = await Promise.all([
+    openBucket(deps.bus, Buckets.jobs, r),
+    openBucket(deps.bus, Buckets.counters, r),
+    openBucket(deps.bus, Buckets.models, r),
+    openBucket(deps.bus, Buckets.signals, r),
+  ]);
+  const jobs = new JobStore(jobsKv, counters);
+  const models = await ModelStore.open(deps.bus, modelsKv, signalsKv, r);
+  const queue = await TrainQueue.open(deps.bus, { ackWaitMs: deps.ackWaitMs, replicas: r });
+  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars });
+  const training = new Training({
+    jobs,
+    models,
+    queue,
+    metering: deps.metering,
+    bars: deps.bars,
+    runtime: deps.runtime,
+    log: deps.log,
+    ...(deps.undeploy ? { undeploy: deps.undeploy } : {}),
+  });
+  return { training, jobs, models, queue, pipeline };
+}

@@ -1,0 +1,143 @@
+import { finerBarResolver, runBacktest, type BarColumns, type IntrabarResolver } from '../backtest/index.ts';
+import { UnprocessableError } from '../errors.ts';
+import { instrument, type BarCache } from '../market/index.ts';
+import type { AnalysisProblem, OhlcInput, StrategyRuntime } from '../strategy/runtime-pool.ts';
+import { checkStrategyConfig } from '../strategy/static-check.ts';
+import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
+import { resolveSpan, spanSource } from './bar-span.ts';
+import { buildResults } from './results.ts';
+import { scoreBars, strategySignals, type FeatureRows } from './scoring.ts';
+import { engineOptions, hasFinerBars, modelSettings } from './strategy-rules.ts';
+
+export interface PipelineDeps {
+  runtime: Pick<StrategyRuntime, 'config' | 'analyze' | 'train'>;
+  bars: Pick<BarCache, 'get'>;
+}
+
+export interface TrainOutcome {
+  record: ModelRecord;
+  results: Results;
+  onnx: Buffer;
+}
+
+/** Runs one train job; `stage` is told each step (and may throw to abandon the job). */
+export type TrainPipeline = (job: JobRecord, stage: (name: string) => Promise<void>) => Promise<TrainOutcome>;
+
+/** Generous limits for a whole-history job (the sandbox kills it beyond them). */
+const TRAIN_LIMITS = { timeoutMs: 300_000, memoryMb: 3072 };
+
+/** A view of the series' columns [from, to): what the engine and the sandbox read. */
+export function sliceBars(cols: BarColumns, from: number, to: number): BarColumns {
+  return {
+    ts: cols.ts.subarray(from, to),
+    open: cols.open.subarray(from, to),
+    high: cols.high.subarray(from, to),
+    low: cols.low.subarray(from, to),
+    close: cols.close.subarray(from, to),
+    spread: cols.spread.subarray(from, to),
+  };
+}
+
+export const ohlcInput = (b: BarColumns): OhlcInput => ({ ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close });
+
+/** The 1-minute bars that settle SL-vs-TP inside coarser bars, when the timeframe has them. */
+export async function intrabarResolver(bars: Pick<BarCache, 'get'>, symbol: Symbol, timeframe: Timeframe): Promise<IntrabarResolver | null> {
+  if (!hasFinerBars(timeframe)) return null;
+  const finer = await bars.get(symbol, '1min');
+  return finer.length ? finerBarResolver(finer.columns()) : null;
+}
+
+function describeProblems(problems: AnalysisProblem[]): string {
+  return problems.map((p) => (p.columns.length ? `${p.message} (columns: ${p.columns.join(', ')})` : p.message)).join('; ');
+}
+
+/**
+ * bars → strategy_config check → look-ahead analysis and warm-up → sandboxed fit and ONNX export
+ * → ONNX scoring in Node → signals → the position engine over the train, test and post-cutoff
+ * spans → results.
+ */
+export function trainPipeline(deps: PipelineDeps): TrainPipeline {
+  return async (job, stage) => {
+    const { request } = job;
+    const { symbol, timeframe, code } = request;
+    const series = await deps.bars.get(symbol, timeframe);
+    const span = resolveSpan(series, request);
+    const all = series.columns();
+    const bars = sliceBars(all, span.from, span.to);
+    const fitRows = span.fitEnd - span.from;
+    const source = spanSource(all.source.subarray(span.from, span.to));
+
+    await stage('checking code');
+    const check = checkStrategyConfig(await deps.runtime.config(code));
+    if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
+    const fitBars = sliceBars(bars, 0, fitRows);
+    const analysis = await deps.runtime.analyze(code, ohlcInput(fitBars), TRAIN_LIMITS);
+    if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
+    const warmup = analysis.warmup ?? 0;
+
+    await stage('training');
+    const trained = await deps.runtime.train(code, ohlcInput(bars), { trainSplit: request.train_split, warmup, fitRows }, TRAIN_LIMITS);
+    const config = trained.config;
+    const settings = modelSettings(request, config);
+
+    await stage('backtesting');
+    const features: FeatureRows = { names: trained.features, matrix: trained.matrix, rows: trained.probaUp.length, offset: trained.warmup };
+    const n = bars.ts.length;
+    const pUp = await scoreBars(trained.onnx, features, n);
+    const inst = instrument(symbol);
+    const { signals, mask } = strategySignals(bars, pUp, settings.confidence_threshold, config, features, inst);
+    const options = engineOptions(symbol, timeframe, config, settings, await intrabarResolver(deps.bars, symbol, timeframe));
+    const ranges = {
+      train: { from: trained.warmup, to: trained.warmup + trained.rowsTrain },
+      test: { from: trained.splitIndex, to: fitRows },
+      post: { from: fitRows, to: n },
+    };
+    const runs = {
+      train: runBacktest(options, bars, signals, ranges.train, mask),
+      test: runBacktest(options, bars, signals, ranges.test, mask),
+      post: ranges.post.to > ranges.post.from ? runBacktest(options, bars, signals, ranges.post, mask) : null,
+    };
+
+    await stage('saving');
+    const trainedAt = Date.now();
+    const results = buildResults({
+      job,
+      config,
+      settings,
+      source,
+      trainedAt,
+      bars,
+      pUp,
+      signals,
+      ranges,
+      runs,
+      trained,
+      horizon: config.target_horizon,
+    });
+    const record: ModelRecord = {
+      user_id: job.user_id,
+      username: job.username,
+      model_name: job.model_name,
+      stem: job.model_stem,
+      symbol,
+      timeframe,
+      model_type: config.model_type,
+      title: config.title,
+      trained_at: trainedAt,
+      job_id: job.job_id,
+      source: results.source,
+      features: trained.features,
+      warmup: trained.warmup,
+      config,
+      settings,
+      train_stats: results.metrics.train,
+      test_stats: results.metrics.test,
+      long_stats: results.metrics.long,
+      short_stats: results.metrics.short,
+      trained_span: { from: bars.ts[trained.warmup]!, to: bars.ts[fitRows - 1]! },
+      artifact: `j${job.job_id}`,
+    };
+    return { record, results, onnx: trained.onnx };
+  };
+}

@@ -1,0 +1,126 @@
+import { equityCurve, drawdownSeries, toTradeRecords, tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
+import { isoFromMs } from '../lib/iso-time.ts';
+import type { TrainResult } from '../strategy/runtime-pool.ts';
+import type { ResponseSource } from '../../schemas/market.ts';
+import type { StrategyConfig } from '../../schemas/strategy.ts';
+import type { JobRecord, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';
+
+const EQUITY_POINTS = 1000;
+const ROLLING_WINDOW = 100;
+const ROLLING_POINTS = 500;
+
+interface Range {
+  from: number;
+  to: number;
+}
+
+export interface ResultsInput {
+  job: JobRecord;
+  config: StrategyConfig;
+  settings: ModelSettings;
+  source: ResponseSource;
+  trainedAt: number;
+  bars: BarColumns;
+  pUp: Float32Array;
+  signals: Int8Array;
+  ranges: { train: Range; test: Range; post: Range };
+  runs: { train: BacktestRun; test: BacktestRun; post: BacktestRun | null };
+  trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'>;
+  horizon: number;
+}
+
+const span = (bars: BarColumns, r: Range) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
+
+/** Non-zero signals of bars [from, to), with their p(up) and close. */
+export function signalPoints(bars: BarColumns, pUp: Float32Array, signals: Int8Array, r: Range): SignalPoint[] {
+  const out: SignalPoint[] = [];
+  for (let i = r.from; i < r.to; i++) {
+    const s = signals[i]!;
+    if (s !== 0) out.push({ time: isoFromMs(bars.ts[i]!), signal: s as -1 | 1, p_up: pUp[i]!, close: bars.close[i]! });
+  }
+  return out;
+}
+
+/**
+ * Direction calls on the labelled test rows: up = close[t + h] > close[t], called up = p(up) > 0.5
+ * (the trainer's accuracy rule). Returns the confusion counts and a rolling accuracy.
+ */
+function directionCalls(bars: BarColumns, pUp: Float32Array, r: Range, h: number) {
+  const matrix = [
+    [0, 0],
+    [0, 0],
+  ];
+  const hits: number[] = [];
+  const times: number[] = [];
+  for (let i = r.from; i + h < r.to; i++) {
+    const actual = bars.close[i + h]! > bars.close[i]! ? 1 : 0;
+    const called = pUp[i]! > 0.5 ? 1 : 0;
+    matrix[actual]![called]! += 1;
+    hits.push(actual === called ? 1 : 0);
+    times.push(bars.ts[i]!);
+  }
+  const rolling: { time: string; accuracy: number }[] = [];
+  if (hits.length >= ROLLING_WINDOW) {
+    const step = Math.max(1, Math.ceil((hits.length - ROLLING_WINDOW + 1) / ROLLING_POINTS));
+    let sum = 0;
+    for (let i = 0; i < hits.length; i++) {
+      sum += hits[i]!;
+      if (i >= ROLLING_WINDOW) sum -= hits[i - ROLLING_WINDOW]!;
+      const last = i === hits.length - 1;
+      if (i >= ROLLING_WINDOW - 1 && ((i - ROLLING_WINDOW + 1) % step === 0 || last)) {
+        rolling.push({ time: isoFromMs(times[i]!), accuracy: sum / ROLLING_WINDOW });
+      }
+    }
+  }
+  return { matrix, rolling };
+}
+
+/** The results document of a train job (GET /results/{model}). */
+export function buildResults(input: ResultsInput): Results {
+  const { job, config, settings, bars, pUp, signals, ranges, runs, trained } = input;
+  const capital = settings.capital;
+  const leverage = settings.leverage;
+  const testTrades = runs.test.trades;
+  const calls = directionCalls(bars, pUp, ranges.test, input.horizon);
+  const hasPost = runs.post !== null;
+  return {
+    model: job.model_stem,
+    model_name: job.model_name,
+    symbol: job.request.symbol,
+    timeframe: job.request.timeframe,
+    source: input.source,
+    model_type: config.model_type,
+    title: config.title,
+    trained_at: isoFromMs(input.trainedAt),
+    features: trained.features,
+    warmup: trained.warmup,
+    settings,
+    spans: {
+      train: span(bars, ranges.train),
+      test: span(bars, ranges.test),
+      post_cutoff: hasPost ? span(bars, ranges.post) : null,
+    },
+    metrics: {
+      train: tradeStats(runs.train.trades, capital),
+      test: tradeStats(testTrades, capital),
+      long: tradeStats(testTrades.filter((t) => t.side === 1), capital),
+      short: tradeStats(testTrades.filter((t) => t.side === -1), capital),
+    },
+    accuracy: { train: trained.accuracyTrain, test: trained.accuracyTest },
+    trade_log: [
+      ...toTradeRecords(runs.train.trades, leverage).map((t) => ({ ...t, period: 'train' as const })),
+      ...toTradeRecords(testTrades, leverage).map((t) => ({ ...t, period: 'test' as const })),
+    ],
+    equity_curve: equityCurve(runs.test, EQUITY_POINTS),
+    drawdown: drawdownSeries(runs.test, EQUITY_POINTS),
+    confusion_matrix: { labels: ['down', 'up'], matrix: calls.matrix },
+    feature_importance: Object.entries(trained.featureImportance)
+      .map(([feature, importance]) => ({ feature, importance }))
+      .sort((a, b) => b.importance - a.importance),
+    rolling_accuracy: calls.rolling,
+    pred_trade_log: runs.post ? toTradeRecords(runs.post.trades, leverage) : [],
+    pred_signals: hasPost ? signalPoints(bars, pUp, signals, ranges.post) : [],
+    pred_stats: runs.post ? tradeStats(runs.post.trades, capital) : null,
+    warnings: trained.warnings,
+  };
+}

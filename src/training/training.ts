@@ -1,0 +1,220 @@
+import type { Metering } from '../accounts/index.ts';
+import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
+import { BadRequestError, NotFoundError, StrategyRejectedError } from '../errors.ts';
+import { isoFromMs } from '../lib/iso-time.ts';
+import type { Logger } from '../log.ts';
+import { instrument, type BarCache } from '../market/index.ts';
+import { resolveSpan, spanSource } from './bar-span.ts';
+import { readCodeHeader } from '../strategy/code-header.ts';
+import type { StrategyRuntime } from '../strategy/runtime-pool.ts';
+import { checkStrategyCode } from '../strategy/static-check.ts';
+import type { Plan } from '../../schemas/accounts.ts';
+import type {
+  DeletedModel,
+  JobView,
+  ModelRecord,
+  PredictRequest,
+  PredictResponse,
+  SignalsResponse,
+  TrainRequest,
+} from '../../schemas/training.ts';
+import { jobView, type JobStore } from './job-store.ts';
+import { modelStem, type ModelStore } from './model-store.ts';
+import { intrabarResolver, ohlcInput, sliceBars } from './pipeline.ts';
+import { signalPoints } from './results.ts';
+import { scoreBars, strategySignals } from './scoring.ts';
+import { engineOptions } from './strategy-rules.ts';
+import type { TrainQueue } from './train-queue.ts';
+
+export interface TrainingDeps {
+  jobs: JobStore;
+  models: ModelStore;
+  queue: Pick<TrainQueue, 'publish'>;
+  metering: Pick<Metering, 'useCap' | 'releaseCap'>;
+  bars: Pick<BarCache, 'get'>;
+  runtime: Pick<StrategyRuntime, 'features'>;
+  log: Logger;
+  /** Stops a deployment of the model, if any (live signals); true when one was stopped. */
+  undeploy?: (record: ModelRecord) => Promise<boolean>;
+}
+
+export interface Caller {
+  user_id: number;
+  username: string;
+  plan: Plan;
+}
+
+const DAY_MS = 86_400_000;
+/** Bars one /predict call scores at most. */
+export const MAX_PREDICT_BARS = 50_000;
+
+/**
+ * Train jobs and trained models as the API offers them: submit, poll, list, delete, results,
+ * predict, signals. A user only ever reaches their own jobs and models (404 otherwise).
+ */
+export class Training {
+  constructor(private readonly deps: TrainingDeps) {}
+
+  /**
+   * Checks everything that can be checked at once (code, symbol, bars, daily cap), then queues
+   * the job and returns; the trainer does the rest.
+   */
+  async submit(caller: Caller, request: TrainRequest): Promise<{ job_id: number; model_name: string; model_stem: string; status: 'queued' }> {
+    const { jobs, metering } = this.deps;
+    const header = readCodeHeader(request.code);
+    if (header.symbol && header.symbol !== request.symbol) {
+      throw new BadRequestError(
+        `symbol ${request.symbol} does not match the code, which was generated for ${header.symbol}: train it on ${header.symbol}, or generate code for ${request.symbol}`,
+      );
+    }
+    const check = await checkStrategyCode(request.code);
+    if (!check.ok) {
+      throw new StrategyRejectedError(
+        `the strategy code breaks ${check.violations.length} rule(s); see violations: ${check.violations
+          .slice(0, 3)
+          .map((v) => `line ${v.line}: ${v.message}`)
+          .join('; ')}`,
+        check.violations,
+      );
+    }
+    resolveSpan(await this.deps.bars.get(request.symbol, request.timeframe), request);
+
+    const countedAt = Date.now();
+    await metering.useCap(caller.user_id, caller.plan, 'train_compute');
+    try {
+      const modelName = request.model_name ?? (await this.autoName(caller.user_id));
+      const jobId = await jobs.nextId();
+      const stem = modelStem(caller.user_id, request.symbol, request.timeframe, modelName);
+      await jobs.create({
+        job_id: jobId,
+        user_id: caller.user_id,
+        username: caller.username,
+        status: 'queued',
+        model_name: modelName,
+        model_stem: stem,
+        request,
+        created_at: countedAt,
+        started_at: null,
+        finished_at: null,
+        stage: null,
+        attempts: 0,
+        cap_counted_at: countedAt,
+      });
+      await this.deps.queue.publish(jobId);
+      return { job_id: jobId, model_name: modelName, model_stem: stem, status: 'queued' };
+    } catch (err) {
+      await metering.releaseCap(caller.user_id, 'train_compute', countedAt);
+      throw err;
+    }
+  }
+
+  /** `Model N+1`, N = the user's models; the first free number from there. */
+  private async autoName(userId: number): Promise<string> {
+    const taken = new Set((await this.deps.models.list(userId)).map((m) => m.model_name.toLowerCase()));
+    let n = taken.size + 1;
+    while (taken.has(`model ${n}`)) n++;
+    return `Model ${n}`;
+  }
+
+  async job(userId: number, jobId: number): Promise<JobView> {
+    const job = await this.deps.jobs.get(jobId);
+    if (!job || job.user_id !== userId) throw new NotFoundError(`no train job ${jobId} for this key`);
+    return jobView(job);
+  }
+
+  async model(userId: number, name: string): Promise<ModelRecord> {
+    const record = await this.deps.models.resolve(userId, name);
+    if (!record) throw new NotFoundError(`no model "${name}" for this key: GET /api/v1/models lists yours (by stem or model_name)`);
+    return record;
+  }
+
+  async list(userId: number) {
+    const records = await this.deps.models.list(userId);
+    return {
+      count: records.length,
+      models: records.map((r) => ({
+        name: r.stem,
+        model_name: r.model_name,
+        symbol: r.symbol,
+        timeframe: r.timeframe,
+        model_type: r.model_type,
+        title: r.title,
+        trained_at: isoFromMs(r.trained_at),
+        train_stats: r.train_stats,
+        test_stats: r.test_stats,
+      })),
+    };
+  }
+
+  async delete(userId: number, name: string): Promise<DeletedModel> {
+    const record = await this.model(userId, name);
+    const undeployed = this.deps.undeploy ? await this.deps.undeploy(record) : false;
+    await this.deps.models.delete(record);
+    this.deps.log.info({ user_id: userId, model: record.stem, undeployed }, 'model deleted');
+    return { deleted: true, model: record.stem, undeployed };
+  }
+
+  async resultsJson(userId: number, name: string): Promise<string> {
+    return this.deps.models.resultsJson(await this.model(userId, name));
+  }
+
+  async signals(userId: number, name: string): Promise<SignalsResponse> {
+    const record = await this.model(userId, name);
+    return (await this.deps.models.latestSignals(record)) ?? { model: record.stem, count: 0, updated_at: isoFromMs(record.trained_at), signals: [] };
+  }
+
+  /**
+   * Scores the model over a span (default: after the trained span up to the latest bar) the way
+   * live would: features on the span plus its warm-up, ONNX, signals, the position engine.
+   */
+  async predict(userId: number, request: PredictRequest): Promise<PredictResponse> {
+    const record = await this.model(userId, request.model_name);
+    const series = await this.deps.bars.get(record.symbol, record.timeframe);
+    const all = series.columns();
+    const n = all.ts.length;
+    const startMs = request.start_date ? Date.parse(`${request.start_date}T00:00:00Z`) : record.trained_span.to + 1;
+    const endMs = request.end_date ? Date.parse(`${request.end_date}T00:00:00Z`) + DAY_MS : (n ? all.ts[n - 1]! : 0) + 1;
+    const from = series.lowerBound(startMs);
+    const to = series.lowerBound(endMs);
+    if (to <= from) throw new BadRequestError(`no ${record.timeframe} bars in that span; give start_date/end_date within the stored history`);
+    if (to - from > MAX_PREDICT_BARS) throw new BadRequestError(`${to - from} bars in that span; at most ${MAX_PREDICT_BARS}: narrow the dates`);
+
+    const lead = Math.min(from, record.warmup);
+    const bars = sliceBars(all, from - lead, to);
+    const code = await this.deps.models.code(record);
+    const f = await this.deps.runtime.features(code, ohlcInput(bars), { timeoutMs: 120_000, memoryMb: 2048 });
+    if (f.columns.join('\u0000') !== record.features.join('\u0000')) {
+      throw new BadRequestError('the strategy produced other feature columns than at training; retrain the model');
+    }
+    // Rows before `lead` lack their warm-up: they stay unscored (flat).
+    const k = f.columns.length;
+    const rows = bars.ts.length - lead;
+    const matrix = new Float64Array(rows * k);
+    for (let j = 0; j < k; j++) {
+      const col = f.values[j]!;
+      for (let r = 0; r < rows; r++) matrix[r * k + j] = col[lead + r]!;
+    }
+    const features = { names: f.columns, matrix, rows, offset: lead };
+    const pUp = await scoreBars(await this.deps.models.onnx(record), features, bars.ts.length);
+    const { signals, mask } = strategySignals(bars, pUp, record.settings.confidence_threshold, record.config, features, instrument(record.symbol));
+    const options = engineOptions(record.symbol, record.timeframe, record.config, record.settings, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
+    const range = { from: lead, to: bars.ts.length };
+    const run = runBacktest(options, bars, signals, range, mask);
+    const stats = tradeStats(run.trades, record.settings.capital);
+    const points = signalPoints(bars, pUp, signals, range);
+    const computedAt = isoFromMs(Date.now());
+    await this.deps.models.putSignals(record, { model: record.stem, count: points.length, updated_at: computedAt, signals: points });
+    return {
+      model: record.stem,
+      source: spanSource(all.source.subarray(from, to)),
+      start: isoFromMs(bars.ts[lead]!),
+      end: isoFromMs(bars.ts[bars.ts.length - 1]!),
+      n_signals: points.length,
+      pnl: stats.np,
+      win_rate: stats.wr,
+      signals: points,
+      trades: toTradeRecords(run.trades, record.settings.leverage),
+      stats,
+    };
+  }
+}

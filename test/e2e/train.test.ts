@@ -1,0 +1,212 @@
+/**
+ * POST /train → GET /train/{id} → /models, /results, /predict, /signals, DELETE /models over real
+ * HTTP, with the real trainer (JetStream work queue, sandboxed Python, ONNX, position engine).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { tradeStats } from '../../src/backtest/index.ts';
+import { codeHeader } from '../../src/strategy/code-header.ts';
+import { JobView, Results, PredictResponse, ModelList, TrainStart } from '../../schemas/training.ts';
+import { ActivityList } from '../../schemas/activity.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { strategyCode } from '../helpers/strategies.ts';
+
+// Four days of synthetic history: ~4,000 one-minute bars whatever the weekday the suite runs on.
+const ENV = { HISTORY_DAYS: '4' };
+
+async function waitForJob(sf: TestService, key: string, jobId: number, timeoutMs = 120_000): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await sf.api('GET', `/api/v1/train/${jobId}`, { key });
+    assert.equal(res.status, 200, res.text);
+    const job = JobView.parse(res.body);
+    if (job.status === 'done' || job.status === 'failed') return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} (${job.stage})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('training over HTTP', () => {
+  let sf: TestService;
+  let key: string;
+  let userId: number;
+  let other: string;
+  let stem: string;
+  /** The last trading day in the history (the post-cutoff) and the one before it (end_date). */
+  let lastDay: string;
+  let endDay: string;
+
+  before(async () => {
+    sf = await startTestService(ENV);
+    const a = await sf.mintKey('trader_one');
+    key = a.api_key;
+    userId = a.user_id;
+    other = (await sf.mintKey('trader_two')).api_key;
+    const hours = await sf.api('GET', '/api/v1/ohlc?symbol=EURUSD&timeframe=1h&limit=5000', { key });
+    const days = [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
+    [endDay, lastDay] = days.slice(-2) as [string, string];
+  });
+  after(() => sf.stop());
+
+  it('POST /train answers at once with a queued job, then the job runs to done with its stats', async () => {
+    const res = await sf.api('POST', '/api/v1/train', {
+      key,
+      body: { code: strategyCode(), symbol: 'EURUSD', timeframe: '1min', end_date: endDay, commission: 3.5, swap_long: -6, swap_short: 1.5 },
+    });
+    assert.equal(res.status, 200, res.text);
+    const start = TrainStart.parse(res.body);
+    assert.equal(start.status, 'queued');
+    assert.equal(start.model_name, 'Model 1');
+    assert.equal(start.model_stem, `${userId}_EURUSD_1min_Model 1`);
+    stem = start.model_stem;
+
+    const job = await waitForJob(sf, key, start.job_id);
+    assert.equal(job.status, 'done', job.error);
+    for (const s of [job.train_stats, job.test_stats, job.long_stats, job.short_stats]) assert.ok(s);
+    assert.ok(job.test_stats!.n > 0, 'an always-in-the-market strategy trades on the test span');
+    assert.equal(job.long_stats!.n + job.short_stats!.n, job.test_stats!.n);
+    assert.ok(job.started_at && job.finished_at && job.finished_at >= job.started_at);
+  });
+
+  it('results: metrics agree with the trade log, costs are charged, nothing enters before its signal', async () => {
+    const res = await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key });
+    assert.equal(res.status, 200, res.text);
+    const r = Results.parse(res.body);
+    assert.equal(r.model, stem);
+    assert.equal(r.source, 'synthetic');
+    const test = r.trade_log.filter((t) => t.period === 'test');
+    const train = r.trade_log.filter((t) => t.period === 'train');
+    assert.deepEqual(tradeStats(test, r.settings.capital), r.metrics.test);
+    assert.deepEqual(tradeStats(train, r.settings.capital), r.metrics.train);
+    assert.deepEqual(tradeStats(test.filter((t) => t.side === 'long'), r.settings.capital), r.metrics.long);
+    for (const t of r.trade_log) {
+      assert.ok(Math.abs(t.commission - 3.5 * t.lots * 2) < 1e-9, 'commission per lot per side');
+      assert.ok(Math.abs(t.pnl - (t.gross_pnl - t.commission + t.swap)) < 1e-6);
+      assert.ok(t.exit_time >= t.entry_time);
+    }
+    // Train trades live in the train span, test trades in the test span (after the purge gap).
+    assert.ok(train.every((t) => t.entry_time >= r.spans.train.from && t.exit_time <= r.spans.train.to));
+    assert.ok(test.every((t) => t.entry_time > r.spans.test.from && t.exit_time <= r.spans.test.to));
+    assert.ok(r.spans.train.to < r.spans.test.from);
+    // Equity ends where the test trades' P&L says.
+    const last = r.equity_curve.at(-1)!;
+    const np = test.reduce((s, t) => s + t.pnl, 0);
+    assert.ok(Math.abs(last.equity - (r.settings.capital + np)) < 1e-6, `${last.equity} vs ${r.settings.capital + np}`);
+    assert.equal(r.equity_curve.length, r.drawdown.length);
+    assert.ok(r.drawdown.every((d) => d.drawdown <= 0));
+    const cm = r.confusion_matrix.matrix.flat().reduce((a, b) => a + b, 0);
+    assert.ok(cm > 0 && cm <= r.spans.test.bars);
+    assert.deepEqual(r.feature_importance.map((f) => f.feature).sort(), [...r.features].sort());
+    assert.ok(r.warmup >= 20, `warm-up covers the 20-bar windows (got ${r.warmup})`);
+    assert.equal(r.settings.commission, 3.5);
+    assert.equal(r.settings.confidence_threshold, 0.5);
+  });
+
+  it('a model is reachable by stem or display name, never by another user', async () => {
+    const list = ModelList.parse((await sf.api('GET', '/api/v1/models', { key })).body);
+    assert.equal(list.count, 1);
+    assert.equal(list.models[0]!.name, stem);
+    const byName = await sf.api('GET', '/api/v1/results/Model%201', { key });
+    assert.equal(byName.status, 200);
+    assert.equal(byName.body.model, stem);
+
+    assert.equal((await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key: other })).status, 404);
+    assert.equal((await sf.api('GET', '/api/v1/train/1', { key: other })).status, 404);
+    assert.equal((await sf.api('DELETE', `/api/v1/models/${encodeURIComponent(stem)}`, { key: other })).status, 404);
+    assert.equal((await sf.api('POST', '/api/v1/predict', { key: other, body: { model_name: stem } })).status, 404);
+    assert.equal((await sf.api('GET', `/api/v1/signals/${encodeURIComponent(stem)}`, { key: other })).status, 404);
+    assert.equal(ModelList.parse((await sf.api('GET', '/api/v1/models', { key: other })).body).count, 0);
+  });
+
+  it('POST /predict over the post-cutoff bars gives the results\' pred_signals and pred_trade_log', async () => {
+    const results = Results.parse((await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key })).body);
+    const post = results.spans.post_cutoff;
+    assert.ok(post && post.from.startsWith(lastDay), `post-cutoff starts on ${lastDay}`);
+    assert.ok(results.pred_signals.length > 0);
+    assert.deepEqual(tradeStats(results.pred_trade_log, 10_000), results.pred_stats);
+
+    const res = await sf.api('POST', '/api/v1/predict', { key, body: { model_name: 'Model 1', start_date: lastDay } });
+    assert.equal(res.status, 200, res.text);
+    const p = PredictResponse.parse(res.body);
+    assert.equal(p.start, post.from);
+    assert.equal(p.n_signals, p.signals.length);
+    assert.ok(Math.abs(p.pnl - p.trades.reduce((s, t) => s + t.pnl, 0)) < 1e-6);
+    assert.deepEqual(p.stats, tradeStats(p.trades, 10_000));
+    // Same bars, same model, same engine: identical signals and trades over the post-cutoff span
+    // (the live feed may have added bars since; a trade still open at the span end differs).
+    const within = <T extends { time: string }>(xs: T[]) => xs.filter((x) => x.time <= post.to);
+    assert.deepEqual(within(p.signals).map((x) => [x.time, x.signal]), within(results.pred_signals).map((x) => [x.time, x.signal]));
+    const closed = (ts: typeof p.trades) => ts.filter((t) => t.exit_reason !== 'end' && t.exit_time <= post.to);
+    assert.deepEqual(closed(p.trades), closed(results.pred_trade_log));
+
+    const signals = await sf.api('GET', '/api/v1/signals/Model%201', { key });
+    assert.equal(signals.status, 200);
+    assert.equal(signals.body.count, p.n_signals);
+  });
+
+  it('training emits TRAINED and BACKTEST_DONE without code', async () => {
+    const res = await sf.api('GET', '/api/v1/activity?limit=50');
+    const events = ActivityList.parse(res.body).events.filter((e) => e.model?.stem === stem);
+    assert.deepEqual(events.map((e) => e.kind).sort(), ['BACKTEST_DONE', 'TRAINED']);
+    assert.ok(events.every((e) => e.bot === 'trader_one'));
+    assert.ok(!res.text.includes('feature_engineering'));
+  });
+
+  it('refuses bad code with every violation, a symbol the code was not written for, and too few bars', async () => {
+    const bad = await sf.api('POST', '/api/v1/train', {
+      key,
+      body: { code: strategyCode().replace('import numpy as np', 'import numpy as np\nimport os\nimport xgboost'), timeframe: '1min' },
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 400);
+    assert.ok(bad.body.violations.length >= 2, bad.text);
+    assert.ok(bad.body.violations.every((v: { line: number; hint: string }) => v.line > 0 && v.hint.length > 0));
+
+    const wrongSymbol = await sf.api('POST', '/api/v1/train', {
+      key,
+      body: { code: strategyCode({ header: codeHeader('GBPUSD', '1min') }), symbol: 'EURUSD', timeframe: '1min' },
+    });
+    assert.equal(wrongSymbol.status, 400);
+    assert.match(wrongSymbol.body.error, /GBPUSD/);
+
+    const few = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1h' } });
+    assert.equal(few.status, 400);
+    assert.match(few.body.error, /at least 300/);
+
+    const money = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), capital: -5 } });
+    assert.equal(money.status, 400);
+    assert.match(money.body.error, /capital/);
+  });
+
+  it('a strategy that fails at run time fails its job with the reason', async () => {
+    const code = strategyCode().replace('df["range"] = (high - low) / close', 'df["range"] = (high - low) / close\n    df["leak"] = close.rolling(9, center=True).mean()');
+    const start = await sf.api('POST', '/api/v1/train', { key, body: { code: code.replace('center=True', 'center=bool(1)'), timeframe: '1min', model_name: 'leaky' } });
+    assert.equal(start.status, 200, start.text);
+    const job = await waitForJob(sf, key, start.body.job_id);
+    assert.equal(job.status, 'failed');
+    assert.match(job.error!, /leak/);
+    assert.equal((await sf.api('GET', '/api/v1/results/leaky', { key })).status, 404, 'a failed job leaves no model');
+  });
+
+  it('the daily training-compute cap answers 429 with Retry-After', async () => {
+    const capped = await sf.mintKey('capped_user');
+    for (let i = 0; i < 100; i++) await sf.service.accounts.metering.useCap(capped.user_id, 'free', 'train_compute');
+    const res = await sf.api('POST', '/api/v1/train', { key: capped.api_key, body: { code: strategyCode(), timeframe: '1min' } });
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+  });
+
+  it('models and jobs survive a restart; DELETE removes the model and its files', async () => {
+    await sf.restart();
+    const list = ModelList.parse((await sf.api('GET', '/api/v1/models', { key })).body);
+    assert.equal(list.count, 1);
+    assert.equal((await sf.api('GET', '/api/v1/train/1', { key })).body.status, 'done');
+
+    const del = await sf.api('DELETE', '/api/v1/models/Model%201', { key });
+    assert.equal(del.status, 200, del.text);
+    assert.deepEqual(del.body, { deleted: true, model: stem, undeployed: false });
+    assert.equal((await sf.api('GET', '/api/v1/models', { key })).body.count, 0);
+    assert.equal((await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key })).status, 404);
+    assert.equal((await sf.api('DELETE', '/api/v1/models/Model%201', { key })).status, 404);
+  });
+});
