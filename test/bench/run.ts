@@ -28,6 +28,8 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'market-read': () => import('./market-read.ts'),
   'tick-sources': () => import('./tick-sources.ts'),
   'strategy-runtime': () => import('./strategy-runtime.ts'),
+  'train-pipeline': () => import('./train-pipeline.ts'),
+  'backtest-engine': () => import('./backtest-engine.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -129,8 +129,14 @@ describe('GET /openapi.json and /api-docs', () => {
     assert.equal(ok('GET /api/v1/whoami-key'), '#/components/schemas/WhoamiResponse');
   });
 
-  it('declares 400, 401 and 429 as Error on key-protected routes, and 400 and 429 on all', () => {
-    const errorRef = (op: any, status: string) => op.responses?.[status]?.content?.['application/json']?.schema?.$ref;
+  it('declares 400, 401 and 429 as Error (or an extension of it) on key-protected routes, and 400 and 429 on all', () => {
+    // Error itself, or a schema extending it (TrainRejected = Error + violations): `error` and `code` required.
+    const errorRef = (op: any, status: string) => {
+      const ref: string | undefined = op.responses?.[status]?.content?.['application/json']?.schema?.$ref;
+      const schema = ref ? spec.components.schemas[ref.replace('#/components/schemas/', '')] : undefined;
+      const extendsError = ['error', 'code'].every((f) => schema?.properties?.[f] && schema.required?.includes(f));
+      return extendsError ? '#/components/schemas/Error' : ref;
+    };
     let keyed = 0;
     for (const [route, op] of documented) {
       const needsKey = (op.security ?? []).some((r: object) => 'ApiKey' in r);

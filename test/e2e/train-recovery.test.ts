@@ -1,0 +1,83 @@
+/**
+ * A trainer killed in the middle of a job (SIGKILL: no goodbye) leaves no job stuck in
+ * `running`: after the restart the work queue hands the job out again and it completes.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '../../src/bus/index.ts';
+import { serveChild, shutdownChild, type ChildService } from '../helpers/child-service.ts';
+import { strategyCode } from '../helpers/strategies.ts';
+
+const ENV = { HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000' };
+
+async function call(base: string, method: string, path: string, key?: string, body?: unknown) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+describe('a trainer killed mid-job', () => {
+  let dataDir: string;
+  let port: number;
+  let running: ChildService | null = null;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'sf-recovery-'));
+    port = await freePort();
+  });
+  after(async () => {
+    if (running) await shutdownChild(running);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('hands the job out again after the restart, and it completes', async () => {
+    running = await serveChild(dataDir, port, ENV);
+    const minted = await call(running.url, 'POST', '/api/v1/key/trial', undefined, { username: 'crash_test' });
+    assert.equal(minted.status, 200);
+    const key: string = minted.body.api_key;
+    // A deliberately slow feature step (~0.3 s per call, several calls per job) keeps the job running long enough to kill.
+    const code = strategyCode({ prelude: 'busy = sum(range(8_000_000))' });
+    const start = await call(running.url, 'POST', '/api/v1/train', key, { code, timeframe: '1min' });
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    const jobId: number = start.body.job_id;
+    const base = running.url;
+    await waitFor('running', async () => ((await call(base, 'GET', `/api/v1/train/${jobId}`, key)).body.status === 'running' ? true : null), 60_000);
+
+    running.child.kill('SIGKILL');
+    await running.exited;
+    running = await serveChild(dataDir, port, ENV);
+    const url = running.url;
+    const right = await call(url, 'GET', `/api/v1/train/${jobId}`, key);
+    assert.ok(['running', 'queued'].includes(right.body.status), `after the restart the job is ${right.body.status}`);
+
+    const done = await waitFor(
+      'the job to finish',
+      async () => {
+        const job = (await call(url, 'GET', `/api/v1/train/${jobId}`, key)).body;
+        return job.status === 'done' || job.status === 'failed' ? job : null;
+      },
+      120_000,
+    );
+    assert.equal(done.status, 'done', done.error);
+    assert.ok(done.test_stats.n >= 0);
+    assert.ok(running.log.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')), 'the restarted trainer ran it as attempt 2');
+    const models = await call(url, 'GET', '/api/v1/models', key);
+    assert.equal(models.body.count, 1);
+  });
+});
