@@ -47,10 +47,46 @@ export const EnvConfig = z.object({
   OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com'),
   PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx)'),
   STRATEGY_WORKERS: z.coerce.number().int().min(1).max(32).optional().describe('Sandboxed Python workers (default: one per core, at most 4)'),
+  ACTOR_WARM_SESSIONS: z.coerce.number().int().min(0).max(256).default(16)
+    .describe('Deployed strategies kept warm in their own sandboxed process (faster per bar); the rest compute features with pool jobs'),
   TRAIN_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1).describe('Train jobs one trainer runs at once'),
   TRAIN_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000)
     .describe('A job whose trainer stops sending heartbeats for this long is handed to another trainer (or the restarted one)'),
   PLATFORM_DAILY_AI_BUDGET_USD: z.coerce.number().min(0).default(50)
     .describe('Cost guard: AI generation spend per UTC day before the platform falls back to the offline generator'),
+  // ---- strategy generation (src/generation, src/strategy/claude): Claude when a key is set, else offline ----
+  ANTHROPIC_API_KEY: z.string().min(1).optional().describe('Enables Claude generation (ai_model sonnet/opus/haiku/sonnet-haiku); unset = the offline generator writes all code'),
+  ANTHROPIC_BASE_URL: z.url().optional().describe('Anthropic API base URL (default https://api.anthropic.com)'),
+  ANTHROPIC_MODEL_SONNET: z.string().min(1).default('claude-sonnet-5-5').describe('Model id for ai_model sonnet (and the repairs of sonnet-haiku)'),
+  ANTHROPIC_MODEL_OPUS: z.string().min(1).default('claude-opus-5-5').describe('Model id for ai_model opus'),
+  ANTHROPIC_MODEL_HAIKU: z.string().min(1).default('claude-haiku-5-5').describe('Model id for ai_model haiku (and the drafts of sonnet-haiku)'),
+  ANTHROPIC_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2).describe('SDK retries (with backoff) on connection errors, 408/409/429/5xx and 529 overloaded'),
+  ANTHROPIC_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(120_000).describe('Timeout of one Claude request'),
+  GENERATE_REPAIR_TRIES: z.coerce.number().int().min(0).max(5).default(2).describe('Repair rounds when Claude code fails the checks, before the offline generator answers'),
+  GENERATE_COST_OFFLINE: z.coerce.number().int().min(0).default(1).describe('Credits per generation written by the offline generator'),
+  GENERATE_COST_TEMPLATE: z.coerce.number().int().min(0).default(1).describe('Credits per /generate/from-template written by the offline generator'),
+  GENERATE_COST_HAIKU: z.coerce.number().int().min(0).default(5).describe('Credits per generation Claude writes with ai_model haiku'),
+  GENERATE_COST_SONNET_HAIKU: z.coerce.number().int().min(0).default(7).describe('Credits per generation Claude writes with ai_model sonnet-haiku'),
+  GENERATE_COST_SONNET: z.coerce.number().int().min(0).default(10).describe('Credits per generation Claude writes with ai_model sonnet'),
+  GENERATE_COST_OPUS: z.coerce.number().int().min(0).default(20).describe('Credits per generation Claude writes with ai_model opus'),
+  // ---- signal delivery (actors/delivery) ----
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['none', 'loopback', 'all']).default('none')
+    .describe('Webhook targets on private networks: none = refuse private, loopback, link-local, CGNAT, multicast and ULA addresses; loopback = also allow 127.0.0.0/8 and ::1 (tests); all = allow every address'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000).describe('One webhook attempt (connect, send, answer) must finish within this'),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(5_000)
+    .describe('First retry delay; each further retry doubles it (±20% jitter), up to WEBHOOK_RETRY_MAX_MS'),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(7_200_000).describe('Longest delay between two retries'),
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(25 * 3_600_000)
+    .describe('How long a failing signal is retried (from its first attempt) before it becomes a dead letter; applies to messenger too'),
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256).describe('Webhook and messenger sends in flight at once, all deployments together'),
+  TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[\w-]+$/, 'a Telegram bot token such as 123456:ABC-DEF…').optional()
+    .describe('Runs the messenger (Telegram) bot: pairing with /start <code> and signal messages; unset = messenger off'),
+  TELEGRAM_API_ROOT: z.url().default('https://api.telegram.org').describe('Bot API server (a local Bot API server, or a stand-in in tests)'),
+  TELEGRAM_MODE: z.enum(['polling', 'webhook']).default('polling')
+    .describe('polling = long polling getUpdates; webhook = Telegram POSTs updates to TELEGRAM_WEBHOOK_URL (this edge\'s /api/v1/messenger/telegram-webhook)'),
+  TELEGRAM_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional()
+    .describe('Public URL of POST /api/v1/messenger/telegram-webhook on this service, registered with setWebhook in webhook mode'),
+  TELEGRAM_CHAT_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000).describe('Least time between two messages to one chat'),
+  TELEGRAM_GLOBAL_PER_SEC: z.coerce.number().int().min(1).max(1_000).default(30).describe('Messages per second the bot sends over all chats'),
 });
 export type EnvConfig = z.infer<typeof EnvConfig>;

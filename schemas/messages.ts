@@ -7,7 +7,9 @@ import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
 import { SyntheticCheckpoint } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse } from './training.ts';
+import { ActorState, DeploymentRecord, LeaseRecord } from './live.ts';
 import { Symbol as SymbolSchema, type Symbol, type Timeframe } from './common.ts';
+import { DeadLetterRecord, DeliveryState, MessengerLinkRecord, PairingCodeRecord } from './delivery.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -39,6 +41,9 @@ export const CounterRecord = z.object({ value: z.number().int().min(0) });
 export const WindowRecord = z.object({ stamps: z.array(z.number().int()) });
 
 export const CostRecord = z.object({ usd: z.number().min(0) });
+
+/** A deployment whose host stops renewing is taken over by another host after this long. */
+export const LEASE_TTL_SECONDS = 6;
 
 // ---- KV buckets -----------------------------------------------------------------------------
 
@@ -83,6 +88,12 @@ export const Buckets = {
   models: bucket('sf_models', ModelRecord),
   /** `<user_id>.<hex of model_name>` → the model's latest prediction signals (GET /signals). */
   signals: bucket('sf_signals', SignalsResponse),
+  /** `<user_id>.<hex of model_name>` → the model's deployment (desired state the actor hosts follow). */
+  deployments: bucket('sf_deployments', DeploymentRecord),
+  /** `<deployment_id>` → the model actor's resume point (engine snapshot, last bar). */
+  actorState: bucket('sf_actor_state', ActorState),
+  /** `<deployment_id>` → the actor host running it; the key expires unless the host renews it. */
+  leases: bucket('sf_leases', LeaseRecord, LEASE_TTL_SECONDS),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------
@@ -101,6 +112,8 @@ export const Streams = {
   activity: { name: 'ACTIVITY', subjects: ['activity.>'], maxMessages: 200_000, maxAgeSeconds: 90 * 24 * 3600 },
   /** Train jobs waiting for a trainer: a work queue (each message is removed once acknowledged). */
   trainJobs: { name: 'JOBS', subjects: ['jobs.train'], maxMessages: 1_000_000, maxAgeSeconds: 7 * 24 * 3600, workQueue: true },
+  /** Live signal events of deployed models (`SignalEvent`), kept for delivery, replay and SSE catch-up. */
+  signals: { name: 'SIGNALS', subjects: ['signals.>'], maxMessages: 5_000_000, maxAgeSeconds: 30 * 24 * 3600 },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Object stores: model artifacts (`<user_id>/<hex of model_name>/<artifact>/{model.onnx,strategy.py,results.json}`). */
@@ -126,6 +139,9 @@ export const Subjects = {
   marketImport: 'market.import',
   /** A train job to run: `TrainJobMessage`, on the JOBS work queue. */
   trainJob: 'jobs.train',
+  /** A deployed model's signal events (`SignalEvent`), on the SIGNALS stream. */
+  signal: (deploymentId: string) => `signals.${deploymentId}`,
+  allSignals: 'signals.>',
 } as const;
 
 export const BarsRebuilt = z.object({ symbol: SymbolSchema, fromMs: z.number(), toMs: z.number() });
@@ -137,3 +153,28 @@ export type BarsRebuilt = z.infer<typeof BarsRebuilt>;
  */
 export const ActivityMessage = ActivityInput;
 export type ActivityMessage = z.infer<typeof ActivityMessage>;
+
+// ---- Delivery (webhook + messenger): actors/delivery, src/delivery -------------------------------
+
+/** KV buckets of signal delivery (schemas in schemas/delivery.ts). */
+export const DeliveryBuckets = {
+  /** `<channel>.<deployment_id>` → where that channel's delivery stands (cursor, failing attempt, replays). */
+  state: bucket('sf_delivery', DeliveryState),
+  /** `<channel>.<deployment_id>.<seq>` → a signal that ran out of retries; kept 30 days, replayable. */
+  dead: bucket('sf_delivery_dead', DeadLetterRecord, 30 * 24 * 3600),
+  /** `<CODE>` → a pending messenger pairing (one use, 10 minutes). */
+  pairingCodes: bucket('sf_messenger_codes', PairingCodeRecord, 600),
+  /** `<user_id>` → the user's current pairing code and linked Telegram chats. */
+  messengerLinks: bucket('sf_messenger_links', MessengerLinkRecord),
+} as const;
+
+/** The durable consumer on SIGNALS through which the delivery actor sees every new signal. */
+export const DELIVERY_CONSUMER = 'delivery';
+
+export const DeliverySubjects = {
+  /** `DeliveryKick`: a channel's queue changed (a replay); the delivery actor looks again. */
+  kick: (channel: string, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`,
+  allKicks: 'delivery.kick.>',
+  /** A Telegram update (raw JSON) received by the edge in webhook mode, for the bot in the delivery actor. */
+  telegramUpdate: 'delivery.telegram.update',
+} as const;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ExecutionSettings, Trade, TradeStats } from './backtest.ts';
 import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { IndicatorsObject } from './indicators.ts';
 import { ResponseSource } from './market.ts';
 import { StaticViolation, StrategyConfig } from './strategy.ts';
 
@@ -16,11 +17,6 @@ export const ModelName = z
   .describe('Display name, unique per user: training under an existing name replaces that model');
 
 export const AiModel = z.enum(['sonnet', 'opus', 'haiku', 'sonnet-haiku']);
-
-/** Free-form flat indicator config (`<indicator>_enabled`, `<indicator>_<param>`). */
-export const IndicatorsConfig = z
-  .record(z.string().max(60), z.union([z.number(), z.boolean(), z.string().max(60)]))
-  .describe('Flat indicator config (see GET /indicator-schema); recorded with the job, the code decides the features');
 
 export const MAX_CODE_CHARS = 100_000;
 export const MIN_TRAIN_BARS = 300;
@@ -38,7 +34,7 @@ export const TrainRequest = z
     train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
     model_name: ModelName.optional().describe('Default `Model N+1`, N = models trained so far by this user'),
     ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
-    indicators: IndicatorsConfig.optional(),
+    indicators: IndicatorsObject.optional().describe('Recorded with the job; the code decides the features'),
     confidence_threshold: z
       .number()
       .min(0.5)

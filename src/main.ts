@@ -10,6 +10,10 @@ import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
 import { StrategyRuntime } from './strategy/runtime-pool.ts';
 import { buildTraining, type TrainingParts } from './training/index.ts';
+import { buildDeployments, type Deployments } from './deployments/index.ts';
+import { buildModelHost } from '../actors/model/index.ts';
+import type { ActorHost } from './kernel/actor-host.ts';
+import { BadRequestError } from './errors.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -29,6 +33,8 @@ export interface Service {
   runtime: StrategyRuntime;
   training: TrainingParts;
   trainer: Trainer;
+  deployments: Deployments;
+  actorHost: ActorHost;
   log: Logger;
   /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
   close(): Promise<void>;
@@ -86,6 +92,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const runtime = await StrategyRuntime.start({ log, python: config.PYTHON, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
     stack.push(() => runtime.stop());
+    // Training deletes a model's deployment with it; deployments need the models: bound late.
+    let deployments: Deployments | null = null;
     const training = await buildTraining({
       bus,
       metering: accounts.metering,
@@ -94,7 +102,31 @@ export async function startService(config: Config, log: Logger = createLogger(co
       log,
       replicas: config.NATS_REPLICAS,
       ackWaitMs: config.TRAIN_ACK_WAIT_MS,
+      undeploy: (record) => deployments?.undeployModel(record) ?? Promise.resolve(false),
     });
+    deployments = await buildDeployments({
+      bus,
+      models: training.models,
+      activity: activity.bus,
+      log,
+      replicas: config.NATS_REPLICAS,
+      // TODO(delivery): the SSRF check of webhook targets lands with the delivery actor.
+      checkWebhookTarget: async () => {
+        throw new BadRequestError('webhook delivery is not available yet: deploy with channels ["sse"]');
+      },
+    });
+    const modelHost = await buildModelHost({
+      bus,
+      models: training.models,
+      bars: market.cache,
+      runtime,
+      activity: activity.bus,
+      log,
+      replicas: config.NATS_REPLICAS,
+      maxWarmSessions: config.ACTOR_WARM_SESSIONS,
+    });
+    await modelHost.host.start();
+    stack.push(() => modelHost.host.stop());
     const trainer = new Trainer({
       queue: training.queue,
       jobs: training.jobs,
@@ -127,7 +159,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       }
       return out;
     };
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, metrics });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, deployments, nc: bus.nc, metrics });
     stack.push(() => app.close());
     await app.listen({ port: config.PORT, host: config.HOST });
     const address = app.server.address();
@@ -150,6 +182,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       runtime,
       training,
       trainer,
+      deployments,
+      actorHost: modelHost.host,
       log,
       close: () => (closing ??= unwind()),
     };

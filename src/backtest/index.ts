@@ -1,8 +1,9 @@
 /**
  * The position engine, shared by the backtest and the live model actors: signals in, fills and
  * trades out, bar by bar; USD P&L, TradeStats, equity and drawdown for the results API.
- * Rules: position-engine.ts (order of events in a bar), money.ts (USD, risk units),
- * rollover.ts (swap nights), intrabar.ts (SL vs TP inside one bar), schemas/backtest.ts (definitions).
+ * Rules: engine-core.ts (order of events in a bar), money.ts (USD, risk units), rollover.ts (swap
+ * nights), intrabar.ts (SL vs TP inside one bar), schemas/backtest.ts (definitions); snapshot and
+ * restore: position-engine.ts.
  */
 export { PositionEngine } from './position-engine.ts';
 export { toBarColumns } from './bar-columns.ts';
@@ -14,4 +15,4 @@ export { toSignals, entryMask, natr, LONG_ALLOWED, SHORT_ALLOWED, BOTH_ALLOWED, 
 export { contractSize, levelDistance, usdLeg, usdPnl } from './money.ts';
 export { nextRollover, nightsBetween } from './rollover.ts';
 export type { BarColumns, Direction, EngineOptions, FirstTouch, IntrabarResolver, Level, OnOpposite, OpenPosition } from './types.ts';
-export type { ClosedTrade, EngineSnapshot, ExecutionSettings, ExitReason, Trade, TradeStats } from '../../schemas/backtest.ts';
+export type { ClosedTrade, DrawdownPoint, EngineSnapshot, EquityPoint, ExecutionSettings, ExitReason, OpenPositionState, Trade, TradeStats } from '../../schemas/backtest.ts';

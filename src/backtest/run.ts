@@ -4,8 +4,13 @@ import { PositionEngine } from './position-engine.ts';
 import type { BarColumns, EngineOptions } from './types.ts';
 
 export interface BacktestRun {
-  /** Closed trades in exit order; whatever was still open closed at the last bar's close ('end'). */
-  trades: ClosedTrade[];
+  /**
+   * Closed trades in exit order; whatever was still open closed at the last bar's close ('end').
+   * Made from the engine's compact log on first read (then kept).
+   */
+  readonly trades: ClosedTrade[];
+  /** How many trades (without making them). */
+  tradeCount: number;
   /** Equity in USD at each bar's close over the range (see PositionEngine.equity); the last = capital + Σ pnl. */
   equity: Float64Array;
   /** Bar open times of the range (a view of bars.ts). */
@@ -40,17 +45,31 @@ export function runBacktest(
   const equity = new Float64Array(to - from);
   const last = to - 1;
   if (entryMask) {
-    for (let i = from; i < to; i++) {
+    for (let i = from; i < last; i++) {
       engine.step(bars, i, signals[i]!, entryMask[i]!);
-      if (i === last) engine.finish(bars, i);
-      equity[i - from] = engine.equity(bars, i);
+      engine.writeEquity(bars, i, equity, i - from);
     }
   } else {
-    for (let i = from; i < to; i++) {
+    for (let i = from; i < last; i++) {
       engine.step(bars, i, signals[i]!);
-      if (i === last) engine.finish(bars, i);
-      equity[i - from] = engine.equity(bars, i);
+      engine.writeEquity(bars, i, equity, i - from);
     }
   }
-  return { trades: engine.closedTrades(), equity, ts: bars.ts.subarray(from, to), capital: opts.capital ?? 10_000, from, to };
+  if (to > from) {
+    engine.step(bars, last, signals[last]!, entryMask ? entryMask[last]! : 3);
+    engine.finish(bars, last);
+    engine.writeEquity(bars, last, equity, last - from);
+  }
+  let trades: ClosedTrade[] | null = null;
+  return {
+    get trades() {
+      return (trades ??= engine.closedTrades());
+    },
+    tradeCount: engine.closedCount,
+    equity,
+    ts: bars.ts.subarray(from, to),
+    capital: opts.capital ?? 10_000,
+    from,
+    to,
+  };
 }

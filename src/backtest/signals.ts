@@ -11,14 +11,20 @@ export const LONG_ALLOWED = 1;
 export const SHORT_ALLOWED = 2;
 export const BOTH_ALLOWED = LONG_ALLOWED | SHORT_ALLOWED;
 
-/** p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long). */
+/**
+ * p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long).
+ * Float32 probabilities (what the ONNX model gives) are compared with both bounds rounded to
+ * float32, so p = 0.4f counts as ≤ 1 − 0.6 just as 0.6f counts as ≥ 0.6.
+ */
 export function toSignals(probaUp: Float32Array | Float64Array, threshold: number): Int8Array {
   if (!(threshold >= 0.5 && threshold <= 1)) throw new RangeError(`threshold must be in [0.5, 1], got ${threshold}`);
   const out = new Int8Array(probaUp.length);
-  const low = 1 - threshold;
+  const f32 = probaUp instanceof Float32Array;
+  const high = f32 ? Math.fround(threshold) : threshold;
+  const low = f32 ? Math.fround(1 - threshold) : 1 - threshold;
   for (let i = 0; i < probaUp.length; i++) {
     const p = probaUp[i]!;
-    out[i] = p >= threshold ? 1 : p <= low ? -1 : 0;
+    out[i] = p >= high ? 1 : p <= low ? -1 : 0;
   }
   return out;
 }

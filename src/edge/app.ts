@@ -5,13 +5,15 @@ import { SSE_PER_KEY } from '../accounts/index.ts';
 import type { Activity } from '../community/index.ts';
 import type { MarketData } from '../market/index.ts';
 import type { Training } from '../training/index.ts';
+import type { Deployments } from '../deployments/index.ts';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerJsonParser } from './plugins/json-body.ts';
-import { registerSse } from './plugins/sse.ts';
+import { registerSse, SseSlots } from './plugins/sse.ts';
 import { registerResponseSerializer } from './plugins/serializer.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -19,6 +21,7 @@ import { indicatorRoutes } from './routes/indicators.ts';
 import { marketRoutes } from './routes/market.ts';
 import { modelRoutes } from './routes/models.ts';
 import { trainRoutes } from './routes/train.ts';
+import { deployRoutes } from './routes/deploy.ts';
 import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -32,6 +35,9 @@ export interface EdgeDeps {
   activity: Activity;
   market: MarketData;
   training: Training;
+  deployments: Deployments;
+  /** For live streams (a deployment's signals). */
+  nc: Pick<NatsConnection, 'subscribe'>;
   /** Counters for /_metrics, gathered by the composition root. */
   metrics?: MetricsSource;
 }
@@ -43,7 +49,7 @@ const SSE_PER_ANONYMOUS_IP = 3;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, metrics }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, deployments, nc, metrics }: EdgeDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // Our own onResponse hook writes one compact access line instead of Fastify's two.
@@ -72,8 +78,11 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
   keyRoutes(app, { accounts, config });
   usageRoutes(app, { metering: accounts.metering });
+  // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
+  const sseSlots = new SseSlots();
   activityRoutes(app, {
     feed: activity.feed,
+    slots: sseSlots,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
     perKey: SSE_PER_KEY,
     perAnonymousIp: SSE_PER_ANONYMOUS_IP,
@@ -83,5 +92,6 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   indicatorSchemaRoutes(app);
   trainRoutes(app, { training });
   modelRoutes(app, { training });
+  deployRoutes(app, { deployments, nc, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS });
   return app;
 }

@@ -17,6 +17,8 @@ export { TrainQueue } from './train-queue.ts';
 export { Training, type Caller } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
 export { engineOptions, modelSettings } from './strategy-rules.ts';
+export { featureRows, scoreRows, scoreBars, strategySignals, type FeatureRows } from './scoring.ts';
+export { sliceBars, ohlcInput, intrabarResolver } from './pipeline.ts';
 export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
 
 export interface TrainingParts {

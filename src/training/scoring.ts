@@ -1,6 +1,7 @@
 import { entryMask, toSignals, type BarColumns } from '../backtest/index.ts';
 import type { Instrument } from '../market/index.ts';
-import { loadModel } from '../strategy/onnx-scorer.ts';
+import { loadModel, type OnnxModel } from '../strategy/onnx-scorer.ts';
+import type { FeaturesResult } from '../strategy/runtime-pool.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 
@@ -14,16 +15,35 @@ export interface FeatureRows {
 }
 
 /**
- * p(up) per bar from the exported model, through onnxruntime-node — the scorer live uses too.
- * Bars without a feature row (the warm-up) get NaN.
+ * The rows of a features job's answer from row `lead` on (the rows before lack their warm-up),
+ * row-major for the scorer.
  */
+export function featureRows(result: FeaturesResult, lead: number): FeatureRows {
+  const k = result.columns.length;
+  const rows = Math.max(0, result.rows - lead);
+  const matrix = new Float64Array(rows * k);
+  for (let j = 0; j < k; j++) {
+    const col = result.values[j]!;
+    for (let r = 0; r < rows; r++) matrix[r * k + j] = col[lead + r]!;
+  }
+  return { names: result.columns, matrix, rows, offset: lead };
+}
+
+/**
+ * p(up) per bar from the exported model through onnxruntime-node: backtest, /predict and the live
+ * actor all score here. Bars without a feature row (the warm-up) get NaN.
+ */
+export async function scoreRows(model: OnnxModel, features: FeatureRows, nBars: number): Promise<Float32Array> {
+  const out = new Float32Array(nBars).fill(Number.NaN);
+  if (features.rows > 0) out.set(await model.score(Float32Array.from(features.matrix), features.rows), features.offset);
+  return out;
+}
+
+/** scoreRows with a model loaded for the one call. */
 export async function scoreBars(onnx: Uint8Array, features: FeatureRows, nBars: number): Promise<Float32Array> {
   const model = await loadModel(onnx);
   try {
-    const up = await model.score(Float32Array.from(features.matrix), features.rows);
-    const out = new Float32Array(nBars).fill(Number.NaN);
-    out.set(up, features.offset);
-    return out;
+    return await scoreRows(model, features, nBars);
   } finally {
     await model.close();
   }

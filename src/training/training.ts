@@ -22,7 +22,7 @@ import { jobView, type JobStore } from './job-store.ts';
 import { modelStem, type ModelStore } from './model-store.ts';
 import { intrabarResolver, ohlcInput, sliceBars } from './pipeline.ts';
 import { signalPoints } from './results.ts';
-import { scoreBars, strategySignals } from './scoring.ts';
+import { featureRows, scoreBars, strategySignals } from './scoring.ts';
 import { engineOptions } from './strategy-rules.ts';
 import type { TrainQueue } from './train-queue.ts';
 
@@ -187,14 +187,7 @@ export class Training {
       throw new BadRequestError('the strategy produced other feature columns than at training; retrain the model');
     }
     // Rows before `lead` lack their warm-up: they stay unscored (flat).
-    const k = f.columns.length;
-    const rows = bars.ts.length - lead;
-    const matrix = new Float64Array(rows * k);
-    for (let j = 0; j < k; j++) {
-      const col = f.values[j]!;
-      for (let r = 0; r < rows; r++) matrix[r * k + j] = col[lead + r]!;
-    }
-    const features = { names: f.columns, matrix, rows, offset: lead };
+    const features = featureRows(f, lead);
     const pUp = await scoreBars(await this.deps.models.onnx(record), features, bars.ts.length);
     const { signals, mask } = strategySignals(bars, pUp, record.settings.confidence_threshold, record.config, features, instrument(record.symbol));
     const options = engineOptions(record.symbol, record.timeframe, record.config, record.settings, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));

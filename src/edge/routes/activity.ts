@@ -2,11 +2,13 @@ import { z } from 'zod';
 import type { ActivityFeed } from '../../community/index.ts';
 import { RateLimitedError } from '../../errors.ts';
 import { ActivityEvent, ActivityKind, ActivityList, ActivityQuery } from '../../../schemas/activity.ts';
-import { openSse, SseSlots } from '../plugins/sse.ts';
+import { openSse, type SseSlots } from '../plugins/sse.ts';
 import type { App } from '../types.ts';
 
 export interface ActivityRoutesDeps {
   feed: ActivityFeed;
+  /** The app's SSE slots, shared by every stream: the per-key limit spans them all. */
+  slots: SseSlots;
   heartbeatMs: number;
   /** Concurrent streams per key (the contract: 1). */
   perKey: number;
@@ -22,7 +24,7 @@ const StreamQuery = z.object({
 const REPLAY_LIMIT = 200;
 
 export function activityRoutes(app: App, deps: ActivityRoutesDeps): void {
-  const slots = new SseSlots();
+  const { slots } = deps;
 
   app.get('/api/v1/activity', {
     config: { auth: 'none' },

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '../../src/log.ts';
+import type { FeatureSession } from '../../src/strategy/feature-session.ts';
+import type { FeaturesResult, OhlcInput, StrategyRuntime } from '../../src/strategy/runtime-pool.ts';
+
+/** What a model actor computes features with. */
+export interface FeatureSource {
+  features(bars: OhlcInput): Promise<FeaturesResult>;
+  release(): Promise<void>;
+}
+
+/** Limits of one features call for a live bar (the window is small; a hung call must not stall the actor long). */
+const LIVE_LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
+
+/**
+ * Warm feature sessions for model actors, bounded: a session is one sandboxed process, so at most
+ * `maxWarm` exist. Actors of the same user running the same code share one (same program, public
+ * bars: nothing of one deployment reaches another); beyond `maxWarm` an actor computes features
+ * with one-shot pool jobs (a fresh fork per call: slower, same result).
+ */
+export class FeatureSources {
+  private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number }>();
+
+  constructor(
+    private readonly runtime: Pick<StrategyRuntime, 'openSession' | 'features'>,
+    private readonly maxWarm: number,
+    private readonly log: Logger,
+  ) {}
+
+  acquire(userId: number, code: string): FeatureSource {
+    const key = `${userId}:${createHash('sha256').update(code).digest('hex')}`;
+    let entry = this.sessions.get(key);
+    if (!entry && this.sessions.size < this.maxWarm) {
+      entry = { session: this.runtime.openSession(code, LIVE_LIMITS), users: 0 };
+      this.sessions.set(key, entry);
+      entry.session.catch((err: unknown) => {
+        this.log.warn({ err }, 'feature session failed to open; the actor uses pool jobs');
+        if (this.sessions.get(key) === entry) this.sessions.delete(key);
+      });
+    }
+    if (!entry) {
+      return { features: (bars) => this.runtime.features(code, bars, LIVE_LIMITS), release: async () => undefined };
+    }
+    const held = entry;
+    held.users++;
+    let released = false;
+    return {
+      features: async (bars) => {
+        const session = await held.session.catch(() => null);
+        return session ? session.features(bars) : this.runtime.features(code, bars, LIVE_LIMITS);
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (--held.users > 0) return;
+        if (this.sessions.get(key) === held) this.sessions.delete(key);
+        const session = await held.session.catch(() => null);
+        await session?.close();
+      },
+    };
+  }
+
+  /** Open warm sessions (for /_metrics and tests). */
+  get warm(): number {
+    return this.sessions.size;
+  }
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { IsoDateTime, Symbol, Timeframe } from './common.ts';
+
+/**
+ * Live signals: deployments (desired state, KV), the signal events deployed models emit
+ * (JetStream `signals.>` + ClickHouse), and what delivery sends to webhooks, Telegram and SSE.
+ */
+
+export const CHANNELS = ['webhook', 'messenger', 'sse'] as const;
+export const Channel = z.enum(CHANNELS);
+export type Channel = z.infer<typeof Channel>;
+
+/** A deployment as kept in KV `sf_deployments`, key `<user_id>.<hex of model_name>` (the model's key). */
+export const DeploymentRecord = z.object({
+  deployment_id: z.string().describe('Stable id of this deployment (a new one per POST /deploy): `dep_<random>`'),
+  user_id: z.number().int(),
+  username: z.string(),
+  model_name: z.string(),
+  stem: z.string(),
+  symbol: Symbol,
+  timeframe: Timeframe,
+  channels: z.array(Channel),
+  webhook_url: z.string().nullable(),
+  /** Standard Webhooks signing secret (`whsec_` + base64); shown once at deploy, never logged. */
+  webhook_secret: z.string().nullable(),
+  messenger_chat_id: z.string().nullable(),
+  created_at: z.number().int(),
+});
+export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
+
+export const SignalAction = z
+  .enum(['open', 'close'])
+  .describe('open = a position is entered at the next bar open; close = a position is closed (by signal, SL, TP)');
+
+/** One live signal. Its `id` is stable: a replayed bar yields the same id, so receivers can de-duplicate. */
+export const SignalEvent = z
+  .object({
+    id: z.string().describe('`sig_<deployment_id>_<bar open ms>_<n>`: the same bar and event always give the same id'),
+    deployment_id: z.string(),
+    model: z.string().describe('Model stem'),
+    model_name: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    action: SignalAction,
+    side: z.enum(['long', 'short']).describe('Side of the position opened or closed'),
+    price: z.number().describe('open: the close of the signal bar (the fill comes at the next open); close: the exit fill price'),
+    stop_loss: z.number().nullable().describe('open: the stop level from that price; null when none'),
+    take_profit: z.number().nullable(),
+    reason: z.enum(['signal', 'SL', 'TP']).describe('What caused it: the model’s signal, or a stop-loss / take-profit hit'),
+    p_up: z.number().nullable().describe('Model probability of an up move on the signal bar (null for SL/TP exits)'),
+    pnl: z.number().nullable().describe('close: net USD P&L of the closed trade at the deployment’s lot size'),
+    bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event'),
+    created_at: IsoDateTime,
+  })
+  .meta({ id: 'SignalEvent' });
+export type SignalEvent = z.infer<typeof SignalEvent>;
+
+export const DeployRequest = z
+  .object({
+    model_name: z.string().min(1).max(200).describe('Model stem or display name'),
+    channels: z.array(Channel).min(1).max(3).default(['sse']).describe('Where signals go; default sse'),
+    webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
+    messenger_chat_id: z.string().min(1).max(64).optional().describe('Telegram chat id; default: the chat linked with GET /messenger/code'),
+  })
+  .meta({ id: 'DeployRequest' });
+export type DeployRequest = z.infer<typeof DeployRequest>;
+
+export const DeployResponse = z
+  .object({
+    status: z.literal('deployed'),
+    model: z.string().describe('Model stem'),
+    channels: z.array(Channel),
+    deployment_id: z.string(),
+    webhook_secret: z
+      .string()
+      .optional()
+      .describe('Standard Webhooks signing secret (`whsec_…`), shown only in this response: keep it to verify `webhook-signature`'),
+    replaced: z.array(z.string()).describe('Stems undeployed to make room (plan limit: the oldest goes first)'),
+  })
+  .meta({ id: 'DeployResponse' });
+export type DeployResponse = z.infer<typeof DeployResponse>;
+
+export const DeployedModel = z
+  .object({
+    model: z.string().describe('Model stem'),
+    model_name: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    channels: z.array(Channel),
+    created_at: IsoDateTime,
+    webhook_url: z.string().nullable(),
+    messenger_chat_id: z.string().nullable(),
+    deployment_id: z.string(),
+  })
+  .meta({ id: 'DeployedModel' });
+
+export const DeployedList = z
+  .object({ count: z.number().int(), deployed: z.array(DeployedModel).describe('Oldest first') })
+  .meta({ id: 'DeployedList' });
+export type DeployedList = z.infer<typeof DeployedList>;
+
+export const UndeployResponse = z
+  .object({ status: z.literal('undeployed'), model: z.string() })
+  .meta({ id: 'UndeployResponse' });
+
+export const DeployParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name') });
+
+/** Models one user may have deployed at once; deploying beyond it swaps out the oldest. */
+export const DEPLOY_LIMITS = { free: 1, pro: 10 } as const;
+
+/** A model actor's progress (KV `sf_actor_state`, key = deployment id): where to resume. */
+export const ActorState = z.object({
+  last_bar_ts: z.number().describe('Open time of the last bar the actor handled, epoch ms'),
+  engine: z.unknown().describe('PositionEngine snapshot after that bar'),
+  signals_sent: z.number().int(),
+});
+export type ActorState = z.infer<typeof ActorState>;
+
+/** Who runs a deployment now (KV `sf_leases`, key = deployment id, expiring unless renewed). */
+export const LeaseRecord = z.object({ host: z.string(), renewed_at: z.number().int() });

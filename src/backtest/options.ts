@@ -1,0 +1,26 @@
+/** Checks EngineOptions once, when an engine is made, so the engine's loop can trust them. */
+import { checkLevel, usdLeg } from './money.ts';
+import type { EngineOptions } from './types.ts';
+
+export const DIRECTION_MASK = { both: 3, long: 1, short: 2 } as const;
+export const REVERSE = 0;
+export const CLOSE_ONLY = 1;
+export const IGNORE = 2;
+export const ON_OPPOSITE = { reverse: REVERSE, close_only: CLOSE_ONLY, ignore: IGNORE } as const;
+
+/** Throws a RangeError naming the first bad option (and an Error for a cross pair). */
+export function checkOptions(opts: EngineOptions): void {
+  const { lotSize, maxPositions, cooldown, timeframeMs, commissionPerLot, swapLong, swapShort } = opts;
+  if (!(Number.isFinite(lotSize) && lotSize > 0)) throw new RangeError(`lotSize must be > 0, got ${lotSize}`);
+  if (!(Number.isInteger(maxPositions) && maxPositions >= 1)) throw new RangeError(`maxPositions must be an integer ≥ 1, got ${maxPositions}`);
+  if (!(Number.isInteger(cooldown) && cooldown >= 0)) throw new RangeError(`cooldown must be an integer ≥ 0, got ${cooldown}`);
+  if (!(Number.isFinite(timeframeMs) && timeframeMs > 0)) throw new RangeError(`timeframeMs must be > 0, got ${timeframeMs}`);
+  if (!(Number.isFinite(commissionPerLot) && commissionPerLot >= 0)) throw new RangeError(`commissionPerLot must be ≥ 0, got ${commissionPerLot}`);
+  if (!Number.isFinite(swapLong) || !Number.isFinite(swapShort)) throw new RangeError('swapLong / swapShort must be finite');
+  if (!(opts.direction in DIRECTION_MASK)) throw new RangeError(`direction must be both, long or short, got ${opts.direction}`);
+  if (!(opts.onOpposite in ON_OPPOSITE)) throw new RangeError(`onOpposite must be reverse, close_only or ignore, got ${opts.onOpposite}`);
+  if (opts.capital !== undefined && !(Number.isFinite(opts.capital) && opts.capital > 0)) throw new RangeError(`capital must be > 0, got ${opts.capital}`);
+  checkLevel('stop', opts.stop);
+  checkLevel('take', opts.take);
+  usdLeg(opts.instrument);
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { JsonKv } from '../bus/index.ts';
+import type { ActivityBus } from '../community/index.ts';
+import { BadRequestError, NotFoundError } from '../errors.ts';
+import { isoFromMs } from '../lib/iso-time.ts';
+import type { Logger } from '../log.ts';
+import { modelKey, type ModelStore } from '../training/index.ts';
+import type { Plan } from '../../schemas/accounts.ts';
+import { DEPLOY_LIMITS, type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
+import type { Buckets } from '../../schemas/messages.ts';
+import type { ModelRecord } from '../../schemas/training.ts';
+
+type DeploymentsKv = JsonKv<typeof Buckets.deployments.schema>;
+
+export interface DeploymentsDeps {
+  kv: DeploymentsKv;
+  models: Pick<ModelStore, 'resolve'>;
+  activity: Pick<ActivityBus, 'emit'>;
+  log: Logger;
+  /** Refuses a webhook URL the service must not call (SSRF); throws a 400 saying why. */
+  checkWebhookTarget: (url: string) => Promise<void>;
+}
+
+export interface Caller {
+  user_id: number;
+  username: string;
+  plan: Plan;
+}
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const newDeploymentId = () => `dep_${randomBytes(9).toString('base64url')}`;
+
+/**
+ * Deployments as desired state in KV: the API writes them, actor hosts run a model actor for
+ * each. One deployment per model; a user's deployments are bounded by their plan, and deploying
+ * beyond the limit swaps out the oldest (the contract's "auto-swaps").
+ */
+export class Deployments {
+  constructor(private readonly deps: DeploymentsDeps) {}
+
+  private async ofUser(userId: number): Promise<DeploymentRecord[]> {
+    const keys = await this.deps.kv.keys(`${userId}.>`);
+    const records = await Promise.all(keys.map((k) => this.deps.kv.get(k)));
+    return records.flatMap((r) => (r ? [r.value] : [])).sort((a, b) => a.created_at - b.created_at);
+  }
+
+  async deploy(caller: Caller, request: DeployRequest): Promise<DeployResponse> {
+    const model = await this.deps.models.resolve(caller.user_id, request.model_name);
+    if (!model) throw new NotFoundError(`no model "${request.model_name}" for this key: GET /api/v1/models lists yours`);
+    const channels = [...new Set(request.channels)];
+    const webhook = channels.includes('webhook');
+    if (webhook && !request.webhook_url) throw new BadRequestError('webhook_url is required with the webhook channel');
+    if (!webhook && request.webhook_url) throw new BadRequestError('webhook_url given without the webhook channel: add "webhook" to channels');
+    if (request.webhook_url) await this.deps.checkWebhookTarget(request.webhook_url);
+
+    const record: DeploymentRecord = {
+      deployment_id: newDeploymentId(),
+      user_id: caller.user_id,
+      username: caller.username,
+      model_name: model.model_name,
+      stem: model.stem,
+      symbol: model.symbol,
+      timeframe: model.timeframe,
+      channels,
+      webhook_url: request.webhook_url ?? null,
+      webhook_secret: webhook ? newSecret() : null,
+      messenger_chat_id: request.messenger_chat_id ?? null,
+      created_at: Date.now(),
+    };
+    const key = modelKey(caller.user_id, model.model_name);
+    const others = (await this.ofUser(caller.user_id)).filter((d) => d.model_name !== model.model_name);
+    const limit = DEPLOY_LIMITS[caller.plan];
+    const replaced = others.slice(0, Math.max(0, others.length - (limit - 1)));
+    for (const old of replaced) await this.deps.kv.delete(modelKey(old.user_id, old.model_name));
+    await this.deps.kv.put(key, record);
+    this.deps.log.info({ user_id: caller.user_id, model: model.stem, deployment_id: record.deployment_id, channels, replaced: replaced.map((r) => r.stem) }, 'model deployed');
+    await this.deps.activity.emit({
+      kind: 'DEPLOYED',
+      bot: caller.username,
+      model: { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type },
+      metrics: { n: model.test_stats.n, wr: model.test_stats.wr, ret: model.test_stats.ret, pf: model.test_stats.pf, mdd: model.test_stats.mdd },
+    });
+    return {
+      status: 'deployed',
+      model: model.stem,
+      channels,
+      deployment_id: record.deployment_id,
+      ...(record.webhook_secret ? { webhook_secret: record.webhook_secret } : {}),
+      replaced: replaced.map((r) => r.stem),
+    };
+  }
+
+  /** The caller's deployment of a model (stem or display name); 404 when it is not deployed. */
+  async find(userId: number, name: string): Promise<DeploymentRecord> {
+    const deployments = await this.ofUser(userId);
+    const found = deployments.find((d) => d.stem === name) ?? deployments.find((d) => d.model_name === name);
+    if (!found) throw new NotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
+    return found;
+  }
+
+  async undeploy(userId: number, name: string): Promise<{ status: 'undeployed'; model: string }> {
+    const found = await this.find(userId, name);
+    await this.deps.kv.delete(modelKey(userId, found.model_name));
+    this.deps.log.info({ user_id: userId, model: found.stem, deployment_id: found.deployment_id }, 'model undeployed');
+    return { status: 'undeployed', model: found.stem };
+  }
+
+  /** Stops a deleted model's deployment (Training.delete calls this); true when there was one. */
+  async undeployModel(record: ModelRecord): Promise<boolean> {
+    const key = modelKey(record.user_id, record.model_name);
+    if (!(await this.deps.kv.get(key))) return false;
+    await this.deps.kv.delete(key);
+    return true;
+  }
+
+  async list(userId: number): Promise<DeployedList> {
+    const deployed = (await this.ofUser(userId)).map((d) => ({
+      model: d.stem,
+      model_name: d.model_name,
+      symbol: d.symbol,
+      timeframe: d.timeframe,
+      channels: d.channels,
+      created_at: isoFromMs(d.created_at),
+      webhook_url: d.webhook_url,
+      messenger_chat_id: d.messenger_chat_id,
+      deployment_id: d.deployment_id,
+    }));
+    return { count: deployed.length, deployed };
+  }
+}

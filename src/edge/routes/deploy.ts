@@ -1,0 +1,87 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Deployments } from '../../deployments/index.ts';
+import { RateLimitedError } from '../../errors.ts';
+import { DeployedList, DeployParams, DeployRequest, DeployResponse, SignalEvent, UndeployResponse } from '../../../schemas/live.ts';
+import { Subjects } from '../../../schemas/messages.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { openSse, type SseSlots } from '../plugins/sse.ts';
+import type { App } from '../types.ts';
+
+export interface DeployRoutesDeps {
+  deployments: Deployments;
+  nc: Pick<NatsConnection, 'subscribe'>;
+  slots: SseSlots;
+  perKey: number;
+  heartbeatMs: number;
+}
+
+export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
+  const { deployments } = deps;
+
+  app.post('/api/v1/deploy', {
+    config: { auth: 'key' },
+    schema: {
+      tags: ['live'],
+      summary: 'Deploy a trained model for live signals',
+      description:
+        'The model runs as its own actor: on every closed bar of its symbol and timeframe it computes the features, ' +
+        'scores them with its ONNX model and steps the same position engine as the backtest; entries and exits are ' +
+        'sent to the channels. Deploying a model again replaces its deployment (new deployment_id and webhook secret). ' +
+        'Plan limits: free 1 deployed model, pro 10; deploying beyond the limit undeploys your oldest (`replaced`). ' +
+        'webhook_url must be http(s) and must not resolve to a private, loopback or link-local address (400). ' +
+        'Emits DEPLOYED.',
+      body: DeployRequest,
+      response: { 200: DeployResponse },
+    },
+    handler: async (request) => deployments.deploy(requireUser(request), request.body),
+  });
+
+  app.delete('/api/v1/deploy/:model', {
+    config: { auth: 'key' },
+    schema: {
+      tags: ['live'],
+      summary: 'Stop a deployment',
+      description: 'By stem or display name; 404 when the model is not deployed by this key.',
+      params: DeployParams,
+      response: { 200: UndeployResponse },
+    },
+    handler: async (request) => deployments.undeploy(requireUser(request).user_id, request.params.model),
+  });
+
+  app.get('/api/v1/deployed', {
+    config: { auth: 'key' },
+    schema: { tags: ['live'], summary: 'Your deployed models', response: { 200: DeployedList } },
+    handler: async (request) => deployments.list(requireUser(request).user_id),
+  });
+
+  app.get('/api/v1/signals/:model/stream', {
+    config: { auth: 'key' },
+    schema: {
+      tags: ['live'],
+      summary: 'A deployed model’s signals, live (SSE)',
+      description:
+        'Frames are `id: <signal id>`, `event: signal`, `data: <SignalEvent JSON>`, a `heartbeat` event every 15 s. ' +
+        'Only the owner may stream a deployment (404 otherwise); one concurrent SSE stream per key (429).',
+      params: DeployParams,
+      response: { 200: { description: 'An SSE stream', content: { 'text/event-stream': { schema: SignalEvent } } } },
+    },
+    handler: async (request, reply) => {
+      const user = requireUser(request);
+      const deployment = await deployments.find(user.user_id, request.params.model);
+      const release = deps.slots.acquire(`key:${user.user_id}`, deps.perKey);
+      if (!release) throw new RateLimitedError('at most one concurrent SSE stream per key: close the other one first', 5);
+      const stream = openSse(request, reply, deps.heartbeatMs);
+      const sub = deps.nc.subscribe(Subjects.signal(deployment.deployment_id), {
+        callback: (err, msg) => {
+          if (err) return;
+          const event = SignalEvent.safeParse(msg.json());
+          if (event.success) stream.send('signal', event.data, event.data.id);
+        },
+      });
+      stream.onClose(() => {
+        sub.unsubscribe();
+        release();
+      });
+    },
+  });
+}

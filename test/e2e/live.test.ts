@@ -1,0 +1,221 @@
+/**
+ * Deploy → a model actor scores bars and publishes signals → SSE; live = backtest parity; a host
+ * that dies hands its deployments to another. Real service, real NATS, real sandboxed Python.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openBucket } from '../../src/bus/index.ts';
+import { buildModelHost, ModelActor, FeatureSources } from '../../actors/model/index.ts';
+import { createLogger } from '../../src/log.ts';
+import { DeployResponse, DeployedList, SignalEvent } from '../../schemas/live.ts';
+import { Buckets, Streams } from '../../schemas/messages.ts';
+import { JobView, Results } from '../../schemas/training.ts';
+import { readSse, startTestService, type TestService } from '../helpers/service.ts';
+import { strategyCode } from '../helpers/strategies.ts';
+
+const ENV = { HISTORY_DAYS: '4' };
+
+async function train(sf: TestService, key: string, body: Record<string, unknown>): Promise<JobView> {
+  const start = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1min', ...body } });
+  assert.equal(start.status, 200, start.text);
+  for (;;) {
+    const job = JobView.parse((await sf.api('GET', `/api/v1/train/${start.body.job_id}`, { key })).body);
+    if (job.status === 'done') return job;
+    assert.notEqual(job.status, 'failed', job.error);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Every signal stored on the SIGNALS stream for a deployment (read by sequence: the server predates filter_subjects). */
+async function signalsOf(sf: TestService, deploymentId: string): Promise<SignalEvent[]> {
+  const { jsm } = sf.service.bus;
+  const { state } = await jsm.streams.info(Streams.signals.name);
+  const out: SignalEvent[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const msg = await jsm.streams.getMessage(Streams.signals.name, { seq }).catch(() => null);
+    if (msg?.subject === `signals.${deploymentId}`) out.push(SignalEvent.parse(msg.json()));
+  }
+  return out;
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('live signals', () => {
+  let sf: TestService;
+  let key: string;
+  let userId: number;
+  let results: Results;
+
+  before(async () => {
+    sf = await startTestService(ENV);
+    const minted = await sf.mintKey('live_trader');
+    key = minted.api_key;
+    userId = minted.user_id;
+    const hours = await sf.api('GET', '/api/v1/ohlc?timeframe=1h&limit=5000', { key });
+    const days = [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
+    await train(sf, key, { end_date: days.at(-2) });
+    results = Results.parse((await sf.api('GET', '/api/v1/results/Model%201', { key })).body);
+  });
+  after(() => sf.stop());
+
+  it('replaying the post-cutoff bars through a ModelActor, bar by bar, gives the backtest’s trades exactly', async () => {
+    const post = results.spans.post_cutoff!;
+    const { models } = sf.service.training;
+    const model = (await models.resolve(userId, 'Model 1'))!;
+    const [onnx, code] = await Promise.all([models.onnx(model), models.code(model)]);
+    const state = await openBucket(sf.service.bus, Buckets.actorState);
+    const series = await sf.service.market.cache.get('EURUSD', '1min');
+    const ts = series.columns().ts;
+    const from = series.lowerBound(Date.parse(post.from));
+    const to = series.lowerBound(Date.parse(post.to) + 1);
+    const features = new FeatureSources(sf.service.runtime, 1, createLogger('silent'));
+    const deployment = {
+      deployment_id: 'dep_parity',
+      user_id: userId,
+      username: 'live_trader',
+      model_name: model.model_name,
+      stem: model.stem,
+      symbol: model.symbol,
+      timeframe: model.timeframe,
+      channels: ['sse' as const],
+      webhook_url: null,
+      webhook_secret: null,
+      messenger_chat_id: null,
+      created_at: Date.now(),
+    };
+    const events: SignalEvent[] = [];
+    const start = () =>
+      ModelActor.start({
+        deployment,
+        model,
+        onnx,
+        features: features.acquire(userId, code),
+        bars: sf.service.market.cache,
+        state,
+        publish: async (e) => void events.push(SignalEvent.parse(e)),
+        activity: { emit: async () => 0 },
+        log: createLogger('silent'),
+        startAfterTs: ts[from - 1]!,
+      });
+    let actor = await start();
+    const half = from + Math.floor((to - from) / 2);
+    for (let i = from; i < to; i++) {
+      if (i === half) {
+        // A restart in the middle: the next actor resumes from the saved state.
+        await actor.stop();
+        actor = await start();
+      }
+      await actor.onBar(ts[i]!);
+    }
+    await actor.stop();
+    await state.delete('dep_parity');
+
+    const closes = events.filter((e) => e.action === 'close');
+    const expected = results.pred_trade_log.filter((t) => t.exit_reason !== 'end');
+    assert.ok(expected.length >= 3, `enough trades to compare (${expected.length})`);
+    assert.deepEqual(
+      closes.map((e) => [e.side, e.bar_time, e.price, e.reason, e.pnl]),
+      expected.map((t) => [t.side, t.exit_time, t.exit_price, t.exit_reason, t.pnl]),
+    );
+    // Each entry was announced at the close of the bar before its fill (the previous stored bar: gaps exist).
+    const opens = events.filter((e) => e.action === 'open');
+    for (const t of results.pred_trade_log) {
+      const signalBar = ts[series.lowerBound(Date.parse(t.entry_time)) - 1]!;
+      assert.ok(opens.some((o) => o.side === t.side && Date.parse(o.bar_time) === signalBar), `open announced for ${t.entry_time}`);
+    }
+    assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'signal ids are unique');
+  });
+
+  it('POST /deploy runs the model as an actor that publishes signals; GET /deployed lists it; SSE streams them', async () => {
+    const res = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1', channels: ['sse'] } });
+    assert.equal(res.status, 200, res.text);
+    const deployed = DeployResponse.parse(res.body);
+    assert.equal(deployed.status, 'deployed');
+    assert.equal(deployed.model, results.model);
+    assert.equal(deployed.webhook_secret, undefined);
+
+    const list = DeployedList.parse((await sf.api('GET', '/api/v1/deployed', { key })).body);
+    assert.equal(list.count, 1);
+    assert.equal(list.deployed[0]!.deployment_id, deployed.deployment_id);
+
+    // Started on the latest bar: an always-in-the-market strategy announces its entry at once.
+    const signals = await eventually('the first signal', async () => {
+      const s = await signalsOf(sf, deployed.deployment_id);
+      return s.length ? s : null;
+    });
+    assert.equal(signals[0]!.action, 'open');
+    assert.equal(signals[0]!.model, results.model);
+    assert.ok(sf.service.actorHost.runningIds().includes(deployed.deployment_id));
+
+    const activity = await sf.api('GET', '/api/v1/activity?kind=DEPLOYED');
+    assert.ok(activity.body.events.some((e: { model?: { stem?: string } }) => e.model?.stem === results.model));
+
+    // SSE: the owner streams the deployment's signals (one published as the actor would).
+    const stream = await fetch(`${sf.url}/api/v1/signals/Model%201/stream`, { headers: { 'x-api-key': key } });
+    assert.equal(stream.status, 200);
+    const other = await sf.mintKey('someone_else');
+    assert.equal((await fetch(`${sf.url}/api/v1/signals/Model%201/stream`, { headers: { 'x-api-key': other.api_key } })).status, 404);
+    const event = { ...signals[0]!, id: `sig_${deployed.deployment_id}_1_9` };
+    setTimeout(() => void sf.service.bus.js.publish(`signals.${deployed.deployment_id}`, JSON.stringify(event)), 300);
+    const frames = await readSse(stream, (f) => f.some((x) => x.event === 'signal'));
+    const frame = frames.find((x) => x.event === 'signal')!;
+    assert.equal(frame.id, event.id);
+    assert.deepEqual(JSON.parse(frame.data), event);
+  });
+
+  it('a host that dies hands its deployments to another within 10 s', async () => {
+    const deployedId = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed[0].deployment_id as string;
+    const second = await buildModelHost({
+      bus: sf.service.bus,
+      models: sf.service.training.models,
+      bars: sf.service.market.cache,
+      runtime: sf.service.runtime,
+      activity: sf.service.activity.bus,
+      log: createLogger('silent'),
+      replicas: 1,
+      maxWarmSessions: 1,
+      renewMs: 500,
+    });
+    await second.host.start();
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(second.host.runningIds(), [], 'the lease is held: the second host waits');
+      const before = await signalsOf(sf, deployedId);
+      const crashedAt = Date.now();
+      await sf.service.actorHost.stop(false); // no goodbye: the lease expires
+      await eventually('the second host to take over', async () => second.host.runningIds().includes(deployedId), 10_000);
+      assert.ok(Date.now() - crashedAt <= 10_000);
+      const after = await signalsOf(sf, deployedId);
+      assert.equal(new Set(after.map((s) => s.id)).size, after.length, 'no duplicate signal after the take-over');
+      assert.ok(after.length >= before.length);
+    } finally {
+      await second.host.stop();
+    }
+  });
+
+  it('undeploy stops the actor; deleting a deployed model undeploys it', async () => {
+    await sf.restart();
+    const listed = (await sf.api('GET', '/api/v1/deployed', { key })).body;
+    assert.equal(listed.count, 1, 'deployments survive a restart');
+    const id = listed.deployed[0].deployment_id as string;
+    await eventually('the restarted host to run it', async () => sf.service.actorHost.runningIds().includes(id));
+
+    const undeploy = await sf.api('DELETE', '/api/v1/deploy/Model%201', { key });
+    assert.equal(undeploy.status, 200, undeploy.text);
+    await eventually('the actor to stop', async () => !sf.service.actorHost.runningIds().includes(id));
+    assert.equal((await sf.api('DELETE', '/api/v1/deploy/Model%201', { key })).status, 404);
+
+    assert.equal((await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1' } })).status, 200);
+    const del = await sf.api('DELETE', '/api/v1/models/Model%201', { key });
+    assert.equal(del.body.undeployed, true);
+    assert.equal((await sf.api('GET', '/api/v1/deployed', { key })).body.count, 0);
+  });
+});
