@@ -12,14 +12,19 @@ export interface FeatureSource {
 /** Limits of one features call for a live bar (the window is small; a hung call must not stall the actor long). */
 const LIVE_LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
 
+/** Recent feature answers kept per strategy: actors of the same code on the same bar share one. */
+const MEMO_PER_CODE = 4;
+
 /**
  * Warm feature sessions for model actors, bounded: a session is one sandboxed process, so at most
  * `maxWarm` exist. Actors of the same user running the same code share one (same program, public
- * bars: nothing of one deployment reaches another); beyond `maxWarm` an actor computes features
- * with one-shot pool jobs (a fresh fork per call: slower, same result).
+ * bars: nothing of one deployment reaches another), and the same window of bars is computed once
+ * for all of them; beyond `maxWarm` an actor computes features with one-shot pool jobs (a fresh
+ * fork per call: slower, same result).
  */
 export class FeatureSources {
   private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number }>();
+  private readonly memo = new Map<string, Map<string, Promise<FeaturesResult>>>();
 
   constructor(
     private readonly runtime: Pick<StrategyRuntime, 'openSession' | 'features'>,
@@ -29,6 +34,26 @@ export class FeatureSources {
 
   acquire(userId: number, code: string): FeatureSource {
     const key = `${userId}:${createHash('sha256').update(code).digest('hex')}`;
+    const source = this.source(key, code);
+    return { features: (bars) => this.memoised(key, bars, () => source.features(bars)), release: source.release };
+  }
+
+  /** One answer per (strategy, window of bars); a failed call is not kept. */
+  private memoised(key: string, bars: OhlcInput, compute: () => Promise<FeaturesResult>): Promise<FeaturesResult> {
+    const n = bars.ts.length;
+    const window = n ? `${bars.ts[0]}|${bars.ts[n - 1]}|${n}|${bars.close[n - 1]}` : 'empty';
+    let recent = this.memo.get(key);
+    if (!recent) this.memo.set(key, (recent = new Map()));
+    const hit = recent.get(window);
+    if (hit) return hit;
+    const result = compute();
+    recent.set(window, result);
+    result.catch(() => recent.delete(window));
+    while (recent.size > MEMO_PER_CODE) recent.delete(recent.keys().next().value!);
+    return result;
+  }
+
+  private source(key: string, code: string): FeatureSource {
     let entry = this.sessions.get(key);
     if (!entry && this.sessions.size < this.maxWarm) {
       entry = { session: this.runtime.openSession(code, LIVE_LIMITS), users: 0 };
@@ -54,6 +79,7 @@ export class FeatureSources {
         released = true;
         if (--held.users > 0) return;
         if (this.sessions.get(key) === held) this.sessions.delete(key);
+        this.memo.delete(key);
         const session = await held.session.catch(() => null);
         await session?.close();
       },
