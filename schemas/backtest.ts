@@ -27,8 +27,9 @@ export type RiskUnit = z.infer<typeof RiskUnit>;
 export const Intrabar = z
   .enum(['finer', 'stop_first'])
   .describe(
-    'When one bar reaches both stop-loss and take-profit. finer: the 1-minute bars inside it decide which came first (a 1-minute bar ' +
-      'reaching both, or no finer data, counts as stop first); stop_first: always the stop (conservative)',
+    'When one bar reaches both stop-loss and take-profit. finer: the 1-minute bars inside it decide which came first — the first ' +
+      'one to reach a level (or to open beyond one) names it; a 1-minute bar reaching both from an open between them, or no finer ' +
+      'data, counts as stop first; the fill is the level either way. stop_first: always the stop (conservative)',
   );
 export type Intrabar = z.infer<typeof Intrabar>;
 
@@ -161,14 +162,14 @@ export const ExecutionSettingsShape = ExecutionSettings.shape;
 /** A point of the equity curve the results API serves. */
 export const EquityPoint = z.object({
   time: IsoDateTime.describe('Bar open time'),
-  equity: z.number().describe('Account equity in USD at the bar close: capital + closed net P&L + open positions marked to market (after their entry commission and swap so far)'),
+  equity: z.number().describe('Account equity in USD at the bar close: capital + closed net P&L + open positions marked to market at the close (longs at the bid; shorts at the ask = close + spread under fill_at_bid_ask), less their entry commission, with their swap so far'),
 });
 export type EquityPoint = z.infer<typeof EquityPoint>;
 
 /** A point of the drawdown series (same bars as the equity curve). */
 export const DrawdownPoint = z.object({
   time: IsoDateTime.describe('Bar open time'),
-  drawdown: z.number().max(0).describe('(equity − running peak of equity since the start) / capital, ≤ 0'),
+  drawdown: z.number().max(0).describe('(equity − running peak of equity, starting at capital, over every bar so far) / capital, ≤ 0'),
 });
 export type DrawdownPoint = z.infer<typeof DrawdownPoint>;
 

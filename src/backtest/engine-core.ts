@@ -20,7 +20,11 @@
  *     the bar opens beyond a level → fill at the open; reaches one → fill at the level; reaches
  *     both → the resolver says which came first, else the stop;
  *  4. the bar's own signal is kept for the next open.
- * `finish(bars, i)` closes whatever is open at bar i's close ('end').
+ * `finish(bars, i)` closes whatever is open at bar i's close ('end'); `nextOpen()`, asked after
+ * step(i), tells the side bar i's signal will enter at the next open (a live actor announces it).
+ * Positions are kept in typed arrays with the nearest stop / take and the equity terms derived
+ * (refresh) whenever they change, so a bar that reaches no level costs O(1) and nothing allocates
+ * per bar; closed trades go to a columnar log (trade-log.ts).
  */
 import { contractSize, levelDistance, usdLeg } from './money.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';

@@ -1,0 +1,364 @@
+/**
+ * The position engine's rules (src/backtest/engine-core.ts), one small hand-computed case each.
+ * Bars are hourly from Monday 2024-01-08 00:00 UTC (New York on EST, so the 17:00 rollover is
+ * 22:00 UTC); EURUSD 1 lot = 100,000 units, so 1 pip (0.0001) = 10 USD. Prices are bid unless
+ * fill_at_bid_ask.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
+import { INSTRUMENTS } from '../../src/market/instruments.ts';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2024, 0, 8, 0); // Monday
+type Row = [open: number, high: number, low: number, close: number, spread?: number];
+
+const columns = (rows: Row[], start = T0, step = H): BarColumns =>
+  toBarColumns(rows.map(([open, high, low, close, spread], i) => ({ ts: start + i * step, open, high, low, close, spread })));
+const flat = (p: number): Row => [p, p, p, p];
+
+const options = (over: Partial<EngineOptions> = {}): EngineOptions => ({
+  instrument: INSTRUMENTS.EURUSD,
+  timeframeMs: H,
+  direction: 'both',
+  cooldown: 0,
+  maxPositions: 1,
+  onOpposite: 'reverse',
+  stop: null,
+  take: null,
+  lotSize: 1,
+  commissionPerLot: 0,
+  swapLong: 0,
+  swapShort: 0,
+  fillAtBidAsk: false,
+  ...over,
+});
+
+function trades(over: Partial<EngineOptions>, rows: Row[], signals: number[], mask?: number[], start = T0): ClosedTrade[] {
+  const bars = columns(rows, start);
+  return runBacktest(options(over), bars, Int8Array.from(signals), { from: 0, to: rows.length }, mask && Uint8Array.from(mask)).trades;
+}
+
+const near = (actual: number, expected: number, what = 'value', eps = 1e-9) =>
+  assert.ok(Math.abs(actual - expected) <= eps, `${what}: ${actual} ≠ ${expected}`);
+
+/** The parts of a trade a case checks, money to 1e-9. */
+function expectTrade(t: ClosedTrade | undefined, want: { side: 1 | -1; entry: [number, number]; exit: [number, number]; reason: ClosedTrade['reason']; pips?: number; pnl?: number; held?: number }) {
+  assert.ok(t, 'trade missing');
+  assert.equal(t.side, want.side, 'side');
+  assert.equal(t.entryTs, T0 + want.entry[0] * H, 'entry bar');
+  near(t.entryPrice, want.entry[1], 'entry price');
+  assert.equal(t.exitTs, T0 + want.exit[0] * H, 'exit bar');
+  near(t.exitPrice, want.exit[1], 'exit price');
+  assert.equal(t.reason, want.reason, 'reason');
+  if (want.pips !== undefined) near(t.pips, want.pips, 'pips', 1e-6);
+  if (want.pnl !== undefined) near(t.pnl, want.pnl, 'pnl', 1e-6);
+  if (want.held !== undefined) assert.equal(t.barsHeld, want.held, 'bars held');
+}
+
+const pips = (n: number) => ({ unit: 'pips' as const, value: n });
+
+test('a signal on bar t fills at the open of bar t+1, not at the close of t', () => {
+  // long at b1 open 1.1010; end at b2 close 1.1030: +20 pips = 100,000 × 0.0020 = 200 USD; held b1, b2
+  const [t, ...rest] = trades({}, [[1.1, 1.1005, 1.0995, 1.1], [1.101, 1.1015, 1.1005, 1.1012], [1.102, 1.1035, 1.1015, 1.103]], [1, 0, 0]);
+  assert.equal(rest.length, 0);
+  expectTrade(t, { side: 1, entry: [1, 1.101], exit: [2, 1.103], reason: 'end', pips: 20, pnl: 200, held: 2 });
+  assert.equal(t!.grossPnl, t!.pnl);
+  assert.equal(t!.commission, 0);
+  assert.equal(t!.swap, 0);
+});
+
+test('the signal of the last bar has no next open and does nothing', () => {
+  assert.deepEqual(trades({}, [flat(1.1), flat(1.1)], [0, 1]), []);
+});
+
+test('SL: a bar whose low reaches the stop closes at the stop', () => {
+  // entry 1.1000, stop 10 pips → 1.0990; b2 low 1.0985 → exit 1.0990: −10 pips = −100 USD
+  const [t] = trades({ stop: pips(10) }, [flat(1.1), [1.1, 1.1004, 1.0996, 1.1], [1.1, 1.1002, 1.0985, 1.099]], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.099], reason: 'SL', pips: -10, pnl: -100, held: 2 });
+});
+
+test('SL is checked on the entry bar itself, after its open', () => {
+  // entered at b1 open 1.1000; b1 low 1.0985 → SL 1.0990 inside the entry bar: held 1
+  const [t] = trades({ stop: pips(10) }, [flat(1.1), [1.1, 1.1004, 1.0985, 1.0995], flat(1.1)], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [1, 1.099], reason: 'SL', pnl: -100, held: 1 });
+});
+
+test('TP: a bar whose high reaches the take closes at the take', () => {
+  // entry 1.1000, take 20 pips → 1.1020; b2 high 1.1025 → +20 pips = +200 USD
+  const [t] = trades({ take: pips(20) }, [flat(1.1), flat(1.1), [1.1, 1.1025, 1.0995, 1.101]], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.102], reason: 'TP', pips: 20, pnl: 200 });
+});
+
+test('short: stop above, take below the entry', () => {
+  // short at 1.1000: stop 10 → 1.1010, take 20 → 1.0980; b2 low 1.0975 → TP +200
+  const [t] = trades({ stop: pips(10), take: pips(20) }, [flat(1.1), flat(1.1), [1.1, 1.1005, 1.0975, 1.099]], [-1, 0, 0]);
+  expectTrade(t, { side: -1, entry: [1, 1.1], exit: [2, 1.098], reason: 'TP', pips: 20, pnl: 200 });
+  // b2 high 1.1012 → SL 1.1010: −100
+  const [s] = trades({ stop: pips(10), take: pips(20) }, [flat(1.1), flat(1.1), [1.1, 1.1012, 1.0995, 1.1]], [-1, 0, 0]);
+  expectTrade(s, { side: -1, entry: [1, 1.1], exit: [2, 1.101], reason: 'SL', pips: -10, pnl: -100 });
+});
+
+const bothBar: Row = [1.1, 1.1022, 1.0985, 1.1]; // reaches TP 1.1020 and SL 1.0990 of a long from 1.1000
+
+test('SL and TP inside one bar, nothing finer: the stop (conservative)', () => {
+  const [t] = trades({ stop: pips(10), take: pips(20) }, [flat(1.1), flat(1.1), bothBar], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.099], reason: 'SL', pnl: -100 });
+});
+
+/** 15-min bars under the hourly bar b2 (2024-01-08 02:00 UTC). */
+const finerUnderB2 = (rows: Row[]) => columns(rows, T0 + 2 * H, H / 4);
+
+test('SL and TP inside one bar, finer bars say TP came first: TP', () => {
+  // 02:00 reaches 1.1022 ≥ TP (low 1.0998 > SL); 02:15 falls to 1.0985 — after the take
+  const resolver = finerBarResolver(finerUnderB2([[1.1, 1.1022, 1.0998, 1.102], [1.102, 1.102, 1.0985, 1.099], flat(1.1), flat(1.1)]));
+  const [t] = trades({ stop: pips(10), take: pips(20), resolver }, [flat(1.1), flat(1.1), bothBar], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.102], reason: 'TP', pnl: 200 });
+});
+
+test('SL and TP inside one bar, finer bars say SL came first: SL', () => {
+  const resolver = finerBarResolver(finerUnderB2([[1.1, 1.1005, 1.0985, 1.0995], [1.0995, 1.1022, 1.099, 1.1], flat(1.1), flat(1.1)]));
+  const [t] = trades({ stop: pips(10), take: pips(20), resolver }, [flat(1.1), flat(1.1), bothBar], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.099], reason: 'SL', pnl: -100 });
+});
+
+test('SL and TP inside one finer bar too: cannot tell, SL', () => {
+  const resolver = finerBarResolver(finerUnderB2([[1.1, 1.1022, 1.0985, 1.1], flat(1.1), flat(1.1), flat(1.1)]));
+  const [t] = trades({ stop: pips(10), take: pips(20), resolver }, [flat(1.1), flat(1.1), bothBar], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.099], reason: 'SL' });
+});
+
+test('a gap through a level fills at the bar open', () => {
+  // SL 1.0990, b2 opens at 1.0980: exit 1.0980 = −20 pips = −200 (worse than the stop)
+  const [t] = trades({ stop: pips(10), take: pips(20) }, [flat(1.1), flat(1.1), [1.098, 1.099, 1.097, 1.0975]], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.098], reason: 'SL', pips: -20, pnl: -200 });
+  // TP 1.1020, b2 opens at 1.1030: exit 1.1030 = +30 pips = +300
+  const [u] = trades({ stop: pips(10), take: pips(20) }, [flat(1.1), flat(1.1), [1.103, 1.104, 1.0985, 1.1]], [1, 0, 0]);
+  expectTrade(u, { side: 1, entry: [1, 1.1], exit: [2, 1.103], reason: 'TP', pips: 30, pnl: 300 });
+});
+
+test('a 0 signal never closes a position', () => {
+  const rows: Row[] = [flat(1.1), flat(1.1), flat(1.101), flat(1.102), flat(1.103)];
+  const all = trades({}, rows, [1, 0, 0, 0, 0]);
+  assert.equal(all.length, 1);
+  // long 1.1000 → end at b4 close 1.1030: +300
+  expectTrade(all[0], { side: 1, entry: [1, 1.1], exit: [4, 1.103], reason: 'end', pnl: 300, held: 4 });
+});
+
+// b2 opens at 1.1010, b3 closes at 1.1005; signals: long on b0, short on b1
+const oppRows: Row[] = [flat(1.1), flat(1.1), flat(1.101), [1.101, 1.101, 1.1005, 1.1005]];
+
+test('on_opposite reverse: close all at the next open, open the other side at the same open', () => {
+  const [long, short, ...rest] = trades({ onOpposite: 'reverse' }, oppRows, [1, -1, 0, 0]);
+  assert.equal(rest.length, 0);
+  // long 1.1000 → 1.1010 at b2 open: +100; short 1.1010 → end 1.1005: +5 pips = +50
+  expectTrade(long, { side: 1, entry: [1, 1.1], exit: [2, 1.101], reason: 'signal', pnl: 100, held: 1 });
+  expectTrade(short, { side: -1, entry: [2, 1.101], exit: [3, 1.1005], reason: 'end', pnl: 50, held: 2 });
+});
+
+test('on_opposite close_only: close all, open nothing', () => {
+  const all = trades({ onOpposite: 'close_only' }, oppRows, [1, -1, 0, 0]);
+  assert.equal(all.length, 1);
+  expectTrade(all[0], { side: 1, entry: [1, 1.1], exit: [2, 1.101], reason: 'signal', pnl: 100 });
+});
+
+test('on_opposite ignore: the position stays', () => {
+  const all = trades({ onOpposite: 'ignore' }, oppRows, [1, -1, 0, 0]);
+  assert.equal(all.length, 1);
+  expectTrade(all[0], { side: 1, entry: [1, 1.1], exit: [3, 1.1005], reason: 'end', pnl: 50 });
+});
+
+test('cooldown: a close on bar k blocks entries at the opens of k+1 … k+cooldown', () => {
+  // long at b1 1.1000, SL 1.0990 inside b1 (k = 1); entries at b2, b3 blocked; the b3 signal opens at b4
+  const rows: Row[] = [flat(1.1), [1.1, 1.1, 1.0985, 1.1], flat(1.1), flat(1.1), flat(1.1), flat(1.1)];
+  const [first, second, ...rest] = trades({ stop: pips(10), cooldown: 2 }, rows, [1, 1, 1, 1, 1, 1]);
+  assert.equal(rest.length, 0);
+  expectTrade(first, { side: 1, entry: [1, 1.1], exit: [1, 1.099], reason: 'SL' });
+  expectTrade(second, { side: 1, entry: [4, 1.1], exit: [5, 1.1], reason: 'end' });
+  // cooldown 0: the b1 signal opens again at b2
+  const again = trades({ stop: pips(10), cooldown: 0 }, rows, [1, 1, 1, 1, 1, 1]);
+  assert.equal(again[1]!.entryTs, T0 + 2 * H);
+});
+
+test('cooldown after a signal exit; a reverse at the closing open is not blocked by that close', () => {
+  const rows: Row[] = [flat(1.1), flat(1.1), flat(1.1), flat(1.1), flat(1.1), flat(1.1)];
+  // close_only, cooldown 1: the b1 short signal closes the long at b2 (k = 2); b2's signal would open at b3: blocked; b3's opens at b4
+  const closeOnly = trades({ onOpposite: 'close_only', cooldown: 1 }, rows, [1, -1, -1, -1, 0, 0]);
+  assert.deepEqual(closeOnly.map((t) => [t.side, (t.entryTs - T0) / H, (t.exitTs - T0) / H, t.reason]), [[1, 1, 2, 'signal'], [-1, 4, 5, 'end']]);
+  // reverse, cooldown 3: the short still opens at b2, where the long closed
+  const reverse = trades({ onOpposite: 'reverse', cooldown: 3 }, rows, [1, -1, 0, 0, 0, 0]);
+  assert.deepEqual(reverse.map((t) => [t.side, (t.entryTs - T0) / H, t.reason]), [[1, 1, 'signal'], [-1, 2, 'end']]);
+});
+
+test('max_positions: same-direction signals add positions, each with its own stop', () => {
+  // entries at b1 1.1010 (stop 15 pips → 1.0995) and b2 1.1020 (stop 1.1005); the b2 signal (3rd) is refused.
+  // b3 low 1.1000 stops the second: −15 pips = −150; the first ends at b3 close 1.1030: +200
+  const rows: Row[] = [flat(1.1), flat(1.101), flat(1.102), [1.103, 1.1035, 1.1, 1.103]];
+  const all = trades({ maxPositions: 2, stop: pips(15) }, rows, [1, 1, 1, 0]);
+  assert.equal(all.length, 2);
+  expectTrade(all[0], { side: 1, entry: [2, 1.102], exit: [3, 1.1005], reason: 'SL', pnl: -150, held: 2 });
+  expectTrade(all[1], { side: 1, entry: [1, 1.101], exit: [3, 1.103], reason: 'end', pnl: 200, held: 3 });
+  // with max 1 only the first opens
+  assert.equal(trades({ maxPositions: 1, stop: pips(15) }, rows, [1, 1, 1, 0]).length, 1);
+});
+
+test('direction long: shorts never open, but a short signal still closes a long (reverse degrades to close)', () => {
+  assert.deepEqual(trades({ direction: 'long' }, oppRows, [-1, 0, 0, 0]), []);
+  const all = trades({ direction: 'long', onOpposite: 'reverse' }, oppRows, [1, -1, 0, 0]);
+  assert.equal(all.length, 1);
+  expectTrade(all[0], { side: 1, entry: [1, 1.1], exit: [2, 1.101], reason: 'signal' });
+  assert.deepEqual(trades({ direction: 'short' }, oppRows, [1, 0, 0, 0]), []);
+});
+
+test('entryMask: bit 1 allows longs, bit 2 shorts, for the signal of that bar', () => {
+  const rows: Row[] = [flat(1.1), flat(1.1), flat(1.1)];
+  assert.deepEqual(trades({}, rows, [1, 0, 0], [0, 3, 3]), []);
+  assert.deepEqual(trades({}, rows, [1, 0, 0], [2, 3, 3]), []);
+  assert.equal(trades({}, rows, [1, 0, 0], [1, 0, 0]).length, 1);
+  assert.equal(trades({}, rows, [-1, 0, 0], [2, 0, 0]).length, 1);
+  // the b1 short signal may not open a short (mask 1): it still closes the long, no short follows
+  const all = trades({ onOpposite: 'reverse' }, oppRows, [1, -1, 0, 0], [3, 1, 3, 3]);
+  assert.deepEqual(all.map((t) => [t.side, t.reason]), [[1, 'signal']]);
+});
+
+test('end: what is open after the last bar closes at its close', () => {
+  const [t] = trades({ stop: pips(50), take: pips(50) }, [flat(1.1), flat(1.1), [1.1, 1.1012, 1.0991, 1.1007]], [-1, 0, 0]);
+  // short 1.1000 → 1.1007: −7 pips = −70
+  expectTrade(t, { side: -1, entry: [1, 1.1], exit: [2, 1.1007], reason: 'end', pips: -7, pnl: -70, held: 2 });
+});
+
+test('USD P&L: USD-quoted as is; USD-based ÷ the exit price, JPY pips 0.01', () => {
+  // EURUSD 1 lot 1.1000 → 1.1050: 100,000 × 0.0050 = 500 USD, 50 pips
+  const [eur] = trades({}, [flat(1.1), flat(1.1), flat(1.105)], [1, 0, 0]);
+  near(eur!.grossPnl, 500, 'EURUSD gross', 1e-6);
+  near(eur!.pips, 50, 'EURUSD pips', 1e-6);
+  // USDJPY 1 lot 150.00 → 150.50: 100,000 × 0.50 = 50,000 JPY ÷ 150.50 = 332.2259136… USD, 50 pips
+  const jpy = { instrument: INSTRUMENTS.USDJPY };
+  const [long] = trades(jpy, [flat(150), flat(150), flat(150.5)], [1, 0, 0]);
+  near(long!.grossPnl, 50_000 / 150.5, 'USDJPY long gross');
+  near(long!.pips, 50, 'USDJPY pips', 1e-9);
+  const [short] = trades(jpy, [flat(150), flat(150), flat(150.5)], [-1, 0, 0]);
+  near(short!.grossPnl, -50_000 / 150.5, 'USDJPY short gross');
+  assert.equal(long!.notional, 100_000); // USD-based: notional = units
+  // BTCUSD: 1 lot = 1 unit, pip 1: 62,000 → 62,100 = 100 USD, 100 pips
+  const [btc] = trades({ instrument: INSTRUMENTS.BTCUSD }, [flat(62_000), flat(62_000), flat(62_100)], [1, 0, 0]);
+  assert.equal(btc!.units, 1);
+  assert.equal(btc!.grossPnl, 100);
+  assert.equal(btc!.pips, 100);
+});
+
+test('cross pairs are refused (no USD leg to convert with)', () => {
+  const eurgbp = { ...INSTRUMENTS.EURUSD, symbol: 'EURUSD' as const, base: 'EUR', quote: 'GBP' };
+  assert.throws(() => new PositionEngine(options({ instrument: eurgbp })), /neither currency is USD/);
+});
+
+test('commission: per lot per side, on the entry and on the exit', () => {
+  // 2 lots 1.1000 → 1.1010: gross 200,000 × 0.0010 = 200; commission 7 × 2 lots × 2 sides = 28; pnl 172
+  const [t] = trades({ lotSize: 2, commissionPerLot: 7 }, [flat(1.1), flat(1.1), flat(1.101)], [1, 0, 0]);
+  near(t!.grossPnl, 200, 'gross', 1e-6);
+  assert.equal(t!.commission, 28);
+  near(t!.pnl, 172, 'pnl', 1e-6);
+  assert.equal(t!.lots, 2);
+  assert.equal(t!.units, 200_000);
+});
+
+test('swap: one night per 17:00 New York rollover held over; Wednesday counts three', () => {
+  const mon20 = Date.UTC(2024, 0, 8, 20); // Monday 20:00 UTC = 15:00 EST
+  const rows: Row[] = [flat(1.1), flat(1.1), flat(1.1), flat(1.1)];
+  // entry 21:00, end bar 22:00 (= 17:00 New York): held over it → 1 night × −5 × 2 lots = −10
+  const [held] = trades({ swapLong: -5, lotSize: 2 }, rows.slice(0, 3), [1, 0, 0], undefined, mon20);
+  assert.equal(held!.nights, 1);
+  assert.equal(held!.swap, -10);
+  assert.equal(held!.pnl, -10);
+  // entry at the 22:00 open itself: that rollover is not held over
+  const [after] = trades({ swapLong: -5 }, rows, [0, 1, 0, 0], undefined, mon20);
+  assert.equal(after!.entryTs, Date.UTC(2024, 0, 8, 22));
+  assert.equal(after!.nights, 0);
+  assert.equal(after!.swap, 0);
+  // Wednesday 2024-01-10, same hours: 3 nights; a short with swap_short +2 earns 3 × 2 = +6
+  const wed20 = Date.UTC(2024, 0, 10, 20);
+  const [wedLong] = trades({ swapLong: -5 }, rows.slice(0, 3), [1, 0, 0], undefined, wed20);
+  assert.equal(wedLong!.nights, 3);
+  assert.equal(wedLong!.swap, -15);
+  const [wedShort] = trades({ swapShort: 2 }, rows.slice(0, 3), [-1, 0, 0], undefined, wed20);
+  assert.equal(wedShort!.swap, 6);
+});
+
+test('swap: a signal exit at the open of the rollover bar has held over it', () => {
+  const mon20 = Date.UTC(2024, 0, 8, 20);
+  // long at 21:00, short signal on the 21:00 bar → closed at the 22:00 open
+  const [t] = trades({ swapLong: -5, onOpposite: 'close_only' }, [flat(1.1), flat(1.1), flat(1.1)], [1, -1, 0], undefined, mon20);
+  assert.equal(t!.reason, 'signal');
+  assert.equal(t!.nights, 1);
+});
+
+function openLevels(over: Partial<EngineOptions>, entry: number, side: 1 | -1) {
+  const bars = columns([flat(entry), flat(entry)]);
+  const engine = new PositionEngine(options(over));
+  engine.step(bars, 0, side);
+  engine.step(bars, 1, 0);
+  const [p] = engine.openPositions();
+  assert.ok(p);
+  return p;
+}
+
+test('risk_unit levels: pips, usd and pct from the entry price', () => {
+  // pips 10 → 0.0010; take 25 pips → 0.0025
+  let p = openLevels({ stop: pips(10), take: pips(25) }, 1.1, 1);
+  near(p.stopLoss!, 1.099, 'pips stop');
+  near(p.takeProfit!, 1.1025, 'pips take');
+  // usd 50 at 1 lot EURUSD: 50 / 100,000 = 0.0005
+  p = openLevels({ stop: { unit: 'usd', value: 50 }, take: { unit: 'usd', value: 80 } }, 1.1, 1);
+  near(p.stopLoss!, 1.0995, 'usd stop');
+  near(p.takeProfit!, 1.1008, 'usd take');
+  // usd 50 at 2 lots: 0.00025
+  p = openLevels({ stop: { unit: 'usd', value: 50 }, lotSize: 2 }, 1.1, 1);
+  near(p.stopLoss!, 1.09975, 'usd stop 2 lots');
+  // pct 0.01 of 1.1000 = 0.011; a short's stop is above
+  p = openLevels({ stop: { unit: 'pct', value: 0.01 }, take: { unit: 'pct', value: 0.02 } }, 1.1, -1);
+  near(p.stopLoss!, 1.111, 'pct stop');
+  near(p.takeProfit!, 1.078, 'pct take');
+  assert.equal(openLevels({}, 1.1, 1).stopLoss, null);
+});
+
+test('risk_unit usd on a USD-based pair: the stop loses, the take earns, exactly that many USD', () => {
+  // USDJPY long 1 lot at 150: stop d = 100 × 150 / (100,000 + 100) = 0.14985…, take d = 100 × 150 / (100,000 − 100) = 0.15015…
+  const jpy = { instrument: INSTRUMENTS.USDJPY, stop: { unit: 'usd' as const, value: 100 }, take: { unit: 'usd' as const, value: 100 } };
+  const p = openLevels(jpy, 150, 1);
+  near(p.stopLoss!, 150 - 15_000 / 100_100, 'stop');
+  near(p.takeProfit!, 150 + 15_000 / 99_900, 'take');
+  const [sl] = trades(jpy, [flat(150), flat(150), [150, 150.05, 149.8, 149.9]], [1, 0, 0]);
+  assert.equal(sl!.reason, 'SL');
+  near(sl!.grossPnl, -100, 'gross at the stop');
+  const upBar: Row = [150, 150.2, 149.95, 150.1];
+  const [tp] = trades(jpy, [flat(150), flat(150), upBar], [1, 0, 0]);
+  assert.equal(tp!.reason, 'TP');
+  near(tp!.grossPnl, 100, 'gross at the take');
+  // a short: its stop is 150 + 0.15015…, which the same bar's 150.2 reaches
+  const [shortSl] = trades(jpy, [flat(150), flat(150), upBar], [-1, 0, 0]);
+  assert.equal(shortSl!.reason, 'SL');
+  near(shortSl!.grossPnl, -100, 'short gross at the stop');
+});
+
+test('fill_at_bid_ask: longs buy the ask and sell the bid; shorts sell the bid and buy back the ask', () => {
+  const s = 0.0002; // 2 pips spread at every open
+  const rows: Row[] = [[1.1, 1.1, 1.1, 1.1, s], [1.1, 1.1, 1.1, 1.1, s], [1.101, 1.101, 1.099, 1.099, s]];
+  // long: 1.1000 + 0.0002 = 1.1002 → end at bid 1.0990: −12 pips = −120
+  const [long] = trades({ fillAtBidAsk: true }, rows, [1, 0, 0]);
+  expectTrade(long, { side: 1, entry: [1, 1.1002], exit: [2, 1.099], reason: 'end', pnl: -120 });
+  // short: sell the bid 1.1000 → buy back the ask 1.0990 + 0.0002 = 1.0992: +8 pips = +80
+  const [short] = trades({ fillAtBidAsk: true }, rows, [-1, 0, 0]);
+  expectTrade(short, { side: -1, entry: [1, 1.1], exit: [2, 1.0992], reason: 'end', pnl: 80 });
+  // without it: both at the bid, ±10 pips
+  near(trades({}, rows, [1, 0, 0])[0]!.pnl, -100, 'bid only', 1e-6);
+});
+
+test('fill_at_bid_ask: a short is stopped by the ask', () => {
+  // short at 1.1000, stop 10 pips = ask 1.1010; b2 bid high 1.1009 → ask high 1.1011 ≥ 1.1010: SL at 1.1010
+  const s = 0.0002;
+  const rows: Row[] = [[1.1, 1.1, 1.1, 1.1, s], [1.1, 1.1, 1.1, 1.1, s], [1.1, 1.1009, 1.0995, 1.1, s]];
+  const [t] = trades({ fillAtBidAsk: true, stop: pips(10) }, rows, [-1, 0, 0]);
+  expectTrade(t, { side: -1, entry: [1, 1.1], exit: [2, 1.101], reason: 'SL', pnl: -100 });
+  // at the bid only, 1.1009 does not reach 1.1010: the short ends at the close 1.1000
+  assert.equal(trades({ stop: pips(10) }, rows, [-1, 0, 0])[0]!.reason, 'end');
+});

@@ -1,0 +1,97 @@
+/**
+ * PositionEngine as a caller drives it: stepping, finishing, equity, nextOpen, bad options. (The
+ * trading rules: engine-core.test.ts; snapshot / restore: run.test.ts.) Hourly EURUSD bars from
+ * Monday 2024-01-08 00:00 UTC; 1 lot = 100,000 units, 1 pip = 10 USD.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PositionEngine, runBacktest, toBarColumns, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
+import { INSTRUMENTS } from '../../src/market/instruments.ts';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2024, 0, 8, 0); // Monday
+type Row = [open: number, high: number, low: number, close: number, spread?: number];
+
+const columns = (rows: Row[], start = T0, step = H): BarColumns =>
+  toBarColumns(rows.map(([open, high, low, close, spread], i) => ({ ts: start + i * step, open, high, low, close, spread })));
+const flat = (p: number): Row => [p, p, p, p];
+
+const options = (over: Partial<EngineOptions> = {}): EngineOptions => ({
+  instrument: INSTRUMENTS.EURUSD,
+  timeframeMs: H,
+  direction: 'both',
+  cooldown: 0,
+  maxPositions: 1,
+  onOpposite: 'reverse',
+  stop: null,
+  take: null,
+  lotSize: 1,
+  commissionPerLot: 0,
+  swapLong: 0,
+  swapShort: 0,
+  fillAtBidAsk: false,
+  ...over,
+});
+
+const pips = (n: number) => ({ unit: 'pips' as const, value: n });
+
+test('step refuses a bar that is not after the last one; finish only on the last bar stepped', () => {
+  const bars = columns([flat(1.1), flat(1.1)]);
+  const engine = new PositionEngine(options());
+  engine.step(bars, 1, 0);
+  assert.throws(() => engine.step(bars, 1, 0), /not after the last bar/);
+  assert.throws(() => engine.step(bars, 0, 0), /not after the last bar/);
+  assert.throws(() => engine.finish(bars, 0), /not the last bar stepped/);
+});
+
+test('bad options are refused', () => {
+  assert.throws(() => new PositionEngine(options({ maxPositions: 0 })), /maxPositions/);
+  assert.throws(() => new PositionEngine(options({ cooldown: -1 })), /cooldown/);
+  assert.throws(() => new PositionEngine(options({ lotSize: 0 })), /lotSize/);
+  assert.throws(() => new PositionEngine(options({ stop: pips(0) })), /stop/);
+  assert.throws(() => new PositionEngine(options({ capital: -1 })), /capital/);
+});
+
+test('closedTrades keeps the trades, drainClosed hands them over once', () => {
+  // long 1.1000 → short signal on b1 closes it at b2's open 1.1010 (+100); the short ends at b3
+  const bars = columns([flat(1.1), flat(1.1), flat(1.101), flat(1.101)]);
+  const engine = new PositionEngine(options());
+  [1, -1, 0, 0].forEach((sig, i) => engine.step(bars, i, sig));
+  assert.equal(engine.closedCount, 1);
+  assert.deepEqual(engine.closedTrades(), engine.closedTrades());
+  const [first] = engine.drainClosed();
+  assert.equal(first!.reason, 'signal');
+  assert.ok(Math.abs(first!.pnl - 100) < 1e-6);
+  assert.deepEqual(engine.drainClosed(), []);
+  assert.deepEqual(engine.openPositions().map((p) => [p.side, p.entryTs, p.barsHeld, p.units]), [[-1, T0 + 2 * H, 2, 100_000]]);
+  engine.finish(bars, 3);
+  assert.deepEqual(engine.drainClosed().map((t) => t.reason), ['end']);
+  assert.ok(Math.abs(engine.realizedPnl - 100) < 1e-6);
+});
+
+test('equity: capital + closed P&L + open positions marked at the close, after their entry commission', () => {
+  const bars = columns([flat(1.1), flat(1.1), flat(1.101), flat(1.102)]);
+  const run = runBacktest(options({ commissionPerLot: 3, capital: 5000 }), bars, Int8Array.from([1, 0, 0, 0]), { from: 0, to: 4 });
+  // b0 flat: 5000; b1 long at 1.1000, close 1.1000: 5000 − 3; b2 close 1.1010: 5000 + 100 − 3; end at 1.1020: 5000 + 200 − 6
+  assert.deepEqual(Array.from(run.equity, (e) => Math.round(e * 1e6) / 1e6), [5000, 4997, 5097, 5194]);
+  assert.equal(run.capital, 5000);
+});
+
+test('nextOpen: the side the pending signal opens at the next open, or 0', () => {
+  const bars = columns([flat(1.1), [1.1, 1.1, 1.0985, 1.1], flat(1.1), flat(1.1)]);
+  const engine = new PositionEngine(options({ onOpposite: 'close_only', stop: pips(10), cooldown: 1 }));
+  assert.equal(engine.nextOpen(), 0);
+  engine.step(bars, 0, 1, 2); // a long signal whose mask allows only shorts
+  assert.equal(engine.nextOpen(), 0);
+  const again = new PositionEngine(options({ onOpposite: 'close_only', stop: pips(10), cooldown: 1 }));
+  again.step(bars, 0, 1);
+  assert.equal(again.nextOpen(), 1);
+  again.step(bars, 1, 1); // entered at b1's open, stopped inside b1: cooldown blocks b2's open
+  assert.equal(again.closedCount, 1);
+  assert.equal(again.nextOpen(), 0);
+  again.step(bars, 2, 1);
+  assert.equal(again.nextOpen(), 1);
+  again.step(bars, 3, -1); // long open; close_only: a short signal opens nothing
+  assert.equal(again.openPositions().length, 1);
+  assert.equal(again.nextOpen(), 0);
+});
