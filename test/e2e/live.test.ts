@@ -9,22 +9,11 @@ import { buildModelHost, ModelActor, FeatureSources } from '../../actors/model/i
 import { createLogger } from '../../src/log.ts';
 import { DeployResponse, DeployedList, SignalEvent } from '../../schemas/live.ts';
 import { Buckets, Streams } from '../../schemas/messages.ts';
-import { JobView, Results } from '../../schemas/training.ts';
+import { Results } from '../../schemas/training.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
-import { strategyCode } from '../helpers/strategies.ts';
+import { lastTwoTradingDays, trainModel } from '../helpers/training.ts';
 
 const ENV = { HISTORY_DAYS: '4' };
-
-async function train(sf: TestService, key: string, body: Record<string, unknown>): Promise<JobView> {
-  const start = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1min', ...body } });
-  assert.equal(start.status, 200, start.text);
-  for (;;) {
-    const job = JobView.parse((await sf.api('GET', `/api/v1/train/${start.body.job_id}`, { key })).body);
-    if (job.status === 'done') return job;
-    assert.notEqual(job.status, 'failed', job.error);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Every signal stored on the SIGNALS stream for a deployment (read by sequence: the server predates filter_subjects). */
 async function signalsOf(sf: TestService, deploymentId: string): Promise<SignalEvent[]> {
@@ -59,9 +48,8 @@ describe('live signals', () => {
     const minted = await sf.mintKey('live_trader');
     key = minted.api_key;
     userId = minted.user_id;
-    const hours = await sf.api('GET', '/api/v1/ohlc?timeframe=1h&limit=5000', { key });
-    const days = [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
-    await train(sf, key, { end_date: days.at(-2) });
+    const [endDay] = await lastTwoTradingDays(sf, key);
+    await trainModel(sf, key, { end_date: endDay });
     results = Results.parse((await sf.api('GET', '/api/v1/results/Model%201', { key })).body);
   });
   after(() => sf.stop());

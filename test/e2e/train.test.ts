@@ -6,25 +6,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { tradeStats } from '../../src/backtest/index.ts';
 import { codeHeader } from '../../src/strategy/code-header.ts';
-import { JobView, Results, PredictResponse, ModelList, TrainStart } from '../../schemas/training.ts';
+import { Results, PredictResponse, ModelList, TrainStart } from '../../schemas/training.ts';
 import { ActivityList } from '../../schemas/activity.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
+import { lastTwoTradingDays, waitForJob } from '../helpers/training.ts';
 
 // Four days of synthetic history: ~4,000 one-minute bars whatever the weekday the suite runs on.
 const ENV = { HISTORY_DAYS: '4' };
-
-async function waitForJob(sf: TestService, key: string, jobId: number, timeoutMs = 120_000): Promise<JobView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await sf.api('GET', `/api/v1/train/${jobId}`, { key });
-    assert.equal(res.status, 200, res.text);
-    const job = JobView.parse(res.body);
-    if (job.status === 'done' || job.status === 'failed') return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} (${job.stage})`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('training over HTTP', () => {
   let sf: TestService;
@@ -42,9 +31,7 @@ describe('training over HTTP', () => {
     key = a.api_key;
     userId = a.user_id;
     other = (await sf.mintKey('trader_two')).api_key;
-    const hours = await sf.api('GET', '/api/v1/ohlc?symbol=EURUSD&timeframe=1h&limit=5000', { key });
-    const days = [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
-    [endDay, lastDay] = days.slice(-2) as [string, string];
+    [endDay, lastDay] = await lastTwoTradingDays(sf, key);
   });
   after(() => sf.stop());
 
