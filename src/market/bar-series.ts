@@ -10,7 +10,11 @@ const MAX_CACHED_CANDLES = 50_000;
  * One symbol/timeframe's bars held in memory as growable typed columns, sorted by time.
  * Appending the next bar is O(1) amortised; replacing or inserting an older one is rare.
  */
+let seriesCount = 0;
+
 export class BarSeries {
+  /** Unique per series object: a reloaded series is another one, whatever its version. */
+  readonly id = ++seriesCount;
   private cols: BarColumns;
   private n: number;
   /** Changes whenever a bar other than a new last one is written: derived values may be stale. */
@@ -26,6 +30,11 @@ export class BarSeries {
 
   get length(): number {
     return this.n;
+  }
+
+  /** Changes whenever any bar of the series does (identity, version, length): what a cached response is built at. */
+  get stamp(): string {
+    return `${this.id}:${this.version}:${this.n}`;
   }
 
   /** Columns trimmed to the bars held (views, not copies). */

@@ -2,6 +2,7 @@ import { BadRequestError } from '../errors.ts';
 import { sourceName } from '../store/index.ts';
 import type { MarketQuery, OhlcResponse } from '../../schemas/market.ts';
 import type { BarCache } from './bar-cache.ts';
+import type { BarSeries } from './bar-series.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -19,8 +20,12 @@ export function queryWindow(query: Pick<MarketQuery, 'start' | 'end'>): { fromMs
  * Returns the response as JSON text (an `OhlcResponse`), assembled from per-bar candle JSON.
  */
 export async function queryOhlcJson(cache: BarCache, query: MarketQuery): Promise<string> {
+  return ohlcJson(await cache.get(query.symbol, query.timeframe), query);
+}
+
+/** queryOhlcJson on a series already in hand. */
+export function ohlcJson(series: BarSeries, query: MarketQuery): string {
   const { fromMs, toMs } = queryWindow(query);
-  const series = await cache.get(query.symbol, query.timeframe);
   let lo = series.lowerBound(fromMs);
   let hi = series.lowerBound(toMs);
   if (query.start) hi = Math.min(hi, lo + query.limit);

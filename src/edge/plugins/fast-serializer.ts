@@ -11,9 +11,10 @@ export const plainJsonSerializer = {
 };
 
 /**
- * Sends a response body that is already JSON text (assembled from cached per-row text). Fastify
- * sends a string as it is; the cast only satisfies the route's declared response type.
+ * Sends a response body that is already JSON (text assembled from cached per-row text, or the
+ * encoded bytes of a cached response). Fastify sends a string or a Buffer as it is; the cast only
+ * satisfies the route's declared response type.
  */
-export function sendJsonText<T>(reply: FastifyReply, text: string): T {
+export function sendJsonText<T>(reply: FastifyReply, text: string | Buffer): T {
   return reply.type('application/json; charset=utf-8').send(text) as unknown as T;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { featureColumns, formatIndicatorData, IndicatorsRequest, warmupBars } from '../../indicators/index.ts';
 import { columnJson, indicatorColumns } from '../../indicators/series-memo.ts';
-import type { MarketData } from '../../market/index.ts';
+import type { BarSeries, MarketData } from '../../market/index.ts';
 import { describeSources } from '../../market/ohlc-query.ts';
 import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
 import { ResponseSource } from '../../../schemas/market.ts';
@@ -9,6 +9,7 @@ import { Symbol, Timeframe } from '../../../schemas/common.ts';
 import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { App } from '../types.ts';
+import { ResponseCache } from '../response-cache.ts';
 
 const IndicatorsResponseSchema = z
   .object({
@@ -25,6 +26,7 @@ const IndicatorsResponseSchema = z
 type IndicatorsResponse = z.infer<typeof IndicatorsResponseSchema>;
 
 export function indicatorRoutes(app: App, { market }: { market: MarketData }): void {
+  const responses = new ResponseCache();
   app.post('/api/v1/indicators', {
     config: { auth: 'key' },
     ...plainJsonSerializer,
@@ -41,35 +43,41 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
       response: { 200: IndicatorsResponseSchema },
     },
     handler: async (request, reply) => {
-      const { indicators, symbol, timeframe, format, limit } = request.body;
-      const series = await market.cache.get(symbol, timeframe);
-      const end = series.length;
-      const from = Math.max(0, end - limit);
-      const memo = indicatorColumns(series, indicators);
-      const names = featureColumns(indicators);
-      const c = series.columns();
-      let sources = 0;
-      for (let i = from; i < end; i++) sources |= 1 << c.source[i]!;
-      const head = {
-        symbol,
-        timeframe,
-        source: describeSources(sources),
-        format,
-        count: end - from,
-        warmup: warmupBars(indicators),
-        columns: names,
-      };
-      let data: string;
-      if (format === 'columns') {
-        const stamps = new Array<string>(end - from);
-        for (let i = from; i < end; i++) stamps[i - from] = `"${isoFromMs(c.ts[i]!)}"`;
-        data = `{"timestamp":[${stamps.join(',')}]${names.map((n) => `,${JSON.stringify(n)}:${columnJson(memo.get(n)!, from, end)}`).join('')}}`;
-      } else {
-        const timestamps = Array.from(c.ts.subarray(from, end), isoFromMs);
-        const views = Object.fromEntries(names.map((n) => [n, memo.get(n)!.values.subarray(from, end)]));
-        data = JSON.stringify(formatIndicatorData(format, timestamps, views, 0));
-      }
-      return sendJsonText<IndicatorsResponse>(reply, `${JSON.stringify(head).slice(0, -1)},"data":${data}}`);
+      const { body } = request;
+      const series = await market.cache.get(body.symbol, body.timeframe);
+      const key = `${body.symbol}/${body.timeframe}|${body.format}|${body.limit}|${JSON.stringify(body.indicators)}`;
+      return sendJsonText<IndicatorsResponse>(reply, responses.get(key, series.stamp, () => indicatorsJson(series, body)));
     },
   });
+}
+
+/** The response as JSON text, joined from the memo's per-value text. */
+function indicatorsJson(series: BarSeries, { indicators, symbol, timeframe, format, limit }: z.infer<typeof IndicatorsRequest>): string {
+  const end = series.length;
+  const from = Math.max(0, end - limit);
+  const memo = indicatorColumns(series, indicators);
+  const names = featureColumns(indicators);
+  const c = series.columns();
+  let sources = 0;
+  for (let i = from; i < end; i++) sources |= 1 << c.source[i]!;
+  const head = {
+    symbol,
+    timeframe,
+    source: describeSources(sources),
+    format,
+    count: end - from,
+    warmup: warmupBars(indicators),
+    columns: names,
+  };
+  let data: string;
+  if (format === 'columns') {
+    const stamps = new Array<string>(end - from);
+    for (let i = from; i < end; i++) stamps[i - from] = `"${isoFromMs(c.ts[i]!)}"`;
+    data = `{"timestamp":[${stamps.join(',')}]${names.map((n) => `,${JSON.stringify(n)}:${columnJson(memo.get(n)!, from, end)}`).join('')}}`;
+  } else {
+    const timestamps = Array.from(c.ts.subarray(from, end), isoFromMs);
+    const views = Object.fromEntries(names.map((n) => [n, memo.get(n)!.values.subarray(from, end)]));
+    data = JSON.stringify(formatIndicatorData(format, timestamps, views, 0));
+  }
+  return `${JSON.stringify(head).slice(0, -1)},"data":${data}}`;
 }

@@ -1,11 +1,13 @@
 import type { MarketData } from '../../market/index.ts';
-import { describeSources, queryOhlcJson, queryWindow } from '../../market/ohlc-query.ts';
+import { describeSources, ohlcJson, queryWindow } from '../../market/ohlc-query.ts';
+import { ResponseCache } from '../response-cache.ts';
 import { sourceCode } from '../../store/index.ts';
 import { MarketQuery, OhlcResponse, TicksResponse } from '../../../schemas/market.ts';
 import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 export function marketRoutes(app: App, { market }: { market: MarketData }): void {
+  const responses = new ResponseCache();
   app.get('/api/v1/ohlc', {
     config: { auth: 'key' },
     ...plainJsonSerializer,
@@ -22,7 +24,10 @@ export function marketRoutes(app: App, { market }: { market: MarketData }): void
       response: { 200: OhlcResponse },
     },
     handler: async (request, reply) => {
-      return sendJsonText<OhlcResponse>(reply, await queryOhlcJson(market.cache, request.query));
+      const { query } = request;
+      const series = await market.cache.get(query.symbol, query.timeframe);
+      const key = `${query.symbol}/${query.timeframe}|${query.start}|${query.end}|${query.limit}`;
+      return sendJsonText<OhlcResponse>(reply, responses.get(key, series.stamp, () => ohlcJson(series, query)));
     },
   });
 
