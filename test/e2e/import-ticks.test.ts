@@ -5,28 +5,20 @@
  * NATS, found through DATA_DIR/run.json, and the running service's bar cache must reload).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../../src/bus/index.ts';
+import { childEnv, serveChild, shutdownChild, stopChild, type ChildService } from '../helpers/child-service.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DATA = '../shared/data/fx/lean_quotes_2014-05-01_09/normalized';
 const TICKS = `${DATA}/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz`;
 const M1 = `${DATA}/oanda_EURUSD_m1_2014-05-01_2014-05-09.csv.gz`;
 const TICK_COUNT = 321_559;
-
-/** The environment of a child: ours, minus anything that would point it at another service. */
-function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...extra };
-  delete env.NATS_URL;
-  delete env.CLICKHOUSE_URL;
-  return env;
-}
 
 interface Ran {
   code: number | null;
@@ -38,7 +30,7 @@ interface Ran {
 function importTicks(dataDir: string, args: string[]): Promise<Ran> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import-ticks', ...args], {
     cwd: ROOT,
-    env: childEnv(dataDir),
+    env: childEnv({ DATA_DIR: dataDir }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -46,52 +38,6 @@ function importTicks(dataDir: string, args: string[]): Promise<Ran> {
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
-}
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  /** Every log line the service has written so far. */
-  log: string[];
-  exited: Promise<number | null>;
-}
-
-/** `signalforge serve` on `dataDir`, resolved once it logs 'signalforge serving'. */
-async function serve(dataDir: string): Promise<Running> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-    cwd: ROOT,
-    env: childEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', MARKET_FEED: 'none' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const log: string[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      fail(new Error(`service did not start:\n${log.join('\n')}\n${stderr}`));
-    }, 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        log.push(line);
-        if (line.includes('"msg":"signalforge serving"')) {
-          clearTimeout(timer);
-          ready();
-        }
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      fail(new Error(`service exited with ${code}:\n${log.join('\n')}\n${stderr}`));
-    });
-  });
-  return { child, url: `http://127.0.0.1:${port}`, log, exited };
 }
 
 /** The vendor's own 1-minute bid bars (bar open, UTC). */
@@ -202,18 +148,14 @@ describe('signalforge import-ticks', () => {
 
   describe('with a service running on the data directory', () => {
     let dataDir: string;
-    let service: Running;
+    let service: ChildService;
     before(async () => {
       dataDir = tempDir('sf-import-live-');
-      service = await serve(dataDir);
+      service = await serveChild(dataDir, { env: { MARKET_FEED: 'none' } });
     });
     after(async () => {
       // Still running when a test failed: SIGTERM stops its nats-server too (SIGKILL would orphan it).
-      if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
-      service.child.kill('SIGTERM');
-      const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
-      await service.exited;
-      clearTimeout(timer);
+      if (service) await shutdownChild(service);
     });
 
     it('hands the import to the service, whose /ohlc then serves the bars: equal to the vendor’s own M1 bars', async () => {
@@ -237,7 +179,7 @@ describe('signalforge import-ticks', () => {
       assert.equal(res.code, 0, res.stderr);
       assert.match(res.stdout, SUMMARY);
       assert.match(res.stdout, REBUILT);
-      const imported = service.log.filter((l) => l.includes('"msg":"tick file imported"')).map((l) => JSON.parse(l));
+      const imported = service.lines.filter((l) => l.includes('"msg":"tick file imported"')).map((l) => JSON.parse(l));
       assert.equal(imported.length, 1, 'the running service did the import');
       assert.equal(imported[0].pid, service.child.pid);
       assert.equal(imported[0].imported, TICK_COUNT);
@@ -258,8 +200,7 @@ describe('signalforge import-ticks', () => {
       assert.equal(missing.code, 1);
       assert.equal(missing.stderr, `signalforge: ${join(dataDir, 'nope.csv')}: no such file: check the path\n`);
 
-      service.child.kill('SIGTERM');
-      assert.equal(await service.exited, 0, 'a clean exit on SIGTERM');
+      await stopChild(service);
       assert.ok(!existsSync(join(dataDir, 'run.json')), 'the run file is removed on the way out');
     });
   });

@@ -3,7 +3,7 @@
  * the same data directory.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,48 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { connectBus, freePort } from '../../src/bus/index.ts';
 import { ActivityBus } from '../../src/community/index.ts';
 import { createLogger } from '../../src/log.ts';
+import { serveChild, stopChild } from '../helpers/child-service.ts';
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  natsUrl: string;
-  natsPid: number;
-  exited: Promise<number | null>;
-}
-
-const CLI = ['--import', 'tsx', 'src/cli.ts', 'serve'];
-
-async function serve(dataDir: string, port: number, extraEnv: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, CLI, {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', HISTORY_DAYS: '2', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let natsUrl = '';
-  let natsPid = 0;
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      for (const line of chunk.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line);
-        if (entry.msg === 'embedded nats-server ready') {
-          natsUrl = `nats://127.0.0.1:${entry.port}`;
-          natsPid = entry.pid;
-        }
-        if (entry.msg === 'signalforge serving') {
-          clearTimeout(timer);
-          resolve();
-        }
-      }
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    void exited.then((code) => reject(new Error(`service exited with ${code}:\n${out}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}`, natsUrl, natsPid, exited };
-}
+const ENV = { HISTORY_DAYS: '2' };
 
 const alive = (pid: number) => {
   try {
@@ -79,7 +40,7 @@ describe('signalforge serve', () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('refuses to start on a bad setting and names the variable', async () => {
-    const child = spawn(process.execPath, CLI, {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
       env: { ...process.env, PORT: 'eighty', RATE_LIMIT_PER_MIN: '-3', DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -92,7 +53,7 @@ describe('signalforge serve', () => {
   });
 
   it('keeps every key, credit and event across SIGTERM and a restart', async () => {
-    const first = await serve(dataDir, port);
+    const first = await serveChild(dataDir, { port, env: ENV });
     const minted = await json(`${first.url}/api/v1/key/trial`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -112,12 +73,11 @@ describe('signalforge serve', () => {
     assert.equal(stream.status, 200);
     const streamDone = stream.text();
 
-    first.child.kill('SIGTERM');
-    assert.equal(await first.exited, 0, 'a clean exit');
+    await stopChild(first, 'a clean exit');
     await streamDone;
     assert.equal(alive(first.natsPid), false, 'the child nats-server is stopped');
 
-    const second = await serve(dataDir, port);
+    const second = await serveChild(dataDir, { port, env: ENV });
     try {
       const whoami = await json(`${second.url}/api/v1/whoami-key`, { headers: { 'x-api-key': key } });
       assert.equal(whoami.status, 200);
@@ -141,7 +101,7 @@ describe('signalforge serve', () => {
 
   it('recovers after being killed outright: the orphaned nats-server is replaced', async () => {
     // The previous test killed the service with SIGKILL, leaving its nats-server running.
-    const third = await serve(dataDir, port);
+    const third = await serveChild(dataDir, { port, env: ENV });
     try {
       const res = await json(`${third.url}/api/v1/activity`);
       assert.equal(res.status, 200);

@@ -7,92 +7,22 @@
  * BTCUSD trades through weekends, so there are live bars whatever the day.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../../src/bus/index.ts';
 import { instrument, StreamingResampler } from '../../src/market/index.ts';
 import { initialState, SyntheticTickGenerator } from '../../src/market/synthetic/generator.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
 import type { Candle } from '../../schemas/market.ts';
+import { serveChild, shutdownChild, stopChild, type ChildService } from '../helpers/child-service.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DAY_MS = 86_400_000;
 const HISTORY_DAYS = 3;
 const SEED = 'restart-test';
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  /** Log lines (parsed JSON) written so far. */
-  log: Array<Record<string, any>>;
-  exited: Promise<number | null>;
-}
-
-async function serve(dataDir: string): Promise<Running> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    HISTORY_DAYS: String(HISTORY_DAYS),
-    SYNTHETIC_SEED: SEED,
-    MARKET_FEED: 'synthetic',
-  };
-  delete env.NATS_URL;
-  delete env.CLICKHOUSE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const log: Array<Record<string, any>> = [];
-  let pending = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      fail(new Error(`service did not start:\n${JSON.stringify(log)}\n${stderr}`));
-    }, 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line);
-        log.push(entry);
-        if (entry.msg === 'signalforge serving') {
-          clearTimeout(timer);
-          ready();
-        }
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      fail(new Error(`service exited with ${code}:\n${JSON.stringify(log)}\n${stderr}`));
-    });
-  });
-  return { child, url: `http://127.0.0.1:${port}`, log, exited };
-}
-
-async function stop(running: Running): Promise<void> {
-  running.child.kill('SIGTERM');
-  assert.equal(await running.exited, 0, 'a clean exit on SIGTERM');
-}
-
-/** Stops a service if it still runs: SIGTERM, and SIGKILL only if it hangs. */
-async function shutdown(running: Running): Promise<void> {
-  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
-  running.child.kill('SIGTERM');
-  const timer = setTimeout(() => running.child.kill('SIGKILL'), 15_000);
-  await running.exited;
-  clearTimeout(timer);
-}
+const ENV = { HISTORY_DAYS: String(HISTORY_DAYS), SYNTHETIC_SEED: SEED, MARKET_FEED: 'synthetic' };
 
 async function mint(url: string): Promise<string> {
   const res = await fetch(`${url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -126,21 +56,21 @@ function uninterrupted(symbol: Symbol, startMs: number, untilMs: number): { tick
 
 describe('synthetic market across a restart', () => {
   let dataDir: string;
-  const started: Running[] = [];
+  const started: ChildService[] = [];
 
   before(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'sf-restart-'));
   });
   after(async () => {
     // A failed test may leave a service running: SIGTERM stops its nats-server too (SIGKILL would orphan it).
-    await Promise.all(started.map((r) => shutdown(r)));
+    await Promise.all(started.map((r) => shutdownChild(r)));
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('resumes from its checkpoints: quick, same bars as before the stop, the same series continuing', async (t) => {
     // First start: history is built for every symbol.
     const firstStart = Date.now();
-    const first = await serve(dataDir);
+    const first = await serveChild(dataDir, { env: ENV });
     started.push(first);
     const built = first.log.filter((l) => l.msg === 'synthetic history built');
     assert.deepEqual(built.map((l) => l.symbol).sort(), [...SYMBOLS].sort(), 'history built for every symbol');
@@ -154,12 +84,12 @@ describe('synthetic market across a restart', () => {
     assert.equal(before.source, 'synthetic');
     const lastBefore = Date.parse(before.candles.at(-1)!.timestamp);
     assert.ok(lastBefore >= Date.now() - 3 * 60_000, 'the first run serves bars up to the last minute or two');
-    await stop(first);
+    await stopChild(first);
     // Whatever has a time after this, the second process generated.
     const stoppedAt = Date.now();
 
     // Second start: resumed, not rebuilt.
-    const second = await serve(dataDir);
+    const second = await serveChild(dataDir, { env: ENV });
     started.push(second);
     const bootMs = Date.now() - stoppedAt;
     assert.deepEqual(second.log.filter((l) => l.msg === 'synthetic history built'), [], 'no history rebuilt');
@@ -226,7 +156,7 @@ describe('synthetic market across a restart', () => {
       }
       assert.equal(compared, [...reference.keys()].filter((k) => Date.parse(k) < newest).length, 'no bar missing or extra');
     } finally {
-      await stop(second);
+      await stopChild(second);
     }
   });
 });

@@ -12,6 +12,7 @@ import { serveChild, shutdownChild, type ChildService } from '../helpers/child-s
 import { strategyCode } from '../helpers/strategies.ts';
 
 const ENV = { HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000' };
+const START_TIMEOUT_MS = 60_000;
 
 async function call(base: string, method: string, path: string, key?: string, body?: unknown) {
   const res = await fetch(base + path, {
@@ -47,7 +48,7 @@ describe('a trainer killed mid-job', () => {
   });
 
   it('hands the job out again after the restart, and it completes', async () => {
-    running = await serveChild(dataDir, port, ENV);
+    running = await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
     const minted = await call(running.url, 'POST', '/api/v1/key/trial', undefined, { username: 'crash_test' });
     assert.equal(minted.status, 200);
     const key: string = minted.body.api_key;
@@ -61,7 +62,7 @@ describe('a trainer killed mid-job', () => {
 
     running.child.kill('SIGKILL');
     await running.exited;
-    running = await serveChild(dataDir, port, ENV);
+    running = await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
     const url = running.url;
     const right = await call(url, 'GET', `/api/v1/train/${jobId}`, key);
     assert.ok(['running', 'queued'].includes(right.body.status), `after the restart the job is ${right.body.status}`);
@@ -76,7 +77,7 @@ describe('a trainer killed mid-job', () => {
     );
     assert.equal(done.status, 'done', done.error);
     assert.ok(done.test_stats.n >= 0);
-    assert.ok(running.log.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')), 'the restarted trainer ran it as attempt 2');
+    assert.ok(running.lines.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')), 'the restarted trainer ran it as attempt 2');
     const models = await call(url, 'GET', '/api/v1/models', key);
     assert.equal(models.body.count, 1);
   });
