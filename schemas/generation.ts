@@ -80,3 +80,49 @@ export type GenerateResponse = z.infer<typeof GenerateResponse>;
 export const TokenEvent = z.object({ text: z.string() });
 export const GenerateDoneEvent = GenerateResponse;
 export const StreamErrorEvent = z.object({ error: z.string() });
+/** `reset` of POST /generate/stream: the text streamed so far is discarded (a repair of Claude's answer, or the offline fallback, follows). */
+export const StreamResetEvent = z.object({ reason: z.string() });
+/** The data of any POST /generate/stream frame (token, reset, done or error), for the API description. */
+export const GenerateStreamFrame = z
+  .union([TokenEvent, StreamResetEvent, GenerateDoneEvent, StreamErrorEvent])
+  .describe('event: token → {text}; event: reset → {reason}; event: done → GenerateResponse; event: error → {error}');
+
+/** A prompt chip of GET /presets: a short label and the text it adds to the prompt box. */
+export const ChipPreset = z.object({
+  label: z.string(),
+  text: z.string().describe('The words the chip adds to the prompt (a generate `description`)'),
+});
+
+/** A curated template of GET /presets, with what POST /generate/from-template merges over. */
+export const TemplateInfo = z.object({
+  name: TemplateName,
+  title: z.string(),
+  description: z.string(),
+  indicators: IndicatorsObject.describe('The template’s indicators; a from-template request’s `indicators` are merged over them'),
+  pos_rules: PosRules.describe('The template’s pos_rules; a from-template request’s `pos_rules` are merged over them'),
+  model: z.string().describe('The template’s model, in plain language; a from-template request’s `model` replaces it'),
+});
+
+/** Body of GET /api/v1/presets. */
+export const PresetsResponse = z
+  .object({
+    chips: z.array(ChipPreset).describe('Prompt chips a client shows under its prompt box'),
+    pos_rules_schema: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12) of the `pos_rules` object of the generate requests'),
+    templates: z.array(TemplateInfo).describe('The five curated templates of POST /generate/from-template'),
+  })
+  .meta({ id: 'Presets' });
+export type PresetsResponse = z.infer<typeof PresetsResponse>;
+
+export const ExamplesQuery = z.object({
+  category: z.string().max(50).optional().describe('Only the examples of this category (see `categories`); an unknown one gives an empty list'),
+});
+
+/** Body of GET /api/v1/examples. */
+export const ExamplesResponse = z
+  .object({
+    count: z.number().int(),
+    categories: z.array(z.string()).describe('Every category there is'),
+    examples: z.array(z.object({ category: z.string(), prompt: z.string().describe('Ready to send as a generate `description`') })),
+  })
+  .meta({ id: 'Examples' });
+export type ExamplesResponse = z.infer<typeof ExamplesResponse>;

@@ -12,6 +12,8 @@ commands:
   serve          run every role in one process with embedded NATS and ClickHouse (PORT, DATA_DIR, …)
   import-ticks   --symbol EURUSD --format <dukascopy|histdata|truefx|csv> FILE...   (plain or .gz)
                  stores the ticks and rebuilds the bars of the imported span; formats: src/market/import/FORMATS.md
+  mcp            an MCP server over stdio (the hosted one is at {service}/mcp) for a running service:
+                 SIGNALFORGE_URL (default http://127.0.0.1:8080), SIGNALFORGE_API_KEY (optional: else a trial key)
 `;
 
 async function importTicks(argv: string[]): Promise<void> {
@@ -72,6 +74,9 @@ async function main(argv: string[]): Promise<void> {
       return serve();
     case 'import-ticks':
       return importTicks(argv.slice(1));
+    case 'mcp':
+      // stdout carries MCP frames only: everything else goes to stderr.
+      return (await import('./mcp/stdio.ts')).runStdio();
     case undefined:
     case 'help':
     case '--help':

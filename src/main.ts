@@ -10,10 +10,13 @@ import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
 import { StrategyRuntime } from './strategy/runtime-pool.ts';
 import { buildTraining, type TrainingParts } from './training/index.ts';
+import { buildGeneration } from './generation/index.ts';
+import { OneShot } from './oneshot/one-shot.ts';
 import { buildDeployments, type Deployments } from './deployments/index.ts';
 import { buildModelHost } from '../actors/model/index.ts';
+import { DeliveryActor } from '../actors/delivery/index.ts';
+import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
 import type { ActorHost } from './kernel/actor-host.ts';
-import { BadRequestError } from './errors.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -35,6 +38,7 @@ export interface Service {
   trainer: Trainer;
   deployments: Deployments;
   actorHost: ActorHost;
+  delivery: DeliveryActor;
   log: Logger;
   /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
   close(): Promise<void>;
@@ -92,6 +96,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const runtime = await StrategyRuntime.start({ log, python: config.PYTHON, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
     stack.push(() => runtime.stop());
+    // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.
+    const generation = buildGeneration({ metering: accounts.metering, runtime, config, log });
     // Training deletes a model's deployment with it; deployments need the models: bound late.
     let deployments: Deployments | null = null;
     const training = await buildTraining({
@@ -110,10 +116,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       activity: activity.bus,
       log,
       replicas: config.NATS_REPLICAS,
-      // TODO(delivery): the SSRF check of webhook targets lands with the delivery actor.
-      checkWebhookTarget: async () => {
-        throw new BadRequestError('webhook delivery is not available yet: deploy with channels ["sse"]');
-      },
+      checkWebhookTarget: webhookTargetChecker(config),
     });
     const modelHost = await buildModelHost({
       bus,
@@ -140,6 +143,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
     await trainer.start();
     stack.push(() => trainer.stop());
 
+    // Signal delivery (webhook, messenger): the actor that pushes signals, and the API's side of it.
+    const delivery = await DeliveryActor.start({ bus, config, log });
+    stack.push(() => delivery.stop());
+    const deliveryApi = await buildDeliveryApi({ bus, config, log });
+
     const metrics = () => {
       const ingest = barBuilder.stats();
       const out: Record<string, number> = {
@@ -157,15 +165,30 @@ export async function startService(config: Config, log: Logger = createLogger(co
         out[`signalforge_source_${source}_malformed_total`] = s.malformed;
         out[`signalforge_source_${source}_dropped_total`] = s.dropped;
       }
+      const sent = delivery.stats();
+      out.signalforge_delivery_webhook_delivered_total = sent.delivered.webhook;
+      out.signalforge_delivery_messenger_delivered_total = sent.delivered.messenger;
       return out;
     };
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, deployments, nc: bus.nc, metrics });
+    // live_url needs the address, known once listening: the one-shot reads it then.
+    const where = { url: config.PUBLIC_URL ?? '' };
+    const oneShot = new OneShot({
+      generation,
+      training: training.training,
+      deployments,
+      metering: accounts.metering,
+      fee: config.ONE_SHOT_FEE,
+      publicUrl: () => where.url,
+      log,
+    });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi });
     stack.push(() => app.close());
     await app.listen({ port: config.PORT, host: config.HOST });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
     const url = `http://${host}:${port}`;
+    where.url = config.PUBLIC_URL?.replace(/\/$/, '') ?? url;
     log.info({ url, dataDir, nats: config.NATS_URL ? 'external' : 'embedded', clickhouse: config.CLICKHOUSE_URL ? 'server' : 'chdb' }, 'signalforge serving');
 
     let closing: Promise<void> | null = null;
@@ -184,6 +207,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       trainer,
       deployments,
       actorHost: modelHost.host,
+      delivery,
       log,
       close: () => (closing ??= unwind()),
     };

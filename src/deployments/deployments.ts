@@ -114,6 +114,12 @@ export class Deployments {
     return true;
   }
 
+  /** The webhook_url of the user's most recent deployment that has one (one_shot's `webhook: true`). */
+  async lastWebhookUrl(userId: number): Promise<string | null> {
+    const withUrl = (await this.ofUser(userId)).filter((d) => d.webhook_url);
+    return withUrl.at(-1)?.webhook_url ?? null;
+  }
+
   async list(userId: number): Promise<DeployedList> {
     const deployed = (await this.ofUser(userId)).map((d) => ({
       model: d.stem,

@@ -5,6 +5,9 @@ import { SSE_PER_KEY } from '../accounts/index.ts';
 import type { Activity } from '../community/index.ts';
 import type { MarketData } from '../market/index.ts';
 import type { Training } from '../training/index.ts';
+import type { Generation } from '../generation/index.ts';
+import type { OneShot } from '../oneshot/one-shot.ts';
+import { oneShotRoutes } from './routes/one-shot.ts';
 import type { Deployments } from '../deployments/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Config } from '../config.ts';
@@ -17,11 +20,16 @@ import { registerSse, SseSlots } from './plugins/sse.ts';
 import { registerResponseSerializer } from './plugins/serializer.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
+import { registerMcp } from '../mcp/hosted.ts';
 import { indicatorRoutes } from './routes/indicators.ts';
 import { marketRoutes } from './routes/market.ts';
 import { modelRoutes } from './routes/models.ts';
 import { trainRoutes } from './routes/train.ts';
+import { generateRoutes } from './routes/generate.ts';
+import { catalogueRoutes } from './routes/catalogue.ts';
 import { deployRoutes } from './routes/deploy.ts';
+import { deliveryRoutes } from './routes/delivery.ts';
+import type { DeliveryApi } from '../delivery/index.ts';
 import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -35,11 +43,17 @@ export interface EdgeDeps {
   activity: Activity;
   market: MarketData;
   training: Training;
+  /** Strategy generation (Claude or offline), credits and caps included. */
+  generation: Generation;
+  /** POST /one_shot: generate → train → deploy. */
+  oneShot: OneShot;
   deployments: Deployments;
   /** For live streams (a deployment's signals). */
   nc: Pick<NatsConnection, 'subscribe'>;
   /** Counters for /_metrics, gathered by the composition root. */
   metrics?: MetricsSource;
+  /** Delivery status, dead-letter replay and messenger pairing (routes left out when absent). */
+  delivery?: DeliveryApi;
 }
 
 /** Anonymous activity streams per client address (browsers watching /pulse, several tabs). */
@@ -49,7 +63,7 @@ const SSE_PER_ANONYMOUS_IP = 3;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, deployments, nc, metrics }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery }: EdgeDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // Our own onResponse hook writes one compact access line instead of Fastify's two.
@@ -75,6 +89,8 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   });
 
   healthRoutes(app);
+  // The hosted MCP server at /mcp ({mcp_url} = this service's base URL): its tools call this REST API over HTTP.
+  registerMcp(app, { accounts, config });
   metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
   keyRoutes(app, { accounts, config });
   usageRoutes(app, { metering: accounts.metering });
@@ -90,8 +106,12 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   marketRoutes(app, { market });
   indicatorRoutes(app, { market });
   indicatorSchemaRoutes(app);
+  generateRoutes(app, { generation, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  oneShotRoutes(app, { oneShot, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS, fee: config.ONE_SHOT_FEE });
+  catalogueRoutes(app);
   trainRoutes(app, { training });
   modelRoutes(app, { training });
   deployRoutes(app, { deployments, nc, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  if (delivery) deliveryRoutes(app, { delivery });
   return app;
 }

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import { MCP_SESSION_IDLE_MINUTES } from '../mcp/hosted.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -29,6 +30,14 @@ names); ${c.TRIAL_CREDITS} credits each on signup (configurable; the contract st
 the default is 50). Daily caps per UTC day: training-compute 100, Sonnet generations 1, Haiku 3, Opus 1
 (our choice: Opus is the most expensive). One concurrent SSE stream per key. \`GET /api/v1/caps\`
 shows your own figures.
+
+**MCP (tool server).** \`{mcp_url}\` is this service's base URL: the hosted MCP server answers at
+\`{mcp_url}/mcp\` (Streamable HTTP, stateful sessions by the \`mcp-session-id\` header, ended by DELETE or
+after ${MCP_SESSION_IDLE_MINUTES} idle minutes) and \`{mcp_url}/_healthz\` answers the text \`ok\`. Tools: \`one_shot\` (with progress
+notifications), \`list_models\`, \`list_deployed\`, \`generate_strategy\`; they call this REST API. No account
+is needed: each session mints its own trial key on its first tool call (counted against your IP's
+${c.TRIAL_MINTS_PER_HOUR} per hour), or uses the \`X-API-Key\` sent with \`initialize\`. \`signalforge mcp\`
+serves the same tools plus \`get_trial_key\` over stdio. \`/mcp\` speaks JSON-RPC, so it is not listed below.
 `.trim();
 
 /** /openapi.json (generated from the zod schemas of the routes) and the offline docs at /api-docs. */

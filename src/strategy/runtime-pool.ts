@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Logger } from '../log.ts';
+import { FeatureSession } from './feature-session.ts';
 import { checkStrategyConfig } from './static-check.ts';
 
 const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), 'python');
@@ -124,7 +125,7 @@ const BWRAP = '/usr/bin/bwrap';
  * bubblewrap around the zygote: only /usr (read-only) and the runtime's own folder are visible,
  * with a private /tmp and /proc, no network, no other namespaces shared, and a clean environment.
  */
-function sandboxCommand(python: string, script: string): [string, string[]] {
+function sandboxCommand(python: string, script: string, args: string[]): [string, string[]] {
   return [
     BWRAP,
     [
@@ -146,7 +147,7 @@ function sandboxCommand(python: string, script: string): [string, string[]] {
       '--setenv', 'HOME', '/tmp',
       '--setenv', 'OPENBLAS_NUM_THREADS', '1',
       '--setenv', 'OMP_NUM_THREADS', '1',
-      python, '-I', `/sandbox/${script}`,
+      python, '-I', `/sandbox/${script}`, ...args,
     ],
   ];
 }
@@ -160,13 +161,14 @@ function canUseBwrap(): boolean {
   return (bwrapWorks = probe.status === 0);
 }
 
-/** One zygote process: a framed message stream over its stdin and stdout. */
+/** One zygote (or feature-session) process: a framed message stream over its stdin and stdout. */
 class Zygote {
   private readonly child: ChildProcessWithoutNullStreams;
   private buffer: Buffer = Buffer.alloc(0);
   private header: Header | null = null;
   private current: Pending | null = null;
   readonly ready: Promise<void>;
+  readonly exited: Promise<void>;
   busy = false;
   dead = false;
   private stopping = false;
@@ -180,8 +182,11 @@ class Zygote {
     this.child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
     let stderr = '';
     this.child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    let markExited!: () => void;
+    this.exited = new Promise((resolve) => (markExited = resolve));
     this.child.on('exit', (code, signal) => {
       this.dead = true;
+      markExited();
       // The interpreter inside the sandbox shares our pipes: closing them ends it too.
       this.child.stdin.destroy();
       const err = new StrategyJobError('crash', `strategy runtime exited (${code ?? signal}): ${stderr.trim().split('\n').pop() ?? ''}`);
@@ -263,14 +268,14 @@ export class StrategyRuntime {
   private readonly queue: Array<() => void> = [];
   private nextId = 1;
   private stopped = false;
-  private readonly command: [string, string[]];
+  private readonly command: (mode: string[]) => [string, string[]];
+  private readonly sessions = new Set<FeatureSession>();
 
   private constructor(private readonly options: RuntimeOptions) {
     const python = options.python ?? process.env.PYTHON ?? '/usr/bin/python3';
     const sandboxed = options.sandbox !== 'none' && canUseBwrap();
-    this.command = sandboxed
-      ? sandboxCommand(python, 'sandbox_runtime.py')
-      : [python, ['-I', join(PYTHON_DIR, 'sandbox_runtime.py')]];
+    this.command = (mode) =>
+      sandboxed ? sandboxCommand(python, 'sandbox_runtime.py', mode) : [python, ['-I', join(PYTHON_DIR, 'sandbox_runtime.py'), ...mode]];
     options.log.info({ sandbox: sandboxed ? 'bwrap' : 'none', python }, 'strategy runtime');
   }
 
@@ -284,7 +289,7 @@ export class StrategyRuntime {
 
   private spawn(): Zygote {
     return new Zygote(
-      this.command,
+      this.command([]),
       (dead) => {
         const i = this.zygotes.indexOf(dead);
         if (i >= 0 && !this.stopped) {
@@ -334,11 +339,25 @@ export class StrategyRuntime {
   async features(code: string, bars: OhlcInput, limits: JobLimits = {}): Promise<FeaturesResult> {
     const { names, rows, payload } = ohlcPayload(bars);
     const { header, payload: out } = await this.run({ op: 'features', code, columns: names, rows }, payload, limits);
-    const columns = header.columns as string[];
-    const outRows = header.rows as number;
-    const copy = new Float64Array(out.length / 8);
-    new Uint8Array(copy.buffer).set(out);
-    return { columns, rows: outRows, values: columns.map((_, i) => copy.subarray(i * outRows, (i + 1) * outRows)) };
+    return decodeFeatures(header, out);
+  }
+
+  /**
+   * A feature session for the code (feature-session.ts): its own sandboxed process whose worker
+   * runs the code once and then serves many features calls warm, apart from the job pool.
+   * Rejects when the code's module level fails. limits apply to each call.
+   */
+  async openSession(code: string, limits: JobLimits = {}): Promise<FeatureSession> {
+    if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
+    const session = new FeatureSession(
+      () => new Zygote(this.command(['session']), () => undefined, this.options.log),
+      code,
+      { timeoutMs: limits.timeoutMs ?? 30_000, memoryMb: limits.memoryMb ?? 1024 },
+      () => this.sessions.delete(session),
+    );
+    this.sessions.add(session);
+    await session.open();
+    return session;
   }
 
   /** Runs the code's strategy_config(); returns what it returned (validate it with the schema). */
@@ -410,14 +429,28 @@ export class StrategyRuntime {
     return this.zygotes.map((z) => z.pid).filter((pid): pid is number => pid !== undefined);
   }
 
+  /** Stops the zygotes and closes every open feature session. */
   stop(): void {
     this.stopped = true;
     for (const z of this.zygotes) z.stop();
+    for (const session of this.sessions) void session.close();
   }
 }
 
+/** A features answer as columns; refuses a payload that does not match the header. */
+export function decodeFeatures(header: Record<string, unknown>, payload: Buffer): FeaturesResult {
+  const columns = header.columns as string[];
+  const rows = header.rows as number;
+  if (!Array.isArray(columns) || !Number.isInteger(rows) || payload.length !== columns.length * rows * 8) {
+    throw new StrategyJobError('crash', 'features answer does not match its layout');
+  }
+  const copy = new Float64Array(columns.length * rows);
+  new Uint8Array(copy.buffer).set(payload);
+  return { columns, rows, values: columns.map((_, i) => copy.subarray(i * rows, (i + 1) * rows)) };
+}
+
 /** The OHLC columns as the protocol's payload: float64 little-endian, column-major. */
-function ohlcPayload(bars: OhlcInput): { names: readonly string[]; rows: number; payload: Buffer } {
+export function ohlcPayload(bars: OhlcInput): { names: readonly string[]; rows: number; payload: Buffer } {
   const names = ['ts', 'open', 'high', 'low', 'close'] as const;
   const rows = bars.ts.length;
   const payload = Buffer.alloc(names.length * rows * 8);

@@ -30,6 +30,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'strategy-runtime': () => import('./strategy-runtime.ts'),
   'train-pipeline': () => import('./train-pipeline.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
+  'signal-delivery': () => import('./signal-delivery.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

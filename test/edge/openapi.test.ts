@@ -18,8 +18,12 @@ const EXPECTED_ROUTES = [
   'GET /api/v1/activity/stream',
 ];
 
-/** Served on purpose without an entry in the document: the document itself and its viewer. */
-const UNDOCUMENTED = (path: string) => path === '/openapi.json' || path === '/api-docs' || path.startsWith('/api-docs/');
+/**
+ * Served on purpose without an entry in the document: the document itself and its viewer, and the
+ * MCP endpoint (a JSON-RPC protocol of its own, named in the document's introduction).
+ */
+const UNDOCUMENTED = (path: string) =>
+  path === '/openapi.json' || path === '/api-docs' || path.startsWith('/api-docs/') || path === '/mcp';
 
 /**
  * Every route the app registered, as "METHOD /path" with {param} placeholders, read from Fastify's

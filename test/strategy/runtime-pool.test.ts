@@ -100,6 +100,12 @@ describe('StrategyRuntime (sandboxed Python pool)', () => {
     });
   }
 
+  it('keeps the protocol when strategy code writes to stdout (the zygote’s channel to Node)', async () => {
+    const noisy = fe(`os.write(1, b'\\x05\\x00\\x00\\x00{"id"')\nprint('x' * 100000)\ndf['x'] = close`, VIA_PANDAS);
+    assert.deepEqual((await runtime.features(noisy, bars)).columns, ['x']);
+    assert.deepEqual((await runtime.features(NORMAL, bars)).columns, ['sma_3', 'range']);
+  });
+
   it('keeps users apart: a job sees nothing a previous job left behind', async () => {
     const leave = `import numpy as np\nimport pandas as pd\nLEFT = 1\n${fe("np.LEFT_BEHIND = 42\npd.DataFrame.hacked = True")}`;
     await runtime.features(leave, bars);

@@ -7,6 +7,12 @@ refuses file, socket, process and other dangerous events, and a wall-clock timeo
 the zygote. The Node side starts the zygote inside bubblewrap (no network, read-only file
 system, private /tmp, new PID namespace) where available.
 
+`sandbox_runtime.py session`: a feature session, one strategy's long-lived features worker (what a
+live actor calls once per bar). Its own bubblewrap process, prepared like a zygote, forks ONE
+worker that runs the code under the same limits, audit hook and import guard as a job child,
+exec's it once and then serves features calls, staying warm. This process watches each call
+(wall clock, CPU time), and replaces a worker that failed a call or ran out of its CPU budget.
+
 Protocol (stdin → stdout), every message is one or two frames:
   frame   = uint32 little-endian length N, then N bytes
   message = a JSON header frame; if header["payload_bytes"] > 0, a raw payload frame follows
@@ -17,6 +23,8 @@ Requests:
       ts (epoch ms), open, high, low, close
   {"id", "op": "config", "code", "timeout_ms", "memory_mb"}
   {"id", "op": "train", "code", "columns", "rows", "train_split"?, "warmup"?, ...}: see trainer.py
+Session requests: {"id", "op": "open", "code", "timeout_ms", "memory_mb"} once (answer: {"ok"} once
+  the worker has run the code's module level), then features requests without code/limits.
 Responses:
   {"id", "ok": true, ...result, "payload_bytes"} [payload]
   {"id", "ok": false, "kind": "refused" | "timeout" | "memory" | "crash" | "error", "error": str}
@@ -51,6 +59,7 @@ import analysis  # noqa: E402  (the analyze job; loaded before any fork like the
 
 STDIN = sys.stdin.buffer
 STDOUT = sys.stdout.buffer
+DEVNULL = os.open(os.devnull, os.O_RDONLY)
 
 # Library code may read its own files (lazy submodule imports); nothing else may be opened.
 READABLE_ROOTS = tuple(
@@ -96,9 +105,16 @@ def write_message(out, header, payload=b""):
     out.flush()
 
 
-def install_limits(header):
-    cpu_s = max(1, int(header.get("timeout_ms", 30_000) / 1000) + 1)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+def cpu_seconds(header):
+    """The CPU-time allowance of one job or call: its timeout, on every thread it may use (a train
+    job's forest fits on trainer.THREADS). The wall-clock timeout is the bound; this is the backstop."""
+    threads = trainer.THREADS if header.get("op") == "train" else 1
+    return max(1, int(header.get("timeout_ms", 30_000) / 1000) * threads + 1)
+
+
+def install_limits(header, cpu_hard=None):
+    cpu_s = cpu_seconds(header)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_hard or cpu_s + 1))
     # Address space: what the zygote already maps (the libraries) plus the job's allowance.
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize:")) * 1024
@@ -174,27 +190,40 @@ STRATEGY_BUILTINS = dict(vars(builtins), __import__=_strategy_import)
 OPS = {"features": run_features, "config": run_config, "train": trainer.run_train, "analyze": analysis.run_analyze}
 
 
+def answer(out, job_id, run):
+    """Runs `run` (strategy code inside) and writes its result or failure as one message; True on success."""
+    try:
+        result, data = run()
+        write_message(out, dict(result, id=job_id, ok=True), data)
+        return True
+    except Refused as e:
+        kind, message = "refused", str(e)
+    except MemoryError:
+        kind, message = "memory", "the strategy ran out of memory"
+    except BaseException as e:  # noqa: BLE001 — anything the strategy raises is its result
+        message = "".join(traceback.format_exception_only(type(e), e)).strip()[:2000]
+        kind = "refused" if "Refused" in message or isinstance(e, PermissionError) else "error"
+    try:
+        write_message(out, {"id": job_id, "ok": False, "kind": kind, "error": message})
+    except BaseException:  # noqa: BLE001
+        pass
+    return False
+
+
+def enter_sandbox(header, cpu_hard=None):
+    """Limits, audit hook and import guard, then the strategy's module level: its namespace."""
+    code = compile(header["code"], "<strategy>", "exec")
+    install_limits(header, cpu_hard)
+    install_audit_hook(code)
+    namespace = {"__name__": "strategy", "__builtins__": STRATEGY_BUILTINS}
+    exec(code, namespace)
+    return namespace
+
+
 def child(header, payload, out_fd):
     out = os.fdopen(out_fd, "wb")
     try:
-        code = compile(header["code"], "<strategy>", "exec")
-        install_limits(header)
-        install_audit_hook(code)
-        namespace = {"__name__": "strategy", "__builtins__": STRATEGY_BUILTINS}
-        exec(code, namespace)
-        result, data = OPS[header["op"]](namespace, header, payload)
-        write_message(out, dict(result, id=header["id"], ok=True), data)
-    except Refused as e:
-        write_message(out, {"id": header["id"], "ok": False, "kind": "refused", "error": str(e)})
-    except MemoryError:
-        write_message(out, {"id": header["id"], "ok": False, "kind": "memory", "error": "the strategy ran out of memory"})
-    except BaseException as e:  # noqa: BLE001 — anything the strategy raises is its result
-        message = "".join(traceback.format_exception_only(type(e), e)).strip()
-        kind = "refused" if "Refused" in message or isinstance(e, PermissionError) else "error"
-        try:
-            write_message(out, {"id": header["id"], "ok": False, "kind": kind, "error": message[:2000]})
-        except BaseException:  # noqa: BLE001
-            pass
+        answer(out, header["id"], lambda: OPS[header["op"]](enter_sandbox(header), header, payload))
     finally:
         # Close the answer before exiting: tearing down a large address space takes milliseconds,
         # and the zygote should not wait for it to see the end of the answer.
@@ -205,14 +234,39 @@ def child(header, payload, out_fd):
         os._exit(0)
 
 
-def read_fd_exact(fd, n):
+def isolate_stdio():
+    """A child's stdin and stdout are the zygote's channel to Node: strategy code must not read
+    requests or write answers there (a print() would corrupt the stream). stdout goes to stderr."""
+    os.dup2(DEVNULL, 0)
+    os.dup2(2, 1)
+
+
+def read_fd_exact(fd, n, deadline=None):
+    """n bytes from fd; EOFError when it closes first, TimeoutError past the deadline (monotonic)."""
     data = b""
     while len(data) < n:
-        chunk = os.read(fd, n - len(data))
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+        chunk = os.read(fd, min(n - len(data), 1 << 20))
         if not chunk:
             raise EOFError
         data += chunk
     return data
+
+
+def read_fd_message(fd, deadline=None):
+    """One message from fd: (header, payload). ValueError when the header is not JSON."""
+    (n,) = struct.unpack("<I", read_fd_exact(fd, 4, deadline))
+    header = json.loads(read_fd_exact(fd, n, deadline))
+    if not isinstance(header, dict):
+        raise ValueError("header is not an object")
+    payload = b""
+    if header.get("payload_bytes", 0) > 0:
+        (m,) = struct.unpack("<I", read_fd_exact(fd, 4, deadline))
+        payload = read_fd_exact(fd, m, deadline)
+    return header, payload
 
 
 class Spare:
@@ -229,13 +283,9 @@ class Spare:
             os.close(self.result_r)
             for fd in inherited:  # another job's answer pipe: not ours to hold
                 os.close(fd)
+            isolate_stdio()
             try:
-                (n,) = struct.unpack("<I", read_fd_exact(job_r, 4))
-                header = json.loads(read_fd_exact(job_r, n))
-                payload = b""
-                if header.get("payload_bytes", 0) > 0:
-                    (m,) = struct.unpack("<I", read_fd_exact(job_r, 4))
-                    payload = read_fd_exact(job_r, m)
+                header, payload = read_fd_message(job_r)
             except BaseException:  # noqa: BLE001 — the zygote went away: nothing to do
                 os._exit(0)
             os.close(job_r)
@@ -244,11 +294,8 @@ class Spare:
         os.close(result_w)
 
     def hand(self, header, payload):
-        raw = json.dumps(dict(header, payload_bytes=len(payload))).encode()
         with os.fdopen(self.job_w, "wb") as w:
-            w.write(struct.pack("<I", len(raw)) + raw)
-            if payload:
-                w.write(struct.pack("<I", len(payload)) + payload)
+            write_message(w, header, payload)
 
 
 zombies = []
@@ -288,18 +335,26 @@ def collect(header, spare):
     if timed_out:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        return {"id": header["id"], "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {header.get('timeout_ms', 30_000)} ms"}, b""
+        return timeout_failure(header["id"], header.get("timeout_ms", 30_000)), b""
     if answer:
         # The answer is a complete framed message: hand it on; the child is reaped later.
         zombies.append(pid)
         return None, answer
-    _, status = os.waitpid(pid, 0)
+    return died(header["id"], os.waitpid(pid, 0)[1]), b""
+
+
+def died(job_id, status):
+    """The failure message for a child that exited without an answer."""
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     if sig in (signal.SIGXCPU, signal.SIGKILL):
-        return {"id": header["id"], "ok": False, "kind": "timeout", "error": "the strategy used up its CPU time"}, b""
+        return {"id": job_id, "ok": False, "kind": "timeout", "error": "the strategy used up its CPU time"}
     if sig in (signal.SIGSEGV, signal.SIGABRT):
-        return {"id": header["id"], "ok": False, "kind": "memory", "error": "the strategy crashed (out of memory?)"}, b""
-    return {"id": header["id"], "ok": False, "kind": "crash", "error": f"the strategy process died ({status})"}, b""
+        return {"id": job_id, "ok": False, "kind": "memory", "error": "the strategy crashed (out of memory?)"}
+    return {"id": job_id, "ok": False, "kind": "crash", "error": f"the strategy process died ({status})"}
+
+
+def timeout_failure(job_id, timeout_ms):
+    return {"id": job_id, "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {timeout_ms} ms"}
 
 
 def warm_up():
@@ -352,5 +407,147 @@ def main():
             write_message(STDOUT, result, raw)
 
 
+# -- feature sessions -------------------------------------------------------------------------
+
+SESSION_CPU_S = 600  # CPU seconds one session worker may use in all; then a fresh one takes over
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def serve_session(opening, job_r, out, cpu_hard):
+    """A session worker: exec's the code once under a job child's limits, audit hook and import
+    guard, answers "ready", then serves features calls until one fails (its state is not trusted
+    after a refusal or a MemoryError: it exits, and the session forks a fresh worker)."""
+    holder = {}
+
+    def enter():
+        holder["namespace"] = enter_sandbox(opening, cpu_hard)
+        return {"ready": True}, b""
+
+    ok = answer(out, opening["id"], enter)
+    while ok:
+        try:
+            header, payload = read_fd_message(job_r)
+        except BaseException:  # noqa: BLE001 — the session process went away
+            break
+        ok = answer(out, header["id"], lambda: run_features(holder["namespace"], header, payload))
+    out.close()
+    os._exit(0)
+
+
+class Session:
+    """One strategy's features worker, and its supervision: the wall-clock timeout of each call,
+    the CPU-time soft limit moved before each call, a fresh worker after a failure."""
+
+    def __init__(self, opening):
+        self.opening = opening
+        self.timeout_ms = opening.get("timeout_ms", 30_000)
+        self.cpu_s = cpu_seconds(opening)
+        self.pid = None  # the worker's, while one runs
+
+    def start(self):
+        """Forks a fresh worker; None once it has run the code's module level, else the failure."""
+        job_r, self.job_w = os.pipe()
+        self.result_r, result_w = os.pipe()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            for fd in (job_r, self.job_w, self.result_r, result_w):
+                os.close(fd)
+            raise
+        if self.pid == 0:
+            os.close(self.job_w)
+            os.close(self.result_r)
+            isolate_stdio()
+            serve_session(self.opening, job_r, os.fdopen(result_w, "wb"), self.cpu_s + SESSION_CPU_S)
+        os.close(job_r)
+        os.close(result_w)
+        ready, _ = self.exchange(None, b"")
+        return None if ready.get("ok") else ready
+
+    def end(self, how):
+        """Closes the worker's pipes. how: "kill" (returns the wait status), "later" (it is exiting
+        by itself; reaped later) or "reaped"."""
+        pid, self.pid = self.pid, None
+        os.close(self.job_w)
+        os.close(self.result_r)
+        if how == "later":
+            zombies.append(pid)
+        elif how == "kill":
+            os.kill(pid, signal.SIGKILL)
+            return os.waitpid(pid, 0)[1]
+        return None
+
+    def exchange(self, header, payload):
+        """Sends one request (None: none, the "ready" is due) and reads the answer in the call's time."""
+        deadline = time.monotonic() + self.timeout_ms / 1000
+        try:
+            if header is not None:
+                with os.fdopen(os.dup(self.job_w), "wb") as w:
+                    write_message(w, header, payload)
+            result, data = read_fd_message(self.result_r, deadline)
+        except TimeoutError:
+            self.end("kill")
+            return timeout_failure(None, self.timeout_ms), b""
+        except (EOFError, OSError):  # it died
+            return died(None, self.end("kill")), b""
+        except (ValueError, struct.error):  # it wrote something else than a message
+            self.end("kill")
+            return {"ok": False, "kind": "crash", "error": "the strategy process wrote a malformed answer"}, b""
+        if not result.get("ok"):
+            self.end("later")
+        return result, data
+
+    def features(self, header, payload):
+        if self.pid is not None and os.waitpid(self.pid, os.WNOHANG)[0]:
+            self.end("reaped")  # died between calls (e.g. a thread it left behind used up its CPU time)
+        if self.pid is not None:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            used = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+            if used + self.cpu_s + 1 > self.cpu_s + SESSION_CPU_S:
+                self.end("kill")  # its CPU budget is spent: a fresh worker takes over
+        if self.pid is None:
+            failure = self.start()
+            if failure:
+                return failure, b""
+            used = 0
+        # This call's CPU time: the soft limit (SIGXCPU) moves to what the worker used so far plus
+        # the call's allowance; the hard limit stays its lifetime budget.
+        resource.prlimit(self.pid, resource.RLIMIT_CPU, (int(used) + self.cpu_s + 1, self.cpu_s + SESSION_CPU_S))
+        return self.exchange(header, payload)
+
+
+def session_main():
+    warm_up()
+    gc.freeze()
+    write_message(STDOUT, {"id": 0, "ok": True, "ready": True, "pid": os.getpid()})
+    session = None
+    while True:
+        try:
+            header = json.loads(read_frame())
+            payload = read_frame() if header.get("payload_bytes", 0) > 0 else b""
+        except EOFError:
+            return
+        reap()
+        op = header.get("op")
+        try:
+            if op == "open" and session is None:
+                session = Session({k: header[k] for k in ("id", "code", "timeout_ms", "memory_mb") if k in header})
+                result, data = session.start() or {"ok": True}, b""
+            elif op == "features" and session is not None:
+                result, data = session.features(header, payload)
+            else:
+                result, data = {"ok": False, "kind": "error", "error": f"a session does not serve {op}"}, b""
+        except OSError as e:  # e.g. fork failed: this call fails, the next one tries again
+            result, data = {"ok": False, "kind": "crash", "error": f"the session could not run the call: {e}"}, b""
+        # Relayed under the request's id, whatever id the worker wrote.
+        write_message(STDOUT, dict(result, id=header.get("id")), data)
+        if op == "features" and session is not None and session.pid is None:
+            try:  # replace a failed worker while Node has the answer (a failure shows on the next call)
+                session.start()
+            except OSError:
+                pass
+
+
 if __name__ == "__main__":
-    main()
+    session_main() if sys.argv[1:] == ["session"] else main()

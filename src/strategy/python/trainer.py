@@ -25,9 +25,13 @@ Rows after warm-up within the trained span, n = fit_rows - warmup; h = target_ho
 then h purged rows (their targets overlap the test period), then the test rows:
 rows_train + h + rows_test = m.
 
-Determinism: one thread, random_state 42, xgboost's hist method; the same request gives the same
-model bytes.
+Determinism: random_state 42, xgboost's hist method (one thread); the same request gives the same
+model bytes. Forests fit on THREADS threads: sklearn draws every tree's seed before the fit, so the
+trees do not depend on which thread builds them; p(up) is predicted on row chunks, each summing its
+trees in order (see _predict_proba).
 """
+import concurrent.futures
+import contextlib
 import math
 import os
 import warnings
@@ -38,6 +42,8 @@ import sklearn.ensemble
 import sklearn.linear_model
 import sklearn.tree
 import xgboost
+from joblib import parallel_backend
+from joblib._parallel_backends import ThreadingBackend
 
 from onnx_export import export_model
 
@@ -48,6 +54,10 @@ SET_BY_US = ("n_jobs", "random_state", "verbosity", "verbose", "nthread", "seed"
 MAX_ESTIMATORS = 500
 MAX_DEPTH = 16
 MIN_TRAIN_ROWS = 50
+# Threads of a forest's fit: the cores this process may use, at most 4 (the sandbox scales the
+# job's CPU-time limit by it). Set by us: model_params.n_jobs is refused.
+THREADS = max(1, min(4, len(os.sched_getaffinity(0))))
+FORESTS = (sklearn.ensemble.RandomForestClassifier, sklearn.ensemble.ExtraTreesClassifier)
 
 _XGB_DIR = os.path.dirname(os.path.realpath(xgboost.__file__)) + os.sep
 _CTYPES_DIR = os.path.dirname(os.path.realpath(__import__("ctypes").__file__)) + os.sep
@@ -144,7 +154,8 @@ def _check_config(config):
 
 def build_model(model_type, params):
     """The estimator for model_type, with our threads and seed (the user's params otherwise as given)."""
-    forest = dict(params, n_jobs=1, random_state=SEED)
+    # Forests fit on THREADS threads, but only inside fit_threads(); _predict_proba resets n_jobs.
+    forest = dict(params, n_jobs=THREADS, random_state=SEED)
     # Depth unbounded would grow the ONNX graph and live scoring as 2^depth; the schema refuses
     # None, so an omitted max_depth gets the cap rather than sklearn's unbounded default.
     forest.setdefault("max_depth", MAX_DEPTH)
@@ -160,9 +171,74 @@ def build_model(model_type, params):
     if model_type == "LogisticRegression":
         return sklearn.linear_model.LogisticRegression(**dict(params, n_jobs=1, random_state=SEED))
     if model_type == "XGBClassifier":
-        # n_jobs is xgboost's sklearn name for nthread (passing both makes xgboost warn).
+        # n_jobs is xgboost's sklearn name for nthread (passing both makes xgboost warn). One
+        # thread: OpenMP in a process forked from a zygote that already ran it is not to be trusted.
         return xgboost.XGBClassifier(**dict(params, n_jobs=1, random_state=SEED, tree_method="hist", eval_metric="logloss", verbosity=0))
     raise ValueError(f"model_type {model_type!r} is not one the trainer supports")
+
+
+class _ThreadPool:
+    """What joblib's threading backend uses of multiprocessing.pool.ThreadPool, on plain threads.
+
+    ThreadPool creates a multiprocessing SimpleQueue: a pipe and a named POSIX semaphore, i.e. a
+    file written in /dev/shm, which RLIMIT_FSIZE=0 refuses (EFBIG) and the sandbox should not
+    allow anyway. concurrent.futures threads need no file, pipe, process or audit exception."""
+
+    def __init__(self, n_threads):
+        self._executor = concurrent.futures.ThreadPoolExecutor(n_threads, thread_name_prefix="fit")
+
+    def apply_async(self, func, callback=None):
+        future = self._executor.submit(func)
+        if callback is not None:  # as ThreadPool: on success only, with the result
+            future.add_done_callback(lambda f: f.exception() is None and callback(f.result()))
+        future.get = future.result  # ApplyResult.get(timeout)
+        return future
+
+    def close(self):
+        pass
+
+    def terminate(self):
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class _SandboxThreadingBackend(ThreadingBackend):
+    """joblib's threading backend (what sklearn's forests ask for) on _ThreadPool; never loky."""
+
+    def effective_n_jobs(self, n_jobs):
+        return max(1, min(int(n_jobs or 1), THREADS))
+
+    def _get_pool(self):
+        if self._pool is None:
+            self._pool = _ThreadPool(self._n_jobs)
+        return self._pool
+
+
+@contextlib.contextmanager
+def fit_threads():
+    """The trainer's own fit runs inside this: joblib.Parallel calls in this thread use our
+    threading backend. Strategy code never runs inside it (features and config come before)."""
+    with parallel_backend(_SandboxThreadingBackend(), n_jobs=THREADS):
+        yield
+
+
+def _fit(model, X, y):
+    if isinstance(model, FORESTS) and THREADS > 1:
+        with fit_threads():
+            return model.fit(X, y)
+    return model.fit(X, y)
+
+
+def _predict_proba(model, X):
+    """predict_proba, for the forests on THREADS row chunks at once. Each chunk runs the model's
+    single-threaded predict_proba, which adds the trees in order: every row's sum is bit for bit
+    that of n_jobs=1 (sklearn's threaded predict_proba adds trees in the order threads finish)."""
+    if not isinstance(model, FORESTS):
+        return model.predict_proba(X)
+    model.set_params(n_jobs=1)  # also for feature_importances_, computed after this
+    if THREADS == 1 or len(X) < 4096:
+        return model.predict_proba(X)
+    with concurrent.futures.ThreadPoolExecutor(THREADS, thread_name_prefix="predict") as pool:
+        return np.concatenate(list(pool.map(model.predict_proba, np.array_split(X, THREADS))))
 
 
 def _importance(model, names):
@@ -207,8 +283,8 @@ def run_train(namespace, header, payload):
     model = build_model(config.get("model_type"), params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model.fit(Xw[:rows_train], y[:rows_train])
-        proba = np.asarray(model.predict_proba(Xw), dtype="<f8")[:, -1].copy()
+        _fit(model, Xw[:rows_train], y[:rows_train])
+        proba = np.asarray(_predict_proba(model, Xw), dtype="<f8")[:, -1].copy()
     onnx = export_model(model, len(names))
     up = proba > 0.5
     acc_train = float(np.mean(up[:rows_train] == y[:rows_train]))
@@ -241,8 +317,8 @@ def _prewarm():
     for model_type, params in (("XGBClassifier", {"n_estimators": 2}), ("RandomForestClassifier", {"n_estimators": 2}),
                                ("ExtraTreesClassifier", {"n_estimators": 2}), ("GradientBoostingClassifier", {"n_estimators": 2}),
                                ("AdaBoostClassifier", {"n_estimators": 2}), ("LogisticRegression", {})):
-        model = build_model(model_type, params).fit(X, y)
-        model.predict_proba(X)
+        model = _fit(build_model(model_type, params), X, y)
+        _predict_proba(model, X)
         _importance(model, ["a", "b", "c"])
         export_model(model, 3)
 

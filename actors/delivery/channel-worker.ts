@@ -1,0 +1,351 @@
+import { StaleRevisionError, type JsonKv } from '../../src/bus/index.ts';
+import { deadKey, nextAttemptAt, stateKey, type RetryPolicy, type SignalLog } from '../../src/delivery/index.ts';
+import type { Logger } from '../../src/log.ts';
+import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryState } from '../../schemas/delivery.ts';
+import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import type { DeliveryBuckets } from '../../schemas/messages.ts';
+import type { ChannelSender, Semaphore, SendOutcome } from './types.ts';
+
+export interface ChannelWorkerDeps {
+  channel: DeliveryChannel;
+  deploymentId: string;
+  userId: number;
+  state: JsonKv<typeof DeliveryBuckets.state.schema>;
+  dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
+  signals: Pick<SignalLog, 'next'>;
+  /** The deployment as it is now (null once it is gone). */
+  deployment: () => DeploymentRecord | null;
+  sender: ChannelSender;
+  limit: Semaphore;
+  policy: RetryPolicy;
+  log: Logger;
+  onDelivered?: (event: SignalEvent, channel: DeliveryChannel) => void;
+  now?: () => number;
+  random?: () => number;
+}
+
+interface Item {
+  seq: number;
+  /** null when the stored message is not a valid SignalEvent (it is skipped). */
+  event: SignalEvent | null;
+  /** A dead letter being replayed (else the next signal of the stream). */
+  replay: boolean;
+}
+
+/** Signals held in memory ahead of delivery; past this the worker reads them from the stream instead. */
+const MAX_BUFFER = 5_000;
+
+/**
+ * Delivers one channel of one deployment, strictly in order: the signal at the head is retried
+ * (backoff, jitter) until it is delivered or its retry window ends, and only then does the next
+ * one go. Queued replays of dead letters go before newer signals. Everything that must survive a
+ * restart (cursor, the failing attempt, the replay queue) is in KV; signals themselves are read
+ * from the SIGNALS stream, or taken from the durable consumer's pushes once caught up.
+ */
+export class ChannelWorker {
+  private state!: DeliveryState;
+  private revision = 0;
+  private buffer: Array<{ seq: number; event: SignalEvent | null }> = [];
+  /** Caught up with the stream: new signals arrive through push(). */
+  private live = false;
+  private dirty = false;
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private done: Promise<void> = Promise.resolve();
+  /** The chain of state writes (one at a time) and the transitions not yet written. */
+  private writes: Promise<void> = Promise.resolve();
+  private readonly unwritten: Array<(s: DeliveryState) => DeliveryState> = [];
+  private readonly key: string;
+  private readonly now: () => number;
+
+  private constructor(private readonly deps: ChannelWorkerDeps) {
+    this.key = stateKey(deps.channel, deps.deploymentId);
+    this.now = deps.now ?? Date.now;
+  }
+
+  /**
+   * Loads (or creates) the channel's state and starts delivering. A new state starts at the
+   * deployment's first signal: its subject holds only its own signals (a deployment id is new
+   * on every deploy), so nothing published before the worker existed is skipped.
+   */
+  static async open(deps: ChannelWorkerDeps): Promise<ChannelWorker> {
+    const worker = new ChannelWorker(deps);
+    await worker.load();
+    worker.done = worker.loop();
+    return worker;
+  }
+
+  private async load(): Promise<void> {
+    const found = await this.deps.state.get(this.key);
+    if (found) {
+      this.state = found.value;
+      this.revision = found.revision;
+      return;
+    }
+    const initial: DeliveryState = {
+      deployment_id: this.deps.deploymentId,
+      channel: this.deps.channel,
+      user_id: this.deps.userId,
+      cursor: 0,
+      delivered: 0,
+      dead_lettered: 0,
+      last_delivered_at: null,
+      last_delivered_id: null,
+      current: null,
+      replay: [],
+      disabled: null,
+      updated_at: this.now(),
+    };
+    const revision = await this.deps.state.create(this.key, initial);
+    if (revision === false) return this.load();
+    this.state = initial;
+    this.revision = revision;
+  }
+
+  /** A signal of this deployment seen by the consumer (in stream order). */
+  push(seq: number, event: SignalEvent | null): void {
+    if (seq <= this.state.cursor) return;
+    const last = this.buffer.at(-1);
+    if (last && seq <= last.seq) return;
+    this.buffer.push({ seq, event });
+    if (this.buffer.length > MAX_BUFFER) {
+      this.buffer = [];
+      this.live = false;
+    }
+    this.wake?.();
+  }
+
+  /** The state changed elsewhere (a replay): read it again before the next step. */
+  kick(): void {
+    this.dirty = true;
+    this.wake?.();
+  }
+
+  /** A snapshot of where the channel stands. */
+  get snapshot(): DeliveryState {
+    return this.state;
+  }
+
+  /** Stops after the step in progress; gives up waiting on it after `graceMs`. */
+  async stop(graceMs = 2_000): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.done.then(() => this.writes.catch(() => undefined)), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  private idle(ms?: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(finish, Math.max(0, ms));
+      const self = this;
+      function finish() {
+        clearTimeout(timer);
+        if (self.wake === finish) self.wake = null;
+        resolve();
+      }
+      this.wake = finish;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.step();
+      } catch (err) {
+        this.deps.log.warn({ deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message }, 'delivery step failed');
+        await this.idle(1_000);
+      }
+    }
+  }
+
+  private async step(): Promise<void> {
+    if (this.dirty) {
+      this.dirty = false;
+      await this.writes.catch(() => undefined);
+      const found = await this.deps.state.get(this.key);
+      if (found) {
+        this.state = found.value;
+        this.revision = found.revision;
+      }
+    }
+    const deployment = this.deps.deployment();
+    if (!deployment || !deployment.channels.includes(this.deps.channel)) return this.idle();
+    const item = await this.nextItem();
+    if (!item) return this.idle();
+    if (!item.event) {
+      this.deps.log.warn({ deployment_id: this.deps.deploymentId, seq: item.seq }, 'skipping a stored signal that is not a valid SignalEvent');
+      return this.commit((s) => ({ ...s, cursor: Math.max(s.cursor, item.seq), updated_at: this.now() }));
+    }
+    const current = this.currentFor(item);
+    if (current && current.next_attempt_at > this.now()) return this.idle(current.next_attempt_at - this.now());
+    if (this.state.disabled) return this.deadLetter(item, item.event, current, { error: this.state.disabled.reason, status: null });
+
+    const event = item.event;
+    const outcome = await this.deps.limit.run(() => this.deps.sender.send(event, deployment));
+    if (outcome.ok) return this.delivered(item, event);
+    if (outcome.gone) {
+      const reason = `receiver answered 410 Gone at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
+      return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
+    }
+    return this.failed(item, event, current, outcome);
+  }
+
+  /** The failing-attempt record if it is about this item. */
+  private currentFor(item: Item): AttemptRecord | null {
+    const c = this.state.current;
+    return c && c.seq === item.seq && c.replay === item.replay ? c : null;
+  }
+
+  private async nextItem(): Promise<Item | null> {
+    const current = this.state.current;
+    if (current?.replay || (!current && this.state.replay.length > 0)) {
+      const seq = current?.replay ? current.seq : this.state.replay[0]!;
+      const letter = await this.deps.dead.get(deadKey(this.deps.channel, this.deps.deploymentId, seq));
+      if (letter) return { seq, event: letter.value.signal, replay: true };
+      // Expired or removed: nothing left to replay for it.
+      await this.commit((s) => ({
+        ...s,
+        replay: s.replay.filter((x) => x !== seq),
+        current: s.current?.replay && s.current.seq === seq ? null : s.current,
+        updated_at: this.now(),
+      }));
+      return this.nextItem();
+    }
+    while (this.buffer.length > 0 && this.buffer[0]!.seq <= this.state.cursor) this.buffer.shift();
+    if (!this.live) {
+      const stored = await this.deps.signals.next(this.deps.deploymentId, this.state.cursor + 1);
+      if (stored) return { ...stored, replay: false };
+      this.live = true;
+    }
+    const head = this.buffer[0];
+    return head ? { ...head, replay: false } : null;
+  }
+
+  /**
+   * Applies a state transition in memory and writes it to KV: compare-and-set on the revision
+   * this worker holds, merged with the other writer's change on conflict (a replay). Writes go
+   * one at a time; transitions made while one is in flight are written together by the next.
+   * With `wait` false the caller goes on before the write lands (a delivery: a crash before it
+   * lands means that signal is sent again, which receivers de-duplicate by webhook-id).
+   */
+  private commit(change: (s: DeliveryState) => DeliveryState, wait = true): Promise<void> {
+    this.state = change(this.state);
+    this.unwritten.push(change);
+    const write = (this.writes = this.writes.catch(() => undefined).then(() => this.flush()));
+    if (wait) return write;
+    write.catch((err: unknown) =>
+      this.deps.log.warn({ deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message }, 'delivery state write failed'),
+    );
+    return Promise.resolve();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.unwritten.length === 0) return;
+    const changes = this.unwritten.splice(0);
+    const target = this.state;
+    try {
+      this.revision = await this.deps.state.update(this.key, target, this.revision);
+    } catch (err) {
+      if (!(err instanceof StaleRevisionError)) {
+        this.unwritten.unshift(...changes);
+        throw err;
+      }
+      const merged = await this.deps.state.mutate(this.key, (cur) => changes.reduce((s, f) => f(s), cur ?? target));
+      this.revision = merged.revision;
+      // Transitions made meanwhile apply on top of the merged state.
+      this.state = this.unwritten.reduce((s, f) => f(s), merged.value);
+    }
+  }
+
+  /** The item is done with (delivered or dead): the cursor or the replay queue moves past it. */
+  private pastItem(s: DeliveryState, item: Item): Pick<DeliveryState, 'cursor' | 'replay' | 'current'> {
+    return {
+      cursor: item.replay ? s.cursor : Math.max(s.cursor, item.seq),
+      replay: item.replay ? s.replay.filter((x) => x !== item.seq) : s.replay,
+      current: s.current && s.current.seq === item.seq && s.current.replay === item.replay ? null : s.current,
+    };
+  }
+
+  private async delivered(item: Item, event: SignalEvent): Promise<void> {
+    const now = this.now();
+    await this.commit(
+      (s) => ({
+        ...s,
+        ...this.pastItem(s, item),
+        delivered: s.delivered + 1,
+        last_delivered_at: now,
+        last_delivered_id: event.id,
+        updated_at: now,
+      }),
+      item.replay,
+    );
+    if (item.replay) await this.deps.dead.delete(deadKey(this.deps.channel, this.deps.deploymentId, item.seq));
+    this.deps.onDelivered?.(event, this.deps.channel);
+  }
+
+  private async failed(item: Item, event: SignalEvent, current: AttemptRecord | null, outcome: Extract<SendOutcome, { ok: false }>): Promise<void> {
+    const now = this.now();
+    const attempts = (current?.attempts ?? 0) + 1;
+    const first = current?.first_attempt_at ?? now;
+    const next = nextAttemptAt(this.deps.policy, first, attempts, now, this.deps.random);
+    if (next === null) return this.deadLetter(item, event, { attempts, first_attempt_at: first }, outcome, undefined, true);
+    const attempt: AttemptRecord = {
+      seq: item.seq,
+      signal_id: event.id,
+      replay: item.replay,
+      attempts,
+      first_attempt_at: first,
+      last_attempt_at: now,
+      next_attempt_at: next,
+      last_error: outcome.error,
+      last_status: outcome.status,
+    };
+    await this.commit((s) => ({ ...s, current: attempt, updated_at: now }));
+    this.deps.log.info(
+      { deployment_id: this.deps.deploymentId, channel: this.deps.channel, signal_id: event.id, attempts, retry_in_ms: next - now, error: outcome.error },
+      'delivery failed; will retry',
+    );
+  }
+
+  /**
+   * Moves the item to the dead letters (its record first, so a crash in between retries it
+   * rather than losing it), then past it in the queue.
+   */
+  private async deadLetter(
+    item: Item,
+    event: SignalEvent,
+    attempt: Pick<AttemptRecord, 'attempts' | 'first_attempt_at'> | null,
+    outcome: { error: string; status: number | null },
+    disable?: { reason: string; at: number },
+    counted = false,
+  ): Promise<void> {
+    const now = this.now();
+    const attempts = counted ? (attempt?.attempts ?? 1) : (attempt?.attempts ?? 0) + (disable ? 1 : 0);
+    const record: DeadLetterRecord = {
+      deployment_id: this.deps.deploymentId,
+      channel: this.deps.channel,
+      seq: item.seq,
+      signal: event,
+      attempts,
+      first_attempt_at: attempt?.first_attempt_at ?? (attempts > 0 ? now : null),
+      died_at: now,
+      last_error: outcome.error,
+      last_status: outcome.status,
+      status: 'dead',
+    };
+    await this.deps.dead.put(deadKey(this.deps.channel, this.deps.deploymentId, item.seq), record);
+    await this.commit((s) => ({
+      ...s,
+      ...this.pastItem(s, item),
+      dead_lettered: s.dead_lettered + (item.replay ? 0 : 1),
+      ...(disable ? { disabled: disable } : {}),
+      updated_at: now,
+    }));
+    this.deps.log.warn(
+      { deployment_id: this.deps.deploymentId, channel: this.deps.channel, signal_id: event.id, attempts, error: outcome.error },
+      'signal moved to the dead letters',
+    );
+  }
+}

@@ -1,0 +1,296 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { nanos, type Subscription } from '@nats-io/transport-node';
+import { ensureStream, openBucket, type Bus, type JsonKv } from '../../src/bus/index.ts';
+import type { Config } from '../../src/config.ts';
+import {
+  buildPairing,
+  parseSignal,
+  SignalLog,
+  telegramWebhookSecret,
+  DEFAULT_JITTER,
+  type HostLookup,
+  type RetryPolicy,
+} from '../../src/delivery/index.ts';
+import type { Logger } from '../../src/log.ts';
+import { DELIVERY_CHANNELS, DeliveryKick, type DeliveryChannel } from '../../schemas/delivery.ts';
+import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import { Buckets, DELIVERY_CONSUMER, DeliveryBuckets, DeliverySubjects, Streams } from '../../schemas/messages.ts';
+import { ChannelWorker } from './channel-worker.ts';
+import { ChatPacer } from './chat-pacer.ts';
+import { TelegramBot, TelegramSender } from './telegram.ts';
+import { Semaphore, type ChannelSender } from './types.ts';
+import { WebhookSender } from './webhook-sender.ts';
+
+export type DeliveryConfig = Pick<
+  Config,
+  | 'NATS_REPLICAS'
+  | 'WEBHOOK_ALLOW_PRIVATE'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_RETRY_BASE_MS'
+  | 'WEBHOOK_RETRY_MAX_MS'
+  | 'WEBHOOK_RETRY_WINDOW_MS'
+  | 'DELIVERY_CONCURRENCY'
+  | 'TELEGRAM_BOT_TOKEN'
+  | 'TELEGRAM_API_ROOT'
+  | 'TELEGRAM_MODE'
+  | 'TELEGRAM_WEBHOOK_URL'
+  | 'TELEGRAM_CHAT_INTERVAL_MS'
+  | 'TELEGRAM_GLOBAL_PER_SEC'
+>;
+
+export interface DeliveryActorDeps {
+  bus: Bus;
+  config: DeliveryConfig;
+  log: Logger;
+  /** Host name resolver for webhook targets (the system's by default). */
+  lookup?: HostLookup;
+}
+
+export interface DeliveryStats {
+  delivered: Record<DeliveryChannel, number>;
+  workers: number;
+  messenger: boolean;
+}
+
+/** A deployment unknown when its signal arrives is looked up again this often, this many times. */
+const UNKNOWN_RETRY_MS = 500;
+const UNKNOWN_MAX_DELIVERIES = 10;
+
+/**
+ * The delivery actor: follows SIGNALS through a durable consumer and hands each signal to one
+ * ordered worker per (channel, deployment); the workers push to webhooks and Telegram with
+ * retries, dead letters and replay. Deployments come from a watch of `sf_deployments`.
+ */
+export class DeliveryActor {
+  private readonly byId = new Map<string, DeploymentRecord>();
+  private readonly idOfKey = new Map<string, string>();
+  private readonly workers = new Map<string, Promise<ChannelWorker>>();
+  private readonly senders = new Map<DeliveryChannel, ChannelSender>();
+  private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0 };
+  private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
+  private watch: { stop(): void } | null = null;
+  private messages: ConsumerMessages | null = null;
+  private kicks: Subscription | null = null;
+  private bot: TelegramBot | null = null;
+  private consuming: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  private constructor(
+    private readonly deps: DeliveryActorDeps,
+    private readonly kv: {
+      deployments: JsonKv<typeof Buckets.deployments.schema>;
+      state: JsonKv<typeof DeliveryBuckets.state.schema>;
+      dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
+    },
+    private readonly policy: RetryPolicy,
+    private readonly limit: Semaphore,
+    private readonly signals: SignalLog,
+  ) {}
+
+  static async start(deps: DeliveryActorDeps): Promise<DeliveryActor> {
+    const { bus, config } = deps;
+    const r = config.NATS_REPLICAS;
+    await ensureStream(bus, Streams.signals, r);
+    const [deployments, state, dead] = await Promise.all([
+      openBucket(bus, Buckets.deployments, r),
+      openBucket(bus, DeliveryBuckets.state, r),
+      openBucket(bus, DeliveryBuckets.dead, r),
+    ]);
+    const policy: RetryPolicy = {
+      baseMs: config.WEBHOOK_RETRY_BASE_MS,
+      maxMs: config.WEBHOOK_RETRY_MAX_MS,
+      windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
+      jitter: DEFAULT_JITTER,
+    };
+    const actor = new DeliveryActor(deps, { deployments, state, dead }, policy, new Semaphore(config.DELIVERY_CONCURRENCY), new SignalLog(bus));
+    try {
+      await actor.run();
+    } catch (err) {
+      await actor.stop();
+      throw err;
+    }
+    return actor;
+  }
+
+  private async run(): Promise<void> {
+    const { bus, config, log } = this.deps;
+    this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
+    const pairing = await buildPairing(bus, config);
+    if (pairing && config.TELEGRAM_BOT_TOKEN) {
+      if (config.TELEGRAM_MODE === 'webhook' && !config.TELEGRAM_WEBHOOK_URL) {
+        throw new Error('TELEGRAM_MODE=webhook needs TELEGRAM_WEBHOOK_URL (the public URL of /api/v1/messenger/telegram-webhook)');
+      }
+      this.bot = new TelegramBot({
+        token: config.TELEGRAM_BOT_TOKEN,
+        apiRoot: config.TELEGRAM_API_ROOT,
+        mode: config.TELEGRAM_MODE,
+        ...(config.TELEGRAM_WEBHOOK_URL ? { webhookUrl: config.TELEGRAM_WEBHOOK_URL } : {}),
+        webhookSecret: telegramWebhookSecret(config.TELEGRAM_BOT_TOKEN),
+        pairing,
+        bus,
+        log,
+      });
+      this.bot.start();
+      const pacer = new ChatPacer({ chatIntervalMs: config.TELEGRAM_CHAT_INTERVAL_MS, globalPerSecond: config.TELEGRAM_GLOBAL_PER_SEC });
+      this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
+    }
+
+    // Deployments: an index by deployment id, kept by a watch.
+    const watch = await this.kv.deployments.watch((key, value) => {
+      const previous = this.idOfKey.get(key);
+      if (previous && previous !== value?.deployment_id) {
+        this.byId.delete(previous);
+        void this.retire(previous);
+      }
+      if (value) {
+        this.byId.set(value.deployment_id, value);
+        this.idOfKey.set(key, value.deployment_id);
+      } else {
+        this.idOfKey.delete(key);
+      }
+    });
+    this.watch = watch;
+    await watch.ready;
+
+    // Where delivery stood before a restart: resume every channel that still has a deployment.
+    for (const key of await this.kv.state.keys()) {
+      const dot = key.indexOf('.');
+      const channel = key.slice(0, dot) as DeliveryChannel;
+      const deploymentId = key.slice(dot + 1);
+      const deployment = this.byId.get(deploymentId);
+      if (!deployment) {
+        await this.kv.state.delete(key).catch(() => undefined);
+      } else if (DELIVERY_CHANNELS.includes(channel) && deployment.channels.includes(channel) && this.senders.has(channel)) {
+        await this.worker(channel, deployment);
+      }
+    }
+
+    this.kicks = bus.nc.subscribe(DeliverySubjects.allKicks, {
+      callback: (err, msg) => {
+        if (err) return;
+        const parsed = DeliveryKick.safeParse(msg.json());
+        if (!parsed.success) return;
+        const deployment = this.byId.get(parsed.data.deployment_id);
+        if (!deployment || !this.senders.has(parsed.data.channel)) return;
+        void this.worker(parsed.data.channel, deployment).then((w) => w.kick());
+      },
+    });
+
+    await this.ensureConsumer();
+    const consumer = await bus.js.consumers.get(Streams.signals.name, DELIVERY_CONSUMER);
+    this.messages = await consumer.consume({ max_messages: 1_000 });
+    this.consuming = (async () => {
+      for await (const msg of this.messages!) this.dispatch(msg);
+    })().catch((err: unknown) => {
+      if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery consumer stopped');
+    });
+    log.info({ messenger: this.senders.has('messenger'), resumed: this.workers.size }, 'delivery actor running');
+  }
+
+  private async ensureConsumer(): Promise<void> {
+    const { jsm } = this.deps.bus;
+    try {
+      await jsm.consumers.info(Streams.signals.name, DELIVERY_CONSUMER);
+    } catch {
+      // First start: only signals from now on (history is not pushed to receivers).
+      await jsm.consumers.add(Streams.signals.name, {
+        durable_name: DELIVERY_CONSUMER,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.New,
+        filter_subject: Streams.signals.subjects[0],
+        ack_wait: nanos(30_000),
+        max_ack_pending: 20_000,
+      });
+    }
+  }
+
+  private dispatch(msg: JsMsg): void {
+    const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
+    const deployment = this.byId.get(deploymentId);
+    if (!deployment) {
+      // A deployment written just before its first signal may not have reached the watch yet.
+      if (msg.info.deliveryCount < UNKNOWN_MAX_DELIVERIES) msg.nak(UNKNOWN_RETRY_MS);
+      else msg.term();
+      return;
+    }
+    const channels = DELIVERY_CHANNELS.filter((c) => deployment.channels.includes(c) && this.senders.has(c));
+    if (channels.length === 0) return void msg.ack();
+    const event = parseSignal(msg.data);
+    Promise.all(channels.map((c) => this.worker(c, deployment).then((w) => w.push(msg.seq, event)))).then(
+      () => msg.ack(),
+      (err: unknown) => {
+        this.deps.log.warn({ deployment_id: deploymentId, error: (err as Error).message }, 'could not queue a signal; it comes again');
+        msg.nak(1_000);
+      },
+    );
+  }
+
+  /** The worker of a channel of a deployment, opened on first use. */
+  private worker(channel: DeliveryChannel, deployment: DeploymentRecord): Promise<ChannelWorker> {
+    const key = `${channel}.${deployment.deployment_id}`;
+    let worker = this.workers.get(key);
+    if (!worker) {
+      const deploymentId = deployment.deployment_id;
+      worker = ChannelWorker.open(
+        {
+          channel,
+          deploymentId,
+          userId: deployment.user_id,
+          state: this.kv.state,
+          dead: this.kv.dead,
+          signals: this.signals,
+          deployment: () => this.byId.get(deploymentId) ?? null,
+          sender: this.senders.get(channel)!,
+          limit: this.limit,
+          policy: this.policy,
+          log: this.deps.log,
+          onDelivered: (event, ch) => {
+            this.delivered[ch]++;
+            for (const listener of this.listeners) listener(event, ch);
+          },
+        },
+      );
+      this.workers.set(key, worker);
+      worker.catch(() => {
+        if (this.workers.get(key) === worker) this.workers.delete(key);
+      });
+    }
+    return worker;
+  }
+
+  /** A deployment went away: its workers stop and its delivery state is forgotten. */
+  private async retire(deploymentId: string): Promise<void> {
+    for (const channel of DELIVERY_CHANNELS) {
+      const key = `${channel}.${deploymentId}`;
+      const worker = this.workers.get(key);
+      if (!worker) continue;
+      this.workers.delete(key);
+      await (await worker.catch(() => null))?.stop();
+      await this.kv.state.delete(key).catch(() => undefined);
+    }
+  }
+
+  /** Calls `listener` after each delivery (benchmarks, metrics). Returns the unsubscribe. */
+  onDelivered(listener: (event: SignalEvent, channel: DeliveryChannel) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  stats(): DeliveryStats {
+    return { delivered: { ...this.delivered }, workers: this.workers.size, messenger: this.senders.has('messenger') };
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.kicks?.unsubscribe();
+    await this.messages?.close().catch(() => undefined);
+    await this.consuming;
+    this.watch?.stop();
+    const workers = await Promise.all([...this.workers.values()].map((w) => w.catch(() => null)));
+    this.workers.clear();
+    await Promise.all(workers.map((w) => w?.stop()));
+    await this.bot?.stop();
+    for (const sender of this.senders.values()) await sender.close?.();
+  }
+}

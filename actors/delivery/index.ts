@@ -1,0 +1,6 @@
+export { DeliveryActor, type DeliveryActorDeps, type DeliveryConfig, type DeliveryStats } from './delivery-actor.ts';
+export { ChannelWorker, type ChannelWorkerDeps } from './channel-worker.ts';
+export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.ts';
+export { TelegramBot, TelegramSender } from './telegram.ts';
+export { ChatPacer, type PacerOptions } from './chat-pacer.ts';
+export { Semaphore, type ChannelSender, type SendOutcome } from './types.ts';

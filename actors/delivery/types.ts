@@ -1,0 +1,40 @@
+import type { DeliveryChannel } from '../../schemas/delivery.ts';
+import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+
+/** What one delivery attempt came to. */
+export type SendOutcome =
+  | { ok: true; status: number | null }
+  | {
+      ok: false;
+      /** The receiver asked never to be called again (webhook 410 Gone). */
+      gone?: boolean;
+      status: number | null;
+      error: string;
+    };
+
+/** Pushes one signal to one channel of a deployment, once; retries are the worker's business. */
+export interface ChannelSender {
+  readonly channel: DeliveryChannel;
+  send(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome>;
+  close?(): Promise<void> | void;
+}
+
+/** Bounds how many sends run at once over all deployments; waiters go in arrival order. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly max: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { SignalEvent } from '../../schemas/live.ts';
+import type { WebhookPayload } from '../../schemas/delivery.ts';
+
+/** The JSON body of a webhook POST: `{ type: "signal", timestamp, data: SignalEvent }`. */
+export function webhookBody(event: SignalEvent): string {
+  const payload: WebhookPayload = { type: 'signal', timestamp: event.created_at, data: event };
+  return JSON.stringify(payload);
+}
+
+const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Decimals a price of the symbol is shown with (5 for most majors, 3 for JPY pairs, 2 for BTC). */
+export function priceDigits(symbol: string): number {
+  if (symbol.endsWith('JPY')) return 3;
+  if (symbol.startsWith('BTC')) return 2;
+  return 5;
+}
+
+const REASONS: Record<SignalEvent['reason'], string> = {
+  signal: 'model signal',
+  SL: 'stop-loss hit',
+  TP: 'take-profit hit',
+};
+
+const utc = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+/**
+ * A signal as a Telegram message (parse_mode HTML), e.g.
+ *   🟢 OPEN LONG · EURUSD 15min
+ *   Price 1.08512
+ *   SL 1.08312 · TP 1.08912
+ *   Reason: model signal (p↑ 0.63)
+ *   Model: My model
+ *   Bar 2024-05-01 12:15 UTC
+ */
+export function telegramMessage(event: SignalEvent): string {
+  const digits = priceDigits(event.symbol);
+  const price = (value: number) => value.toFixed(digits);
+  const open = event.action === 'open';
+  const icon = open ? (event.side === 'long' ? '🟢' : '🔴') : '⚪';
+  const lines = [`${icon} <b>${open ? 'OPEN' : 'CLOSE'} ${event.side.toUpperCase()}</b> · ${event.symbol} ${event.timeframe}`];
+  lines.push(`${open ? 'Price' : 'Exit'} <b>${price(event.price)}</b>`);
+  if (open) {
+    lines.push(`SL ${event.stop_loss === null ? '—' : price(event.stop_loss)} · TP ${event.take_profit === null ? '—' : price(event.take_profit)}`);
+  } else if (event.pnl !== null) {
+    lines.push(`P&amp;L ${event.pnl >= 0 ? '+' : '−'}$${Math.abs(event.pnl).toFixed(2)}`);
+  }
+  const p = event.p_up === null ? '' : ` (p↑ ${event.p_up.toFixed(2)})`;
+  lines.push(`Reason: ${REASONS[event.reason]}${p}`);
+  lines.push(`Model: ${escapeHtml(event.model_name)}`);
+  lines.push(`Bar ${utc(event.bar_time)}`);
+  return lines.join('\n');
+}

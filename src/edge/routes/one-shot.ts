@@ -1,0 +1,55 @@
+import type { OneShot } from '../../oneshot/one-shot.ts';
+import { RateLimitedError } from '../../errors.ts';
+import { OneShotFrame, OneShotRequest } from '../../../schemas/oneshot.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { openSse, type SseSlots } from '../plugins/sse.ts';
+import type { App } from '../types.ts';
+
+export interface OneShotRoutesDeps {
+  oneShot: OneShot;
+  slots: SseSlots;
+  perKey: number;
+  heartbeatMs: number;
+  fee: number;
+}
+
+export function oneShotRoutes(app: App, deps: OneShotRoutesDeps): void {
+  app.post('/api/v1/one_shot', {
+    config: { auth: 'key' },
+    schema: {
+      tags: ['pipeline'],
+      summary: 'Idea → strategy code → trained model → live deployment, streamed (SSE)',
+      description:
+        'Events: `token` {text} while the code is written; `step` {stage: generate|train|deploy, pct, msg} between and ' +
+        'during phases; then exactly one terminal event: `done` {live_url, model, stem, channels, metrics (test ' +
+        'TradeStats), …} or `error` {error}. Credits: what generation costs (as POST /generate) plus a pipeline fee of ' +
+        `${deps.fee}, charged before the stream opens (402 when short) and refunded when anything fails before the ` +
+        'deploy. With your own `code`, generation is skipped and nothing is charged but one training-compute run. ' +
+        'If the client disconnects the pipeline still finishes: the model is trained and deployed (see /deployed), ' +
+        'never left half-way. `live_url` is the model’s signal stream. One concurrent SSE stream per key.',
+      body: OneShotRequest,
+      response: {
+        200: {
+          description: 'An SSE stream of token, step, done | error',
+          content: { 'text/event-stream': { schema: OneShotFrame } },
+        },
+      },
+    },
+    handler: async (request, reply) => {
+      const user = requireUser(request);
+      const release = deps.slots.acquire(`key:${user.user_id}`, deps.perKey);
+      if (!release) throw new RateLimitedError('at most one concurrent SSE stream per key: close the other one first', 5);
+      let events;
+      try {
+        events = await deps.oneShot.start(user, request.body);
+      } catch (err) {
+        release();
+        throw err;
+      }
+      const stream = openSse(request, reply, deps.heartbeatMs);
+      stream.onClose(release);
+      for await (const e of events) stream.send(e.event, e.data);
+      stream.close();
+    },
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * The MCP tools, defined once for both transports (hosted Streamable HTTP at /mcp, and stdio).
+ * Their input schemas are the REST API's own zod schemas, and each tool is a call of the REST
+ * API through ApiClient with the session's key: the tools add no behaviour of their own.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { KeyResponse, TrialKeyRequest } from '../../schemas/accounts.ts';
+import { GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
+import { DeployedList } from '../../schemas/live.ts';
+import { OneShotDone, OneShotRequest, type OneShotStep } from '../../schemas/oneshot.ts';
+import { ModelList } from '../../schemas/training.ts';
+import { AppError } from '../errors.ts';
+import { ApiError, type ApiClient } from './api-client.ts';
+
+export const SERVER_INFO = { name: 'signalforge', version: '1.0.0' } as const;
+
+export interface ToolContext {
+  /** The REST API, called with this session's key. */
+  api: ApiClient;
+  /** Mints a trial key and makes it this session's key (stdio only; registers get_trial_key). */
+  getTrialKey?: (request: TrialKeyRequest, signal?: AbortSignal) => Promise<KeyResponse>;
+  /** What to do about a refusal with this status, in this transport's terms (402: how to get credits). */
+  hints: Partial<Record<number, string>>;
+}
+
+const INSTRUCTIONS =
+  'signalforge turns a forex trading idea into strategy code, trains and backtests it on historical bars, and deploys ' +
+  'it as a live signal. one_shot does all of it in one call (60 to 90 seconds, with progress notifications); ' +
+  'generate_strategy only writes the code; list_models and list_deployed show what this session’s key owns. ' +
+  'Calls cost credits from the session’s key; a refusal comes back as an error result with the HTTP status.';
+
+/** A new McpServer with every tool of this context registered. */
+export function buildMcpServer(context: ToolContext): McpServer {
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  registerTools(server, context);
+  return server;
+}
+
+export function registerTools(server: McpServer, context: ToolContext): void {
+  const { api } = context;
+
+  server.registerTool(
+    'one_shot',
+    {
+      title: 'Idea → live signal',
+      description:
+        'Turns a trading idea in plain language into a live forex signal: writes the strategy code, trains and ' +
+        'backtests it (walk-forward, train/test split) and deploys it. Takes 60 to 90 seconds; progress ' +
+        'notifications report each stage (progress 0-100 of total 100). Returns the deployed model: stem, test ' +
+        'metrics (TradeStats), channels, live_url, credits_remaining. Costs generation credits plus a pipeline fee; ' +
+        'with your own `code`, generation is skipped and only a training-compute run counts. Name the symbol and ' +
+        'timeframe in the prompt or pass them (defaults EURUSD, 15min).',
+      inputSchema: OneShotRequest.shape,
+      outputSchema: OneShotDone.shape,
+      annotations: { title: 'Idea → live signal', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async (args, extra) =>
+      run(context, async () => {
+        const progressToken = extra._meta?.progressToken;
+        // Progress must increase: a step at the same pct as the last one sent (a rewrite during generation) is folded.
+        let last = -1;
+        let sent: Promise<unknown> = Promise.resolve();
+        const onStep = (step: OneShotStep) => {
+          if (progressToken === undefined || step.pct <= last) return;
+          last = step.pct;
+          const notification = { method: 'notifications/progress' as const, params: { progressToken, progress: step.pct, total: 100, message: step.msg } };
+          sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+        };
+        try {
+          return await api.oneShot(args, onStep, extra.signal);
+        } finally {
+          // Every progress notification goes out before the result.
+          await sent;
+        }
+      }),
+  );
+
+  server.registerTool(
+    'list_models',
+    {
+      title: 'List trained models',
+      description:
+        'Your trained models, newest first: stem (`<user_id>_<SYMBOL>_<timeframe>_<model_name>`), model_name, symbol, ' +
+        'timeframe, model type, title, trained_at, and train and test stats (TradeStats). Free.',
+      outputSchema: ModelList.shape,
+      annotations: { title: 'List trained models', readOnlyHint: true, openWorldHint: false },
+    },
+    async (extra) => run(context, () => api.listModels(extra.signal)),
+  );
+
+  server.registerTool(
+    'list_deployed',
+    {
+      title: 'List deployed models',
+      description: 'Your deployed models (oldest first): stem, model_name, symbol, timeframe, channels, created_at. Free.',
+      outputSchema: DeployedList.shape,
+      annotations: { title: 'List deployed models', readOnlyHint: true, openWorldHint: false },
+    },
+    async (extra) => run(context, () => api.listDeployed(extra.signal)),
+  );
+
+  server.registerTool(
+    'generate_strategy',
+    {
+      title: 'Generate strategy code',
+      description:
+        'Writes strategy code (a Python file with feature_engineering and strategy_config) from an idea and optional ' +
+        'structured fields: features, signals, model, risk, indicators, pos_rules, symbol, timeframe. The code passes ' +
+        'the static check; train it with one_shot (pass it as `code`). Costs credits (see the REST API’s POST /api/v1/generate).',
+      inputSchema: GenerateRequest.shape,
+      outputSchema: GenerateResponse.shape,
+      annotations: { title: 'Generate strategy code', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async (args, extra) => run(context, () => api.generate(args, extra.signal)),
+  );
+
+  const { getTrialKey } = context;
+  if (getTrialKey) {
+    server.registerTool(
+      'get_trial_key',
+      {
+        title: 'Get a trial key',
+        description:
+          'Mints a new anonymous trial key (no signup; a few credits; the service allows 5 per IP address per hour by ' +
+          'default) and uses it for the rest of this session. Returns api_key, user_id, username, credits. Optional ' +
+          '`username`: a permanent handle (3-20 letters, digits, _ or -); omitted, an auto handle is chosen.',
+        inputSchema: TrialKeyRequest.shape,
+        outputSchema: KeyResponse.shape,
+        annotations: { title: 'Get a trial key', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      },
+      async (args, extra) => run(context, () => getTrialKey(args, extra.signal)),
+    );
+  }
+}
+
+/** Runs a tool: its answer as JSON text and structuredContent, or a refusal as an error result. */
+async function run<T extends object>(context: ToolContext, call: () => Promise<T>): Promise<CallToolResult> {
+  try {
+    const data = await call();
+    return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], structuredContent: data as Record<string, unknown> };
+  } catch (err) {
+    return errorResult(err, context);
+  }
+}
+
+/**
+ * A refusal as an error result: the text is the REST API's error body `{error, code}` (code = the
+ * HTTP status; a one_shot stream's `error` event is `{error}` alone), with a `hint` saying what to
+ * do when there is one (a 402: how to get credits).
+ */
+export function errorResult(err: unknown, context: Pick<ToolContext, 'hints'>): CallToolResult {
+  if ((err as Error)?.name === 'AbortError') throw err;
+  let status: number | null = 500;
+  let retryAfter: number | undefined;
+  if (err instanceof ApiError) {
+    status = err.status;
+    retryAfter = err.retryAfter;
+  } else if (err instanceof AppError) {
+    status = err.status;
+    const header = Number(err.headers['retry-after']);
+    if (header > 0) retryAfter = header;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const hint = [status === null ? undefined : context.hints[status], retryAfter ? `Retry after ${retryAfter} s.` : undefined].filter(Boolean).join(' ');
+  // A one_shot that failed mid-stream has no status of its own: its body is the `error` event's.
+  const body = { error: message, ...(status === null ? {} : { code: status }), ...(hint ? { hint } : {}) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}

@@ -1,0 +1,205 @@
+/**
+ * A generate request → the strategy intent: indicator instances, conditions, every
+ * strategy_config value with where it came from, and the remarks. Pure and deterministic.
+ */
+import type { GenerateRequest } from '../../../schemas/generation.ts';
+import { INDICATORS } from '../../indicators/index.ts';
+import type { IndicatorName } from '../../../schemas/indicators.ts';
+import { StrategyConfig, type ModelType } from '../../../schemas/strategy.ts';
+import { impliedStyle, notes, objective, statedStyle, title, type Summary } from './describe.ts';
+import { columnOf, conditionName, planFeatures } from './features.ts';
+import { applyIndicatorsObject, completeParams, finalizeInstances, resolveMentions, type InstanceRef, type InstanceTable } from './instances.ts';
+import type { Condition, ConditionSpec, Operand, RiskLevel, Setting, Source, StrategyIntent } from './intent.ts';
+import * as mk from './market.ts';
+import { DEFAULT_MODEL, modelParams } from './models.ts';
+import type { DOperand, Draft } from './parse-conditions.ts';
+import type { Direction, OnOpposite } from './parse-rules.ts';
+import { parseRequestText, type FieldParse } from './parse-request.ts';
+import type { Amount, TakeValue } from './parse-risk.ts';
+import { sessionHoursLabel, type SessionValue } from './parse-sessions.ts';
+import { fromField, pick, type Candidate, type Picked } from './settings.ts';
+import { commentSafe } from './text.ts';
+
+type ROperand = { kind: 'column'; ref: InstanceRef; output: number } | { kind: 'price' } | { kind: 'value'; value: number };
+type RCondition =
+  | { kind: 'compare'; left: ROperand; relation: Extract<Condition, { kind: 'compare' }>['relation']; right: ROperand }
+  | { kind: 'band'; ref: InstanceRef; where: Extract<Condition, { kind: 'band' }>['where'] }
+  | { kind: 'breakout'; window: number }
+  | { kind: 'momentum'; window: number };
+
+const DEFAULT_SET: Array<[IndicatorName, Record<string, number>]> = [['ema', { period: 12 }], ['ema', { period: 26 }], ['rsi', { period: 14 }], ['atr', { period: 14 }]];
+
+function toROperand(op: DOperand, table: InstanceTable): ROperand | null {
+  if (op.kind !== 'mention') return op;
+  const ref = table.of.get(op.m);
+  return ref ? { kind: 'column', ref, output: Math.min(op.output, columnCount(ref) - 1) } : null;
+}
+const columnCount = (ref: InstanceRef) => INDICATORS[ref.name].columns(ref.params).length;
+
+function toRCondition(d: Draft, table: InstanceTable): RCondition | null {
+  const c = d.cond;
+  if (c.kind === 'breakout' || c.kind === 'momentum') return c;
+  if (c.kind === 'band') {
+    const ref = table.of.get(c.m);
+    return ref ? { kind: 'band', ref, where: c.where } : null;
+  }
+  const [left, right] = [toROperand(c.left, table), toROperand(c.right, table)];
+  if (!left || !right) return null;
+  // An ATR level in pips or price is the volatility filter (min_atr), not a feature.
+  if (left.kind === 'column' && left.ref.name === 'atr' && right.kind === 'value') return null;
+  if (left.kind === 'column' && right.kind === 'column' && left.ref === right.ref && left.output === right.output) return null;
+  return { kind: 'compare', left, relation: c.relation, right };
+}
+
+const candidates = <T>(fields: readonly FieldParse[], get: (f: FieldParse) => readonly { value: T; at: number; phrase: string }[]): Candidate<T>[] =>
+  fields.flatMap((f) => fromField(f.field, get(f)));
+
+/** Parses the request and resolves it into the intent (everything but the code text). */
+export function buildIntent(request: GenerateRequest): StrategyIntent {
+  const symbol = request.symbol ?? 'EURUSD';
+  const timeframe = request.timeframe ?? '15min';
+  const market = mk.marketFacts(symbol, timeframe);
+  const remarks: string[] = [];
+  const fields = parseRequestText(request, timeframe);
+  for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks, ...f.model.remarks);
+  const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
+  if (unsupported.length) remarks.push(`not built in, left out: ${unsupported.join(', ')} (the built-ins are SMA, EMA, WMA, Bollinger Bands, RSI, MACD, Stochastic, ATR)`);
+
+  // Indicators: mentions → instances, then the structured object over them.
+  const table = resolveMentions(fields, timeframe, remarks);
+  const disabled = applyIndicatorsObject(table, request.indicators, remarks);
+  const rconds: Array<{ cond: RCondition; side: ConditionSpec['side']; from: Source }> = fields.flatMap((f) =>
+    f.drafts.flatMap((d) => {
+      const cond = toRCondition(d, table);
+      return cond ? [{ cond, side: d.side, from: f.field }] : [];
+    }),
+  );
+  const intern = (name: IndicatorName, params: Record<string, number>): InstanceRef | null => {
+    if (disabled.has(name)) return null;
+    const full = completeParams(name, params, remarks);
+    const found = table.refs.find((r) => r.name === name && JSON.stringify(r.params) === JSON.stringify(full));
+    if (found) return found;
+    const ref = { name, params: full };
+    table.refs.push(ref);
+    return ref;
+  };
+  if (table.refs.length === 0 && !rconds.some((c) => c.cond.kind === 'breakout' || c.cond.kind === 'momentum')) {
+    remarks.push(fields.length || request.indicators ? 'no built-in indicator recognised: using the default EMA 12/26 crossover with RSI 14 and ATR 14' : 'empty request: the default EMA 12/26 crossover with RSI 14 and ATR 14');
+    const [fast, slow, rsi] = DEFAULT_SET.map(([n, p]) => intern(n, p));
+    if (fast && slow) rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: fast, output: 0 }, relation: 'cross', right: { kind: 'column', ref: slow, output: 0 } }, side: null, from: 'default' });
+    if (rsi) {
+      for (const [relation, value] of [['below', 30], ['above', 70]] as const) {
+        rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: rsi, output: 0 }, relation, right: { kind: 'value', value } }, side: null, from: 'default' });
+      }
+    }
+  }
+
+  // Trend filter: a moving-average column; "with the trend" alone means SMA 200.
+  const trendCands: Candidate<InstanceRef | null>[] = fields.flatMap((f) =>
+    f.trends.map((t) => ({ value: t.m ? table.of.get(t.m) ?? null : intern('sma', { period: 200 }), from: f.field, phrase: t.phrase, at: t.at })),
+  );
+  const trendPick = pick('trend filter', 'filters', trendCands, { value: null, from: 'default' }, (r) => (r ? columnOf(r, 0) : 'none'), remarks);
+
+  // Volatility filter → min_atr (NATR(14) in percent); also gives the model ATR 14.
+  const atrPick = pick('volatility filter', 'filters', candidates(fields, (f) => f.risk.minAtr), { value: null, from: 'default' }, (v) => (v === null ? 'none' : v === 'default' ? 'default' : `${v.value} ${v.unit}`), remarks);
+  let minAtr: number | null = null;
+  if (atrPick.value !== null) {
+    const v = atrPick.value;
+    minAtr = v === 'default' ? mk.defaultMinAtr(market) : mk.sig(v.unit === 'pips' ? ((v.value * market.pip) / market.price) * 100 : v.unit === 'price' ? (v.value / market.price) * 100 : v.value, 3);
+    if (minAtr > 100) {
+      remarks.push('min_atr above 100% NATR; set to 100');
+      minAtr = 100;
+    }
+    intern('atr', { period: 14 });
+  }
+
+  const { instances, index } = finalizeInstances(table.refs);
+  const op = (o: ROperand): Operand => (o.kind === 'column' ? { kind: 'column', instance: index.get(o.ref)!, output: o.output } : o);
+  const seenConditions = new Set<string>();
+  const conditions: ConditionSpec[] = rconds.flatMap(({ cond, side, from }) => {
+    const c: Condition = cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: cond.relation, right: op(cond.right) } : cond.kind === 'band' ? { kind: 'band', instance: index.get(cond.ref)!, where: cond.where } : cond;
+    const name = conditionName(c, instances);
+    if (seenConditions.has(name)) return [];
+    seenConditions.add(name);
+    return [{ condition: c, side, from }];
+  });
+  const plan = planFeatures(instances, conditions.map((c) => c.condition));
+  const trendColumn = trendPick.value ? columnOf(instances[index.get(trendPick.value)!]!, 0) : null;
+
+  // Position rules: pos_rules first, then the text.
+  const pr = request.pos_rules ?? {};
+  const structured = <T>(v: T | undefined): Candidate<T>[] => (v === undefined ? [] : [{ value: v, from: 'pos_rules', at: 0 }]);
+  const direction = pick<Direction>('direction', 'position', [...structured(pr.direction), ...candidates(fields, (f) => f.rules.direction)], { value: 'both', from: 'default' }, String, remarks);
+  const cooldown = pick('cooldown', 'position', [...structured(pr.cooldown), ...candidates(fields, (f) => f.rules.cooldown)], { value: 0, from: 'default' }, (v) => `${v} bars`, remarks);
+  const maxPositions = pick('max positions', 'position', [...structured(pr.max_pos), ...candidates(fields, (f) => f.rules.maxPositions)], { value: 1, from: 'default' }, String, remarks);
+  const onOpposite = pick<OnOpposite>('on opposite signal', 'position', [...structured(pr.on_opposite), ...candidates(fields, (f) => f.rules.onOpposite)], { value: 'close_only', from: 'default' }, String, remarks);
+  const session = pick<SessionValue>('session', 'filters', candidates(fields, (f) => f.sessions), { value: { hours: null, label: 'all hours' }, from: 'default' }, sessionHoursLabel, remarks);
+
+  // Model, horizon, threshold.
+  const modelPick = pick<ModelType>('model', 'model', candidates(fields, (f) => f.model.type), { value: DEFAULT_MODEL, from: 'default' }, String, remarks);
+  const asked = [...fields].sort((a, b) => (a.field === 'model' ? 1 : 0) - (b.field === 'model' ? 1 : 0)).flatMap((f) => f.model.params.map((p) => p.value));
+  const params = modelParams(modelPick.value, asked, remarks);
+  const texts = fields.map((f) => f.norm);
+  const style = statedStyle(texts) ?? impliedStyle(conditions, instances, trendColumn !== null);
+  const defaultHorizon = style === 'scalping' ? Math.max(1, Math.round(mk.DEFAULT_HORIZON[timeframe] / 2)) : mk.DEFAULT_HORIZON[timeframe];
+  let horizon = pick('target horizon', 'horizon', candidates(fields, (f) => f.model.horizon), { value: defaultHorizon, from: 'default' }, (v) => `${v} bars`, remarks);
+  if (horizon.value > 200) {
+    remarks.push(`a ${horizon.value}-bar horizon is beyond the 200-bar limit on ${timeframe}; using 200`);
+    horizon = { ...horizon, value: 200 };
+  }
+  let threshold = pick('signal threshold', 'horizon', candidates(fields, (f) => f.model.threshold), { value: 0.55, from: 'default' }, String, remarks);
+  if (threshold.value < 0.5 || threshold.value > 0.95) {
+    const v = Math.min(0.95, Math.max(0.5, threshold.value));
+    remarks.push(`a ${threshold.value} probability threshold is outside [0.5, 0.95]; using ${v}`);
+    threshold = { ...threshold, value: v };
+  }
+  threshold = { ...threshold, value: mk.sig(threshold.value, 3) };
+
+  // Stops and targets: ratios of the typical price.
+  const { stopLoss, takeProfit } = resolveRisk(fields, market, horizon.value, remarks);
+  const goal = pick('objective', 'objective', candidates(fields, (f) => f.model.objective), { value: 'Maximise the profit factor', from: 'default' }, String, remarks);
+
+  const summary: Summary = {
+    style, conditions, instances, direction: direction.value, sessionLabel: session.value.hours ? session.value.label : null, symbol, timeframe,
+    model: modelPick.value, stop: stopLoss.value, take: takeProfit.value, horizon: horizon.value, threshold: threshold.value, trend: trendColumn, minAtr, extra: [],
+  };
+  const intent: Omit<StrategyIntent, 'config'> = {
+    symbol, timeframe, indicators: instances.map((i) => ({ name: i.name, params: i.params })), instances, conditions, features: plan.names,
+    direction, session, stopLoss, takeProfit, cooldown, maxPositions, onOpposite,
+    trendFilter: { value: trendColumn, from: trendPick.from, ...(trendPick.phrase ? { phrase: trendPick.phrase } : {}) },
+    minAtr: { value: minAtr, from: atrPick.from, ...(atrPick.phrase ? { phrase: atrPick.phrase } : {}) },
+    model: { value: { type: modelPick.value, params }, from: modelPick.from, ...(modelPick.phrase ? { phrase: modelPick.phrase } : {}) },
+    targetHorizon: horizon, threshold, style, title: title(summary), objective: objective(goal.value, summary), notes: notes(summary),
+    remarks: [...new Set(remarks.map((r) => commentSafe(r, 300)))],
+  };
+  const config = StrategyConfig.parse({
+    model_type: modelPick.value, model_params: params, signal_threshold: threshold.value, direction: direction.value,
+    stop_loss: stopLoss.value?.ratio ?? null, take_profit: takeProfit.value?.ratio ?? null, cooldown: cooldown.value,
+    max_positions: maxPositions.value, on_opposite: onOpposite.value, session_filter: session.value.hours, min_atr: minAtr,
+    trend_filter: trendColumn, target_horizon: horizon.value, objective: intent.objective, notes: intent.notes, title: intent.title,
+  });
+  return { ...intent, config };
+}
+
+function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: number, remarks: string[]): { stopLoss: Setting<RiskLevel | null>; takeProfit: Setting<RiskLevel | null> } {
+  const show = (a: Amount | null) => (a ? `${a.amount} ${a.unit}` : 'none');
+  const stop = pick<Amount | null>('stop loss', 'risk', candidates(fields, (f) => f.risk.stop), { value: { amount: mk.sig(mk.defaultStopRatio(m, horizon), 3), unit: 'ratio' }, from: 'default' }, show, remarks);
+  const take = pick<TakeValue>('take profit', 'risk', candidates(fields, (f) => f.risk.take), { value: { rr: mk.DEFAULT_REWARD_RISK }, from: 'default' }, (v) => (v === null ? 'none' : 'rr' in v ? `${v.rr} x the stop` : show(v)), remarks);
+  const level = (a: Amount, what: string): RiskLevel => {
+    if (a.assumed) remarks.push(`${what} ${a.amount} has no unit; read as pips`);
+    const ratio = mk.clampRatio(mk.toRatio(a.amount, a.unit, m), what, remarks);
+    return { ratio, amount: a.amount, unit: a.unit, pips: mk.sig(mk.ratioToPips(ratio, m), 3) };
+  };
+  const stopLevel = stop.value ? level(stop.value, 'stop loss') : null;
+  let takeLevel: RiskLevel | null = null;
+  if (take.value && 'rr' in take.value) {
+    const base = stopLevel?.ratio ?? mk.defaultStopRatio(m, horizon);
+    if (!stopLevel) remarks.push('a reward/risk multiple without a stop: taken of the default stop distance');
+    const ratio = mk.clampRatio(base * take.value.rr, 'take profit', remarks);
+    takeLevel = { ratio, amount: take.value.rr, unit: 'rr', pips: mk.sig(mk.ratioToPips(ratio, m), 3) };
+  } else if (take.value) takeLevel = level(take.value, 'take profit');
+  return {
+    stopLoss: { ...(stop as Picked<Amount | null>), value: stopLevel },
+    takeProfit: { ...(take as Picked<TakeValue>), value: takeLevel },
+  };
+}

@@ -1,0 +1,241 @@
+/**
+ * The features a strategy computes, as names and Python: the registry's pandas code for the
+ * indicators (so features equal what POST /indicators computes), a scale-free companion per
+ * indicator (distance to a moving average, %B and width of the bands, NATR), one column per
+ * condition (np.where of comparisons; crosses compare with the previous bar through shift(1),
+ * never a negative shift), and price action and time of day. Every name is known before the
+ * code is written, so the intent lists exactly the columns the code adds.
+ */
+import { INDICATORS, pandasCode } from '../../indicators/index.ts';
+import { formatParamValue } from '../../indicators/define.ts';
+import type { Condition, Instance, Operand } from './intent.ts';
+
+export interface FeatureBlock {
+  comment: string;
+  lines: string[];
+  names: string[];
+}
+
+export interface FeaturePlan {
+  /** The registry's pandas code for every instance (unindented). */
+  indicatorCode: string;
+  indicatorNames: string[];
+  blocks: FeatureBlock[];
+  names: string[];
+}
+
+export const columnOf = (inst: Instance, output: number): string => INDICATORS[inst.name].columns(inst.params)[output]!;
+
+const LABELS: Record<string, (p: Record<string, number>) => string> = {
+  sma: (p) => `SMA ${p.period}`,
+  ema: (p) => `EMA ${p.period}`,
+  wma: (p) => `WMA ${p.period}`,
+  rsi: (p) => `RSI(${p.period})`,
+  atr: (p) => `ATR(${p.period})`,
+  bb: (p) => `BB(${p.period}, ${p.std})`,
+  macd: (p) => `MACD(${p.fast},${p.slow},${p.signal})`,
+  stoch: (p) => `Stoch(${p.k_period},${p.d_period})`,
+};
+const OUTPUT_LABEL: Record<string, string[]> = { macd: ['line', 'signal', 'histogram'], bb: ['upper band', 'middle band', 'lower band'], stoch: ['%K', '%D'] };
+
+export const instanceLabel = (inst: Instance): string => LABELS[inst.name]!(inst.params);
+
+function operandName(op: Operand, instances: readonly Instance[]): string {
+  if (op.kind === 'price') return 'close';
+  if (op.kind === 'value') return (op.value < 0 ? 'm' : '') + formatParamValue(Math.abs(op.value));
+  return columnOf(instances[op.instance]!, op.output);
+}
+
+function operandExpr(op: Operand, instances: readonly Instance[]): string {
+  if (op.kind === 'price') return 'close';
+  if (op.kind === 'value') return String(op.value);
+  return `df['${columnOf(instances[op.instance]!, op.output)}']`;
+}
+
+function operandLabel(op: Operand, instances: readonly Instance[]): string {
+  if (op.kind === 'price') return 'price';
+  if (op.kind === 'value') return String(op.value);
+  const inst = instances[op.instance]!;
+  const outputs = OUTPUT_LABEL[inst.name];
+  return outputs ? `${instanceLabel(inst)} ${outputs[op.output]}` : instanceLabel(inst);
+}
+
+const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x' } as const;
+const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses' } as const;
+const BAND_NAME = { outside: 'out', above_upper: 'above', below_lower: 'below', inside: 'in' } as const;
+const BAND_LABEL = { outside: 'outside', above_upper: 'above the upper band of', below_lower: 'below the lower band of', inside: 'inside' } as const;
+
+/** The feature column a condition becomes. */
+export function conditionName(c: Condition, instances: readonly Instance[]): string {
+  switch (c.kind) {
+    case 'compare':
+      return `${operandName(c.left, instances)}_${REL_NAME[c.relation]}_${operandName(c.right, instances)}`;
+    case 'band': {
+      const p = instances[c.instance]!.params;
+      return `bb_${BAND_NAME[c.where]}_${formatParamValue(p.period!)}_${formatParamValue(p.std!)}`;
+    }
+    case 'breakout':
+      return `breakout_${c.window}`;
+    case 'momentum':
+      return `roc_${c.window}`;
+  }
+}
+
+/** A condition in words, for the header comment. */
+export function describeCondition(c: Condition, instances: readonly Instance[]): string {
+  switch (c.kind) {
+    case 'compare':
+      return `${operandLabel(c.left, instances)} ${REL_LABEL[c.relation]} ${operandLabel(c.right, instances)}`;
+    case 'band':
+      return `price ${BAND_LABEL[c.where]} ${instanceLabel(instances[c.instance]!)}`;
+    case 'breakout':
+      return `close breaks the prior ${c.window}-bar high (+1) or low (-1)`;
+    case 'momentum':
+      return `${c.window}-bar rate of change`;
+  }
+}
+
+function conditionLines(c: Condition, name: string, instances: readonly Instance[]): string[] {
+  switch (c.kind) {
+    case 'compare': {
+      const [l, r] = [operandExpr(c.left, instances), operandExpr(c.right, instances)];
+      const prev = (e: string, op: Operand) => (op.kind === 'value' ? e : `${e}.shift(1)`);
+      const [lp, rp] = [prev(l, c.left), prev(r, c.right)];
+      const up = `gt(${l}, ${r}) & ~gt(${lp}, ${rp})`;
+      const down = `lt(${l}, ${r}) & ~lt(${lp}, ${rp})`;
+      const expr =
+        c.relation === 'above' ? `np.where(gt(${l}, ${r}), 1.0, 0.0)`
+        : c.relation === 'below' ? `np.where(lt(${l}, ${r}), 1.0, 0.0)`
+        : c.relation === 'cross_up' ? `np.where(${up}, 1.0, 0.0)`
+        : c.relation === 'cross_down' ? `np.where(${down}, 1.0, 0.0)`
+        : `np.where(${up}, 1.0, np.where(${down}, -1.0, 0.0))`;
+      return [`df['${name}'] = ${expr}`];
+    }
+    case 'band': {
+      const [upper, , lower] = INDICATORS.bb.columns(instances[c.instance]!.params).map((col) => `df['${col}']`);
+      const expr =
+        c.where === 'outside' ? `np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`
+        : c.where === 'above_upper' ? `np.where(gt(close, ${upper}), 1.0, 0.0)`
+        : c.where === 'below_lower' ? `np.where(lt(close, ${lower}), 1.0, 0.0)`
+        : `np.where(~gt(close, ${upper}) & ~lt(close, ${lower}), 1.0, 0.0)`;
+      return [`df['${name}'] = ${expr}`];
+    }
+    case 'breakout':
+      return [
+        `_hh = high.rolling(${c.window}).max().shift(1)`,
+        `_ll = low.rolling(${c.window}).min().shift(1)`,
+        `df['${name}'] = np.where(close > _hh, 1.0, np.where(close < _ll, -1.0, 0.0))`,
+        `df['range_pos_${c.window}'] = np.where(_hh - _ll > 0, (close - _ll) / (_hh - _ll), 0.5)`,
+      ];
+    case 'momentum':
+      return [`df['${name}'] = close.pct_change(${c.window})`];
+  }
+}
+
+/** Scale-free companions of each indicator: what a model can compare across price levels. */
+function companion(inst: Instance): FeatureBlock | null {
+  const cols = INDICATORS[inst.name].columns(inst.params);
+  const p = inst.params;
+  switch (inst.name) {
+    case 'sma':
+    case 'ema':
+    case 'wma':
+      return { comment: '', lines: [`df['${cols[0]}_dist'] = close / df['${cols[0]}'] - 1`], names: [`${cols[0]}_dist`] };
+    case 'bb': {
+      const tag = `${formatParamValue(p.period!)}_${formatParamValue(p.std!)}`;
+      // %B divides by the band width, which magnifies the rounding noise of pandas' running
+      // variance (it depends on where the history starts); a two-pass deviation of the same
+      // window is exact, so %B is the same on any stretch of history.
+      return {
+        comment: '',
+        lines: [
+          `# %B of BB(${p.period}, ${p.std}) from a two-pass standard deviation (exact on any stretch of history)`,
+          '_bb_ss = 0.0',
+          `for _j in range(${p.period}):`,
+          `    _bb_ss = _bb_ss + (close.shift(_j) - df['${cols[1]}']) ** 2`,
+          `_bb_sd2 = np.sqrt(_bb_ss / ${p.period})`,
+          `df['bb_pctb_${tag}'] = np.where(_bb_sd2 > 1e-7 * close, 0.5 + (close - df['${cols[1]}']) / (2 * ${p.std} * _bb_sd2), 0.5)`,
+          `df['bb_width_${tag}'] = (df['${cols[0]}'] - df['${cols[2]}']) / df['${cols[1]}']`,
+        ],
+        names: [`bb_pctb_${tag}`, `bb_width_${tag}`],
+      };
+    }
+    case 'atr':
+      return { comment: '', lines: [`df['natr_${p.period}'] = df['${cols[0]}'] / close * 100`], names: [`natr_${p.period}`] };
+    case 'macd':
+      return { comment: '', lines: [`df['${cols[2]}_pct'] = df['${cols[2]}'] / close * 100`], names: [`${cols[2]}_pct`] };
+    default:
+      return null;
+  }
+}
+
+const PRICE_ACTION: FeatureBlock = {
+  comment: 'Price action and time of day',
+  lines: [
+    "df['ret_1'] = close.pct_change()",
+    "df['ret_4'] = close.pct_change(4)",
+    "df['range_pct'] = (high - low) / close",
+    "df['body_pct'] = (close - open_) / close",
+    "df['hour_sin'] = np.sin(2 * np.pi * df.index.hour / 24)",
+    "df['hour_cos'] = np.cos(2 * np.pi * df.index.hour / 24)",
+  ],
+  names: ['ret_1', 'ret_4', 'range_pct', 'body_pct', 'hour_sin', 'hour_cos'],
+};
+
+/**
+ * Comparisons with a margin: a difference below 1e-9 (relative) is a tie, neither above nor
+ * below, so the rounding noise of rolling sums (which depends on where the history starts)
+ * never flips a flag, and the features computed on a truncated history equal the full ones.
+ */
+const COMPARE_HELPERS = [
+  'def gt(a, b):',
+  '    """True where a exceeds b by more than rounding noise (1e-9, relative)."""',
+  '    return (a - b) > 1e-9 * (np.abs(b) + 1)',
+  '',
+  'def lt(a, b):',
+  '    """True where a is below b by more than rounding noise (1e-9, relative)."""',
+  '    return (b - a) > 1e-9 * (np.abs(b) + 1)',
+  '',
+];
+
+/** Every feature, in the order the code adds them; duplicate names are written once. */
+export function planFeatures(instances: readonly Instance[], conditions: readonly Condition[]): FeaturePlan {
+  const list = instances.map((i) => ({ name: i.name, params: i.params }));
+  const indicatorNames = list.flatMap((i) => INDICATORS[i.name].columns(i.params));
+  const seen = new Set<string>(indicatorNames);
+  const blocks: FeatureBlock[] = [];
+  const companions: FeatureBlock = { comment: 'Scale-free companions of the indicators', lines: [], names: [] };
+  for (const inst of instances) {
+    const c = companion(inst);
+    if (c && c.names.every((n) => !seen.has(n))) {
+      c.names.forEach((n) => seen.add(n));
+      companions.lines.push(...c.lines);
+      companions.names.push(...c.names);
+    }
+  }
+  if (companions.lines.length) blocks.push(companions);
+  const conds: FeatureBlock = { comment: 'Conditions from the request: 1.0 where true (crosses: +1 up, -1 down), else 0.0', lines: [...COMPARE_HELPERS], names: [] };
+  for (const c of conditions) {
+    const name = conditionName(c, instances);
+    if (seen.has(name)) continue;
+    const extra = c.kind === 'breakout' ? [`range_pos_${c.window}`] : [];
+    if (extra.some((n) => seen.has(n))) continue;
+    [name, ...extra].forEach((n) => seen.add(n));
+    conds.lines.push(`# ${describeCondition(c, instances)}`, ...conditionLines(c, name, instances));
+    conds.names.push(name, ...extra);
+  }
+  if (conds.names.length) {
+    // The helpers only when a comparison uses them.
+    if (!conds.lines.slice(COMPARE_HELPERS.length).some((l) => /\b(gt|lt)\(/.test(l))) conds.lines.splice(0, COMPARE_HELPERS.length);
+    blocks.push(conds);
+  }
+  const price = { ...PRICE_ACTION, lines: [...PRICE_ACTION.lines], names: [...PRICE_ACTION.names] };
+  const keep = price.names.map((n) => !seen.has(n));
+  blocks.push({ comment: price.comment, lines: price.lines.filter((_, i) => keep[i]), names: price.names.filter((_, i) => keep[i]) });
+  return {
+    indicatorCode: list.length ? pandasCode(list) : '',
+    indicatorNames,
+    blocks,
+    names: [...indicatorNames, ...blocks.flatMap((b) => b.names)],
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * What the offline generator understood from a generate request: the parsed intent. Every
+ * setting records where it came from, so the code's header comment can say why it holds that
+ * value, and the conflicts that were resolved are kept as remarks.
+ */
+import type { Symbol, Timeframe } from '../../../schemas/common.ts';
+import type { IndicatorName, IndicatorRequest } from '../../../schemas/indicators.ts';
+import type { ModelType, StrategyConfig } from '../../../schemas/strategy.ts';
+
+/** Where a value came from: a request field, the template it stands for, or our default. */
+export type Source =
+  | 'default'
+  | 'description'
+  | 'features'
+  | 'signals'
+  | 'model'
+  | 'optimization'
+  | 'risk'
+  | 'risk_function'
+  | 'indicators'
+  | 'pos_rules';
+
+/** The natural-language fields of a generate request, in the order they are read. */
+export const TEXT_FIELDS = ['description', 'features', 'signals', 'model', 'optimization', 'risk', 'risk_function'] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+
+/** One resolved setting: its value, the field it came from and the words that said so. */
+export interface Setting<T> {
+  value: T;
+  from: Source;
+  /** The words of the request that set it (absent for defaults and structured fields). */
+  phrase?: string;
+}
+
+/** A stop or take level as asked, and the decimal ratio strategy_config carries. */
+export interface RiskLevel {
+  /** Decimal ratio of the entry price (0.005 = 0.5 %), within the schema's (0, 0.2]. */
+  ratio: number;
+  /** The amount as asked, e.g. 20 with unit `pips`; `ratio` for a bare ratio or a default. */
+  amount: number;
+  unit: 'pips' | 'pct' | 'usd' | 'atr' | 'ratio' | 'rr';
+  /** The same distance in pips at the symbol's typical price (for the comments). */
+  pips: number;
+}
+
+/** One indicator instance the strategy computes. */
+export interface Instance {
+  name: IndicatorName;
+  params: Record<string, number>;
+}
+
+/** An operand of a condition: a registry column (by its output index), the close, or a number. */
+export type Operand =
+  | { kind: 'column'; instance: number; output: number }
+  | { kind: 'price' }
+  | { kind: 'value'; value: number };
+
+export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross';
+
+/** A derived condition feature. Instances are indices into the intent's `instances`. */
+export type Condition =
+  | { kind: 'compare'; left: Operand; relation: Relation; right: Operand }
+  | { kind: 'band'; instance: number; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
+  | { kind: 'breakout'; window: number }
+  | { kind: 'momentum'; window: number };
+
+/** A condition with the side it was asked for (buy/sell words nearby) and its source field. */
+export interface ConditionSpec {
+  condition: Condition;
+  side: 'long' | 'short' | null;
+  from: Source;
+}
+
+export type ModelParams = Record<string, number | string | boolean | null>;
+
+export type Style = 'momentum' | 'mean-reversion' | 'breakout' | 'trend' | 'scalping' | 'mixed';
+
+export interface StrategyIntent {
+  symbol: Symbol;
+  timeframe: Timeframe;
+  /** The indicators computed, deduplicated, in registry order (what `pandasCode` receives). */
+  indicators: IndicatorRequest[];
+  /** Indicator instances, conditions refer to them by index (same order as `indicators`). */
+  instances: Instance[];
+  conditions: ConditionSpec[];
+  /** Every column feature_engineering adds, in the order it adds them. */
+  features: string[];
+  direction: Setting<'both' | 'long' | 'short'>;
+  session: Setting<{ hours: [number, number] | null; label: string }>;
+  stopLoss: Setting<RiskLevel | null>;
+  takeProfit: Setting<RiskLevel | null>;
+  cooldown: Setting<number>;
+  maxPositions: Setting<number>;
+  onOpposite: Setting<'reverse' | 'close_only' | 'ignore'>;
+  /** A feature column name (an SMA/EMA/WMA column): longs only above it, shorts only below. */
+  trendFilter: Setting<string | null>;
+  /** Minimum NATR(14) in percent for entries. */
+  minAtr: Setting<number | null>;
+  model: Setting<{ type: ModelType; params: ModelParams }>;
+  targetHorizon: Setting<number>;
+  threshold: Setting<number>;
+  style: Style;
+  title: string;
+  objective: string;
+  notes: string;
+  /** Decisions worth telling the user: conflicts resolved, values clamped, words not understood. */
+  remarks: string[];
+  /** Exactly what the generated strategy_config() returns. */
+  config: StrategyConfig;
+}

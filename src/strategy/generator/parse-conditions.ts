@@ -1,0 +1,336 @@
+/**
+ * Conditions in a clause, over the token stream with indicator mentions in it: a subject (an
+ * indicator output or the price), a relation (above, below, crosses above/below, outside,
+ * turning positive, oversold…) and an object (a number, another indicator output, zero, the
+ * signal line, a band). "RSI(14) below 30", "fast EMA 12 crossing above slow EMA 26", "price
+ * outside the 2-sigma Bollinger band", "stochastic %K over %D", "MACD histogram turning
+ * positive". Also trend-filter phrases, N-bar breakouts and momentum.
+ */
+import type { Relation } from './intent.ts';
+import type { Mention, PToken } from './parse-indicators.ts';
+import { isSym, isWord } from './text.ts';
+
+export type DOperand = { kind: 'mention'; m: Mention; output: number } | { kind: 'price' } | { kind: 'value'; value: number };
+
+export type DCondition =
+  | { kind: 'compare'; left: DOperand; relation: Relation; right: DOperand }
+  | { kind: 'band'; m: Mention; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
+  | { kind: 'breakout'; window: number }
+  | { kind: 'momentum'; window: number };
+
+export interface Draft {
+  cond: DCondition;
+  side: 'long' | 'short' | null;
+  phrase: string;
+}
+
+export interface ClauseResult {
+  drafts: Draft[];
+  /** A trend-filter request: the moving-average mention it names, or null for the default SMA 200. */
+  trend: { m: Mention | null; phrase: string } | null;
+  /** Mentions made up for phrases like "golden cross" (SMA 50 / 200). */
+  implied: Mention[];
+}
+
+type Rel = Relation | 'outside' | 'inside' | 'turn_pos' | 'turn_neg' | 'oversold' | 'overbought' | 'extremes' | 'touch' | 'between';
+
+const W = (s: string) => s.split(' ');
+/** Relation phrases, longest first. */
+const RELATIONS: Array<[string[], Rel]> = [
+  ...['crosses', 'cross', 'crossing', 'crossed', 'crossover', 'breaks', 'break', 'breaking', 'broke'].flatMap((v): Array<[string[], Rel]> => [
+    [[v, 'back', 'above'], 'cross_up'], [[v, 'above'], 'cross_up'], [[v, 'over'], 'cross_up'], [[v, 'up', 'through'], 'cross_up'], [[v, 'up'], 'cross_up'], [[v, 'upward'], 'cross_up'],
+    [[v, 'back', 'below'], 'cross_down'], [[v, 'below'], 'cross_down'], [[v, 'under'], 'cross_down'], [[v, 'down', 'through'], 'cross_down'], [[v, 'down'], 'cross_down'],
+    [[v, 'into', 'positive'], 'turn_pos'], [[v, 'into', 'negative'], 'turn_neg'], [[v, 'positive'], 'turn_pos'], [[v, 'negative'], 'turn_neg'],
+  ]),
+  ...['rises', 'rise', 'rising', 'rose', 'climbs', 'climbing', 'moves', 'goes', 'going', 'pushes', 'jumps', 'gets', 'comes'].flatMap((v): Array<[string[], Rel]> => [
+    [[v, 'back', 'above'], 'cross_up'], [[v, 'above'], 'cross_up'], [[v, 'over'], 'cross_up'],
+  ]),
+  ...['falls', 'fall', 'falling', 'fell', 'drops', 'drop', 'dropping', 'dips', 'dip', 'dipping', 'sinks', 'moves', 'goes', 'going', 'slides', 'gets', 'comes'].flatMap((v): Array<[string[], Rel]> => [
+    [[v, 'back', 'below'], 'cross_down'], [[v, 'below'], 'cross_down'], [[v, 'under'], 'cross_down'],
+  ]),
+  ...['turning', 'turns', 'turned', 'turn', 'flips', 'flipping', 'flip', 'goes', 'going', 'becomes', 'becoming', 'becoming'].flatMap((v): Array<[string[], Rel]> => [
+    [[v, 'positive'], 'turn_pos'], [[v, 'negative'], 'turn_neg'], [[v, 'bullish'], 'turn_pos'], [[v, 'bearish'], 'turn_neg'], [[v, 'green'], 'turn_pos'], [[v, 'red'], 'turn_neg'],
+  ]),
+  [W('greater than'), 'above'], [W('more than'), 'above'], [W('higher than'), 'above'], [W('bigger than'), 'above'],
+  [W('less than'), 'below'], [W('lower than'), 'below'], [W('smaller than'), 'below'],
+  [W('out of'), 'outside'], [W('in oversold'), 'oversold'], [W('in overbought'), 'overbought'],
+  [['crosses'], 'cross'], [['cross'], 'cross'], [['crossing'], 'cross'], [['crossed'], 'cross'], [['crossover'], 'cross'], [['crossovers'], 'cross'],
+  [['above'], 'above'], [['over'], 'above'], [['exceeds'], 'above'], [['exceeding'], 'above'], [['beyond'], 'outside'],
+  [['below'], 'below'], [['under'], 'below'], [['beneath'], 'below'],
+  [['outside'], 'outside'], [['inside'], 'inside'], [['within'], 'inside'], [['between'], 'between'],
+  [['positive'], 'turn_pos'], [['negative'], 'turn_neg'],
+  [['oversold'], 'oversold'], [['overbought'], 'overbought'], [['extremes'], 'extremes'], [['extreme'], 'extremes'], [['extremes'], 'extremes'],
+  [['fade'], 'outside'], [['fades'], 'outside'], [['fading'], 'outside'], [['at'], 'touch'],
+  [['touches'], 'touch'], [['touching'], 'touch'], [['touch'], 'touch'], [['hits'], 'touch'], [['tags'], 'touch'], [['tests'], 'touch'], [['reaches'], 'touch'],
+];
+const SYM_RELATIONS: Record<string, Rel> = { '>': 'above', '>=': 'above', '<': 'below', '<=': 'below' };
+
+const FILLER = new Set(['is', 'are', 'the', 'its', 'has', 'have', 'a', 'an', 'line', 'value', 'level', 'reading', 'was', 'be', 'being', 'currently', 'still', 'stays', 'remains', 'closes', 'closing', 'trading', 'sits', 'just', 'clearly', 'back', 'then', 'it', 'of', 'to', 'when', 'if', 'while', 'once']);
+const AMOUNT_WORDS = ['positions', 'position', 'pos', 'trades', 'trade', 'pips', 'points', 'bars', 'candles', 'hours', 'minutes', 'percent', 'dollars', 'lots', 'times', 'days', 'entries', 'x'];
+const PRICE_WORDS = new Set(['price', 'prices', 'close', 'closes', 'candle', 'candles', 'market', 'bar']);
+const OSCILLATOR_LEVELS: Record<string, [number, number]> = { rsi: [30, 70], stoch: [20, 80] };
+
+function relationAt(tokens: readonly PToken[], i: number): { rel: Rel; len: number } | null {
+  const tok = tokens[i];
+  if (tok?.t === 'sym' && SYM_RELATIONS[tok.s]) return { rel: SYM_RELATIONS[tok.s]!, len: 1 };
+  for (const [words, rel] of RELATIONS) if (words.every((w, k) => isWord(tokens[i + k], w))) return { rel, len: words.length };
+  return null;
+}
+
+const defaultOutput = (m: Mention): number => m.output ?? 0;
+const opOf = (m: Mention): DOperand => ({ kind: 'mention', m, output: defaultOutput(m) });
+const isMA = (m: Mention) => m.name === 'sma' || m.name === 'ema' || m.name === 'wma';
+
+function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
+  const long = tokens.some((t) => isWord(t, 'buy', 'buys', 'buying', 'long', 'longs', 'bullish', 'bull'));
+  const short = tokens.some((t) => isWord(t, 'sell', 'sells', 'selling', 'short', 'shorts', 'bearish', 'bear'));
+  return long === short ? null : long ? 'long' : 'short';
+}
+
+/** Reads the object after a relation: a number, a mention, zero, price, the signal line. */
+function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: number } | null {
+  let k = i;
+  while (isWord(tokens[k], 'the', 'its', 'a', 'level', 'of', 'line', 'mark') || isSym(tokens[k], '=')) k++;
+  const tok = tokens[k];
+  if (!tok) return null;
+  if (tok.t === 'num') {
+    // "more than 2 positions", "above 10 pips": an amount of something else, not a level.
+    if (isSym(tokens[k + 1], '%', '$') || isWord(tokens[k + 1], ...AMOUNT_WORDS)) return null;
+    const neg = isSym(tokens[k - 1], '-') && !(tokens[k - 2]?.t === 'num');
+    return { op: { kind: 'value', value: neg ? -tok.v : tok.v }, next: k + 1 };
+  }
+  if (tok.t === 'ind') return { op: opOf(tok), next: k + 1 };
+  if (isWord(tok, 'zero')) return { op: { kind: 'value', value: 0 }, next: k + 1 + (isWord(tokens[k + 1], 'line') ? 1 : 0) };
+  if (tok.t === 'word' && PRICE_WORDS.has(tok.w)) return { op: { kind: 'price' }, next: k + 1 };
+  return null;
+}
+
+/** Parses one clause (tokens with mentions); `carry` is the last subject of the text, for "…, sell above 70". */
+export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null }): ClauseResult {
+  const result: ClauseResult = { drafts: [], trend: null, implied: [] };
+  const side = sideOf(tokens);
+  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase });
+  const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
+
+  if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {
+    const mas = mentions.filter(isMA);
+    const [fast, slow] = mas.length >= 2 ? [mas[0]!, mas[1]!] : implyPair(result, 'sma', 50, 200);
+    add({ kind: 'compare', left: opOf(fast), relation: tokens.some((t) => isWord(t, 'golden')) ? 'cross_up' : 'cross_down', right: opOf(slow) });
+    carry.subject = opOf(fast);
+  }
+
+  let subject: DOperand | null = null;
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!;
+    if (tok.t === 'ind') {
+      const next = tokens[i + 1];
+      // Two mentions of one moving-average kind then a cross word: "EMA 9/21 crossover".
+      if (next?.t === 'ind' && isMA(tok) && next.name === tok.name) {
+        const rel = relationAt(tokens, i + 2);
+        if (rel && (rel.rel === 'cross' || rel.rel === 'cross_up' || rel.rel === 'cross_down')) {
+          add({ kind: 'compare', left: opOf(tok), relation: bullishBefore(tokens, i) ?? rel.rel, right: opOf(next) });
+          subject = opOf(tok);
+          i += 1 + rel.len;
+          continue;
+        }
+      }
+      subject = opOf(tok);
+      continue;
+    }
+    if (tok.t === 'word' && PRICE_WORDS.has(tok.w) && relationAt(skipFiller(tokens, i + 1), 0)) {
+      subject = { kind: 'price' };
+      continue;
+    }
+    const rel = relationAt(tokens, i);
+    if (!rel) continue;
+    if ((rel.rel === 'above' || rel.rel === 'below') && (subject?.kind ?? 'price') === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'all', 'both', 'them', 'each', 'every')) {
+      // "price above all three": the price against every moving average of the clause.
+      for (const m of mentions.filter(isMA)) add({ kind: 'compare', left: { kind: 'price' }, relation: rel.rel, right: opOf(m) });
+      continue;
+    }
+    const obj = objectAt(tokens, i + rel.len);
+    // Elliptic clauses ("…, sell above 70", "negative to sell") reuse the last subject of the text.
+    const elliptic = obj?.op.kind === 'value' || ['turn_pos', 'turn_neg', 'oversold', 'overbought', 'extremes'].includes(rel.rel);
+    let subj = subject ?? impliedSubject(rel.rel, tokens, i) ?? (elliptic ? carry.subject : null);
+    if ((rel.rel === 'oversold' || rel.rel === 'overbought') && (subj?.kind !== 'mention' || !(subj.m.name in OSCILLATOR_LEVELS))) subj = oscillatorAhead(tokens, i + rel.len, result);
+    if (!subj) continue;
+    const consumed = build(rel.rel, subj, obj?.op ?? null, tokens, i, add, result);
+    if (consumed) {
+      if (subj.kind === 'mention') carry.subject = subj;
+      if (obj && consumed === 'object') i = obj.next - 1;
+      else i += rel.len - 1;
+    }
+  }
+  if (subject?.kind === 'mention' && !carry.subject) carry.subject = subject;
+
+  // "RSI 30/70": the levels written beside an oscillator are its two thresholds.
+  for (const m of mentions) {
+    if (!m.levels) continue;
+    const left: DOperand = { kind: 'mention', m, output: m.name === 'stoch' ? (m.output ?? 0) : 0 };
+    add({ kind: 'compare', left, relation: 'below', right: { kind: 'value', value: m.levels[0] } });
+    add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
+  }
+  trendIn(tokens, mentions, phrase, result);
+  breakoutIn(tokens, phrase, side, result);
+  return result;
+}
+
+function skipFiller(tokens: readonly PToken[], i: number): PToken[] {
+  let k = i;
+  while (tokens[k]?.t === 'word' && FILLER.has((tokens[k] as { w: string }).w)) k++;
+  return tokens.slice(k) as PToken[];
+}
+
+function bullishBefore(tokens: readonly PToken[], i: number): Relation | null {
+  const window = tokens.slice(Math.max(0, i - 3), i + 5);
+  if (window.some((t) => isWord(t, 'bullish'))) return 'cross_up';
+  if (window.some((t) => isWord(t, 'bearish'))) return 'cross_down';
+  return null;
+}
+
+function implyPair(result: ClauseResult, name: 'sma' | 'ema', fast: number, slow: number): [Mention, Mention] {
+  const make = (period: number): Mention => ({ t: 'ind', name, params: { period }, output: null, qualifier: null, levels: null, signalLine: false, days: false });
+  const pair: [Mention, Mention] = [make(fast), make(slow)];
+  result.implied.push(...pair);
+  return pair;
+}
+
+/** "oversold RSI": the oscillator named just after; "oversold" alone: the request's RSI. */
+function oscillatorAhead(tokens: readonly PToken[], i: number, result: ClauseResult): DOperand {
+  const next = tokens.slice(i, i + 3).find((t): t is Mention => t.t === 'ind' && (t.name === 'rsi' || t.name === 'stoch'));
+  if (next) return opOf(next);
+  const rsi: Mention = { t: 'ind', name: 'rsi', params: {}, output: null, qualifier: null, levels: null, signalLine: false, days: false };
+  result.implied.push(rsi);
+  return opOf(rsi);
+}
+
+/** "outside the bands" or "above the 200 SMA" with no subject: the price. */
+function impliedSubject(rel: Rel, tokens: readonly PToken[], i: number): DOperand | null {
+  const after = tokens.slice(i, i + 5);
+  if ((rel === 'outside' || rel === 'inside' || rel === 'below' || rel === 'above' || rel === 'touch' || rel === 'cross_up' || rel === 'cross_down') && after.some((t) => t.t === 'ind' && (t.name === 'bb' || isMA(t)))) {
+    return { kind: 'price' };
+  }
+  return null;
+}
+
+type Add = (c: DCondition) => void;
+
+/** Turns subject + relation + object into conditions; returns what it consumed (null: nothing made). */
+function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readonly PToken[], i: number, add: Add, result: ClauseResult): 'object' | 'relation' | null {
+  // An oscillator is never compared with a price-scale line: "stoch oversold, above the 200 EMA" means the price.
+  const priceScale = obj?.kind === 'mention' && (isMA(obj.m) || obj.m.name === 'bb');
+  const bandOnBand = subject.kind === 'mention' && subject.m.name === 'bb' && obj?.kind === 'mention' && obj.m.name === 'bb';
+  const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
+  const mention = subj.kind === 'mention' ? subj.m : null;
+  const objMention = obj?.kind === 'mention' ? obj.m : null;
+  if (rel === 'extremes') {
+    if (!mention || !(mention.name in OSCILLATOR_LEVELS)) return null;
+    const [lo, hi] = mention.levels ?? OSCILLATOR_LEVELS[mention.name]!;
+    const left: DOperand = { kind: 'mention', m: mention, output: mention.name === 'stoch' ? (mention.output ?? 0) : 0 };
+    add({ kind: 'compare', left, relation: 'below', right: { kind: 'value', value: lo } });
+    add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: hi } });
+    return 'relation';
+  }
+  if (mention?.name === 'bb' && !objMention && (rel === 'outside' || rel === 'inside' || rel === 'touch') && obj?.kind !== 'value') {
+    const where = rel === 'inside' ? 'inside' : mention.output === 2 ? 'below_lower' : mention.output === 0 ? 'above_upper' : 'outside';
+    add({ kind: 'band', m: mention, where });
+    return 'relation';
+  }
+  if (rel === 'oversold' || rel === 'overbought') {
+    const m = mention ?? null;
+    if (!m || !(m.name in OSCILLATOR_LEVELS)) return null;
+    const levels = m.levels ?? OSCILLATOR_LEVELS[m.name]!;
+    const explicit = obj?.kind === 'value' ? obj.value : null;
+    const near = relationAt(tokens, i + 1);
+    const level = near && (near.rel === 'below' || near.rel === 'above') ? objectAt(tokens, i + 1 + near.len) : null;
+    const value = level?.op.kind === 'value' ? level.op.value : explicit ?? (rel === 'oversold' ? levels[0] : levels[1]);
+    add({ kind: 'compare', left: { kind: 'mention', m, output: m.name === 'stoch' ? (m.output ?? 0) : 0 }, relation: rel === 'oversold' ? 'below' : 'above', right: { kind: 'value', value } });
+    return 'relation';
+  }
+  if (objMention?.name === 'bb' && subj.kind === 'price' && objMention.output !== 1) {
+    const out = objMention.output;
+    const where =
+      rel === 'outside' || (rel === 'touch' && out === null) ? 'outside'
+      : rel === 'inside' || rel === 'between' ? 'inside'
+      : out !== 0 && (rel === 'below' || rel === 'cross_down' || rel === 'touch') ? 'below_lower'
+      : out !== 2 && (rel === 'above' || rel === 'cross_up' || rel === 'touch') ? 'above_upper' : null;
+    if (where) {
+      add({ kind: 'band', m: objMention, where });
+      return 'object';
+    }
+  }
+  if (rel === 'turn_pos' || rel === 'turn_neg') {
+    if (!mention) return null;
+    const output = mention.name === 'macd' && mention.output === null ? 2 : defaultOutput(mention);
+    add({ kind: 'compare', left: { kind: 'mention', m: mention, output }, relation: rel === 'turn_pos' ? 'cross_up' : 'cross_down', right: { kind: 'value', value: 0 } });
+    return 'relation';
+  }
+  if (rel === 'between' && obj?.kind === 'value') {
+    const second = objectAt(tokens, i + 3);
+    if (isWord(tokens[i + 2], 'and') && second?.op.kind === 'value') {
+      add({ kind: 'compare', left: subj, relation: 'above', right: obj });
+      add({ kind: 'compare', left: subj, relation: 'below', right: second.op });
+      return 'relation';
+    }
+    return null;
+  }
+  if (rel === 'outside' || rel === 'inside' || rel === 'touch' || rel === 'between') return null;
+  let right: DOperand | null = obj;
+  if (objMention?.signalLine && mention?.name === 'stoch') right = { kind: 'mention', m: mention, output: 1 };
+  if (right && right.kind === 'mention' && mention && right.m.output === null && right.m.name === mention.name && mention.name === 'macd') right = { ...right, output: 1 };
+  if (!right && mention && (rel === 'cross' || rel === 'cross_up' || rel === 'cross_down')) {
+    // A cross with nothing named: MACD line × its signal, %K × %D, the histogram × 0, a moving average × price.
+    if (mention.name === 'macd') right = (subj as { output: number }).output === 2 ? { kind: 'value', value: 0 } : { kind: 'mention', m: mention, output: 1 };
+    else if (mention.name === 'stoch') right = { kind: 'mention', m: mention, output: 1 };
+    else if (isMA(mention)) {
+      if (Object.keys(mention.params).length === 0 && mention.qualifier === null) {
+        const [fast, slow] = implyPair(result, mention.name === 'ema' ? 'ema' : 'sma', mention.name === 'ema' ? 12 : 20, mention.name === 'ema' ? 26 : 50);
+        add({ kind: 'compare', left: opOf(fast), relation: bullishBefore(tokens, i) ?? (rel as Relation), right: opOf(slow) });
+        return 'relation';
+      }
+      add({ kind: 'compare', left: { kind: 'price' }, relation: rel as Relation, right: subj });
+      return 'relation';
+    }
+  }
+  if (!right) return null;
+  if (subj.kind === 'price' && right.kind === 'value') return null; // a price level: not portable, left out
+  if (subj.kind === 'mention' && right.kind === 'mention' && subj.m === right.m && subj.output === right.output) return null;
+  const relation: Relation = rel === 'cross' ? bullishBefore(tokens, i) ?? 'cross' : (rel as Relation);
+  add({ kind: 'compare', left: subj, relation, right });
+  return 'object';
+}
+
+const TREND_PHRASES = [
+  /\bwith the trend\b/, /\btrend filter\b/, /\bfilter(ed)? by (the )?trend\b/, /\bdirection of the (trend|\w+ ?\d* ?(sma|ema|wma|ma))\b/,
+  /\b(longs?|buys?|buying) only (when )?(price )?(is )?above\b/, /\bonly (go |take |open )?(longs?|buys?) (when |if )?(price |the price )?(is )?above\b/,
+  /\btrend (is )?(up|down|direction)\b/, /\b(sma|ema|wma|ma|moving average|moving averages) filter\b/, /\b(while|as long as|provided|only when|only if) (the )?price (is |stays |holds |remains )?(still )?(above|below)\b/, /\bonly trade (in )?(the )?(trend|direction)\b/, /\babove .* for longs?\b/, /\bfollow the trend\b/, /\btrend following filter\b/,
+];
+
+function trendIn(tokens: readonly PToken[], mentions: Mention[], phrase: string, result: ClauseResult): void {
+  if (!TREND_PHRASES.some((re) => re.test(phrase))) return;
+  const mas = mentions.filter(isMA);
+  const m = mas.reduce<Mention | null>((best, x) => (best === null || (x.params.period ?? 0) > (best.params.period ?? 0) ? x : best), null);
+  result.trend = { m, phrase };
+  if (m && !result.drafts.some((d) => d.cond.kind === 'compare' && d.cond.left.kind === 'price')) {
+    result.drafts.push({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: opOf(m) }, side: null, phrase });
+  }
+  void tokens;
+}
+
+function breakoutIn(tokens: readonly PToken[], phrase: string, side: 'long' | 'short' | null, result: ClauseResult): void {
+  const window = (re: RegExp, fallback: number) => {
+    const m = re.exec(phrase);
+    if (!m) return null;
+    const n = Number(m[1] ?? m[2] ?? fallback);
+    return Number.isFinite(n) && n >= 2 && n <= 500 ? Math.round(n) : fallback;
+  };
+  const brk =
+    window(/\b(\d+) (?:bars? |candles? |periods? |days? )?(?:high|low|range|channel)s?\b/, 20) ??
+    window(/\bdonchian(?: channels?)?(?: \(?(\d+))?/, 20) ??
+    window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, 20) ??
+    window(/\bnew (\d+)? ?(?:bars? )?(?:highs?|lows?)\b/, 20);
+  if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase });
+  const mom = window(/\b(?:momentum|rate of change|roc)(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
+  if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase });
+  void tokens;
+}

@@ -1,0 +1,160 @@
+/**
+ * The tool layer on a scripted REST API (a plain HTTP server): how the one_shot stream becomes
+ * progress notifications and a result, split frames and CRLF included, and how refusals become
+ * error results. The real service drives the same tools in hosted.test.ts and stdio.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ApiClient, ApiError } from '../../src/mcp/api-client.ts';
+import { buildMcpServer } from '../../src/mcp/tools.ts';
+import { callTool } from './mcp-helpers.ts';
+
+const STATS = { n: 3, wins: 2, losses: 1, wr: 2 / 3, ret: 0.01, pf: 2, rr: 1, expect: 3.3, mdd: -0.002, np: 10, avg: 0.003, best: 0.006, worst: -0.003 };
+const DONE = {
+  live_url: 'http://x/api/v1/signals/7_EURUSD_1min_Model%201/stream',
+  model: 'Model 1',
+  stem: '7_EURUSD_1min_Model 1',
+  channels: ['sse'],
+  metrics: STATS,
+  train_metrics: STATS,
+  job_id: 1,
+  deployment_id: 'd1',
+  credits_remaining: 31,
+  not_in_the_schema: true,
+};
+const STEPS = [
+  { stage: 'generate', pct: 0, msg: 'writing' },
+  { stage: 'generate', pct: 0, msg: 'rewriting: repair' },
+  { stage: 'generate', pct: 15, msg: 'strategy written' },
+  { stage: 'train', pct: 20, msg: 'queued' },
+  { stage: 'train', pct: 40, msg: 'training' },
+  { stage: 'deploy', pct: 90, msg: 'deploying' },
+  { stage: 'deploy', pct: 100, msg: 'live' },
+];
+
+describe('MCP tools on a scripted REST API', () => {
+  let server: Server;
+  let url: string;
+  const keys: string[] = [];
+  let mode: 'ok' | 'error' | 'broke' | 'cut' = 'ok';
+
+  before(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      keys.push(String(req.headers['x-api-key']));
+      if (mode === 'broke') {
+        res.writeHead(402, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'out of credits: this call costs 10 and your balance is 0', code: 402 }));
+        return;
+      }
+      if (req.url === '/api/v1/one_shot') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const text =
+          'event: token\ndata: {"text":"import numpy"}\n\n' +
+          ': a comment\r\n\r\n' +
+          'event: heartbeat\ndata: {}\n\n' +
+          STEPS.map((s) => `event: step\r\ndata: ${JSON.stringify(s)}\r\n\r\n`).join('') +
+          (mode === 'error'
+            ? 'event: error\ndata: {"error":"training failed: no trades"}\n\n'
+            : mode === 'cut'
+              ? ''
+              : `event: done\ndata: ${JSON.stringify(DONE)}\n\n`);
+        // Frames split at awkward places, as TCP may deliver them.
+        const bytes = Buffer.from(text);
+        let at = 0;
+        const next = () => {
+          if (at >= bytes.length) return res.end();
+          res.write(bytes.subarray(at, (at += 7)));
+          setImmediate(next);
+        };
+        next();
+        return;
+      }
+      if (req.url === '/api/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ count: 0, models: [] }));
+        return;
+      }
+      if (req.url === '/api/v1/deployed') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ count: 'zero' }));
+        return;
+      }
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>bad gateway</html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const connect = async () => {
+    const api = new ApiClient({ baseUrl: url, key: async () => 'sf_test_key' });
+    const mcp = buildMcpServer({ api, hints: { 402: 'get more credits somehow' } });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(serverSide);
+    const client = new Client({ name: 'unit', version: '0' });
+    await client.connect(clientSide);
+    return client;
+  };
+
+  it('one_shot: each step that raises the pct is a progress notification, then the done payload (parsed by the schema)', async () => {
+    mode = 'ok';
+    const client = await connect();
+    const res = await callTool(client, 'one_shot', { prompt: 'rsi' });
+    assert.equal(res.error, null, JSON.stringify(res.error));
+    assert.deepEqual(
+      res.progress.map((p) => [p.progress, p.total, p.message]),
+      [
+        [0, 100, 'writing'],
+        [15, 100, 'strategy written'],
+        [20, 100, 'queued'],
+        [40, 100, 'training'],
+        [90, 100, 'deploying'],
+        [100, 100, 'live'],
+      ],
+    );
+    const { not_in_the_schema: _, ...expected } = DONE;
+    assert.deepEqual(res.data, expected);
+    assert.equal(keys.at(-1), 'sf_test_key', 'the session key is sent');
+    await client.close();
+  });
+
+  it('an error event is an error result carrying the event’s error; a stream cut short is a 502', async () => {
+    mode = 'error';
+    const client = await connect();
+    const failed = await callTool(client, 'one_shot', { prompt: 'rsi' });
+    assert.deepEqual(failed.error, { error: 'training failed: no trades' });
+    assert.equal(failed.progress.at(-1)?.progress, 100);
+    mode = 'cut';
+    const cut = await callTool(client, 'one_shot', { prompt: 'rsi' });
+    assert.equal(cut.error?.code, 502);
+    assert.match(cut.error!.error, /ended without a result/);
+    await client.close();
+  });
+
+  it('a refusal is an error result with the status, the message and the transport’s hint', async () => {
+    mode = 'broke';
+    const client = await connect();
+    const res = await callTool(client, 'one_shot', { prompt: 'rsi' });
+    assert.deepEqual(res.error, { error: 'out of credits: this call costs 10 and your balance is 0', code: 402, hint: 'get more credits somehow' });
+    mode = 'ok';
+    const deployed = await callTool(client, 'list_deployed');
+    assert.equal(deployed.error?.code, 502, 'an answer out of shape is not passed on');
+    assert.match(deployed.error!.error, /unexpected answer from GET \/api\/v1\/deployed: count/);
+    await client.close();
+  });
+
+  it('ApiClient: a non-JSON refusal keeps its status and first line', async () => {
+    const api = new ApiClient({ baseUrl: `${url}/`, key: async () => 'k' });
+    await assert.rejects(api.generate({ description: 'x' }), (err: unknown) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.status, 502);
+      assert.equal(err.message, '<html>bad gateway</html>');
+      return true;
+    });
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * A fixed sample of the corpus (12 prompts, each on its own symbol and timeframe: every model
+ * class, every indicator, filters, defaults) through the sandboxed runtime on real bars (HistData
+ * 1-minute bars resampled; synthetic for BTCUSD): the dynamic analysis finds no problem and a
+ * finite warm-up, the columns are the intent's, strategy_config() returns the intent's config,
+ * and the strategy trains. The full corpus × 8 symbols × 4 timeframes is the generator-matrix bench.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Symbol, Timeframe } from '../../../schemas/common.ts';
+import { warmupBars } from '../../../src/indicators/index.ts';
+import { createLogger } from '../../../src/log.ts';
+import { generateOffline } from '../../../src/strategy/generator/index.ts';
+import { StrategyRuntime } from '../../../src/strategy/runtime-pool.ts';
+import { barsFor, loadBars } from './bars.ts';
+import { PROMPTS } from './prompts.ts';
+
+const SAMPLE: Array<[string, Symbol, Timeframe]> = [
+  ['example-4-mean-reversion', 'EURUSD', '15min'], // XGBoost, RSI, London, pips
+  ['long-1', 'GBPUSD', '1h'], // gradient boosting, RSI + SMA 200 trend filter, sessions
+  ['long-2', 'USDJPY', '5min'], // extra trees, MACD + stochastic + Bollinger, hours
+  ['fields-all', 'AUDUSD', '15min'], // random forest, every field, min_atr
+  ['model-lr', 'USDCHF', '1min'], // logistic regression
+  ['model-ada', 'NZDUSD', '15min'], // AdaBoost
+  ['ind-all', 'USDCAD', '1h'], // all 8 indicators
+  ['unit-usd', 'BTCUSD', '5min'], // synthetic bars, dollars
+  ['example-8-breakout', 'EURUSD', '1min'], // breakout + ATR filter
+  ['ind-ema-three', 'GBPUSD', '15min'], // EMA 200: the longest warm-up of the corpus
+  ['typo-2', 'BTCUSD', '1min'], // misspelt
+  ['empty', 'USDJPY', '1h'], // the default strategy
+];
+
+describe('offline generator: sampled strategies run in the sandbox', { concurrency: 2 }, () => {
+  let runtime: StrategyRuntime;
+  before(async () => {
+    runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
+  });
+  after(() => runtime.stop());
+
+  for (const [id, symbol, timeframe] of SAMPLE) {
+    it(`${id} on ${symbol} ${timeframe}: analysis clean, warm-up finite, config as understood, trains`, async () => {
+      const entry = PROMPTS.find((p) => p.id === id);
+      assert.ok(entry, `no prompt ${id}`);
+      const { code, intent } = generateOffline({ ...entry.request, symbol, timeframe });
+      const bars = loadBars(symbol, timeframe, barsFor(warmupBars(intent.indicators)));
+      const analysis = await runtime.analyze(code, bars, { timeoutMs: 120_000 });
+      assert.deepEqual(analysis.problems, []);
+      assert.ok(analysis.warmup !== null && analysis.warmup < bars.ts.length * 0.75, `warm-up ${analysis.warmup} of ${bars.ts.length} bars`);
+      assert.ok(analysis.warmup >= warmupBars(intent.indicators), `warm-up ${analysis.warmup} below the registry's ${warmupBars(intent.indicators)}`);
+      assert.deepEqual(analysis.featureColumns, intent.features);
+      assert.deepEqual(await runtime.config(code), intent.config);
+      const trained = await runtime.train(code, bars, { warmup: analysis.warmup }, { timeoutMs: 120_000 });
+      assert.deepEqual(trained.features, intent.features);
+      assert.equal(trained.config.model_type, intent.config.model_type);
+      assert.ok(trained.rowsTrain > 500 && trained.rowsTest > 100, `${trained.rowsTrain} train / ${trained.rowsTest} test rows`);
+      assert.ok(trained.onnx.length > 0);
+      assert.ok(trained.probaUp.every((p) => p >= 0 && p <= 1));
+    });
+  }
+});

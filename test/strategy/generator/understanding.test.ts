@@ -1,0 +1,227 @@
+/**
+ * What the offline generator understands: for each request, the features the code computes and
+ * the strategy_config values must say what the request asked (units converted at the symbol's
+ * typical price, sessions in UTC, structured fields over prose, remarks for every conflict).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Symbol, Timeframe } from '../../../schemas/common.ts';
+import type { GenerateRequest } from '../../../schemas/generation.ts';
+import { INSTRUMENTS } from '../../../src/market/instruments.ts';
+import { generateOffline } from '../../../src/strategy/generator/index.ts';
+
+type Req = Omit<Partial<GenerateRequest>, 'symbol' | 'timeframe'>;
+const gen = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') =>
+  generateOffline({ ...(typeof req === 'string' ? { description: req } : req), symbol, timeframe });
+const cfg = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') => gen(req, symbol, timeframe).intent.config;
+const features = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') => gen(req, symbol, timeframe).intent.features;
+const pipsRatio = (pips: number, symbol: Symbol) => (pips * INSTRUMENTS[symbol].pipSize) / INSTRUMENTS[symbol].synthetic.price;
+const near = (actual: number | null, expected: number, what = '') => {
+  assert.ok(actual !== null && Math.abs(actual - expected) <= expected * 1e-3, `${what}: ${actual} vs ${expected}`);
+};
+const has = (list: readonly string[], ...names: string[]) => {
+  for (const n of names) assert.ok(list.includes(n), `${n} not in ${list.join(', ')}`);
+};
+
+describe('offline generator: what a request is understood to ask', () => {
+  it('the brief example: RSI(7) below 25, long only, London, stop 20 pips, xgboost', () => {
+    const { intent, code } = gen('RSI(7) below 25, long only, London session, stop 20 pips, xgboost');
+    has(intent.features, 'rsi_7', 'rsi_7_lt_25');
+    assert.equal(intent.config.direction, 'long');
+    assert.deepEqual(intent.config.session_filter, [7, 16]);
+    near(intent.config.stop_loss, pipsRatio(20, 'EURUSD'), 'stop');
+    assert.equal(intent.config.model_type, 'XGBClassifier');
+    assert.ok(code.includes("df['rsi_7'] = "), 'the registry snippet computes rsi_7');
+  });
+
+  it('converts pips at the pair’s pip size and price (JPY pairs: 0.01)', () => {
+    near(cfg('stop 20 pips, take profit 40 pips', 'USDJPY').stop_loss, pipsRatio(20, 'USDJPY'), 'USDJPY stop');
+    near(cfg('stop 20 pips, take profit 40 pips', 'USDJPY').take_profit, pipsRatio(40, 'USDJPY'), 'USDJPY take');
+    near(cfg('stop loss 25 pips', 'GBPUSD').stop_loss, pipsRatio(25, 'GBPUSD'), 'GBPUSD stop');
+  });
+
+  it('converts percent and dollars (at 1 standard lot)', () => {
+    const pct = cfg('EMA cross with a 0.5% stop and 1% target');
+    assert.equal(pct.stop_loss, 0.005);
+    assert.equal(pct.take_profit, 0.01);
+    near(cfg('stop $50, take profit $120').stop_loss, 50 / 100_000 / 1.085, 'EURUSD $50');
+    near(cfg('stop $50', 'USDJPY').stop_loss, 50 / 100_000, 'USDJPY $50 (USD-based: P&L ÷ price)');
+  });
+
+  it('sets the take as a multiple of the stop from a reward/risk ratio', () => {
+    const c = cfg('stop 20 pips, 1:3 risk reward');
+    near(c.take_profit, 3 * c.stop_loss!, 'rr 3');
+    const twice = cfg('stop 10 pips and target twice the stop');
+    near(twice.take_profit, 2 * twice.stop_loss!, 'twice');
+  });
+
+  it('disables a stop or a take when asked', () => {
+    assert.equal(cfg('no stop loss, take profit 40 pips, RSI 2 extremes').stop_loss, null);
+    assert.equal(cfg('stop 30 pips and let profits run').take_profit, null);
+  });
+
+  it('caps stops at the schema’s 20 % and says so', () => {
+    const { intent } = gen('stop loss 50%, take profit 90%');
+    assert.equal(intent.config.stop_loss, 0.2);
+    assert.ok(intent.remarks.some((r) => r.includes('20%')));
+  });
+
+  it('reads the 8 built-in indicators with their parameters', () => {
+    has(features('fast EMA 12 crossing above slow EMA 26'), 'ema_12', 'ema_26', 'ema_12_xup_ema_26');
+    has(features('price outside the 2-sigma Bollinger band'), 'bb_upper_20_2', 'bb_lower_20_2', 'bb_out_20_2', 'bb_pctb_20_2');
+    has(features('stochastic %K over %D'), 'stoch_k_14_3', 'stoch_d_14_3', 'stoch_k_14_3_gt_stoch_d_14_3');
+    has(features('MACD histogram turning positive'), 'macd_hist_12_26_9', 'macd_hist_12_26_9_xup_0');
+    has(features('ATR(14)'), 'atr_14', 'natr_14');
+    has(features('WMA 10 crosses WMA 30'), 'wma_10', 'wma_30', 'wma_10_x_wma_30');
+    has(features('Buy when price crosses above the 50 SMA'), 'sma_50', 'close_xup_sma_50');
+    has(features('rsi 7 oversold'), 'rsi_7', 'rsi_7_lt_30');
+    has(features('MACD(8,21,5) crosses above signal line'), 'macd_8_21_5', 'macd_8_21_5_xup_macd_signal_8_21_5');
+    has(features('Bollinger bands (20, 2.5): buy at the lower band, sell at the upper band'), 'bb_below_20_2p5', 'bb_above_20_2p5');
+    has(features('stoch k 21 d 5 overbought above 85'), 'stoch_k_21_5', 'stoch_k_21_5_gt_85');
+  });
+
+  it('reads pairs, levels and named crosses', () => {
+    has(features('EMA 9/21 crossover'), 'ema_9', 'ema_21', 'ema_9_x_ema_21');
+    has(features('golden cross'), 'sma_50', 'sma_200', 'sma_50_xup_sma_200');
+    has(features('RSI 14 30/70 reversal'), 'rsi_14_lt_30', 'rsi_14_gt_70');
+    has(features('EMA 20, 50 and 200: long when price is above all three'), 'close_gt_ema_20', 'close_gt_ema_50', 'close_gt_ema_200');
+    has(features('breakout of the 20 bar high'), 'breakout_20', 'range_pos_20');
+  });
+
+  it('reads direction', () => {
+    assert.equal(cfg('shorts only when RSI above 70').direction, 'short');
+    assert.equal(cfg('trade both ways on the EMA 20/50 cross').direction, 'both');
+    assert.equal(cfg('no shorts, buy MACD crosses').direction, 'long');
+    assert.equal(cfg('buy only when RSI is below 30').direction, 'both', '"buy only when" is about timing');
+  });
+
+  it('reads sessions and hours as UTC session_filter', () => {
+    assert.deepEqual(cfg('New York session only').session_filter, [12, 21]);
+    assert.deepEqual(cfg('Asian session range').session_filter, [0, 9]);
+    assert.deepEqual(cfg('only between 13:00 and 17:00 UTC').session_filter, [13, 17]);
+    assert.deepEqual(cfg('trade from 8am to 4pm EST').session_filter, [13, 21]);
+    assert.deepEqual(cfg('avoid the Asian session').session_filter, [9, 0]);
+    assert.deepEqual(cfg('London and New York sessions').session_filter, [7, 21]);
+    assert.deepEqual(cfg('scalp the London-NY overlap').session_filter, [12, 16]);
+    assert.deepEqual(cfg('Sydney session').session_filter, [21, 6]);
+    assert.equal(cfg('trade all hours').session_filter, null);
+  });
+
+  it('reads cooldowns in bars or time (rounded up to whole bars)', () => {
+    assert.equal(cfg('wait 3 bars after a trade').cooldown, 3);
+    assert.equal(cfg('cooldown of 45 minutes', 'EURUSD', '15min').cooldown, 3);
+    assert.equal(cfg('cooldown of 45 minutes', 'EURUSD', '5min').cooldown, 9);
+    assert.equal(cfg('cooldown of 45 minutes', 'EURUSD', '1h').cooldown, 1);
+  });
+
+  it('reads max positions and on_opposite', () => {
+    assert.equal(cfg('max 3 positions').max_positions, 3);
+    assert.equal(cfg('one trade at a time').max_positions, 1);
+    assert.equal(cfg('reverse on opposite signal').on_opposite, 'reverse');
+    assert.equal(cfg('just close on an opposite signal').on_opposite, 'close_only');
+    assert.equal(cfg('ignore opposite signals and hold until stop or target').on_opposite, 'ignore');
+  });
+
+  it('turns a trend filter into a feature column and trend_filter', () => {
+    const c = gen('only trade with the trend above the 200 SMA');
+    assert.equal(c.intent.config.trend_filter, 'sma_200');
+    has(c.intent.features, 'sma_200');
+    assert.equal(cfg('trend filter EMA 100, stochastic oversold').trend_filter, 'ema_100');
+    assert.equal(cfg('trade with the trend, MACD').trend_filter, 'sma_200');
+  });
+
+  it('turns a volatility filter into min_atr (NATR in percent)', () => {
+    near(cfg('only trade when ATR(14) is above 10 pips').min_atr, pipsRatio(10, 'EURUSD') * 100, 'ATR 10 pips');
+    assert.equal(cfg('only when NATR is above 0.08').min_atr, 0.08);
+    const v = cfg('volatility filter').min_atr;
+    assert.ok(v !== null && v > 0 && v < 1, `default min_atr ${v}`);
+  });
+
+  it('reads every model class and bounded parameters', () => {
+    assert.equal(cfg('random forest').model_type, 'RandomForestClassifier');
+    assert.equal(cfg('gradient boosting').model_type, 'GradientBoostingClassifier');
+    assert.equal(cfg('extra trees').model_type, 'ExtraTreesClassifier');
+    assert.equal(cfg('logistic regression, C=0.5').model_type, 'LogisticRegression');
+    assert.equal(cfg('adaboost with 150 estimators').model_type, 'AdaBoostClassifier');
+    assert.equal(cfg('extreme gradient boosting').model_type, 'XGBClassifier');
+    assert.deepEqual(cfg('random forest of 300 trees and max depth 8').model_params, { n_estimators: 300, max_depth: 8, min_samples_leaf: 20 });
+    assert.equal((cfg('logistic regression, C=0.5').model_params as { C: number }).C, 0.5);
+    assert.equal((cfg('xgboost with 5000 trees').model_params as { n_estimators: number }).n_estimators, 500);
+    const lgbm = gen('lightgbm on rsi');
+    assert.equal(lgbm.intent.config.model_type, 'XGBClassifier');
+    assert.ok(lgbm.intent.remarks.some((r) => r.includes('lightgbm')));
+  });
+
+  it('converts the horizon to bars of the timeframe', () => {
+    assert.equal(cfg('predict the next hour', 'EURUSD', '1min').target_horizon, 60);
+    assert.equal(cfg('predict the next hour', 'EURUSD', '5min').target_horizon, 12);
+    assert.equal(cfg('predict the next hour', 'EURUSD', '15min').target_horizon, 4);
+    assert.equal(cfg('predict the next hour', 'EURUSD', '1h').target_horizon, 1);
+    assert.equal(cfg('forecast 8 bars ahead').target_horizon, 8);
+    const long = gen('predict the next 4 hours', 'EURUSD', '1min');
+    assert.equal(long.intent.config.target_horizon, 200);
+    assert.ok(long.intent.remarks.some((r) => r.includes('200')));
+  });
+
+  it('reads the confidence threshold', () => {
+    assert.equal(cfg('only when 60% confident').signal_threshold, 0.6);
+    assert.equal(cfg('probability threshold 0.7').signal_threshold, 0.7);
+    assert.equal(cfg('confidence 40%').signal_threshold, 0.5);
+  });
+
+  it('structured indicators win over prose, and the code says so', () => {
+    const { intent, code } = gen({ description: 'RSI(7) below 20', indicators: { rsi_period: 14 } });
+    has(intent.features, 'rsi_14', 'rsi_14_lt_20');
+    assert.ok(!intent.features.includes('rsi_7'));
+    assert.ok(code.includes('overriding RSI(7)'));
+    const off = gen({ description: 'RSI below 30 and EMA 12/26 cross', indicators: { rsi_enabled: false } });
+    assert.ok(!off.intent.features.some((f) => f.startsWith('rsi')));
+    has(off.intent.features, 'ema_12_x_ema_26');
+    has(features({ indicators: { macd_enabled: true, macd_fast: 8, macd_slow: 17, macd_signal: 9 } }), 'macd_8_17_9');
+  });
+
+  it('pos_rules win over prose, and every overridden statement is a remark in the code', () => {
+    const { intent, code } = gen({ description: 'long only, wait 2 bars, reverse on opposite signal', pos_rules: { direction: 'short', cooldown: 7, max_pos: 2, on_opposite: 'close_only' } });
+    assert.equal(intent.config.direction, 'short');
+    assert.equal(intent.config.cooldown, 7);
+    assert.equal(intent.config.max_positions, 2);
+    assert.equal(intent.config.on_opposite, 'close_only');
+    assert.ok(code.includes('structured fields win'));
+  });
+
+  it('lets the field about a setting win over the description; within a text the last statement wins', () => {
+    near(cfg({ description: 'RSI 14, stop 50 pips', risk: 'stop 20 pips' }).stop_loss, pipsRatio(20, 'EURUSD'), 'risk field');
+    assert.equal(cfg({ description: 'EMA cross with xgboost', model: 'logistic regression' }).model_type, 'LogisticRegression');
+    assert.equal(cfg('long only, actually shorts only').direction, 'short');
+    assert.equal(cfg('random forest, no, xgboost, actually extra trees').model_type, 'ExtraTreesClassifier');
+  });
+
+  it('repairs misspellings', () => {
+    const c = gen('Bolinger bands 20 2 with stocastic osillator, random forrest, Lodnon sesion');
+    has(c.intent.features, 'bb_upper_20_2', 'stoch_k_14_3');
+    assert.equal(c.intent.config.model_type, 'RandomForestClassifier');
+    assert.deepEqual(c.intent.config.session_filter, [7, 16]);
+    const t = gen('buy wen rsi is bellow 30 and sell wen its abov 70 pls, stoploss 20pips');
+    has(t.intent.features, 'rsi_14_lt_30', 'rsi_14_gt_70');
+    near(t.intent.config.stop_loss, pipsRatio(20, 'EURUSD'), 'stoploss 20pips');
+    assert.equal(cfg('mcad histogramm turning positve, long onyl').direction, 'long');
+  });
+
+  it('an empty request is a sensible default strategy', () => {
+    const { intent } = gen({});
+    has(intent.features, 'ema_12', 'ema_26', 'rsi_14', 'atr_14', 'ema_12_x_ema_26');
+    assert.equal(intent.config.model_type, 'RandomForestClassifier');
+    assert.ok(intent.config.stop_loss! > 0 && intent.config.take_profit! > intent.config.stop_loss!);
+    assert.ok(intent.remarks.some((r) => r.includes('empty request')));
+  });
+
+  it('names what is not built in, reads days as bars, and keeps warm-ups within the runtime’s reach', () => {
+    assert.ok(gen('ADX above 25 and volume spike').intent.remarks.some((r) => r.includes('adx') && r.includes('volume')));
+    const days = gen('price above the 200-day moving average');
+    has(days.intent.features, 'sma_200', 'close_gt_sma_200');
+    assert.ok(days.intent.remarks.some((r) => r.includes('200-day')));
+    const long = gen('EMA 400 trend filter');
+    assert.ok(long.intent.features.includes('ema_217'), long.intent.features.join(','));
+    assert.ok(long.intent.remarks.some((r) => r.includes('warm-up')));
+  });
+});
