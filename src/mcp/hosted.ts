@@ -152,6 +152,7 @@ export function registerMcp(app: App, deps: HostedMcpDeps): McpSessions {
     const session: Session = { id, ip, server, transport, open: 0, lastSeen: Date.now() };
     transport.onclose = () => {
       if (sessions.get(id) === session) sessions.delete(id);
+      log.info({ session: id, open: sessions.size }, 'mcp session ended');
     };
     await server.connect(transport);
     return session;

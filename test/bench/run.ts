@@ -28,8 +28,10 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'market-read': () => import('./market-read.ts'),
   'tick-sources': () => import('./tick-sources.ts'),
   'strategy-runtime': () => import('./strategy-runtime.ts'),
-  'train-pipeline': () => import('./train-pipeline.ts'),
+  'pipeline': () => import('./pipeline.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
+  'generator-offline': () => import('./generator-offline.ts'),
+  'generator-matrix': () => import('./generator-matrix.ts'),
   'signal-delivery': () => import('./signal-delivery.ts'),
 };
 
