@@ -47,6 +47,9 @@ export const EnvConfig = z.object({
   OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com'),
   PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx)'),
   STRATEGY_WORKERS: z.coerce.number().int().min(1).max(32).optional().describe('Sandboxed Python workers (default: one per core, at most 4)'),
+  DEPLOY_LIMIT_FREE: z.coerce.number().int().min(1).max(100_000).default(1)
+    .describe('Models a free-plan user may have deployed at once; deploying one more swaps out the oldest'),
+  DEPLOY_LIMIT_PRO: z.coerce.number().int().min(1).max(100_000).default(10).describe('The same for the pro plan'),
   ACTOR_WARM_SESSIONS: z.coerce.number().int().min(0).max(256).default(16)
     .describe('Deployed strategies kept warm in their own sandboxed process (faster per bar); the rest compute features with pool jobs'),
   ONE_SHOT_FEE: z.coerce.number().int().min(0).max(1000).default(9)

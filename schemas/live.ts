@@ -105,9 +105,6 @@ export const UndeployResponse = z
 
 export const DeployParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name') });
 
-/** Models one user may have deployed at once; deploying beyond it swaps out the oldest. */
-export const DEPLOY_LIMITS = { free: 1, pro: 10 } as const;
-
 /** A model actor's progress (KV `sf_actor_state`, key = deployment id): where to resume. */
 export const ActorState = z.object({
   last_bar_ts: z.number().describe('Open time of the last bar the actor handled, epoch ms'),

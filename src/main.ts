@@ -117,6 +117,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       log,
       replicas: config.NATS_REPLICAS,
       checkWebhookTarget: webhookTargetChecker(config),
+      limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
     });
     const modelHost = await buildModelHost({
       bus,

@@ -128,18 +128,19 @@ export class ModelActor {
         if (side !== 0) events.push(this.openEvent(side, window.close[i]!, pUp[i]!, barTs, n++));
       }
       this.lastBarTs = window.ts[window.ts.length - 1]!;
-      for (const event of events) await this.deps.publish(event);
+      // Published in call order (one connection keeps it); the state is saved only once they are
+      // stored, so a crash in between replays the bar and the stream drops the repeats by id.
+      await Promise.all(events.map((event) => this.deps.publish(event)));
       this.signalsSent += events.length;
-      await this.deps.state.put(deployment.deployment_id, { last_bar_ts: this.lastBarTs, engine: this.engine.snapshot(), signals_sent: this.signalsSent });
-      for (const event of events) {
-        if (event.action !== 'open') continue;
-        await this.deps.activity.emit({
-          kind: 'SIGNAL_FIRED',
-          bot: deployment.username,
-          model: { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type },
-          metrics: { side: event.side, price: event.price },
-        });
-      }
+      const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
+      await Promise.all([
+        this.deps.state.put(deployment.deployment_id, { last_bar_ts: this.lastBarTs, engine: this.engine.snapshot(), signals_sent: this.signalsSent }),
+        ...events
+          .filter((event) => event.action === 'open')
+          .map((event) =>
+            this.deps.activity.emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: meta, metrics: { side: event.side, price: event.price } }),
+          ),
+      ]);
     }
   }
 

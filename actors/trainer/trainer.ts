@@ -65,13 +65,15 @@ export class Trainer {
   /** Stops pulling; jobs in flight go back to `queued` and to the queue for the next trainer. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const msg of this.inFlight) {
+    for (const msg of [...this.inFlight]) {
       const id = TrainQueue.jobId(msg);
       if (id !== null) {
         await this.deps.jobs
           .update(id, (job) => (job.status === 'running' ? { ...job, status: 'queued', stage: null, attempts: Math.max(0, job.attempts - 1) } : null))
           .catch(() => undefined);
       }
+      // Out of inFlight first, so the job's own `finally` does not acknowledge it after all.
+      this.inFlight.delete(msg);
       msg.nak();
     }
     await Promise.allSettled(this.loops);

@@ -12,7 +12,8 @@ export interface Bus {
 
 /** Connects to NATS, reconnecting for ever: a restarting server must not take the service down. */
 export async function connectBus(url: string, name: string, log: Logger): Promise<Bus> {
-  const nc = await connect({ servers: url.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  // noAsyncTraces: no stack captured per request (a measured ~10% of the client's CPU under load).
+  const nc = await connect({ servers: url.split(','), name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {

@@ -6,7 +6,7 @@ import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import { modelKey, type ModelStore } from '../training/index.ts';
 import type { Plan } from '../../schemas/accounts.ts';
-import { DEPLOY_LIMITS, type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
+import { type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 
@@ -17,6 +17,8 @@ export interface DeploymentsDeps {
   models: Pick<ModelStore, 'resolve'>;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
+  /** Models a user may have deployed at once, per plan (deploying beyond swaps out the oldest). */
+  limits: Record<Plan, number>;
   /** Refuses a webhook URL the service must not call (SSRF); throws a 400 saying why. */
   checkWebhookTarget: (url: string) => Promise<void>;
 }
@@ -70,7 +72,7 @@ export class Deployments {
     };
     const key = modelKey(caller.user_id, model.model_name);
     const others = (await this.ofUser(caller.user_id)).filter((d) => d.model_name !== model.model_name);
-    const limit = DEPLOY_LIMITS[caller.plan];
+    const limit = this.deps.limits[caller.plan];
     const replaced = others.slice(0, Math.max(0, others.length - (limit - 1)));
     for (const old of replaced) await this.deps.kv.delete(modelKey(old.user_id, old.model_name));
     await this.deps.kv.put(key, record);

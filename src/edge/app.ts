@@ -111,7 +111,14 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   catalogueRoutes(app);
   trainRoutes(app, { training });
   modelRoutes(app, { training });
-  deployRoutes(app, { deployments, nc, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  deployRoutes(app, {
+    deployments,
+    nc,
+    slots: sseSlots,
+    perKey: SSE_PER_KEY,
+    heartbeatMs: config.SSE_HEARTBEAT_MS,
+    limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
+  });
   if (delivery) deliveryRoutes(app, { delivery });
   return app;
 }

@@ -29,6 +29,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'tick-sources': () => import('./tick-sources.ts'),
   'strategy-runtime': () => import('./strategy-runtime.ts'),
   'pipeline': () => import('./pipeline.ts'),
+  'live-signals': () => import('./live-signals.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),

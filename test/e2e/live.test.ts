@@ -189,6 +189,17 @@ describe('live signals', () => {
     }
   });
 
+  it('the free plan holds one deployment: deploying another swaps out the oldest', async () => {
+    await trainModel(sf, key, { model_name: 'Second' });
+    const res = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Second', channels: ['sse'] } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.replaced, [results.model]);
+    const list = DeployedList.parse((await sf.api('GET', '/api/v1/deployed', { key })).body);
+    assert.deepEqual(list.deployed.map((d) => d.model_name), ['Second']);
+    // Back to Model 1 for the next test.
+    assert.equal((await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1' } })).status, 200);
+  });
+
   it('undeploy stops the actor; deleting a deployed model undeploys it', async () => {
     await sf.restart();
     const listed = (await sf.api('GET', '/api/v1/deployed', { key })).body;

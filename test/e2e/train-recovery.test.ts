@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/bus/index.ts';
-import { serveChild, shutdownChild, type ChildService } from '../helpers/child-service.ts';
+import { serveChild, shutdownChild, stopChild, type ChildService } from '../helpers/child-service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 
 const ENV = { HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000' };
@@ -80,5 +80,30 @@ describe('a trainer killed mid-job', () => {
     assert.ok(running.lines.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')), 'the restarted trainer ran it as attempt 2');
     const models = await call(url, 'GET', '/api/v1/models', key);
     assert.equal(models.body.count, 1);
+  });
+
+  it('a trainer stopped with SIGTERM puts its job back at once: after the restart it runs again, not counted as a failed attempt', async () => {
+    running ??= await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
+    const minted = await call(running.url, 'POST', '/api/v1/key/trial', undefined, { username: 'term_test' });
+    const key: string = minted.body.api_key;
+    const code = strategyCode({ prelude: 'busy = sum(range(8_000_000))' });
+    const start = await call(running.url, 'POST', '/api/v1/train', key, { code, timeframe: '1min', model_name: 'after term' });
+    const jobId: number = start.body.job_id;
+    const base = running.url;
+    await waitFor('running', async () => ((await call(base, 'GET', `/api/v1/train/${jobId}`, key)).body.status === 'running' ? true : null), 60_000);
+
+    await stopChild(running);
+    running = await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
+    const url = running.url;
+    const done = await waitFor(
+      'the job to finish',
+      async () => {
+        const job = (await call(url, 'GET', `/api/v1/train/${jobId}`, key)).body;
+        return job.status === 'done' || job.status === 'failed' ? job : null;
+      },
+      120_000,
+    );
+    assert.equal(done.status, 'done', done.error);
+    assert.ok(running.lines.some((l) => l.includes('"train job started"') && l.includes(`"job_id":${jobId}`) && l.includes('"attempt":1')), 'run again as attempt 1');
   });
 });

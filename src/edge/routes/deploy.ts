@@ -13,6 +13,7 @@ export interface DeployRoutesDeps {
   slots: SseSlots;
   perKey: number;
   heartbeatMs: number;
+  limits: Record<'free' | 'pro', number>;
 }
 
 export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
@@ -27,7 +28,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
         'The model runs as its own actor: on every closed bar of its symbol and timeframe it computes the features, ' +
         'scores them with its ONNX model and steps the same position engine as the backtest; entries and exits are ' +
         'sent to the channels. Deploying a model again replaces its deployment (new deployment_id and webhook secret). ' +
-        'Plan limits: free 1 deployed model, pro 10; deploying beyond the limit undeploys your oldest (`replaced`). ' +
+        `Plan limits: free ${deps.limits.free} deployed model(s), pro ${deps.limits.pro}; deploying beyond the limit undeploys your oldest (\`replaced\`). ` +
         'webhook_url must be http(s) and must not resolve to a private, loopback or link-local address (400). ' +
         'Emits DEPLOYED.',
       body: DeployRequest,
