@@ -8,7 +8,7 @@ import { ActivityInput, type ActivityKind } from './activity.ts';
 import { SyntheticCheckpoint } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse } from './training.ts';
 import { ActorState, DeploymentRecord, LeaseRecord } from './live.ts';
-import { Symbol as SymbolSchema, type Symbol, type Timeframe } from './common.ts';
+import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryState, MessengerLinkRecord, PairingCodeRecord } from './delivery.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
@@ -137,12 +137,21 @@ export const Subjects = {
   barsRebuilt: 'market.bars-rebuilt',
   /** Request/reply: `ImportRequest` → `ImportResult`, served by the process that owns the store. */
   marketImport: 'market.import',
+  /** Request/reply: `BarPageRequest` → the latest bars of a series (float64 columns), served by the process that owns the store. */
+  barPage: 'market.bars.page',
   /** A train job to run: `TrainJobMessage`, on the JOBS work queue. */
   trainJob: 'jobs.train',
   /** A deployed model's signal events (`SignalEvent`), on the SIGNALS stream. */
   signal: (deploymentId: string) => `signals.${deploymentId}`,
   allSignals: 'signals.>',
 } as const;
+
+export const BarPageRequest = z.object({
+  symbol: SymbolSchema,
+  timeframe: TimeframeSchema,
+  beforeMs: z.number().optional().describe('Only bars opening before this (epoch ms); default: up to the latest'),
+  limit: z.number().int().min(1).max(8000),
+});
 
 export const BarsRebuilt = z.object({ symbol: SymbolSchema, fromMs: z.number(), toMs: z.number() });
 export type BarsRebuilt = z.infer<typeof BarsRebuilt>;

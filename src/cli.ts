@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './log.ts';
-import { startService, type Service } from './main.ts';
+import { startActors, startService } from './main.ts';
 import { describeImport, runImport } from './market/import-client.ts';
 import { ImportRequest } from '../schemas/market.ts';
 import { parseArgs } from 'node:util';
@@ -12,6 +12,8 @@ commands:
   serve          run every role in one process with embedded NATS and ClickHouse (PORT, DATA_DIR, …)
   import-ticks   --symbol EURUSD --format <dukascopy|histdata|truefx|csv> FILE...   (plain or .gz)
                  stores the ticks and rebuilds the bars of the imported span; formats: src/market/import/FORMATS.md
+  actors         run deployed models beside a running service (NATS_URL = its NATS): deployments are shared
+                 through leases, so a model runs once and moves to another host when its host dies
   mcp            an MCP server over stdio (the hosted one is at {service}/mcp) for a running service:
                  SIGNALFORGE_URL (default http://127.0.0.1:8080), SIGNALFORGE_API_KEY (optional: else a trial key)
 `;
@@ -37,41 +39,42 @@ async function importTicks(argv: string[]): Promise<void> {
   process.stdout.write(`${describeImport(result)}\n`);
 }
 
-async function serve(): Promise<void> {
+/** Runs a long-lived role until SIGINT/SIGTERM, then closes it and exits (0 when clean). */
+async function runRole(start: (config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>) => Promise<{ close(): Promise<void> }>): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
-  let service: Service | null = null;
+  let running: { close(): Promise<void> } | null = null;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    if (!service) {
+    if (!running) {
       // Still starting: nothing to drain yet. Exiting runs the exit hooks that stop the child
       // nats-server; a half-built synthetic history is rebuilt on the next start.
       log.warn({ signal }, 'stopped while starting');
       process.exit(1);
     }
     log.info({ signal }, 'shutting down: draining requests');
-    service.close().then(
-      () => {
-          process.exit(0);
-      },
+    running.close().then(
+      () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-          process.exit(1);
+        process.exit(1);
       },
     );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  service = await startService(config, log);
+  running = await start(config, log);
 }
 
 async function main(argv: string[]): Promise<void> {
   const [command] = argv;
   switch (command) {
     case 'serve':
-      return serve();
+      return runRole(startService);
+    case 'actors':
+      return runRole(startActors);
     case 'import-ticks':
       return importTicks(argv.slice(1));
     case 'mcp':

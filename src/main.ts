@@ -1,15 +1,18 @@
 import { join, resolve } from 'node:path';
 import { buildAccounts, type Accounts } from './accounts/index.ts';
-import { connectBus, startEmbeddedNats, type Bus } from './bus/index.ts';
-import { buildActivity, type Activity } from './community/index.ts';
-import { openMarketData, startSyntheticMarket, type MarketData } from './market/index.ts';
+import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
+import { ActivityBus, buildActivity, type Activity } from './community/index.ts';
+import { BarCache, openMarketData, startSyntheticMarket, type MarketData } from './market/index.ts';
+import { NatsBarLoader, serveBarPages } from './market/bar-pages.ts';
+import { Buckets } from '../schemas/messages.ts';
+import { UnavailableError } from './errors.ts';
 import { TickImporter } from './market/tick-importer.ts';
 import { startLiveSources, type LiveSources } from './market/live-sources.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
 import { StrategyRuntime } from './strategy/runtime-pool.ts';
-import { buildTraining, type TrainingParts } from './training/index.ts';
+import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
 import { buildDeployments, type Deployments } from './deployments/index.ts';
@@ -86,6 +89,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     stack.push(() => barBuilder.stop());
     const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
     importer.serve();
+    // Other roles (signalforge actors) read recent bars from here, over NATS.
+    const barPages = serveBarPages(bus.nc, market.cache, log);
+    stack.push(() => barPages.unsubscribe());
     stack.push(() => importer.stop());
     const liveSources = await startLiveSources(bus, barBuilder.sink('live'), config, log);
     stack.push(() => liveSources.stop());
@@ -214,6 +220,55 @@ export async function startService(config: Config, log: Logger = createLogger(co
     };
   } catch (err) {
     await unwind();
+    throw err;
+  }
+}
+
+/** What `signalforge actors` runs: an actor host joining a running service's NATS. */
+export interface ActorsRole {
+  host: ActorHost;
+  close(): Promise<void>;
+}
+
+/**
+ * The `actors` role: another process running deployed models beside `serve` (or on another
+ * machine). It shares the deployments through their leases, reads bars from the serving process
+ * over NATS (no database of its own) and publishes signals on the same stream.
+ */
+export async function startActors(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<ActorsRole> {
+  if (!config.NATS_URL) {
+    throw new UnavailableError('the actors role joins a running service: set NATS_URL to its NATS (DATA_DIR/run.json of `serve` names it)');
+  }
+  const stack: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const step of stack.splice(0).reverse()) await Promise.resolve(step()).catch((err: unknown) => log.error({ err }, 'error while shutting down'));
+  };
+  try {
+    const bus = await connectBus(config.NATS_URL, 'signalforge-actors', log);
+    stack.push(() => bus.close());
+    const cache = new BarCache(new NatsBarLoader(bus.nc), bus.nc, log);
+    cache.start();
+    stack.push(() => cache.stop());
+    const runtime = await StrategyRuntime.start({ log, python: config.PYTHON, size: config.STRATEGY_WORKERS ?? 1 });
+    stack.push(() => runtime.stop());
+    const r = config.NATS_REPLICAS;
+    const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models, r), await openBucket(bus, Buckets.signals, r), r);
+    const { host } = await buildModelHost({
+      bus,
+      models,
+      bars: cache,
+      runtime,
+      activity: new ActivityBus(bus),
+      log,
+      replicas: r,
+      maxWarmSessions: config.ACTOR_WARM_SESSIONS,
+    });
+    await host.start();
+    stack.push(() => host.stop());
+    log.info({ host: host.hostId, nats: config.NATS_URL }, 'signalforge actors running');
+    return { host, close };
+  } catch (err) {
+    await close();
     throw err;
   }
 }

@@ -1,0 +1,108 @@
+/**
+ * `signalforge actors` as its own process beside `serve`: it shares the deployments through their
+ * leases, reads bars over NATS, and takes over a model whose host died — and hands it back when it
+ * dies itself — each within 10 s, with no signal sent twice.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { buildModelHost } from '../../actors/model/index.ts';
+import { createLogger } from '../../src/log.ts';
+import { readRunFile } from '../../src/run-file.ts';
+import { SignalEvent } from '../../schemas/live.ts';
+import { Streams } from '../../schemas/messages.ts';
+import { childEnv } from '../helpers/child-service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { trainModel } from '../helpers/training.ts';
+
+async function eventually<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function signalIds(sf: TestService, deploymentId: string): Promise<string[]> {
+  const { jsm } = sf.service.bus;
+  const { state } = await jsm.streams.info(Streams.signals.name);
+  const ids: string[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const msg = await jsm.streams.getMessage(Streams.signals.name, { seq }).catch(() => null);
+    if (msg?.subject === `signals.${deploymentId}`) ids.push(SignalEvent.parse(msg.json()).id);
+  }
+  return ids;
+}
+
+describe('signalforge actors (a second process)', () => {
+  let sf: TestService;
+  let child: ChildProcess | null = null;
+
+  before(async () => {
+    sf = await startTestService({ HISTORY_DAYS: '4' });
+  });
+  after(async () => {
+    child?.kill('SIGKILL');
+    await sf.stop();
+  });
+
+  it('refuses to start without NATS_URL, saying what to set', async () => {
+    const refused = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'actors'], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    refused.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const code = await new Promise((r) => refused.once('exit', r));
+    assert.equal(code, 1);
+    assert.match(stderr, /NATS_URL/);
+  });
+
+  it('takes over a deployment whose host died, and gives it back when it dies, each within 10 s', async () => {
+    const { api_key: key } = await sf.mintKey('actors_role');
+    await trainModel(sf, key);
+    const deployed = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1' } });
+    assert.equal(deployed.status, 200, deployed.text);
+    const id: string = deployed.body.deployment_id;
+    await eventually('serve to run it', () => sf.service.actorHost.runningIds().includes(id), 20_000);
+
+    const natsUrl = readRunFile(sf.dataDir)!.natsUrl;
+    const lines: string[] = [];
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'actors'], {
+      env: { ...childEnv(), NATS_URL: natsUrl, LOG_LEVEL: 'info', STRATEGY_WORKERS: '1', ACTOR_WARM_SESSIONS: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => lines.push(...c.split('\n')));
+    await eventually('the actors role to start', () => lines.some((l) => l.includes('signalforge actors running')), 60_000);
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.ok(!lines.some((l) => l.includes('claimed a deployment')), 'the lease is held by serve: the second host waits');
+
+    const crashed = Date.now();
+    await sf.service.actorHost.stop(false); // serve's host dies without a goodbye
+    await eventually('the actors process to claim it', () => lines.some((l) => l.includes('claimed a deployment') && l.includes(id)), 10_000);
+    assert.ok(Date.now() - crashed <= 10_000);
+
+    child.kill('SIGKILL');
+    const second = await buildModelHost({
+      bus: sf.service.bus,
+      models: sf.service.training.models,
+      bars: sf.service.market.cache,
+      runtime: sf.service.runtime,
+      activity: sf.service.activity.bus,
+      log: createLogger('silent'),
+      replicas: 1,
+      maxWarmSessions: 1,
+      renewMs: 500,
+    });
+    const killed = Date.now();
+    await second.host.start();
+    try {
+      await eventually('a host in serve to claim it back', () => second.host.runningIds().includes(id), 10_000);
+      assert.ok(Date.now() - killed <= 10_000);
+      const ids = await signalIds(sf, id);
+      assert.ok(ids.length >= 1, 'the model signalled');
+      assert.equal(new Set(ids).size, ids.length, 'no signal sent twice across the hand-overs');
+    } finally {
+      await second.host.stop();
+    }
+  });
+});
