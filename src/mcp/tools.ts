@@ -70,8 +70,11 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         try {
           return await api.oneShot(args, onStep, extra.signal);
         } finally {
-          // Every progress notification goes out before the result.
+          // Every progress notification goes out before the result, and a moment apart from it: the
+          // SDK client handles a notification a microtask late and drops one that lands after the
+          // result in the same read (its progress handler is gone by then).
           await sent;
+          if (last >= 0) await new Promise((r) => setTimeout(r, 25));
         }
       }),
   );

@@ -62,6 +62,9 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const remarks: string[] = [];
   const fields = parseRequestText(request, timeframe);
   for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks, ...f.model.remarks);
+  const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(/\b(eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)\b/g)].map((m) => m[1]!.toUpperCase())))];
+  const others = named.filter((s) => s !== symbol);
+  if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
   if (unsupported.length) remarks.push(`not built in, left out: ${unsupported.join(', ')} (the built-ins are SMA, EMA, WMA, Bollinger Bands, RSI, MACD, Stochastic, ATR)`);
 
@@ -95,10 +98,11 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   }
 
   // Trend filter: a moving-average column; "with the trend" alone means SMA 200.
-  const trendCands: Candidate<InstanceRef | null>[] = fields.flatMap((f) =>
-    f.trends.map((t) => ({ value: t.m ? table.of.get(t.m) ?? null : intern('sma', { period: 200 }), from: f.field, phrase: t.phrase, at: t.at })),
+  const trendCands: Candidate<InstanceRef | 'sma200' | null>[] = fields.flatMap((f) =>
+    f.trends.map((t) => ({ value: t.m ? table.of.get(t.m) ?? null : 'sma200', from: f.field, phrase: t.phrase, at: t.at })),
   );
-  const trendPick = pick('trend filter', 'filters', trendCands, { value: null, from: 'default' }, (r) => (r ? columnOf(r, 0) : 'none'), remarks);
+  const trendChoice = pick('trend filter', 'filters', trendCands, { value: null, from: 'default' }, (r) => (r === 'sma200' ? 'sma_200' : r ? columnOf(r, 0) : 'none'), remarks);
+  const trendPick = { ...trendChoice, value: trendChoice.value === 'sma200' ? intern('sma', { period: 200 }) : trendChoice.value };
 
   // Volatility filter → min_atr (NATR(14) in percent); also gives the model ATR 14.
   const atrPick = pick('volatility filter', 'filters', candidates(fields, (f) => f.risk.minAtr), { value: null, from: 'default' }, (v) => (v === null ? 'none' : v === 'default' ? 'default' : `${v.value} ${v.unit}`), remarks);

@@ -76,6 +76,7 @@ function understood(intent: StrategyIntent): string[] {
   rows.push(['min ATR', `${intent.minAtr.value === null ? 'none' : `NATR(14) >= ${intent.minAtr.value}%`} ${via(intent.minAtr)}`]);
   rows.push(['model', `${intent.model.value.type} ${pyLiteral(intent.model.value.params)} ${via(intent.model)}`]);
   rows.push(['horizon', `${intent.targetHorizon.value} bars of ${intent.timeframe} ${via(intent.targetHorizon)}`]);
+  rows.push(['objective', intent.config.objective]);
   rows.push(['threshold', `p(up) >= ${intent.threshold.value} for a long, <= ${sig(1 - intent.threshold.value, 3)} for a short ${via(intent.threshold)}`]);
   return rows.flatMap(([k, v]) => wrap(commentSafe(v, 600), 82).map((line, i) => `#   ${(i === 0 ? k : '').padEnd(14)}${line}`));
 }

@@ -170,8 +170,8 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     add({ kind: 'compare', left, relation: 'below', right: { kind: 'value', value: m.levels[0] } });
     add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
   }
-  trendIn(tokens, mentions, phrase, result);
-  breakoutIn(tokens, phrase, side, result);
+  trendIn(mentions, phrase, result);
+  breakoutIn(phrase, side, result);
   return result;
 }
 
@@ -306,7 +306,7 @@ const TREND_PHRASES = [
   /\btrend (is )?(up|down|direction)\b/, /\b(sma|ema|wma|ma|moving average|moving averages) filter\b/, /\b(while|as long as|provided|only when|only if) (the )?price (is |stays |holds |remains )?(still )?(above|below)\b/, /\bonly trade (in )?(the )?(trend|direction)\b/, /\babove .* for longs?\b/, /\bfollow the trend\b/, /\btrend following filter\b/,
 ];
 
-function trendIn(tokens: readonly PToken[], mentions: Mention[], phrase: string, result: ClauseResult): void {
+function trendIn(mentions: Mention[], phrase: string, result: ClauseResult): void {
   if (!TREND_PHRASES.some((re) => re.test(phrase))) return;
   const mas = mentions.filter(isMA);
   const m = mas.reduce<Mention | null>((best, x) => (best === null || (x.params.period ?? 0) > (best.params.period ?? 0) ? x : best), null);
@@ -314,10 +314,9 @@ function trendIn(tokens: readonly PToken[], mentions: Mention[], phrase: string,
   if (m && !result.drafts.some((d) => d.cond.kind === 'compare' && d.cond.left.kind === 'price')) {
     result.drafts.push({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: opOf(m) }, side: null, phrase });
   }
-  void tokens;
 }
 
-function breakoutIn(tokens: readonly PToken[], phrase: string, side: 'long' | 'short' | null, result: ClauseResult): void {
+function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: ClauseResult): void {
   const window = (re: RegExp, fallback: number) => {
     const m = re.exec(phrase);
     if (!m) return null;
@@ -332,5 +331,4 @@ function breakoutIn(tokens: readonly PToken[], phrase: string, side: 'long' | 's
   if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase });
   const mom = window(/\b(?:momentum|rate of change|roc)(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
   if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase });
-  void tokens;
 }

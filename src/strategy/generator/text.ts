@@ -126,7 +126,9 @@ export function normalize(input: string): string {
     .replace(/[\u201c\u201d\u201e]/g, '"')
     .replace(/\u2264/g, '<=')
     .replace(/\u2265/g, '>=')
-    .replace(/[^\x20-\x7e]+/g, ' ');
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    // No amount has more than 6 digits; longer runs would only make the number patterns slow.
+    .replace(/\d{7,}/g, (run) => run.slice(0, 6));
   s = s.replace(/%\s*k\b/g, ' stochk ').replace(/%\s*d\b/g, ' stochd ').replace(/%\s*b\b/g, ' percentb ');
   s = s.replace(/\b(an?|one)\s+(hour|day|minute|bar|candle)\b/g, '1 $2');
   s = s.replace(/\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-](one|two|three|four|five|six|seven|eight|nine)\b/g, (_, t: string, u: string) => String(NUMBER_WORDS[t]! + NUMBER_WORDS[u]!));

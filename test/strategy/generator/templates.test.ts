@@ -74,14 +74,14 @@ describe('offline generator: templates and catalogues', () => {
       }),
     );
     const spec = TEMPLATES.macd_momentum.request;
+    // The template's own values stay where the caller says nothing.
+    assert.equal(request.pos_rules?.on_opposite, 'reverse');
+    assert.equal(request.indicators?.macd_slow, 26);
     assert.deepEqual(request.indicators, { ...spec.indicators, macd_fast: 8, rsi_enabled: true });
     assert.deepEqual(request.pos_rules, { ...spec.pos_rules, direction: 'long', cooldown: 0 });
     assert.equal(request.model, 'random forest');
     assert.equal(request.description, spec.description);
     assert.deepEqual([request.symbol, request.timeframe, request.ai_model, request.start_date, request.end_date, request.train_split], ['USDJPY', '1h', 'haiku', '2024-01-01', '2024-06-30', 0.6]);
-    // The template's own values stay where the caller says nothing.
-    assert.equal(request.pos_rules?.on_opposite, 'reverse');
-    assert.equal(request.indicators?.macd_slow, 26);
     const { intent } = generateOffline(request);
     assert.ok(intent.features.includes('macd_8_26_9'), intent.features.join(','));
     assert.ok(intent.features.includes('rsi_14'));
