@@ -15,7 +15,7 @@ import { StrategyRuntime } from './strategy/runtime-pool.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
-import { buildDeployments, type Deployments } from './deployments/index.ts';
+import { buildDeployments, SignalRecorder, type Deployments } from './deployments/index.ts';
 import { buildModelHost } from '../actors/model/index.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
 import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
@@ -23,7 +23,7 @@ import type { ActorHost } from './kernel/actor-host.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
-import { openClickHouse, type ClickHouseClient } from './store/index.ts';
+import { openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
 
 export interface Service {
   /** Base URL the edge listens on. */
@@ -125,6 +125,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
       checkWebhookTarget: webhookTargetChecker(config),
       limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
     });
+    // Every signal also goes to ClickHouse (the stream keeps 30 days).
+    const signalRecorder = new SignalRecorder(bus, new SignalsRepo(clickhouse), log);
+    await signalRecorder.start();
+    stack.push(() => signalRecorder.stop());
     const modelHost = await buildModelHost({
       bus,
       models: training.models,

@@ -7,6 +7,7 @@ import { Buckets, Streams } from '../../schemas/messages.ts';
 import { Deployments } from './deployments.ts';
 
 export { Deployments, type Caller as DeployCaller } from './deployments.ts';
+export { SignalRecorder } from './signal-recorder.ts';
 
 export interface DeploymentsDepsIn {
   bus: Bus;

@@ -1,6 +1,7 @@
 export { openClickHouse, selectRows, type ClickHouseClient } from './clickhouse.ts';
 export { InsertBatcher } from './insert-batcher.ts';
 export { UsageRepo, type UsageRow } from './usage-repo.ts';
+export { SignalsRepo } from './signals-repo.ts';
 export { TicksRepo, type StoredTick } from './ticks-repo.ts';
 export { BarsRepo, sourceName, sourceCode, type BarColumns } from './bars-repo.ts';
 export { insertRowBinary, selectRowBinary } from './bulk-io.ts';

@@ -17,6 +17,25 @@ export const MIGRATIONS: readonly string[] = [
      ORDER BY (user_id, seq)`,
   // Ticks by (symbol, ts, seq): a re-imported file yields the same keys, so it replaces rather
   // than doubles. Synthetic ticks are kept 7 days (their bars are kept for ever).
+  // Live signals of deployed models, by deployment and bar; a re-published signal (same id) replaces itself.
+  `CREATE TABLE IF NOT EXISTS signals (
+     deployment_id String,
+     id String,
+     model String,
+     symbol LowCardinality(String),
+     timeframe LowCardinality(String),
+     action LowCardinality(String),
+     side LowCardinality(String),
+     price Float64,
+     stop_loss Nullable(Float64),
+     take_profit Nullable(Float64),
+     reason LowCardinality(String),
+     p_up Nullable(Float64),
+     pnl Nullable(Float64),
+     bar_time DateTime64(3, 'UTC'),
+     created_at DateTime64(3, 'UTC')
+   ) ENGINE = ReplacingMergeTree
+     ORDER BY (deployment_id, bar_time, id)`,
   `CREATE TABLE IF NOT EXISTS ticks (
      symbol LowCardinality(String),
      ts DateTime64(3, 'UTC'),

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { buildModelHost, ModelActor, FeatureSources } from '../../actors/model/index.ts';
 import { createLogger } from '../../src/log.ts';
+import { SignalsRepo } from '../../src/store/index.ts';
 import { DeployResponse, DeployedList, SignalEvent } from '../../schemas/live.ts';
 import { Buckets, Streams } from '../../schemas/messages.ts';
 import { Results } from '../../schemas/training.ts';
@@ -141,6 +142,14 @@ describe('live signals', () => {
     });
     assert.equal(signals[0]!.action, 'open');
     assert.equal(signals[0]!.model, results.model);
+    // Stored in ClickHouse too, by the signal recorder.
+    const repo = new SignalsRepo(sf.service.clickhouse);
+    const stored = await eventually('the signal in ClickHouse', async () => {
+      const rows = await repo.byDeployment(deployed.deployment_id);
+      return rows.length ? rows : null;
+    });
+    assert.equal(stored[0]!.id, signals[0]!.id);
+    assert.equal(stored[0]!.bar_time, Date.parse(signals[0]!.bar_time));
     assert.ok(sf.service.actorHost.runningIds().includes(deployed.deployment_id));
 
     const activity = await sf.api('GET', '/api/v1/activity?kind=DEPLOYED');
