@@ -18,6 +18,7 @@ import { ModelStore } from '../../src/training/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { strategyCode } from '../helpers/strategies.ts';
+import { apiCaller } from './lib/api.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 import { REPO_ROOT, startServiceProcess } from './lib/service.ts';
 
@@ -81,16 +82,7 @@ export const benchmark: Benchmark = {
       { signal: ctx.signal, log: ctx.log, timeoutMs: 120_000 },
     );
     ctx.defer(() => service.stop().then(() => undefined));
-    const call = async (method: string, path: string, body?: unknown, key?: string) => {
-      const res = await fetch(service.url + path, {
-        method,
-        headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const json = (await res.json()) as any;
-      if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-      return json;
-    };
+    const call = apiCaller(service.url);
 
     ctx.log('importing a week of real EURUSD ticks');
     await new Promise<void>((resolve, reject) => {

@@ -8,36 +8,13 @@
  * Runs the real service (a year of synthetic history) as a child process; the rate limit is lifted
  * so the bench can poll every 20 ms.
  */
+import { apiCaller } from './lib/api.ts';
+import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 import { startServiceProcess, waitForQuiet } from './lib/service.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
-const CODE = `
-import numpy as np
-import pandas as pd
-
-def feature_engineering(df, close, open_, high, low):
-    ret = close.pct_change()
-    df['ret_1'] = ret
-    df['ret_4'] = close.pct_change(4)
-    df['sma_gap'] = close / close.rolling(20).mean() - 1
-    df['ema_gap'] = close / close.ewm(span=50, adjust=False).mean() - 1
-    df['vol_20'] = ret.rolling(20).std()
-    df['range'] = (high - low) / close
-    df['body'] = (close - open_) / close
-    df['hour'] = df.index.hour
-    df = df.bfill().ffill()
-    return df
-
-def strategy_config():
-    return {
-        'model_type': 'RandomForestClassifier', 'model_params': {'n_estimators': 200, 'max_depth': 8},
-        'signal_threshold': 0.55, 'direction': 'both', 'stop_loss': 0.003, 'take_profit': 0.006,
-        'cooldown': 2, 'max_positions': 1, 'on_opposite': 'close_only', 'session_filter': None,
-        'min_atr': None, 'trend_filter': None, 'target_horizon': 4,
-        'objective': 'bench', 'notes': 'bench', 'title': 'bench',
-    }
-`;
+const CODE = trainableStrategy('RandomForestClassifier', "{'n_estimators': 200, 'max_depth': 8}");
 
 const GOAL_S = 5;
 const ONE_SHOT_GOAL_S = 10;
@@ -52,16 +29,7 @@ export const benchmark: Benchmark = {
     const service = await startServiceProcess({ HISTORY_DAYS: '365', LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '1000000', WEBHOOK_ALLOW_PRIVATE: 'loopback', TRIAL_CREDITS: '1000' }, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
     ctx.defer(() => service.stop().then(() => undefined));
     const quiet = await waitForQuiet(60_000, ctx.signal);
-    const call = async (method: string, path: string, body?: unknown, key?: string) => {
-      const res = await fetch(service.url + path, {
-        method,
-        headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const json = (await res.json()) as any;
-      if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-      return json;
-    };
+    const call = apiCaller(service.url);
     const { api_key: key } = await call('POST', '/api/v1/key/trial', {});
 
     const walls: number[] = [];

@@ -12,6 +12,7 @@ import { INSTRUMENTS } from '../../src/market/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
 import type { BarMessage } from '../../schemas/market.ts';
+import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const TRIVIAL = `
@@ -42,33 +43,6 @@ def strategy_config():
     return {}
 `;
 
-/** A full strategy as the generator writes them, with the model class under test. */
-const trainable = (modelType: string, params: string) => `
-import numpy as np
-import pandas as pd
-
-def feature_engineering(df, close, open_, high, low):
-    ret = close.pct_change()
-    df['ret_1'] = ret
-    df['ret_4'] = close.pct_change(4)
-    df['sma_gap'] = close / close.rolling(20).mean() - 1
-    df['ema_gap'] = close / close.ewm(span=50, adjust=False).mean() - 1
-    df['vol_20'] = ret.rolling(20).std()
-    df['range'] = (high - low) / close
-    df['body'] = (close - open_) / close
-    df['hour'] = df.index.hour
-    df = df.bfill().ffill()
-    return df
-
-def strategy_config():
-    return {
-        'model_type': '${modelType}', 'model_params': ${params},
-        'signal_threshold': 0.55, 'direction': 'both', 'stop_loss': 0.003, 'take_profit': 0.006,
-        'cooldown': 2, 'max_positions': 1, 'on_opposite': 'close_only', 'session_filter': None,
-        'min_atr': None, 'trend_filter': None, 'target_horizon': 4,
-        'objective': 'bench', 'notes': 'bench', 'title': 'bench',
-    }
-`;
 
 /** One year of 15-min bars (~25,000) from the synthetic market: realistic returns, sessions, gaps. */
 function yearOf15MinBars(): OhlcInput {
@@ -144,7 +118,7 @@ export const benchmark: Benchmark = {
     await session.close();
     const year = yearOf15MinBars();
     const analyzeStart = performance.now();
-    const analysis = await runtime.analyze(trainable('RandomForestClassifier', '{}'), year, { timeoutMs: 60_000 });
+    const analysis = await runtime.analyze(trainableStrategy('RandomForestClassifier', '{}'), year, { timeoutMs: 60_000 });
     const analyzeMs = Math.round(performance.now() - analyzeStart);
     const training: BenchResult[] = [];
     for (const [model, params] of [
@@ -154,7 +128,7 @@ export const benchmark: Benchmark = {
       ['XGBClassifier', "{'n_estimators': 200, 'max_depth': 6, 'learning_rate': 0.1}"],
       ['LogisticRegression', "{'C': 1.0, 'max_iter': 1000}"],
     ] as const) {
-      const code = trainable(model, params);
+      const code = trainableStrategy(model, params);
       const goal = model === 'RandomForestClassifier' && params.includes("'max_depth': 8");
       const t = performance.now();
       const check = await checkStrategyCode(code);

@@ -6,35 +6,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { buildModelHost } from '../../actors/model/index.ts';
-import { createLogger } from '../../src/log.ts';
 import { readRunFile } from '../../src/run-file.ts';
-import { SignalEvent } from '../../schemas/live.ts';
-import { Streams } from '../../schemas/messages.ts';
 import { childEnv } from '../helpers/child-service.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { trainModel } from '../helpers/training.ts';
-
-async function eventually<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function signalIds(sf: TestService, deploymentId: string): Promise<string[]> {
-  const { jsm } = sf.service.bus;
-  const { state } = await jsm.streams.info(Streams.signals.name);
-  const ids: string[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const msg = await jsm.streams.getMessage(Streams.signals.name, { seq }).catch(() => null);
-    if (msg?.subject === `signals.${deploymentId}`) ids.push(SignalEvent.parse(msg.json()).id);
-  }
-  return ids;
-}
+import { eventually, secondActorHost, storedSignals } from '../helpers/live.ts';
 
 describe('signalforge actors (a second process)', () => {
   let sf: TestService;
@@ -82,23 +58,13 @@ describe('signalforge actors (a second process)', () => {
     assert.ok(Date.now() - crashed <= 10_000);
 
     child.kill('SIGKILL');
-    const second = await buildModelHost({
-      bus: sf.service.bus,
-      models: sf.service.training.models,
-      bars: sf.service.market.cache,
-      runtime: sf.service.runtime,
-      activity: sf.service.activity.bus,
-      log: createLogger('silent'),
-      replicas: 1,
-      maxWarmSessions: 1,
-      renewMs: 500,
-    });
+    const second = await secondActorHost(sf);
     const killed = Date.now();
     await second.host.start();
     try {
       await eventually('a host in serve to claim it back', () => second.host.runningIds().includes(id), 10_000);
       assert.ok(Date.now() - killed <= 10_000);
-      const ids = await signalIds(sf, id);
+      const ids = (await storedSignals(sf, id)).map((e) => e.id);
       assert.ok(ids.length >= 1, 'the model signalled');
       assert.equal(new Set(ids).size, ids.length, 'no signal sent twice across the hand-overs');
     } finally {

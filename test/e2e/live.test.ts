@@ -5,38 +5,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
-import { buildModelHost, ModelActor, FeatureSources } from '../../actors/model/index.ts';
+import { ModelActor, FeatureSources } from '../../actors/model/index.ts';
+import { eventually, secondActorHost, storedSignals } from '../helpers/live.ts';
 import { createLogger } from '../../src/log.ts';
 import { SignalsRepo } from '../../src/store/index.ts';
 import { DeployResponse, DeployedList, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, Streams } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import { Results } from '../../schemas/training.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
 import { lastTwoTradingDays, trainModel } from '../helpers/training.ts';
 
 const ENV = { HISTORY_DAYS: '4' };
-
-/** Every signal stored on the SIGNALS stream for a deployment (read by sequence: the server predates filter_subjects). */
-async function signalsOf(sf: TestService, deploymentId: string): Promise<SignalEvent[]> {
-  const { jsm } = sf.service.bus;
-  const { state } = await jsm.streams.info(Streams.signals.name);
-  const out: SignalEvent[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const msg = await jsm.streams.getMessage(Streams.signals.name, { seq }).catch(() => null);
-    if (msg?.subject === `signals.${deploymentId}`) out.push(SignalEvent.parse(msg.json()));
-  }
-  return out;
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('live signals', () => {
   let sf: TestService;
@@ -137,7 +116,7 @@ describe('live signals', () => {
 
     // Started on the latest bar: an always-in-the-market strategy announces its entry at once.
     const signals = await eventually('the first signal', async () => {
-      const s = await signalsOf(sf, deployed.deployment_id);
+      const s = await storedSignals(sf, deployed.deployment_id);
       return s.length ? s : null;
     });
     assert.equal(signals[0]!.action, 'open');
@@ -170,27 +149,17 @@ describe('live signals', () => {
 
   it('a host that dies hands its deployments to another within 10 s', async () => {
     const deployedId = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed[0].deployment_id as string;
-    const second = await buildModelHost({
-      bus: sf.service.bus,
-      models: sf.service.training.models,
-      bars: sf.service.market.cache,
-      runtime: sf.service.runtime,
-      activity: sf.service.activity.bus,
-      log: createLogger('silent'),
-      replicas: 1,
-      maxWarmSessions: 1,
-      renewMs: 500,
-    });
+    const second = await secondActorHost(sf);
     await second.host.start();
     try {
       await new Promise((r) => setTimeout(r, 1500));
       assert.deepEqual(second.host.runningIds(), [], 'the lease is held: the second host waits');
-      const before = await signalsOf(sf, deployedId);
+      const before = await storedSignals(sf, deployedId);
       const crashedAt = Date.now();
       await sf.service.actorHost.stop(false); // no goodbye: the lease expires
       await eventually('the second host to take over', async () => second.host.runningIds().includes(deployedId), 10_000);
       assert.ok(Date.now() - crashedAt <= 10_000);
-      const after = await signalsOf(sf, deployedId);
+      const after = await storedSignals(sf, deployedId);
       assert.equal(new Set(after.map((s) => s.id)).size, after.length, 'no duplicate signal after the take-over');
       assert.ok(after.length >= before.length);
     } finally {
