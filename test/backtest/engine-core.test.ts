@@ -6,33 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
+import { finerBarResolver, PositionEngine, runBacktest, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { columns, flat, H, options, T0, type Row } from './fixtures.ts';
 
-const H = 3_600_000;
-const T0 = Date.UTC(2024, 0, 8, 0); // Monday
-type Row = [open: number, high: number, low: number, close: number, spread?: number];
-
-const columns = (rows: Row[], start = T0, step = H): BarColumns =>
-  toBarColumns(rows.map(([open, high, low, close, spread], i) => ({ ts: start + i * step, open, high, low, close, spread })));
-const flat = (p: number): Row => [p, p, p, p];
-
-const options = (over: Partial<EngineOptions> = {}): EngineOptions => ({
-  instrument: INSTRUMENTS.EURUSD,
-  timeframeMs: H,
-  direction: 'both',
-  cooldown: 0,
-  maxPositions: 1,
-  onOpposite: 'reverse',
-  stop: null,
-  take: null,
-  lotSize: 1,
-  commissionPerLot: 0,
-  swapLong: 0,
-  swapShort: 0,
-  fillAtBidAsk: false,
-  ...over,
-});
 
 function trades(over: Partial<EngineOptions>, rows: Row[], signals: number[], mask?: number[], start = T0): ClosedTrade[] {
   const bars = columns(rows, start);
