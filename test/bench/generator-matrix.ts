@@ -16,7 +16,7 @@ import { createLogger } from '../../src/log.ts';
 import { generateOffline } from '../../src/strategy/generator/index.ts';
 import { StrategyRuntime, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
 import { checkStrategyCode } from '../../src/strategy/static-check.ts';
-import { barsFor, loadBars } from '../strategy/generator/bars.ts';
+import { barsFor, loadBars } from '../helpers/strategy-bars.ts';
 import { PROMPTS } from '../strategy/generator/prompts.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 

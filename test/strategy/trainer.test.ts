@@ -3,51 +3,13 @@
  * the purge gap holds, training is deterministic, and bad configs or features fail clearly.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { gunzipSync } from 'node:zlib';
 import { createLogger } from '../../src/log.ts';
 import { loadModel } from '../../src/strategy/onnx-scorer.ts';
 import { StrategyJobError, StrategyRuntime, type OhlcInput, type TrainResult } from '../../src/strategy/runtime-pool.ts';
+import { loadBars } from '../helpers/strategy-bars.ts';
 
-const DATA = new URL('../../../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2017-01_2017-09.csv.gz', import.meta.url);
 const HORIZON = 4;
-
-/** The 1-min HistData file as columns (ts epoch ms, bid OHLC). */
-function readMinuteBars(): OhlcInput {
-  const lines = gunzipSync(readFileSync(DATA)).toString('utf8').trim().split('\n').slice(1);
-  const cols = { ts: new Float64Array(lines.length), open: new Float64Array(lines.length), high: new Float64Array(lines.length), low: new Float64Array(lines.length), close: new Float64Array(lines.length) };
-  lines.forEach((line, i) => {
-    const [t, o, h, l, c] = line.split(',');
-    cols.ts[i] = Date.parse(t!);
-    cols.open[i] = Number(o);
-    cols.high[i] = Number(h);
-    cols.low[i] = Number(l);
-    cols.close[i] = Number(c);
-  });
-  return cols;
-}
-
-/** 15-min bars from 1-min bars (first open, max high, min low, last close per bucket). */
-function resample(m: OhlcInput, ms: number): OhlcInput {
-  const out: Record<keyof OhlcInput, number[]> = { ts: [], open: [], high: [], low: [], close: [] };
-  for (let i = 0; i < m.ts.length; i++) {
-    const bucket = Math.floor(m.ts[i]! / ms) * ms;
-    const last = out.ts.length - 1;
-    if (last >= 0 && out.ts[last] === bucket) {
-      out.high[last] = Math.max(out.high[last]!, m.high[i]!);
-      out.low[last] = Math.min(out.low[last]!, m.low[i]!);
-      out.close[last] = m.close[i]!;
-    } else {
-      out.ts.push(bucket);
-      out.open.push(m.open[i]!);
-      out.high.push(m.high[i]!);
-      out.low.push(m.low[i]!);
-      out.close.push(m.close[i]!);
-    }
-  }
-  return { ts: Float64Array.from(out.ts), open: Float64Array.from(out.open), high: Float64Array.from(out.high), low: Float64Array.from(out.low), close: Float64Array.from(out.close) };
-}
 
 function slice(b: OhlcInput, from: number, to: number): OhlcInput {
   return { ts: b.ts.slice(from, to), open: b.open.slice(from, to), high: b.high.slice(from, to), low: b.low.slice(from, to), close: b.close.slice(from, to) };
@@ -102,7 +64,8 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
 
   before(async () => {
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
-    bars = slice(resample(readMinuteBars(), 15 * 60_000), 0, 6000);
+    // The first 6,000 15-min bars of HistData EURUSD 2017.
+    bars = loadBars('EURUSD', '15min', 6000);
   });
   after(() => runtime.stop());
 

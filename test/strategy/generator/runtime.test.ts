@@ -12,7 +12,7 @@ import { warmupBars } from '../../../src/indicators/index.ts';
 import { createLogger } from '../../../src/log.ts';
 import { generateOffline } from '../../../src/strategy/generator/index.ts';
 import { StrategyRuntime } from '../../../src/strategy/runtime-pool.ts';
-import { barsFor, loadBars } from './bars.ts';
+import { barsFor, loadBars } from '../../helpers/strategy-bars.ts';
 import { PROMPTS } from './prompts.ts';
 
 const SAMPLE: Array<[string, Symbol, Timeframe]> = [

@@ -5,15 +5,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import type { Symbol, Timeframe } from '../../../schemas/common.ts';
-import type { BarMessage } from '../../../schemas/market.ts';
-import { INSTRUMENTS } from '../../../src/market/instruments.ts';
-import { StreamingResampler } from '../../../src/market/resampler.ts';
-import { SyntheticTickGenerator, initialState } from '../../../src/market/synthetic/generator.ts';
-import { TIMEFRAME_MS } from '../../../src/market/timeframes.ts';
-import type { OhlcInput } from '../../../src/strategy/runtime-pool.ts';
+import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { BarMessage } from '../../schemas/market.ts';
+import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { StreamingResampler } from '../../src/market/resampler.ts';
+import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
+import { TIMEFRAME_MS } from '../../src/market/timeframes.ts';
+import type { OhlcInput } from '../../src/strategy/runtime-pool.ts';
 
-const FX_DIR = new URL('../../../../shared/data/fx/histdata_m1/normalized/', import.meta.url);
+const FX_DIR = new URL('../../../shared/data/fx/histdata_m1/normalized/', import.meta.url);
 const minuteCache = new Map<Symbol, OhlcInput>();
 
 function columns(n: number): OhlcInput {
