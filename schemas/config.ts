@@ -60,7 +60,7 @@ export const EnvConfig = z.object({
     .describe('A job whose trainer stops sending heartbeats for this long is handed to another trainer (or the restarted one)'),
   PLATFORM_DAILY_AI_BUDGET_USD: z.coerce.number().min(0).default(50)
     .describe('Cost guard: AI generation spend per UTC day before the platform falls back to the offline generator'),
-  // ---- strategy generation (src/generation, src/strategy/claude): Claude when a key is set, else offline ----
+  // ---- strategy generation (src/generation, src/generation/claude): Claude when a key is set, else offline ----
   ANTHROPIC_API_KEY: z.string().min(1).optional().describe('Enables Claude generation (ai_model sonnet/opus/haiku/sonnet-haiku); unset = the offline generator writes all code'),
   ANTHROPIC_BASE_URL: z.url().optional().describe('Anthropic API base URL (default https://api.anthropic.com)'),
   ANTHROPIC_MODEL_SONNET: z.string().min(1).default('claude-sonnet-5-5').describe('Model id for ai_model sonnet (and the repairs of sonnet-haiku)'),

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Strategy code shapes: what `strategy_config()` must return (the contract's "Strategy code
  * contract" table, with the bounds the trainer enforces) and what the static check answers.
  * The JSON Schema of StrategyConfig for the Python side is generated from here
- * (src/strategy/python/strategy_config.schema.json), never written by hand.
+ * (src/sandbox/python/strategy_config.schema.json), never written by hand.
  */
 
 /** Keys the trainer sets itself (threads, seeds, logging): a strategy may not choose them. */

@@ -11,7 +11,7 @@ import { startLiveSources, type LiveSources } from './market/live-sources.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
-import { StrategyRuntime } from './strategy/runtime-pool.ts';
+import { StrategyRuntime } from './sandbox/runtime-pool.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/log.ts';
-import type { FeatureSession } from '../../src/strategy/feature-session.ts';
-import type { FeaturesResult, OhlcInput, StrategyRuntime } from '../../src/strategy/runtime-pool.ts';
+import type { FeatureSession } from '../../src/sandbox/feature-session.ts';
+import type { FeaturesResult, OhlcInput, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 
 /** What a model actor computes features with. */
 export interface FeatureSource {

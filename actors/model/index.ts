@@ -3,7 +3,7 @@ import type { ActivityBus } from '../../src/community/index.ts';
 import { ActorHost } from '../../src/kernel/actor-host.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
-import type { StrategyRuntime } from '../../src/strategy/runtime-pool.ts';
+import type { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import type { ModelStore } from '../../src/training/index.ts';
 import { SignalEvent } from '../../schemas/live.ts';
 import { Buckets, Subjects } from '../../schemas/messages.ts';

@@ -4,7 +4,7 @@ import type { ActivityBus } from '../../src/community/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
 import { instrument, type BarCache } from '../../src/market/index.ts';
-import { loadModel, type OnnxModel } from '../../src/strategy/onnx-scorer.ts';
+import { loadModel, type OnnxModel } from '../../src/scoring/onnx-scorer.ts';
 import { engineOptions, featureRows, intrabarResolver, ohlcInput, scoreRows, sliceBars, strategySignals } from '../../src/training/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';

@@ -3,7 +3,7 @@ import type { Logger } from '../../src/log.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import type { Metering } from '../../src/accounts/index.ts';
 import { AppError } from '../../src/errors.ts';
-import { StrategyJobError } from '../../src/strategy/runtime-pool.ts';
+import { StrategyJobError } from '../../src/sandbox/runtime-pool.ts';
 import { JobStore, ModelStore, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobRecord } from '../../schemas/training.ts';
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { CapName } from '../../schemas/accounts.ts';
-import type { ClaudeChoice } from '../strategy/claude/index.ts';
+import type { ClaudeChoice } from './claude/index.ts';
 
 /** Credits per call, by who writes the code (GENERATE_COST_* settings). */
 export interface GenerationCosts {

@@ -8,7 +8,7 @@ import {
   type ClaudeGenerator,
   type OfflineGenerator,
   type WriteHooks,
-} from '../strategy/claude/index.ts';
+} from './claude/index.ts';
 import type { FromTemplateRequest, GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
 import type { UserRecord } from '../../schemas/messages.ts';
 import { capFor, type GenerationCosts } from './costs.ts';

@@ -5,9 +5,9 @@
 import type { Metering } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { ClaudeGenerator, strategyChecks } from '../strategy/claude/index.ts';
-import { generateOffline, offlineTokens, templateRequest } from '../strategy/generator/index.ts';
-import type { StrategyRuntime } from '../strategy/runtime-pool.ts';
+import { ClaudeGenerator, strategyChecks } from './claude/index.ts';
+import { generateOffline, offlineTokens, templateRequest } from './offline/index.ts';
+import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
 import { costsFrom, type CostSettings } from './costs.ts';
 import { Generation } from './generation.ts';
 

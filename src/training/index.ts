@@ -2,7 +2,7 @@ import { openBucket, type Bus } from '../bus/index.ts';
 import type { Metering } from '../accounts/index.ts';
 import type { Logger } from '../log.ts';
 import type { BarCache } from '../market/index.ts';
-import type { StrategyRuntime } from '../strategy/runtime-pool.ts';
+import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { JobStore } from './job-store.ts';

@@ -1,8 +1,8 @@
 import { finerBarResolver, runBacktest, type BarColumns, type IntrabarResolver } from '../backtest/index.ts';
 import { UnprocessableError } from '../errors.ts';
 import { instrument, type BarCache } from '../market/index.ts';
-import type { AnalysisProblem, OhlcInput, StrategyRuntime } from '../strategy/runtime-pool.ts';
-import { checkStrategyConfig } from '../strategy/static-check.ts';
+import type { AnalysisProblem, OhlcInput, StrategyRuntime } from '../sandbox/runtime-pool.ts';
+import { checkStrategyConfig } from '../sandbox/static-check.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';

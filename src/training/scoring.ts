@@ -1,7 +1,7 @@
 import { entryMask, toSignals, type BarColumns } from '../backtest/index.ts';
 import type { Instrument } from '../market/index.ts';
-import { loadModel, type OnnxModel } from '../strategy/onnx-scorer.ts';
-import type { FeaturesResult } from '../strategy/runtime-pool.ts';
+import { loadModel, type OnnxModel } from '../scoring/onnx-scorer.ts';
+import type { FeaturesResult } from '../sandbox/runtime-pool.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 

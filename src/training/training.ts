@@ -5,9 +5,9 @@ import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import { instrument, type BarCache } from '../market/index.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
-import { readCodeHeader } from '../strategy/code-header.ts';
-import type { StrategyRuntime } from '../strategy/runtime-pool.ts';
-import { checkStrategyCode } from '../strategy/static-check.ts';
+import { readCodeHeader } from '../sandbox/code-header.ts';
+import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
+import { checkStrategyCode } from '../sandbox/static-check.ts';
 import type { Plan } from '../../schemas/accounts.ts';
 import type {
   DeletedModel,

@@ -13,11 +13,11 @@ import { SYMBOLS, TIMEFRAMES, type Symbol, type Timeframe } from '../../schemas/
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import { warmupBars } from '../../src/indicators/index.ts';
 import { createLogger } from '../../src/log.ts';
-import { generateOffline } from '../../src/strategy/generator/index.ts';
-import { StrategyRuntime, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
-import { checkStrategyCode } from '../../src/strategy/static-check.ts';
+import { generateOffline } from '../../src/generation/offline/index.ts';
+import { StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { barsFor, loadBars } from '../helpers/strategy-bars.ts';
-import { PROMPTS } from '../strategy/generator/prompts.ts';
+import { PROMPTS } from '../generation/offline/prompts.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 type Stage = 'static' | 'schema' | 'analyze' | 'train';

@@ -5,9 +5,9 @@
  */
 import { SYMBOLS, TIMEFRAMES, type Symbol, type Timeframe } from '../../schemas/common.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
-import { generateOffline, offlineTokens } from '../../src/strategy/generator/index.ts';
-import { checkStrategyCode } from '../../src/strategy/static-check.ts';
-import { PROMPTS } from '../strategy/generator/prompts.ts';
+import { generateOffline, offlineTokens } from '../../src/generation/offline/index.ts';
+import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
+import { PROMPTS } from '../generation/offline/prompts.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const COMBOS: Array<[Symbol, Timeframe]> = SYMBOLS.flatMap((s) => TIMEFRAMES.map((tf): [Symbol, Timeframe] => [s, tf]));

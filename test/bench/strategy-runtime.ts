@@ -6,8 +6,8 @@
  * (goal p50 ≤ 10 ms), as a pool job and through a feature session (StrategyRuntime.openSession).
  */
 import { createLogger } from '../../src/log.ts';
-import { StrategyRuntime, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
-import { checkStrategyCode } from '../../src/strategy/static-check.ts';
+import { StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { INSTRUMENTS } from '../../src/market/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';

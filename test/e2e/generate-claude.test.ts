@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { checkStrategyCode } from '../../src/strategy/static-check.ts';
+import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { CapsResponse, UsageResponse } from '../../schemas/accounts.ts';
 import { GenerateResponse } from '../../schemas/generation.ts';
 import { messageText, startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { tradeStats } from '../../src/backtest/index.ts';
-import { codeHeader } from '../../src/strategy/code-header.ts';
+import { codeHeader } from '../../src/sandbox/code-header.ts';
 import { Results, PredictResponse, ModelList, TrainStart } from '../../schemas/training.ts';
 import { ActivityList } from '../../schemas/activity.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { checkStrategyCode, checkStrategyConfig } from '../../src/strategy/static-check.ts';
+import { checkStrategyCode, checkStrategyConfig } from '../../src/sandbox/static-check.ts';
 import { CapsResponse } from '../../schemas/accounts.ts';
 import { GenerateResponse } from '../../schemas/generation.ts';
 import { readSse, startTestService, type SseFrame, type TestService } from '../helpers/service.ts';

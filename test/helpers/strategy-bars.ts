@@ -11,7 +11,7 @@ import { INSTRUMENTS } from '../../src/market/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
 import { TIMEFRAME_MS } from '../../src/market/timeframes.ts';
-import type { OhlcInput } from '../../src/strategy/runtime-pool.ts';
+import type { OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
 const FX_DIR = new URL('../../../shared/data/fx/histdata_m1/normalized/', import.meta.url);
 const minuteCache = new Map<Symbol, OhlcInput>();

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
 import { OneShotDone, OneShotRequest } from '../../schemas/oneshot.ts';
-import { checkStrategyCode } from '../../src/strategy/static-check.ts';
+import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { assertProgress, callTool, ONE_SHOT_ARGS, spyOnMints } from './mcp-helpers.ts';
 import type { NewAccount } from '../../src/accounts/index.ts';

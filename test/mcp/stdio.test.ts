@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { KeyResponse } from '../../schemas/accounts.ts';
 import { GenerateResponse } from '../../schemas/generation.ts';
 import { OneShotDone } from '../../schemas/oneshot.ts';
-import { checkStrategyCode } from '../../src/strategy/static-check.ts';
+import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { assertProgress, callTool, ONE_SHOT_ARGS, spyOnMints } from './mcp-helpers.ts';
 import type { NewAccount } from '../../src/accounts/index.ts';

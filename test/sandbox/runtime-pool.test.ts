@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { StrategyJobError, StrategyRuntime, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
 const NORMAL = `
 import numpy as np

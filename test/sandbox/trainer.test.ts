@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { loadModel } from '../../src/strategy/onnx-scorer.ts';
-import { StrategyJobError, StrategyRuntime, type OhlcInput, type TrainResult } from '../../src/strategy/runtime-pool.ts';
+import { loadModel } from '../../src/scoring/onnx-scorer.ts';
+import { StrategyJobError, StrategyRuntime, type OhlcInput, type TrainResult } from '../../src/sandbox/runtime-pool.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 
 const HORIZON = 4;

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FromTemplateRequest, TEMPLATE_NAMES } from '../../../schemas/generation.ts';
 import { StrategyConfig } from '../../../schemas/strategy.ts';
-import { codeHeader } from '../../../src/strategy/code-header.ts';
-import { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES, generateOffline, templateRequest } from '../../../src/strategy/generator/index.ts';
-import { checkStrategyCode } from '../../../src/strategy/static-check.ts';
+import { codeHeader } from '../../../src/sandbox/code-header.ts';
+import { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES, generateOffline, templateRequest } from '../../../src/generation/offline/index.ts';
+import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
 
 describe('offline generator: templates and catalogues', () => {
   it('has the five templates of the contract, each with a title, a description and its request', () => {

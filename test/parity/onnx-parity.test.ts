@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadModel } from '../../src/strategy/onnx-scorer.ts';
+import { loadModel } from '../../src/scoring/onnx-scorer.ts';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { ClaudeGenerator, GenerationAbortedError, strategyChecks, writeStrategy, type OfflineGenerator } from '../../../src/strategy/claude/index.ts';
-import { generateOffline, offlineTokens } from '../../../src/strategy/generator/index.ts';
-import { StrategyRuntime } from '../../../src/strategy/runtime-pool.ts';
-import { checkStrategyCode } from '../../../src/strategy/static-check.ts';
+import { ClaudeGenerator, GenerationAbortedError, strategyChecks, writeStrategy, type OfflineGenerator } from '../../../src/generation/claude/index.ts';
+import { generateOffline, offlineTokens } from '../../../src/generation/offline/index.ts';
+import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
+import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { strategyCode } from '../../helpers/strategies.ts';

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SYMBOLS, TIMEFRAMES, type Symbol, type Timeframe } from '../../../schemas/common.ts';
 import { StrategyConfig } from '../../../schemas/strategy.ts';
-import { codeHeader } from '../../../src/strategy/code-header.ts';
-import { generateOffline, offlineTokens } from '../../../src/strategy/generator/index.ts';
-import { checkStrategyCode, checkStrategyConfig } from '../../../src/strategy/static-check.ts';
+import { codeHeader } from '../../../src/sandbox/code-header.ts';
+import { generateOffline, offlineTokens } from '../../../src/generation/offline/index.ts';
+import { checkStrategyCode, checkStrategyConfig } from '../../../src/sandbox/static-check.ts';
 import { PROMPTS, type CorpusEntry } from './prompts.ts';
 
 const COMBOS: Array<[Symbol, Timeframe]> = SYMBOLS.flatMap((s) => TIMEFRAMES.map((tf): [Symbol, Timeframe] => [s, tf]));

@@ -1,7 +1,7 @@
 import type { GenerateRequest, Generator } from '../../../schemas/generation.ts';
 import type { ClaudeChoice, ClaudeGenerator, WriteHooks } from './claude-generator.ts';
 
-/** The offline generator as the writer uses it (src/strategy/generator). */
+/** The offline generator as the writer uses it (src/generation/offline). */
 export interface OfflineGenerator {
   generate(request: GenerateRequest): { code: string };
   /** The code in chunks, for streaming; they concatenate to the code. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CodeExtractor, extractCode } from '../../../src/strategy/claude/extract.ts';
+import { CodeExtractor, extractCode } from '../../../src/generation/claude/extract.ts';
 
 const HEADER = '# signalforge: symbol=EURUSD timeframe=15min';
 const BODY = 'import numpy as np\nimport pandas as pd\n\n\ndef feature_engineering(df, close, open_, high, low):\n    df["x"] = close.pct_change()  # ``not a fence``\n    df = df.bfill().ffill()\n    return df\n';

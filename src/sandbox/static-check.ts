@@ -103,7 +103,7 @@ function runChecker(code: string): Promise<string> {
   });
 }
 
-// `node --import tsx src/strategy/static-check.ts --write-schema` regenerates the JSON Schema file.
+// `node --import tsx src/sandbox/static-check.ts --write-schema` regenerates the JSON Schema file.
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write-schema')) {
   writeFileSync(STRATEGY_CONFIG_SCHEMA_FILE, `${JSON.stringify(strategyConfigJsonSchema(), null, 2)}\n`);
   process.stdout.write(`wrote ${STRATEGY_CONFIG_SCHEMA_FILE}\n`);

@@ -1,5 +1,5 @@
 """Test fixture for onnx-parity.test.ts: trains one model class on real EURUSD M1 features, exports it
-with src/strategy/python/onnx_export.py and writes what Node needs to compare:
+with src/sandbox/python/onnx_export.py and writes what Node needs to compare:
 
   model.onnx   the exported model
   X.f32        test features, float32 little-endian, row-major [rows, n_features]
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "strategy", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "sandbox", "python"))
 from onnx_export import export_model  # noqa: E402
 
 DATA = os.path.join(HERE, "..", "..", "..", "shared", "data", "fx", "histdata_m1", "normalized",

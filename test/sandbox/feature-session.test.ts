@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import type { FeatureSession } from '../../src/strategy/feature-session.ts';
-import { StrategyJobError, StrategyRuntime, type FeaturesResult, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
+import type { FeatureSession } from '../../src/sandbox/feature-session.ts';
+import { StrategyJobError, StrategyRuntime, type FeaturesResult, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
 const NORMAL = `
 import numpy as np

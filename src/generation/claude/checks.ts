@@ -1,5 +1,5 @@
-import { checkStrategyCode, checkStrategyConfig } from '../static-check.ts';
-import { StrategyJobError, type StrategyRuntime } from '../runtime-pool.ts';
+import { checkStrategyCode, checkStrategyConfig } from '../../sandbox/static-check.ts';
+import { StrategyJobError, type StrategyRuntime } from '../../sandbox/runtime-pool.ts';
 import type { CheckResult } from '../../../schemas/strategy.ts';
 
 /** Checks generated code: every violation at once (ok iff none). */

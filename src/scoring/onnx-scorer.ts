@@ -1,4 +1,4 @@
-// Scores exported strategy models (src/strategy/python/onnx_export.py) with onnxruntime-node.
+// Scores exported strategy models (src/sandbox/python/onnx_export.py) with onnxruntime-node.
 // Backtest and live both go through here, so a bar gets the same probability in either.
 import * as ort from 'onnxruntime-node';
 

@@ -7,7 +7,7 @@ import {
   checkStrategyConfig,
   strategyConfigJsonSchema,
   STRATEGY_CONFIG_SCHEMA_FILE,
-} from '../../src/strategy/static-check.ts';
+} from '../../src/sandbox/static-check.ts';
 
 const VALID = {
   model_type: 'RandomForestClassifier',
@@ -140,5 +140,5 @@ test('every key is required and unknown keys are refused', () => {
 
 test('the JSON Schema file for Python is generated from the zod schema and up to date', () => {
   const onDisk: unknown = JSON.parse(readFileSync(STRATEGY_CONFIG_SCHEMA_FILE, 'utf8'));
-  assert.deepEqual(onDisk, strategyConfigJsonSchema(), 'regenerate: node --import tsx src/strategy/static-check.ts --write-schema');
+  assert.deepEqual(onDisk, strategyConfigJsonSchema(), 'regenerate: node --import tsx src/sandbox/static-check.ts --write-schema');
 });

@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import { warmupBars } from '../../../src/indicators/index.ts';
 import { createLogger } from '../../../src/log.ts';
-import { generateOffline } from '../../../src/strategy/generator/index.ts';
-import { StrategyRuntime } from '../../../src/strategy/runtime-pool.ts';
+import { generateOffline } from '../../../src/generation/offline/index.ts';
+import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { barsFor, loadBars } from '../../helpers/strategy-bars.ts';
 import { PROMPTS } from './prompts.ts';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { StrategyRuntime, type AnalysisCheck, type AnalysisResult, type OhlcInput } from '../../src/strategy/runtime-pool.ts';
+import { StrategyRuntime, type AnalysisCheck, type AnalysisResult, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
 const FX_FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2017-01_2017-09.csv.gz';
 

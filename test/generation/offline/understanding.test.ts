@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { INSTRUMENTS } from '../../../src/market/instruments.ts';
-import { generateOffline } from '../../../src/strategy/generator/index.ts';
+import { generateOffline } from '../../../src/generation/offline/index.ts';
 
 type Req = Omit<Partial<GenerateRequest>, 'symbol' | 'timeframe'>;
 const gen = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') =>

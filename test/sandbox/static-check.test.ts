@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkStrategyCode, MAX_CODE_BYTES } from '../../src/strategy/static-check.ts';
+import { checkStrategyCode, MAX_CODE_BYTES } from '../../src/sandbox/static-check.ts';
 
 const CORPUS = join(import.meta.dirname, 'corpus');
 const files = readdirSync(CORPUS).filter((f) => f.endsWith('.py')).sort();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { INDICATOR_LIST } from '../../../src/indicators/index.ts';
-import { costUsd, pricesFor, repairPrompt, requestPrompt, systemPrompt } from '../../../src/strategy/claude/index.ts';
-import { checkStrategyCode } from '../../../src/strategy/static-check.ts';
+import { costUsd, pricesFor, repairPrompt, requestPrompt, systemPrompt } from '../../../src/generation/claude/index.ts';
+import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
 import { MODEL_TYPES } from '../../../schemas/strategy.ts';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { ClaudeGenerator, costUsd, modelPlan, strategyChecks, systemPrompt, type ClaudeSettings } from '../../../src/strategy/claude/index.ts';
-import { StrategyRuntime } from '../../../src/strategy/runtime-pool.ts';
+import { ClaudeGenerator, costUsd, modelPlan, strategyChecks, systemPrompt, type ClaudeSettings } from '../../../src/generation/claude/index.ts';
+import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
 import { messageText, startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { strategyCode } from '../../helpers/strategies.ts';

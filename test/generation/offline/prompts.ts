@@ -6,7 +6,7 @@
  * generator-matrix bench. Symbol and timeframe are chosen by the users of this list.
  */
 import type { GenerateRequest } from '../../../schemas/generation.ts';
-import { CHIP_PRESETS, EXAMPLE_PROMPTS } from '../../../src/strategy/generator/index.ts';
+import { CHIP_PRESETS, EXAMPLE_PROMPTS } from '../../../src/generation/offline/index.ts';
 
 export type CorpusRequest = Omit<Partial<GenerateRequest>, 'symbol' | 'timeframe'>;
 
