@@ -46,6 +46,7 @@ export const EnvConfig = z.object({
   OANDA_ACCOUNT_ID: z.string().min(1).optional(),
   OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com'),
   PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx)'),
+  SANDBOX: z.enum(['auto', 'none']).default('auto').describe('Strategy code sandbox: `auto` builds the full sandbox (user namespace, bubblewrap, a uid per job, seccomp) and refuses to start where it cannot; `none` runs strategy code without it (development machines only: never with untrusted users)'),
   STRATEGY_WORKERS: z.coerce.number().int().min(1).max(32).optional().describe('Sandboxed Python workers (default: one per core, at most 4)'),
   DEPLOY_LIMIT_FREE: z.coerce.number().int().min(1).max(100_000).default(1)
     .describe('Models a free-plan user may have deployed at once; deploying one more swaps out the oldest'),

@@ -11,7 +11,7 @@ import { startLiveSources, type LiveSources } from './market/live-sources.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
-import { StrategyRuntime } from './sandbox/runtime-pool.ts';
+import { configureSandbox, StrategyRuntime } from './sandbox/index.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
@@ -52,6 +52,7 @@ export interface Service {
  * point elsewhere), then the domain parts, then the HTTP edge.
  */
 export async function startService(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Service> {
+  configureSandbox({ python: config.PYTHON, mode: config.SANDBOX });
   const dataDir = resolve(config.DATA_DIR);
   const stack: Array<() => Promise<void> | void> = [];
   const unwind = async () => {
@@ -100,7 +101,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       stack.push(() => synthetic.stop());
     }
 
-    const runtime = await StrategyRuntime.start({ log, python: config.PYTHON, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
+    const runtime = await StrategyRuntime.start({ log, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
     stack.push(() => runtime.stop());
     // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.
     const generation = buildGeneration({ metering: accounts.metering, runtime, config, log });
@@ -240,6 +241,7 @@ export interface ActorsRole {
  * over NATS (no database of its own) and publishes signals on the same stream.
  */
 export async function startActors(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<ActorsRole> {
+  configureSandbox({ python: config.PYTHON, mode: config.SANDBOX });
   if (!config.NATS_URL) {
     throw new UnavailableError('the actors role joins a running service: set NATS_URL to its NATS (DATA_DIR/run.json of `serve` names it)');
   }
@@ -253,7 +255,7 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     const cache = new BarCache(new NatsBarLoader(bus.nc), bus.nc, log);
     cache.start();
     stack.push(() => cache.stop());
-    const runtime = await StrategyRuntime.start({ log, python: config.PYTHON, size: config.STRATEGY_WORKERS ?? 1 });
+    const runtime = await StrategyRuntime.start({ log, size: config.STRATEGY_WORKERS ?? 1 });
     stack.push(() => runtime.stop());
     const r = config.NATS_REPLICAS;
     const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models, r), await openBucket(bus, Buckets.signals, r), r);

@@ -18,36 +18,24 @@
  * Only close() ends a session for good. A worker keeps the interpreter state between calls, so
  * feature_engineering must not rely on module state (the static check allows only constants there).
  */
-import type { FeaturesResult, JobFailureKind, JobLimits, OhlcInput } from './runtime-pool.ts';
-import { StrategyJobError, decodeFeatures, ohlcPayload } from './runtime-pool.ts';
+import { FeaturesAnswer } from '../../schemas/sandbox.ts';
+import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits, type OhlcInput } from './codec.ts';
+import type { SandboxProcess } from './sandbox-process.ts';
+import { okHeader, StrategyJobError } from './sandbox-process.ts';
 
 /** Slack the Node watchdog gives the session process beyond a call's own timeout. */
 const WATCHDOG_SLACK_MS = 10_000;
 
-/** A process speaking the runtime's framed protocol (runtime-pool's Zygote, started in session mode). */
-export interface SessionProcess {
-  readonly ready: Promise<void>;
-  readonly exited: Promise<void>;
-  readonly dead: boolean;
-  readonly pid: number | undefined;
-  send(
-    header: Record<string, unknown>,
-    payload: Buffer,
-    watchdogMs: number,
-  ): Promise<{ header: { ok: boolean; kind?: JobFailureKind; error?: string; [key: string]: unknown }; payload: Buffer }>;
-  stop(): void;
-}
-
 /** One strategy's warm features worker; StrategyRuntime.openSession makes them. */
 export class FeatureSession {
-  private process: SessionProcess | null = null;
+  private process: SandboxProcess | null = null;
   /** Calls run one at a time, in order. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private nextId = 1;
 
   constructor(
-    private readonly spawn: () => SessionProcess,
+    private readonly spawn: () => SandboxProcess,
     private readonly code: string,
     private readonly limits: Required<JobLimits>,
     private readonly onClose: () => void,
@@ -68,9 +56,9 @@ export class FeatureSession {
     return this.enqueue(async () => {
       const process = await this.ensureProcess();
       const { names, rows, payload } = ohlcPayload(bars);
-      const answer = await process.send({ op: 'features', id: this.nextId++, columns: names, rows }, payload, this.watchdogMs);
-      if (!answer.header.ok) throw new StrategyJobError(answer.header.kind ?? 'error', answer.header.error ?? 'the strategy failed');
-      return decodeFeatures(answer.header, answer.payload);
+      const answer = await process.request({ op: 'features', id: this.nextId++, columns: names, rows }, payload, this.watchdogMs);
+      const { header, payload: out } = parseAnswer(FeaturesAnswer, answer);
+      return decodeFeatures(header, out);
     });
   }
 
@@ -112,18 +100,19 @@ export class FeatureSession {
   }
 
   /** The running session process, or a new one with the code opened in its worker. */
-  private async ensureProcess(): Promise<SessionProcess> {
+  private async ensureProcess(): Promise<SandboxProcess> {
     if (this.process && !this.process.dead) return this.process;
     const process = this.spawn();
     this.process = process;
     try {
       await process.ready;
-      const { header } = await process.send(
-        { op: 'open', id: 0, code: this.code, timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb },
-        Buffer.alloc(0),
-        this.watchdogMs,
+      okHeader(
+        await process.request(
+          { op: 'open', id: 0, code: this.code, timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb },
+          Buffer.alloc(0),
+          this.watchdogMs,
+        ),
       );
-      if (!header.ok) throw new StrategyJobError(header.kind ?? 'error', header.error ?? 'the strategy failed');
       return process;
     } catch (err) {
       process.stop();

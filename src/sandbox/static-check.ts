@@ -9,19 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CheckResult, StrategyConfig, type StaticViolation } from '../../schemas/strategy.ts';
 import { UnavailableError } from '../errors.ts';
+import { ALL_WALLS, sandboxCommand, sandboxSettings } from './jail-command.ts';
 
 /** Larger code is refused without spawning: real strategies are a few KB. */
 export const MAX_CODE_BYTES = 200 * 1024;
 const CHECK_TIMEOUT_MS = 10_000;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
-const CHECK_PY = fileURLToPath(new URL('./python/check.py', import.meta.url));
 /** The generated JSON Schema the Python runtime validates strategy_config() with. */
 export const STRATEGY_CONFIG_SCHEMA_FILE = fileURLToPath(new URL('./python/strategy_config.schema.json', import.meta.url));
 
-/** The interpreter: Debian's python (numpy/pandas/sklearn/xgboost), not whatever is first on PATH. */
-export function pythonBin(): string {
-  return process.env.PYTHON || '/usr/bin/python3';
-}
 
 /**
  * Runs the AST check on `code`. Resolves with the violations (ok iff none); rejects with
@@ -75,8 +71,15 @@ function fail(v: StaticViolation): CheckResult {
 
 function runChecker(code: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    // -I: no user site, no env vars, no cwd on sys.path; -S: no site imports (the check is stdlib only).
-    const child = spawn(pythonBin(), ['-I', '-S', CHECK_PY], { stdio: ['pipe', 'pipe', 'pipe'], env: { LANG: 'C.UTF-8' } });
+    // The checker parses hostile text, so it runs sandboxed like a job (and confines itself to a
+    // uid of its own and the seccomp filter before reading it). -S: no site imports (stdlib only).
+    let command: [string, string[]];
+    try {
+      command = sandboxCommand('check.py', [], sandboxSettings(), ALL_WALLS, ['-I', '-S']);
+    } catch (err) {
+      return reject(new UnavailableError((err as Error).message));
+    }
+    const child = spawn(command[0], command[1], { stdio: ['pipe', 'pipe', 'pipe'], env: { LANG: 'C.UTF-8' } });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
@@ -89,7 +92,7 @@ function runChecker(code: string): Promise<string> {
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e) => {
       clearTimeout(timer);
-      reject(new UnavailableError(`cannot start the strategy checker (${pythonBin()}): ${e.message}`));
+      reject(new UnavailableError(`cannot start the strategy checker (${command[0]}): ${e.message}`));
     });
     child.on('close', (status, signal) => {
       clearTimeout(timer);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkStrategyCode, MAX_CODE_BYTES } from '../../src/sandbox/static-check.ts';
+import { configureSandbox, sandboxSettings } from '../../src/sandbox/jail-command.ts';
 
 const CORPUS = join(import.meta.dirname, 'corpus');
 const files = readdirSync(CORPUS).filter((f) => f.endsWith('.py')).sort();
@@ -80,12 +81,11 @@ test('code over the size limit is refused without running the checker', async ()
 });
 
 test('a missing interpreter is an UnavailableError, not a pass', async () => {
-  const saved = process.env.PYTHON;
-  process.env.PYTHON = '/nonexistent/python3';
+  const saved = sandboxSettings();
+  configureSandbox({ python: '/usr/nonexistent/python3' });
   try {
     await assert.rejects(checkStrategyCode('x = 1\n'), { name: 'UnavailableError' });
   } finally {
-    if (saved === undefined) delete process.env.PYTHON;
-    else process.env.PYTHON = saved;
+    configureSandbox(saved);
   }
 });

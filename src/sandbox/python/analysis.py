@@ -35,6 +35,8 @@ How it works (features are computed on many slices of the bars, so each step is 
 import numpy as np
 import pandas as pd
 
+from protocol import check_width
+
 TOL = 1e-9
 WARMUP_START = 50
 WARMUP_CAP = 5000
@@ -209,6 +211,7 @@ def run_analyze(namespace, header, payload):
     result = bars.call(0, bars.n)
     problems, names, fatal = static_checks(bars, result)
     feature_columns = [str(c) for c in result.columns if c not in OHLC] if isinstance(result, pd.DataFrame) else []
+    check_width(len(feature_columns), bars.n)
     if fatal or not names or bars.n < 20:
         # No usable features: nothing to measure; too few bars: the warm-up cannot be measured.
         warmup = 1 if not fatal and not names else None

@@ -435,6 +435,13 @@ def check(source):
 
 
 def main():
+    # The checker parses hostile text: it runs inside the sandbox like a job, confined to its own
+    # uid and the seccomp filter before it reads a byte (`--no-jail` when run on its own, in tests).
+    if "--no-jail" not in sys.argv:
+        import os
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        import jail
+        jail.confine(jail.CHECKER_UID, jail.Walls(sys.argv))
     source = sys.stdin.buffer.read().decode("utf-8", "replace")
     violations = check(source)
     json.dump({"ok": not violations, "violations": violations}, sys.stdout)

@@ -12,8 +12,8 @@ Request (framed like "features"):
 Response header:
   {"config", "features": [names], "warmup", "rows_train", "rows_test", "split_index",
    "test_start_ts", "accuracy_train", "accuracy_test", "feature_importance": {name: value},
-   "warnings": [str], "onnx_bytes": B, "proba_rows": P}
-Response payload: B bytes of ONNX model, then P float64 little-endian p(up), then the feature
+   "warnings": [str], "onnx_bytes": B, "proba_offset": O, "proba_rows": P}
+Response payload: B bytes of ONNX model, zeros up to O (a multiple of 8), then P float64 little-endian p(up), then the feature
   matrix, P rows x len(features) float64 little-endian row-major (what Node scores with ONNX after
   a cast to float32, and where it reads a trend_filter column). p(up) is one per bar after
   the warm-up (bars warmup .. rows-1, train, purge gap, test and the last h unlabelled bars alike,
@@ -46,6 +46,7 @@ from joblib import parallel_backend
 from joblib._parallel_backends import ThreadingBackend
 
 from onnx_export import export_model
+from protocol import check_width
 
 SEED = 42
 # Mirrors schemas/strategy.ts: Node validates the full schema before sending; these are the
@@ -111,6 +112,7 @@ def _features(namespace, df):
     if len(result) != len(close):
         raise ValueError(f"feature_engineering returned {len(result)} rows for {len(close)} bars; do not drop rows")
     names = [c for c in result.columns if c not in before]
+    check_width(len(names), len(result))
     if not names:
         raise ValueError("feature_engineering added no feature columns")
     bad = [f"{c} ({result[c].dtype})" for c in names if not pd.api.types.is_numeric_dtype(result[c])]
@@ -303,9 +305,12 @@ def run_train(namespace, header, payload):
         "feature_importance": _importance(model, names),
         "warnings": sorted({str(w.message)[:300] for w in caught})[:10],
         "onnx_bytes": len(onnx),
+        # The model is padded to 8 bytes: Node views p(up) and the matrix in place, without copies.
+        "proba_offset": len(onnx) + (-len(onnx)) % 8,
         "proba_rows": len(proba),
     }
-    return result, onnx + proba.tobytes() + np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
+    pad = b"\0" * ((-len(onnx)) % 8)
+    return result, onnx + pad + proba.tobytes() + np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
 
 
 def _prewarm():

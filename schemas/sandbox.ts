@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/**
+ * What the sandboxed Python runtime answers (src/sandbox/python): every header a job or session
+ * sends back is parsed with these before Node uses a field of it. The protocol is internal; these
+ * shapes are not part of the HTTP API.
+ */
+
+/** Why a job failed, as the sandbox reports it. */
+export const JobFailureKind = z.enum(['refused', 'timeout', 'memory', 'crash', 'error']);
+export type JobFailureKind = z.infer<typeof JobFailureKind>;
+
+export const JobFailure = z.object({ ok: z.literal(false), kind: JobFailureKind.catch('error'), error: z.string().max(10_000) });
+
+const name = z.string().max(1000);
+const count = z.number().int().nonnegative();
+
+export const FeaturesAnswer = z.object({ columns: z.array(name).max(10_000), rows: count });
+
+export const ConfigAnswer = z.object({ config: z.unknown() });
+
+export const TrainAnswer = z.object({
+  config: z.unknown(),
+  features: z.array(name).min(1).max(10_000),
+  warmup: count,
+  rows_train: count,
+  rows_test: count,
+  split_index: count,
+  test_start_ts: z.number(),
+  accuracy_train: z.number(),
+  accuracy_test: z.number(),
+  feature_importance: z.record(z.string(), z.number()),
+  warnings: z.array(z.string()).default([]),
+  onnx_bytes: count,
+  proba_offset: count,
+  proba_rows: count,
+});
+
+export const AnalysisCheck = z.enum(['type', 'rows', 'ohlc', 'numeric', 'finite', 'truncated', 'lookahead', 'warmup_unbounded']);
+export type AnalysisCheck = z.infer<typeof AnalysisCheck>;
+
+export const AnalysisProblem = z.object({ check: AnalysisCheck, columns: z.array(name), message: z.string() });
+export type AnalysisProblem = z.infer<typeof AnalysisProblem>;
+
+export const AnalyzeAnswer = z.object({
+  problems: z.array(AnalysisProblem),
+  warmup: count.nullable(),
+  feature_columns: z.array(name),
+});

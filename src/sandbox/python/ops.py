@@ -1,0 +1,81 @@
+"""What a job child does with its one job: the strategy's module level under the guards, then the
+operation asked for, answered as one message on the result pipe.
+
+Ops: features (the code's feature_engineering on the bars), config (strategy_config()), train
+(trainer.py), analyze (analysis.py).
+"""
+import json
+import traceback
+
+import numpy as np
+import pandas as pd
+
+import analysis
+import guard
+import trainer
+from protocol import check_width, write_message
+
+
+def run_features(namespace, header, payload):
+    columns = header["columns"]
+    rows = int(header["rows"])
+    data = np.frombuffer(payload, dtype="<f8").reshape(len(columns), rows)
+    frame = {name: data[i].copy() for i, name in enumerate(columns)}
+    index = pd.to_datetime(frame.pop("ts").astype("int64"), unit="ms", utc=True)
+    df = pd.DataFrame(frame, index=index)
+    before = list(df.columns)
+    result = namespace["feature_engineering"](df, df["close"], df["open"], df["high"], df["low"])
+    if not isinstance(result, pd.DataFrame):
+        raise TypeError("feature_engineering must return the DataFrame")
+    new = [c for c in result.columns if c not in before]
+    check_width(len(new), len(result))
+    out = np.empty((len(new), len(result)), dtype="<f8")
+    for i, name in enumerate(new):
+        out[i] = pd.to_numeric(result[name], errors="coerce").to_numpy(dtype="f8", na_value=np.nan)
+    return {"columns": [str(c) for c in new], "rows": len(result)}, out.tobytes()
+
+
+def run_config(namespace, _header, _payload):
+    config = namespace["strategy_config"]()
+    if not isinstance(config, dict):
+        raise TypeError("strategy_config must return a dict")
+    return {"config": json.loads(json.dumps(config, default=str))}, b""
+
+
+OPS = {"features": run_features, "config": run_config, "train": trainer.run_train, "analyze": analysis.run_analyze}
+
+
+def answer(fd, job_id, run):
+    """Runs `run` (strategy code inside) and writes its result or failure as one message; True on success."""
+    try:
+        result, data = run()
+        write_message(fd, dict(result, id=job_id, ok=True), data)
+        return True
+    except guard.Refused as e:
+        kind, message = "refused", str(e)
+    except MemoryError:
+        kind, message = "memory", "the strategy ran out of memory"
+    except BaseException as e:  # noqa: BLE001 — anything the strategy raises is its result
+        message = "".join(traceback.format_exception_only(type(e), e)).strip()[:2000]
+        kind = "refused" if "Refused" in message or isinstance(e, PermissionError) else "error"
+    try:
+        write_message(fd, {"id": job_id, "ok": False, "kind": kind, "error": message})
+    except BaseException:  # noqa: BLE001
+        pass
+    return False
+
+
+def enter_sandbox(header, walls, cpu_hard=None):
+    """Limits, audit hook and import guard, then the strategy's module level: its namespace."""
+    code = compile(header["code"], "<strategy>", "exec")
+    guard.install_limits(header, cpu_hard)
+    if walls.audit:
+        guard.install_audit_hook(code)
+    namespace = {"__name__": "strategy", "__builtins__": guard.STRATEGY_BUILTINS}
+    exec(code, namespace)
+    return namespace
+
+
+def run_job(header, payload, walls):
+    """The job's answer: (result header, payload)."""
+    return OPS[header["op"]](enter_sandbox(header, walls), header, payload)

@@ -1,0 +1,198 @@
+"""The zygote: holds the imported libraries, forks one child per job, and never holds a job.
+
+Each child is forked BEFORE its job exists (a spare), confines itself (its own uid, no
+capabilities, seccomp: jail.py) and only then reads the job from its pipe. The job's bytes go
+from Node to that pipe by splice(2), and the answer from the child's pipe to Node the same way,
+so no strategy code, bars or results ever enter this process's memory: a later child, forked from
+it, cannot find an earlier job there. When a job ends, every process of its uid is killed.
+"""
+import fcntl
+import os
+import select
+import signal
+import struct
+import termios
+import time
+
+import jail
+import ops
+from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, read_message, splice_exact, write_head, write_message
+
+STDIN, STDOUT = 0, 1
+PIPE_BYTES = 1 << 20
+F_SETPIPE_SZ = 1031
+
+
+def isolate_stdio():
+    """A child's stdin and stdout are the zygote's channel to Node: strategy code must not read
+    requests or write answers there (a print() would corrupt the stream). stdout goes to stderr."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+
+
+def wide_pipe():
+    r, w = os.pipe()
+    try:
+        fcntl.fcntl(w, F_SETPIPE_SZ, PIPE_BYTES)
+    except OSError:
+        pass  # the default size works, only slower
+    return r, w
+
+
+class Spare:
+    """A child forked ahead of time, waiting for its one job: the fork (milliseconds for a
+    process this size) happens while the zygote is idle or another job runs, not on the
+    job's path. A spare serves exactly one job under a uid of its own."""
+
+    def __init__(self, uid, walls):
+        self.uid = uid
+        job_r, self.job_w = wide_pipe()
+        self.result_r, result_w = wide_pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                isolate_stdio()
+                os.closerange(3, min(job_r, result_w))  # whatever else the zygote holds
+                for fd in range(min(job_r, result_w), max(job_r, result_w) + 64):
+                    if fd not in (job_r, result_w):
+                        try:
+                            os.close(fd)
+                        except OSError:
+                            pass
+                jail.confine(uid, walls)
+                header, payload = read_message(job_r)
+                os.close(job_r)
+                ops.answer(result_w, header.get("id"), lambda: ops.run_job(header, payload, walls))
+            finally:
+                # Close the answer before exiting: tearing down a large address space takes
+                # milliseconds, and the zygote should not wait for it to see the end of the answer.
+                os._exit(0)
+        os.close(job_r)
+        os.close(result_w)
+
+
+def forward(src, dst, n):
+    """Splices n bytes from src to dst; on a closed dst, drops the rest through the kernel like the
+    job itself (a child that died before reading its job), keeping the stream in step."""
+    while n > 0:
+        try:
+            moved = os.splice(src, dst, min(n, 1 << 20))
+        except BrokenPipeError:
+            break
+        if moved == 0:
+            raise EOFError
+        n -= moved
+    if n > 0:
+        scratch_r, scratch_w = os.pipe()
+        sink = os.open(os.devnull, os.O_WRONLY)
+        try:
+            while n > 0:
+                moved = os.splice(src, scratch_w, min(n, 65536))
+                if moved == 0:
+                    raise EOFError
+                splice_exact(scratch_r, sink, moved)
+                n -= moved
+        finally:
+            for fd in (scratch_r, scratch_w, sink):
+                os.close(fd)
+
+
+def fionread(fd):
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def relay(control, spare):
+    """Passes the child's answer on to Node as it comes, until it ends or the deadline. Returns
+    None when the answer was relayed whole, else the failure to report."""
+    job_id = control["id"]
+    timeout_ms = control.get("timeout_ms", 30_000)
+    deadline = time.monotonic() + timeout_ms / 1000
+    fd = spare.result_r
+    sent = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return timeout_failure(job_id, timeout_ms)
+        n = fionread(fd)
+        if n == 0:
+            # Readable with nothing to read: the child closed its end.
+            return None if sent else died(job_id, wait_status(spare.pid, block=True))
+        sent += n
+        if sent > MAX_REPLY_BYTES:
+            return {"id": job_id, "ok": False, "kind": "error",
+                    "error": f"the strategy's answer is larger than {MAX_REPLY_BYTES >> 20} MiB"}
+        write_head(STDOUT, {"id": job_id, "relay": True}, n)
+        splice_exact(fd, STDOUT, n)
+
+
+def wait_status(pid, block):
+    try:
+        done, status = os.waitpid(pid, 0 if block else os.WNOHANG)
+    except ChildProcessError:
+        return 0
+    return status if done else None
+
+
+def died(job_id, status):
+    """The failure message for a child that exited without an answer."""
+    sig = os.WTERMSIG(status) if status and os.WIFSIGNALED(status) else None
+    if sig in (signal.SIGXCPU, signal.SIGKILL):
+        return {"id": job_id, "ok": False, "kind": "timeout", "error": "the strategy used up its CPU time"}
+    if sig in (signal.SIGSEGV, signal.SIGABRT):
+        return {"id": job_id, "ok": False, "kind": "memory", "error": "the strategy crashed (out of memory?)"}
+    return {"id": job_id, "ok": False, "kind": "crash", "error": f"the strategy process died ({status})"}
+
+
+def timeout_failure(job_id, timeout_ms):
+    return {"id": job_id, "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {timeout_ms} ms"}
+
+
+class Zombies:
+    """Children whose answer was read; collected without blocking the next job."""
+
+    def __init__(self):
+        self.pids = []
+
+    def add(self, pid):
+        self.pids.append(pid)
+
+    def reap(self):
+        self.pids = [pid for pid in self.pids if wait_status(pid, block=False) is None]
+
+
+def serve(walls):
+    """The zygote's loop: a control message, the job spliced to the waiting spare, its answer relayed."""
+    uids = jail.JobUids()
+    zombies = Zombies()
+    spare = Spare(uids.take(), walls)
+    write_message(STDOUT, {"id": 0, "ok": True, "ready": True, "pid": os.getpid()})
+    while True:
+        try:
+            control, _ = read_message(STDIN, max_header=MAX_CONTROL_BYTES)
+        except EOFError:
+            return
+        job_id = control.get("id")
+        if control.get("op") == "ping":
+            write_message(STDOUT, {"id": job_id, "ok": True})
+            continue
+        zombies.reap()
+        job = spare
+        forward(STDIN, job.job_w, int(control["job_bytes"]))
+        os.close(job.job_w)
+        # The next spare is forked while this job runs (two cores: they overlap).
+        spare = Spare(uids.take(), walls)
+        failure = relay(control, job)
+        os.close(job.result_r)
+        if failure is None:
+            write_message(STDOUT, {"id": job_id, "done": True})
+            zombies.add(job.pid)
+        else:
+            if wait_status(job.pid, block=False) is None:
+                os.kill(job.pid, signal.SIGKILL)
+                os.waitpid(job.pid, 0)
+            write_message(STDOUT, failure)
+        # Whatever the job started under its uid ends with it.
+        jail.sweep(job.uid)
+

@@ -1,0 +1,151 @@
+/**
+ * One sandbox process (a zygote, or a feature session) and the messages to and from it, one
+ * request at a time. A zygote answers a job with relayed pieces of the child's answer and then
+ * `done` (or a failure of its own); a session answers each request with one message.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { JobFailure, type JobFailureKind } from '../../schemas/sandbox.ts';
+import type { Logger } from '../log.ts';
+import { MessageReader, ProtocolError, byteLength, encodeMessage, type Message } from './protocol.ts';
+
+export class StrategyJobError extends Error {
+  override name = 'StrategyJobError';
+  constructor(
+    readonly kind: JobFailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Pending {
+  resolve(message: Message): void;
+  reject(err: Error): void;
+  watchdog: NodeJS.Timeout;
+  /** The child's answer, reassembled from relayed pieces (zygote jobs). */
+  relay?: MessageReader;
+  answer?: Message;
+  broken?: string;
+}
+
+export class SandboxProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly reader: MessageReader;
+  private current: Pending | null = null;
+  readonly ready: Promise<void>;
+  readonly exited: Promise<void>;
+  busy = false;
+  dead = false;
+  private stopping = false;
+
+  constructor(command: [string, string[]], onExit: (p: SandboxProcess) => void, log: Logger) {
+    // Its own process group: a signal to the service's group does not reach it before Node
+    // decides; Node ends it (and bubblewrap ends everything inside with it).
+    this.child = spawn(command[0], command[1], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let markReady!: () => void;
+    let failReady!: (err: Error) => void;
+    this.ready = new Promise((resolve, reject) => ((markReady = resolve), (failReady = reject)));
+    this.ready.catch(() => undefined);
+    this.current = { resolve: () => markReady(), reject: failReady, watchdog: setTimeout(() => undefined, 0) };
+    this.reader = new MessageReader((m) => this.receive(m));
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      try {
+        this.reader.push(chunk);
+      } catch (err) {
+        log.error({ err }, 'strategy runtime wrote outside its protocol; killing it');
+        this.child.kill('SIGKILL');
+      }
+    });
+    let stderr = '';
+    this.child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    this.child.stdin.on('error', () => undefined); // EPIPE once it died: the exit handler reports
+    let markExited!: () => void;
+    this.exited = new Promise((resolve) => (markExited = resolve));
+    this.child.on('exit', (code, signal) => {
+      this.dead = true;
+      markExited();
+      this.child.stdin.destroy();
+      const err = new StrategyJobError('crash', `strategy runtime exited (${code ?? signal}): ${stderr.trim().split('\n').pop() ?? ''}`);
+      this.settle((p) => p.reject(err));
+      if (!this.stopping) log.warn({ code, signal }, 'strategy runtime process exited');
+      onExit(this);
+    });
+  }
+
+  private receive(message: Message): void {
+    const pending = this.current;
+    if (!pending) return;
+    const h = message.header;
+    if (h.relay === true) {
+      if (!pending.relay) {
+        pending.relay = new MessageReader((answer) => {
+          if (pending.answer) throw new ProtocolError('more than one answer');
+          pending.answer = answer;
+        });
+      }
+      if (pending.broken) return;
+      try {
+        pending.relay.push(message.payload);
+      } catch (err) {
+        pending.broken = (err as Error).message;
+      }
+      return;
+    }
+    if (h.done === true) {
+      const answer = pending.answer;
+      if (answer && !pending.broken) this.settle((p) => p.resolve(answer));
+      else this.settle((p) => p.reject(new StrategyJobError('crash', `the strategy's answer was malformed: ${pending.broken ?? 'incomplete'}`)));
+      return;
+    }
+    this.settle((p) => p.resolve(message));
+  }
+
+  private settle(how: (p: Pending) => void): void {
+    const pending = this.current;
+    this.current = null;
+    this.busy = false;
+    if (!pending) return;
+    clearTimeout(pending.watchdog);
+    how(pending);
+  }
+
+  private send(parts: Buffer[], watchdogMs: number): Promise<Message> {
+    this.busy = true;
+    return new Promise((resolve, reject) => {
+      const watchdog = setTimeout(() => this.child.kill('SIGKILL'), watchdogMs);
+      this.current = { resolve, reject, watchdog };
+      for (const part of parts) this.child.stdin.write(part);
+    });
+  }
+
+  /** A session request: one message in, one out. */
+  request(header: Record<string, unknown>, payload: Buffer, watchdogMs: number): Promise<Message> {
+    return this.send(encodeMessage(header, payload), watchdogMs);
+  }
+
+  /**
+   * A zygote job: the control message, then the job message, which the zygote splices to a
+   * child without reading it. Resolves with the child's answer or the zygote's failure message.
+   */
+  job(control: Record<string, unknown>, job: Buffer[], watchdogMs: number): Promise<Message> {
+    return this.send([...encodeMessage({ ...control, job_bytes: byteLength(job) }), ...job], watchdogMs);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.child.stdin.end();
+    this.child.kill('SIGKILL');
+  }
+}
+
+/** The message's header when it says ok, else the failure as a StrategyJobError. */
+export function okHeader(message: Message): Record<string, unknown> {
+  if (message.header.ok === true) return message.header;
+  const failure = JobFailure.safeParse(message.header);
+  if (failure.success) throw new StrategyJobError(failure.data.kind, failure.data.error);
+  throw new StrategyJobError('crash', `the strategy runtime answered out of shape: ${JSON.stringify(message.header).slice(0, 300)}`);
+}
