@@ -104,27 +104,34 @@ def fionread(fd):
 
 
 def relay(control, spare):
-    """Passes the child's answer on to Node as it comes, until it ends or the deadline. Returns
-    None when the answer was relayed whole, else the failure to report."""
+    """Passes the child's answer on to Node as it comes, until the child has exited (or closed its
+    end) and the pipe is drained, or the deadline. A process the job left holding the pipe does not
+    hold the answer back: the job's end is the child's exit. Returns None when the answer was
+    relayed whole, else the failure to report."""
     job_id = control["id"]
     timeout_ms = control.get("timeout_ms", 30_000)
     deadline = time.monotonic() + timeout_ms / 1000
     fd = spare.result_r
+    exited = os.pidfd_open(spare.pid)
     sent = 0
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return timeout_failure(job_id, timeout_ms)
-        n = fionread(fd)
-        if n == 0:
-            # Readable with nothing to read: the child closed its end.
-            return None if sent else died(job_id, wait_status(spare.pid, block=True))
-        sent += n
-        if sent > MAX_REPLY_BYTES:
-            return {"id": job_id, "ok": False, "kind": "error",
-                    "error": f"the strategy's answer is larger than {MAX_REPLY_BYTES >> 20} MiB"}
-        write_head(STDOUT, {"id": job_id, "relay": True}, n)
-        splice_exact(fd, STDOUT, n)
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            ready = select.select([fd, exited], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                return timeout_failure(job_id, timeout_ms)
+            n = fionread(fd)
+            if n == 0:
+                # Nothing left to read, and the child closed its end or is gone: the answer is complete.
+                return None if sent else died(job_id, wait_status(spare.pid, block=True))
+            sent += n
+            if sent > MAX_REPLY_BYTES:
+                return {"id": job_id, "ok": False, "kind": "error",
+                        "error": f"the strategy's answer is larger than {MAX_REPLY_BYTES >> 20} MiB"}
+            write_head(STDOUT, {"id": job_id, "relay": True}, n)
+            splice_exact(fd, STDOUT, n)
+    finally:
+        os.close(exited)
 
 
 def wait_status(pid, block):
@@ -185,14 +192,11 @@ def serve(walls):
         spare = Spare(uids.take(), walls)
         failure = relay(control, job)
         os.close(job.result_r)
-        if failure is None:
-            write_message(STDOUT, {"id": job_id, "done": True})
+        if failure is not None and wait_status(job.pid, block=False) is None:
+            os.kill(job.pid, signal.SIGKILL)
+            os.waitpid(job.pid, 0)
+        elif failure is None:
             zombies.add(job.pid)
-        else:
-            if wait_status(job.pid, block=False) is None:
-                os.kill(job.pid, signal.SIGKILL)
-                os.waitpid(job.pid, 0)
-            write_message(STDOUT, failure)
-        # Whatever the job started under its uid ends with it.
+        # Whatever the job started under its uid ends with it, before Node hears that it ended.
         jail.sweep(job.uid)
-
+        write_message(STDOUT, failure or {"id": job_id, "done": True})
