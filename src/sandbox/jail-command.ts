@@ -16,7 +16,7 @@
  * refuses to start unless SANDBOX=none says that is meant (development only).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +73,7 @@ export function runtimeDir(): string {
     chmodSync(join(dir, name), 0o444);
   }
   chmodSync(dir, 0o555);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return (installedDir = dir);
 }
 

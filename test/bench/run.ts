@@ -28,6 +28,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'market-read': () => import('./market-read.ts'),
   'tick-sources': () => import('./tick-sources.ts'),
   'strategy-runtime': () => import('./strategy-runtime.ts'),
+  'sandbox-hostile': () => import('./sandbox-hostile.ts'),
   'pipeline': () => import('./pipeline.ts'),
   'live-signals': () => import('./live-signals.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),

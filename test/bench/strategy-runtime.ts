@@ -7,7 +7,7 @@
  */
 import { createLogger } from '../../src/log.ts';
 import { StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
-import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
+import { checkStrategyCode, checkStrategyConfig } from '../../src/sandbox/static-check.ts';
 import { INSTRUMENTS } from '../../src/market/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
@@ -133,6 +133,8 @@ export const benchmark: Benchmark = {
       const t = performance.now();
       const check = await checkStrategyCode(code);
       if (!check.ok) throw new Error(`bench strategy fails the checks: ${JSON.stringify(check.violations)}`);
+      // As the training pipeline does: strategy_config() checked once, then the fit.
+      if (!checkStrategyConfig(await runtime.config(code)).ok) throw new Error('bench strategy_config() is invalid');
       const result = await runtime.train(code, year, {}, { timeoutMs: 120_000, memoryMb: 4096 });
       training.push({
         name: `train-${model}${params.includes("'max_depth': 12") ? '-depth12' : ''}`,

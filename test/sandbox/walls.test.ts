@@ -159,6 +159,20 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
   it('cannot fork: the process tree is the job alone', async () => {
     assert.deepEqual(await config(run(), 'fork_survivor'), { forked: 'EPERM' });
   });
+  it("a feature session's worker is confined like a job child", async () => {
+    const session = await run().openSession(strategy('session_identity'));
+    try {
+      const out = await session.features(BARS);
+      const value = (name: string) => out.values[out.columns.indexOf(name)]![0];
+      assert.ok(value('uid')! >= 1000);
+      assert.notEqual(value('uid'), value('zygote_uid'));
+      assert.equal(value('cap_eff'), 0);
+      assert.equal(value('seccomp'), 2);
+      assert.equal(value('fork'), 0, 'fork is refused');
+    } finally {
+      await session.close();
+    }
+  });
   it('refuses 2,400 feature columns at once, saying why, without holding the runtime', async () => {
     await assert.rejects(run().features(strategy('too_wide'), BARS), (err: unknown) => {
       assert.ok(err instanceof StrategyJobError);
