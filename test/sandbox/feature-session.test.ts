@@ -221,6 +221,21 @@ describe('FeatureSession (warm sandboxed features worker)', () => {
     await expectFailure(runtime.openSession(`import os\n${NORMAL}`), 'refused');
   });
 
+  it('fails a call in flight with crash when its process dies', async () => {
+    // Seconds of work per call: the kill surely lands while the call runs.
+    const slow = TYPICAL.replace('    return df', '    for _ in range(100_000_000):\n        pass\n    return df');
+    assert.notEqual(slow, TYPICAL);
+    const session = await openSession(slow, { timeoutMs: 120_000 });
+    try {
+      const call = session.features(window(bars, 0, 500));
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(session.processId()!, 'SIGKILL');
+      await expectFailure(call, 'crash');
+    } finally {
+      await session.close();
+    }
+  });
+
   it('re-opens transparently when its process dies; close() kills it', async () => {
     const session = await openSession(TYPICAL);
     const w = window(bars, 0, 500);
@@ -228,7 +243,10 @@ describe('FeatureSession (warm sandboxed features worker)', () => {
     assertSameBits(await session.features(w), expected);
     const first = session.processId()!;
     process.kill(first, 'SIGKILL');
-    await expectFailure(session.features(w), 'crash');
+    // Once it is gone (not before: a call made while the kill lands may still be answered), the
+    // next call starts a new process.
+    for (let i = 0; i < 200 && session.processId() !== null; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(session.processId(), null, 'the killed process is noticed');
     assertSameBits(await session.features(w), expected);
     const second = session.processId()!;
     assert.notEqual(second, first);
