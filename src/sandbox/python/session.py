@@ -19,7 +19,7 @@ import guard
 import jail
 import ops
 from protocol import read_message, write_message
-from zygote import died, isolate_stdio, timeout_failure, wide_pipe
+from zygote import close_all_but, died, isolate_stdio, timeout_failure, wide_pipe
 
 SESSION_CPU_S = 600  # CPU seconds one session worker may use in all; then a fresh one takes over
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -73,9 +73,8 @@ class Session:
             raise
         if self.pid == 0:
             try:
-                os.close(self.job_w)
-                os.close(self.result_r)
                 isolate_stdio()
+                close_all_but(job_r, result_w)
                 jail.confine(self.uid, self.walls)
                 serve_worker(self.opening, job_r, result_w, self.cpu_s + SESSION_CPU_S, self.walls)
             finally:

@@ -32,6 +32,17 @@ def isolate_stdio():
     os.close(devnull)
 
 
+def close_all_but(*keep):
+    """Closes every descriptor above stderr except `keep`."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own descriptor, already gone
+
+
 def wide_pipe():
     r, w = os.pipe()
     try:
@@ -54,13 +65,7 @@ class Spare:
         if self.pid == 0:
             try:
                 isolate_stdio()
-                os.closerange(3, min(job_r, result_w))  # whatever else the zygote holds
-                for fd in range(min(job_r, result_w), max(job_r, result_w) + 64):
-                    if fd not in (job_r, result_w):
-                        try:
-                            os.close(fd)
-                        except OSError:
-                            pass
+                close_all_but(job_r, result_w)  # another job's answer pipe is not ours to hold
                 jail.confine(uid, walls)
                 header, payload = read_message(job_r)
                 os.close(job_r)
