@@ -96,7 +96,7 @@ let nextRange = Math.floor(Math.random() * HOST_UID_RANGES);
 
 function launcher(range: number, command: string[]): [string, string[]] {
   const base = HOST_UID_BASE + range * 65_536;
-  return ['/usr/bin/python3', ['-I', '-S', join(runtimeDir(), 'userns_launch.py'), String(base), '65536', ...command]];
+  return [settings.python, ['-I', '-S', join(runtimeDir(), 'userns_launch.py'), String(base), '65536', ...command]];
 }
 
 function bwrapArgs(dir: string, userns: boolean): string[] {
