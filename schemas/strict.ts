@@ -10,7 +10,7 @@ import { z } from 'zod';
 /** Names clients use for a field under another name; each group is one meaning. */
 const SYNONYMS: readonly (readonly string[])[] = [
   ['description', 'prompt', 'idea', 'text', 'query', 'message', 'strategy_description'],
-  ['model_name', 'model_id', 'stem', 'model_stem'],
+  ['model_name', 'model', 'name', 'model_id', 'stem', 'model_stem'],
   ['take_profit', 'tp', 'target', 'profit_target'],
   ['stop_loss', 'sl', 'stop', 'stoploss'],
   ['lot_size', 'lots', 'size', 'volume', 'quantity'],
