@@ -74,7 +74,7 @@ describe('activity bus and feed', () => {
     const model = { name: 'Live', symbol: 'EURUSD' as const, timeframe: '15min' as const };
     const viaBus = await activity.bus.emit({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'long', price: 1.0842 } });
     const stored = await bus.jsm.streams.getMessage(Streams.activity.name, { seq: viaBus });
-    assert.ok(!('metrics' in stored.json<object>()), `stored: ${stored.string()}`);
+    assert.ok(stored && !('metrics' in stored.json<object>()), `stored: ${stored?.string()}`);
     // Written by an older process, before the rule: the feed applies it on the way out too.
     const raw = await bus.js.publish(Subjects.activity('SIGNAL_FIRED'), JSON.stringify({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'short', price: 1.0901 } }));
     await waitFor(() => activity.feed.list({ limit: 200, since: viaBus }).count >= 1);
