@@ -140,13 +140,13 @@ export class AccountDirectory {
     };
   }
 
-  /** Reserves a handle and creates the trial account in one go (callers with no mint limit to order). */
-  async createTrial(requested: string | undefined): Promise<NewAccount> {
-    return this.createReservedTrial(await this.reserveTrial(requested));
-  }
-
-  /** Step two: creates the trial account of a reservation, with its key and a browser session. */
-  async createReservedTrial({ userId, username }: TrialReservation): Promise<NewAccount> {
+  /**
+   * Step two: creates the trial account of a reservation, with its key and a browser session. Given
+   * a username (or none) instead, it reserves the handle first, for callers without a mint limit
+   * to order around the reservation.
+   */
+  async createTrial(request: TrialReservation | string | undefined): Promise<NewAccount> {
+    const { userId, username } = typeof request === 'object' ? request : await this.reserveTrial(request);
     const apiKey = generateApiKey();
     const keyHash = hashSecret(apiKey);
     const now = Date.now();

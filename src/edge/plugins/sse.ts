@@ -91,7 +91,7 @@ export class SseSlots {
   /** A key's slot, or 429 SF_STREAM_LIMIT: the per-key limit spans every stream of the key. */
   acquireForKey(userId: number, perKey: number): () => void {
     const release = this.acquire(`key:${userId}`, perKey);
-    if (!release) throw new StreamLimitError(`at most ${perKey} concurrent SSE stream${perKey === 1 ? '' : 's'} per key: close the other one first`, 5);
+    if (!release) throw new StreamLimitError(`at most ${perKey === 1 ? 'one concurrent SSE stream' : `${perKey} concurrent SSE streams`} per key: close the other one first`, 5);
     return release;
   }
 }

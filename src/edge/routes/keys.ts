@@ -43,7 +43,7 @@ export function keyRoutes(app: App, { accounts, config, allowedOrigins }: KeyRou
         await reservation.release();
         throw err;
       }
-      const { user, apiKey, sessionToken } = await directory.createReservedTrial(reservation);
+      const { user, apiKey, sessionToken } = await directory.createTrial(reservation);
       const credits = await metering.grant(user.user_id, config.TRIAL_CREDITS, 'signup');
       setSessionCookie(request, reply, sessionToken);
       return { api_key: apiKey, credits, is_trial: user.is_trial, user_id: user.user_id, username: user.username };
