@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime } from './common.ts';
+import { strictObject } from './strict.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_\-]{2,19}$/;
 export const Username = z
@@ -10,9 +11,12 @@ export const Username = z
 export const Plan = z.enum(['free', 'pro']);
 export type Plan = z.infer<typeof Plan>;
 
-export const TrialKeyRequest = z
-  .object({ username: Username.optional().describe('Omit to get an auto handle adjective-noun-NN') })
-  .meta({ id: 'TrialKeyRequest' });
+export const TrialKeyRequest = strictObject({ username: Username.optional().describe('Omit to get an auto handle adjective-noun-NN') }).meta({
+  id: 'TrialKeyRequest',
+});
+
+/** The body of a POST that takes no fields: nothing, or `{}`. */
+export const NoFields = strictObject({}).describe('No fields: send no body, or {}');
 export type TrialKeyRequest = z.infer<typeof TrialKeyRequest>;
 
 /** Response of POST /key/trial and POST /key/generate (the key is shown only here, once). */
@@ -37,6 +41,10 @@ export const WhoamiResponse = z
   })
   .meta({ id: 'WhoamiResponse' });
 export type WhoamiResponse = z.infer<typeof WhoamiResponse>;
+
+export const LogoutResponse = z
+  .object({ logged_out: z.boolean().describe('true when a live session was ended; false when none was sent') })
+  .meta({ id: 'LogoutResponse' });
 
 export const UsageEvent = z.object({
   seq: z.number().int().describe('Ledger sequence: increases with every balance change; the paging cursor'),

@@ -14,15 +14,24 @@ export const ActivityModel = z.strictObject({
   model_type: z.string().max(60).optional(),
 });
 
-/** Headline metrics only. */
-export const ActivityMetrics = z.strictObject({
+/** Headline metrics only: what any public event may carry. */
+export const PublicActivityMetrics = z.strictObject({
   n: z.number().int().optional(),
   wr: z.number().optional(),
   ret: z.number().optional(),
   pf: z.number().optional(),
   mdd: z.number().optional(),
-  side: z.enum(['long', 'short', 'flat']).optional().describe('SIGNAL_FIRED: the signal direction'),
-  price: z.number().optional().describe('SIGNAL_FIRED: the price the signal refers to'),
+});
+export type PublicActivityMetrics = z.infer<typeof PublicActivityMetrics>;
+
+/**
+ * What a capability may hand to `emit`: the headline metrics, and for SIGNAL_FIRED the signal's
+ * side and price. Those two never reach a public surface for a private model (every model, today):
+ * src/community/activity-privacy.ts removes them before the event is stored or served.
+ */
+export const ActivityMetrics = PublicActivityMetrics.extend({
+  side: z.enum(['long', 'short', 'flat']).optional().describe('SIGNAL_FIRED: the signal direction (not published for a private model)'),
+  price: z.number().optional().describe('SIGNAL_FIRED: the price the signal refers to (never published)'),
 });
 
 /** What a capability hands to `emit`. The bus adds id and ts. */
@@ -36,7 +45,9 @@ export const ActivityInput = z.strictObject({
 });
 export type ActivityInput = z.infer<typeof ActivityInput>;
 
+/** An event as every public surface shows it (activity JSON and SSE). */
 export const ActivityEvent = ActivityInput.extend({
+  metrics: PublicActivityMetrics.optional().describe('Headline metrics of the model (TRAINED, BACKTEST_DONE, DEPLOYED); none on SIGNAL_FIRED'),
   id: z.number().int().describe('Monotonic event id; use as the `since` cursor'),
   ts: IsoDateTime.describe('When the bus stored the event, UTC, to the microsecond'),
 }).meta({ id: 'ActivityEvent' });

@@ -97,6 +97,18 @@ export const Trade = z.object({
 });
 export type Trade = z.infer<typeof Trade>;
 
+/** Largest stop or take distance in pips or USD: far beyond any real level, small enough to compute with. */
+export const MAX_RISK_DISTANCE = 1_000_000;
+
+/** A stop or take in `pct` is a fraction of the entry price: 1 (100 %) at most. */
+export const riskUnitBounds = (s: { risk_unit?: RiskUnit; stop_loss?: number | null; take_profit?: number | null }, ctx: z.RefinementCtx) => {
+  if (s.risk_unit !== 'pct') return;
+  for (const field of ['stop_loss', 'take_profit'] as const) {
+    const value = s[field];
+    if (typeof value === 'number' && value > 1) ctx.addIssue({ code: 'custom', path: [field], message: `with risk_unit pct, ${field} is a fraction of the price: at most 1 (100 %), got ${value}` });
+  }
+};
+
 /**
  * The money fields of a train request, with their defaults. A plain object, so the request (and
  * the stored model settings) can spread `ExecutionSettings.shape`.
@@ -140,13 +152,20 @@ export const ExecutionSettings = z.object({
   stop_loss: z
     .number()
     .gt(0)
+    .max(MAX_RISK_DISTANCE)
     .nullable()
     .optional()
     .describe(
       "Stop-loss magnitude in risk_unit, from each position's own entry price. A number overrides strategy_config stop_loss " +
-        '(a decimal ratio, applied as pct); null disables the stop',
+        `(a decimal ratio, applied as pct); null disables the stop. At most ${MAX_RISK_DISTANCE.toLocaleString('en')} (pips or USD); with pct at most 1`,
     ),
-  take_profit: z.number().gt(0).nullable().optional().describe('Take-profit magnitude in risk_unit; same rules as stop_loss'),
+  take_profit: z
+    .number()
+    .gt(0)
+    .max(MAX_RISK_DISTANCE)
+    .nullable()
+    .optional()
+    .describe('Take-profit magnitude in risk_unit; same rules and bounds as stop_loss'),
   fill_at_bid_ask: z
     .boolean()
     .default(false)

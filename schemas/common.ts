@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import { ErrorCodeName, errorCodeTable } from './errors.ts';
 
-/** Every error leaves the service in this shape, with `code` equal to the HTTP status. */
+/**
+ * Every error leaves the service in this shape, from every layer (router, body parser, auth,
+ * handlers, even the HTTP parser): `code` equals the HTTP status, `error_code` is stable.
+ */
 export const ErrorBody = z
   .object({
     error: z.string().describe('What went wrong and, where it helps, what to do about it'),
     code: z.number().int().describe('The HTTP status code, repeated in the body'),
+    error_code: ErrorCodeName.describe(`Stable machine code of the error (match on this, not on the wording):\n\n${errorCodeTable()}`),
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof ErrorBody>;

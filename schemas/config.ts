@@ -31,6 +31,28 @@ export const EnvConfig = z.object({
   RATE_LIMIT_PER_MIN: positiveInt.default(120).describe('Requests per key per rolling minute'),
   SSE_HEARTBEAT_MS: positiveInt.default(15000).describe('Heartbeat interval on SSE streams'),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024).describe('Largest accepted request body'),
+  // ---- the HTTP edge against slow and hostile clients (src/edge) ----
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000)
+    .describe('The request line and headers must arrive within this (408 after it; checked every ~¼ of the shorter timeout, at most 1 s)'),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000)
+    .describe('The whole request, body included, must arrive within this (408 after it): a client sending 1 byte / 10 s is cut off'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000)
+    .describe('An idle keep-alive connection is closed after this (above the idle timeout of a proxy in front)'),
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(4096)
+    .describe('Open connections at most, all clients together; one more is answered 503 and closed'),
+  HTTP_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384)
+    .describe('Request line and headers at most (431 above)'),
+  ANON_RATE_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(600)
+    .describe('Requests without a valid key per client address (IPv4, or IPv6 /64) per minute, refilled continuously; 0 = no limit'),
+  ANON_RATE_BURST: positiveInt.max(1_000_000).default(120).describe('Requests without a key one address may send at once before ANON_RATE_PER_MIN paces it'),
+  SSE_PER_ANONYMOUS_ADDRESS: positiveInt.max(1000).default(3).describe('Concurrent activity streams per client address without a key'),
+  SSE_ANONYMOUS_TOTAL: positiveInt.max(1_000_000).default(256).describe('Concurrent activity streams without a key, all addresses together'),
+  SESSION_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin)))
+    .default([])
+    .describe('Origins (comma-separated) besides the service itself and PUBLIC_URL whose pages may send cookie-authenticated state changes'),
   MARKET_FEED: z.enum(['synthetic', 'none']).default('synthetic')
     .describe('synthetic = build seeded history and run a live synthetic feed; none = only imported and live sources'),
   HISTORY_DAYS: z.coerce.number().int().min(1).max(3650).default(365).describe('Days of synthetic history built on first start'),
@@ -95,5 +117,8 @@ export const EnvConfig = z.object({
     .describe('Public URL of POST /api/v1/messenger/telegram-webhook on this service, registered with setWebhook in webhook mode'),
   TELEGRAM_CHAT_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000).describe('Least time between two messages to one chat'),
   TELEGRAM_GLOBAL_PER_SEC: z.coerce.number().int().min(1).max(1_000).default(30).describe('Messages per second the bot sends over all chats'),
+}).refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
+  path: ['HTTP_HEADERS_TIMEOUT_MS'],
+  message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
 });
 export type EnvConfig = z.infer<typeof EnvConfig>;

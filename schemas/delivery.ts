@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDateTime } from './common.ts';
 import { SignalEvent } from './live.ts';
+import { strictObject } from './strict.ts';
 
 /**
  * Delivery of live signals to the `webhook` and `messenger` (Telegram) channels: what the
@@ -170,12 +171,10 @@ export const DeliveriesResponse = z
   .meta({ id: 'DeliveriesResponse' });
 export type DeliveriesResponse = z.infer<typeof DeliveriesResponse>;
 
-export const ReplayRequest = z
-  .object({
-    channel: DeliveryChannel.optional().describe('Only this channel; default both'),
-    signal_ids: z.array(z.string()).max(10_000).optional().describe('Only these dead letters; default all of them'),
-  })
-  .meta({ id: 'ReplayRequest' });
+export const ReplayRequest = strictObject({
+  channel: DeliveryChannel.optional().describe('Only this channel; default both'),
+  signal_ids: z.array(z.string().max(200)).max(10_000).optional().describe('Only these dead letters; default all of them'),
+}).meta({ id: 'ReplayRequest' });
 export type ReplayRequest = z.infer<typeof ReplayRequest>;
 
 export const ReplayResponse = z

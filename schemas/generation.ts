@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDate, Symbol, Timeframe } from './common.ts';
 import { IndicatorsObject } from './indicators.ts';
+import { strictObject } from './strict.ts';
 import { AiModel } from './training.ts';
 
 /**
@@ -12,55 +13,49 @@ import { AiModel } from './training.ts';
 const text = (what: string) => z.string().max(4000).optional().describe(what);
 
 /** The contract's position rules (pos_rules). */
-export const PosRules = z
-  .object({
-    cooldown: z.number().int().min(0).max(500).optional().describe('Bars to wait after a close'),
-    direction: z.enum(['both', 'long', 'short']).optional(),
-    max_pos: z.number().int().min(1).max(10).optional().describe('Open positions at most'),
-    on_opposite: z.enum(['reverse', 'close_only', 'ignore']).optional(),
-  })
-  .meta({ id: 'PosRules' });
+export const PosRules = strictObject({
+  cooldown: z.number().int().min(0).max(500).optional().describe('Bars to wait after a close'),
+  direction: z.enum(['both', 'long', 'short']).optional(),
+  max_pos: z.number().int().min(1).max(10).optional().describe('Open positions at most'),
+  on_opposite: z.enum(['reverse', 'close_only', 'ignore']).optional(),
+}).meta({ id: 'PosRules' });
 export type PosRules = z.infer<typeof PosRules>;
 
 export const TEMPLATE_NAMES = ['macd_momentum', 'mean_reversion', 'trend_following', 'scalper', 'conservative_long'] as const;
 export const TemplateName = z.enum(TEMPLATE_NAMES);
 export type TemplateName = z.infer<typeof TemplateName>;
 
-export const GenerateRequest = z
-  .object({
-    description: text('One-line idea in plain language; the primary request'),
-    features: text('Indicators / features to compute, in plain language'),
-    signals: text('Entry and exit conditions, in plain language'),
-    model: text('Model choice, in plain language (e.g. "random forest", "xgboost")'),
-    optimization: text('Metric to maximise'),
-    risk: text('Stop loss, take profit, sizing'),
-    risk_function: text('Custom filter logic (sessions, volatility, trend)'),
-    indicators: IndicatorsObject.optional(),
-    pos_rules: PosRules.optional(),
-    ai_model: AiModel.optional().describe('sonnet, opus, haiku or sonnet-haiku; without ANTHROPIC_API_KEY the offline generator writes the code'),
-    symbol: Symbol.default('EURUSD'),
-    timeframe: Timeframe.default('15min'),
-    start_date: IsoDate.optional(),
-    end_date: IsoDate.optional(),
-    train_split: z.number().min(0.3).max(0.9).optional(),
-  })
-  .meta({ id: 'GenerateRequest' });
+export const GenerateRequest = strictObject({
+  description: text('One-line idea in plain language; the primary request'),
+  features: text('Indicators / features to compute, in plain language'),
+  signals: text('Entry and exit conditions, in plain language'),
+  model: text('Model choice, in plain language (e.g. "random forest", "xgboost")'),
+  optimization: text('Metric to maximise'),
+  risk: text('Stop loss, take profit, sizing'),
+  risk_function: text('Custom filter logic (sessions, volatility, trend)'),
+  indicators: IndicatorsObject.optional(),
+  pos_rules: PosRules.optional(),
+  ai_model: AiModel.optional().describe('sonnet, opus, haiku or sonnet-haiku; without ANTHROPIC_API_KEY the offline generator writes the code'),
+  symbol: Symbol.default('EURUSD'),
+  timeframe: Timeframe.default('15min'),
+  start_date: IsoDate.optional(),
+  end_date: IsoDate.optional(),
+  train_split: z.number().min(0.3).max(0.9).optional(),
+}).meta({ id: 'GenerateRequest' });
 export type GenerateRequest = z.infer<typeof GenerateRequest>;
 
-export const FromTemplateRequest = z
-  .object({
-    template: TemplateName,
-    symbol: Symbol.default('EURUSD'),
-    timeframe: Timeframe.default('15min'),
-    model: text('Model choice in plain language, overriding the template’s'),
-    ai_model: AiModel.optional(),
-    start_date: IsoDate.optional().describe('Default: the start of the stored history'),
-    end_date: IsoDate.optional().describe('Default: the latest bar'),
-    train_split: z.number().min(0.3).max(0.9).optional(),
-    indicators: IndicatorsObject.optional().describe('Merged over the template’s indicators'),
-    pos_rules: PosRules.optional().describe('Merged over the template’s pos_rules'),
-  })
-  .meta({ id: 'FromTemplateRequest' });
+export const FromTemplateRequest = strictObject({
+  template: TemplateName,
+  symbol: Symbol.default('EURUSD'),
+  timeframe: Timeframe.default('15min'),
+  model: text('Model choice in plain language, overriding the template’s'),
+  ai_model: AiModel.optional(),
+  start_date: IsoDate.optional().describe('Default: the start of the stored history'),
+  end_date: IsoDate.optional().describe('Default: the latest bar'),
+  train_split: z.number().min(0.3).max(0.9).optional(),
+  indicators: IndicatorsObject.optional().describe('Merged over the template’s indicators'),
+  pos_rules: PosRules.optional().describe('Merged over the template’s pos_rules'),
+}).meta({ id: 'FromTemplateRequest' });
 export type FromTemplateRequest = z.infer<typeof FromTemplateRequest>;
 
 export const Generator = z.enum(['offline', 'claude']).describe('Which generator wrote the code: offline = our embedded generator, claude = the Anthropic API');

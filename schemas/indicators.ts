@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { strictObject } from './strict.ts';
 
 /**
  * The built-in indicators. Names, labels, parameters, bounds and column patterns live in the
@@ -23,9 +24,14 @@ export interface IndicatorRequest {
  * The indicators object as generate/train/from-template accept it: flat and free-form
  * (`<indicator>_enabled` boolean, `<indicator>_<param>` number; the contract allows other keys).
  */
+export const MAX_INDICATOR_VALUE = 1_000_000;
 export const IndicatorsObject = z
-  .record(z.string(), z.union([z.boolean(), z.number()]))
-  .describe('Flat indicator config: `<indicator>_enabled` (boolean) and `<indicator>_<param>` (number). See GET /api/v1/indicator-schema')
+  .record(z.string().min(1).max(64), z.union([z.boolean(), z.number().min(-MAX_INDICATOR_VALUE).max(MAX_INDICATOR_VALUE)]))
+  .refine((o) => Object.keys(o).length <= 200, 'at most 200 indicator keys')
+  .describe(
+    'Flat indicator config: `<indicator>_enabled` (boolean) and `<indicator>_<param>` (number, |value| ≤ 1,000,000); ' +
+      'free-form keys (at most 200, 64 characters each). See GET /api/v1/indicator-schema',
+  )
   .meta({ id: 'Indicators' });
 export type IndicatorsObject = z.infer<typeof IndicatorsObject>;
 
@@ -164,7 +170,7 @@ export type IndicatorFormat = z.infer<typeof IndicatorFormat>;
 
 /** Body of POST /api/v1/indicators, with the strict indicators object built from the registry. */
 export function indicatorsRequest(rules: readonly IndicatorRules[]) {
-  return z.object({
+  return strictObject({
     indicators: indicatorsInput(rules),
     symbol: Symbol.default('EURUSD'),
     timeframe: Timeframe.default('15min'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { strictObject } from './strict.ts';
 
 /**
  * Live signals: deployments (desired state, KV), the signal events deployed models emit
@@ -55,14 +56,12 @@ export const SignalEvent = z
   .meta({ id: 'SignalEvent' });
 export type SignalEvent = z.infer<typeof SignalEvent>;
 
-export const DeployRequest = z
-  .object({
-    model_name: z.string().min(1).max(200).describe('Model stem or display name'),
-    channels: z.array(Channel).min(1).max(3).default(['sse']).describe('Where signals go; default sse'),
-    webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
-    messenger_chat_id: z.string().min(1).max(64).optional().describe('Telegram chat id; default: the chat linked with GET /messenger/code'),
-  })
-  .meta({ id: 'DeployRequest' });
+export const DeployRequest = strictObject({
+  model_name: z.string().min(1).max(200).describe('Model stem or display name'),
+  channels: z.array(Channel).min(1).max(3).default(['sse']).describe('Where signals go; default sse'),
+  webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
+  messenger_chat_id: z.string().min(1).max(64).optional().describe('Telegram chat id; default: the chat linked with GET /messenger/code'),
+}).meta({ id: 'DeployRequest' });
 export type DeployRequest = z.infer<typeof DeployRequest>;
 
 export const DeployResponse = z

@@ -3,32 +3,30 @@ import { TradeStats } from './backtest.ts';
 import { Symbol, Timeframe } from './common.ts';
 import { Channel } from './live.ts';
 import { AiModel, MAX_CODE_CHARS } from './training.ts';
+import { strictObject } from './strict.ts';
 
 /** POST /one_shot: an idea in plain language (or your own code) → generated, trained, deployed. */
-export const OneShotRequest = z
-  .object({
-    prompt: z.string().min(1).max(4000).describe('The strategy idea in plain language'),
-    deliver_to: z
-      .object({
-        webhook: z
-          .union([z.boolean(), z.url({ protocol: /^https?$/ }).max(2000)])
-          .optional()
-          .describe('A URL: signals are POSTed there. true: reuse the webhook_url of your most recent deployment that had one (400 when none)'),
-        messenger: z.string().min(1).max(64).optional().describe('Telegram chat id to send signals to'),
-      })
+export const OneShotRequest = strictObject({
+  prompt: z.string().min(1).max(4000).describe('The strategy idea in plain language'),
+  deliver_to: strictObject({
+    webhook: z
+      .union([z.boolean(), z.url({ protocol: /^https?$/ }).max(2000)])
       .optional()
-      .describe('Channels wired at deploy; the sse channel is always on'),
-    code: z
-      .string()
-      .min(1)
-      .max(MAX_CODE_CHARS)
-      .optional()
-      .describe('Your own strategy code: generation is skipped and no credits are charged, only the training-compute cap'),
-    symbol: Symbol.optional().describe('Default: the symbol the prompt names, else EURUSD'),
-    timeframe: Timeframe.optional().describe('Default: the timeframe the prompt names, else 15min'),
-    ai_model: AiModel.optional(),
+      .describe('A URL: signals are POSTed there. true: reuse the webhook_url of your most recent deployment that had one (400 when none)'),
+    messenger: z.string().min(1).max(64).optional().describe('Telegram chat id to send signals to'),
   })
-  .meta({ id: 'OneShotRequest' });
+    .optional()
+    .describe('Channels wired at deploy; the sse channel is always on'),
+  code: z
+    .string()
+    .min(1)
+    .max(MAX_CODE_CHARS)
+    .optional()
+    .describe('Your own strategy code: generation is skipped and no credits are charged, only the training-compute cap'),
+  symbol: Symbol.optional().describe('Default: the symbol the prompt names, else EURUSD'),
+  timeframe: Timeframe.optional().describe('Default: the timeframe the prompt names, else 15min'),
+  ai_model: AiModel.optional(),
+}).meta({ id: 'OneShotRequest' });
 export type OneShotRequest = z.infer<typeof OneShotRequest>;
 
 export const OneShotStage = z.enum(['generate', 'train', 'deploy']);

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { ExecutionSettings, Trade, TradeStats } from './backtest.ts';
+import { ExecutionSettings, riskUnitBounds, Trade, TradeStats } from './backtest.ts';
 import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { IndicatorsObject } from './indicators.ts';
 import { ResponseSource } from './market.ts';
 import { StaticViolation, StrategyConfig } from './strategy.ts';
+import { strictObject } from './strict.ts';
 
 /**
  * Train jobs, models and their results: what POST /train takes, what GET /train/{id},
@@ -22,27 +23,27 @@ export const MAX_CODE_CHARS = 100_000;
 export const MIN_TRAIN_BARS = 300;
 export const MAX_TRAIN_BARS = 400_000;
 
-export const TrainRequest = z
-  .object({
-    code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config)'),
-    symbol: Symbol.default('EURUSD').describe(
-      'Must match the symbol the code was generated for (its `# signalforge: symbol=…` header line, when present)',
-    ),
-    timeframe: Timeframe.default('15min'),
-    start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
-    end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
-    train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
-    model_name: ModelName.optional().describe('Default `Model N+1`, N = models trained so far by this user'),
-    ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
-    indicators: IndicatorsObject.optional().describe('Recorded with the job; the code decides the features'),
-    confidence_threshold: z
-      .number()
-      .min(0.5)
-      .max(0.99)
-      .optional()
-      .describe('Overrides strategy_config signal_threshold: p(up) ≥ t is long, p(up) ≤ 1 − t is short'),
-    ...ExecutionSettings.shape,
-  })
+export const TrainRequest = strictObject({
+  code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config)'),
+  symbol: Symbol.default('EURUSD').describe(
+    'Must match the symbol the code was generated for (its `# signalforge: symbol=…` header line, when present)',
+  ),
+  timeframe: Timeframe.default('15min'),
+  start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
+  end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
+  train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
+  model_name: ModelName.optional().describe('Default `Model N+1`, N = models trained so far by this user'),
+  ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
+  indicators: IndicatorsObject.optional().describe('Recorded with the job; the code decides the features'),
+  confidence_threshold: z
+    .number()
+    .min(0.5)
+    .max(0.99)
+    .optional()
+    .describe('Overrides strategy_config signal_threshold: p(up) ≥ t is long, p(up) ≤ 1 − t is short'),
+  ...ExecutionSettings.shape,
+})
+  .superRefine(riskUnitBounds)
   .meta({ id: 'TrainRequest' });
 export type TrainRequest = z.infer<typeof TrainRequest>;
 
@@ -244,13 +245,11 @@ export const Results = z
   .meta({ id: 'Results' });
 export type Results = z.infer<typeof Results>;
 
-export const PredictRequest = z
-  .object({
-    model_name: z.string().min(1).max(200).describe('Stem or display name'),
-    start_date: IsoDate.optional().describe('Default: the day after the trained span'),
-    end_date: IsoDate.optional().describe('Default: the latest bar'),
-  })
-  .meta({ id: 'PredictRequest' });
+export const PredictRequest = strictObject({
+  model_name: z.string().min(1).max(200).describe('Stem or display name'),
+  start_date: IsoDate.optional().describe('Default: the day after the trained span'),
+  end_date: IsoDate.optional().describe('Default: the latest bar'),
+}).meta({ id: 'PredictRequest' });
 export type PredictRequest = z.infer<typeof PredictRequest>;
 
 export const PredictResponse = z

@@ -1,5 +1,5 @@
 import type { JsonKv } from '../bus/index.ts';
-import { RateLimitedError } from '../errors.ts';
+import { DailyCapError } from '../errors.ts';
 import { nextUtcMidnight, utcDayKey } from '../lib/utc-day.ts';
 import { CAP_NAMES, type CapName, type Plan } from '../../schemas/accounts.ts';
 import type { CounterRecord } from '../../schemas/messages.ts';
@@ -35,7 +35,7 @@ export class DailyCaps {
       const used = current?.value ?? 0;
       if (used >= limit) {
         const resetsAt = nextUtcMidnight(now);
-        throw new RateLimitedError(
+        throw new DailyCapError(
           `daily cap reached: ${limit} ${LABELS[cap]} per UTC day; it resets at ${new Date(resetsAt).toISOString()}`,
           (resetsAt - now) / 1000,
         );

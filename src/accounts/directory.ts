@@ -1,5 +1,5 @@
 import type { JsonKv } from '../bus/index.ts';
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError, UsernameTakenError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { KeyRecord, UserRecord, UsernameRecord, CounterRecord } from '../../schemas/messages.ts';
 import { generateApiKey, hashSecret, looksLikeApiKey, maskKey, randomToken } from './api-keys.ts';
@@ -19,6 +19,17 @@ export interface NewAccount {
   sessionToken: string;
 }
 
+/** A user id and a handle held for an account not created yet (see `reserveTrial`). */
+export interface TrialReservation {
+  userId: number;
+  username: string;
+  /** Gives the handle back (the account will not be created). */
+  release(): Promise<void>;
+}
+
+/** How long a browser session lasts from its creation (the cookie's Max-Age says the same). */
+export const SESSION_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
 /**
  * Users and their keys. KV is the truth; every edge process mirrors the users and key hashes in
  * memory through KV watches, so checking a key on a request costs one hash and two map lookups,
@@ -26,7 +37,7 @@ export interface NewAccount {
  */
 export class AccountDirectory {
   private readonly usersById = new Map<number, UserRecord>();
-  private readonly userIdByKeyHash = new Map<string, number>();
+  private readonly keysByHash = new Map<string, KeyRecord>();
   private readonly watches: Array<{ stop(): void }> = [];
 
   constructor(
@@ -41,8 +52,8 @@ export class AccountDirectory {
       else this.usersById.delete(Number(key));
     });
     const keys = await this.kv.apiKeys.watch((hash, value) => {
-      if (value) this.userIdByKeyHash.set(hash, value.user_id);
-      else this.userIdByKeyHash.delete(hash);
+      if (value) this.keysByHash.set(hash, value);
+      else this.keysByHash.delete(hash);
     });
     this.watches.push(users, keys);
     await Promise.all([users.ready, keys.ready]);
@@ -56,28 +67,86 @@ export class AccountDirectory {
   /** The owner of an API key, or null. Synchronous: no I/O on the request path. */
   authenticate(apiKey: string): UserRecord | null {
     if (!looksLikeApiKey(apiKey)) return null;
-    const userId = this.userIdByKeyHash.get(hashSecret(apiKey));
-    return userId === undefined ? null : (this.usersById.get(userId) ?? null);
+    const key = this.keysByHash.get(hashSecret(apiKey));
+    return key === undefined ? null : (this.usersById.get(key.user_id) ?? null);
   }
 
-  async authenticateSession(token: string): Promise<UserRecord | null> {
+  /**
+   * The owner of a browser session, or null. A session ends with its user's key: one created
+   * before the current key (a rotation since) is dead, as is one older than SESSION_MAX_AGE_MS.
+   */
+  async authenticateSession(token: string, now = Date.now()): Promise<UserRecord | null> {
     if (token.length < 20 || token.length > 100) return null;
     const session = await this.kv.sessions.get(hashSecret(token));
-    return session ? this.get(session.value.user_id) : null;
+    if (!session || now - session.value.created_at > SESSION_MAX_AGE_MS) return null;
+    const user = this.get(session.value.user_id);
+    if (!user) return null;
+    const keyCreatedAt = await this.keyCreatedAt(user.key_hash);
+    return keyCreatedAt !== null && session.value.created_at >= keyCreatedAt ? user : null;
+  }
+
+  /** When the key of this hash was issued (the mirror, else KV while the mirror catches up). */
+  private async keyCreatedAt(keyHash: string): Promise<number | null> {
+    const mirrored = this.keysByHash.get(keyHash);
+    if (mirrored) return mirrored.created_at;
+    return (await this.kv.apiKeys.get(keyHash))?.value.created_at ?? null;
+  }
+
+  /** Starts a browser session for the user; returns its token (only its hash is stored). */
+  async createSession(userId: number): Promise<string> {
+    const user = this.get(userId);
+    const keyCreatedAt = user ? await this.keyCreatedAt(user.key_hash) : null;
+    const token = randomToken(48);
+    // Never stamped before the current key, or a clock step back would make it born dead.
+    await this.kv.sessions.put(hashSecret(token), { user_id: userId, created_at: Math.max(Date.now(), keyCreatedAt ?? 0) });
+    return token;
+  }
+
+  /** Ends one browser session (logout). Unknown tokens are ignored. */
+  async endSession(token: string): Promise<void> {
+    if (token.length < 20 || token.length > 100) return;
+    await this.kv.sessions.delete(hashSecret(token));
   }
 
   get(userId: number): UserRecord | null {
     return this.usersById.get(userId) ?? null;
   }
 
-  /** Creates a trial account. The username is reserved first, so two callers never share one. */
-  async createTrial(requested: string | undefined): Promise<NewAccount> {
+  /**
+   * Step one of a trial account: takes a user id and reserves the handle, atomically (a KV
+   * create), so a taken name is refused (409) before anything else is spent — the caller takes
+   * its mint slot only after this, and releases the reservation when the mint is refused.
+   */
+  async reserveTrial(requested: string | undefined): Promise<TrialReservation> {
     const { value: counter } = await this.kv.counters.mutate('user_id', (c) => ({ value: (c?.value ?? 0) + 1 }));
     const userId = counter.value;
-    const username = requested ?? (await this.reserveAutoHandle(userId));
-    if (requested && (await this.kv.usernames.create(requested.toLowerCase(), { user_id: userId })) === false) {
-      throw new ConflictError(`username "${requested}" is taken: choose another, or omit it to get an auto handle`);
+    let username: string;
+    if (requested) {
+      if ((await this.kv.usernames.create(requested.toLowerCase(), { user_id: userId })) === false) {
+        throw new UsernameTakenError(`username "${requested}" is taken: choose another, or omit it to get an auto handle`);
+      }
+      username = requested;
+    } else {
+      username = await this.reserveAutoHandle(userId);
     }
+    const handleKey = username.toLowerCase();
+    return {
+      userId,
+      username,
+      release: async () => {
+        const held = await this.kv.usernames.get(handleKey);
+        if (held?.value.user_id === userId) await this.kv.usernames.delete(handleKey);
+      },
+    };
+  }
+
+  /**
+   * Step two: creates the trial account of a reservation, with its key and a browser session. Given
+   * a username (or none) instead, it reserves the handle first, for callers without a mint limit
+   * to order around the reservation.
+   */
+  async createTrial(request: TrialReservation | string | undefined): Promise<NewAccount> {
+    const { userId, username } = typeof request === 'object' ? request : await this.reserveTrial(request);
     const apiKey = generateApiKey();
     const keyHash = hashSecret(apiKey);
     const now = Date.now();
@@ -90,12 +159,12 @@ export class AccountDirectory {
       key_hash: keyHash,
       key_hint: maskKey(apiKey),
     };
+    const key = { user_id: userId, created_at: now };
     await this.kv.users.put(String(userId), user);
-    await this.kv.apiKeys.put(keyHash, { user_id: userId, created_at: now });
+    await this.kv.apiKeys.put(keyHash, key);
     this.usersById.set(userId, user);
-    this.userIdByKeyHash.set(keyHash, userId);
-    const sessionToken = randomToken(48);
-    await this.kv.sessions.put(hashSecret(sessionToken), { user_id: userId, created_at: now });
+    this.keysByHash.set(keyHash, key);
+    const sessionToken = await this.createSession(userId);
     this.log.info({ user_id: userId, username }, 'trial account created');
     return { user, apiKey, sessionToken };
   }
@@ -108,23 +177,27 @@ export class AccountDirectory {
     throw new ConflictError('could not find a free auto handle: pass a username of your own');
   }
 
-  /** Issues a new key for the user; the old one stops working at once. */
+  /**
+   * Issues a new key for the user; the old one stops working at once, and so does every browser
+   * session started before (a session lives no longer than the key it was started under).
+   */
   async rotateKey(userId: number): Promise<{ user: UserRecord; apiKey: string }> {
     const apiKey = generateApiKey();
     const keyHash = hashSecret(apiKey);
-    const now = Date.now();
-    await this.kv.apiKeys.put(keyHash, { user_id: userId, created_at: now });
+    // One past now: a session started in this same millisecond, before the rotation, ends too.
+    const key = { user_id: userId, created_at: Date.now() + 1 };
+    await this.kv.apiKeys.put(keyHash, key);
     let oldHash = '';
     const { value: user } = await this.kv.users.mutate(String(userId), (current) => {
       if (!current) throw new NotFoundError(`user ${userId} does not exist`);
       oldHash = current.key_hash;
       return { ...current, key_hash: keyHash, key_hint: maskKey(apiKey) };
     });
-    this.userIdByKeyHash.delete(oldHash);
-    this.userIdByKeyHash.set(keyHash, userId);
+    this.keysByHash.delete(oldHash);
+    this.keysByHash.set(keyHash, key);
     this.usersById.set(userId, user);
     await this.kv.apiKeys.delete(oldHash);
-    this.log.info({ user_id: userId }, 'api key rotated');
+    this.log.info({ user_id: userId }, 'api key rotated; sessions ended');
     return { user, apiKey };
   }
 }

@@ -12,9 +12,10 @@ import { Metering } from './metering.ts';
 import { MintLimiter } from './mint-limiter.ts';
 import { SlidingWindowLimiter } from './rate-limiter.ts';
 
-export { AccountDirectory, type NewAccount } from './directory.ts';
+export { AccountDirectory, SESSION_MAX_AGE_MS, type NewAccount, type TrialReservation } from './directory.ts';
 export { Metering } from './metering.ts';
-export { MintLimiter } from './mint-limiter.ts';
+export { MintLimiter, clientBlock } from './mint-limiter.ts';
+export { TokenBuckets } from './token-bucket.ts';
 export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
 export { DAILY_CAPS } from './daily-caps.ts';
 export { API_KEY_PREFIX, hashSecret, maskKey } from './api-keys.ts';

@@ -1,5 +1,5 @@
 import type { JsonKv } from '../bus/index.ts';
-import { RateLimitedError } from '../errors.ts';
+import { MintLimitedError } from '../errors.ts';
 import type { WindowRecord } from '../../schemas/messages.ts';
 
 const HOUR_MS = 3_600_000;
@@ -38,7 +38,7 @@ export class MintLimiter {
     await this.windows.mutate(key, (current) => {
       const recent = (current?.stamps ?? []).filter((t) => now - t < HOUR_MS);
       if (recent.length >= this.perHour) {
-        throw new RateLimitedError(
+        throw new MintLimitedError(
           `too many trial keys from this address: at most ${this.perHour} per hour`,
           (recent[0]! + HOUR_MS - now) / 1000,
         );

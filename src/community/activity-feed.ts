@@ -4,6 +4,7 @@ import type { Logger } from '../log.ts';
 import { isoFromMicros, microsFromIso, microsFromNanos, type Micros } from '../lib/micro-time.ts';
 import type { ActivityEvent, ActivityList, ActivityQuery } from '../../schemas/activity.ts';
 import { ActivityMessage, Streams } from '../../schemas/messages.ts';
+import { toPublic } from './activity-privacy.ts';
 
 interface Stored {
   event: ActivityEvent;
@@ -42,7 +43,8 @@ export class ActivityFeed {
         const parsed = ActivityMessage.safeParse(m.json());
         if (parsed.success) {
           const micros = microsFromNanos(m.info.timestampNanos);
-          this.append({ event: { ...parsed.data, id: m.seq, ts: isoFromMicros(micros) }, micros });
+          // Also applied here: events stored before the rule (or by an older process) are served by it too.
+          this.append({ event: { ...toPublic(parsed.data), id: m.seq, ts: isoFromMicros(micros) }, micros });
         } else {
           this.log.warn({ seq: m.seq }, 'skipping an activity message that does not match the schema');
         }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Bus, JsonKv } from '../bus/index.ts';
-import { ForbiddenError, NotFoundError, UnavailableError } from '../errors.ts';
+import { DeploymentNotFoundError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
@@ -70,7 +70,7 @@ export class DeliveryApi {
       const record = await this.deps.deployments.get(key);
       if (record && record.value.stem === name) return record.value;
     }
-    throw new NotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
+    throw new DeploymentNotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
   }
 
   private async deadLetters(channel: DeliveryChannel, deploymentId: string): Promise<DeadLetterRecord[]> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonKv } from '../bus/index.ts';
 import type { ActivityBus } from '../community/index.ts';
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { BadRequestError, DeploymentNotFoundError, ModelNotFoundError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import { modelKey, type ModelStore } from '../training/index.ts';
@@ -49,7 +49,7 @@ export class Deployments {
 
   async deploy(caller: Caller, request: DeployRequest): Promise<DeployResponse> {
     const model = await this.deps.models.resolve(caller.user_id, request.model_name);
-    if (!model) throw new NotFoundError(`no model "${request.model_name}" for this key: GET /api/v1/models lists yours`);
+    if (!model) throw new ModelNotFoundError(`no model "${request.model_name}" for this key: GET /api/v1/models lists yours`);
     const channels = [...new Set(request.channels)];
     const webhook = channels.includes('webhook');
     if (webhook && !request.webhook_url) throw new BadRequestError('webhook_url is required with the webhook channel');
@@ -97,7 +97,7 @@ export class Deployments {
   async find(userId: number, name: string): Promise<DeploymentRecord> {
     const deployments = await this.ofUser(userId);
     const found = deployments.find((d) => d.stem === name) ?? deployments.find((d) => d.model_name === name);
-    if (!found) throw new NotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
+    if (!found) throw new DeploymentNotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
     return found;
   }
 

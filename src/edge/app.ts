@@ -14,7 +14,10 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerAuth } from './plugins/auth.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
+import { capConnections, clientErrorHandler } from './plugins/client-errors.ts';
+import { allowedOrigins, serverTimeouts } from './server-limits.ts';
+import { TokenBuckets } from '../accounts/index.ts';
 import { registerJsonParser } from './plugins/json-body.ts';
 import { registerSse, SseSlots } from './plugins/sse.ts';
 import { registerResponseSerializer } from './plugins/serializer.ts';
@@ -56,14 +59,16 @@ export interface EdgeDeps {
   delivery?: DeliveryApi;
 }
 
-/** Anonymous activity streams per client address (browsers watching /pulse, several tabs). */
-const SSE_PER_ANONYMOUS_IP = 3;
+/** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
+const MAX_PARAM_LENGTH = 500;
 
 /**
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
 export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery }: EdgeDeps): Promise<App> {
+  const origins = allowedOrigins(config);
+  const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // Our own onResponse hook writes one compact access line instead of Fastify's two.
@@ -71,13 +76,27 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
     return503OnClosing: true,
+    ...serverTimeouts(config),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(errorLimits),
+    clientErrorHandler: clientErrorHandler({
+      headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+      maxHeaderBytes: config.HTTP_MAX_HEADER_BYTES,
+    }),
   }).withTypeProvider<ZodTypeProvider>();
+  capConnections(app.server, config.HTTP_MAX_CONNECTIONS, app.log);
   app.setValidatorCompiler(validatorCompiler);
   registerResponseSerializer(app);
 
-  registerErrorHandling(app, { bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerErrorHandling(app, errorLimits);
   registerJsonParser(app);
-  registerAuth(app, { directory: accounts.directory, limiter: accounts.requestLimiter });
+  registerAuth(app, {
+    directory: accounts.directory,
+    limiter: accounts.requestLimiter,
+    anonymous: new TokenBuckets(config.ANON_RATE_PER_MIN / 60, config.ANON_RATE_BURST),
+    allowedOrigins: origins,
+  });
   registerSse(app);
   await registerOpenApi(app, config);
   // One access-log line per request, written once the response is out.
@@ -92,7 +111,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   // The hosted MCP server at /mcp ({mcp_url} = this service's base URL): its tools call this REST API over HTTP.
   registerMcp(app, { accounts, config });
   metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
-  keyRoutes(app, { accounts, config });
+  keyRoutes(app, { accounts, config, allowedOrigins: origins });
   usageRoutes(app, { metering: accounts.metering });
   // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
   const sseSlots = new SseSlots();
@@ -101,7 +120,8 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     slots: sseSlots,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
     perKey: SSE_PER_KEY,
-    perAnonymousIp: SSE_PER_ANONYMOUS_IP,
+    perAnonymousAddress: config.SSE_PER_ANONYMOUS_ADDRESS,
+    anonymousTotal: config.SSE_ANONYMOUS_TOTAL,
   });
   marketRoutes(app, { market });
   indicatorRoutes(app, { market });

@@ -7,7 +7,17 @@ import { MCP_SESSION_IDLE_MINUTES } from '../mcp/hosted.ts';
 
 export const API_VERSION = '1.0.0';
 
-type Limits = Pick<Config, 'TRIAL_CREDITS' | 'TRIAL_MINTS_PER_HOUR' | 'RATE_LIMIT_PER_MIN' | 'BODY_LIMIT_BYTES'>;
+type Limits = Pick<
+  Config,
+  | 'TRIAL_CREDITS'
+  | 'TRIAL_MINTS_PER_HOUR'
+  | 'RATE_LIMIT_PER_MIN'
+  | 'BODY_LIMIT_BYTES'
+  | 'ANON_RATE_PER_MIN'
+  | 'ANON_RATE_BURST'
+  | 'HTTP_HEADERS_TIMEOUT_MS'
+  | 'HTTP_REQUEST_TIMEOUT_MS'
+>;
 
 /** The document's introduction: the decisions the contract leaves open, with this service's figures. */
 const description = (c: Limits) =>
@@ -19,17 +29,29 @@ deploys it as a live signal.
 (no signup). Keys are \`sf_\` followed by 40 random characters; only their SHA-256 is stored, so a key
 is shown once, and \`whoami-key\` returns it masked. Routes marked with a lock answer 401 without a valid key.
 
-**Errors.** Every error is \`{ "error": string, "code": number }\`, \`code\` repeating the HTTP status:
-400 bad input (the message names each bad field), 401 key, 402 out of credits, 404 unknown route or
-resource, 409 conflict (a taken username), 413 body over ${c.BODY_LIMIT_BYTES} bytes, 422 well-formed but
-unusable, 429 rate limit or daily cap (with \`Retry-After\` in seconds).
+**Errors.** Every error, from every layer (router, body parser, auth, handlers, the HTTP parser
+itself), is \`{ "error": string, "code": number, "error_code": string }\`: \`code\` repeats the HTTP status,
+\`error_code\` is a stable machine code (the table is in the \`Error\` schema): 400 bad input (the message
+names each bad field; a JSON body field the endpoint does not know is refused by name with the field it
+likely meant), 401 key, 402 out of credits, 403 a cookie-authenticated change from another site,
+404 unknown route or resource, 408 request not received in time, 409 conflict (a taken username),
+413 body over ${c.BODY_LIMIT_BYTES} bytes, 414 path parameter too long, 415 a body that is not JSON, 422 well-formed
+but unusable, 429 rate limit, daily cap or stream limit (with \`Retry-After\` in seconds), 431 headers too
+large, 503 at the connection limit.
 
-**Limits.** ${c.RATE_LIMIT_PER_MIN} requests per key per rolling minute. Trial keys: ${c.TRIAL_MINTS_PER_HOUR} per
-client IP per rolling hour (a refused username still counts, so the limit also bounds probing for taken
-names); ${c.TRIAL_CREDITS} credits each on signup (configurable; the contract states both 50 and 10,000 —
-the default is 50). Daily caps per UTC day: training-compute 100, Sonnet generations 1, Haiku 3, Opus 1
-(our choice: Opus is the most expensive). One concurrent SSE stream per key. \`GET /api/v1/caps\`
-shows your own figures.
+**Limits.** ${c.RATE_LIMIT_PER_MIN} requests per key per rolling minute. Without a valid key, ${c.ANON_RATE_BURST} requests at once
+and ${c.ANON_RATE_PER_MIN} per minute per client address (IPv6: per /64). Trial keys: ${c.TRIAL_MINTS_PER_HOUR} per
+client IP per rolling hour (a taken username or an invalid body does not count); ${c.TRIAL_CREDITS} credits each on signup
+(configurable; the contract states both 50 and 10,000 — the default is 50). Daily caps per UTC day: training-compute 100,
+Sonnet generations 1, Haiku 3, Opus 1 (our choice: Opus is the most expensive). One concurrent SSE stream per key.
+\`GET /api/v1/caps\` shows your own figures. Headers must arrive within ${c.HTTP_HEADERS_TIMEOUT_MS} ms and the whole
+request within ${c.HTTP_REQUEST_TIMEOUT_MS} ms (408 after). Numbers in request bodies are bounded (each field's
+schema gives its range).
+
+**Sessions.** \`POST /api/v1/key/trial\` also sets the HttpOnly \`sf_session\` cookie (\`Secure\` over HTTPS), which
+\`whoami-key\` and \`key/generate\` accept instead of the key. A session ends at \`POST /api/v1/logout\`, at any key
+rotation, or after 30 days. A state-changing request authenticated by the cookie is refused (403
+\`SF_FOREIGN_ORIGIN\`) when its \`Origin\` (or, without one, \`Sec-Fetch-Site\`) names another site.
 
 **MCP (tool server).** \`{mcp_url}\` is this service's base URL: the hosted MCP server answers at
 \`{mcp_url}/mcp\` (Streamable HTTP, stateful sessions by the \`mcp-session-id\` header, ended by DELETE or

@@ -1,6 +1,6 @@
 import type { Metering } from '../accounts/index.ts';
 import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
-import { BadRequestError, NotFoundError, StrategyRejectedError } from '../errors.ts';
+import { BadRequestError, JobNotFoundError, ModelNotFoundError, StrategyRejectedError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import { instrument, type BarCache } from '../market/index.ts';
@@ -118,13 +118,13 @@ export class Training {
 
   async job(userId: number, jobId: number): Promise<JobView> {
     const job = await this.deps.jobs.get(jobId);
-    if (!job || job.user_id !== userId) throw new NotFoundError(`no train job ${jobId} for this key`);
+    if (!job || job.user_id !== userId) throw new JobNotFoundError(`no train job ${jobId} for this key`);
     return jobView(job);
   }
 
   async model(userId: number, name: string): Promise<ModelRecord> {
     const record = await this.deps.models.resolve(userId, name);
-    if (!record) throw new NotFoundError(`no model "${name}" for this key: GET /api/v1/models lists yours (by stem or model_name)`);
+    if (!record) throw new ModelNotFoundError(`no model "${name}" for this key: GET /api/v1/models lists yours (by stem or model_name)`);
     return record;
   }
 

@@ -7,6 +7,7 @@ import { connectBus, startEmbeddedNats, type Bus, type EmbeddedNats } from '../.
 import { buildActivity, type Activity } from '../../src/community/index.ts';
 import { createLogger } from '../../src/log.ts';
 import type { ActivityEvent } from '../../schemas/activity.ts';
+import { Streams, Subjects } from '../../schemas/messages.ts';
 
 const log = createLogger('silent');
 
@@ -67,6 +68,19 @@ describe('activity bus and feed', () => {
     const after = activity.feed.list({ limit: 3, since: all[10]! });
     assert.deepEqual(after.events.map((e) => e.id), all.slice(11, 14));
     assert.equal(after.next_before, null);
+  });
+
+  it('never stores or serves the side and price of a live signal, even of an event stored raw on the stream', async () => {
+    const model = { name: 'Live', symbol: 'EURUSD' as const, timeframe: '15min' as const };
+    const viaBus = await activity.bus.emit({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'long', price: 1.0842 } });
+    const stored = await bus.jsm.streams.getMessage(Streams.activity.name, { seq: viaBus });
+    assert.ok(stored && !('metrics' in stored.json<object>()), `stored: ${stored?.string()}`);
+    // Written by an older process, before the rule: the feed applies it on the way out too.
+    const raw = await bus.js.publish(Subjects.activity('SIGNAL_FIRED'), JSON.stringify({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'short', price: 1.0901 } }));
+    await waitFor(() => activity.feed.list({ limit: 200, since: viaBus }).count >= 1);
+    const listed = activity.feed.list({ limit: 200, kind: 'SIGNAL_FIRED' }).events.filter((e) => e.id === viaBus || e.id === raw.seq);
+    assert.equal(listed.length, 2);
+    for (const event of listed) assert.deepEqual(Object.keys(event).sort(), ['bot', 'id', 'kind', 'model', 'ts']);
   });
 
   it('tells subscribers about new events and survives a reload from the stream', async () => {

@@ -61,7 +61,7 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
     const second = await fetch(`${sf.url}/api/v1/activity/stream`, { headers: { 'x-api-key': key } });
     assert.equal(second.status, 429);
     assert.ok(Number(second.headers.get('retry-after')) >= 1);
-    assert.deepEqual(Object.keys(await second.json()).sort(), ['code', 'error']);
+    assert.deepEqual(Object.keys(await second.json()).sort(), ['code', 'error', 'error_code']);
 
     const other = (await sf.mintKey()).api_key;
     const otherStream = new AbortController();
@@ -83,6 +83,23 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
     const res = await fetch(`${sf.url}/api/v1/activity/stream`, { headers: { 'last-event-id': String(a) } });
     const frames = await readSse(res, (f) => f.filter((x) => x.id).length >= 2);
     assert.deepEqual(frames.filter((f) => f.id).map((f) => Number(f.id)), [b, c]);
+  });
+  it('shows no side, price or levels of a live signal on any public surface (JSON and SSE)', async () => {
+    const model = { name: 'Private', stem: '1_EURUSD_15min_Private', symbol: 'EURUSD' as const, timeframe: '15min' as const, model_type: 'XGBClassifier' };
+    const before = await emit('TRAINED', 200);
+    // What the model actor announces for each entry.
+    const id = await sf.service.activity.bus.emit({ kind: 'SIGNAL_FIRED', bot: 'streamer', model, metrics: { side: 'long', price: 1.08423 } });
+    const listed = await waitForList(sf, '/api/v1/activity?kind=SIGNAL_FIRED', (b) => b.events[0]?.id === id);
+    const controller = new AbortController();
+    const streamed = await fetch(`${sf.url}/api/v1/activity/stream?since=${before}`, { signal: controller.signal });
+    const frames = await readSse(streamed, (f) => f.some((x) => x.id === String(id)));
+    controller.abort();
+    const shown = [listed.events[0], JSON.parse(frames.find((f) => f.id === String(id))!.data)];
+    for (const event of shown) {
+      assert.deepEqual(Object.keys(event).sort(), ['bot', 'id', 'kind', 'model', 'ts'], JSON.stringify(event));
+      assert.deepEqual(event.model, model);
+      assert.ok(!/long|short|1\.0842|price|side|stop|take/.test(JSON.stringify(event)), JSON.stringify(event));
+    }
   });
 });
 

@@ -153,6 +153,30 @@ describe('trial and personal keys', () => {
       // The limit is per address: another one still mints.
       assert.equal((await mint(sf, {})).status, 200);
     });
+
+    it('does not spend a mint slot on a taken username (409)', async () => {
+      await sf.mintKey('heidi');
+      const ip = freshIp();
+      for (let i = 0; i < 7; i++) assertError(await mint(sf, { username: 'heidi' }, ip), 409);
+      for (let i = 0; i < 5; i++) assert.equal((await mint(sf, {}, ip)).status, 200, `mint ${i + 1} after the 409s`);
+      assertError(await mint(sf, {}, ip), 429);
+    });
+
+    it('does not keep a username whose mint the limit refused', async () => {
+      const ip = freshIp();
+      for (let i = 0; i < 5; i++) assert.equal((await mint(sf, {}, ip)).status, 200);
+      const refused = await mint(sf, { username: 'ivan' }, ip);
+      assertError(refused, 429);
+      assert.equal(refused.body.error_code, 'SF_MINT_LIMITED');
+      const elsewhere = await mint(sf, { username: 'ivan' });
+      assert.equal(elsewhere.status, 200, elsewhere.text);
+      assert.equal(elsewhere.body.username, 'ivan');
+    });
+
+    it('gives a username to exactly one of two concurrent mints', async () => {
+      const results = await Promise.all([mint(sf, { username: 'judy' }), mint(sf, { username: 'Judy' })]);
+      assert.deepEqual(results.map((r) => r.status).sort(), [200, 409]);
+    });
   });
 
   describe('GET /api/v1/whoami-key', () => {
@@ -220,21 +244,30 @@ describe('trial and personal keys', () => {
       assert.match(res.body.api_key, KEY_PATTERN);
     });
 
-    it('works with the session cookie alone, and the session outlives the rotation', async () => {
+    it('works with the session cookie alone, ends that session and hands the caller a new one', async () => {
       const minted = await mint(sf, {});
       const { token } = sessionCookie(minted);
-      const cookie = { cookie: `sf_session=${token}` };
 
-      const first = await sf.api('POST', '/api/v1/key/generate', { headers: cookie });
+      const first = await sf.api('POST', '/api/v1/key/generate', { headers: { cookie: `sf_session=${token}` } });
       assert.equal(first.status, 200, first.text);
       assert.equal(first.body.user_id, minted.body.user_id);
       assertError(await sf.api('GET', '/api/v1/whoami-key', { key: minted.body.api_key }), 401);
+      assertError(await sf.api('GET', '/api/v1/whoami-key', { headers: { cookie: `sf_session=${token}` } }), 401);
 
-      const second = await sf.api('POST', '/api/v1/key/generate', { headers: cookie });
+      const renewed = sessionCookie(first).token;
+      assert.notEqual(renewed, token);
+      const second = await sf.api('POST', '/api/v1/key/generate', { headers: { cookie: `sf_session=${renewed}` } });
       assert.equal(second.status, 200, second.text);
       assert.notEqual(second.body.api_key, first.body.api_key);
       assertError(await sf.api('GET', '/api/v1/whoami-key', { key: first.body.api_key }), 401);
       assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key: second.body.api_key })).status, 200);
+    });
+
+    it('sets no cookie when the caller used its key', async () => {
+      const minted = await sf.mintKey();
+      const res = await sf.api('POST', '/api/v1/key/generate', { key: minted.api_key });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.headers.getSetCookie(), []);
     });
 
     it('answers 401 without a key or session', async () => {

@@ -119,7 +119,7 @@ describe('GET /openapi.json and /api-docs', () => {
     for (const name of ['Error', 'KeyResponse', 'TrialKeyRequest', 'WhoamiResponse', 'UsageResponse', 'CapsResponse', 'ActivityList', 'ActivityEvent']) {
       assert.ok(schemas[name], `components.schemas.${name}`);
     }
-    assert.deepEqual(schemas.Error.required?.slice().sort(), ['code', 'error']);
+    assert.deepEqual(schemas.Error.required?.slice().sort(), ['code', 'error', 'error_code']);
     assert.deepEqual(schemas.KeyResponse.required?.slice().sort(), ['api_key', 'credits', 'is_trial', 'user_id', 'username']);
     const refs = refsIn(spec);
     assert.ok(refs.length > 0);

@@ -1,8 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountDirectory, SlidingWindowLimiter } from '../../accounts/index.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { clientBlock, type AccountDirectory, type SlidingWindowLimiter, type TokenBuckets } from '../../accounts/index.ts';
 import { RateLimitedError, UnauthorizedError } from '../../errors.ts';
 import type { UserRecord } from '../../../schemas/messages.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
+import { readCookie, refuseForeignOrigin, SESSION_COOKIE } from './session.ts';
+
+export { readCookie, SESSION_COOKIE } from './session.ts';
 
 /**
  * How a route identifies its caller:
@@ -10,6 +13,7 @@ import { ErrorBody } from '../../../schemas/common.ts';
  *   against the key's rate limit;
  * - `key-or-session`: the same, but the web app's session cookie also identifies the caller;
  * - `none`: public; a valid key, if sent, still identifies the caller.
+ * A request without a valid key counts against its address's anonymous rate limit instead.
  */
 export type AuthMode = 'key' | 'key-or-session' | 'none';
 
@@ -19,19 +23,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     user: UserRecord | null;
+    /** How `user` was identified: its API key, or the browser session cookie. */
+    authVia: 'key' | 'session' | null;
   }
-}
-
-export const SESSION_COOKIE = 'sf_session';
-
-export function readCookie(request: FastifyRequest, name: string): string | null {
-  const header = request.headers.cookie;
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return null;
 }
 
 /** Returns the authenticated user of a route that requires one. */
@@ -43,34 +37,49 @@ export function requireUser(request: FastifyRequest): UserRecord {
 export interface AuthDeps {
   directory: AccountDirectory;
   limiter: SlidingWindowLimiter;
+  /** Per-address token buckets for requests without a valid key. */
+  anonymous: TokenBuckets;
+  /** Origins besides the service's own allowed to send cookie-authenticated state changes. */
+  allowedOrigins: ReadonlySet<string>;
 }
+
+/** Operator endpoints (/_healthz, /_readyz, /_metrics): polled by machines, never limited. */
+const isOperatorPath = (url: string) => url.startsWith('/_');
 
 /**
  * Declares, on every route as it is added, the security and error responses its auth mode
  * implies (so /openapi.json always agrees with what is enforced), then enforces them.
  */
-export function registerAuth(app: FastifyInstance, { directory, limiter }: AuthDeps): void {
+export function registerAuth(app: FastifyInstance, { directory, limiter, anonymous, allowedOrigins }: AuthDeps): void {
   app.decorateRequest('user', null);
+  app.decorateRequest('authVia', null);
 
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth ?? 'none';
     const schema = (route.schema ??= {});
     const errors = { 400: ErrorBody, 429: ErrorBody, ...(mode === 'none' ? {} : { 401: ErrorBody }) };
-    schema.response = { ...errors, ...(schema.response as object | undefined) };
+    const session = mode === 'key-or-session' && !['GET', 'HEAD'].includes(String(route.method)) ? { 403: ErrorBody } : {};
+    schema.response = { ...errors, ...session, ...(schema.response as object | undefined) };
     if (mode === 'key') schema.security = [{ ApiKey: [] }];
     else if (mode === 'key-or-session') schema.security = [{ ApiKey: [] }, { SessionCookie: [] }];
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
     const header = request.headers['x-api-key'];
     const key = typeof header === 'string' ? header : undefined;
     let user = key ? directory.authenticate(key) : null;
-    if (!user && mode === 'key-or-session') {
+    if (user) request.authVia = 'key';
+    else if (mode === 'key-or-session') {
       const token = readCookie(request, SESSION_COOKIE);
       if (token) user = await directory.authenticateSession(token);
+      if (user) {
+        request.authVia = 'session';
+        refuseForeignOrigin(request, allowedOrigins);
+      }
     }
     if (!user) {
+      takeAnonymous(request, anonymous);
       if (mode !== 'none') throw new UnauthorizedError();
       return;
     }
@@ -84,4 +93,16 @@ export function registerAuth(app: FastifyInstance, { directory, limiter }: AuthD
       );
     }
   });
+}
+
+/** The anonymous rate limit: per client address (IPv6 per /64), in memory, no I/O. */
+function takeAnonymous(request: FastifyRequest, buckets: TokenBuckets): void {
+  if (!buckets.enabled || isOperatorPath(request.url)) return;
+  const decision = buckets.take(clientBlock(request.ip));
+  if (decision.ok) return;
+  throw new RateLimitedError(
+    `rate limit: at most ${buckets.burst} requests at once and ${Math.round(buckets.perSecond * 60)} per minute per address without an API key; ` +
+      'retry after the Retry-After seconds, or send your X-API-Key',
+    decision.retryAfterMs / 1000,
+  );
 }

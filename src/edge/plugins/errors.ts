@@ -1,13 +1,33 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../../errors.ts';
+import {
+  AppError,
+  BadRequestError,
+  BadUrlError,
+  errorBody,
+  ForbiddenError,
+  InternalError,
+  MalformedJsonError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RequestTimeoutError,
+  RouteNotFoundError,
+  UnavailableError,
+  UnknownFieldError,
+  UnsupportedMediaTypeError,
+  UriTooLongError,
+  ValidationError,
+  ConflictError,
+  HeadersTooLargeError,
+  UnauthorizedError,
+  UnprocessableError,
+  RateLimitedError,
+} from '../../errors.ts';
 
-/** Fastify's own failures, mapped to the status and wording a client should see. */
-const FASTIFY_CODES: Record<string, { status: number; message?: string }> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'malformed JSON body' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'unsupported content-type: send application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'content-length does not match the body' },
-};
+export interface ErrorLimits {
+  bodyLimitBytes: number;
+  maxParamLength: number;
+}
 
 function describeValidation(error: FastifyError): string {
   const where = error.validationContext ?? 'request';
@@ -18,41 +38,77 @@ function describeValidation(error: FastifyError): string {
   return `invalid ${where}: ${problems.join('; ')}`;
 }
 
+/** Fastify's own failures (by their FST_ code), as the class a client should see. */
+const FASTIFY_CODES: Record<string, (error: FastifyError, limits: ErrorLimits) => AppError> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new MalformedJsonError('malformed JSON body'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new MalformedJsonError('empty JSON body'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new UnsupportedMediaTypeError('unsupported content-type: send the body as application/json'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new BadRequestError('content-length does not match the body'),
+  FST_ERR_CTP_BODY_TOO_LARGE: (_e, l) => new PayloadTooLargeError(`request body too large: the limit is ${l.bodyLimitBytes} bytes`),
+  FST_ERR_BAD_URL: () => new BadUrlError('the URL cannot be decoded: a path segment holds an invalid percent-encoding'),
+  FST_ERR_MAX_PARAM_LENGTH: (_e, l) => new UriTooLongError(`a path parameter is too long: at most ${l.maxParamLength} characters`),
+};
+
+/** Any other 4xx Fastify or a plugin raises, by status; unlisted ones count as a bad request. */
+const BY_STATUS: Record<number, new (message: string) => AppError> = {
+  400: BadRequestError,
+  401: UnauthorizedError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  408: RequestTimeoutError,
+  409: ConflictError,
+  413: PayloadTooLargeError,
+  414: UriTooLongError,
+  415: UnsupportedMediaTypeError,
+  422: UnprocessableError,
+  431: HeadersTooLargeError,
+  503: UnavailableError,
+};
+
+/** Every failure, whatever layer raised it, as one of the classes of the error table. */
+export function toAppError(error: FastifyError | Error, limits: ErrorLimits): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(fastifyError)) {
+    const unknown = fastifyError.validation.some((v) => v.keyword === 'unrecognized_keys');
+    const message = describeValidation(fastifyError);
+    return unknown ? new UnknownFieldError(message) : new ValidationError(message);
+  }
+  const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  if (known) return known(fastifyError, limits);
+  // The JSON parser's prototype-poisoning refusal and the like: a 4xx with a message of its own.
+  const status = fastifyError.statusCode;
+  if (status === 429) return new RateLimitedError(error.message, 1);
+  if (status && status >= 400 && status < 500) return new (BY_STATUS[status] ?? BadRequestError)(error.message);
+  return new InternalError();
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.status(error.status).headers(error.headers).type('application/json; charset=utf-8').send(errorBody(error));
+}
+
 /**
- * One error handler for the whole service: every failure leaves as `{ error, code }` with the
- * right status. Unexpected errors are logged in full and answered with a generic 500.
+ * One error handler for the whole service: every failure leaves as `{ error, code, error_code }`
+ * with the right status — handler errors, validation, body parsing, unknown routes and router
+ * errors (an undecodable URL, an over-long path parameter). Errors of the HTTP parser itself are
+ * answered in the same shape by the clientError handler (plugins/client-errors.ts).
+ * Unexpected errors are logged in full and answered with a generic 500.
  */
-export function registerErrorHandling(app: FastifyInstance, { bodyLimitBytes }: { bodyLimitBytes: number }): void {
+export function registerErrorHandling(app: FastifyInstance, limits: ErrorLimits): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    let status = 500;
-    let message = 'internal error: the failure was logged; try again, and report it if it persists';
-    let details: Record<string, unknown> = {};
-    if (error instanceof AppError) {
-      details = error.details;
-      status = error.status;
-      message = error.message;
-      reply.headers(error.headers);
-    } else if (hasZodFastifySchemaValidationErrors(error)) {
-      status = 400;
-      message = describeValidation(error);
-    } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      status = 413;
-      message = `request body too large: the limit is ${bodyLimitBytes} bytes`;
-    } else if (error.code && FASTIFY_CODES[error.code]) {
-      status = FASTIFY_CODES[error.code]!.status;
-      message = FASTIFY_CODES[error.code]!.message ?? error.message;
-    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      status = error.statusCode;
-      message = error.message;
-    }
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
-    void reply.status(status).send({ ...details, error: message, code: status });
+    const appError = toAppError(error, limits);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    void sendError(reply, appError);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({
-      error: `no route ${request.method} ${request.url.split('?')[0]}: the API is described at /openapi.json`,
-      code: 404,
-    });
+    void sendError(reply, new RouteNotFoundError(`no route ${request.method} ${request.url.split('?')[0]}: the API is described at /openapi.json`));
   });
+}
+
+/** Fastify's `frameworkErrors` option: router failures that happen before any route is found. */
+export function frameworkErrors(limits: ErrorLimits) {
+  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    void sendError(reply, toAppError(error, limits));
+  };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StreamLimitError } from '../../errors.ts';
 
 /** An open Server-Sent Events response. */
 export interface SseStream {
@@ -85,5 +86,12 @@ export class SseSlots {
       if (left <= 0) this.open.delete(holder);
       else this.open.set(holder, left);
     };
+  }
+
+  /** A key's slot, or 429 SF_STREAM_LIMIT: the per-key limit spans every stream of the key. */
+  acquireForKey(userId: number, perKey: number): () => void {
+    const release = this.acquire(`key:${userId}`, perKey);
+    if (!release) throw new StreamLimitError(`at most ${perKey === 1 ? 'one concurrent SSE stream' : `${perKey} concurrent SSE streams`} per key: close the other one first`, 5);
+    return release;
   }
 }

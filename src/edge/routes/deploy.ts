@@ -1,6 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Deployments } from '../../deployments/index.ts';
-import { RateLimitedError } from '../../errors.ts';
 import { DeployedList, DeployParams, DeployRequest, DeployResponse, SignalEvent, UndeployResponse } from '../../../schemas/live.ts';
 import { Subjects } from '../../../schemas/messages.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -69,8 +68,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
     handler: async (request, reply) => {
       const user = requireUser(request);
       const deployment = await deployments.find(user.user_id, request.params.model);
-      const release = deps.slots.acquire(`key:${user.user_id}`, deps.perKey);
-      if (!release) throw new RateLimitedError('at most one concurrent SSE stream per key: close the other one first', 5);
+      const release = deps.slots.acquireForKey(user.user_id, deps.perKey);
       const stream = openSse(request, reply, deps.heartbeatMs);
       const sub = deps.nc.subscribe(Subjects.signal(deployment.deployment_id), {
         callback: (err, msg) => {

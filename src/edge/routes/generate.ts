@@ -1,5 +1,4 @@
 import { describeCosts, type Generation } from '../../generation/index.ts';
-import { RateLimitedError } from '../../errors.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import { FromTemplateRequest, GenerateRequest, GenerateResponse, GenerateStreamFrame } from '../../../schemas/generation.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -64,8 +63,7 @@ export function generateRoutes(app: App, deps: GenerateRoutesDeps): void {
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
-      const release = deps.slots.acquire(`key:${user.user_id}`, deps.perKey);
-      if (!release) throw new RateLimitedError('at most one concurrent SSE stream per key: close the other one first', 5);
+      const release = deps.slots.acquireForKey(user.user_id, deps.perKey);
       const abort = new AbortController();
       let events: AsyncIterable<{ event: string; data: unknown }>;
       try {

@@ -1,19 +1,19 @@
-import { z } from 'zod';
 import type { Accounts } from '../../accounts/index.ts';
 import type { Config } from '../../config.ts';
-import { KeyResponse, TrialKeyRequest, WhoamiResponse } from '../../../schemas/accounts.ts';
+import { KeyResponse, LogoutResponse, NoFields, TrialKeyRequest, WhoamiResponse } from '../../../schemas/accounts.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
-import { requireUser, SESSION_COOKIE } from '../plugins/auth.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { readCookie, refuseForeignOrigin, SESSION_COOKIE, setSessionCookie } from '../plugins/session.ts';
 import type { App } from '../types.ts';
 
 export interface KeyRoutesDeps {
   accounts: Pick<Accounts, 'directory' | 'metering' | 'mintLimiter'>;
   config: Pick<Config, 'TRIAL_CREDITS' | 'TRIAL_MINTS_PER_HOUR'>;
+  /** Origins besides the service's own allowed to send cookie-authenticated state changes. */
+  allowedOrigins: ReadonlySet<string>;
 }
 
-const SESSION_MAX_AGE_S = 30 * 24 * 3600;
-
-export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
+export function keyRoutes(app: App, { accounts, config, allowedOrigins }: KeyRoutesDeps): void {
   const { directory, metering, mintLimiter } = accounts;
 
   app.post('/api/v1/key/trial', {
@@ -24,8 +24,9 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
       description:
         `No signup. Grants ${config.TRIAL_CREDITS} credits (TRIAL_CREDITS; the contract states both 50 and 10,000 — ` +
         `we grant 50 by default). At most ${config.TRIAL_MINTS_PER_HOUR} keys per client IP per rolling hour ` +
-        '(X-Forwarded-For is honoured only when the service runs with TRUST_PROXY). Also sets the `sf_session` ' +
-        'cookie that binds the browser to this account. The key is shown only in this response.',
+        '(X-Forwarded-For is honoured only when the service runs with TRUST_PROXY); a taken username (409) or an invalid ' +
+        'body (400) does not count against it. Also sets the HttpOnly `sf_session` cookie that binds the browser to this ' +
+        'account (`Secure` over HTTPS; it ends at logout, at a key rotation or after 30 days). The key is shown only in this response.',
       body: TrialKeyRequest.optional(),
       response: { 200: KeyResponse, 409: ErrorBody },
     },
@@ -34,13 +35,17 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
       request.body ??= {};
     },
     handler: async (request, reply) => {
-      await mintLimiter.take(request.ip);
-      const { user, apiKey, sessionToken } = await directory.createTrial(request.body?.username);
+      // The handle first (409 costs nothing), then the mint slot; a refused mint frees the handle.
+      const reservation = await directory.reserveTrial(request.body?.username);
+      try {
+        await mintLimiter.take(request.ip);
+      } catch (err) {
+        await reservation.release();
+        throw err;
+      }
+      const { user, apiKey, sessionToken } = await directory.createTrial(reservation);
       const credits = await metering.grant(user.user_id, config.TRIAL_CREDITS, 'signup');
-      reply.header(
-        'set-cookie',
-        `${SESSION_COOKIE}=${sessionToken}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_MAX_AGE_S}`,
-      );
+      setSessionCookie(request, reply, sessionToken);
       return { api_key: apiKey, credits, is_trial: user.is_trial, user_id: user.user_id, username: user.username };
     },
   });
@@ -52,15 +57,42 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
       summary: 'Rotate your API key',
       description:
         'Issues a new key for the caller (identified by X-API-Key or the session cookie). The old key stops ' +
-        'working at once. No body is needed; any body is ignored.',
-      body: z.unknown().optional(),
+        'working at once, and every browser session of the account ends with it; a caller identified by its ' +
+        'session cookie gets a new one in this response. With the cookie, a browser page of another site is refused ' +
+        '(403 SF_FOREIGN_ORIGIN). No body is needed (or `{}`); a body of another content-type is refused (415).',
+      body: NoFields.nullish(),
       response: { 200: KeyResponse },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const caller = requireUser(request);
       const { user, apiKey } = await directory.rotateKey(caller.user_id);
+      if (request.authVia === 'session') setSessionCookie(request, reply, await directory.createSession(user.user_id));
       const credits = await metering.balance(user.user_id);
       return { api_key: apiKey, credits, is_trial: user.is_trial, user_id: user.user_id, username: user.username };
+    },
+  });
+
+  app.post('/api/v1/logout', {
+    config: { auth: 'none' },
+    schema: {
+      tags: ['keys'],
+      summary: 'End the browser session',
+      description:
+        'Ends the session of the `sf_session` cookie sent (it no longer identifies anyone, here or in any other ' +
+        'browser holding it) and clears the cookie. `logged_out` is false when no live session was sent. ' +
+        'The API key is untouched. A browser page of another site is refused (403 SF_FOREIGN_ORIGIN).',
+      body: NoFields.nullish(),
+      response: { 200: LogoutResponse, 403: ErrorBody },
+    },
+    handler: async (request, reply) => {
+      const token = readCookie(request, SESSION_COOKIE);
+      const user = token ? await directory.authenticateSession(token) : null;
+      if (token) {
+        refuseForeignOrigin(request, allowedOrigins);
+        await directory.endSession(token);
+      }
+      setSessionCookie(request, reply, null);
+      return { logged_out: user !== null };
     },
   });
 

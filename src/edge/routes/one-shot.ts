@@ -1,5 +1,4 @@
 import type { OneShot } from '../../oneshot/one-shot.ts';
-import { RateLimitedError } from '../../errors.ts';
 import { OneShotFrame, OneShotRequest } from '../../../schemas/oneshot.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { openSse, type SseSlots } from '../plugins/sse.ts';
@@ -37,8 +36,7 @@ export function oneShotRoutes(app: App, deps: OneShotRoutesDeps): void {
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
-      const release = deps.slots.acquire(`key:${user.user_id}`, deps.perKey);
-      if (!release) throw new RateLimitedError('at most one concurrent SSE stream per key: close the other one first', 5);
+      const release = deps.slots.acquireForKey(user.user_id, deps.perKey);
       let events;
       try {
         events = await deps.oneShot.start(user, request.body);

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_MAX_AGE_MS } from '../../accounts/index.ts';
+import { ForeignOriginError } from '../../errors.ts';
+
+/** The browser session cookie: binds a browser to an account (see POST /key/trial, /logout). */
+export const SESSION_COOKIE = 'sf_session';
+
+/** A cookie's value, or null when absent or not decodable (a malformed cookie is no cookie). */
+export function readCookie(request: FastifyRequest, name: string): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Sets (or with `null`, clears) the session cookie. `Secure` whenever the request came over TLS
+ * — directly, or per X-Forwarded-Proto behind a trusted proxy (TRUST_PROXY) — so the browser
+ * never sends it back in clear.
+ */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string | null): void {
+  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${token === null ? 0 : SESSION_MAX_AGE_MS / 1000}`];
+  if (request.protocol === 'https') attributes.push('Secure');
+  reply.header('set-cookie', `${SESSION_COOKIE}=${token ?? ''}; ${attributes.join('; ')}`);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses (403) a state-changing request authenticated by the session cookie when a browser
+ * says it was sent by another site's page: an `Origin` other than this service's own (or one of
+ * `allowed`), or, without `Origin`, `Sec-Fetch-Site: cross-site | same-site`. A request with
+ * neither header is not from a browser page (curl, a server) and is let through: cross-site
+ * request forgery needs a browser.
+ */
+export function refuseForeignOrigin(request: FastifyRequest, allowed: ReadonlySet<string>): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.origin;
+  const fetchSite = request.headers['sec-fetch-site'];
+  let foreign: boolean;
+  if (typeof origin === 'string') {
+    foreign = origin !== `${request.protocol}://${request.host}` && !allowed.has(origin);
+  } else {
+    foreign = fetchSite === 'cross-site' || fetchSite === 'same-site';
+  }
+  if (foreign) {
+    throw new ForeignOriginError(
+      `refused: a state-changing request authenticated by the ${SESSION_COOKIE} cookie came from another site ` +
+        `(${typeof origin === 'string' ? `Origin ${origin}` : `Sec-Fetch-Site ${fetchSite}`}); send your X-API-Key instead`,
+    );
+  }
+}
