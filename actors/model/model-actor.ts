@@ -4,8 +4,7 @@ import type { ActivityBus } from '../../src/community/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
 import { instrument, type BarCache } from '../../src/market/index.ts';
-import { loadModel, type OnnxModel } from '../../src/scoring/onnx-scorer.ts';
-import { engineOptions, featureRows, intrabarResolver, ohlcInput, scoreRows, sliceBars, strategySignals } from '../../src/training/index.ts';
+import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type OnnxModel } from '../../src/scoring/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
@@ -59,7 +58,7 @@ export class ModelActor {
     const resolver: IntrabarResolver = {
       firstTouch: (...args): FirstTouch => holder.actor?.finer?.firstTouch(...args) ?? 'SL',
     };
-    const options = engineOptions(model.symbol, model.timeframe, model.config, model.settings, resolver);
+    const options = engineOptions(model, resolver);
     let engine: PositionEngine;
     let lastBarTs: number;
     if (saved) {
@@ -111,13 +110,7 @@ export class ModelActor {
       if (to <= from || this.stopped) return;
       const lead = Math.min(from, model.warmup);
       const window = sliceBars(cols, from - lead, to);
-      const result = await this.deps.features.features(ohlcInput(window));
-      if (result.columns.join('\u0000') !== model.features.join('\u0000')) {
-        throw new Error(`the strategy produced other feature columns than at training (${result.columns.join(', ')})`);
-      }
-      const features = featureRows(result, lead);
-      const pUp = await scoreRows(this.scorer, features, window.ts.length);
-      const { signals, mask } = strategySignals(window, pUp, model.settings.confidence_threshold, model.config, features, instrument(model.symbol));
+      const { pUp, signals, mask } = await scoreWindow((bars) => this.deps.features.features(bars), this.scorer, model, window, lead);
       const events: SignalEvent[] = [];
       for (let i = lead; i < window.ts.length; i++) {
         this.engine.step(window, i, signals[i]!, mask[i]!);
@@ -176,7 +169,7 @@ export class ModelActor {
   private openEvent(side: 1 | -1, close: number, pUp: number, barTs: number, n: number): SignalEvent {
     const { model } = this.deps;
     const inst = instrument(model.symbol);
-    const options = engineOptions(model.symbol, model.timeframe, model.config, model.settings, null);
+    const options = engineOptions(model, null);
     const units = model.settings.lot_size * contractSize(inst);
     const level = (kind: 'stop' | 'take') => {
       const l = kind === 'stop' ? options.stop : options.take;

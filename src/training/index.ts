@@ -16,9 +16,7 @@ export { ModelStore, modelKey, modelStem } from './model-store.ts';
 export { TrainQueue } from './train-queue.ts';
 export { Training, type Caller } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
-export { engineOptions, modelSettings } from './strategy-rules.ts';
-export { featureRows, scoreRows, scoreBars, strategySignals, type FeatureRows } from './scoring.ts';
-export { sliceBars, ohlcInput, intrabarResolver } from './pipeline.ts';
+export { modelSettings } from './strategy-rules.ts';
 export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
 
 export interface TrainingParts {

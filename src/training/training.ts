@@ -3,7 +3,7 @@ import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
 import { BadRequestError, NotFoundError, StrategyRejectedError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
-import { instrument, type BarCache } from '../market/index.ts';
+import type { BarCache } from '../market/index.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
 import { readCodeHeader } from '../sandbox/code-header.ts';
 import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
@@ -20,10 +20,8 @@ import type {
 } from '../../schemas/training.ts';
 import { jobView, type JobStore } from './job-store.ts';
 import { modelStem, type ModelStore } from './model-store.ts';
-import { intrabarResolver, ohlcInput, sliceBars } from './pipeline.ts';
 import { signalPoints } from './results.ts';
-import { featureRows, scoreBars, strategySignals } from './scoring.ts';
-import { engineOptions } from './strategy-rules.ts';
+import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type FeatureComputer } from '../scoring/index.ts';
 import type { TrainQueue } from './train-queue.ts';
 
 export interface TrainingDeps {
@@ -45,6 +43,8 @@ export interface Caller {
 }
 
 const DAY_MS = 86_400_000;
+/** Limits of the features job of one /predict call. */
+const PREDICT_LIMITS = { timeoutMs: 120_000, memoryMb: 2048 };
 /** Bars one /predict call scores at most. */
 export const MAX_PREDICT_BARS = 50_000;
 
@@ -182,15 +182,11 @@ export class Training {
     const lead = Math.min(from, record.warmup);
     const bars = sliceBars(all, from - lead, to);
     const code = await this.deps.models.code(record);
-    const f = await this.deps.runtime.features(code, ohlcInput(bars), { timeoutMs: 120_000, memoryMb: 2048 });
-    if (f.columns.join('\u0000') !== record.features.join('\u0000')) {
-      throw new BadRequestError('the strategy produced other feature columns than at training; retrain the model');
-    }
+    const compute: FeatureComputer = (window) => this.deps.runtime.features(code, window, PREDICT_LIMITS);
+    const scorer = await loadModel(await this.deps.models.onnx(record));
     // Rows before `lead` lack their warm-up: they stay unscored (flat).
-    const features = featureRows(f, lead);
-    const pUp = await scoreBars(await this.deps.models.onnx(record), features, bars.ts.length);
-    const { signals, mask } = strategySignals(bars, pUp, record.settings.confidence_threshold, record.config, features, instrument(record.symbol));
-    const options = engineOptions(record.symbol, record.timeframe, record.config, record.settings, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
+    const { pUp, signals, mask } = await scoreWindow(compute, scorer, record, bars, lead).finally(() => scorer.close());
+    const options = engineOptions(record, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
     const range = { from: lead, to: bars.ts.length };
     const run = runBacktest(options, bars, signals, range, mask);
     const stats = tradeStats(run.trades, record.settings.capital);
