@@ -24,6 +24,10 @@ export const UserRecord = z.object({
 });
 export type UserRecord = z.infer<typeof UserRecord>;
 
+/** Who is calling a domain function (training, deployments, generation): the part of the account they act on. */
+export const Caller = UserRecord.pick({ user_id: true, username: true, plan: true });
+export type Caller = z.infer<typeof Caller>;
+
 export const KeyRecord = z.object({ user_id: z.number().int().positive(), created_at: z.number().int() });
 export type KeyRecord = z.infer<typeof KeyRecord>;
 

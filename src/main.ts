@@ -15,11 +15,11 @@ import { StrategyRuntime } from './sandbox/runtime-pool.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
-import { buildDeployments, SignalRecorder, type Deployments } from './deployments/index.ts';
-import { buildModelHost } from '../actors/model/index.ts';
+import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
+import { SignalRecorder } from '../actors/recorder/index.ts';
+import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
 import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
-import type { ActorHost } from './kernel/actor-host.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -40,7 +40,7 @@ export interface Service {
   training: TrainingParts;
   trainer: Trainer;
   deployments: Deployments;
-  actorHost: ActorHost;
+  actorHost: ModelHost;
   delivery: DeliveryActor;
   log: Logger;
   /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
@@ -131,6 +131,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     stack.push(() => signalRecorder.stop());
     const modelHost = await buildModelHost({
       bus,
+      deployments: deployments.view,
       models: training.models,
       bars: market.cache,
       runtime,
@@ -140,7 +141,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       maxWarmSessions: config.ACTOR_WARM_SESSIONS,
     });
     await modelHost.host.start();
-    stack.push(() => modelHost.host.stop());
+    stack.push(() => modelHost.stop());
     const trainer = new Trainer({
       queue: training.queue,
       jobs: training.jobs,
@@ -230,7 +231,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
 /** What `signalforge actors` runs: an actor host joining a running service's NATS. */
 export interface ActorsRole {
-  host: ActorHost;
+  host: ModelHost;
   close(): Promise<void>;
 }
 
@@ -257,8 +258,9 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     stack.push(() => runtime.stop());
     const r = config.NATS_REPLICAS;
     const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models, r), await openBucket(bus, Buckets.signals, r), r);
-    const { host } = await buildModelHost({
+    const modelHost = await buildModelHost({
       bus,
+      deployments: await openDeployments(bus, r),
       models,
       bars: cache,
       runtime,
@@ -267,8 +269,9 @@ export async function startActors(config: Config, log: Logger = createLogger(con
       replicas: r,
       maxWarmSessions: config.ACTOR_WARM_SESSIONS,
     });
+    const { host } = modelHost;
     await host.start();
-    stack.push(() => host.stop());
+    stack.push(() => modelHost.stop());
     log.info({ host: host.hostId, nats: config.NATS_URL }, 'signalforge actors running');
     return { host, close };
   } catch (err) {

@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type Subscription } from '@nats-io/transport-node';
 import { ensureStream, openBucket, type Bus, type JsonKv } from '../../src/bus/index.ts';
+import { openDeployments, type DeploymentIndex, type DeploymentsView } from '../../src/deployments/index.ts';
 import type { Config } from '../../src/config.ts';
 import {
   buildPairing,
@@ -62,13 +63,11 @@ const UNKNOWN_MAX_DELIVERIES = 10;
  * retries, dead letters and replay. Deployments come from a watch of `sf_deployments`.
  */
 export class DeliveryActor {
-  private readonly byId = new Map<string, DeploymentRecord>();
-  private readonly idOfKey = new Map<string, string>();
   private readonly workers = new Map<string, Promise<ChannelWorker>>();
   private readonly senders = new Map<DeliveryChannel, ChannelSender>();
   private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
-  private watch: { stop(): void } | null = null;
+  private deployments: DeploymentIndex | null = null;
   private messages: ConsumerMessages | null = null;
   private kicks: Subscription | null = null;
   private bot: TelegramBot | null = null;
@@ -78,7 +77,7 @@ export class DeliveryActor {
   private constructor(
     private readonly deps: DeliveryActorDeps,
     private readonly kv: {
-      deployments: JsonKv<typeof Buckets.deployments.schema>;
+      deployments: DeploymentsView;
       state: JsonKv<typeof DeliveryBuckets.state.schema>;
       dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
     },
@@ -92,7 +91,7 @@ export class DeliveryActor {
     const r = config.NATS_REPLICAS;
     await ensureStream(bus, Streams.signals, r);
     const [deployments, state, dead] = await Promise.all([
-      openBucket(bus, Buckets.deployments, r),
+      openDeployments(bus, r),
       openBucket(bus, DeliveryBuckets.state, r),
       openBucket(bus, DeliveryBuckets.dead, r),
     ]);
@@ -135,29 +134,17 @@ export class DeliveryActor {
       this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
     }
 
-    // Deployments: an index by deployment id, kept by a watch.
-    const watch = await this.kv.deployments.watch((key, value) => {
-      const previous = this.idOfKey.get(key);
-      if (previous && previous !== value?.deployment_id) {
-        this.byId.delete(previous);
-        void this.retire(previous);
-      }
-      if (value) {
-        this.byId.set(value.deployment_id, value);
-        this.idOfKey.set(key, value.deployment_id);
-      } else {
-        this.idOfKey.delete(key);
-      }
+    // Deployments by id, kept by the deployments view; a replaced or removed one retires its workers.
+    this.deployments = await this.kv.deployments.follow(({ previous, current }) => {
+      if (previous && previous.deployment_id !== current?.deployment_id) void this.retire(previous.deployment_id);
     });
-    this.watch = watch;
-    await watch.ready;
 
     // Where delivery stood before a restart: resume every channel that still has a deployment.
     for (const key of await this.kv.state.keys()) {
       const dot = key.indexOf('.');
       const channel = key.slice(0, dot) as DeliveryChannel;
       const deploymentId = key.slice(dot + 1);
-      const deployment = this.byId.get(deploymentId);
+      const deployment = this.byId(deploymentId);
       if (!deployment) {
         await this.kv.state.delete(key).catch(() => undefined);
       } else if (DELIVERY_CHANNELS.includes(channel) && deployment.channels.includes(channel) && this.senders.has(channel)) {
@@ -170,7 +157,7 @@ export class DeliveryActor {
         if (err) return;
         const parsed = DeliveryKick.safeParse(msg.json());
         if (!parsed.success) return;
-        const deployment = this.byId.get(parsed.data.deployment_id);
+        const deployment = this.byId(parsed.data.deployment_id);
         if (!deployment || !this.senders.has(parsed.data.channel)) return;
         void this.worker(parsed.data.channel, deployment).then((w) => w.kick());
       },
@@ -206,7 +193,7 @@ export class DeliveryActor {
 
   private dispatch(msg: JsMsg): void {
     const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
-    const deployment = this.byId.get(deploymentId);
+    const deployment = this.byId(deploymentId);
     if (!deployment) {
       // A deployment written just before its first signal may not have reached the watch yet.
       if (msg.info.deliveryCount < UNKNOWN_MAX_DELIVERIES) msg.nak(UNKNOWN_RETRY_MS);
@@ -225,6 +212,10 @@ export class DeliveryActor {
     );
   }
 
+  private byId(deploymentId: string): DeploymentRecord | null {
+    return this.deployments?.get(deploymentId) ?? null;
+  }
+
   /** The worker of a channel of a deployment, opened on first use. */
   private worker(channel: DeliveryChannel, deployment: DeploymentRecord): Promise<ChannelWorker> {
     const key = `${channel}.${deployment.deployment_id}`;
@@ -239,7 +230,7 @@ export class DeliveryActor {
           state: this.kv.state,
           dead: this.kv.dead,
           signals: this.signals,
-          deployment: () => this.byId.get(deploymentId) ?? null,
+          deployment: () => this.byId(deploymentId) ?? null,
           sender: this.senders.get(channel)!,
           limit: this.limit,
           policy: this.policy,
@@ -286,7 +277,7 @@ export class DeliveryActor {
     this.kicks?.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await this.consuming;
-    this.watch?.stop();
+    this.deployments?.stop();
     const workers = await Promise.all([...this.workers.values()].map((w) => w.catch(() => null)));
     this.workers.clear();
     await Promise.all(workers.map((w) => w?.stop()));

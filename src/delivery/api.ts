@@ -16,14 +16,15 @@ import {
   type ReplayRequest,
   type ReplayResponse,
 } from '../../schemas/delivery.ts';
-import { DeliverySubjects, type Buckets, type DeliveryBuckets } from '../../schemas/messages.ts';
+import { DeliverySubjects, type DeliveryBuckets } from '../../schemas/messages.ts';
+import type { DeploymentsView } from '../deployments/index.ts';
 import type { MessengerPairing } from './pairing.ts';
 import type { SignalLog } from './signal-log.ts';
 import { deadKey, deadPrefix, stateKey } from './keys.ts';
 
 export interface DeliveryApiDeps {
   bus: Pick<Bus, 'nc'>;
-  deployments: JsonKv<typeof Buckets.deployments.schema>;
+  deployments: Pick<DeploymentsView, 'find'>;
   state: JsonKv<typeof DeliveryBuckets.state.schema>;
   dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
   signals: Pick<SignalLog, 'countAfter'>;
@@ -64,12 +65,8 @@ export class DeliveryApi {
 
   /** The caller's deployment of a model (display name or stem); 404 otherwise. */
   async deployment(userId: number, name: string): Promise<DeploymentRecord> {
-    const direct = await this.deps.deployments.get(`${userId}.${Buffer.from(name, 'utf8').toString('hex')}`);
-    if (direct && direct.value.user_id === userId) return direct.value;
-    for (const key of await this.deps.deployments.keys(`${userId}.>`)) {
-      const record = await this.deps.deployments.get(key);
-      if (record && record.value.stem === name) return record.value;
-    }
+    const found = await this.deps.deployments.find(userId, name);
+    if (found) return found;
     throw new NotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
   }
 

@@ -11,7 +11,7 @@ import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
 import { costsFrom, type CostSettings } from './costs.ts';
 import { Generation } from './generation.ts';
 
-export { Generation, type Caller, type GenerateStreamEvent, type GenerationDeps } from './generation.ts';
+export { Generation, type GenerateStreamEvent, type GenerationDeps } from './generation.ts';
 export { capFor, costsFrom, describeCosts, type GenerationCosts } from './costs.ts';
 
 export type GenerationConfig = CostSettings &

@@ -16,6 +16,7 @@ export class BarCache {
   private readonly series = new Map<string, BarSeries>();
   private readonly loading = new Map<string, { promise: Promise<BarSeries>; early: BarMessage[] }>();
   private readonly subscriptions: Subscription[] = [];
+  private readonly listeners = new Set<(bar: BarMessage) => void>();
 
   constructor(
     private readonly repo: Pick<BarsRepo, 'load'>,
@@ -53,6 +54,16 @@ export class BarCache {
     const series = this.series.get(key);
     if (series) series.upsert(bar);
     else this.loading.get(key)?.early.push(bar);
+    for (const listener of this.listeners) listener(bar);
+  }
+
+  /**
+   * Calls `listener` with each closed bar once the cache holds it (a series not loaded yet loads
+   * it from the store, where it was written before it was published). Returns the unsubscribe.
+   */
+  onBar(listener: (bar: BarMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** The series, loading it on first use (concurrent callers share one load). */

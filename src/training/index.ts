@@ -12,9 +12,9 @@ import { TrainQueue } from './train-queue.ts';
 import { Training } from './training.ts';
 
 export { JobStore, jobView } from './job-store.ts';
-export { ModelStore, modelKey, modelStem } from './model-store.ts';
+export { ModelStore, modelStem } from './model-store.ts';
 export { TrainQueue } from './train-queue.ts';
-export { Training, type Caller } from './training.ts';
+export { Training } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
 export { modelSettings } from './strategy-rules.ts';
 export { DEFAULT_SPAN_DAYS } from './bar-span.ts';

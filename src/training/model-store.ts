@@ -1,5 +1,6 @@
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import type { Bus, JsonKv } from '../bus/index.ts';
+import { userKeysFilter, userNameKey } from '../lib/user-keys.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import { ObjectStores } from '../../schemas/messages.ts';
 import type { ModelRecord, Results, SignalsResponse } from '../../schemas/training.ts';
@@ -14,9 +15,8 @@ export interface ModelArtifacts {
   results: Results;
 }
 
-/** KV keys allow only a few characters: the display name travels hex-encoded. */
-export const modelKey = (userId: number, modelName: string): string =>
-  `${userId}.${Buffer.from(modelName, 'utf8').toString('hex')}`;
+/** The KV key of a user's model (`sf_models`, `sf_signals`) and the prefix of its artifacts. */
+const modelKey = (userId: number, modelName: string): string => userNameKey(userId, modelName);
 
 export const modelStem = (userId: number, symbol: string, timeframe: string, modelName: string): string =>
   `${userId}_${symbol}_${timeframe}_${modelName}`;
@@ -61,7 +61,7 @@ export class ModelStore {
   }
 
   async list(userId: number): Promise<ModelRecord[]> {
-    const keys = await this.models.keys(`${userId}.>`);
+    const keys = await this.models.keys(userKeysFilter(userId));
     const records = await Promise.all(keys.map((k) => this.models.get(k)));
     return records.flatMap((r) => (r ? [r.value] : [])).sort((a, b) => b.trained_at - a.trained_at);
   }

@@ -8,7 +8,7 @@ import { resolveSpan, spanSource } from './bar-span.ts';
 import { readCodeHeader } from '../sandbox/code-header.ts';
 import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
 import { checkStrategyCode } from '../sandbox/static-check.ts';
-import type { Plan } from '../../schemas/accounts.ts';
+import type { Caller } from '../../schemas/messages.ts';
 import type {
   DeletedModel,
   JobView,
@@ -34,12 +34,6 @@ export interface TrainingDeps {
   log: Logger;
   /** Stops a deployment of the model, if any (live signals); true when one was stopped. */
   undeploy?: (record: ModelRecord) => Promise<boolean>;
-}
-
-export interface Caller {
-  user_id: number;
-  username: string;
-  plan: Plan;
 }
 
 const DAY_MS = 86_400_000;

@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import type { Bus } from '../bus/index.ts';
-import type { Logger } from '../log.ts';
-import type { SignalsRepo } from '../store/index.ts';
+import type { Bus } from '../../src/bus/index.ts';
+import type { Logger } from '../../src/log.ts';
+import type { SignalsRepo } from '../../src/store/index.ts';
 import { SignalEvent } from '../../schemas/live.ts';
 import { Streams } from '../../schemas/messages.ts';
 

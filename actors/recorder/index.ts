@@ -1,0 +1,1 @@
+export { SignalRecorder } from './signal-recorder.ts';
