@@ -2,12 +2,19 @@ import { join, resolve } from 'node:path';
 import { buildAccounts, type Accounts } from './accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
 import { ActivityBus, buildActivity, type Activity } from './community/index.ts';
-import { BarCache, openMarketData, startSyntheticMarket, type MarketData } from './market/index.ts';
-import { NatsBarLoader, serveBarPages } from './market/bar-pages.ts';
+import {
+  BarCache,
+  NatsBarLoader,
+  openMarketData,
+  serveBarPages,
+  startLiveSources,
+  startSyntheticMarket,
+  TickImporter,
+  type LiveSources,
+  type MarketData,
+} from './market/index.ts';
 import { Buckets } from '../schemas/messages.ts';
 import { UnavailableError } from './errors.ts';
-import { TickImporter } from './market/tick-importer.ts';
-import { startLiveSources, type LiveSources } from './market/live-sources.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
@@ -85,7 +92,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const market = openMarketData(bus, clickhouse, log);
     stack.push(() => market.cache.stop());
-    const barBuilder = new BarBuilder({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log, graceMs: config.BAR_GRACE_MS });
+    const barBuilder = new BarBuilder({ ticks: market.ticks, bars: market.bars, bus, log, graceMs: config.BAR_GRACE_MS });
+    await barBuilder.start();
     stack.push(() => barBuilder.stop());
     const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
     importer.serve();
@@ -126,7 +134,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
     });
     // Every signal also goes to ClickHouse (the stream keeps 30 days).
-    const signalRecorder = new SignalRecorder(bus, new SignalsRepo(clickhouse), log);
+    const signalRecorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await signalRecorder.start();
     stack.push(() => signalRecorder.stop());
     const modelHost = await buildModelHost({
@@ -156,7 +164,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     stack.push(() => trainer.stop());
 
     // Signal delivery (webhook, messenger): the actor that pushes signals, and the API's side of it.
-    const delivery = await DeliveryActor.start({ bus, config, log });
+    const delivery = new DeliveryActor({ bus, config, log });
+    await delivery.start();
     stack.push(() => delivery.stop());
     const deliveryApi = await buildDeliveryApi({ bus, config, log });
 

@@ -1,1 +1,1 @@
-export { SignalRecorder } from './signal-recorder.ts';
+export { SignalRecorder, type SignalRecorderDeps } from './signal-recorder.ts';

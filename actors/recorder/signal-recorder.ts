@@ -1,55 +1,65 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
-import type { Bus } from '../../src/bus/index.ts';
+import { consume, ensureConsumer, type Bus, type Delivered, type DeliveredStream } from '../../src/bus/index.ts';
+import type { Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
-import type { SignalsRepo } from '../../src/store/index.ts';
 import { SignalEvent } from '../../schemas/live.ts';
-import { Streams } from '../../schemas/messages.ts';
+import { Consumers } from '../../schemas/messages.ts';
 
-const CONSUMER = 'signals-store';
+export interface SignalRecorderDeps {
+  bus: Pick<Bus, 'js' | 'jsm'>;
+  /** Where signals are kept for ever (the `signals` table's repo). */
+  repo: { insert(rows: SignalEvent[]): Promise<void> };
+  log: Logger;
+}
 
 /**
  * Copies every signal from the SIGNALS stream into ClickHouse (the stream keeps 30 days, the
- * table keeps them all). A durable consumer: a message is acknowledged only once its row is
- * stored, so a restart resumes where the last one stopped; the table's key makes a repeat harmless.
+ * table keeps them all). A durable consumer (`signals-store`): a message is acknowledged only once
+ * its row is stored, so a restart resumes where the last one stopped; the table's key makes a
+ * repeat harmless.
  */
-export class SignalRecorder {
-  private messages: ConsumerMessages | null = null;
+export class SignalRecorder implements Actor<Delivered> {
+  private messages: DeliveredStream | null = null;
   private loop: Promise<void> | null = null;
+  private readonly counts = { stored: 0, malformed: 0, failed: 0 };
 
-  constructor(
-    private readonly bus: Bus,
-    private readonly repo: Pick<SignalsRepo, 'insert'>,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly deps: SignalRecorderDeps) {}
 
   async start(): Promise<void> {
-    const { jsm, js } = this.bus;
-    try {
-      await jsm.consumers.info(Streams.signals.name, CONSUMER);
-    } catch {
-      await jsm.consumers.add(Streams.signals.name, { durable_name: CONSUMER, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All });
-    }
-    const consumer = await js.consumers.get(Streams.signals.name, CONSUMER);
-    this.messages = await consumer.consume({ max_messages: 500 });
-    const messages = this.messages;
+    await ensureConsumer(this.deps.bus, Consumers.signalsStore);
+    const messages = (this.messages = await consume(this.deps.bus, Consumers.signalsStore, 500));
     this.loop = (async () => {
-      for await (const msg of messages) {
-        const parsed = SignalEvent.safeParse(msg.json());
-        if (!parsed.success) {
-          this.log.warn({ subject: msg.subject }, 'signal recorder: a malformed signal was skipped');
-          msg.ack();
-          continue;
-        }
-        // Not awaited: rows of a burst (1,000 models on one bar) go into one INSERT.
-        this.repo.insert([parsed.data]).then(
-          () => msg.ack(),
-          (err: unknown) => {
-            this.log.error({ err }, 'signal recorder: storing a signal failed; it is redelivered');
-            msg.nak(1000);
-          },
-        );
-      }
+      for await (const msg of messages) void this.handle(msg);
     })();
+  }
+
+  /** Stores one signal; acknowledged once stored, redelivered when storing fails. */
+  async handle(msg: Delivered): Promise<void> {
+    let parsed: ReturnType<typeof SignalEvent.safeParse> | null = null;
+    try {
+      parsed = SignalEvent.safeParse(msg.json());
+    } catch {
+      parsed = null;
+    }
+    if (!parsed?.success) {
+      this.counts.malformed++;
+      this.deps.log.warn({ subject: msg.subject }, 'signal recorder: a malformed signal was skipped');
+      msg.ack();
+      return;
+    }
+    // Not awaited by the loop: rows of a burst (1,000 models on one bar) go into one INSERT.
+    try {
+      await this.deps.repo.insert([parsed.data]);
+      this.counts.stored++;
+      msg.ack();
+    } catch (err) {
+      this.counts.failed++;
+      this.deps.log.error({ err }, 'signal recorder: storing a signal failed; it is redelivered');
+      msg.nak(1000);
+    }
+  }
+
+  stats() {
+    return { ...this.counts };
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Bus, JsonKv } from '../bus/index.ts';
+import { publish, type Bus, type JsonKv } from '../bus/index.ts';
 import { ForbiddenError, NotFoundError, UnavailableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
@@ -16,7 +16,7 @@ import {
   type ReplayRequest,
   type ReplayResponse,
 } from '../../schemas/delivery.ts';
-import { DeliverySubjects, type DeliveryBuckets } from '../../schemas/messages.ts';
+import { Topics, type DeliveryBuckets } from '../../schemas/messages.ts';
 import type { DeploymentsView } from '../deployments/index.ts';
 import type { MessengerPairing } from './pairing.ts';
 import type { SignalLog } from './signal-log.ts';
@@ -147,7 +147,7 @@ export class DeliveryApi {
           const base = cur ?? state;
           return { ...base, replay: [...new Set([...base.replay, ...seqs])].sort((a, b) => a - b), disabled: null, updated_at: Date.now() };
         });
-        this.deps.bus.nc.publish(DeliverySubjects.kick(channel, id), JSON.stringify({ channel, deployment_id: id }));
+        await publish(this.deps.bus, Topics.deliveryKick, [channel, id], { channel, deployment_id: id });
       }
       out.push({ channel, replayed: state ? chosen.length : 0, re_enabled: reEnabled });
     }
@@ -175,7 +175,9 @@ export class DeliveryApi {
   telegramUpdate(secretHeader: string | undefined, update: unknown): void {
     if (!this.deps.telegramWebhookSecret) throw new NotFoundError('the Telegram bot is not in webhook mode on this server');
     if (secretHeader !== this.deps.telegramWebhookSecret) throw new ForbiddenError('bad X-Telegram-Bot-Api-Secret-Token');
-    this.deps.bus.nc.publish(DeliverySubjects.telegramUpdate, JSON.stringify(update));
+    publish(this.deps.bus, Topics.telegramUpdate, [], update as Record<string, unknown>).catch((err: unknown) =>
+      this.deps.log.warn({ error: (err as Error).message }, 'a Telegram update could not be relayed'),
+    );
   }
 }
 

@@ -13,6 +13,8 @@ import { Generation } from './generation.ts';
 
 export { Generation, type GenerateStreamEvent, type GenerationDeps } from './generation.ts';
 export { capFor, costsFrom, describeCosts, type GenerationCosts } from './costs.ts';
+export { EventChannel } from './event-channel.ts';
+export { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES } from './offline/index.ts';
 
 export type GenerationConfig = CostSettings &
   Pick<

@@ -1,5 +1,5 @@
-/** Counters an actor reports (for /_metrics, benchmarks and tests). */
-export type ActorStats = Record<string, number>;
+/** What an actor reports of itself: counters and gauges, JSON as they are (for /_metrics, benchmarks and tests). */
+export type ActorStats = object;
 
 /**
  * The one shape every actor has (bar builder, trainer, model, delivery, recorder). `start`

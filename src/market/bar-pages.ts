@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesColumns } from '../store/index.ts';
 import { BarPageRequest, Subjects } from '../../schemas/messages.ts';

@@ -18,6 +18,8 @@ export { Training } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
 export { modelSettings } from './strategy-rules.ts';
 export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
+// A job's failure in the strategy's own code (its message is the user's to read).
+export { StrategyJobError } from '../sandbox/runtime-pool.ts';
 
 export interface TrainingParts {
   training: Training;

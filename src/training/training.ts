@@ -116,6 +116,33 @@ export class Training {
     return jobView(job);
   }
 
+  /**
+   * Resolves with the caller's job once it is done or failed, telling `onStage` each new stage on
+   * the way (a watch of the job's key: every change, none polled for).
+   */
+  async finished(userId: number, jobId: number, onStage: (stage: string) => void = () => undefined): Promise<JobView> {
+    await this.job(userId, jobId);
+    return new Promise<JobView>((resolve) => {
+      let last = '';
+      let done: JobView | null = null;
+      let watch: { stop(): void } | null = null;
+      void this.deps.jobs
+        .watch(jobId, (job) => {
+          if (!job || done) return;
+          if (job.stage && job.stage !== last) onStage((last = job.stage));
+          if (job.status === 'done' || job.status === 'failed') {
+            done = jobView(job);
+            watch?.stop();
+            resolve(done);
+          }
+        })
+        .then((w) => {
+          watch = w;
+          if (done) w.stop();
+        });
+    });
+  }
+
   async model(userId: number, name: string): Promise<ModelRecord> {
     const record = await this.deps.models.resolve(userId, name);
     if (!record) throw new NotFoundError(`no model "${name}" for this key: GET /api/v1/models lists yours (by stem or model_name)`);
