@@ -6,17 +6,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectBus, startEmbeddedNats, type Bus, type EmbeddedNats } from '../../src/bus/index.ts';
+import type { Bus } from '../../src/bus/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
-import { createLogger } from '../../src/log.ts';
 import { BarCache } from '../../src/market/index.ts';
 import { BarsRepo, openClickHouse, type ClickHouseClient } from '../../src/store/index.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import { TrainRequest, type JobRecord } from '../../schemas/training.ts';
+import { log, startNats } from './nats.ts';
 import { loadBars } from './strategy-bars.ts';
 
-export const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+export { log };
 
 export interface RealMarket {
   bus: Bus;
@@ -55,8 +55,8 @@ function realBars(minutes: number): Record<'1min' | '15min', BarMessage[]> {
 /** NATS, chdb and the bar cache over the first `minutes` real 1-minute bars of 2017. */
 export async function openRealMarket(minutes = 60_000): Promise<RealMarket> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-real-market-'));
-  const nats: EmbeddedNats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats'), log });
-  const bus = await connectBus(nats.url, 'real-market-test', log);
+  const nats = await startNats('real-market');
+  const { bus } = nats;
   const clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log });
   const repo = new BarsRepo(clickhouse);
   const stored = realBars(minutes);
@@ -72,9 +72,8 @@ export async function openRealMarket(minutes = 60_000): Promise<RealMarket> {
     stored,
     async close() {
       cache.stop();
-      await bus.close();
       await clickhouse.close();
-      await nats.stop();
+      await nats.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
