@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import { LEASE_TTL_SECONDS, type Buckets } from '../../schemas/messages.ts';
+import type { Buckets } from '../../schemas/messages.ts';
 import type { Actor, ActorStats } from './actor.ts';
 import { liveClock, type Clock } from './clock.ts';
 
