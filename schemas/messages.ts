@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
-import { SyntheticCheckpoint } from './market.ts';
-import { JobRecord, ModelRecord, SignalsResponse } from './training.ts';
-import { ActorState, DeploymentRecord, LeaseRecord } from './live.ts';
+import { BarMessage, SyntheticCheckpoint, TickMessage } from './market.ts';
+import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
+import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
-import { DeadLetterRecord, DeliveryState, MessengerLinkRecord, PairingCodeRecord } from './delivery.ts';
+import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -23,6 +23,10 @@ export const UserRecord = z.object({
   key_hint: z.string().describe('masked key shown by whoami'),
 });
 export type UserRecord = z.infer<typeof UserRecord>;
+
+/** Who is calling a domain function (training, deployments, generation): the part of the account they act on. */
+export const Caller = UserRecord.pick({ user_id: true, username: true, plan: true });
+export type Caller = z.infer<typeof Caller>;
 
 export const KeyRecord = z.object({ user_id: z.number().int().positive(), created_at: z.number().int() });
 export type KeyRecord = z.infer<typeof KeyRecord>;
@@ -124,26 +128,87 @@ export const ObjectStores = {
 /** The durable consumer every trainer pulls train jobs through. */
 export const TRAINER_CONSUMER = 'trainer';
 
+/** A durable JetStream consumer: created once (src/bus `ensureConsumer`), then shared by every process. */
+export interface ConsumerSpec {
+  stream: StreamSpec;
+  name: string;
+  /** Where a new consumer starts: every stored message, or only those published from now on. */
+  deliver: 'all' | 'new';
+  filterSubject?: string;
+  /** Unacknowledged this long, a message is delivered again (default: the server's, 30 s). */
+  ackWaitMs?: number;
+  maxAckPending?: number;
+  /** Deliveries of one message at most; -1 for no limit. */
+  maxDeliver?: number;
+}
+
+
+/** Where delivery stands per durable consumer of the platform (the switchboard's consumers). */
+export const Consumers = {
+  /** Trainers pull train jobs; attempts are counted by the trainer (it fails a job after repeated interruptions). */
+  trainer: { stream: Streams.trainJobs, name: TRAINER_CONSUMER, deliver: 'all', filterSubject: 'jobs.train', maxDeliver: -1 },
+  /** The delivery actor sees every new signal (history is not pushed to receivers). */
+  delivery: { stream: Streams.signals, name: 'delivery', deliver: 'new', filterSubject: 'signals.>', ackWaitMs: 30_000, maxAckPending: 20_000 },
+  /** The signal recorder copies every signal into ClickHouse. */
+  signalsStore: { stream: Streams.signals, name: 'signals-store', deliver: 'all' },
+} as const satisfies Record<string, ConsumerSpec>;
+
+/**
+ * A subject family tied to the schema of what travels on it: `publish` in src/bus validates
+ * against it, `subscribe` parses with it. `stream` names the JetStream stream that stores it.
+ */
+export interface TopicSpec<S extends z.ZodType, A extends readonly unknown[]> {
+  subject: (...args: A) => string;
+  /** Every subject of the family, for one subscription over all. */
+  all: string;
+  schema: S;
+  stream?: StreamSpec;
+}
+
+const topic = <S extends z.ZodType, A extends readonly unknown[]>(subject: (...args: A) => string, all: string, schema: S, stream?: StreamSpec): TopicSpec<S, A> => ({
+  subject,
+  all,
+  schema,
+  ...(stream ? { stream } : {}),
+});
+
+/** A batch of ticks as a feed may publish it: one tick or an array. */
+export const TickPayload = z.union([TickMessage, z.array(TickMessage)]);
+
+export const Topics = {
+  /** What is published on `activity.<KIND>`: the event without id and ts (see ActivityMessage below). */
+  activity: topic((kind: ActivityKind) => `activity.${kind}`, 'activity.>', ActivityInput, Streams.activity),
+  bars: topic((symbol: Symbol, timeframe: Timeframe) => `bars.${symbol}.${timeframe}`, 'bars.>', BarMessage),
+  barsRebuilt: topic(() => 'market.bars-rebuilt', 'market.bars-rebuilt', z.lazy(() => BarsRebuilt)),
+  ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload),
+  trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),
+  signal: topic((deploymentId: string) => `signals.${deploymentId}`, 'signals.>', SignalEvent, Streams.signals),
+  deliveryKick: topic((channel: DeliveryChannel, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`, 'delivery.kick.>', DeliveryKick),
+  /** A Telegram update as Telegram sent it (grammY reads it), relayed by the edge in webhook mode. */
+  telegramUpdate: topic(() => 'delivery.telegram.update', 'delivery.telegram.update', z.record(z.string(), z.unknown())),
+} as const;
+
+/** Subject names (for the topics, the same builders as `Topics`). */
 export const Subjects = {
-  activity: (kind: ActivityKind) => `activity.${kind}`,
+  activity: Topics.activity.subject,
   /** Live ticks of one symbol; the payload is a `TickMessage` or a JSON array of them (schemas/market.ts). */
-  ticks: (symbol: Symbol) => `ticks.${symbol}`,
+  ticks: Topics.ticks.subject,
   /** Every tick subject, for one subscription over all symbols (unknown ones are counted as malformed). */
-  allTicks: 'ticks.>',
-  /** A closed bar (`BarMessage`), published after it is stored; live actors subscribe here. */
-  bars: (symbol: Symbol, timeframe: Timeframe) => `bars.${symbol}.${timeframe}`,
-  allBars: 'bars.>',
+  allTicks: Topics.ticks.all,
+  /** A closed bar (`BarMessage`), published after it is stored; the bar cache subscribes, actors hear it from there. */
+  bars: Topics.bars.subject,
+  allBars: Topics.bars.all,
   /** Bars of a span were rebuilt in bulk (an import): `BarsRebuilt`; caches reload that span. */
-  barsRebuilt: 'market.bars-rebuilt',
+  barsRebuilt: Topics.barsRebuilt.all,
   /** Request/reply: `ImportRequest` → `ImportResult`, served by the process that owns the store. */
   marketImport: 'market.import',
   /** Request/reply: `BarPageRequest` → the latest bars of a series (float64 columns), served by the process that owns the store. */
   barPage: 'market.bars.page',
   /** A train job to run: `TrainJobMessage`, on the JOBS work queue. */
-  trainJob: 'jobs.train',
+  trainJob: Topics.trainJob.all,
   /** A deployed model's signal events (`SignalEvent`), on the SIGNALS stream. */
-  signal: (deploymentId: string) => `signals.${deploymentId}`,
-  allSignals: 'signals.>',
+  signal: Topics.signal.subject,
+  allSignals: Topics.signal.all,
 } as const;
 
 export const BarPageRequest = z.object({
@@ -182,8 +247,8 @@ export const DELIVERY_CONSUMER = 'delivery';
 
 export const DeliverySubjects = {
   /** `DeliveryKick`: a channel's queue changed (a replay); the delivery actor looks again. */
-  kick: (channel: string, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`,
-  allKicks: 'delivery.kick.>',
+  kick: Topics.deliveryKick.subject,
+  allKicks: Topics.deliveryKick.all,
   /** A Telegram update (raw JSON) received by the edge in webhook mode, for the bot in the delivery actor. */
-  telegramUpdate: 'delivery.telegram.update',
+  telegramUpdate: Topics.telegramUpdate.all,
 } as const;

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './log.ts';
 import { startActors, startService } from './main.ts';
-import { describeImport, runImport } from './market/import-client.ts';
+import { describeImport, runImport } from './market/index.ts';
 import { ImportRequest } from '../schemas/market.ts';
 import { parseArgs } from 'node:util';
 
@@ -79,7 +79,7 @@ async function main(argv: string[]): Promise<void> {
       return importTicks(argv.slice(1));
     case 'mcp':
       // stdout carries MCP frames only: everything else goes to stderr.
-      return (await import('./mcp/stdio.ts')).runStdio();
+      return (await import('./mcp/index.ts')).runStdio();
     case undefined:
     case 'help':
     case '--help':

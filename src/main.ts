@@ -2,12 +2,19 @@ import { join, resolve } from 'node:path';
 import { buildAccounts, type Accounts } from './accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
 import { ActivityBus, buildActivity, type Activity } from './community/index.ts';
-import { BarCache, openMarketData, startSyntheticMarket, type MarketData } from './market/index.ts';
-import { NatsBarLoader, serveBarPages } from './market/bar-pages.ts';
+import {
+  BarCache,
+  NatsBarLoader,
+  openMarketData,
+  serveBarPages,
+  startLiveSources,
+  startSyntheticMarket,
+  TickImporter,
+  type LiveSources,
+  type MarketData,
+} from './market/index.ts';
 import { Buckets } from '../schemas/messages.ts';
 import { UnavailableError } from './errors.ts';
-import { TickImporter } from './market/tick-importer.ts';
-import { startLiveSources, type LiveSources } from './market/live-sources.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
@@ -15,11 +22,11 @@ import { configureSandbox, StrategyRuntime } from './sandbox/index.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
-import { buildDeployments, SignalRecorder, type Deployments } from './deployments/index.ts';
-import { buildModelHost } from '../actors/model/index.ts';
+import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
+import { SignalRecorder } from '../actors/recorder/index.ts';
+import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
 import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
-import type { ActorHost } from './kernel/actor-host.ts';
 import type { Config } from './config.ts';
 import { buildApp, type App } from './edge/index.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -40,7 +47,7 @@ export interface Service {
   training: TrainingParts;
   trainer: Trainer;
   deployments: Deployments;
-  actorHost: ActorHost;
+  actorHost: ModelHost;
   delivery: DeliveryActor;
   log: Logger;
   /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
@@ -86,7 +93,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
     const market = openMarketData(bus, clickhouse, log);
     stack.push(() => market.cache.stop());
-    const barBuilder = new BarBuilder({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log, graceMs: config.BAR_GRACE_MS });
+    const barBuilder = new BarBuilder({ ticks: market.ticks, bars: market.bars, bus, log, graceMs: config.BAR_GRACE_MS });
+    await barBuilder.start();
     stack.push(() => barBuilder.stop());
     const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
     importer.serve();
@@ -127,11 +135,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
       limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
     });
     // Every signal also goes to ClickHouse (the stream keeps 30 days).
-    const signalRecorder = new SignalRecorder(bus, new SignalsRepo(clickhouse), log);
+    const signalRecorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await signalRecorder.start();
     stack.push(() => signalRecorder.stop());
     const modelHost = await buildModelHost({
       bus,
+      deployments: deployments.view,
       models: training.models,
       bars: market.cache,
       runtime,
@@ -141,7 +150,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       maxWarmSessions: config.ACTOR_WARM_SESSIONS,
     });
     await modelHost.host.start();
-    stack.push(() => modelHost.host.stop());
+    stack.push(() => modelHost.stop());
     const trainer = new Trainer({
       queue: training.queue,
       jobs: training.jobs,
@@ -156,7 +165,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     stack.push(() => trainer.stop());
 
     // Signal delivery (webhook, messenger): the actor that pushes signals, and the API's side of it.
-    const delivery = await DeliveryActor.start({ bus, config, log });
+    const delivery = new DeliveryActor({ bus, config, log });
+    await delivery.start();
     stack.push(() => delivery.stop());
     const deliveryApi = await buildDeliveryApi({ bus, config, log });
 
@@ -231,7 +241,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
 
 /** What `signalforge actors` runs: an actor host joining a running service's NATS. */
 export interface ActorsRole {
-  host: ActorHost;
+  host: ModelHost;
   close(): Promise<void>;
 }
 
@@ -259,8 +269,9 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     stack.push(() => runtime.stop());
     const r = config.NATS_REPLICAS;
     const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models, r), await openBucket(bus, Buckets.signals, r), r);
-    const { host } = await buildModelHost({
+    const modelHost = await buildModelHost({
       bus,
+      deployments: await openDeployments(bus, r),
       models,
       bars: cache,
       runtime,
@@ -269,8 +280,9 @@ export async function startActors(config: Config, log: Logger = createLogger(con
       replicas: r,
       maxWarmSessions: config.ACTOR_WARM_SESSIONS,
     });
+    const { host } = modelHost;
     await host.start();
-    stack.push(() => host.stop());
+    stack.push(() => modelHost.stop());
     log.info({ host: host.hostId, nats: config.NATS_URL }, 'signalforge actors running');
     return { host, close };
   } catch (err) {

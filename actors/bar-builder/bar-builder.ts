@@ -1,20 +1,26 @@
-import type { NatsConnection } from '@nats-io/transport-node';
+import { publish, type Bus } from '../../src/bus/index.ts';
+import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { retry } from '../../src/lib/retry.ts';
 import type { Logger } from '../../src/log.ts';
-import { StreamingResampler, type ResamplerStats } from '../../src/market/resampler.ts';
-import type { TickSink } from '../../src/market/tick-sink.ts';
-import type { BarsRepo, TicksRepo } from '../../src/store/index.ts';
+import { StreamingResampler, type MarketData, type ResamplerStats, type TickSink } from '../../src/market/index.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
-import { Subjects } from '../../schemas/messages.ts';
+import { Topics } from '../../schemas/messages.ts';
 
 /** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
+/** What the bar builder handles: ticks of one source, in arrival order. */
+export interface TickBatch {
+  ticks: readonly Tick[];
+  source: DataSource;
+}
+
 export interface BarBuilderDeps {
-  ticks: Pick<TicksRepo, 'insert'>;
-  bars: Pick<BarsRepo, 'insert'>;
-  nc: Pick<NatsConnection, 'publish'>;
+  ticks: Pick<MarketData['ticks'], 'insert'>;
+  bars: Pick<MarketData['bars'], 'insert'>;
+  bus: Pick<Bus, 'nc' | 'js'>;
   log: Logger;
+  clock?: Clock;
   /** How long after its end a bar waits for a late tick before it closes without one. */
   graceMs?: number;
   /** Largest number of ticks held before a write waits for storage (back-pressure). */
@@ -28,7 +34,7 @@ export interface BarBuilderDeps {
  * Writing the same ticks twice (a source retrying after a failed write) changes nothing: the
  * resampler refuses ticks that are not after the last one it took.
  */
-export class BarBuilder {
+export class BarBuilder implements Actor<TickBatch> {
   private readonly resampler: StreamingResampler;
   private pendingTicks = new Map<DataSource, Tick[]>();
   private pendingBars: BarMessage[] = [];
@@ -36,30 +42,38 @@ export class BarBuilder {
   private flushing: Promise<void> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private scheduled: Promise<void> | null = null;
-  private readonly timer: NodeJS.Timeout;
+  private stopTimer: (() => void) | null = null;
   private stored = { ticks: 0, bars: 0 };
   private future = 0;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: BarBuilderDeps) {
+    this.clock = deps.clock ?? liveClock;
     this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
-    // Bars of a quiet market still close: the grace timer closes them without a later tick.
-    this.timer = setInterval(() => {
-      this.resampler.closeDue(Date.now());
+  }
+
+  /** Starts the grace timer: bars of a quiet market still close, without a later tick. */
+  async start(): Promise<void> {
+    this.stopTimer ??= this.clock.every(250, () => {
+      this.resampler.closeDue(this.clock.now());
       if (this.pendingBars.length > 0) void this.schedule();
-    }, 250);
-    this.timer.unref();
+    });
   }
 
   /** A sink for one source; every bar records which source its ticks came from. */
   sink(source: DataSource): TickSink {
-    return { write: (ticks) => this.write(ticks, source) };
+    return { write: (ticks) => this.handle({ ticks, source }) };
   }
 
-  private write(ticks: readonly Tick[], source: DataSource): Promise<void> {
+  /**
+   * Takes ticks into the resampler and queues them and the bars they close for storage. Below the
+   * high-water mark it resolves at once; above it, once storage has caught up (back-pressure).
+   */
+  handle({ ticks, source }: TickBatch): Promise<void> {
     let batch = this.pendingTicks.get(source);
     if (!batch) this.pendingTicks.set(source, (batch = []));
     let taken = 0;
-    const now = Date.now();
+    const now = this.clock.now();
     let symbol = '';
     for (const tick of ticks) {
       if (tick.symbol !== symbol) this.resampler.arrived((symbol = tick.symbol), now);
@@ -116,7 +130,7 @@ export class BarBuilder {
       // Rows are keyed (ticks by symbol/ts/seq, bars by version), so a retried insert replaces.
       for (const [source, batch] of ticks) await retry(() => this.deps.ticks.insert(batch, source));
       if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));
-      for (const bar of bars) this.deps.nc.publish(Subjects.bars(bar.symbol, bar.timeframe), JSON.stringify(bar));
+      for (const bar of bars) await publish(this.deps.bus, Topics.bars, [bar.symbol, bar.timeframe], bar);
       for (const batch of ticks.values()) this.stored.ticks += batch.length;
       this.stored.bars += bars.length;
     } catch (err) {
@@ -131,7 +145,8 @@ export class BarBuilder {
 
   /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopTimer?.();
+    this.stopTimer = null;
     await this.flush().catch(() => undefined);
   }
 }

@@ -1,6 +1,16 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { nanos, type Subscription } from '@nats-io/transport-node';
-import { ensureStream, openBucket, type Bus, type JsonKv } from '../../src/bus/index.ts';
+import {
+  consume,
+  ensureConsumer,
+  ensureStream,
+  openBucket,
+  subscribe,
+  type Bus,
+  type Delivered,
+  type DeliveredStream,
+  type JsonKv,
+  type TopicSubscription,
+} from '../../src/bus/index.ts';
+import { openDeployments, type DeploymentIndex, type DeploymentsView } from '../../src/deployments/index.ts';
 import type { Config } from '../../src/config.ts';
 import {
   buildPairing,
@@ -12,9 +22,10 @@ import {
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { DELIVERY_CHANNELS, DeliveryKick, type DeliveryChannel } from '../../schemas/delivery.ts';
+import type { Actor } from '../../src/kernel/index.ts';
+import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, DELIVERY_CONSUMER, DeliveryBuckets, DeliverySubjects, Streams } from '../../schemas/messages.ts';
+import { Consumers, DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
 import { ChannelWorker } from './channel-worker.ts';
 import { ChatPacer } from './chat-pacer.ts';
 import { TelegramBot, TelegramSender } from './telegram.ts';
@@ -61,59 +72,61 @@ const UNKNOWN_MAX_DELIVERIES = 10;
  * ordered worker per (channel, deployment); the workers push to webhooks and Telegram with
  * retries, dead letters and replay. Deployments come from a watch of `sf_deployments`.
  */
-export class DeliveryActor {
-  private readonly byId = new Map<string, DeploymentRecord>();
-  private readonly idOfKey = new Map<string, string>();
+export class DeliveryActor implements Actor<Delivered> {
   private readonly workers = new Map<string, Promise<ChannelWorker>>();
   private readonly senders = new Map<DeliveryChannel, ChannelSender>();
   private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
-  private watch: { stop(): void } | null = null;
-  private messages: ConsumerMessages | null = null;
-  private kicks: Subscription | null = null;
+  private deployments: DeploymentIndex | null = null;
+  private messages: DeliveredStream | null = null;
+  private kicks: TopicSubscription | null = null;
   private bot: TelegramBot | null = null;
   private consuming: Promise<void> = Promise.resolve();
   private stopped = false;
 
-  private constructor(
-    private readonly deps: DeliveryActorDeps,
-    private readonly kv: {
-      deployments: JsonKv<typeof Buckets.deployments.schema>;
-      state: JsonKv<typeof DeliveryBuckets.state.schema>;
-      dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
-    },
-    private readonly policy: RetryPolicy,
-    private readonly limit: Semaphore,
-    private readonly signals: SignalLog,
-  ) {}
+  private kv: {
+    deployments: DeploymentsView;
+    state: JsonKv<typeof DeliveryBuckets.state.schema>;
+    dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
+  } | null = null;
+  private readonly policy: RetryPolicy;
+  private readonly limit: Semaphore;
+  private readonly signals: SignalLog;
 
-  static async start(deps: DeliveryActorDeps): Promise<DeliveryActor> {
-    const { bus, config } = deps;
-    const r = config.NATS_REPLICAS;
-    await ensureStream(bus, Streams.signals, r);
-    const [deployments, state, dead] = await Promise.all([
-      openBucket(bus, Buckets.deployments, r),
-      openBucket(bus, DeliveryBuckets.state, r),
-      openBucket(bus, DeliveryBuckets.dead, r),
-    ]);
-    const policy: RetryPolicy = {
+  constructor(private readonly deps: DeliveryActorDeps) {
+    const { config } = deps;
+    this.policy = {
       baseMs: config.WEBHOOK_RETRY_BASE_MS,
       maxMs: config.WEBHOOK_RETRY_MAX_MS,
       windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
       jitter: DEFAULT_JITTER,
     };
-    const actor = new DeliveryActor(deps, { deployments, state, dead }, policy, new Semaphore(config.DELIVERY_CONCURRENCY), new SignalLog(bus));
+    this.limit = new Semaphore(config.DELIVERY_CONCURRENCY);
+    this.signals = new SignalLog(deps.bus);
+  }
+
+  /** Opens its buckets, resumes the channels that had work, then follows the signals; a failed start stops what it opened. */
+  async start(): Promise<void> {
+    const { bus, config } = this.deps;
+    const r = config.NATS_REPLICAS;
+    await ensureStream(bus, Streams.signals, r);
+    const [deployments, state, dead] = await Promise.all([
+      openDeployments(bus, r),
+      openBucket(bus, DeliveryBuckets.state, r),
+      openBucket(bus, DeliveryBuckets.dead, r),
+    ]);
+    this.kv = { deployments, state, dead };
     try {
-      await actor.run();
+      await this.run();
     } catch (err) {
-      await actor.stop();
+      await this.stop();
       throw err;
     }
-    return actor;
   }
 
   private async run(): Promise<void> {
     const { bus, config, log } = this.deps;
+    const kv = this.kv!;
     this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
     const pairing = await buildPairing(bus, config);
     if (pairing && config.TELEGRAM_BOT_TOKEN) {
@@ -135,94 +148,64 @@ export class DeliveryActor {
       this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
     }
 
-    // Deployments: an index by deployment id, kept by a watch.
-    const watch = await this.kv.deployments.watch((key, value) => {
-      const previous = this.idOfKey.get(key);
-      if (previous && previous !== value?.deployment_id) {
-        this.byId.delete(previous);
-        void this.retire(previous);
-      }
-      if (value) {
-        this.byId.set(value.deployment_id, value);
-        this.idOfKey.set(key, value.deployment_id);
-      } else {
-        this.idOfKey.delete(key);
-      }
+    // Deployments by id, kept by the deployments view; a replaced or removed one retires its workers.
+    this.deployments = await kv.deployments.follow(({ previous, current }) => {
+      if (previous && previous.deployment_id !== current?.deployment_id) void this.retire(previous.deployment_id);
     });
-    this.watch = watch;
-    await watch.ready;
 
     // Where delivery stood before a restart: resume every channel that still has a deployment.
-    for (const key of await this.kv.state.keys()) {
+    for (const key of await kv.state.keys()) {
       const dot = key.indexOf('.');
       const channel = key.slice(0, dot) as DeliveryChannel;
       const deploymentId = key.slice(dot + 1);
-      const deployment = this.byId.get(deploymentId);
+      const deployment = this.byId(deploymentId);
       if (!deployment) {
-        await this.kv.state.delete(key).catch(() => undefined);
+        await kv.state.delete(key).catch(() => undefined);
       } else if (DELIVERY_CHANNELS.includes(channel) && deployment.channels.includes(channel) && this.senders.has(channel)) {
         await this.worker(channel, deployment);
       }
     }
 
-    this.kicks = bus.nc.subscribe(DeliverySubjects.allKicks, {
-      callback: (err, msg) => {
-        if (err) return;
-        const parsed = DeliveryKick.safeParse(msg.json());
-        if (!parsed.success) return;
-        const deployment = this.byId.get(parsed.data.deployment_id);
-        if (!deployment || !this.senders.has(parsed.data.channel)) return;
-        void this.worker(parsed.data.channel, deployment).then((w) => w.kick());
-      },
+    this.kicks = subscribe(bus, Topics.deliveryKick, Topics.deliveryKick.all, (kick) => {
+      const deployment = this.byId(kick.deployment_id);
+      if (!deployment || !this.senders.has(kick.channel)) return;
+      void this.worker(kick.channel, deployment).then((w) => w.kick());
     });
 
-    await this.ensureConsumer();
-    const consumer = await bus.js.consumers.get(Streams.signals.name, DELIVERY_CONSUMER);
-    this.messages = await consumer.consume({ max_messages: 1_000 });
+    await ensureConsumer(bus, Consumers.delivery);
+    const messages = (this.messages = await consume(bus, Consumers.delivery, 1_000));
     this.consuming = (async () => {
-      for await (const msg of this.messages!) this.dispatch(msg);
+      for await (const msg of messages) void this.handle(msg);
     })().catch((err: unknown) => {
       if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery consumer stopped');
     });
     log.info({ messenger: this.senders.has('messenger'), resumed: this.workers.size }, 'delivery actor running');
   }
 
-  private async ensureConsumer(): Promise<void> {
-    const { jsm } = this.deps.bus;
-    try {
-      await jsm.consumers.info(Streams.signals.name, DELIVERY_CONSUMER);
-    } catch {
-      // First start: only signals from now on (history is not pushed to receivers).
-      await jsm.consumers.add(Streams.signals.name, {
-        durable_name: DELIVERY_CONSUMER,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.New,
-        filter_subject: Streams.signals.subjects[0],
-        ack_wait: nanos(30_000),
-        max_ack_pending: 20_000,
-      });
-    }
-  }
-
-  private dispatch(msg: JsMsg): void {
+  /** Queues one signal to the workers of its deployment's channels; acknowledged once queued. */
+  async handle(msg: Delivered): Promise<void> {
     const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
-    const deployment = this.byId.get(deploymentId);
+    const deployment = this.byId(deploymentId);
     if (!deployment) {
       // A deployment written just before its first signal may not have reached the watch yet.
-      if (msg.info.deliveryCount < UNKNOWN_MAX_DELIVERIES) msg.nak(UNKNOWN_RETRY_MS);
+      if (msg.deliveryCount < UNKNOWN_MAX_DELIVERIES) msg.nak(UNKNOWN_RETRY_MS);
       else msg.term();
       return;
     }
     const channels = DELIVERY_CHANNELS.filter((c) => deployment.channels.includes(c) && this.senders.has(c));
     if (channels.length === 0) return void msg.ack();
     const event = parseSignal(msg.data);
-    Promise.all(channels.map((c) => this.worker(c, deployment).then((w) => w.push(msg.seq, event)))).then(
+    await Promise.all(channels.map((c) => this.worker(c, deployment).then((w) => w.push(msg.seq, event)))).then(
       () => msg.ack(),
       (err: unknown) => {
         this.deps.log.warn({ deployment_id: deploymentId, error: (err as Error).message }, 'could not queue a signal; it comes again');
         msg.nak(1_000);
       },
     );
+  }
+
+  private byId(deploymentId: string): DeploymentRecord | null {
+    return this.deployments?.get(deploymentId) ?? null;
   }
 
   /** The worker of a channel of a deployment, opened on first use. */
@@ -236,10 +219,10 @@ export class DeliveryActor {
           channel,
           deploymentId,
           userId: deployment.user_id,
-          state: this.kv.state,
-          dead: this.kv.dead,
+          state: this.kv!.state,
+          dead: this.kv!.dead,
           signals: this.signals,
-          deployment: () => this.byId.get(deploymentId) ?? null,
+          deployment: () => this.byId(deploymentId) ?? null,
           sender: this.senders.get(channel)!,
           limit: this.limit,
           policy: this.policy,
@@ -266,7 +249,7 @@ export class DeliveryActor {
       if (!worker) continue;
       this.workers.delete(key);
       await (await worker.catch(() => null))?.stop();
-      await this.kv.state.delete(key).catch(() => undefined);
+      await this.kv?.state.delete(key).catch(() => undefined);
     }
   }
 
@@ -286,7 +269,7 @@ export class DeliveryActor {
     this.kicks?.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await this.consuming;
-    this.watch?.stop();
+    this.deployments?.stop();
     const workers = await Promise.all([...this.workers.values()].map((w) => w.catch(() => null)));
     this.workers.clear();
     await Promise.all(workers.map((w) => w?.stop()));

@@ -1,9 +1,9 @@
 import { Bot, GrammyError, type Api } from 'grammy';
-import type { Bus } from '../../src/bus/index.ts';
+import { subscribe, type Bus } from '../../src/bus/index.ts';
 import { redactToken, telegramMessage, type MessengerPairing } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { DeliverySubjects } from '../../schemas/messages.ts';
+import { Topics } from '../../schemas/messages.ts';
 import type { ChatPacer } from './chat-pacer.ts';
 import type { ChannelSender, SendOutcome } from './types.ts';
 
@@ -82,13 +82,11 @@ export class TelegramBot {
         this.options.log.info({ bot: this.bot.botInfo.username, mode: this.options.mode }, 'telegram bot running');
         if (this.options.mode === 'webhook') {
           await this.bot.api.setWebhook(this.options.webhookUrl!, { secret_token: this.options.webhookSecret!, allowed_updates: ['message'] });
-          const sub = this.options.bus.nc.subscribe(DeliverySubjects.telegramUpdate, {
-            callback: (err, msg) => {
-              if (err) return;
-              void this.bot.handleUpdate(msg.json()).catch((e: unknown) =>
-                this.options.log.warn({ error: this.redact((e as Error).message) }, 'telegram webhook update failed'),
-              );
-            },
+          const sub = subscribe(this.options.bus, Topics.telegramUpdate, Topics.telegramUpdate.all, (update) => {
+            // grammY reads the update as Telegram sent it (the edge relays it unchanged).
+            void this.bot.handleUpdate(update as unknown as Parameters<Bot['handleUpdate']>[0]).catch((e: unknown) =>
+              this.options.log.warn({ error: this.redact((e as Error).message) }, 'telegram webhook update failed'),
+            );
           });
           this.unsubscribe = () => sub.unsubscribe();
           return;

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../src/log.ts';
-import type { FeatureSession } from '../../src/sandbox/feature-session.ts';
-import type { FeaturesResult, OhlcInput, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import type { FeatureSession, FeaturesResult, OhlcColumns, StrategyRuntime } from '../../src/scoring/index.ts';
 
 /** What a model actor computes features with. */
 export interface FeatureSource {
-  features(bars: OhlcInput): Promise<FeaturesResult>;
+  features(bars: OhlcColumns): Promise<FeaturesResult>;
   release(): Promise<void>;
 }
 
@@ -39,7 +38,7 @@ export class FeatureSources {
   }
 
   /** One answer per (strategy, window of bars); a failed call is not kept. */
-  private memoised(key: string, bars: OhlcInput, compute: () => Promise<FeaturesResult>): Promise<FeaturesResult> {
+  private memoised(key: string, bars: OhlcColumns, compute: () => Promise<FeaturesResult>): Promise<FeaturesResult> {
     const n = bars.ts.length;
     const window = n ? `${bars.ts[0]}|${bars.ts[n - 1]}|${n}|${bars.close[n - 1]}` : 'empty';
     let recent = this.memo.get(key);

@@ -1,68 +1,85 @@
 import { openBucket, type Bus } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
-import { ActorHost } from '../../src/kernel/actor-host.ts';
+import type { DeploymentsView } from '../../src/deployments/index.ts';
+import { ActorHost, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
-import type { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import type { StrategyRuntime } from '../../src/scoring/index.ts';
 import type { ModelStore } from '../../src/training/index.ts';
-import { SignalEvent } from '../../schemas/live.ts';
-import { Buckets, Subjects } from '../../schemas/messages.ts';
+import type { DeploymentRecord } from '../../schemas/live.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import { FeatureSources } from './feature-source.ts';
 import { ModelActor } from './model-actor.ts';
+import { signalPublisher } from './signal-publisher.ts';
 
 export { ModelActor, type ModelActorDeps } from './model-actor.ts';
 export { FeatureSources, type FeatureSource } from './feature-source.ts';
+export { signalPublisher } from './signal-publisher.ts';
+
+/** The host of model actors: one per deployment, fed with the open time of each closed bar. */
+export type ModelHost = ActorHost<DeploymentRecord, number>;
 
 export interface ModelHostDeps {
   bus: Bus;
-  models: ModelStore;
-  bars: BarCache;
-  runtime: StrategyRuntime;
+  deployments: Pick<DeploymentsView, 'follow'>;
+  models: Pick<ModelStore, 'resolve' | 'onnx' | 'code'>;
+  bars: Pick<BarCache, 'get' | 'onBar'>;
+  runtime: Pick<StrategyRuntime, 'openSession' | 'features'>;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   replicas: number;
   /** Warm feature sessions (one sandboxed process each) this host's actors may hold. */
   maxWarmSessions: number;
   renewMs?: number;
+  backoff?: BackoffPolicy;
+  clock?: Clock;
 }
 
-/** Publishes a signal on its deployment's subject; msgID = its id, so a replayed bar publishes nothing twice. */
-export function signalPublisher(bus: Bus): (event: SignalEvent) => Promise<void> {
-  return async (event) => {
-    await bus.js.publish(Subjects.signal(event.deployment_id), JSON.stringify(SignalEvent.parse(event)), { msgID: event.id });
-  };
-}
-
-/** The actor host of this process, running a ModelActor per deployment it holds the lease of. */
-export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: ActorHost; features: FeatureSources }> {
+/**
+ * The actor host of this process, running a ModelActor per deployment it holds the lease of and
+ * handing each of them the closed bars of its symbol and timeframe as the bar cache takes them.
+ */
+export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: ModelHost; features: FeatureSources; stop(graceful?: boolean): Promise<void> }> {
   const r = deps.replicas;
-  const [deployments, leases, state] = await Promise.all([
-    openBucket(deps.bus, Buckets.deployments, r),
-    openBucket(deps.bus, Buckets.leases, r),
-    openBucket(deps.bus, Buckets.actorState, r),
-  ]);
+  const [leases, state] = await Promise.all([openBucket(deps.bus, Buckets.leases, r), openBucket(deps.bus, Buckets.actorState, r)]);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const publish = signalPublisher(deps.bus);
-  const host = new ActorHost({
-    nc: deps.bus.nc,
-    deployments,
+  const host: ModelHost = new ActorHost<DeploymentRecord, number>({
+    names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
+    desired: deps.deployments,
+    idOf: (deployment) => deployment.deployment_id,
     leases,
-    bars: deps.bars,
     log: deps.log,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
+    ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
     forget: (id) => state.delete(id),
-    startActor: async (deployment) => {
+    create: async (deployment) => {
       const model = await deps.models.resolve(deployment.user_id, deployment.model_name);
       if (!model) throw new Error(`deployment ${deployment.deployment_id}: model ${deployment.stem} is gone`);
       const [onnx, code] = await Promise.all([deps.models.onnx(model), deps.models.code(model)]);
       const source = features.acquire(deployment.user_id, code);
-      try {
-        return await ModelActor.start({ deployment, model, onnx, features: source, bars: deps.bars, state, publish, activity: deps.activity, log: deps.log });
-      } catch (err) {
-        await source.release();
-        throw err;
-      }
+      return new ModelActor({
+        deployment,
+        model,
+        onnx,
+        features: source,
+        bars: deps.bars,
+        state,
+        publish,
+        activity: deps.activity,
+        log: deps.log,
+        ...(deps.clock ? { clock: deps.clock } : {}),
+      });
     },
   });
-  return { host, features };
+  const unsubscribe = deps.bars.onBar((bar) => host.dispatch(bar.ts, (d) => d.symbol === bar.symbol && d.timeframe === bar.timeframe));
+  return {
+    host,
+    features,
+    async stop(graceful = true) {
+      unsubscribe();
+      await host.stop(graceful);
+    },
+  };
 }

@@ -3,9 +3,9 @@ import type { JsonKv } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
-import { instrument, type BarCache } from '../../src/market/index.ts';
-import { loadModel, type OnnxModel } from '../../src/scoring/onnx-scorer.ts';
-import { engineOptions, featureRows, intrabarResolver, ohlcInput, scoreRows, sliceBars, strategySignals } from '../../src/training/index.ts';
+import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { instrument, TIMEFRAME_MS, type BarCache } from '../../src/market/index.ts';
+import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type OnnxModel } from '../../src/scoring/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
@@ -24,57 +24,57 @@ export interface ModelActorDeps {
   publish(event: SignalEvent): Promise<void>;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
-  /** With no saved state, the actor starts after this bar (default: the latest bar minus one, so its signal counts). */
+  /** Live, the machine's clock; in replay, the bar being replayed. Start catches up to the bars closed by now. */
+  clock?: Clock;
+  /** With no saved state, the actor starts after this bar (default: the last closed bar minus one, so its signal counts). */
   startAfterTs?: number;
 }
 
 /**
- * One deployed model, live: on each closed bar of its symbol and timeframe it computes the
- * strategy's features on its warm window (sandboxed), scores them with the ONNX model, turns the
- * score into a signal with the threshold and filters, and steps the same position engine the
- * backtest uses. Entries and exits become SignalEvents with stable ids; its state (the engine
- * snapshot and the last bar) is saved after every bar, so a restarted actor — here or on another
- * host — resumes where it stopped and catches up on the bars it missed.
+ * One deployed model, live: on each closed bar of its symbol and timeframe (`handle(bar open
+ * time)`) it runs the scoring chain on its warm window — features (sandboxed), the column check,
+ * ONNX p(up), the threshold and filters — and steps the same position engine the backtest uses.
+ * Entries and exits become SignalEvents with stable ids; its state (the engine snapshot and the
+ * last bar) is saved after every bar, so a restarted actor — here or on another host — resumes
+ * where it stopped and, on start, catches up on the bars it missed.
  */
-export class ModelActor {
+export class ModelActor implements Actor<number> {
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
   private signalsSent = 0;
+  private barsHandled = 0;
+  private scorer: OnnxModel | null = null;
+  private engine: PositionEngine | null = null;
+  private lastBarTs = -1;
   /** The finer bars behind the resolver are re-read per batch: the 1-minute series grows live. */
   private finer: IntrabarResolver | null = null;
+  private readonly clock: Clock;
 
-  private constructor(
-    private readonly deps: ModelActorDeps,
-    private readonly scorer: OnnxModel,
-    private engine: PositionEngine,
-    private lastBarTs: number,
-  ) {}
+  constructor(private readonly deps: ModelActorDeps) {
+    this.clock = deps.clock ?? liveClock;
+  }
 
-  static async start(deps: ModelActorDeps): Promise<ModelActor> {
-    const { deployment, model } = deps;
-    const scorer = await loadModel(deps.onnx);
-    const saved = await deps.state.get(deployment.deployment_id);
-    const holder: { actor?: ModelActor } = {};
+  /** Loads the model and the saved state, then handles the bars closed since (by the clock). */
+  async start(): Promise<void> {
+    const { deployment, model } = this.deps;
+    this.scorer = await loadModel(this.deps.onnx);
+    const saved = await this.deps.state.get(deployment.deployment_id);
     // The engine asks the actor's current finer bars, re-read per batch (see advance()).
-    const resolver: IntrabarResolver = {
-      firstTouch: (...args): FirstTouch => holder.actor?.finer?.firstTouch(...args) ?? 'SL',
-    };
-    const options = engineOptions(model.symbol, model.timeframe, model.config, model.settings, resolver);
-    let engine: PositionEngine;
-    let lastBarTs: number;
+    const resolver: IntrabarResolver = { firstTouch: (...args): FirstTouch => this.finer?.firstTouch(...args) ?? 'SL' };
+    const options = engineOptions(model, resolver);
+    const series = await this.deps.bars.get(model.symbol, model.timeframe);
+    const ts = series.columns().ts;
+    // The last bar closed by now: its open plus the timeframe is not after the clock.
+    const closed = series.lowerBound(this.clock.now() - TIMEFRAME_MS[model.timeframe] + 1) - 1;
     if (saved) {
-      engine = PositionEngine.restore(options, saved.value.engine);
-      lastBarTs = saved.value.last_bar_ts;
+      this.engine = PositionEngine.restore(options, saved.value.engine);
+      this.lastBarTs = saved.value.last_bar_ts;
+      this.signalsSent = saved.value.signals_sent;
     } else {
-      engine = new PositionEngine(options);
-      const series = await deps.bars.get(model.symbol, model.timeframe);
-      const ts = series.columns().ts;
-      lastBarTs = deps.startAfterTs ?? (ts.length >= 2 ? ts[ts.length - 2]! : -1);
+      this.engine = new PositionEngine(options);
+      this.lastBarTs = this.deps.startAfterTs ?? (closed >= 1 ? ts[closed - 1]! : -1);
     }
-    const actor = new ModelActor(deps, scorer, engine, lastBarTs);
-    actor.signalsSent = saved?.value.signals_sent ?? 0;
-    holder.actor = actor;
-    return actor;
+    if (closed >= 0) await this.handle(ts[closed]!);
   }
 
   get deploymentId(): string {
@@ -87,21 +87,26 @@ export class ModelActor {
   }
 
   /** Handles every stored bar up to `barTs` (inclusive) not handled yet, in order. Calls queue. */
-  onBar(barTs: number): Promise<void> {
+  handle(barTs: number): Promise<void> {
     const run = this.queue.then(() => (this.stopped ? undefined : this.advance(barTs)));
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  stats() {
+    return { last_bar_ts: this.lastBarTs, bars: this.barsHandled, signals: this.signalsSent };
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     await this.queue;
     await this.deps.features.release();
-    await this.scorer.close();
+    await this.scorer?.close();
   }
 
   private async advance(upToTs: number): Promise<void> {
     const { model, deployment } = this.deps;
+    const engine = this.engine!;
     const series = await this.deps.bars.get(model.symbol, model.timeframe);
     this.finer = model.settings.intrabar === 'finer' ? await intrabarResolver(this.deps.bars, model.symbol, model.timeframe) : null;
     for (;;) {
@@ -111,30 +116,25 @@ export class ModelActor {
       if (to <= from || this.stopped) return;
       const lead = Math.min(from, model.warmup);
       const window = sliceBars(cols, from - lead, to);
-      const result = await this.deps.features.features(ohlcInput(window));
-      if (result.columns.join('\u0000') !== model.features.join('\u0000')) {
-        throw new Error(`the strategy produced other feature columns than at training (${result.columns.join(', ')})`);
-      }
-      const features = featureRows(result, lead);
-      const pUp = await scoreRows(this.scorer, features, window.ts.length);
-      const { signals, mask } = strategySignals(window, pUp, model.settings.confidence_threshold, model.config, features, instrument(model.symbol));
+      const { pUp, signals, mask } = await scoreWindow((bars) => this.deps.features.features(bars), this.scorer!, model, window, lead);
       const events: SignalEvent[] = [];
       for (let i = lead; i < window.ts.length; i++) {
-        this.engine.step(window, i, signals[i]!, mask[i]!);
+        engine.step(window, i, signals[i]!, mask[i]!);
         let n = 0;
         const barTs = window.ts[i]!;
-        for (const trade of this.engine.drainClosed()) events.push(this.closeEvent(trade, barTs, n++));
-        const side = this.engine.nextOpen();
+        for (const trade of engine.drainClosed()) events.push(this.closeEvent(trade, barTs, n++));
+        const side = engine.nextOpen();
         if (side !== 0) events.push(this.openEvent(side, window.close[i]!, pUp[i]!, barTs, n++));
       }
       this.lastBarTs = window.ts[window.ts.length - 1]!;
+      this.barsHandled += window.ts.length - lead;
       // Published in call order (one connection keeps it); the state is saved only once they are
       // stored, so a crash in between replays the bar and the stream drops the repeats by id.
       await Promise.all(events.map((event) => this.deps.publish(event)));
       this.signalsSent += events.length;
       const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
       await Promise.all([
-        this.deps.state.put(deployment.deployment_id, { last_bar_ts: this.lastBarTs, engine: this.engine.snapshot(), signals_sent: this.signalsSent }),
+        this.deps.state.put(deployment.deployment_id, { last_bar_ts: this.lastBarTs, engine: engine.snapshot(), signals_sent: this.signalsSent }),
         ...events
           .filter((event) => event.action === 'open')
           .map((event) =>
@@ -154,7 +154,7 @@ export class ModelActor {
       symbol: model.symbol,
       timeframe: model.timeframe,
       bar_time: isoFromMs(barTs),
-      created_at: isoFromMs(Date.now()),
+      created_at: isoFromMs(this.clock.now()),
     };
   }
 
@@ -176,7 +176,7 @@ export class ModelActor {
   private openEvent(side: 1 | -1, close: number, pUp: number, barTs: number, n: number): SignalEvent {
     const { model } = this.deps;
     const inst = instrument(model.symbol);
-    const options = engineOptions(model.symbol, model.timeframe, model.config, model.settings, null);
+    const options = engineOptions(model, null);
     const units = model.settings.lot_size * contractSize(inst);
     const level = (kind: 'stop' | 'take') => {
       const l = kind === 'stop' ? options.stop : options.take;

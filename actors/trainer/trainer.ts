@@ -1,10 +1,10 @@
-import type { JsMsg } from '@nats-io/jetstream';
-import type { Logger } from '../../src/log.ts';
-import type { ActivityBus } from '../../src/community/index.ts';
 import type { Metering } from '../../src/accounts/index.ts';
+import type { Delivered } from '../../src/bus/index.ts';
+import type { ActivityBus } from '../../src/community/index.ts';
 import { AppError } from '../../src/errors.ts';
-import { StrategyJobError } from '../../src/sandbox/runtime-pool.ts';
-import { JobStore, ModelStore, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import type { Logger } from '../../src/log.ts';
+import { JobStore, ModelStore, StrategyJobError, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobRecord } from '../../schemas/training.ts';
 
 /** A job whose trainer vanished this many times is failed rather than tried again. */
@@ -20,6 +20,7 @@ export interface TrainerDeps {
   log: Logger;
   /** Jobs run at once by this trainer. */
   concurrency: number;
+  clock?: Clock;
 }
 
 /** Raised inside a job when the trainer is stopping: the job goes back to the queue. */
@@ -34,12 +35,16 @@ class Interrupted extends Error {}
  * it `running` from a vanished trainer and runs it again, up to MAX_ATTEMPTS, then fails it with
  * the reason. A trainer stopped gracefully puts its running jobs back to `queued` at once.
  */
-export class Trainer {
+export class Trainer implements Actor<Delivered> {
   private stopping = false;
   private readonly loops: Promise<void>[] = [];
-  private readonly inFlight = new Set<JsMsg>();
+  private readonly inFlight = new Set<Delivered>();
+  private readonly counts = { done: 0, failed: 0 };
+  private readonly clock: Clock;
 
-  constructor(private readonly deps: TrainerDeps) {}
+  constructor(private readonly deps: TrainerDeps) {
+    this.clock = deps.clock ?? liveClock;
+  }
 
   async start(): Promise<void> {
     const consumer = await this.deps.queue.consumer();
@@ -47,13 +52,13 @@ export class Trainer {
       this.loops.push(
         (async () => {
           while (!this.stopping) {
-            let msg: JsMsg | null = null;
+            let msg: Delivered | null = null;
             try {
-              msg = await consumer.next({ expires: 2000 });
+              msg = await consumer.next(2000);
             } catch (err) {
               if (this.stopping) break;
               this.deps.log.warn({ err }, 'trainer: pulling the next job failed; retrying');
-              await new Promise((r) => setTimeout(r, 1000));
+              await this.clock.sleep(1000);
             }
             if (msg) await this.handle(msg);
           }
@@ -79,7 +84,12 @@ export class Trainer {
     await Promise.allSettled(this.loops);
   }
 
-  private async handle(msg: JsMsg): Promise<void> {
+  stats() {
+    return { running: this.inFlight.size, ...this.counts };
+  }
+
+  /** Runs the train job a queue message names (the pull loops call it); acknowledges it once its outcome is written. */
+  async handle(msg: Delivered): Promise<void> {
     const { jobs, log } = this.deps;
     const id = TrainQueue.jobId(msg);
     const job = id === null ? null : await jobs.get(id);
@@ -94,11 +104,11 @@ export class Trainer {
       return;
     }
     this.inFlight.add(msg);
-    const heartbeat = setInterval(() => msg.working(), this.deps.queue.heartbeatMs);
+    const stopHeartbeat = this.clock.every(this.deps.queue.heartbeatMs, () => msg.working());
     try {
       const running = await jobs.update(job.job_id, (j) =>
         j.status === 'queued' || j.status === 'running'
-          ? { ...j, status: 'running', started_at: Date.now(), stage: 'loading bars', attempts: j.attempts + 1 }
+          ? { ...j, status: 'running', started_at: this.clock.now(), stage: 'loading bars', attempts: j.attempts + 1 }
           : null,
       );
       if (!running) return;
@@ -118,7 +128,7 @@ export class Trainer {
         await this.deps.metering.releaseCap(job.user_id, 'train_compute', job.cap_counted_at);
       }
     } finally {
-      clearInterval(heartbeat);
+      stopHeartbeat();
       if (this.inFlight.delete(msg)) msg.ack();
     }
   }
@@ -127,7 +137,8 @@ export class Trainer {
     const { record, results, onnx } = outcome;
     await this.deps.models.save(record, { onnx, code: job.request.code, results });
     const stats = { train: record.train_stats, test: record.test_stats, long: record.long_stats, short: record.short_stats };
-    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: Date.now(), stats }));
+    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: this.clock.now(), stats }));
+    this.counts.done++;
     this.deps.log.info({ job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n }, 'train job done');
     const model = { name: record.model_name, stem: record.stem, symbol: record.symbol, timeframe: record.timeframe, model_type: record.model_type };
     const headline = (s: typeof record.test_stats) => ({ n: s.n, wr: s.wr, ret: s.ret, pf: s.pf, mdd: s.mdd });
@@ -136,7 +147,8 @@ export class Trainer {
   }
 
   private async fail(job: JobRecord, error: string): Promise<void> {
-    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'failed', stage: null, finished_at: Date.now(), error }));
+    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'failed', stage: null, finished_at: this.clock.now(), error }));
+    this.counts.failed++;
     this.deps.log.info({ job_id: job.job_id, error }, 'train job failed');
   }
 }

@@ -6,12 +6,12 @@
  * restore: position-engine.ts.
  */
 export { PositionEngine } from './position-engine.ts';
-export { toBarColumns } from './bar-columns.ts';
+export { toBarColumns } from '../lib/bar-columns.ts';
 export { runBacktest, type BacktestRun } from './run.ts';
 export { tradeStats, NO_LOSS_RATIO } from './stats.ts';
 export { toTradeRecords, equityCurve, drawdownSeries, drawdowns, sampleIndexes } from './records.ts';
 export { finerBarResolver } from './intrabar.ts';
-export { toSignals, entryMask, natr, LONG_ALLOWED, SHORT_ALLOWED, BOTH_ALLOWED, type EntryFilters } from './signals.ts';
+export { LONG_ALLOWED, SHORT_ALLOWED, BOTH_ALLOWED } from './types.ts';
 export { contractSize, levelDistance, usdLeg, usdPnl } from './money.ts';
 export { nextRollover, nightsBetween } from './rollover.ts';
 export type { BarColumns, Direction, EngineOptions, FirstTouch, IntrabarResolver, Level, OnOpposite, OpenPosition } from './types.ts';

@@ -2,7 +2,7 @@
  * USD arithmetic of a position: contract size, P&L conversion by the quote currency, notional,
  * and the stop / take distance a risk unit stands for.
  */
-import type { Instrument } from '../market/instruments.ts';
+import type { Instrument } from '../lib/instruments.ts';
 import type { Level } from './types.ts';
 
 /** Units per standard lot: 100,000 for currency pairs, 1 for BTCUSD. */

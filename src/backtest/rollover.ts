@@ -8,7 +8,7 @@
  *             value days), the others 1 — 7 nights a week.
  *   instruments trading weekends (BTCUSD): every day's rollover, 1 night each.
  */
-import { newYorkWallToUtc } from '../market/import/new-york-time.ts';
+import { newYorkWallToUtc } from '../lib/new-york-time.ts';
 
 const DAY = 86_400_000;
 

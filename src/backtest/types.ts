@@ -1,18 +1,12 @@
 import type { ClosedTrade, RiskUnit } from '../../schemas/backtest.ts';
-import type { Instrument } from '../market/instruments.ts';
+import type { Instrument } from '../lib/instruments.ts';
 
-/**
- * Bars as columns, oldest first, all the same length. `ts` = bar open (epoch ms UTC); prices are
- * bid; `spread` = ask − bid at the bar open (the spread a fill at that open pays).
- */
-export interface BarColumns {
-  ts: Float64Array;
-  open: Float64Array;
-  high: Float64Array;
-  low: Float64Array;
-  close: Float64Array;
-  spread: Float64Array;
-}
+export type { BarColumns } from '../lib/bar-columns.ts';
+
+/** Entry mask bits per bar (see run.ts): a long may open, a short may open. */
+export const LONG_ALLOWED = 1;
+export const SHORT_ALLOWED = 2;
+export const BOTH_ALLOWED = LONG_ALLOWED | SHORT_ALLOWED;
 
 /** A stop-loss or take-profit distance: `value` in `unit` (see RiskUnit in schemas/backtest.ts). */
 export interface Level {

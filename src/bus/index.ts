@@ -1,4 +1,17 @@
+/**
+ * The bus: the only user of the raw NATS client. Connection, the embedded server, provisioning
+ * from the switchboard (streams, KV buckets, object stores, durable consumers), typed publish
+ * and subscribe (validated against the switchboard's schemas) and stream reads.
+ */
 export { connectBus, type Bus } from './connection.ts';
 export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts';
 export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
 export { ensureStream } from './provision.ts';
+export { publish, subscribe, type Published, type PublishVia, type Topic, type TopicSubscription } from './typed.ts';
+export { ensureConsumer, consume, puller, type Delivered, type DeliveredStream, type Puller } from './consumers.ts';
+export { openBlobStore, type BlobStore } from './object-store.ts';
+export { nextBySubject, countAfter, type StoredMessage } from './stream-reads.ts';
+// Connection-level types for the few parts that speak core NATS directly (request/reply, the tick
+// source's hot path) — named here so nothing else depends on the client packages.
+export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+export type { ConsumerMessages } from '@nats-io/jetstream';

@@ -119,6 +119,15 @@ export class JsonKv<S extends z.ZodType> {
     })();
     return { stop: () => iter.stop(), ready };
   }
+
+  /** One key: its current value (when it has one), then each change, until `stop`. */
+  async watchKey(key: string, onChange: (value: z.infer<S> | null) => void): Promise<{ stop(): void }> {
+    const iter = await this.kv.watch({ key });
+    void (async () => {
+      for await (const entry of iter) onChange(entry.operation === 'PUT' ? this.decode(entry) : null);
+    })();
+    return { stop: () => iter.stop() };
+  }
 }
 
 /** Opens (creating when missing) the bucket a switchboard spec names. */

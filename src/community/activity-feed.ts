@@ -1,5 +1,4 @@
-import type { ConsumerMessages } from '@nats-io/jetstream';
-import type { Bus } from '../bus/index.ts';
+import type { Bus, ConsumerMessages } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import { isoFromMicros, microsFromIso, microsFromNanos, type Micros } from '../lib/micro-time.ts';
 import type { ActivityEvent, ActivityList, ActivityQuery } from '../../schemas/activity.ts';

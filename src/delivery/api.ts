@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Bus, JsonKv } from '../bus/index.ts';
+import { publish, type Bus, type JsonKv } from '../bus/index.ts';
 import { DeploymentNotFoundError, ForbiddenError, NotFoundError, UnavailableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
@@ -16,14 +16,15 @@ import {
   type ReplayRequest,
   type ReplayResponse,
 } from '../../schemas/delivery.ts';
-import { DeliverySubjects, type Buckets, type DeliveryBuckets } from '../../schemas/messages.ts';
+import { Topics, type DeliveryBuckets } from '../../schemas/messages.ts';
+import type { DeploymentsView } from '../deployments/index.ts';
 import type { MessengerPairing } from './pairing.ts';
 import type { SignalLog } from './signal-log.ts';
 import { deadKey, deadPrefix, stateKey } from './keys.ts';
 
 export interface DeliveryApiDeps {
   bus: Pick<Bus, 'nc'>;
-  deployments: JsonKv<typeof Buckets.deployments.schema>;
+  deployments: Pick<DeploymentsView, 'find'>;
   state: JsonKv<typeof DeliveryBuckets.state.schema>;
   dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
   signals: Pick<SignalLog, 'countAfter'>;
@@ -64,12 +65,8 @@ export class DeliveryApi {
 
   /** The caller's deployment of a model (display name or stem); 404 otherwise. */
   async deployment(userId: number, name: string): Promise<DeploymentRecord> {
-    const direct = await this.deps.deployments.get(`${userId}.${Buffer.from(name, 'utf8').toString('hex')}`);
-    if (direct && direct.value.user_id === userId) return direct.value;
-    for (const key of await this.deps.deployments.keys(`${userId}.>`)) {
-      const record = await this.deps.deployments.get(key);
-      if (record && record.value.stem === name) return record.value;
-    }
+    const found = await this.deps.deployments.find(userId, name);
+    if (found) return found;
     throw new DeploymentNotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
   }
 
@@ -150,7 +147,7 @@ export class DeliveryApi {
           const base = cur ?? state;
           return { ...base, replay: [...new Set([...base.replay, ...seqs])].sort((a, b) => a - b), disabled: null, updated_at: Date.now() };
         });
-        this.deps.bus.nc.publish(DeliverySubjects.kick(channel, id), JSON.stringify({ channel, deployment_id: id }));
+        await publish(this.deps.bus, Topics.deliveryKick, [channel, id], { channel, deployment_id: id });
       }
       out.push({ channel, replayed: state ? chosen.length : 0, re_enabled: reEnabled });
     }
@@ -178,7 +175,9 @@ export class DeliveryApi {
   telegramUpdate(secretHeader: string | undefined, update: unknown): void {
     if (!this.deps.telegramWebhookSecret) throw new NotFoundError('the Telegram bot is not in webhook mode on this server');
     if (secretHeader !== this.deps.telegramWebhookSecret) throw new ForbiddenError('bad X-Telegram-Bot-Api-Secret-Token');
-    this.deps.bus.nc.publish(DeliverySubjects.telegramUpdate, JSON.stringify(update));
+    publish(this.deps.bus, Topics.telegramUpdate, [], update as Record<string, unknown>).catch((err: unknown) =>
+      this.deps.log.warn({ error: (err as Error).message }, 'a Telegram update could not be relayed'),
+    );
   }
 }
 

@@ -1,7 +1,8 @@
 import { openBucket, type Bus } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { Buckets, DeliveryBuckets } from '../../schemas/messages.ts';
+import { DeliveryBuckets } from '../../schemas/messages.ts';
+import { openDeployments } from '../deployments/index.ts';
 import { DeliveryApi, telegramWebhookSecret } from './api.ts';
 import { MessengerPairing } from './pairing.ts';
 import { SignalLog } from './signal-log.ts';
@@ -60,7 +61,7 @@ export async function buildDeliveryApi(deps: { bus: Bus; config: DeliveryConfig;
   const { bus, config, log } = deps;
   const r = config.NATS_REPLICAS;
   const [deployments, state, dead, pairing] = await Promise.all([
-    openBucket(bus, Buckets.deployments, r),
+    openDeployments(bus, r),
     openBucket(bus, DeliveryBuckets.state, r),
     openBucket(bus, DeliveryBuckets.dead, r),
     buildPairing(bus, config),

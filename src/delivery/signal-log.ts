@@ -1,6 +1,4 @@
-import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
-import type { Bus } from '../bus/index.ts';
+import { countAfter, nextBySubject, type Bus } from '../bus/index.ts';
 import { SignalEvent } from '../../schemas/live.ts';
 import { Streams, Subjects } from '../../schemas/messages.ts';
 
@@ -29,23 +27,12 @@ export class SignalLog {
 
   /** The deployment's first signal at or after `fromSeq`; null when there is none (yet). */
   async next(deploymentId: string, fromSeq: number): Promise<StoredSignal | null> {
-    // next_by_subj is served by nats-server ≥ 2.9 though the client's type for this call omits it.
-    const query = { seq: Math.max(1, fromSeq), next_by_subj: Subjects.signal(deploymentId) } as unknown as { seq: number };
-    const msg = await this.bus.jsm.streams.getMessage(Streams.signals.name, query);
+    const msg = await nextBySubject(this.bus, Streams.signals.name, Subjects.signal(deploymentId), fromSeq);
     return msg ? { seq: msg.seq, event: parseSignal(msg.data) } : null;
   }
 
   /** How many of the deployment's signals have a sequence greater than `afterSeq`. */
   async countAfter(deploymentId: string, afterSeq: number): Promise<number> {
-    const info = await this.bus.jsm.consumers.add(Streams.signals.name, {
-      ack_policy: AckPolicy.None,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: afterSeq + 1,
-      filter_subject: Subjects.signal(deploymentId),
-      inactive_threshold: nanos(10_000),
-      mem_storage: true,
-    });
-    await this.bus.jsm.consumers.delete(Streams.signals.name, info.name).catch(() => undefined);
-    return info.num_pending;
+    return countAfter(this.bus, Streams.signals.name, Subjects.signal(deploymentId), afterSeq);
   }
 }

@@ -1,32 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import type { JsonKv } from '../bus/index.ts';
-import type { ActivityBus } from '../community/index.ts';
 import { BadRequestError, DeploymentNotFoundError, ModelNotFoundError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
-import { modelKey, type ModelStore } from '../training/index.ts';
+import type { ActivityInput } from '../../schemas/activity.ts';
 import type { Plan } from '../../schemas/accounts.ts';
+import type { Caller } from '../../schemas/messages.ts';
 import { type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
-import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
-
-type DeploymentsKv = JsonKv<typeof Buckets.deployments.schema>;
+import type { DeploymentsView } from './view.ts';
 
 export interface DeploymentsDeps {
-  kv: DeploymentsKv;
-  models: Pick<ModelStore, 'resolve'>;
-  activity: Pick<ActivityBus, 'emit'>;
+  view: DeploymentsView;
+  /** A user's trained model by stem or display name (the model store's `resolve`). */
+  models: { resolve(userId: number, name: string): Promise<ModelRecord | null> };
+  activity: { emit(event: ActivityInput): Promise<unknown> };
   log: Logger;
   /** Models a user may have deployed at once, per plan (deploying beyond swaps out the oldest). */
   limits: Record<Plan, number>;
   /** Refuses a webhook URL the service must not call (SSRF); throws a 400 saying why. */
   checkWebhookTarget: (url: string) => Promise<void>;
-}
-
-export interface Caller {
-  user_id: number;
-  username: string;
-  plan: Plan;
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -41,10 +33,9 @@ const newDeploymentId = () => `dep_${randomBytes(9).toString('base64url')}`;
 export class Deployments {
   constructor(private readonly deps: DeploymentsDeps) {}
 
-  private async ofUser(userId: number): Promise<DeploymentRecord[]> {
-    const keys = await this.deps.kv.keys(`${userId}.>`);
-    const records = await Promise.all(keys.map((k) => this.deps.kv.get(k)));
-    return records.flatMap((r) => (r ? [r.value] : [])).sort((a, b) => a.created_at - b.created_at);
+  /** The view the API writes through (the actor host and delivery read the same). */
+  get view(): DeploymentsView {
+    return this.deps.view;
   }
 
   async deploy(caller: Caller, request: DeployRequest): Promise<DeployResponse> {
@@ -70,12 +61,12 @@ export class Deployments {
       messenger_chat_id: request.messenger_chat_id ?? null,
       created_at: Date.now(),
     };
-    const key = modelKey(caller.user_id, model.model_name);
-    const others = (await this.ofUser(caller.user_id)).filter((d) => d.model_name !== model.model_name);
+    const { view } = this.deps;
+    const others = (await view.ofUser(caller.user_id)).filter((d) => d.model_name !== model.model_name);
     const limit = this.deps.limits[caller.plan];
     const replaced = others.slice(0, Math.max(0, others.length - (limit - 1)));
-    for (const old of replaced) await this.deps.kv.delete(modelKey(old.user_id, old.model_name));
-    await this.deps.kv.put(key, record);
+    for (const old of replaced) await view.remove(old.user_id, old.model_name);
+    await view.put(record);
     this.deps.log.info({ user_id: caller.user_id, model: model.stem, deployment_id: record.deployment_id, channels, replaced: replaced.map((r) => r.stem) }, 'model deployed');
     await this.deps.activity.emit({
       kind: 'DEPLOYED',
@@ -95,35 +86,31 @@ export class Deployments {
 
   /** The caller's deployment of a model (stem or display name); 404 when it is not deployed. */
   async find(userId: number, name: string): Promise<DeploymentRecord> {
-    const deployments = await this.ofUser(userId);
-    const found = deployments.find((d) => d.stem === name) ?? deployments.find((d) => d.model_name === name);
+    const found = await this.deps.view.find(userId, name);
     if (!found) throw new DeploymentNotFoundError(`model "${name}" is not deployed by this key: GET /api/v1/deployed lists yours`);
     return found;
   }
 
   async undeploy(userId: number, name: string): Promise<{ status: 'undeployed'; model: string }> {
     const found = await this.find(userId, name);
-    await this.deps.kv.delete(modelKey(userId, found.model_name));
+    await this.deps.view.remove(userId, found.model_name);
     this.deps.log.info({ user_id: userId, model: found.stem, deployment_id: found.deployment_id }, 'model undeployed');
     return { status: 'undeployed', model: found.stem };
   }
 
   /** Stops a deleted model's deployment (Training.delete calls this); true when there was one. */
   async undeployModel(record: ModelRecord): Promise<boolean> {
-    const key = modelKey(record.user_id, record.model_name);
-    if (!(await this.deps.kv.get(key))) return false;
-    await this.deps.kv.delete(key);
-    return true;
+    return this.deps.view.remove(record.user_id, record.model_name);
   }
 
   /** The webhook_url of the user's most recent deployment that has one (one_shot's `webhook: true`). */
   async lastWebhookUrl(userId: number): Promise<string | null> {
-    const withUrl = (await this.ofUser(userId)).filter((d) => d.webhook_url);
+    const withUrl = (await this.deps.view.ofUser(userId)).filter((d) => d.webhook_url);
     return withUrl.at(-1)?.webhook_url ?? null;
   }
 
   async list(userId: number): Promise<DeployedList> {
-    const deployed = (await this.ofUser(userId)).map((d) => ({
+    const deployed = (await this.deps.view.ofUser(userId)).map((d) => ({
       model: d.stem,
       model_name: d.model_name,
       symbol: d.symbol,

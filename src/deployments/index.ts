@@ -1,27 +1,26 @@
 import { ensureStream, openBucket, type Bus } from '../bus/index.ts';
-import type { ActivityBus } from '../community/index.ts';
 import type { Logger } from '../log.ts';
-import type { ModelStore } from '../training/index.ts';
-import type { Plan } from '../../schemas/accounts.ts';
 import { Buckets, Streams } from '../../schemas/messages.ts';
-import { Deployments } from './deployments.ts';
+import { Deployments, type DeploymentsDeps } from './deployments.ts';
+import { DeploymentsView } from './view.ts';
 
-export { Deployments, type Caller as DeployCaller } from './deployments.ts';
-export { SignalRecorder } from './signal-recorder.ts';
+export { Deployments, type DeploymentsDeps } from './deployments.ts';
+export { DeploymentsView, deploymentKey, type DeploymentChange, type DeploymentIndex, type DeploymentsKv } from './view.ts';
 
-export interface DeploymentsDepsIn {
+/** The view of deployments over their KV bucket (created when missing). */
+export async function openDeployments(bus: Bus, replicas: number): Promise<DeploymentsView> {
+  return new DeploymentsView(await openBucket(bus, Buckets.deployments, replicas));
+}
+
+export interface DeploymentsDepsIn extends Omit<DeploymentsDeps, 'view'> {
   bus: Bus;
-  models: ModelStore;
-  activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   replicas: number;
-  checkWebhookTarget: (url: string) => Promise<void>;
-  limits: Record<Plan, number>;
 }
 
 /** Deployments, the API side: desired state in KV, and the SIGNALS stream the actors publish on. */
 export async function buildDeployments(deps: DeploymentsDepsIn): Promise<Deployments> {
   await ensureStream(deps.bus, Streams.signals, deps.replicas);
-  const kv = await openBucket(deps.bus, Buckets.deployments, deps.replicas);
-  return new Deployments({ kv, models: deps.models, activity: deps.activity, log: deps.log, checkWebhookTarget: deps.checkWebhookTarget, limits: deps.limits });
+  const { bus, replicas, ...rest } = deps;
+  return new Deployments({ ...rest, view: await openDeployments(bus, replicas) });
 }

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
-import { MCP_SESSION_IDLE_MINUTES } from '../mcp/hosted.ts';
+import { MCP_SESSION_IDLE_MINUTES } from '../mcp/index.ts';
 
 export const API_VERSION = '1.0.0';
 

@@ -10,12 +10,11 @@ import {
   type WriteHooks,
 } from './claude/index.ts';
 import type { FromTemplateRequest, GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
-import type { UserRecord } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/messages.ts';
 import { capFor, type GenerationCosts } from './costs.ts';
 import { EventChannel } from './event-channel.ts';
 
 /** Who is generating: enough to charge credits and count caps. */
-export type Caller = Pick<UserRecord, 'user_id' | 'plan'>;
 
 /** One frame of POST /generate/stream. `reset`: drop the text so far (a repair or the offline fallback follows). */
 export type GenerateStreamEvent =

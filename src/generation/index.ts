@@ -7,12 +7,14 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { ClaudeGenerator, strategyChecks } from './claude/index.ts';
 import { generateOffline, offlineTokens, templateRequest } from './offline/index.ts';
-import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
+import type { StrategyRuntime } from '../sandbox/index.ts';
 import { costsFrom, type CostSettings } from './costs.ts';
 import { Generation } from './generation.ts';
 
-export { Generation, type Caller, type GenerateStreamEvent, type GenerationDeps } from './generation.ts';
+export { Generation, type GenerateStreamEvent, type GenerationDeps } from './generation.ts';
 export { capFor, costsFrom, describeCosts, type GenerationCosts } from './costs.ts';
+export { EventChannel } from './event-channel.ts';
+export { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES } from './offline/index.ts';
 
 export type GenerationConfig = CostSettings &
   Pick<

@@ -15,6 +15,8 @@ export { computeIndicators, featureColumns, ohlcColumns, pandasCode, warmupBars,
 export { formatIndicatorData, toColumns, toRows } from './output.ts';
 export { INDICATORS, INDICATOR_LIST, INDICATOR_RULES, indicatorSchema } from './registry.ts';
 export { RSI_SEED_TOLERANCE, SEED_TOLERANCE } from './math.ts';
+export { columnJson, indicatorColumns } from './series-memo.ts';
+export { formatParamValue } from './define.ts';
 export type { Indicator, Ohlc } from './types.ts';
 
 /** The strict indicators object (unknown keys refused), parsed into the list of enabled indicators. */

@@ -1,79 +1,105 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import type { BarCache } from '../market/index.ts';
-import { BarMessage } from '../../schemas/market.ts';
-import type { DeploymentRecord } from '../../schemas/live.ts';
-import { Subjects, type Buckets } from '../../schemas/messages.ts';
-import { LEASE_TTL_SECONDS } from '../../schemas/messages.ts';
+import type { Buckets } from '../../schemas/messages.ts';
+import type { Actor, ActorStats } from './actor.ts';
+import { liveClock, type Clock } from './clock.ts';
 
-/** What the host runs per deployment: an actor fed with bar times, stopped when it loses the deployment. */
-export interface HostedActor {
-  onBar(barTs: number): Promise<void>;
-  stop(): Promise<void>;
+/** The desired state a host follows: the specs of the actors that should run somewhere. */
+export interface DesiredActors<S> {
+  /** Resolves once the current specs are known; `onChange` is told of every change after. */
+  follow(onChange: () => void): Promise<{ all(): S[]; stop(): void }>;
 }
 
-export interface ActorHostDeps {
-  nc: Pick<NatsConnection, 'subscribe'>;
-  deployments: JsonKv<typeof Buckets.deployments.schema>;
+export interface BackoffPolicy {
+  /** Delay before the first restart; doubled per further fault in a row. */
+  baseMs: number;
+  maxMs: number;
+}
+
+export interface ActorHostDeps<S, M> {
+  /** What logs call the actors, their specs and the spec id ("model actor", "deployment", "deployment_id"). */
+  names: { actor: string; spec: string; id: string };
+  desired: DesiredActors<S>;
+  /** The id of a spec: its lease key, stable while the spec means the same actor. */
+  idOf(spec: S): string;
   leases: JsonKv<typeof Buckets.leases.schema>;
-  bars: Pick<BarCache, 'get'>;
-  /** Builds (and catches up) the actor of a deployment. */
-  startActor(deployment: DeploymentRecord): Promise<HostedActor>;
-  /** Drops what the host kept for an undeployed deployment (its saved actor state). */
-  forget?(deploymentId: string): Promise<void>;
+  /** Builds the actor of a spec (not started: the host starts it). */
+  create(spec: S): Promise<Actor<M>>;
+  /** Drops what was kept for an actor whose spec went away (its saved state). */
+  forget?(id: string): Promise<void>;
   log: Logger;
+  clock?: Clock;
   /** How often leases are claimed and renewed (must be well under the lease TTL). */
   renewMs?: number;
+  backoff?: BackoffPolicy;
 }
 
-interface Running {
-  deployment: DeploymentRecord;
-  actor: HostedActor | null;
+interface Running<S, M> {
+  spec: S;
+  actor: Actor<M> | null;
   starting: Promise<void> | null;
+  /** The latest message that arrived while the actor was starting: handed over once it runs. */
+  missed: M | null;
   leaseRevision: number;
   failures: number;
   retryAt: number;
 }
 
+const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60_000 };
+
 /**
- * Runs one actor per deployment, across any number of hosts: a host claims a deployment by
- * creating its lease key (KV, expiring after LEASE_TTL_SECONDS unless renewed) and runs it while it
- * keeps renewing. A host that dies stops renewing; its leases expire and other hosts claim them,
- * and the new actor resumes from the saved state. An actor that faults is stopped and restarted
- * with a backoff; it never silently continues.
+ * Runs one actor per desired spec, across any number of hosts: a host claims a spec by creating
+ * its lease key (KV, expiring after LEASE_TTL_SECONDS unless renewed) and runs it while it keeps
+ * renewing. A host that dies stops renewing; its leases expire and other hosts claim them, and
+ * the new actor resumes from its saved state. An actor that faults (its start or a handle throws)
+ * is stopped and started again after a backoff; it never silently continues.
  */
-export class ActorHost {
+export class ActorHost<S, M> {
   readonly hostId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  /** Deployments by their KV key (one per model); a redeploy replaces the record, hence the id. */
-  private readonly deployments = new Map<string, DeploymentRecord>();
-  private readonly running = new Map<string, Running>();
-  private readonly barSubs = new Map<string, Subscription>();
-  private stopWatch: (() => void) | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly running = new Map<string, Running<S, M>>();
+  private readonly clock: Clock;
+  private desired: { all(): S[]; stop(): void } | null = null;
+  private stopTimer: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
+  private faults = 0;
 
-  constructor(private readonly deps: ActorHostDeps) {}
+  constructor(private readonly deps: ActorHostDeps<S, M>) {
+    this.clock = deps.clock ?? liveClock;
+  }
 
   async start(): Promise<void> {
-    const watch = await this.deps.deployments.watch((key, value) => {
-      if (value) this.deployments.set(key, value);
-      else this.deployments.delete(key);
-      this.kick();
-    });
-    this.stopWatch = () => watch.stop();
-    await watch.ready;
-    this.timer = setInterval(() => this.kick(), this.deps.renewMs ?? 2000);
+    this.desired = await this.deps.desired.follow(() => this.kick());
+    this.stopTimer = this.clock.every(this.deps.renewMs ?? 2000, () => this.kick());
     this.kick();
     await this.ticking;
   }
 
-  /** Deployments this host runs now (tests, metrics). */
+  /** Ids of the actors this host runs now. */
   runningIds(): string[] {
     return [...this.running.entries()].filter(([, r]) => r.actor !== null).map(([id]) => id);
+  }
+
+  /** Reconciles now (rather than at the next renewal); resolves when that pass is done. */
+  async reconcile(): Promise<void> {
+    await this.ticking;
+    this.kick();
+    await this.ticking;
+  }
+
+  /** Hands a message to every running actor whose spec `to` accepts. */
+  dispatch(message: M, to: (spec: S) => boolean): void {
+    for (const [id, run] of this.running) {
+      if (!to(run.spec)) continue;
+      if (run.actor) void this.feed(id, run, message);
+      else if (run.starting) run.missed = message;
+    }
+  }
+
+  stats(): ActorStats {
+    return { running: this.runningIds().length, claimed: this.running.size, faults: this.faults };
   }
 
   private kick(): void {
@@ -83,115 +109,84 @@ export class ActorHost {
       .finally(() => (this.ticking = null));
   }
 
-  /** Reconciles: release what is no longer desired, renew what runs, claim what nobody runs. */
+  /** Releases what is no longer desired, renews what runs, claims what nobody runs. */
   private async tick(): Promise<void> {
-    const desired = new Map([...this.deployments.values()].map((d) => [d.deployment_id, d]));
+    const { leases, idOf, log } = this.deps;
+    const desired = new Map((this.desired?.all() ?? []).map((s) => [idOf(s), s]));
     for (const [id, run] of this.running) {
       if (!desired.has(id)) {
         await this.release(id, run, true);
         await this.deps.forget?.(id);
         continue;
       }
-      const renewed = await this.deps.leases
-        .update(id, { host: this.hostId, renewed_at: Date.now() }, run.leaseRevision)
-        .catch(() => null);
+      const renewed = await leases.update(id, { host: this.hostId, renewed_at: this.clock.now() }, run.leaseRevision).catch(() => null);
       if (renewed === null) {
-        this.deps.log.warn({ deployment_id: id }, 'actor host: lost the lease; stopping the actor');
+        log.warn({ [this.deps.names.id]: id }, `actor host: lost the lease; stopping the ${this.deps.names.actor}`);
         await this.release(id, run, false);
       } else run.leaseRevision = renewed;
     }
-    for (const [id, deployment] of desired) {
+    for (const [id, spec] of desired) {
       if (this.running.has(id) || this.stopped) continue;
-      const revision = await this.deps.leases.create(id, { host: this.hostId, renewed_at: Date.now() });
+      const revision = await leases.create(id, { host: this.hostId, renewed_at: this.clock.now() });
       if (revision === false) continue;
-      const run: Running = { deployment, actor: null, starting: null, leaseRevision: revision, failures: 0, retryAt: 0 };
-      this.running.set(id, run);
-      this.deps.log.info({ deployment_id: id, model: deployment.stem, host: this.hostId }, 'actor host: claimed a deployment');
+      this.running.set(id, { spec, actor: null, starting: null, missed: null, leaseRevision: revision, failures: 0, retryAt: 0 });
+      log.info({ [this.deps.names.id]: id, host: this.hostId }, `actor host: claimed a ${this.deps.names.spec}`);
     }
-    const now = Date.now();
+    const now = this.clock.now();
     for (const [id, run] of this.running) {
       if (!run.actor && !run.starting && now >= run.retryAt) run.starting = this.launch(id, run);
     }
-    this.syncBarSubscriptions();
   }
 
-  private async launch(id: string, run: Running): Promise<void> {
+  private async launch(id: string, run: Running<S, M>): Promise<void> {
+    let actor: Actor<M> | null = null;
     try {
-      const actor = await this.deps.startActor(run.deployment);
+      actor = await this.deps.create(run.spec);
+      await actor.start();
       if (this.running.get(id) !== run || this.stopped) {
         await actor.stop();
         return;
       }
       run.actor = actor;
-      // Catch up on what was missed while nobody ran it.
-      const series = await this.deps.bars.get(run.deployment.symbol, run.deployment.timeframe);
-      const ts = series.columns().ts;
-      if (ts.length) await this.feed(id, run, ts[ts.length - 1]!);
+      const missed = run.missed;
+      run.missed = null;
+      if (missed !== null) void this.feed(id, run, missed);
     } catch (err) {
+      await actor?.stop().catch(() => undefined);
       this.fault(id, run, err);
     } finally {
       run.starting = null;
     }
   }
 
-  private async feed(id: string, run: Running, barTs: number): Promise<void> {
+  private async feed(id: string, run: Running<S, M>, message: M): Promise<void> {
+    const actor = run.actor;
     try {
-      await run.actor?.onBar(barTs);
-      run.failures = 0;
+      await actor?.handle(message);
+      if (run.actor === actor) run.failures = 0;
     } catch (err) {
-      this.fault(id, run, err);
+      if (run.actor === actor) this.fault(id, run, err);
     }
   }
 
-  /** An actor that threw is stopped; the next tick restarts it after a backoff (state reloaded). */
-  private fault(id: string, run: Running, err: unknown): void {
+  /** A faulted actor is stopped; a later tick starts a new one after the backoff. */
+  private fault(id: string, run: Running<S, M>, err: unknown): void {
+    const { baseMs, maxMs } = this.deps.backoff ?? DEFAULT_BACKOFF;
     run.failures++;
-    run.retryAt = Date.now() + Math.min(60_000, 1000 * 2 ** Math.min(6, run.failures - 1));
-    this.deps.log.error({ err, deployment_id: id, failures: run.failures }, 'model actor faulted; restarting it after a backoff');
+    this.faults++;
+    run.retryAt = this.clock.now() + Math.min(maxMs, baseMs * 2 ** Math.min(16, run.failures - 1));
+    this.deps.log.error({ err, [this.deps.names.id]: id, failures: run.failures }, `${this.deps.names.actor} faulted; restarting it after a backoff`);
     const actor = run.actor;
     run.actor = null;
     void actor?.stop().catch(() => undefined);
   }
 
-  private async release(id: string, run: Running, deleteLease: boolean): Promise<void> {
+  private async release(id: string, run: Running<S, M>, deleteLease: boolean): Promise<void> {
     this.running.delete(id);
     await run.starting;
-    await run.actor?.stop().catch((err: unknown) => this.deps.log.warn({ err }, 'actor stop failed'));
+    await run.actor?.stop().catch((err: unknown) => this.deps.log.warn({ err }, `${this.deps.names.actor} stop failed`));
     if (deleteLease) await this.deps.leases.delete(id).catch(() => undefined);
-    this.deps.log.info({ deployment_id: id }, 'actor host: released a deployment');
-  }
-
-  /** One bars subscription per symbol/timeframe that a running actor trades. */
-  private syncBarSubscriptions(): void {
-    const wanted = new Set([...this.running.values()].map((r) => `${r.deployment.symbol}.${r.deployment.timeframe}`));
-    for (const [key, sub] of this.barSubs) {
-      if (!wanted.has(key)) {
-        sub.unsubscribe();
-        this.barSubs.delete(key);
-      }
-    }
-    for (const key of wanted) {
-      if (this.barSubs.has(key)) continue;
-      const [symbol, timeframe] = key.split('.') as [DeploymentRecord['symbol'], DeploymentRecord['timeframe']];
-      this.barSubs.set(
-        key,
-        this.deps.nc.subscribe(Subjects.bars(symbol, timeframe), {
-          callback: (err, msg) => {
-            if (err) return;
-            const bar = BarMessage.safeParse(msg.json());
-            if (bar.success) void this.onBar(bar.data);
-          },
-        }),
-      );
-    }
-  }
-
-  private async onBar(bar: BarMessage): Promise<void> {
-    // The cache may not have applied this bar yet (its own subscription): upsert is idempotent.
-    (await this.deps.bars.get(bar.symbol, bar.timeframe)).upsert(bar);
-    for (const [id, run] of this.running) {
-      if (run.actor && run.deployment.symbol === bar.symbol && run.deployment.timeframe === bar.timeframe) void this.feed(id, run, bar.ts);
-    }
+    this.deps.log.info({ [this.deps.names.id]: id }, `actor host: released a ${this.deps.names.spec}`);
   }
 
   /**
@@ -200,13 +195,9 @@ export class ActorHost {
    */
   async stop(graceful = true): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.stopWatch?.();
-    for (const sub of this.barSubs.values()) sub.unsubscribe();
-    this.barSubs.clear();
+    this.stopTimer?.();
+    this.desired?.stop();
     await this.ticking;
     for (const [id, run] of [...this.running]) await this.release(id, run, graceful);
   }
 }
-
-export { LEASE_TTL_SECONDS };

@@ -1,9 +1,9 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { subscribe, type NatsConnection, type TopicSubscription } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { BarsRepo } from '../store/index.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
-import { BarMessage } from '../../schemas/market.ts';
-import { BarsRebuilt, Subjects } from '../../schemas/messages.ts';
+import type { BarMessage } from '../../schemas/market.ts';
+import { Topics } from '../../schemas/messages.ts';
 import { BarSeries } from './bar-series.ts';
 
 /**
@@ -15,7 +15,8 @@ import { BarSeries } from './bar-series.ts';
 export class BarCache {
   private readonly series = new Map<string, BarSeries>();
   private readonly loading = new Map<string, { promise: Promise<BarSeries>; early: BarMessage[] }>();
-  private readonly subscriptions: Subscription[] = [];
+  private readonly subscriptions: TopicSubscription[] = [];
+  private readonly listeners = new Set<(bar: BarMessage) => void>();
 
   constructor(
     private readonly repo: Pick<BarsRepo, 'load'>,
@@ -25,21 +26,10 @@ export class BarCache {
 
   start(): void {
     this.subscriptions.push(
-      this.nc.subscribe(Subjects.allBars, {
-        callback: (err, msg) => {
-          if (err) return;
-          const parsed = BarMessage.safeParse(msg.json());
-          if (parsed.success) this.apply(parsed.data);
-        },
-      }),
-      this.nc.subscribe(Subjects.barsRebuilt, {
-        callback: (err, msg) => {
-          if (err) return;
-          const parsed = BarsRebuilt.safeParse(msg.json());
-          if (!parsed.success) return;
-          for (const key of [...this.series.keys()]) if (key.startsWith(`${parsed.data.symbol}/`)) this.series.delete(key);
-          this.log.info(parsed.data, 'bar cache dropped a rebuilt symbol');
-        },
+      subscribe({ nc: this.nc }, Topics.bars, Topics.bars.all, (bar) => this.apply(bar)),
+      subscribe({ nc: this.nc }, Topics.barsRebuilt, Topics.barsRebuilt.all, (rebuilt) => {
+        for (const key of [...this.series.keys()]) if (key.startsWith(`${rebuilt.symbol}/`)) this.series.delete(key);
+        this.log.info(rebuilt, 'bar cache dropped a rebuilt symbol');
       }),
     );
   }
@@ -53,6 +43,16 @@ export class BarCache {
     const series = this.series.get(key);
     if (series) series.upsert(bar);
     else this.loading.get(key)?.early.push(bar);
+    for (const listener of this.listeners) listener(bar);
+  }
+
+  /**
+   * Calls `listener` with each closed bar once the cache holds it (a series not loaded yet loads
+   * it from the store, where it was written before it was published). Returns the unsubscribe.
+   */
+  onBar(listener: (bar: BarMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** The series, loading it on first use (concurrent callers share one load). */

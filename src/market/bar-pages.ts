@@ -1,6 +1,6 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import type { BarColumns } from '../store/index.ts';
+import type { SeriesColumns } from '../store/index.ts';
 import { BarPageRequest, Subjects } from '../../schemas/messages.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarCache } from './bar-cache.ts';
@@ -49,7 +49,7 @@ export class NatsBarLoader {
     private readonly maxBars = 20_000,
   ) {}
 
-  async load(symbol: Symbol, timeframe: Timeframe): Promise<BarColumns> {
+  async load(symbol: Symbol, timeframe: Timeframe): Promise<SeriesColumns> {
     const pages: Float64Array[] = [];
     let beforeMs: number | undefined;
     let total = 0;
@@ -66,7 +66,7 @@ export class NatsBarLoader {
       beforeMs = page[0]!;
       if (n < limit) break;
     }
-    const cols: BarColumns = {
+    const cols: SeriesColumns = {
       ts: new Float64Array(total),
       open: new Float64Array(total),
       high: new Float64Array(total),

@@ -1,4 +1,4 @@
-import type { BarColumns } from '../store/index.ts';
+import type { SeriesColumns } from '../store/index.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import { sourceCode } from '../store/index.ts';
@@ -15,7 +15,7 @@ let seriesCount = 0;
 export class BarSeries {
   /** Unique per series object: a reloaded series is another one, whatever its version. */
   readonly id = ++seriesCount;
-  private cols: BarColumns;
+  private cols: SeriesColumns;
   private n: number;
   /** Changes whenever a bar other than a new last one is written: derived values may be stale. */
   version = 0;
@@ -23,7 +23,7 @@ export class BarSeries {
    *  repeated read (the latest bars, by every chart) joins strings instead of printing numbers. */
   private readonly candleJson = new Map<number, string>();
 
-  constructor(initial: BarColumns) {
+  constructor(initial: SeriesColumns) {
     this.cols = initial;
     this.n = initial.ts.length;
   }
@@ -38,7 +38,7 @@ export class BarSeries {
   }
 
   /** Columns trimmed to the bars held (views, not copies). */
-  columns(): BarColumns {
+  columns(): SeriesColumns {
     const c = this.cols;
     const n = this.n;
     return {

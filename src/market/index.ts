@@ -10,12 +10,17 @@ import type { TickSink } from './tick-sink.ts';
 
 export { BarCache } from './bar-cache.ts';
 export { BarSeries } from './bar-series.ts';
-export { StreamingResampler } from './resampler.ts';
-export { INSTRUMENTS, instrument, type Instrument } from './instruments.ts';
-export { TIMEFRAME_MS, bucketOf } from './timeframes.ts';
+export { StreamingResampler, type ResamplerStats } from './resampler.ts';
+export { INSTRUMENTS, instrument, type Instrument } from '../lib/instruments.ts';
+export { TIMEFRAME_MS, bucketOf } from '../lib/timeframes.ts';
 export type { TickSink, SourceStats } from './tick-sink.ts';
 export { TickSequencer } from './tick-sink.ts';
 export { SyntheticMarket } from './synthetic/synthetic-market.ts';
+export { describeSources, ohlcJson, queryWindow } from './ohlc-query.ts';
+export { NatsBarLoader, serveBarPages } from './bar-pages.ts';
+export { TickImporter } from './tick-importer.ts';
+export { startLiveSources, type LiveSources } from './live-sources.ts';
+export { describeImport, runImport } from './import-client.ts';
 
 export interface MarketData {
   ticks: TicksRepo;

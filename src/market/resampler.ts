@@ -1,6 +1,6 @@
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
-import { TIMEFRAME_MS, TIMEFRAMES } from './timeframes.ts';
+import { TIMEFRAME_MS, TIMEFRAMES } from '../lib/timeframes.ts';
 
 /** A bar being built. Field names follow BarMessage; `volumeSum` feeds `volume` at close. */
 interface OpenBar {

@@ -1,10 +1,10 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { publish, type NatsConnection, type Subscription } from '../bus/index.ts';
 import { stat } from 'node:fs/promises';
 import { UnprocessableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BarsRepo, TicksRepo } from '../store/index.ts';
 import { ImportRequest, type ImportResult } from '../../schemas/market.ts';
-import { Subjects } from '../../schemas/messages.ts';
+import { Subjects, Topics } from '../../schemas/messages.ts';
 import { importTickFile } from './import/index.ts';
 
 export interface TickImporterDeps {
@@ -56,7 +56,7 @@ export class TickImporter {
     if (!Number.isFinite(fromMs)) return { symbol, files: reports, rebuilt: null, ticksInSpan: 0 };
     await this.deps.ticks.compact(fromMs, toMs);
     const rebuilt = await this.deps.bars.rebuildFromTicks(symbol, fromMs, toMs);
-    this.deps.nc?.publish(Subjects.barsRebuilt, JSON.stringify({ symbol, ...rebuilt }));
+    if (this.deps.nc) await publish({ nc: this.deps.nc }, Topics.barsRebuilt, [], { symbol, ...rebuilt });
     const ticksInSpan = await this.deps.ticks.count(symbol, rebuilt.fromMs, rebuilt.toMs);
     return { symbol, files: reports, rebuilt, ticksInSpan };
   }

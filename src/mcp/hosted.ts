@@ -10,13 +10,12 @@
  * shown. A client that sends a valid X-API-Key with initialize uses that key instead.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Accounts } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
-import type { App } from '../edge/types.ts';
 import { ApiClient } from './api-client.ts';
 import { buildMcpServer } from './tools.ts';
 
@@ -64,7 +63,7 @@ export const MCP_SESSION_IDLE_MINUTES = 30;
 const DEFAULT_IDLE_MS = MCP_SESSION_IDLE_MINUTES * 60_000;
 
 /** Registers GET, POST and DELETE /mcp (kept out of /openapi.json: the MCP protocol describes it). */
-export function registerMcp(app: App, deps: HostedMcpDeps): McpSessions {
+export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessions {
   const { accounts, config } = deps;
   const idleMs = deps.idleMs ?? DEFAULT_IDLE_MS;
   const maxSessions = deps.maxSessions ?? 1000;
@@ -219,7 +218,7 @@ function rpcError(reply: FastifyReply, status: number, message: string, code?: n
 }
 
 /** http://host:port of the address this app listens on (127.0.0.1 when it listens on every interface). */
-export function listeningUrl(app: App): string {
+export function listeningUrl(app: Pick<FastifyInstance, 'server'>): string {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the service is not listening on a TCP port');
   const any = address.address === '0.0.0.0' || address.address === '::';

@@ -2,7 +2,7 @@ import type { Metering } from '../accounts/index.ts';
 import type { Deployments } from '../deployments/index.ts';
 import { AppError, BadRequestError } from '../errors.ts';
 import type { Generation, GenerateStreamEvent } from '../generation/index.ts';
-import { EventChannel } from '../generation/event-channel.ts';
+import { EventChannel } from '../generation/index.ts';
 import type { Logger } from '../log.ts';
 import type { Training } from '../training/index.ts';
 import type { Channel } from '../../schemas/live.ts';
@@ -13,7 +13,7 @@ import { marketMentioned } from './market-mention.ts';
 
 export interface OneShotDeps {
   generation: Pick<Generation, 'stream'>;
-  training: Pick<Training, 'submit' | 'job'>;
+  training: Pick<Training, 'submit' | 'finished'>;
   deployments: Pick<Deployments, 'deploy' | 'lastWebhookUrl'>;
   metering: Pick<Metering, 'charge' | 'refund' | 'balance'>;
   /** Credits of the pipeline itself (train + deploy), on top of what generation costs; refunded when it fails before deploy. */
@@ -21,8 +21,6 @@ export interface OneShotDeps {
   /** Base URL clients reach the service at (for live_url). */
   publicUrl: () => string;
   log: Logger;
-  /** How often the train job is polled. */
-  pollMs?: number;
 }
 
 /** Honest progress: generation is quick, training is most of the wait, deploy is a few writes. */
@@ -124,13 +122,7 @@ export class OneShot {
     return out;
   }
 
-  private async awaitJob(userId: number, jobId: number, onStage: (stage: string) => void): Promise<JobView> {
-    let last = '';
-    for (;;) {
-      const job = await this.deps.training.job(userId, jobId);
-      if (job.status === 'done' || job.status === 'failed') return job;
-      if (job.stage && job.stage !== last) onStage((last = job.stage));
-      await new Promise((r) => setTimeout(r, this.deps.pollMs ?? 100));
-    }
+  private awaitJob(userId: number, jobId: number, onStage: (stage: string) => void): Promise<JobView> {
+    return this.deps.training.finished(userId, jobId, onStage);
   }
 }

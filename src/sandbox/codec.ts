@@ -3,6 +3,7 @@
  * answers parsed by their schema before any field is used.
  */
 import type { z } from 'zod';
+import type { OhlcColumns } from '../lib/bar-columns.ts';
 import type { FeaturesAnswer } from '../../schemas/sandbox.ts';
 import type { Message } from './protocol.ts';
 import { StrategyJobError, okHeader } from './sandbox-process.ts';
@@ -13,13 +14,7 @@ export interface JobLimits {
 }
 
 /** OHLC columns handed to feature_engineering: epoch ms and prices, one entry per bar. */
-export interface OhlcInput {
-  ts: Float64Array;
-  open: Float64Array;
-  high: Float64Array;
-  low: Float64Array;
-  close: Float64Array;
-}
+export type OhlcInput = OhlcColumns;
 
 export interface FeaturesResult {
   columns: string[];

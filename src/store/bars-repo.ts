@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarMessage, DataSource } from '../../schemas/market.ts';
+import type { BarColumns } from '../lib/bar-columns.ts';
 import { insertRowBinary, selectRowBinary } from './bulk-io.ts';
 import { RowBinaryWriter } from './row-binary.ts';
 
@@ -11,15 +12,9 @@ const STRUCTURE =
 const TIMEFRAME_SECONDS: Record<Timeframe, number> = { '1min': 60, '5min': 300, '15min': 900, '1h': 3600 };
 const SOURCES: readonly DataSource[] = ['synthetic', 'import', 'live'];
 
-/** A bar series as columns, in time order. */
-export interface BarColumns {
-  ts: Float64Array;
-  open: Float64Array;
-  high: Float64Array;
-  low: Float64Array;
-  close: Float64Array;
+/** A stored bar series as columns, in time order: the bar columns plus volume, ticks and source. */
+export interface SeriesColumns extends BarColumns {
   volume: Float64Array;
-  spread: Float64Array;
   ticks: Uint32Array;
   /** Index into SOURCES. */
   source: Uint8Array;
@@ -47,7 +42,7 @@ export class BarsRepo {
   }
 
   /** The stored series in [fromMs, toMs), oldest first. */
-  async load(symbol: Symbol, timeframe: Timeframe, fromMs = 0, toMs = 8.64e15): Promise<BarColumns> {
+  async load(symbol: Symbol, timeframe: Timeframe, fromMs = 0, toMs = 8.64e15): Promise<SeriesColumns> {
     const buffer = await selectRowBinary(
       this.client,
       `SELECT toUnixTimestamp64Milli(ts), open, high, low, close, volume, spread, ticks,
@@ -60,7 +55,7 @@ export class BarsRepo {
     );
     const ROW = 8 * 7 + 4 + 1;
     const n = buffer.byteLength / ROW;
-    const cols: BarColumns = {
+    const cols: SeriesColumns = {
       ts: new Float64Array(n),
       open: new Float64Array(n),
       high: new Float64Array(n),

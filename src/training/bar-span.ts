@@ -1,6 +1,6 @@
 import type { BarSeries } from '../market/index.ts';
 import { BadRequestError } from '../errors.ts';
-import { describeSources } from '../market/ohlc-query.ts';
+import { describeSources } from '../market/index.ts';
 import type { ResponseSource } from '../../schemas/market.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import { MAX_TRAIN_BARS, MIN_TRAIN_BARS } from '../../schemas/training.ts';

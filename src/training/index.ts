@@ -2,7 +2,7 @@ import { openBucket, type Bus } from '../bus/index.ts';
 import type { Metering } from '../accounts/index.ts';
 import type { Logger } from '../log.ts';
 import type { BarCache } from '../market/index.ts';
-import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
+import type { StrategyRuntime } from '../sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { JobStore } from './job-store.ts';
@@ -12,14 +12,14 @@ import { TrainQueue } from './train-queue.ts';
 import { Training } from './training.ts';
 
 export { JobStore, jobView } from './job-store.ts';
-export { ModelStore, modelKey, modelStem } from './model-store.ts';
+export { ModelStore, modelStem } from './model-store.ts';
 export { TrainQueue } from './train-queue.ts';
-export { Training, type Caller } from './training.ts';
+export { Training } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
-export { engineOptions, modelSettings } from './strategy-rules.ts';
-export { featureRows, scoreRows, scoreBars, strategySignals, type FeatureRows } from './scoring.ts';
-export { sliceBars, ohlcInput, intrabarResolver } from './pipeline.ts';
+export { modelSettings } from './strategy-rules.ts';
 export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
+// A job's failure in the strategy's own code (its message is the user's to read).
+export { StrategyJobError } from '../sandbox/index.ts';
 
 export interface TrainingParts {
   training: Training;

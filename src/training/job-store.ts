@@ -29,6 +29,11 @@ export class JobStore {
     if ((await this.jobs.create(String(job.job_id), job)) === false) throw new Error(`job ${job.job_id} exists already`);
   }
 
+  /** Calls `onChange` with the job now and after each change, until `stop`. */
+  watch(jobId: number, onChange: (job: JobRecord | null) => void): Promise<{ stop(): void }> {
+    return this.jobs.watchKey(String(jobId), onChange);
+  }
+
   async get(jobId: number): Promise<JobRecord | null> {
     return (await this.jobs.get(String(jobId)))?.value ?? null;
   }

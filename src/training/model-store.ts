@@ -1,5 +1,5 @@
-import { Objm, type ObjectStore } from '@nats-io/obj';
-import type { Bus, JsonKv } from '../bus/index.ts';
+import { openBlobStore, type BlobStore, type Bus, type JsonKv } from '../bus/index.ts';
+import { userKeysFilter, userNameKey } from '../lib/user-keys.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import { ObjectStores } from '../../schemas/messages.ts';
 import type { ModelRecord, Results, SignalsResponse } from '../../schemas/training.ts';
@@ -14,9 +14,8 @@ export interface ModelArtifacts {
   results: Results;
 }
 
-/** KV keys allow only a few characters: the display name travels hex-encoded. */
-export const modelKey = (userId: number, modelName: string): string =>
-  `${userId}.${Buffer.from(modelName, 'utf8').toString('hex')}`;
+/** The KV key of a user's model (`sf_models`, `sf_signals`) and the prefix of its artifacts. */
+const modelKey = (userId: number, modelName: string): string => userNameKey(userId, modelName);
 
 export const modelStem = (userId: number, symbol: string, timeframe: string, modelName: string): string =>
   `${userId}_${symbol}_${timeframe}_${modelName}`;
@@ -30,12 +29,11 @@ export class ModelStore {
   private constructor(
     private readonly models: Models,
     private readonly signals: Signals,
-    private readonly objects: ObjectStore,
+    private readonly objects: BlobStore,
   ) {}
 
   static async open(bus: Bus, models: Models, signals: Signals, replicas = 1): Promise<ModelStore> {
-    const objects = await new Objm(bus.js).create(ObjectStores.artifacts, { replicas });
-    return new ModelStore(models, signals, objects);
+    return new ModelStore(models, signals, await openBlobStore(bus, ObjectStores.artifacts, replicas));
   }
 
   private static path(record: Pick<ModelRecord, 'user_id' | 'model_name' | 'artifact'>, file: string): string {
@@ -44,9 +42,9 @@ export class ModelStore {
 
   /** Stores the artifacts, then the record (the record is what makes a model visible). */
   async save(record: ModelRecord, artifacts: ModelArtifacts): Promise<ModelRecord | null> {
-    await this.objects.putBlob({ name: ModelStore.path(record, 'model.onnx') }, artifacts.onnx);
-    await this.objects.putBlob({ name: ModelStore.path(record, 'strategy.py') }, Buffer.from(artifacts.code, 'utf8'));
-    await this.objects.putBlob({ name: ModelStore.path(record, 'results.json') }, Buffer.from(JSON.stringify(artifacts.results), 'utf8'));
+    await this.objects.put(ModelStore.path(record, 'model.onnx'), artifacts.onnx);
+    await this.objects.put(ModelStore.path(record, 'strategy.py'), Buffer.from(artifacts.code, 'utf8'));
+    await this.objects.put(ModelStore.path(record, 'results.json'), Buffer.from(JSON.stringify(artifacts.results), 'utf8'));
     const key = modelKey(record.user_id, record.model_name);
     const previous = await this.models.get(key);
     await this.models.put(key, record);
@@ -61,7 +59,7 @@ export class ModelStore {
   }
 
   async list(userId: number): Promise<ModelRecord[]> {
-    const keys = await this.models.keys(`${userId}.>`);
+    const keys = await this.models.keys(userKeysFilter(userId));
     const records = await Promise.all(keys.map((k) => this.models.get(k)));
     return records.flatMap((r) => (r ? [r.value] : [])).sort((a, b) => b.trained_at - a.trained_at);
   }
@@ -115,7 +113,7 @@ export class ModelStore {
   }
 
   private async blob(record: ModelRecord, file: string): Promise<Uint8Array> {
-    const data = await this.objects.getBlob(ModelStore.path(record, file));
+    const data = await this.objects.get(ModelStore.path(record, file));
     if (!data) throw new Error(`model ${record.stem}: ${file} is missing from the artifact store`);
     return data;
   }

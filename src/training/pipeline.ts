@@ -1,14 +1,12 @@
-import { finerBarResolver, runBacktest, type BarColumns, type IntrabarResolver } from '../backtest/index.ts';
+import { runBacktest } from '../backtest/index.ts';
 import { UnprocessableError } from '../errors.ts';
-import { instrument, type BarCache } from '../market/index.ts';
-import type { AnalysisProblem, OhlcInput, StrategyRuntime } from '../sandbox/runtime-pool.ts';
-import { checkStrategyConfig } from '../sandbox/static-check.ts';
-import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { BarCache } from '../market/index.ts';
+import { checkStrategyConfig, type AnalysisProblem, type StrategyRuntime } from '../sandbox/index.ts';
+import { engineOptions, intrabarResolver, loadModel, scoreFeatures, sliceBars, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
 import { buildResults } from './results.ts';
-import { scoreBars, strategySignals, type FeatureRows } from './scoring.ts';
-import { engineOptions, hasFinerBars, modelSettings } from './strategy-rules.ts';
+import { modelSettings } from './strategy-rules.ts';
 
 export interface PipelineDeps {
   runtime: Pick<StrategyRuntime, 'config' | 'analyze' | 'train'>;
@@ -26,27 +24,6 @@ export type TrainPipeline = (job: JobRecord, stage: (name: string) => Promise<vo
 
 /** Generous limits for a whole-history job (the sandbox kills it beyond them). */
 const TRAIN_LIMITS = { timeoutMs: 300_000, memoryMb: 3072 };
-
-/** A view of the series' columns [from, to): what the engine and the sandbox read. */
-export function sliceBars(cols: BarColumns, from: number, to: number): BarColumns {
-  return {
-    ts: cols.ts.subarray(from, to),
-    open: cols.open.subarray(from, to),
-    high: cols.high.subarray(from, to),
-    low: cols.low.subarray(from, to),
-    close: cols.close.subarray(from, to),
-    spread: cols.spread.subarray(from, to),
-  };
-}
-
-export const ohlcInput = (b: BarColumns): OhlcInput => ({ ts: b.ts, open: b.open, high: b.high, low: b.low, close: b.close });
-
-/** The 1-minute bars that settle SL-vs-TP inside coarser bars, when the timeframe has them. */
-export async function intrabarResolver(bars: Pick<BarCache, 'get'>, symbol: Symbol, timeframe: Timeframe): Promise<IntrabarResolver | null> {
-  if (!hasFinerBars(timeframe)) return null;
-  const finer = await bars.get(symbol, '1min');
-  return finer.length ? finerBarResolver(finer.columns()) : null;
-}
 
 function describeProblems(problems: AnalysisProblem[]): string {
   return problems.map((p) => (p.columns.length ? `${p.message} (columns: ${p.columns.join(', ')})` : p.message)).join('; ');
@@ -72,22 +49,22 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const check = checkStrategyConfig(await deps.runtime.config(code));
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
     const fitBars = sliceBars(bars, 0, fitRows);
-    const analysis = await deps.runtime.analyze(code, ohlcInput(fitBars), TRAIN_LIMITS);
+    const analysis = await deps.runtime.analyze(code, fitBars, TRAIN_LIMITS);
     if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
     const warmup = analysis.warmup ?? 0;
 
     await stage('training');
-    const trained = await deps.runtime.train(code, ohlcInput(bars), { trainSplit: request.train_split, warmup, fitRows }, TRAIN_LIMITS);
+    const trained = await deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, TRAIN_LIMITS);
     const config = trained.config;
     const settings = modelSettings(request, config);
 
     await stage('backtesting');
     const features: FeatureRows = { names: trained.features, matrix: trained.matrix, rows: trained.probaUp.length, offset: trained.warmup };
     const n = bars.ts.length;
-    const pUp = await scoreBars(trained.onnx, features, n);
-    const inst = instrument(symbol);
-    const { signals, mask } = strategySignals(bars, pUp, settings.confidence_threshold, config, features, inst);
-    const options = engineOptions(symbol, timeframe, config, settings, await intrabarResolver(deps.bars, symbol, timeframe));
+    const spec: ScoringSpec = { symbol, timeframe, features: trained.features, config, settings };
+    const scorer = await loadModel(trained.onnx);
+    const { pUp, signals, mask } = await scoreFeatures(scorer, spec, bars, features).finally(() => scorer.close());
+    const options = engineOptions(spec, await intrabarResolver(deps.bars, symbol, timeframe));
     const ranges = {
       train: { from: trained.warmup, to: trained.warmup + trained.rowsTrain },
       test: { from: trained.splitIndex, to: fitRows },

@@ -1,6 +1,6 @@
 import { equityCurve, drawdownSeries, toTradeRecords, tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
-import type { TrainResult } from '../sandbox/runtime-pool.ts';
+import type { TrainResult } from '../sandbox/index.ts';
 import type { ResponseSource } from '../../schemas/market.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';

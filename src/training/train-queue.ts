@@ -1,7 +1,5 @@
-import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
-import { ensureStream, type Bus } from '../bus/index.ts';
-import { Streams, Subjects, TRAINER_CONSUMER } from '../../schemas/messages.ts';
+import { ensureConsumer, ensureStream, publish, puller, type Bus, type Delivered, type Puller } from '../bus/index.ts';
+import { Consumers, Streams, Topics } from '../../schemas/messages.ts';
 import { TrainJobMessage } from '../../schemas/training.ts';
 
 /**
@@ -17,21 +15,7 @@ export class TrainQueue {
 
   static async open(bus: Bus, { ackWaitMs, replicas = 1 }: { ackWaitMs: number; replicas?: number }): Promise<TrainQueue> {
     await ensureStream(bus, Streams.trainJobs, replicas);
-    const config = {
-      durable_name: TRAINER_CONSUMER,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(ackWaitMs),
-      filter_subject: Subjects.trainJob,
-      // Attempts are counted by the trainer (it fails a job after repeated interruptions).
-      max_deliver: -1,
-    };
-    try {
-      await bus.jsm.consumers.info(Streams.trainJobs.name, TRAINER_CONSUMER);
-      await bus.jsm.consumers.update(Streams.trainJobs.name, TRAINER_CONSUMER, { ack_wait: config.ack_wait });
-    } catch {
-      await bus.jsm.consumers.add(Streams.trainJobs.name, config);
-    }
+    await ensureConsumer(bus, Consumers.trainer, { ackWaitMs });
     return new TrainQueue(bus, ackWaitMs);
   }
 
@@ -40,17 +24,15 @@ export class TrainQueue {
   }
 
   async publish(jobId: number): Promise<void> {
-    await this.bus.js.publish(Subjects.trainJob, JSON.stringify(TrainJobMessage.parse({ job_id: jobId })), {
-      msgID: `train-${jobId}`,
-    });
+    await publish(this.bus, Topics.trainJob, [], { job_id: jobId }, { msgID: `train-${jobId}` });
   }
 
-  async consumer(): Promise<Consumer> {
-    return this.bus.js.consumers.get(Streams.trainJobs.name, TRAINER_CONSUMER);
+  async consumer(): Promise<Puller> {
+    return puller(this.bus, Consumers.trainer);
   }
 
   /** The job id a message carries, or null for a malformed one. */
-  static jobId(msg: JsMsg): number | null {
+  static jobId(msg: Pick<Delivered, 'json'>): number | null {
     try {
       const parsed = TrainJobMessage.safeParse(msg.json());
       return parsed.success ? parsed.data.job_id : null;

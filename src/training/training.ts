@@ -3,12 +3,10 @@ import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
 import { BadRequestError, JobNotFoundError, ModelNotFoundError, StrategyRejectedError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
-import { instrument, type BarCache } from '../market/index.ts';
+import type { BarCache } from '../market/index.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
-import { readCodeHeader } from '../sandbox/code-header.ts';
-import type { StrategyRuntime } from '../sandbox/runtime-pool.ts';
-import { checkStrategyCode } from '../sandbox/static-check.ts';
-import type { Plan } from '../../schemas/accounts.ts';
+import { readCodeHeader, checkStrategyCode, type StrategyRuntime } from '../sandbox/index.ts';
+import type { Caller } from '../../schemas/messages.ts';
 import type {
   DeletedModel,
   JobView,
@@ -20,10 +18,8 @@ import type {
 } from '../../schemas/training.ts';
 import { jobView, type JobStore } from './job-store.ts';
 import { modelStem, type ModelStore } from './model-store.ts';
-import { intrabarResolver, ohlcInput, sliceBars } from './pipeline.ts';
 import { signalPoints } from './results.ts';
-import { featureRows, scoreBars, strategySignals } from './scoring.ts';
-import { engineOptions } from './strategy-rules.ts';
+import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type FeatureComputer } from '../scoring/index.ts';
 import type { TrainQueue } from './train-queue.ts';
 
 export interface TrainingDeps {
@@ -38,13 +34,9 @@ export interface TrainingDeps {
   undeploy?: (record: ModelRecord) => Promise<boolean>;
 }
 
-export interface Caller {
-  user_id: number;
-  username: string;
-  plan: Plan;
-}
-
 const DAY_MS = 86_400_000;
+/** Limits of the features job of one /predict call. */
+const PREDICT_LIMITS = { timeoutMs: 120_000, memoryMb: 2048 };
 /** Bars one /predict call scores at most. */
 export const MAX_PREDICT_BARS = 50_000;
 
@@ -122,6 +114,33 @@ export class Training {
     return jobView(job);
   }
 
+  /**
+   * Resolves with the caller's job once it is done or failed, telling `onStage` each new stage on
+   * the way (a watch of the job's key: every change, none polled for).
+   */
+  async finished(userId: number, jobId: number, onStage: (stage: string) => void = () => undefined): Promise<JobView> {
+    await this.job(userId, jobId);
+    return new Promise<JobView>((resolve) => {
+      let last = '';
+      let done: JobView | null = null;
+      let watch: { stop(): void } | null = null;
+      void this.deps.jobs
+        .watch(jobId, (job) => {
+          if (!job || done) return;
+          if (job.stage && job.stage !== last) onStage((last = job.stage));
+          if (job.status === 'done' || job.status === 'failed') {
+            done = jobView(job);
+            watch?.stop();
+            resolve(done);
+          }
+        })
+        .then((w) => {
+          watch = w;
+          if (done) w.stop();
+        });
+    });
+  }
+
   async model(userId: number, name: string): Promise<ModelRecord> {
     const record = await this.deps.models.resolve(userId, name);
     if (!record) throw new ModelNotFoundError(`no model "${name}" for this key: GET /api/v1/models lists yours (by stem or model_name)`);
@@ -182,15 +201,11 @@ export class Training {
     const lead = Math.min(from, record.warmup);
     const bars = sliceBars(all, from - lead, to);
     const code = await this.deps.models.code(record);
-    const f = await this.deps.runtime.features(code, ohlcInput(bars), { timeoutMs: 120_000, memoryMb: 2048 });
-    if (f.columns.join('\u0000') !== record.features.join('\u0000')) {
-      throw new BadRequestError('the strategy produced other feature columns than at training; retrain the model');
-    }
+    const compute: FeatureComputer = (window) => this.deps.runtime.features(code, window, PREDICT_LIMITS);
+    const scorer = await loadModel(await this.deps.models.onnx(record));
     // Rows before `lead` lack their warm-up: they stay unscored (flat).
-    const features = featureRows(f, lead);
-    const pUp = await scoreBars(await this.deps.models.onnx(record), features, bars.ts.length);
-    const { signals, mask } = strategySignals(bars, pUp, record.settings.confidence_threshold, record.config, features, instrument(record.symbol));
-    const options = engineOptions(record.symbol, record.timeframe, record.config, record.settings, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
+    const { pUp, signals, mask } = await scoreWindow(compute, scorer, record, bars, lead).finally(() => scorer.close());
+    const options = engineOptions(record, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
     const range = { from: lead, to: bars.ts.length };
     const run = runBacktest(options, bars, signals, range, mask);
     const stats = tradeStats(run.trades, record.settings.capital);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { finerBarResolver, PositionEngine, runBacktest, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { columns, flat, H, options, T0, type Row } from './fixtures.ts';
 
 

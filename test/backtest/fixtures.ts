@@ -3,7 +3,7 @@
  * (New York on EST, so the 17:00 rollover is 22:00 UTC); 1 lot = 100,000 units, 1 pip = 10 USD.
  */
 import { toBarColumns, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 
 export const H = 3_600_000;
 export const T0 = Date.UTC(2024, 0, 8, 0); // Monday

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contractSize, levelDistance, usdLeg, usdPnl } from '../../src/backtest/index.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 
 const near = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≠ ${b}`);
 

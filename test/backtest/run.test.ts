@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type EngineOptions, type Level } from '../../src/backtest/index.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 
 const M15 = 900_000;
 const H = 3_600_000;

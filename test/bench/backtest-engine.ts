@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { loadavg } from 'node:os';
 import { runBacktest, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2016.csv.gz';

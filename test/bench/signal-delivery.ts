@@ -46,7 +46,8 @@ export const benchmark: Benchmark = {
     const receiver = await startWebhookReceiver();
     ctx.defer(() => receiver.stop());
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'loopback', LOG_LEVEL: 'warn' });
-    const actor = await DeliveryActor.start({ bus, config, log });
+    const actor = new DeliveryActor({ bus, config, log });
+    await actor.start();
     ctx.defer(() => actor.stop());
 
     const records: DeploymentRecord[] = [];

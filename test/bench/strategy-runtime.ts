@@ -8,7 +8,7 @@
 import { createLogger } from '../../src/log.ts';
 import { StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 import { checkStrategyCode, checkStrategyConfig } from '../../src/sandbox/static-check.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
 import type { BarMessage } from '../../schemas/market.ts';

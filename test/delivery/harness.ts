@@ -37,7 +37,12 @@ export async function startHarness(env: Record<string, string>, lookup?: HostLoo
   await ensureStream(bus, Streams.signals);
   const deployments = await openBucket(bus, Buckets.deployments);
   let config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'loopback', ...env });
-  let actor: DeliveryActor | null = await DeliveryActor.start({ bus, config, log, ...(lookup ? { lookup } : {}) });
+  const startDelivery = async (cfg: Config) => {
+    const started = new DeliveryActor({ bus, config: cfg, log, ...(lookup ? { lookup } : {}) });
+    await started.start();
+    return started;
+  };
+  let actor: DeliveryActor | null = await startDelivery(config);
   const api = await buildDeliveryApi({ bus, config, log });
   const self: Harness = {
     bus,
@@ -56,7 +61,7 @@ export async function startHarness(env: Record<string, string>, lookup?: HostLoo
     },
     async startActor(more = {}) {
       config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'loopback', ...env, ...more });
-      actor = await DeliveryActor.start({ bus, config, log, ...(lookup ? { lookup } : {}) });
+      actor = await startDelivery(config);
     },
     async restartActor(more = {}) {
       await self.stopActor();

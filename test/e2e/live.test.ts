@@ -1,16 +1,13 @@
 /**
- * Deploy → a model actor scores bars and publishes signals → SSE; live = backtest parity; a host
- * that dies hands its deployments to another. Real service, real NATS, real sandboxed Python.
+ * Deploy → a model actor scores bars and publishes signals → SSE; a host that dies hands its
+ * deployments to another. Real service, real NATS, real sandboxed Python. (Live = backtest
+ * parity, on a replay clock without the service: test/parity/live-backtest.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openBucket } from '../../src/bus/index.ts';
-import { ModelActor, FeatureSources } from '../../actors/model/index.ts';
 import { eventually, secondActorHost, storedSignals } from '../helpers/live.ts';
-import { createLogger } from '../../src/log.ts';
 import { SignalsRepo } from '../../src/store/index.ts';
-import { DeployResponse, DeployedList, SignalEvent } from '../../schemas/live.ts';
-import { Buckets } from '../../schemas/messages.ts';
+import { DeployResponse, DeployedList } from '../../schemas/live.ts';
 import { Results } from '../../schemas/training.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
 import { lastTwoTradingDays, trainModel } from '../helpers/training.ts';
@@ -20,87 +17,17 @@ const ENV = { HISTORY_DAYS: '4' };
 describe('live signals', () => {
   let sf: TestService;
   let key: string;
-  let userId: number;
   let results: Results;
 
   before(async () => {
     sf = await startTestService(ENV);
     const minted = await sf.mintKey('live_trader');
     key = minted.api_key;
-    userId = minted.user_id;
     const [endDay] = await lastTwoTradingDays(sf, key);
     await trainModel(sf, key, { end_date: endDay });
     results = Results.parse((await sf.api('GET', '/api/v1/results/Model%201', { key })).body);
   });
   after(() => sf.stop());
-
-  it('replaying the post-cutoff bars through a ModelActor, bar by bar, gives the backtest’s trades exactly', async () => {
-    const post = results.spans.post_cutoff!;
-    const { models } = sf.service.training;
-    const model = (await models.resolve(userId, 'Model 1'))!;
-    const [onnx, code] = await Promise.all([models.onnx(model), models.code(model)]);
-    const state = await openBucket(sf.service.bus, Buckets.actorState);
-    const series = await sf.service.market.cache.get('EURUSD', '1min');
-    const ts = series.columns().ts;
-    const from = series.lowerBound(Date.parse(post.from));
-    const to = series.lowerBound(Date.parse(post.to) + 1);
-    const features = new FeatureSources(sf.service.runtime, 1, createLogger('silent'));
-    const deployment = {
-      deployment_id: 'dep_parity',
-      user_id: userId,
-      username: 'live_trader',
-      model_name: model.model_name,
-      stem: model.stem,
-      symbol: model.symbol,
-      timeframe: model.timeframe,
-      channels: ['sse' as const],
-      webhook_url: null,
-      webhook_secret: null,
-      messenger_chat_id: null,
-      created_at: Date.now(),
-    };
-    const events: SignalEvent[] = [];
-    const start = () =>
-      ModelActor.start({
-        deployment,
-        model,
-        onnx,
-        features: features.acquire(userId, code),
-        bars: sf.service.market.cache,
-        state,
-        publish: async (e) => void events.push(SignalEvent.parse(e)),
-        activity: { emit: async () => 0 },
-        log: createLogger('silent'),
-        startAfterTs: ts[from - 1]!,
-      });
-    let actor = await start();
-    const half = from + Math.floor((to - from) / 2);
-    for (let i = from; i < to; i++) {
-      if (i === half) {
-        // A restart in the middle: the next actor resumes from the saved state.
-        await actor.stop();
-        actor = await start();
-      }
-      await actor.onBar(ts[i]!);
-    }
-    await actor.stop();
-    await state.delete('dep_parity');
-
-    const closes = events.filter((e) => e.action === 'close');
-    const expected = results.pred_trade_log.filter((t) => t.exit_reason !== 'end');
-    assert.ok(expected.length >= 3, `enough trades to compare (${expected.length})`);
-    assert.deepEqual(
-      closes.map((e) => [e.side, e.bar_time, e.price, e.reason, e.pnl]),
-      expected.map((t) => [t.side, t.exit_time, t.exit_price, t.exit_reason, t.pnl]),
-    );
-    // Each entry was announced at the close of the bar before its fill (the previous stored bar: gaps exist).
-    const opens = events.filter((e) => e.action === 'open');
-    for (const t of results.pred_trade_log) {
-      const signalBar = ts[series.lowerBound(Date.parse(t.entry_time)) - 1]!;
-      assert.ok(opens.some((o) => o.side === t.side && Date.parse(o.bar_time) === signalBar), `open announced for ${t.entry_time}`);
-    }
-    assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'signal ids are unique');
-  });
 
   it('POST /deploy runs the model as an actor that publishes signals; GET /deployed lists it; SSE streams them', async () => {
     const res = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1', channels: ['sse'] } });

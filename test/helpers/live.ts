@@ -21,6 +21,7 @@ export async function storedSignals(sf: TestService, deploymentId: string): Prom
 export function secondActorHost(sf: TestService) {
   return buildModelHost({
     bus: sf.service.bus,
+    deployments: sf.service.deployments.view,
     models: sf.service.training.models,
     bars: sf.service.market.cache,
     runtime: sf.service.runtime,

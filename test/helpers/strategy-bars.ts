@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
-import { INSTRUMENTS } from '../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
-import { TIMEFRAME_MS } from '../../src/market/timeframes.ts';
+import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
 const FX_DIR = new URL('../../../shared/data/fx/histdata_m1/normalized/', import.meta.url);

@@ -15,8 +15,8 @@ import { createLogger } from '../../src/log.ts';
 import { importTickFile } from '../../src/market/import/index.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { TickImporter } from '../../src/market/tick-importer.ts';
-import { TIMEFRAMES } from '../../src/market/timeframes.ts';
-import { BarsRepo, openClickHouse, TicksRepo, type BarColumns, type ClickHouseClient } from '../../src/store/index.ts';
+import { TIMEFRAMES } from '../../src/lib/timeframes.ts';
+import { BarsRepo, openClickHouse, TicksRepo, type SeriesColumns, type ClickHouseClient } from '../../src/store/index.ts';
 import { VENDOR_TICK_CASES } from '../helpers/vendor-ticks.ts';
 
 const DATA = '../shared/data/fx/lean_quotes_2014-05-01_09';
@@ -35,7 +35,7 @@ function manifestRows(file: string): number {
 type Row = [ts: number, open: number, high: number, low: number, close: number, volume: number, ticks: number, spread: number];
 const fromMessages = (bars: readonly BarMessage[]): Row[] =>
   bars.map((b) => [b.ts, b.open, b.high, b.low, b.close, b.volume, b.ticks, b.spread]);
-const fromColumns = (c: BarColumns): Row[] =>
+const fromColumns = (c: SeriesColumns): Row[] =>
   Array.from(c.ts, (ts, i) => [ts, c.open[i]!, c.high[i]!, c.low[i]!, c.close[i]!, c.volume[i]!, c.ticks[i]!, c.spread[i]!]);
 
 /** The first row where two series differ, for a readable failure. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES } from '../../generation/offline/index.ts';
+import { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES } from '../../generation/index.ts';
 import { ExamplesQuery, ExamplesResponse, PosRules, PresetsResponse } from '../../../schemas/generation.ts';
 import type { App } from '../types.ts';
 

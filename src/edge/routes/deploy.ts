@@ -1,4 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '../../bus/index.ts';
 import type { Deployments } from '../../deployments/index.ts';
 import { DeployedList, DeployParams, DeployRequest, DeployResponse, SignalEvent, UndeployResponse } from '../../../schemas/live.ts';
 import { Subjects } from '../../../schemas/messages.ts';

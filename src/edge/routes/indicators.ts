@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { featureColumns, formatIndicatorData, IndicatorsRequest, warmupBars } from '../../indicators/index.ts';
-import { columnJson, indicatorColumns } from '../../indicators/series-memo.ts';
+import { columnJson, indicatorColumns } from '../../indicators/index.ts';
 import type { BarSeries, MarketData } from '../../market/index.ts';
-import { describeSources } from '../../market/ohlc-query.ts';
+import { describeSources } from '../../market/index.ts';
 import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
 import { ResponseSource } from '../../../schemas/market.ts';
 import { Symbol, Timeframe } from '../../../schemas/common.ts';

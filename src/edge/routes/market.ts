@@ -1,5 +1,5 @@
 import type { MarketData } from '../../market/index.ts';
-import { describeSources, ohlcJson, queryWindow } from '../../market/ohlc-query.ts';
+import { describeSources, ohlcJson, queryWindow } from '../../market/index.ts';
 import { ResponseCache } from '../response-cache.ts';
 import { sourceCode } from '../../store/index.ts';
 import { MarketQuery, OhlcResponse, TicksResponse } from '../../../schemas/market.ts';

@@ -1,5 +1,4 @@
-import { checkStrategyCode, checkStrategyConfig } from '../../sandbox/static-check.ts';
-import { StrategyJobError, type StrategyRuntime } from '../../sandbox/runtime-pool.ts';
+import { checkStrategyCode, checkStrategyConfig, StrategyJobError, type StrategyRuntime } from '../../sandbox/index.ts';
 import type { CheckResult } from '../../../schemas/strategy.ts';
 
 /** Checks generated code: every violation at once (ok iff none). */

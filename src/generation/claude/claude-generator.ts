@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../../log.ts';
-import { codeHeader } from '../../sandbox/code-header.ts';
+import { codeHeader } from '../../sandbox/index.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import type { StaticViolation } from '../../../schemas/strategy.ts';
 import type { StrategyCheck } from './checks.ts';

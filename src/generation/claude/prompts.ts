@@ -3,7 +3,7 @@
  * carries the checker's violations back.
  */
 import { INDICATOR_RULES, pandasCode } from '../../indicators/index.ts';
-import { codeHeader } from '../../sandbox/code-header.ts';
+import { codeHeader } from '../../sandbox/index.ts';
 import { parseIndicators } from '../../../schemas/indicators.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import type { StaticViolation } from '../../../schemas/strategy.ts';

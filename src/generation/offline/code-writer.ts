@@ -5,7 +5,7 @@
  * printable; every Python string literal is built from the intent and escaped to ASCII.
  */
 import type { GenerateRequest } from '../../../schemas/generation.ts';
-import { codeHeader } from '../../sandbox/code-header.ts';
+import { codeHeader } from '../../sandbox/index.ts';
 import { describeCondition, instanceLabel } from './features.ts';
 import type { FeaturePlan } from './features.ts';
 import { TEXT_FIELDS, type RiskLevel, type Setting, type StrategyIntent } from './intent.ts';

@@ -7,7 +7,7 @@
  * code is written, so the intent lists exactly the columns the code adds.
  */
 import { INDICATORS, pandasCode } from '../../indicators/index.ts';
-import { formatParamValue } from '../../indicators/define.ts';
+import { formatParamValue } from '../../indicators/index.ts';
 import type { Condition, Instance, Operand } from './intent.ts';
 
 export interface FeatureBlock {

@@ -6,8 +6,8 @@
  * take_profit in risk_unit pips/usd/pct overrides them exactly, per trade, at the real price).
  */
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
-import { INSTRUMENTS } from '../../market/instruments.ts';
-import { TIMEFRAME_MS } from '../../market/timeframes.ts';
+import { INSTRUMENTS } from '../../lib/instruments.ts';
+import { TIMEFRAME_MS } from '../../lib/timeframes.ts';
 
 /** Schema bounds of stop_loss / take_profit (exclusive 0, inclusive 0.2). */
 export const MAX_RATIO = 0.2;

@@ -1,6 +1,6 @@
 import { UnprocessableError } from '../../errors.ts';
 import { isBlank, num, quote, wrongColumnCount } from './cells.ts';
-import { NEW_YORK_FIRST_YEAR, newYorkWallToUtc } from './new-york-time.ts';
+import { NEW_YORK_FIRST_YEAR, newYorkWallToUtc } from '../../lib/new-york-time.ts';
 import { digits, utcFromFields } from './timestamps.ts';
 import type { ParseResult, TickFormatSpec, TickLineParser } from './types.ts';
 

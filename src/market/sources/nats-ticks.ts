@@ -13,7 +13,7 @@
  * Scaling out: do not use a queue group; it would spread one symbol over several processes and
  * break its order. Give each process its own `symbols` instead.
  */
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '../../bus/index.ts';
 import { SYMBOLS, type Symbol } from '../../../schemas/common.ts';
 import { Subjects } from '../../../schemas/messages.ts';
 import type { Logger } from '../../log.ts';

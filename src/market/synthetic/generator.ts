@@ -1,5 +1,5 @@
 import type { GeneratorState, Tick } from '../../../schemas/market.ts';
-import type { Instrument } from '../instruments.ts';
+import type { Instrument } from '../../lib/instruments.ts';
 import { Prng, seedState } from './prng.ts';
 import { activity, isOpen, nextOpen, spreadFactor } from './seasonality.ts';
 

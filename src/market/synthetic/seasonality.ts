@@ -1,4 +1,4 @@
-import type { Instrument } from '../instruments.ts';
+import type { Instrument } from '../../lib/instruments.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.ts';
 import type { BarsRepo, TicksRepo } from '../../store/index.ts';
 import type { Symbol } from '../../../schemas/common.ts';
 import type { BarMessage, GeneratorState, SyntheticCheckpoint, Tick } from '../../../schemas/market.ts';
-import { instrument } from '../instruments.ts';
+import { instrument } from '../../lib/instruments.ts';
 import { StreamingResampler } from '../resampler.ts';
 import type { TickSink } from '../tick-sink.ts';
 import { SyntheticTickGenerator, initialState } from './generator.ts';

@@ -6,7 +6,7 @@
  */
 import { connect } from '@nats-io/transport-node';
 import { SYMBOLS } from '../../../schemas/common.ts';
-import { INSTRUMENTS } from '../../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
 import { Subjects } from '../../../schemas/messages.ts';
 
 const [url, secondsArg, batchArg, rateArg] = process.argv.slice(2);

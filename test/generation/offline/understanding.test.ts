@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
-import { INSTRUMENTS } from '../../../src/market/instruments.ts';
+import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
 import { generateOffline } from '../../../src/generation/offline/index.ts';
 
 type Req = Omit<Partial<GenerateRequest>, 'symbol' | 'timeframe'>;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Symbol } from '../../../schemas/common.ts';
 import { SyntheticCheckpoint, type GeneratorState, type Tick } from '../../../schemas/market.ts';
-import { instrument } from '../../../src/market/instruments.ts';
+import { instrument } from '../../../src/lib/instruments.ts';
 import { SyntheticTickGenerator, initialState } from '../../../src/market/synthetic/generator.ts';
 
 const HOUR = 3_600_000;

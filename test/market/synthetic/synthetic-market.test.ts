@@ -19,12 +19,12 @@ import type { BarMessage, GeneratorState, SyntheticCheckpoint, Tick } from '../.
 import { Buckets } from '../../../schemas/messages.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../../src/bus/index.ts';
 import { createLogger } from '../../../src/log.ts';
-import { instrument } from '../../../src/market/instruments.ts';
+import { instrument } from '../../../src/lib/instruments.ts';
 import { StreamingResampler } from '../../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../../src/market/synthetic/generator.ts';
 import { SyntheticMarket } from '../../../src/market/synthetic/synthetic-market.ts';
 import type { TickSink } from '../../../src/market/tick-sink.ts';
-import { TIMEFRAMES } from '../../../src/market/timeframes.ts';
+import { TIMEFRAMES } from '../../../src/lib/timeframes.ts';
 import { BarsRepo, openClickHouse, selectRows, TicksRepo, type ClickHouseClient } from '../../../src/store/index.ts';
 
 const HOUR = 3_600_000;

@@ -1,7 +1,8 @@
 /** The signal stage: thresholds and the entry mask (session, min NATR, trend). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entryMask, natr, toSignals, toBarColumns } from '../../src/backtest/index.ts';
+import { toBarColumns } from '../../src/backtest/index.ts';
+import { entryMask, natr, toSignals } from '../../src/scoring/index.ts';
 import { INDICATORS } from '../../src/indicators/index.ts';
 
 test('toSignals: p ≥ t long, p ≤ 1 − t short, else flat; NaN flat', () => {

@@ -3,7 +3,7 @@
  *
  * Why not Intl: Intl only goes UTC → local; local → UTC would need a guess-and-check of
  * `formatToParts` calls (microseconds each) on every row, and results would depend on the ICU
- * build. The US rule is two lines per era; test/market/import/new-york-time.test.ts checks it
+ * build. The US rule is two lines per era; test/lib/new-york-time.test.ts checks it
  * against Intl's America/New_York hour by hour around every transition from 1987 to 2037.
  *
  *   2007 →     EDT from the 2nd Sunday of March 02:00 EST to the 1st Sunday of November 02:00 EDT

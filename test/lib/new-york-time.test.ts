@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newYorkWallToUtc } from '../../../src/market/import/new-york-time.ts';
+import { newYorkWallToUtc } from '../../src/lib/new-york-time.ts';
 
 const HOUR = 3_600_000;
 const ny = new Intl.DateTimeFormat('en-US', {

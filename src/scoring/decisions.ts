@@ -1,15 +1,11 @@
 /**
- * The signal stage: model probabilities → −1/0/1 signals, and the per-bar entry mask from the
+ * The decision stage: model probabilities → −1/0/1 signals, and the per-bar entry mask from the
  * strategy_config filters (session_filter, min_atr, trend_filter). Both belong to the bar whose
  * close produced them; the engine acts on them at the next open.
  */
+import { BOTH_ALLOWED, LONG_ALLOWED, SHORT_ALLOWED, type BarColumns } from '../backtest/index.ts';
 import { INDICATORS } from '../indicators/index.ts';
-import type { Instrument } from '../market/instruments.ts';
-import type { BarColumns } from './types.ts';
-
-export const LONG_ALLOWED = 1;
-export const SHORT_ALLOWED = 2;
-export const BOTH_ALLOWED = LONG_ALLOWED | SHORT_ALLOWED;
+import type { Instrument } from '../lib/instruments.ts';
 
 /**
  * p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long).

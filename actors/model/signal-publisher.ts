@@ -1,0 +1,10 @@
+import { publish, type Bus } from '../../src/bus/index.ts';
+import type { SignalEvent } from '../../schemas/live.ts';
+import { Topics } from '../../schemas/messages.ts';
+
+/** Publishes a signal on its deployment's subject; msgID = its id, so a replayed bar publishes nothing twice. */
+export function signalPublisher(bus: Bus): (event: SignalEvent) => Promise<void> {
+  return async (event) => {
+    await publish(bus, Topics.signal, [event.deployment_id], event, { msgID: event.id });
+  };
+}

@@ -1,0 +1,1 @@
+export { SignalRecorder, type SignalRecorderDeps } from './signal-recorder.ts';

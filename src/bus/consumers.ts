@@ -1,0 +1,95 @@
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { ConsumerSpec } from '../../schemas/messages.ts';
+import type { Bus } from './connection.ts';
+
+/** A message delivered by a durable consumer; acknowledge it once its work is done. */
+export interface Delivered {
+  subject: string;
+  /** Its stream sequence. */
+  seq: number;
+  /** 1 on the first delivery, more when it came again (not acknowledged in time, or nak'ed). */
+  deliveryCount: number;
+  data: Uint8Array;
+  json(): unknown;
+  ack(): void;
+  /** Deliver it again, after `delayMs` when given. */
+  nak(delayMs?: number): void;
+  /** Never deliver it again. */
+  term(): void;
+  /** Still working on it: the ack wait starts again. */
+  working(): void;
+}
+
+const delivered = (msg: JsMsg): Delivered => ({
+  subject: msg.subject,
+  seq: msg.seq,
+  deliveryCount: msg.info.deliveryCount,
+  data: msg.data,
+  json: () => msg.json(),
+  ack: () => msg.ack(),
+  nak: (delayMs) => msg.nak(delayMs),
+  term: () => msg.term(),
+  working: () => msg.working(),
+});
+
+/**
+ * Creates the durable consumer the spec names, or brings the settings that may change (ack wait,
+ * max ack pending) of an existing one to the spec. `ackWaitMs` overrides the spec's (configured).
+ */
+export async function ensureConsumer(bus: Pick<Bus, 'jsm'>, spec: ConsumerSpec, overrides: { ackWaitMs?: number } = {}): Promise<void> {
+  const ackWaitMs = overrides.ackWaitMs ?? spec.ackWaitMs;
+  const mutable: Partial<ConsumerConfig> = {
+    ...(ackWaitMs !== undefined ? { ack_wait: nanos(ackWaitMs) } : {}),
+    ...(spec.maxAckPending !== undefined ? { max_ack_pending: spec.maxAckPending } : {}),
+  };
+  try {
+    await bus.jsm.consumers.info(spec.stream.name, spec.name);
+  } catch {
+    await bus.jsm.consumers.add(spec.stream.name, {
+      durable_name: spec.name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: spec.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+      ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+      ...(spec.maxDeliver !== undefined ? { max_deliver: spec.maxDeliver } : {}),
+      ...mutable,
+    });
+    return;
+  }
+  if (Object.keys(mutable).length > 0) await bus.jsm.consumers.update(spec.stream.name, spec.name, mutable);
+}
+
+/** Messages pushed as they come (up to `max` unacknowledged in the client's buffer); `close` ends the loop. */
+export interface DeliveredStream extends AsyncIterable<Delivered> {
+  close(): Promise<void>;
+}
+
+/** Consumes a durable consumer (ensure it first) as a stream of messages. */
+export async function consume(bus: Pick<Bus, 'js'>, spec: ConsumerSpec, max: number): Promise<DeliveredStream> {
+  const consumer = await bus.js.consumers.get(spec.stream.name, spec.name);
+  const messages = await consumer.consume({ max_messages: max });
+  return {
+    async *[Symbol.asyncIterator]() {
+      for await (const msg of messages) yield delivered(msg);
+    },
+    close: async () => {
+      await messages.close();
+    },
+  };
+}
+
+/** Pulls one message at a time from a durable consumer (ensure it first). */
+export interface Puller {
+  /** The next message, or null when none came within `expiresMs`. */
+  next(expiresMs: number): Promise<Delivered | null>;
+}
+
+export async function puller(bus: Pick<Bus, 'js'>, spec: ConsumerSpec): Promise<Puller> {
+  const consumer = await bus.js.consumers.get(spec.stream.name, spec.name);
+  return {
+    async next(expiresMs) {
+      const msg = await consumer.next({ expires: expiresMs });
+      return msg ? delivered(msg) : null;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { Bus } from './connection.ts';
+
+/** A stored message read back by sequence. */
+export interface StoredMessage {
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+}
+
+/** The first message on `subject` at or after `fromSeq` in a stream; null when there is none (yet). */
+export async function nextBySubject(bus: Pick<Bus, 'jsm'>, stream: string, subject: string, fromSeq: number): Promise<StoredMessage | null> {
+  // next_by_subj is served by nats-server ≥ 2.9 though the client's type for this call omits it.
+  const query = { seq: Math.max(1, fromSeq), next_by_subj: subject } as unknown as { seq: number };
+  const msg = await bus.jsm.streams.getMessage(stream, query);
+  return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data } : null;
+}
+
+/** How many messages on `subject` a stream holds after sequence `afterSeq` (a throw-away consumer counts them). */
+export async function countAfter(bus: Pick<Bus, 'jsm'>, stream: string, subject: string, afterSeq: number): Promise<number> {
+  const info = await bus.jsm.consumers.add(stream, {
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: afterSeq + 1,
+    filter_subject: subject,
+    inactive_threshold: nanos(10_000),
+    mem_storage: true,
+  });
+  await bus.jsm.consumers.delete(stream, info.name).catch(() => undefined);
+  return info.num_pending;
+}

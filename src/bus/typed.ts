@@ -1,0 +1,74 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { z } from 'zod';
+
+/** What publishing needs: core NATS, and JetStream for topics a stream stores. */
+export interface PublishVia {
+  nc: Pick<NatsConnection, 'publish'>;
+  js?: Pick<JetStreamClient, 'publish'>;
+}
+
+/** A subject family of the switchboard and the schema of its payload (schemas/messages.ts `Topics`). */
+export interface Topic<S extends z.ZodType, A extends readonly unknown[]> {
+  subject: (...args: A) => string;
+  all: string;
+  schema: S;
+  stream?: { name: string };
+}
+
+/** Where a published message went: the stream sequence when a stream stored it, else null. */
+export type Published = { seq: number } | null;
+
+/**
+ * Validates a payload against its topic's schema and publishes it on the subject the arguments
+ * name: through JetStream when a stream stores the topic (resolves once it is stored; `msgID`
+ * de-duplicates a repeat), else on core NATS.
+ */
+export async function publish<S extends z.ZodType, A extends readonly unknown[]>(
+  bus: PublishVia,
+  topic: Topic<S, A>,
+  args: A,
+  payload: z.input<S>,
+  options: { msgID?: string } = {},
+): Promise<Published> {
+  const data = JSON.stringify(topic.schema.parse(payload));
+  const subject = topic.subject(...args);
+  if (topic.stream) {
+    if (!bus.js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
+    const ack = await bus.js.publish(subject, data, options.msgID ? { msgID: options.msgID } : {});
+    return { seq: ack.seq };
+  }
+  bus.nc.publish(subject, data);
+  return null;
+}
+
+/** A subscription; `unsubscribe` ends it. */
+export interface TopicSubscription {
+  unsubscribe(): void;
+}
+
+/**
+ * Calls `handler` with each message on `subject` (one subject of the topic, or its `all`) that
+ * parses by the topic's schema; a malformed one goes to `onMalformed` (default: dropped).
+ */
+export function subscribe<S extends z.ZodType, A extends readonly unknown[]>(
+  bus: { nc: Pick<NatsConnection, 'subscribe'> },
+  topic: Topic<S, A>,
+  subject: string,
+  handler: (payload: z.infer<S>, subject: string) => void,
+  onMalformed: (subject: string) => void = () => undefined,
+): TopicSubscription {
+  return bus.nc.subscribe(subject, {
+    callback: (err, msg) => {
+      if (err) return;
+      let parsed: { success: true; data: z.infer<S> } | { success: false };
+      try {
+        parsed = topic.schema.safeParse(msg.json());
+      } catch {
+        parsed = { success: false };
+      }
+      if (parsed.success) handler(parsed.data, msg.subject);
+      else onMalformed(msg.subject);
+    },
+  });
+}

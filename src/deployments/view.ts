@@ -1,0 +1,82 @@
+import type { JsonKv } from '../bus/index.ts';
+import { userKeysFilter, userNameKey } from '../lib/user-keys.ts';
+import type { DeploymentRecord } from '../../schemas/live.ts';
+import type { Buckets } from '../../schemas/messages.ts';
+
+export type DeploymentsKv = JsonKv<typeof Buckets.deployments.schema>;
+
+/** The KV key of a user's deployment of a model: one deployment per model. */
+export const deploymentKey = (userId: number, modelName: string): string => userNameKey(userId, modelName);
+
+/** A deployment that appeared, changed (a redeploy: a new deployment id) or went away. */
+export interface DeploymentChange {
+  previous: DeploymentRecord | null;
+  current: DeploymentRecord | null;
+}
+
+/** Every deployment as it is now, kept by a KV watch. */
+export interface DeploymentIndex {
+  get(deploymentId: string): DeploymentRecord | undefined;
+  all(): DeploymentRecord[];
+  stop(): void;
+}
+
+/**
+ * The one view of deployments (desired state in `sf_deployments`): the deploy API, the actor
+ * hosts, the delivery actor and the delivery API all read them here, and only here is the key
+ * format known.
+ */
+export class DeploymentsView {
+  constructor(readonly kv: DeploymentsKv) {}
+
+  /** A user's deployments, oldest first. */
+  async ofUser(userId: number): Promise<DeploymentRecord[]> {
+    const keys = await this.kv.keys(userKeysFilter(userId));
+    const records = await Promise.all(keys.map((k) => this.kv.get(k)));
+    return records.flatMap((r) => (r ? [r.value] : [])).sort((a, b) => a.created_at - b.created_at);
+  }
+
+  /** The deployment of the user's model (by display name); null when it is not deployed. */
+  async ofModel(userId: number, modelName: string): Promise<DeploymentRecord | null> {
+    return (await this.kv.get(deploymentKey(userId, modelName)))?.value ?? null;
+  }
+
+  /** The user's deployment of a model named by stem or display name; null when none. */
+  async find(userId: number, name: string): Promise<DeploymentRecord | null> {
+    const deployments = await this.ofUser(userId);
+    return deployments.find((d) => d.stem === name) ?? deployments.find((d) => d.model_name === name) ?? null;
+  }
+
+  /** Writes (or replaces) the deployment of its model. */
+  async put(record: DeploymentRecord): Promise<void> {
+    await this.kv.put(deploymentKey(record.user_id, record.model_name), record);
+  }
+
+  /** Removes the deployment of the user's model; false when there was none. */
+  async remove(userId: number, modelName: string): Promise<boolean> {
+    const key = deploymentKey(userId, modelName);
+    if (!(await this.kv.get(key))) return false;
+    await this.kv.delete(key);
+    return true;
+  }
+
+  /**
+   * Follows every deployment: resolves once the existing ones are in the index; `onChange` hears
+   * each change after that as well as each existing deployment while the index fills.
+   */
+  async follow(onChange: (change: DeploymentChange) => void = () => undefined): Promise<DeploymentIndex> {
+    const byKey = new Map<string, DeploymentRecord>();
+    const byId = new Map<string, DeploymentRecord>();
+    const watch = await this.kv.watch((key, value) => {
+      const previous = byKey.get(key) ?? null;
+      if (previous) byId.delete(previous.deployment_id);
+      if (value) {
+        byKey.set(key, value);
+        byId.set(value.deployment_id, value);
+      } else byKey.delete(key);
+      onChange({ previous, current: value });
+    });
+    await watch.ready;
+    return { get: (id) => byId.get(id), all: () => [...byKey.values()], stop: () => watch.stop() };
+  }
+}

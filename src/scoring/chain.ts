@@ -1,0 +1,55 @@
+import type { BarColumns, OhlcColumns } from '../lib/bar-columns.ts';
+import { instrument } from '../lib/instruments.ts';
+import { UnprocessableError } from '../errors.ts';
+import type { FeaturesResult } from '../sandbox/index.ts';
+import type { ModelRecord } from '../../schemas/training.ts';
+import { entryMask, toSignals } from './decisions.ts';
+import { featureColumn, featureRows, type FeatureRows } from './feature-rows.ts';
+import type { OnnxModel } from './onnx-scorer.ts';
+
+/** What the chain needs to know of a model (a ModelRecord has it; a train job builds it). */
+export type ScoringSpec = Pick<ModelRecord, 'symbol' | 'timeframe' | 'features' | 'config' | 'settings'>;
+
+/** Computes a strategy's features on bars: a pool job, a warm session, a memo of either. */
+export type FeatureComputer = (bars: OhlcColumns) => Promise<FeaturesResult>;
+
+/** What the chain gives per bar of a window: the engine's inputs and what led to them. */
+export interface Scored {
+  features: FeatureRows;
+  /** p(up) per bar; NaN where a bar has no feature row (its warm-up). */
+  pUp: Float32Array;
+  /** −1/0/1 per bar from the threshold. */
+  signals: Int8Array;
+  /** Entry mask per bar from session_filter, min_atr and trend_filter. */
+  mask: Uint8Array;
+}
+
+/**
+ * The chain from known feature rows: ONNX p(up) → threshold signals → entry mask. Training
+ * enters here (its fit returns the feature rows); /predict and live enter at `scoreWindow`.
+ */
+export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: BarColumns, features: FeatureRows): Promise<Scored> {
+  const n = bars.ts.length;
+  const pUp = new Float32Array(n).fill(Number.NaN);
+  if (features.rows > 0) pUp.set(await scorer.score(Float32Array.from(features.matrix), features.rows), features.offset);
+  const { config } = spec;
+  const trend = config.trend_filter === null ? null : featureColumn(features, config.trend_filter, n);
+  if (config.trend_filter !== null && trend === null) {
+    throw new UnprocessableError(`trend_filter names "${config.trend_filter}", which is not a feature column (columns: ${features.names.join(', ')})`);
+  }
+  return {
+    features,
+    pUp,
+    signals: toSignals(pUp, spec.settings.confidence_threshold),
+    mask: entryMask(bars, { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: trend }, instrument(spec.symbol)),
+  };
+}
+
+/**
+ * The whole chain over a window of bars: the strategy's features (rows before `lead` are the
+ * warm-up and stay unscored), checked against the model's columns, then `scoreFeatures`.
+ */
+export async function scoreWindow(compute: FeatureComputer, scorer: OnnxModel, spec: ScoringSpec, bars: BarColumns, lead: number): Promise<Scored> {
+  const features = featureRows(await compute(bars), lead, spec.features);
+  return scoreFeatures(scorer, spec, bars, features);
+}

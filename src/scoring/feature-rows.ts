@@ -1,0 +1,39 @@
+import { BadRequestError } from '../errors.ts';
+import type { FeaturesResult } from '../sandbox/index.ts';
+
+/** Feature rows of a stretch of bars: row r belongs to bar `offset + r`. */
+export interface FeatureRows {
+  names: string[];
+  /** Row-major [rows, names.length], float64 as the strategy computed them. */
+  matrix: Float64Array;
+  rows: number;
+  offset: number;
+}
+
+/**
+ * The rows of a features answer from row `lead` on (the rows before lack their warm-up),
+ * row-major for the scorer — after checking they are the columns the model was trained on.
+ */
+export function featureRows(result: FeaturesResult, lead: number, expected: readonly string[]): FeatureRows {
+  if (result.columns.join('\u0000') !== expected.join('\u0000')) {
+    throw new BadRequestError(`the strategy produced other feature columns than at training (${result.columns.join(', ')}); retrain the model`);
+  }
+  const k = result.columns.length;
+  const rows = Math.max(0, result.rows - lead);
+  const matrix = new Float64Array(rows * k);
+  for (let j = 0; j < k; j++) {
+    const col = result.values[j]!;
+    for (let r = 0; r < rows; r++) matrix[r * k + j] = col[lead + r]!;
+  }
+  return { names: result.columns, matrix, rows, offset: lead };
+}
+
+/** A feature column as a per-bar series (NaN where no row), e.g. the trend_filter column. */
+export function featureColumn(features: FeatureRows, name: string, nBars: number): Float64Array | null {
+  const j = features.names.indexOf(name);
+  if (j < 0) return null;
+  const out = new Float64Array(nBars).fill(Number.NaN);
+  const k = features.names.length;
+  for (let r = 0; r < features.rows; r++) out[features.offset + r] = features.matrix[r * k + j]!;
+  return out;
+}

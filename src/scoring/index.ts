@@ -1,0 +1,13 @@
+/**
+ * The one scoring chain, from bars and a trained model to what the position engine takes:
+ * features (sandboxed) → the feature-column check → ONNX p(up) → signals and entry mask → engine
+ * options. Training, /predict and the live model actor all score through here.
+ */
+export { scoreFeatures, scoreWindow, type FeatureComputer, type Scored, type ScoringSpec } from './chain.ts';
+export { featureRows, featureColumn, type FeatureRows } from './feature-rows.ts';
+export { toSignals, entryMask, natr, type EntryFilters } from './decisions.ts';
+export { engineOptions, intrabarResolver, hasFinerBars } from './engine-inputs.ts';
+export { loadModel, type OnnxModel } from './onnx-scorer.ts';
+export { sliceBars, type BarColumns, type OhlcColumns } from '../lib/bar-columns.ts';
+// The sandbox types the live path names, so an actor needs only this one folder.
+export type { FeaturesResult, FeatureSession, StrategyRuntime } from '../sandbox/index.ts';

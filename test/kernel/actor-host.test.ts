@@ -1,0 +1,208 @@
+/**
+ * The actor host on a real nats-server, without the service: one actor per desired deployment
+ * across hosts (leases), hand-over when a host stops or dies, faulting and restart after a
+ * backoff measured on a replay clock, release when a deployment goes away. The hosted actors are
+ * plain recorders of what the host does to them: the host is what is under test.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { openBucket, type JsonKv } from '../../src/bus/index.ts';
+import { DeploymentsView } from '../../src/deployments/index.ts';
+import { ActorHost, ReplayClock, type Actor } from '../../src/kernel/index.ts';
+import type { DeploymentRecord } from '../../schemas/live.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { log, startNats, until, type TestNats } from '../helpers/nats.ts';
+
+/** What a host did to one actor it created. */
+class RecordingActor implements Actor<number> {
+  readonly handled: number[] = [];
+  started = false;
+  stopped = false;
+  constructor(
+    readonly id: string,
+    private readonly faults: { start?: boolean; handle?: boolean },
+  ) {}
+  async start() {
+    if (this.faults.start) throw new Error('start failed');
+    this.started = true;
+  }
+  async handle(barTs: number) {
+    if (this.faults.handle) throw new Error('handle failed');
+    this.handled.push(barTs);
+  }
+  async stop() {
+    this.stopped = true;
+  }
+  stats() {
+    return { handled: this.handled.length };
+  }
+}
+
+let n = 0;
+const deployment = (userId: number): DeploymentRecord => ({
+  deployment_id: `dep_${++n}`,
+  user_id: userId,
+  username: `u${userId}`,
+  model_name: `Model ${n}`,
+  stem: `${userId}_EURUSD_15min_Model ${n}`,
+  symbol: 'EURUSD',
+  timeframe: '15min',
+  channels: ['sse'],
+  webhook_url: null,
+  webhook_secret: null,
+  messenger_chat_id: null,
+  created_at: n,
+});
+
+describe('actor host', () => {
+  let nats: TestNats;
+  let view: DeploymentsView;
+  let leases: JsonKv<typeof Buckets.leases.schema>;
+  const hosts: ActorHost<DeploymentRecord, number>[] = [];
+
+  before(async () => {
+    nats = await startNats('actor-host');
+    view = new DeploymentsView(await openBucket(nats.bus, Buckets.deployments));
+    leases = await openBucket(nats.bus, Buckets.leases);
+  });
+  after(async () => {
+    for (const h of hosts) await h.stop();
+    await nats.close();
+  });
+  beforeEach(async () => {
+    for (const h of hosts.splice(0)) await h.stop();
+    for (const d of await view.kv.keys()) await view.kv.delete(d);
+  });
+
+  /** A host whose renewals happen only when the test reconciles (its clock never moves by itself). */
+  function host(options: { clock?: ReplayClock; faults?: (id: string, created: number) => { start?: boolean; handle?: boolean }; forgot?: string[] } = {}) {
+    const created: RecordingActor[] = [];
+    const clock = options.clock ?? new ReplayClock(Date.now());
+    const h = new ActorHost<DeploymentRecord, number>({
+      names: { actor: 'test actor', spec: 'deployment', id: 'deployment_id' },
+      desired: view,
+      idOf: (d) => d.deployment_id,
+      leases,
+      log,
+      clock,
+      renewMs: 3_600_000,
+      backoff: { baseMs: 1000, maxMs: 60_000 },
+      create: async (d) => {
+        const actor = new RecordingActor(d.deployment_id, options.faults?.(d.deployment_id, created.filter((a) => a.id === d.deployment_id).length) ?? {});
+        created.push(actor);
+        return actor;
+      },
+      forget: async (id) => void options.forgot?.push(id),
+    });
+    hosts.push(h);
+    return { h, created, clock };
+  }
+
+  it('runs one actor per deployment across hosts: the lease holder runs it, the other waits, then takes over a graceful stop', async () => {
+    const d = deployment(1);
+    await view.put(d);
+    const first = host();
+    const second = host();
+    await first.h.start();
+    await second.h.start();
+    await until('the first host to run it', () => first.h.runningIds().includes(d.deployment_id));
+    await second.h.reconcile();
+    assert.deepEqual(second.h.runningIds(), [], 'the lease is held: the second host waits');
+    assert.equal((await leases.get(d.deployment_id))?.value.host, first.h.hostId);
+
+    await first.h.stop(true);
+    assert.ok(first.created[0]!.stopped);
+    await second.h.reconcile();
+    await until('the second host to take over', () => second.h.runningIds().includes(d.deployment_id));
+    assert.equal((await leases.get(d.deployment_id))?.value.host, second.h.hostId);
+  });
+
+  it('a host that dies (no goodbye) loses its deployments when its lease expires', async () => {
+    const d = deployment(2);
+    await view.put(d);
+    const dying = host();
+    const other = host();
+    await dying.h.start();
+    await until('the first host to run it', () => dying.h.runningIds().includes(d.deployment_id));
+    await other.h.start();
+    await dying.h.stop(false);
+    // The lease expires on the server after LEASE_TTL_SECONDS; the other host claims it then.
+    await until('the other host to claim it', async () => {
+      await other.h.reconcile();
+      return other.h.runningIds().includes(d.deployment_id);
+    });
+  });
+
+  it('hands bars to the actors of matching deployments, including one that arrived while it started', async () => {
+    const eur = deployment(3);
+    const gbp = { ...deployment(3), symbol: 'GBPUSD' as const };
+    await view.put(eur);
+    await view.put(gbp);
+    const { h, created } = host();
+    await h.start();
+    await until('both to run', () => h.runningIds().length === 2);
+    h.dispatch(111, (d) => d.symbol === 'EURUSD');
+    await until('the bar to be handled', () => created.find((a) => a.id === eur.deployment_id)!.handled.length === 1);
+    assert.deepEqual(created.find((a) => a.id === gbp.deployment_id)!.handled, []);
+  });
+
+  it('a faulting actor is stopped and started again only after its backoff, which doubles per fault in a row', async () => {
+    const d = deployment(4);
+    await view.put(d);
+    const clock = new ReplayClock(1_000_000);
+    // The first two actors fault on their first bar; the third runs.
+    const { h, created } = host({ clock, faults: (_id, before) => ({ handle: before < 2 }) });
+    await h.start();
+    await until('the actor to run', () => h.runningIds().includes(d.deployment_id));
+
+    h.dispatch(1, () => true);
+    await until('the fault', () => created[0]!.stopped);
+    assert.deepEqual(h.runningIds(), []);
+    clock.advanceBy(999);
+    await h.reconcile();
+    assert.equal(created.length, 1, 'not restarted before the backoff (1 s)');
+    clock.advanceBy(1);
+    await h.reconcile();
+    await until('the restart', () => h.runningIds().includes(d.deployment_id));
+    assert.equal(created.length, 2);
+
+    h.dispatch(2, () => true);
+    await until('the second fault', () => created[1]!.stopped);
+    clock.advanceBy(1999);
+    await h.reconcile();
+    assert.equal(created.length, 2, 'the second backoff is 2 s');
+    clock.advanceBy(1);
+    await h.reconcile();
+    await until('the second restart', () => h.runningIds().includes(d.deployment_id));
+    h.dispatch(3, () => true);
+    await until('the bar handled', () => created[2]!.handled.includes(3));
+    assert.equal((h.stats() as { faults: number }).faults, 2);
+  });
+
+  it('an actor whose start throws faults the same way', async () => {
+    const d = deployment(5);
+    await view.put(d);
+    const clock = new ReplayClock(2_000_000);
+    const { h, created } = host({ clock, faults: (_id, before) => ({ start: before === 0 }) });
+    await h.start();
+    await until('the failed start', () => created.length === 1 && created[0]!.stopped);
+    assert.deepEqual(h.runningIds(), []);
+    clock.advanceBy(1000);
+    await h.reconcile();
+    await until('the restart', () => h.runningIds().includes(d.deployment_id));
+    assert.ok(created[1]!.started);
+  });
+
+  it('an undeployed deployment is released: actor stopped, lease deleted, its state forgotten', async () => {
+    const d = deployment(6);
+    await view.put(d);
+    const forgot: string[] = [];
+    const { h, created } = host({ forgot });
+    await h.start();
+    await until('the actor to run', () => h.runningIds().includes(d.deployment_id));
+    assert.equal(await view.remove(d.user_id, d.model_name), true);
+    await until('the release', () => forgot.includes(d.deployment_id));
+    assert.ok(created[0]!.stopped);
+    assert.equal(await leases.get(d.deployment_id), null);
+  });
+});

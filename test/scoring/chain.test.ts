@@ -1,0 +1,106 @@
+/**
+ * The one scoring chain on a model trained in the real sandbox over real HistData EURUSD 15-min
+ * bars: warm-up rows stay unscored, the feature-column check refuses a strategy that changed, the
+ * threshold and trend_filter decide signals and entries, and the model's settings become engine
+ * options the same way for every caller.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BadRequestError, UnprocessableError } from '../../src/errors.ts';
+import { toBarColumns } from '../../src/backtest/index.ts';
+import { StrategyRuntime, type TrainResult } from '../../src/sandbox/runtime-pool.ts';
+import {
+  engineOptions,
+  featureColumn,
+  loadModel,
+  scoreWindow,
+  sliceBars,
+  toSignals,
+  type BarColumns,
+  type FeatureComputer,
+  type OnnxModel,
+  type ScoringSpec,
+} from '../../src/scoring/index.ts';
+import { modelSettings } from '../../src/training/index.ts';
+import { TrainRequest } from '../../schemas/training.ts';
+import { log } from '../helpers/nats.ts';
+import { strategyCode } from '../helpers/strategies.ts';
+import { loadBars } from '../helpers/strategy-bars.ts';
+
+describe('scoring chain', () => {
+  const code = strategyCode({ trendFilter: 'sma_20' });
+  let runtime: StrategyRuntime;
+  let trained: TrainResult;
+  let scorer: OnnxModel;
+  let bars: BarColumns;
+  let spec: ScoringSpec;
+  let compute: FeatureComputer;
+
+  before(async () => {
+    runtime = await StrategyRuntime.start({ log, size: 1 });
+    const m = loadBars('EURUSD', '15min', 3000);
+    bars = toBarColumns(Array.from(m.ts, (ts, i) => ({ ts, open: m.open[i]!, high: m.high[i]!, low: m.low[i]!, close: m.close[i]! })));
+    trained = await runtime.train(code, bars, { trainSplit: 0.7 });
+    scorer = await loadModel(trained.onnx);
+    const settings = modelSettings(TrainRequest.parse({ code, timeframe: '15min' }), trained.config);
+    spec = { symbol: 'EURUSD', timeframe: '15min', features: trained.features, config: trained.config, settings };
+    compute = (window) => runtime.features(code, window);
+  });
+  after(async () => {
+    await scorer?.close();
+    await runtime?.stop();
+  });
+
+  it('scores a window from its warm-up on: earlier rows have no p(up) and no signal', async () => {
+    const window = sliceBars(bars, 2000, 2400);
+    // The strategy's longest look-back is 20 bars: 60 bars of warm-up are plenty.
+    const lead = 60;
+    const scored = await scoreWindow(compute, scorer, spec, window, lead);
+    assert.equal(scored.pUp.length, 400);
+    for (let i = 0; i < lead; i++) {
+      assert.ok(Number.isNaN(scored.pUp[i]!));
+      assert.equal(scored.signals[i], 0);
+    }
+    for (let i = lead; i < 400; i++) assert.ok(scored.pUp[i]! >= 0 && scored.pUp[i]! <= 1);
+    assert.deepEqual(scored.signals, toSignals(scored.pUp, spec.settings.confidence_threshold));
+    // A warmed-up bar scores as the fit scored it on the whole history (sklearn vs ONNX float32).
+    const row = 2000 + lead - trained.warmup;
+    assert.ok(Math.abs(scored.pUp[lead]! - trained.probaUp[row]!) < 1e-5, `${scored.pUp[lead]} vs ${trained.probaUp[row]}`);
+  });
+
+  it('trend_filter allows longs only above the column and shorts only below it', async () => {
+    const window = sliceBars(bars, 1000, 1300);
+    const scored = await scoreWindow(compute, scorer, spec, window, 60);
+    const trend = featureColumn(scored.features, 'sma_20', 300)!;
+    for (let i = 0; i < 60; i++) assert.equal(scored.mask[i], 0, 'no trend value yet: no entry');
+    for (let i = 60; i < 300; i++) {
+      const close = window.close[i]!;
+      assert.equal(scored.mask[i]! & 1, close > trend[i]! ? 1 : 0);
+      assert.equal(scored.mask[i]! & 2, close < trend[i]! ? 2 : 0);
+    }
+    const unknown = { ...spec, config: { ...spec.config, trend_filter: 'no_such_column' } };
+    await assert.rejects(scoreWindow(compute, scorer, unknown, window, trained.warmup), UnprocessableError);
+  });
+
+  it('refuses features whose columns are not the model’s, naming them', async () => {
+    const other = { ...spec, features: [...spec.features].reverse() };
+    await assert.rejects(scoreWindow(compute, scorer, other, sliceBars(bars, 0, 300), trained.warmup), (err: unknown) => {
+      assert.ok(err instanceof BadRequestError);
+      assert.match(err.message, /other feature columns than at training \(ret_1, ret_4, vol_20, sma_20, dist_sma, range\)/);
+      return true;
+    });
+  });
+
+  it('engine options: the request’s levels in its unit, else strategy_config’s as a fraction of price', () => {
+    const resolver = { firstTouch: () => 'TP' as const };
+    const fromConfig = engineOptions(spec, resolver);
+    assert.deepEqual(fromConfig.stop, { unit: 'pct', value: 0.002 });
+    assert.deepEqual(fromConfig.take, { unit: 'pct', value: 0.003 });
+    assert.equal(fromConfig.resolver, resolver, 'finer bars settle SL vs TP by default');
+    const settings = { ...spec.settings, stop_loss: 15, take_profit: null, risk_unit: 'pips' as const, intrabar: 'stop_first' as const };
+    const fromRequest = engineOptions({ ...spec, settings }, resolver);
+    assert.deepEqual(fromRequest.stop, { unit: 'pips', value: 15 });
+    assert.equal(fromRequest.take, null);
+    assert.equal(fromRequest.resolver, null);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The train pipeline without the service: real HistData EURUSD bars in chdb, real sandboxed
+ * Python, a real nats-server for the model store. The stages in order, strategy_config fetched
+ * and checked once per job, and the one scoring chain: /predict over the post-cutoff span trades
+ * exactly as the pipeline's post-cutoff backtest did.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openBucket } from '../../src/bus/index.ts';
+import { UnprocessableError } from '../../src/errors.ts';
+import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { JobStore, ModelStore, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
+import { strategyCode } from '../helpers/strategies.ts';
+
+describe('train pipeline', () => {
+  let market: RealMarket;
+  let runtime: StrategyRuntime;
+  const calls = { config: 0, analyze: 0, train: 0 };
+  /** The real runtime, counting the sandbox jobs the pipeline asks for. */
+  const counted = () => ({
+    config: (code: string) => (calls.config++, runtime.config(code)),
+    analyze: (...a: Parameters<StrategyRuntime['analyze']>) => (calls.analyze++, runtime.analyze(...a)),
+    train: (...a: Parameters<StrategyRuntime['train']>) => (calls.train++, runtime.train(...a)),
+  });
+  let outcome: TrainOutcome;
+  const stages: string[] = [];
+
+  before(async () => {
+    market = await openRealMarket(50_000);
+    runtime = await StrategyRuntime.start({ log, size: 2 });
+    const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Pipeline' });
+    outcome = await trainPipeline({ runtime: counted(), bars: market.cache })(job, async (stage) => void stages.push(stage));
+  });
+  after(async () => {
+    await runtime?.stop();
+    await market?.close();
+  });
+
+  it('runs its stages in order, fetching strategy_config once, and builds the model and its results', () => {
+    assert.deepEqual(stages, ['checking code', 'training', 'backtesting', 'saving']);
+    assert.deepEqual(calls, { config: 1, analyze: 1, train: 1 });
+    const { record, results } = outcome;
+    assert.equal(record.symbol, 'EURUSD');
+    assert.equal(record.timeframe, '15min');
+    assert.deepEqual(record.features, ['ret_1', 'ret_4', 'vol_20', 'sma_20', 'dist_sma', 'range']);
+    assert.ok(record.trained_span.to < Date.parse('2017-02-11T00:00:00Z'));
+    assert.ok(record.trained_span.from >= Date.parse('2017-01-02T00:00:00Z'));
+    assert.equal(record.test_stats.n, results.metrics.test.n);
+    assert.ok(record.test_stats.n > 0 && results.pred_trade_log.length > 0, 'trades in the test and post-cutoff spans');
+    assert.equal(results.source, 'import');
+  });
+
+  it('refuses an invalid strategy_config at "checking code", before any fit', async () => {
+    const before = { ...calls };
+    const job = trainJob({ code: strategyCode({ threshold: 0.3 }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
+    const seen: string[] = [];
+    await assert.rejects(trainPipeline({ runtime: counted(), bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
+      assert.ok(err instanceof UnprocessableError);
+      assert.match(err.message, /strategy_config\(\) is invalid/);
+      return true;
+    });
+    assert.deepEqual(seen, ['checking code']);
+    assert.deepEqual(calls, { ...before, config: before.config + 1 });
+  });
+
+  it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {
+    const { bus } = market;
+    const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
+    const { record, results, onnx } = outcome;
+    await models.save(record, { onnx, code: strategyCode(), results });
+    const unused = () => Promise.reject(new Error('not used by predict'));
+    const training = new Training({
+      jobs: new JobStore(await openBucket(bus, Buckets.jobs), await openBucket(bus, Buckets.counters)),
+      models,
+      queue: await TrainQueue.open(bus, { ackWaitMs: 30_000 }),
+      metering: { useCap: unused, releaseCap: unused },
+      bars: market.cache,
+      runtime,
+      log,
+    });
+    const predicted = await training.predict(record.user_id, { model_name: 'Pipeline' });
+    assert.equal(predicted.start, results.spans.post_cutoff!.from);
+    const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];
+    assert.deepEqual(predicted.trades.map(view), results.pred_trade_log.map(view));
+  });
+});
