@@ -161,23 +161,9 @@ def timeout_failure(job_id, timeout_ms):
     return {"id": job_id, "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {timeout_ms} ms"}
 
 
-class Zombies:
-    """Children whose answer was read; collected without blocking the next job."""
-
-    def __init__(self):
-        self.pids = []
-
-    def add(self, pid):
-        self.pids.append(pid)
-
-    def reap(self):
-        self.pids = [pid for pid in self.pids if wait_status(pid, block=False) is None]
-
-
 def serve(walls):
     """The zygote's loop: a control message, the job spliced to the waiting spare, its answer relayed."""
     uids = jail.JobUids()
-    zombies = Zombies()
     spare = Spare(uids.take(), walls)
     write_message(STDOUT, {"id": 0, "ok": True, "ready": True, "pid": os.getpid()})
     while True:
@@ -189,7 +175,6 @@ def serve(walls):
         if control.get("op") == "ping":
             write_message(STDOUT, {"id": job_id, "ok": True})
             continue
-        zombies.reap()
         job = spare
         forward(STDIN, job.job_w, int(control["job_bytes"]))
         os.close(job.job_w)
@@ -197,11 +182,10 @@ def serve(walls):
         spare = Spare(uids.take(), walls)
         failure = relay(control, job)
         os.close(job.result_r)
+        # Whatever the job started under its uid ends with it, the child included, and is reaped
+        # (no <defunct> left), before Node hears that it ended.
         if failure is not None and wait_status(job.pid, block=False) is None:
-            os.kill(job.pid, signal.SIGKILL)
-            os.waitpid(job.pid, 0)
-        elif failure is None:
-            zombies.add(job.pid)
-        # Whatever the job started under its uid ends with it, before Node hears that it ended.
+            os.kill(job.pid, signal.SIGKILL)  # timed out or too large (swept below with its uid too)
         jail.sweep(job.uid)
+        wait_status(job.pid, block=True)
         write_message(STDOUT, failure or {"id": job_id, "done": True})
