@@ -19,8 +19,8 @@ export interface DeploymentsDeps {
   log: Logger;
   /** Models a user may have deployed at once, per plan (deploying beyond swaps out the oldest). */
   limits: Record<Plan, number>;
-  /** Refuses a webhook URL the service must not call (SSRF); throws a 400 saying why. */
-  checkWebhookTarget: (url: string) => Promise<void>;
+  /** Refuses a webhook URL that is malformed or the service must not call (SSRF), throwing a 400 saying why; else its normal form. */
+  checkWebhookTarget: (url: string) => Promise<string>;
 }
 
 export interface Caller {
@@ -54,7 +54,7 @@ export class Deployments {
     const webhook = channels.includes('webhook');
     if (webhook && !request.webhook_url) throw new BadRequestError('webhook_url is required with the webhook channel');
     if (!webhook && request.webhook_url) throw new BadRequestError('webhook_url given without the webhook channel: add "webhook" to channels');
-    if (request.webhook_url) await this.deps.checkWebhookTarget(request.webhook_url);
+    const webhookUrl = request.webhook_url ? await this.deps.checkWebhookTarget(request.webhook_url) : null;
 
     const record: DeploymentRecord = {
       deployment_id: newDeploymentId(),
@@ -65,7 +65,7 @@ export class Deployments {
       symbol: model.symbol,
       timeframe: model.timeframe,
       channels,
-      webhook_url: request.webhook_url ?? null,
+      webhook_url: webhookUrl,
       webhook_secret: webhook ? newSecret() : null,
       messenger_chat_id: request.messenger_chat_id ?? null,
       created_at: Date.now(),

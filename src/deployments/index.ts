@@ -15,7 +15,7 @@ export interface DeploymentsDepsIn {
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   replicas: number;
-  checkWebhookTarget: (url: string) => Promise<void>;
+  checkWebhookTarget: (url: string) => Promise<string>;
   limits: Record<Plan, number>;
 }
 
