@@ -10,6 +10,7 @@ import { JobRecord, ModelRecord, SignalsResponse } from './training.ts';
 import { ActorState, DeploymentRecord, LeaseRecord } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryState, MessengerLinkRecord, PairingCodeRecord } from './delivery.ts';
+import { OneShotRun } from './oneshot.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -94,6 +95,8 @@ export const Buckets = {
   actorState: bucket('sf_actor_state', ActorState),
   /** `<deployment_id>` → the actor host running it; the key expires unless the host renews it. */
   leases: bucket('sf_leases', LeaseRecord, LEASE_TTL_SECONDS),
+  /** `<run_id>` → a one_shot pipeline's progress, so another process finishes a run whose process died. */
+  oneShots: bucket('sf_one_shots', OneShotRun, 30 * 24 * 3600),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------

@@ -66,6 +66,17 @@ export const TrainStart = z
 
 const stats = (what: string) => TradeStats.optional().describe(`${what}; present when status is done`);
 
+/** A train job started by one_shot carries the pipeline's outcome (GET /train/{job_id} → `one_shot`). */
+export const OneShotOutcome = z
+  .object({
+    status: z.enum(['running', 'deployed', 'refunded']).describe('running until the model is deployed or the fee refunded'),
+    reason: z.string().optional().describe('Why the fee was refunded'),
+    deployment_id: z.string().optional(),
+    webhook_secret: z.string().optional().describe('Signing secret of the webhook channel when the deploy completed after a restart (the stream that would have shown it was gone)'),
+  })
+  .meta({ id: 'OneShotOutcome' });
+export type OneShotOutcome = z.infer<typeof OneShotOutcome>;
+
 export const JobView = z
   .object({
     job_id: z.number().int(),
@@ -83,6 +94,7 @@ export const JobView = z
     long_stats: stats('Long trades of the test span'),
     short_stats: stats('Short trades of the test span'),
     error: z.string().optional().describe('Why the job failed; present when status is failed'),
+    one_shot: OneShotOutcome.optional().describe('For a job started by POST /one_shot: whether the pipeline deployed the model or refunded its fee'),
   })
   .meta({ id: 'TrainJob' });
 export type JobView = z.infer<typeof JobView>;
@@ -108,6 +120,7 @@ export const JobRecord = z.object({
   stats: z
     .object({ train: TradeStats, test: TradeStats, long: TradeStats, short: TradeStats })
     .optional(),
+  one_shot: OneShotOutcome.optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 

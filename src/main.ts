@@ -15,6 +15,7 @@ import { StrategyRuntime } from './sandbox/runtime-pool.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
 import { buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
+import { OneShotRuns } from './oneshot/run-store.ts';
 import { buildDeployments, SignalRecorder, type Deployments } from './deployments/index.ts';
 import { buildModelHost } from '../actors/model/index.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
@@ -202,12 +203,18 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const oneShot = new OneShot({
       generation,
       training: training.training,
+      jobs: training.jobs,
       deployments,
       metering: accounts.metering,
+      runs: new OneShotRuns(await openBucket(bus, Buckets.oneShots, config.NATS_REPLICAS)),
+      checkWebhookTarget: webhookTargetChecker(config),
       fee: config.ONE_SHOT_FEE,
       publicUrl: () => where.url,
       log,
     });
+    // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
+    oneShot.recovery.start();
+    stack.push(() => oneShot.recovery.stop());
     const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi });
     readinessRoutes(app, {
       readiness: () =>

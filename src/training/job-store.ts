@@ -74,5 +74,6 @@ export function jobView(job: JobRecord): JobView {
     view.short_stats = job.stats.short;
   }
   if (job.status === 'failed') view.error = job.error ?? 'the job failed';
+  if (job.one_shot) view.one_shot = job.one_shot;
   return view;
 }
