@@ -11,9 +11,12 @@ import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 
 type DeploymentsKv = JsonKv<typeof Buckets.deployments.schema>;
+type SetsKv = JsonKv<typeof Buckets.deploymentSets.schema>;
 
 export interface DeploymentsDeps {
   kv: DeploymentsKv;
+  /** Each user's deployment set: the plan limit holds under concurrent deploys (compare-and-set). */
+  sets: SetsKv;
   models: Pick<ModelStore, 'resolve'>;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
@@ -71,11 +74,10 @@ export class Deployments {
       created_at: Date.now(),
     };
     const key = modelKey(caller.user_id, model.model_name);
-    const others = (await this.ofUser(caller.user_id)).filter((d) => d.model_name !== model.model_name);
-    const limit = this.deps.limits[caller.plan];
-    const replaced = others.slice(0, Math.max(0, others.length - (limit - 1)));
-    for (const old of replaced) await this.deps.kv.delete(modelKey(old.user_id, old.model_name));
+    const replaced = await this.admit(caller, key);
     await this.deps.kv.put(key, record);
+    // A deploy admitted after ours may have swapped ours out before our record landed.
+    if (!(await this.deps.sets.get(String(caller.user_id)))?.value.keys.includes(key)) await this.deps.kv.delete(key);
     this.deps.log.info({ user_id: caller.user_id, model: model.stem, deployment_id: record.deployment_id, channels, replaced: replaced.map((r) => r.stem) }, 'model deployed');
     await this.deps.activity.emit({
       kind: 'DEPLOYED',
@@ -93,6 +95,36 @@ export class Deployments {
     };
   }
 
+  /**
+   * Adds the key to the user's deployment set by compare-and-set, swapping out the oldest beyond
+   * the plan's limit (their records are deleted); returns those swapped out. Concurrent deploys
+   * serialise here, so the limit holds.
+   */
+  private async admit(caller: Caller, key: string): Promise<DeploymentRecord[]> {
+    const current = await this.ofUser(caller.user_id);
+    const limit = this.deps.limits[caller.plan];
+    let evicted: string[] = [];
+    await this.deps.sets.mutate(String(caller.user_id), (set) => {
+      // A user without a set yet (deployed before sets existed) starts from their records.
+      const keys = (set?.keys ?? current.map((d) => modelKey(d.user_id, d.model_name))).filter((k) => k !== key);
+      evicted = keys.slice(0, Math.max(0, keys.length - (limit - 1)));
+      return { keys: [...keys.slice(evicted.length), key] };
+    });
+    const replaced: DeploymentRecord[] = [];
+    for (const k of evicted) {
+      const found = await this.deps.kv.get(k);
+      if (found) replaced.push(found.value);
+      await this.deps.kv.delete(k);
+    }
+    return replaced;
+  }
+
+  /** Takes a key out of the user's deployment set (undeploy). */
+  private async release(userId: number, key: string): Promise<void> {
+    if (!(await this.deps.sets.get(String(userId)))) return;
+    await this.deps.sets.mutate(String(userId), (set) => ({ keys: (set?.keys ?? []).filter((k) => k !== key) }));
+  }
+
   /** The caller's deployment of a model (stem or display name); 404 when it is not deployed. */
   async find(userId: number, name: string): Promise<DeploymentRecord> {
     const deployments = await this.ofUser(userId);
@@ -104,6 +136,7 @@ export class Deployments {
   async undeploy(userId: number, name: string): Promise<{ status: 'undeployed'; model: string }> {
     const found = await this.find(userId, name);
     await this.deps.kv.delete(modelKey(userId, found.model_name));
+    await this.release(userId, modelKey(userId, found.model_name));
     this.deps.log.info({ user_id: userId, model: found.stem, deployment_id: found.deployment_id }, 'model undeployed');
     return { status: 'undeployed', model: found.stem };
   }
@@ -113,6 +146,7 @@ export class Deployments {
     const key = modelKey(record.user_id, record.model_name);
     if (!(await this.deps.kv.get(key))) return false;
     await this.deps.kv.delete(key);
+    await this.release(record.user_id, key);
     return true;
   }
 

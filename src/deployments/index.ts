@@ -23,5 +23,6 @@ export interface DeploymentsDepsIn {
 export async function buildDeployments(deps: DeploymentsDepsIn): Promise<Deployments> {
   await ensureStream(deps.bus, Streams.signals, deps.replicas);
   const kv = await openBucket(deps.bus, Buckets.deployments, deps.replicas);
-  return new Deployments({ kv, models: deps.models, activity: deps.activity, log: deps.log, checkWebhookTarget: deps.checkWebhookTarget, limits: deps.limits });
+  const sets = await openBucket(deps.bus, Buckets.deploymentSets, deps.replicas);
+  return new Deployments({ kv, sets, models: deps.models, activity: deps.activity, log: deps.log, checkWebhookTarget: deps.checkWebhookTarget, limits: deps.limits });
 }
