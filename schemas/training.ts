@@ -32,7 +32,7 @@ export const TrainRequest = z
     start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
     end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
     train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
-    model_name: ModelName.optional().describe('Default `Model N+1`, N = models trained so far by this user'),
+    model_name: ModelName.optional().describe('Default `Model N+1`: N = your models, or the last number handed out if higher (trains submitted at once get distinct names; a number is not handed out twice)'),
     ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
     indicators: IndicatorsObject.optional().describe('Recorded with the job; the code decides the features'),
     confidence_threshold: z

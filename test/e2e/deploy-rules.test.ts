@@ -1,14 +1,16 @@
 /**
  * Limits and names hold under concurrency: auto-named trains submitted at once get distinct names
  * (and every model survives), and concurrent POST /deploy on the free plan (1 deployment) leave one.
+ * A new deployment's signal for a bar that closed before it is marked late.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { waitForJob } from '../helpers/training.ts';
+import { eventually, storedSignals } from '../helpers/live.ts';
 
-describe('races', () => {
+describe('deploy and train rules', () => {
   let sf: TestService;
   let key: string;
   let names: string[] = [];
@@ -37,5 +39,18 @@ describe('races', () => {
       const listed = (await sf.api('GET', '/api/v1/deployed', { key })).body;
       assert.equal(listed.count, 1, `round ${round}: ${JSON.stringify(listed.deployed.map((d: any) => d.model_name))}`);
     }
+  });
+
+  it('a new deployment announces its position on the last closed bar as a late signal (late: true, due_at before the deploy)', async () => {
+    const listed = (await sf.api('GET', '/api/v1/deployed', { key })).body;
+    const deployment = listed.deployed[0];
+    const signals = await eventually('the first signal', async () => {
+      const s = await storedSignals(sf, deployment.deployment_id);
+      return s.length ? s : null;
+    });
+    const first = signals[0]!;
+    assert.equal(first.late, true, JSON.stringify(first));
+    assert.ok(Date.parse(first.due_at!) <= Date.parse(deployment.created_at), `due ${first.due_at}, deployed ${deployment.created_at}`);
+    assert.equal(Date.parse(first.due_at!), Date.parse(first.bar_time) + 60_000);
   });
 });
