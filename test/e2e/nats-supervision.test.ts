@@ -29,7 +29,6 @@ describe('the embedded nats-server dies under a running service', () => {
     chmodSync(bin, 0o755);
   });
   after(async () => {
-    if (process.env.DEBUG_CHILD && running) process.stderr.write(running.lines.join('\n'));
     rmSync(hold, { force: true });
     if (running) await shutdownChild(running);
     rmSync(dir, { recursive: true, force: true });
