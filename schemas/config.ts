@@ -22,6 +22,12 @@ export const EnvConfig = z.object({
     .describe('External NATS; when unset, serve starts its own nats-server'),
   NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1).describe('Replicas of every stream and KV bucket (3 on a cluster)'),
   NATS_SERVER_BIN: z.string().min(1).default('nats-server').describe('nats-server executable for the embedded server'),
+  NATS_RESTART_BOUND_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000)
+    .describe('A dead embedded nats-server is restarted on the same store; if it is not back within this, the service exits non-zero'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000)
+    .describe('SIGTERM/SIGINT: the process exits within this in every state (exit code 1 when the stop was not clean by then)'),
+  SHUTDOWN_STEP_MS: z.coerce.number().int().min(100).max(600_000).default(4_000)
+    .describe('What one shutdown step (HTTP drain, trainer, actors, store, …) may take before the next step goes regardless'),
   CLICKHOUSE_URL: z.url('an http(s):// URL such as http://default:@127.0.0.1:8123/default').optional()
     .describe('External ClickHouse server; when unset, chdb runs in-process under DATA_DIR/clickhouse'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -52,6 +52,11 @@ export const SignalEvent = z
     pnl: z.number().nullable().describe('close: net USD P&L of the closed trade at the deployment’s lot size'),
     bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event'),
     created_at: IsoDateTime,
+    late: z
+      .literal(true)
+      .optional()
+      .describe('A catch-up signal: its bar closed before the deployment was made (a new deployment announces its position on the last closed bar at once), or more than 30 s before it was sent (an actor catching up after a restart). Absent on signals sent on time'),
+    due_at: IsoDateTime.optional().describe('Late signals only: the close of the bar, when the signal would have been sent'),
   })
   .meta({ id: 'SignalEvent' });
 export type SignalEvent = z.infer<typeof SignalEvent>;

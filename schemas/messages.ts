@@ -10,6 +10,7 @@ import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './trai
 import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
+import { OneShotRun } from './oneshot.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -45,6 +46,10 @@ export const CounterRecord = z.object({ value: z.number().int().min(0) });
 export const WindowRecord = z.object({ stamps: z.array(z.number().int()) });
 
 export const CostRecord = z.object({ usd: z.number().min(0) });
+
+/** A user's deployments (their `sf_deployments` keys), oldest first: the one value the plan limit is enforced on by compare-and-set. */
+export const DeploymentSet = z.object({ keys: z.array(z.string()) });
+export type DeploymentSet = z.infer<typeof DeploymentSet>;
 
 /** A deployment whose host stops renewing is taken over by another host after this long. */
 export const LEASE_TTL_SECONDS = 6;
@@ -94,10 +99,14 @@ export const Buckets = {
   signals: bucket('sf_signals', SignalsResponse),
   /** `<user_id>.<hex of model_name>` → the model's deployment (desired state the actor hosts follow). */
   deployments: bucket('sf_deployments', DeploymentRecord),
+  /** `<user_id>` → the user's deployment set (limit by plan, enforced by compare-and-set). */
+  deploymentSets: bucket('sf_deployment_sets', DeploymentSet),
   /** `<deployment_id>` → the model actor's resume point (engine snapshot, last bar). */
   actorState: bucket('sf_actor_state', ActorState),
   /** `<deployment_id>` → the actor host running it; the key expires unless the host renews it. */
   leases: bucket('sf_leases', LeaseRecord, LEASE_TTL_SECONDS),
+  /** `<run_id>` → a one_shot pipeline's progress, so another process finishes a run whose process died. */
+  oneShots: bucket('sf_one_shots', OneShotRun, 30 * 24 * 3600),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------

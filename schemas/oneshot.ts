@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Plan } from './accounts.ts';
 import { TradeStats } from './backtest.ts';
 import { Symbol, Timeframe } from './common.ts';
 import { Channel } from './live.ts';
@@ -64,3 +65,36 @@ export type OneShotEvent =
 
 /** The data of any one_shot frame (token, step, done, error), for the API description. */
 export const OneShotFrame = z.union([z.object({ text: z.string() }), OneShotStep, OneShotDone, z.object({ error: z.string() })]);
+
+// ---- the durable pipeline (KV `sf_one_shots`) ------------------------------------------------
+
+/** Where a one_shot run stands: generating → training → deploying → deployed, or refunded. */
+export const OneShotRunStatus = z.enum(['generating', 'training', 'deploying', 'deployed', 'refunded']);
+export type OneShotRunStatus = z.infer<typeof OneShotRunStatus>;
+
+/**
+ * A one_shot run as it progresses, so a run whose process died is picked up by another (or the
+ * restarted) process: it completes the deploy, or refunds the fee and says why.
+ */
+export const OneShotRun = z.object({
+  run_id: z.string(),
+  user_id: z.number().int(),
+  username: z.string(),
+  plan: Plan,
+  status: OneShotRunStatus,
+  /** Credits charged for the pipeline (refunded when it does not reach the deploy). */
+  fee: z.number().int().min(0),
+  channels: z.array(Channel),
+  webhook_url: z.string().nullable(),
+  messenger_chat_id: z.string().nullable(),
+  job_id: z.number().int().nullable(),
+  model_stem: z.string().nullable(),
+  deployment_id: z.string().nullable(),
+  reason: z.string().nullable().describe('Why the run was refunded'),
+  /** The process running it, and when that process last said it still does. */
+  owner: z.string(),
+  alive_at: z.number().int(),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+export type OneShotRun = z.infer<typeof OneShotRun>;

@@ -32,7 +32,7 @@ export const TrainRequest = strictObject({
   start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
   end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
   train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
-  model_name: ModelName.optional().describe('Default `Model N+1`, N = models trained so far by this user'),
+  model_name: ModelName.optional().describe('Default `Model N+1`: N = your models, or the last number handed out if higher (trains submitted at once get distinct names; a number is not handed out twice)'),
   ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
   indicators: IndicatorsObject.optional().describe('Recorded with the job; the code decides the features'),
   confidence_threshold: z
@@ -67,6 +67,17 @@ export const TrainStart = z
 
 const stats = (what: string) => TradeStats.optional().describe(`${what}; present when status is done`);
 
+/** A train job started by one_shot carries the pipeline's outcome (GET /train/{job_id} → `one_shot`). */
+export const OneShotOutcome = z
+  .object({
+    status: z.enum(['running', 'deployed', 'refunded']).describe('running until the model is deployed or the fee refunded'),
+    reason: z.string().optional().describe('Why the fee was refunded'),
+    deployment_id: z.string().optional(),
+    webhook_secret: z.string().optional().describe('Signing secret of the webhook channel when the deploy completed after a restart (the stream that would have shown it was gone)'),
+  })
+  .meta({ id: 'OneShotOutcome' });
+export type OneShotOutcome = z.infer<typeof OneShotOutcome>;
+
 export const JobView = z
   .object({
     job_id: z.number().int(),
@@ -84,6 +95,7 @@ export const JobView = z
     long_stats: stats('Long trades of the test span'),
     short_stats: stats('Short trades of the test span'),
     error: z.string().optional().describe('Why the job failed; present when status is failed'),
+    one_shot: OneShotOutcome.optional().describe('For a job started by POST /one_shot: whether the pipeline deployed the model or refunded its fee'),
   })
   .meta({ id: 'TrainJob' });
 export type JobView = z.infer<typeof JobView>;
@@ -109,6 +121,7 @@ export const JobRecord = z.object({
   stats: z
     .object({ train: TradeStats, test: TradeStats, long: TradeStats, short: TradeStats })
     .optional(),
+  one_shot: OneShotOutcome.optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 

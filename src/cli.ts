@@ -39,33 +39,49 @@ async function importTicks(argv: string[]): Promise<void> {
   process.stdout.write(`${describeImport(result)}\n`);
 }
 
-/** Runs a long-lived role until SIGINT/SIGTERM, then closes it and exits (0 when clean). */
-async function runRole(start: (config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>) => Promise<{ close(): Promise<void> }>): Promise<void> {
+/**
+ * Runs a long-lived role until SIGINT/SIGTERM, then closes it and exits: 0 when the stop was
+ * clean, 1 when it was not clean within SHUTDOWN_TIMEOUT_MS (the exit hooks still stop the
+ * embedded nats-server) or when a dependency died for good (`failed`).
+ */
+async function runRole(
+  start: (config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>) => Promise<{ close(): Promise<void>; failed?: Promise<never> }>,
+): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
   let running: { close(): Promise<void> } | null = null;
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (reason: Record<string, unknown>, exitCode: number) => {
     if (stopping) return;
     stopping = true;
     if (!running) {
       // Still starting: nothing to drain yet. Exiting runs the exit hooks that stop the child
       // nats-server; a half-built synthetic history is rebuilt on the next start.
-      log.warn({ signal }, 'stopped while starting');
+      log.warn(reason, 'stopped while starting');
       process.exit(1);
     }
-    log.info({ signal }, 'shutting down: draining requests');
+    log.info({ ...reason, timeout_ms: config.SHUTDOWN_TIMEOUT_MS }, 'shutting down: draining requests');
+    const hardStop = setTimeout(() => {
+      log.error({ timeout_ms: config.SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish within SHUTDOWN_TIMEOUT_MS: exiting now');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    hardStop.unref();
     running.close().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  running = await start(config, log);
+  process.on('SIGINT', () => stop({ signal: 'SIGINT' }, 0));
+  process.on('SIGTERM', () => stop({ signal: 'SIGTERM' }, 0));
+  const role = await start(config, log);
+  running = role;
+  role.failed?.catch((err: Error) => {
+    log.fatal({ err: err.message }, 'a dependency is gone for good: stopping with exit code 1');
+    stop({ reason: err.message }, 1);
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

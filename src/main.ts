@@ -25,11 +25,15 @@ import { OneShot } from './oneshot/one-shot.ts';
 import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
 import { SignalRecorder } from '../actors/recorder/index.ts';
 import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
+import { OneShotRuns } from './oneshot/run-store.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
 import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
 import type { Config } from './config.ts';
-import { buildApp, type App } from './edge/index.ts';
+import { buildApp, readinessRoutes, type App } from './edge/index.ts';
+import { ShutdownStack } from './lifecycle/shutdown.ts';
+import { probeReadiness, processRuns } from './lifecycle/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
+import { withDeadline } from './lifecycle/deadline.ts';
 import { openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
 
 export interface Service {
@@ -50,9 +54,17 @@ export interface Service {
   actorHost: ModelHost;
   delivery: DeliveryActor;
   log: Logger;
-  /** Drains requests, then stops every part in reverse order of start. Safe to call twice. */
+  /** Settles (rejects) only if a dependency died for good (the embedded NATS did not come back): the role must exit non-zero. */
+  failed: Promise<never>;
+  /** Drains requests, then stops every part in reverse order of start, each step under a deadline. Safe to call twice. */
   close(): Promise<void>;
 }
+
+/** A drain waits for a server that may be gone: past half a step's deadline, the connection is just closed. */
+const closeBus = (bus: Bus, config: Pick<Config, 'SHUTDOWN_STEP_MS'>) =>
+  function closeNats() {
+    return withDeadline(bus.close(), config.SHUTDOWN_STEP_MS / 2, 'nats drain').catch(() => bus.nc.close());
+  };
 
 /**
  * The composition root of `serve`: infrastructure (embedded unless NATS_URL / CLICKHOUSE_URL
@@ -61,27 +73,31 @@ export interface Service {
 export async function startService(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Service> {
   configureSandbox({ python: config.PYTHON, mode: config.SANDBOX });
   const dataDir = resolve(config.DATA_DIR);
-  const stack: Array<() => Promise<void> | void> = [];
-  const unwind = async () => {
-    for (const step of stack.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        log.error({ err }, 'error while shutting down');
-      }
-    }
-  };
+  const stack = new ShutdownStack(log, config.SHUTDOWN_STEP_MS);
+  const unwind = () => stack.unwind();
+  let fail!: (err: Error) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
   try {
     let natsUrl = config.NATS_URL;
+    let natsRunning = () => true;
     if (!natsUrl) {
-      const nats = await startEmbeddedNats({ bin: config.NATS_SERVER_BIN, storeDir: join(dataDir, 'nats'), log });
+      // Pushed first, so stopped last: every other part still talks to NATS while it stops.
+      const nats = await startEmbeddedNats({
+        bin: config.NATS_SERVER_BIN,
+        storeDir: join(dataDir, 'nats'),
+        log,
+        restartBoundMs: config.NATS_RESTART_BOUND_MS,
+        onFatal: fail,
+      });
       stack.push(() => nats.stop());
       natsUrl = nats.url;
+      natsRunning = () => nats.running();
     }
     // Lets other commands on this machine (import-ticks) find the running service's NATS.
     stack.push(writeRunFile(dataDir, { pid: process.pid, natsUrl }));
     const bus = await connectBus(natsUrl, 'signalforge', log);
-    stack.push(() => bus.close());
+    stack.push(closeBus(bus, config));
 
     const clickhouse = await openClickHouse({ url: config.CLICKHOUSE_URL, path: join(dataDir, 'clickhouse'), log });
     stack.push(() => clickhouse.close());
@@ -197,13 +213,35 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const oneShot = new OneShot({
       generation,
       training: training.training,
+      jobs: training.jobs,
       deployments,
       metering: accounts.metering,
+      runs: new OneShotRuns(await openBucket(bus, Buckets.oneShots, config.NATS_REPLICAS)),
+      checkWebhookTarget: webhookTargetChecker(config),
       fee: config.ONE_SHOT_FEE,
       publicUrl: () => where.url,
       log,
     });
+    // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
+    oneShot.recovery.start();
+    stack.push(() => oneShot.recovery.stop());
     const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi });
+    readinessRoutes(app, {
+      readiness: () =>
+        probeReadiness({
+          nats: async () => {
+            if (!natsRunning()) throw new Error('the embedded nats-server is down (being restarted)');
+            if (bus.nc.isClosed()) throw new Error('the NATS connection is closed');
+            await bus.jsm.getAccountInfo();
+          },
+          clickhouse: async () => {
+            await (await clickhouse.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
+          },
+          python: () => {
+            if (!runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
+          },
+        }),
+    });
     stack.push(() => app.close());
     await app.listen({ port: config.PORT, host: config.HOST });
     const address = app.server.address();
@@ -231,6 +269,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       actorHost: modelHost.host,
       delivery,
       log,
+      failed,
       close: () => (closing ??= unwind()),
     };
   } catch (err) {
@@ -255,13 +294,11 @@ export async function startActors(config: Config, log: Logger = createLogger(con
   if (!config.NATS_URL) {
     throw new UnavailableError('the actors role joins a running service: set NATS_URL to its NATS (DATA_DIR/run.json of `serve` names it)');
   }
-  const stack: Array<() => Promise<void> | void> = [];
-  const close = async () => {
-    for (const step of stack.splice(0).reverse()) await Promise.resolve(step()).catch((err: unknown) => log.error({ err }, 'error while shutting down'));
-  };
+  const stack = new ShutdownStack(log, config.SHUTDOWN_STEP_MS);
+  const close = () => stack.unwind();
   try {
     const bus = await connectBus(config.NATS_URL, 'signalforge-actors', log);
-    stack.push(() => bus.close());
+    stack.push(closeBus(bus, config));
     const cache = new BarCache(new NatsBarLoader(bus.nc), bus.nc, log);
     cache.start();
     stack.push(() => cache.stop());

@@ -183,13 +183,25 @@ export class ChannelWorker {
     if (this.state.disabled) return this.deadLetter(item, item.event, current, { error: this.state.disabled.reason, status: null });
 
     const event = item.event;
-    const outcome = await this.deps.limit.run(() => this.deps.sender.send(event, deployment));
+    const outcome = await this.deps.limit.run(() => this.send(event, deployment));
     if (outcome.ok) return this.delivered(item, event);
     if (outcome.gone) {
       const reason = `receiver answered 410 Gone at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
       return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
     }
     return this.failed(item, event, current, outcome);
+  }
+
+  /**
+   * One attempt. A sender that throws (a bug, a URL stored before the strict parse) counts as a
+   * failed attempt: it follows the retry schedule and ends as a dead letter, never a hot loop.
+   */
+  private async send(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome> {
+    try {
+      return await this.deps.sender.send(event, deployment);
+    } catch (err) {
+      return { ok: false, status: null, error: `sending failed: ${(err as Error)?.message ?? String(err)}` };
+    }
   }
 
   /** The failing-attempt record if it is about this item. */

@@ -10,6 +10,7 @@ import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import type { FeatureSource } from './feature-source.ts';
+import { lateness } from './late.ts';
 
 /** Bars handled per features call when catching up after an outage. */
 const CATCH_UP_CHUNK = 2000;
@@ -146,7 +147,9 @@ export class ModelActor implements Actor<number> {
 
   private base(barTs: number, n: number) {
     const { deployment, model } = this.deps;
+    const late = lateness(barTs, model.timeframe, deployment.created_at, Date.now());
     return {
+      ...(late ? { late: true as const, due_at: isoFromMs(late.due_at) } : {}),
       id: `sig_${deployment.deployment_id}_${barTs}_${n}`,
       deployment_id: deployment.deployment_id,
       model: model.stem,

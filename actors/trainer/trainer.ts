@@ -1,11 +1,14 @@
 import type { Metering } from '../../src/accounts/index.ts';
-import type { Delivered } from '../../src/bus/index.ts';
+import { isTransientBusError, type Delivered } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import { AppError } from '../../src/errors.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { JobStore, ModelStore, StrategyJobError, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobRecord } from '../../schemas/training.ts';
+
+/** How long a job interrupted by a NATS outage waits before it is handed out again. */
+const NATS_RETRY_DELAY_MS = 1_000;
 
 /** A job whose trainer vanished this many times is failed rather than tried again. */
 export const MAX_ATTEMPTS = 2;
@@ -121,6 +124,13 @@ export class Trainer implements Actor<Delivered> {
       await this.succeed(running, outcome);
     } catch (err) {
       if (this.stopping) return; // stop() has put the job back
+      if (isTransientBusError(err)) {
+        // NATS went away mid-job (a restart): not the user's failure; the job is handed out again.
+        log.warn({ job_id: job.job_id, error: (err as Error).message }, 'train job interrupted by a NATS outage; it will run again');
+        this.inFlight.delete(msg);
+        msg.nak(NATS_RETRY_DELAY_MS);
+        return;
+      }
       await this.fail(job, describeFailure(err));
       if (!(err instanceof AppError) && !(err instanceof StrategyJobError)) {
         // Our fault, not the strategy's: the run does not count against the user's daily cap.

@@ -15,3 +15,4 @@ export { nextBySubject, countAfter, type StoredMessage } from './stream-reads.ts
 // source's hot path) — named here so nothing else depends on the client packages.
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 export type { ConsumerMessages } from '@nats-io/jetstream';
+export { isTransientBusError } from './transient.ts';

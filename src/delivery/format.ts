@@ -49,5 +49,6 @@ export function telegramMessage(event: SignalEvent): string {
   lines.push(`Reason: ${REASONS[event.reason]}${p}`);
   lines.push(`Model: ${escapeHtml(event.model_name)}`);
   lines.push(`Bar ${utc(event.bar_time)}`);
+  if (event.late) lines.push(`Late: due ${utc(event.due_at!)} (catch-up)`);
   return lines.join('\n');
 }

@@ -14,6 +14,7 @@ export { MessengerPairing, newPairingCode, CODE_TTL_MS, type ChatChoice, type Re
 export { SignalLog, parseSignal, type StoredSignal } from './signal-log.ts';
 export {
   checkWebhookTarget,
+  parseWebhookUrl,
   classifyAddress,
   addressRefusal,
   systemLookup,
@@ -35,13 +36,11 @@ type DeliveryConfig = Pick<
 >;
 
 /**
- * The deploy API's SSRF check bound to the configured policy: resolves when the service may
- * call the URL, throws a 400 (WebhookTargetError) saying why not.
+ * The deploy API's URL and SSRF check bound to the configured policy: resolves with the URL's
+ * normal form when the service may call it, throws a 400 (WebhookTargetError) saying why not.
  */
-export function webhookTargetChecker(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE'>): (url: string) => Promise<void> {
-  return async (url) => {
-    await checkWebhookTarget(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
-  };
+export function webhookTargetChecker(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE'>): (url: string) => Promise<string> {
+  return async (url) => (await checkWebhookTarget(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE })).normalized;
 }
 
 /** Messenger pairing over its KV buckets; null without a bot token. */

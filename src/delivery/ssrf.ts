@@ -28,6 +28,8 @@ export const systemLookup: HostLookup = async (hostname) => {
 
 export interface CheckedTarget {
   url: URL;
+  /** The URL in its normal form (`url.href`): what is stored and called. */
+  normalized: string;
   /** The host without IPv6 brackets, as sockets and TLS want it. */
   host: string;
   /** Every address the host resolved to; all of them passed the check. Connect to one of these. */
@@ -157,15 +159,8 @@ export function addressRefusal(ip: string, policy: PrivateTargetPolicy): string 
  */
 export async function checkWebhookTarget(raw: string, options: TargetCheckOptions = {}): Promise<CheckedTarget> {
   const policy = options.allowPrivate ?? 'none';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new WebhookTargetError('webhook_url is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookTargetError('webhook_url must use http or https');
+  const url = parseWebhookUrl(raw);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!host) throw new WebhookTargetError('webhook_url has no host');
   let addresses: ResolvedAddress[];
   const literal = isIP(host);
   if (literal) {
@@ -188,5 +183,35 @@ export async function checkWebhookTarget(raw: string, options: TargetCheckOption
       );
     }
   }
-  return { url, host, addresses };
+  return { url, normalized: url.href, host, addresses };
+}
+
+/** Percent-escapes must be `%` and two hex digits. */
+const BAD_ESCAPE = /%(?![0-9a-f]{2})/i;
+
+/**
+ * Parses a webhook URL strictly (WHATWG URL, then our own rules): http or https, a host, no
+ * broken percent-escapes anywhere, and user info that decodes as UTF-8 (it becomes the Basic
+ * auth header). Throws WebhookTargetError naming what is wrong; `href` of the result is the
+ * normal form (lower-case scheme and host, punycode, default port dropped).
+ */
+export function parseWebhookUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookTargetError('webhook_url is not a valid URL');
+  }
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw new WebhookTargetError('webhook_url contains whitespace or control characters');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookTargetError('webhook_url must use http or https');
+  if (!url.hostname) throw new WebhookTargetError('webhook_url has no host');
+  if (BAD_ESCAPE.test(raw)) throw new WebhookTargetError('webhook_url has a malformed percent-escape (a % must be followed by two hex digits)');
+  for (const [part, value] of [['user name', url.username], ['password', url.password]] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      throw new WebhookTargetError(`webhook_url has a ${part} whose percent-escapes are not valid UTF-8 (${value})`);
+    }
+  }
+  return url;
 }

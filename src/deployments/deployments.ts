@@ -1,24 +1,29 @@
 import { randomBytes } from 'node:crypto';
+import type { JsonKv } from '../bus/index.ts';
 import { BadRequestError, DeploymentNotFoundError, ModelNotFoundError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { Plan } from '../../schemas/accounts.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Buckets, Caller } from '../../schemas/messages.ts';
 import { type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
-import type { DeploymentsView } from './view.ts';
+import { deploymentKey, type DeploymentsView } from './view.ts';
+
+type SetsKv = JsonKv<typeof Buckets.deploymentSets.schema>;
 
 export interface DeploymentsDeps {
   view: DeploymentsView;
+  /** Each user's deployment set: the plan limit holds under concurrent deploys (compare-and-set). */
+  sets: SetsKv;
   /** A user's trained model by stem or display name (the model store's `resolve`). */
   models: { resolve(userId: number, name: string): Promise<ModelRecord | null> };
   activity: { emit(event: ActivityInput): Promise<unknown> };
   log: Logger;
   /** Models a user may have deployed at once, per plan (deploying beyond swaps out the oldest). */
   limits: Record<Plan, number>;
-  /** Refuses a webhook URL the service must not call (SSRF); throws a 400 saying why. */
-  checkWebhookTarget: (url: string) => Promise<void>;
+  /** Refuses a webhook URL that is malformed or the service must not call (SSRF), throwing a 400 saying why; else its normal form. */
+  checkWebhookTarget: (url: string) => Promise<string>;
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -45,7 +50,7 @@ export class Deployments {
     const webhook = channels.includes('webhook');
     if (webhook && !request.webhook_url) throw new BadRequestError('webhook_url is required with the webhook channel');
     if (!webhook && request.webhook_url) throw new BadRequestError('webhook_url given without the webhook channel: add "webhook" to channels');
-    if (request.webhook_url) await this.deps.checkWebhookTarget(request.webhook_url);
+    const webhookUrl = request.webhook_url ? await this.deps.checkWebhookTarget(request.webhook_url) : null;
 
     const record: DeploymentRecord = {
       deployment_id: newDeploymentId(),
@@ -56,17 +61,17 @@ export class Deployments {
       symbol: model.symbol,
       timeframe: model.timeframe,
       channels,
-      webhook_url: request.webhook_url ?? null,
+      webhook_url: webhookUrl,
       webhook_secret: webhook ? newSecret() : null,
       messenger_chat_id: request.messenger_chat_id ?? null,
       created_at: Date.now(),
     };
     const { view } = this.deps;
-    const others = (await view.ofUser(caller.user_id)).filter((d) => d.model_name !== model.model_name);
-    const limit = this.deps.limits[caller.plan];
-    const replaced = others.slice(0, Math.max(0, others.length - (limit - 1)));
-    for (const old of replaced) await view.remove(old.user_id, old.model_name);
+    const key = deploymentKey(caller.user_id, model.model_name);
+    const replaced = await this.admit(caller, key);
     await view.put(record);
+    // A deploy admitted after ours may have swapped ours out before our record landed.
+    if (!(await this.deps.sets.get(String(caller.user_id)))?.value.keys.includes(key)) await view.remove(caller.user_id, model.model_name);
     this.deps.log.info({ user_id: caller.user_id, model: model.stem, deployment_id: record.deployment_id, channels, replaced: replaced.map((r) => r.stem) }, 'model deployed');
     await this.deps.activity.emit({
       kind: 'DEPLOYED',
@@ -84,6 +89,37 @@ export class Deployments {
     };
   }
 
+  /**
+   * Adds the key to the user's deployment set by compare-and-set, swapping out the oldest beyond
+   * the plan's limit (their records are deleted); returns those swapped out. Concurrent deploys
+   * serialise here, so the limit holds.
+   */
+  private async admit(caller: Caller, key: string): Promise<DeploymentRecord[]> {
+    const { view } = this.deps;
+    const current = await view.ofUser(caller.user_id);
+    const limit = this.deps.limits[caller.plan];
+    let evicted: string[] = [];
+    await this.deps.sets.mutate(String(caller.user_id), (set) => {
+      // A user without a set yet (deployed before sets existed) starts from their records.
+      const keys = (set?.keys ?? current.map((d) => deploymentKey(d.user_id, d.model_name))).filter((k) => k !== key);
+      evicted = keys.slice(0, Math.max(0, keys.length - (limit - 1)));
+      return { keys: [...keys.slice(evicted.length), key] };
+    });
+    const replaced: DeploymentRecord[] = [];
+    for (const record of await view.ofUser(caller.user_id)) {
+      if (!evicted.includes(deploymentKey(record.user_id, record.model_name))) continue;
+      replaced.push(record);
+      await view.remove(record.user_id, record.model_name);
+    }
+    return replaced;
+  }
+
+  /** Takes a key out of the user's deployment set (undeploy). */
+  private async release(userId: number, key: string): Promise<void> {
+    if (!(await this.deps.sets.get(String(userId)))) return;
+    await this.deps.sets.mutate(String(userId), (set) => ({ keys: (set?.keys ?? []).filter((k) => k !== key) }));
+  }
+
   /** The caller's deployment of a model (stem or display name); 404 when it is not deployed. */
   async find(userId: number, name: string): Promise<DeploymentRecord> {
     const found = await this.deps.view.find(userId, name);
@@ -94,13 +130,16 @@ export class Deployments {
   async undeploy(userId: number, name: string): Promise<{ status: 'undeployed'; model: string }> {
     const found = await this.find(userId, name);
     await this.deps.view.remove(userId, found.model_name);
+    await this.release(userId, deploymentKey(userId, found.model_name));
     this.deps.log.info({ user_id: userId, model: found.stem, deployment_id: found.deployment_id }, 'model undeployed');
     return { status: 'undeployed', model: found.stem };
   }
 
   /** Stops a deleted model's deployment (Training.delete calls this); true when there was one. */
   async undeployModel(record: ModelRecord): Promise<boolean> {
-    return this.deps.view.remove(record.user_id, record.model_name);
+    const removed = await this.deps.view.remove(record.user_id, record.model_name);
+    if (removed) await this.release(record.user_id, deploymentKey(record.user_id, record.model_name));
+    return removed;
   }
 
   /** The webhook_url of the user's most recent deployment that has one (one_shot's `webhook: true`). */

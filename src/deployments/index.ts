@@ -12,7 +12,7 @@ export async function openDeployments(bus: Bus, replicas: number): Promise<Deplo
   return new DeploymentsView(await openBucket(bus, Buckets.deployments, replicas));
 }
 
-export interface DeploymentsDepsIn extends Omit<DeploymentsDeps, 'view'> {
+export interface DeploymentsDepsIn extends Omit<DeploymentsDeps, 'view' | 'sets'> {
   bus: Bus;
   log: Logger;
   replicas: number;
@@ -22,5 +22,6 @@ export interface DeploymentsDepsIn extends Omit<DeploymentsDeps, 'view'> {
 export async function buildDeployments(deps: DeploymentsDepsIn): Promise<Deployments> {
   await ensureStream(deps.bus, Streams.signals, deps.replicas);
   const { bus, replicas, ...rest } = deps;
-  return new Deployments({ ...rest, view: await openDeployments(bus, replicas) });
+  const sets = await openBucket(bus, Buckets.deploymentSets, replicas);
+  return new Deployments({ ...rest, sets, view: await openDeployments(bus, replicas) });
 }

@@ -1,41 +1,53 @@
 import type { Metering } from '../accounts/index.ts';
+import { isTransientBusError } from '../bus/index.ts';
 import type { Deployments } from '../deployments/index.ts';
 import { AppError, BadRequestError } from '../errors.ts';
 import type { Generation, GenerateStreamEvent } from '../generation/index.ts';
 import { EventChannel } from '../generation/index.ts';
-import type { Logger } from '../log.ts';
 import type { Training } from '../training/index.ts';
 import type { Channel } from '../../schemas/live.ts';
 import type { UserRecord } from '../../schemas/messages.ts';
-import type { OneShotEvent, OneShotRequest } from '../../schemas/oneshot.ts';
-import { TrainRequest, type JobView } from '../../schemas/training.ts';
+import type { OneShotEvent, OneShotRequest, OneShotRun } from '../../schemas/oneshot.ts';
+import { TrainRequest } from '../../schemas/training.ts';
 import { marketMentioned } from './market-mention.ts';
+import { awaitJob, deployRun, recordOnJob, refundRun, type OutcomeDeps } from './outcome.ts';
+import { OneShotRecovery } from './recovery.ts';
+import { OneShotRuns } from './run-store.ts';
 
-export interface OneShotDeps {
+export interface OneShotDeps extends OutcomeDeps {
   generation: Pick<Generation, 'stream'>;
-  training: Pick<Training, 'submit' | 'finished'>;
-  deployments: Pick<Deployments, 'deploy' | 'lastWebhookUrl'>;
+  training: Pick<Training, 'submit' | 'job' | 'finished'>;
+  deployments: Pick<Deployments, 'deploy' | 'find' | 'lastWebhookUrl'>;
   metering: Pick<Metering, 'charge' | 'refund' | 'balance'>;
+  /** Refuses a malformed or forbidden webhook URL (400 saying why); else its normal form. */
+  checkWebhookTarget: (url: string) => Promise<string>;
   /** Credits of the pipeline itself (train + deploy), on top of what generation costs; refunded when it fails before deploy. */
   fee: number;
   /** Base URL clients reach the service at (for live_url). */
   publicUrl: () => string;
-  log: Logger;
 }
 
 /** Honest progress: generation is quick, training is most of the wait, deploy is a few writes. */
 const PCT = { generate: 0, generated: 15, queued: 20, running: 25, checking: 30, training: 40, backtesting: 75, saving: 82, deploy: 90 } as const;
 const TRAIN_PCT: Record<string, number> = { 'loading bars': PCT.running, 'checking code': PCT.checking, training: PCT.training, backtesting: PCT.backtesting, saving: PCT.saving };
 
+/** Raised when this process stops (or loses NATS) mid-pipeline: the run is left for recovery, not refunded. */
+class HandedOver extends Error {}
+
 /**
  * POST /one_shot: prompt → code (the generation service, streamed as tokens) → train job → deploy.
  * Pays first: the fee (and generation's own price) up front, so 402/429 are plain HTTP errors;
  * a failure before the deploy refunds the fee. With the caller's own code, nothing is charged but
- * the training-compute cap. A client that disconnects does not stop the pipeline: the model is
- * trained and deployed all the same (it appears in /deployed), never left half-way.
+ * the training-compute cap. The run's progress is in KV (`sf_one_shots`): a client that
+ * disconnects does not stop it, and a process that dies mid-run leaves it to the next one
+ * (OneShotRecovery), which deploys or refunds. The outcome lands on the train job (`one_shot`).
  */
 export class OneShot {
-  constructor(private readonly deps: OneShotDeps) {}
+  readonly recovery: OneShotRecovery;
+
+  constructor(private readonly deps: OneShotDeps) {
+    this.recovery = new OneShotRecovery(deps);
+  }
 
   async start(user: UserRecord, request: OneShotRequest): Promise<AsyncIterable<OneShotEvent>> {
     const { deps } = this;
@@ -47,14 +59,32 @@ export class OneShot {
     if (request.deliver_to?.webhook) {
       webhookUrl = request.deliver_to.webhook === true ? (await deps.deployments.lastWebhookUrl(user.user_id)) ?? undefined : request.deliver_to.webhook;
       if (!webhookUrl) throw new BadRequestError('deliver_to.webhook is true but none of your deployments has a webhook_url: give the URL');
+      // Refused before anything is charged, not after the training.
+      webhookUrl = await deps.checkWebhookTarget(webhookUrl);
       channels.push('webhook');
     }
     if (request.deliver_to?.messenger) channels.push('messenger');
 
     const fee = request.code ? 0 : deps.fee;
     if (fee > 0) await deps.metering.charge(user.user_id, fee, 'one_shot');
+    let run: OneShotRun;
     let generation: AsyncIterable<GenerateStreamEvent> | null = null;
     try {
+      run = await deps.runs.create({
+        run_id: OneShotRuns.newId(),
+        user_id: user.user_id,
+        username: user.username,
+        plan: user.plan,
+        status: 'generating',
+        fee,
+        channels,
+        webhook_url: webhookUrl ?? null,
+        messenger_chat_id: request.deliver_to?.messenger ?? null,
+        job_id: null,
+        model_stem: null,
+        deployment_id: null,
+        reason: null,
+      });
       if (!request.code) {
         generation = await deps.generation.stream(user, { description: request.prompt, symbol, timeframe, ...(request.ai_model ? { ai_model: request.ai_model } : {}) });
       }
@@ -65,8 +95,9 @@ export class OneShot {
 
     const out = new EventChannel<OneShotEvent>();
     const step = (stage: 'generate' | 'train' | 'deploy', pct: number, msg: string) => out.push({ event: 'step', data: { stage, pct, msg } });
-    const run = async () => {
-      let deployed = false;
+    const untrack = this.recovery.track(run.run_id);
+    const stopped = () => this.recovery.stopped;
+    const run$ = async () => {
       try {
         let code = request.code;
         if (generation) {
@@ -80,20 +111,18 @@ export class OneShot {
           if (!code) throw new Error('generation ended without code');
           step('generate', PCT.generated, 'strategy written');
         }
+        if (stopped()) throw new HandedOver();
         const started = await deps.training.submit(user, TrainRequest.parse({ code, symbol, timeframe }));
-        step('train', PCT.queued, `train job ${started.job_id} queued (${started.model_name})`);
-        const job = await this.awaitJob(user.user_id, started.job_id, (stage) => step('train', TRAIN_PCT[stage] ?? PCT.running, stage));
+        run = await deps.runs.update(run.run_id, { status: 'training', job_id: started.job_id, model_stem: started.model_stem });
+        await recordOnJob(deps, started.job_id, { status: 'running' });
+        step('train', PCT.queued, `train job ${started.job_id} queued (${started.model_name}); if this stream ends early, GET /api/v1/train/${started.job_id} tells the outcome (one_shot)`);
+        const job = await awaitJob(deps, run, (stage) => step('train', TRAIN_PCT[stage] ?? PCT.running, stage), stopped);
+        if (!job) throw new HandedOver();
         if (job.status === 'failed') throw new BadRequestError(`training failed: ${job.error}`);
         step('train', PCT.deploy - 2, `trained: ${job.test_stats!.n} test trades, return ${(job.test_stats!.ret * 100).toFixed(2)} %`);
 
         step('deploy', PCT.deploy, `deploying to ${channels.join(', ')}`);
-        const dep = await deps.deployments.deploy(user, {
-          model_name: started.model_stem,
-          channels,
-          ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
-          ...(request.deliver_to?.messenger ? { messenger_chat_id: request.deliver_to.messenger } : {}),
-        });
-        deployed = true;
+        const dep = await deployRun(deps, run, false);
         step('deploy', 100, 'live');
         out.push({
           event: 'done',
@@ -101,28 +130,38 @@ export class OneShot {
             live_url: `${deps.publicUrl()}/api/v1/signals/${encodeURIComponent(started.model_stem)}/stream`,
             model: started.model_name,
             stem: started.model_stem,
-            channels: dep.channels,
+            channels: dep?.channels ?? channels,
             metrics: job.test_stats!,
             train_metrics: job.train_stats!,
             job_id: started.job_id,
-            deployment_id: dep.deployment_id,
-            ...(dep.webhook_secret ? { webhook_secret: dep.webhook_secret } : {}),
+            deployment_id: dep?.deployment_id ?? '',
+            ...(dep?.webhook_secret ? { webhook_secret: dep.webhook_secret } : {}),
             credits_remaining: await deps.metering.balance(user.user_id),
           },
         });
       } catch (err) {
-        if (!deployed && fee > 0) await deps.metering.refund(user.user_id, fee, 'one_shot:failed').catch(() => undefined);
-        if (!(err instanceof AppError)) deps.log.error({ err, user_id: user.user_id }, 'one_shot failed');
-        out.push({ event: 'error', data: { error: err instanceof AppError ? err.message : 'the pipeline failed; the one_shot fee was refunded' } });
+        out.push({ event: 'error', data: { error: await this.settle(run, err) } });
       } finally {
+        untrack();
         out.close();
       }
     };
-    void run();
+    void run$();
     return out;
   }
 
-  private awaitJob(userId: number, jobId: number, onStage: (stage: string) => void): Promise<JobView> {
-    return this.deps.training.finished(userId, jobId, onStage);
+  /** A run that failed in this process: refunded with the reason, or left for the next process. */
+  private async settle(run: OneShotRun, err: unknown): Promise<string> {
+    const { deps } = this;
+    if (err instanceof HandedOver || isTransientBusError(err)) {
+      deps.log.warn({ run_id: run.run_id, error: (err as Error).message }, 'one_shot handed over to recovery');
+      const where = run.job_id !== null ? `GET /api/v1/train/${run.job_id} shows whether it was deployed or refunded (one_shot)` : 'its fee is refunded if it cannot go on';
+      return `the service is restarting: the pipeline goes on after the restart; ${where}`;
+    }
+    if (!(err instanceof AppError)) deps.log.error({ err, user_id: run.user_id }, 'one_shot failed');
+    const message = err instanceof AppError ? err.message : 'the pipeline failed; the one_shot fee was refunded';
+    const current = await deps.runs.update(run.run_id, {}).catch(() => run);
+    if (current.status !== 'deployed') await refundRun(deps, current, message).catch((e: unknown) => deps.log.error({ err: e, run_id: run.run_id }, 'one_shot refund failed'));
+    return message;
   }
 }

@@ -25,6 +25,20 @@ export class JobStore {
     return value.value;
   }
 
+  /**
+   * The number of a user's next auto-named model (`Model N`), allocated by compare-and-set so
+   * trains submitted at once never get the same one: the first number above both the user's
+   * model count and the last one handed out that `taken` does not hold.
+   */
+  async nextModelNumber(userId: number, taken: ReadonlySet<string>): Promise<number> {
+    const { value } = await this.counters.mutate(`model_name.${userId}`, (c) => {
+      let n = Math.max(c?.value ?? 0, taken.size) + 1;
+      while (taken.has(`model ${n}`)) n++;
+      return { value: n };
+    });
+    return value.value;
+  }
+
   async create(job: JobRecord): Promise<void> {
     if ((await this.jobs.create(String(job.job_id), job)) === false) throw new Error(`job ${job.job_id} exists already`);
   }
@@ -79,5 +93,6 @@ export function jobView(job: JobRecord): JobView {
     view.short_stats = job.stats.short;
   }
   if (job.status === 'failed') view.error = job.error ?? 'the job failed';
+  if (job.one_shot) view.one_shot = job.one_shot;
   return view;
 }

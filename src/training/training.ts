@@ -100,12 +100,10 @@ export class Training {
     }
   }
 
-  /** `Model N+1`, N = the user's models; the first free number from there. */
+  /** `Model N+1`, N = the user's models (or the last number handed out, if higher); allocated atomically. */
   private async autoName(userId: number): Promise<string> {
     const taken = new Set((await this.deps.models.list(userId)).map((m) => m.model_name.toLowerCase()));
-    let n = taken.size + 1;
-    while (taken.has(`model ${n}`)) n++;
-    return `Model ${n}`;
+    return `Model ${await this.deps.jobs.nextModelNumber(userId, taken)}`;
   }
 
   async job(userId: number, jobId: number): Promise<JobView> {

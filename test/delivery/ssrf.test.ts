@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressRefusal, checkWebhookTarget, classifyAddress, WebhookTargetError, type HostLookup } from '../../src/delivery/index.ts';
+import { addressRefusal, checkWebhookTarget, classifyAddress, parseWebhookUrl, WebhookTargetError, type HostLookup } from '../../src/delivery/index.ts';
 import { webhookTargetChecker } from '../../src/delivery/index.ts';
 
 /** A resolver with fixed answers, standing in for DNS (each name → its addresses). */
@@ -148,6 +148,21 @@ describe('SSRF: checkWebhookTarget', () => {
     await refused('file:///etc/passwd', /http or https/);
     await refused('http://nowhere.example/', /does not resolve \(ENOTFOUND\)/);
     await refused('not a url', /not a valid URL/);
+  });
+
+  it('refuses malformed URLs with the reason: broken percent-escapes, user info that is not UTF-8, whitespace', async () => {
+    await refused('http://%E0@public.example/hook', /user name whose percent-escapes are not valid UTF-8/);
+    await refused('http://user:%C0%AE@public.example/hook', /password whose percent-escapes are not valid UTF-8/);
+    await refused('http://public.example/a%zzb', /malformed percent-escape/);
+    await refused('http://public.example/a%4', /malformed percent-escape/);
+    await refused('http://public.example/a b', /whitespace/);
+    assert.throws(() => parseWebhookUrl('http://%E0@public.example/'), WebhookTargetError);
+  });
+
+  it('returns the normal form of the URL (what the deploy stores)', async () => {
+    const target = await checkWebhookTarget('HTTPS://Public.EXAMPLE:443/hooks/../in?x=%41', { lookup: dns });
+    assert.equal(target.normalized, 'https://public.example/in?x=%41');
+    assert.equal(await webhookTargetChecker({ WEBHOOK_ALLOW_PRIVATE: 'loopback' })('http://127.0.0.1:80/x'), 'http://127.0.0.1/x');
   });
 
   it('uses the system resolver by default: localhost is refused', async () => {

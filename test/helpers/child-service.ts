@@ -21,6 +21,8 @@ export interface ServeOptions {
   env?: Record<string, string>;
   /** How long to wait for 'signalforge serving' before failing (SIGTERM to the child). */
   startTimeoutMs?: number;
+  /** Runs the child in its own process group, so a test can signal the whole group (`kill(-pid)`). */
+  group?: boolean;
 }
 
 export interface ChildService {
@@ -48,7 +50,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export async function serveChild(dataDir: string, options: ServeOptions = {}): Promise<ChildService> {
   const port = options.port ?? (await freePort());
   const env = childEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group ?? false });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const running: ChildService = { child, url: `http://127.0.0.1:${port}`, natsUrl: '', natsPid: 0, lines: [], log: [], exited };
   let stderr = '';
@@ -100,4 +102,30 @@ export async function shutdownChild(running: ChildService): Promise<void> {
   const timer = setTimeout(() => running.child.kill('SIGKILL'), 15_000);
   await running.exited;
   clearTimeout(timer);
+}
+
+/** One JSON call to a child service; the body is parsed when it is JSON (else the text). */
+export async function callChild(base: string, method: string, path: string, key?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+/** Resolves once a log line (parsed JSON) matches, rejecting after `timeoutMs`. */
+export async function waitForLog(running: ChildService, match: (entry: Record<string, any>) => boolean, timeoutMs = 30_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = running.log.find(match);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for a log line; last lines:\n${running.lines.slice(-20).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
