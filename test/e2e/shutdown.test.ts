@@ -91,7 +91,7 @@ describe('SIGTERM is bounded in every state', () => {
 
   it(
     'no <defunct> child is left next to a running service after a job',
-    { todo: 'the sandbox zygote reaps a finished job child only when the next job comes (src/sandbox/python/sandbox_runtime.py, reap())', timeout: START_TIMEOUT_MS + 60_000 },
+    { timeout: START_TIMEOUT_MS + 60_000 },
     async () => {
       running = await serveChild(dataDir, { env: env(), startTimeoutMs: START_TIMEOUT_MS });
       const { url } = running;
