@@ -2,12 +2,13 @@
 # Installs whatever signalforge needs and this machine lacks, then returns. Safe to run again:
 # when everything is present it only checks (well under a second).
 #   apt: nats-server, bubblewrap, the Debian Python stack (numpy, pandas, sklearn, xgboost, onnx)
+#        and libseccomp's binding (python3-seccomp: the sandbox's syscall filter)
 #   npm: the locked dependencies, when node_modules is missing or older than the lock file
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY="${PYTHON:-/usr/bin/python3}"
-declare -A PY_PACKAGES=([numpy]=python3-numpy [pandas]=python3-pandas [sklearn]=python3-sklearn [xgboost]=python3-xgboost [onnx]=python3-onnx)
+declare -A PY_PACKAGES=([numpy]=python3-numpy [pandas]=python3-pandas [sklearn]=python3-sklearn [xgboost]=python3-xgboost [onnx]=python3-onnx [seccomp]=python3-seccomp)
 
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)

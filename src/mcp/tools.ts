@@ -26,7 +26,7 @@ export interface ToolContext {
 
 const INSTRUCTIONS =
   'signalforge turns a forex trading idea into strategy code, trains and backtests it on historical bars, and deploys ' +
-  'it as a live signal. one_shot does all of it in one call (60 to 90 seconds, with progress notifications); ' +
+  'it as a live signal. one_shot does all of it in one call (seconds, with progress notifications); ' +
   'generate_strategy only writes the code; list_models and list_deployed show what this session’s key owns. ' +
   'Calls cost credits from the session’s key; a refusal comes back as an error result with the HTTP status.';
 
@@ -46,7 +46,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       title: 'Idea → live signal',
       description:
         'Turns a trading idea in plain language into a live forex signal: writes the strategy code, trains and ' +
-        'backtests it (walk-forward, train/test split) and deploys it. Takes 60 to 90 seconds; progress ' +
+        'backtests it (walk-forward, train/test split) and deploys it. Takes seconds (longer for long 1-min spans); progress ' +
         'notifications report each stage (progress 0-100 of total 100). Returns the deployed model: stem, test ' +
         'metrics (TradeStats), channels, live_url, credits_remaining. Costs generation credits plus a pipeline fee; ' +
         'with your own `code`, generation is skipped and only a training-compute run counts. Name the symbol and ' +
@@ -74,7 +74,7 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           // SDK client handles a notification a microtask late and drops one that lands after the
           // result in the same read (its progress handler is gone by then).
           await sent;
-          if (last >= 0) await new Promise((r) => setTimeout(r, 25));
+          if (last >= 0) await new Promise((r) => setTimeout(r, 100));
         }
       }),
   );
