@@ -49,6 +49,10 @@ async function runRole(
 ): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
+  // A background task rejected with nobody awaiting it (a client library's timer during a NATS
+  // outage, say): logged loudly, not a crash — every part recovers by itself, and an exit here
+  // would turn a two-second outage into a restart.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'a background task failed (unhandled rejection); the service goes on'));
   let running: { close(): Promise<void> } | null = null;
   let stopping = false;
   const stop = (reason: Record<string, unknown>, exitCode: number) => {

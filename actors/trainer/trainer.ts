@@ -84,7 +84,9 @@ export class Trainer implements Actor<Delivered> {
       this.inFlight.delete(msg);
       msg.nak();
     }
-    await Promise.allSettled(this.loops);
+    // Not awaited: a loop may be inside a sandbox job, which ends when the runtime stops (after
+    // this, in the shutdown order); once `stopping`, a loop writes and acknowledges nothing.
+    void Promise.allSettled(this.loops);
   }
 
   stats() {

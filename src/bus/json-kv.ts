@@ -1,7 +1,9 @@
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
 import type { z } from 'zod';
 import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
+
+type KvWatch = Awaited<ReturnType<KV['watch']>>;
 
 export interface Versioned<T> {
   value: T;
@@ -109,24 +111,52 @@ export class JsonKv<S extends z.ZodType> {
   async watch(onChange: (key: string, value: z.infer<S> | null) => void): Promise<{ stop(): void; ready: Promise<void> }> {
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const iter = await this.kv.watch();
+    const first = await this.kv.watch();
     if ((await this.kv.status()).values === 0) markReady();
-    void (async () => {
-      for await (const entry of iter) {
-        onChange(entry.key, entry.operation === 'PUT' ? this.decode(entry) : null);
-        if (entry.isUpdate || entry.delta === 0) markReady();
-      }
-    })();
-    return { stop: () => iter.stop(), ready };
+    const following = this.follow(first, () => this.kv.watch(), (entry) => {
+      onChange(entry.key, entry.operation === 'PUT' ? this.decode(entry) : null);
+      if (entry.isUpdate || entry.delta === 0) markReady();
+    });
+    return { stop: following.stop, ready };
   }
 
   /** One key: its current value (when it has one), then each change, until `stop`. */
   async watchKey(key: string, onChange: (value: z.infer<S> | null) => void): Promise<{ stop(): void }> {
-    const iter = await this.kv.watch({ key });
+    const first = await this.kv.watch({ key });
+    return this.follow(first, () => this.kv.watch({ key }), (entry) => onChange(entry.operation === 'PUT' ? this.decode(entry) : null));
+  }
+
+  /**
+   * Feeds a watch's entries to `each` until stopped. A watch the server ends or breaks (an outage,
+   * a restart) is opened again after a pause, its current values delivered again: a follower
+   * never silently stops following, and nothing is left to reject unhandled.
+   */
+  private follow(first: KvWatch, reopen: () => Promise<KvWatch>, each: (entry: KvWatchEntry) => void): { stop(): void } {
+    let iter = first;
+    let stopped = false;
     void (async () => {
-      for await (const entry of iter) onChange(entry.operation === 'PUT' ? this.decode(entry) : null);
+      for (;;) {
+        try {
+          for await (const entry of iter) each(entry);
+        } catch {
+          // broken by an outage: opened again below
+        }
+        if (stopped) return;
+        await new Promise((r) => setTimeout(r, 500));
+        if (stopped) return;
+        try {
+          iter = await reopen();
+        } catch {
+          // still down: the loop tries again
+        }
+      }
     })();
-    return { stop: () => iter.stop() };
+    return {
+      stop: () => {
+        stopped = true;
+        iter.stop();
+      },
+    };
   }
 }
 

@@ -49,7 +49,7 @@ export class ActivityFeed {
         }
         if (m.seq >= caughtUpAt) markReady();
       }
-    })();
+    })().catch((err: unknown) => this.log.error({ err }, 'activity feed: the stream consumer ended; new events are not served until a restart'));
     await ready;
     this.log.info({ events: this.events.length }, 'activity feed loaded');
   }

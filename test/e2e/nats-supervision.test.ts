@@ -35,7 +35,7 @@ describe('the embedded nats-server dies under a running service', () => {
   });
 
   it('reports not ready while NATS is down, restarts it on the same store, and finishes the train job in flight', async () => {
-    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: bin, TRAIN_ACK_WAIT_MS: '3000' }, startTimeoutMs: START_TIMEOUT_MS });
+    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' }, startTimeoutMs: START_TIMEOUT_MS });
     const { url } = running;
     const ready = await callChild(url, 'GET', '/_readyz');
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
@@ -63,6 +63,7 @@ describe('the embedded nats-server dies under a running service', () => {
     rmSync(hold);
     await waitForLog(running, (e) => e.msg === 'embedded nats-server ready' && e.restarted === true && e.pid !== first);
     await eventually('ready again', async () => (await callChild(url, 'GET', '/_readyz')).status === 200, 30_000);
+    // (The test polls every 100 ms: RATE_LIMIT_PER_MIN is lifted so no poll is a 429.)
     // The state from before the kill (JetStream on the same store) and the job in flight.
     const whoami = await callChild(url, 'GET', '/api/v1/whoami-key', key);
     assert.equal(whoami.body.username, 'nats_killed');

@@ -26,7 +26,7 @@ describe('one_shot across a crash of the service', () => {
   let dir: string;
   let fake: FakeAnthropic;
   let running: ChildService | null = null;
-  const env = () => ({ HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000', ONE_SHOT_FEE: String(FEE), ANTHROPIC_API_KEY: 'sk-e2e', ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MAX_RETRIES: '0' });
+  const env = () => ({ HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000', ONE_SHOT_FEE: String(FEE), ANTHROPIC_API_KEY: 'sk-e2e', ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MAX_RETRIES: '0' });
   const restart = async () => {
     running!.child.kill('SIGKILL');
     await running!.exited;
