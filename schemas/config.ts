@@ -84,7 +84,8 @@ export const EnvConfig = z.object({
   ONE_SHOT_FEE: z.coerce.number().int().min(0).max(1000).default(9)
     .describe('Credits of a one_shot on top of its generation (train + deploy); refunded when it fails before the deploy'),
   PUBLIC_URL: z.url().optional().describe('Base URL clients reach the service at (one_shot live_url); default: the address it listens on'),
-  TRAIN_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1).describe('Train jobs one trainer runs at once'),
+  TRAIN_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2)
+    .describe('Train jobs one trainer runs at once, at most one per user (keep STRATEGY_WORKERS above it: /predict and live features share the pool)'),
   TRAIN_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000)
     .describe('A job whose trainer stops sending heartbeats for this long is handed to another trainer (or the restarted one)'),
   PLATFORM_DAILY_AI_BUDGET_USD: z.coerce.number().min(0).default(50)

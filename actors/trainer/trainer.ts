@@ -6,6 +6,7 @@ import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { JobStore, ModelStore, StrategyJobError, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobRecord } from '../../schemas/training.ts';
+import { WaitingRoom } from './waiting-room.ts';
 
 /** How long a job interrupted by a NATS outage waits before it is handed out again. */
 const NATS_RETRY_DELAY_MS = 1_000;
@@ -23,6 +24,10 @@ export interface TrainerDeps {
   log: Logger;
   /** Jobs run at once by this trainer. */
   concurrency: number;
+  /** Jobs of one user run at once by this trainer (default 1). */
+  perUser?: number;
+  /** Jobs pulled ahead and held (heartbeated) to choose among (default 32). */
+  lookahead?: number;
   clock?: Clock;
 }
 
@@ -37,6 +42,11 @@ class Interrupted extends Error {}
  * queue hands the job out again after its ack wait (heartbeats stop); the next attempt finds
  * it `running` from a vanished trainer and runs it again, up to MAX_ATTEMPTS, then fails it with
  * the reason. A trainer stopped gracefully puts its running jobs back to `queued` at once.
+ *
+ * Fairness: the trainer pulls up to `lookahead` jobs ahead into a waiting room (heartbeating them
+ * like running ones, so they come back to the queue if it dies) and starts them by the room's
+ * rule — at most `perUser` running per user, the user served least recently first — so one
+ * user's queue of jobs holds one slot, never all of them.
  */
 export class Trainer implements Actor<Delivered> {
   private stopping = false;
@@ -44,35 +54,87 @@ export class Trainer implements Actor<Delivered> {
   private readonly inFlight = new Set<Delivered>();
   private readonly counts = { done: 0, failed: 0 };
   private readonly clock: Clock;
+  private readonly room: WaitingRoom<Delivered>;
+  /** Jobs started and not yet ended. */
+  private readonly active = new Set<Promise<void>>();
+  /** Wakes the pull loop when the room has space again (or the trainer stops). */
+  private wake: (() => void) | null = null;
+  private stopHeldHeartbeat: () => void = () => undefined;
 
   constructor(private readonly deps: TrainerDeps) {
     this.clock = deps.clock ?? liveClock;
+    this.room = new WaitingRoom(deps.perUser ?? 1);
   }
 
   async start(): Promise<void> {
     const consumer = await this.deps.queue.consumer();
-    for (let i = 0; i < this.deps.concurrency; i++) {
-      this.loops.push(
-        (async () => {
-          while (!this.stopping) {
-            let msg: Delivered | null = null;
-            try {
-              msg = await consumer.next(2000);
-            } catch (err) {
-              if (this.stopping) break;
-              this.deps.log.warn({ err }, 'trainer: pulling the next job failed; retrying');
-              await this.clock.sleep(1000);
-            }
-            if (msg) await this.handle(msg);
+    const lookahead = this.deps.lookahead ?? 32;
+    this.stopHeldHeartbeat = this.clock.every(this.deps.queue.heartbeatMs, () => {
+      for (const msg of this.room.messages()) msg.working();
+    });
+    this.loops.push(
+      (async () => {
+        while (!this.stopping) {
+          if (this.room.size >= lookahead) {
+            await new Promise<void>((resolve) => (this.wake = resolve));
+            continue;
           }
-        })(),
-      );
+          let msg: Delivered | null = null;
+          try {
+            msg = await consumer.next(2000);
+          } catch (err) {
+            if (this.stopping) break;
+            this.deps.log.warn({ err }, 'trainer: pulling the next job failed; retrying');
+            await this.clock.sleep(1000);
+          }
+          if (msg) await this.admit(msg);
+        }
+      })(),
+    );
+  }
+
+  /** Takes a pulled job into the waiting room (or settles it at once when it is over) and starts what may start. */
+  private async admit(msg: Delivered): Promise<void> {
+    if (this.stopping) return msg.nak();
+    const id = TrainQueue.jobId(msg);
+    let job: JobRecord | null = null;
+    try {
+      job = id === null ? null : await this.deps.jobs.get(id);
+    } catch (err) {
+      this.deps.log.warn({ err, job_id: id }, 'trainer: reading a pulled job failed; it goes back to the queue');
+      return msg.nak(1000);
+    }
+    if (!job || job.status === 'done' || job.status === 'failed') return msg.ack();
+    // A second delivery of a job held or running here (its heartbeats lapsed): the first one settles it.
+    if (this.room.holds(job.job_id) || [...this.inFlight].some((m) => TrainQueue.jobId(m) === job.job_id)) return;
+    this.room.add({ msg, jobId: job.job_id, userId: job.user_id, seq: msg.seq });
+    this.dispatch();
+  }
+
+  /** Starts waiting jobs while slots are free, in the room's order. */
+  private dispatch(): void {
+    while (!this.stopping && this.active.size < this.deps.concurrency) {
+      const next = this.room.next();
+      if (!next) return;
+      this.wake?.();
+      this.wake = null;
+      const run: Promise<void> = this.handle(next.msg)
+        .catch((err: unknown) => this.deps.log.error({ err, job_id: next.jobId }, 'trainer: a job could not be settled; it is handed out again after its ack wait'))
+        .finally(() => {
+          this.active.delete(run);
+          this.room.finished(next.userId);
+          this.dispatch();
+        });
+      this.active.add(run);
     }
   }
 
-  /** Stops pulling; jobs in flight go back to `queued` and to the queue for the next trainer. */
+  /** Stops pulling; waiting jobs and jobs in flight go back to `queued` and to the queue for the next trainer. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.wake?.();
+    this.stopHeldHeartbeat();
+    for (const msg of this.room.drain()) msg.nak();
     for (const msg of [...this.inFlight]) {
       const id = TrainQueue.jobId(msg);
       if (id !== null) {
@@ -84,16 +146,17 @@ export class Trainer implements Actor<Delivered> {
       this.inFlight.delete(msg);
       msg.nak();
     }
-    // Not awaited: a loop may be inside a sandbox job, which ends when the runtime stops (after
-    // this, in the shutdown order); once `stopping`, a loop writes and acknowledges nothing.
-    void Promise.allSettled(this.loops);
+    // The pull loop ends at once; running jobs are not awaited: each may be inside a sandbox job,
+    // which ends when the runtime stops (after this, in the shutdown order), and once `stopping`
+    // a job writes and acknowledges nothing.
+    await Promise.allSettled(this.loops);
   }
 
   stats() {
-    return { running: this.inFlight.size, ...this.counts };
+    return { running: this.inFlight.size, waiting: this.room.size, ...this.counts };
   }
 
-  /** Runs the train job a queue message names (the pull loops call it); acknowledges it once its outcome is written. */
+  /** Runs the train job a queue message names (the dispatcher calls it); acknowledges it once its outcome is written. */
   async handle(msg: Delivered): Promise<void> {
     const { jobs, log } = this.deps;
     const id = TrainQueue.jobId(msg);

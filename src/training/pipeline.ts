@@ -3,10 +3,12 @@ import { UnprocessableError } from '../errors.ts';
 import type { BarCache } from '../market/index.ts';
 import { checkStrategyConfig, type AnalysisProblem, type StrategyRuntime } from '../sandbox/index.ts';
 import { engineOptions, intrabarResolver, loadModel, scoreFeatures, sliceBars, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
+import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
 import { buildResults } from './results.ts';
 import { modelSettings } from './strategy-rules.ts';
+import { analyzeBudget, configBudget, trainBudget, withinBudget } from './time-budget.ts';
 
 export interface PipelineDeps {
   runtime: Pick<StrategyRuntime, 'config' | 'analyze' | 'train'>;
@@ -21,9 +23,6 @@ export interface TrainOutcome {
 
 /** Runs one train job; `stage` is told each step (and may throw to abandon the job). */
 export type TrainPipeline = (job: JobRecord, stage: (name: string) => Promise<void>) => Promise<TrainOutcome>;
-
-/** Generous limits for a whole-history job (the sandbox kills it beyond them). */
-const TRAIN_LIMITS = { timeoutMs: 300_000, memoryMb: 3072 };
 
 function describeProblems(problems: AnalysisProblem[]): string {
   return problems.map((p) => (p.columns.length ? `${p.message} (columns: ${p.columns.join(', ')})` : p.message)).join('; ');
@@ -46,15 +45,18 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const source = spanSource(all.source.subarray(span.from, span.to));
 
     await stage('checking code');
-    const check = checkStrategyConfig(await deps.runtime.config(code));
+    // Each sandbox job runs under a time budget of its own size (time-budget.ts).
+    const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits));
+    const check = checkStrategyConfig(returned);
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
     const fitBars = sliceBars(bars, 0, fitRows);
-    const analysis = await deps.runtime.analyze(code, fitBars, TRAIN_LIMITS);
+    const analysis = await withinBudget(analyzeBudget(fitRows), (limits) => deps.runtime.analyze(code, fitBars, limits));
     if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
     const warmup = analysis.warmup ?? 0;
 
     await stage('training');
-    const trained = await deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, TRAIN_LIMITS);
+    const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length);
+    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, limits));
     const config = trained.config;
     const settings = modelSettings(request, config);
 

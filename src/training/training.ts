@@ -1,11 +1,12 @@
 import type { Metering } from '../accounts/index.ts';
 import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
-import { BadRequestError, JobNotFoundError, ModelNotFoundError, StrategyRejectedError } from '../errors.ts';
+import { BadRequestError, JobNotFoundError, ModelNotFoundError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { BarCache } from '../market/index.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
-import { readCodeHeader, checkStrategyCode, type StrategyRuntime } from '../sandbox/index.ts';
+import { readCodeHeader, checkStrategyCode, StrategyJobError, type StrategyRuntime } from '../sandbox/index.ts';
+import { featuresBudget, withinBudget } from './time-budget.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type {
   DeletedModel,
@@ -35,8 +36,6 @@ export interface TrainingDeps {
 }
 
 const DAY_MS = 86_400_000;
-/** Limits of the features job of one /predict call. */
-const PREDICT_LIMITS = { timeoutMs: 120_000, memoryMb: 2048 };
 /** Bars one /predict call scores at most. */
 export const MAX_PREDICT_BARS = 50_000;
 
@@ -199,7 +198,11 @@ export class Training {
     const lead = Math.min(from, record.warmup);
     const bars = sliceBars(all, from - lead, to);
     const code = await this.deps.models.code(record);
-    const compute: FeatureComputer = (window) => this.deps.runtime.features(code, window, PREDICT_LIMITS);
+    const compute: FeatureComputer = (window) =>
+      withinBudget(featuresBudget(window.ts.length), (limits) => this.deps.runtime.features(code, window, limits)).catch((err: unknown) => {
+        // Out of its budget is the strategy's doing: say so (422), not "internal error".
+        throw err instanceof StrategyJobError && err.kind === 'timeout' ? new UnprocessableError(err.message) : err;
+      });
     const scorer = await loadModel(await this.deps.models.onnx(record));
     // Rows before `lead` lack their warm-up: they stay unscored (flat).
     const { pUp, signals, mask } = await scoreWindow(compute, scorer, record, bars, lead).finally(() => scorer.close());

@@ -30,6 +30,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'strategy-runtime': () => import('./strategy-runtime.ts'),
   'sandbox-hostile': () => import('./sandbox-hostile.ts'),
   'pipeline': () => import('./pipeline.ts'),
+  'train-fairness': () => import('./train-fairness.ts'),
   'live-signals': () => import('./live-signals.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
   'generator-offline': () => import('./generator-offline.ts'),

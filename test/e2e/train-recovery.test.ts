@@ -13,6 +13,9 @@ import { strategyCode } from '../helpers/strategies.ts';
 
 const ENV = { HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000' };
 const START_TIMEOUT_MS = 60_000;
+// A slow but honest fit (GradientBoosting, 300 trees of depth 5: a second or more) keeps the job
+// running long enough to kill, well within its time budget (an endless or fixed-cost loop would not be).
+const SLOW_FIT = strategyCode({ modelType: 'GradientBoostingClassifier', params: '{"n_estimators": 300, "max_depth": 5}' });
 
 async function call(base: string, method: string, path: string, key?: string, body?: unknown) {
   const res = await fetch(base + path, {
@@ -52,8 +55,7 @@ describe('a trainer killed mid-job', () => {
     const minted = await call(running.url, 'POST', '/api/v1/key/trial', undefined, { username: 'crash_test' });
     assert.equal(minted.status, 200);
     const key: string = minted.body.api_key;
-    // A deliberately slow feature step (~0.3 s per call, several calls per job) keeps the job running long enough to kill.
-    const code = strategyCode({ prelude: 'busy = sum(range(8_000_000))' });
+    const code = SLOW_FIT;
     const start = await call(running.url, 'POST', '/api/v1/train', key, { code, timeframe: '1min' });
     assert.equal(start.status, 200, JSON.stringify(start.body));
     const jobId: number = start.body.job_id;
@@ -86,7 +88,7 @@ describe('a trainer killed mid-job', () => {
     running ??= await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
     const minted = await call(running.url, 'POST', '/api/v1/key/trial', undefined, { username: 'term_test' });
     const key: string = minted.body.api_key;
-    const code = strategyCode({ prelude: 'busy = sum(range(8_000_000))' });
+    const code = SLOW_FIT;
     const start = await call(running.url, 'POST', '/api/v1/train', key, { code, timeframe: '1min', model_name: 'after term' });
     const jobId: number = start.body.job_id;
     const base = running.url;

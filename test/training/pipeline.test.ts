@@ -2,14 +2,14 @@
  * The train pipeline without the service: real HistData EURUSD bars in chdb, real sandboxed
  * Python, a real nats-server for the model store. The stages in order, strategy_config fetched
  * and checked once per job, and the one scoring chain: /predict over the post-cutoff span trades
- * exactly as the pipeline's post-cutoff backtest did.
+ * exactly as the pipeline’s post-cutoff backtest did. An endless loop ends at its analysis budget.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { UnprocessableError } from '../../src/errors.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
-import { JobStore, ModelStore, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import { JobStore, ModelStore, StrategyJobError, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -63,6 +63,18 @@ describe('train pipeline', () => {
     });
     assert.deepEqual(seen, ['checking code']);
     assert.deepEqual(calls, { ...before, config: before.config + 1 });
+  });
+
+  it('ends an endless loop in feature_engineering at its analysis budget, saying which budget and why', async () => {
+    const job = trainJob({ code: strategyCode({ prelude: 'while True:\n        pass' }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
+    const seen: string[] = [];
+    await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
+      assert.ok(err instanceof StrategyJobError);
+      assert.equal(err.kind, 'timeout');
+      assert.match(err.message, /^the strategy ran longer than its budget of 5 s for [\d,]+ bars \(the floor of 5 s: 2 s \+ 5 feature passes of 0\.08 ms per bar come to less\); an endless loop/);
+      return true;
+    });
+    assert.deepEqual(seen, ['checking code'], 'stopped before the fit');
   });
 
   it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {

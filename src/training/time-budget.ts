@@ -1,0 +1,167 @@
+/**
+ * How long one sandboxed job of a strategy may run: a budget that scales with the bars it is
+ * given and, for the fit, with the model it asks for — an endless loop ends in seconds, not after
+ * a fixed five minutes, and a big honest job still gets ample time. README "Training and
+ * backtesting" documents the formula; the constants are measured on the 2-core dev machine.
+ */
+import type { StrategyConfig } from '../../schemas/strategy.ts';
+import { StrategyJobError, type JobLimits } from '../sandbox/index.ts';
+
+/** What one sandbox job may use, and the sentence that explains its time budget. */
+export interface Budget {
+  /** The wall-clock budget, ms. */
+  timeoutMs: number;
+  memoryMb: number;
+  /** The job's name as the user reads it ("the strategy", "the fit"). */
+  what: string;
+  /** Bars the job was given. */
+  bars: number;
+  /** How the budget was reached, e.g. "2 s + 5 feature passes of 0.08 ms per bar". */
+  why: string;
+  /** What to change when the budget runs out. */
+  hint: string;
+}
+
+/**
+ * One feature pass may take 0.08 ms per bar: about 20× a vectorised pandas strategy of a dozen
+ * columns (4 µs per bar here), so a slow machine or a heavy but honest strategy still fits.
+ */
+export const PASS_MS_PER_BAR = 0.08;
+/** Fixed start-up allowance of every job (fork, the code's module level, the answer's transfer). */
+const BASE_MS = 2_000;
+/** The fit may take this many times its expected duration. */
+export const FIT_HEADROOM = 10;
+
+export const LIMITS = {
+  config: { floorMs: 5_000, ceilingMs: 5_000, memoryMb: 1024 },
+  // The analysis computes features on the whole span, on prefixes (10 %…100 %) and many short windows: ~5 passes.
+  analyze: { passes: 5, floorMs: 5_000, ceilingMs: 120_000, memoryMb: 3072 },
+  features: { passes: 1, floorMs: 5_000, ceilingMs: 120_000, memoryMb: 2048 },
+  // features once, then p(up) and the feature matrix of every bar.
+  train: { passes: 2, floorMs: 10_000, ceilingMs: 300_000, memoryMb: 3072 },
+} as const;
+
+/**
+ * Expected seconds per bar × tree × effective depth × feature tried at a split (per bar ×
+ * iteration × feature for LogisticRegression), the whole train job on this machine (fit, ONNX
+ * export, p(up) of every bar). Forests fit on two threads here.
+ */
+export const FIT_COST: Record<StrategyConfig['model_type'], number> = {
+  RandomForestClassifier: 3e-8,
+  ExtraTreesClassifier: 1e-8,
+  GradientBoostingClassifier: 3.5e-8,
+  XGBClassifier: 2e-9,
+  AdaBoostClassifier: 5e-8,
+  LogisticRegression: 3e-9,
+};
+
+const clamp = (ms: number, { floorMs, ceilingMs }: { floorMs: number; ceilingMs: number }) => Math.round(Math.min(ceilingMs, Math.max(floorMs, ms)));
+const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 100) / 10} s`);
+const passes = (n: number) => `${n} feature pass${n === 1 ? '' : 'es'} of ${PASS_MS_PER_BAR} ms per bar`;
+
+function bounded(ms: number, limits: { floorMs: number; ceilingMs: number }, why: string): string {
+  if (ms < limits.floorMs) return `the floor of ${seconds(limits.floorMs)}: ${why} come to less`;
+  if (ms > limits.ceilingMs) return `the ceiling of ${seconds(limits.ceilingMs)}: ${why} come to more`;
+  return why;
+}
+
+/** strategy_config() alone: no bars. */
+export function configBudget(): Budget {
+  const { floorMs, memoryMb } = LIMITS.config;
+  return {
+    timeoutMs: floorMs,
+    memoryMb,
+    what: 'strategy_config()',
+    bars: 0,
+    why: 'the fixed budget of the module level and strategy_config()',
+    hint: 'an endless loop, or work at the module level? strategy_config() only returns a dict; compute in feature_engineering',
+  };
+}
+
+function passBudget(op: 'analyze' | 'features', bars: number, what: string): Budget {
+  const limits = LIMITS[op];
+  const ms = BASE_MS + limits.passes * PASS_MS_PER_BAR * bars;
+  const why = `${seconds(BASE_MS)} + ${passes(limits.passes)}`;
+  const hint = 'an endless loop, or feature code far slower than vectorised pandas (a Python loop over rows, rolling().apply)? Vectorise it, or use fewer bars';
+  return { timeoutMs: clamp(ms, limits), memoryMb: limits.memoryMb, what, bars, why: bounded(ms, limits, why), hint };
+}
+
+/** The look-ahead and warm-up analysis of feature_engineering on the trained bars. */
+export const analyzeBudget = (bars: number): Budget => passBudget('analyze', bars, 'the strategy');
+
+/** One feature_engineering run (/predict). */
+export const featuresBudget = (bars: number): Budget => passBudget('features', bars, 'the strategy');
+
+/** The fit's size: trees × effective depth × features tried per split, as the trainer will build it. */
+function fitUnits(config: StrategyConfig, bars: number, nFeatures: number): { units: number; shape: string; knobs: string } {
+  const nf = Math.max(1, nFeatures);
+  // A tree is no deeper than its rows allow: past log2(bars) a deeper limit costs nothing more.
+  const depth = (d: number) => Math.max(1, Math.min(d, Math.ceil(Math.log2(Math.max(2, bars)))));
+  const tried = (mf: 'sqrt' | 'log2' | number | null | undefined, fallback: number) =>
+    mf === 'sqrt' ? Math.sqrt(nf) : mf === 'log2' ? Math.log2(nf) : typeof mf === 'number' ? mf * nf : mf === null ? nf : fallback;
+  switch (config.model_type) {
+    case 'RandomForestClassifier':
+    case 'ExtraTreesClassifier': {
+      // The trainer's defaults: 100 trees, max_depth 16 (sklearn's unbounded default is refused), sqrt of the features.
+      const p = config.model_params;
+      const n = p.n_estimators ?? 100;
+      const d = p.max_depth ?? 16;
+      return { units: n * depth(d) * Math.max(1, tried(p.max_features, Math.sqrt(nf))), shape: `n_estimators=${n} max_depth=${d}`, knobs: 'n_estimators or max_depth' };
+    }
+    case 'GradientBoostingClassifier': {
+      const p = config.model_params;
+      const n = p.n_estimators ?? 100;
+      const d = p.max_depth ?? 3;
+      return { units: n * depth(d) * Math.max(1, tried(p.max_features, nf)), shape: `n_estimators=${n} max_depth=${d}`, knobs: 'n_estimators or max_depth' };
+    }
+    case 'XGBClassifier': {
+      const p = config.model_params;
+      const n = p.n_estimators ?? 100;
+      const d = p.max_depth ?? 6;
+      return { units: n * depth(d) * nf, shape: `n_estimators=${n} max_depth=${d}`, knobs: 'n_estimators or max_depth' };
+    }
+    case 'AdaBoostClassifier': {
+      const n = config.model_params.n_estimators ?? 50;
+      return { units: n * 2 * nf, shape: `n_estimators=${n} (depth-2 trees)`, knobs: 'n_estimators' };
+    }
+    case 'LogisticRegression': {
+      const iterations = config.model_params.max_iter ?? 100;
+      return { units: iterations * nf, shape: `max_iter=${iterations}`, knobs: 'max_iter' };
+    }
+  }
+}
+
+/**
+ * The train job: start-up, two feature passes, and FIT_HEADROOM × the fit's expected duration
+ * (bars × FIT_COST × the model's size; `nFeatures` = the columns feature_engineering adds).
+ */
+export function trainBudget(config: StrategyConfig, bars: number, nFeatures: number): Budget {
+  const limits = LIMITS.train;
+  const { units, shape, knobs } = fitUnits(config, bars, nFeatures);
+  const expectedMs = bars * units * FIT_COST[config.model_type] * 1000;
+  const ms = BASE_MS + limits.passes * PASS_MS_PER_BAR * bars + FIT_HEADROOM * expectedMs;
+  const why =
+    `${seconds(BASE_MS)} + ${passes(limits.passes)} + ${FIT_HEADROOM} × the expected ${seconds(expectedMs)} of ` +
+    `${config.model_type} ${shape} on ${Math.max(1, nFeatures)} features`;
+  const hint = `lower ${knobs}, use fewer features, or train on fewer bars`;
+  return { timeoutMs: clamp(ms, limits), memoryMb: limits.memoryMb, what: 'the fit', bars, why: bounded(ms, limits, why), hint };
+}
+
+/**
+ * Runs a sandbox job under the budget's limits; a job that runs out of time (wall clock or CPU)
+ * fails with the budget's explanation instead of the bare timeout.
+ */
+export async function withinBudget<T>(budget: Budget, run: (limits: JobLimits) => Promise<T>): Promise<T> {
+  try {
+    return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb });
+  } catch (err) {
+    if (err instanceof StrategyJobError && err.kind === 'timeout') throw new StrategyJobError('timeout', budgetExceeded(budget));
+    throw err;
+  }
+}
+
+/** What the user reads when a job ran out of its budget: which budget, how it was reached, what to do. */
+export function budgetExceeded(budget: Budget): string {
+  const bars = budget.bars > 0 ? ` for ${budget.bars.toLocaleString('en-US')} bars` : '';
+  return `${budget.what} ran longer than its budget of ${seconds(budget.timeoutMs)}${bars} (${budget.why}); ${budget.hint}`;
+}
