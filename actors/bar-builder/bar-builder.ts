@@ -4,20 +4,22 @@ import type { Logger } from '../../src/log.ts';
 import { StreamingResampler, type ResamplerStats } from '../../src/market/resampler.ts';
 import type { TickSink } from '../../src/market/tick-sink.ts';
 import type { BarsRepo, TicksRepo } from '../../src/store/index.ts';
-import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
+import { TickColumns } from '../../src/store/tick-columns.ts';
+import { TickWriter } from '../../src/store/tick-writer.ts';
+import type { BarMessage, DataSource } from '../../schemas/market.ts';
 import { Subjects } from '../../schemas/messages.ts';
 
 /** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 export interface BarBuilderDeps {
-  ticks: Pick<TicksRepo, 'insert'>;
+  ticks: Pick<TicksRepo, 'insertColumns'>;
   bars: Pick<BarsRepo, 'insert'>;
   nc: Pick<NatsConnection, 'publish'>;
   log: Logger;
   /** How long after its end a bar waits for a late tick before it closes without one. */
   graceMs?: number;
-  /** Largest number of ticks held before a write waits for storage (back-pressure). */
+  /** Largest number of ticks held before a write waits for storage (back-pressure; default 1 000 000). */
   maxPendingTicks?: number;
 }
 
@@ -25,23 +27,28 @@ export interface BarBuilderDeps {
  * Ticks in, bars out, for every live source: ticks go through the one streaming resampler;
  * ticks and closed bars are stored in ClickHouse in batches, and each closed bar is published
  * on `bars.<SYMBOL>.<tf>` only after it is stored, so a subscriber can always read it back.
+ * Ticks are stored in large inserts (TickWriter: every 250 ms or 400 000 ticks); a closed bar
+ * is stored ~20 ms after it closes, after the ticks pending then — so a published bar's ticks
+ * are always stored — and when bars close in floods (a replay), at most every 200 ms, so that
+ * few large inserts carry them.
  * Writing the same ticks twice (a source retrying after a failed write) changes nothing: the
  * resampler refuses ticks that are not after the last one it took.
  */
 export class BarBuilder {
   private readonly resampler: StreamingResampler;
-  private pendingTicks = new Map<DataSource, Tick[]>();
+  private readonly ticks: TickWriter;
   private pendingBars: BarMessage[] = [];
-  private pendingCount = 0;
+  private lastBarFlush = 0;
   private flushing: Promise<void> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private scheduled: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
-  private stored = { ticks: 0, bars: 0 };
+  private storedBars = 0;
   private future = 0;
 
   constructor(private readonly deps: BarBuilderDeps) {
     this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
+    this.ticks = new TickWriter(deps.ticks, deps.log, { highWater: deps.maxPendingTicks ?? 1_000_000 });
     // Bars of a quiet market still close: the grace timer closes them without a later tick.
     this.timer = setInterval(() => {
       this.resampler.closeDue(Date.now());
@@ -52,37 +59,32 @@ export class BarBuilder {
 
   /** A sink for one source; every bar records which source its ticks came from. */
   sink(source: DataSource): TickSink {
-    return { write: (ticks) => this.write(ticks, source) };
+    return {
+      write: (ticks) => this.write(TickColumns.fromTicks(ticks), source),
+      // The high-rate path (NATS): columns all the way to ClickHouse, no object per tick.
+      writeColumns: (ticks) => this.write([ticks], source),
+    };
   }
 
-  private write(ticks: readonly Tick[], source: DataSource): Promise<void> {
-    let batch = this.pendingTicks.get(source);
-    if (!batch) this.pendingTicks.set(source, (batch = []));
-    let taken = 0;
+  private write(batches: readonly TickColumns[], source: DataSource): Promise<void> {
     const now = Date.now();
-    let symbol = '';
-    for (const tick of ticks) {
-      if (tick.symbol !== symbol) this.resampler.arrived((symbol = tick.symbol), now);
-      // A tick stamped well ahead of the clock would make every true tick after it look late.
-      if (tick.ts > now + FUTURE_TOLERANCE_MS) {
-        this.future++;
-        continue;
-      }
-      // Only ticks the resampler takes are stored, so stored ticks and bars always agree.
-      if (this.resampler.push(tick, source)) {
-        batch.push(tick);
-        taken++;
-      }
+    for (const batch of batches) {
+      this.resampler.arrived(batch.symbol, now);
+      // Only ticks the resampler takes are kept (it removes the others from the batch), so
+      // stored ticks and bars always agree. A tick stamped well ahead of the clock would make
+      // every true tick after it look late: refused and counted.
+      this.future += this.resampler.pushColumns(batch, source, now + FUTURE_TOLERANCE_MS);
+      this.ticks.add(batch, source);
     }
-    this.pendingCount += taken;
-    const done = this.schedule();
+    if (this.pendingBars.length > 0) void this.schedule().catch(() => undefined);
     // Below the high-water mark the caller goes on at once; above it, it waits for storage.
-    return this.pendingCount > (this.deps.maxPendingTicks ?? 200_000) ? done : Promise.resolve();
+    return this.ticks.ready();
   }
 
-  /** One flush shortly, shared by every write until it starts. */
+  /** One bar flush shortly (in 20 ms, or 200 ms after the last), shared by every bar until it starts. */
   private schedule(): Promise<void> {
-    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => {
+    const delay = Math.max(20, this.lastBarFlush + 200 - Date.now());
+    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
       this.scheduled = null;
       return this.flush();
     });
@@ -90,9 +92,9 @@ export class BarBuilder {
   }
 
   /**
-   * Stores what is pending, then publishes the stored bars. Flushes run one after another, and
-   * each takes what is pending when it STARTS: while one insert runs, everything that arrives
-   * waits for the next, so batches grow with the load instead of queueing up.
+   * Stores the pending ticks and bars, then publishes the bars. Flushes run one after another,
+   * and each takes what is pending when it STARTS: while one insert runs, everything that
+   * arrives waits for the next, so batches grow with the load instead of queueing up.
    */
   flush(): Promise<void> {
     if (this.queued) return this.queued;
@@ -107,31 +109,30 @@ export class BarBuilder {
   }
 
   private async storePending(): Promise<void> {
-    const ticks = this.pendingTicks;
     const bars = this.pendingBars;
-    this.pendingTicks = new Map();
     this.pendingBars = [];
-    this.pendingCount = 0;
+    this.lastBarFlush = Date.now();
+    // The bars' ticks first (a tick insert that fails for good is counted and logged there).
+    await this.ticks.flush();
     try {
-      // Rows are keyed (ticks by symbol/ts/seq, bars by version), so a retried insert replaces.
-      for (const [source, batch] of ticks) await retry(() => this.deps.ticks.insert(batch, source));
+      // Rows are keyed (bars by version), so a retried insert replaces.
       if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));
       for (const bar of bars) this.deps.nc.publish(Subjects.bars(bar.symbol, bar.timeframe), JSON.stringify(bar));
-      for (const batch of ticks.values()) this.stored.ticks += batch.length;
-      this.stored.bars += bars.length;
+      this.storedBars += bars.length;
     } catch (err) {
-      this.deps.log.error({ err, bars: bars.length }, 'storing ticks or bars failed');
+      this.deps.log.error({ err, bars: bars.length }, 'storing bars failed');
       throw err;
     }
   }
 
   stats(): ResamplerStats & { storedTicks: number; storedBars: number; future: number } {
-    return { ...this.resampler.stats(), storedTicks: this.stored.ticks, storedBars: this.stored.bars, future: this.future };
+    return { ...this.resampler.stats(), storedTicks: this.ticks.stored, storedBars: this.storedBars, future: this.future };
   }
 
   /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.flush().catch(() => undefined);
+    await this.ticks.flush();
   }
 }

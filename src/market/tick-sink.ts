@@ -1,4 +1,5 @@
 import type { Tick } from '../../schemas/market.ts';
+import type { TickColumns } from '../store/tick-columns.ts';
 
 /**
  * Where every tick source delivers: the file importer, the NATS and Kafka consumers, the broker
@@ -8,6 +9,17 @@ import type { Tick } from '../../schemas/market.ts';
  */
 export interface TickSink {
   write(ticks: readonly Tick[]): Promise<void>;
+  /**
+   * The same for one symbol's ticks as columns (the high-rate path: no object per tick). The
+   * sink may keep the columns; the caller must not touch them again. Optional: without it the
+   * columns are written as objects (writeColumns below).
+   */
+  writeColumns?(ticks: TickColumns): Promise<void>;
+}
+
+/** Writes columns through the sink's columnar path when it has one. */
+export function writeColumns(sink: TickSink, ticks: TickColumns): Promise<void> {
+  return sink.writeColumns ? sink.writeColumns(ticks) : sink.write(ticks.toTicks());
 }
 
 /** Counters every source keeps and reports. */
