@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Subjects } from '../../schemas/messages.ts';
+import { loadConfig } from '../../src/config.ts';
 import { connectBus, startEmbeddedNats, type Bus, type EmbeddedNats } from '../../src/bus/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { startLiveSources, type LiveSources } from '../../src/market/live-sources.ts';
@@ -47,7 +48,8 @@ describe('live sources: counters as metrics (real nats-server)', () => {
   it('reports shed ticks per source and per symbol, and every published tick is stored or shed', async () => {
     const sink = new MemorySink();
     sink.hold();
-    sources = await startLiveSources(bus, sink, {}, log);
+    // No Kafka, no OANDA: the defaults of an empty environment.
+    sources = await startLiveSources(bus, sink, loadConfig({}), log);
     await bus.nc.flush();
     // 2,000 messages of 100 ticks (~10 MB) for one symbol while the sink is stuck: far more than
     // its 4 MiB queue holds. Ten ticks on another symbol fit.
