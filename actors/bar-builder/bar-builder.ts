@@ -2,12 +2,16 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { retry } from '../../src/lib/retry.ts';
 import type { Logger } from '../../src/log.ts';
 import { StreamingResampler, type ResamplerStats } from '../../src/market/resampler.ts';
+import { TIMEFRAME_MS } from '../../src/market/timeframes.ts';
 import type { TickSink } from '../../src/market/tick-sink.ts';
 import type { BarsRepo, TicksRepo } from '../../src/store/index.ts';
 import { TickColumns } from '../../src/store/tick-columns.ts';
 import { TickWriter } from '../../src/store/tick-writer.ts';
 import type { BarMessage, DataSource } from '../../schemas/market.ts';
 import { Subjects } from '../../schemas/messages.ts';
+
+/** A bar that ended within this long before now is of the live market: it goes out at once. */
+const LIVE_BAR_MS = 60_000;
 
 /** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -28,9 +32,8 @@ export interface BarBuilderDeps {
  * ticks and closed bars are stored in ClickHouse in batches, and each closed bar is published
  * on `bars.<SYMBOL>.<tf>` only after it is stored, so a subscriber can always read it back.
  * Ticks are stored in large inserts (TickWriter: every 250 ms or 400 000 ticks); a closed bar
- * is stored ~20 ms after it closes, after the ticks pending then — so a published bar's ticks
- * are always stored — and when bars close in floods (a replay), at most every 200 ms, so that
- * few large inserts carry them.
+ * of the live market is stored ~20 ms after it closes, after the ticks pending then — so a
+ * published bar's ticks are always stored; bars of a replay (ended long ago) once a second.
  * Writing the same ticks twice (a source retrying after a failed write) changes nothing: the
  * resampler refuses ticks that are not after the last one it took.
  */
@@ -81,10 +84,17 @@ export class BarBuilder {
     return this.ticks.ready();
   }
 
-  /** One bar flush shortly (in 20 ms, or 200 ms after the last), shared by every bar until it starts. */
+  /**
+   * One bar flush shortly, shared by every bar until it starts: in 20 ms for a bar of the live
+   * market; bars that ended long ago (a replay, a catch-up) wait until a second after the last
+   * flush, so that few large inserts carry them and their ticks.
+   */
   private schedule(): Promise<void> {
-    const delay = Math.max(20, this.lastBarFlush + 200 - Date.now());
-    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
+    if (this.scheduled) return this.scheduled;
+    const now = Date.now();
+    const live = this.pendingBars.some((b) => b.ts + TIMEFRAME_MS[b.timeframe] > now - LIVE_BAR_MS);
+    const delay = live ? 20 : Math.max(20, this.lastBarFlush + 1000 - now);
+    this.scheduled = new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
       this.scheduled = null;
       return this.flush();
     });

@@ -1,14 +1,25 @@
 import type { Symbol } from '../../schemas/common.ts';
 import type { Tick } from '../../schemas/market.ts';
 
+const BYTES_PER_ROW = 4 * 8 + 4;
+const MIN_ROWS = 256;
+
+/**
+ * Memory of released columns, by row capacity (powers of two), for later batches. Fresh
+ * ArrayBuffers at tens of MB a second count as external memory, and V8 answers that with full
+ * garbage collections of the whole heap; reused ones cost nothing.
+ */
+const pool = new Map<number, ArrayBuffer[]>();
+const POOL_MAX_BYTES = 64 * 2 ** 20;
+let pooledBytes = 0;
+
 /**
  * Ticks of one symbol held as columns (typed arrays), in time order: what the high-rate ingest
  * path decodes into, resamples from and stores, without one object per tick. At a million ticks
  * a second, objects that live until their insert completes are what the garbage collector pays
- * for; columns are a handful of allocations per batch, and they go to ClickHouse as they are.
+ * for; columns are one buffer per batch (reused once released), and they go to ClickHouse as
+ * they are.
  */
-const BYTES_PER_ROW = 4 * 8 + 4;
-
 export class TickColumns {
   length = 0;
   ts: Float64Array;
@@ -21,9 +32,11 @@ export class TickColumns {
     readonly symbol: Symbol,
     capacity = 1024,
   ) {
-    // One allocation for all five columns: a batch is a handful of objects, not five buffers.
-    const n = Math.max(16, capacity);
-    const buffer = new ArrayBuffer(n * BYTES_PER_ROW);
+    // One buffer for all five columns, its row count a power of two so that buffers recycle.
+    const n = 2 ** Math.ceil(Math.log2(Math.max(MIN_ROWS, capacity)));
+    const reused = pool.get(n)?.pop();
+    if (reused) pooledBytes -= reused.byteLength;
+    const buffer = reused ?? new ArrayBuffer(n * BYTES_PER_ROW);
     this.ts = new Float64Array(buffer, 0, n);
     this.bid = new Float64Array(buffer, 8 * n, n);
     this.ask = new Float64Array(buffer, 16 * n, n);
@@ -39,13 +52,12 @@ export class TickColumns {
   reserve(extra: number): void {
     const need = this.length + extra;
     if (need <= this.ts.length) return;
+    const rows = this.length;
     const bigger = new TickColumns(this.symbol, Math.max(need, this.ts.length * 2));
-    bigger.copyRows(this, 0, this.length);
-    this.ts = bigger.ts;
-    this.bid = bigger.bid;
-    this.ask = bigger.ask;
-    this.volume = bigger.volume;
-    this.seq = bigger.seq;
+    bigger.copyRows(this, 0, rows);
+    this.release();
+    ({ ts: this.ts, bid: this.bid, ask: this.ask, volume: this.volume, seq: this.seq } = bigger);
+    this.length = rows;
   }
 
   /** Appends rows [from, to) of `other`. */
@@ -66,6 +78,23 @@ export class TickColumns {
     const out = new TickColumns(this.symbol, to - from);
     out.copyRows(this, from, to);
     return out;
+  }
+
+  /**
+   * Gives the memory back for later batches. The last holder calls it (the tick writer, once
+   * the batch is stored); the columns are empty afterwards and must not be used again.
+   */
+  release(): void {
+    const buffer = this.ts.buffer as ArrayBuffer;
+    this.length = 0;
+    this.ts = this.bid = this.ask = this.volume = new Float64Array(0);
+    this.seq = new Uint32Array(0);
+    if (buffer.byteLength === 0 || pooledBytes + buffer.byteLength > POOL_MAX_BYTES) return;
+    const rows = buffer.byteLength / BYTES_PER_ROW;
+    let list = pool.get(rows);
+    if (!list) pool.set(rows, (list = []));
+    list.push(buffer);
+    pooledBytes += buffer.byteLength;
   }
 
   /** Removes the first `n` rows. */

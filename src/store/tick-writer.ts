@@ -51,9 +51,9 @@ export class TickWriter {
     return this.pendingTicks;
   }
 
-  /** Takes a batch in (it is kept, not copied: the caller must not change it). */
+  /** Takes a batch in: kept, not copied, and released once stored (the caller gives it up). */
   add(batch: TickColumns, source: DataSource): void {
-    if (batch.length === 0) return;
+    if (batch.length === 0) return batch.release();
     let list = this.pending.get(source);
     if (!list) this.pending.set(source, (list = []));
     list.push(batch);
@@ -111,6 +111,7 @@ export class TickWriter {
         try {
           await this.repo.insertColumns(list, source);
           this.stored += ticks;
+          for (const b of list) b.release();
           break;
         } catch (err) {
           if (attempt < attempts) {
@@ -118,6 +119,7 @@ export class TickWriter {
             continue;
           }
           this.failed += ticks;
+          for (const b of list) b.release();
           this.log.error({ err, source, ticks, pending: count }, 'storing ticks failed; they are lost');
           failure ??= err;
           break;

@@ -27,12 +27,25 @@ describe('TickColumns', () => {
     const c = new TickColumns('AUDUSD', 4);
     for (let i = 0; i < 10; i++) c.push(100 + i, i, 0.6 + i, 0.7 + i, i);
     const front = c.slice(0, 4);
-    assert.equal(front.capacity, 16, 'sized to its rows (16 at least)');
+    assert.equal(front.capacity, 256, 'sized to its rows: a power of two, 256 at least');
     assert.deepEqual(rows(front).map((t) => t.ts), [100, 101, 102, 103]);
     c.dropFront(4);
     assert.deepEqual(rows(c).map((t) => [t.ts, t.seq, t.volume]), [[104, 4, 4], [105, 5, 5], [106, 6, 6], [107, 7, 7], [108, 8, 8], [109, 9, 9]]);
     c.move(5, 0);
     assert.deepEqual(c.tick(0), { symbol: 'AUDUSD', ts: 109, seq: 9, bid: 0.6 + 9, ask: 0.7 + 9, volume: 9 });
     assert.deepEqual(rows(front).map((t) => t.ts), [100, 101, 102, 103], 'a slice is a copy');
+  });
+
+  it('gives its memory back on release, for the next batch of the same size', () => {
+    const a = new TickColumns('EURUSD', 3000);
+    a.push(1, 0, 1.1, 1.2, 0);
+    const buffer = a.ts.buffer;
+    a.release();
+    assert.equal(a.length, 0);
+    assert.equal(a.capacity, 0, 'nothing left to write into');
+    const b = new TickColumns('GBPUSD', 4096);
+    assert.equal(b.ts.buffer, buffer, 'the same memory, reused');
+    b.push(2, 0, 1.3, 1.4, 0);
+    assert.deepEqual(b.toTicks(), [{ symbol: 'GBPUSD', ts: 2, seq: 0, bid: 1.3, ask: 1.4, volume: 0 }]);
   });
 });
