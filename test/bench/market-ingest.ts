@@ -75,6 +75,8 @@ interface Level {
   service_cpu_cores: number | null;
   service_cpu_cores_by_thread: Record<string, number>;
   ticks_per_service_cpu_s: number | null;
+  publisher_cpu_cores: number;
+  nats_server_cpu_cores: number | null;
   loadavg_1m_at_start: number;
 }
 
@@ -93,6 +95,7 @@ export const benchmark: Benchmark = {
     });
     ctx.defer(() => service.stop().then(() => undefined));
     const { natsUrl } = JSON.parse(readFileSync(join(service.dataDir, 'run.json'), 'utf8')) as { natsUrl: string };
+    const natsPid = childPid(service.pid, 'nats-server');
     // Each run's ticks start 15 market days after the previous run's first: later than its last.
     let marketStart = Date.now() - 80 * DAY;
 
@@ -107,6 +110,7 @@ export const benchmark: Benchmark = {
       const m0 = await metrics(service.url);
       const cpu0 = processCpuMs(service.pid);
       const threads0 = threadCpuMs(service.pid);
+      const natsCpu0 = natsPid === null ? null : processCpuMs(natsPid);
       const t0 = performance.now();
       const samples: number[] = [];
       let last = m0.get(STORED) ?? 0;
@@ -120,7 +124,8 @@ export const benchmark: Benchmark = {
       const windowS = (performance.now() - t0) / 1000;
       const cpu1 = processCpuMs(service.pid);
       const threads1 = threadCpuMs(service.pid);
-      const published = await run;
+      const natsCpu1 = natsPid === null ? null : processCpuMs(natsPid);
+      const { published, cpu_ms: publisherCpuMs } = await run;
       await settle(service.url, ctx.signal);
       const after = await metrics(service.url);
       const received = (after.get(RECEIVED) ?? 0) - (before.get(RECEIVED) ?? 0);
@@ -149,6 +154,9 @@ export const benchmark: Benchmark = {
         service_cpu_cores: serviceCpuS === null ? null : Math.round((serviceCpuS / windowS) * 100) / 100,
         service_cpu_cores_by_thread: Object.fromEntries(Object.entries(threads1).map(([g, ms]) => [g, cores(ms - (threads0[g] ?? 0))])),
         ticks_per_service_cpu_s: serviceCpuS ? Math.round(stored / serviceCpuS) : null,
+        // The other two on the same cores: the load generator (over its whole run) and nats-server.
+        publisher_cpu_cores: Math.round((publisherCpuMs / 1000 / (warmup + seconds)) * 100) / 100,
+        nats_server_cpu_cores: natsCpu0 !== null && natsCpu1 !== null ? cores(natsCpu1 - natsCpu0) : null,
         loadavg_1m_at_start: Math.round(load * 100) / 100,
       };
     };
@@ -182,8 +190,18 @@ export const benchmark: Benchmark = {
   },
 };
 
-/** Runs the publisher; resolves with how many ticks it published. */
-function publish(ctx: BenchContext, natsUrl: string, seconds: number, batch: number, rate: number, startMs: number): Promise<number> {
+/** The pid of a child process of `pid` by command name (the service's embedded nats-server). */
+function childPid(pid: number, comm: string): number | null {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    return children.find((c) => readFileSync(`/proc/${c}/comm`, 'utf8').trim() === comm) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the publisher; resolves with how many ticks it published and the CPU it used. */
+function publish(ctx: BenchContext, natsUrl: string, seconds: number, batch: number, rate: number, startMs: number): Promise<{ published: number; cpu_ms: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds), String(batch), String(rate), String(startMs)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -191,7 +209,7 @@ function publish(ctx: BenchContext, natsUrl: string, seconds: number, batch: num
   ctx.defer(() => void child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve) => child.once('exit', () => resolve((JSON.parse(out || '{"published":0}') as { published: number }).published)));
+  return new Promise((resolve) => child.once('exit', () => resolve(JSON.parse(out || '{"published":0,"cpu_ms":0}') as { published: number; cpu_ms: number })));
 }
 
 /** Waits until the service holds nothing more to store (nothing queued, stored count still). */

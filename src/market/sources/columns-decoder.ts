@@ -9,7 +9,9 @@
  *
  * Numbers: JSON.parse rounds the decimal correctly; so does `m / 10^k` (or `m * 10^k`) when the
  * digit string m has at most 15 digits and k ≤ 22, because both operands are exact doubles and
- * IEEE division rounds once. Other numbers take the fallback.
+ * IEEE division rounds once — every quote a feed sends. A longer number (a computed float
+ * printed in full, 1.0850600000000001) is converted alone by the engine (Number of its text),
+ * which costs more but spares the rest of the message the fallback.
  */
 import type { TickColumns } from '../../store/tick-columns.ts';
 import { decodeTicks, tickVolume, type DecodeProblem } from './tick-decoder.ts';
@@ -93,7 +95,8 @@ export function scanTicksInto(b: Uint8Array, out: TickColumns): ColumnsDecodeRes
         pos = skipWs(b, pos + 1, n);
         if (b[pos] !== COLON) return null;
         pos = skipWs(b, pos + 1, n);
-        // A JSON number, computed exactly or refused (see the header).
+        // A JSON number (see the header for how it is computed exactly).
+        const numberAt = pos;
         let neg = false;
         if (b[pos] === MINUS) {
           neg = true;
@@ -138,9 +141,15 @@ export function scanTicksInto(b: Uint8Array, out: TickColumns): ColumnsDecodeRes
           } while (c >= D0 && c <= D9);
           p += expNeg ? -exp : exp;
         }
-        if (digits > MAX_DIGITS || p > 22 || p < -22) return null;
-        let value = p === 0 ? mant : p > 0 ? mant * POW10[p]! : mant / POW10[-p]!;
-        if (neg) value = -value;
+        let value: number;
+        if (digits <= MAX_DIGITS && p <= 22 && p >= -22) {
+          value = p === 0 ? mant : p > 0 ? mant * POW10[p]! : mant / POW10[-p]!;
+          if (neg) value = -value;
+        } else {
+          // Beyond the exact arithmetic (a computed float printed with 17 digits): the engine's
+          // own conversion of just this number, which rounds as JSON.parse does.
+          value = Number(String.fromCharCode.apply(null, b.subarray(numberAt, pos) as unknown as number[]));
+        }
         seen |= bit;
         if (bit === TS) ts = value;
         else if (bit === BID) bid = value;
@@ -155,13 +164,12 @@ export function scanTicksInto(b: Uint8Array, out: TickColumns): ColumnsDecodeRes
       }
     }
     // The TickMessage rules (parseTick): safe positive integer ts, positive finite prices,
-    // non-negative finite volumes. JSON numbers are never NaN, and ±Infinity cannot come out of
-    // the fast path (at most 15 digits × 10^22).
+    // non-negative finite volumes (JSON numbers are never NaN; 1e400 is Infinity).
     if (
       (seen & REQUIRED) === REQUIRED &&
-      Number.isSafeInteger(ts) && ts > 0 && bid > 0 && ask > 0 &&
-      ((seen & BID_VOL) === 0 || bidVol >= 0) &&
-      ((seen & ASK_VOL) === 0 || askVol >= 0)
+      Number.isSafeInteger(ts) && ts > 0 && bid > 0 && bid < Infinity && ask > 0 && ask < Infinity &&
+      ((seen & BID_VOL) === 0 || (bidVol >= 0 && bidVol < Infinity)) &&
+      ((seen & ASK_VOL) === 0 || (askVol >= 0 && askVol < Infinity))
     ) {
       out.push(ts, 0, bid, ask, bidVol + askVol);
       ticks++;

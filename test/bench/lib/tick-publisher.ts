@@ -1,7 +1,7 @@
 /**
  * A second process that publishes ticks on NATS `ticks.<SYMBOL>` at a steady `rate` (ticks/s;
  * 0 = as fast as the server takes them), as JSON arrays of `batch` ticks (the high-rate form of
- * the wire format), round-robin over the symbols, for `seconds`. Prints `{"published": n}`.
+ * the wire format), round-robin over the symbols, for `seconds`. Prints `{"published": n, "cpu_ms": n}`.
  * Usage: node --import tsx tick-publisher.ts <natsUrl> <seconds> <batch> <rate> [<startMs>]
  * (startMs: the market time of the first tick, default sixty days ago; a later run on the same
  * service must start after the last tick of the one before, or all its ticks are late).
@@ -104,4 +104,5 @@ while (Date.now() < end) {
   else await new Promise((r) => setImmediate(r));
 }
 await nc.drain();
-process.stdout.write(JSON.stringify({ published }));
+const cpu = process.cpuUsage();
+process.stdout.write(JSON.stringify({ published, cpu_ms: Math.round((cpu.user + cpu.system) / 1000) }));
