@@ -15,18 +15,12 @@ import { createLogger } from '../../src/log.ts';
 import { startLiveSources, type LiveSources } from '../../src/market/live-sources.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { MemorySink } from './sources/memory-sink.ts';
+import { until } from './sources/until.ts';
 
 const log = createLogger('silent');
 const T0 = 1_700_000_000_000;
 const message = (from: number, n: number) => JSON.stringify(Array.from({ length: n }, (_, k) => ({ ts: T0 + from + k, bid: 1.1, ask: 1.1001 })));
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('live sources: counters as metrics (real nats-server)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-live-sources-'));
@@ -58,14 +52,14 @@ describe('live sources: counters as metrics (real nats-server)', () => {
     bus.nc.publish(Subjects.ticks('NZDUSD'), message(0, 10));
     await bus.nc.flush();
     const seen = () => sources.stats().nats!;
-    await until(() => seen().shed + seen().received + seen().queued * 100 >= messages * 100, 'every message queued or shed');
+    await until(() => seen().shed + seen().received + seen().queued * 100 >= messages * 100, 'every message queued or shed', 20_000);
     const held = sources.metrics();
     assert.ok(held.signalforge_source_nats_shed_total! > 0);
     assert.equal(held.signalforge_source_nats_shed_total, seen().shed);
     assert.equal(held['signalforge_source_nats_symbol_shed_total{symbol="USDCAD"}'], seen().shed);
     assert.equal(held['signalforge_source_nats_symbol_shed_total{symbol="NZDUSD"}'], undefined, 'a symbol that shed nothing is left out');
     sink.release();
-    await until(() => seen().queued === 0 && seen().pending === 0, 'the queues written');
+    await until(() => seen().queued === 0 && seen().pending === 0, 'the queues written', 20_000);
     const done = sources.metrics();
     assert.equal(done.signalforge_source_nats_accepted_total! + done.signalforge_source_nats_shed_total!, messages * 100 + 10);
     assert.equal(sink.count, done.signalforge_source_nats_accepted_total);
@@ -95,7 +89,7 @@ describe('GET /_metrics on the running service', () => {
       const ticks = Array.from({ length: 50 }, (_, k) => ({ ts: now - 60_000 + i * 50 + k, bid: 0.88, ask: 0.8801 }));
       sf.service.bus.nc.publish(Subjects.ticks('USDCHF'), JSON.stringify(ticks));
     }
-    await until(async () => (await metrics()).get('signalforge_ticks_stored_total') === 500, 'the ticks stored');
+    await until(async () => (await metrics()).get('signalforge_ticks_stored_total') === 500, 'the ticks stored', 20_000);
     const m = await metrics();
     assert.equal(m.get('signalforge_source_nats_received_total'), 500);
     assert.equal(m.get('signalforge_source_nats_accepted_total'), 500);

@@ -4,21 +4,18 @@
  * store that fails for good is counted, not hidden.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Symbol } from '../../schemas/common.ts';
 import type { DataSource } from '../../schemas/market.ts';
 import { createLogger } from '../../src/log.ts';
-import { openClickHouse, TicksRepo, type ClickHouseClient } from '../../src/store/index.ts';
+import { TicksRepo } from '../../src/store/index.ts';
 import { TickColumns } from '../../src/store/tick-columns.ts';
 import { TickWriter } from '../../src/store/tick-writer.ts';
+import { tempStore } from './temp-store.ts';
 
 const log = createLogger('silent');
 const T0 = Date.UTC(2024, 4, 6, 12, 0, 0);
-let dir: string;
-let clickhouse: ClickHouseClient;
+const store = tempStore('tick-writer');
 let repo: TicksRepo;
 /** Inserts the real repo ran, with their row counts. */
 let inserts: number[] = [];
@@ -36,17 +33,13 @@ function batch(symbol: Symbol, n: number): TickColumns {
   return c;
 }
 
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-tick-writer-'));
-  clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log });
-  repo = new TicksRepo(clickhouse);
-});
-after(async () => {
-  await clickhouse?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe('TickWriter', () => {
+  // Inside the suite: runs after the store has opened.
+  before(() => {
+    repo = new TicksRepo(store.client);
+  });
+
   it('gathers batches into one insert after the delay, and flush() stores what is pending', async () => {
     inserts = [];
     const writer = new TickWriter(counting(), log, { maxDelayMs: 100_000, batchTicks: 1_000_000 });

@@ -4,32 +4,26 @@
  * path; keys replace rather than double.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { SYMBOLS } from '../../schemas/common.ts';
 import type { Tick } from '../../schemas/market.ts';
-import { createLogger } from '../../src/log.ts';
-import { openClickHouse, selectRows, TicksRepo, type ClickHouseClient } from '../../src/store/index.ts';
+import { selectRows, TicksRepo, type ClickHouseClient } from '../../src/store/index.ts';
 import { TickColumns } from '../../src/store/tick-columns.ts';
+import { tempStore } from './temp-store.ts';
 
 const T0 = Date.UTC(2024, 2, 4, 9, 0, 0);
-let dir: string;
+const store = tempStore('ticks-repo');
 let clickhouse: ClickHouseClient;
 let repo: TicksRepo;
 
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-ticks-repo-'));
-  clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log: createLogger('silent') });
-  repo = new TicksRepo(clickhouse);
-});
-after(async () => {
-  await clickhouse?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe('TicksRepo', () => {
+  // Inside the suite: runs after the store has opened.
+  before(() => {
+    clickhouse = store.client;
+    repo = new TicksRepo(clickhouse);
+  });
+
   it('stores batches of columns of every symbol in one insert and reads the same ticks back', async () => {
     const batches: TickColumns[] = [];
     const expected = new Map<string, Tick[]>();

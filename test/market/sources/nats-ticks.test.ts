@@ -9,17 +9,11 @@ import { startEmbeddedNats, type EmbeddedNats } from '../../../src/bus/index.ts'
 import { createLogger } from '../../../src/log.ts';
 import { startNatsTickSource, type NatsTickSource } from '../../../src/market/sources/nats-ticks.ts';
 import { MemorySink } from './memory-sink.ts';
+import { until } from './until.ts';
 
 const log = createLogger('silent');
 const T0 = 1_700_000_000_000;
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('NATS tick source (real nats-server)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-nats-ticks-'));
