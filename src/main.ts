@@ -167,6 +167,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
         signalforge_ticks_late_total: ingest.late,
         signalforge_ticks_future_total: ingest.future,
         signalforge_ticks_stored_total: ingest.storedTicks,
+        signalforge_ticks_store_failed_total: ingest.failedTicks,
         signalforge_bars_closed_total: ingest.bars,
         signalforge_bars_stored_total: ingest.storedBars,
         signalforge_bars_cached: market.cache.size(),

@@ -135,8 +135,8 @@ export class BarBuilder {
     }
   }
 
-  stats(): ResamplerStats & { storedTicks: number; storedBars: number; future: number } {
-    return { ...this.resampler.stats(), storedTicks: this.ticks.stored, storedBars: this.storedBars, future: this.future };
+  stats(): ResamplerStats & { storedTicks: number; failedTicks: number; storedBars: number; future: number } {
+    return { ...this.resampler.stats(), storedTicks: this.ticks.stored, failedTicks: this.ticks.failed, storedBars: this.storedBars, future: this.future };
   }
 
   /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */

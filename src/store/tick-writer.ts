@@ -65,11 +65,12 @@ export class TickWriter {
 
   /**
    * Resolves at once while fewer than `highWater` ticks wait; otherwise once the insert running
-   * (or the next) has finished — rejecting if it failed, so a source can count its ticks lost.
+   * (or the next) has finished. Never rejects: the caller's ticks are not the ones that insert
+   * carried, and ticks lost to a failed insert are counted here (`failed`).
    */
   ready(): Promise<void> {
     if (this.pendingTicks < this.highWater) return Promise.resolve();
-    return this.running ?? this.store();
+    return (this.running ?? this.store()).catch(() => undefined);
   }
 
   /**

@@ -86,7 +86,7 @@ describe('TickWriter', () => {
     };
     const writer = new TickWriter(failing, log, { maxDelayMs: 100_000, batchTicks: 1_000_000, highWater: 10, attempts: 2 });
     writer.add(batch('NZDUSD', 10), 'live');
-    await assert.rejects(writer.ready(), /clickhouse is down/);
+    await writer.ready();
     assert.equal(calls, 2);
     assert.equal(writer.failed, 10);
     assert.equal(writer.stored, 0);

@@ -24,8 +24,8 @@ const rate = Number(rateArg ?? 0);
 
 /** A timestamp is printed as its round (8 digits, 100 s each) and the ms within it (5 digits). */
 const ROUND_MS = 100_000;
-/** Messages per symbol per pass. */
-const MESSAGES = 64;
+/** Messages per symbol per pass: about 6,400 ticks, 77 s of market time (a round is 100 s). */
+const MESSAGES = Math.max(3, Math.floor(6400 / batch));
 
 interface Template {
   bytes: Uint8Array;
@@ -84,6 +84,7 @@ const start = Date.now();
 const end = start + seconds * 1000;
 let published = 0;
 let sent = 0;
+let unflushed = 0;
 while (Date.now() < end) {
   // Paced: never ahead of rate × elapsed time (checked every 16 messages).
   if (rate > 0 && published >= (rate * (Date.now() - start)) / 1000) {
@@ -94,14 +95,19 @@ while (Date.now() < end) {
     const s = sent % SYMBOLS.length;
     const m = Math.floor(sent / SYMBOLS.length);
     const t = payloads[s]![m % MESSAGES]!;
-    // nats.js holds a payload until its next flush; every payload was flushed since its last use.
+    // nats.js holds a payload until its next flush; every payload was flushed since its last use
+    // (a pass is 8 × MESSAGES ≥ 24 sends, and the loop yields to the event loop every 16).
     stamp(t, firstRound + Math.floor(m / MESSAGES));
     nc.publish(subjects[s]!, t.bytes);
     published += batch;
+    unflushed += t.bytes.length;
   }
-  // Let the connection drain now and then: the server applies back-pressure through the socket.
-  if (sent % 128 === 0) await nc.flush();
-  else await new Promise((r) => setImmediate(r));
+  // Wait for the server every 4 MB (a round trip): its back-pressure, without paying a round
+  // trip so often that the scheduler's latency on a busy machine caps the rate.
+  if (unflushed >= 4 * 2 ** 20) {
+    unflushed = 0;
+    await nc.flush();
+  } else await new Promise((r) => setImmediate(r));
 }
 await nc.drain();
 const cpu = process.cpuUsage();
