@@ -95,7 +95,8 @@ async function natsRate(url: string, messages: number, perMessage: number) {
   const log = createLogger('warn');
   const nc = await connect({ servers: url });
   let count = 0;
-  const sink: TickSink = { write: async (ticks) => void (count += ticks.length) };
+  // Counts only; takes columns as the bar builder does (no object per tick).
+  const sink: TickSink = { write: async (ticks) => void (count += ticks.length), writeColumns: async (ticks) => void (count += ticks.length) };
   const source = startNatsTickSource({ nc, sink, log, symbols: ['EURUSD'] });
   await nc.flush();
   const t0 = performance.now();
@@ -114,7 +115,7 @@ async function natsRate(url: string, messages: number, perMessage: number) {
   const stats = source.stats();
   await source.stop();
   await nc.close();
-  return { ticks_sent: total, ticks_accepted: stats.accepted, dropped: stats.dropped, late: stats.late, seconds: +seconds.toFixed(2), publish_seconds: +((published - t0) / 1000).toFixed(2), ticks_per_s: Math.round(stats.accepted / seconds),
+  return { ticks_sent: total, ticks_accepted: stats.accepted, dropped: stats.dropped, shed: stats.shed, late: stats.late, seconds: +seconds.toFixed(2), publish_seconds: +((published - t0) / 1000).toFixed(2), ticks_per_s: Math.round(stats.accepted / seconds),
     // What the consumer side alone can do: ticks per second of this process's CPU (user + system).
     ticks_per_consumer_cpu_s: Math.round(stats.accepted / ((cpu.user + cpu.system) / 1e6)) };
 }
