@@ -4,8 +4,10 @@ import type { TickColumns } from '../store/tick-columns.ts';
 /**
  * Where every tick source delivers: the file importer, the NATS and Kafka consumers, the broker
  * stream and the synthetic feed all write batches of ticks of one symbol, in time order, here.
- * The sink takes the ticks in during the call itself; the promise resolves once they are
- * stored, which is how a source applies back-pressure.
+ * The sink takes the ticks in during the call itself; the promise resolves when the sink is
+ * ready for more — at once, or once stored for a sink that stores them itself (the importer),
+ * or after its next insert for one that holds too many (the bar builder): the back-pressure a
+ * source waits for.
  */
 export interface TickSink {
   write(ticks: readonly Tick[]): Promise<void>;
