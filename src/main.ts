@@ -193,16 +193,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
         signalforge_ticks_late_total: ingest.late,
         signalforge_ticks_future_total: ingest.future,
         signalforge_ticks_stored_total: ingest.storedTicks,
+        signalforge_ticks_store_failed_total: ingest.failedTicks,
         signalforge_bars_closed_total: ingest.bars,
         signalforge_bars_stored_total: ingest.storedBars,
         signalforge_bars_cached: market.cache.size(),
       };
-      for (const [source, s] of Object.entries(liveSources.stats())) {
-        out[`signalforge_source_${source}_received_total`] = s.received;
-        out[`signalforge_source_${source}_accepted_total`] = s.accepted;
-        out[`signalforge_source_${source}_malformed_total`] = s.malformed;
-        out[`signalforge_source_${source}_dropped_total`] = s.dropped;
-      }
+      Object.assign(out, liveSources.metrics());
       const sent = delivery.stats();
       out.signalforge_delivery_webhook_delivered_total = sent.delivered.webhook;
       out.signalforge_delivery_messenger_delivered_total = sent.delivered.messenger;

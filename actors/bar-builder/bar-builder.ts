@@ -1,10 +1,14 @@
 import { publish, type Bus } from '../../src/bus/index.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { retry } from '../../src/lib/retry.ts';
+import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { Logger } from '../../src/log.ts';
-import { StreamingResampler, type MarketData, type ResamplerStats, type TickSink } from '../../src/market/index.ts';
+import { StreamingResampler, TickColumns, TickWriter, type MarketData, type ResamplerStats, type TickSink } from '../../src/market/index.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
 import { Topics } from '../../schemas/messages.ts';
+
+/** A bar that ended within this long before now is of the live market: it goes out at once. */
+const LIVE_BAR_MS = 60_000;
 
 /** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -16,14 +20,14 @@ export interface TickBatch {
 }
 
 export interface BarBuilderDeps {
-  ticks: Pick<MarketData['ticks'], 'insert'>;
+  ticks: Pick<MarketData['ticks'], 'insertColumns'>;
   bars: Pick<MarketData['bars'], 'insert'>;
   bus: Pick<Bus, 'nc' | 'js'>;
   log: Logger;
   clock?: Clock;
   /** How long after its end a bar waits for a late tick before it closes without one. */
   graceMs?: number;
-  /** Largest number of ticks held before a write waits for storage (back-pressure). */
+  /** Largest number of ticks held before a write waits for storage (back-pressure; default 1 000 000). */
   maxPendingTicks?: number;
 }
 
@@ -31,25 +35,29 @@ export interface BarBuilderDeps {
  * Ticks in, bars out, for every live source: ticks go through the one streaming resampler;
  * ticks and closed bars are stored in ClickHouse in batches, and each closed bar is published
  * on `bars.<SYMBOL>.<tf>` only after it is stored, so a subscriber can always read it back.
+ * Ticks are stored in large inserts (TickWriter: every 250 ms or 400 000 ticks); a closed bar
+ * of the live market is stored ~20 ms after it closes, after the ticks pending then — so a
+ * published bar's ticks are always stored; bars of a replay (ended long ago) once a second.
  * Writing the same ticks twice (a source retrying after a failed write) changes nothing: the
  * resampler refuses ticks that are not after the last one it took.
  */
 export class BarBuilder implements Actor<TickBatch> {
   private readonly resampler: StreamingResampler;
-  private pendingTicks = new Map<DataSource, Tick[]>();
+  private readonly ticks: TickWriter;
   private pendingBars: BarMessage[] = [];
-  private pendingCount = 0;
+  private lastBarFlush = 0;
   private flushing: Promise<void> = Promise.resolve();
   private queued: Promise<void> | null = null;
   private scheduled: Promise<void> | null = null;
   private stopTimer: (() => void) | null = null;
-  private stored = { ticks: 0, bars: 0 };
+  private storedBars = 0;
   private future = 0;
   private readonly clock: Clock;
 
   constructor(private readonly deps: BarBuilderDeps) {
     this.clock = deps.clock ?? liveClock;
     this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
+    this.ticks = new TickWriter(deps.ticks, deps.log, { highWater: deps.maxPendingTicks ?? 1_000_000 });
   }
 
   /** Starts the grace timer: bars of a quiet market still close, without a later tick. */
@@ -62,7 +70,11 @@ export class BarBuilder implements Actor<TickBatch> {
 
   /** A sink for one source; every bar records which source its ticks came from. */
   sink(source: DataSource): TickSink {
-    return { write: (ticks) => this.handle({ ticks, source }) };
+    return {
+      write: (ticks) => this.handle({ ticks, source }),
+      // The high-rate path (NATS): columns all the way to ClickHouse, no object per tick.
+      writeColumns: (ticks) => this.write([ticks], source),
+    };
   }
 
   /**
@@ -70,33 +82,35 @@ export class BarBuilder implements Actor<TickBatch> {
    * high-water mark it resolves at once; above it, once storage has caught up (back-pressure).
    */
   handle({ ticks, source }: TickBatch): Promise<void> {
-    let batch = this.pendingTicks.get(source);
-    if (!batch) this.pendingTicks.set(source, (batch = []));
-    let taken = 0;
-    const now = this.clock.now();
-    let symbol = '';
-    for (const tick of ticks) {
-      if (tick.symbol !== symbol) this.resampler.arrived((symbol = tick.symbol), now);
-      // A tick stamped well ahead of the clock would make every true tick after it look late.
-      if (tick.ts > now + FUTURE_TOLERANCE_MS) {
-        this.future++;
-        continue;
-      }
-      // Only ticks the resampler takes are stored, so stored ticks and bars always agree.
-      if (this.resampler.push(tick, source)) {
-        batch.push(tick);
-        taken++;
-      }
-    }
-    this.pendingCount += taken;
-    const done = this.schedule();
-    // Below the high-water mark the caller goes on at once; above it, it waits for storage.
-    return this.pendingCount > (this.deps.maxPendingTicks ?? 200_000) ? done : Promise.resolve();
+    return this.write(TickColumns.fromTicks(ticks), source);
   }
 
-  /** One flush shortly, shared by every write until it starts. */
+  private write(batches: readonly TickColumns[], source: DataSource): Promise<void> {
+    const now = this.clock.now();
+    for (const batch of batches) {
+      this.resampler.arrived(batch.symbol, now);
+      // Only ticks the resampler takes are kept (it removes the others from the batch), so
+      // stored ticks and bars always agree. A tick stamped well ahead of the clock would make
+      // every true tick after it look late: refused and counted.
+      this.future += this.resampler.pushColumns(batch, source, now + FUTURE_TOLERANCE_MS);
+      this.ticks.add(batch, source);
+    }
+    if (this.pendingBars.length > 0) void this.schedule().catch(() => undefined);
+    // Below the high-water mark the caller goes on at once; above it, it waits for storage.
+    return this.ticks.ready();
+  }
+
+  /**
+   * One bar flush shortly, shared by every bar until it starts: in 20 ms for a bar of the live
+   * market; bars that ended long ago (a replay, a catch-up) wait until a second after the last
+   * flush, so that few large inserts carry them and their ticks.
+   */
   private schedule(): Promise<void> {
-    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => {
+    if (this.scheduled) return this.scheduled;
+    const now = this.clock.now();
+    const live = this.pendingBars.some((b) => b.ts + TIMEFRAME_MS[b.timeframe] > now - LIVE_BAR_MS);
+    const delay = live ? 20 : Math.max(20, this.lastBarFlush + 1000 - now);
+    this.scheduled = new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
       this.scheduled = null;
       return this.flush();
     });
@@ -104,9 +118,9 @@ export class BarBuilder implements Actor<TickBatch> {
   }
 
   /**
-   * Stores what is pending, then publishes the stored bars. Flushes run one after another, and
-   * each takes what is pending when it STARTS: while one insert runs, everything that arrives
-   * waits for the next, so batches grow with the load instead of queueing up.
+   * Stores the pending ticks and bars, then publishes the bars. Flushes run one after another,
+   * and each takes what is pending when it STARTS: while one insert runs, everything that
+   * arrives waits for the next, so batches grow with the load instead of queueing up.
    */
   flush(): Promise<void> {
     if (this.queued) return this.queued;
@@ -121,26 +135,24 @@ export class BarBuilder implements Actor<TickBatch> {
   }
 
   private async storePending(): Promise<void> {
-    const ticks = this.pendingTicks;
     const bars = this.pendingBars;
-    this.pendingTicks = new Map();
     this.pendingBars = [];
-    this.pendingCount = 0;
+    this.lastBarFlush = this.clock.now();
+    // The bars' ticks first (a tick insert that fails for good is counted and logged there).
+    await this.ticks.flush();
     try {
-      // Rows are keyed (ticks by symbol/ts/seq, bars by version), so a retried insert replaces.
-      for (const [source, batch] of ticks) await retry(() => this.deps.ticks.insert(batch, source));
+      // Rows are keyed (bars by version), so a retried insert replaces.
       if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));
       for (const bar of bars) await publish(this.deps.bus, Topics.bars, [bar.symbol, bar.timeframe], bar);
-      for (const batch of ticks.values()) this.stored.ticks += batch.length;
-      this.stored.bars += bars.length;
+      this.storedBars += bars.length;
     } catch (err) {
-      this.deps.log.error({ err, bars: bars.length }, 'storing ticks or bars failed');
+      this.deps.log.error({ err, bars: bars.length }, 'storing bars failed');
       throw err;
     }
   }
 
-  stats(): ResamplerStats & { storedTicks: number; storedBars: number; future: number } {
-    return { ...this.resampler.stats(), storedTicks: this.stored.ticks, storedBars: this.stored.bars, future: this.future };
+  stats(): ResamplerStats & { storedTicks: number; failedTicks: number; storedBars: number; future: number } {
+    return { ...this.resampler.stats(), storedTicks: this.ticks.stored, failedTicks: this.ticks.failed, storedBars: this.storedBars, future: this.future };
   }
 
   /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */
@@ -148,5 +160,6 @@ export class BarBuilder implements Actor<TickBatch> {
     this.stopTimer?.();
     this.stopTimer = null;
     await this.flush().catch(() => undefined);
+    await this.ticks.flush();
   }
 }

@@ -1,5 +1,6 @@
-import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { Symbol } from '../../schemas/common.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
+import type { TickColumns } from '../store/index.ts';
 import { TIMEFRAME_MS, TIMEFRAMES } from '../lib/timeframes.ts';
 
 /** A bar being built. Field names follow BarMessage; `volumeSum` feeds `volume` at close. */
@@ -14,6 +15,22 @@ interface OpenBar {
   spread: number;
   source: DataSource;
 }
+
+/** What the resampler keeps per symbol. */
+interface SymbolState {
+  /** The open bar of each timeframe (TIMEFRAMES order). While the 1-min bar is open, all are. */
+  bars: Array<OpenBar | null>;
+  /** The latest end of any closed bar: a tick before it would reopen a closed bar. */
+  closedUntil: number;
+  /** When its ticks last arrived (wall clock), to tell a quiet market from a busy one. */
+  lastArrival: number;
+  /** The key (ts, seq) of the last tick taken: a tick not after it is a repeat or late. */
+  lastTs: number;
+  lastSeq: number;
+}
+
+const SIZES = TIMEFRAMES.map((tf) => TIMEFRAME_MS[tf]);
+const MINUTE = SIZES[0]!;
 
 export interface ResamplerStats {
   ticks: number;
@@ -33,13 +50,7 @@ export interface ResamplerStats {
  * dropped, so no closed bar is ever reopened and every timeframe aggregates the same ticks. The SQL rebuild in bars-repo follows the same rules.
  */
 export class StreamingResampler {
-  private readonly open = new Map<Symbol, Array<OpenBar | null>>();
-  /** Per symbol, the latest end of any closed bar: a tick before it would reopen a closed bar. */
-  private readonly closedUntil = new Map<Symbol, number>();
-  /** Per symbol, when its ticks last arrived (wall clock), to tell a quiet market from a busy one. */
-  private readonly lastArrival = new Map<Symbol, number>();
-  /** Per symbol, the key (ts, seq) of the last tick taken: a tick not after it is a repeat or late. */
-  private readonly lastKey = new Map<Symbol, { ts: number; seq: number }>();
+  private readonly symbols = new Map<Symbol, SymbolState>();
   private readonly counters: ResamplerStats = { ticks: 0, late: 0, bars: 0 };
 
   constructor(
@@ -52,53 +63,35 @@ export class StreamingResampler {
    * nothing changes, so a retried write is harmless.
    */
   push(tick: Tick, source: DataSource): boolean {
-    let bars = this.open.get(tick.symbol);
-    if (!bars) {
-      bars = TIMEFRAMES.map(() => null);
-      this.open.set(tick.symbol, bars);
-    }
-    const floor = Math.max(bars[0]?.ts ?? Number.NEGATIVE_INFINITY, this.closedUntil.get(tick.symbol) ?? Number.NEGATIVE_INFINITY);
-    const last = this.lastKey.get(tick.symbol);
-    if (tick.ts < floor || (last && (tick.ts < last.ts || (tick.ts === last.ts && tick.seq <= last.seq)))) {
-      this.counters.late++;
-      return false;
-    }
-    if (last) {
-      last.ts = tick.ts;
-      last.seq = tick.seq;
-    } else this.lastKey.set(tick.symbol, { ts: tick.ts, seq: tick.seq });
-    this.counters.ticks++;
-    for (let i = 0; i < TIMEFRAMES.length; i++) {
-      const size = TIMEFRAME_MS[TIMEFRAMES[i]!];
-      const bucket = Math.floor(tick.ts / size) * size;
-      const bar = bars[i];
-      if (bar && bar.ts === bucket) {
-        if (tick.bid > bar.high) bar.high = tick.bid;
-        if (tick.bid < bar.low) bar.low = tick.bid;
-        bar.close = tick.bid;
-        bar.volumeSum += tick.volume;
-        bar.ticks++;
-        continue;
+    return this.take(tick.symbol, this.state(tick.symbol), tick.ts, tick.seq, tick.bid, tick.ask, tick.volume, source);
+  }
+
+  /**
+   * Takes a batch of one symbol's ticks, as push() would one by one, and removes from the
+   * columns (in place) the ticks it refused, so that what is left is what it took. Ticks stamped
+   * after `maxTs` are refused too (a clock far ahead would make every true tick look late) and
+   * counted apart: returns how many.
+   */
+  pushColumns(cols: TickColumns, source: DataSource, maxTs = Number.POSITIVE_INFINITY): number {
+    const symbol = cols.symbol;
+    const state = this.state(symbol);
+    const { ts, seq, bid, ask, volume } = cols;
+    let future = 0;
+    let to = 0;
+    for (let i = 0; i < cols.length; i++) {
+      if (ts[i]! > maxTs) future++;
+      else if (this.take(symbol, state, ts[i]!, seq[i]!, bid[i]!, ask[i]!, volume[i]!, source)) {
+        if (to !== i) cols.move(i, to);
+        to++;
       }
-      if (bar) this.emit(tick.symbol, TIMEFRAMES[i]!, bar);
-      bars[i] = {
-        ts: bucket,
-        open: tick.bid,
-        high: tick.bid,
-        low: tick.bid,
-        close: tick.bid,
-        volumeSum: tick.volume,
-        ticks: 1,
-        spread: tick.ask - tick.bid,
-        source,
-      };
     }
-    return true;
+    cols.length = to;
+    return future;
   }
 
   /** Records that ticks of `symbol` arrived at wall-clock `now` (once per batch is enough). */
   arrived(symbol: Symbol, now: number): void {
-    this.lastArrival.set(symbol, now);
+    this.state(symbol).lastArrival = now;
   }
 
   /**
@@ -108,13 +101,13 @@ export class StreamingResampler {
    * later bar.
    */
   closeDue(now: number): void {
-    for (const [symbol, bars] of this.open) {
-      if (now - (this.lastArrival.get(symbol) ?? Number.NEGATIVE_INFINITY) < this.graceMs) continue;
+    for (const [symbol, state] of this.symbols) {
+      if (now - state.lastArrival < this.graceMs) continue;
+      const bars = state.bars;
       for (let i = 0; i < TIMEFRAMES.length; i++) {
         const bar = bars[i];
-        const timeframe = TIMEFRAMES[i]!;
-        if (bar && bar.ts + TIMEFRAME_MS[timeframe] + this.graceMs <= now) {
-          this.emit(symbol, timeframe, bar);
+        if (bar && bar.ts + SIZES[i]! + this.graceMs <= now) {
+          this.emit(symbol, state, i, bar);
           bars[i] = null;
         }
       }
@@ -123,7 +116,7 @@ export class StreamingResampler {
 
   /** Closes every open bar (end of a finite input). */
   flush(): void {
-    this.lastArrival.clear();
+    for (const state of this.symbols.values()) state.lastArrival = Number.NEGATIVE_INFINITY;
     this.closeDue(Number.POSITIVE_INFINITY);
   }
 
@@ -131,13 +124,69 @@ export class StreamingResampler {
     return { ...this.counters };
   }
 
-  private emit(symbol: Symbol, timeframe: Timeframe, bar: OpenBar): void {
+  private state(symbol: Symbol): SymbolState {
+    let state = this.symbols.get(symbol);
+    if (!state) {
+      state = {
+        bars: TIMEFRAMES.map(() => null),
+        closedUntil: Number.NEGATIVE_INFINITY,
+        lastArrival: Number.NEGATIVE_INFINITY,
+        lastTs: Number.NEGATIVE_INFINITY,
+        lastSeq: -1,
+      };
+      this.symbols.set(symbol, state);
+    }
+    return state;
+  }
+
+  private take(symbol: Symbol, state: SymbolState, ts: number, seq: number, bid: number, ask: number, volume: number, source: DataSource): boolean {
+    const bars = state.bars;
+    const first = bars[0];
+    const floor = first && first.ts > state.closedUntil ? first.ts : state.closedUntil;
+    if (ts < floor || ts < state.lastTs || (ts === state.lastTs && seq <= state.lastSeq)) {
+      this.counters.late++;
+      return false;
+    }
+    state.lastTs = ts;
+    state.lastSeq = seq;
+    this.counters.ticks++;
+    // The common case: the tick falls in the open 1-min bar, hence in every open bar.
+    if (first && ts < first.ts + MINUTE) {
+      for (let i = 0; i < bars.length; i++) {
+        const bar = bars[i]!;
+        if (bid > bar.high) bar.high = bid;
+        if (bid < bar.low) bar.low = bid;
+        bar.close = bid;
+        bar.volumeSum += volume;
+        bar.ticks++;
+      }
+      return true;
+    }
+    for (let i = 0; i < bars.length; i++) {
+      const size = SIZES[i]!;
+      const bucket = Math.floor(ts / size) * size;
+      const bar = bars[i];
+      if (bar && bar.ts === bucket) {
+        if (bid > bar.high) bar.high = bid;
+        if (bid < bar.low) bar.low = bid;
+        bar.close = bid;
+        bar.volumeSum += volume;
+        bar.ticks++;
+        continue;
+      }
+      if (bar) this.emit(symbol, state, i, bar);
+      bars[i] = { ts: bucket, open: bid, high: bid, low: bid, close: bid, volumeSum: volume, ticks: 1, spread: ask - bid, source };
+    }
+    return true;
+  }
+
+  private emit(symbol: Symbol, state: SymbolState, i: number, bar: OpenBar): void {
     this.counters.bars++;
-    const end = bar.ts + TIMEFRAME_MS[timeframe];
-    if (end > (this.closedUntil.get(symbol) ?? Number.NEGATIVE_INFINITY)) this.closedUntil.set(symbol, end);
+    const end = bar.ts + SIZES[i]!;
+    if (end > state.closedUntil) state.closedUntil = end;
     this.onBar({
       symbol,
-      timeframe,
+      timeframe: TIMEFRAMES[i]!,
       ts: bar.ts,
       open: bar.open,
       high: bar.high,

@@ -1,13 +1,27 @@
 import type { Tick } from '../../schemas/market.ts';
+import type { TickColumns } from '../store/index.ts';
 
 /**
  * Where every tick source delivers: the file importer, the NATS and Kafka consumers, the broker
  * stream and the synthetic feed all write batches of ticks of one symbol, in time order, here.
- * The sink takes the ticks in during the call itself; the promise resolves once they are
- * stored, which is how a source applies back-pressure.
+ * The sink takes the ticks in during the call itself; the promise resolves when the sink is
+ * ready for more — at once, or once stored for a sink that stores them itself (the importer),
+ * or after its next insert for one that holds too many (the bar builder): the back-pressure a
+ * source waits for.
  */
 export interface TickSink {
   write(ticks: readonly Tick[]): Promise<void>;
+  /**
+   * The same for one symbol's ticks as columns (the high-rate path: no object per tick). The
+   * sink may keep the columns; the caller must not touch them again. Optional: without it the
+   * columns are written as objects (writeColumns below).
+   */
+  writeColumns?(ticks: TickColumns): Promise<void>;
+}
+
+/** Writes columns through the sink's columnar path when it has one. */
+export function writeColumns(sink: TickSink, ticks: TickColumns): Promise<void> {
+  return sink.writeColumns ? sink.writeColumns(ticks) : sink.write(ticks.toTicks());
 }
 
 /** Counters every source keeps and reports. */

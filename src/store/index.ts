@@ -6,3 +6,5 @@ export { TicksRepo, type StoredTick } from './ticks-repo.ts';
 export { BarsRepo, sourceName, sourceCode, type SeriesColumns } from './bars-repo.ts';
 export { insertRowBinary, selectRowBinary } from './bulk-io.ts';
 export { RowBinaryWriter } from './row-binary.ts';
+export { TickColumns } from './tick-columns.ts';
+export { TickWriter } from './tick-writer.ts';

@@ -1,6 +1,7 @@
 /**
- * The tick sources alone: decode rate (ticks/s) for single-tick and 100-tick-array payloads,
- * the fast path against the zod schema it is proven equal to; and NATS → sink through a real
+ * The tick sources alone: decode rate (ticks/s) for single-tick and 100-tick-array payloads —
+ * bytes straight into columns (what the NATS source runs), the JSON fast path, and the zod
+ * schema both are proven equal to; and NATS → sink through a real
  * nats-server with a sink that only counts, the publisher in a separate process. On 2 cores the
  * publisher, the server and the consumer share the CPUs: ticks_per_consumer_cpu_s is the
  * consumer's own cost.
@@ -13,12 +14,17 @@ import { connect } from '@nats-io/transport-node';
 import { startEmbeddedNats } from '../../src/bus/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { startNatsTickSource } from '../../src/market/sources/nats-ticks.ts';
+import { decodeTicksInto } from '../../src/market/sources/columns-decoder.ts';
 import { decodeTicks, parseTickWithZod, payloadText } from '../../src/market/sources/tick-decoder.ts';
+import { TickColumns } from '../../src/store/tick-columns.ts';
 import type { TickSink } from '../../src/market/tick-sink.ts';
 import type { Benchmark } from './lib/types.ts';
 
 const enc = new TextEncoder();
-const tick = (i: number) => ({ ts: 1_700_000_000_000 + Math.floor(i / 3), bid: 1.08501 + (i % 7) * 1e-5, ask: 1.08511 + (i % 7) * 1e-5 });
+/** Quotes as feeds send them: 5 decimals. */
+const tick = (i: number) => ({ ts: 1_700_000_000_000 + Math.floor(i / 3), bid: 1.08501 + (i % 7) / 1e5, ask: 1.08511 + (i % 7) / 1e5 });
+/** Computed floats printed in full (e.g. 1.0850199999999999): beyond the byte decoder's exact fast path. */
+const longTick = (i: number) => ({ ts: 1_700_000_000_000 + Math.floor(i / 3), bid: 1.08501 + (i % 7) * 1e-5, ask: 1.08511 + (i % 7) * 1e-5 });
 
 function rate(fn: () => number, ms = 1500): number {
   for (let i = 0; i < 5; i++) fn();
@@ -31,25 +37,36 @@ function rate(fn: () => number, ms = 1500): number {
 function decodeRates() {
   const singles = Array.from({ length: 1000 }, (_, i) => enc.encode(JSON.stringify(tick(i))));
   const batches = Array.from({ length: 10 }, (_, b) => enc.encode(JSON.stringify(Array.from({ length: 100 }, (_, i) => tick(b * 100 + i)))));
+  const longBatches = Array.from({ length: 10 }, (_, b) => enc.encode(JSON.stringify(Array.from({ length: 100 }, (_, i) => longTick(b * 100 + i)))));
   const zodDecode = (p: Uint8Array) => {
     const v: unknown = JSON.parse(payloadText(p));
     return (Array.isArray(v) ? v : [v]).filter((x) => parseTickWithZod(x) !== null).length;
   };
   const sum = (ps: Uint8Array[], f: (p: Uint8Array) => number) => () => ps.reduce((n, p) => n + f(p), 0);
+  const out = new TickColumns('EURUSD', 2048);
+  const columns = (p: Uint8Array) => {
+    if (out.length > 1000) out.length = 0;
+    return decodeTicksInto(p, out).ticks;
+  };
   const cases = {
+    single_columns: sum(singles, columns),
     single_fast: sum(singles, (p) => decodeTicks(p).ticks.length),
     single_zod: sum(singles, zodDecode),
+    batch_columns: sum(batches, columns),
     batch_fast: sum(batches, (p) => decodeTicks(p).ticks.length),
     batch_zod: sum(batches, zodDecode),
+    long_batch_columns: sum(longBatches, columns),
+    long_batch_fast: sum(longBatches, (p) => decodeTicks(p).ticks.length),
   };
   // Best of three interleaved rounds: on a shared machine the slow rounds measure the neighbours.
-  const best: Record<keyof typeof cases, number> = { single_fast: 0, single_zod: 0, batch_fast: 0, batch_zod: 0 };
+  const best = Object.fromEntries(Object.keys(cases).map((k) => [k, 0])) as Record<keyof typeof cases, number>;
   for (let round = 0; round < 3; round++) {
     for (const [name, fn] of Object.entries(cases) as Array<[keyof typeof cases, () => number]>) best[name] = Math.max(best[name], rate(fn, 700));
   }
   return {
-    single_tick_messages: { fast_path: best.single_fast, zod: best.single_zod },
-    batch_100_messages: { fast_path: best.batch_fast, zod: best.batch_zod },
+    single_tick_messages: { bytes_to_columns: best.single_columns, fast_path: best.single_fast, zod: best.single_zod },
+    batch_100_messages: { bytes_to_columns: best.batch_columns, fast_path: best.batch_fast, zod: best.batch_zod },
+    batch_100_messages_17_digit_prices: { bytes_to_columns: best.long_batch_columns, fast_path: best.long_batch_fast },
   };
 }
 
@@ -78,7 +95,8 @@ async function natsRate(url: string, messages: number, perMessage: number) {
   const log = createLogger('warn');
   const nc = await connect({ servers: url });
   let count = 0;
-  const sink: TickSink = { write: async (ticks) => void (count += ticks.length) };
+  // Counts only; takes columns as the bar builder does (no object per tick).
+  const sink: TickSink = { write: async (ticks) => void (count += ticks.length), writeColumns: async (ticks) => void (count += ticks.length) };
   const source = startNatsTickSource({ nc, sink, log, symbols: ['EURUSD'] });
   await nc.flush();
   const t0 = performance.now();
@@ -97,7 +115,7 @@ async function natsRate(url: string, messages: number, perMessage: number) {
   const stats = source.stats();
   await source.stop();
   await nc.close();
-  return { ticks_sent: total, ticks_accepted: stats.accepted, dropped: stats.dropped, late: stats.late, seconds: +seconds.toFixed(2), publish_seconds: +((published - t0) / 1000).toFixed(2), ticks_per_s: Math.round(stats.accepted / seconds),
+  return { ticks_sent: total, ticks_accepted: stats.accepted, dropped: stats.dropped, shed: stats.shed, late: stats.late, seconds: +seconds.toFixed(2), publish_seconds: +((published - t0) / 1000).toFixed(2), ticks_per_s: Math.round(stats.accepted / seconds),
     // What the consumer side alone can do: ticks per second of this process's CPU (user + system).
     ticks_per_consumer_cpu_s: Math.round(stats.accepted / ((cpu.user + cpu.system) / 1e6)) };
 }

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
+import { TickColumns } from '../../src/store/tick-columns.ts';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -245,5 +246,45 @@ describe('StreamingResampler', () => {
     assert.equal(r.bars.length, 8, 'nothing left open');
     // And the flushed bars stay closed: a tick inside them is late.
     assert.equal(r.push(tick(T0 + 7 * MIN + 1, 1.1, 1.1001)), false);
+  });
+});
+
+describe('StreamingResampler.pushColumns', () => {
+  /** Deterministic PRNG so a failure can be replayed. */
+  const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+
+  it('takes a batch exactly as push() takes its ticks one by one, and keeps only what it took', () => {
+    const r = rng(5);
+    const one = recorder(1_000);
+    const many = recorder(1_000);
+    let ts = T0;
+    let taken = 0;
+    for (let round = 0; round < 300; round++) {
+      const symbol: Symbol = round % 3 === 0 ? 'GBPUSD' : 'EURUSD';
+      const batch = new TickColumns(symbol, 8);
+      const n = Math.floor(r() * 60);
+      for (let i = 0; i < n; i++) {
+        const x = r();
+        // Mostly forward in time (often within the same minute), some repeats, some late, some far ahead.
+        ts += x < 0.05 ? -30_000 : x < 0.1 ? 0 : x < 0.7 ? Math.floor(r() * 2_000) : Math.floor(r() * 400_000);
+        const t = x > 0.995 ? ts + 10 * HOUR : ts;
+        batch.push(t, x < 0.1 ? 1 : 0, 1.1 + r() / 100, 1.1002 + r() / 100, x < 0.3 ? Math.round(r() * 10) : 0);
+      }
+      const maxTs = ts + 5 * HOUR;
+      const expected = batch.toTicks().filter((t) => t.ts <= maxTs && one.push(t));
+      const future = batch.toTicks().filter((t) => t.ts > maxTs).length;
+      assert.equal(many.resampler.pushColumns(batch, 'live', maxTs), future);
+      assert.deepEqual(batch.toTicks(), expected, `round ${round}: the batch holds what was taken`);
+      taken += expected.length;
+      if (round % 50 === 49) {
+        one.resampler.closeDue(ts + 3 * MIN);
+        many.resampler.closeDue(ts + 3 * MIN);
+      }
+    }
+    one.resampler.flush();
+    many.resampler.flush();
+    assert.deepEqual(many.bars, one.bars);
+    assert.deepEqual(many.resampler.stats(), one.resampler.stats());
+    assert.ok(taken > 5_000 && one.resampler.stats().late > 100, `taken ${taken}, late ${one.resampler.stats().late}`);
   });
 });

@@ -98,7 +98,8 @@ export function createTickBatchHandler(deps: TickBatchHandlerDeps): TickBatchHan
       await heartbeat();
     }
   };
-  return Object.assign(handler, { stats: (): LiveSourceStats => ({ ...counts }) });
+  // Kafka is read at the sink's pace: nothing is ever shed or queued undecoded.
+  return Object.assign(handler, { stats: (): LiveSourceStats => ({ ...counts, shed: 0, shedBySymbol: {}, queued: 0 }) });
 }
 
 /** kafkajs logs through pino, at the level kafkajs gives each line. */

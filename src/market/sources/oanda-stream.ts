@@ -3,19 +3,30 @@
  * (PRICE, and a HEARTBEAT every 5 s). The connection is reopened with exponential backoff and
  * jitter when it fails, ends, or stays silent past `silenceTimeoutMs` (a half-open TCP connection
  * shows up only that way). Prices go through TickLanes like NATS ticks: the stream cannot be
- * paused without OANDA dropping us, so a lagging sink costs counted drops, not memory.
+ * paused without OANDA dropping us, so a lagging sink costs counted, shed ticks, not memory.
  */
 import type { Symbol } from '../../../schemas/common.ts';
 import type { Logger } from '../../log.ts';
+import type { TickMessage } from '../../../schemas/market.ts';
 import type { TickSink } from '../tick-sink.ts';
 import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
 import { LogThrottle } from './log-throttle.ts';
 import { parseOandaLine, toOandaInstrument } from './oanda-price.ts';
 import { sleep, type LiveSourceStats } from './tick-batching.ts';
-import { TickLanes, type TickLanesOptions } from './tick-lanes.ts';
+import { tickVolume } from './tick-decoder.ts';
+import { TickLanes, type LaneCodec, type TickLanesOptions } from './tick-lanes.ts';
+
+/** Prices are parsed as lines arrive (they are few); the lanes count them one unit each. */
+const PRICE_CODEC: LaneCodec<TickMessage> = {
+  size: () => 1,
+  records: () => 1,
+  decode: (_symbol, t, out) => out.push(t.ts, 0, t.bid, t.ask, tickVolume(t)),
+};
 
 /** What the composition root fills from OANDA_STREAM_URL, OANDA_TOKEN and OANDA_ACCOUNT_ID. */
-export interface OandaStreamOptions extends Pick<TickLanesOptions, 'maxBatch' | 'maxDelayMs' | 'maxPending'> {
+export interface OandaStreamOptions extends Pick<TickLanesOptions, 'maxBatch' | 'maxDelayMs'> {
+  /** Per-symbol bound on prices held before they are written (default 50 000); beyond it they are shed. */
+  maxPending?: number;
   /** e.g. https://stream-fxpractice.oanda.com (practice) or https://stream-fxtrade.oanda.com (live). */
   streamUrl: string;
   token: string;
@@ -65,7 +76,7 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
   const instruments = new Map(symbols.map((s) => [toOandaInstrument(s), s]));
   const url = `${options.streamUrl.replace(/\/+$/, '')}/v3/accounts/${encodeURIComponent(options.accountId)}/pricing/stream` +
     `?instruments=${[...instruments.keys()].join('%2C')}`;
-  const lanes = new TickLanes(options);
+  const lanes = new TickLanes(PRICE_CODEC, { ...options, maxQueued: options.maxPending ?? 50_000 });
   const throttle = new LogThrottle(log);
   const backoff = new Backoff({ ...DEFAULT_BACKOFF, ...options.backoff }, options.random);
   const stopping = new AbortController();
@@ -84,7 +95,7 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
         return;
       case 'price':
         counts.received++;
-        lanes.add(parsed.symbol, [parsed.tick]);
+        lanes.offer(parsed.symbol, parsed.tick);
         return;
       case 'untradeable':
         counts.received++;
@@ -190,6 +201,9 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
     dropped: lanes.dropped,
     late: lanes.late,
     pending: lanes.pending(),
+    shed: lanes.shed,
+    shedBySymbol: Object.fromEntries(lanes.shedBySymbol),
+    queued: lanes.queued(),
     connected,
     lastMessageAt,
   });

@@ -4,7 +4,8 @@
  */
 import type { Symbol } from '../../../schemas/common.ts';
 import type { Tick } from '../../../schemas/market.ts';
-import { TickSequencer, type SourceStats, type TickSink } from '../tick-sink.ts';
+import { TickColumns } from '../../store/index.ts';
+import { TickSequencer, writeColumns, type SourceStats, type TickSink } from '../tick-sink.ts';
 import type { LogThrottle } from './log-throttle.ts';
 import { tickVolume, type TickMessage } from './tick-decoder.ts';
 
@@ -14,16 +15,20 @@ export interface LiveSourceStats extends SourceStats {
   dropped: number;
   /** Valid ticks older than the previous tick of their symbol (the sink takes time order only). */
   late: number;
-  /** Ticks buffered or being written right now. */
+  /** Decoded ticks buffered or being written right now. */
   pending: number;
+  /** Records refused undecoded because the sink was behind (a full per-symbol queue). */
+  shed: number;
+  /** `shed` by symbol (symbols that shed nothing are left out). */
+  shedBySymbol: Partial<Record<Symbol, number>>;
+  /** Messages waiting undecoded. */
+  queued: number;
 }
 
 export interface SequencedTicks {
   ticks: Tick[];
   /** Ticks skipped because their ts went back in time. */
   late: number;
-  /** Ticks skipped because `limit` was reached; they consume no seq. */
-  overflow: number;
 }
 
 /**
@@ -34,21 +39,44 @@ export interface SequencedTicks {
 export class SymbolSequencers {
   private readonly bySymbol = new Map<Symbol, { seq: TickSequencer; lastTs: number }>();
 
-  sequence(symbol: Symbol, messages: readonly TickMessage[], limit = Infinity): SequencedTicks {
+  sequence(symbol: Symbol, messages: readonly TickMessage[]): SequencedTicks {
     let state = this.bySymbol.get(symbol);
     if (!state) this.bySymbol.set(symbol, (state = { seq: new TickSequencer(), lastTs: -Infinity }));
     const ticks: Tick[] = [];
     let late = 0;
-    let overflow = 0;
     for (const m of messages) {
       if (m.ts < state.lastTs) late++;
-      else if (ticks.length >= limit) overflow++;
       else {
         state.lastTs = m.ts;
         ticks.push({ symbol, ts: m.ts, seq: state.seq.next(m.ts), bid: m.bid, ask: m.ask, volume: tickVolume(m) });
       }
     }
-    return { ticks, late, overflow };
+    return { ticks, late };
+  }
+}
+
+/**
+ * SymbolSequencers' rules for one symbol's columns: numbers the rows [from, length) and removes
+ * (in place) those older than the tick before them.
+ */
+export class ColumnSequencer {
+  private readonly numbers = new TickSequencer();
+  private lastTs = Number.NEGATIVE_INFINITY;
+
+  /** Returns how many rows were removed as late. */
+  sequence(cols: TickColumns, from: number): number {
+    const { ts, seq } = cols;
+    let to = from;
+    for (let i = from; i < cols.length; i++) {
+      const t = ts[i]!;
+      if (t < this.lastTs) continue;
+      this.lastTs = t;
+      if (to !== i) cols.move(i, to);
+      seq[to++] = this.numbers.next(t);
+    }
+    const late = cols.length - to;
+    cols.length = to;
+    return late;
   }
 }
 
@@ -73,15 +101,15 @@ export interface RetryOptions {
  * Writes one batch, retrying a failing sink with exponential delays. Resolves true once the sink
  * accepted it, false when attempts ran out or `signal` aborted; never rejects.
  */
-export async function writeWithRetry(sink: TickSink, ticks: readonly Tick[], options: RetryOptions): Promise<boolean> {
+export async function writeWithRetry(sink: TickSink, ticks: readonly Tick[] | TickColumns, options: RetryOptions): Promise<boolean> {
   const { throttle, attempts, baseDelayMs = 100, maxDelayMs = 5000, signal } = options;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) return false;
     try {
-      await sink.write(ticks);
+      await (ticks instanceof TickColumns ? writeColumns(sink, ticks) : sink.write(ticks));
       return true;
     } catch (err) {
-      const symbol = ticks[0]?.symbol;
+      const symbol = ticks instanceof TickColumns ? ticks.symbol : ticks[0]?.symbol;
       if (attempt >= attempts) {
         throttle.error('sink.giveup', { err, symbol, ticks: ticks.length, attempts: attempt }, 'tick sink refused a batch; it is dropped');
         return false;

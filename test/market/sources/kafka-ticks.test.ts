@@ -109,7 +109,7 @@ describe('createTickBatchHandler (kafkajs eachBatch)', () => {
       'write EURUSD 2', 'write GBPUSD 1', 'resolve 7', 'commit 0@8',
     ]);
     assert.deepEqual(sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq]), [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
-    assert.deepEqual(handler.stats(), { received: 8, accepted: 7, malformed: 1, dropped: 0, late: 0, pending: 0 });
+    assert.deepEqual(handler.stats(), { received: 8, accepted: 7, malformed: 1, dropped: 0, late: 0, pending: 0, shed: 0, shedBySymbol: {}, queued: 0 });
   });
 
   it('retries a failing sink and commits nothing until it accepts', async () => {

@@ -9,17 +9,11 @@ import { startEmbeddedNats, type EmbeddedNats } from '../../../src/bus/index.ts'
 import { createLogger } from '../../../src/log.ts';
 import { startNatsTickSource, type NatsTickSource } from '../../../src/market/sources/nats-ticks.ts';
 import { MemorySink } from './memory-sink.ts';
+import { until } from './until.ts';
 
 const log = createLogger('silent');
 const T0 = 1_700_000_000_000;
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('NATS tick source (real nats-server)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-nats-ticks-'));
@@ -68,7 +62,7 @@ describe('NATS tick source (real nats-server)', () => {
 
     assert.deepEqual(sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq, t.volume]), [[0, 0, 0], [0, 1, 3], [1, 0, 0], [1, 1, 0]]);
     assert.deepEqual(sink.ticksOf('GBPUSD').map((t) => [t.ts - T0, t.seq, t.ask]), [[5, 0, 1.2701], [5, 1, 1.2702]]);
-    assert.deepEqual(source.stats(), { received: 11, accepted: 6, malformed: 5, dropped: 0, late: 0, pending: 0 });
+    assert.deepEqual(source.stats(), { received: 11, accepted: 6, malformed: 5, dropped: 0, late: 0, pending: 0, shed: 0, shedBySymbol: {}, queued: 0 });
     for (const batch of sink.batches) assert.equal(new Set(batch.map((t) => t.symbol)).size, 1, 'one symbol per batch');
     assert.equal(sub.isClosed(), false);
     await source.stop();
@@ -101,33 +95,47 @@ describe('NATS tick source (real nats-server)', () => {
       });
     }
     assert.ok(sink.batches.every((b) => b.length <= 250));
-    assert.deepEqual(source.stats(), { received: 2 * n, accepted: 2 * n, malformed: 0, dropped: 0, late: 0, pending: 0 });
+    assert.deepEqual(source.stats(), { received: 2 * n, accepted: 2 * n, malformed: 0, dropped: 0, late: 0, pending: 0, shed: 0, shedBySymbol: {}, queued: 0 });
     await source.stop();
   });
 
-  it('bounds memory when the sink stalls: drops and counts, then recovers', async () => {
+  it('bounds memory when the sink stalls: sheds messages undecoded, counts them exactly, then recovers', async () => {
     const sink = new MemorySink();
     sink.hold();
-    const source = start(sink, { maxBatch: 100, maxPending: 1_000 });
+    const message = (i: number) => JSON.stringify(Array.from({ length: 100 }, (_, k) => ({ ts: T0 + i + k, bid: 0.65, ask: 0.6501 })));
+    const bytes = Buffer.byteLength(message(0));
+    // Room for 10 messages in the queue, besides the batch held by the stuck sink.
+    const source = start(sink, { maxBatch: 100, maxQueuedBytes: 10 * bytes });
     await sub.flush();
     const n = 20_000;
-    for (let i = 0; i < n; i += 100) {
-      pub.publish(Subjects.ticks('AUDUSD'), JSON.stringify(Array.from({ length: 100 }, (_, k) => ({ ts: T0 + i + k, bid: 0.65, ask: 0.6501 }))));
-    }
+    for (let i = 0; i < n; i += 100) pub.publish(Subjects.ticks('AUDUSD'), message(i));
     await pub.flush();
-    await until(() => source.stats().received === n, 'every tick seen');
-    assert.equal(source.stats().pending, 1_000, 'no more than maxPending held');
-    assert.equal(source.stats().dropped, n - 1_000);
+    await until(() => source.stats().shed + source.stats().received >= n, 'every message queued, decoded or shed');
+    const held = source.stats();
+    assert.ok(held.queued <= 10, `at most 10 messages queued (${held.queued})`);
+    assert.ok(held.pending <= 200, `at most two batches decoded (${held.pending})`);
+    assert.ok(held.shed >= n - 12 * 100, `the rest shed (${held.shed})`);
+    assert.equal(held.shed % 100, 0, 'whole messages are shed: their records counted without decoding');
+    assert.deepEqual(held.shedBySymbol, { AUDUSD: held.shed });
     sink.release();
-    await sink.waitFor(1_000);
-    // The first 1 000 ticks were kept, complete and in order.
-    assert.deepEqual(sink.ticksOf('AUDUSD').map((t) => t.ts - T0), Array.from({ length: 1_000 }, (_, i) => i));
+    await until(() => source.stats().queued === 0 && source.stats().pending === 0, 'the queue written');
+    const kept = sink.ticksOf('AUDUSD').map((t) => t.ts - T0);
+    assert.equal(kept.length, n - held.shed);
+    // What was kept is whole messages, in order (the first ones, and any that found room).
+    for (let i = 0; i < kept.length; i += 100) {
+      const from = kept[i]!;
+      assert.equal(from % 100, 0, 'a message starts here');
+      assert.deepEqual(kept.slice(i, i + 100), Array.from({ length: 100 }, (_, k) => from + k));
+      if (i > 0) assert.ok(from > kept[i - 1]!, 'in order');
+    }
+    assert.equal(kept[0], 0);
     // Still alive: new ticks flow again once the sink is back.
     pub.publish(Subjects.ticks('AUDUSD'), JSON.stringify({ ts: T0 + n + 1, bid: 0.65, ask: 0.6501 }));
     await pub.flush();
-    await until(() => source.stats().accepted === 1_001, 'the new tick accepted');
+    await until(() => source.stats().accepted === kept.length + 1, 'the new tick accepted');
     const stats = source.stats();
-    assert.equal(stats.received, stats.accepted + stats.malformed + stats.dropped + stats.late + stats.pending);
+    assert.equal(stats.received, stats.accepted + stats.malformed + stats.dropped + stats.late + stats.pending + stats.shed);
+    assert.equal(stats.received, n + 1);
     assert.equal(sub.isClosed(), false);
     await source.stop();
   });
@@ -156,8 +164,8 @@ describe('NATS tick source (real nats-server)', () => {
     await sub.flush();
     for (let i = 0; i < 500; i++) pub.publish(Subjects.ticks('USDCAD'), JSON.stringify({ ts: T0 + i, bid: 1.36, ask: 1.3601 }));
     await pub.flush();
-    await until(() => source.stats().received === 500, 'every tick seen');
-    assert.equal(sink.count, 0, 'still buffered (long delay)');
+    await until(() => source.stats().queued === 500, 'every message queued');
+    assert.equal(sink.count, 0, 'still queued (long delay)');
     await source.stop();
     assert.equal(sink.count, 500);
     assert.equal(source.stats().pending, 0);

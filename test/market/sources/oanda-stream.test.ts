@@ -4,16 +4,10 @@ import { createLogger } from '../../../src/log.ts';
 import { startOandaStream, type OandaStream, type OandaStreamOptions } from '../../../src/market/sources/oanda-stream.ts';
 import { FakeOanda, heartbeatLine, priceLine, type Script } from './fake-oanda.ts';
 import { MemorySink } from './memory-sink.ts';
+import { until } from './until.ts';
 
 const TOKEN = 'test-token-5ecret';
 
-async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 interface Harness {
   server: FakeOanda;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Tick } from '../../../schemas/market.ts';
-import { chunk, SymbolSequencers, writeWithRetry } from '../../../src/market/sources/tick-batching.ts';
-import { TickLanes } from '../../../src/market/sources/tick-lanes.ts';
+import { chunk, ColumnSequencer, SymbolSequencers, writeWithRetry } from '../../../src/market/sources/tick-batching.ts';
+import { TickColumns } from '../../../src/store/tick-columns.ts';
 import { createLogger } from '../../../src/log.ts';
 import { LogThrottle } from '../../../src/market/sources/log-throttle.ts';
 import { MemorySink } from './memory-sink.ts';
@@ -30,12 +30,29 @@ describe('SymbolSequencers', () => {
     assert.equal(s.sequence('EURUSD', [m(9)]).late, 1);
   });
 
-  it('stops at the limit without spending seq numbers on the overflow', () => {
-    const s = new SymbolSequencers();
-    const a = s.sequence('EURUSD', [m(10), m(10), m(10), m(10)], 2);
-    assert.equal(a.ticks.length, 2);
-    assert.equal(a.overflow, 2);
-    assert.deepEqual(s.sequence('EURUSD', [m(10)]).ticks.map((t) => t.seq), [2]);
+});
+
+describe('ColumnSequencer', () => {
+  const columns = (...ts: number[]) => {
+    const c = new TickColumns('EURUSD', 4);
+    ts.forEach((t, i) => c.push(t, 99, 1 + i / 100, 2, 0));
+    return c;
+  };
+
+  it('numbers the rows it is given like SymbolSequencers, and removes late ones in place', () => {
+    const s = new ColumnSequencer();
+    const c = columns(10, 10, 12, 11, 12);
+    assert.equal(s.sequence(c, 0), 1);
+    assert.deepEqual([...c.ts.subarray(0, c.length)], [10, 10, 12, 12]);
+    assert.deepEqual([...c.seq.subarray(0, c.length)], [0, 1, 0, 1]);
+    assert.deepEqual([...c.bid.subarray(0, c.length)], [1, 1.01, 1.02, 1.04], 'the other columns move with the rows');
+    // Rows appended later continue the numbering; rows before `from` are left alone.
+    c.push(12, 99, 3, 3, 0);
+    c.push(9, 99, 3, 3, 0);
+    assert.equal(s.sequence(c, 4), 1);
+    assert.deepEqual([...c.seq.subarray(0, c.length)], [0, 1, 0, 1, 2]);
+    const ref = new SymbolSequencers().sequence('EURUSD', [10, 10, 12, 11, 12, 12, 9].map((t) => m(t)));
+    assert.deepEqual(ref.ticks.map((t) => [t.ts, t.seq]), [...c.ts.subarray(0, c.length)].map((t, i) => [t, c.seq[i]]));
   });
 });
 
@@ -69,58 +86,16 @@ describe('writeWithRetry', () => {
   });
 });
 
-describe('TickLanes', () => {
-  it('flushes at maxBatch and after maxDelayMs, in order, per symbol', async () => {
-    const sink = new MemorySink();
-    const lanes = new TickLanes({ sink, log, maxBatch: 3, maxDelayMs: 20 });
-    lanes.add('EURUSD', [m(1), m(2), m(3), m(4)]);
-    lanes.add('USDJPY', [m(1, 150, 150.01)]);
-    await new Promise((r) => setImmediate(r));
-    assert.deepEqual(sink.batches.map((b) => b.map((t) => t.ts)), [[1, 2, 3]], 'a full batch leaves at once');
-    await new Promise((r) => setTimeout(r, 60));
-    assert.equal(sink.batches.length, 3, 'the rest leaves after the delay');
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => t.ts), [1, 2, 3, 4]);
-    assert.equal(lanes.accepted, 5);
-    assert.equal(lanes.pending(), 0);
-  });
-
-  it('holds at most maxPending ticks per symbol while the sink is stuck, then recovers', async () => {
-    const sink = new MemorySink();
-    sink.hold();
-    const lanes = new TickLanes({ sink, log, maxBatch: 10, maxDelayMs: 1, maxPending: 25 });
-    for (let i = 1; i <= 100; i++) lanes.add('EURUSD', [m(i)]);
-    assert.equal(lanes.pending(), 25);
-    assert.equal(lanes.dropped, 75);
-    sink.release();
-    await lanes.flush();
-    assert.equal(lanes.accepted, 25);
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => t.ts), Array.from({ length: 25 }, (_, i) => i + 1));
-    lanes.add('EURUSD', [m(200)]);
-    await lanes.close();
-    assert.equal(lanes.accepted, 26);
-    lanes.add('EURUSD', [m(201)]);
-    assert.equal(lanes.dropped, 76, 'ticks after close are counted, not kept');
-  });
-
-  it('does not write a refused batch again by default (the sink took it in), and carries on', async () => {
-    const sink = new MemorySink();
-    sink.failNext = 1;
-    const lanes = new TickLanes({ sink, log, maxBatch: 2 });
-    lanes.add('EURUSD', [m(1), m(2), m(3), m(4)]);
-    await lanes.flush();
-    assert.equal(sink.calls, 2);
-    assert.equal(lanes.dropped, 2);
-    assert.equal(lanes.accepted, 2);
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => t.ts), [3, 4]);
-  });
-
-  it('retries when asked to, for a sink that takes nothing in when it refuses', async () => {
-    const sink = new MemorySink();
-    sink.failNext = 2;
-    const lanes = new TickLanes({ sink, log, maxBatch: 2, writeAttempts: 3 });
-    lanes.add('EURUSD', [m(1), m(2)]);
-    await lanes.flush();
-    assert.equal(sink.calls, 3);
-    assert.equal(lanes.accepted, 2);
+describe('writeWithRetry with columns', () => {
+  it('uses the sink\'s columnar path when it has one, else writes the rows as ticks', async () => {
+    const c = new TickColumns('GBPUSD', 2);
+    c.push(5, 0, 1.27, 1.2701, 3);
+    const plain = new MemorySink();
+    assert.equal(await writeWithRetry(plain, c, { throttle, attempts: 1 }), true);
+    assert.deepEqual(plain.ticks, [{ symbol: 'GBPUSD', ts: 5, seq: 0, bid: 1.27, ask: 1.2701, volume: 3 }]);
+    const got: TickColumns[] = [];
+    const columnar = { write: () => Promise.reject(new Error('not this one')), writeColumns: async (b: TickColumns) => void got.push(b) };
+    assert.equal(await writeWithRetry(columnar, c, { throttle, attempts: 1 }), true);
+    assert.equal(got[0], c, 'handed over as is');
   });
 });
