@@ -73,6 +73,10 @@ class Spare:
             finally:
                 # Close the answer before exiting: tearing down a large address space takes
                 # milliseconds, and the zygote should not wait for it to see the end of the answer.
+                try:
+                    os.close(result_w)
+                except OSError:
+                    pass
                 os._exit(0)
         os.close(job_r)
         os.close(result_w)
@@ -161,9 +165,27 @@ def timeout_failure(job_id, timeout_ms):
     return {"id": job_id, "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {timeout_ms} ms"}
 
 
+class Children:
+    """Job children that answered and are exiting: reaped when they are gone (no <defunct> stays
+    next to the zygote), from the SIGCHLD handler while the zygote waits for its next job."""
+
+    def __init__(self):
+        self.pids = set()
+        signal.signal(signal.SIGCHLD, lambda *_: self.reap())
+
+    def add(self, pid):
+        self.pids.add(pid)
+
+    def reap(self):
+        for pid in list(self.pids):
+            if wait_status(pid, block=False) is not None:
+                self.pids.discard(pid)
+
+
 def serve(walls):
     """The zygote's loop: a control message, the job spliced to the waiting spare, its answer relayed."""
     uids = jail.JobUids()
+    children = Children()
     spare = Spare(uids.take(), walls)
     write_message(STDOUT, {"id": 0, "ok": True, "ready": True, "pid": os.getpid()})
     while True:
@@ -182,10 +204,11 @@ def serve(walls):
         spare = Spare(uids.take(), walls)
         failure = relay(control, job)
         os.close(job.result_r)
-        # Whatever the job started under its uid ends with it, the child included, and is reaped
-        # (no <defunct> left), before Node hears that it ended.
         if failure is not None and wait_status(job.pid, block=False) is None:
             os.kill(job.pid, signal.SIGKILL)  # timed out or too large (swept below with its uid too)
-        jail.sweep(job.uid)
-        wait_status(job.pid, block=True)
+        # Whatever the job started under its uid ends with it, before Node hears that it ended;
+        # the child itself, exiting, is reaped as soon as it is gone (SIGCHLD), not waited for.
+        jail.sweep(job.uid, exiting=job.pid)
+        children.add(job.pid)
+        children.reap()
         write_message(STDOUT, failure or {"id": job_id, "done": True})
