@@ -5,14 +5,14 @@
  * stderr flooding). Goal: p99 ≤ 50 ms under attack. Runs the real service as a child process.
  */
 import { apiCaller } from './lib/api.ts';
+import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 import { startServiceProcess, waitForQuiet } from './lib/service.ts';
 
 const HEADER = '# signalforge: symbol=EURUSD timeframe=15min\nimport numpy as np\nimport pandas as pd\n';
-const CONFIG = `
-def strategy_config():
-    return {'model_type': 'RandomForestClassifier', 'model_params': {'n_estimators': 10}, 'target_horizon': 4}
-`;
+// A valid strategy_config(): the hostile part must reach the feature stage, past the config check.
+const TRAINABLE = trainableStrategy('RandomForestClassifier', "{'n_estimators': 10}");
+const CONFIG = TRAINABLE.slice(TRAINABLE.indexOf('def strategy_config'));
 const HOSTILE: Record<string, string> = {
   'too-wide': `${HEADER}
 def feature_engineering(df, close, open_, high, low):
@@ -39,11 +39,11 @@ export const benchmark: Benchmark = {
   description: '/_healthz latency (every 10 ms) quiet vs while hostile train jobs run back to back (goal p99 ≤ 50 ms)',
   async run(ctx) {
     const seconds = numberOption(ctx, 'seconds', 15);
-    const service = await startServiceProcess({ HISTORY_DAYS: '365', RATE_LIMIT_PER_MIN: '1000000', TRIAL_CREDITS: '1000' }, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
+    const service = await startServiceProcess({ HISTORY_DAYS: '365', RATE_LIMIT_PER_MIN: '1000000', TRIAL_CREDITS: '1000', TRIAL_MINTS_PER_HOUR: '1000' }, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
     ctx.defer(() => service.stop().then(() => undefined));
     await waitForQuiet(60_000, ctx.signal);
     const call = apiCaller(service.url);
-    const { api_key: key } = await call('POST', '/api/v1/key/trial', {});
+    const mint = async (): Promise<string> => (await call('POST', '/api/v1/key/trial', {})).api_key;
 
     const poll = async (until: () => boolean): Promise<number[]> => {
       const times: number[] = [];
@@ -61,10 +61,13 @@ export const benchmark: Benchmark = {
 
     let stop = false;
     const outcomes: Record<string, string[]> = {};
+    // The attacker takes a fresh trial key whenever one reaches its daily training cap (100).
+    let key = await mint();
     const attacker = (async () => {
       for (let i = 0; !stop; i++) {
         const [name, code] = Object.entries(HOSTILE)[i % Object.keys(HOSTILE).length]!;
-        const start = await call('POST', '/api/v1/train', { code, symbol: 'EURUSD', timeframe: '15min', model_name: `hostile ${i}` }, key);
+        const body = { code, symbol: 'EURUSD', timeframe: '15min', model_name: `hostile ${i}` };
+        const start = await call('POST', '/api/v1/train', body, key).catch(async () => call('POST', '/api/v1/train', body, (key = await mint())));
         for (;;) {
           const job = await call('GET', `/api/v1/train/${start.job_id}`, undefined, key);
           if (job.status === 'done' || job.status === 'failed') {

@@ -4,10 +4,11 @@
  * flight (a train job) completes; when it cannot come back, the service exits non-zero.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { heldNatsServer, type HeldNats } from '../helpers/held-nats.ts';
 import { callChild, serveChild, shutdownChild, stopChild, waitForLog, type ChildService } from '../helpers/child-service.ts';
 import { eventually } from '../helpers/live.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -16,26 +17,21 @@ const START_TIMEOUT_MS = 60_000;
 
 describe('the embedded nats-server dies under a running service', () => {
   let dir: string;
-  let bin: string;
-  let hold: string;
+  let nats: HeldNats;
   let running: ChildService | null = null;
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'sf-natskill-'));
-    // nats-server, except that it refuses to start while the test holds it (a restart that fails).
-    bin = join(dir, 'nats-held.sh');
-    hold = join(dir, 'hold');
-    writeFileSync(bin, `#!/bin/sh\nif [ -e '${hold}' ]; then echo '[FTL] held by the test' >&2; exit 1; fi\nexec nats-server "$@"\n`);
-    chmodSync(bin, 0o755);
+    nats = heldNatsServer(dir);
   });
   after(async () => {
-    rmSync(hold, { force: true });
+    nats.release();
     if (running) await shutdownChild(running);
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('reports not ready while NATS is down, restarts it on the same store, and finishes the train job in flight', async () => {
-    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' }, startTimeoutMs: START_TIMEOUT_MS });
+    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: nats.bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' }, startTimeoutMs: START_TIMEOUT_MS });
     const { url } = running;
     const ready = await callChild(url, 'GET', '/_readyz');
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
@@ -46,7 +42,7 @@ describe('the embedded nats-server dies under a running service', () => {
     const start = await callChild(url, 'POST', '/api/v1/train', key, { code: strategyCode(), timeframe: '1min', model_name: 'through the outage' });
     assert.equal(start.status, 200, JSON.stringify(start.body));
 
-    writeFileSync(hold, '');
+    nats.hold();
     const first = running.natsPid;
     process.kill(first, 'SIGKILL');
     const down = await eventually('readiness to report NATS down', async () => {
@@ -60,7 +56,7 @@ describe('the embedded nats-server dies under a running service', () => {
     assert.equal(down.code, 503);
     assert.equal((await callChild(url, 'GET', '/_healthz')).status, 200, 'liveness is not readiness');
 
-    rmSync(hold);
+    nats.release();
     await waitForLog(running, (e) => e.msg === 'embedded nats-server ready' && e.restarted === true && e.pid !== first);
     await eventually('ready again', async () => (await callChild(url, 'GET', '/_readyz')).status === 200, 30_000);
     // (The test polls every 100 ms: RATE_LIMIT_PER_MIN is lifted so no poll is a 429.)
@@ -85,8 +81,8 @@ describe('the embedded nats-server dies under a running service', () => {
 
   it('exits non-zero with a clear log line when NATS cannot come back within the bound', async () => {
     if (running) await shutdownChild(running);
-    running = await serveChild(join(dir, 'data2'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: bin, NATS_RESTART_BOUND_MS: '2000' }, startTimeoutMs: START_TIMEOUT_MS });
-    writeFileSync(hold, '');
+    running = await serveChild(join(dir, 'data2'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: nats.bin, NATS_RESTART_BOUND_MS: '2000' }, startTimeoutMs: START_TIMEOUT_MS });
+    nats.hold();
     process.kill(running.natsPid, 'SIGKILL');
     assert.equal(await running.exited, 1);
     assert.ok(running.log.some((e) => e.level === 60 && /could not be restarted within 2000 ms/.test(e.msg)), running.lines.slice(-10).join('\n'));

@@ -4,10 +4,11 @@
  * directory works (no ClickHouse or JetStream lock left behind). Bounded by the test timeouts.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { heldNatsServer, type HeldNats } from '../helpers/held-nats.ts';
 import { callChild, serveChild, shutdownChild, type ChildService } from '../helpers/child-service.ts';
 import { eventually } from '../helpers/live.ts';
 import { descendants, stillRunning } from '../helpers/process-tree.ts';
@@ -20,21 +21,17 @@ const STOP_TEST_TIMEOUT_MS = 90_000;
 describe('SIGTERM is bounded in every state', () => {
   let dir: string;
   let dataDir: string;
-  let bin: string;
-  let hold: string;
+  let nats: HeldNats;
   let running: ChildService | null = null;
-  const env = () => ({ HISTORY_DAYS: '4', NATS_SERVER_BIN: bin, SHUTDOWN_TIMEOUT_MS: '20000', SHUTDOWN_STEP_MS: '3000', RATE_LIMIT_PER_MIN: '100000' });
+  const env = () => ({ HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, SHUTDOWN_TIMEOUT_MS: '20000', SHUTDOWN_STEP_MS: '3000', RATE_LIMIT_PER_MIN: '100000' });
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'sf-stop-'));
     dataDir = join(dir, 'data');
-    bin = join(dir, 'nats-held.sh');
-    hold = join(dir, 'hold');
-    writeFileSync(bin, `#!/bin/sh\nif [ -e '${hold}' ]; then echo '[FTL] held by the test' >&2; exit 1; fi\nexec nats-server "$@"\n`);
-    chmodSync(bin, 0o755);
+    nats = heldNatsServer(dir);
   });
   after(async () => {
-    rmSync(hold, { force: true });
+    nats.release();
     if (running) await shutdownChild(running);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -72,7 +69,7 @@ describe('SIGTERM is bounded in every state', () => {
     const start = await callChild(url, 'POST', '/api/v1/train', key, { code: strategyCode({ prelude: 'busy = sum(range(20_000_000))' }), timeframe: '1min' });
     assert.equal(start.status, 200, JSON.stringify(start.body));
     const children = descendants(running.child.pid!);
-    writeFileSync(hold, '');
+    nats.hold();
     process.kill(running.natsPid, 'SIGKILL');
     await eventually('readiness to see NATS down', async () => (await callChild(url, 'GET', '/_readyz')).status === 503);
     running.child.kill('SIGTERM');
@@ -81,7 +78,7 @@ describe('SIGTERM is bounded in every state', () => {
     assert.deepEqual(stillRunning(children), [], 'every child process is gone');
     running = null;
 
-    rmSync(hold);
+    nats.release();
     running = await serveChild(dataDir, { env: env(), startTimeoutMs: START_TIMEOUT_MS });
     const whoami = await callChild(running.url, 'GET', '/api/v1/whoami-key', key);
     assert.equal(whoami.body.username, 'stopper2', 'the state survived');

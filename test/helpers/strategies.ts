@@ -58,3 +58,18 @@ def strategy_config():
     }
 `;
 }
+
+/** A plain strategy that passes every check: two features, the default model. */
+export const NORMAL_STRATEGY = `
+import numpy as np
+import pandas as pd
+
+def feature_engineering(df, close, open_, high, low):
+    df['sma_3'] = close.rolling(3).mean()
+    df['range'] = high - low
+    df = df.bfill().ffill()
+    return df
+
+def strategy_config():
+    return {'model_type': 'RandomForestClassifier', 'title': 'normal'}
+`;

@@ -7,22 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
+import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
 import type { FeatureSession } from '../../src/sandbox/feature-session.ts';
 import { StrategyJobError, StrategyRuntime, type FeaturesResult, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
-const NORMAL = `
-import numpy as np
-import pandas as pd
-
-def feature_engineering(df, close, open_, high, low):
-    df['sma_3'] = close.rolling(3).mean()
-    df['range'] = high - low
-    df = df.bfill().ffill()
-    return df
-
-def strategy_config():
-    return {'model_type': 'RandomForestClassifier', 'title': 'normal'}
-`;
+const NORMAL = NORMAL_STRATEGY;
 
 const TYPICAL = `
 import numpy as np

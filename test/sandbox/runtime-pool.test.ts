@@ -6,21 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
+import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
 import { StrategyJobError, StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
 
-const NORMAL = `
-import numpy as np
-import pandas as pd
-
-def feature_engineering(df, close, open_, high, low):
-    df['sma_3'] = close.rolling(3).mean()
-    df['range'] = high - low
-    df = df.bfill().ffill()
-    return df
-
-def strategy_config():
-    return {'model_type': 'RandomForestClassifier', 'title': 'normal'}
-`;
+const NORMAL = NORMAL_STRATEGY;
 
 const fe = (body: string, imports = '') =>
   `${imports}\ndef feature_engineering(df, close, open_, high, low):\n${body
