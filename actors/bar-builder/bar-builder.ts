@@ -9,6 +9,8 @@ import { Topics } from '../../schemas/messages.ts';
 
 /** A bar that ended within this long before now is of the live market: it goes out at once. */
 const LIVE_BAR_MS = 60_000;
+/** At most this many pending bars also go out at once (8 symbols × 4 timeframes closing together). */
+const FEW_BARS = 32;
 
 /** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -102,13 +104,15 @@ export class BarBuilder implements Actor<TickBatch> {
 
   /**
    * One bar flush shortly, shared by every bar until it starts: in 20 ms for a bar of the live
-   * market; bars that ended long ago (a replay, a catch-up) wait until a second after the last
-   * flush, so that few large inserts carry them and their ticks.
+   * market or a few bars of any age; a flood of bars that ended long ago (a bulk replay, a
+   * catch-up) waits until a second after the last flush, so that few large inserts carry them.
    */
   private schedule(): Promise<void> {
     if (this.scheduled) return this.scheduled;
     const now = this.clock.now();
-    const live = this.pendingBars.some((b) => b.ts + TIMEFRAME_MS[b.timeframe] > now - LIVE_BAR_MS);
+    // A handful of bars is a minute closing (every symbol and timeframe at most), news to whoever
+    // trades on them, replayed or not; a flood of old bars is a bulk replay, better in few inserts.
+    const live = this.pendingBars.length <= FEW_BARS || this.pendingBars.some((b) => b.ts + TIMEFRAME_MS[b.timeframe] > now - LIVE_BAR_MS);
     const delay = live ? 20 : Math.max(20, this.lastBarFlush + 1000 - now);
     this.scheduled = new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
       this.scheduled = null;
