@@ -125,8 +125,8 @@ def _no_new_privs():
 
 
 class JobUids:
-    """Hands out job uids in turn; one never in use by a live process is skipped to (sweep() ends
-    every process of a uid when its job ends, so a uid comes back only 64,000 jobs later)."""
+    """Hands out job uids in turn. A uid comes back only 64,000 jobs later, and by then nothing runs
+    under it: sweep() ends every process of a uid when its job ends."""
 
     def __init__(self):
         self.next = FIRST_JOB_UID
