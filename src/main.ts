@@ -234,7 +234,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
             await (await clickhouse.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
           },
           python: () => {
-            if (!runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
+            // `live` knows a stopped or exited zygote at once; /proc also catches one killed from outside.
+            if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
           },
         }),
     });

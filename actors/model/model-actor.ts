@@ -65,15 +65,19 @@ export class ModelActor implements Actor<number> {
     const options = engineOptions(model, resolver);
     const series = await this.deps.bars.get(model.symbol, model.timeframe);
     const ts = series.columns().ts;
-    // The last bar closed by now: its open plus the timeframe is not after the clock.
-    const closed = series.lowerBound(this.clock.now() - TIMEFRAME_MS[model.timeframe] + 1) - 1;
+    // The last bar closed by a time: its open plus the timeframe is not after it.
+    const closedBy = (t: number) => series.lowerBound(t - TIMEFRAME_MS[model.timeframe] + 1) - 1;
+    const closed = closedBy(this.clock.now());
     if (saved) {
       this.engine = PositionEngine.restore(options, saved.value.engine);
       this.lastBarTs = saved.value.last_bar_ts;
       this.signalsSent = saved.value.signals_sent;
     } else {
       this.engine = new PositionEngine(options);
-      this.lastBarTs = this.deps.startAfterTs ?? (closed >= 1 ? ts[closed - 1]! : -1);
+      // A new deployment starts on the last bar closed when it was made, however late its actor
+      // starts: that bar's position is announced (late), the bars closed since follow in order.
+      const first = Math.min(closed, closedBy(deployment.created_at));
+      this.lastBarTs = this.deps.startAfterTs ?? (first >= 1 ? ts[first - 1]! : -1);
     }
     if (closed >= 0) await this.handle(ts[closed]!);
   }

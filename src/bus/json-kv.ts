@@ -1,4 +1,5 @@
 import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { z } from 'zod';
 import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
@@ -29,6 +30,7 @@ export class JsonKv<S extends z.ZodType> {
   constructor(
     readonly kv: KV,
     readonly spec: BucketSpec<S>,
+    private readonly jsm: JetStreamManager,
   ) {}
 
   private decode(entry: KvEntry): z.infer<S> {
@@ -73,11 +75,16 @@ export class JsonKv<S extends z.ZodType> {
     await this.kv.delete(key);
   }
 
-  /** Keys matching a subject-style filter (`7.>`), in no particular order. */
+  /**
+   * Keys matching a subject-style filter (`7.>`), in no particular order; a key deleted lately may
+   * be among them (its `get` is null). One stream-info request, not the client's `kv.keys()`: that
+   * runs an ordered consumer which, under concurrent writes to the same keys, can wait for its
+   * 30-second idle heartbeat before it ends.
+   */
   async keys(filter = '>'): Promise<string[]> {
-    const out: string[] = [];
-    for await (const key of await this.kv.keys(filter)) out.push(key);
-    return out;
+    const prefix = `$KV.${this.spec.name}.`;
+    const info = await this.jsm.streams.info(`KV_${this.spec.name}`, { subjects_filter: prefix + filter });
+    return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   }
 
   /**
@@ -167,5 +174,5 @@ export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec
     replicas,
     ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
   });
-  return new JsonKv(kv, spec);
+  return new JsonKv(kv, spec, bus.jsm);
 }

@@ -92,5 +92,27 @@ describe('live = backtest on a replay clock', () => {
     // Stamped by the replay clock: each event at the close of the bar that produced it.
     for (const e of events) assert.equal(Date.parse(e.created_at), Date.parse(e.bar_time) + QUARTER);
   });
+
+  it('a new deployment whose actor starts three bars late still starts on the bar closed when it was made', async () => {
+    const { record, onnx } = outcome;
+    const series = await market.cache.get('EURUSD', '15min');
+    const ts = series.columns().ts;
+    const k = series.lowerBound(Date.parse(outcome.results.spans.post_cutoff!.from)) + 10;
+    const deployment: DeploymentRecord = {
+      deployment_id: 'dep_late_start', user_id: record.user_id, username: record.username, model_name: record.model_name, stem: record.stem,
+      symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
+      // Made just after bar k closed; its actor starts after bar k + 3 closed.
+      created_at: ts[k]! + QUARTER + 1_000,
+    };
+    const features = new FeatureSources(runtime, 1, log);
+    const actor = new ModelActor({
+      deployment, model: record, onnx, features: features.acquire(record.user_id, strategyCode()), bars: market.cache, state,
+      publish: async () => undefined, activity: { emit: async () => 0 }, log, clock: new ReplayClock(ts[k + 3]! + QUARTER + 1_000),
+    });
+    await actor.start();
+    await actor.stop();
+    // Bars k, k+1, k+2 and k+3: the deployment's own bar first, then every bar closed since.
+    assert.deepEqual(actor.stats(), { ...actor.stats(), last_bar_ts: ts[k + 3], bars: 4 });
+  });
 });
 
