@@ -11,6 +11,7 @@ import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.t
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
+import { CommunityEntryRecord, LiveRecord } from './community.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -107,6 +108,10 @@ export const Buckets = {
   leases: bucket('sf_leases', LeaseRecord, LEASE_TTL_SECONDS),
   /** `<run_id>` → a one_shot pipeline's progress, so another process finishes a run whose process died. */
   oneShots: bucket('sf_one_shots', OneShotRun, 30 * 24 * 3600),
+  /** `<community_id>` → a shared entry, frozen at publication (code and ONNX in the `sf_community` object store). */
+  community: bucket('sf_community', CommunityEntryRecord),
+  /** `<community_id>` → the entry's verified live track record since publication. */
+  trackRecords: bucket('sf_track_records', LiveRecord),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------
@@ -132,6 +137,8 @@ export const Streams = {
 /** Object stores: model artifacts (`<user_id>/<hex of model_name>/<artifact>/{model.onnx,strategy.py,results.json}`). */
 export const ObjectStores = {
   artifacts: 'sf_artifacts',
+  /** Frozen files of shared entries: `<community_id>/strategy.py`, `<community_id>/model.onnx`. */
+  community: 'sf_community',
 } as const;
 
 /** The durable consumer every trainer pulls train jobs through. */
