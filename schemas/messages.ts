@@ -12,6 +12,7 @@ import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
 import { CommunityEntryRecord, LiveRecord } from './community.ts';
+import { PayoutMark, PayoutSweepState } from './payouts.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -38,6 +39,11 @@ export const UsernameRecord = z.object({ user_id: z.number().int().positive() })
 export const CreditsRecord = z.object({
   balance: z.number().int().min(0),
   updated_at: z.number().int(),
+  /**
+   * The last UTC day (YYYY-MM-DD) whose fork payout this balance received, written in the same
+   * compare-and-set as that credit: the payout sweep's once-only mark (days settle in order).
+   */
+  payout_day: z.iso.date().optional(),
 });
 export type CreditsRecord = z.infer<typeof CreditsRecord>;
 
@@ -112,6 +118,10 @@ export const Buckets = {
   community: bucket('sf_community', CommunityEntryRecord),
   /** `<community_id>` → the entry's verified live track record since publication. */
   trackRecords: bucket('sf_track_records', LiveRecord),
+  /** `<yyyymmdd>.<parent user_id>` → that parent's fork payout for the day, fixed before it is credited (kept 60 days). */
+  payoutMarks: bucket('sf_payout_marks', PayoutMark, 60 * 24 * 3600),
+  /** `state` → the payout sweep's last settled day and its lease. */
+  payoutSweep: bucket('sf_payout_sweep', PayoutSweepState),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------

@@ -37,6 +37,8 @@ import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { payoutsRoutes } from './routes/payouts.ts';
+import type { PayoutsLedger } from '../payouts/index.ts';
 import type { App } from './types.ts';
 
 export interface EdgeDeps {
@@ -57,6 +59,8 @@ export interface EdgeDeps {
   metrics?: MetricsSource;
   /** Delivery status, dead-letter replay and messenger pairing (routes left out when absent). */
   delivery?: DeliveryApi;
+  /** GET /payouts: the fork revenue share ledger (route left out when absent). */
+  payouts?: PayoutsLedger;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -66,7 +70,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -140,5 +144,6 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
   });
   if (delivery) deliveryRoutes(app, { delivery });
+  if (payouts) payoutsRoutes(app, { ledger: payouts });
   return app;
 }
