@@ -94,9 +94,8 @@ export class PayoutSweeper {
     if (!state) return { busy: true, days: [] };
     const days: DaySummary[] = [];
     try {
-      let next = state.settled_through ? Date.parse(state.settled_through) + DAY_MS : firstForkDay(this.deps.entries());
-      // No fork yet: nothing before today can ever pay; start from here.
-      if (next === null) await this.advance(lastDue);
+      // Before the first settled day, start at the oldest fork's; with no fork yet there is nothing to do.
+      const next = state.settled_through ? Date.parse(state.settled_through) + DAY_MS : firstForkDay(this.deps.entries());
       for (let day = next ?? Infinity; day <= lastDue; day += DAY_MS) {
         days.push(await settleDay(this.settlement, day));
         if (!(await this.advance(day))) break; // another sweeper took over
