@@ -23,7 +23,7 @@ const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 describe('GET /api/v1/payouts', () => {
   let sf: TestService;
-  const keys: Record<string, { api_key: string; user_id: number; username: string }> = {};
+  const keys: Record<string, { api_key: string; user_id: number; username: string; credits: number }> = {};
 
   before(async () => {
     sf = await startTestService({ TRUST_PROXY: '1' });
