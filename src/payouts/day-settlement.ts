@@ -8,8 +8,12 @@ import { openForks, spendWithin } from './fork-windows.ts';
 import { splitPayout } from './split.ts';
 
 const DAY_MS = 86_400_000;
-/** Parents settled at once (each: a KV create, a compare-and-set credit). */
-const PARALLEL = 32;
+/**
+ * Parents settled at once (each: a KV create, a compare-and-set credit whose usage row is
+ * batched into ClickHouse). Wide, because each credit waits for its usage row's insert: more at
+ * once means fewer, larger inserts (10,000 parents: 2.7 s at 256, 7 s at 32 on the bench machine).
+ */
+const PARALLEL = 256;
 
 export interface DaySettlementDeps {
   /** Every community entry (the mirror of `sf_community`). */
