@@ -5,34 +5,12 @@
  * store itself, and the next start finds the plan).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { childEnv } from '../helpers/child-service.ts';
+import { runCli } from '../helpers/cli.ts';
 import { until } from '../helpers/nats.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `node --import tsx src/cli.ts admin ARGS` from the repository root. */
-function admin(dataDir: string, args: string[]): Promise<Ran> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'admin', ...args], {
-    cwd: ROOT,
-    env: childEnv({ DATA_DIR: dataDir }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
-}
+const admin = (dataDir: string, args: string[]) => runCli(dataDir, ['admin', ...args]);
 
 describe('signalforge admin plan', () => {
   let sf: TestService;

@@ -4,6 +4,7 @@
  */
 import { CommunityEntryRecord } from '../../schemas/community.ts';
 import type { TradeStats } from '../../schemas/backtest.ts';
+import { strategyConfig } from './strategy-config.ts';
 
 const STATS: TradeStats = { n: 12, wins: 7, losses: 5, wr: 7 / 12, ret: 0.04, pf: 1.6, rr: 1.1, expect: 33, mdd: -0.02, np: 400, avg: 0.003, best: 0.01, worst: -0.006 };
 
@@ -34,24 +35,7 @@ export function communityEntry(f: EntryFields): CommunityEntryRecord {
       source: 'synthetic',
       features: ['rsi_14'],
       warmup: 14,
-      config: {
-        model_type: 'LogisticRegression',
-        model_params: { C: 1, max_iter: 100 },
-        signal_threshold: 0.55,
-        direction: 'both',
-        stop_loss: null,
-        take_profit: null,
-        cooldown: 0,
-        max_positions: 1,
-        on_opposite: 'reverse',
-        session_filter: null,
-        min_atr: null,
-        trend_filter: null,
-        target_horizon: 4,
-        objective: '',
-        notes: '',
-        title: `entry ${f.community_id}`,
-      },
+      config: strategyConfig('LogisticRegression', { C: 1, max_iter: 100 }, `entry ${f.community_id}`),
       settings: { confidence_threshold: 0.55, train_split: 0.7 },
       train_stats: STATS,
       test_stats: STATS,

@@ -156,17 +156,37 @@ async function sweepThrough(payouts: Payouts, day: string): Promise<SweepOutcome
   return payouts.sweeper.sweepDue();
 }
 
+/**
+ * A process that dies while settling `day`: at `point` of `parent`'s settlement (after its payout
+ * is fixed, or after its credit), before the day's ledger rows. Other parents go on as far as they get.
+ */
+async function crashWhileSettling(day: string, point: 'marked' | 'credited', parent: string): Promise<void> {
+  const crashing = await sweeperProcess(`crashing-${day}`, {
+    checkpoint: (at, _day, parentUser) => {
+      if (at === point && parentUser === ids.get(parent)) throw new Error(`killed at ${point}`);
+    },
+  });
+  await mirrored(...[...built[0]!.links.entries().keys()]);
+  clock.advanceTo(dayOf(day) + DAY + GRACE);
+  await assert.rejects(crashing.sweeper.sweepDue(), new RegExp(`killed at ${point}`));
+  await retire(crashing);
+}
+
 const rowsOf = async (day: string): Promise<PayoutRow[]> => repo.day(day);
 const view = (rows: PayoutRow[]) => rows.map((r) => [r.parent_entry, r.child_entry, r.spend, r.share, r.credited, r.charity]);
+
+/** The parents' balances, and the day's ledger rows as [parent, child, spend, share, credited, charity]. */
+async function assertBooks(day: string, balances: Record<string, number>, rows: number[][]): Promise<void> {
+  for (const [name, expected] of Object.entries(balances)) assert.equal(await balance(name), expected, `${name}'s balance`);
+  assert.deepEqual(view(await rowsOf(day)), rows, `the ledger of ${day}`);
+}
 
 describe('the daily fork payout sweep', () => {
   /** alice's expected share per day from bob and carol (computed by hand below). */
   const aliceDays = new Map<string, { bob: number; carol: number }>();
 
   it('March: a parent with two forks over 41 days, a pro parent, a self-fork', async () => {
-    await user('alice');
-    await user('bob');
-    await user('carol');
+    for (const name of ['alice', 'bob', 'carol']) await user(name);
     await user('dave', 'pro');
     await user('erin');
     await share(1, 'alice', null, '2025-02-20T00:00:00Z');
@@ -265,9 +285,7 @@ describe('the daily fork payout sweep', () => {
   });
 
   it('May: a crash after crediting, before the ledger rows, loses and doubles nothing', async () => {
-    await user('gina');
-    await user('hank');
-    await user('ivy');
+    for (const name of ['gina', 'hank', 'ivy']) await user(name);
     await user('jack', 'pro');
     await share(20, 'gina', null, '2025-04-20T00:00:00Z');
     await share(21, 'hank', 20, '2025-05-01T00:00:00Z');
@@ -282,15 +300,7 @@ describe('the daily fork payout sweep', () => {
     const caughtUp = await sweepThrough(main, '2025-05-01');
     assert.deepEqual(caughtUp.days.map((d) => d.day), daysBetween('2025-04-12', '2025-05-01'));
 
-    const crashing = await sweeperProcess('crashing', {
-      checkpoint: (point, _day, parent) => {
-        if (point === 'credited' && parent === ids.get('gina')) throw new Error('killed between the credit and the ledger');
-      },
-    });
-    await mirrored(20, 21, 22, 23);
-    clock.advanceTo(dayOf('2025-05-02') + DAY + GRACE);
-    await assert.rejects(crashing.sweeper.sweepDue(), /killed between the credit and the ledger/);
-    await retire(crashing);
+    await crashWhileSettling('2025-05-02', 'credited', 'gina');
     assert.equal(await balance('gina'), 50, 'gina was credited before the crash');
     assert.equal(await balance('jack'), 72);
     assert.deepEqual(await rowsOf('2025-05-02'), [], 'no ledger row was written');
@@ -300,28 +310,15 @@ describe('the daily fork payout sweep', () => {
     const restarted = await sweeperProcess('restarted');
     await mirrored(20, 21, 22, 23);
     const outcome = await restarted.sweeper.sweepDue();
-    assert.deepEqual(outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]), [['2025-05-02', 122, 18, 0]]);
-    assert.equal(await balance('gina'), 50);
-    assert.equal(await balance('jack'), 72);
-    assert.deepEqual(view(await rowsOf('2025-05-02')), [
-      [20, 21, 500, 50, 50, 0],
-      [22, 23, 900, 90, 72, 18],
-    ]);
+    assert.deepEqual(outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]), [['2025-05-02', 122, 18, 0]], 'nothing credited again');
+    await assertBooks('2025-05-02', { gina: 50, jack: 72 }, [[20, 21, 500, 50, 50, 0], [22, 23, 900, 90, 72, 18]]);
   });
 
   it('May: a crash after fixing the payout, before crediting, pays from the fixed record on restart', async () => {
     await spend('hank', '2025-05-03T08:00:00Z', 300); // gina: 30
     await spend('ivy', '2025-05-03T08:00:00Z', 100); // jack (pro): 10 → 8 + 2
     await usage.flush();
-    const crashing = await sweeperProcess('crashing-2', {
-      checkpoint: (point, _day, parent) => {
-        if (point === 'marked' && parent === ids.get('gina')) throw new Error('killed before the credit');
-      },
-    });
-    await mirrored(20, 21, 22, 23);
-    clock.advanceTo(dayOf('2025-05-03') + DAY + GRACE);
-    await assert.rejects(crashing.sweeper.sweepDue(), /killed before the credit/);
-    await retire(crashing);
+    await crashWhileSettling('2025-05-03', 'marked', 'gina');
     assert.equal(await balance('gina'), 50, 'not credited for 05-03 yet');
     assert.equal(await balance('jack'), 80);
 
@@ -333,19 +330,12 @@ describe('the daily fork payout sweep', () => {
     await usage.flush();
 
     const outcome = await main.sweeper.sweepDue();
-    assert.deepEqual(outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]), [['2025-05-03', 38, 2, 30]]);
-    assert.equal(await balance('gina'), 80);
-    assert.equal(await balance('jack'), 80);
-    assert.deepEqual(view(await rowsOf('2025-05-03')), [
-      [20, 21, 300, 30, 30, 0],
-      [22, 23, 100, 10, 8, 2],
-    ]);
+    assert.deepEqual(outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]), [['2025-05-03', 38, 2, 30]], 'gina credited now, jack not again');
+    await assertBooks('2025-05-03', { gina: 80, jack: 80 }, [[20, 21, 300, 30, 30, 0], [22, 23, 100, 10, 8, 2]]);
   });
 
   it('June: two sweepers at once, and two settlements of one day at once, add nothing', async () => {
-    await user('kim');
-    await user('lou');
-    await user('max');
+    for (const name of ['kim', 'lou', 'max']) await user(name);
     await share(30, 'kim', null, '2025-05-20T00:00:00Z');
     await share(31, 'lou', 30, '2025-06-01T00:00:00Z');
     await share(32, 'max', 30, '2025-06-01T00:00:00Z');
