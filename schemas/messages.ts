@@ -11,7 +11,7 @@ import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.t
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
-import { CommunityEntryRecord, LiveRecord } from './community.ts';
+import { CommunityEntryRecord, ForkRecord, LiveRecord, ShareClaim } from './community.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -112,6 +112,10 @@ export const Buckets = {
   community: bucket('sf_community', CommunityEntryRecord),
   /** `<community_id>` → the entry's verified live track record since publication. */
   trackRecords: bucket('sf_track_records', LiveRecord),
+  /** `<user_id>.<hex of stem>.<artifact>` → the entry that model artifact was shared as (idempotent share). */
+  communityShares: bucket('sf_community_shares', ShareClaim),
+  /** `<user_id>.<community_id>` → the user's fork of that entry (code in the `sf_forks` object store). */
+  forks: bucket('sf_forks', ForkRecord),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------
@@ -139,6 +143,8 @@ export const ObjectStores = {
   artifacts: 'sf_artifacts',
   /** Frozen files of shared entries: `<community_id>/strategy.py`, `<community_id>/model.onnx`. */
   community: 'sf_community',
+  /** Users' forked strategies: `<user_id>/<community_id>/strategy.py`. */
+  forks: 'sf_forks',
 } as const;
 
 /** The durable consumer every trainer pulls train jobs through. */

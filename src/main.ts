@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { buildAccounts, type Accounts } from './accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
-import { ActivityBus, buildActivity, type Activity } from './community/index.ts';
+import { ActivityBus, buildActivity, buildCommunity, type Activity, type Community } from './community/index.ts';
 import {
   BarCache,
   NatsBarLoader,
@@ -53,6 +53,7 @@ export interface Service {
   deployments: Deployments;
   actorHost: ModelHost;
   delivery: DeliveryActor;
+  community: Community;
   log: Logger;
   /** Settles (rejects) only if a dependency died for good (the embedded NATS did not come back): the role must exit non-zero. */
   failed: Promise<never>;
@@ -185,6 +186,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     await delivery.start();
     stack.push(() => delivery.stop());
     const deliveryApi = await buildDeliveryApi({ bus, config, log });
+    // Share, fork, lineage, leaderboard, catalogue: an in-memory index of every entry, kept by KV watches.
+    const community = await buildCommunity({ bus, models: training.models, activity: activity.bus, log, replicas: config.NATS_REPLICAS });
+    stack.push(() => community.stop());
 
     const metrics = () => {
       const ingest = barBuilder.stats();
@@ -221,7 +225,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
     oneShot.recovery.start();
     stack.push(() => oneShot.recovery.stop());
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, community });
     readinessRoutes(app, {
       readiness: () =>
         probeReadiness({
@@ -265,6 +269,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       deployments,
       actorHost: modelHost.host,
       delivery,
+      community,
       log,
       failed,
       close: () => (closing ??= unwind()),

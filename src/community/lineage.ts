@@ -1,0 +1,28 @@
+import { EntryNotFoundError } from '../errors.ts';
+import type { CommunityEntry, Lineage } from '../../schemas/community.ts';
+import type { CommunityIndex } from './community-index.ts';
+import { ancestorsOf, entryView, lineageNode } from './views.ts';
+
+const unknownEntry = (id: number) =>
+  new EntryNotFoundError(`no community entry ${id}: GET /api/v1/leaderboard or /api/v1/community.json lists them`);
+
+/** GET /lineage/{id}: the entry, its ancestors (parent first, up to the root) and its direct children. */
+export function lineage(index: CommunityIndex, id: number): Lineage {
+  const entry = index.get(id);
+  if (!entry) throw unknownEntry(id);
+  return {
+    entry: lineageNode(index, entry),
+    ancestors: ancestorsOf(index, entry).map((a) => lineageNode(index, a)),
+    children: index.childrenOf(id).flatMap((c) => {
+      const child = index.get(c);
+      return child ? [lineageNode(index, child)] : [];
+    }),
+  };
+}
+
+/** GET /community/{id}: one entry's public picture. */
+export function communityEntry(index: CommunityIndex, id: number): CommunityEntry {
+  const entry = index.get(id);
+  if (!entry) throw unknownEntry(id);
+  return entryView(index, entry);
+}
