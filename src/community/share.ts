@@ -56,9 +56,9 @@ export class Share {
 
   private async publish(caller: Caller, request: ShareRequest): Promise<{ entry: CommunityEntryRecord; created: boolean }> {
     const { store } = this.deps;
+    if (request.parent_id !== undefined) await this.checkParent(caller, request.parent_id);
     const model = await this.pickModel(caller, request.model_stem);
     checkGate(model);
-    if (request.parent_id !== undefined) await this.checkParent(caller, request.parent_id);
 
     const key = shareKey(caller.user_id, model.stem, model.artifact);
     const earlier = await store.shareClaim(key);

@@ -97,7 +97,7 @@ describe('community store and index', () => {
     const before = index.versions.entries;
     index.putEntry(entryRecord({ id: 4, user: 14, returns: [0.03], parent: 3 }));
     assert.equal(index.versions.entries, before);
-    assert.deepEqual(heard, []);
+    assert.equal(heard.length, 0);
     await store.kv.live.put('4', liveRecord([0.01]));
     await until('live change heard', () => heard.includes(4));
   });
