@@ -182,6 +182,10 @@ export const LiveView = z
   .meta({ id: 'LiveView' });
 export type LiveView = z.infer<typeof LiveView>;
 
+/** The live block without the full TradeStats: what the leaderboard rows and the catalogue carry. */
+export const LiveSummary = LiveView.omit({ stats: true }).meta({ id: 'LiveSummary' });
+export type LiveSummary = z.infer<typeof LiveSummary>;
+
 export const EntryModel = z.object({
   stem: z.string(),
   name: z.string().describe('The model’s display name'),
@@ -217,7 +221,7 @@ export const CommunityEntry = z
     scores: EntryScores,
     live: LiveView.nullable().describe('The verified live track record since publication; null until the first bar is scored'),
   })
-  .meta({ id: 'CommunityEntry' });
+  .meta({ id: 'CommunityEntry', examples: [exampleEntry()] });
 export type CommunityEntry = z.infer<typeof CommunityEntry>;
 
 export const LEADERBOARD_SORTS = ['wr', 'pf', 'ret'] as const;
@@ -256,7 +260,7 @@ export const LeaderboardRow = z.object({
   test: HeadlineStats.describe('Out-of-sample backtest'),
   sharpe: z.number(),
   composite: z.number(),
-  live: LiveView.omit({ stats: true }).nullable(),
+  live: LiveSummary.nullable(),
 });
 export type LeaderboardRow = z.infer<typeof LeaderboardRow>;
 
@@ -269,7 +273,7 @@ export const Leaderboard = z
     count: z.number().int(),
     entries: z.array(LeaderboardRow),
   })
-  .meta({ id: 'Leaderboard' });
+  .meta({ id: 'Leaderboard', examples: [exampleLeaderboard()] });
 export type Leaderboard = z.infer<typeof Leaderboard>;
 
 /** One node of a lineage: who, when, and the headline metrics. */
@@ -293,7 +297,7 @@ export const Lineage = z
     ancestors: z.array(LineageNode).describe('Parent first, then its parent, up to the root (empty for a root)'),
     children: z.array(LineageNode).describe('Direct children (entries shared with parent_id = this one), oldest first'),
   })
-  .meta({ id: 'Lineage' });
+  .meta({ id: 'Lineage', examples: [exampleLineage()] });
 export type Lineage = z.infer<typeof Lineage>;
 
 /** What POST /train needs to train a fork: the body, ready to send. */
@@ -320,19 +324,187 @@ export const ForkResponse = z
     timeframe: Timeframe,
     train_request: ForkTrainRequest,
   })
-  .meta({ id: 'ForkResponse' });
+  .meta({ id: 'ForkResponse', examples: [exampleFork()] });
 export type ForkResponse = z.infer<typeof ForkResponse>;
 
-/** One entry of community.json: the entry's metrics and lineage ids. */
-export const CatalogueEntry = CommunityEntry.extend({
+/**
+ * One entry of community.json: headline metrics and lineage ids (the full TradeStats of each span
+ * are at GET /community/{id}), so 10,000 entries stay a few megabytes.
+ */
+export const CatalogueEntry = z.object({
+  community_id: z.number().int(),
+  title: z.string(),
+  description: z.string(),
+  author: z.string(),
+  created_at: IsoDateTime,
+  parent_id: z.number().int().nullable(),
   root_id: z.number().int().describe('The first ancestor (itself for a root)'),
   children: z.array(z.number().int()).describe('Direct children, ascending'),
+  forks: z.number().int(),
+  model: EntryModel,
+  train: HeadlineStats,
+  test: HeadlineStats,
+  post_cutoff: HeadlineStats.nullable(),
+  sharpe: z.number(),
+  composite: z.number(),
+  qualified: z.boolean(),
+  live: LiveSummary.nullable(),
 });
+export type CatalogueEntry = z.infer<typeof CatalogueEntry>;
 
 export const Catalogue = z
   .object({
     count: z.number().int(),
     entries: z.array(CatalogueEntry).describe('Every shared entry, by community_id ascending'),
   })
-  .meta({ id: 'Catalogue' });
+  .meta({ id: 'Catalogue', examples: [{ count: 1, entries: [exampleCatalogueEntry()] }] });
 export type Catalogue = z.infer<typeof Catalogue>;
+
+// ---- OpenAPI examples (functions: hoisted, so the schemas above can use them) -------------------
+
+function exampleStats(n: number, wins: number, ret: number, pf: number, mdd: number): TradeStats {
+  const np = ret * 10_000;
+  return { n, wins, losses: n - wins, wr: wins / n, ret, pf, rr: 1.1, expect: np / n, mdd, np, avg: ret / n, best: 0.006, worst: -0.004 };
+}
+
+function exampleEntry() {
+  const test = exampleStats(48, 29, 0.041, 1.62, -0.018);
+  return {
+    community_id: 12,
+    title: 'EURUSD momentum, London hours',
+    description: 'RSI + MACD, long and short.',
+    author: 'brisk-otter-42',
+    parent_id: null,
+    created_at: '2025-03-04T10:15:00.000Z',
+    forks: 3,
+    model: { stem: '7_EURUSD_15min_Model 3', name: 'Model 3', symbol: 'EURUSD' as const, timeframe: '15min' as const, model_type: 'XGBClassifier', strategy_title: 'RSI/MACD momentum' },
+    backtest: { train: exampleStats(160, 101, 0.19, 2.1, -0.022), test, post_cutoff: exampleStats(6, 4, 0.004, 1.7, -0.003) },
+    scores: { sharpe: 0.21, composite: 1.22, qualified: true },
+    live: exampleLive(test),
+  };
+}
+
+function exampleCatalogueEntry() {
+  const e = exampleEntry();
+  const h = (t: TradeStats) => ({ n_trades: t.n, wr: t.wr, pf: t.pf, ret: t.ret, mdd: t.mdd });
+  const { stats: _stats, ...live } = e.live;
+  return {
+    community_id: e.community_id,
+    title: e.title,
+    description: e.description,
+    author: e.author,
+    created_at: e.created_at,
+    parent_id: e.parent_id,
+    root_id: e.community_id,
+    children: [15],
+    forks: e.forks,
+    model: e.model,
+    train: h(e.backtest.train),
+    test: h(e.backtest.test),
+    post_cutoff: h(e.backtest.post_cutoff),
+    sharpe: e.scores.sharpe,
+    composite: e.scores.composite,
+    qualified: e.scores.qualified,
+    live,
+  };
+}
+
+function exampleLive(test: TradeStats) {
+  const stats = exampleStats(9, 5, 0.008, 1.31, -0.007);
+  const days = 6;
+  return {
+    since: '2025-03-04T10:15:00.000Z',
+    last_bar: '2025-03-10T10:00:00.000Z',
+    days_tracked: days,
+    bars: 576,
+    n_trades: stats.n,
+    ret: stats.ret,
+    wr: stats.wr,
+    pf: stats.pf,
+    mdd: stats.mdd,
+    stats,
+    gap: { ret_per_day: stats.ret / days - test.ret / 55, wr: stats.wr - test.wr, pf: stats.pf - test.pf, avg_trade: stats.avg - test.avg },
+  };
+}
+
+function exampleLeaderboard() {
+  const e = exampleEntry();
+  const { stats: _stats, ...live } = e.live;
+  const t = e.backtest.test;
+  return {
+    ranked_by: 'composite' as const,
+    symbol: 'EURUSD' as const,
+    timeframe: null,
+    total: 1,
+    count: 1,
+    entries: [
+      {
+        rank: 1,
+        community_id: e.community_id,
+        title: e.title,
+        author: e.author,
+        parent_id: e.parent_id,
+        created_at: e.created_at,
+        symbol: e.model.symbol,
+        timeframe: e.model.timeframe,
+        model_type: e.model.model_type,
+        forks: e.forks,
+        value: e.scores.composite,
+        qualified: true,
+        test: { n_trades: t.n, wr: t.wr, pf: t.pf, ret: t.ret, mdd: t.mdd },
+        sharpe: e.scores.sharpe,
+        composite: e.scores.composite,
+        live,
+      },
+    ],
+  };
+}
+
+function exampleLineage() {
+  const node = (id: number, parent: number | null, author: string, title: string) => ({
+    community_id: id,
+    title,
+    author,
+    created_at: '2025-03-04T10:15:00.000Z',
+    parent_id: parent,
+    symbol: 'EURUSD' as const,
+    timeframe: '15min' as const,
+    forks: 1,
+    test: { n_trades: 48, wr: 0.6, pf: 1.62, ret: 0.041, mdd: -0.018 },
+    live: null,
+  });
+  return {
+    entry: node(15, 12, 'calm-heron-07', 'Momentum, tighter stop'),
+    ancestors: [node(12, 3, 'brisk-otter-42', 'EURUSD momentum, London hours'), node(3, null, 'quiet-lynx-11', 'Momentum')],
+    children: [node(21, 15, 'bold-crane-30', 'Momentum, Asian session')],
+  };
+}
+
+function exampleFork() {
+  const code = 'import numpy as np\nimport pandas as pd\n\ndef feature_engineering(df, close, open_, high, low):\n    ...\n\ndef strategy_config():\n    ...\n';
+  return {
+    forked_from: 12,
+    created: true,
+    forked_at: '2025-03-05T08:00:00.000Z',
+    code,
+    suggested_model_name: 'fork-12 Model 3',
+    symbol: 'EURUSD' as const,
+    timeframe: '15min' as const,
+    train_request: {
+      code,
+      symbol: 'EURUSD' as const,
+      timeframe: '15min' as const,
+      model_name: 'fork-12 Model 3',
+      train_split: 0.7,
+      confidence_threshold: 0.55,
+      capital: 10_000,
+      lot_size: 1,
+      commission: 0,
+      swap_long: 0,
+      swap_short: 0,
+      risk_unit: 'pips' as const,
+      fill_at_bid_ask: false,
+      intrabar: 'finer' as const,
+    },
+  };
+}

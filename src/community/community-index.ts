@@ -1,7 +1,12 @@
 import type { TradeStats } from '../../schemas/backtest.ts';
 import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import { EntryNotFoundError } from '../errors.ts';
 import { composite, sharpe } from './ranking.ts';
+
+/** The 404 of an id no entry has. */
+export const unknownEntry = (id: number): EntryNotFoundError =>
+  new EntryNotFoundError(`no community entry ${id}: GET /api/v1/leaderboard or /api/v1/community.json lists them`);
 
 /** What the index keeps of an entry: everything the public views and the ranking need, no code. */
 export interface IndexedEntry {

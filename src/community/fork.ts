@@ -1,10 +1,9 @@
-import { EntryNotFoundError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { CommunityEntryRecord, ForkRecord, ForkResponse } from '../../schemas/community.ts';
 import type { Caller } from '../../schemas/messages.ts';
-import type { CommunityIndex } from './community-index.ts';
+import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import type { CommunityStore } from './community-store.ts';
 
 export interface ForkDeps {
@@ -38,7 +37,7 @@ export class Fork {
   async fork(caller: Caller, entryId: number): Promise<ForkResponse> {
     const { store, index } = this.deps;
     const entry = await store.entry(entryId);
-    if (!entry) throw new EntryNotFoundError(`no community entry ${entryId}: GET /api/v1/leaderboard or /api/v1/community.json lists them`);
+    if (!entry) throw unknownEntry(entryId);
 
     const earlier = await store.fork(caller.user_id, entryId);
     if (earlier) return this.response(entry, earlier, (await store.forkCode(caller.user_id, entryId)) ?? (await store.entryCode(entryId)), false);

@@ -19,7 +19,7 @@ export { LeaderboardView } from './leaderboard.ts';
 export { Share, checkGate, type ModelSource } from './share.ts';
 export { Fork, suggestedModelName } from './fork.ts';
 export { lineage, communityEntry } from './lineage.ts';
-export { RANKING_RULES, sharpe, composite, sampleSd, metricValue, rankingKey, compareRanked } from './ranking.ts';
+export { RANKING_RULES, sharpe, composite, sampleSd, metricValue, rankingKey } from './ranking.ts';
 export { entryView } from './views.ts';
 
 export interface Activity {

@@ -1,10 +1,7 @@
-import { EntryNotFoundError } from '../errors.ts';
 import type { CommunityEntry, Lineage } from '../../schemas/community.ts';
-import type { CommunityIndex } from './community-index.ts';
+import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import { ancestorsOf, entryView, lineageNode } from './views.ts';
 
-const unknownEntry = (id: number) =>
-  new EntryNotFoundError(`no community entry ${id}: GET /api/v1/leaderboard or /api/v1/community.json lists them`);
 
 /** GET /lineage/{id}: the entry, its ancestors (parent first, up to the root) and its direct children. */
 export function lineage(index: CommunityIndex, id: number): Lineage {

@@ -79,19 +79,6 @@ export function metricValue(metric: LeaderboardMetric, entry: Rankable, forks: n
   }
 }
 
-/**
- * The leaderboard order: qualified entries first, then by value, highest first (null last), then
- * the older entry (lower community_id) first — a total order, so equal values always come out
- * the same way.
- */
-export function compareRanked(a: MetricValue & { id: number }, b: MetricValue & { id: number }): number {
-  if (a.qualified !== b.qualified) return a.qualified ? -1 : 1;
-  const av = a.value ?? -Infinity;
-  const bv = b.value ?? -Infinity;
-  if (av !== bv) return bv > av ? 1 : -1;
-  return a.id - b.id;
-}
-
 /** The ranking key of a request: `metric` wins over `sort`; with neither, the contract's default `pf`. */
 export function rankingKey(query: { sort?: 'wr' | 'pf' | 'ret' | undefined; metric?: LeaderboardMetric | undefined }): LeaderboardMetric {
   return query.metric ?? query.sort ?? 'pf';

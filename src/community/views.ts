@@ -8,9 +8,9 @@ import {
   type HeadlineStats,
   type LineageNode,
   type LiveRecord,
+  type LiveSummary,
   type LiveView,
 } from '../../schemas/community.ts';
-import type { z } from 'zod';
 import type { CommunityIndex, IndexedEntry } from './community-index.ts';
 
 const DAY_MS = 86_400_000;
@@ -86,8 +86,33 @@ export function ancestorsOf(index: CommunityIndex, entry: IndexedEntry): Indexed
   return out;
 }
 
-export function catalogueEntry(index: CommunityIndex, entry: IndexedEntry): z.input<typeof CatalogueEntry> {
-  return { ...entryView(index, entry), root_id: rootOf(index, entry), children: [...index.childrenOf(entry.id)] };
+/** The live block without its full TradeStats (leaderboard rows, the catalogue). */
+export function liveSummary(entry: IndexedEntry, live: LiveRecord | undefined): LiveSummary | null {
+  if (!live) return null;
+  const { stats: _stats, ...rest } = liveView(entry, live);
+  return rest;
+}
+
+export function catalogueEntry(index: CommunityIndex, entry: IndexedEntry): CatalogueEntry {
+  return {
+    community_id: entry.id,
+    title: entry.title,
+    description: entry.description,
+    author: entry.author,
+    created_at: isoFromMs(entry.created_at),
+    parent_id: entry.parent_id,
+    root_id: rootOf(index, entry),
+    children: [...index.childrenOf(entry.id)],
+    forks: index.forksOf(entry.id),
+    model: entry.model,
+    train: headline(entry.train),
+    test: headline(entry.test),
+    post_cutoff: entry.post_cutoff ? headline(entry.post_cutoff) : null,
+    sharpe: entry.sharpe,
+    composite: entry.composite,
+    qualified: entry.test.n >= MIN_RANKED_TRADES,
+    live: liveSummary(entry, index.liveOf(entry.id)),
+  };
 }
 
 export function lineageNode(index: CommunityIndex, entry: IndexedEntry): LineageNode {

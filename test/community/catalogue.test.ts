@@ -32,7 +32,7 @@ describe('community.json', () => {
     await nats.close();
   });
 
-  const read = () => Catalogue.parse(JSON.parse(catalogue.current().body.toString('utf8')));
+  const read = () => Catalogue.parse(JSON.parse(catalogue.current().body().toString('utf8')));
 
   it('lists every entry, ascending, with lineage ids and metrics', () => {
     const doc = read();
@@ -43,12 +43,12 @@ describe('community.json', () => {
       [1, 1, [3]],
       [2, 1, []],
     ]);
-    assert.equal(doc.entries[0]!.backtest.test.n, 2);
+    assert.equal(doc.entries[0]!.test.n_trades, 2);
     assert.equal(doc.entries[0]!.live, null);
   });
 
   it('carries no code: no strategy text, no model config, no features', () => {
-    const text = catalogue.current().body.toString('utf8');
+    const text = catalogue.current().body().toString('utf8');
     for (const word of ['feature_engineering', 'strategy_config', 'model_params', 'def ', '"features"', '"config"', 'artifact']) {
       assert.ok(!text.includes(word), `community.json contains ${word}`);
     }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareRanked, composite, metricValue, rankingKey, sampleSd, sharpe } from '../../src/community/index.ts';
+import { composite, metricValue, rankingKey, sampleSd, sharpe } from '../../src/community/index.ts';
 import { liveRecord, statsOf } from './fixtures.ts';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≈ ${b}`);
@@ -59,18 +59,6 @@ describe('ranking figures', () => {
     close(metricValue('live_pf', entry, 0, five).value!, 0.04 / 0.005);
     close(metricValue('live_wr', entry, 0, five).value!, 0.8);
     assert.equal(metricValue('live_ret', entry, 0, liveRecord([])).qualified, true, 'tracked with no trade yet: ranked at 0');
-  });
-
-  it('orders qualified first, then value high to low (null last), then community_id ascending', () => {
-    const rows = [
-      { id: 5, value: 3, qualified: false },
-      { id: 4, value: 1, qualified: true },
-      { id: 3, value: 2, qualified: true },
-      { id: 2, value: 2, qualified: true },
-      { id: 1, value: null, qualified: false },
-      { id: 6, value: -1, qualified: false },
-    ];
-    assert.deepEqual(rows.sort(compareRanked).map((r) => r.id), [2, 3, 4, 5, 6, 1]);
   });
 
   it('ranks by metric when both are given, by sort alone, and by pf with neither', () => {

@@ -1,4 +1,6 @@
-import { communityEntry, lineage, matchesEtag, RANKING_RULES, type Community } from '../../community/index.ts';
+import { z } from 'zod';
+import { communityEntry, lineage, matchesEtag, RANKING_RULES, rankingKey, type Community } from '../../community/index.ts';
+import { ResponseCache } from '../response-cache.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import {
   Catalogue,
@@ -20,6 +22,9 @@ import type { App } from '../types.ts';
 
 /** community.json may be served from a cache this long; revalidation with its ETag is cheap (304). */
 const CATALOGUE_CACHE_CONTROL = 'public, max-age=30, must-revalidate';
+
+/** Leaderboard pages kept encoded (each up to ~130 KB at limit 200). */
+const LEADERBOARD_PAGES_KEPT = 128;
 
 const TEXT_RULES =
   `Titles (1-${TITLE_MAX} characters, one line) and descriptions (up to ${DESCRIPTION_MAX}, line feeds allowed) are plain text: ` +
@@ -110,8 +115,10 @@ export function communityRoutes(app: App, { community }: { community: Community 
     handler: async (request) => communityEntry(index, request.params.community_id),
   });
 
+  const pages = new ResponseCache(LEADERBOARD_PAGES_KEPT);
   app.get('/api/v1/leaderboard', {
     config: { auth: 'none' },
+    ...plainJsonSerializer,
     schema: {
       tags: ['community'],
       summary: 'Community entries ranked by a metric',
@@ -121,7 +128,12 @@ export function communityRoutes(app: App, { community }: { community: Community 
       querystring: LeaderboardQuery,
       response: { 200: Leaderboard },
     },
-    handler: async (request) => community.leaderboard.query(request.query),
+    handler: async (request, reply) => {
+      const q = request.query;
+      // Pages are kept as bytes until the index changes: a repeat costs a lookup, not 50 rows of JSON.
+      const key = `${rankingKey(q)}|${q.symbol ?? ''}|${q.timeframe ?? ''}|${q.limit}`;
+      return sendJsonText<Leaderboard>(reply, pages.get(key, index.stamp(), () => JSON.stringify(community.leaderboard.query(q))));
+    },
   });
 
   app.get('/api/v1/community.json', {
@@ -135,13 +147,13 @@ export function communityRoutes(app: App, { community }: { community: Community 
         `Cacheable: a strong \`ETag\` (a hash of the body) and \`Cache-Control: ${CATALOGUE_CACHE_CONTROL}\`; send ` +
         '`If-None-Match` with the ETag to get 304 with no body while nothing changed. ' +
         LIVE,
-      response: { 200: Catalogue, 304: { description: 'Not modified: the ETag sent is current', type: 'null' } },
+      response: { 200: Catalogue, 304: z.null().describe('Not modified: the ETag sent is current (no body)') },
     },
     handler: async (request, reply) => {
-      const { body, etag } = community.catalogue.current();
-      reply.header('etag', etag).header('cache-control', CATALOGUE_CACHE_CONTROL);
-      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.status(304).send();
-      return sendJsonText<Catalogue>(reply, body);
+      const catalogue = community.catalogue.current();
+      reply.header('etag', catalogue.etag).header('cache-control', CATALOGUE_CACHE_CONTROL);
+      if (matchesEtag(request.headers['if-none-match'], catalogue.etag)) return reply.status(304).send(null);
+      return sendJsonText<Catalogue>(reply, catalogue.body());
     },
   });
 }
