@@ -139,6 +139,17 @@ export const ShareGateRejected = ErrorBody.extend({
     .optional(),
 }).meta({ id: 'ShareGateRejected' });
 
+/** Who and when: the fields every picture of an entry starts with. */
+export const EntryBasics = z.object({
+  community_id: z.number().int(),
+  title: z.string(),
+  author: z.string().describe('The author’s handle'),
+  created_at: IsoDateTime.describe('Publication time'),
+  parent_id: z.number().int().nullable().describe('The entry this was forked from'),
+  forks: z.number().int().describe('Distinct users other than the author who forked this entry'),
+});
+export type EntryBasics = z.infer<typeof EntryBasics>;
+
 /** What the leaderboard and every entry view show of a TradeStats. */
 export const HeadlineStats = z
   .object({
@@ -205,13 +216,8 @@ export const EntryScores = z.object({
 /** One community entry as GET /community/{id}, POST /share and the catalogue show it: metrics, no code. */
 export const CommunityEntry = z
   .object({
-    community_id: z.number().int(),
-    title: z.string(),
+    ...EntryBasics.shape,
     description: z.string(),
-    author: z.string().describe('The author’s handle'),
-    parent_id: z.number().int().nullable().describe('The entry this was forked from'),
-    created_at: IsoDateTime.describe('Publication time'),
-    forks: z.number().int().describe('Distinct users other than the author who forked this entry'),
     model: EntryModel,
     backtest: z.object({
       train: TradeStats.describe('In-sample'),
@@ -246,15 +252,10 @@ export type LeaderboardQuery = z.infer<typeof LeaderboardQuery>;
 
 export const LeaderboardRow = z.object({
   rank: z.number().int().describe('1-based position in this answer'),
-  community_id: z.number().int(),
-  title: z.string(),
-  author: z.string(),
-  parent_id: z.number().int().nullable(),
-  created_at: IsoDateTime,
+  ...EntryBasics.shape,
   symbol: Symbol,
   timeframe: Timeframe,
   model_type: z.string(),
-  forks: z.number().int(),
   value: z.number().nullable().describe('The ranked metric’s value (null: a live metric with no live record yet)'),
   qualified: z.boolean().describe('Meets the minimum trades of a ratio metric (always true for ret, n_trades, forks); unqualified rows follow every qualified one'),
   test: HeadlineStats.describe('Out-of-sample backtest'),
@@ -278,14 +279,9 @@ export type Leaderboard = z.infer<typeof Leaderboard>;
 
 /** One node of a lineage: who, when, and the headline metrics. */
 export const LineageNode = z.object({
-  community_id: z.number().int(),
-  title: z.string(),
-  author: z.string(),
-  created_at: IsoDateTime,
-  parent_id: z.number().int().nullable(),
+  ...EntryBasics.shape,
   symbol: Symbol,
   timeframe: Timeframe,
-  forks: z.number().int(),
   test: HeadlineStats,
   live: HeadlineStats.nullable().describe('Live headline since publication; null before the first bar is scored'),
 });
@@ -332,15 +328,10 @@ export type ForkResponse = z.infer<typeof ForkResponse>;
  * are at GET /community/{id}), so 10,000 entries stay a few megabytes.
  */
 export const CatalogueEntry = z.object({
-  community_id: z.number().int(),
-  title: z.string(),
+  ...EntryBasics.shape,
   description: z.string(),
-  author: z.string(),
-  created_at: IsoDateTime,
-  parent_id: z.number().int().nullable(),
   root_id: z.number().int().describe('The first ancestor (itself for a root)'),
   children: z.array(z.number().int()).describe('Direct children, ascending'),
-  forks: z.number().int(),
   model: EntryModel,
   train: HeadlineStats,
   test: HeadlineStats,

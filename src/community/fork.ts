@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { CommunityEntryRecord, ForkRecord, ForkResponse } from '../../schemas/community.ts';
 import type { Caller } from '../../schemas/messages.ts';
+import { announcedModel } from './announce.ts';
 import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import type { CommunityStore } from './community-store.ts';
 
@@ -50,12 +51,10 @@ export class Fork {
     }
     index.putFork(caller.user_id, entryId, true);
     this.deps.log.info({ user_id: caller.user_id, community_id: entryId }, 'entry forked');
-    const m = entry.model;
     await this.deps.activity.emit({
       kind: 'FORKED',
       bot: caller.username,
-      model: { name: m.model_name, stem: m.stem, symbol: m.symbol, timeframe: m.timeframe, model_type: m.model_type },
-      metrics: { n: m.test_stats.n, wr: m.test_stats.wr, ret: m.test_stats.ret, pf: m.test_stats.pf, mdd: m.test_stats.mdd },
+      ...announcedModel(entry.model),
       community_id: entryId,
       parent_id: entryId,
     });

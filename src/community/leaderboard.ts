@@ -1,8 +1,7 @@
-import { isoFromMs } from '../lib/iso-time.ts';
 import type { Leaderboard, LeaderboardMetric, LeaderboardQuery, LeaderboardRow } from '../../schemas/community.ts';
 import type { CommunityIndex, IndexedEntry } from './community-index.ts';
 import { metricValue, rankingKey, type MetricValue } from './ranking.ts';
-import { headline, liveSummary } from './views.ts';
+import { entryBasics, headline, liveSummary } from './views.ts';
 
 type Ranked = MetricValue & { id: number };
 
@@ -101,15 +100,10 @@ export class LeaderboardView {
   private row(entry: IndexedEntry, ranked: Ranked, rank: number): LeaderboardRow {
     return {
       rank,
-      community_id: entry.id,
-      title: entry.title,
-      author: entry.author,
-      parent_id: entry.parent_id,
-      created_at: isoFromMs(entry.created_at),
+      ...entryBasics(this.index, entry),
       symbol: entry.model.symbol,
       timeframe: entry.model.timeframe,
       model_type: entry.model.model_type,
-      forks: this.index.forksOf(entry.id),
       value: ranked.value,
       qualified: ranked.qualified,
       test: headline(entry.test),

@@ -4,6 +4,7 @@ import type { ActivityInput } from '../../schemas/activity.ts';
 import { Results, type ModelRecord } from '../../schemas/training.ts';
 import type { CommunityEntryRecord, ShareRequest } from '../../schemas/community.ts';
 import type { Caller } from '../../schemas/messages.ts';
+import { announcedModel } from './announce.ts';
 import type { CommunityIndex } from './community-index.ts';
 import { shareKey, type CommunityStore } from './community-store.ts';
 import { sampleSd } from './ranking.ts';
@@ -80,12 +81,10 @@ export class Share {
     }
     this.deps.index.putEntry(record);
     this.deps.log.info({ user_id: caller.user_id, community_id: id, model: model.stem, parent_id: record.parent_id }, 'model shared');
-    const m = record.model;
     await this.deps.activity.emit({
       kind: 'SHARED',
       bot: caller.username,
-      model: { name: m.model_name, stem: m.stem, symbol: m.symbol, timeframe: m.timeframe, model_type: m.model_type },
-      metrics: { n: m.test_stats.n, wr: m.test_stats.wr, ret: m.test_stats.ret, pf: m.test_stats.pf, mdd: m.test_stats.mdd },
+      ...announcedModel(record.model),
       community_id: id,
       ...(record.parent_id !== null ? { parent_id: record.parent_id } : {}),
     });

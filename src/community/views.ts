@@ -5,6 +5,7 @@ import {
   MIN_RANKED_TRADES,
   type CatalogueEntry,
   type CommunityEntry,
+  type EntryBasics,
   type HeadlineStats,
   type LineageNode,
   type LiveRecord,
@@ -49,16 +50,23 @@ export function liveView(entry: IndexedEntry, live: LiveRecord): LiveView {
   };
 }
 
-export function entryView(index: CommunityIndex, entry: IndexedEntry): CommunityEntry {
-  const live = index.liveOf(entry.id);
+/** Who and when, as every picture of an entry starts. */
+export function entryBasics(index: CommunityIndex, entry: IndexedEntry): EntryBasics {
   return {
     community_id: entry.id,
     title: entry.title,
-    description: entry.description,
     author: entry.author,
-    parent_id: entry.parent_id,
     created_at: isoFromMs(entry.created_at),
+    parent_id: entry.parent_id,
     forks: index.forksOf(entry.id),
+  };
+}
+
+export function entryView(index: CommunityIndex, entry: IndexedEntry): CommunityEntry {
+  const live = index.liveOf(entry.id);
+  return {
+    ...entryBasics(index, entry),
+    description: entry.description,
     model: entry.model,
     backtest: { train: entry.train, test: entry.test, post_cutoff: entry.post_cutoff },
     scores: { sharpe: entry.sharpe, composite: entry.composite, qualified: entry.test.n >= MIN_RANKED_TRADES },
@@ -95,15 +103,10 @@ export function liveSummary(entry: IndexedEntry, live: LiveRecord | undefined): 
 
 export function catalogueEntry(index: CommunityIndex, entry: IndexedEntry): CatalogueEntry {
   return {
-    community_id: entry.id,
-    title: entry.title,
+    ...entryBasics(index, entry),
     description: entry.description,
-    author: entry.author,
-    created_at: isoFromMs(entry.created_at),
-    parent_id: entry.parent_id,
     root_id: rootOf(index, entry),
     children: [...index.childrenOf(entry.id)],
-    forks: index.forksOf(entry.id),
     model: entry.model,
     train: headline(entry.train),
     test: headline(entry.test),
@@ -118,14 +121,9 @@ export function catalogueEntry(index: CommunityIndex, entry: IndexedEntry): Cata
 export function lineageNode(index: CommunityIndex, entry: IndexedEntry): LineageNode {
   const live = index.liveOf(entry.id);
   return {
-    community_id: entry.id,
-    title: entry.title,
-    author: entry.author,
-    created_at: isoFromMs(entry.created_at),
-    parent_id: entry.parent_id,
+    ...entryBasics(index, entry),
     symbol: entry.model.symbol,
     timeframe: entry.model.timeframe,
-    forks: index.forksOf(entry.id),
     test: headline(entry.test),
     live: live ? headline(live.stats) : null,
   };
