@@ -33,9 +33,10 @@ export class LeaderboardView {
   }
 
   /**
-   * Every entry in the order of `metric` (RANKING_RULES: qualified first, value high to low with null last, community_id ascending). Values go into typed arrays and
-   * positions are sorted by them: at 10,000 entries this re-sorts in a few milliseconds, which a
-   * live metric does after each bar close.
+   * Every entry in the order of `metric` (RANKING_RULES: qualified first, value high to low with
+   * null last, community_id ascending). Values go into typed arrays and positions are sorted by
+   * them: at 10,000 entries this re-sorts in a few milliseconds, which a live metric does after
+   * each bar close.
    */
   private order(metric: LeaderboardMetric): Order {
     const stamp = this.stamp(metric);
@@ -69,12 +70,6 @@ export class LeaderboardView {
     const built = { stamp, ids, order, values, qualified };
     this.orders.set(metric, built);
     return built;
-  }
-
-  /** Every entry in the order of `metric`, with its value and qualification. */
-  ranked(metric: LeaderboardMetric): Ranked[] {
-    const o = this.order(metric);
-    return Array.from(o.order, (i) => this.at(o, i));
   }
 
   private at(o: Order, i: number): Ranked {
