@@ -14,7 +14,7 @@ export { ActivityBus } from './activity-bus.ts';
 export { ActivityFeed, type ActivityListener } from './activity-feed.ts';
 export { CommunityIndex, indexedEntry, type IndexedEntry } from './community-index.ts';
 export { CommunityStore, shareKey } from './community-store.ts';
-export { CatalogueBuilder, matchesEtag, type CatalogueBody } from './catalogue.ts';
+export { CatalogueBuilder, gzipEtag, matchesEtag, type CatalogueBody } from './catalogue.ts';
 export { LeaderboardView } from './leaderboard.ts';
 export { Share, checkGate, type ModelSource } from './share.ts';
 export { Fork, suggestedModelName } from './fork.ts';
@@ -61,7 +61,10 @@ export async function buildCommunity(deps: CommunityDeps): Promise<Community> {
   const index = new CommunityIndex();
   const catalogue = new CatalogueBuilder(index);
   const following = await store.follow(index);
-  deps.log.info({ entries: index.size }, 'community index loaded');
+  // Every entry's catalogue text built now, at start, rather than by the first community.json request.
+  const t0 = performance.now();
+  catalogue.current();
+  deps.log.info({ entries: index.size, catalogue_ms: Math.round(performance.now() - t0) }, 'community index loaded');
   const common = { store, index, activity: deps.activity, log: deps.log };
   return {
     share: new Share({ ...common, models: deps.models }),
@@ -70,6 +73,9 @@ export async function buildCommunity(deps: CommunityDeps): Promise<Community> {
     leaderboard: new LeaderboardView(index),
     catalogue,
     store,
-    stop: () => following.stop(),
+    stop: () => {
+      following.stop();
+      catalogue.stop();
+    },
   };
 }

@@ -17,6 +17,8 @@
  *     close move that order, so requests re-sort);
  *   - GET /community.json: 200 with the whole body read (goal p99 ≤ 100 ms), the 304 path with
  *     If-None-Match (goal ≤ 5 ms), and the first request after a change (rebuild).
+ * Beside each latency, the service's own CPU time per request (from /proc): on a shared 2-core
+ * machine the p99 mostly measures the neighbours; the CPU figure does not.
  *
  * Flags: --entries=10000 --requests=200 (per leaderboard variant) --catalogue-requests=60
  *        --not-modified-requests=300 --live=5000 --log-level=warn
@@ -29,7 +31,7 @@ import { readRunFile } from '../../src/run-file.ts';
 import { LEADERBOARD_METRICS } from '../../schemas/community.ts';
 import { SYMBOLS, TIMEFRAMES } from '../../schemas/common.ts';
 import { entryRecord, liveRecord } from '../community/fixtures.ts';
-import { startServiceProcess, waitForQuiet } from './lib/service.ts';
+import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const GOALS = { leaderboard_p99_ms: 20, catalogue_p99_ms: 100, not_modified_p99_ms: 5 };
@@ -52,6 +54,12 @@ function prng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** The service's CPU time per request since `start` (ms; null off Linux): contention does not change it. */
+const cpuPerFor = (pid: number) => (start: number | null, count: number) => {
+  const now = processCpuMs(pid);
+  return start === null || now === null ? null : round((now - start) / count, 3);
+};
 
 async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; bytes: number; etag: string | null; text: string }> {
   const t0 = performance.now();
@@ -106,26 +114,31 @@ export const benchmark: Benchmark = {
     const notModifiedRequests = numberOption(ctx, 'not-modified-requests', 300);
     const withLive = Math.min(entries, numberOption(ctx, 'live', 5000));
 
-    const service = await startServiceProcess({ MARKET_FEED: 'none', LOG_LEVEL: ctx.options['log-level'] ?? 'warn', ANON_RATE_PER_MIN: '0' }, { signal: ctx.signal, log: ctx.log, timeoutMs: 60_000 });
-    ctx.defer(async () => void (await service.stop()));
-    const run = readRunFile(service.dataDir);
-    if (!run) throw new Error('no run file: cannot reach the service NATS');
-    const bus = await connectBus(run.natsUrl, 'bench-community', createLogger('silent'));
-    ctx.defer(() => bus.close());
-    const store = await CommunityStore.open(bus);
-
+    const env = { MARKET_FEED: 'none', LOG_LEVEL: ctx.options['log-level'] ?? 'warn', ANON_RATE_PER_MIN: '0' };
+    const connect = async (dataDir: string, name: string) => {
+      const run = readRunFile(dataDir);
+      if (!run) throw new Error('no run file: cannot reach the service NATS');
+      const bus = await connectBus(run.natsUrl, name, createLogger('silent'));
+      return { store: await CommunityStore.open(bus), close: () => bus.close() };
+    };
+    // Filled once, then restarted on the same data: the index loads 10,000 entries at start, as in production.
+    const filling = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 60_000, keepDataDir: true });
+    ctx.defer(async () => void (await filling.stop()));
     ctx.log(`writing ${entries} entries (${withLive} with a live record) into KV`);
-    const fillMs = await fill(ctx, store, entries, withLive);
+    const filler = await connect(filling.dataDir, 'bench-community-fill');
+    const fillMs = await fill(ctx, filler.store, entries, withLive);
+    await filler.close();
+    await filling.stop();
+    const service = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 120_000, dataDir: filling.dataDir });
+    ctx.defer(async () => void (await service.stop()));
+    const { store, close } = await connect(service.dataDir, 'bench-community');
+    ctx.defer(close);
+    const cpuPer = cpuPerFor(service.pid);
     const board = `${service.url}/api/v1/leaderboard`;
-    const t0 = performance.now();
-    for (;;) {
-      const { text } = await timed(`${board}?limit=1`);
-      if ((JSON.parse(text) as { total: number }).total >= entries) break;
-      if (performance.now() - t0 > 120_000) throw new Error('the service did not index every entry within 2 minutes');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const indexedMs = Math.round(performance.now() - t0);
-    ctx.log(`written in ${fillMs} ms, indexed ${indexedMs} ms later`);
+    // The index is full before the edge listens: the first answer already counts every entry.
+    const { total } = JSON.parse((await timed(`${board}?limit=1`)).text) as { total: number };
+    if (total !== entries) throw new Error(`the restarted service indexed ${total} of ${entries} entries`);
+    ctx.log(`written in ${fillMs} ms; the restarted service answered /_healthz after ${service.startMs} ms with every entry indexed`);
 
     const variants: Array<[string, string]> = [
       ...LEADERBOARD_METRICS.map((m): [string, string] => [`metric=${m}`, `metric=${m}`]),
@@ -147,16 +160,18 @@ export const benchmark: Benchmark = {
       const first = await timed(`${board}?${query}`);
       if (first.status !== 200) throw new Error(`${name}: ${first.status} ${first.text.slice(0, 200)}`);
       const samples: number[] = [];
+      const cpu0 = processCpuMs(service.pid);
       for (let i = 0; i < requests; i++) samples.push((await timed(`${board}?${query}`)).ms);
       const p = percentiles(samples);
       worstP99 = Math.max(worstP99, p.p99);
-      rows.push({ query: name, first_ms: round(first.ms), ...p, bytes: first.bytes });
+      rows.push({ query: name, first_ms: round(first.ms), ...p, service_cpu_ms_per_request: cpuPer(cpu0, requests), bytes: first.bytes });
       ctx.log(`leaderboard ${name}: first ${round(first.ms)} ms, p50 ${p.p50}, p99 ${p.p99}`);
     }
 
     // live_ret while the tracker's writes move it: 100 live records rewritten between requests.
     const churn: number[] = [];
     const rand = prng(99);
+    const churnCpu0 = processCpuMs(service.pid);
     for (let i = 0; i < Math.min(requests, 100); i++) {
       await Promise.all(
         Array.from({ length: 100 }, () => {
@@ -166,35 +181,46 @@ export const benchmark: Benchmark = {
       );
       churn.push((await timed(`${board}?metric=live_ret`)).ms);
     }
-    const churnP = percentiles(churn);
+    const churnP = { ...percentiles(churn), service_cpu_ms_per_round: cpuPer(churnCpu0, churn.length) };
     ctx.log(`leaderboard live_ret under live churn: p50 ${churnP.p50}, p99 ${churnP.p99}`);
 
+    // community.json: first after the churn above (the entries whose live record moved are rebuilt),
+    // then steady, as fetch asks for it (gzip) and plain; the 304 path; the first request after one change.
     const catalogue = `${service.url}/api/v1/community.json`;
-    const firstCatalogue = await timed(catalogue);
-    const full: number[] = [];
-    let etag = firstCatalogue.etag!;
-    for (let i = 0; i < catalogueRequests; i++) {
-      const r = await timed(catalogue);
-      full.push(r.ms);
-      etag = r.etag!;
-    }
-    const notModified: number[] = [];
-    for (let i = 0; i < notModifiedRequests; i++) {
-      const r = await timed(catalogue, { 'if-none-match': etag });
-      if (r.status !== 304) throw new Error(`If-None-Match with the current ETag answered ${r.status}`);
-      notModified.push(r.ms);
-    }
-    // After a change: one live record moves, the next request rebuilds (fragments of the others kept).
-    const rebuilds: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      await store.kv.live.put('1', liveRecord([0.001 * i], 3000 + i));
-      await new Promise((r) => setTimeout(r, 50));
-      rebuilds.push((await timed(catalogue)).ms);
-    }
-    const fullP = percentiles(full);
-    const nmP = percentiles(notModified);
-    const rebuildP = percentiles(rebuilds);
-    ctx.log(`community.json: ${firstCatalogue.bytes} bytes, first ${round(firstCatalogue.ms)} ms, p99 ${fullP.p99}; 304 p99 ${nmP.p99}; after a change p50 ${rebuildP.p50}`);
+    const PLAIN = { 'accept-encoding': 'identity' };
+    const afterChurn = await timed(catalogue);
+    const series = async (headers: Record<string, string>, count: number, expect: number) => {
+      const samples: number[] = [];
+      const cpu0 = processCpuMs(service.pid);
+      let last = afterChurn;
+      for (let i = 0; i < count; i++) {
+        last = await timed(catalogue, headers);
+        if (last.status !== expect) throw new Error(`community.json answered ${last.status}, expected ${expect}`);
+        samples.push(last.ms);
+      }
+      return { ...percentiles(samples), service_cpu_ms_per_request: cpuPer(cpu0, count), last };
+    };
+    const { last: gz, ...gzipP } = await series({}, catalogueRequests, 200);
+    const { last: plain, ...plainP } = await series(PLAIN, catalogueRequests, 200);
+    const { last: _nm, ...nmP } = await series({ 'if-none-match': gz.etag! }, notModifiedRequests, 304);
+    // One live record moves; asked 50 ms later the body is rebuilt on demand, 1.5 s later it was built ahead.
+    const afterChange = async (waitMs: number, round0: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        await store.kv.live.put('1', liveRecord([0.001 * i], round0 + i));
+        await new Promise((r) => setTimeout(r, waitMs));
+        samples.push((await timed(catalogue)).ms);
+      }
+      return percentiles(samples);
+    };
+    const rebuildP = await afterChange(50, 3000);
+    const warmedP = await afterChange(1500, 4000);
+    const gzipBytes = Number((await fetch(catalogue, { method: 'HEAD' })).headers.get('content-length') ?? 0) || null;
+    const worstFull = Math.max(gzipP.p99, plainP.p99);
+    ctx.log(
+      `community.json: ${plain.bytes} bytes; gzip p50 ${gzipP.p50} p99 ${gzipP.p99}; plain p50 ${plainP.p50} p99 ${plainP.p99}; ` +
+        `304 p99 ${nmP.p99}; first after a change p50 ${rebuildP.p50} (50 ms later) / ${warmedP.p50} (1.5 s later); first after the live churn ${round(afterChurn.ms)} ms`,
+    );
 
     return [
       {
@@ -202,7 +228,7 @@ export const benchmark: Benchmark = {
         entries,
         with_live: withLive,
         fill_ms: fillMs,
-        indexed_after_ms: indexedMs,
+        restart_with_entries_ms: service.startMs,
         requests_per_variant: requests,
         variants: rows,
         worst_p99_ms: worstP99,
@@ -214,13 +240,15 @@ export const benchmark: Benchmark = {
       {
         name: 'community-json',
         entries,
-        body_bytes: firstCatalogue.bytes,
-        first_ms: round(firstCatalogue.ms),
-        full: fullP,
+        body_bytes: plain.bytes,
+        gzip_bytes: gzipBytes,
+        first_after_live_churn_ms: round(afterChurn.ms),
+        full_gzip: gzipP,
+        full_plain: plainP,
         not_modified: nmP,
-        after_a_change: rebuildP,
+        first_after_one_change: { asked_50ms_later: rebuildP, asked_1500ms_later: warmedP },
         goals: { full_p99_ms: GOALS.catalogue_p99_ms, not_modified_p99_ms: GOALS.not_modified_p99_ms },
-        met: fullP.p99 <= GOALS.catalogue_p99_ms && nmP.p99 <= GOALS.not_modified_p99_ms,
+        met: worstFull <= GOALS.catalogue_p99_ms && nmP.p99 <= GOALS.not_modified_p99_ms,
       },
     ];
   },

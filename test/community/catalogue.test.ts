@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CatalogueBuilder, CommunityIndex, CommunityStore, matchesEtag } from '../../src/community/index.ts';
+import { gunzipSync } from 'node:zlib';
+import { CatalogueBuilder, CommunityIndex, CommunityStore, gzipEtag, matchesEtag } from '../../src/community/index.ts';
 import { Catalogue } from '../../schemas/community.ts';
 import { startNats, until, type TestNats } from '../helpers/nats.ts';
 import { entryRecord, liveRecord } from './fixtures.ts';
@@ -87,14 +88,25 @@ describe('community.json', () => {
     assert.equal(read().entries[3]!.root_id, 1);
   });
 
-  it('matches If-None-Match: exact, weak, in a list, or *', () => {
+  it('matches If-None-Match: exact, weak, in a list, or *, in either representation', () => {
     const etag = '"abc"';
+    assert.equal(gzipEtag(etag), '"abc-gz"');
     assert.equal(matchesEtag(undefined, etag), false);
     assert.equal(matchesEtag('"abc"', etag), true);
     assert.equal(matchesEtag('W/"abc"', etag), true);
+    assert.equal(matchesEtag('"abc-gz"', etag), true);
+    assert.equal(matchesEtag('W/"abc-gz"', etag), true);
     assert.equal(matchesEtag('"x", "abc"', etag), true);
     assert.equal(matchesEtag('*', etag), true);
     assert.equal(matchesEtag('"abd"', etag), false);
+    assert.equal(matchesEtag('"abc-gzip"', etag), false);
     assert.equal(matchesEtag('abc', etag), false);
+  });
+
+  it('gzips the same body once', async () => {
+    const current = catalogue.current();
+    const packed = await current.gzipped();
+    assert.equal(gunzipSync(packed).toString('utf8'), current.body().toString('utf8'));
+    assert.equal(await current.gzipped(), packed);
   });
 });

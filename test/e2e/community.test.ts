@@ -277,6 +277,17 @@ describe('community over HTTP', () => {
     assert.equal(cached.text, '');
     assert.equal(cached.headers.get('etag'), etag);
 
+    // fetch asks for gzip: that representation has its own ETag; without gzip the same JSON, plain.
+    assert.equal(first.headers.get('content-encoding'), 'gzip');
+    const plain = await fetch(`${sf.url}/api/v1/community.json`, { headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    assert.equal(plain.headers.get('vary'), 'Accept-Encoding');
+    const plainEtag = plain.headers.get('etag')!;
+    assert.notEqual(plainEtag, etag);
+    assert.deepEqual(await plain.json(), first.body);
+    const plainCached = await fetch(`${sf.url}/api/v1/community.json`, { headers: { 'accept-encoding': 'identity', 'if-none-match': plainEtag } });
+    assert.equal(plainCached.status, 304);
+
     // dave forks C: the catalogue changes, the old ETag no longer matches.
     assert.equal((await sf.api('POST', `/api/v1/fork/${ids.c}`, { key: keys.dave })).status, 201);
     const changed = await sf.api('GET', '/api/v1/community.json', { headers: { 'if-none-match': etag } });

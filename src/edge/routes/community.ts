@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { communityEntry, lineage, matchesEtag, RANKING_RULES, rankingKey, type Community } from '../../community/index.ts';
+import { communityEntry, gzipEtag, lineage, matchesEtag, RANKING_RULES, rankingKey, type Community } from '../../community/index.ts';
 import { ResponseCache } from '../response-cache.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import {
@@ -22,6 +22,17 @@ import type { App } from '../types.ts';
 
 /** community.json may be served from a cache this long; revalidation with its ETag is cheap (304). */
 const CATALOGUE_CACHE_CONTROL = 'public, max-age=30, must-revalidate';
+
+/** Whether the client takes gzip (`Accept-Encoding: gzip`, not refused with q=0). */
+function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
 
 /** Leaderboard pages kept encoded (each up to ~130 KB at limit 200). */
 const LEADERBOARD_PAGES_KEPT = 128;
@@ -143,17 +154,25 @@ export function communityRoutes(app: App, { community }: { community: Community 
       tags: ['community'],
       summary: 'The full catalogue of shared entries: metrics and lineage ids, no code',
       description:
-        'Every entry (community_id ascending) with its CommunityEntry fields plus `root_id` and `children` ids. ' +
-        `Cacheable: a strong \`ETag\` (a hash of the body) and \`Cache-Control: ${CATALOGUE_CACHE_CONTROL}\`; send ` +
-        '`If-None-Match` with the ETag to get 304 with no body while nothing changed. ' +
+        'Every entry (community_id ascending) with its headline metrics (train, test, post-cutoff, live), scores and ' +
+        'lineage ids (`parent_id`, `root_id`, `children`); the full TradeStats are at GET /api/v1/community/{id}. ' +
+        `Cacheable: a strong \`ETag\` (a hash of the content; \`-gz\` appended inside the quotes for the gzip ` +
+        `representation) and \`Cache-Control: ${CATALOGUE_CACHE_CONTROL}\`; send \`If-None-Match\` with either to get 304 ` +
+        'with no body while nothing changed. Sent gzip-compressed to clients that accept it (`Accept-Encoding: gzip`). ' +
         LIVE,
       response: { 200: Catalogue, 304: z.null().describe('Not modified: the ETag sent is current (no body)') },
     },
     handler: async (request, reply) => {
       const catalogue = community.catalogue.current();
-      reply.header('etag', catalogue.etag).header('cache-control', CATALOGUE_CACHE_CONTROL);
+      const gzip = acceptsGzip(request.headers['accept-encoding']);
+      reply
+        .header('etag', gzip ? gzipEtag(catalogue.etag) : catalogue.etag)
+        .header('cache-control', CATALOGUE_CACHE_CONTROL)
+        .header('vary', 'Accept-Encoding');
       if (matchesEtag(request.headers['if-none-match'], catalogue.etag)) return reply.status(304).send(null);
-      return sendJsonText<Catalogue>(reply, catalogue.body());
+      if (!gzip) return sendJsonText<Catalogue>(reply, catalogue.body());
+      reply.header('content-encoding', 'gzip');
+      return sendJsonText<Catalogue>(reply, await community.catalogue.gzipped(catalogue));
     },
   });
 }
