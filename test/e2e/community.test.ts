@@ -295,4 +295,16 @@ describe('community over HTTP', () => {
     assert.notEqual(changed.headers.get('etag'), etag);
     assert.equal(Catalogue.parse(changed.body).entries[2]!.forks, 1);
   });
+
+  it('keeps every entry, fork and link across a restart; sharing again still finds the entry', async () => {
+    const before = await sf.api('GET', '/api/v1/community.json', { headers: { 'accept-encoding': 'identity' } });
+    await sf.restart();
+    const after = await sf.api('GET', '/api/v1/community.json', { headers: { 'accept-encoding': 'identity' } });
+    assert.equal(after.headers.get('etag'), before.headers.get('etag'), 'the same content, the same ETag');
+    assert.deepEqual(Lineage.parse((await sf.api('GET', `/api/v1/lineage/${ids.c}`)).body).ancestors.map((n) => n.community_id), [ids.b, ids.a]);
+    const again = await sf.api('POST', '/api/v1/share', { key: keys.alice, body: { model_stem: rootStem, title: 'After restart' } });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.community_id, ids.a);
+    assert.equal((await sf.api('POST', `/api/v1/fork/${ids.a}`, { key: keys.bob })).status, 200, 'bob’s fork is still his');
+  });
 });
