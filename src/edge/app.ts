@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Accounts } from '../accounts/index.ts';
 import { SSE_PER_KEY } from '../accounts/index.ts';
-import type { Activity } from '../community/index.ts';
+import type { Activity, Community } from '../community/index.ts';
 import type { MarketData } from '../market/index.ts';
 import type { Training } from '../training/index.ts';
 import type { Generation } from '../generation/index.ts';
@@ -30,6 +30,7 @@ import { modelRoutes } from './routes/models.ts';
 import { trainRoutes } from './routes/train.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
+import { communityRoutes } from './routes/community.ts';
 import { deployRoutes } from './routes/deploy.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
 import type { DeliveryApi } from '../delivery/index.ts';
@@ -61,6 +62,8 @@ export interface EdgeDeps {
   delivery?: DeliveryApi;
   /** GET /payouts: the fork revenue share ledger (route left out when absent). */
   payouts?: PayoutsLedger;
+  /** Share, fork, lineage, leaderboard, community.json. */
+  community: Community;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -70,7 +73,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -145,5 +148,6 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   });
   if (delivery) deliveryRoutes(app, { delivery });
   if (payouts) payoutsRoutes(app, { ledger: payouts });
+  communityRoutes(app, { community });
   return app;
 }

@@ -37,6 +37,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'generator-matrix': () => import('./generator-matrix.ts'),
   'signal-delivery': () => import('./signal-delivery.ts'),
   'payout-sweep': () => import('./payout-sweep.ts'),
+  'community': () => import('./community.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
