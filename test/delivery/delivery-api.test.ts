@@ -47,11 +47,17 @@ describe('delivery API', () => {
     return DeliveriesResponse.parse(res.body);
   };
 
-  it('shows dead letters after the retry window and replays them over HTTP', async () => {
+  /** A webhook deployment of `modelName` (written as the deploy API writes it) to the receiver at `path`. */
+  const deployTo = async (modelName: string, path: string) => {
     const deployments = await openBucket(s.service.bus, Buckets.deployments);
-    const d = await deploy({ deployments }, { userId, modelName: 'Api Model', webhookUrl: `${receiver.url}/api` });
-    receiver.secret('/api', d.webhook_secret!);
+    const d = await deploy({ deployments }, { userId, modelName, webhookUrl: `${receiver.url}${path}` });
+    receiver.secret(path, d.webhook_secret!);
     secrets.push(d.webhook_secret!);
+    return d;
+  };
+
+  it('shows dead letters after the retry window and replays them over HTTP', async () => {
+    const d = await deployTo('Api Model', '/api');
     const sent = [signal(d, 0), signal(d, 1)];
     for (const e of sent) await publish(s.service.bus, e);
     await waitFor(async () => (await deliveries('Api Model')).channels[0]!.dead_letters === 2, 15_000, '2 dead letters');
@@ -118,10 +124,7 @@ describe('delivery API', () => {
 
   it('a signal whose retry window ran out before a restart stays a dead letter; the next signal is delivered after the restart', async () => {
     up = false;
-    const deployments = await openBucket(s.service.bus, Buckets.deployments);
-    const d = await deploy({ deployments }, { userId, modelName: 'Restart Model', webhookUrl: `${receiver.url}/svc-restart` });
-    receiver.secret('/svc-restart', d.webhook_secret!);
-    secrets.push(d.webhook_secret!);
+    const d = await deployTo('Restart Model', '/svc-restart');
     const first = signal(d, 0);
     await publish(s.service.bus, first);
     await waitFor(async () => (await deliveries('Restart Model')).channels[0]!.dead_letters === 1, 10_000, 'the first signal dead (0.5 s window)');
@@ -139,10 +142,7 @@ describe('delivery API', () => {
 
   it('a signal still inside its retry window at a restart is delivered after it, once and before the next', async () => {
     up = false;
-    const deployments = await openBucket(s.service.bus, Buckets.deployments);
-    const d = await deploy({ deployments }, { userId, modelName: 'Window Model', webhookUrl: `${receiver.url}/svc-window` });
-    receiver.secret('/svc-window', d.webhook_secret!);
-    secrets.push(d.webhook_secret!);
+    const d = await deployTo('Window Model', '/svc-window');
     const first = signal(d, 0);
     await publish(s.service.bus, first);
     await waitFor(() => receiver.requests.some((r) => r.path === '/svc-window'), 10_000, 'a first, refused attempt');
