@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   SF_DAILY_CAP: { status: 429, meaning: 'a daily cap is used up until UTC midnight (see Retry-After)' },
   SF_MINT_LIMITED: { status: 429, meaning: 'too many trial keys from this address this hour (see Retry-After)' },
   SF_STREAM_LIMIT: { status: 429, meaning: 'too many concurrent SSE streams for this key or address, or in total' },
+  SF_UPGRADE_REQUIRED: { status: 426, meaning: 'the endpoint is a WebSocket: connect with `Upgrade: websocket`' },
   SF_HEADERS_TOO_LARGE: { status: 431, meaning: 'the request line and headers are over the size limit' },
   SF_INTERNAL: { status: 500, meaning: 'an unexpected failure (logged); try again' },
   SF_UNAVAILABLE: { status: 503, meaning: 'a dependency is down or the service is at its connection limit; try again' },

@@ -7,7 +7,7 @@ import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
 import { BarMessage, SyntheticCheckpoint, TickMessage } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
-import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
+import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
@@ -215,6 +215,8 @@ export const Topics = {
   ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload),
   trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),
   signal: topic((deploymentId: string) => `signals.${deploymentId}`, 'signals.>', SignalEvent, Streams.signals),
+  /** Each bar a deployed model scored (`BarPrediction`), live only (core NATS): the WebSocket `predictions` channel. */
+  prediction: topic((deploymentId: string) => `predictions.${deploymentId}`, 'predictions.>', BarPrediction),
   deliveryKick: topic((channel: DeliveryChannel, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`, 'delivery.kick.>', DeliveryKick),
   /** A Telegram update as Telegram sent it (grammY reads it), relayed by the edge in webhook mode. */
   telegramUpdate: topic(() => 'delivery.telegram.update', 'delivery.telegram.update', z.record(z.string(), z.unknown())),

@@ -160,6 +160,11 @@ export class StreamLimitError extends RateLimitedError {
   override name = 'StreamLimitError';
   override readonly errorCode: ErrorCode = 'SF_STREAM_LIMIT';
 }
+/** A plain request to a WebSocket endpoint (GET /api/v1/predict). */
+export class UpgradeRequiredError extends AppError {
+  override name = 'UpgradeRequiredError';
+  override readonly errorCode: ErrorCode = 'SF_UPGRADE_REQUIRED';
+}
 export class HeadersTooLargeError extends AppError {
   override name = 'HeadersTooLargeError';
   override readonly errorCode: ErrorCode = 'SF_HEADERS_TOO_LARGE';

@@ -240,7 +240,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
     oneShot.recovery.start();
     stack.push(() => oneShot.recovery.stop());
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, payouts: payouts.ledger, community });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus });
     readinessRoutes(app, {
       readiness: () =>
         probeReadiness({

@@ -6,7 +6,7 @@ import type { Logger } from '../../src/log.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { instrument, TIMEFRAME_MS, type BarCache } from '../../src/market/index.ts';
 import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type OnnxModel } from '../../src/scoring/index.ts';
-import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import type { FeatureSource } from './feature-source.ts';
@@ -23,6 +23,8 @@ export interface ModelActorDeps {
   bars: Pick<BarCache, 'get'>;
   state: JsonKv<typeof Buckets.actorState.schema>;
   publish(event: SignalEvent): Promise<void>;
+  /** Each scored bar, after its signals are stored (the WebSocket `predictions` channel); optional. */
+  publishPrediction?(prediction: BarPrediction): void;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   /** Live, the machine's clock; in replay, the bar being replayed. Start catches up to the bars closed by now. */
@@ -123,19 +125,23 @@ export class ModelActor implements Actor<number> {
       const window = sliceBars(cols, from - lead, to);
       const { pUp, signals, mask } = await scoreWindow((bars) => this.deps.features.features(bars), this.scorer!, model, window, lead);
       const events: SignalEvent[] = [];
+      const predictions: BarPrediction[] = [];
       for (let i = lead; i < window.ts.length; i++) {
         engine.step(window, i, signals[i]!, mask[i]!);
         let n = 0;
         const barTs = window.ts[i]!;
+        const first = events.length;
         for (const trade of engine.drainClosed()) events.push(this.closeEvent(trade, barTs, n++));
         const side = engine.nextOpen();
         if (side !== 0) events.push(this.openEvent(side, window.close[i]!, pUp[i]!, barTs, n++));
+        if (this.deps.publishPrediction) predictions.push(this.prediction(window, i, pUp[i]!, signals[i]! * mask[i]!, events.slice(first).map((e) => e.id)));
       }
       this.lastBarTs = window.ts[window.ts.length - 1]!;
       this.barsHandled += window.ts.length - lead;
       // Published in call order (one connection keeps it); the state is saved only once they are
       // stored, so a crash in between replays the bar and the stream drops the repeats by id.
       await Promise.all(events.map((event) => this.deps.publish(event)));
+      for (const prediction of predictions) this.deps.publishPrediction!(prediction);
       this.signalsSent += events.length;
       const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
       await Promise.all([
@@ -162,6 +168,24 @@ export class ModelActor implements Actor<number> {
       timeframe: model.timeframe,
       bar_time: isoFromMs(barTs),
       created_at: isoFromMs(this.clock.now()),
+    };
+  }
+
+  /** One bar as the model saw it: p(up), the filtered decision, the engine's position after it. */
+  private prediction(window: ReturnType<typeof sliceBars>, i: number, pUp: number, decision: number, signalIds: string[]): BarPrediction {
+    const { deployment, model } = this.deps;
+    const open = this.engine!.openPositions();
+    const sideName = (s: number) => (s > 0 ? 'long' : s < 0 ? 'short' : 'flat') as 'long' | 'short' | 'flat';
+    return {
+      deployment_id: deployment.deployment_id,
+      model: model.stem,
+      symbol: model.symbol,
+      timeframe: model.timeframe,
+      bar: { time: isoFromMs(window.ts[i]!), open: window.open[i]!, high: window.high[i]!, low: window.low[i]!, close: window.close[i]! },
+      p_up: Number.isFinite(pUp) ? pUp : null,
+      decision: sideName(decision),
+      position: { side: sideName(open[0]?.side ?? 0), open_positions: open.length, entry_price: open[0]?.entryPrice ?? null },
+      signal_ids: signalIds,
     };
   }
 

@@ -9,7 +9,7 @@ import type { Generation } from '../generation/index.ts';
 import type { OneShot } from '../oneshot/one-shot.ts';
 import { oneShotRoutes } from './routes/one-shot.ts';
 import type { Deployments } from '../deployments/index.ts';
-import type { NatsConnection } from '../bus/index.ts';
+import type { Bus, NatsConnection } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -39,6 +39,8 @@ import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { payoutsRoutes } from './routes/payouts.ts';
+import { predictStreamRoutes } from './routes/predict-stream.ts';
+import { Fanout } from './ws/fanout.ts';
 import type { PayoutsLedger } from '../payouts/index.ts';
 import type { App } from './types.ts';
 
@@ -64,6 +66,8 @@ export interface EdgeDeps {
   payouts?: PayoutsLedger;
   /** Share, fork, lineage, leaderboard, community.json. */
   community: Community;
+  /** JetStream for the WebSocket stream GET /api/v1/predict (its resume reads); without it the stream is not served. */
+  bus?: Pick<Bus, 'nc' | 'js' | 'jsm'>;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -73,7 +77,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -149,5 +153,17 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   if (delivery) deliveryRoutes(app, { delivery });
   if (payouts) payoutsRoutes(app, { ledger: payouts });
   communityRoutes(app, { community });
+  // The WebSocket stream (issue 18): bars, ticks, a deployed model's predictions, on-demand predict.
+  if (bus) {
+    predictStreamRoutes(app, {
+      config,
+      directory: accounts.directory,
+      limiter: accounts.requestLimiter,
+      allowedOrigins: origins,
+      training,
+      channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, ticksPerSecond: config.WS_TICKS_PER_SECOND },
+      log,
+    });
+  }
   return app;
 }
