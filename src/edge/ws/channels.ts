@@ -25,7 +25,7 @@ export interface ChannelDeps {
 
 /** Where a channel's frames go: `send` is the socket's (flow-controlled), `ready` acknowledges with the replayed count. */
 export interface ChannelSink {
-  send(frame: ServerMessage | string): void;
+  send(frame: ServerMessage | Buffer): void;
   ready(resumed: number): void;
 }
 
@@ -56,18 +56,27 @@ async function openBars(deps: ChannelDeps, symbol: BarMessage['symbol'], timefra
     sink.send(frameOnce(bar, () => barFrame(bar)));
   });
   const stop = deps.fanout.add(Topics.bars, Topics.bars.subject(symbol, timeframe), (bar) => live.push(bar));
-  let resumed = 0;
-  try {
-    if (last !== null) {
-      const series = await deps.bars.get(symbol, timeframe);
-      const c = series.columns();
-      const from = Math.max(series.lowerBound(last + 1), c.ts.length - BAR_REPLAY_LIMIT);
-      for (let i = from; i < c.ts.length; i++) {
-        sink.send(barFrame({ symbol, timeframe, ts: c.ts[i]!, open: c.open[i]!, high: c.high[i]!, low: c.low[i]!, close: c.close[i]!, volume: c.volume[i]!, ticks: c.ticks[i]!, spread: c.spread[i]!, source: sourceName(c.source[i]!) }));
-        last = c.ts[i]!;
-        resumed++;
-      }
+  return replayThenLive(live, stop, sink, async () => {
+    if (last === null) return 0;
+    const series = await deps.bars.get(symbol, timeframe);
+    const c = series.columns();
+    const from = Math.max(series.lowerBound(last + 1), c.ts.length - BAR_REPLAY_LIMIT);
+    for (let i = from; i < c.ts.length; i++) {
+      sink.send(barFrame({ symbol, timeframe, ts: c.ts[i]!, open: c.open[i]!, high: c.high[i]!, low: c.low[i]!, close: c.close[i]!, volume: c.volume[i]!, ticks: c.ticks[i]!, spread: c.spread[i]!, source: sourceName(c.source[i]!) }));
+      last = c.ts[i]!;
     }
+    return Math.max(0, c.ts.length - from);
+  });
+}
+
+/**
+ * Replays what a resuming client missed while its live frames are held back, acknowledges the
+ * subscription, then lets the live frames through; a failed replay ends the live subscription.
+ */
+async function replayThenLive<T>(live: CatchUp<T>, stop: () => void, sink: ChannelSink, replay: () => Promise<number>): Promise<() => void> {
+  let resumed: number;
+  try {
+    resumed = await replay();
   } catch (err) {
     stop();
     throw err;
@@ -149,20 +158,14 @@ async function openPredictions(deps: ChannelDeps, userId: number, model: string,
   const stop = () => {
     for (const s of stops) s();
   };
-  let resumed = 0;
-  try {
-    if (from !== null) {
-      const stored = await readFromTime(deps.bus, Streams.signals.name, Topics.signal.subject(id), from[0], SIGNAL_REPLAY_LIMIT);
-      for (const msg of stored) {
-        const event = SignalEvent.safeParse(JSON.parse(new TextDecoder().decode(msg.data)));
-        if (event.success && sendSignal(event.data, true)) resumed++;
-      }
+  return replayThenLive(live, stop, sink, async () => {
+    if (from === null) return 0;
+    let resumed = 0;
+    const stored = await readFromTime(deps.bus, Streams.signals.name, Topics.signal.subject(id), from[0], SIGNAL_REPLAY_LIMIT);
+    for (const msg of stored) {
+      const event = SignalEvent.safeParse(JSON.parse(new TextDecoder().decode(msg.data)));
+      if (event.success && sendSignal(event.data, true)) resumed++;
     }
-  } catch (err) {
-    stop();
-    throw err;
-  }
-  sink.ready(resumed);
-  live.release();
-  return stop;
+    return resumed;
+  });
 }

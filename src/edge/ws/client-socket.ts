@@ -2,17 +2,17 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../../log.ts';
 import { CloseCodes, type ServerMessage } from '../../../schemas/stream.ts';
 
-/** Serialized frames, cached per payload object: a bar sent to 10,000 sockets is printed once. */
-const frames = new WeakMap<object, string>();
+/** Encoded frames, cached per payload object: a bar sent to 10,000 sockets is printed and encoded once. */
+const frames = new WeakMap<object, Buffer>();
 
-/** The JSON of `build()`, printed once per `key` object. */
-export function frameOnce(key: object, build: () => ServerMessage): string {
-  let text = frames.get(key);
-  if (text === undefined) {
-    text = JSON.stringify(build());
-    frames.set(key, text);
+/** The UTF-8 JSON of `build()`, made once per `key` object. */
+export function frameOnce(key: object, build: () => ServerMessage): Buffer {
+  let bytes = frames.get(key);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(build()));
+    frames.set(key, bytes);
   }
-  return text;
+  return bytes;
 }
 
 /** How long a closing client has to read what is queued and answer the close frame. */
@@ -50,8 +50,8 @@ export class ClientSocket {
     return this.ended || this.ws.readyState !== this.ws.OPEN;
   }
 
-  /** Sends a message (or its already serialized JSON); false when the socket is closed or cut off. */
-  send(message: ServerMessage | string): boolean {
+  /** Sends a message (or its already encoded JSON, see frameOnce); false when the socket is closed or cut off. */
+  send(message: ServerMessage | Buffer): boolean {
     if (this.closed) return false;
     const buffered = this.ws.bufferedAmount;
     const limit = this.limits.sendBufferBytes;
@@ -64,7 +64,8 @@ export class ClientSocket {
       this.warned = true;
       this.ws.send(JSON.stringify({ type: 'lagging', buffered_bytes: buffered, limit_bytes: limit } satisfies ServerMessage));
     } else if (buffered < limit / 2) this.warned = false;
-    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+    if (Buffer.isBuffer(message)) this.ws.send(message, { binary: false });
+    else this.ws.send(JSON.stringify(message));
     return true;
   }
 
