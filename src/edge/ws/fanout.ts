@@ -47,11 +47,6 @@ export class Fanout {
       }
     };
   }
-
-  /** Subjects followed now (for /_metrics and tests). */
-  get size(): number {
-    return this.subjects.size;
-  }
 }
 
 /** Hands the queued messages out in order; a large audience is served CHUNK at a time. */
