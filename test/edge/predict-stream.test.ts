@@ -9,12 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { publish } from '../../src/bus/index.ts';
 import { Topics } from '../../schemas/messages.ts';
-import type { BarMessage } from '../../schemas/market.ts';
+import type { BarMessage, TickMessage } from '../../schemas/market.ts';
 import { CloseCodes } from '../../schemas/stream.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { connectStream, wsUrl, type StreamClient } from '../helpers/ws-client.ts';
 
-const LIMITS = { WS_PER_KEY: '3', WS_SUBSCRIPTIONS: '2', WS_SEND_BUFFER_BYTES: '65536', WS_AUTH_TIMEOUT_MS: '1000' };
+// No synthetic feed: every bar and tick a client sees here is one the test published.
+const LIMITS = { MARKET_FEED: 'none', WS_PER_KEY: '3', WS_SUBSCRIPTIONS: '2', WS_SEND_BUFFER_BYTES: '65536', WS_AUTH_TIMEOUT_MS: '1000' };
 const HOUR = 3_600_000;
 
 /** A bar as the bar builder publishes it (after storing it). */
@@ -197,6 +198,25 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     late.close();
   });
 
+  it('ticks: a burst is conflated to its latest tick, the dropped ones counted', async () => {
+    const client = await connect({ 'x-api-key': key });
+    await client.next('welcome');
+    client.send({ type: 'subscribe', channel: { channel: 'ticks', symbol: 'USDCAD' } });
+    await client.next('subscribed');
+    const t0 = Date.now();
+    const burst = (from: number): TickMessage[] => Array.from({ length: 200 }, (_, i) => ({ ts: t0 + from + i, bid: 1.3 + i / 1e5, ask: 1.3002 + i / 1e5 }));
+    const first = burst(0);
+    sf.service.bus.nc.publish(Topics.ticks.subject('USDCAD'), JSON.stringify(first));
+    const one = await client.next('tick');
+    assert.deepEqual(one, { type: 'tick', symbol: 'USDCAD', tick: first.at(-1), conflated: 199 });
+    const second = burst(1000);
+    sf.service.bus.nc.publish(Topics.ticks.subject('USDCAD'), JSON.stringify(second));
+    const two = await client.next('tick', (m) => m.tick.ts === second.at(-1)!.ts);
+    assert.equal(two.conflated, 199);
+    assert.equal(client.messages.filter((m) => m.type === 'tick').length, 2);
+    client.close();
+  });
+
   it('a client that does not read is told it lags, then closed with 4413, while a normal client keeps receiving', async () => {
     const other = (await sf.mintKey('ws_slow')).api_key;
     const normal = await connect({ 'x-api-key': key });
@@ -209,7 +229,12 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     // Enough for the kernel's buffers on both ends and then the edge's limit, several times over.
     const N = 80_000;
     const t0 = Math.floor(Date.now() / HOUR) * HOUR + 2000 * HOUR;
-    for (let i = 0; i < N; i++) sf.service.bus.nc.publish(Topics.bars.subject('USDJPY', '1h'), JSON.stringify(bar('USDJPY', t0 + i * HOUR, 150 + i / 1e6)));
+    // At the pace of the normal client (which reads in this process, beside the edge): batches of
+    // 2,000, each once it has the previous one.
+    for (let i = 0; i < N; i++) {
+      sf.service.bus.nc.publish(Topics.bars.subject('USDJPY', '1h'), JSON.stringify(bar('USDJPY', t0 + i * HOUR, 150 + i / 1e6)));
+      if (i % 2000 === 1999) await normal.next('bar', (m) => m.bar.ts === t0 + i * HOUR, 60_000);
+    }
     await normal.next('bar', (m) => m.bar.ts === t0 + (N - 1) * HOUR, 60_000);
     socket.resume();
     const closed = await slow.closed;
@@ -225,6 +250,24 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     await normal.next('pong', (m) => m.ref === 'alive');
     normal.close();
     await normal.closed;
+  });
+
+  it('closes with 4408 a socket with nothing subscribed that stays silent, and one that stops answering pings', async () => {
+    // Heartbeats every 500 ms and a 3 s idle timeout from here on (a restart with them).
+    await sf.restart({ WS_PING_MS: '500', WS_IDLE_MS: '3000' });
+    const idle = await connect({ 'x-api-key': key });
+    await idle.next('welcome');
+    const closed = await idle.closed;
+    assert.equal(closed.code, CloseCodes.idle);
+    assert.match(closed.reason, /idle/);
+
+    const deaf = new WebSocket(wsUrl(sf.url), { headers: { 'x-api-key': key }, autoPong: false });
+    deaf.on('message', (data) => {
+      if (JSON.parse(data.toString()).type === 'welcome') deaf.send(JSON.stringify({ type: 'subscribe', channel: { channel: 'ticks', symbol: 'NZDUSD' } }));
+    });
+    const [code, reason] = await new Promise<[number, string]>((resolve) => deaf.on('close', (c, r) => resolve([c, r.toString()])));
+    assert.equal(code, CloseCodes.idle);
+    assert.match(reason, /pong/);
   });
 
   it('a shutdown closes every socket with 1001 (going away); the restarted service takes new ones', async () => {
