@@ -8,11 +8,13 @@
  * - edge RSS per idle connection: RSS with the crowd connected and subscribed, minus before,
  *   over the clients (goal ≤ 20 KB);
  * - bar close → the `prediction` frame of one deployed 1-min model at a client, p50/p99, without
- *   and with the crowd (goal p99 ≤ 50 ms).
+ *   and with the crowd (goal p99 ≤ 50 ms);
+ * - for scale, the same crowd fed by a bare `ws` server in the driver (one send loop, nothing else):
+ *   what this machine's cores allow before any of the service's work.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { connectBus } from '../../src/bus/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { readRunFile } from '../../src/run-file.ts';
@@ -51,6 +53,80 @@ async function predictionClient(url: string, key: string, model: string) {
     });
   });
   return { arrivals, close: () => ws.terminate() };
+}
+
+/** `clients` WebSocket clients in `workers` processes (lib/ws-crowd-worker.ts), each subscribed to bars of EURUSD 1min. */
+async function startCrowd(url: string, key: string, clients: number, workers: number, defer: (fn: () => void) => void) {
+  const children: ChildProcess[] = [];
+  defer(() => {
+    for (const c of children) c.kill('SIGKILL');
+  });
+  const per = Math.ceil(clients / workers);
+  await Promise.all(
+    Array.from({ length: workers }, (_, w) => {
+      const child = fork(`${REPO_ROOT}/test/bench/lib/ws-crowd-worker.ts`, [], { execArgv: ['--import', 'tsx'], cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      children.push(child);
+      return new Promise<void>((resolve, reject) => {
+        child.once('message', (m: { type: string; error?: string }) => (m.type === 'ready' ? resolve() : reject(new Error(`worker ${w}: ${m.error}`))));
+        child.send({ type: 'start', url, key, count: Math.min(per, clients - w * per), symbol: 'EURUSD', timeframe: '1min' });
+      });
+    }),
+  );
+  return {
+    /** Stops the workers; for each bar, its send time → the last arrival, and every arrival's delay. */
+    async collect(published: Map<number, number>, tss: number[]) {
+      const reports = await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<Array<[number, number[]]>>((resolve) => {
+              child.once('message', (m: { arrivals: Array<[number, number[]]> }) => resolve(m.arrivals));
+              child.send({ type: 'report' });
+            }),
+        ),
+      );
+      for (const c of children) c.send({ type: 'stop' });
+      const lastPerBar: number[] = [];
+      const every: number[] = [];
+      let incomplete = 0;
+      for (const ts of tss) {
+        const times = reports.flatMap((r) => r.find(([t]) => t === ts)?.[1] ?? []);
+        const sent = published.get(ts)!;
+        if (times.length < clients) incomplete++;
+        if (times.length === 0) continue;
+        lastPerBar.push(Math.max(...times) - sent);
+        for (const t of times) every.push(t - sent);
+      }
+      return { lastPerBar, every, incomplete };
+    },
+  };
+}
+
+/**
+ * The floor on this machine: a bare `ws` server in this process (no auth, no NATS, no service)
+ * sending the same frame to the same crowd in one loop, clock started before the loop.
+ */
+async function bareWsBaseline(clients: number, workers: number, bars: number, paceMs: number, defer: (fn: () => void) => void) {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+  defer(() => wss.close());
+  wss.on('connection', (ws) => {
+    ws.send(JSON.stringify({ type: 'welcome' }));
+    ws.on('message', () => ws.send(JSON.stringify({ type: 'subscribed' })));
+  });
+  await new Promise((r) => wss.once('listening', r));
+  const crowd = await startCrowd(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, 'none', clients, workers, defer);
+  await sleep(3000);
+  const published = new Map<number, number>();
+  const tss: number[] = [];
+  for (let i = 0; i < bars; i++) {
+    const ts = (i + 1) * MINUTE;
+    const frame = Buffer.from(JSON.stringify({ type: 'bar', bar: { symbol: 'EURUSD', timeframe: '1min', ts, open: 1.1, high: 1.1, low: 1.1, close: 1.1, volume: 1, ticks: 1, spread: 1e-5, source: 'live' } }));
+    published.set(ts, now());
+    for (const ws of wss.clients) ws.send(frame, { binary: false });
+    tss.push(ts);
+    await sleep(paceMs);
+  }
+  await sleep(2000);
+  return crowd.collect(published, tss);
 }
 
 export const benchmark: Benchmark = {
@@ -94,7 +170,7 @@ export const benchmark: Benchmark = {
     const run = readRunFile(service.dataDir);
     if (!run) throw new Error('no run file: cannot reach the service NATS');
     const bus = await connectBus(run.natsUrl, 'bench-ws', createLogger('silent'));
-    ctx.defer(() => bus.close());
+    ctx.defer(() => bus.close().catch(() => undefined));
     const predictions = await predictionClient(wsUrl, key, 'Model 1');
     ctx.defer(() => predictions.close());
 
@@ -126,22 +202,8 @@ export const benchmark: Benchmark = {
 
     const rssBefore = rssKb(service.pid);
     ctx.log(`connecting ${clients} clients from ${workers} processes`);
-    const children: ChildProcess[] = [];
-    ctx.defer(() => {
-      for (const c of children) c.kill('SIGKILL');
-    });
-    const per = Math.ceil(clients / workers);
     const connectStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: workers }, (_, w) => {
-        const child = fork(`${REPO_ROOT}/test/bench/lib/ws-crowd-worker.ts`, [], { execArgv: ['--import', 'tsx'], cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-        children.push(child);
-        return new Promise<void>((resolve, reject) => {
-          child.once('message', (m: { type: string; error?: string; connected?: number }) => (m.type === 'ready' ? resolve() : reject(new Error(`worker ${w}: ${m.error}`))));
-          child.send({ type: 'start', url: wsUrl, key, count: Math.min(per, clients - w * per), symbol: 'EURUSD', timeframe: '1min' });
-        });
-      }),
-    );
+    const crowdClients = await startCrowd(wsUrl, key, clients, workers, ctx.defer);
     const connectMs = Math.round(performance.now() - connectStarted);
     ctx.log(`${clients} clients subscribed in ${connectMs} ms`);
     await sleep(5000);
@@ -155,28 +217,15 @@ export const benchmark: Benchmark = {
     }
     await sleep(2000);
     const rssAfter = rssKb(service.pid);
-    const reports = await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<Array<[number, number[]]>>((resolve) => {
-            child.once('message', (m: { arrivals: Array<[number, number[]]> }) => resolve(m.arrivals));
-            child.send({ type: 'report' });
-          }),
-      ),
-    );
-    for (const c of children) c.send({ type: 'stop' });
-    const lastPerBar: number[] = [];
-    const every: number[] = [];
-    let incomplete = 0;
-    for (const ts of crowd) {
-      const times = reports.flatMap((r) => r.find(([t]) => t === ts)?.[1] ?? []);
-      const sent = published.get(ts)!;
-      if (times.length < clients) incomplete++;
-      if (times.length === 0) continue;
-      lastPerBar.push(Math.max(...times) - sent);
-      for (const t of times) every.push(t - sent);
-    }
+    const { lastPerBar, every, incomplete } = await crowdClients.collect(published, crowd);
     const crowdPred = predictionLatencies(crowd);
+    // The service goes before the baseline, so that it does not share the cores with it.
+    predictions.close();
+    await bus.close().catch(() => undefined);
+    await service.stop();
+
+    ctx.log(`baseline: a bare ws server in this process, the same ${clients} clients`);
+    const bare = await bareWsBaseline(clients, workers, Math.min(bars, 20), paceMs, ctx.defer);
     const perConnKb = Math.round(((rssIdle - rssBefore) / clients) * 100) / 100;
 
     return [
@@ -192,6 +241,7 @@ export const benchmark: Benchmark = {
         every_delivery_p50_ms: pct(every, 0.5),
         every_delivery_p99_ms: pct(every, 0.99),
         connect_all_ms: connectMs,
+        baseline_bare_ws: { bars: bare.lastPerBar.length, not_received_by_all: bare.incomplete, p50_ms: pct(bare.lastPerBar, 0.5), p99_ms: pct(bare.lastPerBar, 0.99), every_delivery_p50_ms: pct(bare.every, 0.5) },
         goal_p99_ms: 100,
         met: incomplete === 0 && (pct(lastPerBar, 0.99) ?? Infinity) <= 100,
       },
