@@ -38,6 +38,9 @@ import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { usageRoutes } from './routes/usage.ts';
 import type { App } from './types.ts';
+// The web app: discovery documents, /pulse, the pages and their assets (issue 16).
+import { discoveryRoutes } from './routes/discovery.ts';
+import { PUBLIC_PAGES } from './web/pages.ts';
 
 export interface EdgeDeps {
   config: Config;
@@ -140,5 +143,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
   });
   if (delivery) deliveryRoutes(app, { delivery });
+  // The web app (issue 16).
+  discoveryRoutes(app, { config, pages: PUBLIC_PAGES });
   return app;
 }
