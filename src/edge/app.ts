@@ -41,6 +41,8 @@ import type { App } from './types.ts';
 // The web app: discovery documents, /pulse, the pages and their assets (issue 16).
 import { discoveryRoutes } from './routes/discovery.ts';
 import { PUBLIC_PAGES } from './web/pages.ts';
+import { webRoutes } from './routes/web.ts';
+import { ensureBundle } from './web/bundle.ts';
 
 export interface EdgeDeps {
   config: Config;
@@ -145,5 +147,6 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   if (delivery) deliveryRoutes(app, { delivery });
   // The web app (issue 16).
   discoveryRoutes(app, { config, pages: PUBLIC_PAGES });
+  await webRoutes(app, { feed: activity.feed, assets: await ensureBundle() });
   return app;
 }
