@@ -116,7 +116,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   // The hosted MCP server at /mcp ({mcp_url} = this service's base URL): its tools call this REST API over HTTP.
   registerMcp(app, { accounts, config });
   metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
-  keyRoutes(app, { accounts, config, allowedOrigins: origins });
+  keyRoutes(app, { accounts, config });
   usageRoutes(app, { metering: accounts.metering });
   // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
   const sseSlots = new SseSlots();

@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { freshPage, launchBrowser, paintedPixels, type WatchedPage } from '../helpers/browser.ts';
+
+/**
+ * The web app in a real browser (Debian chromium), against the real service: the contract's
+ * quick-deploy deep link, the model and market pages, key rotation, CSRF, escaping, live signals.
+ * Each test saves a screenshot under test-output/web/.
+ */
+
+// Four days of 1-minute history: enough bars to train on and for every indicator's warm-up.
+const ENV = { HISTORY_DAYS: '4', TRIAL_MINTS_PER_HOUR: '100' };
+const UP = '#22c55e';
+const DOWN = '#ef4444';
+const PROMPT = 'EURUSD 1 minute RSI mean reversion, stop 10 pips <script>alert("pwned")</script>';
+
+describe('the web app in a browser', () => {
+  let sf: TestService;
+  let browser: Browser;
+  /** The visitor of the first test: its page ends on a model page with a key and a session. */
+  let visitor: WatchedPage;
+  let stem: string;
+  before(async () => {
+    [sf, browser] = await Promise.all([startTestService(ENV), launchBrowser()]);
+  });
+  after(async () => {
+    await browser?.close();
+    await sf?.stop();
+  });
+
+  it('quick-deploy with run=1, from a fresh profile, ends on a model page with drawn candles and trade markers, without console errors', async () => {
+    visitor = await freshPage(browser);
+    const { page } = visitor;
+    await page.goto(`${sf.url}/quick-deploy?prompt=${encodeURIComponent(PROMPT)}&run=1`);
+    await page.waitForURL(/\/models\//, { timeout: 90_000 });
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
+    stem = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+
+    // The account was made on the way: a trial user owns the model, deployed on sse.
+    const key = await page.evaluate(() => localStorage.getItem('sf_api_key'));
+    assert.match(key ?? '', /^sf_[A-Za-z0-9]{40}$/);
+    const models = await sf.api('GET', '/api/v1/models', { key: key! });
+    assert.deepEqual(models.body.models.map((m: { name: string }) => m.name), [stem]);
+    const deployed = await sf.api('GET', '/api/v1/deployed', { key: key! });
+    assert.equal(deployed.body.deployed[0]?.model, stem);
+    const cookies = await visitor.context.cookies(sf.url);
+    const session = cookies.find((c) => c.name === 'sf_session');
+    assert.ok(session?.httpOnly, 'the trial set the HttpOnly session cookie');
+    assert.equal(session?.sameSite, 'Lax');
+
+    // Every trade is on the chart (an entry and an exit marker each), and candles are painted.
+    const results = (await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key: key! })).body;
+    const trades = results.trade_log.length + results.pred_trade_log.length;
+    assert.ok(trades > 0, 'the backtest traded');
+    const chart = await page.$eval('#candles', (el) => ({ ...(el as HTMLElement).dataset }));
+    assert.equal(Number(chart.markers), 2 * trades);
+    assert.ok(Number(chart.candles) >= results.spans.train.bars, `${chart.candles} candles cover the trained span`);
+    const pixels = await paintedPixels(page, '#candles', [UP, DOWN]);
+    assert.ok(pixels[UP]! > 200 && pixels[DOWN]! > 200, `up and down candles are painted: ${JSON.stringify(pixels)}`);
+    assert.ok((await paintedPixels(page, '#equity', ['#38bdf8']))['#38bdf8']! > 100, 'the equity curve is painted');
+
+    const rows = await page.$$eval('.trade-list tbody tr', (trs) => trs.length);
+    assert.equal(rows, Math.min(25, trades));
+    await visitor.screenshot('quick-deploy-model-page');
+    assert.deepEqual(visitor.problems, []);
+  });
+
+  it('shows a prompt containing <script> as text, on the idea box and in the code', async () => {
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/quick-deploy?prompt=${encodeURIComponent(PROMPT)}`);
+    await page.waitForSelector('#chips button');
+    assert.equal(await page.inputValue('#prompt'), PROMPT, 'the box holds the prompt, character for character');
+    assert.equal(await page.$$eval('script', (s) => s.filter((x) => !x.getAttribute('src')).length), 0, 'no script element came from the prompt');
+    // Without run=1 nothing runs until the click: no account was made.
+    assert.equal(await page.evaluate(() => localStorage.getItem('sf_api_key')), null);
+    await screenshot('quick-deploy-waiting');
+    assert.deepEqual(problems, []);
+    // The model page of the first test shows the code the prompt was written into, as text.
+    const code = await visitor.page.inputValue('.code-panel textarea');
+    assert.ok(code.includes('<script>alert("pwned")</script>'), 'the prompt is in the code comment as typed');
+    assert.deepEqual(visitor.problems, [], 'no dialog opened, no error');
+  });
+
+  it('shows a live signal in the model page’s feed when the deployment publishes one', async () => {
+    const { page } = visitor;
+    await page.waitForSelector('#feed-waiting, #signal-feed li.signal');
+    const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+    const deployment = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed[0];
+    // What the model actor publishes when a bar closes (signals.<deployment_id>; see test/e2e/live.test.ts).
+    const barTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
+    const signal = {
+      id: `sig_${deployment.deployment_id}_${Date.parse(barTime)}_9`,
+      deployment_id: deployment.deployment_id,
+      model: stem,
+      model_name: deployment.model_name,
+      symbol: 'EURUSD',
+      timeframe: '1min',
+      action: 'open',
+      side: 'short',
+      price: 1.08765,
+      stop_loss: 1.08865,
+      take_profit: null,
+      reason: 'signal',
+      p_up: 0.31,
+      pnl: null,
+      bar_time: barTime,
+      created_at: new Date().toISOString(),
+    };
+    await sf.service.bus.js.publish(`signals.${deployment.deployment_id}`, JSON.stringify(signal));
+    const item = await page.waitForSelector(`#signal-feed li[data-id="${signal.id}"]`, { timeout: 15_000 });
+    assert.match((await item.textContent()) ?? '', /open short @ 1\.08765 SL 1\.08865/);
+    await visitor.screenshot('model-live-signal');
+    assert.deepEqual(visitor.problems, []);
+  });
+
+  it('the market page draws candles and an indicator', async () => {
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/market?symbol=EURUSD&timeframe=1min&ind=bb,rsi`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
+    const data = await page.$eval('#price', (el) => ({ ...(el as HTMLElement).dataset }));
+    assert.equal(Number(data.candles), 500);
+    assert.ok(Number(data.indicators) >= 4, `bb (3 lines) and rsi drawn: ${data.indicators}`);
+    const pixels = await paintedPixels(page, '#price', [UP, DOWN, '#f59e0b']);
+    assert.ok(pixels[UP]! > 100 && pixels[DOWN]! > 100, `candles painted: ${JSON.stringify(pixels)}`);
+    assert.ok(pixels['#f59e0b']! > 50, 'the first Bollinger line is painted');
+    assert.equal(await page.locator('[data-panel="rsi"] canvas').count() > 0, true, 'RSI has its own panel');
+    await screenshot('market');
+    assert.deepEqual(problems, []);
+  });
+
+  it('rotating the key on the account page makes the old key fail', async () => {
+    const { page } = visitor;
+    const oldKey = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+    await page.goto(`${sf.url}/account`);
+    await page.waitForSelector('#masked-key');
+    assert.equal(await page.textContent('#masked-key'), `${oldKey.slice(0, 7)}…${oldKey.slice(-4)}`, 'the key is shown masked');
+    await page.click('#rotate');
+    const newKey = (await page.textContent('#new-key'))!;
+    assert.match(newKey, /^sf_[A-Za-z0-9]{40}$/);
+    assert.notEqual(newKey, oldKey);
+    assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key: oldKey })).status, 401, 'the old key fails');
+    assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key: newKey })).status, 200, 'the new key works');
+    assert.equal(await page.evaluate(() => localStorage.getItem('sf_api_key')), newKey, 'the app now uses the new key');
+    await visitor.screenshot('account-rotated');
+    assert.deepEqual(visitor.problems, []);
+  });
+
+  describe('a page of another site', () => {
+    let evil: Server;
+    let evilUrl: string;
+    before(async () => {
+      // Another origin on the same host (same-site: the Lax cookie IS sent, so the edge's check is what stops it).
+      evil = createServer((req, res) => {
+        const target = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '';
+        res.setHeader('content-type', 'text/html');
+        res.end(`<!doctype html><form id="f" method="post" enctype="text/plain" action="${sf.url}${target}"><input name='{"a":"' value='"}'><button>go</button></form>`);
+      });
+      await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+      evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
+    });
+    after(() => new Promise<void>((resolve) => evil.close(() => resolve())));
+
+    it('cannot rotate, deploy or spend with the visitor’s cookie', async () => {
+      const { page, context } = visitor;
+      const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+      const before = (await sf.api('GET', '/api/v1/key/usage', { key })).body.balance;
+      const deployedBefore = (await sf.api('GET', '/api/v1/deployed', { key })).body;
+      const attacker = await context.newPage();
+      for (const target of ['/api/v1/key/generate', '/api/v1/deploy', '/api/v1/one_shot', '/api/v1/logout', '/api/v1/key/trial']) {
+        await attacker.goto(`${evilUrl}/?to=${encodeURIComponent(target)}`);
+        const [response] = await Promise.all([attacker.waitForNavigation(), attacker.click('button')]);
+        assert.equal(response?.status(), 403, `${target}: ${await attacker.textContent('body')}`);
+        assert.match((await attacker.textContent('body')) ?? '', /SF_FOREIGN_ORIGIN/);
+        assert.equal(response?.request().headers().origin, evilUrl, 'the browser named the attacking origin');
+      }
+      await attacker.screenshot({ path: 'test-output/web/cross-site-refused.png' });
+      await attacker.close();
+      assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key })).status, 200, 'the key was not rotated');
+      assert.equal((await sf.api('GET', '/api/v1/key/usage', { key })).body.balance, before, 'no credit was spent');
+      assert.deepEqual((await sf.api('GET', '/api/v1/deployed', { key })).body, deployedBefore, 'nothing was deployed');
+      const me = await page.evaluate(async () => (await fetch('/api/v1/whoami-key')).status);
+      assert.equal(me, 200, 'the session still stands (the forged logout was refused)');
+    });
+  });
+});
