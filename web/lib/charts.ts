@@ -35,28 +35,36 @@ export function tradeMarkers(trades: Trade[]): SeriesMarker<Time>[] {
   for (const t of trades) {
     const long = t.side === 'long';
     markers.push({ time: toTime(t.entry_time), position: long ? 'belowBar' : 'aboveBar', shape: long ? 'arrowUp' : 'arrowDown', color: long ? UP : DOWN, text: long ? 'L' : 'S' });
-    markers.push({ time: toTime(t.exit_time), position: long ? 'aboveBar' : 'belowBar', shape: 'circle', color: t.pnl >= 0 ? UP : DOWN, text: t.exit_reason });
+    markers.push({ time: toTime(t.exit_time), position: long ? 'aboveBar' : 'belowBar', shape: 'circle', color: t.pnl >= 0 ? UP : DOWN, text: t.exit_reason === 'signal' ? '' : t.exit_reason });
   }
   return markers.sort((a, b) => (a.time as number) - (b.time as number));
 }
 
 const DAY_MS = 86_400_000;
 const PAGE = 5000;
+const MINUTES: Record<string, number> = { '1min': 1, '5min': 5, '15min': 15, '1h': 60 };
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** Every bar from `from` to `to` (ISO), paging /ohlc forward by day (5,000 bars a request). */
+/**
+ * Every bar from `from` to `to` (ISO). /ohlc serves at most 5,000 bars a request, so the span is
+ * cut into runs of whole days that hold fewer than that, all fetched at once; a run that still
+ * comes back full (never, for 24-hour days) is continued from its last bar.
+ */
 export async function loadCandles(symbol: string, timeframe: string, from: string, to: string): Promise<Candle[]> {
+  const daysPerPage = Math.max(1, Math.floor(PAGE / (1440 / (MINUTES[timeframe] ?? 15))) - 1);
+  const first = Date.parse(from.slice(0, 10));
+  const last = Date.parse(to.slice(0, 10));
+  const runs: [string, string][] = [];
+  for (let t = first; t <= last; t += daysPerPage * DAY_MS) runs.push([day(t), day(Math.min(last, t + (daysPerPage - 1) * DAY_MS))]);
+  const fetchRun = async ([start, end]: [string, string]): Promise<Candle[]> => {
+    const { candles } = await call<{ candles: Candle[] }>('GET', `/api/v1/ohlc?symbol=${symbol}&timeframe=${timeframe}&start=${start}&end=${end}&limit=${PAGE}`);
+    const tail = candles[candles.length - 1];
+    if (candles.length < PAGE || !tail || tail.timestamp.slice(0, 10) >= end) return candles;
+    const rest = await fetchRun([day(Date.parse(tail.timestamp.slice(0, 10)) + DAY_MS), end]);
+    return [...candles, ...rest];
+  };
+  const pages = await Promise.all(runs.map(fetchRun));
   const out: Candle[] = [];
-  const end = to.slice(0, 10);
-  const last = Date.parse(to);
-  let start = from.slice(0, 10);
-  for (let guard = 0; guard < 200; guard++) {
-    const page = await call<{ candles: Candle[] }>('GET', `/api/v1/ohlc?symbol=${symbol}&timeframe=${timeframe}&start=${start}&end=${end}&limit=${PAGE}`);
-    const lastSeen = out.length ? Date.parse(out[out.length - 1]!.timestamp) : -Infinity;
-    for (const c of page.candles) if (Date.parse(c.timestamp) > lastSeen) out.push(c);
-    const tail = out[out.length - 1];
-    if (page.candles.length < PAGE || !tail || Date.parse(tail.timestamp) >= last) break;
-    const next = new Date(Date.parse(tail.timestamp.slice(0, 10)) + (start === tail.timestamp.slice(0, 10) ? DAY_MS : 0)).toISOString().slice(0, 10);
-    start = next;
-  }
+  for (const candles of pages) for (const c of candles) if (!out.length || c.timestamp > out[out.length - 1]!.timestamp) out.push(c);
   return out;
 }

@@ -35,6 +35,7 @@ async function loadPresets(prompt: HTMLTextAreaElement): Promise<void> {
       h('button', { type: 'button', class: 'chip', onclick: () => (prompt.value = `${prompt.value.trim()} ${chip.text}`.trim()) }, chip.label),
     ),
   );
+  performance.mark('sf:interactive');
   mount(
     $('#templates'),
     h('h2', {}, 'Or start from a template'),

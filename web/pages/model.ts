@@ -20,6 +20,11 @@ export async function startModelPage(): Promise<void> {
   const stem = decodeURIComponent(location.pathname.split('/').pop() ?? '');
   const root = $('#model');
   const results = await call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`);
+  performance.mark('sf:results');
+  const from = results.spans.train.from;
+  const to = results.spans.post_cutoff?.to ?? results.spans.test.to;
+  // The bars download while the page is built.
+  const candlesLoading = loadCandles(results.symbol, results.timeframe, from, to);
   const trades: LoggedTrade[] = [...results.trade_log, ...results.pred_trade_log.map((t) => ({ ...t, period: 'post' as const }))];
   const chartBox = h('div', { class: 'chart', id: 'candles' });
   const equityBox = h('div', { class: 'chart small', id: 'equity' });
@@ -49,9 +54,8 @@ export async function startModelPage(): Promise<void> {
     codePanel(stem, results),
   );
 
-  const from = results.spans.train.from;
-  const to = results.spans.post_cutoff?.to ?? results.spans.test.to;
-  const candles = await loadCandles(results.symbol, results.timeframe, from, to);
+  const candles = await candlesLoading;
+  performance.mark('sf:candles');
   const chart = makeChart(chartBox, 420);
   const series = chart.addSeries(CandlestickSeries, { upColor: UP, downColor: DOWN, wickUpColor: UP, wickDownColor: DOWN, borderVisible: false, priceFormat: priceFormat(results.symbol) });
   series.setData(candleData(candles));
@@ -83,13 +87,14 @@ export async function startModelPage(): Promise<void> {
     .setData(results.drawdown.map((p) => ({ time: toTime(p.time), value: p.drawdown * 100 })));
   drawdown.timeScale().fitContent();
 
-  tradeList(tradeTable, trades, (t) => {
+  tradeList(tradeTable, trades, priceFormat(results.symbol).precision, (t) => {
     levels.show(t);
     chart.timeScale().setVisibleRange({ from: (toTime(t.entry_time) - 50 * barSeconds(results.timeframe)) as Time, to: (toTime(t.exit_time) + 50 * barSeconds(results.timeframe)) as Time });
   });
   const lastTrade = trades[trades.length - 1];
   if (lastTrade) levels.show(lastTrade);
   void liveFeed(stem, feed, series);
+  performance.mark('sf:drawn');
   document.body.dataset.ready = '1';
 }
 
@@ -156,7 +161,7 @@ const COLUMNS: [keyof LoggedTrade, string][] = [
 const PAGE_SIZE = 25;
 
 /** Sortable (click a heading), paged; clicking a row shows that trade on the chart. */
-function tradeList(box: HTMLElement, trades: LoggedTrade[], select: (t: LoggedTrade) => void): void {
+function tradeList(box: HTMLElement, trades: LoggedTrade[], digits: number, select: (t: LoggedTrade) => void): void {
   let sortKey: keyof LoggedTrade = 'exit_time';
   let descending = true;
   let page = 0;
@@ -173,6 +178,7 @@ function tradeList(box: HTMLElement, trades: LoggedTrade[], select: (t: LoggedTr
       const v = t[k];
       if (k === 'pnl') return usd(v as number);
       if (k === 'pips') return (v as number).toFixed(1);
+      if (k === 'entry_price' || k === 'exit_price') return (v as number).toFixed(digits);
       if (typeof v === 'string' && k.endsWith('_time')) return v.slice(0, 16).replace('T', ' ');
       return String(v);
     };
