@@ -117,6 +117,27 @@ describe('the web app in a browser', () => {
     assert.deepEqual(visitor.problems, []);
   });
 
+  it('/pulse lists the activity without JavaScript, and with it adds new events live, newest first', async () => {
+    const noJs = await browser.newContext({ javaScriptEnabled: false });
+    const plain = await noJs.newPage();
+    await plain.goto(`${sf.url}/pulse`);
+    const served = (await sf.api('GET', '/api/v1/activity?limit=50')).body.events as { id: number; kind: string }[];
+    assert.ok(served.length >= 3, 'the quick deploy made public events');
+    assert.deepEqual(await plain.$$eval('#pulse li .kind', (els) => els.map((e) => e.textContent)), served.map((e) => e.kind));
+    await plain.screenshot({ path: 'test-output/web/pulse-no-javascript.png', fullPage: true });
+    await noJs.close();
+
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/pulse`);
+    await page.waitForFunction(() => document.getElementById('pulse-status')?.textContent === 'Live.');
+    const id = await sf.service.activity.bus.emit({ kind: 'DEPLOYED', bot: 'live-bot', model: { name: 'Fresh <b>model</b>', symbol: 'GBPUSD', timeframe: '5min' } });
+    const first = await page.waitForSelector(`#pulse li:first-child[data-id="${id}"]`, { timeout: 10_000 });
+    assert.equal(await first.$eval('.model', (e) => e.textContent), 'Fresh <b>model</b>', 'shown as text');
+    assert.equal(await page.$$eval('#pulse li', (els) => els.length), served.length + 1);
+    await screenshot('pulse-live');
+    assert.deepEqual(problems, []);
+  });
+
   it('the market page draws candles and an indicator', async () => {
     const { page, problems, screenshot } = await freshPage(browser);
     await page.goto(`${sf.url}/market?symbol=EURUSD&timeframe=1min&ind=bb,rsi`);
