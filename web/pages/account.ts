@@ -5,6 +5,7 @@ import type { CapsResponse, UsageResponse, WhoamiResponse } from '../../schemas/
 import type { z } from 'zod';
 import type { ModelList } from '../../schemas/training.ts';
 import type { DeployedList } from '../../schemas/live.ts';
+import { deliveriesBox } from './deliveries.ts';
 
 export async function startAccountPage(): Promise<void> {
   const root = $('#account');
@@ -37,7 +38,7 @@ export async function startAccountPage(): Promise<void> {
       'ul',
       { class: 'models' },
       deployed.deployed.map((d) =>
-        h('li', {}, h('a', { href: `/models/${encodeURIComponent(d.model)}` }, d.model_name), ` · ${d.channels.join(', ')} `, h('button', { type: 'button', class: 'secondary', onclick: async () => { await call('DELETE', `/api/v1/deploy/${encodeURIComponent(d.model)}`); location.reload(); } }, 'Undeploy')),
+        h('li', {}, h('a', { href: `/models/${encodeURIComponent(d.model)}` }, d.model_name), ` · ${d.channels.join(', ')} `, h('button', { type: 'button', class: 'secondary', onclick: async () => { await call('DELETE', `/api/v1/deploy/${encodeURIComponent(d.model)}`); location.reload(); } }, 'Undeploy'), deliveriesBox(d.model)),
       ),
     ),
     h('h2', {}, 'Credit history'),
@@ -63,6 +64,8 @@ function rotateBox(root: HTMLElement): HTMLElement {
     mount(out, h('div', { class: 'notice' }, h('p', {}, 'Your new key, shown only this once (the old one no longer works):'), h('code', { class: 'key', id: 'new-key' }, body.api_key)));
     const masked = root.querySelector('#masked-key');
     if (masked) masked.textContent = maskKey(body.api_key);
+    const who = document.getElementById('who');
+    if (who) who.textContent = `${body.username} · ${maskKey(body.api_key)}`;
   };
   return h('div', { class: 'rotate' }, h('button', { type: 'button', id: 'rotate', onclick: () => void rotate() }, 'Rotate key'), out);
 }

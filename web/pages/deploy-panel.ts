@@ -1,6 +1,7 @@
 /** Deploy controls of the model page: webhook (secret shown once), Telegram pairing, the SSE link. */
 import { call } from '../lib/api.ts';
 import { h, mount } from '../lib/dom.ts';
+import { deliveriesBox } from './deliveries.ts';
 
 interface Deployed {
   model: string;
@@ -52,6 +53,7 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
     status,
     h('p', {}, 'SSE: ', h('code', {}, `curl -N -H "X-API-Key: $SF_KEY" ${streamUrl}`)),
     telegram(),
+    mine ? deliveriesBox(stem) : null,
   );
 }
 

@@ -86,6 +86,11 @@ export async function startModelPage(): Promise<void> {
     .addSeries(AreaSeries, { lineColor: DOWN, topColor: 'rgba(239,68,68,0.05)', bottomColor: 'rgba(239,68,68,0.4)', invertFilledArea: true })
     .setData(results.drawdown.map((p) => ({ time: toTime(p.time), value: p.drawdown * 100 })));
   drawdown.timeScale().fitContent();
+  if (results.rolling_accuracy.length) {
+    const accuracy = makeChart($('#rolling-accuracy'), 120);
+    accuracy.addSeries(LineSeries, { color: '#a78bfa', lineWidth: 1 }).setData(results.rolling_accuracy.map((p) => ({ time: toTime(p.time), value: p.accuracy * 100 })));
+    accuracy.timeScale().fitContent();
+  }
 
   tradeList(tradeTable, trades, priceFormat(results.symbol).precision, (t) => {
     levels.show(t);
@@ -215,6 +220,7 @@ function diagnostics(r: Results): HTMLElement {
     { class: 'diagnostics' },
     h('h2', {}, 'Model diagnostics'),
     h('p', {}, `Direction accuracy: train ${pct(r.accuracy.train)}, test ${pct(r.accuracy.test)}.`),
+    r.rolling_accuracy.length ? [h('h3', {}, 'Rolling accuracy (%, previous 100 test rows)'), h('div', { class: 'chart small', id: 'rolling-accuracy' })] : null,
     h(
       'table',
       { class: 'confusion' },
