@@ -1,27 +1,19 @@
 /** /pulse, live: new activity events are prepended as the stream brings them. */
 import type { ActivityEvent } from '../schemas/activity.ts';
 import { h } from './lib/dom.ts';
-
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+import { activityMarketText, activityMetricsText, activityTimeText } from '../src/lib/activity-text.ts';
 
 /** The same fields and words as the server-rendered items (src/edge/web/pulse-page.ts). */
 function item(event: ActivityEvent): HTMLLIElement {
-  const m = event.metrics;
-  const metrics = m
-    ? [m.n !== undefined && `${m.n} trades`, m.wr !== undefined && `win ${pct(m.wr)}`, m.ret !== undefined && `return ${pct(m.ret)}`, m.pf !== undefined && `PF ${m.pf.toFixed(2)}`]
-        .filter(Boolean)
-        .join(' · ')
-    : '';
-  const market = event.model ? [event.model.symbol, event.model.timeframe].filter(Boolean).join(' ') : '';
   return h(
     'li',
     { class: `event kind-${event.kind.toLowerCase()} new`, 'data-id': event.id },
-    h('time', { datetime: event.ts }, event.ts.slice(0, 19).replace('T', ' ')),
+    h('time', { datetime: event.ts }, activityTimeText(event.ts)),
     h('span', { class: 'kind' }, event.kind),
     h('span', { class: 'bot' }, event.bot),
     h('span', { class: 'model' }, event.model?.name ?? ''),
-    h('span', { class: 'market' }, market),
-    h('span', { class: 'metrics' }, metrics),
+    h('span', { class: 'market' }, activityMarketText(event.model)),
+    h('span', { class: 'metrics' }, activityMetricsText(event.metrics)),
   );
 }
 

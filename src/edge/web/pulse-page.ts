@@ -1,31 +1,16 @@
 /** /pulse: the public activity feed as an HTML page, readable without JavaScript. */
 import type { ActivityEvent, ActivityList } from '../../../schemas/activity.ts';
+import { activityMarketText, activityMetricsText, activityTimeText } from '../../lib/activity-text.ts';
 import { html, type SafeHtml } from './html.ts';
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-
-/** The headline of an event, as words (the live script renders the same fields the same way). */
-function metricsOf(event: ActivityEvent): string {
-  const m = event.metrics;
-  if (!m) return '';
-  const parts: string[] = [];
-  if (m.n !== undefined) parts.push(`${m.n} trades`);
-  if (m.wr !== undefined) parts.push(`win ${pct(m.wr)}`);
-  if (m.ret !== undefined) parts.push(`return ${pct(m.ret)}`);
-  if (m.pf !== undefined) parts.push(`PF ${m.pf.toFixed(2)}`);
-  return parts.join(' · ');
-}
-
 export function pulseItem(event: ActivityEvent): SafeHtml {
-  const model = event.model;
-  const market = model ? [model.symbol, model.timeframe].filter(Boolean).join(' ') : '';
   return html`<li class="event kind-${event.kind.toLowerCase()}" data-id="${event.id}">
-<time datetime="${event.ts}">${event.ts.slice(0, 19).replace('T', ' ')}</time>
+<time datetime="${event.ts}">${activityTimeText(event.ts)}</time>
 <span class="kind">${event.kind}</span>
 <span class="bot">${event.bot}</span>
-<span class="model">${model?.name ?? ''}</span>
-<span class="market">${market}</span>
-<span class="metrics">${metricsOf(event)}</span>
+<span class="model">${event.model?.name ?? ''}</span>
+<span class="market">${activityMarketText(event.model)}</span>
+<span class="metrics">${activityMetricsText(event.metrics)}</span>
 </li>`;
 }
 
