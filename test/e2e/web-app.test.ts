@@ -85,6 +85,27 @@ describe('the web app in a browser', () => {
     assert.deepEqual(visitor.problems, [], 'no dialog opened, no error');
   });
 
+  it('the home idea box runs on a click with the symbol and timeframe picked by chips, the code streaming in', async () => {
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/`);
+    await page.waitForSelector('#chips button');
+    await page.fill('#prompt', 'RSI mean reversion, stop 10 pips');
+    await page.click('[data-market="symbol"]:text-is("GBPUSD")');
+    await page.click('[data-market="timeframe"]:text-is("1min")');
+    assert.equal(await page.getAttribute('[data-market="symbol"]:text-is("GBPUSD")', 'aria-pressed'), 'true');
+    await page.click('#run');
+    // The key is shown once, in full, while the pipeline runs.
+    const shown = await (await page.waitForSelector('#fresh-key code')).textContent();
+    assert.match(shown ?? '', /^sf_[A-Za-z0-9]{40}$/);
+    await page.waitForURL(/\/models\//, { timeout: 90_000 });
+    assert.match(decodeURIComponent(page.url()), /_GBPUSD_1min_/);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
+    assert.ok((await page.inputValue('.code-panel textarea')).includes('def strategy_config'), 'the streamed code is kept for the model page');
+    assert.match((await page.textContent('#who')) ?? '', new RegExp(`${shown!.slice(0, 7)}…${shown!.slice(-4)}$`), 'afterwards the key is shown masked');
+    await screenshot('home-run-model-page');
+    assert.deepEqual(problems, []);
+  });
+
   it('shows a live signal in the model page’s feed when the deployment publishes one', async () => {
     const { page } = visitor;
     await page.waitForSelector('#feed-waiting, #signal-feed li.signal');

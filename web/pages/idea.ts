@@ -8,10 +8,12 @@ import { $, h, mount } from '../lib/dom.ts';
 import { readSse } from '../lib/sse.ts';
 import { rememberRun } from '../lib/runs.ts';
 
-interface Presets {
-  chips: { label: string; text: string }[];
-  templates: { name: string; title: string; description: string }[];
-}
+import type { ExamplesResponse, PresetsResponse } from '../../schemas/generation.ts';
+
+const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'AUDUSD', 'NZDUSD', 'USDCAD'];
+const TIMEFRAMES = ['1min', '5min', '15min', '1h'];
+/** The symbol and timeframe picked with the chips; unset = what the prompt names (else EURUSD 15min). */
+const picked: { symbol?: string; timeframe?: string } = {};
 
 export async function startIdeaPage(): Promise<void> {
   const form = $<HTMLFormElement>('#idea-form');
@@ -23,12 +25,14 @@ export async function startIdeaPage(): Promise<void> {
     e.preventDefault();
     void run(prompt.value.trim());
   });
+  marketChips();
   void loadPresets(prompt);
+  void loadExamples(prompt);
   if (document.body.dataset.page === 'quick-deploy' && params.get('run') === '1' && prompt.value.trim()) await run(prompt.value.trim());
 }
 
 async function loadPresets(prompt: HTMLTextAreaElement): Promise<void> {
-  const presets = await publicGet<Presets>('/api/v1/presets');
+  const presets = await publicGet<PresetsResponse>('/api/v1/presets');
   mount(
     $('#chips'),
     presets.chips.map((chip) =>
@@ -42,6 +46,33 @@ async function loadPresets(prompt: HTMLTextAreaElement): Promise<void> {
     presets.templates.map((t) =>
       h('button', { type: 'button', class: 'template', title: t.description, onclick: () => (prompt.value = `${t.title}: ${t.description}`) }, h('strong', {}, t.title), h('span', {}, t.description)),
     ),
+  );
+}
+
+/** One chip group per choice: clicking the picked chip again unpicks it. */
+function marketChips(): void {
+  const group = (name: 'symbol' | 'timeframe', values: string[]) =>
+    values.map((value) =>
+      h('button', {
+        type: 'button',
+        class: 'chip',
+        'data-market': name,
+        'aria-pressed': 'false',
+        onclick: () => {
+          picked[name] = picked[name] === value ? undefined : value;
+          for (const chip of document.querySelectorAll<HTMLElement>(`[data-market="${name}"]`)) chip.setAttribute('aria-pressed', String(chip.textContent === picked[name]));
+        },
+      }, value),
+    );
+  mount($('#market-chips'), group('symbol', SYMBOLS), h('span', { class: 'sep' }), group('timeframe', TIMEFRAMES));
+}
+
+async function loadExamples(prompt: HTMLTextAreaElement): Promise<void> {
+  const { examples } = await publicGet<ExamplesResponse>('/api/v1/examples');
+  mount(
+    $('#examples'),
+    h('h2', {}, 'Example ideas'),
+    h('ul', {}, examples.slice(0, 8).map((e) => h('li', {}, h('button', { type: 'button', class: 'link', onclick: () => (prompt.value = e.prompt) }, e.prompt)))),
   );
 }
 
@@ -62,7 +93,7 @@ async function run(text: string): Promise<void> {
     msg.textContent = 'Setting up your account…';
     await ensureKey();
     showFreshKey();
-    const res = await send('POST', '/api/v1/one_shot', { prompt: text });
+    const res = await send('POST', '/api/v1/one_shot', { prompt: text, ...picked });
     if (!res.ok) {
       const body = await res.json().catch(() => ({}));
       throw new Error(body.error ?? `one_shot: HTTP ${res.status}`);
