@@ -82,6 +82,10 @@ describe('the web app in a browser', () => {
     // The model page of the first test shows the code the prompt was written into, as text.
     const code = await visitor.page.inputValue('.code-panel textarea');
     assert.ok(code.includes('<script>alert("pwned")</script>'), 'the prompt is in the code comment as typed');
+    const shown = await visitor.page.textContent('.code-panel pre.highlighted');
+    assert.equal(shown, code, 'the highlighted code reads exactly as written');
+    assert.ok(await visitor.page.$$eval('.code-panel pre.highlighted span.hl-keyword', (els) => els.length > 0), 'keywords are highlighted');
+    assert.equal(await visitor.page.$$eval('.code-panel script, .code-panel img', (els) => els.length), 0, 'no element came from the code');
     assert.deepEqual(visitor.problems, [], 'no dialog opened, no error');
   });
 

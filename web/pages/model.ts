@@ -12,6 +12,7 @@ import { candleData, priceFormat, DOWN, loadCandles, makeChart, toTime, tradeMar
 import { $, h, mount, pct, usd } from '../lib/dom.ts';
 import { readSse } from '../lib/sse.ts';
 import { recallRun } from '../lib/runs.ts';
+import { highlightPython } from '../lib/highlight.ts';
 import { deployPanel } from './deploy-panel.ts';
 
 type LoggedTrade = Trade & { period: 'train' | 'test' | 'post' };
@@ -261,12 +262,20 @@ function codePanel(stem: string, r: Results): HTMLElement {
       status.textContent = err instanceof Error ? err.message : String(err);
     }
   };
+  // Read highlighted; Edit swaps in the plain editor.
+  const view = h('pre', { class: 'code highlighted' }, highlightPython(area.value));
+  const editing = !memo;
+  area.hidden = !editing;
+  view.hidden = editing;
+  const edit = h('button', { type: 'button', class: 'secondary', hidden: editing, onclick: () => { view.hidden = true; area.hidden = false; edit.hidden = true; area.focus(); } }, 'Edit');
   return h(
     'section',
     { class: 'code-panel' },
     h('h2', {}, 'Strategy code'),
     memo ? null : h('p', { class: 'muted' }, 'This browser did not write this model, so its code is not here; paste code to retrain.'),
+    view,
     area,
+    edit,
     h('button', { type: 'button', onclick: () => void retrain() }, 'Retrain'),
     status,
   );
