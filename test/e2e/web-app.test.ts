@@ -195,6 +195,24 @@ describe('the web app in a browser', () => {
     assert.deepEqual(visitor.problems, []);
   });
 
+  it('a browser that lost its key but keeps its session is sent to rotate it, not given a second account', async () => {
+    const { page } = visitor;
+    const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+    const me = (await sf.api('GET', '/api/v1/whoami-key', { key })).body;
+    await page.evaluate(() => localStorage.removeItem('sf_api_key'));
+    await page.goto(`${sf.url}/`);
+    await page.fill('#prompt', 'EURUSD 1 minute EMA crossover');
+    await page.click('#run');
+    const error = await (await page.waitForSelector('#progress .error')).textContent();
+    assert.equal(error, `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`);
+    assert.equal((await sf.api('GET', '/api/v1/models', { key })).body.count, 1, 'nothing ran');
+    await page.goto(`${sf.url}/account`);
+    await page.click('#rotate');
+    const fresh = (await page.textContent('#new-key'))!;
+    assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key: fresh })).body.user_id, me.user_id, 'the same account, with a new key');
+    assert.deepEqual(visitor.problems, []);
+  });
+
   describe('a page of another site', () => {
     let evil: Server;
     let evilUrl: string;

@@ -15,7 +15,12 @@ export class ApiError extends Error {
 }
 
 export const storedKey = (): string | null => localStorage.getItem(KEY_STORAGE);
-export const storeKey = (key: string) => localStorage.setItem(KEY_STORAGE, key);
+/** Set once this browser has held a key: the session cookie (HttpOnly, unseen here) may exist. */
+const HAD_KEY = 'sf_had_key';
+export const storeKey = (key: string) => {
+  localStorage.setItem(KEY_STORAGE, key);
+  localStorage.setItem(HAD_KEY, '1');
+};
 export const forgetKey = () => localStorage.removeItem(KEY_STORAGE);
 
 export interface FreshKey {
@@ -30,10 +35,20 @@ export interface FreshKey {
 let fresh: FreshKey | null = null;
 export const freshKey = () => fresh;
 
-/** The key to call with: the stored one, else a new trial account (silently). */
+/**
+ * The key to call with: the stored one, else a new trial account (silently) — unless this
+ * browser's session cookie already names an account whose key it lost: minting would strand its
+ * models, so the visitor is sent to rotate the key instead.
+ */
 export async function ensureKey(): Promise<string> {
   const key = storedKey();
   if (key) return key;
+  // Only a browser that held a key can have a session (and a fresh one logs no 401 this way).
+  const session = localStorage.getItem(HAD_KEY) ? await fetch('/api/v1/whoami-key') : null;
+  if (session?.ok) {
+    const me = (await session.json()) as { username: string };
+    throw new ApiError(401, `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`);
+  }
   const res = await fetch('/api/v1/key/trial', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const body = await res.json();
   if (!res.ok) throw new ApiError(res.status, body.error ?? `trial key: HTTP ${res.status}`);
