@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { freshPage, launchBrowser, paintedPixels, type WatchedPage } from '../helpers/browser.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
  * The web app in a real browser (Debian chromium), against the real service: the contract's
@@ -13,7 +14,7 @@ import { freshPage, launchBrowser, paintedPixels, type WatchedPage } from '../he
  */
 
 // Four days of 1-minute history: enough bars to train on and for every indicator's warm-up.
-const ENV = { HISTORY_DAYS: '4', TRIAL_MINTS_PER_HOUR: '100' };
+const ENV = { HISTORY_DAYS: '4', TRIAL_MINTS_PER_HOUR: '100', WEBHOOK_ALLOW_PRIVATE: 'loopback' };
 const UP = '#22c55e';
 const DOWN = '#ef4444';
 const PROMPT = 'EURUSD 1 minute RSI mean reversion, stop 10 pips <script>alert("pwned")</script>';
@@ -140,6 +141,42 @@ describe('the web app in a browser', () => {
     assert.match((await item.textContent()) ?? '', /open short @ 1\.08765 SL 1\.08865/);
     await visitor.screenshot('model-live-signal');
     assert.deepEqual(visitor.problems, []);
+  });
+
+  it('deploys to a webhook from the model page, showing the signing secret once — the one the deliveries are signed with', async () => {
+    const { page } = visitor;
+    const receiver = await startWebhookReceiver();
+    try {
+      await page.fill('#deploy input[type=url]', `${receiver.url}/hook`);
+      await page.click('#deploy button:text-is("Redeploy")');
+      const secret = (await (await page.waitForSelector('#deploy .notice code.key')).textContent())!;
+      assert.match(secret, /^whsec_/);
+      assert.ok((await page.textContent('#deploy .notice pre'))!.includes(secret), 'the verification snippet carries the secret');
+      const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+      const deployment = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed[0];
+      assert.deepEqual(deployment.channels.sort(), ['sse', 'webhook']);
+      assert.equal(deployment.webhook_url, `${receiver.url}/hook`);
+      assert.match((await page.textContent('#deploy'))!, /Deployed on sse, webhook/);
+
+      receiver.secret('/hook', secret);
+      const barTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
+      const signal = {
+        id: `sig_${deployment.deployment_id}_${Date.parse(barTime)}_7`, deployment_id: deployment.deployment_id, model: stem, model_name: deployment.model_name,
+        symbol: 'EURUSD', timeframe: '1min', action: 'close', side: 'long', price: 1.0871, stop_loss: null, take_profit: null, reason: 'TP',
+        p_up: null, pnl: 12.5, bar_time: barTime, created_at: new Date().toISOString(),
+      };
+      await sf.service.bus.js.publish(`signals.${deployment.deployment_id}`, JSON.stringify(signal));
+      await receiver.waitFor(() => receiver.accepted('/hook').some((r) => r.payload?.data?.id === signal.id || r.payload?.id === signal.id), 15_000, 'the webhook');
+      const hook = receiver.accepted('/hook').find((r) => r.payload?.data?.id === signal.id || r.payload?.id === signal.id)!;
+      assert.equal(hook.verified, true, 'signed with the secret the page showed');
+      await page.reload();
+      await page.waitForSelector('#deploy p');
+      assert.equal(await page.$$eval('#deploy .notice code.key', (els) => els.length), 0, 'the secret is not shown again');
+      await visitor.screenshot('model-webhook-deployed');
+      assert.deepEqual(visitor.problems, []);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('/pulse lists the activity without JavaScript, and with it adds new events live, newest first', async () => {
