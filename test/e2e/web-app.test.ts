@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { strategyCode } from '../helpers/strategies.ts';
 import { freshPage, launchBrowser, paintedPixels, type WatchedPage } from '../helpers/browser.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -25,9 +26,37 @@ describe('the web app in a browser', () => {
   /** The visitor of the first test: its page ends on a model page with a key and a session. */
   let visitor: WatchedPage;
   let stem: string;
+  /** A model page left open on a deployment that signals on every bar close (see the last test). */
+  let barWatch: Promise<{ watcher: WatchedPage; openedAt: number }>;
   before(async () => {
     [sf, browser] = await Promise.all([startTestService(ENV), launchBrowser()]);
+    barWatch = watchBarCloses();
+    barWatch.catch(() => {});
   });
+
+  /**
+   * Deploys (with its own key) a strategy that is always in the market with a stop and a target a
+   * hair from the entry, so every 1-minute bar close closes a position and opens the next: a live
+   * signal each minute. Its model page is opened at once and watched while the other tests run.
+   */
+  async function watchBarCloses(): Promise<{ watcher: WatchedPage; openedAt: number }> {
+    const key = (await sf.mintKey()).api_key;
+    const code = strategyCode({ threshold: 0.5, stopLoss: 0.000001, takeProfit: 0.000001, onOpposite: 'reverse' });
+    const res = await fetch(`${sf.url}/api/v1/one_shot`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a signal every bar', code, symbol: 'EURUSD', timeframe: '1min' }),
+    });
+    // The stream ends after its terminal event.
+    const stream = await res.text();
+    const done = /event: done\ndata: (.*)\n/.exec(stream);
+    if (!done) throw new Error(`one_shot did not deploy: ${stream.slice(-500)}`);
+    const watcher = await freshPage(browser);
+    await watcher.context.addInitScript((k) => localStorage.setItem('sf_api_key', k), key);
+    await watcher.page.goto(`${sf.url}/models/${encodeURIComponent(JSON.parse(done[1]!).stem)}`);
+    await watcher.page.waitForSelector('#feed-waiting');
+    return { watcher, openedAt: Date.now() };
+  }
   after(async () => {
     await browser?.close();
     await sf?.stop();
@@ -248,6 +277,21 @@ describe('the web app in a browser', () => {
     const fresh = (await page.textContent('#new-key'))!;
     assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key: fresh })).body.user_id, me.user_id, 'the same account, with a new key');
     assert.deepEqual(visitor.problems, []);
+  });
+
+  it('a live signal appears in the model page’s feed when a bar closes', async () => {
+    const { watcher, openedAt } = await barWatch;
+    // The next 1-minute bar close after the page opened (at most a minute away, plus the actor's turn).
+    // A catch-up signal (late) may come first: the actor announces its position as it starts.
+    const item = await watcher.page.waitForSelector('#signal-feed li.signal:not(.late)', { timeout: 90_000 });
+    const text = (await item.textContent())!;
+    assert.match(text, /^\d{4}-\d\d-\d\d \d\d:\d\d (open|close) (long|short) @ \d/);
+    assert.ok(!text.includes('(late)'), `sent on time: ${text}`);
+    const barTime = Date.parse(`${text.slice(0, 16).replace(' ', 'T')}:00Z`);
+    assert.ok(barTime >= openedAt - 2 * 60_000, 'a bar that closed while the page was open');
+    await watcher.screenshot('model-live-bar-close');
+    assert.deepEqual(watcher.problems, []);
+    await watcher.context.close();
   });
 
   describe('a page of another site', () => {

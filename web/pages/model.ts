@@ -302,7 +302,7 @@ async function liveFeed(stem: string, list: HTMLElement, series: ISeriesApi<'Can
     list.prepend(
       h(
         'li',
-        { class: `signal ${s.side}`, 'data-id': s.id },
+        { class: `signal ${s.side}${s.late ? ' late' : ''}`, 'data-id': s.id },
         h('time', {}, s.bar_time.slice(0, 16).replace('T', ' ')),
         ` ${s.action} ${s.side} @ ${s.price}`,
         s.stop_loss !== null ? ` SL ${s.stop_loss}` : '',
