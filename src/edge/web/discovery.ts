@@ -120,6 +120,7 @@ export function buildLlmsTxt(catalogue: Catalogue): string {
     `Catalogue (JSON, grouped by task): ${b}/api/v1/docs`,
     `MCP server (Streamable HTTP, no account needed): ${catalogue.mcp_url}`,
     `Web app deep link: ${b}/quick-deploy?prompt=<url-encoded idea>&run=1`,
+    `Web pages: ${b}/ (idea box), ${b}/market (charts), ${b}/pulse (live public activity)`,
     '',
     '## Get a key (no signup)',
     '',
