@@ -289,7 +289,12 @@ async function liveFeed(stem: string, list: HTMLElement, series: ISeriesApi<'Can
     return;
   }
   mount(list, h('li', { class: 'muted', id: 'feed-waiting' }, 'Waiting for the next bar to close…'));
-  const res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
+  // One stream per key: the one_shot stream that led here may still be closing on the server.
+  let res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
+  for (let attempt = 0; res.status === 429 && attempt < 5; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
+  }
   if (!res.ok) {
     mount(list, h('li', { class: 'error' }, `Live feed unavailable (HTTP ${res.status}).`));
     return;
