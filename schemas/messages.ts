@@ -11,7 +11,8 @@ import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.t
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
-import { CommunityEntryRecord, LiveRecord } from './community.ts';
+import { CommunityEntryRecord, ForkRecord, LiveRecord, ShareClaim } from './community.ts';
+import { PayoutMark, PayoutSweepState } from './payouts.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -38,6 +39,11 @@ export const UsernameRecord = z.object({ user_id: z.number().int().positive() })
 export const CreditsRecord = z.object({
   balance: z.number().int().min(0),
   updated_at: z.number().int(),
+  /**
+   * The last UTC day (YYYY-MM-DD) whose fork payout this balance received, written in the same
+   * compare-and-set as that credit: the payout sweep's once-only mark (days settle in order).
+   */
+  payout_day: z.iso.date().optional(),
 });
 export type CreditsRecord = z.infer<typeof CreditsRecord>;
 
@@ -112,6 +118,14 @@ export const Buckets = {
   community: bucket('sf_community', CommunityEntryRecord),
   /** `<community_id>` → the entry's verified live track record since publication. */
   trackRecords: bucket('sf_track_records', LiveRecord),
+  /** `<yyyymmdd>.<parent user_id>` → that parent's fork payout for the day, fixed before it is credited (kept 60 days). */
+  payoutMarks: bucket('sf_payout_marks', PayoutMark, 60 * 24 * 3600),
+  /** `state` → the payout sweep's last settled day and its lease. */
+  payoutSweep: bucket('sf_payout_sweep', PayoutSweepState),
+  /** `<user_id>.<hex of stem>.<artifact>` → the entry that model artifact was shared as (idempotent share). */
+  communityShares: bucket('sf_community_shares', ShareClaim),
+  /** `<user_id>.<community_id>` → the user's fork of that entry (code in the `sf_forks` object store). */
+  forks: bucket('sf_forks', ForkRecord),
 } as const;
 
 // ---- Streams and subjects -------------------------------------------------------------------
@@ -139,6 +153,8 @@ export const ObjectStores = {
   artifacts: 'sf_artifacts',
   /** Frozen files of shared entries: `<community_id>/strategy.py`, `<community_id>/model.onnx`. */
   community: 'sf_community',
+  /** Users' forked strategies: `<user_id>/<community_id>/strategy.py`. */
+  forks: 'sf_forks',
 } as const;
 
 /** The durable consumer every trainer pulls train jobs through. */

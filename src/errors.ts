@@ -98,6 +98,10 @@ export class JobNotFoundError extends NotFoundError {
   override name = 'JobNotFoundError';
   override readonly errorCode: ErrorCode = 'SF_JOB_NOT_FOUND';
 }
+export class EntryNotFoundError extends NotFoundError {
+  override name = 'EntryNotFoundError';
+  override readonly errorCode: ErrorCode = 'SF_ENTRY_NOT_FOUND';
+}
 export class RequestTimeoutError extends AppError {
   override name = 'RequestTimeoutError';
   override readonly errorCode: ErrorCode = 'SF_REQUEST_TIMEOUT';
@@ -125,6 +129,15 @@ export class UnsupportedMediaTypeError extends AppError {
 export class UnprocessableError extends AppError {
   override name = 'UnprocessableError';
   override readonly errorCode: ErrorCode = 'SF_UNPROCESSABLE';
+}
+/** POST /share refused by the contract's gate; `gate` carries the model's recorded values. */
+export class ShareGateError extends UnprocessableError {
+  override name = 'ShareGateError';
+  override readonly errorCode: ErrorCode = 'SF_SHARE_GATE';
+  constructor(message: string, gate: Record<string, unknown> = {}) {
+    super(message);
+    this.details = { gate };
+  }
 }
 export class RateLimitedError extends AppError {
   override name = 'RateLimitedError';

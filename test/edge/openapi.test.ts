@@ -16,6 +16,12 @@ const EXPECTED_ROUTES = [
   'GET /api/v1/caps',
   'GET /api/v1/activity',
   'GET /api/v1/activity/stream',
+  'POST /api/v1/share',
+  'POST /api/v1/fork/{community_id}',
+  'GET /api/v1/lineage/{community_id}',
+  'GET /api/v1/community/{community_id}',
+  'GET /api/v1/leaderboard',
+  'GET /api/v1/community.json',
 ];
 
 /**
@@ -119,7 +125,7 @@ describe('GET /openapi.json and /api-docs', () => {
 
   it('names its shared schemas in components, and every $ref resolves', () => {
     const schemas = spec.components.schemas ?? {};
-    for (const name of ['Error', 'KeyResponse', 'TrialKeyRequest', 'WhoamiResponse', 'UsageResponse', 'CapsResponse', 'ActivityList', 'ActivityEvent']) {
+    for (const name of ['Error', 'KeyResponse', 'TrialKeyRequest', 'WhoamiResponse', 'UsageResponse', 'CapsResponse', 'ActivityList', 'ActivityEvent', 'ShareRequest', 'CommunityEntry', 'ForkResponse', 'Lineage', 'Leaderboard', 'Catalogue', 'ShareGateRejected']) {
       assert.ok(schemas[name], `components.schemas.${name}`);
     }
     assert.deepEqual(schemas.Error.required?.slice().sort(), ['code', 'error', 'error_code']);
