@@ -4,6 +4,7 @@ import { startIdeaPage } from './pages/idea.ts';
 import { startModelPage } from './pages/model.ts';
 import { startMarketPage } from './pages/market.ts';
 import { startAccountPage } from './pages/account.ts';
+import { startEntryPage, startLeaderboardPage } from './pages/community.ts';
 
 const PAGES: Record<string, () => void | Promise<void>> = {
   home: startIdeaPage,
@@ -11,6 +12,8 @@ const PAGES: Record<string, () => void | Promise<void>> = {
   model: startModelPage,
   market: startMarketPage,
   account: startAccountPage,
+  community: startLeaderboardPage,
+  'community-entry': startEntryPage,
 };
 
 /** Who this browser is (never mints: only a stored key is looked up). */

@@ -5,6 +5,8 @@
 export interface RunMemo {
   code: string;
   prompt: string;
+  /** The community entry this model's code was forked from (sent as parent_id when it is shared). */
+  forked_from?: number;
 }
 
 const key = (stem: string) => `sf_run_${stem}`;

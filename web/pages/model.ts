@@ -50,6 +50,8 @@ export async function startModelPage(): Promise<void> {
     diagnostics(results),
     h('h2', {}, 'Deploy'),
     deployPanel(stem),
+    h('h2', {}, 'Share with the community'),
+    sharePanel(stem, results),
     h('h2', {}, 'Live signals'),
     feed,
     codePanel(stem, results),
@@ -317,4 +319,20 @@ async function liveFeed(stem: string, list: HTMLElement, series: ISeriesApi<'Can
     );
   });
   void series;
+}
+
+/** POST /share: publishes the model's metrics (never its code to readers; forks get a copy). */
+function sharePanel(stem: string, r: Results): HTMLElement {
+  const title = h('input', { type: 'text', class: 'wide', maxlength: 100, value: r.title }) as HTMLInputElement;
+  const status = h('p', { class: 'muted' });
+  const share = async () => {
+    try {
+      const parent = recallRun(stem)?.forked_from;
+      const entry = await call<{ community_id: number }>('POST', '/api/v1/share', { model_stem: stem, title: title.value, ...(parent ? { parent_id: parent } : {}) });
+      location.assign(`/community/${entry.community_id}`);
+    } catch (err) {
+      status.textContent = err instanceof Error ? err.message : String(err);
+    }
+  };
+  return h('div', { class: 'share', id: 'share' }, h('label', {}, 'Title ', title), h('button', { type: 'button', onclick: () => void share() }, 'Share'), status);
 }

@@ -63,6 +63,8 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
   page('/models/:stem', 'Model', 'model', () => html`<div id="model" class="model"><p class="muted">Loading the model…</p></div>`);
   page('/market', 'Market', 'market', () => html`<div id="market" class="market"></div>`);
   page('/account', 'Account', 'account', () => html`<div id="account" class="account"></div>`);
+  page('/community', 'Community', 'community', () => html`<div id="community" class="community"><p class="muted">Loading the leaderboard…</p></div>`);
+  page('/community/:id', 'Community entry', 'community-entry', () => html`<div id="community" class="community"><p class="muted">Loading…</p></div>`);
 
   app.get('/pulse', {
     config: { auth: 'none' },

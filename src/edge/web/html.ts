@@ -44,6 +44,7 @@ export interface ShellOptions {
 const NAV: readonly [string, string][] = [
   ['/', 'New strategy'],
   ['/market', 'Market'],
+  ['/community', 'Community'],
   ['/pulse', 'Pulse'],
   ['/account', 'Account'],
   ['/api-docs', 'API'],
