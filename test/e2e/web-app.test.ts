@@ -208,6 +208,26 @@ describe('the web app in a browser', () => {
     }
   });
 
+  it('retrains edited code from the model page and opens the new model', async () => {
+    const { page } = visitor;
+    await page.goto(`${sf.url}/models/${encodeURIComponent(stem)}`);
+    await page.waitForSelector('body[data-ready="1"]');
+    await page.click('.code-panel button:text-is("Edit")');
+    const code = await page.inputValue('.code-panel textarea');
+    const edited = code.replace(/"signal_threshold": [0-9.]+/, '"signal_threshold": 0.6');
+    assert.notEqual(edited, code, 'the threshold is in the code');
+    await page.fill('.code-panel textarea', edited);
+    await page.click('.code-panel button:text-is("Retrain")');
+    await page.waitForURL((url) => url.pathname !== `/models/${encodeURIComponent(stem)}` && url.pathname.startsWith('/models/'), { timeout: 90_000 });
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
+    const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+    const newStem = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    const results = (await sf.api('GET', `/api/v1/results/${encodeURIComponent(newStem)}`, { key })).body;
+    assert.equal(results.settings.confidence_threshold, 0.6, 'trained with the edited code');
+    assert.equal(await page.inputValue('.code-panel textarea'), edited, 'the new model page shows the code it was trained on');
+    assert.deepEqual(visitor.problems, []);
+  });
+
   it('/pulse lists the activity without JavaScript, and with it adds new events live, newest first', async () => {
     const noJs = await browser.newContext({ javaScriptEnabled: false });
     const plain = await noJs.newPage();
@@ -267,13 +287,14 @@ describe('the web app in a browser', () => {
     const { page } = visitor;
     const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
     const me = (await sf.api('GET', '/api/v1/whoami-key', { key })).body;
+    const modelsBefore = (await sf.api('GET', '/api/v1/models', { key })).body.count;
     await page.evaluate(() => localStorage.removeItem('sf_api_key'));
     await page.goto(`${sf.url}/`);
     await page.fill('#prompt', 'EURUSD 1 minute EMA crossover');
     await page.click('#run');
     const error = await (await page.waitForSelector('#progress .error')).textContent();
     assert.equal(error, `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`);
-    assert.equal((await sf.api('GET', '/api/v1/models', { key })).body.count, 1, 'nothing ran');
+    assert.equal((await sf.api('GET', '/api/v1/models', { key })).body.count, modelsBefore, 'nothing ran');
     await page.goto(`${sf.url}/account`);
     await page.click('#rotate');
     const fresh = (await page.textContent('#new-key'))!;

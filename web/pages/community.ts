@@ -4,6 +4,7 @@ import type { TradeStats } from '../../schemas/backtest.ts';
 import { call, publicGet } from '../lib/api.ts';
 import { $, h, mount, pct } from '../lib/dom.ts';
 import { rememberRun } from '../lib/runs.ts';
+import { trainAndWait } from '../lib/train.ts';
 
 const METRICS = ['composite', 'sharpe', 'ret', 'wr', 'pf', 'n_trades', 'forks', 'live_ret', 'live_wr', 'live_pf'];
 const SYMBOLS = ['', 'EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'AUDUSD', 'NZDUSD', 'USDCAD'];
@@ -72,17 +73,9 @@ export async function startEntryPage(): Promise<void> {
       status.textContent = 'Forking…';
       const copy = await call<ForkResponse>('POST', `/api/v1/fork/${id}`, {});
       status.textContent = 'Training your copy…';
-      const job = await call<{ job_id: number }>('POST', '/api/v1/train', copy.train_request);
-      for (;;) {
-        const s = await call<{ status: string; stage?: string | null; model_stem?: string | null; error?: string | null }>('GET', `/api/v1/train/${job.job_id}`);
-        status.textContent = `Training your copy: ${s.status}${s.stage ? ` — ${s.stage}` : ''}`;
-        if (s.status === 'failed') throw new Error(s.error ?? 'training failed');
-        if (s.status === 'done' && s.model_stem) {
-          rememberRun(s.model_stem, { code: copy.code, prompt: `fork of community entry ${id}`, forked_from: copy.forked_from });
-          return location.assign(`/models/${encodeURIComponent(s.model_stem)}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
+      const stem = await trainAndWait(copy.train_request, (text) => (status.textContent = `Training your copy: ${text}`));
+      rememberRun(stem, { code: copy.code, prompt: `fork of community entry ${id}`, forked_from: copy.forked_from });
+      location.assign(`/models/${encodeURIComponent(stem)}`);
     } catch (err) {
       status.textContent = err instanceof Error ? err.message : String(err);
     }

@@ -11,8 +11,9 @@ import { call, send } from '../lib/api.ts';
 import { candleData, priceFormat, DOWN, loadCandles, makeChart, toTime, tradeMarkers, UP } from '../lib/charts.ts';
 import { $, h, mount, pct, usd } from '../lib/dom.ts';
 import { readSse } from '../lib/sse.ts';
-import { recallRun } from '../lib/runs.ts';
+import { recallRun, rememberRun } from '../lib/runs.ts';
 import { highlightPython } from '../lib/highlight.ts';
+import { trainAndWait } from '../lib/train.ts';
 import { deployPanel } from './deploy-panel.ts';
 
 type LoggedTrade = Trade & { period: 'train' | 'test' | 'post' };
@@ -252,14 +253,9 @@ function codePanel(stem: string, r: Results): HTMLElement {
   const retrain = async () => {
     status.textContent = 'Submitting…';
     try {
-      const job = await call<{ job_id: number }>('POST', '/api/v1/train', { code: area.value, symbol: r.symbol, timeframe: r.timeframe });
-      for (;;) {
-        const s = await call<{ status: string; stage?: string | null; model_stem?: string | null; error?: string | null }>('GET', `/api/v1/train/${job.job_id}`);
-        status.textContent = `Job ${job.job_id}: ${s.status}${s.stage ? ` — ${s.stage}` : ''}${s.error ? ` — ${s.error}` : ''}`;
-        if (s.status === 'done' && s.model_stem) return location.assign(`/models/${encodeURIComponent(s.model_stem)}`);
-        if (s.status === 'done' || s.status === 'failed') return;
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
+      const trained = await trainAndWait({ code: area.value, symbol: r.symbol, timeframe: r.timeframe }, (text) => (status.textContent = text));
+      rememberRun(trained, { code: area.value, prompt: recallRun(stem)?.prompt ?? '' });
+      location.assign(`/models/${encodeURIComponent(trained)}`);
     } catch (err) {
       status.textContent = err instanceof Error ? err.message : String(err);
     }
