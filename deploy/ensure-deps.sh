@@ -3,7 +3,9 @@
 # when everything is present it only checks (well under a second).
 #   apt: nats-server, bubblewrap, the Debian Python stack (numpy, pandas, sklearn, xgboost, onnx)
 #        and libseccomp's binding (python3-seccomp: the sandbox's syscall filter)
+#   apt: chromium (the web app's browser tests drive it with playwright-core)
 #   npm: the locked dependencies, when node_modules is missing or older than the lock file
+#   web: the browser bundle (build/web), when missing or older than its sources
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,7 @@ declare -A PY_PACKAGES=([numpy]=python3-numpy [pandas]=python3-pandas [sklearn]=
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+[ -x /usr/lib/chromium/chromium ] || missing+=(chromium)
 # find_spec locates a module without importing it, so this check stays fast.
 if [ -x "$PY" ]; then
   absent=$("$PY" -c 'import importlib.util, sys; print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))' "${!PY_PACKAGES[@]}")
@@ -41,4 +44,10 @@ if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ packag
   # registry reached here does not serve them), which `npm ci` takes for a stale lock. With the
   # lock present, `npm install` installs exactly its versions.
   npm install --no-audit --no-fund --loglevel=error
+fi
+
+# The web app's bundle (esbuild; a fraction of a second): rebuilt only when web/ changed since.
+if [ ! -f build/web/manifest.json ] || [ -n "$(find web -newer build/web/manifest.json -print -quit)" ]; then
+  echo "ensure-deps: building the web bundle" >&2
+  node --import tsx src/edge/web/bundle.ts >&2
 fi

@@ -43,6 +43,11 @@ import { predictStreamRoutes } from './routes/predict-stream.ts';
 import { Fanout } from './ws/fanout.ts';
 import type { PayoutsLedger } from '../payouts/index.ts';
 import type { App } from './types.ts';
+// The web app: discovery documents, /pulse, the pages and their assets (issue 16).
+import { discoveryRoutes } from './routes/discovery.ts';
+import { PUBLIC_PAGES } from './web/pages.ts';
+import { webRoutes } from './routes/web.ts';
+import { ensureBundle } from './web/bundle.ts';
 
 export interface EdgeDeps {
   config: Config;
@@ -122,7 +127,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   // The hosted MCP server at /mcp ({mcp_url} = this service's base URL): its tools call this REST API over HTTP.
   registerMcp(app, { accounts, config });
   metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
-  keyRoutes(app, { accounts, config, allowedOrigins: origins });
+  keyRoutes(app, { accounts, config });
   usageRoutes(app, { metering: accounts.metering });
   // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
   const sseSlots = new SseSlots();
@@ -165,5 +170,8 @@ export async function buildApp({ config, log, accounts, activity, market, traini
       log,
     });
   }
+  // The web app (issue 16).
+  discoveryRoutes(app, { config, pages: PUBLIC_PAGES });
+  await webRoutes(app, { feed: activity.feed, assets: await ensureBundle() });
   return app;
 }

@@ -50,8 +50,8 @@ schema gives its range).
 
 **Sessions.** \`POST /api/v1/key/trial\` also sets the HttpOnly \`sf_session\` cookie (\`Secure\` over HTTPS), which
 \`whoami-key\` and \`key/generate\` accept instead of the key. A session ends at \`POST /api/v1/logout\`, at any key
-rotation, or after 30 days. A state-changing request authenticated by the cookie is refused (403
-\`SF_FOREIGN_ORIGIN\`) when its \`Origin\` (or, without one, \`Sec-Fetch-Site\`) names another site.
+rotation, or after 30 days. A state-changing request that carries the cookie, whatever the route, is refused
+(403 \`SF_FOREIGN_ORIGIN\`) when its \`Origin\` (or, without one, \`Sec-Fetch-Site\`) names another site.
 
 **MCP (tool server).** \`{mcp_url}\` is this service's base URL: the hosted MCP server answers at
 \`{mcp_url}/mcp\` (Streamable HTTP, stateful sessions by the \`mcp-session-id\` header, ended by DELETE or

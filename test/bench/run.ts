@@ -39,6 +39,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'payout-sweep': () => import('./payout-sweep.ts'),
   'community': () => import('./community.ts'),
   'ws-stream': () => import('./ws-stream.ts'),
+  'web': () => import('./web.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -29,7 +29,10 @@ const EXPECTED_ROUTES = [
  * MCP endpoint (a JSON-RPC protocol of its own, named in the document's introduction).
  */
 const UNDOCUMENTED = (path: string) =>
-  path === '/openapi.json' || path === '/api-docs' || path.startsWith('/api-docs/') || path === '/mcp';
+  path === '/openapi.json' || path === '/api-docs' || path.startsWith('/api-docs/') || path === '/mcp' || WEB_APP.has(path) || path.startsWith('/assets/');
+
+/** The web app's pages and assets: HTML for people, not API (the public ones are in /sitemap.xml). */
+const WEB_APP = new Set(['/', '/quick-deploy', '/market', '/account', '/models/{stem}', '/community', '/community/{id}', '/favicon.svg']);
 
 /**
  * Every route the app registered, as "METHOD /path" with {param} placeholders, read from Fastify's

@@ -124,6 +124,22 @@ describe('browser sessions', () => {
     assert.equal((await sf.api('GET', '/api/v1/whoami-key', { key: a.key })).status, 200, 'the key was never rotated');
   });
 
+  it('refuses any state change carrying the cookie from another site, whatever the route, before reading its body', async () => {
+    const a = await browser();
+    const foreign = { ...a.cookie, origin: 'https://evil.example' };
+    // A trial mint would swap the visitor's session for the attacker's account (login CSRF).
+    const mint = await sf.api('POST', '/api/v1/key/trial', { body: {}, headers: { ...foreign, 'x-forwarded-for': freshIp() } });
+    assert.equal(mint.status, 403, mint.text);
+    assert.equal(mint.headers.get('set-cookie'), null, 'no cookie was set');
+    // A text/plain form post is refused as foreign (403), not merely as an unreadable body.
+    const logout = await sf.api('POST', '/api/v1/logout', { raw: 'x', headers: { ...foreign, 'content-type': 'text/plain' } });
+    assert.equal(logout.status, 403, logout.text);
+    assert.equal(logout.body.error_code, 'SF_FOREIGN_ORIGIN');
+    const deploy = await sf.api('POST', '/api/v1/deploy', { key: a.key, body: { model_name: 'x' }, headers: foreign });
+    assert.equal(deploy.status, 403, deploy.text);
+    assert.equal((await whoami(a.cookie)).status, 200, 'the session still stands');
+  });
+
   it('treats a malformed cookie as no cookie: 401 where one is needed, never 500', async () => {
     for (const cookie of ['sf_session=%', 'sf_session=%E0%A4%A', 'sf_session=', 'sf_session', '=x; sf_session=%zz']) {
       const res = await whoami({ cookie });

@@ -60,7 +60,8 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     const mode = route.config?.auth ?? 'none';
     const schema = (route.schema ??= {});
     const errors = { 400: ErrorBody, 429: ErrorBody, ...(mode === 'none' ? {} : { 401: ErrorBody }) };
-    const session = mode === 'key-or-session' && !['GET', 'HEAD'].includes(String(route.method)) ? { 403: ErrorBody } : {};
+    // Any state change sent with the session cookie may be refused as cross-site (see the onRequest hook).
+    const session = !['GET', 'HEAD'].includes(String(route.method)) ? { 403: ErrorBody } : {};
     schema.response = { ...errors, ...session, ...(schema.response as object | undefined) };
     if (mode === 'key') schema.security = [{ ApiKey: [] }];
     else if (mode === 'key-if-sent') schema.security = [{}, { ApiKey: [] }];
@@ -69,17 +70,19 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
+    // CSRF: a browser sends the cookie along with any request another site's page makes (a form
+    // post, a fetch). Whatever the route and however it authenticates, a state change carrying the
+    // cookie from a foreign page is refused before its body is read: it cannot rotate, log out,
+    // or swap the victim's session for the attacker's (POST /key/trial sets the cookie).
+    const token = readCookie(request, SESSION_COOKIE);
+    if (token) refuseForeignOrigin(request, allowedOrigins);
     const header = request.headers['x-api-key'];
     const key = typeof header === 'string' ? header : undefined;
     let user = key ? directory.authenticate(key) : null;
     if (user) request.authVia = 'key';
     else if (mode === 'key-or-session') {
-      const token = readCookie(request, SESSION_COOKIE);
       if (token) user = await directory.authenticateSession(token);
-      if (user) {
-        request.authVia = 'session';
-        refuseForeignOrigin(request, allowedOrigins);
-      }
+      if (user) request.authVia = 'session';
     }
     if (!user) {
       takeAnonymous(request, anonymous);

@@ -3,17 +3,15 @@ import type { Config } from '../../config.ts';
 import { KeyResponse, LogoutResponse, NoFields, TrialKeyRequest, WhoamiResponse } from '../../../schemas/accounts.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { readCookie, refuseForeignOrigin, SESSION_COOKIE, setSessionCookie } from '../plugins/session.ts';
+import { readCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/session.ts';
 import type { App } from '../types.ts';
 
 export interface KeyRoutesDeps {
   accounts: Pick<Accounts, 'directory' | 'metering' | 'mintLimiter'>;
   config: Pick<Config, 'TRIAL_CREDITS' | 'TRIAL_MINTS_PER_HOUR'>;
-  /** Origins besides the service's own allowed to send cookie-authenticated state changes. */
-  allowedOrigins: ReadonlySet<string>;
 }
 
-export function keyRoutes(app: App, { accounts, config, allowedOrigins }: KeyRoutesDeps): void {
+export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
   const { directory, metering, mintLimiter } = accounts;
 
   app.post('/api/v1/key/trial', {
@@ -87,10 +85,8 @@ export function keyRoutes(app: App, { accounts, config, allowedOrigins }: KeyRou
     handler: async (request, reply) => {
       const token = readCookie(request, SESSION_COOKIE);
       const user = token ? await directory.authenticateSession(token) : null;
-      if (token) {
-        refuseForeignOrigin(request, allowedOrigins);
-        await directory.endSession(token);
-      }
+      // A foreign page's logout was refused before this (the auth hook's cookie check).
+      if (token) await directory.endSession(token);
       setSessionCookie(request, reply, null);
       return { logged_out: user !== null };
     },

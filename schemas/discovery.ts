@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/** Who may call an endpoint: the X-API-Key header, the key or the web app's session cookie, or anyone. */
+export const EndpointAuth = z.enum(['key', 'key-or-session', 'none']);
+export type EndpointAuth = z.infer<typeof EndpointAuth>;
+
+export const CatalogueEndpoint = z.object({
+  method: z.string(),
+  path: z.string(),
+  summary: z.string(),
+  purpose: z.string(),
+  auth: EndpointAuth,
+  credits: z.number().int().describe('Credits a call costs at least (0 = free)'),
+  credits_note: z.string().optional().describe('What the cost depends on'),
+  request: z
+    .object({ query: z.unknown().optional(), body: z.unknown().optional() })
+    .optional()
+    .describe('An example request: the smallest valid one'),
+  response: z.object({ status: z.number().int(), content_type: z.string(), example: z.unknown() }),
+});
+export type CatalogueEndpoint = z.infer<typeof CatalogueEndpoint>;
+
+/** GET /api/v1/docs: every endpoint of /openapi.json, grouped by task. */
+export const Catalogue = z
+  .object({
+    service: z.string(),
+    version: z.string(),
+    base_url: z.string(),
+    openapi_url: z.string(),
+    mcp_url: z.string(),
+    auth: z.string(),
+    tasks: z.array(z.object({ task: z.string(), endpoints: z.array(CatalogueEndpoint) })),
+  })
+  .meta({ id: 'Catalogue' });
+export type Catalogue = z.infer<typeof Catalogue>;

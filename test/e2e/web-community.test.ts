@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { strategyCode } from '../helpers/strategies.ts';
+import { lastTwoTradingDays, waitForJob } from '../helpers/training.ts';
+import { freshPage, launchBrowser } from '../helpers/browser.ts';
+
+/**
+ * The community pages in a real browser: the leaderboard with its metric and filters, an entry
+ * with its lineage, forking it (a trial account made on the way) into a trained copy, and sharing
+ * that copy from its model page as the entry's child. Screenshots in test-output/web/.
+ */
+
+const ENV = { HISTORY_DAYS: '4', TRIAL_MINTS_PER_HOUR: '100' };
+/** As test/e2e/community.test.ts: a scalper whose test span ends in profit under one of these take-profits. */
+const SCALPER = strategyCode({ onOpposite: 'ignore', stopLoss: null, takeProfit: null });
+const CANDIDATES = [{ take_profit: 2 }, { take_profit: 1 }, { take_profit: 3 }, { take_profit: 0.5 }];
+const TITLE = 'Scalper <b>one</b>';
+
+describe('the community pages in a browser', () => {
+  let sf: TestService;
+  let browser: Browser;
+  let rootId: number;
+  before(async () => {
+    [sf, browser] = await Promise.all([startTestService(ENV), launchBrowser()]);
+    const alice = (await sf.mintKey('alice')).api_key;
+    const [endDay] = await lastTwoTradingDays(sf, alice);
+    for (const [i, settings] of CANDIDATES.entries()) {
+      const start = await sf.api('POST', '/api/v1/train', { key: alice, body: { code: SCALPER, timeframe: '1min', model_name: `scalper ${i}`, end_date: endDay, stop_loss: null, ...settings } });
+      const job = await waitForJob(sf, alice, start.body.job_id);
+      if (job.status === 'done' && job.test_stats!.n >= 1 && job.test_stats!.ret > 0) break;
+    }
+    const shared = await sf.api('POST', '/api/v1/share', { key: alice, body: { title: TITLE, description: 'Tiny targets.\nNo stop.' } });
+    assert.equal(shared.status, 201, shared.text);
+    rootId = shared.body.community_id;
+  });
+  after(async () => {
+    await browser?.close();
+    await sf?.stop();
+  });
+
+  it('the leaderboard lists the entry (its title as text) and re-ranks by the metric chosen', async () => {
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/community`);
+    await page.waitForSelector('body[data-ready="1"]');
+    const link = page.locator(`.leaderboard a[href="/community/${rootId}"]`);
+    assert.equal(await link.textContent(), TITLE);
+    assert.equal(await page.locator('.leaderboard b').count(), 0, 'no markup from the title');
+    await Promise.all([page.waitForURL(/metric=ret/), page.selectOption('select[name=metric]', 'ret')]);
+    await page.waitForSelector('body[data-ready="1"]');
+    assert.equal(await page.$eval('select[name=metric]', (s) => (s as HTMLSelectElement).value), 'ret');
+    assert.equal(await page.locator('.leaderboard thead th').nth(4).textContent(), 'ret');
+    const board = (await sf.api('GET', '/api/v1/leaderboard?metric=ret')).body;
+    assert.equal(await page.locator('.leaderboard tbody tr td').nth(4).textContent(), String(Number(board.entries[0].value.toFixed(4))));
+    await Promise.all([page.waitForURL(/symbol=GBPUSD/), page.selectOption('select[name=symbol]', 'GBPUSD')]);
+    await page.waitForSelector('body[data-ready="1"]');
+    assert.equal(await page.locator('.leaderboard').count(), 0, 'no GBPUSD entry');
+    await screenshot('community-leaderboard-filtered');
+    assert.deepEqual(problems, []);
+  });
+
+  it('forks an entry into a trained copy, then shares the copy from its model page as the entry’s child', async () => {
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/community/${rootId}`);
+    await page.waitForSelector('body[data-ready="1"]');
+    assert.equal(await page.textContent('h1'), TITLE);
+    assert.equal(await page.textContent('.description'), 'Tiny targets.\nNo stop.');
+    assert.equal(await page.locator('#lineage .node.current').count(), 1);
+    await screenshot('community-entry');
+
+    await page.click('#fork');
+    await page.waitForURL(/\/models\//, { timeout: 90_000 });
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
+    assert.equal((await sf.api('GET', `/api/v1/community/${rootId}`)).body.forks, 1, 'the fork is counted');
+    assert.ok((await page.inputValue('.code-panel textarea')).includes('def strategy_config'), 'the forked code is on the model page');
+
+    // The copy trained with the parent's code and settings: it passes the share gate the parent passed.
+    await page.fill('#share input', 'My copy');
+    await page.click('#share button');
+    await page.waitForURL(/\/community\/\d+$/, { timeout: 15_000 });
+    await page.waitForSelector('body[data-ready="1"]');
+    const childId = Number(new URL(page.url()).pathname.split('/').pop());
+    assert.notEqual(childId, rootId);
+    assert.equal(await page.textContent('h1'), 'My copy');
+    assert.equal(await page.locator(`#lineage a[href="/community/${rootId}"]`).textContent(), TITLE, 'the parent is in the lineage');
+    const lineage = (await sf.api('GET', `/api/v1/lineage/${rootId}`)).body;
+    assert.deepEqual(lineage.children.map((c: { community_id: number }) => c.community_id), [childId]);
+    await screenshot('community-fork-shared');
+    assert.deepEqual(problems, []);
+  });
+});

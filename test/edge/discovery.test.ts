@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+/**
+ * The discovery documents agree with /openapi.json: an operation in one is in all of them, with
+ * the same auth, and the costs are the configured ones.
+ */
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml', () => {
+  let sf: TestService;
+  let spec: any;
+  /** "METHOD /path" → operation */
+  const operations = new Map<string, any>();
+  before(async () => {
+    sf = await startTestService({ ONE_SHOT_FEE: '7', GENERATE_COST_OFFLINE: '2', GENERATE_COST_TEMPLATE: '3' });
+    spec = (await sf.api('GET', '/openapi.json')).body;
+    for (const [path, item] of Object.entries<any>(spec.paths)) {
+      for (const m of METHODS) if (item[m]) operations.set(`${m.toUpperCase()} ${path}`, item[m]);
+    }
+  });
+  after(() => sf.stop());
+
+  it('the catalogue lists exactly the operations of /openapi.json, grouped by task, each with auth, cost and examples', async () => {
+    const res = await sf.api('GET', '/api/v1/docs');
+    assert.equal(res.status, 200);
+    const listed = new Map<string, any>();
+    for (const task of res.body.tasks) {
+      assert.ok(task.task.length > 0 && task.endpoints.length > 0);
+      for (const e of task.endpoints) listed.set(`${e.method} ${e.path}`, e);
+    }
+    assert.deepEqual([...listed.keys()].sort(), [...operations.keys()].sort());
+    for (const [route, e] of listed) {
+      const op = operations.get(route);
+      const schemes = (op.security ?? []).flatMap((r: object) => Object.keys(r));
+      const auth = schemes.includes('SessionCookie') ? 'key-or-session' : schemes.includes('ApiKey') ? 'key' : 'none';
+      assert.equal(e.auth, auth, `${route} auth`);
+      assert.equal(e.summary, op.summary, `${route} summary`);
+      assert.ok(e.response.status >= 200 && e.response.status < 300, `${route} example response is a success`);
+      if (op.requestBody) assert.ok(e.request && 'body' in e.request, `${route} has an example body`);
+    }
+    assert.equal(listed.get('POST /api/v1/one_shot').credits, 2 + 7, 'one_shot: offline generation + the fee');
+    assert.equal(listed.get('POST /api/v1/generate').credits, 2);
+    assert.equal(listed.get('POST /api/v1/generate/from-template').credits, 3);
+    assert.equal(listed.get('GET /api/v1/ohlc').credits, 0);
+    assert.equal(listed.get('POST /api/v1/key/trial').response.example.api_key !== undefined, true);
+    assert.equal(res.body.openapi_url, `${sf.url}/openapi.json`);
+  });
+
+  it('the example request of a catalogue entry is accepted by the service', async () => {
+    const { body } = await sf.api('GET', '/api/v1/docs');
+    const entry = body.tasks.flatMap((t: any) => t.endpoints).find((e: any) => e.path === '/api/v1/key/trial');
+    const res = await sf.api('POST', entry.path, { body: entry.request.body });
+    assert.equal(res.status, 200, res.text);
+  });
+
+  it('/llms.txt names every operation, how to get a key, the one_shot flow and the MCP URL', async () => {
+    const res = await fetch(`${sf.url}/llms.txt`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await res.text();
+    const named = new Set([...text.matchAll(/^- ([A-Z]+) (\S+) — /gm)].map((m) => `${m[1]} ${m[2]}`));
+    assert.deepEqual([...named].sort(), [...operations.keys()].sort());
+    assert.ok(text.includes(`curl -X POST ${sf.url}/api/v1/key/trial`));
+    assert.ok(text.includes(`${sf.url}/api/v1/one_shot`));
+    assert.ok(text.includes(`${sf.url}/mcp`));
+  });
+
+  it('the plugin manifest points at the /openapi.json this service serves', async () => {
+    const res = await sf.api('GET', '/.well-known/ai-plugin.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.api.type, 'openapi');
+    assert.equal(res.body.api.url, `${sf.url}/openapi.json`);
+    assert.equal(res.body.auth.custom_auth_header, 'X-API-Key');
+    assert.deepEqual((await sf.api('GET', new URL(res.body.api.url).pathname)).body, spec);
+  });
+
+  it('the sitemap lists the public documents, every one of them served without a key', async () => {
+    const res = await fetch(`${sf.url}/sitemap.xml`);
+    assert.equal(res.status, 200);
+    const locs = [...(await res.text()).matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]!);
+    for (const path of ['/openapi.json', '/api/v1/docs', '/llms.txt', '/api/v1/activity']) assert.ok(locs.includes(sf.url + path), path);
+    for (const loc of locs) {
+      assert.ok(loc.startsWith(sf.url), loc);
+      const page = await fetch(loc);
+      assert.equal(page.status, 200, loc);
+      await page.arrayBuffer();
+      const route = `GET ${new URL(loc).pathname}`;
+      if (operations.has(route)) assert.equal(operations.get(route).security, undefined, `${route} needs no key`);
+    }
+  });
+});

@@ -1,0 +1,71 @@
+/** My account: masked key and rotation, credits and usage, caps, models and deployments. */
+import { call, forgetKey, maskKey, storedKey, storeKey } from '../lib/api.ts';
+import { $, h, mount } from '../lib/dom.ts';
+import type { CapsResponse, UsageResponse, WhoamiResponse } from '../../schemas/accounts.ts';
+import type { z } from 'zod';
+import type { ModelList } from '../../schemas/training.ts';
+import type { DeployedList } from '../../schemas/live.ts';
+import { deliveriesBox } from './deliveries.ts';
+
+export async function startAccountPage(): Promise<void> {
+  const root = $('#account');
+  if (!storedKey()) {
+    mount(root, h('h1', {}, 'Account'), h('p', {}, 'This browser has no account yet. ', h('a', { href: '/' }, 'Run an idea'), ' and a trial account is made for you.'), rotateBox(root));
+    return;
+  }
+  const [me, usage, caps, models, deployed] = await Promise.all([
+    call<WhoamiResponse>('GET', '/api/v1/whoami-key'),
+    call<UsageResponse>('GET', '/api/v1/key/usage'),
+    call<CapsResponse>('GET', '/api/v1/caps'),
+    call<z.infer<typeof ModelList>>('GET', '/api/v1/models'),
+    call<DeployedList>('GET', '/api/v1/deployed'),
+  ]);
+  mount(
+    root,
+    h('h1', {}, 'Account'),
+    h('p', {}, `${me.username} · ${me.is_trial ? 'trial' : me.plan} · key `, h('code', { id: 'masked-key' }, maskKey(storedKey() ?? '')), ` · ${usage.balance} credits`),
+    rotateBox(root),
+    h('h2', {}, 'Daily caps'),
+    h('table', { class: 'stats' }, Object.entries(caps.caps).map(([name, c]) => h('tr', {}, h('th', {}, name.replace('_', ' ')), h('td', {}, `${c.used} / ${c.limit} used today`)))),
+    h('h2', {}, 'My models'),
+    h(
+      'ul',
+      { class: 'models' },
+      models.models.map((m) => h('li', {}, h('a', { href: `/models/${encodeURIComponent(m.name)}` }, m.model_name), ` · test ${(m.test_stats.ret * 100).toFixed(2)}% over ${m.test_stats.n} trades`)),
+    ),
+    h('h2', {}, 'Deployments'),
+    h(
+      'ul',
+      { class: 'models' },
+      deployed.deployed.map((d) =>
+        h('li', {}, h('a', { href: `/models/${encodeURIComponent(d.model)}` }, d.model_name), ` · ${d.channels.join(', ')} `, h('button', { type: 'button', class: 'secondary', onclick: async () => { await call('DELETE', `/api/v1/deploy/${encodeURIComponent(d.model)}`); location.reload(); } }, 'Undeploy'), deliveriesBox(d.model)),
+      ),
+    ),
+    h('h2', {}, 'Credit history'),
+    h('table', { class: 'stats' }, usage.history.map((u) => h('tr', {}, h('td', {}, u.ts.slice(0, 19).replace('T', ' ')), h('td', {}, u.reason), h('td', {}, u.delta), h('td', {}, u.balance_after)))),
+  );
+}
+
+/**
+ * Rotation through the session cookie (POST /key/generate without the key: the edge resolves the
+ * cookie and refuses another site's page); the new key is shown once and replaces the stored one.
+ */
+function rotateBox(root: HTMLElement): HTMLElement {
+  const out = h('div', { id: 'rotated' });
+  const rotate = async () => {
+    const res = await fetch('/api/v1/key/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const body = await res.json();
+    if (!res.ok) {
+      mount(out, h('p', { class: 'error' }, body.error ?? `HTTP ${res.status}`));
+      return;
+    }
+    forgetKey();
+    storeKey(body.api_key);
+    mount(out, h('div', { class: 'notice' }, h('p', {}, 'Your new key, shown only this once (the old one no longer works):'), h('code', { class: 'key', id: 'new-key' }, body.api_key)));
+    const masked = root.querySelector('#masked-key');
+    if (masked) masked.textContent = maskKey(body.api_key);
+    const who = document.getElementById('who');
+    if (who) who.textContent = `${body.username} · ${maskKey(body.api_key)}`;
+  };
+  return h('div', { class: 'rotate' }, h('button', { type: 'button', id: 'rotate', onclick: () => void rotate() }, 'Rotate key'), out);
+}

@@ -1,0 +1,72 @@
+/** Deploy controls of the model page: webhook (secret shown once), Telegram pairing, the SSE link. */
+import { call } from '../lib/api.ts';
+import { h, mount } from '../lib/dom.ts';
+import { deliveriesBox } from './deliveries.ts';
+
+interface Deployed {
+  model: string;
+  channels: string[];
+  webhook_url: string | null;
+}
+
+export function deployPanel(stem: string): HTMLElement {
+  const box = h('div', { class: 'deploy', id: 'deploy' });
+  void render(box, stem);
+  return box;
+}
+
+async function render(box: HTMLElement, stem: string, secret?: string): Promise<void> {
+  const { deployed } = await call<{ deployed: Deployed[] }>('GET', '/api/v1/deployed');
+  const mine = deployed.find((d) => d.model === stem);
+  const url = h('input', { type: 'url', placeholder: 'https://your.server/hook', class: 'wide', value: mine?.webhook_url ?? '' }) as HTMLInputElement;
+  const status = h('p', { class: 'muted' });
+  const deploy = async () => {
+    try {
+      const body = url.value ? { model_name: stem, channels: ['sse', 'webhook'], webhook_url: url.value } : { model_name: stem, channels: ['sse'] };
+      const res = await call<{ webhook_secret?: string }>('POST', '/api/v1/deploy', body);
+      await render(box, stem, res.webhook_secret);
+    } catch (err) {
+      status.textContent = err instanceof Error ? err.message : String(err);
+    }
+  };
+  const undeploy = async () => {
+    await call('DELETE', `/api/v1/deploy/${encodeURIComponent(stem)}`);
+    await render(box, stem);
+  };
+  const streamUrl = `${location.origin}/api/v1/signals/${encodeURIComponent(stem)}/stream`;
+  mount(
+    box,
+    h('p', {}, mine ? `Deployed on ${mine.channels.join(', ')}.` : 'Not deployed.'),
+    h('label', {}, 'Webhook URL ', url),
+    h('button', { type: 'button', onclick: () => void deploy() }, mine ? 'Redeploy' : 'Deploy'),
+    mine ? h('button', { type: 'button', class: 'secondary', onclick: () => void undeploy() }, 'Undeploy') : null,
+    secret
+      ? h(
+          'div',
+          { class: 'notice' },
+          h('p', {}, 'Webhook signing secret, shown only this once:'),
+          h('code', { class: 'key' }, secret),
+          h('button', { type: 'button', onclick: () => void navigator.clipboard?.writeText(secret) }, 'Copy'),
+          h('pre', { class: 'code' }, `// Verify a delivery (npm i standardwebhooks)\nimport { Webhook } from 'standardwebhooks';\nconst payload = new Webhook('${secret}').verify(rawBody, headers);`),
+        )
+      : null,
+    status,
+    h('p', {}, 'SSE: ', h('code', {}, `curl -N -H "X-API-Key: $SF_KEY" ${streamUrl}`)),
+    telegram(),
+    mine ? deliveriesBox(stem) : null,
+  );
+}
+
+function telegram(): HTMLElement {
+  const box = h('div', { class: 'telegram' }, h('button', { type: 'button', class: 'secondary', onclick: () => void pair() }, 'Pair Telegram'));
+  const pair = async () => {
+    const code = await call<any>('GET', '/api/v1/messenger/code');
+    if (!code.enabled) return mount(box, h('p', { class: 'muted' }, `Telegram: ${code.message}`));
+    mount(
+      box,
+      h('p', {}, `Telegram: ${code.status}`, code.chat_id ? ` (chat ${code.chat_id})` : ''),
+      code.code ? h('p', {}, 'Send ', h('code', {}, `/start ${code.code}`), ` to @${code.bot_username}`, code.deep_link ? [' or ', h('a', { href: code.deep_link, rel: 'noopener' }, 'open the bot')] : '') : null,
+    );
+  };
+  return box;
+}

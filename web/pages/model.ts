@@ -1,0 +1,334 @@
+/**
+ * The model page: candles with every trade on them (entry/exit markers; stop and take-profit
+ * lines of the selected trade), spans, equity and drawdown, stats, trades, diagnostics, the
+ * strategy code with retrain, deploy controls and the live signal feed.
+ */
+import { AreaSeries, CandlestickSeries, LineSeries, createSeriesMarkers, type IPriceLine, type ISeriesApi, type Time } from 'lightweight-charts';
+import type { Results } from '../../schemas/training.ts';
+import type { Trade, TradeStats } from '../../schemas/backtest.ts';
+import type { SignalEvent } from '../../schemas/live.ts';
+import { call, send } from '../lib/api.ts';
+import { candleData, priceFormat, DOWN, loadCandles, makeChart, toTime, tradeMarkers, UP } from '../lib/charts.ts';
+import { $, h, mount, pct, usd } from '../lib/dom.ts';
+import { readSse } from '../lib/sse.ts';
+import { recallRun, rememberRun } from '../lib/runs.ts';
+import { highlightPython } from '../lib/highlight.ts';
+import { trainAndWait } from '../lib/train.ts';
+import { deployPanel } from './deploy-panel.ts';
+
+type LoggedTrade = Trade & { period: 'train' | 'test' | 'post' };
+
+export async function startModelPage(): Promise<void> {
+  const stem = decodeURIComponent(location.pathname.split('/').pop() ?? '');
+  const root = $('#model');
+  const results = await call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`);
+  performance.mark('sf:results');
+  const from = results.spans.train.from;
+  const to = results.spans.post_cutoff?.to ?? results.spans.test.to;
+  // The bars download while the page is built.
+  const candlesLoading = loadCandles(results.symbol, results.timeframe, from, to);
+  const trades: LoggedTrade[] = [...results.trade_log, ...results.pred_trade_log.map((t) => ({ ...t, period: 'post' as const }))];
+  const chartBox = h('div', { class: 'chart', id: 'candles' });
+  const equityBox = h('div', { class: 'chart small', id: 'equity' });
+  const drawdownBox = h('div', { class: 'chart small', id: 'drawdown' });
+  const spans = h('div', { class: 'spans' });
+  const tradeTable = h('div', { class: 'trades' });
+  const feed = h('ol', { class: 'signals', id: 'signal-feed' });
+  mount(
+    root,
+    h('h1', {}, results.model_name, ' ', h('span', { class: 'muted' }, `${results.symbol} ${results.timeframe} · ${results.model_type}`)),
+    h('p', { class: 'muted' }, results.title, results.source === 'synthetic' ? ' · prices are synthetic (no real market data loaded)' : ''),
+    results.warnings.length ? h('ul', { class: 'warnings' }, results.warnings.map((w) => h('li', {}, w))) : null,
+    spans,
+    chartBox,
+    h('h2', {}, 'Equity and drawdown (test span)'),
+    equityBox,
+    drawdownBox,
+    h('h2', {}, 'Statistics'),
+    statsTable(results),
+    h('h2', {}, 'Trades'),
+    tradeTable,
+    diagnostics(results),
+    h('h2', {}, 'Deploy'),
+    deployPanel(stem),
+    h('h2', {}, 'Share with the community'),
+    sharePanel(stem, results),
+    h('h2', {}, 'Live signals'),
+    feed,
+    codePanel(stem, results),
+  );
+
+  const candles = await candlesLoading;
+  performance.mark('sf:candles');
+  const chart = makeChart(chartBox, 420);
+  const series = chart.addSeries(CandlestickSeries, { upColor: UP, downColor: DOWN, wickUpColor: UP, wickDownColor: DOWN, borderVisible: false, priceFormat: priceFormat(results.symbol) });
+  series.setData(candleData(candles));
+  const markers = createSeriesMarkers(series, tradeMarkers(trades));
+  chartBox.dataset.candles = String(candles.length);
+  chartBox.dataset.markers = String(markers.markers().length);
+
+  const levels = levelLines(series, results);
+  const spanButtons: [string, { from: string; to: string } | null][] = [
+    ['All', { from, to }],
+    ['Train', results.spans.train],
+    ['Test', results.spans.test],
+    ['Post-cutoff', results.spans.post_cutoff],
+  ];
+  mount(
+    spans,
+    spanButtons.map(([label, span]) =>
+      h('button', { type: 'button', class: 'chip', disabled: !span, onclick: () => span && chart.timeScale().setVisibleRange({ from: toTime(span.from) as Time, to: toTime(span.to) as Time }) }, label),
+    ),
+  );
+  chart.timeScale().setVisibleRange({ from: toTime(results.spans.test.from) as Time, to: toTime(to) as Time });
+
+  const equity = makeChart(equityBox, 160);
+  equity.addSeries(LineSeries, { color: '#38bdf8', lineWidth: 2 }).setData(results.equity_curve.map((p) => ({ time: toTime(p.time), value: p.equity })));
+  equity.timeScale().fitContent();
+  const drawdown = makeChart(drawdownBox, 120);
+  drawdown
+    .addSeries(AreaSeries, { lineColor: DOWN, topColor: 'rgba(239,68,68,0.05)', bottomColor: 'rgba(239,68,68,0.4)', invertFilledArea: true })
+    .setData(results.drawdown.map((p) => ({ time: toTime(p.time), value: p.drawdown * 100 })));
+  drawdown.timeScale().fitContent();
+  if (results.rolling_accuracy.length) {
+    const accuracy = makeChart($('#rolling-accuracy'), 120);
+    accuracy.addSeries(LineSeries, { color: '#a78bfa', lineWidth: 1 }).setData(results.rolling_accuracy.map((p) => ({ time: toTime(p.time), value: p.accuracy * 100 })));
+    accuracy.timeScale().fitContent();
+  }
+
+  tradeList(tradeTable, trades, priceFormat(results.symbol).precision, (t) => {
+    levels.show(t);
+    chart.timeScale().setVisibleRange({ from: (toTime(t.entry_time) - 50 * barSeconds(results.timeframe)) as Time, to: (toTime(t.exit_time) + 50 * barSeconds(results.timeframe)) as Time });
+  });
+  const lastTrade = trades[trades.length - 1];
+  if (lastTrade) levels.show(lastTrade);
+  void liveFeed(stem, feed, series);
+  performance.mark('sf:drawn');
+  document.body.dataset.ready = '1';
+}
+
+const barSeconds = (tf: string) => ({ '1min': 60, '5min': 300, '15min': 900, '1h': 3600 })[tf] ?? 900;
+
+/** Stop and take-profit of a trade as price lines, from the model's execution settings. */
+function levelLines(series: ISeriesApi<'Candlestick'>, results: Results) {
+  const s = results.settings as Record<string, unknown>;
+  const unit = s.risk_unit as string;
+  const pip = results.symbol.endsWith('JPY') ? 0.01 : results.symbol === 'BTCUSD' ? 1 : 0.0001;
+  const distance = (size: unknown, entry: number): number | null => {
+    if (typeof size !== 'number') return null;
+    if (unit === 'pips') return size * pip;
+    if (unit === 'pct') return size * entry;
+    return null;
+  };
+  let lines: IPriceLine[] = [];
+  return {
+    show(t: Trade) {
+      for (const line of lines) series.removePriceLine(line);
+      const dir = t.side === 'long' ? 1 : -1;
+      const sl = distance(s.stop_loss, t.entry_price);
+      const tp = distance(s.take_profit, t.entry_price);
+      lines = [series.createPriceLine({ price: t.entry_price, color: '#94a3b8', lineStyle: 2, title: 'entry' })];
+      if (sl !== null) lines.push(series.createPriceLine({ price: t.entry_price - dir * sl, color: DOWN, lineStyle: 2, title: 'SL' }));
+      if (tp !== null) lines.push(series.createPriceLine({ price: t.entry_price + dir * tp, color: UP, lineStyle: 2, title: 'TP' }));
+    },
+  };
+}
+
+function statsTable(r: Results): HTMLElement {
+  const rows: [string, TradeStats | null][] = [
+    ['Train', r.metrics.train],
+    ['Test', r.metrics.test],
+    ['Post-cutoff', r.pred_stats],
+    ['Test · long', r.metrics.long],
+    ['Test · short', r.metrics.short],
+  ];
+  return h(
+    'table',
+    { class: 'stats' },
+    h('thead', {}, h('tr', {}, ['Span', 'Trades', 'Win rate', 'Return', 'Profit factor', 'Max DD', 'Net', 'Expectancy'].map((c) => h('th', {}, c)))),
+    h(
+      'tbody',
+      {},
+      rows.map(([label, s]) =>
+        h('tr', {}, h('th', {}, label), s ? [s.n, pct(s.wr), pct(s.ret, 2), s.pf.toFixed(2), pct(s.mdd, 2), usd(s.np), usd(s.expect)].map((v) => h('td', {}, v)) : h('td', { colspan: 7 }, '—')),
+      ),
+    ),
+  );
+}
+
+const COLUMNS: [keyof LoggedTrade, string][] = [
+  ['period', 'Span'],
+  ['side', 'Side'],
+  ['entry_time', 'Entry'],
+  ['exit_time', 'Exit'],
+  ['entry_price', 'Entry price'],
+  ['exit_price', 'Exit price'],
+  ['exit_reason', 'Exit'],
+  ['pips', 'Pips'],
+  ['pnl', 'P&L'],
+];
+const PAGE_SIZE = 25;
+
+/** Sortable (click a heading), paged; clicking a row shows that trade on the chart. */
+function tradeList(box: HTMLElement, trades: LoggedTrade[], digits: number, select: (t: LoggedTrade) => void): void {
+  let sortKey: keyof LoggedTrade = 'exit_time';
+  let descending = true;
+  let page = 0;
+  const render = () => {
+    const sorted = [...trades].sort((a, b) => {
+      const x = a[sortKey] as string | number;
+      const y = b[sortKey] as string | number;
+      return (x < y ? -1 : x > y ? 1 : 0) * (descending ? -1 : 1);
+    });
+    const pages = Math.max(1, Math.ceil(sorted.length / PAGE_SIZE));
+    page = Math.min(page, pages - 1);
+    const shown = sorted.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
+    const fmt = (t: LoggedTrade, k: keyof LoggedTrade) => {
+      const v = t[k];
+      if (k === 'pnl') return usd(v as number);
+      if (k === 'pips') return (v as number).toFixed(1);
+      if (k === 'entry_price' || k === 'exit_price') return (v as number).toFixed(digits);
+      if (typeof v === 'string' && k.endsWith('_time')) return v.slice(0, 16).replace('T', ' ');
+      return String(v);
+    };
+    mount(
+      box,
+      h(
+        'table',
+        { class: 'trade-list' },
+        h(
+          'thead',
+          {},
+          h('tr', {}, COLUMNS.map(([k, label]) => h('th', { class: 'sortable', onclick: () => { descending = sortKey === k ? !descending : true; sortKey = k; render(); } }, label, sortKey === k ? (descending ? ' ▾' : ' ▴') : ''))),
+        ),
+        h('tbody', {}, shown.map((t) => h('tr', { class: t.pnl >= 0 ? 'win' : 'loss', onclick: () => select(t) }, COLUMNS.map(([k]) => h('td', {}, fmt(t, k)))))),
+      ),
+      h(
+        'div',
+        { class: 'pager' },
+        h('button', { type: 'button', disabled: page === 0, onclick: () => { page--; render(); } }, '‹ Newer'),
+        h('span', {}, ` ${trades.length} trades · page ${page + 1} of ${pages} `),
+        h('button', { type: 'button', disabled: page >= pages - 1, onclick: () => { page++; render(); } }, 'Older ›'),
+      ),
+    );
+  };
+  render();
+}
+
+function diagnostics(r: Results): HTMLElement {
+  const [[dd, du] = [0, 0], [ud, uu] = [0, 0]] = r.confusion_matrix.matrix as [number, number][];
+  const top = r.feature_importance.slice(0, 12);
+  const max = Math.max(...top.map((f) => f.importance), 1e-9);
+  return h(
+    'section',
+    { class: 'diagnostics' },
+    h('h2', {}, 'Model diagnostics'),
+    h('p', {}, `Direction accuracy: train ${pct(r.accuracy.train)}, test ${pct(r.accuracy.test)}.`),
+    r.rolling_accuracy.length ? [h('h3', {}, 'Rolling accuracy (%, previous 100 test rows)'), h('div', { class: 'chart small', id: 'rolling-accuracy' })] : null,
+    h(
+      'table',
+      { class: 'confusion' },
+      h('tr', {}, h('th', {}, 'actual \\ predicted'), h('th', {}, 'down'), h('th', {}, 'up')),
+      h('tr', {}, h('th', {}, 'down'), h('td', {}, dd), h('td', {}, du)),
+      h('tr', {}, h('th', {}, 'up'), h('td', {}, ud), h('td', {}, uu)),
+    ),
+    h(
+      'div',
+      { class: 'importance' },
+      top.map((f) => {
+        const bar = h('span', { class: 'imp-bar' });
+        bar.style.width = `${(f.importance / max) * 100}%`;
+        return h('div', { class: 'imp-row' }, h('span', { class: 'imp-name' }, f.feature), bar);
+      }),
+    ),
+  );
+}
+
+/** The code this browser saw written (the API does not serve it), editable; Retrain runs POST /train. */
+function codePanel(stem: string, r: Results): HTMLElement {
+  const memo = recallRun(stem);
+  const area = h('textarea', { class: 'code', rows: 18, spellcheck: 'false' }) as HTMLTextAreaElement;
+  area.value = memo?.code ?? '';
+  const status = h('p', { class: 'muted' });
+  const retrain = async () => {
+    status.textContent = 'Submitting…';
+    try {
+      const trained = await trainAndWait({ code: area.value, symbol: r.symbol, timeframe: r.timeframe }, (text) => (status.textContent = text));
+      rememberRun(trained, { code: area.value, prompt: recallRun(stem)?.prompt ?? '' });
+      location.assign(`/models/${encodeURIComponent(trained)}`);
+    } catch (err) {
+      status.textContent = err instanceof Error ? err.message : String(err);
+    }
+  };
+  // Read highlighted; Edit swaps in the plain editor.
+  const view = h('pre', { class: 'code highlighted' }, highlightPython(area.value));
+  const editing = !memo;
+  area.hidden = !editing;
+  view.hidden = editing;
+  const edit = h('button', { type: 'button', class: 'secondary', hidden: editing, onclick: () => { view.hidden = true; area.hidden = false; edit.hidden = true; area.focus(); } }, 'Edit');
+  return h(
+    'section',
+    { class: 'code-panel' },
+    h('h2', {}, 'Strategy code'),
+    memo ? null : h('p', { class: 'muted' }, 'This browser did not write this model, so its code is not here; paste code to retrain.'),
+    view,
+    area,
+    edit,
+    h('button', { type: 'button', onclick: () => void retrain() }, 'Retrain'),
+    status,
+  );
+}
+
+/** The deployment's live signals (SSE with the key), newest first, each also marked on the chart. */
+async function liveFeed(stem: string, list: HTMLElement, series: ISeriesApi<'Candlestick'>): Promise<void> {
+  const deployed = await call<{ deployed: { model: string }[] }>('GET', '/api/v1/deployed');
+  if (!deployed.deployed.some((d) => d.model === stem)) {
+    mount(list, h('li', { class: 'muted' }, 'Not deployed: deploy it to see live signals here.'));
+    return;
+  }
+  mount(list, h('li', { class: 'muted', id: 'feed-waiting' }, 'Waiting for the next bar to close…'));
+  // One stream per key: the one_shot stream that led here may still be closing on the server.
+  let res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
+  for (let attempt = 0; res.status === 429 && attempt < 5; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
+  }
+  if (!res.ok) {
+    mount(list, h('li', { class: 'error' }, `Live feed unavailable (HTTP ${res.status}).`));
+    return;
+  }
+  await readSse(res, ({ event, data }) => {
+    if (event === 'heartbeat') return;
+    const s = data as SignalEvent;
+    if (!s || typeof s !== 'object' || !('action' in s)) return;
+    document.getElementById('feed-waiting')?.remove();
+    list.prepend(
+      h(
+        'li',
+        { class: `signal ${s.side}${s.late ? ' late' : ''}`, 'data-id': s.id },
+        h('time', {}, s.bar_time.slice(0, 16).replace('T', ' ')),
+        ` ${s.action} ${s.side} @ ${s.price}`,
+        s.stop_loss !== null ? ` SL ${s.stop_loss}` : '',
+        s.take_profit !== null ? ` TP ${s.take_profit}` : '',
+        s.late ? ' (late)' : '',
+      ),
+    );
+  });
+  void series;
+}
+
+/** POST /share: publishes the model's metrics (never its code to readers; forks get a copy). */
+function sharePanel(stem: string, r: Results): HTMLElement {
+  const title = h('input', { type: 'text', class: 'wide', maxlength: 100, value: r.title }) as HTMLInputElement;
+  const status = h('p', { class: 'muted' });
+  const share = async () => {
+    try {
+      const parent = recallRun(stem)?.forked_from;
+      const entry = await call<{ community_id: number }>('POST', '/api/v1/share', { model_stem: stem, title: title.value, ...(parent ? { parent_id: parent } : {}) });
+      location.assign(`/community/${entry.community_id}`);
+    } catch (err) {
+      status.textContent = err instanceof Error ? err.message : String(err);
+    }
+  };
+  return h('div', { class: 'share', id: 'share' }, h('label', {}, 'Title ', title), h('button', { type: 'button', onclick: () => void share() }, 'Share'), status);
+}
