@@ -52,7 +52,7 @@ function authOf(op: Json): EndpointAuth {
 }
 
 function successOf(op: Json, components: Json): CatalogueEndpoint['response'] {
-  const [status, response] = Object.entries<Json>(op.responses ?? {}).find(([s]) => /^2\d\d$/.test(s)) ?? ['200', {}];
+  const [status, response] = Object.entries<Json>(op.responses ?? {}).find(([s]) => /^(101|2\d\d)$/.test(s)) ?? ['200', {}];
   const [contentType, media] = Object.entries<Json>(response.content ?? {})[0] ?? ['application/json', {}];
   return { status: Number(status), content_type: contentType, example: exampleOf(media.schema, components) };
 }
@@ -173,7 +173,8 @@ const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(
 export function buildSitemap(catalogue: Catalogue, pages: readonly string[]): string {
   const documents = catalogue.tasks
     .flatMap((t) => t.endpoints)
-    .filter((e) => e.method === 'GET' && e.auth === 'none' && !e.path.includes('{') && !e.path.startsWith('/_') && e.response.content_type !== 'text/event-stream')
+    // Documents only: no parameters, no streams (SSE, or the WebSocket upgrade answering 101).
+    .filter((e) => e.method === 'GET' && e.auth === 'none' && !e.path.includes('{') && !e.path.startsWith('/_') && e.response.status === 200 && e.response.content_type !== 'text/event-stream')
     .map((e) => e.path);
   const urls = [...new Set([...pages, '/openapi.json', '/api-docs', ...documents])];
   const body = urls.map((u) => `  <url><loc>${escapeXml(catalogue.base_url + u)}</loc></url>`).join('\n');
