@@ -33,6 +33,10 @@ class Parser {
   private get tok(): Token {
     return this.t[this.i]!;
   }
+  /** The current token's kind, read afresh (TypeScript would keep a narrowing across next()). */
+  private kind(): Token['kind'] {
+    return this.t[this.i]!.kind;
+  }
   private peek(k = 1): Token {
     return this.t[Math.min(this.i + k, this.t.length - 1)]!;
   }
@@ -82,14 +86,14 @@ class Parser {
   private block(): Stmt[] {
     if (this.tok.kind !== 'newline') throw this.fail('expected a new line and an indented block');
     this.skipNewlines();
-    if (this.tok.kind !== 'indent') throw this.fail('expected an indented block (4 spaces)');
+    if (this.kind() !== 'indent') throw this.fail('expected an indented block (4 spaces)');
     this.next();
     const out: Stmt[] = [];
-    while (this.tok.kind !== 'dedent' && this.tok.kind !== 'eof') {
+    while (this.kind() !== 'dedent' && this.kind() !== 'eof') {
       out.push(this.statement(false));
       this.endOfStatement();
     }
-    if (this.tok.kind === 'dedent') this.next();
+    if (this.kind() === 'dedent') this.next();
     return out;
   }
 
@@ -341,10 +345,10 @@ class Parser {
     const subject = this.tok.kind === 'newline' ? null : this.expression();
     if (this.tok.kind !== 'newline') throw this.fail('expected a new line after the switch');
     this.skipNewlines();
-    if (this.tok.kind !== 'indent') throw this.fail('expected the indented cases of the switch');
+    if (this.kind() !== 'indent') throw this.fail('expected the indented cases of the switch');
     this.next();
     const cases: SwitchStmt['cases'] = [];
-    while (this.tok.kind !== 'dedent' && this.tok.kind !== 'eof') {
+    while (this.kind() !== 'dedent' && this.kind() !== 'eof') {
       let match: Expr | null = null;
       if (!this.is('=>')) match = this.expression();
       this.expect('=>', "'=>' after the case");
@@ -352,7 +356,7 @@ class Parser {
       cases.push({ match, body });
       this.endOfStatement();
     }
-    if (this.tok.kind === 'dedent') this.next();
+    if (this.kind() === 'dedent') this.next();
     return this.node(start, { kind: 'switch' as const, subject, cases });
   }
 
