@@ -1,0 +1,700 @@
+/**
+ * Runs a parsed Pine program bar by bar over our bars, walking the AST (user text is never turned
+ * into JavaScript). Every variable is a series: its value per bar is kept, so `x[n]` reads n bars
+ * back; `var` keeps its value from bar to bar; each call site of a user function has its own
+ * variables and built-in state, as in Pine. Steps, loop iterations, array sizes and the wall clock
+ * are budgeted; going over is a PineError naming the line:column.
+ */
+import type { Expr, ForInStmt, ForStmt, FuncDef, IfStmt, Program, Stmt, SwitchStmt, WhileStmt } from '../pine/ast.ts';
+import { pineError, unsupported, type PineError, type Pos } from '../pine/errors.ts';
+import { CORE, constant } from './core.ts';
+import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
+import { DRAW } from './draw.ts';
+import type { PlotOut, RunResult } from './outputs.ts';
+import { TA, taVariable } from './ta.ts';
+import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
+
+export const BUILTINS: Readonly<Record<string, Builtin>> = { ...CORE, ...TA, ...DRAW };
+
+/** Series built into every script, by name: the bar's fields and time parts (UTC). */
+const BAR_FIELDS = new Set(['open', 'high', 'low', 'close', 'volume', 'hl2', 'hlc3', 'ohlc4', 'hlcc4', 'time', 'time_close', 'bar_index', 'last_bar_index',
+  'year', 'month', 'dayofmonth', 'dayofweek', 'hour', 'minute', 'second', 'weekofyear']);
+const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstate.isconfirmed', 'barstate.isnew', 'barstate.ishistory', 'barstate.isrealtime',
+  'barstate.islastconfirmedhistory', 'syminfo.mintick', 'syminfo.ticker', 'syminfo.tickerid', 'timeframe.period', 'timeframe.multiplier',
+  'timeframe.isintraday', 'timeframe.isminutes', 'timeframe.isseconds', 'timeframe.isdaily', 'timeframe.isweekly', 'timeframe.ismonthly',
+  'strategy.position_size', 'ta.tr', 'ta.obv', 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
+  'dayofweek.thursday', 'dayofweek.friday', 'dayofweek.saturday']);
+
+class Slot {
+  values: Value[];
+  inited = false;
+  constructor(n: number, readonly isVar: boolean) {
+    this.values = new Array<Value>(n);
+  }
+  get(j: number): Value {
+    if (j < 0) return NA;
+    let v = this.values[j];
+    if (v === undefined && this.isVar) {
+      // A `var` keeps its last value on bars where its declaration did not run.
+      let k = j;
+      while (k > 0 && v === undefined) v = this.values[--k];
+    }
+    return v === undefined ? NA : v;
+  }
+}
+
+/** Per call site of a user function (the script itself is the root): variables and built-in state. */
+class Frame {
+  slots = new Map<number | string, Slot>();
+  states = new Map<number, unknown>();
+  children = new Map<number, Frame>();
+}
+
+class Scope {
+  vars = new Map<string, Slot>();
+  constructor(readonly parent: Scope | null) {}
+  lookup(name: string): Slot | undefined {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const v = s.vars.get(name);
+      if (v) return v;
+    }
+    return undefined;
+  }
+}
+
+const BREAK = 1;
+const CONTINUE = 2;
+type Flow = 0 | typeof BREAK | typeof CONTINUE;
+
+export interface RunOptions {
+  limits: RunLimits;
+  /** Timeframe label and minimum tick for timeframe.period and syminfo.mintick. */
+  timeframe: string;
+  symbol: string;
+  mintick: number;
+}
+
+export function runProgram(program: Program, bars: Bars, options: RunOptions): RunResult {
+  return new Interpreter(program, bars, options).run();
+}
+
+class Interpreter {
+  private readonly n: number;
+  private bar = 0;
+  private steps = 0;
+  private arrayElements = 0;
+  private readonly funcs = new Map<string, FuncDef>();
+  private readonly root = new Frame();
+  private frame = this.root;
+  private globals = new Scope(null);
+  private site: { id: number; pos: Pos } = { id: 0, pos: { line: 1, col: 1 } };
+  private target: string | null = null;
+  /** The value of the last statement run (what an `if`/`switch`/function body gives back). */
+  private last: Value = NA;
+  private depth = 0;
+  private readonly out: Ctx['out'] = {
+    header: { title: '', kind: 'none', overlay: false },
+    plots: new Map(),
+    hlines: new Map(),
+    signals: [],
+    inputs: new Map(),
+    position: { now: 0, pending: 0 },
+  };
+  private readonly ctx: Ctx;
+
+  constructor(
+    private readonly program: Program,
+    private readonly bars: Bars,
+    private readonly options: RunOptions,
+  ) {
+    this.n = bars.close.length;
+    const self = this;
+    this.ctx = {
+      get bar() {
+        return self.bar;
+      },
+      n: this.n,
+      bars,
+      limits: options.limits,
+      state<T>(init: () => T): T {
+        const states = self.frame.states;
+        let s = states.get(self.site.id) as T | undefined;
+        if (s === undefined) states.set(self.site.id, (s = init()));
+        return s;
+      },
+      fail(message: string, construct?: string): never {
+        throw pineError(self.site.pos, message, construct);
+      },
+      grow(elements: number) {
+        self.arrayElements += elements;
+        if (self.arrayElements > options.limits.maxArraySize * 10) throw pineError(self.site.pos, `arrays hold more than ${options.limits.maxArraySize * 10} elements in all`);
+      },
+      out: this.out,
+      get target() {
+        return self.target;
+      },
+    };
+  }
+
+  run(): RunResult {
+    for (const s of this.program.body) {
+      if (s.kind === 'func') {
+        if (BUILTINS[s.name]) throw pineError(s, `'${s.name}' is a built-in and cannot be redefined`);
+        this.funcs.set(s.name, s);
+      }
+    }
+    this.check(this.program.body);
+    for (this.bar = 0; this.bar < this.n; this.bar++) {
+      this.out.position.now = this.out.position.pending;
+      this.globals = new Scope(null);
+      this.frame = this.root;
+      this.block(this.program.body, this.globals);
+    }
+    const plots: PlotOut[] = [...this.out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
+    return {
+      title: this.out.header.title,
+      kind: this.out.header.kind,
+      overlay: this.out.header.overlay,
+      plots,
+      hlines: [...this.out.hlines.values()],
+      signals: this.out.signals,
+      inputs: [...this.out.inputs.values()],
+      steps: this.steps,
+    };
+  }
+
+  /** Before any bar runs: every call names a built-in or a user function, every dotted name is known. */
+  private check(stmts: Stmt[]): void {
+    const visitExpr = (e: Expr | null | undefined): void => {
+      if (!e) return;
+      switch (e.kind) {
+        case 'call': {
+          if (!BUILTINS[e.callee] && !this.funcs.has(e.callee)) {
+            if (/^(request|line|label|box|table|matrix|map|polyline|linefill|chart|ticker|log|runtime|timeframe|str|array|math|ta|input|color|strategy)\.|^(plotcandle|plotbar|plotarrow|alert|max_bars_back|fixnan|time|time_close|timestamp)$/.test(e.callee) || e.callee.includes('.')) {
+              throw unsupported(e.calleePos, `${e.callee}()`);
+            }
+            throw pineError(e.calleePos, `unknown function '${e.callee}': declare it before use or check the spelling`);
+          }
+          const b = BUILTINS[e.callee];
+          if (b) {
+            if (e.args.length > b.params.length) throw pineError(e.calleePos, `${e.callee}() takes at most ${b.params.length} positional arguments`);
+            for (const k of Object.keys(e.named)) {
+              if (!b.params.includes(k) && !b.ignored?.includes(k)) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
+            }
+          }
+          e.args.forEach(visitExpr);
+          Object.values(e.named).forEach(visitExpr);
+          return;
+        }
+        case 'name':
+          if (e.name.includes('.') && constant(e.name) === undefined && !OTHER_VARIABLES.has(e.name)) throw unsupported(e, `'${e.name}'`);
+          return;
+        case 'index':
+          visitExpr(e.target);
+          visitExpr(e.offset);
+          return;
+        case 'unary':
+          visitExpr(e.operand);
+          return;
+        case 'binary':
+          visitExpr(e.left);
+          visitExpr(e.right);
+          return;
+        case 'ternary':
+          visitExpr(e.cond);
+          visitExpr(e.then);
+          visitExpr(e.else);
+          return;
+        case 'tuple':
+          e.items.forEach(visitExpr);
+          return;
+        case 'if':
+        case 'switch':
+        case 'loop':
+          visitStmt(e.stmt);
+          return;
+      }
+    };
+    const visitStmt = (s: Stmt): void => {
+      switch (s.kind) {
+        case 'decl':
+        case 'tupledecl':
+          visitExpr(s.init);
+          return;
+        case 'assign':
+          visitExpr(s.value);
+          return;
+        case 'expr':
+          visitExpr(s.expr);
+          return;
+        case 'if':
+          s.branches.forEach((b) => (visitExpr(b.cond), b.body.forEach(visitStmt)));
+          s.otherwise?.forEach(visitStmt);
+          return;
+        case 'switch':
+          visitExpr(s.subject);
+          s.cases.forEach((c) => (visitExpr(c.match), c.body.forEach(visitStmt)));
+          return;
+        case 'for':
+          visitExpr(s.from);
+          visitExpr(s.to);
+          visitExpr(s.step);
+          s.body.forEach(visitStmt);
+          return;
+        case 'forin':
+          visitExpr(s.iterable);
+          s.body.forEach(visitStmt);
+          return;
+        case 'while':
+          visitExpr(s.cond);
+          s.body.forEach(visitStmt);
+          return;
+        case 'func':
+          s.params.forEach((p) => visitExpr(p.default));
+          s.body.forEach(visitStmt);
+          return;
+      }
+    };
+    stmts.forEach(visitStmt);
+  }
+
+  private tick(pos: Pos): void {
+    if (++this.steps > this.options.limits.maxSteps) {
+      throw pineError(pos, `the script ran more than ${this.options.limits.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
+    }
+    if ((this.steps & 0xfff) === 0 && Date.now() > this.options.limits.deadlineMs) {
+      throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
+    }
+  }
+
+  private block(stmts: Stmt[], scope: Scope): Flow {
+    this.last = NA;
+    for (const s of stmts) {
+      const flow = this.stmt(s, scope);
+      if (flow) return flow;
+    }
+    return 0;
+  }
+
+  private slot(key: number | string, isVar: boolean): Slot {
+    let s = this.frame.slots.get(key);
+    if (!s) this.frame.slots.set(key, (s = new Slot(this.n, isVar)));
+    return s;
+  }
+
+  private stmt(s: Stmt, scope: Scope): Flow {
+    this.tick(s);
+    switch (s.kind) {
+      case 'decl': {
+        if (scope.vars.has(s.name)) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
+        const slot = this.slot(s.id, s.mode !== null);
+        if (s.mode) {
+          if (!slot.inited) {
+            slot.values[this.bar] = this.evalAssigned(s.init, scope, s.name);
+            slot.inited = true;
+          } else if (slot.values[this.bar] === undefined) slot.values[this.bar] = slot.get(this.bar - 1);
+        } else slot.values[this.bar] = this.evalAssigned(s.init, scope, s.name);
+        scope.vars.set(s.name, slot);
+        this.last = slot.values[this.bar]!;
+        return 0;
+      }
+      case 'tupledecl': {
+        const v = this.eval(s.init, scope);
+        if (!Array.isArray(v) || v.length !== s.names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${s.names.length} names are declared`);
+        s.names.forEach((name, i) => {
+          const slot = this.slot(`${s.id}:${i}`, false);
+          slot.values[this.bar] = v[i]!;
+          scope.vars.set(name, slot);
+        });
+        this.last = v;
+        return 0;
+      }
+      case 'assign': {
+        const slot = scope.lookup(s.name);
+        if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
+        let v = this.eval(s.value, scope);
+        if (s.op !== ':=') {
+          const cur = slot.get(this.bar);
+          v = arith(s.op[0]!, cur, v, s);
+        }
+        slot.values[this.bar] = v;
+        this.last = v;
+        return 0;
+      }
+      case 'expr':
+        this.last = this.eval(s.expr, scope);
+        return 0;
+      case 'break':
+        return BREAK;
+      case 'continue':
+        return CONTINUE;
+      case 'if':
+        return this.ifStmt(s, scope);
+      case 'switch':
+        return this.switchStmt(s, scope);
+      case 'for':
+      case 'forin':
+      case 'while':
+        this.loop(s, scope);
+        return 0;
+      case 'func':
+        return 0;
+    }
+  }
+
+  private evalAssigned(e: Expr, scope: Scope, name: string): Value {
+    const before = this.target;
+    this.target = name;
+    try {
+      return this.eval(e, scope);
+    } finally {
+      this.target = before;
+    }
+  }
+
+  private ifStmt(s: IfStmt, scope: Scope): Flow {
+    for (const b of s.branches) {
+      if (truthy(this.eval(b.cond, scope))) return this.block(b.body, new Scope(scope));
+    }
+    if (s.otherwise) return this.block(s.otherwise, new Scope(scope));
+    this.last = NA;
+    return 0;
+  }
+
+  private switchStmt(s: SwitchStmt, scope: Scope): Flow {
+    const subject = s.subject ? this.eval(s.subject, scope) : undefined;
+    for (const c of s.cases) {
+      const hit = c.match === null || (s.subject ? equal(this.eval(c.match, scope), subject!) : truthy(this.eval(c.match, scope)));
+      if (hit) return this.block(c.body, new Scope(scope));
+    }
+    this.last = NA;
+    return 0;
+  }
+
+  /** Runs a loop; its value (for `x = for …`) is the last statement's of the last iteration. */
+  private loop(s: ForStmt | ForInStmt | WhileStmt, scope: Scope): Value {
+    const cap = this.options.limits.maxLoopIterations;
+    let iterations = 0;
+    let value: Value = NA;
+    const over = () => {
+      if (++iterations > cap) throw pineError(s, `a loop ran more than ${cap} iterations on one bar; shorten it`);
+    };
+    const body = (inner: Scope): boolean => {
+      const flow = this.block(s.body, inner);
+      value = this.last;
+      return flow === BREAK;
+    };
+    if (s.kind === 'for') {
+      const from = num(this.eval(s.from, scope));
+      const to = num(this.eval(s.to, scope));
+      if (from !== from || to !== to) throw pineError(s, 'the bounds of a for loop are na');
+      let step = s.step ? Math.abs(num(this.eval(s.step, scope))) : 1;
+      if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
+      if (to < from) step = -step;
+      const counter = this.slot(`${s.id}:i`, false);
+      for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
+        over();
+        const inner = new Scope(scope);
+        counter.values[this.bar] = i;
+        inner.vars.set(s.counter, counter);
+        if (body(inner)) break;
+      }
+    } else if (s.kind === 'forin') {
+      const it = this.eval(s.iterable, scope);
+      if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
+      const slots = s.names.map((_, k) => this.slot(`${s.id}:${k}`, false));
+      for (let i = 0; i < it.items.length; i++) {
+        over();
+        const inner = new Scope(scope);
+        if (s.names.length === 2) {
+          slots[0]!.values[this.bar] = i;
+          slots[1]!.values[this.bar] = it.items[i]!;
+        } else slots[0]!.values[this.bar] = it.items[i]!;
+        s.names.forEach((name, k) => inner.vars.set(name, slots[k]!));
+        if (body(inner)) break;
+      }
+    } else {
+      while (truthy(this.eval(s.cond, scope))) {
+        over();
+        if (body(new Scope(scope))) break;
+      }
+    }
+    this.last = value;
+    return value;
+  }
+
+  private eval(e: Expr, scope: Scope): Value {
+    this.tick(e);
+    switch (e.kind) {
+      case 'num':
+      case 'str':
+      case 'bool':
+      case 'color':
+        return e.value;
+      case 'na':
+        return NA;
+      case 'name':
+        return this.name(e, scope, 0);
+      case 'index': {
+        const offset = num(this.eval(e.offset, scope));
+        if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
+        if (e.target.kind === 'name') return this.name(e.target, scope, offset);
+        // Any other expression: evaluate it on this bar and keep its values by bar.
+        const v = this.eval(e.target, scope);
+        const states = this.frame.states;
+        let hist = states.get(e.id) as Value[] | undefined;
+        if (!hist) states.set(e.id, (hist = new Array<Value>(this.n)));
+        hist[this.bar] = v;
+        const j = this.bar - offset;
+        return j < 0 || hist[j] === undefined ? NA : hist[j]!;
+      }
+      case 'unary': {
+        const v = this.eval(e.operand, scope);
+        if (e.op === 'not') return !truthy(v);
+        return e.op === '-' ? -num(v) : num(v);
+      }
+      case 'binary':
+        return this.binary(e, scope);
+      case 'ternary':
+        return truthy(this.eval(e.cond, scope)) ? this.eval(e.then, scope) : this.eval(e.else, scope);
+      case 'tuple':
+        return e.items.map((x) => this.eval(x, scope));
+      case 'if':
+        this.ifStmt(e.stmt, scope);
+        return this.last;
+      case 'switch':
+        this.switchStmt(e.stmt, scope);
+        return this.last;
+      case 'loop':
+        return this.loop(e.stmt, scope);
+      case 'call':
+        return this.call(e, scope);
+    }
+  }
+
+  private binary(e: Expr & { kind: 'binary' }, scope: Scope): Value {
+    if (e.op === 'and') return truthy(this.eval(e.left, scope)) && truthy(this.eval(e.right, scope));
+    if (e.op === 'or') return truthy(this.eval(e.left, scope)) || truthy(this.eval(e.right, scope));
+    const l = this.eval(e.left, scope);
+    const r = this.eval(e.right, scope);
+    switch (e.op) {
+      case '==':
+        return equal(l, r);
+      case '!=':
+        return !isNa(l) && !isNa(r) && !equal(l, r);
+      case '<':
+        return num(l) < num(r);
+      case '>':
+        return num(l) > num(r);
+      case '<=':
+        return num(l) <= num(r);
+      case '>=':
+        return num(l) >= num(r);
+      default:
+        return arith(e.op, l, r, e);
+    }
+  }
+
+  /** A name's value `offset` bars back: a variable, a bar field, or a built-in variable/constant. */
+  private name(e: Expr & { kind: 'name' }, scope: Scope, offset: number): Value {
+    const slot = scope.lookup(e.name);
+    if (slot) return slot.get(this.bar - offset);
+    const j = this.bar - offset;
+    if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : this.barField(e.name, j);
+    const c = constant(e.name);
+    if (c !== undefined) return c;
+    if (OTHER_VARIABLES.has(e.name)) {
+      if (offset > 0 && (e.name === 'ta.tr' || e.name === 'ta.obv')) throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
+      return this.variable(e, offset);
+    }
+    if (this.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
+    throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
+  }
+
+  private barField(name: string, j: number): Value {
+    const b = this.bars;
+    switch (name) {
+      case 'open':
+        return b.open[j]!;
+      case 'high':
+        return b.high[j]!;
+      case 'low':
+        return b.low[j]!;
+      case 'close':
+        return b.close[j]!;
+      case 'volume':
+        return b.volume[j]!;
+      case 'hl2':
+        return (b.high[j]! + b.low[j]!) / 2;
+      case 'hlc3':
+        return (b.high[j]! + b.low[j]! + b.close[j]!) / 3;
+      case 'ohlc4':
+        return (b.open[j]! + b.high[j]! + b.low[j]! + b.close[j]!) / 4;
+      case 'hlcc4':
+        return (b.high[j]! + b.low[j]! + b.close[j]! + b.close[j]!) / 4;
+      case 'time':
+        return b.ts[j]!;
+      case 'time_close':
+        return j + 1 < this.n ? b.ts[j + 1]! : NA;
+      case 'bar_index':
+        return j;
+      case 'last_bar_index':
+        return this.n - 1;
+    }
+    const d = new Date(b.ts[j]!);
+    switch (name) {
+      case 'year':
+        return d.getUTCFullYear();
+      case 'month':
+        return d.getUTCMonth() + 1;
+      case 'dayofmonth':
+        return d.getUTCDate();
+      case 'dayofweek':
+        return d.getUTCDay() + 1; // Pine: Sunday = 1
+      case 'hour':
+        return d.getUTCHours();
+      case 'minute':
+        return d.getUTCMinutes();
+      case 'second':
+        return d.getUTCSeconds();
+      default: {
+        const start = Date.UTC(d.getUTCFullYear(), 0, 1);
+        return Math.ceil(((b.ts[j]! - start) / 86_400_000 + new Date(start).getUTCDay() + 1) / 7);
+      }
+    }
+  }
+
+  private variable(e: Expr & { kind: 'name' }, offset: number): Value {
+    const j = this.bar - offset;
+    const tf = this.options.timeframe;
+    switch (e.name) {
+      case 'barstate.isfirst':
+        return j === 0;
+      case 'barstate.islast':
+      case 'barstate.islastconfirmedhistory':
+        return j === this.n - 1;
+      case 'barstate.isconfirmed':
+      case 'barstate.isnew':
+      case 'barstate.ishistory':
+        return true;
+      case 'barstate.isrealtime':
+        return false;
+      case 'syminfo.mintick':
+        return this.options.mintick;
+      case 'syminfo.ticker':
+      case 'syminfo.tickerid':
+        return this.options.symbol;
+      case 'timeframe.period':
+        return tf === '1h' ? '60' : tf.replace('min', '');
+      case 'timeframe.multiplier':
+        return tf === '1h' ? 60 : Number(tf.replace('min', ''));
+      case 'timeframe.isintraday':
+      case 'timeframe.isminutes':
+        return true;
+      case 'timeframe.isseconds':
+      case 'timeframe.isdaily':
+      case 'timeframe.isweekly':
+      case 'timeframe.ismonthly':
+        return false;
+      case 'strategy.position_size':
+        return this.out.position.now;
+      case 'ta.tr':
+      case 'ta.obv': {
+        this.site = { id: e.id, pos: e };
+        return taVariable(this.ctx, e.name)!;
+      }
+    }
+    return ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].indexOf(e.name.slice(10)) + 1;
+  }
+
+  private call(e: CallExpr, scope: Scope): Value {
+    const fn = this.funcs.get(e.callee);
+    if (fn) return this.callUser(fn, e, scope);
+    const b = BUILTINS[e.callee]!;
+    const a: Value[] = new Array<Value>(b.params.length);
+    for (let i = 0; i < e.args.length; i++) a[i] = this.eval(e.args[i]!, scope);
+    for (const k in e.named) {
+      const at = b.params.indexOf(k);
+      const v = this.eval(e.named[k]!, scope);
+      if (at >= 0) a[at] = v;
+    }
+    const before = this.site;
+    this.site = { id: e.id, pos: e.calleePos };
+    try {
+      return b.fn(this.ctx, a, e);
+    } finally {
+      this.site = before;
+    }
+  }
+
+  private callUser(fn: FuncDef, e: CallExpr, scope: Scope): Value {
+    if (++this.depth > 100) throw pineError(e.calleePos, `calls nest deeper than 100 levels (recursion is not allowed in Pine)`);
+    const args: Value[] = fn.params.map((p, i) => {
+      const given = e.args[i] ?? e.named[p.name];
+      if (given) return this.eval(given, scope);
+      if (p.default) return this.eval(p.default, scope);
+      throw pineError(e.calleePos, `${fn.name}() needs its argument '${p.name}'`);
+    });
+    if (e.args.length > fn.params.length) throw pineError(e.calleePos, `${fn.name}() takes ${fn.params.length} arguments`);
+    for (const k of Object.keys(e.named)) if (!fn.params.some((p) => p.name === k)) throw pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
+    const parent = this.frame;
+    let child = parent.children.get(e.id);
+    if (!child) parent.children.set(e.id, (child = new Frame()));
+    this.frame = child;
+    try {
+      const inner = new Scope(this.globals);
+      fn.params.forEach((p, i) => {
+        const slot = this.slot(`p${i}`, false);
+        slot.values[this.bar] = args[i]!;
+        inner.vars.set(p.name, slot);
+      });
+      this.block(fn.body, inner);
+      return this.last;
+    } finally {
+      this.frame = parent;
+      this.depth--;
+    }
+  }
+}
+
+function equal(a: Value, b: Value): boolean {
+  if (isNa(a) || isNa(b)) return false;
+  if (typeof a === 'number' || typeof b === 'number') return num(a) === num(b);
+  return a === b;
+}
+
+function arith(op: string, l: Value, r: Value, pos: Pos): Value {
+  if (op === '+' && (typeof l === 'string' || typeof r === 'string')) {
+    if (l === null || r === null) return null;
+    return `${typeof l === 'number' && l !== l ? 'NaN' : String(l)}${typeof r === 'number' && r !== r ? 'NaN' : String(r)}`;
+  }
+  if (typeof l === 'object' && l !== null) throw pineError(pos, `'${op}' needs numbers, got an array or tuple`);
+  if (typeof r === 'object' && r !== null) throw pineError(pos, `'${op}' needs numbers, got an array or tuple`);
+  const x = num(l);
+  const y = num(r);
+  switch (op) {
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      // Pine: division by zero is na.
+      return y === 0 ? NA : x / y;
+    case '%':
+      return y === 0 ? NA : x % y;
+  }
+  throw pineError(pos, `unknown operator '${op}'`);
+}
+
+function shift(values: Float64Array, offset: number): Float64Array {
+  const out = new Float64Array(values.length).fill(NaN);
+  for (let i = 0; i < values.length; i++) {
+    const j = i + offset;
+    if (j >= 0 && j < values.length) out[j] = values[i]!;
+  }
+  return out;
+}
+
+export type { PineError };
