@@ -44,7 +44,7 @@ export class PinePool {
   run(job: Omit<PineJob, 'id' | 'wallMs'>): Promise<PineJobResult> {
     if (this.closed) return Promise.resolve({ id: 0, ok: false, failure: 'the Pine pool is closed' });
     if (this.queue.length >= this.options.maxQueue) {
-      throw new RateLimitedError(`too many custom indicators are running; retry in a few seconds`);
+      throw new RateLimitedError('too many custom indicators are running; retry in a few seconds', 2);
     }
     return new Promise((resolve) => {
       this.queue.push({ job: { ...job, id: this.nextId++, wallMs: this.options.wallMs }, resolve });

@@ -6,7 +6,7 @@ import { truthy, type Value } from './values.ts';
 
 /** Parameters that only change how TradingView draws or lists a script: accepted, no effect here. */
 const COSMETIC = [
-  'editable', 'display', 'show_last', 'trackprice', 'histbase', 'join', 'force_overlay', 'precision', 'format', 'scale',
+  'editable', 'display', 'show_last', 'trackprice', 'histbase', 'join', 'precision', 'format', 'scale',
   'max_bars_back', 'timeframe', 'timeframe_gaps', 'explicit_plot_zorder', 'max_lines_count', 'max_labels_count',
   'max_boxes_count', 'calc_bars_count', 'max_polylines_count', 'dynamic_requests', 'behind_chart', 'textcolor', 'size',
   'tooltip', 'group', 'inline', 'confirm', 'linestyle', 'transp', 'fillgaps', 'shorttitle', 'initial_capital',
@@ -71,6 +71,7 @@ function plot(ctx: Ctx, call: { id: number }, a: Value[]): void {
       style: typeof a[4] === 'string' ? a[4] : 'style_line',
       values: new Float64Array(ctx.n).fill(NaN),
       offset,
+      forceOverlay: a[6] === true,
     };
     ctx.out.plots.set(call.id, p);
   }
@@ -124,7 +125,7 @@ export const DRAW: Record<string, Builtin> = {
   'input.color': input('color'),
   'input.timeframe': input('timeframe'),
   plot: {
-    params: ['series', 'title', 'color', 'linewidth', 'style', 'offset'],
+    params: ['series', 'title', 'color', 'linewidth', 'style', 'offset', 'force_overlay'],
     ignored: COSMETIC,
     fn: (ctx, a, call) => {
       plot(ctx, call, a);

@@ -5,6 +5,8 @@ export interface PlotOut {
   style: string;
   linewidth: number;
   values: Float64Array;
+  /** plot(force_overlay=true): drawn on the price pane even in a separate-pane indicator. */
+  forceOverlay: boolean;
 }
 export interface HlineOut {
   title: string;
