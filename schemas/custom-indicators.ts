@@ -49,7 +49,28 @@ export const CustomIndicatorRequest = strictObject({
     .max(CUSTOM_MAX_LIMIT)
     .default(2000)
     .describe(`Bars returned (the newest, at most ${CUSTOM_MAX_LIMIT}); the script runs over up to ${CUSTOM_WARMUP_BARS} earlier bars first`),
-}).meta({ id: 'CustomIndicatorRequest' });
+}).meta({
+  id: 'CustomIndicatorRequest',
+  examples: [
+    {
+      source: [
+        '//@version=5',
+        'indicator("RSI with levels", overlay=false)',
+        'len = input.int(14, "Length", minval=1)',
+        'r = ta.rsi(close, len)',
+        'plot(r, "RSI", color=color.purple)',
+        'hline(70, "Overbought")',
+        'hline(30, "Oversold")',
+        'plotshape(ta.crossover(r, 30), "Leaving oversold", style=shape.triangleup, location=location.bottom)',
+      ].join('\n'),
+      fe_mode: 'full',
+      symbol: 'EURUSD',
+      timeframe: '15min',
+      limit: 500,
+    },
+    { source: 'a 20-period Keltner channel with 2 ATR bands, and mark where price closes outside it', provider: 'offline', fe_mode: 'basic' },
+  ],
+});
 export type CustomIndicatorRequest = z.infer<typeof CustomIndicatorRequest>;
 
 const Values = z.array(z.number().nullable()).describe('One value per returned bar (aligned with `timestamps`); null = na');

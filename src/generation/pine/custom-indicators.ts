@@ -1,0 +1,88 @@
+/**
+ * POST /indicators/custom as a capability: charge 1 credit, write Pine from text when needed,
+ * run it in the worker pool (a failure of ours is retried once), shape the response; a script
+ * problem is refunded and answered 422 with its line:column, a failure of ours refunded too.
+ */
+import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
+import type { Metering } from '../../accounts/index.ts';
+import { InternalError, UnprocessableError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import { shapeRun, type PineBars, type PineJobResult, type PinePool } from '../../indicators/index.ts';
+import { INSTRUMENTS } from '../../lib/instruments.ts';
+import type { ClaudePineWriter } from './claude-pine.ts';
+import { pineFromText } from './from-text.ts';
+
+export const CUSTOM_INDICATOR_CREDITS = 1;
+
+/** The bars a script runs over; those before `from` are warm-up, not returned. */
+export interface CustomBars extends PineBars {
+  from: number;
+}
+
+export interface CustomIndicatorsDeps {
+  metering: Pick<Metering, 'charge' | 'refund'>;
+  pool: Pick<PinePool, 'run'>;
+  /** Claude, when the service has a key. */
+  claude: Pick<ClaudePineWriter, 'write'> | null;
+  log: Logger;
+}
+
+/** The text is Pine when it has a version annotation, a header call, or a plot call. */
+export function looksLikePine(source: string): boolean {
+  return /^\s*\/\/\s*@version\s*=/m.test(source) || /^\s*(indicator|strategy|library)\s*\(/m.test(source) || /^\s*plot(shape|char)?\s*\(/m.test(source);
+}
+
+export class CustomIndicators {
+  constructor(private readonly deps: CustomIndicatorsDeps) {}
+
+  async compute(userId: number, body: CustomIndicatorRequest, bars: CustomBars): Promise<CustomIndicatorResponse> {
+    const { metering, log } = this.deps;
+    const balance = await metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom');
+    try {
+      const response = await this.work(body, bars);
+      return { ...response, credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: balance };
+    } catch (err) {
+      await metering.refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed').catch((e) => log.error({ err: e }, 'refund failed'));
+      if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
+      throw err;
+    }
+  }
+
+  private async work(body: CustomIndicatorRequest, bars: CustomBars): Promise<Omit<CustomIndicatorResponse, 'credits_charged' | 'credits_remaining'>> {
+    const pine = looksLikePine(body.source);
+    let source = body.source;
+    let generator: CustomIndicatorResponse['generator'] = 'pine';
+    if (!pine) {
+      const written = body.provider !== 'offline' && this.deps.claude ? await this.deps.claude.write(body.source, body.provider) : null;
+      source = written ?? pineFromText(body.source, body.symbol, body.timeframe).pine;
+      generator = written ? 'claude' : 'offline';
+    }
+    const job = { source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10 };
+    let result: PineJobResult = await this.deps.pool.run(job);
+    if (!result.ok && 'failure' in result) {
+      this.deps.log.warn({ err: result.failure }, 'custom indicator failed, retrying once');
+      result = await this.deps.pool.run(job);
+    }
+    if (!result.ok) {
+      if ('problem' in result) {
+        const p = result.problem;
+        throw Object.assign(new UnprocessableError(pine ? p.message : `the Pine written from your description failed: ${p.message}`), {
+          details: { line: p.line, column: p.col, construct: p.construct, ...(pine ? {} : { generated_pine: source }) },
+        });
+      }
+      this.deps.log.error({ err: result.failure }, 'custom indicator failed twice');
+      throw new InternalError('the indicator could not be computed because of a fault on our side; your credit was refunded, try again');
+    }
+    const shaped = shapeRun(result.result, bars.ts, bars.close, bars.from, body.fe_mode);
+    return {
+      source_kind: pine ? 'pine' : 'text',
+      generated_pine: pine ? null : source,
+      generator,
+      symbol: body.symbol,
+      timeframe: body.timeframe,
+      count: bars.ts.length - bars.from,
+      warmup: bars.from,
+      ...shaped,
+    };
+  }
+}
