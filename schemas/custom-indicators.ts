@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { ErrorBody, IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { strictObject } from './strict.ts';
 
 /**
@@ -134,3 +134,11 @@ export const CustomIndicatorResponse = z
   })
   .meta({ id: 'CustomIndicatorResponse' });
 export type CustomIndicatorResponse = z.infer<typeof CustomIndicatorResponse>;
+
+/** 422: the script (or the Pine written from the description) cannot be run as written. */
+export const PineErrorBody = ErrorBody.extend({
+  line: z.number().int().describe('1-based line of the problem'),
+  column: z.number().int().describe('1-based column of the problem'),
+  construct: z.string().nullable().describe('The unsupported construct, when that is the problem (e.g. `request.security()`)'),
+  generated_pine: z.string().optional().describe('The Pine written from your description, when that is what failed'),
+}).meta({ id: 'PineError' });

@@ -1,4 +1,4 @@
-import { CUSTOM_MAX_LIMIT, CUSTOM_WARMUP_BARS, CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
+import { CUSTOM_MAX_LIMIT, CUSTOM_WARMUP_BARS, CustomIndicatorRequest, CustomIndicatorResponse, PineErrorBody } from '../../../schemas/custom-indicators.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import type { CustomIndicators } from '../../generation/index.ts';
 import type { MarketData } from '../../market/index.ts';
@@ -34,7 +34,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       summary: 'A custom indicator from Pine Script or plain language',
       description: DESCRIPTION,
       body: CustomIndicatorRequest,
-      response: { 200: CustomIndicatorResponse, 402: ErrorBody, 422: ErrorBody },
+      response: { 200: CustomIndicatorResponse, 402: ErrorBody, 422: PineErrorBody },
     },
     handler: async (request) => {
       const user = requireUser(request);

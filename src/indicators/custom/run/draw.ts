@@ -6,7 +6,7 @@ import { truthy, type Value } from './values.ts';
 
 /** Parameters that only change how TradingView draws or lists a script: accepted, no effect here. */
 const COSMETIC = [
-  'editable', 'display', 'show_last', 'trackprice', 'histbase', 'join', 'precision', 'format', 'scale',
+  'editable', 'display', 'show_last', 'trackprice', 'histbase', 'join', 'force_overlay', 'precision', 'format', 'scale',
   'max_bars_back', 'timeframe', 'timeframe_gaps', 'explicit_plot_zorder', 'max_lines_count', 'max_labels_count',
   'max_boxes_count', 'calc_bars_count', 'max_polylines_count', 'dynamic_requests', 'behind_chart', 'textcolor', 'size',
   'tooltip', 'group', 'inline', 'confirm', 'linestyle', 'transp', 'fillgaps', 'shorttitle', 'initial_capital',
