@@ -30,6 +30,8 @@ export function tokenize(source: string): Token[] {
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
   const levels = [0];
   let depth = 0; // open brackets
+  // Where the last code line ended: a statement cut short is reported there, not on the next line.
+  let end = { line: 1, col: 1 };
   for (let li = 0; li < lines.length; li++) {
     const raw = lines[li]!;
     const lineNo = li + 1;
@@ -44,7 +46,7 @@ export function tokenize(source: string): Token[] {
     if (rest === '' || rest.startsWith('//')) continue; // blank or comment-only lines never open blocks
     const continuation = depth > 0 || (indent % 4 !== 0 && indent > levels.at(-1)!);
     if (!continuation) {
-      if (tokens.length > 0 && tokens.at(-1)!.kind !== 'newline') tokens.push({ kind: 'newline', text: '\n', line: lineNo, col: 1 });
+      if (tokens.length > 0 && tokens.at(-1)!.kind !== 'newline') tokens.push({ kind: 'newline', text: '\n', ...end });
       if (indent % 4 !== 0) throw pineError({ line: lineNo, col: indent + 1 }, 'indentation must be a multiple of 4 spaces (or tabs)');
       if (indent > levels.at(-1)!) {
         if (indent !== levels.at(-1)! + 4) throw pineError({ line: lineNo, col: indent + 1 }, 'a block is indented by exactly one level (4 spaces)');
@@ -106,13 +108,13 @@ export function tokenize(source: string): Token[] {
       tokens.push({ kind: 'op', text: op, line: lineNo, col });
       i += op.length;
     }
+    end = { line: lineNo, col: raw.replace(/\s*(\/\/.*)?$/, '').length + 1 };
   }
-  const end = lines.length + 1;
-  if (tokens.length > 0 && tokens.at(-1)!.kind !== 'newline') tokens.push({ kind: 'newline', text: '\n', line: end, col: 1 });
+  if (tokens.length > 0 && tokens.at(-1)!.kind !== 'newline') tokens.push({ kind: 'newline', text: '\n', ...end });
   while (levels.length > 1) {
     levels.pop();
-    tokens.push({ kind: 'dedent', text: '', line: end, col: 1 }, { kind: 'newline', text: '\n', line: end, col: 1 });
+    tokens.push({ kind: 'dedent', text: '', ...end }, { kind: 'newline', text: '\n', ...end });
   }
-  tokens.push({ kind: 'eof', text: '', line: end, col: 1 });
+  tokens.push({ kind: 'eof', text: '', ...end });
   return tokens;
 }

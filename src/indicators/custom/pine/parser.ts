@@ -465,9 +465,9 @@ class Parser {
           this.next();
           name += `.${this.next().text}`;
         }
-        // array.new<float>(…): the type argument is dropped (values are dynamically typed).
+        // array.new<float>(…): the type argument is part of the callee's name.
         if (this.is('<') && /\.new$/.test(name) && this.peek().kind === 'ident' && this.is('>', this.peek(2))) {
-          name += `_${this.peek().text}`;
+          name += `<${this.peek().text}>`;
           this.i += 3;
         }
         return this.node(tok, { kind: 'name' as const, name });

@@ -41,7 +41,7 @@ const nums = (arr: PineArray): number[] => arr.items.map((v) => num(v));
 const arr1 = (f: (xs: number[]) => number): Builtin => ({ params: ['id'], fn: (ctx, a) => f(nums(arrayArg(ctx, a[0]))) });
 const mean = (xs: number[]) => (xs.length === 0 ? NaN : xs.reduce((s, x) => s + x, 0) / xs.length);
 
-const ARRAY_NEW = ['array.new_float', 'array.new_int', 'array.new_bool', 'array.new_string', 'array.new_color'];
+const ARRAY_NEW = ['float', 'int', 'bool', 'string', 'color'].flatMap((t) => [`array.new_${t}`, `array.new<${t}>`]);
 
 export const CORE: Record<string, Builtin> = {
   nz: { params: ['source', 'replacement'], fn: (_c, a) => (isNa(a[0]) ? (a[1] ?? 0) : a[0]!) },

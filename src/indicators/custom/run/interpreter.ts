@@ -25,6 +25,10 @@ const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstat
   'strategy.position_size', 'ta.tr', 'ta.obv', 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
   'dayofweek.thursday', 'dayofweek.friday', 'dayofweek.saturday']);
 
+/** Pine's built-in namespaces: a dotted call outside them is a method call on a variable. */
+const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
+  'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
+
 class Slot {
   values: Value[];
   inited = false;
@@ -170,7 +174,11 @@ class Interpreter {
       switch (e.kind) {
         case 'call': {
           if (!BUILTINS[e.callee] && !this.funcs.has(e.callee)) {
-            if (/^(request|line|label|box|table|matrix|map|polyline|linefill|chart|ticker|log|runtime|timeframe|str|array|math|ta|input|color|strategy)\.|^(plotcandle|plotbar|plotarrow|alert|max_bars_back|fixnan|time|time_close|timestamp)$/.test(e.callee) || e.callee.includes('.')) {
+            const ns = e.callee.split('.')[0]!;
+            if (e.callee.includes('.') && !NAMESPACES.has(ns)) {
+              throw unsupported(e.calleePos, `method-call syntax ${e.callee}()`, `is not supported; call the namespaced function instead, e.g. array.push(${ns}, x)`);
+            }
+            if (e.callee.includes('.') || /^(plotcandle|plotbar|plotarrow|alert|max_bars_back|time|time_close|timestamp)$/.test(e.callee)) {
               throw unsupported(e.calleePos, `${e.callee}()`);
             }
             throw pineError(e.calleePos, `unknown function '${e.callee}': declare it before use or check the spelling`);
