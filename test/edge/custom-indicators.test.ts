@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { UNSUPPORTED } from '../indicators/custom/unsupported-cases.ts';
 
 const RSI = `//@version=5
 indicator("RSI levels", overlay=false)
@@ -125,6 +126,24 @@ if ta.crossunder(fast, slow)
     assert.equal(res.body.construct, 'request.security()');
     assert.match(res.body.error, /line 4:5/);
     assert.equal(await balance(), before);
+  });
+
+  it('answers each of twenty unsupported constructs 422 at its line:column, refunded', async () => {
+    const before = await balance();
+    for (const c of UNSUPPORTED) {
+      const res = await post({ source: c.source, limit: 50 });
+      assert.equal(res.status, 422, `${c.construct}: ${res.text}`);
+      assert.equal(`${res.body.line}:${res.body.column}`, `${c.line}:${c.col}`, c.construct);
+      assert.ok(String(res.body.construct).includes(c.construct), `${res.body.construct} for ${c.construct}`);
+    }
+    assert.equal(await balance(), before);
+  });
+
+  it('is described in /openapi.json with its request and 422 shapes', async () => {
+    const spec = (await sf.api('GET', '/openapi.json')).body;
+    const op = spec.paths['/api/v1/indicators/custom'].post;
+    assert.ok(op.requestBody && op.responses['200'] && op.responses['422']);
+    assert.match(op.description, /1 credit per call/);
   });
 
   it('stops an endless loop and a 10^7-element array fast, while the service keeps answering', async () => {
