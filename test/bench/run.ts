@@ -38,6 +38,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'signal-delivery': () => import('./signal-delivery.ts'),
   'payout-sweep': () => import('./payout-sweep.ts'),
   'community': () => import('./community.ts'),
+  'pine': () => import('./pine.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
