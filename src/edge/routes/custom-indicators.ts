@@ -3,6 +3,7 @@ import { ErrorBody } from '../../../schemas/common.ts';
 import type { CustomIndicators } from '../../generation/index.ts';
 import type { MarketData } from '../../market/index.ts';
 import { requireUser } from '../plugins/auth.ts';
+import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 const DESCRIPTION =
@@ -29,6 +30,7 @@ const DESCRIPTION =
 export function customIndicatorRoutes(app: App, { market, custom }: { market: MarketData; custom: CustomIndicators }): void {
   app.post('/api/v1/indicators/custom', {
     config: { auth: 'key' },
+    ...plainJsonSerializer,
     schema: {
       tags: ['market'],
       summary: 'A custom indicator from Pine Script or plain language',
@@ -36,7 +38,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       body: CustomIndicatorRequest,
       response: { 200: CustomIndicatorResponse, 402: ErrorBody, 422: PineErrorBody },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const user = requireUser(request);
       const { body } = request;
       const series = await market.cache.get(body.symbol, body.timeframe);
@@ -45,7 +47,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       const start = Math.max(0, end - body.limit - CUSTOM_WARMUP_BARS);
       const from = Math.max(0, end - body.limit) - start;
       const slice = (x: Float64Array) => x.slice(start, end);
-      return custom.compute(user.user_id, body, {
+      const json = await custom.compute(user.user_id, body, {
         ts: slice(c.ts),
         open: slice(c.open),
         high: slice(c.high),
@@ -54,6 +56,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
         volume: slice(c.volume),
         from,
       });
+      return sendJsonText<CustomIndicatorResponse>(reply, json);
     },
   });
 }

@@ -7,7 +7,7 @@ import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../s
 import type { Metering } from '../../accounts/index.ts';
 import { InternalError, UnprocessableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import { shapeRun, type PineBars, type PineJobResult, type PinePool } from '../../indicators/index.ts';
+import type { PineBars, PineJobResult, PinePool } from '../../indicators/index.ts';
 import { INSTRUMENTS } from '../../lib/instruments.ts';
 import type { ClaudePineWriter } from './claude-pine.ts';
 import { pineFromText } from './from-text.ts';
@@ -35,12 +35,14 @@ export function looksLikePine(source: string): boolean {
 export class CustomIndicators {
   constructor(private readonly deps: CustomIndicatorsDeps) {}
 
-  async compute(userId: number, body: CustomIndicatorRequest, bars: CustomBars): Promise<CustomIndicatorResponse> {
+  /** The response body as JSON text (the bulk of it printed in the worker). */
+  async compute(userId: number, body: CustomIndicatorRequest, bars: CustomBars): Promise<string> {
     const { metering, log } = this.deps;
     const balance = await metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom');
     try {
-      const response = await this.work(body, bars);
-      return { ...response, credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: balance };
+      const { head, shaped } = await this.work(body, bars);
+      const tail = { credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: balance };
+      return `${JSON.stringify(head).slice(0, -1)},${shaped.slice(1, -1)},${JSON.stringify(tail).slice(1)}`;
     } catch (err) {
       await metering.refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed').catch((e) => log.error({ err: e }, 'refund failed'));
       if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
@@ -48,7 +50,7 @@ export class CustomIndicators {
     }
   }
 
-  private async work(body: CustomIndicatorRequest, bars: CustomBars): Promise<Omit<CustomIndicatorResponse, 'credits_charged' | 'credits_remaining'>> {
+  private async work(body: CustomIndicatorRequest, bars: CustomBars): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: string }> {
     const pine = looksLikePine(body.source);
     let source = body.source;
     let generator: CustomIndicatorResponse['generator'] = 'pine';
@@ -57,7 +59,7 @@ export class CustomIndicators {
       source = written ?? pineFromText(body.source, body.symbol, body.timeframe).pine;
       generator = written ? 'claude' : 'offline';
     }
-    const job = { source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10 };
+    const job = { source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
     let result: PineJobResult = await this.deps.pool.run(job);
     if (!result.ok && 'failure' in result) {
       this.deps.log.warn({ err: result.failure }, 'custom indicator failed, retrying once');
@@ -73,8 +75,7 @@ export class CustomIndicators {
       this.deps.log.error({ err: result.failure }, 'custom indicator failed twice');
       throw new InternalError('the indicator could not be computed because of a fault on our side; your credit was refunded, try again');
     }
-    const shaped = shapeRun(result.result, bars.ts, bars.close, bars.from, body.fe_mode);
-    return {
+    const head: Partial<CustomIndicatorResponse> = {
       source_kind: pine ? 'pine' : 'text',
       generated_pine: pine ? null : source,
       generator,
@@ -82,7 +83,7 @@ export class CustomIndicators {
       timeframe: body.timeframe,
       count: bars.ts.length - bars.from,
       warmup: bars.from,
-      ...shaped,
     };
+    return { head, shaped: result.json! };
   }
 }

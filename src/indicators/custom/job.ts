@@ -1,9 +1,11 @@
 /** The messages between the edge and a Pine worker, and the one function a worker runs. */
+import type { FeMode } from '../../../schemas/custom-indicators.ts';
 import { PineError } from './pine/errors.ts';
 import { parsePine } from './pine/parser.ts';
 import { runProgram } from './run/interpreter.ts';
 import type { RunResult } from './run/outputs.ts';
 import { DEFAULT_LIMITS, type Bars } from './run/values.ts';
+import { shapeRun } from './shape.ts';
 
 export interface PineJob {
   id: number;
@@ -15,6 +17,8 @@ export interface PineJob {
   /** Wall-clock budget of the run inside the worker. */
   wallMs: number;
   maxSteps?: number;
+  /** When set, the worker also shapes the response part (bars from `shape.from` on) as JSON text. */
+  shape?: { from: number; feMode: FeMode };
 }
 
 /** A problem with the script itself: answered 422 and refunded. */
@@ -26,7 +30,7 @@ export interface ScriptProblem {
 }
 
 export type PineJobResult =
-  | { id: number; ok: true; result: RunResult; parseMs: number; runMs: number }
+  | { id: number; ok: true; result: RunResult; parseMs: number; runMs: number; json?: string }
   | { id: number; ok: false; problem: ScriptProblem }
   | { id: number; ok: false; failure: string };
 
@@ -42,7 +46,11 @@ export function runJob(job: PineJob): PineJobResult {
       symbol: job.symbol,
       mintick: job.mintick,
     });
-    return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs: performance.now() - t1 };
+    const runMs = performance.now() - t1;
+    if (!job.shape) return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs };
+    // Shaped and printed here, off the event loop: the edge only splices the text in.
+    const json = JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode));
+    return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs, json };
   } catch (err) {
     if (err instanceof PineError) return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null } };
     if (err instanceof RangeError) {

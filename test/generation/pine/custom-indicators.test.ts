@@ -67,7 +67,7 @@ describe('CustomIndicators', () => {
   it('charges 1 credit once for a run', async () => {
     const credits = ledger();
     const custom = new CustomIndicators({ metering: credits, pool, claude: null, log });
-    const res = await custom.compute(1, body(SMA), bars);
+    const res = JSON.parse(await custom.compute(1, body(SMA), bars));
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
     assert.equal(res.credits_remaining, 9);
     assert.equal(res.count, 200);
@@ -77,7 +77,7 @@ describe('CustomIndicators', () => {
   it('retries a failure of ours once and charges once when the retry succeeds', async () => {
     const credits = ledger();
     const p = flaky(1);
-    const res = await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(1, body(SMA), bars);
+    const res = JSON.parse(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(1, body(SMA), bars));
     assert.equal(p.calls(), 2);
     assert.equal(res.overlays.length, 1);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
@@ -114,7 +114,7 @@ describe('CustomIndicators', () => {
     it('writes the Pine, repaired once after our parser refused the draft', async () => {
       fake.queue({ text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20)\n```' }, { text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20), "EMA 20")\n```' });
       const before = fake.requests.length;
-      const res = await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('an EMA 20', { provider: 'haiku' }), bars);
+      const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('an EMA 20', { provider: 'haiku' }), bars));
       assert.equal(res.generator, 'claude');
       assert.equal(res.source_kind, 'text');
       assert.match(res.generated_pine!, /plot\(ta\.ema\(close, 20\), "EMA 20"\)/);
@@ -125,14 +125,14 @@ describe('CustomIndicators', () => {
 
     it('falls back to the offline writer when the API fails', async () => {
       fake.queue({ status: 529, errorType: 'overloaded_error' });
-      const res = await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('RSI 14 below 30', { provider: 'sonnet' }), bars);
+      const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('RSI 14 below 30', { provider: 'sonnet' }), bars));
       assert.equal(res.generator, 'offline');
       assert.match(res.generated_pine!, /ta\.rsi\(close, 14\)/);
     });
 
     it('uses the offline writer for provider offline, without asking Claude', async () => {
       const before = fake.requests.length;
-      const res = await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('EMA 9/21 crossover'), bars);
+      const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('EMA 9/21 crossover'), bars));
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
     });

@@ -49,7 +49,8 @@ class Slot {
 
 /** Per call site of a user function (the script itself is the root): variables and built-in state. */
 class Frame {
-  slots = new Map<number | string, Slot>();
+  /** By declaration node id; parameters at −1, −2…; tuple names and loop variables at localKey(). */
+  slots = new Map<number, Slot>();
   states = new Map<number, unknown>();
   children = new Map<number, Frame>();
 }
@@ -65,6 +66,16 @@ class Scope {
     return undefined;
   }
 }
+
+interface CallPlan {
+  user: FuncDef | null;
+  builtin: Builtin | null;
+  /** Where each named argument goes among the built-in's parameters (−1: accepted and ignored). */
+  named: (readonly [number, Expr])[];
+}
+
+/** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
+const localKey = (id: number, k: number): number => -1000 - id * 64 - k;
 
 const BREAK = 1;
 const CONTINUE = 2;
@@ -91,11 +102,14 @@ class Interpreter {
   private readonly root = new Frame();
   private frame = this.root;
   private globals = new Scope(null);
-  private site: { id: number; pos: Pos } = { id: 0, pos: { line: 1, col: 1 } };
+  /** The built-in call being made: its node id keys its state, its position locates its errors. */
+  private siteId = 0;
+  private sitePos: Pos = { line: 1, col: 1 };
   private target: string | null = null;
   /** The value of the last statement run (what an `if`/`switch`/function body gives back). */
   private last: Value = NA;
   private depth = 0;
+  private readonly callPlans = new Map<number, CallPlan>();
   private readonly out: Ctx['out'] = {
     header: { title: '', kind: 'none', overlay: false },
     plots: new Map(),
@@ -122,16 +136,16 @@ class Interpreter {
       limits: options.limits,
       state<T>(init: () => T): T {
         const states = self.frame.states;
-        let s = states.get(self.site.id) as T | undefined;
-        if (s === undefined) states.set(self.site.id, (s = init()));
+        let s = states.get(self.siteId) as T | undefined;
+        if (s === undefined) states.set(self.siteId, (s = init()));
         return s;
       },
       fail(message: string, construct?: string): never {
-        throw pineError(self.site.pos, message, construct);
+        throw pineError(self.sitePos, message, construct);
       },
       grow(elements: number) {
         self.arrayElements += elements;
-        if (self.arrayElements > options.limits.maxArraySize * 10) throw pineError(self.site.pos, `arrays hold more than ${options.limits.maxArraySize * 10} elements in all`);
+        if (self.arrayElements > options.limits.maxArraySize * 10) throw pineError(self.sitePos, `arrays hold more than ${options.limits.maxArraySize * 10} elements in all`);
       },
       out: this.out,
       get target() {
@@ -284,7 +298,7 @@ class Interpreter {
     return 0;
   }
 
-  private slot(key: number | string, isVar: boolean): Slot {
+  private slot(key: number, isVar: boolean): Slot {
     let s = this.frame.slots.get(key);
     if (!s) this.frame.slots.set(key, (s = new Slot(this.n, isVar)));
     return s;
@@ -310,7 +324,7 @@ class Interpreter {
         const v = this.eval(s.init, scope);
         if (!Array.isArray(v) || v.length !== s.names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${s.names.length} names are declared`);
         s.names.forEach((name, i) => {
-          const slot = this.slot(`${s.id}:${i}`, false);
+          const slot = this.slot(localKey(s.id, i), false);
           slot.values[this.bar] = v[i]!;
           scope.vars.set(name, slot);
         });
@@ -384,14 +398,6 @@ class Interpreter {
     const cap = this.options.limits.maxLoopIterations;
     let iterations = 0;
     let value: Value = NA;
-    const over = () => {
-      if (++iterations > cap) throw pineError(s, `a loop ran more than ${cap} iterations on one bar; shorten it`);
-    };
-    const body = (inner: Scope): boolean => {
-      const flow = this.block(s.body, inner);
-      value = this.last;
-      return flow === BREAK;
-    };
     if (s.kind === 'for') {
       const from = num(this.eval(s.from, scope));
       const to = num(this.eval(s.to, scope));
@@ -399,50 +405,63 @@ class Interpreter {
       let step = s.step ? Math.abs(num(this.eval(s.step, scope))) : 1;
       if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
       if (to < from) step = -step;
-      const counter = this.slot(`${s.id}:i`, false);
+      const counter = this.slot(localKey(s.id, 63), false);
       for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
-        over();
+        if (++iterations > cap) throw this.overCap(s, cap);
         const inner = new Scope(scope);
         counter.values[this.bar] = i;
         inner.vars.set(s.counter, counter);
-        if (body(inner)) break;
+        const flow = this.block(s.body, inner);
+        value = this.last;
+        if (flow === BREAK) break;
       }
     } else if (s.kind === 'forin') {
       const it = this.eval(s.iterable, scope);
       if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
-      const slots = s.names.map((_, k) => this.slot(`${s.id}:${k}`, false));
+      const slots = s.names.map((_, k) => this.slot(localKey(s.id, k), false));
       for (let i = 0; i < it.items.length; i++) {
-        over();
+        if (++iterations > cap) throw this.overCap(s, cap);
         const inner = new Scope(scope);
         if (s.names.length === 2) {
           slots[0]!.values[this.bar] = i;
           slots[1]!.values[this.bar] = it.items[i]!;
         } else slots[0]!.values[this.bar] = it.items[i]!;
-        s.names.forEach((name, k) => inner.vars.set(name, slots[k]!));
-        if (body(inner)) break;
+        for (let k = 0; k < s.names.length; k++) inner.vars.set(s.names[k]!, slots[k]!);
+        const flow = this.block(s.body, inner);
+        value = this.last;
+        if (flow === BREAK) break;
       }
     } else {
       while (truthy(this.eval(s.cond, scope))) {
-        over();
-        if (body(new Scope(scope))) break;
+        if (++iterations > cap) throw this.overCap(s, cap);
+        const flow = this.block(s.body, new Scope(scope));
+        value = this.last;
+        if (flow === BREAK) break;
       }
     }
     this.last = value;
     return value;
   }
 
+  private overCap(s: Pos, cap: number): PineError {
+    return pineError(s, `a loop ran more than ${cap} iterations on one bar; shorten it`);
+  }
+
   private eval(e: Expr, scope: Scope): Value {
     this.tick(e);
+    // The commonest kinds first: names, calls, operators, numbers.
     switch (e.kind) {
+      case 'name':
+        return this.name(e, scope, 0);
+      case 'call':
+        return this.call(e, scope);
+      case 'binary':
+        return this.binary(e, scope);
       case 'num':
       case 'str':
       case 'bool':
       case 'color':
         return e.value;
-      case 'na':
-        return NA;
-      case 'name':
-        return this.name(e, scope, 0);
       case 'index': {
         const offset = num(this.eval(e.offset, scope));
         if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
@@ -456,15 +475,15 @@ class Interpreter {
         const j = this.bar - offset;
         return j < 0 || hist[j] === undefined ? NA : hist[j]!;
       }
+      case 'ternary':
+        return truthy(this.eval(e.cond, scope)) ? this.eval(e.then, scope) : this.eval(e.else, scope);
       case 'unary': {
         const v = this.eval(e.operand, scope);
         if (e.op === 'not') return !truthy(v);
         return e.op === '-' ? -num(v) : num(v);
       }
-      case 'binary':
-        return this.binary(e, scope);
-      case 'ternary':
-        return truthy(this.eval(e.cond, scope)) ? this.eval(e.then, scope) : this.eval(e.else, scope);
+      case 'na':
+        return NA;
       case 'tuple':
         return e.items.map((x) => this.eval(x, scope));
       case 'if':
@@ -475,8 +494,6 @@ class Interpreter {
         return this.last;
       case 'loop':
         return this.loop(e.stmt, scope);
-      case 'call':
-        return this.call(e, scope);
     }
   }
 
@@ -608,7 +625,8 @@ class Interpreter {
         return this.out.position.now;
       case 'ta.tr':
       case 'ta.obv': {
-        this.site = { id: e.id, pos: e };
+        this.siteId = e.id;
+        this.sitePos = e;
         return taVariable(this.ctx, e.name)!;
       }
     }
@@ -616,46 +634,60 @@ class Interpreter {
   }
 
   private call(e: CallExpr, scope: Scope): Value {
-    const fn = this.funcs.get(e.callee);
-    if (fn) return this.callUser(fn, e, scope);
-    const b = BUILTINS[e.callee]!;
+    let plan = this.callPlans.get(e.id);
+    if (!plan) this.callPlans.set(e.id, (plan = this.planCall(e)));
+    if (plan.user) return this.callUser(plan.user, e, scope);
+    const b = plan.builtin!;
     const a: Value[] = new Array<Value>(b.params.length);
     for (let i = 0; i < e.args.length; i++) a[i] = this.eval(e.args[i]!, scope);
-    for (const k in e.named) {
-      const at = b.params.indexOf(k);
-      const v = this.eval(e.named[k]!, scope);
+    const named = plan.named;
+    for (let i = 0; i < named.length; i++) {
+      const [at, expr] = named[i]!;
+      const v = this.eval(expr, scope);
       if (at >= 0) a[at] = v;
     }
-    const before = this.site;
-    this.site = { id: e.id, pos: e.calleePos };
-    try {
-      return b.fn(this.ctx, a, e);
-    } finally {
-      this.site = before;
-    }
+    const id = this.siteId;
+    const pos = this.sitePos;
+    this.siteId = e.id;
+    this.sitePos = e.calleePos;
+    const v = b.fn(this.ctx, a, e);
+    this.siteId = id;
+    this.sitePos = pos;
+    return v;
+  }
+
+  /** What a call node calls, resolved once: a user function, or a built-in with its named arguments placed. */
+  private planCall(e: CallExpr): CallPlan {
+    const user = this.funcs.get(e.callee);
+    if (user) return { user, builtin: null, named: [] };
+    const builtin = BUILTINS[e.callee]!;
+    return { user: null, builtin, named: Object.entries(e.named).map(([k, expr]) => [builtin.params.indexOf(k), expr] as const) };
   }
 
   private callUser(fn: FuncDef, e: CallExpr, scope: Scope): Value {
     if (++this.depth > 100) throw pineError(e.calleePos, `calls nest deeper than 100 levels (recursion is not allowed in Pine)`);
-    const args: Value[] = fn.params.map((p, i) => {
+    const params = fn.params;
+    if (e.args.length > params.length) throw pineError(e.calleePos, `${fn.name}() takes ${params.length} arguments`);
+    for (const k in e.named) if (!params.some((p) => p.name === k)) throw pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
+    const args = new Array<Value>(params.length);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
       const given = e.args[i] ?? e.named[p.name];
-      if (given) return this.eval(given, scope);
-      if (p.default) return this.eval(p.default, scope);
-      throw pineError(e.calleePos, `${fn.name}() needs its argument '${p.name}'`);
-    });
-    if (e.args.length > fn.params.length) throw pineError(e.calleePos, `${fn.name}() takes ${fn.params.length} arguments`);
-    for (const k of Object.keys(e.named)) if (!fn.params.some((p) => p.name === k)) throw pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
+      if (given) args[i] = this.eval(given, scope);
+      else if (p.default) args[i] = this.eval(p.default, scope);
+      else throw pineError(e.calleePos, `${fn.name}() needs its argument '${p.name}'`);
+    }
     const parent = this.frame;
     let child = parent.children.get(e.id);
     if (!child) parent.children.set(e.id, (child = new Frame()));
     this.frame = child;
     try {
       const inner = new Scope(this.globals);
-      fn.params.forEach((p, i) => {
-        const slot = this.slot(`p${i}`, false);
+      for (let i = 0; i < params.length; i++) {
+        const slot = this.slot(-1 - i, false);
         slot.values[this.bar] = args[i]!;
-        inner.vars.set(p.name, slot);
-      });
+        inner.vars.set(params[i]!.name, slot);
+      }
       this.block(fn.body, inner);
       return this.last;
     } finally {
