@@ -1,4 +1,5 @@
 /** Custom indicators (POST /indicators/custom): Pine from text, the worker pool, the charging flow. */
+import { availableParallelism } from 'node:os';
 import type { Metering } from '../../accounts/index.ts';
 import type { Config } from '../../config.ts';
 import { PinePool } from '../../indicators/index.ts';
@@ -10,8 +11,11 @@ export { CustomIndicators, CUSTOM_INDICATOR_CREDITS, looksLikePine, type CustomB
 export { pineFromText } from './from-text.ts';
 export { ClaudePineWriter } from './claude-pine.ts';
 
-/** Pine runs: two worker threads (the machine's cores), 3 s per run, 64 waiting at most, 512 MB heap each. */
-export const PINE_POOL = { size: 2, wallMs: 3000, maxQueue: 64, heapMb: 512 };
+/**
+ * Pine runs: one worker thread per core but one (a core stays with the event loop, so keyed reads
+ * keep answering under a burst of scripts), 3 s per run, 64 waiting at most, 512 MB heap each.
+ */
+export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512 };
 
 export interface CustomIndicatorsBuild {
   indicators: CustomIndicators;

@@ -110,6 +110,7 @@ class Interpreter {
   private last: Value = NA;
   private depth = 0;
   private readonly callPlans = new Map<number, CallPlan>();
+  private readonly declaring = new WeakMap<Stmt[], boolean>();
   private readonly out: Ctx['out'] = {
     header: { title: '', kind: 'none', overlay: false },
     plots: new Map(),
@@ -374,11 +375,18 @@ class Interpreter {
     }
   }
 
+  /** A scope for a block: a new one only when the block declares names (most bodies only assign). */
+  private inner(stmts: Stmt[], scope: Scope): Scope {
+    let declares = this.declaring.get(stmts);
+    if (declares === undefined) this.declaring.set(stmts, (declares = stmts.some((s) => s.kind === 'decl' || s.kind === 'tupledecl')));
+    return declares ? new Scope(scope) : scope;
+  }
+
   private ifStmt(s: IfStmt, scope: Scope): Flow {
     for (const b of s.branches) {
-      if (truthy(this.eval(b.cond, scope))) return this.block(b.body, new Scope(scope));
+      if (truthy(this.eval(b.cond, scope))) return this.block(b.body, this.inner(b.body, scope));
     }
-    if (s.otherwise) return this.block(s.otherwise, new Scope(scope));
+    if (s.otherwise) return this.block(s.otherwise, this.inner(s.otherwise, scope));
     this.last = NA;
     return 0;
   }
@@ -387,7 +395,7 @@ class Interpreter {
     const subject = s.subject ? this.eval(s.subject, scope) : undefined;
     for (const c of s.cases) {
       const hit = c.match === null || (s.subject ? equal(this.eval(c.match, scope), subject!) : truthy(this.eval(c.match, scope)));
-      if (hit) return this.block(c.body, new Scope(scope));
+      if (hit) return this.block(c.body, this.inner(c.body, scope));
     }
     this.last = NA;
     return 0;
@@ -434,7 +442,7 @@ class Interpreter {
     } else {
       while (truthy(this.eval(s.cond, scope))) {
         if (++iterations > cap) throw this.overCap(s, cap);
-        const flow = this.block(s.body, new Scope(scope));
+        const flow = this.block(s.body, this.inner(s.body, scope));
         value = this.last;
         if (flow === BREAK) break;
       }

@@ -15,8 +15,9 @@ interface Hist {
   xs: number[];
 }
 /** Appends this bar's input to the call site's history; returns the history. */
+const newRecord = (): Record<string, number[]> => ({});
 function hist(ctx: Ctx, v: Value | undefined, key = 'xs'): number[] {
-  const st = ctx.state<Record<string, number[]>>(() => ({}));
+  const st = ctx.state(newRecord);
   const xs = (st[key] ??= []);
   xs.push(num(v));
   return xs;
@@ -31,7 +32,8 @@ class Ewm {
     return this.y;
   }
 }
-const ewmStates = (ctx: Ctx, count: number): Ewm[] => ctx.state(() => Array.from({ length: count }, () => new Ewm()));
+const EWM_INITS = [1, 2, 3].map((count) => () => Array.from({ length: count }, () => new Ewm()));
+const ewmStates = (ctx: Ctx, count: 1 | 2 | 3): Ewm[] => ctx.state(EWM_INITS[count - 1]!);
 
 function windowOf(ctx: Ctx, src: Value, lenArg: Value, f: (xs: number[], from: number, to: number) => number): number {
   const n = length(ctx, lenArg, 'length');
