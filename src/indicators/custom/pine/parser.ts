@@ -254,47 +254,18 @@ class Parser {
     const start = this.expect('if');
     const branches: IfStmt['branches'] = [{ cond: this.expression(), body: this.block() }];
     let otherwise: Stmt[] | null = null;
-    while (this.tok.kind === 'newline' && this.is('else', this.peekPast())) {
+    // `else` / `else if` start the line after the block they follow, at the `if`'s indentation.
+    while (this.is('else') || (this.tok.kind === 'newline' && this.is('else', this.peekPast()))) {
       this.skipNewlines();
       this.next();
-      if (this.is('if')) {
-        this.next();
-        branches.push({ cond: this.expression(), body: this.block() });
-      } else {
+      if (!this.is('if')) {
         otherwise = this.block();
         break;
       }
-    }
-    if (this.is('else')) {
       this.next();
-      if (this.is('if')) {
-        this.next();
-        branches.push({ cond: this.expression(), body: this.block() });
-        const rest = this.tok.kind === 'newline' && this.is('else', this.peekPast()) ? this.continueElse() : null;
-        if (rest) {
-          branches.push(...rest.branches);
-          otherwise = rest.otherwise;
-        }
-      } else otherwise = this.block();
+      branches.push({ cond: this.expression(), body: this.block() });
     }
     return this.node(start, { kind: 'if' as const, branches, otherwise });
-  }
-
-  private continueElse(): { branches: IfStmt['branches']; otherwise: Stmt[] | null } {
-    const branches: IfStmt['branches'] = [];
-    let otherwise: Stmt[] | null = null;
-    while (this.tok.kind === 'newline' && this.is('else', this.peekPast())) {
-      this.skipNewlines();
-      this.next();
-      if (this.is('if')) {
-        this.next();
-        branches.push({ cond: this.expression(), body: this.block() });
-      } else {
-        otherwise = this.block();
-        break;
-      }
-    }
-    return { branches, otherwise };
   }
 
   /** The first token after the newlines at the cursor. */

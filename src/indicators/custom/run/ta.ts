@@ -100,6 +100,15 @@ const meanDev = (xs: number[], from: number, to: number): number => {
   return s / (to - from);
 };
 
+/** ta.rising / ta.falling: the value beats each of the `length` values before it. */
+function monotone(ctx: Ctx, a: Value[], beats: (x: number, y: number) => boolean): boolean {
+  const n = length(ctx, a[1], 'length');
+  const xs = hist(ctx, a[0]);
+  if (xs.length <= n) return false;
+  for (let j = 1; j <= n; j++) if (!beats(xs[xs.length - 1]!, xs[xs.length - 1 - j]!)) return false;
+  return true;
+}
+
 function rsiStep(ctx: Ctx, src: number, n: number): number {
   const st = ctx.state(() => ({ prev: NaN, seen: false, g: new Ewm(), l: new Ewm() }));
   const d = src - st.prev;
@@ -347,26 +356,8 @@ export const TA: Record<string, Builtin> = {
         return md === 0 ? NaN : (xs[t - 1]! - windowMean(xs, f, t)) / (0.015 * md);
       }),
   },
-  'ta.rising': {
-    params: ['source', 'length'],
-    fn: (ctx, a) => {
-      const n = length(ctx, a[1], 'length');
-      const xs = hist(ctx, a[0]);
-      if (xs.length <= n) return false;
-      for (let j = 1; j <= n; j++) if (!(xs[xs.length - 1]! > xs[xs.length - 1 - j]!)) return false;
-      return true;
-    },
-  },
-  'ta.falling': {
-    params: ['source', 'length'],
-    fn: (ctx, a) => {
-      const n = length(ctx, a[1], 'length');
-      const xs = hist(ctx, a[0]);
-      if (xs.length <= n) return false;
-      for (let j = 1; j <= n; j++) if (!(xs[xs.length - 1]! < xs[xs.length - 1 - j]!)) return false;
-      return true;
-    },
-  },
+  'ta.rising': { params: ['source', 'length'], fn: (ctx, a) => monotone(ctx, a, (x, y) => x > y) },
+  'ta.falling': { params: ['source', 'length'], fn: (ctx, a) => monotone(ctx, a, (x, y) => x < y) },
   'ta.crossover': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!).up },
   'ta.crossunder': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!).down },
   'ta.cross': {
