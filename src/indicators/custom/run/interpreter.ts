@@ -29,6 +29,9 @@ const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstat
 const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
   'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
 
+/** Marks a name node that reads a bar field (open, close, time…). */
+const BAR_FIELD = Symbol('bar field');
+
 class Slot {
   values: Value[];
   inited = false;
@@ -72,6 +75,7 @@ interface CallPlan {
   builtin: Builtin | null;
   /** Where each named argument goes among the built-in's parameters (−1: accepted and ignored). */
   named: (readonly [number, Expr])[];
+  args: Value[];
 }
 
 /** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
@@ -110,6 +114,11 @@ class Interpreter {
   private last: Value = NA;
   private depth = 0;
   private readonly callPlans = new Map<number, CallPlan>();
+  /** Every name the script declares anywhere: any other name is a built-in, resolved once per node. */
+  private readonly declared = new Set<string>();
+  private readonly builtinNames = new Map<number, Value | typeof BAR_FIELD>();
+  private readonly maxSteps: number;
+  private readonly deadline: number;
   private readonly declaring = new WeakMap<Stmt[], boolean>();
   private readonly out: Ctx['out'] = {
     header: { title: '', kind: 'none', overlay: false },
@@ -127,6 +136,8 @@ class Interpreter {
     private readonly options: RunOptions,
   ) {
     this.n = bars.close.length;
+    this.maxSteps = options.limits.maxSteps;
+    this.deadline = options.limits.deadlineMs;
     const self = this;
     this.ctx = {
       get bar() {
@@ -241,7 +252,11 @@ class Interpreter {
     const visitStmt = (s: Stmt): void => {
       switch (s.kind) {
         case 'decl':
+          this.declared.add(s.name);
+          visitExpr(s.init);
+          return;
         case 'tupledecl':
+          s.names.forEach((n) => this.declared.add(n));
           visitExpr(s.init);
           return;
         case 'assign':
@@ -259,12 +274,14 @@ class Interpreter {
           s.cases.forEach((c) => (visitExpr(c.match), c.body.forEach(visitStmt)));
           return;
         case 'for':
+          this.declared.add(s.counter);
           visitExpr(s.from);
           visitExpr(s.to);
           visitExpr(s.step);
           s.body.forEach(visitStmt);
           return;
         case 'forin':
+          s.names.forEach((n) => this.declared.add(n));
           visitExpr(s.iterable);
           s.body.forEach(visitStmt);
           return;
@@ -273,7 +290,7 @@ class Interpreter {
           s.body.forEach(visitStmt);
           return;
         case 'func':
-          s.params.forEach((p) => visitExpr(p.default));
+          s.params.forEach((p) => (this.declared.add(p.name), visitExpr(p.default)));
           s.body.forEach(visitStmt);
           return;
       }
@@ -282,10 +299,10 @@ class Interpreter {
   }
 
   private tick(pos: Pos): void {
-    if (++this.steps > this.options.limits.maxSteps) {
-      throw pineError(pos, `the script ran more than ${this.options.limits.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
+    if (++this.steps > this.maxSteps) {
+      throw pineError(pos, `the script ran more than ${this.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
     }
-    if ((this.steps & 0xfff) === 0 && Date.now() > this.options.limits.deadlineMs) {
+    if ((this.steps & 0xfff) === 0 && Date.now() > this.deadline) {
       throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
     }
   }
@@ -530,9 +547,20 @@ class Interpreter {
 
   /** A name's value `offset` bars back: a variable, a bar field, or a built-in variable/constant. */
   private name(e: Expr & { kind: 'name' }, scope: Scope, offset: number): Value {
-    const slot = scope.lookup(e.name);
-    if (slot) return slot.get(this.bar - offset);
     const j = this.bar - offset;
+    if (this.declared.has(e.name)) {
+      const slot = scope.lookup(e.name);
+      if (slot) return slot.get(j);
+    } else {
+      // Never declared: a bar field or a constant, known once per node.
+      let known = this.builtinNames.get(e.id);
+      if (known === undefined) {
+        known = BAR_FIELDS.has(e.name) ? BAR_FIELD : constant(e.name);
+        if (known !== undefined) this.builtinNames.set(e.id, known);
+      }
+      if (known === BAR_FIELD) return j < 0 ? NA : this.barField(e.name, j);
+      if (known !== undefined) return known;
+    }
     if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : this.barField(e.name, j);
     const c = constant(e.name);
     if (c !== undefined) return c;
@@ -646,7 +674,9 @@ class Interpreter {
     if (!plan) this.callPlans.set(e.id, (plan = this.planCall(e)));
     if (plan.user) return this.callUser(plan.user, e, scope);
     const b = plan.builtin!;
-    const a: Value[] = new Array<Value>(b.params.length);
+    // One argument array per call node, reused: a node never runs inside its own arguments, and
+    // every call binds the same positions (built-ins copy what they keep).
+    const a = plan.args;
     for (let i = 0; i < e.args.length; i++) a[i] = this.eval(e.args[i]!, scope);
     const named = plan.named;
     for (let i = 0; i < named.length; i++) {
@@ -667,9 +697,14 @@ class Interpreter {
   /** What a call node calls, resolved once: a user function, or a built-in with its named arguments placed. */
   private planCall(e: CallExpr): CallPlan {
     const user = this.funcs.get(e.callee);
-    if (user) return { user, builtin: null, named: [] };
+    if (user) return { user, builtin: null, named: [], args: [] };
     const builtin = BUILTINS[e.callee]!;
-    return { user: null, builtin, named: Object.entries(e.named).map(([k, expr]) => [builtin.params.indexOf(k), expr] as const) };
+    return {
+      user: null,
+      builtin,
+      named: Object.entries(e.named).map(([k, expr]) => [builtin.params.indexOf(k), expr] as const),
+      args: new Array<Value>(builtin.params.length),
+    };
   }
 
   private callUser(fn: FuncDef, e: CallExpr, scope: Scope): Value {
