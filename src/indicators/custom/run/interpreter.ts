@@ -32,21 +32,39 @@ const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'colo
 /** Marks a name node that reads a bar field (open, close, time…). */
 const BAR_FIELD = Symbol('bar field');
 
+/**
+ * A variable's value on every bar. Numbers live in a Float64Array (no boxed number per bar for
+ * the collector to promote and trace); other values beside it.
+ */
 class Slot {
-  values: Value[];
+  private readonly nums: Float64Array;
+  /** Per bar: 0 not written, 1 a number, 2 another value. */
+  private readonly kinds: Uint8Array;
+  private others: Value[] | null = null;
   inited = false;
-  constructor(n: number, readonly isVar: boolean) {
-    this.values = new Array<Value>(n);
+  constructor(private readonly n: number, readonly isVar: boolean) {
+    this.nums = new Float64Array(n);
+    this.kinds = new Uint8Array(n);
+  }
+  put(j: number, v: Value): void {
+    if (typeof v === 'number') {
+      this.nums[j] = v;
+      this.kinds[j] = 1;
+    } else {
+      (this.others ??= new Array<Value>(this.n))[j] = v;
+      this.kinds[j] = 2;
+    }
+  }
+  has(j: number): boolean {
+    return this.kinds[j] !== 0;
   }
   get(j: number): Value {
     if (j < 0) return NA;
-    let v = this.values[j];
-    if (v === undefined && this.isVar) {
-      // A `var` keeps its last value on bars where its declaration did not run.
-      let k = j;
-      while (k > 0 && v === undefined) v = this.values[--k];
-    }
-    return v === undefined ? NA : v;
+    let k = j;
+    // A `var` keeps its last value on bars where its declaration did not run.
+    if (this.kinds[k] === 0 && this.isVar) while (k > 0 && this.kinds[k] === 0) k--;
+    const kind = this.kinds[k];
+    return kind === 1 ? this.nums[k]! : kind === 2 ? this.others![k]! : NA;
   }
 }
 
@@ -330,12 +348,12 @@ class Interpreter {
         const slot = this.slot(s.id, s.mode !== null);
         if (s.mode) {
           if (!slot.inited) {
-            slot.values[this.bar] = this.evalAssigned(s.init, scope, s.name);
+            slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
             slot.inited = true;
-          } else if (slot.values[this.bar] === undefined) slot.values[this.bar] = slot.get(this.bar - 1);
-        } else slot.values[this.bar] = this.evalAssigned(s.init, scope, s.name);
+          } else if (!slot.has(this.bar)) slot.put(this.bar, slot.get(this.bar - 1));
+        } else slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
         scope.vars.set(s.name, slot);
-        this.last = slot.values[this.bar]!;
+        this.last = slot.get(this.bar);
         return 0;
       }
       case 'tupledecl': {
@@ -343,7 +361,7 @@ class Interpreter {
         if (!Array.isArray(v) || v.length !== s.names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${s.names.length} names are declared`);
         s.names.forEach((name, i) => {
           const slot = this.slot(localKey(s.id, i), false);
-          slot.values[this.bar] = v[i]!;
+          slot.put(this.bar, v[i]!);
           scope.vars.set(name, slot);
         });
         this.last = v;
@@ -357,7 +375,7 @@ class Interpreter {
           const cur = slot.get(this.bar);
           v = arith(s.op[0]!, cur, v, s);
         }
-        slot.values[this.bar] = v;
+        slot.put(this.bar, v);
         this.last = v;
         return 0;
       }
@@ -434,7 +452,7 @@ class Interpreter {
       for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
         if (++iterations > cap) throw this.overCap(s, cap);
         const inner = new Scope(scope);
-        counter.values[this.bar] = i;
+        counter.put(this.bar, i);
         inner.vars.set(s.counter, counter);
         const flow = this.block(s.body, inner);
         value = this.last;
@@ -448,9 +466,9 @@ class Interpreter {
         if (++iterations > cap) throw this.overCap(s, cap);
         const inner = new Scope(scope);
         if (s.names.length === 2) {
-          slots[0]!.values[this.bar] = i;
-          slots[1]!.values[this.bar] = it.items[i]!;
-        } else slots[0]!.values[this.bar] = it.items[i]!;
+          slots[0]!.put(this.bar, i);
+          slots[1]!.put(this.bar, it.items[i]!);
+        } else slots[0]!.put(this.bar, it.items[i]!);
         for (let k = 0; k < s.names.length; k++) inner.vars.set(s.names[k]!, slots[k]!);
         const flow = this.block(s.body, inner);
         value = this.last;
@@ -494,11 +512,10 @@ class Interpreter {
         // Any other expression: evaluate it on this bar and keep its values by bar.
         const v = this.eval(e.target, scope);
         const states = this.frame.states;
-        let hist = states.get(e.id) as Value[] | undefined;
-        if (!hist) states.set(e.id, (hist = new Array<Value>(this.n)));
-        hist[this.bar] = v;
-        const j = this.bar - offset;
-        return j < 0 || hist[j] === undefined ? NA : hist[j]!;
+        let hist = states.get(e.id) as Slot | undefined;
+        if (!hist) states.set(e.id, (hist = new Slot(this.n, false)));
+        hist.put(this.bar, v);
+        return hist.get(this.bar - offset);
       }
       case 'ternary':
         return truthy(this.eval(e.cond, scope)) ? this.eval(e.then, scope) : this.eval(e.else, scope);
@@ -728,7 +745,7 @@ class Interpreter {
       const inner = new Scope(this.globals);
       for (let i = 0; i < params.length; i++) {
         const slot = this.slot(-1 - i, false);
-        slot.values[this.bar] = args[i]!;
+        slot.put(this.bar, args[i]!);
         inner.vars.set(params[i]!.name, slot);
       }
       this.block(fn.body, inner);
