@@ -119,3 +119,27 @@ describe('run limits', () => {
     assert.match(r.problem.message, /100000/);
   });
 });
+
+describe('inputs', () => {
+  it('records each input with its name, title, type, default and bounds; values are the defaults', () => {
+    const r = run(`//@version=5
+indicator("inputs")
+len = input.int(14, "Length", minval=2, maxval=200)
+mult = input.float(2.5, title="Mult")
+src = input(hlc3, "Source")
+show = input.bool(true, "Show")
+mode = input.string("EMA", "Mode", options=["SMA", "EMA"])
+plot(show ? src * mult + len : na, mode)`);
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(r.result.inputs, [
+      { name: 'len', title: 'Length', type: 'int', default: 14, min: 2, max: 200 },
+      { name: 'mult', title: 'Mult', type: 'float', default: 2.5 },
+      { name: 'src', title: 'Source', type: 'source', default: 'hlc3' },
+      { name: 'show', title: 'Show', type: 'bool', default: true },
+      { name: 'mode', title: 'Mode', type: 'string', default: 'EMA', options: ['SMA', 'EMA'] },
+    ]);
+    const hlc3 = (bars.high[5]! + bars.low[5]! + bars.close[5]!) / 3;
+    assert.equal(r.result.plots[0]!.title, 'EMA');
+    assert.ok(Math.abs(r.result.plots[0]!.values[5]! - (hlc3 * 2.5 + 14)) < 1e-12);
+  });
+});

@@ -41,16 +41,20 @@ function input(type: InputOut['type']): Builtin {
       if (!ctx.out.inputs.has(site)) {
         const def = a[0];
         const first = call.args[0] ?? call.named.defval;
+        // input(close) is a source input: its default is a series, named rather than valued.
+        const kind = type === 'float' && sourceName(first) !== null && SERIES.has(sourceName(first)!) ? 'source' : type;
         const entry: InputOut = {
           name: ctx.target ?? `input_${ctx.out.inputs.size + 1}`,
           title: str(a[1]) || (ctx.target ?? ''),
-          type,
+          type: kind,
           // A source input's default is the series it names (close, hl2…).
-          default: type === 'source' ? sourceName(first) : typeof def === 'number' && def !== def ? null : (def as number | boolean | string),
+          default: kind === 'source' ? sourceName(first) : typeof def === 'number' && def !== def ? null : (def as number | boolean | string),
         };
         if (typeof a[2] === 'number') entry.min = a[2];
         if (typeof a[3] === 'number') entry.max = a[3];
-        if (a[5] && typeof a[5] === 'object' && !Array.isArray(a[5])) entry.options = a[5].items.filter((x): x is number | string => typeof x === 'number' || typeof x === 'string');
+        // options=[…] is a list literal (a tuple here) or an array.
+        const options = Array.isArray(a[5]) ? a[5] : a[5] && typeof a[5] === 'object' ? a[5].items : null;
+        if (options) entry.options = options.filter((x): x is number | string => typeof x === 'number' || typeof x === 'string');
         ctx.out.inputs.set(site, entry);
       }
       return a[0] ?? null;
@@ -58,6 +62,7 @@ function input(type: InputOut['type']): Builtin {
   };
 }
 const sourceName = (e: Expr | undefined): string | null => (e && e.kind === 'name' ? e.name : null);
+const SERIES = new Set(['open', 'high', 'low', 'close', 'volume', 'hl2', 'hlc3', 'ohlc4', 'hlcc4']);
 
 function plot(ctx: Ctx, call: { id: number }, a: Value[]): void {
   let p = ctx.out.plots.get(call.id);
