@@ -43,6 +43,9 @@ describe('parse errors', () => {
     ['indicator("x")\nplot(undefinedThing)', 2, 6, /unknown name 'undefinedThing'/],
     ['indicator("x")\nx = 1\nx = 2', 3, 1, /already declared/],
     ['indicator("x")\nplot(close) @', 2, 13, /unexpected character/],
+    ['indicator("x")\nif close > open\n    plot(close)', 3, 5, /cannot be called in a local block/],
+    ['indicator("x")\nf(x) =>\n    plotshape(x > 0)\n    x\nplot(f(close))', 3, 5, /cannot be called in a local block/],
+    ['indicator("x")\nvar n = 0\nbump() =>\n    n := n + 1\n    n\nplot(bump())', 4, 5, /cannot assign the global variable 'n'/],
   ];
   for (const [source, line, col, message] of cases) {
     it(`points at ${line}:${col} for ${message.source}`, () => {

@@ -25,6 +25,9 @@ const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstat
   'strategy.position_size', 'ta.tr', 'ta.obv', 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
   'dayofweek.thursday', 'dayofweek.friday', 'dayofweek.saturday']);
 
+/** Calls Pine allows only at the top level of the script. */
+const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcondition|indicator|strategy|library|input(\..+)?)$/;
+
 /** Pine's built-in namespaces: a dotted call outside them is a method call on a variable. */
 const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
   'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
@@ -213,10 +216,20 @@ class Interpreter {
 
   /** Before any bar runs: every call names a built-in or a user function, every dotted name is known. */
   private check(stmts: Stmt[]): void {
+    /** Inside an if/for/while/switch body or a function: Pine's local scope. */
+    let local = 0;
+    const body = (list: Stmt[]) => {
+      local++;
+      list.forEach(visitStmt);
+      local--;
+    };
     const visitExpr = (e: Expr | null | undefined): void => {
       if (!e) return;
       switch (e.kind) {
         case 'call': {
+          if (local > 0 && GLOBAL_ONLY.test(e.callee)) {
+            throw pineError(e.calleePos, `${e.callee}() cannot be called in a local block (if, for, while, switch or a function body), as in Pine; move it to the top level`);
+          }
           if (!BUILTINS[e.callee] && !this.funcs.has(e.callee)) {
             const ns = e.callee.split('.')[0]!;
             if (e.callee.includes('.') && !NAMESPACES.has(ns)) {
@@ -284,32 +297,32 @@ class Interpreter {
           visitExpr(s.expr);
           return;
         case 'if':
-          s.branches.forEach((b) => (visitExpr(b.cond), b.body.forEach(visitStmt)));
-          s.otherwise?.forEach(visitStmt);
+          s.branches.forEach((b) => (visitExpr(b.cond), body(b.body)));
+          if (s.otherwise) body(s.otherwise);
           return;
         case 'switch':
           visitExpr(s.subject);
-          s.cases.forEach((c) => (visitExpr(c.match), c.body.forEach(visitStmt)));
+          s.cases.forEach((c) => (visitExpr(c.match), body(c.body)));
           return;
         case 'for':
           this.declared.add(s.counter);
           visitExpr(s.from);
           visitExpr(s.to);
           visitExpr(s.step);
-          s.body.forEach(visitStmt);
+          body(s.body);
           return;
         case 'forin':
           s.names.forEach((n) => this.declared.add(n));
           visitExpr(s.iterable);
-          s.body.forEach(visitStmt);
+          body(s.body);
           return;
         case 'while':
           visitExpr(s.cond);
-          s.body.forEach(visitStmt);
+          body(s.body);
           return;
         case 'func':
           s.params.forEach((p) => (this.declared.add(p.name), visitExpr(p.default)));
-          s.body.forEach(visitStmt);
+          body(s.body);
           return;
       }
     };
@@ -370,6 +383,9 @@ class Interpreter {
       case 'assign': {
         const slot = scope.lookup(s.name);
         if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
+        if (this.frame !== this.root && this.globals.vars.get(s.name) === slot) {
+          throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
+        }
         let v = this.eval(s.value, scope);
         if (s.op !== ':=') {
           const cur = slot.get(this.bar);
