@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../../log.ts';
-import { parsePine, PineError } from '../../indicators/index.ts';
+import { runJob } from '../../indicators/index.ts';
 import { costUsd, describeApiError } from '../claude/index.ts';
 
 
@@ -25,6 +25,9 @@ const SYSTEM =
   'pivothigh pivotlow sar supertrend dmi cum, math.*, nz, na, input.int/float/bool/string/source, plot (force_overlay=true ' +
   'for price-scale series in a separate-pane indicator), plotshape, plotchar, hline, alertcondition, color.*, var, if, ' +
   'for, switch, user functions. No request.*, line.*, label.*, box.*, table.*, methods, types or libraries.';
+
+const empty = new Float64Array(0);
+const NO_BARS = { ts: empty, open: empty, high: empty, low: empty, close: empty, volume: empty };
 
 const extract = (text: string): string => (/```(?:pine(?:script)?)?\s*\n([\s\S]*?)```/.exec(text)?.[1] ?? text).trim() + '\n';
 
@@ -59,13 +62,11 @@ export class ClaudePineWriter {
         return null;
       }
       const pine = extract(text);
-      try {
-        parsePine(pine);
-        return pine;
-      } catch (err) {
-        if (!(err instanceof PineError)) throw err;
-        messages.push({ role: 'assistant', content: text }, { role: 'user', content: `Our parser refuses it: ${err.message}. Answer with the corrected script only.` });
-      }
+      // Parsed and checked over no bars: every static refusal (syntax, unsupported constructs), nothing run.
+      const checked = runJob({ id: 0, source: pine, bars: NO_BARS, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 1000 });
+      if (checked.ok) return pine;
+      const why = 'problem' in checked ? checked.problem.message : checked.failure;
+      messages.push({ role: 'assistant', content: text }, { role: 'user', content: `Our parser refuses it: ${why}. Answer with the corrected script only.` });
     }
     return null;
   }

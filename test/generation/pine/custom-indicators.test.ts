@@ -123,6 +123,14 @@ describe('CustomIndicators', () => {
       assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /Our parser refuses it: line 3:23/);
     });
 
+    it('sends an unsupported construct back for a repair too', async () => {
+      fake.queue({ text: '```pine\n//@version=5\nindicator("d")\nplot(request.security(syminfo.tickerid, "D", close))\n```' }, { text: '```pine\n//@version=5\nindicator("d")\nplot(ta.sma(close, 5), "SMA 5")\n```' });
+      const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('daily close', { provider: 'sonnet' }), bars));
+      assert.equal(res.generator, 'claude');
+      assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /request\.security\(\) is not supported/);
+      assert.equal(res.panels[0].series[0].name, 'sma_5');
+    });
+
     it('falls back to the offline writer when the API fails', async () => {
       fake.queue({ status: 529, errorType: 'overloaded_error' });
       const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(1, body('RSI 14 below 30', { provider: 'sonnet' }), bars));
