@@ -75,7 +75,9 @@ class Slot {
 class Frame {
   /** By declaration node id; parameters at −1, −2…; tuple names and loop variables at localKey(). */
   slots = new Map<number, Slot>();
-  states = new Map<number, unknown>();
+  /** Declaration slots and built-in states by node id (ids are small and dense: arrays, not maps). */
+  declSlots: (Slot | undefined)[] = [];
+  states: unknown[] = [];
   children = new Map<number, Frame>();
 }
 
@@ -169,8 +171,8 @@ class Interpreter {
       limits: options.limits,
       state<T>(init: () => T): T {
         const states = self.frame.states;
-        let s = states.get(self.siteId) as T | undefined;
-        if (s === undefined) states.set(self.siteId, (s = init()));
+        let s = states[self.siteId] as T | undefined;
+        if (s === undefined) states[self.siteId] = s = init();
         return s;
       },
       fail(message: string, construct?: string): never {
@@ -348,6 +350,10 @@ class Interpreter {
   }
 
   private slot(key: number, isVar: boolean): Slot {
+    if (key > 0) {
+      const byId = this.frame.declSlots;
+      return (byId[key] ??= new Slot(this.n, isVar));
+    }
     let s = this.frame.slots.get(key);
     if (!s) this.frame.slots.set(key, (s = new Slot(this.n, isVar)));
     return s;
@@ -528,8 +534,8 @@ class Interpreter {
         // Any other expression: evaluate it on this bar and keep its values by bar.
         const v = this.eval(e.target, scope);
         const states = this.frame.states;
-        let hist = states.get(e.id) as Slot | undefined;
-        if (!hist) states.set(e.id, (hist = new Slot(this.n, false)));
+        let hist = states[e.id] as Slot | undefined;
+        if (!hist) states[e.id] = hist = new Slot(this.n, false);
         hist.put(this.bar, v);
         return hist.get(this.bar - offset);
       }
