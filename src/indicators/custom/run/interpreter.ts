@@ -7,91 +7,20 @@
  */
 import type { Expr, ForInStmt, ForStmt, FuncDef, IfStmt, Program, Stmt, SwitchStmt, WhileStmt } from '../pine/ast.ts';
 import { pineError, unsupported, type PineError, type Pos } from '../pine/errors.ts';
-import { CORE, constant } from './core.ts';
+import { BAR_FIELDS, barField, OTHER_VARIABLES } from './bar-values.ts';
+import { BUILTINS } from './builtins.ts';
+import { checkProgram } from './check.ts';
+import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
-import { DRAW } from './draw.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
-import { TA, taVariable } from './ta.ts';
+import { Frame, Scope, Slot } from './slots.ts';
+import { taVariable } from './ta.ts';
 import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
 
-export const BUILTINS: Readonly<Record<string, Builtin>> = { ...CORE, ...TA, ...DRAW };
-
-/** Series built into every script, by name: the bar's fields and time parts (UTC). */
-const BAR_FIELDS = new Set(['open', 'high', 'low', 'close', 'volume', 'hl2', 'hlc3', 'ohlc4', 'hlcc4', 'time', 'time_close', 'bar_index', 'last_bar_index',
-  'year', 'month', 'dayofmonth', 'dayofweek', 'hour', 'minute', 'second', 'weekofyear']);
-const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstate.isconfirmed', 'barstate.isnew', 'barstate.ishistory', 'barstate.isrealtime',
-  'barstate.islastconfirmedhistory', 'syminfo.mintick', 'syminfo.ticker', 'syminfo.tickerid', 'timeframe.period', 'timeframe.multiplier',
-  'timeframe.isintraday', 'timeframe.isminutes', 'timeframe.isseconds', 'timeframe.isdaily', 'timeframe.isweekly', 'timeframe.ismonthly',
-  'strategy.position_size', 'ta.tr', 'ta.obv', 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
-  'dayofweek.thursday', 'dayofweek.friday', 'dayofweek.saturday']);
-
-/** Calls Pine allows only at the top level of the script. */
-const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcondition|indicator|strategy|library|input(\..+)?)$/;
-
-/** Pine's built-in namespaces: a dotted call outside them is a method call on a variable. */
-const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
-  'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
+export { BUILTINS };
 
 /** Marks a name node that reads a bar field (open, close, time…). */
 const BAR_FIELD = Symbol('bar field');
-
-/**
- * A variable's value on every bar. Numbers live in a Float64Array (no boxed number per bar for
- * the collector to promote and trace); other values beside it.
- */
-class Slot {
-  private readonly nums: Float64Array;
-  /** Per bar: 0 not written, 1 a number, 2 another value. */
-  private readonly kinds: Uint8Array;
-  private others: Value[] | null = null;
-  inited = false;
-  constructor(private readonly n: number, readonly isVar: boolean) {
-    this.nums = new Float64Array(n);
-    this.kinds = new Uint8Array(n);
-  }
-  put(j: number, v: Value): void {
-    if (typeof v === 'number') {
-      this.nums[j] = v;
-      this.kinds[j] = 1;
-    } else {
-      (this.others ??= new Array<Value>(this.n))[j] = v;
-      this.kinds[j] = 2;
-    }
-  }
-  has(j: number): boolean {
-    return this.kinds[j] !== 0;
-  }
-  get(j: number): Value {
-    if (j < 0) return NA;
-    let k = j;
-    // A `var` keeps its last value on bars where its declaration did not run.
-    if (this.kinds[k] === 0 && this.isVar) while (k > 0 && this.kinds[k] === 0) k--;
-    const kind = this.kinds[k];
-    return kind === 1 ? this.nums[k]! : kind === 2 ? this.others![k]! : NA;
-  }
-}
-
-/** Per call site of a user function (the script itself is the root): variables and built-in state. */
-class Frame {
-  /** By declaration node id; parameters at −1, −2…; tuple names and loop variables at localKey(). */
-  slots = new Map<number, Slot>();
-  /** Declaration slots and built-in states by node id (ids are small and dense: arrays, not maps). */
-  declSlots: (Slot | undefined)[] = [];
-  states: unknown[] = [];
-  children = new Map<number, Frame>();
-}
-
-class Scope {
-  vars = new Map<string, Slot>();
-  constructor(readonly parent: Scope | null) {}
-  lookup(name: string): Slot | undefined {
-    for (let s: Scope | null = this; s; s = s.parent) {
-      const v = s.vars.get(name);
-      if (v) return v;
-    }
-    return undefined;
-  }
-}
 
 interface CallPlan {
   user: FuncDef | null;
@@ -196,7 +125,7 @@ class Interpreter {
         this.funcs.set(s.name, s);
       }
     }
-    this.check(this.program.body);
+    for (const name of checkProgram(this.program.body, this.funcs)) this.declared.add(name);
     for (this.bar = 0; this.bar < this.n; this.bar++) {
       this.out.position.now = this.out.position.pending;
       this.globals = new Scope(null);
@@ -214,121 +143,6 @@ class Interpreter {
       inputs: [...this.out.inputs.values()],
       steps: this.steps,
     };
-  }
-
-  /** Before any bar runs: every call names a built-in or a user function, every dotted name is known. */
-  private check(stmts: Stmt[]): void {
-    /** Inside an if/for/while/switch body or a function: Pine's local scope. */
-    let local = 0;
-    const body = (list: Stmt[]) => {
-      local++;
-      list.forEach(visitStmt);
-      local--;
-    };
-    const visitExpr = (e: Expr | null | undefined): void => {
-      if (!e) return;
-      switch (e.kind) {
-        case 'call': {
-          if (local > 0 && GLOBAL_ONLY.test(e.callee)) {
-            throw pineError(e.calleePos, `${e.callee}() cannot be called in a local block (if, for, while, switch or a function body), as in Pine; move it to the top level`);
-          }
-          if (!BUILTINS[e.callee] && !this.funcs.has(e.callee)) {
-            const ns = e.callee.split('.')[0]!;
-            if (e.callee.includes('.') && !NAMESPACES.has(ns)) {
-              throw unsupported(e.calleePos, `method-call syntax ${e.callee}()`, `is not supported; call the namespaced function instead, e.g. array.push(${ns}, x)`);
-            }
-            if (e.callee.includes('.') || /^(plotcandle|plotbar|plotarrow|alert|max_bars_back|time|time_close|timestamp)$/.test(e.callee)) {
-              throw unsupported(e.calleePos, `${e.callee}()`);
-            }
-            throw pineError(e.calleePos, `unknown function '${e.callee}': declare it before use or check the spelling`);
-          }
-          const b = BUILTINS[e.callee];
-          if (b) {
-            if (e.args.length > b.params.length) throw pineError(e.calleePos, `${e.callee}() takes at most ${b.params.length} positional arguments`);
-            for (const k of Object.keys(e.named)) {
-              if (!b.params.includes(k) && !b.ignored?.includes(k)) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
-            }
-          }
-          e.args.forEach(visitExpr);
-          Object.values(e.named).forEach(visitExpr);
-          return;
-        }
-        case 'name':
-          if (e.name.includes('.') && constant(e.name) === undefined && !OTHER_VARIABLES.has(e.name)) throw unsupported(e, `'${e.name}'`);
-          return;
-        case 'index':
-          visitExpr(e.target);
-          visitExpr(e.offset);
-          return;
-        case 'unary':
-          visitExpr(e.operand);
-          return;
-        case 'binary':
-          visitExpr(e.left);
-          visitExpr(e.right);
-          return;
-        case 'ternary':
-          visitExpr(e.cond);
-          visitExpr(e.then);
-          visitExpr(e.else);
-          return;
-        case 'tuple':
-          e.items.forEach(visitExpr);
-          return;
-        case 'if':
-        case 'switch':
-        case 'loop':
-          visitStmt(e.stmt);
-          return;
-      }
-    };
-    const visitStmt = (s: Stmt): void => {
-      switch (s.kind) {
-        case 'decl':
-          this.declared.add(s.name);
-          visitExpr(s.init);
-          return;
-        case 'tupledecl':
-          s.names.forEach((n) => this.declared.add(n));
-          visitExpr(s.init);
-          return;
-        case 'assign':
-          visitExpr(s.value);
-          return;
-        case 'expr':
-          visitExpr(s.expr);
-          return;
-        case 'if':
-          s.branches.forEach((b) => (visitExpr(b.cond), body(b.body)));
-          if (s.otherwise) body(s.otherwise);
-          return;
-        case 'switch':
-          visitExpr(s.subject);
-          s.cases.forEach((c) => (visitExpr(c.match), body(c.body)));
-          return;
-        case 'for':
-          this.declared.add(s.counter);
-          visitExpr(s.from);
-          visitExpr(s.to);
-          visitExpr(s.step);
-          body(s.body);
-          return;
-        case 'forin':
-          s.names.forEach((n) => this.declared.add(n));
-          visitExpr(s.iterable);
-          body(s.body);
-          return;
-        case 'while':
-          visitExpr(s.cond);
-          body(s.body);
-          return;
-        case 'func':
-          s.params.forEach((p) => (this.declared.add(p.name), visitExpr(p.default)));
-          body(s.body);
-          return;
-      }
-    };
-    stmts.forEach(visitStmt);
   }
 
   private tick(pos: Pos): void {
@@ -597,10 +411,10 @@ class Interpreter {
         known = BAR_FIELDS.has(e.name) ? BAR_FIELD : constant(e.name);
         if (known !== undefined) this.builtinNames.set(e.id, known);
       }
-      if (known === BAR_FIELD) return j < 0 ? NA : this.barField(e.name, j);
+      if (known === BAR_FIELD) return j < 0 ? NA : barField(this.bars, e.name, j);
       if (known !== undefined) return known;
     }
-    if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : this.barField(e.name, j);
+    if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : barField(this.bars, e.name, j);
     const c = constant(e.name);
     if (c !== undefined) return c;
     if (OTHER_VARIABLES.has(e.name)) {
@@ -609,59 +423,6 @@ class Interpreter {
     }
     if (this.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
     throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
-  }
-
-  private barField(name: string, j: number): Value {
-    const b = this.bars;
-    switch (name) {
-      case 'open':
-        return b.open[j]!;
-      case 'high':
-        return b.high[j]!;
-      case 'low':
-        return b.low[j]!;
-      case 'close':
-        return b.close[j]!;
-      case 'volume':
-        return b.volume[j]!;
-      case 'hl2':
-        return (b.high[j]! + b.low[j]!) / 2;
-      case 'hlc3':
-        return (b.high[j]! + b.low[j]! + b.close[j]!) / 3;
-      case 'ohlc4':
-        return (b.open[j]! + b.high[j]! + b.low[j]! + b.close[j]!) / 4;
-      case 'hlcc4':
-        return (b.high[j]! + b.low[j]! + b.close[j]! + b.close[j]!) / 4;
-      case 'time':
-        return b.ts[j]!;
-      case 'time_close':
-        return j + 1 < this.n ? b.ts[j + 1]! : NA;
-      case 'bar_index':
-        return j;
-      case 'last_bar_index':
-        return this.n - 1;
-    }
-    const d = new Date(b.ts[j]!);
-    switch (name) {
-      case 'year':
-        return d.getUTCFullYear();
-      case 'month':
-        return d.getUTCMonth() + 1;
-      case 'dayofmonth':
-        return d.getUTCDate();
-      case 'dayofweek':
-        return d.getUTCDay() + 1; // Pine: Sunday = 1
-      case 'hour':
-        return d.getUTCHours();
-      case 'minute':
-        return d.getUTCMinutes();
-      case 'second':
-        return d.getUTCSeconds();
-      default: {
-        const start = Date.UTC(d.getUTCFullYear(), 0, 1);
-        return Math.ceil(((b.ts[j]! - start) / 86_400_000 + new Date(start).getUTCDay() + 1) / 7);
-      }
-    }
   }
 
   private variable(e: Expr & { kind: 'name' }, offset: number): Value {
