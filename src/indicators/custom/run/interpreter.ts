@@ -285,11 +285,17 @@ class Interpreter {
       if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
       if (to < from) step = -step;
       const counter = this.slot(localKey(s.id, 63), false);
+      // A body that declares nothing shares one scope across iterations (only the counter lives in it).
+      const shared = this.inner(s.body, scope) === scope ? new Scope(scope) : null;
+      shared?.vars.set(s.counter, counter);
       for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
         if (++iterations > cap) throw this.overCap(s, cap);
-        const inner = new Scope(scope);
         counter.put(this.bar, i);
-        inner.vars.set(s.counter, counter);
+        let inner = shared;
+        if (!inner) {
+          inner = new Scope(scope);
+          inner.vars.set(s.counter, counter);
+        }
         const flow = this.block(s.body, inner);
         value = this.last;
         if (flow === BREAK) break;
