@@ -32,6 +32,8 @@ export interface Ctx {
 export interface Builtin {
   /** Parameter names in Pine's order: positional and named arguments bind to them. */
   params: readonly string[];
+  /** Its value never changes after the first call (header, hline, typed inputs): later calls skip it. */
+  once?: boolean;
   /** Named parameters accepted and ignored (they only change how TradingView draws). */
   ignored?: readonly string[];
   fn(ctx: Ctx, a: Value[], call: CallExpr): Value;

@@ -21,6 +21,7 @@ const COSMETIC = [
 function header(kind: 'indicator' | 'strategy' | 'library'): Builtin {
   return {
     params: ['title', 'shorttitle', 'overlay'],
+    once: true,
     ignored: COSMETIC,
     fn: (ctx, a) => {
       ctx.out.header.title = str(a[0]);
@@ -32,9 +33,11 @@ function header(kind: 'indicator' | 'strategy' | 'library'): Builtin {
 }
 
 /** An input's value is its default; the first bar records it with its title and bounds. */
-function input(type: InputOut['type']): Builtin {
+function input(type: InputOut['type'], once = type !== 'source'): Builtin {
   return {
     params: ['defval', 'title', 'minval', 'maxval', 'step', 'options'],
+    // A typed input is a constant; a source input (or input(close)) is a series, read every bar.
+    once,
     ignored: COSMETIC,
     fn: (ctx, a, call) => {
       const site = call.id;
@@ -121,7 +124,7 @@ export const DRAW: Record<string, Builtin> = {
   indicator: header('indicator'),
   strategy: header('strategy'),
   library: header('library'),
-  input: input('float'),
+  input: input('float', false),
   'input.int': input('int'),
   'input.float': input('float'),
   'input.bool': input('bool'),
@@ -139,6 +142,7 @@ export const DRAW: Record<string, Builtin> = {
   },
   hline: {
     params: ['price', 'title', 'color', 'linestyle', 'linewidth'],
+    once: true,
     ignored: COSMETIC,
     fn: (ctx, a, call) => {
       if (!ctx.out.hlines.has(call.id)) ctx.out.hlines.set(call.id, { title: str(a[1]), price: num(a[0]), color: typeof a[2] === 'string' ? a[2] : null });

@@ -28,6 +28,9 @@ interface CallPlan {
   /** Where each named argument goes among the built-in's parameters (−1: accepted and ignored). */
   named: (readonly [number, Expr])[];
   args: Value[];
+  /** A `once` built-in already called: its value, for every later call. */
+  done: boolean;
+  value: Value;
 }
 
 /** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
@@ -479,6 +482,7 @@ class Interpreter {
     let plan = this.callPlans.get(e.id);
     if (!plan) this.callPlans.set(e.id, (plan = this.planCall(e)));
     if (plan.user) return this.callUser(plan.user, e, scope);
+    if (plan.done) return plan.value;
     const b = plan.builtin!;
     // One argument array per call node, reused: a node never runs inside its own arguments, and
     // every call binds the same positions (built-ins copy what they keep).
@@ -497,19 +501,25 @@ class Interpreter {
     const v = b.fn(this.ctx, a, e);
     this.siteId = id;
     this.sitePos = pos;
+    if (b.once) {
+      plan.done = true;
+      plan.value = v;
+    }
     return v;
   }
 
   /** What a call node calls, resolved once: a user function, or a built-in with its named arguments placed. */
   private planCall(e: CallExpr): CallPlan {
     const user = this.funcs.get(e.callee);
-    if (user) return { user, builtin: null, named: [], args: [] };
+    if (user) return { user, builtin: null, named: [], args: [], done: false, value: null };
     const builtin = BUILTINS[e.callee]!;
     return {
       user: null,
       builtin,
       named: Object.entries(e.named).map(([k, expr]) => [builtin.params.indexOf(k), expr] as const),
       args: new Array<Value>(builtin.params.length),
+      done: false,
+      value: null,
     };
   }
 
