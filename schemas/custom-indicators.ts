@@ -129,6 +129,13 @@ export const CustomIndicatorResponse = z
     signals: z.array(CustomSignal),
     features: z.record(z.string(), Values).describe('ML feature columns by name, per fe_mode'),
     inputs: z.array(CustomInput),
+    run: z
+      .object({
+        steps: z.number().int().describe('Expression evaluations spent (budget: 30 million)'),
+        parse_ms: z.number(),
+        run_ms: z.number().describe('Interpreting over every bar, warm-up included, and shaping the response'),
+      })
+      .describe('What the run cost'),
     credits_charged: z.number().int(),
     credits_remaining: z.number().int(),
   })

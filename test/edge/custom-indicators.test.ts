@@ -68,6 +68,7 @@ describe('POST /api/v1/indicators/custom', () => {
     // fe_mode full: the series, its slope, one column per level, one per signal title.
     assert.deepEqual(Object.keys(b.features).sort(), ['rsi', 'rsi_above_30', 'rsi_above_70', 'rsi_slope', 'signal_leaving_oversold'].sort());
     assert.equal(b.features.rsi_above_70[5], mine[5]! > 70 ? 1 : 0);
+    assert.ok(b.run.steps > 0 && b.run.run_ms >= 0 && b.run.parse_ms >= 0);
     assert.equal(b.credits_charged, 1);
     assert.equal(await balance(), before - 1);
     assert.equal(b.credits_remaining, before - 1);

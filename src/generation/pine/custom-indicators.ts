@@ -14,6 +14,8 @@ import { pineFromText } from './from-text.ts';
 
 export const CUSTOM_INDICATOR_CREDITS = 1;
 
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
 /** The bars a script runs over; those before `from` are warm-up, not returned. */
 export interface CustomBars extends PineBars {
   from: number;
@@ -83,6 +85,7 @@ export class CustomIndicators {
       timeframe: body.timeframe,
       count: bars.ts.length - bars.from,
       warmup: bars.from,
+      run: { steps: result.result.steps, parse_ms: round(result.parseMs), run_ms: round(result.runMs) },
     };
     return { head, shaped: result.json! };
   }

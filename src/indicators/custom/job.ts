@@ -46,11 +46,10 @@ export function runJob(job: PineJob): PineJobResult {
       symbol: job.symbol,
       mintick: job.mintick,
     });
-    const runMs = performance.now() - t1;
-    if (!job.shape) return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs };
+    if (!job.shape) return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs: performance.now() - t1 };
     // Shaped and printed here, off the event loop: the edge only splices the text in.
     const json = JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode));
-    return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs, json };
+    return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs: performance.now() - t1, json };
   } catch (err) {
     if (err instanceof PineError) return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null } };
     if (err instanceof RangeError) {
