@@ -24,7 +24,8 @@ const DESCRIPTION =
   '**Not supported** (422 naming line:column and the construct): request.*, drawings (line/label/box/table/polyline), ' +
   'matrix/map, user-defined types, methods, enums, imports/libraries’ exports, plotcandle/plotbar, and any unknown built-in or argument. ' +
   'Parse errors and runtime errors (step or time budget, huge arrays) are 422 as well.\n\n' +
-  '**Cost:** 1 credit per call, charged before the run (402 when short). A fault of ours is retried once, then refunded (500); ' +
+  '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +
+  'A fault of ours is retried once, then refunded (500); ' +
   'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.';
 
 export function customIndicatorRoutes(app: App, { market, custom }: { market: MarketData; custom: CustomIndicators }): void {

@@ -1,11 +1,11 @@
 /**
- * POST /indicators/custom as a capability: charge 1 credit, write Pine from text when needed,
+ * POST /indicators/custom as a capability: charge 1 credit (beside the run), write Pine from text when needed,
  * run it in the worker pool (a failure of ours is retried once), shape the response; a script
  * problem is refunded and answered 422 with its line:column, a failure of ours refunded too.
  */
 import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
 import type { Metering } from '../../accounts/index.ts';
-import { InternalError, UnprocessableError } from '../../errors.ts';
+import { InternalError, OutOfCreditsError, UnprocessableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { PineBars, PineJobResult, PinePool } from '../../indicators/index.ts';
 import { INSTRUMENTS } from '../../lib/instruments.ts';
@@ -22,7 +22,7 @@ export interface CustomBars extends PineBars {
 }
 
 export interface CustomIndicatorsDeps {
-  metering: Pick<Metering, 'charge' | 'refund'>;
+  metering: Pick<Metering, 'balance' | 'charge' | 'refund'>;
   pool: Pick<PinePool, 'run'>;
   /** Claude, when the service has a key. */
   claude: Pick<ClaudePineWriter, 'write'> | null;
@@ -40,16 +40,29 @@ export class CustomIndicators {
   /** The response body as JSON text (the bulk of it printed in the worker). */
   async compute(userId: number, body: CustomIndicatorRequest, bars: CustomBars): Promise<string> {
     const { metering, log } = this.deps;
-    const balance = await metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom');
+    // A key without the credit is refused before any work; the charge itself (a balance write and
+    // its usage row) then runs beside the script instead of before it, and a run whose charge
+    // fails (a concurrent call took the last credit) is dropped with that 402.
+    const before = await metering.balance(userId);
+    if (before < CUSTOM_INDICATOR_CREDITS) throw new OutOfCreditsError(CUSTOM_INDICATOR_CREDITS, before);
+    const charge = metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom').then(
+      (balance) => ({ ok: true as const, balance }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
+    let work: Awaited<ReturnType<CustomIndicators['work']>>;
     try {
-      const { head, shaped } = await this.work(body, bars);
-      const tail = { credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: balance };
-      return `${JSON.stringify(head).slice(0, -1)},${shaped.slice(1, -1)},${JSON.stringify(tail).slice(1)}`;
+      work = await this.work(body, bars);
     } catch (err) {
+      const charged = await charge;
+      if (!charged.ok) throw charged.err;
       await metering.refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed').catch((e) => log.error({ err: e }, 'refund failed'));
       if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
       throw err;
     }
+    const charged = await charge;
+    if (!charged.ok) throw charged.err;
+    const tail = { credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: charged.balance };
+    return `${JSON.stringify(work.head).slice(0, -1)},${work.shaped.slice(1, -1)},${JSON.stringify(tail).slice(1)}`;
   }
 
   private async work(body: CustomIndicatorRequest, bars: CustomBars): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: string }> {

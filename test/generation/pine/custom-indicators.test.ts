@@ -33,7 +33,8 @@ function ledger(start = 10) {
   let balance = start;
   return {
     moves,
-    balance: () => balance,
+    current: () => balance,
+    balance: async () => balance,
     charge: async (_u: number, credits: number) => {
       moves.push({ kind: 'charge', credits });
       return (balance -= credits);
@@ -74,6 +75,14 @@ describe('CustomIndicators', () => {
     assert.equal(res.overlays[0]!.values.length, 200);
   });
 
+  it('refuses a key without the credit (402) before any work, and charges nothing', async () => {
+    const credits = ledger(0);
+    const p = flaky(0);
+    await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(1, body(SMA), bars), (e: Error & { status?: number }) => e.status === 402);
+    assert.equal(p.calls(), 0);
+    assert.deepEqual(credits.moves, []);
+  });
+
   it('retries a failure of ours once and charges once when the retry succeeds', async () => {
     const credits = ledger();
     const p = flaky(1);
@@ -89,7 +98,7 @@ describe('CustomIndicators', () => {
     await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(1, body(SMA), bars), (e: Error & { status?: number }) => e.status === 500 && /refunded/.test(e.message));
     assert.equal(p.calls(), 2);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
-    assert.equal(credits.balance(), 10);
+    assert.equal(credits.current(), 10);
   });
 
   it('refunds a script problem without a retry and answers 422 with its position', async () => {
