@@ -26,6 +26,7 @@ const DESCRIPTION =
   'Parse errors and runtime errors (step or time budget, huge arrays) are 422 as well.\n\n' +
   '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +
   'A fault of ours is retried once, then refunded (500); ' +
+  'provider haiku/sonnet counts against that model’s daily generation cap, as POST /generate does (429 past it; given back when the offline writer answers instead); ' +
   'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.';
 
 export function customIndicatorRoutes(app: App, { market, custom }: { market: MarketData; custom: CustomIndicators }): void {
@@ -48,7 +49,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       const start = Math.max(0, end - body.limit - CUSTOM_WARMUP_BARS);
       const from = Math.max(0, end - body.limit) - start;
       const slice = (x: Float64Array) => x.slice(start, end);
-      const json = await custom.compute(user.user_id, body, {
+      const json = await custom.compute(user, body, {
         ts: slice(c.ts),
         open: slice(c.open),
         high: slice(c.high),

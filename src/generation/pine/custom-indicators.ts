@@ -4,7 +4,9 @@
  * problem is refunded and answered 422 with its line:column, a failure of ours refunded too.
  */
 import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
+import type { Plan } from '../../../schemas/accounts.ts';
 import type { Metering } from '../../accounts/index.ts';
+import { capFor } from '../costs.ts';
 import { InternalError, OutOfCreditsError, UnprocessableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { PineBars, PineJobResult, PinePool } from '../../indicators/index.ts';
@@ -16,13 +18,19 @@ export const CUSTOM_INDICATOR_CREDITS = 1;
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+/** Who calls: enough to charge credits and count Claude's daily cap. */
+export interface CustomUser {
+  user_id: number;
+  plan: Plan;
+}
+
 /** The bars a script runs over; those before `from` are warm-up, not returned. */
 export interface CustomBars extends PineBars {
   from: number;
 }
 
 export interface CustomIndicatorsDeps {
-  metering: Pick<Metering, 'balance' | 'charge' | 'refund'>;
+  metering: Pick<Metering, 'balance' | 'charge' | 'refund' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
   pool: Pick<PinePool, 'run'>;
   /** Claude, when the service has a key. */
   claude: Pick<ClaudePineWriter, 'write'> | null;
@@ -38,8 +46,9 @@ export class CustomIndicators {
   constructor(private readonly deps: CustomIndicatorsDeps) {}
 
   /** The response body as JSON text (the bulk of it printed in the worker). */
-  async compute(userId: number, body: CustomIndicatorRequest, bars: CustomBars): Promise<string> {
+  async compute(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars): Promise<string> {
     const { metering, log } = this.deps;
+    const userId = user.user_id;
     // A key without the credit is refused before any work; the charge itself (a balance write and
     // its usage row) then runs beside the script instead of before it, and a run whose charge
     // fails (a concurrent call took the last credit) is dropped with that 402.
@@ -51,7 +60,7 @@ export class CustomIndicators {
     );
     let work: Awaited<ReturnType<CustomIndicators['work']>>;
     try {
-      work = await this.work(body, bars);
+      work = await this.work(user, body, bars);
     } catch (err) {
       const charged = await charge;
       if (!charged.ok) throw charged.err;
@@ -65,16 +74,36 @@ export class CustomIndicators {
     return `${JSON.stringify(work.head).slice(0, -1)},${work.shaped.slice(1, -1)},${JSON.stringify(tail).slice(1)}`;
   }
 
-  private async work(body: CustomIndicatorRequest, bars: CustomBars): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: string }> {
+  /**
+   * Claude's Pine when the provider asks for it, Claude is configured and the platform's AI budget
+   * is not spent; it counts against the model's daily cap as /generate does (429 past it), and a
+   * fallback to the offline writer gives the cap back. Null: the offline writer answers.
+   */
+  private async claudePine(user: CustomUser, body: CustomIndicatorRequest): Promise<string | null> {
+    const { claude, metering, log } = this.deps;
+    if (body.provider === 'offline' || !claude || !(await metering.aiBudgetLeft())) return null;
+    const cap = capFor(body.provider);
+    const countedAt = Date.now();
+    await metering.useCap(user.user_id, user.plan, cap);
+    const written = await claude.write(body.source, body.provider).catch((err: unknown) => {
+      log.warn({ err }, 'claude pine failed');
+      return null;
+    });
+    if (!written) await metering.releaseCap(user.user_id, cap, countedAt).catch((err: unknown) => log.error({ err }, 'cap release failed'));
+    return written;
+  }
+
+  private async work(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: string }> {
     const pine = looksLikePine(body.source);
     let source = body.source;
     let generator: CustomIndicatorResponse['generator'] = 'pine';
     if (!pine) {
-      const written = body.provider !== 'offline' && this.deps.claude ? await this.deps.claude.write(body.source, body.provider) : null;
+      const written = await this.claudePine(user, body);
       source = written ?? pineFromText(body.source, body.symbol, body.timeframe).pine;
       generator = written ? 'claude' : 'offline';
     }
-    const job = { source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
+    const job = {
+      source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
     let result: PineJobResult = await this.deps.pool.run(job);
     if (!result.ok && 'failure' in result) {
       this.deps.log.warn({ err: result.failure }, 'custom indicator failed, retrying once');
