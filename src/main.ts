@@ -20,7 +20,7 @@ import { BarBuilder } from '../actors/bar-builder/index.ts';
 import { Trainer } from '../actors/trainer/index.ts';
 import { configureSandbox, StrategyRuntime } from './sandbox/index.ts';
 import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
-import { buildGeneration } from './generation/index.ts';
+import { buildCustomIndicators, buildGeneration } from './generation/index.ts';
 import { OneShot } from './oneshot/one-shot.ts';
 import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
 import { SignalRecorder } from '../actors/recorder/index.ts';
@@ -133,6 +133,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     stack.push(() => runtime.stop());
     // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.
     const generation = buildGeneration({ metering: accounts.metering, runtime, config, log });
+    // Custom indicators: Pine scripts run in their own worker threads.
+    const customIndicators = buildCustomIndicators({ metering: accounts.metering, config, log });
+    stack.push(() => customIndicators.close());
     // Training deletes a model's deployment with it; deployments need the models: bound late.
     let deployments: Deployments | null = null;
     const training = await buildTraining({
@@ -240,7 +243,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
     oneShot.recovery.start();
     stack.push(() => oneShot.recovery.stop());
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators });
     readinessRoutes(app, {
       readiness: () =>
         probeReadiness({

@@ -25,6 +25,8 @@ import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
 import { registerMcp } from '../mcp/index.ts';
 import { indicatorRoutes } from './routes/indicators.ts';
+import { customIndicatorRoutes } from './routes/custom-indicators.ts';
+import type { CustomIndicators } from '../generation/index.ts';
 import { marketRoutes } from './routes/market.ts';
 import { modelRoutes } from './routes/models.ts';
 import { trainRoutes } from './routes/train.ts';
@@ -73,6 +75,8 @@ export interface EdgeDeps {
   community: Community;
   /** JetStream for the WebSocket stream GET /api/v1/predict (its resume reads); without it the stream is not served. */
   bus?: Pick<Bus, 'nc' | 'js' | 'jsm'>;
+  /** POST /indicators/custom (route left out when absent). */
+  customIndicators?: CustomIndicators;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -82,7 +86,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -141,6 +145,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   });
   marketRoutes(app, { market });
   indicatorRoutes(app, { market });
+  if (customIndicators) customIndicatorRoutes(app, { market, custom: customIndicators });
   indicatorSchemaRoutes(app);
   generateRoutes(app, { generation, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS });
   oneShotRoutes(app, { oneShot, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS, fee: config.ONE_SHOT_FEE });

@@ -1,5 +1,5 @@
 import { defineIndicator, intParam } from './define.ts';
-import { ewm, givenAlpha, map, seedBars } from './math.ts';
+import { ewm, givenAlpha, map, seedBars, trueRange } from './math.ts';
 
 export const atr = defineIndicator({
   name: 'atr',
@@ -12,12 +12,7 @@ export const atr = defineIndicator({
   warmupRule: 'ceil(ln 1e-12 / ln(1 − 1/period)): bars until the seed weighs less than 1e-12 (373 for period 14)',
   warmup: (p) => seedBars(givenAlpha(1 / p.period)),
   compute: ({ high, low, close }, p) => {
-    const tr = map(close.length, (i) => {
-      const range = high[i]! - low[i]!;
-      if (i === 0) return range;
-      const pc = close[i - 1]!;
-      return Math.max(range, Math.abs(high[i]! - pc), Math.abs(low[i]! - pc));
-    });
+    const tr = map(close.length, (i) => trueRange(high[i]!, low[i]!, i === 0 ? undefined : close[i - 1]!));
     return [ewm(tr, givenAlpha(1 / p.period))];
   },
   pandas: (p) => ({

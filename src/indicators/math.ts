@@ -32,15 +32,16 @@ export function seedBars(alpha: number, tolerance = SEED_TOLERANCE): number {
 export function ewm(x: Float64Array, alpha: number, start = 0): Float64Array {
   const out = new Float64Array(x.length).fill(NaN);
   if (start >= x.length) return out;
-  const q = 1 - alpha;
   let y = x[start]!;
   out[start] = y;
-  for (let i = start + 1; i < x.length; i++) {
-    const v = x[i]!;
-    if (y !== v) y = (q * y + alpha * v) / (q + alpha);
-    out[i] = y;
-  }
+  for (let i = start + 1; i < x.length; i++) out[i] = y = ewmStep(y, x[i]!, alpha);
   return out;
+}
+
+/** One step of `ewm`: the average after value `v` (the Pine interpreter steps bar by bar with it). */
+export function ewmStep(y: number, v: number, alpha: number): number {
+  const q = 1 - alpha;
+  return y !== v ? (q * y + alpha * v) / (q + alpha) : y;
 }
 
 /** Applies `fn` to every full window of `n` values ending at i (NaN before the first). */
@@ -51,39 +52,74 @@ function rolling(x: Float64Array, n: number, fn: (from: number, to: number) => n
 }
 
 /** Window sums are recomputed per window, so a value never depends on bars before its window. */
-function sum(x: Float64Array, from: number, to: number): number {
+function sum(x: ArrayLike<number>, from: number, to: number): number {
   let s = 0;
   for (let j = from; j < to; j++) s += x[j]!;
   return s;
 }
 
+/** Mean of x[from, to). */
+export const windowMean = (x: ArrayLike<number>, from: number, to: number): number => sum(x, from, to) / (to - from);
+
+/** Population standard deviation (ddof=0) of x[from, to), two-pass. */
+export function windowStd(x: ArrayLike<number>, from: number, to: number): number {
+  const mean = windowMean(x, from, to);
+  let ss = 0;
+  for (let j = from; j < to; j++) ss += (x[j]! - mean) ** 2;
+  return Math.sqrt(ss / (to - from));
+}
+
+/** Largest of x[from, to) (NaN when one is NaN, as pandas' rolling max). */
+export function windowMax(x: ArrayLike<number>, from: number, to: number): number {
+  let m = -Infinity;
+  for (let j = from; j < to; j++) {
+    if (Number.isNaN(x[j]!)) return NaN;
+    if (x[j]! > m) m = x[j]!;
+  }
+  return m;
+}
+
+/** Smallest of x[from, to) (NaN when one is NaN). */
+export function windowMin(x: ArrayLike<number>, from: number, to: number): number {
+  let m = Infinity;
+  for (let j = from; j < to; j++) {
+    if (Number.isNaN(x[j]!)) return NaN;
+    if (x[j]! < m) m = x[j]!;
+  }
+  return m;
+}
+
+/** Linearly weighted mean of the `n` values ending at index t, the newest weighted n. */
+export function windowWma(x: ArrayLike<number>, t: number, n: number): number {
+  let acc = 0;
+  for (let j = 0; j < n; j++) acc += x[t - j]! * (n - j);
+  return acc / ((n * (n + 1)) / 2);
+}
+
+/** True range: high − low on the first bar (no previous close), else the largest of the three ranges. */
+export function trueRange(high: number, low: number, prevClose: number | undefined): number {
+  const range = high - low;
+  if (prevClose === undefined) return range;
+  return Math.max(range, Math.abs(high - prevClose), Math.abs(low - prevClose));
+}
+
+/** RSI from the averaged gain and loss: 50 when both are 0. */
+export const rsiValue = (gain: number, loss: number): number => (gain + loss === 0 ? 50 : (100 * gain) / (gain + loss));
+
+/** Stochastic %K from the close and the window's highest high and lowest low: 50 when the range is 0. */
+export const stochK = (close: number, hh: number, ll: number): number => (hh === ll ? 50 : (100 * (close - ll)) / (hh - ll));
+
 /** rolling(n).mean() */
-export const rollingMean = (x: Float64Array, n: number): Float64Array => rolling(x, n, (a, b) => sum(x, a, b) / n);
+export const rollingMean = (x: Float64Array, n: number): Float64Array => rolling(x, n, (a, b) => windowMean(x, a, b));
 
 /** rolling(n).std(ddof=0): population standard deviation, two-pass per window. */
-export const rollingStd = (x: Float64Array, n: number): Float64Array =>
-  rolling(x, n, (a, b) => {
-    const mean = sum(x, a, b) / n;
-    let ss = 0;
-    for (let j = a; j < b; j++) ss += (x[j]! - mean) ** 2;
-    return Math.sqrt(ss / n);
-  });
+export const rollingStd = (x: Float64Array, n: number): Float64Array => rolling(x, n, (a, b) => windowStd(x, a, b));
 
 /** rolling(n).max() */
-export const rollingMax = (x: Float64Array, n: number): Float64Array =>
-  rolling(x, n, (a, b) => {
-    let m = -Infinity;
-    for (let j = a; j < b; j++) if (x[j]! > m) m = x[j]!;
-    return m;
-  });
+export const rollingMax = (x: Float64Array, n: number): Float64Array => rolling(x, n, (a, b) => windowMax(x, a, b));
 
 /** rolling(n).min() */
-export const rollingMin = (x: Float64Array, n: number): Float64Array =>
-  rolling(x, n, (a, b) => {
-    let m = Infinity;
-    for (let j = a; j < b; j++) if (x[j]! < m) m = x[j]!;
-    return m;
-  });
+export const rollingMin = (x: Float64Array, n: number): Float64Array => rolling(x, n, (a, b) => windowMin(x, a, b));
 
 /** Element-wise map over equal-length columns. */
 export function map(n: number, fn: (i: number) => number): Float64Array {

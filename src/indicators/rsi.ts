@@ -1,5 +1,5 @@
 import { defineIndicator, intParam } from './define.ts';
-import { ewm, givenAlpha, map, RSI_SEED_TOLERANCE, seedBars } from './math.ts';
+import { ewm, givenAlpha, map, RSI_SEED_TOLERANCE, rsiValue, seedBars } from './math.ts';
 
 export const rsi = defineIndicator({
   name: 'rsi',
@@ -19,7 +19,7 @@ export const rsi = defineIndicator({
     const alpha = givenAlpha(1 / p.period);
     const gain = ewm(map(n, (i) => Math.max(d[i]!, 0)), alpha, 1);
     const loss = ewm(map(n, (i) => Math.max(-d[i]!, 0)), alpha, 1);
-    return [map(n, (i) => (gain[i]! + loss[i]! === 0 ? 50 : (100 * gain[i]!) / (gain[i]! + loss[i]!)))];
+    return [map(n, (i) => rsiValue(gain[i]!, loss[i]!))];
   },
   pandas: (p) => ({
     setup: [

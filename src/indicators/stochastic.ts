@@ -1,5 +1,5 @@
 import { defineIndicator, intParam } from './define.ts';
-import { map, rollingMax, rollingMean, rollingMin } from './math.ts';
+import { map, rollingMax, rollingMean, rollingMin, stochK } from './math.ts';
 
 export const stochastic = defineIndicator({
   name: 'stoch',
@@ -17,7 +17,7 @@ export const stochastic = defineIndicator({
   compute: ({ high, low, close }, p) => {
     const hh = rollingMax(high, p.k_period);
     const ll = rollingMin(low, p.k_period);
-    const k = map(close.length, (i) => (hh[i] === ll[i] ? 50 : (100 * (close[i]! - ll[i]!)) / (hh[i]! - ll[i]!)));
+    const k = map(close.length, (i) => stochK(close[i]!, hh[i]!, ll[i]!));
     return [k, rollingMean(k, p.d_period)];
   },
   pandas: (p) => ({

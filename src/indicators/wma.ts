@@ -1,4 +1,5 @@
 import { defineIndicator, intParam } from './define.ts';
+import { windowWma } from './math.ts';
 
 export const wma = defineIndicator({
   name: 'wma',
@@ -11,14 +12,8 @@ export const wma = defineIndicator({
   warmupRule: 'period − 1 (the first full window)',
   warmup: (p) => p.period - 1,
   compute: ({ close }, p) => {
-    const n = p.period;
-    const denom = (n * (n + 1)) / 2;
     const out = new Float64Array(close.length).fill(NaN);
-    for (let t = n - 1; t < close.length; t++) {
-      let acc = 0;
-      for (let j = 0; j < n; j++) acc += close[t - j]! * (n - j);
-      out[t] = acc / denom;
-    }
+    for (let t = p.period - 1; t < close.length; t++) out[t] = windowWma(close, t, p.period);
     return [out];
   },
   // A convolution with weights n..1 is the weighted sum ending at each bar (the first n − 1 are partial and masked).

@@ -40,6 +40,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'community': () => import('./community.ts'),
   'ws-stream': () => import('./ws-stream.ts'),
   'web': () => import('./web.ts'),
+  'pine': () => import('./pine.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

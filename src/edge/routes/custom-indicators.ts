@@ -1,0 +1,64 @@
+import { CUSTOM_MAX_LIMIT, CUSTOM_WARMUP_BARS, CustomIndicatorRequest, CustomIndicatorResponse, PineErrorBody } from '../../../schemas/custom-indicators.ts';
+import { ErrorBody } from '../../../schemas/common.ts';
+import type { CustomIndicators } from '../../generation/index.ts';
+import type { MarketData } from '../../market/index.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
+import type { App } from '../types.ts';
+
+const DESCRIPTION =
+  'Runs a TradingView Pine Script (v5/v6) — or a plain-language description, first turned into Pine — bar by bar over ' +
+  `our bars: the newest \`limit\` (default 2000, at most ${CUSTOM_MAX_LIMIT}), after up to ${CUSTOM_WARMUP_BARS} earlier bars of warm-up. ` +
+  'Our own parser and interpreter run it (never as JavaScript), in worker threads, with a budget of 30 million steps, ' +
+  '10,000 iterations per loop per bar, 100,000 elements per array and 3 s per run. ' +
+  'Answer: `overlays` (plots on the price pane), `panels` (a separate-pane indicator’s plots with its `hline` levels and bounds), ' +
+  '`signals` (bars where plotshape/plotchar/alertcondition fired, and strategy.entry/close/exit calls), `features` per `fe_mode`, ' +
+  'the `inputs` with their defaults (the values used), `source_kind`, and `generated_pine` when the source was text.\n\n' +
+  '**Semantics.** Where a ta.* function has a twin among the built-in indicators (sma, ema, wma, rma, rsi, macd, bb, stdev, ' +
+  'highest, lowest, stoch, atr, tr) it computes exactly what POST /api/v1/indicators computes: recursive averages ' +
+  '(ema, rma, rsi, atr, macd) start from the first value (pandas `ewm(adjust=False)`), not from an SMA seed as on TradingView, so ' +
+  'their first bars differ from TradingView’s until the seed has faded (see GET /api/v1/indicator-schema for the warm-up); ' +
+  'ta.tr is high − low on the first bar; ta.stoch is 50 when the range is 0; ta.stdev is the population deviation unless biased=false. ' +
+  'Pivots must be strictly beyond every other bar of their window; highestbars/lowestbars prefer the newest bar on ties. ' +
+  'Time parts (hour, dayofweek…) are UTC. Division by zero gives na.\n\n' +
+  '**Not supported** (422 naming line:column and the construct): request.*, drawings (line/label/box/table/polyline), ' +
+  'matrix/map, user-defined types, methods, enums, imports/libraries’ exports, plotcandle/plotbar, and any unknown built-in or argument. ' +
+  'Parse errors and runtime errors (step or time budget, huge arrays) are 422 as well.\n\n' +
+  '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +
+  'A fault of ours is retried once, then refunded (500); ' +
+  'provider haiku/sonnet counts against that model’s daily generation cap, as POST /generate does (429 past it; given back when the offline writer answers instead); ' +
+  'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.';
+
+export function customIndicatorRoutes(app: App, { market, custom }: { market: MarketData; custom: CustomIndicators }): void {
+  app.post('/api/v1/indicators/custom', {
+    config: { auth: 'key' },
+    ...plainJsonSerializer,
+    schema: {
+      tags: ['market'],
+      summary: 'A custom indicator from Pine Script or plain language',
+      description: DESCRIPTION,
+      body: CustomIndicatorRequest,
+      response: { 200: CustomIndicatorResponse, 402: ErrorBody, 422: PineErrorBody },
+    },
+    handler: async (request, reply) => {
+      const user = requireUser(request);
+      const { body } = request;
+      const series = await market.cache.get(body.symbol, body.timeframe);
+      const c = series.columns();
+      const end = c.ts.length;
+      const start = Math.max(0, end - body.limit - CUSTOM_WARMUP_BARS);
+      const from = Math.max(0, end - body.limit) - start;
+      const slice = (x: Float64Array) => x.slice(start, end);
+      const json = await custom.compute(user, body, {
+        ts: slice(c.ts),
+        open: slice(c.open),
+        high: slice(c.high),
+        low: slice(c.low),
+        close: slice(c.close),
+        volume: slice(c.volume),
+        from,
+      });
+      return sendJsonText<CustomIndicatorResponse>(reply, json);
+    },
+  });
+}

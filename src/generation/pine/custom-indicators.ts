@@ -1,0 +1,134 @@
+/**
+ * POST /indicators/custom as a capability: charge 1 credit (beside the run), write Pine from text when needed,
+ * run it in the worker pool (a failure of ours is retried once), shape the response; a script
+ * problem is refunded and answered 422 with its line:column, a failure of ours refunded too.
+ */
+import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
+import type { Plan } from '../../../schemas/accounts.ts';
+import type { Metering } from '../../accounts/index.ts';
+import { capFor } from '../costs.ts';
+import { InternalError, OutOfCreditsError, UnprocessableError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { PineBars, PineJobResult, PinePool } from '../../indicators/index.ts';
+import { INSTRUMENTS } from '../../lib/instruments.ts';
+import type { ClaudePineWriter } from './claude-pine.ts';
+import { pineFromText } from './from-text.ts';
+
+export const CUSTOM_INDICATOR_CREDITS = 1;
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** Who calls: enough to charge credits and count Claude's daily cap. */
+export interface CustomUser {
+  user_id: number;
+  plan: Plan;
+}
+
+/** The bars a script runs over; those before `from` are warm-up, not returned. */
+export interface CustomBars extends PineBars {
+  from: number;
+}
+
+export interface CustomIndicatorsDeps {
+  metering: Pick<Metering, 'balance' | 'charge' | 'refund' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
+  pool: Pick<PinePool, 'run'>;
+  /** Claude, when the service has a key. */
+  claude: Pick<ClaudePineWriter, 'write'> | null;
+  log: Logger;
+}
+
+/** The text is Pine when it has a version annotation, a header call, or a plot call. */
+export function looksLikePine(source: string): boolean {
+  return /^\s*\/\/\s*@version\s*=/m.test(source) || /^\s*(indicator|strategy|library)\s*\(/m.test(source) || /^\s*plot(shape|char)?\s*\(/m.test(source);
+}
+
+export class CustomIndicators {
+  constructor(private readonly deps: CustomIndicatorsDeps) {}
+
+  /** The response body as JSON text (the bulk of it printed in the worker). */
+  async compute(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars): Promise<string> {
+    const { metering, log } = this.deps;
+    const userId = user.user_id;
+    // A key without the credit is refused before any work; the charge itself (a balance write and
+    // its usage row) then runs beside the script instead of before it, and a run whose charge
+    // fails (a concurrent call took the last credit) is dropped with that 402.
+    const before = await metering.balance(userId);
+    if (before < CUSTOM_INDICATOR_CREDITS) throw new OutOfCreditsError(CUSTOM_INDICATOR_CREDITS, before);
+    const charge = metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom').then(
+      (balance) => ({ ok: true as const, balance }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
+    let work: Awaited<ReturnType<CustomIndicators['work']>>;
+    try {
+      work = await this.work(user, body, bars);
+    } catch (err) {
+      const charged = await charge;
+      if (!charged.ok) throw charged.err;
+      await metering.refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed').catch((e) => log.error({ err: e }, 'refund failed'));
+      if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
+      throw err;
+    }
+    const charged = await charge;
+    if (!charged.ok) throw charged.err;
+    const tail = { credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: charged.balance };
+    return `${JSON.stringify(work.head).slice(0, -1)},${work.shaped.slice(1, -1)},${JSON.stringify(tail).slice(1)}`;
+  }
+
+  /**
+   * Claude's Pine when the provider asks for it, Claude is configured and the platform's AI budget
+   * is not spent; it counts against the model's daily cap as /generate does (429 past it), and a
+   * fallback to the offline writer gives the cap back. Null: the offline writer answers.
+   */
+  private async claudePine(user: CustomUser, body: CustomIndicatorRequest): Promise<string | null> {
+    const { claude, metering, log } = this.deps;
+    if (body.provider === 'offline' || !claude || !(await metering.aiBudgetLeft())) return null;
+    const cap = capFor(body.provider);
+    const countedAt = Date.now();
+    await metering.useCap(user.user_id, user.plan, cap);
+    const written = await claude.write(body.source, body.provider).catch((err: unknown) => {
+      log.warn({ err }, 'claude pine failed');
+      return null;
+    });
+    if (!written) await metering.releaseCap(user.user_id, cap, countedAt).catch((err: unknown) => log.error({ err }, 'cap release failed'));
+    return written;
+  }
+
+  private async work(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: string }> {
+    const pine = looksLikePine(body.source);
+    let source = body.source;
+    let generator: CustomIndicatorResponse['generator'] = 'pine';
+    if (!pine) {
+      const written = await this.claudePine(user, body);
+      source = written ?? pineFromText(body.source, body.symbol, body.timeframe).pine;
+      generator = written ? 'claude' : 'offline';
+    }
+    const job = {
+      source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
+    let result: PineJobResult = await this.deps.pool.run(job);
+    if (!result.ok && 'failure' in result) {
+      this.deps.log.warn({ err: result.failure }, 'custom indicator failed, retrying once');
+      result = await this.deps.pool.run(job);
+    }
+    if (!result.ok) {
+      if ('problem' in result) {
+        const p = result.problem;
+        throw Object.assign(new UnprocessableError(pine ? p.message : `the Pine written from your description failed: ${p.message}`), {
+          details: { line: p.line, column: p.col, construct: p.construct, ...(pine ? {} : { generated_pine: source }) },
+        });
+      }
+      this.deps.log.error({ err: result.failure }, 'custom indicator failed twice');
+      throw new InternalError('the indicator could not be computed because of a fault on our side; your credit was refunded, try again');
+    }
+    const head: Partial<CustomIndicatorResponse> = {
+      source_kind: pine ? 'pine' : 'text',
+      generated_pine: pine ? null : source,
+      generator,
+      symbol: body.symbol,
+      timeframe: body.timeframe,
+      count: bars.ts.length - bars.from,
+      warmup: bars.from,
+      run: { steps: result.result.steps, parse_ms: round(result.parseMs), run_ms: round(result.runMs) },
+    };
+    return { head, shaped: result.json! };
+  }
+}

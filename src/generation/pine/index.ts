@@ -1,0 +1,49 @@
+/** Custom indicators (POST /indicators/custom): Pine from text, the worker pool, the charging flow. */
+import { availableParallelism } from 'node:os';
+import type { Metering } from '../../accounts/index.ts';
+import type { Config } from '../../config.ts';
+import { PinePool } from '../../indicators/index.ts';
+import type { Logger } from '../../log.ts';
+import { ClaudePineWriter } from './claude-pine.ts';
+import { CustomIndicators } from './custom-indicators.ts';
+
+export { CustomIndicators, CUSTOM_INDICATOR_CREDITS, looksLikePine, type CustomBars } from './custom-indicators.ts';
+export { pineFromText } from './from-text.ts';
+export { ClaudePineWriter } from './claude-pine.ts';
+
+/**
+ * Pine runs: one worker thread per core but one (a core stays with the event loop, so keyed reads
+ * keep answering under a burst of scripts), 3 s per run, 64 waiting at most, 512 MB heap each.
+ */
+export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512 };
+
+export interface CustomIndicatorsBuild {
+  indicators: CustomIndicators;
+  close(): Promise<void>;
+}
+
+export function buildCustomIndicators({
+  metering,
+  config,
+  log,
+}: {
+  metering: Pick<Metering, 'balance' | 'charge' | 'refund' | 'recordAiSpend' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
+  config: Pick<Config, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'ANTHROPIC_MODEL_SONNET' | 'ANTHROPIC_MODEL_HAIKU' | 'ANTHROPIC_MAX_RETRIES' | 'ANTHROPIC_TIMEOUT_MS' | 'GENERATE_REPAIR_TRIES'>;
+  log: Logger;
+}): CustomIndicatorsBuild {
+  const pool = new PinePool(PINE_POOL);
+  const claude = config.ANTHROPIC_API_KEY
+    ? new ClaudePineWriter(
+        {
+          apiKey: config.ANTHROPIC_API_KEY,
+          baseURL: config.ANTHROPIC_BASE_URL,
+          models: { haiku: config.ANTHROPIC_MODEL_HAIKU, sonnet: config.ANTHROPIC_MODEL_SONNET },
+          repairTries: config.GENERATE_REPAIR_TRIES,
+          maxRetries: config.ANTHROPIC_MAX_RETRIES,
+          timeoutMs: config.ANTHROPIC_TIMEOUT_MS,
+        },
+        { log, recordSpend: (usd) => metering.recordAiSpend(usd) },
+      )
+    : null;
+  return { indicators: new CustomIndicators({ metering, pool, claude, log: log.child({ component: 'custom-indicators' }) }), close: () => pool.close() };
+}

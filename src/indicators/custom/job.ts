@@ -1,0 +1,61 @@
+/** The messages between the edge and a Pine worker, and the one function a worker runs. */
+import type { FeMode } from '../../../schemas/custom-indicators.ts';
+import { PineError } from './pine/errors.ts';
+import { parsePine } from './pine/parser.ts';
+import { runProgram } from './run/interpreter.ts';
+import type { RunResult } from './run/outputs.ts';
+import { DEFAULT_LIMITS, type Bars } from './run/values.ts';
+import { shapeRun } from './shape.ts';
+
+export interface PineJob {
+  id: number;
+  source: string;
+  bars: Bars;
+  timeframe: string;
+  symbol: string;
+  mintick: number;
+  /** Wall-clock budget of the run inside the worker. */
+  wallMs: number;
+  maxSteps?: number;
+  /** When set, the worker also shapes the response part (bars from `shape.from` on) as JSON text. */
+  shape?: { from: number; feMode: FeMode };
+}
+
+/** A problem with the script itself: answered 422 and refunded. */
+export interface ScriptProblem {
+  message: string;
+  line: number;
+  col: number;
+  construct: string | null;
+}
+
+export type PineJobResult =
+  | { id: number; ok: true; result: RunResult; parseMs: number; runMs: number; json?: string }
+  | { id: number; ok: false; problem: ScriptProblem }
+  | { id: number; ok: false; failure: string };
+
+/** Parses and runs one script; never throws (a script problem and our own failure are told apart). */
+export function runJob(job: PineJob): PineJobResult {
+  try {
+    const t0 = performance.now();
+    const program = parsePine(job.source);
+    const t1 = performance.now();
+    const result = runProgram(program, job.bars, {
+      limits: { ...DEFAULT_LIMITS, maxSteps: job.maxSteps ?? DEFAULT_LIMITS.maxSteps, deadlineMs: Date.now() + job.wallMs },
+      timeframe: job.timeframe,
+      symbol: job.symbol,
+      mintick: job.mintick,
+    });
+    if (!job.shape) return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs: performance.now() - t1 };
+    // Shaped and printed here, off the event loop: the edge only splices the text in.
+    const json = JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode));
+    return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs: performance.now() - t1, json };
+  } catch (err) {
+    if (err instanceof PineError) return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null } };
+    if (err instanceof RangeError) {
+      // The JS stack or heap ran out under the script: its fault, told as such.
+      return { id: job.id, ok: false, problem: { message: `the script needs too much memory or nesting (${err.message})`, line: 1, col: 1, construct: null } };
+    }
+    return { id: job.id, ok: false, failure: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The static check before any bar runs: every call names a built-in or a user function with
+ * known arguments, every dotted name is known, drawing calls stand at the top level. Unsupported
+ * constructs fail here, located, never at some later bar.
+ */
+import type { Expr, FuncDef, Stmt } from '../pine/ast.ts';
+import { pineError, unsupported } from '../pine/errors.ts';
+import { OTHER_VARIABLES } from './bar-values.ts';
+import { BUILTINS } from './builtins.ts';
+import { constant } from './core.ts';
+
+/** Calls Pine allows only at the top level of the script. */
+const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcondition|indicator|strategy|library|input(\..+)?)$/;
+
+/** Pine's built-in namespaces: a dotted call outside them is a method call on a variable. */
+const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
+  'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
+
+/** Checks the program; returns every name it declares anywhere (any other name is a built-in). */
+export function checkProgram(stmts: Stmt[], funcs: ReadonlyMap<string, FuncDef>): Set<string> {
+  const declared = new Set<string>();
+
+  /** Inside an if/for/while/switch body or a function: Pine's local scope. */
+  let local = 0;
+  const body = (list: Stmt[]) => {
+    local++;
+    list.forEach(visitStmt);
+    local--;
+  };
+  const visitExpr = (e: Expr | null | undefined): void => {
+    if (!e) return;
+    switch (e.kind) {
+      case 'call': {
+        if (local > 0 && GLOBAL_ONLY.test(e.callee)) {
+          throw pineError(e.calleePos, `${e.callee}() cannot be called in a local block (if, for, while, switch or a function body), as in Pine; move it to the top level`);
+        }
+        if (!BUILTINS[e.callee] && !funcs.has(e.callee)) {
+          const ns = e.callee.split('.')[0]!;
+          if (e.callee.includes('.') && !NAMESPACES.has(ns)) {
+            throw unsupported(e.calleePos, `method-call syntax ${e.callee}()`, `is not supported; call the namespaced function instead, e.g. array.push(${ns}, x)`);
+          }
+          if (e.callee.includes('.') || /^(plotcandle|plotbar|plotarrow|alert|max_bars_back|time|time_close|timestamp)$/.test(e.callee)) {
+            throw unsupported(e.calleePos, `${e.callee}()`);
+          }
+          throw pineError(e.calleePos, `unknown function '${e.callee}': declare it before use or check the spelling`);
+        }
+        const b = BUILTINS[e.callee];
+        if (b) {
+          if (e.args.length > b.params.length) throw pineError(e.calleePos, `${e.callee}() takes at most ${b.params.length} positional arguments`);
+          for (const k of Object.keys(e.named)) {
+            if (!b.params.includes(k) && !b.ignored?.includes(k)) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
+          }
+        }
+        e.args.forEach(visitExpr);
+        Object.values(e.named).forEach(visitExpr);
+        return;
+      }
+      case 'name':
+        if (e.name.includes('.') && constant(e.name) === undefined && !OTHER_VARIABLES.has(e.name)) throw unsupported(e, `'${e.name}'`);
+        return;
+      case 'index':
+        visitExpr(e.target);
+        visitExpr(e.offset);
+        return;
+      case 'unary':
+        visitExpr(e.operand);
+        return;
+      case 'binary':
+        visitExpr(e.left);
+        visitExpr(e.right);
+        return;
+      case 'ternary':
+        visitExpr(e.cond);
+        visitExpr(e.then);
+        visitExpr(e.else);
+        return;
+      case 'tuple':
+        e.items.forEach(visitExpr);
+        return;
+      case 'if':
+      case 'switch':
+      case 'loop':
+        visitStmt(e.stmt);
+        return;
+    }
+  };
+  const visitStmt = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'decl':
+        declared.add(s.name);
+        visitExpr(s.init);
+        return;
+      case 'tupledecl':
+        s.names.forEach((n) => declared.add(n));
+        visitExpr(s.init);
+        return;
+      case 'assign':
+        visitExpr(s.value);
+        return;
+      case 'expr':
+        visitExpr(s.expr);
+        return;
+      case 'if':
+        s.branches.forEach((b) => (visitExpr(b.cond), body(b.body)));
+        if (s.otherwise) body(s.otherwise);
+        return;
+      case 'switch':
+        visitExpr(s.subject);
+        s.cases.forEach((c) => (visitExpr(c.match), body(c.body)));
+        return;
+      case 'for':
+        declared.add(s.counter);
+        visitExpr(s.from);
+        visitExpr(s.to);
+        visitExpr(s.step);
+        body(s.body);
+        return;
+      case 'forin':
+        s.names.forEach((n) => declared.add(n));
+        visitExpr(s.iterable);
+        body(s.body);
+        return;
+      case 'while':
+        visitExpr(s.cond);
+        body(s.body);
+        return;
+      case 'func':
+        s.params.forEach((p) => (declared.add(p.name), visitExpr(p.default)));
+        body(s.body);
+        return;
+    }
+  };
+  stmts.forEach(visitStmt);
+  return declared;
+}

@@ -1,0 +1,59 @@
+import { NA, type Value } from './values.ts';
+
+/**
+ * A variable's value on every bar. Numbers live in a Float64Array (no boxed number per bar for
+ * the collector to promote and trace); other values beside it.
+ */
+export class Slot {
+  private readonly nums: Float64Array;
+  /** Per bar: 0 not written, 1 a number, 2 another value. */
+  private readonly kinds: Uint8Array;
+  private others: Value[] | null = null;
+  inited = false;
+  constructor(private readonly n: number, readonly isVar: boolean) {
+    this.nums = new Float64Array(n);
+    this.kinds = new Uint8Array(n);
+  }
+  put(j: number, v: Value): void {
+    if (typeof v === 'number') {
+      this.nums[j] = v;
+      this.kinds[j] = 1;
+    } else {
+      (this.others ??= new Array<Value>(this.n))[j] = v;
+      this.kinds[j] = 2;
+    }
+  }
+  has(j: number): boolean {
+    return this.kinds[j] !== 0;
+  }
+  get(j: number): Value {
+    if (j < 0) return NA;
+    let k = j;
+    // A `var` keeps its last value on bars where its declaration did not run.
+    if (this.kinds[k] === 0 && this.isVar) while (k > 0 && this.kinds[k] === 0) k--;
+    const kind = this.kinds[k];
+    return kind === 1 ? this.nums[k]! : kind === 2 ? this.others![k]! : NA;
+  }
+}
+
+/** Per call site of a user function (the script itself is the root): variables and built-in state. */
+export class Frame {
+  /** By declaration node id; parameters at −1, −2…; tuple names and loop variables at localKey(). */
+  slots = new Map<number, Slot>();
+  /** Declaration slots and built-in states by node id (ids are small and dense: arrays, not maps). */
+  declSlots: (Slot | undefined)[] = [];
+  states: unknown[] = [];
+  children = new Map<number, Frame>();
+}
+
+export class Scope {
+  vars = new Map<string, Slot>();
+  constructor(readonly parent: Scope | null) {}
+  lookup(name: string): Slot | undefined {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const v = s.vars.get(name);
+      if (v) return v;
+    }
+    return undefined;
+  }
+}

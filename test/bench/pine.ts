@@ -1,0 +1,177 @@
+/**
+ * pine: POST /api/v1/indicators/custom with a 50-line Pine indicator over 2,000 bars.
+ *
+ * The real service runs as a child process with the synthetic market (5 days of 1-minute bars:
+ * more than the 2,000 requested plus the 500 bars of warm-up). Sequentially over one keep-alive
+ * connection, then under load:
+ *   - parse alone: the 50-line script through our parser, in this process (goal p99 ≤ 2 ms);
+ *   - the custom indicator through the API, 2,000 bars returned (goal p99 ≤ 50 ms);
+ *   - GET /whoami-key p99 alone, then while 20 custom requests are in flight at every moment
+ *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop).
+ *
+ * Flags: --requests=100 --whoami=300 --concurrent=20 --quiet-wait=20 --log-level=warn
+ */
+import { parsePine } from '../../src/indicators/index.ts';
+import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';
+import { loadavg } from 'node:os';
+import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
+
+const GOALS = { api_p99_ms: 50, parse_p99_ms: 2, whoami_under_load_p99_ms: 10 };
+
+/** Fifty lines in the style of a real multi-part indicator: inputs, a user function, var state, a switch, signals. */
+export const FIFTY_LINES = `//@version=5
+indicator("Trend dashboard", overlay=false)
+fastLen = input.int(12, "Fast length", minval=2)
+slowLen = input.int(26, "Slow length", minval=2)
+sigLen = input.int(9, "Signal length", minval=2)
+rsiLen = input.int(14, "RSI length")
+bbLen = input.int(20, "BB length")
+bbMult = input.float(2.0, "BB multiplier")
+maType = input.string("EMA", "MA type", options=["SMA", "EMA", "WMA"])
+src = input.source(close, "Source")
+ma(x, len) =>
+    switch maType
+        "SMA" => ta.sma(x, len)
+        "EMA" => ta.ema(x, len)
+        => ta.wma(x, len)
+norm(x, len) =>
+    lo = ta.lowest(x, len)
+    hi = ta.highest(x, len)
+    hi == lo ? 0.5 : (x - lo) / (hi - lo)
+fast = ma(src, fastLen)
+slow = ma(src, slowLen)
+[macdLine, signalLine, hist] = ta.macd(src, fastLen, slowLen, sigLen)
+r = ta.rsi(src, rsiLen)
+[mid, upper, lower] = ta.bb(src, bbLen, bbMult)
+width = (upper - lower) / mid
+atr = ta.atr(14)
+var int trend = 0
+if fast > slow and hist > 0
+    trend := 1
+else if fast < slow and hist < 0
+    trend := -1
+var float streak = 0
+streak := trend == trend[1] ? streak + 1 : 0
+score = 0.0
+for i = 0 to 4
+    score += close[i] > close[i + 1] ? 1 : -1
+squeeze = width < ta.lowest(width, 50)[1]
+momentum = norm(hist, 100) * 2 - 1
+composite = 0.4 * momentum + 0.3 * (r - 50) / 50 + 0.3 * score / 5
+plot(composite, "Composite", color=composite > 0 ? color.green : color.red)
+plot(momentum, "Momentum")
+plot((r - 50) / 50, "RSI scaled")
+plot(trend, "Trend")
+plot(streak / 100, "Streak")
+plot(atr / close * 100, "ATR %")
+hline(0.5, "Upper")
+hline(-0.5, "Lower")
+plotshape(ta.crossover(composite, 0.5), "Strong up", style=shape.triangleup, location=location.bottom)
+plotshape(ta.crossunder(composite, -0.5), "Strong down", style=shape.triangledown, location=location.top)
+plotchar(squeeze, "Squeeze", "•", location.top)
+alertcondition(trend != trend[1], "Trend change", "The trend changed")
+`;
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const stats = (xs: number[]) => ({ n: xs.length, p50_ms: round(pct(xs, 50)), p99_ms: round(pct(xs, 99)), max_ms: round(Math.max(...xs)) });
+
+export const benchmark: Benchmark = {
+  name: 'pine',
+  description: 'POST /indicators/custom: a 50-line Pine indicator over 2,000 bars (p99), parse alone, /whoami-key p99 under 20 concurrent custom requests',
+  async run(ctx: BenchContext): Promise<BenchResult[]> {
+    const requests = numberOption(ctx, 'requests', 100);
+    const whoamiN = numberOption(ctx, 'whoami', 300);
+    const concurrent = numberOption(ctx, 'concurrent', 20);
+    const lines = FIFTY_LINES.trim().split('\n').length;
+
+    // Parse alone, in this process, after a warm-up.
+    for (let i = 0; i < 200; i++) parsePine(FIFTY_LINES);
+    const parse: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const t = performance.now();
+      parsePine(FIFTY_LINES);
+      parse.push(performance.now() - t);
+    }
+
+    const env = { MARKET_FEED: 'synthetic', HISTORY_DAYS: '5', TRIAL_CREDITS: '1000000', RATE_LIMIT_PER_MIN: '1000000', LOG_LEVEL: ctx.options['log-level'] ?? 'warn' };
+    const service = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
+    ctx.defer(async () => void (await service.stop()));
+    const mint = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const key = ((await mint.json()) as { api_key: string }).api_key;
+    const body = JSON.stringify({ source: FIFTY_LINES, symbol: 'EURUSD', timeframe: '1min', limit: 2000, fe_mode: 'basic' });
+    const custom = async () => {
+      const t = performance.now();
+      const res = await fetch(`${service.url}/api/v1/indicators/custom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`custom indicator answered ${res.status}: ${text.slice(0, 300)}`);
+      const ms = performance.now() - t;
+      const parsed = JSON.parse(text) as { count: number; run: { run_ms: number } };
+      return { ms, count: parsed.count, runMs: parsed.run.run_ms };
+    };
+    const whoami = async () => {
+      const t = performance.now();
+      const res = await fetch(`${service.url}/api/v1/whoami-key`, { headers: { 'x-api-key': key } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`whoami-key answered ${res.status}`);
+      return performance.now() - t;
+    };
+
+    const first = await custom();
+    if (first.count !== 2000) throw new Error(`the service returned ${first.count} bars, not 2,000 (too little history?)`);
+    for (let i = 0; i < 10; i++) await custom();
+    await waitForQuiet(numberOption(ctx, 'quiet-wait', 20) * 1000, ctx.signal);
+    const api: number[] = [];
+    const interpreted: number[] = [];
+    // The service's own CPU per request (its threads, workers included): what the run costs, whatever the neighbours do.
+    const cpu0 = processCpuMs(service.pid);
+    const load = loadavg()[0]!;
+    for (let i = 0; i < requests; i++) {
+      const r = await custom();
+      api.push(r.ms);
+      interpreted.push(r.runMs);
+    }
+    const cpu1 = processCpuMs(service.pid);
+    const cpuPerRequest = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / requests) : null;
+
+    const idle: number[] = [];
+    for (let i = 0; i < whoamiN; i++) idle.push(await whoami());
+
+    // 20 custom requests in flight at every moment while whoami-key is timed.
+    let stop = false;
+    let served = 0;
+    const loaders = Array.from({ length: concurrent }, async () => {
+      while (!stop) {
+        await custom();
+        served++;
+      }
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const loaded: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < whoamiN; i++) loaded.push(await whoami());
+    const seconds = (performance.now() - started) / 1000;
+    stop = true;
+    await Promise.all(loaders);
+
+    const apiStats = stats(api);
+    const parseStats = stats(parse);
+    const loadedStats = stats(loaded);
+    return [
+      { name: 'parse', lines, ...parseStats, goal_p99_ms: GOALS.parse_p99_ms, meets_goal: parseStats.p99_ms <= GOALS.parse_p99_ms },
+      { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
+      { name: 'whoami-idle', ...stats(idle) },
+      {
+        name: 'whoami-under-custom-load',
+        concurrent_custom_requests: concurrent,
+        custom_served_per_s: round(served / seconds, 1),
+        ...loadedStats,
+        goal_p99_ms: GOALS.whoami_under_load_p99_ms,
+        meets_goal: loadedStats.p99_ms <= GOALS.whoami_under_load_p99_ms,
+      },
+    ];
+  },
+};

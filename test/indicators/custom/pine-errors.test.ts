@@ -1,0 +1,148 @@
+/**
+ * The parser and interpreter fail loud: each unsupported construct and each malformed script is
+ * refused with the line:column of the problem (never run with a silently different meaning).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parsePine, PineError, runJob } from '../../../src/indicators/index.ts';
+import { UNSUPPORTED } from './unsupported-cases.ts';
+
+const n = 50;
+const bars = {
+  ts: Float64Array.from({ length: n }, (_, i) => Date.UTC(2024, 0, 2) + i * 900_000),
+  open: new Float64Array(n).fill(1.1),
+  high: new Float64Array(n).fill(1.2),
+  low: new Float64Array(n).fill(1.0),
+  close: Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i) / 100),
+  volume: new Float64Array(n).fill(1),
+};
+const run = (source: string) => runJob({ id: 1, source, bars, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 2000 });
+
+describe('unsupported constructs', () => {
+  it('lists twenty', () => assert.equal(UNSUPPORTED.length, 20));
+  for (const c of UNSUPPORTED) {
+    it(`refuses ${c.construct} at ${c.line}:${c.col}`, () => {
+      const r = run(c.source);
+      assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
+      assert.equal(`${r.problem.line}:${r.problem.col}`, `${c.line}:${c.col}`, r.problem.message);
+      assert.ok(r.problem.construct?.includes(c.construct), `construct ${r.problem.construct} for ${c.construct}`);
+    });
+  }
+});
+
+describe('parse errors', () => {
+  const cases: [string, number, number, RegExp][] = [
+    ['indicator("x")\nplot(close', 2, 11, /expected ',' or '\)'/],
+    ['indicator("x")\nx = 1 +\nplot(x)', 2, 8, /expected a value, found end of line/],
+    ['indicator("x")\nif close > open\nplot(close)', 3, 1, /indented block/],
+    ['indicator("x")\nplot(close)\n  x = 1', 3, 3, /expected the end of the statement/],
+    ['indicator("x")\nif close > open\n        x = 1', 3, 9, /one level/],
+    ['indicator("x")\ns = "open', 2, 5, /unterminated string/],
+    ['indicator("x")\nc = #12345\nplot(c)', 2, 5, /color literal/],
+    ['indicator("x")\nx := 1', 2, 1, /before it is declared/],
+    ['indicator("x")\nplot(undefinedThing)', 2, 6, /unknown name 'undefinedThing'/],
+    ['indicator("x")\nx = 1\nx = 2', 3, 1, /already declared/],
+    ['indicator("x")\nplot(close) @', 2, 13, /unexpected character/],
+    ['indicator("x")\nif close > open\n    plot(close)', 3, 5, /cannot be called in a local block/],
+    ['indicator("x")\nf(x) =>\n    plotshape(x > 0)\n    x\nplot(f(close))', 3, 5, /cannot be called in a local block/],
+    ['indicator("x")\nvar n = 0\nbump() =>\n    n := n + 1\n    n\nplot(bump())', 4, 5, /cannot assign the global variable 'n'/],
+  ];
+  for (const [source, line, col, message] of cases) {
+    it(`points at ${line}:${col} for ${message.source}`, () => {
+      const r = run(source);
+      assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
+      assert.equal(`${r.problem.line}:${r.problem.col}`, `${line}:${col}`, r.problem.message);
+      assert.match(r.problem.message, message);
+    });
+  }
+
+  it('parses the grammar: blocks, else-if chains, switch, loops, functions, tuples, generics, continuation lines', () => {
+    const program = parsePine(`//@version=6
+indicator("All", overlay=true)
+f(x, n = 2) =>
+    s = 0.0
+    for i = 0 to n - 1 by 1
+        if i > 5
+            break
+        s += x[i]
+    s / n
+g() => [high, low]
+[a, b] = g()
+var float acc = na
+varip int k = 0
+k := k + 1
+v = switch
+    close > open => 1
+    close < open => -1
+    => 0
+w = while k > 100
+    k := k - 1
+arr = array.new<float>(3, 0.0)
+for [i, e] in arr
+    array.set(arr, i, e + 1)
+y = close > open ? 1 : close < open ? -1 : 0
+plot(f(close, 3) + a - b + y + v,
+     "wrapped", color = color.new(#ff0000, 50))
+`);
+    assert.equal(program.version, 6);
+    assert.equal(program.header, 'indicator');
+    assert.deepEqual(program.body.map((s) => s.kind), ['expr', 'func', 'func', 'tupledecl', 'decl', 'decl', 'assign', 'decl', 'decl', 'decl', 'forin', 'decl', 'expr']);
+  });
+
+  it('throws PineError with its position from the parser', () => {
+    assert.throws(() => parsePine('indicator("x")\nplot(close,'), (e: unknown) => e instanceof PineError && e.line === 2 && e.col === 12);
+  });
+});
+
+describe('run limits', () => {
+  it('stops an endless loop at its line with the loop cap', () => {
+    const r = run('indicator("x")\ni = 0\nwhile true\n    i += 1\nplot(i)');
+    assert.ok(!r.ok && 'problem' in r);
+    assert.equal(r.problem.line, 3);
+    assert.match(r.problem.message, /more than 10000 iterations/);
+  });
+  it('stops a script past its step budget', () => {
+    const r = runJob({ id: 1, source: 'indicator("x")\ns = 0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s += 1\nplot(s)', bars, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 60_000, maxSteps: 1_000_000 });
+    assert.ok(!r.ok && 'problem' in r);
+    assert.match(r.problem.message, /more than 1000000 steps/);
+  });
+  it('stops a script past its wall clock', () => {
+    const r = runJob({ id: 1, source: 'indicator("x")\ns = 0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s += 1\nplot(s)', bars, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 50 });
+    assert.ok(!r.ok && 'problem' in r);
+    assert.match(r.problem.message, /time limit/);
+  });
+  it('refuses a 10^7-element array before allocating it', () => {
+    const r = run('indicator("x")\na = array.new_float(10000000, 0)\nplot(array.size(a))');
+    assert.ok(!r.ok && 'problem' in r);
+    assert.equal(`${r.problem.line}:${r.problem.col}`, '2:5');
+  });
+  it('refuses an array grown past 100,000 elements by pushes', () => {
+    const r = run('indicator("x")\nvar a = array.new_float(0)\nfor i = 0 to 9999\n    array.push(a, i)\nplot(array.size(a))');
+    assert.ok(!r.ok && 'problem' in r);
+    assert.match(r.problem.message, /100000/);
+  });
+});
+
+describe('inputs', () => {
+  it('records each input with its name, title, type, default and bounds; values are the defaults', () => {
+    const r = run(`//@version=5
+indicator("inputs")
+len = input.int(14, "Length", minval=2, maxval=200)
+mult = input.float(2.5, title="Mult")
+src = input(hlc3, "Source")
+show = input.bool(true, "Show")
+mode = input.string("EMA", "Mode", options=["SMA", "EMA"])
+plot(show ? src * mult + len : na, mode)`);
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(r.result.inputs, [
+      { name: 'len', title: 'Length', type: 'int', default: 14, min: 2, max: 200 },
+      { name: 'mult', title: 'Mult', type: 'float', default: 2.5 },
+      { name: 'src', title: 'Source', type: 'source', default: 'hlc3' },
+      { name: 'show', title: 'Show', type: 'bool', default: true },
+      { name: 'mode', title: 'Mode', type: 'string', default: 'EMA', options: ['SMA', 'EMA'] },
+    ]);
+    const hlc3 = (bars.high[5]! + bars.low[5]! + bars.close[5]!) / 3;
+    assert.equal(r.result.plots[0]!.title, 'EMA');
+    assert.ok(Math.abs(r.result.plots[0]!.values[5]! - (hlc3 * 2.5 + 14)) < 1e-12);
+  });
+});
