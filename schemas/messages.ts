@@ -12,6 +12,7 @@ import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
 import { CommunityEntryRecord, LiveRecord } from './community.ts';
+import { TrackerState } from './tracker.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -112,7 +113,16 @@ export const Buckets = {
   community: bucket('sf_community', CommunityEntryRecord),
   /** `<community_id>` → the entry's verified live track record since publication. */
   trackRecords: bucket('sf_track_records', LiveRecord),
+  /** `<community_id>` → the live tracker's resume point for the entry (engine snapshot, last bar, trades stored). */
+  trackerState: bucket('sf_tracker_state', TrackerState),
 } as const;
+
+/**
+ * Community entries are tracked in this many shards (entry `community_id % TRACKER_SHARDS`): a
+ * tracker host claims a shard by its lease (`tracker_<shard>` in `sf_leases`), so leases cost the
+ * same for ten entries or ten thousand. Every process must agree on it.
+ */
+export const TRACKER_SHARDS = 16;
 
 // ---- Streams and subjects -------------------------------------------------------------------
 

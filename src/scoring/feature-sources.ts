@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../src/log.ts';
-import type { FeatureSession, FeaturesResult, OhlcColumns, StrategyRuntime } from '../../src/scoring/index.ts';
+import type { OhlcColumns } from '../lib/bar-columns.ts';
+import type { Logger } from '../log.ts';
+import type { FeatureSession, FeaturesResult, StrategyRuntime } from '../sandbox/index.ts';
 
-/** What a model actor computes features with. */
+/** What a live run (a model actor, a tracked community entry) computes features with. */
 export interface FeatureSource {
   features(bars: OhlcColumns): Promise<FeaturesResult>;
   release(): Promise<void>;
@@ -11,15 +12,20 @@ export interface FeatureSource {
 /** Limits of one features call for a live bar (the window is small; a hung call must not stall the actor long). */
 const LIVE_LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
 
-/** Recent feature answers kept per strategy: actors of the same code on the same bar share one. */
-const MEMO_PER_CODE = 4;
+/**
+ * Recent feature answers kept per strategy: runs of the same code on the same bar share one (the
+ * same code may be tracked on several series whose bars close together).
+ */
+const MEMO_PER_CODE = 8;
 
 /**
- * Warm feature sessions for model actors, bounded: a session is one sandboxed process, so at most
- * `maxWarm` exist. Actors of the same user running the same code share one (same program, public
- * bars: nothing of one deployment reaches another), and the same window of bars is computed once
- * for all of them; beyond `maxWarm` an actor computes features with one-shot pool jobs (a fresh
- * fork per call: slower, same result).
+ * Warm feature sessions for live runs, bounded: a session is one sandboxed process, so at most
+ * `maxWarm` exist. Runs in the same scope with the same code share one (same program, public
+ * bars: nothing of one run reaches another), and the same window of bars is computed once for all
+ * of them; beyond `maxWarm` a run computes features with one-shot pool jobs (a fresh fork per
+ * call: slower, same result). The scope says who may share: model actors pass their user (a
+ * user's deployments), the community tracker one scope for all (identical code is one program
+ * whoever shared it; different code never shares a process).
  */
 export class FeatureSources {
   private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number }>();
@@ -31,8 +37,8 @@ export class FeatureSources {
     private readonly log: Logger,
   ) {}
 
-  acquire(userId: number, code: string): FeatureSource {
-    const key = `${userId}:${createHash('sha256').update(code).digest('hex')}`;
+  acquire(scope: number | string, code: string): FeatureSource {
+    const key = `${scope}:${createHash('sha256').update(code).digest('hex')}`;
     const source = this.source(key, code);
     return { features: (bars) => this.memoised(key, bars, () => source.features(bars)), release: source.release };
   }
@@ -40,7 +46,7 @@ export class FeatureSources {
   /** One answer per (strategy, window of bars); a failed call is not kept. */
   private memoised(key: string, bars: OhlcColumns, compute: () => Promise<FeaturesResult>): Promise<FeaturesResult> {
     const n = bars.ts.length;
-    const window = n ? `${bars.ts[0]}|${bars.ts[n - 1]}|${n}|${bars.close[n - 1]}` : 'empty';
+    const window = n ? `${bars.ts[0]}|${bars.ts[n - 1]}|${n}|${bars.open[0]}|${bars.close[0]}|${bars.close[n - 1]}` : 'empty';
     let recent = this.memo.get(key);
     if (!recent) this.memo.set(key, (recent = new Map()));
     const hit = recent.get(window);
