@@ -25,6 +25,7 @@ import { OneShot } from './oneshot/one-shot.ts';
 import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
 import { SignalRecorder } from '../actors/recorder/index.ts';
 import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
+import { buildTrackerHost, type Tracker } from '../actors/tracker/index.ts';
 import { OneShotRuns } from './oneshot/run-store.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
 import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
@@ -34,7 +35,7 @@ import { ShutdownStack } from './lifecycle/shutdown.ts';
 import { probeReadiness, processRuns } from './lifecycle/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
 import { withDeadline } from './lifecycle/deadline.ts';
-import { openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
+import { LiveTradesRepo, openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
 
 export interface Service {
   /** Base URL the edge listens on. */
@@ -52,6 +53,8 @@ export interface Service {
   trainer: Trainer;
   deployments: Deployments;
   actorHost: ModelHost;
+  /** The live tracker of shared community entries (their verified track records). */
+  tracker: Tracker;
   delivery: DeliveryActor;
   log: Logger;
   /** Settles (rejects) only if a dependency died for good (the embedded NATS did not come back): the role must exit non-zero. */
@@ -167,6 +170,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     });
     await modelHost.host.start();
     stack.push(() => modelHost.stop());
+    const tracker = await startTracker(config, { bus, bars: market.cache, runtime, clickhouse, log });
+    stack.push(() => tracker.stop());
     const trainer = new Trainer({
       queue: training.queue,
       jobs: training.jobs,
@@ -264,6 +269,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       trainer,
       deployments,
       actorHost: modelHost.host,
+      tracker,
       delivery,
       log,
       failed,
@@ -275,9 +281,33 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }
 }
 
+/**
+ * The live tracker of shared community entries: every entry followed on live bars from its
+ * publication, its trades in ClickHouse, its LiveRecord in KV (shards claimed by lease, so any
+ * number of processes may run it).
+ */
+async function startTracker(
+  config: Config,
+  deps: { bus: Bus; bars: BarCache; runtime: StrategyRuntime; clickhouse: ClickHouseClient; log: Logger },
+): Promise<Tracker> {
+  const tracker = await buildTrackerHost({
+    bus: deps.bus,
+    bars: deps.bars,
+    runtime: deps.runtime,
+    trades: new LiveTradesRepo(deps.clickhouse),
+    log: deps.log,
+    replicas: config.NATS_REPLICAS,
+    maxWarmSessions: config.TRACKER_WARM_SESSIONS,
+  });
+  await tracker.host.start();
+  return tracker;
+}
+
 /** What `signalforge actors` runs: an actor host joining a running service's NATS. */
 export interface ActorsRole {
   host: ModelHost;
+  /** The community tracker, run here too when CLICKHOUSE_URL names the store its trades go to. */
+  tracker: Tracker | null;
   close(): Promise<void>;
 }
 
@@ -317,8 +347,17 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     const { host } = modelHost;
     await host.start();
     stack.push(() => modelHost.stop());
-    log.info({ host: host.hostId, nats: config.NATS_URL }, 'signalforge actors running');
-    return { host, close };
+    // The tracker stores trades: it joins only where the role reaches a ClickHouse server.
+    let tracker: Tracker | null = null;
+    if (config.CLICKHOUSE_URL) {
+      const clickhouse = await openClickHouse({ url: config.CLICKHOUSE_URL, path: join(resolve(config.DATA_DIR), 'clickhouse'), log });
+      stack.push(() => clickhouse.close());
+      const started = await startTracker(config, { bus, bars: cache, runtime, clickhouse, log });
+      stack.push(() => started.stop());
+      tracker = started;
+    }
+    log.info({ host: host.hostId, nats: config.NATS_URL, tracker: tracker !== null }, 'signalforge actors running');
+    return { host, tracker, close };
   } catch (err) {
     await close();
     throw err;

@@ -7,7 +7,7 @@
  * LiveRecord's stats are TradeStats of the stored trades; identical code shares one session.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { buildTrackerHost, type Tracker, type TrackerHostDeps } from '../../../actors/tracker/index.ts';
 import { runBacktest, tradeStats, type ClosedTrade } from '../../../src/backtest/index.ts';
 import { openBlobStore, openBucket, type BlobStore, type JsonKv } from '../../../src/bus/index.ts';
@@ -68,6 +68,12 @@ describe('the live tracker of shared entries', () => {
     to = series.lowerBound(Date.parse(post.to) + 1);
     for (const bar of market.stored['15min']) barAt.set(bar.ts, bar);
   });
+  /** Trackers a test started: whatever it left running (a failed assertion) is stopped after it. */
+  const started = new Set<Tracker>();
+  afterEach(async () => {
+    for (const tracker of started) await tracker.stop();
+    started.clear();
+  });
   after(async () => {
     runtime?.stop();
     await market?.close();
@@ -96,6 +102,13 @@ describe('the live tracker of shared entries', () => {
     await scorer.close();
     const options = engineOptions(record, await intrabarResolver(market.cache, 'EURUSD', '15min'));
     return runBacktest(options, window, signals, { from: lead, to: window.ts.length }, mask).trades.filter((t) => t.reason !== 'end');
+  }
+
+  async function startTracker(deps: Pick<TrackerHostDeps, 'bars' | 'trades' | 'clock' | 'renewMs'>): Promise<Tracker> {
+    const tracker = await buildTrackerHost({ bus: market.bus, runtime, log, replicas: 1, maxWarmSessions: 4, ...deps });
+    started.add(tracker);
+    await tracker.host.start();
+    return tracker;
   }
 
   const tracked = (tracker: Tracker) => tracker.shards().flatMap((s) => s.running());
@@ -132,11 +145,7 @@ describe('the live tracker of shared entries', () => {
       },
       pnls: (ids) => repo.pnls(ids),
     };
-    const start = async () => {
-      const tracker = await buildTrackerHost({ bus: market.bus, bars: feed.bars, runtime, trades, log, replicas: 1, maxWarmSessions: 4, renewMs: 200, clock });
-      await tracker.host.start();
-      return tracker;
-    };
+    const start = () => startTracker({ bars: feed.bars, trades, renewMs: 200, clock });
 
     // Published just after bar `from` closed: author 7's entry and author 8's fork of it (the same code).
     await share(1, 7, CODE, ts[from]! + QUARTER + 500);
@@ -210,13 +219,7 @@ describe('the live tracker of shared entries', () => {
     // Four entries on four shards, besides those of the test before (all are tracked).
     for (let k = 0; k < 4; k++) await share(101 + k, 20 + k, CODE, ts[from]! + QUARTER + 500);
     // Both start at once and race for the shards' leases.
-    const hosts = await Promise.all(
-      [0, 1].map(async () => {
-        const tracker = await buildTrackerHost({ bus: market.bus, bars: feed.bars, runtime, trades, log, replicas: 1, maxWarmSessions: 4, renewMs: 100, clock });
-        await tracker.host.start();
-        return tracker;
-      }),
-    );
+    const hosts = await Promise.all([0, 1].map(() => startTracker({ bars: feed.bars, trades, renewMs: 100, clock })));
     const all = hosts[0]!.entries.size;
     assert.ok(all >= 7);
     const ids = (t: Tracker) => tracked(t).map((e) => e.communityId);
