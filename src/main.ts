@@ -298,6 +298,7 @@ async function startTracker(
     log: deps.log,
     replicas: config.NATS_REPLICAS,
     maxWarmSessions: config.TRACKER_WARM_SESSIONS,
+    maxPoolJobsPerBar: config.TRACKER_POOL_JOBS_PER_BAR,
   });
   await tracker.host.start();
   return tracker;

@@ -76,6 +76,20 @@ export class EntryTracker {
     return this.deps.entry.community_id;
   }
 
+  /** Its program (sources of one program share a session and each window's features). */
+  get program(): string {
+    return this.deps.features.program;
+  }
+
+  /** Whether a warm session computes its features (else a pool job per call). */
+  get warm(): boolean {
+    return this.deps.features.warm;
+  }
+
+  get timeframeMs(): number {
+    return TIMEFRAME_MS[this.deps.entry.model.timeframe];
+  }
+
   /** Whether this entry trades on that series. */
   follows(symbol: string, timeframe: string): boolean {
     const { model } = this.deps.entry;

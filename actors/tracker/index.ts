@@ -1,11 +1,13 @@
 import { openBlobStore, openBucket, type BlobStore, type Bus, type JsonKv } from '../../src/bus/index.ts';
 import { ActorHost, liveClock, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { mapLimit } from '../../src/lib/map-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
 import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';
 import { Buckets, ObjectStores } from '../../schemas/messages.ts';
 import type { TrackerState } from '../../schemas/tracker.ts';
+import { Cadence } from './cadence.ts';
 import { TrackedEntries, shardLeaseKey, shardOf, type TrackerShardSpec } from './entries.ts';
 import { EntryTracker, type LiveTradeStore } from './entry-tracker.ts';
 import { TrackerShard, type TrackerMessage } from './tracker-shard.ts';
@@ -13,6 +15,7 @@ import { TrackerShard, type TrackerMessage } from './tracker-shard.ts';
 export { EntryTracker, type LiveTradeStore } from './entry-tracker.ts';
 export { TrackerShard, type TrackerMessage } from './tracker-shard.ts';
 export { TrackedEntries, shardOf, type TrackerShardSpec } from './entries.ts';
+export { Cadence } from './cadence.ts';
 
 /** The host of tracker shards: one actor per shard of shared entries, fed with each closed bar. */
 export type TrackerHost = ActorHost<TrackerShardSpec, TrackerMessage>;
@@ -23,6 +26,9 @@ export type TrackerHost = ActorHost<TrackerShardSpec, TrackerMessage>;
  * Different code never shares a process.
  */
 const SESSION_SCOPE = 'community';
+
+/** Entries opened at once (each reads its frozen files from the object store and loads its model). */
+const OPEN_CONCURRENCY = 8;
 
 /** The frozen files of an entry in the `sf_community` object store. */
 const entryFile = (communityId: number, file: 'strategy.py' | 'model.onnx') => `${communityId}/${file}`;
@@ -37,6 +43,8 @@ export interface TrackerHostDeps {
   replicas: number;
   /** Warm feature sessions (one sandboxed process each) the tracker may hold; the rest use pool jobs. */
   maxWarmSessions: number;
+  /** Pool jobs a bar close may start, about (programs without a warm session take turns, see Cadence); 0: no limit. */
+  maxPoolJobsPerBar?: number;
   renewMs?: number;
   backoff?: BackoffPolicy;
   /**
@@ -80,6 +88,8 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
   await entries.start();
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const open = (list: CommunityEntryRecord[]) => openTrackers(list, { state, records, files }, features, deps, clock.now());
+  const cadence = new Cadence(features, deps.maxPoolJobsPerBar ?? 0);
+  const due = (tracker: EntryTracker, barTs: number) => cadence.due(tracker, barTs, tracker.timeframeMs);
   const live = new Set<TrackerShard>();
   const running = () => {
     for (const shard of live) if (shard.isStopped) live.delete(shard);
@@ -94,7 +104,7 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
     create: async ({ shard }) => {
-      const actor = new TrackerShard({ shard, entries: () => entries.inShard(shard), open, clock, log: deps.log });
+      const actor = new TrackerShard({ shard, entries: () => entries.inShard(shard), open, due, clock, log: deps.log });
       running();
       live.add(actor);
       return actor;
@@ -133,34 +143,32 @@ async function openTrackers(
   let saved: Array<{ value: TrackerState } | null>;
   let stored: Map<number, number[]>;
   try {
-    saved = await Promise.all(list.map((e) => stores.state.get(String(e.community_id))));
+    saved = await mapLimit(list, 64, (e) => stores.state.get(String(e.community_id)));
     stored = await deps.trades.pnls(list.filter((_, i) => (saved[i]?.value.trades ?? 0) > 0).map((e) => e.community_id));
   } catch (err) {
     return list.map(() => asError(err));
   }
-  return Promise.all(
-    list.map(async (entry, i) => {
-      const id = entry.community_id;
-      try {
-        let resume = saved[i]?.value ?? null;
-        let pnls = stored.get(id) ?? [];
-        if (resume && pnls.length < resume.trades) {
-          deps.log.warn({ community_id: id, stored: pnls.length, counted: resume.trades }, 'tracker: stored trades are missing; the entry is tracked again from publication');
-          resume = null;
-        }
-        pnls = pnls.slice(0, resume?.trades ?? 0);
-        const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
-        if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
-        const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
-        try {
-          return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
-        } catch (err) {
-          await source.release();
-          throw err;
-        }
-      } catch (err) {
-        return asError(err);
+  return mapLimit(list, OPEN_CONCURRENCY, async (entry, i) => {
+    const id = entry.community_id;
+    try {
+      let resume = saved[i]?.value ?? null;
+      let pnls = stored.get(id) ?? [];
+      if (resume && pnls.length < resume.trades) {
+        deps.log.warn({ community_id: id, stored: pnls.length, counted: resume.trades }, 'tracker: stored trades are missing; the entry is tracked again from publication');
+        resume = null;
       }
-    }),
-  );
+      pnls = pnls.slice(0, resume?.trades ?? 0);
+      const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
+      if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
+      const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
+      try {
+        return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
+      } catch (err) {
+        await source.release();
+        throw err;
+      }
+    } catch (err) {
+      return asError(err);
+    }
+  });
 }

@@ -16,6 +16,8 @@ export interface TrackerShardDeps {
   entries(): CommunityEntryRecord[];
   /** Opens trackers for entries (one KV and one ClickHouse round for all); an entry that cannot open is an Error. */
   open(entries: CommunityEntryRecord[]): Promise<Array<EntryTracker | Error>>;
+  /** Whether a closed bar advances this entry now (see Cadence); the bars it skips are caught up later. */
+  due(tracker: EntryTracker, barTs: number): boolean;
   clock: Clock;
   log: Logger;
 }
@@ -49,7 +51,7 @@ export class TrackerShard implements Actor<TrackerMessage> {
     return this.enqueue(async () => {
       await this.sync();
       if (message.kind !== 'bar') return;
-      const due = [...this.trackers.values()].filter((t) => t.follows(message.symbol, message.timeframe));
+      const due = [...this.trackers.values()].filter((t) => t.follows(message.symbol, message.timeframe) && this.deps.due(t, message.ts));
       await Promise.all(due.map((t) => this.guard(t, () => t.advance(message.ts))));
     });
   }

@@ -5,9 +5,15 @@ import type { FeatureSession, FeaturesResult, StrategyRuntime } from '../sandbox
 
 /** What a live run (a model actor, a tracked community entry) computes features with. */
 export interface FeatureSource {
+  /** The program (scope and code hash): sources of one program share a session and each window's answer. */
+  readonly program: string;
+  /** Whether a warm session serves it now; otherwise each call is a pool job (a fresh fork). */
+  readonly warm: boolean;
   features(bars: OhlcColumns): Promise<FeaturesResult>;
   release(): Promise<void>;
 }
+
+type Computer = Pick<FeatureSource, 'warm' | 'features' | 'release'>;
 
 /** Limits of one features call for a live bar (the window is small; a hung call must not stall the actor long). */
 const LIVE_LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
@@ -29,6 +35,8 @@ const MEMO_PER_CODE = 8;
  */
 export class FeatureSources {
   private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number }>();
+  /** Sources held per program, warm or not. */
+  private readonly programs = new Map<string, number>();
   private readonly memo = new Map<string, Map<string, Promise<FeaturesResult>>>();
 
   constructor(
@@ -40,7 +48,26 @@ export class FeatureSources {
   acquire(scope: number | string, code: string): FeatureSource {
     const key = `${scope}:${createHash('sha256').update(code).digest('hex')}`;
     const source = this.source(key, code);
-    return { features: (bars) => this.memoised(key, bars, () => source.features(bars)), release: source.release };
+    this.programs.set(key, (this.programs.get(key) ?? 0) + 1);
+    let released = false;
+    return {
+      program: key,
+      get warm() {
+        return source.warm;
+      },
+      features: (bars) => this.memoised(key, bars, () => source.features(bars)),
+      release: async () => {
+        if (released) return;
+        released = true;
+        const left = this.programs.get(key)! - 1;
+        if (left > 0) this.programs.set(key, left);
+        else {
+          this.programs.delete(key);
+          this.memo.delete(key);
+        }
+        await source.release();
+      },
+    };
   }
 
   /** One answer per (strategy, window of bars); a failed call is not kept. */
@@ -58,7 +85,7 @@ export class FeatureSources {
     return result;
   }
 
-  private source(key: string, code: string): FeatureSource {
+  private source(key: string, code: string): Computer {
     let entry = this.sessions.get(key);
     if (!entry && this.sessions.size < this.maxWarm) {
       entry = { session: this.runtime.openSession(code, LIVE_LIMITS), users: 0 };
@@ -69,22 +96,22 @@ export class FeatureSources {
       });
     }
     if (!entry) {
-      return { features: (bars) => this.runtime.features(code, bars, LIVE_LIMITS), release: async () => undefined };
+      return { warm: false, features: (bars) => this.runtime.features(code, bars, LIVE_LIMITS), release: async () => undefined };
     }
     const held = entry;
     held.users++;
-    let released = false;
+    const sessions = this.sessions;
     return {
+      get warm() {
+        return sessions.get(key) === held;
+      },
       features: async (bars) => {
         const session = await held.session.catch(() => null);
         return session ? session.features(bars) : this.runtime.features(code, bars, LIVE_LIMITS);
       },
       release: async () => {
-        if (released) return;
-        released = true;
         if (--held.users > 0) return;
         if (this.sessions.get(key) === held) this.sessions.delete(key);
-        this.memo.delete(key);
         const session = await held.session.catch(() => null);
         await session?.close();
       },
@@ -94,5 +121,12 @@ export class FeatureSources {
   /** Open warm sessions (for /_metrics and tests). */
   get warm(): number {
     return this.sessions.size;
+  }
+
+  /** Programs held without a warm session: each of their calls is a pool job. */
+  get coldPrograms(): number {
+    let n = 0;
+    for (const key of this.programs.keys()) if (!this.sessions.has(key)) n++;
+    return n;
   }
 }

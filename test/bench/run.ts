@@ -36,6 +36,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
   'signal-delivery': () => import('./signal-delivery.ts'),
+  'live-tracker': () => import('./live-tracker.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
