@@ -1,6 +1,6 @@
 import { openBlobStore, openBucket, type BlobStore, type Bus, type JsonKv } from '../../src/bus/index.ts';
 import { ActorHost, liveClock, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
-import { mapLimit } from '../../src/lib/map-limit.ts';
+import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
 import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
@@ -27,7 +27,10 @@ export type TrackerHost = ActorHost<TrackerShardSpec, TrackerMessage>;
  */
 const SESSION_SCOPE = 'community';
 
-/** Entries opened at once (each reads its frozen files from the object store and loads its model). */
+/**
+ * Store reads in flight at once per process while entries open (a start opens every entry: a
+ * thousand reads at once would time out together on a busy server).
+ */
 const OPEN_CONCURRENCY = 8;
 
 /** The frozen files of an entry in the `sf_community` object store. */
@@ -67,6 +70,8 @@ interface Stores {
   state: JsonKv<typeof Buckets.trackerState.schema>;
   records: JsonKv<typeof Buckets.trackRecords.schema>;
   files: BlobStore;
+  /** Shared by every shard of the process. */
+  limit: ReturnType<typeof concurrencyLimit>;
 }
 
 /**
@@ -87,7 +92,8 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
   const entries = new TrackedEntries(community);
   await entries.start();
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
-  const open = (list: CommunityEntryRecord[]) => openTrackers(list, { state, records, files }, features, deps, clock.now());
+  const limit = concurrencyLimit(OPEN_CONCURRENCY);
+  const open = (list: CommunityEntryRecord[]) => openTrackers(list, { state, records, files, limit }, features, deps, clock.now());
   const cadence = new Cadence(features, deps.maxPoolJobsPerBar ?? 0);
   const due = (tracker: EntryTracker, barTs: number) => cadence.due(tracker, barTs, tracker.timeframeMs);
   const live = new Set<TrackerShard>();
@@ -143,32 +149,34 @@ async function openTrackers(
   let saved: Array<{ value: TrackerState } | null>;
   let stored: Map<number, number[]>;
   try {
-    saved = await mapLimit(list, 64, (e) => stores.state.get(String(e.community_id)));
+    saved = await Promise.all(list.map((e) => stores.limit(() => stores.state.get(String(e.community_id)))));
     stored = await deps.trades.pnls(list.filter((_, i) => (saved[i]?.value.trades ?? 0) > 0).map((e) => e.community_id));
   } catch (err) {
     return list.map(() => asError(err));
   }
-  return mapLimit(list, OPEN_CONCURRENCY, async (entry, i) => {
-    const id = entry.community_id;
-    try {
-      let resume = saved[i]?.value ?? null;
-      let pnls = stored.get(id) ?? [];
-      if (resume && pnls.length < resume.trades) {
-        deps.log.warn({ community_id: id, stored: pnls.length, counted: resume.trades }, 'tracker: stored trades are missing; the entry is tracked again from publication');
-        resume = null;
-      }
-      pnls = pnls.slice(0, resume?.trades ?? 0);
-      const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
-      if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
-      const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
+  return Promise.all(
+    list.map(async (entry, i) => {
+      const id = entry.community_id;
       try {
-        return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
+        let resume = saved[i]?.value ?? null;
+        let pnls = stored.get(id) ?? [];
+        if (resume && pnls.length < resume.trades) {
+          deps.log.warn({ community_id: id, stored: pnls.length, counted: resume.trades }, 'tracker: stored trades are missing; the entry is tracked again from publication');
+          resume = null;
+        }
+        pnls = pnls.slice(0, resume?.trades ?? 0);
+        const [code, onnx] = await stores.limit(() => Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]));
+        if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
+        const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
+        try {
+          return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
+        } catch (err) {
+          await source.release();
+          throw err;
+        }
       } catch (err) {
-        await source.release();
-        throw err;
+        return asError(err);
       }
-    } catch (err) {
-      return asError(err);
-    }
-  });
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import type { Actor, Clock } from '../../src/kernel/index.ts';
+import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';
 import type { EntryTracker } from './entry-tracker.ts';
@@ -18,7 +18,10 @@ export interface TrackerShardDeps {
   open(entries: CommunityEntryRecord[]): Promise<Array<EntryTracker | Error>>;
   /** Whether a closed bar advances this entry now (see Cadence); the bars it skips are caught up later. */
   due(tracker: EntryTracker, barTs: number): boolean;
+  /** Market time: the bars closed by now. */
   clock: Clock;
+  /** When a failed entry is retried (failures are real-time things: a store timing out); default the machine's clock. */
+  retryClock?: Clock;
   log: Logger;
 }
 
@@ -26,8 +29,9 @@ export interface TrackerShardDeps {
  * The tracker of one shard of shared entries (the ActorHost runs one per shard it holds the
  * lease of): an EntryTracker per entry, each bar handed to those of its series at once. One entry
  * failing (its code raising on new bars, a store unreachable) closes only that entry's tracker;
- * it is opened again from its saved state at a later bar (backing off while it keeps failing), so it
- * resumes where its last stored bar left it. The shard itself does not fault for an entry.
+ * it is opened again from its saved state after a backoff (doubling while it keeps failing) and
+ * catches up, so it resumes where its last stored bar left it. The shard itself does not fault for
+ * an entry.
  */
 export class TrackerShard implements Actor<TrackerMessage> {
   private readonly trackers = new Map<number, EntryTracker>();
@@ -35,11 +39,14 @@ export class TrackerShard implements Actor<TrackerMessage> {
   private stopped = false;
   /** Entries to open at the next message (new ones). */
   private dirty = true;
-  /** Entries that failed: opened again at the first message after the time, backing off while they keep failing. */
-  private readonly retries = new Map<number, { at: number; failures: number }>();
+  /** Entries that failed: opened again once their backoff has passed (by a timer, or at a message after it). */
+  private readonly retries = new Map<number, { at: number; failures: number; cancel(): void }>();
   private failures = 0;
+  private readonly retryClock: Clock;
 
-  constructor(private readonly deps: TrackerShardDeps) {}
+  constructor(private readonly deps: TrackerShardDeps) {
+    this.retryClock = deps.retryClock ?? liveClock;
+  }
 
   /** Opens every entry of the shard and tracks the bars closed since each was last tracked. */
   async start(): Promise<void> {
@@ -77,6 +84,7 @@ export class TrackerShard implements Actor<TrackerMessage> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const retry of this.retries.values()) retry.cancel();
     await this.queue;
     await Promise.all([...this.trackers.values()].map((t) => t.close().catch(() => undefined)));
     this.trackers.clear();
@@ -92,10 +100,11 @@ export class TrackerShard implements Actor<TrackerMessage> {
   private async sync(): Promise<void> {
     if (!this.dirty && this.retries.size === 0) return;
     this.dirty = false;
-    const now = this.deps.clock.now();
-    const wanted = this.deps.entries().filter((e) => !this.trackers.has(e.community_id) && !((this.retries.get(e.community_id)?.at ?? 0) > now));
+    const retryNow = this.retryClock.now();
+    const wanted = this.deps.entries().filter((e) => !this.trackers.has(e.community_id) && !((this.retries.get(e.community_id)?.at ?? 0) > retryNow));
     if (!wanted.length) return;
     const opened = await this.deps.open(wanted);
+    const now = this.deps.clock.now();
     const fresh: EntryTracker[] = [];
     opened.forEach((t, i) => {
       if (t instanceof Error) this.failed(wanted[i]!.community_id, t);
@@ -112,6 +121,7 @@ export class TrackerShard implements Actor<TrackerMessage> {
   private async guard(tracker: EntryTracker, step: () => Promise<void>): Promise<void> {
     try {
       await step();
+      this.retries.get(tracker.communityId)?.cancel();
       this.retries.delete(tracker.communityId);
     } catch (err) {
       if (this.trackers.get(tracker.communityId) === tracker) this.trackers.delete(tracker.communityId);
@@ -122,12 +132,19 @@ export class TrackerShard implements Actor<TrackerMessage> {
 
   private failed(communityId: number, err: unknown): void {
     this.failures++;
-    const failures = (this.retries.get(communityId)?.failures ?? 0) + 1;
+    const previous = this.retries.get(communityId);
+    previous?.cancel();
+    const failures = (previous?.failures ?? 0) + 1;
     const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(16, failures - 1));
-    this.retries.set(communityId, { at: this.deps.clock.now() + delay, failures });
+    // Retried when due: at the first message after it, or by this timer if none comes.
+    const cancel = this.retryClock.every(delay, () => {
+      cancel();
+      void this.handle({ kind: 'entries' }).catch(() => undefined);
+    });
+    this.retries.set(communityId, { at: this.retryClock.now() + delay, failures, cancel });
     this.deps.log.warn(
       { err, community_id: communityId, shard: this.deps.shard, failures },
-      'tracker: an entry failed; it resumes from its saved state at a later bar',
+      'tracker: an entry failed; it resumes from its saved state after a backoff',
     );
   }
 }

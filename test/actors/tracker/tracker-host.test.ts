@@ -104,7 +104,7 @@ describe('the live tracker of shared entries', () => {
     return runBacktest(options, window, signals, { from: lead, to: window.ts.length }, mask).trades.filter((t) => t.reason !== 'end');
   }
 
-  async function startTracker(deps: Pick<TrackerHostDeps, 'bars' | 'trades' | 'clock' | 'renewMs'>): Promise<Tracker> {
+  async function startTracker(deps: Pick<TrackerHostDeps, 'bars' | 'trades' | 'clock' | 'renewMs'> & Partial<TrackerHostDeps>): Promise<Tracker> {
     const tracker = await buildTrackerHost({ bus: market.bus, runtime, log, replicas: 1, maxWarmSessions: 4, ...deps });
     started.add(tracker);
     await tracker.host.start();
@@ -209,6 +209,39 @@ describe('the live tracker of shared entries', () => {
 
     function series(iso: string): number {
       return ts.indexOf(Date.parse(iso));
+    }
+  });
+
+  it('programs without a warm session take turns: their entries catch up later, with the same trades', async () => {
+    const clock = new ReplayClock(ts[from]! + QUARTER + 1000);
+    const feed = barFeed();
+    const trades = { insert: (rows: readonly LiveTrade[]) => repo.insert(rows), pnls: (ids: readonly number[]) => repo.pnls(ids) };
+    // No warm session and one pool job per bar: the programs (these two, and those of the entries
+    // shared before, tracked too) take turns, each advancing every K-th bar.
+    await share(201, 30, strategyCode({ prelude: 'unused = 2' }), ts[from]! + QUARTER + 500);
+    await share(202, 31, strategyCode({ prelude: 'unused = 3' }), ts[from]! + QUARTER + 500);
+    const tracker = await startTracker({ bars: feed.bars, trades, clock, renewMs: 200, maxWarmSessions: 0, maxPoolJobsPerBar: 1 });
+    const mine = () => tracked(tracker).filter((t) => t.communityId > 200);
+    await until('both entries tracked', () => mine().length === 2);
+    await idle(tracker);
+    const end = from + 80;
+    const lags = new Set<number>();
+    for (let i = from + 1; i < end; i++) {
+      clock.advanceTo(ts[i]! + QUARTER);
+      feed.close(i);
+      await idle(tracker);
+      for (const t of mine()) lags.add((ts[i]! - t.status().last_bar_ts) / QUARTER);
+    }
+    const every = tracker.features.coldPrograms;
+    assert.ok(every >= 2);
+    assert.deepEqual([...lags].sort(), Array.from({ length: every }, (_, k) => k), 'each is at most K − 1 bars behind, and catches up');
+    for (const [id, prelude] of [[201, 'unused = 2'], [202, 'unused = 3']] as const) {
+      const record = (await records.get(String(id)))!.value;
+      const last = ts.indexOf(record.last_bar_ts);
+      const stored = await repo.ofEntry(id);
+      assert.deepEqual(stored.map(shape), (await engineTrades(strategyCode({ prelude }), from, last + 1)).map(shape));
+      assert.deepEqual(record.stats, tradeStats(stored, outcome.record.settings.capital));
+      assert.equal(record.bars, last - from + 1);
     }
   });
 
