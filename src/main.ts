@@ -202,6 +202,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
         signalforge_bars_closed_total: ingest.bars,
         signalforge_bars_stored_total: ingest.storedBars,
         signalforge_bars_cached: market.cache.size(),
+        signalforge_tracker_entries_tracked: tracker.shards().reduce((n, shard) => n + shard.running().length, 0),
+        signalforge_tracker_warm_sessions: tracker.features.warm,
       };
       Object.assign(out, liveSources.metrics());
       const sent = delivery.stats();

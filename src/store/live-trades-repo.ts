@@ -3,73 +3,35 @@ import { selectRows } from './clickhouse.ts';
 import { InsertBatcher } from './insert-batcher.ts';
 import { LiveTrade } from '../../schemas/tracker.ts';
 
-const COLUMNS = `community_id, seq, side, toUnixTimestamp64Milli(entry_ts) AS entry_ts, toUnixTimestamp64Milli(exit_ts) AS exit_ts,
-  entry_price, exit_price, lots, units, reason, pips, gross_pnl, commission, swap, pnl, bars_held, nights, notional`;
+/** Each column of `community_live_trades` and the LiveTrade field it holds. */
+const COLUMNS = {
+  community_id: 'community_id',
+  seq: 'seq',
+  side: 'side',
+  entry_ts: 'entryTs',
+  exit_ts: 'exitTs',
+  entry_price: 'entryPrice',
+  exit_price: 'exitPrice',
+  lots: 'lots',
+  units: 'units',
+  reason: 'reason',
+  pips: 'pips',
+  gross_pnl: 'grossPnl',
+  commission: 'commission',
+  swap: 'swap',
+  pnl: 'pnl',
+  bars_held: 'barsHeld',
+  nights: 'nights',
+  notional: 'notional',
+} as const satisfies Record<string, keyof LiveTrade>;
 
-type Row = {
-  community_id: number;
-  seq: number;
-  side: number;
-  entry_ts: number;
-  exit_ts: number;
-  entry_price: number;
-  exit_price: number;
-  lots: number;
-  units: number;
-  reason: string;
-  pips: number;
-  gross_pnl: number;
-  commission: number;
-  swap: number;
-  pnl: number;
-  bars_held: number;
-  nights: number;
-  notional: number;
-};
+type Row = Record<keyof typeof COLUMNS, unknown>;
+const MAPPING = Object.entries(COLUMNS) as Array<[keyof typeof COLUMNS, keyof LiveTrade]>;
 
-const toRow = (t: LiveTrade): Row => ({
-  community_id: t.community_id,
-  seq: t.seq,
-  side: t.side,
-  // DateTime64(3) columns take epoch milliseconds.
-  entry_ts: t.entryTs,
-  exit_ts: t.exitTs,
-  entry_price: t.entryPrice,
-  exit_price: t.exitPrice,
-  lots: t.lots,
-  units: t.units,
-  reason: t.reason,
-  pips: t.pips,
-  gross_pnl: t.grossPnl,
-  commission: t.commission,
-  swap: t.swap,
-  pnl: t.pnl,
-  bars_held: t.barsHeld,
-  nights: t.nights,
-  notional: t.notional,
-});
-
-const fromRow = (r: Row): LiveTrade =>
-  LiveTrade.parse({
-    community_id: r.community_id,
-    seq: r.seq,
-    side: r.side,
-    entryTs: r.entry_ts,
-    exitTs: r.exit_ts,
-    entryPrice: r.entry_price,
-    exitPrice: r.exit_price,
-    lots: r.lots,
-    units: r.units,
-    reason: r.reason,
-    pips: r.pips,
-    grossPnl: r.gross_pnl,
-    commission: r.commission,
-    swap: r.swap,
-    pnl: r.pnl,
-    barsHeld: r.bars_held,
-    nights: r.nights,
-    notional: r.notional,
-  });
+// DateTime64(3) columns take and give epoch milliseconds.
+const SELECT = MAPPING.map(([column]) => (column.endsWith('_ts') ? `toUnixTimestamp64Milli(${column}) AS ${column}` : column)).join(', ');
+const toRow = (t: LiveTrade): Row => Object.fromEntries(MAPPING.map(([column, field]) => [column, t[field]])) as Row;
+const fromRow = (r: Row): LiveTrade => LiveTrade.parse(Object.fromEntries(MAPPING.map(([column, field]) => [field, r[column]])));
 
 /**
  * The live trades of tracked community entries (`community_live_trades`): what a track record is
@@ -92,7 +54,7 @@ export class LiveTradesRepo {
   async ofEntry(communityId: number): Promise<LiveTrade[]> {
     const rows = await selectRows<Row>(
       this.client,
-      `SELECT ${COLUMNS} FROM community_live_trades FINAL WHERE community_id = {id:UInt64} ORDER BY seq`,
+      `SELECT ${SELECT} FROM community_live_trades FINAL WHERE community_id = {id:UInt64} ORDER BY seq`,
       { id: communityId },
     );
     return rows.map(fromRow);

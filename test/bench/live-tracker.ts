@@ -9,13 +9,16 @@
  * (entries with identical code share a session and the call; different programs never share a
  * process):
  * - `distinct`: 1,000 entries, 1,000 distinct programs (every entry its own author and code);
- * - `forks`: 1,000 entries over 100 programs (as forks share their parent's code).
+ * - `forks`: 1,000 entries over 100 programs (as forks share their parent's code);
+ * - `popular` (with --mix=popular): 1,000 entries over as many programs as are kept warm, so every
+ *   entry advances on every bar: the floor of the per-entry cost (ONNX, engine, state and record).
  * Each: the cold start (sessions, ONNX, the publication bar), then bar closes on a replay clock,
  * each measured from the bar's dispatch until every shard has handled it: CPU of this process
  * (tracker, chdb, the NATS client), of the sandbox processes (zygotes, pool-job children, feature
  * sessions: /proc utime+stime+cutime+cstime of every process below this one) and of nats-server.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { buildTrackerHost, type Tracker } from '../../actors/tracker/index.ts';
 import { openBlobStore, openBucket } from '../../src/bus/index.ts';
 import { ReplayClock } from '../../src/kernel/index.ts';
@@ -29,39 +32,14 @@ import type { CommunityEntryRecord } from '../../schemas/community.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import { Buckets, ObjectStores } from '../../schemas/messages.ts';
 import { openRealMarket, trainJob } from '../helpers/real-market.ts';
+import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
 const TICK = 100; // USER_HZ: /proc times are in 1/100 s here
 
-/** Strategy `variant`: the bench's features (the columns are the same in every variant, so one model scores them all). */
-const program = (variant: number) => `
-import numpy as np
-import pandas as pd
-
-# program ${variant}
-def feature_engineering(df, close, open_, high, low):
-    ret = close.pct_change()
-    df['ret_1'] = ret
-    df['ret_4'] = close.pct_change(4)
-    df['sma_gap'] = close / close.rolling(${16 + (variant % 9)}).mean() - 1
-    df['ema_gap'] = close / close.ewm(span=50, adjust=False).mean() - 1
-    df['vol_20'] = ret.rolling(20).std()
-    df['range'] = (high - low) / close
-    df['body'] = (close - open_) / close
-    df['hour'] = df.index.hour
-    df = df.bfill().ffill()
-    return df
-
-def strategy_config():
-    return {
-        'model_type': 'RandomForestClassifier', 'model_params': {'n_estimators': 200, 'max_depth': 6, 'min_samples_leaf': 20},
-        'signal_threshold': 0.55, 'direction': 'both', 'stop_loss': 0.003, 'take_profit': 0.006,
-        'cooldown': 2, 'max_positions': 1, 'on_opposite': 'close_only', 'session_filter': None,
-        'min_atr': None, 'trend_filter': None, 'target_horizon': 4,
-        'objective': 'bench', 'notes': 'bench', 'title': 'bench',
-    }
-`;
+/** The program of variant `v`: the same feature columns in every variant, so one model scores them all. */
+const program = (v: number) => trainableStrategy('RandomForestClassifier', "{'n_estimators': 200, 'max_depth': 6, 'min_samples_leaf': 20}", v);
 
 interface Proc {
   pid: number;
@@ -164,7 +142,16 @@ export const benchmark: Benchmark = {
     const results: BenchResult[] = [];
     let nextId = 1;
     let k0 = series.lowerBound(Date.parse('2017-02-13T08:00:00Z'));
-    for (const [scenario, programs] of [['distinct', entries], ['forks', Math.max(1, Math.round(entries / 10))]] as const) {
+    const mixes = (ctx.options['mix'] ?? 'distinct,forks').split(',');
+    const scenarios = (
+      [
+        ['distinct', entries],
+        ['forks', Math.max(1, Math.round(entries / 10))],
+        // A few popular programs forked by everyone: all warm, so every entry advances on every bar.
+        ['popular', Math.min(warm, entries)],
+      ] as const
+    ).filter(([name]) => mixes.includes(name));
+    for (const [scenario, programs] of scenarios) {
       if (ctx.signal.aborted) break;
       ctx.log(`${scenario}: sharing ${entries} entries over ${programs} programs`);
       const ids: number[] = [];
@@ -208,6 +195,14 @@ export const benchmark: Benchmark = {
       const start = { wall_s: round((performance.now() - t0) / 1000, 2), cpu_s: round(c1.node - c0.node + c1.python - c0.python + c1.nats - c0.nats, 2) };
       ctx.log(`${scenario}: started in ${start.wall_s} s (${start.cpu_s} CPU s)`);
 
+      // --cpu-prof=DIR: a V8 profile of this process over the bar closes (test/bench/lib/cpuprofile-summary.ts reads it).
+      const profileDir = ctx.options['cpu-prof'];
+      const inspector = profileDir ? new Session() : null;
+      if (inspector) {
+        inspector.connect();
+        await inspector.post('Profiler.enable');
+        await inspector.post('Profiler.start');
+      }
       const perBar: Array<{ node: number; python: number; nats: number; total: number; wall_ms: number; pool_jobs: number; lag: number }> = [];
       for (let b = 1; b <= bars; b++) {
         const i = k0 + b;
@@ -227,6 +222,11 @@ export const benchmark: Benchmark = {
         perBar.push({ ...bar, total: bar.node + bar.python + bar.nats, wall_ms: wall, pool_jobs: poolJobs - p0, lag });
         ctx.log(`${scenario}: bar ${b}: ${round(bar.node + bar.python + bar.nats, 2)} CPU s (node ${round(bar.node, 2)}, python ${round(bar.python, 2)}, nats ${round(bar.nats, 2)}) in ${Math.round(wall)} ms, ${poolJobs - p0} pool jobs, the last entry ${lag} bars behind`);
       }
+      if (inspector) {
+        const { profile } = await inspector.post('Profiler.stop');
+        writeFileSync(`${profileDir}/live-tracker-${scenario}.cpuprofile`, JSON.stringify(profile));
+        inspector.disconnect();
+      }
       const total = median(perBar.map((x) => x.total));
       results.push({
         name: `track-${entries}-${scenario}`,
@@ -245,8 +245,11 @@ export const benchmark: Benchmark = {
         wall_ms_per_bar: Math.round(median(perBar.map((x) => x.wall_ms))),
         pool_jobs_per_bar: median(perBar.map((x) => x.pool_jobs)),
         max_pool_jobs_per_bar: poolPerBar >= 1e9 ? null : poolPerBar,
-        record_lag_bars_max: Math.max(...perBar.map((x) => x.lag)),
+        // Programs without a warm session advance every K-th bar: records up to K − 1 bars behind.
+        takes_turns_every_bars: Math.max(1, Math.ceil(tracker.features.coldPrograms / poolPerBar)),
+        record_lag_bars_max_seen: Math.max(...perBar.map((x) => x.lag)),
         per_entry_ms_cpu: round((total * 1000) / entries, 2),
+        node_rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
         node_rss_mb_per_entry: round((process.memoryUsage().rss - rssBefore) / 2 ** 20 / entries, 2),
         python_pss_mb: pythonPssMb(),
         goal_cpu_s_per_bar: 1,
