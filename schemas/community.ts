@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { TradeStats } from './backtest.ts';
+import { ExecutionSettings, TradeStats } from './backtest.ts';
+import { ErrorBody, IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { strictObject } from './strict.ts';
 import { ModelRecord } from './training.ts';
 
 /**
@@ -25,6 +27,9 @@ export const CommunityEntryRecord = z.object({
   /** The model as it was when shared (its stats, config, settings, features, artifact id). */
   model: ModelRecord,
   post_cutoff_stats: TradeStats.nullable().describe('The recorded post-cutoff span, when the model had one'),
+  // Frozen from results.json at share time for ranking; optional so entries written without them still parse.
+  test_trade_sd: z.number().min(0).optional().describe('Sample standard deviation (n − 1) of the test trades’ returns pnl / capital'),
+  test_days: z.number().min(0).optional().describe('Length of the test span in days (first to last bar open)'),
 });
 export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
 
@@ -40,3 +45,457 @@ export const LiveRecord = z.object({
   stats: TradeStats.describe('TradeStats of the trades closed since publication'),
 });
 export type LiveRecord = z.infer<typeof LiveRecord>;
+
+/**
+ * A user's fork of an entry (KV `sf_forks`, key `<user_id>.<community_id>`): a strategy in their
+ * account, not a model. The copied code is in the `sf_forks` object store (`<user_id>/<community_id>/strategy.py`).
+ */
+export const ForkRecord = z.object({
+  user_id: z.number().int().positive(),
+  community_id: z.number().int().positive().describe('The entry forked'),
+  model_name: z.string().describe('The suggested model name for training it'),
+  created_at: z.number().int().describe('epoch ms'),
+});
+export type ForkRecord = z.infer<typeof ForkRecord>;
+
+/**
+ * Which entry a model artifact became (KV `sf_community_shares`, key `<user_id>.<hex of stem>.<artifact>`):
+ * created once, so sharing the same trained model again — even at the same moment — finds its entry.
+ */
+export const ShareClaim = z.object({ community_id: z.number().int().positive() });
+
+// ---- API shapes (share, fork, lineage, leaderboard, catalogue) ------------------------------
+// Nothing below carries strategy code except the fork response, which is the one way code leaves.
+
+/** Text limits of what a user writes on an entry. */
+export const TITLE_MAX = 100;
+export const DESCRIPTION_MAX = 2000;
+/** Test trades an entry needs to be ranked by a ratio metric (wr, pf, sharpe, composite). */
+export const MIN_RANKED_TRADES = 10;
+/** Live trades an entry needs to be ranked by a live ratio metric (live_wr, live_pf). */
+export const MIN_LIVE_TRADES = 5;
+export const LEADERBOARD_DEFAULT_LIMIT = 50;
+export const LEADERBOARD_MAX_LIMIT = 200;
+/** Trades the composite's trade-count factor counts at most. */
+export const COMPOSITE_TRADE_CAP = 100;
+
+/**
+ * Control characters (C0, DEL, C1) and the Unicode text-direction overrides and isolates, which
+ * can make a title display as something else. Written as character classes so the JSON Schema
+ * carries them as `pattern`.
+ */
+const NO_CONTROLS = /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/;
+/** The same, line feeds allowed (a description may have paragraphs). */
+const NO_CONTROLS_BUT_NEWLINE = /^[^\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/;
+
+export const EntryTitle = z
+  .string()
+  .max(TITLE_MAX)
+  .regex(NO_CONTROLS, 'title: control characters and text-direction overrides are not allowed; send plain one-line text')
+  .regex(/\S/, 'title: must contain a visible character')
+  .describe(`1-${TITLE_MAX} characters of plain text, one line: control characters (U+0000-U+001F, U+007F-U+009F) and text-direction overrides (U+202A-U+202E, U+2066-U+2069) are refused. Stored and served exactly as given, never interpreted as HTML`);
+
+export const EntryDescription = z
+  .string()
+  .max(DESCRIPTION_MAX)
+  .regex(NO_CONTROLS_BUT_NEWLINE, 'description: control characters (other than line feeds) and text-direction overrides are not allowed')
+  .describe(`0-${DESCRIPTION_MAX} characters of plain text; line feeds (\\n) allowed, every other control character and text-direction override refused. Stored and served exactly as given, never interpreted as HTML`);
+
+export const CommunityIdParams = z.object({
+  community_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('A community entry id'),
+});
+
+export const ShareRequest = strictObject({
+  model_stem: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Your model, by stem or display name. Default: your most recently trained model'),
+  title: EntryTitle.optional().describe('Default: the title of the model’s strategy_config. ' + (EntryTitle.description ?? '')),
+  description: EntryDescription.optional().describe('Default: empty. ' + (EntryDescription.description ?? '')),
+  parent_id: z
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('The community entry this model was forked from: must be an entry you forked (POST /fork/{community_id}), else 400'),
+}).meta({
+  id: 'ShareRequest',
+  examples: [{ model_stem: '7_EURUSD_15min_Model 3', title: 'EURUSD momentum, London hours', description: 'RSI + MACD, long and short.' }],
+});
+export type ShareRequest = z.infer<typeof ShareRequest>;
+
+/** 422 of POST /share: which gate condition failed, with the model's recorded values. */
+export const ShareGateRejected = ErrorBody.extend({
+  gate: z
+    .object({
+      n_trades: z.number().int().describe('The model’s recorded test n'),
+      ret: z.number().describe('The model’s recorded test total return'),
+      required: z.object({ n_trades_min: z.literal(1), ret_above: z.literal(0) }),
+      failed: z.array(z.string()).describe('Each condition not met, e.g. `n_trades >= 1`, `total return > 0`'),
+    })
+    .optional(),
+}).meta({ id: 'ShareGateRejected' });
+
+/** Who and when: the fields every picture of an entry starts with. */
+export const EntryBasics = z.object({
+  community_id: z.number().int(),
+  title: z.string(),
+  author: z.string().describe('The author’s handle'),
+  created_at: IsoDateTime.describe('Publication time'),
+  parent_id: z.number().int().nullable().describe('The entry this was forked from'),
+  forks: z.number().int().describe('Distinct users other than the author who forked this entry'),
+});
+export type EntryBasics = z.infer<typeof EntryBasics>;
+
+/** What the leaderboard and every entry view show of a TradeStats. */
+export const HeadlineStats = z
+  .object({
+    n_trades: z.number().int(),
+    wr: z.number().describe('Win rate, 0 to 1'),
+    pf: z.number().describe('Profit factor (999 with wins and no loss)'),
+    ret: z.number().describe('Total return, decimal (0.12 = +12 %)'),
+    mdd: z.number().describe('Max drawdown, signed decimal ≤ 0'),
+  })
+  .meta({ id: 'HeadlineStats' });
+export type HeadlineStats = z.infer<typeof HeadlineStats>;
+
+/** How live trading compares with the backtest (live − test); null where a side has nothing to compare. */
+export const LiveGap = z
+  .object({
+    ret_per_day: z
+      .number()
+      .nullable()
+      .describe('live ret / days tracked − test ret / test-span days (return per calendar day); null until a day fraction is tracked or when the test span length is unknown'),
+    wr: z.number().nullable().describe('live wr − test wr; null while live has no closed trade'),
+    pf: z.number().nullable().describe('live pf − test pf; null while live has no closed trade'),
+    avg_trade: z.number().nullable().describe('live avg − test avg: mean per-trade return (pnl / capital); null while live has no closed trade'),
+  })
+  .meta({ id: 'LiveGap' });
+
+/** The verified live track record as views show it; null until the tracker has scored a bar. */
+export const LiveView = z
+  .object({
+    since: IsoDateTime.describe('Tracking started here (publication: the close of the last bar before it)'),
+    last_bar: IsoDateTime.describe('Open time of the last bar scored'),
+    days_tracked: z.number().describe('(close of the last bar scored − since) in days'),
+    bars: z.number().int().describe('Bars scored since publication'),
+    n_trades: z.number().int(),
+    ret: z.number(),
+    wr: z.number(),
+    pf: z.number(),
+    mdd: z.number(),
+    stats: TradeStats.describe('The full TradeStats of the trades closed since publication'),
+    gap: LiveGap,
+  })
+  .meta({ id: 'LiveView' });
+export type LiveView = z.infer<typeof LiveView>;
+
+/** The live block without the full TradeStats: what the leaderboard rows and the catalogue carry. */
+export const LiveSummary = LiveView.omit({ stats: true }).meta({ id: 'LiveSummary' });
+export type LiveSummary = z.infer<typeof LiveSummary>;
+
+export const EntryModel = z.object({
+  stem: z.string(),
+  name: z.string().describe('The model’s display name'),
+  symbol: Symbol,
+  timeframe: Timeframe,
+  model_type: z.string(),
+  strategy_title: z.string().describe('strategy_config title'),
+});
+
+/** Ranking figures derived from the frozen test trades (formulas: GET /leaderboard). */
+export const EntryScores = z.object({
+  sharpe: z.number().describe('Per-trade Sharpe of the test trades'),
+  composite: z.number(),
+  qualified: z.boolean().describe(`At least ${MIN_RANKED_TRADES} test trades: ranked by ratio metrics ahead of entries with fewer`),
+});
+
+/** One community entry as GET /community/{id}, POST /share and the catalogue show it: metrics, no code. */
+export const CommunityEntry = z
+  .object({
+    ...EntryBasics.shape,
+    description: z.string(),
+    model: EntryModel,
+    backtest: z.object({
+      train: TradeStats.describe('In-sample'),
+      test: TradeStats.describe('Out-of-sample: what the leaderboard ranks'),
+      post_cutoff: TradeStats.nullable().describe('Bars after the training end_date, when the model had some'),
+    }),
+    scores: EntryScores,
+    live: LiveView.nullable().describe('The verified live track record since publication; null until the first bar is scored'),
+  })
+  .meta({ id: 'CommunityEntry', examples: [exampleEntry()] });
+export type CommunityEntry = z.infer<typeof CommunityEntry>;
+
+export const LEADERBOARD_SORTS = ['wr', 'pf', 'ret'] as const;
+export const LEADERBOARD_METRICS = ['sharpe', 'ret', 'wr', 'pf', 'n_trades', 'composite', 'forks', 'live_ret', 'live_wr', 'live_pf'] as const;
+export const LeaderboardMetric = z.enum(LEADERBOARD_METRICS);
+export type LeaderboardMetric = z.infer<typeof LeaderboardMetric>;
+
+export const LeaderboardQuery = z.object({
+  sort: z.enum(LEADERBOARD_SORTS).optional().describe('The contract’s ranking key (default pf). `metric` wins when both are given'),
+  metric: LeaderboardMetric.optional().describe('The guide’s ranking key; wins over `sort` when both are given'),
+  symbol: Symbol.optional(),
+  timeframe: Timeframe.optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LEADERBOARD_MAX_LIMIT)
+    .default(LEADERBOARD_DEFAULT_LIMIT)
+    .describe(`Rows at most (default ${LEADERBOARD_DEFAULT_LIMIT}, max ${LEADERBOARD_MAX_LIMIT})`),
+});
+export type LeaderboardQuery = z.infer<typeof LeaderboardQuery>;
+
+export const LeaderboardRow = z.object({
+  rank: z.number().int().describe('1-based position in this answer'),
+  ...EntryBasics.shape,
+  symbol: Symbol,
+  timeframe: Timeframe,
+  model_type: z.string(),
+  value: z.number().nullable().describe('The ranked metric’s value (null: a live metric with no live record yet)'),
+  qualified: z.boolean().describe('Meets the minimum trades of a ratio metric (always true for ret, n_trades, forks); unqualified rows follow every qualified one'),
+  test: HeadlineStats.describe('Out-of-sample backtest'),
+  sharpe: z.number(),
+  composite: z.number(),
+  live: LiveSummary.nullable(),
+});
+export type LeaderboardRow = z.infer<typeof LeaderboardRow>;
+
+export const Leaderboard = z
+  .object({
+    ranked_by: LeaderboardMetric,
+    symbol: Symbol.nullable(),
+    timeframe: Timeframe.nullable(),
+    total: z.number().int().describe('Entries matching the filters'),
+    count: z.number().int(),
+    entries: z.array(LeaderboardRow),
+  })
+  .meta({ id: 'Leaderboard', examples: [exampleLeaderboard()] });
+export type Leaderboard = z.infer<typeof Leaderboard>;
+
+/** One node of a lineage: who, when, and the headline metrics. */
+export const LineageNode = z.object({
+  ...EntryBasics.shape,
+  symbol: Symbol,
+  timeframe: Timeframe,
+  test: HeadlineStats,
+  live: HeadlineStats.nullable().describe('Live headline since publication; null before the first bar is scored'),
+});
+export type LineageNode = z.infer<typeof LineageNode>;
+
+export const Lineage = z
+  .object({
+    entry: LineageNode,
+    ancestors: z.array(LineageNode).describe('Parent first, then its parent, up to the root (empty for a root)'),
+    children: z.array(LineageNode).describe('Direct children (entries shared with parent_id = this one), oldest first'),
+  })
+  .meta({ id: 'Lineage', examples: [exampleLineage()] });
+export type Lineage = z.infer<typeof Lineage>;
+
+/** What POST /train needs to train a fork: the body, ready to send. */
+export const ForkTrainRequest = z
+  .object({
+    code: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    model_name: z.string().describe('A suggestion; any free name of yours will do'),
+    train_split: z.number(),
+    confidence_threshold: z.number(),
+    ...ExecutionSettings.shape,
+  })
+  .describe('A POST /api/v1/train body reproducing the parent’s training settings');
+
+export const ForkResponse = z
+  .object({
+    forked_from: z.number().int().describe('The entry copied: send it as parent_id when you share your trained fork'),
+    created: z.boolean().describe('false: you had forked this entry before; this is that copy'),
+    forked_at: IsoDateTime,
+    code: z.string().describe('The strategy code, as the author shared it'),
+    suggested_model_name: z.string(),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    train_request: ForkTrainRequest,
+  })
+  .meta({ id: 'ForkResponse', examples: [exampleFork()] });
+export type ForkResponse = z.infer<typeof ForkResponse>;
+
+/**
+ * One entry of community.json: headline metrics and lineage ids (the full TradeStats of each span
+ * are at GET /community/{id}), so 10,000 entries stay a few megabytes.
+ */
+export const CatalogueEntry = z.object({
+  ...EntryBasics.shape,
+  description: z.string(),
+  root_id: z.number().int().describe('The first ancestor (itself for a root)'),
+  children: z.array(z.number().int()).describe('Direct children, ascending'),
+  model: EntryModel,
+  train: HeadlineStats,
+  test: HeadlineStats,
+  post_cutoff: HeadlineStats.nullable(),
+  sharpe: z.number(),
+  composite: z.number(),
+  qualified: z.boolean(),
+  live: LiveSummary.nullable(),
+});
+export type CatalogueEntry = z.infer<typeof CatalogueEntry>;
+
+export const Catalogue = z
+  .object({
+    count: z.number().int(),
+    entries: z.array(CatalogueEntry).describe('Every shared entry, by community_id ascending'),
+  })
+  .meta({ id: 'Catalogue', examples: [{ count: 1, entries: [exampleCatalogueEntry()] }] });
+export type Catalogue = z.infer<typeof Catalogue>;
+
+// ---- OpenAPI examples (functions: hoisted, so the schemas above can use them) -------------------
+
+function exampleStats(n: number, wins: number, ret: number, pf: number, mdd: number): TradeStats {
+  const np = ret * 10_000;
+  return { n, wins, losses: n - wins, wr: wins / n, ret, pf, rr: 1.1, expect: np / n, mdd, np, avg: ret / n, best: 0.006, worst: -0.004 };
+}
+
+function exampleEntry() {
+  const test = exampleStats(48, 29, 0.041, 1.62, -0.018);
+  return {
+    community_id: 12,
+    title: 'EURUSD momentum, London hours',
+    description: 'RSI + MACD, long and short.',
+    author: 'brisk-otter-42',
+    parent_id: null,
+    created_at: '2025-03-04T10:15:00.000Z',
+    forks: 3,
+    model: { stem: '7_EURUSD_15min_Model 3', name: 'Model 3', symbol: 'EURUSD' as const, timeframe: '15min' as const, model_type: 'XGBClassifier', strategy_title: 'RSI/MACD momentum' },
+    backtest: { train: exampleStats(160, 101, 0.19, 2.1, -0.022), test, post_cutoff: exampleStats(6, 4, 0.004, 1.7, -0.003) },
+    scores: { sharpe: 0.21, composite: 1.22, qualified: true },
+    live: exampleLive(test),
+  };
+}
+
+function exampleCatalogueEntry() {
+  const e = exampleEntry();
+  const h = (t: TradeStats) => ({ n_trades: t.n, wr: t.wr, pf: t.pf, ret: t.ret, mdd: t.mdd });
+  const { stats: _stats, ...live } = e.live;
+  return {
+    community_id: e.community_id,
+    title: e.title,
+    description: e.description,
+    author: e.author,
+    created_at: e.created_at,
+    parent_id: e.parent_id,
+    root_id: e.community_id,
+    children: [15],
+    forks: e.forks,
+    model: e.model,
+    train: h(e.backtest.train),
+    test: h(e.backtest.test),
+    post_cutoff: h(e.backtest.post_cutoff),
+    sharpe: e.scores.sharpe,
+    composite: e.scores.composite,
+    qualified: e.scores.qualified,
+    live,
+  };
+}
+
+function exampleLive(test: TradeStats) {
+  const stats = exampleStats(9, 5, 0.008, 1.31, -0.007);
+  const days = 6;
+  return {
+    since: '2025-03-04T10:15:00.000Z',
+    last_bar: '2025-03-10T10:00:00.000Z',
+    days_tracked: days,
+    bars: 576,
+    n_trades: stats.n,
+    ret: stats.ret,
+    wr: stats.wr,
+    pf: stats.pf,
+    mdd: stats.mdd,
+    stats,
+    gap: { ret_per_day: stats.ret / days - test.ret / 55, wr: stats.wr - test.wr, pf: stats.pf - test.pf, avg_trade: stats.avg - test.avg },
+  };
+}
+
+function exampleLeaderboard() {
+  const e = exampleEntry();
+  const { stats: _stats, ...live } = e.live;
+  const t = e.backtest.test;
+  return {
+    ranked_by: 'composite' as const,
+    symbol: 'EURUSD' as const,
+    timeframe: null,
+    total: 1,
+    count: 1,
+    entries: [
+      {
+        rank: 1,
+        community_id: e.community_id,
+        title: e.title,
+        author: e.author,
+        parent_id: e.parent_id,
+        created_at: e.created_at,
+        symbol: e.model.symbol,
+        timeframe: e.model.timeframe,
+        model_type: e.model.model_type,
+        forks: e.forks,
+        value: e.scores.composite,
+        qualified: true,
+        test: { n_trades: t.n, wr: t.wr, pf: t.pf, ret: t.ret, mdd: t.mdd },
+        sharpe: e.scores.sharpe,
+        composite: e.scores.composite,
+        live,
+      },
+    ],
+  };
+}
+
+function exampleLineage() {
+  const node = (id: number, parent: number | null, author: string, title: string) => ({
+    community_id: id,
+    title,
+    author,
+    created_at: '2025-03-04T10:15:00.000Z',
+    parent_id: parent,
+    symbol: 'EURUSD' as const,
+    timeframe: '15min' as const,
+    forks: 1,
+    test: { n_trades: 48, wr: 0.6, pf: 1.62, ret: 0.041, mdd: -0.018 },
+    live: null,
+  });
+  return {
+    entry: node(15, 12, 'calm-heron-07', 'Momentum, tighter stop'),
+    ancestors: [node(12, 3, 'brisk-otter-42', 'EURUSD momentum, London hours'), node(3, null, 'quiet-lynx-11', 'Momentum')],
+    children: [node(21, 15, 'bold-crane-30', 'Momentum, Asian session')],
+  };
+}
+
+function exampleFork() {
+  const code = 'import numpy as np\nimport pandas as pd\n\ndef feature_engineering(df, close, open_, high, low):\n    ...\n\ndef strategy_config():\n    ...\n';
+  return {
+    forked_from: 12,
+    created: true,
+    forked_at: '2025-03-05T08:00:00.000Z',
+    code,
+    suggested_model_name: 'fork-12 Model 3',
+    symbol: 'EURUSD' as const,
+    timeframe: '15min' as const,
+    train_request: {
+      code,
+      symbol: 'EURUSD' as const,
+      timeframe: '15min' as const,
+      model_name: 'fork-12 Model 3',
+      train_split: 0.7,
+      confidence_threshold: 0.55,
+      capital: 10_000,
+      lot_size: 1,
+      commission: 0,
+      swap_long: 0,
+      swap_short: 0,
+      risk_unit: 'pips' as const,
+      fill_at_bid_ask: false,
+      intrabar: 'finer' as const,
+    },
+  };
+}

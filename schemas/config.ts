@@ -53,6 +53,16 @@ export const EnvConfig = z.object({
   ANON_RATE_BURST: positiveInt.max(1_000_000).default(120).describe('Requests without a key one address may send at once before ANON_RATE_PER_MIN paces it'),
   SSE_PER_ANONYMOUS_ADDRESS: positiveInt.max(1000).default(3).describe('Concurrent activity streams per client address without a key'),
   SSE_ANONYMOUS_TOTAL: positiveInt.max(1_000_000).default(256).describe('Concurrent activity streams without a key, all addresses together'),
+  // ---- the WebSocket stream GET /api/v1/predict (src/edge/ws) ----
+  WS_PER_KEY: positiveInt.max(1_000_000).default(10).describe('Concurrent WebSocket connections per key (4429 above)'),
+  WS_PER_ADDRESS: positiveInt.max(1_000_000).default(50).describe('Concurrent WebSocket connections per client address (IPv4, IPv6 /64; 4429 above)'),
+  WS_SUBSCRIPTIONS: positiveInt.max(1000).default(20).describe('Subscriptions per WebSocket connection'),
+  WS_MESSAGE_BYTES: positiveInt.max(1_048_576).default(16_384).describe('Largest frame a WebSocket client may send (close 1009 above)'),
+  WS_SEND_BUFFER_BYTES: positiveInt.default(1_048_576).describe('Unsent bytes held per WebSocket client before `lagging`; close 4413 at twice this'),
+  WS_TICKS_PER_SECOND: positiveInt.max(1000).default(10).describe('Tick frames per second per ticks subscription at most (conflated)'),
+  WS_PING_MS: positiveInt.default(20_000).describe('Ping interval; a client that has not answered the previous ping is closed (4408)'),
+  WS_IDLE_MS: positiveInt.default(300_000).describe('A connection with no subscription that sends nothing for this long is closed (4408)'),
+  WS_AUTH_TIMEOUT_MS: positiveInt.default(5_000).describe('Time for the `auth` message when the upgrade carried no key or session (4401 after)'),
   SESSION_ALLOWED_ORIGINS: z
     .string()
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))

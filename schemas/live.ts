@@ -61,6 +61,37 @@ export const SignalEvent = z
   .meta({ id: 'SignalEvent' });
 export type SignalEvent = z.infer<typeof SignalEvent>;
 
+/**
+ * What a deployed model made of one closed bar (issue 18, the WebSocket `predictions` channel):
+ * published by its actor on core NATS once the bar's signals are stored, in bar order.
+ */
+export const BarPrediction = z
+  .object({
+    deployment_id: z.string(),
+    model: z.string().describe('Model stem'),
+    symbol: Symbol,
+    timeframe: Timeframe,
+    bar: z.object({
+      time: IsoDateTime.describe('Bar open time'),
+      open: z.number(),
+      high: z.number(),
+      low: z.number(),
+      close: z.number(),
+    }),
+    p_up: z.number().nullable().describe('Model probability of an up move; null while the bar has no feature row (warm-up)'),
+    decision: z.enum(['long', 'short', 'flat']).describe('The threshold signal after the entry filters (session, min ATR, trend)'),
+    position: z
+      .object({
+        side: z.enum(['long', 'short', 'flat']),
+        open_positions: z.number().int().min(0),
+        entry_price: z.number().nullable().describe('Entry price of the oldest open position; null when flat'),
+      })
+      .describe('The position engine after this bar (an entry announced by this bar fills at the next open)'),
+    signal_ids: z.array(z.string()).describe('Ids of the signal events this bar produced, in order (often none): stored on SIGNALS and sent before this message'),
+  })
+  .meta({ id: 'BarPrediction' });
+export type BarPrediction = z.infer<typeof BarPrediction>;
+
 export const DeployRequest = strictObject({
   model_name: z.string().min(1).max(200).describe('Model stem or display name'),
   channels: z.array(Channel).min(1).max(3).default(['sse']).describe('Where signals go; default sse'),

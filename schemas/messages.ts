@@ -7,11 +7,12 @@ import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
 import { BarMessage, SyntheticCheckpoint, TickMessage } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
-import { ActorState, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
+import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
-import { CommunityEntryRecord, LiveRecord } from './community.ts';
+import { CommunityEntryRecord, ForkRecord, LiveRecord, ShareClaim } from './community.ts';
+import { PayoutMark, PayoutSweepState } from './payouts.ts';
 import { TrackerState } from './tracker.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
@@ -39,6 +40,11 @@ export const UsernameRecord = z.object({ user_id: z.number().int().positive() })
 export const CreditsRecord = z.object({
   balance: z.number().int().min(0),
   updated_at: z.number().int(),
+  /**
+   * The last UTC day (YYYY-MM-DD) whose fork payout this balance received, written in the same
+   * compare-and-set as that credit: the payout sweep's once-only mark (days settle in order).
+   */
+  payout_day: z.iso.date().optional(),
 });
 export type CreditsRecord = z.infer<typeof CreditsRecord>;
 
@@ -115,6 +121,14 @@ export const Buckets = {
   trackRecords: bucket('sf_track_records', LiveRecord),
   /** `<community_id>` → the live tracker's resume point for the entry (engine snapshot, last bar, trades stored). */
   trackerState: bucket('sf_tracker_state', TrackerState),
+  /** `<yyyymmdd>.<parent user_id>` → that parent's fork payout for the day, fixed before it is credited (kept 60 days). */
+  payoutMarks: bucket('sf_payout_marks', PayoutMark, 60 * 24 * 3600),
+  /** `state` → the payout sweep's last settled day and its lease. */
+  payoutSweep: bucket('sf_payout_sweep', PayoutSweepState),
+  /** `<user_id>.<hex of stem>.<artifact>` → the entry that model artifact was shared as (idempotent share). */
+  communityShares: bucket('sf_community_shares', ShareClaim),
+  /** `<user_id>.<community_id>` → the user's fork of that entry (code in the `sf_forks` object store). */
+  forks: bucket('sf_forks', ForkRecord),
 } as const;
 
 /**
@@ -149,6 +163,8 @@ export const ObjectStores = {
   artifacts: 'sf_artifacts',
   /** Frozen files of shared entries: `<community_id>/strategy.py`, `<community_id>/model.onnx`. */
   community: 'sf_community',
+  /** Users' forked strategies: `<user_id>/<community_id>/strategy.py`. */
+  forks: 'sf_forks',
 } as const;
 
 /** The durable consumer every trainer pulls train jobs through. */
@@ -209,6 +225,8 @@ export const Topics = {
   ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload),
   trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),
   signal: topic((deploymentId: string) => `signals.${deploymentId}`, 'signals.>', SignalEvent, Streams.signals),
+  /** Each bar a deployed model scored (`BarPrediction`), live only (core NATS): the WebSocket `predictions` channel. */
+  prediction: topic((deploymentId: string) => `predictions.${deploymentId}`, 'predictions.>', BarPrediction),
   deliveryKick: topic((channel: DeliveryChannel, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`, 'delivery.kick.>', DeliveryKick),
   /** A Telegram update as Telegram sent it (grammY reads it), relayed by the edge in webhook mode. */
   telegramUpdate: topic(() => 'delivery.telegram.update', 'delivery.telegram.update', z.record(z.string(), z.unknown())),

@@ -4,6 +4,8 @@ import { createLogger } from './log.ts';
 import { startActors, startService } from './main.ts';
 import { describeImport, runImport } from './market/index.ts';
 import { ImportRequest } from '../schemas/market.ts';
+import { Plan } from '../schemas/accounts.ts';
+import { runPlanChange } from './admin.ts';
 import { parseArgs } from 'node:util';
 
 const USAGE = `usage: signalforge <command>
@@ -14,6 +16,10 @@ commands:
                  stores the ticks and rebuilds the bars of the imported span; formats: src/market/import/FORMATS.md
   actors         run deployed models beside a running service (NATS_URL = its NATS): deployments are shared
                  through leases, so a model runs once and moves to another host when its host dies
+  admin plan <username> <free|pro>
+                 puts a user on a plan (atomically; a running service sees it at once): pro raises the
+                 deployment limit and gives 20 % of the user's fork revenue to charity. Reaches the service
+                 on DATA_DIR (its run.json) or NATS_URL; with none running, starts NATS on DATA_DIR's store
   mcp            an MCP server over stdio (the hosted one is at {service}/mcp) for a running service:
                  SIGNALFORGE_URL (default http://127.0.0.1:8080), SIGNALFORGE_API_KEY (optional: else a trial key)
 `;
@@ -37,6 +43,21 @@ async function importTicks(argv: string[]): Promise<void> {
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
   const result = await runImport(request.data, config, log);
   process.stdout.write(`${describeImport(result)}\n`);
+}
+
+async function admin(argv: string[]): Promise<void> {
+  const [what, username, plan, ...extra] = argv;
+  const parsed = Plan.safeParse(plan);
+  if (what !== 'plan' || !username || !parsed.success || extra.length > 0) {
+    process.stderr.write(`signalforge admin: expected \`admin plan <username> <free|pro>\`\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const config = loadConfig();
+  const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
+  const change = await runPlanChange(config, username, parsed.data, log);
+  const moved = change.previous === change.plan ? `already ${change.plan}` : `${change.previous} → ${change.plan}`;
+  process.stdout.write(`${change.username} (user ${change.user_id}): plan ${moved}\n`);
 }
 
 /**
@@ -97,6 +118,8 @@ async function main(argv: string[]): Promise<void> {
       return runRole(startActors);
     case 'import-ticks':
       return importTicks(argv.slice(1));
+    case 'admin':
+      return admin(argv.slice(1));
     case 'mcp':
       // stdout carries MCP frames only: everything else goes to stderr.
       return (await import('./mcp/index.ts')).runStdio();

@@ -98,6 +98,10 @@ export class JobNotFoundError extends NotFoundError {
   override name = 'JobNotFoundError';
   override readonly errorCode: ErrorCode = 'SF_JOB_NOT_FOUND';
 }
+export class EntryNotFoundError extends NotFoundError {
+  override name = 'EntryNotFoundError';
+  override readonly errorCode: ErrorCode = 'SF_ENTRY_NOT_FOUND';
+}
 export class RequestTimeoutError extends AppError {
   override name = 'RequestTimeoutError';
   override readonly errorCode: ErrorCode = 'SF_REQUEST_TIMEOUT';
@@ -126,6 +130,15 @@ export class UnprocessableError extends AppError {
   override name = 'UnprocessableError';
   override readonly errorCode: ErrorCode = 'SF_UNPROCESSABLE';
 }
+/** POST /share refused by the contract's gate; `gate` carries the model's recorded values. */
+export class ShareGateError extends UnprocessableError {
+  override name = 'ShareGateError';
+  override readonly errorCode: ErrorCode = 'SF_SHARE_GATE';
+  constructor(message: string, gate: Record<string, unknown> = {}) {
+    super(message);
+    this.details = { gate };
+  }
+}
 export class RateLimitedError extends AppError {
   override name = 'RateLimitedError';
   override readonly errorCode: ErrorCode = 'SF_RATE_LIMITED';
@@ -146,6 +159,11 @@ export class MintLimitedError extends RateLimitedError {
 export class StreamLimitError extends RateLimitedError {
   override name = 'StreamLimitError';
   override readonly errorCode: ErrorCode = 'SF_STREAM_LIMIT';
+}
+/** A plain request to a WebSocket endpoint (GET /api/v1/predict). */
+export class UpgradeRequiredError extends AppError {
+  override name = 'UpgradeRequiredError';
+  override readonly errorCode: ErrorCode = 'SF_UPGRADE_REQUIRED';
 }
 export class HeadersTooLargeError extends AppError {
   override name = 'HeadersTooLargeError';

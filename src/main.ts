@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { buildAccounts, type Accounts } from './accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
-import { ActivityBus, buildActivity, type Activity } from './community/index.ts';
+import { ActivityBus, buildActivity, buildCommunity, type Activity, type Community } from './community/index.ts';
 import {
   BarCache,
   NatsBarLoader,
@@ -36,6 +36,7 @@ import { probeReadiness, processRuns } from './lifecycle/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
 import { withDeadline } from './lifecycle/deadline.ts';
 import { LiveTradesRepo, openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
+import { buildPayouts, type Payouts } from './payouts/index.ts';
 
 export interface Service {
   /** Base URL the edge listens on. */
@@ -56,6 +57,9 @@ export interface Service {
   /** The live tracker of shared community entries (their verified track records). */
   tracker: Tracker;
   delivery: DeliveryActor;
+  /** Fork revenue share: the daily sweep and the ledger of GET /payouts. */
+  payouts: Payouts;
+  community: Community;
   log: Logger;
   /** Settles (rejects) only if a dependency died for good (the embedded NATS did not come back): the role must exit non-zero. */
   failed: Promise<never>;
@@ -190,6 +194,21 @@ export async function startService(config: Config, log: Logger = createLogger(co
     await delivery.start();
     stack.push(() => delivery.stop());
     const deliveryApi = await buildDeliveryApi({ bus, config, log });
+    // Share, fork, lineage, leaderboard, catalogue: an in-memory index of every entry, kept by KV watches.
+    const community = await buildCommunity({ bus, models: training.models, activity: activity.bus, log, replicas: config.NATS_REPLICAS });
+    stack.push(() => community.stop());
+
+    // Fork revenue share: the daily sweep credits parent authors (once per day, whichever process runs it).
+    const payouts = await buildPayouts({
+      bus,
+      clickhouse,
+      metering: accounts.metering,
+      directory: accounts.directory,
+      log,
+      replicas: config.NATS_REPLICAS,
+    });
+    payouts.sweeper.start();
+    stack.push(() => payouts.stop());
 
     const metrics = () => {
       const ingest = barBuilder.stats();
@@ -228,7 +247,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
     oneShot.recovery.start();
     stack.push(() => oneShot.recovery.stop());
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi });
+    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus });
     readinessRoutes(app, {
       readiness: () =>
         probeReadiness({
@@ -273,6 +292,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       actorHost: modelHost.host,
       tracker,
       delivery,
+      payouts,
+      community,
       log,
       failed,
       close: () => (closing ??= unwind()),

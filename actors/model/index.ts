@@ -9,11 +9,11 @@ import type { ModelStore } from '../../src/training/index.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { ModelActor } from './model-actor.ts';
-import { signalPublisher } from './signal-publisher.ts';
+import { predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
 export { ModelActor, type ModelActorDeps } from './model-actor.ts';
 export { FeatureSources, type FeatureSource } from '../../src/scoring/index.ts';
-export { signalPublisher } from './signal-publisher.ts';
+export { predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
 /** The host of model actors: one per deployment, fed with the open time of each closed bar. */
 export type ModelHost = ActorHost<DeploymentRecord, number>;
@@ -43,6 +43,7 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
   const [leases, state] = await Promise.all([openBucket(deps.bus, Buckets.leases, r), openBucket(deps.bus, Buckets.actorState, r)]);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const publish = signalPublisher(deps.bus);
+  const publishPrediction = predictionPublisher(deps.bus);
   const host: ModelHost = new ActorHost<DeploymentRecord, number>({
     names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
     desired: deps.deployments,
@@ -66,6 +67,7 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
         bars: deps.bars,
         state,
         publish,
+        publishPrediction,
         activity: deps.activity,
         log: deps.log,
         ...(deps.clock ? { clock: deps.clock } : {}),

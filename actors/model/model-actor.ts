@@ -6,7 +6,7 @@ import type { Logger } from '../../src/log.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { instrument, type BarCache } from '../../src/market/index.ts';
 import { engineOptions, freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureSource, type LiveBar, type OhlcColumns, type OnnxModel } from '../../src/scoring/index.ts';
-import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { lateness } from './late.ts';
@@ -19,6 +19,8 @@ export interface ModelActorDeps {
   bars: Pick<BarCache, 'get'>;
   state: JsonKv<typeof Buckets.actorState.schema>;
   publish(event: SignalEvent): Promise<void>;
+  /** Each scored bar, after its signals are stored (the WebSocket `predictions` channel); optional. */
+  publishPrediction?(prediction: BarPrediction): void;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   /** Live, the machine's clock; in replay, the bar being replayed. Start catches up to the bars closed by now. */
@@ -55,7 +57,13 @@ export class ModelActor implements Actor<number> {
     const saved = await this.deps.state.get(deployment.deployment_id);
     const series = await this.deps.bars.get(model.symbol, model.timeframe);
     const closed = lastClosedIndex(series, model.timeframe, this.clock.now());
-    const stepper = { spec: model, scorer: this.scorer, features: (bars: OhlcColumns) => this.deps.features.features(bars), bars: this.deps.bars };
+    const stepper = {
+      spec: model,
+      scorer: this.scorer,
+      features: (bars: OhlcColumns) => this.deps.features.features(bars),
+      bars: this.deps.bars,
+      positions: this.deps.publishPrediction !== undefined,
+    };
     if (saved) {
       this.stepper = new LiveStepper(stepper, { lastBarTs: saved.value.last_bar_ts, engine: saved.value.engine });
       this.signalsSent = saved.value.signals_sent;
@@ -97,15 +105,19 @@ export class ModelActor implements Actor<number> {
   private async commit(bars: LiveBar[]): Promise<void> {
     const { model, deployment } = this.deps;
     const events: SignalEvent[] = [];
+    const predictions: BarPrediction[] = [];
     for (const bar of bars) {
       let n = 0;
+      const first = events.length;
       for (const trade of bar.closed) events.push(this.closeEvent(trade, bar.ts, n++));
       if (bar.opened !== 0) events.push(this.openEvent(bar.opened, bar.close, bar.pUp, bar.ts, n++));
+      if (this.deps.publishPrediction) predictions.push(this.prediction(bar, events.slice(first).map((e) => e.id)));
     }
     this.barsHandled += bars.length;
     // Published in call order (one connection keeps it); the state is saved only once they are
     // stored, so a crash in between replays the bar and the stream drops the repeats by id.
     await Promise.all(events.map((event) => this.deps.publish(event)));
+    for (const prediction of predictions) this.deps.publishPrediction!(prediction);
     this.signalsSent += events.length;
     const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
     const stepper = this.stepper!;
@@ -132,6 +144,24 @@ export class ModelActor implements Actor<number> {
       timeframe: model.timeframe,
       bar_time: isoFromMs(barTs),
       created_at: isoFromMs(this.clock.now()),
+    };
+  }
+
+  /** One bar as the model saw it: p(up), the filtered decision, the engine's position after it. */
+  private prediction(bar: LiveBar, signalIds: string[]): BarPrediction {
+    const { deployment, model } = this.deps;
+    const open = bar.positions ?? [];
+    const sideName = (s: number) => (s > 0 ? 'long' : s < 0 ? 'short' : 'flat') as 'long' | 'short' | 'flat';
+    return {
+      deployment_id: deployment.deployment_id,
+      model: model.stem,
+      symbol: model.symbol,
+      timeframe: model.timeframe,
+      bar: { time: isoFromMs(bar.ts), open: bar.open, high: bar.high, low: bar.low, close: bar.close },
+      p_up: Number.isFinite(bar.pUp) ? bar.pUp : null,
+      decision: sideName(bar.decision),
+      position: { side: sideName(open[0]?.side ?? 0), open_positions: open.length, entry_price: open[0]?.entryPrice ?? null },
+      signal_ids: signalIds,
     };
   }
 

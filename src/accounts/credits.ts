@@ -4,6 +4,9 @@ import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import type { UsageRepo } from '../store/index.ts';
 import type { CreditsRecord } from '../../schemas/messages.ts';
 
+/** Thrown inside a compare-and-set to leave the balance as it is (the day's payout is in already). */
+class AlreadyCredited extends Error {}
+
 /**
  * The credits ledger. A balance changes only through compare-and-set on its KV entry, so
  * concurrent debits from any number of processes leave it exact and never below zero; each
@@ -31,7 +34,37 @@ export class CreditLedger {
     return this.apply(userId, -Math.abs(credits), reason, ref);
   }
 
-  private async apply(userId: number, delta: number, reason: string, ref: string): Promise<number> {
+  /**
+   * Adds a fork payout of one UTC day (`day` YYYY-MM-DD), at most once per user and day: the day
+   * is written into the balance in the same compare-and-set as the credit, and a day at or before
+   * the one recorded adds nothing (the payout sweep settles days in order). `applied` is false
+   * when the day was in already — a second sweeper, or this one after a restart.
+   */
+  async creditPayout(userId: number, credits: number, day: string, ref: string): Promise<{ applied: boolean; balance: number }> {
+    if (!Number.isInteger(credits) || credits <= 0) throw new TypeError(`a payout is a positive whole number of credits, got ${credits}`);
+    try {
+      const balance = await this.apply(userId, credits, 'fork_payout', ref, (current) => {
+        if (current?.payout_day !== undefined && current.payout_day >= day) throw new AlreadyCredited();
+        return { payout_day: day };
+      });
+      return { applied: true, balance };
+    } catch (err) {
+      if (err instanceof AlreadyCredited) return { applied: false, balance: await this.balance(userId) };
+      throw err;
+    }
+  }
+
+  /**
+   * The one write path of a balance. `mark` may add fields to the new record (or throw to write
+   * nothing); fields already there (the payout day) are carried over by every change.
+   */
+  private async apply(
+    userId: number,
+    delta: number,
+    reason: string,
+    ref: string,
+    mark?: (current: CreditsRecord | null) => Partial<CreditsRecord>,
+  ): Promise<number> {
     if (!Number.isInteger(delta)) throw new TypeError(`credit amounts are whole numbers, got ${delta}`);
     if (delta === 0) return this.balance(userId); // nothing moves, nothing to record
     const key = String(userId);
@@ -39,7 +72,7 @@ export class CreditLedger {
       this.balances.mutate(key, (current) => {
         const before = current?.balance ?? 0;
         if (before + delta < 0) throw new OutOfCreditsError(-delta, before);
-        return { balance: before + delta, updated_at: Date.now() };
+        return { ...current, ...mark?.(current), balance: before + delta, updated_at: Date.now() };
       }),
     );
     await this.usage.append({

@@ -18,6 +18,7 @@ export { MintLimiter, clientBlock } from './mint-limiter.ts';
 export { TokenBuckets } from './token-bucket.ts';
 export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
 export { DAILY_CAPS } from './daily-caps.ts';
+export { changePlan, type PlanChange } from './plans.ts';
 export { API_KEY_PREFIX, hashSecret, maskKey } from './api-keys.ts';
 
 /** Concurrent SSE connections per key (the contract's Limits table). */

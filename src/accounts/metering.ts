@@ -41,6 +41,11 @@ export class Metering {
     return this.ledger.grant(userId, credits, reason, ref);
   }
 
+  /** A fork payout of one UTC day, credited at most once (see CreditLedger.creditPayout). */
+  creditPayout(userId: number, credits: number, day: string, ref: string): Promise<{ applied: boolean; balance: number }> {
+    return this.ledger.creditPayout(userId, credits, day, ref);
+  }
+
   useCap(userId: number, plan: Plan, cap: CapName): Promise<{ used: number; limit: number }> {
     return this.caps.use(userId, plan, cap);
   }

@@ -30,3 +30,32 @@ export async function countAfter(bus: Pick<Bus, 'jsm'>, stream: string, subject:
   await bus.jsm.consumers.delete(stream, info.name).catch(() => undefined);
   return info.num_pending;
 }
+
+/**
+ * The messages on `subject` a stream stored from `startMs` on (epoch ms), oldest first, at most
+ * `limit`: read through a throw-away consumer, so a resuming client gets what it missed.
+ */
+export async function readFromTime(bus: Pick<Bus, 'js' | 'jsm'>, stream: string, subject: string, startMs: number, limit: number): Promise<StoredMessage[]> {
+  const info = await bus.jsm.consumers.add(stream, {
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.StartTime,
+    opt_start_time: new Date(Math.max(0, startMs)).toISOString(),
+    filter_subject: subject,
+    inactive_threshold: nanos(10_000),
+    mem_storage: true,
+  });
+  try {
+    const wanted = Math.min(info.num_pending, limit);
+    const out: StoredMessage[] = [];
+    if (wanted === 0) return out;
+    const consumer = await bus.js.consumers.get(stream, info.name);
+    const batch = await consumer.fetch({ max_messages: wanted, expires: 5_000 });
+    for await (const msg of batch) {
+      out.push({ seq: msg.seq, subject: msg.subject, data: msg.data });
+      if (out.length >= wanted) break;
+    }
+    return out;
+  } finally {
+    await bus.jsm.consumers.delete(stream, info.name).catch(() => undefined);
+  }
+}

@@ -10,9 +10,8 @@ export type PublicActivity = Omit<ActivityInput, 'metrics'> & { metrics?: Public
  * no side, no price, no stop or take levels, no probability or P&L. Signals are decided only at a
  * bar's close, so the event's time says which bar and nothing finer.
  *
- * Every model is private today: community sharing does not exist yet. When it does, a shared
- * community model may also show its signal's side (its followers trade it); price and levels stay
- * with the owner's own deployment channels.
+ * Sharing a model publishes a frozen copy as a community entry (metrics and the verified live
+ * record, never signals); the author's deployments of it stay private under this rule.
  */
 export function toPublic(event: ActivityInput): PublicActivity {
   if (!event.metrics) return event as PublicActivity;

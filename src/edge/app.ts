@@ -2,14 +2,14 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Accounts } from '../accounts/index.ts';
 import { SSE_PER_KEY } from '../accounts/index.ts';
-import type { Activity } from '../community/index.ts';
+import type { Activity, Community } from '../community/index.ts';
 import type { MarketData } from '../market/index.ts';
 import type { Training } from '../training/index.ts';
 import type { Generation } from '../generation/index.ts';
 import type { OneShot } from '../oneshot/one-shot.ts';
 import { oneShotRoutes } from './routes/one-shot.ts';
 import type { Deployments } from '../deployments/index.ts';
-import type { NatsConnection } from '../bus/index.ts';
+import type { Bus, NatsConnection } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -30,6 +30,7 @@ import { modelRoutes } from './routes/models.ts';
 import { trainRoutes } from './routes/train.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
+import { communityRoutes } from './routes/community.ts';
 import { deployRoutes } from './routes/deploy.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
 import type { DeliveryApi } from '../delivery/index.ts';
@@ -37,6 +38,10 @@ import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { payoutsRoutes } from './routes/payouts.ts';
+import { predictStreamRoutes } from './routes/predict-stream.ts';
+import { Fanout } from './ws/fanout.ts';
+import type { PayoutsLedger } from '../payouts/index.ts';
 import type { App } from './types.ts';
 
 export interface EdgeDeps {
@@ -57,6 +62,12 @@ export interface EdgeDeps {
   metrics?: MetricsSource;
   /** Delivery status, dead-letter replay and messenger pairing (routes left out when absent). */
   delivery?: DeliveryApi;
+  /** GET /payouts: the fork revenue share ledger (route left out when absent). */
+  payouts?: PayoutsLedger;
+  /** Share, fork, lineage, leaderboard, community.json. */
+  community: Community;
+  /** JetStream for the WebSocket stream GET /api/v1/predict (its resume reads); without it the stream is not served. */
+  bus?: Pick<Bus, 'nc' | 'js' | 'jsm'>;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -66,7 +77,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -140,5 +151,19 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
   });
   if (delivery) deliveryRoutes(app, { delivery });
+  if (payouts) payoutsRoutes(app, { ledger: payouts });
+  communityRoutes(app, { community });
+  // The WebSocket stream (issue 18): bars, ticks, a deployed model's predictions, on-demand predict.
+  if (bus) {
+    predictStreamRoutes(app, {
+      config,
+      directory: accounts.directory,
+      limiter: accounts.requestLimiter,
+      allowedOrigins: origins,
+      training,
+      channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, ticksPerSecond: config.WS_TICKS_PER_SECOND },
+      log,
+    });
+  }
   return app;
 }

@@ -3,7 +3,7 @@
  * the backtest's position engine. Deployed model actors and the community track record both run
  * through here, so a bar gives the same signal and the same trade in either, and in the backtest.
  */
-import { PositionEngine, type ClosedTrade, type EngineSnapshot, type FirstTouch, type IntrabarResolver } from '../backtest/index.ts';
+import { PositionEngine, type ClosedTrade, type EngineSnapshot, type FirstTouch, type IntrabarResolver, type OpenPosition } from '../backtest/index.ts';
 import { sliceBars } from '../lib/bar-columns.ts';
 import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
 import type { BarCache, BarSeries } from '../market/index.ts';
@@ -20,16 +20,24 @@ const NO_TRADES: readonly ClosedTrade[] = Object.freeze([]);
 /** What a live run needs to know of its model. */
 export type LiveSpec = Pick<ModelRecord, 'symbol' | 'timeframe' | 'features' | 'config' | 'settings' | 'warmup'>;
 
-/** What one bar did: its close, p(up), the trades it closed and the side its signal enters at the next open. */
+/** What one bar did: its prices, p(up), the decision, the trades it closed and the side its signal enters at the next open. */
 export interface LiveBar {
   /** Open time, epoch ms. */
   ts: number;
+  open: number;
+  high: number;
+  low: number;
   close: number;
+  /** NaN while the bar has no feature row (warm-up). */
   pUp: number;
+  /** The threshold signal times the entry mask: its sign is the side, 0 when flat or blocked by every filter. */
+  decision: number;
   /** Trades closed inside this bar (or at its open), in exit order. */
   closed: readonly ClosedTrade[];
   /** 1 / −1: a position opens at the next bar's open on this bar's signal; 0: none. */
   opened: -1 | 0 | 1;
+  /** The open positions after the bar, when the stepper was asked for them (`positions`). */
+  positions?: OpenPosition[];
 }
 
 export interface LiveStepperDeps {
@@ -37,6 +45,8 @@ export interface LiveStepperDeps {
   scorer: OnnxModel;
   features: FeatureComputer;
   bars: Pick<BarCache, 'get'>;
+  /** Report the open positions after each bar (LiveBar.positions). */
+  positions?: boolean;
 }
 
 /** Where a run resumes: the last bar it handled and the engine after it (null: a fresh engine). */
@@ -109,7 +119,18 @@ export class LiveStepper {
       const out: LiveBar[] = [];
       for (let i = lead; i < window.ts.length; i++) {
         engine.step(window, i, signals[i]!, mask[i]!);
-        out.push({ ts: window.ts[i]!, close: window.close[i]!, pUp: pUp[i]!, closed: engine.closedCount > 0 ? engine.drainClosed() : NO_TRADES, opened: engine.nextOpen() });
+        out.push({
+          ts: window.ts[i]!,
+          open: window.open[i]!,
+          high: window.high[i]!,
+          low: window.low[i]!,
+          close: window.close[i]!,
+          pUp: pUp[i]!,
+          decision: signals[i]! * mask[i]!,
+          closed: engine.closedCount > 0 ? engine.drainClosed() : NO_TRADES,
+          opened: engine.nextOpen(),
+          ...(this.deps.positions ? { positions: engine.openPositions() } : {}),
+        });
       }
       this.last = window.ts[window.ts.length - 1]!;
       await commit(out);

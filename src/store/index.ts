@@ -1,7 +1,8 @@
 export { openClickHouse, selectRows, type ClickHouseClient } from './clickhouse.ts';
 export { InsertBatcher } from './insert-batcher.ts';
-export { UsageRepo, type UsageRow } from './usage-repo.ts';
+export { UsageRepo, type UsageRow, type SpendPoint } from './usage-repo.ts';
 export { SignalsRepo } from './signals-repo.ts';
+export { PayoutsRepo, type PayoutRow, type PayoutTotals, type DonationRow } from './payouts-repo.ts';
 export { TicksRepo, type StoredTick } from './ticks-repo.ts';
 export { BarsRepo, sourceName, sourceCode, type SeriesColumns } from './bars-repo.ts';
 export { insertRowBinary, selectRowBinary } from './bulk-io.ts';

@@ -88,4 +88,22 @@ export const MIGRATIONS: readonly string[] = [
      notional Float64
    ) ENGINE = ReplacingMergeTree
      ORDER BY (community_id, seq)`,
+  // Fork revenue share, one row per UTC day, parent entry and child entry (the payout sweep):
+  // a re-run of a day writes the same keys, so it replaces rather than adds.
+  `CREATE TABLE IF NOT EXISTS fork_payouts (
+     day Date,
+     parent_entry UInt64,
+     child_entry UInt64,
+     parent_user UInt64,
+     child_user UInt64,
+     parent_author String,
+     child_author String,
+     plan LowCardinality(String),
+     spend Int64,
+     share Int64,
+     credited Int64,
+     charity Int64,
+     settled_at DateTime64(3, 'UTC')
+   ) ENGINE = ReplacingMergeTree
+     ORDER BY (day, parent_entry, child_entry)`,
 ];

@@ -14,6 +14,20 @@ export interface UsageRow extends Record<string, unknown> {
   ref: string;
 }
 
+/**
+ * Billable spend, as a condition on usage rows: every charge (a negative delta: generation,
+ * one_shot, custom indicators…) counts, net of the refunds (`refund` grants) that gave credits
+ * back. Other grants (signup, purchases, fork payouts) are not spend.
+ */
+const BILLABLE = `(delta < 0 OR reason = 'refund')`;
+
+/** One instant's billable spend of a user (refunds negative). `ts` is epoch ms. */
+export interface SpendPoint {
+  user_id: number;
+  ts: number;
+  spent: number;
+}
+
 /** The append-only usage history in ClickHouse. */
 export class UsageRepo {
   private readonly batcher: InsertBatcher<UsageRow>;
@@ -52,12 +66,36 @@ export class UsageRepo {
   async spentSince(userId: number, sinceMs: number): Promise<number> {
     const [row] = await selectRows<{ spent: number }>(
       this.client,
-      `SELECT toInt64(-sumIf(delta, delta < 0 OR reason = 'refund')) AS spent
+      `SELECT toInt64(-sumIf(delta, ${BILLABLE})) AS spent
          FROM usage_events FINAL
         WHERE user_id = {user:UInt64} AND ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
       { user: userId, since: sinceMs },
     );
     return Math.max(0, row?.spent ?? 0);
+  }
+
+  /**
+   * The billable spend of these users in [fromMs, toMs), summed per user and instant (refunds
+   * negative), for the payout sweep to split by each fork's window. Users go in chunks so the
+   * query parameters stay small on a ClickHouse server.
+   */
+  async billableSpend(userIds: readonly number[], fromMs: number, toMs: number): Promise<SpendPoint[]> {
+    const out: SpendPoint[] = [];
+    for (let i = 0; i < userIds.length; i += 2000) {
+      // `at_ms`, not `ts`: an alias named like a column would stand for it in WHERE too.
+      const rows = await selectRows<{ user_id: number; at_ms: number; spent: number }>(
+        this.client,
+        `SELECT user_id, toInt64(toUnixTimestamp64Milli(ts)) AS at_ms, toInt64(-sum(delta)) AS spent
+           FROM usage_events FINAL
+          WHERE user_id IN {users:Array(UInt64)}
+            AND ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+            AND ${BILLABLE}
+          GROUP BY user_id, at_ms`,
+        { users: userIds.slice(i, i + 2000), from: fromMs, to: toMs },
+      );
+      for (const row of rows) out.push({ user_id: row.user_id, ts: row.at_ms, spent: row.spent });
+    }
+    return out;
   }
 
   async countFor(userId: number): Promise<number> {

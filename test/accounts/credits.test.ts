@@ -187,9 +187,11 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
 
   it('usage rows carry the KV revision as seq and the balance after', async () => {
     const user = newUser();
+    const from = Date.now();
     await ledgerA.grant(user, 10, 'signup');
     await ledgerB.charge(user, 3, 'generate', 'gen-1');
     await ledgerA.charge(user, 4, 'one_shot', 'os-1');
+    const by = Date.now();
     const [newest, middle, oldest] = await history(user);
     assert.ok(newest && middle && oldest);
     assert.deepEqual(
@@ -204,7 +206,7 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
     assert.ok(entry);
     assert.equal(newest.seq, entry.revision, 'the newest row is the current KV revision');
     assert.equal(entry.value.balance, 3);
-    assert.ok(Math.abs(newest.ts - Date.now()) < 60_000, 'ts is epoch ms, now-ish');
+    assert.ok(oldest.ts >= from && newest.ts <= by, 'ts is epoch ms, the time of the change');
     assert.ok(oldest.ts <= middle.ts && middle.ts <= newest.ts);
   });
 
@@ -262,5 +264,34 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
     assert.equal(await ledgerA.balance(u2), 15);
     assert.equal(await usage.countFor(u1), 21);
     assert.equal(await usage.countFor(u2), 6);
+  });
+
+  it('a fork payout is credited once per day, whoever credits it and whatever happens in between', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 10, 'signup');
+    // Two processes credit the same day at once: one applies.
+    const both = await Promise.all([
+      ledgerA.creditPayout(user, 25, '2025-03-02', 'payouts:2025-03-02'),
+      ledgerB.creditPayout(user, 25, '2025-03-02', 'payouts:2025-03-02'),
+    ]);
+    assert.deepEqual(both.map((r) => r.applied).sort(), [false, true]);
+    assert.equal(await ledgerA.balance(user), 35);
+    // Charges and grants in between carry the mark over: the day is still in.
+    await ledgerB.charge(user, 5, 'generate');
+    await ledgerA.grant(user, 1, 'refund');
+    assert.equal((await kvA.get(String(user)))?.value.payout_day, '2025-03-02');
+    assert.deepEqual(await ledgerA.creditPayout(user, 25, '2025-03-02', 'payouts:2025-03-02'), { applied: false, balance: 31 });
+    assert.equal((await ledgerB.creditPayout(user, 25, '2025-03-01', 'payouts:2025-03-01')).applied, false, 'an earlier day is settled already');
+    assert.deepEqual(await ledgerB.creditPayout(user, 7, '2025-03-03', 'payouts:2025-03-03'), { applied: true, balance: 38 });
+    const rows = await history(user);
+    assert.deepEqual(
+      rows.filter((r) => r.reason === 'fork_payout').map((r) => [r.delta, r.ref]),
+      [
+        [7, 'payouts:2025-03-03'],
+        [25, 'payouts:2025-03-02'],
+      ],
+    );
+    assertChain(rows, 38);
+    await assert.rejects(ledgerA.creditPayout(user, 0, '2025-03-04', 'x'), TypeError);
   });
 });

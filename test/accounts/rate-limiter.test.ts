@@ -123,10 +123,15 @@ describe('SlidingWindowLimiter', () => {
     assert.equal(l.take('k', T0 + 2_000).ok, true);
   });
 
-  it('exposes its configuration', () => {
-    const l = limiter(120, 60_000);
-    assert.equal(l.max, 120);
-    assert.equal(l.windowMs, 60_000);
+  it('reports the max and window it enforces (the 429 message quotes max)', () => {
+    // Odd settings, so neither can pass for a default: max takes go through at one instant, the
+    // next is told to wait exactly the window.
+    const l = limiter(7, 3_000);
+    let ok = 0;
+    for (let i = 0; i < 100; i++) if (l.take('k', T0).ok) ok++;
+    assert.equal(ok, l.max);
+    assert.equal(retryAfter(l.take('k', T0)), l.windowMs);
+    assert.deepEqual([l.max, l.windowMs], [7, 3_000]);
   });
 
   it('defaults now to the real clock', () => {

@@ -34,11 +34,19 @@ test('closedTrades keeps the trades, drainClosed hands them over once', () => {
   const engine = new PositionEngine(options());
   [1, -1, 0, 0].forEach((sig, i) => engine.step(bars, i, sig));
   assert.equal(engine.closedCount, 1);
-  assert.deepEqual(engine.closedTrades(), engine.closedTrades());
-  const [first] = engine.drainClosed();
-  assert.equal(first!.reason, 'signal');
-  assert.ok(Math.abs(first!.pnl - 100) < 1e-6);
+  const kept = engine.closedTrades();
+  assert.deepEqual(kept.map((t) => [t.side, t.entryTs, t.exitTs, t.reason]), [[1, T0 + H, T0 + 2 * H, 'signal']]);
+  assert.ok(Math.abs(kept[0]!.pnl - 100) < 1e-6);
+  // New objects each call: what a caller does with them does not reach the engine.
+  kept[0]!.pnl = 0;
+  const again = engine.closedTrades();
+  assert.ok(Math.abs(again[0]!.pnl - 100) < 1e-6);
+  assert.equal(engine.closedCount, 1, 'reading does not drain');
+  const [first, ...rest] = engine.drainClosed();
+  assert.deepEqual(first, again[0]);
+  assert.deepEqual(rest, []);
   assert.deepEqual(engine.drainClosed(), []);
+  assert.deepEqual(engine.closedTrades(), [], 'drained trades are gone');
   assert.deepEqual(engine.openPositions().map((p) => [p.side, p.entryTs, p.barsHeld, p.units]), [[-1, T0 + 2 * H, 2, 100_000]]);
   engine.finish(bars, 3);
   assert.deepEqual(engine.drainClosed().map((t) => t.reason), ['end']);

@@ -36,6 +36,9 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
   'signal-delivery': () => import('./signal-delivery.ts'),
+  'payout-sweep': () => import('./payout-sweep.ts'),
+  'community': () => import('./community.ts'),
+  'ws-stream': () => import('./ws-stream.ts'),
   'live-tracker': () => import('./live-tracker.ts'),
 };
 

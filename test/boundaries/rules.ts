@@ -15,7 +15,7 @@ const BASE = ['schemas', 'src/lib', 'src/errors.ts', 'src/log.ts', 'src/config.t
 /** What "domain modules" means for actors and the edge. */
 const DOMAIN = [
   'src/market', 'src/indicators', 'src/generation', 'src/scoring', 'src/backtest', 'src/training', 'src/deployments',
-  'src/accounts', 'src/community', 'src/delivery', 'src/oneshot',
+  'src/accounts', 'src/community', 'src/delivery', 'src/oneshot', 'src/payouts',
 ];
 
 /**
@@ -47,6 +47,10 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/oneshot': [...BASE, 'src/bus', 'src/generation', 'src/training', 'src/deployments', 'src/accounts'],
   // Shutdown deadlines and readiness probes: helpers of the composition root.
   'src/lifecycle': BASE,
+  // Fork revenue share: credits parents through the accounts' metering, on a clock from the kernel.
+  'src/payouts': [...BASE, 'src/bus', 'src/store', 'src/accounts', 'src/kernel'],
+  // Operator commands (admin plan): reach the installation's NATS like import-ticks does.
+  'src/admin.ts': [...BASE, 'src/bus', 'src/accounts', 'src/run-file.ts'],
   'src/mcp': [...BASE, 'src/accounts'],
   'src/edge': [...BASE, ...DOMAIN, 'src/bus', 'src/store', 'src/mcp'],
   'src/main.ts': '*',

@@ -47,11 +47,17 @@ describe('delivery API', () => {
     return DeliveriesResponse.parse(res.body);
   };
 
-  it('shows dead letters after the retry window and replays them over HTTP', async () => {
+  /** A webhook deployment of `modelName` (written as the deploy API writes it) to the receiver at `path`. */
+  const deployTo = async (modelName: string, path: string) => {
     const deployments = await openBucket(s.service.bus, Buckets.deployments);
-    const d = await deploy({ deployments }, { userId, modelName: 'Api Model', webhookUrl: `${receiver.url}/api` });
-    receiver.secret('/api', d.webhook_secret!);
+    const d = await deploy({ deployments }, { userId, modelName, webhookUrl: `${receiver.url}${path}` });
+    receiver.secret(path, d.webhook_secret!);
     secrets.push(d.webhook_secret!);
+    return d;
+  };
+
+  it('shows dead letters after the retry window and replays them over HTTP', async () => {
+    const d = await deployTo('Api Model', '/api');
     const sent = [signal(d, 0), signal(d, 1)];
     for (const e of sent) await publish(s.service.bus, e);
     await waitFor(async () => (await deliveries('Api Model')).channels[0]!.dead_letters === 2, 15_000, '2 dead letters');
@@ -116,26 +122,37 @@ describe('delivery API', () => {
     assert.match(doc.paths['/api/v1/messenger/code'].get.description, /deep link/);
   });
 
-  it('keeps delivering across a restart of the whole service', async () => {
+  it('a signal whose retry window ran out before a restart stays a dead letter; the next signal is delivered after the restart', async () => {
     up = false;
-    const deployments = await openBucket(s.service.bus, Buckets.deployments);
-    const d = await deploy({ deployments }, { userId, modelName: 'Restart Model', webhookUrl: `${receiver.url}/svc-restart` });
-    receiver.secret('/svc-restart', d.webhook_secret!);
-    secrets.push(d.webhook_secret!);
+    const d = await deployTo('Restart Model', '/svc-restart');
     const first = signal(d, 0);
     await publish(s.service.bus, first);
-    await waitFor(() => receiver.requests.some((r) => r.path === '/svc-restart'), 10_000, 'a first attempt');
-    await s.restart();
+    await waitFor(async () => (await deliveries('Restart Model')).channels[0]!.dead_letters === 1, 10_000, 'the first signal dead (0.5 s window)');
+    // From this restart on, a retry window (10 min) that outlasts any restart, for the next test.
+    await s.restart({ WEBHOOK_RETRY_WINDOW_MS: '600000' });
     up = true;
     const second = signal(d, 1);
     await publish(s.service.bus, second);
     await waitFor(() => receiver.accepted('/svc-restart').length >= 1, 10_000, 'delivery after the restart');
-    await new Promise((r) => setTimeout(r, 300));
-    const got = receiver.accepted('/svc-restart').map((r) => r.headers['webhook-id']);
-    // The first signal either made it before its window ended or is a dead letter; never out of order, never twice.
+    await waitFor(async () => (await deliveries('Restart Model')).channels[0]!.delivered === 1, 5_000, 'the delivered count');
+    assert.deepEqual(receiver.accepted('/svc-restart').map((r) => r.headers['webhook-id']), [second.id]);
     const status = (await deliveries('Restart Model')).channels[0]!;
-    if (status.dead_letters === 1) assert.deepEqual(got, [second.id]);
-    else assert.deepEqual(got, [first.id, second.id]);
+    assert.deepEqual(status.dead.map((x) => x.signal_id), [first.id], 'the dead letter survived the restart');
+  });
+
+  it('a signal still inside its retry window at a restart is delivered after it, once and before the next', async () => {
+    up = false;
+    const d = await deployTo('Window Model', '/svc-window');
+    const first = signal(d, 0);
+    await publish(s.service.bus, first);
+    await waitFor(() => receiver.requests.some((r) => r.path === '/svc-window'), 10_000, 'a first, refused attempt');
+    await s.restart();
+    up = true;
+    const second = signal(d, 1);
+    await publish(s.service.bus, second);
+    await waitFor(async () => (await deliveries('Window Model')).channels[0]!.delivered === 2, 10_000, 'both delivered after the restart');
+    assert.deepEqual(receiver.accepted('/svc-window').map((r) => r.headers['webhook-id']), [first.id, second.id]);
+    assert.equal((await deliveries('Window Model')).channels[0]!.dead_letters, 0);
   });
 
   it('never logs a webhook secret', () => {

@@ -48,13 +48,16 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
   const toChat = (chat: number | string) => tg.sent.filter((m) => m.chat_id === String(chat));
 
   it('pairs a chat: code and deep link, /start <code> to the bot, status becomes linked', async () => {
+    const askedFrom = Date.now();
     const first = await code();
+    const askedBy = Date.now();
     assert.equal(first.status, 'pending');
     assert.match(first.code!, /^[A-HJ-KM-NP-Z2-9]{8}$/);
     assert.equal(first.deep_link, `https://t.me/${tg.botUsername}?start=${first.code}`);
     assert.equal(first.bot_username, tg.botUsername);
-    const ttl = Date.parse(first.expires_at!) - Date.now();
-    assert.ok(ttl > 9 * 60_000 && ttl <= 10 * 60_000, `ttl ${ttl}`);
+    // Valid for 10 minutes from when it was made.
+    const madeAt = Date.parse(first.expires_at!) - 10 * 60_000;
+    assert.ok(madeAt >= askedFrom && madeAt <= askedBy, `expires_at ${first.expires_at}: 10 minutes after the request`);
     assert.equal(first.chat_id, null);
     // Polling returns the same code while it is valid.
     assert.equal((await code()).code, first.code);

@@ -5,14 +5,14 @@
  * NATS, found through DATA_DIR/run.json, and the running service's bar cache must reload).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { childEnv, serveChild, shutdownChild, stopChild, type ChildService } from '../helpers/child-service.ts';
+import { serveChild, shutdownChild, stopChild, type ChildService } from '../helpers/child-service.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DATA = '../shared/data/fx/lean_quotes_2014-05-01_09/normalized';
@@ -20,25 +20,8 @@ const TICKS = `${DATA}/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz`;
 const M1 = `${DATA}/oanda_EURUSD_m1_2014-05-01_2014-05-09.csv.gz`;
 const TICK_COUNT = 321_559;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `node --import tsx src/cli.ts import-ticks ARGS` from the repository root. */
-function importTicks(dataDir: string, args: string[]): Promise<Ran> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import-ticks', ...args], {
-    cwd: ROOT,
-    env: childEnv({ DATA_DIR: dataDir }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
-}
+/** `signalforge import-ticks ARGS` as a child process. */
+const importTicks = (dataDir: string, args: string[]) => runCli(dataDir, ['import-ticks', ...args]);
 
 /** The vendor's own 1-minute bid bars (bar open, UTC). */
 function vendorM1(): Array<{ timestamp: string; open: number; high: number; low: number; close: number }> {

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { CapsResponse } from '../../schemas/accounts.ts';
 import { OneShotDone } from '../../schemas/oneshot.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -68,13 +69,17 @@ describe('POST /one_shot', () => {
   it('with your own code: no generation, no credits, only the training-compute run', async () => {
     const { api_key: key } = await sf.mintKey('oneshot_code');
     const credits = await balance(sf, key);
+    const before = CapsResponse.parse((await sf.api('GET', '/api/v1/caps', { key })).body);
     const res = await oneShot(sf, key, { prompt: 'my own', code: strategyCode(), timeframe: '1min' });
     assert.equal(res.status, 200, res.text);
     assert.ok(!res.frames.some((f) => f.event === 'token'));
     assert.equal(res.frames.at(-1)!.event, 'done', res.frames.at(-1)!.data);
     assert.equal(await balance(sf, key), credits);
-    const caps = await sf.api('GET', '/api/v1/caps', { key });
-    assert.equal(JSON.stringify(caps.body).includes('"train_compute"'), true);
+    const after = CapsResponse.parse((await sf.api('GET', '/api/v1/caps', { key })).body);
+    const used = (caps: CapsResponse) => Object.fromEntries(Object.entries(caps.caps).map(([name, cap]) => [name, cap.used]));
+    // A UTC midnight between the two reads starts every count again from 0.
+    const start = after.date === before.date ? used(before) : { train_compute: 0, generate_sonnet: 0, generate_haiku: 0, generate_opus: 0 };
+    assert.deepEqual(used(after), { ...start, train_compute: start.train_compute! + 1 }, 'one training-compute run, no generation counted');
   });
 
   it('a failure before the deploy ends with one error event and refunds the fee', async () => {

@@ -12,6 +12,7 @@ import { connectBus, freePort } from '../../src/bus/index.ts';
 import { ActivityBus } from '../../src/community/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { serveChild, stopChild } from '../helpers/child-service.ts';
+import { stillRunning } from '../helpers/process-tree.ts';
 
 const ENV = { HISTORY_DAYS: '2' };
 
@@ -23,6 +24,9 @@ const alive = (pid: number) => {
     return false;
   }
 };
+
+/** Runs (a zombie waiting for whichever process adopted it to reap it does not count). */
+const running = (pid: number) => stillRunning([{ pid, ppid: 0, state: '', command: '' }]).length > 0;
 
 async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);
@@ -94,22 +98,45 @@ describe('signalforge serve', () => {
       });
       assert.equal(taken.status, 409);
     } finally {
-      second.child.kill('SIGKILL');
-      await second.exited;
+      await stopChild(second);
     }
   });
 
   it('recovers after being killed outright: the orphaned nats-server is replaced', async () => {
-    // The previous test killed the service with SIGKILL, leaving its nats-server running.
-    const third = await serveChild(dataDir, { port, env: ENV });
+    const dir = mkdtempSync(join(tmpdir(), 'sf-e2e-orphan-'));
+    let orphan = 0;
     try {
-      const res = await json(`${third.url}/api/v1/activity`);
-      assert.equal(res.status, 200);
-      assert.ok(res.body.events.length >= 1);
+      const killed = await serveChild(dir, { env: ENV });
+      const minted = await json(`${killed.url}/api/v1/key/trial`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'Orphaned' }),
+      });
+      assert.equal(minted.status, 200);
+      killed.child.kill('SIGKILL');
+      await killed.exited;
+      orphan = killed.natsPid;
+      assert.ok(orphan > 0 && running(orphan), 'SIGKILL leaves the nats-server running (it has its own process group)');
+
+      const next = await serveChild(dir, { env: ENV });
+      try {
+        assert.ok(
+          next.log.some((e) => e.pid === orphan && /nats-server left over from an earlier run/.test(e.msg)),
+          'the leftover nats-server was found by its pid file and stopped',
+        );
+        assert.notEqual(next.natsPid, orphan, 'a new nats-server');
+        assert.equal(running(orphan), false, 'the orphaned nats-server is gone');
+        const whoami = await json(`${next.url}/api/v1/whoami-key`, { headers: { 'x-api-key': minted.body.api_key } });
+        assert.equal(whoami.status, 200, 'the new nats-server serves the same store');
+        assert.equal(whoami.body.username, 'Orphaned');
+      } finally {
+        next.child.kill('SIGINT');
+        assert.equal(await next.exited, 0);
+        assert.equal(alive(next.natsPid), false);
+      }
     } finally {
-      third.child.kill('SIGINT');
-      assert.equal(await third.exited, 0);
-      assert.equal(alive(third.natsPid), false);
+      if (orphan > 0 && running(orphan)) process.kill(orphan, 'SIGKILL'); // left behind only when the test failed
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The synthetic market across a restart, driven as a user would: `signalforge serve` as a child
  * process on a temporary DATA_DIR, SIGTERM, `serve` again. The second start must resume from its
- * checkpoints (quick, no history rebuilt), serve exactly the bars it served before the stop, and
+ * checkpoints (no history rebuilt), serve exactly the bars it served before the stop, and
  * continue the very series an uninterrupted run would have produced.
  *
  * BTCUSD trades through weekends, so there are live bars whatever the day.
@@ -67,7 +67,7 @@ describe('synthetic market across a restart', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('resumes from its checkpoints: quick, same bars as before the stop, the same series continuing', async (t) => {
+  it('resumes from its checkpoints without rebuilding history: same bars as before the stop, the same series continuing', async (t) => {
     // First start: history is built for every symbol.
     const firstStart = Date.now();
     const first = await serveChild(dataDir, { env: ENV });
@@ -79,25 +79,25 @@ describe('synthetic market across a restart', () => {
     assert.ok(firstReady, 'synthetic market ready is logged on the first start');
 
     const key = await mint(first.url);
+    const asked = Date.now();
     const before = await ohlc(first.url, key, 'symbol=BTCUSD&timeframe=1min&limit=2000');
     assert.equal(before.count, 2000);
     assert.equal(before.source, 'synthetic');
     const lastBefore = Date.parse(before.candles.at(-1)!.timestamp);
-    assert.ok(lastBefore >= Date.now() - 3 * 60_000, 'the first run serves bars up to the last minute or two');
+    // When asked, the minute before last had closed (a bar closes at its end plus BAR_GRACE_MS).
+    assert.ok(lastBefore >= Math.floor(asked / 60_000) * 60_000 - 3 * 60_000, 'the first run serves bars up to the last minute or two');
     await stopChild(first);
     // Whatever has a time after this, the second process generated.
     const stoppedAt = Date.now();
 
-    // Second start: resumed, not rebuilt.
+    // Second start: resumed, not rebuilt. (How long building and resuming take is measured by the
+    // market-read bench, not asserted here.)
     const second = await serveChild(dataDir, { env: ENV });
     started.push(second);
-    const bootMs = Date.now() - stoppedAt;
     assert.deepEqual(second.log.filter((l) => l.msg === 'synthetic history built'), [], 'no history rebuilt');
     const ready = second.log.find((l) => l.msg === 'synthetic market ready');
     assert.ok(ready, 'synthetic market ready is logged');
-    assert.ok(ready.ms < 2_000, `resuming took ${ready.ms} ms`);
-    assert.ok(ready.ms < firstReady.ms, `resuming (${ready.ms} ms) is quicker than building (${firstReady.ms} ms)`);
-    assert.ok(bootMs < 15_000, `the second start took ${bootMs} ms`);
+    t.diagnostic(`synthetic market ready: ${firstReady.ms} ms building, ${ready.ms} ms resuming`);
 
     try {
       // The same bars as before the stop (the key minted then still works: accounts live under DATA_DIR too).

@@ -78,10 +78,15 @@ describe('a trainer killed mid-job', () => {
       120_000,
     );
     assert.equal(done.status, 'done', done.error);
-    assert.ok(done.test_stats.n >= 0);
     assert.ok(running.lines.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')), 'the restarted trainer ran it as attempt 2');
     const models = await call(url, 'GET', '/api/v1/models', key);
     assert.equal(models.body.count, 1);
+    // The completed run left the whole model behind: its results carry the stats the job reports.
+    const results = await call(url, 'GET', `/api/v1/results/${encodeURIComponent(done.model_stem)}`, key);
+    assert.equal(results.status, 200, JSON.stringify(results.body));
+    assert.deepEqual([results.body.metrics.train, results.body.metrics.test], [done.train_stats, done.test_stats]);
+    assert.equal(results.body.trade_log.filter((t: { period: string }) => t.period === 'test').length, done.test_stats.n);
+    assert.ok(done.test_stats.n > 0, 'an always-in-the-market strategy trades on the test span');
   });
 
   it('a trainer stopped with SIGTERM puts its job back at once: after the restart it runs again, not counted as a failed attempt', async () => {

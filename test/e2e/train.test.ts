@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { tradeStats } from '../../src/backtest/index.ts';
 import { codeHeader } from '../../src/sandbox/code-header.ts';
+import type { TradeStats } from '../../schemas/backtest.ts';
 import { Results, PredictResponse, ModelList, TrainStart } from '../../schemas/training.ts';
 import { ActivityList } from '../../schemas/activity.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -14,6 +14,47 @@ import { lastTwoTradingDays, waitForJob } from '../helpers/training.ts';
 
 // Four days of synthetic history: ~4,000 one-minute bars whatever the weekday the suite runs on.
 const ENV = { HISTORY_DAYS: '4' };
+
+/**
+ * TradeStats summed here from the trades, field by field as schemas/backtest.ts defines them
+ * (not with tradeStats, the function that produced the served ones).
+ */
+function summed(trades: readonly { pnl: number }[], capital: number): TradeStats {
+  const pnl = trades.map((t) => t.pnl);
+  const n = pnl.length;
+  if (n === 0) return { n: 0, wins: 0, losses: 0, wr: 0, ret: 0, pf: 0, rr: 0, expect: 0, mdd: 0, np: 0, avg: 0, best: 0, worst: 0 };
+  const winners = pnl.filter((p) => p > 0);
+  const losers = pnl.filter((p) => p < 0);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const np = sum(pnl);
+  const noLoss = winners.length > 0 ? 999 : 0;
+  // Closed-trade equity E_k = capital + the first k P&Ls; drawdown (E_k − max E_0..E_k) / capital.
+  const equity = pnl.map((_, k) => capital + sum(pnl.slice(0, k + 1)));
+  const mdd = Math.min(0, ...equity.map((e, k) => (e - Math.max(capital, ...equity.slice(0, k + 1))) / capital));
+  return {
+    n,
+    wins: winners.length,
+    losses: losers.length,
+    wr: winners.length / n,
+    ret: np / capital,
+    pf: losers.length ? sum(winners) / -sum(losers) : noLoss,
+    rr: losers.length ? (winners.length ? sum(winners) / winners.length : 0) / (-sum(losers) / losers.length) : noLoss,
+    expect: np / n,
+    mdd,
+    np,
+    avg: np / n / capital,
+    best: Math.max(...pnl) / capital,
+    worst: Math.min(...pnl) / capital,
+  };
+}
+
+/** Every field equal, up to the rounding of summing in another order. */
+function assertStats(actual: TradeStats, expected: TradeStats, what: string): void {
+  assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), what);
+  for (const [field, value] of Object.entries(expected) as [keyof TradeStats, number][]) {
+    assert.ok(Math.abs(actual[field] - value) <= 1e-9 * Math.max(1, Math.abs(value)), `${what} ${field}: served ${actual[field]}, summed ${value}`);
+  }
+}
 
 describe('training over HTTP', () => {
   let sf: TestService;
@@ -63,9 +104,25 @@ describe('training over HTTP', () => {
     assert.equal(r.source, 'synthetic');
     const test = r.trade_log.filter((t) => t.period === 'test');
     const train = r.trade_log.filter((t) => t.period === 'train');
-    assert.deepEqual(tradeStats(test, r.settings.capital), r.metrics.test);
-    assert.deepEqual(tradeStats(train, r.settings.capital), r.metrics.train);
-    assert.deepEqual(tradeStats(test.filter((t) => t.side === 'long'), r.settings.capital), r.metrics.long);
+    assert.ok(test.length > 0 && train.length > 0);
+    assertStats(r.metrics.test, summed(test, r.settings.capital), 'test');
+    assertStats(r.metrics.train, summed(train, r.settings.capital), 'train');
+    assertStats(r.metrics.long, summed(test.filter((t) => t.side === 'long'), r.settings.capital), 'long');
+    assertStats(r.metrics.short, summed(test.filter((t) => t.side === 'short'), r.settings.capital), 'short');
+
+    // Every post-cutoff trade (the span whose signals the results list) enters at the open of the
+    // bar after a signal of its side: never on the signal's own bar, never without one.
+    assert.ok(r.pred_trade_log.length > 0, 'trades after the cutoff');
+    assertStats(r.pred_stats!, summed(r.pred_trade_log, r.settings.capital), 'post-cutoff');
+    const candles = (await sf.api('GET', `/api/v1/ohlc?symbol=EURUSD&timeframe=1min&start=${endDay}&limit=5000`, { key })).body.candles as { timestamp: string }[];
+    const bars = candles.map((c) => Date.parse(c.timestamp));
+    const signalAt = new Map(r.pred_signals.map((x) => [Date.parse(x.time), x.signal]));
+    for (const t of r.pred_trade_log) {
+      const entry = bars.indexOf(Date.parse(t.entry_time));
+      assert.ok(entry > 0, `the entry bar ${t.entry_time} is a bar with one before it`);
+      const signalBar = bars[entry - 1]!;
+      assert.equal(signalAt.get(signalBar), t.side === 'long' ? 1 : -1, `${t.side} entry at ${t.entry_time}: the bar before (${new Date(signalBar).toISOString()}) signalled it`);
+    }
     for (const t of r.trade_log) {
       assert.ok(Math.abs(t.commission - 3.5 * t.lots * 2) < 1e-9, 'commission per lot per side');
       assert.ok(Math.abs(t.pnl - (t.gross_pnl - t.commission + t.swap)) < 1e-6);
@@ -110,7 +167,7 @@ describe('training over HTTP', () => {
     const post = results.spans.post_cutoff;
     assert.ok(post && post.from.startsWith(lastDay), `post-cutoff starts on ${lastDay}`);
     assert.ok(results.pred_signals.length > 0);
-    assert.deepEqual(tradeStats(results.pred_trade_log, 10_000), results.pred_stats);
+    assertStats(results.pred_stats!, summed(results.pred_trade_log, 10_000), 'post-cutoff');
 
     const res = await sf.api('POST', '/api/v1/predict', { key, body: { model_name: 'Model 1', start_date: lastDay } });
     assert.equal(res.status, 200, res.text);
@@ -118,7 +175,7 @@ describe('training over HTTP', () => {
     assert.equal(p.start, post.from);
     assert.equal(p.n_signals, p.signals.length);
     assert.ok(Math.abs(p.pnl - p.trades.reduce((s, t) => s + t.pnl, 0)) < 1e-6);
-    assert.deepEqual(p.stats, tradeStats(p.trades, 10_000));
+    assertStats(p.stats, summed(p.trades, 10_000), 'predict');
     // Same bars, same model, same engine: identical signals and trades over the post-cutoff span
     // (the live feed may have added bars since; a trade still open at the span end differs).
     const within = <T extends { time: string }>(xs: T[]) => xs.filter((x) => x.time <= post.to);

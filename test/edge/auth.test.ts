@@ -65,7 +65,9 @@ function operationsOf(spec: any): Operation[] {
   return ops;
 }
 
-const needsKey = (op: Operation) => op.security.some((requirement) => 'ApiKey' in requirement);
+/** Public, but a key that is sent must be valid (`security: [{}, {ApiKey: []}]`). */
+const keyIfSent = (op: Operation) => op.security.some((requirement) => Object.keys(requirement).length === 0);
+const needsKey = (op: Operation) => !keyIfSent(op) && op.security.some((requirement) => 'ApiKey' in requirement);
 
 function assertError(res: ApiResponse, status: number, what: string): void {
   assert.equal(res.status, status, `${what}: ${res.status} ${res.text}`);
@@ -139,8 +141,22 @@ describe('authentication and the per-key rate limit', () => {
     }
   });
 
+  it('where a key is optional: answers without one, and 401 to one that is not valid', async () => {
+    const optional = all.filter(keyIfSent);
+    assert.ok(optional.some((op) => op.path === '/api/v1/payouts'), 'GET /payouts takes an optional key');
+    for (const op of optional) {
+      assert.ok('401' in op.responses, `${op.method} ${op.path} declares 401`);
+      const res = await sf.api(op.method, op.url);
+      assert.ok(res.status !== 401 && res.status < 500, `${op.method} ${op.url}: ${res.status} ${res.text}`);
+      assertError(await sf.api(op.method, op.url, { key: 'sf_nope' }), 401, `${op.method} ${op.url} with a bad key`);
+      const { api_key } = await sf.mintKey();
+      const ok = await sf.api(op.method, op.url, { key: api_key });
+      assert.ok(![401, 429].includes(ok.status) && ok.status < 500, `${op.method} ${op.url} with a valid key: ${ok.status}`);
+    }
+  });
+
   it('never asks for a key on public operations, and ignores a bad one there', async () => {
-    for (const op of all.filter((o) => !needsKey(o) && o.method === 'GET' && !o.path.endsWith('/stream'))) {
+    for (const op of all.filter((o) => !needsKey(o) && !keyIfSent(o) && o.method === 'GET' && !o.path.endsWith('/stream'))) {
       const res = await sf.api(op.method, op.url);
       assert.ok(res.status !== 401 && res.status < 500, `${op.method} ${op.url}: ${res.status} ${res.text}`);
       const withBadKey = await sf.api(op.method, op.url, { key: 'sf_nope' });

@@ -28,6 +28,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: any;
+  /** The token counts the stand-in reported for its answer (message_start, with message_delta's output_tokens); none for an error answer. */
+  usage?: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
 }
 
 export interface FakeAnthropic {
@@ -74,7 +76,7 @@ export async function startFakeAnthropic(fallback: (request: RecordedRequest) =>
       if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return error(res, 404, 'not_found_error', 'no such route');
       if (!req.headers.authorization && !req.headers['x-api-key']) return error(res, 401, 'authentication_error', 'missing key');
       if (reply.status) return error(res, reply.status, reply.errorType ?? 'api_error', `stand-in ${reply.status}`);
-      await stream(res, body, reply);
+      await stream(res, recorded, reply);
     });
   });
 
@@ -84,7 +86,8 @@ export async function startFakeAnthropic(fallback: (request: RecordedRequest) =>
     res.end(JSON.stringify({ type: 'error', error: { type, message } }));
   }
 
-  async function stream(res: import('node:http').ServerResponse, body: any, reply: FakeReply): Promise<void> {
+  async function stream(res: import('node:http').ServerResponse, recorded: RecordedRequest, reply: FakeReply): Promise<void> {
+    const body = recorded.body;
     const system: string = Array.isArray(body?.system) ? body.system.map((b: any) => b.text).join('') : (body?.system ?? '');
     const cacheable = Array.isArray(body?.system) && body.system.some((b: any) => b.cache_control?.type === 'ephemeral');
     const input = messageText(body).join('');
@@ -97,6 +100,7 @@ export async function startFakeAnthropic(fallback: (request: RecordedRequest) =>
     if (!cacheable) usage.input_tokens += tokens(system);
     if (cacheable) cachedSystems.add(system);
     const text = reply.text ?? '';
+    recorded.usage = { ...usage, output_tokens: tokens(text) };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${nextId}` });
     res.write(
       frame('message_start', {

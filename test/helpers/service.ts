@@ -32,7 +32,8 @@ export interface TestService {
   api<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Mints a trial key (each call from its own X-Forwarded-For address when TRUST_PROXY is on). */
   mintKey(username?: string): Promise<{ api_key: string; user_id: number; username: string; credits: number }>;
-  restart(): Promise<void>;
+  /** Stops the service and starts it again on the same data directory, with `more` settings on top from now on. */
+  restart(more?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,7 +44,7 @@ export interface TestServiceOptions {
 
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sf-test-'));
-  const config = loadConfig({
+  let settings: Record<string, string> = {
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -51,7 +52,8 @@ export async function startTestService(env: Record<string, string> = {}, options
     // Two days of synthetic history: every market feature works, and a start stays quick.
     HISTORY_DAYS: '2',
     ...env,
-  });
+  };
+  const config = loadConfig(settings);
   const sink = options.logSink;
   const log = sink ? createLogger(config.LOG_LEVEL, { write: (line: string) => sink(line) }) : createLogger(config.LOG_LEVEL);
   let service = await startService(config, log);
@@ -91,9 +93,10 @@ export async function startTestService(env: Record<string, string> = {}, options
       if (res.status !== 200) throw new Error(`mint failed: ${res.status} ${res.text}`);
       return res.body;
     },
-    async restart() {
+    async restart(more = {}) {
       await service.close();
-      service = await startService({ ...config, PORT: 0 }, log);
+      settings = { ...settings, ...more };
+      service = await startService(loadConfig(settings), log);
     },
     async stop() {
       await service.close();

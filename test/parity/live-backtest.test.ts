@@ -11,7 +11,7 @@ import { ReplayClock } from '../../src/kernel/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
-import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -53,10 +53,12 @@ describe('live = backtest on a replay clock', () => {
     const clock = new ReplayClock(ts[from - 1]! + QUARTER);
     const features = new FeatureSources(runtime, 1, log);
     const events: SignalEvent[] = [];
+    const predictions: BarPrediction[] = [];
     const start = async () => {
       const actor = new ModelActor({
         deployment, model: record, onnx, features: features.acquire(record.user_id, strategyCode()), bars: market.cache, state,
-        publish: async (e) => void events.push(e), activity: { emit: async () => 0 }, log, clock, startAfterTs: ts[from - 1]!,
+        publish: async (e) => void events.push(e), publishPrediction: (p) => void predictions.push(p),
+        activity: { emit: async () => 0 }, log, clock, startAfterTs: ts[from - 1]!,
       });
       await actor.start();
       return actor;
@@ -74,6 +76,14 @@ describe('live = backtest on a replay clock', () => {
     }
     assert.equal(actor.stats().last_bar_ts, ts[to - 1]);
     await actor.stop();
+
+    // One prediction per bar, in order, naming that bar's signals; an entry follows its bar's decision.
+    assert.deepEqual(predictions.map((p) => Date.parse(p.bar.time)), Array.from(ts).slice(from, to));
+    assert.deepEqual(predictions.flatMap((p) => p.signal_ids), events.map((e) => e.id));
+    for (const p of predictions) {
+      for (const e of events.filter((x) => p.signal_ids.includes(x.id) && x.action === 'open')) assert.equal(p.decision, e.side);
+      assert.equal(p.position.open_positions === 0, p.position.side === 'flat');
+    }
 
     const closes = events.filter((e) => e.action === 'close');
     const expected = results.pred_trade_log.filter((t) => t.exit_reason !== 'end');

@@ -48,6 +48,24 @@ const MODELS: Array<[string, string]> = [
   ['LogisticRegression', "{'C': 1.0, 'max_iter': 1000}"],
 ];
 
+/** Share of bars in [from, to) whose direction p(up) > 0.5 called right (up = close[i + HORIZON] > close[i]); probaUp[0] is bar `warmup`. */
+function accuracy(b: OhlcInput, probaUp: Float64Array, warmup: number, from: number, to: number): number {
+  let right = 0;
+  for (let i = from; i < to; i++) if (probaUp[i - warmup]! > 0.5 === b.close[i + HORIZON]! > b.close[i]!) right++;
+  return right / (to - from);
+}
+
+/**
+ * The bars with every price from bar `from` on scaled by 1.5 or 0.5, whichever flips at least one
+ * of the labels that read them from the rows just before (up = close[i + HORIZON] > close[i]).
+ */
+function moveFrom(b: OhlcInput, from: number): OhlcInput {
+  const rows = Array.from({ length: HORIZON }, (_, k) => from - HORIZON + k);
+  const factor = rows.every((i) => b.close[i + HORIZON]! > b.close[i]!) ? 0.5 : 1.5;
+  const move = (xs: Float64Array) => xs.map((x, i) => (i >= from ? x * factor : x));
+  return { ts: b.ts, open: move(b.open), high: move(b.high), low: move(b.low), close: move(b.close) };
+}
+
 /** The features Node computes itself, after the warm-up, row-major float32 as the ONNX input. */
 async function featureMatrix(runtime: StrategyRuntime, code: string, bars: OhlcInput, trained: TrainResult): Promise<Float32Array> {
   const f = await runtime.features(code, bars);
@@ -70,7 +88,7 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
   after(() => runtime.stop());
 
   for (const [modelType, params] of MODELS) {
-    it(`${modelType}: ONNX scored in Node equals Python's p(up); the purge gap holds`, async () => {
+    it(`${modelType}: ONNX scored in Node equals Python's p(up); the accuracies are those of the train and test rows`, async () => {
       const code = strategy(modelType, params);
       const t = await runtime.train(code, bars, {}, { timeoutMs: 60_000 });
       const afterWarmup = bars.ts.length - t.warmup;
@@ -79,6 +97,10 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
       assert.equal(t.splitIndex, t.warmup + t.rowsTrain + HORIZON);
       assert.equal(t.testStartTs, bars.ts[t.splitIndex]);
       assert.equal(t.probaUp.length, afterWarmup);
+      // Recomputed here from the bars and p(up): train = the first rowsTrain labelled bars after
+      // the warm-up, test = from splitIndex to the last labelled bar; the gap between is in neither.
+      assert.equal(t.accuracyTrain, accuracy(bars, t.probaUp, t.warmup, t.warmup, t.warmup + t.rowsTrain));
+      assert.equal(t.accuracyTest, accuracy(bars, t.probaUp, t.warmup, t.splitIndex, bars.ts.length - HORIZON));
       assert.ok(t.accuracyTrain > 0.4 && t.accuracyTest > 0.4, `${t.accuracyTrain} ${t.accuracyTest}`);
       assert.deepEqual(Object.keys(t.featureImportance), t.features);
 
@@ -92,6 +114,21 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
       assert.ok(worst <= 1e-5, `max |onnx - python| = ${worst}`);
     });
   }
+
+  it('the purge gap holds: nothing from the split bar on reaches the fit, not even through a label', async () => {
+    const code = strategy(...MODELS[2]!);
+    const t = await runtime.train(code, bars);
+    // The last train row's label reads bar warmup + rowsTrain - 1 + HORIZON = splitIndex - 1, so a
+    // trainer that keeps the gap fits the same model whatever the bars from splitIndex on are; one
+    // that fits a gap row (its label reads a bar from splitIndex on) or a test row does not.
+    const moved = moveFrom(bars, t.splitIndex);
+    const u = await runtime.train(code, moved);
+    assert.deepEqual([u.rowsTrain, u.splitIndex, u.warmup], [t.rowsTrain, t.splitIndex, t.warmup]);
+    assert.ok(u.onnx.equals(t.onnx), 'the model differs: bars from the split on reached the fit');
+    // Moving the bars from the gap's first one on flips a label of the last train rows: that must
+    // change the model, or the check above could not fail.
+    assert.ok(!(await runtime.train(code, moveFrom(bars, t.splitIndex - HORIZON))).onnx.equals(t.onnx), 'a train label changed, and the model with it');
+  });
 
   it('is deterministic: the same request gives the same model bytes', async () => {
     // The forests fit on several threads (trainer.THREADS): the trees must not depend on which builds them.

@@ -6,27 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeBudget, budgetExceeded, configBudget, featuresBudget, LIMITS, trainBudget } from '../../src/training/time-budget.ts';
-import { StrategyConfig } from '../../schemas/strategy.ts';
+import { strategyConfig } from '../helpers/strategy-config.ts';
 
-const config = (model_type: string, model_params: object = {}) =>
-  StrategyConfig.parse({
-    model_type,
-    model_params,
-    signal_threshold: 0.55,
-    direction: 'both',
-    stop_loss: null,
-    take_profit: null,
-    cooldown: 0,
-    max_positions: 1,
-    on_opposite: 'reverse',
-    session_filter: null,
-    min_atr: null,
-    trend_filter: null,
-    target_horizon: 4,
-    objective: '',
-    notes: '',
-    title: 'budget',
-  });
+const config = (model_type: string, model_params: object = {}) => strategyConfig(model_type, model_params, 'budget');
 const rf200 = config('RandomForestClassifier', { n_estimators: 200, max_depth: 8 });
 
 describe('time budget', () => {

@@ -12,10 +12,12 @@ export { readCookie, SESSION_COOKIE } from './session.ts';
  * - `key`: the X-API-Key header is required (401 without a valid one) and the request counts
  *   against the key's rate limit;
  * - `key-or-session`: the same, but the web app's session cookie also identifies the caller;
- * - `none`: public; a valid key, if sent, still identifies the caller.
+ * - `none`: public; a valid key, if sent, still identifies the caller;
+ * - `key-if-sent`: public, but a key that is sent must be valid (401 otherwise) and is rate
+ *   limited: for routes that add the caller's own part to a public answer.
  * A request without a valid key counts against its address's anonymous rate limit instead.
  */
-export type AuthMode = 'key' | 'key-or-session' | 'none';
+export type AuthMode = 'key' | 'key-or-session' | 'key-if-sent' | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -61,6 +63,7 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     const session = mode === 'key-or-session' && !['GET', 'HEAD'].includes(String(route.method)) ? { 403: ErrorBody } : {};
     schema.response = { ...errors, ...session, ...(schema.response as object | undefined) };
     if (mode === 'key') schema.security = [{ ApiKey: [] }];
+    else if (mode === 'key-if-sent') schema.security = [{}, { ApiKey: [] }];
     else if (mode === 'key-or-session') schema.security = [{ ApiKey: [] }, { SessionCookie: [] }];
   });
 
@@ -80,6 +83,7 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     }
     if (!user) {
       takeAnonymous(request, anonymous);
+      if (mode === 'key-if-sent' && key === undefined) return;
       if (mode !== 'none') throw new UnauthorizedError();
       return;
     }

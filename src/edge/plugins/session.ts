@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_MAX_AGE_MS } from '../../accounts/index.ts';
 import { ForeignOriginError } from '../../errors.ts';
@@ -6,7 +7,7 @@ import { ForeignOriginError } from '../../errors.ts';
 export const SESSION_COOKIE = 'sf_session';
 
 /** A cookie's value, or null when absent or not decodable (a malformed cookie is no cookie). */
-export function readCookie(request: FastifyRequest, name: string): string | null {
+export function readCookie(request: { headers: IncomingHttpHeaders }, name: string): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {
@@ -44,18 +45,23 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function refuseForeignOrigin(request: FastifyRequest, allowed: ReadonlySet<string>): void {
   if (SAFE_METHODS.has(request.method)) return;
-  const origin = request.headers.origin;
-  const fetchSite = request.headers['sec-fetch-site'];
-  let foreign: boolean;
-  if (typeof origin === 'string') {
-    foreign = origin !== `${request.protocol}://${request.host}` && !allowed.has(origin);
-  } else {
-    foreign = fetchSite === 'cross-site' || fetchSite === 'same-site';
-  }
+  const foreign = foreignSite(request.headers, `${request.protocol}://${request.host}`, allowed);
   if (foreign) {
     throw new ForeignOriginError(
       `refused: a state-changing request authenticated by the ${SESSION_COOKIE} cookie came from another site ` +
-        `(${typeof origin === 'string' ? `Origin ${origin}` : `Sec-Fetch-Site ${fetchSite}`}); send your X-API-Key instead`,
+        `(${foreign}); send your X-API-Key instead`,
     );
   }
+}
+
+/**
+ * Which other site a browser says sent a request (`Origin …` or `Sec-Fetch-Site …`), or null when
+ * it came from `ownOrigin`, an allowed origin, or not from a browser page. Also used for WebSocket
+ * upgrades: they are GETs, yet a cookie-authenticated socket acts for the user.
+ */
+export function foreignSite(headers: IncomingHttpHeaders, ownOrigin: string, allowed: ReadonlySet<string>): string | null {
+  const origin = headers.origin;
+  const fetchSite = headers['sec-fetch-site'];
+  if (typeof origin === 'string') return origin !== ownOrigin && !allowed.has(origin) ? `Origin ${origin}` : null;
+  return fetchSite === 'cross-site' || fetchSite === 'same-site' ? `Sec-Fetch-Site ${fetchSite}` : null;
 }

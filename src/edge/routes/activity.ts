@@ -21,7 +21,7 @@ export interface ActivityRoutesDeps {
 
 /** What each public event may show: see src/community/activity-privacy.ts. */
 const PRIVACY =
-  'Live signals of private models (today every model: there is no community sharing yet) are announced as ' +
+  'Live signals of deployed models (private, shared to the community or not: an entry is a frozen copy) are announced as ' +
   'SIGNAL_FIRED with the model metadata only: no side, price, levels, probability or P&L; signals are decided ' +
   'only when a bar closes, so the event time tells the bar and nothing finer.';
 

@@ -26,6 +26,8 @@ export interface SyntheticMarketDeps {
   tickDays: number;
   /** How often the live feed catches up with the wall clock. */
   intervalMs?: number;
+  /** The wall clock the live feed catches up with (Date.now; tests pin the weekday with it). */
+  clock?: () => number;
 }
 
 /**
@@ -44,7 +46,7 @@ export class SyntheticMarket {
   constructor(private readonly deps: SyntheticMarketDeps) {}
 
   /** Builds or resumes every symbol's series, then starts the live feed. */
-  async start(symbols: readonly Symbol[], now = Date.now()): Promise<void> {
+  async start(symbols: readonly Symbol[], now = this.now()): Promise<void> {
     const started = Date.now();
     for (const symbol of symbols) {
       const saved = (await this.deps.checkpoints.get(symbol))?.value;
@@ -63,13 +65,17 @@ export class SyntheticMarket {
         this.generators.set(symbol, new SyntheticTickGenerator(instrument(symbol), state));
       }
     }
-    await this.catchUp(Date.now());
+    await this.catchUp(this.now());
     this.deps.log.info({ symbols: symbols.length, ms: Date.now() - started }, 'synthetic market ready');
     this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.catchUp(Date.now())).catch((err: unknown) => {
+      this.running = this.running.then(() => this.catchUp(this.now())).catch((err: unknown) => {
         this.deps.log.error({ err }, 'synthetic feed failed; it retries on the next beat');
       });
     }, this.deps.intervalMs ?? 250);
+  }
+
+  private now(): number {
+    return this.deps.clock ? this.deps.clock() : Date.now();
   }
 
   async stop(): Promise<void> {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { ClaudeGenerator, costUsd, modelPlan, strategyChecks, systemPrompt, type ClaudeSettings } from '../../../src/generation/claude/index.ts';
+import { ClaudeGenerator, modelPlan, strategyChecks, systemPrompt, type ClaudeSettings } from '../../../src/generation/claude/index.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
 import { messageText, startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
@@ -87,10 +87,16 @@ describe('ClaudeGenerator (stand-in Anthropic API, real SDK, real checks)', () =
     await g.write(request, 'haiku');
     await g.write(request, 'haiku');
     assert.equal(spend.length, 2);
+    // The stand-in answered the first with a cache write of the system prompt and the second with a cache read.
+    const [written, read] = fake.requests.map((r) => r.usage!);
+    assert.ok(written!.cache_creation_input_tokens > 0 && written!.cache_read_input_tokens === 0, JSON.stringify(written));
+    assert.ok(read!.cache_read_input_tokens > 0 && read!.cache_creation_input_tokens === 0, JSON.stringify(read));
+    // 'test-haiku-id' is priced as the Haiku family, USD per million tokens: input 1, output 5,
+    // cache write 1.25, cache read 0.1 (Anthropic's list prices, written out here).
+    const usd = (u: typeof written) => (u!.input_tokens * 1 + u!.output_tokens * 5 + u!.cache_creation_input_tokens * 1.25 + u!.cache_read_input_tokens * 0.1) / 1e6;
+    assert.ok(Math.abs(spend[0]! - usd(written)) < 1e-12, `first call: recorded ${spend[0]}, expected ${usd(written)}`);
+    assert.ok(Math.abs(spend[1]! - usd(read)) < 1e-12, `second call: recorded ${spend[1]}, expected ${usd(read)}`);
     assert.ok(spend[1]! < spend[0]!, `a cache read costs less than a cache write: ${spend}`);
-    // The stand-in answered the first with a cache write and the second with a cache read.
-    const expected = costUsd(MODELS.haiku, { input_tokens: 10, output_tokens: 0, cache_read_input_tokens: 1000 });
-    assert.ok(expected < costUsd(MODELS.haiku, { input_tokens: 10, output_tokens: 0, cache_creation_input_tokens: 1000 }));
   });
 
   it('sends the violations back and takes the repaired answer (static check)', async () => {

@@ -87,12 +87,13 @@ describe('offline generator: the prompt corpus', () => {
   });
 
   it('keeps request text inside comments (hostile text never becomes code)', () => {
-    for (const id of ['hostile-quotes', 'hostile-unicode']) {
+    for (const [id, hostile] of [['hostile-quotes', /import os|exec\(|__import__/], ['hostile-unicode', /evil/]] as const) {
       const entry = PROMPTS.find((p) => p.id === id)!;
       const { code } = generateOffline({ ...entry.request, symbol: 'EURUSD', timeframe: '15min' });
-      for (const line of code.split('\n')) {
-        if (/import os|exec\(|__import__|evil/.test(line)) assert.ok(line.startsWith('#'), line);
-      }
+      // The request's text is kept (quoted in the header comment), and only ever as a comment.
+      const carrying = code.split('\n').filter((line) => hostile.test(line));
+      assert.ok(carrying.length > 0, `${id}: the request text appears in the code`);
+      assert.deepEqual(carrying.filter((line) => !line.startsWith('#')), [], `${id}: hostile text outside a comment`);
       assert.ok(!/[\u0000\u202e]/.test(code));
     }
   });

@@ -5,9 +5,10 @@
  * checkpoint without rebuilding history, and what it produces is exactly what a generator that
  * never stopped produces. The reference is an independent, uninterrupted SyntheticTickGenerator.
  *
- * The first start is given a clock 5 hours behind the wall clock, so its live feed has hours to
- * catch up (crossing hour boundaries and writing checkpoints) before the restart. BTCUSD trades
- * every hour, so the live parts are exercised whatever the weekday; EURUSD may be closed.
+ * The market runs on a clock pinned to a Saturday (it moves at the wall clock's pace): FX is
+ * closed and BTCUSD trades, so every day both the live hours and the closed ones are exercised.
+ * The first start is given a time 5 hours behind that clock, so its live feed has hours to catch up
+ * (crossing hour boundaries and writing checkpoints) before the restart.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +35,20 @@ const SYMBOLS: Symbol[] = ['EURUSD', 'BTCUSD'];
 const HISTORY_DAYS = 3;
 const TICK_DAYS = 1;
 const log = createLogger('silent');
+/**
+ * The next Saturday 12:00 UTC: FX has been closed since Friday 22:00, BTCUSD trades every hour. In
+ * the future rather than the past, so the stored synthetic ticks are inside their 7-day TTL.
+ */
+const SATURDAY_NOON = (() => {
+  const today = Math.floor(Date.now() / DAY) * DAY;
+  const noon = today + ((6 - new Date(today).getUTCDay() + 7) % 7) * DAY + 12 * HOUR;
+  return noon > Date.now() ? noon : noon + 7 * DAY;
+})();
+const shift = SATURDAY_NOON - Date.now();
+/** The clock the markets and the test read: Saturday noon when the test started, moving in real time. */
+const clock = () => Date.now() + shift;
+/** Which symbols trade on that Saturday: FX closes from Friday 22:00 to Sunday 22:00 UTC, BTCUSD never. */
+const TRADES_ON_SATURDAY: Record<string, boolean> = { EURUSD: false, BTCUSD: true };
 
 /** The live sink: ticks kept in memory, per symbol, in the order written. */
 class MemorySink implements TickSink {
@@ -129,10 +144,11 @@ const market = (sink: TickSink) =>
     historyDays: HISTORY_DAYS,
     tickDays: TICK_DAYS,
     intervalMs: 50,
+    clock,
   });
 
 describe('SyntheticMarket (real NATS KV and chdb)', () => {
-  const nowA = Date.now() - 5 * HOUR;
+  const nowA = clock() - 5 * HOUR;
   const endHour = Math.floor(nowA / HOUR) * HOUR;
   const historyStart = Math.floor(nowA / DAY) * DAY - HISTORY_DAYS * DAY;
   const sinkA = new MemorySink();
@@ -142,14 +158,15 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
 
   it(`builds ${HISTORY_DAYS} days of bars for every timeframe up to the current hour, then feeds the live sink`, async (t) => {
     const a = market(sinkA);
-    startedA = Date.now();
+    startedA = clock();
     await a.start(SYMBOLS, nowA);
-    msA = Date.now() - startedA;
+    msA = clock() - startedA;
     await new Promise((r) => setTimeout(r, 300)); // a few live beats
     await a.stop();
-    const stoppedA = Date.now();
+    const stoppedA = clock();
 
     for (const symbol of SYMBOLS) {
+      const trades = TRADES_ON_SATURDAY[symbol]!;
       const ref = reference(symbol, historyStart, endHour, stoppedA + 1000);
       // History: the stored bars are the bars of the uninterrupted series, every timeframe, up to endHour.
       const expected = barsOf(ref.ticks.filter((x) => x.ts < endHour));
@@ -177,20 +194,20 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
       const expectedLive = between(ref.ticks, endHour, live.at(-1)?.ts ?? endHour - 1);
       assert.equal(difference(live.map(tickKey), expectedLive.map(tickKey)), null, `${symbol} live ticks`);
       assert.ok(between(ref.ticks, endHour, startedA).length <= live.length, `${symbol}: the live feed caught up with the clock`);
-      if (symbol === 'BTCUSD') assert.ok(live.length > 1000, `${live.length} BTCUSD live ticks over ~5 hours`);
+      if (trades) assert.ok(live.length > 1000, `${live.length} ${symbol} live ticks over ~5 hours`);
+      else assert.equal(live.length, 0, `${symbol} is closed: no live tick`);
 
       // The checkpoint in KV is the uninterrupted run's state at its hour, with the hour before.
       const saved = (await kv.get(symbol))!.value;
       kvAfterA.set(symbol, saved);
       assert.equal(saved.seed, SEED);
-      if (saved.hour > endHour) {
+      assert.equal(saved.hour > endHour, trades, `${symbol}: a live hour was crossed only if it trades`);
+      if (trades) {
         assert.deepEqual(saved.state, ref.stateAt(saved.hour));
         assert.ok(saved.previous, 'a live checkpoint keeps the one before');
         assert.deepEqual(saved.previous.state, ref.stateAt(saved.previous.hour));
-        if (symbol === 'BTCUSD') {
-          assert.equal(iso(saved.previous.hour), iso(saved.hour - HOUR));
-          assert.ok(saved.hour >= Math.floor(startedA / HOUR) * HOUR, 'checkpointed up to the current hour');
-        }
+        assert.equal(iso(saved.previous.hour), iso(saved.hour - HOUR));
+        assert.ok(saved.hour >= Math.floor(startedA / HOUR) * HOUR, 'checkpointed up to the current hour');
       } else {
         // No live hour crossed (FX closed): still the hand-over from history.
         assert.equal(saved.hour, endHour);
@@ -207,30 +224,31 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
     const ticksBefore = await tableRows('ticks');
     const sinkB = new MemorySink();
     const b = market(sinkB);
-    const startedB = Date.now();
+    const startedB = clock();
     await b.start(SYMBOLS, startedB);
-    const msB = Date.now() - startedB;
+    const msB = clock() - startedB;
     await new Promise((r) => setTimeout(r, 200));
     await b.stop();
-    const stoppedB = Date.now();
+    const stoppedB = clock();
 
     // Nothing rebuilt: history writes bars and ticks; resuming writes neither.
     assert.equal(await tableRows('bars'), barsBefore);
     assert.equal(await tableRows('ticks'), ticksBefore);
-    assert.ok(msB < msA, `restart ${msB} ms vs first start ${msA} ms`);
 
     for (const symbol of SYMBOLS) {
+      const trades = TRADES_ON_SATURDAY[symbol]!;
       const before = kvAfterA.get(symbol)!;
       const resumeHour = before.previous?.hour ?? before.hour;
       const ref = reference(symbol, historyStart, endHour, stoppedB + 1000);
       const live = sinkB.of(symbol);
+      assert.equal(live.length > 0, trades, `${symbol}: ticks after the restart only if it trades`);
       // The restart regenerates from the hour before the last checkpoint: the same ticks.
-      const expectedLive = live.length > 0 ? between(ref.ticks, resumeHour, live.at(-1)!.ts) : [];
+      const expectedLive = trades ? between(ref.ticks, resumeHour, live.at(-1)!.ts) : [];
       assert.equal(difference(live.map(tickKey), expectedLive.map(tickKey)), null, `${symbol} ticks after the restart`);
       assert.ok(between(ref.ticks, resumeHour, startedB).length <= live.length, `${symbol}: caught up with the clock`);
 
       // The bars the live pipeline builds from them, around the restart hour, are the uninterrupted run's.
-      if (live.length > 0) {
+      if (trades) {
         // Every tick up to the restart's clock was regenerated (checked above): the hours before it are complete.
         const lastWhole = Math.floor(startedB / HOUR) * HOUR;
         const fromSink = barsOf(live);
@@ -239,18 +257,19 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
           const window = (rows: Row[]) => rows.filter((r) => r[0] >= resumeHour && r[0] < lastWhole);
           const mine = window(fromSink.get(timeframe)!);
           assert.equal(difference(mine, window(uninterrupted.get(timeframe)!)), null, `${symbol} ${timeframe} bars after the restart`);
-          // BTCUSD trades every hour: the restart hour's own bars are among those compared, so they are whole.
-          if (symbol === 'BTCUSD') assert.ok(mine.length > 0 && mine[0]![0] === resumeHour, `${symbol} ${timeframe}: bars from ${iso(resumeHour)} compared`);
+          // It trades every hour: the restart hour's own bars are among those compared, so they are whole.
+          assert.ok(mine.length > 0 && mine[0]![0] === resumeHour, `${symbol} ${timeframe}: bars from ${iso(resumeHour)} compared`);
         }
       }
 
       // The checkpoint is left as an uninterrupted run leaves it: the state at its hour and the hour before.
       const saved = (await kv.get(symbol))!.value;
-      if (saved.previous) {
+      if (trades) {
+        assert.ok(saved.previous, `${symbol}: the restart crossed live hours`);
         assert.deepEqual(saved.state, ref.stateAt(saved.hour));
         assert.deepEqual(saved.previous.state, ref.stateAt(saved.previous.hour));
-        if (symbol === 'BTCUSD') assert.equal(iso(saved.previous.hour), iso(saved.hour - HOUR), 'previous is the hour before');
-      } else assert.deepEqual(saved, before);
+        assert.equal(iso(saved.previous.hour), iso(saved.hour - HOUR), 'previous is the hour before');
+      } else assert.deepEqual(saved, before, `${symbol}: closed, the checkpoint is left as it was`);
       t.diagnostic(`${symbol}: resumed at ${iso(resumeHour)}, ${live.length} ticks regenerated; checkpoint ${iso(saved.hour)} (previous ${saved.previous ? iso(saved.previous.hour) : 'none'})`);
     }
     t.diagnostic(`restart: ${msB} ms (first start ${msA} ms)`);

@@ -1,0 +1,78 @@
+import { isoFromMs } from '../lib/iso-time.ts';
+import type { Logger } from '../log.ts';
+import type { ActivityInput } from '../../schemas/activity.ts';
+import type { CommunityEntryRecord, ForkRecord, ForkResponse } from '../../schemas/community.ts';
+import type { Caller } from '../../schemas/messages.ts';
+import { announcedModel } from './announce.ts';
+import { unknownEntry, type CommunityIndex } from './community-index.ts';
+import type { CommunityStore } from './community-store.ts';
+
+export interface ForkDeps {
+  store: CommunityStore;
+  index: CommunityIndex;
+  activity: { emit(event: ActivityInput): Promise<unknown> };
+  log: Logger;
+  now?: () => number;
+}
+
+/** A model name (1-60 of letters, digits, space, `_.-`) for training a fork of the entry. */
+export function suggestedModelName(entry: Pick<CommunityEntryRecord, 'community_id' | 'model'>): string {
+  const base = entry.model.model_name.replace(/[^A-Za-z0-9 _.-]/g, '-');
+  return `fork-${entry.community_id} ${base}`.slice(0, 60).trimEnd();
+}
+
+/**
+ * POST /fork/{id}: copies an entry's frozen code into the caller's account as a strategy (not a
+ * model: they train it to get one) and records the parent, so a model trained from it can be
+ * shared with parent_id. Each user forks an entry once: forking it again returns that fork
+ * (no second FORKED, no second count). Forking your own entry is allowed; it is not counted in
+ * the entry's `forks`, which says how many others took it.
+ */
+export class Fork {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ForkDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async fork(caller: Caller, entryId: number): Promise<ForkResponse> {
+    const { store, index } = this.deps;
+    const entry = await store.entry(entryId);
+    if (!entry) throw unknownEntry(entryId);
+
+    const earlier = await store.fork(caller.user_id, entryId);
+    if (earlier) return this.response(entry, earlier, (await store.forkCode(caller.user_id, entryId)) ?? (await store.entryCode(entryId)), false);
+
+    const code = await store.entryCode(entryId);
+    const record: ForkRecord = { user_id: caller.user_id, community_id: entryId, model_name: suggestedModelName(entry), created_at: this.now() };
+    if (!(await store.createFork(record, code))) {
+      const winner = (await store.fork(caller.user_id, entryId)) ?? record;
+      return this.response(entry, winner, code, false);
+    }
+    index.putFork(caller.user_id, entryId, true);
+    this.deps.log.info({ user_id: caller.user_id, community_id: entryId }, 'entry forked');
+    await this.deps.activity.emit({
+      kind: 'FORKED',
+      bot: caller.username,
+      ...announcedModel(entry.model),
+      community_id: entryId,
+      parent_id: entryId,
+    });
+    return this.response(entry, record, code, true);
+  }
+
+  private response(entry: CommunityEntryRecord, fork: ForkRecord, code: string, created: boolean): ForkResponse {
+    const { symbol, timeframe, settings } = entry.model;
+    const { confidence_threshold, train_split, ...execution } = settings;
+    return {
+      forked_from: entry.community_id,
+      created,
+      forked_at: isoFromMs(fork.created_at),
+      code,
+      suggested_model_name: fork.model_name,
+      symbol,
+      timeframe,
+      train_request: { code, symbol, timeframe, model_name: fork.model_name, train_split, confidence_threshold, ...execution },
+    };
+  }
+}

@@ -1,0 +1,163 @@
+import type { RawData } from 'ws';
+import type { AccountDirectory, SlidingWindowLimiter } from '../../accounts/index.ts';
+import { AppError, BadRequestError, ConflictError, RateLimitedError } from '../../errors.ts';
+import type { Logger } from '../../log.ts';
+import type { Training } from '../../training/index.ts';
+import type { UserRecord } from '../../../schemas/messages.ts';
+import { ClientMessage, CloseCodes, STREAM_PROTOCOL_VERSION, type Channel, type ErrorMessage, type StreamLimits } from '../../../schemas/stream.ts';
+import { channelKey, openChannel, type ChannelDeps } from './channels.ts';
+import type { ClientSocket } from './client-socket.ts';
+
+export interface ConnectionDeps {
+  channels: ChannelDeps;
+  training: Pick<Training, 'predict'>;
+  directory: Pick<AccountDirectory, 'authenticate'>;
+  /** The per-key request limit of the REST API: subscribe and predict count against it. */
+  limiter: Pick<SlidingWindowLimiter, 'take' | 'max'>;
+  /** What `welcome` tells the client. */
+  limits: StreamLimits;
+  log: Logger;
+}
+
+/** What a connection asks of the gateway once a user is known: its per-key slot (false: over the limit, closed). */
+export type OnAuthenticated = (user: UserRecord) => boolean;
+
+/**
+ * One client's conversation: authentication (unless the upgrade carried it), then subscribe,
+ * unsubscribe, predict and ping, each answered or refused with `{type: "error", error, code}`.
+ */
+export class StreamConnection {
+  private user: UserRecord | null = null;
+  /** Open subscriptions by channel key; a pending one holds null until its channel is open. */
+  private readonly subscriptions = new Map<string, (() => void) | null>();
+  private ended = false;
+
+  constructor(
+    private readonly socket: ClientSocket,
+    private readonly deps: ConnectionDeps,
+    private readonly onAuthenticated: OnAuthenticated,
+  ) {}
+
+  get authenticated(): boolean {
+    return this.user !== null;
+  }
+
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  /** A user identified by the upgrade (X-API-Key or session cookie); false when refused. */
+  authenticate(user: UserRecord): boolean {
+    if (!this.onAuthenticated(user)) return false;
+    this.user = user;
+    this.socket.send({ type: 'welcome', protocol: STREAM_PROTOCOL_VERSION, user: user.username, limits: this.deps.limits });
+    return true;
+  }
+
+  async receive(data: RawData, isBinary: boolean): Promise<void> {
+    this.socket.lastHeardAt = Date.now();
+    this.socket.alive = true;
+    let json: unknown;
+    try {
+      if (isBinary) throw new Error('binary');
+      json = JSON.parse(data.toString());
+    } catch {
+      return this.refuse(new BadRequestError('frames are JSON text messages: {"type": "subscribe", …} (see GET /api/v1/predict in /api-docs)'));
+    }
+    const parsed = ClientMessage.safeParse(json);
+    if (!parsed.success) {
+      const ref = typeof json === 'object' && json && 'ref' in json && typeof json.ref === 'string' ? json.ref.slice(0, 64) : undefined;
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ');
+      return this.refuse(new BadRequestError(`malformed message: ${problems}`), ref);
+    }
+    const message = parsed.data;
+    if (!this.user) {
+      if (message.type !== 'auth') {
+        this.socket.close(CloseCodes.unauthorized, 'unauthorized: send {"type":"auth","api_key":…} first, or the X-API-Key header');
+        return;
+      }
+      const user = this.deps.directory.authenticate(message.api_key);
+      if (!user) {
+        this.socket.close(CloseCodes.unauthorized, 'unauthorized: the API key is not valid; get one with POST /api/v1/key/trial');
+        return;
+      }
+      this.authenticate(user);
+      return;
+    }
+    const ref = 'ref' in message ? message.ref : undefined;
+    try {
+      switch (message.type) {
+        case 'auth':
+          throw new BadRequestError('already authenticated: open a new connection to use another key');
+        case 'ping':
+          this.socket.send({ type: 'pong', ...(ref ? { ref } : {}) });
+          return;
+        case 'subscribe':
+          return await this.subscribe(message.channel, message.since, ref);
+        case 'unsubscribe': {
+          const key = channelKey(message.channel);
+          const stop = this.subscriptions.get(key);
+          if (stop === undefined) throw new BadRequestError(`not subscribed to ${key}`);
+          this.subscriptions.delete(key);
+          stop?.();
+          this.socket.send({ type: 'unsubscribed', channel: message.channel, ...(ref ? { ref } : {}) });
+          return;
+        }
+        case 'predict': {
+          this.takeRequest();
+          const result = await this.deps.training.predict(this.user.user_id, message.request);
+          this.socket.send({ type: 'predict_result', result, ...(ref ? { ref } : {}) });
+          return;
+        }
+      }
+    } catch (err) {
+      this.refuse(err, ref);
+    }
+  }
+
+  /** Stops every subscription (the socket closed). */
+  end(): void {
+    this.ended = true;
+    for (const stop of this.subscriptions.values()) stop?.();
+    this.subscriptions.clear();
+  }
+
+  private async subscribe(channel: Channel, since: string | undefined, ref: string | undefined): Promise<void> {
+    const key = channelKey(channel);
+    if (this.subscriptions.has(key)) throw new ConflictError(`already subscribed to ${key}: unsubscribe first to subscribe again with since`);
+    const max = this.deps.limits.subscriptions;
+    if (this.subscriptions.size >= max) throw new RateLimitedError(`at most ${max} subscriptions per connection: unsubscribe one first, or open another connection`, 1);
+    this.takeRequest();
+    this.subscriptions.set(key, null);
+    let stop: () => void;
+    try {
+      stop = await openChannel(this.deps.channels, this.user!.user_id, channel, since, {
+        send: (frame) => this.socket.send(frame),
+        ready: (resumed) => this.socket.send({ type: 'subscribed', channel, resumed, ...(ref ? { ref } : {}) }),
+      });
+    } catch (err) {
+      this.subscriptions.delete(key);
+      throw err;
+    }
+    // Unsubscribed (or disconnected) while the channel was opening: it goes at once.
+    if (this.ended || !this.subscriptions.has(key)) stop();
+    else this.subscriptions.set(key, stop);
+  }
+
+  private takeRequest(): void {
+    const decision = this.deps.limiter.take(String(this.user!.user_id));
+    if (!decision.ok) {
+      throw new RateLimitedError(`rate limit: at most ${this.deps.limiter.max} requests per minute per key (subscribe and predict count); retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`, decision.retryAfterMs / 1000);
+    }
+  }
+
+  private refuse(err: unknown, ref?: string): void {
+    let message: ErrorMessage;
+    if (err instanceof AppError) message = { type: 'error', error: err.message, code: err.status };
+    else {
+      this.deps.log.error({ err }, 'websocket message failed');
+      message = { type: 'error', error: 'internal error: try again (the failure is logged)', code: 500 };
+    }
+    this.socket.send(ref ? { ...message, ref } : message);
+  }
+}

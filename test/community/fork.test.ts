@@ -1,0 +1,85 @@
+/**
+ * POST /fork's rules on a real nats-server: the caller gets the entry's frozen code as a strategy
+ * of their own with what POST /train needs, once per user; FORKED once; own entries allowed but
+ * not counted; unknown entries 404.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { suggestedModelName } from '../../src/community/index.ts';
+import { EntryNotFoundError } from '../../src/errors.ts';
+import { ForkResponse } from '../../schemas/community.ts';
+import { ModelName, TrainRequest } from '../../schemas/training.ts';
+import { caller, saveModel, startHarness, type Harness } from './harness.ts';
+
+describe('fork', () => {
+  let h: Harness;
+  let entryId: number;
+
+  before(async () => {
+    h = await startHarness('fork');
+    await saveModel(h, { user: 1, name: 'Trend #1 (fast)', test: [0.01, 0.02], code: 'the shared code' });
+    entryId = (await h.share.share(caller(1), { title: 'Trend' })).entry.community_id;
+    h.events.length = 0;
+  });
+  after(() => h.close());
+
+  it('copies the code into the caller’s account with a ready POST /train body, and announces it', async () => {
+    const forked = ForkResponse.parse(await h.fork.fork(caller(2), entryId));
+    assert.equal(forked.created, true);
+    assert.equal(forked.forked_from, entryId);
+    assert.equal(forked.code, 'the shared code');
+    assert.equal(forked.symbol, 'EURUSD');
+    assert.equal(forked.timeframe, '15min');
+    assert.equal(forked.forked_at, new Date(1_800_000_000_000).toISOString());
+    assert.equal(forked.suggested_model_name, `fork-${entryId} Trend -1 -fast-`);
+    assert.ok(ModelName.safeParse(forked.suggested_model_name).success);
+    const train = TrainRequest.parse(forked.train_request);
+    assert.equal(train.code, 'the shared code');
+    assert.equal(train.model_name, forked.suggested_model_name);
+    assert.equal(train.confidence_threshold, 0.55);
+    assert.equal(train.train_split, 0.7);
+    assert.equal(await h.store.forkCode(2, entryId), 'the shared code', 'a copy kept in the caller’s account');
+    assert.deepEqual(h.events, [
+      {
+        kind: 'FORKED',
+        bot: 'user2',
+        model: { name: 'Trend #1 (fast)', stem: '1_EURUSD_15min_Trend #1 (fast)', symbol: 'EURUSD', timeframe: '15min', model_type: 'RandomForestClassifier' },
+        metrics: { n: 2, wr: 1, ret: 0.03, pf: 999, mdd: 0 },
+        community_id: entryId,
+        parent_id: entryId,
+      },
+    ]);
+    assert.equal(h.index.forksOf(entryId), 1);
+  });
+
+  it('gives a user’s earlier fork back when they fork again: no second event, no second count', async () => {
+    const again = await h.fork.fork(caller(2), entryId);
+    assert.equal(again.created, false);
+    assert.equal(again.code, 'the shared code');
+    assert.equal(h.events.length, 1);
+    assert.equal(h.index.forksOf(entryId), 1);
+  });
+
+  it('counts one fork per user when one user’s forks race', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => h.fork.fork(caller(3), entryId)));
+    assert.equal(outcomes.filter((o) => o.created).length, 1);
+    assert.equal(h.events.length, 2);
+    assert.equal(h.index.forksOf(entryId), 2);
+  });
+
+  it('lets the author fork their own entry, without counting it', async () => {
+    const own = await h.fork.fork(caller(1), entryId);
+    assert.equal(own.created, true);
+    assert.equal(h.index.forksOf(entryId), 2);
+    assert.ok(h.index.hasForked(1, entryId));
+  });
+
+  it('answers 404 for an unknown entry', async () => {
+    await assert.rejects(h.fork.fork(caller(2), 999), EntryNotFoundError);
+  });
+
+  it('suggests a valid model name whatever the parent’s name', () => {
+    const name = suggestedModelName({ community_id: 12345, model: { model_name: 'x'.repeat(60) } as never });
+    assert.ok(name.length <= 60 && ModelName.safeParse(name).success, name);
+  });
+});
