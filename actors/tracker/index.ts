@@ -165,15 +165,18 @@ async function openTrackers(
           resume = null;
         }
         pnls = pnls.slice(0, resume?.trades ?? 0);
-        const [code, onnx] = await stores.limit(() => Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]));
-        if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
-        const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
-        try {
-          return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
-        } catch (err) {
-          await source.release();
-          throw err;
-        }
+        // Reading the files and loading the model (partly synchronous in onnxruntime) take turns.
+        return await stores.limit(async () => {
+          const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
+          if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
+          const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
+          try {
+            return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
+          } catch (err) {
+            await source.release();
+            throw err;
+          }
+        });
       } catch (err) {
         return asError(err);
       }
