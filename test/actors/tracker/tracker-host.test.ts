@@ -39,14 +39,11 @@ describe('the live tracker of shared entries', () => {
   let market: RealMarket;
   let runtime: StrategyRuntime;
   let outcome: TrainOutcome;
-  let community: JsonKv<typeof Buckets.community.schema>;
-  let records: JsonKv<typeof Buckets.trackRecords.schema>;
-  let states: JsonKv<typeof Buckets.trackerState.schema>;
-  let files: BlobStore;
-  let repo: LiveTradesRepo;
-  let ts: Float64Array;
-  let from: number;
-  let to: number;
+  // Where entries are written (KV, frozen files) and their records, states and trades are read.
+  let community: JsonKv<typeof Buckets.community.schema>, files: BlobStore;
+  let records: JsonKv<typeof Buckets.trackRecords.schema>, states: JsonKv<typeof Buckets.trackerState.schema>, repo: LiveTradesRepo;
+  /** The 15-min bars' open times, and the post-cutoff span [from, to) of the trained model. */
+  let ts: Float64Array, from: number, to: number;
   const barAt = new Map<number, BarMessage>();
 
   before(async () => {
