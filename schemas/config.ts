@@ -91,6 +91,10 @@ export const EnvConfig = z.object({
   DEPLOY_LIMIT_PRO: z.coerce.number().int().min(1).max(100_000).default(10).describe('The same for the pro plan'),
   ACTOR_WARM_SESSIONS: z.coerce.number().int().min(0).max(256).default(8)
     .describe('Deployed strategies kept warm in their own sandboxed process (~140 MB each, ~8 ms per bar); the rest compute features with pool jobs (~20 ms per bar)'),
+  TRACKER_WARM_SESSIONS: z.coerce.number().int().min(0).max(256).default(8)
+    .describe('Shared community strategies the live tracker keeps warm in their own sandboxed process (~140 MB each); entries with identical code share one, the rest compute features with pool jobs'),
+  TRACKER_POOL_JOBS_PER_BAR: z.coerce.number().int().min(0).max(10_000).default(16)
+    .describe('Pool jobs (~20 ms of CPU each) a bar close may start for shared strategies without a warm session, about: beyond it they take turns, each catching up its bars every few bars (the same trades; its record a few bars behind). 0 = every one on every bar'),
   ONE_SHOT_FEE: z.coerce.number().int().min(0).max(1000).default(9)
     .describe('Credits of a one_shot on top of its generation (train + deploy); refunded when it fails before the deploy'),
   PUBLIC_URL: z.url().optional().describe('Base URL clients reach the service at (one_shot live_url); default: the address it listens on'),

@@ -13,6 +13,7 @@ import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, Pai
 import { OneShotRun } from './oneshot.ts';
 import { CommunityEntryRecord, ForkRecord, LiveRecord, ShareClaim } from './community.ts';
 import { PayoutMark, PayoutSweepState } from './payouts.ts';
+import { TrackerState } from './tracker.ts';
 
 // ---- KV payloads ---------------------------------------------------------------------------
 
@@ -118,6 +119,8 @@ export const Buckets = {
   community: bucket('sf_community', CommunityEntryRecord),
   /** `<community_id>` → the entry's verified live track record since publication. */
   trackRecords: bucket('sf_track_records', LiveRecord),
+  /** `<community_id>` → the live tracker's resume point for the entry (engine snapshot, last bar, trades stored). */
+  trackerState: bucket('sf_tracker_state', TrackerState),
   /** `<yyyymmdd>.<parent user_id>` → that parent's fork payout for the day, fixed before it is credited (kept 60 days). */
   payoutMarks: bucket('sf_payout_marks', PayoutMark, 60 * 24 * 3600),
   /** `state` → the payout sweep's last settled day and its lease. */
@@ -127,6 +130,13 @@ export const Buckets = {
   /** `<user_id>.<community_id>` → the user's fork of that entry (code in the `sf_forks` object store). */
   forks: bucket('sf_forks', ForkRecord),
 } as const;
+
+/**
+ * Community entries are tracked in this many shards (entry `community_id % TRACKER_SHARDS`): a
+ * tracker host claims a shard by its lease (`tracker_<shard>` in `sf_leases`), so leases cost the
+ * same for ten entries or ten thousand. Every process must agree on it.
+ */
+export const TRACKER_SHARDS = 16;
 
 // ---- Streams and subjects -------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ import { OneShot } from './oneshot/one-shot.ts';
 import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
 import { SignalRecorder } from '../actors/recorder/index.ts';
 import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
+import { buildTrackerHost, type Tracker } from '../actors/tracker/index.ts';
 import { OneShotRuns } from './oneshot/run-store.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
 import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
@@ -34,7 +35,7 @@ import { ShutdownStack } from './lifecycle/shutdown.ts';
 import { probeReadiness, processRuns } from './lifecycle/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
 import { withDeadline } from './lifecycle/deadline.ts';
-import { openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
+import { LiveTradesRepo, openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
 import { buildPayouts, type Payouts } from './payouts/index.ts';
 
 export interface Service {
@@ -53,6 +54,8 @@ export interface Service {
   trainer: Trainer;
   deployments: Deployments;
   actorHost: ModelHost;
+  /** The live tracker of shared community entries (their verified track records). */
+  tracker: Tracker;
   delivery: DeliveryActor;
   /** Fork revenue share: the daily sweep and the ledger of GET /payouts. */
   payouts: Payouts;
@@ -174,6 +177,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     });
     await modelHost.host.start();
     stack.push(() => modelHost.stop());
+    const tracker = await startTracker(config, { bus, bars: market.cache, runtime, clickhouse, log });
+    stack.push(() => tracker.stop());
     const trainer = new Trainer({
       queue: training.queue,
       jobs: training.jobs,
@@ -219,6 +224,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
         signalforge_bars_closed_total: ingest.bars,
         signalforge_bars_stored_total: ingest.storedBars,
         signalforge_bars_cached: market.cache.size(),
+        signalforge_tracker_entries_tracked: tracker.shards().reduce((n, shard) => n + shard.running().length, 0),
+        signalforge_tracker_warm_sessions: tracker.features.warm,
       };
       Object.assign(out, liveSources.metrics());
       const sent = delivery.stats();
@@ -286,6 +293,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       trainer,
       deployments,
       actorHost: modelHost.host,
+      tracker,
       delivery,
       payouts,
       community,
@@ -299,9 +307,34 @@ export async function startService(config: Config, log: Logger = createLogger(co
   }
 }
 
+/**
+ * The live tracker of shared community entries: every entry followed on live bars from its
+ * publication, its trades in ClickHouse, its LiveRecord in KV (shards claimed by lease, so any
+ * number of processes may run it).
+ */
+async function startTracker(
+  config: Config,
+  deps: { bus: Bus; bars: BarCache; runtime: StrategyRuntime; clickhouse: ClickHouseClient; log: Logger },
+): Promise<Tracker> {
+  const tracker = await buildTrackerHost({
+    bus: deps.bus,
+    bars: deps.bars,
+    runtime: deps.runtime,
+    trades: new LiveTradesRepo(deps.clickhouse),
+    log: deps.log,
+    replicas: config.NATS_REPLICAS,
+    maxWarmSessions: config.TRACKER_WARM_SESSIONS,
+    maxPoolJobsPerBar: config.TRACKER_POOL_JOBS_PER_BAR,
+  });
+  await tracker.host.start();
+  return tracker;
+}
+
 /** What `signalforge actors` runs: an actor host joining a running service's NATS. */
 export interface ActorsRole {
   host: ModelHost;
+  /** The community tracker, run here too when CLICKHOUSE_URL names the store its trades go to. */
+  tracker: Tracker | null;
   close(): Promise<void>;
 }
 
@@ -341,8 +374,17 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     const { host } = modelHost;
     await host.start();
     stack.push(() => modelHost.stop());
-    log.info({ host: host.hostId, nats: config.NATS_URL }, 'signalforge actors running');
-    return { host, close };
+    // The tracker stores trades: it joins only where the role reaches a ClickHouse server.
+    let tracker: Tracker | null = null;
+    if (config.CLICKHOUSE_URL) {
+      const clickhouse = await openClickHouse({ url: config.CLICKHOUSE_URL, path: join(resolve(config.DATA_DIR), 'clickhouse'), log });
+      stack.push(() => clickhouse.close());
+      const started = await startTracker(config, { bus, bars: cache, runtime, clickhouse, log });
+      stack.push(() => started.stop());
+      tracker = started;
+    }
+    log.info({ host: host.hostId, nats: config.NATS_URL, tracker: tracker !== null }, 'signalforge actors running');
+    return { host, tracker, close };
   } catch (err) {
     await close();
     throw err;

@@ -4,16 +4,15 @@ import type { DeploymentsView } from '../../src/deployments/index.ts';
 import { ActorHost, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
-import type { StrategyRuntime } from '../../src/scoring/index.ts';
+import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
 import type { ModelStore } from '../../src/training/index.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import { FeatureSources } from './feature-source.ts';
 import { ModelActor } from './model-actor.ts';
 import { predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
 export { ModelActor, type ModelActorDeps } from './model-actor.ts';
-export { FeatureSources, type FeatureSource } from './feature-source.ts';
+export { FeatureSources, type FeatureSource } from '../../src/scoring/index.ts';
 export { predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
 /** The host of model actors: one per deployment, fed with the open time of each closed bar. */

@@ -1,19 +1,15 @@
-import { levelDistance, usdLeg, contractSize, PositionEngine, type ClosedTrade, type FirstTouch, type IntrabarResolver } from '../../src/backtest/index.ts';
+import { levelDistance, usdLeg, contractSize, type ClosedTrade } from '../../src/backtest/index.ts';
 import type { JsonKv } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
-import { instrument, TIMEFRAME_MS, type BarCache } from '../../src/market/index.ts';
-import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type OnnxModel } from '../../src/scoring/index.ts';
+import { instrument, type BarCache } from '../../src/market/index.ts';
+import { engineOptions, freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureSource, type LiveBar, type OhlcColumns, type OnnxModel } from '../../src/scoring/index.ts';
 import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
-import type { FeatureSource } from './feature-source.ts';
 import { lateness } from './late.ts';
-
-/** Bars handled per features call when catching up after an outage. */
-const CATCH_UP_CHUNK = 2000;
 
 export interface ModelActorDeps {
   deployment: DeploymentRecord;
@@ -47,10 +43,7 @@ export class ModelActor implements Actor<number> {
   private signalsSent = 0;
   private barsHandled = 0;
   private scorer: OnnxModel | null = null;
-  private engine: PositionEngine | null = null;
-  private lastBarTs = -1;
-  /** The finer bars behind the resolver are re-read per batch: the 1-minute series grows live. */
-  private finer: IntrabarResolver | null = null;
+  private stepper: LiveStepper | null = null;
   private readonly clock: Clock;
 
   constructor(private readonly deps: ModelActorDeps) {
@@ -62,26 +55,23 @@ export class ModelActor implements Actor<number> {
     const { deployment, model } = this.deps;
     this.scorer = await loadModel(this.deps.onnx);
     const saved = await this.deps.state.get(deployment.deployment_id);
-    // The engine asks the actor's current finer bars, re-read per batch (see advance()).
-    const resolver: IntrabarResolver = { firstTouch: (...args): FirstTouch => this.finer?.firstTouch(...args) ?? 'SL' };
-    const options = engineOptions(model, resolver);
     const series = await this.deps.bars.get(model.symbol, model.timeframe);
-    const ts = series.columns().ts;
-    // The last bar closed by a time: its open plus the timeframe is not after it.
-    const closedBy = (t: number) => series.lowerBound(t - TIMEFRAME_MS[model.timeframe] + 1) - 1;
-    const closed = closedBy(this.clock.now());
+    const closed = lastClosedIndex(series, model.timeframe, this.clock.now());
+    const stepper = {
+      spec: model,
+      scorer: this.scorer,
+      features: (bars: OhlcColumns) => this.deps.features.features(bars),
+      bars: this.deps.bars,
+      positions: this.deps.publishPrediction !== undefined,
+    };
     if (saved) {
-      this.engine = PositionEngine.restore(options, saved.value.engine);
-      this.lastBarTs = saved.value.last_bar_ts;
+      this.stepper = new LiveStepper(stepper, { lastBarTs: saved.value.last_bar_ts, engine: saved.value.engine });
       this.signalsSent = saved.value.signals_sent;
     } else {
-      this.engine = new PositionEngine(options);
-      // A new deployment starts on the last bar closed when it was made, however late its actor
-      // starts: that bar's position is announced (late), the bars closed since follow in order.
-      const first = Math.min(closed, closedBy(deployment.created_at));
-      this.lastBarTs = this.deps.startAfterTs ?? (first >= 1 ? ts[first - 1]! : -1);
+      const after = this.deps.startAfterTs ?? freshStartAfter(series, model.timeframe, deployment.created_at, this.clock.now());
+      this.stepper = new LiveStepper(stepper, { lastBarTs: after, engine: null });
     }
-    if (closed >= 0) await this.handle(ts[closed]!);
+    if (closed >= 0) await this.handle(series.columns().ts[closed]!);
   }
 
   get deploymentId(): string {
@@ -90,18 +80,18 @@ export class ModelActor implements Actor<number> {
 
   /** Open time of the last bar handled. */
   get lastBar(): number {
-    return this.lastBarTs;
+    return this.stepper?.lastBarTs ?? -1;
   }
 
   /** Handles every stored bar up to `barTs` (inclusive) not handled yet, in order. Calls queue. */
   handle(barTs: number): Promise<void> {
-    const run = this.queue.then(() => (this.stopped ? undefined : this.advance(barTs)));
+    const run = this.queue.then(() => (this.stopped ? undefined : this.stepper!.advance(barTs, (bars) => this.commit(bars), () => this.stopped)));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   stats() {
-    return { last_bar_ts: this.lastBarTs, bars: this.barsHandled, signals: this.signalsSent };
+    return { last_bar_ts: this.lastBar, bars: this.barsHandled, signals: this.signalsSent };
   }
 
   async stop(): Promise<void> {
@@ -111,48 +101,34 @@ export class ModelActor implements Actor<number> {
     await this.scorer?.close();
   }
 
-  private async advance(upToTs: number): Promise<void> {
+  /** A chunk of bars as signals: published, then the resume point saved. */
+  private async commit(bars: LiveBar[]): Promise<void> {
     const { model, deployment } = this.deps;
-    const engine = this.engine!;
-    const series = await this.deps.bars.get(model.symbol, model.timeframe);
-    this.finer = model.settings.intrabar === 'finer' ? await intrabarResolver(this.deps.bars, model.symbol, model.timeframe) : null;
-    for (;;) {
-      const cols = series.columns();
-      const from = series.lowerBound(this.lastBarTs + 1);
-      const to = Math.min(series.lowerBound(upToTs + 1), from + CATCH_UP_CHUNK);
-      if (to <= from || this.stopped) return;
-      const lead = Math.min(from, model.warmup);
-      const window = sliceBars(cols, from - lead, to);
-      const { pUp, signals, mask } = await scoreWindow((bars) => this.deps.features.features(bars), this.scorer!, model, window, lead);
-      const events: SignalEvent[] = [];
-      const predictions: BarPrediction[] = [];
-      for (let i = lead; i < window.ts.length; i++) {
-        engine.step(window, i, signals[i]!, mask[i]!);
-        let n = 0;
-        const barTs = window.ts[i]!;
-        const first = events.length;
-        for (const trade of engine.drainClosed()) events.push(this.closeEvent(trade, barTs, n++));
-        const side = engine.nextOpen();
-        if (side !== 0) events.push(this.openEvent(side, window.close[i]!, pUp[i]!, barTs, n++));
-        if (this.deps.publishPrediction) predictions.push(this.prediction(window, i, pUp[i]!, signals[i]! * mask[i]!, events.slice(first).map((e) => e.id)));
-      }
-      this.lastBarTs = window.ts[window.ts.length - 1]!;
-      this.barsHandled += window.ts.length - lead;
-      // Published in call order (one connection keeps it); the state is saved only once they are
-      // stored, so a crash in between replays the bar and the stream drops the repeats by id.
-      await Promise.all(events.map((event) => this.deps.publish(event)));
-      for (const prediction of predictions) this.deps.publishPrediction!(prediction);
-      this.signalsSent += events.length;
-      const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
-      await Promise.all([
-        this.deps.state.put(deployment.deployment_id, { last_bar_ts: this.lastBarTs, engine: engine.snapshot(), signals_sent: this.signalsSent }),
-        ...events
-          .filter((event) => event.action === 'open')
-          .map((event) =>
-            this.deps.activity.emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: meta, metrics: { side: event.side, price: event.price } }),
-          ),
-      ]);
+    const events: SignalEvent[] = [];
+    const predictions: BarPrediction[] = [];
+    for (const bar of bars) {
+      let n = 0;
+      const first = events.length;
+      for (const trade of bar.closed) events.push(this.closeEvent(trade, bar.ts, n++));
+      if (bar.opened !== 0) events.push(this.openEvent(bar.opened, bar.close, bar.pUp, bar.ts, n++));
+      if (this.deps.publishPrediction) predictions.push(this.prediction(bar, events.slice(first).map((e) => e.id)));
     }
+    this.barsHandled += bars.length;
+    // Published in call order (one connection keeps it); the state is saved only once they are
+    // stored, so a crash in between replays the bar and the stream drops the repeats by id.
+    await Promise.all(events.map((event) => this.deps.publish(event)));
+    for (const prediction of predictions) this.deps.publishPrediction!(prediction);
+    this.signalsSent += events.length;
+    const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
+    const stepper = this.stepper!;
+    await Promise.all([
+      this.deps.state.put(deployment.deployment_id, { last_bar_ts: stepper.lastBarTs, engine: stepper.snapshot(), signals_sent: this.signalsSent }),
+      ...events
+        .filter((event) => event.action === 'open')
+        .map((event) =>
+          this.deps.activity.emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: meta, metrics: { side: event.side, price: event.price } }),
+        ),
+    ]);
   }
 
   private base(barTs: number, n: number) {
@@ -172,18 +148,18 @@ export class ModelActor implements Actor<number> {
   }
 
   /** One bar as the model saw it: p(up), the filtered decision, the engine's position after it. */
-  private prediction(window: ReturnType<typeof sliceBars>, i: number, pUp: number, decision: number, signalIds: string[]): BarPrediction {
+  private prediction(bar: LiveBar, signalIds: string[]): BarPrediction {
     const { deployment, model } = this.deps;
-    const open = this.engine!.openPositions();
+    const open = bar.positions ?? [];
     const sideName = (s: number) => (s > 0 ? 'long' : s < 0 ? 'short' : 'flat') as 'long' | 'short' | 'flat';
     return {
       deployment_id: deployment.deployment_id,
       model: model.stem,
       symbol: model.symbol,
       timeframe: model.timeframe,
-      bar: { time: isoFromMs(window.ts[i]!), open: window.open[i]!, high: window.high[i]!, low: window.low[i]!, close: window.close[i]! },
-      p_up: Number.isFinite(pUp) ? pUp : null,
-      decision: sideName(decision),
+      bar: { time: isoFromMs(bar.ts), open: bar.open, high: bar.high, low: bar.low, close: bar.close },
+      p_up: Number.isFinite(bar.pUp) ? bar.pUp : null,
+      decision: sideName(bar.decision),
       position: { side: sideName(open[0]?.side ?? 0), open_positions: open.length, entry_price: open[0]?.entryPrice ?? null },
       signal_ids: signalIds,
     };

@@ -59,10 +59,14 @@ const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60_000 };
 export class ActorHost<S, M> {
   readonly hostId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private readonly running = new Map<string, Running<S, M>>();
+  /** Actors being stopped (released): their ids are not claimed again until they have stopped. */
+  private readonly releasing = new Map<string, Promise<void>>();
   private readonly clock: Clock;
   private desired: { all(): S[]; stop(): void } | null = null;
   private stopTimer: (() => void) | null = null;
   private ticking: Promise<void> | null = null;
+  /** Kicked while a pass ran: another pass follows it, so no change is missed. */
+  private again = false;
   private stopped = false;
   private faults = 0;
 
@@ -73,8 +77,7 @@ export class ActorHost<S, M> {
   async start(): Promise<void> {
     this.desired = await this.deps.desired.follow(() => this.kick());
     this.stopTimer = this.clock.every(this.deps.renewMs ?? 2000, () => this.kick());
-    this.kick();
-    await this.ticking;
+    await this.reconcile();
   }
 
   /** Ids of the actors this host runs now. */
@@ -82,11 +85,12 @@ export class ActorHost<S, M> {
     return [...this.running.entries()].filter(([, r]) => r.actor !== null).map(([id]) => id);
   }
 
-  /** Reconciles now (rather than at the next renewal); resolves when that pass is done. */
+  /** Reconciles now (rather than at the next renewal); resolves when that pass, and the releases it began, are done. */
   async reconcile(): Promise<void> {
-    await this.ticking;
+    while (this.ticking) await this.ticking;
     this.kick();
-    await this.ticking;
+    while (this.ticking) await this.ticking;
+    await Promise.all(this.releasing.values());
   }
 
   /** Hands a message to every running actor whose spec `to` accepts. */
@@ -103,30 +107,44 @@ export class ActorHost<S, M> {
   }
 
   private kick(): void {
-    if (this.stopped || this.ticking) return;
+    // Before the desired state is known (its first values arrive while follow() fills) there is nothing to reconcile.
+    if (this.stopped || !this.desired) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
     this.ticking = this.tick()
       .catch((err: unknown) => this.deps.log.error({ err }, 'actor host: reconcile failed'))
-      .finally(() => (this.ticking = null));
+      .finally(() => {
+        this.ticking = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
   }
 
-  /** Releases what is no longer desired, renews what runs, claims what nobody runs. */
+  /**
+   * Releases what is no longer desired, renews what runs, claims what nobody runs. Renewals go out
+   * at once (one round trip per pass however many actors run), and releases run beside the pass:
+   * an actor slow to stop (or still starting) never delays the renewal of the others' leases.
+   */
   private async tick(): Promise<void> {
-    const { leases, idOf, log } = this.deps;
-    const desired = new Map((this.desired?.all() ?? []).map((s) => [idOf(s), s]));
-    for (const [id, run] of this.running) {
-      if (!desired.has(id)) {
-        await this.release(id, run, true);
-        await this.deps.forget?.(id);
-        continue;
-      }
-      const renewed = await leases.update(id, { host: this.hostId, renewed_at: this.clock.now() }, run.leaseRevision).catch(() => null);
-      if (renewed === null) {
-        log.warn({ [this.deps.names.id]: id }, `actor host: lost the lease; stopping the ${this.deps.names.actor}`);
-        await this.release(id, run, false);
-      } else run.leaseRevision = renewed;
-    }
+    const { leases, log } = this.deps;
+    const desired = new Map((this.desired?.all() ?? []).map((s) => [this.deps.idOf(s), s]));
+    for (const [id, run] of this.running) if (!desired.has(id)) this.releaseBeside(id, run, true);
+    await Promise.all(
+      [...this.running].map(async ([id, run]) => {
+        const renewed = await leases.update(id, { host: this.hostId, renewed_at: this.clock.now() }, run.leaseRevision).catch(() => null);
+        if (this.running.get(id) !== run) return;
+        if (renewed === null) {
+          log.warn({ [this.deps.names.id]: id }, `actor host: lost the lease; stopping the ${this.deps.names.actor}`);
+          this.releaseBeside(id, run, false);
+        } else run.leaseRevision = renewed;
+      }),
+    );
     for (const [id, spec] of desired) {
-      if (this.running.has(id) || this.stopped) continue;
+      if (this.running.has(id) || this.releasing.has(id) || this.stopped) continue;
       const revision = await leases.create(id, { host: this.hostId, renewed_at: this.clock.now() });
       if (revision === false) continue;
       this.running.set(id, { spec, actor: null, starting: null, missed: null, leaseRevision: revision, failures: 0, retryAt: 0 });
@@ -136,6 +154,15 @@ export class ActorHost<S, M> {
     for (const [id, run] of this.running) {
       if (!run.actor && !run.starting && now >= run.retryAt) run.starting = this.launch(id, run);
     }
+  }
+
+  /** Releases an actor without waiting for it; a spec that went away (`gone`) also has its lease deleted and its state forgotten. */
+  private releaseBeside(id: string, run: Running<S, M>, gone: boolean): void {
+    const done = this.release(id, run, gone)
+      .then(() => (gone ? this.deps.forget?.(id) : undefined))
+      .catch((err: unknown) => this.deps.log.warn({ err, [this.deps.names.id]: id }, `actor host: releasing a ${this.deps.names.spec} failed`))
+      .finally(() => this.releasing.delete(id));
+    this.releasing.set(id, done);
   }
 
   private async launch(id: string, run: Running<S, M>): Promise<void> {
@@ -197,7 +224,8 @@ export class ActorHost<S, M> {
     this.stopped = true;
     this.stopTimer?.();
     this.desired?.stop();
-    await this.ticking;
+    while (this.ticking) await this.ticking;
+    await Promise.all(this.releasing.values());
     for (const [id, run] of [...this.running]) await this.release(id, run, graceful);
   }
 }

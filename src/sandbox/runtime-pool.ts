@@ -230,6 +230,11 @@ export class StrategyRuntime {
     return this.zygotes.map((z) => z.pid).filter((pid): pid is number => pid !== undefined);
   }
 
+  /** Feature sessions open now (each its own sandboxed process): for metrics and tests. */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
   /** Whether a zygote is up to take a job (readiness). */
   get live(): boolean {
     return !this.stopped && this.zygotes.some((z) => !z.dead);

@@ -9,3 +9,4 @@ export { insertRowBinary, selectRowBinary } from './bulk-io.ts';
 export { RowBinaryWriter } from './row-binary.ts';
 export { TickColumns } from './tick-columns.ts';
 export { TickWriter } from './tick-writer.ts';
+export { LiveTradesRepo } from './live-trades-repo.ts';

@@ -65,6 +65,29 @@ export const MIGRATIONS: readonly string[] = [
    ) ENGINE = ReplacingMergeTree(version)
      PARTITION BY toYYYYMM(ts)
      ORDER BY (symbol, timeframe, ts)`,
+  // Live trades of shared community entries since publication (the verified track record), by
+  // entry and trade number: a bar replayed after a crash stores the same (community_id, seq) again.
+  `CREATE TABLE IF NOT EXISTS community_live_trades (
+     community_id UInt64,
+     seq UInt32,
+     side Int8,
+     entry_ts DateTime64(3, 'UTC'),
+     exit_ts DateTime64(3, 'UTC'),
+     entry_price Float64,
+     exit_price Float64,
+     lots Float64,
+     units Float64,
+     reason LowCardinality(String),
+     pips Float64,
+     gross_pnl Float64,
+     commission Float64,
+     swap Float64,
+     pnl Float64,
+     bars_held UInt32,
+     nights UInt32,
+     notional Float64
+   ) ENGINE = ReplacingMergeTree
+     ORDER BY (community_id, seq)`,
   // Fork revenue share, one row per UTC day, parent entry and child entry (the payout sweep):
   // a re-run of a day writes the same keys, so it replaces rather than adds.
   `CREATE TABLE IF NOT EXISTS fork_payouts (

@@ -41,6 +41,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'ws-stream': () => import('./ws-stream.ts'),
   'web': () => import('./web.ts'),
   'pine': () => import('./pine.ts'),
+  'live-tracker': () => import('./live-tracker.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -20,7 +20,7 @@ class RecordingActor implements Actor<number> {
   stopped = false;
   constructor(
     readonly id: string,
-    private readonly faults: { start?: boolean; handle?: boolean },
+    private readonly faults: { start?: boolean; handle?: boolean; stopUntil?: Promise<void> },
   ) {}
   async start() {
     if (this.faults.start) throw new Error('start failed');
@@ -31,6 +31,7 @@ class RecordingActor implements Actor<number> {
     this.handled.push(barTs);
   }
   async stop() {
+    await this.faults.stopUntil;
     this.stopped = true;
   }
   stats() {
@@ -75,7 +76,7 @@ describe('actor host', () => {
   });
 
   /** A host whose renewals happen only when the test reconciles (its clock never moves by itself). */
-  function host(options: { clock?: ReplayClock; faults?: (id: string, created: number) => { start?: boolean; handle?: boolean }; forgot?: string[] } = {}) {
+  function host(options: { clock?: ReplayClock; faults?: (id: string, created: number) => { start?: boolean; handle?: boolean; stopUntil?: Promise<void> }; forgot?: string[] } = {}) {
     const created: RecordingActor[] = [];
     const clock = options.clock ?? new ReplayClock(Date.now());
     const h = new ActorHost<DeploymentRecord, number>({
@@ -204,5 +205,26 @@ describe('actor host', () => {
     await until('the release', () => forgot.includes(d.deployment_id));
     assert.ok(created[0]!.stopped);
     assert.equal(await leases.get(d.deployment_id), null);
+  });
+
+  it('an actor slow to stop does not hold up the renewal of the other leases', async () => {
+    const slow = deployment(7);
+    const other = deployment(8);
+    await view.put(slow);
+    await view.put(other);
+    let finishStop!: () => void;
+    const stopUntil = new Promise<void>((resolve) => (finishStop = resolve));
+    const { h, created, clock } = host({ faults: (id) => (id === slow.deployment_id ? { stopUntil } : {}) });
+    await h.start();
+    await until('both actors to run', () => h.runningIds().length === 2);
+    // Undeployed: its actor takes its time to stop. The next renewal still renews the other lease.
+    await view.remove(slow.user_id, slow.model_name);
+    await until('the release to begin', () => !h.runningIds().includes(slow.deployment_id));
+    const before = (await leases.get(other.deployment_id))!.revision;
+    clock.advanceBy(3_600_000);
+    await until('the other lease renewed', async () => (await leases.get(other.deployment_id))!.revision > before);
+    assert.equal(created.find((a) => a.id === slow.deployment_id)!.stopped, false, 'still stopping');
+    finishStop();
+    await until('the slow actor stopped', () => created.find((a) => a.id === slow.deployment_id)!.stopped);
   });
 });

@@ -1,13 +1,17 @@
-/** The strategy the benchmarks train: features as the generator writes them, the model class under test. */
-export const trainableStrategy = (modelType: string, params: string) => `
+/**
+ * The strategy the benchmarks train: features as the generator writes them, the model class under
+ * test. `variant` makes another program with the same feature columns (a comment and the SMA length
+ * differ), for benchmarks that need many distinct programs one model can score.
+ */
+export const trainableStrategy = (modelType: string, params: string, variant?: number) => `
 import numpy as np
 import pandas as pd
 
-def feature_engineering(df, close, open_, high, low):
+${variant === undefined ? '' : `# program ${variant}\n`}def feature_engineering(df, close, open_, high, low):
     ret = close.pct_change()
     df['ret_1'] = ret
     df['ret_4'] = close.pct_change(4)
-    df['sma_gap'] = close / close.rolling(20).mean() - 1
+    df['sma_gap'] = close / close.rolling(${variant === undefined ? 20 : 16 + (variant % 9)}).mean() - 1
     df['ema_gap'] = close / close.ewm(span=50, adjust=False).mean() - 1
     df['vol_20'] = ret.rolling(20).std()
     df['range'] = (high - low) / close

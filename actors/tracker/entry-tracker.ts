@@ -1,0 +1,160 @@
+import { tradeStats } from '../../src/backtest/index.ts';
+import type { JsonKv } from '../../src/bus/index.ts';
+import { TIMEFRAME_MS, type BarCache } from '../../src/market/index.ts';
+import { freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureSource, type LiveBar, type OnnxModel } from '../../src/scoring/index.ts';
+import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
+import type { Buckets } from '../../schemas/messages.ts';
+import type { LiveTrade, TrackerState } from '../../schemas/tracker.ts';
+import type { TradeStats } from '../../schemas/backtest.ts';
+
+/** Where live trades are kept (the `community_live_trades` table's repo). */
+export interface LiveTradeStore {
+  insert(trades: readonly LiveTrade[]): Promise<void>;
+}
+
+export interface EntryTrackerDeps {
+  entry: CommunityEntryRecord;
+  onnx: Uint8Array;
+  features: FeatureSource;
+  bars: Pick<BarCache, 'get'>;
+  state: JsonKv<typeof Buckets.trackerState.schema>;
+  records: JsonKv<typeof Buckets.trackRecords.schema>;
+  trades: LiveTradeStore;
+  /** The saved resume point; null for an entry never tracked (it starts on the bar closed at publication). */
+  saved: TrackerState | null;
+  /** Net P&L of the `saved.trades` trades stored so far, in exit order. */
+  pnls: readonly number[];
+  /** Epoch ms now (the host's clock). */
+  now: number;
+}
+
+/**
+ * One shared entry followed on live bars, as a deployment of it would be: the frozen model and
+ * code through the one live chain (LiveStepper: features, ONNX, the backtest's position engine).
+ * After every chunk of bars its closed trades are stored (numbered since publication), then its
+ * resume point and its public LiveRecord are written; the record's stats are TradeStats of every
+ * stored trade, by the backtest's own function. Calls to `advance` run one at a time, in order.
+ */
+export class EntryTracker {
+  private queue: Promise<void> = Promise.resolve();
+  private closed = false;
+  private since: number | null;
+  private bars: number;
+  /** Trades stored, as what tradeStats reads. */
+  private readonly trades: { pnl: number }[];
+  private stats: TradeStats;
+
+  private constructor(
+    private readonly deps: EntryTrackerDeps,
+    private readonly scorer: OnnxModel,
+    private readonly stepper: LiveStepper,
+  ) {
+    this.since = deps.saved?.since ?? null;
+    this.bars = deps.saved?.bars ?? 0;
+    this.trades = deps.pnls.map((pnl) => ({ pnl }));
+    this.stats = this.computeStats();
+  }
+
+  /** Loads the model and resumes (or starts on the last bar closed at publication). */
+  static async open(deps: EntryTrackerDeps): Promise<EntryTracker> {
+    const { entry, saved } = deps;
+    const { model } = entry;
+    if (saved && deps.pnls.length !== saved.trades) throw new Error(`entry ${entry.community_id}: ${deps.pnls.length} stored trades, the saved state counts ${saved.trades}`);
+    const scorer = await loadModel(deps.onnx);
+    try {
+      const lastBarTs = saved ? saved.last_bar_ts : freshStartAfter(await deps.bars.get(model.symbol, model.timeframe), model.timeframe, entry.created_at, deps.now);
+      const features = (bars: Parameters<FeatureSource['features']>[0]) => deps.features.features(bars);
+      const stepper = new LiveStepper({ spec: model, scorer, features, bars: deps.bars }, { lastBarTs, engine: saved?.engine ?? null });
+      return new EntryTracker(deps, scorer, stepper);
+    } catch (err) {
+      await scorer.close();
+      throw err;
+    }
+  }
+
+  get communityId(): number {
+    return this.deps.entry.community_id;
+  }
+
+  /** Its program (sources of one program share a session and each window's features). */
+  get program(): string {
+    return this.deps.features.program;
+  }
+
+  /** Whether a warm session computes its features (else a pool job per call). */
+  get warm(): boolean {
+    return this.deps.features.warm;
+  }
+
+  get timeframeMs(): number {
+    return TIMEFRAME_MS[this.deps.entry.model.timeframe];
+  }
+
+  /** Whether this entry trades on that series. */
+  follows(symbol: string, timeframe: string): boolean {
+    const { model } = this.deps.entry;
+    return model.symbol === symbol && model.timeframe === timeframe;
+  }
+
+  /** Tracks every stored bar up to `barTs` (inclusive) not tracked yet. */
+  advance(barTs: number): Promise<void> {
+    const run = this.queue.then(() => (this.closed ? undefined : this.stepper.advance(barTs, (bars) => this.commit(bars), () => this.closed)));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Tracks the bars closed by `now` (an entry just opened: its publication bar and those since). */
+  async catchUp(now: number): Promise<void> {
+    const { model } = this.deps.entry;
+    const series = await this.deps.bars.get(model.symbol, model.timeframe);
+    const closed = lastClosedIndex(series, model.timeframe, now);
+    if (closed >= 0) await this.advance(series.columns().ts[closed]!);
+  }
+
+  /** Where it stands: what the saved state and the record say. */
+  status(): { last_bar_ts: number; bars: number; trades: number } {
+    return { last_bar_ts: this.stepper.lastBarTs, bars: this.bars, trades: this.trades.length };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue;
+    await this.deps.features.release();
+    await this.scorer.close();
+  }
+
+  /**
+   * A chunk of bars: trades stored first, then the resume point and the record. A crash in
+   * between replays the chunk from the last saved state, and the replay stores the same trades
+   * under the same numbers (the table replaces them), so nothing is lost or doubled.
+   */
+  private async commit(bars: LiveBar[]): Promise<void> {
+    const { entry, state, records } = this.deps;
+    const id = entry.community_id;
+    const fresh: LiveTrade[] = [];
+    for (const bar of bars) {
+      for (const trade of bar.closed) fresh.push({ ...trade, community_id: id, seq: this.trades.length + fresh.length });
+    }
+    await this.deps.trades.insert(fresh);
+    if (fresh.length) {
+      for (const t of fresh) this.trades.push({ pnl: t.pnl });
+      this.stats = this.computeStats();
+    }
+    this.since ??= bars[0]!.ts + TIMEFRAME_MS[entry.model.timeframe];
+    this.bars += bars.length;
+    const key = String(id);
+    const lastBarTs = this.stepper.lastBarTs;
+    await Promise.all([
+      state.put(key, { since: this.since, last_bar_ts: lastBarTs, bars: this.bars, trades: this.trades.length, engine: this.stepper.snapshot() }),
+      records.put(key, this.record(this.since, lastBarTs)),
+    ]);
+  }
+
+  private record(since: number, lastBarTs: number): LiveRecord {
+    return { since, last_bar_ts: lastBarTs, bars: this.bars, stats: this.stats };
+  }
+
+  private computeStats(): TradeStats {
+    return tradeStats(this.trades, this.deps.entry.model.settings.capital);
+  }
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { OhlcColumns } from '../lib/bar-columns.ts';
+import type { Logger } from '../log.ts';
+import type { FeatureSession, FeaturesResult, StrategyRuntime } from '../sandbox/index.ts';
+
+/** What a live run (a model actor, a tracked community entry) computes features with. */
+export interface FeatureSource {
+  /** The program (scope and code hash): sources of one program share a session and each window's answer. */
+  readonly program: string;
+  /** Whether a warm session serves it now; otherwise each call is a pool job (a fresh fork). */
+  readonly warm: boolean;
+  features(bars: OhlcColumns): Promise<FeaturesResult>;
+  release(): Promise<void>;
+}
+
+type Computer = Pick<FeatureSource, 'warm' | 'features' | 'release'>;
+
+/** Limits of one features call for a live bar (the window is small; a hung call must not stall the actor long). */
+const LIVE_LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
+
+/**
+ * Recent feature answers kept per strategy: runs of the same code on the same bar share one (the
+ * same code may be tracked on several series whose bars close together).
+ */
+const MEMO_PER_CODE = 8;
+
+/**
+ * Warm feature sessions for live runs, bounded: a session is one sandboxed process, so at most
+ * `maxWarm` exist. Runs in the same scope with the same code share one (same program, public
+ * bars: nothing of one run reaches another), and the same window of bars is computed once for all
+ * of them; beyond `maxWarm` a run computes features with one-shot pool jobs (a fresh fork per
+ * call: slower, same result). The scope says who may share: model actors pass their user (a
+ * user's deployments), the community tracker one scope for all (identical code is one program
+ * whoever shared it; different code never shares a process).
+ */
+export class FeatureSources {
+  private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number }>();
+  /** Sources held per program, warm or not. */
+  private readonly programs = new Map<string, number>();
+  private readonly memo = new Map<string, Map<string, Promise<FeaturesResult>>>();
+
+  constructor(
+    private readonly runtime: Pick<StrategyRuntime, 'openSession' | 'features'>,
+    private readonly maxWarm: number,
+    private readonly log: Logger,
+  ) {}
+
+  acquire(scope: number | string, code: string): FeatureSource {
+    const key = `${scope}:${createHash('sha256').update(code).digest('hex')}`;
+    const source = this.source(key, code);
+    this.programs.set(key, (this.programs.get(key) ?? 0) + 1);
+    let released = false;
+    return {
+      program: key,
+      get warm() {
+        return source.warm;
+      },
+      features: (bars) => this.memoised(key, bars, () => source.features(bars)),
+      release: async () => {
+        if (released) return;
+        released = true;
+        const left = this.programs.get(key)! - 1;
+        if (left > 0) this.programs.set(key, left);
+        else {
+          this.programs.delete(key);
+          this.memo.delete(key);
+        }
+        await source.release();
+      },
+    };
+  }
+
+  /** One answer per (strategy, window of bars); a failed call is not kept. */
+  private memoised(key: string, bars: OhlcColumns, compute: () => Promise<FeaturesResult>): Promise<FeaturesResult> {
+    const n = bars.ts.length;
+    const window = n ? `${bars.ts[0]}|${bars.ts[n - 1]}|${n}|${bars.open[0]}|${bars.close[0]}|${bars.close[n - 1]}` : 'empty';
+    let recent = this.memo.get(key);
+    if (!recent) this.memo.set(key, (recent = new Map()));
+    const hit = recent.get(window);
+    if (hit) return hit;
+    const result = compute();
+    recent.set(window, result);
+    result.catch(() => recent.delete(window));
+    while (recent.size > MEMO_PER_CODE) recent.delete(recent.keys().next().value!);
+    return result;
+  }
+
+  private source(key: string, code: string): Computer {
+    let entry = this.sessions.get(key);
+    if (!entry && this.sessions.size < this.maxWarm) {
+      entry = { session: this.runtime.openSession(code, LIVE_LIMITS), users: 0 };
+      this.sessions.set(key, entry);
+      entry.session.catch((err: unknown) => {
+        this.log.warn({ err }, 'feature session failed to open; the actor uses pool jobs');
+        if (this.sessions.get(key) === entry) this.sessions.delete(key);
+      });
+    }
+    if (!entry) {
+      return { warm: false, features: (bars) => this.runtime.features(code, bars, LIVE_LIMITS), release: async () => undefined };
+    }
+    const held = entry;
+    held.users++;
+    const sessions = this.sessions;
+    return {
+      get warm() {
+        return sessions.get(key) === held;
+      },
+      features: async (bars) => {
+        const session = await held.session.catch(() => null);
+        return session ? session.features(bars) : this.runtime.features(code, bars, LIVE_LIMITS);
+      },
+      release: async () => {
+        if (--held.users > 0) return;
+        if (this.sessions.get(key) === held) this.sessions.delete(key);
+        const session = await held.session.catch(() => null);
+        await session?.close();
+      },
+    };
+  }
+
+  /** Open warm sessions (for /_metrics and tests). */
+  get warm(): number {
+    return this.sessions.size;
+  }
+
+  /** Programs held without a warm session: each of their calls is a pool job. */
+  get coldPrograms(): number {
+    let n = 0;
+    for (const key of this.programs.keys()) if (!this.sessions.has(key)) n++;
+    return n;
+  }
+}
