@@ -42,6 +42,7 @@ const localKey = (id: number, k: number): number => -1000 - id * 64 - k;
 
 /** An expression node turned into a closure over its resolved parts (still interpretation: no JS text). */
 type Compiled = (scope: Scope) => Value;
+type CompiledStmt = (scope: Scope) => Flow;
 
 const BREAK = 1;
 const CONTINUE = 2;
@@ -77,6 +78,7 @@ class Interpreter {
   private depth = 0;
   /** Each expression node as a closure (by node id), made on its first evaluation: see compile(). */
   private readonly code: (Compiled | undefined)[] = [];
+  private readonly stmtCode: (CompiledStmt | undefined)[] = [];
   /** Every name the script declares anywhere: any other name is a built-in, resolved once per node. */
   private readonly declared = new Set<string>();
   /** Every distinct name's number (scopes index by it), and the number of each naming node's name (by id, +1). */
@@ -193,10 +195,54 @@ class Interpreter {
   private block(stmts: Stmt[], scope: Scope): Flow {
     this.last = NA;
     for (const s of stmts) {
-      const flow = this.stmt(s, scope);
+      const flow = (this.stmtCode[s.id] ?? this.compileStmt(s))(scope);
       if (flow) return flow;
     }
     return 0;
+  }
+
+  /**
+   * The closure of a statement: the commonest kinds (a plain declaration, an assignment, an
+   * expression) with their name resolved once; any other runs through stmt(). Same steps, same errors.
+   */
+  private compileStmt(s: Stmt): CompiledStmt {
+    let f: CompiledStmt;
+    if (s.kind === 'decl' && s.mode === null) {
+      const name = this.nodeName(s, s.name);
+      f = (scope) => {
+        this.tick(s);
+        if (scope.has(name)) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
+        const slot = this.slot(s.id, false);
+        slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
+        scope.set(name, slot);
+        this.last = slot.get(this.bar);
+        return 0;
+      };
+    } else if (s.kind === 'assign') {
+      const name = this.nodeName(s, s.name);
+      const op = s.op;
+      f = (scope) => {
+        this.tick(s);
+        const slot = scope.lookup(name);
+        if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
+        if (this.frame !== this.root && this.globals.get(name) === slot) {
+          throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
+        }
+        let v = this.eval(s.value, scope);
+        if (op !== ':=') v = arith(op[0]!, slot.get(this.bar), v, s);
+        slot.put(this.bar, v);
+        this.last = v;
+        return 0;
+      };
+    } else if (s.kind === 'expr') {
+      f = (scope) => {
+        this.tick(s);
+        this.last = this.eval(s.expr, scope);
+        return 0;
+      };
+    } else f = (scope) => this.stmt(s, scope);
+    this.stmtCode[s.id] = f;
+    return f;
   }
 
   private slot(key: number, isVar: boolean): Slot {
