@@ -447,9 +447,26 @@ class Interpreter {
         return this.callClosure(e);
       case 'binary':
         return this.binaryClosure(e);
-      default:
-        return (scope) => this.walk(e, scope);
+      case 'ternary': {
+        const { cond, then, else: otherwise } = e;
+        return (scope) => {
+          this.tick(e);
+          return truthy(this.eval(cond, scope)) ? this.eval(then, scope) : this.eval(otherwise, scope);
+        };
+      }
+      case 'index': {
+        const { target, offset } = e;
+        if (target.kind !== 'name') break;
+        // x[n] of a name: read n bars back (the name itself is not a step of its own, as in the walk).
+        return (scope) => {
+          this.tick(e);
+          const back = num(this.eval(offset, scope));
+          if (!Number.isInteger(back) || back < 0 || back > 5000) throw pineError(offset, `a history reference is a whole number of bars from 0 to 5000, got ${back}`);
+          return this.name(target, scope, back);
+        };
+      }
     }
+    return (scope) => this.walk(e, scope);
   }
 
   private nameClosure(e: Expr & { kind: 'name' }): Compiled {
