@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 
 /**
  * Route option for the bulk data routes (/ohlc, /ticks, /indicators): their responses are built
@@ -17,4 +18,28 @@ export const plainJsonSerializer = {
  */
 export function sendJsonText<T>(reply: FastifyReply, text: string | Buffer): T {
   return reply.type('application/json; charset=utf-8').send(text) as unknown as T;
+}
+
+/** Bytes written per event-loop turn by sendJsonInSlices. */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * Sends a large JSON body (hundreds of KB) a slice per event-loop turn, with its full
+ * Content-Length: the same bytes, but the socket write of one big answer no longer holds the loop
+ * for milliseconds while other requests (keyed reads) wait behind it.
+ */
+export function sendJsonInSlices<T>(reply: FastifyReply, body: Buffer): T {
+  if (body.length <= SLICE_BYTES) return sendJsonText<T>(reply, body);
+  let at = 0;
+  const slices = new Readable({
+    read() {
+      setImmediate(() => {
+        const end = Math.min(at + SLICE_BYTES, body.length);
+        this.push(body.subarray(at, end));
+        at = end;
+        if (at === body.length) this.push(null);
+      });
+    },
+  });
+  return reply.type('application/json; charset=utf-8').header('content-length', body.length).send(slices) as unknown as T;
 }

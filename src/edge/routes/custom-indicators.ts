@@ -3,7 +3,7 @@ import { ErrorBody } from '../../../schemas/common.ts';
 import type { CustomIndicators } from '../../generation/index.ts';
 import type { MarketData } from '../../market/index.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
+import { plainJsonSerializer, sendJsonInSlices } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 const DESCRIPTION =
@@ -58,7 +58,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
         volume: slice(c.volume),
         from,
       });
-      return sendJsonText<CustomIndicatorResponse>(reply, json);
+      return sendJsonInSlices<CustomIndicatorResponse>(reply, json);
     },
   });
 }

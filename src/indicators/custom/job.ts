@@ -7,6 +7,8 @@ import type { RunResult } from './run/outputs.ts';
 import { DEFAULT_LIMITS, type Bars } from './run/values.ts';
 import { shapeRun } from './shape.ts';
 
+const UTF8 = new TextEncoder();
+
 export interface PineJob {
   id: number;
   source: string;
@@ -17,7 +19,7 @@ export interface PineJob {
   /** Wall-clock budget of the run inside the worker. */
   wallMs: number;
   maxSteps?: number;
-  /** When set, the worker also shapes the response part (bars from `shape.from` on) as JSON text. */
+  /** When set, the worker also shapes the response part (bars from `shape.from` on) as JSON, UTF-8 encoded. */
   shape?: { from: number; feMode: FeMode };
 }
 
@@ -30,7 +32,8 @@ export interface ScriptProblem {
 }
 
 export type PineJobResult =
-  | { id: number; ok: true; result: RunResult; parseMs: number; runMs: number; json?: string }
+  /** `body`: the shaped part as UTF-8 JSON bytes, its buffer transferred to the edge (not copied). */
+  | { id: number; ok: true; result: RunResult; parseMs: number; runMs: number; body?: Uint8Array }
   | { id: number; ok: false; problem: ScriptProblem }
   | { id: number; ok: false; failure: string };
 
@@ -47,9 +50,9 @@ export function runJob(job: PineJob): PineJobResult {
       mintick: job.mintick,
     });
     if (!job.shape) return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs: performance.now() - t1 };
-    // Shaped and printed here, off the event loop: the edge only splices the text in.
-    const json = JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode));
-    return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs: performance.now() - t1, json };
+    // Shaped, printed and encoded here, off the event loop: the edge only splices the bytes in.
+    const body = UTF8.encode(JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode)));
+    return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs: performance.now() - t1, body };
   } catch (err) {
     if (err instanceof PineError) return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null } };
     if (err instanceof RangeError) {

@@ -3,5 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { runJob, type PineJob } from './job.ts';
 
 parentPort!.on('message', (job: PineJob) => {
-  parentPort!.postMessage(runJob(job));
+  const r = runJob(job);
+  // The response bytes move to the edge's thread rather than being copied there.
+  parentPort!.postMessage(r, r.ok && r.body ? [r.body.buffer as ArrayBuffer] : []);
 });

@@ -78,7 +78,7 @@ describe('CustomIndicators', () => {
   it('charges 1 credit once for a run', async () => {
     const credits = ledger();
     const custom = new CustomIndicators({ metering: credits, pool, claude: null, log });
-    const res = JSON.parse(await custom.compute(USER, body(SMA), bars));
+    const res = JSON.parse(String(await custom.compute(USER, body(SMA), bars)));
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
     assert.equal(res.credits_remaining, 9);
     assert.equal(res.count, 200);
@@ -96,7 +96,7 @@ describe('CustomIndicators', () => {
   it('retries a failure of ours once and charges once when the retry succeeds', async () => {
     const credits = ledger();
     const p = flaky(1);
-    const res = JSON.parse(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars));
+    const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars)));
     assert.equal(p.calls(), 2);
     assert.equal(res.overlays.length, 1);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
@@ -134,7 +134,7 @@ describe('CustomIndicators', () => {
       fake.queue({ text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20)\n```' }, { text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20), "EMA 20")\n```' });
       const before = fake.requests.length;
       const credits = ledger();
-      const res = JSON.parse(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('an EMA 20', { provider: 'haiku' }), bars));
+      const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('an EMA 20', { provider: 'haiku' }), bars)));
       assert.deepEqual(credits.caps, ['use generate_haiku']);
       assert.equal(res.generator, 'claude');
       assert.equal(res.source_kind, 'text');
@@ -146,7 +146,7 @@ describe('CustomIndicators', () => {
 
     it('sends an unsupported construct back for a repair too', async () => {
       fake.queue({ text: '```pine\n//@version=5\nindicator("d")\nplot(request.security(syminfo.tickerid, "D", close))\n```' }, { text: '```pine\n//@version=5\nindicator("d")\nplot(ta.sma(close, 5), "SMA 5")\n```' });
-      const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('daily close', { provider: 'sonnet' }), bars));
+      const res = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('daily close', { provider: 'sonnet' }), bars)));
       assert.equal(res.generator, 'claude');
       assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /request\.security\(\) is not supported/);
       assert.equal(res.panels[0].series[0].name, 'sma_5');
@@ -155,7 +155,7 @@ describe('CustomIndicators', () => {
     it('falls back to the offline writer, without counting a cap, when the AI budget is spent', async () => {
       const credits = { ...ledger(), aiBudgetLeft: async () => false };
       const before = fake.requests.length;
-      const res = JSON.parse(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('EMA 50', { provider: 'sonnet' }), bars));
+      const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('EMA 50', { provider: 'sonnet' }), bars)));
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
       assert.deepEqual(credits.caps, []);
@@ -164,7 +164,7 @@ describe('CustomIndicators', () => {
     it('falls back to the offline writer when the API fails', async () => {
       fake.queue({ status: 529, errorType: 'overloaded_error' });
       const credits = ledger();
-      const res = JSON.parse(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('RSI 14 below 30', { provider: 'sonnet' }), bars));
+      const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('RSI 14 below 30', { provider: 'sonnet' }), bars)));
       assert.deepEqual(credits.caps, ['use generate_sonnet', 'release generate_sonnet']);
       assert.equal(res.generator, 'offline');
       assert.match(res.generated_pine!, /ta\.rsi\(close, 14\)/);
@@ -172,7 +172,7 @@ describe('CustomIndicators', () => {
 
     it('uses the offline writer for provider offline, without asking Claude', async () => {
       const before = fake.requests.length;
-      const res = JSON.parse(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('EMA 9/21 crossover'), bars));
+      const res = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('EMA 9/21 crossover'), bars)));
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
     });

@@ -19,8 +19,12 @@ import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from
 
 export { BUILTINS };
 
-/** Marks a name node that reads a bar field (open, close, time…). */
-const BAR_FIELD = Symbol('bar field');
+/** What a name node reads, resolved on its first read (by node id). */
+const UNRESOLVED = 0;
+const DECLARED = 1;
+const FIELD = 2;
+const CONSTANT = 3;
+const OTHER = 4;
 
 interface CallPlan {
   user: FuncDef | null;
@@ -35,6 +39,10 @@ interface CallPlan {
 
 /** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
 const localKey = (id: number, k: number): number => -1000 - id * 64 - k;
+
+/** An expression node turned into a closure over its resolved parts (still interpretation: no JS text). */
+type Compiled = (scope: Scope) => Value;
+type CompiledStmt = (scope: Scope) => Flow;
 
 const BREAK = 1;
 const CONTINUE = 2;
@@ -60,7 +68,7 @@ class Interpreter {
   private readonly funcs = new Map<string, FuncDef>();
   private readonly root = new Frame();
   private frame = this.root;
-  private globals = new Scope(null);
+  private readonly globals = new Scope(null);
   /** The built-in call being made: its node id keys its state, its position locates its errors. */
   private siteId = 0;
   private sitePos: Pos = { line: 1, col: 1 };
@@ -68,10 +76,20 @@ class Interpreter {
   /** The value of the last statement run (what an `if`/`switch`/function body gives back). */
   private last: Value = NA;
   private depth = 0;
-  private readonly callPlans = new Map<number, CallPlan>();
+  /** Each expression node as a closure (by node id), made on its first evaluation: see compile(). */
+  private readonly code: (Compiled | undefined)[] = [];
+  private readonly stmtCode: (CompiledStmt | undefined)[] = [];
   /** Every name the script declares anywhere: any other name is a built-in, resolved once per node. */
   private readonly declared = new Set<string>();
-  private readonly builtinNames = new Map<number, Value | typeof BAR_FIELD>();
+  /** Every distinct name's number (scopes index by it), and the number of each naming node's name (by id, +1). */
+  private readonly nameNumbers = new Map<string, number>();
+  private readonly nodeNames: Int32Array;
+  /** Per name node (by id): what it reads; its bar-field column or its constant beside. */
+  private readonly nameKinds: Uint8Array;
+  private readonly nameColumns: (Float64Array | undefined)[] = [];
+  private readonly nameConstants: Value[] = [];
+  /** Bar fields as whole columns, computed once on first use (hl2, hour… included). */
+  private readonly columns = new Map<string, Float64Array>();
   private readonly maxSteps: number;
   private readonly deadline: number;
   private readonly declaring = new WeakMap<Stmt[], boolean>();
@@ -91,6 +109,8 @@ class Interpreter {
     private readonly options: RunOptions,
   ) {
     this.n = bars.close.length;
+    this.nameKinds = new Uint8Array(program.nodes + 1);
+    this.nodeNames = new Int32Array(program.nodes + 1);
     this.maxSteps = options.limits.maxSteps;
     this.deadline = options.limits.deadlineMs;
     const self = this;
@@ -131,7 +151,7 @@ class Interpreter {
     for (const name of checkProgram(this.program.body, this.funcs)) this.declared.add(name);
     for (this.bar = 0; this.bar < this.n; this.bar++) {
       this.out.position.now = this.out.position.pending;
-      this.globals = new Scope(null);
+      this.globals.renew();
       this.frame = this.root;
       this.block(this.program.body, this.globals);
     }
@@ -148,6 +168,21 @@ class Interpreter {
     };
   }
 
+  private nameNumber(name: string): number {
+    let k = this.nameNumbers.get(name);
+    if (k === undefined) this.nameNumbers.set(name, (k = this.nameNumbers.size));
+    return k;
+  }
+
+  /** The number of the name a node declares, assigns or reads, found once per node. */
+  private nodeName(node: { id: number }, name: string): number {
+    const k = this.nodeNames[node.id]!;
+    if (k > 0) return k - 1;
+    const n = this.nameNumber(name);
+    this.nodeNames[node.id] = n + 1;
+    return n;
+  }
+
   private tick(pos: Pos): void {
     if (++this.steps > this.maxSteps) {
       throw pineError(pos, `the script ran more than ${this.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
@@ -160,10 +195,54 @@ class Interpreter {
   private block(stmts: Stmt[], scope: Scope): Flow {
     this.last = NA;
     for (const s of stmts) {
-      const flow = this.stmt(s, scope);
+      const flow = (this.stmtCode[s.id] ?? this.compileStmt(s))(scope);
       if (flow) return flow;
     }
     return 0;
+  }
+
+  /**
+   * The closure of a statement: the commonest kinds (a plain declaration, an assignment, an
+   * expression) with their name resolved once; any other runs through stmt(). Same steps, same errors.
+   */
+  private compileStmt(s: Stmt): CompiledStmt {
+    let f: CompiledStmt;
+    if (s.kind === 'decl' && s.mode === null) {
+      const name = this.nodeName(s, s.name);
+      f = (scope) => {
+        this.tick(s);
+        if (scope.has(name)) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
+        const slot = this.slot(s.id, false);
+        slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
+        scope.set(name, slot);
+        this.last = slot.get(this.bar);
+        return 0;
+      };
+    } else if (s.kind === 'assign') {
+      const name = this.nodeName(s, s.name);
+      const op = s.op;
+      f = (scope) => {
+        this.tick(s);
+        const slot = scope.lookup(name);
+        if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
+        if (this.frame !== this.root && this.globals.get(name) === slot) {
+          throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
+        }
+        let v = this.eval(s.value, scope);
+        if (op !== ':=') v = arith(op[0]!, slot.get(this.bar), v, s);
+        slot.put(this.bar, v);
+        this.last = v;
+        return 0;
+      };
+    } else if (s.kind === 'expr') {
+      f = (scope) => {
+        this.tick(s);
+        this.last = this.eval(s.expr, scope);
+        return 0;
+      };
+    } else f = (scope) => this.stmt(s, scope);
+    this.stmtCode[s.id] = f;
+    return f;
   }
 
   private slot(key: number, isVar: boolean): Slot {
@@ -180,7 +259,7 @@ class Interpreter {
     this.tick(s);
     switch (s.kind) {
       case 'decl': {
-        if (scope.vars.has(s.name)) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
+        if (scope.has(this.nodeName(s, s.name))) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
         const slot = this.slot(s.id, s.mode !== null);
         if (s.mode) {
           if (!slot.inited) {
@@ -188,7 +267,7 @@ class Interpreter {
             slot.inited = true;
           } else if (!slot.has(this.bar)) slot.put(this.bar, slot.get(this.bar - 1));
         } else slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
-        scope.vars.set(s.name, slot);
+        scope.set(this.nodeName(s, s.name), slot);
         this.last = slot.get(this.bar);
         return 0;
       }
@@ -198,15 +277,15 @@ class Interpreter {
         s.names.forEach((name, i) => {
           const slot = this.slot(localKey(s.id, i), false);
           slot.put(this.bar, v[i]!);
-          scope.vars.set(name, slot);
+          scope.set(this.nameNumber(name), slot);
         });
         this.last = v;
         return 0;
       }
       case 'assign': {
-        const slot = scope.lookup(s.name);
+        const slot = scope.lookup(this.nodeName(s, s.name));
         if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
-        if (this.frame !== this.root && this.globals.vars.get(s.name) === slot) {
+        if (this.frame !== this.root && this.globals.get(this.nodeName(s, s.name)) === slot) {
           throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
         }
         let v = this.eval(s.value, scope);
@@ -290,14 +369,14 @@ class Interpreter {
       const counter = this.slot(localKey(s.id, 63), false);
       // A body that declares nothing shares one scope across iterations (only the counter lives in it).
       const shared = this.inner(s.body, scope) === scope ? new Scope(scope) : null;
-      shared?.vars.set(s.counter, counter);
+      shared?.set(this.nameNumber(s.counter), counter);
       for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
         if (++iterations > cap) throw this.overCap(s, cap);
         counter.put(this.bar, i);
         let inner = shared;
         if (!inner) {
           inner = new Scope(scope);
-          inner.vars.set(s.counter, counter);
+          inner.set(this.nameNumber(s.counter), counter);
         }
         const flow = this.block(s.body, inner);
         value = this.last;
@@ -314,7 +393,7 @@ class Interpreter {
           slots[0]!.put(this.bar, i);
           slots[1]!.put(this.bar, it.items[i]!);
         } else slots[0]!.put(this.bar, it.items[i]!);
-        for (let k = 0; k < s.names.length; k++) inner.vars.set(s.names[k]!, slots[k]!);
+        for (let k = 0; k < s.names.length; k++) inner.set(this.nameNumber(s.names[k]!), slots[k]!);
         const flow = this.block(s.body, inner);
         value = this.last;
         if (flow === BREAK) break;
@@ -336,20 +415,175 @@ class Interpreter {
   }
 
   private eval(e: Expr, scope: Scope): Value {
-    this.tick(e);
-    // The commonest kinds first: names, calls, operators, numbers.
+    return (this.code[e.id] ?? this.compile(e))(scope);
+  }
+
+  /**
+   * The closure of an expression node: what the tree walk would do, with what is known before the
+   * run resolved once (a name's kind, a call's target and argument places, an operator). Every
+   * closure counts its step first, as the walk does, so budgets and errors are unchanged.
+   */
+  private compile(e: Expr): Compiled {
+    const f = this.closureOf(e);
+    this.code[e.id] = f;
+    return f;
+  }
+
+  private closureOf(e: Expr): Compiled {
     switch (e.kind) {
-      case 'name':
-        return this.name(e, scope, 0);
-      case 'call':
-        return this.call(e, scope);
-      case 'binary':
-        return this.binary(e, scope);
       case 'num':
       case 'str':
       case 'bool':
-      case 'color':
-        return e.value;
+      case 'color': {
+        const v = e.value;
+        return () => {
+          this.tick(e);
+          return v;
+        };
+      }
+      case 'name':
+        return this.nameClosure(e);
+      case 'call':
+        return this.callClosure(e);
+      case 'binary':
+        return this.binaryClosure(e);
+      case 'ternary': {
+        const { cond, then, else: otherwise } = e;
+        return (scope) => {
+          this.tick(e);
+          return truthy(this.eval(cond, scope)) ? this.eval(then, scope) : this.eval(otherwise, scope);
+        };
+      }
+      case 'index': {
+        const { target, offset } = e;
+        if (target.kind !== 'name') break;
+        // x[n] of a name: read n bars back (the name itself is not a step of its own, as in the walk).
+        return (scope) => {
+          this.tick(e);
+          const back = num(this.eval(offset, scope));
+          if (!Number.isInteger(back) || back < 0 || back > 5000) throw pineError(offset, `a history reference is a whole number of bars from 0 to 5000, got ${back}`);
+          return this.name(target, scope, back);
+        };
+      }
+    }
+    return (scope) => this.walk(e, scope);
+  }
+
+  private nameClosure(e: Expr & { kind: 'name' }): Compiled {
+    const kind = this.nameKinds[e.id] || this.resolveName(e);
+    if (kind === FIELD) {
+      const col = this.nameColumns[e.id]!;
+      return () => {
+        this.tick(e);
+        return col[this.bar]!;
+      };
+    }
+    if (kind === CONSTANT) {
+      const v = this.nameConstants[e.id]!;
+      return () => {
+        this.tick(e);
+        return v;
+      };
+    }
+    if (kind === DECLARED) {
+      const name = this.nodeName(e, e.name);
+      return (scope) => {
+        this.tick(e);
+        const slot = scope.lookup(name);
+        return slot ? slot.get(this.bar) : this.name(e, scope, 0);
+      };
+    }
+    return (scope) => {
+      this.tick(e);
+      return this.name(e, scope, 0);
+    };
+  }
+
+  private callClosure(e: CallExpr): Compiled {
+    const plan = this.planCall(e);
+    const user = plan.user;
+    if (user) {
+      return (scope) => {
+        this.tick(e);
+        return this.callUser(user, e, scope);
+      };
+    }
+    const b = plan.builtin!;
+    // One argument array per call node, reused: a node never runs inside its own arguments, and
+    // every call binds the same positions (built-ins copy what they keep).
+    const a = plan.args;
+    const args = e.args;
+    const named = plan.named;
+    return (scope) => {
+      this.tick(e);
+      if (plan.done) return plan.value;
+      for (let i = 0; i < args.length; i++) a[i] = this.eval(args[i]!, scope);
+      for (let i = 0; i < named.length; i++) {
+        const [at, expr] = named[i]!;
+        const v = this.eval(expr, scope);
+        if (at >= 0) a[at] = v;
+      }
+      const id = this.siteId;
+      const pos = this.sitePos;
+      this.siteId = e.id;
+      this.sitePos = e.calleePos;
+      const v = b.fn(this.ctx, a, e);
+      this.siteId = id;
+      this.sitePos = pos;
+      if (b.once) {
+        plan.done = true;
+        plan.value = v;
+      }
+      return v;
+    };
+  }
+
+  private binaryClosure(e: Expr & { kind: 'binary' }): Compiled {
+    const { left, right, op } = e;
+    const both = (f: (l: Value, r: Value) => Value): Compiled => (scope) => {
+      this.tick(e);
+      const l = this.eval(left, scope);
+      return f(l, this.eval(right, scope));
+    };
+    switch (op) {
+      case 'and':
+        return (scope) => {
+          this.tick(e);
+          return truthy(this.eval(left, scope)) && truthy(this.eval(right, scope));
+        };
+      case 'or':
+        return (scope) => {
+          this.tick(e);
+          return truthy(this.eval(left, scope)) || truthy(this.eval(right, scope));
+        };
+      case '==':
+        return both(equal);
+      case '!=':
+        return both((l, r) => !isNa(l) && !isNa(r) && !equal(l, r));
+      case '<':
+        return both((l, r) => num(l) < num(r));
+      case '>':
+        return both((l, r) => num(l) > num(r));
+      case '<=':
+        return both((l, r) => num(l) <= num(r));
+      case '>=':
+        return both((l, r) => num(l) >= num(r));
+      // Two numbers take the short way; anything else goes through arith() as before.
+      case '+':
+        return both((l, r) => (typeof l === 'number' && typeof r === 'number' ? l + r : arith(op, l, r, e)));
+      case '-':
+        return both((l, r) => (typeof l === 'number' && typeof r === 'number' ? l - r : arith(op, l, r, e)));
+      case '*':
+        return both((l, r) => (typeof l === 'number' && typeof r === 'number' ? l * r : arith(op, l, r, e)));
+      default:
+        return both((l, r) => arith(op, l, r, e));
+    }
+  }
+
+  /** The tree walk, for the node kinds compile() leaves as they are. */
+  private walk(e: Expr, scope: Scope): Value {
+    this.tick(e);
+    switch (e.kind) {
       case 'index': {
         const offset = num(this.eval(e.offset, scope));
         if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
@@ -381,49 +615,23 @@ class Interpreter {
         return this.last;
       case 'loop':
         return this.loop(e.stmt, scope);
-    }
-  }
-
-  private binary(e: Expr & { kind: 'binary' }, scope: Scope): Value {
-    if (e.op === 'and') return truthy(this.eval(e.left, scope)) && truthy(this.eval(e.right, scope));
-    if (e.op === 'or') return truthy(this.eval(e.left, scope)) || truthy(this.eval(e.right, scope));
-    const l = this.eval(e.left, scope);
-    const r = this.eval(e.right, scope);
-    switch (e.op) {
-      case '==':
-        return equal(l, r);
-      case '!=':
-        return !isNa(l) && !isNa(r) && !equal(l, r);
-      case '<':
-        return num(l) < num(r);
-      case '>':
-        return num(l) > num(r);
-      case '<=':
-        return num(l) <= num(r);
-      case '>=':
-        return num(l) >= num(r);
       default:
-        return arith(e.op, l, r, e);
+        // Names, constants, calls and operators have their own closures (closureOf).
+        throw new Error(`a ${e.kind} node is compiled, never walked`);
     }
   }
 
   /** A name's value `offset` bars back: a variable, a bar field, or a built-in variable/constant. */
   private name(e: Expr & { kind: 'name' }, scope: Scope, offset: number): Value {
     const j = this.bar - offset;
-    if (this.declared.has(e.name)) {
-      const slot = scope.lookup(e.name);
+    let kind = this.nameKinds[e.id]!;
+    if (kind === UNRESOLVED) kind = this.resolveName(e);
+    if (kind === FIELD) return j < 0 ? NA : this.nameColumns[e.id]![j]!;
+    if (kind === DECLARED) {
+      const slot = scope.lookup(this.nodeName(e, e.name));
       if (slot) return slot.get(j);
-    } else {
-      // Never declared: a bar field or a constant, known once per node.
-      let known = this.builtinNames.get(e.id);
-      if (known === undefined) {
-        known = BAR_FIELDS.has(e.name) ? BAR_FIELD : constant(e.name);
-        if (known !== undefined) this.builtinNames.set(e.id, known);
-      }
-      if (known === BAR_FIELD) return j < 0 ? NA : barField(this.bars, e.name, j);
-      if (known !== undefined) return known;
-    }
-    if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : barField(this.bars, e.name, j);
+    } else if (kind === CONSTANT) return this.nameConstants[e.id]!;
+    if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : this.column(e.name)[j]!;
     const c = constant(e.name);
     if (c !== undefined) return c;
     if (OTHER_VARIABLES.has(e.name)) {
@@ -432,6 +640,35 @@ class Interpreter {
     }
     if (this.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
     throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
+  }
+
+  /** Once per name node: a declared name, else a bar field or a constant (known once), else anything else. */
+  private resolveName(e: Expr & { kind: 'name' }): number {
+    let kind = OTHER;
+    if (this.declared.has(e.name)) kind = DECLARED;
+    else if (BAR_FIELDS.has(e.name)) {
+      kind = FIELD;
+      this.nameColumns[e.id] = this.column(e.name);
+    } else {
+      const c = constant(e.name);
+      if (c !== undefined) {
+        kind = CONSTANT;
+        this.nameConstants[e.id] = c;
+      }
+    }
+    this.nameKinds[e.id] = kind;
+    return kind;
+  }
+
+  /** A bar field's values on every bar (the same numbers barField gives bar by bar). */
+  private column(name: string): Float64Array {
+    let col = this.columns.get(name);
+    if (!col) {
+      col = new Float64Array(this.n);
+      for (let j = 0; j < this.n; j++) col[j] = barField(this.bars, name, j) as number;
+      this.columns.set(name, col);
+    }
+    return col;
   }
 
   private variable(e: Expr & { kind: 'name' }, offset: number): Value {
@@ -478,36 +715,6 @@ class Interpreter {
     return ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].indexOf(e.name.slice(10)) + 1;
   }
 
-  private call(e: CallExpr, scope: Scope): Value {
-    let plan = this.callPlans.get(e.id);
-    if (!plan) this.callPlans.set(e.id, (plan = this.planCall(e)));
-    if (plan.user) return this.callUser(plan.user, e, scope);
-    if (plan.done) return plan.value;
-    const b = plan.builtin!;
-    // One argument array per call node, reused: a node never runs inside its own arguments, and
-    // every call binds the same positions (built-ins copy what they keep).
-    const a = plan.args;
-    for (let i = 0; i < e.args.length; i++) a[i] = this.eval(e.args[i]!, scope);
-    const named = plan.named;
-    for (let i = 0; i < named.length; i++) {
-      const [at, expr] = named[i]!;
-      const v = this.eval(expr, scope);
-      if (at >= 0) a[at] = v;
-    }
-    const id = this.siteId;
-    const pos = this.sitePos;
-    this.siteId = e.id;
-    this.sitePos = e.calleePos;
-    const v = b.fn(this.ctx, a, e);
-    this.siteId = id;
-    this.sitePos = pos;
-    if (b.once) {
-      plan.done = true;
-      plan.value = v;
-    }
-    return v;
-  }
-
   /** What a call node calls, resolved once: a user function, or a built-in with its named arguments placed. */
   private planCall(e: CallExpr): CallPlan {
     const user = this.funcs.get(e.callee);
@@ -541,11 +748,11 @@ class Interpreter {
     if (!child) parent.children.set(e.id, (child = new Frame()));
     this.frame = child;
     try {
-      const inner = new Scope(this.globals);
+      const inner = (child.scope ??= new Scope(this.globals)).renew();
       for (let i = 0; i < params.length; i++) {
         const slot = this.slot(-1 - i, false);
         slot.put(this.bar, args[i]!);
-        inner.vars.set(params[i]!.name, slot);
+        inner.set(this.nameNumber(params[i]!.name), slot);
       }
       this.block(fn.body, inner);
       return this.last;
