@@ -3,6 +3,7 @@ import type { TradeStats } from '../../schemas/backtest.ts';
 import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
+import { strategyConfig } from '../helpers/strategy-config.ts';
 
 export const CAPITAL = 10_000;
 
@@ -58,22 +59,11 @@ export function modelRecord(over: Partial<ModelRecord> & { user_id: number; mode
     features: ['ret_1', 'vol_20'],
     warmup: 20,
     config: {
-      model_type: 'RandomForestClassifier',
-      model_params: { n_estimators: 30, max_depth: 5 },
-      signal_threshold: 0.55,
-      direction: 'both',
+      ...strategyConfig('RandomForestClassifier', { n_estimators: 30, max_depth: 5 }, 'Crafted strategy'),
       stop_loss: 0.002,
       take_profit: 0.003,
-      cooldown: 0,
-      max_positions: 1,
-      on_opposite: 'reverse',
-      session_filter: null,
-      min_atr: null,
-      trend_filter: null,
-      target_horizon: 4,
       objective: 'test',
       notes: 'test',
-      title: 'Crafted strategy',
     },
     settings: {
       capital: CAPITAL,
