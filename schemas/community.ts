@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ExecutionSettings, TradeStats } from './backtest.ts';
-import { ErrorBody, IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { strictObject } from './strict.ts';
 import { ModelRecord } from './training.ts';
 
@@ -303,6 +303,8 @@ export const ForkTrainRequest = z
     symbol: Symbol,
     timeframe: Timeframe,
     model_name: z.string().describe('A suggestion; any free name of yours will do'),
+    start_date: IsoDate.describe('First UTC day of the parent’s fit span (warm-up included)'),
+    end_date: IsoDate.describe('Last UTC day the parent trained on: the copy reproduces its backtest; drop it (and start_date) to train on the latest bars'),
     train_split: z.number(),
     confidence_threshold: z.number(),
     ...ExecutionSettings.shape,

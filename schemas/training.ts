@@ -164,6 +164,11 @@ export const ModelRecord = z.object({
   long_stats: TradeStats,
   short_stats: TradeStats,
   trained_span: z.object({ from: z.number(), to: z.number() }).describe('epoch ms of the first and last bar trained on'),
+  // Optional: records trained before it was kept still parse (a fork then falls back to trained_span).
+  fit_span: z
+    .object({ from: z.number(), to: z.number() })
+    .optional()
+    .describe('epoch ms of the first and last bar of the fit span, warm-up included: what a fork trains on to reproduce the model'),
   /** Bumped on every retrain under this name, so stale artifacts are never mixed with new ones. */
   artifact: z.string(),
 });

@@ -1,4 +1,5 @@
 import { isoFromMs } from '../lib/iso-time.ts';
+import { utcDate } from '../lib/utc-day.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { CommunityEntryRecord, ForkRecord, ForkResponse } from '../../schemas/community.ts';
@@ -62,8 +63,11 @@ export class Fork {
   }
 
   private response(entry: CommunityEntryRecord, fork: ForkRecord, code: string, created: boolean): ForkResponse {
-    const { symbol, timeframe, settings } = entry.model;
+    const { symbol, timeframe, settings, fit_span, trained_span } = entry.model;
     const { confidence_threshold, train_split, ...execution } = settings;
+    // The parent's span in whole UTC days, so the copy trains on the bars the parent did (and, the
+    // fit being deterministic, reproduces its results); drop end_date to train on the latest bars.
+    const span = fit_span ?? trained_span;
     return {
       forked_from: entry.community_id,
       created,
@@ -72,7 +76,17 @@ export class Fork {
       suggested_model_name: fork.model_name,
       symbol,
       timeframe,
-      train_request: { code, symbol, timeframe, model_name: fork.model_name, train_split, confidence_threshold, ...execution },
+      train_request: {
+        code,
+        symbol,
+        timeframe,
+        model_name: fork.model_name,
+        start_date: utcDate(span.from),
+        end_date: utcDate(span.to),
+        train_split,
+        confidence_threshold,
+        ...execution,
+      },
     };
   }
 }

@@ -115,6 +115,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       long_stats: results.metrics.long,
       short_stats: results.metrics.short,
       trained_span: { from: bars.ts[trained.warmup]!, to: bars.ts[fitRows - 1]! },
+      fit_span: { from: bars.ts[0]!, to: bars.ts[fitRows - 1]! },
       artifact: `j${job.job_id}`,
     };
     return { record, results, onnx: trained.onnx };

@@ -82,6 +82,7 @@ export function modelRecord(over: Partial<ModelRecord> & { user_id: number; mode
     long_stats: zero,
     short_stats: zero,
     trained_span: { from: 1_690_000_000_000, to: 1_699_000_000_000 },
+    fit_span: { from: 1_689_000_000_000, to: 1_699_000_000_000 },
     artifact: 'j1',
     ...over,
   };

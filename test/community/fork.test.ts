@@ -38,6 +38,8 @@ describe('fork', () => {
     assert.equal(train.model_name, forked.suggested_model_name);
     assert.equal(train.confidence_threshold, 0.55);
     assert.equal(train.train_split, 0.7);
+    assert.equal(train.start_date, '2023-07-10', 'the first day of the parent’s fit span (warm-up included)');
+    assert.equal(train.end_date, '2023-11-03', 'the last day the parent trained on');
     assert.equal(await h.store.forkCode(2, entryId), 'the shared code', 'a copy kept in the caller’s account');
     assert.deepEqual(h.events, [
       {

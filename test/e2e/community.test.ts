@@ -30,6 +30,7 @@ describe('community over HTTP', () => {
   /** The body alice's shared model was trained with (the forks reuse its settings). */
   let rootBody: Record<string, unknown>;
   let rootStem: string;
+  let rootTest: JobView['test_stats'];
   const ids = { a: 0, b: 0, c: 0 };
 
   const train = async (key: string, body: Record<string, unknown>): Promise<JobView> => {
@@ -84,6 +85,7 @@ describe('community over HTTP', () => {
       if (job.test_stats!.n >= 1 && job.test_stats!.ret > 0) {
         rootBody = body;
         rootStem = job.model_stem;
+        rootTest = job.test_stats;
         break;
       }
     }
@@ -155,8 +157,9 @@ describe('community over HTTP', () => {
     const early = await sf.api('POST', '/api/v1/share', { key: keys.carol, body: { title: 'x', parent_id: ids.a } });
     assert.equal(early.status, 400, early.text);
 
-    const job = await train(keys.bob, { ...forked.train_request, end_date: endDay });
-    assert.ok(job.test_stats!.ret > 0, 'the same code, settings and data as the parent');
+    assert.equal(forked.train_request.end_date, endDay, 'the parent’s span comes with the body');
+    const job = await train(keys.bob, forked.train_request);
+    assert.deepEqual(job.test_stats, rootTest, 'the same code, settings and bars as the parent: the same test backtest');
     // Two shares at once: one entry.
     const [one, two] = await Promise.all(
       [0, 1].map(() => sf.api('POST', '/api/v1/share', { key: keys.bob, body: { model_stem: job.model_stem, title: 'Bob’s fork', parent_id: ids.a } })),
@@ -167,7 +170,7 @@ describe('community over HTTP', () => {
     assert.equal(one!.body.parent_id, ids.a);
 
     const carolFork = ForkResponse.parse((await sf.api('POST', `/api/v1/fork/${ids.b}`, { key: keys.carol })).body);
-    const carolJob = await train(keys.carol, { ...carolFork.train_request, end_date: endDay });
+    const carolJob = await train(keys.carol, carolFork.train_request);
     const c = await sf.api('POST', '/api/v1/share', { key: keys.carol, body: { model_stem: carolJob.model_stem, title: 'Carol’s fork', parent_id: ids.b } });
     assert.equal(c.status, 201, c.text);
     ids.c = c.body.community_id;
