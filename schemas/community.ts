@@ -488,6 +488,8 @@ function exampleFork() {
       symbol: 'EURUSD' as const,
       timeframe: '15min' as const,
       model_name: 'fork-12 Model 3',
+      start_date: '2024-02-12',
+      end_date: '2025-02-28',
       train_split: 0.7,
       confidence_threshold: 0.55,
       capital: 10_000,

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   SF_MALFORMED_JSON: { status: 400, meaning: 'the body is not valid JSON' },
   SF_BAD_URL: { status: 400, meaning: 'the URL or a path segment cannot be decoded' },
   SF_STRATEGY_REJECTED: { status: 400, meaning: 'strategy code refused by the static check (`violations` lists each rule broken)' },
+  SF_WEBHOOK_TARGET: { status: 400, meaning: 'a webhook URL the service will not call (malformed, unresolvable, or a private or reserved address)' },
   SF_MALFORMED_REQUEST: { status: 400, meaning: 'the HTTP request itself is malformed (refused before routing)' },
   SF_UNAUTHORIZED: { status: 401, meaning: 'missing or invalid API key (or session)' },
   SF_CREDITS_SHORT: { status: 402, meaning: 'the balance does not cover the call' },

@@ -46,6 +46,11 @@ export class MalformedRequestError extends BadRequestError {
   override name = 'MalformedRequestError';
   override readonly errorCode: ErrorCode = 'SF_MALFORMED_REQUEST';
 }
+/** A webhook URL the service will not call (SSRF rules, strict parsing): 400 with the reason. */
+export class WebhookTargetError extends BadRequestError {
+  override name = 'WebhookTargetError';
+  override readonly errorCode: ErrorCode = 'SF_WEBHOOK_TARGET';
+}
 /** Strategy code refused by the static check: 400 with every violation (line, col, rule, hint). */
 export class StrategyRejectedError extends BadRequestError {
   override name = 'StrategyRejectedError';

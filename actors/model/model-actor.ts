@@ -133,7 +133,7 @@ export class ModelActor implements Actor<number> {
 
   private base(barTs: number, n: number) {
     const { deployment, model } = this.deps;
-    const late = lateness(barTs, model.timeframe, deployment.created_at, Date.now());
+    const late = lateness(barTs, model.timeframe, deployment.created_at, this.clock.now());
     return {
       ...(late ? { late: true as const, due_at: isoFromMs(late.due_at) } : {}),
       id: `sig_${deployment.deployment_id}_${barTs}_${n}`,

@@ -18,7 +18,6 @@ export {
   classifyAddress,
   addressRefusal,
   systemLookup,
-  WebhookTargetError,
   type CheckedTarget,
   type HostLookup,
   type PrivateTargetPolicy,

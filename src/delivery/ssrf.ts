@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { BadRequestError } from '../errors.ts';
+import { WebhookTargetError } from '../errors.ts';
 
 /**
  * Server-side request forgery guard for webhook targets. A target is refused when its host is,
@@ -41,10 +41,6 @@ export interface TargetCheckOptions {
   lookup?: HostLookup;
 }
 
-/** A webhook URL the service will not call: 400 with the reason. */
-export class WebhookTargetError extends BadRequestError {
-  override name = 'WebhookTargetError';
-}
 
 type Range = [base: bigint, bits: number, kind: string];
 

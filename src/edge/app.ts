@@ -6,7 +6,7 @@ import type { Activity, Community } from '../community/index.ts';
 import type { MarketData } from '../market/index.ts';
 import type { Training } from '../training/index.ts';
 import type { Generation } from '../generation/index.ts';
-import type { OneShot } from '../oneshot/one-shot.ts';
+import type { OneShot } from '../oneshot/index.ts';
 import { oneShotRoutes } from './routes/one-shot.ts';
 import type { Deployments } from '../deployments/index.ts';
 import type { Bus, NatsConnection } from '../bus/index.ts';

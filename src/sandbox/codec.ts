@@ -13,9 +13,6 @@ export interface JobLimits {
   memoryMb?: number;
 }
 
-/** OHLC columns handed to feature_engineering: epoch ms and prices, one entry per bar. */
-export type OhlcInput = OhlcColumns;
-
 export interface FeaturesResult {
   columns: string[];
   values: Float64Array[];
@@ -39,7 +36,7 @@ export function decodeFeatures({ columns, rows }: z.infer<typeof FeaturesAnswer>
 }
 
 /** The OHLC columns as the protocol's payload: float64 little-endian, column-major. */
-export function ohlcPayload(bars: OhlcInput): { names: readonly string[]; rows: number; payload: Buffer } {
+export function ohlcPayload(bars: OhlcColumns): { names: readonly string[]; rows: number; payload: Buffer } {
   const names = ['ts', 'open', 'high', 'low', 'close'] as const;
   const rows = bars.ts.length;
   const payload = Buffer.alloc(names.length * rows * 8);

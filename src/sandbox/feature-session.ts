@@ -19,9 +19,10 @@
  * feature_engineering must not rely on module state (the static check allows only constants there).
  */
 import { FeaturesAnswer } from '../../schemas/sandbox.ts';
-import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits, type OhlcInput } from './codec.ts';
+import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits } from './codec.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { okHeader, StrategyJobError } from './sandbox-process.ts';
+import type { OhlcColumns } from '../lib/bar-columns.ts';
 
 /** Slack the Node watchdog gives the session process beyond a call's own timeout. */
 const WATCHDOG_SLACK_MS = 10_000;
@@ -52,7 +53,7 @@ export class FeatureSession {
   }
 
   /** Runs feature_engineering on the bars in the warm worker: the same answer as StrategyRuntime.features. */
-  features(bars: OhlcInput): Promise<FeaturesResult> {
+  features(bars: OhlcColumns): Promise<FeaturesResult> {
     return this.enqueue(async () => {
       const process = await this.ensureProcess();
       const { names, rows, payload } = ohlcPayload(bars);

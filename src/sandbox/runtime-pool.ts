@@ -3,14 +3,15 @@ import type { z } from 'zod';
 import { AnalyzeAnswer, ConfigAnswer, FeaturesAnswer, TrainAnswer, type AnalysisCheck, type AnalysisProblem } from '../../schemas/sandbox.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Logger } from '../log.ts';
-import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits, type OhlcInput } from './codec.ts';
+import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits } from './codec.ts';
 import { FeatureSession } from './feature-session.ts';
 import { ALL_WALLS, sandboxCommand, sandboxSettings, sandboxSupport, type SandboxMode, type Walls } from './jail-command.ts';
 import { encodeMessage, type Message } from './protocol.ts';
 import { SandboxProcess, StrategyJobError } from './sandbox-process.ts';
+import type { OhlcColumns } from '../lib/bar-columns.ts';
 
 export { StrategyJobError } from './sandbox-process.ts';
-export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits, type OhlcInput } from './codec.ts';
+export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits } from './codec.ts';
 export type { JobFailureKind } from '../../schemas/sandbox.ts';
 export type { AnalysisCheck, AnalysisProblem } from '../../schemas/sandbox.ts';
 
@@ -146,7 +147,7 @@ export class StrategyRuntime {
   }
 
   /** Runs the code's feature_engineering on the bars; returns the feature columns it added. */
-  async features(code: string, bars: OhlcInput, limits: JobLimits = {}): Promise<FeaturesResult> {
+  async features(code: string, bars: OhlcColumns, limits: JobLimits = {}): Promise<FeaturesResult> {
     const { names, rows, payload } = ohlcPayload(bars);
     const { header, payload: out } = await this.run(FeaturesAnswer, { op: 'features', code, columns: names, rows }, payload, limits);
     return decodeFeatures(header, out);
@@ -181,7 +182,7 @@ export class StrategyRuntime {
    * once already (config() and checkStrategyConfig); the config the fit used comes back and is
    * parsed again here, so what is stored is what was trained.
    */
-  async train(code: string, bars: OhlcInput, options: TrainOptions = {}, limits: JobLimits = {}): Promise<TrainResult> {
+  async train(code: string, bars: OhlcColumns, options: TrainOptions = {}, limits: JobLimits = {}): Promise<TrainResult> {
     const { names, rows, payload } = ohlcPayload(bars);
     const request: Record<string, unknown> = { op: 'train', code, columns: names, rows };
     if (options.trainSplit !== undefined) request.train_split = options.trainSplit;
@@ -219,7 +220,7 @@ export class StrategyRuntime {
    * and finite columns, the look-ahead test and the warm-up length, in one sandboxed job.
    * A strategy that fails a check still resolves (with its problems); only a job failure throws.
    */
-  async analyze(code: string, bars: OhlcInput, limits: JobLimits = {}): Promise<AnalysisResult> {
+  async analyze(code: string, bars: OhlcColumns, limits: JobLimits = {}): Promise<AnalysisResult> {
     const { names, rows, payload } = ohlcPayload(bars);
     const { header: h } = await this.run(AnalyzeAnswer, { op: 'analyze', code, columns: names, rows }, payload, limits);
     return { problems: h.problems, warmup: h.warmup, featureColumns: h.feature_columns };

@@ -14,15 +14,16 @@ import { StrategyConfig } from '../../schemas/strategy.ts';
 import { warmupBars } from '../../src/indicators/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { generateOffline } from '../../src/generation/offline/index.ts';
-import { StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { barsFor, loadBars } from '../helpers/strategy-bars.ts';
 import { PROMPTS } from '../generation/offline/prompts.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 type Stage = 'static' | 'schema' | 'analyze' | 'train';
 
-const slice = (b: OhlcInput, n: number): OhlcInput => ({ ts: b.ts.subarray(0, n), open: b.open.subarray(0, n), high: b.high.subarray(0, n), low: b.low.subarray(0, n), close: b.close.subarray(0, n) });
+const slice = (b: OhlcColumns, n: number): OhlcColumns => ({ ts: b.ts.subarray(0, n), open: b.open.subarray(0, n), high: b.high.subarray(0, n), low: b.low.subarray(0, n), close: b.close.subarray(0, n) });
 
 function list<T extends string>(raw: string | undefined, all: readonly T[]): T[] {
   if (!raw) return [...all];

@@ -6,7 +6,7 @@
  * (goal p50 ≤ 10 ms), as a pool job and through a feature session (StrategyRuntime.openSession).
  */
 import { createLogger } from '../../src/log.ts';
-import { StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { checkStrategyCode, checkStrategyConfig } from '../../src/sandbox/static-check.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
@@ -42,10 +42,11 @@ def feature_engineering(df, close, open_, high, low):
 def strategy_config():
     return {}
 `;
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 
 /** One year of 15-min bars (~25,000) from the synthetic market: realistic returns, sessions, gaps. */
-function yearOf15MinBars(): OhlcInput {
+function yearOf15MinBars(): OhlcColumns {
   const inst = INSTRUMENTS.EURUSD;
   const start = Date.UTC(2025, 10, 1);
   const rows: BarMessage[] = [];
@@ -62,11 +63,11 @@ function yearOf15MinBars(): OhlcInput {
 }
 
 /** Bars from..to of b (a live actor's window after each new bar). */
-function slice(b: OhlcInput, from: number, to: number): OhlcInput {
+function slice(b: OhlcColumns, from: number, to: number): OhlcColumns {
   return { ts: b.ts.slice(from, to), open: b.open.slice(from, to), high: b.high.slice(from, to), low: b.low.slice(from, to), close: b.close.slice(from, to) };
 }
 
-function bars(n: number): OhlcInput {
+function bars(n: number): OhlcColumns {
   const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 40) * 0.01 + ((i * 7919) % 13) * 1e-5);
   return {
     ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressRefusal, checkWebhookTarget, classifyAddress, parseWebhookUrl, WebhookTargetError, type HostLookup } from '../../src/delivery/index.ts';
+import { addressRefusal, checkWebhookTarget, classifyAddress, parseWebhookUrl, type HostLookup } from '../../src/delivery/index.ts';
+import { WebhookTargetError } from '../../src/errors.ts';
 import { webhookTargetChecker } from '../../src/delivery/index.ts';
 
 /** A resolver with fixed answers, standing in for DNS (each name → its addresses). */

@@ -11,17 +11,17 @@ import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { StreamingResampler } from '../../src/market/resampler.ts';
 import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic/generator.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
-import type { OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const FX_DIR = new URL('../../../shared/data/fx/histdata_m1/normalized/', import.meta.url);
-const minuteCache = new Map<Symbol, OhlcInput>();
+const minuteCache = new Map<Symbol, OhlcColumns>();
 
-function columns(n: number): OhlcInput {
+function columns(n: number): OhlcColumns {
   return { ts: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n) };
 }
 
 /** Every 1-minute bar of the symbol's HistData file (ts_utc,bid_open,bid_high,bid_low,bid_close). */
-function realMinutes(symbol: Symbol): OhlcInput {
+function realMinutes(symbol: Symbol): OhlcColumns {
   const cached = minuteCache.get(symbol);
   if (cached) return cached;
   const text = gunzipSync(readFileSync(new URL(`histdata_${symbol}_m1_2017-01_2017-09.csv.gz`, FX_DIR))).toString('utf8');
@@ -40,8 +40,8 @@ function realMinutes(symbol: Symbol): OhlcInput {
 }
 
 /** First open, max high, min low, last close per bucket of `ms`, at most `count` bars. */
-function resample(m: OhlcInput, ms: number, count: number): OhlcInput {
-  const out: Record<keyof OhlcInput, number[]> = { ts: [], open: [], high: [], low: [], close: [] };
+function resample(m: OhlcColumns, ms: number, count: number): OhlcColumns {
+  const out: Record<keyof OhlcColumns, number[]> = { ts: [], open: [], high: [], low: [], close: [] };
   for (let i = 0; i < m.ts.length; i++) {
     const bucket = Math.floor(m.ts[i]! / ms) * ms;
     const last = out.ts.length - 1;
@@ -62,7 +62,7 @@ function resample(m: OhlcInput, ms: number, count: number): OhlcInput {
 }
 
 /** `count` bars of the synthetic market (seeded: the same bars every run). */
-function synthetic(symbol: Symbol, timeframe: Timeframe, count: number): OhlcInput {
+function synthetic(symbol: Symbol, timeframe: Timeframe, count: number): OhlcColumns {
   const inst = INSTRUMENTS[symbol];
   const start = Date.UTC(2025, 0, 6);
   const rows: BarMessage[] = [];
@@ -86,7 +86,7 @@ function synthetic(symbol: Symbol, timeframe: Timeframe, count: number): OhlcInp
 }
 
 /** `count` bars of the symbol at the timeframe: real for the seven majors, synthetic for BTCUSD. */
-export function loadBars(symbol: Symbol, timeframe: Timeframe, count: number): OhlcInput {
+export function loadBars(symbol: Symbol, timeframe: Timeframe, count: number): OhlcColumns {
   if (symbol === 'BTCUSD') return synthetic(symbol, timeframe, count);
   return resample(realMinutes(symbol), TIMEFRAME_MS[timeframe], count);
 }

@@ -215,7 +215,8 @@ describe('hosted MCP at /mcp', () => {
     assert.equal(await sessions.sweep(Date.now()), 0, 'nothing is idle yet');
     // The service sees the stream close a moment after the client drops it.
     let ended = 0;
-    for (let i = 0; i < 50 && ended === 0; i++) {
+    // (A generous poll: its end only stops a hang, it is not a latency bound.)
+    for (let i = 0; i < 600 && ended === 0; i++) {
       ended = await sessions.sweep(Date.now() + 31 * 60_000);
       if (ended === 0) await new Promise((r) => setTimeout(r, 50));
     }

@@ -101,6 +101,8 @@ describe('live = backtest on a replay clock', () => {
     assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'signal ids are unique');
     // Stamped by the replay clock: each event at the close of the bar that produced it.
     for (const e of events) assert.equal(Date.parse(e.created_at), Date.parse(e.bar_time) + QUARTER);
+    // On time by the replay clock: lateness is judged on the actor's clock, not the machine's.
+    assert.deepEqual(events.filter((e) => e.late), [], 'no replayed signal is marked late');
   });
 
   it('a new deployment whose actor starts three bars late still starts on the bar closed when it was made', async () => {

@@ -7,15 +7,16 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { StrategyRuntime, type AnalysisCheck, type AnalysisResult, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyRuntime, type AnalysisCheck, type AnalysisResult } from '../../src/sandbox/runtime-pool.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const FX_FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2017-01_2017-09.csv.gz';
 
 /** The first `rows` bars of the file, with their timestamps (ts_utc,bid_open,bid_high,bid_low,bid_close). */
-function loadBars(rows: number): OhlcInput {
+function loadBars(rows: number): OhlcColumns {
   const lines = gunzipSync(readFileSync(FX_FILE)).toString('utf8').split('\n', rows + 1);
   assert.equal(lines[0]!.trim(), 'ts_utc,bid_open,bid_high,bid_low,bid_close');
-  const bars: OhlcInput = { ts: new Float64Array(rows), open: new Float64Array(rows), high: new Float64Array(rows), low: new Float64Array(rows), close: new Float64Array(rows) };
+  const bars: OhlcColumns = { ts: new Float64Array(rows), open: new Float64Array(rows), high: new Float64Array(rows), low: new Float64Array(rows), close: new Float64Array(rows) };
   for (let r = 0; r < rows; r++) {
     const f = lines[r + 1]!.split(',');
     bars.ts[r] = Date.parse(f[0]!);
@@ -62,7 +63,7 @@ const BROKEN: Array<[string, string, AnalysisCheck, string | null]> = [
 
 describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', () => {
   let runtime: StrategyRuntime;
-  let bars: OhlcInput;
+  let bars: OhlcColumns;
 
   before(async () => {
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });

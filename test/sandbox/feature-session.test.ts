@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
 import type { FeatureSession } from '../../src/sandbox/feature-session.ts';
-import { StrategyJobError, StrategyRuntime, type FeaturesResult, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime, type FeaturesResult } from '../../src/sandbox/runtime-pool.ts';
 
 const NORMAL = NORMAL_STRATEGY;
 
@@ -69,8 +69,9 @@ ${ESCAPES.map(([, n, body]) => `    if len(df) == ${n}:\n        ${body}`).join(
 def strategy_config():
     return {}
 `;
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
-function makeBars(n: number): OhlcInput {
+function makeBars(n: number): OhlcColumns {
   const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01 + ((i * 7919) % 13) * 1e-5);
   return {
     ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000),
@@ -81,7 +82,7 @@ function makeBars(n: number): OhlcInput {
   };
 }
 
-const window = (b: OhlcInput, from: number, to: number): OhlcInput => ({
+const window = (b: OhlcColumns, from: number, to: number): OhlcColumns => ({
   ts: b.ts.slice(from, to),
   open: b.open.slice(from, to),
   high: b.high.slice(from, to),

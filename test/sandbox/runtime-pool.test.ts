@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
-import { StrategyJobError, StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const NORMAL = NORMAL_STRATEGY;
 
@@ -47,7 +48,7 @@ const HOSTILE: Array<[string, string, 'refused' | 'timeout' | 'memory' | 'error'
 
 describe('StrategyRuntime (sandboxed Python pool)', () => {
   let runtime: StrategyRuntime;
-  let bars: OhlcInput;
+  let bars: OhlcColumns;
 
   before(async () => {
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { loadModel } from '../../src/scoring/onnx-scorer.ts';
-import { StrategyJobError, StrategyRuntime, type OhlcInput, type TrainResult } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime, type TrainResult } from '../../src/sandbox/runtime-pool.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 
 const HORIZON = 4;
 
-function slice(b: OhlcInput, from: number, to: number): OhlcInput {
+function slice(b: OhlcColumns, from: number, to: number): OhlcColumns {
   return { ts: b.ts.slice(from, to), open: b.open.slice(from, to), high: b.high.slice(from, to), low: b.low.slice(from, to), close: b.close.slice(from, to) };
 }
 
@@ -41,6 +41,7 @@ def strategy_config():
         'objective': 'test', 'notes': 'test', 'title': '${modelType} test',
     }
 `;
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const MODELS: Array<[string, string]> = [
   ['RandomForestClassifier', "{'n_estimators': 100, 'max_depth': 6}"],
@@ -49,7 +50,7 @@ const MODELS: Array<[string, string]> = [
 ];
 
 /** Share of bars in [from, to) whose direction p(up) > 0.5 called right (up = close[i + HORIZON] > close[i]); probaUp[0] is bar `warmup`. */
-function accuracy(b: OhlcInput, probaUp: Float64Array, warmup: number, from: number, to: number): number {
+function accuracy(b: OhlcColumns, probaUp: Float64Array, warmup: number, from: number, to: number): number {
   let right = 0;
   for (let i = from; i < to; i++) if (probaUp[i - warmup]! > 0.5 === b.close[i + HORIZON]! > b.close[i]!) right++;
   return right / (to - from);
@@ -59,7 +60,7 @@ function accuracy(b: OhlcInput, probaUp: Float64Array, warmup: number, from: num
  * The bars with every price from bar `from` on scaled by 1.5 or 0.5, whichever flips at least one
  * of the labels that read them from the rows just before (up = close[i + HORIZON] > close[i]).
  */
-function moveFrom(b: OhlcInput, from: number): OhlcInput {
+function moveFrom(b: OhlcColumns, from: number): OhlcColumns {
   const rows = Array.from({ length: HORIZON }, (_, k) => from - HORIZON + k);
   const factor = rows.every((i) => b.close[i + HORIZON]! > b.close[i]!) ? 0.5 : 1.5;
   const move = (xs: Float64Array) => xs.map((x, i) => (i >= from ? x * factor : x));
@@ -67,7 +68,7 @@ function moveFrom(b: OhlcInput, from: number): OhlcInput {
 }
 
 /** The features Node computes itself, after the warm-up, row-major float32 as the ONNX input. */
-async function featureMatrix(runtime: StrategyRuntime, code: string, bars: OhlcInput, trained: TrainResult): Promise<Float32Array> {
+async function featureMatrix(runtime: StrategyRuntime, code: string, bars: OhlcColumns, trained: TrainResult): Promise<Float32Array> {
   const f = await runtime.features(code, bars);
   assert.deepEqual(f.columns, trained.features);
   const rows = f.rows - trained.warmup;
@@ -78,7 +79,7 @@ async function featureMatrix(runtime: StrategyRuntime, code: string, bars: OhlcI
 
 describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
   let runtime: StrategyRuntime;
-  let bars: OhlcInput;
+  let bars: OhlcColumns;
 
   before(async () => {
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });

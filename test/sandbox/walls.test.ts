@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import type { Walls } from '../../src/sandbox/jail-command.ts';
-import { StrategyJobError, StrategyRuntime, type OhlcInput } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const DIR = join(import.meta.dirname, 'walls');
 const PRELUDE = readFileSync(join(DIR, '_escape.py'), 'utf8');
@@ -28,7 +29,7 @@ function strategy(name: string, constants: Record<string, string> = {}): string 
 }
 
 const N = 300;
-const BARS: OhlcInput = (() => {
+const BARS: OhlcColumns = (() => {
   const ts = new Float64Array(N).map((_, i) => Date.UTC(2024, 0, 2) + i * 900_000);
   const close = new Float64Array(N).map((_, i) => 1.1 + 0.001 * Math.sin(i / 7));
   return { ts, open: close, high: close.map((c) => c + 0.0005), low: close.map((c) => c - 0.0005), close };

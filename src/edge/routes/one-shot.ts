@@ -1,4 +1,4 @@
-import type { OneShot } from '../../oneshot/one-shot.ts';
+import type { OneShot } from '../../oneshot/index.ts';
 import { OneShotFrame, OneShotRequest } from '../../../schemas/oneshot.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { openSse, type SseSlots } from '../plugins/sse.ts';

@@ -103,7 +103,7 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
   }
 }
 
-const quote = (s: string) => s.replace(/["\\]/g, '').slice(0, 60);
+const quote = (s: string) => s.replace(/["\\]/g, '').replace(/\s+/g, ' ').trim().slice(0, 60);
 
 /** Writes the Pine; the intent's remarks say how the text was read. */
 export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe): PineFromText {

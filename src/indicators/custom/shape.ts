@@ -47,8 +47,10 @@ export function shapeRun(run: RunResult, ts: Float64Array, close: Float64Array, 
     for (const l of levels) [min, max] = [Math.min(min, l.price), Math.max(max, l.price)];
     panels = [{ name: uniqueName(run.title || 'panel', new Set(names)), series: inPanel.map(strip), levels, bounds: { min: Number.isFinite(min) ? min : null, max: Number.isFinite(max) ? max : null } }];
   }
+  // In bar order: a mark with a negative offset lands on an earlier bar than the marks before it.
   const signals = run.signals
     .filter((s) => s.bar >= from)
+    .sort((a, b) => a.bar - b.bar)
     .map((s) => ({
       ts: isoFromMs(ts[s.bar]!),
       kind: s.kind,

@@ -146,3 +146,35 @@ plot(show ? src * mult + len : na, mode)`);
     assert.ok(Math.abs(r.result.plots[0]!.values[5]! - (hlc3 * 2.5 + 14)) < 1e-12);
   });
 });
+
+describe('arguments that change the values', () => {
+  it('refuses Pine v4 (study(), no ta. namespace) at its version line', () => {
+    const r = run('//@version=4\nstudy("old")\nplot(sma(close, 5))');
+    assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
+    assert.equal(`${r.problem.line}:${r.problem.col}`, '1:1');
+    assert.equal(r.problem.construct, '//@version=4');
+  });
+
+  it('refuses a header timeframe or calc_bars_count other than the chart’s, and runs timeframe=""', () => {
+    for (const header of ['indicator("x", timeframe="60")', 'indicator("x", calc_bars_count=100)', 'strategy("x", timeframe="D")']) {
+      const r = run(`//@version=5\n${header}\nplot(close)`);
+      assert.ok(!r.ok && 'problem' in r, `${header}: ${JSON.stringify(r)}`);
+      assert.equal(r.problem.line, 2, header);
+      assert.match(r.problem.message, /timeframe|calc_bars_count/);
+    }
+    const chart = run('//@version=5\nindicator("x", timeframe="", timeframe_gaps=true)\nplot(close)');
+    assert.ok(chart.ok, JSON.stringify(chart));
+  });
+
+  it('moves a plotshape or plotchar mark by its offset, and drops one moved off the bars', () => {
+    const r = run('//@version=5\nindicator("x")\nplotshape(bar_index == 10, "s", offset=2)\nplotchar(bar_index == 10, "c", "x", offset=-3)\nplotshape(bar_index == 48, "off", offset=5)');
+    assert.ok(r.ok && r.result, JSON.stringify(r));
+    assert.deepEqual(
+      r.result.signals.map((s) => [s.title, s.bar]),
+      [
+        ['s', 12],
+        ['c', 7],
+      ],
+    );
+  });
+});

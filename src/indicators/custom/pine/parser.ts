@@ -13,7 +13,7 @@ const MAX_DEPTH = 200;
 export function parsePine(source: string): Program {
   const version = /^\s*\/\/\s*@version\s*=\s*(\d+)/m.exec(source);
   const v = version ? Number(version[1]) : null;
-  if (v !== null && v < 4) {
+  if (v !== null && v < 5) {
     const line = source.slice(0, version!.index).split('\n').length;
     throw unsupported({ line, col: 1 }, `//@version=${v}`, 'is not supported (Pine v5 and v6 are)');
   }

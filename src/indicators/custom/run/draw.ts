@@ -18,12 +18,19 @@ const COSMETIC = [
   'comment_loss', 'comment_trailing', 'from_entry', 'bordercolor', 'wickcolor', 'offset_x',
 ];
 
+/** Header arguments that change the values, not the drawing: run only at their chart defaults. */
+const HEADER_SEMANTIC = ['timeframe', 'calc_bars_count'];
+const HEADER_IGNORED = COSMETIC.filter((k) => !HEADER_SEMANTIC.includes(k));
+
 function header(kind: 'indicator' | 'strategy' | 'library'): Builtin {
   return {
-    params: ['title', 'shorttitle', 'overlay'],
+    params: ['title', 'shorttitle', 'overlay', ...HEADER_SEMANTIC],
     once: true,
-    ignored: COSMETIC,
+    ignored: HEADER_IGNORED,
     fn: (ctx, a) => {
+      // timeframe="" is the chart's own; another timeframe (or a cut history) would give other values.
+      if (a[3] !== undefined && a[3] !== null && str(a[3]) !== '') ctx.fail(`${kind}(timeframe=${JSON.stringify(str(a[3]))}) is not supported: the script runs on the requested timeframe; set it with the request's timeframe`);
+      if (a[4] !== undefined && a[4] !== null && !(typeof a[4] === 'number' && a[4] !== a[4])) ctx.fail(`${kind}(calc_bars_count=…) is not supported: the request's limit sets the bars`);
       ctx.out.header.title = str(a[0]);
       ctx.out.header.kind = kind;
       ctx.out.header.overlay = a[2] === true;
@@ -94,8 +101,12 @@ function mark(kind: SignalOut['kind']): Builtin {
     ignored: COSMETIC,
     fn: (ctx, a) => {
       const v = a[0];
-      if (typeof v === 'number' ? v === v && v !== 0 : truthy(v ?? null)) {
-        ctx.out.signals.push({ bar: ctx.bar, kind, title: str(a[1]), text: str(a[6]) || (kind === 'plotchar' ? str(a[2]) : ''), location: a[3] === undefined ? 'abovebar' : str(a[3]) });
+      const offset = a[5] === undefined || a[5] === null ? 0 : num(a[5]);
+      if (!Number.isInteger(offset) || Math.abs(offset) > 500) ctx.fail(`${kind} offset must be an integer within ±500, got ${offset}`);
+      // offset shifts the mark by whole bars, as on the chart; a mark shifted off the bars is not shown.
+      const bar = ctx.bar + offset;
+      if (bar >= 0 && bar < ctx.n && (typeof v === 'number' ? v === v && v !== 0 : truthy(v ?? null))) {
+        ctx.out.signals.push({ bar, kind, title: str(a[1]), text: str(a[6]) || (kind === 'plotchar' ? str(a[2]) : ''), location: a[3] === undefined ? 'abovebar' : str(a[3]) });
       }
       return null;
     },
