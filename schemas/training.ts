@@ -206,6 +206,15 @@ export const DeletedModel = z
   .meta({ id: 'DeletedModel' });
 export type DeletedModel = z.infer<typeof DeletedModel>;
 
+export const ModelCode = z
+  .object({
+    model: z.string().describe('The stem'),
+    model_name: z.string(),
+    code: z.string().describe('The strategy code this model was trained from (feature_engineering + strategy_config), as submitted'),
+  })
+  .meta({ id: 'ModelCode' });
+export type ModelCode = z.infer<typeof ModelCode>;
+
 export const SignalPoint = z.object({
   time: IsoDateTime.describe('Bar open time of the bar whose close produced the signal'),
   signal: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('1 long, -1 short, 0 flat (after filters)'),

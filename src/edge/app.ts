@@ -47,7 +47,6 @@ import type { PayoutsLedger } from '../payouts/index.ts';
 import type { App } from './types.ts';
 // The web app: discovery documents, /pulse, the pages and their assets (issue 16).
 import { discoveryRoutes } from './routes/discovery.ts';
-import { PUBLIC_PAGES } from './web/pages.ts';
 import { webRoutes } from './routes/web.ts';
 import { ensureBundle } from './web/bundle.ts';
 
@@ -176,7 +175,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     });
   }
   // The web app (issue 16).
-  discoveryRoutes(app, { config, pages: PUBLIC_PAGES });
-  await webRoutes(app, { feed: activity.feed, assets: await ensureBundle() });
+  const pages = await webRoutes(app, { feed: activity.feed, assets: await ensureBundle() });
+  discoveryRoutes(app, { config, pages });
   return app;
 }

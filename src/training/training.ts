@@ -10,6 +10,7 @@ import { featuresBudget, withinBudget } from './time-budget.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type {
   DeletedModel,
+  ModelCode,
   JobView,
   ModelRecord,
   PredictRequest,
@@ -168,6 +169,12 @@ export class Training {
     await this.deps.models.delete(record);
     this.deps.log.info({ user_id: userId, model: record.stem, undeployed }, 'model deleted');
     return { deleted: true, model: record.stem, undeployed };
+  }
+
+  /** The code a model was trained from: yours only (another user's model is 404 like every model read). */
+  async code(userId: number, name: string): Promise<ModelCode> {
+    const record = await this.model(userId, name);
+    return { model: record.stem, model_name: record.model_name, code: await this.deps.models.code(record) };
   }
 
   async resultsJson(userId: number, name: string): Promise<string> {

@@ -17,13 +17,25 @@ import { strategyCode } from '../helpers/strategies.ts';
 const START_TIMEOUT_MS = 60_000;
 /** Well above SHUTDOWN_TIMEOUT_MS below: a stop that hangs fails the test instead of passing late. */
 const STOP_TEST_TIMEOUT_MS = 90_000;
+/** The service's own bound (SHUTDOWN_TIMEOUT_MS in env() below): past it, it exits whatever is still stopping. */
+const SHUTDOWN_BOUND_MS = 20_000;
+/** What the process may take beyond its bound to exit (a loaded 2-core machine): a hang detector, not a speed goal. */
+const EXIT_SLACK_MS = 15_000;
+
+/** The exit code, failing when the process outlives its documented shutdown bound (the service's promise). */
+async function exitWithinBound(running: ChildService, since: number): Promise<number | null> {
+  const code = await running.exited;
+  const took = Date.now() - since;
+  assert.ok(took <= SHUTDOWN_BOUND_MS + EXIT_SLACK_MS, `SIGTERM → exit took ${took} ms; the bound is SHUTDOWN_TIMEOUT_MS = ${SHUTDOWN_BOUND_MS} ms`);
+  return code;
+}
 
 describe('SIGTERM is bounded in every state', () => {
   let dir: string;
   let dataDir: string;
   let nats: HeldNats;
   let running: ChildService | null = null;
-  const env = () => ({ HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, SHUTDOWN_TIMEOUT_MS: '20000', SHUTDOWN_STEP_MS: '3000', RATE_LIMIT_PER_MIN: '100000' });
+  const env = () => ({ HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_BOUND_MS), SHUTDOWN_STEP_MS: '3000', RATE_LIMIT_PER_MIN: '100000' });
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'sf-stop-'));
@@ -51,8 +63,9 @@ describe('SIGTERM is bounded in every state', () => {
     const children = descendants(running.child.pid!);
     assert.ok(children.some((p) => p.command === 'nats-server') && children.some((p) => p.command.startsWith('python')), JSON.stringify(children));
     // The whole group, as Ctrl-C or a supervisor's group kill would: nats-server is in a group of its own.
+    const signalled = Date.now();
     process.kill(-running.child.pid!, 'SIGTERM');
-    assert.equal(await running.exited, 0, running.lines.slice(-15).join('\n'));
+    assert.equal(await exitWithinBound(running, signalled), 0, running.lines.slice(-15).join('\n'));
     await streamEnded;
     assert.deepEqual(stillRunning(children), [], 'every child process is gone');
     // nats-server was not hit by the group signal: the service stopped it, last, and nothing failed on the way.
@@ -72,8 +85,9 @@ describe('SIGTERM is bounded in every state', () => {
     nats.hold();
     process.kill(running.natsPid, 'SIGKILL');
     await eventually('readiness to see NATS down', async () => (await callChild(url, 'GET', '/_readyz')).status === 503);
+    const signalled = Date.now();
     running.child.kill('SIGTERM');
-    const code = await running.exited;
+    const code = await exitWithinBound(running, signalled);
     assert.ok(code === 0 || code === 1, `exited with ${code}`);
     assert.deepEqual(stillRunning(children), [], 'every child process is gone');
     running = null;
@@ -88,11 +102,14 @@ describe('SIGTERM is bounded in every state', () => {
   });
 
   it(
-    'no <defunct> child is left next to a running service after a job',
+    'no <defunct> child is left next to a running service, at start or after a job',
     { timeout: START_TIMEOUT_MS + 60_000 },
     async () => {
       running = await serveChild(dataDir, { env: env(), startTimeoutMs: START_TIMEOUT_MS });
       const { url } = running;
+      // Freshly started, before any job: the zygote's spare child and the checker leave nothing behind either.
+      await new Promise((r) => setTimeout(r, 2_000));
+      assert.deepEqual(descendants(running.child.pid!).filter((p) => p.state === 'Z'), [], 'no <defunct> child at start');
       const key: string = (await callChild(url, 'POST', '/api/v1/key/trial', undefined, { username: 'reaper' })).body.api_key;
       const start = await callChild(url, 'POST', '/api/v1/train', key, { code: strategyCode(), timeframe: '1min' });
       await eventually('the job to finish', async () => ['done', 'failed'].includes((await callChild(url, 'GET', `/api/v1/train/${start.body.job_id}`, key)).body.status), 60_000);

@@ -154,7 +154,13 @@ describe('training over HTTP', () => {
     assert.equal(byName.status, 200);
     assert.equal(byName.body.model, stem);
 
+    const code = await sf.api('GET', '/api/v1/models/Model%201/code', { key });
+    assert.equal(code.status, 200, code.text);
+    assert.deepEqual(code.body, { model: stem, model_name: 'Model 1', code: strategyCode() }, 'the code it was trained from, as sent');
+
     assert.equal((await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key: other })).status, 404);
+    assert.equal((await sf.api('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`, { key: other })).status, 404, 'nobody else reads the code');
+    assert.equal((await sf.api('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`)).status, 401);
     assert.equal((await sf.api('GET', '/api/v1/train/1', { key: other })).status, 404);
     assert.equal((await sf.api('DELETE', `/api/v1/models/${encodeURIComponent(stem)}`, { key: other })).status, 404);
     assert.equal((await sf.api('POST', '/api/v1/predict', { key: other, body: { model_name: stem } })).status, 404);

@@ -354,4 +354,29 @@ describe('the web app in a browser', () => {
       assert.equal(me, 200, 'the session still stands (the forged logout was refused)');
     });
   });
+  it('deletes a model from the account page after an inline confirmation, and its deployment with it', async () => {
+    const { page } = visitor;
+    const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
+    const before = (await sf.api('GET', '/api/v1/models', { key })).body.models as { name: string; model_name: string }[];
+    const deployed = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed as { model: string }[];
+    const target = before.find((m) => deployed.some((d) => d.model === m.name)) ?? before[0]!;
+    await page.goto(`${sf.url}/account`);
+    await page.waitForSelector('.models');
+    const item = page.locator('li', { has: page.locator(`a[href="/models/${encodeURIComponent(target.name)}"]`) }).first();
+    // Asked, then cancelled: nothing happens.
+    await item.locator('button.ask-delete').click();
+    assert.equal(await item.locator('.delete-model .warning').textContent(), `Delete "${target.model_name}" and stop its deployment? `);
+    await item.locator('button.cancel-delete').click();
+    assert.equal((await sf.api('GET', '/api/v1/models', { key })).body.count, before.length, 'a cancelled delete deletes nothing');
+    await item.locator('button.ask-delete').click();
+    await Promise.all([page.waitForEvent('load'), item.locator('button.confirm-delete').click()]);
+    const after = (await sf.api('GET', '/api/v1/models', { key })).body.models as { name: string }[];
+    assert.deepEqual(after.map((m) => m.name), before.filter((m) => m.name !== target.name).map((m) => m.name));
+    assert.equal((await sf.api('GET', `/api/v1/results/${encodeURIComponent(target.name)}`, { key })).status, 404);
+    const still = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed as { model: string }[];
+    assert.ok(!still.some((d) => d.model === target.name), 'its deployment went with it');
+    await page.waitForSelector('.models');
+    await visitor.screenshot('account-model-deleted');
+    assert.deepEqual(visitor.problems, []);
+  });
 });

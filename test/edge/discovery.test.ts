@@ -47,6 +47,7 @@ describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml
     assert.equal(listed.get('POST /api/v1/generate').credits, 2);
     assert.equal(listed.get('POST /api/v1/generate/from-template').credits, 3);
     assert.equal(listed.get('GET /api/v1/ohlc').credits, 0);
+    assert.equal(listed.get('POST /api/v1/indicators/custom').credits, 1, 'a custom indicator costs its credit');
     assert.equal(listed.get('POST /api/v1/key/trial').response.example.api_key !== undefined, true);
     assert.equal(res.body.openapi_url, `${sf.url}/openapi.json`);
   });

@@ -19,13 +19,37 @@ import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const DIR = join(import.meta.dirname, 'walls');
 const PRELUDE = readFileSync(join(DIR, '_escape.py'), 'utf8');
+const UNHOOK = readFileSync(join(DIR, '_unhook.py'), 'utf8');
+/** Runtimes whose audit hook is up: their cases switch it off from inside first (_unhook.py). */
+const HOOKED = new WeakSet<StrategyRuntime>();
 const CANARY = `/usr/local/signalforge-canary-${process.pid}`;
 const DATA_DIR = mkdtempSync(join(tmpdir(), 'sf-walls-data-'));
 
-/** A case of the corpus as a strategy, with the test's constants defined first. */
-function strategy(name: string, constants: Record<string, string> = {}): string {
+/** A case of the corpus as a strategy, with the test's constants defined first (and the hook switched off first when `unhook`). */
+function strategy(name: string, constants: Record<string, string> = {}, unhook = false): string {
   const defs = Object.entries({ CANARY, DATA_DIR, SKIP: '', ...constants }).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
-  return `${defs.join('\n')}\n${PRELUDE}\n${readFileSync(join(DIR, `${name}.py`), 'utf8')}`;
+  return `${defs.join('\n')}\n${unhook ? `${UNHOOK}\n` : ''}${PRELUDE}\n${readFileSync(join(DIR, `${name}.py`), 'utf8')}`;
+}
+
+/** Live processes whose name (comm) is `name`, from the host's /proc. */
+function processesNamed(name: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))) pids.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
+  for (const end = Date.now() + ms; !ok(); ) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 const N = 300;
@@ -74,18 +98,19 @@ function suite(title: string, walls: Walls, cases: (run: () => StrategyRuntime) 
     let runtime: StrategyRuntime;
     before(async () => {
       runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 1, walls });
+      if (walls.audit) HOOKED.add(runtime);
     });
     after(() => runtime?.stop());
     cases(() => runtime);
     it('the zygote survived every case and serves a normal job', async () => {
-      const out = await runtime.features(strategy('identity'), BARS);
+      const out = await runtime.features(strategy('identity', {}, walls.audit), BARS);
       assert.deepEqual(out.columns, ['x']);
     });
   });
 }
 
 const config = async (runtime: StrategyRuntime, name: string, constants?: Record<string, string>) =>
-  (await runtime.config(strategy(name, constants))) as Report;
+  (await runtime.config(strategy(name, constants, HOOKED.has(runtime)))) as Report;
 
 let canaryBefore = '';
 let dataBefore = '';
@@ -126,6 +151,19 @@ function keepsSecretsApart(run: () => StrategyRuntime): void {
   });
 }
 
+function cannotReachZygote(run: () => StrategyRuntime): void {
+  it('cannot reach the zygote: its memory, environment, signals and ptrace are refused', async () => {
+    const report = await config(run(), 'zygote_reach');
+    for (const [name, outcome] of Object.entries(report)) assert.match(String(outcome), /^(EPERM|EACCES)$/, `${name}: ${String(outcome)}`);
+  });
+}
+
+function cannotFork(run: () => StrategyRuntime): void {
+  it('cannot fork: the process tree is the job alone', async () => {
+    assert.deepEqual(await config(run(), 'fork_survivor'), { forked: 'EPERM' });
+  });
+}
+
 function protectsHostFiles(run: () => StrategyRuntime): void {
   it('nothing on the host is writable: the canary tree and the data dir are unchanged', async () => {
     const report = await config(run(), 'host_writes');
@@ -151,15 +189,10 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
     assert.equal(id.seccomp, '2');
   });
   refusesEverySyscall(run);
-  it('cannot reach the zygote: its memory, environment, signals and ptrace are refused', async () => {
-    const report = await config(run(), 'zygote_reach');
-    for (const [name, outcome] of Object.entries(report)) assert.match(String(outcome), /^(EPERM|EACCES)$/, `${name}: ${String(outcome)}`);
-  });
+  cannotReachZygote(run);
   protectsHostFiles(run);
   keepsSecretsApart(run);
-  it('cannot fork: the process tree is the job alone', async () => {
-    assert.deepEqual(await config(run(), 'fork_survivor'), { forked: 'EPERM' });
-  });
+  cannotFork(run);
   it("a feature session's worker is confined like a job child", async () => {
     const session = await run().openSession(strategy('session_identity'));
     try {
@@ -198,22 +231,38 @@ suite('seccomp off: the job uid holds alone', { uid: true, seccomp: false, audit
     }
     for (const name of ['setuid_root', 'kexec_load']) assert.notEqual(report[name], 'ok', name); // EINVAL / ENOSYS here
   });
-  it('cannot reach the zygote', async () => {
-    const report = await config(run(), 'zygote_reach');
-    for (const [name, outcome] of Object.entries(report)) assert.match(String(outcome), /^(EPERM|EACCES)$/, `${name}: ${String(outcome)}`);
-  });
+  cannotReachZygote(run);
   protectsHostFiles(run);
   it('a grandchild it forks does not outlive the job', async () => {
     const report = await config(run(), 'fork_survivor');
     assert.equal(report.forked, 'ok', 'with seccomp off the fork itself succeeds');
     assert.deepEqual(processesOf(Number(report.host_uid)), [], 'every process of the job uid is gone when the answer arrives');
   });
+  it('a grandchild forked by a job that runs past its timeout is gone with it', async () => {
+    const marker = `sfsv${randomBytes(5).toString('hex')}`;
+    const job = run().config(strategy('fork_timeout', { MARKER: marker }), { timeoutMs: 4_000 });
+    const outcome = job.then(() => 'answered', (err: unknown) => (err instanceof Error ? err.message : String(err)));
+    // Seen alive while the job spins: this test can find it.
+    await until('the grandchild to be running', () => processesNamed(marker).length > 0);
+    assert.match(await outcome, /ran longer than 4000 ms/, 'the job ended at its timeout');
+    // A bound on the wait only, so a survivor fails the test instead of hanging it.
+    await until('the grandchild to be gone', () => processesNamed(marker).length === 0, 10_000);
+  });
+});
+
+suite('every kernel wall up, the audit hook switched off from inside the job', { uid: true, seccomp: true, audit: true }, (run) => {
+  it('the hook was up and the job switched it off: what it refused now runs', async () => {
+    assert.deepEqual(await config(run(), 'unhooked'), { hooks_rewritten: 1, ctypes: 'ok', open_proc: 'ok' });
+  });
+  refusesEverySyscall(run);
+  cannotReachZygote(run);
+  protectsHostFiles(run);
+  keepsSecretsApart(run);
+  cannotFork(run);
 });
 
 suite('job uid off: seccomp and the empty zygote hold alone', { uid: false, seccomp: true, audit: false }, (run) => {
   refusesEverySyscall(run);
   keepsSecretsApart(run);
-  it('cannot fork', async () => {
-    assert.deepEqual(await config(run(), 'fork_survivor'), { forked: 'EPERM' });
-  });
+  cannotFork(run);
 });

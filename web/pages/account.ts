@@ -31,7 +31,15 @@ export async function startAccountPage(): Promise<void> {
     h(
       'ul',
       { class: 'models' },
-      models.models.map((m) => h('li', {}, h('a', { href: `/models/${encodeURIComponent(m.name)}` }, m.model_name), ` · test ${(m.test_stats.ret * 100).toFixed(2)}% over ${m.test_stats.n} trades`)),
+      models.models.map((m) =>
+        h(
+          'li',
+          {},
+          h('a', { href: `/models/${encodeURIComponent(m.name)}` }, m.model_name),
+          ` · test ${(m.test_stats.ret * 100).toFixed(2)}% over ${m.test_stats.n} trades `,
+          deleteControl(m.name, m.model_name),
+        ),
+      ),
     ),
     h('h2', {}, 'Deployments'),
     h(
@@ -68,4 +76,30 @@ function rotateBox(root: HTMLElement): HTMLElement {
     if (who) who.textContent = `${body.username} · ${maskKey(body.api_key)}`;
   };
   return h('div', { class: 'rotate' }, h('button', { type: 'button', id: 'rotate', onclick: () => void rotate() }, 'Rotate key'), out);
+}
+
+/**
+ * DELETE /models/{name} (the API undeploys it first), behind an inline confirmation: the model,
+ * its artifacts and its deployment are gone for good.
+ */
+function deleteControl(stem: string, name: string): HTMLElement {
+  const box = h('span', { class: 'delete-model' });
+  const ask = () =>
+    mount(
+      box,
+      h('span', { class: 'warning' }, `Delete "${name}" and stop its deployment? `),
+      h('button', { type: 'button', class: 'danger confirm-delete', onclick: () => void remove() }, 'Delete for good'),
+      h('button', { type: 'button', class: 'secondary cancel-delete', onclick: () => idle() }, 'Cancel'),
+    );
+  const idle = () => mount(box, h('button', { type: 'button', class: 'secondary ask-delete', onclick: () => ask() }, 'Delete'));
+  const remove = async () => {
+    try {
+      await call('DELETE', `/api/v1/models/${encodeURIComponent(stem)}`);
+      location.reload();
+    } catch (err) {
+      mount(box, h('span', { class: 'error' }, err instanceof Error ? err.message : String(err)));
+    }
+  };
+  idle();
+  return box;
 }

@@ -19,10 +19,13 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
   const { deployed } = await call<{ deployed: Deployed[] }>('GET', '/api/v1/deployed');
   const mine = deployed.find((d) => d.model === stem);
   const url = h('input', { type: 'url', placeholder: 'https://your.server/hook', class: 'wide', value: mine?.webhook_url ?? '' }) as HTMLInputElement;
+  // Telegram goes to the chat paired below (the API refuses it, saying so, before a chat is linked).
+  const toTelegram = h('input', { type: 'checkbox', id: 'deploy-telegram', checked: mine?.channels.includes('messenger') ?? false }) as HTMLInputElement;
   const status = h('p', { class: 'muted' });
   const deploy = async () => {
     try {
-      const body = url.value ? { model_name: stem, channels: ['sse', 'webhook'], webhook_url: url.value } : { model_name: stem, channels: ['sse'] };
+      const channels = ['sse', ...(url.value ? ['webhook'] : []), ...(toTelegram.checked ? ['messenger'] : [])];
+      const body = { model_name: stem, channels, ...(url.value ? { webhook_url: url.value } : {}) };
       const res = await call<{ webhook_secret?: string }>('POST', '/api/v1/deploy', body);
       await render(box, stem, res.webhook_secret);
     } catch (err) {
@@ -38,6 +41,7 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
     box,
     h('p', {}, mine ? `Deployed on ${mine.channels.join(', ')}.` : 'Not deployed.'),
     h('label', {}, 'Webhook URL ', url),
+    h('label', {}, toTelegram, ' Telegram (the paired chat)'),
     h('button', { type: 'button', onclick: () => void deploy() }, mine ? 'Redeploy' : 'Deploy'),
     mine ? h('button', { type: 'button', class: 'secondary', onclick: () => void undeploy() }, 'Undeploy') : null,
     secret

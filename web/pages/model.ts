@@ -4,7 +4,7 @@
  * strategy code with retrain, deploy controls and the live signal feed.
  */
 import { AreaSeries, CandlestickSeries, LineSeries, createSeriesMarkers, type IPriceLine, type ISeriesApi, type Time } from 'lightweight-charts';
-import type { Results } from '../../schemas/training.ts';
+import type { ModelCode, Results } from '../../schemas/training.ts';
 import type { Trade, TradeStats } from '../../schemas/backtest.ts';
 import type { SignalEvent } from '../../schemas/live.ts';
 import { call, send } from '../lib/api.ts';
@@ -21,7 +21,10 @@ type LoggedTrade = Trade & { period: 'train' | 'test' | 'post' };
 export async function startModelPage(): Promise<void> {
   const stem = decodeURIComponent(location.pathname.split('/').pop() ?? '');
   const root = $('#model');
-  const results = await call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`);
+  const [results, code] = await Promise.all([
+    call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`),
+    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`),
+  ]);
   performance.mark('sf:results');
   const from = results.spans.train.from;
   const to = results.spans.post_cutoff?.to ?? results.spans.test.to;
@@ -55,7 +58,7 @@ export async function startModelPage(): Promise<void> {
     sharePanel(stem, results),
     h('h2', {}, 'Live signals'),
     feed,
-    codePanel(stem, results),
+    codePanel(stem, results, code.code),
   );
 
   const candles = await candlesLoading;
@@ -244,11 +247,10 @@ function diagnostics(r: Results): HTMLElement {
   );
 }
 
-/** The code this browser saw written (the API does not serve it), editable; Retrain runs POST /train. */
-function codePanel(stem: string, r: Results): HTMLElement {
-  const memo = recallRun(stem);
+/** The code the model was trained from (GET /models/{name}/code), highlighted, editable; Retrain runs POST /train. */
+function codePanel(stem: string, r: Results, code: string): HTMLElement {
   const area = h('textarea', { class: 'code', rows: 18, spellcheck: 'false' }) as HTMLTextAreaElement;
-  area.value = memo?.code ?? '';
+  area.value = code;
   const status = h('p', { class: 'muted' });
   const retrain = async () => {
     status.textContent = 'Submitting…';
@@ -262,15 +264,12 @@ function codePanel(stem: string, r: Results): HTMLElement {
   };
   // Read highlighted; Edit swaps in the plain editor.
   const view = h('pre', { class: 'code highlighted' }, highlightPython(area.value));
-  const editing = !memo;
-  area.hidden = !editing;
-  view.hidden = editing;
-  const edit = h('button', { type: 'button', class: 'secondary', hidden: editing, onclick: () => { view.hidden = true; area.hidden = false; edit.hidden = true; area.focus(); } }, 'Edit');
+  area.hidden = true;
+  const edit = h('button', { type: 'button', class: 'secondary', onclick: () => { view.hidden = true; area.hidden = false; edit.hidden = true; area.focus(); } }, 'Edit');
   return h(
     'section',
     { class: 'code-panel' },
     h('h2', {}, 'Strategy code'),
-    memo ? null : h('p', { class: 'muted' }, 'This browser did not write this model, so its code is not here; paste code to retrain.'),
     view,
     area,
     edit,

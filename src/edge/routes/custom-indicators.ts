@@ -22,7 +22,9 @@ const DESCRIPTION =
   'Pivots must be strictly beyond every other bar of their window; highestbars/lowestbars prefer the newest bar on ties. ' +
   'Time parts (hour, dayofweek…) are UTC. Division by zero gives na.\n\n' +
   '**Not supported** (422 naming line:column and the construct): request.*, drawings (line/label/box/table/polyline), ' +
-  'matrix/map, user-defined types, methods, enums, imports/libraries’ exports, plotcandle/plotbar, and any unknown built-in or argument. ' +
+  'matrix/map, user-defined types, methods, enums, imports/libraries’ exports, plotcandle/plotbar, Pine v4 and older, ' +
+  'a header `timeframe` other than "" and `calc_bars_count` (each would change the values), and any unknown built-in or argument. ' +
+  '`offset` moves plots and plotshape/plotchar marks by whole bars; fill, bgcolor and barcolor draw nothing in the answer. ' +
   'Parse errors and runtime errors (step or time budget, huge arrays) are 422 as well.\n\n' +
   '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +
   'A fault of ours is retried once, then refunded (500); ' +

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import { costsFrom, describeCosts } from '../../generation/index.ts';
+import { costsFrom, CUSTOM_INDICATOR_CREDITS, describeCosts } from '../../generation/index.ts';
 import { Catalogue } from '../../../schemas/discovery.ts';
 import { buildAiPlugin, buildCatalogue, buildLlmsTxt, buildSitemap, type CostTable } from '../web/discovery.ts';
 import type { App } from '../types.ts';
@@ -24,6 +24,7 @@ export function costTable(config: DiscoveryRoutesDeps['config']): CostTable {
       credits: costs.offline + config.ONE_SHOT_FEE,
       note: `generation (${describeCosts(costs)}) plus a pipeline fee of ${config.ONE_SHOT_FEE}; none but a training-compute run with your own code`,
     },
+    'POST /api/v1/indicators/custom': { credits: CUSTOM_INDICATOR_CREDITS, note: 'refunded when the script cannot run (422) or our retry fails too' },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Training } from '../../training/index.ts';
 import {
   DeletedModel,
+  ModelCode,
   ModelList,
   ModelParams,
   PredictRequest,
@@ -32,6 +33,18 @@ export function modelRoutes(app: App, { training }: { training: Training }): voi
       response: { 200: DeletedModel },
     },
     handler: async (request) => training.delete(requireUser(request).user_id, request.params.name),
+  });
+
+  app.get('/api/v1/models/:name/code', {
+    config: { auth: 'key' },
+    schema: {
+      tags: ['models'],
+      summary: 'The strategy code a model of yours was trained from',
+      description: `${NAMES} The code is private: only its owner reads it here (a community entry's frozen copy leaves only through POST /fork).`,
+      params: ModelParams,
+      response: { 200: ModelCode },
+    },
+    handler: async (request) => training.code(requireUser(request).user_id, request.params.name),
   });
 
   app.get('/api/v1/results/:model', {

@@ -16,9 +16,9 @@ const description = (c: GatewayDeps['config']) =>
   `or \`{"type":"auth","api_key":…}\` as the first message within ${c.WS_AUTH_TIMEOUT_MS} ms — never a key in the URL. A good one gets \`welcome\` (with the limits); ` +
   'a bad or missing one closes with 4401. ' +
   '**Channels** (`{"type":"subscribe","channel":{…},"since"?:…,"ref"?:…}`, `unsubscribe` likewise; answered `subscribed` / `unsubscribed`): ' +
-  '`{"channel":"predictions","model":<stem or name>}` — one of your deployed models (404 like REST otherwise): for every bar it scores a `prediction` ' +
-  '(bar, p_up, decision long/short/flat, position after the bar, `signal_ids`) followed by a `signal` frame per signal it produced (the SignalEvent of the ' +
-  'webhook and SSE, same ids), in order; `{"channel":"bars","symbol","timeframe"}` — every closed bar as it is stored; ' +
+  '`{"channel":"predictions","model":<stem or name>}` — one of your deployed models (404 like REST otherwise): for every bar it scores, a `signal` frame per ' +
+  'signal it produced (the SignalEvent of the webhook and SSE, same ids), then the bar\'s `prediction` (bar, p_up, decision long/short/flat, position after ' +
+  'the bar, `signal_ids` naming those signals), in order; `{"channel":"bars","symbol","timeframe"}` — every closed bar as it is stored; ' +
   `\`{"channel":"ticks","symbol"}\` — live ticks conflated to at most ${c.WS_TICKS_PER_SECOND} frames per second per subscription (the latest tick wins, \`conflated\` counts the dropped ones). ` +
   '`{"type":"predict","request":<POST /predict body>}` answers `predict_result` with the same answer as POST /api/v1/predict. ' +
   `**Resume**: subscribe with \`since\` = the last signal id (predictions; the stored signals after it are replayed from JetStream, up to ${SIGNAL_REPLAY_LIMIT}, marked \`replayed\`) ` +

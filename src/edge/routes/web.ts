@@ -19,8 +19,12 @@ const FAVICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0f172a"/>' +
   '<path d="M2 11l4-4 3 3 5-6" stroke="#22c55e" stroke-width="2" fill="none"/></svg>';
 
-/** The web app: its pages (an HTML shell each; the bundle draws them), /pulse, and the assets. */
-export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Promise<void> {
+/**
+ * The web app: its pages (an HTML shell each; the bundle draws them), /pulse, and the assets.
+ * Answers the public pages it registered (the sitemap lists those; model and account pages are per user).
+ */
+export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Promise<string[]> {
+  const publicPages: string[] = [];
   const { manifest } = assets;
   await app.register(fastifyStatic, {
     root: assets.assetsDir,
@@ -40,10 +44,12 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
     reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(FAVICON),
   );
 
-  const page = (path: string, title: string, name: string, body: (query: Record<string, string>) => SafeHtml) =>
+  const page = (path: string, title: string, name: string, body: (query: Record<string, string>) => SafeHtml, listed = false) => {
+    if (listed) publicPages.push(path);
     app.get(path, { schema: { hide: true } }, async (request, reply) =>
       setPageHeaders(reply).send(pageShell({ title, page: name, body: body(request.query as Record<string, string>), assets: manifest })),
     );
+  };
 
   const ideaBox = (prompt: string) => html`<section class="idea">
 <h1>Describe a trading idea</h1>
@@ -57,15 +63,16 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
 <div id="examples" class="examples"></div>
 </section>
 <section id="progress" class="progress" hidden><div class="bar"><div id="pct" class="fill"></div></div><p id="step-msg" class="muted"></p><pre id="code-stream" class="code"></pre></section>`;
-  page('/', 'New strategy', 'home', () => ideaBox(''));
+  page('/', 'New strategy', 'home', () => ideaBox(''), true);
   // The contract's deep link: the prompt is pre-filled (as text); with run=1 the pipeline starts at once.
-  page('/quick-deploy', 'Quick deploy', 'quick-deploy', (q) => ideaBox(typeof q.prompt === 'string' ? q.prompt : ''));
+  page('/quick-deploy', 'Quick deploy', 'quick-deploy', (q) => ideaBox(typeof q.prompt === 'string' ? q.prompt : ''), true);
   page('/models/:stem', 'Model', 'model', () => html`<div id="model" class="model"><p class="muted">Loading the model…</p></div>`);
-  page('/market', 'Market', 'market', () => html`<div id="market" class="market"></div>`);
+  page('/market', 'Market', 'market', () => html`<div id="market" class="market"></div>`, true);
   page('/account', 'Account', 'account', () => html`<div id="account" class="account"></div>`);
-  page('/community', 'Community', 'community', () => html`<div id="community" class="community"><p class="muted">Loading the leaderboard…</p></div>`);
+  page('/community', 'Community', 'community', () => html`<div id="community" class="community"><p class="muted">Loading the leaderboard…</p></div>`, true);
   page('/community/:id', 'Community entry', 'community-entry', () => html`<div id="community" class="community"><p class="muted">Loading…</p></div>`);
 
+  publicPages.push('/pulse');
   app.get('/pulse', {
     config: { auth: 'none' },
     schema: {
@@ -82,4 +89,5 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
       return setPageHeaders(reply).send(pageShell({ title: 'Pulse', page: 'pulse', body: pulseBody(list), assets: manifest, script: 'pulse' }));
     },
   });
+  return publicPages;
 }

@@ -66,17 +66,24 @@ def read_exact(fd, n, deadline=None):
     return bytes(data)
 
 
-def read_message(fd, deadline=None, max_header=None):
-    """One message from fd: (header, payload). ValueError when the header is not a JSON object."""
+class MessageTooLarge(ValueError):
+    """A message over the reader's limit: refused by its announced size, before it is read."""
+
+
+def read_message(fd, deadline=None, max_header=None, max_payload=None):
+    """One message from fd: (header, payload). ValueError when the header is not a JSON object,
+    MessageTooLarge when its header or payload announces more than the limits."""
     (n,) = struct.unpack("<I", read_exact(fd, 4, deadline))
     if max_header is not None and n > max_header:
-        raise ValueError(f"header of {n} bytes")
+        raise MessageTooLarge(f"header of {n} bytes")
     header = json.loads(read_exact(fd, n, deadline))
     if not isinstance(header, dict):
         raise ValueError("header is not an object")
     payload = b""
     if header.get("payload_bytes", 0) > 0:
         (m,) = struct.unpack("<I", read_exact(fd, 4, deadline))
+        if max_payload is not None and m > max_payload:
+            raise MessageTooLarge(f"payload of {m} bytes")
         payload = read_exact(fd, m, deadline)
     return header, payload
 

@@ -18,7 +18,7 @@ import time
 import guard
 import jail
 import ops
-from protocol import read_message, write_message
+from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, MessageTooLarge, read_message, write_message
 from zygote import close_all_but, died, isolate_stdio, timeout_failure, wide_pipe
 
 SESSION_CPU_S = 600  # CPU seconds one session worker may use in all; then a fresh one takes over
@@ -108,7 +108,13 @@ class Session:
         try:
             if header is not None:
                 write_message(self.job_w, header, payload)
-            result, data = read_message(self.result_r, deadline)
+            # Bounded like the zygote's relay: the worker runs the user's code, so what it announces
+            # is not trusted to be a size this process should buffer.
+            result, data = read_message(self.result_r, deadline, MAX_CONTROL_BYTES, MAX_REPLY_BYTES)
+        except MessageTooLarge as err:
+            self.end("kill")
+            return {"ok": False, "kind": "error",
+                    "error": f"the strategy's answer is too large ({err}; the limit is {MAX_REPLY_BYTES >> 20} MiB)"}, b""
         except TimeoutError:
             self.end("kill")
             return timeout_failure(None, self.timeout_ms), b""
