@@ -94,6 +94,9 @@ export const Trade = z.object({
     .number()
     .nullable()
     .describe('Required margin in USD: notional at entry / leverage (notional = units × entry price, or units for USD-based pairs); null when no leverage was given'),
+  // Defaults: results stored before the levels were recorded still parse (their trades say null).
+  stop_loss: z.number().nullable().default(null).describe('The stop level the position had (a price; for a short under fill_at_bid_ask, an ask price); null = no stop'),
+  take_profit: z.number().nullable().default(null).describe('The take-profit level the position had (a price); null = none'),
 });
 export type Trade = z.infer<typeof Trade>;
 
@@ -210,6 +213,9 @@ export const ClosedTrade = z.object({
   barsHeld: z.number().int().describe('See Trade.bars_held'),
   nights: z.number().int().describe('Swap nights charged (Wednesday counts 3)'),
   notional: z.number().describe('USD notional at entry: units × entry price, or units for USD-based pairs'),
+  // Defaults: trades stored before the levels were kept (snapshots, live trades) still parse.
+  stopLoss: z.number().nullable().default(null).describe('The stop level the position had; null = none'),
+  takeProfit: z.number().nullable().default(null).describe('The take-profit level the position had; null = none'),
 });
 export type ClosedTrade = z.infer<typeof ClosedTrade>;
 

@@ -116,6 +116,9 @@ export const CustomIndicatorResponse = z
   .object({
     source_kind: z.enum(['pine', 'text']),
     generated_pine: z.string().nullable().describe('The Pine written from the description (source_kind text), else null'),
+    remarks: z
+      .array(z.string())
+      .describe('How the offline writer read your description (what it recognised, assumed or left out); empty for Pine sources and Claude'),
     generator: z.enum(['pine', 'offline', 'claude']).describe('Who wrote the Pine that ran: pine = your own script'),
     title: z.string(),
     script_kind: z.enum(['indicator', 'strategy', 'library', 'none']),

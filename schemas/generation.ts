@@ -36,13 +36,15 @@ export const GenerateRequest = strictObject({
   indicators: IndicatorsObject.optional(),
   pos_rules: PosRules.optional(),
   ai_model: AiModel.optional().describe('sonnet, opus, haiku or sonnet-haiku; without ANTHROPIC_API_KEY the offline generator writes the code'),
-  symbol: Symbol.default('EURUSD'),
-  timeframe: Timeframe.default('15min'),
+  symbol: Symbol.optional().describe('Default: the first symbol the text names ("GBP/USD", "gbpusd", "cable"), else EURUSD'),
+  timeframe: Timeframe.optional().describe('Default: the one timeframe the text names ("hourly", "5 minute bars", "M15"), else 15min'),
   start_date: IsoDate.optional(),
   end_date: IsoDate.optional(),
   train_split: z.number().min(0.3).max(0.9).optional(),
 }).meta({ id: 'GenerateRequest' });
 export type GenerateRequest = z.infer<typeof GenerateRequest>;
+/** A generate request whose market is settled: the field, else the text, else the default (src/generation/market-mention.ts). */
+export type MarketGenerateRequest = GenerateRequest & { symbol: Symbol; timeframe: Timeframe };
 
 export const FromTemplateRequest = strictObject({
   template: TemplateName,
@@ -67,6 +69,8 @@ export const GenerateResponse = z
     credits_remaining: z.number().int(),
     generator: Generator,
     ai_model: z.string().nullable().describe('The model id that wrote it (claude), null for offline'),
+    symbol: Symbol.describe('The symbol the code is written for: the request field, else the one the text names, else EURUSD'),
+    timeframe: Timeframe.describe('The timeframe the code is written for: the request field, else the one the text names, else 15min'),
   })
   .meta({ id: 'GenerateResponse' });
 export type GenerateResponse = z.infer<typeof GenerateResponse>;

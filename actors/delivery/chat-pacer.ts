@@ -3,21 +3,27 @@
  * message per second per chat, about 30 per second overall). Nothing is dropped: each chat's
  * messages wait in a FIFO queue, and every send reserves the next free slot of the overall rate.
  */
+import { liveClock, type Clock } from '../../src/kernel/index.ts';
+
 export interface PacerOptions {
   /** Least time between two sends to one chat. */
   chatIntervalMs: number;
   /** Sends per second over all chats. */
   globalPerSecond: number;
+  /** Whose time paces the sends (the machine's clock by default). */
+  clock?: Clock;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class ChatPacer {
   private readonly tails = new Map<string, Promise<unknown>>();
   private readonly lastSend = new Map<string, number>();
   private nextGlobal = 0;
 
-  constructor(private readonly options: PacerOptions) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly options: PacerOptions) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** Queued sends waiting for their turn (all chats). */
   queued = 0;
@@ -32,7 +38,7 @@ export class ChatPacer {
     const task = async (): Promise<T> => {
       this.queued--;
       const hold = async (ms: number) => {
-        await sleep(ms);
+        await this.clock.sleep(ms);
         await this.slot(chatId);
       };
       await this.slot(chatId);
@@ -50,12 +56,12 @@ export class ChatPacer {
   /** Waits for the chat's interval and an overall slot, then marks the chat as just sent to. */
   private async slot(chatId: string): Promise<void> {
     const chatReady = (this.lastSend.get(chatId) ?? -Infinity) + this.options.chatIntervalMs;
-    if (chatReady > Date.now()) await sleep(chatReady - Date.now());
-    const now = Date.now();
+    if (chatReady > this.clock.now()) await this.clock.sleep(chatReady - this.clock.now());
+    const now = this.clock.now();
     const at = Math.max(now, this.nextGlobal);
     this.nextGlobal = at + 1000 / this.options.globalPerSecond;
-    if (at > now) await sleep(at - now);
-    this.lastSend.set(chatId, Date.now());
+    if (at > now) await this.clock.sleep(at - now);
+    this.lastSend.set(chatId, this.clock.now());
     if (this.lastSend.size > 50_000) this.lastSend.clear();
   }
 }

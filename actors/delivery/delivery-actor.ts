@@ -22,7 +22,7 @@ import {
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import type { Actor } from '../../src/kernel/index.ts';
+import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { Consumers, DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
@@ -55,6 +55,8 @@ export interface DeliveryActorDeps {
   log: Logger;
   /** Host name resolver for webhook targets (the system's by default). */
   lookup?: HostLookup;
+  /** Retry schedule, pacing and signature timestamps (the machine's clock by default). */
+  clock?: Clock;
 }
 
 export interface DeliveryStats {
@@ -127,7 +129,8 @@ export class DeliveryActor implements Actor<Delivered> {
   private async run(): Promise<void> {
     const { bus, config, log } = this.deps;
     const kv = this.kv!;
-    this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
+    const clock = this.deps.clock ?? liveClock;
+    this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, clock, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
     const pairing = await buildPairing(bus, config);
     if (pairing && config.TELEGRAM_BOT_TOKEN) {
       if (config.TELEGRAM_MODE === 'webhook' && !config.TELEGRAM_WEBHOOK_URL) {
@@ -144,7 +147,7 @@ export class DeliveryActor implements Actor<Delivered> {
         log,
       });
       this.bot.start();
-      const pacer = new ChatPacer({ chatIntervalMs: config.TELEGRAM_CHAT_INTERVAL_MS, globalPerSecond: config.TELEGRAM_GLOBAL_PER_SEC });
+      const pacer = new ChatPacer({ chatIntervalMs: config.TELEGRAM_CHAT_INTERVAL_MS, globalPerSecond: config.TELEGRAM_GLOBAL_PER_SEC, clock });
       this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
     }
 
@@ -227,6 +230,7 @@ export class DeliveryActor implements Actor<Delivered> {
           limit: this.limit,
           policy: this.policy,
           log: this.deps.log,
+          now: () => (this.deps.clock ?? liveClock).now(),
           onDelivered: (event, ch) => {
             this.delivered[ch]++;
             for (const listener of this.listeners) listener(event, ch);

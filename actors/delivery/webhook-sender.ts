@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkWebhookTarget, webhookBody, webhookHeaders, type HostLookup, type PrivateTargetPolicy, type ResolvedAddress } from '../../src/delivery/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import { liveClock, type Clock } from '../../src/kernel/index.ts';
 import type { ChannelSender, SendOutcome } from './types.ts';
 
 export interface WebhookSenderOptions {
@@ -12,6 +13,8 @@ export interface WebhookSenderOptions {
   lookup?: HostLookup;
   /** How long a host's checked addresses are reused before it is resolved again. */
   dnsCacheMs?: number;
+  /** The signature's timestamp and the DNS cache's age (the machine's clock by default). */
+  clock?: Clock;
 }
 
 const USER_AGENT = 'signalforge-webhooks/1.0 (+Standard Webhooks)';
@@ -37,14 +40,18 @@ export class WebhookSender implements ChannelSender {
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
   private readonly resolved = new Map<string, { at: number; addresses: ResolvedAddress[] }>();
 
-  constructor(private readonly options: WebhookSenderOptions) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** The checked addresses of a host, from a short cache (only addresses that passed are cached). */
   private async target(rawUrl: string) {
     const url = new URL(rawUrl);
     const cacheMs = this.options.dnsCacheMs ?? 5_000;
     const cached = this.resolved.get(url.hostname);
-    const now = Date.now();
+    const now = this.clock.now();
     const lookup: HostLookup | undefined = cached && now - cached.at < cacheMs ? async () => cached.addresses : this.options.lookup;
     const checked = await checkWebhookTarget(rawUrl, { allowPrivate: this.options.allowPrivate, ...(lookup ? { lookup } : {}) });
     if (!cached || now - cached.at >= cacheMs) this.resolved.set(url.hostname, { at: now, addresses: checked.addresses });
@@ -64,7 +71,7 @@ export class WebhookSender implements ChannelSender {
     }
     const body = webhookBody(event);
     const headers = {
-      ...webhookHeaders(deployment.webhook_secret, event.id, Math.floor(Date.now() / 1000), body),
+      ...webhookHeaders(deployment.webhook_secret, event.id, Math.floor(this.clock.now() / 1000), body),
       'content-length': String(Buffer.byteLength(body)),
       'user-agent': USER_AGENT,
     };

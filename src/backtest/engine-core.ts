@@ -29,7 +29,7 @@
 import { contractSize, levelDistance, usdLeg } from './money.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';
 import { nextRollover, nightsOnWeekday } from './rollover.ts';
-import { END, F_ENTRY, F_ENTRY_TS, F_EXIT, F_EXIT_TS, F_GROSS, F_HELD, F_NIGHTS, F_PNL, F_REASON, F_SIDE, F_SWAP, SIGNAL, SL, TP, TradeLog, z0 } from './trade-log.ts';
+import { END, F_ENTRY, F_ENTRY_TS, F_EXIT, F_EXIT_TS, F_GROSS, F_HELD, F_NIGHTS, F_PNL, F_REASON, F_SIDE, F_STOP, F_SWAP, F_TAKE, SIGNAL, SL, TP, TradeLog, z0 } from './trade-log.ts';
 import type { BarColumns, EngineOptions, IntrabarResolver, Level } from './types.ts';
 
 /** How a position closes (closeAt): the reason, and where the price comes from. */
@@ -332,6 +332,8 @@ export class EngineCore {
     // bars the position was open in: from its entry bar to this one, which a signal exit (at its open) does not count
     d[o + F_HELD] = this.bars - this.pEntryBar[k]! + (how === AT_OPEN_SIGNAL ? 0 : 1);
     d[o + F_NIGHTS] = nights;
+    d[o + F_STOP] = this.pStop[k]!;
+    d[o + F_TAKE] = this.pTake[k]!;
     this.realized += pnl;
     const last = --this.count;
     for (let j = k; j < last; j++) {

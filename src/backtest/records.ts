@@ -25,6 +25,8 @@ export function toTradeRecords(run: Pick<BacktestRun, 'trades'> | readonly Close
     pnl: t.pnl,
     bars_held: t.barsHeld,
     margin: lev === null ? null : t.notional / lev,
+    stop_loss: t.stopLoss,
+    take_profit: t.takeProfit,
   }));
 }
 

@@ -23,7 +23,12 @@ export const F_SWAP = 7;
 export const F_PNL = 8;
 export const F_HELD = 9;
 export const F_NIGHTS = 10;
-export const ROW = 11;
+/** The position's levels (±Infinity or NaN when it had none). */
+export const F_STOP = 11;
+export const F_TAKE = 12;
+export const ROW = 13;
+
+const level = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
 /** The constants of the engine that wrote the log. */
 export interface TradeLogSettings {
@@ -86,6 +91,8 @@ export class TradeLog {
     d[o + F_PNL] = t.pnl;
     d[o + F_HELD] = t.barsHeld;
     d[o + F_NIGHTS] = t.nights;
+    d[o + F_STOP] = t.stopLoss ?? Number.NaN;
+    d[o + F_TAKE] = t.takeProfit ?? Number.NaN;
   }
 
   get(k: number): ClosedTrade {
@@ -113,6 +120,8 @@ export class TradeLog {
       barsHeld: d[o + F_HELD]!,
       nights: d[o + F_NIGHTS]!,
       notional: baseUsd ? units : units * entry,
+      stopLoss: level(d[o + F_STOP]!),
+      takeProfit: level(d[o + F_TAKE]!),
     };
   }
 

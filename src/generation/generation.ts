@@ -9,7 +9,8 @@ import {
   type OfflineGenerator,
   type WriteHooks,
 } from './claude/index.ts';
-import type { FromTemplateRequest, GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
+import type { FromTemplateRequest, GenerateRequest, GenerateResponse, MarketGenerateRequest } from '../../schemas/generation.ts';
+import { withMarket } from './market-mention.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import { capFor, type GenerationCosts } from './costs.ts';
 import { EventChannel } from './event-channel.ts';
@@ -69,13 +70,13 @@ export class Generation {
 
   async generate(user: Caller, request: GenerateRequest): Promise<GenerateResponse> {
     const ticket = await this.pay(user, request, 'generate');
-    return this.run(ticket, request, {});
+    return this.run(ticket, withMarket(request), {});
   }
 
   async fromTemplate(user: Caller, request: FromTemplateRequest): Promise<GenerateResponse> {
     const generateRequest = this.deps.templateRequest(request);
     const ticket = await this.pay(user, generateRequest, 'generate_template');
-    return this.run(ticket, generateRequest, {});
+    return this.run(ticket, withMarket(generateRequest), {});
   }
 
   /**
@@ -94,7 +95,7 @@ export class Generation {
       onReset: (reason) => channel.push({ event: 'reset', data: { reason } }),
       signal: abort.signal,
     };
-    const running = this.run(ticket, request, hooks).then(
+    const running = this.run(ticket, withMarket(request), hooks).then(
       (response) => channel.push({ event: 'done', data: response }),
       (err: unknown) => channel.push({ event: 'error', data: { error: publicMessage(err) } }),
     );
@@ -137,7 +138,7 @@ export class Generation {
   }
 
   /** Writes the code and settles the ticket: partial refund on fallback, full refund on failure. */
-  private async run(ticket: Ticket, request: GenerateRequest, hooks: WriteHooks): Promise<GenerateResponse> {
+  private async run(ticket: Ticket, request: MarketGenerateRequest, hooks: WriteHooks): Promise<GenerateResponse> {
     const { metering, log } = this.deps;
     const { user, choice } = ticket;
     let written;
@@ -159,7 +160,7 @@ export class Generation {
       { user_id: user.user_id, asked: request.ai_model ?? null, generator: written.generator, ai_model: written.ai_model, fallback: written.fallback, usd: written.usd },
       'strategy generated',
     );
-    return { code: written.code, credits_remaining: balance, generator: written.generator, ai_model: written.ai_model };
+    return { code: written.code, credits_remaining: balance, generator: written.generator, ai_model: written.ai_model, symbol: request.symbol, timeframe: request.timeframe };
   }
 }
 

@@ -14,6 +14,7 @@ import { Generation } from './generation.ts';
 export { Generation, type GenerateStreamEvent, type GenerationDeps } from './generation.ts';
 export { capFor, costsFrom, describeCosts, type GenerationCosts } from './costs.ts';
 export { EventChannel } from './event-channel.ts';
+export { marketMentioned, withMarket, DEFAULT_SYMBOL, DEFAULT_TIMEFRAME } from './market-mention.ts';
 export { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES } from './offline/index.ts';
 
 export type GenerationConfig = CostSettings &

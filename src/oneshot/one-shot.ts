@@ -9,7 +9,7 @@ import type { Channel } from '../../schemas/live.ts';
 import type { UserRecord } from '../../schemas/messages.ts';
 import type { OneShotEvent, OneShotRequest, OneShotRun } from '../../schemas/oneshot.ts';
 import { TrainRequest } from '../../schemas/training.ts';
-import { marketMentioned } from './market-mention.ts';
+import { withMarket } from '../generation/index.ts';
 import { awaitJob, deployRun, recordOnJob, refundRun, type OutcomeDeps } from './outcome.ts';
 import { OneShotRecovery } from './recovery.ts';
 import { OneShotRuns } from './run-store.ts';
@@ -51,9 +51,8 @@ export class OneShot {
 
   async start(user: UserRecord, request: OneShotRequest): Promise<AsyncIterable<OneShotEvent>> {
     const { deps } = this;
-    const market = marketMentioned(request.prompt);
-    const symbol = request.symbol ?? market.symbol ?? 'EURUSD';
-    const timeframe = request.timeframe ?? market.timeframe ?? '15min';
+    // The same rule as /generate: the field, else what the prompt names, else the default.
+    const { symbol, timeframe } = withMarket({ description: request.prompt, symbol: request.symbol, timeframe: request.timeframe });
     const channels: Channel[] = ['sse'];
     let webhookUrl: string | undefined;
     if (request.deliver_to?.webhook) {

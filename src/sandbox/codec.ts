@@ -11,6 +11,8 @@ import { StrategyJobError, okHeader } from './sandbox-process.ts';
 export interface JobLimits {
   timeoutMs?: number;
   memoryMb?: number;
+  /** CPU niceness the job's process takes before the strategy runs (0–19; 0 = normal). */
+  nice?: number;
 }
 
 export interface FeaturesResult {

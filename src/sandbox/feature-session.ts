@@ -38,7 +38,7 @@ export class FeatureSession {
   constructor(
     private readonly spawn: () => SandboxProcess,
     private readonly code: string,
-    private readonly limits: Required<JobLimits>,
+    private readonly limits: Required<Pick<JobLimits, 'timeoutMs' | 'memoryMb'>>,
     private readonly onClose: () => void,
   ) {}
 

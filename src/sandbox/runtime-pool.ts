@@ -132,7 +132,7 @@ export class StrategyRuntime {
     });
     await zygote.ready;
     const id = this.nextId++;
-    const job = { ...header, id, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024 };
+    const job = { ...header, id, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024, ...(limits.nice ? { nice: limits.nice } : {}) };
     try {
       const answer = await zygote.job(
         { id, op: header.op, timeout_ms: timeoutMs, memory_mb: job.memory_mb },

@@ -23,6 +23,8 @@ const COLUMNS = {
   bars_held: 'barsHeld',
   nights: 'nights',
   notional: 'notional',
+  stop_loss: 'stopLoss',
+  take_profit: 'takeProfit',
 } as const satisfies Record<string, keyof LiveTrade>;
 
 type Row = Record<keyof typeof COLUMNS, unknown>;

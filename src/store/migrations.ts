@@ -85,9 +85,14 @@ export const MIGRATIONS: readonly string[] = [
      pnl Float64,
      bars_held UInt32,
      nights UInt32,
-     notional Float64
+     notional Float64,
+     stop_loss Nullable(Float64),
+     take_profit Nullable(Float64)
    ) ENGINE = ReplacingMergeTree
      ORDER BY (community_id, seq)`,
+  // Tables made before the levels were kept gain them (null for the trades stored then).
+  `ALTER TABLE community_live_trades ADD COLUMN IF NOT EXISTS stop_loss Nullable(Float64)`,
+  `ALTER TABLE community_live_trades ADD COLUMN IF NOT EXISTS take_profit Nullable(Float64)`,
   // Fork revenue share, one row per UTC day, parent entry and child entry (the payout sweep):
   // a re-run of a day writes the same keys, so it replaces rather than adds.
   `CREATE TABLE IF NOT EXISTS fork_payouts (

@@ -7,6 +7,7 @@ import { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { JobStore } from './job-store.ts';
 import { ModelStore } from './model-store.ts';
+import { OverrunPenalty } from './overrun-penalty.ts';
 import { trainPipeline, type TrainPipeline } from './pipeline.ts';
 import { TrainQueue } from './train-queue.ts';
 import { Training } from './training.ts';
@@ -18,6 +19,7 @@ export { Training } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
 export { modelSettings } from './strategy-rules.ts';
 export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
+export { OverrunPenalty, OVERRUN_NICE, OVERRUN_WINDOW_MS } from './overrun-penalty.ts';
 // A job's failure in the strategy's own code (its message is the user's to read).
 export { StrategyJobError } from '../sandbox/index.ts';
 
@@ -52,7 +54,7 @@ export async function buildTraining(deps: TrainingDepsIn): Promise<TrainingParts
   const jobs = new JobStore(jobsKv, counters);
   const models = await ModelStore.open(deps.bus, modelsKv, signalsKv, r);
   const queue = await TrainQueue.open(deps.bus, { ackWaitMs: deps.ackWaitMs, replicas: r });
-  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars });
+  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars, penalty: new OverrunPenalty() });
   const training = new Training({
     jobs,
     models,

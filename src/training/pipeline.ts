@@ -8,11 +8,14 @@ import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts'
 import { resolveSpan, spanSource } from './bar-span.ts';
 import { buildResults } from './results.ts';
 import { modelSettings } from './strategy-rules.ts';
-import { analyzeBudget, configBudget, trainBudget, withinBudget } from './time-budget.ts';
+import type { OverrunPenalty } from './overrun-penalty.ts';
+import { analyzeBudget, configBudget, trainBudget, withinBudget, type JobOwner } from './time-budget.ts';
 
 export interface PipelineDeps {
   runtime: Pick<StrategyRuntime, 'config' | 'analyze' | 'train'>;
   bars: Pick<BarCache, 'get'>;
+  /** Lowers the CPU priority of users whose jobs overran lately (none: every job at normal priority). */
+  penalty?: OverrunPenalty;
 }
 
 export interface TrainOutcome {
@@ -45,18 +48,20 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const source = spanSource(all.source.subarray(span.from, span.to));
 
     await stage('checking code');
-    // Each sandbox job runs under a time budget of its own size (time-budget.ts).
-    const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits));
+    // Each sandbox job runs under a time budget of its own size (time-budget.ts), at the owner's CPU priority.
+    const penalty = deps.penalty;
+    const owner: JobOwner | undefined = penalty && { nice: penalty.niceFor(job.user_id), overran: () => penalty.overran(job.user_id) };
+    const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits), owner);
     const check = checkStrategyConfig(returned);
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
     const fitBars = sliceBars(bars, 0, fitRows);
-    const analysis = await withinBudget(analyzeBudget(fitRows), (limits) => deps.runtime.analyze(code, fitBars, limits));
+    const analysis = await withinBudget(analyzeBudget(fitRows), (limits) => deps.runtime.analyze(code, fitBars, limits), owner);
     if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
     const warmup = analysis.warmup ?? 0;
 
     await stage('training');
     const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length);
-    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, limits));
+    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, limits), owner);
     const config = trained.config;
     const settings = modelSettings(request, config);
 

@@ -151,11 +151,20 @@ export function trainBudget(config: StrategyConfig, bars: number, nFeatures: num
  * Runs a sandbox job under the budget's limits; a job that runs out of time (wall clock or CPU)
  * fails with the budget's explanation instead of the bare timeout.
  */
-export async function withinBudget<T>(budget: Budget, run: (limits: JobLimits) => Promise<T>): Promise<T> {
+/** Whose job it is, for the CPU priority: its niceness, and what to call when it overruns. */
+export interface JobOwner {
+  nice: number;
+  overran(): void;
+}
+
+export async function withinBudget<T>(budget: Budget, run: (limits: JobLimits) => Promise<T>, owner?: JobOwner): Promise<T> {
   try {
-    return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb });
+    return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb, ...(owner?.nice ? { nice: owner.nice } : {}) });
   } catch (err) {
-    if (err instanceof StrategyJobError && err.kind === 'timeout') throw new StrategyJobError('timeout', budgetExceeded(budget));
+    if (err instanceof StrategyJobError && err.kind === 'timeout') {
+      owner?.overran();
+      throw new StrategyJobError('timeout', budgetExceeded(budget));
+    }
     throw err;
   }
 }

@@ -76,6 +76,18 @@ test('short: stop above, take below the entry', () => {
   expectTrade(s, { side: -1, entry: [1, 1.1], exit: [2, 1.101], reason: 'SL', pips: -10, pnl: -100 });
 });
 
+test('each trade records the levels its position had: stop and take prices, null when there was none', () => {
+  const rows: Row[] = [flat(1.1), flat(1.1), [1.1, 1.1005, 1.0975, 1.099]];
+  const [short] = trades({ stop: pips(10), take: pips(20) }, rows, [-1, 0, 0]);
+  near(short!.stopLoss!, 1.101, 'short stop above');
+  near(short!.takeProfit!, 1.098, 'short take below');
+  const [long] = trades({ stop: pips(10) }, [flat(1.1), flat(1.1), flat(1.1)], [1, 0, 0]);
+  near(long!.stopLoss!, 1.099, 'long stop below');
+  assert.equal(long!.takeProfit, null, 'no take');
+  const [bare] = trades({}, [flat(1.1), flat(1.1), flat(1.1)], [1, 0, 0]);
+  assert.deepEqual([bare!.stopLoss, bare!.takeProfit], [null, null]);
+});
+
 const bothBar: Row = [1.1, 1.1022, 1.0985, 1.1]; // reaches TP 1.1020 and SL 1.0990 of a long from 1.1000
 
 test('SL and TP inside one bar, nothing finer: the stop (conservative)', () => {

@@ -21,9 +21,11 @@ const trade: ClosedTrade = {
   barsHeld: 3,
   nights: 1,
   notional: 220_000,
+  stopLoss: 1.101,
+  takeProfit: 1.099,
 };
 
-test('toTradeRecords: ISO times, side names, margin = notional / leverage or null', () => {
+test('toTradeRecords: ISO times, side names, margin = notional / leverage or null, the position’s levels', () => {
   const [r] = toTradeRecords([trade], 50);
   assert.deepEqual(r, {
     side: 'short',
@@ -41,6 +43,8 @@ test('toTradeRecords: ISO times, side names, margin = notional / leverage or nul
     pnl: 183,
     bars_held: 3,
     margin: 4400, // 220,000 / 50
+    stop_loss: 1.101,
+    take_profit: 1.099,
   });
   assert.deepEqual(Trade.parse(r), r);
   assert.equal(toTradeRecords({ trades: [trade] })[0]!.margin, null);

@@ -14,6 +14,7 @@ import { request } from 'node:http';
 import type { Route } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.ts';
 import { startTestService } from '../helpers/service.ts';
+import { strategyCode } from '../helpers/strategies.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const GOALS = { homeKb: 300, interactiveMs: 1_000, modelMs: 1_000, pulseTtfbMs: 50 };
@@ -75,6 +76,7 @@ function resultsFor(bars: Bar[], tradeCount: number) {
     return {
       side, entry_time: entry.timestamp, exit_time: exit.timestamp, entry_price: entry.open, exit_price: exit.close, lots: 1, units: 100_000,
       exit_reason: i % 3 ? 'signal' : 'TP', pips: pnl / 10, gross_pnl: pnl, commission: 7, swap: 0, pnl: pnl - 7, bars_held: 10, margin: null,
+      stop_loss: entry.open - (side === 'long' ? 1 : -1) * 0.002, take_profit: entry.open + (side === 'long' ? 1 : -1) * 0.004,
       period: i * step < split ? 'train' : 'test',
     };
   });
@@ -138,11 +140,13 @@ export const benchmark: Benchmark = {
     const key = (await sf.mintKey()).api_key;
     const bars = await allBars(sf.url, key);
     const body = JSON.stringify(resultsFor(bars, 1_000));
+    const codeBody = JSON.stringify({ model: '1_EURUSD_15min_Bench', model_name: 'Bench', code: strategyCode() });
     const rendered: number[] = [];
     for (let i = 0; i < runs; i++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       await context.addInitScript((k) => localStorage.setItem('sf_api_key', k), key);
       await context.route('**/api/v1/results/**', (route: Route) => route.fulfill({ contentType: 'application/json', body }));
+      await context.route('**/api/v1/models/*/code', (route: Route) => route.fulfill({ contentType: 'application/json', body: codeBody }));
       const page = await context.newPage();
       await page.goto(`${sf.url}/models/1_EURUSD_15min_Bench`, { waitUntil: 'commit' });
       await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });

@@ -65,6 +65,19 @@ describe('WebSocket predictions of a deployed model', () => {
     owner.close();
   });
 
+  it('is one subscription whether the model is named by name or by stem', async () => {
+    const stem = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed[0].model as string;
+    const client = await connect(key);
+    client.send({ type: 'subscribe', ref: 'by-name', channel: { channel: 'predictions', model: 'Model 1' } });
+    await client.next('subscribed', (m) => m.ref === 'by-name');
+    client.send({ type: 'subscribe', ref: 'by-stem', channel: { channel: 'predictions', model: stem } });
+    const again = await client.next('error', (m) => m.ref === 'by-stem');
+    assert.equal(again.code, 409, 'the same deployment: already subscribed');
+    client.send({ type: 'unsubscribe', ref: 'off', channel: { channel: 'predictions', model: stem } });
+    await client.next('unsubscribed', (m) => m.ref === 'off');
+    client.close();
+  });
+
   it('predict answers what POST /predict answers', async () => {
     const request = { model_name: 'Model 1', start_date: postCutoffDay, end_date: postCutoffDay };
     const rest = await sf.api('POST', '/api/v1/predict', { key, body: request });

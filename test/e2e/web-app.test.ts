@@ -93,6 +93,12 @@ describe('the web app in a browser', () => {
     assert.ok(pixels[UP]! > 200 && pixels[DOWN]! > 200, `up and down candles are painted: ${JSON.stringify(pixels)}`);
     assert.ok((await paintedPixels(page, '#equity', ['#38bdf8']))['#38bdf8']! > 100, 'the equity curve is painted');
 
+    // The last trade's own levels are drawn: entry, and its stop and take-profit when it had them.
+    const last = [...results.trade_log, ...results.pred_trade_log].at(-1);
+    const expected = [`entry@${last.entry_price}`, ...(last.stop_loss === null ? [] : [`SL@${last.stop_loss}`]), ...(last.take_profit === null ? [] : [`TP@${last.take_profit}`])];
+    assert.ok(last.stop_loss !== null, 'the prompt’s 10-pip stop is on its trades');
+    assert.equal(chart.levels, expected.join(' '));
+
     const rows = await page.$$eval('.trade-list tbody tr', (trs) => trs.length);
     assert.equal(rows, Math.min(25, trades));
     await visitor.screenshot('quick-deploy-model-page');

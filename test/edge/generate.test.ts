@@ -57,6 +57,28 @@ describe('strategy generation over HTTP (offline generator)', () => {
     assert.equal(usage.history[0].reason, 'generate');
   });
 
+  it('writes the code for the market the text names when the fields are absent; a field still wins; the default only when neither', async () => {
+    const { api_key } = await sf.mintKey();
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ description: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell. 15 minute bars.' }, 'GBPUSD', '15min'],
+      [{ description: 'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA' }, 'USDJPY', '1h'],
+      [{ description: 'Bollinger bands (20, 2.5) and RSI(7) below 20 on EUR/USD 5min' }, 'EURUSD', '5min'],
+      [{ description: 'Cable breakout', signals: 'buy a close above the 20-bar high on M1' }, 'GBPUSD', '1min'],
+      [{ description: 'Trend following on USDJPY hourly', symbol: 'AUDUSD' }, 'AUDUSD', '1h'],
+      [{ description: 'MACD momentum' }, 'EURUSD', '15min'],
+    ];
+    for (const [body, symbol, timeframe] of cases) {
+      const res = await sf.api('POST', '/api/v1/generate', { key: api_key, body });
+      assert.equal(res.status, 200, res.text);
+      const answer = GenerateResponse.parse(res.body);
+      assert.deepEqual([answer.symbol, answer.timeframe], [symbol, timeframe], JSON.stringify(body));
+      assert.equal(answer.code.split('\n')[0], `# signalforge: symbol=${symbol} timeframe=${timeframe}`);
+    }
+    const stream = await postStream(api_key, { description: 'Mean reversion on the aussie, 5 minute bars' });
+    const done = (await readSse(stream, until('done'))).find((f) => f.event === 'done')!;
+    assert.deepEqual([JSON.parse(done.data).symbol, JSON.parse(done.data).timeframe], ['AUDUSD', '5min'], 'the stream reads the text the same way');
+  });
+
   it('writes offline (1 credit, no cap counted) when an ai_model is asked for but Claude is not configured', async () => {
     const { api_key } = await sf.mintKey();
     for (const ai_model of ['sonnet', 'sonnet', 'haiku', 'opus', 'sonnet-haiku']) {

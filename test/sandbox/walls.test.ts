@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import type { Walls } from '../../src/sandbox/jail-command.ts';
-import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime, type JobLimits } from '../../src/sandbox/runtime-pool.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const DIR = join(import.meta.dirname, 'walls');
@@ -111,6 +111,8 @@ function suite(title: string, walls: Walls, cases: (run: () => StrategyRuntime) 
 
 const config = async (runtime: StrategyRuntime, name: string, constants?: Record<string, string>) =>
   (await runtime.config(strategy(name, constants, HOOKED.has(runtime)))) as Report;
+const configWith = async (runtime: StrategyRuntime, name: string, limits: JobLimits) =>
+  (await runtime.config(strategy(name, {}, HOOKED.has(runtime)), limits)) as Report;
 
 let canaryBefore = '';
 let dataBefore = '';
@@ -193,6 +195,10 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
   protectsHostFiles(run);
   keepsSecretsApart(run);
   cannotFork(run);
+  it('runs a job at the niceness it is given; it cannot raise its priority back, nor change the zygote’s', async () => {
+    assert.deepEqual(await configWith(run(), 'niceness', { nice: 19 }), { nice: 19, raise_priority: 'EACCES', after: 19, zygote: 'EPERM' });
+    assert.equal((await configWith(run(), 'niceness', {})).nice, 0, 'normal priority by default');
+  });
   it("a feature session's worker is confined like a job child", async () => {
     const session = await run().openSession(strategy('session_identity'));
     try {

@@ -31,6 +31,9 @@ const trade = (communityId: number, seq: number, pnl: number): LiveTrade => ({
   barsHeld: 4 + seq,
   nights: seq % 2,
   notional: 10_612.3 + seq / 3,
+  // A stop on every trade, a take-profit on every other one (none: null, stored as NULL).
+  stopLoss: 1.05923 + seq / 3e5,
+  takeProfit: seq % 2 ? null : 1.06623 + seq / 7e5,
 });
 
 describe('LiveTradesRepo', () => {

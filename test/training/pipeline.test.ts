@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { UnprocessableError } from '../../src/errors.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
-import { JobStore, ModelStore, StrategyJobError, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import { JobStore, ModelStore, OVERRUN_NICE, OverrunPenalty, StrategyJobError, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import type { JobLimits } from '../../src/sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -75,6 +76,30 @@ describe('train pipeline', () => {
       return true;
     });
     assert.deepEqual(seen, ['checking code'], 'stopped before the fit');
+  });
+
+  it('runs the next jobs of a user whose strategy overran at the lowest CPU priority; other users’ at normal', async () => {
+    const penalty = new OverrunPenalty();
+    const niceness: Array<[number, number | undefined]> = [];
+    /** The real runtime, noting the niceness each job of a user was given. */
+    const noted = (userId: number) => ({
+      config: (code: string, limits?: JobLimits) => (niceness.push([userId, limits?.nice]), runtime.config(code, limits)),
+      analyze: (...a: Parameters<StrategyRuntime['analyze']>) => (niceness.push([userId, a[2]?.nice]), runtime.analyze(...a)),
+      train: (...a: Parameters<StrategyRuntime['train']>) => (niceness.push([userId, a[3]?.nice]), runtime.train(...a)),
+    });
+    const run = (userId: number, code: string) => {
+      const job = { ...trainJob({ code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' }), user_id: userId };
+      return trainPipeline({ runtime: noted(userId), bars: market.cache, penalty })(job, async () => undefined);
+    };
+    const loop = strategyCode({ prelude: 'while True:\n        pass' });
+    await assert.rejects(run(1, loop), StrategyJobError);
+    await assert.rejects(run(1, loop), StrategyJobError);
+    await run(2, strategyCode());
+    assert.deepEqual(niceness, [
+      [1, undefined], [1, undefined], // the first loop: normal priority, until it overran
+      [1, OVERRUN_NICE], [1, OVERRUN_NICE], // the next: nice 19
+      [2, undefined], [2, undefined], [2, undefined], // another user: normal
+    ]);
   });
 
   it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {

@@ -23,7 +23,8 @@ export async function startModelPage(): Promise<void> {
   const root = $('#model');
   const [results, code] = await Promise.all([
     call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`),
-    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`),
+    // The page stands without its code: the panel says why it is missing.
+    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
   ]);
   performance.mark('sf:results');
   const from = results.spans.train.from;
@@ -58,7 +59,7 @@ export async function startModelPage(): Promise<void> {
     sharePanel(stem, results),
     h('h2', {}, 'Live signals'),
     feed,
-    codePanel(stem, results, code.code),
+    codePanel(stem, results, code),
   );
 
   const candles = await candlesLoading;
@@ -70,7 +71,7 @@ export async function startModelPage(): Promise<void> {
   chartBox.dataset.candles = String(candles.length);
   chartBox.dataset.markers = String(markers.markers().length);
 
-  const levels = levelLines(series, results);
+  const levels = levelLines(series, chartBox);
   const spanButtons: [string, { from: string; to: string } | null][] = [
     ['All', { from, to }],
     ['Train', results.spans.train],
@@ -113,26 +114,16 @@ export async function startModelPage(): Promise<void> {
 const barSeconds = (tf: string) => ({ '1min': 60, '5min': 300, '15min': 900, '1h': 3600 })[tf] ?? 900;
 
 /** Stop and take-profit of a trade as price lines, from the model's execution settings. */
-function levelLines(series: ISeriesApi<'Candlestick'>, results: Results) {
-  const s = results.settings as Record<string, unknown>;
-  const unit = s.risk_unit as string;
-  const pip = results.symbol.endsWith('JPY') ? 0.01 : results.symbol === 'BTCUSD' ? 1 : 0.0001;
-  const distance = (size: unknown, entry: number): number | null => {
-    if (typeof size !== 'number') return null;
-    if (unit === 'pips') return size * pip;
-    if (unit === 'pct') return size * entry;
-    return null;
-  };
+/** The selected trade's entry, stop and take-profit lines: the levels the position had, as the engine set them. */
+function levelLines(series: ISeriesApi<'Candlestick'>, box: HTMLElement) {
   let lines: IPriceLine[] = [];
   return {
     show(t: Trade) {
       for (const line of lines) series.removePriceLine(line);
-      const dir = t.side === 'long' ? 1 : -1;
-      const sl = distance(s.stop_loss, t.entry_price);
-      const tp = distance(s.take_profit, t.entry_price);
       lines = [series.createPriceLine({ price: t.entry_price, color: '#94a3b8', lineStyle: 2, title: 'entry' })];
-      if (sl !== null) lines.push(series.createPriceLine({ price: t.entry_price - dir * sl, color: DOWN, lineStyle: 2, title: 'SL' }));
-      if (tp !== null) lines.push(series.createPriceLine({ price: t.entry_price + dir * tp, color: UP, lineStyle: 2, title: 'TP' }));
+      if (t.stop_loss !== null) lines.push(series.createPriceLine({ price: t.stop_loss, color: DOWN, lineStyle: 2, title: 'SL' }));
+      if (t.take_profit !== null) lines.push(series.createPriceLine({ price: t.take_profit, color: UP, lineStyle: 2, title: 'TP' }));
+      box.dataset.levels = lines.map((l) => `${l.options().title}@${l.options().price}`).join(' ');
     },
   };
 }
@@ -248,9 +239,9 @@ function diagnostics(r: Results): HTMLElement {
 }
 
 /** The code the model was trained from (GET /models/{name}/code), highlighted, editable; Retrain runs POST /train. */
-function codePanel(stem: string, r: Results, code: string): HTMLElement {
+function codePanel(stem: string, r: Results, code: ModelCode | Error): HTMLElement {
   const area = h('textarea', { class: 'code', rows: 18, spellcheck: 'false' }) as HTMLTextAreaElement;
-  area.value = code;
+  area.value = code instanceof Error ? '' : code.code;
   const status = h('p', { class: 'muted' });
   const retrain = async () => {
     status.textContent = 'Submitting…';
@@ -270,6 +261,7 @@ function codePanel(stem: string, r: Results, code: string): HTMLElement {
     'section',
     { class: 'code-panel' },
     h('h2', {}, 'Strategy code'),
+    code instanceof Error ? h('p', { class: 'error' }, `The code could not be loaded (${code.message}); paste code to retrain.`) : null,
     view,
     area,
     edit,

@@ -29,9 +29,16 @@ export interface ChannelSink {
   ready(resumed: number): void;
 }
 
-/** The subscription's identity on a connection: one per channel. */
-export const channelKey = (c: Channel): string =>
-  c.channel === 'bars' ? `bars:${c.symbol}:${c.timeframe}` : c.channel === 'ticks' ? `ticks:${c.symbol}` : `predictions:${c.model}`;
+/**
+ * The subscription's identity on a connection: one per channel. A model is named by stem or by
+ * name, so predictions are keyed by the deployment they resolve to (404 like REST when none):
+ * subscribing by one and then the other is the same subscription, not twice the frames.
+ */
+export async function channelKey(deps: Pick<ChannelDeps, 'deployments'>, userId: number, c: Channel): Promise<string> {
+  if (c.channel === 'bars') return `bars:${c.symbol}:${c.timeframe}`;
+  if (c.channel === 'ticks') return `ticks:${c.symbol}`;
+  return `predictions:${(await deps.deployments.find(userId, c.model)).deployment_id}`;
+}
 
 /** Opens a channel for a user: replays from `since` when given, then follows live. Returns its stop. */
 export function openChannel(deps: ChannelDeps, userId: number, channel: Channel, since: string | undefined, sink: ChannelSink): Promise<() => void> {

@@ -30,6 +30,8 @@ export class StreamConnection {
   private user: UserRecord | null = null;
   /** Open subscriptions by channel key; a pending one holds null until its channel is open. */
   private readonly subscriptions = new Map<string, (() => void) | null>();
+  /** The key each model name or stem subscribed by resolved to (predictions are keyed by deployment). */
+  private readonly predictionKeys = new Map<string, string>();
   private ended = false;
 
   constructor(
@@ -95,7 +97,10 @@ export class StreamConnection {
         case 'subscribe':
           return await this.subscribe(message.channel, message.since, ref);
         case 'unsubscribe': {
-          const key = channelKey(message.channel);
+          const channel = message.channel;
+          // The name it was subscribed by still finds it after the model was undeployed.
+          const known = channel.channel === 'predictions' ? this.predictionKeys.get(channel.model) : undefined;
+          const key = known ?? (await channelKey(this.deps.channels, this.user.user_id, channel));
           const stop = this.subscriptions.get(key);
           if (stop === undefined) throw new BadRequestError(`not subscribed to ${key}`);
           this.subscriptions.delete(key);
@@ -123,7 +128,8 @@ export class StreamConnection {
   }
 
   private async subscribe(channel: Channel, since: string | undefined, ref: string | undefined): Promise<void> {
-    const key = channelKey(channel);
+    const key = await channelKey(this.deps.channels, this.user!.user_id, channel);
+    if (channel.channel === 'predictions') this.predictionKeys.set(channel.model, key);
     if (this.subscriptions.has(key)) throw new ConflictError(`already subscribed to ${key}: unsubscribe first to subscribe again with since`);
     const max = this.deps.limits.subscriptions;
     if (this.subscriptions.size >= max) throw new RateLimitedError(`at most ${max} subscriptions per connection: unsubscribe one first, or open another connection`, 1);

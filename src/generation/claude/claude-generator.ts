@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../../log.ts';
 import { codeHeader } from '../../sandbox/index.ts';
-import type { GenerateRequest } from '../../../schemas/generation.ts';
+import type { MarketGenerateRequest } from '../../../schemas/generation.ts';
 import type { StaticViolation } from '../../../schemas/strategy.ts';
 import type { StrategyCheck } from './checks.ts';
 import { CodeExtractor } from './extract.ts';
@@ -99,7 +99,7 @@ export class ClaudeGenerator {
     });
   }
 
-  async write(request: GenerateRequest, choice: ClaudeChoice, hooks: WriteHooks = {}): Promise<ClaudeOutcome> {
+  async write(request: MarketGenerateRequest, choice: ClaudeChoice, hooks: WriteHooks = {}): Promise<ClaudeOutcome> {
     const plan = modelPlan(choice, this.settings.models);
     const header = codeHeader(request.symbol, request.timeframe);
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: requestPrompt(request) }];

@@ -5,7 +5,7 @@
 import { INDICATOR_RULES, pandasCode } from '../../indicators/index.ts';
 import { codeHeader } from '../../sandbox/index.ts';
 import { parseIndicators } from '../../../schemas/indicators.ts';
-import type { GenerateRequest } from '../../../schemas/generation.ts';
+import type { GenerateRequest, MarketGenerateRequest } from '../../../schemas/generation.ts';
 import type { StaticViolation } from '../../../schemas/strategy.ts';
 
 const FIELDS: ReadonlyArray<[keyof GenerateRequest, string]> = [
@@ -27,7 +27,7 @@ const POS_RULES: ReadonlyArray<[string, string]> = [
 ];
 
 /** The first user turn: the market, the header line, the idea, and the binding options. */
-export function requestPrompt(request: GenerateRequest): string {
+export function requestPrompt(request: MarketGenerateRequest): string {
   const header = codeHeader(request.symbol, request.timeframe);
   const lines = [
     'Write the strategy file for this request.',

@@ -1,4 +1,4 @@
-import type { GenerateRequest, Generator } from '../../../schemas/generation.ts';
+import type { GenerateRequest, Generator, MarketGenerateRequest } from '../../../schemas/generation.ts';
 import type { ClaudeChoice, ClaudeGenerator, WriteHooks } from './claude-generator.ts';
 
 /** The offline generator as the writer uses it (src/generation/offline). */
@@ -37,7 +37,7 @@ export interface WriteOptions {
  * SDK's retries, or answers that still break the checks after the repairs) the offline
  * generator. A stream that already carried Claude's text gets `onReset` before the offline code.
  */
-export async function writeStrategy(request: GenerateRequest, { claude, choice, offline, hooks = {} }: WriteOptions): Promise<WrittenStrategy> {
+export async function writeStrategy(request: MarketGenerateRequest, { claude, choice, offline, hooks = {} }: WriteOptions): Promise<WrittenStrategy> {
   let fallback: string | null = null;
   let usd = 0;
   if (claude && choice) {

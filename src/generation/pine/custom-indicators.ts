@@ -15,6 +15,10 @@ import type { ClaudePineWriter } from './claude-pine.ts';
 import { pineFromText } from './from-text.ts';
 
 export const CUSTOM_INDICATOR_CREDITS = 1;
+const UNRECOGNISED =
+  'no indicator recognised in your description: name one the offline writer knows — SMA, EMA, WMA, Bollinger bands, RSI, MACD, ' +
+  'Stochastic, ATR, Keltner or Donchian channels, with their periods (e.g. "RSI 14 below 30", "20-period Keltner with 2 ATR bands") — ' +
+  'or send Pine Script';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
@@ -99,10 +103,19 @@ export class CustomIndicators {
     const pine = looksLikePine(body.source);
     let source = body.source;
     let generator: CustomIndicatorResponse['generator'] = 'pine';
+    let remarks: string[] = [];
     if (!pine) {
       const written = await this.claudePine(user, body);
-      source = written ?? pineFromText(body.source, body.symbol, body.timeframe).pine;
-      generator = written ? 'claude' : 'offline';
+      if (written) {
+        source = written;
+        generator = 'claude';
+      } else {
+        const offline = pineFromText(body.source, body.symbol, body.timeframe);
+        // A default indicator set is not what was asked for: say what the writer knows instead.
+        if (!offline.recognised) throw new UnprocessableError(UNRECOGNISED);
+        ({ pine: source, remarks } = offline);
+        generator = 'offline';
+      }
     }
     const job = {
       source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
@@ -124,6 +137,7 @@ export class CustomIndicators {
     const head: Partial<CustomIndicatorResponse> = {
       source_kind: pine ? 'pine' : 'text',
       generated_pine: pine ? null : source,
+      remarks,
       generator,
       symbol: body.symbol,
       timeframe: body.timeframe,

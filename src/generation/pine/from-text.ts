@@ -14,6 +14,8 @@ export interface PineFromText {
   pine: string;
   /** What the text was read as, and what was left out. */
   remarks: string[];
+  /** false when the text named no indicator the writer knows (the Pine is then a default set, not the user's). */
+  recognised: boolean;
 }
 
 interface Channel {
@@ -153,7 +155,7 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
     ...signals,
     '',
   ].join('\n');
-  return { pine, remarks };
+  return { pine, remarks, recognised: !defaulted || chans.length > 0 };
 }
 
 function marker(expr: string, title: string, side: 'long' | 'short' | null): string[] {

@@ -87,6 +87,8 @@ def _seccomp_filter():
     f.add_rule(seccomp.ALLOW, "kill", seccomp.Arg(0, seccomp.EQ, pid))
     f.add_rule(seccomp.ALLOW, "tgkill", seccomp.Arg(0, seccomp.EQ, pid))
     f.add_rule(seccomp.ALLOW, "tkill")  # a thread id of its own process (other uids are refused anyway)
+    # Its own niceness only (PRIO_PROCESS, pid 0): raising it is all RLIMIT_NICE 0 lets it do.
+    f.add_rule(seccomp.ALLOW, "setpriority", seccomp.Arg(0, seccomp.EQ, 0), seccomp.Arg(1, seccomp.EQ, 0))
     # Limits of itself only (pid 0); raising a hard limit needs a capability it has not got.
     f.add_rule(seccomp.ALLOW, "prlimit64", seccomp.Arg(0, seccomp.EQ, 0))
     f.add_rule(seccomp.ALLOW, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5401))  # TCGETS (isatty)

@@ -9,6 +9,7 @@ import { createLogger } from '../../../src/log.ts';
 import { ClaudeGenerator, modelPlan, strategyChecks, systemPrompt, type ClaudeSettings } from '../../../src/generation/claude/index.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
+import { withMarket } from '../../../src/generation/index.ts';
 import { messageText, startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { strategyCode } from '../../helpers/strategies.ts';
 
@@ -19,7 +20,7 @@ const GOOD = strategyCode();
 const LOOKAHEAD = strategyCode({ prelude: 'df["peek"] = close.shift(-1)' });
 const BAD_CONFIG = strategyCode({ params: '{"n_estimators": 30, "n_jobs": 4}' });
 const fenced = (code: string) => `Here is the strategy.\n\n\`\`\`python\n${code}\`\`\`\n\nGood luck!`;
-const request = GenerateRequest.parse({ description: 'RSI mean reversion in the London session', symbol: 'GBPUSD', timeframe: '1h', pos_rules: { max_pos: 2, direction: 'long' } });
+const request = withMarket(GenerateRequest.parse({ description: 'RSI mean reversion in the London session', symbol: 'GBPUSD', timeframe: '1h', pos_rules: { max_pos: 2, direction: 'long' } }));
 
 describe('ClaudeGenerator (stand-in Anthropic API, real SDK, real checks)', () => {
   let fake: FakeAnthropic;

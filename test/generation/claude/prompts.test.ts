@@ -4,6 +4,7 @@ import { INDICATOR_LIST } from '../../../src/indicators/index.ts';
 import { costUsd, pricesFor, repairPrompt, requestPrompt, systemPrompt } from '../../../src/generation/claude/index.ts';
 import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
+import { withMarket } from '../../../src/generation/index.ts';
 import { MODEL_TYPES } from '../../../schemas/strategy.ts';
 
 const CONFIG_KEYS = ['model_type', 'model_params', 'signal_threshold', 'direction', 'stop_loss', 'take_profit', 'cooldown', 'max_positions', 'on_opposite', 'session_filter', 'min_atr', 'trend_filter', 'target_horizon', 'objective', 'notes', 'title'];
@@ -52,7 +53,7 @@ describe('the system prompt carries the whole code contract', () => {
 describe('the user turns', () => {
   it('carries the market, the header, the idea, the requested indicators’ code and the binding pos_rules', () => {
     const text = requestPrompt(
-      GenerateRequest.parse({
+      withMarket(GenerateRequest.parse({
         description: 'Fade RSI extremes',
         risk: '20 pip stop',
         indicators: { rsi_enabled: true, rsi_period: 7 },
@@ -60,7 +61,7 @@ describe('the user turns', () => {
         symbol: 'USDJPY',
         timeframe: '5min',
         start_date: '2024-01-01',
-      }),
+      })),
     );
     assert.match(text, /# signalforge: symbol=USDJPY timeframe=5min/);
     assert.match(text, /USDJPY, 5min bars, trained on 2024-01-01/);
@@ -70,7 +71,7 @@ describe('the user turns', () => {
   });
 
   it('asks for a general strategy when no idea is given', () => {
-    assert.match(requestPrompt(GenerateRequest.parse({})), /No idea was given/);
+    assert.match(requestPrompt(withMarket(GenerateRequest.parse({}))), /No idea was given/);
   });
 
   it('lists every violation with its position, rule and fix', () => {

@@ -10,12 +10,13 @@ import { generateOffline, offlineTokens } from '../../../src/generation/offline/
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
 import { GenerateRequest } from '../../../schemas/generation.ts';
+import { withMarket } from '../../../src/generation/index.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { strategyCode } from '../../helpers/strategies.ts';
 
 const log = createLogger('silent');
 const offline: OfflineGenerator = { generate: generateOffline, tokens: offlineTokens };
-const request = GenerateRequest.parse({ description: 'EMA 12/26 crossover, stop 20 pips', symbol: 'AUDUSD', timeframe: '15min' });
+const request = withMarket(GenerateRequest.parse({ description: 'EMA 12/26 crossover, stop 20 pips', symbol: 'AUDUSD', timeframe: '15min' }));
 const fenced = (code: string) => `\`\`\`python\n${code}\`\`\``;
 const LOOKAHEAD = strategyCode({ prelude: 'df["peek"] = close.shift(-2)' });
 

@@ -122,6 +122,27 @@ describe('CustomIndicators', () => {
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
   });
 
+  it('refunds a description that names no indicator it knows, and says which it knows (422)', async () => {
+    const credits = ledger();
+    const p = flaky(0);
+    await assert.rejects(
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body('something that makes money, please'), bars),
+      (e: unknown) => e instanceof UnprocessableError && /no indicator recognised/.test(e.message) && /Keltner/.test(e.message) && /refunded/.test(e.message),
+    );
+    assert.equal(p.calls(), 0, 'nothing ran');
+    assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
+  });
+
+  it('answers how the offline writer read a description', async () => {
+    const res = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('Ichimoku cloud with RSI 14 below 30'), bars)));
+    assert.equal(res.generator, 'offline');
+    assert.ok(res.remarks.some((r: string) => /left out: ichimoku/.test(r)), `what it left out is said: ${JSON.stringify(res.remarks)}`);
+    const clear = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('RSI 14 below 30'), bars)));
+    assert.deepEqual(clear.remarks, [], 'nothing to say when all of it was read');
+    const pine = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body(SMA), bars)));
+    assert.deepEqual(pine.remarks, [], 'none for a Pine source');
+  });
+
   describe('with Claude', () => {
     let fake: FakeAnthropic;
     before(async () => {

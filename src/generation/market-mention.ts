@@ -1,0 +1,60 @@
+import { SYMBOLS, type Symbol, type Timeframe } from '../../schemas/common.ts';
+import type { GenerateRequest, MarketGenerateRequest } from '../../schemas/generation.ts';
+
+/** Currencies of the symbols: "EUR/USD" and "eur usd" are read as EURUSD. */
+const CCY = 'EUR|USD|GBP|JPY|CHF|AUD|NZD|CAD|BTC';
+
+/** The pairs' trader nicknames (cable, fiber, aussie, kiwi, loonie, swissie) and bitcoin. */
+const NICKNAMES: ReadonlyArray<[RegExp, Symbol]> = [
+  [/\bcable\b/gi, 'GBPUSD'],
+  [/\bfib(?:er|re)\b/gi, 'EURUSD'],
+  [/\baussie\b/gi, 'AUDUSD'],
+  [/\bkiwi\b/gi, 'NZDUSD'],
+  [/\bloonie\b/gi, 'USDCAD'],
+  [/\bswissie\b/gi, 'USDCHF'],
+  [/\bbitcoin\b/gi, 'BTCUSD'],
+];
+
+/** Ways traders write a timeframe, by timeframe. */
+const TIMEFRAME_WORDS: ReadonlyArray<[Timeframe, RegExp]> = [
+  ['1min', /\b(1|one)[\s-]?(m|min|mins|minute)\b|\bm1\b/i],
+  ['5min', /\b(5|five)[\s-]?(m|min|mins|minute)\b|\bm5\b/i],
+  ['15min', /\b(15|fifteen)[\s-]?(m|min|mins|minute)\b|\bm15\b/i],
+  ['1h', /\b(1|one)[\s-]?(h|hr|hour)\b|\b60[\s-]?(m|min|mins|minute)\b|\bh1\b|\bhourly\b/i],
+];
+
+/**
+ * The symbol and timeframe a prompt names ("GBP/USD on the hourly chart"), if any. The first
+ * symbol mentioned wins; a timeframe is taken only when exactly one is named.
+ */
+export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: Timeframe } {
+  const out: { symbol?: Symbol; timeframe?: Timeframe } = {};
+  const compact = NICKNAMES.reduce((text, [re, symbol]) => text.replace(re, symbol), prompt)
+    .toUpperCase()
+    .replace(new RegExp(`\\b(${CCY})\\s*[/\\-_ ]\\s*(${CCY})\\b`, 'g'), '$1$2');
+  let first = Infinity;
+  for (const s of SYMBOLS) {
+    const at = compact.search(new RegExp(`\\b${s}\\b`));
+    if (at >= 0 && at < first) [first, out.symbol] = [at, s];
+  }
+  const named = TIMEFRAME_WORDS.filter(([, re]) => re.test(prompt)).map(([tf]) => tf);
+  if (named.length === 1) out.timeframe = named[0]!;
+  return out;
+}
+
+/** The request's text fields, where a trader may name the market. */
+const TEXT_FIELDS = ['description', 'features', 'signals', 'model', 'optimization', 'risk', 'risk_function'] as const;
+
+export const DEFAULT_SYMBOL: Symbol = 'EURUSD';
+export const DEFAULT_TIMEFRAME: Timeframe = '15min';
+
+/**
+ * The one rule of every entry point that turns words into code (/generate, /generate/stream, the
+ * MCP tool, /one_shot): a structured symbol or timeframe wins; else the one the text names; else
+ * the default. A default is never "given": it does not beat the prose.
+ */
+export function withMarket(request: GenerateRequest): MarketGenerateRequest {
+  const prose = TEXT_FIELDS.map((f) => request[f] ?? '').join('\n');
+  const named = request.symbol && request.timeframe ? {} : marketMentioned(prose);
+  return { ...request, symbol: request.symbol ?? named.symbol ?? DEFAULT_SYMBOL, timeframe: request.timeframe ?? named.timeframe ?? DEFAULT_TIMEFRAME };
+}

@@ -1,0 +1,33 @@
+/**
+ * Users whose strategy ran past its time budget lately (an endless loop, a runaway feature):
+ * their next sandbox jobs run at the lowest CPU priority (nice 19) for a while, so one user
+ * submitting endless loops back to back takes only the CPU time nobody else wants, and another
+ * user's fit keeps its speed. Per trainer process; README "Training and backtesting" documents it.
+ */
+export const OVERRUN_WINDOW_MS = 10 * 60_000;
+export const OVERRUN_NICE = 19;
+
+export class OverrunPenalty {
+  private readonly until = new Map<number, number>();
+
+  constructor(
+    private readonly windowMs = OVERRUN_WINDOW_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A job of the user ran past its budget: the penalty runs from now. */
+  overran(userId: number): void {
+    const now = this.now();
+    this.until.set(userId, now + this.windowMs);
+    if (this.until.size > 10_000) for (const [user, end] of this.until) if (end <= now) this.until.delete(user);
+  }
+
+  /** The niceness the user's next job runs at: OVERRUN_NICE inside the window, else 0. */
+  niceFor(userId: number): number {
+    const end = this.until.get(userId);
+    if (end === undefined) return 0;
+    if (end > this.now()) return OVERRUN_NICE;
+    this.until.delete(userId);
+    return 0;
+  }
+}

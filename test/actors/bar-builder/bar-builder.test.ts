@@ -1,0 +1,80 @@
+/**
+ * The bar builder on a real nats-server and a real chdb store, on a replay clock: ticks in, each
+ * closed bar stored before it is published on `bars.<SYMBOL>.<tf>` (a subscriber reads it back at
+ * once), a quiet market's bar closed by the grace timer, the ticks stored beside their bars, and a
+ * tick stamped far ahead of the clock refused and counted.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BarBuilder } from '../../../actors/bar-builder/index.ts';
+import { subscribe } from '../../../src/bus/index.ts';
+import { ReplayClock } from '../../../src/kernel/index.ts';
+import { BarsRepo, TicksRepo } from '../../../src/store/index.ts';
+import type { BarMessage, Tick } from '../../../schemas/market.ts';
+import { Topics } from '../../../schemas/messages.ts';
+import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
+import { tempStore } from '../../store/temp-store.ts';
+
+const store = tempStore('bar-builder');
+const T0 = Date.UTC(2024, 4, 1, 10, 0, 0);
+const tick = (ts: number, bid: number, seq = 0): Tick => ({ symbol: 'EURUSD', ts, seq, bid, ask: bid + 0.0001, volume: 0 });
+
+describe('BarBuilder', () => {
+  let nats: TestNats;
+  let bars: BarsRepo;
+  let ticks: TicksRepo;
+  let clock: ReplayClock;
+  let builder: BarBuilder;
+  /** Each published 1-min bar, with whether the store already held it when it arrived. */
+  const published: { bar: BarMessage; storedFirst: Promise<boolean> }[] = [];
+
+  before(async () => {
+    nats = await startNats('bar-builder');
+    bars = new BarsRepo(store.client);
+    ticks = new TicksRepo(store.client);
+    subscribe(nats.bus, Topics.bars, Topics.bars.subject('EURUSD', '1min'), (bar) => {
+      const storedFirst = bars.load('EURUSD', '1min', bar.ts, bar.ts + 1).then((c) => c.ts.length === 1 && c.close[0] === bar.close);
+      published.push({ bar, storedFirst });
+    });
+    clock = new ReplayClock(T0);
+    builder = new BarBuilder({ ticks, bars, bus: nats.bus, log, clock, graceMs: 2_000 });
+    await builder.start();
+  });
+  after(async () => {
+    await builder?.stop();
+    await nats?.close();
+  });
+
+  it('closes a minute on the first tick of the next, stores it, then publishes it', async () => {
+    const sink = builder.sink('live');
+    await sink.write([tick(T0 + 1_000, 1.1), tick(T0 + 20_000, 1.1012), tick(T0 + 40_000, 1.0995), tick(T0 + 59_000, 1.1003)]);
+    assert.equal(published.length, 0, 'the minute is still open');
+    clock.advanceTo(T0 + 61_000);
+    await sink.write([tick(T0 + 61_000, 1.1005)]);
+    await until('the 10:00 bar published', () => published.length === 1);
+    const { bar, storedFirst } = published[0]!;
+    assert.deepEqual(
+      [bar.symbol, bar.timeframe, bar.ts, bar.open, bar.high, bar.low, bar.close, bar.ticks, bar.source],
+      ['EURUSD', '1min', T0, 1.1, 1.1012, 1.0995, 1.1003, 4, 'live'],
+    );
+    assert.equal(await storedFirst, true, 'a subscriber reads the published bar back from the store');
+    assert.equal(await ticks.count('EURUSD', T0, T0 + 60_000), 4, 'the bar’s ticks are stored with it');
+  });
+
+  it('closes a quiet minute by the grace timer, without a later tick', async () => {
+    // Nothing after 10:01:01; 10:02 + 2 s of grace later the 10:01 bar closes on the clock alone.
+    clock.advanceTo(T0 + 120_000 + 2_500);
+    await until('the 10:01 bar published', () => published.length === 2);
+    const { bar, storedFirst } = published[1]!;
+    assert.deepEqual([bar.ts, bar.open, bar.close, bar.ticks], [T0 + 60_000, 1.1005, 1.1005, 1]);
+    assert.equal(await storedFirst, true);
+  });
+
+  it('refuses a tick stamped far ahead of the clock, and counts it', async () => {
+    const before = builder.stats().future;
+    await builder.sink('live').write([tick(clock.now() + 3_600_000, 1.2)]);
+    assert.equal(builder.stats().future, before + 1);
+    await builder.flush();
+    assert.equal(await ticks.count('EURUSD', clock.now() + 3_000_000, clock.now() + 4_000_000), 0, 'not stored');
+  });
+});
