@@ -181,6 +181,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
       jobs: training.jobs,
       models: training.models,
       pipeline: training.pipeline,
+      penalty: training.penalty,
       activity: activity.bus,
       metering: accounts.metering,
       log,

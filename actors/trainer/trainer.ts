@@ -4,7 +4,7 @@ import type { ActivityBus } from '../../src/community/index.ts';
 import { AppError } from '../../src/errors.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { JobStore, ModelStore, StrategyJobError, TrainQueue, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import { JobStore, ModelStore, StrategyJobError, TrainQueue, type OverrunPenalty, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobRecord } from '../../schemas/training.ts';
 import { WaitingRoom } from './waiting-room.ts';
 
@@ -28,6 +28,8 @@ export interface TrainerDeps {
   perUser?: number;
   /** Jobs pulled ahead and held (heartbeated) to choose among (default 32). */
   lookahead?: number;
+  /** Users served last (only when nothing else runs): their jobs overran lately. */
+  penalty?: Pick<OverrunPenalty, 'penalized'>;
   clock?: Clock;
 }
 
@@ -63,7 +65,8 @@ export class Trainer implements Actor<Delivered> {
 
   constructor(private readonly deps: TrainerDeps) {
     this.clock = deps.clock ?? liveClock;
-    this.room = new WaitingRoom(deps.perUser ?? 1);
+    const penalty = deps.penalty;
+    this.room = new WaitingRoom(deps.perUser ?? 1, penalty ? (userId) => penalty.penalized(userId) : undefined);
   }
 
   async start(): Promise<void> {

@@ -12,7 +12,8 @@ export interface WaitingJob<M> {
  * at most `perUser` jobs at once, and among the users under that limit the one served least
  * recently goes first (a user never served, or back after a pause, goes before one who just
  * was); one user's jobs keep their queue order. So a user with a full queue gets one slot, and
- * every other user with a job waiting gets the next free one.
+ * every other user with a job waiting gets the next free one. A `penalized` user (whose jobs
+ * overran lately) is served only when nothing else runs and nobody else waits.
  */
 export class WaitingRoom<M> {
   private readonly held: WaitingJob<M>[] = [];
@@ -21,7 +22,10 @@ export class WaitingRoom<M> {
   private readonly lastStart = new Map<number, number>();
   private serial = 0;
 
-  constructor(private readonly perUser: number) {}
+  constructor(
+    private readonly perUser: number,
+    private readonly penalized: (userId: number) => boolean = () => false,
+  ) {}
 
   get size(): number {
     return this.held.length;
@@ -39,10 +43,14 @@ export class WaitingRoom<M> {
   /** The job to start now, taken out of the room and counted as its user's running job; null when none may start. */
   next(): WaitingJob<M> | null {
     let best: WaitingJob<M> | null = null;
+    let bestLow = false;
+    const busy = this.running.size > 0;
     for (const w of this.held) {
       if ((this.running.get(w.userId) ?? 0) >= this.perUser) continue;
-      if (!best) best = w;
-      else {
+      const low = this.penalized(w.userId);
+      if (low && busy) continue;
+      if (!best || (bestLow && !low)) [best, bestLow] = [w, low];
+      else if (low === bestLow) {
         const a = this.lastStart.get(w.userId) ?? -1;
         const b = this.lastStart.get(best.userId) ?? -1;
         if (a < b || (a === b && w.seq < best.seq)) best = w;

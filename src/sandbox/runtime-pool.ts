@@ -135,7 +135,7 @@ export class StrategyRuntime {
     const job = { ...header, id, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024, ...(limits.nice ? { nice: limits.nice } : {}) };
     try {
       const answer = await zygote.job(
-        { id, op: header.op, timeout_ms: timeoutMs, memory_mb: job.memory_mb },
+        { id, op: header.op, timeout_ms: timeoutMs, memory_mb: job.memory_mb, ...(limits.nice ? { nice: limits.nice } : {}) },
         encodeMessage(job, payload), // the message the child reads: its header holds the code
         timeoutMs + 10_000,
       );

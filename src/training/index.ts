@@ -29,6 +29,8 @@ export interface TrainingParts {
   models: ModelStore;
   queue: TrainQueue;
   pipeline: TrainPipeline;
+  /** Users whose jobs overran lately: the pipeline lowers their CPU priority, the trainer serves them last. */
+  penalty: OverrunPenalty;
 }
 
 export interface TrainingDepsIn {
@@ -54,7 +56,8 @@ export async function buildTraining(deps: TrainingDepsIn): Promise<TrainingParts
   const jobs = new JobStore(jobsKv, counters);
   const models = await ModelStore.open(deps.bus, modelsKv, signalsKv, r);
   const queue = await TrainQueue.open(deps.bus, { ackWaitMs: deps.ackWaitMs, replicas: r });
-  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars, penalty: new OverrunPenalty() });
+  const penalty = new OverrunPenalty();
+  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars, penalty });
   const training = new Training({
     jobs,
     models,
@@ -65,5 +68,5 @@ export async function buildTraining(deps: TrainingDepsIn): Promise<TrainingParts
     log: deps.log,
     ...(deps.undeploy ? { undeploy: deps.undeploy } : {}),
   });
-  return { training, jobs, models, queue, pipeline };
+  return { training, jobs, models, queue, pipeline, penalty };
 }

@@ -1,8 +1,9 @@
 /**
- * Users whose strategy ran past its time budget lately (an endless loop, a runaway feature):
- * their next sandbox jobs run at the lowest CPU priority (nice 19) for a while, so one user
- * submitting endless loops back to back takes only the CPU time nobody else wants, and another
- * user's fit keeps its speed. Per trainer process; README "Training and backtesting" documents it.
+ * Users whose strategy ran past its time budget lately (an endless loop, a runaway feature): for
+ * a while the trainer starts their jobs only when it runs nothing else, and those jobs run at the
+ * lowest CPU priority (nice 19), so one user submitting endless loops back to back takes only the
+ * time nobody else wants and another user's fit keeps its speed. Per trainer process; README
+ * "Training and backtesting" documents it.
  */
 export const OVERRUN_WINDOW_MS = 10 * 60_000;
 export const OVERRUN_NICE = 19;
@@ -20,6 +21,11 @@ export class OverrunPenalty {
     const now = this.now();
     this.until.set(userId, now + this.windowMs);
     if (this.until.size > 10_000) for (const [user, end] of this.until) if (end <= now) this.until.delete(user);
+  }
+
+  /** Whether the user's jobs overran lately (the trainer starts them only when nothing else runs). */
+  penalized(userId: number): boolean {
+    return this.niceFor(userId) > 0;
   }
 
   /** The niceness the user's next job runs at: OVERRUN_NICE inside the window, else 0. */

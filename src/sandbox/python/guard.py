@@ -53,6 +53,7 @@ def install_limits(header, cpu_hard=None):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # Niceness can only go up from here: with RLIMIT_NICE 0 no process may lower it again.
     resource.setrlimit(resource.RLIMIT_NICE, (0, 0))
+    # (Where the kernel groups sessions, the zygote also set this job's session group to it.)
     nice = min(19, max(0, int(header.get("nice", 0))))
     if nice:
         os.setpriority(os.PRIO_PROCESS, 0, nice)

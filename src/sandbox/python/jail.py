@@ -60,11 +60,12 @@ ALLOWED = (
     "timerfd_settime", "timerfd_gettime",
     # identity (read-only), limits (lowering only without capabilities)
     "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
-    "getresgid", "getgroups", "getpgrp", "getpgid", "getsid", "uname", "sysinfo", "getrandom",
-    "prctl", "arch_prctl", "capget",
+    "getresgid", "getgroups", "getpgrp", "getpgid", "getsid", "setsid", "uname", "sysinfo", "getrandom",
+    "arch_prctl", "capget",
     "exit", "exit_group", "wait4", "waitid",
 )
 DENIED_ERRNO = errno.EPERM
+PR_SET_DUMPABLE = 4
 
 
 def _seccomp_filter():
@@ -87,6 +88,9 @@ def _seccomp_filter():
     f.add_rule(seccomp.ALLOW, "kill", seccomp.Arg(0, seccomp.EQ, pid))
     f.add_rule(seccomp.ALLOW, "tgkill", seccomp.Arg(0, seccomp.EQ, pid))
     f.add_rule(seccomp.ALLOW, "tkill")  # a thread id of its own process (other uids are refused anyway)
+    # prctl, but never PR_SET_DUMPABLE: a job stays non-dumpable, so its /proc files (its session's
+    # CPU share among them) stay out of its own reach.
+    f.add_rule(seccomp.ALLOW, "prctl", seccomp.Arg(0, seccomp.NE, PR_SET_DUMPABLE))
     # Its own niceness only (PRIO_PROCESS, pid 0): raising it is all RLIMIT_NICE 0 lets it do.
     f.add_rule(seccomp.ALLOW, "setpriority", seccomp.Arg(0, seccomp.EQ, 0), seccomp.Arg(1, seccomp.EQ, 0))
     # Limits of itself only (pid 0); raising a hard limit needs a capability it has not got.

@@ -55,4 +55,18 @@ describe('trainer waiting room', () => {
     assert.equal(room.size, 0);
     assert.equal(room.holds(2), false);
   });
+  it('serves a penalized user only when nothing else runs and nobody else waits', () => {
+    const room = new WaitingRoom<string>(1, (userId) => userId === 1);
+    room.add(job(1, 1)); // user 1 overran lately; queued first
+    room.add(job(2, 2));
+    assert.equal(room.next()?.msg, 'job 2', 'the other user first, though queued later');
+    assert.equal(room.next(), null, 'not beside a running job');
+    room.add(job(3, 3));
+    room.finished(2);
+    assert.equal(room.next()?.msg, 'job 3', 'nobody else may wait either');
+    room.finished(3);
+    assert.equal(room.next()?.msg, 'job 1', 'served once the trainer is idle');
+    room.add(job(2, 4));
+    assert.equal(room.next()?.msg, 'job 4', 'another user still starts beside it (the job runs at nice 19)');
+  });
 });
