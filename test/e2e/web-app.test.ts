@@ -54,7 +54,9 @@ describe('the web app in a browser', () => {
     const watcher = await freshPage(browser);
     await watcher.context.addInitScript((k) => localStorage.setItem('sf_api_key', k), key);
     await watcher.page.goto(`${sf.url}/models/${encodeURIComponent(JSON.parse(done[1]!).stem)}`);
-    await watcher.page.waitForSelector('#feed-waiting');
+    // Following the deployment: waiting for the next bar, or already showing a signal (the actor's
+    // catch-up signal can arrive before the waiting line is ever seen).
+    await watcher.page.waitForSelector('#feed-waiting, #signal-feed li.signal');
     return { watcher, openedAt: Date.now() };
   }
   after(async () => {
@@ -268,6 +270,8 @@ describe('the web app in a browser', () => {
     assert.ok(pixels[UP]! > 100 && pixels[DOWN]! > 100, `candles painted: ${JSON.stringify(pixels)}`);
     assert.ok(pixels['#f59e0b']! > 50, 'the first Bollinger line is painted');
     assert.equal(await page.locator('[data-panel="rsi"] canvas').count() > 0, true, 'RSI has its own panel');
+    // Live: the latest candles and indicator values are fetched again (every 15 s) and drawn without errors.
+    await page.waitForFunction(() => Number((document.querySelector('#price') as HTMLElement).dataset.updates ?? 0) >= 1, undefined, { timeout: 30_000 });
     await screenshot('market');
     assert.deepEqual(problems, []);
   });

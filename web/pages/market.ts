@@ -36,14 +36,18 @@ export async function startMarketPage(): Promise<void> {
   candles.setData(candleData(ohlc.candles));
   priceBox.dataset.candles = String(ohlc.candles.length);
   let drawn = 0;
-  if (state.indicators.length) {
-    const indicators = Object.fromEntries(state.indicators.map((i) => [`${i}_enabled`, true]));
-    const res = await call<{ columns: string[]; data: Record<string, (number | null)[]> & { timestamp: string[] } }>('POST', '/api/v1/indicators', {
+  /** Each drawn indicator column's line, for the live updates. */
+  const lines = new Map<string, ISeriesApi<'Line'>>();
+  const indicators = Object.fromEntries(state.indicators.map((i) => [`${i}_enabled`, true]));
+  const indicatorRows = (limit: number) =>
+    call<{ columns: string[]; data: Record<string, (number | null)[]> & { timestamp: string[] } }>('POST', '/api/v1/indicators', {
       indicators,
       symbol: state.symbol,
       timeframe: state.timeframe,
-      limit: 500,
+      limit,
     });
+  if (state.indicators.length) {
+    const res = await indicatorRows(500);
     const times = res.data.timestamp.map(toTime);
     let color = 0;
     const panelCharts = new Map<string, IChartApi>();
@@ -57,6 +61,7 @@ export async function startMarketPage(): Promise<void> {
       }
       const line: ISeriesApi<'Line'> = target.addSeries(LineSeries, { color: COLORS[color++ % COLORS.length], lineWidth: 1, title: column });
       line.setData(values.flatMap((v, i) => (v === null || times[i] === undefined ? [] : [{ time: times[i] as UTCTimestamp, value: v }])));
+      lines.set(column, line);
       drawn++;
     }
     for (const panel of panelCharts.values()) panel.timeScale().fitContent();
@@ -64,10 +69,23 @@ export async function startMarketPage(): Promise<void> {
   priceBox.dataset.indicators = String(drawn);
   chart.timeScale().fitContent();
   document.body.dataset.ready = '1';
-  // Live: poll the latest bars once a bar might have closed (the market has no public bar stream).
+  // Live: the latest bars and their indicator values, polled often enough to follow every bar close
+  // (the forming bar is redrawn, a closed one appended; both answers are cached by the edge).
+  // A chart takes updates of its last point or newer ones only: older points of an answer are skipped.
+  const lastTime = (series: ISeriesApi<'Candlestick'> | ISeriesApi<'Line'>) => Number(series.data().at(-1)?.time ?? 0);
   setInterval(async () => {
     const latest = await call<{ candles: Candle[] }>('GET', `/api/v1/ohlc?symbol=${state.symbol}&timeframe=${state.timeframe}&limit=2`);
-    for (const c of candleData(latest.candles)) candles.update(c);
+    for (const c of candleData(latest.candles)) if (Number(c.time) >= lastTime(candles)) candles.update(c);
+    if (lines.size === 0) return;
+    const res = await indicatorRows(2);
+    const times = res.data.timestamp.map(toTime);
+    for (const [column, line] of lines) {
+      (res.data[column] ?? []).forEach((v, i) => {
+        const time = times[i];
+        if (v !== null && time !== undefined && time >= lastTime(line)) line.update({ time: time as UTCTimestamp, value: v });
+      });
+    }
+    priceBox.dataset.updates = String(Number(priceBox.dataset.updates ?? 0) + 1);
   }, 15_000);
 }
 
