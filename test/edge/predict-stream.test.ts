@@ -283,3 +283,32 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     again.close();
   });
 });
+
+describe('GET /api/v1/predict: connections per client address', () => {
+  let sf: TestService;
+  const open: StreamClient[] = [];
+  before(async () => {
+    sf = await startTestService({ MARKET_FEED: 'none', WS_PER_ADDRESS: '3', WS_PER_KEY: '10' });
+  });
+  after(async () => {
+    for (const c of open) c.ws.terminate();
+    await sf.stop();
+  });
+
+  it('refuses the connection past the address’s limit with 4429, whatever key it brings; a closed one frees its place', async () => {
+    const keys = await Promise.all(Array.from({ length: 5 }, async () => (await sf.mintKey()).api_key));
+    const connect = async (key: string) => {
+      const client = await connectStream(sf.url, { 'x-api-key': key });
+      open.push(client);
+      return client;
+    };
+    const first = await Promise.all(keys.slice(0, 3).map(connect));
+    await Promise.all(first.map((c) => c.next('welcome')));
+    const fourth = await connect(keys[3]!);
+    assert.equal((await fourth.closed).code, CloseCodes.tooManyConnections, 'a fourth key from the same address');
+    first[0]!.close();
+    await first[0]!.closed;
+    const again = await connect(keys[4]!);
+    assert.ok((await again.next('welcome')).user, 'room again once one closed');
+  });
+});
