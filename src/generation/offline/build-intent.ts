@@ -133,7 +133,12 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   // Position rules: pos_rules first, then the text.
   const pr = request.pos_rules ?? {};
   const structured = <T>(v: T | undefined): Candidate<T>[] => (v === undefined ? [] : [{ value: v, from: 'pos_rules', at: 0 }]);
-  const direction = pick<Direction>('direction', 'position', [...structured(pr.direction), ...candidates(fields, (f) => f.rules.direction)], { value: 'both', from: 'default' }, String, remarks);
+  const stated = pick<Direction>('direction', 'position', [...structured(pr.direction), ...candidates(fields, (f) => f.rules.direction)], { value: 'both', from: 'default' }, String, remarks);
+  // Nothing says the direction outright: the entries the text names decide it ("go long when…",
+  // "…, sell" with no buy anywhere); both sides named, or neither, trade both.
+  const implied = stated.from === 'default' ? impliedDirection(fields) : null;
+  const direction = implied ?? stated;
+  if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
   const cooldown = pick('cooldown', 'position', [...structured(pr.cooldown), ...candidates(fields, (f) => f.rules.cooldown)], { value: 0, from: 'default' }, (v) => `${v} bars`, remarks);
   const maxPositions = pick('max positions', 'position', [...structured(pr.max_pos), ...candidates(fields, (f) => f.rules.maxPositions)], { value: 1, from: 'default' }, String, remarks);
   const onOpposite = pick<OnOpposite>('on opposite signal', 'position', [...structured(pr.on_opposite), ...candidates(fields, (f) => f.rules.onOpposite)], { value: 'close_only', from: 'default' }, String, remarks);
@@ -206,4 +211,23 @@ function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: 
     stopLoss: { ...(stop as Picked<Amount | null>), value: stopLevel },
     takeProfit: { ...(take as Picked<TakeValue>), value: takeLevel },
   };
+}
+
+/** Entry verbs of each side ("as long as", "short-term" and a plain "long period" are not entries). */
+const LONG_ENTRY = /\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?)|longs)\b/;
+const SHORT_ENTRY = /\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?)|shorts|shorting)\b/;
+
+/** The one side the text's entries are on, when it names entries of one side only. */
+function impliedDirection(fields: readonly { field: Source; norm: string }[]): { value: Direction; from: Source; phrase: string } | null {
+  let long: { field: Source; phrase: string } | null = null;
+  let short: { field: Source; phrase: string } | null = null;
+  for (const f of fields) {
+    const l = LONG_ENTRY.exec(f.norm);
+    const sh = SHORT_ENTRY.exec(f.norm);
+    if (l) long ??= { field: f.field, phrase: l[0] };
+    if (sh) short ??= { field: f.field, phrase: sh[0] };
+  }
+  if (long && !short) return { value: 'long', from: long.field, phrase: long.phrase };
+  if (short && !long) return { value: 'short', from: short.field, phrase: short.phrase };
+  return null;
 }

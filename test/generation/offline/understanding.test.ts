@@ -92,7 +92,16 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('shorts only when RSI above 70').direction, 'short');
     assert.equal(cfg('trade both ways on the EMA 20/50 cross').direction, 'both');
     assert.equal(cfg('no shorts, buy MACD crosses').direction, 'long');
-    assert.equal(cfg('buy only when RSI is below 30').direction, 'both', '"buy only when" is about timing');
+    // "buy only when" is about timing, not an outright "long only" — but it names buys and no sells.
+    assert.equal(cfg('buy only when RSI is below 30').direction, 'long');
+  });
+
+  it('takes the direction from the entries when nothing says it outright: buys only → long, sells only → short, both → both', () => {
+    assert.equal(cfg('Fade the London open: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, stop 1.5 ATR').direction, 'short');
+    assert.equal(cfg('Trend following: go long when the 20 EMA is above the 100 EMA, exit on a close below the 20 EMA').direction, 'long');
+    assert.equal(cfg('buy when RSI below 30, sell when RSI above 70').direction, 'both');
+    assert.equal(cfg('short-term EMA 9/21 cross, as long as RSI is under 70').direction, 'both', 'no entry verb: "short-term" and "as long as" are not sides');
+    assert.equal(cfg({ description: 'buy RSI dips', pos_rules: { direction: 'both' } }).direction, 'both', 'a structured direction still wins');
   });
 
   it('reads sessions and hours as UTC session_filter', () => {
