@@ -63,6 +63,36 @@ export type FromTemplateRequest = z.infer<typeof FromTemplateRequest>;
 export const Generator = z.enum(['offline', 'claude']).describe('Which generator wrote the code: offline = our embedded generator, claude = the Anthropic API');
 export type Generator = z.infer<typeof Generator>;
 
+/** One setting as it was read: its value, where it came from, and the words that said so. */
+const decided = <T extends z.ZodType>(value: T) =>
+  z.object({
+    value,
+    from: z.string().describe('The request field that set it (description, signals, risk…, pos_rules, indicators), or default'),
+    phrase: z.string().optional().describe('The words of the request that set it'),
+  });
+
+/**
+ * What the request was read to ask, setting by setting (the offline generator's reading: the same
+ * one every entry point makes), so a client can show it and the user correct it.
+ */
+export const Understood = z
+  .object({
+    direction: decided(z.enum(['both', 'long', 'short'])),
+    indicators: z.array(z.string()).describe('The indicators computed, e.g. "EMA 20", "RSI(14)"'),
+    conditions: z
+      .array(z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The entry it was asked for; null = either'), from: z.string() }))
+      .describe('The conditions the model sees as features (the model decides the entries from them)'),
+    session: decided(z.string()).describe('Hours entries may open (UTC)'),
+    trend_filter: decided(z.string().nullable()).describe('Longs only above this column, shorts only below'),
+    min_atr: decided(z.number().nullable()).describe('Minimum NATR(14) in percent for entries'),
+    stop_loss: decided(z.string().nullable()),
+    take_profit: decided(z.string().nullable()),
+    model: decided(z.string()),
+    remarks: z.array(z.string()).describe('What was approximated, left out, or chosen between conflicting words, and why'),
+  })
+  .meta({ id: 'Understood' });
+export type Understood = z.infer<typeof Understood>;
+
 export const GenerateResponse = z
   .object({
     code: z.string().describe('Full strategy code: feature_engineering + strategy_config'),
@@ -71,6 +101,7 @@ export const GenerateResponse = z
     ai_model: z.string().nullable().describe('The model id that wrote it (claude), null for offline'),
     symbol: Symbol.describe('The symbol the code is written for: the request field, else the one the text names, else EURUSD'),
     timeframe: Timeframe.describe('The timeframe the code is written for: the request field, else the one the text names, else 15min'),
+    understood: Understood.describe('How the request was read, setting by setting (when Claude wrote the code, this is our reading of the same request; Claude’s own is in the code’s comments)'),
   })
   .meta({ id: 'GenerateResponse' });
 export type GenerateResponse = z.infer<typeof GenerateResponse>;

@@ -9,7 +9,7 @@ import {
   type OfflineGenerator,
   type WriteHooks,
 } from './claude/index.ts';
-import type { FromTemplateRequest, GenerateRequest, GenerateResponse, MarketGenerateRequest } from '../../schemas/generation.ts';
+import type { FromTemplateRequest, GenerateRequest, GenerateResponse, MarketGenerateRequest, Understood } from '../../schemas/generation.ts';
 import { withMarket } from './market-mention.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import { capFor, type GenerationCosts } from './costs.ts';
@@ -31,6 +31,8 @@ export interface GenerationDeps {
   offline: OfflineGenerator;
   /** A template request as a generate request (the offline generator's templates). */
   templateRequest: (request: FromTemplateRequest) => GenerateRequest;
+  /** How the request is read, setting by setting (the offline generator's reading). */
+  understand: (request: GenerateRequest) => Understood;
   costs: GenerationCosts;
   log: Logger;
 }
@@ -160,7 +162,15 @@ export class Generation {
       { user_id: user.user_id, asked: request.ai_model ?? null, generator: written.generator, ai_model: written.ai_model, fallback: written.fallback, usd: written.usd },
       'strategy generated',
     );
-    return { code: written.code, credits_remaining: balance, generator: written.generator, ai_model: written.ai_model, symbol: request.symbol, timeframe: request.timeframe };
+    return {
+      code: written.code,
+      credits_remaining: balance,
+      generator: written.generator,
+      ai_model: written.ai_model,
+      symbol: request.symbol,
+      timeframe: request.timeframe,
+      understood: this.deps.understand(request),
+    };
   }
 }
 

@@ -74,6 +74,13 @@ describe('strategy generation over HTTP (offline generator)', () => {
       assert.deepEqual([answer.symbol, answer.timeframe], [symbol, timeframe], JSON.stringify(body));
       assert.equal(answer.code.split('\n')[0], `# signalforge: symbol=${symbol} timeframe=${timeframe}`);
     }
+    // The answer says how it read the request, setting by setting.
+    const fade = GenerateResponse.parse((await sf.api('POST', '/api/v1/generate', { key: api_key, body: cases[0]![0] })).body).understood;
+    assert.deepEqual(fade.direction, { value: 'short', from: 'description', phrase: 'sell' });
+    assert.ok(fade.indicators.includes('EMA 50'), JSON.stringify(fade.indicators));
+    assert.ok(fade.conditions.length > 0);
+    assert.equal(fade.model.from, 'default');
+    assert.ok(fade.remarks.some((r) => r.startsWith('short only')), JSON.stringify(fade.remarks));
     const stream = await postStream(api_key, { description: 'Mean reversion on the aussie, 5 minute bars' });
     const done = (await readSse(stream, until('done'))).find((f) => f.event === 'done')!;
     assert.deepEqual([JSON.parse(done.data).symbol, JSON.parse(done.data).timeframe], ['AUDUSD', '5min'], 'the stream reads the text the same way');
