@@ -65,6 +65,9 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(/\b(eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)\b/g)].map((m) => m[1]!.toUpperCase())))];
   const others = named.filter((s) => s !== symbol);
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
+  // strategy_config has no day-of-week filter: say so rather than drop the words silently.
+  const days = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(DAY_FILTER)].map((m) => m[0])))];
+  if (days.length) remarks.push(`not applied: ${days.map((d) => `"${d}"`).join(', ')} (strategy_config has no day-of-week filter; the model trades every day the market is open)`);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
   if (unsupported.length) remarks.push(`not built in, left out: ${unsupported.join(', ')} (the built-ins are SMA, EMA, WMA, Bollinger Bands, RSI, MACD, Stochastic, ATR)`);
 
@@ -231,3 +234,7 @@ function impliedDirection(fields: readonly { field: Source; norm: string }[]): {
   if (short && !long) return { value: 'short', from: short.field, phrase: short.phrase };
   return null;
 }
+
+/** Words that ask to skip days of the week ("don't trade on Fridays", "no Mondays", "weekdays only"). */
+const DAY_FILTER =
+  /\b(?:(?:no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont) trade(?: on)?|only on|only)\s+(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekends?)|(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|weekdays) only)\b/g;

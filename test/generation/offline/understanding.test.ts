@@ -96,6 +96,14 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('buy only when RSI is below 30').direction, 'long');
   });
 
+  it('never drops a day filter silently: strategy_config has none, the remarks and the code say so', () => {
+    const out = gen("RSI mean reversion on EURUSD, don't trade on Fridays");
+    const remark = out.intent.remarks.find((r) => r.startsWith('not applied'));
+    assert.equal(remark, 'not applied: "don\'t trade on fridays" (strategy_config has no day-of-week filter; the model trades every day the market is open)');
+    assert.ok(out.code.includes('not applied: "don\'t trade on fridays"'), 'the code’s comments say it too');
+    assert.equal(gen('buy the Monday open gap').intent.remarks.find((r) => r.startsWith('not applied')), undefined, 'a day named as a time is not a filter');
+  });
+
   it('takes the direction from the entries when nothing says it outright: buys only → long, sells only → short, both → both', () => {
     assert.equal(cfg('Fade the London open: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, stop 1.5 ATR').direction, 'short');
     assert.equal(cfg('Trend following: go long when the 20 EMA is above the 100 EMA, exit on a close below the 20 EMA').direction, 'long');
