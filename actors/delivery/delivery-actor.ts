@@ -95,7 +95,11 @@ export class DeliveryActor implements Actor<Delivered> {
   private readonly limit: Semaphore;
   private readonly signals: SignalLog;
 
+  /** The machine's clock unless the deps give another (retries, pacing, signature timestamps). */
+  private readonly clock: Clock;
+
   constructor(private readonly deps: DeliveryActorDeps) {
+    this.clock = deps.clock ?? liveClock;
     const { config } = deps;
     this.policy = {
       baseMs: config.WEBHOOK_RETRY_BASE_MS,
@@ -129,7 +133,7 @@ export class DeliveryActor implements Actor<Delivered> {
   private async run(): Promise<void> {
     const { bus, config, log } = this.deps;
     const kv = this.kv!;
-    const clock = this.deps.clock ?? liveClock;
+    const clock = this.clock;
     this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, clock, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
     const pairing = await buildPairing(bus, config);
     if (pairing && config.TELEGRAM_BOT_TOKEN) {
@@ -230,7 +234,7 @@ export class DeliveryActor implements Actor<Delivered> {
           limit: this.limit,
           policy: this.policy,
           log: this.deps.log,
-          now: () => (this.deps.clock ?? liveClock).now(),
+          now: () => this.clock.now(),
           onDelivered: (event, ch) => {
             this.delivered[ch]++;
             for (const listener of this.listeners) listener(event, ch);

@@ -41,7 +41,6 @@ export interface TargetCheckOptions {
   lookup?: HostLookup;
 }
 
-
 type Range = [base: bigint, bits: number, kind: string];
 
 const v4 = (a: number, b: number, c: number, d: number): bigint => BigInt(((a << 24) >>> 0) + (b << 16) + (c << 8) + d);

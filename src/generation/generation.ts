@@ -31,7 +31,7 @@ export interface GenerationDeps {
   offline: OfflineGenerator;
   /** A template request as a generate request (the offline generator's templates). */
   templateRequest: (request: FromTemplateRequest) => GenerateRequest;
-  /** How the request is read, setting by setting (the offline generator's reading). */
+  /** How the request is read, setting by setting (the offline generator's reading), when the writer did not say. */
   understand: (request: GenerateRequest) => Understood;
   costs: GenerationCosts;
   log: Logger;
@@ -169,7 +169,7 @@ export class Generation {
       ai_model: written.ai_model,
       symbol: request.symbol,
       timeframe: request.timeframe,
-      understood: this.deps.understand(request),
+      understood: written.understood ?? this.deps.understand(request),
     };
   }
 }

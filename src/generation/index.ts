@@ -6,7 +6,7 @@ import type { Metering } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { ClaudeGenerator, strategyChecks } from './claude/index.ts';
-import { generateOffline, offlineTokens, templateRequest, understand } from './offline/index.ts';
+import { generateOffline, offlineTokens, templateRequest, understand, understoodFrom } from './offline/index.ts';
 import type { StrategyRuntime } from '../sandbox/index.ts';
 import { costsFrom, type CostSettings } from './costs.ts';
 import { Generation } from './generation.ts';
@@ -56,7 +56,13 @@ export function buildGeneration({ metering, runtime, config, log }: GenerationBu
   return new Generation({
     metering,
     claude,
-    offline: { generate: generateOffline, tokens: offlineTokens },
+    offline: {
+      generate: (request) => {
+        const { code, intent } = generateOffline(request);
+        return { code, understood: understoodFrom(intent) };
+      },
+      tokens: offlineTokens,
+    },
     templateRequest,
     understand,
     costs: costsFrom(config),

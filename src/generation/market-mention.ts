@@ -1,5 +1,6 @@
 import { SYMBOLS, type Symbol, type Timeframe } from '../../schemas/common.ts';
 import type { GenerateRequest, MarketGenerateRequest } from '../../schemas/generation.ts';
+import { TEXT_FIELDS } from './offline/index.ts';
 
 /** Currencies of the symbols: "EUR/USD" and "eur usd" are read as EURUSD. */
 const CCY = 'EUR|USD|GBP|JPY|CHF|AUD|NZD|CAD|BTC';
@@ -42,9 +43,6 @@ export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: 
   return out;
 }
 
-/** The request's text fields, where a trader may name the market. */
-const TEXT_FIELDS = ['description', 'features', 'signals', 'model', 'optimization', 'risk', 'risk_function'] as const;
-
 export const DEFAULT_SYMBOL: Symbol = 'EURUSD';
 export const DEFAULT_TIMEFRAME: Timeframe = '15min';
 
@@ -54,6 +52,7 @@ export const DEFAULT_TIMEFRAME: Timeframe = '15min';
  * the default. A default is never "given": it does not beat the prose.
  */
 export function withMarket(request: GenerateRequest): MarketGenerateRequest {
+  // Every text field of the request, where a trader may name the market.
   const prose = TEXT_FIELDS.map((f) => request[f] ?? '').join('\n');
   const named = request.symbol && request.timeframe ? {} : marketMentioned(prose);
   return { ...request, symbol: request.symbol ?? named.symbol ?? DEFAULT_SYMBOL, timeframe: request.timeframe ?? named.timeframe ?? DEFAULT_TIMEFRAME };

@@ -14,6 +14,7 @@ import { SyntheticTickGenerator, initialState } from '../../src/market/synthetic
 import type { BarMessage } from '../../schemas/market.ts';
 import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const TRIVIAL = `
 def feature_engineering(df, close, open_, high, low):
@@ -42,7 +43,6 @@ def feature_engineering(df, close, open_, high, low):
 def strategy_config():
     return {}
 `;
-import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 
 /** One year of 15-min bars (~25,000) from the synthetic market: realistic returns, sessions, gaps. */

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.ts';
 import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
 import type { FeatureSession } from '../../src/sandbox/feature-session.ts';
 import { StrategyJobError, StrategyRuntime, type FeaturesResult } from '../../src/sandbox/runtime-pool.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const NORMAL = NORMAL_STRATEGY;
 
@@ -69,7 +70,6 @@ ${ESCAPES.map(([, n, body]) => `    if len(df) == ${n}:\n        ${body}`).join(
 def strategy_config():
     return {}
 `;
-import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 function makeBars(n: number): OhlcColumns {
   const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01 + ((i * 7919) % 13) * 1e-5);

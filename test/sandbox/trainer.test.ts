@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.ts';
 import { loadModel } from '../../src/scoring/onnx-scorer.ts';
 import { StrategyJobError, StrategyRuntime, type TrainResult } from '../../src/sandbox/runtime-pool.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
+import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const HORIZON = 4;
 
@@ -41,7 +42,6 @@ def strategy_config():
         'objective': 'test', 'notes': 'test', 'title': '${modelType} test',
     }
 `;
-import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const MODELS: Array<[string, string]> = [
   ['RandomForestClassifier', "{'n_estimators': 100, 'max_depth': 6}"],

@@ -1,9 +1,10 @@
-import type { GenerateRequest, Generator, MarketGenerateRequest } from '../../../schemas/generation.ts';
+import type { GenerateRequest, Generator, MarketGenerateRequest, Understood } from '../../../schemas/generation.ts';
 import type { ClaudeChoice, ClaudeGenerator, WriteHooks } from './claude-generator.ts';
 
 /** The offline generator as the writer uses it (src/generation/offline). */
 export interface OfflineGenerator {
-  generate(request: GenerateRequest): { code: string };
+  /** The code, and how the request was read when the generator says (so it is not read twice). */
+  generate(request: GenerateRequest): { code: string; understood?: Understood };
   /** The code in chunks, for streaming; they concatenate to the code. */
   tokens(code: string): Iterable<string>;
 }
@@ -17,6 +18,8 @@ export interface WrittenStrategy {
   fallback: string | null;
   /** USD the Claude calls cost (also on fallback). */
   usd: number;
+  /** The offline generator's reading of the request, when it wrote the code. */
+  understood?: Understood;
 }
 
 /** The caller went away while Claude was writing: nothing is returned, nothing is owed. */
@@ -59,7 +62,7 @@ export async function writeStrategy(request: MarketGenerateRequest, { claude, ch
     fallback = outcome.reason;
     if (dirty) hooks.onReset?.(`the offline generator answers instead: ${outcome.reason}`);
   }
-  const { code } = offline.generate(request);
+  const { code, understood } = offline.generate(request);
   if (hooks.onToken) for (const chunk of offline.tokens(code)) hooks.onToken(chunk);
-  return { code, generator: 'offline', ai_model: null, fallback, usd };
+  return { code, generator: 'offline', ai_model: null, fallback, usd, ...(understood ? { understood } : {}) };
 }

@@ -16,7 +16,8 @@
  */
 export { generateOffline, offlineTokens, type OfflineGeneration } from './offline.ts';
 export { buildIntent } from './build-intent.ts';
-export { understand } from './understood.ts';
+export { understand, understoodFrom } from './understood.ts';
 export { TEMPLATES, templateRequest, type TemplateSpec } from './templates.ts';
 export { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, type ChipPreset, type ExampleCategory, type ExamplePrompt } from './catalog.ts';
 export type { StrategyIntent, Setting, Source, RiskLevel, Condition, ConditionSpec, Instance, Operand, Style } from './intent.ts';
+export { TEXT_FIELDS } from './intent.ts';

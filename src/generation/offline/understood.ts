@@ -2,14 +2,16 @@
 import type { GenerateRequest, Understood } from '../../../schemas/generation.ts';
 import { buildIntent } from './build-intent.ts';
 import { describeCondition, instanceLabel } from './features.ts';
-import type { RiskLevel, Setting } from './intent.ts';
+import type { RiskLevel, Setting, StrategyIntent } from './intent.ts';
 
 const said = <T, U>(s: Setting<T>, value: U) => ({ value, from: s.from, ...(s.phrase ? { phrase: s.phrase } : {}) });
 const level = (r: RiskLevel | null): string | null => (r === null ? null : r.unit === 'ratio' ? `${r.ratio} of the entry price` : `${r.amount} ${r.unit}`);
 
 /** How the offline generator reads the request (the one reading every entry point makes). */
-export function understand(request: GenerateRequest): Understood {
-  const intent = buildIntent(request);
+export const understand = (request: GenerateRequest): Understood => understoodFrom(buildIntent(request));
+
+/** An intent already built (the offline generator's own) in the answer's words. */
+export function understoodFrom(intent: StrategyIntent): Understood {
   return {
     direction: said(intent.direction, intent.direction.value),
     indicators: intent.instances.map(instanceLabel),

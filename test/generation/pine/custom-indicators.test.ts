@@ -12,18 +12,10 @@ import { PinePool, type PineJobResult } from '../../../src/indicators/index.ts';
 import { UnprocessableError } from '../../../src/errors.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { CustomIndicatorRequest } from '../../../schemas/custom-indicators.ts';
+import { waveBars } from '../../helpers/wave-bars.ts';
 
 
-const n = 300;
-const bars = {
-  ts: Float64Array.from({ length: n }, (_, i) => Date.UTC(2024, 0, 2) + i * 900_000),
-  open: Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 7) / 100),
-  high: Float64Array.from({ length: n }, (_, i) => 1.102 + Math.sin(i / 7) / 100),
-  low: Float64Array.from({ length: n }, (_, i) => 1.098 + Math.sin(i / 7) / 100),
-  close: Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin((i + 1) / 7) / 100),
-  volume: new Float64Array(n).fill(1),
-  from: 100,
-};
+const bars = { ...waveBars(300), from: 100 };
 const body = (source: string, extra: Partial<CustomIndicatorRequest> = {}): CustomIndicatorRequest => ({ source, provider: 'offline', fe_mode: 'basic', symbol: 'EURUSD', timeframe: '15min', limit: 200, ...extra });
 const USER = { user_id: 1, plan: 'free' as const };
 const SMA = '//@version=5\nindicator("s", overlay=true)\nplot(ta.sma(close, 10), "SMA")\n';

@@ -7,16 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pineFromText } from '../../../src/generation/pine/index.ts';
 import { runJob } from '../../../src/indicators/index.ts';
+import { waveBars } from '../../helpers/wave-bars.ts';
 
-const n = 120;
-const bars = {
-  ts: Float64Array.from({ length: n }, (_, i) => Date.UTC(2024, 0, 2) + i * 900_000),
-  open: Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 5) / 100),
-  high: Float64Array.from({ length: n }, (_, i) => 1.102 + Math.sin(i / 5) / 100),
-  low: Float64Array.from({ length: n }, (_, i) => 1.098 + Math.sin(i / 5) / 100),
-  close: Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 5 + 0.3) / 100),
-  volume: new Float64Array(n).fill(1),
-};
+const bars = waveBars(120);
 
 describe('pineFromText', () => {
   const texts = [
