@@ -2,7 +2,7 @@ import { readFromTime, type Bus } from '../../bus/index.ts';
 import type { Deployments } from '../../deployments/index.ts';
 import type { BarCache } from '../../market/index.ts';
 import { sourceName } from '../../store/index.ts';
-import { SignalEvent, type BarPrediction } from '../../../schemas/live.ts';
+import { SignalEvent, type BarPrediction, type DeploymentRecord } from '../../../schemas/live.ts';
 import type { BarMessage, TickMessage } from '../../../schemas/market.ts';
 import { Streams, Topics } from '../../../schemas/messages.ts';
 import type { Channel, ServerMessage } from '../../../schemas/stream.ts';
@@ -29,26 +29,33 @@ export interface ChannelSink {
   ready(resumed: number): void;
 }
 
-/**
- * The subscription's identity on a connection: one per channel. A model is named by stem or by
- * name, so predictions are keyed by the deployment they resolve to (404 like REST when none):
- * subscribing by one and then the other is the same subscription, not twice the frames.
- */
-export async function channelKey(deps: Pick<ChannelDeps, 'deployments'>, userId: number, c: Channel): Promise<string> {
-  if (c.channel === 'bars') return `bars:${c.symbol}:${c.timeframe}`;
-  if (c.channel === 'ticks') return `ticks:${c.symbol}`;
-  return `predictions:${(await deps.deployments.find(userId, c.model)).deployment_id}`;
+/** A channel as a connection holds it: its identity, and for predictions the deployment it names. */
+export interface ResolvedChannel {
+  key: string;
+  deployment: DeploymentRecord | null;
 }
 
-/** Opens a channel for a user: replays from `since` when given, then follows live. Returns its stop. */
-export function openChannel(deps: ChannelDeps, userId: number, channel: Channel, since: string | undefined, sink: ChannelSink): Promise<() => void> {
+/**
+ * The subscription's identity on a connection: one per channel. A model is named by stem or by
+ * name, so predictions are keyed by the deployment they resolve to (404 like REST when none; a
+ * store read): subscribing by one and then the other is the same subscription, not twice the frames.
+ */
+export async function resolveChannel(deps: Pick<ChannelDeps, 'deployments'>, userId: number, c: Channel): Promise<ResolvedChannel> {
+  if (c.channel === 'bars') return { key: `bars:${c.symbol}:${c.timeframe}`, deployment: null };
+  if (c.channel === 'ticks') return { key: `ticks:${c.symbol}`, deployment: null };
+  const deployment = await deps.deployments.find(userId, c.model);
+  return { key: `predictions:${deployment.deployment_id}`, deployment };
+}
+
+/** Opens a resolved channel: replays from `since` when given, then follows live. Returns its stop. */
+export function openChannel(deps: ChannelDeps, channel: Channel, resolved: ResolvedChannel, since: string | undefined, sink: ChannelSink): Promise<() => void> {
   switch (channel.channel) {
     case 'bars':
       return openBars(deps, channel.symbol, channel.timeframe, since, sink);
     case 'ticks':
       return Promise.resolve(openTicks(deps, channel.symbol, sink));
     case 'predictions':
-      return openPredictions(deps, userId, channel.model, since, sink);
+      return openPredictions(deps, resolved.deployment!, since, sink);
   }
 }
 
@@ -133,8 +140,7 @@ type PredictionItem = { signal: SignalEvent } | { prediction: BarPrediction };
  * stored, the bar's `prediction` (live only). With `since` (a signal id or bar time) the stored
  * signals after it are replayed from JetStream first.
  */
-async function openPredictions(deps: ChannelDeps, userId: number, model: string, since: string | undefined, sink: ChannelSink): Promise<() => void> {
-  const deployment = await deps.deployments.find(userId, model);
+async function openPredictions(deps: ChannelDeps, deployment: DeploymentRecord, since: string | undefined, sink: ChannelSink): Promise<() => void> {
   const id = deployment.deployment_id;
   const from = since === undefined ? null : parseSince(since, id);
   let lastSignal: Position | null = from;

@@ -5,7 +5,7 @@ import type { Logger } from '../../log.ts';
 import type { Training } from '../../training/index.ts';
 import type { UserRecord } from '../../../schemas/messages.ts';
 import { ClientMessage, CloseCodes, STREAM_PROTOCOL_VERSION, type Channel, type ErrorMessage, type StreamLimits } from '../../../schemas/stream.ts';
-import { channelKey, openChannel, type ChannelDeps } from './channels.ts';
+import { openChannel, resolveChannel, type ChannelDeps, type ResolvedChannel } from './channels.ts';
 import type { ClientSocket } from './client-socket.ts';
 
 export interface ConnectionDeps {
@@ -100,7 +100,7 @@ export class StreamConnection {
           const channel = message.channel;
           // The name it was subscribed by still finds it after the model was undeployed.
           const known = channel.channel === 'predictions' ? this.predictionKeys.get(channel.model) : undefined;
-          const key = known ?? (await channelKey(this.deps.channels, this.user.user_id, channel));
+          const key = known ?? (await this.resolve(channel)).key;
           const stop = this.subscriptions.get(key);
           if (stop === undefined) throw new BadRequestError(`not subscribed to ${key}`);
           this.subscriptions.delete(key);
@@ -128,16 +128,18 @@ export class StreamConnection {
   }
 
   private async subscribe(channel: Channel, since: string | undefined, ref: string | undefined): Promise<void> {
-    const key = await channelKey(this.deps.channels, this.user!.user_id, channel);
+    const resolved = await this.resolve(channel);
+    const { key } = resolved;
     if (channel.channel === 'predictions') this.predictionKeys.set(channel.model, key);
     if (this.subscriptions.has(key)) throw new ConflictError(`already subscribed to ${key}: unsubscribe first to subscribe again with since`);
     const max = this.deps.limits.subscriptions;
     if (this.subscriptions.size >= max) throw new RateLimitedError(`at most ${max} subscriptions per connection: unsubscribe one first, or open another connection`, 1);
-    this.takeRequest();
+    // (A model's channel took its request when it was looked up.)
+    if (!resolved.deployment) this.takeRequest();
     this.subscriptions.set(key, null);
     let stop: () => void;
     try {
-      stop = await openChannel(this.deps.channels, this.user!.user_id, channel, since, {
+      stop = await openChannel(this.deps.channels, channel, resolved, since, {
         send: (frame) => this.socket.send(frame),
         ready: (resumed) => this.socket.send({ type: 'subscribed', channel, resumed, ...(ref ? { ref } : {}) }),
       });
@@ -148,6 +150,12 @@ export class StreamConnection {
     // Unsubscribed (or disconnected) while the channel was opening: it goes at once.
     if (this.ended || !this.subscriptions.has(key)) stop();
     else this.subscriptions.set(key, stop);
+  }
+
+  /** The channel's key (and a model's deployment): a model's name costs a store read, so it is a request of the key's rate limit first. */
+  private async resolve(channel: Channel): Promise<ResolvedChannel> {
+    if (channel.channel === 'predictions') this.takeRequest();
+    return resolveChannel(this.deps.channels, this.user!.user_id, channel);
   }
 
   private takeRequest(): void {
