@@ -80,6 +80,13 @@ describe('fork', () => {
     await assert.rejects(h.fork.fork(caller(2), 999), EntryNotFoundError);
   });
 
+  it('takes the span from trained_span for a model recorded before fit_span was kept', async () => {
+    await saveModel(h, { user: 5, name: 'Old model', test: [0.01], record: { fit_span: undefined } });
+    const old = (await h.share.share(caller(5), { model_stem: '5_EURUSD_15min_Old model', title: 'Old' })).entry.community_id;
+    const forked = await h.fork.fork(caller(6), old);
+    assert.deepEqual([forked.train_request.start_date, forked.train_request.end_date], ['2023-07-22', '2023-11-03']);
+  });
+
   it('suggests a valid model name whatever the parent’s name', () => {
     const name = suggestedModelName({ community_id: 12345, model: { model_name: 'x'.repeat(60) } as never });
     assert.ok(name.length <= 60 && ModelName.safeParse(name).success, name);

@@ -74,6 +74,8 @@ export interface TrainedModel {
   trainedAt?: number;
   post?: number[] | null;
   code?: string;
+  /** Fields of the stored record to set otherwise (e.g. a record written before a field existed). */
+  record?: Partial<ModelRecord>;
 }
 
 /** Saves a "trained" model with these test trades through the real model store. */
@@ -85,6 +87,7 @@ export async function saveModel(h: Harness, m: TrainedModel): Promise<ModelRecor
     train_stats: statsOf([0.01, 0.01]),
     artifact: m.artifact ?? 'j1',
     trained_at: m.trainedAt ?? 1_700_000_000_000,
+    ...m.record,
   });
   const results = {
     trade_log: [trade(100, 'train', 0), trade(100, 'train', 1), ...m.test.map((r, i) => trade(r * CAPITAL, 'test', i + 10))],
