@@ -32,7 +32,8 @@ export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: 
   const out: { symbol?: Symbol; timeframe?: Timeframe } = {};
   const compact = NICKNAMES.reduce((text, [re, symbol]) => text.replace(re, symbol), prompt)
     .toUpperCase()
-    .replace(new RegExp(`\\b(${CCY})\\s*[/\\-_ ]\\s*(${CCY})\\b`, 'g'), '$1$2');
+    // Bounded separators: an unbounded \s* on both sides of one is quadratic in a long run of spaces.
+    .replace(new RegExp(`\\b(${CCY})(?:\\s{0,3}[/\\-_]\\s{0,3}|\\s{1,3})(${CCY})\\b`, 'g'), '$1$2');
   let first = Infinity;
   for (const s of SYMBOLS) {
     const at = compact.search(new RegExp(`\\b${s}\\b`));
