@@ -10,6 +10,7 @@
  *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop).
  *
  * Flags: --requests=100 --whoami=300 --concurrent=20 --quiet-wait=20 --log-level=warn
+ *        --cpu-prof=DIR (start the service under `node --cpu-prof`, profiles into DIR)
  */
 import { parsePine } from '../../src/indicators/index.ts';
 import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';
@@ -98,7 +99,8 @@ export const benchmark: Benchmark = {
     }
 
     const env = { MARKET_FEED: 'synthetic', HISTORY_DAYS: '5', TRIAL_CREDITS: '1000000', RATE_LIMIT_PER_MIN: '1000000', LOG_LEVEL: ctx.options['log-level'] ?? 'warn' };
-    const service = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
+    const nodeArgs = ctx.options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options['cpu-prof']}`] : [];
+    const service = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000, nodeArgs });
     ctx.defer(async () => void (await service.stop()));
     const mint = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const key = ((await mint.json()) as { api_key: string }).api_key;

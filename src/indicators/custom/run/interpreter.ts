@@ -1,6 +1,7 @@
 /**
- * Runs a parsed Pine program bar by bar over our bars, walking the AST (user text is never turned
- * into JavaScript). Every variable is a series: its value per bar is kept, so `x[n]` reads n bars
+ * Runs a parsed Pine program bar by bar over our bars. Each AST node becomes, once, a closure of
+ * ours holding its children's closures (user text is never turned into JavaScript source: the
+ * closures are fixed code, the script only picks which run). Every variable is a series: its value per bar is kept, so `x[n]` reads n bars
  * back; `var` keeps its value from bar to bar; each call site of a user function has its own
  * variables and built-in state, as in Pine. Steps, loop iterations, array sizes and the wall clock
  * are budgeted; going over is a PineError naming the line:column.
@@ -26,23 +27,17 @@ const FIELD = 2;
 const CONSTANT = 3;
 const OTHER = 4;
 
-interface CallPlan {
-  user: FuncDef | null;
-  builtin: Builtin | null;
-  /** Where each named argument goes among the built-in's parameters (−1: accepted and ignored). */
-  named: (readonly [number, Expr])[];
-  args: Value[];
-  /** A `once` built-in already called: its value, for every later call. */
-  done: boolean;
-  value: Value;
-}
-
 /** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
 const localKey = (id: number, k: number): number => -1000 - id * 64 - k;
 
 /** An expression node turned into a closure over its resolved parts (still interpretation: no JS text). */
 type Compiled = (scope: Scope) => Value;
 type CompiledStmt = (scope: Scope) => Flow;
+/** A block's statements as closures, and whether it declares names (then it runs in a scope of its own). */
+interface Block {
+  run: CompiledStmt[];
+  declares: boolean;
+}
 
 const BREAK = 1;
 const CONTINUE = 2;
@@ -92,7 +87,7 @@ class Interpreter {
   private readonly columns = new Map<string, Float64Array>();
   private readonly maxSteps: number;
   private readonly deadline: number;
-  private readonly declaring = new WeakMap<Stmt[], boolean>();
+  private readonly blocks = new WeakMap<Stmt[], Block>();
   private readonly out: Ctx['out'] = {
     header: { title: '', kind: 'none', overlay: false },
     plots: new Map(),
@@ -149,11 +144,12 @@ class Interpreter {
       }
     }
     for (const name of checkProgram(this.program.body, this.funcs)) this.declared.add(name);
+    const body = this.codeOf(this.program.body);
     for (this.bar = 0; this.bar < this.n; this.bar++) {
       this.out.position.now = this.out.position.pending;
       this.globals.renew();
       this.frame = this.root;
-      this.block(this.program.body, this.globals);
+      this.exec(body, this.globals);
     }
     const plots: PlotOut[] = [...this.out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
     return {
@@ -192,57 +188,156 @@ class Interpreter {
     }
   }
 
-  private block(stmts: Stmt[], scope: Scope): Flow {
+  /** A block's statements as closures (made once per block), and whether it declares names. */
+  private codeOf(stmts: Stmt[]): Block {
+    let code = this.blocks.get(stmts);
+    if (!code) {
+      code = { run: [], declares: stmts.some((s) => s.kind === 'decl' || s.kind === 'tupledecl') };
+      // Registered before its statements compile: a block never contains itself, but keep it cheap to ask.
+      this.blocks.set(stmts, code);
+      for (const s of stmts) code.run.push(this.stmtCode[s.id] ?? this.compileStmt(s));
+    }
+    return code;
+  }
+
+  /** Runs a block in `scope`; its last statement's value is left in `last`. */
+  private exec(code: Block, scope: Scope): Flow {
     this.last = NA;
-    for (const s of stmts) {
-      const flow = (this.stmtCode[s.id] ?? this.compileStmt(s))(scope);
+    const run = code.run;
+    for (let i = 0; i < run.length; i++) {
+      const flow = run[i]!(scope);
       if (flow) return flow;
     }
     return 0;
   }
 
+  /** A scope for a block: a new one only when the block declares names (most bodies only assign). */
+  private scopeFor(code: Block, scope: Scope): Scope {
+    return code.declares ? new Scope(scope) : scope;
+  }
+
   /**
-   * The closure of a statement: the commonest kinds (a plain declaration, an assignment, an
-   * expression) with their name resolved once; any other runs through stmt(). Same steps, same errors.
+   * The closure of a statement, its parts compiled once (names resolved, children's closures held
+   * directly). Every statement counts its step first, as the tree walk did: budgets and errors are
+   * unchanged.
    */
   private compileStmt(s: Stmt): CompiledStmt {
-    let f: CompiledStmt;
-    if (s.kind === 'decl' && s.mode === null) {
-      const name = this.nodeName(s, s.name);
-      f = (scope) => {
-        this.tick(s);
-        if (scope.has(name)) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
-        const slot = this.slot(s.id, false);
-        slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
-        scope.set(name, slot);
-        this.last = slot.get(this.bar);
-        return 0;
-      };
-    } else if (s.kind === 'assign') {
-      const name = this.nodeName(s, s.name);
-      const op = s.op;
-      f = (scope) => {
-        this.tick(s);
-        const slot = scope.lookup(name);
-        if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
-        if (this.frame !== this.root && this.globals.get(name) === slot) {
-          throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
-        }
-        let v = this.eval(s.value, scope);
-        if (op !== ':=') v = arith(op[0]!, slot.get(this.bar), v, s);
-        slot.put(this.bar, v);
-        this.last = v;
-        return 0;
-      };
-    } else if (s.kind === 'expr') {
-      f = (scope) => {
-        this.tick(s);
-        this.last = this.eval(s.expr, scope);
-        return 0;
-      };
-    } else f = (scope) => this.stmt(s, scope);
+    const f = this.stmtClosure(s);
     this.stmtCode[s.id] = f;
     return f;
+  }
+
+  private stmtClosure(s: Stmt): CompiledStmt {
+    switch (s.kind) {
+      case 'decl': {
+        const name = this.nodeName(s, s.name);
+        const init = this.c(s.init);
+        const label = s.name;
+        const redeclared = () => pineError(s, `'${label}' is already declared in this block; reassign it with ':='`);
+        if (s.mode === null) {
+          return (scope) => {
+            this.tick(s);
+            if (scope.has(name)) throw redeclared();
+            const slot = this.slot(s.id, false);
+            slot.put(this.bar, this.assigned(init, scope, label));
+            scope.set(name, slot);
+            this.last = slot.get(this.bar);
+            return 0;
+          };
+        }
+        return (scope) => {
+          this.tick(s);
+          if (scope.has(name)) throw redeclared();
+          const slot = this.slot(s.id, true);
+          // `var`: initialised once, then carried from bar to bar.
+          if (!slot.inited) {
+            slot.put(this.bar, this.assigned(init, scope, label));
+            slot.inited = true;
+          } else if (!slot.has(this.bar)) slot.put(this.bar, slot.get(this.bar - 1));
+          scope.set(name, slot);
+          this.last = slot.get(this.bar);
+          return 0;
+        };
+      }
+      case 'tupledecl': {
+        const init = this.c(s.init);
+        const names = s.names.map((n) => this.nameNumber(n));
+        return (scope) => {
+          this.tick(s);
+          const v = init(scope);
+          if (!Array.isArray(v) || v.length !== names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${names.length} names are declared`);
+          for (let i = 0; i < names.length; i++) {
+            const slot = this.slot(localKey(s.id, i), false);
+            slot.put(this.bar, v[i]!);
+            scope.set(names[i]!, slot);
+          }
+          this.last = v;
+          return 0;
+        };
+      }
+      case 'assign': {
+        const name = this.nodeName(s, s.name);
+        const value = this.c(s.value);
+        const op = s.op;
+        return (scope) => {
+          this.tick(s);
+          const slot = scope.lookup(name);
+          if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
+          if (this.frame !== this.root && this.globals.get(name) === slot) {
+            throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
+          }
+          let v = value(scope);
+          if (op !== ':=') {
+            const cur = slot.get(this.bar);
+            v = typeof cur === 'number' && typeof v === 'number' && op !== '/=' && op !== '%=' ? (op === '+=' ? cur + v : op === '-=' ? cur - v : cur * v) : arith(op[0]!, cur, v, s);
+          }
+          slot.put(this.bar, v);
+          this.last = v;
+          return 0;
+        };
+      }
+      case 'expr': {
+        const expr = this.c(s.expr);
+        return (scope) => {
+          this.tick(s);
+          this.last = expr(scope);
+          return 0;
+        };
+      }
+      case 'break':
+        return () => {
+          this.tick(s);
+          return BREAK;
+        };
+      case 'continue':
+        return () => {
+          this.tick(s);
+          return CONTINUE;
+        };
+      case 'if':
+      case 'switch': {
+        const run = s.kind === 'if' ? this.ifRunner(s) : this.switchRunner(s);
+        return (scope) => {
+          this.tick(s);
+          return run(scope);
+        };
+      }
+      case 'for':
+      case 'forin':
+      case 'while': {
+        const run = this.loopRunner(s);
+        return (scope) => {
+          this.tick(s);
+          run(scope);
+          return 0;
+        };
+      }
+      case 'func':
+        return () => {
+          this.tick(s);
+          return 0;
+        };
+    }
   }
 
   private slot(key: number, isVar: boolean): Slot {
@@ -255,173 +350,138 @@ class Interpreter {
     return s;
   }
 
-  private stmt(s: Stmt, scope: Scope): Flow {
-    this.tick(s);
-    switch (s.kind) {
-      case 'decl': {
-        if (scope.has(this.nodeName(s, s.name))) throw pineError(s, `'${s.name}' is already declared in this block; reassign it with ':='`);
-        const slot = this.slot(s.id, s.mode !== null);
-        if (s.mode) {
-          if (!slot.inited) {
-            slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
-            slot.inited = true;
-          } else if (!slot.has(this.bar)) slot.put(this.bar, slot.get(this.bar - 1));
-        } else slot.put(this.bar, this.evalAssigned(s.init, scope, s.name));
-        scope.set(this.nodeName(s, s.name), slot);
-        this.last = slot.get(this.bar);
-        return 0;
-      }
-      case 'tupledecl': {
-        const v = this.eval(s.init, scope);
-        if (!Array.isArray(v) || v.length !== s.names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${s.names.length} names are declared`);
-        s.names.forEach((name, i) => {
-          const slot = this.slot(localKey(s.id, i), false);
-          slot.put(this.bar, v[i]!);
-          scope.set(this.nameNumber(name), slot);
-        });
-        this.last = v;
-        return 0;
-      }
-      case 'assign': {
-        const slot = scope.lookup(this.nodeName(s, s.name));
-        if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
-        if (this.frame !== this.root && this.globals.get(this.nodeName(s, s.name)) === slot) {
-          throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
-        }
-        let v = this.eval(s.value, scope);
-        if (s.op !== ':=') {
-          const cur = slot.get(this.bar);
-          v = arith(s.op[0]!, cur, v, s);
-        }
-        slot.put(this.bar, v);
-        this.last = v;
-        return 0;
-      }
-      case 'expr':
-        this.last = this.eval(s.expr, scope);
-        return 0;
-      case 'break':
-        return BREAK;
-      case 'continue':
-        return CONTINUE;
-      case 'if':
-        return this.ifStmt(s, scope);
-      case 'switch':
-        return this.switchStmt(s, scope);
-      case 'for':
-      case 'forin':
-      case 'while':
-        this.loop(s, scope);
-        return 0;
-      case 'func':
-        return 0;
-    }
-  }
-
-  private evalAssigned(e: Expr, scope: Scope, name: string): Value {
+  /** Evaluates a declaration's value with its name known (input.* calls take it as their title). */
+  private assigned(init: Compiled, scope: Scope, name: string): Value {
     const before = this.target;
     this.target = name;
     try {
-      return this.eval(e, scope);
+      return init(scope);
     } finally {
       this.target = before;
     }
   }
 
-  /** A scope for a block: a new one only when the block declares names (most bodies only assign). */
-  private inner(stmts: Stmt[], scope: Scope): Scope {
-    let declares = this.declaring.get(stmts);
-    if (declares === undefined) this.declaring.set(stmts, (declares = stmts.some((s) => s.kind === 'decl' || s.kind === 'tupledecl')));
-    return declares ? new Scope(scope) : scope;
+  private ifRunner(s: IfStmt): CompiledStmt {
+    const branches = s.branches.map((b) => ({ cond: this.c(b.cond), body: this.codeOf(b.body) }));
+    const otherwise = s.otherwise ? this.codeOf(s.otherwise) : null;
+    return (scope) => {
+      for (let i = 0; i < branches.length; i++) {
+        const b = branches[i]!;
+        if (truthy(b.cond(scope))) return this.exec(b.body, this.scopeFor(b.body, scope));
+      }
+      if (otherwise) return this.exec(otherwise, this.scopeFor(otherwise, scope));
+      this.last = NA;
+      return 0;
+    };
   }
 
-  private ifStmt(s: IfStmt, scope: Scope): Flow {
-    for (const b of s.branches) {
-      if (truthy(this.eval(b.cond, scope))) return this.block(b.body, this.inner(b.body, scope));
-    }
-    if (s.otherwise) return this.block(s.otherwise, this.inner(s.otherwise, scope));
-    this.last = NA;
-    return 0;
+  private switchRunner(s: SwitchStmt): CompiledStmt {
+    const subject = s.subject ? this.c(s.subject) : null;
+    const cases = s.cases.map((c) => ({ match: c.match ? this.c(c.match) : null, body: this.codeOf(c.body) }));
+    return (scope) => {
+      const value = subject ? subject(scope) : undefined;
+      for (let i = 0; i < cases.length; i++) {
+        const c = cases[i]!;
+        const hit = c.match === null || (subject ? equal(c.match(scope), value!) : truthy(c.match(scope)));
+        if (hit) return this.exec(c.body, this.scopeFor(c.body, scope));
+      }
+      this.last = NA;
+      return 0;
+    };
   }
 
-  private switchStmt(s: SwitchStmt, scope: Scope): Flow {
-    const subject = s.subject ? this.eval(s.subject, scope) : undefined;
-    for (const c of s.cases) {
-      const hit = c.match === null || (s.subject ? equal(this.eval(c.match, scope), subject!) : truthy(this.eval(c.match, scope)));
-      if (hit) return this.block(c.body, this.inner(c.body, scope));
-    }
-    this.last = NA;
-    return 0;
-  }
-
-  /** Runs a loop; its value (for `x = for …`) is the last statement's of the last iteration. */
-  private loop(s: ForStmt | ForInStmt | WhileStmt, scope: Scope): Value {
+  /** A loop's runner; its value (for `x = for …`) is the last statement's of the last iteration. */
+  private loopRunner(s: ForStmt | ForInStmt | WhileStmt): (scope: Scope) => Value {
     const cap = this.options.limits.maxLoopIterations;
-    let iterations = 0;
-    let value: Value = NA;
+    const body = this.codeOf(s.body);
     if (s.kind === 'for') {
-      const from = num(this.eval(s.from, scope));
-      const to = num(this.eval(s.to, scope));
-      if (from !== from || to !== to) throw pineError(s, 'the bounds of a for loop are na');
-      let step = s.step ? Math.abs(num(this.eval(s.step, scope))) : 1;
-      if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
-      if (to < from) step = -step;
-      const counter = this.slot(localKey(s.id, 63), false);
-      // A body that declares nothing shares one scope across iterations (only the counter lives in it).
-      const shared = this.inner(s.body, scope) === scope ? new Scope(scope) : null;
-      shared?.set(this.nameNumber(s.counter), counter);
-      for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
-        if (++iterations > cap) throw this.overCap(s, cap);
-        counter.put(this.bar, i);
-        let inner = shared;
-        if (!inner) {
-          inner = new Scope(scope);
-          inner.set(this.nameNumber(s.counter), counter);
+      const fromC = this.c(s.from);
+      const toC = this.c(s.to);
+      const stepC = s.step ? this.c(s.step) : null;
+      const counterName = this.nameNumber(s.counter);
+      return (scope) => {
+        let iterations = 0;
+        let value: Value = NA;
+        const from = num(fromC(scope));
+        const to = num(toC(scope));
+        if (from !== from || to !== to) throw pineError(s, 'the bounds of a for loop are na');
+        let step = stepC ? Math.abs(num(stepC(scope))) : 1;
+        if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
+        if (to < from) step = -step;
+        const counter = this.slot(localKey(s.id, 63), false);
+        // A body that declares nothing shares one scope across iterations (only the counter lives in it).
+        const shared = body.declares ? null : new Scope(scope);
+        shared?.set(counterName, counter);
+        for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
+          if (++iterations > cap) throw this.overCap(s, cap);
+          counter.put(this.bar, i);
+          let inner = shared;
+          if (!inner) {
+            inner = new Scope(scope);
+            inner.set(counterName, counter);
+          }
+          const flow = this.exec(body, inner);
+          value = this.last;
+          if (flow === BREAK) break;
         }
-        const flow = this.block(s.body, inner);
-        value = this.last;
-        if (flow === BREAK) break;
-      }
-    } else if (s.kind === 'forin') {
-      const it = this.eval(s.iterable, scope);
-      if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
-      const slots = s.names.map((_, k) => this.slot(localKey(s.id, k), false));
-      for (let i = 0; i < it.items.length; i++) {
-        if (++iterations > cap) throw this.overCap(s, cap);
-        const inner = new Scope(scope);
-        if (s.names.length === 2) {
-          slots[0]!.put(this.bar, i);
-          slots[1]!.put(this.bar, it.items[i]!);
-        } else slots[0]!.put(this.bar, it.items[i]!);
-        for (let k = 0; k < s.names.length; k++) inner.set(this.nameNumber(s.names[k]!), slots[k]!);
-        const flow = this.block(s.body, inner);
-        value = this.last;
-        if (flow === BREAK) break;
-      }
-    } else {
-      while (truthy(this.eval(s.cond, scope))) {
-        if (++iterations > cap) throw this.overCap(s, cap);
-        const flow = this.block(s.body, this.inner(s.body, scope));
-        value = this.last;
-        if (flow === BREAK) break;
-      }
+        this.last = value;
+        return value;
+      };
     }
-    this.last = value;
-    return value;
+    if (s.kind === 'forin') {
+      const iterable = this.c(s.iterable);
+      const names = s.names.map((n) => this.nameNumber(n));
+      return (scope) => {
+        let iterations = 0;
+        let value: Value = NA;
+        const it = iterable(scope);
+        if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
+        const slots = names.map((_, k) => this.slot(localKey(s.id, k), false));
+        for (let i = 0; i < it.items.length; i++) {
+          if (++iterations > cap) throw this.overCap(s, cap);
+          const inner = new Scope(scope);
+          if (names.length === 2) {
+            slots[0]!.put(this.bar, i);
+            slots[1]!.put(this.bar, it.items[i]!);
+          } else slots[0]!.put(this.bar, it.items[i]!);
+          for (let k = 0; k < names.length; k++) inner.set(names[k]!, slots[k]!);
+          const flow = this.exec(body, inner);
+          value = this.last;
+          if (flow === BREAK) break;
+        }
+        this.last = value;
+        return value;
+      };
+    }
+    const cond = this.c(s.cond);
+    return (scope) => {
+      let iterations = 0;
+      let value: Value = NA;
+      while (truthy(cond(scope))) {
+        if (++iterations > cap) throw this.overCap(s, cap);
+        const flow = this.exec(body, this.scopeFor(body, scope));
+        value = this.last;
+        if (flow === BREAK) break;
+      }
+      this.last = value;
+      return value;
+    };
   }
 
   private overCap(s: Pos, cap: number): PineError {
     return pineError(s, `a loop ran more than ${cap} iterations on one bar; shorten it`);
   }
 
-  private eval(e: Expr, scope: Scope): Value {
-    return (this.code[e.id] ?? this.compile(e))(scope);
+  /** An expression node's closure, made on first need (by node id). */
+  private c(e: Expr): Compiled {
+    return this.code[e.id] ?? this.compile(e);
   }
 
   /**
-   * The closure of an expression node: what the tree walk would do, with what is known before the
-   * run resolved once (a name's kind, a call's target and argument places, an operator). Every
-   * closure counts its step first, as the walk does, so budgets and errors are unchanged.
+   * The closure of an expression node: what a tree walk would do, with what is known before the
+   * run resolved once (a name's kind, a call's target and argument places, an operator) and its
+   * children's closures held directly. Every closure counts its step first, as the walk did, so
+   * budgets and errors are unchanged.
    */
   private compile(e: Expr): Compiled {
     const f = this.closureOf(e);
@@ -441,32 +501,104 @@ class Interpreter {
           return v;
         };
       }
+      case 'na':
+        return () => {
+          this.tick(e);
+          return NA;
+        };
       case 'name':
         return this.nameClosure(e);
       case 'call':
         return this.callClosure(e);
       case 'binary':
         return this.binaryClosure(e);
-      case 'ternary': {
-        const { cond, then, else: otherwise } = e;
+      case 'unary': {
+        if (e.operand.kind === 'num' && e.op !== 'not') {
+          // `-1`: a constant, still two steps.
+          const v = e.op === '-' ? -e.operand.value : e.operand.value;
+          return () => {
+            this.tick(e);
+            this.steps++;
+            return v;
+          };
+        }
+        const operand = this.c(e.operand);
+        if (e.op === 'not') {
+          return (scope) => {
+            this.tick(e);
+            return !truthy(operand(scope));
+          };
+        }
+        const sign = e.op === '-' ? -1 : 1;
         return (scope) => {
           this.tick(e);
-          return truthy(this.eval(cond, scope)) ? this.eval(then, scope) : this.eval(otherwise, scope);
+          return sign * num(operand(scope));
         };
       }
-      case 'index': {
-        const { target, offset } = e;
-        if (target.kind !== 'name') break;
-        // x[n] of a name: read n bars back (the name itself is not a step of its own, as in the walk).
+      case 'ternary': {
+        const cond = this.c(e.cond);
+        const then = this.c(e.then);
+        const otherwise = this.c(e.else);
         return (scope) => {
           this.tick(e);
-          const back = num(this.eval(offset, scope));
-          if (!Number.isInteger(back) || back < 0 || back > 5000) throw pineError(offset, `a history reference is a whole number of bars from 0 to 5000, got ${back}`);
-          return this.name(target, scope, back);
+          return truthy(cond(scope)) ? then(scope) : otherwise(scope);
+        };
+      }
+      case 'index':
+        return this.indexClosure(e);
+      case 'tuple': {
+        const items = e.items.map((x) => this.c(x));
+        return (scope) => {
+          this.tick(e);
+          return items.map((item) => item(scope));
+        };
+      }
+      case 'if':
+      case 'switch': {
+        const run = e.kind === 'if' ? this.ifRunner(e.stmt) : this.switchRunner(e.stmt);
+        return (scope) => {
+          this.tick(e);
+          run(scope);
+          return this.last;
+        };
+      }
+      case 'loop': {
+        const run = this.loopRunner(e.stmt);
+        return (scope) => {
+          this.tick(e);
+          return run(scope);
         };
       }
     }
-    return (scope) => this.walk(e, scope);
+  }
+
+  /** `x[n]`: a name's value n bars back, or any other expression's, kept by bar at its node. */
+  private indexClosure(e: Expr & { kind: 'index' }): Compiled {
+    const { target } = e;
+    const offsetC = this.c(e.offset);
+    const back = (scope: Scope): number => {
+      const offset = num(offsetC(scope));
+      if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
+      return offset;
+    };
+    // A name is read directly (it is not a step of its own).
+    if (target.kind === 'name') {
+      return (scope) => {
+        this.tick(e);
+        return this.name(target, scope, back(scope));
+      };
+    }
+    const targetC = this.c(target);
+    return (scope) => {
+      this.tick(e);
+      const offset = back(scope);
+      const v = targetC(scope);
+      const states = this.frame.states;
+      let hist = states[e.id] as Slot | undefined;
+      if (!hist) states[e.id] = hist = new Slot(this.n, false);
+      hist.put(this.bar, v);
+      return hist.get(this.bar - offset);
+    };
   }
 
   private nameClosure(e: Expr & { kind: 'name' }): Compiled {
@@ -500,27 +632,24 @@ class Interpreter {
   }
 
   private callClosure(e: CallExpr): Compiled {
-    const plan = this.planCall(e);
-    const user = plan.user;
-    if (user) {
-      return (scope) => {
-        this.tick(e);
-        return this.callUser(user, e, scope);
-      };
-    }
-    const b = plan.builtin!;
+    const user = this.funcs.get(e.callee);
+    if (user) return this.userCallClosure(user, e);
+    const b = BUILTINS[e.callee]!;
     // One argument array per call node, reused: a node never runs inside its own arguments, and
     // every call binds the same positions (built-ins copy what they keep).
-    const a = plan.args;
-    const args = e.args;
-    const named = plan.named;
+    const a = new Array<Value>(b.params.length);
+    const args = e.args.map((x) => this.c(x));
+    const named = Object.entries(e.named).map(([k, expr]) => [b.params.indexOf(k), this.c(expr)] as const);
+    let done = false;
+    let value: Value = null;
     return (scope) => {
       this.tick(e);
-      if (plan.done) return plan.value;
-      for (let i = 0; i < args.length; i++) a[i] = this.eval(args[i]!, scope);
+      if (done) return value;
+      for (let i = 0; i < args.length; i++) a[i] = args[i]!(scope);
       for (let i = 0; i < named.length; i++) {
         const [at, expr] = named[i]!;
-        const v = this.eval(expr, scope);
+        const v = expr(scope);
+        // −1: a parameter accepted and ignored.
         if (at >= 0) a[at] = v;
       }
       const id = this.siteId;
@@ -531,93 +660,95 @@ class Interpreter {
       this.siteId = id;
       this.sitePos = pos;
       if (b.once) {
-        plan.done = true;
-        plan.value = v;
+        // Its value never changes (header, hline, typed inputs): later calls skip it.
+        done = true;
+        value = v;
       }
       return v;
     };
   }
 
   private binaryClosure(e: Expr & { kind: 'binary' }): Compiled {
-    const { left, right, op } = e;
-    const both = (f: (l: Value, r: Value) => Value): Compiled => (scope) => {
-      this.tick(e);
-      const l = this.eval(left, scope);
-      return f(l, this.eval(right, scope));
-    };
+    const { op } = e;
+    const l = this.c(e.left);
+    const r = this.c(e.right);
+    // Each operator its own closure: one shared helper calling `f(l, r)` would be a call site V8 cannot inline.
     switch (op) {
       case 'and':
         return (scope) => {
           this.tick(e);
-          return truthy(this.eval(left, scope)) && truthy(this.eval(right, scope));
+          return truthy(l(scope)) && truthy(r(scope));
         };
       case 'or':
         return (scope) => {
           this.tick(e);
-          return truthy(this.eval(left, scope)) || truthy(this.eval(right, scope));
+          return truthy(l(scope)) || truthy(r(scope));
         };
       case '==':
-        return both(equal);
+        return (scope) => {
+          this.tick(e);
+          const x = l(scope);
+          return equal(x, r(scope));
+        };
       case '!=':
-        return both((l, r) => !isNa(l) && !isNa(r) && !equal(l, r));
+        return (scope) => {
+          this.tick(e);
+          const x = l(scope);
+          const y = r(scope);
+          return !isNa(x) && !isNa(y) && !equal(x, y);
+        };
       case '<':
-        return both((l, r) => num(l) < num(r));
+        return (scope) => {
+          this.tick(e);
+          const x = num(l(scope));
+          return x < num(r(scope));
+        };
       case '>':
-        return both((l, r) => num(l) > num(r));
+        return (scope) => {
+          this.tick(e);
+          const x = num(l(scope));
+          return x > num(r(scope));
+        };
       case '<=':
-        return both((l, r) => num(l) <= num(r));
+        return (scope) => {
+          this.tick(e);
+          const x = num(l(scope));
+          return x <= num(r(scope));
+        };
       case '>=':
-        return both((l, r) => num(l) >= num(r));
-      // Two numbers take the short way; anything else goes through arith() as before.
+        return (scope) => {
+          this.tick(e);
+          const x = num(l(scope));
+          return x >= num(r(scope));
+        };
+      // Two numbers take the short way; anything else goes through arith().
       case '+':
-        return both((l, r) => (typeof l === 'number' && typeof r === 'number' ? l + r : arith(op, l, r, e)));
+        return (scope) => {
+          this.tick(e);
+          const x = l(scope);
+          const y = r(scope);
+          return typeof x === 'number' && typeof y === 'number' ? x + y : arith(op, x, y, e);
+        };
       case '-':
-        return both((l, r) => (typeof l === 'number' && typeof r === 'number' ? l - r : arith(op, l, r, e)));
+        return (scope) => {
+          this.tick(e);
+          const x = l(scope);
+          const y = r(scope);
+          return typeof x === 'number' && typeof y === 'number' ? x - y : arith(op, x, y, e);
+        };
       case '*':
-        return both((l, r) => (typeof l === 'number' && typeof r === 'number' ? l * r : arith(op, l, r, e)));
+        return (scope) => {
+          this.tick(e);
+          const x = l(scope);
+          const y = r(scope);
+          return typeof x === 'number' && typeof y === 'number' ? x * y : arith(op, x, y, e);
+        };
       default:
-        return both((l, r) => arith(op, l, r, e));
-    }
-  }
-
-  /** The tree walk, for the node kinds compile() leaves as they are. */
-  private walk(e: Expr, scope: Scope): Value {
-    this.tick(e);
-    switch (e.kind) {
-      case 'index': {
-        const offset = num(this.eval(e.offset, scope));
-        if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
-        if (e.target.kind === 'name') return this.name(e.target, scope, offset);
-        // Any other expression: evaluate it on this bar and keep its values by bar.
-        const v = this.eval(e.target, scope);
-        const states = this.frame.states;
-        let hist = states[e.id] as Slot | undefined;
-        if (!hist) states[e.id] = hist = new Slot(this.n, false);
-        hist.put(this.bar, v);
-        return hist.get(this.bar - offset);
-      }
-      case 'ternary':
-        return truthy(this.eval(e.cond, scope)) ? this.eval(e.then, scope) : this.eval(e.else, scope);
-      case 'unary': {
-        const v = this.eval(e.operand, scope);
-        if (e.op === 'not') return !truthy(v);
-        return e.op === '-' ? -num(v) : num(v);
-      }
-      case 'na':
-        return NA;
-      case 'tuple':
-        return e.items.map((x) => this.eval(x, scope));
-      case 'if':
-        this.ifStmt(e.stmt, scope);
-        return this.last;
-      case 'switch':
-        this.switchStmt(e.stmt, scope);
-        return this.last;
-      case 'loop':
-        return this.loop(e.stmt, scope);
-      default:
-        // Names, constants, calls and operators have their own closures (closureOf).
-        throw new Error(`a ${e.kind} node is compiled, never walked`);
+        return (scope) => {
+          this.tick(e);
+          const x = l(scope);
+          return arith(op, x, r(scope), e);
+        };
     }
   }
 
@@ -715,51 +846,52 @@ class Interpreter {
     return ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].indexOf(e.name.slice(10)) + 1;
   }
 
-  /** What a call node calls, resolved once: a user function, or a built-in with its named arguments placed. */
-  private planCall(e: CallExpr): CallPlan {
-    const user = this.funcs.get(e.callee);
-    if (user) return { user, builtin: null, named: [], args: [], done: false, value: null };
-    const builtin = BUILTINS[e.callee]!;
-    return {
-      user: null,
-      builtin,
-      named: Object.entries(e.named).map(([k, expr]) => [builtin.params.indexOf(k), expr] as const),
-      args: new Array<Value>(builtin.params.length),
-      done: false,
-      value: null,
-    };
-  }
-
-  private callUser(fn: FuncDef, e: CallExpr, scope: Scope): Value {
-    if (++this.depth > 100) throw pineError(e.calleePos, `calls nest deeper than 100 levels (recursion is not allowed in Pine)`);
+  /**
+   * A call of a user function: its arguments' places and its body compiled once. A wrong call is
+   * found here but told only when it runs, where the tree walk would have told it.
+   */
+  private userCallClosure(fn: FuncDef, e: CallExpr): Compiled {
     const params = fn.params;
-    if (e.args.length > params.length) throw pineError(e.calleePos, `${fn.name}() takes ${params.length} arguments`);
-    for (const k in e.named) if (!params.some((p) => p.name === k)) throw pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
-    const args = new Array<Value>(params.length);
-    for (let i = 0; i < params.length; i++) {
-      const p = params[i]!;
-      const given = e.args[i] ?? e.named[p.name];
-      if (given) args[i] = this.eval(given, scope);
-      else if (p.default) args[i] = this.eval(p.default, scope);
-      else throw pineError(e.calleePos, `${fn.name}() needs its argument '${p.name}'`);
-    }
-    const parent = this.frame;
-    let child = parent.children.get(e.id);
-    if (!child) parent.children.set(e.id, (child = new Frame()));
-    this.frame = child;
-    try {
-      const inner = (child.scope ??= new Scope(this.globals)).renew();
-      for (let i = 0; i < params.length; i++) {
-        const slot = this.slot(-1 - i, false);
-        slot.put(this.bar, args[i]!);
-        inner.set(this.nameNumber(params[i]!.name), slot);
+    let problem: PineError | null = null;
+    if (e.args.length > params.length) problem = pineError(e.calleePos, `${fn.name}() takes ${params.length} arguments`);
+    for (const k in e.named) if (!problem && !params.some((p) => p.name === k)) problem = pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
+    const args: Compiled[] = [];
+    for (const p of params) {
+      const given = e.args[args.length] ?? e.named[p.name] ?? p.default;
+      if (!given) {
+        problem ??= pineError(e.calleePos, `${fn.name}() needs its argument '${p.name}'`);
+        break;
       }
-      this.block(fn.body, inner);
-      return this.last;
-    } finally {
-      this.frame = parent;
-      this.depth--;
+      args.push(this.c(given));
     }
+    const names = params.map((p) => this.nameNumber(p.name));
+    const body = this.codeOf(fn.body);
+    const values = new Array<Value>(params.length);
+    return (scope) => {
+      this.tick(e);
+      if (++this.depth > 100) throw pineError(e.calleePos, `calls nest deeper than 100 levels (recursion is not allowed in Pine)`);
+      if (problem) throw problem;
+      // Arguments are evaluated in the caller's frame and scope, before the callee's frame is entered.
+      const given = this.depth === 1 ? values : new Array<Value>(params.length);
+      for (let i = 0; i < args.length; i++) given[i] = args[i]!(scope);
+      const parent = this.frame;
+      let child = parent.children.get(e.id);
+      if (!child) parent.children.set(e.id, (child = new Frame()));
+      this.frame = child;
+      try {
+        const inner = (child.scope ??= new Scope(this.globals)).renew();
+        for (let i = 0; i < names.length; i++) {
+          const slot = this.slot(-1 - i, false);
+          slot.put(this.bar, given[i]!);
+          inner.set(names[i]!, slot);
+        }
+        this.exec(body, inner);
+        return this.last;
+      } finally {
+        this.frame = parent;
+        this.depth--;
+      }
+    };
   }
 }
 
