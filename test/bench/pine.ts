@@ -105,11 +105,15 @@ export const benchmark: Benchmark = {
     const mint = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const key = ((await mint.json()) as { api_key: string }).api_key;
     const body = JSON.stringify({ source: FIFTY_LINES, symbol: 'EURUSD', timeframe: '1min', limit: 2000, fe_mode: 'basic' });
-    const custom = async () => {
-      const t = performance.now();
+    const post = async () => {
       const res = await fetch(`${service.url}/api/v1/indicators/custom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`custom indicator answered ${res.status}: ${text.slice(0, 300)}`);
+      return text;
+    };
+    const custom = async () => {
+      const t = performance.now();
+      const text = await post();
       const ms = performance.now() - t;
       const parsed = JSON.parse(text) as { count: number; run: { run_ms: number } };
       return { ms, count: parsed.count, runMs: parsed.run.run_ms };
@@ -146,16 +150,19 @@ export const benchmark: Benchmark = {
     let stop = false;
     let served = 0;
     const loaders = Array.from({ length: concurrent }, async () => {
+      // Read, not parsed: on two cores, parsing 400 kB answers here would take the CPU the service needs.
       while (!stop) {
-        await custom();
+        await post();
         served++;
       }
     });
     await new Promise((r) => setTimeout(r, 500));
     const loaded: number[] = [];
     const started = performance.now();
+    const servedBefore = served;
     for (let i = 0; i < whoamiN; i++) loaded.push(await whoami());
     const seconds = (performance.now() - started) / 1000;
+    const servedDuring = served - servedBefore;
     stop = true;
     await Promise.all(loaders);
 
@@ -169,7 +176,7 @@ export const benchmark: Benchmark = {
       {
         name: 'whoami-under-custom-load',
         concurrent_custom_requests: concurrent,
-        custom_served_per_s: round(served / seconds, 1),
+        custom_served_per_s: round(servedDuring / seconds, 1),
         ...loadedStats,
         goal_p99_ms: GOALS.whoami_under_load_p99_ms,
         meets_goal: loadedStats.p99_ms <= GOALS.whoami_under_load_p99_ms,
