@@ -43,6 +43,7 @@ export const UsernameRecord = z.object({ user_id: z.number().int().positive() })
 export const SessionRecord = KeyRecord.extend({
   last_seen_at: z.number().int().optional().describe('epoch ms, refreshed at most every few minutes'),
   device: z.string().max(80).optional().describe('browser and system named by its User-Agent, e.g. "Chrome on Linux"'),
+  signed_in_at: z.number().int().optional().describe('epoch ms of the sign-in (or claim) it descends from; a renewed session keeps it'),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

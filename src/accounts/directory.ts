@@ -106,8 +106,8 @@ export class AccountDirectory {
   }
 
   /** Starts a browser session for the user; returns its token (only its hash is stored). */
-  createSession(userId: number, device?: string): Promise<string> {
-    return this.sessions.create(userId, device);
+  createSession(userId: number, device?: string, signedInAt?: number): Promise<string> {
+    return this.sessions.create(userId, device, signedInAt);
   }
 
   /** Ends one browser session (logout). Unknown tokens are ignored. */

@@ -14,6 +14,8 @@ export interface SessionInfo {
   user_id: number;
   created_at: number;
   last_seen_at: number;
+  /** When the person proved who they are (sign-in, claim); a session renewed by a rotation keeps its predecessor's. */
+  signed_in_at: number;
   device: string;
 }
 
@@ -49,11 +51,11 @@ export class Sessions {
   ) {}
 
   /** Starts a session for the user; returns its token (only its hash is stored). */
-  async create(userId: number, device = 'Unknown device'): Promise<string> {
+  async create(userId: number, device = 'Unknown device', signedInAt?: number): Promise<string> {
     const token = `${userId}.${randomToken(43)}`;
     // Never stamped before the account's cut-off, or a clock step back would make it born dead.
     const createdAt = Math.max(Date.now(), (await this.validFrom(userId)) ?? 0);
-    await this.kv.put(storeKey(token)!, { user_id: userId, created_at: createdAt, last_seen_at: createdAt, device });
+    await this.kv.put(storeKey(token)!, { user_id: userId, created_at: createdAt, last_seen_at: createdAt, device, signed_in_at: signedInAt ?? createdAt });
     return token;
   }
 
@@ -128,6 +130,7 @@ function info(key: string, session: SessionRecord, now: number): SessionInfo {
     user_id: session.user_id,
     created_at: session.created_at,
     last_seen_at: Math.min(now, Math.max(session.last_seen_at ?? session.created_at, session.created_at)),
+    signed_in_at: session.signed_in_at ?? session.created_at,
     device: session.device ?? 'Unknown device',
   };
 }

@@ -46,6 +46,11 @@ export class SignIn {
     return { user, left };
   }
 
+  /** Options for a passkey sign-in (any passkey of the site: the passkey names its account). */
+  passkeyOptions(rp: RelyingParty) {
+    return this.ceremonies.signInOptions(rp);
+  }
+
   async withPasskey(response: AuthenticationResponseJSON, rp: RelyingParty, ip: string): Promise<UserRecord> {
     await this.throttle.attempt(ip, null);
     const passkeysOf = async (userId: number) => (this.directory.get(userId) ? (await this.credentials.read(userId)).passkeys : []);
