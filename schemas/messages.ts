@@ -25,6 +25,8 @@ export const UserRecord = z.object({
   created_at: z.number().int().describe('epoch ms'),
   key_hash: z.string().describe('sha256 of the current API key'),
   key_hint: z.string().describe('masked key shown by whoami'),
+  claimed_at: z.number().int().optional().describe('epoch ms the trial account got its first passkey or password (is_trial false since)'),
+  sessions_after: z.number().int().optional().describe('epoch ms: sessions started before this have ended (revoke all, password change)'),
 });
 export type UserRecord = z.infer<typeof UserRecord>;
 
@@ -36,6 +38,50 @@ export const KeyRecord = z.object({ user_id: z.number().int().positive(), create
 export type KeyRecord = z.infer<typeof KeyRecord>;
 
 export const UsernameRecord = z.object({ user_id: z.number().int().positive() });
+
+/** A browser session (key `<user_id>.<sha256(token)>`; older ones `<sha256(token)>`, unlisted). */
+export const SessionRecord = KeyRecord.extend({
+  last_seen_at: z.number().int().optional().describe('epoch ms, refreshed at most every few minutes'),
+  device: z.string().max(80).optional().describe('browser and system named by its User-Agent, e.g. "Chrome on Linux"'),
+  signed_in_at: z.number().int().optional().describe('epoch ms of the sign-in (or claim) it descends from; a renewed session keeps it'),
+});
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+export const PasskeyRecord = z.object({
+  id: z.string().describe('credential id, base64url'),
+  public_key: z.string().describe('COSE public key, base64url'),
+  counter: z.number().int().min(0),
+  transports: z.array(z.string()).optional(),
+  rp_id: z.string().describe('the relying party id it was registered under (sign-in must match)'),
+  name: z.string(),
+  created_at: z.number().int(),
+  last_used_at: z.number().int().optional(),
+});
+export type PasskeyRecord = z.infer<typeof PasskeyRecord>;
+
+/** How an account signs in. The password only as its Argon2id PHC string, recovery codes only as SHA-256. */
+export const CredentialsRecord = z.object({
+  password_hash: z.string().optional(),
+  password_changed_at: z.number().int().optional(),
+  passkeys: z.array(PasskeyRecord),
+  recovery_codes: z.array(z.object({ hash: z.string(), used_at: z.number().int().nullable() })),
+});
+export type CredentialsRecord = z.infer<typeof CredentialsRecord>;
+
+/** A WebAuthn challenge handed out and not yet answered (key: the challenge itself). */
+export const ChallengeRecord = z.object({
+  purpose: z.enum(['register', 'sign_in']),
+  user_id: z.number().int().positive().nullable().describe('who registers; null for a sign-in'),
+  rp_id: z.string(),
+  origin: z.string(),
+  expires_at: z.number().int(),
+  used: z.boolean(),
+});
+export type ChallengeRecord = z.infer<typeof ChallengeRecord>;
+
+/** Sign-in attempts of one account name or address: how many since the last quiet day, and the latest. */
+export const AttemptsRecord = z.object({ count: z.number().int().min(0), last_at: z.number().int() });
+export type AttemptsRecord = z.infer<typeof AttemptsRecord>;
 
 export const CreditsRecord = z.object({
   balance: z.number().int().min(0),
@@ -85,8 +131,14 @@ export const Buckets = {
   usernames: bucket('sf_usernames', UsernameRecord),
   /** `<sha256(api key)>` → owner. The key itself is never stored. */
   apiKeys: bucket('sf_api_keys', KeyRecord),
-  /** `<sha256(session token)>` → owner, for the web app's session cookie. */
-  sessions: bucket('sf_sessions', KeyRecord, 30 * 24 * 3600),
+  /** `<user_id>.<sha256(session token)>` → owner, device and last use, for the web app's session cookie. */
+  sessions: bucket('sf_sessions', SessionRecord, 30 * 24 * 3600),
+  /** `<user_id>` → the account's passkeys, password hash and recovery code hashes. */
+  credentials: bucket('sf_credentials', CredentialsRecord),
+  /** `<challenge>` → a WebAuthn ceremony in progress; answered once, within 5 minutes. */
+  challenges: bucket('sf_webauthn_challenges', ChallengeRecord, 300),
+  /** `name.<lower-case username>` / `addr.<client block>` → sign-in attempts (forgotten after a quiet day). */
+  signInAttempts: bucket('sf_sign_in_attempts', AttemptsRecord, 24 * 3600),
   /** `<user_id>` → credit balance, changed only by compare-and-set. */
   credits: bucket('sf_credits', CreditsRecord),
   /** `<name>` → a monotonic id counter (user_id, job_id…). */

@@ -67,6 +67,16 @@ export class UnauthorizedError extends AppError {
     super(message);
   }
 }
+/** A sign-in that does not match: one message whatever did not match, so it names no account. */
+export class SignInFailedError extends UnauthorizedError {
+  override name = 'SignInFailedError';
+  override readonly errorCode: ErrorCode = 'SF_SIGN_IN_FAILED';
+}
+/** A WebAuthn answer that does not verify. */
+export class PasskeyRejectedError extends BadRequestError {
+  override name = 'PasskeyRejectedError';
+  override readonly errorCode: ErrorCode = 'SF_PASSKEY_REJECTED';
+}
 export class OutOfCreditsError extends AppError {
   override name = 'OutOfCreditsError';
   override readonly errorCode: ErrorCode = 'SF_CREDITS_SHORT';
@@ -83,9 +93,18 @@ export class ForeignOriginError extends ForbiddenError {
   override name = 'ForeignOriginError';
   override readonly errorCode: ErrorCode = 'SF_FOREIGN_ORIGIN';
 }
+/** A credential change on a claimed account without a fresh browser sign-in. */
+export class RecentSignInRequiredError extends ForbiddenError {
+  override name = 'RecentSignInRequiredError';
+  override readonly errorCode: ErrorCode = 'SF_RECENT_SIGN_IN_REQUIRED';
+}
 export class NotFoundError extends AppError {
   override name = 'NotFoundError';
   override readonly errorCode: ErrorCode = 'SF_NOT_FOUND';
+}
+export class SessionNotFoundError extends NotFoundError {
+  override name = 'SessionNotFoundError';
+  override readonly errorCode: ErrorCode = 'SF_SESSION_NOT_FOUND';
 }
 export class RouteNotFoundError extends NotFoundError {
   override name = 'RouteNotFoundError';
@@ -156,6 +175,10 @@ export class RateLimitedError extends AppError {
 export class DailyCapError extends RateLimitedError {
   override name = 'DailyCapError';
   override readonly errorCode: ErrorCode = 'SF_DAILY_CAP';
+}
+export class SignInThrottledError extends RateLimitedError {
+  override name = 'SignInThrottledError';
+  override readonly errorCode: ErrorCode = 'SF_SIGN_IN_THROTTLED';
 }
 export class MintLimitedError extends RateLimitedError {
   override name = 'MintLimitedError';

@@ -16,6 +16,13 @@ export const REDACT_PATHS = [
   'token',
   '*.token',
   '*.webhook_secret',
+  // Sign-in (issue 21): passwords and recovery codes, should one ever be logged with its body.
+  'password',
+  '*.password',
+  'current_password',
+  '*.current_password',
+  'recovery_codes',
+  '*.recovery_codes',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

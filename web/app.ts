@@ -5,6 +5,9 @@ import { startModelPage } from './pages/model.ts';
 import { startMarketPage } from './pages/market.ts';
 import { startAccountPage } from './pages/account.ts';
 import { startEntryPage, startLeaderboardPage } from './pages/community.ts';
+import { startRecoverPage, startSignInPage } from './pages/sign-in.ts';
+import { startClaimPage } from './pages/claim.ts';
+import { startSessionsPage } from './pages/sessions.ts';
 
 const PAGES: Record<string, () => void | Promise<void>> = {
   home: startIdeaPage,
@@ -14,6 +17,10 @@ const PAGES: Record<string, () => void | Promise<void>> = {
   account: startAccountPage,
   community: startLeaderboardPage,
   'community-entry': startEntryPage,
+  'sign-in': startSignInPage,
+  recover: startRecoverPage,
+  claim: startClaimPage,
+  sessions: startSessionsPage,
 };
 
 /** Who this browser is (never mints: only a stored key is looked up). */

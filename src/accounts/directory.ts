@@ -1,15 +1,16 @@
 import type { JsonKv } from '../bus/index.ts';
 import { ConflictError, NotFoundError, UsernameTakenError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { KeyRecord, UserRecord, UsernameRecord, CounterRecord } from '../../schemas/messages.ts';
-import { generateApiKey, hashSecret, looksLikeApiKey, maskKey, randomToken } from './api-keys.ts';
+import type { KeyRecord, UserRecord, UsernameRecord, CounterRecord, SessionRecord } from '../../schemas/messages.ts';
+import { generateApiKey, hashSecret, looksLikeApiKey, maskKey } from './api-keys.ts';
 import { randomHandle } from './handles.ts';
+import { Sessions, type SessionInfo } from './sessions.ts';
 
 export interface DirectoryBuckets {
   users: JsonKv<typeof UserRecord>;
   usernames: JsonKv<typeof UsernameRecord>;
   apiKeys: JsonKv<typeof KeyRecord>;
-  sessions: JsonKv<typeof KeyRecord>;
+  sessions: JsonKv<typeof SessionRecord>;
   counters: JsonKv<typeof CounterRecord>;
 }
 
@@ -27,9 +28,6 @@ export interface TrialReservation {
   release(): Promise<void>;
 }
 
-/** How long a browser session lasts from its creation (the cookie's Max-Age says the same). */
-export const SESSION_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
-
 /**
  * Users and their keys. KV is the truth; every edge process mirrors the users and key hashes in
  * memory through KV watches, so checking a key on a request costs one hash and two map lookups,
@@ -39,11 +37,15 @@ export class AccountDirectory {
   private readonly usersById = new Map<number, UserRecord>();
   private readonly keysByHash = new Map<string, KeyRecord>();
   private readonly watches: Array<{ stop(): void }> = [];
+  /** The browser sessions; one lives no longer than the key it was started under (see `sessionsValidFrom`). */
+  readonly sessions: Sessions;
 
   constructor(
     private readonly kv: DirectoryBuckets,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.sessions = new Sessions(kv.sessions, (userId) => this.sessionsValidFrom(userId), log);
+  }
 
   /** Loads the mirrors and keeps them current. Resolves once both hold everything in KV. */
   async start(): Promise<void> {
@@ -71,18 +73,29 @@ export class AccountDirectory {
     return key === undefined ? null : (this.usersById.get(key.user_id) ?? null);
   }
 
-  /**
-   * The owner of a browser session, or null. A session ends with its user's key: one created
-   * before the current key (a rotation since) is dead, as is one older than SESSION_MAX_AGE_MS.
-   */
+  /** The owner of a browser session, or null (see `resolveSession`). */
   async authenticateSession(token: string, now = Date.now()): Promise<UserRecord | null> {
+    return (await this.resolveSession(token, now))?.user ?? null;
+  }
+
+  /**
+   * A browser session and its owner, or null. A session ends with its user's key: one created
+   * before the current key (a rotation since), before a "revoke all" or a password change, or
+   * older than SESSION_MAX_AGE_MS is dead.
+   */
+  async resolveSession(token: string, now = Date.now()): Promise<{ user: UserRecord; session: SessionInfo } | null> {
     if (token.length < 20 || token.length > 100) return null;
-    const session = await this.kv.sessions.get(hashSecret(token));
-    if (!session || now - session.value.created_at > SESSION_MAX_AGE_MS) return null;
-    const user = this.get(session.value.user_id);
+    const session = await this.sessions.resolve(token, now);
+    const user = session ? this.get(session.user_id) : null;
+    return session && user ? { user, session } : null;
+  }
+
+  /** From when the user's sessions count: the current key's issue, or a later cut-off; null for no such user. */
+  private async sessionsValidFrom(userId: number): Promise<number | null> {
+    const user = this.get(userId);
     if (!user) return null;
     const keyCreatedAt = await this.keyCreatedAt(user.key_hash);
-    return keyCreatedAt !== null && session.value.created_at >= keyCreatedAt ? user : null;
+    return keyCreatedAt === null ? null : Math.max(keyCreatedAt, user.sessions_after ?? 0);
   }
 
   /** When the key of this hash was issued (the mirror, else KV while the mirror catches up). */
@@ -93,19 +106,52 @@ export class AccountDirectory {
   }
 
   /** Starts a browser session for the user; returns its token (only its hash is stored). */
-  async createSession(userId: number): Promise<string> {
-    const user = this.get(userId);
-    const keyCreatedAt = user ? await this.keyCreatedAt(user.key_hash) : null;
-    const token = randomToken(48);
-    // Never stamped before the current key, or a clock step back would make it born dead.
-    await this.kv.sessions.put(hashSecret(token), { user_id: userId, created_at: Math.max(Date.now(), keyCreatedAt ?? 0) });
-    return token;
+  createSession(userId: number, device?: string, signedInAt?: number): Promise<string> {
+    return this.sessions.create(userId, device, signedInAt);
   }
 
   /** Ends one browser session (logout). Unknown tokens are ignored. */
   async endSession(token: string): Promise<void> {
     if (token.length < 20 || token.length > 100) return;
-    await this.kv.sessions.delete(hashSecret(token));
+    await this.sessions.end(token);
+  }
+
+  /**
+   * Ends every session of the user (the caller starts a new one for the browser that asked): the
+   * listed ones are deleted, and the cut-off moves past now for any other (older tokens, and one
+   * started while this runs).
+   */
+  async endAllSessions(userId: number): Promise<void> {
+    // One past now: a session started in this same millisecond, before this, ends too.
+    await this.updateUser(userId, (current) => ({ ...current, sessions_after: Date.now() + 1 }));
+    const ended = await this.sessions.deleteAll(userId);
+    this.log.info({ user_id: userId, ended }, 'all sessions ended');
+  }
+
+  /** The trial account becomes a claimed one (it signs in by itself now). Idempotent; returns whether this call claimed it. */
+  async markClaimed(userId: number): Promise<boolean> {
+    let claimed = false;
+    await this.updateUser(userId, (current) => {
+      claimed = current.is_trial;
+      return current.is_trial ? { ...current, is_trial: false, claimed_at: Date.now() } : current;
+    });
+    if (claimed) this.log.info({ user_id: userId }, 'trial account claimed');
+    return claimed;
+  }
+
+  /** The owner of a username (any case), or null. */
+  async userIdOf(username: string): Promise<number | null> {
+    return (await this.kv.usernames.get(username.toLowerCase()))?.value.user_id ?? null;
+  }
+
+  /** Changes the user record by compare-and-set and mirrors the result at once (the watch follows). */
+  private async updateUser(userId: number, change: (current: UserRecord) => UserRecord): Promise<UserRecord> {
+    const { value } = await this.kv.users.mutate(String(userId), (current) => {
+      if (!current) throw new NotFoundError(`user ${userId} does not exist`);
+      return change(current);
+    });
+    this.usersById.set(userId, value);
+    return value;
   }
 
   get(userId: number): UserRecord | null {
@@ -145,7 +191,7 @@ export class AccountDirectory {
    * a username (or none) instead, it reserves the handle first, for callers without a mint limit
    * to order around the reservation.
    */
-  async createTrial(request: TrialReservation | string | undefined): Promise<NewAccount> {
+  async createTrial(request: TrialReservation | string | undefined, device?: string): Promise<NewAccount> {
     const { userId, username } = typeof request === 'object' ? request : await this.reserveTrial(request);
     const apiKey = generateApiKey();
     const keyHash = hashSecret(apiKey);
@@ -164,7 +210,7 @@ export class AccountDirectory {
     await this.kv.apiKeys.put(keyHash, key);
     this.usersById.set(userId, user);
     this.keysByHash.set(keyHash, key);
-    const sessionToken = await this.createSession(userId);
+    const sessionToken = await this.createSession(userId, device);
     this.log.info({ user_id: userId, username }, 'trial account created');
     return { user, apiKey, sessionToken };
   }
@@ -188,15 +234,15 @@ export class AccountDirectory {
     const key = { user_id: userId, created_at: Date.now() + 1 };
     await this.kv.apiKeys.put(keyHash, key);
     let oldHash = '';
-    const { value: user } = await this.kv.users.mutate(String(userId), (current) => {
-      if (!current) throw new NotFoundError(`user ${userId} does not exist`);
+    const user = await this.updateUser(userId, (current) => {
       oldHash = current.key_hash;
       return { ...current, key_hash: keyHash, key_hint: maskKey(apiKey) };
     });
     this.keysByHash.delete(oldHash);
     this.keysByHash.set(keyHash, key);
-    this.usersById.set(userId, user);
     await this.kv.apiKeys.delete(oldHash);
+    // Dead already (born before the new key); deleted so no list shows them.
+    await this.sessions.deleteAll(userId);
     this.log.info({ user_id: userId }, 'api key rotated; sessions ended');
     return { user, apiKey };
   }

@@ -11,8 +11,15 @@ import { AccountDirectory } from './directory.ts';
 import { Metering } from './metering.ts';
 import { MintLimiter } from './mint-limiter.ts';
 import { SlidingWindowLimiter } from './rate-limiter.ts';
+import { Credentials } from './credentials.ts';
+import { PasskeyCeremonies } from './passkeys.ts';
+import { SignInThrottle } from './sign-in-throttle.ts';
+import { SignIn } from './sign-in.ts';
+import { Claims } from './claims.ts';
 
-export { AccountDirectory, SESSION_MAX_AGE_MS, type NewAccount, type TrialReservation } from './directory.ts';
+export { AccountDirectory, type NewAccount, type TrialReservation } from './directory.ts';
+export { SESSION_MAX_AGE_MS, Sessions, type SessionInfo } from './sessions.ts';
+export { deviceLabel } from './user-agent.ts';
 export { Metering } from './metering.ts';
 export { MintLimiter, clientBlock } from './mint-limiter.ts';
 export { TokenBuckets } from './token-bucket.ts';
@@ -20,6 +27,13 @@ export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
 export { DAILY_CAPS } from './daily-caps.ts';
 export { changePlan, type PlanChange } from './plans.ts';
 export { API_KEY_PREFIX, hashSecret, maskKey } from './api-keys.ts';
+export { Credentials } from './credentials.ts';
+export { SignIn } from './sign-in.ts';
+export { Claims, type CredentialChange } from './claims.ts';
+export { ARGON2_OPTIONS } from './passwords.ts';
+export { RECOVERY_CODE_COUNT } from './recovery-codes.ts';
+export { SIGN_IN_LIMITS } from './sign-in-throttle.ts';
+export { CEREMONY_TTL_MS, type RelyingParty } from './passkeys.ts';
 
 /** Concurrent SSE connections per key (the contract's Limits table). */
 export const SSE_PER_KEY = 1;
@@ -30,6 +44,10 @@ export interface Accounts {
   mintLimiter: MintLimiter;
   requestLimiter: SlidingWindowLimiter;
   usage: UsageRepo;
+  /** Passkeys, password and recovery codes of claimed accounts. */
+  credentials: Credentials;
+  signIn: SignIn;
+  claims: Claims;
   stop(): Promise<void>;
 }
 
@@ -43,7 +61,7 @@ export type AccountsDeps = {
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
 export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDeps): Promise<Accounts> {
   const r = config.NATS_REPLICAS;
-  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard] = await Promise.all([
+  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, credentialsKv, challenges, attempts] = await Promise.all([
     openBucket(bus, Buckets.users, r),
     openBucket(bus, Buckets.usernames, r),
     openBucket(bus, Buckets.apiKeys, r),
@@ -53,10 +71,16 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     openBucket(bus, Buckets.caps, r),
     openBucket(bus, Buckets.mintWindows, r),
     openBucket(bus, Buckets.costGuard, r),
+    openBucket(bus, Buckets.credentials, r),
+    openBucket(bus, Buckets.challenges, r),
+    openBucket(bus, Buckets.signInAttempts, r),
   ]);
   const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log);
   await directory.start();
   const usage = new UsageRepo(clickhouse);
+  const credentials = new Credentials(credentialsKv);
+  const ceremonies = new PasskeyCeremonies(challenges);
+  const throttle = new SignInThrottle(attempts);
   const requestLimiter = new SlidingWindowLimiter(config.RATE_LIMIT_PER_MIN, 60_000);
   const metering = new Metering(
     new CreditLedger(credits, usage),
@@ -71,6 +95,9 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     mintLimiter: new MintLimiter(mintWindows, config.TRIAL_MINTS_PER_HOUR),
     requestLimiter,
     usage,
+    credentials,
+    signIn: new SignIn(directory, credentials, throttle, ceremonies),
+    claims: new Claims(directory, credentials, ceremonies, throttle),
     async stop() {
       directory.stop();
       requestLimiter.stop();

@@ -39,6 +39,9 @@ import type { DeliveryApi } from '../delivery/index.ts';
 import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { signInRoutes } from './routes/sign-in.ts';
+import { credentialRoutes } from './routes/credentials.ts';
+import { sessionRoutes } from './routes/sessions.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { payoutsRoutes } from './routes/payouts.ts';
 import { predictStreamRoutes } from './routes/predict-stream.ts';
@@ -131,6 +134,10 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   registerMcp(app, { accounts, config });
   metricsRoutes(app, { metrics: metrics ?? (() => ({ signalforge_bars_cached: market.cache.size() })) });
   keyRoutes(app, { accounts, config });
+  // Sign-in, claim and sessions (issue 21).
+  signInRoutes(app, { accounts, config, allowedOrigins: origins });
+  credentialRoutes(app, { accounts, config });
+  sessionRoutes(app, { accounts });
   usageRoutes(app, { metering: accounts.metering });
   // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
   const sseSlots = new SseSlots();

@@ -48,9 +48,16 @@ Sonnet generations 1, Haiku 3, Opus 1 (our choice: Opus is the most expensive). 
 request within ${c.HTTP_REQUEST_TIMEOUT_MS} ms (408 after). Numbers in request bodies are bounded (each field's
 schema gives its range).
 
-**Sessions.** \`POST /api/v1/key/trial\` also sets the HttpOnly \`sf_session\` cookie (\`Secure\` over HTTPS), which
-\`whoami-key\` and \`key/generate\` accept instead of the key. A session ends at \`POST /api/v1/logout\`, at any key
-rotation, or after 30 days. A state-changing request that carries the cookie, whatever the route, is refused
+**Sessions.** \`POST /api/v1/key/trial\` and every sign-in set the HttpOnly \`sf_session\` cookie (\`Secure\` over HTTPS),
+which \`whoami-key\`, \`key/generate\` and the \`/api/v1/auth/…\` routes accept instead of the key. A session ends at
+\`POST /api/v1/logout\`, at a key rotation or password change (except the caller's, renewed), when revoked
+(\`DELETE /api/v1/auth/sessions…\`), or after 30 days.
+
+**Accounts.** A trial account is **claimed** by attaching a passkey (WebAuthn) or a password (Argon2id, m = 19 MiB, t = 2,
+p = 1): it stops being \`is_trial\` and gets 10 one-time recovery codes, shown once; its key, credits, plan and models
+stay. It then signs in from any browser (\`POST /api/v1/auth/sign-in/password | passkey | recovery-code\`), and
+\`POST /api/v1/key/generate\` issues its personal key. Sign-in attempts wait longer and longer after 5 per username or
+20 per address (429 \`SF_SIGN_IN_THROTTLED\`); a failure is the same 401 whether or not the username exists. A state-changing request that carries the cookie, whatever the route, is refused
 (403 \`SF_FOREIGN_ORIGIN\`) when its \`Origin\` (or, without one, \`Sec-Fetch-Site\`) names another site.
 
 **MCP (tool server).** \`{mcp_url}\` is this service's base URL: the hosted MCP server answers at

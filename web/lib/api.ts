@@ -22,6 +22,8 @@ export const storeKey = (key: string) => {
   localStorage.setItem(HAD_KEY, '1');
 };
 export const forgetKey = () => localStorage.removeItem(KEY_STORAGE);
+/** This browser signed in (its session cookie, HttpOnly, names an account it may hold no key of). */
+export const markSignedIn = () => localStorage.setItem(HAD_KEY, '1');
 
 export interface FreshKey {
   api_key: string;
@@ -88,3 +90,20 @@ export async function publicGet<T = any>(path: string): Promise<T> {
 
 /** "sf_abcd…wxyz": how a key is shown after the first time. */
 export const maskKey = (key: string) => `${key.slice(0, 7)}…${key.slice(-4)}`;
+
+/**
+ * A call to the sign-in and session routes (/api/v1/auth/…) as this browser's session — the cookie
+ * alone, no key: a claimed account's credentials change only from a fresh browser sign-in. A trial
+ * browser that holds its key but lost its cookie is identified by the key instead.
+ */
+export async function sessionCall<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const request = (headers: Record<string, string>) =>
+    fetch(path, { method, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res = await request({});
+  const key = storedKey();
+  if (res.status === 401 && key) res = await request({ 'x-api-key': key });
+  const text = await res.text();
+  const parsed = text ? JSON.parse(text) : null;
+  if (!res.ok) throw new ApiError(res.status, parsed?.error ?? `HTTP ${res.status}`);
+  return parsed as T;
+}

@@ -10,7 +10,25 @@ import { deliveriesBox } from './deliveries.ts';
 export async function startAccountPage(): Promise<void> {
   const root = $('#account');
   if (!storedKey()) {
-    mount(root, h('h1', {}, 'Account'), h('p', {}, 'This browser has no account yet. ', h('a', { href: '/' }, 'Run an idea'), ' and a trial account is made for you.'), rotateBox(root));
+    // Signed in (a passkey, a password, a recovery code) without this account's key in this browser.
+    const session = localStorage.getItem('sf_had_key') ? await fetch('/api/v1/whoami-key') : null;
+    if (session?.ok) {
+      const me = (await session.json()) as WhoamiResponse;
+      mount(
+        root,
+        h('h1', {}, 'Account'),
+        h('p', { id: 'signed-in-as' }, `Signed in as ${me.username}. This browser holds no API key of the account: get one (the previous key stops working, and your other sessions are signed out).`),
+        rotateBox(root, 'Get my API key'),
+        securityLinks(me.is_trial),
+      );
+      return;
+    }
+    mount(
+      root,
+      h('h1', {}, 'Account'),
+      h('p', {}, 'This browser has no account yet. ', h('a', { href: '/' }, 'Run an idea'), ' and a trial account is made for you, or ', h('a', { href: '/sign-in', id: 'to-sign-in' }, 'sign in'), '.'),
+      rotateBox(root),
+    );
     return;
   }
   const [me, usage, caps, models, deployed] = await Promise.all([
@@ -25,6 +43,7 @@ export async function startAccountPage(): Promise<void> {
     h('h1', {}, 'Account'),
     h('p', {}, `${me.username} · ${me.is_trial ? 'trial' : me.plan} · key `, h('code', { id: 'masked-key' }, maskKey(storedKey() ?? '')), ` · ${usage.balance} credits`),
     rotateBox(root),
+    securityLinks(me.is_trial),
     h('h2', {}, 'Daily caps'),
     h('table', { class: 'stats' }, Object.entries(caps.caps).map(([name, c]) => h('tr', {}, h('th', {}, name.replace('_', ' ')), h('td', {}, `${c.used} / ${c.limit} used today`)))),
     h('h2', {}, 'My models'),
@@ -58,7 +77,7 @@ export async function startAccountPage(): Promise<void> {
  * Rotation through the session cookie (POST /key/generate without the key: the edge resolves the
  * cookie and refuses another site's page); the new key is shown once and replaces the stored one.
  */
-function rotateBox(root: HTMLElement): HTMLElement {
+function rotateBox(root: HTMLElement, label = 'Rotate key'): HTMLElement {
   const out = h('div', { id: 'rotated' });
   const rotate = async () => {
     const res = await fetch('/api/v1/key/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -75,7 +94,19 @@ function rotateBox(root: HTMLElement): HTMLElement {
     const who = document.getElementById('who');
     if (who) who.textContent = `${body.username} · ${maskKey(body.api_key)}`;
   };
-  return h('div', { class: 'rotate' }, h('button', { type: 'button', id: 'rotate', onclick: () => void rotate() }, 'Rotate key'), out);
+  return h('div', { class: 'rotate' }, h('button', { type: 'button', id: 'rotate', onclick: () => void rotate() }, label), out);
+}
+
+/** A trial is lost with its browser until claimed; a claimed account manages its sign-in methods and sessions. */
+function securityLinks(isTrial: boolean): HTMLElement {
+  return h(
+    'p',
+    { class: isTrial ? 'notice' : '', id: 'security' },
+    isTrial ? 'A trial account lives only in this browser. ' : '',
+    h('a', { href: '/account/claim', id: 'to-claim' }, isTrial ? 'Claim it with a passkey or a password' : 'Passkeys, password and recovery codes'),
+    ' · ',
+    h('a', { href: '/account/sessions', id: 'to-sessions' }, 'Sessions'),
+  );
 }
 
 /**

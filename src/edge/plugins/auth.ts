@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { clientBlock, type AccountDirectory, type SlidingWindowLimiter, type TokenBuckets } from '../../accounts/index.ts';
+import { clientBlock, type AccountDirectory, type SessionInfo, type SlidingWindowLimiter, type TokenBuckets } from '../../accounts/index.ts';
 import { RateLimitedError, UnauthorizedError } from '../../errors.ts';
 import type { UserRecord } from '../../../schemas/messages.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
@@ -27,6 +27,8 @@ declare module 'fastify' {
     user: UserRecord | null;
     /** How `user` was identified: its API key, or the browser session cookie. */
     authVia: 'key' | 'session' | null;
+    /** The browser session that identified `user` (authVia 'session'). */
+    browserSession: SessionInfo | null;
   }
 }
 
@@ -55,6 +57,7 @@ const isOperatorPath = (url: string) => url.startsWith('/_');
 export function registerAuth(app: FastifyInstance, { directory, limiter, anonymous, allowedOrigins }: AuthDeps): void {
   app.decorateRequest('user', null);
   app.decorateRequest('authVia', null);
+  app.decorateRequest('browserSession', null);
 
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth ?? 'none';
@@ -80,9 +83,13 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     const key = typeof header === 'string' ? header : undefined;
     let user = key ? directory.authenticate(key) : null;
     if (user) request.authVia = 'key';
-    else if (mode === 'key-or-session') {
-      if (token) user = await directory.authenticateSession(token);
-      if (user) request.authVia = 'session';
+    else if (mode === 'key-or-session' && token) {
+      const resolved = await directory.resolveSession(token);
+      if (resolved) {
+        user = resolved.user;
+        request.authVia = 'session';
+        request.browserSession = resolved.session;
+      }
     }
     if (!user) {
       takeAnonymous(request, anonymous);

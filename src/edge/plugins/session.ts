@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_MAX_AGE_MS } from '../../accounts/index.ts';
+import { deviceLabel, SESSION_MAX_AGE_MS, type AccountDirectory } from '../../accounts/index.ts';
 import { ForeignOriginError } from '../../errors.ts';
 
 /** The browser session cookie: binds a browser to an account (see POST /key/trial, /logout). */
@@ -32,6 +32,34 @@ export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, t
   const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${token === null ? 0 : SESSION_MAX_AGE_MS / 1000}`];
   if (request.protocol === 'https') attributes.push('Secure');
   reply.header('set-cookie', `${SESSION_COOKIE}=${token ?? ''}; ${attributes.join('; ')}`);
+}
+
+/**
+ * Signs this browser in as the user: a new session (its device named from the User-Agent) in the
+ * cookie. A session the browser held before (another account's, or an older one) is ended.
+ */
+export async function startSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  directory: Pick<AccountDirectory, 'createSession' | 'endSession'>,
+  userId: number,
+): Promise<void> {
+  const previous = readCookie(request, SESSION_COOKIE);
+  if (previous) await directory.endSession(previous);
+  setSessionCookie(request, reply, await directory.createSession(userId, deviceLabel(request.headers['user-agent'])));
+}
+
+/**
+ * Gives a browser identified by its session a new one after its sessions were ended (a rotation,
+ * a password change, "revoke all"): same device, same sign-in time — a renewal is not a sign-in.
+ * A caller identified by its key has no session to renew.
+ */
+export async function renewSession(request: FastifyRequest, reply: FastifyReply, directory: Pick<AccountDirectory, 'createSession' | 'endSession'>): Promise<void> {
+  const current = request.browserSession;
+  if (request.authVia !== 'session' || !current || !request.user) return;
+  const previous = readCookie(request, SESSION_COOKIE);
+  if (previous) await directory.endSession(previous);
+  setSessionCookie(request, reply, await directory.createSession(request.user.user_id, current.device, current.signed_in_at));
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -3,7 +3,8 @@ import type { Config } from '../../config.ts';
 import { KeyResponse, LogoutResponse, NoFields, TrialKeyRequest, WhoamiResponse } from '../../../schemas/accounts.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { readCookie, SESSION_COOKIE, setSessionCookie } from '../plugins/session.ts';
+import { readCookie, renewSession, SESSION_COOKIE, setSessionCookie } from '../plugins/session.ts';
+import { deviceLabel } from '../../accounts/index.ts';
 import type { App } from '../types.ts';
 
 export interface KeyRoutesDeps {
@@ -41,7 +42,7 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
         await reservation.release();
         throw err;
       }
-      const { user, apiKey, sessionToken } = await directory.createTrial(reservation);
+      const { user, apiKey, sessionToken } = await directory.createTrial(reservation, deviceLabel(request.headers['user-agent']));
       const credits = await metering.grant(user.user_id, config.TRIAL_CREDITS, 'signup');
       setSessionCookie(request, reply, sessionToken);
       return { api_key: apiKey, credits, is_trial: user.is_trial, user_id: user.user_id, username: user.username };
@@ -52,10 +53,11 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
     config: { auth: 'key-or-session' },
     schema: {
       tags: ['keys'],
-      summary: 'Rotate your API key',
+      summary: 'Issue or rotate your personal API key',
       description:
-        'Issues a new key for the caller (identified by X-API-Key or the session cookie). The old key stops ' +
-        'working at once, and every browser session of the account ends with it; a caller identified by its ' +
+        'Issues a new key for the caller (identified by X-API-Key or the session cookie — e.g. a browser just signed in ' +
+        'with POST /api/v1/auth/sign-in/…). The key is shown only in this response. The old key stops ' +
+        'working at once, and every other browser session of the account ends with it; a caller identified by its ' +
         'session cookie gets a new one in this response. With the cookie, a browser page of another site is refused ' +
         '(403 SF_FOREIGN_ORIGIN). No body is needed (or `{}`); a body of another content-type is refused (415).',
       body: NoFields.nullish(),
@@ -64,7 +66,7 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
     handler: async (request, reply) => {
       const caller = requireUser(request);
       const { user, apiKey } = await directory.rotateKey(caller.user_id);
-      if (request.authVia === 'session') setSessionCookie(request, reply, await directory.createSession(user.user_id));
+      await renewSession(request, reply, directory);
       const credits = await metering.balance(user.user_id);
       return { api_key: apiKey, credits, is_trial: user.is_trial, user_id: user.user_id, username: user.username };
     },

@@ -69,6 +69,11 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
   page('/models/:stem', 'Model', 'model', () => html`<div id="model" class="model"><p class="muted">Loading the model…</p></div>`);
   page('/market', 'Market', 'market', () => html`<div id="market" class="market"></div>`, true);
   page('/account', 'Account', 'account', () => html`<div id="account" class="account"></div>`);
+  // Sign-in, claim, sessions and recovery (issue 21).
+  page('/sign-in', 'Sign in', 'sign-in', () => html`<div id="sign-in" class="account"></div>`, true);
+  page('/recover', 'Recover your account', 'recover', () => html`<div id="recover" class="account"></div>`);
+  page('/account/claim', 'Sign-in methods', 'claim', () => html`<div id="claim" class="account"></div>`);
+  page('/account/sessions', 'Sessions', 'sessions', () => html`<div id="sessions-page" class="account"></div>`);
   page('/community', 'Community', 'community', () => html`<div id="community" class="community"><p class="muted">Loading the leaderboard…</p></div>`, true);
   page('/community/:id', 'Community entry', 'community-entry', () => html`<div id="community" class="community"><p class="muted">Loading…</p></div>`);
 
