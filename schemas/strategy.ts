@@ -151,6 +151,7 @@ const common = {
     .max(6)
     .optional()
     .describe('Days (UTC, of the bar that gives the signal) on which no position opens, e.g. ["fri"]; open positions are kept'),
+  entry_filter: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: positions open only where it is > 0 at the signal bar\'s close (e.g. "only when ADX > 25")'),
   exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
   exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
   target_horizon: int(1, 200).describe('Bars ahead for the target'),

@@ -20,7 +20,7 @@ export interface Scored {
   pUp: Float32Array;
   /** −1/0/1 per bar from the threshold. */
   signals: Int8Array;
-  /** Entry mask per bar from session_filter, skip_days, min_atr and trend_filter, with the exit bits of exit_long / exit_short. */
+  /** Entry mask per bar from session_filter, skip_days, min_atr, trend_filter and entry_filter, with the exit bits of exit_long / exit_short. */
   mask: Uint8Array;
 }
 
@@ -33,7 +33,7 @@ export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: 
   const pUp = new Float32Array(n).fill(Number.NaN);
   if (features.rows > 0) pUp.set(await scorer.score(Float32Array.from(features.matrix), features.rows), features.offset);
   const { config } = spec;
-  const column = (key: 'trend_filter' | 'exit_long' | 'exit_short') => {
+  const column = (key: 'trend_filter' | 'entry_filter' | 'exit_long' | 'exit_short') => {
     const name = config[key] ?? null;
     const values = name === null ? null : featureColumn(features, name, n);
     if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')})`);
@@ -45,7 +45,7 @@ export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: 
     signals: toSignals(pUp, spec.settings.confidence_threshold),
     mask: entryMask(
       bars,
-      { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: column('trend_filter'), skipDays: config.skip_days ?? [], exitLong: column('exit_long'), exitShort: column('exit_short') },
+      { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: column('trend_filter'), entryFilter: column('entry_filter'), skipDays: config.skip_days ?? [], exitLong: column('exit_long'), exitShort: column('exit_short') },
       instrument(spec.symbol),
     ),
   };

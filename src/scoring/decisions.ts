@@ -1,6 +1,6 @@
 /**
  * The decision stage: model probabilities → −1/0/1 signals, and the per-bar entry mask from the
- * strategy_config filters (session_filter, skip_days, min_atr, trend_filter) and exit columns
+ * strategy_config filters (session_filter, skip_days, min_atr, trend_filter, entry_filter) and exit columns
  * (exit_long, exit_short). Both belong to the bar whose
  * close produced them; the engine acts on them at the next open.
  */
@@ -34,6 +34,8 @@ export interface EntryFilters {
   minAtr: number | null;
   /** The trend_filter column's values per bar: longs only when close > it, shorts only when close < it. */
   trendColumn: Float64Array | Float32Array | null;
+  /** The entry_filter column's values per bar: entries only where > 0 (NaN: none). */
+  entryFilter?: Float64Array | Float32Array | null;
   /** UTC days of the bar's open time on which nothing opens (absent: every day). */
   skipDays?: readonly Weekday[];
   /** The exit_long / exit_short columns' values per bar: > 0 closes that side at the next open and opens none of it there. */
@@ -73,6 +75,10 @@ export function entryMask(bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' 
   if (minAtr !== null) {
     const v = natr(bars);
     for (let i = 0; i < n; i++) if (!(v[i]! >= minAtr)) out[i] = 0;
+  }
+  if (filters.entryFilter) {
+    if (filters.entryFilter.length !== n) throw new RangeError(`entryMask: entry filter has ${filters.entryFilter.length} values for ${n} bars`);
+    for (let i = 0; i < n; i++) if (!(filters.entryFilter[i]! > 0)) out[i] = 0;
   }
   if (filters.skipDays?.length) {
     const skip = new Set(filters.skipDays);

@@ -68,6 +68,13 @@ test('skip_days: no entry on a bar whose open falls on a skipped UTC day (ts of 
   assert.equal(weekdayOf(Date.UTC(2024, 0, 13, 0, 0)), 'sat');
 });
 
+test('entry_filter: entries only where the column is > 0 (NaN: none), both sides', () => {
+  const bars = hourly([1.1, 1.1, 1.1, 1.1]);
+  const entryFilter = Float64Array.from([1, 0, Number.NaN, 0.5]);
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, entryFilter })), [3, 0, 0, 3]);
+  assert.throws(() => entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, entryFilter: entryFilter.subarray(1) }), /entry filter/);
+});
+
 test('exit columns: > 0 sets the exit bit of that side and clears its entry bit, after every filter', () => {
   const bars = hourly([1.1, 1.1, 1.1, 1.1]);
   const exitLong = Float64Array.from([0, 1, 0, Number.NaN]);
