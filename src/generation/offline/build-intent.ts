@@ -253,8 +253,8 @@ function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: 
 }
 
 /** Entry verbs of each side ("as long as", "short-term" and a plain "long period" are not entries). */
-const LONG_ENTRY = /\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?)|longs)\b/;
-const SHORT_ENTRY = /\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?)|shorts|shorting)\b/;
+const LONG_ENTRY = /\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|if|once|on a|after)|longs)\b/;
+const SHORT_ENTRY = /\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|if|once|on a|after)|shorts|shorting)\b/;
 
 /** The one side the text's entries are on, when it names entries of one side only. */
 function impliedDirection(fields: readonly { field: Source; norm: string }[]): { value: Direction; from: Source; phrase: string } | null {
@@ -294,9 +294,9 @@ function roleColumns(conditions: readonly ConditionSpec[], direction: 'both' | '
 /** "not in the first hour after the open": the session starts that many hours later (London's open when none is named). */
 function afterOpen(session: Picked<SessionValue>, fields: readonly FieldParse[], remarks: string[]): Picked<SessionValue> {
   for (const f of fields) {
-    const m = /\b(?:not|no trades?|don'?t trade|avoid(?: trading)?|skip) (?:in |during )?the first (\d+|an?) hours?(?: after| of)?(?: the)? ?(london|newyork|tokyo|asian)? open\b/.exec(f.norm);
+    const m = /\b(?:not|no trades?|don'?t trade|avoid(?: trading)?|skip) (?:in |during |trading in )?the first (?:(\d+|an?) )?hours?(?: after| of)?(?: the)? ?(london|newyork|tokyo|asian)? open\b/.exec(f.norm);
     if (!m) continue;
-    const hours = /^\d+$/.test(m[1]!) ? Number(m[1]) : 1;
+    const hours = /^\d+$/.test(m[1] ?? '') ? Number(m[1]) : 1;
     const [start, end] = session.value.hours ?? [m[2] === 'newyork' ? 12 : m[2] === 'tokyo' || m[2] === 'asian' ? 0 : 7, null];
     const from = (start + hours) % 24;
     const to = end ?? start;

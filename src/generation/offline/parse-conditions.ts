@@ -101,6 +101,8 @@ function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
 function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: number } | null {
   let k = i;
   while (isWord(tokens[k], 'the', 'its', 'a', 'level', 'of', 'line', 'mark') || isSym(tokens[k], '=')) k++;
+  // "-100": a negative level written with its sign
+  if (isSym(tokens[k], '-') && tokens[k + 1]?.t === 'num' && !(tokens[k - 1]?.t === 'num')) k++;
   const tok = tokens[k];
   if (!tok) return null;
   if (tok.t === 'num') {

@@ -41,7 +41,7 @@ const mention = (name: Mention['name'], params: Record<string, number>, output: 
 const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, m, output });
 
 const DAY = '(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?';
-const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trading on|only on|only)\\s+${DAY}((?:\\s*(?:,|and|or|&|\\/)\\s*${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
+const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing) on|no entries on|only on|only)\\s+${DAY}((?:\\s*(?:,|and|or|&|\\/)\\s*${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
 
 function dayOf(word: string): Weekday {
   return WEEKDAYS.find((d) => word.startsWith(d)) ?? (word.startsWith('th') ? 'thu' : 'tue');

@@ -23,6 +23,8 @@ export function rewriteLevels(clause: string): string {
     if (osc && (osc.index ?? 0) > (ma.index ?? 0)) return m;
     return `${rel} ${the ?? ''}${n} ${ma[1] === 'moving average' ? 'ma' : ma[1]}`;
   });
+  // "the 20-day high", "a 50 bar low": the prior highest high / lowest low (unless it is a breakout's range).
+  if (!/\bbreak|\bnew \d|\bdonchian|\brange\b/.test(s)) s = s.replace(/\b(\d+) ?(bars?|days?|periods?|candles?) (high|low)s?\b/g, (_m, n: string, unit: string, hl: string) => `${hl === 'high' ? 'highest high' : 'lowest low'} ${n} ${/^day/.test(unit) ? 'days' : 'bars'}`);
   return s;
 }
 

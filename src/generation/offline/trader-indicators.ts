@@ -41,6 +41,8 @@ const f = formatParamValue;
 /** Bars until a Wilder/EMA seed weighs under 1e-12 (alpha = 1/period). */
 const wilder = (period: number) => Math.ceil(Math.log(1e-12) / Math.log(1 - 1 / period));
 const TR = ['_x_pc = close.shift(1)', '_x_tr = pd.concat([high - low, (high - _x_pc).abs(), (low - _x_pc).abs()], axis=1).max(axis=1)'];
+/** The UTC day of each bar as an integer array (grouping by datetimes makes pandas warn, which the sandbox refuses). */
+const DAY_ID = "_x_day = np.asarray(df.index.view('int64')) // 86400000000000";
 /** Bars of the longest UTC day of the data (1-minute bars): what a daily level needs to settle. */
 const DAY_BARS = 2 * 1440;
 
@@ -58,10 +60,12 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
       `_x_pdm = pd.Series(np.where((_x_up > _x_dn) & (_x_up > 0), _x_up, 0.0), index=df.index)`,
       `_x_mdm = pd.Series(np.where((_x_dn > _x_up) & (_x_dn > 0), _x_dn, 0.0), index=df.index)`,
       `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
-      `df['${pdi}'] = 100 * _x_pdm.ewm(alpha=1 / ${p.period}, adjust=False).mean() / _x_atr`,
-      `df['${mdi}'] = 100 * _x_mdm.ewm(alpha=1 / ${p.period}, adjust=False).mean() / _x_atr`,
-      `_x_dx = 100 * (df['${pdi}'] - df['${mdi}']).abs() / (df['${pdi}'] + df['${mdi}']).replace(0, np.nan)`,
+      `_x_pdi = 100 * _x_pdm.ewm(alpha=1 / ${p.period}, adjust=False).mean() / _x_atr`,
+      `_x_mdi = 100 * _x_mdm.ewm(alpha=1 / ${p.period}, adjust=False).mean() / _x_atr`,
+      `_x_dx = 100 * (_x_pdi - _x_mdi).abs() / (_x_pdi + _x_mdi).replace(0, np.nan)`,
       `df['${adx}'] = _x_dx.fillna(0.0).ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      `df['${pdi}'] = _x_pdi`,
+      `df['${mdi}'] = _x_mdi`,
     ],
   },
   cci: {
@@ -87,10 +91,11 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     warmup: (p) => Math.max(wilder(p.period!), Math.ceil(Math.log(1e-12) / Math.log(1 - 2 / (p.period! + 1)))),
     lines: (p, [up, mid, lo]) => [
       ...TR,
-      `df['${mid}'] = close.ewm(span=${p.period}, adjust=False).mean()`,
+      `_x_mid = close.ewm(span=${p.period}, adjust=False).mean()`,
       `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
-      `df['${up}'] = df['${mid}'] + ${p.mult} * _x_atr`,
-      `df['${lo}'] = df['${mid}'] - ${p.mult} * _x_atr`,
+      `df['${up}'] = _x_mid + ${p.mult} * _x_atr`,
+      `df['${mid}'] = _x_mid`,
+      `df['${lo}'] = _x_mid - ${p.mult} * _x_atr`,
     ],
   },
   donchian: {
@@ -113,9 +118,10 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     warmup: () => DAY_BARS,
     // Bars carry no volume: the typical price averaged since the UTC day's first bar (a TWAP).
     lines: (_p, [vwap]) => [
-      '_x_day = df.index.floor("D")',
+      DAY_ID,
       '_x_tp = (high + low + close) / 3',
-      `df['${vwap}'] = _x_tp.groupby(_x_day).cumsum() / (_x_tp.groupby(_x_day).cumcount() + 1)`,
+      '_x_tpn = pd.Series(_x_tp.to_numpy())',
+      `df['${vwap}'] = (_x_tpn.groupby(_x_day).cumsum() / (_x_tpn.groupby(_x_day).cumcount() + 1)).to_numpy()`,
     ],
   },
   pivot: {
@@ -126,10 +132,10 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     warmup: () => DAY_BARS,
     // The previous UTC day's high, low and close: known from the day's first bar on.
     lines: (_p, [pp, r1, s1, r2, s2]) => [
-      '_x_day = df.index.floor("D")',
-      '_x_h = pd.Series(high.groupby(_x_day).max().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
-      '_x_l = pd.Series(low.groupby(_x_day).min().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
-      '_x_c = pd.Series(close.groupby(_x_day).last().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
+      DAY_ID,
+      '_x_h = pd.Series(pd.Series(high.to_numpy()).groupby(_x_day).max().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
+      '_x_l = pd.Series(pd.Series(low.to_numpy()).groupby(_x_day).min().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
+      '_x_c = pd.Series(pd.Series(close.to_numpy()).groupby(_x_day).last().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
       `df['${pp}'] = (_x_h + _x_l + _x_c) / 3`,
       `df['${r1}'] = 2 * df['${pp}'] - _x_l`,
       `df['${s1}'] = 2 * df['${pp}'] - _x_h`,
@@ -207,7 +213,7 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
       `_x_bl = _x_mid - ${p.mult} * _x_atr`,
       '_x_fu = _x_bu.copy()',
       '_x_fl = _x_bl.copy()',
-      '_x_line = np.zeros(len(_x_c))',
+      '_x_line = np.full(len(_x_c), np.nan)',
       '_x_dir = np.ones(len(_x_c))',
       'for _j in range(1, len(_x_c)):',
       '    _x_fu[_j] = _x_bu[_j] if (_x_bu[_j] < _x_fu[_j - 1] or _x_c[_j - 1] > _x_fu[_j - 1]) else _x_fu[_j - 1]',
