@@ -126,6 +126,8 @@ export function normalize(input: string): string {
     .replace(/[\u2010-\u2015\u2212]/g, '-')
     .replace(/[\u2018\u2019\u201a\u201b`]/g, "'")
     .replace(/[\u201c\u201d\u201e]/g, '"')
+    // Arrows ("idea -> EMA cross") are punctuation, not a comparison.
+    .replace(/-+>|=>|\u2192/g, ' : ')
     .replace(/\u2264/g, '<=')
     .replace(/\u2265/g, '>=')
     .replace(/[^\x20-\x7e]+/g, ' ')
