@@ -52,7 +52,9 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
-      drafts.push(...result.drafts.map((d) => ({ ...d, role: segment.role, negate: segment.negate })));
+      // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
+      const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
+      drafts.push(...result.drafts.map((d) => (segment.role === 'filter' && trendRule(d) ? { ...d, role: 'entry' as const } : { ...d, role: segment.role, negate: segment.negate })));
       if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
       role = segment.role;
     }

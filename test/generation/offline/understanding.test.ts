@@ -96,6 +96,22 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('buy only when RSI is below 30').direction, 'long');
   });
 
+  it('reads roles: exits close their side, filters gate entries, a price-above-MA filter stays the trend filter', () => {
+    const exit = gen('go long when RSI 14 crosses above 30, exit on a close below the 20 EMA');
+    assert.deepEqual(exit.intent.conditions.map((c) => [c.role, c.side]), [['entry', 'long'], ['exit', null]]);
+    assert.equal(exit.intent.config.exit_long, 'exit_long_rule');
+    assert.equal(exit.intent.config.exit_short, undefined, 'long only: nothing short to close');
+    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df['close_lt_ema_20'] != 0), 1.0, 0.0)"));
+    const gate = gen('buy when RSI 14 is below 30 unless ADX is above 40');
+    assert.ok(gate.code.includes("df['entry_gate'] = np.where((df['adx_14_gt_40'] == 0), 1.0, 0.0)"), 'unless: entries where it does not hold');
+    assert.equal(gate.intent.config.entry_filter, 'entry_gate');
+    const trend = gen('buy when RSI < 30, sell when RSI > 70, only when price is above the 200 SMA');
+    assert.equal(trend.intent.config.trend_filter, 'sma_200');
+    assert.equal(trend.intent.config.entry_filter, undefined, 'no gate that would block every short');
+    const both = gen('buy when RSI 14 crosses above 30, sell when it crosses below 70, close when RSI crosses 50');
+    assert.deepEqual([both.intent.config.exit_long, both.intent.config.exit_short], ['exit_long_rule', 'exit_short_rule'], 'an exit with no side closes both sides traded');
+  });
+
   it('applies day filters as strategy_config skip_days (UTC), and says so in the code', () => {
     const out = gen("RSI mean reversion on EURUSD, don't trade on Fridays");
     assert.deepEqual(out.intent.config.skip_days, ['fri']);
