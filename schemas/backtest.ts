@@ -239,7 +239,7 @@ export const EngineSnapshot = z.object({
   bars: z.number().int().min(0).describe('Bars stepped so far (the engine clock cooldown counts on)'),
   lastTs: z.number().nullable().describe('Open time of the last bar stepped; null before the first'),
   pendingSignal: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('Signal of the last bar, acted on at the next open'),
-  pendingMask: z.number().int().min(0).max(3).describe('Entry mask that came with it (bit 1 long, bit 2 short)'),
+  pendingMask: z.number().int().min(0).max(15).describe('Mask that came with it (bit 1 long may open, bit 2 short may open, bit 4 close longs, bit 8 close shorts)'),
   side: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('Side of the open positions; 0 when flat'),
   positions: z.array(OpenPositionState).describe('Open positions, oldest first'),
   blockedThrough: z.number().int().describe('Cooldown: no entry at bars (engine clock) ≤ this'),

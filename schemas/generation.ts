@@ -71,6 +71,9 @@ const decided = <T extends z.ZodType>(value: T) =>
     phrase: z.string().optional().describe('The words of the request that set it'),
   });
 
+/** A condition as read: in words, the side it was asked for, the field it came from. */
+const Rule = z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The side it is for; null = either'), from: z.string() });
+
 /**
  * What the request was read to ask, setting by setting (the offline generator's reading: the same
  * one every entry point makes), so a client can show it and the user correct it.
@@ -81,8 +84,17 @@ export const Understood = z
     indicators: z.array(z.string()).describe('The indicators computed, e.g. "EMA 20", "RSI(14)"'),
     conditions: z
       .array(z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The entry it was asked for; null = either'), from: z.string() }))
-      .describe('The conditions the model sees as features (the model decides the entries from them)'),
+      .describe('Every condition computed as a feature (entries, exits and filters alike); the model decides the entries from them'),
+    entries: z.array(Rule).describe('The entry conditions: features the model learns its entries from'),
+    exits: z.array(Rule).describe('Exit rules: where one holds at a bar\'s close, that side closes at the next open (strategy_config exit_long / exit_short); targets and stops named by an indicator are exits too'),
+    filters: z.array(z.object({ filter: z.string(), from: z.string() })).describe('What gates entries: filter conditions (entry_filter), session, days, trend, volatility'),
+    stops: z.array(z.string()).describe('The stops: the fixed stop_loss, and stop levels or trailing stops expressed as exit rules'),
+    targets: z.array(z.string()).describe('The targets: the fixed take_profit, and indicator targets expressed as exit rules'),
+    approximations: z
+      .array(z.object({ asked: z.string(), done: z.string(), why: z.string() }))
+      .describe('What the strategy model expresses only approximately: the words, what the code does, and why'),
     session: decided(z.string()).describe('Hours entries may open (UTC)'),
+    skip_days: decided(z.array(z.string())).describe('UTC days on which no entry opens (strategy_config skip_days)'),
     trend_filter: decided(z.string().nullable()).describe('Longs only above this column, shorts only below'),
     min_atr: decided(z.number().nullable()).describe('Minimum NATR(14) in percent for entries'),
     stop_loss: decided(z.string().nullable()),

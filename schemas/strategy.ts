@@ -116,6 +116,10 @@ export const MODEL_TYPES = [
 export const ModelType = z.enum(MODEL_TYPES);
 export type ModelType = z.infer<typeof ModelType>;
 
+/** Days of the week as skip_days names them (UTC). */
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
 const ratioOrNull = z.union([z.number().gt(0).max(0.2), z.null()]);
 const hour = int(0, 23);
 // A regex rather than a refine, so the JSON Schema carries it too.
@@ -141,6 +145,15 @@ const common = {
     .describe('[start_hour, end_hour] UTC, start != end (not expressible in JSON Schema: check it too); may wrap past midnight (e.g. [22, 6]); null = all hours'),
   min_atr: z.union([num(0, 100), z.null()]).describe('Minimum NATR for entries'),
   trend_filter: z.union([z.string().min(1).max(100), z.null()]).describe('A feature column name'),
+  // Optional keys (code written before them stays valid): absent = no day filter, no exit rule.
+  skip_days: z
+    .array(z.enum(WEEKDAYS))
+    .max(6)
+    .optional()
+    .describe('Days (UTC, of the bar that gives the signal) on which no position opens, e.g. ["fri"]; open positions are kept'),
+  entry_filter: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: positions open only where it is > 0 at the signal bar\'s close (e.g. "only when ADX > 25")'),
+  exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
+  exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
   target_horizon: int(1, 200).describe('Bars ahead for the target'),
   objective: line(0, 200),
   notes: line(0, 200),

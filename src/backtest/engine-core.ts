@@ -6,7 +6,8 @@
  * `step(bars, i, signal, mask)` handles bar i, in this order:
  *  1. swap: every 17:00 New York rollover R with previous bar < R ≤ this bar's open adds its
  *     nights to each open position (rollover.ts);
- *  2. at the open: the previous bar's signal acts (a signal on bar t fills at the open of t+1):
+ *  2. at the open: an exit bit of the previous bar's mask (4: longs, 8: shorts) closes the open
+ *     positions of that side ('signal'); then the previous bar's signal acts (a signal on bar t fills at the open of t+1):
  *     - opposite to the open positions: on_opposite reverse = close all, then open one on the
  *       signal's side if entry is allowed; close_only = close all; ignore = nothing;
  *     - same side or flat: open one more position if entry is allowed and fewer than
@@ -30,7 +31,7 @@ import { contractSize, levelDistance, usdLeg } from './money.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';
 import { nextRollover, nightsOnWeekday } from './rollover.ts';
 import { END, F_ENTRY, F_ENTRY_TS, F_EXIT, F_EXIT_TS, F_GROSS, F_HELD, F_NIGHTS, F_PNL, F_REASON, F_SIDE, F_STOP, F_SWAP, F_TAKE, SIGNAL, SL, TP, TradeLog, z0 } from './trade-log.ts';
-import type { BarColumns, EngineOptions, IntrabarResolver, Level } from './types.ts';
+import { EXIT_LONG, EXIT_SHORT, type BarColumns, type EngineOptions, type IntrabarResolver, type Level } from './types.ts';
 
 /** How a position closes (closeAt): the reason, and where the price comes from. */
 const AT_STOP = SL; // the stop level
@@ -127,17 +128,18 @@ export class EngineCore {
     this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd });
   }
 
-  /** Handles bar i (see the file comment); `signal` (−1/0/1) and `entryMask` belong to bar i's close. */
+  /** Handles bar i (see the file comment); `signal` (−1/0/1) and `entryMask` (entry and exit bits) belong to bar i's close. */
   step(bars: BarColumns, i: number, signal: number, entryMask = 3): void {
     const ts = bars.ts[i]!;
     if (!(ts > this.lastTs)) throw new RangeError(`step: bar ${i} (ts ${ts}) is not after the last bar stepped (ts ${this.lastTs})`);
     if (ts >= this.nextRollAt) this.rollOver(ts);
     this.lastTs = ts;
     const b = ++this.bars;
+    if (this.count > 0 && (this.pendingMask & (this.side > 0 ? EXIT_LONG : EXIT_SHORT)) !== 0) this.closeAll(bars, i, AT_OPEN_SIGNAL, b);
     if (this.pendingSignal !== 0) this.act(bars, i, b);
     if (this.count > 0) this.checkLevels(bars, i, b);
     this.pendingSignal = signal > 0 ? 1 : signal < 0 ? -1 : 0;
-    this.pendingMask = entryMask & 3;
+    this.pendingMask = entryMask & 15;
   }
 
   /** Closes every open position at bar i's close ('end'); bar i must be the last bar stepped. */

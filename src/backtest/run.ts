@@ -23,7 +23,8 @@ export interface BacktestRun {
 
 /**
  * Steps a fresh engine over bars [from, to): `signals[i]` (−1/0/1, from bar i's close) and
- * `entryMask[i]` (bit 1 long allowed, bit 2 short allowed; absent = both) go with bar i; the
+ * `entryMask[i]` (bit 1 long allowed, bit 2 short allowed, bit 4 close longs, bit 8 close shorts;
+ * absent = both, no exit) go with bar i; the
  * signal of the last bar has no next open and does nothing. Whatever is open at the end closes at
  * the last bar's close.
  */

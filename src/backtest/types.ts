@@ -7,6 +7,9 @@ export type { BarColumns } from '../lib/bar-columns.ts';
 export const LONG_ALLOWED = 1;
 export const SHORT_ALLOWED = 2;
 export const BOTH_ALLOWED = LONG_ALLOWED | SHORT_ALLOWED;
+/** Exit bits of the same mask: open longs / shorts close at the next open (strategy_config exit_long / exit_short). */
+export const EXIT_LONG = 4;
+export const EXIT_SHORT = 8;
 
 /** A stop-loss or take-profit distance: `value` in `unit` (see RiskUnit in schemas/backtest.ts). */
 export interface Level {

@@ -20,7 +20,7 @@ export interface Scored {
   pUp: Float32Array;
   /** −1/0/1 per bar from the threshold. */
   signals: Int8Array;
-  /** Entry mask per bar from session_filter, min_atr and trend_filter. */
+  /** Entry mask per bar from session_filter, skip_days, min_atr, trend_filter and entry_filter, with the exit bits of exit_long / exit_short. */
   mask: Uint8Array;
 }
 
@@ -33,15 +33,21 @@ export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: 
   const pUp = new Float32Array(n).fill(Number.NaN);
   if (features.rows > 0) pUp.set(await scorer.score(Float32Array.from(features.matrix), features.rows), features.offset);
   const { config } = spec;
-  const trend = config.trend_filter === null ? null : featureColumn(features, config.trend_filter, n);
-  if (config.trend_filter !== null && trend === null) {
-    throw new UnprocessableError(`trend_filter names "${config.trend_filter}", which is not a feature column (columns: ${features.names.join(', ')})`);
-  }
+  const column = (key: 'trend_filter' | 'entry_filter' | 'exit_long' | 'exit_short') => {
+    const name = config[key] ?? null;
+    const values = name === null ? null : featureColumn(features, name, n);
+    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')})`);
+    return values;
+  };
   return {
     features,
     pUp,
     signals: toSignals(pUp, spec.settings.confidence_threshold),
-    mask: entryMask(bars, { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: trend }, instrument(spec.symbol)),
+    mask: entryMask(
+      bars,
+      { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: column('trend_filter'), entryFilter: column('entry_filter'), skipDays: config.skip_days ?? [], exitLong: column('exit_long'), exitShort: column('exit_short') },
+      instrument(spec.symbol),
+    ),
   };
 }
 

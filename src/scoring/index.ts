@@ -5,7 +5,7 @@
  */
 export { scoreFeatures, scoreWindow, type FeatureComputer, type Scored, type ScoringSpec } from './chain.ts';
 export { featureRows, featureColumn, type FeatureRows } from './feature-rows.ts';
-export { toSignals, entryMask, natr, type EntryFilters } from './decisions.ts';
+export { toSignals, entryMask, natr, weekdayOf, type EntryFilters } from './decisions.ts';
 export { engineOptions, intrabarResolver, hasFinerBars } from './engine-inputs.ts';
 export { loadModel, type OnnxModel } from './onnx-scorer.ts';
 export { sliceBars, type BarColumns, type OhlcColumns } from '../lib/bar-columns.ts';

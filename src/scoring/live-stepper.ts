@@ -126,7 +126,7 @@ export class LiveStepper {
           low: window.low[i]!,
           close: window.close[i]!,
           pUp: pUp[i]!,
-          decision: signals[i]! * mask[i]!,
+          decision: signals[i]! * (mask[i]! & 3),
           closed: engine.closedCount > 0 ? engine.drainClosed() : NO_TRADES,
           opened: engine.nextOpen(),
           ...(this.deps.positions ? { positions: engine.openPositions() } : {}),

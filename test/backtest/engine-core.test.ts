@@ -210,6 +210,42 @@ test('entryMask: bit 1 allows longs, bit 2 shorts, for the signal of that bar', 
   assert.deepEqual(all.map((t) => [t.side, t.reason]), [[1, 'signal']]);
 });
 
+test('exit bits: 4 closes longs, 8 shorts, at the next open; the other side is left alone', () => {
+  const rows: Row[] = [flat(1.1), flat(1.101), [1.102, 1.103, 1.1015, 1.1025], flat(1.104), flat(1.105)];
+  // long at b1 open 1.1010; the exit bit of b2 closes it at b3's open 1.1040 ('signal'), not at the end
+  const [t, ...rest] = trades({}, rows, [1, 0, 0, 0, 0], [3, 3, 3 | 4, 3, 3]);
+  assert.equal(rest.length, 0);
+  expectTrade(t, { side: 1, entry: [1, 1.101], exit: [3, 1.104], reason: 'signal', pips: 30, held: 2 });
+  // a short is not closed by the long exit bit: it runs to the end
+  const [s] = trades({}, rows, [-1, 0, 0, 0, 0], [3, 3, 3 | 4, 3, 3]);
+  expectTrade(s, { side: -1, entry: [1, 1.101], exit: [4, 1.105], reason: 'end' });
+  // the short exit bit closes it
+  const [s2] = trades({}, rows, [-1, 0, 0, 0, 0], [3, 3, 3 | 8, 3, 3]);
+  expectTrade(s2, { side: -1, entry: [1, 1.101], exit: [3, 1.104], reason: 'signal' });
+  // flat: an exit bit does nothing; a same-side signal does not re-open at the exit's open (a close
+  // blocks entries at its own open, like any close), but on the bar after
+  assert.deepEqual(trades({}, rows, [0, 0, 0, 0, 0], [15, 15, 15, 15, 15]), []);
+  const reentered = trades({ maxPositions: 1 }, rows, [1, 0, 1, 1, 0], [3, 3, 1 | 4, 3, 3]);
+  assert.deepEqual(reentered.map((x) => [x.entryTs, x.exitTs, x.reason]), [[T0 + H, T0 + 3 * H, 'signal'], [T0 + 4 * H, T0 + 4 * H, 'end']]);
+});
+
+test('exit bits survive a snapshot and restore between the bar and the next open', () => {
+  const rows: Row[] = [flat(1.1), flat(1.101), flat(1.102), flat(1.104)];
+  const bars = columns(rows, T0);
+  const whole = new PositionEngine(options({}));
+  const split = new PositionEngine(options({}));
+  const masks = [3, 3, 3 | 4, 3];
+  const signals = [1, 0, 0, 0];
+  let resumed = split;
+  for (let i = 0; i < rows.length; i++) {
+    whole.step(bars, i, signals[i]!, masks[i]!);
+    resumed.step(bars, i, signals[i]!, masks[i]!);
+    if (i === 2) resumed = PositionEngine.restore(options({}), JSON.parse(JSON.stringify(resumed.snapshot())));
+  }
+  assert.deepEqual(resumed.drainClosed(), whole.drainClosed());
+  assert.equal(whole.openPositions().length, 0);
+});
+
 test('end: what is open after the last bar closes at its close', () => {
   const [t] = trades({ stop: pips(50), take: pips(50) }, [flat(1.1), flat(1.1), [1.1, 1.1012, 1.0991, 1.1007]], [-1, 0, 0]);
   // short 1.1000 → 1.1007: −7 pips = −70

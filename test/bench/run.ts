@@ -35,6 +35,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'backtest-engine': () => import('./backtest-engine.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
+  'generator-intent': () => import('./generator-intent.ts'),
   'signal-delivery': () => import('./signal-delivery.ts'),
   'payout-sweep': () => import('./payout-sweep.ts'),
   'community': () => import('./community.ts'),

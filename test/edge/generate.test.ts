@@ -86,6 +86,28 @@ describe('strategy generation over HTTP (offline generator)', () => {
     assert.deepEqual([JSON.parse(done.data).symbol, JSON.parse(done.data).timeframe], ['AUDUSD', '5min'], 'the stream reads the text the same way');
   });
 
+  it('answers the roles it read: entries, exits, filters, stops, targets and what it approximated, all in the code', async () => {
+    const { api_key } = await sf.mintKey();
+    const ask = async (description: string) => {
+      const res = await sf.api('POST', '/api/v1/generate', { key: api_key, body: { description } });
+      assert.equal(res.status, 200, res.text);
+      return GenerateResponse.parse(res.body);
+    };
+    const trend = await ask('Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model');
+    assert.deepEqual(trend.understood.entries.map((e) => e.condition), ['EMA 20 above EMA 100', 'ADX(14) rising']);
+    assert.deepEqual(trend.understood.exits.map((e) => e.condition), ['price below EMA 20']);
+    assert.ok(trend.code.includes('"exit_long": "exit_long_rule",') && trend.code.includes("df['exit_long_rule'] = "), 'the exit is in the code');
+    const fade = await ask('Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.');
+    assert.deepEqual(fade.understood.entries.map((e) => e.condition), ['price more than 2 x ATR(14) above EMA 50']);
+    assert.ok(fade.understood.targets.some((t) => t.startsWith('target the ema')), JSON.stringify(fade.understood.targets));
+    assert.ok(fade.understood.approximations.some((a) => a.asked === 'target the ema'));
+    assert.ok(fade.code.includes('"take_profit": None,') && fade.code.includes('"exit_short": "exit_short_rule",'));
+    const filtered = await ask("RSI 14 below 30 only when ADX is above 25, don't trade on Fridays");
+    assert.deepEqual(filtered.understood.filters.map((f) => f.filter), ['ADX(14) above 25', 'no entries on fri (UTC)']);
+    assert.deepEqual(filtered.understood.skip_days.value, ['fri']);
+    assert.ok(filtered.code.includes('"skip_days": ["fri"],') && filtered.code.includes('"entry_filter": "entry_gate",'));
+  });
+
   it('writes offline (1 credit, no cap counted) when an ai_model is asked for but Claude is not configured', async () => {
     const { api_key } = await sf.mintKey();
     for (const ai_model of ['sonnet', 'sonnet', 'haiku', 'opus', 'sonnet-haiku']) {

@@ -82,6 +82,25 @@ describe('scoring chain', () => {
     await assert.rejects(scoreWindow(compute, scorer, unknown, window, trained.warmup), UnprocessableError);
   });
 
+  it('skip_days and exit_long / exit_short come from strategy_config: no entry on a skipped day, exit bits where the column is > 0', async () => {
+    const window = sliceBars(bars, 1000, 1300);
+    const config = { ...spec.config, trend_filter: null, skip_days: ['wed' as const], exit_long: 'dist_sma', exit_short: 'ret_1' };
+    const scored = await scoreWindow(compute, scorer, { ...spec, config }, window, 60);
+    const [dist, ret] = [featureColumn(scored.features, 'dist_sma', 300)!, featureColumn(scored.features, 'ret_1', 300)!];
+    let exits = 0;
+    for (let i = 60; i < 300; i++) {
+      const m = scored.mask[i]!;
+      const wed = new Date(window.ts[i]!).getUTCDay() === 3;
+      assert.equal(m & 4, dist[i]! > 0 ? 4 : 0, `bar ${i}: exit long`);
+      assert.equal(m & 8, ret[i]! > 0 ? 8 : 0, `bar ${i}: exit short`);
+      assert.equal(m & 1, wed || dist[i]! > 0 ? 0 : 1, `bar ${i}: long entry`);
+      assert.equal(m & 2, wed || ret[i]! > 0 ? 0 : 2, `bar ${i}: short entry`);
+      exits += m >> 2 ? 1 : 0;
+    }
+    assert.ok(exits > 0, 'the window has exit bars');
+    await assert.rejects(scoreWindow(compute, scorer, { ...spec, config: { ...config, exit_short: 'no_such_column' } }, window, 60), /exit_short names "no_such_column"/);
+  });
+
   it('refuses features whose columns are not the model’s, naming them', async () => {
     const other = { ...spec, features: [...spec.features].reverse() };
     await assert.rejects(scoreWindow(compute, scorer, other, sliceBars(bars, 0, 300), trained.warmup), (err: unknown) => {

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toBarColumns } from '../../src/backtest/index.ts';
-import { entryMask, natr, toSignals } from '../../src/scoring/index.ts';
+import { entryMask, natr, toSignals, weekdayOf } from '../../src/scoring/index.ts';
 import { INDICATORS } from '../../src/indicators/index.ts';
 
 test('toSignals: p ≥ t long, p ≤ 1 − t short, else flat; NaN flat', () => {
@@ -56,4 +56,31 @@ test('min_atr: NATR(14) = ATR / close × 100 from the indicator registry; none d
   // 0.0999 (close 1.001) fails a minimum of 0.09995 while 0.1 (close 1.000) passes: alternate bars
   const strict = entryMask(bars, { sessionFilter: null, minAtr: 0.09995, trendColumn: null });
   assert.deepEqual(Array.from(strict.subarray(warmup + 1, warmup + 5)), warmup % 2 ? [3, 0, 3, 0] : [0, 3, 0, 3]);
+});
+
+test('skip_days: no entry on a bar whose open falls on a skipped UTC day (ts of the bar, not of the next open)', () => {
+  // daily bars Monday 2024-01-08 … Sunday 2024-01-14
+  const bars = toBarColumns(Array.from({ length: 7 }, (_, d) => ({ ts: Date.UTC(2024, 0, 8 + d, 23), open: 1.1, high: 1.1, low: 1.1, close: 1.1 })));
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, skipDays: ['fri'] })), [3, 3, 3, 3, 0, 3, 3]);
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, skipDays: ['mon', 'sun'] })), [0, 3, 3, 3, 3, 3, 0]);
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, skipDays: [] })), [3, 3, 3, 3, 3, 3, 3]);
+  assert.equal(weekdayOf(Date.UTC(2024, 0, 12, 23, 59)), 'fri');
+  assert.equal(weekdayOf(Date.UTC(2024, 0, 13, 0, 0)), 'sat');
+});
+
+test('entry_filter: entries only where the column is > 0 (NaN: none), both sides', () => {
+  const bars = hourly([1.1, 1.1, 1.1, 1.1]);
+  const entryFilter = Float64Array.from([1, 0, Number.NaN, 0.5]);
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, entryFilter })), [3, 0, 0, 3]);
+  assert.throws(() => entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, entryFilter: entryFilter.subarray(1) }), /entry filter/);
+});
+
+test('exit columns: > 0 sets the exit bit of that side and clears its entry bit, after every filter', () => {
+  const bars = hourly([1.1, 1.1, 1.1, 1.1]);
+  const exitLong = Float64Array.from([0, 1, 0, Number.NaN]);
+  const exitShort = Float64Array.from([0, 0, 1, 1]);
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, exitLong, exitShort })), [3, 2 | 4, 1 | 8, 1 | 8]);
+  // a session that allows nothing still lets the exit through
+  assert.deepEqual(Array.from(entryMask(bars, { sessionFilter: [20, 21], minAtr: null, trendColumn: null, exitLong })), [0, 4, 0, 0]);
+  assert.throws(() => entryMask(bars, { sessionFilter: null, minAtr: null, trendColumn: null, exitLong: exitLong.subarray(0, 2) }), /exit column/);
 });

@@ -14,6 +14,7 @@ import type { JobLimits } from '../../src/sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
+import { generateOffline } from '../../src/generation/offline/index.ts';
 
 describe('train pipeline', () => {
   let market: RealMarket;
@@ -100,6 +101,22 @@ describe('train pipeline', () => {
       [1, OVERRUN_NICE], [1, OVERRUN_NICE], // the next: nice 19
       [2, undefined], [2, undefined], [2, undefined], // another user: normal
     ]);
+  });
+
+  it('trains generated code with an exit rule and a day filter: no entry after a Friday signal bar, long only, exits at the next open', async () => {
+    const { code, intent } = generateOffline({ description: "Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA, don't trade on Fridays", symbol: 'EURUSD', timeframe: '15min' });
+    assert.equal(intent.config.exit_long, 'exit_long_rule');
+    const job = trainJob({ code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Roles' });
+    const { record, results } = await trainPipeline({ runtime, bars: market.cache })(job, async () => {});
+    assert.deepEqual(record.config.skip_days, ['fri']);
+    const trades = [...results.trade_log, ...results.pred_trade_log];
+    assert.ok(trades.length > 0, 'it trades');
+    for (const t of trades) {
+      assert.equal(t.side, 'long');
+      // The signal bar is the one before the entry's open: never a Friday (UTC).
+      assert.notEqual(new Date(Date.parse(t.entry_time) - 15 * 60_000).getUTCDay(), 5, `entry ${t.entry_time} after a Friday signal`);
+    }
+    assert.ok(trades.some((t) => t.exit_reason === 'signal'), 'exit rules (or opposite signals) close trades at an open');
   });
 
   it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {

@@ -132,9 +132,14 @@ THE PIPELINE (what the engine does with your code)
 load OHLC -> feature_engineering -> drop warm-up rows -> target = sign(close[t + target_horizon] - close[t]) ->
 chronological train/test split with a purge gap -> fit model_type(**model_params) -> predict_proba ->
 p(up) >= signal_threshold is long (1), p(up) <= 1 - signal_threshold is short (-1), else 0 ->
-apply direction, session_filter, min_atr, trend_filter -> backtest with stop_loss, take_profit, cooldown,
-max_positions, on_opposite (entry at the next bar's open; SL/TP checked inside each bar) -> metrics.
-A 0 signal never closes a position: exits come from an opposite signal (per on_opposite), stop-loss, take-profit.
+apply direction, session_filter, skip_days, min_atr, trend_filter -> backtest with stop_loss, take_profit, cooldown,
+max_positions, on_opposite, exit_long/exit_short (entry at the next bar's open; SL/TP checked inside each bar) -> metrics.
+A 0 signal never closes a position: exits come from an opposite signal (per on_opposite), stop-loss, take-profit,
+and the optional exit columns. Optional keys (omit them when unused): "skip_days": ["fri"] (UTC days, of
+mon tue wed thu fri sat sun, on which nothing opens); "entry_filter": a column name, entries only where it is > 0
+(use it for "only when ADX > 25"-style filters); "exit_long" / "exit_short": the name of a column your
+feature_engineering adds (e.g. "close_lt_ema_20"): where it is > 0 at a bar's close, open longs / shorts close at
+the next open (use these for the request's exit rules, e.g. "exit on a close below the 20 EMA").
 trend_filter, when not None, must be the name of a column your feature_engineering adds (e.g. "sma_200"): longs
 only above it, shorts only below. min_atr is a minimum NATR (ATR / close * 100). stop_loss / take_profit are
 decimal ratios of the entry price (0.002 = 0.2%; on 15min EURUSD 0.001-0.005 is typical), or None.

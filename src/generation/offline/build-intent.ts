@@ -3,13 +3,15 @@
  * strategy_config value with where it came from, and the remarks. Pure and deterministic.
  */
 import type { GenerateRequest } from '../../../schemas/generation.ts';
-import { INDICATORS } from '../../indicators/index.ts';
-import type { IndicatorName } from '../../../schemas/indicators.ts';
+import { GEN, isRegistry, type GenName } from './gen-indicators.ts';
+import { conditionName as nameOf } from './features.ts';
 import { StrategyConfig, type ModelType } from '../../../schemas/strategy.ts';
 import { impliedStyle, notes, objective, statedStyle, title, type Summary } from './describe.ts';
 import { columnOf, conditionName, planFeatures } from './features.ts';
 import { applyIndicatorsObject, completeParams, finalizeInstances, resolveMentions, type InstanceRef, type InstanceTable } from './instances.ts';
-import type { Condition, ConditionSpec, Operand, RiskLevel, Setting, Source, StrategyIntent } from './intent.ts';
+import type { Approximation, Condition, ConditionSpec, LevelUnit, Operand, RiskLevel, Role, RoleColumns, Setting, Source, StrategyIntent } from './intent.ts';
+import type { Weekday } from '../../../schemas/strategy.ts';
+import { EXIT_LONG_COLUMN, EXIT_SHORT_COLUMN, GATE_COLUMN } from './features.ts';
 import * as mk from './market.ts';
 import { DEFAULT_MODEL, modelParams } from './models.ts';
 import type { DOperand, Draft } from './parse-conditions.ts';
@@ -20,21 +22,24 @@ import { sessionHoursLabel, type SessionValue } from './parse-sessions.ts';
 import { fromField, pick, type Candidate, type Picked } from './settings.ts';
 import { commentSafe } from './text.ts';
 
-type ROperand = { kind: 'column'; ref: InstanceRef; output: number } | { kind: 'price' } | { kind: 'value'; value: number };
+type ROperand = { kind: 'column'; ref: InstanceRef; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
+type Level = { amount: number; unit: LevelUnit; atr: InstanceRef | null };
 type RCondition =
   | { kind: 'compare'; left: ROperand; relation: Extract<Condition, { kind: 'compare' }>['relation']; right: ROperand }
   | { kind: 'band'; ref: InstanceRef; where: Extract<Condition, { kind: 'band' }>['where'] }
   | { kind: 'breakout'; window: number }
-  | { kind: 'momentum'; window: number };
+  | { kind: 'momentum'; window: number }
+  | ({ kind: 'offset'; left: ROperand; relation: 'above' | 'below'; base: ROperand; within: boolean } & Level)
+  | ({ kind: 'near'; left: ROperand; base: ROperand } & Level);
 
-const DEFAULT_SET: Array<[IndicatorName, Record<string, number>]> = [['ema', { period: 12 }], ['ema', { period: 26 }], ['rsi', { period: 14 }], ['atr', { period: 14 }]];
+const DEFAULT_SET: Array<[GenName, Record<string, number>]> = [['ema', { period: 12 }], ['ema', { period: 26 }], ['rsi', { period: 14 }], ['atr', { period: 14 }]];
 
 function toROperand(op: DOperand, table: InstanceTable): ROperand | null {
   if (op.kind !== 'mention') return op;
   const ref = table.of.get(op.m);
   return ref ? { kind: 'column', ref, output: Math.min(op.output, columnCount(ref) - 1) } : null;
 }
-const columnCount = (ref: InstanceRef) => INDICATORS[ref.name].columns(ref.params).length;
+const columnCount = (ref: InstanceRef) => GEN[ref.name].columns(ref.params).length;
 
 function toRCondition(d: Draft, table: InstanceTable): RCondition | null {
   const c = d.cond;
@@ -42,6 +47,12 @@ function toRCondition(d: Draft, table: InstanceTable): RCondition | null {
   if (c.kind === 'band') {
     const ref = table.of.get(c.m);
     return ref ? { kind: 'band', ref, where: c.where } : null;
+  }
+  if (c.kind === 'offset' || c.kind === 'near') {
+    const [left, base] = [toROperand(c.left, table), toROperand(c.base, table)];
+    const atr = c.atr ? table.of.get(c.atr) ?? null : null;
+    if (!left || !base || (c.unit === 'atr' && !atr)) return null;
+    return c.kind === 'near' ? { kind: 'near', left, base, amount: c.amount, unit: c.unit, atr } : { kind: 'offset', left, relation: c.relation, base, amount: c.amount, unit: c.unit, atr, within: c.within };
   }
   const [left, right] = [toROperand(c.left, table), toROperand(c.right, table)];
   if (!left || !right) return null;
@@ -61,27 +72,33 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const market = mk.marketFacts(symbol, timeframe);
   const remarks: string[] = [];
   const fields = parseRequestText(request, timeframe);
-  for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks, ...f.model.remarks);
+  for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks.filter((r) => !(f.exits.trailing && r.startsWith("trailing"))), ...f.model.remarks);
   const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(/\b(eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)\b/g)].map((m) => m[1]!.toUpperCase())))];
   const others = named.filter((s) => s !== symbol);
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
-  // strategy_config has no day-of-week filter: say so rather than drop the words silently.
-  const days = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(DAY_FILTER)].map((m) => m[0])))];
-  if (days.length) remarks.push(`not applied: ${days.map((d) => `"${d}"`).join(', ')} (strategy_config has no day-of-week filter; the model trades every day the market is open)`);
+  const approximations: Approximation[] = fields.flatMap((f) => f.exits.approximations);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
-  if (unsupported.length) remarks.push(`not built in, left out: ${unsupported.join(', ')} (the built-ins are SMA, EMA, WMA, Bollinger Bands, RSI, MACD, Stochastic, ATR)`);
+  if (unsupported.length) remarks.push(`left out: ${unsupported.join(', ')} (bars carry no volume, news or order book; no Fibonacci, Heikin-Ashi, Renko, divergence or doji rules)`);
 
   // Indicators: mentions → instances, then the structured object over them.
   const table = resolveMentions(fields, timeframe, remarks);
   const disabled = applyIndicatorsObject(table, request.indicators, remarks);
-  const rconds: Array<{ cond: RCondition; side: ConditionSpec['side']; from: Source }> = fields.flatMap((f) =>
+  type RCond = { cond: RCondition; side: ConditionSpec['side']; from: Source; role: Role; negate: boolean; phrase?: string };
+  const rconds: RCond[] = fields.flatMap((f) =>
     f.drafts.flatMap((d) => {
       const cond = toRCondition(d, table);
-      return cond ? [{ cond, side: d.side, from: f.field }] : [];
+      return cond ? [{ cond, side: d.side, from: f.field, role: d.role, negate: d.negate, phrase: d.phrase }] : [];
     }),
   );
-  const intern = (name: IndicatorName, params: Record<string, number>): InstanceRef | null => {
-    if (disabled.has(name)) return null;
+  // Bollinger bands named with no rule of their own: price outside the bands (the mean-reversion reading).
+  for (const ref of table.refs) {
+    if (ref.name !== 'bb' || rconds.some((c) => c.cond.kind === 'band' && c.cond.ref === ref)) continue;
+    if (rconds.some((c) => c.cond.kind === 'compare' && [c.cond.left, c.cond.right].some((o) => o.kind === 'column' && o.ref === ref))) continue;
+    rconds.push({ cond: { kind: 'band', ref, where: 'outside' }, side: null, from: fields.find((f) => f.mentions.some((m) => table.of.get(m) === ref))?.field ?? 'indicators', role: 'entry', negate: false });
+    remarks.push(`BB(${ref.params.period}, ${ref.params.std}) named without a rule: the condition is price outside the bands (+1 above the upper, -1 below the lower)`);
+  }
+  const intern = (name: GenName, params: Record<string, number>): InstanceRef | null => {
+    if (isRegistry(name) && disabled.has(name)) return null;
     const full = completeParams(name, params, remarks);
     const found = table.refs.find((r) => r.name === name && JSON.stringify(r.params) === JSON.stringify(full));
     if (found) return found;
@@ -92,10 +109,10 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   if (table.refs.length === 0 && !rconds.some((c) => c.cond.kind === 'breakout' || c.cond.kind === 'momentum')) {
     remarks.push(fields.length || request.indicators ? 'no built-in indicator recognised: using the default EMA 12/26 crossover with RSI 14 and ATR 14' : 'empty request: the default EMA 12/26 crossover with RSI 14 and ATR 14');
     const [fast, slow, rsi] = DEFAULT_SET.map(([n, p]) => intern(n, p));
-    if (fast && slow) rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: fast, output: 0 }, relation: 'cross', right: { kind: 'column', ref: slow, output: 0 } }, side: null, from: 'default' });
+    if (fast && slow) rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: fast, output: 0 }, relation: 'cross', right: { kind: 'column', ref: slow, output: 0 } }, side: null, from: 'default', role: 'entry', negate: false });
     if (rsi) {
       for (const [relation, value] of [['below', 30], ['above', 70]] as const) {
-        rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: rsi, output: 0 }, relation, right: { kind: 'value', value } }, side: null, from: 'default' });
+        rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: rsi, output: 0 }, relation, right: { kind: 'value', value } }, side: null, from: 'default', role: 'entry', negate: false });
       }
     }
   }
@@ -123,14 +140,20 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const { instances, index } = finalizeInstances(table.refs);
   const op = (o: ROperand): Operand => (o.kind === 'column' ? { kind: 'column', instance: index.get(o.ref)!, output: o.output } : o);
   const seenConditions = new Set<string>();
-  const conditions: ConditionSpec[] = rconds.flatMap(({ cond, side, from }) => {
-    const c: Condition = cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: cond.relation, right: op(cond.right) } : cond.kind === 'band' ? { kind: 'band', instance: index.get(cond.ref)!, where: cond.where } : cond;
-    const name = conditionName(c, instances);
-    if (seenConditions.has(name)) return [];
-    seenConditions.add(name);
-    return [{ condition: c, side, from }];
+  const conditions: ConditionSpec[] = rconds.flatMap(({ cond, side, from, role, negate, phrase }) => {
+    const atr = 'atr' in cond && cond.atr ? index.get(cond.atr)! : null;
+    const c: Condition =
+      cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: cond.relation, right: op(cond.right) }
+      : cond.kind === 'band' ? { kind: 'band', instance: index.get(cond.ref)!, where: cond.where }
+      : cond.kind === 'offset' ? { kind: 'offset', left: op(cond.left), relation: cond.relation, base: op(cond.base), amount: cond.amount, unit: cond.unit, atr, within: cond.within }
+      : cond.kind === 'near' ? { kind: 'near', left: op(cond.left), base: op(cond.base), amount: cond.amount, unit: cond.unit, atr }
+      : cond;
+    // One condition per column and role side: the same column may be an entry and an exit.
+    const key = `${conditionName(c, instances)}|${role}|${role === 'exit' ? side : ''}|${negate}`;
+    if (seenConditions.has(key)) return [];
+    seenConditions.add(key);
+    return [{ condition: c, side, from, role, ...(negate ? { negate } : {}), ...(phrase ? { phrase } : {}) }];
   });
-  const plan = planFeatures(instances, conditions.map((c) => c.condition));
   const trendColumn = trendPick.value ? columnOf(instances[index.get(trendPick.value)!]!, 0) : null;
 
   // Position rules: pos_rules first, then the text.
@@ -142,10 +165,13 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const implied = stated.from === 'default' ? impliedDirection(fields) : null;
   const direction = implied ?? stated;
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
+  const roles = roleColumns(conditions, direction.value, instances, remarks, approximations);
+  const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles);
   const cooldown = pick('cooldown', 'position', [...structured(pr.cooldown), ...candidates(fields, (f) => f.rules.cooldown)], { value: 0, from: 'default' }, (v) => `${v} bars`, remarks);
   const maxPositions = pick('max positions', 'position', [...structured(pr.max_pos), ...candidates(fields, (f) => f.rules.maxPositions)], { value: 1, from: 'default' }, String, remarks);
   const onOpposite = pick<OnOpposite>('on opposite signal', 'position', [...structured(pr.on_opposite), ...candidates(fields, (f) => f.rules.onOpposite)], { value: 'close_only', from: 'default' }, String, remarks);
-  const session = pick<SessionValue>('session', 'filters', candidates(fields, (f) => f.sessions), { value: { hours: null, label: 'all hours' }, from: 'default' }, sessionHoursLabel, remarks);
+  const session = afterOpen(pick<SessionValue>('session', 'filters', candidates(fields, (f) => f.sessions), { value: { hours: null, label: 'all hours' }, from: 'default' }, sessionHoursLabel, remarks), fields, remarks);
+  const skipDays = pick<Weekday[]>('days', 'filters', candidates(fields, (f) => f.exits.skipDays), { value: [], from: 'default' }, (d) => d.join(', ') || 'none', remarks);
 
   // Model, horizon, threshold.
   const modelPick = pick<ModelType>('model', 'model', candidates(fields, (f) => f.model.type), { value: DEFAULT_MODEL, from: 'default' }, String, remarks);
@@ -168,7 +194,10 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   threshold = { ...threshold, value: mk.sig(threshold.value, 3) };
 
   // Stops and targets: ratios of the typical price.
-  const { stopLoss, takeProfit } = resolveRisk(fields, market, horizon.value, remarks);
+  const risk = resolveRisk(fields, market, horizon.value, remarks);
+  const { stopLoss } = risk;
+  // An indicator target replaces the default take (a take distance the text gives still holds).
+  const takeProfit = fields.some((f) => f.exits.target) && risk.takeProfit.from === 'default' ? { value: null, from: risk.takeProfit.from } : risk.takeProfit;
   const goal = pick('objective', 'objective', candidates(fields, (f) => f.model.objective), { value: 'Maximise the profit factor', from: 'default' }, String, remarks);
 
   const summary: Summary = {
@@ -176,8 +205,11 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     model: modelPick.value, stop: stopLoss.value, take: takeProfit.value, horizon: horizon.value, threshold: threshold.value, trend: trendColumn, minAtr, extra: [],
   };
   const intent: Omit<StrategyIntent, 'config'> = {
-    symbol, timeframe, indicators: instances.map((i) => ({ name: i.name, params: i.params })), instances, conditions, features: plan.names,
-    direction, session, stopLoss, takeProfit, cooldown, maxPositions, onOpposite,
+    symbol, timeframe, indicators: instances.flatMap((i) => (isRegistry(i.name) ? [{ name: i.name, params: i.params }] : [])), instances, conditions, features: plan.names,
+    direction, session, stopLoss, takeProfit, cooldown, maxPositions, onOpposite, skipDays,
+    roles,
+    exitLong: roles.exitLong.length ? EXIT_LONG_COLUMN : null, exitShort: roles.exitShort.length ? EXIT_SHORT_COLUMN : null, entryGate: roles.gate.length ? GATE_COLUMN : null,
+    approximations,
     trendFilter: { value: trendColumn, from: trendPick.from, ...(trendPick.phrase ? { phrase: trendPick.phrase } : {}) },
     minAtr: { value: minAtr, from: atrPick.from, ...(atrPick.phrase ? { phrase: atrPick.phrase } : {}) },
     model: { value: { type: modelPick.value, params }, from: modelPick.from, ...(modelPick.phrase ? { phrase: modelPick.phrase } : {}) },
@@ -189,6 +221,10 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     stop_loss: stopLoss.value?.ratio ?? null, take_profit: takeProfit.value?.ratio ?? null, cooldown: cooldown.value,
     max_positions: maxPositions.value, on_opposite: onOpposite.value, session_filter: session.value.hours, min_atr: minAtr,
     trend_filter: trendColumn, target_horizon: horizon.value, objective: intent.objective, notes: intent.notes, title: intent.title,
+    ...(skipDays.value.length ? { skip_days: skipDays.value } : {}),
+    ...(intent.entryGate ? { entry_filter: intent.entryGate } : {}),
+    ...(intent.exitLong ? { exit_long: intent.exitLong } : {}),
+    ...(intent.exitShort ? { exit_short: intent.exitShort } : {}),
   });
   return { ...intent, config };
 }
@@ -217,8 +253,8 @@ function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: 
 }
 
 /** Entry verbs of each side ("as long as", "short-term" and a plain "long period" are not entries). */
-const LONG_ENTRY = /\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?)|longs)\b/;
-const SHORT_ENTRY = /\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?)|shorts|shorting)\b/;
+const LONG_ENTRY = /\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|if|once|on a|after)|longs)\b/;
+const SHORT_ENTRY = /\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|if|once|on a|after)|shorts|shorting)\b/;
 
 /** The one side the text's entries are on, when it names entries of one side only. */
 function impliedDirection(fields: readonly { field: Source; norm: string }[]): { value: Direction; from: Source; phrase: string } | null {
@@ -235,6 +271,38 @@ function impliedDirection(fields: readonly { field: Source; norm: string }[]): {
   return null;
 }
 
-/** Words that ask to skip days of the week ("don't trade on Fridays", "no Mondays", "weekdays only"). */
-const DAY_FILTER =
-  /\b(?:(?:no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont) trade(?: on)?|only on|only)\s+(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekends?)|(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|weekdays) only)\b/g;
+/**
+ * The role columns: filters gate entries (entry_filter), exits close their side (exit_long /
+ * exit_short). An exit with no side of its own closes the side(s) the strategy trades.
+ */
+function roleColumns(conditions: readonly ConditionSpec[], direction: 'both' | 'long' | 'short', instances: StrategyIntent['instances'], remarks: string[], approximations: Approximation[]): RoleColumns {
+  const gate = conditions.filter((c) => c.role === 'filter').map((c) => ({ name: nameOf(c.condition, instances), negate: c.negate === true }));
+  const trades = (side: 'long' | 'short') => direction === 'both' || direction === side;
+  const exits = (side: 'long' | 'short') => [...new Set(conditions.filter((c) => c.role === 'exit' && (c.side ?? side) === side && trades(side)).map((c) => nameOf(c.condition, instances)))];
+  const dropped = conditions.filter((c) => c.role === 'exit' && c.side !== null && !trades(c.side) && !approximations.some((a) => a.asked === c.phrase));
+  if (dropped.length) remarks.push(`exits of ${direction === 'long' ? 'shorts' : 'longs'} have nothing to close (${direction} only); kept as features`);
+  for (const c of conditions) {
+    if (c.role === 'filter') remarks.push(`filter "${c.phrase ?? c.from}": entries only where ${nameOf(c.condition, instances)} ${c.negate ? 'is 0' : 'holds'} (entry_filter ${GATE_COLUMN})`);
+  }
+  const plain = conditions.filter((c) => c.role === 'exit' && !approximations.some((a) => a.asked === c.phrase));
+  for (const phrase of new Set(plain.map((c) => c.phrase ?? c.from))) {
+    approximations.push({ asked: phrase, done: 'an exit rule: the position closes at the next open after the bar whose close meets it', why: 'exits act at the next bar\'s open, like every signal of the engine' });
+  }
+  return { gate, exitLong: exits('long'), exitShort: exits('short') };
+}
+
+/** "not in the first hour after the open": the session starts that many hours later (London's open when none is named). */
+function afterOpen(session: Picked<SessionValue>, fields: readonly FieldParse[], remarks: string[]): Picked<SessionValue> {
+  for (const f of fields) {
+    const m = /\b(?:not|no trades?|don'?t trade|avoid(?: trading)?|skip) (?:in |during |trading in )?the first (?:(\d+|an?) )?hours?(?: after| of)?(?: the)? ?(london|newyork|tokyo|asian)? open\b/.exec(f.norm);
+    if (!m) continue;
+    const hours = /^\d+$/.test(m[1] ?? '') ? Number(m[1]) : 1;
+    const [start, end] = session.value.hours ?? [m[2] === 'newyork' ? 12 : m[2] === 'tokyo' || m[2] === 'asian' ? 0 : 7, null];
+    const from = (start + hours) % 24;
+    const to = end ?? start;
+    if (from === to) continue;
+    remarks.push(`"${m[0]}": entries from ${from}:00 UTC${end === null ? `, the ${m[2] ?? 'London'} open being ${start}:00 UTC` : ''}`);
+    return { value: { hours: [from, to], label: `${session.value.label} after its first ${hours} h` }, from: f.field, phrase: m[0] };
+  }
+  return session;
+}

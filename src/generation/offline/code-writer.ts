@@ -18,6 +18,8 @@ const CONFIG_KEYS = [
   'model_type', 'model_params', 'signal_threshold', 'direction', 'stop_loss', 'take_profit', 'cooldown', 'max_positions',
   'on_opposite', 'session_filter', 'min_atr', 'trend_filter', 'target_horizon', 'objective', 'notes', 'title',
 ] as const;
+/** Optional keys, written only when set (code without them stays as it was). */
+const OPTIONAL_KEYS = ['skip_days', 'entry_filter', 'exit_long', 'exit_short'] as const;
 
 /** A value as a Python literal: ASCII-only strings, True/False/None, dicts and lists. */
 export function pyLiteral(v: unknown): string {
@@ -63,10 +65,15 @@ function understood(intent: StrategyIntent): string[] {
   rows.push(['style', STYLE_LABEL[intent.style]]);
   rows.push(['indicators', inst.length ? inst.map(instanceLabel).join(', ') : 'none (price action only)']);
   for (const c of intent.conditions) {
-    rows.push(['condition', `${describeCondition(c.condition, inst)}${c.side ? ` (${c.side} side)` : ''} [${c.from}]`]);
+    const what = c.role === 'entry' ? 'entry' : c.role === 'exit' ? `exit${c.side ? ` ${c.side}s` : ''}` : c.negate ? 'filter (not)' : 'filter';
+    rows.push([what, `${describeCondition(c.condition, inst)}${c.side && c.role === 'entry' ? ` (${c.side} side)` : ''} [${c.from}]`]);
   }
   rows.push(['direction', `${intent.direction.value} ${via(intent.direction)}`]);
   rows.push(['session', `${sessionHoursLabel(intent.session.value)} ${via(intent.session)}`]);
+  if (intent.skipDays.value.length) rows.push(['skip days', `${intent.skipDays.value.join(', ')} (UTC) ${via(intent.skipDays)}`]);
+  if (intent.entryGate) rows.push(['entry filter', `${intent.entryGate}: entries only where every filter holds`]);
+  if (intent.exitLong) rows.push(['exit longs', `${intent.exitLong} > 0 closes longs at the next open`]);
+  if (intent.exitShort) rows.push(['exit shorts', `${intent.exitShort} > 0 closes shorts at the next open`]);
   rows.push(['stop loss', `${level(intent.stopLoss.value, intent.symbol, intent.timeframe)} ${via(intent.stopLoss)}`]);
   rows.push(['take profit', `${level(intent.takeProfit.value, intent.symbol, intent.timeframe)} ${via(intent.takeProfit)}`]);
   rows.push(['cooldown', `${intent.cooldown.value} bars ${via(intent.cooldown)}`]);
@@ -109,6 +116,10 @@ export function writeCode(request: GenerateRequest, intent: StrategyIntent, plan
     '# Understood:',
     ...understood(intent),
   ];
+  if (intent.approximations.length) {
+    header.push('#', '# Approximated (what the strategy model expresses only approximately):');
+    for (const a of intent.approximations) wrap(commentSafe(`"${a.asked}" -> ${a.done} (${a.why})`, 400), 90).forEach((l, i) => header.push(`#   ${i ? '  ' : '- '}${l}`));
+  }
   if (intent.remarks.length) {
     header.push('#', '# Notes (how conflicts and unsupported requests were resolved):');
     for (const r of intent.remarks) wrap(r, 90).forEach((l, i) => header.push(`#   ${i ? '  ' : '- '}${l}`));
@@ -129,7 +140,7 @@ export function writeCode(request: GenerateRequest, intent: StrategyIntent, plan
   }
   body.push('', "# The contract's fill: warm-up rows take the first valid value, then forward-fill", 'df = df.bfill().ffill()', 'return df');
   const config = intent.config as Record<string, unknown>;
-  const configLines = CONFIG_KEYS.map((k) => `"${k}": ${pyLiteral(config[k])},`);
+  const configLines = [...CONFIG_KEYS, ...OPTIONAL_KEYS.filter((k) => config[k] !== undefined)].map((k) => `"${k}": ${pyLiteral(config[k])},`);
   return [
     ...header,
     'import numpy as np',

@@ -6,9 +6,11 @@
  * never a negative shift), and price action and time of day. Every name is known before the
  * code is written, so the intent lists exactly the columns the code adds.
  */
-import { INDICATORS, pandasCode } from '../../indicators/index.ts';
+import { INDICATORS } from '../../indicators/index.ts';
+import { GEN, genPandas, isRegistry } from './gen-indicators.ts';
 import { formatParamValue } from '../../indicators/index.ts';
-import type { Condition, Instance, Operand } from './intent.ts';
+import type { Condition, Instance, LevelUnit, Operand, RoleColumns } from './intent.ts';
+import { EXTRAS } from './trader-indicators.ts';
 
 export interface FeatureBlock {
   comment: string;
@@ -24,7 +26,7 @@ export interface FeaturePlan {
   names: string[];
 }
 
-export const columnOf = (inst: Instance, output: number): string => INDICATORS[inst.name].columns(inst.params)[output]!;
+export const columnOf = (inst: Instance, output: number): string => GEN[inst.name].columns(inst.params)[output]!;
 
 const LABELS: Record<string, (p: Record<string, number>) => string> = {
   sma: (p) => `SMA ${p.period}`,
@@ -38,30 +40,44 @@ const LABELS: Record<string, (p: Record<string, number>) => string> = {
 };
 const OUTPUT_LABEL: Record<string, string[]> = { macd: ['line', 'signal', 'histogram'], bb: ['upper band', 'middle band', 'lower band'], stoch: ['%K', '%D'] };
 
-export const instanceLabel = (inst: Instance): string => LABELS[inst.name]!(inst.params);
+export const instanceLabel = (inst: Instance): string => (isRegistry(inst.name) ? LABELS[inst.name]!(inst.params) : EXTRAS[inst.name].label(inst.params));
+const outputLabels = (inst: Instance): string[] | undefined => (isRegistry(inst.name) ? OUTPUT_LABEL[inst.name] : EXTRAS[inst.name].outputs);
 
 function operandName(op: Operand, instances: readonly Instance[]): string {
   if (op.kind === 'price') return 'close';
   if (op.kind === 'value') return (op.value < 0 ? 'm' : '') + formatParamValue(Math.abs(op.value));
+  if (op.kind === 'avg') return `avg${op.window}`;
   return columnOf(instances[op.instance]!, op.output);
 }
 
-function operandExpr(op: Operand, instances: readonly Instance[]): string {
+/** Python for an operand; `of` is the other side's expression (an `avg` operand is its rolling mean). */
+function operandExpr(op: Operand, instances: readonly Instance[], of = 'close'): string {
   if (op.kind === 'price') return 'close';
   if (op.kind === 'value') return String(op.value);
+  if (op.kind === 'avg') return `${of}.rolling(${op.window}).mean()`;
   return `df['${columnOf(instances[op.instance]!, op.output)}']`;
 }
 
 function operandLabel(op: Operand, instances: readonly Instance[]): string {
   if (op.kind === 'price') return 'price';
   if (op.kind === 'value') return String(op.value);
+  if (op.kind === 'avg') return `its ${op.window}-bar average`;
   const inst = instances[op.instance]!;
-  const outputs = OUTPUT_LABEL[inst.name];
-  return outputs ? `${instanceLabel(inst)} ${outputs[op.output]}` : instanceLabel(inst);
+  const outputs = outputLabels(inst);
+  return outputs?.[op.output] ? `${instanceLabel(inst)} ${outputs[op.output]}` : instanceLabel(inst);
 }
 
-const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x' } as const;
-const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses' } as const;
+const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x', rising: 'rising', falling: 'falling' } as const;
+const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses', rising: 'rising', falling: 'falling' } as const;
+const UNIT_NAME = { atr: 'atr', pct: 'pct', pips: 'pips' } as const;
+const UNIT_LABEL = { atr: 'x ATR(14)', pct: '%', pips: 'pips' } as const;
+
+/** Python for a distance: k ATRs (the ATR column), k % of the base, k pips. */
+function distanceExpr(amount: number, unit: LevelUnit, atr: number | null, base: string, instances: readonly Instance[], pip: string): string {
+  if (unit === 'atr') return `${amount} * df['${columnOf(instances[atr!]!, 0)}']`;
+  if (unit === 'pct') return `${amount / 100} * ${base}`;
+  return `${amount} * ${pip}`;
+}
 const BAND_NAME = { outside: 'out', above_upper: 'above', below_lower: 'below', inside: 'in' } as const;
 const BAND_LABEL = { outside: 'outside', above_upper: 'above the upper band of', below_lower: 'below the lower band of', inside: 'inside' } as const;
 
@@ -69,7 +85,12 @@ const BAND_LABEL = { outside: 'outside', above_upper: 'above the upper band of',
 export function conditionName(c: Condition, instances: readonly Instance[]): string {
   switch (c.kind) {
     case 'compare':
+      if (c.relation === 'rising' || c.relation === 'falling') return `${operandName(c.left, instances)}_${c.relation}`;
       return `${operandName(c.left, instances)}_${REL_NAME[c.relation]}_${operandName(c.right, instances)}`;
+    case 'offset':
+      return `${operandName(c.left, instances)}_${c.within ? 'within' : REL_NAME[c.relation]}_${operandName(c.base, instances)}_${c.relation === 'above' ? 'p' : 'm'}${formatParamValue(c.amount)}${UNIT_NAME[c.unit]}`;
+    case 'near':
+      return `${operandName(c.left, instances)}_near_${operandName(c.base, instances)}_${formatParamValue(c.amount)}${UNIT_NAME[c.unit]}`;
     case 'band': {
       const p = instances[c.instance]!.params;
       return `bb_${BAND_NAME[c.where]}_${formatParamValue(p.period!)}_${formatParamValue(p.std!)}`;
@@ -85,7 +106,12 @@ export function conditionName(c: Condition, instances: readonly Instance[]): str
 export function describeCondition(c: Condition, instances: readonly Instance[]): string {
   switch (c.kind) {
     case 'compare':
+      if (c.relation === 'rising' || c.relation === 'falling') return `${operandLabel(c.left, instances)} ${c.relation}`;
       return `${operandLabel(c.left, instances)} ${REL_LABEL[c.relation]} ${operandLabel(c.right, instances)}`;
+    case 'offset':
+      return `${operandLabel(c.left, instances)} ${c.within ? 'less than' : 'more than'} ${c.amount} ${UNIT_LABEL[c.unit]} ${c.relation} ${operandLabel(c.base, instances)}`;
+    case 'near':
+      return `${operandLabel(c.left, instances)} within ${c.amount} ${UNIT_LABEL[c.unit]} of ${operandLabel(c.base, instances)}`;
     case 'band':
       return `price ${BAND_LABEL[c.where]} ${instanceLabel(instances[c.instance]!)}`;
     case 'breakout':
@@ -95,11 +121,27 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
   }
 }
 
-function conditionLines(c: Condition, name: string, instances: readonly Instance[]): string[] {
+function conditionLines(c: Condition, name: string, instances: readonly Instance[], pip: string): string[] {
   switch (c.kind) {
+    case 'offset': {
+      const [l, b] = [operandExpr(c.left, instances), operandExpr(c.base, instances)];
+      const d = distanceExpr(c.amount, c.unit, c.atr, b, instances, pip);
+      const beyond = c.relation === 'above' ? `gt(${l}, ${b} + ${d})` : `lt(${l}, ${b} - ${d})`;
+      const expr = c.within ? (c.relation === 'above' ? `gt(${l}, ${b}) & ~gt(${l}, ${b} + ${d})` : `lt(${l}, ${b}) & ~lt(${l}, ${b} - ${d})`) : beyond;
+      return [`df['${name}'] = np.where(${expr}, 1.0, 0.0)`];
+    }
+    case 'near': {
+      const [l, b] = [operandExpr(c.left, instances), operandExpr(c.base, instances)];
+      return [`df['${name}'] = np.where(~gt((${l} - ${b}).abs(), ${distanceExpr(c.amount, c.unit, c.atr, b, instances, pip)}), 1.0, 0.0)`];
+    }
     case 'compare': {
-      const [l, r] = [operandExpr(c.left, instances), operandExpr(c.right, instances)];
-      const prev = (e: string, op: Operand) => (op.kind === 'value' ? e : `${e}.shift(1)`);
+      if (c.relation === 'rising' || c.relation === 'falling') {
+        const l = operandExpr(c.left, instances);
+        return [`df['${name}'] = np.where(${c.relation === 'rising' ? 'gt' : 'lt'}(${l}, ${l}.shift(1)), 1.0, 0.0)`];
+      }
+      const l = operandExpr(c.left, instances);
+      const r = operandExpr(c.right, instances, l);
+      const prev = (e: string, op: Operand) => (op.kind === 'value' ? e : op.kind === 'avg' ? `(${e}).shift(1)` : `${e}.shift(1)`);
       const [lp, rp] = [prev(l, c.left), prev(r, c.right)];
       const up = `gt(${l}, ${r}) & ~gt(${lp}, ${rp})`;
       const down = `lt(${l}, ${r}) & ~lt(${lp}, ${rp})`;
@@ -134,7 +176,7 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
 
 /** Scale-free companions of each indicator: what a model can compare across price levels. */
 function companion(inst: Instance): FeatureBlock | null {
-  const cols = INDICATORS[inst.name].columns(inst.params);
+  const cols = GEN[inst.name].columns(inst.params);
   const p = inst.params;
   switch (inst.name) {
     case 'sma':
@@ -164,6 +206,16 @@ function companion(inst: Instance): FeatureBlock | null {
       return { comment: '', lines: [`df['natr_${p.period}'] = df['${cols[0]}'] / close * 100`], names: [`natr_${p.period}`] };
     case 'macd':
       return { comment: '', lines: [`df['${cols[2]}_pct'] = df['${cols[2]}'] / close * 100`], names: [`${cols[2]}_pct`] };
+    case 'keltner':
+    case 'donchian':
+    case 'vwap':
+    case 'pivot':
+    case 'ichimoku':
+    case 'psar':
+    case 'supertrend':
+    case 'hhll':
+      // Price-scale levels: the distance to the first one is what carries across price levels.
+      return { comment: '', lines: [`df['${cols[0]}_dist'] = close / df['${cols[0]}'] - 1`], names: [`${cols[0]}_dist`] };
     default:
       return null;
   }
@@ -198,10 +250,29 @@ const COMPARE_HELPERS = [
   '',
 ];
 
+export const GATE_COLUMN = 'entry_gate';
+export const EXIT_LONG_COLUMN = 'exit_long_rule';
+export const EXIT_SHORT_COLUMN = 'exit_short_rule';
+
+/** The role columns' block: 1.0 where the gate holds / an exit rule fires. */
+function roleBlock(roles: RoleColumns): FeatureBlock {
+  const block: FeatureBlock = { comment: 'Roles: entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open', lines: [], names: [] };
+  if (roles.gate.length) {
+    block.lines.push(`df['${GATE_COLUMN}'] = np.where(${roles.gate.map((g) => `(df['${g.name}'] ${g.negate ? '==' : '!='} 0)`).join(' & ')}, 1.0, 0.0)`);
+    block.names.push(GATE_COLUMN);
+  }
+  for (const [names, column] of [[roles.exitLong, EXIT_LONG_COLUMN], [roles.exitShort, EXIT_SHORT_COLUMN]] as const) {
+    if (!names.length) continue;
+    block.lines.push(`df['${column}'] = np.where(${names.map((n) => `(df['${n}'] != 0)`).join(' | ')}, 1.0, 0.0)`);
+    block.names.push(column);
+  }
+  return block;
+}
+
 /** Every feature, in the order the code adds them; duplicate names are written once. */
-export function planFeatures(instances: readonly Instance[], conditions: readonly Condition[]): FeaturePlan {
+export function planFeatures(instances: readonly Instance[], conditions: readonly Condition[], pip = 0.0001, roles: RoleColumns = { gate: [], exitLong: [], exitShort: [] }): FeaturePlan {
   const list = instances.map((i) => ({ name: i.name, params: i.params }));
-  const indicatorNames = list.flatMap((i) => INDICATORS[i.name].columns(i.params));
+  const indicatorNames = list.flatMap((i) => GEN[i.name].columns(i.params));
   const seen = new Set<string>(indicatorNames);
   const blocks: FeatureBlock[] = [];
   const companions: FeatureBlock = { comment: 'Scale-free companions of the indicators', lines: [], names: [] };
@@ -221,7 +292,7 @@ export function planFeatures(instances: readonly Instance[], conditions: readonl
     const extra = c.kind === 'breakout' ? [`range_pos_${c.window}`] : [];
     if (extra.some((n) => seen.has(n))) continue;
     [name, ...extra].forEach((n) => seen.add(n));
-    conds.lines.push(`# ${describeCondition(c, instances)}`, ...conditionLines(c, name, instances));
+    conds.lines.push(`# ${describeCondition(c, instances)}`, ...conditionLines(c, name, instances, String(pip)));
     conds.names.push(name, ...extra);
   }
   if (conds.names.length) {
@@ -229,11 +300,13 @@ export function planFeatures(instances: readonly Instance[], conditions: readonl
     if (!conds.lines.slice(COMPARE_HELPERS.length).some((l) => /\b(gt|lt)\(/.test(l))) conds.lines.splice(0, COMPARE_HELPERS.length);
     blocks.push(conds);
   }
+  const rolesBlock = roleBlock(roles);
+  if (rolesBlock.names.length) blocks.push(rolesBlock);
   const price = { ...PRICE_ACTION, lines: [...PRICE_ACTION.lines], names: [...PRICE_ACTION.names] };
   const keep = price.names.map((n) => !seen.has(n));
   blocks.push({ comment: price.comment, lines: price.lines.filter((_, i) => keep[i]), names: price.names.filter((_, i) => keep[i]) });
   return {
-    indicatorCode: list.length ? pandasCode(list) : '',
+    indicatorCode: list.length ? genPandas(list) : '',
     indicatorNames,
     blocks,
     names: [...indicatorNames, ...blocks.flatMap((b) => b.names)],

@@ -15,12 +15,13 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import { INDICATOR_NAMES, type IndicatorName } from '../../../schemas/indicators.ts';
 import { INDICATORS } from '../../indicators/index.ts';
+import { GEN, GEN_NAMES, type GenName } from './gen-indicators.ts';
 import type { Instance, TextField } from './intent.ts';
 import type { Mention } from './parse-indicators.ts';
 
 /** A mutable instance while the request is being resolved; identical ones merge at the end. */
 export interface InstanceRef {
-  name: IndicatorName;
+  name: GenName;
   params: Record<string, number>;
 }
 
@@ -30,16 +31,16 @@ export interface InstanceTable {
   of: Map<Mention, InstanceRef>;
 }
 
-const PAIRS: Partial<Record<IndicatorName, [number, number]>> = { ema: [12, 26], sma: [20, 50], wma: [10, 30] };
+const PAIRS: Partial<Record<GenName, [number, number]>> = { ema: [12, 26], sma: [20, 50], wma: [10, 30] };
 
 const label = (ref: InstanceRef) => `${ref.name.toUpperCase()}(${Object.values(ref.params).join(', ')})`;
 
 const label2 = (what: string, param: string) => (what.startsWith('indicators.') ? `${what}_${param}` : `${what} ${param}`);
 
 /** Defaults filled in, values rounded and bounded, MACD fast < slow; remarks for every change. */
-export function completeParams(name: IndicatorName, given: Record<string, number>, remarks: string[], what = name.toUpperCase()): Record<string, number> {
+export function completeParams(name: GenName, given: Record<string, number>, remarks: string[], what = name.toUpperCase()): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const p of INDICATORS[name].info.params) {
+  for (const p of GEN[name].info.params) {
     let v = given[p.name] ?? p.default;
     if (!Number.isFinite(v)) v = p.default;
     if (p.type === 'integer' && !Number.isInteger(v)) {
@@ -69,8 +70,8 @@ export function completeParams(name: IndicatorName, given: Record<string, number
  */
 export const MAX_WARMUP_BARS = 3000;
 
-function boundWarmup(name: IndicatorName, params: Record<string, number>, remarks: string[], what: string): Record<string, number> {
-  const indicator = INDICATORS[name];
+function boundWarmup(name: GenName, params: Record<string, number>, remarks: string[], what: string): Record<string, number> {
+  const indicator = GEN[name];
   if (indicator.warmup(params) <= MAX_WARMUP_BARS) return params;
   const out = { ...params };
   const before = indicator.warmup(params);
@@ -87,14 +88,14 @@ function boundWarmup(name: IndicatorName, params: Record<string, number>, remark
   return out;
 }
 
-const keyOf = (name: IndicatorName, params: Record<string, number>) => `${name}:${JSON.stringify(params)}`;
+const keyOf = (name: GenName, params: Record<string, number>) => `${name}:${JSON.stringify(params)}`;
 
 /** Binds every mention of the request (fields in reading order) to an instance. */
 export function resolveMentions(fields: ReadonlyArray<{ field: TextField; mentions: readonly Mention[] }>, timeframe: Timeframe, remarks: string[]): InstanceTable {
   const refs: InstanceRef[] = [];
   const byKey = new Map<string, InstanceRef>();
   const of = new Map<Mention, InstanceRef>();
-  const intern = (name: IndicatorName, params: Record<string, number>): InstanceRef => {
+  const intern = (name: GenName, params: Record<string, number>): InstanceRef => {
     const key = keyOf(name, params);
     let ref = byKey.get(key);
     if (!ref) {
@@ -113,10 +114,10 @@ export function resolveMentions(fields: ReadonlyArray<{ field: TextField; mentio
       if (m.days) remarks.push(`"${m.params.period ?? ''}-day" ${m.name.toUpperCase()} read as ${m.params.period} bars of ${timeframe}`);
     }
   }
-  const firstWith = (name: IndicatorName) => refs.find((r) => r.name === name) ?? null;
+  const firstWith = (name: GenName) => refs.find((r) => r.name === name) ?? null;
   // Pass 2: mentions without parameters.
   for (const { mentions } of fields) {
-    const latest = new Map<IndicatorName, InstanceRef>();
+    const latest = new Map<GenName, InstanceRef>();
     for (const m of mentions) {
       const bound = of.get(m);
       if (bound) {
@@ -191,7 +192,7 @@ export function applyIndicatorsObject(table: InstanceTable, obj: Readonly<Record
 export function finalizeInstances(refs: readonly InstanceRef[]): { instances: Instance[]; index: Map<InstanceRef, number> } {
   const keys = [...new Set(refs.map((r) => keyOf(r.name, r.params)))];
   const unique = keys.map((k) => refs.find((r) => keyOf(r.name, r.params) === k)!);
-  const order = (r: InstanceRef) => INDICATOR_NAMES.indexOf(r.name);
+  const order = (r: InstanceRef) => GEN_NAMES.indexOf(r.name);
   unique.sort((a, b) => order(a) - order(b) || compareParams(a, b));
   const instances = unique.map((r) => ({ name: r.name, params: { ...r.params } }));
   const index = new Map<InstanceRef, number>();
@@ -200,7 +201,7 @@ export function finalizeInstances(refs: readonly InstanceRef[]): { instances: In
 }
 
 function compareParams(a: InstanceRef, b: InstanceRef): number {
-  for (const p of INDICATORS[a.name].info.params) {
+  for (const p of GEN[a.name].info.params) {
     const d = a.params[p.name]! - b.params[p.name]!;
     if (d !== 0) return d;
   }

@@ -4,8 +4,9 @@
  * value, and the conflicts that were resolved are kept as remarks.
  */
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
-import type { IndicatorName, IndicatorRequest } from '../../../schemas/indicators.ts';
-import type { ModelType, StrategyConfig } from '../../../schemas/strategy.ts';
+import type { IndicatorRequest } from '../../../schemas/indicators.ts';
+import type { GenName } from './gen-indicators.ts';
+import type { ModelType, StrategyConfig, Weekday } from '../../../schemas/strategy.ts';
 
 /** Where a value came from: a request field, the template it stands for, or our default. */
 export type Source =
@@ -45,7 +46,7 @@ export interface RiskLevel {
 
 /** One indicator instance the strategy computes. */
 export interface Instance {
-  name: IndicatorName;
+  name: GenName;
   params: Record<string, number>;
 }
 
@@ -53,22 +54,55 @@ export interface Instance {
 export type Operand =
   | { kind: 'column'; instance: number; output: number }
   | { kind: 'price' }
-  | { kind: 'value'; value: number };
+  | { kind: 'value'; value: number }
+  /** The other side's own rolling mean over `window` bars ("RSI above its 50-bar average"). */
+  | { kind: 'avg'; window: number };
 
-export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross';
+/** rising / falling: the left side against its value one bar before (the right side is unused). */
+export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross' | 'rising' | 'falling';
+
+/** A distance as asked: in ATR(14)s, percent of price or pips. */
+export type LevelUnit = 'atr' | 'pct' | 'pips';
 
 /** A derived condition feature. Instances are indices into the intent's `instances`. */
 export type Condition =
   | { kind: 'compare'; left: Operand; relation: Relation; right: Operand }
   | { kind: 'band'; instance: number; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
   | { kind: 'breakout'; window: number }
-  | { kind: 'momentum'; window: number };
+  | { kind: 'momentum'; window: number }
+  /** "price more than 2 ATR above the 50 EMA": left beyond base ± amount (atr: the ATR instance). */
+  | { kind: 'offset'; left: Operand; relation: 'above' | 'below'; base: Operand; amount: number; unit: LevelUnit; atr: number | null; within: boolean }
+  /** "within 10 pips of the pivot": |left − base| ≤ amount. */
+  | { kind: 'near'; left: Operand; base: Operand; amount: number; unit: LevelUnit; atr: number | null };
 
-/** A condition with the side it was asked for (buy/sell words nearby) and its source field. */
+/** What a condition is for: an entry the model learns from, an exit rule, or a filter on entries. */
+export type Role = 'entry' | 'exit' | 'filter';
+
+/** A condition with the side it was asked for (buy/sell words nearby), its role and source field. */
 export interface ConditionSpec {
   condition: Condition;
   side: 'long' | 'short' | null;
   from: Source;
+  role: Role;
+  /** A filter that forbids ("unless", "no trades when"): entries only where it does not hold. */
+  negate?: boolean;
+  /** The words it came from. */
+  phrase?: string;
+}
+
+/** The columns built from the conditions' roles: the entry gate (filters) and the exit rules per side. */
+export interface RoleColumns {
+  /** Filter condition names; `negate`: entries only where it does NOT hold. */
+  gate: ReadonlyArray<{ name: string; negate: boolean }>;
+  exitLong: readonly string[];
+  exitShort: readonly string[];
+}
+
+/** Something asked that the strategy model expresses only approximately, and how. */
+export interface Approximation {
+  asked: string;
+  done: string;
+  why: string;
 }
 
 export type ModelParams = Record<string, number | string | boolean | null>;
@@ -96,6 +130,16 @@ export interface StrategyIntent {
   trendFilter: Setting<string | null>;
   /** Minimum NATR(14) in percent for entries. */
   minAtr: Setting<number | null>;
+  /** UTC days on which no entry opens (strategy_config skip_days). */
+  skipDays: Setting<Weekday[]>;
+  /** The columns whose > 0 closes longs / shorts at the next open (exit rules, indicator targets and stops). */
+  exitLong: string | null;
+  exitShort: string | null;
+  /** The column entries need > 0 (the product of the filters), or null. */
+  entryGate: string | null;
+  /** The condition columns behind the gate and the exits (what planFeatures builds them from). */
+  roles: RoleColumns;
+  approximations: Approximation[];
   model: Setting<{ type: ModelType; params: ModelParams }>;
   targetHorizon: Setting<number>;
   threshold: Setting<number>;

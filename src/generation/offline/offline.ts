@@ -6,6 +6,7 @@ import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { buildIntent } from './build-intent.ts';
 import { writeCode } from './code-writer.ts';
 import { planFeatures } from './features.ts';
+import { marketFacts } from './market.ts';
 import type { StrategyIntent } from './intent.ts';
 
 export interface OfflineGeneration {
@@ -18,7 +19,7 @@ export interface OfflineGeneration {
 /** Writes strategy code for the request. Symbol and timeframe default to EURUSD and 15min when absent. */
 export function generateOffline(request: GenerateRequest): OfflineGeneration {
   const intent = buildIntent(request);
-  const plan = planFeatures(intent.instances, intent.conditions.map((c) => c.condition));
+  const plan = planFeatures(intent.instances, intent.conditions.map((c) => c.condition), marketFacts(intent.symbol, intent.timeframe).pip, intent.roles);
   return { code: writeCode(request, intent, plan), intent };
 }
 

@@ -6,22 +6,27 @@
  * outside the 2-sigma Bollinger band", "stochastic %K over %D", "MACD histogram turning
  * positive". Also trend-filter phrases, N-bar breakouts and momentum.
  */
-import type { Relation } from './intent.ts';
+import type { LevelUnit, Relation, Role } from './intent.ts';
 import type { Mention, PToken } from './parse-indicators.ts';
 import { isSym, isWord } from './text.ts';
 
-export type DOperand = { kind: 'mention'; m: Mention; output: number } | { kind: 'price' } | { kind: 'value'; value: number };
+export type DOperand = { kind: 'mention'; m: Mention; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
 
 export type DCondition =
   | { kind: 'compare'; left: DOperand; relation: Relation; right: DOperand }
   | { kind: 'band'; m: Mention; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
   | { kind: 'breakout'; window: number }
-  | { kind: 'momentum'; window: number };
+  | { kind: 'momentum'; window: number }
+  | { kind: 'offset'; left: DOperand; relation: 'above' | 'below'; base: DOperand; amount: number; unit: LevelUnit; atr: Mention | null; within: boolean }
+  | { kind: 'near'; left: DOperand; base: DOperand; amount: number; unit: LevelUnit; atr: Mention | null };
 
 export interface Draft {
   cond: DCondition;
   side: 'long' | 'short' | null;
   phrase: string;
+  role: Role;
+  /** A filter worded as a prohibition: entries only where it does not hold. */
+  negate: boolean;
 }
 
 export interface ClauseResult {
@@ -63,6 +68,11 @@ const RELATIONS: Array<[string[], Rel]> = [
   [['fade'], 'outside'], [['fades'], 'outside'], [['fading'], 'outside'], [['at'], 'touch'],
   [['touches'], 'touch'], [['touching'], 'touch'], [['touch'], 'touch'], [['hits'], 'touch'], [['tags'], 'touch'], [['tests'], 'touch'], [['reaches'], 'touch'],
 ];
+// A level of its own ("ADX rises", "the RSI is falling"): after every longer phrase above.
+RELATIONS.push(
+  ...['rises', 'rising', 'rise', 'increasing', 'increases', 'climbing', 'climbs', 'strengthening', 'up'].map((w): [string[], Rel] => [[w], 'rising']),
+  ...['falls', 'falling', 'fall', 'declining', 'declines', 'decreasing', 'decreases', 'weakening', 'dropping', 'drops'].map((w): [string[], Rel] => [[w], 'falling']),
+);
 const SYM_RELATIONS: Record<string, Rel> = { '>': 'above', '>=': 'above', '<': 'below', '<=': 'below' };
 
 const FILLER = new Set(['is', 'are', 'the', 'its', 'has', 'have', 'a', 'an', 'line', 'value', 'level', 'reading', 'was', 'be', 'being', 'currently', 'still', 'stays', 'remains', 'closes', 'closing', 'trading', 'sits', 'just', 'clearly', 'back', 'then', 'it', 'of', 'to', 'when', 'if', 'while', 'once']);
@@ -91,6 +101,8 @@ function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
 function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: number } | null {
   let k = i;
   while (isWord(tokens[k], 'the', 'its', 'a', 'level', 'of', 'line', 'mark') || isSym(tokens[k], '=')) k++;
+  // "-100": a negative level written with its sign
+  if (isSym(tokens[k], '-') && tokens[k + 1]?.t === 'num' && !(tokens[k - 1]?.t === 'num')) k++;
   const tok = tokens[k];
   if (!tok) return null;
   if (tok.t === 'num') {
@@ -100,6 +112,7 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
     return { op: { kind: 'value', value: neg ? -tok.v : tok.v }, next: k + 1 };
   }
   if (tok.t === 'ind') return { op: opOf(tok), next: k + 1 };
+  if (tok.t === 'avg') return { op: { kind: 'avg', window: tok.window }, next: k + 1 };
   if (isWord(tok, 'zero')) return { op: { kind: 'value', value: 0 }, next: k + 1 + (isWord(tokens[k + 1], 'line') ? 1 : 0) };
   if (tok.t === 'word' && PRICE_WORDS.has(tok.w)) return { op: { kind: 'price' }, next: k + 1 };
   return null;
@@ -109,7 +122,7 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
 export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null }): ClauseResult {
   const result: ClauseResult = { drafts: [], trend: null, implied: [] };
   const side = sideOf(tokens);
-  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase });
+  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase, role: 'entry', negate: false });
   const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
 
   if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {
@@ -137,7 +150,19 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
       subject = opOf(tok);
       continue;
     }
-    if (tok.t === 'word' && PRICE_WORDS.has(tok.w) && relationAt(skipFiller(tokens, i + 1), 0)) {
+    if (tok.t === 'lvl') {
+      // "price more than 2 ATR above the 50 EMA": the subject (the price unless named) against the level.
+      const obj = objectAt(tokens, i + 1);
+      const left: DOperand = subject && subject.kind !== 'value' && !(subject.kind === 'mention' && subject.m.name === 'atr') ? subject : { kind: 'price' };
+      if (obj && obj.op.kind !== 'value' && obj.op.kind !== 'avg') {
+        const atr = tok.unit === 'atr' ? implyAtr(result) : null;
+        if (tok.rel === 'near') add({ kind: 'near', left, base: obj.op, amount: tok.amount, unit: tok.unit, atr });
+        else add({ kind: 'offset', left, relation: tok.rel, base: obj.op, amount: tok.amount, unit: tok.unit, atr, within: tok.within });
+        i = obj.next - 1;
+      }
+      continue;
+    }
+    if (tok.t === 'word' && PRICE_WORDS.has(tok.w) && (relationAt(skipFiller(tokens, i + 1), 0) || skipFiller(tokens, i + 1)[0]?.t === 'lvl')) {
       subject = { kind: 'price' };
       continue;
     }
@@ -188,6 +213,13 @@ function bullishBefore(tokens: readonly PToken[], i: number): Relation | null {
   return null;
 }
 
+/** The ATR(14) a distance in ATRs is measured with. */
+function implyAtr(result: ClauseResult): Mention {
+  const atr: Mention = { t: 'ind', name: 'atr', params: { period: 14 }, output: null, qualifier: null, levels: null, signalLine: false, days: false };
+  result.implied.push(atr);
+  return atr;
+}
+
 function implyPair(result: ClauseResult, name: 'sma' | 'ema', fast: number, slow: number): [Mention, Mention] {
   const make = (period: number): Mention => ({ t: 'ind', name, params: { period }, output: null, qualifier: null, levels: null, signalLine: false, days: false });
   const pair: [Mention, Mention] = [make(fast), make(slow)];
@@ -223,6 +255,16 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
   const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
   const mention = subj.kind === 'mention' ? subj.m : null;
   const objMention = obj?.kind === 'mention' ? obj.m : null;
+  if (rel === 'rising' || rel === 'falling') {
+    if (subj.kind !== 'mention') return null;
+    add({ kind: 'compare', left: subj, relation: rel, right: { kind: 'value', value: 1 } });
+    return 'relation';
+  }
+  if (obj?.kind === 'avg') {
+    if (subj.kind !== 'mention' || !(rel === 'above' || rel === 'below' || rel === 'cross_up' || rel === 'cross_down' || rel === 'cross')) return null;
+    add({ kind: 'compare', left: subj, relation: rel, right: obj });
+    return 'object';
+  }
   if (rel === 'extremes') {
     if (!mention || !(mention.name in OSCILLATOR_LEVELS)) return null;
     const [lo, hi] = mention.levels ?? OSCILLATOR_LEVELS[mention.name]!;
@@ -312,7 +354,7 @@ function trendIn(mentions: Mention[], phrase: string, result: ClauseResult): voi
   const m = mas.reduce<Mention | null>((best, x) => (best === null || (x.params.period ?? 0) > (best.params.period ?? 0) ? x : best), null);
   result.trend = { m, phrase };
   if (m && !result.drafts.some((d) => d.cond.kind === 'compare' && d.cond.left.kind === 'price')) {
-    result.drafts.push({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: opOf(m) }, side: null, phrase });
+    result.drafts.push({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: opOf(m) }, side: null, phrase, role: 'entry', negate: false });
   }
 }
 
@@ -328,7 +370,7 @@ function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: Claus
     window(/\bdonchian(?: channels?)?(?: \(?(\d+))?/, 20) ??
     window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, 20) ??
     window(/\bnew (\d+)? ?(?:bars? )?(?:highs?|lows?)\b/, 20);
-  if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase });
-  const mom = window(/\b(?:momentum|rate of change|roc)(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
-  if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase });
+  if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase, role: 'entry', negate: false });
+  const mom = window(/\bmomentum(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
+  if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase, role: 'entry', negate: false });
 }

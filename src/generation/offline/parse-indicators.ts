@@ -4,7 +4,7 @@
  * `MACD 12/26/9`, `2-sigma Bollinger band`, `stochastic %K`, `fast EMA 12` — replaced in the
  * token stream by one `ind` token each. Parameters not written are resolved later (resolve.ts).
  */
-import type { IndicatorName } from '../../../schemas/indicators.ts';
+import type { GenName as IndicatorName } from './gen-indicators.ts';
 import { isSym, isWord, type Token } from './text.ts';
 
 /** One indicator mention: the parameters written (others come from context or defaults). */
@@ -28,6 +28,53 @@ export type PToken = Token | Mention;
 type Alias = { words: string[]; name: IndicatorName; output?: number; signalLine?: boolean };
 
 const ALIASES: Alias[] = [
+  { words: ['average', 'directional', 'index'], name: 'adx' },
+  { words: ['directional', 'movement', 'index'], name: 'adx' },
+  { words: ['commodity', 'channel', 'index'], name: 'cci' },
+  { words: ['parabolic', 'sar'], name: 'psar' },
+  { words: ['rate', 'of', 'change'], name: 'roc' },
+  { words: ['williams', 'r'], name: 'willr' },
+  { words: ['williams', 'percent', 'r'], name: 'willr' },
+  { words: ['keltner', 'channels'], name: 'keltner' },
+  { words: ['keltner', 'channel'], name: 'keltner' },
+  { words: ['donchian', 'channels'], name: 'donchian' },
+  { words: ['donchian', 'channel'], name: 'donchian' },
+  { words: ['pivot', 'points'], name: 'pivot' },
+  { words: ['pivot', 'point'], name: 'pivot' },
+  { words: ['daily', 'pivot'], name: 'pivot' },
+  { words: ['super', 'trend'], name: 'supertrend' },
+  { words: ['z', 'score'], name: 'zscore' },
+  { words: ['pin', 'bar'], name: 'pinbar' },
+  { words: ['pin', 'bars'], name: 'pinbar' },
+  { words: ['inside', 'bar'], name: 'insidebar' },
+  { words: ['inside', 'bars'], name: 'insidebar' },
+  { words: ['shooting', 'star'], name: 'pinbar' },
+  { words: ['volatility', 'regime'], name: 'volregime' },
+  { words: ['swing', 'high'], name: 'hhll', output: 0 },
+  { words: ['swing', 'low'], name: 'hhll', output: 1 },
+  { words: ['highest', 'high'], name: 'hhll', output: 0 },
+  { words: ['lowest', 'low'], name: 'hhll', output: 1 },
+  { words: ['tenkan'], name: 'ichimoku', output: 0 },
+  { words: ['kijun'], name: 'ichimoku', output: 1 },
+  { words: ['cloud'], name: 'ichimoku', output: 2 },
+  { words: ['ichimoku'], name: 'ichimoku' },
+  { words: ['adx'], name: 'adx' },
+  { words: ['dmi'], name: 'adx', output: 1 },
+  { words: ['cci'], name: 'cci' },
+  { words: ['psar'], name: 'psar' },
+  { words: ['sar'], name: 'psar' },
+  { words: ['roc'], name: 'roc' },
+  { words: ['willr'], name: 'willr' },
+  { words: ['keltner'], name: 'keltner' },
+  { words: ['donchian'], name: 'donchian' },
+  { words: ['vwap'], name: 'vwap' },
+  { words: ['pivot'], name: 'pivot' },
+  { words: ['pivots'], name: 'pivot' },
+  { words: ['supertrend'], name: 'supertrend' },
+  { words: ['zscore'], name: 'zscore' },
+  { words: ['engulfing'], name: 'engulfing' },
+  { words: ['hammer'], name: 'pinbar' },
+  { words: ['pinbar'], name: 'pinbar' },
   { words: ['moving', 'average', 'convergence', 'divergence'], name: 'macd' },
   { words: ['linear', 'weighted', 'moving', 'average'], name: 'wma' },
   { words: ['simple', 'moving', 'averages'], name: 'sma' },
@@ -74,7 +121,14 @@ const ALIASES: Alias[] = [
 ];
 
 /** Parameter names as people write them, per indicator. */
+const P = { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' };
 const NAMED: Record<IndicatorName, Record<string, string>> = {
+  adx: P, cci: P, donchian: P, roc: P, willr: P, zscore: P, hhll: P,
+  keltner: { ...P, multiplier: 'mult', mult: 'mult', atr: 'mult' },
+  supertrend: { ...P, multiplier: 'mult', mult: 'mult', factor: 'mult' },
+  psar: { step: 'step', acceleration: 'step', max: 'max', maximum: 'max' },
+  ichimoku: { tenkan: 'tenkan', kijun: 'kijun', senkou: 'senkou' },
+  volregime: P, vwap: {}, pivot: {}, engulfing: {}, pinbar: {}, insidebar: {},
   sma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
   ema: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period', span: 'period' },
   wma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
@@ -89,22 +143,33 @@ const NAMED: Record<IndicatorName, Record<string, string>> = {
 const POSITIONAL: Record<IndicatorName, string[]> = {
   sma: ['period'], ema: ['period'], wma: ['period'], rsi: ['period'], atr: ['period'],
   bb: ['period', 'std'], macd: ['fast', 'slow', 'signal'], stoch: ['k_period', 'd_period'],
+  adx: ['period'], cci: ['period'], donchian: ['period'], roc: ['period'], willr: ['period'], zscore: ['period'], hhll: ['period'],
+  keltner: ['period', 'mult'], supertrend: ['period', 'mult'], psar: ['step', 'max'], ichimoku: ['tenkan', 'kijun', 'senkou'],
+  volregime: ['period', 'window'], vwap: [], pivot: [], engulfing: [], pinbar: [], insidebar: [],
 };
 
 const OUTPUT_AFTER: Partial<Record<IndicatorName, Record<string, number>>> = {
   macd: { histogram: 2, line: 0 },
   bb: { upper: 0, lower: 2, middle: 1, mid: 1, basis: 1 },
   stoch: { stochk: 0, stochd: 1, k: 0, d: 1 },
-};
+  keltner: { upper: 0, middle: 1, mid: 1, lower: 2 },
+  donchian: { upper: 0, high: 0, lower: 1, low: 1, middle: 2, mid: 2 },
+  pivot: { p: 0, r1: 1, s1: 2, r2: 3, s2: 4 },
+  adx: { plus: 1, minus: 2 },
+  hhll: { high: 0, highs: 0, low: 1, lows: 1 },
+}
 const OUTPUT_BEFORE: Partial<Record<IndicatorName, Record<string, number>>> = {
   bb: { upper: 0, lower: 2, middle: 1, mid: 1 },
   macd: {},
+  keltner: { upper: 0, middle: 1, mid: 1, lower: 2 },
+  donchian: { upper: 0, lower: 1, middle: 2, mid: 2 },
 };
 
 const UNIT_WORDS = new Set(['period', 'periods', 'bars', 'bar', 'candles', 'day', 'days', 'length', 'minutes', 'lookback']);
 /** Words after which a number is a value being compared, never a parameter of the next indicator. */
 const RELATION_WORDS = new Set(['above', 'below', 'under', 'over', 'than', 'to', 'reaches', 'hits', 'at', 'between', 'and', 'crosses', 'exceeds']);
 const ONE_PARAM = new Set<IndicatorName>(['sma', 'ema', 'wma', 'rsi', 'atr']);
+/** Trader indicators whose first number is a window ("20-bar high", "ADX 14"). */
 const SINGLE_WORD_NUMBER_LIMIT = 500;
 
 const SIGNAL_ALONE: Alias = { words: ['signal'], name: 'macd', output: 1, signalLine: true };
@@ -260,7 +325,7 @@ function assign(base: Mention, run: Run): Mention[] {
   return [{ ...base, params, days: run.days }];
 }
 
-const OSCILLATORS = new Set<IndicatorName>(['rsi', 'stoch', 'macd', 'atr']);
+const OSCILLATORS = new Set<IndicatorName>(['rsi', 'stoch', 'macd', 'atr', 'adx', 'cci', 'willr', 'roc', 'zscore']);
 
 /**
  * Replaces indicator names (and the parameters written with them) by mentions. Numbers too large

@@ -13,6 +13,10 @@ import { parseRisk, type RiskFindings } from './parse-risk.ts';
 import { parseRules, type Finding, type RuleFindings } from './parse-rules.ts';
 import { parseSessions, type SessionValue } from './parse-sessions.ts';
 import { clauses, lex, normalize } from './text.ts';
+import type { Role } from './intent.ts';
+import { parseExits, type ExitFindings } from './parse-exits.ts';
+import { markLevels, rewriteLevels } from './parse-levels.ts';
+import { roleSegments } from './parse-roles.ts';
 
 export interface FieldParse {
   field: TextField;
@@ -25,11 +29,13 @@ export interface FieldParse {
   sessions: Finding<SessionValue>[];
   risk: RiskFindings;
   model: ModelFindings;
-  /** Words naming things the service has no built-in for (volume, ADX…), for a remark. */
+  /** Indicator targets and stops, trailing stops, day filters. */
+  exits: ExitFindings;
+  /** Words naming things the generator cannot compute (volume, Fibonacci…), for a remark. */
   unsupported: string[];
 }
 
-const UNSUPPORTED = /\b(volume|obv|vwap|adx|dmi|ichimoku|cci|williams|parabolic|sar|supertrend|keltner|fibonacci|fib|pivot|pivots|heikin|renko|news|sentiment|order ?book|divergence|pattern|engulfing|doji|hammer)\b/g;
+const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic)\b/g;
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);
@@ -38,15 +44,24 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   const trends: FieldParse['trends'] = [];
   const carry = { subject: null };
   let offset = 0;
+  let role: Role = 'entry';
   for (const clause of clauses(norm)) {
     const at = norm.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
-    const tokens = findMentions(lex(clause));
-    const result = parseClause(tokens, clause, carry);
-    mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
-    drafts.push(...result.drafts);
-    if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
+    for (const segment of roleSegments(rewriteLevels(clause), role)) {
+      const tokens = findMentions(markLevels(lex(segment.text)));
+      const result = parseClause(tokens, segment.text, carry);
+      mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
+      // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
+      const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
+      drafts.push(...result.drafts.map((d) => (segment.role === 'filter' && trendRule(d) ? { ...d, role: 'entry' as const } : { ...d, role: segment.role, negate: segment.negate })));
+      if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
+      role = segment.role;
+    }
   }
+  const exits = parseExits(norm);
+  mentions.push(...exits.mentions);
+  drafts.push(...exits.drafts);
   // "divergence" in "moving average convergence divergence" is MACD's name, not a pattern.
   const plain = norm.replace(/\bmoving average convergence divergence\b/g, 'macd');
   const unsupported = [...new Set([...plain.matchAll(UNSUPPORTED)].map((m) => m[1]!))];
@@ -61,6 +76,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     sessions: parseSessions(norm),
     risk: parseRisk(norm),
     model: parseModel(norm, timeframe, field === 'optimization'),
+    exits,
     unsupported,
   };
 }

@@ -20,6 +20,8 @@ const VOCABULARY = [
   'buying', 'selling', 'greater', 'exceeds', 'touches', 'breaks', 'following', 'conservative', 'aggressive',
   'trades', 'trade', 'trading', 'entries', 'concurrent', 'simultaneous', 'wait', 'pause', 'strategy', 'only',
   'close', 'closes', 'price', 'channel', 'donchian', 'percentage', 'multiplier', 'length', 'lookback',
+  'keltner', 'ichimoku', 'supertrend', 'parabolic', 'williams', 'pivot', 'pivots', 'engulfing', 'directional', 'commodity',
+  'regime', 'zscore', 'tenkan', 'kijun', 'average', 'highest', 'lowest', 'friday', 'fridays', 'monday', 'mondays', 'tuesday', 'wednesday', 'thursday',
 ] as const;
 
 /** Words that are right as written although they are one edit from a vocabulary word. */
@@ -124,12 +126,14 @@ export function normalize(input: string): string {
     .replace(/[\u2010-\u2015\u2212]/g, '-')
     .replace(/[\u2018\u2019\u201a\u201b`]/g, "'")
     .replace(/[\u201c\u201d\u201e]/g, '"')
+    // Arrows ("idea -> EMA cross") are punctuation, not a comparison.
+    .replace(/-+>|=>|\u2192/g, ' : ')
     .replace(/\u2264/g, '<=')
     .replace(/\u2265/g, '>=')
     .replace(/[^\x20-\x7e]+/g, ' ')
     // No amount has more than 6 digits; longer runs would only make the number patterns slow.
     .replace(/\d{7,}/g, (run) => run.slice(0, 6));
-  s = s.replace(/%\s*k\b/g, ' stochk ').replace(/%\s*d\b/g, ' stochd ').replace(/%\s*b\b/g, ' percentb ');
+  s = s.replace(/%\s*k\b/g, ' stochk ').replace(/%\s*d\b/g, ' stochd ').replace(/%\s*b\b/g, ' percentb ').replace(/\bwilliams?'?s?\s*%\s*r\b|%\s*r\b/g, ' willr ');
   s = s.replace(/\b(an?|one)\s+(hour|day|minute|bar|candle)\b/g, '1 $2');
   s = s.replace(/\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-](one|two|three|four|five|six|seven|eight|nine)\b/g, (_, t: string, u: string) => String(NUMBER_WORDS[t]! + NUMBER_WORDS[u]!));
   s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine)\s+hundred\b/g, (_, u: string) => String(NUMBER_WORDS[u]! * 100));
@@ -169,7 +173,14 @@ export function clauses(text: string): string[] {
   return out.map((c) => c.trim()).filter((c) => c.length > 0);
 }
 
-export type Token = { t: 'num'; v: number; raw: string } | { t: 'word'; w: string } | { t: 'sym'; s: string };
+export type Token =
+  | { t: 'num'; v: number; raw: string }
+  | { t: 'word'; w: string }
+  | { t: 'sym'; s: string }
+  /** A distance relation ("2 ATR above", "1.5 % below", "within 10 pips of"), marked by parse-levels. */
+  | { t: 'lvl'; amount: number; unit: 'atr' | 'pct' | 'pips'; rel: 'above' | 'below' | 'near'; within: boolean }
+  /** "its 50-bar average": the subject's own rolling mean. */
+  | { t: 'avg'; window: number };
 
 /** Tokens of one normalised clause: numbers, words and single punctuation marks. */
 export function lex(clause: string): Token[] {

@@ -2,7 +2,7 @@
 import type { GenerateRequest, Understood } from '../../../schemas/generation.ts';
 import { buildIntent } from './build-intent.ts';
 import { describeCondition, instanceLabel } from './features.ts';
-import type { RiskLevel, Setting, StrategyIntent } from './intent.ts';
+import type { Approximation, ConditionSpec, RiskLevel, Setting, StrategyIntent } from './intent.ts';
 
 const said = <T, U>(s: Setting<T>, value: U) => ({ value, from: s.from, ...(s.phrase ? { phrase: s.phrase } : {}) });
 const level = (r: RiskLevel | null): string | null => (r === null ? null : r.unit === 'ratio' ? `${r.ratio} of the entry price` : `${r.amount} ${r.unit}`);
@@ -12,11 +12,30 @@ export const understand = (request: GenerateRequest): Understood => understoodFr
 
 /** An intent already built (the offline generator's own) in the answer's words. */
 export function understoodFrom(intent: StrategyIntent): Understood {
+  const rule = (c: ConditionSpec) => ({ condition: describeCondition(c.condition, intent.instances), side: c.side, from: c.from });
+  const of = (role: ConditionSpec['role']) => intent.conditions.filter((c) => c.role === role);
+  const exitNotes = intent.approximations;
+  const isStop = (a: Approximation) => /\b(?:stop|sl|trail)/.test(a.asked);
+  const isTarget = (a: Approximation) => /\b(?:target|take|tp|profit)/.test(a.asked) && !isStop(a);
+  const filters = [
+    ...of('filter').map((c) => ({ filter: `${c.negate ? 'not: ' : ''}${describeCondition(c.condition, intent.instances)}`, from: c.from })),
+    ...(intent.session.value.hours ? [{ filter: `session ${intent.session.value.label} [${intent.session.value.hours.join(', ')}) UTC`, from: intent.session.from }] : []),
+    ...(intent.skipDays.value.length ? [{ filter: `no entries on ${intent.skipDays.value.join(', ')} (UTC)`, from: intent.skipDays.from }] : []),
+    ...(intent.trendFilter.value ? [{ filter: `longs above ${intent.trendFilter.value}, shorts below`, from: intent.trendFilter.from }] : []),
+    ...(intent.minAtr.value !== null ? [{ filter: `NATR(14) >= ${intent.minAtr.value}%`, from: intent.minAtr.from }] : []),
+  ];
   return {
     direction: said(intent.direction, intent.direction.value),
     indicators: intent.instances.map(instanceLabel),
-    conditions: intent.conditions.map((c) => ({ condition: describeCondition(c.condition, intent.instances), side: c.side, from: c.from })),
+    conditions: intent.conditions.map(rule),
+    entries: of('entry').map(rule),
+    exits: of('exit').map(rule),
+    filters,
+    stops: [...(intent.stopLoss.value ? [`fixed: ${level(intent.stopLoss.value)}`] : []), ...exitNotes.filter(isStop).map((a) => `${a.asked}: ${a.done}`)],
+    targets: [...(intent.takeProfit.value ? [`fixed: ${level(intent.takeProfit.value)}`] : []), ...exitNotes.filter(isTarget).map((a) => `${a.asked}: ${a.done}`)],
+    approximations: intent.approximations,
     session: said(intent.session, intent.session.value.label),
+    skip_days: said(intent.skipDays, intent.skipDays.value),
     trend_filter: said(intent.trendFilter, intent.trendFilter.value),
     min_atr: said(intent.minAtr, intent.minAtr.value),
     stop_loss: said(intent.stopLoss, level(intent.stopLoss.value)),

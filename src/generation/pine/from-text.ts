@@ -6,7 +6,7 @@
  */
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import { INDICATORS } from '../../indicators/index.ts';
-import { buildIntent, type Condition, type Instance, type Operand } from '../offline/index.ts';
+import { buildIntent, isRegistry, type Condition, type Instance, type Operand } from '../offline/index.ts';
 
 const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb']);
 
@@ -40,7 +40,7 @@ function channels(text: string): Channel[] {
 }
 
 /** Pine variable names of an instance's outputs: the registry's column names. */
-const outputs = (inst: Instance): string[] => INDICATORS[inst.name].columns(inst.params);
+const outputs = (inst: Instance): string[] => (isRegistry(inst.name) ? INDICATORS[inst.name].columns(inst.params) : []);
 
 function declare(inst: Instance, lines: string[], plots: string[]): void {
   const p = inst.params;
@@ -82,16 +82,19 @@ function declare(inst: Instance, lines: string[], plots: string[]): void {
   }
 }
 
-function operand(o: Operand, instances: readonly Instance[]): string {
+function operand(o: Operand, instances: readonly Instance[], of = 'close'): string {
   if (o.kind === 'price') return 'close';
   if (o.kind === 'value') return String(o.value);
+  if (o.kind === 'avg') return `ta.sma(${of}, ${o.window})`;
   return outputs(instances[o.instance]!)[o.output]!;
 }
 
 function conditionExpr(c: Condition, instances: readonly Instance[]): string {
   switch (c.kind) {
     case 'compare': {
-      const [l, r] = [operand(c.left, instances), operand(c.right, instances)];
+      const l = operand(c.left, instances);
+      const r = operand(c.right, instances, l);
+      if (c.relation === 'rising' || c.relation === 'falling') return `${l} ${c.relation === 'rising' ? '>' : '<'} ${l}[1]`;
       return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})` }[c.relation];
     }
     case 'band': {
@@ -102,6 +105,9 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       return `close > ta.highest(high, ${c.window})[1] or close < ta.lowest(low, ${c.window})[1]`;
     case 'momentum':
       return `ta.mom(close, ${c.window}) > 0`;
+    case 'offset':
+    case 'near':
+      return 'false'; // not kept: only the registry's conditions are drawn (see `drawable`)
   }
 }
 
@@ -112,12 +118,15 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
   const chans = channels(text);
   const intent = buildIntent({ description: text, symbol, timeframe });
   const remarks = [...intent.remarks];
+  // The strategy writer's own indicators (ADX, Ichimoku…) have no Pine here; channels have theirs below.
+  const skipped = [...new Set(intent.instances.filter((i) => !isRegistry(i.name) && i.name !== 'keltner' && i.name !== 'donchian').map((i) => i.name))];
+  if (skipped.length) remarks.push(`left out: ${skipped.join(', ')} (the Pine writer draws SMA, EMA, WMA, Bollinger, RSI, MACD, Stochastic, ATR, Keltner and Donchian)`);
   // A channel's own words ("bands", "2 ATR") read as Bollinger and ATR by the strategy grammar
   // belong to the channel; the offline default set (nothing else recognised) is dropped too.
   const defaulted = intent.remarks.some((r) => r.startsWith('no built-in indicator recognised'));
   const instances = intent.instances;
-  const kept = (i: number) => chans.length === 0 || (!defaulted && instances[i]!.name !== 'bb' && instances[i]!.name !== 'atr');
-  const conditions = intent.conditions.filter((c) => usedInstances(c.condition).every(kept));
+  const kept = (i: number) => i >= 0 && isRegistry(instances[i]!.name) && (chans.length === 0 || (!defaulted && instances[i]!.name !== 'bb' && instances[i]!.name !== 'atr'));
+  const conditions = intent.conditions.filter((c) => c.role === 'entry' && usedInstances(c.condition).every(kept));
   const lines: string[] = [];
   const plots: string[] = [];
   const signals: string[] = [];
@@ -174,11 +183,15 @@ function conditionTitle(c: Condition, instances: readonly Instance[]): string {
       return `${c.window}-bar breakout`;
     case 'momentum':
       return `${c.window}-bar momentum up`;
+    case 'offset':
+    case 'near':
+      return `${c.kind} level`;
   }
 }
 
 function usedInstances(c: Condition): number[] {
   if (c.kind === 'band') return [c.instance];
+  if (c.kind === 'offset' || c.kind === 'near') return [-1]; // never kept: distances are the strategy's, not a Pine marker's
   if (c.kind !== 'compare') return [];
   return [c.left, c.right].flatMap((o) => (o.kind === 'column' ? [o.instance] : []));
 }

@@ -96,12 +96,31 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('buy only when RSI is below 30').direction, 'long');
   });
 
-  it('never drops a day filter silently: strategy_config has none, the remarks and the code say so', () => {
+  it('reads roles: exits close their side, filters gate entries, a price-above-MA filter stays the trend filter', () => {
+    const exit = gen('go long when RSI 14 crosses above 30, exit on a close below the 20 EMA');
+    assert.deepEqual(exit.intent.conditions.map((c) => [c.role, c.side]), [['entry', 'long'], ['exit', null]]);
+    assert.equal(exit.intent.config.exit_long, 'exit_long_rule');
+    assert.equal(exit.intent.config.exit_short, undefined, 'long only: nothing short to close');
+    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df['close_lt_ema_20'] != 0), 1.0, 0.0)"));
+    const gate = gen('buy when RSI 14 is below 30 unless ADX is above 40');
+    assert.ok(gate.code.includes("df['entry_gate'] = np.where((df['adx_14_gt_40'] == 0), 1.0, 0.0)"), 'unless: entries where it does not hold');
+    assert.equal(gate.intent.config.entry_filter, 'entry_gate');
+    const trend = gen('buy when RSI < 30, sell when RSI > 70, only when price is above the 200 SMA');
+    assert.equal(trend.intent.config.trend_filter, 'sma_200');
+    assert.equal(trend.intent.config.entry_filter, undefined, 'no gate that would block every short');
+    const both = gen('buy when RSI 14 crosses above 30, sell when it crosses below 70, close when RSI crosses 50');
+    assert.deepEqual([both.intent.config.exit_long, both.intent.config.exit_short], ['exit_long_rule', 'exit_short_rule'], 'an exit with no side closes both sides traded');
+  });
+
+  it('applies day filters as strategy_config skip_days (UTC), and says so in the code', () => {
     const out = gen("RSI mean reversion on EURUSD, don't trade on Fridays");
-    const remark = out.intent.remarks.find((r) => r.startsWith('not applied'));
-    assert.equal(remark, 'not applied: "don\'t trade on fridays" (strategy_config has no day-of-week filter; the model trades every day the market is open)');
-    assert.ok(out.code.includes('not applied: "don\'t trade on fridays"'), 'the code’s comments say it too');
-    assert.equal(gen('buy the Monday open gap').intent.remarks.find((r) => r.startsWith('not applied')), undefined, 'a day named as a time is not a filter');
+    assert.deepEqual(out.intent.config.skip_days, ['fri']);
+    assert.ok(out.code.includes('"skip_days": ["fri"],'), 'strategy_config carries it');
+    assert.ok(/# {3}skip days +fri \(UTC\)/.test(out.code), 'the header says it');
+    assert.deepEqual(cfg('no mondays or fridays, EMA cross').skip_days, ['mon', 'fri']);
+    assert.deepEqual(cfg('trade only on tuesdays, RSI 30/70').skip_days, ['mon', 'wed', 'thu', 'fri']);
+    assert.deepEqual(cfg('weekdays only, MACD cross').skip_days, ['sat', 'sun']);
+    assert.equal(cfg('buy the Monday open gap').skip_days, undefined, 'a day named as a time is not a filter');
   });
 
   it('takes the direction from the entries when nothing says it outright: buys only → long, sells only → short, both → both', () => {
@@ -233,7 +252,9 @@ describe('offline generator: what a request is understood to ask', () => {
   });
 
   it('names what is not built in, reads days as bars, and keeps warm-ups within the runtime’s reach', () => {
-    assert.ok(gen('ADX above 25 and volume spike').intent.remarks.some((r) => r.includes('adx') && r.includes('volume')));
+    const adx = gen('ADX above 25 and volume spike');
+    has(adx.intent.features, 'adx_14', 'adx_14_gt_25');
+    assert.ok(adx.intent.remarks.some((r) => r.includes('left out: volume')));
     const days = gen('price above the 200-day moving average');
     has(days.intent.features, 'sma_200', 'close_gt_sma_200');
     assert.ok(days.intent.remarks.some((r) => r.includes('200-day')));

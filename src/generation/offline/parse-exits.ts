@@ -1,0 +1,116 @@
+/**
+ * Targets and stops named by an indicator rather than a distance, and trailing stops, in one
+ * normalised text. The strategy model has fixed stop/take distances and exit columns, so each
+ * becomes an exit rule on the close (closing at the next open) — the closest it can express:
+ * - "target the EMA" / "take profit at the middle band": longs close on a close above it,
+ *   shorts on a close below it;
+ * - "stop below the last swing low" / "stop under the 20 bar low": longs close on a close below
+ *   it (a swing low is the 10-bar low); "stop above the swing high" likewise for shorts;
+ * - "trail by 2 ATR" / "20 pip trailing stop": a chandelier exit — longs close on a close more
+ *   than that below the 22-bar high, shorts above the 22-bar low.
+ * Days: "no Fridays", "don't trade on Mondays", "weekdays only", "only on Tuesdays" → skip_days.
+ */
+import type { Weekday } from '../../../schemas/strategy.ts';
+import { WEEKDAYS } from '../../../schemas/strategy.ts';
+import type { Approximation, LevelUnit } from './intent.ts';
+import type { Draft } from './parse-conditions.ts';
+import { findMentions, type Mention } from './parse-indicators.ts';
+import { lex } from './text.ts';
+
+export interface ExitFindings {
+  drafts: Draft[];
+  mentions: Mention[];
+  approximations: Approximation[];
+  /** A trailing stop was expressed (the fixed-stop remark of parse-risk does not apply). */
+  trailing: boolean;
+  /** An indicator target was found (no fixed take unless a distance is also given). */
+  target: boolean;
+  skipDays: Array<{ value: Weekday[]; at: number; phrase: string }>;
+}
+
+const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z][a-z0-9 ().]{1,40})/g;
+const STOP = /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
+const TRAIL = [
+  /\btrail(?:ing)?(?: the)?(?: stop)?(?: loss)?(?: by| of| at| with| =)? (\d+(?:\.\d+)?) ?(?:x |times )?(atr|atrs|pips|points|%|percent)\b/g,
+  /\b(\d+(?:\.\d+)?) ?(?:x |times )?(atr|atrs|pips|points|%|percent) trailing(?: stop)?\b/g,
+];
+const UNITS: Record<string, LevelUnit> = { atr: 'atr', atrs: 'atr', pips: 'pips', points: 'pips', '%': 'pct', percent: 'pct' };
+
+const mentionsOf = (fragment: string): Mention[] => findMentions(lex(fragment.split(/ (?:and|with|stop|target|then|or|but|on|for) /)[0]!)).filter((t): t is Mention => t.t === 'ind');
+const mention = (name: Mention['name'], params: Record<string, number>, output: number | null): Mention => ({ t: 'ind', name, params, output, qualifier: null, levels: null, signalLine: false, days: false });
+const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, m, output });
+
+const DAY = '(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?';
+const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing) on|no entries on|only on|only)\\s+${DAY}((?:\\s*(?:,|and|or|&|\\/)\\s*${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
+
+function dayOf(word: string): Weekday {
+  return WEEKDAYS.find((d) => word.startsWith(d)) ?? (word.startsWith('th') ? 'thu' : 'tue');
+}
+
+function skipDays(text: string): ExitFindings['skipDays'] {
+  const out: ExitFindings['skipDays'] = [];
+  for (const m of text.matchAll(DAYS)) {
+    const phrase = m[0].trim();
+    if (/weekday|weekend/.test(phrase)) {
+      out.push({ value: ['sat', 'sun'], at: m.index ?? 0, phrase });
+      continue;
+    }
+    const named = [...phrase.matchAll(new RegExp(`\\b${DAY}`, 'g'))].map((d) => dayOf(d[1]!));
+    const only = /^only\b|\bonly$/.test(phrase);
+    const value = only ? WEEKDAYS.filter((d) => !named.includes(d) && d !== 'sat' && d !== 'sun') : [...new Set(named)];
+    if (value.length && value.length <= 6) out.push({ value: WEEKDAYS.filter((d) => value.includes(d)), at: m.index ?? 0, phrase });
+  }
+  return out;
+}
+
+/** Indicator targets and stops, trailing stops and day filters of one normalised text. */
+export function parseExits(text: string): ExitFindings {
+  const out: ExitFindings = { drafts: [], mentions: [], approximations: [], trailing: false, target: false, skipDays: skipDays(text) };
+  const exit = (draft: Omit<Draft, 'role' | 'negate'>) => out.drafts.push({ ...draft, role: 'exit', negate: false });
+  for (const m of text.matchAll(TARGET)) {
+    const fragment = m[1]!;
+    if (/^\d/.test(fragment)) continue;
+    const opposite = /^opposite (?:bollinger )?band/.test(fragment);
+    const [first] = opposite ? [mention('bb', {}, null)] : mentionsOf(fragment);
+    if (!first) continue;
+    out.mentions.push(first);
+    out.target = true;
+    const phrase = m[0].trim();
+    // The opposite band: the upper for a long, the lower for a short.
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: op(first, opposite ? 0 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'long', phrase });
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'below', right: op(first, opposite ? 2 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'short', phrase });
+    out.approximations.push({ asked: phrase, done: 'an exit rule: longs close on a close above it, shorts on a close below it (at the next open); no fixed take profit', why: 'take_profit is a fixed distance; a moving target is an exit column' });
+  }
+  for (const m of text.matchAll(STOP)) {
+    const where = m[1]!;
+    const fragment = m[2]!;
+    if (/^\d/.test(fragment)) continue;
+    const swing = /^swing (high|low)s?\b/.exec(fragment);
+    const [first] = swing ? [mention('hhll', { period: 10 }, swing[1] === 'high' ? 0 : 1)] : mentionsOf(fragment);
+    if (!first) continue;
+    out.mentions.push(first);
+    const low = first.name === 'hhll' ? (first.output ?? 1) === 1 : where === 'below' || where === 'under';
+    const side = where === 'above' || where === 'beyond' ? 'short' : where === 'below' || where === 'under' ? 'long' : low ? 'long' : 'short';
+    const phrase = m[0].trim();
+    const output = first.name === 'hhll' ? (side === 'long' ? 1 : 0) : first.output ?? 0;
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: side === 'long' ? 'below' : 'above', right: op(first, output) }, side, phrase });
+    out.approximations.push({ asked: phrase, done: `an exit rule: ${side === 'long' ? 'longs close on a close below' : 'shorts close on a close above'} it (at the next open); the fixed stop stays as a hard stop`, why: 'stop_loss is a fixed distance from the entry; a level that moves is an exit column' });
+  }
+  for (const re of TRAIL) {
+    for (const m of text.matchAll(re)) {
+      const amount = Number(m[1]);
+      const unit = UNITS[m[2]!]!;
+      if (!(amount > 0) || out.trailing) continue;
+      out.trailing = true;
+      const hh = mention('hhll', { period: 22 }, 0);
+      const ll = mention('hhll', { period: 22 }, 1);
+      const atr = unit === 'atr' ? mention('atr', { period: 14 }, null) : null;
+      out.mentions.push(hh, ll, ...(atr ? [atr] : []));
+      const phrase = m[0].trim();
+      exit({ cond: { kind: 'offset', left: { kind: 'price' }, relation: 'below', base: op(hh, 0), amount, unit, atr, within: false }, side: 'long', phrase });
+      exit({ cond: { kind: 'offset', left: { kind: 'price' }, relation: 'above', base: op(ll, 1), amount, unit, atr, within: false }, side: 'short', phrase });
+      out.approximations.push({ asked: phrase, done: `a chandelier exit: longs close on a close more than ${amount} ${unit} below the 22-bar high, shorts above the 22-bar low (at the next open)`, why: 'the position engine has fixed stops; a stop trailing the extreme since the entry is approximated by the extreme of the last 22 bars' });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,308 @@
+/**
+ * The indicators traders name beyond the registry's eight (ADX/DMI, CCI, Keltner, Donchian,
+ * session VWAP, daily pivots, Ichimoku, Parabolic SAR, SuperTrend, ROC, Williams %R, z-score,
+ * prior highs/lows, candle patterns, volatility regime), as pandas written into the generated
+ * feature_engineering. Every one is causal: rolling windows end at the bar, levels of a day are
+ * the previous day's, Ichimoku's spans are shifted forward (shift(+26): the value a bar shows was
+ * known 26 bars earlier) and its chikou span (close shifted back) is left out as look-ahead.
+ * Recursive ones (Wilder smoothing, SAR, SuperTrend) settle within the warm-up stated here.
+ */
+import { formatParamValue } from '../../indicators/index.ts';
+
+export const EXTRA_NAMES = [
+  'adx', 'cci', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'roc', 'willr', 'zscore', 'hhll',
+  'engulfing', 'pinbar', 'insidebar', 'volregime',
+] as const;
+export type ExtraName = (typeof EXTRA_NAMES)[number];
+
+export interface ParamSpec {
+  name: string;
+  type: 'integer' | 'number';
+  default: number;
+  min: number;
+  max: number;
+}
+
+export interface ExtraIndicator {
+  info: { params: ParamSpec[] };
+  label: (p: Record<string, number>) => string;
+  /** Output labels, when there are several columns (same order as `columns`). */
+  outputs?: string[];
+  columns: (p: Record<string, number>) => string[];
+  /** Bars before the values equal a run over all history (to the analysis' 1e-9). */
+  warmup: (p: Record<string, number>) => number;
+  /** Pandas lines adding the columns (temporaries start with _x). */
+  lines: (p: Record<string, number>, cols: string[]) => string[];
+}
+
+const int = (name: string, def: number, min: number, max: number): ParamSpec => ({ name, type: 'integer', default: def, min, max });
+const num = (name: string, def: number, min: number, max: number): ParamSpec => ({ name, type: 'number', default: def, min, max });
+const f = formatParamValue;
+/** Bars until a Wilder/EMA seed weighs under 1e-12 (alpha = 1/period). */
+const wilder = (period: number) => Math.ceil(Math.log(1e-12) / Math.log(1 - 1 / period));
+const TR = ['_x_pc = close.shift(1)', '_x_tr = pd.concat([high - low, (high - _x_pc).abs(), (low - _x_pc).abs()], axis=1).max(axis=1)'];
+/** The UTC day of each bar as an integer array (grouping by datetimes makes pandas warn, which the sandbox refuses). */
+const DAY_ID = "_x_day = np.asarray(df.index.view('int64')) // 86400000000000";
+/** Bars of the longest UTC day of the data (1-minute bars): what a daily level needs to settle. */
+const DAY_BARS = 2 * 1440;
+
+export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
+  adx: {
+    info: { params: [int('period', 14, 2, 100)] },
+    label: (p) => `ADX(${p.period})`,
+    outputs: ['', '+DI', '-DI'],
+    columns: (p) => [`adx_${p.period}`, `plus_di_${p.period}`, `minus_di_${p.period}`],
+    warmup: (p) => 3 * wilder(p.period!),
+    lines: (p, [adx, pdi, mdi]) => [
+      ...TR,
+      '_x_up = high.diff()',
+      '_x_dn = -low.diff()',
+      `_x_pdm = pd.Series(np.where((_x_up > _x_dn) & (_x_up > 0), _x_up, 0.0), index=df.index)`,
+      `_x_mdm = pd.Series(np.where((_x_dn > _x_up) & (_x_dn > 0), _x_dn, 0.0), index=df.index)`,
+      `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      `_x_pdi = 100 * _x_pdm.ewm(alpha=1 / ${p.period}, adjust=False).mean() / _x_atr`,
+      `_x_mdi = 100 * _x_mdm.ewm(alpha=1 / ${p.period}, adjust=False).mean() / _x_atr`,
+      `_x_dx = 100 * (_x_pdi - _x_mdi).abs() / (_x_pdi + _x_mdi).replace(0, np.nan)`,
+      `df['${adx}'] = _x_dx.fillna(0.0).ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      `df['${pdi}'] = _x_pdi`,
+      `df['${mdi}'] = _x_mdi`,
+    ],
+  },
+  cci: {
+    info: { params: [int('period', 20, 2, 500)] },
+    label: (p) => `CCI(${p.period})`,
+    columns: (p) => [`cci_${p.period}`],
+    warmup: (p) => 2 * p.period!,
+    lines: (p, [cci]) => [
+      '_x_tp = (high + low + close) / 3',
+      `_x_ma = _x_tp.rolling(${p.period}).mean()`,
+      '_x_md = 0.0',
+      `for _j in range(${p.period}):`,
+      '    _x_md = _x_md + (_x_tp.shift(_j) - _x_ma).abs()',
+      `_x_md = _x_md / ${p.period}`,
+      `df['${cci}'] = ((_x_tp - _x_ma) / (0.015 * _x_md)).where(_x_md > 1e-7 * close, 0.0)`,
+    ],
+  },
+  keltner: {
+    info: { params: [int('period', 20, 2, 200), num('mult', 2, 0.1, 10)] },
+    label: (p) => `Keltner(${p.period}, ${p.mult})`,
+    outputs: ['upper', 'middle', 'lower'],
+    columns: (p) => [`kc_upper_${f(p.period!)}_${f(p.mult!)}`, `kc_mid_${f(p.period!)}_${f(p.mult!)}`, `kc_lower_${f(p.period!)}_${f(p.mult!)}`],
+    warmup: (p) => Math.max(wilder(p.period!), Math.ceil(Math.log(1e-12) / Math.log(1 - 2 / (p.period! + 1)))),
+    lines: (p, [up, mid, lo]) => [
+      ...TR,
+      `_x_mid = close.ewm(span=${p.period}, adjust=False).mean()`,
+      `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      `df['${up}'] = _x_mid + ${p.mult} * _x_atr`,
+      `df['${mid}'] = _x_mid`,
+      `df['${lo}'] = _x_mid - ${p.mult} * _x_atr`,
+    ],
+  },
+  donchian: {
+    info: { params: [int('period', 20, 2, 2000)] },
+    label: (p) => `Donchian(${p.period})`,
+    outputs: ['upper', 'lower', 'middle'],
+    columns: (p) => [`dc_upper_${p.period}`, `dc_lower_${p.period}`, `dc_mid_${p.period}`],
+    warmup: (p) => p.period! + 1,
+    // The prior N bars (shift(1)): a close can break them, never the window it is part of.
+    lines: (p, [up, lo, mid]) => [
+      `df['${up}'] = high.rolling(${p.period}).max().shift(1)`,
+      `df['${lo}'] = low.rolling(${p.period}).min().shift(1)`,
+      `df['${mid}'] = (df['${up}'] + df['${lo}']) / 2`,
+    ],
+  },
+  vwap: {
+    info: { params: [] },
+    label: () => 'session VWAP (time-weighted)',
+    columns: () => ['vwap_session'],
+    warmup: () => DAY_BARS,
+    // Bars carry no volume: the typical price averaged since the UTC day's first bar (a TWAP).
+    lines: (_p, [vwap]) => [
+      DAY_ID,
+      '_x_tp = (high + low + close) / 3',
+      '_x_tpn = pd.Series(_x_tp.to_numpy())',
+      `df['${vwap}'] = (_x_tpn.groupby(_x_day).cumsum() / (_x_tpn.groupby(_x_day).cumcount() + 1)).to_numpy()`,
+    ],
+  },
+  pivot: {
+    info: { params: [] },
+    label: () => 'daily pivots (classic)',
+    outputs: ['P', 'R1', 'S1', 'R2', 'S2'],
+    columns: () => ['pivot_p', 'pivot_r1', 'pivot_s1', 'pivot_r2', 'pivot_s2'],
+    warmup: () => DAY_BARS,
+    // The previous UTC day's high, low and close: known from the day's first bar on.
+    lines: (_p, [pp, r1, s1, r2, s2]) => [
+      DAY_ID,
+      '_x_h = pd.Series(pd.Series(high.to_numpy()).groupby(_x_day).max().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
+      '_x_l = pd.Series(pd.Series(low.to_numpy()).groupby(_x_day).min().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
+      '_x_c = pd.Series(pd.Series(close.to_numpy()).groupby(_x_day).last().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
+      `df['${pp}'] = (_x_h + _x_l + _x_c) / 3`,
+      `df['${r1}'] = 2 * df['${pp}'] - _x_l`,
+      `df['${s1}'] = 2 * df['${pp}'] - _x_h`,
+      `df['${r2}'] = df['${pp}'] + (_x_h - _x_l)`,
+      `df['${s2}'] = df['${pp}'] - (_x_h - _x_l)`,
+    ],
+  },
+  ichimoku: {
+    info: { params: [int('tenkan', 9, 2, 100), int('kijun', 26, 2, 200), int('senkou', 52, 2, 400)] },
+    label: (p) => `Ichimoku(${p.tenkan}, ${p.kijun}, ${p.senkou})`,
+    outputs: ['tenkan', 'kijun', 'span A', 'span B'],
+    columns: (p) => {
+      const t = `${p.tenkan}_${p.kijun}_${p.senkou}`;
+      return [`ichi_tenkan_${t}`, `ichi_kijun_${t}`, `ichi_span_a_${t}`, `ichi_span_b_${t}`];
+    },
+    warmup: (p) => p.senkou! + p.kijun! + 1,
+    // Spans are plotted kijun bars ahead: the value at a bar is the one computed kijun bars before (shift(+kijun)).
+    lines: (p, [tk, kj, sa, sb]) => [
+      `df['${tk}'] = (high.rolling(${p.tenkan}).max() + low.rolling(${p.tenkan}).min()) / 2`,
+      `df['${kj}'] = (high.rolling(${p.kijun}).max() + low.rolling(${p.kijun}).min()) / 2`,
+      `df['${sa}'] = ((df['${tk}'] + df['${kj}']) / 2).shift(${p.kijun})`,
+      `df['${sb}'] = ((high.rolling(${p.senkou}).max() + low.rolling(${p.senkou}).min()) / 2).shift(${p.kijun})`,
+    ],
+  },
+  psar: {
+    info: { params: [num('step', 0.02, 0.001, 0.5), num('max', 0.2, 0.01, 1)] },
+    label: (p) => `Parabolic SAR(${p.step}, ${p.max})`,
+    outputs: ['SAR', 'trend'],
+    columns: (p) => [`psar_${f(p.step!)}_${f(p.max!)}`, `psar_dir_${f(p.step!)}_${f(p.max!)}`],
+    warmup: () => 3000,
+    lines: (p, [sar, dir]) => [
+      '_x_h = high.to_numpy()',
+      '_x_l = low.to_numpy()',
+      '_x_sar = np.zeros(len(_x_h))',
+      '_x_dir = np.ones(len(_x_h))',
+      '_x_up = True',
+      '_x_af = 0.0',
+      '_x_ep = 0.0',
+      '_x_s = 0.0',
+      'for _j in range(len(_x_h)):',
+      '    if _j == 0:',
+      '        _x_s, _x_ep, _x_af = _x_l[0], _x_h[0], ' + String(p.step),
+      '    else:',
+      '        _x_s = _x_s + _x_af * (_x_ep - _x_s)',
+      '        if _x_up:',
+      '            _x_s = min(_x_s, _x_l[_j - 1], _x_l[max(_j - 2, 0)])',
+      '            if _x_l[_j] < _x_s:',
+      `                _x_up, _x_s, _x_ep, _x_af = False, _x_ep, _x_l[_j], ${p.step}`,
+      '            elif _x_h[_j] > _x_ep:',
+      `                _x_ep, _x_af = _x_h[_j], min(_x_af + ${p.step}, ${p.max})`,
+      '        else:',
+      '            _x_s = max(_x_s, _x_h[_j - 1], _x_h[max(_j - 2, 0)])',
+      '            if _x_h[_j] > _x_s:',
+      `                _x_up, _x_s, _x_ep, _x_af = True, _x_ep, _x_h[_j], ${p.step}`,
+      '            elif _x_l[_j] < _x_ep:',
+      `                _x_ep, _x_af = _x_l[_j], min(_x_af + ${p.step}, ${p.max})`,
+      '    _x_sar[_j] = _x_s',
+      '    _x_dir[_j] = 1.0 if _x_up else -1.0',
+      `df['${sar}'] = _x_sar`,
+      `df['${dir}'] = _x_dir`,
+    ],
+  },
+  supertrend: {
+    info: { params: [int('period', 10, 2, 100), num('mult', 3, 0.5, 10)] },
+    label: (p) => `SuperTrend(${p.period}, ${p.mult})`,
+    outputs: ['line', 'trend'],
+    columns: (p) => [`supertrend_${f(p.period!)}_${f(p.mult!)}`, `supertrend_dir_${f(p.period!)}_${f(p.mult!)}`],
+    warmup: (p) => wilder(p.period!) + 1000,
+    lines: (p, [line, dir]) => [
+      ...TR,
+      `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean().to_numpy()`,
+      '_x_mid = ((high + low) / 2).to_numpy()',
+      '_x_c = close.to_numpy()',
+      `_x_bu = _x_mid + ${p.mult} * _x_atr`,
+      `_x_bl = _x_mid - ${p.mult} * _x_atr`,
+      '_x_fu = _x_bu.copy()',
+      '_x_fl = _x_bl.copy()',
+      '_x_line = np.full(len(_x_c), np.nan)',
+      '_x_dir = np.ones(len(_x_c))',
+      'for _j in range(1, len(_x_c)):',
+      '    _x_fu[_j] = _x_bu[_j] if (_x_bu[_j] < _x_fu[_j - 1] or _x_c[_j - 1] > _x_fu[_j - 1]) else _x_fu[_j - 1]',
+      '    _x_fl[_j] = _x_bl[_j] if (_x_bl[_j] > _x_fl[_j - 1] or _x_c[_j - 1] < _x_fl[_j - 1]) else _x_fl[_j - 1]',
+      '    _x_dir[_j] = 1.0 if _x_c[_j] > _x_fu[_j - 1] else (-1.0 if _x_c[_j] < _x_fl[_j - 1] else _x_dir[_j - 1])',
+      '    _x_line[_j] = _x_fl[_j] if _x_dir[_j] > 0 else _x_fu[_j]',
+      `df['${line}'] = _x_line`,
+      `df['${dir}'] = _x_dir`,
+    ],
+  },
+  roc: {
+    info: { params: [int('period', 10, 1, 500)] },
+    label: (p) => `ROC(${p.period})`,
+    columns: (p) => [`roc_pct_${p.period}`],
+    warmup: (p) => p.period! + 1,
+    lines: (p, [roc]) => [`df['${roc}'] = close.pct_change(${p.period}) * 100`],
+  },
+  willr: {
+    info: { params: [int('period', 14, 2, 500)] },
+    label: (p) => `Williams %R(${p.period})`,
+    columns: (p) => [`willr_${p.period}`],
+    warmup: (p) => p.period!,
+    lines: (p, [wr]) => [
+      `_x_hh = high.rolling(${p.period}).max()`,
+      `_x_ll = low.rolling(${p.period}).min()`,
+      `df['${wr}'] = (-100 * (_x_hh - close) / (_x_hh - _x_ll)).where(_x_hh > _x_ll, -50.0)`,
+    ],
+  },
+  zscore: {
+    info: { params: [int('period', 20, 2, 2000)] },
+    label: (p) => `z-score(${p.period})`,
+    columns: (p) => [`zscore_${p.period}`],
+    warmup: (p) => p.period!,
+    // A two-pass deviation (exact on any stretch of history, like the %B of the Bollinger bands).
+    lines: (p, [z]) => [
+      `_x_m = close.rolling(${p.period}).mean()`,
+      '_x_ss = 0.0',
+      `for _j in range(${p.period}):`,
+      '    _x_ss = _x_ss + (close.shift(_j) - _x_m) ** 2',
+      `_x_sd = np.sqrt(_x_ss / ${p.period})`,
+      `df['${z}'] = ((close - _x_m) / _x_sd).where(_x_sd > 1e-7 * close, 0.0)`,
+    ],
+  },
+  hhll: {
+    info: { params: [int('period', 20, 2, 3000)] },
+    label: (p) => `${p.period}-bar high/low`,
+    outputs: ['high', 'low'],
+    columns: (p) => [`hh_${p.period}`, `ll_${p.period}`],
+    warmup: (p) => p.period! + 1,
+    lines: (p, [hh, ll]) => [`df['${hh}'] = high.rolling(${p.period}).max().shift(1)`, `df['${ll}'] = low.rolling(${p.period}).min().shift(1)`],
+  },
+  engulfing: {
+    info: { params: [] },
+    label: () => 'engulfing candle',
+    columns: () => ['engulfing'],
+    warmup: () => 2,
+    // +1 bullish (a rising body covering the previous falling one), -1 bearish, else 0.
+    lines: (_p, [e]) => [
+      '_x_po = open_.shift(1)',
+      '_x_pc = close.shift(1)',
+      `df['${e}'] = np.where((close > open_) & (_x_pc < _x_po) & (close >= _x_po) & (open_ <= _x_pc), 1.0, np.where((close < open_) & (_x_pc > _x_po) & (close <= _x_po) & (open_ >= _x_pc), -1.0, 0.0))`,
+    ],
+  },
+  pinbar: {
+    info: { params: [] },
+    label: () => 'pin bar',
+    columns: () => ['pin_bar'],
+    warmup: () => 1,
+    // +1 a long lower wick (two thirds of the range, body in the top third), -1 its mirror.
+    lines: (_p, [pb]) => [
+      '_x_rng = (high - low).where(high > low, np.nan)',
+      '_x_top = pd.concat([open_, close], axis=1).max(axis=1)',
+      '_x_bot = pd.concat([open_, close], axis=1).min(axis=1)',
+      `df['${pb}'] = np.where((_x_bot - low) / _x_rng >= 2 / 3, 1.0, np.where((high - _x_top) / _x_rng >= 2 / 3, -1.0, 0.0))`,
+    ],
+  },
+  insidebar: {
+    info: { params: [] },
+    label: () => 'inside bar',
+    columns: () => ['inside_bar'],
+    warmup: () => 2,
+    lines: (_p, [ib]) => [`df['${ib}'] = np.where((high < high.shift(1)) & (low > low.shift(1)), 1.0, 0.0)`],
+  },
+  volregime: {
+    info: { params: [int('period', 14, 2, 100), int('window', 100, 10, 2000)] },
+    label: (p) => `volatility regime (ATR ${p.period} vs its ${p.window}-bar mean)`,
+    columns: (p) => [`vol_regime_${p.period}_${p.window}`],
+    warmup: (p) => wilder(p.period!) + p.window!,
+    // ATR over its own rolling mean: > 1 a volatile regime, < 1 a quiet one.
+    lines: (p, [v]) => [...TR, `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`, `df['${v}'] = _x_atr / _x_atr.rolling(${p.window}).mean()`],
+  },
+};

@@ -1,0 +1,148 @@
+/**
+ * The intent corpus: trader prompts with what they must be understood to ask. Each base idea is
+ * written in several styles — terse as written, chatty, misspelt, with numbers in words — and
+ * there are prompts with several ideas in one sentence and contradictory ones. Expectations are
+ * checked against the generate answer's `understood`, the strategy_config and the code's columns
+ * (intent-corpus.test.ts scores them per category).
+ */
+import type { Symbol, Timeframe } from '../../../schemas/common.ts';
+
+export interface Expect {
+  symbol?: Symbol;
+  timeframe?: Timeframe;
+  direction?: 'both' | 'long' | 'short';
+  /** Feature columns the code must add. */
+  columns?: string[];
+  /** Columns it must not add (what a misreading would give). */
+  absent?: string[];
+  session?: [number, number] | null;
+  skipDays?: string[];
+  /** entry_filter / exit_long / exit_short set (true) or absent (false). */
+  entryFilter?: boolean;
+  exitLong?: boolean;
+  exitShort?: boolean;
+  model?: string;
+  maxPositions?: number;
+  takeProfit?: null;
+  /** Words the approximations must name. */
+  approximated?: string[];
+}
+
+export type Category = 'terse' | 'chatty' | 'misspelled' | 'words' | 'compound' | 'contradiction' | 'issue';
+
+export interface IntentCase {
+  id: string;
+  category: Category;
+  prompt: string;
+  expect: Expect;
+}
+
+/** A base idea: its terse wording and what it asks. */
+interface Base {
+  id: string;
+  prompt: string;
+  expect: Expect;
+}
+
+const BASES: Base[] = [
+  { id: 'rsi-dip', prompt: 'Buy when RSI 14 is below 30 on EURUSD 15min', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', columns: ['rsi_14', 'rsi_14_lt_30'] } },
+  { id: 'rsi-sell', prompt: 'Sell when RSI 14 is above 70, GBPUSD hourly', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['rsi_14_gt_70'] } },
+  { id: 'ema-cross', prompt: 'EMA 9 crossing above EMA 21, both ways, USDJPY 5 minute', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'both', columns: ['ema_9', 'ema_21', 'ema_9_xup_ema_21'] } },
+  { id: 'macd-hist', prompt: 'Go long when the MACD histogram turns positive, AUDUSD 1h', expect: { symbol: 'AUDUSD', timeframe: '1h', direction: 'long', columns: ['macd_hist_12_26_9_xup_0'] } },
+  { id: 'bb-fade', prompt: 'Mean reversion with Bollinger bands 20 2.5 on EURUSD 5min', expect: { timeframe: '5min', columns: ['bb_out_20_2p5'] } },
+  { id: 'bb-lower', prompt: 'Buy when price closes below the lower Bollinger band, NZDUSD 15min', expect: { symbol: 'NZDUSD', direction: 'long', columns: ['bb_below_20_2'] } },
+  { id: 'stoch', prompt: 'Stochastic 14 3 %K crossing above %D below 20 to buy, USDCAD hourly', expect: { symbol: 'USDCAD', timeframe: '1h', direction: 'long', columns: ['stoch_k_14_3'] } },
+  { id: 'atr-offset', prompt: 'Sell when price is more than 2 ATR above the 50 EMA on GBPUSD 15 minute bars', expect: { symbol: 'GBPUSD', direction: 'short', columns: ['ema_50', 'atr_14', 'close_gt_ema_50_p2atr'], absent: ['atr_2'] } },
+  { id: 'pct-below-high', prompt: 'Buy when price is 1.5% below the 20 bar high', expect: { direction: 'long', columns: ['hh_20', 'close_lt_hh_20_m1p5pct'] } },
+  { id: 'rsi-avg', prompt: 'Go long when RSI 14 is above its 50 bar average', expect: { direction: 'long', columns: ['rsi_14_gt_avg50'] } },
+  { id: 'ema-from-below', prompt: '9 EMA crossing the 21 from below while close above the 200', expect: { columns: ['ema_9_xup_ema_21', 'close_gt_ema_200'] } },
+  { id: 'pivot-near', prompt: 'Buy within 10 pips of the pivot', expect: { direction: 'long', columns: ['pivot_p', 'close_near_pivot_p_10pips'] } },
+  { id: 'adx-filter', prompt: 'Buy when RSI 14 is below 30 only when ADX is above 25', expect: { direction: 'long', columns: ['adx_14', 'adx_14_gt_25', 'entry_gate'], entryFilter: true } },
+  { id: 'adx-rising', prompt: 'Go long when the 20 EMA is above the 100 EMA and ADX rises', expect: { direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14_rising'] } },
+  { id: 'exit-ema', prompt: 'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA', expect: { direction: 'long', columns: ['close_lt_ema_20', 'exit_long_rule'], exitLong: true } },
+  { id: 'exit-rsi', prompt: 'Sell when price is above the upper Bollinger band, close when RSI 14 crosses 50', expect: { direction: 'short', columns: ['rsi_14_x_50', 'exit_short_rule'], exitShort: true } },
+  { id: 'cci', prompt: 'Buy when CCI 20 crosses above -100', expect: { direction: 'long', columns: ['cci_20', 'cci_20_xup_m100'] } },
+  { id: 'willr', prompt: 'Buy when Williams %R 14 is below -80', expect: { direction: 'long', columns: ['willr_14', 'willr_14_lt_m80'] } },
+  { id: 'keltner', prompt: 'Sell when price is above the upper Keltner channel', expect: { direction: 'short', columns: ['kc_upper_20_2', 'close_gt_kc_upper_20_2'] } },
+  { id: 'donchian', prompt: 'Donchian 55 channel breakout with a volatility filter', expect: { columns: ['dc_upper_55', 'breakout_55'] } },
+  { id: 'supertrend', prompt: 'Go long when price crosses above the supertrend 10 3', expect: { direction: 'long', columns: ['supertrend_10_3', 'close_xup_supertrend_10_3'] } },
+  { id: 'psar', prompt: 'Buy when price is above the parabolic SAR', expect: { direction: 'long', columns: ['psar_0p02_0p2', 'close_gt_psar_0p02_0p2'] } },
+  { id: 'ichimoku', prompt: 'Buy when price is above the Ichimoku cloud', expect: { direction: 'long', columns: ['ichi_span_a_9_26_52'] } },
+  { id: 'vwap', prompt: 'Sell when price is below the VWAP', expect: { direction: 'short', columns: ['vwap_session', 'close_lt_vwap_session'] } },
+  { id: 'zscore', prompt: 'Buy when the z-score 20 is below -2', expect: { direction: 'long', columns: ['zscore_20', 'zscore_20_lt_m2'] } },
+  { id: 'roc', prompt: 'Go long when ROC 10 is above 0', expect: { direction: 'long', columns: ['roc_pct_10', 'roc_pct_10_gt_0'] } },
+  { id: 'engulfing', prompt: 'Buy a bullish engulfing candle above the 200 SMA', expect: { direction: 'long', columns: ['engulfing', 'close_gt_sma_200'] } },
+  { id: 'pinbar', prompt: 'Trade pin bars at the 50 EMA', expect: { columns: ['pin_bar', 'ema_50'] } },
+  { id: 'insidebar', prompt: 'Inside bar breakout, long and short', expect: { direction: 'both', columns: ['inside_bar'] } },
+  { id: 'volregime', prompt: 'Only trade in a high volatility regime, EMA 12 26 cross', expect: { columns: ['vol_regime_14_100', 'ema_12_x_ema_26'] } },
+  { id: 'target-ema', prompt: 'Sell when price is more than 2 ATR above the 50 EMA, target the EMA, stop 1.5 ATR', expect: { direction: 'short', exitShort: true, takeProfit: null, approximated: ['target the ema'] } },
+  { id: 'swing-stop', prompt: 'Buy when RSI 14 is below 30, stop below the last swing low', expect: { direction: 'long', columns: ['ll_10', 'close_lt_ll_10'], exitLong: true, approximated: ['swing low'] } },
+  { id: 'trail', prompt: 'Go long on an EMA 20 50 cross, trail by 2 ATR', expect: { direction: 'long', columns: ['hh_22', 'exit_long_rule'], exitLong: true, approximated: ['trail'] } },
+  { id: 'no-fridays', prompt: "RSI 14 below 30, don't trade on Fridays", expect: { skipDays: ['fri'], columns: ['rsi_14_lt_30'] } },
+  { id: 'no-mon-fri', prompt: 'EMA 12 26 cross, no mondays or fridays', expect: { skipDays: ['mon', 'fri'] } },
+  { id: 'weekdays', prompt: 'MACD crossing its signal line, weekdays only', expect: { skipDays: ['sat', 'sun'] } },
+  { id: 'london', prompt: 'RSI 7 below 25, long only, London session only', expect: { direction: 'long', session: [7, 16], columns: ['rsi_7_lt_25'] } },
+  { id: 'newyork', prompt: 'Bollinger bands 20 2 fade, only during the New York session, max 2 positions', expect: { session: [12, 21], maxPositions: 2 } },
+  { id: 'first-hour', prompt: 'EMA 9 21 cross in the London session, not in the first hour after the open', expect: { session: [8, 16] } },
+  { id: 'xgb', prompt: 'MACD momentum with xgboost on EURUSD 15min', expect: { model: 'XGBClassifier' } },
+  { id: 'gbm', prompt: 'Trend following on USDJPY hourly with a gradient boosting model, EMA 20 above EMA 100', expect: { symbol: 'USDJPY', timeframe: '1h', model: 'GradientBoostingClassifier' } },
+  { id: 'unless', prompt: 'Buy when stochastic is oversold unless ADX is above 40', expect: { direction: 'long', columns: ['adx_14_gt_40', 'entry_gate'], entryFilter: true } },
+  { id: 'cable', prompt: 'Cable 5 minute scalper: EMA 5 crossing EMA 13', expect: { symbol: 'GBPUSD', timeframe: '5min', columns: ['ema_5_x_ema_13'] } },
+  { id: 'short-only', prompt: 'Short only: price below the 200 SMA and RSI 14 above 60', expect: { direction: 'short', columns: ['close_lt_sma_200', 'rsi_14_gt_60'] } },
+  { id: 'kiwi', prompt: 'Kiwi hourly, buy when the 50 SMA crosses above the 200 SMA', expect: { symbol: 'NZDUSD', timeframe: '1h', direction: 'long', columns: ['sma_50_xup_sma_200'] } },
+];
+
+/** Chatty: the same idea wrapped in conversation. */
+const chatty = (p: string, i: number) =>
+  [`Hi! I'd like a strategy please. ${p}. Thanks a lot!`, `So here's my idea, tell me if it works: ${p}. Cheers`, `Hey there, could you build this for me - ${p}? Much appreciated.`][i % 3]!;
+
+/** Misspelt: the typos traders make (the parser repairs them). */
+const TYPOS: Array<[RegExp, string]> = [
+  [/\bbelow\b/g, 'bellow'], [/\babove\b/g, 'abov'], [/\bBollinger\b/g, 'Bolinger'], [/\bStochastic\b/gi, 'stocastic'], [/\bcrossing\b/g, 'crosing'],
+  [/\boversold\b/g, 'oversould'], [/\bMACD\b/g, 'MCAD'], [/\bsession\b/g, 'sesion'], [/\bposition/g, 'postion'], [/\bhistogram\b/g, 'histogarm'],
+];
+const misspell = (p: string) => TYPOS.reduce((s, [re, to]) => s.replace(re, to), p);
+
+/** Numbers in words. */
+const WORDS: Record<string, string> = { '2': 'two', '3': 'three', '5': 'five', '7': 'seven', '9': 'nine', '10': 'ten', '12': 'twelve', '13': 'thirteen', '14': 'fourteen', '20': 'twenty', '21': 'twenty-one', '25': 'twenty-five', '26': 'twenty-six', '30': 'thirty', '40': 'forty', '50': 'fifty', '55': 'fifty-five', '60': 'sixty', '70': 'seventy', '80': 'eighty', '100': 'one hundred', '200': 'two hundred' };
+const inWords = (p: string) => p.replace(/(?<![\d.%-])\b(\d+)\b(?![.\d]|%| ?(?:min|minute|pips))/g, (m, n: string) => WORDS[n] ?? m);
+
+const COMPOUND: IntentCase[] = [
+  { id: 'compound-1', category: 'compound', prompt: 'EURUSD 15min: buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is below it, London session, stop 20 pips, xgboost, no fridays', expect: { symbol: 'EURUSD', direction: 'both', columns: ['rsi_14_lt_30', 'rsi_14_gt_70', 'close_gt_sma_200'], session: [7, 16], skipDays: ['fri'], model: 'XGBClassifier' } },
+  { id: 'compound-2', category: 'compound', prompt: 'go long on GBPUSD hourly when the 20 EMA crosses above the 50 EMA only when ADX is above 20, exit when RSI 14 goes above 75, max 3 positions', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'long', columns: ['ema_20_xup_ema_50', 'adx_14_gt_20', 'rsi_14_xup_75'], entryFilter: true, exitLong: true, maxPositions: 3 } },
+  { id: 'compound-3', category: 'compound', prompt: 'USDJPY 5 minute, sell when price is 2 ATR above the 20 EMA and stochastic is overbought, target the EMA, trail by 1.5 ATR, NY session', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'short', columns: ['close_gt_ema_20_p2atr'], exitShort: true, session: [12, 21] } },
+  { id: 'compound-4', category: 'compound', prompt: 'AUDUSD 15min mean reversion: Bollinger 20 2 and RSI 7 below 20 to buy, above 80 to sell, avoid the Asian session, random forest, weekdays only', expect: { symbol: 'AUDUSD', columns: ['bb_out_20_2', 'rsi_7_lt_20', 'rsi_7_gt_80'], skipDays: ['sat', 'sun'], model: 'RandomForestClassifier' } },
+  { id: 'compound-5', category: 'compound', prompt: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.', expect: { symbol: 'GBPUSD', timeframe: '15min', direction: 'short', columns: ['close_gt_ema_50_p2atr'], absent: ['atr_2'], exitShort: true, takeProfit: null } },
+  { id: 'compound-6', category: 'compound', prompt: 'EURUSD hourly: buy when CCI 20 crosses above -100 and price is above the Ichimoku cloud, exit on a close below the kijun, no trades on mondays', expect: { timeframe: '1h', direction: 'long', columns: ['cci_20_xup_m100', 'exit_long_rule'], exitLong: true, skipDays: ['mon'] } },
+  { id: 'compound-7', category: 'compound', prompt: 'long when price closes above the 20 day high and ADX rises, stop below the swing low, extra trees, predict the next 4 hours', expect: { direction: 'long', columns: ['adx_14_rising', 'close_lt_ll_10'], exitLong: true, model: 'ExtraTreesClassifier' } },
+  { id: 'compound-8', category: 'compound', prompt: 'Sell GBPUSD 5min when Williams %R 14 is above -20 and price is within 5 pips of the pivot, only when the z-score 50 is above 1', expect: { symbol: 'GBPUSD', timeframe: '5min', direction: 'short', columns: ['willr_14_gt_m20', 'close_near_pivot_p_5pips', 'zscore_50_gt_1'], entryFilter: true } },
+];
+
+const CONTRADICTIONS: IntentCase[] = [
+  { id: 'contra-1', category: 'contradiction', prompt: 'long only, actually no, short only: RSI 14 above 70', expect: { direction: 'short', columns: ['rsi_14_gt_70'] } },
+  { id: 'contra-2', category: 'contradiction', prompt: 'London session, no wait, New York session only, EMA 9 21 cross', expect: { session: [12, 21] } },
+  { id: 'contra-3', category: 'contradiction', prompt: 'max 1 position, pyramid up to 3 positions, MACD cross', expect: { maxPositions: 3 } },
+  { id: 'contra-4', category: 'contradiction', prompt: 'random forest, no, use xgboost, RSI 14 below 30', expect: { model: 'XGBClassifier', columns: ['rsi_14_lt_30'] } },
+  { id: 'contra-5', category: 'contradiction', prompt: 'buy and sell on the EMA 20 50 cross, long only', expect: { direction: 'long' } },
+  { id: 'contra-6', category: 'contradiction', prompt: 'EURUSD but really GBPUSD hourly, Bollinger 20 2 fade', expect: { symbol: 'EURUSD', timeframe: '1h' } },
+];
+
+const ISSUE: IntentCase[] = [
+  { id: 'issue-1', category: 'issue', prompt: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.', expect: { symbol: 'GBPUSD', timeframe: '15min', direction: 'short', columns: ['ema_50', 'atr_14', 'close_gt_ema_50_p2atr'], absent: ['atr_2'], exitShort: true, takeProfit: null, approximated: ['target the ema'] } },
+  { id: 'issue-2', category: 'issue', prompt: 'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model', expect: { symbol: 'USDJPY', timeframe: '1h', direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14', 'adx_14_rising', 'close_lt_ema_20', 'exit_long_rule'], exitLong: true, model: 'GradientBoostingClassifier' } },
+  { id: 'issue-3', category: 'issue', prompt: 'Mean reversion with Bollinger bands (20, 2.5) and RSI(7) below 20 on EURUSD 5min, only during the New York session, max 2 positions', expect: { symbol: 'EURUSD', timeframe: '5min', columns: ['bb_out_20_2p5', 'rsi_7_lt_20'], session: [12, 21], maxPositions: 2 } },
+  { id: 'issue-4', category: 'issue', prompt: "RSI mean reversion on EURUSD, don't trade on Fridays", expect: { symbol: 'EURUSD', skipDays: ['fri'] } },
+];
+
+export const INTENT_CORPUS: readonly IntentCase[] = [
+  ...BASES.map((b) => ({ id: `${b.id}-terse`, category: 'terse' as const, prompt: b.prompt, expect: b.expect })),
+  ...BASES.map((b, i) => ({ id: `${b.id}-chatty`, category: 'chatty' as const, prompt: chatty(b.prompt, i), expect: b.expect })),
+  ...BASES.map((b) => ({ id: `${b.id}-misspelled`, category: 'misspelled' as const, prompt: misspell(b.prompt), expect: b.expect })),
+  ...BASES.map((b) => ({ id: `${b.id}-words`, category: 'words' as const, prompt: inWords(b.prompt), expect: b.expect })),
+  ...BASES.map((b) => ({ id: `${b.id}-lower`, category: 'terse' as const, prompt: b.prompt.toLowerCase().replace(/[,:]|\.(?!\d)/g, ' '), expect: b.expect })),
+  ...BASES.map((b, i) => ({ id: `${b.id}-shouty`, category: 'chatty' as const, prompt: `${i % 2 ? 'PLEASE: ' : 'Strategy idea -> '}${b.prompt}!!`, expect: b.expect })),
+  ...BASES.map((b) => ({ id: `${b.id}-typos2`, category: 'misspelled' as const, prompt: misspell(b.prompt).replace(/\bstrategy\b/g, 'stratgy').replace(/\bwhen\b/g, 'wen'), expect: b.expect })),
+  ...COMPOUND,
+  ...CONTRADICTIONS,
+  ...ISSUE,
+];

@@ -1,0 +1,54 @@
+/**
+ * Scores the offline generator's reading of the intent corpus: each expectation of a case is one
+ * check (symbol, timeframe, direction, every column, session, days, roles, model…); a case's
+ * score is the share of its checks that hold, a category's the mean of its cases'.
+ */
+import { withMarket } from '../../../src/generation/market-mention.ts';
+import { generateOffline, understoodFrom } from '../../../src/generation/offline/index.ts';
+import type { Category, IntentCase } from './intent-corpus.ts';
+
+export interface CaseResult {
+  id: string;
+  category: Category;
+  checks: number;
+  failed: string[];
+}
+
+/** Generates the case's code from its prompt alone (as POST /generate would) and checks it. */
+export function scoreCase(c: IntentCase): CaseResult {
+  const request = withMarket({ description: c.prompt });
+  const { code, intent } = generateOffline(request);
+  const understood = understoodFrom(intent);
+  const cfg = intent.config;
+  const e = c.expect;
+  const checks: Array<[string, boolean]> = [];
+  const check = (name: string, ok: boolean) => checks.push([name, ok]);
+  if (e.symbol) check(`symbol ${e.symbol} (got ${request.symbol})`, request.symbol === e.symbol && code.includes(`symbol=${e.symbol}`));
+  if (e.timeframe) check(`timeframe ${e.timeframe} (got ${request.timeframe})`, request.timeframe === e.timeframe);
+  if (e.direction) check(`direction ${e.direction} (got ${cfg.direction})`, cfg.direction === e.direction && understood.direction.value === e.direction);
+  for (const col of e.columns ?? []) check(`column ${col}`, intent.features.includes(col) && code.includes(`df['${col}'] = `));
+  for (const col of e.absent ?? []) check(`no column ${col}`, !intent.features.includes(col));
+  if (e.session !== undefined) check(`session ${JSON.stringify(e.session)} (got ${JSON.stringify(cfg.session_filter)})`, JSON.stringify(cfg.session_filter) === JSON.stringify(e.session));
+  if (e.skipDays) check(`skip_days ${e.skipDays} (got ${cfg.skip_days})`, JSON.stringify(cfg.skip_days ?? []) === JSON.stringify(e.skipDays));
+  if (e.entryFilter !== undefined) check(`entry_filter ${e.entryFilter}`, (cfg.entry_filter != null) === e.entryFilter && (understood.filters.length > 0 || !e.entryFilter));
+  if (e.exitLong !== undefined) check(`exit_long ${e.exitLong}`, (cfg.exit_long != null) === e.exitLong && (!e.exitLong || cfg.exit_long === null || intent.features.includes(cfg.exit_long!)));
+  if (e.exitShort !== undefined) check(`exit_short ${e.exitShort}`, (cfg.exit_short != null) === e.exitShort && (!e.exitShort || intent.features.includes(cfg.exit_short!)));
+  if (e.model) check(`model ${e.model} (got ${cfg.model_type})`, cfg.model_type === e.model);
+  if (e.maxPositions !== undefined) check(`max_positions ${e.maxPositions} (got ${cfg.max_positions})`, cfg.max_positions === e.maxPositions);
+  if (e.takeProfit === null) check(`no fixed take (got ${cfg.take_profit})`, cfg.take_profit === null);
+  for (const words of e.approximated ?? []) check(`approximation of "${words}"`, understood.approximations.some((a) => a.asked.includes(words)));
+  return { id: c.id, category: c.category, checks: checks.length, failed: checks.filter(([, ok]) => !ok).map(([n]) => n) };
+}
+
+/** Per category: cases, checks, the mean case score. */
+export function scoreByCategory(results: readonly CaseResult[]): Record<string, { cases: number; checks: number; score: number }> {
+  const out: Record<string, { cases: number; checks: number; score: number }> = {};
+  for (const r of results) {
+    const s = (out[r.category] ??= { cases: 0, checks: 0, score: 0 });
+    s.cases++;
+    s.checks += r.checks;
+    s.score += r.checks ? (r.checks - r.failed.length) / r.checks : 1;
+  }
+  for (const s of Object.values(out)) s.score = Math.round((s.score / s.cases) * 10_000) / 10_000;
+  return out;
+}
