@@ -33,6 +33,10 @@ export const EnvConfig = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: bool.default(false).describe('Honour X-Forwarded-For for the client IP (only behind a proxy you run)'),
   TRIAL_CREDITS: z.coerce.number().int().min(0).default(50).describe('Credits granted to a new trial key'),
+  MONTHLY_CREDITS_FREE: z.coerce.number().int().min(0).max(1_000_000_000).default(20_000)
+    .describe('Monthly allowance of a claimed (non-trial) free account: its balance is topped up to this at the claim and in each new UTC month (0 = none)'),
+  MONTHLY_CREDITS_PRO: z.coerce.number().int().min(0).max(1_000_000_000).default(500_000)
+    .describe('Monthly allowance of a pro account, trial or not: topped up to this at the plan change and in each new UTC month (0 = none)'),
   TRIAL_MINTS_PER_HOUR: positiveInt.default(5).describe('Trial keys one client IP may mint per rolling hour'),
   RATE_LIMIT_PER_MIN: positiveInt.default(120).describe('Requests per key per rolling minute'),
   SSE_HEARTBEAT_MS: positiveInt.default(15000).describe('Heartbeat interval on SSE streams'),

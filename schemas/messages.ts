@@ -91,6 +91,12 @@ export const CreditsRecord = z.object({
    * compare-and-set as that credit: the payout sweep's once-only mark (days settle in order).
    */
   payout_day: z.iso.date().optional(),
+  /**
+   * The last monthly allowance this balance was topped up to: the UTC month (YYYY-MM) and the
+   * credits, written in the same compare-and-set as the top-up — the once-per-month mark (only a
+   * higher allowance later in the same month, an upgrade to pro, tops up once more, to it).
+   */
+  allowance: z.object({ month: z.string().regex(/^\d{4}-\d{2}$/), credits: z.number().int().min(0) }).optional(),
 });
 export type CreditsRecord = z.infer<typeof CreditsRecord>;
 

@@ -18,7 +18,8 @@ commands:
                  through leases, so a model runs once and moves to another host when its host dies
   admin plan <username> <free|pro>
                  puts a user on a plan (atomically; a running service sees it at once): pro raises the
-                 deployment limit and gives 20 % of the user's fork revenue to charity. Reaches the service
+                 deployment limit and the monthly credits (MONTHLY_CREDITS_PRO, topped up at once)
+                 and gives 20 % of the user's fork revenue to charity. Reaches the service
                  on DATA_DIR (its run.json) or NATS_URL; with none running, starts NATS on DATA_DIR's store
   mcp            an MCP server over stdio (the hosted one is at {service}/mcp) for a running service:
                  SIGNALFORGE_URL (default http://127.0.0.1:8080), SIGNALFORGE_API_KEY (optional: else a trial key)

@@ -3,6 +3,7 @@ import { BadRequestError, ConflictError, SignInFailedError } from '../errors.ts'
 import type { PasskeyRecord, UserRecord } from '../../schemas/messages.ts';
 import type { AccountDirectory } from './directory.ts';
 import { Credentials } from './credentials.ts';
+import type { CreditLedger } from './credits.ts';
 import type { PasskeyCeremonies, RelyingParty } from './passkeys.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { SignInThrottle } from './sign-in-throttle.ts';
@@ -16,9 +17,10 @@ export interface CredentialChange {
 
 /**
  * Attaching credentials to an account. The first passkey or password claims a trial account: it
- * stops being `is_trial`, and gets its recovery codes. Nothing else changes — the username,
- * the key, the plan, the credits, the models and deployments stay as they are (a claim is no
- * sign-up bonus: minting and claiming trials must not mint credits).
+ * stops being `is_trial`, gets its recovery codes, and its balance is topped up to the monthly
+ * allowance of a claimed account at once (raised to it, never beyond: see CreditLedger — claiming
+ * many trials gets each one allowance a month, nothing more). The username, the key, the plan,
+ * the models and deployments stay as they are.
  */
 export class Claims {
   constructor(
@@ -26,6 +28,7 @@ export class Claims {
     private readonly credentials: Credentials,
     private readonly ceremonies: PasskeyCeremonies,
     private readonly throttle: SignInThrottle,
+    private readonly ledger: Pick<CreditLedger, 'topUp'>,
   ) {}
 
   async passkeyOptions(user: UserRecord, rp: RelyingParty): Promise<PublicKeyCredentialCreationOptionsJSON> {
@@ -63,6 +66,7 @@ export class Claims {
 
   private async claimIfTrial(userId: number): Promise<CredentialChange> {
     const claimed = await this.directory.markClaimed(userId);
+    if (claimed) await this.ledger.topUp(userId);
     return { claimed, recoveryCodes: claimed ? await this.credentials.newRecoveryCodes(userId) : null };
   }
 }

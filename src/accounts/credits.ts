@@ -1,27 +1,68 @@
 import type { JsonKv } from '../bus/index.ts';
 import { OutOfCreditsError } from '../errors.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
+import { utcMonth } from '../lib/utc-day.ts';
 import type { UsageRepo } from '../store/index.ts';
 import type { CreditsRecord } from '../../schemas/messages.ts';
+import { topUpDue } from './monthly-allowance.ts';
 
 /** Thrown inside a compare-and-set to leave the balance as it is (the day's payout is in already). */
 class AlreadyCredited extends Error {}
+
+/** Thrown inside a change's compare-and-set: the month's allowance goes in first, as its own change. */
+class TopUpFirst extends Error {}
+
+/** Thrown inside a top-up's compare-and-set: it is in already (another request, another process). */
+class NothingDue extends Error {
+  constructor(readonly balance: number) {
+    super('no top-up due');
+  }
+}
+
+export interface LedgerOptions {
+  /** The user's monthly allowance now, 0 for none (see monthly-allowance.ts). */
+  allowanceOf?: (userId: number) => number;
+  /** The clock (epoch ms): the UTC month of the allowance, and the time of each change. */
+  now?: () => number;
+}
 
 /**
  * The credits ledger. A balance changes only through compare-and-set on its KV entry, so
  * concurrent debits from any number of processes leave it exact and never below zero; each
  * change is then appended to the usage history under the KV revision it produced.
+ *
+ * A user with a monthly allowance has it topped up by the first operation of each UTC month that
+ * touches the balance (a read too), before that operation, as a change of its own (reason
+ * `monthly_allowance`): the month is marked in the same compare-and-set, so it happens once per
+ * account and month however many requests and processes race.
  */
 export class CreditLedger {
   private readonly mutex = new KeyedMutex();
+  private readonly allowanceOf: (userId: number) => number;
+  private readonly now: () => number;
 
   constructor(
     private readonly balances: JsonKv<typeof CreditsRecord>,
     private readonly usage: UsageRepo,
-  ) {}
+    options: LedgerOptions = {},
+  ) {
+    this.allowanceOf = options.allowanceOf ?? (() => 0);
+    this.now = options.now ?? Date.now;
+  }
 
   async balance(userId: number): Promise<number> {
-    return (await this.balances.get(String(userId)))?.value.balance ?? 0;
+    const current = (await this.balances.get(String(userId)))?.value ?? null;
+    if (topUpDue(current, this.allowanceOf(userId), utcMonth(this.now()))) return this.topUp(userId);
+    return current?.balance ?? 0;
+  }
+
+  /**
+   * Raises the balance to the user's monthly allowance when this month's top-up is due (see
+   * topUpDue); a no-op otherwise. Called at the claim and the plan change, so they count at once.
+   * Returns the balance.
+   */
+  topUp(userId: number): Promise<number> {
+    return this.topUpFor(userId, this.allowanceOf(userId), utcMonth(this.now()));
   }
 
   /** Adds credits (signup grant, purchase, refund). Returns the new balance. */
@@ -54,9 +95,23 @@ export class CreditLedger {
     }
   }
 
+  private async topUpFor(userId: number, allowance: number, month: string): Promise<number> {
+    try {
+      return await this.write(userId, 'monthly_allowance', month, (current) => {
+        const due = topUpDue(current, allowance, month);
+        if (!due) throw new NothingDue(current?.balance ?? 0);
+        return { delta: due.delta, mark: { allowance: due.allowance } };
+      });
+    } catch (err) {
+      if (err instanceof NothingDue) return err.balance;
+      throw err;
+    }
+  }
+
   /**
-   * The one write path of a balance. `mark` may add fields to the new record (or throw to write
-   * nothing); fields already there (the payout day) are carried over by every change.
+   * A change of `delta` credits. `mark` may add fields to the new record (or throw to write
+   * nothing). A due top-up goes first (it is found in the same read, so it costs nothing when
+   * none is due).
    */
   private async apply(
     userId: number,
@@ -67,14 +122,46 @@ export class CreditLedger {
   ): Promise<number> {
     if (!Number.isInteger(delta)) throw new TypeError(`credit amounts are whole numbers, got ${delta}`);
     if (delta === 0) return this.balance(userId); // nothing moves, nothing to record
+    const allowance = this.allowanceOf(userId);
+    const month = utcMonth(this.now());
+    const change = () =>
+      this.write(userId, reason, ref, (current) => {
+        if (topUpDue(current, allowance, month)) throw new TopUpFirst();
+        return { delta, mark: mark?.(current) };
+      });
+    try {
+      return await change();
+    } catch (err) {
+      if (!(err instanceof TopUpFirst)) throw err;
+    }
+    // After this the month's top-up is in (here or elsewhere): the change cannot ask for it again.
+    await this.topUpFor(userId, allowance, month);
+    return change();
+  }
+
+  /**
+   * The one write path of a balance: `change` sees the current record and says what moves; fields
+   * already there (the payout day, the allowance mark) are carried over by every change. A change
+   * that moves no credit (a top-up of a balance above its allowance) writes its mark but no usage row.
+   */
+  private async write(
+    userId: number,
+    reason: string,
+    ref: string,
+    change: (current: CreditsRecord | null) => { delta: number; mark?: Partial<CreditsRecord> },
+  ): Promise<number> {
     const key = String(userId);
+    let delta = 0;
     const { value, revision } = await this.mutex.run(key, () =>
       this.balances.mutate(key, (current) => {
+        const next = change(current);
+        delta = next.delta;
         const before = current?.balance ?? 0;
         if (before + delta < 0) throw new OutOfCreditsError(-delta, before);
-        return { ...current, ...mark?.(current), balance: before + delta, updated_at: Date.now() };
+        return { ...current, ...next.mark, balance: before + delta, updated_at: this.now() };
       }),
     );
+    if (delta === 0) return value.balance;
     await this.usage.append({
       seq: revision,
       user_id: userId,

@@ -43,6 +43,8 @@ export class AccountDirectory {
   constructor(
     private readonly kv: DirectoryBuckets,
     private readonly log: Logger,
+    /** Told when another process changes a user's plan or trial state (`signalforge admin plan`, a claim elsewhere). */
+    private readonly onPlanChange: (user: UserRecord) => void = () => {},
   ) {
     this.sessions = new Sessions(kv.sessions, (userId) => this.sessionsValidFrom(userId), log);
   }
@@ -50,8 +52,14 @@ export class AccountDirectory {
   /** Loads the mirrors and keeps them current. Resolves once both hold everything in KV. */
   async start(): Promise<void> {
     const users = await this.kv.users.watch((key, value) => {
-      if (value) this.usersById.set(value.user_id, value);
-      else this.usersById.delete(Number(key));
+      if (!value) {
+        this.usersById.delete(Number(key));
+        return;
+      }
+      // Changes of this process are mirrored before their echo arrives, and the first load has nothing before.
+      const before = this.usersById.get(value.user_id);
+      this.usersById.set(value.user_id, value);
+      if (before && (before.plan !== value.plan || before.is_trial !== value.is_trial)) this.onPlanChange(value);
     });
     const keys = await this.kv.apiKeys.watch((hash, value) => {
       if (value) this.keysByHash.set(hash, value);

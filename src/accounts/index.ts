@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { ClickHouseClient } from '../store/index.ts';
 import { UsageRepo } from '../store/index.ts';
-import { Buckets } from '../../schemas/messages.ts';
+import { Buckets, type UserRecord } from '../../schemas/messages.ts';
 import { CostGuard } from './cost-guard.ts';
 import { CreditLedger } from './credits.ts';
 import { DailyCaps } from './daily-caps.ts';
@@ -16,6 +16,7 @@ import { PasskeyCeremonies } from './passkeys.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
 import { SignIn } from './sign-in.ts';
 import { Claims } from './claims.ts';
+import { monthlyAllowance, type AllowanceConfig } from './monthly-allowance.ts';
 
 export { AccountDirectory, type NewAccount, type TrialReservation } from './directory.ts';
 export { SESSION_MAX_AGE_MS, Sessions, type SessionInfo } from './sessions.ts';
@@ -55,7 +56,7 @@ export type AccountsDeps = {
   bus: Bus;
   clickhouse: ClickHouseClient;
   log: Logger;
-  config: Pick<Config, 'TRIAL_MINTS_PER_HOUR' | 'RATE_LIMIT_PER_MIN' | 'PLATFORM_DAILY_AI_BUDGET_USD' | 'NATS_REPLICAS'>;
+  config: Pick<Config, 'TRIAL_MINTS_PER_HOUR' | 'RATE_LIMIT_PER_MIN' | 'PLATFORM_DAILY_AI_BUDGET_USD' | 'NATS_REPLICAS'> & AllowanceConfig;
 };
 
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
@@ -75,15 +76,19 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     openBucket(bus, Buckets.challenges, r),
     openBucket(bus, Buckets.signInAttempts, r),
   ]);
-  const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log);
-  await directory.start();
   const usage = new UsageRepo(clickhouse);
+  const ledger = new CreditLedger(credits, usage, { allowanceOf: (userId) => monthlyAllowance(directory.get(userId), config) });
+  // A plan changed elsewhere counts at once: every process tries, the ledger's compare-and-set lets one top up.
+  const topUpOnPlanChange = (user: UserRecord) =>
+    void ledger.topUp(user.user_id).catch((err: unknown) => log.warn({ err, user_id: user.user_id }, 'allowance top-up after a plan change failed; the next credit operation retries it'));
+  const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log, topUpOnPlanChange);
+  await directory.start();
   const credentials = new Credentials(credentialsKv);
   const ceremonies = new PasskeyCeremonies(challenges);
   const throttle = new SignInThrottle(attempts);
   const requestLimiter = new SlidingWindowLimiter(config.RATE_LIMIT_PER_MIN, 60_000);
   const metering = new Metering(
-    new CreditLedger(credits, usage),
+    ledger,
     new DailyCaps(caps),
     new CostGuard(costGuard, config.PLATFORM_DAILY_AI_BUDGET_USD),
     usage,
@@ -97,7 +102,7 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     usage,
     credentials,
     signIn: new SignIn(directory, credentials, throttle, ceremonies),
-    claims: new Claims(directory, credentials, ceremonies, throttle),
+    claims: new Claims(directory, credentials, ceremonies, throttle, ledger),
     async stop() {
       directory.stop();
       requestLimiter.stop();

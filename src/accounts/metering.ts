@@ -65,8 +65,9 @@ export class Metering {
 
   async usageFor(userId: number, query: UsageQuery): Promise<UsageResponse> {
     const now = Date.now();
-    const [balance, rows, spentToday] = await Promise.all([
-      this.ledger.balance(userId),
+    // The balance first: a monthly top-up it makes is then in the history read with it.
+    const balance = await this.ledger.balance(userId);
+    const [rows, spentToday] = await Promise.all([
       this.usage.history(userId, query.limit, query.before),
       this.usage.spentSince(userId, startOfUtcDay(now)),
     ]);

@@ -13,8 +13,9 @@ export interface PlanChange {
 /**
  * Puts a user on a plan (the operator's `signalforge admin plan`). The user record changes by
  * compare-and-set, so a key rotation at the same moment is neither lost nor undone; every edge
- * process sees the new plan through its directory watch. Pro raises the deployment limit and
- * gives 20 % of the user's fork revenue to charity.
+ * process sees the new plan through its directory watch (and tops the balance up to the plan's
+ * monthly allowance: see CreditLedger). Pro raises the deployment limit and the monthly credits,
+ * and gives 20 % of the user's fork revenue to charity.
  */
 export async function changePlan(
   kv: { users: JsonKv<typeof UserRecord>; usernames: JsonKv<typeof UsernameRecord> },

@@ -138,7 +138,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   signInRoutes(app, { accounts, config, allowedOrigins: origins });
   credentialRoutes(app, { accounts, config });
   sessionRoutes(app, { accounts });
-  usageRoutes(app, { metering: accounts.metering });
+  usageRoutes(app, { metering: accounts.metering, config });
   // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
   const sseSlots = new SseSlots();
   activityRoutes(app, {

@@ -10,6 +10,8 @@ export const API_VERSION = '1.0.0';
 type Limits = Pick<
   Config,
   | 'TRIAL_CREDITS'
+  | 'MONTHLY_CREDITS_FREE'
+  | 'MONTHLY_CREDITS_PRO'
   | 'TRIAL_MINTS_PER_HOUR'
   | 'RATE_LIMIT_PER_MIN'
   | 'BODY_LIMIT_BYTES'
@@ -42,7 +44,8 @@ large, 503 at the connection limit.
 **Limits.** ${c.RATE_LIMIT_PER_MIN} requests per key per rolling minute. Without a valid key, ${c.ANON_RATE_BURST} requests at once
 and ${c.ANON_RATE_PER_MIN} per minute per client address (IPv6: per /64). Trial keys: ${c.TRIAL_MINTS_PER_HOUR} per
 client IP per rolling hour (a taken username or an invalid body does not count); ${c.TRIAL_CREDITS} credits each on signup
-(configurable; the contract states both 50 and 10,000 — the default is 50). Daily caps per UTC day: training-compute 100,
+(configurable; the contract states both 50 and 10,000 — the default is 50). Monthly credits: a claimed free account
+${c.MONTHLY_CREDITS_FREE}, a pro account (trial or not) ${c.MONTHLY_CREDITS_PRO} — see \`GET /api/v1/key/usage\`. Daily caps per UTC day: training-compute 100,
 Sonnet generations 1, Haiku 3, Opus 1 (our choice: Opus is the most expensive). One concurrent SSE stream per key.
 \`GET /api/v1/caps\` shows your own figures. Headers must arrive within ${c.HTTP_HEADERS_TIMEOUT_MS} ms and the whole
 request within ${c.HTTP_REQUEST_TIMEOUT_MS} ms (408 after). Numbers in request bodies are bounded (each field's
@@ -54,8 +57,8 @@ which \`whoami-key\`, \`key/generate\` and the \`/api/v1/auth/…\` routes accep
 (\`DELETE /api/v1/auth/sessions…\`), or after 30 days.
 
 **Accounts.** A trial account is **claimed** by attaching a passkey (WebAuthn) or a password (Argon2id, m = 19 MiB, t = 2,
-p = 1): it stops being \`is_trial\` and gets 10 one-time recovery codes, shown once; its key, credits, plan and models
-stay. It then signs in from any browser (\`POST /api/v1/auth/sign-in/password | passkey | recovery-code\`), and
+p = 1): it stops being \`is_trial\`, gets 10 one-time recovery codes, shown once, and its credits are raised to the
+monthly allowance at once; its key, plan and models stay. It then signs in from any browser (\`POST /api/v1/auth/sign-in/password | passkey | recovery-code\`), and
 \`POST /api/v1/key/generate\` issues its personal key. Sign-in attempts wait longer and longer after 5 per username or
 20 per address (429 \`SF_SIGN_IN_THROTTLED\`); a failure is the same 401 whether or not the username exists. A state-changing request that carries the cookie, whatever the route, is refused
 (403 \`SF_FOREIGN_ORIGIN\`) when its \`Origin\` (or, without one, \`Sec-Fetch-Site\`) names another site.

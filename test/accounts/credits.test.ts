@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CreditLedger } from '../../src/accounts/credits.ts';
-import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
+import type { JsonKv } from '../../src/bus/index.ts';
 import { OutOfCreditsError } from '../../src/errors.ts';
-import { createLogger } from '../../src/log.ts';
-import { openClickHouse, UsageRepo, type ClickHouseClient, type UsageRow } from '../../src/store/index.ts';
-import { Buckets, type CreditsRecord } from '../../schemas/messages.ts';
+import { UsageRepo, type UsageRow } from '../../src/store/index.ts';
+import type { CreditsRecord } from '../../schemas/messages.ts';
+import { assertChain, range, settle, startLedgerStores, type LedgerStores } from '../helpers/ledger.ts';
 
-const log = createLogger('silent');
-let dir: string;
-let nats: EmbeddedNats;
-let busA: Bus;
-let busB: Bus;
-let clickhouse: ClickHouseClient;
+let stores: LedgerStores;
 let kvA: JsonKv<typeof CreditsRecord>;
 let kvB: JsonKv<typeof CreditsRecord>;
 /** Two ledgers on two NATS connections with their own usage writers: two processes, in effect. */
@@ -24,64 +16,21 @@ let ledgerB: CreditLedger;
 let usage: UsageRepo;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sf-credits-'));
-  nats = await startEmbeddedNats({ bin: process.env.NATS_SERVER_BIN ?? 'nats-server', storeDir: join(dir, 'nats'), log });
-  [busA, busB] = await Promise.all([connectBus(nats.url, 'test-a', log), connectBus(nats.url, 'test-b', log)]);
-  clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log });
-  kvA = await openBucket(busA, Buckets.credits);
-  kvB = await openBucket(busB, Buckets.credits);
-  usage = new UsageRepo(clickhouse);
+  stores = await startLedgerStores('credits');
+  ({ kvA, kvB } = stores);
+  usage = new UsageRepo(stores.clickhouse);
   ledgerA = new CreditLedger(kvA, usage);
-  ledgerB = new CreditLedger(kvB, new UsageRepo(clickhouse));
+  ledgerB = new CreditLedger(kvB, new UsageRepo(stores.clickhouse));
 });
 
-after(async () => {
-  await busA?.close();
-  await busB?.close();
-  await clickhouse?.close();
-  await nats?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+after(() => stores?.close());
 
 let nextUser = 1000;
 const newUser = (): number => nextUser++;
 
 const history = (userId: number): Promise<UsageRow[]> => usage.history(userId, 10_000);
 
-/** Settles every promise; returns fulfilled values and rejection reasons. */
-async function settle<T>(promises: Array<Promise<T>>): Promise<{ ok: T[]; failed: unknown[] }> {
-  const results = await Promise.allSettled(promises);
-  const ok: T[] = [];
-  const failed: unknown[] = [];
-  for (const r of results) {
-    if (r.status === 'fulfilled') ok.push(r.value);
-    else failed.push(r.reason);
-  }
-  return { ok, failed };
-}
-
-const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
-
-/**
- * The stored history must be a consistent chain: oldest first, each balance_after is the one
- * before plus its delta, starting from 0; seqs are unique and rising; nothing is negative.
- */
-function assertChain(rows: UsageRow[], finalBalance: number): void {
-  const oldestFirst = [...rows].reverse();
-  const seqs = new Set(oldestFirst.map((r) => r.seq));
-  assert.equal(seqs.size, rows.length, 'seq is unique');
-  let balance = 0;
-  let lastSeq = 0;
-  for (const row of oldestFirst) {
-    assert.ok(row.seq > lastSeq, `seq rises: ${row.seq} after ${lastSeq}`);
-    lastSeq = row.seq;
-    balance += row.delta;
-    assert.equal(row.balance_after, balance, `balance_after of seq ${row.seq}`);
-    assert.ok(row.balance_after >= 0, 'never negative');
-  }
-  assert.equal(balance, finalBalance, 'the history adds up to the balance');
-}
 
 describe('CreditLedger (real NATS KV + chdb)', () => {
   it('starts every user at 0 and grants add up', async () => {

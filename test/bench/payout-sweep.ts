@@ -50,7 +50,8 @@ export const benchmark: Benchmark = {
       bus,
       clickhouse,
       log,
-      config: { TRIAL_MINTS_PER_HOUR: 5, RATE_LIMIT_PER_MIN: 120, PLATFORM_DAILY_AI_BUDGET_USD: 50, NATS_REPLICAS: 1 },
+      // No monthly allowances: the balances here are the fork payouts alone.
+      config: { TRIAL_MINTS_PER_HOUR: 5, RATE_LIMIT_PER_MIN: 120, PLATFORM_DAILY_AI_BUDGET_USD: 50, NATS_REPLICAS: 1, MONTHLY_CREDITS_FREE: 0, MONTHLY_CREDITS_PRO: 0 },
     });
     ctx.defer(() => accounts.stop());
 

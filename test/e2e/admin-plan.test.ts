@@ -2,10 +2,12 @@
  * `signalforge admin plan <username> <free|pro>` as an operator runs it: the real CLI as a child
  * process on the data directory of a running service (found through DATA_DIR/run.json, the
  * service sees the change at once), then with the service stopped (the CLI starts NATS on the
- * store itself, and the next start finds the plan).
+ * store itself, and the next start finds the plan). Pro's monthly allowance is topped up at once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { openBucket } from '../../src/bus/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import { runCli } from '../helpers/cli.ts';
 import { until } from '../helpers/nats.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -33,6 +35,15 @@ describe('signalforge admin plan', () => {
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(ran.stdout, `Plan_Holder (user ${user.user_id}): plan free → pro\n`, 'the handle is matched case-insensitively');
     await until('whoami shows pro', async () => (await planOf()) === 'pro');
+    // The service topped the balance up to pro's monthly allowance on seeing the change: KV has it
+    // before any credit call (the first one would do it too).
+    const credits = await openBucket(sf.service.bus, Buckets.credits);
+    await until('the pro allowance is in', async () => (await credits.get(String(user.user_id)))?.value.balance === 500_000);
+    const usage = await sf.api('GET', '/api/v1/key/usage', { key: user.api_key });
+    assert.deepEqual(usage.body.history.map((e: { delta: number; reason: string }) => [e.delta, e.reason]), [
+      [499_950, 'monthly_allowance'],
+      [50, 'signup'],
+    ]);
     const caps = await sf.api('GET', '/api/v1/caps', { key: user.api_key });
     assert.equal(caps.body.plan, 'pro');
 
@@ -61,5 +72,7 @@ describe('signalforge admin plan', () => {
     assert.equal(ran.stdout, `Plan_Holder (user ${user.user_id}): plan pro → free\n`);
     await sf.restart();
     assert.equal(await planOf(), 'free');
+    const usage = await sf.api('GET', '/api/v1/key/usage', { key: user.api_key });
+    assert.equal(usage.body.balance, 500_000, 'a downgrade takes no credits back (and a free trial has no allowance)');
   });
 });

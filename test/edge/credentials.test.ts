@@ -1,6 +1,6 @@
 /**
  * Claiming and keeping an account (src/edge/routes/credentials.ts) over real HTTP: the first
- * passkey or password claims a trial (recovery codes once, credits and key kept); a claimed
+ * passkey or password claims a trial (recovery codes once, key kept, credits raised to the monthly allowance); a claimed
  * account's credentials change only from a fresh browser sign-in; a password change needs the
  * current password and ends the other sessions; new recovery codes void the old.
  */
@@ -19,7 +19,7 @@ describe('claim and credentials', () => {
 
   const account = (headers: Record<string, string>) => sf.api('GET', '/api/v1/auth/account', { headers });
 
-  it('claims a trial with a password by its key: recovery codes once, the key, username and credits kept', async () => {
+  it('claims a trial with a password by its key: recovery codes once, the key and username kept, the monthly credits', async () => {
     const t = await trial(sf);
     assert.equal((await account({ 'x-api-key': t.key })).body.is_trial, true);
     const res = await sf.api('PUT', '/api/v1/auth/password', { key: t.key, body: { password: PASSWORD } });
@@ -33,7 +33,7 @@ describe('claim and credentials', () => {
     const who = await sf.api('GET', '/api/v1/whoami-key', { key: t.key });
     assert.equal(who.status, 200, 'the key still works');
     assert.deepEqual([who.body.is_trial, who.body.username, who.body.plan], [false, t.username, 'free']);
-    assert.equal((await sf.api('GET', '/api/v1/key/usage', { key: t.key })).body.balance, 50, 'credits kept, none added');
+    assert.equal((await sf.api('GET', '/api/v1/key/usage', { key: t.key })).body.balance, 20_000, 'the 50 trial credits raised to the monthly allowance');
     const status = (await account({ 'x-api-key': t.key })).body;
     assert.deepEqual([status.password, status.passkeys.length, status.recovery_codes_left], [true, 0, 10]);
     assert.ok(status.claimed_at);

@@ -90,7 +90,8 @@ describe('GET /api/v1/payouts', () => {
       next_before: null,
     });
     const balance = await sf.api('GET', '/api/v1/key/usage', { key: keys['ada-parent']!.api_key });
-    assert.equal(balance.body.balance, keys['ada-parent']!.credits + 116, 'the balance received exactly what the ledger says');
+    // Pro's monthly allowance (500,000) replaced the trial credits at the plan change; the payouts came on top.
+    assert.equal(balance.body.balance, 500_000 + 116, 'the balance received exactly what the ledger says');
 
     const ben = (await get('', keys['ben-parent']!.api_key)).body.earnings!;
     assert.deepEqual([ben.total_credits_earned, ben.total_donated, ben.rows.length], [30, 0, 1]);

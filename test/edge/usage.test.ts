@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { OutOfCreditsError, RateLimitedError } from '../../src/errors.ts';
 import { CapsResponse, UsageResponse, type UsageEvent } from '../../schemas/accounts.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { claimWithPassword, trial } from '../helpers/accounts.ts';
+import { openBucket } from '../../src/bus/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
 
 const DAY_MS = 86_400_000;
 const nextMidnightIso = (now: number): string => new Date((Math.floor(now / DAY_MS) + 1) * DAY_MS).toISOString();
@@ -246,6 +249,56 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
     assert.equal((await caps(bob.api_key)).cost_guard.status, 'exhausted', 'platform-wide, not per user');
     historyBeforeRestart = (await usage(alice.api_key, '?limit=500')).history;
     capsBeforeRestart = await caps(alice.api_key);
+  });
+
+  /** The allowance rows of a history as [delta, balance_after, ref], checking each ref is the UTC month of its time. */
+  const topUps = (history: UsageEvent[]) =>
+    history
+      .filter((e) => e.reason === 'monthly_allowance')
+      .map((e) => {
+        assert.equal(e.ref, e.ts.slice(0, 7), 'the ref names the month topped up');
+        return [e.delta, e.balance_after];
+      });
+
+  it('a free trial keeps its 50 credits; a claim raises them to the monthly 20,000 at once, once', async () => {
+    const t = await trial(sf);
+    assert.equal((await usage(t.key)).balance, 50);
+    assert.equal(await metering().charge(t.userId, 8, 'generate'), 42);
+    assert.deepEqual(topUps((await usage(t.key)).history), [], 'a trial has no allowance');
+    await claimWithPassword(sf, t);
+    const claimed = await usage(t.key);
+    assert.equal(claimed.balance, 20_000);
+    assert.deepEqual(claimed.history.map((e) => [e.delta, e.balance_after, e.reason]), [
+      [19_958, 20_000, 'monthly_allowance'],
+      [-8, 42, 'generate'],
+      [50, 50, 'signup'],
+    ]);
+    assert.deepEqual(topUps(claimed.history), [[19_958, 20_000]]);
+    assert.equal(claimed.spent_today, 8, 'an allowance is not spend');
+    assert.equal((await caps(t.key)).credits.balance, 20_000);
+    assert.equal((await usage(t.key)).history.length, 3, 'reading again tops up nothing');
+  });
+
+  it('at the first credit call of a new month, requests racing top up once', async () => {
+    const t = await trial(sf);
+    await claimWithPassword(sf, t);
+    assert.equal(await metering().charge(t.userId, 19_000, 'generate'), 1_000);
+    // The balance as it stands when a month ends: its mark names the month before this one.
+    const credits = await openBucket(sf.service.bus, Buckets.credits);
+    const now = new Date();
+    const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+    await credits.mutate(String(t.userId), (current) => ({ ...current!, allowance: { month: lastMonth, credits: 20_000 } }));
+    const balances = await Promise.all([
+      ...Array.from({ length: 10 }, () => usage(t.key).then((u) => u.balance)),
+      ...Array.from({ length: 10 }, () => caps(t.key).then((c) => c.credits.balance)),
+    ]);
+    assert.deepEqual([...new Set(balances)], [20_000]);
+    const { history } = await usage(t.key);
+    assert.deepEqual(topUps(history), [
+      [19_000, 20_000],
+      [19_950, 20_000],
+    ]);
+    assert.equal(history[0]!.balance_after, 20_000);
   });
 
   it('balance, history, caps and cost guard survive a restart', async () => {

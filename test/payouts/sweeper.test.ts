@@ -99,7 +99,8 @@ before(async () => {
     bus,
     clickhouse,
     log,
-    config: { TRIAL_MINTS_PER_HOUR: 5, RATE_LIMIT_PER_MIN: 120, PLATFORM_DAILY_AI_BUDGET_USD: 50, NATS_REPLICAS: 1 },
+    // No monthly allowances: the balances here are the fork payouts alone.
+    config: { TRIAL_MINTS_PER_HOUR: 5, RATE_LIMIT_PER_MIN: 120, PLATFORM_DAILY_AI_BUDGET_USD: 50, NATS_REPLICAS: 1, MONTHLY_CREDITS_FREE: 0, MONTHLY_CREDITS_PRO: 0 },
   });
   [community, users, usernames] = await Promise.all([openBucket(bus, Buckets.community), openBucket(bus, Buckets.users), openBucket(bus, Buckets.usernames)]);
   usage = new UsageRepo(clickhouse);

@@ -1,9 +1,15 @@
 import type { Metering } from '../../accounts/index.ts';
+import type { Config } from '../../config.ts';
 import { CapsResponse, UsageQuery, UsageResponse } from '../../../schemas/accounts.ts';
 import { requireUser } from '../plugins/auth.ts';
 import type { App } from '../types.ts';
 
-export function usageRoutes(app: App, { metering }: { metering: Metering }): void {
+export interface UsageRoutesDeps {
+  metering: Metering;
+  config: Pick<Config, 'MONTHLY_CREDITS_FREE' | 'MONTHLY_CREDITS_PRO' | 'TRIAL_CREDITS'>;
+}
+
+export function usageRoutes(app: App, { metering, config }: UsageRoutesDeps): void {
   app.get('/api/v1/key/usage', {
     config: { auth: 'key' },
     schema: {
@@ -11,7 +17,15 @@ export function usageRoutes(app: App, { metering }: { metering: Metering }): voi
       summary: 'Credit balance and usage history',
       description:
         'Every balance change, newest first, each with the balance after it. Page with `before` = the ' +
-        '`next_before` of the previous page.',
+        '`next_before` of the previous page.\n\n' +
+        `**Monthly allowance.** A claimed free account has ${config.MONTHLY_CREDITS_FREE} credits a month, a pro account ` +
+        `(trial or not) ${config.MONTHLY_CREDITS_PRO}; a free trial has only its ${config.TRIAL_CREDITS} signup credits. ` +
+        'The balance is topped up to the allowance at the claim, at a change to pro, and at the first call of each ' +
+        'UTC month that reads or moves credits (this one, /caps, a charge): raised to it when below, never lowered, ' +
+        'nothing added on top — unused credits do not carry over beyond the allowance. It happens once per account ' +
+        'and month however many requests race (an upgrade within the month tops up once more, to the higher ' +
+        'allowance), and shows here as a `monthly_allowance` event whose `ref` is the month (YYYY-MM); a balance ' +
+        'already at or above the allowance gets no event. Allowances are not spend (`spent_today`).',
       querystring: UsageQuery,
       response: { 200: UsageResponse },
     },
