@@ -227,6 +227,8 @@ export const OpenPositionState = z.object({
   takeProfit: z.number().nullable().describe('Take-profit level; null = none'),
   barsHeld: z.number().int().min(0).describe('Bars open in so far, the entry bar included'),
   nights: z.number().int().min(0).describe('Swap nights accrued so far'),
+  // Optional: snapshots from before the trailing stop still restore (the best then starts at the entry).
+  best: z.number().optional().describe('Best price since entry (longs the highest bid high, shorts the lowest low at the stop check\'s price); kept when the engine trails'),
 });
 export type OpenPositionState = z.infer<typeof OpenPositionState>;
 
@@ -246,5 +248,10 @@ export const EngineSnapshot = z.object({
   nextRollover: z.number().nullable().describe('The next swap rollover (epoch ms) after lastTs; null before the first bar'),
   realized: z.number().describe('Net USD P&L of every trade closed so far'),
   closed: z.array(ClosedTrade).describe('Closed trades not yet drained'),
+  // Optional: snapshots from before the ATR trailing stop still restore (the ATR then starts again).
+  atr: z
+    .object({ value: z.number(), prevClose: z.number() })
+    .optional()
+    .describe('ATR trailing stop: the ATR after lastTs and that bar\'s close'),
 });
 export type EngineSnapshot = z.infer<typeof EngineSnapshot>;
