@@ -95,7 +95,7 @@ export const Trade = z.object({
     .nullable()
     .describe('Required margin in USD: notional at entry / leverage (notional = units × entry price, or units for USD-based pairs); null when no leverage was given'),
   // Defaults: results stored before the levels were recorded still parse (their trades say null).
-  stop_loss: z.number().nullable().default(null).describe('The stop level the position had (a price; for a short under fill_at_bid_ask, an ask price); null = no stop'),
+  stop_loss: z.number().nullable().default(null).describe('The stop level the position had at its exit — with a trailing stop, where it had trailed to (a price; for a short under fill_at_bid_ask, an ask price); null = no stop'),
   take_profit: z.number().nullable().default(null).describe('The take-profit level the position had (a price); null = none'),
 });
 export type Trade = z.infer<typeof Trade>;
