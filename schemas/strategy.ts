@@ -128,7 +128,8 @@ const line = (min: number, max: number) =>
 
 /**
  * A trailing stop: a decimal ratio like stop_loss (the stop trails the best price since entry by
- * ratio × that price) or a multiple of ATR. Optional in strategy_config (absent/null = none).
+ * ratio × that price), a number of pips, or a multiple of ATR. Optional in strategy_config
+ * (absent/null = none).
  */
 export const TrailingStop = z
   .union([
@@ -137,9 +138,10 @@ export const TrailingStop = z
       atr: num(0.1, 20).describe('ATR multiple: the stop trails the best price by atr × ATR(period)'),
       period: int(2, 200).default(14).describe('ATR period (Wilder), default 14'),
     }),
+    z.strictObject({ pips: num(0.1, 10_000).describe('The stop trails the best price by this many pips (0.0001; 0.01 for JPY pairs; 1 for BTCUSD)') }),
     z.null(),
   ])
-  .describe('Decimal ratio (0.01 = trail 1 % behind the best price since entry) or {"atr": k, "period": n} (trail k × ATR(n)); null/absent = none. Never loosens; stop_loss stays as a floor');
+  .describe('Decimal ratio (0.01 = trail 1 % behind the best price since entry), {"pips": n} (trail n pips) or {"atr": k, "period": n} (trail k × ATR(n)); null/absent = none. Never loosens; stop_loss stays as a floor');
 export type TrailingStop = z.infer<typeof TrailingStop>;
 
 const common = {

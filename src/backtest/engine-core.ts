@@ -28,7 +28,7 @@
  *     tighter of both wins). A trail set from bar i therefore acts from bar i+1: no look-ahead
  *     inside a bar. At the entry the stop already starts at entry ∓ distance (with the ATR of
  *     the bars before). A hit is an ordinary stop close ('SL'; a gap through it fills at the open).
- *     Distance: pct = value × best; atr = value × ATR(period) of the bars stepped, updated on
+ *     Distance: pct = value × best; pips = value × pip size; atr = value × ATR(period) of the bars stepped, updated on
  *     every bar (flat too) with the indicator registry's recursion (src/lib/wilder.ts: true
  *     range, high − low on the first bar stepped, then ewm alpha 1/period, adjust=False);
  *  4. the bar's own signal is kept for the next open.
@@ -57,6 +57,7 @@ const AT_OPEN_TP = 5; // the bar open, beyond the take (gap)
 export const TRAIL_NONE = 0;
 const TRAIL_PCT = 1;
 export const TRAIL_ATR = 2;
+const TRAIL_PRICE = 3;
 
 /** The engine's state and its bar-by-bar rules; PositionEngine (position-engine.ts) adds reading and persisting. */
 export class EngineCore {
@@ -80,7 +81,7 @@ export class EngineCore {
   protected readonly swapShortNight: number;
   protected readonly capital: number;
   protected readonly log: TradeLog;
-  /** The trailing stop: TRAIL_NONE / TRAIL_PCT / TRAIL_ATR, its value, and the ATR's alpha. */
+  /** The trailing stop: TRAIL_NONE / TRAIL_PCT / TRAIL_PRICE / TRAIL_ATR, its value (pips as a price distance), and the ATR's alpha. */
   protected readonly trailUnit: number;
   protected readonly trailValue: number;
   protected readonly atrAlpha: number;
@@ -153,8 +154,8 @@ export class EngineCore {
     this.pNights = new Float64Array(maxPositions);
     this.pBest = new Float64Array(maxPositions);
     const trail = opts.trail ?? null;
-    this.trailUnit = trail === null ? TRAIL_NONE : trail.unit === 'pct' ? TRAIL_PCT : TRAIL_ATR;
-    this.trailValue = trail === null ? 0 : trail.value;
+    this.trailUnit = trail === null ? TRAIL_NONE : trail.unit === 'pct' ? TRAIL_PCT : trail.unit === 'pips' ? TRAIL_PRICE : TRAIL_ATR;
+    this.trailValue = trail === null ? 0 : trail.unit === 'pips' ? trail.value * instrument.pipSize : trail.value;
     this.atrAlpha = trail?.unit === 'atr' ? givenAlpha(1 / trail.period) : NaN;
     this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd });
   }
@@ -286,7 +287,8 @@ export class EngineCore {
 
   /** Moves position k's stop to best ∓ the trail distance when that is tighter; whether it moved. */
   private tighten(k: number, sig: number, best: number): boolean {
-    const dist = this.trailUnit === TRAIL_PCT ? this.trailValue * best : this.trailValue * this.atr;
+    const unit = this.trailUnit;
+    const dist = unit === TRAIL_PCT ? this.trailValue * best : unit === TRAIL_PRICE ? this.trailValue : this.trailValue * this.atr;
     const level = best - sig * dist;
     // NaN (no ATR yet) compares false: the stop stays.
     if (sig > 0 ? level > this.pStop[k]! : level < this.pStop[k]!) {

@@ -29,7 +29,7 @@ export function checkOptions(opts: EngineOptions): void {
 /** A trail: value finite > 0 (a pct below 1), an ATR period an integer ≥ 1. */
 function checkTrail(trail: Trail | null): void {
   if (trail === null) return;
-  if (trail.unit !== 'pct' && trail.unit !== 'atr') throw new RangeError(`trail: unknown unit ${String((trail as { unit: unknown }).unit)}`);
+  if (trail.unit !== 'pct' && trail.unit !== 'pips' && trail.unit !== 'atr') throw new RangeError(`trail: unknown unit ${String((trail as { unit: unknown }).unit)}`);
   if (!(Number.isFinite(trail.value) && trail.value > 0)) throw new RangeError(`trail: value must be a finite number > 0, got ${trail.value}`);
   if (trail.unit === 'pct' && !(trail.value < 1)) throw new RangeError(`trail: a pct value is a fraction of the price below 1, got ${trail.value}`);
   if (trail.unit === 'atr' && !(Number.isInteger(trail.period) && trail.period >= 1)) throw new RangeError(`trail: ATR period must be an integer ≥ 1, got ${trail.period}`);

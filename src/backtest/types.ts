@@ -19,9 +19,10 @@ export interface Level {
 
 /**
  * A trailing stop's distance from the best price since entry: a fraction of that price (`pct`,
- * 0.01 = 1 %) or `value` × ATR(`period`) of the bars the engine steps (`atr`). See engine-core.ts.
+ * 0.01 = 1 %), a fixed number of pips (`pips`), or `value` × ATR(`period`) of the bars the engine
+ * steps (`atr`). See engine-core.ts.
  */
-export type Trail = { unit: 'pct'; value: number } | { unit: 'atr'; value: number; period: number };
+export type Trail = { unit: 'pct' | 'pips'; value: number } | { unit: 'atr'; value: number; period: number };
 
 /** Which level the price reached first inside one bar that reached both. */
 export type FirstTouch = 'SL' | 'TP';

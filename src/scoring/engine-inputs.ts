@@ -16,10 +16,11 @@ function level(requested: number | null | undefined, unit: ModelSettings['risk_u
   return fromConfig === null ? null : { unit: 'pct', value: fromConfig };
 }
 
-/** strategy_config's trailing_stop as the engine's trail: a ratio trails by a fraction of the best price, an object by ATR. */
+/** strategy_config's trailing_stop as the engine's trail: a ratio trails by a fraction of the best price, else pips or ATR. */
 function trail(config: ScoringSpec['config']['trailing_stop']): Trail | null {
   if (config == null) return null;
-  return typeof config === 'number' ? { unit: 'pct', value: config } : { unit: 'atr', value: config.atr, period: config.period };
+  if (typeof config === 'number') return { unit: 'pct', value: config };
+  return 'pips' in config ? { unit: 'pips', value: config.pips } : { unit: 'atr', value: config.atr, period: config.period };
 }
 
 /**

@@ -459,10 +459,22 @@ test('trail: never loosens when the ATR grows; a tighter fixed stop stays as the
   expectTrade(f, { side: 1, entry: [1, 1], exit: [1, 0.9995], reason: 'SL' });
 });
 
+test('trail in pips: a fixed distance behind the best price (JPY pips 0.01)', () => {
+  // EURUSD, 20 pips: entry 1.1000 → 1.0980; b1 high 1.1030 → 1.1010; b2 low 1.1005 → SL at 1.1010 (+10 pips)
+  const rows: Row[] = [flat(1.1), [1.1, 1.103, 1.099, 1.102], [1.102, 1.1025, 1.1005, 1.101]];
+  const [t] = trades({ trail: { unit: 'pips', value: 20 } }, rows, [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.103 - 20 * 0.0001], reason: 'SL', pips: 10 });
+  // USDJPY short, 20 pips = 0.20: entry 150.00 → 150.20; b1 low 149.50 → 149.70; b2 high 149.80 → SL at 149.70
+  const jpy: Row[] = [flat(150), [150, 150.1, 149.5, 149.6], [149.6, 149.8, 149.55, 149.7]];
+  const [u] = trades({ instrument: INSTRUMENTS.USDJPY, trail: { unit: 'pips', value: 20 } }, jpy, [-1, 0, 0]);
+  expectTrade(u, { side: -1, entry: [1, 150], exit: [2, 149.5 + 20 * 0.01], reason: 'SL', pips: 30 });
+});
+
 test('bad trails are refused', () => {
   assert.throws(() => new PositionEngine(options({ trail: pctTrail(0) })), /trail/);
   assert.throws(() => new PositionEngine(options({ trail: pctTrail(1) })), /trail/);
   assert.throws(() => new PositionEngine(options({ trail: { unit: 'atr', value: 2, period: 0 } })), /period/);
+  assert.throws(() => new PositionEngine(options({ trail: { unit: 'pips', value: -5 } })), /trail/);
   assert.throws(() => new PositionEngine(options({ trail: { unit: 'atr', value: Number.NaN, period: 14 } })), /trail/);
 });
 

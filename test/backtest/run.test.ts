@@ -100,7 +100,7 @@ function randomCase(seed: number) {
     fillAtBidAsk: random() < 0.5,
     resolver: random() < 0.5 ? finerBarResolver(finer) : null,
     capital: pick(random, [10_000, 2_500]),
-    trail: pick(random, [null, null, { unit: 'pct', value: 0.0005 + random() * 0.003 }, { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [2, 5, 14]) }] as const),
+    trail: pick(random, [null, null, { unit: 'pct', value: 0.0005 + random() * 0.003 }, { unit: 'pips', value: 5 + random() * 30 }, { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [2, 5, 14]) }] as const),
   };
   const from = Math.floor(random() * 20);
   const to = n - Math.floor(random() * 20);
