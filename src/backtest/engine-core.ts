@@ -276,26 +276,24 @@ export class EngineCore {
     const sig = this.side;
     const long = sig > 0;
     const extreme = long ? bars.high[i]! : bars.low[i]! + (this.fill ? bars.spread[i]! : 0);
-    let moved = false;
     for (let k = 0; k < this.count; k++) {
       const best = this.pBest[k]!;
       if (long ? extreme > best : extreme < best) this.pBest[k] = extreme;
-      if (this.tighten(k, sig, this.pBest[k]!)) moved = true;
+      // Stops only tighten, so the nearest stop is the nearer of itself and a moved one (no rescan).
+      const level = this.tighten(k, sig, this.pBest[k]!);
+      if (long ? level > this.nearStop : level < this.nearStop) this.nearStop = level;
     }
-    if (moved) this.refresh();
   }
 
-  /** Moves position k's stop to best ∓ the trail distance when that is tighter; whether it moved. */
-  private tighten(k: number, sig: number, best: number): boolean {
+  /** Moves position k's stop to best ∓ the trail distance when that is tighter; the stop after. */
+  private tighten(k: number, sig: number, best: number): number {
     const unit = this.trailUnit;
     const dist = unit === TRAIL_PCT ? this.trailValue * best : unit === TRAIL_PRICE ? this.trailValue : this.trailValue * this.atr;
     const level = best - sig * dist;
+    const stop = this.pStop[k]!;
     // NaN (no ATR yet) compares false: the stop stays.
-    if (sig > 0 ? level > this.pStop[k]! : level < this.pStop[k]!) {
-      this.pStop[k] = level;
-      return true;
-    }
-    return false;
+    if (sig > 0 ? level > stop : level < stop) return (this.pStop[k] = level);
+    return stop;
   }
 
   /** Recomputes the nearest levels and the equity terms from the open positions (in order: deterministic). */
