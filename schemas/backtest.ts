@@ -95,7 +95,7 @@ export const Trade = z.object({
     .nullable()
     .describe('Required margin in USD: notional at entry / leverage (notional = units × entry price, or units for USD-based pairs); null when no leverage was given'),
   // Defaults: results stored before the levels were recorded still parse (their trades say null).
-  stop_loss: z.number().nullable().default(null).describe('The stop level the position had (a price; for a short under fill_at_bid_ask, an ask price); null = no stop'),
+  stop_loss: z.number().nullable().default(null).describe('The stop level the position had at its exit — with a trailing stop, where it had trailed to (a price; for a short under fill_at_bid_ask, an ask price); null = no stop'),
   take_profit: z.number().nullable().default(null).describe('The take-profit level the position had (a price); null = none'),
 });
 export type Trade = z.infer<typeof Trade>;
@@ -227,6 +227,8 @@ export const OpenPositionState = z.object({
   takeProfit: z.number().nullable().describe('Take-profit level; null = none'),
   barsHeld: z.number().int().min(0).describe('Bars open in so far, the entry bar included'),
   nights: z.number().int().min(0).describe('Swap nights accrued so far'),
+  // Optional: snapshots from before the trailing stop still restore (the best then starts at the entry).
+  best: z.number().optional().describe('Best price since entry (longs the highest bid high, shorts the lowest low at the stop check\'s price); kept when the engine trails'),
 });
 export type OpenPositionState = z.infer<typeof OpenPositionState>;
 
@@ -246,5 +248,10 @@ export const EngineSnapshot = z.object({
   nextRollover: z.number().nullable().describe('The next swap rollover (epoch ms) after lastTs; null before the first bar'),
   realized: z.number().describe('Net USD P&L of every trade closed so far'),
   closed: z.array(ClosedTrade).describe('Closed trades not yet drained'),
+  // Optional: snapshots from before the ATR trailing stop still restore (the ATR then starts again).
+  atr: z
+    .object({ value: z.number(), prevClose: z.number() })
+    .optional()
+    .describe('ATR trailing stop: the ATR after lastTs and that bar\'s close'),
 });
 export type EngineSnapshot = z.infer<typeof EngineSnapshot>;

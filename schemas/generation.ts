@@ -88,7 +88,7 @@ export const Understood = z
     entries: z.array(Rule).describe('The entry conditions: features the model learns its entries from'),
     exits: z.array(Rule).describe('Exit rules: where one holds at a bar\'s close, that side closes at the next open (strategy_config exit_long / exit_short); targets and stops named by an indicator are exits too'),
     filters: z.array(z.object({ filter: z.string(), from: z.string() })).describe('What gates entries: filter conditions (entry_filter), session, days, trend, volatility'),
-    stops: z.array(z.string()).describe('The stops: the fixed stop_loss, and stop levels or trailing stops expressed as exit rules'),
+    stops: z.array(z.string()).describe('The stops: the fixed stop_loss ("fixed: …"), the trailing stop ("trailing: …", strategy_config trailing_stop), and stop levels named by an indicator, expressed as exit rules'),
     targets: z.array(z.string()).describe('The targets: the fixed take_profit, and indicator targets expressed as exit rules'),
     approximations: z
       .array(z.object({ asked: z.string(), done: z.string(), why: z.string() }))
@@ -99,6 +99,7 @@ export const Understood = z
     min_atr: decided(z.number().nullable()).describe('Minimum NATR(14) in percent for entries'),
     stop_loss: decided(z.string().nullable()),
     take_profit: decided(z.string().nullable()),
+    trailing_stop: decided(z.string().nullable()).describe('The trailing stop (strategy_config trailing_stop) in words; null = none'),
     model: decided(z.string()),
     remarks: z.array(z.string()).describe('What was approximated, left out, or chosen between conflicting words, and why'),
   })

@@ -126,6 +126,24 @@ const hour = int(0, 23);
 const line = (min: number, max: number) =>
   z.string().min(min).max(max).regex(/^[^\r\n]*$/, 'must be one line');
 
+/**
+ * A trailing stop: a decimal ratio like stop_loss (the stop trails the best price since entry by
+ * ratio × that price), a number of pips, or a multiple of ATR. Optional in strategy_config
+ * (absent/null = none).
+ */
+export const TrailingStop = z
+  .union([
+    z.number().gt(0).max(0.2),
+    z.strictObject({
+      atr: num(0.1, 20).describe('ATR multiple: the stop trails the best price by atr × ATR(period)'),
+      period: int(2, 200).default(14).describe('ATR period (Wilder), default 14'),
+    }),
+    z.strictObject({ pips: num(0.1, 10_000).describe('The stop trails the best price by this many pips (0.0001; 0.01 for JPY pairs; 1 for BTCUSD)') }),
+    z.null(),
+  ])
+  .describe('Decimal ratio (0.01 = trail 1 % behind the best price since entry), {"pips": n} (trail n pips) or {"atr": k, "period": n} (trail k × ATR(n)); null/absent = none. Never loosens; stop_loss stays as a floor');
+export type TrailingStop = z.infer<typeof TrailingStop>;
+
 const common = {
   signal_threshold: num(0.5, 0.95).describe('predict_proba cutoff'),
   direction: z.enum(['both', 'long', 'short']),
@@ -154,6 +172,7 @@ const common = {
   entry_filter: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: positions open only where it is > 0 at the signal bar\'s close (e.g. "only when ADX > 25")'),
   exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
   exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
+  trailing_stop: TrailingStop.optional(),
   target_horizon: int(1, 200).describe('Bars ahead for the target'),
   objective: line(0, 200),
   notes: line(0, 200),

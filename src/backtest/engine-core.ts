@@ -20,6 +20,17 @@
  *     take, longs on bid high/low, shorts on ask = bid + spread under fill_at_bid_ask (else bid):
  *     the bar opens beyond a level → fill at the open; reaches one → fill at the level; reaches
  *     both → the resolver says which came first, else the stop;
+ *  3b. the trailing stop (opts.trail), after that check: each open position keeps its best price
+ *     since entry — longs the highest bid high, shorts the lowest ask low under fill_at_bid_ask
+ *     (else bid), the prices the stop check uses — starting at the entry price. Bar i updates the
+ *     best, then the stop moves to best − distance (long) / best + distance (short) when that is
+ *     tighter than the current stop; it never loosens, and the fixed stop stays as a floor (the
+ *     tighter of both wins). A trail set from bar i therefore acts from bar i+1: no look-ahead
+ *     inside a bar. At the entry the stop already starts at entry ∓ distance (with the ATR of
+ *     the bars before). A hit is an ordinary stop close ('SL'; a gap through it fills at the open).
+ *     Distance: pct = value × best; pips = value × pip size; atr = value × ATR(period) of the bars stepped, updated on
+ *     every bar (flat too) with the indicator registry's recursion (src/lib/wilder.ts: true
+ *     range, high − low on the first bar stepped, then ewm alpha 1/period, adjust=False);
  *  4. the bar's own signal is kept for the next open.
  * `finish(bars, i)` closes whatever is open at bar i's close ('end'); `nextOpen()`, asked after
  * step(i), tells the side bar i's signal will enter at the next open (a live actor announces it).
@@ -30,6 +41,7 @@
 import { contractSize, levelDistance, usdLeg } from './money.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';
 import { nextRollover, nightsOnWeekday } from './rollover.ts';
+import { ewmStep, givenAlpha, trueRange } from '../lib/wilder.ts';
 import { END, F_ENTRY, F_ENTRY_TS, F_EXIT, F_EXIT_TS, F_GROSS, F_HELD, F_NIGHTS, F_PNL, F_REASON, F_SIDE, F_STOP, F_SWAP, F_TAKE, SIGNAL, SL, TP, TradeLog, z0 } from './trade-log.ts';
 import { EXIT_LONG, EXIT_SHORT, type BarColumns, type EngineOptions, type IntrabarResolver, type Level } from './types.ts';
 
@@ -40,6 +52,12 @@ const AT_OPEN_SIGNAL = SIGNAL; // the bar open
 const AT_CLOSE_END = END; // the bar close
 const AT_OPEN_SL = 4; // the bar open, beyond the stop (gap)
 const AT_OPEN_TP = 5; // the bar open, beyond the take (gap)
+
+/** Trailing stop units (opts.trail). */
+export const TRAIL_NONE = 0;
+const TRAIL_PCT = 1;
+export const TRAIL_ATR = 2;
+const TRAIL_PRICE = 3;
 
 /** The engine's state and its bar-by-bar rules; PositionEngine (position-engine.ts) adds reading and persisting. */
 export class EngineCore {
@@ -63,6 +81,10 @@ export class EngineCore {
   protected readonly swapShortNight: number;
   protected readonly capital: number;
   protected readonly log: TradeLog;
+  /** The trailing stop: TRAIL_NONE / TRAIL_PCT / TRAIL_PRICE / TRAIL_ATR, its value (pips as a price distance), and the ATR's alpha. */
+  protected readonly trailUnit: number;
+  protected readonly trailValue: number;
+  protected readonly atrAlpha: number;
 
   // State: all in the snapshot.
   protected bars = 0;
@@ -74,6 +96,9 @@ export class EngineCore {
   protected blockedThrough = 0;
   protected nextRollAt = -Infinity;
   protected realized = 0;
+  /** ATR of the bars stepped (NaN before the first) and the last close, when the trail is in ATR. */
+  protected atr = NaN;
+  protected prevClose = NaN;
   /** Open positions, oldest first: entry time, price, levels, entry bar (engine clock), swap nights. */
   protected readonly pEntryTs: Float64Array;
   protected readonly pEntry: Float64Array;
@@ -81,6 +106,8 @@ export class EngineCore {
   protected readonly pTake: Float64Array;
   protected readonly pEntryBar: Float64Array;
   protected readonly pNights: Float64Array;
+  /** Best price since entry (trailing stop). */
+  protected readonly pBest: Float64Array;
 
   // Derived from the open positions by refresh() whenever they change, so a bar that reaches no
   // level costs O(1): the nearest stop and take, the sums the mark-to-market equity needs.
@@ -125,6 +152,11 @@ export class EngineCore {
     this.pTake = new Float64Array(maxPositions);
     this.pEntryBar = new Float64Array(maxPositions);
     this.pNights = new Float64Array(maxPositions);
+    this.pBest = new Float64Array(maxPositions);
+    const trail = opts.trail ?? null;
+    this.trailUnit = trail === null ? TRAIL_NONE : trail.unit === 'pct' ? TRAIL_PCT : trail.unit === 'pips' ? TRAIL_PRICE : TRAIL_ATR;
+    this.trailValue = trail === null ? 0 : trail.unit === 'pips' ? trail.value * instrument.pipSize : trail.value;
+    this.atrAlpha = trail?.unit === 'atr' ? givenAlpha(1 / trail.period) : NaN;
     this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd });
   }
 
@@ -138,6 +170,10 @@ export class EngineCore {
     if (this.count > 0 && (this.pendingMask & (this.side > 0 ? EXIT_LONG : EXIT_SHORT)) !== 0) this.closeAll(bars, i, AT_OPEN_SIGNAL, b);
     if (this.pendingSignal !== 0) this.act(bars, i, b);
     if (this.count > 0) this.checkLevels(bars, i, b);
+    if (this.trailUnit !== TRAIL_NONE) {
+      if (this.trailUnit === TRAIL_ATR) this.updateAtr(bars, i);
+      if (this.count > 0) this.trail(bars, i);
+    }
     this.pendingSignal = signal > 0 ? 1 : signal < 0 ? -1 : 0;
     this.pendingMask = entryMask & 15;
   }
@@ -221,7 +257,43 @@ export class EngineCore {
     this.pTake[k] = entry + sig * dTake;
     this.pEntryBar[k] = this.bars;
     this.pNights[k] = 0;
+    this.pBest[k] = entry;
+    if (this.trailUnit !== TRAIL_NONE) this.tighten(k, sig, entry);
     this.refresh();
+  }
+
+  /** ATR after bar i: the registry's recursion over the bars stepped (see the file comment). */
+  private updateAtr(bars: BarColumns, i: number): void {
+    const prev = this.prevClose;
+    const tr = trueRange(bars.high[i]!, bars.low[i]!, prev === prev ? prev : undefined);
+    const atr = this.atr;
+    this.atr = atr === atr ? ewmStep(atr, tr, this.atrAlpha) : tr;
+    this.prevClose = bars.close[i]!;
+  }
+
+  /** Step 3b: the best prices take in bar i, the stops follow them (never looser). */
+  private trail(bars: BarColumns, i: number): void {
+    const sig = this.side;
+    const long = sig > 0;
+    const extreme = long ? bars.high[i]! : bars.low[i]! + (this.fill ? bars.spread[i]! : 0);
+    for (let k = 0; k < this.count; k++) {
+      const best = this.pBest[k]!;
+      if (long ? extreme > best : extreme < best) this.pBest[k] = extreme;
+      // Stops only tighten, so the nearest stop is the nearer of itself and a moved one (no rescan).
+      const level = this.tighten(k, sig, this.pBest[k]!);
+      if (long ? level > this.nearStop : level < this.nearStop) this.nearStop = level;
+    }
+  }
+
+  /** Moves position k's stop to best ∓ the trail distance when that is tighter; the stop after. */
+  private tighten(k: number, sig: number, best: number): number {
+    const unit = this.trailUnit;
+    const dist = unit === TRAIL_PCT ? this.trailValue * best : unit === TRAIL_PRICE ? this.trailValue : this.trailValue * this.atr;
+    const level = best - sig * dist;
+    const stop = this.pStop[k]!;
+    // NaN (no ATR yet) compares false: the stop stays.
+    if (sig > 0 ? level > stop : level < stop) return (this.pStop[k] = level);
+    return stop;
   }
 
   /** Recomputes the nearest levels and the equity terms from the open positions (in order: deterministic). */
@@ -345,6 +417,7 @@ export class EngineCore {
       this.pTake[j] = this.pTake[j + 1]!;
       this.pEntryBar[j] = this.pEntryBar[j + 1]!;
       this.pNights[j] = this.pNights[j + 1]!;
+      this.pBest[j] = this.pBest[j + 1]!;
     }
     if (last === 0) this.side = 0;
   }

@@ -1,6 +1,6 @@
 /** Checks EngineOptions once, when an engine is made, so the engine's loop can trust them. */
 import { checkLevel, usdLeg } from './money.ts';
-import type { EngineOptions } from './types.ts';
+import type { EngineOptions, Trail } from './types.ts';
 
 export const DIRECTION_MASK = { both: 3, long: 1, short: 2 } as const;
 export const REVERSE = 0;
@@ -22,5 +22,15 @@ export function checkOptions(opts: EngineOptions): void {
   if (opts.capital !== undefined && !(Number.isFinite(opts.capital) && opts.capital > 0)) throw new RangeError(`capital must be > 0, got ${opts.capital}`);
   checkLevel('stop', opts.stop);
   checkLevel('take', opts.take);
+  checkTrail(opts.trail ?? null);
   usdLeg(opts.instrument);
+}
+
+/** A trail: value finite > 0 (a pct below 1), an ATR period an integer ≥ 1. */
+function checkTrail(trail: Trail | null): void {
+  if (trail === null) return;
+  if (trail.unit !== 'pct' && trail.unit !== 'pips' && trail.unit !== 'atr') throw new RangeError(`trail: unknown unit ${String((trail as { unit: unknown }).unit)}`);
+  if (!(Number.isFinite(trail.value) && trail.value > 0)) throw new RangeError(`trail: value must be a finite number > 0, got ${trail.value}`);
+  if (trail.unit === 'pct' && !(trail.value < 1)) throw new RangeError(`trail: a pct value is a fraction of the price below 1, got ${trail.value}`);
+  if (trail.unit === 'atr' && !(Number.isInteger(trail.period) && trail.period >= 1)) throw new RangeError(`trail: ATR period must be an integer ≥ 1, got ${trail.period}`);
 }

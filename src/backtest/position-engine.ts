@@ -4,7 +4,7 @@
  * `PositionEngine.restore()` resumes exactly where it stopped, trade for trade.
  */
 import { EngineSnapshot, type ClosedTrade, type OpenPositionState } from '../../schemas/backtest.ts';
-import { EngineCore } from './engine-core.ts';
+import { EngineCore, TRAIL_ATR, TRAIL_NONE } from './engine-core.ts';
 import type { EngineOptions, OpenPosition } from './types.ts';
 
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
@@ -40,6 +40,7 @@ export class PositionEngine extends EngineCore {
       takeProfit: finiteOrNull(this.pTake[k]!),
       barsHeld: this.bars - this.pEntryBar[k]! + 1,
       nights: this.pNights[k]!,
+      ...(this.trailUnit !== TRAIL_NONE ? { best: this.pBest[k]! } : {}),
     }));
   }
 
@@ -62,6 +63,7 @@ export class PositionEngine extends EngineCore {
       nextRollover: this.lastTs === -Infinity ? null : this.nextRollAt,
       realized: this.realized,
       closed: this.log.toArray(),
+      ...(this.atr === this.atr ? { atr: { value: this.atr, prevClose: this.prevClose } } : {}),
     };
   }
 
@@ -80,6 +82,11 @@ export class PositionEngine extends EngineCore {
     engine.blockedThrough = s.blockedThrough;
     engine.nextRollAt = s.nextRollover ?? -Infinity;
     engine.realized = s.realized;
+    // A snapshot from before the ATR trail (or from an engine without it): the ATR starts again.
+    if (s.atr && engine.trailUnit === TRAIL_ATR) {
+      engine.atr = s.atr.value;
+      engine.prevClose = s.atr.prevClose;
+    }
     for (const t of s.closed) engine.log.pushTrade(t);
     engine.count = s.positions.length;
     const long = s.side > 0;
@@ -90,6 +97,7 @@ export class PositionEngine extends EngineCore {
       engine.pTake[k] = p.takeProfit ?? (long ? Infinity : -Infinity);
       engine.pEntryBar[k] = s.bars - p.barsHeld + 1;
       engine.pNights[k] = p.nights;
+      engine.pBest[k] = p.best ?? p.entryPrice;
     });
     engine.refresh();
     return engine;

@@ -17,6 +17,13 @@ export interface Level {
   value: number;
 }
 
+/**
+ * A trailing stop's distance from the best price since entry: a fraction of that price (`pct`,
+ * 0.01 = 1 %), a fixed number of pips (`pips`), or `value` × ATR(`period`) of the bars the engine
+ * steps (`atr`). See engine-core.ts.
+ */
+export type Trail = { unit: 'pct' | 'pips'; value: number } | { unit: 'atr'; value: number; period: number };
+
 /** Which level the price reached first inside one bar that reached both. */
 export type FirstTouch = 'SL' | 'TP';
 
@@ -53,6 +60,8 @@ export interface EngineOptions {
   onOpposite: OnOpposite;
   stop: Level | null;
   take: Level | null;
+  /** A trailing stop (engine-core.ts step 3b); null/absent = none. The fixed `stop` stays as a floor. */
+  trail?: Trail | null;
   /** Standard lots per position. */
   lotSize: number;
   /** USD per lot per side. */
@@ -77,6 +86,8 @@ export interface OpenPosition {
   barsHeld: number;
   nights: number;
   units: number;
+  /** Best price since entry (the trailing stop follows it); present when the engine trails. */
+  best?: number;
 }
 
 export type { ClosedTrade };

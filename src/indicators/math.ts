@@ -2,6 +2,7 @@
  * Numeric building blocks, written to match pandas step for step (same formulas, same order of
  * floating-point operations where it matters), so TS and the pandas snippets agree to ~1e-15.
  */
+import { ewmStep, givenAlpha, trueRange } from '../lib/wilder.ts';
 
 /** The seed of a recursive average counts for less than this (relative) once warm-up is over. */
 export const SEED_TOLERANCE = 1e-12;
@@ -9,8 +10,8 @@ export const SEED_TOLERANCE = 1e-12;
 /** pandas turns ewm(span=n) into a centre of mass (n − 1) / 2, then alpha = 1 / (1 + com). */
 export const spanAlpha = (span: number): number => 1 / (1 + (span - 1) / 2);
 
-/** pandas turns ewm(alpha=a) into com = (1 − a) / a, then back: alpha = 1 / (1 + com). */
-export const givenAlpha = (a: number): number => 1 / (1 + (1 - a) / a);
+// The recursive-average step and the true range live in src/lib: the position engine's ATR trail uses them too.
+export { ewmStep, givenAlpha, trueRange };
 
 /**
  * RSI divides two small averages and scales to 0–100, so a seed weight of 1e-12 still moved it by up
@@ -36,12 +37,6 @@ export function ewm(x: Float64Array, alpha: number, start = 0): Float64Array {
   out[start] = y;
   for (let i = start + 1; i < x.length; i++) out[i] = y = ewmStep(y, x[i]!, alpha);
   return out;
-}
-
-/** One step of `ewm`: the average after value `v` (the Pine interpreter steps bar by bar with it). */
-export function ewmStep(y: number, v: number, alpha: number): number {
-  const q = 1 - alpha;
-  return y !== v ? (q * y + alpha * v) / (q + alpha) : y;
 }
 
 /** Applies `fn` to every full window of `n` values ending at i (NaN before the first). */
@@ -94,13 +89,6 @@ export function windowWma(x: ArrayLike<number>, t: number, n: number): number {
   let acc = 0;
   for (let j = 0; j < n; j++) acc += x[t - j]! * (n - j);
   return acc / ((n * (n + 1)) / 2);
-}
-
-/** True range: high − low on the first bar (no previous close), else the largest of the three ranges. */
-export function trueRange(high: number, low: number, prevClose: number | undefined): number {
-  const range = high - low;
-  if (prevClose === undefined) return range;
-  return Math.max(range, Math.abs(high - prevClose), Math.abs(low - prevClose));
 }
 
 /** RSI from the averaged gain and loss: 50 when both are 0. */

@@ -56,7 +56,7 @@ export function checkStrategyConfig(value: unknown): CheckResult {
 
 /** The JSON Schema of StrategyConfig, single-sourced from the zod schema. */
 export function strategyConfigJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(StrategyConfig) as Record<string, unknown>;
+  return z.toJSONSchema(StrategyConfig, { io: 'input' }) as Record<string, unknown>;
 }
 
 function hintFor(path: string): string {

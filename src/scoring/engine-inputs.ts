@@ -1,4 +1,4 @@
-import { finerBarResolver, type EngineOptions, type IntrabarResolver, type Level } from '../backtest/index.ts';
+import { finerBarResolver, type EngineOptions, type IntrabarResolver, type Level, type Trail } from '../backtest/index.ts';
 import { instrument } from '../lib/instruments.ts';
 import { TIMEFRAME_MS } from '../lib/timeframes.ts';
 import type { BarCache } from '../market/index.ts';
@@ -16,6 +16,13 @@ function level(requested: number | null | undefined, unit: ModelSettings['risk_u
   return fromConfig === null ? null : { unit: 'pct', value: fromConfig };
 }
 
+/** strategy_config's trailing_stop as the engine's trail: a ratio trails by a fraction of the best price, else pips or ATR. */
+function trail(config: ScoringSpec['config']['trailing_stop']): Trail | null {
+  if (config == null) return null;
+  if (typeof config === 'number') return { unit: 'pct', value: config };
+  return 'pips' in config ? { unit: 'pips', value: config.pips } : { unit: 'atr', value: config.atr, period: config.period };
+}
+
 /**
  * How a model trades, from its strategy_config and settings: one place for the backtest of a train
  * job, /predict and the live model actor, so all three trade alike.
@@ -31,6 +38,7 @@ export function engineOptions(spec: Omit<ScoringSpec, 'features'>, resolver: Int
     onOpposite: config.on_opposite,
     stop: level(settings.stop_loss, settings.risk_unit, config.stop_loss),
     take: level(settings.take_profit, settings.risk_unit, config.take_profit),
+    trail: trail(config.trailing_stop),
     lotSize: settings.lot_size,
     commissionPerLot: settings.commission,
     swapLong: settings.swap_long,

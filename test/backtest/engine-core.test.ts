@@ -6,8 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, PositionEngine, runBacktest, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
+import { finerBarResolver, PositionEngine, runBacktest, type BarColumns, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
+import { computeIndicators } from '../../src/indicators/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
+import { loadFxBars } from '../indicators/fx-data.ts';
 import { columns, flat, H, options, T0, type Row } from './fixtures.ts';
 
 
@@ -386,4 +388,142 @@ test('fill_at_bid_ask: a short is stopped by the ask', () => {
   expectTrade(t, { side: -1, entry: [1, 1.1], exit: [2, 1.101], reason: 'SL', pnl: -100 });
   // at the bid only, 1.1009 does not reach 1.1010: the short ends at the close 1.1000
   assert.equal(trades({ stop: pips(10) }, rows, [-1, 0, 0])[0]!.reason, 'end');
+});
+
+// Trailing stop (step 3b). Prices near 1.0000 so a 0.1 % trail is 0.0010 of the best price.
+const pctTrail = (value: number) => ({ unit: 'pct' as const, value });
+
+test('trail (long): starts at entry − distance, follows the highest high only after the bar, hits as a stop', () => {
+  const rows: Row[] = [flat(1), [1, 1.003, 0.9995, 1.002], [1.002, 1.0025, 1.0021, 1.0022], [1.0022, 1.0023, 1.0015, 1.0016]];
+  const bars = columns(rows);
+  const engine = new PositionEngine(options({ trail: pctTrail(0.001), stop: pips(50) }));
+  engine.step(bars, 0, 1);
+  // b1: entered at 1.0000, stop 0.9990 (the trail, tighter than the fixed 0.9950); b1's low 0.9995 is above it.
+  // The stop moves with b1's high 1.0030 only after b1: 1.0030 − 0.0010030 = 1.0019970 (b1's low is below that: no look-ahead)
+  engine.step(bars, 1, 0);
+  const [p1] = engine.openPositions();
+  near(p1!.stopLoss!, 1.003 - 0.001 * 1.003, 'stop after b1');
+  near(p1!.best!, 1.003, 'best after b1');
+  // b2 makes no new high: the stop stays
+  engine.step(bars, 2, 0);
+  near(engine.openPositions()[0]!.stopLoss!, 1.003 - 0.001 * 1.003, 'stop after b2');
+  // b3's low 1.0015 reaches it: SL at the trailed level, which the trade records
+  engine.step(bars, 3, 0);
+  const [t] = engine.closedTrades();
+  expectTrade(t, { side: 1, entry: [1, 1], exit: [3, 1.003 - 0.001 * 1.003], reason: 'SL', held: 3 });
+  near(t!.stopLoss!, 1.003 - 0.001 * 1.003, 'trade stop_loss = the level at exit');
+});
+
+test('trail: the initial trail protects the entry bar', () => {
+  // entry 1.0000, trail 0.1 % → 0.9990; b1's low 0.9985 → SL at 0.9990 inside the entry bar
+  const [t] = trades({ trail: pctTrail(0.001) }, [flat(1), [1, 1.0005, 0.9985, 0.999], flat(1)], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1], exit: [1, 0.999], reason: 'SL', held: 1 });
+});
+
+test('trail (short): follows the lowest low; under fill_at_bid_ask the lowest ask low, hit by the ask', () => {
+  const rows: Row[] = [flat(1), [1, 1.0005, 0.997, 0.998], [0.9975, 0.9985, 0.9972, 0.998]];
+  // bid: best 0.9970 after b1 → stop 0.9970 + 0.000997 = 0.997997; b2's high 0.9985 reaches it
+  const [t] = trades({ trail: pctTrail(0.001) }, rows, [-1, 0, 0]);
+  expectTrade(t, { side: -1, entry: [1, 1], exit: [2, 0.997 + 0.001 * 0.997], reason: 'SL' });
+  // ask = bid + 0.0002: best ask low 0.9972 → stop 0.9972 × 1.001; b2's ask high 0.9987 reaches it
+  const s = 0.0002;
+  const [u] = trades({ trail: pctTrail(0.001), fillAtBidAsk: true }, rows.map(([o, h, l, c]) => [o, h, l, c, s]), [-1, 0, 0]);
+  expectTrade(u, { side: -1, entry: [1, 1], exit: [2, 0.9972 + 0.001 * 0.9972], reason: 'SL' });
+});
+
+test('trail: a gap through the trailed stop fills at the open', () => {
+  // stop 1.001997 after b1; b2 opens at 1.0015, below it: SL at the open
+  const [t] = trades({ trail: pctTrail(0.001) }, [flat(1), [1, 1.003, 0.9995, 1.002], [1.0015, 1.0018, 1.001, 1.0012]], [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1], exit: [2, 1.0015], reason: 'SL' });
+  near(t!.stopLoss!, 1.003 - 0.001 * 1.003, 'the trailed level');
+});
+
+test('trail: never loosens when the ATR grows; a tighter fixed stop stays as the floor', () => {
+  // ATR(2) trail × 2. b0 TR 0.0020 = ATR; entry 1.0000 at b1 → stop 1.0000 − 0.0040 = 0.9960.
+  // b1 TR 0.0025 → ATR (0.002 + 0.0025)/2 = 0.00225, best 1.0020 → stop 1.0020 − 0.0045 = 0.9975.
+  // b2 no new high, TR 0.0043 → ATR 0.003275: 1.0020 − 0.00655 would loosen it: the stop stays 0.9975.
+  const rows: Row[] = [[1, 1.001, 0.999, 1], [1, 1.002, 0.9995, 1.001], [1.001, 1.0019, 0.9976, 0.998], [0.998, 0.9985, 0.9974, 0.998]];
+  const bars = columns(rows);
+  const atrTrail = { trail: { unit: 'atr' as const, value: 2, period: 2 } };
+  const engine = new PositionEngine(options(atrTrail));
+  engine.step(bars, 0, 1);
+  engine.step(bars, 1, 0);
+  const after1 = 1.002 - 2 * ((0.5 * 0.002 + 0.5 * 0.0025) / (0.5 + 0.5));
+  near(engine.openPositions()[0]!.stopLoss!, after1, 'stop after b1');
+  engine.step(bars, 2, 0);
+  near(engine.openPositions()[0]!.stopLoss!, after1, 'stop after the wide b2');
+  engine.step(bars, 3, 0);
+  expectTrade(engine.closedTrades()[0], { side: 1, entry: [1, 1], exit: [3, after1], reason: 'SL' });
+  // A fixed stop of 5 pips (0.9995) is tighter than a 1 % trail (0.99, then 1.002 × 0.99): it stays, b1's low 0.9995 hits it
+  const [f] = trades({ trail: pctTrail(0.01), stop: pips(5) }, rows, [1, 0, 0, 0]);
+  expectTrade(f, { side: 1, entry: [1, 1], exit: [1, 0.9995], reason: 'SL' });
+});
+
+test('trail in pips: a fixed distance behind the best price (JPY pips 0.01)', () => {
+  // EURUSD, 20 pips: entry 1.1000 → 1.0980; b1 high 1.1030 → 1.1010; b2 low 1.1005 → SL at 1.1010 (+10 pips)
+  const rows: Row[] = [flat(1.1), [1.1, 1.103, 1.099, 1.102], [1.102, 1.1025, 1.1005, 1.101]];
+  const [t] = trades({ trail: { unit: 'pips', value: 20 } }, rows, [1, 0, 0]);
+  expectTrade(t, { side: 1, entry: [1, 1.1], exit: [2, 1.103 - 20 * 0.0001], reason: 'SL', pips: 10 });
+  // USDJPY short, 20 pips = 0.20: entry 150.00 → 150.20; b1 low 149.50 → 149.70; b2 high 149.80 → SL at 149.70
+  const jpy: Row[] = [flat(150), [150, 150.1, 149.5, 149.6], [149.6, 149.8, 149.55, 149.7]];
+  const [u] = trades({ instrument: INSTRUMENTS.USDJPY, trail: { unit: 'pips', value: 20 } }, jpy, [-1, 0, 0]);
+  expectTrade(u, { side: -1, entry: [1, 150], exit: [2, 149.5 + 20 * 0.01], reason: 'SL', pips: 30 });
+});
+
+test('bad trails are refused', () => {
+  assert.throws(() => new PositionEngine(options({ trail: pctTrail(0) })), /trail/);
+  assert.throws(() => new PositionEngine(options({ trail: pctTrail(1) })), /trail/);
+  assert.throws(() => new PositionEngine(options({ trail: { unit: 'atr', value: 2, period: 0 } })), /period/);
+  assert.throws(() => new PositionEngine(options({ trail: { unit: 'pips', value: -5 } })), /trail/);
+  assert.throws(() => new PositionEngine(options({ trail: { unit: 'atr', value: Number.NaN, period: 14 } })), /trail/);
+});
+
+/**
+ * The ATR trail by hand on real EURUSD 1-minute bars (nominal times): the registry's ATR(14) column
+ * (NaN over its warm-up, then the recursion from bar 0 — the engine also steps from bar 0, so the
+ * values must agree to the bit), and a plain loop of the trailing rule — enter at the open, the stop at entry ∓ k·ATR of the bar
+ * before, a gap through it fills at the open, a touch at the level, else the best and the stop move
+ * with the bar. The engine must give exactly these trades.
+ */
+function handAtrTrail(bars: BarColumns, atr: Float64Array, side: 1 | -1, k: number, first: number): [number, number, string][] {
+  const out: [number, number, string][] = [];
+  let open = false;
+  let best = 0;
+  let stop = 0;
+  const n = bars.ts.length;
+  for (let i = first; i < n; i++) {
+    const o = bars.open[i]!;
+    if (!open) {
+      open = true;
+      best = o;
+      stop = o - side * k * atr[i - 1]!;
+    }
+    if (side > 0 ? o <= stop : o >= stop) out.push([i, o, 'SL']);
+    else if (side > 0 ? bars.low[i]! <= stop : bars.high[i]! >= stop) out.push([i, stop, 'SL']);
+    else {
+      best = side > 0 ? Math.max(best, bars.high[i]!) : Math.min(best, bars.low[i]!);
+      const level = best - side * k * atr[i]!;
+      if (side > 0 ? level > stop : level < stop) stop = level;
+      continue;
+    }
+    open = false; // the signal on every bar re-enters at the next open
+  }
+  return out;
+}
+
+test('ATR trail on real bars equals a hand computation from the indicator registry\'s ATR values', () => {
+  const ohlc = loadFxBars(3000);
+  const bars: BarColumns = { ...ohlc, ts: Float64Array.from(ohlc.close, (_, i) => T0 + i * 60_000), spread: new Float64Array(ohlc.close.length) };
+  const atr = computeIndicators(ohlc, [{ name: 'atr', params: { period: 14 } }]).atr_14!;
+  for (const side of [1, -1] as const) {
+    const opts = options({ timeframeMs: 60_000, trail: { unit: 'atr', value: 2, period: 14 } });
+    // Signals from the first bar with a registry value on: entries from the bar after it.
+    const first = atr.findIndex((x) => !Number.isNaN(x));
+    assert.ok(first > 300 && first < 1000, `ATR warm-up ${first}`);
+    const run = runBacktest(opts, bars, new Int8Array(bars.ts.length).fill(side, first), { from: 0, to: bars.ts.length });
+    const got = run.trades.filter((t) => t.reason === 'SL').map((t): [number, number, string] => [(t.exitTs - T0) / 60_000, t.exitPrice, t.reason]);
+    const want = handAtrTrail(bars, atr, side, 2, first + 1);
+    assert.ok(want.length > 20, `${want.length} stops: enough to compare`);
+    assert.deepEqual(got, want, `side ${side}`);
+  }
 });

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type EngineOptions, type Level } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
+import { loadFxBars } from '../indicators/fx-data.ts';
 
 const M15 = 900_000;
 const H = 3_600_000;
@@ -99,6 +100,7 @@ function randomCase(seed: number) {
     fillAtBidAsk: random() < 0.5,
     resolver: random() < 0.5 ? finerBarResolver(finer) : null,
     capital: pick(random, [10_000, 2_500]),
+    trail: pick(random, [null, null, { unit: 'pct', value: 0.0005 + random() * 0.003 }, { unit: 'pips', value: 5 + random() * 30 }, { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [2, 5, 14]) }] as const),
   };
   const from = Math.floor(random() * 20);
   const to = n - Math.floor(random() * 20);
@@ -146,6 +148,29 @@ test(`invariants over ${RUNS} random runs`, () => {
   assert.deepEqual([...reasons].sort(), ['SL', 'TP', 'end', 'signal']);
 });
 
+test('a trailing stop only tightens: each SL exit of a trailed run is at or beyond its initial stop', () => {
+  let trailed = 0;
+  for (let seed = 1; seed <= RUNS; seed++) {
+    const { opts, bars, signals, mask, range } = randomCase(seed);
+    if (!opts.trail) continue;
+    const index = new Map(Array.from(bars.ts, (ts, i) => [ts, i]));
+    for (const t of runBacktest(opts, bars, signals, range, mask).trades) {
+      if (t.reason !== 'SL') continue;
+      // the level a trade records is the one at exit; for a long it lies above entry − its initial distance
+      if (opts.trail.unit === 'pct') {
+        const initial = t.entryPrice - t.side * opts.trail.value * t.entryPrice;
+        assert.ok(t.side > 0 ? t.stopLoss! >= initial - 1e-12 : t.stopLoss! <= initial + 1e-12, `seed ${seed}: stop ${t.stopLoss} looser than ${initial}`);
+      }
+      const x = index.get(t.exitTs)!;
+      // a stop exit fills at the level or, on a gap, at the open beyond it
+      const open = bars.open[x]! + (t.side < 0 && opts.fillAtBidAsk ? bars.spread[x]! : 0);
+      assert.ok(t.exitPrice === t.stopLoss || t.exitPrice === open, `seed ${seed}: SL exit ${t.exitPrice} is neither the stop nor the open`);
+      trailed++;
+    }
+  }
+  assert.ok(trailed > 100, `only ${trailed} trailed stop exits`);
+});
+
 test('snapshot → JSON → restore at random points gives exactly the trades and equity of one run; nextOpen() predicts each entry', () => {
   for (let seed = 1; seed <= 100; seed++) {
     const { random, opts, bars, signals, mask, range } = randomCase(seed);
@@ -172,6 +197,52 @@ test('snapshot → JSON → restore at random points gives exactly the trades an
     assert.deepEqual(drained, whole.trades, `seed ${seed}: trades differ`);
     assert.deepEqual(equity, Array.from(whole.equity), `seed ${seed}: equity differs`);
   }
+});
+
+test('ATR trail on real bars: snapshot → JSON → restore mid-trade gives the trades of an uninterrupted run', () => {
+  const ohlc = loadFxBars(4000);
+  const bars: BarColumns = { ...ohlc, ts: Float64Array.from(ohlc.close, (_, i) => Date.UTC(2024, 0, 8) + i * 60_000), spread: new Float64Array(ohlc.close.length).fill(0.00008) };
+  const n = bars.ts.length;
+  // Long for a while, then short, then long: trailed exits on both sides, positions open at the splits.
+  const signals = Int8Array.from({ length: n }, (_, i) => (i < 100 ? 0 : Math.floor(i / 700) % 2 === 0 ? 1 : -1));
+  const opts: EngineOptions = {
+    instrument: INSTRUMENTS.EURUSD, timeframeMs: 60_000, direction: 'both', cooldown: 0, maxPositions: 2, onOpposite: 'reverse',
+    stop: { unit: 'pips', value: 15 }, take: null, lotSize: 1, commissionPerLot: 0, swapLong: 0, swapShort: 0, fillAtBidAsk: true,
+    trail: { unit: 'atr', value: 1.5, period: 14 },
+  };
+  const whole = runBacktest(opts, bars, signals, { from: 0, to: n });
+  assert.ok(whole.trades.filter((t) => t.reason === 'SL').length > 30, 'trailed exits to compare');
+  let engine = new PositionEngine(opts);
+  let restoredOpen = 0;
+  for (let i = 0; i < n; i++) {
+    if (i % 97 === 0 && i > 0) {
+      const snap = JSON.parse(JSON.stringify(engine.snapshot())) as ReturnType<PositionEngine['snapshot']>;
+      assert.ok(snap.atr, 'the snapshot carries the ATR');
+      if (snap.positions.length > 0) {
+        restoredOpen++;
+        assert.ok(snap.positions.every((p) => typeof p.best === 'number'), 'and each position\'s best price');
+      }
+      engine = PositionEngine.restore(opts, snap);
+    }
+    engine.step(bars, i, signals[i]!);
+    if (i === n - 1) engine.finish(bars, i);
+  }
+  assert.ok(restoredOpen > 10, `restored mid-trade ${restoredOpen} times`);
+  assert.deepEqual(engine.closedTrades(), whole.trades);
+});
+
+test('a snapshot from before the trailing stop (no best, no ATR) still restores', () => {
+  const { opts, bars } = randomCase(11);
+  const trailed: EngineOptions = { ...opts, direction: 'both', stop: null, take: null, trail: { unit: 'atr', value: 20, period: 14 } };
+  const engine = new PositionEngine(trailed);
+  for (let i = 0; i < 100; i++) engine.step(bars, i, 1);
+  const { atr: _atr, ...old } = engine.snapshot();
+  const positions = old.positions.map(({ best: _best, ...p }) => p);
+  assert.ok(positions.length > 0, 'a position open');
+  const restored = PositionEngine.restore(trailed, { ...old, positions });
+  assert.deepEqual(restored.openPositions().map((p) => p.best), positions.map((p) => p.entryPrice), 'the best starts again at the entry');
+  restored.step(bars, 100, 0); // steps on, the ATR starting again from this bar
+  assert.ok(restored.snapshot().atr, 'ATR kept from here');
 });
 
 test('a snapshot is plain JSON and restores only into a compatible engine', () => {

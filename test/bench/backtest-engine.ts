@@ -4,7 +4,8 @@
  * constant 0.6-pip spread (the file has bids only), SL 10 pips and TP 15 pips, fill at bid/ask,
  * commission and swap, up to 3 positions, reverse on an opposite signal. Two signal streams, both
  * seeded: model-like (runs of signals, as a classifier gives them; trades all day) and a stress
- * stream (independent random signals on 20 % of the bars, a trade every ~6 bars). Goal:
+ * stream (independent random signals on 20 % of the bars, a trade every ~6 bars); and the model-like
+ * stream again with a 2 × ATR(14) trailing stop (the ATR stepped on every bar, the stops trailed). Goal:
  * ≥ 20,000,000 bars/s: the median wall-clock time of several runs (after warm-up runs); the median
  * CPU time of the process (bars_per_cpu_s) and the load average are reported beside it, since
  * other work on a small machine stretches the wall clock.
@@ -107,7 +108,8 @@ export const benchmark: Benchmark = {
       capital: 10_000,
     };
     ctx.log(`${n} bars from ${FILE}`);
-    const measure = (name: string, signals: Int8Array, stream: string): BenchResult => {
+    const measure = (name: string, signals: Int8Array, stream: string, trail: EngineOptions['trail'] = null): BenchResult => {
+      const o: EngineOptions = { ...opts, trail };
       let trades = 0;
       let np = 0;
       const times: number[] = [];
@@ -115,7 +117,7 @@ export const benchmark: Benchmark = {
       for (let r = 0; r < WARMUP_RUNS + runs && !ctx.signal.aborted; r++) {
         const c0 = process.cpuUsage();
         const t0 = performance.now();
-        const run = runBacktest(opts, bars, signals, { from: 0, to: n });
+        const run = runBacktest(o, bars, signals, { from: 0, to: n });
         const ms = performance.now() - t0;
         const cpu = process.cpuUsage(c0);
         if (r >= WARMUP_RUNS) {
@@ -134,7 +136,7 @@ export const benchmark: Benchmark = {
         name,
         data: 'HistData EURUSD 2016 1-min bid bars (real), constant 0.6-pip spread',
         signals: stream,
-        settings: 'SL 10 pips, TP 15 pips, max 3 positions, reverse, cooldown 0, fill at bid/ask, commission 3.5/lot/side, swap -6.5/+1.2',
+        settings: `SL 10 pips, TP 15 pips, max 3 positions, reverse, cooldown 0, fill at bid/ask, commission 3.5/lot/side, swap -6.5/+1.2${trail ? `, trailing stop ${JSON.stringify(trail)}` : ''}`,
         bars: n,
         trades,
         net_pnl_usd: Math.round(np * 100) / 100,
@@ -151,6 +153,7 @@ export const benchmark: Benchmark = {
     return [
       measure('run-one-year-1min', modelLikeSignals(n, 42), 'model-like: AR(1) p(up) thresholded at 0.55, signals in runs on ~1/3 of the bars (seeded)'),
       measure('run-one-year-1min-stress', randomSignals(n, 0.2, 42), 'stress: independent random ±1 on 20 % of the bars (seeded), a trade every ~6 bars'),
+      measure('run-one-year-1min-atr-trail', modelLikeSignals(n, 42), 'model-like (as run-one-year-1min), with a 2 x ATR(14) trailing stop', { unit: 'atr', value: 2, period: 14 }),
     ];
   },
 };

@@ -12,6 +12,8 @@ export interface StrategyKnobs {
   onOpposite?: 'reverse' | 'close_only' | 'ignore';
   horizon?: number;
   trendFilter?: string | null;
+  /** strategy_config trailing_stop as Python source (e.g. '{"atr": 1.5}' or '0.002'); absent = no key. */
+  trailingStop?: string;
   /** A header line naming the market the code was written for. */
   header?: string;
   /** Extra statements at the top of feature_engineering (e.g. a slow loop). */
@@ -51,7 +53,7 @@ def strategy_config():
         "session_filter": None,
         "min_atr": None,
         "trend_filter": ${py(k.trendFilter ?? null)},
-        "target_horizon": ${k.horizon ?? 4},
+${k.trailingStop === undefined ? '' : `        "trailing_stop": ${k.trailingStop},\n`}        "target_horizon": ${k.horizon ?? 4},
         "objective": "test strategy",
         "notes": "returns, volatility and distance to the 20-bar mean",
         "title": "Test strategy",

@@ -17,8 +17,11 @@ import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-
 import { strategyCode } from '../helpers/strategies.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
+// The same strategy with a trailing stop of 1.5 ATR(14): the engine's ATR and each position's best
+// price must carry across the restart as the trades do.
+const TRAILED = strategyCode({ trailingStop: '{"atr": 1.5, "period": 14}', takeProfit: null });
 
-describe('live = backtest on a replay clock', () => {
+for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop', TRAILED]] as const) describe(`live = backtest on a replay clock${label}`, () => {
   let market: RealMarket;
   let runtime: StrategyRuntime;
   let state: JsonKv<typeof Buckets.actorState.schema>;
@@ -29,7 +32,7 @@ describe('live = backtest on a replay clock', () => {
     runtime = await StrategyRuntime.start({ log, size: 2 });
     state = await openBucket(market.bus, Buckets.actorState);
     // Trained up to 2017-02-10; the week after is the post-cutoff span the backtest scores.
-    const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
+    const job = trainJob({ code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
     outcome = await trainPipeline({ runtime, bars: market.cache })(job, async () => undefined);
   });
   after(async () => {
@@ -56,7 +59,7 @@ describe('live = backtest on a replay clock', () => {
     const predictions: BarPrediction[] = [];
     const start = async () => {
       const actor = new ModelActor({
-        deployment, model: record, onnx, features: features.acquire(record.user_id, strategyCode()), bars: market.cache, state,
+        deployment, model: record, onnx, features: features.acquire(record.user_id, code), bars: market.cache, state,
         publish: async (e) => void events.push(e), publishPrediction: (p) => void predictions.push(p),
         activity: { emit: async () => 0 }, log, clock, startAfterTs: ts[from - 1]!,
       });
@@ -88,6 +91,11 @@ describe('live = backtest on a replay clock', () => {
     const closes = events.filter((e) => e.action === 'close');
     const expected = results.pred_trade_log.filter((t) => t.exit_reason !== 'end');
     assert.ok(expected.length >= 3, `enough trades to compare (${expected.length})`);
+    if (code === TRAILED) {
+      // Some stops were trailed: the level at exit is tighter than the fixed 0.2 % stop from the entry.
+      const trailed = expected.filter((t) => t.exit_reason === 'SL' && (t.side === 'long' ? t.stop_loss! > t.entry_price * 0.998 + 1e-9 : t.stop_loss! < t.entry_price * 1.002 - 1e-9));
+      assert.ok(trailed.length >= 2, `${trailed.length} trailed stop exits to compare`);
+    }
     assert.deepEqual(
       closes.map((e) => [e.side, e.bar_time, e.price, e.reason, e.pnl]),
       expected.map((t) => [t.side, t.exit_time, t.exit_price, t.exit_reason, t.pnl]),
@@ -105,6 +113,7 @@ describe('live = backtest on a replay clock', () => {
     assert.deepEqual(events.filter((e) => e.late), [], 'no replayed signal is marked late');
   });
 
+  if (code === TRAILED) return;
   it('a new deployment whose actor starts three bars late still starts on the bar closed when it was made', async () => {
     const { record, onnx } = outcome;
     const series = await market.cache.get('EURUSD', '15min');
@@ -118,7 +127,7 @@ describe('live = backtest on a replay clock', () => {
     };
     const features = new FeatureSources(runtime, 1, log);
     const actor = new ModelActor({
-      deployment, model: record, onnx, features: features.acquire(record.user_id, strategyCode()), bars: market.cache, state,
+      deployment, model: record, onnx, features: features.acquire(record.user_id, code), bars: market.cache, state,
       publish: async () => undefined, activity: { emit: async () => 0 }, log, clock: new ReplayClock(ts[k + 3]! + QUARTER + 1_000),
     });
     await actor.start();

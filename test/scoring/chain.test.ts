@@ -122,4 +122,13 @@ describe('scoring chain', () => {
     assert.equal(fromRequest.take, null);
     assert.equal(fromRequest.resolver, null);
   });
+
+  it('engine options: strategy_config trailing_stop becomes the engine\'s trail (absent = none)', () => {
+    assert.equal(engineOptions(spec, null).trail, null, 'code without the key trades as before');
+    const withTrail = (trailing_stop: typeof spec.config.trailing_stop) => engineOptions({ ...spec, config: { ...spec.config, trailing_stop } }, null).trail;
+    assert.deepEqual(withTrail(0.01), { unit: 'pct', value: 0.01 });
+    assert.deepEqual(withTrail({ atr: 2, period: 14 }), { unit: 'atr', value: 2, period: 14 });
+    assert.deepEqual(withTrail({ pips: 30 }), { unit: 'pips', value: 30 });
+    assert.equal(withTrail(null), null);
+  });
 });

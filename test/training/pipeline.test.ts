@@ -119,6 +119,26 @@ describe('train pipeline', () => {
     assert.ok(trades.some((t) => t.exit_reason === 'signal'), 'exit rules (or opposite signals) close trades at an open');
   });
 
+  it('trains generated code with a trailing stop: strategy_config trailing_stop reaches the engine, stops trail into profit', async () => {
+    const { code, intent } = generateOffline({ description: 'Go long when RSI 14 crosses above 30, trail by 2 ATR', symbol: 'EURUSD', timeframe: '15min' });
+    assert.deepEqual(intent.config.trailing_stop, { atr: 2, period: 14 });
+    assert.equal(intent.config.stop_loss, null, 'the trail is the only stop');
+    const job = trainJob({ code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Trailing' });
+    const { record, results } = await trainPipeline({ runtime, bars: market.cache })(job, async () => {});
+    assert.deepEqual(record.config.trailing_stop, { atr: 2, period: 14 }, 'the config Python returned keeps the key');
+    const trades = [...results.trade_log, ...results.pred_trade_log];
+    const stopped = trades.filter((t) => t.exit_reason === 'SL');
+    assert.ok(stopped.length >= 5, `${stopped.length} stop exits of ${trades.length} trades`);
+    for (const t of stopped) {
+      assert.equal(t.side, 'long');
+      // A stop exit fills at the trailed level, or below it on a gap: never above.
+      assert.ok(t.stop_loss !== null && t.exit_price <= t.stop_loss + 1e-12, `${t.exit_time}: exit ${t.exit_price} above the stop ${t.stop_loss}`);
+    }
+    // Without a fixed stop, a stop above the entry can only be the trail having moved up.
+    assert.ok(stopped.some((t) => t.stop_loss! > t.entry_price), 'some stops trailed above the entry');
+    assert.ok(stopped.some((t) => t.pnl > 0), 'a trailed stop locked in a profit');
+  });
+
   it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {
     const { bus } = market;
     const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));

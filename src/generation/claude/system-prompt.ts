@@ -33,6 +33,11 @@ function phrase(node: Json): string {
       return `str${node.maxLength !== undefined ? ` of ${node.minLength ? `${node.minLength}-` : 'at most '}${node.maxLength} chars` : ''}${node.pattern ? ', one line' : ''}`;
     case 'array':
       return node.prefixItems ? `[${(node.prefixItems as Json[]).map(phrase).join(', ')}]` : 'list';
+    case 'object': {
+      const required = new Set<string>(node.required ?? []);
+      const entries = Object.entries<Json>(node.properties ?? {}).map(([k, n]) => `"${k}": ${phrase(n)}${required.has(k) ? '' : ` (optional${n.default !== undefined ? `, default ${py(n.default)}` : ''})`}`);
+      return entries.length ? `{${entries.join(', ')}}` : 'dict';
+    }
     default:
       return 'value';
   }
@@ -42,7 +47,8 @@ const refused = (node: Json) => node.not !== undefined;
 
 /** The strategy_config() keys and every model's model_params, from the schema. */
 function configSection(): string {
-  const schema = z.toJSONSchema(StrategyConfig) as Json;
+  // The input side: what the code may write (a key with a default may be left out).
+  const schema = z.toJSONSchema(StrategyConfig, { io: 'input' }) as Json;
   const root: Json = schema.$defs?.StrategyConfig ?? schema;
   const members: Json[] = root.oneOf ?? root.anyOf ?? [];
   const first = members[0]!;
@@ -133,13 +139,17 @@ load OHLC -> feature_engineering -> drop warm-up rows -> target = sign(close[t +
 chronological train/test split with a purge gap -> fit model_type(**model_params) -> predict_proba ->
 p(up) >= signal_threshold is long (1), p(up) <= 1 - signal_threshold is short (-1), else 0 ->
 apply direction, session_filter, skip_days, min_atr, trend_filter -> backtest with stop_loss, take_profit, cooldown,
-max_positions, on_opposite, exit_long/exit_short (entry at the next bar's open; SL/TP checked inside each bar) -> metrics.
+max_positions, on_opposite, exit_long/exit_short, trailing_stop (entry at the next bar's open; SL/TP checked inside each bar) -> metrics.
 A 0 signal never closes a position: exits come from an opposite signal (per on_opposite), stop-loss, take-profit,
 and the optional exit columns. Optional keys (omit them when unused): "skip_days": ["fri"] (UTC days, of
 mon tue wed thu fri sat sun, on which nothing opens); "entry_filter": a column name, entries only where it is > 0
 (use it for "only when ADX > 25"-style filters); "exit_long" / "exit_short": the name of a column your
 feature_engineering adds (e.g. "close_lt_ema_20"): where it is > 0 at a bar's close, open longs / shorts close at
-the next open (use these for the request's exit rules, e.g. "exit on a close below the 20 EMA").
+the next open (use these for the request's exit rules, e.g. "exit on a close below the 20 EMA");
+"trailing_stop": the position engine's trailing stop, for "trail by 2 ATR" / "trailing stop 1%" / "trail 30 pips":
+a decimal ratio of the best price since entry (0 < r <= 0.2, e.g. 0.01), {"pips": 30}, or {"atr": 2, "period": 14}
+(k x ATR(period), 0.1 <= k <= 20, period 2-200, default 14); it moves after each bar's close, never loosens, and
+stop_loss stays as a floor (set stop_loss None for a trail alone). Do not approximate a trailing stop with exit columns.
 trend_filter, when not None, must be the name of a column your feature_engineering adds (e.g. "sma_200"): longs
 only above it, shorts only below. min_atr is a minimum NATR (ATR / close * 100). stop_loss / take_profit are
 decimal ratios of the entry price (0.002 = 0.2%; on 15min EURUSD 0.001-0.005 is typical), or None.

@@ -9,7 +9,8 @@ import { StrategyConfig, type ModelType } from '../../../schemas/strategy.ts';
 import { impliedStyle, notes, objective, statedStyle, title, type Summary } from './describe.ts';
 import { columnOf, conditionName, planFeatures } from './features.ts';
 import { applyIndicatorsObject, completeParams, finalizeInstances, resolveMentions, type InstanceRef, type InstanceTable } from './instances.ts';
-import type { Approximation, Condition, ConditionSpec, LevelUnit, Operand, RiskLevel, Role, RoleColumns, Setting, Source, StrategyIntent } from './intent.ts';
+import type { Approximation, Condition, ConditionSpec, LevelUnit, Operand, RiskLevel, Role, RoleColumns, Setting, Source, StrategyIntent, TrailLevel } from './intent.ts';
+import type { TrailAsked } from './parse-exits.ts';
 import type { Weekday } from '../../../schemas/strategy.ts';
 import { EXIT_LONG_COLUMN, EXIT_SHORT_COLUMN, GATE_COLUMN } from './features.ts';
 import * as mk from './market.ts';
@@ -72,7 +73,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const market = mk.marketFacts(symbol, timeframe);
   const remarks: string[] = [];
   const fields = parseRequestText(request, timeframe);
-  for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks.filter((r) => !(f.exits.trailing && r.startsWith("trailing"))), ...f.model.remarks);
+  for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks, ...f.model.remarks);
   const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(/\b(eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)\b/g)].map((m) => m[1]!.toUpperCase())))];
   const others = named.filter((s) => s !== symbol);
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
@@ -193,9 +194,12 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   }
   threshold = { ...threshold, value: mk.sig(threshold.value, 3) };
 
-  // Stops and targets: ratios of the typical price.
+  // Stops and targets: ratios of the typical price; a trailing stop replaces the default fixed stop.
   const risk = resolveRisk(fields, market, horizon.value, remarks);
-  const { stopLoss } = risk;
+  const trailingStop = resolveTrail(fields, risk.stopLoss.value, market, horizon.value, remarks);
+  const replaced = trailingStop.value !== null && risk.stopLoss.from === 'default' && risk.stopLoss.value !== null;
+  if (replaced) remarks.push('the trailing stop replaces the default fixed stop (a stop the text gives stays as a floor under it)');
+  const stopLoss: Setting<RiskLevel | null> = replaced ? { value: null, from: 'default' } : risk.stopLoss;
   // An indicator target replaces the default take (a take distance the text gives still holds).
   const takeProfit = fields.some((f) => f.exits.target) && risk.takeProfit.from === 'default' ? { value: null, from: risk.takeProfit.from } : risk.takeProfit;
   const goal = pick('objective', 'objective', candidates(fields, (f) => f.model.objective), { value: 'Maximise the profit factor', from: 'default' }, String, remarks);
@@ -206,7 +210,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   };
   const intent: Omit<StrategyIntent, 'config'> = {
     symbol, timeframe, indicators: instances.flatMap((i) => (isRegistry(i.name) ? [{ name: i.name, params: i.params }] : [])), instances, conditions, features: plan.names,
-    direction, session, stopLoss, takeProfit, cooldown, maxPositions, onOpposite, skipDays,
+    direction, session, stopLoss, takeProfit, trailingStop, cooldown, maxPositions, onOpposite, skipDays,
     roles,
     exitLong: roles.exitLong.length ? EXIT_LONG_COLUMN : null, exitShort: roles.exitShort.length ? EXIT_SHORT_COLUMN : null, entryGate: roles.gate.length ? GATE_COLUMN : null,
     approximations,
@@ -225,6 +229,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     ...(intent.entryGate ? { entry_filter: intent.entryGate } : {}),
     ...(intent.exitLong ? { exit_long: intent.exitLong } : {}),
     ...(intent.exitShort ? { exit_short: intent.exitShort } : {}),
+    ...(trailingStop.value ? { trailing_stop: trailingStop.value.config } : {}),
   });
   return { ...intent, config };
 }
@@ -250,6 +255,41 @@ function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: 
     stopLoss: { ...(stop as Picked<Amount | null>), value: stopLevel },
     takeProfit: { ...(take as Picked<TakeValue>), value: takeLevel },
   };
+}
+
+/** The schema's bounds of an ATR multiple, its period and a pip distance (schemas/strategy.ts TrailingStop). */
+const TRAIL_BOUNDS = { atr: [0.1, 20], period: [2, 200], pips: [0.1, 10_000] } as const;
+
+function bounded(value: number, key: keyof typeof TRAIL_BOUNDS, what: string, remarks: string[]): number {
+  const [lo, hi] = TRAIL_BOUNDS[key];
+  const v = Math.min(hi, Math.max(lo, value));
+  if (v !== value) remarks.push(`a trailing stop ${what} of ${value} is outside [${lo}, ${hi}]; using ${v}`);
+  return v;
+}
+
+/** The trailing stop the text asks for, as strategy_config trailing_stop (none by default). */
+function resolveTrail(fields: readonly FieldParse[], stop: RiskLevel | null, m: mk.MarketFacts, horizon: number, remarks: string[]): Setting<TrailLevel | null> {
+  const show = (v: TrailAsked | null) => (v === null ? 'none' : v === 'default' ? 'no distance' : `${v.amount} ${v.unit}`);
+  const asked = pick<TrailAsked | null>('trailing stop', 'risk', candidates(fields, (f) => f.exits.trail), { value: null, from: 'default' }, show, remarks);
+  const v = asked.value;
+  if (v === null) return { ...asked, value: null };
+  let level: TrailLevel;
+  if (v === 'default') {
+    const ratio = stop?.ratio ?? mk.sig(mk.defaultStopRatio(m, horizon), 3);
+    remarks.push(`a trailing stop without a distance trails by the stop distance, ${mk.sig(ratio * 100, 4)}% of the price; say e.g. "trail by 2 ATR" or "trailing stop 30 pips"`);
+    level = { config: ratio, label: `${mk.sig(ratio * 100, 4)}% (the stop distance)` };
+  } else if (v.unit === 'pct') {
+    const ratio = mk.clampRatio(v.amount / 100, 'trailing stop', remarks);
+    level = { config: ratio, label: `${mk.sig(ratio * 100, 4)}%` };
+  } else if (v.unit === 'pips') {
+    const pips = bounded(v.amount, 'pips', 'in pips', remarks);
+    level = { config: { pips }, label: `${pips} pips` };
+  } else {
+    const atr = bounded(v.amount, 'atr', 'ATR multiple', remarks);
+    const period = bounded(v.period ?? 14, 'period', 'ATR period', remarks);
+    level = { config: { atr, period }, label: `${atr} x ATR(${period})` };
+  }
+  return { ...asked, value: level };
 }
 
 /** Entry verbs of each side ("as long as", "short-term" and a plain "long period" are not entries). */

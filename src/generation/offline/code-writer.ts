@@ -19,7 +19,7 @@ const CONFIG_KEYS = [
   'on_opposite', 'session_filter', 'min_atr', 'trend_filter', 'target_horizon', 'objective', 'notes', 'title',
 ] as const;
 /** Optional keys, written only when set (code without them stays as it was). */
-const OPTIONAL_KEYS = ['skip_days', 'entry_filter', 'exit_long', 'exit_short'] as const;
+const OPTIONAL_KEYS = ['skip_days', 'entry_filter', 'exit_long', 'exit_short', 'trailing_stop'] as const;
 
 /** A value as a Python literal: ASCII-only strings, True/False/None, dicts and lists. */
 export function pyLiteral(v: unknown): string {
@@ -76,6 +76,7 @@ function understood(intent: StrategyIntent): string[] {
   if (intent.exitShort) rows.push(['exit shorts', `${intent.exitShort} > 0 closes shorts at the next open`]);
   rows.push(['stop loss', `${level(intent.stopLoss.value, intent.symbol, intent.timeframe)} ${via(intent.stopLoss)}`]);
   rows.push(['take profit', `${level(intent.takeProfit.value, intent.symbol, intent.timeframe)} ${via(intent.takeProfit)}`]);
+  if (intent.trailingStop.value) rows.push(['trailing stop', `${intent.trailingStop.value.label} behind the best price since entry; moves after each bar, never back ${via(intent.trailingStop)}`]);
   rows.push(['cooldown', `${intent.cooldown.value} bars ${via(intent.cooldown)}`]);
   rows.push(['max positions', `${intent.maxPositions.value} ${via(intent.maxPositions)}`]);
   rows.push(['on opposite', `${intent.onOpposite.value} ${via(intent.onOpposite)}`]);
@@ -130,6 +131,9 @@ export function writeCode(request: GenerateRequest, intent: StrategyIntent, plan
     "# at the symbol's typical price (dollars at 1 standard lot). A train request's stop_loss/take_profit",
     '# (risk_unit pips, usd or pct) overrides them exactly, per trade.',
   );
+  if (intent.trailingStop.value) {
+    header.push('# trailing_stop is a ratio of the best price since entry, {"pips": n} or {"atr": k, "period": n}:', '# the position engine trails it exactly (after each bar, never back).');
+  }
   const body: string[] = [
     '"""Features: built-in indicators (the same pandas code as POST /indicators), condition flags, price action."""',
   ];

@@ -6,7 +6,7 @@
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import type { IndicatorRequest } from '../../../schemas/indicators.ts';
 import type { GenName } from './gen-indicators.ts';
-import type { ModelType, StrategyConfig, Weekday } from '../../../schemas/strategy.ts';
+import type { ModelType, StrategyConfig, TrailingStop, Weekday } from '../../../schemas/strategy.ts';
 
 /** Where a value came from: a request field, the template it stands for, or our default. */
 export type Source =
@@ -42,6 +42,13 @@ export interface RiskLevel {
   unit: 'pips' | 'pct' | 'usd' | 'atr' | 'ratio' | 'rr';
   /** The same distance in pips at the symbol's typical price (for the comments). */
   pips: number;
+}
+
+/** A trailing stop as strategy_config carries it (the position engine trails it exactly), and in words. */
+export interface TrailLevel {
+  config: NonNullable<TrailingStop>;
+  /** The distance, e.g. "2 x ATR(14)", "1%" (of the best price), "30 pips". */
+  label: string;
 }
 
 /** One indicator instance the strategy computes. */
@@ -123,6 +130,8 @@ export interface StrategyIntent {
   session: Setting<{ hours: [number, number] | null; label: string }>;
   stopLoss: Setting<RiskLevel | null>;
   takeProfit: Setting<RiskLevel | null>;
+  /** strategy_config trailing_stop: the stop follows the best price since entry (never looser). */
+  trailingStop: Setting<TrailLevel | null>;
   cooldown: Setting<number>;
   maxPositions: Setting<number>;
   onOpposite: Setting<'reverse' | 'close_only' | 'ignore'>;

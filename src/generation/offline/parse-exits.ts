@@ -1,18 +1,23 @@
 /**
  * Targets and stops named by an indicator rather than a distance, and trailing stops, in one
- * normalised text. The strategy model has fixed stop/take distances and exit columns, so each
- * becomes an exit rule on the close (closing at the next open) — the closest it can express:
+ * normalised text. The strategy model has fixed stop/take distances and exit columns, so an
+ * indicator level becomes an exit rule on the close (closing at the next open) — the closest it
+ * can express:
  * - "target the EMA" / "take profit at the middle band": longs close on a close above it,
  *   shorts on a close below it;
  * - "stop below the last swing low" / "stop under the 20 bar low": longs close on a close below
- *   it (a swing low is the 10-bar low); "stop above the swing high" likewise for shorts;
- * - "trail by 2 ATR" / "20 pip trailing stop": a chandelier exit — longs close on a close more
- *   than that below the 22-bar high, shorts above the 22-bar low.
+ *   it (a swing low is the 10-bar low); "stop above the swing high" likewise for shorts.
+ * Trailing stops are the position engine's own (strategy_config trailing_stop), exactly:
+ * "trail by 2 ATR" (ATR(14), or "2 ATR(20)"), "trailing stop 1%", "trail the stop 30 pips",
+ * "25 pip trailing stop"; a bare "trailing stop" has no distance (`default`: the stop's).
+ * Their words are consumed (`trail[].at/phrase`): the other parsers read the text without them,
+ * so "2 ATR" there is not an ATR(2) and "stop 30 pips" not also a fixed stop.
  * Days: "no Fridays", "don't trade on Mondays", "weekdays only", "only on Tuesdays" → skip_days.
  */
 import type { Weekday } from '../../../schemas/strategy.ts';
 import { WEEKDAYS } from '../../../schemas/strategy.ts';
 import type { Approximation, LevelUnit } from './intent.ts';
+import type { Finding } from './parse-rules.ts';
 import type { Draft } from './parse-conditions.ts';
 import { findMentions, type Mention } from './parse-indicators.ts';
 import { lex } from './text.ts';
@@ -21,8 +26,8 @@ export interface ExitFindings {
   drafts: Draft[];
   mentions: Mention[];
   approximations: Approximation[];
-  /** A trailing stop was expressed (the fixed-stop remark of parse-risk does not apply). */
-  trailing: boolean;
+  /** Trailing stops asked, in text order: a distance, or `default` when none was given. */
+  trail: Finding<TrailAsked>[];
   /** An indicator target was found (no fixed take unless a distance is also given). */
   target: boolean;
   skipDays: Array<{ value: Weekday[]; at: number; phrase: string }>;
@@ -30,11 +35,43 @@ export interface ExitFindings {
 
 const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z][a-z0-9 ().]{1,40})/g;
 const STOP = /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
+/** A trailing distance as asked: `amount` in ATRs (of `period`, default 14), percent of price or pips. */
+export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 'default';
+
+const TRAIL_UNIT = '(atrs?|pips?|points|%|percent)(?:\\((\\d{1,3})\\))?(?![a-z0-9])';
 const TRAIL = [
-  /\btrail(?:ing)?(?: the)?(?: stop)?(?: loss)?(?: by| of| at| with| =)? (\d+(?:\.\d+)?) ?(?:x |times )?(atr|atrs|pips|points|%|percent)\b/g,
-  /\b(\d+(?:\.\d+)?) ?(?:x |times )?(atr|atrs|pips|points|%|percent) trailing(?: stop)?\b/g,
+  new RegExp(`\\btrail(?:ing)?(?: the| my| your| a)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`, 'g'),
+  new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b`, 'g'),
 ];
-const UNITS: Record<string, LevelUnit> = { atr: 'atr', atrs: 'atr', pips: 'pips', points: 'pips', '%': 'pct', percent: 'pct' };
+/** "trailing stop", "trail the stop", "an ATR trailing stop": a trailing stop without a distance. */
+const TRAIL_BARE = /\b(?:(atr) )?(?:trailing stops?(?: loss(?:es)?)?|trail(?:ing)? (?:the |my |your )?stops?)\b/g;
+const UNITS: Record<string, LevelUnit> = { atr: 'atr', atrs: 'atr', pip: 'pips', pips: 'pips', points: 'pips', '%': 'pct', percent: 'pct' };
+/** An ATR trailing stop named without a multiple trails by this many ATR(14). */
+export const DEFAULT_TRAIL_ATR = 2;
+
+/** Trailing stops in the text: with a distance, else bare (a bare one inside a measured one is the same). */
+function trails(text: string): Finding<TrailAsked>[] {
+  const out: Finding<TrailAsked>[] = [];
+  const inside = (at: number) => out.some((f) => at >= f.at && at < f.at + f.phrase.length);
+  for (const re of TRAIL) {
+    for (const m of text.matchAll(re)) {
+      const amount = Number(m[1]);
+      if (!(amount > 0) || inside(m.index)) continue;
+      const unit = UNITS[m[2]!]!;
+      const period = unit === 'atr' && m[3] ? Number(m[3]) : undefined;
+      out.push({ value: { amount, unit, ...(period ? { period } : {}) }, at: m.index, phrase: m[0] });
+    }
+  }
+  for (const m of text.matchAll(TRAIL_BARE)) {
+    if (out.some((f) => m.index < f.at + f.phrase.length && f.at < m.index + m[0].length)) continue;
+    out.push({ value: m[1] ? { amount: DEFAULT_TRAIL_ATR, unit: 'atr' } : 'default', at: m.index, phrase: m[0] });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+/** The text with the trailing-stop phrases blanked (same length, so offsets still hold). */
+export const withoutTrails = (text: string, found: readonly Finding<TrailAsked>[]): string =>
+  found.reduce((t, f) => t.slice(0, f.at) + ' '.repeat(f.phrase.length) + t.slice(f.at + f.phrase.length), text);
 
 const mentionsOf = (fragment: string): Mention[] => findMentions(lex(fragment.split(/ (?:and|with|stop|target|then|or|but|on|for) /)[0]!)).filter((t): t is Mention => t.t === 'ind');
 const mention = (name: Mention['name'], params: Record<string, number>, output: number | null): Mention => ({ t: 'ind', name, params, output, qualifier: null, levels: null, signalLine: false, days: false });
@@ -65,7 +102,9 @@ function skipDays(text: string): ExitFindings['skipDays'] {
 
 /** Indicator targets and stops, trailing stops and day filters of one normalised text. */
 export function parseExits(text: string): ExitFindings {
-  const out: ExitFindings = { drafts: [], mentions: [], approximations: [], trailing: false, target: false, skipDays: skipDays(text) };
+  const trail = trails(text);
+  const out: ExitFindings = { drafts: [], mentions: [], approximations: [], trail, target: false, skipDays: skipDays(text) };
+  text = withoutTrails(text, trail);
   const exit = (draft: Omit<Draft, 'role' | 'negate'>) => out.drafts.push({ ...draft, role: 'exit', negate: false });
   for (const m of text.matchAll(TARGET)) {
     const fragment = m[1]!;
@@ -95,22 +134,6 @@ export function parseExits(text: string): ExitFindings {
     const output = first.name === 'hhll' ? (side === 'long' ? 1 : 0) : first.output ?? 0;
     exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: side === 'long' ? 'below' : 'above', right: op(first, output) }, side, phrase });
     out.approximations.push({ asked: phrase, done: `an exit rule: ${side === 'long' ? 'longs close on a close below' : 'shorts close on a close above'} it (at the next open); the fixed stop stays as a hard stop`, why: 'stop_loss is a fixed distance from the entry; a level that moves is an exit column' });
-  }
-  for (const re of TRAIL) {
-    for (const m of text.matchAll(re)) {
-      const amount = Number(m[1]);
-      const unit = UNITS[m[2]!]!;
-      if (!(amount > 0) || out.trailing) continue;
-      out.trailing = true;
-      const hh = mention('hhll', { period: 22 }, 0);
-      const ll = mention('hhll', { period: 22 }, 1);
-      const atr = unit === 'atr' ? mention('atr', { period: 14 }, null) : null;
-      out.mentions.push(hh, ll, ...(atr ? [atr] : []));
-      const phrase = m[0].trim();
-      exit({ cond: { kind: 'offset', left: { kind: 'price' }, relation: 'below', base: op(hh, 0), amount, unit, atr, within: false }, side: 'long', phrase });
-      exit({ cond: { kind: 'offset', left: { kind: 'price' }, relation: 'above', base: op(ll, 1), amount, unit, atr, within: false }, side: 'short', phrase });
-      out.approximations.push({ asked: phrase, done: `a chandelier exit: longs close on a close more than ${amount} ${unit} below the 22-bar high, shorts above the 22-bar low (at the next open)`, why: 'the position engine has fixed stops; a stop trailing the extreme since the entry is approximated by the extreme of the last 22 bars' });
-    }
   }
   return out;
 }

@@ -14,7 +14,7 @@ import { parseRules, type Finding, type RuleFindings } from './parse-rules.ts';
 import { parseSessions, type SessionValue } from './parse-sessions.ts';
 import { clauses, lex, normalize } from './text.ts';
 import type { Role } from './intent.ts';
-import { parseExits, type ExitFindings } from './parse-exits.ts';
+import { parseExits, withoutTrails, type ExitFindings } from './parse-exits.ts';
 import { markLevels, rewriteLevels } from './parse-levels.ts';
 import { roleSegments } from './parse-roles.ts';
 
@@ -39,14 +39,17 @@ const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|ord
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);
+  const exits = parseExits(norm);
+  // The trailing-stop words are the exits parser's: the others read the text without them.
+  const rest = withoutTrails(norm, exits.trail);
   const mentions: Mention[] = [];
   const drafts: Draft[] = [];
   const trends: FieldParse['trends'] = [];
   const carry = { subject: null };
   let offset = 0;
   let role: Role = 'entry';
-  for (const clause of clauses(norm)) {
-    const at = norm.indexOf(clause, offset);
+  for (const clause of clauses(rest)) {
+    const at = rest.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
     for (const segment of roleSegments(rewriteLevels(clause), role)) {
       const tokens = findMentions(markLevels(lex(segment.text)));
@@ -59,7 +62,6 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       role = segment.role;
     }
   }
-  const exits = parseExits(norm);
   mentions.push(...exits.mentions);
   drafts.push(...exits.drafts);
   // "divergence" in "moving average convergence divergence" is MACD's name, not a pattern.
@@ -72,10 +74,10 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     mentions,
     drafts,
     trends,
-    rules: parseRules(norm, timeframe),
-    sessions: parseSessions(norm),
-    risk: parseRisk(norm),
-    model: parseModel(norm, timeframe, field === 'optimization'),
+    rules: parseRules(rest, timeframe),
+    sessions: parseSessions(rest),
+    risk: parseRisk(rest),
+    model: parseModel(rest, timeframe, field === 'optimization'),
     exits,
     unsupported,
   };

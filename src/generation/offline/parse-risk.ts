@@ -108,7 +108,6 @@ export function parseRisk(text: string): RiskFindings {
   // An RR statement also matches the plain take pattern ("target 2 x the stop"): keep the RR one.
   const takeClean = take.filter((f, i) => !(f.value && 'unit' in f.value && take.some((g, j) => j !== i && g.at <= f.at + 3 && g.at >= f.at - 3 && g.value !== null && 'rr' in g.value)));
   const atr = [...findAll(text, MIN_ATR, minAtr), ...findAll(text, VOL_DEFAULT, () => 'default' as const), ...findConst<MinAtrValue>(text, [/\bno (?:volatility|atr) filter\b/], null)].sort((a, b) => a.at - b.at);
-  if (/\btrailing\b/.test(text)) remarks.push('trailing stops are not part of strategy_config: a fixed stop is used');
   if (new RegExp(`\\brisk(?:ing)? (?:\\$ )?${NUM} ?(?:%|percent|\\$|dollars)? (?:per trade|of (?:the )?(?:account|balance|equity|capital))`).test(text)) {
     remarks.push('position sizing (risk per trade) is set by the train request (capital, lot_size), not by the strategy code');
   }

@@ -2,9 +2,10 @@
 import type { GenerateRequest, Understood } from '../../../schemas/generation.ts';
 import { buildIntent } from './build-intent.ts';
 import { describeCondition, instanceLabel } from './features.ts';
-import type { Approximation, ConditionSpec, RiskLevel, Setting, StrategyIntent } from './intent.ts';
+import type { Approximation, ConditionSpec, RiskLevel, Setting, StrategyIntent, TrailLevel } from './intent.ts';
 
 const said = <T, U>(s: Setting<T>, value: U) => ({ value, from: s.from, ...(s.phrase ? { phrase: s.phrase } : {}) });
+const trailing = (t: TrailLevel): string => `${t.label} behind the best price since entry (strategy_config trailing_stop; never loosens)`;
 const level = (r: RiskLevel | null): string | null => (r === null ? null : r.unit === 'ratio' ? `${r.ratio} of the entry price` : `${r.amount} ${r.unit}`);
 
 /** How the offline generator reads the request (the one reading every entry point makes). */
@@ -31,7 +32,11 @@ export function understoodFrom(intent: StrategyIntent): Understood {
     entries: of('entry').map(rule),
     exits: of('exit').map(rule),
     filters,
-    stops: [...(intent.stopLoss.value ? [`fixed: ${level(intent.stopLoss.value)}`] : []), ...exitNotes.filter(isStop).map((a) => `${a.asked}: ${a.done}`)],
+    stops: [
+      ...(intent.stopLoss.value ? [`fixed: ${level(intent.stopLoss.value)}`] : []),
+      ...(intent.trailingStop.value ? [`trailing: ${trailing(intent.trailingStop.value)}`] : []),
+      ...exitNotes.filter(isStop).map((a) => `${a.asked}: ${a.done}`),
+    ],
     targets: [...(intent.takeProfit.value ? [`fixed: ${level(intent.takeProfit.value)}`] : []), ...exitNotes.filter(isTarget).map((a) => `${a.asked}: ${a.done}`)],
     approximations: intent.approximations,
     session: said(intent.session, intent.session.value.label),
@@ -40,6 +45,7 @@ export function understoodFrom(intent: StrategyIntent): Understood {
     min_atr: said(intent.minAtr, intent.minAtr.value),
     stop_loss: said(intent.stopLoss, level(intent.stopLoss.value)),
     take_profit: said(intent.takeProfit, level(intent.takeProfit.value)),
+    trailing_stop: said(intent.trailingStop, intent.trailingStop.value ? trailing(intent.trailingStop.value) : null),
     model: said(intent.model, intent.model.value.type),
     remarks: intent.remarks,
   };

@@ -31,6 +31,12 @@ describe('the system prompt carries the whole code contract', () => {
     assert.match(prompt, /Never: use_label_encoder, eval_metric/);
   });
 
+  it('explains the optional trailing_stop key: a ratio, pips or ATR, from the schema, and not as exit columns', () => {
+    assert.match(prompt, /^- trailing_stop: float >0\.\.0\.2 or \{"atr": float 0\.1\.\.20, "period": int 2\.\.200 \(optional, default 14\)\} or \{"pips": float 0\.1\.\.10000\} or None/m);
+    assert.match(prompt, /"trail by 2 ATR"/);
+    assert.match(prompt, /Do not approximate a trailing stop with exit columns/);
+  });
+
   it('gives the indicator registry’s pandas conventions and column names', () => {
     for (const i of INDICATOR_LIST) for (const col of i.info.columns.defaults) assert.ok(prompt.includes(col), col);
     assert.match(prompt, /ewm\(alpha=1 \/ 14, adjust=False\)/);

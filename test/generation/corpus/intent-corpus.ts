@@ -24,6 +24,10 @@ export interface Expect {
   model?: string;
   maxPositions?: number;
   takeProfit?: null;
+  /** strategy_config trailing_stop, exactly (null: none). */
+  trailingStop?: number | { atr: number; period: number } | { pips: number } | null;
+  /** Words one of understood.stops must contain (e.g. "trailing"). */
+  stops?: string[];
   /** Words the approximations must name. */
   approximated?: string[];
 }
@@ -77,7 +81,10 @@ const BASES: Base[] = [
   { id: 'volregime', prompt: 'Only trade in a high volatility regime, EMA 12 26 cross', expect: { columns: ['vol_regime_14_100', 'ema_12_x_ema_26'] } },
   { id: 'target-ema', prompt: 'Sell when price is more than 2 ATR above the 50 EMA, target the EMA, stop 1.5 ATR', expect: { direction: 'short', exitShort: true, takeProfit: null, approximated: ['target the ema'] } },
   { id: 'swing-stop', prompt: 'Buy when RSI 14 is below 30, stop below the last swing low', expect: { direction: 'long', columns: ['ll_10', 'close_lt_ll_10'], exitLong: true, approximated: ['swing low'] } },
-  { id: 'trail', prompt: 'Go long on an EMA 20 50 cross, trail by 2 ATR', expect: { direction: 'long', columns: ['hh_22', 'exit_long_rule'], exitLong: true, approximated: ['trail'] } },
+  { id: 'trail', prompt: 'Go long on an EMA 20 50 cross, trail by 2 ATR', expect: { direction: 'long', columns: ['ema_20_x_ema_50'], absent: ['hh_22', 'atr_2'], exitLong: false, trailingStop: { atr: 2, period: 14 }, stops: ['trailing: 2 x ATR(14)'] } },
+  { id: 'trail-pct', prompt: 'Buy when RSI 14 is below 30, trailing stop 1%', expect: { direction: 'long', columns: ['rsi_14_lt_30'], trailingStop: 0.01, stops: ['trailing: 1%'] } },
+  { id: 'trail-pips', prompt: 'Sell when the MACD crosses below its signal line, trail the stop 30 pips', expect: { direction: 'short', absent: ['hh_22', 'll_22'], exitShort: false, trailingStop: { pips: 30 }, stops: ['trailing: 30 pips'] } },
+  { id: 'trail-stop-too', prompt: 'EMA 9 21 cross, stop 20 pips and a 1.5 ATR trailing stop', expect: { columns: ['ema_9_x_ema_21'], trailingStop: { atr: 1.5, period: 14 }, stops: ['fixed: 20 pips', 'trailing: 1.5 x ATR(14)'] } },
   { id: 'no-fridays', prompt: "RSI 14 below 30, don't trade on Fridays", expect: { skipDays: ['fri'], columns: ['rsi_14_lt_30'] } },
   { id: 'no-mon-fri', prompt: 'EMA 12 26 cross, no mondays or fridays', expect: { skipDays: ['mon', 'fri'] } },
   { id: 'weekdays', prompt: 'MACD crossing its signal line, weekdays only', expect: { skipDays: ['sat', 'sun'] } },
@@ -110,7 +117,7 @@ const inWords = (p: string) => p.replace(/(?<![\d.%-])\b(\d+)\b(?![.\d]|%| ?(?:m
 const COMPOUND: IntentCase[] = [
   { id: 'compound-1', category: 'compound', prompt: 'EURUSD 15min: buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is below it, London session, stop 20 pips, xgboost, no fridays', expect: { symbol: 'EURUSD', direction: 'both', columns: ['rsi_14_lt_30', 'rsi_14_gt_70', 'close_gt_sma_200'], session: [7, 16], skipDays: ['fri'], model: 'XGBClassifier' } },
   { id: 'compound-2', category: 'compound', prompt: 'go long on GBPUSD hourly when the 20 EMA crosses above the 50 EMA only when ADX is above 20, exit when RSI 14 goes above 75, max 3 positions', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'long', columns: ['ema_20_xup_ema_50', 'adx_14_gt_20', 'rsi_14_xup_75'], entryFilter: true, exitLong: true, maxPositions: 3 } },
-  { id: 'compound-3', category: 'compound', prompt: 'USDJPY 5 minute, sell when price is 2 ATR above the 20 EMA and stochastic is overbought, target the EMA, trail by 1.5 ATR, NY session', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'short', columns: ['close_gt_ema_20_p2atr'], exitShort: true, session: [12, 21] } },
+  { id: 'compound-3', category: 'compound', prompt: 'USDJPY 5 minute, sell when price is 2 ATR above the 20 EMA and stochastic is overbought, target the EMA, trail by 1.5 ATR, NY session', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'short', columns: ['close_gt_ema_20_p2atr'], exitShort: true, session: [12, 21], trailingStop: { atr: 1.5, period: 14 }, stops: ['trailing'] } },
   { id: 'compound-4', category: 'compound', prompt: 'AUDUSD 15min mean reversion: Bollinger 20 2 and RSI 7 below 20 to buy, above 80 to sell, avoid the Asian session, random forest, weekdays only', expect: { symbol: 'AUDUSD', columns: ['bb_out_20_2', 'rsi_7_lt_20', 'rsi_7_gt_80'], skipDays: ['sat', 'sun'], model: 'RandomForestClassifier' } },
   { id: 'compound-5', category: 'compound', prompt: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.', expect: { symbol: 'GBPUSD', timeframe: '15min', direction: 'short', columns: ['close_gt_ema_50_p2atr'], absent: ['atr_2'], exitShort: true, takeProfit: null } },
   { id: 'compound-6', category: 'compound', prompt: 'EURUSD hourly: buy when CCI 20 crosses above -100 and price is above the Ichimoku cloud, exit on a close below the kijun, no trades on mondays', expect: { timeframe: '1h', direction: 'long', columns: ['cci_20_xup_m100', 'exit_long_rule'], exitLong: true, skipDays: ['mon'] } },

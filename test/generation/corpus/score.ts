@@ -36,6 +36,8 @@ export function scoreCase(c: IntentCase): CaseResult {
   if (e.model) check(`model ${e.model} (got ${cfg.model_type})`, cfg.model_type === e.model);
   if (e.maxPositions !== undefined) check(`max_positions ${e.maxPositions} (got ${cfg.max_positions})`, cfg.max_positions === e.maxPositions);
   if (e.takeProfit === null) check(`no fixed take (got ${cfg.take_profit})`, cfg.take_profit === null);
+  if (e.trailingStop !== undefined) check(`trailing_stop ${JSON.stringify(e.trailingStop)} (got ${JSON.stringify(cfg.trailing_stop ?? null)})`, JSON.stringify(cfg.trailing_stop ?? null) === JSON.stringify(e.trailingStop) && code.includes(`"trailing_stop": `) === (e.trailingStop !== null));
+  for (const words of e.stops ?? []) check(`stops name "${words}" (got ${JSON.stringify(understood.stops)})`, understood.stops.some((s) => s.includes(words)));
   for (const words of e.approximated ?? []) check(`approximation of "${words}"`, understood.approximations.some((a) => a.asked.includes(words)));
   return { id: c.id, category: c.category, checks: checks.length, failed: checks.filter(([, ok]) => !ok).map(([n]) => n) };
 }

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
-import { generateOffline } from '../../../src/generation/offline/index.ts';
+import { generateOffline, understoodFrom } from '../../../src/generation/offline/index.ts';
 
 type Req = Omit<Partial<GenerateRequest>, 'symbol' | 'timeframe'>;
 const gen = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') =>
@@ -64,6 +64,53 @@ describe('offline generator: what a request is understood to ask', () => {
     const { intent } = gen('stop loss 50%, take profit 90%');
     assert.equal(intent.config.stop_loss, 0.2);
     assert.ok(intent.remarks.some((r) => r.includes('20%')));
+  });
+
+  it('reads trailing stops as strategy_config trailing_stop, which the engine trails exactly (no chandelier exit)', () => {
+    const cases: Array<[string, unknown]> = [
+      ['Go long on an EMA 20 50 cross, trail by 2 ATR', { atr: 2, period: 14 }],
+      ['EMA cross, trail by two ATRs', { atr: 2, period: 14 }],
+      ['EMA cross, trailing SL of 1.5 x ATR', { atr: 1.5, period: 14 }],
+      ['EMA cross, trail by 3 ATR(20)', { atr: 3, period: 20 }],
+      ['2x ATR trailing stop on an RSI dip', { atr: 2, period: 14 }],
+      ['an ATR trailing stop on an RSI dip', { atr: 2, period: 14 }],
+      ['Buy when RSI 14 is below 30, trailing stop 1%', 0.01],
+      ['RSI dip with a trailing stop-loss of 0.5 percent', 0.005],
+      ['Sell the MACD cross, trail the stop 30 pips', { pips: 30 }],
+      ['MACD cross with a 25-pip trailing stop', { pips: 25 }],
+    ];
+    for (const [prompt, want] of cases) {
+      const { intent, code } = gen(prompt);
+      assert.deepEqual(intent.config.trailing_stop, want, prompt);
+      assert.ok(code.includes(`"trailing_stop": `), `${prompt}: the key in the code`);
+      for (const col of ['hh_22', 'll_22', 'atr_2', 'atr_3', 'atr_1']) assert.ok(!intent.features.includes(col), `${prompt}: no ${col}`);
+      assert.equal(intent.config.exit_long, undefined, `${prompt}: no exit rule`);
+      assert.ok(!intent.approximations.some((a) => /trail/.test(a.asked)), `${prompt}: not an approximation`);
+      const understood = understoodFrom(intent);
+      assert.ok(understood.stops.some((x) => x.startsWith('trailing: ')), `${prompt}: ${understood.stops.join(' | ')}`);
+      assert.ok(understood.trailing_stop.value?.includes('behind the best price'), `${prompt}: ${JSON.stringify(understood.trailing_stop)}`);
+      // The trailing stop is the stop: no default fixed stop under it, and the words are not read as a fixed stop.
+      assert.equal(intent.config.stop_loss, null, `${prompt}: no fixed stop`);
+    }
+    // A fixed stop the text gives stays (a floor under the trail); pips in JPY pairs stay pips.
+    const both = cfg('EMA 9 21 cross, stop 20 pips and a 1.5 ATR trailing stop');
+    near(both.stop_loss, pipsRatio(20, 'EURUSD'), 'fixed stop kept');
+    assert.deepEqual(both.trailing_stop, { atr: 1.5, period: 14 });
+    assert.deepEqual(cfg('trail the stop 30 pips', 'USDJPY').trailing_stop, { pips: 30 });
+    // No distance: the stop's; beyond the schema: clamped, and said.
+    const bare = gen('EMA cross with a trailing stop');
+    assert.equal(bare.intent.config.trailing_stop, cfg('EMA cross').stop_loss, 'the default stop distance');
+    assert.equal(cfg('EMA cross with a trailing stop, stop 0.5%').trailing_stop, 0.005, 'the stated stop distance');
+    assert.ok(bare.intent.remarks.some((r) => r.includes('without a distance')));
+    const wide = gen('EMA cross, trail by 40 ATR, trailing stop 50%');
+    assert.deepEqual(wide.intent.config.trailing_stop, 0.2);
+    assert.ok(wide.intent.remarks.some((r) => r.includes('20%')));
+    assert.deepEqual(cfg('EMA cross, trail by 40 ATR').trailing_stop, { atr: 20, period: 14 });
+    // Code that asks for none has no key (code written before trailing_stop is unchanged).
+    const none = gen('EMA cross, stop 20 pips');
+    assert.equal(none.intent.config.trailing_stop, undefined);
+    assert.ok(!none.code.includes('trailing_stop'));
+    assert.equal(understoodFrom(none.intent).trailing_stop.value, null);
   });
 
   it('reads the 8 built-in indicators with their parameters', () => {
