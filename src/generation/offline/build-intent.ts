@@ -3,6 +3,7 @@
  * strategy_config value with where it came from, and the remarks. Pure and deterministic.
  */
 import type { GenerateRequest } from '../../../schemas/generation.ts';
+import { SYMBOLS } from '../../../schemas/common.ts';
 import { GEN, isRegistry, type GenName } from './gen-indicators.ts';
 import { conditionName as nameOf } from './features.ts';
 import { StrategyConfig, type ModelType } from '../../../schemas/strategy.ts';
@@ -77,6 +78,8 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(/\b(eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)\b/g)].map((m) => m[1]!.toUpperCase())))];
   const others = named.filter((s) => s !== symbol);
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
+  remarks.push(...notOffered(fields.map((f) => f.norm), symbol, timeframe));
+  for (const u of new Set(fields.flatMap((f) => f.unread))) remarks.push(`not understood, so nothing in the code comes from it: "${u}" — name an indicator and a level, e.g. "RSI 14 below 30" or "close above the 20 EMA"`);
   const approximations: Approximation[] = fields.flatMap((f) => f.exits.approximations);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
   if (unsupported.length) remarks.push(`left out: ${unsupported.join(', ')} (bars carry no volume, news or order book; no Fibonacci, Heikin-Ashi, Renko, divergence or doji rules)`);
@@ -293,8 +296,10 @@ function resolveTrail(fields: readonly FieldParse[], stop: RiskLevel | null, m: 
 }
 
 /** Entry verbs of each side ("as long as", "short-term" and a plain "long period" are not entries). */
-const LONG_ENTRY = /\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|if|once|on a|after)|longs)\b/;
-const SHORT_ENTRY = /\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|if|once|on a|after)|shorts|shorting)\b/;
+// "short it when…", "Short USDCHF whenever…", "long on a bullish engulfing": the side as a verb.
+const PAIR_WORD = '(?:it|them|the (?:pair|market|cross)|eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)';
+const LONG_ENTRY = new RegExp(`\\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after)|long ${PAIR_WORD}|longs)\\b`);
+const SHORT_ENTRY = new RegExp(`\\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after)|short ${PAIR_WORD}|shorts|shorting)\\b`);
 
 /** The one side the text's entries are on, when it names entries of one side only. */
 function impliedDirection(fields: readonly { field: Source; norm: string }[]): { value: Direction; from: Source; phrase: string } | null {
@@ -345,4 +350,34 @@ function afterOpen(session: Picked<SessionValue>, fields: readonly FieldParse[],
     return { value: { hours: [from, to], label: `${session.value.label} after its first ${hours} h` }, from: f.field, phrase: m[0] };
   }
   return session;
+}
+
+/** Markets the service has no bars for, named in the text: said, never silently replaced. */
+const CURRENCY = '(eur|usd|gbp|jpy|chf|aud|nzd|cad|xau|xag)';
+const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|s&p ?500|nasdaq|dax)\\b`, 'g');
+const NUMBER = '(?:\\d+|two|three|four|six|eight|twelve|thirty|forty[ -]five)';
+/** A chart period: "30 minute bars", "on the 4 hour", "daily chart", "h4" (not "20-day high" or "daily pivot"). */
+const PERIOD = new RegExp(
+  `\\b(?:(${NUMBER}[ -]?(?:m|mins?|minutes?|h|hrs?|hours?|d|days?))(?= (?:chart|bars?|candles?|timeframe|tf)\\b)|(?<=\\bon (?:the )?)(${NUMBER}[ -]?(?:m|mins?|minutes?|h|hrs?|hours?))\\b|(daily|weekly|monthly|4h|h4|d1|w1|m30|h2)\\b(?! (?:pivots?|high|low|open|close|range|average|vwap)\\b))`,
+  'g',
+);
+const OFFERED_PERIOD = /^(?:1|one|5|five|15|fifteen|60)[ -]?(?:m|mins?|minutes?)$|^(?:1|one)[ -]?(?:h|hrs?|hours?)$/;
+const OFFERED_NAMED = /\b(?:1|one|5|five|15|fifteen)[ -]?(?:m|mins?|minutes?)\b|\b(?:m1|m5|m15|h1|hourly)\b|\b(?:1|one)[ -]?(?:h|hr|hour)\b/;
+
+function notOffered(texts: readonly string[], symbol: string, timeframe: string): string[] {
+  const out = new Set<string>();
+  for (const text of texts) {
+    for (const m of text.matchAll(PAIR_NAMED)) {
+      if (m[1] && m[1] === m[2]) continue;
+      const pair = m[3] ?? `${m[1]}${m[2]}`.toUpperCase();
+      if (m[3] || !(SYMBOLS as readonly string[]).includes(pair)) out.add(`the text names ${pair}, which has no bars here (the seven majors and BTCUSD); the code is written for ${symbol}`);
+    }
+    // A period with no bars here is worth a word only when the text names no period we have.
+    if (OFFERED_NAMED.test(text)) continue;
+    for (const m of text.matchAll(PERIOD)) {
+      const words = (m[1] ?? m[2] ?? m[3])!;
+      if (!OFFERED_PERIOD.test(words)) out.add(`the text names a ${words} timeframe, which has no bars here (1min, 5min, 15min, 1h); the code uses ${timeframe}`);
+    }
+  }
+  return [...out];
 }

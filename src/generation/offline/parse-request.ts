@@ -33,7 +33,13 @@ export interface FieldParse {
   exits: ExitFindings;
   /** Words naming things the generator cannot compute (volume, Fibonacci…), for a remark. */
   unsupported: string[];
+  /** Parts worded as a condition that no rule was read from: said in a remark, never dropped in silence. */
+  unread: string[];
 }
+
+/** Words of a condition; risk, session, day and model statements are read by their own parsers. */
+const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:es|ing)?|break(?:s|ing|out|outs)?|flips?|engulf\w*|pin bars?|inside bars?|regime|deviations?|z-?score|within|rises?|rising|falls?|falling|turns?)\b/;
+const READ_ELSEWHERE = /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
 
 const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic)\b/g;
 
@@ -48,6 +54,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   const carry = { subject: null };
   let offset = 0;
   let role: Role = 'entry';
+  const unread: string[] = [];
   for (const clause of clauses(rest)) {
     const at = rest.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
@@ -59,6 +66,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
       drafts.push(...result.drafts.map((d) => (segment.role === 'filter' && trendRule(d) ? { ...d, role: 'entry' as const } : { ...d, role: segment.role, negate: segment.negate })));
       if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
+      if (result.drafts.length === 0 && !result.trend && result.implied.length === 0 && !tokens.some((t) => t.t === 'ind') && CONDITION_WORDS.test(segment.text) && !READ_ELSEWHERE.test(segment.text)) unread.push(segment.text.trim());
       role = segment.role;
     }
   }
@@ -80,6 +88,8 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     model: parseModel(rest, timeframe, field === 'optimization'),
     exits,
     unsupported,
+    // A clause the exits parser read (a target, a swing-low stop) is not unread.
+    unread: unread.filter((u) => !exits.drafts.some((d) => u.includes(d.phrase) || d.phrase.includes(u))),
   };
 }
 

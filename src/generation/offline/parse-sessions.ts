@@ -101,8 +101,12 @@ function bound(m: RegExpMatchArray): SessionValue | null {
   return { hours, label: after ? `from ${x}:00 UTC` : `until ${x}:00 UTC` };
 }
 
+/** "not on fridays or during the asian session": a negation earlier in the clause, carried over "or". */
+const NEGATED_BEFORE = /\b(?:not|no|never|avoid(?:ing)?|don't|do not|except|excluding|outside(?: of)?)\b[^.;!?]{0,60}\bor (?:during |in )?(?:the )?$/;
+
 function named(m: RegExpMatchArray): SessionValue | null {
-  const negated = m[1] !== undefined;
+  const before = m.input === undefined || m.index === undefined ? '' : m.input.slice(Math.max(0, m.index - 80), m.index + (m[0].length - m[0].trimStart().length));
+  const negated = m[1] !== undefined || NEGATED_BEFORE.test(before);
   const names = [m[2]!, ...[...(m[3] ?? '').matchAll(new RegExp(NAME, 'g'))].map((x) => x[1]!)];
   const suffix = (m[5] ?? '').trim();
   if (names.includes('us') && names.length === 1 && !suffix) return null; // "us" is only the US with "session/hours/market"

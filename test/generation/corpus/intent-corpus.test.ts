@@ -17,7 +17,7 @@ describe('offline generator: the intent corpus', () => {
   it('has at least 300 prompts with unique ids, in every style', () => {
     assert.ok(INTENT_CORPUS.length >= 300, `${INTENT_CORPUS.length} prompts`);
     assert.equal(new Set(INTENT_CORPUS.map((c) => c.id)).size, INTENT_CORPUS.length);
-    assert.deepEqual([...new Set(INTENT_CORPUS.map((c) => c.category))].sort(), ['chatty', 'compound', 'contradiction', 'issue', 'misspelled', 'terse', 'words']);
+    assert.deepEqual([...new Set(INTENT_CORPUS.map((c) => c.category))].sort(), ['blind', 'chatty', 'compound', 'contradiction', 'issue', 'misspelled', 'terse', 'words']);
   });
 
   it('reads the intent: score per category at least 98 %, the issue’s prompts exactly', (t) => {

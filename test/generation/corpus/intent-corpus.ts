@@ -30,9 +30,11 @@ export interface Expect {
   stops?: string[];
   /** Words the approximations must name. */
   approximated?: string[];
+  /** Words one of understood.remarks must contain (a market with no bars, a clause not understood). */
+  remarks?: string[];
 }
 
-export type Category = 'terse' | 'chatty' | 'misspelled' | 'words' | 'compound' | 'contradiction' | 'issue';
+export type Category = 'terse' | 'chatty' | 'misspelled' | 'words' | 'compound' | 'contradiction' | 'issue' | 'blind';
 
 export interface IntentCase {
   id: string;
@@ -141,6 +143,24 @@ const ISSUE: IntentCase[] = [
   { id: 'issue-4', category: 'issue', prompt: "RSI mean reversion on EURUSD, don't trade on Fridays", expect: { symbol: 'EURUSD', skipDays: ['fri'] } },
 ];
 
+/**
+ * Written after the parser, by someone who had not read it, in the way traders type: slang pair
+ * names, a correction mid-sentence, the side as a verb, a negation carried over "or", pairs and
+ * periods we have no bars for (said in a remark, never swapped in silence).
+ */
+const BLIND: IntentCase[] = [
+  { id: 'blind-1', category: 'blind', prompt: 'cable on the 4 hour... no wait, hourly. short it when williams %r goes above -20 and cci is over 100. tp 40 pips sl 25', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['willr_14', 'cci_20'] } },
+  { id: 'blind-2', category: 'blind', prompt: 'I want to buy EUR/JPY dips when the 200 ema slopes up. only trade london session, no mondays', expect: { symbol: 'EURUSD', direction: 'long', session: [7, 16], skipDays: ['mon'], remarks: ['EURJPY, which has no bars here'] } },
+  { id: 'blind-3', category: 'blind', prompt: 'aussie 5m scalp. long on bullish engulfing above VWAP, exit when price closes under vwap. max 3 trades open', expect: { symbol: 'AUDUSD', timeframe: '5min', direction: 'long', maxPositions: 3, exitLong: true } },
+  { id: 'blind-4', category: 'blind', prompt: 'Short USDCHF whenever the supertrend (10, 3) flips bearish, but not on fridays or during the asian session', expect: { symbol: 'USDCHF', direction: 'short', skipDays: ['fri'], session: [9, 0] } },
+  { id: 'blind-5', category: 'blind', prompt: 'zscore 50 above 2 to sell on NZDUSD thirty minute bars', expect: { symbol: 'NZDUSD', timeframe: '15min', direction: 'short', remarks: ['30 minute timeframe, which has no bars here'] } },
+  { id: 'blind-6', category: 'blind', prompt: 'parabolic sar, both directions, gbpjpy 15m, logistic regression', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'both', model: 'LogisticRegression', remarks: ['GBPJPY, which has no bars here'] } },
+  { id: 'blind-7', category: 'blind', prompt: 'long only: adx above 25, exit when adx drops below 20. EURGBP hourly.', expect: { timeframe: '1h', direction: 'long', exitLong: true, remarks: ['EURGBP, which has no bars here'] } },
+  { id: 'blind-8', category: 'blind', prompt: 'buy when rsi(2) < 5 and close > sma(200); sell when rsi(2) > 95 and close < sma(200). random forest. 15 min eur usd', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'both', model: 'RandomForestClassifier', columns: ['rsi_2', 'sma_200'] } },
+  { id: 'blind-9', category: 'blind', prompt: 'sell gbpusd when macd crosses below signal line while price is under the 100 sma, dont trade in the first hour after the new york open', expect: { symbol: 'GBPUSD', direction: 'short' } },
+  { id: 'blind-10', category: 'blind', prompt: 'donchian 55 breakout turtle style on gold? no, on EURUSD... use 1h. long and short, trail by 3 ATR', expect: { symbol: 'EURUSD', timeframe: '1h', direction: 'both', trailingStop: { atr: 3, period: 14 }, remarks: ['gold, which has no bars here'] } },
+];
+
 export const INTENT_CORPUS: readonly IntentCase[] = [
   ...BASES.map((b) => ({ id: `${b.id}-terse`, category: 'terse' as const, prompt: b.prompt, expect: b.expect })),
   ...BASES.map((b, i) => ({ id: `${b.id}-chatty`, category: 'chatty' as const, prompt: chatty(b.prompt, i), expect: b.expect })),
@@ -152,4 +172,5 @@ export const INTENT_CORPUS: readonly IntentCase[] = [
   ...COMPOUND,
   ...CONTRADICTIONS,
   ...ISSUE,
+  ...BLIND,
 ];

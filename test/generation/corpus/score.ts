@@ -38,6 +38,7 @@ export function scoreCase(c: IntentCase): CaseResult {
   if (e.takeProfit === null) check(`no fixed take (got ${cfg.take_profit})`, cfg.take_profit === null);
   if (e.trailingStop !== undefined) check(`trailing_stop ${JSON.stringify(e.trailingStop)} (got ${JSON.stringify(cfg.trailing_stop ?? null)})`, JSON.stringify(cfg.trailing_stop ?? null) === JSON.stringify(e.trailingStop) && code.includes(`"trailing_stop": `) === (e.trailingStop !== null));
   for (const words of e.stops ?? []) check(`stops name "${words}" (got ${JSON.stringify(understood.stops)})`, understood.stops.some((s) => s.includes(words)));
+  for (const words of e.remarks ?? []) check(`a remark says "${words}" (got ${JSON.stringify(understood.remarks)})`, understood.remarks.some((r) => r.includes(words)));
   for (const words of e.approximated ?? []) check(`approximation of "${words}"`, understood.approximations.some((a) => a.asked.includes(words)));
   return { id: c.id, category: c.category, checks: checks.length, failed: checks.filter(([, ok]) => !ok).map(([n]) => n) };
 }
