@@ -189,8 +189,6 @@ export interface ConsumerSpec {
 export const Consumers = {
   /** Trainers pull train jobs; attempts are counted by the trainer (it fails a job after repeated interruptions). */
   trainer: { stream: Streams.trainJobs, name: TRAINER_CONSUMER, deliver: 'all', filterSubject: 'jobs.train', maxDeliver: -1 },
-  /** The delivery actor sees every new signal (history is not pushed to receivers). */
-  delivery: { stream: Streams.signals, name: 'delivery', deliver: 'new', filterSubject: 'signals.>', ackWaitMs: 30_000, maxAckPending: 20_000 },
   /** The signal recorder copies every signal into ClickHouse. */
   signalsStore: { stream: Streams.signals, name: 'signals-store', deliver: 'all' },
 } as const satisfies Record<string, ConsumerSpec>;
@@ -285,9 +283,6 @@ export const DeliveryBuckets = {
   /** `<user_id>` → the user's current pairing code and linked Telegram chats. */
   messengerLinks: bucket('sf_messenger_links', MessengerLinkRecord),
 } as const;
-
-/** The durable consumer on SIGNALS through which the delivery actor sees every new signal. */
-export const DELIVERY_CONSUMER = 'delivery';
 
 export const DeliverySubjects = {
   /** `DeliveryKick`: a channel's queue changed (a replay); the delivery actor looks again. */
