@@ -2,7 +2,9 @@ import { join, resolve } from 'node:path';
 import { buildIngestHost } from '../../actors/bar-builder/index.ts';
 import { DeliveryActor } from '../../actors/delivery/index.ts';
 import { SignalRecorder } from '../../actors/recorder/index.ts';
+import { ensureStream } from '../bus/index.ts';
 import type { Config } from '../config.ts';
+import { Streams } from '../../schemas/messages.ts';
 import { processRuns, type DependencyCheck } from '../lifecycle/index.ts';
 import type { Logger } from '../log.ts';
 import { configureSandbox, type StrategyRuntime } from '../sandbox/index.ts';
@@ -65,6 +67,8 @@ export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess
 export function startIngestRole(config: Config, log: Logger): Promise<RoleProcess> {
   return role('ingest', config, log, async ({ bus, stack }) => {
     const clickhouse = await openRoleStore(config, bus, log, stack);
+    // The recorder may start before any model host made the stream it reads.
+    await ensureStream(bus, Streams.signals, config.NATS_REPLICAS);
     const recorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await recorder.start();
     stack.push(() => recorder.stop());

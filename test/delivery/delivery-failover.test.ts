@@ -7,7 +7,7 @@
  * deployment in flight at once.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectBus, ensureStream, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { Buckets, Streams } from '../../schemas/messages.ts';
-import { childEnv } from '../helpers/child-service.ts';
+import { startRole } from '../helpers/role-process.ts';
 import { deploy, log, publish, signal, waitFor } from './harness.ts';
 
 interface Hit {
@@ -57,22 +57,6 @@ async function slowReceiver(delayMs: number) {
   };
 }
 
-function deliveryProcess(natsUrl: string): { child: ChildProcess; lines: string[]; exited: Promise<unknown> } {
-  const lines: string[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'delivery'], {
-    // childEnv drops NATS_URL (it keeps children off outside infrastructure): this one is ours.
-    env: { ...childEnv({ WEBHOOK_ALLOW_PRIVATE: 'loopback', LOG_LEVEL: 'info', WEBHOOK_RETRY_BASE_MS: '200' }), NATS_URL: natsUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    const split = (partial + c).split('\n');
-    partial = split.pop()!;
-    lines.push(...split);
-  });
-  return { child, lines, exited: new Promise((r) => child.once('exit', r)) };
-}
-
 describe('delivery in two processes (sharded by lease)', () => {
   let dir: string;
   let nats: EmbeddedNats;
@@ -99,22 +83,22 @@ describe('delivery in two processes (sharded by lease)', () => {
     try {
       const deployed: DeploymentRecord[] = [];
       for (let i = 0; i < 6; i++) deployed.push(await deploy({ deployments }, { webhookUrl: `${receiver.url}/d${i}` }));
-      const first = deliveryProcess(nats.url);
+      const env = { WEBHOOK_ALLOW_PRIVATE: 'loopback', WEBHOOK_RETRY_BASE_MS: '200' };
+      const first = startRole('delivery', nats.url, env);
       children.push(first.child);
-      await waitFor(() => first.lines.some((l) => l.includes('signalforge delivery running')), 60_000, 'the first delivery process');
-      const second = deliveryProcess(nats.url);
+      const firstHost = (await first.running()).host as string;
+      const second = startRole('delivery', nats.url, env);
       children.push(second.child);
-      await waitFor(() => second.lines.some((l) => l.includes('signalforge delivery running')), 60_000, 'the second delivery process');
+      const secondHost = (await second.running()).host as string;
 
       const leases = await openBucket(bus, Buckets.leases);
       const holders = async () => Promise.all(deployed.map(async (d) => (await leases.get(`delivery.${d.deployment_id}`))?.value.host ?? null));
       await waitFor(async () => (await holders()).every((h) => h !== null), 20_000, 'every deployment claimed');
       const before = await holders();
       // The process holding the most deployments dies (the first one claimed them all as it started).
-      const hostOf = (lines: string[]) => JSON.parse(lines.find((l) => l.includes('signalforge delivery running'))!).host as string;
-      const hosts = [hostOf(first.lines), hostOf(second.lines)];
+      const hosts = [firstHost, secondHost];
       const victim = before.filter((h) => h === hosts[0]).length >= before.filter((h) => h === hosts[1]).length ? 0 : 1;
-      const [doomed, survivor] = victim === 0 ? [first, second] : [second, first];
+      const [doomed, survivorHost] = victim === 0 ? [first, secondHost] : [second, firstHost];
 
       const published = new Map<string, string[]>(deployed.map((d) => [`/d${deployed.indexOf(d)}`, []]));
       const rounds = 12;
@@ -144,7 +128,6 @@ describe('delivery in two processes (sharded by lease)', () => {
         }
       }
       assert.equal(receiver.overlaps(), 0, 'never two requests of one deployment in flight at once');
-      const survivorHost = hostOf(survivor.lines);
       assert.ok((await holders()).every((h) => h === survivorHost), 'the survivor holds every deployment');
       const duplicates = receiver.hits.length - [...published.values()].reduce((n, ids) => n + ids.length, 0);
       assert.ok(duplicates >= 0 && duplicates <= 2 * deployed.length, `repeats only of what was in flight at the kill: ${duplicates}`);
