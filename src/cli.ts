@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './log.ts';
 import { startActors, startService } from './main.ts';
-import { startDeliveryRole, startEdgeRole, startIngestRole, startStoreRole, startTrainerRole } from './roles/index.ts';
+import { DISTRIBUTED_ROLES } from './roles/index.ts';
 import { describeImport, runImport } from './market/index.ts';
 import { ImportRequest } from '../schemas/market.ts';
 import { Plan } from '../schemas/accounts.ts';
@@ -127,15 +127,11 @@ async function main(argv: string[]): Promise<void> {
     case 'actors':
       return runRole(startActors);
     case 'edge':
-      return runRole(startEdgeRole);
     case 'trainer':
-      return runRole(startTrainerRole);
     case 'delivery':
-      return runRole(startDeliveryRole);
     case 'ingest':
-      return runRole(startIngestRole);
     case 'store':
-      return runRole(startStoreRole);
+      return runRole(DISTRIBUTED_ROLES[command]);
     case 'import-ticks':
       return importTicks(argv.slice(1));
     case 'admin':
