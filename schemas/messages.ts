@@ -107,6 +107,8 @@ export const Buckets = {
   caps: bucket('sf_caps', CounterRecord, 2 * 24 * 3600),
   /** `mint.<client>` → trial mints in the last hour. */
   mintWindows: bucket('sf_mint_windows', WindowRecord, 3600),
+  /** `rate.<user_id>` → the key's requests claimed in the last minute, over every edge (ClusterRateLimiter). */
+  rateWindows: bucket('sf_rate_windows', WindowRecord, 120),
   /** `<SYMBOL>` → the synthetic series' latest hourly checkpoint. */
   synthetic: bucket('sf_synthetic', SyntheticCheckpoint),
   /** `ai.<yyyymmdd>` → platform AI spend that day. */

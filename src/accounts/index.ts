@@ -10,13 +10,14 @@ import { DailyCaps } from './daily-caps.ts';
 import { AccountDirectory } from './directory.ts';
 import { Metering } from './metering.ts';
 import { MintLimiter } from './mint-limiter.ts';
-import { SlidingWindowLimiter } from './rate-limiter.ts';
+import { ClusterRateLimiter } from './cluster-rate-limiter.ts';
 
 export { AccountDirectory, SESSION_MAX_AGE_MS, type NewAccount, type TrialReservation } from './directory.ts';
 export { Metering } from './metering.ts';
 export { MintLimiter, clientBlock } from './mint-limiter.ts';
 export { TokenBuckets } from './token-bucket.ts';
 export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
+export { ClusterRateLimiter } from './cluster-rate-limiter.ts';
 export { DAILY_CAPS } from './daily-caps.ts';
 export { changePlan, type PlanChange } from './plans.ts';
 export { API_KEY_PREFIX, hashSecret, maskKey } from './api-keys.ts';
@@ -28,7 +29,7 @@ export interface Accounts {
   directory: AccountDirectory;
   metering: Metering;
   mintLimiter: MintLimiter;
-  requestLimiter: SlidingWindowLimiter;
+  requestLimiter: ClusterRateLimiter;
   usage: UsageRepo;
   stop(): Promise<void>;
 }
@@ -43,7 +44,7 @@ export type AccountsDeps = {
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
 export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDeps): Promise<Accounts> {
   const r = config.NATS_REPLICAS;
-  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard] = await Promise.all([
+  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, rateWindows] = await Promise.all([
     openBucket(bus, Buckets.users, r),
     openBucket(bus, Buckets.usernames, r),
     openBucket(bus, Buckets.apiKeys, r),
@@ -53,11 +54,13 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     openBucket(bus, Buckets.caps, r),
     openBucket(bus, Buckets.mintWindows, r),
     openBucket(bus, Buckets.costGuard, r),
+    openBucket(bus, Buckets.rateWindows, r),
   ]);
   const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log);
   await directory.start();
   const usage = new UsageRepo(clickhouse);
-  const requestLimiter = new SlidingWindowLimiter(config.RATE_LIMIT_PER_MIN, 60_000);
+  // Counted in KV: the limit holds over every edge of the installation.
+  const requestLimiter = new ClusterRateLimiter(rateWindows, config.RATE_LIMIT_PER_MIN, 60_000, log);
   const metering = new Metering(
     new CreditLedger(credits, usage),
     new DailyCaps(caps),
