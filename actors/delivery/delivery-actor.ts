@@ -74,6 +74,9 @@ interface Arrived {
   event: SignalEvent | null;
 }
 
+/** Delivery state of an unknown deployment, untouched this long, is forgotten at start. */
+const ORPHAN_AFTER_MS = 10 * 60_000;
+
 /** A deployment's delivery lease key in `sf_leases` (model actors use the bare deployment id). */
 const leaseKey = (deploymentId: string): string => `delivery.${deploymentId}`;
 const deploymentOf = (key: string): string => key.slice('delivery.'.length);
@@ -250,11 +253,24 @@ export class DeliveryActor {
       ...(this.deps.renewMs ? { renewMs: this.deps.renewMs } : {}),
     }));
     await host.start();
+    // Delivery state of deployments gone while no delivery process held them: forgotten now.
+    void this.forgetOrphans().catch((err: unknown) => log.warn({ err }, 'delivery: cleaning up old delivery state failed'));
 
     this.kicks = subscribe(bus, Topics.deliveryKick, Topics.deliveryKick.all, (kick) => {
       this.running.get(kick.deployment_id)?.kick(kick.channel);
     });
     log.info({ messenger: this.senders.has('messenger'), host: host.hostId, deployments: host.runningIds().length }, 'delivery actor running');
+  }
+
+  private async forgetOrphans(): Promise<void> {
+    const state = this.kv!.state;
+    for (const key of await state.keys()) {
+      const deploymentId = key.slice(key.indexOf('.') + 1);
+      if (this.byId(deploymentId)) continue;
+      // Untouched for a while too: a deployment this process has not heard of YET is not gone.
+      const found = await state.get(key);
+      if (found && this.clock.now() - found.value.updated_at > ORPHAN_AFTER_MS) await state.delete(key).catch(() => undefined);
+    }
   }
 
   private channelsOf(deployment: DeploymentRecord): DeliveryChannel[] {

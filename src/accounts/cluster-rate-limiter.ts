@@ -33,6 +33,7 @@ class Refused extends Error {
  */
 export class ClusterRateLimiter {
   private readonly blocks = new Map<string, Block>();
+  private readonly claiming = new Map<string, Promise<Extract<LimitDecision, { ok: false }> | null>>();
   private readonly local: SlidingWindowLimiter;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -51,12 +52,29 @@ export class ClusterRateLimiter {
   }
 
   async take(key: string, now = Date.now()): Promise<LimitDecision> {
-    const block = this.blocks.get(key);
-    if (block && block.left > 0 && now < block.until) {
-      block.left--;
-      block.used++;
-      return { ok: true };
+    for (;;) {
+      const block = this.blocks.get(key);
+      if (block && block.left > 0 && now < block.until) {
+        block.left--;
+        block.used++;
+        return { ok: true };
+      }
+      // One claim per key at a time on this edge: the others wait for it, then spend from its block.
+      const pending = this.claiming.get(key);
+      if (pending) {
+        const refused = await pending;
+        if (refused) return refused;
+        continue;
+      }
+      const claim = this.claim(key, block, now).finally(() => this.claiming.delete(key));
+      this.claiming.set(key, claim);
+      const refused = await claim;
+      if (refused) return refused;
     }
+  }
+
+  /** Claims the key's next block from KV; the refusal when the window is full. */
+  private async claim(key: string, block: Block | undefined, now: number): Promise<Extract<LimitDecision, { ok: false }> | null> {
     // The next block follows the key's pace: twice the last one when it was spent in time, else what was spent.
     const pace = block && now < block.until + BLOCK_MS ? (block.left === 0 ? block.used * 2 : block.used) : 1;
     const wanted = Math.min(MAX_BLOCK, Math.max(1, pace));
@@ -77,10 +95,13 @@ export class ClusterRateLimiter {
         return { ok: false, retryAfterMs: err.retryAfterMs };
       }
       this.log.warn({ err }, 'rate limit: NATS KV unreachable, counting on this edge only');
-      return this.local.take(key, now);
+      const local = this.local.take(key, now);
+      // Counted locally: a one-request block, so the caller that waited on this claim counts too.
+      if (local.ok) this.blocks.set(key, { left: 1, used: 0, until: now + 1 });
+      return local.ok ? null : local;
     }
-    this.blocks.set(key, { left: granted - 1, used: 1, until });
-    return { ok: true };
+    this.blocks.set(key, { left: granted, used: 0, until });
+    return null;
   }
 
   stop(): void {

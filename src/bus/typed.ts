@@ -72,8 +72,11 @@ export function subscribe<S extends z.ZodType, A extends readonly unknown[]>(
   subject: string,
   handler: (payload: z.infer<S>, subject: string) => void,
   onMalformed: (subject: string) => void = () => undefined,
+  /** A queue group: each message goes to one subscriber of the group (work shared by processes). */
+  queue?: string,
 ): TopicSubscription {
   return bus.nc.subscribe(subject, {
+    ...(queue ? { queue } : {}),
     callback: (err, msg) => {
       if (err) return;
       let parsed: { success: true; data: z.infer<S> } | { success: false };

@@ -66,6 +66,13 @@ describe('ClusterRateLimiter', () => {
     assert.ok(minute >= 60 - 3 * LOST_PER_EDGE, `the last minute admitted ${minute}`);
   });
 
+  it('requests of one key arriving at once on two edges share the claims, and still no more than max pass', async () => {
+    const [a, b] = await edges(2, 25);
+    const now = Date.UTC(2024, 0, 1, 15);
+    const decisions = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? a! : b!).take('11', now)));
+    assert.equal(decisions.filter((d) => d.ok).length, 25);
+  });
+
   it('keys are counted apart, and a key’s window rolls on', async () => {
     const [a] = await edges(1, 3);
     const now = Date.UTC(2024, 0, 1, 14);

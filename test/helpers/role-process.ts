@@ -11,10 +11,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface RoleProcess {
   role: string;
   child: ChildProcess;
-  /** Every stdout line so far. */
+  /** The latest stdout lines (at most 2,000: a long run's access log does not pile up). */
   lines: string[];
   exited: Promise<number | null>;
-  /** Resolves with the parsed "signalforge <role> running" line (fails when the process exits first or after `timeoutMs`). */
+  /** Resolves with the parsed "signalforge <role> running" line, logged at level info (fails when the process exits first or after `timeoutMs`). */
   running(timeoutMs?: number): Promise<Record<string, any>>;
 }
 
@@ -26,15 +26,18 @@ export function startRole(role: string, natsUrl: string, env: Record<string, str
     env: { ...childEnv({ LOG_LEVEL: 'info', ...env }), NATS_URL: natsUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const marker = `signalforge ${role} running`;
+  let runningLine: string | null = null;
   let partial = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => {
     const split = (partial + c).split('\n');
     partial = split.pop()!;
+    for (const line of split) if (runningLine === null && line.includes(marker)) runningLine = line;
     lines.push(...split);
+    if (lines.length > 2_000) lines.splice(0, lines.length - 2_000);
   });
   let code: number | null | undefined;
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r((code = c))));
-  const marker = `signalforge ${role} running`;
   return {
     role,
     child,
@@ -43,8 +46,7 @@ export function startRole(role: string, natsUrl: string, env: Record<string, str
     async running(timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const line = lines.find((l) => l.includes(marker));
-        if (line) return JSON.parse(line) as Record<string, any>;
+        if (runningLine) return JSON.parse(runningLine) as Record<string, any>;
         if (code !== undefined) throw new Error(`signalforge ${role} exited (${code}) before running`);
         if (Date.now() > deadline) throw new Error(`signalforge ${role} did not start within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 50));
