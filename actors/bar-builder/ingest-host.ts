@@ -94,6 +94,8 @@ class SymbolIngest implements Actor<never> {
 
   /** An hour's bars are stored: a take-over starts at the next hour's first message. */
   private stored(bars: readonly BarMessage[]): void {
+    // After a failed store the cursor stays: the restart rebuilds the bars that were not stored.
+    if (this.failure) return;
     for (const bar of bars) {
       if (bar.timeframe !== '1h') continue;
       const next = bar.ts + HOUR_MS;

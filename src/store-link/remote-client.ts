@@ -8,7 +8,7 @@ import { encodeFrame, incoming, outgoing } from './frames.ts';
 import { STORE_BLOB_TTL_MS } from './store-server.ts';
 
 /** One store request may take this long (a large insert on a busy owner). */
-const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 20_000;
 
 type Params = Record<string, unknown> | undefined;
 
