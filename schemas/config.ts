@@ -14,6 +14,8 @@ const positiveInt = z.coerce.number().int().positive();
 export const EnvConfig = z.object({
   PORT: port.default(8080).describe('HTTP port of the edge; 0 picks a free one'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Address the edge listens on'),
+  HEALTH_PORT: port.default(8081)
+    .describe('Roles without the HTTP edge (trainer, actors, delivery, ingest, store): port of their GET /_healthz and /_readyz; 0 picks a free one'),
   DATA_DIR: z.string().min(1).default('./data').describe('Directory for all embedded state (nats, clickhouse)'),
   NATS_URL: z
     .string()

@@ -111,6 +111,18 @@ export const CostRecord = z.object({ usd: z.number().min(0) });
 export const DeploymentSet = z.object({ keys: z.array(z.string()) });
 export type DeploymentSet = z.infer<typeof DeploymentSet>;
 
+/**
+ * Where ingest of a symbol resumes: the TICKS sequence of the first message of the hour whose bars
+ * are still open, and that hour's start (ticks before it in that message were already built into
+ * stored bars and are skipped). Written once the previous hour's bars are stored.
+ */
+export const IngestCursor = z.object({
+  seq: z.number().int().positive(),
+  from_ts: z.number().int().nonnegative().describe('epoch ms: the start of the open hour'),
+  updated_at: z.number().int(),
+});
+export type IngestCursor = z.infer<typeof IngestCursor>;
+
 /** A deployment whose host stops renewing is taken over by another host after this long. */
 export const LEASE_TTL_SECONDS = 6;
 
@@ -153,6 +165,8 @@ export const Buckets = {
   caps: bucket('sf_caps', CounterRecord, 2 * 24 * 3600),
   /** `mint.<client>` → trial mints in the last hour. */
   mintWindows: bucket('sf_mint_windows', WindowRecord, 3600),
+  /** `rate.<user_id>` → the key's requests claimed in the last minute, over every edge (ClusterRateLimiter). */
+  rateWindows: bucket('sf_rate_windows', WindowRecord, 120),
   /** `<SYMBOL>` → the synthetic series' latest hourly checkpoint. */
   synthetic: bucket('sf_synthetic', SyntheticCheckpoint),
   /** `ai.<yyyymmdd>` → platform AI spend that day. */
@@ -171,6 +185,8 @@ export const Buckets = {
   actorState: bucket('sf_actor_state', ActorState),
   /** `<deployment_id>` → the actor host running it; the key expires unless the host renews it. */
   leases: bucket('sf_leases', LeaseRecord, LEASE_TTL_SECONDS),
+  /** `<SYMBOL>` → where an ingest process taking the symbol over starts reading TICKS (the hour of its open bars). */
+  ingest: bucket('sf_ingest', IngestCursor),
   /** `<run_id>` → a one_shot pipeline's progress, so another process finishes a run whose process died. */
   oneShots: bucket('sf_one_shots', OneShotRun, 30 * 24 * 3600),
   /** `<community_id>` → a shared entry, frozen at publication (code and ONNX in the `sf_community` object store). */
@@ -214,11 +230,19 @@ export const Streams = {
   trainJobs: { name: 'JOBS', subjects: ['jobs.train'], maxMessages: 1_000_000, maxAgeSeconds: 7 * 24 * 3600, workQueue: true },
   /** Live signal events of deployed models (`SignalEvent`), kept for delivery, replay and SSE catch-up. */
   signals: { name: 'SIGNALS', subjects: ['signals.>'], maxMessages: 5_000_000, maxAgeSeconds: 30 * 24 * 3600 },
+  /**
+   * Live ticks as published on `ticks.<SYMBOL>`, kept a few hours so that an ingest process taking a
+   * symbol over rebuilds its open bars from them (created by `signalforge ingest`; `serve` reads
+   * ticks from core NATS).
+   */
+  ticks: { name: 'TICKS', subjects: ['ticks.>'], maxMessages: 50_000_000, maxAgeSeconds: 6 * 3600 },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Object stores: model artifacts (`<user_id>/<hex of model_name>/<artifact>/{model.onnx,strategy.py,results.json}`). */
 export const ObjectStores = {
   artifacts: 'sf_artifacts',
+  /** Store requests and replies too large for one message (`store.rpc`, schemas/store-link.ts); kept 10 minutes at most. */
+  storeRpc: 'sf_store_rpc',
   /** Frozen files of shared entries: `<community_id>/strategy.py`, `<community_id>/model.onnx`. */
   community: 'sf_community',
   /** Users' forked strategies: `<user_id>/<community_id>/strategy.py`. */
@@ -247,8 +271,6 @@ export interface ConsumerSpec {
 export const Consumers = {
   /** Trainers pull train jobs; attempts are counted by the trainer (it fails a job after repeated interruptions). */
   trainer: { stream: Streams.trainJobs, name: TRAINER_CONSUMER, deliver: 'all', filterSubject: 'jobs.train', maxDeliver: -1 },
-  /** The delivery actor sees every new signal (history is not pushed to receivers). */
-  delivery: { stream: Streams.signals, name: 'delivery', deliver: 'new', filterSubject: 'signals.>', ackWaitMs: 30_000, maxAckPending: 20_000 },
   /** The signal recorder copies every signal into ClickHouse. */
   signalsStore: { stream: Streams.signals, name: 'signals-store', deliver: 'all' },
 } as const satisfies Record<string, ConsumerSpec>;
@@ -306,6 +328,8 @@ export const Subjects = {
   marketImport: 'market.import',
   /** Request/reply: `BarPageRequest` → the latest bars of a series (float64 columns), served by the process that owns the store. */
   barPage: 'market.bars.page',
+  /** Request/reply: ClickHouse over NATS (`StoreRequest`, schemas/store-link.ts), served by the process that owns chdb. */
+  storeRpc: 'store.rpc',
   /** A train job to run: `TrainJobMessage`, on the JOBS work queue. */
   trainJob: Topics.trainJob.all,
   /** A deployed model's signal events (`SignalEvent`), on the SIGNALS stream. */
@@ -343,9 +367,6 @@ export const DeliveryBuckets = {
   /** `<user_id>` → the user's current pairing code and linked Telegram chats. */
   messengerLinks: bucket('sf_messenger_links', MessengerLinkRecord),
 } as const;
-
-/** The durable consumer on SIGNALS through which the delivery actor sees every new signal. */
-export const DELIVERY_CONSUMER = 'delivery';
 
 export const DeliverySubjects = {
   /** `DeliveryKick`: a channel's queue changed (a replay); the delivery actor looks again. */

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './log.ts';
 import { startActors, startService } from './main.ts';
+import { DISTRIBUTED_ROLES } from './roles/index.ts';
 import { describeImport, runImport } from './market/index.ts';
 import { ImportRequest } from '../schemas/market.ts';
 import { Plan } from '../schemas/accounts.ts';
@@ -16,6 +17,15 @@ commands:
                  stores the ticks and rebuilds the bars of the imported span; formats: src/market/import/FORMATS.md
   actors         run deployed models beside a running service (NATS_URL = its NATS): deployments are shared
                  through leases, so a model runs once and moves to another host when its host dies
+
+  the distributed layout (README "Scaling out"): each joins NATS_URL (a cluster: URLs comma-separated),
+  reads and writes CLICKHOUSE_URL or, without it, the store of \`store\` (or \`serve\`) over NATS;
+  health on HEALTH_PORT (edge: PORT) at /_healthz and /_readyz; SIGTERM drains. Run as many of each as needed:
+  edge           the HTTP API and web app (put several behind a load balancer)
+  trainer        pulls train jobs from the shared queue
+  delivery       webhook and messenger delivery; deployments shared by lease, one sender per deployment
+  ingest         bar building from the TICKS stream, one writer per symbol by lease; records signals
+  store          the data owner without a ClickHouse server: chdb under DATA_DIR, served over NATS
   admin plan <username> <free|pro>
                  puts a user on a plan (atomically; a running service sees it at once): pro raises the
                  deployment limit and the monthly credits (MONTHLY_CREDITS_PRO, topped up at once)
@@ -117,6 +127,12 @@ async function main(argv: string[]): Promise<void> {
       return runRole(startService);
     case 'actors':
       return runRole(startActors);
+    case 'edge':
+    case 'trainer':
+    case 'delivery':
+    case 'ingest':
+    case 'store':
+      return runRole(DISTRIBUTED_ROLES[command]);
     case 'import-ticks':
       return importTicks(argv.slice(1));
     case 'admin':

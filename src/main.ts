@@ -1,11 +1,10 @@
 import { join, resolve } from 'node:path';
-import { buildAccounts, type Accounts } from './accounts/index.ts';
+import type { Accounts } from './accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
-import { ActivityBus, buildActivity, buildCommunity, type Activity, type Community } from './community/index.ts';
+import { ActivityBus, type Activity, type Community } from './community/index.ts';
 import {
   BarCache,
   NatsBarLoader,
-  openMarketData,
   serveBarPages,
   startLiveSources,
   startSyntheticMarket,
@@ -17,23 +16,22 @@ import { Buckets } from '../schemas/messages.ts';
 import { UnavailableError } from './errors.ts';
 import { writeRunFile } from './run-file.ts';
 import { BarBuilder } from '../actors/bar-builder/index.ts';
-import { Trainer } from '../actors/trainer/index.ts';
+import type { Trainer } from '../actors/trainer/index.ts';
 import { configureSandbox, StrategyRuntime } from './sandbox/index.ts';
-import { buildTraining, ModelStore, type TrainingParts } from './training/index.ts';
-import { buildCustomIndicators, buildGeneration } from './generation/index.ts';
-import { OneShot, OneShotRuns } from './oneshot/index.ts';
-import { buildDeployments, openDeployments, type Deployments } from './deployments/index.ts';
+import { ModelStore, type TrainingParts } from './training/index.ts';
+import { openDeployments, type Deployments } from './deployments/index.ts';
 import { SignalRecorder } from '../actors/recorder/index.ts';
 import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
 import { buildTrackerHost, type Tracker } from '../actors/tracker/index.ts';
 import { DeliveryActor } from '../actors/delivery/index.ts';
-import { buildDeliveryApi, webhookTargetChecker } from './delivery/index.ts';
 import type { Config } from './config.ts';
-import { buildApp, readinessRoutes, type App } from './edge/index.ts';
-import { ShutdownStack, probeReadiness, processRuns, withDeadline } from './lifecycle/index.ts';
+import type { App } from './edge/index.ts';
+import { ShutdownStack, processRuns } from './lifecycle/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { LiveTradesRepo, openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
-import { buildPayouts, type Payouts } from './payouts/index.ts';
+import type { Payouts } from './payouts/index.ts';
+import { baseChecks, closeBus, serveHealth, startEdge, startFoundation, startTrainer, startWork } from './roles/index.ts';
+import { serveStore } from './store-link/index.ts';
 
 export interface Service {
   /** Base URL the edge listens on. */
@@ -63,12 +61,6 @@ export interface Service {
   /** Drains requests, then stops every part in reverse order of start, each step under a deadline. Safe to call twice. */
   close(): Promise<void>;
 }
-
-/** A drain waits for a server that may be gone: past half a step's deadline, the connection is just closed. */
-const closeBus = (bus: Bus, config: Pick<Config, 'SHUTDOWN_STEP_MS'>) =>
-  function closeNats() {
-    return withDeadline(bus.close(), config.SHUTDOWN_STEP_MS / 2, 'nats drain').catch(() => bus.nc.close());
-  };
 
 /**
  * The composition root of `serve`: infrastructure (embedded unless NATS_URL / CLICKHOUSE_URL
@@ -106,13 +98,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const clickhouse = await openClickHouse({ url: config.CLICKHOUSE_URL, path: join(dataDir, 'clickhouse'), log });
     stack.push(() => clickhouse.close());
 
-    const accounts = await buildAccounts({ bus, clickhouse, log, config });
-    stack.push(() => accounts.stop());
-    const activity = await buildActivity({ bus, log, replicas: config.NATS_REPLICAS });
-    stack.push(() => activity.stop());
-
-    const market = openMarketData(bus, clickhouse, log);
-    stack.push(() => market.cache.stop());
+    const foundation = await startFoundation(config, log, bus, clickhouse, stack);
+    const { accounts, activity, market } = foundation;
     const barBuilder = new BarBuilder({ ticks: market.ticks, bars: market.bars, bus, log, graceMs: config.BAR_GRACE_MS });
     await barBuilder.start();
     stack.push(() => barBuilder.stop());
@@ -121,6 +108,11 @@ export async function startService(config: Config, log: Logger = createLogger(co
     // Other roles (signalforge actors) read recent bars from here, over NATS.
     const barPages = serveBarPages(bus.nc, market.cache, log);
     stack.push(() => barPages.unsubscribe());
+    // …and, without a ClickHouse server, the store itself (roles started without CLICKHOUSE_URL).
+    if (!config.CLICKHOUSE_URL) {
+      const store = await serveStore(bus, clickhouse, log, config.NATS_REPLICAS);
+      stack.push(() => store.stop());
+    }
     stack.push(() => importer.stop());
     const liveSources = await startLiveSources(bus, barBuilder.sink('live'), config, log);
     stack.push(() => liveSources.stop());
@@ -129,34 +121,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
       stack.push(() => synthetic.stop());
     }
 
-    const runtime = await StrategyRuntime.start({ log, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
-    stack.push(() => runtime.stop());
-    // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.
-    const generation = buildGeneration({ metering: accounts.metering, runtime, config, log });
-    // Custom indicators: Pine scripts run in their own worker threads.
-    const customIndicators = buildCustomIndicators({ metering: accounts.metering, config, log });
-    stack.push(() => customIndicators.close());
-    // Training deletes a model's deployment with it; deployments need the models: bound late.
-    let deployments: Deployments | null = null;
-    const training = await buildTraining({
-      bus,
-      metering: accounts.metering,
-      bars: market.cache,
-      runtime,
-      log,
-      replicas: config.NATS_REPLICAS,
-      ackWaitMs: config.TRAIN_ACK_WAIT_MS,
-      undeploy: (record) => deployments?.undeployModel(record) ?? Promise.resolve(false),
-    });
-    deployments = await buildDeployments({
-      bus,
-      models: training.models,
-      activity: activity.bus,
-      log,
-      replicas: config.NATS_REPLICAS,
-      checkWebhookTarget: webhookTargetChecker(config),
-      limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
-    });
+    const work = await startWork(config, log, bus, foundation, stack);
+    const { runtime, training, deployments } = work;
     // Every signal also goes to ClickHouse (the stream keeps 30 days).
     const signalRecorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await signalRecorder.start();
@@ -176,41 +142,12 @@ export async function startService(config: Config, log: Logger = createLogger(co
     stack.push(() => modelHost.stop());
     const tracker = await startTracker(config, { bus, bars: market.cache, runtime, clickhouse, log });
     stack.push(() => tracker.stop());
-    const trainer = new Trainer({
-      queue: training.queue,
-      jobs: training.jobs,
-      models: training.models,
-      pipeline: training.pipeline,
-      penalty: training.penalty,
-      activity: activity.bus,
-      metering: accounts.metering,
-      log,
-      concurrency: config.TRAIN_CONCURRENCY,
-    });
-    await trainer.start();
-    stack.push(() => trainer.stop());
+    const trainer = await startTrainer(config, log, foundation, work, stack);
 
     // Signal delivery (webhook, messenger): the actor that pushes signals, and the API's side of it.
     const delivery = new DeliveryActor({ bus, config, log });
     await delivery.start();
     stack.push(() => delivery.stop());
-    const deliveryApi = await buildDeliveryApi({ bus, config, log });
-    // Share, fork, lineage, leaderboard, catalogue: an in-memory index of every entry, kept by KV watches.
-    const community = await buildCommunity({ bus, models: training.models, activity: activity.bus, log, replicas: config.NATS_REPLICAS });
-    stack.push(() => community.stop());
-
-    // Fork revenue share: the daily sweep credits parent authors (once per day, whichever process runs it).
-    const payouts = await buildPayouts({
-      bus,
-      clickhouse,
-      metering: accounts.metering,
-      directory: accounts.directory,
-      log,
-      replicas: config.NATS_REPLICAS,
-    });
-    payouts.sweeper.start();
-    stack.push(() => payouts.stop());
-
     const metrics = () => {
       const ingest = barBuilder.stats();
       const out: Record<string, number> = {
@@ -231,48 +168,27 @@ export async function startService(config: Config, log: Logger = createLogger(co
       out.signalforge_delivery_messenger_delivered_total = sent.delivered.messenger;
       return out;
     };
-    // live_url needs the address, known once listening: the one-shot reads it then.
-    const where = { url: config.PUBLIC_URL ?? '' };
-    const oneShot = new OneShot({
-      generation,
-      training: training.training,
-      jobs: training.jobs,
-      deployments,
-      metering: accounts.metering,
-      runs: new OneShotRuns(await openBucket(bus, Buckets.oneShots, config.NATS_REPLICAS)),
-      checkWebhookTarget: webhookTargetChecker(config),
-      fee: config.ONE_SHOT_FEE,
-      publicUrl: () => where.url,
-      log,
-    });
-    // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
-    oneShot.recovery.start();
-    stack.push(() => oneShot.recovery.stop());
-    const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators });
-    readinessRoutes(app, {
-      readiness: () =>
-        probeReadiness({
-          nats: async () => {
-            if (!natsRunning()) throw new Error('the embedded nats-server is down (being restarted)');
-            if (bus.nc.isClosed()) throw new Error('the NATS connection is closed');
-            await bus.jsm.getAccountInfo();
-          },
-          clickhouse: async () => {
-            await (await clickhouse.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
-          },
-          python: () => {
-            // `live` knows a stopped or exited zygote at once; /proc also catches one killed from outside.
-            if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
-          },
-        }),
-    });
-    stack.push(() => app.close());
-    await app.listen({ port: config.PORT, host: config.HOST });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.PORT;
-    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-    const url = `http://${host}:${port}`;
-    where.url = config.PUBLIC_URL?.replace(/\/$/, '') ?? url;
+    const { app, url, community, payouts } = await startEdge(config, log, {
+      bus,
+      clickhouse,
+      foundation,
+      work,
+      metrics,
+      checks: {
+        nats: async () => {
+          if (!natsRunning()) throw new Error('the embedded nats-server is down (being restarted)');
+          if (bus.nc.isClosed()) throw new Error('the NATS connection is closed');
+          await bus.jsm.getAccountInfo();
+        },
+        clickhouse: async () => {
+          await (await clickhouse.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
+        },
+        python: () => {
+          // `live` knows a stopped or exited zygote at once; /proc also catches one killed from outside.
+          if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
+        },
+      },
+    }, stack);
     log.info({ url, dataDir, nats: config.NATS_URL ? 'external' : 'embedded', clickhouse: config.CLICKHOUSE_URL ? 'server' : 'chdb' }, 'signalforge serving');
 
     let closing: Promise<void> | null = null;
@@ -381,7 +297,8 @@ export async function startActors(config: Config, log: Logger = createLogger(con
       stack.push(() => started.stop());
       tracker = started;
     }
-    log.info({ host: host.hostId, nats: config.NATS_URL, tracker: tracker !== null }, 'signalforge actors running');
+    const health = await serveHealth(config, baseChecks(bus), stack, log);
+    log.info({ host: host.hostId, nats: config.NATS_URL, tracker: tracker !== null, health }, 'signalforge actors running');
     return { host, tracker, close };
   } catch (err) {
     await close();

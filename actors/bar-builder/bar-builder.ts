@@ -31,6 +31,10 @@ export interface BarBuilderDeps {
   graceMs?: number;
   /** Largest number of ticks held before a write waits for storage (back-pressure; default 1 000 000). */
   maxPendingTicks?: number;
+  /** Told of each batch of bars once stored and published (ingest moves its resume point on). */
+  onStored?: (bars: readonly BarMessage[]) => void;
+  /** Told when bars could not be stored (after retries): they are not published. */
+  onStoreFailed?: (err: unknown) => void;
 }
 
 /**
@@ -149,8 +153,10 @@ export class BarBuilder implements Actor<TickBatch> {
       if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));
       for (const bar of bars) await publish(this.deps.bus, Topics.bars, [bar.symbol, bar.timeframe], bar);
       this.storedBars += bars.length;
+      if (bars.length > 0) this.deps.onStored?.(bars);
     } catch (err) {
       this.deps.log.error({ err, bars: bars.length }, 'storing bars failed');
+      this.deps.onStoreFailed?.(err);
       throw err;
     }
   }

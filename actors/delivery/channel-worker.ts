@@ -20,6 +20,12 @@ export interface ChannelWorkerDeps {
   policy: RetryPolicy;
   log: Logger;
   onDelivered?: (event: SignalEvent, channel: DeliveryChannel) => void;
+  /**
+   * How long (ms) this worker may still send on its deployment's lease (ActorHost.leaseLeftMs):
+   * no send starts at 0, and one in flight is cut off when it reaches 0, so two workers never send
+   * for one deployment at once. Absent: no lease (a single delivery process).
+   */
+  leaseLeftMs?: () => number;
   now?: () => number;
   random?: () => number;
 }
@@ -183,7 +189,9 @@ export class ChannelWorker {
     if (this.state.disabled) return this.deadLetter(item, item.event, current, { error: this.state.disabled.reason, status: null });
 
     const event = item.event;
-    const outcome = await this.deps.limit.run(() => this.send(event, deployment));
+    const outcome = await this.deps.limit.run(() => this.fencedSend(event, deployment));
+    // The lease ran out: the next holder sends this signal again (same webhook-id); nothing is recorded here.
+    if (outcome === null) return this.idle(250);
     if (outcome.ok) return this.delivered(item, event);
     if (outcome.gone) {
       const reason = `receiver answered 410 Gone at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
@@ -192,13 +200,35 @@ export class ChannelWorker {
     return this.failed(item, event, current, outcome);
   }
 
+  /** One attempt within the lease: null when the lease ran out before or during it. */
+  private async fencedSend(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome | null> {
+    const left = this.deps.leaseLeftMs;
+    if (!left) return this.send(event, deployment);
+    if (left() <= 0 || this.stopped) return null;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    // Renewals move the end of the lease on: look again when the time seen last runs out.
+    const watch = () => {
+      const ms = left();
+      if (ms <= 0) abort.abort();
+      else timer = setTimeout(watch, ms);
+    };
+    watch();
+    try {
+      const outcome = await this.send(event, deployment, abort.signal);
+      return abort.signal.aborted ? null : outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /**
    * One attempt. A sender that throws (a bug, a URL stored before the strict parse) counts as a
    * failed attempt: it follows the retry schedule and ends as a dead letter, never a hot loop.
    */
-  private async send(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome> {
+  private async send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome> {
     try {
-      return await this.deps.sender.send(event, deployment);
+      return await this.deps.sender.send(event, deployment, abort);
     } catch (err) {
       return { ok: false, status: null, error: `sending failed: ${(err as Error)?.message ?? String(err)}` };
     }

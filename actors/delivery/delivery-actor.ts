@@ -1,12 +1,10 @@
 import {
-  consume,
-  ensureConsumer,
   ensureStream,
+  followStream,
   openBucket,
   subscribe,
   type Bus,
-  type Delivered,
-  type DeliveredStream,
+  type FollowedStream,
   type JsonKv,
   type TopicSubscription,
 } from '../../src/bus/index.ts';
@@ -16,16 +14,17 @@ import {
   buildPairing,
   parseSignal,
   SignalLog,
+  stateKey,
   telegramWebhookSecret,
   DEFAULT_JITTER,
   type HostLookup,
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Consumers, DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
+import { Buckets, DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
 import { ChannelWorker } from './channel-worker.ts';
 import { ChatPacer } from './chat-pacer.ts';
 import { TelegramBot, TelegramSender } from './telegram.ts';
@@ -57,30 +56,89 @@ export interface DeliveryActorDeps {
   lookup?: HostLookup;
   /** Retry schedule, pacing and signature timestamps (the machine's clock by default). */
   clock?: Clock;
+  /** How often deployment leases are claimed and renewed (default: the actor host's). */
+  renewMs?: number;
 }
 
 export interface DeliveryStats {
   delivered: Record<DeliveryChannel, number>;
   workers: number;
+  /** Deployments whose delivery this process holds the lease of. */
+  deployments: number;
   messenger: boolean;
 }
 
-/** A deployment unknown when its signal arrives is looked up again this often, this many times. */
-const UNKNOWN_RETRY_MS = 500;
-const UNKNOWN_MAX_DELIVERIES = 10;
+/** A signal as it arrives for a deployment: its SIGNALS sequence and the event (null when unreadable). */
+interface Arrived {
+  seq: number;
+  event: SignalEvent | null;
+}
+
+/** Delivery state of an unknown deployment, untouched this long, is forgotten at start. */
+const ORPHAN_AFTER_MS = 10 * 60_000;
+
+/** A deployment's delivery lease key in `sf_leases` (model actors use the bare deployment id). */
+const leaseKey = (deploymentId: string): string => `delivery.${deploymentId}`;
+const deploymentOf = (key: string): string => key.slice('delivery.'.length);
 
 /**
- * The delivery actor: follows SIGNALS through a durable consumer and hands each signal to one
- * ordered worker per (channel, deployment); the workers push to webhooks and Telegram with
- * retries, dead letters and replay. Deployments come from a watch of `sf_deployments`.
+ * The delivery of one deployment while this process holds its lease: one ordered worker per
+ * channel it can send on. The workers' state (cursor, failing attempt, replays) is in KV, so the
+ * next holder of the lease goes on where this one stopped.
  */
-export class DeliveryActor implements Actor<Delivered> {
-  private readonly workers = new Map<string, Promise<ChannelWorker>>();
+class DeploymentDelivery implements Actor<Arrived> {
+  private workers: ChannelWorker[] = [];
+
+  constructor(
+    private readonly channels: readonly DeliveryChannel[],
+    private readonly open: (channel: DeliveryChannel) => Promise<ChannelWorker>,
+  ) {}
+
+  async start(): Promise<void> {
+    try {
+      for (const channel of this.channels) this.workers.push(await this.open(channel));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  async handle({ seq, event }: Arrived): Promise<void> {
+    for (const worker of this.workers) worker.push(seq, event);
+  }
+
+  kick(channel: DeliveryChannel): void {
+    for (const worker of this.workers) if (worker.snapshot.channel === channel) worker.kick();
+  }
+
+  async stop(): Promise<void> {
+    const workers = this.workers;
+    this.workers = [];
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+
+  stats() {
+    return { workers: this.workers.length };
+  }
+}
+
+/**
+ * The delivery actor: pushes each signal to webhooks and Telegram, one ordered worker per
+ * (channel, deployment), with retries, dead letters and replay. Any number of delivery processes
+ * share the deployments by lease (`delivery.<deployment_id>` in `sf_leases`, as actor hosts share
+ * models): one process sends for a deployment at a time, and when it dies its deployments move to
+ * another once their leases expire, each resuming from its cursor in KV — the signal that was in
+ * flight is sent again with the same webhook-id (at least once; receivers de-duplicate).
+ * New signals reach the holder through an ordered consumer of SIGNALS (nothing durable per process).
+ */
+export class DeliveryActor {
   private readonly senders = new Map<DeliveryChannel, ChannelSender>();
   private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
+  private readonly running = new Map<string, DeploymentDelivery>();
   private deployments: DeploymentIndex | null = null;
-  private messages: DeliveredStream | null = null;
+  private host: ActorHost<DeploymentRecord, Arrived> | null = null;
+  private messages: FollowedStream | null = null;
   private kicks: TopicSubscription | null = null;
   private bot: TelegramBot | null = null;
   private consuming: Promise<void> = Promise.resolve();
@@ -90,6 +148,7 @@ export class DeliveryActor implements Actor<Delivered> {
     deployments: DeploymentsView;
     state: JsonKv<typeof DeliveryBuckets.state.schema>;
     dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
+    leases: JsonKv<typeof Buckets.leases.schema>;
   } | null = null;
   private readonly policy: RetryPolicy;
   private readonly limit: Semaphore;
@@ -111,17 +170,23 @@ export class DeliveryActor implements Actor<Delivered> {
     this.signals = new SignalLog(deps.bus);
   }
 
-  /** Opens its buckets, resumes the channels that had work, then follows the signals; a failed start stops what it opened. */
+  /** This process's id in the leases it holds. */
+  get hostId(): string | null {
+    return this.host?.hostId ?? null;
+  }
+
+  /** Opens its buckets, claims the deployments nobody delivers, then follows the signals; a failed start stops what it opened. */
   async start(): Promise<void> {
     const { bus, config } = this.deps;
     const r = config.NATS_REPLICAS;
     await ensureStream(bus, Streams.signals, r);
-    const [deployments, state, dead] = await Promise.all([
+    const [deployments, state, dead, leases] = await Promise.all([
       openDeployments(bus, r),
       openBucket(bus, DeliveryBuckets.state, r),
       openBucket(bus, DeliveryBuckets.dead, r),
+      openBucket(bus, Buckets.leases, r),
     ]);
-    this.kv = { deployments, state, dead };
+    this.kv = { deployments, state, dead, leases };
     try {
       await this.run();
     } catch (err) {
@@ -155,110 +220,105 @@ export class DeliveryActor implements Actor<Delivered> {
       this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
     }
 
-    // Deployments by id, kept by the deployments view; a replaced or removed one retires its workers.
-    this.deployments = await kv.deployments.follow(({ previous, current }) => {
-      if (previous && previous.deployment_id !== current?.deployment_id) void this.retire(previous.deployment_id);
+    // New signals first (from now on, in stream order): a deployment claimed below reads what came
+    // before from the stream itself, so nothing between the two is missed.
+    const messages = (this.messages = await followStream(bus, Streams.signals, 'signals.>', 'new'));
+    this.consuming = (async () => {
+      for await (const msg of messages) {
+        const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
+        this.host?.dispatchTo(leaseKey(deploymentId), { seq: msg.seq, event: parseSignal(msg.data) });
+      }
+    })().catch((err: unknown) => {
+      if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery: following the signals stopped');
     });
 
-    // Where delivery stood before a restart: resume every channel that still has a deployment.
-    for (const key of await kv.state.keys()) {
-      const dot = key.indexOf('.');
-      const channel = key.slice(0, dot) as DeliveryChannel;
-      const deploymentId = key.slice(dot + 1);
-      const deployment = this.byId(deploymentId);
-      if (!deployment) {
-        await kv.state.delete(key).catch(() => undefined);
-      } else if (DELIVERY_CHANNELS.includes(channel) && deployment.channels.includes(channel) && this.senders.has(channel)) {
-        await this.worker(channel, deployment);
-      }
-    }
+    const host = (this.host = new ActorHost<DeploymentRecord, Arrived>({
+      names: { actor: 'deployment delivery', spec: 'deployment to deliver', id: 'delivery_lease' },
+      desired: {
+        // Deployments by id, kept by the deployments view: only those with a channel this process sends on.
+        follow: async (onChange) => {
+          const index = (this.deployments = await kv.deployments.follow(() => onChange()));
+          return { all: () => index.all().filter((d) => this.channelsOf(d).length > 0), stop: () => index.stop() };
+        },
+      },
+      idOf: (d) => leaseKey(d.deployment_id),
+      leases: kv.leases,
+      create: async (d) => this.delivery(d),
+      // A deployment that went away: its delivery state is forgotten (its dead letters expire).
+      forget: async (key) => {
+        for (const channel of DELIVERY_CHANNELS) await kv.state.delete(stateKey(channel, deploymentOf(key))).catch(() => undefined);
+      },
+      log,
+      clock,
+      ...(this.deps.renewMs ? { renewMs: this.deps.renewMs } : {}),
+    }));
+    await host.start();
+    // Delivery state of deployments gone while no delivery process held them: forgotten now.
+    void this.forgetOrphans().catch((err: unknown) => log.warn({ err }, 'delivery: cleaning up old delivery state failed'));
 
     this.kicks = subscribe(bus, Topics.deliveryKick, Topics.deliveryKick.all, (kick) => {
-      const deployment = this.byId(kick.deployment_id);
-      if (!deployment || !this.senders.has(kick.channel)) return;
-      void this.worker(kick.channel, deployment).then((w) => w.kick());
+      this.running.get(kick.deployment_id)?.kick(kick.channel);
     });
-
-    await ensureConsumer(bus, Consumers.delivery);
-    const messages = (this.messages = await consume(bus, Consumers.delivery, 1_000));
-    this.consuming = (async () => {
-      for await (const msg of messages) void this.handle(msg);
-    })().catch((err: unknown) => {
-      if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery consumer stopped');
-    });
-    log.info({ messenger: this.senders.has('messenger'), resumed: this.workers.size }, 'delivery actor running');
+    log.info({ messenger: this.senders.has('messenger'), host: host.hostId, deployments: host.runningIds().length }, 'delivery actor running');
   }
 
-  /** Queues one signal to the workers of its deployment's channels; acknowledged once queued. */
-  async handle(msg: Delivered): Promise<void> {
-    const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
-    const deployment = this.byId(deploymentId);
-    if (!deployment) {
-      // A deployment written just before its first signal may not have reached the watch yet.
-      if (msg.deliveryCount < UNKNOWN_MAX_DELIVERIES) msg.nak(UNKNOWN_RETRY_MS);
-      else msg.term();
-      return;
+  private async forgetOrphans(): Promise<void> {
+    const state = this.kv!.state;
+    for (const key of await state.keys()) {
+      const deploymentId = key.slice(key.indexOf('.') + 1);
+      if (this.byId(deploymentId)) continue;
+      // Untouched for a while too: a deployment this process has not heard of YET is not gone.
+      const found = await state.get(key);
+      if (found && this.clock.now() - found.value.updated_at > ORPHAN_AFTER_MS) await state.delete(key).catch(() => undefined);
     }
-    const channels = DELIVERY_CHANNELS.filter((c) => deployment.channels.includes(c) && this.senders.has(c));
-    if (channels.length === 0) return void msg.ack();
-    const event = parseSignal(msg.data);
-    await Promise.all(channels.map((c) => this.worker(c, deployment).then((w) => w.push(msg.seq, event)))).then(
-      () => msg.ack(),
-      (err: unknown) => {
-        this.deps.log.warn({ deployment_id: deploymentId, error: (err as Error).message }, 'could not queue a signal; it comes again');
-        msg.nak(1_000);
-      },
-    );
+  }
+
+  private channelsOf(deployment: DeploymentRecord): DeliveryChannel[] {
+    return DELIVERY_CHANNELS.filter((c) => deployment.channels.includes(c) && this.senders.has(c));
   }
 
   private byId(deploymentId: string): DeploymentRecord | null {
     return this.deployments?.get(deploymentId) ?? null;
   }
 
-  /** The worker of a channel of a deployment, opened on first use. */
-  private worker(channel: DeliveryChannel, deployment: DeploymentRecord): Promise<ChannelWorker> {
-    const key = `${channel}.${deployment.deployment_id}`;
-    let worker = this.workers.get(key);
-    if (!worker) {
-      const deploymentId = deployment.deployment_id;
-      worker = ChannelWorker.open(
-        {
-          channel,
-          deploymentId,
-          userId: deployment.user_id,
-          state: this.kv!.state,
-          dead: this.kv!.dead,
-          signals: this.signals,
-          deployment: () => this.byId(deploymentId) ?? null,
-          sender: this.senders.get(channel)!,
-          limit: this.limit,
-          policy: this.policy,
-          log: this.deps.log,
-          now: () => this.clock.now(),
-          onDelivered: (event, ch) => {
-            this.delivered[ch]++;
-            for (const listener of this.listeners) listener(event, ch);
-          },
+  /** The delivery of a deployment whose lease this process just claimed. */
+  private delivery(deployment: DeploymentRecord): Actor<Arrived> {
+    const deploymentId = deployment.deployment_id;
+    const lease = leaseKey(deploymentId);
+    const delivery = new DeploymentDelivery(this.channelsOf(deployment), (channel) =>
+      ChannelWorker.open({
+        channel,
+        deploymentId,
+        userId: deployment.user_id,
+        state: this.kv!.state,
+        dead: this.kv!.dead,
+        signals: this.signals,
+        deployment: () => this.byId(deploymentId),
+        sender: this.senders.get(channel)!,
+        limit: this.limit,
+        policy: this.policy,
+        log: this.deps.log,
+        leaseLeftMs: () => this.host?.leaseLeftMs(lease) ?? 0,
+        now: () => this.clock.now(),
+        onDelivered: (event, ch) => {
+          this.delivered[ch]++;
+          for (const listener of this.listeners) listener(event, ch);
         },
-      );
-      this.workers.set(key, worker);
-      worker.catch(() => {
-        if (this.workers.get(key) === worker) this.workers.delete(key);
-      });
-    }
-    return worker;
-  }
-
-  /** A deployment went away: its workers stop and its delivery state is forgotten. */
-  private async retire(deploymentId: string): Promise<void> {
-    for (const channel of DELIVERY_CHANNELS) {
-      const key = `${channel}.${deploymentId}`;
-      const worker = this.workers.get(key);
-      if (!worker) continue;
-      this.workers.delete(key);
-      await (await worker.catch(() => null))?.stop();
-      await this.kv?.state.delete(key).catch(() => undefined);
-    }
+      }),
+    );
+    // Known by deployment id while it runs (replay kicks find it here).
+    return {
+      start: async () => {
+        await delivery.start();
+        this.running.set(deploymentId, delivery);
+      },
+      handle: (arrived) => delivery.handle(arrived),
+      stop: async () => {
+        if (this.running.get(deploymentId) === delivery) this.running.delete(deploymentId);
+        await delivery.stop();
+      },
+      stats: () => delivery.stats(),
+    };
   }
 
   /** Calls `listener` after each delivery (benchmarks, metrics). Returns the unsubscribe. */
@@ -268,19 +328,22 @@ export class DeliveryActor implements Actor<Delivered> {
   }
 
   stats(): DeliveryStats {
-    return { delivered: { ...this.delivered }, workers: this.workers.size, messenger: this.senders.has('messenger') };
+    const workers = [...this.running.values()].reduce((n, d) => n + d.stats().workers, 0);
+    return { delivered: { ...this.delivered }, workers, deployments: this.running.size, messenger: this.senders.has('messenger') };
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops sending. `graceful` (the default) releases the leases, so another delivery process takes
+   * the deployments over at once; otherwise they expire as after a crash.
+   */
+  async stop(graceful = true): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.kicks?.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await this.consuming;
+    await this.host?.stop(graceful);
     this.deployments?.stop();
-    const workers = await Promise.all([...this.workers.values()].map((w) => w.catch(() => null)));
-    this.workers.clear();
-    await Promise.all(workers.map((w) => w?.stop()));
     await this.bot?.stop();
     for (const sender of this.senders.values()) await sender.close?.();
   }

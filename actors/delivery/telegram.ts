@@ -82,12 +82,20 @@ export class TelegramBot {
         this.options.log.info({ bot: this.bot.botInfo.username, mode: this.options.mode }, 'telegram bot running');
         if (this.options.mode === 'webhook') {
           await this.bot.api.setWebhook(this.options.webhookUrl!, { secret_token: this.options.webhookSecret!, allowed_updates: ['message'] });
-          const sub = subscribe(this.options.bus, Topics.telegramUpdate, Topics.telegramUpdate.all, (update) => {
-            // grammY reads the update as Telegram sent it (the edge relays it unchanged).
-            void this.bot.handleUpdate(update as unknown as Parameters<Bot['handleUpdate']>[0]).catch((e: unknown) =>
-              this.options.log.warn({ error: this.redact((e as Error).message) }, 'telegram webhook update failed'),
-            );
-          });
+          // A queue group: with several delivery processes, each update is handled by one of them.
+          const sub = subscribe(
+            this.options.bus,
+            Topics.telegramUpdate,
+            Topics.telegramUpdate.all,
+            (update) => {
+              // grammY reads the update as Telegram sent it (the edge relays it unchanged).
+              void this.bot.handleUpdate(update as unknown as Parameters<Bot['handleUpdate']>[0]).catch((e: unknown) =>
+                this.options.log.warn({ error: this.redact((e as Error).message) }, 'telegram webhook update failed'),
+              );
+            },
+            undefined,
+            'delivery-telegram',
+          );
           this.unsubscribe = () => sub.unsubscribe();
           return;
         }

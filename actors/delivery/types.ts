@@ -15,7 +15,8 @@ export type SendOutcome =
 /** Pushes one signal to one channel of a deployment, once; retries are the worker's business. */
 export interface ChannelSender {
   readonly channel: DeliveryChannel;
-  send(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome>;
+  /** `abort` cuts a send short (its delivery's lease is running out); the outcome is then ignored. */
+  send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome>;
   close?(): Promise<void> | void;
 }
 

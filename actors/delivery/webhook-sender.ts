@@ -59,7 +59,7 @@ export class WebhookSender implements ChannelSender {
     return checked;
   }
 
-  async send(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome> {
+  async send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome> {
     if (!deployment.webhook_url || !deployment.webhook_secret) {
       return { ok: false, status: null, error: 'the deployment has no webhook_url or secret' };
     }
@@ -75,10 +75,10 @@ export class WebhookSender implements ChannelSender {
       'content-length': String(Buffer.byteLength(body)),
       'user-agent': USER_AGENT,
     };
-    return this.post(checked.url, checked.host, checked.addresses[0]!, headers, body);
+    return this.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
   }
 
-  private post(url: URL, host: string, address: ResolvedAddress, headers: Record<string, string>, body: string): Promise<SendOutcome> {
+  private post(url: URL, host: string, address: ResolvedAddress, headers: Record<string, string>, body: string, abort?: AbortSignal): Promise<SendOutcome> {
     const secure = url.protocol === 'https:';
     const timeoutMs = this.options.timeoutMs;
     return new Promise<SendOutcome>((resolve) => {
@@ -99,6 +99,7 @@ export class WebhookSender implements ChannelSender {
         agent: secure ? this.httpsAgent : this.httpAgent,
         lookup: pinnedLookup(address),
         ...(url.username ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
+        ...(abort ? { signal: abort } : {}),
       });
       const timer = setTimeout(() => {
         request.destroy(new Error(`no answer within ${timeoutMs} ms`));

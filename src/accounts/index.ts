@@ -10,13 +10,13 @@ import { DailyCaps } from './daily-caps.ts';
 import { AccountDirectory } from './directory.ts';
 import { Metering } from './metering.ts';
 import { MintLimiter } from './mint-limiter.ts';
-import { SlidingWindowLimiter } from './rate-limiter.ts';
 import { Credentials } from './credentials.ts';
 import { PasskeyCeremonies } from './passkeys.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
 import { SignIn } from './sign-in.ts';
 import { Claims } from './claims.ts';
 import { monthlyAllowance, type AllowanceConfig } from './monthly-allowance.ts';
+import { ClusterRateLimiter } from './cluster-rate-limiter.ts';
 
 export { AccountDirectory, type NewAccount, type TrialReservation } from './directory.ts';
 export { SESSION_MAX_AGE_MS, Sessions, type SessionInfo } from './sessions.ts';
@@ -25,6 +25,7 @@ export { Metering } from './metering.ts';
 export { MintLimiter, clientBlock } from './mint-limiter.ts';
 export { TokenBuckets } from './token-bucket.ts';
 export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
+export { ClusterRateLimiter } from './cluster-rate-limiter.ts';
 export { DAILY_CAPS } from './daily-caps.ts';
 export { changePlan, type PlanChange } from './plans.ts';
 export { API_KEY_PREFIX, hashSecret, maskKey } from './api-keys.ts';
@@ -43,7 +44,7 @@ export interface Accounts {
   directory: AccountDirectory;
   metering: Metering;
   mintLimiter: MintLimiter;
-  requestLimiter: SlidingWindowLimiter;
+  requestLimiter: ClusterRateLimiter;
   usage: UsageRepo;
   /** Passkeys, password and recovery codes of claimed accounts. */
   credentials: Credentials;
@@ -62,7 +63,7 @@ export type AccountsDeps = {
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
 export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDeps): Promise<Accounts> {
   const r = config.NATS_REPLICAS;
-  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, credentialsKv, challenges, attempts] = await Promise.all([
+  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, credentialsKv, challenges, attempts, rateWindows] = await Promise.all([
     openBucket(bus, Buckets.users, r),
     openBucket(bus, Buckets.usernames, r),
     openBucket(bus, Buckets.apiKeys, r),
@@ -75,6 +76,7 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     openBucket(bus, Buckets.credentials, r),
     openBucket(bus, Buckets.challenges, r),
     openBucket(bus, Buckets.signInAttempts, r),
+    openBucket(bus, Buckets.rateWindows, r),
   ]);
   const usage = new UsageRepo(clickhouse);
   const ledger = new CreditLedger(credits, usage, { allowanceOf: (userId) => monthlyAllowance(directory.get(userId), config) });
@@ -86,7 +88,8 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
   const credentials = new Credentials(credentialsKv);
   const ceremonies = new PasskeyCeremonies(challenges);
   const throttle = new SignInThrottle(attempts);
-  const requestLimiter = new SlidingWindowLimiter(config.RATE_LIMIT_PER_MIN, 60_000);
+  // Counted in KV: the limit holds over every edge of the installation.
+  const requestLimiter = new ClusterRateLimiter(rateWindows, config.RATE_LIMIT_PER_MIN, 60_000, log);
   const metering = new Metering(
     ledger,
     new DailyCaps(caps),

@@ -1,6 +1,23 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from '../log.ts';
+import { isTransientBusError } from './transient.ts';
+
+/** How long a starting process waits for JetStream to answer (a cluster electing its leader after a restart). */
+const JETSTREAM_READY_MS = 60_000;
+
+async function managerOnceReady(nc: NatsConnection, log: Logger): Promise<JetStreamManager> {
+  const deadline = Date.now() + JETSTREAM_READY_MS;
+  for (;;) {
+    try {
+      return await jetstreamManager(nc);
+    } catch (err) {
+      if (!isTransientBusError(err) || Date.now() > deadline) throw err;
+      log.warn({ err: (err as Error).message }, 'JetStream not answering yet (a cluster electing its leader?): trying again');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
 
 export interface Bus {
   nc: NatsConnection;
@@ -22,7 +39,7 @@ export async function connectBus(url: string, name: string, log: Logger): Promis
     }
   })();
   const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
+  const jsm = await managerOnceReady(nc, log);
   return {
     nc,
     js,

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import type { ConsumerSpec } from '../../schemas/messages.ts';
+import type { ConsumerSpec, StreamSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
 
 /** A message delivered by a durable consumer; acknowledge it once its work is done. */
@@ -90,6 +90,39 @@ export async function puller(bus: Pick<Bus, 'js'>, spec: ConsumerSpec): Promise<
     async next(expiresMs) {
       const msg = await consumer.next({ expires: expiresMs });
       return msg ? delivered(msg) : null;
+    },
+  };
+}
+
+/** A stored message as a follower sees it (no acknowledgement: nothing is kept on the server for it). */
+export interface Followed {
+  subject: string;
+  seq: number;
+  data: Uint8Array;
+}
+
+export interface FollowedStream extends AsyncIterable<Followed> {
+  close(): Promise<void>;
+}
+
+/**
+ * A stream's messages on `filter`, in stream order and without a gap, for this process alone: an
+ * ordered consumer, which the client recreates past the last message it saw when it breaks (a
+ * NATS node gone, a reconnect). `from` = the first sequence to see, or 'new' for what is
+ * published from now on. Nothing durable is left on the server when the process dies.
+ */
+export async function followStream(bus: Pick<Bus, 'js'>, stream: StreamSpec, filter: string, from: number | 'new'): Promise<FollowedStream> {
+  const consumer = await bus.js.consumers.get(stream.name, {
+    filter_subjects: filter,
+    ...(from === 'new' ? { deliver_policy: DeliverPolicy.New } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
+  });
+  const messages = await consumer.consume({ max_messages: 1_000 });
+  return {
+    async *[Symbol.asyncIterator]() {
+      for await (const msg of messages) yield { subject: msg.subject, seq: msg.seq, data: msg.data };
+    },
+    close: async () => {
+      await messages.close();
     },
   };
 }

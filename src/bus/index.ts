@@ -8,7 +8,7 @@ export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts
 export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
 export { ensureStream } from './provision.ts';
 export { publish, subscribe, type Published, type PublishVia, type Topic, type TopicSubscription } from './typed.ts';
-export { ensureConsumer, consume, puller, type Delivered, type DeliveredStream, type Puller } from './consumers.ts';
+export { ensureConsumer, consume, puller, followStream, type Delivered, type DeliveredStream, type Followed, type FollowedStream, type Puller } from './consumers.ts';
 export { openBlobStore, type BlobStore } from './object-store.ts';
 export { nextBySubject, countAfter, readFromTime, type StoredMessage } from './stream-reads.ts';
 // Connection-level types for the few parts that speak core NATS directly (request/reply, the tick

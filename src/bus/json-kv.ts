@@ -3,6 +3,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { z } from 'zod';
 import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
+import { isTransientBusError } from './transient.ts';
 
 type KvWatch = Awaited<ReturnType<KV['watch']>>;
 
@@ -21,6 +22,10 @@ const isStale = (err: unknown): boolean => {
   const e = err as { code?: number; message?: string };
   return e?.code === WRONG_LAST_SEQUENCE || /wrong last sequence|key exists/i.test(e?.message ?? '');
 };
+
+/** Tries of a conditional write whose answer an outage cut off (each after reading back whether it landed). */
+const WRITE_TRIES = 8;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A KV bucket holding JSON values of one schema. Values are parsed on the way in and out,
@@ -53,21 +58,49 @@ export class JsonKv<S extends z.ZodType> {
 
   /** Creates the key; false when it exists already. */
   async create(key: string, value: z.infer<S>): Promise<number | false> {
-    try {
-      return await this.kv.create(key, this.encode(value));
-    } catch (err) {
-      if (isStale(err)) return false;
-      throw err;
-    }
+    const encoded = this.encode(value);
+    const written = await this.conditional(key, encoded, null, () => this.kv.create(key, encoded));
+    return written === 'stale' ? false : written;
   }
 
   /** Writes only if the key is still at `revision`; otherwise throws StaleRevisionError. */
   async update(key: string, value: z.infer<S>, revision: number): Promise<number> {
-    try {
-      return await this.kv.update(key, this.encode(value), revision);
-    } catch (err) {
-      if (isStale(err)) throw new StaleRevisionError(`${this.spec.name}/${key} changed under us`);
-      throw err;
+    const encoded = this.encode(value);
+    const written = await this.conditional(key, encoded, revision, () => this.kv.update(key, encoded, revision));
+    if (written === 'stale') throw new StaleRevisionError(`${this.spec.name}/${key} changed under us`);
+    return written;
+  }
+
+  /**
+   * A compare-and-set write (`expected`: the revision it replaces, null = the key is absent) that
+   * survives an outage in flight: when the answer is lost (a NATS node died, a reconnect), the
+   * write may or may not have landed, so the key is read back first — our value at a new revision
+   * means it landed (done, never applied twice: no credit charged twice), the old revision means
+   * it did not (written again), anything else means another writer won ('stale').
+   */
+  private async conditional(key: string, encoded: string, expected: number | null, write: () => Promise<number>): Promise<number | 'stale'> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        if (isStale(err)) return 'stale';
+        if (!isTransientBusError(err) || attempt >= WRITE_TRIES) throw err;
+      }
+      for (let read = 1; ; read++) {
+        await sleep(Math.min(2_000, 50 * 2 ** Math.min(attempt + read, 10)));
+        let entry: KvEntry | null;
+        try {
+          entry = await this.kv.get(key);
+        } catch (err) {
+          if (!isTransientBusError(err) || read >= WRITE_TRIES) throw err;
+          continue;
+        }
+        const current = entry && entry.operation === 'PUT' ? entry : null;
+        const revision = current?.revision ?? null;
+        if (current && revision !== expected && current.string() === encoded) return current.revision;
+        if (expected === null ? current !== null : revision !== expected) return 'stale';
+        break; // not landed: written again
+      }
     }
   }
 

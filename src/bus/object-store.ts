@@ -1,4 +1,5 @@
 import { Objm } from '@nats-io/obj';
+import { nanos } from '@nats-io/transport-node';
 import type { Bus } from './connection.ts';
 
 /** Named blobs in a JetStream object store. */
@@ -10,8 +11,8 @@ export interface BlobStore {
 }
 
 /** Opens (creating when missing) the object store a switchboard name names. */
-export async function openBlobStore(bus: Pick<Bus, 'js'>, name: string, replicas = 1): Promise<BlobStore> {
-  const store = await new Objm(bus.js).create(name, { replicas });
+export async function openBlobStore(bus: Pick<Bus, 'js'>, name: string, replicas = 1, ttlMs = 0): Promise<BlobStore> {
+  const store = await new Objm(bus.js).create(name, { replicas, ...(ttlMs > 0 ? { ttl: nanos(ttlMs) } : {}) });
   return {
     put: async (blob, data) => void (await store.putBlob({ name: blob }, data)),
     get: (blob) => store.getBlob(blob),

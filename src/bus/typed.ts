@@ -1,6 +1,10 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
+import { isTransientBusError } from './transient.ts';
+
+/** Tries of a JetStream publish with a message id whose answer an outage cut off. */
+const PUBLISH_TRIES = 8;
 
 /** What publishing needs: core NATS, and JetStream for topics a stream stores. */
 export interface PublishVia {
@@ -34,9 +38,20 @@ export async function publish<S extends z.ZodType, A extends readonly unknown[]>
   const data = JSON.stringify(topic.schema.parse(payload));
   const subject = topic.subject(...args);
   if (topic.stream) {
-    if (!bus.js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
-    const ack = await bus.js.publish(subject, data, options.msgID ? { msgID: options.msgID } : {});
-    return { seq: ack.seq };
+    const js = bus.js;
+    if (!js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
+    const msgID = options.msgID;
+    if (!msgID) return { seq: (await js.publish(subject, data)).seq };
+    // With a message id a lost answer is safe to publish again: the stream keeps one copy (its
+    // duplicate window), so a node dying mid-publish neither loses the message nor doubles it.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { seq: (await js.publish(subject, data, { msgID })).seq };
+      } catch (err) {
+        if (!isTransientBusError(err) || attempt >= PUBLISH_TRIES) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** attempt)));
+      }
+    }
   }
   bus.nc.publish(subject, data);
   return null;
@@ -57,8 +72,11 @@ export function subscribe<S extends z.ZodType, A extends readonly unknown[]>(
   subject: string,
   handler: (payload: z.infer<S>, subject: string) => void,
   onMalformed: (subject: string) => void = () => undefined,
+  /** A queue group: each message goes to one subscriber of the group (work shared by processes). */
+  queue?: string,
 ): TopicSubscription {
   return bus.nc.subscribe(subject, {
+    ...(queue ? { queue } : {}),
     callback: (err, msg) => {
       if (err) return;
       let parsed: { success: true; data: z.infer<S> } | { success: false };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import type { Buckets } from '../../schemas/messages.ts';
+import { LEASE_TTL_SECONDS, type Buckets } from '../../schemas/messages.ts';
 import type { Actor, ActorStats } from './actor.ts';
 import { liveClock, type Clock } from './clock.ts';
 
@@ -43,11 +43,18 @@ interface Running<S, M> {
   /** The latest message that arrived while the actor was starting: handed over once it runs. */
   missed: M | null;
   leaseRevision: number;
+  /** Date.now() before the last claim or renewal that succeeded: the lease lives at least LEASE_TTL_SECONDS from then. */
+  leaseWrittenAt: number;
   failures: number;
   retryAt: number;
 }
 
 const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60_000 };
+/**
+ * An actor acts on its lease only this long before the lease could expire unrenewed: clocks of
+ * the server and the host run at about the same rate, not exactly, and stopping takes a moment.
+ */
+const LEASE_SAFETY_MS = 1500;
 
 /**
  * Runs one actor per desired spec, across any number of hosts: a host claims a spec by creating
@@ -93,6 +100,24 @@ export class ActorHost<S, M> {
     await Promise.all(this.releasing.values());
   }
 
+  /**
+   * How long (ms) the actor of `id` may still act on its lease (0 when this host does not hold it):
+   * the lease was last written at least that long before it can expire, so no other host can hold
+   * it meanwhile. Work that must never run on two hosts at once (a webhook send) stops at 0.
+   */
+  leaseLeftMs(id: string): number {
+    const run = this.running.get(id);
+    if (!run || this.stopped) return 0;
+    return Math.max(0, run.leaseWrittenAt + LEASE_TTL_SECONDS * 1000 - LEASE_SAFETY_MS - Date.now());
+  }
+
+  /** Hands a message to the running actor of `id`, if this host runs it. */
+  dispatchTo(id: string, message: M): void {
+    const run = this.running.get(id);
+    if (run?.actor) void this.feed(id, run, message);
+    else if (run?.starting) run.missed = message;
+  }
+
   /** Hands a message to every running actor whose spec `to` accepts. */
   dispatch(message: M, to: (spec: S) => boolean): void {
     for (const [id, run] of this.running) {
@@ -135,19 +160,24 @@ export class ActorHost<S, M> {
     for (const [id, run] of this.running) if (!desired.has(id)) this.releaseBeside(id, run, true);
     await Promise.all(
       [...this.running].map(async ([id, run]) => {
+        const writtenAt = Date.now();
         const renewed = await leases.update(id, { host: this.hostId, renewed_at: this.clock.now() }, run.leaseRevision).catch(() => null);
         if (this.running.get(id) !== run) return;
         if (renewed === null) {
           log.warn({ [this.deps.names.id]: id }, `actor host: lost the lease; stopping the ${this.deps.names.actor}`);
           this.releaseBeside(id, run, false);
-        } else run.leaseRevision = renewed;
+        } else {
+          run.leaseRevision = renewed;
+          run.leaseWrittenAt = writtenAt;
+        }
       }),
     );
     for (const [id, spec] of desired) {
       if (this.running.has(id) || this.releasing.has(id) || this.stopped) continue;
+      const writtenAt = Date.now();
       const revision = await leases.create(id, { host: this.hostId, renewed_at: this.clock.now() });
       if (revision === false) continue;
-      this.running.set(id, { spec, actor: null, starting: null, missed: null, leaseRevision: revision, failures: 0, retryAt: 0 });
+      this.running.set(id, { spec, actor: null, starting: null, missed: null, leaseRevision: revision, leaseWrittenAt: writtenAt, failures: 0, retryAt: 0 });
       log.info({ [this.deps.names.id]: id, host: this.hostId }, `actor host: claimed a ${this.deps.names.spec}`);
     }
     const now = this.clock.now();

@@ -17,6 +17,7 @@ export { INSTRUMENTS, instrument, type Instrument } from '../lib/instruments.ts'
 export { TIMEFRAME_MS, bucketOf } from '../lib/timeframes.ts';
 export type { TickSink, SourceStats } from './tick-sink.ts';
 export { TickSequencer } from './tick-sink.ts';
+export { decodeTicks, tickVolume } from './sources/tick-decoder.ts';
 export { SyntheticMarket } from './synthetic/synthetic-market.ts';
 export { describeSources, ohlcJson, queryWindow } from './ohlc-query.ts';
 export { NatsBarLoader, serveBarPages } from './bar-pages.ts';

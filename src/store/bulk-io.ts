@@ -26,6 +26,13 @@ export function registerEmbedded(client: ClickHouseClient, scratchDir: string): 
   scratchDirs.set(client, scratchDir);
 }
 
+/** Clients that hand binary inserts to the process owning the store (ClickHouse over NATS), bytes whole. */
+const forwarders = new WeakMap<ClickHouseClient, (insert: BinaryInsert, data: Uint8Array) => Promise<void>>();
+
+export function registerBinaryForwarder(client: ClickHouseClient, forward: (insert: BinaryInsert, data: Uint8Array) => Promise<void>): void {
+  forwarders.set(client, forward);
+}
+
 /**
  * Inserts rows encoded in RowBinary (see RowBinaryWriter).
  * `structure` names and types the encoded columns, e.g. `symbol String, ts DateTime64(3)`.
@@ -65,6 +72,8 @@ export interface BinaryInsert {
  */
 export async function insertBinary(client: ClickHouseClient, insert: BinaryInsert, pieces: readonly Uint8Array[]): Promise<void> {
   if (pieces.every((p) => p.byteLength === 0)) return;
+  const forward = forwarders.get(client);
+  if (forward) return forward(insert, Buffer.concat(pieces));
   const { table, columns, structure, format, select = '*', settings } = insert;
   // Table-function arguments take literals; all of them are ours (a UUID path, constant structures).
   const literal = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;

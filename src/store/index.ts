@@ -5,7 +5,7 @@ export { SignalsRepo } from './signals-repo.ts';
 export { PayoutsRepo, type PayoutRow, type PayoutTotals, type DonationRow } from './payouts-repo.ts';
 export { TicksRepo, type StoredTick } from './ticks-repo.ts';
 export { BarsRepo, sourceName, sourceCode, type SeriesColumns } from './bars-repo.ts';
-export { insertRowBinary, selectRowBinary } from './bulk-io.ts';
+export { insertBinary, insertRowBinary, registerBinaryForwarder, selectRowBinary, type BinaryInsert } from './bulk-io.ts';
 export { RowBinaryWriter } from './row-binary.ts';
 export { TickColumns } from './tick-columns.ts';
 export { TickWriter } from './tick-writer.ts';

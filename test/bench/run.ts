@@ -43,6 +43,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'web': () => import('./web.ts'),
   'pine': () => import('./pine.ts'),
   'live-tracker': () => import('./live-tracker.ts'),
+  'chaos-cluster': () => import('./chaos-cluster.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

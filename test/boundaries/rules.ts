@@ -31,6 +31,8 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/run-file.ts': BASE,
   'src/bus': BASE,
   'src/store': BASE,
+  // ClickHouse over NATS: the owner of chdb answers, roles without CLICKHOUSE_URL ask.
+  'src/store-link': [...BASE, 'src/bus', 'src/store'],
   'src/kernel': [...BASE, 'src/bus', 'src/store'],
   'src/market': [...BASE, 'src/bus', 'src/store', 'src/run-file.ts'],
   'src/indicators': BASE,
@@ -54,6 +56,8 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/mcp': [...BASE, 'src/accounts'],
   'src/edge': [...BASE, ...DOMAIN, 'src/bus', 'src/store', 'src/mcp'],
   'src/main.ts': '*',
+  // One composition root per role process (edge, trainer, delivery, ingest, store).
+  'src/roles': '*',
   'src/cli.ts': '*',
 };
 

@@ -40,7 +40,8 @@ export interface ChildService {
 
 /** The environment of a child: ours plus `extra`, minus anything that would point it at outside infrastructure. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  // Role processes' health endpoints on free ports: children of one test never collide.
+  const env: NodeJS.ProcessEnv = { ...process.env, HEALTH_PORT: '0', ...extra };
   delete env.NATS_URL;
   delete env.CLICKHOUSE_URL;
   return env;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { clientBlock, type AccountDirectory, type SessionInfo, type SlidingWindowLimiter, type TokenBuckets } from '../../accounts/index.ts';
+import { clientBlock, type AccountDirectory, type ClusterRateLimiter, type SessionInfo, type TokenBuckets } from '../../accounts/index.ts';
 import { RateLimitedError, UnauthorizedError } from '../../errors.ts';
 import type { UserRecord } from '../../../schemas/messages.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
@@ -40,7 +40,7 @@ export function requireUser(request: FastifyRequest): UserRecord {
 
 export interface AuthDeps {
   directory: AccountDirectory;
-  limiter: SlidingWindowLimiter;
+  limiter: Pick<ClusterRateLimiter, 'take' | 'max'>;
   /** Per-address token buckets for requests without a valid key. */
   anonymous: TokenBuckets;
   /** Origins besides the service's own allowed to send cookie-authenticated state changes. */
@@ -99,7 +99,7 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     }
     request.user = user;
     if (mode === 'none') return;
-    const decision = limiter.take(String(user.user_id));
+    const decision = await limiter.take(String(user.user_id));
     if (!decision.ok) {
       throw new RateLimitedError(
         `rate limit: at most ${limiter.max} requests per minute per key; retry after the Retry-After seconds`,

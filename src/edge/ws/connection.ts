@@ -1,5 +1,5 @@
 import type { RawData } from 'ws';
-import type { AccountDirectory, SlidingWindowLimiter } from '../../accounts/index.ts';
+import type { AccountDirectory, ClusterRateLimiter } from '../../accounts/index.ts';
 import { AppError, BadRequestError, ConflictError, RateLimitedError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Training } from '../../training/index.ts';
@@ -13,7 +13,7 @@ export interface ConnectionDeps {
   training: Pick<Training, 'predict'>;
   directory: Pick<AccountDirectory, 'authenticate'>;
   /** The per-key request limit of the REST API: subscribe and predict count against it. */
-  limiter: Pick<SlidingWindowLimiter, 'take' | 'max'>;
+  limiter: Pick<ClusterRateLimiter, 'take' | 'max'>;
   /** What `welcome` tells the client. */
   limits: StreamLimits;
   log: Logger;
@@ -109,7 +109,7 @@ export class StreamConnection {
           return;
         }
         case 'predict': {
-          this.takeRequest();
+          await this.takeRequest();
           const result = await this.deps.training.predict(this.user.user_id, message.request);
           this.socket.send({ type: 'predict_result', result, ...(ref ? { ref } : {}) });
           return;
@@ -134,9 +134,17 @@ export class StreamConnection {
     if (this.subscriptions.has(key)) throw new ConflictError(`already subscribed to ${key}: unsubscribe first to subscribe again with since`);
     const max = this.deps.limits.subscriptions;
     if (this.subscriptions.size >= max) throw new RateLimitedError(`at most ${max} subscriptions per connection: unsubscribe one first, or open another connection`, 1);
-    // (A model's channel took its request when it was looked up.)
-    if (!resolved.deployment) this.takeRequest();
+    // The slot is held while the request is counted (in KV: an await), so a burst of subscribes cannot pass the limit together.
     this.subscriptions.set(key, null);
+    // (A model's channel took its request when it was looked up.)
+    if (!resolved.deployment) {
+      try {
+        await this.takeRequest();
+      } catch (err) {
+        if (this.subscriptions.get(key) === null) this.subscriptions.delete(key);
+        throw err;
+      }
+    }
     let stop: () => void;
     try {
       stop = await openChannel(this.deps.channels, channel, resolved, since, {
@@ -154,12 +162,12 @@ export class StreamConnection {
 
   /** The channel's key (and a model's deployment): a model's name costs a store read, so it is a request of the key's rate limit first. */
   private async resolve(channel: Channel): Promise<ResolvedChannel> {
-    if (channel.channel === 'predictions') this.takeRequest();
+    if (channel.channel === 'predictions') await this.takeRequest();
     return resolveChannel(this.deps.channels, this.user!.user_id, channel);
   }
 
-  private takeRequest(): void {
-    const decision = this.deps.limiter.take(String(this.user!.user_id));
+  private async takeRequest(): Promise<void> {
+    const decision = await this.deps.limiter.take(String(this.user!.user_id));
     if (!decision.ok) {
       throw new RateLimitedError(`rate limit: at most ${this.deps.limiter.max} requests per minute per key (subscribe and predict count); retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`, decision.retryAfterMs / 1000);
     }

@@ -1,0 +1,185 @@
+import { ensureStream, followStream, openBucket, type Bus, type FollowedStream, type JsonKv } from '../../src/bus/index.ts';
+import { ActorHost, type Actor } from '../../src/kernel/index.ts';
+import type { Logger } from '../../src/log.ts';
+import { decodeTicks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
+import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
+import type { BarMessage, Tick } from '../../schemas/market.ts';
+import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { BarBuilder } from './bar-builder.ts';
+
+const HOUR_MS = 3_600_000;
+const leaseKey = (symbol: Symbol): string => `ingest.${symbol}`;
+
+export interface IngestHostDeps {
+  bus: Bus;
+  market: Pick<MarketData, 'ticks' | 'bars'>;
+  log: Logger;
+  replicas?: number;
+  graceMs?: number;
+  /** Symbols this process may take (default: every symbol). */
+  symbols?: readonly Symbol[];
+  renewMs?: number;
+}
+
+interface SymbolIngestDeps extends IngestHostDeps {
+  symbol: Symbol;
+  cursors: JsonKv<typeof Buckets.ingest.schema>;
+  /** How long this process may still write on the symbol's lease (0: lost). */
+  leaseLeftMs: () => number;
+}
+
+/**
+ * Bar building of one symbol while this process holds its lease: reads `ticks.<SYMBOL>` from the
+ * TICKS stream from the symbol's cursor (the first message of the hour whose bars are open) and
+ * resamples them with a bar builder of its own. Bars of that hour the previous owner stored
+ * already are stored again with the same values — the bars table replaces a row with the same
+ * (symbol, timeframe, ts) and reads use FINAL — so a take-over leaves no bar missing or doubled.
+ * The cursor moves to the next hour once the hour's bars are stored.
+ */
+class SymbolIngest implements Actor<never> {
+  private builder: BarBuilder | null = null;
+  private follower: FollowedStream | null = null;
+  private reading: Promise<void> = Promise.resolve();
+  /** The TICKS sequence of the first message holding a tick of each hour seen (by hour start). */
+  private readonly hourStarts = new Map<number, number>();
+  private hour = Number.NEGATIVE_INFINITY;
+  private failure: unknown = null;
+  private ticksRead = 0;
+
+  constructor(private readonly deps: SymbolIngestDeps) {}
+
+  async start(): Promise<void> {
+    const { symbol, cursors, market, bus, log } = this.deps;
+    const cursor = (await cursors.get(symbol))?.value ?? null;
+    const fromTs = cursor?.from_ts ?? 0;
+    const builder = (this.builder = new BarBuilder({
+      ticks: market.ticks,
+      bars: market.bars,
+      bus,
+      log,
+      ...(this.deps.graceMs !== undefined ? { graceMs: this.deps.graceMs } : {}),
+      onStored: (bars) => this.stored(bars),
+      onStoreFailed: (err) => (this.failure = err),
+    }));
+    await builder.start();
+    const sink = builder.sink('live');
+    const sequencer = new TickSequencer();
+    let lastTs = Number.NEGATIVE_INFINITY;
+    // From the cursor, or (never ingested here) every tick the stream still holds.
+    const follower = (this.follower = await followStream(bus, Streams.ticks, Subjects.ticks(symbol), cursor?.seq ?? 1));
+    log.info({ symbol, from_seq: cursor?.seq ?? 1, from_ts: fromTs }, 'ingest: building the bars of a symbol');
+    this.reading = (async () => {
+      for await (const msg of follower) {
+        // The live source's decoder: the same ticks taken, the malformed ones skipped.
+        const ticks: Tick[] = [];
+        for (const t of decodeTicks(msg.data).ticks) {
+          // Ticks of hours whose bars are stored already, and late ones (as the live source drops them).
+          if (t.ts < fromTs || t.ts < lastTs) continue;
+          lastTs = t.ts;
+          const hour = Math.floor(t.ts / HOUR_MS) * HOUR_MS;
+          if (hour > this.hour) {
+            this.hour = hour;
+            this.hourStarts.set(hour, msg.seq);
+          }
+          ticks.push({ symbol, ts: t.ts, seq: sequencer.next(t.ts), bid: t.bid, ask: t.ask, volume: tickVolume(t) });
+        }
+        if (ticks.length === 0) continue;
+        this.ticksRead += ticks.length;
+        await sink.write(ticks);
+      }
+    })().catch((err: unknown) => {
+      this.failure = err;
+    });
+  }
+
+  /** An hour's bars are stored: a take-over starts at the next hour's first message. */
+  private stored(bars: readonly BarMessage[]): void {
+    // After a failed store the cursor stays: the restart rebuilds the bars that were not stored.
+    if (this.failure) return;
+    for (const bar of bars) {
+      if (bar.timeframe !== '1h') continue;
+      const next = bar.ts + HOUR_MS;
+      const seq = this.hourStarts.get(next);
+      if (seq === undefined) continue;
+      for (const hour of this.hourStarts.keys()) if (hour < next) this.hourStarts.delete(hour);
+      // Only while the lease is ours: a process that lost it must not move the new owner's cursor.
+      if (this.deps.leaseLeftMs() <= 0) continue;
+      this.deps.cursors.put(this.deps.symbol, { seq, from_ts: next, updated_at: Date.now() }).catch((err: unknown) => {
+        this.deps.log.warn({ err, symbol: this.deps.symbol }, 'ingest: the cursor was not written (a take-over replays a little more)');
+      });
+    }
+  }
+
+  /** Faults the actor (the host restarts it from the cursor) when storing failed. */
+  async handle(): Promise<void> {
+    if (this.failure) throw this.failure;
+  }
+
+  async stop(): Promise<void> {
+    await this.follower?.close().catch(() => undefined);
+    await this.reading;
+    await this.builder?.stop();
+  }
+
+  stats() {
+    return { ticks: this.ticksRead, ...(this.builder?.stats() ?? {}) };
+  }
+}
+
+export interface IngestHost {
+  host: ActorHost<Symbol, never>;
+  /** Symbols this process builds bars of now. */
+  symbols(): Symbol[];
+  stop(graceful?: boolean): Promise<void>;
+}
+
+/**
+ * Ingest across processes: one writer per symbol, claimed by lease (`ingest.<SYMBOL>` in
+ * `sf_leases`, as actor hosts claim models). A process that dies stops renewing; another takes
+ * its symbols over once the leases expire and continues from their cursors. A symbol whose store
+ * writes fail is restarted from its cursor after a backoff.
+ */
+export async function buildIngestHost(deps: IngestHostDeps): Promise<IngestHost> {
+  const r = deps.replicas ?? 1;
+  await ensureStream(deps.bus, Streams.ticks, r);
+  const [cursors, leases] = await Promise.all([openBucket(deps.bus, Buckets.ingest, r), openBucket(deps.bus, Buckets.leases, r)]);
+  const symbols = deps.symbols ?? SYMBOLS;
+  const running = new Map<Symbol, SymbolIngest>();
+  const host: ActorHost<Symbol, never> = new ActorHost<Symbol, never>({
+    names: { actor: 'symbol ingest', spec: 'symbol', id: 'ingest_lease' },
+    desired: { follow: async () => ({ all: () => [...symbols], stop: () => undefined }) },
+    idOf: leaseKey,
+    leases,
+    create: async (symbol) => {
+      const ingest = new SymbolIngest({ ...deps, symbol, cursors, leaseLeftMs: () => host.leaseLeftMs(leaseKey(symbol)) });
+      return {
+        start: async () => {
+          await ingest.start();
+          running.set(symbol, ingest);
+        },
+        handle: () => ingest.handle(),
+        stop: async () => {
+          if (running.get(symbol) === ingest) running.delete(symbol);
+          await ingest.stop();
+        },
+        stats: () => ingest.stats(),
+      };
+    },
+    log: deps.log,
+    ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
+  });
+  // A store failure surfaces at the next check: the host faults the symbol and restarts it from its cursor.
+  const check = setInterval(() => {
+    for (const symbol of running.keys()) host.dispatchTo(leaseKey(symbol), undefined as never);
+  }, 1000);
+  check.unref();
+  await host.start();
+  return {
+    host,
+    symbols: () => [...running.keys()],
+    async stop(graceful = true) {
+      clearInterval(check);
+      await host.stop(graceful);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The per-key rate limit over several edges, on a real nats-server: two limiters (two edges) on
+ * one KV bucket never let more than `max` requests of a key through in a window together, lose at
+ * most the unspent part of one block per edge (the bound the README states), and a key's window
+ * rolls on. Times are passed in (a fixed `now`), so nothing depends on the machine's speed.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ClusterRateLimiter } from '../../src/accounts/index.ts';
+import { openBucket } from '../../src/bus/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { log, startNats, type TestNats } from '../helpers/nats.ts';
+
+const MINUTE = 60_000;
+/** The README's bound: at most MAX_BLOCK − 1 requests lost per edge per window. */
+const LOST_PER_EDGE = 15;
+
+describe('ClusterRateLimiter', () => {
+  let nats: TestNats;
+  const made: ClusterRateLimiter[] = [];
+  const edges = async (n: number, max: number) => {
+    const windows = await openBucket(nats.bus, Buckets.rateWindows);
+    const out = Array.from({ length: n }, () => new ClusterRateLimiter(windows, max, MINUTE, log));
+    made.push(...out);
+    return out;
+  };
+
+  before(async () => {
+    nats = await startNats('cluster-rate');
+  });
+  after(async () => {
+    for (const l of made) l.stop();
+    await nats?.close();
+  });
+
+  it('lets exactly max through over two edges taking turns, and refuses the rest with a retry time', async () => {
+    const [a, b] = await edges(2, 20);
+    const now = Date.UTC(2024, 0, 1, 12);
+    let ok = 0;
+    const refusals: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const decision = await (i % 2 === 0 ? a! : b!).take('7', now);
+      if (decision.ok) ok++;
+      else refusals.push(decision.retryAfterMs);
+    }
+    assert.equal(ok, 20);
+    assert.ok(refusals.every((ms) => ms > 0 && ms <= MINUTE + 1000), 'retry after the oldest claim leaves the window');
+  });
+
+  it('never lets more than max through in any window however the requests spread, and loses at most one block per edge', async () => {
+    const [a, b, c] = await edges(3, 60);
+    let now = Date.UTC(2024, 0, 1, 13);
+    const admitted: number[] = [];
+    // Bursty, uneven traffic over 3 minutes: each step a few requests on one edge or another.
+    for (let step = 0; step < 900; step++) {
+      now += 200;
+      const edge = [a!, b!, c!][(step * 7) % 3 === 0 ? 0 : step % 5 === 0 ? 2 : 1]!;
+      for (let k = 0; k < 1 + (step % 4); k++) if ((await edge.take('8', now)).ok) admitted.push(now);
+    }
+    for (let i = 0; i < admitted.length; i++) {
+      const inWindow = admitted.filter((t) => t > admitted[i]! - MINUTE && t <= admitted[i]!).length;
+      assert.ok(inWindow <= 60, `at ${admitted[i]}: ${inWindow} requests in the minute before`);
+    }
+    // Offered far above the limit all along: every full minute admits close to max.
+    const minute = admitted.filter((t) => t > now - MINUTE).length;
+    assert.ok(minute >= 60 - 3 * LOST_PER_EDGE, `the last minute admitted ${minute}`);
+  });
+
+  it('requests of one key arriving at once on two edges share the claims, and still no more than max pass', async () => {
+    const [a, b] = await edges(2, 25);
+    const now = Date.UTC(2024, 0, 1, 15);
+    const decisions = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? a! : b!).take('11', now)));
+    assert.equal(decisions.filter((d) => d.ok).length, 25);
+  });
+
+  it('keys are counted apart, and a key’s window rolls on', async () => {
+    const [a] = await edges(1, 3);
+    const now = Date.UTC(2024, 0, 1, 14);
+    for (let i = 0; i < 3; i++) assert.equal((await a!.take('9', now)).ok, true);
+    assert.equal((await a!.take('9', now)).ok, false);
+    assert.equal((await a!.take('10', now)).ok, true, 'another key has its own window');
+    assert.equal((await a!.take('9', now + MINUTE + 1000)).ok, true, 'a minute after the claims, the key may go on');
+  });
+});

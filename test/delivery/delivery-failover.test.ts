@@ -1,0 +1,138 @@
+/**
+ * Delivery sharded over processes: two `signalforge delivery` processes on one real nats-server
+ * share the deployments by lease. The one holding the deployments is killed (SIGKILL) while
+ * signals flow and a receiver answers slowly (so sends are in flight): the other takes every
+ * deployment over once the leases expire and delivers every signal, in order per deployment,
+ * a signal in flight at most again with the same webhook-id — and never are two requests of one
+ * deployment in flight at once.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { connectBus, ensureStream, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
+import type { DeploymentRecord } from '../../schemas/live.ts';
+import { Buckets, Streams } from '../../schemas/messages.ts';
+import { startRole } from '../helpers/role-process.ts';
+import { deploy, log, publish, signal, waitFor } from './harness.ts';
+
+interface Hit {
+  path: string;
+  id: string;
+}
+
+/** A receiver that answers after `delayMs`, and counts the requests of each path in flight at once. */
+async function slowReceiver(delayMs: number) {
+  const hits: Hit[] = [];
+  const inFlight = new Map<string, number>();
+  let overlaps = 0;
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    const now = (inFlight.get(path) ?? 0) + 1;
+    inFlight.set(path, now);
+    if (now > 1) overlaps++;
+    req.resume();
+    req.on('end', () => {
+      hits.push({ path, id: String(req.headers['webhook-id']) });
+      setTimeout(() => {
+        inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
+        res.writeHead(200).end('ok');
+      }, delayMs);
+    });
+    // A request cut off by its sender (the lease ran out) is no longer in flight.
+    req.on('close', () => {
+      if (!res.writableEnded) inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    overlaps: () => overlaps,
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('delivery in two processes (sharded by lease)', () => {
+  let dir: string;
+  let nats: EmbeddedNats;
+  let bus: Bus;
+  let deployments: JsonKv<typeof Buckets.deployments.schema>;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sf-delivery-failover-'));
+    nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats'), log });
+    bus = await connectBus(nats.url, 'delivery-failover-test', log);
+    await ensureStream(bus, Streams.signals);
+    deployments = await openBucket(bus, Buckets.deployments);
+  });
+  after(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    await bus.close();
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a killed worker’s deployments resume on the other: none missing, in order, no two sends of one deployment at once', async () => {
+    const receiver = await slowReceiver(150);
+    try {
+      const deployed: DeploymentRecord[] = [];
+      for (let i = 0; i < 6; i++) deployed.push(await deploy({ deployments }, { webhookUrl: `${receiver.url}/d${i}` }));
+      const env = { WEBHOOK_ALLOW_PRIVATE: 'loopback', WEBHOOK_RETRY_BASE_MS: '200' };
+      const first = startRole('delivery', nats.url, env);
+      children.push(first.child);
+      const firstHost = (await first.running()).host as string;
+      const second = startRole('delivery', nats.url, env);
+      children.push(second.child);
+      const secondHost = (await second.running()).host as string;
+
+      const leases = await openBucket(bus, Buckets.leases);
+      const holders = async () => Promise.all(deployed.map(async (d) => (await leases.get(`delivery.${d.deployment_id}`))?.value.host ?? null));
+      await waitFor(async () => (await holders()).every((h) => h !== null), 20_000, 'every deployment claimed');
+      const before = await holders();
+      // The process holding the most deployments dies (the first one claimed them all as it started).
+      const hosts = [firstHost, secondHost];
+      const victim = before.filter((h) => h === hosts[0]).length >= before.filter((h) => h === hosts[1]).length ? 0 : 1;
+      const [doomed, survivorHost] = victim === 0 ? [first, secondHost] : [second, firstHost];
+
+      const published = new Map<string, string[]>(deployed.map((d) => [`/d${deployed.indexOf(d)}`, []]));
+      const rounds = 12;
+      for (let n = 0; n < rounds; n++) {
+        for (const [i, d] of deployed.entries()) {
+          const event = signal(d, n);
+          await publish(bus, event);
+          published.get(`/d${i}`)!.push(event.id);
+        }
+        // Mid-flow, with sends in flight at the slow receiver: the holder dies without a goodbye.
+        if (n === 4) {
+          await waitFor(() => receiver.hits.length > 0, 20_000, 'the first deliveries');
+          doomed.child.kill('SIGKILL');
+          await doomed.exited;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+
+      const firstSeen = (path: string) => [...new Set(receiver.hits.filter((h) => h.path === path).map((h) => h.id))];
+      await waitFor(() => [...published].every(([path, ids]) => firstSeen(path).length === ids.length), 90_000, 'every signal delivered after the take-over');
+      for (const [path, ids] of published) {
+        assert.deepEqual(firstSeen(path), ids, `${path}: every signal, in publication order`);
+        const hits = receiver.hits.filter((h) => h.path === path);
+        // A repeat is the signal that was in flight, sent again (same webhook-id) — never a later one ahead of an earlier.
+        for (let k = 1; k < hits.length; k++) {
+          assert.ok(ids.indexOf(hits[k]!.id) >= ids.indexOf(hits[k - 1]!.id) - 1, `${path}: no signal goes back more than the one in flight`);
+        }
+      }
+      assert.equal(receiver.overlaps(), 0, 'never two requests of one deployment in flight at once');
+      assert.ok((await holders()).every((h) => h === survivorHost), 'the survivor holds every deployment');
+      const duplicates = receiver.hits.length - [...published.values()].reduce((n, ids) => n + ids.length, 0);
+      assert.ok(duplicates >= 0 && duplicates <= 2 * deployed.length, `repeats only of what was in flight at the kill: ${duplicates}`);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
