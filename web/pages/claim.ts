@@ -81,7 +81,7 @@ export async function startClaimPage(): Promise<void> {
       : [['password', 'Password (10 characters or more)', 'password', 'new-password']];
     mount(
       body,
-      h('p', { id: 'account-state' }, status.is_trial ? `${status.username} is a trial account: it lives only in this browser until you claim it.` : `${status.username} is claimed${status.claimed_at ? ` since ${status.claimed_at.slice(0, 10)}` : ''}.`),
+      h('p', { id: 'account-state' }, status.is_trial ? `${status.username} is a trial account: it lives only in this browser until you claim it. A claimed account signs in from any browser and gets the free plan's monthly credits (see Usage).` : `${status.username} is claimed${status.claimed_at ? ` since ${status.claimed_at.slice(0, 10)}` : ''}.`),
       h('h2', {}, 'Passkeys'),
       status.passkeys.length
         ? h('ul', { class: 'passkeys' }, status.passkeys.map((p) => h('li', {}, p.name, h('span', { class: 'muted' }, ` · added ${p.created_at.slice(0, 10)}${p.last_used_at ? ` · last used ${p.last_used_at.slice(0, 16).replace('T', ' ')}` : ''}`))))
