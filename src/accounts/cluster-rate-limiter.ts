@@ -25,10 +25,11 @@ class Refused extends Error {
  * claims a key's requests from NATS KV (`rate.<key>` in `sf_rate_windows`, compare-and-set) in
  * small blocks and spends them locally. Every claimed request is stamped in KV at the END of its
  * block's life — at or after the moment it is actually made — so the window never lets more than
- * `max` through over all edges together. A block not spent before it ends is lost for the rest of
- * its window: a key may be refused before `max` by at most the unspent part of one block per edge
- * (≤ MAX_BLOCK − 1 = 15, and blocks follow the key's pace: a key sending one request a second
- * claims blocks of 1, so loses nothing). A KV round trip is paid once per block, not per request.
+ * `max` through over all edges together. What a block leaves unspent when it ends is given back at
+ * the key's next claim on that edge, in the same write: until then it counts as used, so a key may
+ * be refused before `max` by at most the unspent part of one block per edge (≤ MAX_BLOCK − 1 = 15;
+ * blocks follow the key's pace, so a key sending one request a second claims blocks of 1). A KV
+ * round trip is paid once per block, not per request.
  * When KV cannot be reached, this edge's own in-memory window decides (the limit then holds per edge).
  */
 export class ClusterRateLimiter {
@@ -46,7 +47,8 @@ export class ClusterRateLimiter {
     this.local = new SlidingWindowLimiter(max, windowMs);
     this.sweeper = setInterval(() => {
       const now = Date.now();
-      for (const [key, block] of this.blocks) if (block.until + BLOCK_MS < now) this.blocks.delete(key);
+      // A block is kept for its window: its unspent requests are given back at the key's next claim.
+      for (const [key, block] of this.blocks) if (block.until + windowMs < now) this.blocks.delete(key);
     }, Math.max(5 * BLOCK_MS, 1000));
     this.sweeper.unref();
   }
@@ -79,18 +81,33 @@ export class ClusterRateLimiter {
     const pace = block && now < block.until + BLOCK_MS ? (block.left === 0 ? block.used * 2 : block.used) : 1;
     const wanted = Math.min(MAX_BLOCK, Math.max(1, pace));
     const until = now + BLOCK_MS;
+    // The last block's unspent requests were never made: their stamps go back in this same write.
+    const unspent = block && block.left > 0 && now >= block.until ? block : null;
     let granted = 0;
+    let refusedFor = 0;
     try {
       await this.windows.mutate(`rate.${key}`, (current) => {
         // A stamp counts for a window from itself: it stands for requests made at or before it.
-        const recent = (current?.stamps ?? []).filter((t) => t > now - this.windowMs);
+        let recent = (current?.stamps ?? []).filter((t) => t > now - this.windowMs);
+        if (unspent) {
+          let back = unspent.left;
+          recent = recent.filter((t) => !(t === unspent.until && back-- > 0));
+        }
         granted = Math.min(wanted, this.max - recent.length);
-        // (Within the window at most: the oldest stamp may lie up to a block ahead of its request.)
-        if (granted <= 0) throw new Refused(Math.max(1, Math.min(this.windowMs, Math.min(...recent) + this.windowMs - now)));
+        refusedFor = 0;
+        if (granted <= 0) {
+          // (Within the window at most: the oldest stamp may lie up to a block ahead of its request.)
+          refusedFor = Math.max(1, Math.min(this.windowMs, Math.min(...recent) + this.windowMs - now));
+          // Nothing to give back, nothing to write.
+          if (!unspent) throw new Refused(refusedFor);
+          return { stamps: recent };
+        }
         return { stamps: [...recent, ...Array<number>(granted).fill(until)] };
       });
+      if (refusedFor > 0) throw new Refused(refusedFor);
     } catch (err) {
       if (err instanceof Refused) {
+        // Given back (or nothing to give): the refusal leaves no block behind.
         this.blocks.delete(key);
         return { ok: false, retryAfterMs: err.retryAfterMs };
       }

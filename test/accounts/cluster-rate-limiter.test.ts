@@ -73,6 +73,19 @@ describe('ClusterRateLimiter', () => {
     assert.equal(decisions.filter((d) => d.ok).length, 25);
   });
 
+  it('a bursty key (a page load’s few calls, then quiet) gets its whole limit: what a block leaves unspent is given back', async () => {
+    const [a] = await edges(1, 120);
+    let now = Date.UTC(2024, 0, 1, 16);
+    let ok = 0;
+    // 5 calls at once every 1.5 s for 40 s: 135 offered, under a limit of 120 a minute.
+    for (let burst = 0; burst < 27; burst++, now += 1500) {
+      const decisions = await Promise.all(Array.from({ length: 5 }, () => a!.take('12', now)));
+      ok += decisions.filter((d) => d.ok).length;
+    }
+    assert.ok(ok >= 120 - LOST_PER_EDGE, `admitted ${ok} of 135 offered under a limit of 120`);
+    assert.ok(ok <= 120);
+  });
+
   it('keys are counted apart, and a key’s window rolls on', async () => {
     const [a] = await edges(1, 3);
     const now = Date.UTC(2024, 0, 1, 14);
