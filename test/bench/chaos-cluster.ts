@@ -280,14 +280,16 @@ export const benchmark: Benchmark = {
     jobs.push(...midJobs);
     await sleep(gap);
 
-    // 4. An actor host: its deployments' leases move to the other.
-    const actorVictim = actors[0]!;
-    await kill(actorVictim.process);
+    // 4. The actor host running the most models: its deployments' leases move to the other.
+    const modelHolders = await Promise.all(deployments.map((d) => holderOf(d.id)));
+    const [deadActors, liveActors] =
+      modelHolders.filter((h) => h === actors[0]!.info.host).length >= modelHolders.length / 2 ? [actors[0]!, actors[1]!] : [actors[1]!, actors[0]!];
+    await kill(deadActors.process);
     failover.actors_ms = await timeUntil('every deployment held by the surviving actor host', async () =>
-      (await Promise.all(deployments.map((d) => holderOf(d.id)))).every((h) => h === actors[1]!.info.host),
+      (await Promise.all(deployments.map((d) => holderOf(d.id)))).every((h) => h === liveActors.info.host),
     ).catch(async (err: Error) => {
-      ctx.log(`chaos: holders ${JSON.stringify(await Promise.all(deployments.map((d) => holderOf(d.id))))}, survivor ${actors[1]!.info.host}`);
-      for (const line of actors[1]!.process.lines.slice(-60)) ctx.log(`actors[1]: ${line}`);
+      ctx.log(`chaos: holders ${JSON.stringify(await Promise.all(deployments.map((d) => holderOf(d.id))))}, survivor ${liveActors.info.host}`);
+      for (const line of liveActors.process.lines.slice(-60)) ctx.log(`surviving actor host: ${line}`);
       throw err;
     });
     await sleep(gap);
