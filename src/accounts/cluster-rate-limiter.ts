@@ -7,6 +7,10 @@ import { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
 const MAX_BLOCK = 16;
 /** …each usable for this long after its claim. */
 const BLOCK_MS = 1000;
+/** How long a request waits for its key's claim before this edge decides alone. */
+const CLAIM_WAIT_MS = 750;
+/** After a claim failed or came late, this edge counts alone this long before it asks KV again. */
+const DEGRADED_MS = 2000;
 
 interface Block {
   left: number;
@@ -30,10 +34,13 @@ class Refused extends Error {
  * be refused before `max` by at most the unspent part of one block per edge (≤ MAX_BLOCK − 1 = 15;
  * blocks follow the key's pace, so a key sending one request a second claims blocks of 1). A KV
  * round trip is paid once per block, not per request.
- * When KV cannot be reached, this edge's own in-memory window decides (the limit then holds per edge).
+ * When KV cannot be reached or is slow to answer (750 ms), this edge's own in-memory window
+ * decides (the limit then holds per edge) until it answers again.
  */
 export class ClusterRateLimiter {
   private readonly blocks = new Map<string, Block>();
+  /** Until then KV is not asked (it failed or was slow lately): the local window decides. */
+  private degradedUntil = Number.NEGATIVE_INFINITY;
   private readonly claiming = new Map<string, Promise<Extract<LimitDecision, { ok: false }> | null>>();
   private readonly local: SlidingWindowLimiter;
   private readonly sweeper: NodeJS.Timeout;
@@ -54,6 +61,7 @@ export class ClusterRateLimiter {
   }
 
   async take(key: string, now = Date.now()): Promise<LimitDecision> {
+    if (now < this.degradedUntil) return this.local.take(key, now);
     for (;;) {
       const block = this.blocks.get(key);
       if (block && block.left > 0 && now < block.until) {
@@ -86,7 +94,7 @@ export class ClusterRateLimiter {
     let granted = 0;
     let refusedFor = 0;
     try {
-      await this.windows.mutate(`rate.${key}`, (current) => {
+      const claimed = this.windows.mutate(`rate.${key}`, (current) => {
         // A stamp counts for a window from itself: it stands for requests made at or before it.
         let recent = (current?.stamps ?? []).filter((t) => t > now - this.windowMs);
         if (unspent) {
@@ -104,6 +112,15 @@ export class ClusterRateLimiter {
         }
         return { stamps: [...recent, ...Array<number>(granted).fill(until)] };
       });
+      // A claim held up (a NATS node died, its leader being elected) must not hold requests up: past
+      // CLAIM_WAIT_MS this edge decides alone; a claim landing later only wastes its block (never too many).
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLAIM_WAIT_MS)));
+      const outcome = await Promise.race([claimed, late]).finally(() => clearTimeout(timer));
+      if (outcome === 'late') {
+        claimed.catch(() => undefined);
+        throw new Error(`no answer from NATS KV within ${CLAIM_WAIT_MS} ms`);
+      }
       if (refusedFor > 0) throw new Refused(refusedFor);
     } catch (err) {
       if (err instanceof Refused) {
@@ -111,7 +128,8 @@ export class ClusterRateLimiter {
         this.blocks.delete(key);
         return { ok: false, retryAfterMs: err.retryAfterMs };
       }
-      this.log.warn({ err }, 'rate limit: NATS KV unreachable, counting on this edge only');
+      this.log.warn({ err: (err as Error).message }, 'rate limit: NATS KV not answering, counting on this edge only for a while');
+      this.degradedUntil = now + DEGRADED_MS;
       const local = this.local.take(key, now);
       // Counted locally: a one-request block, so the caller that waited on this claim counts too.
       if (local.ok) this.blocks.set(key, { left: 1, used: 0, until: now + 1 });

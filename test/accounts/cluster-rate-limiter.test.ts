@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ClusterRateLimiter } from '../../src/accounts/index.ts';
-import { openBucket } from '../../src/bus/index.ts';
+import { connectBus, openBucket } from '../../src/bus/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 
@@ -84,6 +84,17 @@ describe('ClusterRateLimiter', () => {
     }
     assert.ok(ok >= 120 - LOST_PER_EDGE, `admitted ${ok} of 135 offered under a limit of 120`);
     assert.ok(ok <= 120);
+  });
+
+  it('counts on the edge alone, at once, when KV cannot be reached', async () => {
+    const own = await connectBus(`nats://${nats.bus.nc.getServer()}`, 'rate-degraded', log);
+    const limiter = new ClusterRateLimiter(await openBucket(own, Buckets.rateWindows), 4, MINUTE, log);
+    made.push(limiter);
+    await own.nc.close();
+    const now = Date.UTC(2024, 0, 1, 16);
+    const decisions = [];
+    for (let i = 0; i < 6; i++) decisions.push(await limiter.take('12', now));
+    assert.deepEqual(decisions.map((d) => d.ok), [true, true, true, true, false, false], 'the local window: max on this edge');
   });
 
   it('keys are counted apart, and a key’s window rolls on', async () => {
