@@ -130,7 +130,7 @@ export class JsonKv<S extends z.ZodType> {
     change: (current: z.infer<S> | null) => R,
   ): Promise<{ value: R; revision: number }> {
     for (let attempt = 0; ; attempt++) {
-      const current = await this.get(key);
+      const current = await this.getRetrying(key);
       const next = change(current?.value ?? null);
       const revision = current
         ? await this.update(key, next, current.revision).catch((err: unknown) => {
@@ -141,6 +141,18 @@ export class JsonKv<S extends z.ZodType> {
       if (revision !== false) return { value: next, revision };
       // Back off a little under contention so competing writers interleave rather than collide.
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
+    }
+  }
+
+  /** get(), tried again while NATS is away for a moment (a node died, its leader being elected): a read is safe to repeat. */
+  private async getRetrying(key: string): Promise<Versioned<z.infer<S>> | null> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.get(key);
+      } catch (err) {
+        if (!isTransientBusError(err) || attempt >= WRITE_TRIES) throw err;
+        await sleep(Math.min(2_000, 50 * 2 ** attempt));
+      }
     }
   }
 

@@ -42,6 +42,8 @@ const f = formatParamValue;
 const wilder = (period: number) => Math.ceil(Math.log(1e-12) / Math.log(1 - 1 / period));
 const TR = ['_x_pc = close.shift(1)', '_x_tr = pd.concat([high - low, (high - _x_pc).abs(), (low - _x_pc).abs()], axis=1).max(axis=1)'];
 /** The UTC day of each bar as an integer array (grouping by datetimes makes pandas warn, which the sandbox refuses). */
+/** The bars each Parabolic SAR value is run over (see psar). */
+const PSAR_BARS = 100;
 const DAY_ID = "_x_day = np.asarray(df.index.view('int64')) // 86400000000000";
 /** Bars of the longest UTC day of the data (1-minute bars): what a daily level needs to settle. */
 const DAY_BARS = 2 * 1440;
@@ -162,40 +164,40 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
   },
   psar: {
     info: { params: [num('step', 0.02, 0.001, 0.5), num('max', 0.2, 0.01, 1)] },
-    label: (p) => `Parabolic SAR(${p.step}, ${p.max})`,
+    label: (p) => `Parabolic SAR(${p.step}, ${p.max}) over each bar's last ${PSAR_BARS} bars`,
     outputs: ['SAR', 'trend'],
     columns: (p) => [`psar_${f(p.step!)}_${f(p.max!)}`, `psar_dir_${f(p.step!)}_${f(p.max!)}`],
-    warmup: () => 3000,
+    // A SAR carried from the first bar never forgets where it began, so a window of history would
+    // disagree with the full one for ever (no finite warm-up, which the sandbox's look-ahead check
+    // needs). Each bar's SAR is run over its own last PSAR_BARS bars instead: every start at once,
+    // one numpy step per bar of the window.
+    warmup: () => PSAR_BARS + 1,
     lines: (p, [sar, dir]) => [
       '_x_h = high.to_numpy()',
       '_x_l = low.to_numpy()',
-      '_x_sar = np.zeros(len(_x_h))',
-      '_x_dir = np.ones(len(_x_h))',
-      '_x_up = True',
-      '_x_af = 0.0',
-      '_x_ep = 0.0',
-      '_x_s = 0.0',
-      'for _j in range(len(_x_h)):',
-      '    if _j == 0:',
-      '        _x_s, _x_ep, _x_af = _x_l[0], _x_h[0], ' + String(p.step),
-      '    else:',
-      '        _x_s = _x_s + _x_af * (_x_ep - _x_s)',
-      '        if _x_up:',
-      '            _x_s = min(_x_s, _x_l[_j - 1], _x_l[max(_j - 2, 0)])',
-      '            if _x_l[_j] < _x_s:',
-      `                _x_up, _x_s, _x_ep, _x_af = False, _x_ep, _x_l[_j], ${p.step}`,
-      '            elif _x_h[_j] > _x_ep:',
-      `                _x_ep, _x_af = _x_h[_j], min(_x_af + ${p.step}, ${p.max})`,
-      '        else:',
-      '            _x_s = max(_x_s, _x_h[_j - 1], _x_h[max(_j - 2, 0)])',
-      '            if _x_h[_j] > _x_s:',
-      `                _x_up, _x_s, _x_ep, _x_af = True, _x_ep, _x_h[_j], ${p.step}`,
-      '            elif _x_l[_j] < _x_ep:',
-      `                _x_ep, _x_af = _x_l[_j], min(_x_af + ${p.step}, ${p.max})`,
-      '    _x_sar[_j] = _x_s',
-      '    _x_dir[_j] = 1.0 if _x_up else -1.0',
-      `df['${sar}'] = _x_sar`,
-      `df['${dir}'] = _x_dir`,
+      `_x_k = ${PSAR_BARS}`,
+      '_x_m = max(len(_x_h) - _x_k, 0)',
+      '_x_i = np.arange(_x_m)',
+      '_x_up = np.ones(_x_m, dtype=bool)',
+      '_x_s = _x_l[:_x_m].copy()',
+      '_x_ep = _x_h[:_x_m].copy()',
+      `_x_af = np.full(_x_m, ${p.step})`,
+      'for _t in range(1, _x_k + 1):',
+      '    _j = _x_i + _t',
+      '    _x_hj, _x_lj = _x_h[_j], _x_l[_j]',
+      '    _x_p = _x_s + _x_af * (_x_ep - _x_s)',
+      '    _x_su = np.minimum(_x_p, np.minimum(_x_l[_j - 1], _x_l[np.maximum(_j - 2, _x_i)]))',
+      '    _x_sd = np.maximum(_x_p, np.maximum(_x_h[_j - 1], _x_h[np.maximum(_j - 2, _x_i)]))',
+      '    _x_ru = _x_up & (_x_lj < _x_su)',
+      '    _x_rd = ~_x_up & (_x_hj > _x_sd)',
+      '    _x_nu = _x_up & ~_x_ru & (_x_hj > _x_ep)',
+      '    _x_nd = ~_x_up & ~_x_rd & (_x_lj < _x_ep)',
+      '    _x_s = np.where(_x_ru | _x_rd, _x_ep, np.where(_x_up, _x_su, _x_sd))',
+      '    _x_ep = np.where(_x_ru | _x_nd, _x_lj, np.where(_x_rd | _x_nu, _x_hj, _x_ep))',
+      `    _x_af = np.where(_x_ru | _x_rd, ${p.step}, np.where(_x_nu | _x_nd, np.minimum(_x_af + ${p.step}, ${p.max}), _x_af))`,
+      '    _x_up = np.where(_x_ru, False, np.where(_x_rd, True, _x_up))',
+      `df['${sar}'] = np.concatenate([np.full(len(_x_h) - _x_m, np.nan), _x_s])`,
+      `df['${dir}'] = np.concatenate([np.full(len(_x_h) - _x_m, np.nan), np.where(_x_up, 1.0, -1.0)])`,
     ],
   },
   supertrend: {

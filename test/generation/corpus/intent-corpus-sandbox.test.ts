@@ -1,9 +1,9 @@
 /**
- * A deterministic sample of the intent corpus (every 14th prompt, 24 in all, and the issue's
- * prompts) run as a trained model would be: the code passes the sandbox's dynamic analysis on
- * real bars of the market the prompt names (no look-ahead, a finite warm-up), its columns are the
- * intent's, strategy_config() returns the intent's config (roles and day filters included) and
- * the strategy trains.
+ * Every prompt of the intent corpus run as a trained model would be: the code passes the
+ * sandbox's dynamic analysis on real bars of the market the prompt names (no look-ahead, a finite
+ * warm-up), its columns are the intent's, strategy_config() returns the intent's config (roles
+ * and day filters included) and the strategy trains. Prompts whose code is the same (the styles
+ * of one idea mostly are: only the header comment quotes the prompt) run once, under their group.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,20 +15,29 @@ import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { barsFor, loadBars } from '../../helpers/strategy-bars.ts';
 import { INTENT_CORPUS } from './intent-corpus.ts';
 
-const SAMPLE = [...INTENT_CORPUS.filter((_, i) => i % 14 === 0), ...INTENT_CORPUS.filter((c) => c.category === 'issue').slice(0, 3)];
+/** The corpus grouped by what runs: the code without its comment lines, on its market. */
+const GROUPS = new Map<string, { ids: string[]; prompt: string }>();
+for (const c of INTENT_CORPUS) {
+  const request = withMarket({ description: c.prompt });
+  const { code } = generateOffline(request);
+  const key = `${request.symbol} ${request.timeframe}\n${code.replace(/^\s*#.*$/gm, '')}`;
+  const group = GROUPS.get(key);
+  if (group) group.ids.push(c.id);
+  else GROUPS.set(key, { ids: [c.id], prompt: c.prompt });
+}
 
-describe('offline generator: a sample of the intent corpus runs in the sandbox', { concurrency: 2 }, () => {
+describe('offline generator: every prompt of the intent corpus runs in the sandbox', { concurrency: 2 }, () => {
   let runtime: StrategyRuntime;
   before(async () => {
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
   });
   after(() => runtime.stop());
 
-  it('samples at most 40 prompts', () => assert.ok(SAMPLE.length <= 40 && SAMPLE.length >= 20, `${SAMPLE.length}`));
+  it('covers every prompt', () => assert.equal([...GROUPS.values()].reduce((n, g) => n + g.ids.length, 0), INTENT_CORPUS.length));
 
-  for (const c of SAMPLE) {
-    it(`${c.id}: analysis clean, config as understood, trains`, async () => {
-      const request = withMarket({ description: c.prompt });
+  for (const { ids, prompt } of GROUPS.values()) {
+    it(`${ids[0]}${ids.length > 1 ? ` (+${ids.length - 1} with the same code)` : ''}: analysis clean, config as understood, trains`, async () => {
+      const request = withMarket({ description: prompt });
       const { code, intent } = generateOffline(request);
       // Enough bars for the longest warm-up (a day of 1-minute bars for daily levels) and a fit.
       const bars = loadBars(request.symbol, request.timeframe, Math.max(barsFor(warmupBars(intent.indicators)), 4000));

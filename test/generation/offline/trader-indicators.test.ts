@@ -167,24 +167,27 @@ function references(b: OhlcColumns): Record<string, Series> {
   }
   out.supertrend_10_3 = st;
   out.supertrend_dir_10_3 = stDir;
-  const sar = new Float64Array(n);
-  const sarDir = new Float64Array(n);
-  let [up, s, ep, af] = [true, low[0]!, high[0]!, 0.02];
-  for (let i = 0; i < n; i++) {
-    if (i > 0) {
+  // Each bar's SAR is run over its own last 100 bars (bounded memory: see trader-indicators.ts).
+  const K = 100;
+  const sar = nan(n);
+  const sarDir = nan(n);
+  for (let r = K; r < n; r++) {
+    const from = r - K;
+    let [up, s, ep, af] = [true, low[from]!, high[from]!, 0.02];
+    for (let i = from + 1; i <= r; i++) {
       s += af * (ep - s);
       if (up) {
-        s = Math.min(s, low[i - 1]!, low[Math.max(i - 2, 0)]!);
+        s = Math.min(s, low[i - 1]!, low[Math.max(i - 2, from)]!);
         if (low[i]! < s) [up, s, ep, af] = [false, ep, low[i]!, 0.02];
         else if (high[i]! > ep) [ep, af] = [high[i]!, Math.min(af + 0.02, 0.2)];
       } else {
-        s = Math.max(s, high[i - 1]!, high[Math.max(i - 2, 0)]!);
+        s = Math.max(s, high[i - 1]!, high[Math.max(i - 2, from)]!);
         if (high[i]! > s) [up, s, ep, af] = [true, ep, high[i]!, 0.02];
-        else if (low[i]! < ep) [ep, af] = [low[i]!, Math.max(0, Math.min(af + 0.02, 0.2))];
+        else if (low[i]! < ep) [ep, af] = [low[i]!, Math.min(af + 0.02, 0.2)];
       }
     }
-    sar[i] = s;
-    sarDir[i] = up ? 1 : -1;
+    sar[r] = s;
+    sarDir[r] = up ? 1 : -1;
   }
   out.psar_0p02_0p2 = sar;
   out.psar_dir_0p02_0p2 = sarDir;
