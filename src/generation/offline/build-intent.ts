@@ -75,7 +75,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const remarks: string[] = [];
   const fields = parseRequestText(request, timeframe);
   for (const f of fields) remarks.push(...f.rules.remarks, ...f.risk.remarks, ...f.model.remarks);
-  const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(/\b(eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)\b/g)].map((m) => m[1]!.toUpperCase())))];
+  const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(SYMBOL_NAMED)].map((m) => m[1]!.toUpperCase())))];
   const others = named.filter((s) => s !== symbol);
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
   remarks.push(...notOffered(fields.map((f) => f.norm), symbol, timeframe));
@@ -297,7 +297,9 @@ function resolveTrail(fields: readonly FieldParse[], stop: RiskLevel | null, m: 
 
 /** Entry verbs of each side ("as long as", "short-term" and a plain "long period" are not entries). */
 // "short it when…", "Short USDCHF whenever…", "long on a bullish engulfing": the side as a verb.
-const PAIR_WORD = '(?:it|them|the (?:pair|market|cross)|eurusd|gbpusd|usdjpy|usdchf|audusd|nzdusd|usdcad|btcusd)';
+const SYMBOL_WORDS = SYMBOLS.map((s) => s.toLowerCase()).join('|');
+const SYMBOL_NAMED = new RegExp(`\\b(${SYMBOL_WORDS})\\b`, 'g');
+const PAIR_WORD = `(?:it|them|the (?:pair|market|cross)|${SYMBOL_WORDS})`;
 const LONG_ENTRY = new RegExp(`\\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after)|long ${PAIR_WORD}|longs)\\b`);
 const SHORT_ENTRY = new RegExp(`\\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after)|short ${PAIR_WORD}|shorts|shorting)\\b`);
 
