@@ -135,7 +135,7 @@ export const CustomIndicatorResponse = z
     run: z
       .object({
         steps: z.number().int().describe('Expression evaluations spent (budget: 30 million)'),
-        parse_ms: z.number(),
+        parse_ms: z.number().describe('Parsing and checking the script; near 0 when this worker ran the same script text recently (it keeps the checked program, never a result)'),
         run_ms: z.number().describe('Interpreting over every bar, warm-up included, and shaping the response'),
       })
       .describe('What the run cost'),

@@ -7,6 +7,7 @@ export { PinePool, type PinePoolOptions } from './pool.ts';
 export { shapeRun } from './shape.ts';
 export { parsePine } from './pine/parser.ts';
 export { PineError } from './pine/errors.ts';
+export { runProgram } from './run/interpreter.ts';
 export { runJob, type PineJob, type PineJobResult, type ScriptProblem } from './job.ts';
 export type { RunResult } from './run/outputs.ts';
 export type { Bars as PineBars } from './run/values.ts';

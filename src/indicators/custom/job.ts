@@ -2,7 +2,7 @@
 import type { FeMode } from '../../../schemas/custom-indicators.ts';
 import { PineError } from './pine/errors.ts';
 import { parsePine } from './pine/parser.ts';
-import { runProgram } from './run/interpreter.ts';
+import { Interpreter } from './run/interpreter.ts';
 import type { RunResult } from './run/outputs.ts';
 import { DEFAULT_LIMITS, type Bars } from './run/values.ts';
 import { shapeRun } from './shape.ts';
@@ -37,13 +37,30 @@ export type PineJobResult =
   | { id: number; ok: false; problem: ScriptProblem }
   | { id: number; ok: false; failure: string };
 
+/**
+ * Scripts this worker has made ready, by source text, the most recently used last. A script run
+ * again (a chart reloaded, another symbol, the next bar) reuses its checked program and the
+ * closures V8 already optimised; each run still goes over every bar, and nothing of a run is kept.
+ */
+const ready = new Map<string, Interpreter>();
+const READY_MAX = 32;
+
+function interpreterFor(source: string): Interpreter {
+  let interpreter = ready.get(source);
+  if (interpreter) ready.delete(source);
+  else interpreter = new Interpreter(parsePine(source));
+  ready.set(source, interpreter);
+  if (ready.size > READY_MAX) ready.delete(ready.keys().next().value!);
+  return interpreter;
+}
+
 /** Parses and runs one script; never throws (a script problem and our own failure are told apart). */
 export function runJob(job: PineJob): PineJobResult {
   try {
     const t0 = performance.now();
-    const program = parsePine(job.source);
+    const interpreter = interpreterFor(job.source);
     const t1 = performance.now();
-    const result = runProgram(program, job.bars, {
+    const result = interpreter.run(job.bars, {
       limits: { ...DEFAULT_LIMITS, maxSteps: job.maxSteps ?? DEFAULT_LIMITS.maxSteps, deadlineMs: Date.now() + job.wallMs },
       timeframe: job.timeframe,
       symbol: job.symbol,

@@ -52,18 +52,37 @@ export interface RunOptions {
 }
 
 export function runProgram(program: Program, bars: Bars, options: RunOptions): RunResult {
-  return new Interpreter(program, bars, options).run();
+  return new Interpreter(program).run(bars, options);
 }
 
-class Interpreter {
-  private readonly n: number;
+const NO_BARS: Bars = { ts: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0), volume: new Float64Array(0) };
+const emptyOut = (): Ctx['out'] => ({
+  header: { title: '', kind: 'none', overlay: false },
+  plots: new Map(),
+  hlines: new Map(),
+  signals: [],
+  inputs: new Map(),
+  position: { now: 0, pending: 0 },
+});
+
+/**
+ * A program made ready to run (checked, its closures made as they are first needed) and run any
+ * number of times, one run at a time, over any bars. The closures hold nothing of a run: what a
+ * run reads and writes (bars, frames, outputs, budgets) lives on this object for that run only and
+ * is dropped when it ends. Running the same script again therefore reuses closures V8 has already
+ * optimised instead of compiling fresh ones (a new set per request kept its JIT busy on every run).
+ */
+export class Interpreter {
+  private n = 0;
   private bar = 0;
   private steps = 0;
   private arrayElements = 0;
+  /** Numbers each run: a `once` call site remembers the run its value belongs to. */
+  private runNo = 0;
   private readonly funcs = new Map<string, FuncDef>();
-  private readonly root = new Frame();
+  private root = new Frame();
   private frame = this.root;
-  private readonly globals = new Scope(null);
+  private globals = new Scope(null);
   /** The built-in call being made: its node id keys its state, its position locates its errors. */
   private siteId = 0;
   private sitePos: Pos = { line: 1, col: 1 };
@@ -81,41 +100,39 @@ class Interpreter {
   private readonly nodeNames: Int32Array;
   /** Per name node (by id): what it reads; its bar-field column or its constant beside. */
   private readonly nameKinds: Uint8Array;
-  private readonly nameColumns: (Float64Array | undefined)[] = [];
+  /** This run's bar-field column per name node that reads one (by id), filled on first read. */
+  private nameColumns: (Float64Array | undefined)[] = [];
   private readonly nameConstants: Value[] = [];
-  /** Bar fields as whole columns, computed once on first use (hl2, hour… included). */
+  /** This run's bar fields as whole columns, computed once on first use (hl2, hour… included). */
   private readonly columns = new Map<string, Float64Array>();
-  private readonly maxSteps: number;
-  private readonly deadline: number;
+  private maxSteps = 0;
+  private deadline = 0;
+  private maxLoops = 0;
+  private bars: Bars = NO_BARS;
+  private options: RunOptions = { limits: { maxSteps: 0, deadlineMs: 0, maxLoopIterations: 0, maxArraySize: 0 }, timeframe: '', symbol: '', mintick: 0 };
   private readonly blocks = new WeakMap<Stmt[], Block>();
-  private readonly out: Ctx['out'] = {
-    header: { title: '', kind: 'none', overlay: false },
-    plots: new Map(),
-    hlines: new Map(),
-    signals: [],
-    inputs: new Map(),
-    position: { now: 0, pending: 0 },
-  };
+  private out: Ctx['out'] = emptyOut();
+  private readonly body: Block;
+  /** One object for every run (its getters read the run's values), so the built-ins see one shape. */
   private readonly ctx: Ctx;
 
-  constructor(
-    private readonly program: Program,
-    private readonly bars: Bars,
-    private readonly options: RunOptions,
-  ) {
-    this.n = bars.close.length;
+  constructor(private readonly program: Program) {
     this.nameKinds = new Uint8Array(program.nodes + 1);
     this.nodeNames = new Int32Array(program.nodes + 1);
-    this.maxSteps = options.limits.maxSteps;
-    this.deadline = options.limits.deadlineMs;
     const self = this;
     this.ctx = {
       get bar() {
         return self.bar;
       },
-      n: this.n,
-      bars,
-      limits: options.limits,
+      get n() {
+        return self.n;
+      },
+      get bars() {
+        return self.bars;
+      },
+      get limits() {
+        return self.options.limits;
+      },
       state<T>(init: () => T): T {
         const states = self.frame.states;
         let s = states[self.siteId] as T | undefined;
@@ -127,41 +144,76 @@ class Interpreter {
       },
       grow(elements: number) {
         self.arrayElements += elements;
-        if (self.arrayElements > options.limits.maxArraySize * 10) throw pineError(self.sitePos, `arrays hold more than ${options.limits.maxArraySize * 10} elements in all`);
+        const max = self.options.limits.maxArraySize * 10;
+        if (self.arrayElements > max) throw pineError(self.sitePos, `arrays hold more than ${max} elements in all`);
       },
-      out: this.out,
+      get out() {
+        return self.out;
+      },
       get target() {
         return self.target;
       },
     };
-  }
-
-  run(): RunResult {
-    for (const s of this.program.body) {
+    for (const s of program.body) {
       if (s.kind === 'func') {
         if (BUILTINS[s.name]) throw pineError(s, `'${s.name}' is a built-in and cannot be redefined`);
         this.funcs.set(s.name, s);
       }
     }
-    for (const name of checkProgram(this.program.body, this.funcs)) this.declared.add(name);
-    const body = this.codeOf(this.program.body);
-    for (this.bar = 0; this.bar < this.n; this.bar++) {
-      this.out.position.now = this.out.position.pending;
-      this.globals.renew();
-      this.frame = this.root;
-      this.exec(body, this.globals);
+    for (const name of checkProgram(program.body, this.funcs)) this.declared.add(name);
+    this.body = this.codeOf(program.body);
+  }
+
+  /** Runs the program over `bars`; nothing of an earlier run is seen, nothing of this one kept. */
+  run(bars: Bars, options: RunOptions): RunResult {
+    this.start(bars, options);
+    try {
+      const body = this.body;
+      for (this.bar = 0; this.bar < this.n; this.bar++) {
+        this.out.position.now = this.out.position.pending;
+        this.globals.renew();
+        this.frame = this.root;
+        this.exec(body, this.globals);
+      }
+      const out = this.out;
+      const plots: PlotOut[] = [...out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
+      return {
+        title: out.header.title,
+        kind: out.header.kind,
+        overlay: out.header.overlay,
+        plots,
+        hlines: [...out.hlines.values()],
+        signals: out.signals,
+        inputs: [...out.inputs.values()],
+        steps: this.steps,
+      };
+    } finally {
+      this.start(NO_BARS, this.options);
     }
-    const plots: PlotOut[] = [...this.out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
-    return {
-      title: this.out.header.title,
-      kind: this.out.header.kind,
-      overlay: this.out.header.overlay,
-      plots,
-      hlines: [...this.out.hlines.values()],
-      signals: this.out.signals,
-      inputs: [...this.out.inputs.values()],
-      steps: this.steps,
-    };
+  }
+
+  /** Everything a run reads or writes, fresh: the bars, budgets, frames, scopes, outputs. */
+  private start(bars: Bars, options: RunOptions): void {
+    this.runNo++;
+    this.bars = bars;
+    this.options = options;
+    this.n = bars.close.length;
+    this.maxSteps = options.limits.maxSteps;
+    this.deadline = options.limits.deadlineMs;
+    this.maxLoops = options.limits.maxLoopIterations;
+    this.bar = 0;
+    this.steps = 0;
+    this.arrayElements = 0;
+    this.root = this.frame = new Frame();
+    this.globals = new Scope(null);
+    this.siteId = 0;
+    this.sitePos = { line: 1, col: 1 };
+    this.target = null;
+    this.last = NA;
+    this.depth = 0;
+    this.nameColumns = [];
+    this.columns.clear();
+    this.out = emptyOut();
   }
 
   private nameNumber(name: string): number {
@@ -392,7 +444,6 @@ class Interpreter {
 
   /** A loop's runner; its value (for `x = for …`) is the last statement's of the last iteration. */
   private loopRunner(s: ForStmt | ForInStmt | WhileStmt): (scope: Scope) => Value {
-    const cap = this.options.limits.maxLoopIterations;
     const body = this.codeOf(s.body);
     if (s.kind === 'for') {
       const fromC = this.c(s.from);
@@ -413,7 +464,7 @@ class Interpreter {
         const shared = body.declares ? null : new Scope(scope);
         shared?.set(counterName, counter);
         for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
-          if (++iterations > cap) throw this.overCap(s, cap);
+          if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
           counter.put(this.bar, i);
           let inner = shared;
           if (!inner) {
@@ -438,7 +489,7 @@ class Interpreter {
         if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
         const slots = names.map((_, k) => this.slot(localKey(s.id, k), false));
         for (let i = 0; i < it.items.length; i++) {
-          if (++iterations > cap) throw this.overCap(s, cap);
+          if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
           const inner = new Scope(scope);
           if (names.length === 2) {
             slots[0]!.put(this.bar, i);
@@ -458,7 +509,7 @@ class Interpreter {
       let iterations = 0;
       let value: Value = NA;
       while (truthy(cond(scope))) {
-        if (++iterations > cap) throw this.overCap(s, cap);
+        if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
         const flow = this.exec(body, this.scopeFor(body, scope));
         value = this.last;
         if (flow === BREAK) break;
@@ -604,10 +655,9 @@ class Interpreter {
   private nameClosure(e: Expr & { kind: 'name' }): Compiled {
     const kind = this.nameKinds[e.id] || this.resolveName(e);
     if (kind === FIELD) {
-      const col = this.nameColumns[e.id]!;
       return () => {
         this.tick(e);
-        return col[this.bar]!;
+        return (this.nameColumns[e.id] ?? this.fieldColumn(e))[this.bar]!;
       };
     }
     if (kind === CONSTANT) {
@@ -640,11 +690,11 @@ class Interpreter {
     const a = new Array<Value>(b.params.length);
     const args = e.args.map((x) => this.c(x));
     const named = Object.entries(e.named).map(([k, expr]) => [b.params.indexOf(k), this.c(expr)] as const);
-    let done = false;
+    let doneIn = 0;
     let value: Value = null;
     return (scope) => {
       this.tick(e);
-      if (done) return value;
+      if (doneIn === this.runNo) return value;
       for (let i = 0; i < args.length; i++) a[i] = args[i]!(scope);
       for (let i = 0; i < named.length; i++) {
         const [at, expr] = named[i]!;
@@ -660,8 +710,8 @@ class Interpreter {
       this.siteId = id;
       this.sitePos = pos;
       if (b.once) {
-        // Its value never changes (header, hline, typed inputs): later calls skip it.
-        done = true;
+        // Its value never changes in a run (header, hline, typed inputs): later calls skip it.
+        doneIn = this.runNo;
         value = v;
       }
       return v;
@@ -757,7 +807,7 @@ class Interpreter {
     const j = this.bar - offset;
     let kind = this.nameKinds[e.id]!;
     if (kind === UNRESOLVED) kind = this.resolveName(e);
-    if (kind === FIELD) return j < 0 ? NA : this.nameColumns[e.id]![j]!;
+    if (kind === FIELD) return j < 0 ? NA : (this.nameColumns[e.id] ?? this.fieldColumn(e))[j]!;
     if (kind === DECLARED) {
       const slot = scope.lookup(this.nodeName(e, e.name));
       if (slot) return slot.get(j);
@@ -777,10 +827,8 @@ class Interpreter {
   private resolveName(e: Expr & { kind: 'name' }): number {
     let kind = OTHER;
     if (this.declared.has(e.name)) kind = DECLARED;
-    else if (BAR_FIELDS.has(e.name)) {
-      kind = FIELD;
-      this.nameColumns[e.id] = this.column(e.name);
-    } else {
+    else if (BAR_FIELDS.has(e.name)) kind = FIELD;
+    else {
       const c = constant(e.name);
       if (c !== undefined) {
         kind = CONSTANT;
@@ -789,6 +837,11 @@ class Interpreter {
     }
     this.nameKinds[e.id] = kind;
     return kind;
+  }
+
+  /** The column a bar-field name node reads in this run. */
+  private fieldColumn(e: Expr & { kind: 'name' }): Float64Array {
+    return (this.nameColumns[e.id] = this.column(e.name));
   }
 
   /** A bar field's values on every bar (the same numbers barField gives bar by bar). */
