@@ -119,14 +119,12 @@ export class ClusterStreamSlots {
 
   /** Renews the expiry of this edge's open streams (every STREAM_RENEW_MS; one renewal at a time). */
   renew(now = Date.now()): Promise<void> {
-    this.renewing ??= Promise.all(
-      [...this.open.keys()].map((holder) =>
-        this.write(holder, now).catch((err: unknown) => this.log.warn({ err: (err as Error).message, holder }, 'stream limit: renewal failed; tried again next time')),
-      ),
-    ).then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => (this.renewing = null));
+    this.renewing ??= (async () => {
+      const holders = [...this.open.keys()];
+      // A failed renewal is tried again next time; an entry lives two missed renewals.
+      const failed = (holder: string) => (err: unknown) => this.log.warn({ err: (err as Error).message, holder }, 'stream limit: renewal failed');
+      await Promise.all(holders.map((holder) => this.write(holder, now).catch(failed(holder))));
+    })().finally(() => (this.renewing = null));
     return this.renewing;
   }
 
