@@ -107,6 +107,15 @@ export const WindowRecord = z.object({ stamps: z.array(z.number().int()) });
 
 export const CostRecord = z.object({ usd: z.number().min(0) });
 
+/**
+ * One holder's open streams over every edge (a key's SSE streams, or its WebSocket connections):
+ * each entry is kept alive by its edge renewing `expires` (epoch ms) while the stream is open.
+ */
+export const StreamSlotsRecord = z.object({
+  streams: z.array(z.object({ edge: z.string(), id: z.string(), expires: z.number().int() })),
+});
+export type StreamSlotsRecord = z.infer<typeof StreamSlotsRecord>;
+
 /** A user's deployments (their `sf_deployments` keys), oldest first: the one value the plan limit is enforced on by compare-and-set. */
 export const DeploymentSet = z.object({ keys: z.array(z.string()) });
 export type DeploymentSet = z.infer<typeof DeploymentSet>;
@@ -167,6 +176,8 @@ export const Buckets = {
   mintWindows: bucket('sf_mint_windows', WindowRecord, 3600),
   /** `rate.<user_id>` → the key's requests claimed in the last minute, over every edge (ClusterRateLimiter). */
   rateWindows: bucket('sf_rate_windows', WindowRecord, 120),
+  /** `sse.<user_id>` / `ws.<user_id>` → the key's open streams over every edge (ClusterStreamSlots); a record not written for a minute is gone. */
+  streamSlots: bucket('sf_stream_slots', StreamSlotsRecord, 60),
   /** `<SYMBOL>` → the synthetic series' latest hourly checkpoint. */
   synthetic: bucket('sf_synthetic', SyntheticCheckpoint),
   /** `ai.<yyyymmdd>` → platform AI spend that day. */

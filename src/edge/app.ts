@@ -20,6 +20,7 @@ import { allowedOrigins, serverTimeouts } from './server-limits.ts';
 import { TokenBuckets } from '../accounts/index.ts';
 import { registerJsonParser } from './plugins/json-body.ts';
 import { registerSse, SseSlots } from './plugins/sse.ts';
+import type { ClusterStreamSlots } from './plugins/stream-slots.ts';
 import { registerResponseSerializer } from './plugins/serializer.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -79,6 +80,8 @@ export interface EdgeDeps {
   bus?: Pick<Bus, 'nc' | 'js' | 'jsm'>;
   /** POST /indicators/custom (route left out when absent). */
   customIndicators?: CustomIndicators;
+  /** A key's open SSE streams and WebSocket connections, counted over every edge. */
+  streamSlots: ClusterStreamSlots;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -88,7 +91,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators, streamSlots }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -139,8 +142,8 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   credentialRoutes(app, { accounts, config });
   sessionRoutes(app, { accounts });
   usageRoutes(app, { metering: accounts.metering, config });
-  // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all.
-  const sseSlots = new SseSlots();
+  // One set of SSE slots for every stream: the contract's 1 concurrent SSE per key spans them all (and every edge).
+  const sseSlots = new SseSlots(streamSlots);
   activityRoutes(app, {
     feed: activity.feed,
     slots: sseSlots,
@@ -176,6 +179,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
       directory: accounts.directory,
       limiter: accounts.requestLimiter,
       allowedOrigins: origins,
+      streamSlots,
       training,
       channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, ticksPerSecond: config.WS_TICKS_PER_SECOND },
       log,

@@ -68,7 +68,10 @@ monthly allowance at once; its key, plan and models stay. It then signs in from 
 after ${MCP_SESSION_IDLE_MINUTES} idle minutes) and \`{mcp_url}/_healthz\` answers the text \`ok\`. Tools: \`one_shot\` (with progress
 notifications), \`list_models\`, \`list_deployed\`, \`generate_strategy\`; they call this REST API. No account
 is needed: each session mints its own trial key on its first tool call (counted against your IP's
-${c.TRIAL_MINTS_PER_HOUR} per hour), or uses the \`X-API-Key\` sent with \`initialize\`. \`signalforge mcp\`
+${c.TRIAL_MINTS_PER_HOUR} per hour), or uses the \`X-API-Key\` sent with \`initialize\`. A session lives on the server
+process that opened it: a session id it does not know (the session ended, or that process stopped) is 404, and the
+client then opens a new session (\`initialize\` without a session id) — with a new trial key unless it sends its own
+\`X-API-Key\`. \`signalforge mcp\`
 serves the same tools plus \`get_trial_key\` over stdio. \`/mcp\` speaks JSON-RPC, so it is not listed below.
 `.trim();
 

@@ -168,7 +168,7 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
       let fresh = false;
       if (typeof sessionId === 'string' && sessionId) {
         session = sessions.get(sessionId);
-        if (!session) return rpcError(reply, 404, 'session not found (it ended or expired): start a new one with initialize', -32001);
+        if (!session) return rpcError(reply, 404, 'session not found (it ended, expired, or the server holding it stopped): start a new one with initialize, without mcp-session-id', -32001);
       } else if (request.method === 'POST' && isInitializeRequest(request.body)) {
         session = await openSession(request, reply);
         if (!session) return reply;

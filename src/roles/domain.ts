@@ -5,7 +5,7 @@ import { buildActivity, buildCommunity, type Activity, type Community } from '..
 import type { Config } from '../config.ts';
 import { buildDeliveryApi, webhookTargetChecker } from '../delivery/index.ts';
 import { buildDeployments, type Deployments } from '../deployments/index.ts';
-import { buildApp, readinessRoutes, type App } from '../edge/index.ts';
+import { buildApp, ClusterStreamSlots, readinessRoutes, type App } from '../edge/index.ts';
 import { buildCustomIndicators, buildGeneration, type Generation } from '../generation/index.ts';
 import { probeReadiness, type DependencyCheck, type ShutdownStack } from '../lifecycle/index.ts';
 import type { Logger } from '../log.ts';
@@ -147,7 +147,10 @@ export async function startEdge(
   // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
   oneShot.recovery.start();
   stack.push(() => oneShot.recovery.stop());
-  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators });
+  // A key's streams count over every edge (NATS KV); pushed before the app, so released slots are written before it stops.
+  const streamSlots = new ClusterStreamSlots(await openBucket(bus, Buckets.streamSlots, config.NATS_REPLICAS), log);
+  stack.push(() => streamSlots.stop());
+  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots });
   readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
   stack.push(() => app.close());
   await app.listen({ port: config.PORT, host: config.HOST });

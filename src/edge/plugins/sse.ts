@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamLimitError } from '../../errors.ts';
+import type { ClusterStreamSlots } from './stream-slots.ts';
 
 /** An open Server-Sent Events response. */
 export interface SseStream {
@@ -64,16 +65,21 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, heartbeatM
   streams?.add(stream);
   // The response closes when the client goes away (the request's own close fires earlier).
   res.on('close', () => stream.close());
+  // A client gone while the route waited (its stream slot, its first data) has already closed: end now.
+  if (res.destroyed) stream.close();
   return stream;
 }
 
 /**
- * Counts open streams per holder (a key or a client address) and refuses past a limit.
+ * Counts open streams per holder and refuses past a limit: a key's over every edge (in NATS KV,
+ * see ClusterStreamSlots), a client address's and the anonymous total on this edge.
  */
 export class SseSlots {
   private readonly open = new Map<string, number>();
 
-  /** Takes a slot; returns its release function, or null when the holder is at its limit. */
+  constructor(private readonly keys: Pick<ClusterStreamSlots, 'acquire'>) {}
+
+  /** Takes a slot of a holder counted on this edge; returns its release function, or null when the holder is at its limit. */
   acquire(holder: string, limit: number): (() => void) | null {
     const count = this.open.get(holder) ?? 0;
     if (count >= limit) return null;
@@ -88,9 +94,9 @@ export class SseSlots {
     };
   }
 
-  /** A key's slot, or 429 SF_STREAM_LIMIT: the per-key limit spans every stream of the key. */
-  acquireForKey(userId: number, perKey: number): () => void {
-    const release = this.acquire(`key:${userId}`, perKey);
+  /** A key's slot over every edge, or 429 SF_STREAM_LIMIT: the per-key limit spans every SSE stream of the key. */
+  async acquireForKey(userId: number, perKey: number): Promise<() => void> {
+    const release = await this.keys.acquire(`sse.${userId}`, perKey);
     if (!release) throw new StreamLimitError(`at most ${perKey === 1 ? 'one concurrent SSE stream' : `${perKey} concurrent SSE streams`} per key: close the other one first`, 5);
     return release;
   }

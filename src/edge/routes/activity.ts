@@ -86,7 +86,7 @@ export function activityRoutes(app: App, deps: ActivityRoutesDeps): void {
       },
     },
     handler: async (request, reply) => {
-      const release = request.user ? slots.acquireForKey(request.user.user_id, deps.perKey) : anonymousSlot(request.ip);
+      const release = request.user ? await slots.acquireForKey(request.user.user_id, deps.perKey) : anonymousSlot(request.ip);
       const lastEventId = Number(request.headers['last-event-id']);
       const since = request.query.since ?? (Number.isInteger(lastEventId) ? lastEventId : undefined);
       const { kind } = request.query;

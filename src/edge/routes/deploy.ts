@@ -68,7 +68,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
     handler: async (request, reply) => {
       const user = requireUser(request);
       const deployment = await deployments.find(user.user_id, request.params.model);
-      const release = deps.slots.acquireForKey(user.user_id, deps.perKey);
+      const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       const stream = openSse(request, reply, deps.heartbeatMs);
       const sub = deps.nc.subscribe(Subjects.signal(deployment.deployment_id), {
         callback: (err, msg) => {

@@ -63,7 +63,7 @@ export function generateRoutes(app: App, deps: GenerateRoutesDeps): void {
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
-      const release = deps.slots.acquireForKey(user.user_id, deps.perKey);
+      const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       const abort = new AbortController();
       let events: AsyncIterable<{ event: string; data: unknown }>;
       try {

@@ -36,7 +36,7 @@ export function oneShotRoutes(app: App, deps: OneShotRoutesDeps): void {
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
-      const release = deps.slots.acquireForKey(user.user_id, deps.perKey);
+      const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       let events;
       try {
         events = await deps.oneShot.start(user, request.body);

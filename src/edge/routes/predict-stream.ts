@@ -26,7 +26,7 @@ const description = (c: GatewayDeps['config']) =>
   'Predictions themselves are live only. ' +
   `**Flow control**: past ${c.WS_SEND_BUFFER_BYTES} unsent bytes you get \`lagging\`; at twice that the socket closes with 4413. The server pings every ${c.WS_PING_MS} ms ` +
   `(close 4408 without a pong by the next one); a socket with nothing subscribed that sends nothing for ${c.WS_IDLE_MS} ms is closed (4408). ` +
-  `**Limits**: ${c.WS_PER_KEY} connections per key, ${c.WS_PER_ADDRESS} per client address (close 4429), ${c.WS_SUBSCRIPTIONS} subscriptions per connection, ` +
+  `**Limits**: ${c.WS_PER_KEY} connections per key (over every server process of the service), ${c.WS_PER_ADDRESS} per client address (close 4429), ${c.WS_SUBSCRIPTIONS} subscriptions per connection, ` +
   `frames up to ${c.WS_MESSAGE_BYTES} bytes (close 1009); subscribe and predict count against the key's rate limit. A refused message is answered ` +
   '`{"type":"error","error","code","ref"?}` with the REST status (400, 401, 404, 409, 429). Shutdown closes with 1001 (reconnect with `since`). ' +
   `Close codes: ${codes}. A plain GET (no upgrade) is 426.`;

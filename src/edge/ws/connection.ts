@@ -20,7 +20,7 @@ export interface ConnectionDeps {
 }
 
 /** What a connection asks of the gateway once a user is known: its per-key slot (false: over the limit, closed). */
-export type OnAuthenticated = (user: UserRecord) => boolean;
+export type OnAuthenticated = (user: UserRecord) => Promise<boolean>;
 
 /**
  * One client's conversation: authentication (unless the upgrade carried it), then subscribe,
@@ -33,6 +33,8 @@ export class StreamConnection {
   /** The key each model name or stem subscribed by resolved to (predictions are keyed by deployment). */
   private readonly predictionKeys = new Map<string, string>();
   private ended = false;
+  /** The key's slot being taken (over every edge): frames after the auth wait for it, in order. */
+  private authenticating: Promise<boolean> | null = null;
 
   constructor(
     private readonly socket: ClientSocket,
@@ -49,14 +51,18 @@ export class StreamConnection {
   }
 
   /** A user identified by the upgrade (X-API-Key or session cookie); false when refused. */
-  authenticate(user: UserRecord): boolean {
-    if (!this.onAuthenticated(user)) return false;
-    this.user = user;
-    this.socket.send({ type: 'welcome', protocol: STREAM_PROTOCOL_VERSION, user: user.username, limits: this.deps.limits });
-    return true;
+  authenticate(user: UserRecord): Promise<boolean> {
+    this.authenticating = this.onAuthenticated(user).then((ok) => {
+      if (!ok) return false;
+      this.user = user;
+      this.socket.send({ type: 'welcome', protocol: STREAM_PROTOCOL_VERSION, user: user.username, limits: this.deps.limits });
+      return true;
+    });
+    return this.authenticating;
   }
 
   async receive(data: RawData, isBinary: boolean): Promise<void> {
+    if (this.authenticating) await this.authenticating;
     this.socket.lastHeardAt = Date.now();
     this.socket.alive = true;
     let json: unknown;
@@ -83,7 +89,7 @@ export class StreamConnection {
         this.socket.close(CloseCodes.unauthorized, 'unauthorized: the API key is not valid; get one with POST /api/v1/key/trial');
         return;
       }
-      this.authenticate(user);
+      await this.authenticate(user);
       return;
     }
     const ref = 'ref' in message ? message.ref : undefined;

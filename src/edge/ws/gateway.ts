@@ -8,6 +8,7 @@ import type { UserRecord } from '../../../schemas/messages.ts';
 import { CloseCodes } from '../../../schemas/stream.ts';
 import { foreignSite, readCookie, SESSION_COOKIE } from '../plugins/session.ts';
 import { SseSlots } from '../plugins/sse.ts';
+import type { ClusterStreamSlots } from '../plugins/stream-slots.ts';
 import { ClientSocket } from './client-socket.ts';
 import { StreamConnection, type ConnectionDeps } from './connection.ts';
 
@@ -33,6 +34,8 @@ export interface GatewayDeps extends Omit<ConnectionDeps, 'limits' | 'log' | 'di
   directory: Pick<AccountDirectory, 'authenticate' | 'authenticateSession'>;
   /** Origins besides the service's own whose pages may open a cookie-authenticated socket. */
   allowedOrigins: ReadonlySet<string>;
+  /** A key's connections, counted over every edge (WS_PER_KEY). */
+  streamSlots: Pick<ClusterStreamSlots, 'acquire'>;
   log: Logger;
 }
 
@@ -57,7 +60,8 @@ const rejectUpgrade = (socket: Duplex, status: number, text: string) => {
 export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGateway {
   const { config, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.WS_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false });
-  const slots = new SseSlots();
+  // Per client address on this edge; per key over every edge.
+  const slots = new SseSlots(deps.streamSlots);
   const open = new Map<WebSocket, { socket: ClientSocket; connection: StreamConnection }>();
   let closing = false;
   const connectionDeps: ConnectionDeps = {
@@ -87,10 +91,15 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
     const socket = new ClientSocket(ws, { sendBufferBytes: config.WS_SEND_BUFFER_BYTES }, log);
     let markIdentified = () => {};
     const releases: Array<() => void> = [];
-    const onAuthenticated = (user: UserRecord): boolean => {
-      const release = slots.acquire(`key:${user.user_id}`, config.WS_PER_KEY);
+    const onAuthenticated = async (user: UserRecord): Promise<boolean> => {
+      const release = await deps.streamSlots.acquire(`ws.${user.user_id}`, config.WS_PER_KEY);
       if (!release) {
         socket.close(CloseCodes.tooManyConnections, `too many connections: at most ${config.WS_PER_KEY} per key; close another first`);
+        return false;
+      }
+      // Gone while its slot was being taken: nothing will release it later.
+      if (socket.closed) {
+        release();
         return false;
       }
       releases.push(release);
@@ -118,7 +127,7 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
     releases.push(address);
 
     const user = await identify(req, socket);
-    if (user && !socket.closed) connection.authenticate(user);
+    if (user && !socket.closed) void connection.authenticate(user);
     markIdentified();
     if (user || socket.closed) return;
     setTimeout(() => {
