@@ -81,6 +81,17 @@ describe('POST /api/v1/indicators/custom', () => {
     assert.deepEqual(Object.keys(basic.body.features), ['rsi']);
   });
 
+  it('sends a large answer whole: its Content-Length is the bytes sent, and they parse', async () => {
+    const res = await post({ source: RSI, limit: 2000, timeframe: '1min', fe_mode: 'full' });
+    assert.equal(res.status, 200, res.text);
+    // Several 64 KB slices over the parts the answer is sent in (ours, the worker's bytes, ours).
+    assert.ok(res.text.length > 150_000, `${res.text.length} bytes`);
+    assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(res.text));
+    assert.equal(res.body.count, 2000);
+    assert.equal(res.body.panels[0].series[0].values.length, 2000);
+    assert.equal(res.body.credits_charged, 1);
+  });
+
   it('draws an overlay script on the price pane and records strategy entries', async () => {
     const source = `//@version=5
 strategy("MA cross", overlay=true)

@@ -24,22 +24,29 @@ export function sendJsonText<T>(reply: FastifyReply, text: string | Buffer): T {
 const SLICE_BYTES = 64 * 1024;
 
 /**
- * Sends a large JSON body (hundreds of KB) a slice per event-loop turn, with its full
- * Content-Length: the same bytes, but the socket write of one big answer no longer holds the loop
- * for milliseconds while other requests (keyed reads) wait behind it.
+ * Sends a large JSON body (hundreds of KB, in parts sent one after another) a slice per
+ * event-loop turn, with its full Content-Length: the same bytes, but the socket write of one big
+ * answer no longer holds the loop for milliseconds while other requests (keyed reads) wait behind it.
  */
-export function sendJsonInSlices<T>(reply: FastifyReply, body: Buffer): T {
-  if (body.length <= SLICE_BYTES) return sendJsonText<T>(reply, body);
+export function sendJsonInSlices<T>(reply: FastifyReply, parts: Uint8Array[]): T {
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  if (length <= SLICE_BYTES) return sendJsonText<T>(reply, Buffer.concat(parts));
+  let part = 0;
   let at = 0;
   const slices = new Readable({
     read() {
       setImmediate(() => {
-        const end = Math.min(at + SLICE_BYTES, body.length);
-        this.push(body.subarray(at, end));
+        const bytes = parts[part]!;
+        const end = Math.min(at + SLICE_BYTES, bytes.length);
+        this.push(bytes.subarray(at, end));
         at = end;
-        if (at === body.length) this.push(null);
+        if (at === bytes.length) {
+          part++;
+          at = 0;
+          if (part === parts.length) this.push(null);
+        }
       });
     },
   });
-  return reply.type('application/json; charset=utf-8').header('content-length', body.length).send(slices) as unknown as T;
+  return reply.type('application/json; charset=utf-8').header('content-length', length).send(slices) as unknown as T;
 }

@@ -19,6 +19,8 @@ const bars = { ...waveBars(300), from: 100 };
 const body = (source: string, extra: Partial<CustomIndicatorRequest> = {}): CustomIndicatorRequest => ({ source, provider: 'offline', fe_mode: 'basic', symbol: 'EURUSD', timeframe: '15min', limit: 200, ...extra });
 const USER = { user_id: 1, plan: 'free' as const };
 const SMA = '//@version=5\nindicator("s", overlay=true)\nplot(ta.sma(close, 10), "SMA")\n';
+/** The response JSON as text (compute gives it in parts). */
+const text = (parts: Uint8Array[]): string => Buffer.concat(parts).toString('utf8');
 
 /** Credits as an account ledger keeps them: every movement recorded. */
 function ledger(start = 10) {
@@ -70,7 +72,7 @@ describe('CustomIndicators', () => {
   it('charges 1 credit once for a run', async () => {
     const credits = ledger();
     const custom = new CustomIndicators({ metering: credits, pool, claude: null, log });
-    const res = JSON.parse(String(await custom.compute(USER, body(SMA), bars)));
+    const res = JSON.parse(text(await custom.compute(USER, body(SMA), bars)));
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
     assert.equal(res.credits_remaining, 9);
     assert.equal(res.count, 200);
@@ -88,7 +90,7 @@ describe('CustomIndicators', () => {
   it('retries a failure of ours once and charges once when the retry succeeds', async () => {
     const credits = ledger();
     const p = flaky(1);
-    const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars)));
+    const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars)));
     assert.equal(p.calls(), 2);
     assert.equal(res.overlays.length, 1);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
@@ -126,12 +128,12 @@ describe('CustomIndicators', () => {
   });
 
   it('answers how the offline writer read a description', async () => {
-    const res = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('Ichimoku cloud with RSI 14 below 30'), bars)));
+    const res = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('Ichimoku cloud with RSI 14 below 30'), bars)));
     assert.equal(res.generator, 'offline');
     assert.ok(res.remarks.some((r: string) => /left out: ichimoku/.test(r)), `what it left out is said: ${JSON.stringify(res.remarks)}`);
-    const clear = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('RSI 14 below 30'), bars)));
+    const clear = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('RSI 14 below 30'), bars)));
     assert.deepEqual(clear.remarks, [], 'nothing to say when all of it was read');
-    const pine = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body(SMA), bars)));
+    const pine = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body(SMA), bars)));
     assert.deepEqual(pine.remarks, [], 'none for a Pine source');
   });
 
@@ -147,7 +149,7 @@ describe('CustomIndicators', () => {
       fake.queue({ text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20)\n```' }, { text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20), "EMA 20")\n```' });
       const before = fake.requests.length;
       const credits = ledger();
-      const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('an EMA 20', { provider: 'haiku' }), bars)));
+      const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('an EMA 20', { provider: 'haiku' }), bars)));
       assert.deepEqual(credits.caps, ['use generate_haiku']);
       assert.equal(res.generator, 'claude');
       assert.equal(res.source_kind, 'text');
@@ -159,7 +161,7 @@ describe('CustomIndicators', () => {
 
     it('sends an unsupported construct back for a repair too', async () => {
       fake.queue({ text: '```pine\n//@version=5\nindicator("d")\nplot(request.security(syminfo.tickerid, "D", close))\n```' }, { text: '```pine\n//@version=5\nindicator("d")\nplot(ta.sma(close, 5), "SMA 5")\n```' });
-      const res = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('daily close', { provider: 'sonnet' }), bars)));
+      const res = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('daily close', { provider: 'sonnet' }), bars)));
       assert.equal(res.generator, 'claude');
       assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /request\.security\(\) is not supported/);
       assert.equal(res.panels[0].series[0].name, 'sma_5');
@@ -168,7 +170,7 @@ describe('CustomIndicators', () => {
     it('falls back to the offline writer, without counting a cap, when the AI budget is spent', async () => {
       const credits = { ...ledger(), aiBudgetLeft: async () => false };
       const before = fake.requests.length;
-      const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('EMA 50', { provider: 'sonnet' }), bars)));
+      const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('EMA 50', { provider: 'sonnet' }), bars)));
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
       assert.deepEqual(credits.caps, []);
@@ -177,7 +179,7 @@ describe('CustomIndicators', () => {
     it('falls back to the offline writer when the API fails', async () => {
       fake.queue({ status: 529, errorType: 'overloaded_error' });
       const credits = ledger();
-      const res = JSON.parse(String(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('RSI 14 below 30', { provider: 'sonnet' }), bars)));
+      const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('RSI 14 below 30', { provider: 'sonnet' }), bars)));
       assert.deepEqual(credits.caps, ['use generate_sonnet', 'release generate_sonnet']);
       assert.equal(res.generator, 'offline');
       assert.match(res.generated_pine!, /ta\.rsi\(close, 14\)/);
@@ -185,7 +187,7 @@ describe('CustomIndicators', () => {
 
     it('uses the offline writer for provider offline, without asking Claude', async () => {
       const before = fake.requests.length;
-      const res = JSON.parse(String(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('EMA 9/21 crossover'), bars)));
+      const res = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('EMA 9/21 crossover'), bars)));
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
     });
