@@ -243,8 +243,9 @@ export const Streams = {
   signals: { name: 'SIGNALS', subjects: ['signals.>'], maxMessages: 5_000_000, maxAgeSeconds: 30 * 24 * 3600 },
   /**
    * Live ticks as published on `ticks.<SYMBOL>`, kept a few hours so that an ingest process taking a
-   * symbol over rebuilds its open bars from them (created by `signalforge ingest`; `serve` reads
-   * ticks from core NATS).
+   * symbol over rebuilds its open bars from them, and a feed taking over knows the last tick
+   * published (created by `signalforge ingest`, whose feeds publish here; `serve` reads ticks from
+   * core NATS).
    */
   ticks: { name: 'TICKS', subjects: ['ticks.>'], maxMessages: 50_000_000, maxAgeSeconds: 6 * 3600 },
 } as const satisfies Record<string, StreamSpec>;
@@ -313,7 +314,12 @@ export const Topics = {
   activity: topic((kind: ActivityKind) => `activity.${kind}`, 'activity.>', ActivityInput, Streams.activity),
   bars: topic((symbol: Symbol, timeframe: Timeframe) => `bars.${symbol}.${timeframe}`, 'bars.>', BarMessage),
   barsRebuilt: topic(() => 'market.bars-rebuilt', 'market.bars-rebuilt', z.lazy(() => BarsRebuilt)),
-  ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload),
+  /**
+   * Stored by TICKS where `ingest` runs: a feed publishing through `publish` (src/bus) waits until
+   * the stream holds its ticks, with a message id (a re-sent batch is stored once). Outside feeds
+   * publish on core NATS, which the stream captures too.
+   */
+  ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload, Streams.ticks),
   trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),
   signal: topic((deploymentId: string) => `signals.${deploymentId}`, 'signals.>', SignalEvent, Streams.signals),
   /** Each bar a deployed model scored (`BarPrediction`), live only (core NATS): the WebSocket `predictions` channel. */

@@ -17,6 +17,12 @@ export async function nextBySubject(bus: Pick<Bus, 'jsm'>, stream: string, subje
   return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data } : null;
 }
 
+/** The last message on `subject` a stream holds; null when it holds none. */
+export async function lastBySubject(bus: Pick<Bus, 'jsm'>, stream: string, subject: string): Promise<StoredMessage | null> {
+  const msg = await bus.jsm.streams.getMessage(stream, { last_by_subj: subject });
+  return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data } : null;
+}
+
 /** How many messages on `subject` a stream holds after sequence `afterSeq` (a throw-away consumer counts them). */
 export async function countAfter(bus: Pick<Bus, 'jsm'>, stream: string, subject: string, afterSeq: number): Promise<number> {
   const info = await bus.jsm.consumers.add(stream, {

@@ -1,12 +1,7 @@
-import { openBucket, type Bus } from '../bus/index.ts';
-import type { Config } from '../config.ts';
+import type { Bus } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import { BarsRepo, TicksRepo, type ClickHouseClient } from '../store/index.ts';
-import { SYMBOLS } from '../../schemas/common.ts';
-import { Buckets } from '../../schemas/messages.ts';
 import { BarCache } from './bar-cache.ts';
-import { SyntheticMarket } from './synthetic/synthetic-market.ts';
-import type { TickSink } from './tick-sink.ts';
 
 export { BarCache } from './bar-cache.ts';
 export { BarSeries } from './bar-series.ts';
@@ -23,6 +18,8 @@ export { describeSources, ohlcJson, queryWindow } from './ohlc-query.ts';
 export { NatsBarLoader, serveBarPages } from './bar-pages.ts';
 export { TickImporter } from './tick-importer.ts';
 export { startLiveSources, type LiveSources } from './live-sources.ts';
+export { configuredFeeds, startFeed, startSyntheticMarket, type Feed, type FeedName, type FeedsConfig, type SyntheticDeps } from './feeds.ts';
+export { FeedPublisher, type FeedPublisherStats } from './feed-publisher.ts';
 export { describeImport, runImport } from './import-client.ts';
 
 export interface MarketData {
@@ -37,28 +34,4 @@ export function openMarketData(bus: Bus, clickhouse: ClickHouseClient, log: Logg
   const cache = new BarCache(bars, bus.nc, log);
   cache.start();
   return { ticks: new TicksRepo(clickhouse), bars, cache };
-}
-
-export type SyntheticDeps = {
-  bus: Bus;
-  data: MarketData;
-  sink: TickSink;
-  log: Logger;
-  config: Pick<Config, 'HISTORY_DAYS' | 'SYNTHETIC_SEED' | 'SYNTHETIC_TICK_DAYS' | 'NATS_REPLICAS'>;
-};
-
-/** Builds (first start) or resumes the synthetic market; resolves once its history is ready. */
-export async function startSyntheticMarket({ bus, data, sink, log, config }: SyntheticDeps): Promise<SyntheticMarket> {
-  const synthetic = new SyntheticMarket({
-    ticks: data.ticks,
-    bars: data.bars,
-    checkpoints: await openBucket(bus, Buckets.synthetic, config.NATS_REPLICAS),
-    sink,
-    log,
-    seed: config.SYNTHETIC_SEED,
-    historyDays: config.HISTORY_DAYS,
-    tickDays: config.SYNTHETIC_TICK_DAYS,
-  });
-  await synthetic.start(SYMBOLS);
-  return synthetic;
 }

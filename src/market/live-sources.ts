@@ -1,7 +1,7 @@
 import type { Bus } from '../bus/index.ts';
-import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { startKafkaTickSource, startNatsTickSource, startOandaStream, type LiveSourceStats } from './sources/index.ts';
+import { configuredFeeds, startLiveFeed, type LiveFeedConfig } from './feeds.ts';
+import { startNatsTickSource, type LiveSourceStats } from './sources/index.ts';
 import type { TickSink } from './tick-sink.ts';
 
 export interface LiveSources {
@@ -15,10 +15,7 @@ export interface LiveSources {
   stop(): Promise<void>;
 }
 
-export type LiveSourcesConfig = Pick<
-  Config,
-  'KAFKA_BROKERS' | 'KAFKA_TOPIC' | 'KAFKA_GROUP' | 'OANDA_TOKEN' | 'OANDA_ACCOUNT_ID' | 'OANDA_STREAM_URL'
->;
+export type LiveSourcesConfig = LiveFeedConfig;
 
 /**
  * The live tick sources this configuration asks for, all writing to the bar builder's `live`
@@ -31,24 +28,7 @@ export async function startLiveSources(bus: Bus, sink: TickSink, config: LiveSou
     // while a large batch is stored; beyond them, messages are shed undecoded.
     nats: startNatsTickSource({ nc: bus.nc, sink, log }),
   };
-  if (config.KAFKA_BROKERS) {
-    sources.kafka = await startKafkaTickSource({
-      brokers: config.KAFKA_BROKERS.split(','),
-      topic: config.KAFKA_TOPIC,
-      groupId: config.KAFKA_GROUP,
-      sink,
-      log,
-    });
-  }
-  if (config.OANDA_TOKEN && config.OANDA_ACCOUNT_ID) {
-    sources.oanda = startOandaStream({
-      streamUrl: config.OANDA_STREAM_URL,
-      token: config.OANDA_TOKEN,
-      accountId: config.OANDA_ACCOUNT_ID,
-      sink,
-      log,
-    });
-  }
+  for (const name of configuredFeeds(config)) if (name !== 'synthetic') sources[name] = await startLiveFeed(name, { sink, log, config });
   log.info({ sources: Object.keys(sources) }, 'live tick sources started');
   const stats = () => Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, s.stats()]));
   return {

@@ -69,13 +69,15 @@ export function baseChecks(bus: Bus, clickhouse?: ClickHouseClient): Record<stri
 /**
  * The health endpoint of a role without an HTTP edge, on HEALTH_PORT: `GET /_healthz` answers
  * `ok` while the process runs (liveness), `GET /_readyz` 200 or 503 with each dependency's check
- * (what a load balancer or orchestrator probes). While draining, both answer 503.
+ * (what a load balancer or orchestrator probes), `GET /_metrics` the role's counters (Prometheus
+ * text) when it has some. While draining, all answer 503.
  */
 export async function serveHealth(
   config: Pick<Config, 'HEALTH_PORT' | 'HOST'>,
   checks: Record<string, DependencyCheck>,
   stack: ShutdownStack,
   log: Logger,
+  metrics?: () => Record<string, number>,
 ): Promise<string> {
   let draining = false;
   const server: Server = createServer((req, res) => {
@@ -90,7 +92,11 @@ export async function serveHealth(
       void probeReadiness(checks).then((r) => send(r.ready ? 200 : 503, JSON.stringify(r)));
       return;
     }
-    send(404, JSON.stringify({ error: 'not found: this is a health endpoint (GET /_healthz, GET /_readyz)', code: 404 }));
+    if (path === '/_metrics' && metrics) {
+      const text = Object.entries(metrics()).map(([name, value]) => `${name} ${value}\n`).join('');
+      return send(200, text, 'text/plain; version=0.0.4; charset=utf-8');
+    }
+    send(404, JSON.stringify({ error: `not found: this is a health endpoint (GET /_healthz, GET /_readyz${metrics ? ', GET /_metrics' : ''})`, code: 404 }));
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { buildIngestHost } from '../../actors/bar-builder/index.ts';
+import { buildFeedHost } from '../../actors/feed/index.ts';
 import { DeliveryActor } from '../../actors/delivery/index.ts';
 import { SignalRecorder } from '../../actors/recorder/index.ts';
 import { ensureStream } from '../bus/index.ts';
@@ -61,8 +62,10 @@ export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess
 }
 
 /**
- * `signalforge ingest`: bar building, one writer per symbol (leases), from the TICKS stream; and
- * the signal recorder (signals into ClickHouse, a durable consumer shared by every copy).
+ * `signalforge ingest`: the tick feeds (synthetic market, OANDA: one active copy each by lease;
+ * Kafka: a consumer group) publishing to the TICKS stream; bar building from it, one writer per
+ * symbol (leases); and the signal recorder (signals into ClickHouse, a durable consumer shared by
+ * every copy). Its /_metrics (HEALTH_PORT) says which feeds publish from here.
  */
 export function startIngestRole(config: Config, log: Logger): Promise<RoleProcess> {
   return role('ingest', config, log, async ({ bus, stack }) => {
@@ -72,16 +75,20 @@ export function startIngestRole(config: Config, log: Logger): Promise<RoleProces
     const recorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await recorder.start();
     stack.push(() => recorder.stop());
+    const market = { ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse) };
     const ingest = await buildIngestHost({
       bus,
-      market: { ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse) },
+      market,
       log,
       replicas: config.NATS_REPLICAS,
       graceMs: config.BAR_GRACE_MS,
     });
     stack.push(() => ingest.stop());
-    const healthUrl = await serveHealth(config, baseChecks(bus, clickhouse), stack, log);
-    return { healthUrl, running: { host: ingest.host.hostId, symbols: ingest.symbols() } };
+    // The tick feeds, one active copy of each (lease), publishing to the stream the bars are built from.
+    const feeds = await buildFeedHost({ bus, market, config, log });
+    stack.push(() => feeds.stop());
+    const healthUrl = await serveHealth(config, baseChecks(bus, clickhouse), stack, log, feeds.metrics);
+    return { healthUrl, running: { host: ingest.host.hostId, symbols: ingest.symbols(), feeds: feeds.configured, feed_host: feeds.host.hostId } };
   });
 }
 

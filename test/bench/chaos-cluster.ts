@@ -155,7 +155,8 @@ export const benchmark: Benchmark = {
 
     ctx.log('chaos: starting the store, two ingest processes and the history');
     await start('store', { DATA_DIR: join(dir, 'store') });
-    const ingest = [await start('ingest'), await start('ingest')];
+    // The bench is the feed (its ticks below): no synthetic market beside it on the same subjects.
+    const ingest = [await start('ingest', { MARKET_FEED: 'none' }), await start('ingest', { MARKET_FEED: 'none' })];
     // History: ten days of EURUSD, a tick every 10 s, ending three hours before now on an hour.
     const chaosStart = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR;
     const historyStart = chaosStart - 10 * 24 * HOUR;

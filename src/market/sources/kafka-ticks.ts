@@ -26,6 +26,8 @@ export interface KafkaTickSourceOptions {
   maxBatch?: number;
   /** Records decoded, written and committed together (default 2000). */
   sliceSize?: number;
+  /** How long the group waits for a silent member before moving its partitions (kafkajs default: 30 s). */
+  sessionTimeoutMs?: number;
 }
 
 export interface KafkaTickSource {
@@ -118,7 +120,9 @@ function kafkaLogCreator(log: Logger) {
 export async function startKafkaTickSource(options: KafkaTickSourceOptions): Promise<KafkaTickSource> {
   const { brokers, topic, groupId, log } = options;
   const kafka = new Kafka({ brokers, clientId: options.clientId ?? 'signalforge-ingest', logCreator: kafkaLogCreator(log) });
-  const consumer = kafka.consumer({ groupId });
+  // A shorter session moves a dead member's partitions sooner (heartbeats a third of it apart, as kafkajs's defaults are).
+  const session = options.sessionTimeoutMs;
+  const consumer = kafka.consumer({ groupId, ...(session ? { sessionTimeout: session, heartbeatInterval: Math.floor(session / 3) } : {}) });
   const abort = new AbortController();
   const handler = createTickBatchHandler({ ...options, signal: abort.signal });
   try {

@@ -37,7 +37,8 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
 
   it('a killed writer’s symbol continues on the other process without a missing, doubled or partial bar', async () => {
     const url = `nats://${nats.bus.nc.getServer()}`;
-    const env = { BAR_GRACE_MS: '1000' };
+    // The test is the feed: no synthetic market beside it on the same subjects.
+    const env = { BAR_GRACE_MS: '1000', MARKET_FEED: 'none' };
     const a = startRole('ingest', url, env);
     children.push(a.child);
     const hostA = (await a.running()).host as string;

@@ -1,0 +1,152 @@
+import { ensureStream, openBucket, type Bus } from '../../src/bus/index.ts';
+import { ActorHost, type Actor } from '../../src/kernel/index.ts';
+import type { Logger } from '../../src/log.ts';
+import { configuredFeeds, FeedPublisher, startFeed, type Feed, type FeedName, type FeedPublisherStats, type FeedsConfig, type MarketData } from '../../src/market/index.ts';
+import { SYMBOLS } from '../../schemas/common.ts';
+import { Buckets, Streams } from '../../schemas/messages.ts';
+
+const leaseKey = (feed: FeedName): string => `feed.${feed}`;
+
+/**
+ * Kafka's consumer group already gives each partition to one member and hands a dead member's
+ * partitions to the others (from the last committed offset): every ingest copy joins it, with a
+ * session short enough for the failover bound, and no lease of ours on top (it would leave the
+ * other copies' share idle and add the lease's expiry to Kafka's own).
+ */
+const UNLEASED: readonly FeedName[] = ['kafka'];
+const KAFKA_SESSION_MS = 8_000;
+
+export interface FeedHostDeps {
+  bus: Bus;
+  /** Where the synthetic market stores the history it builds on its very first start. */
+  market: Pick<MarketData, 'ticks' | 'bars'>;
+  config: FeedsConfig;
+  log: Logger;
+  renewMs?: number;
+}
+
+/**
+ * One feed while this process holds its lease: its ticks published on `ticks.<SYMBOL>` (TICKS),
+ * never once the lease may have passed to another process. The synthetic market, a deterministic
+ * series resumed from its hourly checkpoint in KV, regenerates from there and publishes only the
+ * ticks after the last one its predecessor stored, so the series goes on without a jump, a gap or
+ * a repeat; OANDA's stream, which has no past, goes on from the prices of the moment.
+ */
+class FeedConnector implements Actor<never> {
+  private feed: Feed | null = null;
+
+  constructor(
+    private readonly name: FeedName,
+    private readonly deps: FeedHostDeps,
+    private readonly publisher: FeedPublisher,
+  ) {}
+
+  async start(): Promise<void> {
+    const { bus, market, config, log } = this.deps;
+    if (this.name === 'synthetic') await this.publisher.resumeAfterStream(SYMBOLS);
+    log.info({ feed: this.name, resumed_after: this.publisher.resumedAfter() }, 'feed: publishing its ticks from this process');
+    this.feed = await startFeed(this.name, { bus, data: market, sink: this.publisher, log, config, kafkaSessionTimeoutMs: KAFKA_SESSION_MS });
+  }
+
+  async handle(): Promise<void> {}
+
+  async stop(): Promise<void> {
+    await this.feed?.stop();
+    this.feed = null;
+  }
+
+  stats() {
+    return { ...(this.feed?.stats() ?? {}), ...this.publisher.stats() };
+  }
+}
+
+export interface FeedHost {
+  host: ActorHost<FeedName, never>;
+  /** The feeds this configuration runs, leased or not. */
+  configured: readonly FeedName[];
+  /** The feeds publishing from this process now. */
+  active(): FeedName[];
+  stats(): Partial<Record<FeedName, FeedPublisherStats & { active: boolean }>>;
+  /** Per feed, as Prometheus samples: active here (0/1), ticks published, skipped and refused. */
+  metrics(): Record<string, number>;
+  stop(graceful?: boolean): Promise<void>;
+}
+
+/**
+ * The configured tick feeds across ingest processes: one active connector per feed, claimed by
+ * lease (`feed.<name>` in `sf_leases`, as symbols and deployments are), publishing to NATS; Kafka
+ * on every copy through its consumer group. A process that dies stops renewing; another claims
+ * its feeds once the leases expire. SIGTERM releases them at once.
+ */
+export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
+  const r = deps.config.NATS_REPLICAS;
+  await ensureStream(deps.bus, Streams.ticks, r);
+  const configured = configuredFeeds(deps.config);
+  const leased = configured.filter((f) => !UNLEASED.includes(f));
+  // One publisher per feed for the life of the process: its counters add up over every time this process held the feed.
+  const publishers = new Map<FeedName, FeedPublisher>();
+  const running = new Set<FeedName>();
+  const leases = await openBucket(deps.bus, Buckets.leases, r);
+  const host: ActorHost<FeedName, never> = new ActorHost<FeedName, never>({
+    names: { actor: 'feed connector', spec: 'feed', id: 'feed_lease' },
+    desired: { follow: async () => ({ all: () => [...leased], stop: () => undefined }) },
+    idOf: leaseKey,
+    leases,
+    create: async (name) => {
+      const connector = new FeedConnector(name, deps, publishers.get(name)!);
+      return {
+        start: async () => {
+          await connector.start();
+          running.add(name);
+        },
+        handle: () => connector.handle(),
+        stop: async () => {
+          running.delete(name);
+          await connector.stop();
+        },
+        stats: () => connector.stats(),
+      };
+    },
+    log: deps.log,
+    ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
+  });
+  for (const name of configured) {
+    const mayPublish = leased.includes(name) ? () => host.leaseLeftMs(leaseKey(name)) > 0 : () => true;
+    publishers.set(name, new FeedPublisher({ bus: deps.bus, feed: name, mayPublish }));
+  }
+  const always = configured.filter((f) => !leased.includes(f)).map((name) => ({ name, connector: new FeedConnector(name, deps, publishers.get(name)!) }));
+  try {
+    for (const { name, connector } of always) {
+      await connector.start();
+      running.add(name);
+    }
+    await host.start();
+  } catch (err) {
+    await Promise.all(always.map(({ connector }) => connector.stop()));
+    throw err;
+  }
+
+  const stats = () =>
+    Object.fromEntries(configured.map((name) => [name, { ...publishers.get(name)!.stats(), active: running.has(name) }])) as ReturnType<FeedHost['stats']>;
+  return {
+    host,
+    configured,
+    active: () => [...running.keys()],
+    stats,
+    metrics() {
+      const out: Record<string, number> = {};
+      for (const [name, s] of Object.entries(stats())) {
+        const label = `{feed="${name}"}`;
+        out[`signalforge_feed_active${label}`] = s.active ? 1 : 0;
+        out[`signalforge_feed_published_ticks_total${label}`] = s.published;
+        out[`signalforge_feed_skipped_ticks_total${label}`] = s.skipped;
+        out[`signalforge_feed_refused_ticks_total${label}`] = s.refused;
+      }
+      return out;
+    },
+    async stop(graceful = true) {
+      await host.stop(graceful);
+      await Promise.all(always.map(({ connector }) => connector.stop()));
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { buildFeedHost, type FeedHost, type FeedHostDeps } from './feed-host.ts';

@@ -1,0 +1,111 @@
+import { lastBySubject, publish, type Bus } from '../bus/index.ts';
+import type { Symbol } from '../../schemas/common.ts';
+import type { Tick, TickMessage } from '../../schemas/market.ts';
+import { Streams, Subjects, Topics } from '../../schemas/messages.ts';
+import { decodeTicks } from './sources/tick-decoder.ts';
+import type { TickSink } from './tick-sink.ts';
+
+/** Ticks per published message at most (~60 bytes each), stretched so a millisecond's ticks stay together. */
+const MESSAGE_TICKS = 2_000;
+
+export interface FeedPublisherStats {
+  /** Ticks the TICKS stream acknowledged. */
+  published: number;
+  messages: number;
+  /** Ticks at or before the last one the stream held when this publisher started (a take-over regenerating them). */
+  skipped: number;
+  /** Ticks not published because this process may no longer publish for the feed (its lease ran out). */
+  refused: number;
+  /** Epoch ms of the last acknowledged publish, or null. */
+  lastPublishedAt: number | null;
+}
+
+export interface FeedPublisherDeps {
+  bus: Pick<Bus, 'nc' | 'js' | 'jsm'>;
+  /** Names the feed in message ids. */
+  feed: string;
+  /** False once this process must stop publishing (the feed's lease is no longer safely its own). */
+  mayPublish?: () => boolean;
+}
+
+/**
+ * A tick sink that publishes on NATS `ticks.<SYMBOL>`, stored by the TICKS stream, for the
+ * `ingest` role: a feed's ticks go to whichever process builds each symbol's bars, by the one
+ * path every tick takes there. Each message's id is made of its ticks (symbol, first and last
+ * (ts, seq), count), so a batch re-sent (a publish retried after a node died, Kafka records
+ * replayed after a rebalance) is stored once within the stream's duplicate window. Each symbol's
+ * messages go out one after another (a retried publish never overtakes a later batch), and a
+ * millisecond's ticks are never split between two messages.
+ */
+export class FeedPublisher implements TickSink {
+  private readonly after = new Map<Symbol, number>();
+  private readonly chains = new Map<Symbol, Promise<void>>();
+  private readonly counts: FeedPublisherStats = { published: 0, messages: 0, skipped: 0, refused: 0, lastPublishedAt: null };
+
+  constructor(private readonly deps: FeedPublisherDeps) {}
+
+  /**
+   * Skips, from now on, every tick at or before the last tick the stream holds of each symbol:
+   * a feed that regenerates its series from a checkpoint (the synthetic market taking over)
+   * publishes only what its predecessor did not.
+   */
+  async resumeAfterStream(symbols: readonly Symbol[]): Promise<void> {
+    this.after.clear();
+    await Promise.all(
+      symbols.map(async (symbol) => {
+        const last = await lastBySubject(this.deps.bus, Streams.ticks.name, Subjects.ticks(symbol));
+        if (!last) return;
+        const ticks = decodeTicks(last.data).ticks;
+        if (ticks.length > 0) this.after.set(symbol, Math.max(...ticks.map((t) => t.ts)));
+      }),
+    );
+  }
+
+  /** The last tick ts skipped up to, by symbol (what resumeAfterStream found). */
+  resumedAfter(): Partial<Record<Symbol, number>> {
+    return Object.fromEntries(this.after);
+  }
+
+  write(ticks: readonly Tick[]): Promise<void> {
+    const bySymbol = new Map<Symbol, Tick[]>();
+    for (const t of ticks) (bySymbol.get(t.symbol) ?? bySymbol.set(t.symbol, []).get(t.symbol)!).push(t);
+    return Promise.all(
+      [...bySymbol].map(([symbol, own]) => {
+        const run = (this.chains.get(symbol) ?? Promise.resolve()).catch(() => undefined).then(() => this.publishSymbol(symbol, own));
+        this.chains.set(symbol, run);
+        return run;
+      }),
+    ).then(() => undefined);
+  }
+
+  private async publishSymbol(symbol: Symbol, ticks: readonly Tick[]): Promise<void> {
+    const floor = this.after.get(symbol) ?? Number.NEGATIVE_INFINITY;
+    let from = 0;
+    while (from < ticks.length && ticks[from]!.ts <= floor) from++;
+    this.counts.skipped += from;
+    while (from < ticks.length) {
+      let to = Math.min(ticks.length, from + MESSAGE_TICKS);
+      while (to < ticks.length && ticks[to]!.ts === ticks[to - 1]!.ts) to++;
+      if (this.deps.mayPublish && !this.deps.mayPublish()) {
+        this.counts.refused += ticks.length - from;
+        throw new Error(`feed ${this.deps.feed}: this process no longer holds its lease; ${ticks.length - from} ${symbol} ticks not published`);
+      }
+      const part = ticks.slice(from, to);
+      const first = part[0]!;
+      const last = part[part.length - 1]!;
+      const msgID = `${this.deps.feed}.${symbol}.${first.ts}.${first.seq}-${last.ts}.${last.seq}.${part.length}`;
+      await publish(this.deps.bus, Topics.ticks, [symbol], part.map(toMessage), { msgID });
+      this.counts.published += part.length;
+      this.counts.messages++;
+      this.counts.lastPublishedAt = Date.now();
+      from = to;
+    }
+  }
+
+  stats(): FeedPublisherStats {
+    return { ...this.counts };
+  }
+}
+
+/** The wire form of a tick (schemas/market.ts TickMessage); a summed volume travels as the bid volume. */
+const toMessage = (t: Tick): TickMessage => (t.volume > 0 ? { ts: t.ts, bid: t.bid, ask: t.ask, bid_volume: t.volume } : { ts: t.ts, bid: t.bid, ask: t.ask });
