@@ -309,6 +309,13 @@ const topic = <S extends z.ZodType, A extends readonly unknown[]>(subject: (...a
 /** A batch of ticks as a feed may publish it: one tick or an array. */
 export const TickPayload = z.union([TickMessage, z.array(TickMessage)]);
 
+/**
+ * Header of a `ticks.<SYMBOL>` message naming where its ticks come from: `synthetic` marks our
+ * generator's ticks (the `ingest` role's synthetic feed), so the bars built from them say so; any
+ * other value, or none, is a live feed.
+ */
+export const TICK_SOURCE_HEADER = 'Sf-Source';
+
 export const Topics = {
   /** What is published on `activity.<KIND>`: the event without id and ts (see ActivityMessage below). */
   activity: topic((kind: ActivityKind) => `activity.${kind}`, 'activity.>', ActivityInput, Streams.activity),

@@ -4,7 +4,7 @@ import type { Logger } from '../../src/log.ts';
 import { decodeTicks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
-import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { Buckets, Streams, Subjects, TICK_SOURCE_HEADER } from '../../schemas/messages.ts';
 import { BarBuilder } from './bar-builder.ts';
 
 const HOUR_MS = 3_600_000;
@@ -62,7 +62,8 @@ class SymbolIngest implements Actor<never> {
       onStoreFailed: (err) => (this.failure = err),
     }));
     await builder.start();
-    const sink = builder.sink('live');
+    // Our generator's ticks (marked by the synthetic feed) make bars that say synthetic; any other feed's are live.
+    const sinks = { live: builder.sink('live'), synthetic: builder.sink('synthetic') };
     const sequencer = new TickSequencer();
     let lastTs = Number.NEGATIVE_INFINITY;
     // From the cursor, or (never ingested here) every tick the stream still holds.
@@ -85,7 +86,7 @@ class SymbolIngest implements Actor<never> {
         }
         if (ticks.length === 0) continue;
         this.ticksRead += ticks.length;
-        await sink.write(ticks);
+        await (msg.header(TICK_SOURCE_HEADER) === 'synthetic' ? sinks.synthetic : sinks.live).write(ticks);
       }
     })().catch((err: unknown) => {
       this.failure = err;

@@ -112,7 +112,7 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   });
   for (const name of configured) {
     const mayPublish = leased.includes(name) ? () => host.leaseLeftMs(leaseKey(name)) > 0 : () => true;
-    publishers.set(name, new FeedPublisher({ bus: deps.bus, feed: name, mayPublish }));
+    publishers.set(name, new FeedPublisher({ bus: deps.bus, feed: name, source: name === 'synthetic' ? 'synthetic' : 'live', mayPublish }));
   }
   const always = configured.filter((f) => !leased.includes(f)).map((name) => ({ name, connector: new FeedConnector(name, deps, publishers.get(name)!) }));
   try {

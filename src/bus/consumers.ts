@@ -99,6 +99,8 @@ export interface Followed {
   subject: string;
   seq: number;
   data: Uint8Array;
+  /** A header of the message, if it has it. */
+  header(name: string): string | undefined;
 }
 
 export interface FollowedStream extends AsyncIterable<Followed> {
@@ -119,7 +121,7 @@ export async function followStream(bus: Pick<Bus, 'js'>, stream: StreamSpec, fil
   const messages = await consumer.consume({ max_messages: 1_000 });
   return {
     async *[Symbol.asyncIterator]() {
-      for await (const msg of messages) yield { subject: msg.subject, seq: msg.seq, data: msg.data };
+      for await (const msg of messages) yield { subject: msg.subject, seq: msg.seq, data: msg.data, header: (name: string) => msg.headers?.get(name) || undefined };
     },
     close: async () => {
       await messages.close();

@@ -1,5 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { isTransientBusError } from './transient.ts';
 
@@ -25,35 +25,40 @@ export type Published = { seq: number } | null;
 
 /**
  * Validates a payload against its topic's schema and publishes it on the subject the arguments
- * name: through JetStream when a stream stores the topic (resolves once it is stored; `msgID`
- * de-duplicates a repeat), else on core NATS.
+ * name (with `headers`, if given): through JetStream when a stream stores the topic (resolves once
+ * it is stored; `msgID` de-duplicates a repeat), else on core NATS.
  */
 export async function publish<S extends z.ZodType, A extends readonly unknown[]>(
   bus: PublishVia,
   topic: Topic<S, A>,
   args: A,
   payload: z.input<S>,
-  options: { msgID?: string } = {},
+  options: { msgID?: string; headers?: Record<string, string> } = {},
 ): Promise<Published> {
   const data = JSON.stringify(topic.schema.parse(payload));
   const subject = topic.subject(...args);
+  let headers: ReturnType<typeof natsHeaders> | undefined;
+  if (options.headers) {
+    headers = natsHeaders();
+    for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
+  }
   if (topic.stream) {
     const js = bus.js;
     if (!js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
     const msgID = options.msgID;
-    if (!msgID) return { seq: (await js.publish(subject, data)).seq };
+    if (!msgID) return { seq: (await js.publish(subject, data, headers ? { headers } : {})).seq };
     // With a message id a lost answer is safe to publish again: the stream keeps one copy (its
     // duplicate window), so a node dying mid-publish neither loses the message nor doubles it.
     for (let attempt = 1; ; attempt++) {
       try {
-        return { seq: (await js.publish(subject, data, { msgID })).seq };
+        return { seq: (await js.publish(subject, data, { msgID, ...(headers ? { headers } : {}) })).seq };
       } catch (err) {
         if (!isTransientBusError(err) || attempt >= PUBLISH_TRIES) throw err;
         await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** attempt)));
       }
     }
   }
-  bus.nc.publish(subject, data);
+  bus.nc.publish(subject, data, headers ? { headers } : undefined);
   return null;
 }
 

@@ -1,7 +1,7 @@
 import { lastBySubject, publish, type Bus } from '../bus/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
-import type { Tick, TickMessage } from '../../schemas/market.ts';
-import { Streams, Subjects, Topics } from '../../schemas/messages.ts';
+import type { DataSource, Tick, TickMessage } from '../../schemas/market.ts';
+import { Streams, Subjects, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
 import { decodeTicks } from './sources/tick-decoder.ts';
 import type { TickSink } from './tick-sink.ts';
 
@@ -24,6 +24,8 @@ export interface FeedPublisherDeps {
   bus: Pick<Bus, 'nc' | 'js' | 'jsm'>;
   /** Names the feed in message ids. */
   feed: string;
+  /** What its ticks are: `synthetic` travels in a header, so the bars built from them say so (default live). */
+  source?: Extract<DataSource, 'synthetic' | 'live'>;
   /** False once this process must stop publishing (the feed's lease is no longer safely its own). */
   mayPublish?: () => boolean;
 }
@@ -94,7 +96,7 @@ export class FeedPublisher implements TickSink {
       const first = part[0]!;
       const last = part[part.length - 1]!;
       const msgID = `${this.deps.feed}.${symbol}.${first.ts}.${first.seq}-${last.ts}.${last.seq}.${part.length}`;
-      await publish(this.deps.bus, Topics.ticks, [symbol], part.map(toMessage), { msgID });
+      await publish(this.deps.bus, Topics.ticks, [symbol], part.map(toMessage), { msgID, ...(this.deps.source === 'synthetic' ? { headers: { [TICK_SOURCE_HEADER]: 'synthetic' } } : {}) });
       this.counts.published += part.length;
       this.counts.messages++;
       this.counts.lastPublishedAt = Date.now();

@@ -146,6 +146,9 @@ describe('the synthetic feed in two ingest processes (one active connector by le
     const rows = await stored();
     const once = await selectRows<{ n: number; keys: number }>(store.client, 'SELECT count() AS n, uniqExact(symbol, timeframe, ts) AS keys FROM bars FINAL');
     assert.equal(once[0]!.n, once[0]!.keys, 'each bar once');
+    // Our generator's prices are never passed off as a live feed's.
+    const sources = await selectRows<{ source: string }>(store.client, 'SELECT DISTINCT source FROM bars FINAL');
+    assert.deepEqual(sources.map((r) => r.source), ['synthetic']);
     for (const symbol of SYMBOLS) {
       const own = rows.filter((r) => r.symbol === symbol);
       if (own.length === 0) continue;
