@@ -286,6 +286,18 @@ export class Interpreter {
         const init = this.c(s.init);
         const label = s.name;
         const redeclared = () => pineError(s, `'${label}' is already declared in this block; reassign it with ':='`);
+        if (s.mode === null && !this.mayName(s.init)) {
+          // Nothing in the value can take the declared name (no input.* or user call): evaluated directly.
+          return (scope) => {
+            this.tick(s);
+            if (scope.has(name)) throw redeclared();
+            const slot = this.slot(s.id, false);
+            slot.put(this.bar, init(scope));
+            scope.set(name, slot);
+            this.last = slot.get(this.bar);
+            return 0;
+          };
+        }
         if (s.mode === null) {
           return (scope) => {
             this.tick(s);
@@ -400,6 +412,15 @@ export class Interpreter {
     let s = this.frame.slots.get(key);
     if (!s) this.frame.slots.set(key, (s = new Slot(this.n, isVar)));
     return s;
+  }
+
+  /** Whether evaluating `node` may call an input.* (which takes the declared name) or a user function (which may). */
+  private mayName(node: unknown): boolean {
+    if (!node || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.some((x) => this.mayName(x));
+    const call = node as { kind?: unknown; callee?: unknown };
+    if (call.kind === 'call' && typeof call.callee === 'string' && (call.callee === 'input' || call.callee.startsWith('input.') || this.funcs.has(call.callee))) return true;
+    return Object.values(node).some((x) => this.mayName(x));
   }
 
   /** Evaluates a declaration's value with its name known (input.* calls take it as their title). */
