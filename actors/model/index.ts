@@ -1,7 +1,7 @@
 import { openBucket, type Bus } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import type { DeploymentsView } from '../../src/deployments/index.ts';
-import { ActorHost, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, openClaims, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
 import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
@@ -40,7 +40,7 @@ export interface ModelHostDeps {
  */
 export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: ModelHost; features: FeatureSources; stop(graceful?: boolean): Promise<void> }> {
   const r = deps.replicas;
-  const [leases, state] = await Promise.all([openBucket(deps.bus, Buckets.leases, r), openBucket(deps.bus, Buckets.actorState, r)]);
+  const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r)]);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const publish = signalPublisher(deps.bus);
   const publishPrediction = predictionPublisher(deps.bus);
@@ -48,7 +48,10 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
     names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
     desired: deps.deployments,
     idOf: (deployment) => deployment.deployment_id,
-    leases,
+    ...claims,
+    // Shared out over the hosts, a user's models together: they share warm feature sessions (one per user and code) on one host.
+    balance: true,
+    groupOf: (deployment) => String(deployment.user_id),
     log: deps.log,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),

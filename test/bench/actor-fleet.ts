@@ -192,6 +192,21 @@ export const benchmark: Benchmark = {
     const hostsSpawned = performance.now();
     const actors = await Promise.all([start('actors', {}, profiled('actors')), start('actors', {}, profiled('actors'))]);
     const hostsRunningMs = Math.round(performance.now() - hostsSpawned);
+    // What went wrong in the actor hosts and delivery (warnings and errors by message), at the end or on failure.
+    const troubles = () => {
+      const counts: Record<string, number> = {};
+      for (const [i, p] of [...actors, ...delivery].entries()) {
+        for (const line of p.process.lines) {
+          if (!line.startsWith('{')) continue;
+          const entry = JSON.parse(line) as { level: number; msg: string; err?: { message?: string }; error?: string };
+          if (entry.level < 40) continue;
+          const key = `${p.process.role}${i}: ${entry.msg} ${entry.err?.message ?? entry.error ?? ''}`.slice(0, 300);
+          counts[key] = (counts[key] ?? 0) + 1;
+        }
+      }
+      return counts;
+    };
+    ctx.defer(() => void ctx.log(`fleet: host warnings ${JSON.stringify(troubles())}`));
     const allStartedMs = await timeUntil('every actor started', () => started.size >= fleet, 1_800_000).then((ms) => ms + hostsRunningMs);
     say(`fleet: every actor started after ${allStartedMs} ms; waiting for the start-up webhooks`);
     // The start-up signals (each actor's position on the last closed bar) drain before measuring.
@@ -211,6 +226,12 @@ export const benchmark: Benchmark = {
       ...Object.fromEntries(delivery.map((d, i) => [`delivery_${i + 1}`, d.process.child.pid!])),
       nats: nats.nodes[0]!.child!.pid!,
     };
+    const leaseHolders: Record<string, number> = {};
+    const leases = await openBucket(bus, Buckets.leases);
+    for (const key of await leases.keys()) {
+      const holder = (await leases.get(key))?.value.host;
+      if (holder) leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] = (leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] ?? 0) + 1;
+    }
     const memory = { actors_1: treeMemoryMb(pids.actors_1), actors_2: treeMemoryMb(pids.actors_2) };
     const hostNodeMb = memory.actors_1.self_pss_mb + memory.actors_2.self_pss_mb;
     const hostPythonMb = memory.actors_1.children_pss_mb + memory.actors_2.children_pss_mb;
@@ -242,6 +263,7 @@ export const benchmark: Benchmark = {
       node_kb_per_model: Math.round((hostNodeMb * 1024) / fleet),
       python_mb_per_host: Math.round(hostPythonMb / 2),
       lease_kv_writes_per_s: leaseWritesPerS,
+      leases_by_holder: leaseHolders,
       idle_cpu_s_per_s: cpuDelta(idle0, idle1, 10),
     });
 
