@@ -108,6 +108,7 @@ export class ActorHost<S, M> {
   private claimsWatch: { stop(): void } | null = null;
   /** This host's heartbeat: its revision and Date.now() before its last write that succeeded. */
   private beat: { revision: number; writtenAt: number } | null = null;
+  private beating: Promise<boolean> | null = null;
   /** Unclaimed actors another host is preferred for, seen at the last pass: taken at the next if still unclaimed. */
   private waitedFor = new Set<string>();
   private stopTimer: (() => void) | null = null;
@@ -133,7 +134,11 @@ export class ActorHost<S, M> {
     this.claimsWatch = watch;
     await watch.ready;
     this.desired = await this.deps.desired.follow(() => this.kick());
-    this.stopTimer = this.clock.every(this.deps.renewMs ?? 2000, () => this.kick());
+    // The heartbeat has its own beat: a long pass (thousands of claims) never delays it.
+    this.stopTimer = this.clock.every(this.deps.renewMs ?? 2000, () => {
+      void this.heartbeat();
+      this.kick();
+    });
     await this.reconcile();
   }
 
@@ -211,7 +216,7 @@ export class ActorHost<S, M> {
   private async tick(): Promise<void> {
     const desired = new Map((this.desired?.all() ?? []).map((s) => [this.deps.idOf(s), s]));
     for (const [id, run] of this.running) if (!desired.has(id)) this.releaseBeside(id, run, true);
-    if (!(await this.renewBeat())) return;
+    if (!(await this.heartbeat())) return;
     let live = await this.liveHosts();
     // A claim another host took over (this host's heartbeat expired unseen): that actor stops here at once.
     for (const [id, run] of this.running) {
@@ -250,8 +255,13 @@ export class ActorHost<S, M> {
     }
     const now = this.clock.now();
     for (const [id, run] of this.running) {
-      if (!run.actor && !run.starting && now >= run.retryAt) run.starting = this.launch(id, run);
+      if (!run.actor && !run.starting && now >= run.retryAt && this.beatLeftMs() > 0) run.starting = this.launch(id, run);
     }
+  }
+
+  /** Renews the heartbeat, or joins the renewal in flight. */
+  private heartbeat(): Promise<boolean> {
+    return (this.beating ??= this.renewBeat().finally(() => (this.beating = null)));
   }
 
   /**
