@@ -14,7 +14,8 @@
  * - how many signals and webhooks the bar made, and the CPU seconds each process spent on it.
  * And: the time for every actor to start on two fresh hosts, memory per actor host (node RSS/PSS
  * and its Python sessions' PSS) and per model, and the KV writes per second of lease renewals.
- * Options: --models=10000 --codes=100 --bars=3 --delivery=1 (delivery processes)
+ * Options: --models=10000 --codes=100 --bars=3 --delivery=1 (delivery processes) --warm=codes/2
+ * (ACTOR_WARM_SESSIONS per host: one Python process each; the other programs run as pool jobs)
  * --profile=DIR (CPU profiles of the actor hosts and delivery, written at the end).
  */
 import { join } from 'node:path';
@@ -66,6 +67,7 @@ export const benchmark: Benchmark = {
     const codes = Math.min(modelCount, numberOption(ctx, 'codes', 100));
     const barsToMeasure = numberOption(ctx, 'bars', 3);
     const deliveryCount = numberOption(ctx, 'delivery', 1);
+    const warm = numberOption(ctx, 'warm', Math.ceil(codes / 2));
     const profileDir = ctx.options.profile;
     const perCode = Math.ceil(modelCount / codes);
     const began = performance.now();
@@ -78,16 +80,17 @@ export const benchmark: Benchmark = {
       NATS_REPLICAS: '1',
       TRIAL_MINTS_PER_HOUR: '100000',
       DEPLOY_LIMIT_FREE: String(perCode + 1),
-      // Every program a host runs keeps a warm session (each host gets about all of them).
-      ACTOR_WARM_SESSIONS: String(Math.max(8, codes)),
+      // Warm sessions per host (a host runs about half the programs: a user's models stay together).
+      ACTOR_WARM_SESSIONS: String(warm),
     });
-    const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-\${pid}.cpuprofile`] : []);
+    // One directory per role (a profile per thread, named by pid and thread).
+    const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
 
     say('fleet: starting the store, ingest and the history');
     await start('store', { DATA_DIR: join(dir, 'store') });
     await start('ingest');
-    // History: two days and more of EURUSD, a tick every 10 s, ending two hours before now on an hour.
-    const historyEnd = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
+    // History: two days and more of EURUSD, a tick every 10 s, ending on an hour, an hour per measured bar (and one) before now.
+    const historyEnd = Math.floor(Date.now() / HOUR) * HOUR - (barsToMeasure + 1) * HOUR;
     const historyStart = Math.floor(historyEnd / DAY) * DAY - 2 * DAY;
     const tickAt = tickSource();
     const publishTicks = async (batch: { ts: number }[]) => {
@@ -192,6 +195,8 @@ export const benchmark: Benchmark = {
     const hostsSpawned = performance.now();
     const actors = await Promise.all([start('actors', {}, profiled('actors')), start('actors', {}, profiled('actors'))]);
     const hostsRunningMs = Math.round(performance.now() - hostsSpawned);
+    // Profiles are written on a clean exit (this runs before the SIGKILLs of the other cleanups).
+    if (profileDir) ctx.defer(async () => void (await Promise.all([...actors, ...delivery].map((p) => kill(p.process, 'SIGTERM')))));
     // What went wrong in the actor hosts and delivery (warnings and errors by message), at the end or on failure.
     const troubles = () => {
       const counts: Record<string, number> = {};
@@ -267,8 +272,9 @@ export const benchmark: Benchmark = {
       idle_cpu_s_per_s: cpuDelta(idle0, idle1, 10),
     });
 
-    // Bars one at a time: the ticks of a minute; ingest closes the bar once they stop (its end is
-    // past on the wall clock: the quiet rule, after BAR_GRACE_MS). One bar in flight at a time.
+    // Bars one at a time: the ticks of the first minute of an hour; ingest closes the bar once they
+    // stop (its end is past on the wall clock: the quiet rule, after BAR_GRACE_MS). The rule closes
+    // the hour's longer bars too, so the next measured bar is the next hour's first.
     let minute = historyEnd;
     const hooksOf = (ts: number) => receiver.accepted().filter((h) => Date.parse(h.payload?.data?.bar_time) === ts);
     for (let b = 0; b < barsToMeasure; b++) {
@@ -312,10 +318,8 @@ export const benchmark: Benchmark = {
         cpu_s: cpuDelta(before, after),
       });
       say(`fleet: ${JSON.stringify(results.at(-1))}`);
-      minute += MINUTE;
+      minute += HOUR;
     }
-    // Profiles are written on a clean exit.
-    if (profileDir) for (const p of [...actors, ...delivery]) await kill(p.process, 'SIGTERM');
     void edge;
     return results;
   },
