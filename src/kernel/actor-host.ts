@@ -331,9 +331,12 @@ export class ActorHost<S, M> {
   /** Hands `count` actors over to the other hosts (those another host is preferred for first): released, their claims deleted. */
   private handOver(desired: Map<string, S>, live: string[], count: number): void {
     if (live.length < 2) return;
-    const group = this.deps.groupOf;
-    const mine = (id: string) => (group && desired.has(id) && preferredHost(group(desired.get(id)!), live) === this.hostId ? 1 : 0);
-    const ranked = [...this.running.keys()].map((id) => ({ id, mine: mine(id) })).sort((a, b) => a.mine - b.mine);
+    const groupOf = (id: string) => (this.deps.groupOf && desired.has(id) ? this.deps.groupOf(desired.get(id)!) : '');
+    // Whole groups go, those preferring another host first.
+    const ranked = [...this.running.keys()]
+      .map((id) => ({ id, group: groupOf(id) }))
+      .map((r) => ({ ...r, mine: r.group !== '' && preferredHost(r.group, live) === this.hostId ? 1 : 0 }))
+      .sort((a, b) => a.mine - b.mine || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
     for (const { id } of ranked.slice(0, count)) this.releaseBeside(id, this.running.get(id)!, false, true);
   }
 

@@ -80,7 +80,13 @@ describe('actor host', () => {
 
   /** A host whose renewals happen only when the test reconciles (its clock never moves by itself). */
   function host(
-    options: { clock?: ReplayClock; faults?: (id: string, created: number) => { start?: boolean; handle?: boolean; stopUntil?: Promise<void> }; forgot?: string[]; balance?: boolean } = {},
+    options: {
+      clock?: ReplayClock;
+      faults?: (id: string, created: number) => { start?: boolean; handle?: boolean; stopUntil?: Promise<void> };
+      forgot?: string[];
+      balance?: boolean;
+      grouped?: boolean;
+    } = {},
   ) {
     const created: RecordingActor[] = [];
     const clock = options.clock ?? new ReplayClock(Date.now());
@@ -94,6 +100,7 @@ describe('actor host', () => {
       clock,
       renewMs: 3_600_000,
       ...(options.balance ? { balance: true } : {}),
+      ...(options.grouped ? { groupOf: (d: DeploymentRecord) => String(d.user_id) } : {}),
       backoff: { baseMs: 1000, maxMs: 60_000 },
       create: async (d) => {
         const actor = new RecordingActor(d.deployment_id, options.faults?.(d.deployment_id, created.filter((a) => a.id === d.deployment_id).length) ?? {});
@@ -294,5 +301,23 @@ describe('actor host', () => {
     assert.equal(holders.filter((x) => x === first.h.hostId).length, 2);
     assert.equal(holders.filter((x) => x === second.h.hostId).length, 2);
     assert.equal(new Set([...first.h.runningIds(), ...second.h.runningIds()]).size, 4, 'each actor on one host');
+  });
+
+  it('grouped, a user’s actors stay together on one host when the hosts share them out', async () => {
+    const deployments = [21, 21, 22, 22].map((u) => deployment(u));
+    for (const d of deployments) await view.put(d);
+    const first = host({ balance: true, grouped: true });
+    await first.h.start();
+    await until('the first host to run them all', () => first.h.runningIds().length === 4);
+    const second = host({ balance: true, grouped: true });
+    await second.h.start();
+    await until('each to run its half', async () => {
+      await first.h.reconcile();
+      await second.h.reconcile();
+      return first.h.runningIds().length === 2 && second.h.runningIds().length === 2;
+    });
+    const holder = async (d: DeploymentRecord) => (await leases.get(d.deployment_id))?.value.host;
+    assert.equal(await holder(deployments[0]!), await holder(deployments[1]!), 'user 21 on one host');
+    assert.equal(await holder(deployments[2]!), await holder(deployments[3]!), 'user 22 on one host');
   });
 });
