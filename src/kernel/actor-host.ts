@@ -308,17 +308,20 @@ export class ActorHost<S, M> {
   }
 
   /**
-   * Claims an actor: creates its claim, or (`holder` known: a host that is gone, or this host after
-   * its heartbeat expired) rewrites it by compare-and-set from the revision read now — whoever
-   * writes first wins, the others see a stale revision.
+   * Claims an actor: creates its claim or, when one exists, takes it over by compare-and-set from
+   * the revision read now — only from a host whose heartbeat is gone now (read after the claim: a
+   * host writes its heartbeat before any claim), or from this host after its heartbeat expired.
+   * Whoever writes first wins; the others see a stale revision. The claims watch and the list of
+   * live hosts only say where to look.
    */
   private async claim(id: string, holder: string | undefined): Promise<boolean> {
     const { leases } = this.deps;
     const record = { host: this.hostId, renewed_at: this.clock.now() };
-    if (holder === undefined) return (await leases.create(id, record)) !== false;
+    if (holder === undefined && (await leases.create(id, record)) !== false) return true;
     const current = await leases.get(id);
     if (!current) return (await leases.create(id, record)) !== false;
-    if (current.value.host !== holder) return false;
+    const other = current.value.host;
+    if (other !== this.hostId && (await this.deps.hosts.get(`${this.kind}.${other}`)) !== null) return false;
     return leases.update(id, record, current.revision).then(
       () => true,
       (err: unknown) => {
