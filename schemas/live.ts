@@ -148,5 +148,5 @@ export const ActorState = z.object({
 });
 export type ActorState = z.infer<typeof ActorState>;
 
-/** Who runs a deployment now (KV `sf_leases`, key = deployment id, expiring unless renewed). */
+/** Who runs an actor now (KV `sf_claims`, key = its id, valid while that host's heartbeat in `sf_hosts` lives); also a host's heartbeat. */
 export const LeaseRecord = z.object({ host: z.string(), renewed_at: z.number().int() });

@@ -132,7 +132,7 @@ export const IngestCursor = z.object({
 });
 export type IngestCursor = z.infer<typeof IngestCursor>;
 
-/** A deployment whose host stops renewing is taken over by another host after this long. */
+/** An actor host whose heartbeat is not renewed for this long is gone: its claims are taken over. */
 export const LEASE_TTL_SECONDS = 6;
 
 // ---- KV buckets -----------------------------------------------------------------------------
@@ -194,8 +194,15 @@ export const Buckets = {
   deploymentSets: bucket('sf_deployment_sets', DeploymentSet),
   /** `<deployment_id>` → the model actor's resume point (engine snapshot, last bar). */
   actorState: bucket('sf_actor_state', ActorState),
-  /** `<deployment_id>` → the actor host running it; the key expires unless the host renews it. */
-  leases: bucket('sf_leases', LeaseRecord, LEASE_TTL_SECONDS),
+  /**
+   * `<actor id>` (a deployment id, `delivery.<id>`, `ingest.<SYMBOL>`, `tracker_<shard>`) → the host
+   * that claimed it. A claim does not expire: it holds while its host's heartbeat (`hosts`) lives,
+   * so a host renews one key however many actors it runs; another host takes a claim over (by
+   * compare-and-set) once that heartbeat is gone.
+   */
+  leases: bucket('sf_claims', LeaseRecord),
+  /** `<kind of actor>.<host id>` → an actor host's heartbeat; the key expires unless the host renews it. */
+  hosts: bucket('sf_hosts', LeaseRecord, LEASE_TTL_SECONDS),
   /** `<SYMBOL>` → where an ingest process taking the symbol over starts reading TICKS (the hour of its open bars). */
   ingest: bucket('sf_ingest', IngestCursor),
   /** `<run_id>` → a one_shot pipeline's progress, so another process finishes a run whose process died. */
@@ -218,7 +225,7 @@ export const Buckets = {
 
 /**
  * Community entries are tracked in this many shards (entry `community_id % TRACKER_SHARDS`): a
- * tracker host claims a shard by its lease (`tracker_<shard>` in `sf_leases`), so leases cost the
+ * tracker host claims a shard by its lease (`tracker_<shard>` in `sf_claims`), so claims cost the
  * same for ten entries or ten thousand. Every process must agree on it.
  */
 export const TRACKER_SHARDS = 16;

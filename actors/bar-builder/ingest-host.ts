@@ -1,5 +1,5 @@
 import { ensureStream, followStream, openBucket, type Bus, type FollowedStream, type JsonKv } from '../../src/bus/index.ts';
-import { ActorHost, type Actor } from '../../src/kernel/index.ts';
+import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { decodeTicks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
@@ -135,22 +135,22 @@ export interface IngestHost {
 }
 
 /**
- * Ingest across processes: one writer per symbol, claimed by lease (`ingest.<SYMBOL>` in
- * `sf_leases`, as actor hosts claim models). A process that dies stops renewing; another takes
- * its symbols over once the leases expire and continues from their cursors. A symbol whose store
+ * Ingest across processes: one writer per symbol, claimed (`ingest.<SYMBOL>` in `sf_claims`, as
+ * actor hosts claim models). A process that dies stops renewing its heartbeat; another takes its
+ * symbols over once the heartbeat expires and continues from their cursors. A symbol whose store
  * writes fail is restarted from its cursor after a backoff.
  */
 export async function buildIngestHost(deps: IngestHostDeps): Promise<IngestHost> {
   const r = deps.replicas ?? 1;
   await ensureStream(deps.bus, Streams.ticks, r);
-  const [cursors, leases] = await Promise.all([openBucket(deps.bus, Buckets.ingest, r), openBucket(deps.bus, Buckets.leases, r)]);
+  const [cursors, claims] = await Promise.all([openBucket(deps.bus, Buckets.ingest, r), openClaims(deps.bus, r)]);
   const symbols = deps.symbols ?? SYMBOLS;
   const running = new Map<Symbol, SymbolIngest>();
   const host: ActorHost<Symbol, never> = new ActorHost<Symbol, never>({
     names: { actor: 'symbol ingest', spec: 'symbol', id: 'ingest_lease' },
     desired: { follow: async () => ({ all: () => [...symbols], stop: () => undefined }) },
     idOf: leaseKey,
-    leases,
+    ...claims,
     create: async (symbol) => {
       const ingest = new SymbolIngest({ ...deps, symbol, cursors, leaseLeftMs: () => host.leaseLeftMs(leaseKey(symbol)) });
       return {

@@ -21,10 +21,10 @@ import {
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { ActorHost, liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, liveClock, openClaims, type Actor, type ActorHostDeps, type Clock } from '../../src/kernel/index.ts';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
+import { DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
 import { ChannelWorker } from './channel-worker.ts';
 import { ChatPacer } from './chat-pacer.ts';
 import { TelegramBot, TelegramSender } from './telegram.ts';
@@ -77,7 +77,7 @@ interface Arrived {
 /** Delivery state of an unknown deployment, untouched this long, is forgotten at start. */
 const ORPHAN_AFTER_MS = 10 * 60_000;
 
-/** A deployment's delivery lease key in `sf_leases` (model actors use the bare deployment id). */
+/** A deployment's delivery lease key in `sf_claims` (model actors use the bare deployment id). */
 const leaseKey = (deploymentId: string): string => `delivery.${deploymentId}`;
 const deploymentOf = (key: string): string => key.slice('delivery.'.length);
 
@@ -125,9 +125,9 @@ class DeploymentDelivery implements Actor<Arrived> {
 /**
  * The delivery actor: pushes each signal to webhooks and Telegram, one ordered worker per
  * (channel, deployment), with retries, dead letters and replay. Any number of delivery processes
- * share the deployments by lease (`delivery.<deployment_id>` in `sf_leases`, as actor hosts share
+ * share the deployments by lease (`delivery.<deployment_id>` in `sf_claims`, as actor hosts share
  * models): one process sends for a deployment at a time, and when it dies its deployments move to
- * another once their leases expire, each resuming from its cursor in KV — the signal that was in
+ * another once its heartbeat expires, each resuming from its cursor in KV — the signal that was in
  * flight is sent again with the same webhook-id (at least once; receivers de-duplicate).
  * New signals reach the holder through an ordered consumer of SIGNALS (nothing durable per process).
  */
@@ -148,7 +148,7 @@ export class DeliveryActor {
     deployments: DeploymentsView;
     state: JsonKv<typeof DeliveryBuckets.state.schema>;
     dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
-    leases: JsonKv<typeof Buckets.leases.schema>;
+    claims: Pick<ActorHostDeps<unknown, unknown>, 'leases' | 'hosts'>;
   } | null = null;
   private readonly policy: RetryPolicy;
   private readonly limit: Semaphore;
@@ -180,13 +180,13 @@ export class DeliveryActor {
     const { bus, config } = this.deps;
     const r = config.NATS_REPLICAS;
     await ensureStream(bus, Streams.signals, r);
-    const [deployments, state, dead, leases] = await Promise.all([
+    const [deployments, state, dead, claims] = await Promise.all([
       openDeployments(bus, r),
       openBucket(bus, DeliveryBuckets.state, r),
       openBucket(bus, DeliveryBuckets.dead, r),
-      openBucket(bus, Buckets.leases, r),
+      openClaims(bus, r),
     ]);
-    this.kv = { deployments, state, dead, leases };
+    this.kv = { deployments, state, dead, claims };
     try {
       await this.run();
     } catch (err) {
@@ -242,7 +242,8 @@ export class DeliveryActor {
         },
       },
       idOf: (d) => leaseKey(d.deployment_id),
-      leases: kv.leases,
+      ...kv.claims,
+      balance: true,
       create: async (d) => this.delivery(d),
       // A deployment that went away: its delivery state is forgotten (its dead letters expire).
       forget: async (key) => {

@@ -1,9 +1,9 @@
-import { ensureStream, openBucket, type Bus } from '../../src/bus/index.ts';
-import { ActorHost, type Actor } from '../../src/kernel/index.ts';
+import { ensureStream, type Bus } from '../../src/bus/index.ts';
+import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { configuredFeeds, FeedPublisher, startFeed, type Feed, type FeedName, type FeedPublisherStats, type FeedsConfig, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS } from '../../schemas/common.ts';
-import { Buckets, Streams } from '../../schemas/messages.ts';
+import { Streams } from '../../schemas/messages.ts';
 
 const leaseKey = (feed: FeedName): string => `feed.${feed}`;
 
@@ -74,9 +74,9 @@ export interface FeedHost {
 
 /**
  * The configured tick feeds across ingest processes: one active connector per feed, claimed by
- * lease (`feed.<name>` in `sf_leases`, as symbols and deployments are), publishing to NATS; Kafka
+ * claim (`feed.<name>` in `sf_claims`, as symbols and deployments are), publishing to NATS; Kafka
  * on every copy through its consumer group. A process that dies stops renewing; another claims
- * its feeds once the leases expire. SIGTERM releases them at once.
+ * its feeds once its heartbeat expires. SIGTERM releases them at once.
  */
 export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   const r = deps.config.NATS_REPLICAS;
@@ -86,12 +86,12 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   // One publisher per feed for the life of the process: its counters add up over every time this process held the feed.
   const publishers = new Map<FeedName, FeedPublisher>();
   const running = new Set<FeedName>();
-  const leases = await openBucket(deps.bus, Buckets.leases, r);
+  const claims = await openClaims(deps.bus, r);
   const host: ActorHost<FeedName, never> = new ActorHost<FeedName, never>({
     names: { actor: 'feed connector', spec: 'feed', id: 'feed_lease' },
     desired: { follow: async () => ({ all: () => [...leased], stop: () => undefined }) },
     idOf: leaseKey,
-    leases,
+    ...claims,
     create: async (name) => {
       const connector = new FeedConnector(name, deps, publishers.get(name)!);
       return {

@@ -1,7 +1,8 @@
 import { openBucket, type Bus } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import type { DeploymentsView } from '../../src/deployments/index.ts';
-import { ActorHost, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, openClaims, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
 import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
@@ -14,6 +15,9 @@ import { predictionPublisher, signalPublisher } from './signal-publisher.ts';
 export { ModelActor, type ModelActorDeps } from './model-actor.ts';
 export { FeatureSources, type FeatureSource } from '../../src/scoring/index.ts';
 export { predictionPublisher, signalPublisher } from './signal-publisher.ts';
+
+/** Model artifacts (record, ONNX, code) read at once while actors start. */
+const ARTIFACT_LOADS_AT_ONCE = 32;
 
 /** The host of model actors: one per deployment, fed with the open time of each closed bar. */
 export type ModelHost = ActorHost<DeploymentRecord, number>;
@@ -40,24 +44,32 @@ export interface ModelHostDeps {
  */
 export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: ModelHost; features: FeatureSources; stop(graceful?: boolean): Promise<void> }> {
   const r = deps.replicas;
-  const [leases, state] = await Promise.all([openBucket(deps.bus, Buckets.leases, r), openBucket(deps.bus, Buckets.actorState, r)]);
+  const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r)]);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const publish = signalPublisher(deps.bus);
+  // Thousands of deployments claimed at once read their artifacts a few at a time, not all waiting together.
+  const loading = concurrencyLimit(ARTIFACT_LOADS_AT_ONCE);
   const publishPrediction = predictionPublisher(deps.bus);
   const host: ModelHost = new ActorHost<DeploymentRecord, number>({
     names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
     desired: deps.deployments,
     idOf: (deployment) => deployment.deployment_id,
-    leases,
+    ...claims,
+    // Shared out over the hosts, a user's models together: they share warm feature sessions (one per user and code) on one host.
+    balance: true,
+    groupOf: (deployment) => String(deployment.user_id),
     log: deps.log,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
     forget: (id) => state.delete(id),
     create: async (deployment) => {
-      const model = await deps.models.resolve(deployment.user_id, deployment.model_name);
-      if (!model) throw new Error(`deployment ${deployment.deployment_id}: model ${deployment.stem} is gone`);
-      const [onnx, code] = await Promise.all([deps.models.onnx(model), deps.models.code(model)]);
+      const { model, onnx, code } = await loading(async () => {
+        const model = await deps.models.resolve(deployment.user_id, deployment.model_name);
+        if (!model) throw new Error(`deployment ${deployment.deployment_id}: model ${deployment.stem} is gone`);
+        const [onnx, code] = await Promise.all([deps.models.onnx(model), deps.models.code(model)]);
+        return { model, onnx, code };
+      });
       const source = features.acquire(deployment.user_id, code);
       return new ModelActor({
         deployment,

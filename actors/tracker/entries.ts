@@ -10,7 +10,7 @@ export interface TrackerShardSpec {
 
 export const shardOf = (communityId: number): number => communityId % TRACKER_SHARDS;
 
-/** The lease key of a shard (in `sf_leases`, beside the deployments' ids). */
+/** The lease key of a shard (in `sf_claims`, beside the deployments' ids). */
 export const shardLeaseKey = (spec: TrackerShardSpec): string => `tracker_${spec.shard}`;
 
 /**

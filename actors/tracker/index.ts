@@ -1,5 +1,5 @@
 import { openBlobStore, openBucket, type BlobStore, type Bus, type JsonKv } from '../../src/bus/index.ts';
-import { ActorHost, liveClock, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, liveClock, openClaims, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
@@ -81,8 +81,8 @@ interface Stores {
  */
 export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> {
   const r = deps.replicas;
-  const [leases, state, records, community, files] = await Promise.all([
-    openBucket(deps.bus, Buckets.leases, r),
+  const [claims, state, records, community, files] = await Promise.all([
+    openClaims(deps.bus, r),
     openBucket(deps.bus, Buckets.trackerState, r),
     openBucket(deps.bus, Buckets.trackRecords, r),
     openBucket(deps.bus, Buckets.community, r),
@@ -105,7 +105,7 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
     names: { actor: 'tracker shard', spec: 'tracker shard', id: 'shard' },
     desired: entries,
     idOf: shardLeaseKey,
-    leases,
+    ...claims,
     log: deps.log,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),

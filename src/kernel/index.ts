@@ -3,6 +3,6 @@
  * processes (leases, restarts with backoff, faulting), and the clock (live or replay).
  */
 export type { Actor, ActorStats } from './actor.ts';
-export { ActorHost, type ActorHostDeps, type BackoffPolicy, type DesiredActors } from './actor-host.ts';
+export { ActorHost, openClaims, type ActorHostDeps, type BackoffPolicy, type DesiredActors } from './actor-host.ts';
 export { liveClock, ReplayClock, type Clock } from './clock.ts';
 export { LEASE_TTL_SECONDS } from '../../schemas/messages.ts';

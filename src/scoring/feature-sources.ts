@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { OhlcColumns } from '../lib/bar-columns.ts';
+import { concurrencyLimit } from '../lib/concurrency-limit.ts';
 import type { Logger } from '../log.ts';
 import type { FeatureSession, FeaturesResult, StrategyRuntime } from '../sandbox/index.ts';
 
@@ -25,6 +26,13 @@ const LIVE_LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
 const MEMO_PER_CODE = 8;
 
 /**
+ * Sessions opening at once (each imports numpy and pandas: a second or two of CPU). A host that
+ * starts a hundred programs together would otherwise run a hundred imports on a few cores, each
+ * taking minutes, and the first features calls would time out behind them.
+ */
+const OPENS_AT_ONCE = 2;
+
+/**
  * Warm feature sessions for live runs, bounded: a session is one sandboxed process, so at most
  * `maxWarm` exist. Runs in the same scope with the same code share one (same program, public
  * bars: nothing of one run reaches another), and the same window of bars is computed once for all
@@ -38,6 +46,7 @@ export class FeatureSources {
   /** Sources held per program, warm or not. */
   private readonly programs = new Map<string, number>();
   private readonly memo = new Map<string, Map<string, Promise<FeaturesResult>>>();
+  private readonly opening = concurrencyLimit(OPENS_AT_ONCE);
 
   constructor(
     private readonly runtime: Pick<StrategyRuntime, 'openSession' | 'features'>,
@@ -88,7 +97,7 @@ export class FeatureSources {
   private source(key: string, code: string): Computer {
     let entry = this.sessions.get(key);
     if (!entry && this.sessions.size < this.maxWarm) {
-      entry = { session: this.runtime.openSession(code, LIVE_LIMITS), users: 0 };
+      entry = { session: this.opening(() => this.runtime.openSession(code, LIVE_LIMITS)), users: 0 };
       this.sessions.set(key, entry);
       entry.session.catch((err: unknown) => {
         this.log.warn({ err }, 'feature session failed to open; the actor uses pool jobs');

@@ -15,41 +15,25 @@
  * Options: --chaos-models=50 --chaos-users=10 --chaos-minutes=3 (wall minutes of the chaos phase)
  * --chaos-speed=60 (market seconds per wall second) --chaos-load-seconds=8.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectBus, freePort, openBucket, type Bus } from '../../src/bus/index.ts';
-import { createLogger } from '../../src/log.ts';
+import { freePort, openBucket } from '../../src/bus/index.ts';
 import { StreamingResampler } from '../../src/market/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { selectRows } from '../../src/store/index.ts';
 import { remoteClickHouse } from '../../src/store-link/index.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
-import { startNatsCluster } from '../helpers/nats-cluster.ts';
-import { startRole, type RoleProcess } from '../helpers/role-process.ts';
+import type { RoleProcess } from '../helpers/role-process.ts';
 import { strategyCode } from '../helpers/strategies.ts';
-import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { runLoad } from './lib/load.ts';
+import { BENCH_ROLE_ENV, roleStarter, sleep, startLayout, timeUntil } from './lib/roles.ts';
 import { numberOption, type Benchmark, type BenchResult } from './lib/types.ts';
 
 const HOUR = 3_600_000;
 /** Past a bar's end, what ingest waits before it closes a bar of a quiet market (the resampler's grace, with room). */
 const CLOSE_GRACE_MS = 10_000;
 const TICK_MS = 10_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` every 100 ms until it holds; returns how long it took (ms). */
-async function timeUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<number> {
-  const started = performance.now();
-  while (!(await Promise.resolve().then(probe).catch(() => false))) {
-    if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-  return Math.round(performance.now() - started);
-}
-
 /** A client of the edges that retries a failed request (connection refused, 5xx) on the next edge. */
 function edgeClient(edges: () => string[]) {
   const stats = { requests: 0, retried: 0, failed: 0 };
@@ -111,47 +95,20 @@ export const benchmark: Benchmark = {
     const chaosMs = numberOption(ctx, 'chaos-minutes', 3) * 60_000;
     const speed = numberOption(ctx, 'chaos-speed', 60);
     const loadSeconds = numberOption(ctx, 'chaos-load-seconds', 8);
-    const log = createLogger('warn', { write: (line: string) => void ctx.log(line.trim()) });
     const results: BenchResult[] = [];
-    const dir = mkdtempSync(join(tmpdir(), 'sf-bench-chaos-'));
-    ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
-
-    const cluster = await startNatsCluster(3);
-    ctx.defer(() => cluster.stop());
-    const bus: Bus = await connectBus(cluster.url, 'bench-chaos', log);
-    ctx.defer(() => bus.nc.close());
-    const receiver = await startWebhookReceiver();
-    ctx.defer(() => receiver.stop());
+    const { dir, cluster, bus, receiver } = await startLayout(ctx, 'chaos', 3);
 
     const common = {
+      ...BENCH_ROLE_ENV,
       NATS_REPLICAS: '3',
-      HEALTH_PORT: '0',
-      // info: the "running" line a role logs once started is what the bench waits for.
-      LOG_LEVEL: 'info',
-      STRATEGY_WORKERS: '1',
-      TRAIN_CONCURRENCY: '1',
       TRAIN_ACK_WAIT_MS: '5000',
-      TRIAL_CREDITS: '5000',
       TRIAL_MINTS_PER_HOUR: '1000',
-      RATE_LIMIT_PER_MIN: '1000000',
       DEPLOY_LIMIT_FREE: String(Math.ceil(modelCount / users)),
-      WEBHOOK_ALLOW_PRIVATE: 'loopback',
       WEBHOOK_RETRY_BASE_MS: '500',
       ACTOR_WARM_SESSIONS: '2',
-      BAR_GRACE_MS: '1000',
-      ...(process.env.SANDBOX ? { SANDBOX: process.env.SANDBOX } : {}),
     };
-    const processes: RoleProcess[] = [];
-    const start = async (role: string, env: Record<string, string> = {}) => {
-      const p = startRole(role, cluster.url, { ...common, ...env });
-      processes.push(p);
-      ctx.defer(() => void p.child.kill('SIGKILL'));
-      return { process: p, info: await p.running(180_000) };
-    };
-    const kill = async (p: RoleProcess) => {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    };
+    const { start, kill: killRole } = roleStarter(ctx, cluster.url, common);
+    const kill = (p: RoleProcess) => killRole(p);
 
     ctx.log('chaos: starting the store, two ingest processes and the history');
     await start('store', { DATA_DIR: join(dir, 'store') });

@@ -44,6 +44,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'pine': () => import('./pine.ts'),
   'live-tracker': () => import('./live-tracker.ts'),
   'chaos-cluster': () => import('./chaos-cluster.ts'),
+  'actor-fleet': () => import('./actor-fleet.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -55,7 +55,11 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
     mkdirSync(store, { recursive: true });
     const child = spawn(
       'nats-server',
-      ['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(node.port), '-n', node.name, '--cluster_name', 'sf', '--cluster', `nats://127.0.0.1:${ports[i]!.route}`, '--routes', routes],
+      [
+        ...['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(node.port), '-n', node.name],
+        // One node is a plain server (no routes): what a single-machine benchmark runs on.
+        ...(size > 1 ? ['--cluster_name', 'sf', '--cluster', `nats://127.0.0.1:${ports[i]!.route}`, '--routes', routes] : []),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     node.child = child;

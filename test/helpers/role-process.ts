@@ -18,10 +18,11 @@ export interface RoleProcess {
   running(timeoutMs?: number): Promise<Record<string, any>>;
 }
 
-export function startRole(role: string, natsUrl: string, env: Record<string, string> = {}): RoleProcess {
+/** `nodeArgs` go before the script (e.g. `--cpu-prof` for a benchmark's profile). */
+export function startRole(role: string, natsUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = []): RoleProcess {
   const lines: string[] = [];
   // childEnv drops NATS_URL (it keeps children off outside infrastructure): this one is the test's.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', role], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', role], {
     cwd: ROOT,
     env: { ...childEnv({ LOG_LEVEL: 'info', ...env }), NATS_URL: natsUrl },
     stdio: ['ignore', 'pipe', 'inherit'],

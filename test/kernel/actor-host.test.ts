@@ -1,6 +1,7 @@
 /**
  * The actor host on a real nats-server, without the service: one actor per desired deployment
- * across hosts (leases), hand-over when a host stops or dies, faulting and restart after a
+ * across hosts (claims kept while the host's heartbeat lives), hand-over when a host stops or dies
+ * or its heartbeat expires, sharing out over the hosts, faulting and restart after a
  * backoff measured on a replay clock, release when a deployment goes away. The hosted actors are
  * plain recorders of what the host does to them: the host is what is under test.
  */
@@ -59,12 +60,14 @@ describe('actor host', () => {
   let nats: TestNats;
   let view: DeploymentsView;
   let leases: JsonKv<typeof Buckets.leases.schema>;
+  let heartbeats: JsonKv<typeof Buckets.hosts.schema>;
   const hosts: ActorHost<DeploymentRecord, number>[] = [];
 
   before(async () => {
     nats = await startNats('actor-host');
     view = new DeploymentsView(await openBucket(nats.bus, Buckets.deployments));
     leases = await openBucket(nats.bus, Buckets.leases);
+    heartbeats = await openBucket(nats.bus, Buckets.hosts);
   });
   after(async () => {
     for (const h of hosts) await h.stop();
@@ -76,7 +79,15 @@ describe('actor host', () => {
   });
 
   /** A host whose renewals happen only when the test reconciles (its clock never moves by itself). */
-  function host(options: { clock?: ReplayClock; faults?: (id: string, created: number) => { start?: boolean; handle?: boolean; stopUntil?: Promise<void> }; forgot?: string[] } = {}) {
+  function host(
+    options: {
+      clock?: ReplayClock;
+      faults?: (id: string, created: number) => { start?: boolean; handle?: boolean; stopUntil?: Promise<void> };
+      forgot?: string[];
+      balance?: boolean;
+      grouped?: boolean;
+    } = {},
+  ) {
     const created: RecordingActor[] = [];
     const clock = options.clock ?? new ReplayClock(Date.now());
     const h = new ActorHost<DeploymentRecord, number>({
@@ -84,9 +95,12 @@ describe('actor host', () => {
       desired: view,
       idOf: (d) => d.deployment_id,
       leases,
+      hosts: heartbeats,
       log,
       clock,
       renewMs: 3_600_000,
+      ...(options.balance ? { balance: true } : {}),
+      ...(options.grouped ? { groupOf: (d: DeploymentRecord) => String(d.user_id) } : {}),
       backoff: { baseMs: 1000, maxMs: 60_000 },
       create: async (d) => {
         const actor = new RecordingActor(d.deployment_id, options.faults?.(d.deployment_id, created.filter((a) => a.id === d.deployment_id).length) ?? {});
@@ -207,7 +221,7 @@ describe('actor host', () => {
     assert.equal(await leases.get(d.deployment_id), null);
   });
 
-  it('an actor slow to stop does not hold up the renewal of the other leases', async () => {
+  it('an actor slow to stop does not hold up the renewal of the heartbeat the other actors run on', async () => {
     const slow = deployment(7);
     const other = deployment(8);
     await view.put(slow);
@@ -220,11 +234,90 @@ describe('actor host', () => {
     // Undeployed: its actor takes its time to stop. The next renewal still renews the other lease.
     await view.remove(slow.user_id, slow.model_name);
     await until('the release to begin', () => !h.runningIds().includes(slow.deployment_id));
-    const before = (await leases.get(other.deployment_id))!.revision;
+    const before = (await heartbeats.get(`test_actor.${h.hostId}`))!.revision;
     clock.advanceBy(3_600_000);
-    await until('the other lease renewed', async () => (await leases.get(other.deployment_id))!.revision > before);
+    await until('the heartbeat renewed', async () => (await heartbeats.get(`test_actor.${h.hostId}`))!.revision > before);
+    assert.equal((await leases.get(other.deployment_id))?.value.host, h.hostId, 'the other actor still held here');
     assert.equal(created.find((a) => a.id === slow.deployment_id)!.stopped, false, 'still stopping');
     finishStop();
     await until('the slow actor stopped', () => created.find((a) => a.id === slow.deployment_id)!.stopped);
+  });
+
+  it('a host whose heartbeat expired stops its actors; another takes them over by compare-and-set, never both', async () => {
+    const d = deployment(9);
+    await view.put(d);
+    const late = host();
+    const other = host();
+    await late.h.start();
+    await until('the first host to run it', () => late.h.runningIds().includes(d.deployment_id));
+    await other.h.start();
+    await other.h.reconcile();
+    assert.deepEqual(other.h.runningIds(), [], 'held by a live host');
+    // The heartbeat expires (the host could not renew in time): the other host takes the claim over.
+    await heartbeats.delete(`test_actor.${late.h.hostId}`);
+    await other.h.reconcile();
+    await until('the take-over', () => other.h.runningIds().includes(d.deployment_id));
+    assert.equal((await leases.get(d.deployment_id))?.value.host, other.h.hostId);
+    // The late host finds out at its next pass: it stops the actor and does not claim it back.
+    await late.h.reconcile();
+    assert.deepEqual(late.h.runningIds(), []);
+    assert.ok(late.created[0]!.stopped);
+    await late.h.reconcile();
+    assert.deepEqual(late.h.runningIds(), [], 'its new heartbeat does not win back a claim another host holds');
+    assert.equal(late.created.length, 1);
+  });
+
+  it('a host whose heartbeat expired unseen by others confirms its own claims and runs them again', async () => {
+    const d = deployment(10);
+    await view.put(d);
+    const { h, created } = host();
+    await h.start();
+    await until('the actor to run', () => h.runningIds().includes(d.deployment_id));
+    const claim = (await leases.get(d.deployment_id))!;
+    await heartbeats.delete(`test_actor.${h.hostId}`);
+    await h.reconcile();
+    assert.ok(created[0]!.stopped, 'stopped while the heartbeat was gone');
+    await h.reconcile();
+    await until('the actor to run again', () => h.runningIds().includes(d.deployment_id));
+    assert.equal(created.length, 2);
+    assert.ok((await leases.get(d.deployment_id))!.revision > claim.revision, 'the claim confirmed by compare-and-set');
+  });
+
+  it('balanced hosts share the actors out: a host that joins gets its share, handed over by the other', async () => {
+    const deployments = [11, 12, 13, 14].map((u) => deployment(u));
+    for (const d of deployments) await view.put(d);
+    const first = host({ balance: true });
+    await first.h.start();
+    await until('the first host to run them all', () => first.h.runningIds().length === 4);
+    const second = host({ balance: true });
+    await second.h.start();
+    await first.h.reconcile();
+    await second.h.reconcile();
+    await until('each to run its half', async () => {
+      await second.h.reconcile();
+      return first.h.runningIds().length === 2 && second.h.runningIds().length === 2;
+    });
+    const holders = await Promise.all(deployments.map(async (d) => (await leases.get(d.deployment_id))?.value.host));
+    assert.equal(holders.filter((x) => x === first.h.hostId).length, 2);
+    assert.equal(holders.filter((x) => x === second.h.hostId).length, 2);
+    assert.equal(new Set([...first.h.runningIds(), ...second.h.runningIds()]).size, 4, 'each actor on one host');
+  });
+
+  it('grouped, a user’s actors stay together on one host when the hosts share them out', async () => {
+    const deployments = [21, 21, 22, 22].map((u) => deployment(u));
+    for (const d of deployments) await view.put(d);
+    const first = host({ balance: true, grouped: true });
+    await first.h.start();
+    await until('the first host to run them all', () => first.h.runningIds().length === 4);
+    const second = host({ balance: true, grouped: true });
+    await second.h.start();
+    await until('each to run its half', async () => {
+      await first.h.reconcile();
+      await second.h.reconcile();
+      return first.h.runningIds().length === 2 && second.h.runningIds().length === 2;
+    });
+    const holder = async (d: DeploymentRecord) => (await leases.get(d.deployment_id))?.value.host;
+    assert.equal(await holder(deployments[0]!), await holder(deployments[1]!), 'user 21 on one host');
+    assert.equal(await holder(deployments[2]!), await holder(deployments[3]!), 'user 22 on one host');
   });
 });

@@ -1,0 +1,66 @@
+/**
+ * What a benchmark reads of the processes it started, from /proc (Linux): memory (RSS, and PSS,
+ * which shares copy-on-write pages fairly between forked Python workers) and CPU time, for one
+ * process or a process and its descendants.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_S = 100;
+
+const read = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+/** Resident memory of one process, MB. */
+export function rssMb(pid: number): number {
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(read(`/proc/${pid}/status`) ?? '')?.[1] ?? 0) / 1024);
+}
+
+/** The process and every descendant (children's children too). */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = read(`/proc/${name}/stat`);
+    if (!stat) continue;
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!parents.has(ppid)) parents.set(ppid, []);
+    parents.get(ppid)!.push(Number(name));
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    out.push(p);
+    for (const c of parents.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return out;
+}
+
+/** Proportional memory (PSS) of a process and its descendants, MB: node itself, and the rest (Python workers). */
+export function treeMemoryMb(pid: number): { self_rss_mb: number; self_pss_mb: number; children: number; children_pss_mb: number } {
+  const pss = (p: number) => Number(/Pss:\s+(\d+)/.exec(read(`/proc/${p}/smaps_rollup`) ?? '')?.[1] ?? 0) / 1024;
+  const children = processTree(pid).slice(1);
+  return {
+    self_rss_mb: rssMb(pid),
+    self_pss_mb: Math.round(pss(pid)),
+    children: children.length,
+    children_pss_mb: Math.round(children.reduce((s, c) => s + pss(c), 0)),
+  };
+}
+
+/** CPU seconds (user + system) used so far by a process and its descendants (each living one with its waited-for dead children). */
+export function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    const stat = read(`/proc/${p}/stat`);
+    if (!stat) continue;
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, cutime, cstime (fields 14–17 of stat; 12–15 after the name)
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return ticks / TICKS_PER_S;
+}
