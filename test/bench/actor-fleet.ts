@@ -88,7 +88,8 @@ export const benchmark: Benchmark = {
 
     say('fleet: starting the store, ingest and the history');
     await start('store', { DATA_DIR: join(dir, 'store') });
-    await start('ingest');
+    // Its ticks are the bench's own: no feed of the ingest's (the synthetic market would write every symbol too).
+    await start('ingest', { MARKET_FEED: 'none' });
     // History: two days and more of EURUSD, a tick every 10 s, ending on an hour, an hour per measured bar (and one) before now.
     const historyEnd = Math.floor(Date.now() / HOUR) * HOUR - (barsToMeasure + 1) * HOUR;
     const historyStart = Math.floor(historyEnd / DAY) * DAY - 2 * DAY;
