@@ -71,6 +71,8 @@ export function runJob(job: PineJob): PineJobResult {
     const body = UTF8.encode(JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode)));
     return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs: performance.now() - t1, body };
   } catch (err) {
+    // A script that failed is made ready afresh next time: nothing half-built is ever run again.
+    ready.delete(job.source);
     if (err instanceof PineError) return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null } };
     if (err instanceof RangeError) {
       // The JS stack or heap ran out under the script: its fault, told as such.
