@@ -28,7 +28,9 @@ const SLICE_BYTES = 64 * 1024;
  * event-loop turn, with its full Content-Length: the same bytes, but the socket write of one big
  * answer no longer holds the loop for milliseconds while other requests (keyed reads) wait behind it.
  */
-export function sendJsonInSlices<T>(reply: FastifyReply, parts: Uint8Array[]): T {
+export function sendJsonInSlices<T>(reply: FastifyReply, given: Uint8Array[]): T {
+  // An empty part would push an empty chunk, which asks for no further read: the stream would stall.
+  const parts = given.filter((p) => p.length > 0);
   const length = parts.reduce((n, p) => n + p.length, 0);
   if (length <= SLICE_BYTES) return sendJsonText<T>(reply, Buffer.concat(parts));
   let part = 0;
