@@ -4,6 +4,7 @@ import { retry } from '../../src/lib/retry.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { Logger } from '../../src/log.ts';
 import { StreamingResampler, TickColumns, TickWriter, type MarketData, type ResamplerStats, type TickSink } from '../../src/market/index.ts';
+import type { Symbol } from '../../schemas/common.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
 import { Topics } from '../../schemas/messages.ts';
 
@@ -35,6 +36,13 @@ export interface BarBuilderDeps {
   onStored?: (bars: readonly BarMessage[]) => void;
   /** Told when bars could not be stored (after retries): they are not published. */
   onStoreFailed?: (err: unknown) => void;
+  /**
+   * Asked before a symbol's bars close by the quiet rule: true when its source holds no tick not
+   * handed over yet. Ingest reads a stream, where ticks of a symbol that looks quiet may only be
+   * waiting behind a stalled reader (a NATS node failing over, storage back-pressure); closing then
+   * would drop them as late. Absent: a symbol that sent nothing for the grace time is quiet.
+   */
+  confirmQuiet?: (symbol: Symbol) => Promise<boolean>;
 }
 
 /**
@@ -58,6 +66,7 @@ export class BarBuilder implements Actor<TickBatch> {
   private stopTimer: (() => void) | null = null;
   private storedBars = 0;
   private future = 0;
+  private confirming = false;
   private readonly clock: Clock;
 
   constructor(private readonly deps: BarBuilderDeps) {
@@ -69,9 +78,28 @@ export class BarBuilder implements Actor<TickBatch> {
   /** Starts the grace timer: bars of a quiet market still close, without a later tick. */
   async start(): Promise<void> {
     this.stopTimer ??= this.clock.every(250, () => {
-      this.resampler.closeDue(this.clock.now());
-      if (this.pendingBars.length > 0) void this.schedule();
+      if (this.deps.confirmQuiet) void this.closeConfirmed(this.deps.confirmQuiet);
+      else this.closeQuiet();
     });
+  }
+
+  private closeQuiet(only?: Symbol): void {
+    this.resampler.closeDue(this.clock.now(), only);
+    if (this.pendingBars.length > 0) void this.schedule().catch(() => undefined);
+  }
+
+  /** The quiet rule, for each due symbol once its source says nothing more waits (one check at a time). */
+  private async closeConfirmed(confirm: (symbol: Symbol) => Promise<boolean>): Promise<void> {
+    if (this.confirming) return;
+    this.confirming = true;
+    try {
+      for (const symbol of this.resampler.dueSymbols(this.clock.now())) {
+        // Unanswered (the source unreachable) is not quiet: the bars wait for the next check.
+        if (await confirm(symbol).catch(() => false)) this.closeQuiet(symbol);
+      }
+    } finally {
+      this.confirming = false;
+    }
   }
 
   /** A sink for one source; every bar records which source its ticks came from. */

@@ -1,4 +1,4 @@
-import { ensureStream, followStream, openBucket, type Bus, type FollowedStream, type JsonKv } from '../../src/bus/index.ts';
+import { ensureStream, followStream, lastBySubject, openBucket, type Bus, type FollowedStream, type JsonKv } from '../../src/bus/index.ts';
 import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { decodeTicks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
@@ -45,6 +45,8 @@ class SymbolIngest implements Actor<never> {
   private hour = Number.NEGATIVE_INFINITY;
   private failure: unknown = null;
   private ticksRead = 0;
+  /** The TICKS sequence of the last message handed to the bar builder. */
+  private lastSeq = 0;
 
   constructor(private readonly deps: SymbolIngestDeps) {}
 
@@ -60,6 +62,8 @@ class SymbolIngest implements Actor<never> {
       ...(this.deps.graceMs !== undefined ? { graceMs: this.deps.graceMs } : {}),
       onStored: (bars) => this.stored(bars),
       onStoreFailed: (err) => (this.failure = err),
+      // Quiet only when the stream holds no later message of the symbol than the last one read.
+      confirmQuiet: async () => ((await lastBySubject(bus, Streams.ticks.name, Subjects.ticks(symbol)))?.seq ?? 0) <= this.lastSeq,
     }));
     await builder.start();
     // Our generator's ticks (marked by the synthetic feed) make bars that say synthetic; any other feed's are live.
@@ -84,9 +88,11 @@ class SymbolIngest implements Actor<never> {
           }
           ticks.push({ symbol, ts: t.ts, seq: sequencer.next(t.ts), bid: t.bid, ask: t.ask, volume: tickVolume(t) });
         }
-        if (ticks.length === 0) continue;
-        this.ticksRead += ticks.length;
-        await (msg.header(TICK_SOURCE_HEADER) === 'synthetic' ? sinks.synthetic : sinks.live).write(ticks);
+        if (ticks.length > 0) {
+          this.ticksRead += ticks.length;
+          await (msg.header(TICK_SOURCE_HEADER) === 'synthetic' ? sinks.synthetic : sinks.live).write(ticks);
+        }
+        this.lastSeq = msg.seq;
       }
     })().catch((err: unknown) => {
       this.failure = err;

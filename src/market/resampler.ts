@@ -98,11 +98,11 @@ export class StreamingResampler {
    * Closes every bar whose end plus the grace time lies at or before `now` — for symbols whose
    * ticks have stopped arriving for the grace time. While ticks keep coming (a replay or a
    * catch-up runs far behind the clock), bars close by the rule that never guesses: a tick of a
-   * later bar.
+   * later bar. `only` limits it to one symbol.
    */
-  closeDue(now: number): void {
+  closeDue(now: number, only?: Symbol): void {
     for (const [symbol, state] of this.symbols) {
-      if (now - state.lastArrival < this.graceMs) continue;
+      if ((only !== undefined && symbol !== only) || !this.hasDue(state, now)) continue;
       const bars = state.bars;
       for (let i = 0; i < TIMEFRAMES.length; i++) {
         const bar = bars[i];
@@ -112,6 +112,18 @@ export class StreamingResampler {
         }
       }
     }
+  }
+
+  /** The symbols `closeDue(now)` would close bars of: a caller that can ask its source whether more ticks wait does so first. */
+  dueSymbols(now: number): Symbol[] {
+    const due: Symbol[] = [];
+    for (const [symbol, state] of this.symbols) if (this.hasDue(state, now)) due.push(symbol);
+    return due;
+  }
+
+  private hasDue(state: SymbolState, now: number): boolean {
+    if (now - state.lastArrival < this.graceMs) return false;
+    return state.bars.some((bar, i) => bar !== null && bar.ts + SIZES[i]! + this.graceMs <= now);
   }
 
   /** Closes every open bar (end of a finite input). */

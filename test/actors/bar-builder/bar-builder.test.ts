@@ -70,6 +70,42 @@ describe('BarBuilder', () => {
     assert.equal(await storedFirst, true);
   });
 
+  it('with a source to ask, closes a quiet bar only once the source says nothing more waits', async () => {
+    const own = new ReplayClock(T0);
+    let quiet = false;
+    const asked: string[] = [];
+    const waiting = new BarBuilder({
+      ticks,
+      bars,
+      bus: nats.bus,
+      log,
+      clock: own,
+      graceMs: 2_000,
+      confirmQuiet: async (symbol) => {
+        asked.push(symbol);
+        return quiet;
+      },
+    });
+    await waiting.start();
+    try {
+      await waiting.sink('live').write([{ ...tick(T0 + 1_000, 1.3), symbol: 'USDJPY' }]);
+      const stored = async () => (await bars.load('USDJPY', '1min', T0, T0 + 1)).ts.length;
+      own.advanceTo(T0 + 60_000 + 2_500);
+      await until('the source asked', () => asked.length >= 1);
+      assert.equal(await stored(), 0, 'the bar waits while the source holds more ticks');
+      // A tick of the same minute that waited behind a stalled reader is still taken.
+      await waiting.sink('live').write([{ ...tick(T0 + 30_000, 1.31), symbol: 'USDJPY' }]);
+      quiet = true;
+      own.advanceTo(T0 + 60_000 + 5_000);
+      await until('the bar closed once the source is quiet', async () => (await stored()) === 1);
+      const bar = await bars.load('USDJPY', '1min', T0, T0 + 1);
+      assert.deepEqual([bar.open[0], bar.close[0]], [1.3, 1.31]);
+      assert.deepEqual([...new Set(asked)], ['USDJPY']);
+    } finally {
+      await waiting.stop();
+    }
+  });
+
   it('refuses a tick stamped far ahead of the clock, and counts it', async () => {
     const before = builder.stats().future;
     await builder.sink('live').write([tick(clock.now() + 3_600_000, 1.2)]);

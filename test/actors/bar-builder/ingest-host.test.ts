@@ -8,10 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { openBucket } from '../../../src/bus/index.ts';
+import { buildIngestHost } from '../../../actors/bar-builder/index.ts';
+import { connectBus, openBucket } from '../../../src/bus/index.ts';
+import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { StreamingResampler } from '../../../src/market/index.ts';
-import { selectRows } from '../../../src/store/index.ts';
+import { BarsRepo, selectRows, TicksRepo } from '../../../src/store/index.ts';
 import { serveStore } from '../../../src/store-link/index.ts';
 import type { BarMessage } from '../../../schemas/market.ts';
 import { Buckets, Subjects } from '../../../schemas/messages.ts';
@@ -21,6 +24,30 @@ import { tempStore } from '../../store/temp-store.ts';
 
 const store = tempStore('ingest-host');
 const HOUR = 3_600_000;
+
+/** A TCP relay to nats-server whose traffic the test can hold: a connection that stalls without breaking. */
+async function pausableProxy(natsUrl: string) {
+  const target = new URL(natsUrl.replace(/^nats:/, 'http:'));
+  const sockets: Socket[] = [];
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `nats://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    pause: () => sockets.forEach((s) => s.pause()),
+    resume: () => sockets.forEach((s) => s.resume()),
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
 
 describe('ingest in two processes (one writer per symbol by lease)', () => {
   let nats: TestNats;
@@ -33,6 +60,52 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
   after(async () => {
     for (const c of children) c.kill('SIGKILL');
     await nats?.close();
+  });
+
+  it('a reader cut off from NATS while ticks keep coming closes no bar early: the quiet rule asks the stream first', async () => {
+    // Ticks two hours old (a catch-up behind the clock): every open bar is past its end, so only
+    // "the symbol went quiet" keeps it open. A stalled reader must not look like a quiet market.
+    const proxy = await pausableProxy(`nats://${nats.bus.nc.getServer()}`);
+    const bus = await connectBus(proxy.url, 'ingest-stall', log);
+    const host = await buildIngestHost({ bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: ['GBPUSD'] });
+    try {
+      await until('GBPUSD claimed', () => host.symbols().includes('GBPUSD'));
+      const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
+      const expected: BarMessage[] = [];
+      const resampler = new StreamingResampler((bar) => expected.push(bar), 300);
+      const publishTicks = async (from: number, to: number) => {
+        for (let i = from; i < to; i++) {
+          const tick = { ts: start + i * 10_000 + 17, bid: 1.25 + (i % 7) * 0.0001, ask: 1.2502 + (i % 7) * 0.0001 };
+          await nats.bus.js.publish(Subjects.ticks('GBPUSD'), JSON.stringify(tick));
+          resampler.push({ symbol: 'GBPUSD', ts: tick.ts, seq: 0, bid: tick.bid, ask: tick.ask, volume: 0 }, 'live');
+        }
+      };
+      const storedTicks = async () => (await selectRows<{ n: number }>(store.client, "SELECT count() AS n FROM ticks FINAL WHERE symbol = 'GBPUSD'"))[0]!.n;
+      await publishTicks(0, 3);
+      await until('the first ticks read and stored', async () => (await storedTicks()) === 3);
+      // The reader's connection stalls; the feed goes on (the rest of the minute and the next ones).
+      proxy.pause();
+      await publishTicks(3, 30);
+      await new Promise((r) => setTimeout(r, 1500));
+      proxy.resume();
+      await publishTicks(30, 40);
+      resampler.flush();
+      const over = expected.filter((b) => b.ts + TIMEFRAME_MS[b.timeframe] + 300 <= Date.now());
+      type Row = { timeframe: string; ts: number; open: number; high: number; low: number; close: number; ticks: number };
+      const rows = () =>
+        selectRows<Row>(store.client, "SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = 'GBPUSD'");
+      // Not all of them, without the check: the comparison below says which.
+      await until('every bar over stored', async () => (await rows()).length >= over.length, 15_000).catch(() => undefined);
+      const got = new Map((await rows()).map((r) => [`${r.timeframe}@${r.ts}`, { open: r.open, high: r.high, low: r.low, close: r.close, ticks: r.ticks }]));
+      for (const bar of over) {
+        assert.deepEqual(got.get(`${bar.timeframe}@${bar.ts}`), { open: bar.open, high: bar.high, low: bar.low, close: bar.close, ticks: bar.ticks }, `${bar.timeframe}@${bar.ts}: every tick in it`);
+      }
+      assert.equal(await storedTicks(), 40, 'no tick dropped as late');
+    } finally {
+      await host.stop();
+      await bus.close();
+      proxy.close();
+    }
   });
 
   it('a killed writer’s symbol continues on the other process without a missing, doubled or partial bar', async () => {
