@@ -4,6 +4,7 @@
 #   apt: nats-server, bubblewrap, the Debian Python stack (numpy, pandas, sklearn, xgboost, onnx)
 #        and libseccomp's binding (python3-seccomp: the sandbox's syscall filter)
 #   apt: chromium (the web app's browser tests drive it with playwright-core)
+#   apt: haproxy (the tests run deploy/haproxy.cfg, the distributed layout's load balancer, for real)
 #   npm: the locked dependencies, when node_modules is missing or older than the lock file
 #   web: the browser bundle (build/web), when missing or older than its sources
 set -euo pipefail
@@ -16,6 +17,7 @@ missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ -x /usr/lib/chromium/chromium ] || missing+=(chromium)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
 # find_spec locates a module without importing it, so this check stays fast.
 if [ -x "$PY" ]; then
   absent=$("$PY" -c 'import importlib.util, sys; print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))' "${!PY_PACKAGES[@]}")

@@ -6,9 +6,10 @@
  *   edge make the other refuse the next; closing it frees it there;
  * - an edge that is SIGKILLed holding them frees them within the stated bound (STREAM_EXPIRY_MS
  *   after its last renewal); one drained with SIGTERM removes its entries before it exits;
- * - MCP through a sticky load balancer stand-in: the edge holding the session is killed, the
- *   client's next call gets 404, the client opens a new session (on the surviving edge) and the
- *   call succeeds; a drained edge ends the session's GET stream cleanly.
+ * - MCP through the real load balancer (haproxy running deploy/haproxy.cfg): a session's calls
+ *   stick to its edge; that edge is killed, the client's next call gets 404, the client opens a
+ *   new session (on the surviving edge) and the call succeeds; the health check marks the dead
+ *   edge down; a drained edge ends the session's GET stream cleanly.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { callTool, spyOnMints } from '../mcp/mcp-helpers.ts';
 import { until } from '../helpers/nats.ts';
 import { startRole, type RoleProcess } from '../helpers/role-process.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { startStickyProxy, type StickyProxy } from '../helpers/sticky-proxy.ts';
+import { startHaproxy, type Haproxy } from '../helpers/haproxy.ts';
 import { connectStream, type StreamClient } from '../helpers/ws-client.ts';
 
 /** How long a dead edge's slots may still count: the README's bound, with room for a loaded machine (a guard, not a measurement). */
@@ -40,7 +41,7 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
   const children: RoleProcess[] = [];
   const sockets: StreamClient[] = [];
   const aborts: AbortController[] = [];
-  const proxies: StickyProxy[] = [];
+  const balancers: Haproxy[] = [];
   const mcpClients: Client[] = [];
 
   /** Another edge process on the installation's NATS. */
@@ -91,7 +92,7 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     for (const a of aborts) a.abort();
     for (const s of sockets) s.ws.terminate();
     await Promise.all(mcpClients.map((c) => c.close().catch(() => undefined)));
-    await Promise.all(proxies.map((p) => p.stop()));
+    await Promise.all(balancers.map((b) => b.stop()));
     for (const c of children) c.child.kill('SIGKILL');
     await Promise.all(children.map((c) => c.exited));
     await sf?.stop();
@@ -164,28 +165,45 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     assert.equal((await sse(sf.url, key)).res.status, 200, 'so the other edge takes the key’s stream at once');
   });
 
-  it('MCP through a sticky balancer: the session’s edge dies, the next call gets 404, a new session on the surviving edge succeeds', async () => {
+  it('MCP through the real load balancer (deploy/haproxy.cfg): a session sticks to its edge; that edge dies, the next call gets 404, a new session on the surviving edge succeeds', async () => {
     const doomed = await startEdge();
-    // New sessions go to the first edge that is up: the doomed one.
-    const proxy = await startStickyProxy([doomed.url, sf.url]);
-    proxies.push(proxy);
+    const lb = await startHaproxy([doomed.url, sf.url]);
+    balancers.push(lb);
+    await until('both edges pass the balancer’s health check', async () => [...(await lb.status()).values()].every((s) => s === 'UP'));
     const minted = spyOnMints(sf);
     const connect = async () => {
       const client = new Client({ name: 'two-edges', version: '0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`), { requestInit: { headers: { 'x-forwarded-for': '10.77.0.1' } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${lb.url}/mcp`), { requestInit: { headers: { 'x-forwarded-for': '10.77.0.1' } } });
       await client.connect(transport);
       mcpClients.push(client);
       return { client, transport };
     };
+    /** Whether an edge, asked directly, knows a session (an edge answers 404 for one it does not hold). */
+    const holds = async (edge: string, sessionId: string) => {
+      const res = await fetch(`${edge}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
+      });
+      await res.text();
+      return res.status !== 404;
+    };
 
-    let { client, transport } = await connect();
-    assert.equal(proxy.pinned.get(transport.sessionId!), doomed.url);
-    const before = await callTool(client, 'list_deployed');
-    assert.equal(before.error, null, JSON.stringify(before.error));
+    // The balancer spreads new sessions over both edges: open sessions until one lives on the edge to kill.
+    let session = await connect();
+    for (let k = 0; k < 8 && !(await holds(doomed.url, session.transport.sessionId!)); k++) session = await connect();
+    let { client, transport } = session;
+    assert.ok(await holds(doomed.url, transport.sessionId!), 'a session on the edge to kill');
+    assert.equal(await holds(sf.url, transport.sessionId!), false, 'and only there');
+    // Sticky: every call of the session reaches its edge (one sent to the other edge would get 404).
+    for (let k = 0; k < 6; k++) {
+      const listed = await callTool(client, 'list_deployed');
+      assert.equal(listed.error, null, JSON.stringify(listed.error));
+    }
 
     doomed.process.child.kill('SIGKILL');
     await doomed.process.exited;
-    // The balancer sends the call to the surviving edge, which does not know the session: 404, not 400, not a hang.
+    // The balancer sends the call on to the surviving edge (redispatch), which does not know the session: 404, not 400, not a hang.
     const stranded = await client.callTool({ name: 'list_deployed', arguments: {} }).then(
       () => null,
       (err: unknown) => err,
@@ -197,11 +215,13 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     // What the client does (the SDK does not by itself): a new transport without a session id, initialize again.
     await client.close();
     ({ client, transport } = await connect());
-    assert.equal(proxy.pinned.get(transport.sessionId!), sf.url, 'the new session lives on the surviving edge');
+    assert.ok(await holds(sf.url, transport.sessionId!), 'the new session lives on the surviving edge');
     const mintsBefore = minted.length;
     const after = await callTool(client, 'list_deployed');
     assert.equal(after.error, null, JSON.stringify(after.error));
     assert.equal(after.data.count, 0, 'a new account: nothing deployed');
     assert.equal(minted.length, mintsBefore + 1, 'the new session mints its own trial key on its first tool call (the README says so)');
+    // The health check takes the dead edge out of the rotation (inter 2s, fall 2).
+    await until('the dead edge marked down', async () => (await lb.status()).get('edge1') === 'DOWN', 20_000);
   });
 });
