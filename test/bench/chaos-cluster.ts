@@ -11,11 +11,10 @@
  * - the API answered throughout (a client that retries on the other edge);
  * - every user's balance equals the sum of its usage history;
  * and the figures: failover time per role after SIGKILL, and edge throughput with two edges
- * behind one (round-robin TCP) balancer vs one.
+ * behind haproxy (deploy/haproxy.cfg) vs one, keyed requests spread over many keys.
  * Options: --chaos-models=50 --chaos-users=10 --chaos-minutes=3 (wall minutes of the chaos phase)
  * --chaos-speed=60 (market seconds per wall second) --chaos-load-seconds=8.
  */
-import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
 import { StreamingResampler } from '../../src/market/index.ts';
@@ -24,6 +23,7 @@ import { selectRows } from '../../src/store/index.ts';
 import { remoteClickHouse } from '../../src/store-link/index.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { startHaproxy } from '../helpers/haproxy.ts';
 import type { RoleProcess } from '../helpers/role-process.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { runLoad } from './lib/load.ts';
@@ -34,6 +34,8 @@ const HOUR = 3_600_000;
 /** Past a bar's end, what ingest waits before it closes a bar of a quiet market (the resampler's grace, with room). */
 const CLOSE_GRACE_MS = 10_000;
 const TICK_MS = 10_000;
+/** Keys the keyed throughput run takes in turn (each its own rate-limit window in KV). */
+const THROUGHPUT_KEYS = 256;
 /** A client of the edges that retries a failed request (connection refused, 5xx) on the next edge. */
 function edgeClient(edges: () => string[]) {
   const stats = { requests: 0, retried: 0, failed: 0 };
@@ -66,23 +68,6 @@ function edgeClient(edges: () => string[]) {
     throw new Error(`${method} ${path} failed on every edge: ${(last as Error)?.message}`);
   }
   return { call, stats };
-}
-
-/** A round-robin TCP balancer in front of the edges (what haproxy does in docker-compose.yml). */
-async function balancer(targets: number[]): Promise<{ port: number; server: Server }> {
-  let next = 0;
-  const server = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: targets[next++ % targets.length]! });
-    client.pipe(upstream).pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', close);
-    upstream.on('error', close);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { port: (server.address() as { port: number }).port, server };
 }
 
 export const benchmark: Benchmark = {
@@ -376,19 +361,24 @@ export const benchmark: Benchmark = {
     // Edge throughput: one edge behind the balancer vs two (one was killed: start it again).
     const again = await start('edge', { PORT: String(edgePorts[0]) });
     edges[0] = again;
-    // Two paths: a key's request (auth + the KV rate limit: one key, so both edges claim from one KV entry) and the bare edge.
-    for (const [label, path, headers] of [
-      ['whoami', '/api/v1/whoami-key', { 'x-api-key': keys[0]! }],
-      ['healthz', '/_healthz', {}],
+    // Two paths: keyed requests (auth + the cluster-wide rate limit in KV) of many users, as real
+    // traffic is — one key at a million a minute would make its window one huge KV entry — and the bare edge.
+    const crowd: Record<string, string>[] = [];
+    for (let k = 0; k < THROUGHPUT_KEYS; k++) crowd.push({ 'x-api-key': (await client.call('POST', '/api/v1/key/trial', { body: {} })).body.api_key });
+    for (const [label, path, headerSets] of [
+      ['whoami', '/api/v1/whoami-key', crowd],
+      ['healthz', '/_healthz', []],
     ] as const) {
       for (const count of [1, 2]) {
-        const lb = await balancer(edgePorts.slice(0, count));
+        // The real balancer and its config (deploy/haproxy.cfg); one edge: both of its servers at edge 1.
+        const lb = await startHaproxy(count === 1 ? [edgeUrls[0]!, edgeUrls[0]!] : edgeUrls);
+        await timeUntil('the balancer’s health checks passed', async () => [...(await lb.status()).values()].every((st) => st === 'UP'));
         const edgePid = edges[1]!.process.child.pid!;
         const run = await runLoad(
-          { url: `http://127.0.0.1:${lb.port}${path}`, headers: { ...headers }, connections: 32, pipelining: 1, durationS: loadSeconds, warmupS: 2 },
+          { url: `${lb.url}${path}`, headerSets: [...headerSets], connections: 32, pipelining: 1, durationS: loadSeconds, warmupS: 2 },
           { serverPid: edgePid, signal: ctx.signal },
         );
-        lb.server.close();
+        await lb.stop();
         const r = run.result;
         results.push({
           name: `edge-throughput-${label}-${count}`,
@@ -397,7 +387,7 @@ export const benchmark: Benchmark = {
           requests_per_s: Math.round(r.requests.mean),
           p99_ms: run.latency_ms.p99,
           errors: r.errors + r.non2xx,
-          note: 'through a round-robin TCP balancer in the bench process, 32 connections, every other role still running: on 2 cores a second edge adds processes, not cores',
+          note: `through haproxy running deploy/haproxy.cfg (leastconn), 32 connections, ${label === 'whoami' ? `${THROUGHPUT_KEYS} keys in turn, ` : ''}every other role still running: on 2 cores a second edge adds processes, not cores`,
         });
       }
     }

@@ -13,6 +13,8 @@ export interface LoadSpec {
   url: string;
   method?: string;
   headers?: Record<string, string>;
+  /** Headers taken in turn, one set per request (e.g. many API keys, as many users' traffic is). */
+  headerSets?: Record<string, string>[];
   connections: number;
   pipelining: number;
   durationS: number;
@@ -53,6 +55,12 @@ function percentile(sorted: Float64Array, q: number): number {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/** autocannon's per-request hook: each request takes the next header set. */
+function rotate(sets: Record<string, string>[]) {
+  let next = 0;
+  return (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, ...sets[next++ % sets.length] } });
+}
+
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '') as LoadSpec;
   const base = {
@@ -62,6 +70,7 @@ async function main(): Promise<void> {
     connections: spec.connections,
     pipelining: spec.pipelining,
     timeout: 10,
+    ...(spec.headerSets?.length ? { requests: [{ setupRequest: rotate(spec.headerSets) }] } : {}),
   };
   let current: Instance | null = null;
   process.on('SIGTERM', () => {
