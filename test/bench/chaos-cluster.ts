@@ -310,7 +310,12 @@ export const benchmark: Benchmark = {
       const ids = produced.get(d.path)!;
       const seen = firstSeen(d.path);
       missingSignals += ids.filter((id) => !seen.includes(id)).length;
-      if (seen.join() !== ids.slice(0, seen.length).join()) outOfOrder++;
+      if (seen.join() !== ids.slice(0, seen.length).join()) {
+        outOfOrder++;
+        // What arrived, in order (position in the stream and arrival time): enough to tell a re-send from a reorder.
+        const arrivals = receiver.accepted(d.path).map((h) => `${ids.indexOf(h.payload.data.id as string)}@${Math.round(h.at)}`);
+        ctx.log(`chaos: ${d.id} out of order — stream positions as received: ${arrivals.join(' ')}`);
+      }
     }
     const signalsProduced = [...produced.values()].reduce((s, ids) => s + ids.length, 0);
     const webhooksAccepted = deployments.reduce((s, d) => s + receiver.accepted(d.path).length, 0);
