@@ -93,7 +93,10 @@ export const benchmark: Benchmark = {
       ACTOR_WARM_SESSIONS: '2',
     };
     const { start, kill: killRole } = roleStarter(ctx, cluster.url, common);
-    const kill = (p: RoleProcess) => killRole(p);
+    const kill = (p: RoleProcess) => {
+      ctx.log(`chaos: SIGKILL ${p.role} at ${Math.round(performance.now())}`);
+      return killRole(p);
+    };
 
     ctx.log('chaos: starting the store, two ingest processes and the history');
     await start('store', { DATA_DIR: join(dir, 'store') });
@@ -202,6 +205,7 @@ export const benchmark: Benchmark = {
     // 1. A NATS node (not the one our own client uses, so the figure is the roles').
     const ours = bus.nc.getServer();
     const nodeIndex = cluster.nodes.findIndex((node) => !node.url.endsWith(ours.split(':').pop()!));
+    ctx.log(`chaos: SIGKILL nats node ${nodeIndex} at ${Math.round(performance.now())}`);
     await cluster.kill(nodeIndex);
     const probeKey = keys[1] ?? keys[0]!;
     failover.nats_node_ms = await timeUntil('the API after a NATS node died', async () => (await client.call('GET', '/api/v1/whoami-key', { key: probeKey })).status === 200);
