@@ -23,6 +23,12 @@ export async function lastBySubject(bus: Pick<Bus, 'jsm'>, stream: string, subje
   return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data } : null;
 }
 
+/** The sequence of the last message a stream stored (0 when it never stored one). */
+export async function lastSeq(bus: Pick<Bus, 'jsm'>, stream: string): Promise<number> {
+  const info = await bus.jsm.streams.info(stream);
+  return info.state.last_seq;
+}
+
 /** How many messages on `subject` a stream holds after sequence `afterSeq` (a throw-away consumer counts them). */
 export async function countAfter(bus: Pick<Bus, 'jsm'>, stream: string, subject: string, afterSeq: number): Promise<number> {
   const info = await bus.jsm.consumers.add(stream, {

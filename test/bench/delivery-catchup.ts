@@ -43,7 +43,7 @@ export const benchmark: Benchmark = {
         timeframe: '1min',
         channels: ['webhook'],
         webhook_url: `${receiver.url}/d/${i}`,
-        webhook_secret: null,
+        webhook_secret: `whsec_${Buffer.from(`catchup-secret-${i}-0123456789abcdef`).toString('base64')}`,
         messenger_chat_id: null,
         created_at: Date.now(),
       };
