@@ -1,4 +1,4 @@
-import { followStream, lastSeq, type Bus, type FollowedStream } from '../../src/bus/index.ts';
+import { lastSeq, openRangeReader, type Bus } from '../../src/bus/index.ts';
 import { parseSignal, type SignalLog } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
 import type { SignalEvent } from '../../schemas/live.ts';
@@ -33,7 +33,7 @@ export interface CatchUpReaderDeps {
   maxGatherMs?: number;
   /** A cursor further than this many messages behind the stream's end is looked up by subject first. */
   farBehind?: number;
-  /** No message for this long while the end is not reached: the batch gives up (its workers read themselves). */
+  /** No signal for this long while the end is not reached: the batch gives up (its workers read themselves). */
   stallMs?: number;
 }
 
@@ -58,12 +58,15 @@ interface Batch {
 }
 
 const SUBJECT_PREFIX = 'signals.';
+/** Signals asked for at once, and how long a fetch may wait for them. */
+const FETCH_MAX = 1_000;
+const FETCH_WAIT_MS = 1_000;
 /** Cursor look-ups by subject in flight at once (deployments far behind). */
 const LOOKUPS_AT_ONCE = 32;
 
 /**
- * Catches a delivery process's workers up on their deployments' stored signals with ONE ordered
- * consumer over `signals.>` per burst of claims, rather than one stream read per signal and
+ * Catches a delivery process's workers up on their deployments' stored signals with ONE
+ * throw-away consumer over `signals.>` per burst of claims, rather than one stream read per signal and
  * deployment: workers join with the first sequence they still need; joins are gathered into a
  * batch; the batch reads the stream from the lowest of them to the stream's end as looked up
  * after they joined, pushes each signal to its deployment's workers and finally marks them caught
@@ -77,7 +80,6 @@ export class CatchUpReader {
   private queued: Member[] = [];
   private batch: Batch | null = null;
   private running: Promise<void> | null = null;
-  private stream: FollowedStream | null = null;
   private gatherTimer: NodeJS.Timeout | undefined;
   private firstQueuedAt = 0;
   private closed = false;
@@ -121,7 +123,6 @@ export class CatchUpReader {
     this.closed = true;
     clearTimeout(this.gatherTimer);
     for (const m of this.queued.splice(0)) this.settle(m, 'failed');
-    await this.stream?.close().catch(() => undefined);
     await this.running;
   }
 
@@ -157,7 +158,6 @@ export class CatchUpReader {
         })
         .finally(() => {
           this.batch = null;
-          this.stream = null;
           this.running = null;
           if (this.queued.length > 0) this.gather();
         });
@@ -188,47 +188,39 @@ export class CatchUpReader {
     for (const m of waiting) this.enlist(batch, m);
     const started = Date.now();
     let read = 0;
-    const stream = (this.stream = await followStream(bus, Streams.signals, `${SUBJECT_PREFIX}>`, from));
-    let stalled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const watch = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalled = true;
-        void stream.close().catch(() => undefined);
-      }, this.stallMs);
-    };
-    watch();
+    const range = await openRangeReader(bus, Streams.signals.name, `${SUBJECT_PREFIX}>`, from);
+    let empty = 0;
     try {
-      for await (const msg of stream) {
-        watch();
-        read++;
-        const group = batch.members.get(msg.subject.slice(SUBJECT_PREFIX.length));
-        if (group && group.size > 0) {
-          const event = parseSignal(msg.data);
-          for (const m of group) if (msg.seq >= m.fromSeq) m.sink.push(msg.seq, event);
+      while (batch.position < batch.end && !this.closed) {
+        // As many as the stream holds up to the end (every sequence is a signal): the batch comes at once.
+        const msgs = await range.next(Math.min(FETCH_MAX, batch.end - batch.position), FETCH_WAIT_MS);
+        // Nothing where the end says there is (removed by the stream's limits, NATS away): give up after a while.
+        if (msgs.length === 0 && ++empty * FETCH_WAIT_MS >= this.stallMs) break;
+        for (const msg of msgs) {
+          empty = 0;
+          read++;
+          const group = batch.members.get(msg.subject.slice(SUBJECT_PREFIX.length));
+          if (group && group.size > 0) {
+            const event = parseSignal(msg.data);
+            for (const m of group) if (msg.seq >= m.fromSeq) m.sink.push(msg.seq, event);
+          }
+          batch.position = msg.seq;
         }
-        batch.position = msg.seq;
         // Members that joined since the end was looked up: it is looked up again (they may need what came after it).
         while (batch.position >= batch.end && batch.refresh) {
           batch.refresh = false;
           batch.end = await lastSeq(bus, Streams.signals.name);
         }
-        if (batch.position >= batch.end) {
-          batch.open = false;
-          break;
-        }
       }
     } finally {
-      clearTimeout(timer);
       batch.open = false;
-      await stream.close().catch(() => undefined);
+      await range.close();
     }
     const reached = batch.position >= batch.end;
     for (const group of batch.members.values()) for (const m of group) this.settle(m, reached ? 'done' : 'failed');
     const log = reached ? this.deps.log.debug.bind(this.deps.log) : this.deps.log.warn.bind(this.deps.log);
     log(
-      { deployments: batch.members.size, from, end: batch.end, read, ms: Date.now() - started, ...(stalled ? { stalled: true } : {}) },
+      { deployments: batch.members.size, from, end: batch.end, read, ms: Date.now() - started },
       reached ? 'delivery: caught up through one reader' : 'delivery: the catch-up reader stopped before the end; the workers read the stream themselves',
     );
   }

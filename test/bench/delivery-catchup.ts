@@ -8,7 +8,7 @@
  * Each figure: the processes spawned → the last of the N·K signals received by the local webhook
  * receiver, webhooks/s, duplicates (same webhook-id twice) and order (per deployment, the first
  * receipt of each signal in publication order). The machine is shared: read the figures with its load.
- * Options: --catchup-deployments=1000 --catchup-backlog=3 --delivery=2.
+ * Options: --catchup-deployments=1000 --catchup-backlog=3 --delivery=2 --profile=DIR (CPU profiles of the delivery processes).
  */
 import { loadavg } from 'node:os';
 import { ensureStream, openBucket } from '../../src/bus/index.ts';
@@ -27,7 +27,7 @@ export const benchmark: Benchmark = {
     const backlog = numberOption(ctx, 'catchup-backlog', 3);
     const deliveryCount = numberOption(ctx, 'delivery', 2);
     const { bus, receiver, cluster } = await startLayout(ctx, 'catchup', 1);
-    const { start, kill } = roleStarter(ctx, cluster.url, { ...BENCH_ROLE_ENV, NATS_REPLICAS: '1', LOG_LEVEL: 'info' });
+    const { start, kill } = roleStarter(ctx, cluster.url, { ...BENCH_ROLE_ENV, NATS_REPLICAS: '1', LOG_LEVEL: process.env.CATCHUP_LOG_LEVEL ?? 'info' });
     await ensureStream(bus, Streams.signals);
     const deployments = await openBucket(bus, Buckets.deployments);
 
@@ -106,11 +106,15 @@ export const benchmark: Benchmark = {
       const before = ids.size;
       const load = loadavg()[0]!;
       const spawned = performance.now();
-      const processes = await Promise.all(Array.from({ length: deliveryCount }, () => start('delivery')));
+      const profile = ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profile}/${name}`] : [];
+      const processes = await Promise.all(Array.from({ length: deliveryCount }, () => start('delivery', {}, profile)));
+      // Profiles are written on a clean exit.
+      if (profile.length > 0) ctx.defer(async () => void (await Promise.all(processes.map((p) => kill(p.process, 'SIGTERM')))));
       const runningMs = Math.round(performance.now() - spawned);
       const ms = runningMs + (await timeUntil(`${name}: every webhook`, () => ids.size >= expected, 900_000));
       const sent = expected - before;
       const outOfOrder = [...published].filter(([path, list]) => (firstSeen.get(path) ?? []).join() !== list.join()).length;
+      for (const p of processes) for (const line of p.process.lines.filter((l) => /catch-up|caught up/.test(l)).slice(0, 10)) ctx.log(`${name}: ${line}`);
       ctx.log(`${name}: ${sent} webhooks over ${count} deployments in ${ms} ms (processes running after ${runningMs} ms)`);
       return {
         name: `catchup-${name}`,
