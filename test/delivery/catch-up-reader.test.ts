@@ -7,13 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ChannelWorker, Semaphore, type ChannelSender } from '../../actors/delivery/index.ts';
+import { ChannelWorker, DeliveryActor, Semaphore, type ChannelSender } from '../../actors/delivery/index.ts';
 import { CatchUpReader } from '../../actors/delivery/catch-up-reader.ts';
 import { openBucket, type JsonKv } from '../../src/bus/index.ts';
 import { SignalLog, stateKey } from '../../src/delivery/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { DeliveryBuckets } from '../../schemas/messages.ts';
-import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { Buckets, DeliveryBuckets } from '../../schemas/messages.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { deploy, log, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
 
 /** A sender that records what it was asked to send, per deployment. */
@@ -83,6 +84,17 @@ describe('CatchUpReader', () => {
       });
     }
     return { d, events, seqs };
+  }
+
+  /** `count` deployments with webhooks to `/<prefix><i>` of the receiver, and (empty) lists of the signal ids published to each path. */
+  async function deployTo(receiver: WebhookReceiver, prefix: string, count: number) {
+    const deployed: DeploymentRecord[] = [];
+    for (let i = 0; i < count; i++) {
+      const d = await deploy(h, { webhookUrl: `${receiver.url}/${prefix}${i}` });
+      receiver.secret(`/${prefix}${i}`, d.webhook_secret!);
+      deployed.push(d);
+    }
+    return { deployed, published: new Map<string, string[]>(deployed.map((_, i) => [`/${prefix}${i}`, []])) };
   }
 
   const open = (d: DeploymentRecord, sender: ChannelSender, signals: Pick<SignalLog, 'next'>, catchUp: CatchUpReader) =>
@@ -168,13 +180,7 @@ describe('CatchUpReader', () => {
   it('the delivery actor drains a backlog of 500 deployments, each in order, resuming at each cursor', async () => {
     const receiver = await startWebhookReceiver();
     try {
-      const deployed: DeploymentRecord[] = [];
-      for (let i = 0; i < 500; i++) {
-        const d = await deploy(h, { webhookUrl: `${receiver.url}/d${i}` });
-        receiver.secret(`/d${i}`, d.webhook_secret!);
-        deployed.push(d);
-      }
-      const published = new Map<string, string[]>(deployed.map((_, i) => [`/d${i}`, []]));
+      const { deployed, published } = await deployTo(receiver, 'd', 500);
       const publishRound = async (n: number) => {
         for (let i = 0; i < deployed.length; i += 100) {
           const events = deployed.slice(i, i + 100).map((d) => signal(d, n));
@@ -198,6 +204,45 @@ describe('CatchUpReader', () => {
       assert.ok(receiver.requests.every((r) => r.verified === true), 'every webhook signed');
     } finally {
       await h.stopActor();
+      await receiver.stop();
+    }
+  });
+
+  it('take-overs mid-catch-up (a hand-over to a joining process, then a crash) go on at each cursor: nothing skipped, in order', async () => {
+    const receiver = await startWebhookReceiver();
+    const { deployed, published } = await deployTo(receiver, 't', 20);
+    for (let n = 0; n < 10; n++) {
+      for (const [i, d] of deployed.entries()) {
+        const e = signal(d, n);
+        await publish(h.bus, e);
+        published.get(`/t${i}`)!.push(e.id);
+      }
+    }
+    // Half the receivers fail until after the crash: those deployments are mid-catch-up (their
+    // backlog stored, not sent) while the processes change.
+    let blocked = true;
+    const odd = (path: string) => Number(path.slice(2)) % 2 === 1;
+    receiver.respond(({ path }) => (blocked && odd(path) ? 503 : 200));
+    const firstSeen = (path: string) => [...new Set(receiver.accepted(path).map((r) => String(r.headers['webhook-id'])))];
+    const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'loopback', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '300' });
+    const first = new DeliveryActor({ bus: h.bus, config, log, renewMs: 500 });
+    const second = new DeliveryActor({ bus: h.bus, config, log, renewMs: 500 });
+    try {
+      await first.start();
+      await waitFor(() => [...published.keys()].filter(odd).every((path) => receiver.requests.some((r) => r.path === path)), 20_000, 'every blocked deployment trying');
+      // A second process joins: the first hands half its deployments over, mid-catch-up.
+      await second.start();
+      await waitFor(() => second.stats().deployments > 0, 20_000, 'the hand-over');
+      // The first dies without a goodbye: its deployments move once its heartbeat expires.
+      await first.stop(false);
+      blocked = false;
+      await waitFor(() => [...published].every(([path, ids]) => firstSeen(path).length === ids.length), 60_000, 'every signal delivered');
+      for (const [path, ids] of published) assert.deepEqual(firstSeen(path), ids, `${path}: every signal, in order`);
+      const leases = await openBucket(h.bus, Buckets.leases);
+      for (const d of deployed) assert.equal((await leases.get(`delivery.${d.deployment_id}`))?.value.host, second.hostId, 'the survivor holds every deployment');
+    } finally {
+      await first.stop(false);
+      await second.stop();
       await receiver.stop();
     }
   });
