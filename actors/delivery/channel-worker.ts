@@ -4,6 +4,7 @@ import type { Logger } from '../../src/log.ts';
 import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryState } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
+import type { CatchUpReader, CatchUpTicket } from './catch-up-reader.ts';
 import type { ChannelSender, Semaphore, SendOutcome } from './types.ts';
 
 export interface ChannelWorkerDeps {
@@ -13,6 +14,12 @@ export interface ChannelWorkerDeps {
   state: JsonKv<typeof DeliveryBuckets.state.schema>;
   dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
   signals: Pick<SignalLog, 'next'>;
+  /**
+   * The process's catch-up reader: the stored signals after the cursor come from it (one stream
+   * read for many workers). Absent, or when it gives up: the worker reads them one at a time.
+   * Signals published from now on must be pushed to the worker (push) as they arrive.
+   */
+  catchUp?: Pick<CatchUpReader, 'join'>;
   /** The deployment as it is now (null once it is gone). */
   deployment: () => DeploymentRecord | null;
   sender: ChannelSender;
@@ -45,15 +52,22 @@ const MAX_BUFFER = 5_000;
  * Delivers one channel of one deployment, strictly in order: the signal at the head is retried
  * (backoff, jitter) until it is delivered or its retry window ends, and only then does the next
  * one go. Queued replays of dead letters go before newer signals. Everything that must survive a
- * restart (cursor, the failing attempt, the replay queue) is in KV; signals themselves are read
- * from the SIGNALS stream, or taken from the durable consumer's pushes once caught up.
+ * restart (cursor, the failing attempt, the replay queue) is in KV; signals themselves come from
+ * the process's catch-up reader or the SIGNALS stream, then from the live consumer's pushes.
  */
 export class ChannelWorker {
   private state!: DeliveryState;
   private revision = 0;
+  /** Signals ahead of delivery, by sequence (from the catch-up reader and the live consumer). */
   private buffer: Array<{ seq: number; event: SignalEvent | null }> = [];
-  /** Caught up with the stream: new signals arrive through push(). */
-  private live = false;
+  /**
+   * Where the signals after the cursor come from: the catch-up reader ('joined', up to its
+   * ticket's position), the stream read one at a time ('self'), or pushes alone ('live': caught up).
+   */
+  private mode: 'joined' | 'self' | 'live' = 'self';
+  private ticket: CatchUpTicket | null = null;
+  /** Woken while not waiting: the next wait returns at once (a wake is never lost). */
+  private poked = false;
   private dirty = false;
   private stopped = false;
   private wake: (() => void) | null = null;
@@ -77,6 +91,7 @@ export class ChannelWorker {
   static async open(deps: ChannelWorkerDeps): Promise<ChannelWorker> {
     const worker = new ChannelWorker(deps);
     await worker.load();
+    worker.joinCatchUp();
     worker.done = worker.loop();
     return worker;
   }
@@ -108,23 +123,45 @@ export class ChannelWorker {
     this.revision = revision;
   }
 
-  /** A signal of this deployment seen by the consumer (in stream order). */
+  private joinCatchUp(): void {
+    if (!this.deps.catchUp) return;
+    this.ticket = this.deps.catchUp.join(this.deps.deploymentId, this.state.cursor + 1, { push: (seq, event) => this.push(seq, event), wake: () => this.poke() });
+    this.mode = 'joined';
+  }
+
+  private leaveCatchUp(mode: 'self' | 'live'): void {
+    this.ticket?.leave();
+    this.ticket = null;
+    this.mode = mode;
+  }
+
+  /**
+   * A signal of this deployment, stored or live: kept in sequence order, once. Live signals can
+   * arrive ahead of stored ones still being caught up on; they wait in the buffer.
+   */
   push(seq: number, event: SignalEvent | null): void {
     if (seq <= this.state.cursor) return;
-    const last = this.buffer.at(-1);
-    if (last && seq <= last.seq) return;
-    this.buffer.push({ seq, event });
+    let at = this.buffer.length;
+    while (at > 0 && this.buffer[at - 1]!.seq > seq) at--;
+    if (at > 0 && this.buffer[at - 1]!.seq === seq) return;
+    this.buffer.splice(at, 0, { seq, event });
     if (this.buffer.length > MAX_BUFFER) {
+      // Too far behind to hold in memory: read the stream from the cursor instead.
       this.buffer = [];
-      this.live = false;
+      this.leaveCatchUp('self');
     }
-    this.wake?.();
+    this.poke();
+  }
+
+  private poke(): void {
+    if (this.wake) this.wake();
+    else this.poked = true;
   }
 
   /** The state changed elsewhere (a replay): read it again before the next step. */
   kick(): void {
     this.dirty = true;
-    this.wake?.();
+    this.poke();
   }
 
   /** A snapshot of where the channel stands. */
@@ -135,6 +172,7 @@ export class ChannelWorker {
   /** Stops after the step in progress; gives up waiting on it after `graceMs`. */
   async stop(graceMs = 2_000): Promise<void> {
     this.stopped = true;
+    this.ticket?.leave();
     this.wake?.();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.done.then(() => this.writes.catch(() => undefined)), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
@@ -142,7 +180,10 @@ export class ChannelWorker {
   }
 
   private idle(ms?: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.stopped || this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       const timer = ms === undefined ? undefined : setTimeout(finish, Math.max(0, ms));
       const self = this;
@@ -256,10 +297,19 @@ export class ChannelWorker {
       return this.nextItem();
     }
     while (this.buffer.length > 0 && this.buffer[0]!.seq <= this.state.cursor) this.buffer.shift();
-    if (!this.live) {
+    if (this.mode === 'joined') {
+      if (this.ticket!.failed()) this.leaveCatchUp('self');
+      else if (this.ticket!.through() === Infinity) this.leaveCatchUp('live');
+      else {
+        // Only what the reader has passed: a live signal further on waits for the stored ones before it.
+        const head = this.buffer[0];
+        return head && head.seq <= this.ticket!.through() ? { ...head, replay: false } : null;
+      }
+    }
+    if (this.mode === 'self') {
       const stored = await this.deps.signals.next(this.deps.deploymentId, this.state.cursor + 1);
       if (stored) return { ...stored, replay: false };
-      this.live = true;
+      this.mode = 'live';
     }
     const head = this.buffer[0];
     return head ? { ...head, replay: false } : null;

@@ -28,6 +28,7 @@ import { DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
 import { ChannelWorker } from './channel-worker.ts';
 import { ChatPacer } from './chat-pacer.ts';
 import { TelegramBot, TelegramSender } from './telegram.ts';
+import { CatchUpReader } from './catch-up-reader.ts';
 import { Semaphore, type ChannelSender } from './types.ts';
 import { WebhookSender } from './webhook-sender.ts';
 
@@ -88,6 +89,8 @@ const deploymentOf = (key: string): string => key.slice('delivery.'.length);
  */
 class DeploymentDelivery implements Actor<Arrived> {
   private workers: ChannelWorker[] = [];
+  /** Signals that arrived while the workers were opening: each worker gets them once open. */
+  private early: Arrived[] | null = [];
 
   constructor(
     private readonly channels: readonly DeliveryChannel[],
@@ -96,14 +99,21 @@ class DeploymentDelivery implements Actor<Arrived> {
 
   async start(): Promise<void> {
     try {
-      for (const channel of this.channels) this.workers.push(await this.open(channel));
+      for (const channel of this.channels) {
+        const worker = await this.open(channel);
+        this.workers.push(worker);
+        for (const { seq, event } of this.early ?? []) worker.push(seq, event);
+      }
+      this.early = null;
     } catch (err) {
       await this.stop();
       throw err;
     }
   }
 
-  async handle({ seq, event }: Arrived): Promise<void> {
+  async handle(arrived: Arrived): Promise<void> {
+    this.early?.push(arrived);
+    const { seq, event } = arrived;
     for (const worker of this.workers) worker.push(seq, event);
   }
 
@@ -153,6 +163,7 @@ export class DeliveryActor {
   private readonly policy: RetryPolicy;
   private readonly limit: Semaphore;
   private readonly signals: SignalLog;
+  private readonly catchUp: CatchUpReader;
 
   /** The machine's clock unless the deps give another (retries, pacing, signature timestamps). */
   private readonly clock: Clock;
@@ -168,6 +179,7 @@ export class DeliveryActor {
     };
     this.limit = new Semaphore(config.DELIVERY_CONCURRENCY);
     this.signals = new SignalLog(deps.bus);
+    this.catchUp = new CatchUpReader({ bus: deps.bus, signals: this.signals, log: deps.log });
   }
 
   /** This process's id in the leases it holds. */
@@ -220,13 +232,14 @@ export class DeliveryActor {
       this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
     }
 
-    // New signals first (from now on, in stream order): a deployment claimed below reads what came
-    // before from the stream itself, so nothing between the two is missed.
+    // New signals first (from now on, in stream order), each to its deployment's delivery from the
+    // moment that delivery is created: its workers then catch up on what was stored before (the
+    // catch-up reader), so nothing between the two is missed.
     const messages = (this.messages = await followStream(bus, Streams.signals, 'signals.>', 'new'));
     this.consuming = (async () => {
       for await (const msg of messages) {
         const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
-        this.host?.dispatchTo(leaseKey(deploymentId), { seq: msg.seq, event: parseSignal(msg.data) });
+        void this.running.get(deploymentId)?.handle({ seq: msg.seq, event: parseSignal(msg.data) });
       }
     })().catch((err: unknown) => {
       if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery: following the signals stopped');
@@ -294,6 +307,7 @@ export class DeliveryActor {
         state: this.kv!.state,
         dead: this.kv!.dead,
         signals: this.signals,
+        catchUp: this.catchUp,
         deployment: () => this.byId(deploymentId),
         sender: this.senders.get(channel)!,
         limit: this.limit,
@@ -307,13 +321,12 @@ export class DeliveryActor {
         },
       }),
     );
-    // Known by deployment id while it runs (replay kicks find it here).
+    // Known by deployment id from now on (live signals and replay kicks find it here).
+    this.running.set(deploymentId, delivery);
     return {
-      start: async () => {
-        await delivery.start();
-        this.running.set(deploymentId, delivery);
-      },
-      handle: (arrived) => delivery.handle(arrived),
+      start: () => delivery.start(),
+      // Live signals go to it directly (above), from before it starts.
+      handle: async () => undefined,
       stop: async () => {
         if (this.running.get(deploymentId) === delivery) this.running.delete(deploymentId);
         await delivery.stop();
@@ -344,6 +357,7 @@ export class DeliveryActor {
     await this.messages?.close().catch(() => undefined);
     await this.consuming;
     await this.host?.stop(graceful);
+    await this.catchUp.close();
     this.deployments?.stop();
     await this.bot?.stop();
     for (const sender of this.senders.values()) await sender.close?.();

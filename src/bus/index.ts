@@ -10,7 +10,7 @@ export { ensureStream } from './provision.ts';
 export { publish, subscribe, type Published, type PublishVia, type Topic, type TopicSubscription } from './typed.ts';
 export { ensureConsumer, consume, puller, followStream, type Delivered, type DeliveredStream, type Followed, type FollowedStream, type Puller } from './consumers.ts';
 export { openBlobStore, type BlobStore } from './object-store.ts';
-export { nextBySubject, lastBySubject, countAfter, readFromTime, type StoredMessage } from './stream-reads.ts';
+export { nextBySubject, lastBySubject, lastSeq, countAfter, readFromTime, openRangeReader, type RangeReader, type StoredMessage } from './stream-reads.ts';
 // Connection-level types for the few parts that speak core NATS directly (request/reply, the tick
 // source's hot path) — named here so nothing else depends on the client packages.
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';

@@ -23,6 +23,12 @@ export async function lastBySubject(bus: Pick<Bus, 'jsm'>, stream: string, subje
   return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data } : null;
 }
 
+/** The sequence of the last message a stream stored (0 when it never stored one). */
+export async function lastSeq(bus: Pick<Bus, 'jsm'>, stream: string): Promise<number> {
+  const info = await bus.jsm.streams.info(stream);
+  return info.state.last_seq;
+}
+
 /** How many messages on `subject` a stream holds after sequence `afterSeq` (a throw-away consumer counts them). */
 export async function countAfter(bus: Pick<Bus, 'jsm'>, stream: string, subject: string, afterSeq: number): Promise<number> {
   const info = await bus.jsm.consumers.add(stream, {
@@ -35,6 +41,44 @@ export async function countAfter(bus: Pick<Bus, 'jsm'>, stream: string, subject:
   });
   await bus.jsm.consumers.delete(stream, info.name).catch(() => undefined);
   return info.num_pending;
+}
+
+/** Reads a stream forward in batches (see openRangeReader). */
+export interface RangeReader {
+  /** Up to `max` next messages, in stream order; fewer (maybe none) when `waitMs` passes first. */
+  next(max: number, waitMs: number): Promise<StoredMessage[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A stream's messages on `filter` from sequence `fromSeq` on, fetched in batches by a throw-away
+ * consumer (no acknowledgements, in memory, gone once idle): the reader asks for as many as it
+ * knows are stored, so a batch comes back at once rather than when a pull expires.
+ */
+export async function openRangeReader(bus: Pick<Bus, 'js' | 'jsm'>, stream: string, filter: string, fromSeq: number): Promise<RangeReader> {
+  const info = await bus.jsm.consumers.add(stream, {
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: Math.max(1, fromSeq),
+    filter_subject: filter,
+    inactive_threshold: nanos(30_000),
+    mem_storage: true,
+  });
+  const consumer = await bus.js.consumers.get(stream, info.name);
+  return {
+    async next(max, waitMs) {
+      const out: StoredMessage[] = [];
+      const batch = await consumer.fetch({ max_messages: max, expires: Math.max(1_000, waitMs) });
+      for await (const msg of batch) {
+        out.push({ seq: msg.seq, subject: msg.subject, data: msg.data });
+        if (out.length >= max) break;
+      }
+      return out;
+    },
+    close: async () => {
+      await bus.jsm.consumers.delete(stream, info.name).catch(() => undefined);
+    },
+  };
 }
 
 /**

@@ -45,6 +45,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'live-tracker': () => import('./live-tracker.ts'),
   'chaos-cluster': () => import('./chaos-cluster.ts'),
   'actor-fleet': () => import('./actor-fleet.ts'),
+  'delivery-catchup': () => import('./delivery-catchup.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
