@@ -6,7 +6,7 @@
  * inputs (answering na) and seeds on the first value, as the registry's ewm does.
  */
 import {
-  ewmStep, givenAlpha, rsiValue, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
+  ewmStep, givenAlpha, rsiValue, RunningExtreme, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
 } from '../../math.ts';
 import { length, num, type Builtin, type Ctx } from './ctx.ts';
 import { truthy, type Value } from './values.ts';
@@ -48,6 +48,14 @@ const barTr = (ctx: Ctx): number => trueRange(ctx.bars.high[ctx.bar]!, ctx.bars.
 function sourceAndLength(ctx: Ctx, a: Value[], call: { args: unknown[]; named: Record<string, unknown> }, dflt: Float64Array): [Value, Value] {
   if (call.args.length === 1 && !('length' in call.named)) return [dflt[ctx.bar]!, a[0]!];
   return [a[0]!, a[1]!];
+}
+
+const newHighest = () => new RunningExtreme(true);
+const newLowest = () => new RunningExtreme(false);
+/** ta.highest / ta.lowest: windowMax / windowMin of the call site's history, kept as it grows. */
+function extreme(ctx: Ctx, src: Value, lenArg: Value, higher: boolean): number {
+  const n = length(ctx, lenArg, 'length');
+  return ctx.state(higher ? newHighest : newLowest).push(num(src), n);
 }
 
 function barsOffset(ctx: Ctx, src: Value, lenArg: Value, better: (x: number, best: number) => boolean): number {
@@ -298,14 +306,14 @@ export const TA: Record<string, Builtin> = {
     params: ['source', 'length'],
     fn: (ctx, a, call) => {
       const [s, l] = sourceAndLength(ctx, a, call, ctx.bars.high);
-      return windowOf(ctx, s, l, windowMax);
+      return extreme(ctx, s, l, true);
     },
   },
   'ta.lowest': {
     params: ['source', 'length'],
     fn: (ctx, a, call) => {
       const [s, l] = sourceAndLength(ctx, a, call, ctx.bars.low);
-      return windowOf(ctx, s, l, windowMin);
+      return extreme(ctx, s, l, false);
     },
   },
   'ta.highestbars': {
