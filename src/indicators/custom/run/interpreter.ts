@@ -27,9 +27,6 @@ const FIELD = 2;
 const CONSTANT = 3;
 const OTHER = 4;
 
-/** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
-const localKey = (id: number, k: number): number => -1000 - id * 64 - k;
-
 /** An expression node turned into a closure over its resolved parts (still interpretation: no JS text). */
 type Compiled = (scope: Scope) => Value;
 type CompiledStmt = (scope: Scope) => Flow;
@@ -90,6 +87,8 @@ export class Interpreter {
   /** The value of the last statement run (what an `if`/`switch`/function body gives back). */
   private last: Value = NA;
   private depth = 0;
+  /** Local numbers given so far (parameters, tuple names, loop variables: see localSlot). */
+  private locals = 0;
   /** Each expression node as a closure (by node id), made on its first evaluation: see compile(). */
   private readonly code: (Compiled | undefined)[] = [];
   private readonly stmtCode: (CompiledStmt | undefined)[] = [];
@@ -291,7 +290,7 @@ export class Interpreter {
           return (scope) => {
             this.tick(s);
             if (scope.has(name)) throw redeclared();
-            const slot = this.slot(s.id, false);
+            const slot = this.declSlot(s.id, false);
             slot.put(this.bar, init(scope));
             scope.set(name, slot);
             this.last = slot.get(this.bar);
@@ -302,7 +301,7 @@ export class Interpreter {
           return (scope) => {
             this.tick(s);
             if (scope.has(name)) throw redeclared();
-            const slot = this.slot(s.id, false);
+            const slot = this.declSlot(s.id, false);
             slot.put(this.bar, this.assigned(init, scope, label));
             scope.set(name, slot);
             this.last = slot.get(this.bar);
@@ -312,7 +311,7 @@ export class Interpreter {
         return (scope) => {
           this.tick(s);
           if (scope.has(name)) throw redeclared();
-          const slot = this.slot(s.id, true);
+          const slot = this.declSlot(s.id, true);
           // `var`: initialised once, then carried from bar to bar.
           if (!slot.inited) {
             slot.put(this.bar, this.assigned(init, scope, label));
@@ -326,12 +325,13 @@ export class Interpreter {
       case 'tupledecl': {
         const init = this.c(s.init);
         const names = s.names.map((n) => this.nameNumber(n));
+        const locals = s.names.map(() => this.locals++);
         return (scope) => {
           this.tick(s);
           const v = init(scope);
           if (!Array.isArray(v) || v.length !== names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${names.length} names are declared`);
           for (let i = 0; i < names.length; i++) {
-            const slot = this.slot(localKey(s.id, i), false);
+            const slot = this.localSlot(locals[i]!);
             slot.put(this.bar, v[i]!);
             scope.set(names[i]!, slot);
           }
@@ -404,14 +404,14 @@ export class Interpreter {
     }
   }
 
-  private slot(key: number, isVar: boolean): Slot {
-    if (key > 0) {
-      const byId = this.frame.declSlots;
-      return (byId[key] ??= new Slot(this.n, isVar));
-    }
-    let s = this.frame.slots.get(key);
-    if (!s) this.frame.slots.set(key, (s = new Slot(this.n, isVar)));
-    return s;
+  /** A declaration's variable in the current frame, by its node id. */
+  private declSlot(id: number, isVar: boolean): Slot {
+    return (this.frame.declSlots[id] ??= new Slot(this.n, isVar));
+  }
+
+  /** A parameter's, tuple name's or loop variable's variable in the current frame, by its local number. */
+  private localSlot(k: number): Slot {
+    return (this.frame.locals[k] ??= new Slot(this.n, false));
   }
 
   /** Whether evaluating `node` may call an input.* (which takes the declared name) or a user function (which may). */
@@ -471,6 +471,7 @@ export class Interpreter {
       const toC = this.c(s.to);
       const stepC = s.step ? this.c(s.step) : null;
       const counterName = this.nameNumber(s.counter);
+      const counterLocal = this.locals++;
       return (scope) => {
         let iterations = 0;
         let value: Value = NA;
@@ -480,7 +481,7 @@ export class Interpreter {
         let step = stepC ? Math.abs(num(stepC(scope))) : 1;
         if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
         if (to < from) step = -step;
-        const counter = this.slot(localKey(s.id, 63), false);
+        const counter = this.localSlot(counterLocal);
         // A body that declares nothing shares one scope across iterations (only the counter lives in it).
         const shared = body.declares ? null : new Scope(scope);
         shared?.set(counterName, counter);
@@ -503,12 +504,13 @@ export class Interpreter {
     if (s.kind === 'forin') {
       const iterable = this.c(s.iterable);
       const names = s.names.map((n) => this.nameNumber(n));
+      const locals = s.names.map(() => this.locals++);
       return (scope) => {
         let iterations = 0;
         let value: Value = NA;
         const it = iterable(scope);
         if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
-        const slots = names.map((_, k) => this.slot(localKey(s.id, k), false));
+        const slots = locals.map((k) => this.localSlot(k));
         for (let i = 0; i < it.items.length; i++) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
           const inner = new Scope(scope);
@@ -939,6 +941,7 @@ export class Interpreter {
       args.push(this.c(given));
     }
     const names = params.map((p) => this.nameNumber(p.name));
+    const locals = params.map(() => this.locals++);
     const body = this.codeOf(fn.body);
     const values = new Array<Value>(params.length);
     return (scope) => {
@@ -949,13 +952,12 @@ export class Interpreter {
       const given = this.depth === 1 ? values : new Array<Value>(params.length);
       for (let i = 0; i < args.length; i++) given[i] = args[i]!(scope);
       const parent = this.frame;
-      let child = parent.children.get(e.id);
-      if (!child) parent.children.set(e.id, (child = new Frame()));
+      const child = (parent.children[e.id] ??= new Frame());
       this.frame = child;
       try {
         const inner = (child.scope ??= new Scope(this.globals)).renew();
         for (let i = 0; i < names.length; i++) {
-          const slot = this.slot(-1 - i, false);
+          const slot = this.localSlot(locals[i]!);
           slot.put(this.bar, given[i]!);
           inner.set(names[i]!, slot);
         }

@@ -38,12 +38,12 @@ export class Slot {
 
 /** Per call site of a user function (the script itself is the root): variables and built-in state. */
 export class Frame {
-  /** By declaration node id; parameters at −1, −2…; tuple names and loop variables at localKey(). */
-  slots = new Map<number, Slot>();
-  /** Declaration slots and built-in states by node id (ids are small and dense: arrays, not maps). */
+  /** Declaration slots, built-in states and the frames of user calls made here, by node id (ids are small and dense: arrays, not maps). */
   declSlots: (Slot | undefined)[] = [];
   states: unknown[] = [];
-  children = new Map<number, Frame>();
+  children: (Frame | undefined)[] = [];
+  /** Parameters, tuple names and loop variables, by a number the interpreter gives each when it compiles them. */
+  locals: (Slot | undefined)[] = [];
   /** The function body's scope at this call site, renewed on each call (calls never nest on one frame). */
   scope: Scope | null = null;
 }
