@@ -263,8 +263,21 @@ export class Interpreter {
   }
 
   /** A scope for a block: a new one only when the block declares names (most bodies only assign). */
-  private scopeFor(code: Block, scope: Scope): Scope {
-    return code.declares ? new Scope(scope) : scope;
+  private scopeFor(code: Block, scope: Scope, key: number): Scope {
+    return code.declares ? this.blockScope(key, scope) : scope;
+  }
+
+  /**
+   * The scope of a block that runs again and again (a loop body, an if branch), kept in the frame
+   * by its statement's id and renewed on each entry: a new Scope each time allocated its name
+   * arrays afresh, most of a run's garbage. Reuse is safe: a statement's blocks never run nested in
+   * one frame (only one branch runs; iterations run one after another; a call runs in a frame of its own).
+   */
+  private blockScope(key: number, parent: Scope): Scope {
+    const states = this.frame.states;
+    let scope = states[key] as Scope | undefined;
+    if (scope === undefined) states[key] = scope = new Scope(parent);
+    return scope.reuse(parent);
   }
 
   /**
@@ -440,9 +453,9 @@ export class Interpreter {
     return (scope) => {
       for (let i = 0; i < branches.length; i++) {
         const b = branches[i]!;
-        if (truthy(b.cond(scope))) return this.exec(b.body, this.scopeFor(b.body, scope));
+        if (truthy(b.cond(scope))) return this.exec(b.body, this.scopeFor(b.body, scope, s.id));
       }
-      if (otherwise) return this.exec(otherwise, this.scopeFor(otherwise, scope));
+      if (otherwise) return this.exec(otherwise, this.scopeFor(otherwise, scope, s.id));
       this.last = NA;
       return 0;
     };
@@ -456,7 +469,7 @@ export class Interpreter {
       for (let i = 0; i < cases.length; i++) {
         const c = cases[i]!;
         const hit = c.match === null || (subject ? equal(c.match(scope), value!) : truthy(c.match(scope)));
-        if (hit) return this.exec(c.body, this.scopeFor(c.body, scope));
+        if (hit) return this.exec(c.body, this.scopeFor(c.body, scope, s.id));
       }
       this.last = NA;
       return 0;
@@ -483,14 +496,14 @@ export class Interpreter {
         if (to < from) step = -step;
         const counter = this.localSlot(counterLocal);
         // A body that declares nothing shares one scope across iterations (only the counter lives in it).
-        const shared = body.declares ? null : new Scope(scope);
+        const shared = body.declares ? null : this.blockScope(s.id, scope);
         shared?.set(counterName, counter);
         for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
           counter.put(this.bar, i);
           let inner = shared;
           if (!inner) {
-            inner = new Scope(scope);
+            inner = this.blockScope(s.id, scope);
             inner.set(counterName, counter);
           }
           const flow = this.exec(body, inner);
@@ -513,7 +526,7 @@ export class Interpreter {
         const slots = locals.map((k) => this.localSlot(k));
         for (let i = 0; i < it.items.length; i++) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
-          const inner = new Scope(scope);
+          const inner = this.blockScope(s.id, scope);
           if (names.length === 2) {
             slots[0]!.put(this.bar, i);
             slots[1]!.put(this.bar, it.items[i]!);
@@ -533,7 +546,7 @@ export class Interpreter {
       let value: Value = NA;
       while (truthy(cond(scope))) {
         if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
-        const flow = this.exec(body, this.scopeFor(body, scope));
+        const flow = this.exec(body, this.scopeFor(body, scope, s.id));
         value = this.last;
         if (flow === BREAK) break;
       }

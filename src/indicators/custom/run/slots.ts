@@ -51,15 +51,22 @@ export class Frame {
 /**
  * The names a block has declared so far, by name number (the interpreter numbers each distinct
  * name once: an array index, not a string hash, per read). A scope that runs again (the script's
- * top level each bar, a user function's body at its call site) is reused: `renew()` forgets its
- * names without new arrays, since a name declared on an earlier run carries that run's stamp.
+ * top level each bar, a user function's body at its call site, a loop body, an if branch) is
+ * reused: `renew()` forgets its names without new arrays, since a name declared on an earlier
+ * run carries that run's stamp.
  */
 export class Scope {
   private readonly slots: (Slot | undefined)[] = [];
   private readonly runs: number[] = [];
   private run = 1;
-  constructor(readonly parent: Scope | null) {}
+  constructor(public parent: Scope | null) {}
   renew(): this {
+    this.run++;
+    return this;
+  }
+  /** Renewed, under `parent` (a block's scope entered again, see Interpreter.blockScope). */
+  reuse(parent: Scope): this {
+    this.parent = parent;
     this.run++;
     return this;
   }
