@@ -304,9 +304,11 @@ export class Interpreter {
             this.tick(s);
             if (scope.has(name)) throw redeclared();
             const slot = this.declSlot(s.id, false);
-            slot.put(this.bar, init(scope));
+            const v = init(scope);
+            slot.put(this.bar, v);
             scope.set(name, slot);
-            this.last = slot.get(this.bar);
+            // The value itself, not read back from the slot (a number read back is boxed anew).
+            this.last = v;
             return 0;
           };
         }
@@ -315,9 +317,10 @@ export class Interpreter {
             this.tick(s);
             if (scope.has(name)) throw redeclared();
             const slot = this.declSlot(s.id, false);
-            slot.put(this.bar, this.assigned(init, scope, label));
+            const v = this.assigned(init, scope, label);
+            slot.put(this.bar, v);
             scope.set(name, slot);
-            this.last = slot.get(this.bar);
+            this.last = v;
             return 0;
           };
         }
