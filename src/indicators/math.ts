@@ -84,6 +84,44 @@ export function windowMin(x: ArrayLike<number>, from: number, to: number): numbe
   return m;
 }
 
+/**
+ * windowMax (`higher`) or windowMin of the newest `n` values of a series that grows by one value
+ * at a time, kept as values arrive: a value beaten by a newer one can never again be the extreme
+ * of a window ending at the newest value, so only the others are queued and a step costs O(1) on
+ * average instead of O(n). The same value the scan gives (NaN in the window: NaN; of equal values
+ * the oldest, as the scan keeps the first), whatever `n` each step asks for.
+ */
+export class RunningExtreme {
+  private readonly xs: number[] = [];
+  /** Indices of the values that may still be an extreme, oldest first; their values in order, ties kept. */
+  private readonly queue: number[] = [];
+  /** Where the last window started in the queue (it moves back when a window grows). */
+  private head = 0;
+  private lastNaN = -1;
+  constructor(private readonly higher: boolean) {}
+
+  /** Appends `x`; the extreme of the newest `n` values, NaN while there are fewer. */
+  push(x: number, n: number): number {
+    const { xs, queue } = this;
+    const t = xs.length;
+    xs.push(x);
+    if (x !== x) this.lastNaN = t;
+    else {
+      while (queue.length > 0 && (this.higher ? xs[queue[queue.length - 1]!]! < x : xs[queue[queue.length - 1]!]! > x)) queue.pop();
+      queue.push(t);
+    }
+    if (t + 1 < n) return NaN;
+    const from = t + 1 - n;
+    if (this.lastNaN >= from) return NaN;
+    // No NaN in the window: the newest value is queued, so a queued index from `from` on exists.
+    let h = Math.min(this.head, queue.length - 1);
+    while (h > 0 && queue[h - 1]! >= from) h--;
+    while (queue[h]! < from) h++;
+    this.head = h;
+    return xs[queue[h]!]!;
+  }
+}
+
 /** Linearly weighted mean of the `n` values ending at index t, the newest weighted n. */
 export function windowWma(x: ArrayLike<number>, t: number, n: number): number {
   let acc = 0;

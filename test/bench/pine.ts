@@ -9,12 +9,16 @@
  *     script again (a worker keeps the scripts it ran ready), and a new script text each request
  *     (one default changed: parsed, checked and its closures made and optimised afresh);
  *   - GET /whoami-key p99 alone, then while 20 custom requests are in flight at every moment
- *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop).
+ *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop);
+ *   - the worker's job alone, in this process (the script run over 2,500 real EURUSD 1-minute
+ *     bars, shaped, printed and encoded): CPU ms per job, the best and the median of 15 batches
+ *     of 20 — the figure neighbours on the machine move least, to compare versions with.
  *
  * Flags: --requests=100 --whoami=300 --concurrent=20 --quiet-wait=20 --log-level=warn
  *        --cpu-prof=DIR (start the service under `node --cpu-prof`, profiles into DIR)
  */
-import { parsePine } from '../../src/indicators/index.ts';
+import { parsePine, runJob, type PineJob } from '../../src/indicators/index.ts';
+import { loadBars } from '../helpers/strategy-bars.ts';
 import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';
 import { loadavg } from 'node:os';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
@@ -82,6 +86,27 @@ const pct = (xs: number[], p: number) => {
 };
 const stats = (xs: number[]) => ({ n: xs.length, p50_ms: round(pct(xs, 50)), p99_ms: round(pct(xs, 99)), max_ms: round(Math.max(...xs)) });
 
+/** CPU ms per worker job (run, shape, print) in this process: the best and the median of 15 batches of 20, after a warm-up. */
+function workerJobCpu(): { cpu_ms_per_job_best: number; cpu_ms_per_job_median: number } {
+  const m = loadBars('EURUSD', '1min', 2500);
+  const bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)) };
+  const job: PineJob = { id: 1, source: FIFTY_LINES, bars, timeframe: '1min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 10_000, shape: { from: 500, feMode: 'basic' } };
+  const once = () => {
+    const r = runJob(job);
+    if (!r.ok) throw new Error(`the worker job failed: ${JSON.stringify(r)}`);
+  };
+  for (let i = 0; i < 50; i++) once();
+  const batches: number[] = [];
+  for (let b = 0; b < 15; b++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < 20; i++) once();
+    const c = process.cpuUsage(c0);
+    batches.push((c.user + c.system) / 1000 / 20);
+  }
+  batches.sort((a, b) => a - b);
+  return { cpu_ms_per_job_best: round(batches[0]!), cpu_ms_per_job_median: round(batches[7]!) };
+}
+
 export const benchmark: Benchmark = {
   name: 'pine',
   description: 'POST /indicators/custom: a 50-line Pine indicator over 2,000 bars (p99), parse alone, /whoami-key p99 under 20 concurrent custom requests',
@@ -99,6 +124,8 @@ export const benchmark: Benchmark = {
       parsePine(FIFTY_LINES);
       parse.push(performance.now() - t);
     }
+
+    const jobCpu = workerJobCpu();
 
     const env = { MARKET_FEED: 'synthetic', HISTORY_DAYS: '5', TRIAL_CREDITS: '1000000', RATE_LIMIT_PER_MIN: '1000000', LOG_LEVEL: ctx.options['log-level'] ?? 'warn' };
     const nodeArgs = ctx.options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options['cpu-prof']}`] : [];
@@ -182,6 +209,7 @@ export const benchmark: Benchmark = {
       { name: 'parse', lines, ...parseStats, goal_p99_ms: GOALS.parse_p99_ms, meets_goal: parseStats.p99_ms <= GOALS.parse_p99_ms },
       { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
       { name: 'api-50-lines-2000-bars-new-script-each-request', lines, bars: 2000, service_cpu_ms_per_request: cpuPerFresh, ...stats(fresh), goal_p99_ms: GOALS.api_p99_ms, meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms },
+      { name: 'worker-job-in-process', bars: 2500, ...jobCpu },
       { name: 'whoami-idle', ...stats(idle) },
       {
         name: 'whoami-under-custom-load',

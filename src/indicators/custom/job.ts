@@ -5,9 +5,8 @@ import { parsePine } from './pine/parser.ts';
 import { Interpreter } from './run/interpreter.ts';
 import type { RunResult } from './run/outputs.ts';
 import { DEFAULT_LIMITS, type Bars } from './run/values.ts';
+import { shapedJsonBytes } from './print.ts';
 import { shapeRun } from './shape.ts';
-
-const UTF8 = new TextEncoder();
 
 export interface PineJob {
   id: number;
@@ -68,7 +67,7 @@ export function runJob(job: PineJob): PineJobResult {
     });
     if (!job.shape) return { id: job.id, ok: true, result, parseMs: t1 - t0, runMs: performance.now() - t1 };
     // Shaped, printed and encoded here, off the event loop: the edge only splices the bytes in.
-    const body = UTF8.encode(JSON.stringify(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode)));
+    const body = shapedJsonBytes(shapeRun(result, job.bars.ts, job.bars.close, job.shape.from, job.shape.feMode));
     return { id: job.id, ok: true, result: { ...result, plots: [], signals: [] }, parseMs: t1 - t0, runMs: performance.now() - t1, body };
   } catch (err) {
     // A script that failed is made ready afresh next time: nothing half-built is ever run again.

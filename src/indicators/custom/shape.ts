@@ -3,7 +3,7 @@ import type { CustomIndicatorResponse, FeMode, Panel, PlotSeries } from '../../.
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { PlotOut, RunResult } from './run/outputs.ts';
 
-type Shaped = Pick<CustomIndicatorResponse, 'title' | 'script_kind' | 'timestamps' | 'overlays' | 'panels' | 'signals' | 'features' | 'inputs'>;
+export type Shaped = Pick<CustomIndicatorResponse, 'title' | 'script_kind' | 'timestamps' | 'overlays' | 'panels' | 'signals' | 'features' | 'inputs'>;
 
 const value = (v: number): number | null => (Number.isFinite(v) ? v : null);
 

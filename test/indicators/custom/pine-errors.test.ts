@@ -46,6 +46,9 @@ describe('parse errors', () => {
     ['indicator("x")\nif close > open\n    plot(close)', 3, 5, /cannot be called in a local block/],
     ['indicator("x")\nf(x) =>\n    plotshape(x > 0)\n    x\nplot(f(close))', 3, 5, /cannot be called in a local block/],
     ['indicator("x")\nvar n = 0\nbump() =>\n    n := n + 1\n    n\nplot(bump())', 4, 5, /cannot assign the global variable 'n'/],
+    // A block's names live for one entry of it: not in the next iteration, nor in another branch on a later bar.
+    ['indicator("x")\ns = 0.0\nfor i = 0 to 2\n    if i > 0\n        s += t\n    t = i\nplot(s)', 5, 14, /unknown name 't'/],
+    ['indicator("x")\nif bar_index == 0\n    y = 1\nelse\n    z = y\nplot(close)', 5, 9, /unknown name 'y'/],
   ];
   for (const [source, line, col, message] of cases) {
     it(`points at ${line}:${col} for ${message.source}`, () => {
@@ -87,6 +90,12 @@ plot(f(close, 3) + a - b + y + v,
     assert.equal(program.version, 6);
     assert.equal(program.header, 'indicator');
     assert.deepEqual(program.body.map((s) => s.kind), ['expr', 'func', 'func', 'tupledecl', 'decl', 'decl', 'assign', 'decl', 'decl', 'decl', 'forin', 'decl', 'expr']);
+  });
+
+  it('declares a block\'s names afresh on each entry (each iteration, each bar)', () => {
+    const r = run('indicator("x")\ns = 0.0\nfor i = 0 to 3\n    t = i * 2\n    s += t\nif close > 0\n    u = s + 1\n    s := u\nplot(s)');
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual([...new Set(r.result.plots[0]!.values)], [13]);
   });
 
   it('throws PineError with its position from the parser', () => {

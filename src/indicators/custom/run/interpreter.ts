@@ -27,9 +27,6 @@ const FIELD = 2;
 const CONSTANT = 3;
 const OTHER = 4;
 
-/** Slot key of the k-th name (k < 64) a statement declares besides its own (tuples, loop variables). */
-const localKey = (id: number, k: number): number => -1000 - id * 64 - k;
-
 /** An expression node turned into a closure over its resolved parts (still interpretation: no JS text). */
 type Compiled = (scope: Scope) => Value;
 type CompiledStmt = (scope: Scope) => Flow;
@@ -90,6 +87,8 @@ export class Interpreter {
   /** The value of the last statement run (what an `if`/`switch`/function body gives back). */
   private last: Value = NA;
   private depth = 0;
+  /** Local numbers given so far (parameters, tuple names, loop variables: see localSlot). */
+  private locals = 0;
   /** Each expression node as a closure (by node id), made on its first evaluation: see compile(). */
   private readonly code: (Compiled | undefined)[] = [];
   private readonly stmtCode: (CompiledStmt | undefined)[] = [];
@@ -264,8 +263,21 @@ export class Interpreter {
   }
 
   /** A scope for a block: a new one only when the block declares names (most bodies only assign). */
-  private scopeFor(code: Block, scope: Scope): Scope {
-    return code.declares ? new Scope(scope) : scope;
+  private scopeFor(code: Block, scope: Scope, key: number): Scope {
+    return code.declares ? this.blockScope(key, scope) : scope;
+  }
+
+  /**
+   * The scope of a block that runs again and again (a loop body, an if branch), kept in the frame
+   * by its statement's id and renewed on each entry: a new Scope each time allocated its name
+   * arrays afresh, most of a run's garbage. Reuse is safe: a statement's blocks never run nested in
+   * one frame (only one branch runs; iterations run one after another; a call runs in a frame of its own).
+   */
+  private blockScope(key: number, parent: Scope): Scope {
+    const states = this.frame.states;
+    let scope = states[key] as Scope | undefined;
+    if (scope === undefined) states[key] = scope = new Scope(parent);
+    return scope.reuse(parent);
   }
 
   /**
@@ -291,10 +303,12 @@ export class Interpreter {
           return (scope) => {
             this.tick(s);
             if (scope.has(name)) throw redeclared();
-            const slot = this.slot(s.id, false);
-            slot.put(this.bar, init(scope));
+            const slot = this.declSlot(s.id, false);
+            const v = init(scope);
+            slot.put(this.bar, v);
             scope.set(name, slot);
-            this.last = slot.get(this.bar);
+            // The value itself, not read back from the slot (a number read back is boxed anew).
+            this.last = v;
             return 0;
           };
         }
@@ -302,17 +316,18 @@ export class Interpreter {
           return (scope) => {
             this.tick(s);
             if (scope.has(name)) throw redeclared();
-            const slot = this.slot(s.id, false);
-            slot.put(this.bar, this.assigned(init, scope, label));
+            const slot = this.declSlot(s.id, false);
+            const v = this.assigned(init, scope, label);
+            slot.put(this.bar, v);
             scope.set(name, slot);
-            this.last = slot.get(this.bar);
+            this.last = v;
             return 0;
           };
         }
         return (scope) => {
           this.tick(s);
           if (scope.has(name)) throw redeclared();
-          const slot = this.slot(s.id, true);
+          const slot = this.declSlot(s.id, true);
           // `var`: initialised once, then carried from bar to bar.
           if (!slot.inited) {
             slot.put(this.bar, this.assigned(init, scope, label));
@@ -326,12 +341,13 @@ export class Interpreter {
       case 'tupledecl': {
         const init = this.c(s.init);
         const names = s.names.map((n) => this.nameNumber(n));
+        const locals = s.names.map(() => this.locals++);
         return (scope) => {
           this.tick(s);
           const v = init(scope);
           if (!Array.isArray(v) || v.length !== names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${names.length} names are declared`);
           for (let i = 0; i < names.length; i++) {
-            const slot = this.slot(localKey(s.id, i), false);
+            const slot = this.localSlot(locals[i]!);
             slot.put(this.bar, v[i]!);
             scope.set(names[i]!, slot);
           }
@@ -404,14 +420,14 @@ export class Interpreter {
     }
   }
 
-  private slot(key: number, isVar: boolean): Slot {
-    if (key > 0) {
-      const byId = this.frame.declSlots;
-      return (byId[key] ??= new Slot(this.n, isVar));
-    }
-    let s = this.frame.slots.get(key);
-    if (!s) this.frame.slots.set(key, (s = new Slot(this.n, isVar)));
-    return s;
+  /** A declaration's variable in the current frame, by its node id. */
+  private declSlot(id: number, isVar: boolean): Slot {
+    return (this.frame.declSlots[id] ??= new Slot(this.n, isVar));
+  }
+
+  /** A parameter's, tuple name's or loop variable's variable in the current frame, by its local number. */
+  private localSlot(k: number): Slot {
+    return (this.frame.locals[k] ??= new Slot(this.n, false));
   }
 
   /** Whether evaluating `node` may call an input.* (which takes the declared name) or a user function (which may). */
@@ -440,9 +456,9 @@ export class Interpreter {
     return (scope) => {
       for (let i = 0; i < branches.length; i++) {
         const b = branches[i]!;
-        if (truthy(b.cond(scope))) return this.exec(b.body, this.scopeFor(b.body, scope));
+        if (truthy(b.cond(scope))) return this.exec(b.body, this.scopeFor(b.body, scope, s.id));
       }
-      if (otherwise) return this.exec(otherwise, this.scopeFor(otherwise, scope));
+      if (otherwise) return this.exec(otherwise, this.scopeFor(otherwise, scope, s.id));
       this.last = NA;
       return 0;
     };
@@ -456,7 +472,7 @@ export class Interpreter {
       for (let i = 0; i < cases.length; i++) {
         const c = cases[i]!;
         const hit = c.match === null || (subject ? equal(c.match(scope), value!) : truthy(c.match(scope)));
-        if (hit) return this.exec(c.body, this.scopeFor(c.body, scope));
+        if (hit) return this.exec(c.body, this.scopeFor(c.body, scope, s.id));
       }
       this.last = NA;
       return 0;
@@ -471,6 +487,7 @@ export class Interpreter {
       const toC = this.c(s.to);
       const stepC = s.step ? this.c(s.step) : null;
       const counterName = this.nameNumber(s.counter);
+      const counterLocal = this.locals++;
       return (scope) => {
         let iterations = 0;
         let value: Value = NA;
@@ -480,16 +497,16 @@ export class Interpreter {
         let step = stepC ? Math.abs(num(stepC(scope))) : 1;
         if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
         if (to < from) step = -step;
-        const counter = this.slot(localKey(s.id, 63), false);
+        const counter = this.localSlot(counterLocal);
         // A body that declares nothing shares one scope across iterations (only the counter lives in it).
-        const shared = body.declares ? null : new Scope(scope);
+        const shared = body.declares ? null : this.blockScope(s.id, scope);
         shared?.set(counterName, counter);
         for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
           counter.put(this.bar, i);
           let inner = shared;
           if (!inner) {
-            inner = new Scope(scope);
+            inner = this.blockScope(s.id, scope);
             inner.set(counterName, counter);
           }
           const flow = this.exec(body, inner);
@@ -503,15 +520,16 @@ export class Interpreter {
     if (s.kind === 'forin') {
       const iterable = this.c(s.iterable);
       const names = s.names.map((n) => this.nameNumber(n));
+      const locals = s.names.map(() => this.locals++);
       return (scope) => {
         let iterations = 0;
         let value: Value = NA;
         const it = iterable(scope);
         if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
-        const slots = names.map((_, k) => this.slot(localKey(s.id, k), false));
+        const slots = locals.map((k) => this.localSlot(k));
         for (let i = 0; i < it.items.length; i++) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
-          const inner = new Scope(scope);
+          const inner = this.blockScope(s.id, scope);
           if (names.length === 2) {
             slots[0]!.put(this.bar, i);
             slots[1]!.put(this.bar, it.items[i]!);
@@ -531,7 +549,7 @@ export class Interpreter {
       let value: Value = NA;
       while (truthy(cond(scope))) {
         if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
-        const flow = this.exec(body, this.scopeFor(body, scope));
+        const flow = this.exec(body, this.scopeFor(body, scope, s.id));
         value = this.last;
         if (flow === BREAK) break;
       }
@@ -939,6 +957,7 @@ export class Interpreter {
       args.push(this.c(given));
     }
     const names = params.map((p) => this.nameNumber(p.name));
+    const locals = params.map(() => this.locals++);
     const body = this.codeOf(fn.body);
     const values = new Array<Value>(params.length);
     return (scope) => {
@@ -949,13 +968,12 @@ export class Interpreter {
       const given = this.depth === 1 ? values : new Array<Value>(params.length);
       for (let i = 0; i < args.length; i++) given[i] = args[i]!(scope);
       const parent = this.frame;
-      let child = parent.children.get(e.id);
-      if (!child) parent.children.set(e.id, (child = new Frame()));
+      const child = (parent.children[e.id] ??= new Frame());
       this.frame = child;
       try {
         const inner = (child.scope ??= new Scope(this.globals)).renew();
         for (let i = 0; i < names.length; i++) {
-          const slot = this.slot(-1 - i, false);
+          const slot = this.localSlot(locals[i]!);
           slot.put(this.bar, given[i]!);
           inner.set(names[i]!, slot);
         }

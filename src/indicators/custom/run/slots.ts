@@ -38,12 +38,12 @@ export class Slot {
 
 /** Per call site of a user function (the script itself is the root): variables and built-in state. */
 export class Frame {
-  /** By declaration node id; parameters at −1, −2…; tuple names and loop variables at localKey(). */
-  slots = new Map<number, Slot>();
-  /** Declaration slots and built-in states by node id (ids are small and dense: arrays, not maps). */
+  /** Declaration slots, built-in states and the frames of user calls made here, by node id (ids are small and dense: arrays, not maps). */
   declSlots: (Slot | undefined)[] = [];
   states: unknown[] = [];
-  children = new Map<number, Frame>();
+  children: (Frame | undefined)[] = [];
+  /** Parameters, tuple names and loop variables, by a number the interpreter gives each when it compiles them. */
+  locals: (Slot | undefined)[] = [];
   /** The function body's scope at this call site, renewed on each call (calls never nest on one frame). */
   scope: Scope | null = null;
 }
@@ -51,15 +51,22 @@ export class Frame {
 /**
  * The names a block has declared so far, by name number (the interpreter numbers each distinct
  * name once: an array index, not a string hash, per read). A scope that runs again (the script's
- * top level each bar, a user function's body at its call site) is reused: `renew()` forgets its
- * names without new arrays, since a name declared on an earlier run carries that run's stamp.
+ * top level each bar, a user function's body at its call site, a loop body, an if branch) is
+ * reused: `renew()` forgets its names without new arrays, since a name declared on an earlier
+ * run carries that run's stamp.
  */
 export class Scope {
   private readonly slots: (Slot | undefined)[] = [];
   private readonly runs: number[] = [];
   private run = 1;
-  constructor(readonly parent: Scope | null) {}
+  constructor(public parent: Scope | null) {}
   renew(): this {
+    this.run++;
+    return this;
+  }
+  /** Renewed, under `parent` (a block's scope entered again, see Interpreter.blockScope). */
+  reuse(parent: Scope): this {
+    this.parent = parent;
     this.run++;
     return this;
   }

@@ -6,7 +6,7 @@
  * inputs (answering na) and seeds on the first value, as the registry's ewm does.
  */
 import {
-  ewmStep, givenAlpha, rsiValue, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
+  ewmStep, givenAlpha, rsiValue, RunningExtreme, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
 } from '../../math.ts';
 import { length, num, type Builtin, type Ctx } from './ctx.ts';
 import { truthy, type Value } from './values.ts';
@@ -46,8 +46,24 @@ const barTr = (ctx: Ctx): number => trueRange(ctx.bars.high[ctx.bar]!, ctx.bars.
 
 /** `ta.highest(length)` form: a single argument is the length, the source is high (low for lowest). */
 function sourceAndLength(ctx: Ctx, a: Value[], call: { args: unknown[]; named: Record<string, unknown> }, dflt: Float64Array): [Value, Value] {
-  if (call.args.length === 1 && !('length' in call.named)) return [dflt[ctx.bar]!, a[0]!];
-  return [a[0]!, a[1]!];
+  // One pair for every call, filled and read at once (a new pair per bar and call site is garbage).
+  if (call.args.length === 1 && !('length' in call.named)) {
+    PAIR[0] = dflt[ctx.bar]!;
+    PAIR[1] = a[0]!;
+  } else {
+    PAIR[0] = a[0]!;
+    PAIR[1] = a[1]!;
+  }
+  return PAIR;
+}
+const PAIR: [Value, Value] = [null, null];
+
+const newHighest = () => new RunningExtreme(true);
+const newLowest = () => new RunningExtreme(false);
+/** ta.highest / ta.lowest: windowMax / windowMin of the call site's history, kept as it grows. */
+function extreme(ctx: Ctx, src: Value, lenArg: Value, higher: boolean): number {
+  const n = length(ctx, lenArg, 'length');
+  return ctx.state(higher ? newHighest : newLowest).push(num(src), n);
 }
 
 function barsOffset(ctx: Ctx, src: Value, lenArg: Value, better: (x: number, best: number) => boolean): number {
@@ -109,8 +125,19 @@ function monotone(ctx: Ctx, a: Value[], beats: (x: number, y: number) => boolean
   return true;
 }
 
+// State makers are made once, not per call (a closure per bar and call site is garbage).
+const newRsi = () => ({ prev: NaN, seen: false, g: new Ewm(), l: new Ewm() });
+const newCross = () => ({ pa: NaN, pb: NaN });
+const newSar = () => ({ result: NaN, maxMin: NaN, acc: NaN, below: false });
+const newSupertrend = () => ({ atr: new Ewm(), prevAtr: NaN, lower: NaN, upper: NaN, sup: NaN });
+const newDmi = () => ({ tr: new Ewm(), p: new Ewm(), m: new Ewm(), adx: new Ewm(), plus: NaN, minus: NaN });
+const newBarsSince = () => ({ k: -1, last: -1 });
+const newHist = (): Hist => ({ xs: [] });
+const newSum = () => ({ s: 0 });
+const newLast = () => ({ last: NaN });
+
 function rsiStep(ctx: Ctx, src: number, n: number): number {
-  const st = ctx.state(() => ({ prev: NaN, seen: false, g: new Ewm(), l: new Ewm() }));
+  const st = ctx.state(newRsi);
   const d = src - st.prev;
   const first = !st.seen;
   st.seen = true;
@@ -120,22 +147,23 @@ function rsiStep(ctx: Ctx, src: number, n: number): number {
   return rsiValue(st.g.step(Math.max(d, 0), alpha), st.l.step(Math.max(-d, 0), alpha));
 }
 
-function cross(ctx: Ctx, a: Value, b: Value): { up: boolean; down: boolean } {
-  const st = ctx.state(() => ({ pa: NaN, pb: NaN }));
+/** 1 when `a` crosses over `b` on this bar, -1 when it crosses under, else 0. */
+function cross(ctx: Ctx, a: Value, b: Value): number {
+  const st = ctx.state(newCross);
   const x = num(a);
   const y = num(b);
   const up = x > y && st.pa <= st.pb;
   const down = x < y && st.pa >= st.pb;
   st.pa = x;
   st.pb = y;
-  return { up, down };
+  return up ? 1 : down ? -1 : 0;
 }
 
 /** Parabolic SAR, TradingView's reference algorithm (ta.sar in the Pine reference). */
 function sar(ctx: Ctx, start: number, inc: number, max: number): number {
   const { high, low, close } = ctx.bars;
   const i = ctx.bar;
-  const st = ctx.state(() => ({ result: NaN, maxMin: NaN, acc: NaN, below: false }));
+  const st = ctx.state(newSar);
   let first = false;
   if (i === 1) {
     if (close[i]! > close[i - 1]!) {
@@ -193,7 +221,7 @@ function sar(ctx: Ctx, start: number, inc: number, max: number): number {
 function supertrend(ctx: Ctx, factor: number, n: number): Value[] {
   const { high, low, close } = ctx.bars;
   const i = ctx.bar;
-  const st = ctx.state(() => ({ atr: new Ewm(), prevAtr: NaN, lower: NaN, upper: NaN, sup: NaN }));
+  const st = ctx.state(newSupertrend);
   const atr = st.atr.step(barTr(ctx), givenAlpha(1 / n));
   const src = (high[i]! + low[i]!) / 2;
   let upper = src + factor * atr;
@@ -216,7 +244,7 @@ function supertrend(ctx: Ctx, factor: number, n: number): Value[] {
 function dmi(ctx: Ctx, n: number, smooth: number): Value[] {
   const { high, low } = ctx.bars;
   const i = ctx.bar;
-  const st = ctx.state(() => ({ tr: new Ewm(), p: new Ewm(), m: new Ewm(), adx: new Ewm(), plus: NaN, minus: NaN }));
+  const st = ctx.state(newDmi);
   const up = i === 0 ? NaN : high[i]! - high[i - 1]!;
   const down = i === 0 ? NaN : low[i - 1]! - low[i]!;
   const pdm = up !== up ? NaN : up > down && up > 0 ? up : 0;
@@ -298,14 +326,14 @@ export const TA: Record<string, Builtin> = {
     params: ['source', 'length'],
     fn: (ctx, a, call) => {
       const [s, l] = sourceAndLength(ctx, a, call, ctx.bars.high);
-      return windowOf(ctx, s, l, windowMax);
+      return extreme(ctx, s, l, true);
     },
   },
   'ta.lowest': {
     params: ['source', 'length'],
     fn: (ctx, a, call) => {
       const [s, l] = sourceAndLength(ctx, a, call, ctx.bars.low);
-      return windowOf(ctx, s, l, windowMin);
+      return extreme(ctx, s, l, false);
     },
   },
   'ta.highestbars': {
@@ -358,19 +386,13 @@ export const TA: Record<string, Builtin> = {
   },
   'ta.rising': { params: ['source', 'length'], fn: (ctx, a) => monotone(ctx, a, (x, y) => x > y) },
   'ta.falling': { params: ['source', 'length'], fn: (ctx, a) => monotone(ctx, a, (x, y) => x < y) },
-  'ta.crossover': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!).up },
-  'ta.crossunder': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!).down },
-  'ta.cross': {
-    params: ['source1', 'source2'],
-    fn: (ctx, a) => {
-      const c = cross(ctx, a[0]!, a[1]!);
-      return c.up || c.down;
-    },
-  },
+  'ta.crossover': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!) === 1 },
+  'ta.crossunder': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!) === -1 },
+  'ta.cross': { params: ['source1', 'source2'], fn: (ctx, a) => cross(ctx, a[0]!, a[1]!) !== 0 },
   'ta.barssince': {
     params: ['condition'],
     fn: (ctx, a) => {
-      const st = ctx.state(() => ({ k: -1, last: -1 }));
+      const st = ctx.state(newBarsSince);
       st.k++;
       if (truthy(a[0])) st.last = st.k;
       return st.last < 0 ? NaN : st.k - st.last;
@@ -379,7 +401,7 @@ export const TA: Record<string, Builtin> = {
   'ta.valuewhen': {
     params: ['condition', 'source', 'occurrence'],
     fn: (ctx, a) => {
-      const st = ctx.state<Hist>(() => ({ xs: [] }));
+      const st = ctx.state(newHist);
       if (truthy(a[0])) st.xs.push(num(a[1]));
       const occ = a[2] === undefined ? 0 : num(a[2]);
       return st.xs.length > occ ? st.xs[st.xs.length - 1 - occ]! : NaN;
@@ -393,7 +415,7 @@ export const TA: Record<string, Builtin> = {
   'ta.cum': {
     params: ['source'],
     fn: (ctx, a) => {
-      const st = ctx.state(() => ({ s: 0 }));
+      const st = ctx.state(newSum);
       const v = num(a[0]);
       if (v === v) st.s += v;
       return st.s;
@@ -407,7 +429,7 @@ export const TA: Record<string, Builtin> = {
   fixnan: {
     params: ['source'],
     fn: (ctx, a) => {
-      const st = ctx.state(() => ({ last: NaN }));
+      const st = ctx.state(newLast);
       const v = num(a[0]);
       if (v === v) st.last = v;
       return st.last;
@@ -419,7 +441,7 @@ export const TA: Record<string, Builtin> = {
 export function taVariable(ctx: Ctx, name: string): Value | undefined {
   if (name === 'ta.tr') return barTr(ctx);
   if (name === 'ta.obv') {
-    const st = ctx.state(() => ({ s: 0 }));
+    const st = ctx.state(newSum);
     const i = ctx.bar;
     if (i > 0) st.s += Math.sign(ctx.bars.close[i]! - ctx.bars.close[i - 1]!) * ctx.bars.volume[i]!;
     return st.s;
