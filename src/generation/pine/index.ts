@@ -13,10 +13,9 @@ export { ClaudePineWriter } from './claude-pine.ts';
 
 /**
  * Pine runs: one worker thread per core but one (a core stays with the event loop, so keyed reads
- * keep answering under a burst of scripts), at nice 10 (the event loop and its neighbours first
- * when cores are short), 3 s per run, 64 waiting at most, 512 MB heap each.
+ * keep answering under a burst of scripts), 3 s per run, 64 waiting at most, 512 MB heap each.
  */
-export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512, nice: 10 };
+export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512 };
 
 export interface CustomIndicatorsBuild {
   indicators: CustomIndicators;

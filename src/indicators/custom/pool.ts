@@ -11,8 +11,6 @@ export interface PinePoolOptions {
   maxQueue: number;
   /** Heap per worker, in MB: a script allocating past it kills only its worker. */
   heapMb: number;
-  /** CPU niceness of the worker threads (Linux: per thread), so the event loop comes first. */
-  nice?: number;
 }
 
 interface Pending {
@@ -61,7 +59,7 @@ export class PinePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb }, workerData: { nice: this.options.nice ?? 0 } });
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
     worker.unref();
     const slot: Slot = { worker, busy: null, timer: null };
     worker.on('message', (r: PineJobResult) => this.settle(slot, r));
