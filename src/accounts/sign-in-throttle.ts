@@ -61,7 +61,9 @@ export class SignInThrottle {
   private async count(key: string, free: number, now: number): Promise<void> {
     await this.kv.mutate(key, (current) => {
       const count = current && now - current.last_at < this.limits.quietMs ? current.count : 0;
-      const waitMs = current ? current.last_at + delayAfter(count, free, this.limits) - now : 0;
+      const delay = current ? delayAfter(count, free, this.limits) : 0;
+      // A free attempt never waits, even when a racing one, counted first, stamped a later time than this one started at.
+      const waitMs = delay > 0 ? current!.last_at + delay - now : 0;
       if (waitMs > 0) {
         throw new SignInThrottledError(
           `too many sign-in attempts for this username or from this address: wait ${Math.ceil(waitMs / 1000)} s (Retry-After) — ` +
@@ -69,7 +71,7 @@ export class SignInThrottle {
           waitMs / 1000,
         );
       }
-      return { count: count + 1, last_at: now };
+      return { count: count + 1, last_at: Math.max(now, current?.last_at ?? 0) };
     });
   }
 }

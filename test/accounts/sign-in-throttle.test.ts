@@ -37,6 +37,14 @@ describe('sign-in throttle', () => {
     assert.deepEqual(waits, [0, 0, 30_000, 60_000, 120_000, SIGN_IN_LIMITS.maxDelayMs]);
   });
 
+  it('lets a free attempt through when a racing one was counted first with a later time', async () => {
+    // Two attempts start at T0+1000 and T0+999; the later-started one lands its count first.
+    const name = 'racing-name';
+    await throttle.attempt(freshIp(), name, T0 + 1000);
+    await throttle.attempt(freshIp(), name, T0 + 999);
+    assert.equal((await kv.get(`name.${name}`))?.value.last_at, T0 + 1000, 'the latest attempt’s time is kept');
+  });
+
   it('lets 5 attempts at a username through, then asks each to wait twice as long as the one before', async () => {
     const addr = () => freshIp();
     for (let i = 0; i < 5; i++) await throttle.attempt(addr(), 'alice-1', T0 + i);
