@@ -14,7 +14,7 @@
  *     bars, shaped, printed and encoded): CPU ms per job, the best and the median of 15 batches
  *     of 20 — the figure neighbours on the machine move least, to compare versions with.
  *
- * Flags: --requests=100 --whoami=300 --concurrent=20 --quiet-wait=20 --log-level=warn
+ * Flags: --requests=400 --whoami=300 --concurrent=20 --quiet-wait=20 --log-level=warn
  *        --cpu-prof=DIR (start the service under `node --cpu-prof`, profiles into DIR)
  */
 import { parsePine, runJob, type PineJob } from '../../src/indicators/index.ts';
@@ -111,7 +111,8 @@ export const benchmark: Benchmark = {
   name: 'pine',
   description: 'POST /indicators/custom: a 50-line Pine indicator over 2,000 bars (p99), parse alone, /whoami-key p99 under 20 concurrent custom requests',
   async run(ctx: BenchContext): Promise<BenchResult[]> {
-    const requests = numberOption(ctx, 'requests', 100);
+    // 400 per figure: a p99 of 100 samples is the second-worst request, one stray pause decides it.
+    const requests = numberOption(ctx, 'requests', 400);
     const whoamiN = numberOption(ctx, 'whoami', 300);
     const concurrent = numberOption(ctx, 'concurrent', 20);
     const lines = FIFTY_LINES.trim().split('\n').length;
@@ -164,6 +165,8 @@ export const benchmark: Benchmark = {
     await waitForQuiet(numberOption(ctx, 'quiet-wait', 20) * 1000, ctx.signal);
     const api: number[] = [];
     const interpreted: number[] = [];
+    /** Each request's time outside the script's run (bars, hand-off, charge, HTTP): where the tail lives. */
+    const outside: number[] = [];
     // The service's own CPU per request (its threads, workers included): what the run costs, whatever the neighbours do.
     const cpu0 = processCpuMs(service.pid);
     const load = loadavg()[0]!;
@@ -171,6 +174,7 @@ export const benchmark: Benchmark = {
       const r = await custom();
       api.push(r.ms);
       interpreted.push(r.runMs);
+      outside.push(r.ms - r.runMs);
     }
     const cpu1 = processCpuMs(service.pid);
     const cpuPerRequest = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / requests) : null;
@@ -207,7 +211,7 @@ export const benchmark: Benchmark = {
     const loadedStats = stats(loaded);
     return [
       { name: 'parse', lines, ...parseStats, goal_p99_ms: GOALS.parse_p99_ms, meets_goal: parseStats.p99_ms <= GOALS.parse_p99_ms },
-      { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
+      { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), outside_run_ms: stats(outside), ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
       { name: 'api-50-lines-2000-bars-new-script-each-request', lines, bars: 2000, service_cpu_ms_per_request: cpuPerFresh, ...stats(fresh), goal_p99_ms: GOALS.api_p99_ms, meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms },
       { name: 'worker-job-in-process', bars: 2500, ...jobCpu },
       { name: 'whoami-idle', ...stats(idle) },
