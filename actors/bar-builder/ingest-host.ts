@@ -8,7 +8,8 @@ import { Buckets, Streams, Subjects, TICK_SOURCE_HEADER } from '../../schemas/me
 import { BarBuilder } from './bar-builder.ts';
 
 const HOUR_MS = 3_600_000;
-const leaseKey = (symbol: Symbol): string => `ingest.${symbol}`;
+const LEASE_PREFIX = 'ingest.';
+const leaseKey = (symbol: Symbol): string => `${LEASE_PREFIX}${symbol}`;
 
 export interface IngestHostDeps {
   bus: Bus;
@@ -151,39 +152,24 @@ export async function buildIngestHost(deps: IngestHostDeps): Promise<IngestHost>
   await ensureStream(deps.bus, Streams.ticks, r);
   const [cursors, claims] = await Promise.all([openBucket(deps.bus, Buckets.ingest, r), openClaims(deps.bus, r)]);
   const symbols = deps.symbols ?? SYMBOLS;
-  const running = new Map<Symbol, SymbolIngest>();
   const host: ActorHost<Symbol, never> = new ActorHost<Symbol, never>({
     names: { actor: 'symbol ingest', spec: 'symbol', id: 'ingest_lease' },
     desired: { follow: async () => ({ all: () => [...symbols], stop: () => undefined }) },
     idOf: leaseKey,
     ...claims,
-    create: async (symbol) => {
-      const ingest = new SymbolIngest({ ...deps, symbol, cursors, leaseLeftMs: () => host.leaseLeftMs(leaseKey(symbol)) });
-      return {
-        start: async () => {
-          await ingest.start();
-          running.set(symbol, ingest);
-        },
-        handle: () => ingest.handle(),
-        stop: async () => {
-          if (running.get(symbol) === ingest) running.delete(symbol);
-          await ingest.stop();
-        },
-        stats: () => ingest.stats(),
-      };
-    },
+    create: async (symbol) => new SymbolIngest({ ...deps, symbol, cursors, leaseLeftMs: () => host.leaseLeftMs(leaseKey(symbol)) }),
     log: deps.log,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
   });
   // A store failure surfaces at the next check: the host faults the symbol and restarts it from its cursor.
   const check = setInterval(() => {
-    for (const symbol of running.keys()) host.dispatchTo(leaseKey(symbol), undefined as never);
+    for (const id of host.runningIds()) host.dispatchTo(id, undefined as never);
   }, 1000);
   check.unref();
   await host.start();
   return {
     host,
-    symbols: () => [...running.keys()],
+    symbols: () => host.runningIds().map((id) => id.slice(LEASE_PREFIX.length) as Symbol),
     async stop(graceful = true) {
       clearInterval(check);
       await host.stop(graceful);

@@ -5,7 +5,8 @@ import { configuredFeeds, FeedPublisher, startFeed, type Feed, type FeedName, ty
 import { SYMBOLS } from '../../schemas/common.ts';
 import { Streams } from '../../schemas/messages.ts';
 
-const leaseKey = (feed: FeedName): string => `feed.${feed}`;
+const LEASE_PREFIX = 'feed.';
+const leaseKey = (feed: FeedName): string => `${LEASE_PREFIX}${feed}`;
 
 /**
  * Kafka's consumer group already gives each partition to one member and hands a dead member's
@@ -85,28 +86,13 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   const leased = configured.filter((f) => !UNLEASED.includes(f));
   // One publisher per feed for the life of the process: its counters add up over every time this process held the feed.
   const publishers = new Map<FeedName, FeedPublisher>();
-  const running = new Set<FeedName>();
   const claims = await openClaims(deps.bus, r);
   const host: ActorHost<FeedName, never> = new ActorHost<FeedName, never>({
     names: { actor: 'feed connector', spec: 'feed', id: 'feed_lease' },
     desired: { follow: async () => ({ all: () => [...leased], stop: () => undefined }) },
     idOf: leaseKey,
     ...claims,
-    create: async (name) => {
-      const connector = new FeedConnector(name, deps, publishers.get(name)!);
-      return {
-        start: async () => {
-          await connector.start();
-          running.add(name);
-        },
-        handle: () => connector.handle(),
-        stop: async () => {
-          running.delete(name);
-          await connector.stop();
-        },
-        stats: () => connector.stats(),
-      };
-    },
+    create: async (name) => new FeedConnector(name, deps, publishers.get(name)!),
     log: deps.log,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
   });
@@ -116,22 +102,23 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   }
   const always = configured.filter((f) => !leased.includes(f)).map((name) => ({ name, connector: new FeedConnector(name, deps, publishers.get(name)!) }));
   try {
-    for (const { name, connector } of always) {
-      await connector.start();
-      running.add(name);
-    }
+    for (const { connector } of always) await connector.start();
     await host.start();
   } catch (err) {
     await Promise.all(always.map(({ connector }) => connector.stop()));
     throw err;
   }
 
-  const stats = () =>
-    Object.fromEntries(configured.map((name) => [name, { ...publishers.get(name)!.stats(), active: running.has(name) }])) as ReturnType<FeedHost['stats']>;
+  // The unleased feeds run from start to stop; the leased ones while this host runs their connector.
+  const active = (): FeedName[] => [...always.map(({ name }) => name), ...host.runningIds().map((id) => id.slice(LEASE_PREFIX.length) as FeedName)];
+  const stats = () => {
+    const now = active();
+    return Object.fromEntries(configured.map((name) => [name, { ...publishers.get(name)!.stats(), active: now.includes(name) }])) as ReturnType<FeedHost['stats']>;
+  };
   return {
     host,
     configured,
-    active: () => [...running.keys()],
+    active,
     stats,
     metrics() {
       const out: Record<string, number> = {};
