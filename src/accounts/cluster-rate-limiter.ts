@@ -1,4 +1,5 @@
 import type { JsonKv } from '../bus/index.ts';
+import { answerWithin } from '../lib/answer-within.ts';
 import type { Logger } from '../log.ts';
 import type { WindowRecord } from '../../schemas/messages.ts';
 import { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
@@ -114,13 +115,7 @@ export class ClusterRateLimiter {
       });
       // A claim held up (a NATS node died, its leader being elected) must not hold requests up: past
       // CLAIM_WAIT_MS this edge decides alone; a claim landing later only wastes its block (never too many).
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLAIM_WAIT_MS)));
-      const outcome = await Promise.race([claimed, late]).finally(() => clearTimeout(timer));
-      if (outcome === 'late') {
-        claimed.catch(() => undefined);
-        throw new Error(`no answer from NATS KV within ${CLAIM_WAIT_MS} ms`);
-      }
+      await answerWithin(claimed, CLAIM_WAIT_MS, 'NATS KV');
       if (refusedFor > 0) throw new Refused(refusedFor);
     } catch (err) {
       if (err instanceof Refused) {

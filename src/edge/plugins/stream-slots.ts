@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonKv } from '../../bus/index.ts';
+import { answerWithin } from '../../lib/answer-within.ts';
 import type { Logger } from '../../log.ts';
 import type { StreamSlotsRecord } from '../../../schemas/messages.ts';
 
@@ -83,11 +84,9 @@ export class ClusterStreamSlots {
   /** Writes the holder's entry with stream `id` if the limit leaves room for it; false when it does not. */
   private async claim(holder: string, id: string, limit: number, now: number): Promise<boolean> {
     const written = this.write(holder, now, { id, limit });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLAIM_WAIT_MS)));
     try {
       // A write held up (a NATS node died, its leader being elected) must not hold the stream up.
-      if ((await Promise.race([written, late])) === 'late') throw new Error(`no answer from NATS KV within ${CLAIM_WAIT_MS} ms`);
+      await answerWithin(written, CLAIM_WAIT_MS, 'NATS KV');
       return true;
     } catch (err) {
       if (err instanceof Refused) return false;
@@ -96,8 +95,6 @@ export class ClusterStreamSlots {
       this.log.warn({ err: (err as Error).message }, 'stream limit: NATS KV not answering, counting on this edge only for a while');
       this.degradedUntil = now + DEGRADED_MS;
       return true;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
