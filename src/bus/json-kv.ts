@@ -212,12 +212,19 @@ export class JsonKv<S extends z.ZodType> {
   }
 }
 
-/** Opens (creating when missing) the bucket a switchboard spec names. */
-export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1): Promise<JsonKv<S>> {
+/**
+ * Opens (creating when missing) the bucket a switchboard spec names. Reads may be answered by any
+ * replica (direct gets), which can be behind its leader: a value it has not received yet, or an
+ * older one it already dropped by the bucket's TTL. That only costs a retry before a
+ * compare-and-set on the same key; with `leaderReads` every read is answered by the leader, for a
+ * bucket whose reads decide on their own (is another host's heartbeat gone?).
+ */
+export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1, { leaderReads = false } = {}): Promise<JsonKv<S>> {
   const kv = await new Kvm(bus.js).create(spec.name, {
     history: 1,
     replicas,
     ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
+    ...(leaderReads ? { allow_direct: false } : {}),
   });
   return new JsonKv(kv, spec, bus.jsm);
 }

@@ -23,6 +23,22 @@ describe('JSON KV bucket', () => {
   });
   after(() => nats.close());
 
+  it('reads through the stream leader when asked to (never a replica that may be behind), else directly', async () => {
+    const asked: string[] = [];
+    const spy = nats.bus.nc.subscribe('$JS.API.>', { callback: (_e, msg) => asked.push(msg.subject) });
+    const leader = await openBucket(nats.bus, { ...spec, name: 'sf_test_leader_reads' }, 1, { leaderReads: true });
+    await leader.put('1', { n: 1 });
+    await nats.bus.nc.flush();
+    asked.length = 0;
+    assert.deepEqual((await leader.get('1'))?.value, { n: 1 });
+    assert.equal((await kv.get('7.absent')), null);
+    await nats.bus.nc.flush();
+    spy.unsubscribe();
+    assert.ok(asked.includes('$JS.API.STREAM.MSG.GET.KV_sf_test_leader_reads'), asked.join(' '));
+    assert.ok(!asked.some((s) => s.startsWith('$JS.API.DIRECT.GET.KV_sf_test_leader_reads')), asked.join(' '));
+    assert.ok(asked.some((s) => s.startsWith('$JS.API.DIRECT.GET.KV_sf_test_counters')), `the default reads directly: ${asked.join(' ')}`);
+  });
+
   it('refuses to write a value its schema does not allow, and writes nothing', async () => {
     await assert.rejects(kv.put('7.bad', { n: 1.5 } as never));
     assert.equal(await kv.get('7.bad'), null);
