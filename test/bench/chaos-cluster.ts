@@ -290,7 +290,11 @@ export const benchmark: Benchmark = {
       const b = want.get(k)!;
       return !r || r.open !== b.open || r.high !== b.high || r.low !== b.low || r.close !== b.close || r.ticks !== b.ticks;
     });
-    if (badBars.length > 0) ctx.log(`chaos: bars missing or different: ${badBars.slice(0, 20).join(', ')}`);
+    if (badBars.length > 0) {
+      ctx.log(`chaos: bars missing or different: ${badBars.slice(0, 20).join(', ')}`);
+      // What each ingest process said (claims, take-overs, stalls): the first thing to read about a loss.
+      for (const [i, p] of ingest.entries()) for (const line of p.process.lines.filter((l) => /ingest|claim|heartbeat|symbol|error|warn/i.test(l)).slice(-40)) ctx.log(`ingest ${i + 1}: ${line}`);
+    }
     const dup = (await selectRows<{ n: number; u: number }>(store, "SELECT count() AS n, uniqExact(timeframe, ts) AS u FROM bars FINAL WHERE symbol = 'EURUSD'"))[0]!;
 
     // Signals: every one on SIGNALS reached the receiver, in order per deployment.
