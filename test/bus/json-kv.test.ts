@@ -25,7 +25,7 @@ describe('JSON KV bucket', () => {
 
   it('reads through the stream leader when asked to (never a replica that may be behind), else directly', async () => {
     const asked: string[] = [];
-    const spy = nats.bus.nc.subscribe('$JS.API.>', { callback: (_e, msg) => asked.push(msg.subject) });
+    const spy = nats.bus.nc.subscribe('$JS.API.>', { callback: (_e, msg) => void asked.push(msg.subject) });
     const leader = await openBucket(nats.bus, { ...spec, name: 'sf_test_leader_reads' }, 1, { leaderReads: true });
     await leader.put('1', { n: 1 });
     await nats.bus.nc.flush();
