@@ -220,9 +220,13 @@ export const benchmark: Benchmark = {
     const midJobs: { key: string; id: number; name: string }[] = [];
     for (let k = 0; k < 2; k++) {
       const res = await client.call('POST', '/api/v1/train', { key: keys[k % users]!, body: { code: strategyCode(), timeframe: '5min', model_name: `Mid job ${k}` } });
+      if (res.status !== 200) throw new Error(`train Mid job ${k}: ${res.status} ${JSON.stringify(res.body)}`);
       midJobs.push({ key: keys[k % users]!, id: res.body.job_id as number, name: `Mid job ${k}` });
     }
-    await timeUntil('a mid job running', async () => (await Promise.all(midJobs.map(jobStatus))).some((j) => j.status === 'running'));
+    await timeUntil('a mid job running', async () => (await Promise.all(midJobs.map(jobStatus))).some((j) => j.status === 'running')).catch(async (err: Error) => {
+      ctx.log(`chaos: the mid jobs never ran: ${JSON.stringify(await Promise.all(midJobs.map(jobStatus)))}`);
+      throw err;
+    });
     const killedAt = performance.now();
     await kill(trainers[0]!.process);
     await timeUntil('the mid jobs finished', async () => (await Promise.all(midJobs.map(jobStatus))).every((j) => j.status === 'done' || j.status === 'failed'), 600_000);
