@@ -21,6 +21,19 @@ export const TickMessage = z.object({
 });
 export type TickMessage = z.infer<typeof TickMessage>;
 
+/**
+ * A tick publisher's clock for one symbol, told on `feeds.clock.<SYMBOL>` (core NATS) every half
+ * second: every tick of the symbol it was handed before `until` is stored in TICKS already (it is
+ * told only once those publishes were acknowledged). `until: null` says the publisher stopped.
+ * Ingest closes a quiet symbol's bars by the least clock of its publishers instead of its own, so
+ * a publisher held up on its way to the stream (a NATS node failing over) is not a quiet market.
+ */
+export const TickClock = z.object({
+  publisher: z.string().min(1).max(128).describe('one publisher, for as long as it runs (feed name and a random suffix)'),
+  until: z.number().finite().nullable().describe('epoch ms by the feed\'s own clock (a replay\'s market time); null: stopped'),
+});
+export type TickClock = z.infer<typeof TickClock>;
+
 /** A tick inside the platform: the message plus its symbol and source. */
 export interface Tick {
   /** (symbol, ts, seq) identifies a tick: seq orders ticks that share a millisecond (0, 1, 2…). */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { Plan } from './accounts.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
-import { BarMessage, SyntheticCheckpoint, TickMessage } from './market.ts';
+import { BarMessage, SyntheticCheckpoint, TickClock, TickMessage } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
 import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
@@ -334,6 +334,8 @@ export const Topics = {
    * publish on core NATS, which the stream captures too.
    */
   ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload, Streams.ticks),
+  /** A feed publisher's clock for one symbol (`TickClock`), live only: what ingest closes quiet bars by. */
+  tickClock: topic((symbol: Symbol) => `feeds.clock.${symbol}`, 'feeds.clock.>', TickClock),
   trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),
   signal: topic((deploymentId: string) => `signals.${deploymentId}`, 'signals.>', SignalEvent, Streams.signals),
   /** Each bar a deployed model scored (`BarPrediction`), live only (core NATS): the WebSocket `predictions` channel. */
@@ -350,6 +352,8 @@ export const Subjects = {
   ticks: Topics.ticks.subject,
   /** Every tick subject, for one subscription over all symbols (unknown ones are counted as malformed). */
   allTicks: Topics.ticks.all,
+  /** A feed publisher's clock for one symbol (`TickClock`): see schemas/market.ts. */
+  tickClock: Topics.tickClock.subject,
   /** A closed bar (`BarMessage`), published after it is stored; the bar cache subscribes, actors hear it from there. */
   bars: Topics.bars.subject,
   allBars: Topics.bars.all,

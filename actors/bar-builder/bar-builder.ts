@@ -37,12 +37,14 @@ export interface BarBuilderDeps {
   /** Told when bars could not be stored (after retries): they are not published. */
   onStoreFailed?: (err: unknown) => void;
   /**
-   * Asked before a symbol's bars close by the quiet rule: true when its source holds no tick not
-   * handed over yet. Ingest reads a stream, where ticks of a symbol that looks quiet may only be
-   * waiting behind a stalled reader (a NATS node failing over, storage back-pressure); closing then
-   * would drop them as late. Absent: a symbol that sent nothing for the grace time is quiet.
+   * Asked before a symbol's bars close by the quiet rule: the time they may close by (a bar whose
+   * end plus the grace time is at or before it). Ingest reads a stream, where ticks of a symbol
+   * that looks quiet may only be waiting behind a stalled reader or a held-up publisher (a NATS node
+   * failing over); closing then would drop them as late. It answers -Infinity while the stream
+   * holds ticks not read yet, else its publishers' clock, else `now`. Absent: a symbol that sent
+   * nothing for the grace time is quiet as of `now`.
    */
-  confirmQuiet?: (symbol: Symbol) => Promise<boolean>;
+  quietUntil?: (symbol: Symbol, now: number) => Promise<number>;
 }
 
 /**
@@ -78,24 +80,26 @@ export class BarBuilder implements Actor<TickBatch> {
   /** Starts the grace timer: bars of a quiet market still close, without a later tick. */
   async start(): Promise<void> {
     this.stopTimer ??= this.clock.every(250, () => {
-      if (this.deps.confirmQuiet) void this.closeConfirmed(this.deps.confirmQuiet);
+      if (this.deps.quietUntil) void this.closeConfirmed(this.deps.quietUntil);
       else this.closeQuiet();
     });
   }
 
-  private closeQuiet(only?: Symbol): void {
-    this.resampler.closeDue(this.clock.now(), only);
+  private closeQuiet(only?: Symbol, until?: number): void {
+    const now = this.clock.now();
+    this.resampler.closeDue(now, only, until ?? now);
     if (this.pendingBars.length > 0) void this.schedule().catch(() => undefined);
   }
 
-  /** The quiet rule, for each due symbol once its source says nothing more waits (one check at a time). */
-  private async closeConfirmed(confirm: (symbol: Symbol) => Promise<boolean>): Promise<void> {
+  /** The quiet rule, for each due symbol by the time its source says it may (one check at a time). */
+  private async closeConfirmed(quietUntil: (symbol: Symbol, now: number) => Promise<number>): Promise<void> {
     if (this.confirming) return;
     this.confirming = true;
     try {
       for (const symbol of this.resampler.dueSymbols(this.clock.now())) {
         // Unanswered (the source unreachable) is not quiet: the bars wait for the next check.
-        if (await confirm(symbol).catch(() => false)) this.closeQuiet(symbol);
+        const until = await quietUntil(symbol, this.clock.now()).catch(() => Number.NEGATIVE_INFINITY);
+        if (until > Number.NEGATIVE_INFINITY) this.closeQuiet(symbol, until);
       }
     } finally {
       this.confirming = false;

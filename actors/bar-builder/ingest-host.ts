@@ -1,13 +1,15 @@
-import { ensureStream, followStream, lastBySubject, openBucket, type Bus, type FollowedStream, type JsonKv } from '../../src/bus/index.ts';
+import { ensureStream, followStream, lastBySubject, openBucket, subscribe, type Bus, type FollowedStream, type JsonKv, type TopicSubscription } from '../../src/bus/index.ts';
 import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { decodeTicks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
+import { CLOCK_EVERY_MS, decodeTicks, FeedClocks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
-import { Buckets, Streams, Subjects, TICK_SOURCE_HEADER } from '../../schemas/messages.ts';
+import { Buckets, Streams, Subjects, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
 import { BarBuilder } from './bar-builder.ts';
 
 const HOUR_MS = 3_600_000;
+/** A reader that just started listens this long for its publishers' clocks before it goes by its own. */
+const CLOCK_LISTEN_MS = 3 * CLOCK_EVERY_MS;
 const LEASE_PREFIX = 'ingest.';
 const leaseKey = (symbol: Symbol): string => `${LEASE_PREFIX}${symbol}`;
 
@@ -48,6 +50,8 @@ class SymbolIngest implements Actor<never> {
   private ticksRead = 0;
   /** The TICKS sequence of the last message handed to the bar builder. */
   private lastSeq = 0;
+  private readonly clocks = new FeedClocks();
+  private clockSub: TopicSubscription | null = null;
 
   constructor(private readonly deps: SymbolIngestDeps) {}
 
@@ -55,6 +59,7 @@ class SymbolIngest implements Actor<never> {
     const { symbol, cursors, market, bus, log } = this.deps;
     const cursor = (await cursors.get(symbol))?.value ?? null;
     const fromTs = cursor?.from_ts ?? 0;
+    const startedAt = Date.now();
     const builder = (this.builder = new BarBuilder({
       ticks: market.ticks,
       bars: market.bars,
@@ -63,9 +68,9 @@ class SymbolIngest implements Actor<never> {
       ...(this.deps.graceMs !== undefined ? { graceMs: this.deps.graceMs } : {}),
       onStored: (bars) => this.stored(bars),
       onStoreFailed: (err) => (this.failure = err),
-      // Quiet only when the stream holds no later message of the symbol than the last one read.
-      confirmQuiet: async () => ((await lastBySubject(bus, Streams.ticks.name, Subjects.ticks(symbol)))?.seq ?? 0) <= this.lastSeq,
+      quietUntil: (_symbol, now) => this.quietUntil(now, startedAt),
     }));
+    this.clockSub = subscribe(bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => this.clocks.hear(clock, Date.now()));
     await builder.start();
     // Our generator's ticks (marked by the synthetic feed) make bars that say synthetic; any other feed's are live.
     const sinks = { live: builder.sink('live'), synthetic: builder.sink('synthetic') };
@@ -100,6 +105,20 @@ class SymbolIngest implements Actor<never> {
     });
   }
 
+  /**
+   * Up to when the symbol's bars may close without a later tick: never while the stream holds a
+   * message of it not read yet; else by its publishers' least clock, so ticks a publisher still
+   * holds (its publishes held up by a NATS node failing over) are not made late; else, when no
+   * publisher tells a clock (outside feeds on core NATS), by this process's clock.
+   */
+  private async quietUntil(now: number, startedAt: number): Promise<number> {
+    // The clocks before the stream: a clock vouches only for ticks stored before it was told.
+    const clock = this.clocks.until(now);
+    if (clock === null && now - startedAt < CLOCK_LISTEN_MS) return Number.NEGATIVE_INFINITY;
+    const last = (await lastBySubject(this.deps.bus, Streams.ticks.name, Subjects.ticks(this.deps.symbol)))?.seq ?? 0;
+    return last > this.lastSeq ? Number.NEGATIVE_INFINITY : (clock ?? now);
+  }
+
   /** An hour's bars are stored: a take-over starts at the next hour's first message. */
   private stored(bars: readonly BarMessage[]): void {
     // After a failed store the cursor stays: the restart rebuilds the bars that were not stored.
@@ -124,6 +143,7 @@ class SymbolIngest implements Actor<never> {
   }
 
   async stop(): Promise<void> {
+    this.clockSub?.unsubscribe();
     await this.follower?.close().catch(() => undefined);
     await this.reading;
     await this.builder?.stop();

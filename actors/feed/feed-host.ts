@@ -46,6 +46,7 @@ class FeedConnector implements Actor<never> {
     const { bus, market, config, log } = this.deps;
     if (this.name === 'synthetic') await this.publisher.resumeAfterStream(SYMBOLS);
     log.info({ feed: this.name, resumed_after: this.publisher.resumedAfter() }, 'feed: publishing its ticks from this process');
+    this.publisher.startClock();
     this.feed = await startFeed(this.name, { bus, data: market, sink: this.publisher, log, config, kafkaSessionTimeoutMs: KAFKA_SESSION_MS });
   }
 
@@ -54,6 +55,7 @@ class FeedConnector implements Actor<never> {
   async stop(): Promise<void> {
     await this.feed?.stop();
     this.feed = null;
+    this.publisher.stopClock();
   }
 
   stats() {

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { lastBySubject, publish, type Bus } from '../bus/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import type { DataSource, Tick, TickMessage } from '../../schemas/market.ts';
 import { Streams, Subjects, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
+import { CLOCK_EVERY_MS } from './feed-clocks.ts';
 import { decodeTicks } from './sources/tick-decoder.ts';
 import type { TickSink } from './tick-sink.ts';
 
@@ -28,6 +30,11 @@ export interface FeedPublisherDeps {
   source?: Extract<DataSource, 'synthetic' | 'live'>;
   /** False once this process must stop publishing (the feed's lease is no longer safely its own). */
   mayPublish?: () => boolean;
+  /**
+   * The feed's clock: every tick stamped before it has been handed to `write` (default: this
+   * machine's clock, right for a live feed; a replay's is its market time).
+   */
+  clock?: () => number;
 }
 
 /**
@@ -38,13 +45,25 @@ export interface FeedPublisherDeps {
  * replayed after a rebalance) is stored once within the stream's duplicate window. Each symbol's
  * messages go out one after another (a retried publish never overtakes a later batch), and a
  * millisecond's ticks are never split between two messages.
+ *
+ * While its clock runs (`startClock`), it also tells, for each symbol it has published, up to
+ * when its ticks are stored (`TickClock` on `feeds.clock.<SYMBOL>`), in line behind that symbol's
+ * publishes: a publisher held up is silent, and ingest keeps the symbol's bars open for it.
  */
 export class FeedPublisher implements TickSink {
   private readonly after = new Map<Symbol, number>();
   private readonly chains = new Map<Symbol, Promise<void>>();
+  private readonly id: string;
+  /** Symbols whose clock this publisher tells: those it was handed ticks of since its clock started. */
+  private readonly clocked = new Set<Symbol>();
+  /** Symbols with a clock waiting in line already (a held-up publisher queues one, not one per tick of the timer). */
+  private readonly clockQueued = new Set<Symbol>();
+  private clockTimer: NodeJS.Timeout | null = null;
   private readonly counts: FeedPublisherStats = { published: 0, messages: 0, skipped: 0, refused: 0, lastPublishedAt: null };
 
-  constructor(private readonly deps: FeedPublisherDeps) {}
+  constructor(private readonly deps: FeedPublisherDeps) {
+    this.id = `${deps.feed}.${randomUUID().slice(0, 8)}`;
+  }
 
   /**
    * Skips, from now on, every tick at or before the last tick the stream holds of each symbol:
@@ -71,13 +90,50 @@ export class FeedPublisher implements TickSink {
   write(ticks: readonly Tick[]): Promise<void> {
     const bySymbol = new Map<Symbol, Tick[]>();
     for (const t of ticks) (bySymbol.get(t.symbol) ?? bySymbol.set(t.symbol, []).get(t.symbol)!).push(t);
-    return Promise.all(
-      [...bySymbol].map(([symbol, own]) => {
-        const run = (this.chains.get(symbol) ?? Promise.resolve()).catch(() => undefined).then(() => this.publishSymbol(symbol, own));
-        this.chains.set(symbol, run);
-        return run;
-      }),
-    ).then(() => undefined);
+    const written = Promise.all([...bySymbol].map(([symbol, own]) => this.inLine(symbol, () => this.publishSymbol(symbol, own)))).then(() => undefined);
+    if (this.clockTimer) {
+      // A symbol new to the clock has it told right behind its first ticks, not half a second later.
+      const added = [...bySymbol.keys()].filter((symbol) => !this.clocked.has(symbol));
+      for (const symbol of added) this.clocked.add(symbol);
+      if (added.length > 0) this.tellClock(added);
+    }
+    return written;
+  }
+
+  /** Runs `step` after everything queued for `symbol` before it (failed or not). */
+  private inLine(symbol: Symbol, step: () => Promise<void>): Promise<void> {
+    const run = (this.chains.get(symbol) ?? Promise.resolve()).catch(() => undefined).then(step);
+    this.chains.set(symbol, run);
+    return run;
+  }
+
+  /** Starts telling this publisher's clock every half second (while it holds its feed). */
+  startClock(): void {
+    this.clockTimer ??= setInterval(() => this.tellClock(), CLOCK_EVERY_MS);
+    this.clockTimer.unref();
+  }
+
+  /** Stops telling the clock and says so, so readers stop waiting for it at once. */
+  stopClock(): void {
+    if (this.clockTimer) clearInterval(this.clockTimer);
+    this.clockTimer = null;
+    for (const symbol of this.clocked) void publish(this.deps.bus, Topics.tickClock, [symbol], { publisher: this.id, until: null }).catch(() => undefined);
+    this.clocked.clear();
+  }
+
+  private tellClock(symbols: Iterable<Symbol> = this.clocked): void {
+    // Read before queueing: it vouches only for ticks handed over by now, which are in line ahead.
+    const until = (this.deps.clock ?? Date.now)();
+    for (const symbol of symbols) {
+      if (this.clockQueued.has(symbol)) continue;
+      this.clockQueued.add(symbol);
+      void this.inLine(symbol, async () => {
+        this.clockQueued.delete(symbol);
+        // A process that may no longer publish for the feed does not vouch for it either.
+        if (!this.clockTimer || (this.deps.mayPublish && !this.deps.mayPublish())) return;
+        await publish(this.deps.bus, Topics.tickClock, [symbol], { publisher: this.id, until });
+      }).catch(() => undefined);
+    }
   }
 
   private async publishSymbol(symbol: Symbol, ticks: readonly Tick[]): Promise<void> {

@@ -98,15 +98,17 @@ export class StreamingResampler {
    * Closes every bar whose end plus the grace time lies at or before `now` — for symbols whose
    * ticks have stopped arriving for the grace time. While ticks keep coming (a replay or a
    * catch-up runs far behind the clock), bars close by the rule that never guesses: a tick of a
-   * later bar. `only` limits it to one symbol.
+   * later bar. `only` limits it to one symbol; `until` (at most `now`) stands in for `now` as the
+   * time bars end by, where the ticks' source has a clock of its own that is behind.
    */
-  closeDue(now: number, only?: Symbol): void {
+  closeDue(now: number, only?: Symbol, until = now): void {
+    const by = Math.min(now, until);
     for (const [symbol, state] of this.symbols) {
       if ((only !== undefined && symbol !== only) || !this.hasDue(state, now)) continue;
       const bars = state.bars;
       for (let i = 0; i < TIMEFRAMES.length; i++) {
         const bar = bars[i];
-        if (bar && bar.ts + SIZES[i]! + this.graceMs <= now) {
+        if (bar && bar.ts + SIZES[i]! + this.graceMs <= by) {
           this.emit(symbol, state, i, bar);
           bars[i] = null;
         }

@@ -17,11 +17,11 @@
  */
 import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
-import { StreamingResampler } from '../../src/market/index.ts';
+import { FeedPublisher, StreamingResampler } from '../../src/market/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { selectRows } from '../../src/store/index.ts';
 import { remoteClickHouse } from '../../src/store-link/index.ts';
-import type { BarMessage } from '../../schemas/market.ts';
+import type { BarMessage, Tick } from '../../schemas/market.ts';
 import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
 import { startHaproxy } from '../helpers/haproxy.ts';
 import type { RoleProcess } from '../helpers/role-process.ts';
@@ -109,32 +109,41 @@ export const benchmark: Benchmark = {
     const resampler = new StreamingResampler((bar) => expected.push(bar), 1000);
     let price = 1.1;
     let n = 0;
-    const tickAt = (ts: number) => {
+    const tickAt = (ts: number): Tick => {
       n++;
       price = Math.max(0.5, Math.round((price + Math.sin(n / 37) * 0.0004 + Math.cos(n / 11) * 0.0002) * 100_000) / 100_000);
-      const tick = { ts: ts + 17, bid: price, ask: Math.round((price + 0.0001) * 100_000) / 100_000 };
-      resampler.push({ symbol: 'EURUSD', ts: tick.ts, seq: 0, bid: tick.bid, ask: tick.ask, volume: 0 }, 'live');
+      const tick = { symbol: 'EURUSD' as const, ts: ts + 17, seq: 0, bid: price, ask: Math.round((price + 0.0001) * 100_000) / 100_000, volume: 0 };
+      resampler.push(tick, 'live');
       return tick;
     };
-    // The feed publishes through JetStream, acknowledged and de-duplicated by message id: a tick
-    // published while the stream's leader is being elected (a NATS node died) is not lost.
-    const publishTicks = async (batch: { ts: number }[]) => {
+    // The feed publishes as ingest's feeds do (FeedPublisher): through JetStream, acknowledged and
+    // de-duplicated by message id, so a tick published while the stream's leader is being elected
+    // (a NATS node died) is not lost; during the chaos phase it tells its clock (the replay's
+    // market time: every tick before it handed over), so a publish held up by the dying node is not
+    // taken for a quiet market.
+    let handed = historyStart;
+    const feed = new FeedPublisher({ bus, feed: 'chaos', clock: () => handed });
+    let longestStallMs = 0;
+    const publishTicks = async (batch: Tick[]) => {
+      const began = performance.now();
       for (let attempt = 1; ; attempt++) {
         try {
-          await bus.js.publish(Subjects.ticks('EURUSD'), JSON.stringify(batch), { msgID: `ticks-${batch[0]!.ts}` });
-          return;
+          await feed.write(batch);
+          break;
         } catch (err) {
           if (attempt >= 50) throw err;
           await sleep(200);
         }
       }
+      longestStallMs = Math.max(longestStallMs, performance.now() - began);
     };
     for (let ts = historyStart; ts < chaosStart; ) {
       const batch = [];
       for (let k = 0; k < 500 && ts < chaosStart; k++, ts += TICK_MS) batch.push(tickAt(ts));
       await publishTicks(batch);
     }
-    // The pause before the chaos phase closes the last bars by the quiet rule (as ingest does).
+    // The pause before the chaos phase closes the last bars by the quiet rule (as ingest does: the
+    // feed tells no clock yet, so ingest goes by its own).
     resampler.flush();
     const store = await remoteClickHouse(bus, 3);
     const storedBars = async () => (await selectRows<{ n: number }>(store, "SELECT count() AS n FROM bars FINAL WHERE symbol = 'EURUSD'"))[0]!.n;
@@ -174,8 +183,10 @@ export const benchmark: Benchmark = {
     }
     ctx.log(`chaos: ${deployments.length} deployments; the chaos phase begins (${chaosMs / 1000} s at ${speed}x)`);
 
-    // Ticks faster than real time, continuously (a pause would close bars by the quiet rule).
+    // Ticks faster than real time, continuously, the feed's clock told from now on.
     let publishing = true;
+    handed = chaosStart;
+    feed.startClock();
     const publisher = (async () => {
       let ts = chaosStart;
       const wallStart = performance.now();
@@ -184,6 +195,7 @@ export const benchmark: Benchmark = {
         const batch = [];
         for (; ts <= due; ts += TICK_MS) batch.push(tickAt(ts));
         if (batch.length > 0) await publishTicks(batch);
+        handed = ts;
         await sleep(50);
       }
     })();
@@ -266,6 +278,8 @@ export const benchmark: Benchmark = {
 
     publishing = false;
     await publisher;
+    // The feed stops (and says so): ingest closes the last bars by its own clock again.
+    feed.stopClock();
     resampler.flush();
     ctx.log('chaos: kills done; waiting for the bars and the signals to settle');
     await cluster.restart(nodeIndex);
@@ -356,6 +370,7 @@ export const benchmark: Benchmark = {
       webhook_duplicates: webhooksAccepted - (signalsProduced - missingSignals),
       bars_expected: expected.length - stillOpen,
       bars_still_open: stillOpen,
+      feed_longest_publish_ms: Math.round(longestStallMs),
       bars_missing: missingBars,
       bars_extra: extraBars,
       bars_wrong: wrongBars,

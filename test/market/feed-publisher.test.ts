@@ -3,15 +3,17 @@
  * ticks land on `ticks.<SYMBOL>` in order; a batch written again is stored once (its message id
  * is made of its ticks); a millisecond's ticks stay in one message; after resumeAfterStream only
  * ticks after the last stored one go out; once it may no longer publish, it refuses and says so.
+ * Its clock (`feeds.clock.<SYMBOL>`) is told in line behind its publishes: never ahead of what the
+ * stream holds, even while its connection is held up.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ensureStream, readFromTime } from '../../src/bus/index.ts';
+import { ensureStream, readFromTime, subscribe } from '../../src/bus/index.ts';
 import { decodeTicks, FeedPublisher } from '../../src/market/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
-import type { Tick } from '../../schemas/market.ts';
-import { Streams, Subjects } from '../../schemas/messages.ts';
-import { startNats, type TestNats } from '../helpers/nats.ts';
+import type { Tick, TickClock } from '../../schemas/market.ts';
+import { Streams, Subjects, Topics } from '../../schemas/messages.ts';
+import { startNats, until, type TestNats } from '../helpers/nats.ts';
 
 const T0 = 1_700_000_000_000;
 const tick = (symbol: Symbol, ts: number, seq = 0): Tick => ({ symbol, ts, seq, bid: 1.1 + ts / 1e15, ask: 1.1002, volume: seq });
@@ -71,5 +73,63 @@ describe('FeedPublisher (real nats-server)', () => {
     await assert.rejects(publisher.write([tick('AUDUSD', T0 + 2)]), /no longer holds its lease/);
     assert.deepEqual((await stored('AUDUSD')).ticks.map((t) => t.ts - T0), [1]);
     assert.equal(publisher.stats().refused, 1);
+  });
+
+  it('tells its clock only behind its publishes: a held-up publisher vouches for nothing it has not stored', async () => {
+    let handed = T0;
+    const publisher = new FeedPublisher({ bus: nats.bus, feed: 'clocked', clock: () => handed });
+    const heard: TickClock[] = [];
+    const checks: Promise<void>[] = [];
+    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock('NZDUSD'), (clock) => {
+      heard.push(clock);
+      // Whatever a clock vouches for is in the stream when it is heard.
+      const until = clock.until;
+      if (until !== null) checks.push(stored('NZDUSD').then(({ ticks }) => assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`)));
+    });
+    const info = await nats.bus.jsm.streams.info(Streams.ticks.name);
+    try {
+      publisher.startClock();
+      await publisher.write([tick('NZDUSD', T0)]);
+      handed = T0 + 1;
+      await until('a clock told', () => heard.some((c) => c.until === T0 + 1));
+      // The stream stops taking NZDUSD for a while (as while its leader is elected): publishes retry.
+      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...info.config, subjects: ['ticks.EURUSD', 'ticks.GBPUSD', 'ticks.USDJPY', 'ticks.AUDUSD', 'ticks.USDCHF'] });
+      const held = publisher.write(Array.from({ length: 99 }, (_, i) => tick('NZDUSD', T0 + 1 + i)));
+      handed = T0 + 100;
+      const told = heard.length;
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.ok(heard.slice(told).every((c) => c.until === T0 + 1), 'nothing told past the ticks held up');
+      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+      await held;
+      await until('the clock moves on once the ticks are stored', () => heard.some((c) => c.until === T0 + 100));
+      publisher.stopClock();
+      await until('the stop told', () => heard.at(-1)?.until === null);
+      await Promise.all(checks);
+      assert.equal(new Set(heard.map((c) => c.publisher)).size, 1);
+    } finally {
+      publisher.stopClock();
+      sub.unsubscribe();
+      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+    }
+  });
+
+  it('tells no clock once it may no longer publish for its feed', async () => {
+    let may = true;
+    const publisher = new FeedPublisher({ bus: nats.bus, feed: 'gated-clock', mayPublish: () => may });
+    const heard: TickClock[] = [];
+    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock('USDCHF'), (clock) => heard.push(clock));
+    try {
+      publisher.startClock();
+      await publisher.write([tick('USDCHF', T0)]);
+      await until('a clock told', () => heard.length > 0);
+      may = false;
+      await new Promise((r) => setTimeout(r, 600));
+      const told = heard.length;
+      await new Promise((r) => setTimeout(r, 1_200));
+      assert.equal(heard.length, told, 'silent once its lease may be gone');
+    } finally {
+      publisher.stopClock();
+      sub.unsubscribe();
+    }
   });
 });

@@ -70,9 +70,9 @@ describe('BarBuilder', () => {
     assert.equal(await storedFirst, true);
   });
 
-  it('with a source to ask, closes a quiet bar only once the source says nothing more waits', async () => {
+  it('with a source to ask, closes a quiet bar only by the time the source says it may', async () => {
     const own = new ReplayClock(T0);
-    let quiet = false;
+    let sourceClock = Number.NEGATIVE_INFINITY;
     const asked: string[] = [];
     const waiting = new BarBuilder({
       ticks,
@@ -81,25 +81,36 @@ describe('BarBuilder', () => {
       log,
       clock: own,
       graceMs: 2_000,
-      confirmQuiet: async (symbol) => {
+      quietUntil: async (symbol) => {
         asked.push(symbol);
-        return quiet;
+        return sourceClock;
       },
     });
     await waiting.start();
     try {
       await waiting.sink('live').write([{ ...tick(T0 + 1_000, 1.3), symbol: 'USDJPY' }]);
-      const stored = async () => (await bars.load('USDJPY', '1min', T0, T0 + 1)).ts.length;
-      own.advanceTo(T0 + 60_000 + 2_500);
+      const stored = async (tf: '1min' | '5min') => (await bars.load('USDJPY', tf, T0, T0 + 1)).ts.length;
+      // By this machine's clock every bar up to the hour is over.
+      own.advanceTo(T0 + 10 * 60_000);
       await until('the source asked', () => asked.length >= 1);
-      assert.equal(await stored(), 0, 'the bar waits while the source holds more ticks');
-      // A tick of the same minute that waited behind a stalled reader is still taken.
+      assert.equal(await stored('1min'), 0, 'the bar waits while the source holds more ticks');
+      // A tick of the same minute that waited behind a stalled reader or a held-up publisher is still taken.
       await waiting.sink('live').write([{ ...tick(T0 + 30_000, 1.31), symbol: 'USDJPY' }]);
-      quiet = true;
-      own.advanceTo(T0 + 60_000 + 5_000);
-      await until('the bar closed once the source is quiet', async () => (await stored()) === 1);
+      // The source's clock passed the minute (and its grace), not the five minutes.
+      sourceClock = T0 + 60_000 + 2_000;
+      own.advanceTo(T0 + 10 * 60_000 + 3_000);
+      await until('the minute closed by the source’s clock', async () => (await stored('1min')) === 1);
       const bar = await bars.load('USDJPY', '1min', T0, T0 + 1);
       assert.deepEqual([bar.open[0], bar.close[0]], [1.3, 1.31]);
+      const asks = asked.length;
+      own.advanceTo(own.now() + 1_000);
+      await until('asked again', () => asked.length > asks);
+      await new Promise((r) => setImmediate(r));
+      await waiting.flush();
+      assert.equal(await stored('5min'), 0, 'the five-minute bar is not over by the source’s clock');
+      sourceClock = own.now();
+      own.advanceTo(own.now() + 1_000);
+      await until('the five minutes closed once the source is quiet', async () => (await stored('5min')) === 1);
       assert.deepEqual([...new Set(asked)], ['USDJPY']);
     } finally {
       await waiting.stop();

@@ -8,45 +8,37 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildIngestHost } from '../../../actors/bar-builder/index.ts';
 import { connectBus, openBucket } from '../../../src/bus/index.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
-import { StreamingResampler } from '../../../src/market/index.ts';
+import { FeedPublisher, StreamingResampler } from '../../../src/market/index.ts';
 import { BarsRepo, selectRows, TicksRepo } from '../../../src/store/index.ts';
 import { serveStore } from '../../../src/store-link/index.ts';
 import type { BarMessage } from '../../../schemas/market.ts';
 import { Buckets, Subjects } from '../../../schemas/messages.ts';
 import { startRole } from '../../helpers/role-process.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
+import { pausableProxy } from '../../helpers/pausable-proxy.ts';
 import { tempStore } from '../../store/temp-store.ts';
 
 const store = tempStore('ingest-host');
 const HOUR = 3_600_000;
 
-/** A TCP relay to nats-server whose traffic the test can hold: a connection that stalls without breaking. */
-async function pausableProxy(natsUrl: string) {
-  const target = new URL(natsUrl.replace(/^nats:/, 'http:'));
-  const sockets: Socket[] = [];
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    sockets.push(client, upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `nats://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    pause: () => sockets.forEach((s) => s.pause()),
-    resume: () => sockets.forEach((s) => s.resume()),
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
+/**
+ * Every bar of `expected` whose end (plus the 300 ms grace) has passed is stored with exactly its
+ * ticks. The wait for them gives up rather than fails: the comparison says which bar is wrong.
+ */
+async function assertEveryBarOver(symbol: string, expected: readonly BarMessage[]): Promise<void> {
+  const over = expected.filter((b) => b.ts + TIMEFRAME_MS[b.timeframe] + 300 <= Date.now());
+  type Row = { timeframe: string; ts: number; open: number; high: number; low: number; close: number; ticks: number };
+  const rows = () =>
+    selectRows<Row>(store.client, 'SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = {symbol:String}', { symbol });
+  await until('every bar over stored', async () => (await rows()).length >= over.length, 15_000).catch(() => undefined);
+  const got = new Map((await rows()).map((r) => [`${r.timeframe}@${r.ts}`, { open: r.open, high: r.high, low: r.low, close: r.close, ticks: r.ticks }]));
+  for (const bar of over) {
+    assert.deepEqual(got.get(`${bar.timeframe}@${bar.ts}`), { open: bar.open, high: bar.high, low: bar.low, close: bar.close, ticks: bar.ticks }, `${bar.timeframe}@${bar.ts}: every tick in it`);
+  }
 }
 
 describe('ingest in two processes (one writer per symbol by lease)', () => {
@@ -90,20 +82,60 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       proxy.resume();
       await publishTicks(30, 40);
       resampler.flush();
-      const over = expected.filter((b) => b.ts + TIMEFRAME_MS[b.timeframe] + 300 <= Date.now());
-      type Row = { timeframe: string; ts: number; open: number; high: number; low: number; close: number; ticks: number };
-      const rows = () =>
-        selectRows<Row>(store.client, "SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = 'GBPUSD'");
-      // Not all of them, without the check: the comparison below says which.
-      await until('every bar over stored', async () => (await rows()).length >= over.length, 15_000).catch(() => undefined);
-      const got = new Map((await rows()).map((r) => [`${r.timeframe}@${r.ts}`, { open: r.open, high: r.high, low: r.low, close: r.close, ticks: r.ticks }]));
-      for (const bar of over) {
-        assert.deepEqual(got.get(`${bar.timeframe}@${bar.ts}`), { open: bar.open, high: bar.high, low: bar.low, close: bar.close, ticks: bar.ticks }, `${bar.timeframe}@${bar.ts}: every tick in it`);
-      }
+      await assertEveryBarOver('GBPUSD', expected);
       assert.equal(await storedTicks(), 40, 'no tick dropped as late');
     } finally {
       await host.stop();
       await bus.close();
+      proxy.close();
+    }
+  });
+
+  it('a feed held up on its way to the stream closes no bar early: quiet bars wait for the feed’s clock', async () => {
+    // The same catch-up behind the clock, now with the reader well and the publisher's connection
+    // stalled (a NATS node failing over under it): the stream holds nothing unread, yet the feed
+    // still holds ticks of the open bars. Its clock, told behind its publishes, says so.
+    const proxy = await pausableProxy(`nats://${nats.bus.nc.getServer()}`);
+    const feedBus = await connectBus(proxy.url, 'feed-held', log);
+    const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
+    let handed = start;
+    const feed = new FeedPublisher({ bus: feedBus, feed: 'held', clock: () => handed });
+    const host = await buildIngestHost({ bus: nats.bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: ['AUDUSD'] });
+    try {
+      await until('AUDUSD claimed', () => host.symbols().includes('AUDUSD'));
+      feed.startClock();
+      const expected: BarMessage[] = [];
+      const resampler = new StreamingResampler((bar) => expected.push(bar), 300);
+      const ticksOf = (from: number, to: number) =>
+        Array.from({ length: to - from }, (_, k) => {
+          const i = from + k;
+          const tick = { symbol: 'AUDUSD' as const, ts: start + i * 10_000 + 17, seq: 0, bid: 0.65 + (i % 7) * 0.0001, ask: 0.6502 + (i % 7) * 0.0001, volume: 0 };
+          resampler.push(tick, 'live');
+          return tick;
+        });
+      const write = (from: number, to: number) => {
+        const ticks = ticksOf(from, to);
+        const written = feed.write(ticks);
+        handed = ticks.at(-1)!.ts + 1;
+        return written;
+      };
+      const storedTicks = async () => (await selectRows<{ n: number }>(store.client, "SELECT count() AS n FROM ticks FINAL WHERE symbol = 'AUDUSD'"))[0]!.n;
+      await write(0, 3);
+      await until('the first ticks read and stored', async () => (await storedTicks()) === 3);
+      proxy.pause();
+      const held = write(3, 30);
+      await new Promise((r) => setTimeout(r, 1500));
+      proxy.resume();
+      await held;
+      await write(30, 40);
+      feed.stopClock();
+      resampler.flush();
+      await assertEveryBarOver('AUDUSD', expected);
+      assert.equal(await storedTicks(), 40, 'no tick dropped as late');
+    } finally {
+      feed.stopClock();
+      await host.stop();
+      await feedBus.close();
       proxy.close();
     }
   });
