@@ -24,13 +24,13 @@ export type TickMessage = z.infer<typeof TickMessage>;
 /**
  * A tick publisher's clock for one symbol, told on `feeds.clock.<SYMBOL>` (core NATS) every half
  * second: every tick of the symbol it was handed before `until` is stored in TICKS already (it is
- * told only once those publishes were acknowledged). `until: null` says the publisher stopped.
+ * told only once those publishes were acknowledged).
  * Ingest closes a quiet symbol's bars by the least clock of its publishers instead of its own, so
  * a publisher held up on its way to the stream (a NATS node failing over) is not a quiet market.
  */
 export const TickClock = z.object({
   publisher: z.string().min(1).max(128).describe('one publisher, for as long as it runs (feed name and a random suffix)'),
-  until: z.number().finite().nullable().describe('epoch ms by the feed\'s own clock (a replay\'s market time); null: stopped'),
+  until: z.number().finite().describe('epoch ms by the feed\'s own clock (a replay\'s market time)'),
 });
 export type TickClock = z.infer<typeof TickClock>;
 

@@ -4,9 +4,10 @@ import type { TickClock } from '../../schemas/market.ts';
 export const CLOCK_EVERY_MS = 500;
 
 /**
- * How long a publisher's clock counts after it was last heard. A publisher held up longer (or
- * dead without saying so) no longer holds bars open: past this, the reader's own clock rules
- * again. Long enough for a JetStream publish to ride out a NATS node failing over.
+ * How long a publisher's clock counts after it was last heard. A publisher held up longer, gone
+ * or handed its feed over no longer holds bars open: past this, the reader's own clock rules
+ * again. Long enough for a JetStream publish to ride out a NATS node failing over, and for a
+ * feed's take-over (≤ ~8 s after a SIGKILL) to deliver the ticks of its seconds.
  */
 export const CLOCK_SILENT_MS = 15_000;
 
@@ -23,10 +24,6 @@ export class FeedClocks {
 
   /** Takes one clock heard at `now` (this reader's wall clock); a clock never goes back. */
   hear(clock: TickClock, now: number): void {
-    if (clock.until === null) {
-      this.heard.delete(clock.publisher);
-      return;
-    }
     const prev = this.heard.get(clock.publisher);
     this.heard.set(clock.publisher, { until: Math.max(prev?.until ?? Number.NEGATIVE_INFINITY, clock.until), at: now });
   }

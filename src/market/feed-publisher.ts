@@ -113,11 +113,14 @@ export class FeedPublisher implements TickSink {
     this.clockTimer.unref();
   }
 
-  /** Stops telling the clock and says so, so readers stop waiting for it at once. */
+  /**
+   * Stops telling the clock. It does not say it stopped: a feed handed over (SIGTERM) goes on in
+   * another process, whose first ticks are of the hand-over's seconds; readers keep the bars open
+   * for them until this clock has been silent for CLOCK_SILENT_MS.
+   */
   stopClock(): void {
     if (this.clockTimer) clearInterval(this.clockTimer);
     this.clockTimer = null;
-    for (const symbol of this.clocked) void publish(this.deps.bus, Topics.tickClock, [symbol], { publisher: this.id, until: null }).catch(() => undefined);
     this.clocked.clear();
   }
 

@@ -121,8 +121,8 @@ export const benchmark: Benchmark = {
     // (a NATS node died) is not lost; during the chaos phase it tells its clock (the replay's
     // market time: every tick before it handed over), so a publish held up by the dying node is not
     // taken for a quiet market.
-    let handed = historyStart;
-    const feed = new FeedPublisher({ bus, feed: 'chaos', clock: () => handed });
+    let handed: number | 'now' = historyStart;
+    const feed = new FeedPublisher({ bus, feed: 'chaos', clock: () => (handed === 'now' ? Date.now() : handed) });
     let longestStallMs = 0;
     const publishTicks = async (batch: Tick[]) => {
       const began = performance.now();
@@ -208,16 +208,27 @@ export const benchmark: Benchmark = {
       }
     })();
 
-    const leases = await openBucket(bus, Buckets.leases, 3);
+    // Read from the leader: a replica behind under load may still answer a claim handed over (deleted, re-created) as gone.
+    const leases = await openBucket(bus, Buckets.leases, 3, { leaderReads: true });
     const holderOf = async (key: string) => (await leases.get(key))?.value.host ?? null;
     const failover: Record<string, number> = {};
     const gap = chaosMs / 8;
     await sleep(gap);
 
-    // 1. A NATS node (not the one our own client uses, so the figure is the roles').
-    const ours = bus.nc.getServer();
-    const nodeIndex = cluster.nodes.findIndex((node) => !node.url.endsWith(ours.split(':').pop()!));
-    ctx.log(`chaos: SIGKILL nats node ${nodeIndex} at ${Math.round(performance.now())}`);
+    // 1. A NATS node: the TICKS stream's leader (the worst case for the feed and ingest: publishes
+    // wait for a new leader), moved off the node our own client uses first, so the figure is the roles'.
+    const ours = cluster.nodes.findIndex((node) => node.url.endsWith(`:${bus.nc.getServer().split(':').pop()}`));
+    const ticksLeader = async () => {
+      const leader = (await bus.jsm.streams.info(Streams.ticks.name)).cluster?.leader;
+      return cluster.nodes.findIndex((node) => node.name === leader);
+    };
+    for (let k = 0; k < 5 && (await ticksLeader()) === ours; k++) {
+      await bus.nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${Streams.ticks.name}`, '', { timeout: 5_000 }).catch(() => undefined);
+      await sleep(2_000);
+    }
+    const leaderIndex = await ticksLeader();
+    const nodeIndex = leaderIndex >= 0 && leaderIndex !== ours ? leaderIndex : cluster.nodes.findIndex((_, i) => i !== ours);
+    ctx.log(`chaos: SIGKILL nats node ${nodeIndex}${nodeIndex === leaderIndex ? ' (the TICKS leader)' : ''} at ${Math.round(performance.now())}`);
     await cluster.kill(nodeIndex);
     const probeKey = keys[1] ?? keys[0]!;
     failover.nats_node_ms = await timeUntil('the API after a NATS node died', async () => (await client.call('GET', '/api/v1/whoami-key', { key: probeKey })).status === 200);
@@ -278,8 +289,8 @@ export const benchmark: Benchmark = {
 
     publishing = false;
     await publisher;
-    // The feed stops (and says so): ingest closes the last bars by its own clock again.
-    feed.stopClock();
+    // Nothing more to come, and market time has reached the wall clock: the feed's clock is now.
+    handed = 'now';
     resampler.flush();
     ctx.log('chaos: kills done; waiting for the bars and the signals to settle');
     await cluster.restart(nodeIndex);
@@ -313,6 +324,7 @@ export const benchmark: Benchmark = {
       // What each ingest process said (claims, take-overs, stalls): the first thing to read about a loss.
       for (const [i, p] of ingest.entries()) for (const line of p.process.lines.filter((l) => /ingest|claim|heartbeat|symbol|error|warn/i.test(l)).slice(-40)) ctx.log(`ingest ${i + 1}: ${line}`);
     }
+    feed.stopClock();
     const dup = (await selectRows<{ n: number; u: number }>(store, "SELECT count() AS n, uniqExact(timeframe, ts) AS u FROM bars FINAL WHERE symbol = 'EURUSD'"))[0]!;
 
     // Signals: every one on SIGNALS reached the receiver, in order per deployment.

@@ -84,7 +84,7 @@ describe('FeedPublisher (real nats-server)', () => {
       heard.push(clock);
       // Whatever a clock vouches for is in the stream when it is heard.
       const until = clock.until;
-      if (until !== null) checks.push(stored('NZDUSD').then(({ ticks }) => assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`)));
+      checks.push(stored('NZDUSD').then(({ ticks }) => assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`)));
     });
     const info = await nats.bus.jsm.streams.info(Streams.ticks.name);
     try {
@@ -102,8 +102,6 @@ describe('FeedPublisher (real nats-server)', () => {
       await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
       await held;
       await until('the clock moves on once the ticks are stored', () => heard.some((c) => c.until === T0 + 100));
-      publisher.stopClock();
-      await until('the stop told', () => heard.at(-1)?.until === null);
       await Promise.all(checks);
       assert.equal(new Set(heard.map((c) => c.publisher)).size, 1);
     } finally {
