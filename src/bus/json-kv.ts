@@ -213,18 +213,21 @@ export class JsonKv<S extends z.ZodType> {
 }
 
 /**
- * Opens (creating when missing) the bucket a switchboard spec names. Reads may be answered by any
- * replica (direct gets), which can be behind its leader: a value it has not received yet, or an
- * older one it already dropped by the bucket's TTL. That only costs a retry before a
- * compare-and-set on the same key; with `leaderReads` every read is answered by the leader, for a
- * bucket whose reads decide on their own (is another host's heartbeat gone?).
+ * Opens (creating when missing) the bucket a switchboard spec names. A replicated bucket is read
+ * through its stream leader: a direct get may be answered by any replica, one that is behind — a
+ * value it has not received yet (a job a trainer pulled before its record reached that replica,
+ * and dropped as gone), or an older one it already dropped by the bucket's TTL (a live host's
+ * heartbeat read as expired). With one replica that replica is the leader, and a direct get is as
+ * current and cheaper. `directReads` opts a bucket's reads out where a stale answer only costs a
+ * retry, for read load the leader should not carry alone.
  */
-export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1, { leaderReads = false } = {}): Promise<JsonKv<S>> {
+export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1, { directReads = replicas === 1 } = {}): Promise<JsonKv<S>> {
   const kv = await new Kvm(bus.js).create(spec.name, {
     history: 1,
     replicas,
     ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
-    ...(leaderReads ? { allow_direct: false } : {}),
+    // Chosen by this client: a bucket made with direct gets allowed is still read through the leader here.
+    allow_direct: directReads,
   });
   return new JsonKv(kv, spec, bus.jsm);
 }

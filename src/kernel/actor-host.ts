@@ -68,9 +68,9 @@ const CLAIM_BATCH = 64;
 
 /** The two buckets every actor host claims through: the claims and the hosts' heartbeats. */
 export async function openClaims(bus: Bus, replicas: number): Promise<Pick<ActorHostDeps<unknown, unknown>, 'leases' | 'hosts'>> {
-  // A heartbeat read as gone lets another host take the claims over: that read must be the leader's,
+  // A heartbeat read as gone lets another host take the claims over: that read is the leader's (openBucket),
   // never a replica's that is behind (it may have dropped an old heartbeat by TTL before the renewal reached it).
-  const [leases, hosts] = await Promise.all([openBucket(bus, Buckets.leases, replicas), openBucket(bus, Buckets.hosts, replicas, { leaderReads: true })]);
+  const [leases, hosts] = await Promise.all([openBucket(bus, Buckets.leases, replicas), openBucket(bus, Buckets.hosts, replicas)]);
   return { leases, hosts };
 }
 

@@ -33,6 +33,18 @@ describe('bus on a 3-node NATS cluster', () => {
     assert.equal(bucket.config.num_replicas, 3);
   });
 
+  it('reads a replicated bucket through its leader: a replica that is behind never answers', async () => {
+    const jobs = await openBucket(bus, Buckets.jobs, 3);
+    const asked: string[] = [];
+    const spy = bus.nc.subscribe('$JS.API.>', { callback: (_e, msg) => void asked.push(msg.subject) });
+    await bus.nc.flush();
+    assert.equal(await jobs.get('404'), null);
+    await bus.nc.flush();
+    spy.unsubscribe();
+    assert.ok(asked.includes(`$JS.API.STREAM.MSG.GET.KV_${Buckets.jobs.name}`), asked.join(' '));
+    assert.ok(!asked.some((s) => s.startsWith('$JS.API.DIRECT.GET')), asked.join(' '));
+  });
+
   it('a compare-and-set or a publish in flight when its node dies completes once, on another node', async () => {
     const credits = await openBucket(bus, Buckets.credits, 3);
     await ensureStream(bus, Streams.signals, 3);
