@@ -33,6 +33,7 @@ export class UsageRecorder {
   private committed = 0;
   private revisions: Awaited<ReturnType<JsonKv<typeof Buckets.credits.schema>['revisions']>> | null = null;
   private loop: Promise<void> | null = null;
+  private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private readonly counts = { stored: 0, batches: 0, failed: 0 };
@@ -41,21 +42,38 @@ export class UsageRecorder {
 
   async start(): Promise<void> {
     this.committed = this.position = (await this.deps.cursor.get(USAGE_CURSOR_KEY))?.value.seq ?? 0;
-    const revisions = (this.revisions = await this.deps.credits.revisions(this.position + 1));
-    const maxRows = this.deps.maxRows ?? 2_000;
-    this.loop = (async () => {
-      for await (const { key, revision, value } of revisions) {
-        this.position = revision;
-        const userId = Number(key);
-        if (!Number.isSafeInteger(userId)) continue;
-        for (const c of value?.changes ?? []) {
-          const seq = c.seq ?? revision;
-          this.pending.set(seq, { seq, user_id: userId, ts: c.ts, delta: c.delta, balance_after: c.balance_after, reason: c.reason, ref: c.ref });
-        }
-        if (this.pending.size >= maxRows) await this.flush();
-      }
-    })();
+    this.revisions = await this.deps.credits.revisions(this.position + 1);
+    this.loop = this.follow();
     this.timer = setInterval(() => void this.flush(), this.deps.intervalMs ?? 1_000);
+  }
+
+  /** Reads revisions until stopped; a read that breaks or ends is opened again after the last revision read. */
+  private async follow(): Promise<void> {
+    const maxRows = this.deps.maxRows ?? 2_000;
+    while (!this.stopped) {
+      try {
+        this.revisions ??= await this.deps.credits.revisions(this.position + 1);
+        if (this.stopped) await this.revisions.close(); // stopped while it was opened
+        for await (const { key, revision, value } of this.revisions) {
+          this.position = revision;
+          const userId = Number(key);
+          if (!Number.isSafeInteger(userId)) continue;
+          for (const c of value?.changes ?? []) {
+            const seq = c.seq ?? revision;
+            this.pending.set(seq, { seq, user_id: userId, ts: c.ts, delta: c.delta, balance_after: c.balance_after, reason: c.reason, ref: c.ref });
+          }
+          if (this.pending.size >= maxRows) await this.flush();
+        }
+        if (this.stopped) return;
+        throw new Error('the read of the credits bucket ended');
+      } catch (err) {
+        if (this.stopped) return;
+        this.deps.log.error({ err }, 'usage recorder: reading the credits bucket broke; reading on in a second');
+        await this.revisions?.close().catch(() => {});
+        this.revisions = null;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    }
   }
 
   /** Stores what was read so far and moves the cursor past it (one batch at a time). */
@@ -103,6 +121,7 @@ export class UsageRecorder {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopped = true;
     await this.revisions?.close();
     await this.loop;
     await this.flush();
