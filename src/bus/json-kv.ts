@@ -167,7 +167,8 @@ export class JsonKv<S extends z.ZodType> {
     const prefix = `$KV.${this.spec.name}.`;
     const stream = { name: `KV_${this.spec.name}`, subjects: [`${prefix}>`], maxMessages: -1, maxAgeSeconds: 0 };
     const followed = await followStream({ js: this.js }, stream, `${prefix}>`, from);
-    const decode = (data: Uint8Array) => this.spec.schema.parse(JSON.parse(new TextDecoder().decode(data)));
+    const text = new TextDecoder();
+    const decode = (data: Uint8Array) => this.spec.schema.parse(JSON.parse(text.decode(data)));
     return {
       async *[Symbol.asyncIterator]() {
         for await (const msg of followed) {
