@@ -8,7 +8,7 @@
  *   - the custom indicator through the API, 2,000 bars returned (goal p99 ≤ 50 ms): the same
  *     script again (a worker keeps the scripts it ran ready), and a new script text each request
  *     (one default changed: parsed, checked and its closures made and optimised afresh);
- *     (the same-script run also reports the answer's Server-Timing stages: bars, queue, worker, run, charge, total);
+ *     (the same-script run also reports the answer's Server-Timing stages: pre, bars, queue, worker, run, charge, total);
  *   - GET /whoami-key p99 alone, then while 20 custom requests are in flight at every moment
  *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop);
  *   - the worker's job alone, in this process (the script run over 2,500 real EURUSD 1-minute
@@ -153,7 +153,7 @@ export const benchmark: Benchmark = {
       if (res.status !== 200) throw new Error(`custom indicator answered ${res.status}: ${text.slice(0, 300)}`);
       return text;
     };
-    /** Each request's Server-Timing stages (bars, queue, worker, run, charge, total), by name. */
+    /** Each request's Server-Timing stages (pre, bars, queue, worker, run, charge, total), by name. */
     const stages = new Map<string, number[]>();
     const custom = async (payload = body) => {
       const t = performance.now();

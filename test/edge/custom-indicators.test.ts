@@ -92,7 +92,7 @@ describe('POST /api/v1/indicators/custom', () => {
     assert.equal(res.body.credits_charged, 1);
     // Where the call's time went: every stage named once, the worker's run within its hand-off.
     const stages = new Map((res.headers.get('server-timing') ?? '').split(', ').map((s) => [s.split(';dur=')[0], Number(s.split(';dur=')[1])]));
-    assert.deepEqual([...stages.keys()], ['bars', 'queue', 'worker', 'run', 'charge', 'total']);
+    assert.deepEqual([...stages.keys()], ['pre', 'bars', 'queue', 'worker', 'run', 'charge', 'total']);
     for (const [name, ms] of stages) assert.ok(Number.isFinite(ms) && ms >= 0, `${name}: ${ms}`);
     assert.ok(stages.get('run')! <= stages.get('worker')! + 0.1 && stages.get('worker')! <= stages.get('total')! + 0.1);
   });

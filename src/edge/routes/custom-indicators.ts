@@ -7,9 +7,9 @@ import { plainJsonSerializer, sendJsonInSlices } from '../plugins/fast-serialize
 import type { App } from '../types.ts';
 
 const CUSTOM_TIMING_DOC =
-  '**Server-Timing** (a 200 answer’s header, in ms, for finding where a slow call spent its time): `bars` reading the bars, ' +
+  '**Server-Timing** (a 200 answer’s header, in ms, for finding where a slow call spent its time): `pre` from its arrival to the handler (body, key, rate limit), `bars` reading the bars, ' +
   '`queue` waiting for a free interpreter worker, `worker` from hand-off to the worker’s answer (`run` plus copying the bars in and the answer out), ' +
-  '`run` the worker’s parsing and interpreting, `charge` waiting for the credit write after the run (0 unless the balance store was slow), `total` the whole call before sending.';
+  '`run` the worker’s parsing and interpreting, `charge` waiting for the credit write after the run (0 unless the balance store was slow), `total` from its arrival until the answer starts (sending it is not included).';
 
 const DESCRIPTION =
   'Runs a TradingView Pine Script (v5/v6) — or a plain-language description, first turned into Pine — bar by bar over ' +
@@ -38,9 +38,9 @@ const DESCRIPTION =
   CUSTOM_TIMING_DOC;
 
 /** `name;dur=ms` per stage measured (W3C Server Timing), in the order the description lists them. */
-type Stages = CustomTimings & { bars?: number; total?: number };
+type Stages = CustomTimings & { pre?: number; bars?: number; total?: number };
 function serverTiming(timing: Stages): string {
-  return (['bars', 'queue', 'worker', 'run', 'charge', 'total'] as const)
+  return (['pre', 'bars', 'queue', 'worker', 'run', 'charge', 'total'] as const)
     .filter((name) => timing[name] !== undefined)
     .map((name) => `${name};dur=${timing[name]!.toFixed(1)}`)
     .join(', ');
@@ -60,6 +60,8 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
     handler: async (request, reply) => {
       const user = requireUser(request);
       const { body } = request;
+      // Since the request arrived: body parsing, authentication and the rate limit.
+      const pre = reply.elapsedTime;
       const started = performance.now();
       const series = await market.cache.get(body.symbol, body.timeframe);
       const c = series.columns();
@@ -68,9 +70,9 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       const from = Math.max(0, end - body.limit) - start;
       const slice = (x: Float64Array) => x.slice(start, end);
       const bars = { ts: slice(c.ts), open: slice(c.open), high: slice(c.high), low: slice(c.low), close: slice(c.close), volume: slice(c.volume), from };
-      const timing: Stages = { bars: performance.now() - started };
+      const timing: Stages = { pre, bars: performance.now() - started };
       const json = await custom.compute(user, body, bars, timing);
-      timing.total = performance.now() - started;
+      timing.total = reply.elapsedTime;
       reply.header('server-timing', serverTiming(timing));
       return sendJsonInSlices<CustomIndicatorResponse>(reply, json);
     },
