@@ -83,9 +83,30 @@ export type ChallengeRecord = z.infer<typeof ChallengeRecord>;
 export const AttemptsRecord = z.object({ count: z.number().int().min(0), last_at: z.number().int() });
 export type AttemptsRecord = z.infer<typeof AttemptsRecord>;
 
+/**
+ * One credit change as its balance entry carries it until the usage recorder has stored it (see
+ * CreditLedger). `seq` is the KV revision the change was written at; the change written by the
+ * entry's own revision has none yet (the revision is known only once written: it is that entry's).
+ */
+export const CreditChange = z.object({
+  seq: z.number().int().positive().optional(),
+  /** The entry's write counter when the change was written (CreditsRecord.writes). */
+  n: z.number().int().min(1),
+  ts: z.number().int(),
+  delta: z.number().int(),
+  balance_after: z.number().int().min(0),
+  reason: z.string(),
+  ref: z.string(),
+});
+export type CreditChange = z.infer<typeof CreditChange>;
+
 export const CreditsRecord = z.object({
   balance: z.number().int().min(0),
   updated_at: z.number().int(),
+  /** Writes to this entry so far (every compare-and-set adds one): tells the ledger which revisions the bucket still keeps. */
+  writes: z.number().int().min(0).optional(),
+  /** The changes the usage recorder may not have stored yet, oldest first (the newest has no `seq`: it is this revision's). */
+  changes: z.array(CreditChange).optional(),
   /**
    * The last UTC day (YYYY-MM-DD) whose fork payout this balance received, written in the same
    * compare-and-set as that credit: the payout sweep's once-only mark (days settle in order).
@@ -132,6 +153,12 @@ export const IngestCursor = z.object({
 });
 export type IngestCursor = z.infer<typeof IngestCursor>;
 
+/** How far the usage recorder has stored the credits bucket's changes: every revision up to `seq` is in `usage_events`. */
+export const UsageCursor = z.object({ seq: z.number().int().min(0), updated_at: z.number().int() });
+export type UsageCursor = z.infer<typeof UsageCursor>;
+/** The key of the usage recorder's cursor in `sf_usage_cursor`. */
+export const USAGE_CURSOR_KEY = 'cursor';
+
 /** An actor host whose heartbeat is not renewed for this long is gone: its claims are taken over. */
 export const LEASE_TTL_SECONDS = 6;
 
@@ -143,13 +170,23 @@ export interface BucketSpec<S extends z.ZodType> {
   schema: S;
   /** Seconds after its last write that a key expires; 0 keeps it forever. */
   ttlSeconds: number;
+  /** Revisions kept per key (1 unless a reader must see superseded ones; NATS allows up to 64). */
+  history?: number;
 }
 
-const bucket = <S extends z.ZodType>(name: string, schema: S, ttlSeconds = 0): BucketSpec<S> => ({
+const bucket = <S extends z.ZodType>(name: string, schema: S, ttlSeconds = 0, history?: number): BucketSpec<S> => ({
   name,
   schema,
   ttlSeconds,
+  ...(history ? { history } : {}),
 });
+
+/**
+ * Revisions the credits bucket keeps per key: the usage recorder reads every one it reaches
+ * before it is superseded this many times (a change in a superseded revision is carried in the
+ * entry's `changes` until known stored).
+ */
+export const CREDITS_HISTORY = 64;
 
 export const Buckets = {
   /** `<user_id>` → the account. */
@@ -166,8 +203,10 @@ export const Buckets = {
   challenges: bucket('sf_webauthn_challenges', ChallengeRecord, 300),
   /** `name.<lower-case username>` / `addr.<client block>` → sign-in attempts (forgotten after a quiet day). */
   signInAttempts: bucket('sf_sign_in_attempts', AttemptsRecord, 24 * 3600),
-  /** `<user_id>` → credit balance, changed only by compare-and-set. */
-  credits: bucket('sf_credits', CreditsRecord),
+  /** `<user_id>` → credit balance, changed only by compare-and-set; each change goes into `usage_events` by the usage recorder. */
+  credits: bucket('sf_credits', CreditsRecord, 0, CREDITS_HISTORY),
+  /** `cursor` → how far the usage recorder has stored the credits bucket's changes. */
+  usageCursor: bucket('sf_usage_cursor', UsageCursor),
   /** `<name>` → a monotonic id counter (user_id, job_id…). */
   counters: bucket('sf_counters', CounterRecord),
   /** `<user_id>.<cap>.<yyyymmdd>` → runs used that UTC day. */

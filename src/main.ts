@@ -30,7 +30,7 @@ import { ShutdownStack, processRuns } from './lifecycle/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { LiveTradesRepo, openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
 import type { Payouts } from './payouts/index.ts';
-import { baseChecks, closeBus, serveHealth, startEdge, startFoundation, startTrainer, startWork } from './roles/index.ts';
+import { baseChecks, closeBus, serveHealth, startEdge, startFoundation, startTrainer, startUsageRecorder, startWork } from './roles/index.ts';
 import { serveStore } from './store-link/index.ts';
 
 export interface Service {
@@ -127,6 +127,9 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const signalRecorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await signalRecorder.start();
     stack.push(() => signalRecorder.stop());
+    // Every credit change goes into the usage history from the credits bucket, in batches (not one INSERT per charge).
+    const usageRecorder = await startUsageRecorder({ bus, clickhouse, log, replicas: config.NATS_REPLICAS });
+    stack.push(() => usageRecorder.stop());
     const modelHost = await buildModelHost({
       bus,
       deployments: deployments.view,

@@ -2,8 +2,7 @@ import type { JsonKv } from '../bus/index.ts';
 import { OutOfCreditsError } from '../errors.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import { utcMonth } from '../lib/utc-day.ts';
-import type { UsageRepo } from '../store/index.ts';
-import type { CreditsRecord } from '../../schemas/messages.ts';
+import { CREDITS_HISTORY, type CreditChange, type CreditsRecord } from '../../schemas/messages.ts';
 import { topUpDue } from './monthly-allowance.ts';
 
 /** Thrown inside a compare-and-set to leave the balance as it is (the day's payout is in already). */
@@ -24,12 +23,43 @@ export interface LedgerOptions {
   allowanceOf?: (userId: number) => number;
   /** The clock (epoch ms): the UTC month of the allowance, and the time of each change. */
   now?: () => number;
+  /** How far the usage recorder has stored changes (its cursor, a KV revision; 0 when unknown). */
+  recordedThrough?: () => number;
+}
+
+/**
+ * Changes an entry may carry before a write is refused: a recorder that far behind on one user is
+ * down, and a change it could not store later must not be made (about 120 bytes each, well under
+ * the 1 MB message limit).
+ */
+const MAX_UNRECORDED = 4000;
+
+/**
+ * The changes a new revision of an entry carries: those of `current` (at `revision`) the usage
+ * recorder may not have stored, then `change`. A carried change is known stored when the recorder
+ * has passed its revision while the bucket still keeps it (fewer than CREDITS_HISTORY writes
+ * since), or when it has passed the current revision (which carries every listed change).
+ */
+function carriedChanges(current: CreditsRecord | null, revision: number | null, recorded: number, change: CreditChange | null): CreditChange[] {
+  const writes = current?.writes ?? 0;
+  const kept: CreditChange[] = [];
+  if (revision !== null && revision > recorded) {
+    for (const c of current?.changes ?? []) {
+      const seq = c.seq ?? revision;
+      if (seq <= recorded && writes - c.n < CREDITS_HISTORY) continue;
+      kept.push({ ...c, seq });
+    }
+  }
+  if (change) kept.push(change);
+  if (kept.length > MAX_UNRECORDED) throw new Error(`the usage recorder has not stored ${kept.length} credit changes of this account; try again once it runs`);
+  return kept;
 }
 
 /**
  * The credits ledger. A balance changes only through compare-and-set on its KV entry, so
  * concurrent debits from any number of processes leave it exact and never below zero; each
- * change is then appended to the usage history under the KV revision it produced.
+ * change is carried in the entry until the usage recorder has stored it in the usage history
+ * under the KV revision it produced (see UsageHistory for reads that include the newest).
  *
  * A user with a monthly allowance has it topped up by the first operation of each UTC month that
  * touches the balance (a read too), before that operation, as a change of its own (reason
@@ -40,14 +70,15 @@ export class CreditLedger {
   private readonly mutex = new KeyedMutex();
   private readonly allowanceOf: (userId: number) => number;
   private readonly now: () => number;
+  private readonly recordedThrough: () => number;
 
   constructor(
     private readonly balances: JsonKv<typeof CreditsRecord>,
-    private readonly usage: UsageRepo,
     options: LedgerOptions = {},
   ) {
     this.allowanceOf = options.allowanceOf ?? (() => 0);
     this.now = options.now ?? Date.now;
+    this.recordedThrough = options.recordedThrough ?? (() => 0);
   }
 
   async balance(userId: number): Promise<number> {
@@ -141,8 +172,11 @@ export class CreditLedger {
 
   /**
    * The one write path of a balance: `change` sees the current record and says what moves; fields
-   * already there (the payout day, the allowance mark) are carried over by every change. A change
-   * that moves no credit (a top-up of a balance above its allowance) writes its mark but no usage row.
+   * already there (the payout day, the allowance mark) are carried over by every change. The change
+   * goes into the entry itself (its `changes`), in the same compare-and-set: the usage recorder
+   * copies it into `usage_events` under this write's revision, so a process that dies right after
+   * the write loses no row, and the request waits for no ClickHouse insert. A change that moves no
+   * credit (a top-up of a balance above its allowance) writes its mark but no usage row.
    */
   private async write(
     userId: number,
@@ -151,26 +185,19 @@ export class CreditLedger {
     change: (current: CreditsRecord | null) => { delta: number; mark?: Partial<CreditsRecord> },
   ): Promise<number> {
     const key = String(userId);
-    let delta = 0;
-    const { value, revision } = await this.mutex.run(key, () =>
-      this.balances.mutate(key, (current) => {
+    const { value } = await this.mutex.run(key, () =>
+      this.balances.mutate(key, (current, revision) => {
         const next = change(current);
-        delta = next.delta;
         const before = current?.balance ?? 0;
-        if (before + delta < 0) throw new OutOfCreditsError(-delta, before);
-        return { ...current, ...next.mark, balance: before + delta, updated_at: this.now() };
+        const balance = before + next.delta;
+        if (balance < 0) throw new OutOfCreditsError(-next.delta, before);
+        const ts = this.now();
+        const writes = (current?.writes ?? 0) + 1;
+        const made = next.delta === 0 ? null : { n: writes, ts, delta: next.delta, balance_after: balance, reason, ref };
+        const changes = carriedChanges(current, revision, this.recordedThrough(), made);
+        return { ...current, ...next.mark, balance, updated_at: ts, writes, changes };
       }),
     );
-    if (delta === 0) return value.balance;
-    await this.usage.append({
-      seq: revision,
-      user_id: userId,
-      ts: value.updated_at,
-      delta,
-      balance_after: value.balance,
-      reason,
-      ref,
-    });
     return value.balance;
   }
 }

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { ClickHouseClient } from '../store/index.ts';
 import { UsageRepo } from '../store/index.ts';
-import { Buckets, type UserRecord } from '../../schemas/messages.ts';
+import { Buckets, USAGE_CURSOR_KEY, type UserRecord } from '../../schemas/messages.ts';
 import { CostGuard } from './cost-guard.ts';
 import { CreditLedger } from './credits.ts';
 import { DailyCaps } from './daily-caps.ts';
@@ -17,11 +17,13 @@ import { SignIn } from './sign-in.ts';
 import { Claims } from './claims.ts';
 import { monthlyAllowance, type AllowanceConfig } from './monthly-allowance.ts';
 import { ClusterRateLimiter } from './cluster-rate-limiter.ts';
+import { UsageHistory } from './usage-history.ts';
 
 export { AccountDirectory, type NewAccount, type TrialReservation } from './directory.ts';
 export { SESSION_MAX_AGE_MS, Sessions, type SessionInfo } from './sessions.ts';
 export { deviceLabel } from './user-agent.ts';
 export { Metering } from './metering.ts';
+export { UsageHistory } from './usage-history.ts';
 export { MintLimiter, clientBlock } from './mint-limiter.ts';
 export { TokenBuckets } from './token-bucket.ts';
 export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
@@ -45,7 +47,8 @@ export interface Accounts {
   metering: Metering;
   mintLimiter: MintLimiter;
   requestLimiter: ClusterRateLimiter;
-  usage: UsageRepo;
+  /** The usage history, the changes not yet stored by the usage recorder included. */
+  usage: UsageHistory;
   /** Passkeys, password and recovery codes of claimed accounts. */
   credentials: Credentials;
   signIn: SignIn;
@@ -63,7 +66,7 @@ export type AccountsDeps = {
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
 export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDeps): Promise<Accounts> {
   const r = config.NATS_REPLICAS;
-  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, credentialsKv, challenges, attempts, rateWindows] = await Promise.all([
+  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, credentialsKv, challenges, attempts, rateWindows, usageCursor] = await Promise.all([
     openBucket(bus, Buckets.users, r),
     openBucket(bus, Buckets.usernames, r),
     openBucket(bus, Buckets.apiKeys, r),
@@ -77,9 +80,17 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     openBucket(bus, Buckets.challenges, r),
     openBucket(bus, Buckets.signInAttempts, r),
     openBucket(bus, Buckets.rateWindows, r),
+    openBucket(bus, Buckets.usageCursor, r),
   ]);
-  const usage = new UsageRepo(clickhouse);
-  const ledger = new CreditLedger(credits, usage, { allowanceOf: (userId) => monthlyAllowance(directory.get(userId), config) });
+  const usage = new UsageHistory(credits, new UsageRepo(clickhouse));
+  // How far the usage recorder (whichever process runs it) has stored: the ledger drops the changes
+  // an entry carries once they are known stored. Followed by a watch, so a charge reads nothing more.
+  let recorded = 0;
+  const recorderCursor = await usageCursor.watchKey(USAGE_CURSOR_KEY, (value) => (recorded = Math.max(recorded, value?.seq ?? 0)));
+  const ledger = new CreditLedger(credits, {
+    allowanceOf: (userId) => monthlyAllowance(directory.get(userId), config),
+    recordedThrough: () => recorded,
+  });
   // A plan changed elsewhere counts at once: every process tries, the ledger's compare-and-set lets one top up.
   const topUpOnPlanChange = (user: UserRecord) =>
     void ledger.topUp(user.user_id).catch((err: unknown) => log.warn({ err, user_id: user.user_id }, 'allowance top-up after a plan change failed; the next credit operation retries it'));
@@ -109,7 +120,7 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
     async stop() {
       directory.stop();
       requestLimiter.stop();
-      await usage.flush();
+      recorderCursor.stop();
     },
   };
 }

@@ -1,9 +1,9 @@
 import type { CapName, CapsResponse, Plan, UsageQuery, UsageResponse } from '../../schemas/accounts.ts';
 import { nextUtcMidnight, startOfUtcDay, utcDate } from '../lib/utc-day.ts';
-import type { UsageRepo } from '../store/index.ts';
 import type { CostGuard } from './cost-guard.ts';
 import type { CreditLedger } from './credits.ts';
 import { DAILY_CAPS, type DailyCaps } from './daily-caps.ts';
+import type { UsageHistory } from './usage-history.ts';
 
 export interface MeteringLimits {
   ratePerMinute: number;
@@ -21,7 +21,7 @@ export class Metering {
     private readonly ledger: CreditLedger,
     private readonly caps: DailyCaps,
     private readonly costGuard: CostGuard,
-    private readonly usage: UsageRepo,
+    private readonly usage: UsageHistory,
     private readonly limits: MeteringLimits,
   ) {}
 

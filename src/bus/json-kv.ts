@@ -1,9 +1,10 @@
 import { Kvm, type KV, type KvEntry, type KvWatchEntry } from '@nats-io/kv';
-import type { JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { z } from 'zod';
 import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
 import { isTransientBusError } from './transient.ts';
+import { followStream } from './consumers.ts';
 
 type KvWatch = Awaited<ReturnType<KV['watch']>>;
 
@@ -36,6 +37,7 @@ export class JsonKv<S extends z.ZodType> {
     readonly kv: KV,
     readonly spec: BucketSpec<S>,
     private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
   ) {}
 
   private decode(entry: KvEntry): z.infer<S> {
@@ -127,11 +129,11 @@ export class JsonKv<S extends z.ZodType> {
    */
   async mutate<R extends z.infer<S>>(
     key: string,
-    change: (current: z.infer<S> | null) => R,
+    change: (current: z.infer<S> | null, revision: number | null) => R,
   ): Promise<{ value: R; revision: number }> {
     for (let attempt = 0; ; attempt++) {
       const current = await this.getRetrying(key);
-      const next = change(current?.value ?? null);
+      const next = change(current?.value ?? null, current?.revision ?? null);
       const revision = current
         ? await this.update(key, next, current.revision).catch((err: unknown) => {
             if (err instanceof StaleRevisionError) return false as const;
@@ -154,6 +156,33 @@ export class JsonKv<S extends z.ZodType> {
         await sleep(Math.min(2_000, 50 * 2 ** attempt));
       }
     }
+  }
+
+  /**
+   * Every revision the bucket still keeps from `from` on (revision = stream sequence), in order, then
+   * each new one as it is written, until `close`: a key's superseded revisions are seen as long as
+   * the bucket's history keeps them. A delete or purge comes as a null value.
+   */
+  async revisions(from: number): Promise<{ [Symbol.asyncIterator](): AsyncIterator<{ key: string; revision: number; value: z.infer<S> | null }>; close(): Promise<void> }> {
+    const prefix = `$KV.${this.spec.name}.`;
+    const stream = { name: `KV_${this.spec.name}`, subjects: [`${prefix}>`], maxMessages: -1, maxAgeSeconds: 0 };
+    const followed = await followStream({ js: this.js }, stream, `${prefix}>`, from);
+    const text = new TextDecoder();
+    const decode = (data: Uint8Array) => this.spec.schema.parse(JSON.parse(text.decode(data)));
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const msg of followed) {
+          const op = msg.header('KV-Operation');
+          yield { key: msg.subject.slice(prefix.length), revision: msg.seq, value: op === 'DEL' || op === 'PURGE' ? null : decode(msg.data) };
+        }
+      },
+      close: () => followed.close(),
+    };
+  }
+
+  /** The newest revision written to the bucket (any key), 0 when empty. */
+  async lastRevision(): Promise<number> {
+    return (await this.jsm.streams.info(`KV_${this.spec.name}`)).state.last_seq;
   }
 
   /**
@@ -222,12 +251,20 @@ export class JsonKv<S extends z.ZodType> {
  * retry, for read load the leader should not carry alone.
  */
 export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1, { directReads = replicas === 1 } = {}): Promise<JsonKv<S>> {
+  const history = spec.history ?? 1;
   const kv = await new Kvm(bus.js).create(spec.name, {
-    history: 1,
+    history,
     replicas,
     ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
     // Chosen by this client: a bucket made with direct gets allowed is still read through the leader here.
     allow_direct: directReads,
   });
-  return new JsonKv(kv, spec, bus.jsm);
+  // A bucket made before its spec kept more revisions is opened as it is: raised here, since a
+  // reader of its history counts on them (never lowered: that would drop what a reader still needs).
+  if (history > 1) {
+    const stream = `KV_${spec.name}`;
+    const { config } = await bus.jsm.streams.info(stream);
+    if (config.max_msgs_per_subject < history) await bus.jsm.streams.update(stream, { ...config, max_msgs_per_subject: history });
+  }
+  return new JsonKv(kv, spec, bus.jsm, bus.js);
 }

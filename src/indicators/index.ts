@@ -31,4 +31,4 @@ export function parseIndicatorsObject(input: unknown): IndicatorRequest[] {
   if (result.ok) return result.indicators;
   throw new BadRequestError(`invalid indicators: ${result.issues.map((i) => (i.key ? `${i.key}: ${i.message}` : i.message)).join('; ')}`);
 }
-export { PinePool, PineError, parsePine, runJob, runProgram, shapeRun, type PineBars, type PineJob, type PineJobResult, type PinePoolOptions, type RunResult, type ScriptProblem } from './custom/index.ts';
+export { PinePool, PineError, parsePine, runJob, runProgram, shapeRun, type PineBars, type PineJob, type PineJobResult, type PinePoolOptions, type PineRunStamps, type RunResult, type ScriptProblem } from './custom/index.ts';

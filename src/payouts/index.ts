@@ -5,8 +5,8 @@
 import { openBucket, type Bus } from '../bus/index.ts';
 import { liveClock, type Clock } from '../kernel/index.ts';
 import type { Logger } from '../log.ts';
-import type { AccountDirectory, Metering } from '../accounts/index.ts';
-import { PayoutsRepo, UsageRepo, type ClickHouseClient } from '../store/index.ts';
+import type { AccountDirectory, Metering, UsageHistory } from '../accounts/index.ts';
+import { PayoutsRepo, type ClickHouseClient } from '../store/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { EntryLinks } from './entry-links.ts';
 import { PayoutsLedger } from './ledger-view.ts';
@@ -34,6 +34,8 @@ export interface PayoutsDeps {
   clickhouse: ClickHouseClient;
   metering: Pick<Metering, 'creditPayout'>;
   directory: Pick<AccountDirectory, 'get'>;
+  /** The spend the sweep splits: the usage history with the changes not yet recorded (Accounts.usage). */
+  usage: Pick<UsageHistory, 'billableSpend'>;
   log: Logger;
   replicas?: number;
   clock?: Clock;
@@ -43,7 +45,7 @@ export interface PayoutsDeps {
 }
 
 /** Opens the payout buckets and the entry mirror; the sweep runs once `sweeper.start()` is called. */
-export async function buildPayouts({ bus, clickhouse, metering, directory, log, replicas = 1, clock = liveClock, options, checkpoint }: PayoutsDeps): Promise<Payouts> {
+export async function buildPayouts({ bus, clickhouse, metering, directory, usage, log, replicas = 1, clock = liveClock, options, checkpoint }: PayoutsDeps): Promise<Payouts> {
   const [marks, state, links] = await Promise.all([
     openBucket(bus, Buckets.payoutMarks, replicas),
     openBucket(bus, Buckets.payoutSweep, replicas),
@@ -54,7 +56,7 @@ export async function buildPayouts({ bus, clickhouse, metering, directory, log, 
   const sweeper = new PayoutSweeper(
     {
       entries: () => links.entries(),
-      usage: new UsageRepo(clickhouse),
+      usage,
       ledger: repo,
       marks,
       state,

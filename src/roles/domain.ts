@@ -124,6 +124,7 @@ export async function startEdge(
     clickhouse,
     metering: accounts.metering,
     directory: accounts.directory,
+    usage: accounts.usage,
     log,
     replicas: config.NATS_REPLICAS,
   });

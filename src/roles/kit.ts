@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { connectBus, type Bus } from '../bus/index.ts';
+import { connectBus, openBucket, type Bus } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import { UnavailableError } from '../errors.ts';
 import { probeReadiness, ShutdownStack, withDeadline, type DependencyCheck } from '../lifecycle/index.ts';
 import type { Logger } from '../log.ts';
-import { openClickHouse, type ClickHouseClient } from '../store/index.ts';
+import { openClickHouse, UsageRepo, type ClickHouseClient } from '../store/index.ts';
+import { UsageRecorder } from '../../actors/recorder/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import { remoteClickHouse } from '../store-link/index.ts';
 
 /** A drain waits for a server that may be gone: past half a step's deadline, the connection is just closed. */
@@ -114,4 +116,12 @@ export async function serveHealth(
   const url = `http://${host}:${port}`;
   log.info({ health: url }, 'health endpoint listening');
   return url;
+}
+
+/** Opens the buckets the usage recorder reads and writes and starts it (serve; the ingest role, beside the signal recorder). */
+export async function startUsageRecorder(parts: { bus: Bus; clickhouse: ClickHouseClient; log: Logger; replicas?: number }): Promise<UsageRecorder> {
+  const [credits, cursor] = await Promise.all([openBucket(parts.bus, Buckets.credits, parts.replicas), openBucket(parts.bus, Buckets.usageCursor, parts.replicas)]);
+  const recorder = new UsageRecorder({ credits, cursor, repo: new UsageRepo(parts.clickhouse), log: parts.log });
+  await recorder.start();
+  return recorder;
 }

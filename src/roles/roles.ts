@@ -13,7 +13,7 @@ import { openMarketData, serveBarPages, TickImporter } from '../market/index.ts'
 import { BarsRepo, openClickHouse, SignalsRepo, TicksRepo } from '../store/index.ts';
 import { serveStore } from '../store-link/index.ts';
 import { startEdge, startFoundation, startTrainer, startWork } from './domain.ts';
-import { baseChecks, joinNats, openRoleStore, serveHealth, type RoleProcess } from './kit.ts';
+import { baseChecks, joinNats, openRoleStore, serveHealth, startUsageRecorder, type RoleProcess } from './kit.ts';
 import type { ShutdownStack } from '../lifecycle/index.ts';
 
 /** Runs `build` on a fresh role (NATS joined); a failed start stops what it opened. */
@@ -64,8 +64,8 @@ export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess
 /**
  * `signalforge ingest`: the tick feeds (synthetic market, OANDA: one active copy each by lease;
  * Kafka: a consumer group) publishing to the TICKS stream; bar building from it, one writer per
- * symbol (leases); and the signal recorder (signals into ClickHouse, a durable consumer shared by
- * every copy). Its /_metrics (HEALTH_PORT) says which feeds publish from here.
+ * symbol (leases); the signal recorder (signals into ClickHouse, a durable consumer shared by
+ * every copy) and the usage recorder (credit changes into ClickHouse). Its /_metrics (HEALTH_PORT) says which feeds publish from here.
  */
 export function startIngestRole(config: Config, log: Logger): Promise<RoleProcess> {
   return role('ingest', config, log, async ({ bus, stack }) => {
@@ -75,6 +75,9 @@ export function startIngestRole(config: Config, log: Logger): Promise<RoleProces
     const recorder = new SignalRecorder({ bus, repo: new SignalsRepo(clickhouse), log });
     await recorder.start();
     stack.push(() => recorder.stop());
+    // …and every credit change into the usage history, from the credits bucket (a second copy only repeats rows, which replace themselves).
+    const usageRecorder = await startUsageRecorder({ bus, clickhouse, log, replicas: config.NATS_REPLICAS });
+    stack.push(() => usageRecorder.stop());
     const market = { ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse) };
     const ingest = await buildIngestHost({
       bus,

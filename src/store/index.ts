@@ -1,6 +1,6 @@
 export { openClickHouse, selectRows, type ClickHouseClient } from './clickhouse.ts';
 export { InsertBatcher } from './insert-batcher.ts';
-export { UsageRepo, type UsageRow, type SpendPoint } from './usage-repo.ts';
+export { UsageRepo, isBillable, type UsageRow, type SpendPoint } from './usage-repo.ts';
 export { SignalsRepo } from './signals-repo.ts';
 export { PayoutsRepo, type PayoutRow, type PayoutTotals, type DonationRow } from './payouts-repo.ts';
 export { TicksRepo, type StoredTick } from './ticks-repo.ts';

@@ -20,6 +20,8 @@ export interface UsageRow extends Record<string, unknown> {
  * back. Other grants (signup, purchases, fork payouts) are not spend.
  */
 const BILLABLE = `(delta < 0 OR reason = 'refund')`;
+/** BILLABLE for a row not stored yet (the same rule, for rows read from the credits entry). */
+export const isBillable = (row: Pick<UsageRow, 'delta' | 'reason'>): boolean => row.delta < 0 || row.reason === 'refund';
 
 /** One instant's billable spend of a user (refunds negative). `ts` is epoch ms. */
 export interface SpendPoint {
@@ -37,11 +39,10 @@ export class UsageRepo {
   }
 
   /**
-   * Stores one change. The balance has already moved when this runs, so a failed insert is
-   * retried (a row is keyed by its seq, so a retry never doubles it) rather than reported to a
-   * caller who might then pay twice.
+   * Stores changes. The balance has already moved when this runs, so a failed insert is retried
+   * (a row is keyed by its seq, so a retry never doubles it) rather than given up.
    */
-  append(row: UsageRow): Promise<void> {
+  append(row: UsageRow | UsageRow[]): Promise<void> {
     return retry(() => this.batcher.insert(row));
   }
 
@@ -62,24 +63,29 @@ export class UsageRepo {
     );
   }
 
-  /** Credits spent (negative deltas, net of refunds tagged `refund`) since `sinceMs`. */
-  async spentSince(userId: number, sinceMs: number): Promise<number> {
+  /**
+   * Credits spent (negative deltas, net of refunds tagged `refund`) since `sinceMs`, leaving out
+   * the rows of `without` (seqs the caller counts itself). May be negative (refunds of earlier spend).
+   */
+  async spentSince(userId: number, sinceMs: number, without: readonly number[] = []): Promise<number> {
     const [row] = await selectRows<{ spent: number }>(
       this.client,
       `SELECT toInt64(-sumIf(delta, ${BILLABLE})) AS spent
          FROM usage_events FINAL
-        WHERE user_id = {user:UInt64} AND ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
-      { user: userId, since: sinceMs },
+        WHERE user_id = {user:UInt64} AND ts >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')
+          AND seq NOT IN {without:Array(UInt64)}`,
+      { user: userId, since: sinceMs, without },
     );
-    return Math.max(0, row?.spent ?? 0);
+    return row?.spent ?? 0;
   }
 
   /**
    * The billable spend of these users in [fromMs, toMs), summed per user and instant (refunds
-   * negative), for the payout sweep to split by each fork's window. Users go in chunks so the
+   * negative), for the payout sweep to split by each fork's window, leaving out the rows of `without`
+   * (seqs the caller counts itself). Users go in chunks so the
    * query parameters stay small on a ClickHouse server.
    */
-  async billableSpend(userIds: readonly number[], fromMs: number, toMs: number): Promise<SpendPoint[]> {
+  async billableSpend(userIds: readonly number[], fromMs: number, toMs: number, without: readonly number[] = []): Promise<SpendPoint[]> {
     const out: SpendPoint[] = [];
     for (let i = 0; i < userIds.length; i += 2000) {
       // `at_ms`, not `ts`: an alias named like a column would stand for it in WHERE too.
@@ -89,20 +95,21 @@ export class UsageRepo {
            FROM usage_events FINAL
           WHERE user_id IN {users:Array(UInt64)}
             AND ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-            AND ${BILLABLE}
+            AND ${BILLABLE} AND seq NOT IN {without:Array(UInt64)}
           GROUP BY user_id, at_ms`,
-        { users: userIds.slice(i, i + 2000), from: fromMs, to: toMs },
+        { users: userIds.slice(i, i + 2000), from: fromMs, to: toMs, without },
       );
       for (const row of rows) out.push({ user_id: row.user_id, ts: row.at_ms, spent: row.spent });
     }
     return out;
   }
 
-  async countFor(userId: number): Promise<number> {
+  /** Rows of `userId`, leaving out those of `without`. */
+  async countFor(userId: number, without: readonly number[] = []): Promise<number> {
     const [row] = await selectRows<{ n: number }>(
       this.client,
-      'SELECT toUInt64(count()) AS n FROM usage_events FINAL WHERE user_id = {user:UInt64}',
-      { user: userId },
+      'SELECT toUInt64(count()) AS n FROM usage_events FINAL WHERE user_id = {user:UInt64} AND seq NOT IN {without:Array(UInt64)}',
+      { user: userId, without },
     );
     return row?.n ?? 0;
   }

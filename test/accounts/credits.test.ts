@@ -3,24 +3,26 @@ import { after, before, describe, it } from 'node:test';
 import { CreditLedger } from '../../src/accounts/credits.ts';
 import type { JsonKv } from '../../src/bus/index.ts';
 import { OutOfCreditsError } from '../../src/errors.ts';
-import { UsageRepo, type UsageRow } from '../../src/store/index.ts';
+import type { UsageRow } from '../../src/store/index.ts';
 import type { CreditsRecord } from '../../schemas/messages.ts';
 import { assertChain, range, settle, startLedgerStores, type LedgerStores } from '../helpers/ledger.ts';
 
 let stores: LedgerStores;
 let kvA: JsonKv<typeof CreditsRecord>;
 let kvB: JsonKv<typeof CreditsRecord>;
-/** Two ledgers on two NATS connections with their own usage writers: two processes, in effect. */
+/** Two ledgers on two NATS connections: two processes, in effect (the usage recorder a third part). */
 let ledgerA: CreditLedger;
 let ledgerB: CreditLedger;
-let usage: UsageRepo;
+/** The stored usage history, read once the recorder has caught up. */
+const usage = {
+  countFor: async (userId: number) => (await stores.recorded(), stores.repo.countFor(userId)),
+};
 
 before(async () => {
   stores = await startLedgerStores('credits');
   ({ kvA, kvB } = stores);
-  usage = new UsageRepo(stores.clickhouse);
-  ledgerA = new CreditLedger(kvA, usage);
-  ledgerB = new CreditLedger(kvB, new UsageRepo(stores.clickhouse));
+  ledgerA = new CreditLedger(kvA, { recordedThrough: stores.recordedThrough });
+  ledgerB = new CreditLedger(kvB, { recordedThrough: stores.recordedThrough });
 });
 
 after(() => stores?.close());
@@ -28,7 +30,7 @@ after(() => stores?.close());
 let nextUser = 1000;
 const newUser = (): number => nextUser++;
 
-const history = (userId: number): Promise<UsageRow[]> => usage.history(userId, 10_000);
+const history = async (userId: number): Promise<UsageRow[]> => (await stores.recorded(), stores.repo.history(userId, 10_000));
 
 const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 

@@ -12,7 +12,7 @@ import { monthlyAllowance, topUpDue } from '../../src/accounts/monthly-allowance
 import { openBucket, type JsonKv } from '../../src/bus/index.ts';
 import { OutOfCreditsError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
-import { UsageRepo, type UsageRow } from '../../src/store/index.ts';
+import type { UsageRow } from '../../src/store/index.ts';
 import { Buckets, type CreditsRecord } from '../../schemas/messages.ts';
 import { assertChain, range, settle, startLedgerStores, type LedgerStores } from '../helpers/ledger.ts';
 import { until } from '../helpers/nats.ts';
@@ -26,12 +26,14 @@ const MAY = Date.UTC(2025, 4, 20);
 let stores: LedgerStores;
 let kvA: JsonKv<typeof CreditsRecord>;
 let kvB: JsonKv<typeof CreditsRecord>;
-let usage: UsageRepo;
+/** The stored usage history, read once the usage recorder has caught up. */
+const usage = {
+  history: async (userId: number, limit: number): Promise<UsageRow[]> => (await stores.recorded(), stores.repo.history(userId, limit)),
+};
 
 before(async () => {
   stores = await startLedgerStores('allowance');
   ({ kvA, kvB } = stores);
-  usage = new UsageRepo(stores.clickhouse);
 });
 
 after(() => stores?.close());
@@ -52,9 +54,9 @@ function world(allowance: number, now = MARCH) {
     history: (): Promise<UsageRow[]> => usage.history(w.user, 10_000),
     topUps: async () => (await w.history()).filter((r) => r.reason === 'monthly_allowance').map((r) => [r.delta, r.balance_after, r.ref]),
   };
-  const options = { allowanceOf: (id: number) => (id === w.user ? w.allowance : 0), now: () => w.now };
-  w.a = new CreditLedger(kvA, usage, options);
-  w.b = new CreditLedger(kvB, new UsageRepo(stores.clickhouse), options);
+  const options = { allowanceOf: (id: number) => (id === w.user ? w.allowance : 0), now: () => w.now, recordedThrough: stores.recordedThrough };
+  w.a = new CreditLedger(kvA, options);
+  w.b = new CreditLedger(kvB, options);
   return w;
 }
 

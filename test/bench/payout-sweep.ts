@@ -86,7 +86,7 @@ export const benchmark: Benchmark = {
 
     const clock = new ReplayClock(DAY_START + DAY + 20 * 60_000);
     const mirrorStarted = performance.now();
-    const payouts = await buildPayouts({ bus, clickhouse, metering: accounts.metering, directory: accounts.directory, log, clock });
+    const payouts = await buildPayouts({ bus, clickhouse, metering: accounts.metering, directory: accounts.directory, usage: accounts.usage, log, clock });
     const mirrorS = (performance.now() - mirrorStarted) / 1000;
     ctx.defer(() => payouts.stop());
     if (payouts.links.entries().size !== 2 * pairs) throw new Error(`the mirror holds ${payouts.links.entries().size} entries, not ${2 * pairs}`);

@@ -1,7 +1,8 @@
 /**
  * A JSON KV bucket on a real nats-server: values checked by their schema both ways, keys listed by
  * a subject filter (a user's keys, not another's), compare-and-set that lets exactly one of two
- * racing writers win, and listing that answers while other writers put and delete the same keys.
+ * racing writers win, listing that answers while other writers put and delete the same keys, and
+ * a key's superseded revisions read in order as the bucket's history keeps them.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -88,5 +89,29 @@ describe('JSON KV bucket', () => {
       churning = false;
       await churn;
     }
+  });
+  it('raises the history of a bucket made before its spec kept more revisions, and reads every kept revision in order', async () => {
+    const name = 'sf_test_history';
+    await openBucket(nats.bus, { ...spec, name });
+    const kept = await openBucket(nats.bus, { ...spec, name, history: 5 });
+    assert.equal((await nats.bus.jsm.streams.info(`KV_${name}`)).config.max_msgs_per_subject, 5, 'raised on open');
+    const first = await kept.put('a', { n: 1 });
+    for (const n of [2, 3]) await kept.put('a', { n });
+    await kept.put('b', { n: 10 });
+    await kept.delete('b');
+    assert.equal(await kept.lastRevision(), first + 4);
+    const seen: Array<[string, number, number | null]> = [];
+    const revisions = await kept.revisions(first + 1);
+    for await (const r of revisions) {
+      seen.push([r.key, r.revision, r.value?.n ?? null]);
+      if (seen.length === 4) break;
+    }
+    await revisions.close();
+    assert.deepEqual(seen, [
+      ['a', first + 1, 2],
+      ['a', first + 2, 3],
+      ['b', first + 3, 10],
+      ['b', first + 4, null],
+    ]);
   });
 });

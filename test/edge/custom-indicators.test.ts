@@ -90,6 +90,11 @@ describe('POST /api/v1/indicators/custom', () => {
     assert.equal(res.body.count, 2000);
     assert.equal(res.body.panels[0].series[0].values.length, 2000);
     assert.equal(res.body.credits_charged, 1);
+    // Where the call's time went: every stage named once, the worker's run within its hand-off.
+    const stages = new Map((res.headers.get('server-timing') ?? '').split(', ').map((s) => [s.split(';dur=')[0], Number(s.split(';dur=')[1])]));
+    assert.deepEqual([...stages.keys()], ['pre', 'bars', 'queue', 'worker', 'run', 'charge', 'total']);
+    for (const [name, ms] of stages) assert.ok(Number.isFinite(ms) && ms >= 0, `${name}: ${ms}`);
+    assert.ok(stages.get('run')! <= stages.get('worker')! + 0.1 && stages.get('worker')! <= stages.get('total')! + 0.1);
   });
 
   it('draws an overlay script on the price pane and records strategy entries', async () => {
@@ -156,6 +161,7 @@ if ta.crossunder(fast, slow)
     const op = spec.paths['/api/v1/indicators/custom'].post;
     assert.ok(op.requestBody && op.responses['200'] && op.responses['422']);
     assert.match(op.description, /1 credit per call/);
+    assert.match(op.description, /Server-Timing/);
   });
 
   it('stops an endless loop and a 10^7-element array fast, while the service keeps answering', async () => {

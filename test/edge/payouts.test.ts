@@ -10,6 +10,7 @@ import { changePlan } from '../../src/accounts/index.ts';
 import { openBucket } from '../../src/bus/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { PayoutsResponse } from '../../schemas/payouts.ts';
+import { UsageRepo } from '../../src/store/index.ts';
 import { communityEntry } from '../helpers/community-entries.ts';
 import { until } from '../helpers/nats.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -44,12 +45,13 @@ describe('GET /api/v1/payouts', () => {
     await until('the sweep sees the entries', () => sf.service.payouts.links.entries().size === 4);
     // Spend as the credit ledger records it (on days already over).
     let seq = 5_000_000_000;
+    const usage = new UsageRepo(sf.service.clickhouse);
     const spend = (who: string, ts: number, credits: number) =>
-      sf.service.accounts.usage.append({ seq: seq++, user_id: keys[who]!.user_id, ts, delta: -credits, balance_after: 0, reason: 'generate', ref: '' });
+      usage.append({ seq: seq++, user_id: keys[who]!.user_id, ts, delta: -credits, balance_after: 0, reason: 'generate', ref: '' });
     await spend('cy-forker', dayA + 3_600_000, 1000); // ada (pro): 100 → 80 + 20 to charity
     await spend('cy-forker', dayB + 3_600_000, 450); // ada: 45 → 36 + 9
     await spend('dee-forker', dayB + 7_200_000, 300); // ben (free): 30
-    await sf.service.accounts.usage.flush();
+    await usage.flush();
     const outcome = await sf.service.payouts.sweeper.sweepDue();
     assert.deepEqual(outcome.days.map((d) => d.day).slice(0, 2), [iso(today - 5 * DAY), iso(today - 4 * DAY)]);
     assert.ok(outcome.days.some((d) => d.day === iso(dayB)));

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type JsonKv } from '../../src/bus/index.ts';
 import { createLogger } from '../../src/log.ts';
-import { openClickHouse, type ClickHouseClient, type UsageRow } from '../../src/store/index.ts';
+import { openClickHouse, UsageRepo, type ClickHouseClient, type UsageRow } from '../../src/store/index.ts';
+import { UsageRecorder } from '../../actors/recorder/index.ts';
 import { Buckets, type CreditsRecord } from '../../schemas/messages.ts';
 
 export interface LedgerStores {
@@ -16,6 +17,12 @@ export interface LedgerStores {
   kvA: JsonKv<typeof CreditsRecord>;
   kvB: JsonKv<typeof CreditsRecord>;
   clickhouse: ClickHouseClient;
+  /** The usage table, as the usage recorder (running on busA) fills it. */
+  repo: UsageRepo;
+  /** How far the recorder has stored (a ledger's `recordedThrough`). */
+  recordedThrough: () => number;
+  /** Waits until the recorder has stored every change made so far. */
+  recorded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,14 +33,23 @@ export async function startLedgerStores(name: string): Promise<LedgerStores> {
   const nats = await startEmbeddedNats({ bin: process.env.NATS_SERVER_BIN ?? 'nats-server', storeDir: join(dir, 'nats'), log });
   const [busA, busB] = await Promise.all([connectBus(nats.url, 'test-a', log), connectBus(nats.url, 'test-b', log)]);
   const clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log });
-  const [kvA, kvB] = await Promise.all([openBucket(busA, Buckets.credits), openBucket(busB, Buckets.credits)]);
+  const [kvA, kvB, cursor] = await Promise.all([openBucket(busA, Buckets.credits), openBucket(busB, Buckets.credits), openBucket(busA, Buckets.usageCursor)]);
+  const repo = new UsageRepo(clickhouse);
+  const recorder = new UsageRecorder({ credits: kvA, cursor, repo, log, intervalMs: 50 });
+  await recorder.start();
   return {
     busA,
     busB,
     kvA,
     kvB,
     clickhouse,
+    repo,
+    recordedThrough: () => recorder.stats().committed,
+    async recorded() {
+      assert.ok(await recorder.caughtUp(), 'the usage recorder catches up');
+    },
     async close() {
+      await recorder.stop();
       await busA.close();
       await busB.close();
       await clickhouse.close();

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { UsageRecorder } from '../../actors/recorder/index.ts';
 import { buildAccounts, changePlan, type Accounts } from '../../src/accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import { ReplayClock } from '../../src/kernel/index.ts';
@@ -46,6 +47,8 @@ let community: JsonKv<typeof Buckets.community.schema>;
 let users: JsonKv<typeof Buckets.users.schema>;
 let usernames: JsonKv<typeof Buckets.usernames.schema>;
 let usage: UsageRepo;
+/** The usage recorder, as the service runs it: fork payouts reach `usage_events` through it. */
+let recorder: UsageRecorder;
 let repo: PayoutsRepo;
 const clock = new ReplayClock(dayOf('2025-03-01'));
 /** Sweepers built in this file, stopped at the end. */
@@ -58,6 +61,7 @@ async function sweeperProcess(holder: string, options: { via?: Bus; checkpoint?:
     clickhouse,
     metering: accounts.metering,
     directory: accounts.directory,
+    usage: accounts.usage,
     log,
     clock,
     options: { holder, graceMs: GRACE, leaseMs: 5 * 60_000, intervalMs: 10 * 60_000 },
@@ -104,6 +108,9 @@ before(async () => {
   });
   [community, users, usernames] = await Promise.all([openBucket(bus, Buckets.community), openBucket(bus, Buckets.users), openBucket(bus, Buckets.usernames)]);
   usage = new UsageRepo(clickhouse);
+  const [credits, cursor] = await Promise.all([openBucket(bus, Buckets.credits), openBucket(bus, Buckets.usageCursor)]);
+  recorder = new UsageRecorder({ credits, cursor, repo: usage, log, intervalMs: 50 });
+  await recorder.start();
   repo = new PayoutsRepo(clickhouse);
   main = await sweeperProcess('sweeper-a');
   for (const b of [bus, busB]) marksOn.set(b, await openBucket(b, Buckets.payoutMarks));
@@ -111,6 +118,7 @@ before(async () => {
 
 after(async () => {
   for (const p of built) await p.stop();
+  await recorder?.stop();
   await accounts?.stop();
   await bus?.close();
   await busB?.close();
@@ -266,7 +274,7 @@ describe('the daily fork payout sweep', () => {
     assert.equal(await balance('dave'), 85);
     for (const name of ['bob', 'carol', 'erin']) assert.equal(await balance(name), 0, `${name} (a fork publisher) is paid nothing`);
 
-    const history = (await usage.history(ids.get('alice')!, 1000)).filter((r) => r.reason === 'fork_payout');
+    const history = (await accounts.usage.history(ids.get('alice')!, 1000)).filter((r) => r.reason === 'fork_payout');
     assert.equal(history.reduce((s, r) => s + r.delta, 0), aliceTotal);
     assert.equal(new Set(history.map((r) => r.ref)).size, history.length, 'one usage row per day');
     assert.equal(history.find((r) => r.ref === 'payouts:2025-03-15')?.delta, 200);
@@ -426,11 +434,12 @@ describe('the daily fork payout sweep', () => {
     });
     await until('nia credited for 07-06', async () => (await balance('nia')) === 60);
     await main.sweeper.stop();
-    const refs = (await usage.history(ids.get('nia')!, 100)).map((r) => r.ref).sort();
+    const refs = (await accounts.usage.history(ids.get('nia')!, 100)).map((r) => r.ref).sort();
     assert.deepEqual(refs, daysBetween('2025-07-01', '2025-07-06').map((d) => `payouts:${d}`));
   });
 
   it('the ledger, the usage history and the balances add up', async () => {
+    assert.ok(await recorder.caughtUp(), 'every credit change is in usage_events');
     const totals = await repo.totals();
     assert.equal(totals.share, totals.credited + totals.charity, 'every share is credited or donated');
     const parents = ['alice', 'dave', 'gina', 'jack', 'kim', 'nia'];

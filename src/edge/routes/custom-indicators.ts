@@ -1,10 +1,15 @@
 import { CUSTOM_MAX_LIMIT, CUSTOM_WARMUP_BARS, CustomIndicatorRequest, CustomIndicatorResponse, PineErrorBody } from '../../../schemas/custom-indicators.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
-import type { CustomIndicators } from '../../generation/index.ts';
+import type { CustomIndicators, CustomTimings } from '../../generation/index.ts';
 import type { MarketData } from '../../market/index.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { plainJsonSerializer, sendJsonInSlices } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
+
+const CUSTOM_TIMING_DOC =
+  '**Server-Timing** (a 200 answer’s header, in ms, for finding where a slow call spent its time): `pre` from its arrival to the handler (body, key, rate limit), `bars` reading the bars, ' +
+  '`queue` waiting for a free interpreter worker, `worker` from hand-off to the worker’s answer (`run` plus copying the bars in and the answer out), ' +
+  '`run` the worker’s parsing and interpreting, `charge` waiting for the credit write after the run (0 unless the balance store was slow), `total` from its arrival until the answer starts (sending it is not included).';
 
 const DESCRIPTION =
   'Runs a TradingView Pine Script (v5/v6) — or a plain-language description, first turned into Pine — bar by bar over ' +
@@ -29,7 +34,17 @@ const DESCRIPTION =
   '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +
   'A fault of ours is retried once, then refunded (500); ' +
   'provider haiku/sonnet counts against that model’s daily generation cap, as POST /generate does (429 past it; given back when the offline writer answers instead); ' +
-  'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.';
+  'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.\n\n' +
+  CUSTOM_TIMING_DOC;
+
+/** `name;dur=ms` per stage measured (W3C Server Timing), in the order the description lists them. */
+type Stages = CustomTimings & { pre?: number; bars?: number; total?: number };
+function serverTiming(timing: Stages): string {
+  return (['pre', 'bars', 'queue', 'worker', 'run', 'charge', 'total'] as const)
+    .filter((name) => timing[name] !== undefined)
+    .map((name) => `${name};dur=${timing[name]!.toFixed(1)}`)
+    .join(', ');
+}
 
 export function customIndicatorRoutes(app: App, { market, custom }: { market: MarketData; custom: CustomIndicators }): void {
   app.post('/api/v1/indicators/custom', {
@@ -45,21 +60,20 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
     handler: async (request, reply) => {
       const user = requireUser(request);
       const { body } = request;
+      // Since the request arrived: body parsing, authentication and the rate limit.
+      const pre = reply.elapsedTime;
+      const started = performance.now();
       const series = await market.cache.get(body.symbol, body.timeframe);
       const c = series.columns();
       const end = c.ts.length;
       const start = Math.max(0, end - body.limit - CUSTOM_WARMUP_BARS);
       const from = Math.max(0, end - body.limit) - start;
       const slice = (x: Float64Array) => x.slice(start, end);
-      const json = await custom.compute(user, body, {
-        ts: slice(c.ts),
-        open: slice(c.open),
-        high: slice(c.high),
-        low: slice(c.low),
-        close: slice(c.close),
-        volume: slice(c.volume),
-        from,
-      });
+      const bars = { ts: slice(c.ts), open: slice(c.open), high: slice(c.high), low: slice(c.low), close: slice(c.close), volume: slice(c.volume), from };
+      const timing: Stages = { pre, bars: performance.now() - started };
+      const json = await custom.compute(user, body, bars, timing);
+      timing.total = reply.elapsedTime;
+      reply.header('server-timing', serverTiming(timing));
       return sendJsonInSlices<CustomIndicatorResponse>(reply, json);
     },
   });

@@ -9,7 +9,7 @@ import type { Metering } from '../../accounts/index.ts';
 import { capFor } from '../costs.ts';
 import { InternalError, OutOfCreditsError, UnprocessableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import type { PineBars, PineJobResult, PinePool } from '../../indicators/index.ts';
+import type { PineBars, PineJobResult, PinePool, PineRunStamps } from '../../indicators/index.ts';
 import { INSTRUMENTS } from '../../lib/instruments.ts';
 import type { ClaudePineWriter } from './claude-pine.ts';
 import { pineFromText } from './from-text.ts';
@@ -46,17 +46,31 @@ export function looksLikePine(source: string): boolean {
   return /^\s*\/\/\s*@version\s*=/m.test(source) || /^\s*(indicator|strategy|library)\s*\(/m.test(source) || /^\s*plot(shape|char)?\s*\(/m.test(source);
 }
 
+/**
+ * Where a request's time went, in ms (the Server-Timing header): `queue` waiting for a free
+ * worker, `worker` from hand-off to answer (the run, plus copying bars in and bytes out), `run`
+ * the worker's parse and interpretation, `charge` waiting for the credit write after the run.
+ */
+export interface CustomTimings {
+  queue?: number;
+  worker?: number;
+  run?: number;
+  charge?: number;
+}
+
 export class CustomIndicators {
   constructor(private readonly deps: CustomIndicatorsDeps) {}
 
-  /** The response body as UTF-8 JSON bytes (the bulk of it printed and encoded in the worker). */
-  /** The response JSON, in parts to be sent one after another. */
-  async compute(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars): Promise<Uint8Array[]> {
+  /**
+   * The response JSON, in parts to be sent one after another (the bulk of it printed and encoded
+   * in the worker). `timing`, when given, receives the stages' durations in ms (CustomTimings).
+   */
+  async compute(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars, timing?: CustomTimings): Promise<Uint8Array[]> {
     const { metering, log } = this.deps;
     const userId = user.user_id;
-    // A key without the credit is refused before any work; the charge itself (a balance write and
-    // its usage row) then runs beside the script instead of before it, and a run whose charge
-    // fails (a concurrent call took the last credit) is dropped with that 402.
+    // A key without the credit is refused before any work; the charge itself (a balance write)
+    // then runs beside the script instead of before it, and a run whose charge fails (a
+    // concurrent call took the last credit) is dropped with that 402.
     const before = await metering.balance(userId);
     if (before < CUSTOM_INDICATOR_CREDITS) throw new OutOfCreditsError(CUSTOM_INDICATOR_CREDITS, before);
     const charge = metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom').then(
@@ -65,7 +79,7 @@ export class CustomIndicators {
     );
     let work: Awaited<ReturnType<CustomIndicators['work']>>;
     try {
-      work = await this.work(user, body, bars);
+      work = await this.work(user, body, bars, timing);
     } catch (err) {
       const charged = await charge;
       if (!charged.ok) throw charged.err;
@@ -73,7 +87,9 @@ export class CustomIndicators {
       if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
       throw err;
     }
+    const waited = performance.now();
     const charged = await charge;
+    if (timing) timing.charge = performance.now() - waited;
     if (!charged.ok) throw charged.err;
     const tail = { credits_charged: CUSTOM_INDICATOR_CREDITS, credits_remaining: charged.balance };
     // The worker's object without its braces, between ours: its bytes are sent as they came (no
@@ -101,7 +117,7 @@ export class CustomIndicators {
     return written;
   }
 
-  private async work(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: Uint8Array }> {
+  private async work(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars, timing?: CustomTimings): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: Uint8Array }> {
     const pine = looksLikePine(body.source);
     let source = body.source;
     let generator: CustomIndicatorResponse['generator'] = 'pine';
@@ -121,10 +137,22 @@ export class CustomIndicators {
     }
     const job = {
       source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
-    let result: PineJobResult = await this.deps.pool.run(job);
+    const run = async (): Promise<PineJobResult> => {
+      const stamps: PineRunStamps = {};
+      const queued = performance.now();
+      const r = await this.deps.pool.run(job, stamps);
+      if (timing) {
+        const dispatched = stamps.dispatchedAt ?? queued;
+        timing.queue = dispatched - queued;
+        timing.worker = performance.now() - dispatched;
+        if (r.ok) timing.run = r.parseMs + r.runMs;
+      }
+      return r;
+    };
+    let result = await run();
     if (!result.ok && 'failure' in result) {
       this.deps.log.warn({ err: result.failure }, 'custom indicator failed, retrying once');
-      result = await this.deps.pool.run(job);
+      result = await run();
     }
     if (!result.ok) {
       if ('problem' in result) {

@@ -7,7 +7,7 @@ import type { Logger } from '../../log.ts';
 import { ClaudePineWriter } from './claude-pine.ts';
 import { CustomIndicators } from './custom-indicators.ts';
 
-export { CustomIndicators, CUSTOM_INDICATOR_CREDITS, looksLikePine, type CustomBars } from './custom-indicators.ts';
+export { CustomIndicators, CUSTOM_INDICATOR_CREDITS, looksLikePine, type CustomBars, type CustomTimings } from './custom-indicators.ts';
 export { pineFromText } from './from-text.ts';
 export { ClaudePineWriter } from './claude-pine.ts';
 

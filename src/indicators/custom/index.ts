@@ -3,7 +3,7 @@
  * interpreter (never as JavaScript), in worker threads. POST /api/v1/indicators/custom, in order:
  * source → (text: Pine from generation/pine) → `PinePool.run` over the bars → `shapeRun`.
  */
-export { PinePool, type PinePoolOptions } from './pool.ts';
+export { PinePool, type PinePoolOptions, type PineRunStamps } from './pool.ts';
 export { shapeRun } from './shape.ts';
 export { parsePine } from './pine/parser.ts';
 export { PineError } from './pine/errors.ts';

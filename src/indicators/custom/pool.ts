@@ -16,6 +16,12 @@ export interface PinePoolOptions {
 interface Pending {
   job: PineJob;
   resolve(r: PineJobResult): void;
+  stamps: PineRunStamps | undefined;
+}
+
+/** When a job left the queue for a worker (performance.now()), for the caller's stage timings. */
+export interface PineRunStamps {
+  dispatchedAt?: number;
 }
 
 interface Slot {
@@ -41,13 +47,13 @@ export class PinePool {
     for (let i = 0; i < options.size; i++) this.slots.push(this.spawn());
   }
 
-  run(job: Omit<PineJob, 'id' | 'wallMs'>): Promise<PineJobResult> {
+  run(job: Omit<PineJob, 'id' | 'wallMs'>, stamps?: PineRunStamps): Promise<PineJobResult> {
     if (this.closed) return Promise.resolve({ id: 0, ok: false, failure: 'the Pine pool is closed' });
     if (this.queue.length >= this.options.maxQueue) {
       throw new RateLimitedError('too many custom indicators are running; retry in a few seconds', 2);
     }
     return new Promise((resolve) => {
-      this.queue.push({ job: { ...job, id: this.nextId++, wallMs: this.options.wallMs }, resolve });
+      this.queue.push({ job: { ...job, id: this.nextId++, wallMs: this.options.wallMs }, resolve, stamps });
       this.pump();
     });
   }
@@ -81,6 +87,7 @@ export class PinePool {
       const p = this.queue.shift()!;
       slot.busy = p;
       slot.timer = setTimeout(() => this.replace(slot, 'the script ran past its time limit and was stopped; simplify it or shorten loops', true), this.options.wallMs * 2 + 1000);
+      if (p.stamps) p.stamps.dispatchedAt = performance.now();
       slot.worker.postMessage(p.job);
     }
   }
