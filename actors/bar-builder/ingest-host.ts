@@ -1,15 +1,13 @@
 import { ensureStream, followStream, lastBySubject, openBucket, subscribe, type Bus, type FollowedStream, type JsonKv, type TopicSubscription } from '../../src/bus/index.ts';
 import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { CLOCK_EVERY_MS, decodeTicks, FeedClocks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
+import { decodeTicks, FeedClocks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
 import { Buckets, Streams, Subjects, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
 import { BarBuilder } from './bar-builder.ts';
 
 const HOUR_MS = 3_600_000;
-/** A reader that just started listens this long for its publishers' clocks before it goes by its own. */
-const CLOCK_LISTEN_MS = 3 * CLOCK_EVERY_MS;
 const LEASE_PREFIX = 'ingest.';
 const leaseKey = (symbol: Symbol): string => `${LEASE_PREFIX}${symbol}`;
 
@@ -19,6 +17,8 @@ export interface IngestHostDeps {
   log: Logger;
   replicas?: number;
   graceMs?: number;
+  /** How long a symbol's reader hears no feed clock before it goes by its own (default CLOCK_SILENT_MS). */
+  clockSilentMs?: number;
   /** Symbols this process may take (default: every symbol). */
   symbols?: readonly Symbol[];
   renewMs?: number;
@@ -50,7 +50,6 @@ class SymbolIngest implements Actor<never> {
   private ticksRead = 0;
   /** The TICKS sequence of the last message handed to the bar builder. */
   private lastSeq = 0;
-  private readonly clocks = new FeedClocks();
   private clockSub: TopicSubscription | null = null;
 
   constructor(private readonly deps: SymbolIngestDeps) {}
@@ -59,7 +58,7 @@ class SymbolIngest implements Actor<never> {
     const { symbol, cursors, market, bus, log } = this.deps;
     const cursor = (await cursors.get(symbol))?.value ?? null;
     const fromTs = cursor?.from_ts ?? 0;
-    const startedAt = Date.now();
+    const clocks = new FeedClocks(Date.now(), this.deps.clockSilentMs);
     const builder = (this.builder = new BarBuilder({
       ticks: market.ticks,
       bars: market.bars,
@@ -68,9 +67,9 @@ class SymbolIngest implements Actor<never> {
       ...(this.deps.graceMs !== undefined ? { graceMs: this.deps.graceMs } : {}),
       onStored: (bars) => this.stored(bars),
       onStoreFailed: (err) => (this.failure = err),
-      quietUntil: (_symbol, now) => this.quietUntil(now, startedAt),
+      quietUntil: (_symbol, now) => this.quietUntil(clocks, now),
     }));
-    this.clockSub = subscribe(bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => this.clocks.hear(clock, Date.now()));
+    this.clockSub = subscribe(bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => clocks.hear(clock, Date.now()));
     await builder.start();
     // Our generator's ticks (marked by the synthetic feed) make bars that say synthetic; any other feed's are live.
     const sinks = { live: builder.sink('live'), synthetic: builder.sink('synthetic') };
@@ -111,10 +110,10 @@ class SymbolIngest implements Actor<never> {
    * holds (its publishes held up by a NATS node failing over) are not made late; else, when no
    * publisher tells a clock (outside feeds on core NATS), by this process's clock.
    */
-  private async quietUntil(now: number, startedAt: number): Promise<number> {
+  private async quietUntil(clocks: FeedClocks, now: number): Promise<number> {
     // The clocks before the stream: a clock vouches only for ticks stored before it was told.
-    const clock = this.clocks.until(now);
-    if (clock === null && now - startedAt < CLOCK_LISTEN_MS) return Number.NEGATIVE_INFINITY;
+    const clock = clocks.until(now);
+    if (clock === Number.NEGATIVE_INFINITY) return clock;
     const last = (await lastBySubject(this.deps.bus, Streams.ticks.name, Subjects.ticks(this.deps.symbol)))?.seq ?? 0;
     return last > this.lastSeq ? Number.NEGATIVE_INFINITY : (clock ?? now);
   }

@@ -19,19 +19,27 @@ export const CLOCK_SILENT_MS = 15_000;
  */
 export class FeedClocks {
   private readonly heard = new Map<string, { until: number; at: number }>();
+  /** When this reader last heard any clock, or started listening. */
+  private lastHeard: number;
 
-  constructor(private readonly silentMs = CLOCK_SILENT_MS) {}
+  constructor(startedAt: number, private readonly silentMs = CLOCK_SILENT_MS) {
+    this.lastHeard = startedAt;
+  }
 
   /** Takes one clock heard at `now` (this reader's wall clock); a clock never goes back. */
   hear(clock: TickClock, now: number): void {
     const prev = this.heard.get(clock.publisher);
     this.heard.set(clock.publisher, { until: Math.max(prev?.until ?? Number.NEGATIVE_INFINITY, clock.until), at: now });
+    this.lastHeard = Math.max(this.lastHeard, now);
   }
 
   /**
    * The least clock of the publishers heard within the silent time: every tick stamped before it
-   * is in the stream. Null when none was heard (publishers that tell no clock: outside feeds on
-   * core NATS), and then the reader's own clock is all there is.
+   * is in the stream. -Infinity while none is heard but one may still speak: a reader that has
+   * just started (or whose publishers all fell silent) cannot tell a publisher held up — silent
+   * because its clock waits behind its publishes — from none at all. Null once nothing was heard
+   * for the silent time: publishers that tell no clock (outside feeds on core NATS), and then the
+   * reader's own clock is all there is.
    */
   until(now: number): number | null {
     let least: number | null = null;
@@ -39,6 +47,7 @@ export class FeedClocks {
       if (now - at > this.silentMs) this.heard.delete(publisher);
       else if (least === null || until < least) least = until;
     }
-    return least;
+    if (least !== null) return least;
+    return now - this.lastHeard > this.silentMs ? null : Number.NEGATIVE_INFINITY;
   }
 }

@@ -59,7 +59,8 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
     // "the symbol went quiet" keeps it open. A stalled reader must not look like a quiet market.
     const proxy = await pausableProxy(`nats://${nats.bus.nc.getServer()}`);
     const bus = await connectBus(proxy.url, 'ingest-stall', log);
-    const host = await buildIngestHost({ bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: ['GBPUSD'] });
+    // Its feed tells no clock: after a second of hearing none, the reader goes by its own.
+    const host = await buildIngestHost({ bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, clockSilentMs: 1_000, symbols: ['GBPUSD'] });
     try {
       await until('GBPUSD claimed', () => host.symbols().includes('GBPUSD'));
       const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
@@ -91,47 +92,54 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
     }
   });
 
-  it('a feed held up on its way to the stream closes no bar early: quiet bars wait for the feed’s clock', async () => {
-    // The same catch-up behind the clock, now with the reader well and the publisher's connection
-    // stalled (a NATS node failing over under it): the stream holds nothing unread, yet the feed
-    // still holds ticks of the open bars. Its clock, told behind its publishes, says so.
+  /**
+   * The same catch-up behind the clock, now with the publisher's connection stalled (a NATS node
+   * failing over under it) while the stream answers: it holds nothing unread, yet the feed still
+   * holds ticks of the open bars. Its clock, told behind its publishes, falls silent meanwhile.
+   * `takeOver`: the symbol's reader is replaced during the stall, so it has never heard that clock.
+   */
+  const heldFeed = async (symbol: 'AUDUSD' | 'NZDUSD', takeOver: boolean) => {
     const proxy = await pausableProxy(`nats://${nats.bus.nc.getServer()}`);
-    const feedBus = await connectBus(proxy.url, 'feed-held', log);
+    const feedBus = await connectBus(proxy.url, `feed-held-${symbol}`, log);
     const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
     let handed = start;
     const feed = new FeedPublisher({ bus: feedBus, feed: 'held', clock: () => handed });
-    const host = await buildIngestHost({ bus: nats.bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: ['AUDUSD'] });
+    const startHost = () => buildIngestHost({ bus: nats.bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: [symbol] });
+    let host = await startHost();
     try {
-      await until('AUDUSD claimed', () => host.symbols().includes('AUDUSD'));
+      await until(`${symbol} claimed`, () => host.symbols().includes(symbol));
       feed.startClock();
       const expected: BarMessage[] = [];
       const resampler = new StreamingResampler((bar) => expected.push(bar), 300);
-      const ticksOf = (from: number, to: number) =>
-        Array.from({ length: to - from }, (_, k) => {
+      const write = (from: number, to: number) => {
+        const ticks = Array.from({ length: to - from }, (_, k) => {
           const i = from + k;
-          const tick = { symbol: 'AUDUSD' as const, ts: start + i * 10_000 + 17, seq: 0, bid: 0.65 + (i % 7) * 0.0001, ask: 0.6502 + (i % 7) * 0.0001, volume: 0 };
+          const tick = { symbol, ts: start + i * 10_000 + 17, seq: 0, bid: 0.65 + (i % 7) * 0.0001, ask: 0.6502 + (i % 7) * 0.0001, volume: 0 };
           resampler.push(tick, 'live');
           return tick;
         });
-      const write = (from: number, to: number) => {
-        const ticks = ticksOf(from, to);
         const written = feed.write(ticks);
         handed = ticks.at(-1)!.ts + 1;
         return written;
       };
-      const storedTicks = async () => (await selectRows<{ n: number }>(store.client, "SELECT count() AS n FROM ticks FINAL WHERE symbol = 'AUDUSD'"))[0]!.n;
+      const storedTicks = async () => (await selectRows<{ n: number }>(store.client, 'SELECT count() AS n FROM ticks FINAL WHERE symbol = {symbol:String}', { symbol }))[0]!.n;
       await write(0, 3);
       await until('the first ticks read and stored', async () => (await storedTicks()) === 3);
       proxy.pause();
       const held = write(3, 30);
-      await new Promise((r) => setTimeout(r, 1500));
+      if (takeOver) {
+        await host.stop();
+        host = await startHost();
+        await until(`${symbol} claimed again`, () => host.symbols().includes(symbol));
+      }
+      await new Promise((r) => setTimeout(r, takeOver ? 2500 : 1500));
       proxy.resume();
       await held;
       await write(30, 40);
       // Nothing more to come: the feed's clock moves on to now (a quiet market), closing the rest.
       handed = Date.now();
       resampler.flush();
-      await assertEveryBarOver('AUDUSD', expected);
+      await assertEveryBarOver(symbol, expected);
       assert.equal(await storedTicks(), 40, 'no tick dropped as late');
     } finally {
       feed.stopClock();
@@ -139,7 +147,11 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       await feedBus.close();
       proxy.close();
     }
-  });
+  };
+
+  it('a feed held up on its way to the stream closes no bar early: quiet bars wait for the feed’s clock', () => heldFeed('AUDUSD', false));
+
+  it('a reader that takes a symbol over while its feed is held up waits too: it has not heard the feed yet', () => heldFeed('NZDUSD', true));
 
   it('a killed writer’s symbol continues on the other process without a missing, doubled or partial bar', async () => {
     const url = `nats://${nats.bus.nc.getServer()}`;
