@@ -99,6 +99,8 @@ export class BarBuilder implements Actor<TickBatch> {
       for (const symbol of this.resampler.dueSymbols(this.clock.now())) {
         // Unanswered (the source unreachable) is not quiet: the bars wait for the next check.
         const until = await quietUntil(symbol, this.clock.now()).catch(() => Number.NEGATIVE_INFINITY);
+        // Stopped meanwhile (the symbol handed over): its open bars are the next owner's to close.
+        if (!this.stopTimer) return;
         if (until > Number.NEGATIVE_INFINITY) this.closeQuiet(symbol, until);
       }
     } finally {

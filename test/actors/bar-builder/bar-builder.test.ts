@@ -117,6 +117,33 @@ describe('BarBuilder', () => {
     }
   });
 
+  it('closes nothing once stopped, even when the source answers after the stop (the symbol is the next owner’s)', async () => {
+    const own = new ReplayClock(T0);
+    let answer: (until: number) => void = () => undefined;
+    let asked = 0;
+    const stopping = new BarBuilder({
+      ticks,
+      bars,
+      bus: nats.bus,
+      log,
+      clock: own,
+      graceMs: 2_000,
+      quietUntil: () => {
+        asked++;
+        return new Promise<number>((resolve) => (answer = resolve));
+      },
+    });
+    await stopping.start();
+    await stopping.sink('live').write([{ ...tick(T0 + 1_000, 1.4), symbol: 'NZDUSD' }]);
+    own.advanceTo(T0 + 10 * 60_000);
+    await until('the source asked', () => asked === 1);
+    await stopping.stop();
+    answer(own.now());
+    await new Promise((r) => setTimeout(r, 100));
+    await stopping.flush();
+    assert.equal((await bars.load('NZDUSD', '1min', T0, T0 + 1)).ts.length, 0, 'no bar written after the stop');
+  });
+
   it('refuses a tick stamped far ahead of the clock, and counts it', async () => {
     const before = builder.stats().future;
     await builder.sink('live').write([tick(clock.now() + 3_600_000, 1.2)]);
