@@ -70,21 +70,17 @@ describe('BarBuilder', () => {
     assert.equal(await storedFirst, true);
   });
 
+  /** A builder on its own clock (2 s of grace) that asks `quietUntil` before the quiet rule closes a bar. */
+  const askingBuilder = (clock: ReplayClock, quietUntil: (symbol: string) => Promise<number>) =>
+    new BarBuilder({ ticks, bars, bus: nats.bus, log, clock, graceMs: 2_000, quietUntil });
+
   it('with a source to ask, closes a quiet bar only by the time the source says it may', async () => {
     const own = new ReplayClock(T0);
     let sourceClock = Number.NEGATIVE_INFINITY;
     const asked: string[] = [];
-    const waiting = new BarBuilder({
-      ticks,
-      bars,
-      bus: nats.bus,
-      log,
-      clock: own,
-      graceMs: 2_000,
-      quietUntil: async (symbol) => {
-        asked.push(symbol);
-        return sourceClock;
-      },
+    const waiting = askingBuilder(own, async (symbol) => {
+      asked.push(symbol);
+      return sourceClock;
     });
     await waiting.start();
     try {
@@ -121,17 +117,9 @@ describe('BarBuilder', () => {
     const own = new ReplayClock(T0);
     let answer: (until: number) => void = () => undefined;
     let asked = 0;
-    const stopping = new BarBuilder({
-      ticks,
-      bars,
-      bus: nats.bus,
-      log,
-      clock: own,
-      graceMs: 2_000,
-      quietUntil: () => {
-        asked++;
-        return new Promise<number>((resolve) => (answer = resolve));
-      },
+    const stopping = askingBuilder(own, () => {
+      asked++;
+      return new Promise<number>((resolve) => (answer = resolve));
     });
     await stopping.start();
     await stopping.sink('live').write([{ ...tick(T0 + 1_000, 1.4), symbol: 'NZDUSD' }]);
