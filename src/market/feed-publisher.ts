@@ -56,6 +56,8 @@ export class FeedPublisher implements TickSink {
   private readonly id: string;
   /** Symbols whose clock this publisher tells: those it was handed ticks of since its clock started. */
   private readonly clocked = new Set<Symbol>();
+  /** Symbols whose last write failed: their clock is not told until one gets through (the caller may write those ticks again). */
+  private readonly clockHeld = new Set<Symbol>();
   /** Symbols with a clock waiting in line already (a held-up publisher queues one, not one per tick of the timer). */
   private readonly clockQueued = new Set<Symbol>();
   private clockTimer: NodeJS.Timeout | null = null;
@@ -90,7 +92,20 @@ export class FeedPublisher implements TickSink {
   write(ticks: readonly Tick[]): Promise<void> {
     const bySymbol = new Map<Symbol, Tick[]>();
     for (const t of ticks) (bySymbol.get(t.symbol) ?? bySymbol.set(t.symbol, []).get(t.symbol)!).push(t);
-    const written = Promise.all([...bySymbol].map(([symbol, own]) => this.inLine(symbol, () => this.publishSymbol(symbol, own)))).then(() => undefined);
+    const written = Promise.all(
+      [...bySymbol].map(([symbol, own]) =>
+        this.inLine(symbol, () =>
+          this.publishSymbol(symbol, own).then(
+            () => void this.clockHeld.delete(symbol),
+            (err: unknown) => {
+              // Ticks that did not reach the stream: no clock vouches past them until a write gets through again.
+              this.clockHeld.add(symbol);
+              throw err;
+            },
+          ),
+        ),
+      ),
+    ).then(() => undefined);
     if (this.clockTimer) {
       // A symbol new to the clock has it told right behind its first ticks, not half a second later.
       const added = [...bySymbol.keys()].filter((symbol) => !this.clocked.has(symbol));
@@ -133,7 +148,7 @@ export class FeedPublisher implements TickSink {
       void this.inLine(symbol, async () => {
         this.clockQueued.delete(symbol);
         // A process that may no longer publish for the feed does not vouch for it either.
-        if (!this.clockTimer || (this.deps.mayPublish && !this.deps.mayPublish())) return;
+        if (!this.clockTimer || this.clockHeld.has(symbol) || (this.deps.mayPublish && !this.deps.mayPublish())) return;
         await publish(this.deps.bus, Topics.tickClock, [symbol], { publisher: this.id, until });
       }).catch(() => undefined);
     }

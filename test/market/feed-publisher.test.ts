@@ -111,6 +111,36 @@ describe('FeedPublisher (real nats-server)', () => {
     }
   });
 
+  it('tells no clock past ticks whose publish failed, until a write gets through again', async () => {
+    let handed = T0;
+    const publisher = new FeedPublisher({ bus: nats.bus, feed: 'failing', clock: () => handed });
+    const heard: TickClock[] = [];
+    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock('USDCAD'), (clock) => heard.push(clock));
+    const info = await nats.bus.jsm.streams.info(Streams.ticks.name);
+    try {
+      publisher.startClock();
+      await publisher.write([tick('USDCAD', T0)]);
+      handed = T0 + 1;
+      await until('a clock told', () => heard.some((c) => c.until === T0 + 1));
+      // The stream refuses the next message outright (too large for it): the write fails.
+      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...info.config, max_msg_size: 200 });
+      await assert.rejects(publisher.write(Array.from({ length: 20 }, (_, i) => tick('USDCAD', T0 + 1 + i))));
+      handed = T0 + 21;
+      const told = heard.length;
+      await new Promise((r) => setTimeout(r, 1_200));
+      assert.equal(heard.length, told, 'no clock past the ticks that never reached the stream');
+      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+      // The caller writes them again: stored, and the clock goes on.
+      await publisher.write(Array.from({ length: 20 }, (_, i) => tick('USDCAD', T0 + 1 + i)));
+      await until('the clock goes on once they are stored', () => heard.some((c) => c.until === T0 + 21));
+      assert.equal((await stored('USDCAD')).ticks.length, 21);
+    } finally {
+      publisher.stopClock();
+      sub.unsubscribe();
+      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+    }
+  });
+
   it('tells no clock once it may no longer publish for its feed', async () => {
     let may = true;
     const publisher = new FeedPublisher({ bus: nats.bus, feed: 'gated-clock', mayPublish: () => may });
