@@ -75,69 +75,78 @@ describe('FeedPublisher (real nats-server)', () => {
     assert.equal(publisher.stats().refused, 1);
   });
 
-  it('tells its clock only behind its publishes: a held-up publisher vouches for nothing it has not stored', async () => {
-    let handed = T0;
-    const publisher = new FeedPublisher({ bus: nats.bus, feed: 'clocked', clock: () => handed });
+  /**
+   * A publisher telling its clock (`state.handed`: how far the test has handed it ticks) on
+   * `symbol`, what is heard of it, and `close` (which also puts the stream's config back): its
+   * first tick written and that tick's clock heard.
+   */
+  const clockedPublisher = async (feed: string, symbol: Symbol, onClock: (clock: TickClock) => void = () => undefined) => {
+    const state = { handed: T0 };
+    const publisher = new FeedPublisher({ bus: nats.bus, feed, clock: () => state.handed });
     const heard: TickClock[] = [];
-    const checks: Promise<void>[] = [];
-    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock('NZDUSD'), (clock) => {
+    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => {
       heard.push(clock);
-      // Whatever a clock vouches for is in the stream when it is heard.
-      const until = clock.until;
-      checks.push(stored('NZDUSD').then(({ ticks }) => assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`)));
+      onClock(clock);
     });
-    const info = await nats.bus.jsm.streams.info(Streams.ticks.name);
+    const { config } = await nats.bus.jsm.streams.info(Streams.ticks.name);
+    const close = async () => {
+      publisher.stopClock();
+      sub.unsubscribe();
+      await nats.bus.jsm.streams.update(Streams.ticks.name, config);
+    };
     try {
       publisher.startClock();
-      await publisher.write([tick('NZDUSD', T0)]);
-      handed = T0 + 1;
+      await publisher.write([tick(symbol, T0)]);
+      state.handed = T0 + 1;
       await until('a clock told', () => heard.some((c) => c.until === T0 + 1));
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    return { publisher, heard, state, config, close };
+  };
+
+  it('tells its clock only behind its publishes: a held-up publisher vouches for nothing it has not stored', async () => {
+    const checks: Promise<void>[] = [];
+    // Whatever a clock vouches for is in the stream when it is heard.
+    const { publisher, heard, state, config, close } = await clockedPublisher('clocked', 'NZDUSD', ({ until }) =>
+      checks.push(stored('NZDUSD').then(({ ticks }) => assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`))),
+    );
+    try {
       // The stream stops taking NZDUSD for a while (as while its leader is elected): publishes retry.
-      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...info.config, subjects: ['ticks.EURUSD', 'ticks.GBPUSD', 'ticks.USDJPY', 'ticks.AUDUSD', 'ticks.USDCHF'] });
+      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...config, subjects: ['ticks.EURUSD', 'ticks.GBPUSD', 'ticks.USDJPY', 'ticks.AUDUSD', 'ticks.USDCHF'] });
       const held = publisher.write(Array.from({ length: 99 }, (_, i) => tick('NZDUSD', T0 + 1 + i)));
-      handed = T0 + 100;
+      state.handed = T0 + 100;
       const told = heard.length;
       await new Promise((r) => setTimeout(r, 1_500));
       assert.ok(heard.slice(told).every((c) => c.until === T0 + 1), 'nothing told past the ticks held up');
-      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+      await nats.bus.jsm.streams.update(Streams.ticks.name, config);
       await held;
       await until('the clock moves on once the ticks are stored', () => heard.some((c) => c.until === T0 + 100));
       await Promise.all(checks);
       assert.equal(new Set(heard.map((c) => c.publisher)).size, 1);
     } finally {
-      publisher.stopClock();
-      sub.unsubscribe();
-      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+      await close();
     }
   });
 
   it('tells no clock past ticks whose publish failed, until a write gets through again', async () => {
-    let handed = T0;
-    const publisher = new FeedPublisher({ bus: nats.bus, feed: 'failing', clock: () => handed });
-    const heard: TickClock[] = [];
-    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock('USDCAD'), (clock) => heard.push(clock));
-    const info = await nats.bus.jsm.streams.info(Streams.ticks.name);
+    const { publisher, heard, state, config, close } = await clockedPublisher('failing', 'USDCAD');
     try {
-      publisher.startClock();
-      await publisher.write([tick('USDCAD', T0)]);
-      handed = T0 + 1;
-      await until('a clock told', () => heard.some((c) => c.until === T0 + 1));
       // The stream refuses the next message outright (too large for it): the write fails.
-      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...info.config, max_msg_size: 200 });
+      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...config, max_msg_size: 200 });
       await assert.rejects(publisher.write(Array.from({ length: 20 }, (_, i) => tick('USDCAD', T0 + 1 + i))));
-      handed = T0 + 21;
+      state.handed = T0 + 21;
       const told = heard.length;
       await new Promise((r) => setTimeout(r, 1_200));
       assert.equal(heard.length, told, 'no clock past the ticks that never reached the stream');
-      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+      await nats.bus.jsm.streams.update(Streams.ticks.name, config);
       // The caller writes them again: stored, and the clock goes on.
       await publisher.write(Array.from({ length: 20 }, (_, i) => tick('USDCAD', T0 + 1 + i)));
       await until('the clock goes on once they are stored', () => heard.some((c) => c.until === T0 + 21));
       assert.equal((await stored('USDCAD')).ticks.length, 21);
     } finally {
-      publisher.stopClock();
-      sub.unsubscribe();
-      await nats.bus.jsm.streams.update(Streams.ticks.name, info.config);
+      await close();
     }
   });
 
