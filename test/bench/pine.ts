@@ -22,8 +22,9 @@
 import { parsePine, runJob, type PineJob } from '../../src/indicators/index.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
 
@@ -89,6 +90,22 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 const stats = (xs: number[]) => ({ n: xs.length, p50_ms: round(pct(xs, 50)), p99_ms: round(pct(xs, 99)), max_ms: round(Math.max(...xs)) });
+
+/**
+ * The slowest 1 % of requests (the ones that set the p99), each broken down: the server's own
+ * stages (Server-Timing: until its answer starts), the time to the answer's headers, the rest
+ * (the body on its way), and how long this client was itself paused by its GC meanwhile — so a
+ * tail made by the service is told from one made by the client measuring it.
+ */
+function slowest(timeline: { at: number; ms: number; headersMs: number; timing: [string, string][] }[], gc: { at: number; ms: number }[]) {
+  const worst = [...timeline].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.ceil(timeline.length / 100)));
+  return worst.map((r) => {
+    const end = r.at + r.ms;
+    const paused = gc.reduce((sum, g) => sum + Math.max(0, Math.min(end, g.at + g.ms) - Math.max(r.at, g.at)), 0);
+    const stage = Object.fromEntries(r.timing.map(([name, ms]) => [name, Number(ms)]));
+    return { ms: round(r.ms), to_headers_ms: round(r.headersMs), server_total_ms: stage.total, server_run_ms: stage.run, body_ms: round(r.ms - r.headersMs), client_gc_ms: round(paused) };
+  });
+}
 
 /** CPU ms per worker job (run, shape, print) in this process: the best and the median of 15 batches of 20, after a warm-up. */
 function workerJobCpu(): { cpu_ms_per_job_best: number; cpu_ms_per_job_median: number } {
@@ -157,6 +174,7 @@ export const benchmark: Benchmark = {
     const stages = new Map<string, number[]>();
     const custom = async (payload = body) => {
       const t = performance.now();
+      const startedAt = t;
       const res = await fetch(`${service.url}/api/v1/indicators/custom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: payload });
       const headersMs = performance.now() - t;
       const text = await res.text();
@@ -164,7 +182,7 @@ export const benchmark: Benchmark = {
       const ms = performance.now() - t;
       const parsed = JSON.parse(text) as { count: number; run: { run_ms: number } };
       const timing = (res.headers.get('server-timing') ?? '').split(', ').map((part) => part.split(';dur=') as [string, string]);
-      return { ms, headersMs, count: parsed.count, runMs: parsed.run.run_ms, timing };
+      return { ms, headersMs, startedAt, count: parsed.count, runMs: parsed.run.run_ms, timing };
     };
     const whoami = async () => {
       const t = performance.now();
@@ -184,6 +202,13 @@ export const benchmark: Benchmark = {
     const outside: number[] = [];
     /** Each request's time to its answer's headers (the rest is the ~400 KB body on its way): tells a slow server from a slow delivery. */
     const headers: number[] = [];
+    /** The same-script requests, to break the slowest down: the server's stages, and this client's own GC pauses within. */
+    const timeline: { at: number; ms: number; headersMs: number; timing: [string, string][] }[] = [];
+    const clientGc: { at: number; ms: number }[] = [];
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) clientGc.push({ at: e.startTime, ms: e.duration });
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
     // The service's own CPU per request (its threads, workers included): what the run costs, whatever the neighbours do.
     const cpu0 = processCpuMs(service.pid);
     const load = loadavg()[0]!;
@@ -193,9 +218,11 @@ export const benchmark: Benchmark = {
       interpreted.push(r.runMs);
       outside.push(r.ms - r.runMs);
       headers.push(r.headersMs);
+      timeline.push({ at: r.startedAt, ms: r.ms, headersMs: r.headersMs, timing: r.timing });
       for (const [name, ms] of r.timing) (stages.get(name) ?? stages.set(name, []).get(name)!).push(Number(ms));
     }
     const cpu1 = processCpuMs(service.pid);
+    gcObserver.disconnect();
     const cpuPerRequest = cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / requests) : null;
     const fresh: number[] = [];
     for (let i = 0; i < requests; i++) fresh.push((await custom(newScript())).ms);
@@ -226,11 +253,19 @@ export const benchmark: Benchmark = {
     await Promise.all(loaders);
 
     const apiStats = stats(api);
+    // The answers' bodies stall in the kernel's TCP now and then on loopback with BBR (not with cubic): said beside the figures.
+    const congestion = (() => {
+      try {
+        return readFileSync('/proc/sys/net/ipv4/tcp_congestion_control', 'utf8').trim();
+      } catch {
+        return null;
+      }
+    })();
     const parseStats = stats(parse);
     const loadedStats = stats(loaded);
     return [
       { name: 'parse', lines, ...parseStats, goal_p99_ms: GOALS.parse_p99_ms, meets_goal: parseStats.p99_ms <= GOALS.parse_p99_ms },
-      { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), outside_run_ms: stats(outside), to_headers_ms: stats(headers), server_timing_ms: Object.fromEntries([...stages].map(([name, ms]) => [name, stats(ms)])), ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
+      { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), outside_run_ms: stats(outside), to_headers_ms: stats(headers), server_timing_ms: Object.fromEntries([...stages].map(([name, ms]) => [name, stats(ms)])), slowest: slowest(timeline, clientGc), tcp_congestion_control: congestion, ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
       { name: 'api-50-lines-2000-bars-new-script-each-request', lines, bars: 2000, service_cpu_ms_per_request: cpuPerFresh, ...stats(fresh), goal_p99_ms: GOALS.api_p99_ms, meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms },
       { name: 'worker-job-in-process', bars: 2500, ...jobCpu },
       { name: 'whoami-idle', ...stats(idle) },

@@ -3,7 +3,7 @@ import { ErrorBody } from '../../../schemas/common.ts';
 import type { CustomIndicators, CustomTimings } from '../../generation/index.ts';
 import type { MarketData } from '../../market/index.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { plainJsonSerializer, sendJsonInSlices } from '../plugins/fast-serializer.ts';
+import { plainJsonSerializer, sendJsonParts } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
 const CUSTOM_TIMING_DOC =
@@ -74,7 +74,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       const json = await custom.compute(user, body, bars, timing);
       timing.total = reply.elapsedTime;
       reply.header('server-timing', serverTiming(timing));
-      return sendJsonInSlices<CustomIndicatorResponse>(reply, json);
+      return sendJsonParts<CustomIndicatorResponse>(reply, json);
     },
   });
 }
