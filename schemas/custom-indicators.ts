@@ -11,7 +11,9 @@ export const PineProvider = z
   .enum(PINE_PROVIDERS)
   .describe(
     'Who turns a plain-language description into Pine: `offline` (default) = our offline generator’s indicator and ' +
-      'condition grammar; `haiku` / `sonnet` = Claude (when the service has an Anthropic key; otherwise, or when Claude ' +
+      'condition grammar (SMA, EMA, WMA, Hull MA, Bollinger, RSI, MACD, Stochastic, ATR, ADX/DMI, CCI, Keltner, Donchian, session VWAP ' +
+      '(time-weighted: bars carry no volume), daily pivots, Ichimoku, Parabolic SAR, SuperTrend, ROC, Williams %R, z-score, ' +
+      'N-bar highs/lows, engulfing/pin/inside-bar candles, volatility regime; rules on them become markers and alerts); `haiku` / `sonnet` = Claude (when the service has an Anthropic key; otherwise, or when Claude ' +
       'fails, the offline generator). Ignored when `source` is Pine Script.',
   );
 export type PineProvider = z.infer<typeof PineProvider>;

@@ -21,4 +21,4 @@ export { TEMPLATES, templateRequest, type TemplateSpec } from './templates.ts';
 export { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, type ChipPreset, type ExampleCategory, type ExamplePrompt } from './catalog.ts';
 export type { StrategyIntent, Setting, Source, RiskLevel, Condition, ConditionSpec, Instance, Operand, Style } from './intent.ts';
 export { TEXT_FIELDS } from './intent.ts';
-export { isRegistry, type GenName } from './gen-indicators.ts';
+export { GEN, isRegistry, type GenName } from './gen-indicators.ts';

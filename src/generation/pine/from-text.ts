@@ -1,14 +1,13 @@
 /**
  * A plain-language description → Pine v5, through the offline generator's own grammar: its
- * indicator mentions become ta.* calls and plots, its conditions become plotshape markers and
- * alertconditions. Keltner and Donchian channels, which the strategy grammar does not know, are
- * read here ("20-period Keltner channel with 2 ATR bands", "Donchian 55").
+ * indicator mentions become Pine (indicator-pine.ts) and plots, its conditions become plotshape
+ * markers and alertconditions. Keltner and Donchian channels and the Hull moving average, whose
+ * words the strategy grammar reads otherwise ("2 ATR bands" as Bollinger and ATR, "Hull MA 55"
+ * as an SMA), are read here ("20-period Keltner channel with 2 ATR bands", "Donchian 55").
  */
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
-import { INDICATORS } from '../../indicators/index.ts';
-import { buildIntent, isRegistry, type Condition, type Instance, type Operand } from '../offline/index.ts';
-
-const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb']);
+import { buildIntent, type Condition, type Instance, type Operand } from '../offline/index.ts';
+import { declarePine, onPricePane, pineColumns, writesPine, type PineParts } from './indicator-pine.ts';
 
 export interface PineFromText {
   pine: string;
@@ -39,54 +38,23 @@ function channels(text: string): Channel[] {
   return out;
 }
 
-/** Pine variable names of an instance's outputs: the registry's column names. */
-const outputs = (inst: Instance): string[] => (isRegistry(inst.name) ? INDICATORS[inst.name].columns(inst.params) : []);
-
-function declare(inst: Instance, lines: string[], plots: string[]): void {
-  const p = inst.params;
-  const [a, b, c] = outputs(inst);
-  const onPrice = PRICE_SCALE.has(inst.name);
-  const plot = (name: string, title: string, color: string) => plots.push(`plot(${name}, "${title}", color=${color}${onPrice ? ', force_overlay=true' : ''})`);
-  switch (inst.name) {
-    case 'sma':
-    case 'ema':
-    case 'wma':
-      lines.push(`${a} = ta.${inst.name}(close, ${p.period})`);
-      plot(a!, `${inst.name.toUpperCase()} ${p.period}`, inst.name === 'sma' ? 'color.blue' : inst.name === 'ema' ? 'color.orange' : 'color.purple');
-      return;
-    case 'bb':
-      lines.push(`[${b}, ${a}, ${c}] = ta.bb(close, ${p.period}, ${p.std})`);
-      plot(a!, 'BB upper', 'color.teal');
-      plot(b!, 'BB middle', 'color.gray');
-      plot(c!, 'BB lower', 'color.teal');
-      return;
-    case 'rsi':
-      lines.push(`${a} = ta.rsi(close, ${p.period})`);
-      plot(a!, `RSI ${p.period}`, 'color.purple');
-      return;
-    case 'macd':
-      lines.push(`[${a}, ${b}, ${c}] = ta.macd(close, ${p.fast}, ${p.slow}, ${p.signal})`);
-      plot(a!, 'MACD', 'color.blue');
-      plot(b!, 'Signal', 'color.orange');
-      plots.push(`plot(${c}, "Histogram", color=color.gray, style=plot.style_histogram)`);
-      return;
-    case 'stoch':
-      lines.push(`${a} = ta.stoch(close, high, low, ${p.k_period})`, `${b} = ta.sma(${a}, ${p.d_period})`);
-      plot(a!, '%K', 'color.blue');
-      plot(b!, '%D', 'color.orange');
-      return;
-    case 'atr':
-      lines.push(`${a} = ta.atr(${p.period})`);
-      plot(a!, `ATR ${p.period}`, 'color.red');
-      return;
+/** "Hull MA 55", "55-period hull moving average": the periods of the Hull moving averages named. */
+function hullPeriods(text: string): number[] {
+  const t = text.toLowerCase();
+  const out: number[] = [];
+  for (const m of t.matchAll(/\bhull\b/g)) {
+    const around = t.slice(Math.max(0, m.index - 20), m.index + 40);
+    const period = Number(/hull\D{0,25}?(\d+)/.exec(around)?.[1] ?? /(\d+)\D{0,15}hull/.exec(around)?.[1] ?? 55);
+    out.push(Math.min(Math.max(period, 2), 500));
   }
+  return [...new Set(out)];
 }
 
 function operand(o: Operand, instances: readonly Instance[], of = 'close'): string {
   if (o.kind === 'price') return 'close';
   if (o.kind === 'value') return String(o.value);
   if (o.kind === 'avg') return `ta.sma(${of}, ${o.window})`;
-  return outputs(instances[o.instance]!)[o.output]!;
+  return pineColumns(instances[o.instance]!)[o.output]!;
 }
 
 function conditionExpr(c: Condition, instances: readonly Instance[]): string {
@@ -98,7 +66,7 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})` }[c.relation];
     }
     case 'band': {
-      const [up, , lo] = outputs(instances[c.instance]!);
+      const [up, , lo] = pineColumns(instances[c.instance]!);
       return { outside: `close > ${up} or close < ${lo}`, above_upper: `close > ${up}`, below_lower: `close < ${lo}`, inside: `close <= ${up} and close >= ${lo}` }[c.where];
     }
     case 'breakout':
@@ -116,21 +84,27 @@ const quote = (s: string) => s.replace(/["\\]/g, '').replace(/\s+/g, ' ').trim()
 /** Writes the Pine; the intent's remarks say how the text was read. */
 export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe): PineFromText {
   const chans = channels(text);
+  const hulls = hullPeriods(text);
   const intent = buildIntent({ description: text, symbol, timeframe });
-  const remarks = [...intent.remarks];
-  // The strategy writer's own indicators (ADX, Ichimoku…) have no Pine here; channels have theirs below.
-  const skipped = [...new Set(intent.instances.filter((i) => !isRegistry(i.name) && i.name !== 'keltner' && i.name !== 'donchian').map((i) => i.name))];
-  if (skipped.length) remarks.push(`left out: ${skipped.join(', ')} (the Pine writer draws SMA, EMA, WMA, Bollinger, RSI, MACD, Stochastic, ATR, Keltner and Donchian)`);
-  // A channel's own words ("bands", "2 ATR") read as Bollinger and ATR by the strategy grammar
-  // belong to the channel; the offline default set (nothing else recognised) is dropped too.
+  // The offline default set (nothing else recognised) is not the user's: dropped, unless a channel or Hull MA was named.
   const defaulted = intent.remarks.some((r) => r.startsWith('no built-in indicator recognised'));
   const instances = intent.instances;
-  const kept = (i: number) => i >= 0 && isRegistry(instances[i]!.name) && (chans.length === 0 || (!defaulted && instances[i]!.name !== 'bb' && instances[i]!.name !== 'atr'));
+  // A channel's own words ("bands", "2 ATR") read as Bollinger and ATR by the strategy grammar
+  // belong to the channel; "Hull moving average 55" read as a 55-bar average is the Hull MA.
+  const own = (inst: Instance) =>
+    (chans.length > 0 && (inst.name === 'bb' || inst.name === 'atr')) || (['sma', 'ema', 'wma'].includes(inst.name) && hulls.includes(inst.params.period!));
+  const kept = (i: number) => i >= 0 && writesPine(instances[i]!) && !(defaulted && (chans.length > 0 || hulls.length > 0)) && !own(instances[i]!);
+  const remarks = intent.remarks.filter((r) => !instances.some((inst) => own(inst) && r.startsWith(`${inst.name.toUpperCase()}(`)));
   const conditions = intent.conditions.filter((c) => c.role === 'entry' && usedInstances(c.condition).every(kept));
-  const lines: string[] = [];
-  const plots: string[] = [];
-  const signals: string[] = [];
-  instances.forEach((inst, i) => kept(i) && declare(inst, lines, plots));
+  const parts: PineParts = { lines: [], plots: [], levels: [], marks: [] };
+  const declared = new Set<string>();
+  instances.forEach((inst, i) => {
+    const key = `${inst.name}${JSON.stringify(inst.params)}`;
+    if (kept(i) && !declared.has(key)) declarePine(inst, parts);
+    declared.add(key);
+  });
+  const { lines, plots, levels } = parts;
+  const signals = parts.marks.flatMap((m) => marker(m.expr, m.title, m.side));
   const outside = /\b(outside|beyond|break(?:s|ing)? (?:out|through)|closes? (?:above|below))\b/i.test(text);
   for (const ch of chans) {
     const p = ch.period;
@@ -144,15 +118,21 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
       if (outside) signals.push(...marker(`close > dc_upper_${p}[1]`, 'Donchian breakout up', 'long'), ...marker(`close < dc_lower_${p}[1]`, 'Donchian breakout down', 'short'));
     }
   }
-  for (const spec of conditions) {
-    const title = quote(conditionTitle(spec.condition, instances));
-    signals.push(...marker(conditionExpr(spec.condition, instances), title, spec.side));
+  for (const p of hulls) {
+    lines.push(`hma_${p} = ta.wma(2 * ta.wma(close, ${Math.floor(p / 2)}) - ta.wma(close, ${p}), ${Math.floor(Math.sqrt(p))})`);
+    plots.push(`plot(hma_${p}, "HMA ${p}", color=color.orange, force_overlay=true)`);
   }
-  const oscillators = instances.some((inst, i) => kept(i) && !PRICE_SCALE.has(inst.name));
-  const levels: string[] = [];
-  if (instances.some((inst, i) => kept(i) && inst.name === 'rsi')) levels.push('hline(70, "Overbought", color=color.red)', 'hline(30, "Oversold", color=color.green)');
-  if (instances.some((inst, i) => kept(i) && inst.name === 'stoch')) levels.push('hline(80, "Upper", color=color.red)', 'hline(20, "Lower", color=color.green)');
-  if (instances.some((inst, i) => kept(i) && inst.name === 'macd')) levels.push('hline(0, "Zero", color=color.gray)');
+  for (const { condition, side } of conditions) {
+    signals.push(...marker(conditionExpr(condition, instances), quote(conditionTitle(condition, instances)), side));
+    // A momentum rule draws the momentum it reads.
+    const w = condition.kind === 'momentum' ? condition.window : 0;
+    if (w && !lines.some((l) => l.startsWith(`mom_${w} =`))) {
+      lines.push(`mom_${w} = ta.mom(close, ${w})`);
+      plots.push(`plot(mom_${w}, "Momentum ${w}", color=color.blue)`);
+      levels.push('hline(0, "Zero", color=color.gray)');
+    }
+  }
+  const oscillators = instances.some((inst, i) => kept(i) && !onPricePane(inst)) || lines.some((l) => l.startsWith('mom_'));
   const title = quote(text.split(/[.\n]/)[0]!.trim()) || 'Custom indicator';
   const pine = [
     '//@version=5',
@@ -160,11 +140,11 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
     `indicator("${title}", overlay=${oscillators ? 'false' : 'true'})`,
     ...lines,
     ...plots,
-    ...levels,
+    ...new Set(levels),
     ...signals,
     '',
   ].join('\n');
-  return { pine, remarks, recognised: !defaulted || chans.length > 0 };
+  return { pine, remarks, recognised: !defaulted || chans.length > 0 || hulls.length > 0 };
 }
 
 function marker(expr: string, title: string, side: 'long' | 'short' | null): string[] {

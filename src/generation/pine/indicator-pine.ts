@@ -1,0 +1,214 @@
+/**
+ * Each indicator the offline grammar knows, written as Pine for the custom-indicator answer: its
+ * lines, its plots, its levels. Variables are named by the generator's column names, so a rule
+ * read from the text ("ADX above 25") refers to them as the strategy code does. Where the
+ * strategy's pandas defines an indicator its own way (the session VWAP is time-weighted since
+ * bars carry no volume; daily levels are the previous UTC day's; Ichimoku's spans are the values
+ * of `kijun` bars earlier; SuperTrend's direction is +1 up), the Pine says the same.
+ * Keltner and Donchian channels are written by the caller (their words are read there).
+ */
+import { GEN, type Instance } from '../offline/index.ts';
+
+/** Pine text of the indicators named in a description, gathered as they are declared. */
+export interface PineParts {
+  lines: string[];
+  plots: string[];
+  levels: string[];
+  /** Markers drawn from an indicator itself (candle patterns): a plotshape each. */
+  marks: { expr: string; title: string; side: 'long' | 'short' }[];
+}
+
+/** Drawn on the price pane (the others are oscillators in a pane of their own). */
+const ON_PRICE = new Set(['sma', 'ema', 'wma', 'bb', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll', 'engulfing', 'pinbar', 'insidebar']);
+
+/** The Pine variable names of an instance's outputs: the generator's column names. */
+export const pineColumns = (inst: Instance): string[] => GEN[inst.name].columns(inst.params);
+
+/** Whether `declarePine` writes this indicator (channels are written by the caller). */
+export const writesPine = (inst: Instance): boolean => inst.name !== 'keltner' && inst.name !== 'donchian';
+
+export const onPricePane = (inst: Instance): boolean => ON_PRICE.has(inst.name);
+
+/** Lines computing the previous UTC day's high, low and close (`<p>_ph`, `<p>_pl`, `<p>_pc`), from the day's first bar on. */
+function previousDay(p: string): string[] {
+  return [
+    `${p}_day = math.floor(time / 86400000)`,
+    `var float ${p}_h = na`,
+    `var float ${p}_l = na`,
+    `var float ${p}_c = na`,
+    `var float ${p}_ph = na`,
+    `var float ${p}_pl = na`,
+    `var float ${p}_pc = na`,
+    `if bar_index == 0 or ${p}_day != ${p}_day[1]`,
+    `    ${p}_ph := ${p}_h`,
+    `    ${p}_pl := ${p}_l`,
+    `    ${p}_pc := ${p}_c`,
+    `    ${p}_h := high`,
+    `    ${p}_l := low`,
+    'else',
+    `    ${p}_h := math.max(${p}_h, high)`,
+    `    ${p}_l := math.min(${p}_l, low)`,
+    `${p}_c := close`,
+  ];
+}
+
+/** Adds one indicator's Pine to `out`. */
+export function declarePine(inst: Instance, out: PineParts): void {
+  const p = inst.params;
+  const cols = pineColumns(inst);
+  const [a, b, c, d, e] = cols;
+  const overlay = onPricePane(inst) ? ', force_overlay=true' : '';
+  const plot = (name: string, title: string, color: string, extra = '') => out.plots.push(`plot(${name}, "${title}", color=${color}${extra}${overlay})`);
+  const level = (price: number, title: string, color = 'color.gray') => out.levels.push(`hline(${price}, "${title}", color=${color})`);
+  switch (inst.name) {
+    case 'sma':
+    case 'ema':
+    case 'wma':
+      out.lines.push(`${a} = ta.${inst.name}(close, ${p.period})`);
+      plot(a!, `${inst.name.toUpperCase()} ${p.period}`, inst.name === 'sma' ? 'color.blue' : inst.name === 'ema' ? 'color.orange' : 'color.purple');
+      return;
+    case 'bb':
+      out.lines.push(`[${b}, ${a}, ${c}] = ta.bb(close, ${p.period}, ${p.std})`);
+      plot(a!, 'BB upper', 'color.teal');
+      plot(b!, 'BB middle', 'color.gray');
+      plot(c!, 'BB lower', 'color.teal');
+      return;
+    case 'rsi':
+      out.lines.push(`${a} = ta.rsi(close, ${p.period})`);
+      plot(a!, `RSI ${p.period}`, 'color.purple');
+      level(70, 'Overbought', 'color.red');
+      level(30, 'Oversold', 'color.green');
+      return;
+    case 'macd':
+      out.lines.push(`[${a}, ${b}, ${c}] = ta.macd(close, ${p.fast}, ${p.slow}, ${p.signal})`);
+      plot(a!, 'MACD', 'color.blue');
+      plot(b!, 'Signal', 'color.orange');
+      plot(c!, 'Histogram', 'color.gray', ', style=plot.style_histogram');
+      level(0, 'Zero');
+      return;
+    case 'stoch':
+      out.lines.push(`${a} = ta.stoch(close, high, low, ${p.k_period})`, `${b} = ta.sma(${a}, ${p.d_period})`);
+      plot(a!, '%K', 'color.blue');
+      plot(b!, '%D', 'color.orange');
+      level(80, 'Upper', 'color.red');
+      level(20, 'Lower', 'color.green');
+      return;
+    case 'atr':
+      out.lines.push(`${a} = ta.atr(${p.period})`);
+      plot(a!, `ATR ${p.period}`, 'color.red');
+      return;
+    case 'adx':
+      out.lines.push(`[${b}, ${c}, ${a}] = ta.dmi(${p.period}, ${p.period})`);
+      plot(a!, `ADX ${p.period}`, 'color.purple');
+      plot(b!, '+DI', 'color.green');
+      plot(c!, '-DI', 'color.red');
+      level(25, 'Trend strength');
+      return;
+    case 'cci':
+      out.lines.push(`${a} = ta.cci(hlc3, ${p.period})`);
+      plot(a!, `CCI ${p.period}`, 'color.blue');
+      level(100, 'Upper', 'color.red');
+      level(-100, 'Lower', 'color.green');
+      return;
+    case 'vwap':
+      // Bars carry no volume: the typical price averaged since the UTC day's first bar, as the strategy code computes it.
+      out.lines.push(
+        'vwap_day = math.floor(time / 86400000)',
+        'var float vwap_sum = 0.0',
+        'var int vwap_n = 0',
+        'if bar_index == 0 or vwap_day != vwap_day[1]',
+        '    vwap_sum := 0.0',
+        '    vwap_n := 0',
+        'vwap_sum += hlc3',
+        'vwap_n += 1',
+        `${a} = vwap_sum / vwap_n`,
+      );
+      plot(a!, 'Session VWAP (time-weighted)', 'color.orange');
+      return;
+    case 'pivot':
+      out.lines.push(
+        ...previousDay('pv'),
+        `${a} = (pv_ph + pv_pl + pv_pc) / 3`,
+        `${b} = 2 * ${a} - pv_pl`,
+        `${c} = 2 * ${a} - pv_ph`,
+        `${d} = ${a} + (pv_ph - pv_pl)`,
+        `${e} = ${a} - (pv_ph - pv_pl)`,
+      );
+      plot(a!, 'Pivot', 'color.gray', ', style=plot.style_linebr');
+      plot(b!, 'R1', 'color.red', ', style=plot.style_linebr');
+      plot(c!, 'S1', 'color.green', ', style=plot.style_linebr');
+      plot(d!, 'R2', 'color.red', ', style=plot.style_linebr');
+      plot(e!, 'S2', 'color.green', ', style=plot.style_linebr');
+      return;
+    case 'ichimoku':
+      // The spans at a bar are the values of kijun bars earlier (the cloud drawn ahead, read without look-ahead).
+      out.lines.push(
+        `${a} = (ta.highest(high, ${p.tenkan}) + ta.lowest(low, ${p.tenkan})) / 2`,
+        `${b} = (ta.highest(high, ${p.kijun}) + ta.lowest(low, ${p.kijun})) / 2`,
+        `${c} = ((${a} + ${b}) / 2)[${p.kijun}]`,
+        `${d} = ((ta.highest(high, ${p.senkou}) + ta.lowest(low, ${p.senkou})) / 2)[${p.kijun}]`,
+      );
+      plot(a!, 'Tenkan', 'color.blue');
+      plot(b!, 'Kijun', 'color.red');
+      plot(c!, 'Span A', 'color.green');
+      plot(d!, 'Span B', 'color.orange');
+      return;
+    case 'psar':
+      out.lines.push(`${a} = ta.sar(${p.step}, ${p.step}, ${p.max})`, `${b} = close > ${a} ? 1 : -1`);
+      plot(a!, 'Parabolic SAR', 'color.blue', ', style=plot.style_cross');
+      return;
+    case 'supertrend':
+      // Pine's direction is -1 in an up trend; the generator's column is +1 there.
+      out.lines.push(`[${a}, st_dir_${p.period}] = ta.supertrend(${p.mult}, ${p.period})`, `${b} = -st_dir_${p.period}`);
+      plot(a!, 'SuperTrend', `${b} > 0 ? color.green : color.red`);
+      return;
+    case 'roc':
+      out.lines.push(`${a} = ta.roc(close, ${p.period})`);
+      plot(a!, `ROC ${p.period}`, 'color.blue');
+      level(0, 'Zero');
+      return;
+    case 'willr':
+      out.lines.push(`wr_hh_${p.period} = ta.highest(high, ${p.period})`, `wr_ll_${p.period} = ta.lowest(low, ${p.period})`, `${a} = wr_hh_${p.period} > wr_ll_${p.period} ? -100 * (wr_hh_${p.period} - close) / (wr_hh_${p.period} - wr_ll_${p.period}) : -50`);
+      plot(a!, `Williams %R ${p.period}`, 'color.purple');
+      level(-20, 'Overbought', 'color.red');
+      level(-80, 'Oversold', 'color.green');
+      return;
+    case 'zscore':
+      // The mean outside the ternary: a ta.* call in a branch only sees the bars its branch ran on (as in Pine).
+      out.lines.push(`zs_mean_${p.period} = ta.sma(close, ${p.period})`, `zs_sd_${p.period} = ta.stdev(close, ${p.period})`, `${a} = zs_sd_${p.period} > 1e-7 * close ? (close - zs_mean_${p.period}) / zs_sd_${p.period} : 0`);
+      plot(a!, `z-score ${p.period}`, 'color.blue');
+      level(2, 'Upper', 'color.red');
+      level(-2, 'Lower', 'color.green');
+      return;
+    case 'hhll':
+      out.lines.push(`${a} = ta.highest(high, ${p.period})[1]`, `${b} = ta.lowest(low, ${p.period})[1]`);
+      plot(a!, `${p.period}-bar high`, 'color.teal');
+      plot(b!, `${p.period}-bar low`, 'color.teal');
+      return;
+    case 'engulfing':
+      out.lines.push(`${a} = close > open and close[1] < open[1] and close >= open[1] and open <= close[1] ? 1 : close < open and close[1] > open[1] and close <= open[1] and open >= close[1] ? -1 : 0`);
+      out.marks.push({ expr: `${a} == 1`, title: 'Bullish engulfing', side: 'long' }, { expr: `${a} == -1`, title: 'Bearish engulfing', side: 'short' });
+      return;
+    case 'pinbar':
+      out.lines.push(
+        'pb_range = high > low ? high - low : na',
+        `${a} = (math.min(open, close) - low) / pb_range >= 2 / 3 ? 1 : (high - math.max(open, close)) / pb_range >= 2 / 3 ? -1 : 0`,
+      );
+      out.marks.push({ expr: `${a} == 1`, title: 'Bullish pin bar', side: 'long' }, { expr: `${a} == -1`, title: 'Bearish pin bar', side: 'short' });
+      return;
+    case 'insidebar':
+      out.lines.push(`${a} = high < high[1] and low > low[1] ? 1 : 0`);
+      out.marks.push({ expr: `${a} == 1`, title: 'Inside bar', side: 'long' });
+      return;
+    case 'volregime':
+      out.lines.push(`vr_atr_${p.period} = ta.atr(${p.period})`, `${a} = vr_atr_${p.period} / ta.sma(vr_atr_${p.period}, ${p.window})`);
+      plot(a!, 'Volatility regime', 'color.orange');
+      level(1, 'Average volatility');
+      return;
+    case 'keltner':
+    case 'donchian':
+      return;
+  }
+  const unwritten: never = inst.name;
+  throw new Error(`no Pine for the ${String(unwritten)} indicator`);
+}
