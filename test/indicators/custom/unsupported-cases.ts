@@ -23,7 +23,7 @@ export const UNSUPPORTED: UnsupportedCase[] = [
   { source: `${head}m = matrix.new<float>(2, 2, 0)\nplot(close)`, line: 3, col: 5, construct: 'matrix.new<float>()' },
   { source: `${head}plotcandle(open, high, low, close)`, line: 3, col: 1, construct: 'plotcandle()' },
   { source: `${head}a = array.new_float(0)\na.push(close)\nplot(close)`, line: 4, col: 1, construct: 'method-call syntax a.push()' },
-  { source: `${head}plot(ta.alma(close, 9, 0.85, 6))`, line: 3, col: 6, construct: 'ta.alma()' },
+  { source: `${head}lv = ta.pivot_point_levels("Traditional", timeframe.change("D"))\nplot(close)`, line: 3, col: 6, construct: 'ta.pivot_point_levels()' },
   { source: `${head}s = str.format("{0}", close)\nplot(close)`, line: 3, col: 5, construct: 'str.format()' },
   { source: `${head}plot(close, "c", foo=1)`, line: 3, col: 22, construct: "argument 'foo' of plot()" },
   { source: `${head}var line l = na\nplot(close)`, line: 3, col: 5, construct: "the 'line' type" },

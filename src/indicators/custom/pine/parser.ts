@@ -414,7 +414,7 @@ class Parser {
     switch (tok.kind) {
       case 'num':
         this.next();
-        return this.node(tok, { kind: 'num' as const, value: tok.value as number });
+        return this.node(tok, { kind: 'num' as const, value: tok.value as number, int: !/[.eE]/.test(tok.text) });
       case 'str':
         this.next();
         return this.node(tok, { kind: 'str' as const, value: tok.value as string });

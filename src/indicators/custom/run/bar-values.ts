@@ -1,4 +1,5 @@
 /** The bar's own series (open … time parts, UTC) and the built-in variables' names. */
+import { VOLUME_VARIABLES } from './ta-volume.ts';
 import { NA, type Bars, type Value } from './values.ts';
 
 /** Series built into every script, by name: the bar's fields and time parts (UTC). */
@@ -7,7 +8,7 @@ export const BAR_FIELDS = new Set(['open', 'high', 'low', 'close', 'volume', 'hl
 export const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstate.isconfirmed', 'barstate.isnew', 'barstate.ishistory', 'barstate.isrealtime',
   'barstate.islastconfirmedhistory', 'syminfo.mintick', 'syminfo.ticker', 'syminfo.tickerid', 'timeframe.period', 'timeframe.multiplier',
   'timeframe.isintraday', 'timeframe.isminutes', 'timeframe.isseconds', 'timeframe.isdaily', 'timeframe.isweekly', 'timeframe.ismonthly',
-  'strategy.position_size', 'ta.tr', 'ta.obv', 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
+  'strategy.position_size', 'ta.tr', 'ta.obv', ...VOLUME_VARIABLES, 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
   'dayofweek.thursday', 'dayofweek.friday', 'dayofweek.saturday']);
 
 /** A bar field's value at bar j. */

@@ -163,6 +163,9 @@ export const CORE: Record<string, Builtin> = {
   },
 };
 
+const STRATEGY_CONSTANTS = new Set(['long', 'short', 'fixed', 'cash', 'percent_of_equity', 'commission.percent', 'commission.cash_per_contract',
+  'commission.cash_per_order', 'oca.cancel', 'oca.reduce', 'oca.none', 'direction.all', 'direction.long', 'direction.short']);
+
 /** Constants read as names: colors, shapes, locations, styles, math constants. */
 export function constant(name: string): Value | undefined {
   const dot = name.indexOf('.');
@@ -193,7 +196,8 @@ export function constant(name: string): Value | undefined {
     case 'currency':
       return key;
     case 'strategy':
-      return key === 'long' || key === 'short' ? key : undefined;
+      // Order settings name themselves (they only size orders, which are recorded, not filled).
+      return STRATEGY_CONSTANTS.has(key) ? key : undefined;
   }
   return undefined;
 }

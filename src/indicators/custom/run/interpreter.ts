@@ -16,6 +16,7 @@ import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
 import { Frame, Scope, Slot } from './slots.ts';
 import { taVariable } from './ta.ts';
+import { volumeVariable } from './ta-volume.ts';
 import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
 
 export { BUILTINS };
@@ -213,6 +214,11 @@ export class Interpreter {
     this.nameColumns = [];
     this.columns.clear();
     this.out = emptyOut();
+  }
+
+  /** Pine v6 semantics (a script without //@version runs as v5). */
+  private get v6(): boolean {
+    return this.program.version !== null && this.program.version >= 6;
   }
 
   private nameNumber(name: string): number {
@@ -666,28 +672,33 @@ export class Interpreter {
   private indexClosure(e: Expr & { kind: 'index' }): Compiled {
     const { target } = e;
     const offsetC = this.c(e.offset);
+    // Pine takes an int-typed offset with a fractional value (len / 2) as its whole part, and x[na] is na (−1 here).
     const back = (scope: Scope): number => {
       const offset = num(offsetC(scope));
-      if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
-      return offset;
+      if (offset !== offset) return -1;
+      const whole = Math.trunc(offset);
+      if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
+      return whole;
     };
     // A name is read directly (it is not a step of its own).
     if (target.kind === 'name') {
       return (scope) => {
         this.tick(e);
-        return this.name(target, scope, back(scope));
+        const offset = back(scope);
+        return offset < 0 ? NA : this.name(target, scope, offset);
       };
     }
     const targetC = this.c(target);
     return (scope) => {
       this.tick(e);
       const offset = back(scope);
+      // The expression runs on every bar, whatever the offset: its history must be complete.
       const v = targetC(scope);
       const states = this.frame.states;
       let hist = states[e.id] as Slot | undefined;
       if (!hist) states[e.id] = hist = new Slot(this.n, false);
       hist.put(this.bar, v);
-      return hist.get(this.bar - offset);
+      return offset < 0 ? NA : hist.get(this.bar - offset);
     };
   }
 
@@ -759,16 +770,42 @@ export class Interpreter {
 
   private binaryClosure(e: Expr & { kind: 'binary' }): Compiled {
     const { op } = e;
+    if (op === '/' && !this.v6 && isIntLiteral(e.left) && isIntLiteral(e.right)) {
+      // Pine v5 divides two int constants as integers (5 / 2 is 2); v6 gives the fraction.
+      const q = intLiteral(e.right) === 0 ? NA : Math.trunc(intLiteral(e.left) / intLiteral(e.right));
+      return () => {
+        this.tick(e);
+        this.steps += 2;
+        return q;
+      };
+    }
     const l = this.c(e.left);
     const r = this.c(e.right);
     // Each operator its own closure: one shared helper calling `f(l, r)` would be a call site V8 cannot inline.
+    // Pine v6 evaluates `and`/`or` lazily; v5 evaluates both sides on every bar, so a ta.* call on
+    // the right keeps its history even when the left side decides.
+    const lazy = this.v6;
     switch (op) {
       case 'and':
+        if (!lazy) {
+          return (scope) => {
+            this.tick(e);
+            const x = truthy(l(scope));
+            return truthy(r(scope)) && x;
+          };
+        }
         return (scope) => {
           this.tick(e);
           return truthy(l(scope)) && truthy(r(scope));
         };
       case 'or':
+        if (!lazy) {
+          return (scope) => {
+            this.tick(e);
+            const x = truthy(l(scope));
+            return truthy(r(scope)) || x;
+          };
+        }
         return (scope) => {
           this.tick(e);
           return truthy(l(scope)) || truthy(r(scope));
@@ -855,7 +892,7 @@ export class Interpreter {
     const c = constant(e.name);
     if (c !== undefined) return c;
     if (OTHER_VARIABLES.has(e.name)) {
-      if (offset > 0 && (e.name === 'ta.tr' || e.name === 'ta.obv')) throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
+      if (offset > 0 && e.name.startsWith('ta.')) throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
       return this.variable(e, offset);
     }
     if (this.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
@@ -928,12 +965,11 @@ export class Interpreter {
         return false;
       case 'strategy.position_size':
         return this.out.position.now;
-      case 'ta.tr':
-      case 'ta.obv': {
-        this.siteId = e.id;
-        this.sitePos = e;
-        return taVariable(this.ctx, e.name)!;
-      }
+    }
+    if (e.name.startsWith('ta.')) {
+      this.siteId = e.id;
+      this.sitePos = e;
+      return (taVariable(this.ctx, e.name) ?? volumeVariable(this.ctx, e.name))!;
     }
     return ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].indexOf(e.name.slice(10)) + 1;
   }
@@ -986,6 +1022,10 @@ export class Interpreter {
     };
   }
 }
+
+/** An integer literal, signed or not (`2`, `-3`; not `2.0`). */
+const isIntLiteral = (e: Expr): boolean => (e.kind === 'num' && e.int) || (e.kind === 'unary' && e.op !== 'not' && isIntLiteral(e.operand));
+const intLiteral = (e: Expr): number => (e.kind === 'num' ? e.value : e.kind === 'unary' ? (e.op === '-' ? -intLiteral(e.operand) : intLiteral(e.operand)) : NaN);
 
 function equal(a: Value, b: Value): boolean {
   if (isNa(a) || isNa(b)) return false;
