@@ -3,7 +3,7 @@
  * known arguments, every dotted name is known, drawing calls stand at the top level. Unsupported
  * constructs fail here, located, never at some later bar.
  */
-import type { Expr, FuncDef, Stmt } from '../pine/ast.ts';
+import type { Expr, FuncDef, Program, Stmt } from '../pine/ast.ts';
 import { pineError, unsupported } from '../pine/errors.ts';
 import { OTHER_VARIABLES } from './bar-values.ts';
 import { BUILTINS } from './builtins.ts';
@@ -16,9 +16,43 @@ const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alert
 const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
   'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
 
+/** Order arguments that make an order wait for a price: their fills are not simulated. */
+const PRICE_ARGS: Record<string, string[]> = {
+  'strategy.entry': ['limit', 'stop'],
+  'strategy.exit': ['profit', 'limit', 'loss', 'stop', 'trail_price', 'trail_points', 'trail_offset'],
+};
+
+/** A price order's argument given at this call (named, or by position), if any. */
+function priceArgument(e: Expr & { kind: 'call' }): string | null {
+  const args = PRICE_ARGS[e.callee];
+  const params = BUILTINS[e.callee]?.params;
+  if (!args || !params) return null;
+  return args.find((k) => k in e.named || e.args.length > params.indexOf(k)) ?? null;
+}
+
+/** Calls that give the script an output (TradingView refuses a script without one). */
+const OUTPUTS = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcondition|strategy\.(entry|close|exit|close_all))$/;
+
+/**
+ * What every runnable script has: statements, a declaration (indicator/strategy/library) and,
+ * unless it is a library, at least one output. Told at 1:1, with what to add.
+ */
+function checkShape(program: Program, hasOutput: boolean): void {
+  const start = { line: 1, col: 1 };
+  if (program.body.length === 0) throw pineError(start, 'the script is empty (or only comments): paste a whole Pine script, starting with //@version=5 and indicator("Title")');
+  if (program.header === null) throw pineError(start, 'the script has no indicator(), strategy() or library() declaration: add indicator("Title") after the //@version line, as TradingView requires');
+  if (!hasOutput && program.header !== 'library') {
+    throw pineError(start, 'the script has no output: add a plot(), plotshape(), plotchar(), hline(), bgcolor(), alertcondition() or a strategy order, as TradingView requires');
+  }
+}
+
 /** Checks the program; returns every name it declares anywhere (any other name is a built-in). */
-export function checkProgram(stmts: Stmt[], funcs: ReadonlyMap<string, FuncDef>): Set<string> {
+export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDef>): Set<string> {
+  const stmts = program.body;
   const declared = new Set<string>();
+  let hasOutput = false;
+  let positionRead: Expr | null = null;
+  let priceOrder: { call: Expr & { kind: 'call' }; arg: string } | null = null;
 
   /** Inside an if/for/while/switch body or a function: Pine's local scope. */
   let local = 0;
@@ -51,12 +85,16 @@ export function checkProgram(stmts: Stmt[], funcs: ReadonlyMap<string, FuncDef>)
             if (!b.params.includes(k) && !b.ignored?.includes(k)) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
           }
         }
+        if (OUTPUTS.test(e.callee)) hasOutput = true;
+        const arg = priceArgument(e);
+        if (arg && !priceOrder) priceOrder = { call: e, arg };
         e.args.forEach(visitExpr);
         Object.values(e.named).forEach(visitExpr);
         return;
       }
       case 'name':
         if (e.name.includes('.') && constant(e.name) === undefined && !OTHER_VARIABLES.has(e.name)) throw unsupported(e, `'${e.name}'`);
+        if (e.name === 'strategy.position_size') positionRead ??= e;
         return;
       case 'index':
         visitExpr(e.target);
@@ -131,5 +169,17 @@ export function checkProgram(stmts: Stmt[], funcs: ReadonlyMap<string, FuncDef>)
     }
   };
   stmts.forEach(visitStmt);
+  checkShape(program, hasOutput);
+  const order = priceOrder as { call: Expr & { kind: 'call' }; arg: string } | null;
+  if (positionRead && order) {
+    // The position follows market orders (filled on the next bar); a stop or limit fills only if
+    // price reaches it, which is not simulated, so the script would see another position than on TradingView.
+    const { call, arg } = order;
+    throw unsupported(
+      positionRead,
+      `strategy.position_size with price orders (${call.callee}(${arg}=…) at line ${call.line})`,
+      'is not supported: fills of stop/limit orders are not simulated, so the position would differ from TradingView’s; read the position only in scripts whose orders are market orders',
+    );
+  }
   return declared;
 }

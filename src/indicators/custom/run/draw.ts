@@ -113,12 +113,24 @@ function mark(kind: SignalOut['kind']): Builtin {
   };
 }
 
+/** Positional parameters of the order calls, in Pine's order, then `when` (v5's condition: false places nothing). */
+const ORDER_PARAMS: Record<'strategy.entry' | 'strategy.close' | 'strategy.exit' | 'strategy.close_all', string[]> = {
+  'strategy.entry': ['id', 'direction', 'qty', 'limit', 'stop', 'oca_name', 'oca_type', 'comment', 'alert_message', 'disable_alert', 'when'],
+  'strategy.close': ['id', 'comment', 'qty', 'qty_percent', 'alert_message', 'immediately', 'disable_alert', 'when'],
+  'strategy.exit': ['id', 'from_entry', 'qty', 'qty_percent', 'profit', 'limit', 'loss', 'stop', 'trail_price', 'trail_points', 'trail_offset', 'oca_name',
+    'comment', 'comment_profit', 'comment_loss', 'comment_trailing', 'alert_message', 'alert_profit', 'alert_loss', 'alert_trailing', 'disable_alert', 'when'],
+  'strategy.close_all': ['comment', 'alert_message', 'immediately', 'disable_alert', 'when'],
+};
+
 function order(kind: 'strategy.entry' | 'strategy.close' | 'strategy.exit' | 'strategy.close_all'): Builtin {
+  const params = ORDER_PARAMS[kind];
+  const when = params.indexOf('when');
   return {
-    params: kind === 'strategy.entry' ? ['id', 'direction'] : kind === 'strategy.close_all' ? [] : ['id'],
+    params,
     ignored: COSMETIC,
     fn: (ctx, a) => {
-      const s: SignalOut = { bar: ctx.bar, kind, title: str(a[0]), text: '' };
+      if (a[when] !== undefined && !truthy(a[when]!)) return null;
+      const s: SignalOut = { bar: ctx.bar, kind, title: kind === 'strategy.close_all' ? '' : str(a[0]), text: '' };
       if (kind === 'strategy.entry') {
         const dir = a[1];
         if (dir !== 'long' && dir !== 'short') ctx.fail('strategy.entry needs direction strategy.long or strategy.short');

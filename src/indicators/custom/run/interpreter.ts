@@ -160,7 +160,7 @@ export class Interpreter {
         this.funcs.set(s.name, s);
       }
     }
-    for (const name of checkProgram(program.body, this.funcs)) this.declared.add(name);
+    for (const name of checkProgram(program, this.funcs)) this.declared.add(name);
     this.body = this.codeOf(program.body);
   }
 
