@@ -672,10 +672,11 @@ export class Interpreter {
   private indexClosure(e: Expr & { kind: 'index' }): Compiled {
     const { target } = e;
     const offsetC = this.c(e.offset);
-    // Pine takes an int-typed offset with a fractional value (len / 2) as its whole part, and x[na] is na (−1 here).
+    // TradingView takes an int-typed offset with a fractional value (len / 2) by its whole part, and
+    // an na offset as 0 (x[na] is x): HalfTrend's high[math.abs(ta.highestbars(2))] relies on it.
     const back = (scope: Scope): number => {
       const offset = num(offsetC(scope));
-      if (offset !== offset) return -1;
+      if (offset !== offset) return 0;
       const whole = Math.trunc(offset);
       if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
       return whole;
@@ -684,8 +685,7 @@ export class Interpreter {
     if (target.kind === 'name') {
       return (scope) => {
         this.tick(e);
-        const offset = back(scope);
-        return offset < 0 ? NA : this.name(target, scope, offset);
+        return this.name(target, scope, back(scope));
       };
     }
     const targetC = this.c(target);
@@ -698,7 +698,7 @@ export class Interpreter {
       let hist = states[e.id] as Slot | undefined;
       if (!hist) states[e.id] = hist = new Slot(this.n, false);
       hist.put(this.bar, v);
-      return offset < 0 ? NA : hist.get(this.bar - offset);
+      return hist.get(this.bar - offset);
     };
   }
 
