@@ -557,4 +557,44 @@ for len in lens
 plot(total, "Sum of momenta")`),
     py: `out['Sum of momenta'] = (c - c.shift(5)) + (c - c.shift(10)) + (c - c.shift(20))`,
   },
+  {
+    name: 'window statistics, bands and volume built-ins',
+    pine: v5('Built-in pack', false, `
+plot(ta.percentrank(close, 20), "Percent rank")
+plot(ta.median(close, 10), "Median 10")
+plot(ta.median(close, 9), "Median 9")
+plot(ta.mode(math.round(close * 1000) / 1000, 20), "Mode")
+plot(ta.range(close, 14), "Range")
+plot(ta.cog(close, 10), "COG")
+plot(ta.swma(close), "SWMA")
+plot(ta.max(high), "All-time high")
+plot(ta.min(low), "All-time low")
+[kcM, kcU, kcL] = ta.kc(close, 20, 1.5)
+plot(kcU, "KC upper")
+plot(ta.kcw(close, 20, 1.5, false), "KC width hl")
+plot(ta.bbw(close, 20, 2), "BB width")
+plot(ta.accdist, "AccDist")
+plot(ta.pvt, "PVT")
+plot(ta.iii, "III")
+plot(ta.wvad, "WVAD")
+plot(ta.vwap(close, timeframe.change("W")), "Weekly VWAP")
+plotshape(timeframe.change("60"), "New hour")
+plotshape(timeframe.change("M"), "New month")`),
+    py: `X = c.to_numpy(); n = len(X); pr = np.full(n, np.nan)
+for i in range(20, n): pr[i] = np.sum(X[i - 20:i] <= X[i]) / 20 * 100
+out['Percent rank'] = pr; out['Median 10'] = c.rolling(10).median(); out['Median 9'] = c.rolling(9).median()
+def mode(w):
+    u, k = np.unique(w, return_counts=True); return u[np.argmax(k)]
+out['Mode'] = (np.floor(c * 1000 + 0.5) / 1000).rolling(20).apply(mode, raw=True)
+out['Range'] = c.rolling(14).max() - c.rolling(14).min(); out['COG'] = c.rolling(10).apply(lambda w: -np.dot(w[::-1], np.arange(1, 11)) / w.sum(), raw=True)
+out['SWMA'] = (c + 2 * c.shift(1) + 2 * c.shift(2) + c.shift(3)) / 6; out['All-time high'] = h.cummax(); out['All-time low'] = l.cummin()
+b = ema(c, 20); out['KC upper'] = b + ema(tr, 20) * 1.5; e = ema(h - l, 20) * 1.5; out['KC width hl'] = ((b + e) - (b - e)) / b
+m = c.rolling(20).mean(); sd = 2 * c.rolling(20).std(ddof=0); out['BB width'] = ((m + sd) - (m - sd)) / m * 100
+fin = lambda s: s.replace([np.inf, -np.inf], np.nan)
+out['AccDist'] = fin(((c - l) - (h - c)) / (h - l) * v).fillna(0).cumsum(); out['PVT'] = ((c - c.shift()) / c.shift() * v).fillna(0).cumsum()
+out['III'] = fin((2 * c - h - l) / ((h - l) * v)); out['WVAD'] = fin((c - o) / (h - l) * v)
+naive = t.dt.tz_localize(None); week = naive.dt.to_period('W-SAT'); grp = (week != week.shift()).cumsum()
+out['Weekly VWAP'] = (c * v).groupby(grp).cumsum() / v.groupby(grp).cumsum()
+hr = naive.dt.floor('h'); mo = naive.dt.to_period('M'); sig['New hour'] = hr != hr.shift(); sig['New month'] = mo != mo.shift()`,
+  },
 ];
