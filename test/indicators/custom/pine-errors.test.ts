@@ -208,6 +208,13 @@ describe('scripts as pasted from elsewhere', () => {
     same('//@version=5 // v5\nindicator("x") // header\n    // an indented comment\ny = close + close[1] // sum\n// between\nplot(y, "y") //end');
   });
 
+  it('binds positional arguments in Pine’s order: the header’s fourth is format, plot’s sixth trackprice and eighth offset, a list third in input.int its options', () => {
+    const r = plotted('//@version=5\nindicator("x", "x", false, format.price, 5)\nn = input.int(10, "Length", [5, 10, 20])\nplot(close, "c", color.red, 2, plot.style_line, true)\nplot(close, "d", color.red, 2, plot.style_line, false, 0, 1)');
+    assert.deepEqual(Array.from(r.plots[0]!.values), Array.from(bars.close));
+    assert.deepEqual(Array.from(r.plots[1]!.values), [NaN, ...Array.from(bars.close).slice(0, -1)]);
+    assert.deepEqual(r.inputs[0]!.options, [5, 10, 20]);
+  });
+
   it('keeps unicode in titles and texts', () => {
     const r = plotted('//@version=5\nindicator("Ünïcödé ✓ 指標")\nplot(close, "収盤 ✓")\nplotshape(close > open, "↑", text="買い 🚀")');
     assert.equal(r.title, 'Ünïcödé ✓ 指標');
