@@ -597,4 +597,35 @@ naive = t.dt.tz_localize(None); week = naive.dt.to_period('W-SAT'); grp = (week 
 out['Weekly VWAP'] = (c * v).groupby(grp).cumsum() / v.groupby(grp).cumsum()
 hr = naive.dt.floor('h'); mo = naive.dt.to_period('M'); sig['New hour'] = hr != hr.shift(); sig['New month'] = mo != mo.shift()`,
   },
+  {
+    name: 'sessions, time functions, methods on arrays, strings and colors',
+    pine: v5('Sessions and methods', false, `
+inLondon = not na(time(timeframe.period, "0700-1600"))
+overnight = not na(time(timeframe.period, "2200-0200:23456"))
+plot(inLondon ? 1 : 0, "London")
+plot(overnight ? 1 : 0, "Overnight")
+plot(time("D"), "Day start")
+plot(time("W"), "Week start")
+plot(hour(time) * 100 + minute(time, "UTC"), "HHMM")
+plot(dayofweek(time("D")), "Day of week")
+var closes = array.new_float()
+closes.push(close)
+if closes.size() > 20
+    closes.shift()
+plot(closes.size() == 20 ? closes.median() : na, "Median by methods")
+plot(closes.size() == 20 ? closes.stdev(false) : na, "Sample stdev by methods")
+plot(str.tonumber(str.tostring(close, "#.####")), "Rounded via strings")
+plot(math.round_to_mintick(hl2), "HL2 to tick")
+plot(color.t(color.from_gradient(ta.rsi(close, 14), 30, 70, color.new(color.red, 80), color.green)), "Gradient transparency")
+plot(timeframe.in_seconds(), "Seconds")`),
+    py: `tod = hour * 60 + t.dt.minute; out['London'] = ((tod >= 420) & (tod < 960)).astype(float)
+out['Overnight'] = (((tod >= 1320) | (tod < 120)) & dow.isin([0, 1, 2, 3, 4])).astype(float)
+ms = lambda s: (s - pd.Timestamp(0, tz='UTC')) // pd.Timedelta(milliseconds=1)
+out['Day start'] = ms(t.dt.floor('D')).astype(float); out['Week start'] = ms(t.dt.tz_localize(None).dt.to_period('W-SAT').dt.start_time.dt.tz_localize('UTC')).astype(float)
+out['HHMM'] = (hour * 100 + t.dt.minute).astype(float); out['Day of week'] = (((dow + 1) % 7) + 1).astype(float)
+out['Median by methods'] = c.rolling(20).median(); out['Sample stdev by methods'] = c.rolling(20).std(ddof=1)
+out['Rounded via strings'] = c.apply(lambda x: round(x, 4)); out['HL2 to tick'] = np.trunc((h + l) / 2 / 0.00001 + 0.5) / 100000
+f = ((rsi(c, 14) - 30) / 40).clip(0, 1); alpha = np.floor((100 - (80 - 80 * f)) * 255 / 100 + 0.5)
+out['Gradient transparency'] = np.floor((1 - alpha / 255) * 100 + 0.5); out['Seconds'] = pd.Series(900.0, index=c.index)`,
+  },
 ];

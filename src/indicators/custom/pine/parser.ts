@@ -432,7 +432,8 @@ class Parser {
         this.next();
         if (tok.text === 'na' && !this.is('(')) return this.node(tok, { kind: 'na' as const });
         let name = tok.text;
-        while (this.is('.') && this.peek().kind === 'ident') {
+        // A member may be spelled like a keyword: syminfo.type, strategy.direction.long.
+        while (this.is('.') && (this.peek().kind === 'ident' || this.peek().kind === 'kw')) {
           this.next();
           name += `.${this.next().text}`;
         }

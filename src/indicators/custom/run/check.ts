@@ -8,6 +8,7 @@ import { pineError, unsupported } from '../pine/errors.ts';
 import { OTHER_VARIABLES } from './bar-values.ts';
 import { BUILTINS } from './builtins.ts';
 import { constant } from './core.ts';
+import { methodCandidates } from './methods.ts';
 
 /** Calls Pine allows only at the top level of the script. */
 const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcondition|indicator|strategy|library|input(\..+)?)$/;
@@ -71,7 +72,16 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
         if (!BUILTINS[e.callee] && !funcs.has(e.callee)) {
           const ns = e.callee.split('.')[0]!;
           if (e.callee.includes('.') && !NAMESPACES.has(ns)) {
-            throw unsupported(e.calleePos, `method-call syntax ${e.callee}()`, `is not supported; call the namespaced function instead, e.g. array.push(${ns}, x)`);
+            // receiver.method(…): an array.* or str.* built-in with the receiver first.
+            const method = e.callee.slice(ns.length + 1);
+            const candidates = methodCandidates(method);
+            if (candidates.length === 0) {
+              throw unsupported(e.calleePos, `method ${method}() of '${ns}'`, 'is not supported (methods of arrays and strings are, e.g. a.push(x), s.length())');
+            }
+            if (e.args.length + 1 > Math.max(...candidates.map((b) => b.params.length))) throw pineError(e.calleePos, `${e.callee}() has too many arguments`);
+            e.args.forEach(visitExpr);
+            Object.values(e.named).forEach(visitExpr);
+            return;
           }
           if (e.callee.includes('.') || /^(plotcandle|plotbar|plotarrow|alert|max_bars_back|time|time_close|timestamp)$/.test(e.callee)) {
             throw unsupported(e.calleePos, `${e.callee}()`);

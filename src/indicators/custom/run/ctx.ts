@@ -10,6 +10,9 @@ export interface Ctx {
   readonly n: number;
   readonly bars: Bars;
   readonly limits: RunLimits;
+  /** The chart's timeframe (15min, 1h…) and the symbol's tick. */
+  readonly timeframe: string;
+  readonly mintick: number;
   /** State of the call being made, kept per call site (and per user-function call site above it). */
   state<T>(init: () => T): T;
   /** A PineError at the call being made. */

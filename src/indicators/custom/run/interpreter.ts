@@ -15,6 +15,7 @@ import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
 import { Frame, Scope, Slot } from './slots.ts';
+import { methodBuiltin } from './methods.ts';
 import { taVariable } from './ta.ts';
 import { volumeVariable } from './ta-volume.ts';
 import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
@@ -132,6 +133,12 @@ export class Interpreter {
       },
       get limits() {
         return self.options.limits;
+      },
+      get timeframe() {
+        return self.options.timeframe;
+      },
+      get mintick() {
+        return self.options.mintick;
       },
       state<T>(init: () => T): T {
         const states = self.frame.states;
@@ -734,7 +741,8 @@ export class Interpreter {
   private callClosure(e: CallExpr): Compiled {
     const user = this.funcs.get(e.callee);
     if (user) return this.userCallClosure(user, e);
-    const b = BUILTINS[e.callee]!;
+    const b = BUILTINS[e.callee];
+    if (!b) return this.methodCallClosure(e);
     // One argument array per call node, reused: a node never runs inside its own arguments, and
     // every call binds the same positions (built-ins copy what they keep).
     const a = new Array<Value>(b.params.length);
@@ -765,6 +773,42 @@ export class Interpreter {
         value = v;
       }
       return v;
+    };
+  }
+
+  /** `a.push(x)`: the built-in of the receiver's kind (see methods.ts), the receiver its first argument. */
+  private methodCallClosure(e: CallExpr): Compiled {
+    const dot = e.callee.indexOf('.');
+    const head = e.callee.slice(0, dot);
+    const receiverName = this.nameNumber(head);
+    const method = e.callee.slice(dot + 1);
+    const args = e.args.map((x) => this.c(x));
+    const named = Object.entries(e.named).map(([k, x]) => [k, this.c(x)] as const);
+    return (scope) => {
+      this.tick(e);
+      const slot = scope.lookup(receiverName);
+      if (!slot) throw pineError(e.calleePos, `unknown name '${head}': declare it before calling its methods`);
+      const receiver = slot.get(this.bar);
+      const b = methodBuiltin(receiver, method);
+      if (!b) throw unsupported(e.calleePos, `method ${method}() on this value`, 'is not supported: methods are called on arrays and strings');
+      const a = new Array<Value>(b.params.length);
+      a[0] = receiver;
+      for (let i = 0; i < args.length; i++) a[i + 1] = args[i]!(scope);
+      for (const [k, x] of named) {
+        const at = b.params.indexOf(k);
+        if (at < 0) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
+        a[at] = x(scope);
+      }
+      const id = this.siteId;
+      const pos = this.sitePos;
+      this.siteId = e.id;
+      this.sitePos = e.calleePos;
+      try {
+        return b.fn(this.ctx, a, e);
+      } finally {
+        this.siteId = id;
+        this.sitePos = pos;
+      }
     };
   }
 
@@ -896,6 +940,7 @@ export class Interpreter {
       return this.variable(e, offset);
     }
     if (this.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
+    if (e.name === 'timenow') throw unsupported(e, "'timenow'", 'is not supported: it changes with the time of the request; use time or timestamp()');
     throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
   }
 
@@ -950,7 +995,22 @@ export class Interpreter {
         return this.options.mintick;
       case 'syminfo.ticker':
       case 'syminfo.tickerid':
+      case 'syminfo.root':
         return this.options.symbol;
+      // Our symbols are six-letter pairs: base then quote currency (BTCUSD the one crypto).
+      case 'syminfo.basecurrency':
+        return this.options.symbol.slice(0, 3);
+      case 'syminfo.currency':
+        return this.options.symbol.slice(3);
+      case 'syminfo.type':
+        return this.options.symbol.startsWith('BTC') ? 'crypto' : 'forex';
+      case 'syminfo.timezone':
+        return 'Etc/UTC';
+      case 'syminfo.pointvalue':
+      case 'syminfo.minmove':
+        return 1;
+      case 'syminfo.pricescale':
+        return Math.round(1 / this.options.mintick);
       case 'timeframe.period':
         return tf === '1h' ? '60' : tf.replace('min', '');
       case 'timeframe.multiplier':
@@ -958,6 +1018,8 @@ export class Interpreter {
       case 'timeframe.isintraday':
       case 'timeframe.isminutes':
         return true;
+      case 'timeframe.isdwm':
+      case 'timeframe.isticks':
       case 'timeframe.isseconds':
       case 'timeframe.isdaily':
       case 'timeframe.isweekly':

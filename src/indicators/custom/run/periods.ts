@@ -13,7 +13,7 @@ const DAY = 86_400_000;
 const SUNDAY_SHIFT = 4 * DAY;
 
 /** A period number for a timestamp; `size` is minutes, or D/W/M. */
-type Period = { kind: 'minutes'; size: number } | { kind: 'D' | 'W' | 'M' } | { kind: 'chart' };
+export type Period = { kind: 'minutes'; size: number } | { kind: 'D' | 'W' | 'M' } | { kind: 'chart' };
 
 /** Pine timeframe strings: "" (the chart's), "5", "240", "D"/"1D", "W"/"1W", "M"/"1M". */
 export function parsePeriod(ctx: Ctx, v: Value | undefined): Period {
@@ -40,6 +40,24 @@ export function periodOf(ts: number, p: Period): number {
     case 'M': {
       const d = new Date(ts);
       return d.getUTCFullYear() * 12 + d.getUTCMonth();
+    }
+  }
+}
+
+/** When the period holding `ts` began (ms, UTC). */
+export function periodStart(ts: number, p: Period): number {
+  switch (p.kind) {
+    case 'chart':
+      return ts;
+    case 'minutes':
+      return periodOf(ts, p) * p.size * MINUTE;
+    case 'D':
+      return periodOf(ts, p) * DAY;
+    case 'W':
+      return periodOf(ts, p) * 7 * DAY - SUNDAY_SHIFT;
+    case 'M': {
+      const d = new Date(ts);
+      return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
     }
   }
 }
