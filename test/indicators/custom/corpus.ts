@@ -561,6 +561,8 @@ plot(total, "Sum of momenta")`),
     name: 'window statistics, bands and volume built-ins',
     pine: v5('Built-in pack', false, `
 plot(ta.percentrank(close, 20), "Percent rank")
+plot(ta.percentile_nearest_rank(close, 20, 30), "P30 nearest rank")
+plot(ta.percentile_linear_interpolation(close, 20, 30), "P30 interpolated")
 plot(ta.median(close, 10), "Median 10")
 plot(ta.median(close, 9), "Median 9")
 plot(ta.mode(math.round(close * 1000) / 1000, 20), "Mode")
@@ -581,8 +583,9 @@ plot(ta.vwap(close, timeframe.change("W")), "Weekly VWAP")
 plotshape(timeframe.change("60"), "New hour")
 plotshape(timeframe.change("M"), "New month")`),
     py: `X = c.to_numpy(); n = len(X); pr = np.full(n, np.nan)
-for i in range(20, n): pr[i] = np.sum(X[i - 20:i] <= X[i]) / 20 * 100
-out['Percent rank'] = pr; out['Median 10'] = c.rolling(10).median(); out['Median 9'] = c.rolling(9).median()
+for i in range(20, n): pr[i] = np.sum(X[i - 20:i] <= X[i]) * 100 / 20
+out['Percent rank'] = pr; srt = c.rolling(20).apply(lambda w: np.sort(w)[5], raw=True); srt7 = c.rolling(20).apply(lambda w: np.sort(w)[6], raw=True)
+out['P30 nearest rank'] = srt; out['P30 interpolated'] = srt * (1 - 0.5) + srt7 * 0.5; out['Median 10'] = c.rolling(10).median(); out['Median 9'] = c.rolling(9).median()
 def mode(w):
     u, k = np.unique(w, return_counts=True); return u[np.argmax(k)]
 out['Mode'] = (np.floor(c * 1000 + 0.5) / 1000).rolling(20).apply(mode, raw=True)

@@ -22,7 +22,7 @@ export const UNSUPPORTED: UnsupportedCase[] = [
   { source: `${head}export f(x) => x\nplot(close)`, line: 3, col: 1, construct: "'export'" },
   { source: `${head}m = matrix.new<float>(2, 2, 0)\nplot(close)`, line: 3, col: 5, construct: 'matrix.new<float>()' },
   { source: `${head}plotcandle(open, high, low, close)`, line: 3, col: 1, construct: 'plotcandle()' },
-  { source: `${head}a = array.new_float(0)\nm = a.percentile_nearest_rank(50)\nplot(close)`, line: 4, col: 5, construct: "method percentile_nearest_rank() of 'a'" },
+  { source: `${head}a = array.new_float(0)\nm = a.covariance(a)\nplot(close)`, line: 4, col: 5, construct: "method covariance() of 'a'" },
   { source: `${head}lv = ta.pivot_point_levels("Traditional", timeframe.change("D"))\nplot(close)`, line: 3, col: 6, construct: 'ta.pivot_point_levels()' },
   { source: `${head}x = math.random(0, 1, 42)\nplot(x)`, line: 3, col: 5, construct: 'math.random()' },
   { source: `${head}plot(close, "c", foo=1)`, line: 3, col: 22, construct: "argument 'foo' of plot()" },

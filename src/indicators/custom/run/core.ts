@@ -15,7 +15,7 @@ const alpha = (transp: number) => hex2(((100 - transp) * 255) / 100);
 
 const math1 = (f: (x: number) => number): Builtin => ({ params: ['number'], fn: (_c, a) => f(num(a[0])) });
 
-function arrayArg(ctx: Ctx, v: Value | undefined): PineArray {
+export function arrayArg(ctx: Ctx, v: Value | undefined): PineArray {
   if (v === undefined || !isArray(v)) return ctx.fail('expected an array (na array or another value given)');
   return v;
 }

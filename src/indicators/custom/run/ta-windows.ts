@@ -127,19 +127,6 @@ export const TA_WINDOWS: Record<string, Builtin> = {
       return xs.length < n ? NaN : correlation(xs, ys, xs.length - n, xs.length);
     },
   },
-  'ta.percentrank': {
-    // The share (in %) of the `length` values before this one that are less than or equal to it.
-    params: ['source', 'length'],
-    fn: (ctx, a) => {
-      const n = length(ctx, a[1], 'length');
-      const xs = hist(ctx, a[0]);
-      const k = xs.length - 1;
-      if (k < n || hasNaN(xs, k - n, k + 1)) return NaN;
-      let count = 0;
-      for (let j = k - n; j < k; j++) if (xs[j]! <= xs[k]!) count++;
-      return (count / n) * 100;
-    },
-  },
   'ta.median': { params: ['source', 'length'], fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, median) },
   'ta.mode': { params: ['source', 'length'], fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, mode) },
   'ta.range': {
