@@ -631,4 +631,18 @@ out['Rounded via strings'] = c.apply(lambda x: round(x, 4)); out['HL2 to tick'] 
 f = ((rsi(c, 14) - 30) / 40).clip(0, 1); alpha = np.floor((100 - (80 - 80 * f)) * 255 / 100 + 0.5)
 out['Gradient transparency'] = np.floor((1 - alpha / 255) * 100 + 0.5); out['Seconds'] = pd.Series(900.0, index=c.index)`,
   },
+  {
+    name: 'crossings across na gaps compare with the last bar both sides were defined',
+    pine: v5('Gap cross', false, `
+x = bar_index % 5 == 0 ? na : close
+s = ta.sma(close, 10)
+plotshape(ta.crossover(x, s), "Gap cross over")
+plotshape(ta.crossunder(x, s), "Gap cross under")
+plot(x, "Gapped close")`),
+    py: `x = c.where(np.arange(len(c)) % 5 != 0); s = c.rolling(10).mean(); X = x.to_numpy(); S = s.to_numpy(); pa = pb = np.nan; up = []; dn = []
+for i in range(len(X)):
+    up.append(X[i] > S[i] and pa <= pb); dn.append(X[i] < S[i] and pa >= pb)
+    if not np.isnan(X[i]) and not np.isnan(S[i]): pa, pb = X[i], S[i]
+sig['Gap cross over'] = np.array(up); sig['Gap cross under'] = np.array(dn); out['Gapped close'] = x`,
+  },
 ];

@@ -147,15 +147,20 @@ function rsiStep(ctx: Ctx, src: number, n: number): number {
   return rsiValue(st.g.step(Math.max(d, 0), alpha), st.l.step(Math.max(-d, 0), alpha));
 }
 
-/** 1 when `a` crosses over `b` on this bar, -1 when it crosses under, else 0. */
+/**
+ * 1 when `a` crosses over `b` on this bar, -1 when it crosses under, else 0. The bar compared with
+ * is the last one where both were defined: an na gap does not hide a cross (as TradingView).
+ */
 function cross(ctx: Ctx, a: Value, b: Value): number {
   const st = ctx.state(newCross);
   const x = num(a);
   const y = num(b);
   const up = x > y && st.pa <= st.pb;
   const down = x < y && st.pa >= st.pb;
-  st.pa = x;
-  st.pb = y;
+  if (x === x && y === y) {
+    st.pa = x;
+    st.pb = y;
+  }
   return up ? 1 : down ? -1 : 0;
 }
 
