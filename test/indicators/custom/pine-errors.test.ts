@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parsePine, PineError, runJob } from '../../../src/indicators/index.ts';
+import { COMMUNITY } from './community.ts';
 import { UNSUPPORTED } from './unsupported-cases.ts';
 
 const n = 50;
@@ -220,6 +221,20 @@ describe('scripts as pasted from elsewhere', () => {
     assert.equal(r.title, 'Ünïcödé ✓ 指標');
     assert.equal(r.plots[0]!.title, '収盤 ✓');
     assert.ok(r.signals.every((s) => s.text === '買い 🚀'));
+  });
+
+  it('points at an unsupported call at the end of a long pasted script (CRLF, tab indents) and says what to do instead', () => {
+    const script = COMMUNITY.find((c) => c.name.startsWith('Chandelier'))!.pine.trimEnd();
+    const lines = script.split('\n').length;
+    const pasted = `${script}\nif barstate.islast\n\tlabel.new(bar_index, high, "CE")\ns = request.security(syminfo.tickerid, "D", close)\n`.replace(/\n/g, '\r\n');
+    const r = run(pasted);
+    assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
+    assert.equal(`${r.problem.line}:${r.problem.col}`, `${lines + 2}:2`, r.problem.message);
+    assert.match(r.problem.message, /label\.new\(\) is not supported: drawings are not part of the answer; mark bars with plotshape/);
+    const r2 = run(`\uFEFF${script.replace(/\n/g, '\r\n')}\r\ns = request.security(syminfo.tickerid, "D", close)`);
+    assert.ok(!r2.ok && 'problem' in r2, JSON.stringify(r2));
+    assert.equal(`${r2.problem.line}:${r2.problem.col}`, `${lines + 1}:5`, r2.problem.message);
+    assert.match(r2.problem.message, /set them in the request/);
   });
 
   const refused: [string, string, number, number, RegExp][] = [

@@ -17,6 +17,20 @@ const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alert
 const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
   'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
 
+/** What to do instead of a built-in that stays unsupported, by name or namespace. */
+const INSTEAD: [RegExp, string][] = [
+  [/^request\./, 'the script runs on the requested symbol and timeframe only; set them in the request, or compute from the chart’s bars'],
+  [/^(line|label|box|table|polyline|linefill|chart)\./, 'drawings are not part of the answer; mark bars with plotshape()/plotchar() or draw levels with plot()/hline()'],
+  [/^alert$/, 'use alertcondition(condition, title, message) at the top level: its bars are answered as signals'],
+  [/^strategy\./, 'strategy orders are answered as signals from strategy.entry/close/exit/close_all; other strategy functions and statistics are not simulated'],
+  [/^(plotcandle|plotbar|plotarrow)$/, 'plot the values with plot() instead'],
+  [/^math\.random$/, 'random numbers would change the answer on every request; use a deterministic rule'],
+];
+const whyUnsupported = (callee: string): string | undefined => {
+  const hit = INSTEAD.find(([re]) => re.test(callee));
+  return hit ? `is not supported: ${hit[1]}` : undefined;
+};
+
 /** Order arguments that make an order wait for a price: their fills are not simulated. */
 const PRICE_ARGS: Record<string, string[]> = {
   'strategy.entry': ['limit', 'stop'],
@@ -84,7 +98,7 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
             return;
           }
           if (e.callee.includes('.') || /^(plotcandle|plotbar|plotarrow|alert|max_bars_back|time|time_close|timestamp)$/.test(e.callee)) {
-            throw unsupported(e.calleePos, `${e.callee}()`);
+            throw unsupported(e.calleePos, `${e.callee}()`, whyUnsupported(e.callee));
           }
           throw pineError(e.calleePos, `unknown function '${e.callee}': declare it before use or check the spelling`);
         }
