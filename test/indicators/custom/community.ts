@@ -785,6 +785,105 @@ for i in range(len(up)):
 out['RSI'] = r; out['Position'] = size; sig['Long'] = fired`,
   },
   {
+    name: 'Supertrend, hand-rolled in the v4 style (nz(up[1], up), trend := nz(trend[1], trend))',
+    pine: `//@version=5
+indicator("Supertrend classic", overlay = true, format=format.price, precision=2, timeframe="", timeframe_gaps=true)
+Periods = input(title="ATR Period", defval=10)
+src = input(hl2, title="Source")
+Multiplier = input.float(title="ATR Multiplier", step=0.1, defval=3.0)
+changeATR= input(title="Change ATR Calculation Method ?", defval=true)
+showsignals = input(title="Show Buy/Sell Signals ?", defval=true)
+highlighting = input(title="Highlighter On/Off ?", defval=true)
+atr2 = ta.sma(ta.tr, Periods)
+atr= changeATR ? ta.atr(Periods) : atr2
+up=src-(Multiplier*atr)
+up1 = nz(up[1],up)
+up := close[1] > up1 ? math.max(up,up1) : up
+dn=src+(Multiplier*atr)
+dn1 = nz(dn[1], dn)
+dn := close[1] < dn1 ? math.min(dn, dn1) : dn
+trend = 1
+trend := nz(trend[1], trend)
+trend := trend == -1 and close > dn1 ? 1 : trend == 1 and close < up1 ? -1 : trend
+upPlot = plot(trend == 1 ? up : na, title="Up Trend", style=plot.style_linebr, linewidth=2, color=color.green)
+buySignal = trend == 1 and trend[1] == -1
+plotshape(buySignal ? up : na, title="UpTrend Begins", location=location.absolute, style=shape.circle, size=size.tiny, color=color.green, transp=0)
+dnPlot = plot(trend == 1 ? na : dn, title="Down Trend", style=plot.style_linebr, linewidth=2, color=color.red)
+sellSignal = trend == -1 and trend[1] == 1
+mPlot = plot(ohlc4, title="", style=plot.style_circles, linewidth=0)
+longFillColor = highlighting ? (trend == 1 ? color.green : color.white) : color.white
+fill(mPlot, upPlot, title="UpTrend Highligter", color=longFillColor, transp=90)
+alertcondition(buySignal, title="SuperTrend Buy", message="SuperTrend Buy!")
+changeCond = trend != trend[1]
+alertcondition(changeCond, title="SuperTrend Direction Change", message="SuperTrend has changed direction!")
+`,
+    py: `atr = rma(tr, 10).to_numpy(); src = ((h + l) / 2).to_numpy(); C = c.to_numpy(); n = len(C)
+up = np.zeros(n); dn = np.zeros(n); trend = np.zeros(n)
+for i in range(n):
+    u = src[i] - (3.0 * atr[i]); u1 = up[i - 1] if i > 0 else u; up[i] = max(u, u1) if (i > 0 and C[i - 1] > u1) else u
+    d = src[i] + (3.0 * atr[i]); d1 = dn[i - 1] if i > 0 else d; dn[i] = min(d, d1) if (i > 0 and C[i - 1] < d1) else d
+    t = trend[i - 1] if i > 0 else 1.0; trend[i] = 1.0 if (t == -1 and C[i] > d1) else (-1.0 if (t == 1 and C[i] < u1) else t)
+T = pd.Series(trend); buy = (T == 1) & (T.shift() == -1)
+out['Up Trend'] = np.where(trend == 1, up, np.nan); out['Down Trend'] = np.where(trend == 1, np.nan, dn)
+sig['UpTrend Begins'] = buy & (up != 0); sig['SuperTrend Buy'] = buy; sig['SuperTrend Direction Change'] = (T != T.shift()) & T.shift().notna()`,
+  },
+  {
+    name: 'Fisher transform (user function clamp, recursive value with nz(x[1]))',
+    pine: `//@version=5
+indicator(title="Fisher Transform", shorttitle="Fisher", format=format.price, precision=2, timeframe="", timeframe_gaps=true)
+len = input.int(9, minval=1, title="Length")
+high_ = ta.highest(hl2, len)
+low_ = ta.lowest(hl2, len)
+round_(val) => val > .99 ? .999 : val < -.99 ? -.999 : val
+value = 0.0
+value := round_(.66 * ((hl2 - low_) / (high_ - low_) - .5) + .67 * nz(value[1]))
+fish1 = 0.0
+fish1 := .5 * math.log((1 + value) / (1 - value)) + .5 * nz(fish1[1])
+fish2 = fish1[1]
+hline(1.5, "1.5", color=#E91E63)
+hline(0.75,"0.75", color=#787B86)
+hline(0, "0", color=#E91E63)
+hline(-0.75, "-0.75", color=#787B86)
+hline(-1.5, "-1.5", color=#E91E63)
+plot(fish1, color=#2962FF, title="Fisher")
+plot(fish2, color=#FF6D00, title="Trigger")
+`,
+    py: `m = (h + l) / 2; H = m.rolling(9).max().to_numpy(); L = m.rolling(9).min().to_numpy(); M = m.to_numpy(); n = len(M); val = np.zeros(n); fish = np.zeros(n)
+for i in range(n):
+    pv = val[i - 1] if i > 0 and not np.isnan(val[i - 1]) else 0.0; den = H[i] - L[i]
+    x = .66 * ((M[i] - L[i]) / den - .5) + .67 * pv if den != 0 and not np.isnan(den) else np.nan
+    val[i] = .999 if x > .99 else (-.999 if x < -.99 else x)
+    pf = fish[i - 1] if i > 0 and not np.isnan(fish[i - 1]) else 0.0; fish[i] = .5 * np.log((1 + val[i]) / (1 - val[i])) + .5 * pf
+out['Fisher'] = fish; out['Trigger'] = pd.Series(fish).shift()`,
+  },
+  {
+    name: 'London session high/low (input.session, time(timeframe.period, session, "UTC"), var)',
+    pine: `//@version=5
+indicator("London session high/low", overlay=true)
+sess = input.session("0700-1600", "London session")
+inSess = not na(time(timeframe.period, sess, "UTC"))
+var float sHigh = na
+var float sLow = na
+if inSess and not inSess[1]
+    sHigh := high
+    sLow := low
+else if inSess
+    sHigh := math.max(sHigh, high)
+    sLow := math.min(sLow, low)
+plot(inSess ? sHigh : na, "Session high", style=plot.style_linebr)
+plot(inSess ? sLow : na, "Session low", style=plot.style_linebr)
+bgcolor(inSess ? color.new(color.blue, 92) : na)
+plotshape(ta.crossover(close, sHigh[1]) and inSess, "Breakout", shape.triangleup, location.belowbar)
+`,
+    py: `tod = hour * 60 + t.dt.minute; ins = ((tod >= 420) & (tod < 960)).to_numpy(); H = h.to_numpy(); L = l.to_numpy(); sh = sl = np.nan; SH = []; SL = []
+for i in range(len(ins)):
+    if ins[i] and not (ins[i - 1] if i > 0 else False): sh, sl = H[i], L[i]
+    elif ins[i]: sh, sl = nmax(sh, H[i]), nmin(sl, L[i])
+    SH.append(sh); SL.append(sl)
+out['Session high'] = np.where(ins, SH, np.nan); out['Session low'] = np.where(ins, SL, np.nan)
+sig['Breakout'] = over(c, pd.Series(SH).shift()) & ins`,
+  },
+  {
     name: 'v5: both sides of and run, integer literals divide as integers, branch-local history',
     pine: semantics(5),
     py: `sig['Up bar cross'] = (c > o) & over(c, c.rolling(10).mean())
