@@ -21,14 +21,26 @@ const DESCRIPTION =
   'the `inputs` with their defaults (the values used), `source_kind`, and `generated_pine` when the source was text.\n\n' +
   '**Semantics.** Where a ta.* function has a twin among the built-in indicators (sma, ema, wma, rma, rsi, macd, bb, stdev, ' +
   'highest, lowest, stoch, atr, tr) it computes exactly what POST /api/v1/indicators computes: recursive averages ' +
-  '(ema, rma, rsi, atr, macd) start from the first value (pandas `ewm(adjust=False)`), not from an SMA seed as on TradingView, so ' +
+  '(ema, rma, rsi, atr, macd, and those built on them: kc, tsi…) start from the first value (pandas `ewm(adjust=False)`), not from an SMA seed as on TradingView, so ' +
   'their first bars differ from TradingView’s until the seed has faded (see GET /api/v1/indicator-schema for the warm-up); ' +
-  'ta.tr is high − low on the first bar; ta.stoch is 50 when the range is 0; ta.stdev is the population deviation unless biased=false. ' +
-  'Pivots must be strictly beyond every other bar of their window; highestbars/lowestbars prefer the newest bar on ties. ' +
-  'Time parts (hour, dayofweek…) are UTC. Division by zero gives na.\n\n' +
+  'ta.tr is high − low on the first bar; ta.stoch is 50 when the range is 0; ta.stdev is the population deviation unless biased=false; ta.bbw is in % of the basis. ' +
+  'A window with na in it gives na (ta.mode leaves na out). Pivots must be strictly beyond every other bar of their window; highestbars/lowestbars prefer the newest bar on ties. ' +
+  'Division by zero gives na. As on TradingView: `x[na]` reads the current bar; an int-typed length or offset with a fraction (`len / 2`) counts by its whole part; ' +
+  'a variable of a block that did not run on a bar repeats its last value in its history. //@version=5 (or none) evaluates both sides of `and`/`or` on every bar and ' +
+  'divides two integer literals as integers (7 / 2 is 3); //@version=6 short-circuits `and`/`or` (a ta.* call skipped on a bar misses that bar) and gives 3.5. ' +
+  '**Time is UTC**: the time parts (hour, dayofweek…), year(t)…, timestamp() (a date without offset is UTC), sessions in time(timeframe, session), ' +
+  'and the periods of timeframe.change() and time(): days start at 00:00 UTC (TradingView’s forex days start at 17:00 New York, so daily anchors differ), ' +
+  'weeks on Sunday 00:00 UTC, intraday periods at multiples of their length from 00:00 UTC; ta.vwap without an anchor restarts each UTC day. ' +
+  'Methods are supported on arrays and strings (`a.push(x)`, `s.length()`). ' +
+  '**Strategies:** strategy.entry/close/exit calls are signals (what the script asked for); strategy.position_size is +1, −1 or 0, following market orders from the next bar; ' +
+  'fills of stop/limit orders are not simulated, so a script that reads strategy.position_size and places them (strategy.exit stop=/limit=/profit=/loss=/trail_*, ' +
+  'strategy.entry limit=/stop=) is refused.\n\n' +
   '**Not supported** (422 naming line:column and the construct): request.*, drawings (line/label/box/table/polyline), ' +
-  'matrix/map, user-defined types, methods, enums, imports/libraries’ exports, plotcandle/plotbar, Pine v4 and older, ' +
+  'matrix/map, user-defined types, user-defined methods, enums, imports/libraries’ exports, plotcandle/plotbar, alert(), strategy.order/cancel and the strategy’s ' +
+  'trade statistics (strategy.equity…), math.random, timenow, timezones other than UTC, Pine v4 and older, ' +
   'a header `timeframe` other than "" and `calc_bars_count` (each would change the values), and any unknown built-in or argument. ' +
+  'A script needs a declaration (indicator/strategy/library) and, unless a library, an output (plot, plotshape, plotchar, hline, bgcolor, alertcondition or an order): ' +
+  'without them it is a 422 at 1:1, as TradingView refuses it. Pasted text is read as the editor shows it: CRLF line ends, a byte-order mark, tabs and no-break spaces are fine. ' +
   '`offset` moves plots and plotshape/plotchar marks by whole bars; fill, bgcolor and barcolor draw nothing in the answer. ' +
   'Parse errors and runtime errors (step or time budget, huge arrays) are 422 as well.\n\n' +
   '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +

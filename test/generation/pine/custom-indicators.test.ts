@@ -109,8 +109,8 @@ describe('CustomIndicators', () => {
     const credits = ledger();
     const p = flaky(0);
     await assert.rejects(
-      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body('//@version=5\nindicator("x")\nplot(ta.alma(close, 9, 0.85, 6))'), bars),
-      (e: unknown) => e instanceof UnprocessableError && e.details.line === 3 && e.details.column === 6 && e.details.construct === 'ta.alma()',
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body('//@version=5\nindicator("x")\nplot(ta.rci(close, 9))'), bars),
+      (e: unknown) => e instanceof UnprocessableError && e.details.line === 3 && e.details.column === 6 && e.details.construct === 'ta.rci()',
     );
     assert.equal(p.calls(), 1);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);

@@ -1,13 +1,19 @@
 /**
- * The Pine corpus (corpus.ts) run by our interpreter over real EURUSD 15-minute bars, every plot
- * and signal checked against the case's own pandas computation, run here in /usr/bin/python3.
+ * The Pine corpus (corpus.ts, and the community scripts of community.ts) run by our interpreter
+ * over real EURUSD 15-minute bars, every plot and signal checked against the case's own pandas
+ * computation, run here in /usr/bin/python3. The Python sees, besides corpus.ts's helpers, ema,
+ * the true range tr (high − low on the first bar), rsi, over (a crosses over b), linreg (least
+ * squares by numpy), and nmax/nmin (na when either side is, as Pine's math.max/min).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 import { runJob, type PineBars, type RunResult } from '../../../src/indicators/index.ts';
 import { loadBars } from '../../helpers/strategy-bars.ts';
+import { COMMUNITY } from './community.ts';
 import { CORPUS } from './corpus.ts';
+
+const CASES = [...CORPUS, ...COMMUNITY];
 
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const BARS = 2000;
@@ -23,6 +29,15 @@ t = pd.to_datetime(pd.Series(b['ts']), unit='ms', utc=True)
 hour = t.dt.hour; dow = t.dt.dayofweek
 def rma(s, n): return s.ewm(alpha=1 / n, adjust=False).mean()
 def wma(s, n): return s.rolling(n).apply(lambda w: np.dot(w, np.arange(1, n + 1)) / (n * (n + 1) / 2), raw=True)
+def ema(s, n): return s.ewm(span=n, adjust=False).mean()
+tr = pd.concat([h - l, (h - c.shift()).abs(), (l - c.shift()).abs()], axis=1).max(axis=1)
+def rsi(s, n):
+    d = s.diff(); g = rma(d.clip(lower=0), n); lo = rma((-d).clip(lower=0), n)
+    return (100 * g / (g + lo)).mask(g + lo == 0, 50.0)
+def over(a, b): return (a > b) & (a.shift() <= b.shift())
+def linreg(s, n, offset=0): return s.rolling(n).apply(lambda w: np.polyval(np.polyfit(np.arange(n), w, 1), n - 1 - offset), raw=True)
+def nmax(a, b): return np.nan if np.isnan(a) or np.isnan(b) else max(a, b)
+def nmin(a, b): return np.nan if np.isnan(a) or np.isnan(b) else min(a, b)
 results = {}
 for case in data['cases']:
     out = {}; sig = {}
@@ -46,7 +61,7 @@ describe('Pine corpus against pandas', () => {
     // HistData has no volume: a deterministic, varying stand-in so volume-weighted rules are exercised.
     const volume = Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50));
     bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume };
-    const input = JSON.stringify({ bars: { ts: Array.from(m.ts), open: Array.from(m.open), high: Array.from(m.high), low: Array.from(m.low), close: Array.from(m.close), volume: Array.from(volume) }, cases: CORPUS.map(({ name, py }) => ({ name, py })) });
+    const input = JSON.stringify({ bars: { ts: Array.from(m.ts), open: Array.from(m.open), high: Array.from(m.high), low: Array.from(m.low), close: Array.from(m.close), volume: Array.from(volume) }, cases: CASES.map(({ name, py }) => ({ name, py })) });
     const run = spawnSync(PYTHON, ['-c', PRELUDE], { input, maxBuffer: 1 << 28, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     expected = JSON.parse(run.stdout);
@@ -54,7 +69,9 @@ describe('Pine corpus against pandas', () => {
 
   it('holds at least 40 indicators', () => assert.ok(CORPUS.length >= 40, `${CORPUS.length} cases`));
 
-  for (const c of CORPUS) {
+  it('holds at least 15 community scripts', () => assert.ok(COMMUNITY.length >= 15, `${COMMUNITY.length} cases`));
+
+  for (const c of CASES) {
     it(c.name, () => {
       const exp = expected[c.name]!;
       assert.ok(!('error' in exp), `pandas: ${'error' in exp ? exp.error : ''}`);

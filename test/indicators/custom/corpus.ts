@@ -557,4 +557,92 @@ for len in lens
 plot(total, "Sum of momenta")`),
     py: `out['Sum of momenta'] = (c - c.shift(5)) + (c - c.shift(10)) + (c - c.shift(20))`,
   },
+  {
+    name: 'window statistics, bands and volume built-ins',
+    pine: v5('Built-in pack', false, `
+plot(ta.percentrank(close, 20), "Percent rank")
+plot(ta.percentile_nearest_rank(close, 20, 30), "P30 nearest rank")
+plot(ta.percentile_linear_interpolation(close, 20, 30), "P30 interpolated")
+plot(ta.median(close, 10), "Median 10")
+plot(ta.median(close, 9), "Median 9")
+plot(ta.mode(math.round(close * 1000) / 1000, 20), "Mode")
+plot(ta.range(close, 14), "Range")
+plot(ta.cog(close, 10), "COG")
+plot(ta.swma(close), "SWMA")
+plot(ta.max(high), "All-time high")
+plot(ta.min(low), "All-time low")
+[kcM, kcU, kcL] = ta.kc(close, 20, 1.5)
+plot(kcU, "KC upper")
+plot(ta.kcw(close, 20, 1.5, false), "KC width hl")
+plot(ta.bbw(close, 20, 2), "BB width")
+plot(ta.accdist, "AccDist")
+plot(ta.pvt, "PVT")
+plot(ta.iii, "III")
+plot(ta.wvad, "WVAD")
+plot(ta.vwap(close, timeframe.change("W")), "Weekly VWAP")
+plotshape(timeframe.change("60"), "New hour")
+plotshape(timeframe.change("M"), "New month")`),
+    py: `X = c.to_numpy(); n = len(X); pr = np.full(n, np.nan)
+for i in range(20, n): pr[i] = np.sum(X[i - 20:i] <= X[i]) * 100 / 20
+out['Percent rank'] = pr; srt = c.rolling(20).apply(lambda w: np.sort(w)[5], raw=True); srt7 = c.rolling(20).apply(lambda w: np.sort(w)[6], raw=True)
+out['P30 nearest rank'] = srt; out['P30 interpolated'] = srt * (1 - 0.5) + srt7 * 0.5; out['Median 10'] = c.rolling(10).median(); out['Median 9'] = c.rolling(9).median()
+def mode(w):
+    u, k = np.unique(w, return_counts=True); return u[np.argmax(k)]
+out['Mode'] = (np.floor(c * 1000 + 0.5) / 1000).rolling(20).apply(mode, raw=True)
+out['Range'] = c.rolling(14).max() - c.rolling(14).min(); out['COG'] = c.rolling(10).apply(lambda w: -np.dot(w[::-1], np.arange(1, 11)) / w.sum(), raw=True)
+out['SWMA'] = (c + 2 * c.shift(1) + 2 * c.shift(2) + c.shift(3)) / 6; out['All-time high'] = h.cummax(); out['All-time low'] = l.cummin()
+b = ema(c, 20); out['KC upper'] = b + ema(tr, 20) * 1.5; e = ema(h - l, 20) * 1.5; out['KC width hl'] = ((b + e) - (b - e)) / b
+m = c.rolling(20).mean(); sd = 2 * c.rolling(20).std(ddof=0); out['BB width'] = ((m + sd) - (m - sd)) / m * 100
+fin = lambda s: s.replace([np.inf, -np.inf], np.nan)
+out['AccDist'] = fin(((c - l) - (h - c)) / (h - l) * v).fillna(0).cumsum(); out['PVT'] = ((c - c.shift()) / c.shift() * v).fillna(0).cumsum()
+out['III'] = fin((2 * c - h - l) / ((h - l) * v)); out['WVAD'] = fin((c - o) / (h - l) * v)
+naive = t.dt.tz_localize(None); week = naive.dt.to_period('W-SAT'); grp = (week != week.shift()).cumsum()
+out['Weekly VWAP'] = (c * v).groupby(grp).cumsum() / v.groupby(grp).cumsum()
+hr = naive.dt.floor('h'); mo = naive.dt.to_period('M'); sig['New hour'] = hr != hr.shift(); sig['New month'] = mo != mo.shift()`,
+  },
+  {
+    name: 'sessions, time functions, methods on arrays, strings and colors',
+    pine: v5('Sessions and methods', false, `
+inLondon = not na(time(timeframe.period, "0700-1600"))
+overnight = not na(time(timeframe.period, "2200-0200:23456"))
+plot(inLondon ? 1 : 0, "London")
+plot(overnight ? 1 : 0, "Overnight")
+plot(time("D"), "Day start")
+plot(time("W"), "Week start")
+plot(hour(time) * 100 + minute(time, "UTC"), "HHMM")
+plot(dayofweek(time("D")), "Day of week")
+var closes = array.new_float()
+closes.push(close)
+if closes.size() > 20
+    closes.shift()
+plot(closes.size() == 20 ? closes.median() : na, "Median by methods")
+plot(closes.size() == 20 ? closes.stdev(false) : na, "Sample stdev by methods")
+plot(str.tonumber(str.tostring(close, "#.####")), "Rounded via strings")
+plot(math.round_to_mintick(hl2), "HL2 to tick")
+plot(color.t(color.from_gradient(ta.rsi(close, 14), 30, 70, color.new(color.red, 80), color.green)), "Gradient transparency")
+plot(timeframe.in_seconds(), "Seconds")`),
+    py: `tod = hour * 60 + t.dt.minute; out['London'] = ((tod >= 420) & (tod < 960)).astype(float)
+out['Overnight'] = (((tod >= 1320) | (tod < 120)) & dow.isin([0, 1, 2, 3, 4])).astype(float)
+ms = lambda s: (s - pd.Timestamp(0, tz='UTC')) // pd.Timedelta(milliseconds=1)
+out['Day start'] = ms(t.dt.floor('D')).astype(float); out['Week start'] = ms(t.dt.tz_localize(None).dt.to_period('W-SAT').dt.start_time.dt.tz_localize('UTC')).astype(float)
+out['HHMM'] = (hour * 100 + t.dt.minute).astype(float); out['Day of week'] = (((dow + 1) % 7) + 1).astype(float)
+out['Median by methods'] = c.rolling(20).median(); out['Sample stdev by methods'] = c.rolling(20).std(ddof=1)
+out['Rounded via strings'] = c.apply(lambda x: round(x, 4)); out['HL2 to tick'] = np.trunc((h + l) / 2 / 0.00001 + 0.5) / 100000
+f = ((rsi(c, 14) - 30) / 40).clip(0, 1); alpha = np.floor((100 - (80 - 80 * f)) * 255 / 100 + 0.5)
+out['Gradient transparency'] = np.floor((1 - alpha / 255) * 100 + 0.5); out['Seconds'] = pd.Series(900.0, index=c.index)`,
+  },
+  {
+    name: 'crossings across na gaps compare with the last bar both sides were defined',
+    pine: v5('Gap cross', false, `
+x = bar_index % 5 == 0 ? na : close
+s = ta.sma(close, 10)
+plotshape(ta.crossover(x, s), "Gap cross over")
+plotshape(ta.crossunder(x, s), "Gap cross under")
+plot(x, "Gapped close")`),
+    py: `x = c.where(np.arange(len(c)) % 5 != 0); s = c.rolling(10).mean(); X = x.to_numpy(); S = s.to_numpy(); pa = pb = np.nan; up = []; dn = []
+for i in range(len(X)):
+    up.append(X[i] > S[i] and pa <= pb); dn.append(X[i] < S[i] and pa >= pb)
+    if not np.isnan(X[i]) and not np.isnan(S[i]): pa, pb = X[i], S[i]
+sig['Gap cross over'] = np.array(up); sig['Gap cross under'] = np.array(dn); out['Gapped close'] = x`,
+  },
 ];

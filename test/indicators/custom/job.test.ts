@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { parsePine, runJob, runProgram, type PineBars, type PineJob, type RunResult } from '../../../src/indicators/index.ts';
 import { loadBars } from '../../helpers/strategy-bars.ts';
+import { COMMUNITY } from './community.ts';
 import { CORPUS } from './corpus.ts';
 
 const slice = (b: PineBars, from: number, to: number): PineBars => ({
@@ -52,7 +53,7 @@ describe('a script run again in the same worker', () => {
     b = slice(all, 1500, 3000);
   });
 
-  for (const c of CORPUS) {
+  for (const c of [...CORPUS, ...COMMUNITY]) {
     it(`${c.name}: each run equals a fresh interpreter's, whatever ran before`, () => {
       const first = ran(c.pine, a);
       assert.equal(plain(first), plain(fresh(c.pine, a)));

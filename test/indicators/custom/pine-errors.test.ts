@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parsePine, PineError, runJob } from '../../../src/indicators/index.ts';
+import { COMMUNITY } from './community.ts';
 import { UNSUPPORTED } from './unsupported-cases.ts';
 
 const n = 50;
@@ -39,9 +40,9 @@ describe('parse errors', () => {
     ['indicator("x")\nif close > open\n        x = 1', 3, 9, /one level/],
     ['indicator("x")\ns = "open', 2, 5, /unterminated string/],
     ['indicator("x")\nc = #12345\nplot(c)', 2, 5, /color literal/],
-    ['indicator("x")\nx := 1', 2, 1, /before it is declared/],
+    ['indicator("x")\nx := 1\nplot(close)', 2, 1, /before it is declared/],
     ['indicator("x")\nplot(undefinedThing)', 2, 6, /unknown name 'undefinedThing'/],
-    ['indicator("x")\nx = 1\nx = 2', 3, 1, /already declared/],
+    ['indicator("x")\nx = 1\nx = 2\nplot(x)', 3, 1, /already declared/],
     ['indicator("x")\nplot(close) @', 2, 13, /unexpected character/],
     ['indicator("x")\nif close > open\n    plot(close)', 3, 5, /cannot be called in a local block/],
     ['indicator("x")\nf(x) =>\n    plotshape(x > 0)\n    x\nplot(f(close))', 3, 5, /cannot be called in a local block/],
@@ -186,4 +187,76 @@ describe('arguments that change the values', () => {
       ],
     );
   });
+});
+
+describe('scripts as pasted from elsewhere', () => {
+  const plotted = (source: string) => {
+    const r = run(source);
+    assert.ok(r.ok, JSON.stringify(r));
+    return r.result;
+  };
+  const same = (source: string) => assert.deepEqual(Array.from(plotted(source).plots[0]!.values), Array.from(bars.close, (c, i) => c + (i > 0 ? bars.close[i - 1]! : NaN)));
+  const CLEAN = '//@version=5\nindicator("x")\ny = close + close[1]\nplot(y, "y")\n';
+
+  it('runs CRLF line endings, a byte-order mark, trailing blanks, tabs and pasted no-break spaces like the clean script', () => {
+    same(CLEAN);
+    same(CLEAN.replace(/\n/g, '\r\n'));
+    same(`\uFEFF${CLEAN}`);
+    same(CLEAN.replace(/\n/g, '  \t\n'));
+    same(CLEAN.replace('y = close', 'y =\u00a0close').replace('plot(y,', 'plot(y,\u00a0'));
+    same('//@version=5\nindicator("x")\nf(x) =>\n\tx + x[1]\ny = f(close)\nplot(y, "y")');
+    same('//@version=6\nindicator("x")\ny = close +\n     close[1]\nplot(y,\n  "y")');
+    same('//@version=5 // v5\nindicator("x") // header\n    // an indented comment\ny = close + close[1] // sum\n// between\nplot(y, "y") //end');
+  });
+
+  it('binds positional arguments in Pine’s order: the header’s fourth is format, plot’s sixth trackprice and eighth offset, a list third in input.int its options', () => {
+    const r = plotted('//@version=5\nindicator("x", "x", false, format.price, 5)\nn = input.int(10, "Length", [5, 10, 20])\nplot(close, "c", color.red, 2, plot.style_line, true)\nplot(close, "d", color.red, 2, plot.style_line, false, 0, 1)');
+    assert.deepEqual(Array.from(r.plots[0]!.values), Array.from(bars.close));
+    assert.deepEqual(Array.from(r.plots[1]!.values), [NaN, ...Array.from(bars.close).slice(0, -1)]);
+    assert.deepEqual(r.inputs[0]!.options, [5, 10, 20]);
+  });
+
+  it('keeps unicode in titles and texts', () => {
+    const r = plotted('//@version=5\nindicator("Ünïcödé ✓ 指標")\nplot(close, "収盤 ✓")\nplotshape(close > open, "↑", text="買い 🚀")');
+    assert.equal(r.title, 'Ünïcödé ✓ 指標');
+    assert.equal(r.plots[0]!.title, '収盤 ✓');
+    assert.ok(r.signals.every((s) => s.text === '買い 🚀'));
+  });
+
+  it('points at an unsupported call at the end of a long pasted script (CRLF, tab indents) and says what to do instead', () => {
+    const script = COMMUNITY.find((c) => c.name.startsWith('Chandelier'))!.pine.trimEnd();
+    const lines = script.split('\n').length;
+    const pasted = `${script}\nif barstate.islast\n\tlabel.new(bar_index, high, "CE")\ns = request.security(syminfo.tickerid, "D", close)\n`.replace(/\n/g, '\r\n');
+    const r = run(pasted);
+    assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
+    assert.equal(`${r.problem.line}:${r.problem.col}`, `${lines + 2}:2`, r.problem.message);
+    assert.match(r.problem.message, /label\.new\(\) is not supported: drawings are not part of the answer; mark bars with plotshape/);
+    const r2 = run(`\uFEFF${script.replace(/\n/g, '\r\n')}\r\ns = request.security(syminfo.tickerid, "D", close)`);
+    assert.ok(!r2.ok && 'problem' in r2, JSON.stringify(r2));
+    assert.equal(`${r2.problem.line}:${r2.problem.col}`, `${lines + 1}:5`, r2.problem.message);
+    assert.match(r2.problem.message, /set them in the request/);
+  });
+
+  const refused: [string, string, number, number, RegExp][] = [
+    ['an empty script', '', 1, 1, /script is empty/],
+    ['comments only', '// my indicator\n   // nothing else\n', 1, 1, /script is empty/],
+    ['no declaration', '//@version=5\nplot(close)', 1, 1, /no indicator\(\), strategy\(\) or library\(\) declaration/],
+    ['no output', '//@version=5\nindicator("x")\nx = close', 1, 1, /has no output/],
+    ['a typographic quote', '//@version=5\nindicator(“x”)\nplot(close)', 2, 11, /typographic quote .*straight quotes/],
+    ['a control character', '//@version=5\nindicator("x")\nplot(close\u0007)', 3, 11, /control character U\+0007/],
+    ['a very long line', `//@version=5\nindicator("x")\nplot(${'close + '.repeat(20_000)}close)`, 1, 1, /longer than 100000 characters/],
+    [
+      'strategy.position_size with stop/limit exits',
+      '//@version=5\nstrategy("s")\nif ta.crossover(close, ta.sma(close, 5)) and strategy.position_size == 0\n    strategy.entry("L", strategy.long)\nstrategy.exit("X", "L", stop=close * 0.99, limit=close * 1.01)',
+      3, 46, /strategy\.position_size with price orders .*not simulated/,
+    ],
+  ];
+  for (const [what, source, line, col, message] of refused) {
+    it(`refuses ${what} at ${line}:${col}, saying what to do`, () => {
+      const r = run(source);
+      assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
+      assert.equal(`${r.problem.line}:${r.problem.col}`, `${line}:${col}`, r.problem.message);
+      assert.match(r.problem.message, message);
+    });
+  }
 });

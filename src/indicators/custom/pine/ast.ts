@@ -6,7 +6,8 @@ interface Node extends Pos {
 }
 
 export type Expr =
-  | (Node & { kind: 'num'; value: number })
+  /** `int`: written without a decimal point or exponent (Pine v5 divides two such literals as integers). */
+  | (Node & { kind: 'num'; value: number; int: boolean })
   | (Node & { kind: 'str'; value: string })
   | (Node & { kind: 'bool'; value: boolean })
   | (Node & { kind: 'color'; value: string })

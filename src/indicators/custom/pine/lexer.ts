@@ -19,6 +19,15 @@ const OPERATORS = ['=>', ':=', '+=', '-=', '*=', '/=', '%=', '==', '!=', '<=', '
 
 const MAX_SOURCE = 100_000;
 
+/** Spaces a copy from a web page or a word processor leaves in code (no-break, thin, ideographic…): blanks, as the editor shows them. */
+const PASTED_SPACES = /[\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]/;
+
+function unexpected(ch: string): string {
+  const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (/[\u2018\u2019\u201c\u201d]/.test(ch)) return `unexpected typographic quote '${ch}' (${code}): write strings with straight quotes " or '`;
+  return /[\x00-\x1f\x7f]/.test(ch) ? `unexpected control character ${code}: remove it` : `unexpected character '${ch}' (${code})`;
+}
+
 /**
  * Pine source → tokens, with Python-like INDENT/DEDENT for blocks (4 spaces or a tab per level).
  * A line indented by a non-multiple of 4, or any line inside brackets, continues the previous one
@@ -27,7 +36,8 @@ const MAX_SOURCE = 100_000;
 export function tokenize(source: string): Token[] {
   if (source.length > MAX_SOURCE) throw pineError({ line: 1, col: 1 }, `the script is longer than ${MAX_SOURCE} characters`);
   const tokens: Token[] = [];
-  const lines = source.replace(/\r\n?/g, '\n').split('\n');
+  // A byte-order mark (editors and web pages add one) is not part of the script.
+  const lines = source.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
   const levels = [0];
   let depth = 0; // open brackets
   // Where the last code line ended: a statement cut short is reported there, not on the next line.
@@ -38,7 +48,7 @@ export function tokenize(source: string): Token[] {
     let indent = 0;
     let i = 0;
     for (; i < raw.length; i++) {
-      if (raw[i] === ' ') indent += 1;
+      if (raw[i] === ' ' || raw[i] === '\u00a0') indent += 1;
       else if (raw[i] === '\t') indent += 4;
       else break;
     }
@@ -63,7 +73,7 @@ export function tokenize(source: string): Token[] {
     while (i < raw.length) {
       const ch = raw[i]!;
       const col = i + 1;
-      if (ch === ' ' || ch === '\t') {
+      if (ch === ' ' || ch === '\t' || PASTED_SPACES.test(ch)) {
         i++;
         continue;
       }
@@ -102,7 +112,7 @@ export function tokenize(source: string): Token[] {
         continue;
       }
       const op = OPERATORS.find((o) => raw.startsWith(o, i));
-      if (!op) throw pineError({ line: lineNo, col }, `unexpected character '${ch}'`);
+      if (!op) throw pineError({ line: lineNo, col }, unexpected(ch));
       if (op === '(' || op === '[') depth++;
       if ((op === ')' || op === ']') && depth > 0) depth--;
       tokens.push({ kind: 'op', text: op, line: lineNo, col });

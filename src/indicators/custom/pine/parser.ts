@@ -414,7 +414,7 @@ class Parser {
     switch (tok.kind) {
       case 'num':
         this.next();
-        return this.node(tok, { kind: 'num' as const, value: tok.value as number });
+        return this.node(tok, { kind: 'num' as const, value: tok.value as number, int: !/[.eE]/.test(tok.text) });
       case 'str':
         this.next();
         return this.node(tok, { kind: 'str' as const, value: tok.value as string });
@@ -432,7 +432,8 @@ class Parser {
         this.next();
         if (tok.text === 'na' && !this.is('(')) return this.node(tok, { kind: 'na' as const });
         let name = tok.text;
-        while (this.is('.') && this.peek().kind === 'ident') {
+        // A member may be spelled like a keyword: syminfo.type, strategy.direction.long.
+        while (this.is('.') && (this.peek().kind === 'ident' || this.peek().kind === 'kw')) {
           this.next();
           name += `.${this.next().text}`;
         }

@@ -1,13 +1,16 @@
 /** The bar's own series (open … time parts, UTC) and the built-in variables' names. */
+import { VOLUME_VARIABLES } from './ta-volume.ts';
 import { NA, type Bars, type Value } from './values.ts';
 
 /** Series built into every script, by name: the bar's fields and time parts (UTC). */
 export const BAR_FIELDS = new Set(['open', 'high', 'low', 'close', 'volume', 'hl2', 'hlc3', 'ohlc4', 'hlcc4', 'time', 'time_close', 'bar_index', 'last_bar_index',
   'year', 'month', 'dayofmonth', 'dayofweek', 'hour', 'minute', 'second', 'weekofyear']);
 export const OTHER_VARIABLES = new Set(['barstate.isfirst', 'barstate.islast', 'barstate.isconfirmed', 'barstate.isnew', 'barstate.ishistory', 'barstate.isrealtime',
-  'barstate.islastconfirmedhistory', 'syminfo.mintick', 'syminfo.ticker', 'syminfo.tickerid', 'timeframe.period', 'timeframe.multiplier',
-  'timeframe.isintraday', 'timeframe.isminutes', 'timeframe.isseconds', 'timeframe.isdaily', 'timeframe.isweekly', 'timeframe.ismonthly',
-  'strategy.position_size', 'ta.tr', 'ta.obv', 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
+  'barstate.islastconfirmedhistory', 'syminfo.mintick', 'syminfo.ticker', 'syminfo.tickerid', 'syminfo.root', 'syminfo.currency', 'syminfo.basecurrency',
+  'syminfo.type', 'syminfo.timezone', 'syminfo.pointvalue', 'syminfo.pricescale', 'syminfo.minmove', 'timeframe.period', 'timeframe.multiplier',
+  'timeframe.isintraday', 'timeframe.isminutes', 'timeframe.isseconds', 'timeframe.isdaily', 'timeframe.isweekly', 'timeframe.ismonthly', 'timeframe.isdwm',
+  'timeframe.isticks',
+  'strategy.position_size', 'ta.tr', 'ta.obv', ...VOLUME_VARIABLES, 'dayofweek.sunday', 'dayofweek.monday', 'dayofweek.tuesday', 'dayofweek.wednesday',
   'dayofweek.thursday', 'dayofweek.friday', 'dayofweek.saturday']);
 
 /** A bar field's value at bar j. */
@@ -40,7 +43,16 @@ export function barField(b: Bars, name: string, j: number): Value {
     case 'last_bar_index':
       return b.close.length - 1;
   }
-  const d = new Date(b.ts[j]!);
+  return timePart(name, b.ts[j]!);
+}
+
+/** The UTC time parts Pine names: year, month, dayofmonth, dayofweek (Sunday = 1), hour, minute, second, weekofyear. */
+export const TIME_PARTS = ['year', 'month', 'dayofmonth', 'dayofweek', 'hour', 'minute', 'second', 'weekofyear'];
+
+/** One UTC time part of a timestamp (ms); the bar fields of the same names read it at the bar's open. */
+export function timePart(name: string, ts: number): number {
+  if (ts !== ts) return NA;
+  const d = new Date(ts);
   switch (name) {
     case 'year':
       return d.getUTCFullYear();
@@ -58,7 +70,7 @@ export function barField(b: Bars, name: string, j: number): Value {
       return d.getUTCSeconds();
     default: {
       const start = Date.UTC(d.getUTCFullYear(), 0, 1);
-      return Math.ceil(((b.ts[j]! - start) / 86_400_000 + new Date(start).getUTCDay() + 1) / 7);
+      return Math.ceil(((ts - start) / 86_400_000 + new Date(start).getUTCDay() + 1) / 7);
     }
   }
 }

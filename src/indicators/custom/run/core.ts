@@ -15,7 +15,7 @@ const alpha = (transp: number) => hex2(((100 - transp) * 255) / 100);
 
 const math1 = (f: (x: number) => number): Builtin => ({ params: ['number'], fn: (_c, a) => f(num(a[0])) });
 
-function arrayArg(ctx: Ctx, v: Value | undefined): PineArray {
+export function arrayArg(ctx: Ctx, v: Value | undefined): PineArray {
   if (v === undefined || !isArray(v)) return ctx.fail('expected an array (na array or another value given)');
   return v;
 }
@@ -44,6 +44,8 @@ const mean = (xs: number[]) => (xs.length === 0 ? NaN : xs.reduce((s, x) => s + 
 const ARRAY_NEW = ['float', 'int', 'bool', 'string', 'color'].flatMap((t) => [`array.new_${t}`, `array.new<${t}>`]);
 
 export const CORE: Record<string, Builtin> = {
+  // Sets how far back TradingView keeps a series; every history here reaches back 5000 bars.
+  max_bars_back: { params: ['var', 'num'], fn: () => null },
   nz: { params: ['source', 'replacement'], fn: (_c, a) => (isNa(a[0]) ? (a[1] ?? 0) : a[0]!) },
   na: { params: ['x'], fn: (_c, a) => isNa(a[0]) },
   int: { params: ['x'], fn: (_c, a) => Math.trunc(num(a[0])) },
@@ -80,20 +82,16 @@ export const CORE: Record<string, Builtin> = {
   'math.max': { params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], fn: (_c, a) => Math.max(...a.filter((v) => v !== undefined).map(num)) },
   'math.min': { params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], fn: (_c, a) => Math.min(...a.filter((v) => v !== undefined).map(num)) },
   'math.avg': { params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], fn: (_c, a) => mean(a.filter((v) => v !== undefined).map(num)) },
-  'str.tostring': {
-    params: ['value', 'format'],
-    fn: (_c, a) => {
-      const v = a[0];
-      if (typeof v === 'number') {
-        if (v !== v) return 'NaN';
-        const f = str(a[1]);
-        const decimals = /^#*\.?(0*|#*)$/.test(f) && f.includes('.') ? f.split('.')[1]!.length : null;
-        return decimals === null ? String(v) : v.toFixed(decimals);
-      }
-      return str(v);
+  'str.tostring': { params: ['value', 'format'], fn: (ctx, a) => pineToString(a[0], a[1], ctx.mintick) },
+  'str.length': { params: ['string'], fn: (_c, a) => str(a[0]).length },
+  'math.round_to_mintick': {
+    // To the symbol's tick, halves up, as TradingView rounds (k ticks divided by the price scale).
+    params: ['number'],
+    fn: (ctx, a) => {
+      const tick = ctx.mintick;
+      return Math.trunc(num(a[0]) / tick + 0.5) / Math.round(1 / tick);
     },
   },
-  'str.length': { params: ['string'], fn: (_c, a) => str(a[0]).length },
   'str.upper': { params: ['source'], fn: (_c, a) => str(a[0]).toUpperCase() },
   'str.lower': { params: ['source'], fn: (_c, a) => str(a[0]).toLowerCase() },
   'str.contains': { params: ['source', 'str'], fn: (_c, a) => str(a[0]).includes(str(a[1])) },
@@ -137,7 +135,7 @@ export const CORE: Record<string, Builtin> = {
   'array.avg': arr1(mean),
   'array.max': arr1((xs) => (xs.length ? Math.max(...xs) : NaN)),
   'array.min': arr1((xs) => (xs.length ? Math.min(...xs) : NaN)),
-  'array.stdev': arr1((xs) => { const m = mean(xs); return Math.sqrt(mean(xs.map((x) => (x - m) ** 2))); }),
+  'array.stdev': { params: ['id', 'biased'], fn: (ctx, a) => Math.sqrt(variance(nums(arrayArg(ctx, a[0])), a[1] !== false)) },
   'array.copy': { params: ['id'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); ctx.grow(arr.items.length); return { kind: 'array', items: arr.items.slice() }; } },
   'array.sort': {
     params: ['id', 'order'],
@@ -149,6 +147,33 @@ export const CORE: Record<string, Builtin> = {
     },
   },
   'array.remove': { params: ['id', 'index'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); return arr.items.splice(index(ctx, arr, a[1]), 1)[0]!; } },
+  'array.reverse': { params: ['id'], fn: (ctx, a) => { arrayArg(ctx, a[0]).items.reverse(); return null; } },
+  'array.join': { params: ['id', 'separator'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.map((v) => str(v)).join(str(a[1])) },
+  'array.lastindexof': { params: ['id', 'value'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.lastIndexOf(a[1]!) },
+  'array.fill': {
+    params: ['id', 'value', 'index_from', 'index_to'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      arr.items.fill(a[1]!, a[2] === undefined ? 0 : num(a[2]), a[3] === undefined ? arr.items.length : num(a[3]));
+      return null;
+    },
+  },
+  'array.concat': {
+    // Appends id2's elements to id1, which it returns.
+    params: ['id1', 'id2'],
+    fn: (ctx, a) => {
+      const [to, from] = [arrayArg(ctx, a[0]), arrayArg(ctx, a[1])];
+      for (const v of from.items.slice()) push(ctx, to, v);
+      return to;
+    },
+  },
+  'array.median': arr1((xs) => {
+    const w = xs.slice().sort((x, y) => x - y);
+    const mid = w.length >> 1;
+    return w.length === 0 ? NaN : w.length % 2 ? w[mid]! : (w[mid - 1]! + w[mid]!) / 2;
+  }),
+  'array.range': arr1((xs) => (xs.length ? Math.max(...xs) - Math.min(...xs) : NaN)),
+  'array.variance': { params: ['id', 'biased'], fn: (ctx, a) => variance(nums(arrayArg(ctx, a[0])), a[1] !== false) },
   'array.insert': {
     params: ['id', 'index', 'value'],
     fn: (ctx, a) => {
@@ -161,6 +186,32 @@ export const CORE: Record<string, Builtin> = {
       return null;
     },
   },
+};
+
+const STRATEGY_CONSTANTS = new Set(['long', 'short', 'fixed', 'cash', 'percent_of_equity', 'commission.percent', 'commission.cash_per_contract',
+  'commission.cash_per_order', 'oca.cancel', 'oca.reduce', 'oca.none', 'direction.all', 'direction.long', 'direction.short']);
+
+/**
+ * str.tostring: a number with a pattern ("#.##" up to 2 decimals, "0.00" exactly 2, format.mintick
+ * the tick's decimals), else as JavaScript prints it; na is "NaN".
+ */
+export function pineToString(v: Value | undefined, format: Value | undefined, mintick: number): string {
+  if (typeof v !== 'number') return str(v);
+  if (v !== v) return 'NaN';
+  const f = format === 'mintick' ? (mintick < 1 ? `0.${'0'.repeat(Math.round(-Math.log10(mintick)))}` : '0') : str(format);
+  const m = /^[#0,]*(?:\.(0*)(#*))?$/.exec(f);
+  if (!m || !f.includes('.')) return String(v);
+  const fixed = v.toFixed(m[1]!.length + m[2]!.length);
+  // Optional decimals (#) drop their trailing zeros, down to the required ones (0).
+  const required = fixed.length - m[2]!.length;
+  let end = fixed.length;
+  while (end > required && fixed[end - 1] === '0') end--;
+  return fixed.slice(0, fixed[end - 1] === '.' ? end - 1 : end);
+}
+
+const variance = (xs: number[], biased: boolean): number => {
+  const m = mean(xs);
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (biased ? xs.length : xs.length - 1);
 };
 
 /** Constants read as names: colors, shapes, locations, styles, math constants. */
@@ -193,7 +244,8 @@ export function constant(name: string): Value | undefined {
     case 'currency':
       return key;
     case 'strategy':
-      return key === 'long' || key === 'short' ? key : undefined;
+      // Order settings name themselves (they only size orders, which are recorded, not filled).
+      return STRATEGY_CONSTANTS.has(key) ? key : undefined;
   }
   return undefined;
 }

@@ -10,6 +10,9 @@ export interface Ctx {
   readonly n: number;
   readonly bars: Bars;
   readonly limits: RunLimits;
+  /** The chart's timeframe (15min, 1h…) and the symbol's tick. */
+  readonly timeframe: string;
+  readonly mintick: number;
   /** State of the call being made, kept per call site (and per user-function call site above it). */
   state<T>(init: () => T): T;
   /** A PineError at the call being made. */
@@ -42,9 +45,13 @@ export interface Builtin {
 export const num = (v: Value | undefined): number => (typeof v === 'number' ? v : typeof v === 'boolean' ? (v ? 1 : 0) : NaN);
 export const str = (v: Value | undefined): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
 
-/** A length argument: a positive integer, or a 422 naming the call. */
+/**
+ * A length argument: a positive integer, or a 422 naming the call. An int-typed expression with a
+ * fractional value (`len / 2`) counts by its whole part, as on TradingView (a float-typed one would
+ * not compile there).
+ */
 export function length(ctx: Ctx, v: Value | undefined, name: string, max = 5000): number {
-  const x = num(v);
-  if (!Number.isInteger(x) || x < 1 || x > max) ctx.fail(`${name} must be an integer between 1 and ${max}, got ${typeof v === 'number' ? v : String(v)}`);
+  const x = Math.trunc(num(v));
+  if (!(x >= 1 && x <= max)) ctx.fail(`${name} must be an integer between 1 and ${max}, got ${typeof v === 'number' ? v : String(v)}`);
   return x;
 }

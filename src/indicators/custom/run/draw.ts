@@ -18,31 +18,66 @@ const COSMETIC = [
   'comment_loss', 'comment_trailing', 'from_entry', 'bordercolor', 'wickcolor', 'offset_x',
 ];
 
-/** Header arguments that change the values, not the drawing: run only at their chart defaults. */
-const HEADER_SEMANTIC = ['timeframe', 'calc_bars_count'];
-const HEADER_IGNORED = COSMETIC.filter((k) => !HEADER_SEMANTIC.includes(k));
+/** Header parameters in Pine's order (positional arguments bind to them). */
+const HEADER_PARAMS: Record<'indicator' | 'strategy' | 'library', string[]> = {
+  indicator: ['title', 'shorttitle', 'overlay', 'format', 'precision', 'scale', 'max_bars_back', 'timeframe', 'timeframe_gaps', 'explicit_plot_zorder',
+    'max_lines_count', 'max_labels_count', 'max_boxes_count', 'calc_bars_count', 'max_polylines_count', 'dynamic_requests', 'behind_chart'],
+  strategy: ['title', 'shorttitle', 'overlay', 'format', 'precision', 'scale', 'pyramiding', 'calc_on_order_fills', 'calc_on_every_tick', 'max_bars_back',
+    'backtest_fill_limits_assumption', 'default_qty_type', 'default_qty_value', 'initial_capital', 'currency', 'slippage', 'commission_type',
+    'commission_value', 'process_orders_on_close', 'close_entries_rule', 'margin_long', 'margin_short', 'explicit_plot_zorder', 'max_lines_count',
+    'max_labels_count', 'max_boxes_count', 'calc_bars_count', 'risk_free_rate', 'use_bar_magnifier', 'fill_orders_on_standard_ohlc',
+    'max_polylines_count', 'dynamic_requests', 'behind_chart'],
+  library: ['title', 'overlay', 'dynamic_requests'],
+};
+const given = (v: Value | undefined): boolean => v !== undefined && v !== null && !(typeof v === 'number' && v !== v);
 
 function header(kind: 'indicator' | 'strategy' | 'library'): Builtin {
+  // timeframe= on a strategy or library (not Pine's) is refused like another timeframe, never ignored.
+  const params = HEADER_PARAMS[kind].includes('timeframe') ? HEADER_PARAMS[kind] : [...HEADER_PARAMS[kind], 'timeframe'];
+  // Header arguments that change the values, not the drawing: run only at their chart defaults.
+  const timeframe = params.indexOf('timeframe');
+  const calcBars = params.indexOf('calc_bars_count');
+  const overlay = params.indexOf('overlay');
   return {
-    params: ['title', 'shorttitle', 'overlay', ...HEADER_SEMANTIC],
+    params,
     once: true,
-    ignored: HEADER_IGNORED,
+    ignored: COSMETIC,
     fn: (ctx, a) => {
       // timeframe="" is the chart's own; another timeframe (or a cut history) would give other values.
-      if (a[3] !== undefined && a[3] !== null && str(a[3]) !== '') ctx.fail(`${kind}(timeframe=${JSON.stringify(str(a[3]))}) is not supported: the script runs on the requested timeframe; set it with the request's timeframe`);
-      if (a[4] !== undefined && a[4] !== null && !(typeof a[4] === 'number' && a[4] !== a[4])) ctx.fail(`${kind}(calc_bars_count=…) is not supported: the request's limit sets the bars`);
+      if (timeframe >= 0 && given(a[timeframe]) && str(a[timeframe]) !== '') {
+        ctx.fail(`${kind}(timeframe=${JSON.stringify(str(a[timeframe]))}) is not supported: the script runs on the requested timeframe; set it with the request's timeframe`);
+      }
+      if (given(a[calcBars])) ctx.fail(`${kind}(calc_bars_count=…) is not supported: the request's limit sets the bars`);
       ctx.out.header.title = str(a[0]);
       ctx.out.header.kind = kind;
-      ctx.out.header.overlay = a[2] === true;
+      ctx.out.header.overlay = a[overlay] === true;
       return null;
     },
   };
 }
 
+/** Each input function's parameters in Pine's order (int/float take `options` by name, or a list in third place). */
+const INPUT_PARAMS: Record<string, string[]> = {
+  input: ['defval', 'title', 'tooltip', 'inline', 'group', 'display'],
+  'input.int': ['defval', 'title', 'minval', 'maxval', 'step', 'tooltip', 'inline', 'group', 'confirm', 'display', 'options'],
+  'input.float': ['defval', 'title', 'minval', 'maxval', 'step', 'tooltip', 'inline', 'group', 'confirm', 'display', 'options'],
+  'input.bool': ['defval', 'title', 'tooltip', 'inline', 'group', 'confirm', 'display'],
+  'input.string': ['defval', 'title', 'options', 'tooltip', 'inline', 'group', 'confirm', 'display'],
+  'input.timeframe': ['defval', 'title', 'options', 'tooltip', 'inline', 'group', 'confirm', 'display'],
+  'input.session': ['defval', 'title', 'options', 'tooltip', 'inline', 'group', 'confirm', 'display'],
+  'input.source': ['defval', 'title', 'tooltip', 'inline', 'group', 'display'],
+  'input.color': ['defval', 'title', 'tooltip', 'inline', 'group', 'confirm', 'display'],
+  'input.time': ['defval', 'title', 'tooltip', 'inline', 'group', 'confirm', 'display'],
+  'input.text_area': ['defval', 'title', 'tooltip', 'group', 'confirm', 'display'],
+};
+const listOf = (v: Value | undefined): Value[] | null => (Array.isArray(v) ? v : v && typeof v === 'object' ? v.items : null);
+
 /** An input's value is its default; the first bar records it with its title and bounds. */
-function input(type: InputOut['type'], once = type !== 'source'): Builtin {
+function input(name: string, type: InputOut['type'], once = type !== 'source'): Builtin {
+  const params = INPUT_PARAMS[name]!;
+  const [minval, maxval, options] = ['minval', 'maxval', 'options'].map((k) => params.indexOf(k)) as [number, number, number];
   return {
-    params: ['defval', 'title', 'minval', 'maxval', 'step', 'options'],
+    params,
     // A typed input is a constant; a source input (or input(close)) is a series, read every bar.
     once,
     ignored: COSMETIC,
@@ -60,11 +95,12 @@ function input(type: InputOut['type'], once = type !== 'source'): Builtin {
           // A source input's default is the series it names (close, hl2…).
           default: kind === 'source' ? sourceName(first) : typeof def === 'number' && def !== def ? null : (def as number | boolean | string),
         };
-        if (typeof a[2] === 'number') entry.min = a[2];
-        if (typeof a[3] === 'number') entry.max = a[3];
+        // input.int(10, "Length", [5, 10, 20]): a list in third place is the options.
+        const list = listOf(a[options]) ?? (minval >= 0 ? listOf(a[minval]) : null);
+        if (minval >= 0 && typeof a[minval] === 'number') entry.min = a[minval];
+        if (maxval >= 0 && typeof a[maxval] === 'number') entry.max = a[maxval];
         // options=[…] is a list literal (a tuple here) or an array.
-        const options = Array.isArray(a[5]) ? a[5] : a[5] && typeof a[5] === 'object' ? a[5].items : null;
-        if (options) entry.options = options.filter((x): x is number | string => typeof x === 'number' || typeof x === 'string');
+        if (list) entry.options = list.filter((x): x is number | string => typeof x === 'number' || typeof x === 'string');
         ctx.out.inputs.set(site, entry);
       }
       return a[0] ?? null;
@@ -74,10 +110,15 @@ function input(type: InputOut['type'], once = type !== 'source'): Builtin {
 const sourceName = (e: Expr | undefined): string | null => (e && e.kind === 'name' ? e.name : null);
 const SERIES = new Set(['open', 'high', 'low', 'close', 'volume', 'hl2', 'hlc3', 'ohlc4', 'hlcc4']);
 
+const PLOT_PARAMS = ['series', 'title', 'color', 'linewidth', 'style', 'trackprice', 'histbase', 'offset', 'join', 'editable', 'show_last', 'display',
+  'format', 'precision', 'force_overlay'];
+const PLOT_OFFSET = PLOT_PARAMS.indexOf('offset');
+const PLOT_OVERLAY = PLOT_PARAMS.indexOf('force_overlay');
+
 function plot(ctx: Ctx, call: { id: number }, a: Value[]): void {
   let p = ctx.out.plots.get(call.id);
   if (!p) {
-    const offset = a[5] === undefined ? 0 : num(a[5]);
+    const offset = a[PLOT_OFFSET] === undefined ? 0 : num(a[PLOT_OFFSET]);
     if (!Number.isInteger(offset) || Math.abs(offset) > 500) ctx.fail(`plot offset must be an integer within ±500, got ${offset}`);
     p = {
       title: str(a[1]) || `plot_${ctx.out.plots.size + 1}`,
@@ -86,7 +127,7 @@ function plot(ctx: Ctx, call: { id: number }, a: Value[]): void {
       style: typeof a[4] === 'string' ? a[4] : 'style_line',
       values: new Float64Array(ctx.n).fill(NaN),
       offset,
-      forceOverlay: a[6] === true,
+      forceOverlay: a[PLOT_OVERLAY] === true,
     };
     ctx.out.plots.set(call.id, p);
   }
@@ -97,7 +138,8 @@ function plot(ctx: Ctx, call: { id: number }, a: Value[]): void {
 function mark(kind: SignalOut['kind']): Builtin {
   // plotshape(series, title, style, location, color, offset, text) / plotchar(series, title, char, location, …)
   return {
-    params: kind === 'plotshape' ? ['series', 'title', 'style', 'location', 'color', 'offset', 'text'] : ['series', 'title', 'char', 'location', 'color', 'offset', 'text'],
+    params: [...(kind === 'plotshape' ? ['series', 'title', 'style'] : ['series', 'title', 'char']), 'location', 'color', 'offset', 'text', 'textcolor',
+      'editable', 'size', 'show_last', 'display', 'format', 'precision', 'force_overlay'],
     ignored: COSMETIC,
     fn: (ctx, a) => {
       const v = a[0];
@@ -113,12 +155,24 @@ function mark(kind: SignalOut['kind']): Builtin {
   };
 }
 
+/** Positional parameters of the order calls, in Pine's order, then `when` (v5's condition: false places nothing). */
+const ORDER_PARAMS: Record<'strategy.entry' | 'strategy.close' | 'strategy.exit' | 'strategy.close_all', string[]> = {
+  'strategy.entry': ['id', 'direction', 'qty', 'limit', 'stop', 'oca_name', 'oca_type', 'comment', 'alert_message', 'disable_alert', 'when'],
+  'strategy.close': ['id', 'comment', 'qty', 'qty_percent', 'alert_message', 'immediately', 'disable_alert', 'when'],
+  'strategy.exit': ['id', 'from_entry', 'qty', 'qty_percent', 'profit', 'limit', 'loss', 'stop', 'trail_price', 'trail_points', 'trail_offset', 'oca_name',
+    'comment', 'comment_profit', 'comment_loss', 'comment_trailing', 'alert_message', 'alert_profit', 'alert_loss', 'alert_trailing', 'disable_alert', 'when'],
+  'strategy.close_all': ['comment', 'alert_message', 'immediately', 'disable_alert', 'when'],
+};
+
 function order(kind: 'strategy.entry' | 'strategy.close' | 'strategy.exit' | 'strategy.close_all'): Builtin {
+  const params = ORDER_PARAMS[kind];
+  const when = params.indexOf('when');
   return {
-    params: kind === 'strategy.entry' ? ['id', 'direction'] : kind === 'strategy.close_all' ? [] : ['id'],
+    params,
     ignored: COSMETIC,
     fn: (ctx, a) => {
-      const s: SignalOut = { bar: ctx.bar, kind, title: str(a[0]), text: '' };
+      if (a[when] !== undefined && !truthy(a[when]!)) return null;
+      const s: SignalOut = { bar: ctx.bar, kind, title: kind === 'strategy.close_all' ? '' : str(a[0]), text: '' };
       if (kind === 'strategy.entry') {
         const dir = a[1];
         if (dir !== 'long' && dir !== 'short') ctx.fail('strategy.entry needs direction strategy.long or strategy.short');
@@ -135,16 +189,20 @@ export const DRAW: Record<string, Builtin> = {
   indicator: header('indicator'),
   strategy: header('strategy'),
   library: header('library'),
-  input: input('float', false),
-  'input.int': input('int'),
-  'input.float': input('float'),
-  'input.bool': input('bool'),
-  'input.string': input('string'),
-  'input.source': input('source'),
-  'input.color': input('color'),
-  'input.timeframe': input('timeframe'),
+  input: input('input', 'float', false),
+  'input.int': input('input.int', 'int'),
+  'input.float': input('input.float', 'float'),
+  'input.bool': input('input.bool', 'bool'),
+  'input.string': input('input.string', 'string'),
+  'input.source': input('input.source', 'source'),
+  'input.color': input('input.color', 'color'),
+  'input.timeframe': input('input.timeframe', 'timeframe'),
+  // A session ("0930-1600") and a text are strings; a time input is its timestamp (ms).
+  'input.session': input('input.session', 'string'),
+  'input.text_area': input('input.text_area', 'string'),
+  'input.time': input('input.time', 'int'),
   plot: {
-    params: ['series', 'title', 'color', 'linewidth', 'style', 'offset', 'force_overlay'],
+    params: PLOT_PARAMS,
     ignored: COSMETIC,
     fn: (ctx, a, call) => {
       plot(ctx, call, a);
@@ -152,7 +210,7 @@ export const DRAW: Record<string, Builtin> = {
     },
   },
   hline: {
-    params: ['price', 'title', 'color', 'linestyle', 'linewidth'],
+    params: ['price', 'title', 'color', 'linestyle', 'linewidth', 'editable', 'display'],
     once: true,
     ignored: COSMETIC,
     fn: (ctx, a, call) => {
@@ -161,9 +219,13 @@ export const DRAW: Record<string, Builtin> = {
     },
   },
   // Fills and background colours shade the chart between plots: nothing to compute.
-  fill: { params: ['hline1', 'hline2', 'color', 'title'], ignored: COSMETIC, fn: () => null },
-  bgcolor: { params: ['color', 'offset', 'title'], ignored: COSMETIC, fn: () => null },
-  barcolor: { params: ['color', 'offset', 'title'], ignored: COSMETIC, fn: () => null },
+  fill: {
+    params: ['hline1', 'hline2', 'color', 'title', 'editable', 'show_last', 'fillgaps', 'display', 'top_value', 'bottom_value', 'top_color', 'bottom_color'],
+    ignored: COSMETIC,
+    fn: () => null,
+  },
+  bgcolor: { params: ['color', 'offset', 'editable', 'show_last', 'title', 'display', 'force_overlay'], ignored: COSMETIC, fn: () => null },
+  barcolor: { params: ['color', 'offset', 'editable', 'show_last', 'title', 'display'], ignored: COSMETIC, fn: () => null },
   plotshape: mark('plotshape'),
   plotchar: mark('plotchar'),
   alertcondition: {

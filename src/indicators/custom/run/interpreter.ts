@@ -15,7 +15,9 @@ import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
 import { Frame, Scope, Slot } from './slots.ts';
+import { methodBuiltin } from './methods.ts';
 import { taVariable } from './ta.ts';
+import { volumeVariable } from './ta-volume.ts';
 import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
 
 export { BUILTINS };
@@ -132,6 +134,12 @@ export class Interpreter {
       get limits() {
         return self.options.limits;
       },
+      get timeframe() {
+        return self.options.timeframe;
+      },
+      get mintick() {
+        return self.options.mintick;
+      },
       state<T>(init: () => T): T {
         const states = self.frame.states;
         let s = states[self.siteId] as T | undefined;
@@ -159,7 +167,7 @@ export class Interpreter {
         this.funcs.set(s.name, s);
       }
     }
-    for (const name of checkProgram(program.body, this.funcs)) this.declared.add(name);
+    for (const name of checkProgram(program, this.funcs)) this.declared.add(name);
     this.body = this.codeOf(program.body);
   }
 
@@ -213,6 +221,11 @@ export class Interpreter {
     this.nameColumns = [];
     this.columns.clear();
     this.out = emptyOut();
+  }
+
+  /** Pine v6 semantics (a script without //@version runs as v5). */
+  private get v6(): boolean {
+    return this.program.version !== null && this.program.version >= 6;
   }
 
   private nameNumber(name: string): number {
@@ -666,10 +679,14 @@ export class Interpreter {
   private indexClosure(e: Expr & { kind: 'index' }): Compiled {
     const { target } = e;
     const offsetC = this.c(e.offset);
+    // TradingView takes an int-typed offset with a fractional value (len / 2) by its whole part, and
+    // an na offset as 0 (x[na] is x): HalfTrend's high[math.abs(ta.highestbars(2))] relies on it.
     const back = (scope: Scope): number => {
       const offset = num(offsetC(scope));
-      if (!Number.isInteger(offset) || offset < 0 || offset > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
-      return offset;
+      if (offset !== offset) return 0;
+      const whole = Math.trunc(offset);
+      if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
+      return whole;
     };
     // A name is read directly (it is not a step of its own).
     if (target.kind === 'name') {
@@ -682,6 +699,7 @@ export class Interpreter {
     return (scope) => {
       this.tick(e);
       const offset = back(scope);
+      // The expression runs on every bar, whatever the offset: its history must be complete.
       const v = targetC(scope);
       const states = this.frame.states;
       let hist = states[e.id] as Slot | undefined;
@@ -723,7 +741,8 @@ export class Interpreter {
   private callClosure(e: CallExpr): Compiled {
     const user = this.funcs.get(e.callee);
     if (user) return this.userCallClosure(user, e);
-    const b = BUILTINS[e.callee]!;
+    const b = BUILTINS[e.callee];
+    if (!b) return this.methodCallClosure(e);
     // One argument array per call node, reused: a node never runs inside its own arguments, and
     // every call binds the same positions (built-ins copy what they keep).
     const a = new Array<Value>(b.params.length);
@@ -757,18 +776,80 @@ export class Interpreter {
     };
   }
 
+  /** `a.push(x)`: the built-in of the receiver's kind (see methods.ts), the receiver its first argument. */
+  private methodCallClosure(e: CallExpr): Compiled {
+    const dot = e.callee.indexOf('.');
+    const head = e.callee.slice(0, dot);
+    const receiverName = this.nameNumber(head);
+    const method = e.callee.slice(dot + 1);
+    const args = e.args.map((x) => this.c(x));
+    const named = Object.entries(e.named).map(([k, x]) => [k, this.c(x)] as const);
+    return (scope) => {
+      this.tick(e);
+      const slot = scope.lookup(receiverName);
+      if (!slot) throw pineError(e.calleePos, `unknown name '${head}': declare it before calling its methods`);
+      const receiver = slot.get(this.bar);
+      const b = methodBuiltin(receiver, method);
+      if (!b) throw unsupported(e.calleePos, `method ${method}() on this value`, 'is not supported: methods are called on arrays and strings');
+      const a = new Array<Value>(b.params.length);
+      a[0] = receiver;
+      for (let i = 0; i < args.length; i++) a[i + 1] = args[i]!(scope);
+      for (const [k, x] of named) {
+        const at = b.params.indexOf(k);
+        if (at < 0) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
+        a[at] = x(scope);
+      }
+      const id = this.siteId;
+      const pos = this.sitePos;
+      this.siteId = e.id;
+      this.sitePos = e.calleePos;
+      try {
+        return b.fn(this.ctx, a, e);
+      } finally {
+        this.siteId = id;
+        this.sitePos = pos;
+      }
+    };
+  }
+
   private binaryClosure(e: Expr & { kind: 'binary' }): Compiled {
     const { op } = e;
+    if (op === '/' && !this.v6 && isIntLiteral(e.left) && isIntLiteral(e.right)) {
+      // Pine v5 divides two int constants as integers (5 / 2 is 2); v6 gives the fraction.
+      const q = intLiteral(e.right) === 0 ? NA : Math.trunc(intLiteral(e.left) / intLiteral(e.right));
+      return () => {
+        this.tick(e);
+        this.steps += 2;
+        return q;
+      };
+    }
     const l = this.c(e.left);
     const r = this.c(e.right);
     // Each operator its own closure: one shared helper calling `f(l, r)` would be a call site V8 cannot inline.
+    // Pine v6 evaluates `and`/`or` lazily; v5 evaluates both sides on every bar, so a ta.* call on
+    // the right keeps its history even when the left side decides.
+    const lazy = this.v6;
     switch (op) {
       case 'and':
+        if (!lazy) {
+          return (scope) => {
+            this.tick(e);
+            const x = truthy(l(scope));
+            return truthy(r(scope)) && x;
+          };
+        }
         return (scope) => {
           this.tick(e);
           return truthy(l(scope)) && truthy(r(scope));
         };
       case 'or':
+        if (!lazy) {
+          return (scope) => {
+            this.tick(e);
+            const x = truthy(l(scope));
+            return truthy(r(scope)) || x;
+          };
+        }
         return (scope) => {
           this.tick(e);
           return truthy(l(scope)) || truthy(r(scope));
@@ -855,10 +936,11 @@ export class Interpreter {
     const c = constant(e.name);
     if (c !== undefined) return c;
     if (OTHER_VARIABLES.has(e.name)) {
-      if (offset > 0 && (e.name === 'ta.tr' || e.name === 'ta.obv')) throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
+      if (offset > 0 && e.name.startsWith('ta.')) throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
       return this.variable(e, offset);
     }
     if (this.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
+    if (e.name === 'timenow') throw unsupported(e, "'timenow'", 'is not supported: it changes with the time of the request; use time or timestamp()');
     throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
   }
 
@@ -913,7 +995,22 @@ export class Interpreter {
         return this.options.mintick;
       case 'syminfo.ticker':
       case 'syminfo.tickerid':
+      case 'syminfo.root':
         return this.options.symbol;
+      // Our symbols are six-letter pairs: base then quote currency (BTCUSD the one crypto).
+      case 'syminfo.basecurrency':
+        return this.options.symbol.slice(0, 3);
+      case 'syminfo.currency':
+        return this.options.symbol.slice(3);
+      case 'syminfo.type':
+        return this.options.symbol.startsWith('BTC') ? 'crypto' : 'forex';
+      case 'syminfo.timezone':
+        return 'Etc/UTC';
+      case 'syminfo.pointvalue':
+      case 'syminfo.minmove':
+        return 1;
+      case 'syminfo.pricescale':
+        return Math.round(1 / this.options.mintick);
       case 'timeframe.period':
         return tf === '1h' ? '60' : tf.replace('min', '');
       case 'timeframe.multiplier':
@@ -921,6 +1018,8 @@ export class Interpreter {
       case 'timeframe.isintraday':
       case 'timeframe.isminutes':
         return true;
+      case 'timeframe.isdwm':
+      case 'timeframe.isticks':
       case 'timeframe.isseconds':
       case 'timeframe.isdaily':
       case 'timeframe.isweekly':
@@ -928,12 +1027,11 @@ export class Interpreter {
         return false;
       case 'strategy.position_size':
         return this.out.position.now;
-      case 'ta.tr':
-      case 'ta.obv': {
-        this.siteId = e.id;
-        this.sitePos = e;
-        return taVariable(this.ctx, e.name)!;
-      }
+    }
+    if (e.name.startsWith('ta.')) {
+      this.siteId = e.id;
+      this.sitePos = e;
+      return (taVariable(this.ctx, e.name) ?? volumeVariable(this.ctx, e.name))!;
     }
     return ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].indexOf(e.name.slice(10)) + 1;
   }
@@ -986,6 +1084,10 @@ export class Interpreter {
     };
   }
 }
+
+/** An integer literal, signed or not (`2`, `-3`; not `2.0`). */
+const isIntLiteral = (e: Expr): boolean => (e.kind === 'num' && e.int) || (e.kind === 'unary' && e.op !== 'not' && isIntLiteral(e.operand));
+const intLiteral = (e: Expr): number => (e.kind === 'num' ? e.value : e.kind === 'unary' ? (e.op === '-' ? -intLiteral(e.operand) : intLiteral(e.operand)) : NaN);
 
 function equal(a: Value, b: Value): boolean {
   if (isNa(a) || isNa(b)) return false;

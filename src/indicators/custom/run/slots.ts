@@ -29,8 +29,10 @@ export class Slot {
   get(j: number): Value {
     if (j < 0) return NA;
     let k = j;
-    // A `var` keeps its last value on bars where its declaration did not run.
-    if (this.kinds[k] === 0 && this.isVar) while (k > 0 && this.kinds[k] === 0) k--;
+    // On bars where its declaration did not run (a `var`, or a variable of a branch or a function
+    // call skipped that bar) a variable's history repeats its last value: TradingView advances a
+    // series once per bar, not per run of its block, so x[1] after a skipped bar is the last value seen.
+    while (k > 0 && this.kinds[k] === 0) k--;
     const kind = this.kinds[k];
     return kind === 1 ? this.nums[k]! : kind === 2 ? this.others![k]! : NA;
   }

@@ -16,7 +16,7 @@ interface Hist {
 }
 /** Appends this bar's input to the call site's history; returns the history. */
 const newRecord = (): Record<string, number[]> => ({});
-function hist(ctx: Ctx, v: Value | undefined, key = 'xs'): number[] {
+export function hist(ctx: Ctx, v: Value | undefined, key = 'xs'): number[] {
   const st = ctx.state(newRecord);
   const xs = (st[key] ??= []);
   xs.push(num(v));
@@ -24,7 +24,7 @@ function hist(ctx: Ctx, v: Value | undefined, key = 'xs'): number[] {
 }
 
 /** An exponential average state stepped with the registry's ewm step. */
-class Ewm {
+export class Ewm {
   y = NaN;
   step(v: number, alpha: number): number {
     if (v !== v) return NaN;
@@ -35,14 +35,14 @@ class Ewm {
 const EWM_INITS = [1, 2, 3].map((count) => () => Array.from({ length: count }, () => new Ewm()));
 const ewmStates = (ctx: Ctx, count: 1 | 2 | 3): Ewm[] => ctx.state(EWM_INITS[count - 1]!);
 
-function windowOf(ctx: Ctx, src: Value, lenArg: Value, f: (xs: number[], from: number, to: number) => number): number {
+export function windowOf(ctx: Ctx, src: Value, lenArg: Value, f: (xs: number[], from: number, to: number) => number): number {
   const n = length(ctx, lenArg, 'length');
   const xs = hist(ctx, src);
   return xs.length < n ? NaN : f(xs, xs.length - n, xs.length);
 }
 
 const prevBar = (ctx: Ctx): number | undefined => (ctx.bar === 0 ? undefined : ctx.bars.close[ctx.bar - 1]!);
-const barTr = (ctx: Ctx): number => trueRange(ctx.bars.high[ctx.bar]!, ctx.bars.low[ctx.bar]!, prevBar(ctx));
+export const barTr = (ctx: Ctx): number => trueRange(ctx.bars.high[ctx.bar]!, ctx.bars.low[ctx.bar]!, prevBar(ctx));
 
 /** `ta.highest(length)` form: a single argument is the length, the source is high (low for lowest). */
 function sourceAndLength(ctx: Ctx, a: Value[], call: { args: unknown[]; named: Record<string, unknown> }, dflt: Float64Array): [Value, Value] {
@@ -147,15 +147,20 @@ function rsiStep(ctx: Ctx, src: number, n: number): number {
   return rsiValue(st.g.step(Math.max(d, 0), alpha), st.l.step(Math.max(-d, 0), alpha));
 }
 
-/** 1 when `a` crosses over `b` on this bar, -1 when it crosses under, else 0. */
+/**
+ * 1 when `a` crosses over `b` on this bar, -1 when it crosses under, else 0. The bar compared with
+ * is the last one where both were defined: an na gap does not hide a cross (as TradingView).
+ */
 function cross(ctx: Ctx, a: Value, b: Value): number {
   const st = ctx.state(newCross);
   const x = num(a);
   const y = num(b);
   const up = x > y && st.pa <= st.pb;
   const down = x < y && st.pa >= st.pb;
-  st.pa = x;
-  st.pb = y;
+  if (x === x && y === y) {
+    st.pa = x;
+    st.pb = y;
+  }
   return up ? 1 : down ? -1 : 0;
 }
 
