@@ -39,6 +39,8 @@ export const CustomIndicatorRequest = strictObject({
     .string()
     .min(1)
     .max(MAX_SOURCE_CHARS)
+    // Blank text is neither a script nor a description (the offline writer would answer its default set).
+    .refine((s) => s.trim().length > 0, 'source is blank: send a Pine Script or describe the indicator in words')
     .describe('Pine Script v5/v6 (recognised by `//@version`, `indicator(`, `strategy(` or a `plot…(` call), or a plain-language description of the indicator'),
   provider: PineProvider.default('offline'),
   fe_mode: FeMode.default('basic'),

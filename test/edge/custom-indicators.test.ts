@@ -40,6 +40,12 @@ describe('POST /api/v1/indicators/custom', () => {
     assert.equal((await post({ source: RSI, script: 'x' })).status, 400);
     assert.equal((await post({ source: RSI, limit: 5001 })).status, 400);
     assert.equal((await post({ source: RSI, provider: 'gpt' })).status, 400);
+    // Blank text is neither a script nor a description: refused before any charge.
+    const before = await balance();
+    const blank = await post({ source: ' \n\t ' });
+    assert.equal(blank.status, 400);
+    assert.match(blank.body.error, /blank/);
+    assert.equal(await balance(), before);
   });
 
   it('runs a Pine oscillator: one panel with its levels, RSI equal to POST /indicators, inputs, signals, 1 credit', async () => {
