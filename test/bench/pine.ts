@@ -9,7 +9,8 @@
  *     script again (a worker keeps the scripts it ran ready), and a new script text each request
  *     (one default changed: parsed, checked and its closures made and optimised afresh);
  *     (the same-script run also reports the answer's Server-Timing stages: pre, bars, queue, worker, run, charge, total);
- *   - GET /whoami-key p99 alone, then while 20 custom requests are in flight at every moment
+ *   - GET /whoami-key p99 alone, then while 20 custom requests are in flight at every moment (sent by
+ *     autocannon from a process of its own, so reading their answers never holds the timing loop)
  *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop);
  *   - the worker's job alone, in this process (the script run over 2,500 real EURUSD 1-minute
  *     bars, shaped, printed and encoded): CPU ms per job, the best and the median of 15 batches
@@ -21,6 +22,7 @@
  */
 import { parsePine, runJob, type PineJob } from '../../src/indicators/index.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
+import { runLoad } from './lib/load.ts';
 import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -164,12 +166,6 @@ export const benchmark: Benchmark = {
     let variant = 0;
     /** The script with its fast length's default changed: a source text no worker has seen. */
     const newScript = () => JSON.stringify({ source: FIFTY_LINES.replace('input.int(12, "Fast length"', `input.int(${12 + (++variant % 9)}, "Fast length ${variant}"`), symbol: 'EURUSD', timeframe: '1min', limit: 2000, fe_mode: 'basic' });
-    const post = async (payload = body) => {
-      const res = await fetch(`${service.url}/api/v1/indicators/custom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: payload });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error(`custom indicator answered ${res.status}: ${text.slice(0, 300)}`);
-      return text;
-    };
     /** Each request's Server-Timing stages (pre, bars, queue, worker, run, charge, total), by name. */
     const stages = new Map<string, number[]>();
     const custom = async (payload = body) => {
@@ -232,25 +228,20 @@ export const benchmark: Benchmark = {
     const idle: number[] = [];
     for (let i = 0; i < whoamiN; i++) idle.push(await whoami());
 
-    // 20 custom requests in flight at every moment while whoami-key is timed.
-    let stop = false;
-    let served = 0;
-    const loaders = Array.from({ length: concurrent }, async () => {
-      // Read, not parsed: on two cores, parsing 400 kB answers here would take the CPU the service needs.
-      while (!stop) {
-        await post();
-        served++;
-      }
-    });
-    await new Promise((r) => setTimeout(r, 500));
+    // 20 custom requests in flight at every moment while whoami-key is timed. The 20 run from a
+    // process of their own (autocannon, lib/load.ts): reading their 400 kB answers in this one
+    // would hold the event loop that times whoami, and the client's delays would count as the service's.
+    const loadSeconds = 10;
+    const customLoad = runLoad(
+      { url: `${service.url}/api/v1/indicators/custom`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body, connections: concurrent, pipelining: 1, durationS: loadSeconds, warmupS: 0 },
+      { serverPid: service.pid, signal: ctx.signal },
+    );
+    await new Promise((r) => setTimeout(r, 1500));
     const loaded: number[] = [];
-    const started = performance.now();
-    const servedBefore = served;
     for (let i = 0; i < whoamiN; i++) loaded.push(await whoami());
-    const seconds = (performance.now() - started) / 1000;
-    const servedDuring = served - servedBefore;
-    stop = true;
-    await Promise.all(loaders);
+    const run = await customLoad;
+    if (run.result.non2xx > 0 || run.result.errors > 0) throw new Error(`the custom load had ${run.result.non2xx} non-2xx answers and ${run.result.errors} errors`);
+    if (run.wall_ms < 1500 + loaded.reduce((a, b) => a + b, 0)) throw new Error('the custom load ended before whoami-key was timed: raise loadSeconds');
 
     const apiStats = stats(api);
     // The answers' bodies stall in the kernel's TCP now and then on loopback with BBR (not with cubic): said beside the figures.
@@ -272,7 +263,7 @@ export const benchmark: Benchmark = {
       {
         name: 'whoami-under-custom-load',
         concurrent_custom_requests: concurrent,
-        custom_served_per_s: round(servedDuring / seconds, 1),
+        custom_served_per_s: round(run.result.requests.total / (run.wall_ms / 1000), 1),
         ...loadedStats,
         goal_p99_ms: GOALS.whoami_under_load_p99_ms,
         meets_goal: loadedStats.p99_ms <= GOALS.whoami_under_load_p99_ms,

@@ -15,6 +15,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** Headers taken in turn, one set per request (e.g. many API keys, as many users' traffic is). */
   headerSets?: Record<string, string>[];
+  /** A request body, sent with every request. */
+  body?: string;
   connections: number;
   pipelining: number;
   durationS: number;
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
     url: spec.url,
     method: spec.method ?? 'GET',
     headers: spec.headers ?? {},
+    ...(spec.body === undefined ? {} : { body: spec.body }),
     connections: spec.connections,
     pipelining: spec.pipelining,
     timeout: 10,
