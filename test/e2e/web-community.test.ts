@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { FIXED_DAYS, startFixedMarketService } from '../helpers/fixed-market.ts';
+import type { TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
-import { lastTwoTradingDays, waitForJob } from '../helpers/training.ts';
+import { waitForJob } from '../helpers/training.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 
 /**
@@ -12,10 +13,9 @@ import { freshPage, launchBrowser } from '../helpers/browser.ts';
  * that copy from its model page as the entry's child. Screenshots in test-output/web/.
  */
 
-const ENV = { HISTORY_DAYS: '4', TRIAL_MINTS_PER_HOUR: '100' };
-/** As test/e2e/community.test.ts: a scalper whose test span ends in profit under one of these take-profits. */
+const ENV = { TRIAL_MINTS_PER_HOUR: '100' };
+/** As test/e2e/community.test.ts: a scalper whose test span on the fixed window ends in profit. */
 const SCALPER = strategyCode({ onOpposite: 'ignore', stopLoss: null, takeProfit: null });
-const CANDIDATES = [{ take_profit: 2 }, { take_profit: 1 }, { take_profit: 3 }, { take_profit: 0.5 }];
 const TITLE = 'Scalper <b>one</b>';
 
 describe('the community pages in a browser', () => {
@@ -23,14 +23,12 @@ describe('the community pages in a browser', () => {
   let browser: Browser;
   let rootId: number;
   before(async () => {
-    [sf, browser] = await Promise.all([startTestService(ENV), launchBrowser()]);
+    [sf, browser] = await Promise.all([startFixedMarketService(ENV), launchBrowser()]);
     const alice = (await sf.mintKey('alice')).api_key;
-    const [endDay] = await lastTwoTradingDays(sf, alice);
-    for (const [i, settings] of CANDIDATES.entries()) {
-      const start = await sf.api('POST', '/api/v1/train', { key: alice, body: { code: SCALPER, timeframe: '1min', model_name: `scalper ${i}`, end_date: endDay, stop_loss: null, ...settings } });
-      const job = await waitForJob(sf, alice, start.body.job_id);
-      if (job.status === 'done' && job.test_stats!.n >= 1 && job.test_stats!.ret > 0) break;
-    }
+    const start = await sf.api('POST', '/api/v1/train', { key: alice, body: { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: FIXED_DAYS.endDay, stop_loss: null, take_profit: 0.5 } });
+    assert.equal(start.status, 200, start.text);
+    const job = await waitForJob(sf, alice, start.body.job_id);
+    assert.ok(job.status === 'done' && job.test_stats!.ret > 0, `the scalper ends its test span in profit: ${JSON.stringify(job)}`);
     const shared = await sf.api('POST', '/api/v1/share', { key: alice, body: { title: TITLE, description: 'Tiny targets.\nNo stop.' } });
     assert.equal(shared.status, 201, shared.text);
     rootId = shared.body.community_id;

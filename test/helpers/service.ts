@@ -40,10 +40,12 @@ export interface TestService {
 export interface TestServiceOptions {
   /** Receives every log line (as JSON text) instead of the default silent logger. */
   logSink?: (line: string) => void;
+  /** A data directory prepared beforehand (e.g. ticks imported into it); the service takes it over and removes it on stop. */
+  dataDir?: string;
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sf-test-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sf-test-'));
   let settings: Record<string, string> = {
     PORT: '0',
     HOST: '127.0.0.1',

@@ -192,7 +192,7 @@ export function declarePine(inst: Instance, out: PineParts): void {
     case 'pinbar':
       out.lines.push(
         'pb_range = high > low ? high - low : na',
-        `${a} = (math.min(open, close) - low) / pb_range >= 2 / 3 ? 1 : (high - math.max(open, close)) / pb_range >= 2 / 3 ? -1 : 0`,
+        `${a} = (math.min(open, close) - low) / pb_range >= 2.0 / 3 ? 1 : (high - math.max(open, close)) / pb_range >= 2.0 / 3 ? -1 : 0`,
       );
       out.marks.push({ expr: `${a} == 1`, title: 'Bullish pin bar', side: 'long' }, { expr: `${a} == -1`, title: 'Bearish pin bar', side: 'short' });
       return;
