@@ -27,8 +27,9 @@ describe('the track record in the running service', () => {
 
   it('a shared entry is tracked from the bar closed at publication, bar after bar', async () => {
     const { api_key: key, user_id } = await sf.mintKey('track_author');
-    const [endDay] = await lastTwoTradingDays(sf, key);
-    await trainModel(sf, key, { end_date: endDay });
+    // BTCUSD trades through weekends: the feed closes a bar every minute whatever the day.
+    const [endDay] = await lastTwoTradingDays(sf, key, 'BTCUSD');
+    await trainModel(sf, key, { symbol: 'BTCUSD', end_date: endDay });
     const { models } = sf.service.training;
     const model = (await models.resolve(user_id, 'Model 1'))!;
     const [onnx, code] = await Promise.all([models.onnx(model), models.code(model)]);

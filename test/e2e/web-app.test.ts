@@ -45,7 +45,8 @@ describe('the web app in a browser', () => {
     const res = await fetch(`${sf.url}/api/v1/one_shot`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'a signal every bar', code, symbol: 'EURUSD', timeframe: '1min' }),
+      // BTCUSD: the synthetic market closes its bars every minute on weekends too.
+      body: JSON.stringify({ prompt: 'a signal every bar', code, symbol: 'BTCUSD', timeframe: '1min' }),
     });
     // The stream ends after its terminal event.
     const stream = await res.text();

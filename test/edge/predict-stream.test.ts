@@ -44,8 +44,11 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     return client;
   };
 
+  /** Called with each warning the service logs (the slow-client test waits for the edge's decision to close). */
+  let onWarning: (line: string) => void = () => {};
+
   before(async () => {
-    sf = await startTestService(LIMITS);
+    sf = await startTestService({ LOG_LEVEL: 'warn', ...LIMITS }, { logSink: (line) => onWarning(line) });
     const minted = await sf.mintKey('ws_watcher');
     key = minted.api_key;
     username = minted.username;
@@ -226,6 +229,13 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     await Promise.all([normal.next('subscribed'), slow.next('subscribed')]);
     const socket = (slow.ws as unknown as { _socket: import('node:net').Socket })._socket;
     socket.pause();
+    // Once the edge decides to close the slow client, it reads again: the close frame comes after
+    // what was queued, and a client still stuck past the grace period would be cut off (1006) instead.
+    const cutOff = new Promise<void>((resolve) => {
+      onWarning = (line) => {
+        if (line.includes('websocket client too slow')) resolve();
+      };
+    }).then(() => socket.resume());
     // Enough for the kernel's buffers on both ends and then the edge's limit, several times over.
     const N = 80_000;
     const t0 = Math.floor(Date.now() / HOUR) * HOUR + 2000 * HOUR;
@@ -236,7 +246,8 @@ describe('GET /api/v1/predict (WebSocket)', () => {
       if (i % 2000 === 1999) await normal.next('bar', (m) => m.bar.ts === t0 + i * HOUR, 60_000);
     }
     await normal.next('bar', (m) => m.bar.ts === t0 + (N - 1) * HOUR, 60_000);
-    socket.resume();
+    await cutOff;
+    onWarning = () => {};
     const closed = await slow.closed;
     assert.equal(closed.code, CloseCodes.tooSlow);
     assert.match(closed.reason, /too slow/);

@@ -26,9 +26,9 @@ export async function trainModel(sf: TestService, key: string, body: Record<stri
   return job;
 }
 
-/** The last two UTC days with bars (from the hourly candles): [end_date for a train, the post-cutoff day]. */
-export async function lastTwoTradingDays(sf: TestService, key: string): Promise<[string, string]> {
-  const hours = await sf.api('GET', '/api/v1/ohlc?symbol=EURUSD&timeframe=1h&limit=5000', { key });
+/** The last two UTC days with bars of `symbol` (from the hourly candles): [end_date for a train, the post-cutoff day]. */
+export async function lastTwoTradingDays(sf: TestService, key: string, symbol = 'EURUSD'): Promise<[string, string]> {
+  const hours = await sf.api('GET', `/api/v1/ohlc?symbol=${symbol}&timeframe=1h&limit=5000`, { key });
   const days = [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
   return days.slice(-2) as [string, string];
 }

@@ -13,9 +13,10 @@ export { ClaudePineWriter } from './claude-pine.ts';
 
 /**
  * Pine runs: one worker thread per core but one (a core stays with the event loop, so keyed reads
- * keep answering under a burst of scripts), 3 s per run, 64 waiting at most, 512 MB heap each.
+ * keep answering under a burst of scripts), 3 s per run, 64 waiting at most, 512 MB heap each, at
+ * nice 10 (the loop, at the process's priority, takes a core from a script the moment it needs one).
  */
-export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512 };
+export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512, nice: 10 };
 
 export interface CustomIndicatorsBuild {
   indicators: CustomIndicators;

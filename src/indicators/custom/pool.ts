@@ -11,6 +11,8 @@ export interface PinePoolOptions {
   maxQueue: number;
   /** Heap per worker, in MB: a script allocating past it kills only its worker. */
   heapMb: number;
+  /** Nice value of the worker threads (0-19; 0 keeps the process's): scripts yield a core to the event loop. */
+  nice: number;
 }
 
 interface Pending {
@@ -65,7 +67,7 @@ export class PinePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
+    const worker = new Worker(WORKER_URL, { workerData: { nice: this.options.nice }, resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
     worker.unref();
     const slot: Slot = { worker, busy: null, timer: null };
     worker.on('message', (r: PineJobResult) => this.settle(slot, r));

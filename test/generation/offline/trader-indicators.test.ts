@@ -116,7 +116,10 @@ function references(b: OhlcColumns): Record<string, Series> {
     [out.pivot_p![i], out.pivot_r1![i], out.pivot_s1![i], out.pivot_r2![i], out.pivot_s2![i]] = [p, 2 * p - l, 2 * p - h, p + (h - l), p - (h - l)];
   }
   // Ichimoku(9, 26, 52): spans shifted 26 bars forward
-  const midOf = (k: number) => Float64Array.from(rolling(high, k, max), (h, i) => (h + rolling(low, k, min)[i]!) / 2);
+  const midOf = (k: number) => {
+    const lows = rolling(low, k, min);
+    return Float64Array.from(rolling(high, k, max), (h, i) => (h + lows[i]!) / 2);
+  };
   const tk = midOf(9);
   const kj = midOf(26);
   const sb = midOf(52);

@@ -53,7 +53,7 @@ function ledger(start = 10) {
 describe('CustomIndicators', () => {
   let pool: PinePool;
   before(() => {
-    pool = new PinePool({ size: 1, wallMs: 2000, maxQueue: 8, heapMb: 256 });
+    pool = new PinePool({ size: 1, wallMs: 2000, maxQueue: 8, heapMb: 256, nice: 0 });
   });
   after(() => pool.close());
 
