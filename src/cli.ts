@@ -36,11 +36,20 @@ commands:
 `;
 
 async function importTicks(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { symbol: { type: 'string' }, format: { type: 'string' } },
-    allowPositionals: true,
-  });
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let args: ReturnType<typeof parseImportArgs>;
+  try {
+    args = parseImportArgs(argv);
+  } catch (err) {
+    // An unknown option or one without its value: the parser's own sentence, then the usage.
+    process.stderr.write(`signalforge import-ticks: ${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { values, positionals } = args;
   const request = ImportRequest.safeParse({ symbol: values.symbol, format: values.format, files: positionals });
   if (!request.success) {
     // The files are the positional FILE arguments, not a --files option.
@@ -54,6 +63,10 @@ async function importTicks(argv: string[]): Promise<void> {
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
   const result = await runImport(request.data, config, log);
   process.stdout.write(`${describeImport(result)}\n`);
+}
+
+function parseImportArgs(argv: string[]) {
+  return parseArgs({ args: argv, options: { symbol: { type: 'string' }, format: { type: 'string' } }, allowPositionals: true });
 }
 
 async function admin(argv: string[]): Promise<void> {

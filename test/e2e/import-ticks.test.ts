@@ -86,6 +86,17 @@ describe('signalforge import-ticks', () => {
       const noFile = await importTicks(dataDir, ['--symbol', 'EURUSD', '--format', 'csv']);
       assert.equal(noFile.code, 2);
       assert.match(noFile.stderr, /FILE: /);
+
+      // An option it does not know: the parser's sentence and the usage, no stack.
+      const unknown = await importTicks(dataDir, ['--symbol', 'EURUSD', '--from', '2014-05-01', TICKS]);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /^signalforge import-ticks: Unknown option '--from'/);
+      assert.match(unknown.stderr, /usage: signalforge/);
+      assert.doesNotMatch(unknown.stderr, /\n\s+at /, 'no stack trace');
+
+      const help = await importTicks(dataDir, ['--help']);
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, /import-ticks/);
     });
 
     it('a missing file fails (exit 1) with a one-line message naming it', async () => {
