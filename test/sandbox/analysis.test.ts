@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { StrategyRuntime, type AnalysisCheck, type AnalysisResult } from '../../src/sandbox/runtime-pool.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
+import { loadBars as resampledBars } from '../helpers/strategy-bars.ts';
 
 const FX_FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2017-01_2017-09.csv.gz';
 
@@ -98,6 +99,23 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
       for (const p of result.problems) for (const c of ['sma_20', 'rsi_14', 'ret_1']) assert.ok(!p.columns.includes(c), p.message);
     });
   }
+
+  it('measures a level of the previous UTC day by its hungriest bar: no look-ahead, a whole day and more of warm-up', async () => {
+    // GBPUSD 5-minute bars from 2017-01-02 to a Monday afternoon. The previous day's high, low and
+    // close need, at a day's last bar, that day and the one before; windows ending early in a day
+    // or holding the day's extremes by luck measured less, and a longer window then differed: it
+    // was refused as look-ahead, and a live window of that warm-up would compute other levels.
+    const five = resampledBars('GBPUSD', '5min', 3000);
+    const level = (f: string) => `pd.Series(pd.Series(${f}.to_numpy()).groupby(day).${f === 'close' ? 'last' : f === 'high' ? 'max' : 'min'}().shift(1).reindex(day).to_numpy(), index=df.index)`;
+    const code = strategy(
+      '',
+      undefined,
+      `day = np.asarray(df.index.view('int64')) // 86400000000000\ndf['pivot'] = (${level('high')} + ${level('low')} + ${level('close')}) / 3\ndf['pivot_dist'] = close / df['pivot'] - 1`,
+    );
+    const result = await runtime.analyze(code, five);
+    assert.deepEqual(result.problems, []);
+    assert.ok(result.warmup !== null && result.warmup >= 288, `warm-up ${result.warmup}: a full day is 288 five-minute bars`);
+  });
 
   it('reports an expanding mean as having no warm-up', async () => {
     const result = await runtime.analyze(strategy("df['em'] = close.expanding().mean()"), bars);

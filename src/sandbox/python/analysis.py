@@ -23,7 +23,8 @@ How it works (features are computed on many slices of the bars, so each step is 
   Excluding the leading run of equal values instead would hide a whole-series quantile flag
   (0 for thousands of rows on the full history, 1 on some of them in a prefix).
 - warm-up: the last row of a window of the last W bars is compared with the full run's last row
-  (and with the 75 % prefix's last row, so one lucky bar cannot end the search), W = 50, 100, 200,
+  (and with the 75 % prefix's last row, so one lucky bar cannot end the search, and with the last
+  bar of the latest UTC day past the middle, where day-anchored levels need most), W = 50, 100, 200,
   … up to WARMUP_CAP, then a binary search between the last unstable and first stable W.
   Columns still unstable at the cap are reported as warmup_unbounded (e.g. an expanding mean).
 - windows [c - 2·warmup - 64, c) ending at many cut points c: rows after twice the warm-up must
@@ -31,6 +32,8 @@ How it works (features are computed on many slices of the bars, so each step is 
   warm-up is measured on two bars only and decaying (EWM) differences square when doubled). The cuts include, per column, the starts of runs of repeated values: that
   is where an interior bfill copied a later value backwards, and cutting just after the first
   row of the run makes that row the last one, which the truncated run can only ffill.
+  A window whose difference goes away when it starts earlier (its warm-up doubled, up to the cap)
+  was short of history, not reading the future: the warm-up reported is the one that settled it.
 """
 import numpy as np
 import pandas as pd
@@ -140,10 +143,38 @@ class _Analysis:
         self.first_diff = {}  # column → (first differing row, cut) over every comparison
         self.truncated_errors = []
 
+    def differing(self, start, stop, matrix, skip):
+        """Per row and column: rows start+skip[j] … stop-1 of a truncated run that differ from the full run."""
+        rows = np.arange(start, stop)[:, None]
+        return differs(matrix, self.full[start:stop]) & (rows >= start + skip[None, :])
+
+    def window(self, c, warmup, bounded):
+        """
+        Compares the window ending at c, past twice the warm-up. A difference that a longer history
+        before the window removes is no look-ahead (future bars are never in a window): the warm-up
+        was measured short, as for a day-anchored level whose partial first day happened to hold
+        the day's extremes at the measured ends. The window then grows until it settles, and that
+        warm-up is returned; one that never settles (up to the cap or the first bar) is reported.
+        """
+        w = warmup
+        while True:
+            start = max(0, c - (2 * w + WINDOW_TAIL))
+            matrix = self.run(start, c)
+            if matrix is None:
+                return warmup
+            inner = np.full(len(self.names), 2 * w) if start > 0 else prefix_skip(matrix)
+            # Columns whose warm-up never settles cannot be compared on a window.
+            skip = np.where(bounded, inner, c)
+            bad = self.differing(start, c, matrix, skip).any(axis=0)
+            known = np.array([name in self.first_diff for name in self.names])
+            if start == 0 or w >= WARMUP_CAP or not (bad & ~known).any():
+                self.compare(start, c, matrix, skip)
+                return w
+            w = min(2 * w, WARMUP_CAP)
+
     def compare(self, start, stop, matrix, skip):
         """Rows start+skip[j] … stop-1 of a truncated run against the full run."""
-        rows = np.arange(start, stop)[:, None]
-        bad = differs(matrix, self.full[start:stop]) & (rows >= start + skip[None, :])
+        bad = self.differing(start, stop, matrix, skip)
         for j in np.flatnonzero(bad.any(axis=0)):
             row = start + int(np.argmax(bad[:, j]))
             name = self.names[j]
@@ -192,6 +223,13 @@ class _Analysis:
         return hi, unbounded
 
 
+def last_day_end(ts_ms, lo, hi):
+    """The latest c in [lo, hi) whose bar c - 1 is the last bar of its UTC day, or None."""
+    day = np.floor_divide(ts_ms, 86_400_000)
+    starts = np.flatnonzero(day[lo:hi] != day[lo - 1:hi - 1])
+    return int(starts[-1]) + lo if len(starts) else None
+
+
 def cut_points(full, n, low, names_mask):
     """Uniform cuts plus, per column, the cut just after the first row of runs of repeats."""
     cuts = set(np.linspace(low, n - 1, UNIFORM_CUTS).astype(int).tolist()) if n - 1 > low else set()
@@ -227,6 +265,15 @@ def run_analyze(namespace, header, payload):
             prefixes[c] = a.run(0, c)
     c75 = (3 * n) // 4
     ends = [(n, full[-1])] + ([(c75, prefixes[c75][-1])] if prefixes.get(c75) is not None else [])
+    # A feature anchored to the UTC day (the previous day's levels) needs the most history at a
+    # day's last bar: a window ends there too, or the warm-up is measured short whenever the other
+    # ends fall early in their days (and a live window of that length would compute other levels).
+    day_end = last_day_end(bars.arrays["ts"], max(n // 2, 1), n)
+    if day_end is not None and day_end >= 10:
+        if day_end not in prefixes:
+            prefixes[day_end] = a.run(0, day_end)
+        if prefixes[day_end] is not None:
+            ends.append((day_end, prefixes[day_end][-1]))
     warmup, unbounded = a.warmup(ends)
 
     bounded = np.array([name not in unbounded for name in names])
@@ -235,14 +282,9 @@ def run_analyze(namespace, header, payload):
             a.compare(0, c, matrix, prefix_skip(matrix))
 
     if warmup is not None and bounded.any():
-        width = 2 * warmup + WINDOW_TAIL
-        for c in cut_points(full, n, min(width, n - 1), bounded):
-            start = max(0, c - width)
-            matrix = a.run(start, c)
-            if matrix is not None:
-                inner = np.full(len(names), 2 * warmup) if start > 0 else prefix_skip(matrix)
-                # Columns whose warm-up never settles cannot be compared on a window.
-                a.compare(start, c, matrix, np.where(bounded, inner, c))
+        measured = warmup
+        for c in cut_points(full, n, min(2 * measured + WINDOW_TAIL, n - 1), bounded):
+            warmup = max(warmup, a.window(c, measured, bounded))
 
     if a.truncated_errors:
         problems.append(problem("truncated", [], "feature_engineering failed on a truncated history: "

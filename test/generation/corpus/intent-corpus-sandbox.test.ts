@@ -40,7 +40,7 @@ describe('offline generator: every prompt of the intent corpus runs in the sandb
       const request = withMarket({ description: prompt });
       const { code, intent } = generateOffline(request);
       // Enough bars for the longest warm-up (a day of 1-minute bars for daily levels) and a fit.
-      const bars = loadBars(request.symbol, request.timeframe, Math.max(barsFor(warmupBars(intent.indicators)), 4000));
+      const bars = loadBars(request.symbol, request.timeframe, barsFor(warmupBars(intent.indicators)));
       const analysis = await runtime.analyze(code, bars, { timeoutMs: 180_000 });
       assert.deepEqual(analysis.problems, []);
       assert.ok(analysis.warmup !== null && analysis.warmup < bars.ts.length * 0.75, `warm-up ${analysis.warmup} of ${bars.ts.length}`);
