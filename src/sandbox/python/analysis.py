@@ -24,7 +24,8 @@ How it works (features are computed on many slices of the bars, so each step is 
   (0 for thousands of rows on the full history, 1 on some of them in a prefix).
 - warm-up: the last row of a window of the last W bars is compared with the full run's last row
   (and with the 75 % prefix's last row, so one lucky bar cannot end the search, and with the last
-  bar of the latest UTC day past the middle, where day-anchored levels need most), W = 50, 100, 200,
+  bar of the UTC day past the middle that, with the day before, has most bars: where a level of
+  the previous day needs most), W = 50, 100, 200,
   … up to WARMUP_CAP, then a binary search between the last unstable and first stable W.
   Columns still unstable at the cap are reported as warmup_unbounded (e.g. an expanding mean).
 - windows [c - 2·warmup - 64, c) ending at many cut points c: rows after twice the warm-up must
@@ -223,11 +224,20 @@ class _Analysis:
         return hi, unbounded
 
 
-def last_day_end(ts_ms, lo, hi):
-    """The latest c in [lo, hi) whose bar c - 1 is the last bar of its UTC day, or None."""
+def hungriest_day_end(ts_ms, lo, hi):
+    """
+    The c in [lo, hi) whose bar c - 1 ends a UTC day and has the most bars in that day and the one
+    before (what a level of the previous day needs there: a whole trading day, not a Sunday's
+    opening hours), or None. Ties go to the latest.
+    """
     day = np.floor_divide(ts_ms, 86_400_000)
-    starts = np.flatnonzero(day[lo:hi] != day[lo - 1:hi - 1])
-    return int(starts[-1]) + lo if len(starts) else None
+    starts = np.flatnonzero(day[1:] != day[:-1]) + 1  # the first bar of each day but the first
+    ends = np.flatnonzero((starts >= lo) & (starts < hi))
+    ends = ends[ends >= 2]  # the day before needs a start of its own
+    if not len(ends):
+        return None
+    need = starts[ends] - starts[ends - 2]
+    return int(starts[ends[len(need) - 1 - int(np.argmax(need[::-1]))]])
 
 
 def cut_points(full, n, low, names_mask):
@@ -265,10 +275,11 @@ def run_analyze(namespace, header, payload):
             prefixes[c] = a.run(0, c)
     c75 = (3 * n) // 4
     ends = [(n, full[-1])] + ([(c75, prefixes[c75][-1])] if prefixes.get(c75) is not None else [])
-    # A feature anchored to the UTC day (the previous day's levels) needs the most history at a
-    # day's last bar: a window ends there too, or the warm-up is measured short whenever the other
-    # ends fall early in their days (and a live window of that length would compute other levels).
-    day_end = last_day_end(bars.arrays["ts"], max(n // 2, 1), n)
+    # A feature anchored to the UTC day (the previous day's levels) needs the most history at the
+    # last bar of a full day after a full day: a window ends there too, or the warm-up is measured
+    # short whenever the other ends fall early in their days (and a live window that long would
+    # compute other levels).
+    day_end = hungriest_day_end(bars.arrays["ts"], max(n // 2, 1), n)
     if day_end is not None and day_end >= 10:
         if day_end not in prefixes:
             prefixes[day_end] = a.run(0, day_end)
