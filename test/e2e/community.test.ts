@@ -9,23 +9,19 @@ import { after, before, describe, it } from 'node:test';
 import { ActivityList } from '../../schemas/activity.ts';
 import { Catalogue, CommunityEntry, ForkResponse, Leaderboard, LEADERBOARD_METRICS, Lineage, type LeaderboardMetric } from '../../schemas/community.ts';
 import { Results, type JobView } from '../../schemas/training.ts';
-import { FIXED_DAYS, startFixedMarketService } from '../helpers/fixed-market.ts';
+import { FIXED_END_DAY, PROFITABLE_TAKE_PROFIT, SCALPER, startFixedMarketService } from '../helpers/fixed-market.ts';
 import type { TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { waitForJob } from '../helpers/training.ts';
 
 
-/** A scalper: a small take-profit, no stop, opposite signals ignored — nearly every trade wins. */
-const SCALPER = strategyCode({ onOpposite: 'ignore', stopLoss: null, takeProfit: null });
-/** On the fixed window its test backtest ends in profit (113 trades, one loss, ret ≈ +1.4 %). */
-const PROFITABLE = { take_profit: 0.5 };
 /** min_atr at its maximum: no bar ever qualifies, so the model never trades. */
 const IDLE = strategyCode().replace('"min_atr": None', '"min_atr": 100');
 
 describe('community over HTTP', () => {
   let sf: TestService;
   const keys: Record<'alice' | 'bob' | 'carol' | 'dave', string> = { alice: '', bob: '', carol: '', dave: '' };
-  const endDay = FIXED_DAYS.endDay;
+  const endDay = FIXED_END_DAY;
   /** The body alice's shared model was trained with (the forks reuse its settings). */
   let rootBody: Record<string, unknown>;
   let rootStem: string;
@@ -77,7 +73,7 @@ describe('community over HTTP', () => {
   });
 
   it('shares a profitable model: 201 with the entry, again 200 with the same entry, one SHARED event', async () => {
-    rootBody = { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: endDay, stop_loss: null, ...PROFITABLE };
+    rootBody = { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: endDay, stop_loss: null, take_profit: PROFITABLE_TAKE_PROFIT };
     const job = await train(keys.alice, rootBody);
     assert.ok(job.test_stats!.n >= 1 && job.test_stats!.ret > 0, `the scalper ends its test span in profit: ${JSON.stringify(job.test_stats)}`);
     rootStem = job.model_stem;

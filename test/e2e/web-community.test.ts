@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { FIXED_DAYS, startFixedMarketService } from '../helpers/fixed-market.ts';
+import { FIXED_END_DAY, PROFITABLE_TAKE_PROFIT, SCALPER, startFixedMarketService } from '../helpers/fixed-market.ts';
 import type { TestService } from '../helpers/service.ts';
-import { strategyCode } from '../helpers/strategies.ts';
 import { waitForJob } from '../helpers/training.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 
@@ -14,8 +13,6 @@ import { freshPage, launchBrowser } from '../helpers/browser.ts';
  */
 
 const ENV = { TRIAL_MINTS_PER_HOUR: '100' };
-/** As test/e2e/community.test.ts: a scalper whose test span on the fixed window ends in profit. */
-const SCALPER = strategyCode({ onOpposite: 'ignore', stopLoss: null, takeProfit: null });
 const TITLE = 'Scalper <b>one</b>';
 
 describe('the community pages in a browser', () => {
@@ -25,7 +22,7 @@ describe('the community pages in a browser', () => {
   before(async () => {
     [sf, browser] = await Promise.all([startFixedMarketService(ENV), launchBrowser()]);
     const alice = (await sf.mintKey('alice')).api_key;
-    const start = await sf.api('POST', '/api/v1/train', { key: alice, body: { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: FIXED_DAYS.endDay, stop_loss: null, take_profit: 0.5 } });
+    const start = await sf.api('POST', '/api/v1/train', { key: alice, body: { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: FIXED_END_DAY, stop_loss: null, take_profit: PROFITABLE_TAKE_PROFIT } });
     assert.equal(start.status, 200, start.text);
     const job = await waitForJob(sf, alice, start.body.job_id);
     assert.ok(job.status === 'done' && job.test_stats!.ret > 0, `the scalper ends its test span in profit: ${JSON.stringify(job)}`);

@@ -10,11 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './cli.ts';
 import { startTestService, type TestService } from './service.ts';
+import { strategyCode } from './strategies.ts';
 
 const TICKS = '../shared/data/fx/lean_quotes_2014-05-01_09/normalized/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz';
 
-/** The window's days: train up to `endDay`; `lastDay` is the post-cutoff day. */
-export const FIXED_DAYS = { endDay: '2014-05-08', lastDay: '2014-05-09' } as const;
+/** Trained up to this day, the window's last day (2014-05-09) is the post-cutoff span. */
+export const FIXED_END_DAY = '2014-05-08';
+
+/** A scalper: no stop, opposite signals ignored, so nearly every trade reaches its small target. */
+export const SCALPER = strategyCode({ onOpposite: 'ignore', stopLoss: null, takeProfit: null });
+
+/**
+ * The take-profit under which SCALPER ends its test span on this window in profit: 113 trades,
+ * one loss, ret ≈ +1.4 % — so it passes the share gate.
+ */
+export const PROFITABLE_TAKE_PROFIT = 0.5;
 
 export async function startFixedMarketService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sf-fixed-'));
