@@ -61,10 +61,9 @@ function checkShape(program: Program, hasOutput: boolean): void {
   }
 }
 
-/** Checks the program; returns every name it declares anywhere (any other name is a built-in). */
-export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDef>): Set<string> {
+/** Checks the program before any bar runs. */
+export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDef>): void {
   const stmts = program.body;
-  const declared = new Set<string>();
   let hasOutput = false;
   let positionRead: Expr | null = null;
   let priceOrder: { call: Expr & { kind: 'call' }; arg: string } | null = null;
@@ -149,11 +148,9 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
   const visitStmt = (s: Stmt): void => {
     switch (s.kind) {
       case 'decl':
-        declared.add(s.name);
         visitExpr(s.init);
         return;
       case 'tupledecl':
-        s.names.forEach((n) => declared.add(n));
         visitExpr(s.init);
         return;
       case 'assign':
@@ -171,14 +168,12 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
         s.cases.forEach((c) => (visitExpr(c.match), body(c.body)));
         return;
       case 'for':
-        declared.add(s.counter);
         visitExpr(s.from);
         visitExpr(s.to);
         visitExpr(s.step);
         body(s.body);
         return;
       case 'forin':
-        s.names.forEach((n) => declared.add(n));
         visitExpr(s.iterable);
         body(s.body);
         return;
@@ -187,7 +182,7 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
         body(s.body);
         return;
       case 'func':
-        s.params.forEach((p) => (declared.add(p.name), visitExpr(p.default)));
+        s.params.forEach((p) => visitExpr(p.default));
         body(s.body);
         return;
     }
@@ -205,5 +200,4 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
       'is not supported: fills of stop/limit orders are not simulated, so the position would differ from TradingView’s; read the position only in scripts whose orders are market orders',
     );
   }
-  return declared;
 }

@@ -14,7 +14,8 @@ import { checkProgram } from './check.ts';
 import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
-import { Frame, Scope, Slot } from './slots.ts';
+import { Env, type Binding } from './bindings.ts';
+import { Frame, Slot } from './slots.ts';
 import { methodBuiltin } from './methods.ts';
 import { taVariable } from './ta.ts';
 import { volumeVariable } from './ta-volume.ts';
@@ -22,20 +23,17 @@ import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from
 
 export { BUILTINS };
 
-/** What a name node reads, resolved on its first read (by node id). */
-const UNRESOLVED = 0;
-const DECLARED = 1;
-const FIELD = 2;
-const CONSTANT = 3;
-const OTHER = 4;
+/** What a name node reads that is not a variable of the script, resolved when its closure is made (by node id). */
+const FIELD = 1;
+const CONSTANT = 2;
+const OTHER = 3;
 
 /** An expression node turned into a closure over its resolved parts (still interpretation: no JS text). */
-type Compiled = (scope: Scope) => Value;
-type CompiledStmt = (scope: Scope) => Flow;
-/** A block's statements as closures, and whether it declares names (then it runs in a scope of its own). */
+type Compiled = () => Value;
+type CompiledStmt = () => Flow;
+/** A block's statements as closures. */
 interface Block {
   run: CompiledStmt[];
-  declares: boolean;
 }
 
 const BREAK = 1;
@@ -81,7 +79,6 @@ export class Interpreter {
   private readonly funcs = new Map<string, FuncDef>();
   private root = new Frame();
   private frame = this.root;
-  private globals = new Scope(null);
   /** The built-in call being made: its node id keys its state, its position locates its errors. */
   private siteId = 0;
   private sitePos: Pos = { line: 1, col: 1 };
@@ -91,15 +88,18 @@ export class Interpreter {
   private depth = 0;
   /** Local numbers given so far (parameters, tuple names, loop variables: see localSlot). */
   private locals = 0;
+  /** The local numbers of each top-level tuple's names and each function's parameters (by node id), given once. */
+  private readonly localNumbers = new Map<number, number[]>();
+  /** The block being made into closures, with what it has declared so far. */
+  private env = new Env(null);
+  /** The script's top-level variables by name, as a function body sees them. */
+  private readonly topLevel = new Map<string, Binding>();
+  /** The variable of each name node that reads one (by id), bound when its closure is made. */
+  private readonly bindings: (Binding | undefined)[] = [];
   /** Each expression node as a closure (by node id), made on its first evaluation: see compile(). */
   private readonly code: (Compiled | undefined)[] = [];
   private readonly stmtCode: (CompiledStmt | undefined)[] = [];
-  /** Every name the script declares anywhere: any other name is a built-in, resolved once per node. */
-  private readonly declared = new Set<string>();
-  /** Every distinct name's number (scopes index by it), and the number of each naming node's name (by id, +1). */
-  private readonly nameNumbers = new Map<string, number>();
-  private readonly nodeNames: Int32Array;
-  /** Per name node (by id): what it reads; its bar-field column or its constant beside. */
+  /** Per name node that is no variable of the script (by id): what it reads; its bar-field column or its constant beside. */
   private readonly nameKinds: Uint8Array;
   /** This run's bar-field column per name node that reads one (by id), filled on first read. */
   private nameColumns: (Float64Array | undefined)[] = [];
@@ -119,7 +119,6 @@ export class Interpreter {
 
   constructor(private readonly program: Program) {
     this.nameKinds = new Uint8Array(program.nodes + 1);
-    this.nodeNames = new Int32Array(program.nodes + 1);
     const self = this;
     this.ctx = {
       get bar() {
@@ -165,10 +164,22 @@ export class Interpreter {
       if (s.kind === 'func') {
         if (BUILTINS[s.name]) throw pineError(s, `'${s.name}' is a built-in and cannot be redefined`);
         this.funcs.set(s.name, s);
+      } else if (s.kind === 'decl') {
+        if (!this.topLevel.has(s.name)) this.topLevel.set(s.name, { kind: 'decl', index: s.id, global: false });
+      } else if (s.kind === 'tupledecl') {
+        const numbers = this.localsOf(s.id, s.names.length);
+        s.names.forEach((name, i) => this.topLevel.has(name) || this.topLevel.set(name, { kind: 'local', index: numbers[i]!, global: false }));
       }
     }
-    for (const name of checkProgram(program, this.funcs)) this.declared.add(name);
-    this.body = this.codeOf(program.body);
+    checkProgram(program, this.funcs);
+    this.body = this.codeOf(program.body, this.env);
+  }
+
+  /** The local numbers of a node's names (a tuple's, a function's parameters): the same every time it is asked. */
+  private localsOf(id: number, count: number): number[] {
+    let numbers = this.localNumbers.get(id);
+    if (!numbers) this.localNumbers.set(id, (numbers = Array.from({ length: count }, () => this.locals++)));
+    return numbers;
   }
 
   /** Runs the program over `bars`; nothing of an earlier run is seen, nothing of this one kept. */
@@ -178,9 +189,8 @@ export class Interpreter {
       const body = this.body;
       for (this.bar = 0; this.bar < this.n; this.bar++) {
         this.out.position.now = this.out.position.pending;
-        this.globals.renew();
         this.frame = this.root;
-        this.exec(body, this.globals);
+        this.exec(body);
       }
       const out = this.out;
       const plots: PlotOut[] = [...out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
@@ -199,7 +209,7 @@ export class Interpreter {
     }
   }
 
-  /** Everything a run reads or writes, fresh: the bars, budgets, frames, scopes, outputs. */
+  /** Everything a run reads or writes, fresh: the bars, budgets, frames, outputs. */
   private start(bars: Bars, options: RunOptions): void {
     this.runNo++;
     this.bars = bars;
@@ -212,7 +222,6 @@ export class Interpreter {
     this.steps = 0;
     this.arrayElements = 0;
     this.root = this.frame = new Frame();
-    this.globals = new Scope(null);
     this.siteId = 0;
     this.sitePos = { line: 1, col: 1 };
     this.target = null;
@@ -228,21 +237,6 @@ export class Interpreter {
     return this.program.version !== null && this.program.version >= 6;
   }
 
-  private nameNumber(name: string): number {
-    let k = this.nameNumbers.get(name);
-    if (k === undefined) this.nameNumbers.set(name, (k = this.nameNumbers.size));
-    return k;
-  }
-
-  /** The number of the name a node declares, assigns or reads, found once per node. */
-  private nodeName(node: { id: number }, name: string): number {
-    const k = this.nodeNames[node.id]!;
-    if (k > 0) return k - 1;
-    const n = this.nameNumber(name);
-    this.nodeNames[node.id] = n + 1;
-    return n;
-  }
-
   private tick(pos: Pos): void {
     if (++this.steps > this.maxSteps) {
       throw pineError(pos, `the script ran more than ${this.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
@@ -252,45 +246,36 @@ export class Interpreter {
     }
   }
 
-  /** A block's statements as closures (made once per block), and whether it declares names. */
-  private codeOf(stmts: Stmt[]): Block {
+  /**
+   * A block's statements as closures, made once per block in `env` (by default a block nested in
+   * the one being made): its names are bound as its statements are made, in their order.
+   */
+  private codeOf(stmts: Stmt[], env = new Env(this.env)): Block {
     let code = this.blocks.get(stmts);
     if (!code) {
-      code = { run: [], declares: stmts.some((s) => s.kind === 'decl' || s.kind === 'tupledecl') };
-      // Registered before its statements compile: a block never contains itself, but keep it cheap to ask.
+      code = { run: [] };
+      // Registered before its statements compile: a recursive call inside a function body finds it.
       this.blocks.set(stmts, code);
-      for (const s of stmts) code.run.push(this.stmtCode[s.id] ?? this.compileStmt(s));
+      const outer = this.env;
+      this.env = env;
+      try {
+        for (const s of stmts) code.run.push(this.stmtCode[s.id] ?? this.compileStmt(s));
+      } finally {
+        this.env = outer;
+      }
     }
     return code;
   }
 
-  /** Runs a block in `scope`; its last statement's value is left in `last`. */
-  private exec(code: Block, scope: Scope): Flow {
+  /** Runs a block; its last statement's value is left in `last`. */
+  private exec(code: Block): Flow {
     this.last = NA;
     const run = code.run;
     for (let i = 0; i < run.length; i++) {
-      const flow = run[i]!(scope);
+      const flow = run[i]!();
       if (flow) return flow;
     }
     return 0;
-  }
-
-  /** A scope for a block: a new one only when the block declares names (most bodies only assign). */
-  private scopeFor(code: Block, scope: Scope, key: number): Scope {
-    return code.declares ? this.blockScope(key, scope) : scope;
-  }
-
-  /**
-   * The scope of a block that runs again and again (a loop body, an if branch), kept in the frame
-   * by its statement's id and renewed on each entry: a new Scope each time allocated its name
-   * arrays afresh, most of a run's garbage. Reuse is safe: a statement's blocks never run nested in
-   * one frame (only one branch runs; iterations run one after another; a call runs in a frame of its own).
-   */
-  private blockScope(key: number, parent: Scope): Scope {
-    const states = this.frame.states;
-    let scope = states[key] as Scope | undefined;
-    if (scope === undefined) states[key] = scope = new Scope(parent);
-    return scope.reuse(parent);
   }
 
   /**
@@ -307,79 +292,73 @@ export class Interpreter {
   private stmtClosure(s: Stmt): CompiledStmt {
     switch (s.kind) {
       case 'decl': {
-        const name = this.nodeName(s, s.name);
+        // The value is made before the name is declared: `x = x + 1` reads an outer x.
         const init = this.c(s.init);
         const label = s.name;
+        const again = this.env.has(label);
+        this.env.add(label, { kind: 'decl', index: s.id, global: false });
         const redeclared = () => pineError(s, `'${label}' is already declared in this block; reassign it with ':='`);
         if (s.mode === null && !this.mayName(s.init)) {
           // Nothing in the value can take the declared name (no input.* or user call): evaluated directly.
-          return (scope) => {
+          return () => {
             this.tick(s);
-            if (scope.has(name)) throw redeclared();
+            if (again) throw redeclared();
             const slot = this.declSlot(s.id, false);
-            const v = init(scope);
+            const v = init();
             slot.put(this.bar, v);
-            scope.set(name, slot);
             // The value itself, not read back from the slot (a number read back is boxed anew).
             this.last = v;
             return 0;
           };
         }
         if (s.mode === null) {
-          return (scope) => {
+          return () => {
             this.tick(s);
-            if (scope.has(name)) throw redeclared();
+            if (again) throw redeclared();
             const slot = this.declSlot(s.id, false);
-            const v = this.assigned(init, scope, label);
+            const v = this.assigned(init, label);
             slot.put(this.bar, v);
-            scope.set(name, slot);
             this.last = v;
             return 0;
           };
         }
-        return (scope) => {
+        return () => {
           this.tick(s);
-          if (scope.has(name)) throw redeclared();
+          if (again) throw redeclared();
           const slot = this.declSlot(s.id, true);
           // `var`: initialised once, then carried from bar to bar.
           if (!slot.inited) {
-            slot.put(this.bar, this.assigned(init, scope, label));
+            slot.put(this.bar, this.assigned(init, label));
             slot.inited = true;
           } else if (!slot.has(this.bar)) slot.put(this.bar, slot.get(this.bar - 1));
-          scope.set(name, slot);
           this.last = slot.get(this.bar);
           return 0;
         };
       }
       case 'tupledecl': {
         const init = this.c(s.init);
-        const names = s.names.map((n) => this.nameNumber(n));
-        const locals = s.names.map(() => this.locals++);
-        return (scope) => {
+        const count = s.names.length;
+        const locals = this.localsOf(s.id, count);
+        s.names.forEach((name, i) => this.env.add(name, { kind: 'local', index: locals[i]!, global: false }));
+        return () => {
           this.tick(s);
-          const v = init(scope);
-          if (!Array.isArray(v) || v.length !== names.length) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${names.length} names are declared`);
-          for (let i = 0; i < names.length; i++) {
-            const slot = this.localSlot(locals[i]!);
-            slot.put(this.bar, v[i]!);
-            scope.set(names[i]!, slot);
-          }
+          const v = init();
+          if (!Array.isArray(v) || v.length !== count) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${count} names are declared`);
+          for (let i = 0; i < count; i++) this.localSlot(locals[i]!).put(this.bar, v[i]!);
           this.last = v;
           return 0;
         };
       }
       case 'assign': {
-        const name = this.nodeName(s, s.name);
         const value = this.c(s.value);
+        const target = this.env.resolve(s.name, this.topLevel);
         const op = s.op;
-        return (scope) => {
+        return () => {
           this.tick(s);
-          const slot = scope.lookup(name);
-          if (!slot) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
-          if (this.frame !== this.root && this.globals.get(name) === slot) {
-            throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
-          }
-          let v = value(scope);
+          if (!target) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
+          if (target.global) throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
+          const slot = this.slotOf(target)!;
+          let v = value();
           if (op !== ':=') {
             const cur = slot.get(this.bar);
             v = typeof cur === 'number' && typeof v === 'number' && op !== '/=' && op !== '%=' ? (op === '+=' ? cur + v : op === '-=' ? cur - v : cur * v) : arith(op[0]!, cur, v, s);
@@ -391,9 +370,9 @@ export class Interpreter {
       }
       case 'expr': {
         const expr = this.c(s.expr);
-        return (scope) => {
+        return () => {
           this.tick(s);
-          this.last = expr(scope);
+          this.last = expr();
           return 0;
         };
       }
@@ -410,18 +389,18 @@ export class Interpreter {
       case 'if':
       case 'switch': {
         const run = s.kind === 'if' ? this.ifRunner(s) : this.switchRunner(s);
-        return (scope) => {
+        return () => {
           this.tick(s);
-          return run(scope);
+          return run();
         };
       }
       case 'for':
       case 'forin':
       case 'while': {
         const run = this.loopRunner(s);
-        return (scope) => {
+        return () => {
           this.tick(s);
-          run(scope);
+          run();
           return 0;
         };
       }
@@ -443,6 +422,13 @@ export class Interpreter {
     return (this.frame.locals[k] ??= new Slot(this.n, false));
   }
 
+  /** A bound variable's slot; undefined for a top-level one a function reads before its declaration has run on this bar. */
+  private slotOf(b: Binding): Slot | undefined {
+    const frame = b.global ? this.root : this.frame;
+    const slot = b.kind === 'decl' ? frame.declSlots[b.index] : frame.locals[b.index];
+    return b.global && slot && !slot.has(this.bar) ? undefined : slot;
+  }
+
   /** Whether evaluating `node` may call an input.* (which takes the declared name) or a user function (which may). */
   private mayName(node: unknown): boolean {
     if (!node || typeof node !== 'object') return false;
@@ -453,11 +439,11 @@ export class Interpreter {
   }
 
   /** Evaluates a declaration's value with its name known (input.* calls take it as their title). */
-  private assigned(init: Compiled, scope: Scope, name: string): Value {
+  private assigned(init: Compiled, name: string): Value {
     const before = this.target;
     this.target = name;
     try {
-      return init(scope);
+      return init();
     } finally {
       this.target = before;
     }
@@ -466,12 +452,12 @@ export class Interpreter {
   private ifRunner(s: IfStmt): CompiledStmt {
     const branches = s.branches.map((b) => ({ cond: this.c(b.cond), body: this.codeOf(b.body) }));
     const otherwise = s.otherwise ? this.codeOf(s.otherwise) : null;
-    return (scope) => {
+    return () => {
       for (let i = 0; i < branches.length; i++) {
         const b = branches[i]!;
-        if (truthy(b.cond(scope))) return this.exec(b.body, this.scopeFor(b.body, scope, s.id));
+        if (truthy(b.cond())) return this.exec(b.body);
       }
-      if (otherwise) return this.exec(otherwise, this.scopeFor(otherwise, scope, s.id));
+      if (otherwise) return this.exec(otherwise);
       this.last = NA;
       return 0;
     };
@@ -480,12 +466,12 @@ export class Interpreter {
   private switchRunner(s: SwitchStmt): CompiledStmt {
     const subject = s.subject ? this.c(s.subject) : null;
     const cases = s.cases.map((c) => ({ match: c.match ? this.c(c.match) : null, body: this.codeOf(c.body) }));
-    return (scope) => {
-      const value = subject ? subject(scope) : undefined;
+    return () => {
+      const value = subject ? subject() : undefined;
       for (let i = 0; i < cases.length; i++) {
         const c = cases[i]!;
-        const hit = c.match === null || (subject ? equal(c.match(scope), value!) : truthy(c.match(scope)));
-        if (hit) return this.exec(c.body, this.scopeFor(c.body, scope, s.id));
+        const hit = c.match === null || (subject ? equal(c.match(), value!) : truthy(c.match()));
+        if (hit) return this.exec(c.body);
       }
       this.last = NA;
       return 0;
@@ -493,36 +479,29 @@ export class Interpreter {
   }
 
   /** A loop's runner; its value (for `x = for …`) is the last statement's of the last iteration. */
-  private loopRunner(s: ForStmt | ForInStmt | WhileStmt): (scope: Scope) => Value {
-    const body = this.codeOf(s.body);
+  private loopRunner(s: ForStmt | ForInStmt | WhileStmt): () => Value {
     if (s.kind === 'for') {
       const fromC = this.c(s.from);
       const toC = this.c(s.to);
       const stepC = s.step ? this.c(s.step) : null;
-      const counterName = this.nameNumber(s.counter);
-      const counterLocal = this.locals++;
-      return (scope) => {
+      const [counterLocal] = this.localsOf(s.id, 1) as [number];
+      const env = new Env(this.env);
+      env.add(s.counter, { kind: 'local', index: counterLocal, global: false });
+      const body = this.codeOf(s.body, env);
+      return () => {
         let iterations = 0;
         let value: Value = NA;
-        const from = num(fromC(scope));
-        const to = num(toC(scope));
+        const from = num(fromC());
+        const to = num(toC());
         if (from !== from || to !== to) throw pineError(s, 'the bounds of a for loop are na');
-        let step = stepC ? Math.abs(num(stepC(scope))) : 1;
+        let step = stepC ? Math.abs(num(stepC())) : 1;
         if (!(step > 0)) throw pineError(s, 'the step of a for loop must be positive');
         if (to < from) step = -step;
         const counter = this.localSlot(counterLocal);
-        // A body that declares nothing shares one scope across iterations (only the counter lives in it).
-        const shared = body.declares ? null : this.blockScope(s.id, scope);
-        shared?.set(counterName, counter);
         for (let i = from; step > 0 ? i <= to : i >= to; i += step) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
           counter.put(this.bar, i);
-          let inner = shared;
-          if (!inner) {
-            inner = this.blockScope(s.id, scope);
-            inner.set(counterName, counter);
-          }
-          const flow = this.exec(body, inner);
+          const flow = this.exec(body);
           value = this.last;
           if (flow === BREAK) break;
         }
@@ -532,23 +511,23 @@ export class Interpreter {
     }
     if (s.kind === 'forin') {
       const iterable = this.c(s.iterable);
-      const names = s.names.map((n) => this.nameNumber(n));
-      const locals = s.names.map(() => this.locals++);
-      return (scope) => {
+      const locals = this.localsOf(s.id, s.names.length);
+      const env = new Env(this.env);
+      s.names.forEach((name, k) => env.add(name, { kind: 'local', index: locals[k]!, global: false }));
+      const body = this.codeOf(s.body, env);
+      return () => {
         let iterations = 0;
         let value: Value = NA;
-        const it = iterable(scope);
+        const it = iterable();
         if (!isArray(it)) throw pineError(s.iterable, 'for … in needs an array');
         const slots = locals.map((k) => this.localSlot(k));
         for (let i = 0; i < it.items.length; i++) {
           if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
-          const inner = this.blockScope(s.id, scope);
-          if (names.length === 2) {
+          if (slots.length === 2) {
             slots[0]!.put(this.bar, i);
             slots[1]!.put(this.bar, it.items[i]!);
           } else slots[0]!.put(this.bar, it.items[i]!);
-          for (let k = 0; k < names.length; k++) inner.set(names[k]!, slots[k]!);
-          const flow = this.exec(body, inner);
+          const flow = this.exec(body);
           value = this.last;
           if (flow === BREAK) break;
         }
@@ -557,12 +536,13 @@ export class Interpreter {
       };
     }
     const cond = this.c(s.cond);
-    return (scope) => {
+    const body = this.codeOf(s.body);
+    return () => {
       let iterations = 0;
       let value: Value = NA;
-      while (truthy(cond(scope))) {
+      while (truthy(cond())) {
         if (++iterations > this.maxLoops) throw this.overCap(s, this.maxLoops);
-        const flow = this.exec(body, this.scopeFor(body, scope, s.id));
+        const flow = this.exec(body);
         value = this.last;
         if (flow === BREAK) break;
       }
@@ -578,6 +558,17 @@ export class Interpreter {
   /** An expression node's closure, made on first need (by node id). */
   private c(e: Expr): Compiled {
     return this.code[e.id] ?? this.compile(e);
+  }
+
+  /** An expression's closure with its names bound in `env`. */
+  private compileIn(env: Env, e: Expr): Compiled {
+    const outer = this.env;
+    this.env = env;
+    try {
+      return this.c(e);
+    } finally {
+      this.env = outer;
+    }
   }
 
   /**
@@ -627,49 +618,49 @@ export class Interpreter {
         }
         const operand = this.c(e.operand);
         if (e.op === 'not') {
-          return (scope) => {
+          return () => {
             this.tick(e);
-            return !truthy(operand(scope));
+            return !truthy(operand());
           };
         }
         const sign = e.op === '-' ? -1 : 1;
-        return (scope) => {
+        return () => {
           this.tick(e);
-          return sign * num(operand(scope));
+          return sign * num(operand());
         };
       }
       case 'ternary': {
         const cond = this.c(e.cond);
         const then = this.c(e.then);
         const otherwise = this.c(e.else);
-        return (scope) => {
+        return () => {
           this.tick(e);
-          return truthy(cond(scope)) ? then(scope) : otherwise(scope);
+          return truthy(cond()) ? then() : otherwise();
         };
       }
       case 'index':
         return this.indexClosure(e);
       case 'tuple': {
         const items = e.items.map((x) => this.c(x));
-        return (scope) => {
+        return () => {
           this.tick(e);
-          return items.map((item) => item(scope));
+          return items.map((item) => item());
         };
       }
       case 'if':
       case 'switch': {
         const run = e.kind === 'if' ? this.ifRunner(e.stmt) : this.switchRunner(e.stmt);
-        return (scope) => {
+        return () => {
           this.tick(e);
-          run(scope);
+          run();
           return this.last;
         };
       }
       case 'loop': {
         const run = this.loopRunner(e.stmt);
-        return (scope) => {
+        return () => {
           this.tick(e);
-          return run(scope);
+          return run();
         };
       }
     }
@@ -681,8 +672,8 @@ export class Interpreter {
     const offsetC = this.c(e.offset);
     // TradingView takes an int-typed offset with a fractional value (len / 2) by its whole part, and
     // an na offset as 0 (x[na] is x): HalfTrend's high[math.abs(ta.highestbars(2))] relies on it.
-    const back = (scope: Scope): number => {
-      const offset = num(offsetC(scope));
+    const back = (): number => {
+      const offset = num(offsetC());
       if (offset !== offset) return 0;
       const whole = Math.trunc(offset);
       if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
@@ -690,17 +681,18 @@ export class Interpreter {
     };
     // A name is read directly (it is not a step of its own).
     if (target.kind === 'name') {
-      return (scope) => {
+      this.bind(target);
+      return () => {
         this.tick(e);
-        return this.name(target, scope, back(scope));
+        return this.name(target, back());
       };
     }
     const targetC = this.c(target);
-    return (scope) => {
+    return () => {
       this.tick(e);
-      const offset = back(scope);
+      const offset = back();
       // The expression runs on every bar, whatever the offset: its history must be complete.
-      const v = targetC(scope);
+      const v = targetC();
       const states = this.frame.states;
       let hist = states[e.id] as Slot | undefined;
       if (!hist) states[e.id] = hist = new Slot(this.n, false);
@@ -710,32 +702,47 @@ export class Interpreter {
   }
 
   private nameClosure(e: Expr & { kind: 'name' }): Compiled {
-    const kind = this.nameKinds[e.id] || this.resolveName(e);
-    if (kind === FIELD) {
+    const b = this.bind(e);
+    if (b && !b.global) {
+      // The declaration ran before this read, on this bar, in this frame: its slot is there.
+      const k = b.index;
+      if (b.kind === 'decl') {
+        return () => {
+          this.tick(e);
+          return this.frame.declSlots[k]!.get(this.bar);
+        };
+      }
+      return () => {
+        this.tick(e);
+        return this.frame.locals[k]!.get(this.bar);
+      };
+    }
+    const kind = this.nameKinds[e.id];
+    if (!b && kind === FIELD) {
       return () => {
         this.tick(e);
         return (this.nameColumns[e.id] ?? this.fieldColumn(e))[this.bar]!;
       };
     }
-    if (kind === CONSTANT) {
+    if (!b && kind === CONSTANT) {
       const v = this.nameConstants[e.id]!;
       return () => {
         this.tick(e);
         return v;
       };
     }
-    if (kind === DECLARED) {
-      const name = this.nodeName(e, e.name);
-      return (scope) => {
-        this.tick(e);
-        const slot = scope.lookup(name);
-        return slot ? slot.get(this.bar) : this.name(e, scope, 0);
-      };
-    }
-    return (scope) => {
+    return () => {
       this.tick(e);
-      return this.name(e, scope, 0);
+      return this.name(e, 0);
     };
+  }
+
+  /** Binds a name node to the variable it reads here, or else resolves what built-in it names (once, as its closure is made). */
+  private bind(e: Expr & { kind: 'name' }): Binding | undefined {
+    const b = this.env.resolve(e.name, this.topLevel);
+    if (b) this.bindings[e.id] = b;
+    else this.resolveName(e);
+    return b;
   }
 
   private callClosure(e: CallExpr): Compiled {
@@ -750,13 +757,13 @@ export class Interpreter {
     const named = Object.entries(e.named).map(([k, expr]) => [b.params.indexOf(k), this.c(expr)] as const);
     let doneIn = 0;
     let value: Value = null;
-    return (scope) => {
+    return () => {
       this.tick(e);
       if (doneIn === this.runNo) return value;
-      for (let i = 0; i < args.length; i++) a[i] = args[i]!(scope);
+      for (let i = 0; i < args.length; i++) a[i] = args[i]!();
       for (let i = 0; i < named.length; i++) {
         const [at, expr] = named[i]!;
-        const v = expr(scope);
+        const v = expr();
         // −1: a parameter accepted and ignored.
         if (at >= 0) a[at] = v;
       }
@@ -780,24 +787,24 @@ export class Interpreter {
   private methodCallClosure(e: CallExpr): Compiled {
     const dot = e.callee.indexOf('.');
     const head = e.callee.slice(0, dot);
-    const receiverName = this.nameNumber(head);
+    const receiverVar = this.env.resolve(head, this.topLevel);
     const method = e.callee.slice(dot + 1);
     const args = e.args.map((x) => this.c(x));
     const named = Object.entries(e.named).map(([k, x]) => [k, this.c(x)] as const);
-    return (scope) => {
+    return () => {
       this.tick(e);
-      const slot = scope.lookup(receiverName);
+      const slot = receiverVar && this.slotOf(receiverVar);
       if (!slot) throw pineError(e.calleePos, `unknown name '${head}': declare it before calling its methods`);
       const receiver = slot.get(this.bar);
       const b = methodBuiltin(receiver, method);
       if (!b) throw unsupported(e.calleePos, `method ${method}() on this value`, 'is not supported: methods are called on arrays and strings');
       const a = new Array<Value>(b.params.length);
       a[0] = receiver;
-      for (let i = 0; i < args.length; i++) a[i + 1] = args[i]!(scope);
+      for (let i = 0; i < args.length; i++) a[i + 1] = args[i]!();
       for (const [k, x] of named) {
         const at = b.params.indexOf(k);
         if (at < 0) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
-        a[at] = x(scope);
+        a[at] = x();
       }
       const id = this.siteId;
       const pos = this.sitePos;
@@ -832,106 +839,109 @@ export class Interpreter {
     switch (op) {
       case 'and':
         if (!lazy) {
-          return (scope) => {
+          return () => {
             this.tick(e);
-            const x = truthy(l(scope));
-            return truthy(r(scope)) && x;
+            const x = truthy(l());
+            return truthy(r()) && x;
           };
         }
-        return (scope) => {
+        return () => {
           this.tick(e);
-          return truthy(l(scope)) && truthy(r(scope));
+          return truthy(l()) && truthy(r());
         };
       case 'or':
         if (!lazy) {
-          return (scope) => {
+          return () => {
             this.tick(e);
-            const x = truthy(l(scope));
-            return truthy(r(scope)) || x;
+            const x = truthy(l());
+            return truthy(r()) || x;
           };
         }
-        return (scope) => {
+        return () => {
           this.tick(e);
-          return truthy(l(scope)) || truthy(r(scope));
+          return truthy(l()) || truthy(r());
         };
       case '==':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = l(scope);
-          return equal(x, r(scope));
+          const x = l();
+          return equal(x, r());
         };
       case '!=':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = l(scope);
-          const y = r(scope);
+          const x = l();
+          const y = r();
           return !isNa(x) && !isNa(y) && !equal(x, y);
         };
       case '<':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = num(l(scope));
-          return x < num(r(scope));
+          const x = num(l());
+          return x < num(r());
         };
       case '>':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = num(l(scope));
-          return x > num(r(scope));
+          const x = num(l());
+          return x > num(r());
         };
       case '<=':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = num(l(scope));
-          return x <= num(r(scope));
+          const x = num(l());
+          return x <= num(r());
         };
       case '>=':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = num(l(scope));
-          return x >= num(r(scope));
+          const x = num(l());
+          return x >= num(r());
         };
       // Two numbers take the short way; anything else goes through arith().
       case '+':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = l(scope);
-          const y = r(scope);
+          const x = l();
+          const y = r();
           return typeof x === 'number' && typeof y === 'number' ? x + y : arith(op, x, y, e);
         };
       case '-':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = l(scope);
-          const y = r(scope);
+          const x = l();
+          const y = r();
           return typeof x === 'number' && typeof y === 'number' ? x - y : arith(op, x, y, e);
         };
       case '*':
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = l(scope);
-          const y = r(scope);
+          const x = l();
+          const y = r();
           return typeof x === 'number' && typeof y === 'number' ? x * y : arith(op, x, y, e);
         };
       default:
-        return (scope) => {
+        return () => {
           this.tick(e);
-          const x = l(scope);
-          return arith(op, x, r(scope), e);
+          const x = l();
+          return arith(op, x, r(), e);
         };
     }
   }
 
   /** A name's value `offset` bars back: a variable, a bar field, or a built-in variable/constant. */
-  private name(e: Expr & { kind: 'name' }, scope: Scope, offset: number): Value {
+  private name(e: Expr & { kind: 'name' }, offset: number): Value {
     const j = this.bar - offset;
-    let kind = this.nameKinds[e.id]!;
-    if (kind === UNRESOLVED) kind = this.resolveName(e);
-    if (kind === FIELD) return j < 0 ? NA : (this.nameColumns[e.id] ?? this.fieldColumn(e))[j]!;
-    if (kind === DECLARED) {
-      const slot = scope.lookup(this.nodeName(e, e.name));
+    const b = this.bindings[e.id];
+    if (b) {
+      // A top-level variable a function reads before its declaration ran on this bar is not there yet.
+      const slot = this.slotOf(b);
       if (slot) return slot.get(j);
-    } else if (kind === CONSTANT) return this.nameConstants[e.id]!;
+    } else {
+      const kind = this.nameKinds[e.id];
+      if (kind === FIELD) return j < 0 ? NA : (this.nameColumns[e.id] ?? this.fieldColumn(e))[j]!;
+      if (kind === CONSTANT) return this.nameConstants[e.id]!;
+    }
     if (BAR_FIELDS.has(e.name)) return j < 0 ? NA : this.column(e.name)[j]!;
     const c = constant(e.name);
     if (c !== undefined) return c;
@@ -944,11 +954,10 @@ export class Interpreter {
     throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
   }
 
-  /** Once per name node: a declared name, else a bar field or a constant (known once), else anything else. */
+  /** Once per name node that reads no variable: a bar field or a constant (known once), else anything else. */
   private resolveName(e: Expr & { kind: 'name' }): number {
     let kind = OTHER;
-    if (this.declared.has(e.name)) kind = DECLARED;
-    else if (BAR_FIELDS.has(e.name)) kind = FIELD;
+    if (BAR_FIELDS.has(e.name)) kind = FIELD;
     else {
       const c = constant(e.name);
       if (c !== undefined) {
@@ -1052,30 +1061,28 @@ export class Interpreter {
         problem ??= pineError(e.calleePos, `${fn.name}() needs its argument '${p.name}'`);
         break;
       }
-      args.push(this.c(given));
+      // A default is made once for every call: it sees the script's top-level names only.
+      args.push(given === p.default ? this.compileIn(new Env(null, true), given) : this.c(given));
     }
-    const names = params.map((p) => this.nameNumber(p.name));
-    const locals = params.map(() => this.locals++);
-    const body = this.codeOf(fn.body);
+    // The same local numbers at every call site: the body is made once, each call runs it in its own frame.
+    const locals = this.localsOf(fn.id, params.length);
+    const env = new Env(null, true);
+    params.forEach((p, i) => env.add(p.name, { kind: 'local', index: locals[i]!, global: false }));
+    const body = this.codeOf(fn.body, env);
     const values = new Array<Value>(params.length);
-    return (scope) => {
+    return () => {
       this.tick(e);
       if (++this.depth > 100) throw pineError(e.calleePos, `calls nest deeper than 100 levels (recursion is not allowed in Pine)`);
       if (problem) throw problem;
-      // Arguments are evaluated in the caller's frame and scope, before the callee's frame is entered.
+      // Arguments are evaluated in the caller's frame, before the callee's frame is entered.
       const given = this.depth === 1 ? values : new Array<Value>(params.length);
-      for (let i = 0; i < args.length; i++) given[i] = args[i]!(scope);
+      for (let i = 0; i < args.length; i++) given[i] = args[i]!();
       const parent = this.frame;
       const child = (parent.children[e.id] ??= new Frame());
       this.frame = child;
       try {
-        const inner = (child.scope ??= new Scope(this.globals)).renew();
-        for (let i = 0; i < names.length; i++) {
-          const slot = this.localSlot(locals[i]!);
-          slot.put(this.bar, given[i]!);
-          inner.set(names[i]!, slot);
-        }
-        this.exec(body, inner);
+        for (let i = 0; i < locals.length; i++) this.localSlot(locals[i]!).put(this.bar, given[i]!);
+        this.exec(body);
         return this.last;
       } finally {
         this.frame = parent;

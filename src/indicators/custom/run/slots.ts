@@ -46,47 +46,4 @@ export class Frame {
   children: (Frame | undefined)[] = [];
   /** Parameters, tuple names and loop variables, by a number the interpreter gives each when it compiles them. */
   locals: (Slot | undefined)[] = [];
-  /** The function body's scope at this call site, renewed on each call (calls never nest on one frame). */
-  scope: Scope | null = null;
-}
-
-/**
- * The names a block has declared so far, by name number (the interpreter numbers each distinct
- * name once: an array index, not a string hash, per read). A scope that runs again (the script's
- * top level each bar, a user function's body at its call site, a loop body, an if branch) is
- * reused: `renew()` forgets its names without new arrays, since a name declared on an earlier
- * run carries that run's stamp.
- */
-export class Scope {
-  private readonly slots: (Slot | undefined)[] = [];
-  private readonly runs: number[] = [];
-  private run = 1;
-  constructor(public parent: Scope | null) {}
-  renew(): this {
-    this.run++;
-    return this;
-  }
-  /** Renewed, under `parent` (a block's scope entered again, see Interpreter.blockScope). */
-  reuse(parent: Scope): this {
-    this.parent = parent;
-    this.run++;
-    return this;
-  }
-  get(name: number): Slot | undefined {
-    return this.runs[name] === this.run ? this.slots[name] : undefined;
-  }
-  has(name: number): boolean {
-    return this.get(name) !== undefined;
-  }
-  set(name: number, slot: Slot): void {
-    this.slots[name] = slot;
-    this.runs[name] = this.run;
-  }
-  lookup(name: number): Slot | undefined {
-    for (let s: Scope | null = this; s; s = s.parent) {
-      const v = s.get(name);
-      if (v) return v;
-    }
-    return undefined;
-  }
 }
