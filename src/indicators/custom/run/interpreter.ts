@@ -23,6 +23,8 @@ import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from
 
 export { BUILTINS };
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** What a name node reads that is not a variable of the script, resolved when its closure is made (by node id). */
 const FIELD = 1;
 const CONSTANT = 2;
@@ -82,7 +84,6 @@ export class Interpreter {
   /** The built-in call being made: its node id keys its state, its position locates its errors. */
   private siteId = 0;
   private sitePos: Pos = { line: 1, col: 1 };
-  private target: string | null = null;
   /** The value of the last statement run (what an `if`/`switch`/function body gives back). */
   private last: Value = NA;
   private depth = 0;
@@ -112,33 +113,25 @@ export class Interpreter {
   private bars: Bars = NO_BARS;
   private options: RunOptions = { limits: { maxSteps: 0, deadlineMs: 0, maxLoopIterations: 0, maxArraySize: 0 }, timeframe: '', symbol: '', mintick: 0 };
   private readonly blocks = new WeakMap<Stmt[], Block>();
-  private out: Ctx['out'] = emptyOut();
   private readonly body: Block;
-  /** One object for every run (its getters read the run's values), so the built-ins see one shape. */
-  private readonly ctx: Ctx;
+  /**
+   * What the built-ins see, one object for every run: plain fields the run sets (the bar as it
+   * advances, the outputs, the name being declared), read by the built-ins as cheaply as locals.
+   */
+  private readonly ctx: Mutable<Ctx>;
 
   constructor(private readonly program: Program) {
     this.nameKinds = new Uint8Array(program.nodes + 1);
     const self = this;
     this.ctx = {
-      get bar() {
-        return self.bar;
-      },
-      get n() {
-        return self.n;
-      },
-      get bars() {
-        return self.bars;
-      },
-      get limits() {
-        return self.options.limits;
-      },
-      get timeframe() {
-        return self.options.timeframe;
-      },
-      get mintick() {
-        return self.options.mintick;
-      },
+      bar: 0,
+      n: 0,
+      bars: NO_BARS,
+      limits: this.options.limits,
+      timeframe: '',
+      mintick: 0,
+      out: emptyOut(),
+      target: null,
       state<T>(init: () => T): T {
         const states = self.frame.states;
         let s = states[self.siteId] as T | undefined;
@@ -152,12 +145,6 @@ export class Interpreter {
         self.arrayElements += elements;
         const max = self.options.limits.maxArraySize * 10;
         if (self.arrayElements > max) throw pineError(self.sitePos, `arrays hold more than ${max} elements in all`);
-      },
-      get out() {
-        return self.out;
-      },
-      get target() {
-        return self.target;
       },
     };
     for (const s of program.body) {
@@ -187,12 +174,14 @@ export class Interpreter {
     this.start(bars, options);
     try {
       const body = this.body;
+      const ctx = this.ctx;
+      const out = ctx.out;
       for (this.bar = 0; this.bar < this.n; this.bar++) {
-        this.out.position.now = this.out.position.pending;
+        ctx.bar = this.bar;
+        out.position.now = out.position.pending;
         this.frame = this.root;
         this.exec(body);
       }
-      const out = this.out;
       const plots: PlotOut[] = [...out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
       return {
         title: out.header.title,
@@ -224,12 +213,19 @@ export class Interpreter {
     this.root = this.frame = new Frame();
     this.siteId = 0;
     this.sitePos = { line: 1, col: 1 };
-    this.target = null;
     this.last = NA;
     this.depth = 0;
     this.nameColumns = [];
     this.columns.clear();
-    this.out = emptyOut();
+    const ctx = this.ctx;
+    ctx.bar = 0;
+    ctx.n = this.n;
+    ctx.bars = bars;
+    ctx.limits = options.limits;
+    ctx.timeframe = options.timeframe;
+    ctx.mintick = options.mintick;
+    ctx.out = emptyOut();
+    ctx.target = null;
   }
 
   /** Pine v6 semantics (a script without //@version runs as v5). */
@@ -440,12 +436,12 @@ export class Interpreter {
 
   /** Evaluates a declaration's value with its name known (input.* calls take it as their title). */
   private assigned(init: Compiled, name: string): Value {
-    const before = this.target;
-    this.target = name;
+    const before = this.ctx.target;
+    this.ctx.target = name;
     try {
       return init();
     } finally {
-      this.target = before;
+      this.ctx.target = before;
     }
   }
 
@@ -1035,7 +1031,7 @@ export class Interpreter {
       case 'timeframe.ismonthly':
         return false;
       case 'strategy.position_size':
-        return this.out.position.now;
+        return this.ctx.out.position.now;
     }
     if (e.name.startsWith('ta.')) {
       this.siteId = e.id;
