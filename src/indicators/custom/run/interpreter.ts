@@ -348,12 +348,14 @@ export class Interpreter {
       case 'assign': {
         const value = this.c(s.value);
         const target = this.env.resolve(s.name, this.topLevel);
+        const local = target?.kind === 'local';
+        const k = target?.index ?? 0;
         const op = s.op;
         return () => {
           this.tick(s);
           if (!target) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
           if (target.global) throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
-          const slot = this.slotOf(target)!;
+          const slot = local ? this.frame.locals[k]! : this.frame.declSlots[k]!;
           let v = value();
           if (op !== ':=') {
             const cur = slot.get(this.bar);
@@ -668,16 +670,40 @@ export class Interpreter {
     const offsetC = this.c(e.offset);
     // TradingView takes an int-typed offset with a fractional value (len / 2) by its whole part, and
     // an na offset as 0 (x[na] is x): HalfTrend's high[math.abs(ta.highestbars(2))] relies on it.
-    const back = (): number => {
-      const offset = num(offsetC());
+    const wholeBars = (offset: number): number => {
       if (offset !== offset) return 0;
       const whole = Math.trunc(offset);
       if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
       return whole;
     };
-    // A name is read directly (it is not a step of its own).
+    const literal = e.offset.kind === 'num' ? e.offset.value : null;
+    // `x[1]`: the offset is known; its literal still counts its step.
+    const back =
+      literal !== null && literal >= 0 && literal <= 5000
+        ? (): number => {
+            this.steps++;
+            return Math.trunc(literal);
+          }
+        : (): number => wholeBars(num(offsetC()));
+    // A name is read directly (it is not a step of its own): a bar field's column or a variable's slot.
     if (target.kind === 'name') {
-      this.bind(target);
+      const b = this.bind(target);
+      if (!b && this.nameKinds[target.id] === FIELD) {
+        return () => {
+          this.tick(e);
+          const j = this.bar - back();
+          return j < 0 ? NA : (this.nameColumns[target.id] ?? this.fieldColumn(target))[j]!;
+        };
+      }
+      if (b && !b.global) {
+        const k = b.index;
+        const local = b.kind === 'local';
+        return () => {
+          this.tick(e);
+          const j = this.bar - back();
+          return (local ? this.frame.locals[k]! : this.frame.declSlots[k]!).get(j);
+        };
+      }
       return () => {
         this.tick(e);
         return this.name(target, back());
