@@ -109,6 +109,7 @@ export class Interpreter {
   private readonly columns = new Map<string, Float64Array>();
   private maxSteps = 0;
   private deadline = 0;
+  private clockIn = 4096;
   private maxLoops = 0;
   private bars: Bars = NO_BARS;
   private options: RunOptions = { limits: { maxSteps: 0, deadlineMs: 0, maxLoopIterations: 0, maxArraySize: 0 }, timeframe: '', symbol: '', mintick: 0 };
@@ -206,6 +207,7 @@ export class Interpreter {
     this.n = bars.close.length;
     this.maxSteps = options.limits.maxSteps;
     this.deadline = options.limits.deadlineMs;
+    this.clockIn = 4096;
     this.maxLoops = options.limits.maxLoopIterations;
     this.bar = 0;
     this.steps = 0;
@@ -233,12 +235,18 @@ export class Interpreter {
     return this.program.version !== null && this.program.version >= 6;
   }
 
+  /**
+   * Counts a step and checks the budgets. A leaf (a literal, a name read) only counts its step
+   * (`this.steps++`): it cannot loop, and the statement or operation around it checks right after.
+   */
   private tick(pos: Pos): void {
     if (++this.steps > this.maxSteps) {
       throw pineError(pos, `the script ran more than ${this.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
     }
-    if ((this.steps & 0xfff) === 0 && Date.now() > this.deadline) {
-      throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
+    // The clock every 4096 checked steps: counted down, since leaves' steps come in between.
+    if (--this.clockIn === 0) {
+      this.clockIn = 4096;
+      if (Date.now() > this.deadline) throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
     }
   }
 
@@ -589,13 +597,13 @@ export class Interpreter {
       case 'color': {
         const v = e.value;
         return () => {
-          this.tick(e);
+          this.steps++;
           return v;
         };
       }
       case 'na':
         return () => {
-          this.tick(e);
+          this.steps++;
           return NA;
         };
       case 'name':
@@ -609,8 +617,7 @@ export class Interpreter {
           // `-1`: a constant, still two steps.
           const v = e.op === '-' ? -e.operand.value : e.operand.value;
           return () => {
-            this.tick(e);
-            this.steps++;
+            this.steps += 2;
             return v;
           };
         }
@@ -730,26 +737,26 @@ export class Interpreter {
       const k = b.index;
       if (b.kind === 'decl') {
         return () => {
-          this.tick(e);
+          this.steps++;
           return this.frame.declSlots[k]!.get(this.bar);
         };
       }
       return () => {
-        this.tick(e);
+        this.steps++;
         return this.frame.locals[k]!.get(this.bar);
       };
     }
     const kind = this.nameKinds[e.id];
     if (!b && kind === FIELD) {
       return () => {
-        this.tick(e);
+        this.steps++;
         return (this.nameColumns[e.id] ?? this.fieldColumn(e))[this.bar]!;
       };
     }
     if (!b && kind === CONSTANT) {
       const v = this.nameConstants[e.id]!;
       return () => {
-        this.tick(e);
+        this.steps++;
         return v;
       };
     }
@@ -789,13 +796,11 @@ export class Interpreter {
         // −1: a parameter accepted and ignored.
         if (at >= 0) a[at] = v;
       }
-      const id = this.siteId;
-      const pos = this.sitePos;
+      // Set right before the built-in runs (its arguments, already evaluated, may have set their own):
+      // only a built-in reads them, so nothing is restored after.
       this.siteId = e.id;
       this.sitePos = e.calleePos;
       const v = b.fn(this.ctx, a, e);
-      this.siteId = id;
-      this.sitePos = pos;
       if (b.once) {
         // Its value never changes in a run (header, hline, typed inputs): later calls skip it.
         doneIn = this.runNo;
@@ -828,16 +833,9 @@ export class Interpreter {
         if (at < 0) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
         a[at] = x();
       }
-      const id = this.siteId;
-      const pos = this.sitePos;
       this.siteId = e.id;
       this.sitePos = e.calleePos;
-      try {
-        return b.fn(this.ctx, a, e);
-      } finally {
-        this.siteId = id;
-        this.sitePos = pos;
-      }
+      return b.fn(this.ctx, a, e);
     };
   }
 
