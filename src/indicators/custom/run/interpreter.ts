@@ -580,8 +580,8 @@ export class Interpreter {
   /**
    * The closure of an expression node: what a tree walk would do, with what is known before the
    * run resolved once (a name's kind, a call's target and argument places, an operator) and its
-   * children's closures held directly. Every closure counts its step first, as the walk did, so
-   * budgets and errors are unchanged.
+   * children's closures held directly. Every closure counts its step first, as the walk did (a leaf
+   * without the budget checks, see tick()), so step counts are unchanged.
    */
   private compile(e: Expr): Compiled {
     const f = this.closureOf(e);
