@@ -7,6 +7,16 @@ export type Shaped = Pick<CustomIndicatorResponse, 'title' | 'script_kind' | 'ti
 
 const value = (v: number): number | null => (Number.isFinite(v) ? v : null);
 
+/**
+ * The values from `from` on, na as null: a plain loop (Array.from mapping a typed array is slower),
+ * pushed so the array stays packed (JSON.stringify prints a holey one more slowly).
+ */
+function valuesFrom(xs: Float64Array, from: number): (number | null)[] {
+  const out: (number | null)[] = [];
+  for (let i = from; i < xs.length; i++) out.push(value(xs[i]!));
+  return out;
+}
+
 /** Snake-case identifier from a title, unique among `taken`. */
 function uniqueName(title: string, taken: Set<string>): string {
   const base = title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'plot';
@@ -31,7 +41,7 @@ export function shapeRun(run: RunResult, ts: Float64Array, close: Float64Array, 
     color: p.color,
     style: p.style,
     linewidth: p.linewidth,
-    values: Array.from(p.values.subarray(from), value),
+    values: valuesFrom(p.values, from),
     raw: p.values,
     onPrice: run.overlay || p.forceOverlay,
   });
@@ -63,8 +73,8 @@ export function shapeRun(run: RunResult, ts: Float64Array, close: Float64Array, 
   const features: Record<string, (number | null)[]> = {};
   if (feMode !== 'none') {
     const col = (f: (i: number) => number): (number | null)[] => {
-      const out = new Array<number | null>(n - from);
-      for (let i = from; i < n; i++) out[i - from] = value(f(i));
+      const out: (number | null)[] = [];
+      for (let i = from; i < n; i++) out.push(value(f(i)));
       return out;
     };
     for (const s of plotted) features[s.name] = s.values;
