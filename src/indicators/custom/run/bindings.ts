@@ -37,6 +37,12 @@ export class Env {
     if (!this.names.has(name)) this.names.set(name, binding);
   }
 
+  /** Names that are locals (a tuple's, a loop's, a function's parameters), each with its local number. */
+  addLocals(names: readonly string[], numbers: readonly number[]): this {
+    names.forEach((name, i) => this.add(name, { kind: 'local', index: numbers[i]!, global: false }));
+    return this;
+  }
+
   /** The variable `name` refers to here; from a function body, the script's top-level one of that name. */
   resolve(name: string, topLevel: ReadonlyMap<string, Binding>): Binding | undefined {
     for (let env: Env | null = this; env; env = env.parent) {

@@ -111,7 +111,6 @@ export class Interpreter {
   private deadline = 0;
   private clockIn = 4096;
   private maxLoops = 0;
-  private bars: Bars = NO_BARS;
   private options: RunOptions = { limits: { maxSteps: 0, deadlineMs: 0, maxLoopIterations: 0, maxArraySize: 0 }, timeframe: '', symbol: '', mintick: 0 };
   private readonly blocks = new WeakMap<Stmt[], Block>();
   private readonly body: Block;
@@ -202,7 +201,6 @@ export class Interpreter {
   /** Everything a run reads or writes, fresh: the bars, budgets, frames, outputs. */
   private start(bars: Bars, options: RunOptions): void {
     this.runNo++;
-    this.bars = bars;
     this.options = options;
     this.n = bars.close.length;
     this.maxSteps = options.limits.maxSteps;
@@ -260,13 +258,10 @@ export class Interpreter {
       code = { run: [] };
       // Registered before its statements compile: a recursive call inside a function body finds it.
       this.blocks.set(stmts, code);
-      const outer = this.env;
-      this.env = env;
-      try {
-        for (const s of stmts) code.run.push(this.stmtCode[s.id] ?? this.compileStmt(s));
-      } finally {
-        this.env = outer;
-      }
+      const run = code.run;
+      this.within(env, () => {
+        for (const s of stmts) run.push(this.stmtCode[s.id] ?? this.compileStmt(s));
+      });
     }
     return code;
   }
@@ -343,7 +338,7 @@ export class Interpreter {
         const init = this.c(s.init);
         const count = s.names.length;
         const locals = this.localsOf(s.id, count);
-        s.names.forEach((name, i) => this.env.add(name, { kind: 'local', index: locals[i]!, global: false }));
+        this.env.addLocals(s.names, locals);
         return () => {
           this.tick(s);
           const v = init();
@@ -491,9 +486,7 @@ export class Interpreter {
       const toC = this.c(s.to);
       const stepC = s.step ? this.c(s.step) : null;
       const [counterLocal] = this.localsOf(s.id, 1) as [number];
-      const env = new Env(this.env);
-      env.add(s.counter, { kind: 'local', index: counterLocal, global: false });
-      const body = this.codeOf(s.body, env);
+      const body = this.codeOf(s.body, new Env(this.env).addLocals([s.counter], [counterLocal]));
       return () => {
         let iterations = 0;
         let value: Value = NA;
@@ -518,9 +511,7 @@ export class Interpreter {
     if (s.kind === 'forin') {
       const iterable = this.c(s.iterable);
       const locals = this.localsOf(s.id, s.names.length);
-      const env = new Env(this.env);
-      s.names.forEach((name, k) => env.add(name, { kind: 'local', index: locals[k]!, global: false }));
-      const body = this.codeOf(s.body, env);
+      const body = this.codeOf(s.body, new Env(this.env).addLocals(s.names, locals));
       return () => {
         let iterations = 0;
         let value: Value = NA;
@@ -566,12 +557,12 @@ export class Interpreter {
     return this.code[e.id] ?? this.compile(e);
   }
 
-  /** An expression's closure with its names bound in `env`. */
-  private compileIn(env: Env, e: Expr): Compiled {
+  /** Makes closures with their names bound in `env`. */
+  private within<T>(env: Env, make: () => T): T {
     const outer = this.env;
     this.env = env;
     try {
-      return this.c(e);
+      return make();
     } finally {
       this.env = outer;
     }
@@ -677,21 +668,21 @@ export class Interpreter {
     const offsetC = this.c(e.offset);
     // TradingView takes an int-typed offset with a fractional value (len / 2) by its whole part, and
     // an na offset as 0 (x[na] is x): HalfTrend's high[math.abs(ta.highestbars(2))] relies on it.
-    const wholeBars = (offset: number): number => {
-      if (offset !== offset) return 0;
-      const whole = Math.trunc(offset);
-      if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
-      return whole;
-    };
-    const literal = e.offset.kind === 'num' ? e.offset.value : null;
-    // `x[1]`: the offset is known; its literal still counts its step.
+    const literal = e.offset.kind === 'num' && e.offset.value >= 0 && e.offset.value <= 5000 ? Math.trunc(e.offset.value) : null;
     const back =
-      literal !== null && literal >= 0 && literal <= 5000
-        ? (): number => {
+      literal !== null
+        ? // `x[1]`: the offset is known; its literal still counts its step.
+          (): number => {
             this.steps++;
-            return Math.trunc(literal);
+            return literal;
           }
-        : (): number => wholeBars(num(offsetC()));
+        : (): number => {
+            const offset = num(offsetC());
+            if (offset !== offset) return 0;
+            const whole = Math.trunc(offset);
+            if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
+            return whole;
+          };
     // A name is read directly (it is not a step of its own): a bar field's column or a variable's slot.
     if (target.kind === 'name') {
       const b = this.bind(target);
@@ -999,7 +990,7 @@ export class Interpreter {
     let col = this.columns.get(name);
     if (!col) {
       col = new Float64Array(this.n);
-      for (let j = 0; j < this.n; j++) col[j] = barField(this.bars, name, j) as number;
+      for (let j = 0; j < this.n; j++) col[j] = barField(this.ctx.bars, name, j) as number;
       this.columns.set(name, col);
     }
     return col;
@@ -1082,13 +1073,11 @@ export class Interpreter {
         break;
       }
       // A default is made once for every call: it sees the script's top-level names only.
-      args.push(given === p.default ? this.compileIn(new Env(null, true), given) : this.c(given));
+      args.push(given === p.default ? this.within(new Env(null, true), () => this.c(given)) : this.c(given));
     }
     // The same local numbers at every call site: the body is made once, each call runs it in its own frame.
     const locals = this.localsOf(fn.id, params.length);
-    const env = new Env(null, true);
-    params.forEach((p, i) => env.add(p.name, { kind: 'local', index: locals[i]!, global: false }));
-    const body = this.codeOf(fn.body, env);
+    const body = this.codeOf(fn.body, new Env(null, true).addLocals(params.map((p) => p.name), locals));
     const values = new Array<Value>(params.length);
     return () => {
       this.tick(e);
