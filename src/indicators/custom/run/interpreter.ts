@@ -11,12 +11,14 @@ import { pineError, unsupported, type PineError, type Pos } from '../pine/errors
 import { BAR_FIELDS, barField, OTHER_VARIABLES } from './bar-values.ts';
 import { BUILTINS } from './builtins.ts';
 import { checkProgram } from './check.ts';
+import { at, ColumnRun, planColumns, valueAt, type Col, type ColumnHost, type ColumnPlan } from './columns.ts';
 import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
 import { Env, type Binding } from './bindings.ts';
 import { Frame, Slot } from './slots.ts';
 import { methodBuiltin } from './methods.ts';
+import { arith, equal, intLiteral, isIntLiteral } from './operators.ts';
 import { taVariable } from './ta.ts';
 import { volumeVariable } from './ta-volume.ts';
 import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
@@ -119,8 +121,19 @@ export class Interpreter {
    * advances, the outputs, the name being declared), read by the built-ins as cheaply as locals.
    */
   private readonly ctx: Mutable<Ctx>;
+  /** Top-level series computed as whole columns on each run's first bar (see columns.ts). */
+  private readonly columnHost: ColumnHost;
+  private readonly columnPlan: ColumnPlan;
+  private columnRun: ColumnRun | null = null;
+  /** Candidates that gave up in an earlier run: they run bar by bar from then on. */
+  private readonly barByBar = new Set<number>();
+  private columnStatements = 0;
 
-  constructor(private readonly program: Program) {
+  /** `columns: false` runs every statement bar by bar (tests compare the two ways). */
+  constructor(
+    private readonly program: Program,
+    options: { columns?: boolean } = {},
+  ) {
     this.nameKinds = new Uint8Array(program.nodes + 1);
     const self = this;
     this.ctx = {
@@ -160,6 +173,105 @@ export class Interpreter {
     }
     checkProgram(program, this.funcs);
     this.body = this.codeOf(program.body, this.env);
+    this.columnHost = this.makeColumnHost();
+    this.columnPlan = planColumns(program, this.columnHost);
+    program.body.forEach((s, i) => {
+      if (options.columns !== false && (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id)) {
+        this.body.run[i] = this.columnStmt(s, this.body.run[i]!);
+      }
+    });
+  }
+
+  /** How many top-level declarations the last run computed as columns (what tests and benches check it does). */
+  get columnsUsed(): number {
+    return this.columnStatements;
+  }
+
+  /** What column evaluation reads of this interpreter. */
+  private makeColumnHost(): ColumnHost {
+    const self = this;
+    return {
+      get n() {
+        return self.n;
+      },
+      get v6() {
+        return self.v6;
+      },
+      get deadline() {
+        return self.deadline;
+      },
+      ctx: this.ctx,
+      funcs: this.funcs,
+      binding: (id) => this.bindings[id],
+      leaf: (e) => {
+        const kind = this.nameKinds[e.id];
+        return kind === FIELD ? this.column(e.name) : kind === CONSTANT ? { constant: this.nameConstants[e.id]! } : undefined;
+      },
+      isConstantName: (e) => this.nameKinds[e.id] === CONSTANT,
+      localsOf: (id, count) => this.localsOf(id, count),
+      constant: (e) => {
+        // Its own closure on the first bar, at the top level; its steps are counted again on every bar by the caller.
+        const steps = this.steps;
+        const frame = this.frame;
+        this.frame = this.root;
+        try {
+          const value = (this.code[e.id] ?? (() => NA))();
+          return { value, steps: this.steps - steps };
+        } finally {
+          this.steps = steps;
+          this.frame = frame;
+        }
+      },
+      firstValue: (id) => {
+        const slot = this.root.declSlots[id];
+        return slot?.has(0) ? { value: slot.get(0) } : undefined;
+      },
+      site: (e, frame) => {
+        this.frame = frame;
+        this.siteId = e.id;
+        this.sitePos = e.calleePos;
+      },
+    };
+  }
+
+  /**
+   * A top-level declaration that may be a column: on a run's first bar its columns are made, and
+   * each bar then counts the steps its closures would have and stores its value. Given up, it is
+   * the statement's own closure, `plain`.
+   */
+  private columnStmt(s: Stmt & { kind: 'decl' | 'tupledecl' }, plain: CompiledStmt): CompiledStmt {
+    const locals = s.kind === 'tupledecl' ? this.localsOf(s.id, s.names.length) : null;
+    let madeIn = 0;
+    let cols: Col[] | null = null;
+    let steps: Col['steps'] = 0;
+    return () => {
+      if (madeIn !== this.runNo) {
+        // A top-level statement runs on every bar: this is the run's first.
+        madeIn = this.runNo;
+        cols = null;
+        if (!this.barByBar.has(s.id)) {
+          const c = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).declaration(s);
+          this.frame = this.root;
+          if (c) {
+            cols = 'v' in c ? [c] : c.items;
+            steps = c.steps;
+            this.columnStatements++;
+          } else this.barByBar.add(s.id);
+        }
+      }
+      if (!cols) return plain();
+      this.tick(s);
+      this.steps += at(steps, this.bar);
+      if (this.steps > this.maxSteps) throw this.overBudget(s);
+      if (locals) {
+        for (let k = 0; k < locals.length; k++) this.localSlot(locals[k]!).put(this.bar, valueAt(cols[k]!, this.bar));
+        return 0;
+      }
+      const v = valueAt(cols[0]!, this.bar);
+      this.declSlot(s.id, false).put(this.bar, v);
+      this.last = v;
+      return 0;
+    };
   }
 
   /** The local numbers of a node's names (a tuple's, a function's parameters): the same every time it is asked. */
@@ -172,6 +284,7 @@ export class Interpreter {
   /** Runs the program over `bars`; nothing of an earlier run is seen, nothing of this one kept. */
   run(bars: Bars, options: RunOptions): RunResult {
     this.start(bars, options);
+    this.columnStatements = 0;
     try {
       const body = this.body;
       const ctx = this.ctx;
@@ -217,6 +330,7 @@ export class Interpreter {
     this.depth = 0;
     this.nameColumns = [];
     this.columns.clear();
+    this.columnRun = null;
     const ctx = this.ctx;
     ctx.bar = 0;
     ctx.n = this.n;
@@ -238,14 +352,16 @@ export class Interpreter {
    * (`this.steps++`): it cannot loop, and the statement or operation around it checks right after.
    */
   private tick(pos: Pos): void {
-    if (++this.steps > this.maxSteps) {
-      throw pineError(pos, `the script ran more than ${this.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
-    }
+    if (++this.steps > this.maxSteps) throw this.overBudget(pos);
     // The clock every 4096 checked steps: counted down, since leaves' steps come in between.
     if (--this.clockIn === 0) {
       this.clockIn = 4096;
       if (Date.now() > this.deadline) throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
     }
+  }
+
+  private overBudget(pos: Pos): PineError {
+    return pineError(pos, `the script ran more than ${this.maxSteps} steps (an endless or very long loop?); simplify it or shorten loops`);
   }
 
   /**
@@ -1099,41 +1215,6 @@ export class Interpreter {
       }
     };
   }
-}
-
-/** An integer literal, signed or not (`2`, `-3`; not `2.0`). */
-const isIntLiteral = (e: Expr): boolean => (e.kind === 'num' && e.int) || (e.kind === 'unary' && e.op !== 'not' && isIntLiteral(e.operand));
-const intLiteral = (e: Expr): number => (e.kind === 'num' ? e.value : e.kind === 'unary' ? (e.op === '-' ? -intLiteral(e.operand) : intLiteral(e.operand)) : NaN);
-
-function equal(a: Value, b: Value): boolean {
-  if (isNa(a) || isNa(b)) return false;
-  if (typeof a === 'number' || typeof b === 'number') return num(a) === num(b);
-  return a === b;
-}
-
-function arith(op: string, l: Value, r: Value, pos: Pos): Value {
-  if (op === '+' && (typeof l === 'string' || typeof r === 'string')) {
-    if (l === null || r === null) return null;
-    return `${typeof l === 'number' && l !== l ? 'NaN' : String(l)}${typeof r === 'number' && r !== r ? 'NaN' : String(r)}`;
-  }
-  if (typeof l === 'object' && l !== null) throw pineError(pos, `'${op}' needs numbers, got an array or tuple`);
-  if (typeof r === 'object' && r !== null) throw pineError(pos, `'${op}' needs numbers, got an array or tuple`);
-  const x = num(l);
-  const y = num(r);
-  switch (op) {
-    case '+':
-      return x + y;
-    case '-':
-      return x - y;
-    case '*':
-      return x * y;
-    case '/':
-      // Pine: division by zero is na.
-      return y === 0 ? NA : x / y;
-    case '%':
-      return y === 0 ? NA : x % y;
-  }
-  throw pineError(pos, `unknown operator '${op}'`);
 }
 
 function shift(values: Float64Array, offset: number): Float64Array {

@@ -1,0 +1,571 @@
+/**
+ * Column evaluation. Most of a real indicator is series that depend on nothing a bar's run
+ * changes: bar fields, inputs, ta.* over them, arithmetic, user functions of those. Such a
+ * top-level declaration is computed for every bar at once when the first bar reaches it: the tree
+ * is walked once per run instead of once per bar, and each bar then only stores its value. The
+ * built-ins are the same functions, called once per bar in bar order with their own per-call-site
+ * state, so the values are the same numbers; every node's steps are counted as its closure counts
+ * them, so step counts are the same too.
+ *
+ * Anything outside that subset, or any doubt (a value of another type, an error, a budget) gives
+ * up before anything the bar-by-bar run sees was touched (built-in state lives in frames of its
+ * own), and the statement runs bar by bar as before: giving up is always safe.
+ */
+import type { Expr, FuncDef, Program, Stmt } from '../pine/ast.ts';
+import type { Binding } from './bindings.ts';
+import { BUILTINS } from './builtins.ts';
+import { CORE } from './core.ts';
+import type { Builtin, CallExpr, Ctx } from './ctx.ts';
+import { divide, equal, intLiteral, isIntLiteral, remainder } from './operators.ts';
+import { PERCENTILES } from './percentiles.ts';
+import { Frame } from './slots.ts';
+import { TA } from './ta.ts';
+import { TA_OSCILLATORS } from './ta-oscillators.ts';
+import { TA_VOLUME } from './ta-volume.ts';
+import { TA_WINDOWS } from './ta-windows.ts';
+import { truthy, type Value } from './values.ts';
+
+type NameExpr = Expr & { kind: 'name' };
+
+/** Steps a node and its children count on each bar: one number when every bar counts the same. */
+type Steps = number | Int32Array;
+
+/** A series on every bar: numbers, or a bool series as 1/0 (NaN where it is na). */
+export interface Col {
+  v: Float64Array;
+  bool: boolean;
+  steps: Steps;
+}
+/** A tuple of series (`[a, b] = f()`). */
+export interface Tuple {
+  items: Col[];
+  steps: Steps;
+}
+type Column = Col | Tuple;
+
+/** Built-ins whose value depends on their arguments, the bars and their call site's state only. */
+const SERIES_BUILTINS = new Set(
+  [TA, TA_WINDOWS, TA_OSCILLATORS, TA_VOLUME, PERCENTILES].flatMap((t) => Object.keys(t)).filter((k) => k.startsWith('ta.') || k === 'math.sum'),
+);
+/** Built-ins with no state at all: they may run on bars where their branch is not taken. */
+const PURE_BUILTINS = new Set(['nz', 'na', 'int', 'float', 'bool', ...Object.keys(CORE).filter((k) => k.startsWith('math.'))]);
+
+/** What column evaluation reads of the interpreter. */
+export interface ColumnHost {
+  readonly n: number;
+  readonly v6: boolean;
+  readonly ctx: Ctx & { bar: number };
+  readonly deadline: number;
+  readonly funcs: ReadonlyMap<string, FuncDef>;
+  binding(id: number): Binding | undefined;
+  /** A name node that reads no variable: its bar field's column, its constant, or undefined for anything else. */
+  leaf(e: NameExpr): Float64Array | { constant: Value } | undefined;
+  /** Whether a name node that reads no variable names a constant (color.red, math.pi…). */
+  isConstantName(e: NameExpr): boolean;
+  localsOf(id: number, count: number): number[];
+  /** A constant expression's value on the first bar, by its own closure, and the steps it counted. */
+  constant(e: Expr): { value: Value; steps: number };
+  /** The first bar's value of a top-level declaration, when it has run. */
+  firstValue(declId: number): { value: Value } | undefined;
+  /** Makes `e` the built-in call being made, its state kept in `frame`. */
+  site(e: CallExpr, frame: Frame): void;
+}
+
+type StaticHost = Pick<ColumnHost, 'binding' | 'isConstantName' | 'funcs'>;
+
+/** Which top-level statements take part, decided once per program. */
+export interface ColumnPlan {
+  /** Declarations whose value is the same on every bar (literals, typed inputs, arithmetic of those). */
+  constants: Set<number>;
+  /** `src = input.source(close, …)`: a series input's value is its default's. */
+  aliases: Map<number, Expr>;
+  /** Declarations tried as columns on the first bar of each run. */
+  candidates: Set<number>;
+}
+
+const GIVE_UP = new Error('column evaluation gives up');
+const giveUp = (): never => {
+  throw GIVE_UP;
+};
+
+/** The top-level statements that may be columns, and the constants and aliases they may read. */
+export function planColumns(program: Program, host: StaticHost): ColumnPlan {
+  const plan: ColumnPlan = { constants: new Set(), aliases: new Map(), candidates: new Set() };
+  const assigned = assignedNames(program.body);
+  const seen = new Set<string>();
+  const isConstant = (e: Expr): boolean => constantExpr(e, host, plan.constants);
+  for (const s of program.body) {
+    if (s.kind === 'decl') {
+      const fresh = s.mode === null && !assigned.has(s.name) && !seen.has(s.name);
+      seen.add(s.name);
+      if (!fresh) continue;
+      const init = s.init;
+      const call = init.kind === 'call' ? init : null;
+      const b = call && !host.funcs.has(call.callee) ? BUILTINS[call.callee] : undefined;
+      if (isConstant(init) || (b?.once && call!.args.every(isConstant) && Object.values(call!.named).every(isConstant))) plan.constants.add(s.id);
+      else if (b && (call!.callee === 'input' || call!.callee === 'input.source') && (call!.args[0] ?? call!.named.defval)) {
+        plan.aliases.set(s.id, call!.args[0] ?? call!.named.defval!);
+      } else plan.candidates.add(s.id);
+    } else if (s.kind === 'tupledecl') {
+      if (s.names.every((name) => !assigned.has(name) && !seen.has(name))) plan.candidates.add(s.id);
+      s.names.forEach((name) => seen.add(name));
+    }
+  }
+  return plan;
+}
+
+/** Every name assigned with := (or +=…) anywhere in the script. */
+function assignedNames(node: unknown, into = new Set<string>()): Set<string> {
+  if (!node || typeof node !== 'object') return into;
+  if (Array.isArray(node)) {
+    for (const x of node) assignedNames(x, into);
+    return into;
+  }
+  const s = node as { kind?: unknown; name?: unknown };
+  if (s.kind === 'assign' && typeof s.name === 'string') into.add(s.name);
+  for (const x of Object.values(node)) assignedNames(x, into);
+  return into;
+}
+
+/** The same value on every bar, with nothing run that keeps state or has effects. */
+function constantExpr(e: Expr, host: StaticHost, constants: ReadonlySet<number>): boolean {
+  const is = (x: Expr): boolean => constantExpr(x, host, constants);
+  switch (e.kind) {
+    case 'num':
+    case 'str':
+    case 'bool':
+    case 'color':
+    case 'na':
+      return true;
+    case 'name': {
+      const b = host.binding(e.id);
+      return b ? b.kind === 'decl' && constants.has(b.index) : host.isConstantName(e);
+    }
+    case 'unary':
+      return is(e.operand);
+    case 'binary':
+      return is(e.left) && is(e.right);
+    case 'ternary':
+      return is(e.cond) && is(e.then) && is(e.else);
+    case 'tuple':
+      return e.items.every(is);
+    case 'call':
+      return !host.funcs.has(e.callee) && PURE_BUILTINS.has(e.callee) && e.args.every(is) && Object.values(e.named).every(is);
+    default:
+      return false;
+  }
+}
+
+/** A function body's or the script's variables while columns are made: by binding, in a frame of column evaluation's own. */
+interface Scope {
+  cols: Map<string, Column>;
+  frame: Frame;
+  depth: number;
+}
+const keyOf = (b: Binding): string => (b.kind === 'decl' ? 'd' : 'l') + b.index;
+
+/** Makes the columns of one run's candidates; a new one per run. */
+export class ColumnRun {
+  private readonly top: Scope = { cols: new Map(), frame: new Frame(), depth: 0 };
+  private readonly filled = new Map<number | string, Float64Array>();
+
+  constructor(
+    private readonly host: ColumnHost,
+    private readonly plan: ColumnPlan,
+  ) {}
+
+  /** A top-level declaration's columns (one per name: a tuple's several), or null to run it bar by bar. */
+  declaration(s: Stmt & { kind: 'decl' | 'tupledecl' }): Column | null {
+    // Built-in state lives in a frame of the statement's own, dropped after: a failed try leaves
+    // nothing behind, and the bar-by-bar run of the statement starts clean.
+    this.top.frame = new Frame();
+    try {
+      const c = this.expr(s.init, this.top, true);
+      if (s.kind === 'decl') {
+        if (!isCol(c)) return null;
+        this.top.cols.set('d' + s.id, c);
+      } else {
+        if (isCol(c) || c.items.length !== s.names.length) return null;
+        const locals = this.host.localsOf(s.id, s.names.length);
+        locals.forEach((k, i) => this.top.cols.set('l' + k, c.items[i]!));
+      }
+      return c;
+    } catch {
+      // Given up, or a built-in's error: the bar-by-bar run meets it on the bar it belongs to.
+      return null;
+    } finally {
+      this.host.ctx.bar = 0;
+    }
+  }
+
+  private col(c: Column): Col {
+    return isCol(c) ? c : giveUp();
+  }
+
+  /** The same number on every bar (shared: columns are never written after they are made). */
+  private fill(x: number, bool: boolean, steps: number): Col {
+    const key = Object.is(x, -0) ? '-0' : x;
+    let v = this.filled.get(key);
+    if (!v) this.filled.set(key, (v = new Float64Array(this.host.n).fill(x)));
+    return { v, bool, steps };
+  }
+
+  private constantCol(value: Value, steps: number): Col {
+    if (typeof value === 'number') return this.fill(value, false, steps);
+    if (typeof value === 'boolean') return this.fill(value ? 1 : 0, true, steps);
+    return giveUp();
+  }
+
+  private expr(e: Expr, sc: Scope, always: boolean): Column {
+    switch (e.kind) {
+      case 'num':
+        return this.fill(e.value, false, 1);
+      case 'bool':
+        return this.fill(e.value ? 1 : 0, true, 1);
+      case 'na':
+        return this.fill(NaN, false, 1);
+      case 'name': {
+        const c = this.name(e, sc);
+        return { v: c.v, bool: c.bool, steps: 1 };
+      }
+      case 'unary':
+        return this.unary(e, sc, always);
+      case 'binary':
+        return this.binary(e, sc, always);
+      case 'ternary':
+        return this.ternary(e, sc, always);
+      case 'index':
+        return this.index(e, sc, always);
+      case 'tuple': {
+        const items = e.items.map((x) => this.col(this.expr(x, sc, always)));
+        return { items, steps: sum(1, ...items.map((c) => c.steps)) };
+      }
+      case 'call':
+        return this.call(e, sc, always);
+      default:
+        return giveUp();
+    }
+  }
+
+  /** A variable's, bar field's or constant's column (its read's step is counted by the caller). */
+  private name(e: NameExpr, sc: Scope): Col {
+    const b = this.host.binding(e.id);
+    if (!b) {
+      const leaf = this.host.leaf(e);
+      if (leaf instanceof Float64Array) return { v: leaf, bool: false, steps: 0 };
+      return leaf ? this.constantCol(leaf.constant, 0) : giveUp();
+    }
+    // A function body reads the script's own variables (global), the script reads its own.
+    const scope = b.global ? this.top : sc;
+    const key = keyOf(b);
+    const known = scope.cols.get(key);
+    if (known) return this.col(known);
+    if (scope !== this.top || b.kind !== 'decl') return giveUp();
+    let c: Col;
+    if (this.plan.constants.has(b.index)) {
+      const first = this.host.firstValue(b.index);
+      c = first ? this.constantCol(first.value, 0) : giveUp();
+    } else {
+      const alias = this.plan.aliases.get(b.index);
+      // The input itself is recorded bar by bar; its value is its default's on every bar.
+      c = alias && this.host.firstValue(b.index) ? this.col(this.expr(alias, this.top, true)) : giveUp();
+    }
+    this.top.cols.set(key, c);
+    return c;
+  }
+
+  private unary(e: Expr & { kind: 'unary' }, sc: Scope, always: boolean): Col {
+    if (e.operand.kind === 'num' && e.op !== 'not') return this.fill(e.op === '-' ? -e.operand.value : e.operand.value, false, 2);
+    const x = this.col(this.expr(e.operand, sc, always));
+    const n = this.host.n;
+    const v = new Float64Array(n);
+    if (e.op === 'not') {
+      for (let i = 0; i < n; i++) v[i] = isTrue(x.v[i]!) ? 0 : 1;
+      return { v, bool: true, steps: sum(1, x.steps) };
+    }
+    const sign = e.op === '-' ? -1 : 1;
+    for (let i = 0; i < n; i++) v[i] = sign * x.v[i]!;
+    return { v, bool: false, steps: sum(1, x.steps) };
+  }
+
+  private binary(e: Expr & { kind: 'binary' }, sc: Scope, always: boolean): Col {
+    const { op } = e;
+    if (op === '/' && !this.host.v6 && isIntLiteral(e.left) && isIntLiteral(e.right)) {
+      const d = intLiteral(e.right);
+      return this.fill(d === 0 ? NaN : Math.trunc(intLiteral(e.left) / d), false, 3);
+    }
+    const l = this.col(this.expr(e.left, sc, always));
+    // Pine v6 evaluates `and`/`or` lazily: the right side runs on some bars only.
+    const lazy = this.host.v6 && (op === 'and' || op === 'or');
+    const r = this.col(this.expr(e.right, sc, always && !lazy));
+    const n = this.host.n;
+    const x = l.v;
+    const y = r.v;
+    const v = new Float64Array(n);
+    let bool = true;
+    switch (op) {
+      case 'and':
+        for (let i = 0; i < n; i++) v[i] = isTrue(x[i]!) && isTrue(y[i]!) ? 1 : 0;
+        break;
+      case 'or':
+        for (let i = 0; i < n; i++) v[i] = isTrue(x[i]!) || isTrue(y[i]!) ? 1 : 0;
+        break;
+      // NaN equals nothing and na is NaN here, so `==` on numbers is the comparison itself.
+      case '==':
+        for (let i = 0; i < n; i++) v[i] = x[i] === y[i] ? 1 : 0;
+        break;
+      case '!=':
+        for (let i = 0; i < n; i++) v[i] = x[i] === x[i] && y[i] === y[i] && x[i] !== y[i] ? 1 : 0;
+        break;
+      case '<':
+        for (let i = 0; i < n; i++) v[i] = x[i]! < y[i]! ? 1 : 0;
+        break;
+      case '>':
+        for (let i = 0; i < n; i++) v[i] = x[i]! > y[i]! ? 1 : 0;
+        break;
+      case '<=':
+        for (let i = 0; i < n; i++) v[i] = x[i]! <= y[i]! ? 1 : 0;
+        break;
+      case '>=':
+        for (let i = 0; i < n; i++) v[i] = x[i]! >= y[i]! ? 1 : 0;
+        break;
+      default:
+        bool = false;
+        if (op === '+') for (let i = 0; i < n; i++) v[i] = x[i]! + y[i]!;
+        else if (op === '-') for (let i = 0; i < n; i++) v[i] = x[i]! - y[i]!;
+        else if (op === '*') for (let i = 0; i < n; i++) v[i] = x[i]! * y[i]!;
+        else if (op === '/') for (let i = 0; i < n; i++) v[i] = divide(x[i]!, y[i]!);
+        else if (op === '%') for (let i = 0; i < n; i++) v[i] = remainder(x[i]!, y[i]!);
+        else giveUp();
+    }
+    if (!lazy) return { v, bool, steps: sum(1, l.steps, r.steps) };
+    // The right side's steps count on the bars it runs: where the left does not decide.
+    const steps = new Int32Array(n);
+    for (let i = 0; i < n; i++) steps[i] = 1 + at(l.steps, i) + (isTrue(x[i]!) === (op === 'and') ? at(r.steps, i) : 0);
+    return { v, bool, steps };
+  }
+
+  private ternary(e: Expr & { kind: 'ternary' }, sc: Scope, always: boolean): Col {
+    const cond = this.col(this.expr(e.cond, sc, always));
+    // Each branch runs on some bars only: nothing with state may be in it.
+    const then = this.col(this.expr(e.then, sc, false));
+    const otherwise = this.col(this.expr(e.else, sc, false));
+    const n = this.host.n;
+    const v = new Float64Array(n);
+    const steps = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const taken = isTrue(cond.v[i]!) ? then : otherwise;
+      v[i] = taken.v[i]!;
+      steps[i] = 1 + at(cond.steps, i) + at(taken.steps, i);
+    }
+    // A bool branch and an na one make a bool series with na; a bool and a number do not mix.
+    let bool = then.bool;
+    if (then.bool !== otherwise.bool) {
+      const numbers = then.bool ? otherwise : then;
+      if (numbers.v.some((x) => x === x)) return giveUp();
+      bool = true;
+    }
+    return { v, bool, steps };
+  }
+
+  /** `x[k]`: the column shifted k bars (na before the first bar). */
+  private index(e: Expr & { kind: 'index' }, sc: Scope, always: boolean): Col {
+    const n = this.host.n;
+    const literal = e.offset.kind === 'num' && e.offset.value >= 0 && e.offset.value <= 5000 ? Math.trunc(e.offset.value) : null;
+    const offset = literal === null ? this.col(this.expr(e.offset, sc, always)) : null;
+    let target: Col;
+    let steps: Steps;
+    if (e.target.kind === 'name') {
+      // A name is read directly: its read is no step of its own.
+      target = this.name(e.target, sc);
+      steps = sum(1, offset ? offset.steps : 1);
+    } else {
+      // History kept per bar at the node: it must run on every bar to be the same.
+      if (!always) giveUp();
+      target = this.col(this.expr(e.target, sc, always));
+      steps = sum(1, offset ? offset.steps : 1, target.steps);
+    }
+    const v = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let back = literal ?? offset!.v[i]!;
+      if (literal === null) {
+        if (back !== back) back = 0;
+        back = Math.trunc(back);
+        if (back < 0 || back > 5000) giveUp();
+      }
+      const j = i - back;
+      v[i] = j < 0 ? NaN : target.v[j]!;
+    }
+    return { v, bool: target.bool, steps };
+  }
+
+  private call(e: CallExpr, sc: Scope, always: boolean): Column {
+    const fn = this.host.funcs.get(e.callee);
+    if (fn) return always ? this.userCall(fn, e, sc) : giveUp();
+    const b = BUILTINS[e.callee];
+    if (!b || !(PURE_BUILTINS.has(e.callee) || (always && SERIES_BUILTINS.has(e.callee)))) return giveUp();
+    const args = e.args.map((x) => this.col(this.expr(x, sc, always)));
+    const named = Object.entries(e.named).map(([k, x]) => [b.params.indexOf(k), this.col(this.expr(x, sc, always))] as const);
+    const steps = sum(1, ...args.map((c) => c.steps), ...named.map(([, c]) => c.steps));
+    return this.builtin(b, e, sc.frame, args, named, steps);
+  }
+
+  /** A built-in run on every bar in order, as the bar-by-bar run calls it, with its state in `frame`. */
+  private builtin(b: Builtin, e: CallExpr, frame: Frame, args: Col[], named: (readonly [number, Col])[], steps: Steps): Column {
+    const { host } = this;
+    const n = host.n;
+    const ctx = host.ctx;
+    const a = new Array<Value>(b.params.length);
+    const v = new Float64Array(n);
+    let items: Float64Array[] | null = null;
+    let bools = false;
+    let numbers = false;
+    host.site(e, frame);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < args.length; k++) a[k] = valueAt(args[k]!, i);
+      for (let k = 0; k < named.length; k++) {
+        const [place, c] = named[k]!;
+        if (place >= 0) a[place] = valueAt(c, i);
+      }
+      ctx.bar = i;
+      const r = b.fn(ctx, a, e);
+      if (typeof r === 'number') {
+        if (items) giveUp();
+        v[i] = r;
+        numbers ||= r === r;
+      } else if (typeof r === 'boolean') {
+        if (items) giveUp();
+        v[i] = r ? 1 : 0;
+        bools = true;
+      } else if (Array.isArray(r) && (items !== null || i === 0)) {
+        items ??= r.map(() => new Float64Array(n));
+        if (r.length !== items.length) giveUp();
+        for (let k = 0; k < r.length; k++) {
+          const x = r[k];
+          items[k]![i] = typeof x === 'number' ? x : giveUp();
+        }
+      } else giveUp();
+    }
+    ctx.bar = 0;
+    if (Date.now() > host.deadline) giveUp();
+    if (items) return { items: items.map((x) => ({ v: x, bool: false, steps: 0 })), steps };
+    if (bools && numbers) giveUp();
+    return { v, bool: bools, steps };
+  }
+
+  /** A user function's call inlined: its body's columns in a scope and frame of its own, its value the last statement's. */
+  private userCall(fn: FuncDef, e: CallExpr, sc: Scope): Column {
+    const params = fn.params;
+    // Too deep (recursion) or a wrong call: the bar-by-bar run tells it where it happens.
+    if (sc.depth >= 100 || e.args.length > params.length || Object.keys(e.named).some((k) => !params.some((p) => p.name === k))) giveUp();
+    const args = params.map((p, i) => {
+      const given = e.args[i] ?? e.named[p.name] ?? p.default ?? giveUp();
+      // A default's nodes are shared by every call made from one frame: with state it would be run twice a bar.
+      return this.col(this.expr(given, sc, given !== p.default));
+    });
+    const frame = (sc.frame.children[e.id] ??= new Frame());
+    const inner: Scope = { cols: new Map(), frame, depth: sc.depth + 1 };
+    this.host.localsOf(fn.id, params.length).forEach((k, i) => inner.cols.set('l' + k, args[i]!));
+    const body = this.block(fn.body, inner);
+    const steps = sum(1, ...args.map((c) => c.steps), body.steps);
+    return isCol(body.last) ? { v: body.last.v, bool: body.last.bool, steps } : { items: body.last.items, steps };
+  }
+
+  /** A function body's block: declarations, expressions, and if/switch on constants. */
+  private block(stmts: Stmt[], sc: Scope): { last: Column; steps: Steps } {
+    let last: Column = this.fill(NaN, false, 0);
+    const parts: Steps[] = [];
+    const declared = new Set<string>();
+    for (const s of stmts) {
+      switch (s.kind) {
+        case 'decl': {
+          if (s.mode !== null || declared.has(s.name)) giveUp();
+          declared.add(s.name);
+          const c = this.col(this.expr(s.init, sc, true));
+          sc.cols.set('d' + s.id, c);
+          parts.push(1, c.steps);
+          last = c;
+          break;
+        }
+        case 'tupledecl': {
+          const c = this.expr(s.init, sc, true);
+          if (isCol(c) || c.items.length !== s.names.length) giveUp();
+          const t = c as Tuple;
+          this.host.localsOf(s.id, s.names.length).forEach((k, i) => sc.cols.set('l' + k, t.items[i]!));
+          parts.push(1, t.steps);
+          last = t;
+          break;
+        }
+        case 'expr': {
+          const c = this.expr(s.expr, sc, true);
+          parts.push(1, c.steps);
+          last = c;
+          break;
+        }
+        case 'if':
+        case 'switch': {
+          const taken = this.branch(s);
+          parts.push(1, taken.steps);
+          if (taken.body) {
+            const inner = this.block(taken.body, sc);
+            parts.push(inner.steps);
+            last = inner.last;
+          } else last = this.fill(NaN, false, 0);
+          break;
+        }
+        default:
+          giveUp();
+      }
+    }
+    return { last, steps: sum(...parts) };
+  }
+
+  /** The branch an if/switch on constants takes on every bar, and the steps its tests count. */
+  private branch(s: Stmt & { kind: 'if' | 'switch' }): { body: Stmt[] | null; steps: number } {
+    const constant = (e: Expr) => (constantExpr(e, this.host, this.plan.constants) ? this.host.constant(e) : giveUp());
+    let steps = 0;
+    if (s.kind === 'if') {
+      for (const b of s.branches) {
+        const c = constant(b.cond);
+        steps += c.steps;
+        if (truthy(c.value)) return { body: b.body, steps };
+      }
+      return { body: s.otherwise, steps };
+    }
+    const subject = s.subject ? constant(s.subject) : null;
+    if (subject) steps += subject.steps;
+    for (const c of s.cases) {
+      if (c.match === null) return { body: c.body, steps };
+      const m = constant(c.match);
+      steps += m.steps;
+      if (subject ? equal(m.value, subject.value) : truthy(m.value)) return { body: c.body, steps };
+    }
+    return { body: null, steps };
+  }
+}
+
+const isCol = (c: Column): c is Col => 'v' in c;
+
+/** Pine's truth of a number or a bool as 1/0: na (NaN) and 0 are false. */
+const isTrue = (x: number): boolean => x === x && x !== 0;
+
+/** The value a bar-by-bar closure would give on bar i: a bool series gives booleans (and NaN for na). */
+export const valueAt = (c: Col, i: number): Value => {
+  const x = c.v[i]!;
+  return c.bool && x === x ? x === 1 : x;
+};
+
+export const at = (steps: Steps, i: number): number => (typeof steps === 'number' ? steps : steps[i]!);
+
+function sum(...parts: Steps[]): Steps {
+  let total = 0;
+  let perBar: Int32Array | null = null;
+  for (const p of parts) {
+    if (typeof p === 'number') total += p;
+    else if (!perBar) perBar = Int32Array.from(p);
+    else for (let i = 0; i < p.length; i++) perBar[i]! += p[i]!;
+  }
+  if (!perBar) return total;
+  if (total) for (let i = 0; i < perBar.length; i++) perBar[i]! += total;
+  return perBar;
+}

@@ -1,0 +1,133 @@
+/**
+ * Column evaluation gives what the bar-by-bar run gives: every plot value, signal, input and step
+ * count, and the same error at the same place; what it cannot do exactly, it leaves to the bar-by-bar run.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parsePine } from '../../../src/indicators/custom/pine/parser.ts';
+import { Interpreter } from '../../../src/indicators/custom/run/interpreter.ts';
+import { DEFAULT_LIMITS, type Bars } from '../../../src/indicators/custom/run/values.ts';
+import { FIFTY_LINES } from '../../bench/pine.ts';
+import { loadBars } from '../../helpers/strategy-bars.ts';
+
+const m = loadBars('GBPUSD', '5min', 800);
+const bars: Bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)) };
+const options = () => ({ limits: { ...DEFAULT_LIMITS, deadlineMs: Date.now() + 20_000 }, timeframe: '5min', symbol: 'GBPUSD', mintick: 0.00001 });
+
+/** The whole outcome as text (NaN spelled out), or the error's message. */
+function outcome(interpreter: Interpreter): string {
+  try {
+    return JSON.stringify(interpreter.run(bars, options()), (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : ArrayBuffer.isView(v) ? Array.from(v as Float64Array, String) : v));
+  } catch (err) {
+    return `error: ${(err as Error).message}`;
+  }
+}
+
+/** Runs a script both ways (twice on one interpreter, as a worker reuses it); returns how many declarations were columns. */
+function same(source: string): number {
+  const plain = outcome(new Interpreter(parsePine(source), { columns: false }));
+  const interpreter = new Interpreter(parsePine(source));
+  assert.equal(outcome(interpreter), plain);
+  const used = interpreter.columnsUsed;
+  assert.equal(outcome(interpreter), plain, 'a second run of the same interpreter');
+  return used;
+}
+const v5 = (body: string) => `//@version=5\nindicator("t")\n${body.trim()}\n`;
+const v6 = (body: string) => `//@version=6\nindicator("t")\n${body.trim()}\n`;
+
+describe('column evaluation', () => {
+  it('computes the bench indicator as the bar-by-bar run does, most declarations as columns', () => {
+    assert.ok(same(FIFTY_LINES) >= 9);
+  });
+
+  it('keeps each call site of a user function its own ta.* state, with defaults and a switch on an input', () => {
+    const used = same(
+      v5(`
+kind = input.string("WMA", "Kind", options=["SMA", "WMA"])
+len = input.int(7, "Length")
+avg(x, n = 5) =>
+    switch kind
+        "SMA" => ta.sma(x, n)
+        => ta.wma(x, n)
+spread(x) =>
+    a = avg(x, len)
+    b = avg(x)
+    a - b
+s1 = spread(close)
+s2 = spread(open)
+s3 = avg(high, len * 2) - avg(low)
+plot(s1)
+plot(s2)
+plot(s3)`),
+    );
+    assert.equal(used, 3);
+  });
+
+  it('splits tuples of built-ins and of user functions', () => {
+    assert.equal(
+      same(
+        v5(`
+[m, s, h] = ta.macd(close, 12, 26, 9)
+[mid, up, lo] = ta.bb(close, 20, 2)
+band(x) =>
+    b = ta.stdev(x, 10)
+    [x + b, x - b]
+[hi, low2] = band(hl2)
+plot(m - s + h)
+plot((up - lo) / mid)
+plot(hi - low2)`),
+      ),
+      3,
+    );
+  });
+
+  it('reads history of variables, fields, inputs, expressions and bool series', () => {
+    assert.equal(
+      same(
+        v5(`
+n = input.int(3, "Back")
+src = input.source(hlc3, "Source")
+d = src - src[1]
+e = close[n] + (high - low)[2] + ta.sma(close, 5)[1]
+up = close > open
+flip = up != up[1]
+plot(d)
+plot(e)
+plot(flip ? 1 : 0)
+plot(up[2] ? 1 : -1)`),
+      ),
+      4,
+    );
+  });
+
+  it('gives the same values where a branch holds a ta.* call (run on some bars only) and where branches are plain', () => {
+    same(v5('x = close > open ? ta.sma(close, 5) : ta.ema(close, 5)\nplot(x)'));
+    assert.equal(same(v5('y = close > open ? close - open : na\nz = close > open ? true : na\nplot(y)\nplot(z ? 1 : 0)')), 2);
+  });
+
+  it('evaluates and/or both ways in v5 and lazily in v6, ta.* on the right side included', () => {
+    const body = 'c = close > open and ta.rising(close, 2)\nd = close < open or ta.change(close) > 0\nplot(c ? 1 : 0)\nplot(d ? 1 : 0)';
+    assert.equal(same(v5(body)), 2);
+    same(v6(body));
+    assert.equal(same(v6('c = close > open and close > close[1]\nplot(c ? 1 : 0)')), 1);
+  });
+
+  it('divides as Pine does: integer literals in v5, na on a zero divisor, -0 kept', () => {
+    const body = 'a = 5 / 2 + close * 0\nb = close / (close - close)\nc = close % 0\nz = -0.0 * close\nplot(a)\nplot(b)\nplot(c)\nplot(1 / z)';
+    assert.equal(same(v5(body)), 4);
+    same(v6(body));
+  });
+
+  it('fails where the bar-by-bar run fails, with the same error', () => {
+    same(v5('x = ta.sma(close, 0)\nplot(x)'));
+    same(v5('x = ta.sma(close, close > open ? 3 : 0)\nplot(x)'));
+    same(v5('f(x) => f(x) + 1\ny = f(close)\nplot(y)'));
+    same(v5('f(x) => x + g\ny = f(1)\ng = close\nplot(y)'));
+    same(v5('x = close\nx = open\nplot(x)'));
+  });
+
+  it('leaves to the bar-by-bar run what changes on a bar: reassigned and var variables, and what reads them', () => {
+    assert.equal(same(v5('var float acc = 0\nacc := acc + close\nx = acc / 2\ny = close\ny := y * 2\nplot(x)\nplot(y)')), 0);
+    assert.equal(same(v5('t = 0\nt := 1\nu = ta.sma(close, 3) + t\nplot(u)')), 0);
+  });
+});
