@@ -124,6 +124,30 @@ plot(up[2] ? 1 : -1)`),
     same(v5('f(x) => f(x) + 1\ny = f(close)\nplot(y)'));
     same(v5('f(x) => x + g\ny = f(1)\ng = close\nplot(y)'));
     same(v5('x = close\nx = open\nplot(x)'));
+    same(v5('f(a) =>\n    a = 2\n    a\ny = f(close)\nplot(y)'));
+    same(v5('g(x) =>\n    [p, q] = ta.bb(x, 5, 2)\n    p = 1\n    q\ny = g(close)\nplot(y)'));
+  });
+
+  it('reads the parts of other top-level statements that are columns: plot arguments, conditions, part of a value', () => {
+    same(
+      v5(`
+fast = ta.ema(close, 5)
+slow = ta.sma(close, 20)
+var int state = 0
+if fast > slow and close > open
+    state := 1
+else if fast < slow and ta.change(close) < 0
+    state := -1
+score = 0.0
+for i = 0 to 3
+    score += close[i] > close[i + 1] ? 1 : -1
+mix = 0.5 * (fast - slow) / slow + 0.1 * score + state
+plot(mix, "Mix", color=mix > 0 ? color.green : color.red)
+plot((fast - slow) / ta.atr(10) * 100, "Spread")
+plotshape(ta.crossover(fast, slow), "Up", style=shape.triangleup, location=location.belowbar)
+plotchar(state != state[1] and fast > slow, "Flip", "•", location.top)
+alertcondition(ta.cross(mix, 0), "Cross", "mix crossed 0")`),
+    );
   });
 
   it('leaves to the bar-by-bar run what changes on a bar: reassigned and var variables, and what reads them', () => {

@@ -71,47 +71,99 @@ export interface ColumnHost {
   site(e: CallExpr, frame: Frame): void;
 }
 
-type StaticHost = Pick<ColumnHost, 'binding' | 'isConstantName' | 'funcs'>;
+/** A variable's key in the columns made so far. */
+const keyOf = (b: Binding): string => (b.kind === 'decl' ? 'd' : 'l') + b.index;
 
-/** Which top-level statements take part, decided once per program. */
-export interface ColumnPlan {
-  /** Declarations whose value is the same on every bar (literals, typed inputs, arithmetic of those). */
-  constants: Set<number>;
-  /** `src = input.source(close, …)`: a series input's value is its default's. */
-  aliases: Map<number, Expr>;
-  /** Declarations tried as columns on the first bar of each run. */
-  candidates: Set<number>;
-}
+type StaticHost = Pick<ColumnHost, 'binding' | 'isConstantName' | 'funcs' | 'localsOf'>;
 
 const GIVE_UP = new Error('column evaluation gives up');
 const giveUp = (): never => {
   throw GIVE_UP;
 };
 
-/** The top-level statements that may be columns, and the constants and aliases they may read. */
-export function planColumns(program: Program, host: StaticHost): ColumnPlan {
-  const plan: ColumnPlan = { constants: new Set(), aliases: new Map(), candidates: new Set() };
-  const assigned = assignedNames(program.body);
-  const seen = new Set<string>();
-  const isConstant = (e: Expr): boolean => constantExpr(e, host, plan.constants);
-  for (const s of program.body) {
+/**
+ * Which top-level statements take part, decided as they are made into closures (their names
+ * bound): declarations whose value is the same on every bar, series inputs, and the candidates
+ * tried as columns on each run's first bar; and which expressions of the others may be columns.
+ */
+export class ColumnPlan {
+  /** Declarations whose value is the same on every bar (literals, typed inputs, arithmetic of those). */
+  readonly constants = new Set<number>();
+  /** `src = input.source(close, …)`: a series input's value is its default's. */
+  readonly aliases = new Map<number, Expr>();
+  /** Declarations tried as columns on the first bar of each run. */
+  readonly candidates = new Set<number>();
+  /** The variables (by binding key) of all three: what a column may read. */
+  private readonly names = new Set<string>();
+  private readonly assigned: Set<string>;
+  private readonly seen = new Set<string>();
+
+  constructor(
+    program: Program,
+    private readonly host: StaticHost,
+  ) {
+    this.assigned = assignedNames(program.body);
+  }
+
+  /** A declaration declared once and never assigned again: a constant, an input or a candidate. */
+  mayBeCandidate(s: Stmt & { kind: 'decl' | 'tupledecl' }): boolean {
+    const names = s.kind === 'decl' ? (s.mode === null ? [s.name] : []) : s.names;
+    return names.length > 0 && names.every((name) => !this.assigned.has(name) && !this.seen.has(name));
+  }
+
+  /** Takes the next top-level statement, once its closure (and so its names' bindings) is made. */
+  classify(s: Stmt): void {
     if (s.kind === 'decl') {
-      const fresh = s.mode === null && !assigned.has(s.name) && !seen.has(s.name);
-      seen.add(s.name);
-      if (!fresh) continue;
+      const fresh = this.mayBeCandidate(s);
+      this.seen.add(s.name);
+      if (!fresh) return;
+      const isConstant = (e: Expr): boolean => constantExpr(e, this.host, this.constants);
       const init = s.init;
-      const call = init.kind === 'call' ? init : null;
-      const b = call && !host.funcs.has(call.callee) ? BUILTINS[call.callee] : undefined;
-      if (isConstant(init) || (b?.once && call!.args.every(isConstant) && Object.values(call!.named).every(isConstant))) plan.constants.add(s.id);
-      else if (b && (call!.callee === 'input' || call!.callee === 'input.source') && (call!.args[0] ?? call!.named.defval)) {
-        plan.aliases.set(s.id, call!.args[0] ?? call!.named.defval!);
-      } else plan.candidates.add(s.id);
+      const call = init.kind === 'call' && !this.host.funcs.has(init.callee) ? init : null;
+      const b = call ? BUILTINS[call.callee] : undefined;
+      const defval = call && (call.args[0] ?? call.named.defval);
+      if (isConstant(init) || (b?.once && call!.args.every(isConstant) && Object.values(call!.named).every(isConstant))) this.constants.add(s.id);
+      else if (b && defval && (call!.callee === 'input' || call!.callee === 'input.source')) this.aliases.set(s.id, defval);
+      else if (this.mayBeColumn(init)) this.candidates.add(s.id);
+      else return;
+      this.names.add('d' + s.id);
     } else if (s.kind === 'tupledecl') {
-      if (s.names.every((name) => !assigned.has(name) && !seen.has(name))) plan.candidates.add(s.id);
-      s.names.forEach((name) => seen.add(name));
+      if (this.mayBeCandidate(s) && this.mayBeColumn(s.init)) {
+        this.candidates.add(s.id);
+        for (const k of this.host.localsOf(s.id, s.names.length)) this.names.add('l' + k);
+      }
+      s.names.forEach((name) => this.seen.add(name));
     }
   }
-  return plan;
+
+  /** Whether an expression of a top-level statement may be a column: worth a closure that tries. */
+  mayBeColumn(e: Expr): boolean {
+    if (e.kind === 'call' && !this.host.funcs.has(e.callee) && !PURE_BUILTINS.has(e.callee) && !SERIES_BUILTINS.has(e.callee)) return false;
+    return readsOnly(e, this.host, (b) => this.names.has(keyOf(b)));
+  }
+}
+
+/**
+ * Whether every variable of the script that `node` reads (through the functions it calls too)
+ * passes `ok`. A function's own locals are made as it is called: only its reads of the script's
+ * variables count.
+ */
+function readsOnly(node: unknown, host: Pick<ColumnHost, 'binding' | 'funcs'>, ok: (b: Binding) => boolean, seen = new Set<string>(), inFunction = false): boolean {
+  if (!node || typeof node !== 'object') return true;
+  if (Array.isArray(node)) return node.every((x) => readsOnly(x, host, ok, seen, inFunction));
+  const e = node as Expr;
+  if (e.kind === 'name') {
+    const b = host.binding(e.id);
+    return !b || (inFunction && !b.global) || ok(b);
+  }
+  if (e.kind === 'call') {
+    const fn = host.funcs.get(e.callee);
+    if (fn && !seen.has(fn.name)) {
+      seen.add(fn.name);
+      if (!readsOnly(fn.body, host, ok, seen, true) || !readsOnly(fn.params, host, ok, seen, true)) return false;
+    }
+  }
+  return Object.values(node).every((x) => readsOnly(x, host, ok, seen, inFunction));
 }
 
 /** Every name assigned with := (or +=…) anywhere in the script. */
@@ -162,7 +214,6 @@ interface Scope {
   frame: Frame;
   depth: number;
 }
-const keyOf = (b: Binding): string => (b.kind === 'decl' ? 'd' : 'l') + b.index;
 
 /** Makes the columns of one run's candidates; a new one per run. */
 export class ColumnRun {
@@ -176,25 +227,44 @@ export class ColumnRun {
 
   /** A top-level declaration's columns (one per name: a tuple's several), or null to run it bar by bar. */
   declaration(s: Stmt & { kind: 'decl' | 'tupledecl' }): Column | null {
-    // Built-in state lives in a frame of the statement's own, dropped after: a failed try leaves
-    // nothing behind, and the bar-by-bar run of the statement starts clean.
+    const c = this.attempt(s.init, true);
+    if (!c) return null;
+    if (s.kind === 'decl') {
+      if (!isCol(c)) return null;
+      this.top.cols.set('d' + s.id, c);
+    } else {
+      if (isCol(c) || c.items.length !== s.names.length) return null;
+      this.host.localsOf(s.id, s.names.length).forEach((k, i) => this.top.cols.set('l' + k, c.items[i]!));
+    }
+    return c;
+  }
+
+  /**
+   * A top-level expression's column (an argument of a plot, an if's condition, part of a value
+   * that also reads what changes on a bar), or null. `always`: it runs on every bar; else it runs
+   * on some and may hold nothing with state.
+   */
+  expression(e: Expr, always: boolean): Col | null {
+    const c = this.attempt(e, always);
+    return c && isCol(c) ? c : null;
+  }
+
+  private attempt(e: Expr, always: boolean): Column | null {
+    // A cheap test before any built-in runs: the variables it reads are columns by now.
+    const known = (b: Binding) => this.top.cols.has(keyOf(b)) || (b.kind === 'decl' && (this.plan.constants.has(b.index) || this.plan.aliases.has(b.index)));
+    if (!readsOnly(e, this.host, known)) return null;
+    const ctx = this.host.ctx;
+    const bar = ctx.bar;
+    // Built-in state lives in a frame of the attempt's own, dropped after: a failed attempt leaves
+    // nothing behind, and the bar-by-bar run of the expression starts clean.
     this.top.frame = new Frame();
     try {
-      const c = this.expr(s.init, this.top, true);
-      if (s.kind === 'decl') {
-        if (!isCol(c)) return null;
-        this.top.cols.set('d' + s.id, c);
-      } else {
-        if (isCol(c) || c.items.length !== s.names.length) return null;
-        const locals = this.host.localsOf(s.id, s.names.length);
-        locals.forEach((k, i) => this.top.cols.set('l' + k, c.items[i]!));
-      }
-      return c;
+      return this.expr(e, this.top, always);
     } catch {
       // Given up, or a built-in's error: the bar-by-bar run meets it on the bar it belongs to.
       return null;
     } finally {
-      this.host.ctx.bar = 0;
+      ctx.bar = bar;
     }
   }
 
@@ -446,7 +516,6 @@ export class ColumnRun {
         }
       } else giveUp();
     }
-    ctx.bar = 0;
     if (Date.now() > host.deadline) giveUp();
     if (items) return { items: items.map((x) => ({ v: x, bool: false, steps: 0 })), steps };
     if (bools && numbers) giveUp();
@@ -466,16 +535,16 @@ export class ColumnRun {
     const frame = (sc.frame.children[e.id] ??= new Frame());
     const inner: Scope = { cols: new Map(), frame, depth: sc.depth + 1 };
     this.host.localsOf(fn.id, params.length).forEach((k, i) => inner.cols.set('l' + k, args[i]!));
-    const body = this.block(fn.body, inner);
+    // The parameters are names of the body's own block: declaring one again there is an error.
+    const body = this.block(fn.body, inner, new Set(params.map((p) => p.name)));
     const steps = sum(1, ...args.map((c) => c.steps), body.steps);
     return isCol(body.last) ? { v: body.last.v, bool: body.last.bool, steps } : { items: body.last.items, steps };
   }
 
   /** A function body's block: declarations, expressions, and if/switch on constants. */
-  private block(stmts: Stmt[], sc: Scope): { last: Column; steps: Steps } {
+  private block(stmts: Stmt[], sc: Scope, declared = new Set<string>()): { last: Column; steps: Steps } {
     let last: Column = this.fill(NaN, false, 0);
     const parts: Steps[] = [];
-    const declared = new Set<string>();
     for (const s of stmts) {
       switch (s.kind) {
         case 'decl': {
@@ -491,6 +560,7 @@ export class ColumnRun {
           const c = this.expr(s.init, sc, true);
           if (isCol(c) || c.items.length !== s.names.length) giveUp();
           const t = c as Tuple;
+          s.names.forEach((name) => declared.add(name));
           this.host.localsOf(s.id, s.names.length).forEach((k, i) => sc.cols.set('l' + k, t.items[i]!));
           parts.push(1, t.steps);
           last = t;

@@ -11,7 +11,7 @@ import { pineError, unsupported, type PineError, type Pos } from '../pine/errors
 import { BAR_FIELDS, barField, OTHER_VARIABLES } from './bar-values.ts';
 import { BUILTINS } from './builtins.ts';
 import { checkProgram } from './check.ts';
-import { at, ColumnRun, planColumns, valueAt, type Col, type ColumnHost, type ColumnPlan } from './columns.ts';
+import { at, ColumnPlan, ColumnRun, valueAt, type Col, type ColumnHost } from './columns.ts';
 import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
@@ -95,6 +95,8 @@ export class Interpreter {
   private readonly localNumbers = new Map<number, number[]>();
   /** The block being made into closures, with what it has declared so far. */
   private env = new Env(null);
+  /** The script's own block's names (its top-level statements run on every bar). */
+  private readonly topEnv = this.env;
   /** The script's top-level variables by name, as a function body sees them. */
   private readonly topLevel = new Map<string, Binding>();
   /** The variable of each name node that reads one (by id), bound when its closure is made. */
@@ -122,6 +124,7 @@ export class Interpreter {
    */
   private readonly ctx: Mutable<Ctx>;
   /** Top-level series computed as whole columns on each run's first bar (see columns.ts). */
+  private readonly useColumns: boolean;
   private readonly columnHost: ColumnHost;
   private readonly columnPlan: ColumnPlan;
   private columnRun: ColumnRun | null = null;
@@ -172,14 +175,90 @@ export class Interpreter {
       }
     }
     checkProgram(program, this.funcs);
-    this.body = this.codeOf(program.body, this.env);
+    this.useColumns = options.columns !== false;
     this.columnHost = this.makeColumnHost();
-    this.columnPlan = planColumns(program, this.columnHost);
-    program.body.forEach((s, i) => {
-      if (options.columns !== false && (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id)) {
-        this.body.run[i] = this.columnStmt(s, this.body.run[i]!);
+    this.columnPlan = new ColumnPlan(program, this.columnHost);
+    this.body = this.codeOf(program.body, this.env);
+  }
+
+  /**
+   * Before a top-level statement's closure is made: the parts of its expressions that may be
+   * columns get closures that read them (see columnExpr), made first so the closures around them
+   * hold these. Parts run on every bar where the statement runs them every bar; the others (a
+   * ternary's branches, a later `else if`, v6's lazy right side) may hold nothing with state.
+   */
+  private columnParts(s: Stmt): void {
+    switch (s.kind) {
+      // A declaration that will be a candidate is tried whole (columnStmt): its value is not tried again as an expression.
+      case 'decl':
+        if (s.mode === null) this.columnPart(s.init, true, !this.columnPlan.mayBeCandidate(s));
+        return;
+      case 'tupledecl':
+        return this.columnPart(s.init, true, !this.columnPlan.mayBeCandidate(s));
+      case 'assign':
+        return this.columnPart(s.value, true);
+      case 'expr':
+        return this.columnPart(s.expr, true);
+      case 'if':
+        return s.branches.forEach((b, i) => this.columnPart(b.cond, i === 0));
+      case 'switch':
+        if (s.subject) this.columnPart(s.subject, true);
+        return s.cases.forEach((c) => c.match && this.columnPart(c.match, false));
+    }
+  }
+
+  private columnPart(e: Expr, always: boolean, self = true): void {
+    switch (e.kind) {
+      case 'binary':
+        this.columnPart(e.left, always);
+        this.columnPart(e.right, always && !(this.v6 && (e.op === 'and' || e.op === 'or')));
+        break;
+      case 'unary':
+        this.columnPart(e.operand, always);
+        break;
+      case 'ternary':
+        this.columnPart(e.cond, always);
+        this.columnPart(e.then, false);
+        this.columnPart(e.else, false);
+        break;
+      case 'index':
+        if (e.target.kind !== 'name') this.columnPart(e.target, always);
+        this.columnPart(e.offset, always);
+        break;
+      case 'call': {
+        // A `once` built-in (hline, inputs) evaluates its arguments on the first bar only.
+        if (!this.funcs.has(e.callee) && (!BUILTINS[e.callee] || BUILTINS[e.callee]!.once)) return;
+        for (const x of [...e.args, ...Object.values(e.named)]) this.columnPart(x, always);
+        break;
       }
-    });
+      default:
+        // Literals and names are read as cheaply as a column; if/switch/loop expressions are not columns.
+        return;
+    }
+    const plain = this.c(e);
+    if (self && this.columnPlan.mayBeColumn(e)) this.code[e.id] = this.columnExpr(e, plain, always);
+  }
+
+  /** A top-level expression read from its column, made on the run's first evaluation of it; else `plain`, its own closure. */
+  private columnExpr(e: Expr, plain: Compiled, always: boolean): Compiled {
+    let madeIn = 0;
+    let col: Col | null = null;
+    return () => {
+      if (madeIn !== this.runNo) {
+        madeIn = this.runNo;
+        col = null;
+        if (!this.barByBar.has(e.id)) {
+          const frame = this.frame;
+          col = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).expression(e, always);
+          this.frame = frame;
+          if (!col) this.barByBar.add(e.id);
+        }
+      }
+      if (!col) return plain();
+      this.steps += at(col.steps, this.bar);
+      if (this.steps > this.maxSteps) throw this.overBudget(e);
+      return valueAt(col, this.bar);
+    };
   }
 
   /** How many top-level declarations the last run computed as columns (what tests and benches check it does). */
@@ -404,7 +483,16 @@ export class Interpreter {
     return f;
   }
 
+  /** A top-level statement may be (or hold parts that are) columns: see columns.ts. */
   private stmtClosure(s: Stmt): CompiledStmt {
+    if (!this.useColumns || this.env !== this.topEnv) return this.barByBarStmt(s);
+    this.columnParts(s);
+    const f = this.barByBarStmt(s);
+    this.columnPlan.classify(s);
+    return (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id) ? this.columnStmt(s, f) : f;
+  }
+
+  private barByBarStmt(s: Stmt): CompiledStmt {
     switch (s.kind) {
       case 'decl': {
         // The value is made before the name is declared: `x = x + 1` reads an outer x.
