@@ -43,6 +43,12 @@ export interface Tuple {
 }
 type Column = Col | Tuple;
 
+/** A top-level statement made as columns: the steps each bar counts, and what a bar stores (null: its variables hold every bar already). */
+export interface ColumnStatement {
+  steps: Steps;
+  store: ((bar: number) => void) | null;
+}
+
 /** Built-ins whose value depends on their arguments, the bars and their call site's state only. */
 const SERIES_BUILTINS = new Set(
   [TA, TA_WINDOWS, TA_OSCILLATORS, TA_VOLUME, PERCENTILES].flatMap((t) => Object.keys(t)).filter((k) => k.startsWith('ta.') || k === 'math.sum'),
@@ -141,6 +147,23 @@ export class ColumnPlan {
     if (e.kind === 'call' && !this.host.funcs.has(e.callee) && !PURE_BUILTINS.has(e.callee) && !SERIES_BUILTINS.has(e.callee)) return false;
     return readsOnly(e, this.host, (b) => this.names.has(keyOf(b)));
   }
+}
+
+/** The script's variables (by key) that its functions' bodies and defaults read. */
+export function globalReads(funcs: ReadonlyMap<string, FuncDef>, binding: ColumnHost['binding']): Set<string> {
+  const keys = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(walk);
+    const e = node as Expr;
+    if (e.kind === 'name') {
+      const b = binding(e.id);
+      if (b?.global) keys.add(keyOf(b));
+    }
+    Object.values(node).forEach(walk);
+  };
+  for (const fn of funcs.values()) walk([fn.body, fn.params]);
+  return keys;
 }
 
 /**
@@ -249,10 +272,47 @@ export class ColumnRun {
     return c && isCol(c) ? c : null;
   }
 
+  /**
+   * A top-level output call (plot) made for every bar at once: its arguments as columns or
+   * constants, the built-in called per bar in bar order. Its steps, or null.
+   */
+  output(e: CallExpr): Steps | null {
+    const b = BUILTINS[e.callee];
+    const all = [...e.args, ...Object.values(e.named)];
+    if (!b || b.once || !all.every((x) => readsOnly(x, this.host, this.known))) return null;
+    const ctx = this.host.ctx;
+    const bar = ctx.bar;
+    this.top.frame = new Frame();
+    try {
+      const argument = (x: Expr): Col | { value: Value; steps: number } =>
+        constantExpr(x, this.host, this.plan.constants) ? this.host.constant(x) : this.col(this.expr(x, this.top, true));
+      const args = e.args.map(argument);
+      const named = Object.entries(e.named).map(([k, x]) => [b.params.indexOf(k), argument(x)] as const);
+      const a = new Array<Value>(b.params.length);
+      const valueOn = (c: Col | { value: Value }, i: number): Value => ('v' in c ? valueAt(c, i) : c.value);
+      this.host.site(e, this.top.frame);
+      for (let i = 0; i < this.host.n; i++) {
+        for (let k = 0; k < args.length; k++) a[k] = valueOn(args[k]!, i);
+        for (const [place, c] of named) if (place >= 0) a[place] = valueOn(c, i);
+        ctx.bar = i;
+        b.fn(ctx, a, e);
+      }
+      return sum(1, ...args.map((c) => c.steps), ...named.map(([, c]) => c.steps));
+    } catch {
+      // Nothing was drawn unless it ran on every bar: a plot's value per bar is set, not added.
+      return null;
+    } finally {
+      ctx.bar = bar;
+    }
+  }
+
+  /** Whether a variable is a column by now (or a constant or an input's). */
+  private readonly known = (b: Binding): boolean =>
+    this.top.cols.has(keyOf(b)) || (b.kind === 'decl' && (this.plan.constants.has(b.index) || this.plan.aliases.has(b.index)));
+
   private attempt(e: Expr, always: boolean): Column | null {
     // A cheap test before any built-in runs: the variables it reads are columns by now.
-    const known = (b: Binding) => this.top.cols.has(keyOf(b)) || (b.kind === 'decl' && (this.plan.constants.has(b.index) || this.plan.aliases.has(b.index)));
-    if (!readsOnly(e, this.host, known)) return null;
+    if (!readsOnly(e, this.host, this.known)) return null;
     const ctx = this.host.ctx;
     const bar = ctx.bar;
     // Built-in state lives in a frame of the attempt's own, dropped after: a failed attempt leaves

@@ -11,7 +11,7 @@ import { pineError, unsupported, type PineError, type Pos } from '../pine/errors
 import { BAR_FIELDS, barField, OTHER_VARIABLES } from './bar-values.ts';
 import { BUILTINS } from './builtins.ts';
 import { checkProgram } from './check.ts';
-import { at, ColumnPlan, ColumnRun, valueAt, type Col, type ColumnHost } from './columns.ts';
+import { at, ColumnPlan, ColumnRun, globalReads, valueAt, type Col, type ColumnHost, type ColumnStatement } from './columns.ts';
 import { constant } from './core.ts';
 import { num, type Builtin, type CallExpr, type Ctx } from './ctx.ts';
 import type { PlotOut, RunResult } from './outputs.ts';
@@ -131,6 +131,8 @@ export class Interpreter {
   /** Candidates that gave up in an earlier run: they run bar by bar from then on. */
   private readonly barByBar = new Set<number>();
   private columnStatements = 0;
+  /** The script's variables its functions read (by key), found once all closures are made. */
+  private globalReads: Set<string> | null = null;
 
   /** `columns: false` runs every statement bar by bar (tests compare the two ways). */
   constructor(
@@ -261,7 +263,7 @@ export class Interpreter {
     };
   }
 
-  /** How many top-level declarations the last run computed as columns (what tests and benches check it does). */
+  /** How many top-level statements the last run computed as columns (what tests and benches check it does). */
   get columnsUsed(): number {
     return this.columnStatements;
   }
@@ -314,43 +316,53 @@ export class Interpreter {
   }
 
   /**
-   * A top-level declaration that may be a column: on a run's first bar its columns are made, and
-   * each bar then counts the steps its closures would have and stores its value. Given up, it is
-   * the statement's own closure, `plain`.
+   * A top-level statement that may be columns (a declaration, a plot): on a run's first bar its
+   * columns are made, and each bar then only counts the steps its closures would have (and, for a
+   * variable a function reads, marks it declared on the bar). Given up, it is `plain`, its own closure.
    */
-  private columnStmt(s: Stmt & { kind: 'decl' | 'tupledecl' }, plain: CompiledStmt): CompiledStmt {
-    const locals = s.kind === 'tupledecl' ? this.localsOf(s.id, s.names.length) : null;
+  private columnStmt(s: Stmt, plain: CompiledStmt): CompiledStmt {
     let madeIn = 0;
-    let cols: Col[] | null = null;
-    let steps: Col['steps'] = 0;
+    let made: ColumnStatement | null = null;
     return () => {
       if (madeIn !== this.runNo) {
         // A top-level statement runs on every bar: this is the run's first.
         madeIn = this.runNo;
-        cols = null;
-        if (!this.barByBar.has(s.id)) {
-          const c = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).declaration(s);
-          this.frame = this.root;
-          if (c) {
-            cols = 'v' in c ? [c] : c.items;
-            steps = c.steps;
-            this.columnStatements++;
-          } else this.barByBar.add(s.id);
-        }
+        made = this.barByBar.has(s.id) ? null : this.makeColumnStmt(s);
+        this.frame = this.root;
+        if (made) this.columnStatements++;
+        else this.barByBar.add(s.id);
       }
-      if (!cols) return plain();
+      if (!made) return plain();
       this.tick(s);
-      this.steps += at(steps, this.bar);
+      this.steps += at(made.steps, this.bar);
       if (this.steps > this.maxSteps) throw this.overBudget(s);
-      if (locals) {
-        for (let k = 0; k < locals.length; k++) this.localSlot(locals[k]!).put(this.bar, valueAt(cols[k]!, this.bar));
-        return 0;
-      }
-      const v = valueAt(cols[0]!, this.bar);
-      this.declSlot(s.id, false).put(this.bar, v);
-      this.last = v;
+      if (made.store) made.store(this.bar);
       return 0;
     };
+  }
+
+  private makeColumnStmt(s: Stmt): ColumnStatement | null {
+    const run = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan));
+    if (s.kind === 'expr') {
+      const steps = s.expr.kind === 'call' ? run.output(s.expr) : null;
+      return steps === null ? null : { steps, store: null };
+    }
+    if (s.kind !== 'decl' && s.kind !== 'tupledecl') return null;
+    const c = run.declaration(s);
+    if (!c) return null;
+    const cols = 'v' in c ? [c] : c.items;
+    const slots = s.kind === 'decl' ? [this.root.declSlots] : cols.map(() => this.root.locals);
+    const places = s.kind === 'decl' ? [s.id] : this.localsOf(s.id, s.names.length);
+    // A variable no function reads has its values for every bar at once. One a function reads is
+    // marked bar by bar: the function must not see it before its declaration has run on the bar.
+    this.globalReads ??= globalReads(this.funcs, this.columnHost.binding);
+    const keys = places.map((k) => (s.kind === 'decl' ? 'd' : 'l') + k);
+    if (!keys.some((key) => this.globalReads!.has(key))) {
+      cols.forEach((col, i) => (slots[i]![places[i]!] = Slot.of(col.v, col.bool)));
+      return { steps: c.steps, store: null };
+    }
+    const store = (bar: number) => cols.forEach((col, i) => (slots[i]![places[i]!] ??= new Slot(this.n, false)).put(bar, valueAt(col, bar)));
+    return { steps: c.steps, store };
   }
 
   /** The local numbers of a node's names (a tuple's, a function's parameters): the same every time it is asked. */
@@ -489,7 +501,10 @@ export class Interpreter {
     this.columnParts(s);
     const f = this.barByBarStmt(s);
     this.columnPlan.classify(s);
-    return (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id) ? this.columnStmt(s, f) : f;
+    const candidate = (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id);
+    // A plot keeps one value per bar and call site: made for every bar at once, its values are the same.
+    const plot = s.kind === 'expr' && s.expr.kind === 'call' && s.expr.callee === 'plot' && !this.funcs.has('plot');
+    return candidate || plot ? this.columnStmt(s, f) : f;
   }
 
   private barByBarStmt(s: Stmt): CompiledStmt {

@@ -10,9 +10,31 @@ export class Slot {
   private readonly kinds: Uint8Array;
   private others: Value[] | null = null;
   inited = false;
-  constructor(private readonly n: number, readonly isVar: boolean) {
-    this.nums = new Float64Array(n);
+  constructor(
+    private readonly n: number,
+    readonly isVar: boolean,
+    nums = new Float64Array(n),
+  ) {
+    this.nums = nums;
     this.kinds = new Uint8Array(n);
+  }
+
+  /**
+   * A variable whose value on every bar is known (a column: see columns.ts), never written after.
+   * A bool series holds booleans, na as NaN. The numbers are the column's own array, not a copy.
+   */
+  static of(values: Float64Array, bool: boolean): Slot {
+    const slot = new Slot(values.length, false, values as Float64Array<ArrayBuffer>);
+    if (!bool) slot.kinds.fill(1);
+    else {
+      const others = (slot.others = new Array<Value>(values.length));
+      for (let i = 0; i < values.length; i++) {
+        const x = values[i]!;
+        slot.kinds[i] = x === x ? 2 : 1;
+        if (x === x) others[i] = x === 1;
+      }
+    }
+    return slot;
   }
   put(j: number, v: Value): void {
     if (typeof v === 'number') {
