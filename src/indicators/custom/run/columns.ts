@@ -1,15 +1,17 @@
 /**
  * Column evaluation. Most of a real indicator is series that depend on nothing a bar's run
  * changes: bar fields, inputs, ta.* over them, arithmetic, user functions of those. Such a
- * top-level declaration is computed for every bar at once when the first bar reaches it: the tree
- * is walked once per run instead of once per bar, and each bar then only stores its value. The
- * built-ins are the same functions, called once per bar in bar order with their own per-call-site
- * state, so the values are the same numbers; every node's steps are counted as its closure counts
- * them, so step counts are the same too.
+ * top-level declaration is computed for every bar at once when the first bar reaches it, and so is
+ * such a part of any other top-level statement (a plot's argument, an if's condition) when it is
+ * first evaluated, and a top-level plot() of such series: the tree is walked once per run instead
+ * of once per bar, and each bar then only reads the value (or nothing). The built-ins are the same
+ * functions, called once per bar in bar order with their own per-call-site state, so the values
+ * are the same numbers; every node's steps are counted as its closure counts them, so step counts
+ * are the same too.
  *
  * Anything outside that subset, or any doubt (a value of another type, an error, a budget) gives
  * up before anything the bar-by-bar run sees was touched (built-in state lives in frames of its
- * own), and the statement runs bar by bar as before: giving up is always safe.
+ * own), and the statement or part runs bar by bar as before: giving up is always safe.
  */
 import type { Expr, FuncDef, Program, Stmt } from '../pine/ast.ts';
 import type { Binding } from './bindings.ts';
