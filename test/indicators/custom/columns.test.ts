@@ -153,6 +153,27 @@ alertcondition(ta.cross(mix, 0), "Cross", "mix crossed 0")`),
     );
   });
 
+  it('holds inputs and constants for every bar once the first has run, history and functions reading them included', () => {
+    same(
+      v5(`
+n = input.int(5, "N", minval=1)
+k = n * 2
+label = input.string("x", "Label")
+flag = input.bool(true, "Flag")
+src = input.source(hl2, "Source")
+twice() => k + 1
+d = src - src[n]
+plot(close[n] + k[1] + (flag ? 1 : 0) + (label == "x" ? 1 : 0))
+plot(d + twice())
+plot(src[2])
+// Read bar by bar (a nested block), from the variables themselves.
+var float acc = 0.0
+if close > 0
+    acc := acc + src[1] - src + n + k[3]
+plot(acc)`),
+    );
+  });
+
   it('leaves to the bar-by-bar run what changes on a bar: reassigned and var variables, and what reads them', () => {
     assert.equal(same(v5('var float acc = 0\nacc := acc + close\nx = acc / 2\ny = close\ny := y * 2\nplot(x)\nplot(y)')), 0);
     assert.equal(same(v5('t = 0\nt := 1\nu = ta.sma(close, 3) + t\nplot(u)')), 0);

@@ -341,6 +341,39 @@ export class Interpreter {
     };
   }
 
+  /**
+   * A constant or input declaration (see ColumnPlan): its value on every bar is known once the
+   * first bar has run it (an input records itself then). It runs itself on the first two bars, the
+   * second showing the steps every later bar counts (a typed input skips its arguments after the
+   * first); then its variable holds every bar's value and each bar only counts those steps. A
+   * variable a function reads runs bar by bar throughout (see makeColumnStmt).
+   */
+  private steadyStmt(s: Stmt & { kind: 'decl' }, plain: CompiledStmt): CompiledStmt {
+    let steps = -1;
+    return () => {
+      if (this.bar > 1 && steps >= 0) {
+        this.steps += steps;
+        if (this.steps > this.maxSteps) throw this.overBudget(s);
+        return 0;
+      }
+      if (this.bar !== 1) {
+        steps = -1;
+        return plain();
+      }
+      const before = this.steps;
+      const flow = plain();
+      this.globalReads ??= globalReads(this.funcs, this.columnHost.binding);
+      if (this.globalReads.has('d' + s.id)) return flow;
+      const alias = this.columnPlan.aliases.get(s.id);
+      const col = alias && (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).expression(alias, true);
+      this.frame = this.root;
+      if (alias && !col) return flow;
+      this.root.declSlots[s.id] = col ? Slot.of(col.v, col.bool) : Slot.steady(this.n, this.root.declSlots[s.id]!.get(0));
+      steps = this.steps - before;
+      return flow;
+    };
+  }
+
   private makeColumnStmt(s: Stmt): ColumnStatement | null {
     const run = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan));
     if (s.kind === 'expr') {
@@ -501,6 +534,7 @@ export class Interpreter {
     this.columnParts(s);
     const f = this.barByBarStmt(s);
     this.columnPlan.classify(s);
+    if (s.kind === 'decl' && (this.columnPlan.constants.has(s.id) || this.columnPlan.aliases.has(s.id))) return this.steadyStmt(s, f);
     const candidate = (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id);
     // A plot keeps one value per bar and call site: made for every bar at once, its values are the same.
     const plot = s.kind === 'expr' && s.expr.kind === 'call' && s.expr.callee === 'plot' && !this.funcs.has('plot');

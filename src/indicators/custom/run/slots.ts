@@ -23,6 +23,15 @@ export class Slot {
    * A variable whose value on every bar is known (a column: see columns.ts), never written after.
    * A bool series holds booleans, na as NaN. The numbers are the column's own array, not a copy.
    */
+  /** A variable with the same value on every bar (a constant, a typed input), never written after. */
+  static steady(n: number, v: Value): Slot {
+    if (typeof v === 'number') return Slot.of(new Float64Array(n).fill(v), false);
+    const slot = new Slot(n, false);
+    slot.others = new Array<Value>(n).fill(v);
+    slot.kinds.fill(2);
+    return slot;
+  }
+
   static of(values: Float64Array, bool: boolean): Slot {
     const slot = new Slot(values.length, false, values as Float64Array<ArrayBuffer>);
     if (!bool) slot.kinds.fill(1);
