@@ -174,6 +174,18 @@ plot(acc)`),
     );
   });
 
+  it('makes a variable and the for loop right after it that alone changes it as columns: sums over a lookback', () => {
+    assert.equal(same(v5('s = 0.0\nfor i = 0 to 9\n    s += close[i] - open[i]\nplot(s)')), 3);
+    const n = 'n = input.int(6, "N")\n';
+    assert.equal(same(v5(`${n}m = 1.0\nfor j = n to 0 by 2\n    w = (n - j + 1) / n\n    m *= 1 + w * (high[j] - low[j])\n    m := m > 2 ? m / 2 : m\nplot(m)`)), 3);
+    assert.equal(same(v5('q = close\nfor k = 1 to 3\n    q /= k\n    q %= 7\nplot(q)')), 3);
+    // State in the body (stepped once per iteration, bar after bar), the variable's history, a function reading it, na bounds: bar by bar.
+    assert.equal(same(v5('s = 0.0\nfor i = 1 to 3\n    s += ta.sma(close, 2 + i)\nplot(s)')), 0);
+    assert.equal(same(v5('s = 0.0\nfor i = 1 to 3\n    s += s[1] * 0.5 + close[i]\nplot(s)')), 0);
+    same(v5('f() => s * 2\ns = 0.0\nfor i = 1 to 3\n    s += close[i]\nplot(s)\nplot(f())'));
+    same(v5('s = 0.0\nfor i = 1 to na\n    s += close[i]\nplot(s)'));
+  });
+
   it('leaves to the bar-by-bar run what changes on a bar: reassigned and var variables, and what reads them', () => {
     assert.equal(same(v5('var float acc = 0\nacc := acc + close\nx = acc / 2\ny = close\ny := y * 2\nplot(x)\nplot(y)')), 0);
     assert.equal(same(v5('t = 0\nt := 1\nu = ta.sma(close, 3) + t\nplot(u)')), 0);

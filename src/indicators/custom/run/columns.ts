@@ -13,7 +13,7 @@
  * up before anything the bar-by-bar run sees was touched (built-in state lives in frames of its
  * own), and the statement or part runs bar by bar as before: giving up is always safe.
  */
-import type { Expr, FuncDef, Program, Stmt } from '../pine/ast.ts';
+import type { Expr, ForStmt, FuncDef, Program, Stmt } from '../pine/ast.ts';
 import type { Binding } from './bindings.ts';
 import { BUILTINS } from './builtins.ts';
 import { CORE } from './core.ts';
@@ -25,6 +25,7 @@ import { TA } from './ta.ts';
 import { TA_OSCILLATORS } from './ta-oscillators.ts';
 import { TA_VOLUME } from './ta-volume.ts';
 import { TA_WINDOWS } from './ta-windows.ts';
+import { num } from './ctx.ts';
 import { truthy, type Value } from './values.ts';
 
 type NameExpr = Expr & { kind: 'name' };
@@ -64,6 +65,7 @@ export interface ColumnHost {
   readonly v6: boolean;
   readonly ctx: Ctx & { bar: number };
   readonly deadline: number;
+  readonly maxLoops: number;
   readonly funcs: ReadonlyMap<string, FuncDef>;
   binding(id: number): Binding | undefined;
   /** A name node that reads no variable: its bar field's column, its constant, or undefined for anything else. */
@@ -81,6 +83,11 @@ export interface ColumnHost {
 
 /** A variable's key in the columns made so far. */
 const keyOf = (b: Binding): string => (b.kind === 'decl' ? 'd' : 'l') + b.index;
+/** The key of the variable a name node reads, or '' for none. */
+const keyOfName = (e: Expr, host: Pick<ColumnHost, 'binding'>): string => {
+  const b = host.binding(e.id);
+  return b ? keyOf(b) : '';
+};
 
 type StaticHost = Pick<ColumnHost, 'binding' | 'isConstantName' | 'funcs' | 'localsOf'>;
 
@@ -101,16 +108,31 @@ export class ColumnPlan {
   readonly aliases = new Map<number, Expr>();
   /** Declarations tried as columns on the first bar of each run. */
   readonly candidates = new Set<number>();
+  /** A declaration changed only by the for loop right after it (a sum over a lookback), by its id: that loop. */
+  readonly units = new Map<number, ForStmt>();
   /** The variables (by binding key) of all three: what a column may read. */
   private readonly names = new Set<string>();
   private readonly assigned: Set<string>;
   private readonly seen = new Set<string>();
 
   constructor(
-    program: Program,
+    private readonly program: Program,
     private readonly host: StaticHost,
   ) {
     this.assigned = assignedNames(program.body);
+  }
+
+  /** The for loop right after a declaration that alone assigns it, of a shape a column can follow (declarations and assignments of it). */
+  private unitLoop(s: Stmt & { kind: 'decl' }): ForStmt | null {
+    const body = this.program.body;
+    const at = body.indexOf(s);
+    const loop = body[at + 1];
+    if (s.mode !== null || this.seen.has(s.name) || !loop || loop.kind !== 'for') return null;
+    if (body.some((t, i) => i !== at + 1 && assignedNames(t).has(s.name))) return null;
+    const names = loop.body.flatMap((t) => (t.kind === 'decl' ? [t.name] : []));
+    const plain = loop.body.every((t) => (t.kind === 'decl' && t.mode === null) || (t.kind === 'assign' && t.name === s.name));
+    // A name declared twice in the body, or the variable or counter declared there, fails or shadows: left bar by bar.
+    return plain && new Set([...names, s.name, loop.counter]).size === names.length + 2 ? loop : null;
   }
 
   /** A declaration declared once and never assigned again: a constant, an input or a candidate. */
@@ -123,7 +145,12 @@ export class ColumnPlan {
   classify(s: Stmt): void {
     if (s.kind === 'decl') {
       const fresh = this.mayBeCandidate(s);
+      const loop = fresh ? null : this.unitLoop(s);
       this.seen.add(s.name);
+      if (loop && this.mayBeColumn(s.init)) {
+        this.units.set(s.id, loop);
+        this.names.add('d' + s.id);
+      }
       if (!fresh) return;
       const isConstant = (e: Expr): boolean => constantExpr(e, this.host, this.constants);
       const init = s.init;
@@ -306,6 +333,81 @@ export class ColumnRun {
     } finally {
       ctx.bar = bar;
     }
+  }
+
+  /**
+   * A declaration and the for loop right after it that alone changes it (`s = 0.0` then `for i = 0
+   * to n` adding to s): the loop's bounds constants, its body declarations and assignments of the
+   * variable, each iteration evaluated in turn on every bar at once. The variable's final column
+   * and each statement's steps after its own, or null.
+   */
+  unit(d: Stmt & { kind: 'decl' }, loop: ForStmt): { value: Col; declSteps: Steps; loopSteps: Steps } | null {
+    const { host } = this;
+    const [counter] = host.localsOf(loop.id, 1) as [number];
+    const own = new Set(['d' + d.id, 'l' + counter, ...loop.body.map((t) => 'd' + t.id)]);
+    // The loop's own variables are read as they are on the bar (their history would be the bar's last value: not followed).
+    const history = (node: unknown): boolean =>
+      !!node && typeof node === 'object' && (Array.isArray(node) ? node.some(history) : ((node as Expr).kind === 'index' && (node as Expr & { kind: 'index' }).target.kind === 'name' && own.has(keyOfName((node as Expr & { kind: 'index' }).target, host))) || Object.values(node).some(history));
+    if (history(loop.body) || !readsOnly([d.init, loop], host, (b) => own.has(keyOf(b)) || this.known(b))) return null;
+    const ctx = host.ctx;
+    const bar = ctx.bar;
+    this.top.frame = new Frame();
+    const cols = this.top.cols;
+    try {
+      const init = this.col(this.expr(d.init, this.top, true));
+      const bound = (e: Expr | null) => (e === null ? null : constantExpr(e, host, this.plan.constants) ? host.constant(e) : giveUp());
+      const [from, to, by] = [bound(loop.from)!, bound(loop.to)!, bound(loop.step)];
+      // The loop's own rules (loopRunner): na bounds and a step that is not positive fail there.
+      const first = num(from.value);
+      const last = num(to.value);
+      let step = by ? Math.abs(num(by.value)) : 1;
+      if (first !== first || last !== last || !(step > 0)) giveUp();
+      if (last < first) step = -step;
+      let value = init;
+      const parts: Steps[] = [from.steps, to.steps, by ? by.steps : 0];
+      let iterations = 0;
+      // The body runs several times a bar: nothing with state may be in it (its call sites' state
+      // would be stepped by every iteration in turn, not bar by bar).
+      for (let i = first; step > 0 ? i <= last : i >= last; i += step) {
+        if (++iterations > host.maxLoops) giveUp();
+        cols.set('l' + counter, this.fill(i, false, 0));
+        cols.set('d' + d.id, value);
+        for (const t of loop.body) {
+          if (t.kind === 'decl') {
+            const c = this.col(this.expr(t.init, this.top, false));
+            cols.set('d' + t.id, c);
+            parts.push(1, c.steps);
+          } else if (t.kind === 'assign') {
+            const c = this.col(this.expr(t.value, this.top, false));
+            value = t.op === ':=' ? c : this.compound(t.op, value, c);
+            cols.set('d' + d.id, value);
+            parts.push(1, c.steps);
+          } else giveUp();
+        }
+      }
+      cols.set('d' + d.id, value);
+      return { value, declSteps: init.steps, loopSteps: sum(...parts) };
+    } catch {
+      for (const key of own) cols.delete(key);
+      return null;
+    } finally {
+      ctx.bar = bar;
+    }
+  }
+
+  /** `x += y` and the like on columns: the assignment's own arithmetic (numbers; a bool counts 1 or 0). */
+  private compound(op: string, x: Col, y: Col): Col {
+    const n = this.host.n;
+    const v = new Float64Array(n);
+    const a = x.v;
+    const b = y.v;
+    if (op === '+=') for (let i = 0; i < n; i++) v[i] = a[i]! + b[i]!;
+    else if (op === '-=') for (let i = 0; i < n; i++) v[i] = a[i]! - b[i]!;
+    else if (op === '*=') for (let i = 0; i < n; i++) v[i] = a[i]! * b[i]!;
+    else if (op === '/=') for (let i = 0; i < n; i++) v[i] = divide(a[i]!, b[i]!);
+    else if (op === '%=') for (let i = 0; i < n; i++) v[i] = remainder(a[i]!, b[i]!);
+    else giveUp();
+    return { v, bool: false, steps: 0 };
   }
 
   /** Whether a variable is a column by now (or a constant or an input's). */

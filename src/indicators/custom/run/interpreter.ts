@@ -131,6 +131,8 @@ export class Interpreter {
   /** Candidates that gave up in an earlier run: they run bar by bar from then on. */
   private readonly barByBar = new Set<number>();
   private columnStatements = 0;
+  /** The closure makers of loops made as columns with the declaration before them (by the loop's id). */
+  private readonly unitLoops = new Map<number, (plain: CompiledStmt) => CompiledStmt>();
   /** The script's variables its functions read (by key), found once all closures are made. */
   private globalReads: Set<string> | null = null;
 
@@ -281,6 +283,9 @@ export class Interpreter {
       get deadline() {
         return self.deadline;
       },
+      get maxLoops() {
+        return self.maxLoops;
+      },
       ctx: this.ctx,
       funcs: this.funcs,
       binding: (id) => this.bindings[id],
@@ -371,6 +376,45 @@ export class Interpreter {
       this.root.declSlots[s.id] = col ? Slot.of(col.v, col.bool) : Slot.steady(this.n, this.root.declSlots[s.id]!.get(0));
       steps = this.steps - before;
       return flow;
+    };
+  }
+
+  /**
+   * A declaration and the for loop right after it that alone changes it, made as columns together
+   * on a run's first bar (see ColumnRun.unit): then each of the two only counts its steps on each
+   * bar. Returns the declaration's closure; the loop's is made with it (see unitLoops).
+   */
+  private unitStmts(d: Stmt & { kind: 'decl' }, loop: ForStmt, plain: CompiledStmt): CompiledStmt {
+    let madeIn = 0;
+    let made: { declSteps: Col['steps']; loopSteps: Col['steps'] } | null = null;
+    this.unitLoops.set(loop.id, (plainLoop) => () => {
+      if (!made) return plainLoop();
+      this.tick(loop);
+      this.steps += at(made.loopSteps, this.bar);
+      if (this.steps > this.maxSteps) throw this.overBudget(loop);
+      return 0;
+    });
+    return () => {
+      if (madeIn !== this.runNo) {
+        madeIn = this.runNo;
+        made = null;
+        this.globalReads ??= globalReads(this.funcs, this.columnHost.binding);
+        // A function reading the variable would see it mid-loop bar by bar: left so.
+        if (!this.barByBar.has(d.id) && !this.globalReads.has('d' + d.id)) {
+          const u = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).unit(d, loop);
+          this.frame = this.root;
+          if (u) {
+            this.root.declSlots[d.id] = Slot.of(u.value.v, u.value.bool);
+            made = u;
+            this.columnStatements += 2;
+          } else this.barByBar.add(d.id);
+        }
+      }
+      if (!made) return plain();
+      this.tick(d);
+      this.steps += at(made.declSteps, this.bar);
+      if (this.steps > this.maxSteps) throw this.overBudget(d);
+      return 0;
     };
   }
 
@@ -535,6 +579,9 @@ export class Interpreter {
     const f = this.barByBarStmt(s);
     this.columnPlan.classify(s);
     if (s.kind === 'decl' && (this.columnPlan.constants.has(s.id) || this.columnPlan.aliases.has(s.id))) return this.steadyStmt(s, f);
+    if (s.kind === 'decl' && this.columnPlan.units.has(s.id)) return this.unitStmts(s, this.columnPlan.units.get(s.id)!, f);
+    const unit = this.unitLoops.get(s.id);
+    if (unit) return unit(f);
     const candidate = (s.kind === 'decl' || s.kind === 'tupledecl') && this.columnPlan.candidates.has(s.id);
     // A plot keeps one value per bar and call site: made for every bar at once, its values are the same.
     const plot = s.kind === 'expr' && s.expr.kind === 'call' && s.expr.callee === 'plot' && !this.funcs.has('plot');
