@@ -397,16 +397,8 @@ export class ColumnRun {
 
   /** `x += y` and the like on columns: the assignment's own arithmetic (numbers; a bool counts 1 or 0). */
   private compound(op: string, x: Col, y: Col): Col {
-    const n = this.host.n;
-    const v = new Float64Array(n);
-    const a = x.v;
-    const b = y.v;
-    if (op === '+=') for (let i = 0; i < n; i++) v[i] = a[i]! + b[i]!;
-    else if (op === '-=') for (let i = 0; i < n; i++) v[i] = a[i]! - b[i]!;
-    else if (op === '*=') for (let i = 0; i < n; i++) v[i] = a[i]! * b[i]!;
-    else if (op === '/=') for (let i = 0; i < n; i++) v[i] = divide(a[i]!, b[i]!);
-    else if (op === '%=') for (let i = 0; i < n; i++) v[i] = remainder(a[i]!, b[i]!);
-    else giveUp();
+    const v = new Float64Array(this.host.n);
+    if (op.length !== 2 || !arithmetic(op[0]!, x.v, y.v, v)) giveUp();
     return { v, bool: false, steps: 0 };
   }
 
@@ -565,12 +557,7 @@ export class ColumnRun {
         break;
       default:
         bool = false;
-        if (op === '+') for (let i = 0; i < n; i++) v[i] = x[i]! + y[i]!;
-        else if (op === '-') for (let i = 0; i < n; i++) v[i] = x[i]! - y[i]!;
-        else if (op === '*') for (let i = 0; i < n; i++) v[i] = x[i]! * y[i]!;
-        else if (op === '/') for (let i = 0; i < n; i++) v[i] = divide(x[i]!, y[i]!);
-        else if (op === '%') for (let i = 0; i < n; i++) v[i] = remainder(x[i]!, y[i]!);
-        else giveUp();
+        if (!arithmetic(op, x, y, v)) giveUp();
     }
     if (!lazy) return { v, bool, steps: sum(1, l.steps, r.steps) };
     // The right side's steps count on the bars it runs: where the left does not decide.
@@ -779,6 +766,18 @@ export class ColumnRun {
 }
 
 const isCol = (c: Column): c is Col => 'v' in c;
+
+/** `x op y` on every bar into `v`, by Pine's rules (division by zero is na); false for an operator it does not know. */
+function arithmetic(op: string, x: Float64Array, y: Float64Array, v: Float64Array): boolean {
+  const n = v.length;
+  if (op === '+') for (let i = 0; i < n; i++) v[i] = x[i]! + y[i]!;
+  else if (op === '-') for (let i = 0; i < n; i++) v[i] = x[i]! - y[i]!;
+  else if (op === '*') for (let i = 0; i < n; i++) v[i] = x[i]! * y[i]!;
+  else if (op === '/') for (let i = 0; i < n; i++) v[i] = divide(x[i]!, y[i]!);
+  else if (op === '%') for (let i = 0; i < n; i++) v[i] = remainder(x[i]!, y[i]!);
+  else return false;
+  return true;
+}
 
 /** Pine's truth of a number or a bool as 1/0: na (NaN) and 0 are false. */
 const isTrue = (x: number): boolean => x === x && x !== 0;
