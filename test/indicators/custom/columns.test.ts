@@ -153,6 +153,11 @@ alertcondition(ta.cross(mix, 0), "Cross", "mix crossed 0")`),
     );
   });
 
+  it('draws a plot whose colour is chosen between two constants by a column', () => {
+    assert.equal(same(v5('x = close - open\nplot(x, "X", color = x > 0 ? color.green : color.new(color.red, 50), linewidth = 2)')), 2);
+    assert.equal(same(v5('x = close - open\nplot(x, color = x > 0 ? color.green : na)')), 2);
+  });
+
   it('holds inputs and constants for every bar once the first has run, history and functions reading them included', () => {
     same(
       v5(`

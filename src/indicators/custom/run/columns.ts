@@ -45,6 +45,8 @@ export interface Tuple {
   steps: Steps;
 }
 type Column = Col | Tuple;
+/** An output call's argument: a column, a constant, or a value per bar (see ColumnRun.argument). */
+type Argument = Col | { value: Value; steps: number } | { values: Value[]; steps: Int32Array };
 
 /** A top-level statement made as columns: the steps each bar counts, and what a bar stores (null: its variables hold every bar already). */
 export interface ColumnStatement {
@@ -57,7 +59,7 @@ const SERIES_BUILTINS = new Set(
   [TA, TA_WINDOWS, TA_OSCILLATORS, TA_VOLUME, PERCENTILES].flatMap((t) => Object.keys(t)).filter((k) => k.startsWith('ta.') || k === 'math.sum'),
 );
 /** Built-ins with no state at all: they may run on bars where their branch is not taken. */
-const PURE_BUILTINS = new Set(['nz', 'na', 'int', 'float', 'bool', ...Object.keys(CORE).filter((k) => k.startsWith('math.'))]);
+const PURE_BUILTINS = new Set(['nz', 'na', 'int', 'float', 'bool', 'color.new', 'color.rgb', ...Object.keys(CORE).filter((k) => k.startsWith('math.'))]);
 
 /** What column evaluation reads of the interpreter. */
 export interface ColumnHost {
@@ -313,12 +315,10 @@ export class ColumnRun {
     const bar = ctx.bar;
     this.top.frame = new Frame();
     try {
-      const argument = (x: Expr): Col | { value: Value; steps: number } =>
-        constantExpr(x, this.host, this.plan.constants) ? this.host.constant(x) : this.col(this.expr(x, this.top, true));
-      const args = e.args.map(argument);
-      const named = Object.entries(e.named).map(([k, x]) => [b.params.indexOf(k), argument(x)] as const);
+      const args = e.args.map((x) => this.argument(x));
+      const named = Object.entries(e.named).map(([k, x]) => [b.params.indexOf(k), this.argument(x)] as const);
       const a = new Array<Value>(b.params.length);
-      const valueOn = (c: Col | { value: Value }, i: number): Value => ('v' in c ? valueAt(c, i) : c.value);
+      const valueOn = (c: Argument, i: number): Value => ('v' in c ? valueAt(c, i) : 'values' in c ? c.values[i]! : c.value);
       this.host.site(e, this.top.frame);
       for (let i = 0; i < this.host.n; i++) {
         for (let k = 0; k < args.length; k++) a[k] = valueOn(args[k]!, i);
@@ -400,6 +400,27 @@ export class ColumnRun {
     const v = new Float64Array(this.host.n);
     if (op.length !== 2 || !arithmetic(op[0]!, x.v, y.v, v)) giveUp();
     return { v, bool: false, steps: 0 };
+  }
+
+  /**
+   * An output call's argument on every bar: a column, a constant (a title, a style), or a choice
+   * between two constants by a column (`color = x > 0 ? color.green : color.red`).
+   */
+  private argument(x: Expr): Argument {
+    const { host } = this;
+    const constant = (e: Expr) => constantExpr(e, host, this.plan.constants);
+    if (constant(x)) return host.constant(x);
+    if (x.kind !== 'ternary' || !constant(x.then) || !constant(x.else)) return this.col(this.expr(x, this.top, true));
+    const cond = this.col(this.expr(x.cond, this.top, true));
+    const [then, otherwise] = [host.constant(x.then), host.constant(x.else)];
+    const values = new Array<Value>(host.n);
+    const steps = new Int32Array(host.n);
+    for (let i = 0; i < host.n; i++) {
+      const taken = isTrue(cond.v[i]!) ? then : otherwise;
+      values[i] = taken.value;
+      steps[i] = 1 + at(cond.steps, i) + taken.steps;
+    }
+    return { values, steps };
   }
 
   /** Whether a variable is a column by now (or a constant or an input's). */
