@@ -18,7 +18,7 @@ import type { Binding } from './bindings.ts';
 import { BUILTINS } from './builtins.ts';
 import { CORE } from './core.ts';
 import type { Builtin, CallExpr, Ctx } from './ctx.ts';
-import { divide, equal, intLiteral, isIntLiteral, remainder } from './operators.ts';
+import { divide, equal, historyOffset, intLiteral, isIntLiteral, literalOffset, remainder } from './operators.ts';
 import { PERCENTILES } from './percentiles.ts';
 import { Frame } from './slots.ts';
 import { TA } from './ta.ts';
@@ -85,11 +85,17 @@ export interface ColumnHost {
 
 /** A variable's key in the columns made so far. */
 const keyOf = (b: Binding): string => (b.kind === 'decl' ? 'd' : 'l') + b.index;
-/** The key of the variable a name node reads, or '' for none. */
-const keyOfName = (e: Expr, host: Pick<ColumnHost, 'binding'>): string => {
-  const b = host.binding(e.id);
-  return b ? keyOf(b) : '';
-};
+/** Whether `node` reads the history (`x[k]`) of one of these variables. */
+function readsHistory(node: unknown, keys: ReadonlySet<string>, host: Pick<ColumnHost, 'binding'>): boolean {
+  if (!node || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((x) => readsHistory(x, keys, host));
+  const e = node as Expr;
+  if (e.kind === 'index' && e.target.kind === 'name') {
+    const b = host.binding(e.target.id);
+    if (b && keys.has(keyOf(b))) return true;
+  }
+  return Object.values(node).some((x) => readsHistory(x, keys, host));
+}
 
 type StaticHost = Pick<ColumnHost, 'binding' | 'isConstantName' | 'funcs' | 'localsOf'>;
 
@@ -311,10 +317,9 @@ export class ColumnRun {
     const b = BUILTINS[e.callee];
     const all = [...e.args, ...Object.values(e.named)];
     if (!b || b.once || !all.every((x) => readsOnly(x, this.host, this.known))) return null;
-    const ctx = this.host.ctx;
-    const bar = ctx.bar;
-    this.top.frame = new Frame();
-    try {
+    // Nothing was drawn unless it ran on every bar: a plot's value per bar is set, not added.
+    return this.making(() => {
+      const ctx = this.host.ctx;
       const args = e.args.map((x) => this.argument(x));
       const named = Object.entries(e.named).map(([k, x]) => [b.params.indexOf(k), this.argument(x)] as const);
       const a = new Array<Value>(b.params.length);
@@ -327,12 +332,7 @@ export class ColumnRun {
         b.fn(ctx, a, e);
       }
       return sum(1, ...args.map((c) => c.steps), ...named.map(([, c]) => c.steps));
-    } catch {
-      // Nothing was drawn unless it ran on every bar: a plot's value per bar is set, not added.
-      return null;
-    } finally {
-      ctx.bar = bar;
-    }
+    });
   }
 
   /**
@@ -346,14 +346,9 @@ export class ColumnRun {
     const [counter] = host.localsOf(loop.id, 1) as [number];
     const own = new Set(['d' + d.id, 'l' + counter, ...loop.body.map((t) => 'd' + t.id)]);
     // The loop's own variables are read as they are on the bar (their history would be the bar's last value: not followed).
-    const history = (node: unknown): boolean =>
-      !!node && typeof node === 'object' && (Array.isArray(node) ? node.some(history) : ((node as Expr).kind === 'index' && (node as Expr & { kind: 'index' }).target.kind === 'name' && own.has(keyOfName((node as Expr & { kind: 'index' }).target, host))) || Object.values(node).some(history));
-    if (history(loop.body) || !readsOnly([d.init, loop], host, (b) => own.has(keyOf(b)) || this.known(b))) return null;
-    const ctx = host.ctx;
-    const bar = ctx.bar;
-    this.top.frame = new Frame();
+    if (readsHistory(loop.body, own, host) || !readsOnly([d.init, loop], host, (b) => own.has(keyOf(b)) || this.known(b))) return null;
     const cols = this.top.cols;
-    try {
+    const made = this.making(() => {
       const init = this.col(this.expr(d.init, this.top, true));
       const bound = (e: Expr | null) => (e === null ? null : constantExpr(e, host, this.plan.constants) ? host.constant(e) : giveUp());
       const [from, to, by] = [bound(loop.from)!, bound(loop.to)!, bound(loop.step)];
@@ -387,12 +382,9 @@ export class ColumnRun {
       }
       cols.set('d' + d.id, value);
       return { value, declSteps: init.steps, loopSteps: sum(...parts) };
-    } catch {
-      for (const key of own) cols.delete(key);
-      return null;
-    } finally {
-      ctx.bar = bar;
-    }
+    });
+    if (!made) for (const key of own) cols.delete(key);
+    return made;
   }
 
   /** `x += y` and the like on columns: the assignment's own arithmetic (numbers; a bool counts 1 or 0). */
@@ -429,14 +421,19 @@ export class ColumnRun {
 
   private attempt(e: Expr, always: boolean): Column | null {
     // A cheap test before any built-in runs: the variables it reads are columns by now.
-    if (!readsOnly(e, this.host, this.known)) return null;
+    return readsOnly(e, this.host, this.known) ? this.making(() => this.expr(e, this.top, always)) : null;
+  }
+
+  /**
+   * Makes columns, or null if that gives up. Built-in state lives in a frame of the attempt's own,
+   * dropped after: a failed attempt leaves nothing behind, and the bar-by-bar run starts clean.
+   */
+  private making<T>(make: () => T): T | null {
     const ctx = this.host.ctx;
     const bar = ctx.bar;
-    // Built-in state lives in a frame of the attempt's own, dropped after: a failed attempt leaves
-    // nothing behind, and the bar-by-bar run of the expression starts clean.
     this.top.frame = new Frame();
     try {
-      return this.expr(e, this.top, always);
+      return make();
     } catch {
       // Given up, or a built-in's error: the bar-by-bar run meets it on the bar it belongs to.
       return null;
@@ -613,7 +610,7 @@ export class ColumnRun {
   /** `x[k]`: the column shifted k bars (na before the first bar). */
   private index(e: Expr & { kind: 'index' }, sc: Scope, always: boolean): Col {
     const n = this.host.n;
-    const literal = e.offset.kind === 'num' && e.offset.value >= 0 && e.offset.value <= 5000 ? Math.trunc(e.offset.value) : null;
+    const literal = literalOffset(e.offset);
     const offset = literal === null ? this.col(this.expr(e.offset, sc, always)) : null;
     let target: Col;
     let steps: Steps;
@@ -629,12 +626,8 @@ export class ColumnRun {
     }
     const v = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      let back = literal ?? offset!.v[i]!;
-      if (literal === null) {
-        if (back !== back) back = 0;
-        back = Math.trunc(back);
-        if (back < 0 || back > 5000) giveUp();
-      }
+      const back = literal ?? historyOffset(offset!.v[i]!);
+      if (back !== back) giveUp();
       const j = i - back;
       v[i] = j < 0 ? NaN : target.v[j]!;
     }

@@ -18,7 +18,7 @@ import type { PlotOut, RunResult } from './outputs.ts';
 import { Env, type Binding } from './bindings.ts';
 import { Frame, Slot } from './slots.ts';
 import { methodBuiltin } from './methods.ts';
-import { arith, equal, intLiteral, isIntLiteral } from './operators.ts';
+import { arith, equal, historyOffset, intLiteral, isIntLiteral, literalOffset } from './operators.ts';
 import { taVariable } from './ta.ts';
 import { volumeVariable } from './ta-volume.ts';
 import { isArray, isNa, NA, truthy, type Bars, type RunLimits, type Value } from './values.ts';
@@ -253,16 +253,31 @@ export class Interpreter {
         col = null;
         if (!this.barByBar.has(e.id)) {
           const frame = this.frame;
-          col = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).expression(e, always);
+          col = this.runColumns().expression(e, always);
           this.frame = frame;
           if (!col) this.barByBar.add(e.id);
         }
       }
       if (!col) return plain();
-      this.steps += at(col.steps, this.bar);
-      if (this.steps > this.maxSteps) throw this.overBudget(e);
+      this.countSteps(at(col.steps, this.bar), e);
       return valueAt(col, this.bar);
     };
+  }
+
+  /** This run's column maker, made when the first column is. */
+  private runColumns(): ColumnRun {
+    return (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan));
+  }
+
+  /** Whether a function of the script reads this variable (by key): found once, all closures made by then. */
+  private readByFunctions(key: string): boolean {
+    return (this.globalReads ??= globalReads(this.funcs, this.columnHost.binding)).has(key);
+  }
+
+  /** Counts the steps a column's closures would have counted on this bar, and checks the budget. */
+  private countSteps(steps: number, pos: Pos): void {
+    this.steps += steps;
+    if (this.steps > this.maxSteps) throw this.overBudget(pos);
   }
 
   /** How many top-level statements the last run computed as columns (what tests and benches check it does). */
@@ -339,8 +354,7 @@ export class Interpreter {
       }
       if (!made) return plain();
       this.tick(s);
-      this.steps += at(made.steps, this.bar);
-      if (this.steps > this.maxSteps) throw this.overBudget(s);
+      this.countSteps(at(made.steps, this.bar), s);
       if (made.store) made.store(this.bar);
       return 0;
     };
@@ -357,8 +371,7 @@ export class Interpreter {
     let steps = -1;
     return () => {
       if (this.bar > 1 && steps >= 0) {
-        this.steps += steps;
-        if (this.steps > this.maxSteps) throw this.overBudget(s);
+        this.countSteps(steps, s);
         return 0;
       }
       if (this.bar !== 1) {
@@ -367,10 +380,9 @@ export class Interpreter {
       }
       const before = this.steps;
       const flow = plain();
-      this.globalReads ??= globalReads(this.funcs, this.columnHost.binding);
-      if (this.globalReads.has('d' + s.id)) return flow;
+      if (this.readByFunctions('d' + s.id)) return flow;
       const alias = this.columnPlan.aliases.get(s.id);
-      const col = alias && (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).expression(alias, true);
+      const col = alias && this.runColumns().expression(alias, true);
       this.frame = this.root;
       if (alias && !col) return flow;
       this.root.declSlots[s.id] = col ? Slot.of(col.v, col.bool) : Slot.steady(this.n, this.root.declSlots[s.id]!.get(0));
@@ -390,18 +402,16 @@ export class Interpreter {
     this.unitLoops.set(loop.id, (plainLoop) => () => {
       if (!made) return plainLoop();
       this.tick(loop);
-      this.steps += at(made.loopSteps, this.bar);
-      if (this.steps > this.maxSteps) throw this.overBudget(loop);
+      this.countSteps(at(made.loopSteps, this.bar), loop);
       return 0;
     });
     return () => {
       if (madeIn !== this.runNo) {
         madeIn = this.runNo;
         made = null;
-        this.globalReads ??= globalReads(this.funcs, this.columnHost.binding);
         // A function reading the variable would see it mid-loop bar by bar: left so.
-        if (!this.barByBar.has(d.id) && !this.globalReads.has('d' + d.id)) {
-          const u = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan)).unit(d, loop);
+        if (!this.barByBar.has(d.id) && !this.readByFunctions('d' + d.id)) {
+          const u = this.runColumns().unit(d, loop);
           this.frame = this.root;
           if (u) {
             this.root.declSlots[d.id] = Slot.of(u.value.v, u.value.bool);
@@ -412,14 +422,13 @@ export class Interpreter {
       }
       if (!made) return plain();
       this.tick(d);
-      this.steps += at(made.declSteps, this.bar);
-      if (this.steps > this.maxSteps) throw this.overBudget(d);
+      this.countSteps(at(made.declSteps, this.bar), d);
       return 0;
     };
   }
 
   private makeColumnStmt(s: Stmt): ColumnStatement | null {
-    const run = (this.columnRun ??= new ColumnRun(this.columnHost, this.columnPlan));
+    const run = this.runColumns();
     if (s.kind === 'expr') {
       const steps = s.expr.kind === 'call' ? run.output(s.expr) : null;
       return steps === null ? null : { steps, store: null };
@@ -432,9 +441,8 @@ export class Interpreter {
     const places = s.kind === 'decl' ? [s.id] : this.localsOf(s.id, s.names.length);
     // A variable no function reads has its values for every bar at once. One a function reads is
     // marked bar by bar: the function must not see it before its declaration has run on the bar.
-    this.globalReads ??= globalReads(this.funcs, this.columnHost.binding);
     const keys = places.map((k) => (s.kind === 'decl' ? 'd' : 'l') + k);
-    if (!keys.some((key) => this.globalReads!.has(key))) {
+    if (!keys.some((key) => this.readByFunctions(key))) {
       cols.forEach((col, i) => (slots[i]![places[i]!] = Slot.of(col.v, col.bool)));
       return { steps: c.steps, store: null };
     }
@@ -966,9 +974,7 @@ export class Interpreter {
   private indexClosure(e: Expr & { kind: 'index' }): Compiled {
     const { target } = e;
     const offsetC = this.c(e.offset);
-    // TradingView takes an int-typed offset with a fractional value (len / 2) by its whole part, and
-    // an na offset as 0 (x[na] is x): HalfTrend's high[math.abs(ta.highestbars(2))] relies on it.
-    const literal = e.offset.kind === 'num' && e.offset.value >= 0 && e.offset.value <= 5000 ? Math.trunc(e.offset.value) : null;
+    const literal = literalOffset(e.offset);
     const back =
       literal !== null
         ? // `x[1]`: the offset is known; its literal still counts its step.
@@ -978,9 +984,8 @@ export class Interpreter {
           }
         : (): number => {
             const offset = num(offsetC());
-            if (offset !== offset) return 0;
-            const whole = Math.trunc(offset);
-            if (whole < 0 || whole > 5000) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
+            const whole = historyOffset(offset);
+            if (whole !== whole) throw pineError(e.offset, `a history reference is a whole number of bars from 0 to 5000, got ${offset}`);
             return whole;
           };
     // A name is read directly (it is not a step of its own): a bar field's column or a variable's slot.

@@ -42,3 +42,17 @@ export function arith(op: string, l: Value, r: Value, pos: Pos): Value {
   }
   throw pineError(pos, `unknown operator '${op}'`);
 }
+
+/**
+ * How many bars back `x[offset]` reads: TradingView takes an int-typed offset with a fractional
+ * value (len / 2) by its whole part, and an na offset as 0 (x[na] is x: HalfTrend's
+ * high[math.abs(ta.highestbars(2))] relies on it). NaN when it is out of 0…5000 (an error).
+ */
+export function historyOffset(offset: number): number {
+  if (offset !== offset) return 0;
+  const whole = Math.trunc(offset);
+  return whole >= 0 && whole <= 5000 ? whole : NaN;
+}
+
+/** A literal offset within bounds (`x[1]`), known before any bar runs; null otherwise. */
+export const literalOffset = (e: Expr): number | null => (e.kind === 'num' && e.value >= 0 && e.value <= 5000 ? Math.trunc(e.value) : null);
