@@ -191,6 +191,10 @@ plot(acc)`),
     same(v5('s = 0.0\nfor i = 1 to na\n    s += close[i]\nplot(s)'));
   });
 
+  it('gives up within the step budget where the columns would outgrow it, and the bar-by-bar run tells the budget', () => {
+    same(v5('s = 0.0\nfor i = 0 to 9999\n    s += close[i % 5000] * 2 + open[i % 5000]\nplot(s)'));
+  });
+
   it('leaves to the bar-by-bar run what changes on a bar: reassigned and var variables, and what reads them', () => {
     assert.equal(same(v5('var float acc = 0\nacc := acc + close\nx = acc / 2\ny = close\ny := y * 2\nplot(x)\nplot(y)')), 0);
     assert.equal(same(v5('t = 0\nt := 1\nu = ta.sma(close, 3) + t\nplot(u)')), 0);

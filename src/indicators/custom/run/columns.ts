@@ -67,6 +67,7 @@ export interface ColumnHost {
   readonly v6: boolean;
   readonly ctx: Ctx & { bar: number };
   readonly deadline: number;
+  readonly maxSteps: number;
   readonly maxLoops: number;
   readonly funcs: ReadonlyMap<string, FuncDef>;
   binding(id: number): Binding | undefined;
@@ -279,6 +280,13 @@ interface Scope {
 export class ColumnRun {
   private readonly top: Scope = { cols: new Map(), frame: new Frame(), depth: 0 };
   private readonly filled = new Map<number | string, Float64Array>();
+  /**
+   * Values made so far in this run (a node over every bar counts the bars). Each is at least a step
+   * of the bar-by-bar run: past the step budget it gives up, and the bar-by-bar run tells the
+   * budget where it runs out (a function calling itself twice, nested, would otherwise make columns
+   * without end).
+   */
+  private made = 0;
 
   constructor(
     private readonly host: ColumnHost,
@@ -364,7 +372,7 @@ export class ColumnRun {
       // The body runs several times a bar: nothing with state may be in it (its call sites' state
       // would be stepped by every iteration in turn, not bar by bar).
       for (let i = first; step > 0 ? i <= last : i >= last; i += step) {
-        if (++iterations > host.maxLoops) giveUp();
+        if (++iterations > host.maxLoops || Date.now() > host.deadline) giveUp();
         cols.set('l' + counter, this.fill(i, false, 0));
         cols.set('d' + d.id, value);
         for (const t of loop.body) {
@@ -461,6 +469,7 @@ export class ColumnRun {
   }
 
   private expr(e: Expr, sc: Scope, always: boolean): Column {
+    if ((this.made += this.host.n) > this.host.maxSteps) giveUp();
     switch (e.kind) {
       case 'num':
         return this.fill(e.value, false, 1);
@@ -697,6 +706,7 @@ export class ColumnRun {
       // A default's nodes are shared by every call made from one frame: with state it would be run twice a bar.
       return this.col(this.expr(given, sc, given !== p.default));
     });
+    if (Date.now() > this.host.deadline) giveUp();
     const frame = (sc.frame.children[e.id] ??= new Frame());
     const inner: Scope = { cols: new Map(), frame, depth: sc.depth + 1 };
     this.host.localsOf(fn.id, params.length).forEach((k, i) => inner.cols.set('l' + k, args[i]!));

@@ -298,6 +298,9 @@ export class Interpreter {
       get deadline() {
         return self.deadline;
       },
+      get maxSteps() {
+        return self.maxSteps;
+      },
       get maxLoops() {
         return self.maxLoops;
       },
