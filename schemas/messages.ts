@@ -126,6 +126,19 @@ export const CounterRecord = z.object({ value: z.number().int().min(0) });
 /** Sliding window of event times (epoch ms), oldest first. */
 export const WindowRecord = z.object({ stamps: z.array(z.number().int()) });
 
+const RateClaim = z.tuple([z.number().int(), z.number().int().positive()]);
+/**
+ * A key's requests claimed over every edge in its rate window: [stamp, count] pairs, each stamp
+ * (epoch ms) at or after the requests it stands for. Claims close in time share a stamp, so the
+ * record stays small however fast the key goes. A record of one stamp per request (`stamps`, as
+ * edges before wrote it) reads as pairs of one, so a rolling upgrade keeps counting.
+ */
+export const RateClaimsRecord = z.union([
+  z.object({ claims: z.array(RateClaim) }),
+  z.object({ stamps: z.array(z.number().int()) }).transform(({ stamps }) => ({ claims: stamps.map((t): z.infer<typeof RateClaim> => [t, 1]) })),
+]);
+export type RateClaimsRecord = z.infer<typeof RateClaimsRecord>;
+
 export const CostRecord = z.object({ usd: z.number().min(0) });
 
 /**
@@ -214,7 +227,7 @@ export const Buckets = {
   /** `mint.<client>` → trial mints in the last hour. */
   mintWindows: bucket('sf_mint_windows', WindowRecord, 3600),
   /** `rate.<user_id>` → the key's requests claimed in the last minute, over every edge (ClusterRateLimiter). */
-  rateWindows: bucket('sf_rate_windows', WindowRecord, 120),
+  rateWindows: bucket('sf_rate_windows', RateClaimsRecord, 120),
   /** `sse.<user_id>` / `ws.<user_id>` → the key's open streams over every edge (ClusterStreamSlots); a record not written for a minute is gone. */
   streamSlots: bucket('sf_stream_slots', StreamSlotsRecord, 60),
   /** `<SYMBOL>` → the synthetic series' latest hourly checkpoint. */

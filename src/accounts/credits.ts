@@ -1,4 +1,4 @@
-import type { JsonKv } from '../bus/index.ts';
+import type { JsonKv, Versioned } from '../bus/index.ts';
 import { OutOfCreditsError } from '../errors.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import { utcMonth } from '../lib/utc-day.ts';
@@ -34,6 +34,9 @@ export interface LedgerOptions {
  */
 const MAX_UNRECORDED = 4000;
 
+/** Accounts whose entry a ledger keeps as last seen (a few kB each). */
+const REMEMBERED_ACCOUNTS = 10_000;
+
 /**
  * The changes a new revision of an entry carries: those of `current` (at `revision`) the usage
  * recorder may not have stored, then `change`. A carried change is known stored when the recorder
@@ -68,6 +71,11 @@ function carriedChanges(current: CreditsRecord | null, revision: number | null, 
  */
 export class CreditLedger {
   private readonly mutex = new KeyedMutex();
+  /**
+   * Each account's entry as this process last read or wrote it: its next change is tried on it
+   * without a read (compare-and-set keeps that exact; another writer's change costs a read then).
+   */
+  private readonly latest = new Map<string, Versioned<CreditsRecord>>();
   private readonly allowanceOf: (userId: number) => number;
   private readonly now: () => number;
   private readonly recordedThrough: () => number;
@@ -82,9 +90,29 @@ export class CreditLedger {
   }
 
   async balance(userId: number): Promise<number> {
-    const current = (await this.balances.get(String(userId)))?.value ?? null;
+    const entry = await this.balances.get(String(userId));
+    if (entry) this.remember(String(userId), entry);
+    const current = entry?.value ?? null;
     if (topUpDue(current, this.allowanceOf(userId), utcMonth(this.now()))) return this.topUp(userId);
     return current?.balance ?? 0;
+  }
+
+  /**
+   * The balance as this process last saw it (no read), or else read: for refusing work early.
+   * It may be behind another process's changes; the charge itself is exact.
+   */
+  lastSeenBalance(userId: number): Promise<number> {
+    const seen = this.latest.get(String(userId));
+    return seen ? Promise.resolve(seen.value.balance) : this.balance(userId);
+  }
+
+  private remember(key: string, entry: Versioned<CreditsRecord>): void {
+    // A read that raced this process's own write may come back older than it.
+    if ((this.latest.get(key)?.revision ?? 0) > entry.revision) return;
+    this.latest.delete(key);
+    this.latest.set(key, entry);
+    // Insertion order is recency: the account seen longest ago goes first.
+    if (this.latest.size > REMEMBERED_ACCOUNTS) this.latest.delete(this.latest.keys().next().value!);
   }
 
   /**
@@ -185,8 +213,10 @@ export class CreditLedger {
     change: (current: CreditsRecord | null) => { delta: number; mark?: Partial<CreditsRecord> },
   ): Promise<number> {
     const key = String(userId);
-    const { value } = await this.mutex.run(key, () =>
-      this.balances.mutate(key, (current, revision) => {
+    const written = await this.mutex.run(key, () =>
+      this.balances.mutate(
+        key,
+        (current, revision) => {
         const next = change(current);
         const before = current?.balance ?? 0;
         const balance = before + next.delta;
@@ -196,8 +226,14 @@ export class CreditLedger {
         const made = next.delta === 0 ? null : { n: writes, ts, delta: next.delta, balance_after: balance, reason, ref };
         const changes = carriedChanges(current, revision, this.recordedThrough(), made);
         return { ...current, ...next.mark, balance, updated_at: ts, writes, changes };
+        },
+        this.latest.get(key),
+      ).catch((err: unknown) => {
+        this.latest.delete(key);
+        throw err;
       }),
     );
-    return value.balance;
+    this.remember(key, written);
+    return written.value.balance;
   }
 }

@@ -29,6 +29,11 @@ export class Metering {
     return this.ledger.balance(userId);
   }
 
+  /** The balance as this process last saw it, else read: to refuse work early (the charge is exact). */
+  lastSeenBalance(userId: number): Promise<number> {
+    return this.ledger.lastSeenBalance(userId);
+  }
+
   charge(userId: number, credits: number, reason: string, ref = ''): Promise<number> {
     return this.ledger.charge(userId, credits, reason, ref);
   }

@@ -126,14 +126,25 @@ export class JsonKv<S extends z.ZodType> {
    * Read-modify-write under compare-and-set, retried until no other writer interferes.
    * `change` sees the current value (null when absent) and returns the new one; it may throw
    * to abort (e.g. not enough credits), and then nothing is written.
+   * `known`, the key as the caller last saw it, is tried first without a read: the write lands
+   * only if the key is still at that revision. A stale one, or one `change` refuses, costs a
+   * read and the change is decided again on what is stored.
    */
   async mutate<R extends z.infer<S>>(
     key: string,
     change: (current: z.infer<S> | null, revision: number | null) => R,
+    known?: Versioned<z.infer<S>>,
   ): Promise<{ value: R; revision: number }> {
     for (let attempt = 0; ; attempt++) {
-      const current = await this.getRetrying(key);
-      const next = change(current?.value ?? null, current?.revision ?? null);
+      const remembered = attempt === 0 ? known : undefined;
+      const current = remembered ?? (await this.getRetrying(key));
+      let next: R;
+      try {
+        next = change(current?.value ?? null, current?.revision ?? null);
+      } catch (err) {
+        if (remembered) continue;
+        throw err;
+      }
       const revision = current
         ? await this.update(key, next, current.revision).catch((err: unknown) => {
             if (err instanceof StaleRevisionError) return false as const;

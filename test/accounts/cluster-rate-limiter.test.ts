@@ -86,6 +86,43 @@ describe('ClusterRateLimiter', () => {
     assert.ok(ok <= 120);
   });
 
+  it('a key in steady demand never waits on KV: its next block is claimed while it spends this one', async () => {
+    const windows = await openBucket(nats.bus, Buckets.rateWindows);
+    const [a] = await edges(1, 1_000_000);
+    let now = Date.UTC(2024, 0, 1, 17);
+    // 100 requests a second (in the limiter's time and, so claims can land, in real time too).
+    const step = async () => {
+      now += 10;
+      await new Promise((r) => setTimeout(r, 10));
+    };
+    for (let i = 0; i < 40; i++, await step()) assert.equal((await a!.take('13', now)).ok, true);
+    let waited = 0;
+    for (let i = 0; i < 200; i++, await step()) {
+      const decision = a!.take('13', now);
+      // Decided from a block in hand, the answer comes before any I/O could: a claim's round trip cannot.
+      const first = await Promise.race([decision.then(() => 'decided'), new Promise((r) => setImmediate(() => r('waited')))]);
+      if (first === 'waited') waited++;
+      assert.equal((await decision).ok, true);
+    }
+    // Claiming when a block runs out would make every 16th request wait (12 of 200).
+    assert.ok(waited <= 1, `${waited} of 200 requests waited for a claim`);
+    // Claims close in time share a stamp: the record holds a few entries a second, not one per request.
+    const record = (await windows.get('rate.13'))!.value;
+    const claimed = record.claims.reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(claimed >= 240, `${claimed} requests claimed`);
+    assert.ok(record.claims.length <= 12, `${record.claims.length} stamps for ${claimed} requests over 2.4 s`);
+  });
+
+  it('reads a window written one stamp per request (before stamps were shared), so a rolling upgrade keeps counting', async () => {
+    const windows = await openBucket(nats.bus, Buckets.rateWindows);
+    const now = Date.UTC(2024, 0, 1, 18);
+    await windows.kv.put('rate.14', JSON.stringify({ stamps: Array.from({ length: 8 }, (_, i) => now - 1000 * i) }));
+    const [a] = await edges(1, 10);
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push((await a!.take('14', now)).ok);
+    assert.deepEqual(decisions, [true, true, false, false], '8 of 10 were already used');
+  });
+
   it('counts on the edge alone, at once, when KV cannot be reached', async () => {
     const own = await connectBus(`nats://${nats.bus.nc.getServer()}`, 'rate-degraded', log);
     const limiter = new ClusterRateLimiter(await openBucket(own, Buckets.rateWindows), 4, MINUTE, log);

@@ -136,6 +136,34 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
     assertChain(await history(user), balance);
   });
 
+  it('a ledger writes on the entry it last saw without a read; what another process did meanwhile is never lost or overdrawn', async () => {
+    const user = newUser();
+    await ledgerA.grant(user, 3, 'signup');
+    await ledgerA.charge(user, 1, 'train');
+    const reads: string[] = [];
+    const spy = kvA.kv.get.bind(kvA.kv);
+    kvA.kv.get = (key: string) => (reads.push(key), spy(key));
+    try {
+      assert.equal(await ledgerA.charge(user, 1, 'train'), 1);
+      assert.equal(await ledgerA.lastSeenBalance(user), 1);
+      assert.deepEqual(reads, [], 'the charge and the early check used the entry this ledger last wrote');
+      // Another process grants 10: this ledger's entry is stale, its charge of 5 (more than the 1 it
+      // saw) is decided on the stored 11, not refused.
+      await ledgerB.grant(user, 10, 'purchase');
+      assert.equal(await ledgerA.lastSeenBalance(user), 1, 'the early check lags until this ledger reads or writes');
+      assert.equal(await ledgerA.charge(user, 5, 'train'), 6);
+      assert.equal(reads.length, 1, 'one read, when the entry proved stale');
+      // Another process spends it all: this ledger's charge is refused on what is stored.
+      await ledgerB.charge(user, 6, 'train');
+      await assert.rejects(ledgerA.charge(user, 1, 'train'), OutOfCreditsError);
+      assert.equal(await ledgerA.lastSeenBalance(user), 0, 'after a refusal the early check reads again');
+    } finally {
+      kvA.kv.get = spy;
+    }
+    assert.equal(await ledgerB.balance(user), 0);
+    assertChain(await history(user), 0);
+  });
+
   it('usage rows carry the KV revision as seq and the balance after', async () => {
     const user = newUser();
     const from = Date.now();

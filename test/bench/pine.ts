@@ -28,6 +28,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { Agent, get as httpGet } from 'node:http';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const GOALS = { api_p99_ms: 50, parse_p99_ms: 2, whoami_under_load_p99_ms: 10 };
@@ -180,12 +181,35 @@ export const benchmark: Benchmark = {
       const timing = (res.headers.get('server-timing') ?? '').split(', ').map((part) => part.split(';dur=') as [string, string]);
       return { ms, headersMs, startedAt, count: parsed.count, runMs: parsed.run.run_ms, timing };
     };
-    const whoami = async () => {
+    const whoamiFetch = async () => {
       const t = performance.now();
       const res = await fetch(`${service.url}/api/v1/whoami-key`, { headers: { 'x-api-key': key } });
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`whoami-key answered ${res.status}`);
       return performance.now() - t;
+    };
+    // The same call through node:http on a keep-alive socket: fetch's own work per request (its
+    // streams and promises, and the garbage they leave in this process) is the client's, not the
+    // service's; timed in turn with fetch, under the same conditions, the two tell them apart.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    ctx.defer(() => agent.destroy());
+    const whoamiHttp = () =>
+      new Promise<number>((resolve, reject) => {
+        const t = performance.now();
+        httpGet(`${service.url}/api/v1/whoami-key`, { agent, headers: { 'x-api-key': key } }, (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`whoami-key answered ${res.statusCode}`))));
+        }).on('error', reject);
+      });
+    /** `n` calls of each client, in turn: [fetch, node:http]. */
+    const whoamiBoth = async (n: number): Promise<[number[], number[]]> => {
+      const viaFetch: number[] = [];
+      const viaHttp: number[] = [];
+      for (let i = 0; i < n; i++) {
+        viaFetch.push(await whoamiFetch());
+        viaHttp.push(await whoamiHttp());
+      }
+      return [viaFetch, viaHttp];
     };
 
     const first = await custom();
@@ -225,8 +249,7 @@ export const benchmark: Benchmark = {
     const cpu2 = processCpuMs(service.pid);
     const cpuPerFresh = cpu1 !== null && cpu2 !== null ? round((cpu2 - cpu1) / requests) : null;
 
-    const idle: number[] = [];
-    for (let i = 0; i < whoamiN; i++) idle.push(await whoami());
+    const [idle, idleHttp] = await whoamiBoth(whoamiN);
 
     // 20 custom requests in flight at every moment while whoami-key is timed. The 20 run from a
     // process of their own (autocannon, lib/load.ts): reading their 400 kB answers in this one
@@ -237,11 +260,10 @@ export const benchmark: Benchmark = {
       { serverPid: service.pid, signal: ctx.signal },
     );
     await new Promise((r) => setTimeout(r, 1500));
-    const loaded: number[] = [];
-    for (let i = 0; i < whoamiN; i++) loaded.push(await whoami());
+    const [loaded, loadedHttp] = await whoamiBoth(whoamiN);
     const run = await customLoad;
     if (run.result.non2xx > 0 || run.result.errors > 0) throw new Error(`the custom load had ${run.result.non2xx} non-2xx answers and ${run.result.errors} errors`);
-    if (run.wall_ms < 1500 + loaded.reduce((a, b) => a + b, 0)) throw new Error('the custom load ended before whoami-key was timed: raise loadSeconds');
+    if (run.wall_ms < 1500 + [...loaded, ...loadedHttp].reduce((a, b) => a + b, 0)) throw new Error('the custom load ended before whoami-key was timed: raise loadSeconds');
 
     const apiStats = stats(api);
     // The answers' bodies stall in the kernel's TCP now and then on loopback with BBR (not with cubic): said beside the figures.
@@ -259,12 +281,13 @@ export const benchmark: Benchmark = {
       { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), outside_run_ms: stats(outside), to_headers_ms: stats(headers), server_timing_ms: Object.fromEntries([...stages].map(([name, ms]) => [name, stats(ms)])), slowest: slowest(timeline, clientGc), tcp_congestion_control: congestion, ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
       { name: 'api-50-lines-2000-bars-new-script-each-request', lines, bars: 2000, service_cpu_ms_per_request: cpuPerFresh, ...stats(fresh), goal_p99_ms: GOALS.api_p99_ms, meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms },
       { name: 'worker-job-in-process', bars: 2500, ...jobCpu },
-      { name: 'whoami-idle', ...stats(idle) },
+      { name: 'whoami-idle', ...stats(idle), node_http: stats(idleHttp) },
       {
         name: 'whoami-under-custom-load',
         concurrent_custom_requests: concurrent,
         custom_served_per_s: round(run.result.requests.total / (run.wall_ms / 1000), 1),
         ...loadedStats,
+        node_http: stats(loadedHttp),
         goal_p99_ms: GOALS.whoami_under_load_p99_ms,
         meets_goal: loadedStats.p99_ms <= GOALS.whoami_under_load_p99_ms,
       },

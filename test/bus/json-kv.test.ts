@@ -69,6 +69,37 @@ describe('JSON KV bucket', () => {
     assert.equal((await kv.get('7.count'))?.value.n, 20);
   });
 
+  it('mutate on a known revision writes without reading; a stale one, or one the change refuses, is decided again on what is stored', async () => {
+    const reads = () => {
+      const asked: string[] = [];
+      const spy = nats.bus.nc.subscribe('$JS.API.DIRECT.GET.>', { callback: (_e, msg) => void asked.push(msg.subject) });
+      return { async count() { await nats.bus.nc.flush(); spy.unsubscribe(); return asked.length; } };
+    };
+    const revision = await kv.put('7.known', { n: 10 });
+    await nats.bus.nc.flush();
+    let r = reads();
+    const first = await kv.mutate('7.known', (c) => ({ n: c!.n + 1 }), { value: { n: 10 }, revision });
+    assert.equal(await r.count(), 0, 'the known revision was current: no read');
+    assert.deepEqual(first.value, { n: 11 });
+
+    // Another writer moved the key on: the known revision is stale, so the change is read and made again.
+    await kv.put('7.known', { n: 100 });
+    r = reads();
+    const second = await kv.mutate('7.known', (c) => ({ n: c!.n + 1 }), first);
+    assert.ok((await r.count()) >= 1);
+    assert.deepEqual(second.value, { n: 101 }, 'made on what was stored, not on the stale value');
+
+    // A change refused on the known value (it looks too small) is asked again on the stored one.
+    await kv.put('7.known', { n: 5 });
+    const third = await kv.mutate('7.known', (c) => {
+      if (c!.n < 3) throw new Error('too small');
+      return { n: c!.n - 3 };
+    }, { value: { n: 1 }, revision: second.revision });
+    assert.deepEqual(third.value, { n: 2 });
+    assert.deepEqual((await kv.get('7.known'))?.value, { n: 2 });
+    await assert.rejects(kv.mutate('7.known', () => { throw new Error('refused on what is stored'); }, third), /refused on what is stored/);
+  });
+
   it('lists keys while other writers put and delete them: every listing ends and holds each key that stayed', async () => {
     const stable = Array.from({ length: 5 }, (_, i) => `11.stable${i}`);
     await Promise.all(stable.map((k) => kv.put(k, { n: 1 })));

@@ -34,7 +34,7 @@ export interface CustomBars extends PineBars {
 }
 
 export interface CustomIndicatorsDeps {
-  metering: Pick<Metering, 'balance' | 'charge' | 'refund' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
+  metering: Pick<Metering, 'lastSeenBalance' | 'charge' | 'refund' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
   pool: Pick<PinePool, 'run'>;
   /** Claude, when the service has a key. */
   claude: Pick<ClaudePineWriter, 'write'> | null;
@@ -68,10 +68,11 @@ export class CustomIndicators {
   async compute(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars, timing?: CustomTimings): Promise<Uint8Array[]> {
     const { metering, log } = this.deps;
     const userId = user.user_id;
-    // A key without the credit is refused before any work; the charge itself (a balance write)
-    // then runs beside the script instead of before it, and a run whose charge fails (a
-    // concurrent call took the last credit) is dropped with that 402.
-    const before = await metering.balance(userId);
+    // A key without the credit is refused before any work (on the balance this process saw last:
+    // no read per call); the charge itself (a balance write) then runs beside the script instead
+    // of before it, and a run whose charge fails (a concurrent call, or another edge, took the
+    // last credit) is dropped with that 402.
+    const before = await metering.lastSeenBalance(userId);
     if (before < CUSTOM_INDICATOR_CREDITS) throw new OutOfCreditsError(CUSTOM_INDICATOR_CREDITS, before);
     const charge = metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom').then(
       (balance) => ({ ok: true as const, balance }),

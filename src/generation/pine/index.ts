@@ -29,7 +29,7 @@ export function buildCustomIndicators({
   config,
   log,
 }: {
-  metering: Pick<Metering, 'balance' | 'charge' | 'refund' | 'recordAiSpend' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
+  metering: Pick<Metering, 'lastSeenBalance' | 'charge' | 'refund' | 'recordAiSpend' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
   config: Pick<Config, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'ANTHROPIC_MODEL_SONNET' | 'ANTHROPIC_MODEL_HAIKU' | 'ANTHROPIC_MAX_RETRIES' | 'ANTHROPIC_TIMEOUT_MS' | 'GENERATE_REPAIR_TRIES'>;
   log: Logger;
 }): CustomIndicatorsBuild {

@@ -29,7 +29,7 @@ function ledger(start = 10) {
   return {
     moves,
     current: () => balance,
-    balance: async () => balance,
+    lastSeenBalance: async () => balance,
     charge: async (_u: number, credits: number) => {
       moves.push({ kind: 'charge', credits });
       return (balance -= credits);
