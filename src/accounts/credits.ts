@@ -34,8 +34,13 @@ export interface LedgerOptions {
  */
 const MAX_UNRECORDED = 4000;
 
-/** Accounts whose entry a ledger keeps as last seen (a few kB each). */
-const REMEMBERED_ACCOUNTS = 10_000;
+/**
+ * Accounts whose entry a ledger keeps as last seen, and the most changes such an entry may carry
+ * (an entry is a few kB; one the usage recorder fell far behind on is read each time instead), so
+ * what is kept stays within a few tens of MB whatever happens.
+ */
+const REMEMBERED_ACCOUNTS = 1_000;
+const REMEMBERED_CHANGES = 250;
 
 /**
  * The changes a new revision of an entry carries: those of `current` (at `revision`) the usage
@@ -110,6 +115,7 @@ export class CreditLedger {
     // A read that raced this process's own write may come back older than it.
     if ((this.latest.get(key)?.revision ?? 0) > entry.revision) return;
     this.latest.delete(key);
+    if ((entry.value.changes?.length ?? 0) > REMEMBERED_CHANGES) return;
     this.latest.set(key, entry);
     // Insertion order is recency: the account seen longest ago goes first.
     if (this.latest.size > REMEMBERED_ACCOUNTS) this.latest.delete(this.latest.keys().next().value!);

@@ -164,6 +164,26 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
     assertChain(await history(user), 0);
   });
 
+  it('an entry carrying many changes the usage recorder has not stored is read each time, not kept', async () => {
+    // A recorder that never ran: every change stays in the entry.
+    const ledger = new CreditLedger(kvA, { recordedThrough: () => 0 });
+    const user = newUser();
+    await ledger.grant(user, 1000, 'signup');
+    // The grant and 249 charges: 250 changes in the entry, the most one kept may carry.
+    for (let i = 0; i < 249; i++) await ledger.charge(user, 1, 'train');
+    const reads: string[] = [];
+    const spy = kvA.kv.get.bind(kvA.kv);
+    kvA.kv.get = (key: string) => (reads.push(key), spy(key));
+    try {
+      await ledger.charge(user, 1, 'train');
+      assert.equal(reads.length, 0, '250 changes: kept, so no read');
+      await ledger.charge(user, 1, 'train');
+      assert.equal(reads.length, 1, '251 changes: not kept, so read');
+    } finally {
+      kvA.kv.get = spy;
+    }
+  });
+
   it('usage rows carry the KV revision as seq and the balance after', async () => {
     const user = newUser();
     const from = Date.now();

@@ -11,7 +11,10 @@
  *     (the same-script run also reports the answer's Server-Timing stages: pre, bars, queue, worker, run, charge, total);
  *   - GET /whoami-key p99 alone, then while 20 custom requests are in flight at every moment (sent by
  *     autocannon from a process of its own, so reading their answers never holds the timing loop)
- *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop);
+ *     (goal ≤ 10 ms: the interpreter runs in worker threads, off the event loop). Timed through
+ *     node:http on a keep-alive socket and, in turn with it, through fetch (`via_fetch`): on these
+ *     shared cores fetch's own heavier work per call is exposed to the load too, and adds its
+ *     delays to the tail (a client elsewhere would not); the goal is read on node:http;
  *   - the worker's job alone, in this process (the script run over 2,500 real EURUSD 1-minute
  *     bars, shaped, printed and encoded): CPU ms per job, the best and the median of 15 batches
  *     of 20 — the figure neighbours on the machine move least, to compare versions with.
@@ -275,19 +278,20 @@ export const benchmark: Benchmark = {
       }
     })();
     const parseStats = stats(parse);
-    const loadedStats = stats(loaded);
+    const loadedStats = stats(loadedHttp);
     return [
       { name: 'parse', lines, ...parseStats, goal_p99_ms: GOALS.parse_p99_ms, meets_goal: parseStats.p99_ms <= GOALS.parse_p99_ms },
       { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), outside_run_ms: stats(outside), to_headers_ms: stats(headers), server_timing_ms: Object.fromEntries([...stages].map(([name, ms]) => [name, stats(ms)])), slowest: slowest(timeline, clientGc), tcp_congestion_control: congestion, ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
       { name: 'api-50-lines-2000-bars-new-script-each-request', lines, bars: 2000, service_cpu_ms_per_request: cpuPerFresh, ...stats(fresh), goal_p99_ms: GOALS.api_p99_ms, meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms },
       { name: 'worker-job-in-process', bars: 2500, ...jobCpu },
-      { name: 'whoami-idle', ...stats(idle), node_http: stats(idleHttp) },
+      { name: 'whoami-idle', client: 'node:http keep-alive', ...stats(idleHttp), via_fetch: stats(idle) },
       {
         name: 'whoami-under-custom-load',
         concurrent_custom_requests: concurrent,
         custom_served_per_s: round(run.result.requests.total / (run.wall_ms / 1000), 1),
+        client: 'node:http keep-alive',
         ...loadedStats,
-        node_http: stats(loadedHttp),
+        via_fetch: { ...stats(loaded), meets_goal: pct(loaded, 99) <= GOALS.whoami_under_load_p99_ms },
         goal_p99_ms: GOALS.whoami_under_load_p99_ms,
         meets_goal: loadedStats.p99_ms <= GOALS.whoami_under_load_p99_ms,
       },
