@@ -4,8 +4,13 @@ import type { Logger } from '../log.ts';
 import type { RateClaimsRecord } from '../../schemas/messages.ts';
 import { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
 
-/** A key's requests are claimed from KV in blocks; what an edge holds unspent is at most this many minus one… */
+/**
+ * A key's requests are claimed from KV in blocks of at most this many, or a 120th of its limit when
+ * that is more (a limit of 1,000,000 a minute is not claimed 16 at a time); what an edge holds
+ * unspent is at most one less…
+ */
 const MAX_BLOCK = 16;
+const LIMIT_SHARE = 120;
 /** …each block usable for this long after its claim. */
 const BLOCK_MS = 1000;
 /** Stamps lie on this grid (rounded up: never before their requests), so claims close in time share one. */
@@ -50,8 +55,8 @@ class Refused extends Error {
  * block's life — at or after the moment it is actually made — so the window never lets more than
  * `max` through over all edges together. What a block leaves unspent is given back at the key's
  * next claim on that edge, in the same write: until then it counts as used, so a key may be
- * refused before `max` by at most MAX_BLOCK − 1 (15) per edge (blocks follow the key's pace, so a
- * key sending one request a second claims blocks of 1).
+ * refused before `max` by at most 15 per edge, or under 1 % of a limit above 1,920 (blocks follow
+ * the key's pace, so a key sending one request a second claims blocks of 1).
  * A key spending its block fast claims the next one in the background once half is spent, so its
  * requests do not wait on a KV round trip (the block held and the one claimed ahead stay within
  * the same bound together). When KV cannot be reached or is slow to answer (750 ms), this edge's
@@ -63,6 +68,7 @@ export class ClusterRateLimiter {
   private degradedUntil = Number.NEGATIVE_INFINITY;
   private readonly local: SlidingWindowLimiter;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly maxBlock: number;
 
   constructor(
     private readonly windows: JsonKv<typeof RateClaimsRecord>,
@@ -71,6 +77,7 @@ export class ClusterRateLimiter {
     private readonly log: Logger,
   ) {
     this.local = new SlidingWindowLimiter(max, windowMs);
+    this.maxBlock = Math.max(MAX_BLOCK, Math.floor(max / LIMIT_SHARE));
     this.sweeper = setInterval(() => {
       const now = Date.now();
       // A key is kept for a window after its last block: what that left unspent is given back at its next claim.
@@ -115,21 +122,21 @@ export class ClusterRateLimiter {
   private pace(s: KeyState, now: number): number {
     const last = s.last;
     const pace = last && now < last.until + BLOCK_MS ? (last.left === 0 ? last.used * 2 : last.used) : 1;
-    return Math.min(MAX_BLOCK, Math.max(1, pace));
+    return Math.min(this.maxBlock, Math.max(1, pace));
   }
 
   /**
    * A key in steady demand (its last block spent, this one claimed within a block's life of it)
    * has its next block claimed once half of this one is spent, at a pace that spends the rest
    * before it ends, so no request waits for it. A page load's burst, then quiet, claims nothing
-   * ahead. The two blocks together never hold MAX_BLOCK requests unspent (the bound above).
+   * ahead. The two blocks together never hold a whole maximum block unspent (the bound above).
    */
   private claimAheadIfNeeded(key: string, s: KeyState, block: Block, now: number): void {
     if (s.next || s.claiming || block.left * 2 > block.size) return;
     if (!s.last || s.last.left > 0 || block.from - s.last.from >= BLOCK_MS) return;
     const spentBy = now + (block.left * (now - block.from)) / block.used;
     if (spentBy >= block.until) return;
-    const wanted = Math.min(2 * block.size, MAX_BLOCK - 1 - block.left);
+    const wanted = Math.min(2 * block.size, this.maxBlock - 1 - block.left);
     if (wanted > 0) void this.claim(key, s, wanted, now);
   }
 

@@ -113,6 +113,28 @@ describe('ClusterRateLimiter', () => {
     assert.ok(record.claims.length <= 12, `${record.claims.length} stamps for ${claimed} requests over 2.4 s`);
   });
 
+  it('a key with a large limit is claimed in blocks of a 120th of it, not 16 at a time, and still never past its limit', async () => {
+    const windows = await openBucket(nats.bus, Buckets.rateWindows);
+    const a = new ClusterRateLimiter(windows, 24_000, MINUTE, log);
+    made.push(a);
+    let writes = 0;
+    const update = windows.kv.update.bind(windows.kv);
+    windows.kv.update = (...args: Parameters<typeof update>) => (writes++, update(...args));
+    let now = Date.UTC(2024, 0, 1, 19);
+    let ok = 0;
+    try {
+      // 500 requests a second for 8 s: 4,000, under the limit of 24,000 a minute.
+      for (let i = 0; i < 4000; i++, now += 2) if ((await a.take('15', now)).ok) ok++;
+    } finally {
+      windows.kv.update = update;
+    }
+    assert.equal(ok, 4000);
+    // Blocks grow to 200 (24,000 / 120): 4,000 requests take a few dozen claims; blocks of 16 would take 250 or more.
+    assert.ok(writes <= 60, `${writes} claims for 4,000 requests`);
+    const claimed = (await windows.get('rate.15'))!.value.claims.reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(claimed >= 4000 && claimed <= 4000 + 2 * 200, `${claimed} claimed for 4,000 spent`);
+  });
+
   it('reads a window written one stamp per request (before stamps were shared), so a rolling upgrade keeps counting', async () => {
     const windows = await openBucket(nats.bus, Buckets.rateWindows);
     const now = Date.UTC(2024, 0, 1, 18);
