@@ -219,22 +219,19 @@ export class CreditLedger {
     change: (current: CreditsRecord | null) => { delta: number; mark?: Partial<CreditsRecord> },
   ): Promise<number> {
     const key = String(userId);
+    const apply = (current: CreditsRecord | null, revision: number | null): CreditsRecord => {
+      const next = change(current);
+      const before = current?.balance ?? 0;
+      const balance = before + next.delta;
+      if (balance < 0) throw new OutOfCreditsError(-next.delta, before);
+      const ts = this.now();
+      const writes = (current?.writes ?? 0) + 1;
+      const made = next.delta === 0 ? null : { n: writes, ts, delta: next.delta, balance_after: balance, reason, ref };
+      const changes = carriedChanges(current, revision, this.recordedThrough(), made);
+      return { ...current, ...next.mark, balance, updated_at: ts, writes, changes };
+    };
     const written = await this.mutex.run(key, () =>
-      this.balances.mutate(
-        key,
-        (current, revision) => {
-        const next = change(current);
-        const before = current?.balance ?? 0;
-        const balance = before + next.delta;
-        if (balance < 0) throw new OutOfCreditsError(-next.delta, before);
-        const ts = this.now();
-        const writes = (current?.writes ?? 0) + 1;
-        const made = next.delta === 0 ? null : { n: writes, ts, delta: next.delta, balance_after: balance, reason, ref };
-        const changes = carriedChanges(current, revision, this.recordedThrough(), made);
-        return { ...current, ...next.mark, balance, updated_at: ts, writes, changes };
-        },
-        this.latest.get(key),
-      ).catch((err: unknown) => {
+      this.balances.mutate(key, apply, this.latest.get(key)).catch((err: unknown) => {
         this.latest.delete(key);
         throw err;
       }),

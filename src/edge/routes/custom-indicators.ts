@@ -43,7 +43,7 @@ const DESCRIPTION =
   'without them it is a 422 at 1:1, as TradingView refuses it. Pasted text is read as the editor shows it: CRLF line ends, a byte-order mark, tabs and no-break spaces are fine. ' +
   '`offset` moves plots and plotshape/plotchar marks by whole bars; fill, bgcolor and barcolor draw nothing in the answer. ' +
   'Parse errors and runtime errors (step or time budget, huge arrays) are 422 as well.\n\n' +
-  '**Cost:** 1 credit per call (402 before any work when the balance is short; the charge is written while the script runs). ' +
+  '**Cost:** 1 credit per call (402 before any work when the balance this edge last saw is short; the charge is written while the script runs and is exact: a balance another edge spent meanwhile gets the 402 after the run). ' +
   'A fault of ours is retried once, then refunded (500); ' +
   'provider haiku/sonnet counts against that model’s daily generation cap, as POST /generate does (429 past it; given back when the offline writer answers instead); ' +
   'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.\n\n' +
