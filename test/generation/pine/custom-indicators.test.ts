@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { log } from '../../helpers/nats.ts';
 import { ClaudePineWriter, CustomIndicators } from '../../../src/generation/index.ts';
 import { PinePool, type PineJobResult } from '../../../src/indicators/index.ts';
-import { UnprocessableError } from '../../../src/errors.ts';
+import { OutOfCreditsError, UnprocessableError } from '../../../src/errors.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { CustomIndicatorRequest } from '../../../schemas/custom-indicators.ts';
 import { waveBars } from '../../helpers/wave-bars.ts';
@@ -85,6 +85,14 @@ describe('CustomIndicators', () => {
     await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars), (e: Error & { status?: number }) => e.status === 402);
     assert.equal(p.calls(), 0);
     assert.deepEqual(credits.moves, []);
+  });
+
+  it('a balance another edge spent since this one last saw it: the run is dropped with the charge’s 402, and nothing is charged', async () => {
+    const credits = { ...ledger(5), charge: async () => Promise.reject(new OutOfCreditsError(1, 0)) };
+    const p = flaky(0);
+    await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars), (e: Error & { status?: number }) => e.status === 402);
+    assert.equal(p.calls(), 1, 'the early check passed on the balance last seen');
+    assert.deepEqual(credits.moves, [], 'no refund of a charge that never happened');
   });
 
   it('retries a failure of ours once and charges once when the retry succeeds', async () => {
