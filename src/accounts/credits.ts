@@ -103,12 +103,14 @@ export class CreditLedger {
   }
 
   /**
-   * The balance as this process last saw it (no read), or else read: for refusing work early.
-   * It may be behind another process's changes; the charge itself is exact.
+   * The balance as this process last saw it (no read) when that covers `needed`, or else read: for
+   * refusing work early. A short one is always read, since another process may have granted credits
+   * or this month's top-up may be due; one that covers may be behind another process's spending, and
+   * the charge itself is exact.
    */
-  lastSeenBalance(userId: number): Promise<number> {
+  lastSeenBalance(userId: number, needed: number): Promise<number> {
     const seen = this.latest.get(String(userId));
-    return seen ? Promise.resolve(seen.value.balance) : this.balance(userId);
+    return seen && seen.value.balance >= needed ? Promise.resolve(seen.value.balance) : this.balance(userId);
   }
 
   private remember(key: string, entry: Versioned<CreditsRecord>): void {

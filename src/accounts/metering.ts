@@ -29,9 +29,9 @@ export class Metering {
     return this.ledger.balance(userId);
   }
 
-  /** The balance as this process last saw it, else read: to refuse work early (the charge is exact). */
-  lastSeenBalance(userId: number): Promise<number> {
-    return this.ledger.lastSeenBalance(userId);
+  /** The balance as this process last saw it when that covers `needed`, else read: to refuse work early (the charge is exact). */
+  lastSeenBalance(userId: number, needed: number): Promise<number> {
+    return this.ledger.lastSeenBalance(userId, needed);
   }
 
   charge(userId: number, credits: number, reason: string, ref = ''): Promise<number> {

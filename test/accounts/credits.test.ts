@@ -145,23 +145,26 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
     kvA.kv.get = (key: string) => (reads.push(key), spy(key));
     try {
       assert.equal(await ledgerA.charge(user, 1, 'train'), 1);
-      assert.equal(await ledgerA.lastSeenBalance(user), 1);
+      assert.equal(await ledgerA.lastSeenBalance(user, 1), 1);
       assert.deepEqual(reads, [], 'the charge and the early check used the entry this ledger last wrote');
       // Another process grants 10: this ledger's entry is stale, its charge of 5 (more than the 1 it
       // saw) is decided on the stored 11, not refused.
       await ledgerB.grant(user, 10, 'purchase');
-      assert.equal(await ledgerA.lastSeenBalance(user), 1, 'the early check lags until this ledger reads or writes');
+      assert.equal(await ledgerA.lastSeenBalance(user, 1), 1, 'the early check lags until this ledger reads or writes');
       assert.equal(await ledgerA.charge(user, 5, 'train'), 6);
       assert.equal(reads.length, 1, 'one read, when the entry proved stale');
       // Another process spends it all: this ledger's charge is refused on what is stored.
       await ledgerB.charge(user, 6, 'train');
       await assert.rejects(ledgerA.charge(user, 1, 'train'), OutOfCreditsError);
-      assert.equal(await ledgerA.lastSeenBalance(user), 0, 'after a refusal the early check reads again');
+      assert.equal(await ledgerA.lastSeenBalance(user, 1), 0, 'after a refusal the early check reads again');
+      // This ledger last saw 0 (it read it): a grant elsewhere, or a month's top-up, is read, not refused early.
+      await ledgerB.grant(user, 4, 'purchase');
+      assert.equal(await ledgerA.lastSeenBalance(user, 1), 4, 'a short balance last seen is read again');
     } finally {
       kvA.kv.get = spy;
     }
-    assert.equal(await ledgerB.balance(user), 0);
-    assertChain(await history(user), 0);
+    assert.equal(await ledgerB.balance(user), 4);
+    assertChain(await history(user), 4);
   });
 
   it('an entry carrying many changes the usage recorder has not stored is read each time, not kept', async () => {

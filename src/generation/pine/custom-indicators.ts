@@ -72,7 +72,7 @@ export class CustomIndicators {
     // no read per call); the charge itself (a balance write) then runs beside the script instead
     // of before it, and a run whose charge fails (a concurrent call, or another edge, took the
     // last credit) is dropped with that 402.
-    const before = await metering.lastSeenBalance(userId);
+    const before = await metering.lastSeenBalance(userId, CUSTOM_INDICATOR_CREDITS);
     if (before < CUSTOM_INDICATOR_CREDITS) throw new OutOfCreditsError(CUSTOM_INDICATOR_CREDITS, before);
     const charge = metering.charge(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom').then(
       (balance) => ({ ok: true as const, balance }),
