@@ -8,6 +8,17 @@ const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
 /**
+ * Where embedded state lives when DATA_DIR is unset: outside any working tree (a checkout's
+ * ./data sat where a relative path from the service's process reached the stored strategies),
+ * in the system's state directory as root, else the user's XDG state directory.
+ */
+export function defaultDataDir(env: Record<string, string | undefined>, uid = process.getuid?.()): string {
+  if (uid === 0) return '/var/lib/signalforge';
+  const state = env.XDG_STATE_HOME || `${env.HOME || '/tmp'}/.local/state`;
+  return `${state}/signalforge`;
+}
+
+/**
  * The service's whole configuration, read from the environment once at start.
  * Each key is the environment variable of the same name.
  */
@@ -16,7 +27,8 @@ export const EnvConfig = z.object({
   HOST: z.string().min(1).default('0.0.0.0').describe('Address the edge listens on'),
   HEALTH_PORT: port.default(8081)
     .describe('Roles without the HTTP edge (trainer, actors, delivery, ingest, store): port of their GET /_healthz and /_readyz; 0 picks a free one'),
-  DATA_DIR: z.string().min(1).default('./data').describe('Directory for all embedded state (nats, clickhouse)'),
+  DATA_DIR: z.string().min(1).default(() => defaultDataDir(process.env))
+    .describe('Directory for all embedded state (nats, clickhouse). Default: /var/lib/signalforge as root, else $XDG_STATE_HOME/signalforge (~/.local/state/signalforge) — never inside the working directory, where a relative path could reach it'),
   NATS_URL: z
     .string()
     .regex(/^(nats|tls|wss?):\/\/\S+$|^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'a nats:// URL such as nats://127.0.0.1:4222')

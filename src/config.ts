@@ -1,4 +1,4 @@
-import { EnvConfig } from '../schemas/config.ts';
+import { defaultDataDir, EnvConfig } from '../schemas/config.ts';
 
 export type Config = EnvConfig;
 
@@ -18,6 +18,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An empty variable counts as unset, as shells and compose files tend to leave them.
     if (value !== undefined && value !== '') relevant[key] = value;
   }
+  // The default state directory follows the environment given, not only this process's.
+  relevant.DATA_DIR ??= defaultDataDir(env);
   const parsed = EnvConfig.safeParse(relevant);
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((issue) => {

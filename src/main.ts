@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Accounts } from './accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus } from './bus/index.ts';
@@ -69,6 +70,10 @@ export interface Service {
 export async function startService(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Service> {
   configureSandbox({ python: config.PYTHON, mode: config.SANDBOX });
   const dataDir = resolve(config.DATA_DIR);
+  if (dataDir !== resolve('data') && existsSync(resolve('data', 'nats'))) {
+    // Earlier versions kept state in ./data; it is not read from there any more (issue 33).
+    log.warn({ dataDir, found: resolve('data') }, 'state of an earlier version found in ./data: move it to DATA_DIR (or set DATA_DIR=./data knowingly) to keep it');
+  }
   const stack = new ShutdownStack(log, config.SHUTDOWN_STEP_MS);
   const unwind = () => stack.unwind();
   let fail!: (err: Error) => void;
