@@ -222,6 +222,15 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
       await session.close();
     }
   });
+  it('a job that closes its answer pipe and runs on ends at its budget, and the zygote serves on', async () => {
+    const zygotes = run().processIds();
+    await assert.rejects(configWith(run(), 'closed_answer', { timeoutMs: 1_000 }), (err: unknown) => {
+      assert.ok(err instanceof StrategyJobError, String(err));
+      assert.equal(err.kind, 'timeout', err.message);
+      return true;
+    });
+    assert.deepEqual(run().processIds(), zygotes, 'the same zygote, not one the watchdog replaced');
+  });
   it('refuses 2,400 feature columns at once, saying why, without holding the runtime', async () => {
     await assert.rejects(run().features(strategy('too_wide'), BARS), (err: unknown) => {
       assert.ok(err instanceof StrategyJobError);

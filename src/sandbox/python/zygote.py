@@ -135,7 +135,15 @@ def relay(control, spare):
             n = fionread(fd)
             if n == 0:
                 # Nothing left to read, and the child closed its end or is gone: the answer is complete.
-                return None if sent else died(job_id, wait_status(spare.pid, block=True))
+                if sent:
+                    return None
+                # No answer at all. A child that closed its answer pipe and runs on is still the
+                # job's: it gets the rest of its budget, not an unbounded wait that only the
+                # service's watchdog (killing this zygote and whatever it would serve next) ends.
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([exited], [], [], left)[0]:
+                    return timeout_failure(job_id, timeout_ms)
+                return died(job_id, wait_status(spare.pid, block=True))
             sent += n
             if sent > MAX_REPLY_BYTES:
                 return {"id": job_id, "ok": False, "kind": "error",
