@@ -169,7 +169,7 @@ async function openTrackers(
         return await stores.limit(async () => {
           const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
           if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
-          const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code));
+          const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code), entry.user_id);
           try {
             return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
           } catch (err) {

@@ -13,6 +13,8 @@ export interface JobLimits {
   memoryMb?: number;
   /** CPU niceness the job's process takes before the strategy runs (0–19; 0 = normal). */
   nice?: number;
+  /** The user whose job it is: the pool's fair share is per user (none: internal work, one shared key). Never sent to the sandbox. */
+  user?: number;
 }
 
 export interface FeaturesResult {

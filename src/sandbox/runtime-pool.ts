@@ -9,6 +9,7 @@ import { ALL_WALLS, sandboxCommand, sandboxSettings, sandboxSupport, type Sandbo
 import { encodeMessage, type Message } from './protocol.ts';
 import { SandboxProcess, StrategyJobError } from './sandbox-process.ts';
 import type { OhlcColumns } from '../lib/bar-columns.ts';
+import { FairShare, type UserKey } from '../lib/fair-share.ts';
 
 export { StrategyJobError } from './sandbox-process.ts';
 export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits } from './codec.ts';
@@ -25,7 +26,14 @@ export interface RuntimeOptions {
   sandbox?: SandboxMode;
   /** Tests only: switch single walls off to prove the others hold alone. */
   walls?: Walls;
+  /** Jobs of one user running at once (default: half the zygotes, at least 1): one user's flood leaves the other zygotes to everyone else. */
+  perUser?: number;
+  /** Jobs one user may have waiting for a zygote; more are refused at once with PoolFullError (default 16). */
+  maxWaitingPerUser?: number;
 }
+
+/** The one key of jobs that name no user (internal work): they share one user's share. */
+export const SYSTEM_USER = 'system';
 
 export interface TrainOptions {
   /** Share of the labelled rows that train the model, chronologically first (default 0.7). */
@@ -66,15 +74,39 @@ export interface AnalysisResult {
   warmup: number | null;
   /** Every column feature_engineering added, numeric or not. */
   featureColumns: string[];
+  /** When passed: per feature column, the sha256 (hex) of its float64 LE values on bars warmup … n-1 of the full run (what the fit must see). */
+  columnSha256: string[];
+}
+
+/** Where the train job will cut the analysed bars (analysis.py cuts there too); defaults: all bars fitted, 0.7, 1. */
+export interface AnalyzeOptions {
+  fitRows?: number;
+  trainSplit?: number;
+  horizon?: number;
+  /** Fixes the random cut lengths (tests); otherwise drawn per job. */
+  seed?: number;
 }
 
 /**
  * The pool of sandboxed Python runtimes. Each zygote serves one job at a time and forks a fresh
  * confined child per job; a zygote that dies is replaced, failing only the job it was running.
+ *
+ * Zygotes are shared fairly among the users whose jobs wait (lib/fair-share.ts): at most
+ * `perUser` jobs of one user run at once, a free zygote goes to the user served least recently,
+ * a user whose job comes at a lowered CPU priority (its owner overran a budget lately) runs only
+ * on an otherwise idle pool, and a user with `maxWaitingPerUser` jobs waiting is refused
+ * (PoolFullError). So /predict floods, training and live features of one user hold their share,
+ * and another user's next job starts at the next free zygote.
  */
 export class StrategyRuntime {
   private readonly zygotes: SandboxProcess[] = [];
-  private readonly queue: Array<() => void> = [];
+  /** Zygotes handed to a job (a zygote's own `busy` ends with its answer, before the job's bookkeeping). */
+  private readonly taken = new Set<SandboxProcess>();
+  private share!: FairShare;
+  /** Users → their waiting or running jobs at a lowered CPU priority: served last while any is. */
+  private readonly lowered = new Map<UserKey, number>();
+  /** Users → feature sessions they hold open. */
+  private readonly sessionsByUser = new Map<UserKey, number>();
   private nextId = 1;
   private stopped = false;
   private readonly command: (mode: string[]) => [string, string[]];
@@ -92,6 +124,12 @@ export class StrategyRuntime {
   static async start(options: RuntimeOptions): Promise<StrategyRuntime> {
     const runtime = new StrategyRuntime(options);
     const size = options.size ?? Math.max(1, Math.min(4, cpus().length));
+    runtime.share = new FairShare('the strategy runtime', {
+      slots: size,
+      perUser: options.perUser ?? Math.max(1, Math.floor(size / 2)),
+      maxWaitingPerUser: options.maxWaitingPerUser ?? 16,
+      penalized: (user) => (runtime.lowered.get(user) ?? 0) > 0,
+    });
     for (let i = 0; i < size; i++) runtime.zygotes.push(runtime.spawn());
     await Promise.all(runtime.zygotes.map((z) => z.ready));
     return runtime;
@@ -103,34 +141,64 @@ export class StrategyRuntime {
       (dead) => {
         const i = this.zygotes.indexOf(dead);
         if (i >= 0 && !this.stopped) {
-          const fresh = this.spawn();
-          this.zygotes[i] = fresh;
-          void fresh.ready.then(() => this.drain(), () => undefined);
+          // A job waiting for this slot takes the fresh zygote and waits for it to be ready.
+          this.zygotes[i] = this.spawn();
         }
       },
       this.options.log,
     );
   }
 
-  private drain(): void {
-    while (this.queue.length > 0 && this.zygotes.some((z) => !z.busy && !z.dead)) this.queue.shift()!();
+  /**
+   * Waits for the job's share of a zygote (fair-share.ts) and takes a free one; throws
+   * PoolFullError when the user already has `maxWaitingPerUser` jobs waiting.
+   */
+  private async take(limits: JobLimits): Promise<{ zygote: SandboxProcess; release: () => void }> {
+    const user: UserKey = limits.user ?? SYSTEM_USER;
+    const low = (limits.nice ?? 0) > 0;
+    if (low) this.lowered.set(user, (this.lowered.get(user) ?? 0) + 1);
+    const unlower = () => {
+      if (!low) return;
+      const left = (this.lowered.get(user) ?? 1) - 1;
+      if (left > 0) this.lowered.set(user, left);
+      else this.lowered.delete(user);
+    };
+    let slot: () => void;
+    try {
+      slot = await this.share.acquire(user);
+    } catch (err) {
+      unlower();
+      throw err;
+    }
+    // One slot per zygote, and each slot holds one: a zygote not taken is there (a dead one's
+    // replacement may still be starting: the job waits for it to be ready).
+    const zygote = this.zygotes.find((z) => !this.taken.has(z) && !z.dead) ?? this.zygotes.find((z) => !this.taken.has(z))!;
+    this.taken.add(zygote);
+    let released = false;
+    return {
+      zygote,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.taken.delete(zygote);
+        unlower();
+        slot();
+      },
+    };
   }
 
-  /** Runs a job on the first free zygote (waiting for one when all are busy); the answer's header is checked by `shape`. */
+  /** Runs a job on a zygote of the user's fair share; the answer's header is checked by `shape`. */
   private async run<S extends z.ZodType>(shape: S, header: Record<string, unknown>, payload: Buffer, limits: JobLimits): Promise<{ header: z.infer<S>; payload: Buffer }> {
     if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
     const timeoutMs = limits.timeoutMs ?? 30_000;
-    const zygote = await new Promise<SandboxProcess>((resolve) => {
-      const take = () => {
-        const free = this.zygotes.find((z) => !z.busy && !z.dead);
-        if (free) {
-          free.busy = true;
-          resolve(free);
-        } else this.queue.push(take);
-      };
-      take();
-    });
-    await zygote.ready;
+    const { zygote, release } = await this.take(limits);
+    try {
+      if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
+      await zygote.ready;
+    } catch (err) {
+      release();
+      throw err;
+    }
     const id = this.nextId++;
     const job = { ...header, id, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024, ...(limits.nice ? { nice: limits.nice } : {}) };
     try {
@@ -141,8 +209,7 @@ export class StrategyRuntime {
       );
       return parseAnswer(shape, answer);
     } finally {
-      zygote.busy = false;
-      this.drain();
+      release();
     }
   }
 
@@ -156,19 +223,37 @@ export class StrategyRuntime {
   /**
    * A feature session for the code (feature-session.ts): its own sandboxed process whose worker
    * runs the code once and then serves many features calls warm, apart from the job pool.
-   * Rejects when the code's module level fails. limits apply to each call.
+   * Rejects when the code's module level fails. limits apply to each call; `limits.user` is who
+   * holds it (counted per user: sessionsFor).
    */
   async openSession(code: string, limits: JobLimits = {}): Promise<FeatureSession> {
     if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
+    const user: UserKey = limits.user ?? SYSTEM_USER;
     const session = new FeatureSession(
       () => new SandboxProcess(this.command(['session']), () => undefined, this.options.log),
       code,
       { timeoutMs: limits.timeoutMs ?? 30_000, memoryMb: limits.memoryMb ?? 1024 },
-      () => this.sessions.delete(session),
+      () => {
+        if (!this.sessions.delete(session)) return;
+        const left = (this.sessionsByUser.get(user) ?? 1) - 1;
+        if (left > 0) this.sessionsByUser.set(user, left);
+        else this.sessionsByUser.delete(user);
+      },
     );
     this.sessions.add(session);
+    this.sessionsByUser.set(user, (this.sessionsByUser.get(user) ?? 0) + 1);
     await session.open();
     return session;
+  }
+
+  /** Feature sessions the user holds open now (jobs without a user: SYSTEM_USER). */
+  sessionsFor(user: UserKey): number {
+    return this.sessionsByUser.get(user) ?? 0;
+  }
+
+  /** Jobs waiting for a zygote now, over all users (metrics, tests). */
+  get waiting(): number {
+    return this.share.queued;
   }
 
   /** Runs the code's strategy_config(); returns what it returned (validate it with the schema). */
@@ -220,10 +305,12 @@ export class StrategyRuntime {
    * and finite columns, the look-ahead test and the warm-up length, in one sandboxed job.
    * A strategy that fails a check still resolves (with its problems); only a job failure throws.
    */
-  async analyze(code: string, bars: OhlcColumns, limits: JobLimits = {}): Promise<AnalysisResult> {
+  async analyze(code: string, bars: OhlcColumns, limits: JobLimits = {}, options: AnalyzeOptions = {}): Promise<AnalysisResult> {
     const { names, rows, payload } = ohlcPayload(bars);
-    const { header: h } = await this.run(AnalyzeAnswer, { op: 'analyze', code, columns: names, rows }, payload, limits);
-    return { problems: h.problems, warmup: h.warmup, featureColumns: h.feature_columns };
+    const { fitRows: fit_rows, trainSplit: train_split, horizon, seed } = options;
+    const request = { op: 'analyze', code, columns: names, rows, fit_rows, train_split, horizon, seed };
+    const { header: h } = await this.run(AnalyzeAnswer, request, payload, limits);
+    return { problems: h.problems, warmup: h.warmup, featureColumns: h.feature_columns, columnSha256: h.column_sha256 };
   }
 
   /** The zygote processes' ids (operations, and tests that kill one). */
@@ -244,6 +331,7 @@ export class StrategyRuntime {
   /** Stops the zygotes and closes every open feature session; none is restarted after this. */
   stop(): void {
     this.stopped = true;
+    this.share.rejectWaiting(new StrategyJobError('error', 'the strategy runtime is stopped'));
     for (const z of this.zygotes) z.stop();
     for (const session of this.sessions) void session.close();
   }

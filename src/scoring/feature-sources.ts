@@ -32,6 +32,9 @@ const MEMO_PER_CODE = 8;
  */
 const OPENS_AT_ONCE = 2;
 
+/** Warm sessions one user may hold by default: a quarter of the bound (at least one), so a few users' many programs cannot take every session. */
+export const warmPerUser = (maxWarm: number) => Math.max(1, Math.ceil(maxWarm / 4));
+
 /**
  * Warm feature sessions for live runs, bounded: a session is one sandboxed process, so at most
  * `maxWarm` exist. Runs in the same scope with the same code share one (same program, public
@@ -40,9 +43,15 @@ const OPENS_AT_ONCE = 2;
  * call: slower, same result). The scope says who may share: model actors pass their user (a
  * user's deployments), the community tracker one scope for all (identical code is one program
  * whoever shared it; different code never shares a process).
+ *
+ * Fairly: one user holds at most `maxWarmPerUser` warm sessions (the rest of their programs use
+ * pool jobs), and every call names the user whose code it runs (the program's first holder), so
+ * the runtime's pool jobs and session counts are that user's share.
  */
 export class FeatureSources {
-  private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number }>();
+  private readonly sessions = new Map<string, { session: Promise<FeatureSession>; users: number; owner: number | undefined }>();
+  /** Warm sessions held per owning user. */
+  private readonly warmByUser = new Map<number | undefined, number>();
   /** Sources held per program, warm or not. */
   private readonly programs = new Map<string, number>();
   private readonly memo = new Map<string, Map<string, Promise<FeaturesResult>>>();
@@ -52,11 +61,13 @@ export class FeatureSources {
     private readonly runtime: Pick<StrategyRuntime, 'openSession' | 'features'>,
     private readonly maxWarm: number,
     private readonly log: Logger,
+    private readonly maxWarmPerUser = warmPerUser(maxWarm),
   ) {}
 
-  acquire(scope: number | string, code: string): FeatureSource {
+  /** `user`: whose code it runs (default: a numeric scope, which is a user's). */
+  acquire(scope: number | string, code: string, user: number | undefined = typeof scope === 'number' ? scope : undefined): FeatureSource {
     const key = `${scope}:${createHash('sha256').update(code).digest('hex')}`;
-    const source = this.source(key, code);
+    const source = this.source(key, code, user);
     this.programs.set(key, (this.programs.get(key) ?? 0) + 1);
     let released = false;
     return {
@@ -94,20 +105,35 @@ export class FeatureSources {
     return result;
   }
 
-  private source(key: string, code: string): Computer {
+  /** Forgets a warm session (closed, or failed to open) and its count against its owner. */
+  private forget(key: string, entry: { owner: number | undefined }): void {
+    if (this.sessions.get(key) !== entry) return;
+    this.sessions.delete(key);
+    const left = (this.warmByUser.get(entry.owner) ?? 1) - 1;
+    if (left > 0) this.warmByUser.set(entry.owner, left);
+    else this.warmByUser.delete(entry.owner);
+  }
+
+  private source(key: string, code: string, user: number | undefined): Computer {
+    const pooled = { ...LIVE_LIMITS, ...(user !== undefined ? { user } : {}) };
     let entry = this.sessions.get(key);
-    if (!entry && this.sessions.size < this.maxWarm) {
-      entry = { session: this.opening(() => this.runtime.openSession(code, LIVE_LIMITS)), users: 0 };
-      this.sessions.set(key, entry);
-      entry.session.catch((err: unknown) => {
+    // Programs of no user (internal) are not a user's share: only the bound applies to them.
+    if (!entry && this.sessions.size < this.maxWarm && (user === undefined || this.warmFor(user) < this.maxWarmPerUser)) {
+      const opened = { session: this.opening(() => this.runtime.openSession(code, pooled)), users: 0, owner: user };
+      entry = opened;
+      this.sessions.set(key, opened);
+      this.warmByUser.set(user, this.warmFor(user) + 1);
+      opened.session.catch((err: unknown) => {
         this.log.warn({ err }, 'feature session failed to open; the actor uses pool jobs');
-        if (this.sessions.get(key) === entry) this.sessions.delete(key);
+        this.forget(key, opened);
       });
     }
     if (!entry) {
-      return { warm: false, features: (bars) => this.runtime.features(code, bars, LIVE_LIMITS), release: async () => undefined };
+      return { warm: false, features: (bars) => this.runtime.features(code, bars, pooled), release: async () => undefined };
     }
     const held = entry;
+    // Pool jobs of a program whose session failed are its owner's, whoever shares it.
+    const fallback = { ...LIVE_LIMITS, ...(held.owner !== undefined ? { user: held.owner } : {}) };
     held.users++;
     const sessions = this.sessions;
     return {
@@ -116,11 +142,11 @@ export class FeatureSources {
       },
       features: async (bars) => {
         const session = await held.session.catch(() => null);
-        return session ? session.features(bars) : this.runtime.features(code, bars, LIVE_LIMITS);
+        return session ? session.features(bars) : this.runtime.features(code, bars, fallback);
       },
       release: async () => {
         if (--held.users > 0) return;
-        if (this.sessions.get(key) === held) this.sessions.delete(key);
+        this.forget(key, held);
         const session = await held.session.catch(() => null);
         await session?.close();
       },
@@ -130,6 +156,11 @@ export class FeatureSources {
   /** Open warm sessions (for /_metrics and tests). */
   get warm(): number {
     return this.sessions.size;
+  }
+
+  /** Warm sessions the user's programs hold (undefined: programs of no user). */
+  warmFor(user: number | undefined): number {
+    return this.warmByUser.get(user) ?? 0;
   }
 
   /** Programs held without a warm session: each of their calls is a pool job. */

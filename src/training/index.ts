@@ -66,6 +66,7 @@ export async function buildTraining(deps: TrainingDepsIn): Promise<TrainingParts
     bars: deps.bars,
     runtime: deps.runtime,
     log: deps.log,
+    penalty,
     ...(deps.undeploy ? { undeploy: deps.undeploy } : {}),
   });
   return { training, jobs, models, queue, pipeline, penalty };

@@ -50,7 +50,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     await stage('checking code');
     // Each sandbox job runs under a time budget of its own size (time-budget.ts), at the owner's CPU priority.
     const penalty = deps.penalty;
-    const owner: JobOwner | undefined = penalty && { nice: penalty.niceFor(job.user_id), overran: () => penalty.overran(job.user_id) };
+    const owner: JobOwner = { user: job.user_id, nice: penalty?.niceFor(job.user_id) ?? 0, overran: () => penalty?.overran(job.user_id) };
     const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits), owner);
     const check = checkStrategyConfig(returned);
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);

@@ -153,13 +153,15 @@ export function trainBudget(config: StrategyConfig, bars: number, nFeatures: num
  */
 /** Whose job it is, for the CPU priority: its niceness, and what to call when it overruns. */
 export interface JobOwner {
+  /** The user id: the strategy runtime shares its zygotes fairly by it. */
+  user?: number;
   nice: number;
   overran(): void;
 }
 
 export async function withinBudget<T>(budget: Budget, run: (limits: JobLimits) => Promise<T>, owner?: JobOwner): Promise<T> {
   try {
-    return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb, ...(owner?.nice ? { nice: owner.nice } : {}) });
+    return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb, ...(owner?.nice ? { nice: owner.nice } : {}), ...(owner?.user !== undefined ? { user: owner.user } : {}) });
   } catch (err) {
     if (err instanceof StrategyJobError && err.kind === 'timeout') {
       owner?.overran();

@@ -1,12 +1,14 @@
 import type { Metering } from '../accounts/index.ts';
 import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
-import { BadRequestError, JobNotFoundError, ModelNotFoundError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
+import { BadRequestError, JobNotFoundError, ModelNotFoundError, RateLimitedError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
+import { PoolFullError } from '../lib/fair-share.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { BarCache } from '../market/index.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
 import { readCodeHeader, checkStrategyCode, StrategyJobError, type StrategyRuntime } from '../sandbox/index.ts';
-import { featuresBudget, withinBudget } from './time-budget.ts';
+import { featuresBudget, withinBudget, type JobOwner } from './time-budget.ts';
+import type { OverrunPenalty } from './overrun-penalty.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type {
   DeletedModel,
@@ -32,6 +34,8 @@ export interface TrainingDeps {
   bars: Pick<BarCache, 'get'>;
   runtime: Pick<StrategyRuntime, 'features'>;
   log: Logger;
+  /** The trainer's overrun penalty: a /predict that overruns its budget counts against the user as a train job does. */
+  penalty?: OverrunPenalty;
   /** Stops a deployment of the model, if any (live signals); true when one was stopped. */
   undeploy?: (record: ModelRecord) => Promise<boolean>;
 }
@@ -39,6 +43,8 @@ export interface TrainingDeps {
 const DAY_MS = 86_400_000;
 /** Bars one /predict call scores at most. */
 export const MAX_PREDICT_BARS = 50_000;
+/** Retry-After of a /predict refused because the caller's earlier calls fill their queue for the runtime. */
+const PREDICT_RETRY_AFTER_S = 5;
 
 /**
  * Train jobs and trained models as the API offers them: submit, poll, list, delete, results,
@@ -205,10 +211,16 @@ export class Training {
     const lead = Math.min(from, record.warmup);
     const bars = sliceBars(all, from - lead, to);
     const code = await this.deps.models.code(record);
+    // The user's fair share of the strategy runtime, at the priority their recent overruns earned.
+    const penalty = this.deps.penalty;
+    const owner: JobOwner = { user: userId, nice: penalty?.niceFor(userId) ?? 0, overran: () => penalty?.overran(userId) };
     const compute: FeatureComputer = (window) =>
-      withinBudget(featuresBudget(window.ts.length), (limits) => this.deps.runtime.features(code, window, limits)).catch((err: unknown) => {
+      withinBudget(featuresBudget(window.ts.length), (limits) => this.deps.runtime.features(code, window, limits), owner).catch((err: unknown) => {
         // Out of its budget is the strategy's doing: say so (422), not "internal error".
-        throw err instanceof StrategyJobError && err.kind === 'timeout' ? new UnprocessableError(err.message) : err;
+        if (err instanceof StrategyJobError && err.kind === 'timeout') throw new UnprocessableError(err.message);
+        // The user's queue for the runtime is full: their own earlier calls are still waiting.
+        if (err instanceof PoolFullError) throw new RateLimitedError(err.message, PREDICT_RETRY_AFTER_S);
+        throw err;
       });
     const scorer = await loadModel(await this.deps.models.onnx(record));
     // Rows before `lead` lack their warm-up: they stay unscored (flat).

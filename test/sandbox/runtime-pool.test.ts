@@ -1,13 +1,14 @@
 /**
  * The sandboxed runtime contains hostile code even when the static checks are bypassed (these
  * jobs go straight to the pool): every escape is refused or contained, and a normal job
- * succeeds right after each one.
+ * succeeds right after each one. Its zygotes are shared fairly among the users whose jobs wait.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
 import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { PoolFullError } from '../../src/lib/fair-share.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const NORMAL = NORMAL_STRATEGY;
@@ -119,5 +120,74 @@ describe('StrategyRuntime (sandboxed Python pool)', () => {
     for (let i = 0; i < 3; i++) assert.deepEqual((await runtime.features(NORMAL, bars)).columns, ['sma_3', 'range']);
     assert.equal(runtime.processIds().length, 2);
     assert.notDeepEqual(runtime.processIds(), before, 'a fresh zygote took the dead one’s place');
+  });
+});
+
+describe('StrategyRuntime fair shares', () => {
+  let runtime: StrategyRuntime;
+  const n = 500;
+  const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01);
+  const bars: OhlcColumns = { ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000), open: close, high: close, low: close, close };
+  /** Plain Python that keeps a core busy for a while (no sleep: `time` is not importable). */
+  const SLOW = fe("x = 0\nfor i in range(15_000_000):\n    x += i\ndf['x'] = close");
+
+  before(async () => {
+    // Two zygotes, one job per user at a time (the default on two zygotes), three waiting per user.
+    runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2, maxWaitingPerUser: 3 });
+  });
+  after(() => runtime.stop());
+
+  /** Runs the jobs, all asked for at once in this order, and gives the order in which they finished. */
+  async function finishOrder(jobs: Array<[string, () => Promise<unknown>]>): Promise<string[]> {
+    const order: string[] = [];
+    await Promise.all(jobs.map(([tag, run]) => run().then(() => order.push(tag))));
+    return order;
+  }
+
+  it('a user with many slow jobs queued holds one zygote: another user’s job takes the other at once', async () => {
+    const order = await finishOrder([
+      ['a1', () => runtime.features(SLOW, bars, { user: 1 })],
+      ['a2', () => runtime.features(SLOW, bars, { user: 1 })],
+      ['a3', () => runtime.features(SLOW, bars, { user: 1 })],
+      ['b', () => runtime.features(NORMAL, bars, { user: 2 })],
+    ]);
+    // First come, first served would run a1 and a2 on both zygotes and b only after one of them.
+    assert.ok(order.indexOf('b') < order.indexOf('a2'), `b waited behind user 1's queue: ${order.join(' ')}`);
+    assert.deepEqual(order.filter((t) => t.startsWith('a')), ['a1', 'a2', 'a3'], "one user's jobs keep their order");
+  });
+
+  it('refuses a user’s job past their waiting bound with PoolFullError, and still serves another user', async () => {
+    const flood = [0, 1, 2, 3].map(() => runtime.features(SLOW, bars, { user: 1 }));
+    await assert.rejects(runtime.features(SLOW, bars, { user: 1 }), (err: unknown) => err instanceof PoolFullError && /3 of your requests/.test(err.message));
+    assert.deepEqual((await runtime.features(NORMAL, bars, { user: 2 })).columns, ['sma_3', 'range']);
+    await Promise.all(flood);
+    assert.equal(runtime.waiting, 0);
+  });
+
+  it('jobs without a user share one key: they queue behind each other, not beside', async () => {
+    const order = await finishOrder([
+      ['s1', () => runtime.features(SLOW, bars)],
+      ['s2', () => runtime.features(SLOW, bars)],
+      ['u', () => runtime.features(NORMAL, bars, { user: 3 })],
+    ]);
+    assert.ok(order.indexOf('u') < order.indexOf('s2'), order.join(' '));
+  });
+
+  it('a penalized user’s job (lowered priority) waits for an idle pool; another user’s job does not', async () => {
+    const order = await finishOrder([
+      ['a', () => runtime.features(SLOW, bars, { user: 1 })],
+      ['penalized', () => runtime.features(NORMAL, bars, { user: 4, nice: 19 })],
+      ['b', () => runtime.features(NORMAL, bars, { user: 2 })],
+    ]);
+    // With a zygote free from the start, only the penalty keeps the short job back until a is done.
+    assert.equal(order.at(-1), 'penalized', order.join(' '));
+  });
+
+  it('counts the feature sessions each user holds open', async () => {
+    const session = await runtime.openSession(NORMAL, { user: 9 });
+    assert.equal(runtime.sessionsFor(9), 1);
+    assert.equal(runtime.sessionsFor(10), 0);
+    await session.close();
+    assert.equal(runtime.sessionsFor(9), 0);
   });
 });

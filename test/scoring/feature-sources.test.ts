@@ -1,8 +1,8 @@
 /**
  * Warm feature sessions for live runs, on the real sandboxed runtime: sources of one program (same
  * scope, same code) share one session and one call per window; another scope or other code gets
- * its own; past the bound a source computes with pool jobs (the same answer) and counts as a
- * cold program; the last release closes the session.
+ * its own; past the bound — or past its user's share of warm sessions — a source computes with pool jobs (the
+ * same answer) and counts as a cold program; the last release closes the session.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -62,6 +62,27 @@ describe('FeatureSources', () => {
     for (const s of [a, b, other, user]) await s.release();
     assert.equal(sources.warm, 0);
     assert.equal(runtime.openSessions, 0, 'the last release closes each session');
+  });
+
+  it('one user holds at most their share of warm sessions; another user still gets one', async () => {
+    const sources = new FeatureSources(counting(), 4, log, 1);
+    const first = sources.acquire(7, CODE);
+    const second = sources.acquire(7, OTHER);
+    const other = sources.acquire(8, CODE);
+    assert.deepEqual([first.warm, second.warm, other.warm], [true, false, true]);
+    assert.equal(sources.warmFor(7), 1);
+    assert.equal(sources.coldPrograms, 1);
+    const [w, c] = await Promise.all([first.features(window(20)), second.features(window(20)), other.features(window(20))]);
+    assert.deepEqual(c.values, w.values, 'the capped program computes the same features with pool jobs');
+    assert.equal(runtime.sessionsFor(7), 1, 'the runtime counts the session against its user');
+    assert.equal(runtime.sessionsFor(8), 1);
+    await first.release();
+    assert.equal(sources.warmFor(7), 0);
+    const again = sources.acquire(7, `${OTHER}\n# again`);
+    assert.equal(again.warm, true, 'a released share is free again');
+    for (const s of [second, other, again]) await s.release();
+    assert.equal(runtime.openSessions, 0);
+    assert.equal(runtime.sessionsFor(7), 0);
   });
 
   it('past the bound, a program computes with pool jobs — the same answer — and counts as cold', async () => {

@@ -23,6 +23,7 @@ import {
   UnprocessableError,
   RateLimitedError,
 } from '../../errors.ts';
+import { PoolFullError } from '../../lib/fair-share.ts';
 
 export interface ErrorLimits {
   bodyLimitBytes: number;
@@ -68,6 +69,8 @@ const BY_STATUS: Record<number, new (message: string) => AppError> = {
 /** Every failure, whatever layer raised it, as one of the classes of the error table. */
 export function toAppError(error: FastifyError | Error, limits: ErrorLimits): AppError {
   if (error instanceof AppError) return error;
+  // A shared pool (strategy runtime, Pine workers) already holds as many of this user's requests as it queues.
+  if (error instanceof PoolFullError) return new RateLimitedError(error.message, 2);
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const unknown = fastifyError.validation.some((v) => v.keyword === 'unrecognized_keys');
