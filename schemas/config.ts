@@ -104,6 +104,12 @@ export const EnvConfig = z.object({
   PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx)'),
   SANDBOX: z.enum(['auto', 'none']).default('auto').describe('Strategy code sandbox: `auto` builds the full sandbox (user namespace, bubblewrap, a uid per job, seccomp) and refuses to start where it cannot; `none` runs strategy code without it (development machines only: never with untrusted users)'),
   STRATEGY_WORKERS: z.coerce.number().int().min(1).max(32).optional().describe('Sandboxed Python workers (default: one per core, at most 4)'),
+  SCORER_PROCESSES: z.coerce.number().int().min(1).max(32).default(2).describe('Processes that score trained models (ONNX) outside the service process, each one user\'s batch at a time'),
+  SCORER_MEMORY_MB: z.coerce.number().int().min(256).max(65_536).default(1024)
+    .describe('Memory bound of each scoring process (RLIMIT_DATA: JS heap and native allocations; Node and onnxruntime with a model use ~110 MB); a model that needs more fails alone'),
+  SCORER_RUN_MS: z.coerce.number().int().min(100).max(600_000).default(10_000)
+    .describe('Deadline of one scoring run, plus 0.05 ms per row scored: past it the scoring process is killed and replaced, and the run fails'),
+  SCORER_LOAD_MS: z.coerce.number().int().min(100).max(600_000).default(10_000).describe('Deadline of loading one model into a scoring process'),
   DEPLOY_LIMIT_FREE: z.coerce.number().int().min(1).max(100_000).default(1)
     .describe('Models a free-plan user may have deployed at once; deploying one more swaps out the oldest'),
   DEPLOY_LIMIT_PRO: z.coerce.number().int().min(1).max(100_000).default(10).describe('The same for the pro plan'),

@@ -20,6 +20,7 @@ import { BarBuilder } from '../actors/bar-builder/index.ts';
 import type { Trainer } from '../actors/trainer/index.ts';
 import { configureSandbox, StrategyRuntime } from './sandbox/index.ts';
 import { ModelStore, type TrainingParts } from './training/index.ts';
+import { useScorers } from './scoring/index.ts';
 import { openDeployments, type Deployments } from './deployments/index.ts';
 import { SignalRecorder } from '../actors/recorder/index.ts';
 import { buildModelHost, type ModelHost } from '../actors/model/index.ts';
@@ -280,6 +281,7 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     stack.push(() => cache.stop());
     const runtime = await StrategyRuntime.start({ log, size: config.STRATEGY_WORKERS ?? 1 });
     stack.push(() => runtime.stop());
+    stack.push(useScorers(config, log));
     const r = config.NATS_REPLICAS;
     const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models, r), await openBucket(bus, Buckets.signals, r), r);
     const modelHost = await buildModelHost({

@@ -53,7 +53,7 @@ export class ModelActor implements Actor<number> {
   /** Loads the model and the saved state, then handles the bars closed since (by the clock). */
   async start(): Promise<void> {
     const { deployment, model } = this.deps;
-    this.scorer = await loadModel(this.deps.onnx);
+    this.scorer = await loadModel(this.deps.onnx, { owner: deployment.user_id });
     const saved = await this.deps.state.get(deployment.deployment_id);
     const series = await this.deps.bars.get(model.symbol, model.timeframe);
     const closed = lastClosedIndex(series, model.timeframe, this.clock.now());

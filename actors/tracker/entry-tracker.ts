@@ -60,7 +60,7 @@ export class EntryTracker {
     const { entry, saved } = deps;
     const { model } = entry;
     if (saved && deps.pnls.length !== saved.trades) throw new Error(`entry ${entry.community_id}: ${deps.pnls.length} stored trades, the saved state counts ${saved.trades}`);
-    const scorer = await loadModel(deps.onnx);
+    const scorer = await loadModel(deps.onnx, { owner: entry.user_id });
     try {
       const lastBarTs = saved ? saved.last_bar_ts : freshStartAfter(await deps.bars.get(model.symbol, model.timeframe), model.timeframe, entry.created_at, deps.now);
       const features = (bars: Parameters<FeatureSource['features']>[0]) => deps.features.features(bars);

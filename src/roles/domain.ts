@@ -13,6 +13,7 @@ import { openMarketData, type MarketData } from '../market/index.ts';
 import { OneShot, OneShotRuns } from '../oneshot/index.ts';
 import { buildPayouts, type Payouts } from '../payouts/index.ts';
 import { StrategyRuntime } from '../sandbox/index.ts';
+import { useScorers } from '../scoring/index.ts';
 import type { ClickHouseClient } from '../store/index.ts';
 import { buildTraining, type TrainingParts } from '../training/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
@@ -44,6 +45,8 @@ export interface Work {
 }
 
 export async function startWork(config: Config, log: Logger, bus: Bus, { accounts, activity, market }: Foundation, stack: ShutdownStack): Promise<Work> {
+  // Trained models are scored in processes of their own (src/scoring/model-host), stopped after every part that scores.
+  stack.push(useScorers(config, log));
   const runtime = await StrategyRuntime.start({ log, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
   stack.push(() => runtime.stop());
   // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.

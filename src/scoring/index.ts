@@ -7,7 +7,8 @@ export { scoreFeatures, scoreWindow, type FeatureComputer, type Scored, type Sco
 export { featureRows, featureColumn, type FeatureRows } from './feature-rows.ts';
 export { toSignals, entryMask, natr, weekdayOf, type EntryFilters } from './decisions.ts';
 export { engineOptions, intrabarResolver, hasFinerBars } from './engine-inputs.ts';
-export { loadModel, type OnnxModel } from './onnx-scorer.ts';
+export { loadModel, useScorers, type OnnxModel } from './onnx-scorer.ts';
+export { ModelScoringError } from './model-host/scorer-pool.ts';
 export { checkModel, ModelRejectedError, type CheckedModel } from './model-check/index.ts';
 export { sliceBars, type BarColumns, type OhlcColumns } from '../lib/bar-columns.ts';
 // The sandbox types the live path names, so an actor needs only this one folder.

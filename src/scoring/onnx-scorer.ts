@@ -1,73 +1,66 @@
 // Scores exported strategy models (src/sandbox/python/onnx_export.py) with onnxruntime-node.
 // Backtest and live both go through here, so a bar gets the same probability in either.
-import * as ort from 'onnxruntime-node';
+// The model came out of the sandbox, so it is hostile input: it is checked against what our
+// exporter makes (model-check/), then scored in a process of its own within memory and time
+// limits (model-host/), never on this process's event loop.
+import type { Config } from '../config.ts';
+import type { UserKey } from '../lib/fair-share.ts';
+import type { Logger } from '../log.ts';
+import { checkModel } from './model-check/index.ts';
+import type { OnnxModel } from './model-host/onnx-model.ts';
+import { ScorerPool, type ScorerPoolOptions } from './model-host/scorer-pool.ts';
 
-/** A loaded model. Graph contract: input `X` float32 [N, nFeatures], output `probabilities`
- *  float32 [N, nClasses] in the trainer's class order (ascending labels, so "up" is the last). */
-export interface OnnxModel {
-  readonly nFeatures: number;
-  readonly nClasses: number;
-  /** p(up) per row: the last probability column. X is row-major [rows, nFeatures]. */
-  score(X: Float32Array, rows: number): Promise<Float32Array>;
-  /** All class probabilities, row-major [rows, nClasses]. */
-  probabilities(X: Float32Array, rows: number): Promise<Float32Array>;
-  close(): Promise<void>;
-}
+// The graph contract (input X float32 [N, nFeatures] → probabilities float32 [N, nClasses], "up"
+// last) is written on OnnxModel, in model-host/onnx-model.ts.
+export type { OnnxModel };
 
 export interface LoadOptions {
-  /** Default 1: a fixed thread count keeps the tree-sum order, hence the float result, the same
-   *  between backtest and live; live scores one row at a time, where threads do not help anyway. */
-  intraOpNumThreads?: number;
+  /** Whose model it is: the scoring processes are shared fairly between owners (a user id). */
+  owner?: UserKey;
 }
 
+// Every session is made with intraOpNumThreads 1 (scorer-process.mjs): a fixed thread count keeps
+// the tree-sum order, hence the float result, the same between backtest and live; live scores
+// one row at a time, where threads do not help anyway.
+
+let pool: ScorerPool | null = null;
+let poolOptions: ScorerPoolOptions = {};
+let users = 0;
+
+/** Checks the model (ModelRejectedError when it is not one our exporter makes) and loads it by its bytes. */
 export async function loadModel(bytes: Uint8Array, opts: LoadOptions = {}): Promise<OnnxModel> {
-  const session = await ort.InferenceSession.create(bytes, {
-    intraOpNumThreads: opts.intraOpNumThreads ?? 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-  });
-  const nFeatures = lastDim(session, 'X', 'input');
-  const nClasses = lastDim(session, 'probabilities', 'output');
-
-  async function probabilities(X: Float32Array, rows: number): Promise<Float32Array> {
-    if (!Number.isInteger(rows) || rows < 0 || X.length !== rows * nFeatures) {
-      throw new Error(`onnx-scorer: X has ${X.length} values, expected ${rows} rows x ${nFeatures} features`);
-    }
-    if (rows === 0) return new Float32Array(0);
-    const out = await session.run({ X: new ort.Tensor('float32', X, [rows, nFeatures]) });
-    const p = out['probabilities'];
-    if (!p || !(p.data instanceof Float32Array) || p.data.length !== rows * nClasses) {
-      throw new Error('onnx-scorer: model returned no float32 [rows, nClasses] "probabilities"');
-    }
-    return p.data;
+  const shape = checkModel(bytes);
+  const model = await scorers().load(bytes, opts.owner);
+  if (model.nFeatures !== shape.nFeatures || model.nClasses !== shape.nClasses) {
+    await model.close();
+    throw new Error(`onnx-scorer: the model scores [N, ${model.nFeatures}] → [N, ${model.nClasses}], its graph says [N, ${shape.nFeatures}] → [N, ${shape.nClasses}]`);
   }
-
-  return {
-    nFeatures,
-    nClasses,
-    probabilities,
-    async score(X, rows) {
-      const p = await probabilities(X, rows);
-      const up = new Float32Array(rows);
-      for (let i = 0; i < rows; i++) up[i] = p[i * nClasses + nClasses - 1]!;
-      return up;
-    },
-    close: () => session.release(),
-  };
+  return model;
 }
 
-// The exporter always writes a fixed last dimension; reading it here catches a foreign model early.
-function lastDim(session: ort.InferenceSession, name: string, kind: 'input' | 'output'): number {
-  const meta = kind === 'input' ? session.inputMetadata : session.outputMetadata;
-  const names = kind === 'input' ? session.inputNames : session.outputNames;
-  const i = names.indexOf(name);
-  const m = meta[i];
-  if (i < 0 || !m || !m.isTensor || m.type !== 'float32') {
-    throw new Error(`onnx-scorer: model has no float32 ${kind} "${name}"`);
+/** This process's scoring processes, started at the first load. */
+export function scorers(): ScorerPool {
+  return (pool ??= new ScorerPool(poolOptions));
+}
+
+/** The environment's limits of the scoring processes (schemas/config.ts). */
+export type ScorerConfig = Pick<Config, 'SCORER_PROCESSES' | 'SCORER_MEMORY_MB' | 'SCORER_RUN_MS' | 'SCORER_LOAD_MS'>;
+
+/**
+ * A part of the service that loads models: sets the pool's limits (the first caller's count) and
+ * returns its shutdown step; the processes stop when the last part that asked stops.
+ */
+export function useScorers(config: ScorerConfig, log?: Logger): () => Promise<void> {
+  if (users++ === 0 && !pool) {
+    poolOptions = { processes: config.SCORER_PROCESSES, memoryMb: config.SCORER_MEMORY_MB, runMs: config.SCORER_RUN_MS, loadMs: config.SCORER_LOAD_MS, ...(log ? { log } : {}) };
   }
-  const d = m.shape[m.shape.length - 1];
-  if (m.shape.length !== 2 || typeof d !== 'number' || d < 1) {
-    throw new Error(`onnx-scorer: ${kind} "${name}" must be [N, k] with a fixed k`);
-  }
-  return d;
+  let stopped = false;
+  return async () => {
+    if (stopped) return;
+    stopped = true;
+    if (--users > 0 || !pool) return;
+    const closing = pool;
+    pool = null;
+    await closing.close();
+  };
 }

@@ -222,7 +222,7 @@ export class Training {
         if (err instanceof PoolFullError) throw new RateLimitedError(err.message, PREDICT_RETRY_AFTER_S);
         throw err;
       });
-    const scorer = await loadModel(await this.deps.models.onnx(record));
+    const scorer = await loadModel(await this.deps.models.onnx(record), { owner: userId });
     // Rows before `lead` lack their warm-up: they stay unscored (flat).
     const { pUp, signals, mask } = await scoreWindow(compute, scorer, record, bars, lead).finally(() => scorer.close());
     const options = engineOptions(record, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
