@@ -69,7 +69,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const features: FeatureRows = { names: trained.features, matrix: trained.matrix, rows: trained.probaUp.length, offset: trained.warmup };
     const n = bars.ts.length;
     const spec: ScoringSpec = { symbol, timeframe, features: trained.features, config, settings };
-    const scorer = await loadModel(trained.onnx);
+    const scorer = await loadModel(trained.onnx, { owner: job.user_id });
     const { pUp, signals, mask } = await scoreFeatures(scorer, spec, bars, features).finally(() => scorer.close());
     const options = engineOptions(spec, await intrabarResolver(deps.bars, symbol, timeframe));
     const ranges = {
