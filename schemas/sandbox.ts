@@ -46,4 +46,6 @@ export const AnalyzeAnswer = z.object({
   problems: z.array(AnalysisProblem),
   warmup: count.nullable(),
   feature_columns: z.array(name),
+  // When passed: per feature column, sha256 of its float64 LE values on bars warmup … n-1 of the full run.
+  column_sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/)).default([]),
 });

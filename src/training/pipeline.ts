@@ -6,6 +6,7 @@ import { engineOptions, intrabarResolver, loadModel, scoreFeatures, sliceBars, t
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
+import { assertAnalysedFeatures } from './analysed-features.ts';
 import { buildResults } from './results.ts';
 import { modelSettings } from './strategy-rules.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
@@ -54,14 +55,16 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits), owner);
     const check = checkStrategyConfig(returned);
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
-    const fitBars = sliceBars(bars, 0, fitRows);
-    const analysis = await withinBudget(analyzeBudget(fitRows), (limits) => deps.runtime.analyze(code, fitBars, limits), owner);
+    // The analysis gets exactly the train job's bars (trained span and post-cutoff) and cuts them where the fit does.
+    const cuts = { fitRows, trainSplit: request.train_split, horizon: StrategyConfig.parse(returned).target_horizon };
+    const analysis = await withinBudget(analyzeBudget(bars.ts.length), (limits) => deps.runtime.analyze(code, bars, limits, cuts), owner);
     if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
     const warmup = analysis.warmup ?? 0;
 
     await stage('training');
     const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length);
     const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, limits), owner);
+    assertAnalysedFeatures(analysis, trained);
     const config = trained.config;
     const settings = modelSettings(request, config);
 

@@ -5,37 +5,67 @@ Imported by sandbox_runtime.py in the zygote, before any fork: once the audit ho
 child may not import from /sandbox, so everything this module needs is loaded here.
 
 Request (framed like "features"):
-  {"op": "analyze", "code", "columns": [...], "rows": n}
+  {"op": "analyze", "code", "columns": [...], "rows": n,
+   "fit_rows"?: int, "train_split"?: 0.7, "horizon"?: int, "seed"?: int}
   payload: float64 little-endian, column-major (ts, open, high, low, close)
+  The bars are exactly those the train job gets: n is its full length (trained span and
+  post-cutoff bars), fit_rows the end of the trained span (default n), train_split and horizon
+  place its train/test split as trainer.py does. seed (tests only) fixes the random cut lengths.
 Response header (the job itself succeeded; `passed` says whether the strategy did):
   {"passed": bool, "problems": [{"check", "columns", "message"}], "warmup": int | null,
-   "feature_columns": [names]}
+   "feature_columns": [names], "column_sha256": [hex]}
   checks: type, rows, ohlc, numeric, finite, truncated, lookahead, warmup_unbounded.
+  column_sha256 (only when passed): per feature column, the sha256 of its float64 little-endian
+  values on bars warmup … n-1 of the full run: the rows the train job fits and scores. Node
+  compares them with the matrix the train job returns, so code that computes other features in
+  the fit than here (it guessed which job runs it, or is not deterministic) is refused.
 
 How it works (features are computed on many slices of the bars, so each step is kept cheap):
-- full: features on all n bars; the static checks (rows, OHLC, numeric, finite) run on it.
-- prefixes [0, c) for c = 10 %, 25 %, 50 %, 75 %, n-1, n-10: a causal feature has exactly the
-  same history at every row of a prefix as in the full run, so every row must match, the warm-up
-  rows included. The contract's bfill copies a column's first valid value backwards over its
-  leading NaNs; before the fill a causal column is identical on rows < c, so its first valid row,
-  and the value copied, are the same in both runs. Nothing needs excluding, except a column that
-  is still all NaN in the prefix (its first valid row lies beyond the cut): skipped for that cut.
-  Excluding the leading run of equal values instead would hide a whole-series quantile flag
-  (0 for thousands of rows on the full history, 1 on some of them in a prefix).
+- full: features on all n bars, the length the train job computes them on (trainer.py runs
+  feature_engineering once, on every bar it is given); the static checks (rows, OHLC, numeric,
+  finite) run on it. Code that reads ahead only when len(df) exceeds some count, or equals n,
+  reads ahead here.
+- prefixes [0, c), run BEFORE the full run and in increasing c, so that no run has ever seen a bar
+  past its own end (a strategy that keeps bars in memory across calls cannot replay the future):
+  c = n - 1, fit_rows, the split (as if the warm-up were 0), the day end below, and RANDOM_CUTS
+  lengths drawn log-uniformly, one per band between MIN_CUT and n, from a seed drawn per job (code
+  cannot guess them). A causal feature has exactly the same history at every row of a prefix as
+  in the full run, so every row must match, the warm-up rows included. The contract's bfill
+  copies a column's first valid value backwards over its leading NaNs; before the fill a causal
+  column is identical on rows < c, so its first valid row, and the value copied, are the same in
+  both runs. Nothing needs excluding, except a column that is still all NaN in the prefix (its
+  first valid row lies beyond the cut): skipped for that cut. A column missing from a prefix
+  counts as differing. Excluding the leading run of equal values instead would hide a
+  whole-series quantile flag (0 for thousands of rows on the full history, 1 on some of them in a
+  prefix). The rows are kept until the full run; past STORE_BYTES, the last KEEP_TAIL rows of
+  each prefix and a random sample of the others are kept.
 - warm-up: the last row of a window of the last W bars is compared with the full run's last row
-  (and with the 75 % prefix's last row, so one lucky bar cannot end the search, and with the last
-  bar of the UTC day past the middle that, with the day before, has most bars: where a level of
-  the previous day needs most), W = 50, 100, 200,
-  … up to WARMUP_CAP, then a binary search between the last unstable and first stable W.
-  Columns still unstable at the cap are reported as warmup_unbounded (e.g. an expanding mean).
-- windows [c - 2·warmup - 64, c) ending at many cut points c: rows after twice the warm-up must
-  equal the full run (the window's own warm-up and leading bfill are skipped; twice, because the
-  warm-up is measured on two bars only and decaying (EWM) differences square when doubled). The cuts include, per column, the starts of runs of repeated values: that
-  is where an interior bfill copied a later value backwards, and cutting just after the first
-  row of the run makes that row the last one, which the truncated run can only ffill.
-  A window whose difference goes away when it starts earlier (its warm-up doubled, up to the cap)
-  was short of history, not reading the future: the warm-up reported is the one that settled it.
+  (and with the last row of the fit_rows prefix, or of the split's when there are no post-cutoff
+  bars, so one lucky bar cannot end the search, and with the last bar of the UTC day past the
+  middle that, with the day before, has most bars: where a level of the previous day needs most),
+  W = 50, 100, 200, … up to WARMUP_CAP, then a binary search between the last unstable and first
+  stable W. Columns still unstable at the cap are reported as warmup_unbounded (e.g. an expanding
+  mean).
+- windows [c - 2·warmup - 64, c) ending at many cut points c (uniform, the exact split and
+  fit_rows, and targeted): rows after twice the warm-up must equal the full run (the window's own
+  warm-up and leading bfill are skipped; twice, because the warm-up is measured on two bars only
+  and decaying (EWM) differences square when doubled). The targeted cuts are, per column, the
+  starts of runs of repeated values: that is where an interior bfill copied a later value
+  backwards, and cutting just after the first row of the run makes that row the last one, which
+  the truncated run can only ffill. A window whose difference goes away when it starts earlier
+  (its warm-up doubled, up to the cap) was short of history, not reading the future: the warm-up
+  reported is the one that settled it.
+
+What this does not catch: a strategy that keeps the bars of earlier calls and reads ahead only on
+a few rows is caught when a prefix ends within its look-ahead of one of them (the windows run
+after the full run, so memory could fake them); and code that reaches this module's own state
+(the walls, not this check, are the boundary there). The comparisons use numpy's ufuncs bound at
+import, so code that rebinds numpy's or pandas' public functions does not silence them.
 """
+import hashlib
+import math
+import os
+
 import numpy as np
 import pandas as pd
 
@@ -47,7 +77,21 @@ WARMUP_CAP = 5000
 WINDOW_TAIL = 64  # rows compared per windowed cut
 UNIFORM_CUTS = 16
 TARGETED_CUTS_PER_COLUMN = 6
+# Prefix lengths drawn per job, one per log-spaced band from MIN_CUT to n: every scale gets one,
+# and together they cost at most about 1.4 n bars (the bands shrink geometrically).
+RANDOM_CUTS = 6
+MIN_CUT = 64
+KEEP_TAIL = 256  # rows before each prefix's end kept even when the others are sampled
+STORE_BYTES = 384 * 1024 * 1024  # prefix rows kept for the comparison after the full run
 OHLC = ("open", "high", "low", "close")
+
+# Bound here, in the zygote, before any strategy runs: strategy code may rebind numpy's public
+# functions (np.isclose = ...), not these ufunc objects or os.urandom as bound here.
+_absolute, _subtract, _multiply, _add = np.absolute, np.subtract, np.multiply, np.add
+_less_equal, _equal, _isnan = np.less_equal, np.equal, np.isnan
+_and, _or, _not = np.logical_and, np.logical_or, np.logical_not
+_urandom = os.urandom
+_sha256 = hashlib.sha256
 
 
 class _Bars:
@@ -71,8 +115,8 @@ class _Bars:
         df = self.frame(start, stop)
         return self.fe(df, df["close"], df["open"], df["high"], df["low"])
 
-    def features(self, start, stop, names):
-        """The named columns as a (rows, columns) float matrix, or an error message."""
+    def result(self, start, stop):
+        """The strategy's DataFrame for bars start … stop-1, or an error message."""
         try:
             result = self.call(start, stop)
         except Exception as e:  # noqa: BLE001
@@ -83,28 +127,39 @@ class _Bars:
             return None, f"{type(e).__name__}: {e}"[:300]
         if not isinstance(result, pd.DataFrame) or len(result) != stop - start:
             return None, f"returned {len(result) if hasattr(result, '__len__') else '?'} rows for {stop - start} bars"
-        return to_matrix(result, names), None
+        return result, None
+
+    def features(self, start, stop, names):
+        """The named columns as a (rows, columns) float matrix, or an error message."""
+        result, error = self.result(start, stop)
+        return (None, error) if result is None else (to_matrix(result, names), None)
+
+
+def column_values(result, name):
+    column = result[name]
+    if isinstance(column, pd.DataFrame):  # duplicated name: the first one counts
+        column = column.iloc[:, 0]
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype="f8", na_value=np.nan)
 
 
 def to_matrix(result, names):
     out = np.full((len(result), len(names)), np.nan)
     for j, name in enumerate(names):
         if name in result.columns:
-            column = result[name]
-            if isinstance(column, pd.DataFrame):  # duplicated name: the first one counts
-                column = column.iloc[:, 0]
-            out[:, j] = pd.to_numeric(column, errors="coerce").to_numpy(dtype="f8", na_value=np.nan)
+            out[:, j] = column_values(result, name)
     return out
 
 
 def differs(a, b):
-    """Element-wise: not equal within TOL (relative or absolute); NaN equals NaN."""
-    return ~np.isclose(a, b, rtol=TOL, atol=TOL, equal_nan=True)
+    """Element-wise: not equal within TOL (relative or absolute); NaN equals NaN (np.isclose's rule)."""
+    near = _less_equal(_absolute(_subtract(a, b)), _add(TOL, _multiply(TOL, _absolute(b))))
+    same = _or(_or(near, _equal(a, b)), _and(_isnan(a), _isnan(b)))
+    return _not(same)
 
 
 def prefix_skip(matrix):
     """Rows to skip per column in a prefix run: all of a column still NaN there, else none."""
-    return np.where(np.isnan(matrix).all(axis=0), len(matrix), 0)
+    return np.where(_isnan(matrix).all(axis=0), len(matrix), 0)
 
 
 def problem(check, columns, message):
@@ -138,6 +193,24 @@ def static_checks(bars, result):
     return problems, names, False
 
 
+class _Prefix:
+    """A prefix run [0, c) kept for the comparison after the full run: its columns on `rows`."""
+
+    def __init__(self, c, rows, result):
+        self.c, self.rows = c, rows
+        self.columns, self.all_nan = {}, {}
+        for name in result.columns:
+            if name in OHLC or name in self.columns:
+                continue
+            values = column_values(result, name)
+            self.all_nan[name] = bool(_isnan(values).all())
+            self.columns[name] = values if rows is None else values[rows]
+
+    def last_row(self, names):
+        """The prefix's last row, in the full run's column order (NaN where a column is missing)."""
+        return np.array([self.columns[name][-1] if name in self.columns else np.nan for name in names])
+
+
 class _Analysis:
     def __init__(self, bars, names, full):
         self.bars, self.names, self.full = bars, names, full
@@ -147,7 +220,7 @@ class _Analysis:
     def differing(self, start, stop, matrix, skip):
         """Per row and column: rows start+skip[j] … stop-1 of a truncated run that differ from the full run."""
         rows = np.arange(start, stop)[:, None]
-        return differs(matrix, self.full[start:stop]) & (rows >= start + skip[None, :])
+        return _and(differs(matrix, self.full[start:stop]), rows >= start + skip[None, :])
 
     def window(self, c, warmup, bounded):
         """
@@ -173,20 +246,38 @@ class _Analysis:
                 return w
             w = min(2 * w, WARMUP_CAP)
 
+    def note(self, name, row, cut):
+        if name not in self.first_diff or row < self.first_diff[name][0]:
+            self.first_diff[name] = (row, cut)
+
     def compare(self, start, stop, matrix, skip):
         """Rows start+skip[j] … stop-1 of a truncated run against the full run."""
         bad = self.differing(start, stop, matrix, skip)
-        for j in np.flatnonzero(bad.any(axis=0)):
-            row = start + int(np.argmax(bad[:, j]))
-            name = self.names[j]
-            if name not in self.first_diff or row < self.first_diff[name][0]:
-                self.first_diff[name] = (row, (start, stop))
+        for j in bad.any(axis=0).nonzero()[0]:
+            self.note(self.names[j], start + int(bad[:, j].argmax()), (start, stop))
+
+    def compare_prefix(self, prefix):
+        """A kept prefix against the same rows of the full run; a column it lacks differs."""
+        rows = np.arange(prefix.c) if prefix.rows is None else prefix.rows
+        for j, name in enumerate(self.names):
+            if name not in prefix.columns:
+                self.note(name, int(rows[0]), (0, prefix.c))
+                continue
+            if prefix.all_nan[name]:
+                continue
+            bad = differs(prefix.columns[name], self.full[rows, j])
+            if bad.any():
+                self.note(name, int(rows[int(bad.argmax())]), (0, prefix.c))
 
     def run(self, start, stop):
         matrix, error = self.bars.features(start, stop, self.names)
-        if error and len(self.truncated_errors) < 3:
-            self.truncated_errors.append(f"bars {start}..{stop}: {error}")
+        if error:
+            self.truncated(start, stop, error)
         return matrix
+
+    def truncated(self, start, stop, error):
+        if len(self.truncated_errors) < 3:
+            self.truncated_errors.append(f"bars {start}..{stop}: {error}")
 
     def stable(self, width, ends):
         """Per column: is the last row of every width-bar window equal to its reference?"""
@@ -254,47 +345,111 @@ def cut_points(full, n, low, names_mask):
     return sorted(c for c in cuts if low <= c < n)
 
 
+def split_index(fit_rows, warmup, horizon, train_split):
+    """trainer.py's first test row for this warm-up: warm-up, train rows, the purge gap."""
+    labelled = fit_rows - warmup - horizon
+    return warmup + int(labelled * train_split) + horizon if labelled > 0 else None
+
+
+def random_cuts(rng, n):
+    """RANDOM_CUTS lengths, one log-uniform in each of as many log-spaced bands from MIN_CUT to n - 1."""
+    if n - 1 <= MIN_CUT:
+        return set()
+    edges = np.linspace(math.log(MIN_CUT), math.log(n - 1), RANDOM_CUTS + 1)
+    return {int(math.exp(rng.uniform(lo, hi))) for lo, hi in zip(edges[:-1], edges[1:])}
+
+
+class _Plan:
+    """Where the bars are cut: prefix lengths, the warm-up's reference ends, kept rows."""
+
+    def __init__(self, header, bars):
+        n = bars.n
+        self.n = n
+        self.fit_rows = min(n, max(1, int(header.get("fit_rows", n))))
+        self.horizon = max(1, int(header.get("horizon", 1)))
+        self.train_split = float(header.get("train_split", 0.7))
+        seed = header.get("seed")
+        self.rng = np.random.Generator(np.random.PCG64(int.from_bytes(_urandom(16), "little") if seed is None else int(seed)))
+        # The second reference end of the warm-up: the trained span's end, or, with no post-cutoff
+        # bars, the split (as if the warm-up were 0); either is a prefix already.
+        split0 = split_index(self.fit_rows, 0, self.horizon, self.train_split)
+        self.second_end = self.fit_rows if self.fit_rows < n else split0
+        # A feature anchored to the UTC day (the previous day's levels) needs the most history at
+        # the last bar of a full day after a full day: a window ends there too, or the warm-up is
+        # measured short whenever the other ends fall early in their days (and a live window that
+        # long would compute other levels).
+        self.day_end = hungriest_day_end(bars.arrays["ts"], max(n // 2, 1), n)
+        fixed = {n - 1, self.fit_rows, split0, self.day_end}
+        self.cuts = sorted(c for c in fixed | random_cuts(self.rng, n) if c is not None and 10 <= c < n)
+        self.keep = None  # rows kept per prefix: all (None) or this mask's rows plus each tail
+
+    def rows_for(self, c, width):
+        """The rows of prefix [0, c) to keep (None: all), deciding the sample at the first prefix."""
+        if self.keep is None:
+            total = sum(self.cuts) * max(1, width) * 8
+            self.keep = False if total <= STORE_BYTES else self.rng.random(self.n) < STORE_BYTES / total
+        if self.keep is False:
+            return None
+        mask = self.keep[:c].copy()
+        mask[max(0, c - KEEP_TAIL):] = True
+        return mask.nonzero()[0]
+
+
+def column_digests(full, warmup):
+    """Per column, the sha256 of its float64 little-endian values on rows warmup … n-1."""
+    return [_sha256(np.ascontiguousarray(full[warmup:, j], dtype="<f8").tobytes()).hexdigest() for j in range(full.shape[1])]
+
+
 def run_analyze(namespace, header, payload):
     bars = _Bars(namespace, header, payload)
-    result = bars.call(0, bars.n)
+    n = bars.n
+    plan = _Plan(header, bars)
+
+    # The prefixes first, shortest first: none has seen a bar past its end, in this process either.
+    prefixes, blind_errors = {}, []
+    for c in plan.cuts:
+        result, error = bars.result(0, c)
+        if result is None:
+            blind_errors.append((0, c, error))
+            continue
+        width = sum(1 for name in result.columns if name not in OHLC)
+        check_width(width, c)
+        prefixes[c] = _Prefix(c, plan.rows_for(c, width), result)
+        del result
+
+    result = bars.call(0, n)
     problems, names, fatal = static_checks(bars, result)
     feature_columns = [str(c) for c in result.columns if c not in OHLC] if isinstance(result, pd.DataFrame) else []
-    check_width(len(feature_columns), bars.n)
-    if fatal or not names or bars.n < 20:
+    check_width(len(feature_columns), n)
+    if fatal or not names or n < 20:
         # No usable features: nothing to measure; too few bars: the warm-up cannot be measured.
         warmup = 1 if not fatal and not names else None
         return {"passed": not problems, "problems": problems, "warmup": warmup,
-                "feature_columns": feature_columns}, b""
-    n = bars.n
+                "feature_columns": feature_columns, "column_sha256": []}, b""
     full = to_matrix(result, names)
+    del result
     a = _Analysis(bars, names, full)
+    for start, stop, error in blind_errors:
+        a.truncated(start, stop, error)
 
-    prefixes = {}
-    for c in sorted({n // 10, n // 4, n // 2, (3 * n) // 4, n - 1, n - 10}):
-        if c >= 10:
-            prefixes[c] = a.run(0, c)
-    c75 = (3 * n) // 4
-    ends = [(n, full[-1])] + ([(c75, prefixes[c75][-1])] if prefixes.get(c75) is not None else [])
-    # A feature anchored to the UTC day (the previous day's levels) needs the most history at the
-    # last bar of a full day after a full day: a window ends there too, or the warm-up is measured
-    # short whenever the other ends fall early in their days (and a live window that long would
-    # compute other levels).
-    day_end = hungriest_day_end(bars.arrays["ts"], max(n // 2, 1), n)
-    if day_end is not None and day_end >= 10:
-        if day_end not in prefixes:
-            prefixes[day_end] = a.run(0, day_end)
-        if prefixes[day_end] is not None:
-            ends.append((day_end, prefixes[day_end][-1]))
+    ends = [(n, full[-1])]
+    for end in (plan.second_end, plan.day_end):
+        if end in prefixes and all(end != e for e, _ in ends):
+            ends.append((end, prefixes[end].last_row(names)))
     warmup, unbounded = a.warmup(ends)
 
     bounded = np.array([name not in unbounded for name in names])
-    for c, matrix in prefixes.items():
-        if matrix is not None:
-            a.compare(0, c, matrix, prefix_skip(matrix))
+    for c in sorted(prefixes):
+        a.compare_prefix(prefixes.pop(c))
 
     if warmup is not None and bounded.any():
         measured = warmup
-        for c in cut_points(full, n, min(2 * measured + WINDOW_TAIL, n - 1), bounded):
+        low = min(2 * measured + WINDOW_TAIL, n - 1)
+        cuts = set(cut_points(full, n, low, bounded))
+        # The train job's own boundaries for this warm-up: the first test row and the first post-cutoff one.
+        cuts.update(c for c in (split_index(plan.fit_rows, measured, plan.horizon, plan.train_split), plan.fit_rows)
+                    if c is not None and low <= c < n)
+        for c in sorted(cuts):
             warmup = max(warmup, a.window(c, measured, bounded))
 
     if a.truncated_errors:
@@ -305,9 +460,11 @@ def run_analyze(namespace, header, payload):
         details = ", ".join(f"{name} (row {a.first_diff[name][0]} = {bars.index[a.first_diff[name][0]].isoformat()}, "
                             f"bars {a.first_diff[name][1][0]}..{a.first_diff[name][1][1]})" for name in leaked)
         problems.append(problem("lookahead", leaked, "features on a truncated history differ from the same rows on "
-                                "the full history, so they use future bars: " + details))
+                                f"the full history of {n} bars, so they use future bars (or the number of bars): " + details))
     if unbounded:
         problems.append(problem("warmup_unbounded", unbounded, "the last row still depends on bars more than "
                                 f"{min(WARMUP_CAP, n)} bars back (an expanding or whole-series statistic?)"))
-    return {"passed": not problems, "problems": problems, "warmup": None if unbounded else warmup,
-            "feature_columns": feature_columns}, b""
+    passed = not problems
+    return {"passed": passed, "problems": problems, "warmup": None if unbounded else warmup,
+            "feature_columns": feature_columns,
+            "column_sha256": column_digests(full, warmup) if passed and len(names) == len(feature_columns) else []}, b""
