@@ -2,7 +2,8 @@
  * POST /api/v1/indicators/custom over the real service: key required; a Pine script or a
  * plain-language description run over our bars; overlays, panels with hline levels, signals,
  * features per fe_mode, inputs; 1 credit per call, refunded with a 422 naming line:column when
- * the script is at fault; hostile scripts fail fast while the service keeps answering.
+ * the script is at fault (kept when the run used up its budget); hostile scripts fail fast while
+ * the service keeps answering; a key flooding the workers gets 429 with Retry-After.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -168,6 +169,25 @@ if ta.crossunder(fast, slow)
     assert.ok(op.requestBody && op.responses['200'] && op.responses['422']);
     assert.match(op.description, /1 credit per call/);
     assert.match(op.description, /Server-Timing/);
+  });
+
+  it('refuses a key flooding the workers with 429 and Retry-After, keeps the credit of runs that used up their budget, and serves another key', async () => {
+    const flooder = (await sf.mintKey()).api_key;
+    const credits = async (k: string) => (await sf.api('GET', '/api/v1/key/usage', { key: k })).body.balance as number;
+    const start = await credits(flooder);
+    // Nested loops within the per-loop bound: each run goes to the step budget or the time limit.
+    const spin = '//@version=5\nindicator("spin")\ns = 0.0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s := s + j\nplot(s)\n';
+    const flood = Array.from({ length: 8 }, () => sf.api('POST', '/api/v1/indicators/custom', { key: flooder, body: { source: spin, limit: 50 } }));
+    const neighbour = await post({ source: RSI, limit: 50 });
+    assert.equal(neighbour.status, 200, neighbour.text);
+    const answers = await Promise.all(flood);
+    const refused = answers.filter((r) => r.status === 429);
+    const spent = answers.filter((r) => r.status === 422);
+    assert.equal(refused.length + spent.length, 8, answers.map((r) => r.status).join(' '));
+    assert.ok(refused.length >= 3, `one running and four waiting per key: ${refused.length} refused`);
+    for (const r of refused) assert.ok(Number(r.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
+    for (const r of spent) assert.match(r.body.error, /charged/);
+    assert.equal(await credits(flooder), start - spent.length, 'budget runs are charged, refused calls are not');
   });
 
   it('stops an endless loop and a 10^7-element array fast, while the service keeps answering', async () => {

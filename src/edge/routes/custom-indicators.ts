@@ -46,7 +46,11 @@ const DESCRIPTION =
   '**Cost:** 1 credit per call (402 before any work when the balance this edge last saw is short; the charge is written while the script runs and is exact: a balance another edge spent meanwhile gets the 402 after the run). ' +
   'A fault of ours is retried once, then refunded (500); ' +
   'provider haiku/sonnet counts against that model’s daily generation cap, as POST /generate does (429 past it; given back when the offline writer answers instead); ' +
-  'a problem with the script is refunded and answered 422 with `line`, `column` and `construct`.\n\n' +
+  'a problem with the script is refunded and answered 422 with `line`, `column` and `construct` — except a run that used up its budget ' +
+  '(30 million steps, 3 s, or the worker’s memory): that work was done, so the 422 keeps the credit charged.\n\n' +
+  '**Fair shares:** the interpreter workers are shared fairly between keys: one script of a key runs at a time, the next free worker goes to the key ' +
+  'served least recently, and at most 4 of a key’s calls wait — a fifth is 429 with Retry-After. For 10 minutes after a run of a key used up its budget, ' +
+  'that key’s scripts run only while no other key’s script is running (so an endless loop never holds every worker).\n\n' +
   CUSTOM_TIMING_DOC;
 
 /** `name;dur=ms` per stage measured (W3C Server Timing), in the order the description lists them. */
@@ -67,7 +71,7 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       summary: 'A custom indicator from Pine Script or plain language',
       description: DESCRIPTION,
       body: CustomIndicatorRequest,
-      response: { 200: CustomIndicatorResponse, 402: ErrorBody, 422: PineErrorBody },
+      response: { 200: CustomIndicatorResponse, 402: ErrorBody, 422: PineErrorBody, 429: ErrorBody },
     },
     handler: async (request, reply) => {
       const user = requireUser(request);

@@ -1,7 +1,10 @@
 /**
  * POST /indicators/custom as a capability: charge 1 credit (beside the run), write Pine from text when needed,
  * run it in the worker pool (a failure of ours is retried once), shape the response; a script
- * problem is refunded and answered 422 with its line:column, a failure of ours refunded too.
+ * problem is refunded and answered 422 with its line:column, a failure of ours refunded too —
+ * except a run that used up its step, time or memory budget: that work was done, so it stays
+ * charged (as any compute service bills a run that hit its limit), and the pool serves the user
+ * last for a while (indicators/custom/pool.ts).
  */
 import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
 import type { Plan } from '../../../schemas/accounts.ts';
@@ -15,6 +18,9 @@ import type { ClaudePineWriter } from './claude-pine.ts';
 import { pineFromText } from './from-text.ts';
 
 export const CUSTOM_INDICATOR_CREDITS = 1;
+
+/** A 422 for a script that used up its budget: the credit is kept. */
+class BudgetSpentError extends UnprocessableError {}
 const UNRECOGNISED =
   'no indicator recognised in your description: name one the offline writer knows — SMA, EMA, WMA, Bollinger bands, RSI, MACD, ' +
   'Stochastic, ATR, Keltner or Donchian channels, with their periods (e.g. "RSI 14 below 30", "20-period Keltner with 2 ATR bands") — ' +
@@ -84,6 +90,10 @@ export class CustomIndicators {
     } catch (err) {
       const charged = await charge;
       if (!charged.ok) throw charged.err;
+      if (err instanceof BudgetSpentError) {
+        err.message = `${err.message} (your credit was charged: the run used up its budget)`;
+        throw err;
+      }
       await metering.refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed').catch((e) => log.error({ err: e }, 'refund failed'));
       if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
       throw err;
@@ -141,7 +151,7 @@ export class CustomIndicators {
     const run = async (): Promise<PineJobResult> => {
       const stamps: PineRunStamps = {};
       const queued = performance.now();
-      const r = await this.deps.pool.run(job, stamps);
+      const r = await this.deps.pool.run(job, stamps, user.user_id);
       if (timing) {
         const dispatched = stamps.dispatchedAt ?? queued;
         timing.queue = dispatched - queued;
@@ -158,7 +168,8 @@ export class CustomIndicators {
     if (!result.ok) {
       if ('problem' in result) {
         const p = result.problem;
-        throw Object.assign(new UnprocessableError(pine ? p.message : `the Pine written from your description failed: ${p.message}`), {
+        const Problem = p.exhausted ? BudgetSpentError : UnprocessableError;
+        throw Object.assign(new Problem(pine ? p.message : `the Pine written from your description failed: ${p.message}`), {
           details: { line: p.line, column: p.col, construct: p.construct, ...(pine ? {} : { generated_pine: source }) },
         });
       }

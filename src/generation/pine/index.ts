@@ -13,11 +13,13 @@ export { ClaudePineWriter } from './claude-pine.ts';
 
 /**
  * Pine runs: one worker thread per core but one (a core stays with the event loop, so keyed reads
- * keep answering under a burst of scripts), 3 s per run, 64 waiting at most, 512 MB heap each, at
- * nice 19, the lowest (the loop, at the process's priority, takes a core from a script the moment
- * it needs one: under 20 scripts in flight its keyed reads' p99 measured 12.3 ms at nice 10, 9.7 at 19).
+ * keep answering under a burst of scripts) and never fewer than two (one user runs one script at
+ * a time, and a user whose script used up its budget runs only on an idle pool: a second worker
+ * is always there for everyone else), 3 s per run, 64 waiting at most and 4 per user, 512 MB heap
+ * each, at nice 19, the lowest (the loop, at the process's priority, takes a core from a script the
+ * moment it needs one: under 20 scripts in flight its keyed reads' p99 measured 12.3 ms at nice 10, 9.7 at 19).
  */
-export const PINE_POOL = { size: Math.max(1, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512, nice: 19 };
+export const PINE_POOL = { size: Math.max(2, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512, nice: 19, perUser: 1, maxWaitingPerUser: 4 };
 
 export interface CustomIndicatorsBuild {
   indicators: CustomIndicators;

@@ -28,7 +28,12 @@ export interface ScriptProblem {
   line: number;
   col: number;
   construct: string | null;
+  /** The run used up its budget (the step budget, the time limit, or the worker's memory): charged, and counted against the user. */
+  exhausted?: boolean;
 }
+
+/** The interpreter's two budget refusals (run/interpreter.ts): past the step budget, past the time limit. */
+const BUDGET_SPENT = /ran more than \d+ steps|ran past its time limit/;
 
 export type PineJobResult =
   /** `body`: the shaped part as UTF-8 JSON bytes, its buffer transferred to the edge (not copied). */
@@ -72,7 +77,10 @@ export function runJob(job: PineJob): PineJobResult {
   } catch (err) {
     // A script that failed is made ready afresh next time: nothing half-built is ever run again.
     ready.delete(job.source);
-    if (err instanceof PineError) return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null } };
+    if (err instanceof PineError) {
+      const exhausted = BUDGET_SPENT.test(err.message);
+      return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null, ...(exhausted ? { exhausted } : {}) } };
+    }
     if (err instanceof RangeError) {
       // The JS stack or heap ran out under the script: its fault, told as such.
       return { id: job.id, ok: false, problem: { message: `the script needs too much memory or nesting (${err.message})`, line: 1, col: 1, construct: null } };

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { RateLimitedError } from '../../errors.ts';
+import { FairShare, type UserKey } from '../../lib/fair-share.ts';
 import type { PineJob, PineJobResult } from './job.ts';
 
 export interface PinePoolOptions {
@@ -13,7 +14,17 @@ export interface PinePoolOptions {
   heapMb: number;
   /** Nice value of the worker threads (0-19; 0 keeps the process's): scripts yield a core to the event loop. */
   nice: number;
+  /** Runs of one user at once (default 1). */
+  perUser?: number;
+  /** Runs one user may have waiting; past it PoolFullError, answered 429 (default 4). */
+  maxWaitingPerUser?: number;
+  /** How long a user whose run used up its budget (steps, time, memory) is served only by an otherwise idle pool (default 10 min). */
+  penaltyMs?: number;
 }
+
+/** Runs that name no user share this key. */
+export const PINE_SYSTEM_USER = 'system';
+const PENALTY_MS = 10 * 60_000;
 
 interface Pending {
   job: PineJob;
@@ -38,31 +49,90 @@ const WORKER_URL = new URL('./worker-boot.mjs', import.meta.url);
  * Worker threads that run Pine scripts, so a long or hostile script never blocks the event loop:
  * each run has a wall-clock limit inside the worker, and a worker that does not answer in time
  * (or dies) is terminated and replaced, its job answered as a script problem.
+ *
+ * The workers are shared fairly (lib/fair-share.ts): at most `perUser` runs of one user at once,
+ * a free worker to the user served least recently, at most `maxWaitingPerUser` waiting per user
+ * (then PoolFullError). A user whose run used up its budget (`exhausted`: steps, time, memory) is
+ * served for `penaltyMs` only when no other run is in flight, so with two workers or more one
+ * always stays free for everyone else.
  */
 export class PinePool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Pending[] = [];
+  private readonly share: FairShare;
+  /** Users whose run used up its budget → until when they are served last. */
+  private readonly penalizedUntil = new Map<UserKey, number>();
   private nextId = 1;
   private closed = false;
 
   constructor(private readonly options: PinePoolOptions) {
+    this.share = new FairShare('the Pine workers', {
+      slots: options.size,
+      perUser: options.perUser ?? 1,
+      maxWaitingPerUser: options.maxWaitingPerUser ?? 4,
+      penalized: (user) => this.penalized(user),
+    });
     for (let i = 0; i < options.size; i++) this.slots.push(this.spawn());
   }
 
-  run(job: Omit<PineJob, 'id' | 'wallMs'>, stamps?: PineRunStamps): Promise<PineJobResult> {
-    if (this.closed) return Promise.resolve({ id: 0, ok: false, failure: 'the Pine pool is closed' });
-    if (this.queue.length >= this.options.maxQueue) {
+  /**
+   * Runs a script in a worker of the user's fair share. Throws PoolFullError when the user has
+   * `maxWaitingPerUser` runs waiting, RateLimitedError when `maxQueue` wait over all users.
+   */
+  async run(job: Omit<PineJob, 'id' | 'wallMs'>, stamps?: PineRunStamps, user: UserKey = PINE_SYSTEM_USER): Promise<PineJobResult> {
+    if (this.closed) return { id: 0, ok: false, failure: 'the Pine pool is closed' };
+    if (this.share.queued >= this.options.maxQueue) {
       throw new RateLimitedError('too many custom indicators are running; retry in a few seconds', 2);
     }
+    let release: () => void;
+    try {
+      release = await this.share.acquire(user);
+    } catch (err) {
+      if (this.closed) return { id: 0, ok: false, failure: 'the service is shutting down' };
+      throw err;
+    }
+    if (this.closed) {
+      release();
+      return { id: 0, ok: false, failure: 'the service is shutting down' };
+    }
     return new Promise((resolve) => {
-      this.queue.push({ job: { ...job, id: this.nextId++, wallMs: this.options.wallMs }, resolve, stamps });
-      this.pump();
+      const pending: Pending = {
+        job: { ...job, id: this.nextId++, wallMs: this.options.wallMs },
+        stamps,
+        resolve: (r) => {
+          if (!r.ok && 'problem' in r && r.problem.exhausted) this.penalize(user);
+          release();
+          resolve(r);
+        },
+      };
+      // One slot per worker and each holds one run: a free worker is there.
+      this.dispatch(this.slots.find((s) => !s.busy)!, pending);
     });
+  }
+
+  /** Whether the user's runs wait for an idle pool (a run of theirs used up its budget lately). */
+  penalized(user: UserKey): boolean {
+    const until = this.penalizedUntil.get(user);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.penalizedUntil.delete(user);
+    return false;
+  }
+
+  private penalize(user: UserKey): void {
+    const now = Date.now();
+    this.penalizedUntil.set(user, now + (this.options.penaltyMs ?? PENALTY_MS));
+    if (this.penalizedUntil.size > 10_000) for (const [u, until] of this.penalizedUntil) if (until <= now) this.penalizedUntil.delete(u);
+  }
+
+  /** Runs in flight and waiting, over all users (metrics, tests). */
+  get load(): { running: number; waiting: number } {
+    return { running: this.share.inFlight, waiting: this.share.queued };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) p.resolve({ id: p.job.id, ok: false, failure: 'the service is shutting down' });
+    this.share.rejectWaiting(new Error('the service is shutting down'));
+    for (const slot of this.slots) slot.busy?.resolve({ id: slot.busy.job.id, ok: false, failure: 'the service is shutting down' });
     await Promise.all(this.slots.map((s) => this.retire(s, 'the service is shutting down')));
   }
 
@@ -83,15 +153,11 @@ export class PinePool {
     return slot;
   }
 
-  private pump(): void {
-    for (const slot of this.slots) {
-      if (slot.busy || this.queue.length === 0) continue;
-      const p = this.queue.shift()!;
-      slot.busy = p;
-      slot.timer = setTimeout(() => this.replace(slot, 'the script ran past its time limit and was stopped; simplify it or shorten loops', true), this.options.wallMs * 2 + 1000);
-      if (p.stamps) p.stamps.dispatchedAt = performance.now();
-      slot.worker.postMessage(p.job);
-    }
+  private dispatch(slot: Slot, p: Pending): void {
+    slot.busy = p;
+    slot.timer = setTimeout(() => this.replace(slot, 'the script ran past its time limit and was stopped; simplify it or shorten loops', true), this.options.wallMs * 2 + 1000);
+    if (p.stamps) p.stamps.dispatchedAt = performance.now();
+    slot.worker.postMessage(p.job);
   }
 
   private settle(slot: Slot, r: PineJobResult): void {
@@ -101,7 +167,6 @@ export class PinePool {
     slot.busy = null;
     slot.timer = null;
     p.resolve(r);
-    this.pump();
   }
 
   /** Kills a worker and starts another; its job (if any) is answered with `why` (a script problem when `scriptsFault`). */
@@ -112,11 +177,10 @@ export class PinePool {
     slot.busy = null;
     this.slots.splice(i, 1);
     void this.retire(slot, why);
-    if (p) p.resolve(scriptsFault ? { id: p.job.id, ok: false, problem: { message: why, line: 1, col: 1, construct: null } } : { id: p.job.id, ok: false, failure: why });
-    if (!this.closed) {
-      this.slots.push(this.spawn());
-      this.pump();
-    }
+    // The replacement first: the slot given back below may start a waiting run at once.
+    if (!this.closed) this.slots.push(this.spawn());
+    // Killed for its time or memory: the run used up its budget.
+    if (p) p.resolve(scriptsFault ? { id: p.job.id, ok: false, problem: { message: why, line: 1, col: 1, construct: null, exhausted: true } } : { id: p.job.id, ok: false, failure: why });
   }
 
   private async retire(slot: Slot, _why: string): Promise<void> {

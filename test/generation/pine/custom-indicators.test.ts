@@ -1,7 +1,7 @@
 /**
  * The charging flow of POST /indicators/custom: 1 credit charged once per call; a failure of ours
  * is retried once (then the credit is refunded); a script problem is refunded at once and
- * answered 422; Claude writes the Pine when asked and configured (our parser checks it and sends
+ * answered 422, unless the run used up its step or time budget (charged: the work was done); Claude writes the Pine when asked and configured (our parser checks it and sends
  * its errors back for a repair), the offline writer otherwise or when Claude fails.
  */
 import assert from 'node:assert/strict';
@@ -122,6 +122,19 @@ describe('CustomIndicators', () => {
     );
     assert.equal(p.calls(), 1);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
+  });
+
+  it('keeps the credit of a run that used up its budget (422 saying so), and the pool serves that user last', async () => {
+    const credits = ledger();
+    // Loops within the per-loop bound, nested: past the step budget (or the time limit) on the first bar.
+    const spin = '//@version=5\nindicator("spin")\ns = 0.0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s := s + j\nplot(s)\n';
+    await assert.rejects(
+      new CustomIndicators({ metering: credits, pool, claude: null, log }).compute({ ...USER, user_id: 41 }, body(spin), bars),
+      (e: unknown) => e instanceof UnprocessableError && /steps|time limit/.test(e.message) && /charged/.test(e.message),
+    );
+    assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }], 'charged, not refunded');
+    assert.ok(pool.penalized(41), "the run counts against the user's share of the pool");
+    assert.ok(!pool.penalized(USER.user_id));
   });
 
   it('refunds a description that names no indicator it knows, and says which it knows (422)', async () => {

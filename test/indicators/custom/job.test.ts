@@ -73,3 +73,21 @@ describe('a script run again in the same worker', () => {
     for (let i = 0; i < 3; i++) assert.deepEqual([plain(ran(x, a)), plain(ran(y, b))], alone);
   });
 });
+
+describe('a run that uses up its budget', () => {
+  const m = loadBars('EURUSD', '15min', 200);
+  const bars: PineBars = { ...m, volume: new Float64Array(m.close.length) };
+  // 10,000 iterations on each bar (the most one loop may run on a bar): millions of steps over 200 bars.
+  const LOOP = '//@version=5\nindicator("spin")\ns = 0.0\nfor i = 0 to 9999\n    s := s + i\nplot(s)\n';
+
+  it('is marked exhausted past the step budget and past the time limit, and no other problem is', () => {
+    const steps = runJob(job(LOOP, bars, 100_000));
+    assert.ok(!steps.ok && 'problem' in steps && steps.problem.exhausted === true, JSON.stringify(steps));
+    assert.match(steps.problem.message, /steps/);
+    const timed = runJob({ ...job(LOOP, bars), wallMs: 5 });
+    assert.ok(!timed.ok && 'problem' in timed && timed.problem.exhausted === true, JSON.stringify(timed));
+    assert.match(timed.problem.message, /time limit/);
+    const unsupported = runJob(job('//@version=5\nindicator("x")\nplot(ta.rci(close, 9))', bars));
+    assert.ok(!unsupported.ok && 'problem' in unsupported && unsupported.problem.exhausted === undefined, JSON.stringify(unsupported));
+  });
+});

@@ -1,11 +1,14 @@
 /**
  * The Pine pool's threads: scripts run at the nice the pool was given (a replaced worker is
- * spawned the same way), while the event loop's thread keeps the process's priority.
+ * spawned the same way), while the event loop's thread keeps the process's priority. Its
+ * workers are shared fairly between users, and a user whose run used up its budget waits for an
+ * idle pool.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { PinePool } from '../../../src/indicators/index.ts';
+import { PinePool, type PineJobResult } from '../../../src/indicators/index.ts';
+import { PoolFullError } from '../../../src/lib/fair-share.ts';
 
 /** Nice of every thread of this process, by thread id (Linux /proc; the field after the command name's closing parenthesis). */
 function threadNices(): Map<number, number> {
@@ -55,5 +58,82 @@ describe('PinePool threads', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('PinePool fair shares', () => {
+  // 10,000 iterations on each of 300 bars: millions of steps, well inside the 30 M budget.
+  const SLOW = '//@version=5\nindicator("slow")\ns = 0.0\nfor i = 0 to 9999\n    s := s + i\nplot(s)\n';
+  const slowJob = () => ({ ...job(SLOW), bars: bars(300) });
+
+  /** Runs the jobs, all asked for at once in this order, and gives the order in which they finished. */
+  async function finishOrder(runs: Array<[string, () => Promise<PineJobResult>]>): Promise<string[]> {
+    const order: string[] = [];
+    await Promise.all(
+      runs.map(([tag, run]) =>
+        run().then((r) => {
+          assert.ok(r.ok, `${tag}: ${JSON.stringify(r)}`);
+          order.push(tag);
+        }),
+      ),
+    );
+    return order;
+  }
+
+  it('serves users in turn: a user with a queue of slow scripts does not hold the worker from another', async () => {
+    const pool = new PinePool({ size: 1, wallMs: 10_000, maxQueue: 16, heapMb: 128, nice: 0 });
+    try {
+      const order = await finishOrder([
+        ['a1', () => pool.run(slowJob(), undefined, 1)],
+        ['a2', () => pool.run(slowJob(), undefined, 1)],
+        ['a3', () => pool.run(slowJob(), undefined, 1)],
+        ['b', () => pool.run(job(SMA), undefined, 2)],
+      ]);
+      // First come, first served would finish b last.
+      assert.deepEqual(order, ['a1', 'b', 'a2', 'a3']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('refuses a user’s run past their waiting bound with PoolFullError, and still serves another user', async () => {
+    const pool = new PinePool({ size: 1, wallMs: 10_000, maxQueue: 16, heapMb: 128, nice: 0, maxWaitingPerUser: 2 });
+    try {
+      const flood = [0, 1, 2].map(() => pool.run(slowJob(), undefined, 1));
+      await assert.rejects(pool.run(slowJob(), undefined, 1), (err: unknown) => err instanceof PoolFullError && /2 of your requests/.test(err.message));
+      assert.ok((await pool.run(job(SMA), undefined, 2)).ok);
+      for (const r of await Promise.all(flood)) assert.ok(r.ok);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a user whose run used up its budget runs only on an idle pool, so another user finds a worker free', async () => {
+    const pool = new PinePool({ size: 2, wallMs: 1000, maxQueue: 16, heapMb: 128, nice: 0 });
+    try {
+      const spent = await pool.run({ ...job(SLOW), bars: bars(3000) }, undefined, 'x');
+      assert.ok(!spent.ok && 'problem' in spent && spent.problem.exhausted, JSON.stringify(spent));
+      assert.ok(pool.penalized('x'));
+      assert.ok(!pool.penalized('a'));
+      const order = await finishOrder([
+        ['a', () => pool.run({ ...slowJob(), bars: bars(100) }, undefined, 'a')],
+        ['x', () => pool.run(job(SMA), undefined, 'x')],
+        ['b', () => pool.run(job(SMA), undefined, 'b')],
+      ]);
+      // A worker was free from the start: only the penalty keeps x's short script back until a is done.
+      assert.equal(order.at(-1), 'x', order.join(' '));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('answers a run still waiting when the pool closes as a failure of ours', async () => {
+    const pool = new PinePool({ size: 1, wallMs: 10_000, maxQueue: 16, heapMb: 128, nice: 0 });
+    const first = pool.run(slowJob(), undefined, 1);
+    const waiting = pool.run(job(SMA), undefined, 2);
+    await pool.close();
+    const [a, b] = await Promise.all([first, waiting]);
+    assert.ok(!a.ok && 'failure' in a && /shutting down/.test(a.failure));
+    assert.ok(!b.ok && 'failure' in b && /shutting down/.test(b.failure));
   });
 });
