@@ -3,7 +3,7 @@
  * windows imply, and each broken one is reported by the right check, naming the right column.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
@@ -62,13 +62,29 @@ const BROKEN: Array<[string, string, AnalysisCheck, string | null]> = [
   ['an expanding mean', strategy("df['em'] = close.expanding().mean()"), 'warmup_unbounded', 'em'],
 ];
 
+/** Bars the train job gets in the tests below: the analysis gets them all; the fit ends at FIT_ROWS (the rest is post-cutoff). */
+const N = 6000;
+const FIT_ROWS = 5000;
+const CUTS = { fitRows: FIT_ROWS, trainSplit: 0.7, horizon: 3 };
+
+/** Ways plain pandas reads the close 3 bars ahead without a literal negative shift (the static check's blind spot). */
+const PEEKS: Array<[string, string]> = [
+  ['a computed shift', 'fut = close.shift(3 - 6)'],
+  ['.iloc arithmetic', 'fut = close.copy()\nfut.iloc[:len(close) - 3] = close.iloc[3:].to_numpy()\nfut.iloc[len(close) - 3:] = np.nan'],
+  ['np.roll', 'fut = pd.Series(np.roll(close.to_numpy(), 3 - 6), index=close.index)'],
+];
+
+/** The red team's forged strategy: the clean features, and `peek` (the return 3 bars ahead) only when `when` holds. */
+const forged = (peek: string, when: string) =>
+  strategy(`fut = close.shift(1)\nif ${when}:\n${peek.split('\n').map((l) => `    ${l}`).join('\n')}\ndf['peek'] = fut / close - 1`);
+
 describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', () => {
   let runtime: StrategyRuntime;
   let bars: OhlcColumns;
 
   before(async () => {
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
-    bars = loadBars(6000);
+    bars = loadBars(N);
   });
   after(() => runtime.stop());
 
@@ -97,6 +113,67 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
       if (column) assert.deepEqual(found.columns, [column], found.message);
       // The clean columns are never blamed alongside the broken one.
       for (const p of result.problems) for (const c of ['sma_20', 'rsi_14', 'ret_1']) assert.ok(!p.columns.includes(c), p.message);
+    });
+  }
+
+  // K = 1000: every length the old analysis used; FIT_ROWS: the trained span, all the old analysis saw;
+  // N - 2: just below the full span; N - 1: only the full span reads ahead.
+  for (const [how, peek] of PEEKS) {
+    for (const k of [1000, FIT_ROWS, N - 2, N - 1]) {
+      it(`refuses the forged backtest: ${how}, reading 3 bars ahead only when len(df) > ${k} (lookahead: peek)`, async () => {
+        const result = await runtime.analyze(forged(peek, `len(df) > ${k}`), bars, {}, CUTS);
+        const found = result.problems.find((p) => p.check === 'lookahead');
+        assert.ok(found, `no lookahead problem in ${JSON.stringify(result.problems)}`);
+        assert.deepEqual(found.columns, ['peek'], found.message);
+        assert.match(found.message, /full history of 6000 bars/);
+        assert.deepEqual(result.columnSha256, [], 'no digests for a refused strategy');
+      });
+    }
+  }
+
+  it('refuses a strategy that reads ahead only at the exact length the train job gets (len(df) == N)', async () => {
+    const result = await runtime.analyze(forged(PEEKS[0]![1], `len(df) == ${N}`), bars, {}, CUTS);
+    assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], JSON.stringify(result.problems));
+  });
+
+  it('refuses a strategy that keeps the bars of earlier calls and reads ahead from them (prefixes run shortest first, before the full run)', async () => {
+    // State kept on the numpy module (plain code, no bypass): a truncated run after the full one
+    // would find the future there; a prefix run before any longer one finds only its own past.
+    const memory = strategy(
+      "seen = getattr(np, 'seen_bars', None)\nseen = close.copy() if seen is None else pd.concat([seen, close])\n" +
+        "seen = seen[~seen.index.duplicated(keep='last')].sort_index()\nnp.seen_bars = seen\ndf['peek'] = seen.shift(3 - 6).reindex(df.index) / close - 1",
+    );
+    const result = await runtime.analyze(memory, bars, {}, CUTS);
+    assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], JSON.stringify(result.problems));
+  });
+
+  it('refuses a column that appears only on long histories', async () => {
+    const result = await runtime.analyze(strategy(`if len(df) > ${FIT_ROWS}:\n    df['late'] = close.pct_change(5)`), bars, {}, CUTS);
+    assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['late'], JSON.stringify(result.problems));
+  });
+
+  it('still finds the look-ahead when the strategy rebinds numpy’s comparison (np.isclose)', async () => {
+    const result = await runtime.analyze(strategy("np.isclose = lambda a, b, **k: np.ones(np.broadcast(a, b).shape, dtype=bool)\ndf['z'] = (close - close.mean()) / close.std()"), bars, {}, CUTS);
+    assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['z'], JSON.stringify(result.problems));
+  });
+
+  it('passes honest long warm-ups on the train job’s bars: rolling 500 needs exactly 500 bars, EMA 200 about 1,400', async () => {
+    const rolling = await runtime.analyze(strategy('', undefined, "df['sma_500'] = close.rolling(500).mean()"), bars, {}, CUTS);
+    assert.deepEqual(rolling.problems, []);
+    assert.equal(rolling.warmup, 500);
+    // adjust=False from the first bar: the start is forgotten as (199/201)^W, below 1e-9 of the price after ~1,400 bars.
+    const ema = await runtime.analyze(strategy('', undefined, "df['ema_200'] = close.ewm(span=200, adjust=False).mean()\ndf['sma_500'] = close.rolling(500).mean()"), bars, {}, CUTS);
+    assert.deepEqual(ema.problems, []);
+    assert.ok(ema.warmup !== null && ema.warmup >= 1000 && ema.warmup <= 2500, `warm-up ${ema.warmup}`);
+    assert.equal(ema.columnSha256.length, 2);
+  });
+
+  for (const file of readdirSync(new URL('corpus/', import.meta.url)).filter((f) => f.startsWith('valid_')).sort()) {
+    it(`passes the honest corpus strategy ${file} on the train job’s bars`, async () => {
+      const result = await runtime.analyze(readFileSync(new URL(`corpus/${file}`, import.meta.url), 'utf8'), bars, {}, CUTS);
+      assert.deepEqual(result.problems, []);
+      assert.ok(result.warmup !== null && result.warmup < FIT_ROWS / 2, `warm-up ${result.warmup}`);
+      assert.equal(result.columnSha256.length, result.featureColumns.length);
     });
   }
 
