@@ -127,6 +127,7 @@ export class ScorerPool {
 
   /** Loads a model from its bytes; identical bytes share one session per process. */
   async load(bytes: Uint8Array, owner: UserKey = ANONYMOUS): Promise<OnnxModel> {
+    if (this.closed) throw new UnavailableError('the service is shutting down; scoring stopped');
     const hash = createHash('sha256').update(bytes).digest('hex');
     this.refuseIfKilling(hash);
     let model = this.models.get(hash);
@@ -329,7 +330,8 @@ export class ScorerPool {
       job?.resolve(message.p);
     } else {
       this.log?.warn({ model: model.hash.slice(0, 16), owner: batch.owner, error: message.error }, 'model scorer: a model failed');
-      const err = new ModelScoringError(`the model could not be ${current.item.kind === 'load' ? 'loaded' : 'scored'}: ${message.error}`);
+      // onnxruntime's own words stay in the log: they describe its internals, not what the user can change.
+      const err = new ModelScoringError(`the model could not be ${current.item.kind === 'load' ? 'loaded' : 'scored'} (onnxruntime refused it; the error was logged): train it again`);
       job?.reject(err);
       // A run whose model did not load on this process cannot run: its later runs here fail alike.
       if (current.item.kind === 'load' && !job) for (const s of batch.sent.slice(batch.next + 1)) if (s.model === model) s.job?.reject(err);
