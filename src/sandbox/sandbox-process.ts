@@ -1,11 +1,16 @@
 /**
  * One sandbox process (a zygote, or a feature session) and the messages to and from it, one
  * request at a time. A zygote answers a job with relayed pieces of the child's answer and then
- * `done` (or a failure of its own); a session answers each request with one message.
+ * `done` (or a failure of its own); a session answers each request with one message. Either may
+ * send the job's own output first (job-output.ts): a failed job's error shows it, nothing else does.
+ *
+ * The process's own stderr holds only the runtime's messages (each job writes to a pipe of its
+ * own): it goes to the operators' log when the process exits, never into a job's error.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { JobFailure, type JobFailureKind } from '../../schemas/sandbox.ts';
 import type { Logger } from '../log.ts';
+import { OutputHeader, withOutput, type JobOutput } from './job-output.ts';
 import { MessageReader, ProtocolError, byteLength, encodeMessage, type Message } from './protocol.ts';
 
 export class StrategyJobError extends Error {
@@ -26,7 +31,12 @@ interface Pending {
   relay?: MessageReader;
   answer?: Message;
   broken?: string;
+  /** The job's own stdout and stderr, when it wrote any. */
+  output?: JobOutput;
 }
+
+/** Of the runtime's own stderr, what the operators' log keeps when it exits. */
+const STDERR_KEPT = 4_000;
 
 export class SandboxProcess {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -57,7 +67,7 @@ export class SandboxProcess {
       }
     });
     let stderr = '';
-    this.child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    this.child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT)));
     this.child.stdin.on('error', () => undefined); // EPIPE once it died: the exit handler reports
     let markExited!: () => void;
     this.exited = new Promise((resolve) => (markExited = resolve));
@@ -65,9 +75,10 @@ export class SandboxProcess {
       this.dead = true;
       markExited();
       this.child.stdin.destroy();
-      const err = new StrategyJobError('crash', `strategy runtime exited (${code ?? signal}): ${stderr.trim().split('\n').pop() ?? ''}`);
+      // What it said on stderr is the runtime's, for operators: the job's error says only that it died.
+      const err = new StrategyJobError('crash', `the strategy runtime process exited (${code ?? signal}) while running the strategy; try again`);
       this.settle((p) => p.reject(err));
-      if (!this.stopping) log.warn({ code, signal }, 'strategy runtime process exited');
+      if (!this.stopping) log.warn({ code, signal, stderr: stderr.trim() || undefined }, 'strategy runtime process exited');
       onExit(this);
     });
   }
@@ -76,6 +87,14 @@ export class SandboxProcess {
     const pending = this.current;
     if (!pending) return;
     const h = message.header;
+    if (h.output === true) {
+      const output = OutputHeader.safeParse(h);
+      if (output.success) {
+        const { bytes, dropped, head } = output.data;
+        pending.output = { excerpt: message.payload, bytes, dropped, head: head ?? message.payload.length };
+      }
+      return;
+    }
     if (h.relay === true) {
       if (!pending.relay) {
         pending.relay = new MessageReader((answer) => {
@@ -93,11 +112,11 @@ export class SandboxProcess {
     }
     if (h.done === true) {
       const answer = pending.answer;
-      if (answer && !pending.broken) this.settle((p) => p.resolve(answer));
-      else this.settle((p) => p.reject(new StrategyJobError('crash', `the strategy's answer was malformed: ${pending.broken ?? 'incomplete'}`)));
+      if (answer && !pending.broken) this.settle((p) => p.resolve(withJobOutput(answer, p.output)));
+      else this.settle((p) => p.reject(new StrategyJobError('crash', withOutput(`the strategy's answer was malformed: ${pending.broken ?? 'incomplete'}`, p.output))));
       return;
     }
-    this.settle((p) => p.resolve(message));
+    this.settle((p) => p.resolve(withJobOutput(message, p.output)));
   }
 
   private settle(how: (p: Pending) => void): void {
@@ -140,6 +159,13 @@ export class SandboxProcess {
     this.child.stdin.end();
     this.child.kill('SIGKILL');
   }
+}
+
+/** A failure with the job's own output appended to its error; any other message as it is. */
+function withJobOutput(message: Message, output: JobOutput | undefined): Message {
+  const { ok, error } = message.header;
+  if (ok !== false || typeof error !== 'string' || !output) return message;
+  return { ...message, header: { ...message.header, error: withOutput(error, output) } };
 }
 
 /** The message's header when it says ok, else the failure as a StrategyJobError. */

@@ -5,6 +5,8 @@ Ops: features (the code's feature_engineering on the bars), config (strategy_con
 (trainer.py), analyze (analysis.py).
 """
 import json
+import linecache
+import sys
 import traceback
 
 import numpy as np
@@ -45,10 +47,35 @@ def run_config(namespace, _header, _payload):
 OPS = {"features": run_features, "config": run_config, "train": trainer.run_train, "analyze": analysis.run_analyze}
 
 
+def flush_stdio():
+    """What the job printed is in its output pipe before its answer leaves (a kill loses nothing
+    more than a line: the streams are line-buffered)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 — a stream the strategy replaced or closed
+            pass
+
+
+# The user's own frames a failure shows (theirs to see; the runtime's and the libraries' are not).
+SHOWN_FRAMES = 5
+
+
+def strategy_frames(err):
+    """The failure's traceback lines in the strategy's own code: "line 12, in feature_engineering: …"."""
+    frames = [(f, n) for f, n in traceback.walk_tb(err.__traceback__) if f.f_code.co_filename == "<strategy>"]
+    lines = []
+    for frame, lineno in frames[-SHOWN_FRAMES:]:
+        source = linecache.getline("<strategy>", lineno).strip()[:200]
+        lines.append(f"  line {lineno}, in {frame.f_code.co_name}" + (f": {source}" if source else ""))
+    return "\n".join(lines)
+
+
 def answer(fd, job_id, run):
     """Runs `run` (strategy code inside) and writes its result or failure as one message; True on success."""
     try:
         result, data = run()
+        flush_stdio()
         write_message(fd, dict(result, id=job_id, ok=True), data)
         return True
     except guard.Refused as e:
@@ -58,6 +85,13 @@ def answer(fd, job_id, run):
     except BaseException as e:  # noqa: BLE001 — anything the strategy raises is its result
         message = "".join(traceback.format_exception_only(type(e), e)).strip()[:2000]
         kind = "refused" if "Refused" in message or isinstance(e, PermissionError) else "error"
+        try:
+            where = strategy_frames(e)
+            if where:
+                message = f"{message}\n{where}"
+        except BaseException:  # noqa: BLE001 — a traceback the strategy tampered with
+            pass
+    flush_stdio()
     try:
         write_message(fd, {"id": job_id, "ok": False, "kind": kind, "error": message})
     except BaseException:  # noqa: BLE001
@@ -68,6 +102,8 @@ def answer(fd, job_id, run):
 def enter_sandbox(header, walls, cpu_hard=None):
     """Limits, audit hook and import guard, then the strategy's module level: its namespace."""
     code = compile(header["code"], "<strategy>", "exec")
+    # Its source, for the lines of its own traceback (strategy_frames): this child's memory only.
+    linecache.cache["<strategy>"] = (len(header["code"]), None, header["code"].splitlines(True), "<strategy>")
     guard.install_limits(header, cpu_hard)
     if walls.audit:
         guard.install_audit_hook(code)

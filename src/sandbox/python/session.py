@@ -11,6 +11,7 @@ worker has run the code's module level), then {"id", "op": "features", "columns"
 """
 import os
 import resource
+import select
 import signal
 import struct
 import time
@@ -18,6 +19,7 @@ import time
 import guard
 import jail
 import ops
+from job_output import JobOutput
 from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, MessageTooLarge, read_message, write_message
 from zygote import close_all_but, died, isolate_stdio, timeout_failure, wide_pipe
 
@@ -59,21 +61,24 @@ class Session:
         self.uids = jail.JobUids()
         self.pid = None  # the worker's, while one runs
         self.uid = None
+        self.output = None  # the worker's stdout and stderr (job_output.py), kept until the call's answer
 
     def start(self):
         """Forks a fresh worker; None once it has run the code's module level, else the failure."""
         job_r, self.job_w = wide_pipe()
         self.result_r, result_w = wide_pipe()
         self.uid = self.uids.take()
+        output = JobOutput()
         try:
             self.pid = os.fork()
         except OSError:
-            for fd in (job_r, self.job_w, self.result_r, result_w):
+            for fd in (job_r, self.job_w, self.result_r, result_w, output.w):
                 os.close(fd)
+            output.close()
             raise
         if self.pid == 0:
             try:
-                isolate_stdio()
+                isolate_stdio(output.w)
                 close_all_but(job_r, result_w)
                 jail.confine(self.uid, self.walls)
                 serve_worker(self.opening, job_r, result_w, self.cpu_s + SESSION_CPU_S, self.walls)
@@ -81,6 +86,10 @@ class Session:
                 os._exit(0)
         os.close(job_r)
         os.close(result_w)
+        output.close_writer()
+        if self.output is not None:
+            self.output.close()  # the last worker's, sent with its last answer
+        self.output = output
         ready, _ = self.exchange(None, b"")
         return None if ready.get("ok") else ready
 
@@ -108,6 +117,7 @@ class Session:
         try:
             if header is not None:
                 write_message(self.job_w, header, payload)
+            self.await_answer(deadline)
             # Bounded like the zygote's relay: the worker runs the user's code, so what it announces
             # is not trusted to be a size this process should buffer.
             result, data = read_message(self.result_r, deadline, MAX_CONTROL_BYTES, MAX_REPLY_BYTES)
@@ -126,6 +136,26 @@ class Session:
         if not result.get("ok"):
             self.end("later")
         return result, data
+
+    def await_answer(self, deadline):
+        """Waits for the answer to start, draining what the worker prints meanwhile (a print never
+        waits for this process). TimeoutError past the deadline."""
+        while True:
+            left = deadline - time.monotonic()
+            watched = [self.result_r] if self.output.ended else [self.result_r, self.output]
+            ready = select.select(watched, [], [], left)[0] if left > 0 else []
+            if not ready:
+                raise TimeoutError
+            if self.output in ready:
+                self.output.drain()
+            if self.result_r in ready:
+                return
+
+    def send_output(self, call_id):
+        """The worker's output since the last call's answer, to Node (shown in this call's error only)."""
+        if self.output is not None:
+            self.output.send(STDOUT, call_id)
+            self.output.restart()
 
     def features(self, header, payload):
         if self.pid is not None and os.waitpid(self.pid, os.WNOHANG)[0]:
@@ -168,6 +198,8 @@ def serve(walls):
                 result, data = {"ok": False, "kind": "error", "error": f"a session does not serve {op}"}, b""
         except OSError as e:  # e.g. fork failed: this call fails, the next one tries again
             result, data = {"ok": False, "kind": "crash", "error": f"the session could not run the call: {e}"}, b""
+        if session is not None:
+            session.send_output(header.get("id"))
         # Relayed under the request's id, whatever id the worker wrote.
         write_message(STDOUT, dict(result, id=header.get("id")), data)
         if op == "features" and session is not None and session.pid is None:

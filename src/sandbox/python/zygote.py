@@ -4,18 +4,21 @@ Each child is forked BEFORE its job exists (a spare), confines itself (its own u
 capabilities, seccomp: jail.py) and only then reads the job from its pipe. The job's bytes go
 from Node to that pipe by splice(2), and the answer from the child's pipe to Node the same way,
 so no strategy code, bars or results ever enter this process's memory: a later child, forked from
-it, cannot find an earlier job there. When a job ends, every process of its uid is killed.
+it, cannot find an earlier job there. A job's stdout and stderr are a pipe of its own, kept the same
+way (job_output.py) and sent to Node with its end. When a job ends, every process of its uid is killed.
 """
 import fcntl
 import os
 import select
 import signal
 import struct
+import sys
 import termios
 import time
 
 import jail
 import ops
+from job_output import JobOutput
 from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, read_message, splice_exact, write_head, write_message
 
 STDIN, STDOUT = 0, 1
@@ -23,13 +26,21 @@ PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = 1031
 
 
-def isolate_stdio():
-    """A child's stdin and stdout are the zygote's channel to Node: strategy code must not read
-    requests or write answers there (a print() would corrupt the stream). stdout goes to stderr."""
+def isolate_stdio(out_fd):
+    """A child's stdin and stdout are the zygote's channel to Node, and its stderr goes to the
+    operators' log: strategy code must not read requests or write answers there, nor leave its
+    output where another job's error or a log line could show it. Its stdout and stderr are
+    `out_fd`, the job's own output pipe; stdin reads nothing."""
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    os.dup2(2, 1)
     os.close(devnull)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    os.close(out_fd)
+    # Python's stdout and stderr objects were made for the zygote's descriptors: fresh ones on the
+    # job's, line-buffered, so a job's print is in its pipe even when the job ends by a kill.
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
 def close_all_but(*keep):
@@ -61,13 +72,14 @@ class Spare:
         self.uid = uid
         job_r, self.job_w = wide_pipe()
         self.result_r, result_w = wide_pipe()
+        self.output = JobOutput()
         self.pid = os.fork()
         if self.pid == 0:
             try:
                 # A session of its own: with the kernel's autogroups, its CPU share can then be set
                 # apart from the zygote's (set_job_nice) — before it drops to the job's uid.
                 os.setsid()
-                isolate_stdio()
+                isolate_stdio(self.output.w)
                 close_all_but(job_r, result_w)  # another job's answer pipe is not ours to hold
                 jail.confine(uid, walls)
                 header, payload = read_message(job_r)
@@ -83,6 +95,7 @@ class Spare:
                 os._exit(0)
         os.close(job_r)
         os.close(result_w)
+        self.output.close_writer()
 
 
 def forward(src, dst, n):
@@ -124,14 +137,20 @@ def relay(control, spare):
     timeout_ms = control.get("timeout_ms", 30_000)
     deadline = time.monotonic() + timeout_ms / 1000
     fd = spare.result_r
+    output = spare.output
     exited = os.pidfd_open(spare.pid)
     sent = 0
     try:
         while True:
             left = deadline - time.monotonic()
-            ready = select.select([fd, exited], [], [], max(left, 0))[0] if left > 0 else []
+            watched = [fd, exited] if output.ended else [fd, exited, output]
+            ready = select.select(watched, [], [], max(left, 0))[0] if left > 0 else []
             if not ready:
                 return timeout_failure(job_id, timeout_ms)
+            if output in ready:
+                output.drain()  # the job's prints never wait for the zygote
+                if fd not in ready and exited not in ready:
+                    continue
             n = fionread(fd)
             if n == 0:
                 # Nothing left to read, and the child closed its end or is gone: the answer is complete.
@@ -140,6 +159,12 @@ def relay(control, spare):
                 # No answer at all. A child that closed its answer pipe and runs on is still the
                 # job's: it gets the rest of its budget, not an unbounded wait that only the
                 # service's watchdog (killing this zygote and whatever it would serve next) ends.
+                while not output.ended:
+                    left = deadline - time.monotonic()
+                    ready = select.select([exited, output], [], [], left)[0] if left > 0 else []
+                    if output not in ready:
+                        break
+                    output.drain()
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([exited], [], [], left)[0]:
                     return timeout_failure(job_id, timeout_ms)
@@ -252,4 +277,7 @@ def serve(walls):
         jail.sweep(job.uid, exiting=job.pid)
         children.add(job.pid)
         children.reap()
+        # What the job printed, before its end: Node shows it in this job's error, and nowhere else.
+        job.output.send(STDOUT, job_id)
+        job.output.close()
         write_message(STDOUT, failure or {"id": job_id, "done": True})
