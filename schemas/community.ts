@@ -11,6 +11,20 @@ import { ModelRecord } from './training.ts';
  */
 
 /**
+ * The check of a share's `parent_id` (src/community/descent.ts, DESCENT_RULE): whether the shared
+ * code descends from the named parent's. Where it does not, the entry is published as a root.
+ */
+export const DescentCheck = z
+  .object({
+    parent_id: z.number().int().positive().describe('The entry named as parent_id when this was shared'),
+    similarity: z.number().min(0).max(1).describe('Similarity of this entry’s code to that entry’s (GET /api/v1/lineage/{id} says how it is measured)'),
+    threshold: z.number().describe('The similarity a fork link needs'),
+    holds: z.boolean().describe('true: linked as that entry’s child (parent_id); false: published as a root, with no lineage link and no payouts to that entry’s author'),
+  })
+  .meta({ id: 'DescentCheck' });
+export type DescentCheck = z.infer<typeof DescentCheck>;
+
+/**
  * A shared model, frozen at publication (KV `sf_community`, key = community_id): what forks copy
  * and the leaderboard ranks. The author retraining or deleting the model changes nothing here;
  * the code and the ONNX file are frozen too (object store `sf_community`: `<community_id>/strategy.py`,
@@ -22,8 +36,10 @@ export const CommunityEntryRecord = z.object({
   author: z.string().describe('The author handle (username)'),
   title: z.string(),
   description: z.string(),
-  parent_id: z.number().int().positive().nullable().describe('The entry this was forked from'),
+  parent_id: z.number().int().positive().nullable().describe('The entry this was forked from (null when the parent named at share does not hold: see descent)'),
   created_at: z.number().int().describe('epoch ms of publication'),
+  // Optional: entries shared before the descent check (or without parent_id) have none.
+  descent: DescentCheck.optional().describe('The check of the parent_id named at share'),
   /** The model as it was when shared (its stats, config, settings, features, artifact id). */
   model: ModelRecord,
   post_cutoff_stats: TradeStats.nullable().describe('The recorded post-cutoff span, when the model had one'),
@@ -38,11 +54,27 @@ export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
  * trades the same position engine made on live bars since publication. Written by the tracker
  * after each bar; read by the leaderboard and the catalogue.
  */
+/**
+ * A persistent divergence between an entry's live trades and what its backtest path gives on the
+ * same bars (the tracker's check: actors/tracker/divergence.ts, DIVERGENCE_RULE). While it is set
+ * the entry is off the leaderboard; the catalogue and the entry still show it, with this.
+ */
+export const DivergenceRecord = z.object({
+  since: z.number().int().describe('epoch ms: open of the first bar of the first check in the divergent run'),
+  flagged_at: z.number().int().describe('epoch ms: close of the last bar of the check that raised the flag'),
+  checks: z.number().int().min(1).describe('Divergent checks in a row (still counting while flagged)'),
+  what: z.string().describe('The first difference the latest divergent check found'),
+  agreeing: z.number().int().min(0).describe('Agreeing checks in a row since the last divergent one: the flag clears at DIVERGENCE_CLEAR_CHECKS'),
+});
+export type DivergenceRecord = z.infer<typeof DivergenceRecord>;
+
 export const LiveRecord = z.object({
   since: z.number().int().describe('epoch ms: close of the first bar tracked (the last bar closed at publication)'),
   last_bar_ts: z.number().int().describe('epoch ms: open time of the last bar tracked'),
   bars: z.number().int().min(0).describe('Bars scored since publication'),
   stats: TradeStats.describe('TradeStats of the trades closed since publication'),
+  // Present only while the entry is flagged.
+  divergence: DivergenceRecord.optional().describe('Set while live trading persistently differs from the backtest path on the same bars'),
 });
 export type LiveRecord = z.infer<typeof LiveRecord>;
 
@@ -55,6 +87,8 @@ export const ForkRecord = z.object({
   community_id: z.number().int().positive().describe('The entry forked'),
   model_name: z.string().describe('The suggested model name for training it'),
   created_at: z.number().int().describe('epoch ms'),
+  // Optional: forks recorded before the rule count as they did.
+  counts: z.boolean().optional().describe('Whether the fork counts in the entry’s `forks` (an established account: see FORK_COUNT_RULE); false: in `trial_forks`'),
 });
 export type ForkRecord = z.infer<typeof ForkRecord>;
 
@@ -146,7 +180,8 @@ export const EntryBasics = z.object({
   author: z.string().describe('The author’s handle'),
   created_at: IsoDateTime.describe('Publication time'),
   parent_id: z.number().int().nullable().describe('The entry this was forked from'),
-  forks: z.number().int().describe('Distinct users other than the author who forked this entry'),
+  forks: z.number().int().describe('Distinct established accounts other than the author that forked this entry: what the `forks` metric ranks (the rule: GET /api/v1/leaderboard)'),
+  trial_forks: z.number().int().describe('Distinct other accounts that forked it while they were fresh trials (or new): shown apart, never ranked'),
 });
 export type EntryBasics = z.infer<typeof EntryBasics>;
 
@@ -197,6 +232,18 @@ export type LiveView = z.infer<typeof LiveView>;
 export const LiveSummary = LiveView.omit({ stats: true }).meta({ id: 'LiveSummary' });
 export type LiveSummary = z.infer<typeof LiveSummary>;
 
+/** The flag as views show it (DIVERGENCE_RULE in GET /leaderboard's description says when it is raised and cleared). */
+export const DivergenceView = z
+  .object({
+    since: IsoDateTime.describe('Open of the first bar of the first divergent check in the run'),
+    flagged_at: IsoDateTime.describe('Close of the last bar of the check that raised the flag'),
+    checks: z.number().int().describe('Divergent checks in a row'),
+    what: z.string().describe('The first difference the latest divergent check found, e.g. which trade and how'),
+    agreeing: z.number().int().describe('Agreeing checks since the last divergent one (the flag clears at a number of them)'),
+  })
+  .meta({ id: 'Divergence' });
+export type DivergenceView = z.infer<typeof DivergenceView>;
+
 export const EntryModel = z.object({
   stem: z.string(),
   name: z.string().describe('The model’s display name'),
@@ -226,6 +273,8 @@ export const CommunityEntry = z
     }),
     scores: EntryScores,
     live: LiveView.nullable().describe('The verified live track record since publication; null until the first bar is scored'),
+    descent: DescentCheck.nullable().describe('When a parent_id was named at share: whether the code descends from it (if not, parent_id is null). Null otherwise'),
+    divergence: DivergenceView.nullable().describe('Set while the live trades persistently differ from what the backtest path gives on the same bars: the entry is then off the leaderboard. Null otherwise'),
   })
   .meta({ id: 'CommunityEntry', examples: [exampleEntry()] });
 export type CommunityEntry = z.infer<typeof CommunityEntry>;
@@ -270,7 +319,8 @@ export const Leaderboard = z
     ranked_by: LeaderboardMetric,
     symbol: Symbol.nullable(),
     timeframe: Timeframe.nullable(),
-    total: z.number().int().describe('Entries matching the filters'),
+    total: z.number().int().describe('Entries matching the filters and ranked'),
+    hidden: z.number().int().describe('Entries matching the filters left off for a live divergence (each says why at GET /api/v1/community/{id})'),
     count: z.number().int(),
     entries: z.array(LeaderboardRow),
   })
@@ -342,6 +392,7 @@ export const CatalogueEntry = z.object({
   composite: z.number(),
   qualified: z.boolean(),
   live: LiveSummary.nullable(),
+  divergence: DivergenceView.nullable().describe('Set while the entry is off the leaderboard for a live divergence (why, since when)'),
 });
 export type CatalogueEntry = z.infer<typeof CatalogueEntry>;
 
@@ -370,10 +421,13 @@ function exampleEntry() {
     parent_id: null,
     created_at: '2025-03-04T10:15:00.000Z',
     forks: 3,
+    trial_forks: 1,
     model: { stem: '7_EURUSD_15min_Model 3', name: 'Model 3', symbol: 'EURUSD' as const, timeframe: '15min' as const, model_type: 'XGBClassifier', strategy_title: 'RSI/MACD momentum' },
     backtest: { train: exampleStats(160, 101, 0.19, 2.1, -0.022), test, post_cutoff: exampleStats(6, 4, 0.004, 1.7, -0.003) },
     scores: { sharpe: 0.21, composite: 1.22, qualified: true },
     live: exampleLive(test),
+    descent: null,
+    divergence: null,
   };
 }
 
@@ -391,6 +445,7 @@ function exampleCatalogueEntry() {
     root_id: e.community_id,
     children: [15],
     forks: e.forks,
+    trial_forks: e.trial_forks,
     model: e.model,
     train: h(e.backtest.train),
     test: h(e.backtest.test),
@@ -399,6 +454,7 @@ function exampleCatalogueEntry() {
     composite: e.scores.composite,
     qualified: e.scores.qualified,
     live,
+    divergence: null,
   };
 }
 
@@ -429,6 +485,7 @@ function exampleLeaderboard() {
     symbol: 'EURUSD' as const,
     timeframe: null,
     total: 1,
+    hidden: 0,
     count: 1,
     entries: [
       {
@@ -442,6 +499,7 @@ function exampleLeaderboard() {
         timeframe: e.model.timeframe,
         model_type: e.model.model_type,
         forks: e.forks,
+        trial_forks: e.trial_forks,
         value: e.scores.composite,
         qualified: true,
         test: { n_trades: t.n, wr: t.wr, pf: t.pf, ret: t.ret, mdd: t.mdd },
@@ -463,6 +521,7 @@ function exampleLineage() {
     symbol: 'EURUSD' as const,
     timeframe: '15min' as const,
     forks: 1,
+    trial_forks: 0,
     test: { n_trades: 48, wr: 0.6, pf: 1.62, ret: 0.041, mdd: -0.018 },
     live: null,
   });

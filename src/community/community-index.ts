@@ -1,5 +1,5 @@
 import type { TradeStats } from '../../schemas/backtest.ts';
-import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
+import type { CommunityEntryRecord, DescentCheck, LiveRecord } from '../../schemas/community.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import { EntryNotFoundError } from '../errors.ts';
 import { composite, sharpe } from './ranking.ts';
@@ -17,6 +17,7 @@ export interface IndexedEntry {
   description: string;
   parent_id: number | null;
   created_at: number;
+  descent: DescentCheck | null;
   model: { stem: string; name: string; symbol: Symbol; timeframe: Timeframe; model_type: string; strategy_title: string };
   train: TradeStats;
   test: TradeStats;
@@ -37,6 +38,7 @@ export function indexedEntry(record: CommunityEntryRecord): IndexedEntry {
     description: record.description,
     parent_id: record.parent_id,
     created_at: record.created_at,
+    descent: record.descent ?? null,
     model: { stem: m.stem, name: m.model_name, symbol: m.symbol, timeframe: m.timeframe, model_type: m.model_type, strategy_title: m.title },
     train: m.train_stats,
     test: m.test_stats,
@@ -60,8 +62,8 @@ export type EntryListener = (id: number) => void;
 export class CommunityIndex {
   private readonly entries = new Map<number, IndexedEntry>();
   private readonly live = new Map<number, LiveRecord>();
-  /** entry → users who forked it (the author included; `forks` leaves the author out). */
-  private readonly forkers = new Map<number, Set<number>>();
+  /** entry → users who forked it, and whether each fork counts (the author included; `forks` leaves the author out). */
+  private readonly forkers = new Map<number, Map<number, boolean>>();
   /** parent → its children, ascending. */
   private readonly children = new Map<number, number[]>();
   private readonly listeners: EntryListener[] = [];
@@ -120,11 +122,12 @@ export class CommunityIndex {
     this.changed(id);
   }
 
-  putFork(userId: number, entryId: number, present: boolean): void {
-    const users = this.forkers.get(entryId) ?? new Set<number>();
-    if (users.has(userId) === present) return;
-    if (present) users.add(userId);
-    else users.delete(userId);
+  /** A user's fork of an entry: whether it counts (FORK_COUNT_RULE), or null when it is gone. */
+  putFork(userId: number, entryId: number, counts: boolean | null): void {
+    const users = this.forkers.get(entryId) ?? new Map<number, boolean>();
+    if (users.get(userId) === (counts ?? undefined)) return;
+    if (counts === null) users.delete(userId);
+    else users.set(userId, counts);
     if (users.size) this.forkers.set(entryId, users);
     else this.forkers.delete(entryId);
     this.versions.forks++;
@@ -141,16 +144,32 @@ export class CommunityIndex {
     return record && record.bars > 0 ? record : undefined;
   }
 
-  /** Distinct users other than the author who forked the entry. */
+  /** Distinct users other than the author whose fork of the entry counts (FORK_COUNT_RULE). */
   forksOf(id: number): number {
+    return this.countForks(id, true);
+  }
+
+  /** Distinct users other than the author whose fork does not count (fresh trials, new accounts). */
+  trialForksOf(id: number): number {
+    return this.countForks(id, false);
+  }
+
+  private countForks(id: number, counted: boolean): number {
     const users = this.forkers.get(id);
     if (!users) return 0;
     const author = this.entries.get(id)?.user_id;
-    return users.size - (author !== undefined && users.has(author) ? 1 : 0);
+    let n = 0;
+    for (const [user, counts] of users) if (counts === counted && user !== author) n++;
+    return n;
   }
 
   hasForked(userId: number, entryId: number): boolean {
     return this.forkers.get(entryId)?.has(userId) ?? false;
+  }
+
+  /** Whether the user's fork of the entry counts; undefined when they have not forked it. */
+  forkCounts(userId: number, entryId: number): boolean | undefined {
+    return this.forkers.get(entryId)?.get(userId);
   }
 
   childrenOf(id: number): readonly number[] {

@@ -94,6 +94,11 @@ export class CommunityStore {
     return (await this.kv.forks.create(forkKey(record.user_id, record.community_id), record)) !== false;
   }
 
+  /** Records that a fork made while its account was new counts now (the account, established, forked again). */
+  async markForkCounted(record: ForkRecord): Promise<void> {
+    await this.kv.forks.put(forkKey(record.user_id, record.community_id), { ...record, counts: true });
+  }
+
   /** The user's copy of an entry's code (their fork). */
   async forkCode(userId: number, entryId: number): Promise<string | null> {
     const data = await this.forkFiles.get(`${userId}/${entryId}/strategy.py`);
@@ -110,7 +115,7 @@ export class CommunityStore {
       this.kv.live.watch((key, value) => index.putLive(Number(key), value)),
       this.kv.forks.watch((key, value) => {
         const [user, entry] = key.split('.').map(Number) as [number, number];
-        index.putFork(user, entry, value !== null);
+        index.putFork(user, entry, value ? (value.counts ?? true) : null);
       }),
     ]);
     await Promise.all(watches.map((w) => w.ready));

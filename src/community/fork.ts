@@ -7,6 +7,10 @@ import type { Caller } from '../../schemas/messages.ts';
 import { announcedModel } from './announce.ts';
 import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import type { CommunityStore } from './community-store.ts';
+import { forkCounts, type ForkerAccount } from './fork-standing.ts';
+
+/** Who forks: the caller and what the fork-count rule reads of their account. */
+export type Forker = Caller & ForkerAccount;
 
 export interface ForkDeps {
   store: CommunityStore;
@@ -27,7 +31,9 @@ export function suggestedModelName(entry: Pick<CommunityEntryRecord, 'community_
  * model: they train it to get one) and records the parent, so a model trained from it can be
  * shared with parent_id. Each user forks an entry once: forking it again returns that fork
  * (no second FORKED, no second count). Forking your own entry is allowed; it is not counted in
- * the entry's `forks`, which says how many others took it.
+ * the entry's `forks`, which says how many others took it. A fork counts only when its account is
+ * established (FORK_COUNT_RULE); others are `trial_forks`. A fork made while the account was new is
+ * counted when the account, established by then, forks the entry again.
  */
 export class Fork {
   private readonly now: () => number;
@@ -36,22 +42,30 @@ export class Fork {
     this.now = deps.now ?? Date.now;
   }
 
-  async fork(caller: Caller, entryId: number): Promise<ForkResponse> {
+  async fork(caller: Forker, entryId: number): Promise<ForkResponse> {
     const { store, index } = this.deps;
     const entry = await store.entry(entryId);
     if (!entry) throw unknownEntry(entryId);
+    const counts = forkCounts(caller, this.now());
 
     const earlier = await store.fork(caller.user_id, entryId);
-    if (earlier) return this.response(entry, earlier, (await store.forkCode(caller.user_id, entryId)) ?? (await store.entryCode(entryId)), false);
+    if (earlier) {
+      if (earlier.counts === false && counts) {
+        await store.markForkCounted(earlier);
+        index.putFork(caller.user_id, entryId, true);
+        this.deps.log.info({ user_id: caller.user_id, community_id: entryId }, 'an earlier fork counts now: its account is established');
+      }
+      return this.response(entry, earlier, (await store.forkCode(caller.user_id, entryId)) ?? (await store.entryCode(entryId)), false);
+    }
 
     const code = await store.entryCode(entryId);
-    const record: ForkRecord = { user_id: caller.user_id, community_id: entryId, model_name: suggestedModelName(entry), created_at: this.now() };
+    const record: ForkRecord = { user_id: caller.user_id, community_id: entryId, model_name: suggestedModelName(entry), created_at: this.now(), counts };
     if (!(await store.createFork(record, code))) {
       const winner = (await store.fork(caller.user_id, entryId)) ?? record;
       return this.response(entry, winner, code, false);
     }
-    index.putFork(caller.user_id, entryId, true);
-    this.deps.log.info({ user_id: caller.user_id, community_id: entryId }, 'entry forked');
+    index.putFork(caller.user_id, entryId, counts);
+    this.deps.log.info({ user_id: caller.user_id, community_id: entryId, counts }, 'entry forked');
     await this.deps.activity.emit({
       kind: 'FORKED',
       bot: caller.username,

@@ -17,10 +17,13 @@ export { CommunityStore, shareKey } from './community-store.ts';
 export { CatalogueBuilder, gzipEtag, matchesEtag, type CatalogueBody } from './catalogue.ts';
 export { LeaderboardView } from './leaderboard.ts';
 export { Share, checkGate, type ModelSource } from './share.ts';
-export { Fork, suggestedModelName } from './fork.ts';
+export { Fork, suggestedModelName, type Forker } from './fork.ts';
+export { forkCounts, FORK_COUNT_RULE, ESTABLISHED_AFTER_DAYS, type ForkerAccount } from './fork-standing.ts';
+export { descent, normalisedTokens, DESCENT_RULE, DESCENT_THRESHOLD, GRAM, type Descent } from './descent.ts';
 export { lineage, communityEntry } from './lineage.ts';
 export { RANKING_RULES, sharpe, composite, sampleSd, metricValue, rankingKey } from './ranking.ts';
-export { entryView } from './views.ts';
+export { entryView, divergenceView } from './views.ts';
+export { DIVERGENCE_CHECK_BARS, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_RULE, PRICE_TOLERANCE } from './divergence-rule.ts';
 
 export interface Activity {
   bus: ActivityBus;

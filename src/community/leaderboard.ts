@@ -82,14 +82,20 @@ export class LeaderboardView {
     const { symbol, timeframe, limit } = query;
     const rows: LeaderboardRow[] = [];
     let total = 0;
+    let hidden = 0;
     const o = this.order(metric);
     for (const i of o.order) {
       const entry = this.index.get(o.ids[i]!)!;
       if ((symbol && entry.model.symbol !== symbol) || (timeframe && entry.model.timeframe !== timeframe)) continue;
+      // Off the ranking while its live trades persistently differ from its backtest path (DIVERGENCE_RULE).
+      if (this.index.liveOf(entry.id)?.divergence) {
+        hidden++;
+        continue;
+      }
       total++;
       if (rows.length < limit) rows.push(this.row(entry, this.at(o, i), rows.length + 1));
     }
-    return { ranked_by: metric, symbol: symbol ?? null, timeframe: timeframe ?? null, total, count: rows.length, entries: rows };
+    return { ranked_by: metric, symbol: symbol ?? null, timeframe: timeframe ?? null, total, hidden, count: rows.length, entries: rows };
   }
 
   private row(entry: IndexedEntry, ranked: Ranked, rank: number): LeaderboardRow {

@@ -94,7 +94,8 @@ export const RANKING_RULES = [
     'i.e. no dispersion beyond rounding). ' +
     `**\`composite\` = sharpe × √min(n, ${COMPOSITE_TRADE_CAP}) / (1 + 10 × |mdd|)** (mdd = test max drawdown, ≤ 0): ` +
     'a steady per-trade edge, counted for more the more trades show it, discounted by the worst drawdown. ' +
-    '`forks` = distinct users other than the author who forked the entry. Live metrics are the verified live track ' +
+    '`forks` = distinct established accounts other than the author that forked the entry (trial keys and accounts ' +
+    'claimed less than a week before do not count: see **Forks** below). Live metrics are the verified live track ' +
     'record since publication: `live_ret`, `live_wr`, `live_pf`.',
   `**Minimum trades.** Ratio metrics (\`wr\`, \`pf\`, \`sharpe\`, \`composite\`) rank entries with at least ${MIN_RANKED_TRADES} ` +
     `test trades first; entries with fewer follow all of them (\`qualified: false\`), so one lucky trade cannot lead. ` +

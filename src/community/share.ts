@@ -2,11 +2,12 @@ import { BadRequestError, ConflictError, ModelNotFoundError, ShareGateError } fr
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import { Results, type ModelRecord } from '../../schemas/training.ts';
-import type { CommunityEntryRecord, ShareRequest } from '../../schemas/community.ts';
+import type { CommunityEntryRecord, DescentCheck, ShareRequest } from '../../schemas/community.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import { announcedModel } from './announce.ts';
 import type { CommunityIndex } from './community-index.ts';
 import { shareKey, type CommunityStore } from './community-store.ts';
+import { descent } from './descent.ts';
 import { sampleSd } from './ranking.ts';
 
 const DAY_MS = 86_400_000;
@@ -113,6 +114,19 @@ export class Share {
   }
 
   /**
+   * Whether the shared code descends from the parent's frozen code (DESCENT_RULE). A child that
+   * does not is published as a root: otherwise the link, the lineage and the payouts that follow
+   * it would be anyone's to claim with any code.
+   */
+  private async checkDescent(parentId: number, code: string, caller: Caller): Promise<DescentCheck> {
+    const check: DescentCheck = { parent_id: parentId, ...descent(await this.deps.store.entryCode(parentId), code) };
+    if (!check.holds) {
+      this.deps.log.info({ user_id: caller.user_id, parent_id: parentId, similarity: check.similarity }, 'shared fork published as a root: its code does not descend from the parent’s');
+    }
+    return check;
+  }
+
+  /**
    * The entry as it will stay: the model record, the frozen code and ONNX, and the ranking inputs
    * from the trade log. The author retraining the model meanwhile removes these artifacts: then
    * nothing is published and the caller is asked to share again (409).
@@ -133,6 +147,7 @@ export class Share {
     const capital = results.settings.capital;
     const testReturns = results.trade_log.filter((t) => t.period === 'test').map((t) => t.pnl / capital);
     const testSpan = results.spans.test;
+    const check = request.parent_id === undefined ? null : await this.checkDescent(request.parent_id, code, caller);
     await store.freezeFiles(id, code, onnx);
     return {
       community_id: id,
@@ -140,7 +155,8 @@ export class Share {
       author: caller.username,
       title: request.title ?? model.title,
       description: request.description ?? '',
-      parent_id: request.parent_id ?? null,
+      parent_id: check?.holds ? check.parent_id : null,
+      ...(check ? { descent: check } : {}),
       created_at: this.now(),
       model,
       post_cutoff_stats: results.pred_stats,

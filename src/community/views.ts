@@ -5,6 +5,7 @@ import {
   MIN_RANKED_TRADES,
   type CatalogueEntry,
   type CommunityEntry,
+  type DivergenceView,
   type EntryBasics,
   type HeadlineStats,
   type LineageNode,
@@ -50,6 +51,13 @@ export function liveView(entry: IndexedEntry, live: LiveRecord): LiveView {
   };
 }
 
+/** The live-divergence flag, while set (the tracker writes it on the live record). */
+export function divergenceView(live: LiveRecord | undefined): DivergenceView | null {
+  const d = live?.divergence;
+  if (!d) return null;
+  return { since: isoFromMs(d.since), flagged_at: isoFromMs(d.flagged_at), checks: d.checks, what: d.what, agreeing: d.agreeing };
+}
+
 /** Who and when, as every picture of an entry starts. */
 export function entryBasics(index: CommunityIndex, entry: IndexedEntry): EntryBasics {
   return {
@@ -59,6 +67,7 @@ export function entryBasics(index: CommunityIndex, entry: IndexedEntry): EntryBa
     created_at: isoFromMs(entry.created_at),
     parent_id: entry.parent_id,
     forks: index.forksOf(entry.id),
+    trial_forks: index.trialForksOf(entry.id),
   };
 }
 
@@ -71,6 +80,8 @@ export function entryView(index: CommunityIndex, entry: IndexedEntry): Community
     backtest: { train: entry.train, test: entry.test, post_cutoff: entry.post_cutoff },
     scores: { sharpe: entry.sharpe, composite: entry.composite, qualified: entry.test.n >= MIN_RANKED_TRADES },
     live: live ? liveView(entry, live) : null,
+    descent: entry.descent,
+    divergence: divergenceView(live),
   };
 }
 
@@ -115,6 +126,7 @@ export function catalogueEntry(index: CommunityIndex, entry: IndexedEntry): Cata
     composite: entry.composite,
     qualified: entry.test.n >= MIN_RANKED_TRADES,
     live: liveSummary(entry, index.liveOf(entry.id)),
+    divergence: divergenceView(index.liveOf(entry.id)),
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { suggestedModelName } from '../../src/community/index.ts';
+import { CommunityIndex, communityEntry, Fork, LeaderboardView, suggestedModelName } from '../../src/community/index.ts';
+import { log } from '../helpers/nats.ts';
 import { EntryNotFoundError } from '../../src/errors.ts';
 import { ForkResponse } from '../../schemas/community.ts';
 import { ModelName, TrainRequest } from '../../schemas/training.ts';
@@ -85,6 +86,51 @@ describe('fork', () => {
     const old = (await h.share.share(caller(5), { model_stem: '5_EURUSD_15min_Old model', title: 'Old' })).entry.community_id;
     const forked = await h.fork.fork(caller(6), old);
     assert.deepEqual([forked.train_request.start_date, forked.train_request.end_date], ['2023-07-22', '2023-11-03']);
+  });
+
+  it('counts only forks by established accounts; trial keys and new accounts are shown apart, and count once established', async () => {
+    await saveModel(h, { user: 40, name: 'Popular', test: [0.01, 0.02] });
+    const id = (await h.share.share(caller(40), { title: 'Popular' })).entry.community_id;
+    const now = 1_800_000_000_000;
+    const day = 86_400_000;
+    // An attacker's fresh trial keys, an account claimed yesterday, and one claimed 6 days 23 hours ago.
+    for (let user = 41; user <= 45; user++) await h.fork.fork(caller(user, { is_trial: true, created_at: now - 3_600_000 }), id);
+    await h.fork.fork(caller(46, { created_at: now - 2 * day, claimed_at: now - day }), id);
+    await h.fork.fork(caller(47, { created_at: now - 30 * day, claimed_at: now - 7 * day + 3_600_000 }), id);
+    assert.equal(h.index.forksOf(id), 0, 'none of them counts');
+    assert.equal(h.index.trialForksOf(id), 7, 'all of them are shown apart');
+    // Counted: claimed a week ago to the millisecond, and a trial on the paid plan.
+    await h.fork.fork(caller(48, { created_at: now - 20 * day, claimed_at: now - 7 * day }), id);
+    await h.fork.fork(caller(49, { plan: 'pro', is_trial: true, created_at: now }), id);
+    assert.equal(h.index.forksOf(id), 2);
+    assert.equal(h.index.trialForksOf(id), 7);
+    assert.equal((await h.store.fork(41, id))?.counts, false, 'the stored fork says it does not count');
+    assert.equal((await h.store.fork(48, id))?.counts, true);
+
+    // Account 46, established a week later, forks again: the same copy, and its fork counts now.
+    const later = new Fork({ store: h.store, index: h.index, activity: { emit: async () => undefined }, log, now: () => now + 7 * day });
+    const again = await later.fork(caller(46, { created_at: now - 2 * day, claimed_at: now - day }), id);
+    assert.equal(again.created, false);
+    assert.equal(h.index.forksOf(id), 3);
+    assert.equal(h.index.trialForksOf(id), 6);
+    assert.equal((await h.store.fork(46, id))?.counts, true);
+    // A trial key forking again changes nothing.
+    await later.fork(caller(41, { is_trial: true, created_at: now }), id);
+    assert.equal(h.index.forksOf(id), 3);
+
+    // What other processes see (the KV watch), and what the views and the leaderboard rank.
+    const other = new CommunityIndex();
+    const following = await h.store.follow(other);
+    try {
+      assert.equal(other.forksOf(id), 3);
+      assert.equal(other.trialForksOf(id), 6);
+      const view = communityEntry(other, id);
+      assert.deepEqual([view.forks, view.trial_forks], [3, 6]);
+      const row = new LeaderboardView(other).query({ metric: 'forks', limit: 200 }).entries.find((r) => r.community_id === id)!;
+      assert.deepEqual([row.value, row.forks, row.trial_forks], [3, 3, 6], 'the forks metric ranks counted forks only');
+    } finally {
+      following.stop();
+    }
   });
 
   it('suggests a valid model name whatever the parent’s name', () => {

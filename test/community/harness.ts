@@ -1,10 +1,9 @@
 /** Share and fork on a real nats-server with the real model store: trained models crafted in it. */
 import { openBucket } from '../../src/bus/index.ts';
-import { CommunityIndex, CommunityStore, Fork, Share } from '../../src/community/index.ts';
+import { CommunityIndex, CommunityStore, Fork, Share, type Forker } from '../../src/community/index.ts';
 import { ModelStore } from '../../src/training/index.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import type { Caller } from '../../schemas/messages.ts';
 import type { ModelRecord, Results } from '../../schemas/training.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 import { CAPITAL, modelRecord, statsOf } from './fixtures.ts';
@@ -21,7 +20,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const caller = (userId: number): Caller => ({ user_id: userId, username: `user${userId}`, plan: 'free' });
+/** A caller on an established free account (claimed long ago): their forks count. */
+export const caller = (userId: number, account: Partial<Forker> = {}): Forker => ({
+  user_id: userId,
+  username: `user${userId}`,
+  plan: 'free',
+  is_trial: false,
+  created_at: 0,
+  ...account,
+});
 
 export async function startHarness(name: string, now = () => 1_800_000_000_000): Promise<Harness> {
   const nats = await startNats(name);

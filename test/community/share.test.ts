@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { shareKey } from '../../src/community/index.ts';
+import { communityEntry, DESCENT_THRESHOLD, shareKey } from '../../src/community/index.ts';
+import { openForks } from '../../src/payouts/index.ts';
+import { EntryLink } from '../../schemas/payouts.ts';
+import { NORMAL_STRATEGY, strategyCode } from '../helpers/strategies.ts';
 import { BadRequestError, ModelNotFoundError, ShareGateError } from '../../src/errors.ts';
 import { caller, saveModel, startHarness, type Harness } from './harness.ts';
 
@@ -148,5 +151,41 @@ describe('share', () => {
     assert.deepEqual(h.index.childrenOf(1), [entry.community_id]);
     assert.equal(h.events.at(-1)?.kind, 'SHARED');
     assert.equal(h.events.at(-1)?.parent_id, 1);
+    assert.deepEqual(entry.descent, { parent_id: 1, similarity: 1, threshold: DESCENT_THRESHOLD, holds: true }, 'the copy differs only in a comment');
+  });
+
+  it('links a fork only when its code descends from the parent’s: an honest edit holds, a replacement is published as a root', async () => {
+    const parentCode = strategyCode({ params: '{"n_estimators": 30, "max_depth": 5}', threshold: 0.55 });
+    await saveModel(h, { user: 50, name: 'origin', test: WINNER, code: parentCode });
+    const parent = (await h.share.share(caller(50), { model_stem: 'origin', title: 'Origin' })).entry.community_id;
+    await h.fork.fork(caller(51), parent);
+    await h.fork.fork(caller(52), parent);
+
+    // An honest fork: other parameters, one feature more, a comment.
+    const edited = strategyCode({ params: '{"n_estimators": 200, "max_depth": 3}', threshold: 0.6, prelude: '# a longer window\n    df["ret_8"] = close.pct_change(8)' });
+    await saveModel(h, { user: 51, name: 'tuned', test: WINNER, code: edited });
+    const tuned = (await h.share.share(caller(51), { model_stem: 'tuned', title: 'Tuned', parent_id: parent })).entry;
+    assert.equal(tuned.parent_id, parent);
+    assert.equal(tuned.descent?.holds, true);
+    assert.ok(tuned.descent!.similarity >= DESCENT_THRESHOLD && tuned.descent!.similarity < 1, `similarity ${tuned.descent!.similarity}`);
+
+    // Unrelated code shared under the parent: published, as a root, and says why.
+    await saveModel(h, { user: 52, name: 'other', test: WINNER, code: NORMAL_STRATEGY });
+    const { entry: other, created } = await h.share.share(caller(52), { model_stem: 'other', title: 'Other', parent_id: parent });
+    assert.equal(created, true);
+    assert.equal(other.parent_id, null);
+    assert.equal(other.descent?.parent_id, parent);
+    assert.equal(other.descent?.holds, false);
+    assert.ok(other.descent!.similarity < DESCENT_THRESHOLD);
+    assert.equal(h.events.at(-1)?.kind, 'SHARED');
+    assert.equal(h.events.at(-1)?.parent_id, undefined, 'announced without a parent');
+    assert.deepEqual(h.index.childrenOf(parent), [tuned.community_id], 'only the descending fork is a child in the lineage');
+    assert.deepEqual(communityEntry(h.index, other.community_id).descent, other.descent, 'the entry keeps saying why');
+
+    // Payouts follow the link: the replacement's publisher pays the parent's author nothing.
+    const links = new Map<number, EntryLink>();
+    for (const id of [parent, tuned.community_id, other.community_id]) links.set(id, EntryLink.parse(await h.store.entry(id)));
+    const pairs = openForks(links, Math.floor(1_800_000_000_000 / 86_400_000) * 86_400_000);
+    assert.deepEqual(pairs.map((p) => [p.parentUser, p.childUser]), [[50, 51]]);
   });
 });

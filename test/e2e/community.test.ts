@@ -187,7 +187,8 @@ describe('community over HTTP', () => {
     const a = await of(ids.a);
     assert.deepEqual(a.ancestors, []);
     assert.deepEqual(a.children.map((n) => n.community_id), [ids.b]);
-    assert.equal(a.entry.forks, 1, 'bob; alice’s own fork is not counted');
+    // bob forked on a fresh trial key: shown apart, not counted; alice's own fork is neither.
+    assert.deepEqual([a.entry.forks, a.entry.trial_forks], [0, 1]);
     assert.ok(a.entry.test.n_trades >= 1 && a.entry.created_at);
     assert.equal((await sf.api('GET', '/api/v1/lineage/abc')).status, 400);
     assert.equal((await sf.api('GET', `/api/v1/lineage/${ids.c + 100}`)).status, 404);
@@ -216,7 +217,7 @@ describe('community over HTTP', () => {
         n_trades: rs.length,
         sharpe,
         composite: (sharpe * Math.sqrt(Math.min(rs.length, 100))) / (1 + 10 * Math.abs(t.mdd)),
-        forks: id === ids.a ? 1 : id === ids.b ? 1 : 0,
+        forks: 0, // every fork here is by a trial key: none counts
         qualified: rs.length >= 10 ? 1 : 0,
       });
     }
@@ -284,7 +285,8 @@ describe('community over HTTP', () => {
     const changed = await sf.api('GET', '/api/v1/community.json', { headers: { 'if-none-match': etag } });
     assert.equal(changed.status, 200);
     assert.notEqual(changed.headers.get('etag'), etag);
-    assert.equal(Catalogue.parse(changed.body).entries[2]!.forks, 1);
+    const c = Catalogue.parse(changed.body).entries[2]!;
+    assert.deepEqual([c.forks, c.trial_forks], [0, 1], 'dave’s trial key: shown apart');
   });
 
   it('keeps every entry, fork and link across a restart; sharing again still finds the entry', async () => {

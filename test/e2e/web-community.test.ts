@@ -67,7 +67,7 @@ describe('the community pages in a browser', () => {
     await page.click('#fork');
     await page.waitForURL(/\/models\//, { timeout: 90_000 });
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
-    assert.equal((await sf.api('GET', `/api/v1/community/${rootId}`)).body.forks, 1, 'the fork is counted');
+    assert.equal((await sf.api('GET', `/api/v1/community/${rootId}`)).body.trial_forks, 1, 'the fork is recorded (a trial account’s: shown apart from forks)');
     assert.ok((await page.inputValue('.code-panel textarea')).includes('def strategy_config'), 'the forked code is on the model page');
 
     // The copy trained with the parent's code and settings: it passes the share gate the parent passed.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { communityEntry, gzipEtag, lineage, matchesEtag, RANKING_RULES, rankingKey, type Community } from '../../community/index.ts';
+import { communityEntry, DESCENT_RULE, DIVERGENCE_RULE, FORK_COUNT_RULE, gzipEtag, lineage, matchesEtag, RANKING_RULES, rankingKey, type Community } from '../../community/index.ts';
 import { ResponseCache } from '../response-cache.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import {
@@ -69,7 +69,8 @@ export function communityRoutes(app: App, { community }: { community: Community 
         '201 and emits SHARED. Another user’s model, or an unknown one, is 404; `parent_id` must be an entry you forked ' +
         '(400 otherwise). A model retrained while being shared is 409 (share again). ' +
         TEXT_RULES +
-        ' Costs 0 credits.',
+        ' Costs 0 credits.\n\n' +
+        DESCENT_RULE,
       body: ShareRequest,
       response: { 200: CommunityEntry, 201: CommunityEntry, 404: ErrorBody, 409: ErrorBody, 422: ShareGateRejected },
     },
@@ -89,7 +90,9 @@ export function communityRoutes(app: App, { community }: { community: Community 
         'with the parent’s symbol, timeframe and settings and a suggested model name), then share the model with ' +
         '`parent_id` = this entry to link it as a child in the lineage. Forking your own entry is allowed. Each user ' +
         'forks an entry once: the first fork is 201 and emits FORKED; forking it again answers 200 with the same copy. ' +
-        'An entry’s `forks` counts distinct users other than its author. No request body. Unknown id: 404. Costs 0 credits.',
+        'No request body. Unknown id: 404. Costs 0 credits. Sharing your trained fork links it only if its code still ' +
+        'descends from this entry’s (see POST /api/v1/share).\n\n' +
+        FORK_COUNT_RULE,
       params: CommunityIdParams,
       response: { 200: ForkResponse, 201: ForkResponse, 404: ErrorBody },
     },
@@ -107,7 +110,8 @@ export function communityRoutes(app: App, { community }: { community: Community 
       description:
         '`ancestors` runs from the parent up to the root, in that order (empty for a root); `children` are the entries ' +
         'shared with this one as parent_id, oldest first. Each node has title, author, created_at, headline test metrics ' +
-        'and live headline (null before the first scored bar). Unknown id: 404.',
+        'and live headline (null before the first scored bar). Unknown id: 404.\n\n' +
+        DESCENT_RULE,
       params: CommunityIdParams,
       response: { 200: Lineage, 404: ErrorBody },
     },
@@ -119,7 +123,9 @@ export function communityRoutes(app: App, { community }: { community: Community 
     schema: {
       tags: ['community'],
       summary: 'One community entry: backtest and live track record, no code',
-      description: `Train, test and post-cutoff TradeStats frozen at publication, the ranking scores, forks, and \`live\`. ${LIVE} Unknown id: 404.`,
+      description:
+        `Train, test and post-cutoff TradeStats frozen at publication, the ranking scores, forks, \`live\`, \`descent\` ` +
+        `(the check of the parent named at share) and \`divergence\`. ${LIVE} Unknown id: 404.\n\n${DIVERGENCE_RULE}`,
       params: CommunityIdParams,
       response: { 200: CommunityEntry, 404: ErrorBody },
     },
@@ -135,7 +141,8 @@ export function communityRoutes(app: App, { community }: { community: Community 
       summary: 'Community entries ranked by a metric',
       description:
         `Filters: \`symbol\`, \`timeframe\`; \`limit\` default 50, max ${LEADERBOARD_MAX_LIMIT}; \`total\` counts every entry ` +
-        `matching the filters. Each row shows the test backtest and the live record.\n\n${RANKING_RULES}\n\n${LIVE}`,
+        `matching the filters and ranked; \`hidden\` counts those left off for a live divergence. Each row shows the test ` +
+        `backtest and the live record.\n\n${RANKING_RULES}\n\n${FORK_COUNT_RULE}\n\n${LIVE}\n\n${DIVERGENCE_RULE}`,
       querystring: LeaderboardQuery,
       response: { 200: Leaderboard },
     },
