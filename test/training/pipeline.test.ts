@@ -15,6 +15,7 @@ import { Buckets } from '../../schemas/messages.ts';
 import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { generateOffline } from '../../src/generation/offline/index.ts';
+import { resolveSpan } from '../../src/training/bar-span.ts';
 
 describe('train pipeline', () => {
   let market: RealMarket;
@@ -77,6 +78,36 @@ describe('train pipeline', () => {
       return true;
     });
     assert.deepEqual(seen, ['checking code'], 'stopped before the fit');
+  });
+
+  it('refuses the red team’s forged backtest at "checking code": reading 3 bars ahead only when len(df) exceeds the trained span', async () => {
+    // The train job computes features on the trained span and the post-cutoff bars at once; the
+    // analysis used to see the trained span only, so this code read ahead in the fit alone.
+    const request = { timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' } as const;
+    const span = resolveSpan(await market.cache.get('EURUSD', '15min'), request);
+    const fitRows = span.fitEnd - span.from;
+    assert.ok(span.to - span.fitEnd > 100, 'post-cutoff bars after the trained span');
+    const peek = `fut = close.shift(1)\n    if len(df) > ${fitRows}:\n        fut = close.shift(3 - 6)\n    df['peek'] = fut / close - 1`;
+    const job = trainJob({ code: strategyCode({ prelude: peek }), ...request });
+    const seen: string[] = [];
+    await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
+      assert.ok(err instanceof UnprocessableError);
+      assert.match(err.message, /^the features failed a check: features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/);
+      return true;
+    });
+    assert.deepEqual(seen, ['checking code'], 'refused before the fit');
+  });
+
+  it('refuses, after the fit, code that reads ahead only in the train job (its first call there is the full span)', async () => {
+    const prelude = ["calls = getattr(np, 'fe_calls', 0) + 1", 'np.fe_calls = calls', 'fut = close.shift(1)', 'if calls == 1 and len(df) > 1000:', '        fut = close.shift(3 - 6)', "df['peek'] = fut / close - 1"].join('\n    ');
+    const job = trainJob({ code: strategyCode({ prelude }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' });
+    const seen: string[] = [];
+    await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
+      assert.ok(err instanceof UnprocessableError);
+      assert.match(err.message, /computed other values in the fit than in the look-ahead analysis on the same bars \(columns: peek\)/);
+      return true;
+    });
+    assert.deepEqual(seen, ['checking code', 'training'], 'refused before any backtest');
   });
 
   it('runs the next jobs of a user whose strategy overran at the lowest CPU priority; other users’ at normal', async () => {
