@@ -238,6 +238,25 @@ describe('training over HTTP', () => {
     assert.equal((await sf.api('GET', '/api/v1/results/leaky', { key })).status, 404, 'a failed job leaves no model');
   });
 
+  it('the red team’s forged backtest (3 bars ahead only when the bars reach past end_date) fails its job as look-ahead', async () => {
+    // Plain pandas past the static check (no literal negative shift). The peek is on only when the
+    // bars end after end_date: in the train job, which also scores the post-cutoff day. The
+    // analysis used to see the trained span alone, and never saw it.
+    const peek = [
+      'fut = close.shift(1)',
+      `if df.index[-1] >= pd.Timestamp("${lastDay}", tz="UTC"):`,
+      '        ahead = 0 - len(close.iloc[:3])',
+      '        fut = close.shift(ahead)',
+      'df["peek"] = fut / close - 1',
+    ].join('\n    ');
+    const start = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode({ prelude: peek }), timeframe: '1min', end_date: endDay, model_name: 'forged' } });
+    assert.equal(start.status, 200, start.text);
+    const job = await waitForJob(sf, key, start.body.job_id);
+    assert.equal(job.status, 'failed');
+    assert.match(job.error!, /features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/);
+    assert.equal((await sf.api('GET', '/api/v1/results/forged', { key })).status, 404, 'no model, no backtest to share');
+  });
+
   it('the daily training-compute cap answers 429 with Retry-After', async () => {
     const capped = await sf.mintKey('capped_user');
     for (let i = 0; i < 100; i++) await sf.service.accounts.metering.useCap(capped.user_id, 'free', 'train_compute');
