@@ -31,6 +31,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'sandbox-hostile': () => import('./sandbox-hostile.ts'),
   'pipeline': () => import('./pipeline.ts'),
   'train-fairness': () => import('./train-fairness.ts'),
+  'pool-fairness': () => import('./pool-fairness.ts'),
   'live-signals': () => import('./live-signals.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
