@@ -11,12 +11,20 @@ import {
   MAX_ATTRIBUTE_ELEMENTS, MAX_ATTRIBUTES_PER_NODE, MAX_INITIALIZERS, MAX_NAME_BYTES, MAX_NODE_IO, MAX_NODES,
   MAX_RANK, MAX_TENSOR_ELEMENTS, MAX_TOTAL_ELEMENTS,
 } from './bounds.ts';
+
+/**
+ * Strings past the first 8 of each length (names, attribute names, node modes; the same few
+ * recur): an honest model has a few dozen such, a hostile one could hold millions.
+ */
+const MAX_FRESH_STRINGS = 4096;
 import { refuse } from './rejected.ts';
 
 type Scalar = 'int' | 'float' | 'double' | 'string';
 
 interface FieldPlan {
   readonly name: string;
+  /** "Message.field", for reasons. */
+  readonly where: string;
   readonly kind: Scalar | 'message';
   readonly repeated: boolean;
   /** Most elements a repeated field may hold (1 for the others). */
@@ -78,9 +86,9 @@ function plan(type: protobuf.Type, plans: Map<protobuf.Type, MessagePlan>): Mess
     if (max === undefined) throw new Error(`model-check: no bound for the repeated field ${key}`);
     const scalar = SCALARS[field.type];
     if (scalar) {
-      fields.set(Number(id), { name: field.name, kind: scalar.kind, repeated: field.repeated, max, wireType: scalar.wireType });
+      fields.set(Number(id), { name: field.name, where: key, kind: scalar.kind, repeated: field.repeated, max, wireType: scalar.wireType });
     } else if (field.resolvedType instanceof protobuf.Type) {
-      fields.set(Number(id), { name: field.name, kind: 'message', repeated: field.repeated, max, wireType: 2, child: plan(field.resolvedType, plans) });
+      fields.set(Number(id), { name: field.name, where: key, kind: 'message', repeated: field.repeated, max, wireType: 2, child: plan(field.resolvedType, plans) });
     } else {
       throw new Error(`model-check: field ${key} has a type the decoder does not handle (${field.type})`);
     }
@@ -93,8 +101,11 @@ root.resolveAll();
 const MODEL = plan(root.lookupType('signalforge.onnx.ModelProto'), new Map());
 
 interface State {
-  /** Repeated values decoded so far, against MAX_TOTAL_ELEMENTS. */
+  /** List values decoded so far, and how many the file may hold. */
   elements: number;
+  readonly maxElements: number;
+  /** Strings decoded that were not interned, against MAX_FRESH_STRINGS. */
+  fresh: number;
   /** Short strings repeat by the million (tree node modes): one decoded copy of each, by length. */
   interned: Map<number, string[]>;
 }
@@ -113,25 +124,14 @@ export interface ValueInfoMsg { name?: string; type?: { tensor_type?: { elem_typ
 /** A decoded message: field name → number | string | message, or for repeated fields an array. */
 export type Decoded = Record<string, unknown>;
 
-/** Growable typed storage for repeated numbers, so a large tree attribute costs 4 bytes a value. */
-class Numbers<T extends Int32Array | Float32Array | Float64Array> {
-  n = 0;
-  constructor(public data: T) {}
-  push(v: number): void {
-    if (this.n === this.data.length) {
-      const bigger = new (this.data.constructor as new (n: number) => T)(Math.max(16, this.data.length * 2));
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.n++] = v;
-  }
-  finish(): T {
-    return this.data.subarray(0, this.n) as T;
-  }
-}
+/** Where decoded repeated numbers go: typed arrays, so a large tree attribute costs 4 bytes a value. */
+type NumberArray = Int32Array | Float32Array | Float64Array;
 
-const storage = (kind: Scalar) =>
-  kind === 'int' ? new Numbers(new Int32Array(16)) : kind === 'float' ? new Numbers(new Float32Array(16)) : new Numbers(new Float64Array(16));
+function grow<T extends NumberArray>(a: T): T {
+  const bigger = new (a.constructor as new (n: number) => T)(a.length * 2);
+  bigger.set(a);
+  return bigger;
+}
 
 /**
  * Decodes one ModelProto. Integers: every one the exporter writes is a small non-negative number
@@ -141,7 +141,10 @@ const storage = (kind: Scalar) =>
  */
 export function decodeModel(bytes: Uint8Array): ModelMsg {
   const reader = protobuf.Reader.create(bytes);
-  const model = decodeMessage(reader, bytes, MODEL, bytes.length, { elements: 0, interned: new Map() });
+  // The exporter writes list attributes unpacked: 2 bytes or more a value. Holding the decoder to
+  // that keeps its memory within a few times the file, however a hostile file packs its values.
+  const maxElements = Math.min(MAX_TOTAL_ELEMENTS, Math.floor(bytes.length / 2) + MAX_INITIALIZERS * MAX_TENSOR_ELEMENTS);
+  const model = decodeMessage(reader, bytes, MODEL, bytes.length, { elements: 0, maxElements, interned: new Map(), fresh: 0 });
   if (reader.pos !== bytes.length) refuse('trailing bytes after the model');
   return model as ModelMsg;
 }
@@ -149,70 +152,214 @@ export function decodeModel(bytes: Uint8Array): ModelMsg {
 function decodeMessage(reader: protobuf.Reader, buf: Uint8Array, p: MessagePlan, end: number, state: State): Decoded {
   const out: Decoded = {};
   const counts = new Map<string, number>();
-  const numbers = new Map<string, Numbers<Int32Array | Float32Array | Float64Array>>();
+  const numbers = new Map<string, NumberArray>();
   while (reader.pos < end) {
-    const tag = varint(reader, buf, end, `${p.name} field tag`);
+    const tagAt = reader.pos;
+    const tag = varint(reader, buf, end, p.name);
     const id = tag >>> 3;
     const wireType = tag & 7;
     const f = p.fields.get(id);
     if (!f) refuse(`${p.name}: field ${id} is not in the allowed ONNX subset`);
-    const where = `${p.name}.${f.name}`;
-    if (!f.repeated && counts.has(f.name)) refuse(`${where} given twice`);
+    const where = f.where;
+    const count = counts.get(f.name) ?? 0;
+    if (!f.repeated && count) refuse(`${where} given twice`);
     const packed = f.repeated && f.kind !== 'message' && f.kind !== 'string' && wireType === 2;
     if (wireType !== f.wireType && !packed) refuse(`${where}: wire type ${wireType}, expected ${f.wireType}`);
     if (f.kind === 'message') {
-      const len = varint(reader, buf, end, `${where} length`);
+      const len = varint(reader, buf, end, where);
       const stop = reader.pos + len;
       if (stop > end) refuse(`${where}: truncated`);
       const child = decodeMessage(reader, buf, f.child!, stop, state);
-      if (f.repeated) {
-        const n = bump(counts, f, where);
-        if (n === 1) out[f.name] = [];
-        (out[f.name] as Decoded[]).push(child);
-      } else {
-        counts.set(f.name, 1);
-        out[f.name] = child;
-      }
-    } else if (f.kind === 'string') {
-      const s = asciiString(reader, buf, end, where, state);
-      if (f.repeated) {
-        bump(counts, f, where);
-        if (++state.elements > MAX_TOTAL_ELEMENTS) refuse('too many values in the model');
-        ((out[f.name] ??= []) as string[]).push(s);
-      } else {
-        counts.set(f.name, 1);
-        out[f.name] = s;
-      }
+      if (count + 1 > f.max) refuse(`${where}: more than ${f.max} elements`);
+      counts.set(f.name, count + 1);
+      if (f.repeated) ((out[f.name] ??= []) as Decoded[]).push(child);
+      else out[f.name] = child;
     } else if (!f.repeated) {
       counts.set(f.name, 1);
-      out[f.name] = scalar(reader, buf, end, f.kind, where);
-    } else {
-      let store = numbers.get(f.name);
-      if (!store) numbers.set(f.name, (store = storage(f.kind)));
-      const stop = packed ? packedEnd(reader, buf, end, f.kind, where) : reader.pos;
+      out[f.name] = f.kind === 'string' ? asciiString(reader, buf, end, where, state) : scalar(reader, buf, end, f.kind, where);
+    } else if (f.kind === 'string') {
+      // A run of the same field, as an unpacked list is written, read in one loop.
+      const list = (out[f.name] ??= []) as string[];
+      const tagLen = reader.pos - tagAt;
+      let n = count;
       do {
-        bump(counts, f, where);
-        if (++state.elements > MAX_TOTAL_ELEMENTS) refuse('too many values in the model');
-        store.push(scalar(reader, buf, packed ? stop : end, f.kind, where));
-      } while (packed && reader.pos < stop);
+        if (++n > f.max) refuse(`${where}: more than ${f.max} elements`);
+        list.push(asciiString(reader, buf, end, where, state));
+      } while (sameTag(reader, buf, tagAt, tagLen, end));
+      counts.set(f.name, n);
+      budget(state, n - count);
+    } else {
+      const n = readNumbers(reader, buf, f, end, packed, tagAt, count, numbers, state);
+      counts.set(f.name, n);
     }
   }
   if (reader.pos !== end) refuse(`${p.name}: a field runs past its message`);
-  for (const [name, store] of numbers) out[name] = store.finish();
+  for (const [name, a] of numbers) out[name] = a.subarray(0, counts.get(name));
   if (p.exclusive && p.exclusive.filter((name) => name in out).length > 1) refuse(`${p.name}: more than one of ${p.exclusive.join(', ')}`);
   return out;
 }
 
-function bump(counts: Map<string, number>, f: FieldPlan, where: string): number {
-  const n = (counts.get(f.name) ?? 0) + 1;
-  if (n > f.max) refuse(`${where}: more than ${f.max} elements`);
-  counts.set(f.name, n);
-  return n;
+function budget(state: State, added: number): void {
+  state.elements += added;
+  if (state.elements > state.maxElements) refuse(`more than ${state.maxElements} list values in a model of this size`);
+}
+
+/** Whether the next field has the same tag as the one at tagAt; if so, steps past it. */
+function sameTag(reader: protobuf.Reader, buf: Uint8Array, tagAt: number, tagLen: number, end: number): boolean {
+  const at = reader.pos;
+  if (at + tagLen > end) return false;
+  for (let i = 0; i < tagLen; i++) if (buf[at + i] !== buf[tagAt + i]) return false;
+  reader.pos = at + tagLen;
+  return true;
+}
+
+/**
+ * A repeated number field's values: one packed run, or a run of unpacked values with the same tag,
+ * appended to what earlier runs of the field gave. Returns the field's count so far. One loop per
+ * element type, each over one typed-array type: this is the hot path of a large tree model.
+ */
+function readNumbers(
+  reader: protobuf.Reader, buf: Uint8Array, f: FieldPlan, end: number, packed: boolean, tagAt: number,
+  count: number, numbers: Map<string, NumberArray>, state: State,
+): number {
+  const stop = packed ? packedEnd(reader, buf, end, f.kind as Scalar, f.where) : end;
+  const run: Run = { reader, buf, f, end, stop, packed, tagAt, tagLen: reader.pos - tagAt, n: count };
+  // Sized once to the run (a value past the bound is refused before it is stored).
+  const size = Math.min(count + runLength(run), f.max + 1);
+  const known = numbers.get(f.name);
+  numbers.set(f.name, f.kind === 'int' ? readInts(run, sized(known as Int32Array | undefined, Int32Array, size))
+    : f.kind === 'float' ? readFloats(run, sized(known as Float32Array | undefined, Float32Array, size))
+      : readDoubles(run, sized(known as Float64Array | undefined, Float64Array, size)));
+  budget(state, run.n - count);
+  return run.n;
+}
+
+function sized<T extends NumberArray>(known: T | undefined, make: new (n: number) => T, size: number): T {
+  if (known && known.length >= size) return known;
+  const a = new make(size);
+  if (known) a.set(known);
+  return a;
+}
+
+/** How many values the run at the reader holds, by a scan of its bytes (malformed ends are refused later). */
+function runLength(r: Run): number {
+  const { buf, f } = r;
+  const width = f.kind === 'float' ? 4 : f.kind === 'double' ? 8 : 0;
+  let p = r.reader.pos;
+  if (r.packed) {
+    if (width) return (r.stop - p) / width;
+    let c = 0;
+    for (; p < r.stop; p++) if (buf[p]! < 0x80) c++;
+    return c;
+  }
+  let c = 0;
+  for (;;) {
+    c++;
+    if (width) p += width;
+    else {
+      while (p < r.end && buf[p]! & 0x80) p++;
+      p++;
+    }
+    if (p + r.tagLen > r.end) return c;
+    for (let i = 0; i < r.tagLen; i++) if (buf[p + i] !== buf[r.tagAt + i]) return c;
+    p += r.tagLen;
+  }
+}
+
+interface Run {
+  readonly reader: protobuf.Reader; readonly buf: Uint8Array; readonly f: FieldPlan; readonly end: number;
+  /** The end of a packed run, else of the message. */
+  readonly stop: number; readonly packed: boolean; readonly tagAt: number; readonly tagLen: number;
+  n: number;
+}
+
+const more = (r: Run) => (r.packed ? r.reader.pos < r.stop : sameTag(r.reader, r.buf, r.tagAt, r.tagLen, r.end));
+
+function readInts(r: Run, a: Int32Array): Int32Array {
+  const { reader, buf, f, stop, end, packed, tagAt, tagLen } = r;
+  let n = r.n;
+  // Node ids, feature ids and flags are 1–3 byte varints: read here without a call each; anything
+  // longer, or malformed, goes through varint() and its checks.
+  const tag0 = buf[tagAt]!;
+  let pos = reader.pos;
+  for (;;) {
+    if (n === f.max) refuse(`${f.where}: more than ${f.max} elements`);
+    if (n === a.length) a = grow(a);
+    const b0 = pos < stop ? buf[pos]! : 0x80;
+    if (b0 < 0x80) {
+      a[n++] = b0;
+      pos++;
+    } else {
+      const b1 = pos + 1 < stop ? buf[pos + 1]! : 0x80;
+      if (b1 < 0x80 && b1 !== 0) {
+        a[n++] = (b0 & 0x7f) | (b1 << 7);
+        pos += 2;
+      } else {
+        reader.pos = pos;
+        a[n++] = varint(reader, buf, stop, f.where);
+        pos = reader.pos;
+      }
+    }
+    if (packed) {
+      if (pos < stop) continue;
+      break;
+    }
+    if (tagLen === 1) {
+      if (pos < end && buf[pos] === tag0) {
+        pos++;
+        continue;
+      }
+      break;
+    }
+    reader.pos = pos;
+    if (!sameTag(reader, buf, tagAt, tagLen, end)) break;
+    pos = reader.pos;
+  }
+  reader.pos = pos;
+  r.n = n;
+  return a;
+}
+
+function readFloats(r: Run, a: Float32Array): Float32Array {
+  const { reader, buf, f, stop, end, packed, tagAt, tagLen } = r;
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let n = r.n;
+  let pos = reader.pos;
+  for (;;) {
+    if (n === f.max) refuse(`${f.where}: more than ${f.max} elements`);
+    if (n === a.length) a = grow(a);
+    if (pos + 4 > stop) refuse(`${f.where}: truncated`);
+    a[n++] = view.getFloat32(pos, true);
+    pos += 4;
+    if (packed) {
+      if (pos < stop) continue;
+      break;
+    }
+    reader.pos = pos;
+    if (!sameTag(reader, buf, tagAt, tagLen, end)) break;
+    pos = reader.pos;
+  }
+  reader.pos = pos;
+  r.n = n;
+  return a;
+}
+
+function readDoubles(r: Run, a: Float64Array): Float64Array {
+  const { reader, f, stop } = r;
+  let n = r.n;
+  do {
+    if (n === f.max) refuse(`${f.where}: more than ${f.max} elements`);
+    if (n === a.length) a = grow(a);
+    if (reader.pos + 8 > stop) refuse(`${f.where}: truncated`);
+    a[n++] = reader.double();
+  } while (more(r));
+  r.n = n;
+  return a;
 }
 
 /** Where a packed run ends; its length must hold whole values. */
 function packedEnd(reader: protobuf.Reader, buf: Uint8Array, end: number, kind: Scalar, where: string): number {
-  const len = varint(reader, buf, end, `${where} length`);
+  const len = varint(reader, buf, end, where);
   const stop = reader.pos + len;
   if (stop > end) refuse(`${where}: truncated`);
   if (len === 0) refuse(`${where}: empty packed run`);
@@ -230,19 +377,22 @@ function scalar(reader: protobuf.Reader, buf: Uint8Array, end: number, kind: Sca
 /** A varint of at most 5 bytes, in its shortest form, below 2^31, within the message. */
 function varint(reader: protobuf.Reader, buf: Uint8Array, end: number, where: string): number {
   const start = reader.pos;
+  // One byte: the common case (tags, small ids), with nothing to check but the end.
+  if (start < end && buf[start]! < 0x80) {
+    reader.pos = start + 1;
+    return buf[start]!;
+  }
   let i = start;
   while (i < end && i - start < 5 && buf[i]! & 0x80) i++;
   if (i >= end) refuse(`${where}: truncated`);
   if (i - start >= 5) refuse(`${where}: integer too large`);
-  if (i > start && buf[i] === 0) refuse(`${where}: integer not in its shortest encoding`);
+  if (buf[i] === 0) refuse(`${where}: integer not in its shortest encoding`);
   if (i - start === 4 && buf[i]! > 7) refuse(`${where}: integer too large`);
-  const v = reader.uint32();
-  if (v > 0x7fffffff) refuse(`${where}: integer too large`);
-  return v;
+  return reader.uint32();
 }
 
 function asciiString(reader: protobuf.Reader, buf: Uint8Array, end: number, where: string, state: State): string {
-  const len = varint(reader, buf, end, `${where} length`);
+  const len = varint(reader, buf, end, where);
   if (len > MAX_NAME_BYTES) refuse(`${where}: string of ${len} bytes`);
   const start = reader.pos;
   if (start + len > end) refuse(`${where}: truncated`);
@@ -259,10 +409,9 @@ function asciiString(reader: protobuf.Reader, buf: Uint8Array, end: number, wher
     }
   }
   const s = String.fromCharCode(...buf.subarray(start, start + len));
-  if (len <= 16) {
-    const list = bucket ?? [];
-    if (list.length < 8) list.push(s);
-    if (!bucket) state.interned.set(len, list);
-  }
+  const list = bucket ?? [];
+  if (!bucket) state.interned.set(len, list);
+  if (list.length < 8) list.push(s);
+  else if (++state.fresh > MAX_FRESH_STRINGS) refuse('too many different strings');
   return s;
 }
