@@ -47,6 +47,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'chaos-cluster': () => import('./chaos-cluster.ts'),
   'actor-fleet': () => import('./actor-fleet.ts'),
   'delivery-catchup': () => import('./delivery-catchup.ts'),
+  'model-check': () => import('./model-check.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
