@@ -4,7 +4,8 @@
  * As root: `userns-launch.py` (trusted, reads no user data) creates a user namespace whose ids
  * 0..65535 are an unprivileged range of host uids of their own (a new range per process), then
  * execs bubblewrap inside it. bubblewrap adds a mount namespace with only /usr (read-only), the
- * runtime's own files (a read-only copy) and a private /tmp; a PID, network, IPC, UTS and cgroup
+ * runtime's own files (a read-only copy), a private /tmp and a read-only /dev of five harmless
+ * devices (no ptys, no shared memory); a PID, network, IPC, UTS and cgroup
  * namespace of its own; no_new_privs; a clean environment; death with its parent. The Python
  * process is uid 0 *of that namespace* only, keeping just the capabilities it needs to give each
  * job child its own uid and end it (setuid/setgid, kill, and resource for the session's limits);
@@ -99,6 +100,9 @@ function launcher(range: number, command: string[]): [string, string[]] {
   return [settings.python, ['-I', '-S', join(runtimeDir(), 'userns_launch.py'), String(base), '65536', ...command]];
 }
 
+/** The device nodes a sandbox sees (os.devnull, and what libraries may read for randomness). */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'];
+
 function bwrapArgs(dir: string, userns: boolean): string[] {
   return [
     '--ro-bind', '/usr', '/usr',
@@ -110,7 +114,11 @@ function bwrapArgs(dir: string, userns: boolean): string[] {
     '--ro-bind', dir, '/sandbox',
     '--tmpfs', '/tmp',
     '--proc', '/proc',
-    '--dev', '/dev',
+    // A minimal /dev of the host's harmless devices, read-only: no devpts (a pty is a kernel object
+    // of the host's pty.max, whatever instance), no /dev/shm (the fit uses threads, not processes).
+    '--tmpfs', '/dev',
+    ...DEVICES.flatMap((name) => ['--dev-bind', `/dev/${name}`, `/dev/${name}`]),
+    '--remount-ro', '/dev',
     // Inside our own user namespace bubblewrap must not nest another (its one-uid map would
     // undo the job uids); without it, --unshare-all makes that one-uid namespace.
     ...(userns

@@ -178,6 +178,13 @@ function protectsHostFiles(run: () => StrategyRuntime): void {
   });
 }
 
+/** Pipes a job can fill: each of its descriptor pairs at most, at the size it could give them. */
+function pipeBound(report: Report, widened: boolean): number {
+  const nofile = Number(report.nofile);
+  assert.ok(nofile > 0 && nofile <= 64, `RLIMIT_NOFILE ${nofile}`);
+  return Math.floor(nofile / 2) * (widened ? Number(report.pipe_max_size) : 65_536);
+}
+
 suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true, seccomp: true, audit: false }, (run) => {
   it('the child has its own uid, no capability, no_new_privs and a seccomp filter', async () => {
     const id = await config(run(), 'identity');
@@ -222,6 +229,22 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
       await session.close();
     }
   });
+  it('no host ptys, and no kernel memory outside the budget: a minimal read-only /dev, few pipes at their default size, no epoll, eventfd, timers…', async () => {
+    const report = await config(run(), 'kernel_memory');
+    assert.equal(report.ptmx, 'ENOENT');
+    assert.deepEqual([report.pts, report.shm], [false, false]);
+    assert.deepEqual(report.dev, ['full', 'null', 'random', 'urandom', 'zero']);
+    assert.equal(report.dev_write, 'EROFS');
+    for (const name of ['epoll_create1', 'eventfd2', 'inotify_init1', 'io_uring_setup', 'memfd_create', 'userfaultfd', 'timer_create']) {
+      assert.equal(report[name], 'EPERM', `${name}: ${String(report[name])}`);
+    }
+    assert.equal(report.raise_nofile, 'EPERM', 'the descriptor limit cannot be raised');
+    assert.deepEqual(report.widen, ['EPERM'], 'F_SETPIPE_SZ is refused');
+    assert.equal(report.stopped, 'EMFILE');
+    const bound = pipeBound(report, false);
+    assert.ok(Number(report.pinned) > 0 && Number(report.pinned) <= bound, `${String(report.pinned)} bytes pinned in pipes; the bound is ${bound}`);
+    assert.ok(bound <= 1 << 20, `the bound itself is small: ${bound}`);
+  });
   it('a job that closes its answer pipe and runs on ends at its budget, and the zygote serves on', async () => {
     const zygotes = run().processIds();
     await assert.rejects(configWith(run(), 'closed_answer', { timeoutMs: 1_000 }), (err: unknown) => {
@@ -257,6 +280,13 @@ suite('seccomp off: the job uid holds alone', { uid: true, seccomp: false, audit
   });
   cannotReachZygote(run);
   protectsHostFiles(run);
+  it('the descriptor limit alone still bounds what pipes can pin, widened to the most the kernel allows', async () => {
+    const report = await config(run(), 'kernel_memory');
+    assert.equal(report.ptmx, 'ENOENT');
+    assert.equal(report.stopped, 'EMFILE');
+    const bound = pipeBound(report, true);
+    assert.ok(Number(report.pinned) <= bound, `${String(report.pinned)} bytes pinned in pipes; the bound is ${bound}`);
+  });
   it('a grandchild it forks does not outlive the job', async () => {
     const report = await config(run(), 'fork_survivor');
     assert.equal(report.forked, 'ok', 'with seccomp off the fork itself succeeds');

@@ -30,6 +30,12 @@ REFUSED_EVENTS = (
 )
 
 
+# Descriptors a job may hold (its stdio, its answer pipe, a library file or two being read).
+NOFILE = 32
+# Queued signals of the job's uid (each a kernel object): the job needs its CPU limit's SIGXCPU.
+SIGPENDING = 64
+
+
 class Refused(Exception):
     """An audit event the sandbox does not allow."""
 
@@ -51,6 +57,9 @@ def install_limits(header, cpu_hard=None):
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Descriptors: each pipe pins up to 64 KiB of kernel memory that RLIMIT_AS does not count.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
+    resource.setrlimit(resource.RLIMIT_SIGPENDING, (SIGPENDING, SIGPENDING))
     # Niceness can only go up from here: with RLIMIT_NICE 0 no process may lower it again.
     resource.setrlimit(resource.RLIMIT_NICE, (0, 0))
     # (Where the kernel groups sessions, the zygote also set this job's session group to it.)

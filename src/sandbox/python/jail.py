@@ -12,6 +12,10 @@ what holds then is what the kernel enforces, installed here before the job is re
   numeric stack needs. Everything else fails with EPERM: mount, ptrace, process_vm_*, unshare,
   setns, bpf, keyctl, sockets, execve, and process creation (clone is allowed only for threads).
 - RLIMIT_NPROC: a few threads for the fit, never a process tree.
+- kernel memory its RLIMIT_AS does not count is bounded too: few descriptors (guard.py: NOFILE, so
+  at most NOFILE/2 pipes of the default 64 KiB: the filter refuses F_SETPIPE_SZ), and no epoll,
+  eventfd, inotify, io_uring, userfaultfd, memfd or POSIX timers (objects the numeric stack does
+  not use, each a slab of kernel memory per call).
 
 The zygote sweeps a job's uid when the job ends (sweep()): anything still running under it is
 killed, whichever layer it got past.
@@ -46,8 +50,7 @@ ALLOWED = (
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "preadv2", "lseek",
     "openat", "open", "close", "close_range", "fstat", "stat", "lstat", "newfstatat", "statx",
     "fstatfs", "statfs", "access", "faccessat", "faccessat2", "readlink", "readlinkat", "getdents64",
-    "getcwd", "fcntl", "dup", "dup2", "dup3", "pipe", "pipe2", "poll", "ppoll", "select",
-    "pselect6", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "eventfd2",
+    "getcwd", "dup", "dup2", "dup3", "pipe", "pipe2", "poll", "ppoll", "select", "pselect6",
     "fadvise64", "flock", "fsync", "fdatasync", "ftruncate", "sendfile",
     # threads, time, signals of its own
     "futex", "futex_waitv", "set_robust_list", "get_robust_list", "set_tid_address", "rseq",
@@ -56,8 +59,6 @@ ALLOWED = (
     "clock_gettime", "clock_getres", "gettimeofday", "time", "times", "getrusage",
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait",
     "rt_sigsuspend", "sigaltstack", "restart_syscall", "alarm", "setitimer", "getitimer",
-    "timer_create", "timer_settime", "timer_gettime", "timer_delete", "timerfd_create",
-    "timerfd_settime", "timerfd_gettime",
     # identity (read-only), limits (lowering only without capabilities)
     "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getresuid",
     "getresgid", "getgroups", "getpgrp", "getpgid", "getsid", "setsid", "uname", "sysinfo", "getrandom",
@@ -66,6 +67,7 @@ ALLOWED = (
 )
 DENIED_ERRNO = errno.EPERM
 PR_SET_DUMPABLE = 4
+F_SETPIPE_SZ = 1031
 
 
 def _seccomp_filter():
@@ -95,6 +97,8 @@ def _seccomp_filter():
     f.add_rule(seccomp.ALLOW, "setpriority", seccomp.Arg(0, seccomp.EQ, 0), seccomp.Arg(1, seccomp.EQ, 0))
     # Limits of itself only (pid 0); raising a hard limit needs a capability it has not got.
     f.add_rule(seccomp.ALLOW, "prlimit64", seccomp.Arg(0, seccomp.EQ, 0))
+    # fcntl, but never F_SETPIPE_SZ: a pipe stays at 64 KiB of kernel memory, so RLIMIT_NOFILE bounds them all.
+    f.add_rule(seccomp.ALLOW, "fcntl", seccomp.Arg(1, seccomp.NE, F_SETPIPE_SZ))
     f.add_rule(seccomp.ALLOW, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5401))  # TCGETS (isatty)
     f.add_rule(seccomp.ALLOW, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x541B))  # FIONREAD
     f.add_rule(seccomp.ALLOW, "ioctl", seccomp.Arg(1, seccomp.EQ, 0x5451))  # FIOCLEX
