@@ -4,6 +4,7 @@
  * wrong wire types, groups, a non-repeated field given twice, truncation, trailing bytes,
  * non-canonical varints, and counts or sizes past the bounds. Decoding and refusing are one walk,
  * so nothing undeclared is ever skipped over silently (protobufjs's own decode would skip it).
+ * The schema has no recursive message, so the walk's depth is fixed by it (5 levels).
  */
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
@@ -12,12 +13,13 @@ import {
   MAX_RANK, MAX_TENSOR_ELEMENTS, MAX_TOTAL_ELEMENTS,
 } from './bounds.ts';
 
+import { refuse } from './rejected.ts';
+
 /**
  * Strings past the first 8 of each length (names, attribute names, node modes; the same few
  * recur): an honest model has a few dozen such, a hostile one could hold millions.
  */
 const MAX_FRESH_STRINGS = 4096;
-import { refuse } from './rejected.ts';
 
 type Scalar = 'int' | 'float' | 'double' | 'string';
 
@@ -166,11 +168,11 @@ function decodeMessage(reader: protobuf.Reader, buf: Uint8Array, p: MessagePlan,
     const packed = f.repeated && f.kind !== 'message' && f.kind !== 'string' && wireType === 2;
     if (wireType !== f.wireType && !packed) refuse(`${where}: wire type ${wireType}, expected ${f.wireType}`);
     if (f.kind === 'message') {
+      if (count + 1 > f.max) refuse(`${where}: more than ${f.max} elements`);
       const len = varint(reader, buf, end, where);
       const stop = reader.pos + len;
       if (stop > end) refuse(`${where}: truncated`);
       const child = decodeMessage(reader, buf, f.child!, stop, state);
-      if (count + 1 > f.max) refuse(`${where}: more than ${f.max} elements`);
       counts.set(f.name, count + 1);
       if (f.repeated) ((out[f.name] ??= []) as Decoded[]).push(child);
       else out[f.name] = child;
@@ -184,10 +186,10 @@ function decodeMessage(reader: protobuf.Reader, buf: Uint8Array, p: MessagePlan,
       let n = count;
       do {
         if (++n > f.max) refuse(`${where}: more than ${f.max} elements`);
+        budget(state, 1);
         list.push(asciiString(reader, buf, end, where, state));
       } while (sameTag(reader, buf, tagAt, tagLen, end));
       counts.set(f.name, n);
-      budget(state, n - count);
     } else {
       const n = readNumbers(reader, buf, f, end, packed, tagAt, count, numbers, state);
       counts.set(f.name, n);
@@ -224,13 +226,14 @@ function readNumbers(
 ): number {
   const stop = packed ? packedEnd(reader, buf, end, f.kind as Scalar, f.where) : end;
   const run: Run = { reader, buf, f, end, stop, packed, tagAt, tagLen: reader.pos - tagAt, n: count };
-  // Sized once to the run (a value past the bound is refused before it is stored).
-  const size = Math.min(count + runLength(run), f.max + 1);
+  // Counted and sized once, before anything is stored (a malformed run is refused as it is read).
+  const length = runLength(run);
+  budget(state, length);
+  const size = Math.min(count + length, f.max + 1);
   const known = numbers.get(f.name);
   numbers.set(f.name, f.kind === 'int' ? readInts(run, sized(known as Int32Array | undefined, Int32Array, size))
     : f.kind === 'float' ? readFloats(run, sized(known as Float32Array | undefined, Float32Array, size))
       : readDoubles(run, sized(known as Float64Array | undefined, Float64Array, size)));
-  budget(state, run.n - count);
   return run.n;
 }
 

@@ -249,6 +249,9 @@ def build(out):
         del m.opset_import[:]
         m.opset_import.extend(helper.make_opsetid(d, v) for d, v in opsets)
         case(name, why, m)
+    m = copy(rf)
+    m.opset_import[0].domain = "ai.onnx"
+    case("opset_ai_onnx_alias", "the default domain imported by its alias ai.onnx", m)
     for v in (3, 99):
         m = copy(lr)
         m.ir_version = v
@@ -351,6 +354,19 @@ def build(out):
     m.graph.value_info.append(helper.make_tensor_value_info("xw", TensorProto.DOUBLE, ["N", 1]))
     case("value_info", "value_info, which the exporter never writes", m)
 
+    m = copy(rf)
+    m.graph.node.insert(0, helper.make_node("Cast", ["X"], ["X64"], to=TensorProto.DOUBLE))
+    m.graph.node[1].input[0] = "X64"
+    case("tree_fed_by_double", "the tree ensemble fed a computed value, not X", m)
+    m = copy(lr)
+    m.graph.node.append(helper.make_node("ReduceSum", ["p64", "axes0"], ["unused"], keepdims=1))
+    m.graph.initializer.append(helper.make_tensor("axes0", TensorProto.INT64, [1], [0]))
+    case("reduce_over_rows", "a ReduceSum over the batch axis", m)
+    m = copy(lr)
+    m.graph.node[-1].output[0] = "probabilities_unused"
+    m.graph.initializer.append(helper.make_tensor("probabilities", TensorProto.FLOAT, [1, 2], [0.5, 0.5]))
+    case("constant_output", "probabilities as a constant initializer", m)
+
     # Initializer games.
     m = copy(lr)
     del init(m, "coef").double_data[3:]
@@ -448,10 +464,13 @@ def build(out):
                             class_treeids=list(range(trees)), class_nodeids=[0] * trees, class_ids=[1] * trees,
                             class_weights=[1.0] * trees, classlabels_int64s=[0, 1], post_transform="NONE")
     case("too_many_trees", f"{trees} trees, past 500 estimators × 3 classes", model_of([many]))
-    # Over the per-attribute bound (2 × 8,000,000), written packed so the file stays 16 MB.
+    # Over the per-attribute bound (2 × 8,000,000), unpacked as the exporter writes lists (32 MB).
     over = 16_000_001
     case("attribute_array_over_bound", f"an ints attribute of {over} values",
-         with_node_bytes(rf, 0, field(5, 2, field(1, 2, b"nodes_nodeids") + field(20, 0, varint(7)) + field(8, 2, b"\x01" * over))))
+         with_node_bytes(rf, 0, field(5, 2, field(1, 2, b"nodes_nodeids") + field(20, 0, varint(7)) + b"\x40\x01" * over)))
+    # The same values packed at a byte each: more values than a file of this size holds honestly.
+    case("attribute_array_packed_dense", "8,000,000 packed one-byte ints in an 8 MB file",
+         with_node_bytes(rf, 0, field(5, 2, field(1, 2, b"zz") + field(20, 0, varint(7)) + field(8, 2, b"\x01" * 8_000_000))))
 
     # Random bytes.
     rnd = random.Random(33)
