@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { checkModel, ModelRejectedError } from '../../src/scoring/index.ts';
 import { MAX_MODEL_BYTES } from '../../src/scoring/model-check/bounds.ts';
@@ -15,15 +15,11 @@ const HERE = import.meta.dirname;
 const dir = mkdtempSync(join(tmpdir(), 'model-check-'));
 const honestDir = join(dir, 'honest');
 const hostileDir = join(dir, 'hostile');
-let honest: Record<string, { n_features: number; n_classes: number }> = {};
-let hostile: Record<string, string> = {};
-
-before(() => {
-  execFileSync('/usr/bin/python3', [join(HERE, 'model-check-honest.py'), honestDir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync('/usr/bin/python3', [join(HERE, 'hostile-models', 'generate.py'), hostileDir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  honest = JSON.parse(readFileSync(join(honestDir, 'meta.json'), 'utf8'));
-  hostile = JSON.parse(readFileSync(join(hostileDir, 'cases.json'), 'utf8'));
-});
+// Generated before the tests are declared, so each case is a test of its own.
+execFileSync('/usr/bin/python3', [join(HERE, 'model-check-honest.py'), honestDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('/usr/bin/python3', [join(HERE, 'hostile-models', 'generate.py'), hostileDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+const honest: Record<string, { n_features: number; n_classes: number }> = JSON.parse(readFileSync(join(honestDir, 'meta.json'), 'utf8'));
+const hostile: Record<string, string> = JSON.parse(readFileSync(join(hostileDir, 'cases.json'), 'utf8'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function refused(bytes: Uint8Array): ModelRejectedError {
@@ -37,17 +33,20 @@ function refused(bytes: Uint8Array): ModelRejectedError {
 }
 
 describe('models our exporter makes', () => {
-  test('every model class, 2 and 3 classes, passes with its feature and class counts', () => {
+  test('the set covers every model class, with 2 and with 3 classes', () => {
     const names = Object.keys(honest);
     for (const type of ['RandomForest', 'ExtraTrees', 'GradientBoosting', 'AdaBoost', 'LogisticRegression', 'XGB']) {
       assert.ok(names.some((n) => n.startsWith(type) && n.includes('_2classes')), `no binary ${type}`);
       assert.ok(names.some((n) => n.startsWith(type) && n.includes('_3classes')), `no 3-class ${type}`);
     }
-    for (const [name, meta] of Object.entries(honest)) {
-      const got = checkModel(readFileSync(join(honestDir, `${name}.onnx`)));
-      assert.deepEqual(got, { nFeatures: meta.n_features, nClasses: meta.n_classes }, name);
-    }
   });
+
+  for (const [name, meta] of Object.entries(honest)) {
+    test(`${name} passes with its feature and class counts`, () => {
+      const got = checkModel(readFileSync(join(honestDir, `${name}.onnx`)));
+      assert.deepEqual(got, { nFeatures: meta.n_features, nClasses: meta.n_classes });
+    });
+  }
 
   test('onnxruntime reads the same shape from an accepted model as checkModel', async () => {
     for (const name of ['RandomForestClassifier_2classes_7features', 'XGBClassifier_3classes_4features', 'LogisticRegression_ovr_3classes_4features', 'GradientBoostingClassifier_2classes_1features']) {
@@ -78,14 +77,15 @@ describe('hostile models', () => {
     assert.deepEqual(checkModel(readFileSync(join(hostileDir, 'honest.onnx'))), { nFeatures: 7, nClasses: 2 });
   });
 
-  test('every case is refused with a reason, and a message that tells the user what to do and nothing of the check', () => {
-    for (const [name, why] of Object.entries(hostile)) {
+  for (const [name, why] of Object.entries(hostile)) {
+    test(`refuses ${name}: ${why}`, () => {
       const err = refused(readFileSync(join(hostileDir, `${name}.onnx`)));
-      assert.ok(err.reason.length > 0, `${name} (${why}): no reason`);
-      assert.match(err.message, /train again/, name);
-      assert.ok(!err.message.includes(err.reason), `${name}: the message shows the reason`);
-    }
-  });
+      assert.ok(err.reason.length > 0, 'no reason');
+      // The user is told what to do, and nothing of what the check found.
+      assert.match(err.message, /train again/);
+      assert.ok(!err.message.includes(err.reason), 'the message shows the reason');
+    });
+  }
 
   test('an empty file, a file over the size bound, and random bytes are refused', () => {
     assert.match(refused(new Uint8Array(0)).reason, /empty/);
