@@ -34,6 +34,15 @@ def models():
         "LogisticRegression_ovr": lambda: LogisticRegression(max_iter=500, multi_class="ovr"),
         "XGBClassifier": lambda: XGBClassifier(n_estimators=8, max_depth=6, tree_method="hist", n_jobs=1,
                                                random_state=0, eval_metric="logloss", verbosity=0),
+        # Parameters that reshape the trees: pruning (gamma, ccp_alpha) and best-first growth
+        # (max_leaf_nodes) must still give trees whose children follow their parents.
+        "XGBClassifier_pruned": lambda: XGBClassifier(n_estimators=8, max_depth=16, gamma=5, min_child_weight=5, tree_method="hist",
+                                                      n_jobs=1, random_state=0, eval_metric="logloss", verbosity=0),
+        "RandomForestClassifier_max_leaf_nodes": lambda: RandomForestClassifier(n_estimators=4, max_depth=16, max_leaf_nodes=20, random_state=0),
+        "ExtraTreesClassifier_ccp_alpha": lambda: ExtraTreesClassifier(n_estimators=4, max_depth=16, ccp_alpha=0.002,
+                                                                       class_weight="balanced", random_state=0),
+        "GradientBoostingClassifier_max_leaf_nodes": lambda: GradientBoostingClassifier(n_estimators=4, max_depth=16, max_leaf_nodes=12,
+                                                                                        subsample=0.5, random_state=0),
     }
 
 
