@@ -108,8 +108,8 @@ interface State {
   readonly maxElements: number;
   /** Strings decoded that were not interned, against MAX_FRESH_STRINGS. */
   fresh: number;
-  /** Short strings repeat by the million (tree node modes): one decoded copy of each, by length. */
-  interned: Map<number, string[]>;
+  /** Strings repeat by the million (tree node modes): up to 8 decoded copies per length, by length. */
+  interned: string[][];
 }
 
 // The decoded messages, as decodeMessage builds them from onnx-subset.proto: every field optional,
@@ -146,7 +146,7 @@ export function decodeModel(bytes: Uint8Array): ModelMsg {
   // The exporter writes list attributes unpacked: 2 bytes or more a value. Holding the decoder to
   // that keeps its memory within a few times the file, however a hostile file packs its values.
   const maxElements = Math.min(MAX_TOTAL_ELEMENTS, Math.floor(bytes.length / 2) + MAX_INITIALIZERS * MAX_TENSOR_ELEMENTS);
-  const model = decodeMessage(reader, bytes, MODEL, bytes.length, { elements: 0, maxElements, interned: new Map(), fresh: 0 });
+  const model = decodeMessage(reader, bytes, MODEL, bytes.length, { elements: 0, maxElements, interned: [], fresh: 0 });
   if (reader.pos !== bytes.length) refuse('trailing bytes after the model');
   return model as ModelMsg;
 }
@@ -399,22 +399,19 @@ function asciiString(reader: protobuf.Reader, buf: Uint8Array, end: number, wher
   if (len > MAX_NAME_BYTES) refuse(`${where}: string of ${len} bytes`);
   const start = reader.pos;
   if (start + len > end) refuse(`${where}: truncated`);
+  reader.pos = start + len;
+  // A string seen before was checked then: compare bytes, and hand back that copy.
+  const bucket = (state.interned[len] ??= []);
+  search: for (const s of bucket) {
+    for (let i = 0; i < len; i++) if (s.charCodeAt(i) !== buf[start + i]) continue search;
+    return s;
+  }
   for (let i = start; i < start + len; i++) {
     const c = buf[i]!;
     if (c < 0x20 || c > 0x7e) refuse(`${where}: not printable ASCII`);
   }
-  reader.skip(len);
-  const bucket = state.interned.get(len);
-  if (bucket) {
-    search: for (const s of bucket) {
-      for (let i = 0; i < len; i++) if (s.charCodeAt(i) !== buf[start + i]) continue search;
-      return s;
-    }
-  }
   const s = String.fromCharCode(...buf.subarray(start, start + len));
-  const list = bucket ?? [];
-  if (!bucket) state.interned.set(len, list);
-  if (list.length < 8) list.push(s);
+  if (bucket.length < 8) bucket.push(s);
   else if (++state.fresh > MAX_FRESH_STRINGS) refuse('too many different strings');
   return s;
 }
