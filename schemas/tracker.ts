@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ClosedTrade } from './backtest.ts';
+import { DivergenceRecord } from './community.ts';
 
 /**
  * The live tracker's own data (actors/tracker): where it stands per community entry, and the
@@ -13,6 +14,17 @@ export const TrackerState = z.object({
   bars: z.number().int().min(0).describe('Bars tracked'),
   trades: z.number().int().min(0).describe('Trades stored so far: the next trade is number `trades` (0-based)'),
   engine: z.unknown().describe('PositionEngine snapshot after the last bar'),
+  // Optional: states saved before the divergence check start with none.
+  check: z
+    .object({
+      checks: z.number().int().min(0).describe('Checks run'),
+      divergent: z.number().int().min(0).describe('Divergent checks in a row'),
+      run_since: z.number().int().nullable().describe('epoch ms: first bar of the first check of that divergent run'),
+      agreeing: z.number().int().min(0).describe('Agreeing checks in a row'),
+      flag: DivergenceRecord.nullable(),
+    })
+    .optional()
+    .describe('The divergence check of live trades against the backtest path (actors/tracker/divergence.ts)'),
 });
 export type TrackerState = z.infer<typeof TrackerState>;
 

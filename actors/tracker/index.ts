@@ -16,6 +16,7 @@ export { EntryTracker, type LiveTradeStore } from './entry-tracker.ts';
 export { TrackerShard, type TrackerMessage } from './tracker-shard.ts';
 export { TrackedEntries, shardOf, type TrackerShardSpec } from './entries.ts';
 export { Cadence } from './cadence.ts';
+export { checkWindow, firstDifference, nextCheckState, replayWindow, initialCheck, type CheckState, type CheckVerdict } from './divergence.ts';
 
 /** The host of tracker shards: one actor per shard of shared entries, fed with each closed bar. */
 export type TrackerHost = ActorHost<TrackerShardSpec, TrackerMessage>;
@@ -33,6 +34,12 @@ const SESSION_SCOPE = 'community';
  */
 const OPEN_CONCURRENCY = 8;
 
+/**
+ * Divergence checks replaying at once per process: each computes features on a window as long as
+ * its entry was fitted on (a pool job, or the program's warm session, for up to a few seconds).
+ */
+const CHECKS_AT_ONCE = 2;
+
 /** The frozen files of an entry in the `sf_community` object store. */
 const entryFile = (communityId: number, file: 'strategy.py' | 'model.onnx') => `${communityId}/${file}`;
 
@@ -48,6 +55,8 @@ export interface TrackerHostDeps {
   maxWarmSessions: number;
   /** Pool jobs a bar close may start, about (programs without a warm session take turns, see Cadence); 0: no limit. */
   maxPoolJobsPerBar?: number;
+  /** Bars tracked per divergence check of an entry (default DIVERGENCE_CHECK_BARS). */
+  divergenceCheckBars?: number;
   renewMs?: number;
   backoff?: BackoffPolicy;
   /**
@@ -72,6 +81,8 @@ interface Stores {
   files: BlobStore;
   /** Shared by every shard of the process. */
   limit: ReturnType<typeof concurrencyLimit>;
+  /** Divergence checks replaying at once in the process. */
+  checks: ReturnType<typeof concurrencyLimit>;
 }
 
 /**
@@ -93,7 +104,8 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
   await entries.start();
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const limit = concurrencyLimit(OPEN_CONCURRENCY);
-  const open = (list: CommunityEntryRecord[]) => openTrackers(list, { state, records, files, limit }, features, deps, clock.now());
+  const checks = concurrencyLimit(CHECKS_AT_ONCE);
+  const open = (list: CommunityEntryRecord[]) => openTrackers(list, { state, records, files, limit, checks }, features, deps, clock.now());
   const cadence = new Cadence(features, deps.maxPoolJobsPerBar ?? 0);
   const due = (tracker: EntryTracker, barTs: number) => cadence.due(tracker, barTs, tracker.timeframeMs);
   const live = new Set<TrackerShard>();
@@ -171,7 +183,8 @@ async function openTrackers(
           if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
           const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code), entry.user_id);
           try {
-            return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now });
+            const checks = { limit: stores.checks, log: deps.log, ...(deps.divergenceCheckBars ? { everyBars: deps.divergenceCheckBars } : {}) };
+            return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now, checks });
           } catch (err) {
             await source.release();
             throw err;
