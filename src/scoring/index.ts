@@ -9,7 +9,7 @@ export { toSignals, entryMask, natr, weekdayOf, type EntryFilters } from './deci
 export { engineOptions, intrabarResolver, hasFinerBars } from './engine-inputs.ts';
 export { loadModel, useScorers, type OnnxModel } from './onnx-scorer.ts';
 export { ModelScoringError } from './model-host/scorer-pool.ts';
-export { checkModel, ModelRejectedError, type CheckedModel } from './model-check/index.ts';
+export { checkModel, checkModelOffThread, ModelRejectedError, type CheckedModel } from './model-check/index.ts';
 export { sliceBars, type BarColumns, type OhlcColumns } from '../lib/bar-columns.ts';
 // The sandbox types the live path names, so an actor needs only this one folder.
 export type { FeaturesResult, FeatureSession, StrategyRuntime } from '../sandbox/index.ts';

@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { checkModel, ModelRejectedError } from '../../src/scoring/index.ts';
 import { MAX_MODEL_BYTES } from '../../src/scoring/model-check/bounds.ts';
+import { checkModelOffThread } from '../../src/scoring/model-check/index.ts';
 
 const HERE = import.meta.dirname;
 const dir = mkdtempSync(join(tmpdir(), 'model-check-'));
@@ -101,5 +102,18 @@ describe('hostile models', () => {
   test('the honest model cut at every length is refused', () => {
     const bytes = readFileSync(join(hostileDir, 'honest.onnx'));
     for (let n = 1; n < bytes.length; n++) refused(bytes.subarray(0, n));
+  });
+});
+
+describe('off the event loop', () => {
+  test('checkModelOffThread answers as checkModel does: the shape, or the same refusal', async () => {
+    const name = 'XGBClassifier_3classes_4features';
+    assert.deepEqual(await checkModelOffThread(readFileSync(join(honestDir, `${name}.onnx`))), { nFeatures: 4, nClasses: 3 });
+    for (const bad of ['external_package_json', 'cycle', 'tree_too_deep']) {
+      const bytes = readFileSync(join(hostileDir, `${bad}.onnx`));
+      const err = await checkModelOffThread(bytes).then(() => assert.fail(`${bad} accepted`), (e: unknown) => e);
+      assert.ok(err instanceof ModelRejectedError, `${bad}: ${String(err)}`);
+      assert.equal(err.reason, refused(bytes).reason, bad);
+    }
   });
 });

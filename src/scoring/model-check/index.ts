@@ -11,6 +11,7 @@ import { refuse } from './rejected.ts';
 import { decodeModel } from './wire.ts';
 
 export { ModelRejectedError } from './rejected.ts';
+export { checkModelOffThread } from './off-thread.ts';
 export type { CheckedModel } from './graph.ts';
 
 /** The model's shape, { nFeatures, nClasses }, or a ModelRejectedError (its `reason` says why). */
