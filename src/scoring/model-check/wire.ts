@@ -43,7 +43,11 @@ interface MessagePlan {
   readonly exclusive?: readonly string[];
 }
 
-/** How many elements each repeated field may hold; a repeated field missing here is a bug. */
+/**
+ * How many elements each repeated field may hold (the whys are in bounds.ts); a repeated field
+ * missing here is a bug. Opset imports (2 written), graph inputs and outputs (1 each) are checked
+ * exactly later: 4 only bounds what is decoded before that.
+ */
 const REPEATED_MAX: Record<string, number> = {
   'ModelProto.opset_import': 4,
   'GraphProto.node': MAX_NODES,
