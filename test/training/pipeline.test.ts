@@ -2,12 +2,13 @@
  * The train pipeline without the service: real HistData EURUSD bars in chdb, real sandboxed
  * Python, a real nats-server for the model store. The stages in order, strategy_config fetched
  * and checked once per job, and the one scoring chain: /predict over the post-cutoff span trades
- * exactly as the pipeline’s post-cutoff backtest did. An endless loop ends at its analysis budget.
+ * exactly as the pipeline’s post-cutoff backtest did, as its user (their share of the runtime,
+ * their penalty). An endless loop ends at its analysis budget.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
-import { UnprocessableError } from '../../src/errors.ts';
+import { RateLimitedError, UnprocessableError } from '../../src/errors.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { JobStore, ModelStore, OVERRUN_NICE, OverrunPenalty, StrategyJobError, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobLimits } from '../../src/sandbox/index.ts';
@@ -189,5 +190,52 @@ describe('train pipeline', () => {
     assert.equal(predicted.start, results.spans.post_cutoff!.from);
     const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];
     assert.deepEqual(predicted.trades.map(view), results.pred_trade_log.map(view));
+  });
+
+  it('/predict runs as its user: their share of the runtime and their priority; an overrun counts against them; a full queue is 429 with Retry-After', async () => {
+    const { bus } = market;
+    const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
+    const { record, results, onnx } = outcome;
+    const loop = strategyCode({ prelude: 'while True:\n        pass' });
+    await models.save(record, { onnx, code: strategyCode(), results });
+    await models.save({ ...record, model_name: 'Spin', stem: `${record.user_id}_EURUSD_15min_Spin`, artifact: 'spin' }, { onnx, code: loop, results });
+    const penalty = new OverrunPenalty();
+    const seen: Array<JobLimits | undefined> = [];
+    // One zygote, one job of a user waiting at most: the real pool's refusal.
+    const small = await StrategyRuntime.start({ log, size: 1, maxWaitingPerUser: 1 });
+    const unused = () => Promise.reject(new Error('not used by predict'));
+    const training = new Training({
+      jobs: new JobStore(await openBucket(bus, Buckets.jobs), await openBucket(bus, Buckets.counters)),
+      models,
+      queue: await TrainQueue.open(bus, { ackWaitMs: 30_000 }),
+      metering: { useCap: unused, releaseCap: unused },
+      bars: market.cache,
+      runtime: { features: (...a: Parameters<StrategyRuntime['features']>) => (seen.push(a[2]), small.features(...a)) },
+      log,
+      penalty,
+    });
+    try {
+      const user = record.user_id;
+      await training.predict(user, { model_name: 'Pipeline' });
+      assert.deepEqual([seen[0]?.user, seen[0]?.nice], [user, undefined], 'the user’s share, at normal priority');
+      await assert.rejects(training.predict(user, { model_name: 'Spin' }), (err: unknown) => err instanceof UnprocessableError && /budget/.test(err.message));
+      assert.ok(penalty.penalized(user), 'the overrun counts against the user, as a train job’s does');
+      await training.predict(user, { model_name: 'Pipeline' });
+      assert.equal(seen.at(-1)?.nice, OVERRUN_NICE, 'their next /predict runs at the lowest priority');
+
+      // The user's queue full (one running, one waiting): their next /predict is refused at once.
+      const slow = strategyCode({ prelude: 'x = 0\n    for i in range(60_000_000):\n        x += i' });
+      const bars = (await market.cache.get('EURUSD', '15min')).columns();
+      const held = [0, 1].map(() => small.features(slow, bars, { user, timeoutMs: 60_000 }));
+      await assert.rejects(training.predict(user, { model_name: 'Pipeline' }), (err: unknown) => {
+        assert.ok(err instanceof RateLimitedError, String(err));
+        assert.equal(err.status, 429);
+        assert.ok(Number(err.headers['retry-after']) >= 1);
+        return true;
+      });
+      await Promise.all(held);
+    } finally {
+      small.stop();
+    }
   });
 });

@@ -71,7 +71,9 @@ export function modelRoutes(app: App, { training }: { training: Training }): voi
       description:
         `${NAMES} Features are computed on the span plus the model’s warm-up bars before it, scored with the ONNX ` +
         'model, turned into signals and traded by the same position engine as the backtest. Default span: after the ' +
-        'trained span to the latest bar; at most 50,000 bars. The signals become the model’s GET /signals. Costs 0 credits.',
+        'trained span to the latest bar; at most 50,000 bars. The signals become the model’s GET /signals. Costs 0 credits. ' +
+        'The strategy runtime is shared fairly between keys (one job of a key at a time, the next free worker to the key served least recently; ' +
+        'a strategy that overran its time budget runs at the lowest priority for 10 minutes): with 16 calls of a key already waiting, another is 429 with Retry-After.',
       body: PredictRequest,
       response: { 200: PredictResponse },
     },
