@@ -8,7 +8,7 @@
  *   - predict-vs-train: the neighbour's train job as the trainer runs it in the sandbox (strategy_config,
  *     the look-ahead analysis, the fit: three jobs, a month of 15-min EURUSD, RandomForest(50)),
  *     beside 6 concurrent /predict feature jobs of one attacker, back to back, whose code burns a core
- *     for ~1.5 s per call within its budget (the red team's "pandas code that sleeps" took 38–45 s from 1–3 s;
+ *     for ~1 s per call (on a quiet machine) within its budget (the red team's "pandas code that sleeps" took 38–45 s from 1–3 s;
  *     `time` is not importable, so a busy loop, which is harsher: it also takes a core);
  *   - predict-vs-predict: the neighbour's /predict features job (1,000 bars) beside the same attack.
  *   Each also runs beside the attack with every job a key of its own, which is first come, first
@@ -25,7 +25,8 @@
 import { loadavg } from 'node:os';
 import { createLogger } from '../../src/log.ts';
 import { StrategyRuntime, type JobLimits } from '../../src/sandbox/index.ts';
-import { analyzeBudget, configBudget, featuresBudget, trainBudget } from '../../src/training/time-budget.ts';
+import { analyzeBudget, configBudget, featuresBudget, trainBudget, withinBudget, type Budget } from '../../src/training/time-budget.ts';
+import { OverrunPenalty } from '../../src/training/overrun-penalty.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
@@ -35,10 +36,10 @@ import { numberOption, type BenchContext, type BenchResult, type Benchmark } fro
 
 const GOAL_RATIO = 2;
 const NEIGHBOUR_CODE = trainableStrategy('RandomForestClassifier', "{'n_estimators': 50, 'max_depth': 6}");
-/** The attacker's strategy: the same features after a busy second and a half (Python, no numpy). */
+/** The attacker's strategy: the same features after a busy second or so (Python, no numpy). */
 const ATTACK_CODE = NEIGHBOUR_CODE.replace(
   'def feature_engineering(df, close, open_, high, low):\n',
-  'def feature_engineering(df, close, open_, high, low):\n    x = 0\n    for i in range(40_000_000):\n        x += i\n',
+  'def feature_engineering(df, close, open_, high, low):\n    x = 0\n    for i in range(20_000_000):\n        x += i\n',
 );
 const RSI = `//@version=5
 indicator("RSI levels", overlay=false)
@@ -123,31 +124,37 @@ async function sandboxPool(ctx: BenchContext): Promise<BenchResult[]> {
   const month: OhlcColumns = loadBars('EURUSD', '15min', 2000);
   const predictBars: OhlcColumns = loadBars('EURUSD', '15min', 1000);
 
-  // Each job its own key when `fifo`: fair shares degenerate to first come, first served.
+  // As the trainer and /predict run them: under the job's budget, as its user, at the priority the
+  // user's overruns earned (an overrun counts against them). Each job a key of its own and no
+  // penalty when `fifo`: fair shares degenerate to the pool before them, first come, first served.
+  const penalty = new OverrunPenalty();
   let solo = 0;
-  const userOf = (user: number, fifo: boolean) => (fifo ? 1_000_000 + ++solo : user);
-  const limits = (budget: { timeoutMs: number; memoryMb: number }, user: number): JobLimits => ({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb, user });
+  const job = <T>(user: number, fifo: boolean, budget: Budget, run: (limits: JobLimits) => Promise<T>): Promise<T> =>
+    fifo
+      ? withinBudget(budget, (limits) => run({ ...limits, user: 1_000_000 + ++solo }))
+      : withinBudget(budget, run, { user, nice: penalty.niceFor(user), overran: () => penalty.overran(user) });
 
   const NEIGHBOUR = 2;
   const ATTACKER = 1;
   const config = StrategyConfig.parse(await runtime.config(NEIGHBOUR_CODE));
   const train = (fifo: boolean) => async () => {
-    await runtime.config(NEIGHBOUR_CODE, limits(configBudget(), userOf(NEIGHBOUR, fifo)));
+    await job(NEIGHBOUR, fifo, configBudget(), (limits) => runtime.config(NEIGHBOUR_CODE, limits));
     const fitRows = Math.floor(month.ts.length * 0.8);
     const fit = { ts: month.ts.subarray(0, fitRows), open: month.open.subarray(0, fitRows), high: month.high.subarray(0, fitRows), low: month.low.subarray(0, fitRows), close: month.close.subarray(0, fitRows) };
-    const analysis = await runtime.analyze(NEIGHBOUR_CODE, fit, limits(analyzeBudget(fitRows), userOf(NEIGHBOUR, fifo)));
-    await runtime.train(NEIGHBOUR_CODE, month, { fitRows, warmup: analysis.warmup ?? 0 }, limits(trainBudget(config, month.ts.length, analysis.featureColumns.length), userOf(NEIGHBOUR, fifo)));
+    const analysis = await job(NEIGHBOUR, fifo, analyzeBudget(fitRows), (limits) => runtime.analyze(NEIGHBOUR_CODE, fit, limits));
+    const budget = trainBudget(config, month.ts.length, analysis.featureColumns.length);
+    await job(NEIGHBOUR, fifo, budget, (limits) => runtime.train(NEIGHBOUR_CODE, month, { fitRows, warmup: analysis.warmup ?? 0 }, limits));
   };
-  const predict = (fifo: boolean) => async () => {
-    await runtime.features(NEIGHBOUR_CODE, predictBars, limits(featuresBudget(predictBars.ts.length), userOf(NEIGHBOUR, fifo)));
-  };
+  const predictOnce = (user: number, fifo: boolean, code: string) => job(user, fifo, featuresBudget(predictBars.ts.length), (limits) => runtime.features(code, predictBars, limits));
+  const predict = (fifo: boolean) => async () => void (await predictOnce(NEIGHBOUR, fifo, NEIGHBOUR_CODE));
   const attack = (fifo: boolean) =>
     startAttack(attackers, async () => {
       try {
-        await runtime.features(ATTACK_CODE, predictBars, limits(featuresBudget(predictBars.ts.length), userOf(ATTACKER, fifo)));
+        await predictOnce(ATTACKER, fifo, ATTACK_CODE);
         return 'ok';
       } catch (err) {
-        return (err as Error).name === 'PoolFullError' ? 'PoolFull' : `${(err as Error).name}: ${(err as Error).message.slice(0, 60)}`;
+        const e = err as Error & { kind?: string };
+        return e.name === 'PoolFullError' ? 'PoolFull' : e.kind === 'timeout' ? 'over its budget' : `${e.name}: ${e.message.slice(0, 60)}`;
       }
     });
   /** Runs the neighbour's work beside the attack (started first, and running). */
@@ -162,7 +169,7 @@ async function sandboxPool(ctx: BenchContext): Promise<BenchResult[]> {
   };
 
   // The attack's own duration, alone (what one of its calls holds a zygote for).
-  const attackAlone = await timed(2, async () => void (await runtime.features(ATTACK_CODE, predictBars, limits(featuresBudget(predictBars.ts.length), ATTACKER))), ctx, 'one attack call alone');
+  const attackAlone = await timed(2, async () => void (await runtime.features(ATTACK_CODE, predictBars, { timeoutMs: 60_000 })), ctx, 'one attack call alone (no budget)');
   const results: BenchResult[] = [];
   for (const [name, runs, work] of [
     ['sandbox-predict-vs-train', trainRuns, train],
@@ -177,6 +184,7 @@ async function sandboxPool(ctx: BenchContext): Promise<BenchResult[]> {
       compare(name, alone, fair.ms, {
         attack: `${attackers} concurrent /predict feature jobs of one user, back to back, each ~${round(pct(attackAlone, 50) / 1000, 2)} s of CPU`,
         attack_outcomes: fair.counts,
+        attacker_penalized_after: penalty.penalized(ATTACKER),
         fifo_attacked: figures(fifo.ms),
         fifo_p99_ratio: round(pct(fifo.ms, 99) / pct(alone, 99), 2),
         zygotes: runtime.processIds().length,
