@@ -3,7 +3,7 @@ import type { JsonKv } from '../../src/bus/index.ts';
 import { DIVERGENCE_CHECK_BARS } from '../../src/community/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { TIMEFRAME_MS, type BarCache } from '../../src/market/index.ts';
-import { freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureSource, type LiveBar, type OnnxModel } from '../../src/scoring/index.ts';
+import { freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureComputer, type FeatureSource, type LiveBar, type OnnxModel } from '../../src/scoring/index.ts';
 import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { LiveTrade, TrackerState } from '../../schemas/tracker.ts';
@@ -36,6 +36,12 @@ export interface EntryTrackerDeps {
 export interface EntryChecks {
   /** Bars tracked per check (default DIVERGENCE_CHECK_BARS). */
   everyBars?: number;
+  /**
+   * Computes a replay's features (default: the entry's feature source). A replay's window is as
+   * long as the fit span and used once: the host passes one-shot pool jobs, so such answers are
+   * neither kept in the live memo nor run in the warm session the live bars wait for.
+   */
+  features?: FeatureComputer;
   /** Runs a check's replay when the process has room (a features call as long as the entry's fit span). */
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
   log?: Logger;
@@ -163,7 +169,7 @@ export class EntryTracker {
   async close(): Promise<void> {
     this.closed = true;
     await this.queue;
-    await this.checking;
+    // A replay in flight is not waited for (it may take a minute): it fails or finishes on its own, and its verdict is dropped.
     await this.deps.features.release();
     await this.scorer.close();
   }
@@ -216,7 +222,8 @@ export class EntryTracker {
     const { entry } = this.deps;
     const window: CheckWindow = { ...this.window, toTs: this.stepper.lastBarTs, endEngine: this.stepper.snapshot() };
     this.window = this.openWindow();
-    const replay = { spec: entry.model, scorer: this.scorer, features: (bars: Parameters<FeatureSource['features']>[0]) => this.deps.features.features(bars), bars: this.deps.bars };
+    const features = checks.features ?? ((bars: Parameters<FeatureComputer>[0]) => this.deps.features.features(bars));
+    const replay = { spec: entry.model, scorer: this.scorer, features, bars: this.deps.bars };
     const run = () => checkWindow(replay, window);
     this.checking = (checks.limit ? checks.limit(run) : run())
       .then(({ verdict, error }) => {

@@ -40,6 +40,12 @@ const OPEN_CONCURRENCY = 8;
  */
 const CHECKS_AT_ONCE = 2;
 
+/**
+ * Limits of a replay's features call: a window as long as the fit span (up to ~90,000 one-minute
+ * bars), so more than a live bar's call, as a training's features pass has. CPU time, not wall time.
+ */
+const REPLAY_LIMITS = { timeoutMs: 60_000, memoryMb: 2048 };
+
 /** The frozen files of an entry in the `sf_community` object store. */
 const entryFile = (communityId: number, file: 'strategy.py' | 'model.onnx') => `${communityId}/${file}`;
 
@@ -181,9 +187,16 @@ async function openTrackers(
         return await stores.limit(async () => {
           const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
           if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
-          const source = features.acquire(SESSION_SCOPE, new TextDecoder().decode(code), entry.user_id);
+          const text = new TextDecoder().decode(code);
+          const source = features.acquire(SESSION_SCOPE, text, entry.user_id);
           try {
-            const checks = { limit: stores.checks, log: deps.log, ...(deps.divergenceCheckBars ? { everyBars: deps.divergenceCheckBars } : {}) };
+            const checks = {
+              limit: stores.checks,
+              log: deps.log,
+              // One-shot pool jobs under the author's fair share: see EntryChecks.features.
+              features: (bars: Parameters<StrategyRuntime['features']>[1]) => deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }),
+              ...(deps.divergenceCheckBars ? { everyBars: deps.divergenceCheckBars } : {}),
+            };
             return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now, checks });
           } catch (err) {
             await source.release();

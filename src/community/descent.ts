@@ -38,8 +38,19 @@ export const DESCENT_RULE =
 /** String literal: optional prefix (r, b, f, u and pairs), then a triple- or single-quoted body (sticky regexes: matched at lastIndex). */
 const STRING = /[rRbBfFuU]{0,2}(?:"""|'''|"(?:\\.|[^"\\\n])*(?:"|$)|'(?:\\.|[^'\\\n])*(?:'|$))/y;
 const NUMBER = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/y;
-const NAME = /[\p{L}_][\p{L}\p{N}_]*/uy;
-const OPERATOR = /(?:\*\*=|\/\/=|>>=|<<=|\.\.\.|->|:=|[-+*/%&|^@<>=!]=|\*\*|\/\/|<<|>>|[-+*/%&|^~@<>=.,:;()[\]{}])/y;
+/** Operators of three and two characters (anything else is one character). */
+const OPERATORS_3 = new Set(['**=', '//=', '>>=', '<<=', '...']);
+const OPERATORS_2 = new Set(['->', ':=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=', '<=', '>=', '==', '!=', '**', '//', '<<', '>>']);
+const LETTER = /[\p{L}_]/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}_]/u;
+
+/** Whether the character starts (or, `rest`, continues) a Python name: an ASCII test first, Unicode classes beyond. */
+function isNameChar(c: string, rest: boolean): boolean {
+  const k = c.charCodeAt(0);
+  if ((k >= 97 && k <= 122) || (k >= 65 && k <= 90) || k === 95) return true;
+  if (k >= 48 && k <= 57) return rest;
+  return k > 127 && (rest ? LETTER_OR_DIGIT : LETTER).test(c);
+}
 
 /** The match of a sticky regex at `at`, or null. */
 function matchAt(re: RegExp, code: string, at: number): string | null {
@@ -67,7 +78,7 @@ export function normalisedTokens(code: string): string[] {
       i = end < 0 ? n : end;
       continue;
     }
-    const string = matchAt(STRING, code, i);
+    const string = c === '"' || c === "'" || 'rRbBfFuU'.includes(c) ? matchAt(STRING, code, i) : null;
     if (string) {
       const body = string.replace(/^[rRbBfFuU]*/, '');
       if (body === '"""' || body === "'''") {
@@ -84,9 +95,17 @@ export function normalisedTokens(code: string): string[] {
       i += number.length;
       continue;
     }
-    const token = matchAt(NAME, code, i) ?? matchAt(OPERATOR, code, i) ?? c;
-    out.push(token);
-    i += token.length;
+    if (isNameChar(c, false)) {
+      let j = i + 1;
+      while (j < n && isNameChar(code[j]!, true)) j++;
+      out.push(code.slice(i, j));
+      i = j;
+      continue;
+    }
+    const three = code.slice(i, i + 3);
+    const len = OPERATORS_3.has(three) ? 3 : OPERATORS_2.has(three.slice(0, 2)) ? 2 : 1;
+    out.push(code.slice(i, i + len));
+    i += len;
   }
   return out;
 }

@@ -113,6 +113,8 @@ function expectedOrder(metric: LeaderboardMetric, filter: (e: CraftedEntry) => b
 describe('leaderboard order', () => {
   let nats: TestNats;
   let board: LeaderboardView;
+  let index: CommunityIndex;
+  let live: CommunityStore['kv']['live'];
   let following: { stop(): void };
   const query = (q: Record<string, string>) => Leaderboard.parse(board.query(LeaderboardQuery.parse(q)));
 
@@ -124,14 +126,34 @@ describe('leaderboard order', () => {
     for (const [id, users] of Object.entries(FORKS)) {
       for (const user of users) await store.createFork({ user_id: user, community_id: Number(id), model_name: 'f', created_at: 1 }, 'code');
     }
-    const index = new CommunityIndex();
+    // A fork by a fresh trial account: shown apart, never ranked (the forks metric's figures above leave it out).
+    await store.createFork({ user_id: 600, community_id: 4, model_name: 'f', created_at: 1, counts: false }, 'code');
+    index = new CommunityIndex();
     following = await store.follow(index);
+    live = store.kv.live;
     board = new LeaderboardView(index);
-    await until('every entry, live record and fork indexed', () => index.size === ENTRIES.length && index.forksOf(9) === 3 && index.liveOf(11) !== undefined);
+    await until('every entry, live record and fork indexed', () => index.size === ENTRIES.length && index.forksOf(9) === 3 && index.liveOf(11) !== undefined && index.trialForksOf(4) === 1);
   });
   after(async () => {
     following.stop();
     await nats.close();
+  });
+
+  it('leaves an entry flagged for a live divergence off every ranking, counted in hidden, until the flag clears', async () => {
+    const record = liveRecord(LIVE[4] as number[]);
+    const divergence = { since: record.since, flagged_at: record.last_bar_ts, checks: 3, what: 'trade 1 differs', agreeing: 0 };
+    await live.put('4', { ...record, divergence });
+    await until('the flag indexed', () => index.liveOf(4)?.divergence !== undefined);
+    for (const metric of LEADERBOARD_METRICS) {
+      const answer = query({ metric, limit: '200' });
+      assert.deepEqual(answer.entries.map((r) => r.community_id), expectedOrder(metric).filter((id) => id !== 4), metric);
+      assert.deepEqual([answer.total, answer.hidden], [ENTRIES.length - 1, 1], metric);
+    }
+    assert.deepEqual(query({ metric: 'ret', timeframe: '1h' }).hidden, 0, 'hidden counts only entries the filters match');
+    await live.put('4', record);
+    await until('the flag cleared', () => index.liveOf(4) !== undefined && index.liveOf(4)!.divergence === undefined);
+    assert.deepEqual(query({ metric: 'pf', limit: '200' }).entries.map((r) => r.community_id), expectedOrder('pf'));
+    assert.equal(query({ metric: 'pf' }).hidden, 0);
   });
 
   it('has the ties and edges it is meant to test', () => {
