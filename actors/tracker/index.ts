@@ -36,7 +36,7 @@ const OPEN_CONCURRENCY = 8;
 
 /**
  * Divergence checks replaying at once per process: each computes features on a window as long as
- * its entry was fitted on (a pool job, or the program's warm session, for up to a few seconds).
+ * its entry was fitted on, in a one-shot pool job (up to a few seconds of CPU).
  */
 const CHECKS_AT_ONCE = 2;
 
