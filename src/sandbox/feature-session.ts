@@ -7,9 +7,10 @@
  * bubblewrap command), apart from the job pool: it never holds a zygote. That process imports the
  * libraries like a zygote and forks ONE worker, which installs the job child's limits, audit hook
  * and import guard, exec's the code once, then serves features calls. One user's code per process,
- * never shared. Per call: a wall-clock timeout (the session process kills the worker), a CPU-time
- * soft limit moved to (used so far + the allowance) before each call, the memory limit for the
- * worker's whole life, and a Node watchdog over the session process itself.
+ * never shared. Per call: the call's clock (job-clock.ts: a CPU budget, and wall-clock backstops for
+ * a worker that sleeps or a host too busy; the session process kills the worker), a CPU-time soft
+ * limit moved to (used so far + the allowance) before each call, the memory limit for the worker's
+ * whole life, and a Node watchdog over the session process itself.
  *
  * Failures: a call that fails (timeout, memory, refused, the code raised, the worker died) rejects
  * with a StrategyJobError of that kind; the worker that failed is replaced right away by a fresh
@@ -20,12 +21,10 @@
  */
 import { FeaturesAnswer } from '../../schemas/sandbox.ts';
 import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits } from './codec.ts';
+import { wallBackstops, watchdogMs } from './job-clock.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { okHeader, StrategyJobError } from './sandbox-process.ts';
 import type { OhlcColumns } from '../lib/bar-columns.ts';
-
-/** Slack the Node watchdog gives the session process beyond a call's own timeout. */
-const WATCHDOG_SLACK_MS = 10_000;
 
 /** One strategy's warm features worker; StrategyRuntime.openSession makes them. */
 export class FeatureSession {
@@ -88,7 +87,7 @@ export class FeatureSession {
   }
 
   private get watchdogMs(): number {
-    return this.limits.timeoutMs + WATCHDOG_SLACK_MS;
+    return watchdogMs(this.limits.timeoutMs);
   }
 
   private enqueue<T>(call: () => Promise<T>): Promise<T> {
@@ -109,7 +108,7 @@ export class FeatureSession {
       await process.ready;
       okHeader(
         await process.request(
-          { op: 'open', id: 0, code: this.code, timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb },
+          { op: 'open', id: 0, code: this.code, timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb, ...wallBackstops(this.limits.timeoutMs) },
           Buffer.alloc(0),
           this.watchdogMs,
         ),

@@ -5,4 +5,5 @@ export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits } from
 export { FeatureSession } from './feature-session.ts';
 export { checkStrategyCode, checkStrategyConfig, strategyConfigJsonSchema, MAX_CODE_BYTES, STRATEGY_CONFIG_SCHEMA_FILE } from './static-check.ts';
 export { codeHeader, readCodeHeader } from './code-header.ts';
+export { IDLE_FACTOR, IDLE_SLACK_MS, wallBackstops } from './job-clock.ts';
 export { configureSandbox, sandboxSupport, type SandboxMode, type Walls } from './jail-command.ts';

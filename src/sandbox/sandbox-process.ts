@@ -10,14 +10,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { JobFailure, type JobFailureKind } from '../../schemas/sandbox.ts';
 import type { Logger } from '../log.ts';
+import { wallBackstops, watchdogMs } from './job-clock.ts';
 import { OutputHeader, withOutput, type JobOutput } from './job-output.ts';
 import { MessageReader, ProtocolError, byteLength, encodeMessage, type Message } from './protocol.ts';
+
+/** Which limit of its clock a job reached (job-clock.ts): its CPU budget, the idle backstop, or the wall ceiling. */
+export type JobLimit = 'cpu' | 'idle' | 'wall';
 
 export class StrategyJobError extends Error {
   override name = 'StrategyJobError';
   constructor(
     readonly kind: JobFailureKind,
     message: string,
+    /** Set when the job ended at a limit of its clock. */
+    readonly limit?: JobLimit,
   ) {
     super(message);
   }
@@ -112,7 +118,9 @@ export class SandboxProcess {
     }
     if (h.done === true) {
       const answer = pending.answer;
-      if (answer && !pending.broken) this.settle((p) => p.resolve(withJobOutput(answer, p.output)));
+      // Which clock limit ended a job is the zygote's word, not the job's own answer's.
+      const { budget: _claimed, ...header } = answer?.header ?? {};
+      if (answer && !pending.broken) this.settle((p) => p.resolve(withJobOutput({ ...answer, header }, p.output)));
       else this.settle((p) => p.reject(new StrategyJobError('crash', withOutput(`the strategy's answer was malformed: ${pending.broken ?? 'incomplete'}`, p.output))));
       return;
     }
@@ -145,9 +153,13 @@ export class SandboxProcess {
   /**
    * A zygote job: the control message, then the job message, which the zygote splices to a
    * child without reading it. Resolves with the child's answer or the zygote's failure message.
+   * `control.timeout_ms` is the job's CPU budget; its wall-clock backstops go with it, and the
+   * watchdog waits for them (job-clock.ts) whatever shorter one the caller asks.
    */
-  job(control: Record<string, unknown>, job: Buffer[], watchdogMs: number): Promise<Message> {
-    return this.send([...encodeMessage({ ...control, job_bytes: byteLength(job) }), ...job], watchdogMs);
+  job(control: Record<string, unknown>, job: Buffer[], watchdog: number): Promise<Message> {
+    const budget = typeof control.timeout_ms === 'number' ? control.timeout_ms : 30_000;
+    const header = { ...wallBackstops(budget), ...control, job_bytes: byteLength(job) };
+    return this.send([...encodeMessage(header), ...job], Math.max(watchdog, watchdogMs(budget)));
   }
 
   get pid(): number | undefined {
@@ -172,6 +184,7 @@ function withJobOutput(message: Message, output: JobOutput | undefined): Message
 export function okHeader(message: Message): Record<string, unknown> {
   if (message.header.ok === true) return message.header;
   const failure = JobFailure.safeParse(message.header);
-  if (failure.success) throw new StrategyJobError(failure.data.kind, failure.data.error);
+  const limit = message.header.budget;
+  if (failure.success) throw new StrategyJobError(failure.data.kind, failure.data.error, limit === 'cpu' || limit === 'idle' || limit === 'wall' ? limit : undefined);
   throw new StrategyJobError('crash', `the strategy runtime answered out of shape: ${JSON.stringify(message.header).slice(0, 300)}`);
 }

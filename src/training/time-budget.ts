@@ -1,15 +1,20 @@
 /**
- * How long one sandboxed job of a strategy may run: a budget that scales with the bars it is
- * given and, for the fit, with the model it asks for — an endless loop ends in seconds, not after
+ * How much CPU time one sandboxed job of a strategy may use: a budget that scales with the bars it
+ * is given and, for the fit, with the model it asks for — an endless loop ends in seconds, not after
  * a fixed five minutes, and a big honest job still gets ample time. README "Training and
  * backtesting" documents the formula; the constants are measured on the 2-core dev machine.
+ *
+ * The budget counts the strategy's own CPU time, not wall time: a job run at a lower priority (a
+ * user's overrun penalty) on a busy host takes longer but does not fail for it. A job that sleeps
+ * or blocks is ended by a wall-clock backstop of 4 × its budget + 10 s spent neither computing nor
+ * waiting for a CPU (src/sandbox/job-clock.ts).
  */
 import type { StrategyConfig } from '../../schemas/strategy.ts';
-import { StrategyJobError, type JobLimits } from '../sandbox/index.ts';
+import { IDLE_FACTOR, IDLE_SLACK_MS, StrategyJobError, wallBackstops, type JobLimits } from '../sandbox/index.ts';
 
 /** What one sandbox job may use, and the sentence that explains its time budget. */
 export interface Budget {
-  /** The wall-clock budget, ms. */
+  /** The CPU-time budget, ms: the job's own CPU time (a train job's on each thread its fit may use), not wall time. */
   timeoutMs: number;
   memoryMb: number;
   /** The job's name as the user reads it ("the strategy", "the fit"). */
@@ -34,7 +39,7 @@ export const FIT_HEADROOM = 10;
 
 export const LIMITS = {
   config: { floorMs: 5_000, ceilingMs: 5_000, memoryMb: 1024 },
-  // The analysis computes features on the whole span, on prefixes (10 %…100 %) and many short windows: ~5 passes.
+  // The analysis computes features on the train job's whole span (post-cutoff bars included), on prefixes (n-1, the fit end, the split, a day end, 6 random lengths) and many short windows: 6–12 passes of a vectorised strategy, which 5 passes at PASS_MS_PER_BAR (20× slower) hold.
   analyze: { passes: 5, floorMs: 5_000, ceilingMs: 120_000, memoryMb: 3072 },
   features: { passes: 1, floorMs: 5_000, ceilingMs: 120_000, memoryMb: 2048 },
   // features once, then p(up) and the feature matrix of every bar.
@@ -147,10 +152,6 @@ export function trainBudget(config: StrategyConfig, bars: number, nFeatures: num
   return { timeoutMs: clamp(ms, limits), memoryMb: limits.memoryMb, what: 'the fit', bars, why: bounded(ms, limits, why), hint };
 }
 
-/**
- * Runs a sandbox job under the budget's limits; a job that runs out of time (wall clock or CPU)
- * fails with the budget's explanation instead of the bare timeout.
- */
 /** Whose job it is, for the CPU priority: its niceness, and what to call when it overruns. */
 export interface JobOwner {
   /** The user id: the strategy runtime shares its zygotes fairly by it. */
@@ -159,20 +160,33 @@ export interface JobOwner {
   overran(): void;
 }
 
+/**
+ * Runs a sandbox job under the budget's limits; a job that used up its CPU budget, or sat idle past
+ * the wall-clock backstop, fails with the budget's explanation instead of the bare timeout. (A host
+ * too busy to run the job at all fails as a crash, "try again": not the user's doing, no penalty.)
+ */
 export async function withinBudget<T>(budget: Budget, run: (limits: JobLimits) => Promise<T>, owner?: JobOwner): Promise<T> {
   try {
     return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb, ...(owner?.nice ? { nice: owner.nice } : {}), ...(owner?.user !== undefined ? { user: owner.user } : {}) });
   } catch (err) {
     if (err instanceof StrategyJobError && err.kind === 'timeout') {
       owner?.overran();
-      throw new StrategyJobError('timeout', budgetExceeded(budget));
+      throw new StrategyJobError('timeout', budgetExceeded(budget, err.limit === 'idle' ? 'idle' : 'cpu'), err.limit);
     }
     throw err;
   }
 }
 
-/** What the user reads when a job ran out of its budget: which budget, how it was reached, what to do. */
-export function budgetExceeded(budget: Budget): string {
+/**
+ * What the user reads when a job ran out of its budget: which budget, how it was reached, what to
+ * do. `idle`: it sat past the wall-clock backstop without computing (sleeping, blocked).
+ */
+export function budgetExceeded(budget: Budget, how: 'cpu' | 'idle' = 'cpu'): string {
   const bars = budget.bars > 0 ? ` for ${budget.bars.toLocaleString('en-US')} bars` : '';
-  return `${budget.what} ran longer than its budget of ${seconds(budget.timeoutMs)}${bars} (${budget.why}); ${budget.hint}`;
+  const cpu = `its CPU time budget of ${seconds(budget.timeoutMs)}${bars} (${budget.why})`;
+  if (how === 'idle') {
+    const { idle_ms } = wallBackstops(budget.timeoutMs);
+    return `${budget.what} spent ${seconds(idle_ms)} neither computing nor waiting for a CPU, the wall-clock backstop of ${IDLE_FACTOR} × ${cpu} + ${seconds(IDLE_SLACK_MS)}; strategy code must not sleep or wait for anything`;
+  }
+  return `${budget.what} used up ${cpu}; ${budget.hint}`;
 }

@@ -1,7 +1,7 @@
 /**
  * The time budget of a strategy's sandbox jobs: it grows with the bars and with the model the
  * strategy asks for, stays between its floor and ceiling, and its message says which budget ran
- * out, how it was reached and what to change.
+ * out (CPU time, or the wall-clock backstop of a job that sat idle), how it was reached and what to change.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -17,7 +17,7 @@ describe('time budget', () => {
     assert.equal(budget.timeoutMs, 12_000);
     assert.equal(
       budgetExceeded(budget),
-      'the strategy ran longer than its budget of 12 s for 25,000 bars (2 s + 5 feature passes of 0.08 ms per bar); ' +
+      'the strategy used up its CPU time budget of 12 s for 25,000 bars (2 s + 5 feature passes of 0.08 ms per bar); ' +
         'an endless loop, or feature code far slower than vectorised pandas (a Python loop over rows, rolling().apply)? Vectorise it, or use fewer bars',
     );
   });
@@ -34,7 +34,7 @@ describe('time budget', () => {
     assert.equal(analyzeBudget(400_000).timeoutMs, LIMITS.analyze.ceilingMs);
     assert.match(budgetExceeded(analyzeBudget(400_000)), /budget of 120 s for 400,000 bars \(the ceiling of 120 s/);
     assert.equal(featuresBudget(50_000).timeoutMs, 6_000, '/predict at its 50,000 bars: 2 s + one pass');
-    assert.match(budgetExceeded(configBudget()), /^strategy_config\(\) ran longer than its budget of 5 s \(/);
+    assert.match(budgetExceeded(configBudget()), /^strategy_config\(\) used up its CPU time budget of 5 s \(/);
   });
 
   it('sizes the fit by the model: more trees, deeper trees, more features and more bars take longer', () => {
@@ -53,11 +53,19 @@ describe('time budget', () => {
 
   it('names the model, its size and what to lower when the fit runs out', () => {
     const message = budgetExceeded(trainBudget(rf200, 25_000, 8));
-    assert.match(message, /^the fit ran longer than its budget of 40 s for 25,000 bars \(2 s \+ 2 feature passes of 0\.08 ms per bar \+ 10 × the expected 3\.4 s of RandomForestClassifier n_estimators=200 max_depth=8 on 8 features\); lower n_estimators or max_depth/);
+    assert.match(message, /^the fit used up its CPU time budget of 40 s for 25,000 bars \(2 s \+ 2 feature passes of 0\.08 ms per bar \+ 10 × the expected 3\.4 s of RandomForestClassifier n_estimators=200 max_depth=8 on 8 features\); lower n_estimators or max_depth/);
     assert.match(budgetExceeded(trainBudget(config('LogisticRegression', { max_iter: 5000 }), 25_000, 8)), /LogisticRegression max_iter=5000 .*; lower max_iter/);
     assert.match(budgetExceeded(trainBudget(config('AdaBoostClassifier'), 25_000, 8)), /AdaBoostClassifier n_estimators=50 \(depth-2 trees\)/);
     // Defaults are the trainer's: forests get max_depth 16, not sklearn's unbounded depth.
     assert.match(budgetExceeded(trainBudget(config('RandomForestClassifier'), 25_000, 8)), /n_estimators=100 max_depth=16/);
+  });
+
+  it('says when a job sat idle past its wall-clock backstop rather than using up its CPU time', () => {
+    assert.equal(
+      budgetExceeded(analyzeBudget(25_000), 'idle'),
+      'the strategy spent 58 s neither computing nor waiting for a CPU, the wall-clock backstop of 4 × its CPU time budget of 12 s ' +
+        'for 25,000 bars (2 s + 5 feature passes of 0.08 ms per bar) + 10 s; strategy code must not sleep or wait for anything',
+    );
   });
 
   it('keeps every fit between 10 s and today’s 300 s', () => {

@@ -40,11 +40,16 @@ class Refused(Exception):
     """An audit event the sandbox does not allow."""
 
 
-def cpu_seconds(header):
-    """The CPU-time allowance of one job or call: its timeout, on every thread it may use (a train
-    job's forest fits on trainer.THREADS). The wall-clock timeout is the bound; this is the backstop."""
+def cpu_budget_s(header):
+    """The CPU-time budget of one job or call: its timeout, on every thread it may use (a train job's
+    forest fits on trainer.THREADS). Its watcher ends it there (job_clock.py)."""
     threads = trainer.THREADS if header.get("op") == "train" else 1
-    return max(1, int(header.get("timeout_ms", 30_000) / 1000) * threads + 1)
+    return header.get("timeout_ms", 30_000) / 1000 * threads
+
+
+def cpu_seconds(header):
+    """RLIMIT_CPU of a job: a second past its budget, the kernel's backstop behind its watcher."""
+    return max(1, int(cpu_budget_s(header)) + 1)
 
 
 def install_limits(header, cpu_hard=None):

@@ -3,10 +3,10 @@ live actor calls once per bar). Its own sandbox process, prepared like a zygote,
 that confines itself like a job child (its own uid, seccomp: jail.py), runs the code under the same
 limits, audit hook and import guard, exec's it once and then serves features calls, staying warm.
 This process holds that one strategy's code (to re-open a replaced worker) and nothing of any other;
-it watches each call (wall clock, CPU time) and replaces a worker that failed a call or ran out
+it watches each call (its CPU time, and the wall-clock backstops: job_clock.py) and replaces a worker that failed a call or ran out
 of its CPU budget, sweeping the old worker's uid.
 
-Requests: {"id", "op": "open", "code", "timeout_ms", "memory_mb"} once (answer: {"ok"} once the
+Requests: {"id", "op": "open", "code", "timeout_ms", "memory_mb", "idle_ms", "wall_ms"} once (answer: {"ok"} once the
 worker has run the code's module level), then {"id", "op": "features", "columns", "rows"} + payload.
 """
 import os
@@ -21,7 +21,7 @@ import jail
 import ops
 from job_output import JobOutput
 from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, MessageTooLarge, read_message, write_message
-from zygote import close_all_but, died, isolate_stdio, timeout_failure, wide_pipe
+from zygote import close_all_but, died, isolate_stdio, job_clock, wide_pipe
 
 SESSION_CPU_S = 600  # CPU seconds one session worker may use in all; then a fresh one takes over
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -50,13 +50,13 @@ def serve_worker(opening, job_r, out_fd, cpu_hard, walls):
 
 
 class Session:
-    """One strategy's features worker, and its supervision: the wall-clock timeout of each call,
-    the CPU-time soft limit moved before each call, a fresh worker after a failure."""
+    """One strategy's features worker, and its supervision: each call's clock (its CPU budget and
+    wall-clock backstops), the CPU-time soft limit moved before each call, a fresh worker after a
+    failure."""
 
     def __init__(self, opening, walls):
         self.opening = opening
         self.walls = walls
-        self.timeout_ms = opening.get("timeout_ms", 30_000)
         self.cpu_s = guard.cpu_seconds(opening)
         self.uids = jail.JobUids()
         self.pid = None  # the worker's, while one runs
@@ -112,22 +112,26 @@ class Session:
         return status
 
     def exchange(self, header, payload):
-        """Sends one request (None: none, the "ready" is due) and reads the answer in the call's time."""
-        deadline = time.monotonic() + self.timeout_ms / 1000
+        """Sends one request (None: none, the "ready" is due) and reads the answer within the call's clock."""
+        clock = job_clock(self.pid, self.opening)
         try:
             if header is not None:
                 write_message(self.job_w, header, payload)
-            self.await_answer(deadline)
+            limit = self.await_answer(clock)
+            if limit:
+                self.end("kill")
+                return clock.failure(None, limit), b""
             # Bounded like the zygote's relay: the worker runs the user's code, so what it announces
             # is not trusted to be a size this process should buffer.
+            deadline = clock.start + clock.wall_limit
             result, data = read_message(self.result_r, deadline, MAX_CONTROL_BYTES, MAX_REPLY_BYTES)
         except MessageTooLarge as err:
             self.end("kill")
             return {"ok": False, "kind": "error",
                     "error": f"the strategy's answer is too large ({err}; the limit is {MAX_REPLY_BYTES >> 20} MiB)"}, b""
-        except TimeoutError:
+        except TimeoutError:  # an answer begun and never finished
             self.end("kill")
-            return timeout_failure(None, self.timeout_ms), b""
+            return clock.failure(None, "wall"), b""
         except (EOFError, OSError):  # it died
             return died(None, self.end("kill")), b""
         except (ValueError, struct.error):  # it wrote something else than a message
@@ -137,19 +141,22 @@ class Session:
             self.end("later")
         return result, data
 
-    def await_answer(self, deadline):
+    def await_answer(self, clock):
         """Waits for the answer to start, draining what the worker prints meanwhile (a print never
-        waits for this process). TimeoutError past the deadline."""
+        waits for this process). None when it starts (or the worker is gone), else the limit reached."""
+        check_at = clock.next_check()
         while True:
-            left = deadline - time.monotonic()
             watched = [self.result_r] if self.output.ended else [self.result_r, self.output]
-            ready = select.select(watched, [], [], left)[0] if left > 0 else []
-            if not ready:
-                raise TimeoutError
+            ready = select.select(watched, [], [], max(0.0, check_at - time.monotonic()))[0]
+            if time.monotonic() >= check_at:
+                limit = clock.over()
+                if limit:
+                    return limit
+                check_at = clock.next_check()
             if self.output in ready:
                 self.output.drain()
             if self.result_r in ready:
-                return
+                return None
 
     def send_output(self, call_id):
         """The worker's output since the last call's answer, to Node (shown in this call's error only)."""
@@ -189,7 +196,7 @@ def serve(walls):
         op = header.get("op")
         try:
             if op == "open" and session is None:
-                opening = {k: header[k] for k in ("id", "code", "timeout_ms", "memory_mb") if k in header}
+                opening = {k: header[k] for k in ("id", "code", "timeout_ms", "memory_mb", "idle_ms", "wall_ms") if k in header}
                 session = Session(opening, walls)
                 result, data = session.start() or {"ok": True}, b""
             elif op == "features" and session is not None:

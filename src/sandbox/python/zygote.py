@@ -16,8 +16,10 @@ import sys
 import termios
 import time
 
+import guard
 import jail
 import ops
+from job_clock import JobClock, default_limits
 from job_output import JobOutput
 from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, read_message, splice_exact, write_head, write_message
 
@@ -128,47 +130,51 @@ def fionread(fd):
     return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
 
 
+def job_clock(pid, control):
+    """The job's clock (job_clock.py): its CPU budget, and the wall-clock backstops Node sent."""
+    idle_ms, wall_ms = default_limits(control.get("timeout_ms", 30_000))
+    return JobClock(pid, guard.cpu_budget_s(control), control.get("idle_ms", idle_ms), control.get("wall_ms", wall_ms))
+
+
 def relay(control, spare):
     """Passes the child's answer on to Node as it comes, until the child has exited (or closed its
-    end) and the pipe is drained, or the deadline. A process the job left holding the pipe does not
-    hold the answer back: the job's end is the child's exit. Returns None when the answer was
-    relayed whole, else the failure to report."""
+    end) and the pipe is drained, or the job reached a limit of its clock (its CPU budget, or a
+    wall-clock backstop). A process the job left holding the pipe does not hold the answer back:
+    the job's end is the child's exit. Returns None when the answer was relayed whole, else the
+    failure to report."""
     job_id = control["id"]
-    timeout_ms = control.get("timeout_ms", 30_000)
-    deadline = time.monotonic() + timeout_ms / 1000
+    clock = job_clock(spare.pid, control)
     fd = spare.result_r
     output = spare.output
     exited = os.pidfd_open(spare.pid)
     sent = 0
+    # A child that closed its answer pipe without answering and runs on is still the job: it runs
+    # to its exit or its limits, not into an unbounded wait that only the service's watchdog (killing
+    # this zygote) would end.
+    closed = False
     try:
+        check_at = clock.next_check()
         while True:
-            left = deadline - time.monotonic()
-            watched = [fd, exited] if output.ended else [fd, exited, output]
-            ready = select.select(watched, [], [], max(left, 0))[0] if left > 0 else []
-            if not ready:
-                return timeout_failure(job_id, timeout_ms)
+            watched = [exited] + ([] if closed else [fd]) + ([] if output.ended else [output])
+            ready = select.select(watched, [], [], max(0.0, check_at - time.monotonic()))[0]
+            if time.monotonic() >= check_at:
+                limit = clock.over()
+                if limit:
+                    return clock.failure(job_id, limit)
+                check_at = clock.next_check()
             if output in ready:
                 output.drain()  # the job's prints never wait for the zygote
-                if fd not in ready and exited not in ready:
-                    continue
-            n = fionread(fd)
+            if fd not in ready and exited not in ready:
+                continue
+            n = 0 if closed else fionread(fd)
             if n == 0:
                 # Nothing left to read, and the child closed its end or is gone: the answer is complete.
                 if sent:
                     return None
-                # No answer at all. A child that closed its answer pipe and runs on is still the
-                # job's: it gets the rest of its budget, not an unbounded wait that only the
-                # service's watchdog (killing this zygote and whatever it would serve next) ends.
-                while not output.ended:
-                    left = deadline - time.monotonic()
-                    ready = select.select([exited, output], [], [], left)[0] if left > 0 else []
-                    if output not in ready:
-                        break
-                    output.drain()
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([exited], [], [], left)[0]:
-                    return timeout_failure(job_id, timeout_ms)
-                return died(job_id, wait_status(spare.pid, block=True))
+                if exited in ready:
+                    return died(job_id, wait_status(spare.pid, block=True))
+                closed = True
+                continue
             sent += n
             if sent > MAX_REPLY_BYTES:
                 return {"id": job_id, "ok": False, "kind": "error",
@@ -190,15 +196,11 @@ def wait_status(pid, block):
 def died(job_id, status):
     """The failure message for a child that exited without an answer."""
     sig = os.WTERMSIG(status) if status and os.WIFSIGNALED(status) else None
-    if sig in (signal.SIGXCPU, signal.SIGKILL):
-        return {"id": job_id, "ok": False, "kind": "timeout", "error": "the strategy used up its CPU time"}
+    if sig in (signal.SIGXCPU, signal.SIGKILL):  # RLIMIT_CPU: soft, then hard
+        return {"id": job_id, "ok": False, "kind": "timeout", "budget": "cpu", "error": "the strategy used up its CPU time budget"}
     if sig in (signal.SIGSEGV, signal.SIGABRT):
         return {"id": job_id, "ok": False, "kind": "memory", "error": "the strategy crashed (out of memory?)"}
     return {"id": job_id, "ok": False, "kind": "crash", "error": f"the strategy process died ({status})"}
-
-
-def timeout_failure(job_id, timeout_ms):
-    return {"id": job_id, "ok": False, "kind": "timeout", "error": f"the strategy ran longer than {timeout_ms} ms"}
 
 
 class Children:
