@@ -33,6 +33,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'train-fairness': () => import('./train-fairness.ts'),
   'pool-fairness': () => import('./pool-fairness.ts'),
   'live-signals': () => import('./live-signals.ts'),
+  'model-scoring': () => import('./model-scoring.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),

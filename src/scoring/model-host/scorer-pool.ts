@@ -28,6 +28,10 @@ export const RUN_MS_PER_ROW = 0.05;
 const MAX_WAITING_PER_OWNER = 10_000;
 /** Items in one message to a process: one owner's requests waiting when a process came free. */
 const MAX_BATCH = 1024;
+/** Batches sent to one process before its answers come: the next waits in its inbox, not a round trip away. */
+const PIPELINE = 2;
+/** A process whose item has run this long takes no batch behind it: it is busy with a big span, or hangs. */
+const LONG_ITEM_MS = 100;
 /** Content hashes whose models stopped a process, remembered at most. */
 const MAX_REMEMBERED_KILLS = 10_000;
 const ANONYMOUS = 'anonymous';
@@ -63,11 +67,24 @@ interface Sent {
   model: Model;
 }
 
+interface Batch {
+  owner: UserKey;
+  sent: Sent[];
+  /** The item running (answers come in order). */
+  next: number;
+  release: Release;
+}
+
 interface Proc {
   child: ScorerChild;
   ready: boolean;
+  /** Models it has, or will have once the loads sent are done. */
   loaded: Set<string>;
-  batch: { owner: UserKey; sent: Sent[]; next: number; release: Release; timer: NodeJS.Timeout | null } | null;
+  /** Sent and not all answered, oldest (running) first. */
+  batches: Batch[];
+  /** The deadline of the item running, and when it started (performance.now()). */
+  timer: NodeJS.Timeout | null;
+  itemSince: number;
   /** Why we killed it (a deadline), else it died on its own. */
   killedFor: string | null;
   startTimer: NodeJS.Timeout | null;
@@ -77,12 +94,12 @@ interface Proc {
 
 /**
  * Scores ONNX models in processes of their own (scorer-spawn.ts), never on the service's event
- * loop. Each process scores one owner's batch at a time; owners take turns by FairShare (one
- * process per owner at once, the least recently served first), so one user's slow or hostile
- * models hold at most one process while everyone else's run on the others.
+ * loop. Owners take turns by FairShare (one batch of an owner's calls at once, the least recently
+ * served first); a process has at most PIPELINE batches sent, run in order, so one user's slow or
+ * hostile model holds at most one process and delays at most the batch queued behind it there.
  * - Every load and run has a wall-clock deadline; past it, or when the process crashes, aborts or
  *   runs out of memory, the process is SIGKILLed and replaced. The item that was running fails;
- *   the batch's other items are sent again once to the fresh process, and the models they need
+ *   other items sent to that process are sent again once to a fresh one, and the models they need
  *   are loaded there again from the bytes kept here.
  * - A model that stopped `maxKills` processes is refused from then on (it fails at once), and its
  *   owner is served only on an otherwise idle pool for `penaltyMs`.
@@ -117,7 +134,7 @@ export class ScorerPool {
     };
     this.log = options.log;
     this.shares = new FairShare('the model scorers', {
-      slots: this.opts.processes,
+      slots: this.opts.processes * PIPELINE,
       perUser: 1,
       maxWaitingPerUser: 1,
       penalized: (owner) => (this.penaltyUntil.get(owner) ?? 0) > Date.now(),
@@ -159,10 +176,10 @@ export class ScorerPool {
     for (const jobs of this.queues.values()) for (const job of jobs) job.reject(gone);
     this.queues.clear();
     const exits = this.procs.map((proc) => {
-      for (const s of proc.batch?.sent.slice(proc.batch.next) ?? []) s.job?.reject(gone);
-      if (proc.batch?.timer) clearTimeout(proc.batch.timer);
+      for (const batch of proc.batches) for (const s of batch.sent.slice(batch.next)) s.job?.reject(gone);
+      if (proc.timer) clearTimeout(proc.timer);
       if (proc.startTimer) clearTimeout(proc.startTimer);
-      proc.batch = null;
+      proc.batches = [];
       return new Promise<void>((done) => {
         proc.onExit = done;
         proc.child.hold(true);
@@ -210,7 +227,7 @@ export class ScorerPool {
 
   /** Drops sessions no handle holds any more from an idle process. */
   private sweep(proc: Proc): void {
-    if (proc.batch) return;
+    if (proc.batches.length) return;
     for (const hash of proc.loaded) {
       if (this.models.has(hash)) continue;
       proc.loaded.delete(hash);
@@ -261,7 +278,7 @@ export class ScorerPool {
   /** The owner's turn: everything it has waiting (up to MAX_BATCH) goes to one free process as one message. */
   private dispatch(owner: UserKey, release: Release): void {
     if (this.closed) return release();
-    const proc = this.procs.find((p) => p.ready && !p.batch);
+    const proc = this.freeProcess(this.queues.get(owner)?.[0]?.model.hash);
     if (!proc) {
       this.granted.push({ owner, release });
       return;
@@ -280,7 +297,10 @@ export class ScorerPool {
       if (job.kind === 'load' || !proc.loaded.has(hash)) {
         if (!loading.has(hash)) {
           loading.add(hash);
-          sent.push({ item: { kind: 'load', seq: ++this.seq, hash, bytes: job.model.bytes }, job: job.kind === 'load' ? job : null, model: job.model });
+          // A process that has the model answers from its session: the bytes need not travel again.
+          const bytes = proc.loaded.has(hash) ? new Uint8Array(0) : job.model.bytes;
+          proc.loaded.add(hash);
+          sent.push({ item: { kind: 'load', seq: ++this.seq, hash, bytes }, job: job.kind === 'load' ? job : null, model: job.model });
         } else if (job.kind === 'load') {
           // The same model twice in one batch: answered by the first load.
           sent.push({ item: { kind: 'load', seq: ++this.seq, hash, bytes: new Uint8Array(0) }, job, model: job.model });
@@ -294,20 +314,32 @@ export class ScorerPool {
       if (this.queues.has(owner)) this.ask(owner);
       return;
     }
-    proc.batch = { owner, sent, next: 0, release, timer: null };
+    proc.batches.push({ owner, sent, next: 0, release });
     proc.child.hold(true);
     proc.child.send({ type: 'batch', items: sent.map((s) => s.item) });
-    this.arm(proc);
+    if (proc.batches.length === 1) this.arm(proc);
+  }
+
+  /** The ready process with the fewest batches sent (under PIPELINE, none behind a long item), one that has the model first. */
+  private freeProcess(hash: string | undefined): Proc | undefined {
+    let best: Proc | undefined;
+    for (const p of this.procs) {
+      if (!p.ready || p.batches.length >= PIPELINE) continue;
+      if (p.batches.length && performance.now() - p.itemSince > LONG_ITEM_MS) continue;
+      if (!best || p.batches.length < best.batches.length || (p.batches.length === best.batches.length && hash !== undefined && p.loaded.has(hash) && !best.loaded.has(hash))) best = p;
+    }
+    return best;
   }
 
   /** Starts the deadline of the batch's item now running. */
   private arm(proc: Proc): void {
-    const batch = proc.batch!;
-    if (batch.timer) clearTimeout(batch.timer);
+    const batch = proc.batches[0]!;
+    if (proc.timer) clearTimeout(proc.timer);
     const { item } = batch.sent[batch.next]!;
     const ms = item.kind === 'load' ? this.opts.loadMs : this.opts.runMs + item.rows * RUN_MS_PER_ROW;
     const what = item.kind === 'load' ? 'loading the model' : 'scoring';
-    batch.timer = setTimeout(() => this.stop(proc, `${what} ran past its ${Math.round(ms / 100) / 10} s limit and was stopped`), ms);
+    proc.itemSince = performance.now();
+    proc.timer = setTimeout(() => this.stop(proc, `${what} ran past its ${Math.round(ms / 100) / 10} s limit and was stopped`), ms);
   }
 
   private onMessage(proc: Proc, message: FromScorer): void {
@@ -319,12 +351,11 @@ export class ScorerPool {
       this.grantWaiting();
       return;
     }
-    const batch = proc.batch;
+    const batch = proc.batches[0];
     const current = batch?.sent[batch.next];
     if (!batch || !current || current.item.seq !== message.seq) return;
     const { job, model } = current;
     if (message.type === 'loaded') {
-      proc.loaded.add(model.hash);
       job?.resolve({ nFeatures: message.nFeatures, nClasses: message.nClasses });
     } else if (message.type === 'scored') {
       job?.resolve(message.p);
@@ -333,6 +364,7 @@ export class ScorerPool {
       // onnxruntime's own words stay in the log: they describe its internals, not what the user can change.
       const err = new ModelScoringError(`the model could not be ${current.item.kind === 'load' ? 'loaded' : 'scored'} (onnxruntime refused it; the error was logged): train it again`);
       job?.reject(err);
+      if (current.item.kind === 'load') proc.loaded.delete(model.hash);
       // A run whose model did not load on this process cannot run: its later runs here fail alike.
       if (current.item.kind === 'load' && !job) for (const s of batch.sent.slice(batch.next + 1)) if (s.model === model) s.job?.reject(err);
     }
@@ -341,11 +373,14 @@ export class ScorerPool {
   }
 
   private finish(proc: Proc): void {
-    const batch = proc.batch!;
-    if (batch.timer) clearTimeout(batch.timer);
-    proc.batch = null;
-    proc.child.hold(false);
-    this.sweep(proc);
+    const batch = proc.batches.shift()!;
+    if (proc.timer) clearTimeout(proc.timer);
+    proc.timer = null;
+    if (proc.batches.length) this.arm(proc);
+    else {
+      proc.child.hold(false);
+      this.sweep(proc);
+    }
     this.asking.delete(batch.owner);
     batch.release();
     if (this.queues.has(batch.owner)) this.ask(batch.owner);
@@ -353,7 +388,7 @@ export class ScorerPool {
   }
 
   private grantWaiting(): void {
-    while (this.granted.length && this.procs.some((p) => p.ready && !p.batch)) {
+    while (this.granted.length && this.freeProcess(undefined)) {
       const { owner, release } = this.granted.shift()!;
       this.dispatch(owner, release);
     }
@@ -371,18 +406,21 @@ export class ScorerPool {
     if (proc.startTimer) clearTimeout(proc.startTimer);
     proc.onExit?.();
     if (this.closed) return;
-    const batch = proc.batch;
-    proc.batch = null;
-    if (!proc.ready && !batch) this.startFailures++;
-    if (batch) {
-      if (batch.timer) clearTimeout(batch.timer);
-      const culprit = batch.sent[batch.next];
+    const batches = proc.batches;
+    proc.batches = [];
+    if (proc.timer) clearTimeout(proc.timer);
+    if (!proc.ready && !batches.length) this.startFailures++;
+    const culprit = batches[0]?.sent[batches[0].next];
+    if (culprit) {
       const why = proc.killedFor ?? (code === null && signal === null ? 'its scoring process could not start' : 'it crashed its scoring process or ran out of memory');
-      if (culprit) this.blame(culprit, batch, why, code, signal, proc);
-      // Everyone else in the batch gets one more try on a fresh process (models reload from the bytes kept here).
+      this.blame(culprit, batches[0]!, why, code, signal, proc);
+    }
+    // Everything else sent there gets one more try on a fresh process (models reload from the bytes kept here).
+    batches.forEach((batch, i) => {
       const again: Job[] = [];
-      for (const s of batch.sent.slice(batch.next + 1)) {
-        if (!s.job || s.model === culprit?.model) continue;
+      for (const s of batch.sent.slice(i === 0 ? batch.next + 1 : batch.next)) {
+        // The culprit's own later runs in its batch failed with it (blame).
+        if (!s.job || (i === 0 && s.model === culprit?.model)) continue;
         if (s.job.retried) s.job.reject(new ModelScoringError('scoring was interrupted twice by other models failing; try again'));
         else again.push({ ...s.job, retried: true });
       }
@@ -390,7 +428,7 @@ export class ScorerPool {
       this.asking.delete(batch.owner);
       batch.release();
       if (this.queues.has(batch.owner)) this.ask(batch.owner);
-    }
+    });
     const delay = this.startFailures >= 3 ? Math.min(10, this.startFailures) * 1000 : 0;
     if (this.startFailures >= 3) this.failAll(new UnavailableError('the model scoring processes do not start; the failure was logged, try again later'));
     const respawn = () => {
@@ -402,7 +440,7 @@ export class ScorerPool {
   }
 
   /** The item that was running when its process died: it fails, its model counts a kill, its owner is penalized. */
-  private blame(culprit: Sent, batch: NonNullable<Proc['batch']>, why: string, code: number | null, signal: NodeJS.Signals | null, proc: Proc): void {
+  private blame(culprit: Sent, batch: Batch, why: string, code: number | null, signal: NodeJS.Signals | null, proc: Proc): void {
     const { hash } = culprit.model;
     const kills = (this.kills.get(hash) ?? 0) + 1;
     this.kills.delete(hash);
@@ -425,7 +463,7 @@ export class ScorerPool {
   }
 
   private spawn(): Proc {
-    const proc: Proc = { child: null as unknown as ScorerChild, ready: false, loaded: new Set(), batch: null, killedFor: null, startTimer: null };
+    const proc: Proc = { child: null as unknown as ScorerChild, ready: false, loaded: new Set(), batches: [], timer: null, itemSince: 0, killedFor: null, startTimer: null };
     proc.child = spawnScorer({ memoryMb: this.opts.memoryMb }, {
       message: (m) => this.onMessage(proc, m),
       exit: (code, signal) => this.onExit(proc, code, signal),

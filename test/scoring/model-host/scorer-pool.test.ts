@@ -106,6 +106,19 @@ test("the other runs of a killed process's batch are run again on a fresh one, w
   assert.equal(alive(before!), false, 'the hung process is gone');
 });
 
+test("another user's batch sent behind a hanging one on the same process runs again on the fresh process", { timeout: 120_000 }, async () => {
+  const scorers = pool({ processes: 1, runMs: 2000 });
+  const honest = await scorers.load(forest.bytes, 'neighbour');
+  const want = await honest.score(forest.X, forest.rows);
+  const evil = await scorers.load(hostile.hang, 'evil');
+  // One turn: both owners' batches go to the one process, the neighbour's queued behind the hang.
+  const [hung, after] = await Promise.allSettled([evil.score(row(forest, 0), 1), honest.score(forest.X, forest.rows)]);
+  assert.equal(hung.status, 'rejected');
+  assert.match(String((hung as PromiseRejectedResult).reason), /ran past its 2 s limit/);
+  assert.equal(after.status, 'fulfilled');
+  assert.deepEqual((after as PromiseFulfilledResult<Float32Array>).value, want);
+});
+
 test('a model that keeps stopping its process is refused at once from then on', { timeout: 120_000 }, async () => {
   const scorers = pool({ processes: 1, runMs: 1000 });
   const evil = await scorers.load(hostile.hang, 'evil');
