@@ -55,6 +55,6 @@ describe('fairness between users', () => {
 
     const first = await waitForJob(sf, looper, loops[0]!, 60_000);
     assert.equal(first.status, 'failed');
-    assert.match(first.error!, /^strategy timeout: the strategy ran longer than its budget of 5 s for [\d,]+ bars \(the floor of 5 s: .*\); an endless loop/);
+    assert.match(first.error!, /^strategy timeout: the strategy used up its CPU time budget of 5 s for [\d,]+ bars \(the floor of 5 s: .*\); an endless loop/);
   });
 });

@@ -75,7 +75,7 @@ describe('train pipeline', () => {
     await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
       assert.ok(err instanceof StrategyJobError);
       assert.equal(err.kind, 'timeout');
-      assert.match(err.message, /^the strategy ran longer than its budget of 5 s for [\d,]+ bars \(the floor of 5 s: 2 s \+ 5 feature passes of 0\.08 ms per bar come to less\); an endless loop/);
+      assert.match(err.message, /^the strategy used up its CPU time budget of 5 s for [\d,]+ bars \(the floor of 5 s: 2 s \+ 5 feature passes of 0\.08 ms per bar come to less\); an endless loop/);
       return true;
     });
     assert.deepEqual(seen, ['checking code'], 'stopped before the fit');
