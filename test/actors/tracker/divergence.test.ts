@@ -7,13 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTrackerHost, firstDifference, initialCheck, nextCheckState, type CheckState, type Tracker } from '../../../actors/tracker/index.ts';
-import type { ClosedTrade } from '../../../src/backtest/index.ts';
+import { buildTrackerHost, checkWindow, firstDifference, initialCheck, nextCheckState, type CheckState, type Tracker } from '../../../actors/tracker/index.ts';
+import { PositionEngine, type ClosedTrade } from '../../../src/backtest/index.ts';
 import { openBlobStore, openBucket, type BlobStore, type JsonKv } from '../../../src/bus/index.ts';
 import { CatalogueBuilder, CommunityIndex, CommunityStore, communityEntry, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, entryView, LeaderboardView } from '../../../src/community/index.ts';
 import { ReplayClock } from '../../../src/kernel/index.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError } from '../../../src/sandbox/sandbox-process.ts';
+import { engineOptions, loadModel } from '../../../src/scoring/index.ts';
 import { LiveTradesRepo } from '../../../src/store/index.ts';
 import { trainPipeline, type TrainOutcome } from '../../../src/training/index.ts';
 import { Catalogue, type CommunityEntryRecord } from '../../../schemas/community.ts';
@@ -129,6 +131,22 @@ describe('divergence: shared entries on live bars', () => {
     await community.put(String(id), entry);
     return entry;
   }
+
+  it('counts a replay whose features fail as divergent, naming only the kind of failure (the flag is public)', async () => {
+    const scorer = await loadModel(outcome.onnx, { owner: 7 });
+    try {
+      const engine = new PositionEngine(engineOptions(outcome.record, null)).snapshot();
+      const window = { fromTs: ts[from]!, engine, toTs: ts[from + 8]!, endEngine: engine, trades: [] };
+      const failing = async () => {
+        throw new StrategyJobError('timeout', 'strategy timeout: the secret_feature loop of author 7 ran past 60 s');
+      };
+      const { verdict, error } = await checkWindow({ spec: outcome.record, scorer, features: failing, bars: market.cache }, window);
+      assert.ok(error instanceof StrategyJobError);
+      assert.deepEqual(verdict, { agrees: false, what: 'the backtest path could not compute the features of these bars (timeout)' });
+    } finally {
+      await scorer.close();
+    }
+  });
 
   it('flags the entry whose backtest path trades otherwise than its live run, never the honest one; the flag takes it off the leaderboard and says why', async () => {
     assert.notEqual(LENGTH_GAMED, HONEST, 'the gamed code differs');
