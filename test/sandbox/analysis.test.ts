@@ -147,6 +147,20 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
     assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], JSON.stringify(result.problems));
   });
 
+  it('refuses a sparse look-ahead: 3 bars ahead on one row in 60 (minute 0), an honest 3-bar return on the others', async () => {
+    // Only a cut (or a moved bar) within 3 bars after a leaking row shows it: the uniform cuts
+    // mostly miss one row in 60; the moved-bar passes find it, a window confirms it.
+    const sparse = strategy(
+      "ahead = 0 - 3\ndf['peek'] = np.where(df.index.minute == 0, close.shift(ahead) / close - 1, close.pct_change(3))",
+      undefined,
+      "df['ret_1'] = close.pct_change()",
+    );
+    for (const seed of [1, 2, 3]) {
+      const result = await runtime.analyze(sparse, bars, {}, { ...CUTS, seed });
+      assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], `seed ${seed}: ${JSON.stringify(result.problems)}`);
+    }
+  });
+
   it('refuses a column that appears only on long histories', async () => {
     const result = await runtime.analyze(strategy(`if len(df) > ${FIT_ROWS}:\n    df['late'] = close.pct_change(5)`), bars, {}, CUTS);
     assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['late'], JSON.stringify(result.problems));

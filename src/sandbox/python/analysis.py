@@ -83,12 +83,22 @@ RANDOM_CUTS = 6
 MIN_CUT = 64
 KEEP_TAIL = 256  # rows before each prefix's end kept even when the others are sampled
 STORE_BYTES = 384 * 1024 * 1024  # prefix rows kept for the comparison after the full run
+# The moved bars: blocks of MOVED_BLOCK bars, each bar scaled by 1 ± 0.2…1 % (a binary feature of
+# a few bars ahead flips too), one block per stretch of twice the warm-up + MOVED_BLOCK + CLEAN_ROWS
+# + up to MARK_JITTER bars, in MOVED_PASSES passes placed apart; at most CONFIRM_ROWS rows they
+# reveal are confirmed by windows.
+MOVE_MIN, MOVE_MAX = 0.002, 0.01
+MOVED_BLOCK = 8
+CLEAN_ROWS = 8
+MARK_JITTER = 16
+MOVED_PASSES = 2
+CONFIRM_ROWS = 8
 OHLC = ("open", "high", "low", "close")
 
 # Bound here, in the zygote, before any strategy runs: strategy code may rebind numpy's public
 # functions (np.isclose = ...), not these ufunc objects or os.urandom as bound here.
 _absolute, _subtract, _multiply, _add = np.absolute, np.subtract, np.multiply, np.add
-_less_equal, _equal, _isnan = np.less_equal, np.equal, np.isnan
+_less_equal, _equal, _isnan, _maximum = np.less_equal, np.equal, np.isnan, np.maximum
 _and, _or, _not = np.logical_and, np.logical_or, np.logical_not
 _urandom = os.urandom
 _sha256 = hashlib.sha256
@@ -106,19 +116,19 @@ class _Bars:
         self.n = rows
         self.fe = namespace["feature_engineering"]
 
-    def frame(self, start, stop):
+    def frame(self, start, stop, scale=None):
         # A fresh copy per run: strategies assign into df and the Series they are given.
-        data = {name: self.arrays[name][start:stop].copy() for name in OHLC}
+        data = {name: self.arrays[name][start:stop] * (1.0 if scale is None else scale) for name in OHLC}
         return pd.DataFrame(data, index=self.index[start:stop])
 
-    def call(self, start, stop):
-        df = self.frame(start, stop)
+    def call(self, start, stop, scale=None):
+        df = self.frame(start, stop, scale)
         return self.fe(df, df["close"], df["open"], df["high"], df["low"])
 
-    def result(self, start, stop):
-        """The strategy's DataFrame for bars start … stop-1, or an error message."""
+    def result(self, start, stop, scale=None):
+        """The strategy's DataFrame for bars start … stop-1 (each scaled by `scale`), or an error message."""
         try:
-            result = self.call(start, stop)
+            result = self.call(start, stop, scale)
         except Exception as e:  # noqa: BLE001
             # The sandbox's refusals and memory exhaustion end the job; anything else the
             # strategy raises on a short history is a finding about the strategy.
@@ -274,6 +284,44 @@ class _Analysis:
         if error:
             self.truncated(start, stop, error)
         return matrix
+
+    def moved(self, warmup, bounded, rng):
+        """
+        The look-ahead of a few rows in many places at once, at the full length: all n bars again,
+        with a block of MOVED_BLOCK bars in every stretch of 2·warmup + MOVED_BLOCK + CLEAN_ROWS
+        (+ jitter) moved by a fraction of a percent. A causal feature can change only on a moved
+        bar and the 2·warmup rows after it; a row further on that changed read a moved bar ahead
+        of it. A window cut just after such a row then confirms it, by the windows' own rules (a
+        warm-up measured short is no look-ahead): this pass only finds where to cut, for a sparse
+        look-ahead (one row in 60) that the uniform cuts would miss. Returns those rows.
+        """
+        n, found = self.bars.n, set()
+        span = 2 * warmup + MOVED_BLOCK + CLEAN_ROWS
+        for _ in range(MOVED_PASSES):
+            starts, at = [], span + int(rng.integers(span))
+            while at + MOVED_BLOCK <= n:
+                starts.append(at)
+                at += span + int(rng.integers(MARK_JITTER + 1))
+            if not starts:
+                return []
+            moved = (np.array(starts)[:, None] + np.arange(MOVED_BLOCK)[None, :]).ravel()
+            scale = np.ones(n)
+            scale[moved] += rng.uniform(MOVE_MIN, MOVE_MAX, len(moved)) * rng.choice((-1.0, 1.0), len(moved))
+            result, error = self.bars.result(0, n, scale)
+            if result is None:
+                self.truncated(0, n, f"{error} (with {len(moved)} bars moved by under 1 %)")
+                return []
+            matrix = to_matrix(result, self.names)
+            del result
+            # Rows whose last moved bar at or before them is 2·warmup back or more (or that have none).
+            prev = np.full(n, -n)
+            prev[moved] = moved
+            prev = _maximum.accumulate(prev)
+            clean = np.arange(n) - prev >= 2 * max(1, warmup)
+            changed = _and(_and(differs(matrix, self.full), clean[:, None]), bounded[None, :])
+            found.update(int(i) for j in changed.any(axis=0).nonzero()[0] for i in changed[:, j].nonzero()[0][:2])
+        known = {row for row, _ in self.first_diff.values()}
+        return [i for i in sorted(found) if i not in known][:CONFIRM_ROWS]
 
     def truncated(self, start, stop, error):
         if len(self.truncated_errors) < 3:
@@ -451,6 +499,10 @@ def run_analyze(namespace, header, payload):
                     if c is not None and low <= c < n)
         for c in sorted(cuts):
             warmup = max(warmup, a.window(c, measured, bounded))
+        # Sparse look-ahead: rows the moved bars reveal, each confirmed by a window cut just after it.
+        for row in a.moved(warmup, bounded, plan.rng):
+            if low <= row + 1 < n:
+                warmup = max(warmup, a.window(row + 1, measured, bounded))
 
     if a.truncated_errors:
         problems.append(problem("truncated", [], "feature_engineering failed on a truncated history: "
