@@ -8,6 +8,7 @@ memory, which later jobs are forked from. Node shows the excerpt in the job's ow
 """
 import fcntl
 import os
+import select
 import struct
 import termios
 
@@ -44,14 +45,18 @@ class JobOutput:
         """Takes in what the job wrote so far, without waiting (a job that keeps writing is caught up
         with on the next call). Marks `ended` once every writer is gone."""
         left = _fionread(self.r)
-        while not self.ended:
-            moved = self._take(min(max(left, 1), CHUNK))
-            left -= moved
-            if moved == 0 or left <= 0:
+        if left == 0:
+            # Readable with nothing buffered is the end (only this process reads the pipe).
+            self.ended = bool(select.select([self.r], [], [], 0)[0]) and _fionread(self.r) == 0
+            return
+        while not self.ended and left > 0:
+            moved = self._take(min(left, CHUNK))
+            if moved == 0:
                 return
+            left -= moved
 
     def _take(self, n):
-        """Moves up to n bytes (n no more than are buffered, or 1 to probe); 0 when none was there."""
+        """Moves up to n bytes (no more than are buffered); 0 when none was there."""
         if self.kept is None:
             self.kept = os.memfd_create("job-output", os.MFD_CLOEXEC)
         dropped = 0
