@@ -161,6 +161,24 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
     }
   });
 
+  it('refuses a sparse look-ahead replayed from bars kept in a module-level dict or on numpy (past the static check)', async () => {
+    // The bars of every call are kept, the kept ones preferred: after a long run, a truncated or
+    // moved run would read the true future from memory. The analysis puts both stores back
+    // before every call, so each run is a first one.
+    const keep = (store: string) =>
+      strategy(
+        `seen = ${store === 'dict' ? "CACHE.get('seen')" : "getattr(np, 'seen_bars', None)"}\nseen = close.copy() if seen is None else pd.concat([close, seen])\n` +
+          `seen = seen[~seen.index.duplicated(keep='last')].sort_index()\n${store === 'dict' ? "CACHE['seen'] = seen" : 'np.seen_bars = seen'}\n` +
+          "ahead = 0 - 3\ndf['peek'] = np.where(df.index.minute == 0, seen.shift(ahead).reindex(df.index) / close - 1, close.pct_change(3))",
+        undefined,
+        "df['ret_1'] = close.pct_change()",
+      ).replace('import pandas as pd\n', 'import pandas as pd\n\nCACHE = {}\n');
+    for (const store of ['dict', 'numpy']) {
+      const result = await runtime.analyze(keep(store), bars, {}, { ...CUTS, seed: 1 });
+      assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], `${store}: ${JSON.stringify(result.problems)}`);
+    }
+  });
+
   it('refuses a column that appears only on long histories', async () => {
     const result = await runtime.analyze(strategy(`if len(df) > ${FIT_ROWS}:\n    df['late'] = close.pct_change(5)`), bars, {}, CUTS);
     assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['late'], JSON.stringify(result.problems));

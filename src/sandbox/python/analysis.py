@@ -62,9 +62,11 @@ after the full run, so memory could fake them); and code that reaches this modul
 (the walls, not this check, are the boundary there). The comparisons use numpy's ufuncs bound at
 import, so code that rebinds numpy's or pandas' public functions does not silence them.
 """
+import copy
 import hashlib
 import math
 import os
+import types
 
 import numpy as np
 import pandas as pd
@@ -104,6 +106,32 @@ _urandom = os.urandom
 _sha256 = hashlib.sha256
 
 
+class _State:
+    """
+    What strategy code can keep from one call to the next without a bypass: the containers among
+    its module-level constants (CACHE = {}) and names it sets on numpy or pandas (np.seen = ...).
+    Put back before every call, so each run starts as the first did and none can replay bars an
+    earlier, longer run saw. (State hidden deeper, e.g. in a library's own dict or a function's
+    attributes, is not; the prefixes' order and the digests still stand there.)
+    """
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.constants = {k: copy.deepcopy(v) for k, v in namespace.items()
+                          if not k.startswith("__") and isinstance(v, (dict, list, set, bytearray))}
+        self.libraries = [(module, dict(vars(module))) for module in (np, pd)]
+
+    def reset(self):
+        for k, v in self.constants.items():
+            self.namespace[k] = copy.deepcopy(v)
+        for module, names in self.libraries:
+            now = vars(module)
+            for k in [k for k, v in now.items() if k not in names and not isinstance(v, types.ModuleType)]:
+                delattr(module, k)
+            for k in [k for k, v in names.items() if now.get(k, _State) is not v]:
+                setattr(module, k, names[k])
+
+
 class _Bars:
     """The job's bars as arrays, and the strategy run on any slice of them."""
 
@@ -115,6 +143,7 @@ class _Bars:
         self.index = pd.to_datetime(self.arrays["ts"].astype("int64"), unit="ms", utc=True)
         self.n = rows
         self.fe = namespace["feature_engineering"]
+        self.state = _State(namespace)
 
     def frame(self, start, stop, scale=None):
         # A fresh copy per run: strategies assign into df and the Series they are given.
@@ -122,6 +151,7 @@ class _Bars:
         return pd.DataFrame(data, index=self.index[start:stop])
 
     def call(self, start, stop, scale=None):
+        self.state.reset()
         df = self.frame(start, stop, scale)
         return self.fe(df, df["close"], df["open"], df["high"], df["low"])
 
