@@ -36,13 +36,17 @@ function printable(bytes: Buffer): string {
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
+/** Of the error itself, what is kept before the output is appended (the whole stays under JobFailure's 10,000). */
+const ERROR_CHARS = 5_000;
+
 /** The job's error with its own output appended (nothing when it printed nothing). */
 export function withOutput(error: string, output: JobOutput | undefined): string {
   if (!output || output.bytes === 0) return error;
+  const shown = error.length > ERROR_CHARS ? `${error.slice(0, ERROR_CHARS)}…` : error;
   const { excerpt, dropped, head } = output;
   const first = dropped > 0 ? `${printable(excerpt.subarray(0, head))}\n[… ${dropped.toLocaleString('en-US')} bytes left out …]\n` : '';
   const rest = printable(dropped > 0 ? excerpt.subarray(head) : excerpt).trimEnd();
   const text = (first + rest).slice(-SHOWN_OUTPUT_CHARS - 100).trim();
-  if (!text) return error;
-  return `${error}\n--- what the strategy printed (${output.bytes.toLocaleString('en-US')} bytes) ---\n${text}`;
+  if (!text) return shown;
+  return `${shown}\n--- what the strategy printed (${output.bytes.toLocaleString('en-US')} bytes) ---\n${text}`;
 }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
+import { withOutput } from '../../src/sandbox/job-output.ts';
 import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
@@ -125,6 +126,16 @@ def strategy_config():
       });
     }
   }
+});
+
+describe('job output: what an error shows of it', () => {
+  it('passes on no terminal escape or control character, and stays under the failure schema’s 10,000 characters', () => {
+    const excerpt = Buffer.from('\x1b[2J\x1b[31mred\x1b[0m\r\nbell\x07 nul\x00 tab\there\n');
+    assert.equal(withOutput('ValueError: x', { excerpt, bytes: excerpt.length, dropped: 0, head: excerpt.length }), 'ValueError: x\n--- what the strategy printed (38 bytes) ---\nred\nbell nul tab\there');
+    const long = withOutput('E'.repeat(20_000), { excerpt: Buffer.alloc(4096, 'y'), bytes: 1e9, dropped: 1e9 - 4096, head: 1024 });
+    assert.ok(long.length < 10_000, `${long.length}`);
+    assert.equal(withOutput('E', { excerpt: Buffer.alloc(0), bytes: 0, dropped: 0, head: 0 }), 'E', 'nothing printed, nothing added');
+  });
 });
 
 describe('job output: feature sessions', () => {

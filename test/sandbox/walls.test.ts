@@ -245,11 +245,12 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
     assert.ok(Number(report.pinned) > 0 && Number(report.pinned) <= bound, `${String(report.pinned)} bytes pinned in pipes; the bound is ${bound}`);
     assert.ok(bound <= 1 << 20, `the bound itself is small: ${bound}`);
   });
-  it('a job that closes its answer pipe and runs on ends at its budget, and the zygote serves on', async () => {
+  it('a job that closes its answer pipe and waits on ends by its own clock (the idle backstop), and the zygote serves on', async () => {
     const zygotes = run().processIds();
     await assert.rejects(configWith(run(), 'closed_answer', { timeoutMs: 1_000 }), (err: unknown) => {
       assert.ok(err instanceof StrategyJobError, String(err));
       assert.equal(err.kind, 'timeout', err.message);
+      assert.equal(err.limit, 'idle', err.message);
       return true;
     });
     assert.deepEqual(run().processIds(), zygotes, 'the same zygote, not one the watchdog replaced');
