@@ -50,7 +50,8 @@ const DESCRIPTION =
   '(30 million steps, 3 s, or the worker’s memory): that work was done, so the 422 keeps the credit charged.\n\n' +
   '**Fair shares:** the interpreter workers are shared fairly between keys: one script of a key runs at a time, the next free worker goes to the key ' +
   'served least recently, and at most 4 of a key’s calls wait — a fifth is 429 with Retry-After. For 10 minutes after a run of a key used up its budget, ' +
-  'that key’s scripts run only while no other key’s script is running (so an endless loop never holds every worker).\n\n' +
+  'that key’s scripts run only while no other key’s script is running (so an endless loop never holds every worker), and may use 2 % of one worker’s time ' +
+  '(one full 3 s run, refilled at 20 ms a second): past it a call is 429 with Retry-After until it has refilled.\n\n' +
   CUSTOM_TIMING_DOC;
 
 /** `name;dur=ms` per stage measured (W3C Server Timing), in the order the description lists them. */

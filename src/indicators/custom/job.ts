@@ -28,7 +28,7 @@ export interface ScriptProblem {
   line: number;
   col: number;
   construct: string | null;
-  /** The run used up its budget (the step budget, the time limit, or the worker's memory): charged, and counted against the user. */
+  /** The run used up its budget (the step budget, the time limit, or the worker's heap): charged, and counted against the user. */
   exhausted?: boolean;
 }
 

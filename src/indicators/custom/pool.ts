@@ -20,16 +20,24 @@ export interface PinePoolOptions {
   maxWaitingPerUser?: number;
   /** How long a user whose run used up its budget (steps, time, memory) is served only by an otherwise idle pool (default 10 min). */
   penaltyMs?: number;
+  /**
+   * Share of one worker's time a penalized user may use (default 0.02): a bucket of one full run
+   * (`wallMs`) refilled at this rate; past it their calls are refused (429) until it refills.
+   */
+  penalizedShare?: number;
 }
 
 /** Runs that name no user share this key. */
 export const PINE_SYSTEM_USER = 'system';
 const PENALTY_MS = 10 * 60_000;
+const PENALIZED_SHARE = 0.02;
 
 interface Pending {
   job: PineJob;
   resolve(r: PineJobResult): void;
   stamps: PineRunStamps | undefined;
+  /** When a worker took it (performance.now()). */
+  startedAt?: number;
 }
 
 /** When a job left the queue for a worker (performance.now()), for the caller's stage timings. */
@@ -54,13 +62,17 @@ const WORKER_URL = new URL('./worker-boot.mjs', import.meta.url);
  * a free worker to the user served least recently, at most `maxWaitingPerUser` waiting per user
  * (then PoolFullError). A user whose run used up its budget (`exhausted`: steps, time, memory) is
  * served for `penaltyMs` only when no other run is in flight, so with two workers or more one
- * always stays free for everyone else.
+ * always stays free for everyone else, and meanwhile may use `penalizedShare` of one worker's
+ * time (a bucket of one full run): past it, calls are refused with 429 until it refills. An endless
+ * script back to back so takes a core for one run every ~2.5 min, not all the time.
  */
 export class PinePool {
   private readonly slots: Slot[] = [];
   private readonly share: FairShare;
   /** Users whose run used up its budget → until when they are served last. */
   private readonly penalizedUntil = new Map<UserKey, number>();
+  /** Worker ms a penalized user may still use (negative: overdrawn), as of `at`. */
+  private readonly allowance = new Map<UserKey, { ms: number; at: number }>();
   private nextId = 1;
   private closed = false;
 
@@ -83,6 +95,16 @@ export class PinePool {
     if (this.share.queued >= this.options.maxQueue) {
       throw new RateLimitedError('too many custom indicators are running; retry in a few seconds', 2);
     }
+    if (this.penalized(user)) {
+      const left = this.allowanceOf(user);
+      if (left.ms < 0) {
+        const seconds = Math.ceil(-left.ms / this.penalizedShare() / 1000);
+        throw new RateLimitedError(
+          `your scripts used up their step or time budget lately, so for 10 minutes they get ${this.penalizedShare() * 100} % of a worker's time, which they have used: retry in ${seconds} s, with a lighter script`,
+          seconds,
+        );
+      }
+    }
     let release: () => void;
     try {
       release = await this.share.acquire(user);
@@ -100,6 +122,8 @@ export class PinePool {
         stamps,
         resolve: (r) => {
           if (!r.ok && 'problem' in r && r.problem.exhausted) this.penalize(user);
+          // A penalized user's worker time is drawn from their allowance.
+          if (pending.startedAt !== undefined && this.penalized(user)) this.allowanceOf(user).ms -= performance.now() - pending.startedAt;
           release();
           resolve(r);
         },
@@ -115,13 +139,28 @@ export class PinePool {
     if (until === undefined) return false;
     if (until > Date.now()) return true;
     this.penalizedUntil.delete(user);
+    this.allowance.delete(user);
     return false;
+  }
+
+  private penalizedShare(): number {
+    return this.options.penalizedShare ?? PENALIZED_SHARE;
+  }
+
+  /** The user's allowance, refilled up to one full run since it was last read. */
+  private allowanceOf(user: UserKey): { ms: number; at: number } {
+    const now = performance.now();
+    let a = this.allowance.get(user);
+    if (!a) this.allowance.set(user, (a = { ms: this.options.wallMs, at: now }));
+    a.ms = Math.min(this.options.wallMs, a.ms + (now - a.at) * this.penalizedShare());
+    a.at = now;
+    return a;
   }
 
   private penalize(user: UserKey): void {
     const now = Date.now();
     this.penalizedUntil.set(user, now + (this.options.penaltyMs ?? PENALTY_MS));
-    if (this.penalizedUntil.size > 10_000) for (const [u, until] of this.penalizedUntil) if (until <= now) this.penalizedUntil.delete(u);
+    if (this.penalizedUntil.size > 10_000) for (const [u, until] of this.penalizedUntil) if (until <= now) (this.penalizedUntil.delete(u), this.allowance.delete(u));
   }
 
   /** Runs in flight and waiting, over all users (metrics, tests). */
@@ -144,7 +183,7 @@ export class PinePool {
     // Out of memory is the script's doing (a huge array); any other crash is ours.
     worker.on('error', (err: Error & { code?: string }) =>
       err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? this.replace(slot, 'the script ran out of memory and was stopped; use smaller arrays', true)
+        ? this.replace(slot, 'the script ran out of memory and was stopped; use smaller arrays', true, true)
         : this.replace(slot, `the Pine worker failed: ${err.message}`, false),
     );
     worker.on('exit', () => {
@@ -155,8 +194,11 @@ export class PinePool {
 
   private dispatch(slot: Slot, p: Pending): void {
     slot.busy = p;
+    // Not counted as used up (`exhausted`): the interpreter stops itself at its limit, so this is
+    // rarely the script alone (a worker booting on an overloaded host counts here too).
     slot.timer = setTimeout(() => this.replace(slot, 'the script ran past its time limit and was stopped; simplify it or shorten loops', true), this.options.wallMs * 2 + 1000);
-    if (p.stamps) p.stamps.dispatchedAt = performance.now();
+    p.startedAt = performance.now();
+    if (p.stamps) p.stamps.dispatchedAt = p.startedAt;
     slot.worker.postMessage(p.job);
   }
 
@@ -169,8 +211,11 @@ export class PinePool {
     p.resolve(r);
   }
 
-  /** Kills a worker and starts another; its job (if any) is answered with `why` (a script problem when `scriptsFault`). */
-  private replace(slot: Slot, why: string, scriptsFault: boolean): void {
+  /**
+   * Kills a worker and starts another; its job (if any) is answered with `why` (a script problem
+   * when `scriptsFault`, one that used up its budget when `exhausted`).
+   */
+  private replace(slot: Slot, why: string, scriptsFault: boolean, exhausted = false): void {
     const i = this.slots.indexOf(slot);
     if (i < 0) return;
     const p = slot.busy;
@@ -179,8 +224,8 @@ export class PinePool {
     void this.retire(slot, why);
     // The replacement first: the slot given back below may start a waiting run at once.
     if (!this.closed) this.slots.push(this.spawn());
-    // Killed for its time or memory: the run used up its budget.
-    if (p) p.resolve(scriptsFault ? { id: p.job.id, ok: false, problem: { message: why, line: 1, col: 1, construct: null, exhausted: true } } : { id: p.job.id, ok: false, failure: why });
+    const problem = { message: why, line: 1, col: 1, construct: null, ...(exhausted ? { exhausted } : {}) };
+    if (p) p.resolve(scriptsFault ? { id: p.job.id, ok: false, problem } : { id: p.job.id, ok: false, failure: why });
   }
 
   private async retire(slot: Slot, _why: string): Promise<void> {

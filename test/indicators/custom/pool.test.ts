@@ -2,13 +2,14 @@
  * The Pine pool's threads: scripts run at the nice the pool was given (a replaced worker is
  * spawned the same way), while the event loop's thread keeps the process's priority. Its
  * workers are shared fairly between users, and a user whose run used up its budget waits for an
- * idle pool.
+ * idle pool and gets a small share of a worker's time.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { PinePool, type PineJobResult } from '../../../src/indicators/index.ts';
 import { PoolFullError } from '../../../src/lib/fair-share.ts';
+import { RateLimitedError } from '../../../src/errors.ts';
 
 /** Nice of every thread of this process, by thread id (Linux /proc; the field after the command name's closing parenthesis). */
 function threadNices(): Map<number, number> {
@@ -40,8 +41,9 @@ describe('PinePool threads', () => {
     const before = threadNices();
     const pool = new PinePool({ size: 2, wallMs: 2000, maxQueue: 8, heapMb: 128, nice: lower });
     try {
-      const [a, b] = await Promise.all([pool.run(job(SMA)), pool.run(job(SMA))]);
-      assert.ok(a.ok && b.ok);
+      // Two users: one script each, on both workers at once.
+      const [a, b] = await Promise.all([pool.run(job(SMA), undefined, 1), pool.run(job(SMA), undefined, 2)]);
+      assert.ok(a.ok && b.ok, JSON.stringify([a, b]).slice(0, 400));
       const lowered = [...threadNices()].filter(([tid, nice]) => nice === lower && !before.has(tid));
       assert.equal(lowered.length, 2, 'one lowered thread per worker');
       assert.equal(threadNices().get(process.pid), before.get(process.pid), 'the event loop’s thread is not lowered');
@@ -109,9 +111,10 @@ describe('PinePool fair shares', () => {
   });
 
   it('a user whose run used up its budget runs only on an idle pool, so another user finds a worker free', async () => {
-    const pool = new PinePool({ size: 2, wallMs: 1000, maxQueue: 16, heapMb: 128, nice: 0 });
+    // An allowance that refills at once: this test is about the order alone.
+    const pool = new PinePool({ size: 2, wallMs: 10_000, maxQueue: 16, heapMb: 128, nice: 0, penalizedShare: 1e6 });
     try {
-      const spent = await pool.run({ ...job(SLOW), bars: bars(3000) }, undefined, 'x');
+      const spent = await pool.run({ ...slowJob(), maxSteps: 100_000 }, undefined, 'x');
       assert.ok(!spent.ok && 'problem' in spent && spent.problem.exhausted, JSON.stringify(spent));
       assert.ok(pool.penalized('x'));
       assert.ok(!pool.penalized('a'));
@@ -122,6 +125,32 @@ describe('PinePool fair shares', () => {
       ]);
       // A worker was free from the start: only the penalty keeps x's short script back until a is done.
       assert.equal(order.at(-1), 'x', order.join(' '));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a penalized user gets a small share of a worker’s time: past it their call is refused (429) with the wait', async () => {
+    const pool = new PinePool({ size: 2, wallMs: 2000, maxQueue: 16, heapMb: 128, nice: 0, penalizedShare: 0.001 });
+    try {
+      assert.ok((await pool.run(job(SMA), undefined, 'warm')).ok, 'the worker has booted');
+      // No step budget to speak of: each run goes to the 2 s time limit, a whole bucket's worth.
+      const spin = { ...job(SLOW), bars: bars(3000), maxSteps: 1e12 };
+      let refused: RateLimitedError | null = null;
+      for (let i = 0; i < 3 && !refused; i++) {
+        try {
+          const r = await pool.run(spin, undefined, 'x');
+          assert.ok(!r.ok && 'problem' in r && r.problem.exhausted, JSON.stringify(r));
+        } catch (err) {
+          if (!(err instanceof RateLimitedError)) throw err;
+          refused = err;
+        }
+      }
+      assert.ok(refused, 'refused within three runs, each spending a bucket of one run');
+      assert.match(refused.message, /retry in \d+ s/);
+      assert.ok(Number(refused.headers['retry-after']) >= 1, refused.headers['retry-after']);
+      await assert.rejects(pool.run(job(SMA), undefined, 'x'), RateLimitedError, 'refilled at 1 ms a second: still refused');
+      assert.ok((await pool.run(job(SMA), undefined, 'y')).ok, 'another user is served');
     } finally {
       await pool.close();
     }
