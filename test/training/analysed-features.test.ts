@@ -19,12 +19,16 @@ const N = 4000;
 const FIT_ROWS = 3400;
 const options = { fitRows: FIT_ROWS, trainSplit: 0.7, horizon: 1 };
 
-/** Reads the close 3 bars ahead on the job's first call only, when it is longer than any prefix the analysis starts with. */
+/**
+ * Reads the close 3 bars ahead on the job's first call only, when it is longer than any prefix the
+ * analysis starts with. The count is kept on the function itself: the analysis puts back module
+ * constants and numpy's names before each call, not function attributes (and there are other corners).
+ */
 const FIRST_CALL_PEEK = strategyCode({
   params: '{"n_estimators": 20}',
   prelude: [
-    "calls = getattr(np, 'fe_calls', 0) + 1",
-    'np.fe_calls = calls',
+    "calls = getattr(feature_engineering, 'calls', 0) + 1",
+    'feature_engineering.calls = calls',
     'fut = close.shift(1)',
     'if calls == 1 and len(df) > 1000:',
     '        fut = close.shift(3 - 6)',

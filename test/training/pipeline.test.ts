@@ -100,7 +100,7 @@ describe('train pipeline', () => {
   });
 
   it('refuses, after the fit, code that reads ahead only in the train job (its first call there is the full span)', async () => {
-    const prelude = ["calls = getattr(np, 'fe_calls', 0) + 1", 'np.fe_calls = calls', 'fut = close.shift(1)', 'if calls == 1 and len(df) > 1000:', '        fut = close.shift(3 - 6)', "df['peek'] = fut / close - 1"].join('\n    ');
+    const prelude = ["calls = getattr(feature_engineering, 'calls', 0) + 1", 'feature_engineering.calls = calls', 'fut = close.shift(1)', 'if calls == 1 and len(df) > 1000:', '        fut = close.shift(3 - 6)', "df['peek'] = fut / close - 1"].join('\n    ');
     const job = trainJob({ code: strategyCode({ prelude }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' });
     const seen: string[] = [];
     await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
