@@ -46,6 +46,8 @@ export const CommunityEntryRecord = z.object({
   // Frozen from results.json at share time for ranking; optional so entries written without them still parse.
   test_trade_sd: z.number().min(0).optional().describe('Sample standard deviation (n − 1) of the test trades’ returns pnl / capital'),
   test_days: z.number().min(0).optional().describe('Length of the test span in days (first to last bar open)'),
+  // Frozen from results.json at share time (optional: entries shared before it was kept still parse).
+  post_cutoff_bars: z.number().int().min(0).optional().describe('Bars after the fit span the train job scored (its post-cutoff span): with the fit span, the rows its features were computed on'),
 });
 export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
 
@@ -60,9 +62,9 @@ export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
  * the entry is off the leaderboard; the catalogue and the entry still show it, with this.
  */
 export const DivergenceRecord = z.object({
-  since: z.number().int().describe('epoch ms: open of the first bar of the first check in the divergent run'),
+  since: z.number().int().describe('epoch ms: open of the first bar of the earliest divergent check among the recent ones when the flag was raised'),
   flagged_at: z.number().int().describe('epoch ms: close of the last bar of the check that raised the flag'),
-  checks: z.number().int().min(1).describe('Divergent checks in a row (still counting while flagged)'),
+  checks: z.number().int().min(0).describe('Divergent checks among the last DIVERGENCE_WINDOW_CHECKS that compared something'),
   what: z.string().describe('The first difference the latest divergent check found'),
   agreeing: z.number().int().min(0).describe('Agreeing checks in a row since the last divergent one: the flag clears at DIVERGENCE_CLEAR_CHECKS'),
 });
@@ -235,9 +237,9 @@ export type LiveSummary = z.infer<typeof LiveSummary>;
 /** The flag as views show it (DIVERGENCE_RULE in GET /leaderboard's description says when it is raised and cleared). */
 export const DivergenceView = z
   .object({
-    since: IsoDateTime.describe('Open of the first bar of the first divergent check in the run'),
+    since: IsoDateTime.describe('Open of the first bar of the earliest divergent check among the recent ones when the flag was raised'),
     flagged_at: IsoDateTime.describe('Close of the last bar of the check that raised the flag'),
-    checks: z.number().int().describe('Divergent checks in a row'),
+    checks: z.number().int().describe('Divergent checks among the last ones that compared something (GET /leaderboard says how many)'),
     what: z.string().describe('The first difference the latest divergent check found, e.g. which trade and how'),
     agreeing: z.number().int().describe('Agreeing checks since the last divergent one (the flag clears at a number of them)'),
   })

@@ -18,9 +18,10 @@ export const TrackerState = z.object({
   check: z
     .object({
       checks: z.number().int().min(0).describe('Checks run'),
-      divergent: z.number().int().min(0).describe('Divergent checks in a row'),
-      run_since: z.number().int().nullable().describe('epoch ms: first bar of the first check of that divergent run'),
-      agreeing: z.number().int().min(0).describe('Agreeing checks in a row'),
+      recent: z
+        .array(z.object({ from: z.number().int().describe('epoch ms: open of the check’s first bar'), divergent: z.boolean() }))
+        .describe('The last checks that compared something (DIVERGENCE_WINDOW_CHECKS at most), oldest first'),
+      agreeing: z.number().int().min(0).describe('Agreeing checks in a row (of those that compared something)'),
       flag: DivergenceRecord.nullable(),
     })
     .optional()

@@ -1,13 +1,13 @@
 /**
  * The tracker's check of a shared entry against its own backtest (DIVERGENCE_RULE in
  * src/community): the bars it traded live are replayed through the backtest's path — features
- * on a window as long as the entry was fitted on, the same model, the same position engine from
+ * on as many rows as its train job computed them on, the same model, the same position engine from
  * the live engine's state — and the trades compared. A strategy whose features depend on how many
  * rows it is given (look-ahead only on long windows, say) trades one way in its backtest and
  * another live: that shows here, check after check.
  */
 import { PositionEngine, type ClosedTrade, type OpenPosition } from '../../src/backtest/index.ts';
-import { DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, PRICE_TOLERANCE } from '../../src/community/index.ts';
+import { DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_WINDOW_CHECKS, PRICE_TOLERANCE } from '../../src/community/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { BarCache } from '../../src/market/index.ts';
@@ -19,7 +19,7 @@ import type { TrackerState } from '../../schemas/tracker.ts';
 
 export type CheckState = NonNullable<TrackerState['check']>;
 
-export const initialCheck = (): CheckState => ({ checks: 0, divergent: 0, run_since: null, agreeing: 0, flag: null });
+export const initialCheck = (): CheckState => ({ checks: 0, recent: [], agreeing: 0, flag: null });
 
 /** What a check compares: the live side of the bars (fromTs, toTs]. */
 export interface CheckWindow {
@@ -37,15 +37,20 @@ export interface CheckWindow {
 
 export interface ReplayDeps {
   spec: LiveSpec & Pick<ModelRecord, 'fit_span' | 'trained_span'>;
+  /** The post-cutoff bars the train job scored after the fit span (the entry's `post_cutoff_bars`; 0 when unknown). */
+  postCutoffBars?: number;
   scorer: OnnxModel;
   features: FeatureComputer;
   bars: Pick<BarCache, 'get'>;
 }
 
-/** The bars the backtest computed features on: those of the fit span (warm-up included) in the series. */
-export function backtestRows(series: { lowerBound(ts: number): number }, spec: ReplayDeps['spec']): number {
+/**
+ * The rows the train job computed features on: the fit span's bars (warm-up included) in the
+ * series, and the post-cutoff bars after them — exactly, while the series holds the span's start.
+ */
+export function backtestRows(series: { lowerBound(ts: number): number }, spec: ReplayDeps['spec'], postCutoffBars = 0): number {
   const span = spec.fit_span ?? spec.trained_span;
-  return series.lowerBound(span.to + 1) - series.lowerBound(span.from);
+  return series.lowerBound(span.to + 1) - series.lowerBound(span.from) + postCutoffBars;
 }
 
 /**
@@ -59,7 +64,7 @@ export async function replayWindow(deps: ReplayDeps, window: Pick<CheckWindow, '
   const cols = series.columns();
   const from = series.lowerBound(window.fromTs + 1);
   const to = series.lowerBound(window.toTs + 1);
-  const length = Math.max(backtestRows(series, spec), to - from + spec.warmup);
+  const length = Math.max(backtestRows(series, spec, deps.postCutoffBars), to - from + spec.warmup);
   const first = Math.max(0, to - length);
   const bars = sliceBars(cols, first, to);
   const lead = from - first;
@@ -113,23 +118,28 @@ export function firstDifference(live: readonly ClosedTrade[], replay: readonly C
 export type CheckVerdict = { agrees: true; traded: boolean } | { agrees: false; what: string };
 
 /**
- * The flag after one more check (DIVERGENCE_RULE): DIVERGENCE_FLAG_CHECKS divergent checks in a row
- * raise it, DIVERGENCE_CLEAR_CHECKS agreeing ones with something traded or held clear it, and an
- * agreeing check with nothing on either side changes nothing.
+ * The flag after one more check (DIVERGENCE_RULE): DIVERGENCE_FLAG_CHECKS divergent among the last
+ * DIVERGENCE_WINDOW_CHECKS that compared something raise it, DIVERGENCE_CLEAR_CHECKS agreeing in a
+ * row clear it, and an agreeing check with nothing on either side changes nothing.
  */
 export function nextCheckState(state: CheckState, verdict: CheckVerdict, window: { fromTs: number; toTs: number; timeframeMs: number }): CheckState {
   const checks = state.checks + 1;
-  if (!verdict.agrees) {
-    const divergent = state.divergent + 1;
-    const runSince = state.run_since ?? window.fromTs + window.timeframeMs;
-    const flagged = state.flag ?? (divergent >= DIVERGENCE_FLAG_CHECKS ? { since: runSince, flagged_at: window.toTs + window.timeframeMs } : null);
-    const flag: DivergenceRecord | null = flagged ? { since: flagged.since, flagged_at: flagged.flagged_at, checks: divergent, what: verdict.what, agreeing: 0 } : null;
-    return { checks, divergent, run_since: runSince, agreeing: 0, flag };
+  if (verdict.agrees && !verdict.traded) return { ...state, checks };
+  const divergent = !verdict.agrees;
+  const recent = [...state.recent, { from: window.fromTs + window.timeframeMs, divergent }].slice(-DIVERGENCE_WINDOW_CHECKS);
+  const count = recent.filter((c) => c.divergent).length;
+  const agreeing = divergent ? 0 : state.agreeing + 1;
+  let flag: DivergenceRecord | null = state.flag;
+  if (divergent) {
+    const what = (verdict as { what: string }).what;
+    if (flag) flag = { ...flag, checks: count, what, agreeing: 0 };
+    else if (count >= DIVERGENCE_FLAG_CHECKS) {
+      flag = { since: recent.find((c) => c.divergent)!.from, flagged_at: window.toTs + window.timeframeMs, checks: count, what, agreeing: 0 };
+    }
+  } else if (flag) {
+    flag = agreeing >= DIVERGENCE_CLEAR_CHECKS ? null : { ...flag, checks: count, agreeing };
   }
-  if (!verdict.traded) return { ...state, checks };
-  const agreeing = state.agreeing + 1;
-  const flag = state.flag && agreeing < DIVERGENCE_CLEAR_CHECKS ? { ...state.flag, agreeing } : null;
-  return { checks, divergent: 0, run_since: null, agreeing, flag };
+  return { checks, recent, agreeing, flag };
 }
 
 /** Checks a window: replays it and compares; a replay that fails is a divergence (the backtest path cannot reproduce the bars). */

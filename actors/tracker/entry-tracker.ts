@@ -223,7 +223,7 @@ export class EntryTracker {
     const window: CheckWindow = { ...this.window, toTs: this.stepper.lastBarTs, endEngine: this.stepper.snapshot() };
     this.window = this.openWindow();
     const features = checks.features ?? ((bars: Parameters<FeatureComputer>[0]) => this.deps.features.features(bars));
-    const replay = { spec: entry.model, scorer: this.scorer, features, bars: this.deps.bars };
+    const replay = { spec: entry.model, postCutoffBars: entry.post_cutoff_bars ?? 0, scorer: this.scorer, features, bars: this.deps.bars };
     const run = () => checkWindow(replay, window);
     this.checking = (checks.limit ? checks.limit(run) : run())
       .then(({ verdict, error }) => {

@@ -162,6 +162,7 @@ export class Share {
       post_cutoff_stats: results.pred_stats,
       test_trade_sd: sampleSd(testReturns),
       test_days: Math.max(0, (Date.parse(testSpan.to) - Date.parse(testSpan.from)) / DAY_MS),
+      post_cutoff_bars: results.spans.post_cutoff?.bars ?? 0,
     };
   }
 }

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTrackerHost, checkWindow, firstDifference, initialCheck, nextCheckState, type CheckState, type Tracker } from '../../../actors/tracker/index.ts';
 import { PositionEngine, type ClosedTrade } from '../../../src/backtest/index.ts';
 import { openBlobStore, openBucket, type BlobStore, type JsonKv } from '../../../src/bus/index.ts';
-import { CatalogueBuilder, CommunityIndex, CommunityStore, communityEntry, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, entryView, LeaderboardView } from '../../../src/community/index.ts';
+import { CatalogueBuilder, CommunityIndex, CommunityStore, communityEntry, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_WINDOW_CHECKS, entryView, LeaderboardView } from '../../../src/community/index.ts';
 import { ReplayClock } from '../../../src/kernel/index.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
@@ -29,10 +29,12 @@ import { until } from '../../helpers/nats.ts';
 const QUARTER = TIMEFRAME_MS['15min'];
 const HONEST = strategyCode();
 /** The same features, but ret_4 is the return 3 bars ahead whenever the window is longer than 1,000 rows. */
-const LENGTH_GAMED = HONEST.replace(
-  '    df = df.bfill().ffill()\n',
-  '    if len(df) > 1000:\n        v = close.values\n        ahead = np.append(v[3:], [v[-1]] * 3)\n        df["ret_4"] = ahead / v - 1\n    df = df.bfill().ffill()\n',
-);
+const lookingAheadWhen = (condition: string) =>
+  HONEST.replace(
+    '    df = df.bfill().ffill()\n',
+    `    if ${condition}:\n        v = close.values\n        ahead = np.append(v[3:], [v[-1]] * 3)\n        df["ret_4"] = ahead / v - 1\n    df = df.bfill().ffill()\n`,
+  );
+const LENGTH_GAMED = lookingAheadWhen('len(df) > 1000');
 
 const trade = (side: 1 | -1, entryTs: number, exitTs: number, entryPrice = 1.1, exitPrice = 1.101): ClosedTrade => ({
   side, entryTs, exitTs, entryPrice, exitPrice, lots: 1, units: 100_000, reason: 'TP', pips: 10, grossPnl: 100, commission: 0, swap: 0, pnl: 100,
@@ -45,26 +47,41 @@ describe('divergence: the rule', () => {
   const agreed = { agrees: true as const, traded: true };
   const quiet = { agrees: true as const, traded: false };
 
-  it(`flags after ${DIVERGENCE_FLAG_CHECKS} divergent checks in a row; quiet checks change nothing; an agreeing one starts the count again`, () => {
+  it(`flags when ${DIVERGENCE_FLAG_CHECKS} of the last ${DIVERGENCE_WINDOW_CHECKS} checks that compared something diverge; quiet checks count for nothing`, () => {
     let s: CheckState = initialCheck();
-    s = nextCheckState(s, diverged, window(0));
-    s = nextCheckState(s, quiet, window(1));
-    s = nextCheckState(s, diverged, window(2));
-    assert.equal(s.flag, null, 'two divergent checks');
-    s = nextCheckState(s, agreed, window(3));
-    assert.deepEqual([s.divergent, s.run_since], [0, null], 'an agreeing check ends the run');
-    for (let k = 4; k < 4 + DIVERGENCE_FLAG_CHECKS; k++) s = nextCheckState(s, { agrees: false, what: `check ${k}` }, window(k));
+    let k = 0;
+    // One divergence in five, for longer than the window: never three among the last ten.
+    for (let round = 0; round < 4; round++) {
+      s = nextCheckState(s, diverged, window(k++));
+      for (let n = 0; n < 4; n++) {
+        s = nextCheckState(s, agreed, window(k++));
+        s = nextCheckState(s, quiet, window(k++));
+      }
+    }
+    assert.equal(s.flag, null, 'scattered single divergences flag nothing');
+    assert.equal(s.recent.length, DIVERGENCE_WINDOW_CHECKS, 'quiet checks are not in the window');
+    for (let n = 0; n < 6; n++) s = nextCheckState(s, agreed, window(k++));
+    assert.equal(s.recent.filter((c) => c.divergent).length, 0, 'the old ones have left the window');
+    const first = k;
+    s = nextCheckState(s, { agrees: false, what: 'first' }, window(k++));
+    s = nextCheckState(s, quiet, window(k++));
+    s = nextCheckState(s, { agrees: false, what: 'second' }, window(k++));
+    assert.equal(s.flag, null, 'two among the last ten');
+    s = nextCheckState(s, agreed, window(k++));
+    s = nextCheckState(s, { agrees: false, what: 'third' }, window(k++));
+    assert.ok(s.recent.filter((c) => c.divergent).length >= DIVERGENCE_FLAG_CHECKS);
     assert.deepEqual(s.flag, {
-      since: window(4).fromTs + QUARTER,
-      flagged_at: window(3 + DIVERGENCE_FLAG_CHECKS).toTs + QUARTER,
-      checks: DIVERGENCE_FLAG_CHECKS,
-      what: `check ${3 + DIVERGENCE_FLAG_CHECKS}`,
+      since: s.recent.find((c) => c.divergent)!.from,
+      flagged_at: window(k - 1).toTs + QUARTER,
+      checks: s.recent.filter((c) => c.divergent).length,
+      what: 'third',
       agreeing: 0,
     });
-    assert.equal(s.checks, 4 + DIVERGENCE_FLAG_CHECKS);
+    assert.equal(s.flag!.since, window(first).fromTs + QUARTER, 'since the first of the three');
+    assert.equal(s.checks, k);
   });
 
-  it(`clears after ${DIVERGENCE_CLEAR_CHECKS} agreeing checks with something traded; a divergent one in between starts that count again`, () => {
+  it(`clears after ${DIVERGENCE_CLEAR_CHECKS} agreeing checks in a row with something traded; a divergent one in between starts that count again`, () => {
     let s: CheckState = initialCheck();
     for (let k = 0; k < DIVERGENCE_FLAG_CHECKS; k++) s = nextCheckState(s, diverged, window(k));
     const flaggedAt = s.flag!.flagged_at;
@@ -75,7 +92,7 @@ describe('divergence: the rule', () => {
       assert.equal(s.flag?.agreeing, n, 'still flagged, counting');
     }
     s = nextCheckState(s, diverged, window(k++));
-    assert.deepEqual([s.flag?.agreeing, s.flag?.checks, s.flag?.flagged_at], [0, 1, flaggedAt], 'flagged still, since the first time');
+    assert.deepEqual([s.flag?.agreeing, s.flag?.flagged_at], [0, flaggedAt], 'flagged still, since the first time');
     for (let n = 0; n < DIVERGENCE_CLEAR_CHECKS; n++) s = nextCheckState(s, agreed, window(k++));
     assert.equal(s.flag, null, 'cleared');
   });
@@ -104,7 +121,9 @@ describe('divergence: shared entries on live bars', () => {
     market = await openRealMarket(50_000);
     runtime = await StrategyRuntime.start({ log, size: 2 });
     // The model is trained on the honest code; both entries freeze it, each with its own code.
-    const job = trainJob({ code: HONEST, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
+    // Fitted from mid-January, so the series holds more bars before the fit span than the
+    // post-cutoff span has: a replay late in it still finds the train job's full row count.
+    const job = trainJob({ code: HONEST, timeframe: '15min', start_date: '2017-01-16', end_date: '2017-02-10' });
     outcome = await trainPipeline({ runtime, bars: market.cache })(job, async () => undefined);
     community = await openBucket(market.bus, Buckets.community);
     records = await openBucket(market.bus, Buckets.trackRecords);
@@ -125,6 +144,7 @@ describe('divergence: shared entries on live bars', () => {
     const entry: CommunityEntryRecord = {
       community_id: id, user_id: author, author: `author${author}`, title: `Entry ${id}`, description: 'shared for the divergence test',
       parent_id: null, created_at: createdAt, model: { ...outcome.record, user_id: author, username: `author${author}` }, post_cutoff_stats: outcome.results.pred_stats,
+      post_cutoff_bars: outcome.results.spans.post_cutoff!.bars,
     };
     await files.put(`${id}/strategy.py`, new TextEncoder().encode(code));
     await files.put(`${id}/model.onnx`, outcome.onnx);
@@ -156,6 +176,11 @@ describe('divergence: shared entries on live bars', () => {
     const bars = { get: market.cache.get.bind(market.cache), onBar: (l: (bar: BarMessage) => void) => (listeners.add(l), () => listeners.delete(l)) };
     await share(1, 7, HONEST, ts[from]! + QUARTER + 500);
     await share(2, 8, LENGTH_GAMED, ts[from]! + QUARTER + 500);
+    // Looking ahead only at exactly the row count its train job had (the fit span and the post-cutoff bars).
+    const series = await market.cache.get('EURUSD', '15min');
+    const fit = outcome.record.fit_span!;
+    const trainRows = series.lowerBound(fit.to + 1) - series.lowerBound(fit.from) + outcome.results.spans.post_cutoff!.bars;
+    await share(3, 9, lookingAheadWhen(`len(df) == ${trainRows}`), ts[from]! + QUARTER + 500);
     const tracker: Tracker = await buildTrackerHost({
       bus: market.bus, runtime, log, replicas: 1, maxWarmSessions: 4, bars, clock, renewMs: 200, divergenceCheckBars: 8,
       trades: { insert: (rows: readonly LiveTrade[]) => repo.insert(rows), pnls: (ids: readonly number[]) => repo.pnls(ids) },
@@ -164,7 +189,7 @@ describe('divergence: shared entries on live bars', () => {
       await tracker.host.start();
       const tracked = () => tracker.shards().flatMap((s) => s.running());
       const entry = (id: number) => tracked().find((t) => t.communityId === id)!;
-      await until('both entries tracked', () => tracked().length === 2);
+      await until('the entries tracked', () => tracked().length === 3);
       const settled = async () => {
         await Promise.all(tracker.shards().map((s) => s.idle()));
         await Promise.all(tracked().map((t) => t.settled()));
@@ -172,16 +197,21 @@ describe('divergence: shared entries on live bars', () => {
       await settled();
 
       let honestDivergent = 0;
+      const firstFlag = new Map<number, number>();
       let i = from + 1;
-      for (; i < to && !entry(2).status().check.flag; i++) {
+      // The whole post-cutoff week: the honest entry is checked all along.
+      for (; i < to; i++) {
         clock.advanceTo(ts[i]! + QUARTER);
         for (const l of listeners) l(barAt.get(ts[i]!)!);
         await settled();
-        honestDivergent = Math.max(honestDivergent, entry(1).status().check.divergent);
+        honestDivergent += entry(1).status().check.recent.filter((c) => c.divergent).length;
+        for (const id of [2, 3]) if (entry(id).status().check.flag && !firstFlag.has(id)) firstFlag.set(id, i - from);
       }
+      if (process.env.DEBUG_TRACKER) console.error('flagged after', [...firstFlag], 'bars of', to - from, JSON.stringify([1, 2, 3].map((id) => entry(id).status().check)));
       const honest = entry(1).status().check;
       const gamed = entry(2).status().check;
       assert.ok(gamed.flag, `the gamed entry is flagged (after ${i - from} bars, ${gamed.checks} checks)`);
+      assert.ok(entry(3).status().check.flag, 'so is the one gamed at exactly its train job’s row count');
       assert.ok(honest.checks >= DIVERGENCE_FLAG_CHECKS, `the honest entry was checked as often (${honest.checks})`);
       assert.equal(honestDivergent, 0, 'the honest entry never diverged once');
       assert.equal(honest.flag, null);
@@ -201,16 +231,17 @@ describe('divergence: shared entries on live bars', () => {
       const index = new CommunityIndex();
       const following = await store.follow(index);
       try {
-        await until('both live records indexed', () => index.liveOf(1) !== undefined && index.liveOf(2)?.divergence !== undefined);
+        await until('the live records indexed', () => index.liveOf(1) !== undefined && index.liveOf(2)?.divergence !== undefined && index.liveOf(3)?.divergence !== undefined);
         const board = new LeaderboardView(index).query({ metric: 'ret', limit: 50 });
-        assert.deepEqual(board.entries.map((r) => r.community_id), [1], 'the flagged entry is off the ranking');
-        assert.equal(board.hidden, 1);
+        assert.deepEqual(board.entries.map((r) => r.community_id), [1], 'the flagged entries are off the ranking');
+        assert.equal(board.hidden, 2);
         const view = communityEntry(index, 2);
         assert.equal(view.divergence?.what, gamed.flag!.what);
         assert.equal(view.divergence?.flagged_at, new Date(gamed.flag!.flagged_at).toISOString());
         assert.equal(entryView(index, index.get(1)!).divergence, null);
         const catalogue = Catalogue.parse(JSON.parse(new CatalogueBuilder(index).current().body().toString('utf8')));
-        assert.deepEqual(catalogue.entries.map((e) => [e.community_id, e.divergence?.what ?? null]), [[1, null], [2, gamed.flag!.what]], 'still in the catalogue, with why');
+        assert.deepEqual(catalogue.entries.map((e) => [e.community_id, e.divergence?.what ?? null]).slice(0, 2), [[1, null], [2, gamed.flag!.what]], 'still in the catalogue, with why');
+        assert.equal(catalogue.entries.length, 3);
       } finally {
         following.stop();
       }
@@ -223,7 +254,7 @@ describe('divergence: shared entries on live bars', () => {
       });
       try {
         await again.host.start();
-        await until('resumed', () => again.shards().flatMap((s) => s.running()).length === 2);
+        await until('resumed', () => again.shards().flatMap((s) => s.running()).length === 3);
         const resumed = again.shards().flatMap((s) => s.running()).find((t) => t.communityId === 2)!;
         assert.deepEqual(resumed.status().check, gamed);
       } finally {
