@@ -55,12 +55,19 @@ How it works (features are computed on many slices of the bars, so each step is 
   the truncated run can only ffill. A window whose difference goes away when it starts earlier
   (its warm-up doubled, up to the cap) was short of history, not reading the future: the warm-up
   reported is the one that settled it.
+- moved bars (two passes at the full length, after the windows): blocks of 8 bars moved by 0.2–1 %
+  every 2·warmup + 16 bars, placed at random; a row 2·warmup past the last moved block that changed
+  read a moved bar ahead of it, and a window cut just after it confirms that by the windows' rules.
+  A look-ahead on one row in 60 escapes the cuts above mostly; these find it.
+- before every call, the containers among the code's module-level constants and the names it set
+  on numpy or pandas are put back (_State): each run starts as the first one did.
 
-What this does not catch: a strategy that keeps the bars of earlier calls and reads ahead only on
-a few rows is caught when a prefix ends within its look-ahead of one of them (the windows run
-after the full run, so memory could fake them); and code that reaches this module's own state
-(the walls, not this check, are the boundary there). The comparisons use numpy's ufuncs bound at
-import, so code that rebinds numpy's or pandas' public functions does not silence them.
+What this does not catch: state hidden where _State does not look (a function's attributes, a
+library's own containers) lets a run after a longer one replay the future; the prefixes, run
+first, still show it near their ends, and Node's digest check refuses code whose fit differs from
+the full run here. Code that reaches this module's own state (the walls, not this check, are the
+boundary there). The comparisons use numpy's ufuncs bound at import, so code that rebinds
+numpy's or pandas' public functions does not silence them.
 """
 import copy
 import hashlib
