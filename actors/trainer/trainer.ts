@@ -2,6 +2,8 @@ import type { Metering } from '../../src/accounts/index.ts';
 import { isTransientBusError, type Delivered } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import { AppError } from '../../src/errors.ts';
+import { PoolFullError } from '../../src/lib/fair-share.ts';
+import { ModelRejectedError } from '../../src/scoring/index.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { JobStore, ModelStore, StrategyJobError, TrainQueue, type OverrunPenalty, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
@@ -200,7 +202,10 @@ export class Trainer implements Actor<Delivered> {
         return;
       }
       await this.fail(job, describeFailure(err));
-      if (!(err instanceof AppError) && !(err instanceof StrategyJobError)) {
+      if (err instanceof ModelRejectedError) {
+        // What the sandbox handed back was not a model of ours: the strategy's doing, it counts.
+        log.warn({ job_id: job.job_id, user_id: job.user_id, reason: err.reason }, 'train job refused: its model is not one our exporter makes');
+      } else if (!(err instanceof AppError) && !(err instanceof StrategyJobError)) {
         // Our fault, not the strategy's: the run does not count against the user's daily cap.
         log.error({ err, job_id: job.job_id }, 'train job failed');
         await this.deps.metering.releaseCap(job.user_id, 'train_compute', job.cap_counted_at);
@@ -235,5 +240,7 @@ export class Trainer implements Actor<Delivered> {
 function describeFailure(err: unknown): string {
   if (err instanceof StrategyJobError) return `strategy ${err.kind === 'error' ? 'error' : err.kind}: ${err.message}`;
   if (err instanceof AppError) return err.message;
+  // Both messages are written for the user: the refusal's reason (what the model held) stays in the log.
+  if (err instanceof ModelRejectedError || err instanceof PoolFullError) return err.message;
   return 'internal error while training; the failure was logged — submit the job again';
 }

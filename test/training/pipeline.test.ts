@@ -17,6 +17,7 @@ import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-
 import { strategyCode } from '../helpers/strategies.ts';
 import { generateOffline } from '../../src/generation/offline/index.ts';
 import { resolveSpan } from '../../src/training/bar-span.ts';
+import { ModelRejectedError } from '../../src/scoring/index.ts';
 
 describe('train pipeline', () => {
   let market: RealMarket;
@@ -109,6 +110,30 @@ describe('train pipeline', () => {
       return true;
     });
     assert.deepEqual(seen, ['checking code', 'training'], 'refused before any backtest');
+  });
+
+  it('refuses a model the sandbox hands back that our exporter does not make, before anything loads it', async () => {
+    // The sandbox is the attacker's: here its answer is a real trained model with one field
+    // appended that no part of our exporter writes (field 99, a varint) — enough to be refused.
+    const forged = {
+      ...runtime,
+      config: runtime.config.bind(runtime),
+      analyze: runtime.analyze.bind(runtime),
+      train: async (...a: Parameters<StrategyRuntime['train']>) => {
+        const trained = await runtime.train(...a);
+        return { ...trained, onnx: Buffer.concat([trained.onnx, Buffer.from([0x98, 0x06, 0x01])]) };
+      },
+    };
+    const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' });
+    const seen: string[] = [];
+    await assert.rejects(trainPipeline({ runtime: forged, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
+      assert.ok(err instanceof ModelRejectedError, String(err));
+      assert.match(err.message, /not one this service's exporter makes/);
+      assert.doesNotMatch(err.message, /field|99|wire/, 'the user is not told what the check looked at');
+      assert.match(err.reason, /./);
+      return true;
+    });
+    assert.deepEqual(seen, ['checking code', 'training', 'backtesting'], 'refused when the backtest loads it, never saved');
   });
 
   it('runs the next jobs of a user whose strategy overran at the lowest CPU priority; other users’ at normal', async () => {
