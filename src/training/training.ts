@@ -23,7 +23,7 @@ import type {
 import { jobView, type JobStore } from './job-store.ts';
 import { modelStem, type ModelStore } from './model-store.ts';
 import { signalPoints } from './results.ts';
-import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars, type FeatureComputer } from '../scoring/index.ts';
+import { engineOptions, intrabarResolver, loadModel, ModelRejectedError, scoreWindow, sliceBars, type FeatureComputer } from '../scoring/index.ts';
 import type { TrainQueue } from './train-queue.ts';
 
 export interface TrainingDeps {
@@ -222,7 +222,14 @@ export class Training {
         if (err instanceof PoolFullError) throw new RateLimitedError(err.message, PREDICT_RETRY_AFTER_S);
         throw err;
       });
-    const scorer = await loadModel(await this.deps.models.onnx(record), { owner: userId });
+    const scorer = await loadModel(await this.deps.models.onnx(record), { owner: userId }).catch((err: unknown) => {
+      // A refused model is the model's doing (422), not "internal error"; the reason stays in the log.
+      if (err instanceof ModelRejectedError) {
+        this.deps.log.warn({ model: record.stem, reason: err.reason }, 'predict: model refused');
+        throw new UnprocessableError(`model ${record.model_name}: ${err.message}`);
+      }
+      throw err;
+    });
     // Rows before `lead` lack their warm-up: they stay unscored (flat).
     const { pUp, signals, mask } = await scoreWindow(compute, scorer, record, bars, lead).finally(() => scorer.close());
     const options = engineOptions(record, await intrabarResolver(this.deps.bars, record.symbol, record.timeframe));
