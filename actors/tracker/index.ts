@@ -183,7 +183,7 @@ async function openTrackers(
           resume = null;
         }
         pnls = pnls.slice(0, resume?.trades ?? 0);
-        // Reading the files and loading the model (partly synchronous in onnxruntime) take turns.
+        // Reading the files and loading the model (checked here, loaded in a scoring process) take turns.
         return await stores.limit(async () => {
           const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
           if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);

@@ -6,7 +6,7 @@
 import type { Config } from '../config.ts';
 import type { UserKey } from '../lib/fair-share.ts';
 import type { Logger } from '../log.ts';
-import { checkModel } from './model-check/index.ts';
+import { checkModel, checkModelOffThread } from './model-check/index.ts';
 import type { OnnxModel } from './model-host/onnx-model.ts';
 import { ScorerPool, type ScorerPoolOptions } from './model-host/scorer-pool.ts';
 
@@ -27,9 +27,13 @@ let pool: ScorerPool | null = null;
 let poolOptions: ScorerPoolOptions = {};
 let users = 0;
 
+/** Models up to this size are checked in place (a few ms); a larger one on the check's worker
+ *  thread, so a big or hostile model never holds the event loop for the seconds its check takes. */
+const CHECK_IN_PLACE_BYTES = 256 * 1024;
+
 /** Checks the model (ModelRejectedError when it is not one our exporter makes) and loads it by its bytes. */
 export async function loadModel(bytes: Uint8Array, opts: LoadOptions = {}): Promise<OnnxModel> {
-  const shape = checkModel(bytes);
+  const shape = bytes.length <= CHECK_IN_PLACE_BYTES ? checkModel(bytes) : await checkModelOffThread(bytes);
   const model = await scorers().load(bytes, opts.owner);
   if (model.nFeatures !== shape.nFeatures || model.nClasses !== shape.nClasses) {
     await model.close();
