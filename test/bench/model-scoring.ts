@@ -11,16 +11,12 @@
  * The end-to-end figures (bar close → webhook) are live-signals' (--compare-root=DIR for before /
  * after). Options: --calls=2000 --fanouts=15 --processes=2.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import { ScorerPool } from '../../src/scoring/model-host/scorer-pool.ts';
+import { honestModel } from '../scoring/model-host/models.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
-import { REPO_ROOT } from './lib/service.ts';
 
 type Ort = typeof import('onnxruntime-node');
 interface Scorer {
@@ -32,20 +28,6 @@ const pct = (xs: number[], p: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))]! * 1000) / 1000;
 };
 
-async function trainedForest(): Promise<{ bytes: Uint8Array; X: Float32Array; rows: number; nFeatures: number }> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-scoring-'));
-  try {
-    await promisify(execFile)(process.env['PYTHON'] ?? '/usr/bin/python3', [join(REPO_ROOT, 'test/parity/onnx_parity_fixture.py'), 'RandomForestClassifier', dir], { timeout: 300_000 });
-    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as { rows: number; n_features: number };
-    const raw = await readFile(join(dir, 'X.f32'));
-    const X = new Float32Array(raw.length / 4);
-    new Uint8Array(X.buffer).set(raw);
-    return { bytes: new Uint8Array(await readFile(join(dir, 'model.onnx'))), X, rows: meta.rows, nFeatures: meta.n_features };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 export const benchmark: Benchmark = {
   name: 'model-scoring',
   description: 'ONNX scoring in its own processes vs in the service process: one row p50/p99, 1,000 models at once, a training span and the event loop meanwhile',
@@ -54,7 +36,7 @@ export const benchmark: Benchmark = {
     const fanouts = numberOption(ctx, 'fanouts', 15);
     const processes = numberOption(ctx, 'processes', 2);
     ctx.log('training a random forest (onnx_parity_fixture.py)');
-    const m = await trainedForest();
+    const m = await honestModel('RandomForestClassifier');
     const row = (i: number) => m.X.slice((i % m.rows) * m.nFeatures, ((i % m.rows) + 1) * m.nFeatures);
 
     const ort = createRequire(import.meta.url)('onnxruntime-node') as Ort;
