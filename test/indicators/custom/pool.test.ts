@@ -135,7 +135,9 @@ describe('PinePool fair shares', () => {
     try {
       assert.ok((await pool.run(job(SMA), undefined, 'warm')).ok, 'the worker has booted');
       // No step budget to speak of: each run goes to the 2 s time limit, a whole bucket's worth.
-      const spin = { ...job(SLOW), bars: bars(3000), maxSteps: 1e12 };
+      // A var in the loop keeps it bar by bar (no column evaluation): 3e8 loop steps, past 2 s on any machine.
+      const SPIN = '//@version=5\nindicator("spin")\nvar float s = 0.0\nfor i = 0 to 9999\n    s := s + i\nplot(s)\n';
+      const spin = { ...job(SPIN), bars: bars(30_000), maxSteps: 1e12 };
       let refused: RateLimitedError | null = null;
       for (let i = 0; i < 3 && !refused; i++) {
         try {
