@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { jobFailure } from '../helpers/job-failure.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 const N = 2_000;
@@ -39,15 +40,7 @@ const TIME = 'pd.core.common.__builtins__["__import__"]("time")';
 /** Sleeps without using the CPU. */
 const SLEEPER = features(`    ${TIME}.sleep(600)`);
 
-async function failure(job: Promise<unknown>): Promise<StrategyJobError> {
-  try {
-    await job;
-  } catch (err) {
-    assert.ok(err instanceof StrategyJobError, String(err));
-    return err;
-  }
-  assert.fail('the job should have failed');
-}
+const failure = jobFailure;
 
 /** Busy loops on every core, at normal priority, for the duration of `run`. */
 async function withBusyHost<T>(run: () => Promise<T>): Promise<T> {

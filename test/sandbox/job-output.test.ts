@@ -15,6 +15,7 @@ import { createLogger } from '../../src/log.ts';
 import { withOutput } from '../../src/sandbox/job-output.ts';
 import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
+import { jobFailure } from '../helpers/job-failure.ts';
 
 const PRELUDE = readFileSync(join(import.meta.dirname, 'walls', '_escape.py'), 'utf8');
 
@@ -46,15 +47,7 @@ def strategy_config():
 
 const marker = (who: string) => `sf-${who}-${randomBytes(8).toString('hex')}`;
 
-async function failure(job: Promise<unknown>): Promise<StrategyJobError> {
-  try {
-    await job;
-  } catch (err) {
-    assert.ok(err instanceof StrategyJobError, String(err));
-    return err;
-  }
-  assert.fail('the job should have failed');
-}
+const failure = jobFailure;
 
 describe('job output: each job its own stdout and stderr', () => {
   let runtime: StrategyRuntime;
