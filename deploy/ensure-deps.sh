@@ -2,7 +2,7 @@
 # Installs whatever signalforge needs and this machine lacks, then returns. Safe to run again:
 # when everything is present it only checks (well under a second).
 #   apt: nats-server, bubblewrap, the Debian Python stack (numpy, pandas, sklearn, xgboost, onnx)
-#        and libseccomp's binding (python3-seccomp: the sandbox's syscall filter)
+#        libseccomp's binding (python3-seccomp: the sandbox's syscall filter) and optuna (the optimiser's samplers)
 #   apt: chromium (the web app's browser tests drive it with playwright-core)
 #   apt: haproxy (the tests run deploy/haproxy.cfg, the distributed layout's load balancer, for real)
 #   npm: the locked dependencies, when node_modules is missing or older than the lock file
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY="${PYTHON:-/usr/bin/python3}"
-declare -A PY_PACKAGES=([numpy]=python3-numpy [pandas]=python3-pandas [sklearn]=python3-sklearn [xgboost]=python3-xgboost [onnx]=python3-onnx [seccomp]=python3-seccomp)
+declare -A PY_PACKAGES=([numpy]=python3-numpy [pandas]=python3-pandas [sklearn]=python3-sklearn [xgboost]=python3-xgboost [onnx]=python3-onnx [seccomp]=python3-seccomp [optuna]=python3-optuna)
 
 missing=()
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)

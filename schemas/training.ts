@@ -3,6 +3,7 @@ import { ExecutionSettings, riskUnitBounds, Trade, TradeStats } from './backtest
 import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { IndicatorsObject } from './indicators.ts';
 import { ResponseSource } from './market.ts';
+import { RobustnessReport } from './robustness.ts';
 import { StaticViolation, StrategyConfig } from './strategy.ts';
 import { strictObject } from './strict.ts';
 
@@ -94,6 +95,7 @@ export const JobView = z
     test_stats: stats('Backtest over the test span (out-of-sample)'),
     long_stats: stats('Long trades of the test span'),
     short_stats: stats('Short trades of the test span'),
+    robustness: RobustnessReport.optional().describe('Is the edge real? Walk-forward folds, deflated Sharpe, random-entry baseline, Monte Carlo and a verdict; present when status is done'),
     error: z.string().optional().describe('Why the job failed; present when status is failed'),
     one_shot: OneShotOutcome.optional().describe('For a job started by POST /one_shot: whether the pipeline deployed the model or refunded its fee'),
   })
@@ -121,6 +123,7 @@ export const JobRecord = z.object({
   stats: z
     .object({ train: TradeStats, test: TradeStats, long: TradeStats, short: TradeStats })
     .optional(),
+  robustness: RobustnessReport.optional(),
   one_shot: OneShotOutcome.optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
@@ -171,6 +174,8 @@ export const ModelRecord = z.object({
     .describe('epoch ms of the first and last bar of the fit span, warm-up included: what a fork trains on to reproduce the model'),
   /** Bumped on every retrain under this name, so stale artifacts are never mixed with new ones. */
   artifact: z.string(),
+  // Optional: models trained before the report existed still parse (they show no verdict).
+  robustness: RobustnessReport.optional(),
 });
 export type ModelRecord = z.infer<typeof ModelRecord>;
 
@@ -267,6 +272,7 @@ export const Results = z
     pred_trade_log: z.array(Trade).describe('Trades on the post-cutoff bars'),
     pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
     pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),
+    robustness: RobustnessReport.optional().describe('Is the edge real? Absent only for models trained before the report existed'),
     warnings: z.array(z.string()),
   })
   .meta({ id: 'Results' });
