@@ -15,7 +15,7 @@ const BASE = ['schemas', 'src/lib', 'src/errors.ts', 'src/log.ts', 'src/config.t
 /** What "domain modules" means for actors and the edge. */
 const DOMAIN = [
   'src/market', 'src/indicators', 'src/generation', 'src/scoring', 'src/backtest', 'src/training', 'src/deployments',
-  'src/accounts', 'src/community', 'src/delivery', 'src/oneshot', 'src/payouts',
+  'src/accounts', 'src/community', 'src/delivery', 'src/oneshot', 'src/payouts', 'src/robustness', 'src/optimize',
 ];
 
 /**
@@ -38,9 +38,13 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/indicators': BASE,
   'src/sandbox': ['schemas', 'src/errors.ts', 'src/log.ts', 'src/lib'],
   'src/backtest': ['schemas', 'src/lib'],
+  // Is the edge real? Statistics over backtests: pure, on the position engine's runs.
+  'src/robustness': ['schemas', 'src/lib', 'src/backtest'],
   'src/scoring': [...BASE, 'src/sandbox', 'src/backtest', 'src/market', 'src/indicators'],
   'src/generation': [...BASE, 'src/indicators', 'src/sandbox', 'src/accounts'],
-  'src/training': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/market', 'src/bus', 'src/store', 'src/accounts'],
+  'src/training': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/robustness', 'src/market', 'src/bus', 'src/store', 'src/accounts'],
+  // Optimisation jobs: samplers in the sandbox, trials on the position engine, models saved through training.
+  'src/optimize': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/robustness', 'src/training', 'src/market', 'src/bus', 'src/store', 'src/accounts', 'src/deployments'],
   'src/deployments': [...BASE, 'src/bus'],
   'src/accounts': [...BASE, 'src/bus', 'src/store'],
   'src/community': [...BASE, 'src/bus', 'src/store'],
