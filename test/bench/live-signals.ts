@@ -184,19 +184,33 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
   const scorersAfter = scorersRssMb(service.pid);
   ctx.log(`${receiver.accepted('/fan').length} start-up webhooks after ${Math.round(performance.now() - started)} ms`);
 
-  // Bars one at a time until one makes every model signal; time its last webhook.
+  // Bars one at a time until one makes every model signal; time its last webhook. A bar's webhooks
+  // are awaited until all arrived or none came for 3 s (up to 60 s), so a slow fan-out is timed
+  // rather than missed; the largest partial fan-out seen is reported when no bar reached all.
   let fan: { bar: string; webhooks: number; last_ms: number } | null = null;
+  let partial: { bar: string; webhooks: number; last_ms: number } | null = null;
   const fanDeadline = performance.now() + numberOption(ctx, 'fan-seconds', 600) * 1000;
   for (let i = oneMinutes; i < minutes.length - 1 && !fan && !ctx.signal.aborted && performance.now() < fanDeadline; i++) {
     const before = receiver.accepted('/fan').length;
     publishMinute(i);
     publishMinute(i + 1); // its first tick closes bar i
     const barTs = Math.floor(minutes[i]![0]!.ts / MINUTE) * MINUTE;
-    await new Promise((r) => setTimeout(r, 4000));
-    const hooks = receiver.accepted('/fan').slice(before).filter((h) => Date.parse(h.payload.data.bar_time) === barTs);
+    const forBar = () => receiver.accepted('/fan').slice(before).filter((h) => Date.parse(h.payload.data.bar_time) === barTs);
+    const waitFrom = performance.now();
+    let count = -1;
+    let changedAt = waitFrom;
+    while (performance.now() - waitFrom < 60_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      const now = forBar().length;
+      if (now !== count) [count, changedAt] = [now, performance.now()];
+      if (now >= fanout || (performance.now() - changedAt > 3000 && performance.now() - waitFrom > 4000)) break;
+    }
+    const hooks = forBar();
     const seen = barSeen.get(barTs);
-    if (hooks.length >= fanout && seen !== undefined) {
-      fan = { bar: new Date(barTs).toISOString(), webhooks: hooks.length, last_ms: Math.round(Math.max(...hooks.map((h) => h.at)) - seen) };
+    if (seen !== undefined && hooks.length > 0) {
+      const timed = { bar: new Date(barTs).toISOString(), webhooks: hooks.length, last_ms: Math.round(Math.max(...hooks.map((h) => h.at)) - seen) };
+      if (hooks.length >= fanout) fan = timed;
+      else if (!partial || hooks.length > partial.webhooks) partial = timed;
     }
     i++; // minute i+1 was published too
   }
@@ -220,7 +234,7 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
     {
       name: 'bar-close-to-last-webhook-1000-models',
       models: fanout,
-      ...(fan ?? { error: 'no bar made every model signal' }),
+      ...(fan ?? { error: 'no bar made every model signal', largest_partial_fanout: partial }),
       goal_ms: 2000,
       met: fan !== null && fan.last_ms <= 2000,
       rss_mb_before: rssBefore,
