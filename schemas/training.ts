@@ -71,8 +71,10 @@ const stats = (what: string) => TradeStats.optional().describe(`${what}; present
 /** A train job started by one_shot carries the pipeline's outcome (GET /train/{job_id} → `one_shot`). */
 export const OneShotOutcome = z
   .object({
-    status: z.enum(['running', 'deployed', 'refunded']).describe('running until the model is deployed or the fee refunded'),
-    reason: z.string().optional().describe('Why the fee was refunded'),
+    status: z
+      .enum(['running', 'deployed', 'refunded', 'not_deployed'])
+      .describe('running until the model is deployed or the fee refunded; not_deployed: the verdict fell short of the request’s deploy_if (model kept, fee refunded)'),
+    reason: z.string().optional().describe('Why the fee was refunded, or the model not deployed'),
     deployment_id: z.string().optional(),
     webhook_secret: z.string().optional().describe('Signing secret of the webhook channel when the deploy completed after a restart (the stream that would have shown it was gone)'),
   })
