@@ -27,13 +27,19 @@ export const TrainAnswer = z.object({
   rows_test: count,
   split_index: count,
   test_start_ts: z.number(),
-  accuracy_train: z.number(),
-  accuracy_test: z.number(),
+  // null with folds_only (no main fit).
+  accuracy_train: z.number().nullable(),
+  accuracy_test: z.number().nullable(),
   feature_importance: z.record(z.string(), z.number()),
   warnings: z.array(z.string()).default([]),
   onnx_bytes: count,
   proba_offset: count,
   proba_rows: count,
+  /** Walk-forward fold models fitted (bar indices, p(up) rows after the matrix, in this order). */
+  folds: z
+    .array(z.object({ index: count, train_from: count, train_to: count, test_from: count, test_to: count, proba_rows: count }))
+    .max(10)
+    .default([]),
 });
 
 export const AnalysisCheck = z.enum(['type', 'rows', 'ohlc', 'numeric', 'finite', 'truncated', 'lookahead', 'warmup_unbounded']);

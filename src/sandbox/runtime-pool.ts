@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AnalyzeAnswer, ConfigAnswer, FeaturesAnswer, TrainAnswer, type AnalysisCheck, type AnalysisProblem } from '../../schemas/sandbox.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Logger } from '../log.ts';
@@ -8,6 +8,7 @@ import { FeatureSession } from './feature-session.ts';
 import { ALL_WALLS, sandboxCommand, sandboxSettings, sandboxSupport, type SandboxMode, type Walls } from './jail-command.ts';
 import { encodeMessage, type Message } from './protocol.ts';
 import { SandboxProcess, StrategyJobError } from './sandbox-process.ts';
+import type { ModelOverrides } from './model-overrides.ts';
 import type { OhlcColumns } from '../lib/bar-columns.ts';
 import { FairShare, type UserKey } from '../lib/fair-share.ts';
 
@@ -42,6 +43,30 @@ export interface TrainOptions {
   warmup?: number;
   /** Bars of the trained span (default all): later bars are scored, never fitted or split. */
   fitRows?: number;
+  /** Walk-forward folds fitted besides the main model, on the same feature matrix (trainer.py). */
+  folds?: FoldOptions;
+  /** Merged over strategy_config()'s model_type and model_params before the fit (see applyOverrides). */
+  overrides?: ModelOverrides;
+  /** Only the folds: no main fit, no ONNX (onnx empty, probaUp all NaN, accuracies NaN). Needs `folds`. */
+  foldsOnly?: boolean;
+}
+
+export interface FoldOptions {
+  /** Out-of-sample folds, 2–10: the labelled rows are cut into k + 1 consecutive blocks. */
+  k: number;
+  /** rolling: fold i trains on block i; anchored: on blocks 0..i. Both test on block i + 1. */
+  scheme: 'rolling' | 'anchored';
+  /** Rows skipped at the start of each test, after the purge gap of target_horizon rows. */
+  embargo: number;
+}
+
+/** One fold model the trainer fitted: its bars (indices into the bars sent, end exclusive) and its p(up). */
+export interface TrainedFold {
+  index: number;
+  train: { from: number; to: number };
+  test: { from: number; to: number };
+  /** p(up) of bars train.from … test.to − 1 (the purge and embargo bars between too): probaUp[i] belongs to bar train.from + i. */
+  probaUp: Float64Array;
 }
 
 export interface TrainResult {
@@ -65,6 +90,8 @@ export interface TrainResult {
   probaUp: Float64Array;
   /** The feature matrix of the same bars, row-major [probaUp.length, features.length]. */
   matrix: Float64Array;
+  /** The walk-forward fold models fitted (skipped ones are said in warnings); empty without `folds`. */
+  folds: TrainedFold[];
 }
 
 export interface AnalysisResult {
@@ -86,6 +113,32 @@ export interface AnalyzeOptions {
   /** Fixes the random cut lengths (tests); otherwise drawn per job. */
   seed?: number;
 }
+
+/** One parameter's distribution as optimizer.py's `suggest` reads it (optuna's Int/Float/CategoricalDistribution). */
+export type SuggestDistribution =
+  | { type: 'int'; low: number; high: number; step?: number; log?: boolean }
+  | { type: 'float'; low: number; high: number; step?: number; log?: boolean }
+  | { type: 'categorical'; choices: ReadonlyArray<string | number | boolean | null> };
+
+/** A trial told to the sampler: its parameters as suggested, and its value (`complete`), failure, or still running. */
+export interface SuggestTrial {
+  params: Record<string, string | number | boolean | null>;
+  state: 'complete' | 'failed' | 'running';
+  value?: number;
+}
+
+/** The `suggest` op (optimizer.py): optuna rebuilt from the history, asked n times. No strategy code runs. */
+export interface SuggestRequest {
+  space: Record<string, SuggestDistribution>;
+  /** grid: every distribution categorical, its choices the grid's axis. */
+  sampler: 'grid' | 'random' | 'tpe';
+  seed: number;
+  direction: 'maximize' | 'minimize';
+  history: readonly SuggestTrial[];
+  n: number;
+}
+
+const SuggestAnswer = z.object({ params: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))) });
 
 /**
  * The pool of sandboxed Python runtimes. Each zygote serves one job at a time and forks a fresh
@@ -263,9 +316,10 @@ export class StrategyRuntime {
   }
 
   /**
-   * Trains the strategy's model on the bars (trainer.py). The caller has checked strategy_config()
-   * once already (config() and checkStrategyConfig); the config the fit used comes back and is
-   * parsed again here, so what is stored is what was trained.
+   * Trains the strategy's model on the bars (trainer.py), and the walk-forward fold models when
+   * `options.folds` asks. The caller has checked strategy_config() once already (config() and
+   * checkStrategyConfig, with applyOverrides when it overrides the model); the config the fit used
+   * comes back and is parsed again here, so what is stored is what was trained.
    */
   async train(code: string, bars: OhlcColumns, options: TrainOptions = {}, limits: JobLimits = {}): Promise<TrainResult> {
     const { names, rows, payload } = ohlcPayload(bars);
@@ -273,14 +327,31 @@ export class StrategyRuntime {
     if (options.trainSplit !== undefined) request.train_split = options.trainSplit;
     if (options.warmup !== undefined) request.warmup = options.warmup;
     if (options.fitRows !== undefined) request.fit_rows = options.fitRows;
+    if (options.folds !== undefined) request.folds = options.folds;
+    if (options.overrides !== undefined) request.overrides = options.overrides;
+    if (options.foldsOnly) request.folds_only = true;
     const { header: h, payload: out } = await this.run(TrainAnswer, request, payload, limits);
     const config = StrategyConfig.safeParse(h.config);
-    if (!config.success) throw new StrategyJobError('error', `strategy_config() is invalid: ${config.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+    if (!config.success) {
+      const what = options.overrides ? 'strategy_config() with the overrides' : 'strategy_config()';
+      throw new StrategyJobError('error', `${what} is invalid: ${config.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+    }
     const nFeatures = h.features.length;
     const matrixAt = h.proba_offset + h.proba_rows * 8;
-    if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== matrixAt + h.proba_rows * nFeatures * 8) {
+    const foldsAt = matrixAt + h.proba_rows * nFeatures * 8;
+    const bad = (f: (typeof h.folds)[number]) =>
+      !(h.warmup <= f.train_from && f.train_from < f.train_to && f.train_to <= f.test_from && f.test_from < f.test_to && f.test_to <= h.warmup + h.proba_rows) ||
+      f.proba_rows !== f.test_to - f.train_from;
+    const foldBytes = h.folds.reduce((sum, f) => sum + f.proba_rows * 8, 0);
+    if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad)) {
       throw new StrategyJobError('crash', 'train answer does not match its layout');
     }
+    let at = out.byteOffset + foldsAt;
+    const folds = h.folds.map((f): TrainedFold => {
+      const probaUp = new Float64Array(out.buffer, at, f.proba_rows);
+      at += f.proba_rows * 8;
+      return { index: f.index, train: { from: f.train_from, to: f.train_to }, test: { from: f.test_from, to: f.test_to }, probaUp };
+    });
     // Views, not copies: the payload is its own 8-aligned buffer and the model is padded to 8.
     return {
       config: config.data,
@@ -290,13 +361,14 @@ export class StrategyRuntime {
       rowsTest: h.rows_test,
       splitIndex: h.split_index,
       testStartTs: h.test_start_ts,
-      accuracyTrain: h.accuracy_train,
-      accuracyTest: h.accuracy_test,
+      accuracyTrain: h.accuracy_train ?? Number.NaN,
+      accuracyTest: h.accuracy_test ?? Number.NaN,
       featureImportance: h.feature_importance,
       warnings: h.warnings,
       onnx: out.subarray(0, h.onnx_bytes),
       probaUp: new Float64Array(out.buffer, out.byteOffset + h.proba_offset, h.proba_rows),
       matrix: new Float64Array(out.buffer, out.byteOffset + matrixAt, h.proba_rows * nFeatures),
+      folds,
     };
   }
 
@@ -311,6 +383,16 @@ export class StrategyRuntime {
     const request = { op: 'analyze', code, columns: names, rows, fit_rows, train_split, horizon, seed };
     const { header: h } = await this.run(AnalyzeAnswer, request, payload, limits);
     return { problems: h.problems, warmup: h.warmup, featureColumns: h.feature_columns, columnSha256: h.column_sha256 };
+  }
+
+  /**
+   * The sampler's next n parameter sets (optimizer.py): the space, sampler, direction and every
+   * trial so far go in, the study is rebuilt in a confined child, and nothing is kept between calls.
+   * A grid answers fewer than n when fewer points are left.
+   */
+  async suggest(request: SuggestRequest, limits: JobLimits = {}): Promise<Array<SuggestTrial['params']>> {
+    const { header } = await this.run(SuggestAnswer, { op: 'suggest', ...request }, Buffer.alloc(0), limits);
+    return header.params;
   }
 
   /** The zygote processes' ids (operations, and tests that kill one). */

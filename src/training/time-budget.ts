@@ -136,19 +136,40 @@ function fitUnits(config: StrategyConfig, bars: number, nFeatures: number): { un
   }
 }
 
+/** The walk-forward folds a train job fits besides (or, foldsOnly, instead of) its main model. */
+export interface FoldWork {
+  k: number;
+  scheme: 'rolling' | 'anchored';
+  foldsOnly?: boolean;
+}
+
+/**
+ * The folds' fits as a share of the main fit's: the labelled rows are cut into k + 1 blocks; a
+ * rolling fold fits one block, an anchored fold i fits i + 1 of them (k(k+1)/2 blocks in all), and
+ * the main fit's cost was measured per bar of the whole span.
+ */
+export function foldShare(folds: FoldWork): number {
+  const blocks = folds.scheme === 'rolling' ? folds.k : (folds.k * (folds.k + 1)) / 2;
+  return blocks / (folds.k + 1);
+}
+
 /**
  * The train job: start-up, two feature passes, and FIT_HEADROOM × the fit's expected duration
- * (bars × FIT_COST × the model's size; `nFeatures` = the columns feature_engineering adds).
+ * (bars × FIT_COST × the model's size; `nFeatures` = the columns feature_engineering adds), the
+ * walk-forward folds' fits added at their share (foldShare). The ceiling grows by the same factor,
+ * so a job under it without folds stays under it with them.
  */
-export function trainBudget(config: StrategyConfig, bars: number, nFeatures: number): Budget {
-  const limits = LIMITS.train;
+export function trainBudget(config: StrategyConfig, bars: number, nFeatures: number, folds?: FoldWork): Budget {
   const { units, shape, knobs } = fitUnits(config, bars, nFeatures);
-  const expectedMs = bars * units * FIT_COST[config.model_type] * 1000;
+  const work = (folds?.foldsOnly ? 0 : 1) + (folds ? foldShare(folds) : 0);
+  const limits = { ...LIMITS.train, ceilingMs: LIMITS.train.ceilingMs * Math.max(1, work) };
+  const expectedMs = bars * units * FIT_COST[config.model_type] * 1000 * work;
   const ms = BASE_MS + limits.passes * PASS_MS_PER_BAR * bars + FIT_HEADROOM * expectedMs;
+  const fits = folds ? `${folds.foldsOnly ? '' : 'the model and '}${folds.k} ${folds.scheme} walk-forward folds (${Math.round(work * 100) / 100} × one fit)` : '';
   const why =
     `${seconds(BASE_MS)} + ${passes(limits.passes)} + ${FIT_HEADROOM} × the expected ${seconds(expectedMs)} of ` +
-    `${config.model_type} ${shape} on ${Math.max(1, nFeatures)} features`;
-  const hint = `lower ${knobs}, use fewer features, or train on fewer bars`;
+    `${config.model_type} ${shape} on ${Math.max(1, nFeatures)} features${fits ? `, ${fits}` : ''}`;
+  const hint = `lower ${knobs}, use fewer features${folds ? ' or fewer wf_folds' : ''}, or train on fewer bars`;
   return { timeoutMs: clamp(ms, limits), memoryMb: limits.memoryMb, what: 'the fit', bars, why: bounded(ms, limits, why), hint };
 }
 

@@ -5,17 +5,25 @@ a child may not import from /sandbox, so everything this module needs is loaded 
 
 Request (framed like "features"):
   {"op": "train", "code", "columns": [...], "rows": n, "train_split"?: 0.7, "warmup"?: int,
-   "fit_rows"?: int}
+   "fit_rows"?: int, "folds"?: {"k", "scheme": "rolling"|"anchored", "embargo"},
+   "overrides"?: {"model_type"?, "model_params"?}, "folds_only"?: bool}
   payload: float64 little-endian, column-major, len(columns) * rows (ts, open, high, low, close)
   fit_rows (default rows): the bars of the trained span; the bars after it (post-cutoff) get
   features and p(up) like the rest but never reach the split, the fit or the accuracies.
+  overrides: merged over strategy_config()'s model_type and model_params before the fit (params
+  merged over the code's own when model_type stays, alone when it changes); "config" in the
+  answer is the merged one, which Node validates like any strategy_config().
+  folds_only: no main fit and no ONNX export (onnx_bytes 0, p(up) all NaN, accuracies null,
+  feature_importance empty): only the fold models.
 Response header:
   {"config", "features": [names], "warmup", "rows_train", "rows_test", "split_index",
    "test_start_ts", "accuracy_train", "accuracy_test", "feature_importance": {name: value},
-   "warnings": [str], "onnx_bytes": B, "proba_offset": O, "proba_rows": P}
+   "warnings": [str], "onnx_bytes": B, "proba_offset": O, "proba_rows": P,
+   "folds": [{"index", "train_from", "train_to", "test_from", "test_to", "proba_rows": R}]}
 Response payload: B bytes of ONNX model, zeros up to O (a multiple of 8), then P float64 little-endian p(up), then the feature
   matrix, P rows x len(features) float64 little-endian row-major (what Node scores with ONNX after
-  a cast to float32, and where it reads a trend_filter column). p(up) is one per bar after
+  a cast to float32, and where it reads a trend_filter column), then each fold's R float64 p(up),
+  in the order of "folds". p(up) is one per bar after
   the warm-up (bars warmup .. rows-1, train, purge gap, test and the last h unlabelled bars alike,
   so the backtest can score any stretch). split_index is the bar index of the first test row:
   p(up) of bar i is proba[i - warmup].
@@ -24,6 +32,13 @@ Rows after warm-up within the trained span, n = fit_rows - warmup; h = target_ho
 (y[t] = 1 if close[t+h] > close[t] else 0). Train = the first floor(m * train_split) labelled rows,
 then h purged rows (their targets overlap the test period), then the test rows:
 rows_train + h + rows_test = m.
+
+Walk-forward folds (when "folds" is given; the same estimator, params and feature matrix): the m
+labelled rows are cut into k + 1 consecutive blocks; fold i trains on block i ("rolling") or
+blocks 0..i ("anchored") and tests on block i + 1 after h purged rows and `embargo` more. Its
+bars [train_from, train_to) and [test_from, test_to) are bar indices like split_index; its p(up)
+covers bars train_from .. test_to - 1 (gap included). A fold with under MIN_TRAIN_ROWS train
+rows, no test row, or one class among its train rows is left out, and a warning says so.
 
 Determinism: random_state 42, xgboost's hist method (one thread); the same request gives the same
 model bytes. Forests fit on THREADS threads: sklearn draws every tree's seed before the fit, so the
@@ -55,6 +70,7 @@ SET_BY_US = ("n_jobs", "random_state", "verbosity", "verbose", "nthread", "seed"
 MAX_ESTIMATORS = 500
 MAX_DEPTH = 16
 MIN_TRAIN_ROWS = 50
+MAX_FOLDS = 10
 # Threads of a forest's fit: the cores this process may use, at most 4 (the sandbox scales the
 # job's CPU-time limit by it). Set by us: model_params.n_jobs is refused.
 THREADS = max(1, min(4, len(os.sched_getaffinity(0))))
@@ -254,8 +270,67 @@ def _importance(model, names):
     return {name: (float(v) if math.isfinite(v) else 0.0) for name, v in zip(names, values)}
 
 
+def _apply_overrides(config, overrides):
+    """strategy_config() with the optimiser's model_type / model_params merged over it."""
+    if overrides is None:
+        return config
+    if not isinstance(overrides, dict) or set(overrides) - {"model_type", "model_params"}:
+        raise ValueError("overrides may hold only model_type and model_params")
+    if not isinstance(config, dict):
+        raise TypeError("strategy_config must return a dict")
+    merged = dict(config)
+    # Params of another model class would not fit the new one: a changed class takes only the overrides'.
+    changed = "model_type" in overrides and overrides["model_type"] != config.get("model_type")
+    params = {} if changed else dict(config.get("model_params") or {})
+    if not isinstance(overrides.get("model_params", {}), dict):
+        raise TypeError("overrides.model_params must be a dict")
+    params.update(overrides.get("model_params", {}))
+    if changed:
+        merged["model_type"] = overrides["model_type"]
+    merged["model_params"] = params
+    return merged
+
+
+def fold_plan(m, h, k, scheme, embargo):
+    """(index, train_from, train_to, test_from, test_to) in labelled-row indices, for k folds over m rows."""
+    edges = [m * j // (k + 1) for j in range(k + 2)]
+    return [(i, 0 if scheme == "anchored" else edges[i], edges[i + 1], edges[i + 1] + h + embargo, edges[i + 2]) for i in range(k)]
+
+
+def _check_folds(folds):
+    if not isinstance(folds, dict):
+        raise TypeError("folds must be an object")
+    k, scheme, embargo = folds.get("k"), folds.get("scheme"), folds.get("embargo", 0)
+    if not isinstance(k, int) or isinstance(k, bool) or not 2 <= k <= MAX_FOLDS:
+        raise ValueError(f"folds.k must be an integer between 2 and {MAX_FOLDS}")
+    if scheme not in ("rolling", "anchored"):
+        raise ValueError("folds.scheme must be rolling or anchored")
+    if not isinstance(embargo, int) or isinstance(embargo, bool) or embargo < 0:
+        raise ValueError("folds.embargo must be a non-negative integer")
+    return k, scheme, embargo
+
+
+def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes):
+    """The fold models' bars and p(up) (see the module docstring); skipped folds are told in notes."""
+    k, scheme, embargo = folds
+    out = []
+    for i, a, b, c, d in fold_plan(m, h, k, scheme, embargo):
+        if b - a < MIN_TRAIN_ROWS or d - c < 1:
+            notes.append(f"walk-forward fold {i} skipped: {b - a} train and {max(0, d - c)} test rows (need {MIN_TRAIN_ROWS} and 1); give more bars or fewer folds")
+            continue
+        if len(np.unique(y[a:b])) < 2:
+            notes.append(f"walk-forward fold {i} skipped: its train rows hold only one target class")
+            continue
+        model = build_model(config.get("model_type"), params)
+        _fit(model, Xw[a:b], y[a:b])
+        proba = np.asarray(_predict_proba(model, Xw[a:d]), dtype="<f8")[:, -1].copy()
+        out.append(({"index": i, "train_from": warmup + a, "train_to": warmup + b, "test_from": warmup + c,
+                     "test_to": warmup + d, "proba_rows": len(proba)}, proba))
+    return out
+
+
 def run_train(namespace, header, payload):
-    config = namespace["strategy_config"]()
+    config = _apply_overrides(namespace["strategy_config"](), header.get("overrides"))
     params = _check_config(config)
     h = int(config["target_horizon"])
     df = _dataframe(header, payload)
@@ -279,18 +354,25 @@ def run_train(namespace, header, payload):
     cw = close[warmup:]
     y = (cw[h:] > cw[:-h]).astype(np.int64)
     test_from = rows_train + h
-    if len(np.unique(y[:rows_train])) < 2:
+    main = not header.get("folds_only", False)
+    folds = None if header.get("folds") is None else _check_folds(header["folds"])
+    if not main and folds is None:
+        raise ValueError("folds_only needs folds")
+    if main and len(np.unique(y[:rows_train])) < 2:
         raise ValueError("the training rows hold only one target class; give more bars")
 
-    model = build_model(config.get("model_type"), params)
+    notes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        _fit(model, Xw[:rows_train], y[:rows_train])
-        proba = np.asarray(_predict_proba(model, Xw), dtype="<f8")[:, -1].copy()
-    onnx = export_model(model, len(names))
+        if main:
+            model = build_model(config.get("model_type"), params)
+            _fit(model, Xw[:rows_train], y[:rows_train])
+            proba = np.asarray(_predict_proba(model, Xw), dtype="<f8")[:, -1].copy()
+        else:
+            model, proba = None, np.full(len(Xw), np.nan, dtype="<f8")
+        fold_models = [] if folds is None else _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes)
+    onnx = export_model(model, len(names)) if main else b""
     up = proba > 0.5
-    acc_train = float(np.mean(up[:rows_train] == y[:rows_train]))
-    acc_test = float(np.mean(up[test_from:m] == y[test_from:m]))
     split_index = warmup + test_from
     result = {
         "config": config,
@@ -300,17 +382,19 @@ def run_train(namespace, header, payload):
         "rows_test": rows_test,
         "split_index": split_index,
         "test_start_ts": int(ts[split_index]),
-        "accuracy_train": acc_train,
-        "accuracy_test": acc_test,
-        "feature_importance": _importance(model, names),
-        "warnings": sorted({str(w.message)[:300] for w in caught})[:10],
+        "accuracy_train": float(np.mean(up[:rows_train] == y[:rows_train])) if main else None,
+        "accuracy_test": float(np.mean(up[test_from:m] == y[test_from:m])) if main else None,
+        "feature_importance": _importance(model, names) if main else {},
+        "warnings": notes + sorted({str(w.message)[:300] for w in caught})[:10],
         "onnx_bytes": len(onnx),
         # The model is padded to 8 bytes: Node views p(up) and the matrix in place, without copies.
         "proba_offset": len(onnx) + (-len(onnx)) % 8,
         "proba_rows": len(proba),
+        "folds": [fold for fold, _ in fold_models],
     }
     pad = b"\0" * ((-len(onnx)) % 8)
-    return result, onnx + pad + proba.tobytes() + np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
+    matrix = np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
+    return result, b"".join([onnx, pad, proba.tobytes(), matrix] + [p.tobytes() for _, p in fold_models])
 
 
 def _prewarm():

@@ -1,0 +1,29 @@
+/**
+ * The model an optimiser trial asks for instead of the code's own: trainer.py merges these over
+ * strategy_config() before the fit, and this is the same merge on the trusted side, checked with
+ * the StrategyConfig schema that checks every config (so a trial's config is refused before its
+ * fit, and its time budget is sized on what will really be fitted).
+ */
+import { UnprocessableError } from '../errors.ts';
+import { StrategyConfig } from '../../schemas/strategy.ts';
+
+export interface ModelOverrides {
+  model_type?: StrategyConfig['model_type'];
+  /** Merged over the code's model_params when model_type stays; alone when it changes (another class's params would not fit). */
+  model_params?: Record<string, unknown>;
+}
+
+/** The config with the overrides merged as trainer.py merges them; 422 naming each field the schema refuses. */
+export function applyOverrides(config: StrategyConfig, overrides: ModelOverrides): StrategyConfig {
+  const changed = overrides.model_type !== undefined && overrides.model_type !== config.model_type;
+  const merged = {
+    ...config,
+    model_type: overrides.model_type ?? config.model_type,
+    model_params: { ...(changed ? {} : config.model_params), ...overrides.model_params },
+  };
+  const checked = StrategyConfig.safeParse(merged);
+  if (!checked.success) {
+    throw new UnprocessableError(`the model overrides make an invalid strategy_config: ${checked.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+  }
+  return checked.data;
+}
