@@ -1,0 +1,116 @@
+/**
+ * The random-entry baseline: the engine's money rules on a random trade, where random entries
+ * land, p-values uniform when there is no edge (a KS test over 200 seeded markets) and small
+ * when an edge is planted.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RandomBaseline } from '../../schemas/robustness.ts';
+import { runBacktest, tradeStats, type EngineOptions } from '../../src/backtest/index.ts';
+import { INSTRUMENTS } from '../../src/lib/instruments.ts';
+import { randomBaseline } from '../../src/robustness/index.ts';
+import { edgeSignals, HOUR, ksUniform, noiseSignals, randomWalk } from './synthetic.ts';
+
+const options = (over: Partial<EngineOptions> = {}): EngineOptions => ({
+  instrument: INSTRUMENTS.EURUSD,
+  timeframeMs: HOUR,
+  direction: 'both',
+  cooldown: 0,
+  maxPositions: 1,
+  onOpposite: 'reverse',
+  stop: null,
+  take: null,
+  lotSize: 1,
+  commissionPerLot: 0,
+  swapLong: 0,
+  swapShort: 0,
+  fillAtBidAsk: false,
+  ...over,
+});
+
+test('a trade that fills the range has one place to go: its P&L is the engine’s to the cent (spread, commission, swap, a USD-based pair)', () => {
+  for (const side of [1, -1] as const) {
+    const bars = randomWalk(200, 5, { start: 151.5, vol: 0.08, spread: 0.012 });
+    const opts = options({ instrument: INSTRUMENTS.USDJPY, lotSize: 0.7, commissionPerLot: 3.5, swapLong: -6.1, swapShort: 2.3, fillAtBidAsk: true, capital: 25_000 });
+    // The signal on bar 0 enters at bar 1's open; the position is still open at the end (closed at the last close).
+    const signals = new Int8Array(200);
+    signals[0] = side;
+    const run = runBacktest(opts, bars, signals, { from: 0, to: 200 });
+    assert.equal(run.trades.length, 1);
+    const trade = run.trades[0]!;
+    assert.ok(trade.nights > 0 && trade.swap !== 0 && trade.commission > 0, 'the trade pays swap and commission');
+    const baseline = randomBaseline({ bars, range: { from: 1, to: 200 }, trades: run.trades, options: opts, runs: 50, seed: 1 });
+    assert.deepEqual(RandomBaseline.parse(baseline), baseline);
+    assert.equal(trade.barsHeld, 199);
+    assert.ok(Math.abs(baseline.strategy_return - trade.pnl / 25_000) < 1e-15);
+    // Every run is that same trade: one bin holding all 50, at the engine's return.
+    assert.deepEqual(baseline.returns.counts, [50]);
+    assert.ok(Math.abs(baseline.returns.edges[0]! - trade.pnl / 25_000) < 1e-12, `random ${baseline.returns.edges[0]} vs engine ${trade.pnl / 25_000}`);
+    assert.equal(baseline.return_p_value, 1, 'all 50 runs reach the strategy’s return: (50 + 1) / 51');
+  }
+});
+
+test('random entries are uniform over the range: a one-bar long gains only on the one bar that moves', () => {
+  const n = 40;
+  const bars = randomWalk(n, 1, { vol: 0 });
+  bars.close[17] = bars.open[17]! + 0.01; // bar 17 rises 100 pips; every other bar is flat
+  const runs = 20_000;
+  const baseline = randomBaseline({ bars, range: { from: 0, to: n }, trades: [{ side: 1, barsHeld: 1, pnl: 0 }], options: options(), runs, seed: 3 });
+  // Runs that drew bar 17 earned 1,000 USD (+10 %); the rest 0. Expected share 1/40 = 500 runs; ±4 sd ≈ ±88.
+  const top = baseline.returns.counts[baseline.returns.counts.length - 1]!;
+  assert.ok(Math.abs(top - runs / n) < 4 * Math.sqrt((runs * (1 / n) * (1 - 1 / n))), `${top} runs entered on bar 17`);
+  assert.ok(Math.abs(baseline.returns.edges.at(-1)! - 0.1) < 1e-9);
+});
+
+test('trades placed side by side never overlap: n one-bar trades filling n bars earn exactly the whole move', () => {
+  // 30 bars each rising 10 pips; 30 longs of one bar must cover every bar once: always +300 pips, no matter the order.
+  const bars = randomWalk(30, 1, { vol: 0 });
+  for (let i = 0; i < 30; i++) {
+    bars.open[i] = 1.1 + i * 0.001;
+    bars.close[i] = bars.open[i]! + 0.001;
+  }
+  const trades = Array.from({ length: 30 }, () => ({ side: 1 as const, barsHeld: 1, pnl: 100 }));
+  const baseline = randomBaseline({ bars, range: { from: 0, to: 30 }, trades, options: options(), runs: 100, seed: 9 });
+  assert.deepEqual(baseline.returns.counts, [100]);
+  assert.ok(Math.abs(baseline.returns.edges[0]! - 0.3) < 1e-9);
+});
+
+test('no edge: the return p-value is uniform over 200 seeded random-walk markets (KS below the 1 % critical value)', () => {
+  const pReturn: number[] = [];
+  const pPf: number[] = [];
+  const opts = options({ fillAtBidAsk: true, commissionPerLot: 2 });
+  for (let seed = 1; seed <= 200; seed++) {
+    const bars = randomWalk(1500, 1000 + seed);
+    const run = runBacktest(opts, bars, noiseSignals(1500, 5000 + seed, 0.05), { from: 0, to: 1500 });
+    const b = randomBaseline({ bars, range: { from: 0, to: 1500 }, trades: run.trades, options: opts, runs: 199, seed });
+    pReturn.push(b.return_p_value);
+    pPf.push(b.pf_p_value);
+  }
+  // Asymptotic 1 % critical value of the one-sample KS statistic: 1.628 / √n.
+  const critical = 1.628 / Math.sqrt(200);
+  const d = ksUniform(pReturn);
+  assert.ok(d < critical, `KS ${d.toFixed(4)} ≥ ${critical.toFixed(4)}: return p-values are not uniform`);
+  assert.ok(ksUniform(pPf) < critical, `KS ${ksUniform(pPf).toFixed(4)}: profit-factor p-values are not uniform`);
+});
+
+test('a planted edge (the next bar’s direction, right 60 % of the time) gets p < 0.01 for return and profit factor', () => {
+  const opts = options({ fillAtBidAsk: true, commissionPerLot: 2 });
+  for (const seed of [1, 2, 3]) {
+    const bars = randomWalk(3000, 70 + seed);
+    const run = runBacktest(opts, bars, edgeSignals(bars, seed), { from: 0, to: 3000 });
+    const stats = tradeStats(run.trades, 10_000);
+    const b = randomBaseline({ bars, range: { from: 0, to: 3000 }, trades: run.trades, options: opts, runs: 1000, seed });
+    assert.ok(stats.n > 300, `${stats.n} trades`);
+    assert.ok(b.return_p_value < 0.01 && b.pf_p_value < 0.01, `seed ${seed}: p ${b.return_p_value} / ${b.pf_p_value}`);
+    assert.ok(Math.abs(b.strategy_return - stats.ret) < 1e-12 && Math.abs(b.strategy_pf - stats.pf) < 1e-12, 'the strategy’s figures are tradeStats’');
+  }
+});
+
+test('the same seed gives the same baseline; a range outside the bars is refused', () => {
+  const bars = randomWalk(300, 2);
+  const run = runBacktest(options(), bars, noiseSignals(300, 2, 0.1), { from: 0, to: 300 });
+  const a = randomBaseline({ bars, range: { from: 0, to: 300 }, trades: run.trades, options: options(), runs: 100, seed: 11 });
+  const b = randomBaseline({ bars, range: { from: 0, to: 300 }, trades: run.trades, options: options(), runs: 100, seed: 11 });
+  assert.deepEqual(a, b);
+  assert.throws(() => randomBaseline({ bars, range: { from: 0, to: 301 }, trades: [], options: options(), seed: 1 }), /range/);
+});
