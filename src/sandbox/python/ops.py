@@ -2,7 +2,8 @@
 operation asked for, answered as one message on the result pipe.
 
 Ops: features (the code's feature_engineering on the bars), config (strategy_config()), train
-(trainer.py), analyze (analysis.py).
+(trainer.py), analyze (analysis.py); suggest (optimizer.py: optuna's next trials) runs no strategy
+code but the same limits and audit hook.
 """
 import json
 import linecache
@@ -44,7 +45,10 @@ def run_config(namespace, _header, _payload):
     return {"config": json.loads(json.dumps(config, default=str))}, b""
 
 
+# sandbox_runtime.py adds "suggest" (optimizer.py) in the zygote: feature sessions never load optuna.
 OPS = {"features": run_features, "config": run_config, "train": trainer.run_train, "analyze": analysis.run_analyze}
+# Ops without strategy code: the child is confined and limited all the same, but execs nothing.
+CODELESS = {"suggest"}
 
 
 def flush_stdio():
@@ -114,4 +118,9 @@ def enter_sandbox(header, walls, cpu_hard=None):
 
 def run_job(header, payload, walls):
     """The job's answer: (result header, payload)."""
+    if header["op"] in CODELESS:
+        guard.install_limits(header)
+        if walls.audit:
+            guard.install_audit_hook(None)
+        return OPS[header["op"]]({}, header, payload)
     return OPS[header["op"]](enter_sandbox(header, walls), header, payload)

@@ -29,6 +29,7 @@ import sklearn.linear_model  # noqa: E402,F401
 import xgboost  # noqa: E402,F401
 
 import jail  # noqa: E402
+import ops  # noqa: E402
 import session  # noqa: E402
 import zygote  # noqa: E402
 
@@ -54,11 +55,19 @@ def warm_up():
 
 def main():
     walls = jail.Walls(sys.argv)
+    is_session = "session" in sys.argv[1:]
+    if not is_session:
+        # optuna for the `suggest` op: imported and warmed here, before any fork, like trainer.py
+        # (a confined child may load nothing more); a feature session never suggests.
+        import optimizer
+
+        optimizer.warm_up()
+        ops.OPS["suggest"] = optimizer.run_suggest
     warm_up()
     # Objects alive now are never collected: forks then share their pages instead of copying
     # them when the collector would touch them.
     gc.freeze()
-    (session.serve if "session" in sys.argv[1:] else zygote.serve)(walls)
+    (session.serve if is_session else zygote.serve)(walls)
 
 
 if __name__ == "__main__":
