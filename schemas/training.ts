@@ -42,6 +42,22 @@ export const TrainRequest = strictObject({
     .max(0.99)
     .optional()
     .describe('Overrides strategy_config signal_threshold: p(up) ≥ t is long, p(up) ≤ 1 − t is short'),
+  wf_folds: z
+    .number()
+    .int()
+    .min(2)
+    .max(10)
+    .default(5)
+    .describe(
+      'Walk-forward folds of the robustness report: the labelled bars of the trained span are cut into wf_folds + 1 consecutive blocks, and fold i fits ' +
+        'the same model on block i (rolling) or blocks 0…i (anchored) and is backtested on block i + 1, after a purge gap of target_horizon bars and an ' +
+        'embargo of 1 % of the labelled bars. A fold too small to fit (under 50 rows) or holding one target class is skipped and named in warnings. ' +
+        'Each fold is one more fit: the job’s CPU budget grows with them',
+    ),
+  wf_scheme: z
+    .enum(['rolling', 'anchored'])
+    .default('rolling')
+    .describe('rolling: each fold model fits only the block just before its test; anchored: everything from the first bar up to it (more fitting time: k/2 fits’ worth instead of k/(k+1))'),
   ...ExecutionSettings.shape,
 })
   .superRefine(riskUnitBounds)
