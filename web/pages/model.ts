@@ -15,6 +15,7 @@ import { recallRun, rememberRun } from '../lib/runs.ts';
 import { highlightPython } from '../lib/highlight.ts';
 import { trainAndWait } from '../lib/train.ts';
 import { deployPanel } from './deploy-panel.ts';
+import { robustnessPanel, verdictBadge } from './robustness-panel.ts';
 
 type LoggedTrade = Trade & { period: 'train' | 'test' | 'post' };
 
@@ -42,6 +43,11 @@ export async function startModelPage(): Promise<void> {
     root,
     h('h1', {}, results.model_name, ' ', h('span', { class: 'muted' }, `${results.symbol} ${results.timeframe} · ${results.model_type}`)),
     h('p', { class: 'muted' }, results.title, results.source === 'synthetic' ? ' · prices are synthetic (no real market data loaded)' : ''),
+    // The verdict is said at the top: a trader should not have to scroll to learn the edge is not real.
+    results.robustness
+      ? h('p', { class: 'verdict-line' }, verdictBadge(results.robustness.verdict), ' ', results.robustness.reasons[0] ?? '', ' ', h('a', { href: '#robustness' }, 'Why?'))
+      : null,
+    h('p', {}, h('a', { href: `/models/${encodeURIComponent(stem)}/optimize`, id: 'optimize-link' }, 'Optimise this strategy'), h('span', { class: 'muted' }, ' · search its parameters with walk-forward testing and an overfitting check')),
     results.warnings.length ? h('ul', { class: 'warnings' }, results.warnings.map((w) => h('li', {}, w))) : null,
     spans,
     chartBox,
@@ -50,6 +56,7 @@ export async function startModelPage(): Promise<void> {
     drawdownBox,
     h('h2', {}, 'Statistics'),
     statsTable(results),
+    robustnessPanel(results.robustness, results.settings.capital),
     h('h2', {}, 'Trades'),
     tradeTable,
     diagnostics(results),
