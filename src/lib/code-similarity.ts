@@ -9,6 +9,9 @@
 /** Tokens per run. */
 export const GRAM = 8;
 
+/** Similarity at or above which one code descends from another (a fork link; the same lineage for trial counting). */
+export const DESCENT_THRESHOLD = 0.7;
+
 /** String literal: optional prefix (r, b, f, u and pairs), then a triple- or single-quoted body (sticky regexes: matched at lastIndex). */
 const STRING = /[rRbBfFuU]{0,2}(?:"""|'''|"(?:\\.|[^"\\\n])*(?:"|$)|'(?:\\.|[^'\\\n])*(?:'|$))/y;
 const NUMBER = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/y;

@@ -48,6 +48,11 @@ export class JobStore {
     return this.jobs.watchKey(String(jobId), onChange);
   }
 
+  /** Every job id the bucket keeps (one request; jobs are forgotten 30 days after they finish). */
+  async ids(): Promise<number[]> {
+    return (await this.jobs.keys()).map(Number).filter(Number.isInteger);
+  }
+
   async get(jobId: number): Promise<JobRecord | null> {
     return (await this.jobs.get(String(jobId)))?.value ?? null;
   }
