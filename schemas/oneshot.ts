@@ -3,8 +3,27 @@ import { Plan } from './accounts.ts';
 import { TradeStats } from './backtest.ts';
 import { Symbol, Timeframe } from './common.ts';
 import { Channel } from './live.ts';
+import { RobustnessSummary } from './robustness-summary.ts';
 import { AiModel, MAX_CODE_CHARS } from './training.ts';
 import { strictObject } from './strict.ts';
+
+/**
+ * When one_shot deploys the model it trained, by the robustness verdict of its out-of-sample
+ * record. The fee decision: a model kept off live by this guard is treated like a pipeline that
+ * stopped before the deploy — the pipeline fee is refunded, generation's price is not (the code
+ * was written and is kept with the model), and the training-compute run counts.
+ */
+export const DeployIf = z
+  .enum(['always', 'not_overfit', 'robust'])
+  .describe(
+    'When to deploy the trained model, by its robustness verdict (GET /api/v1/results/{model} → robustness). ' +
+      '`always` (the default, as the contract has it): whatever the verdict. `not_overfit`: unless the verdict is `overfit`. ' +
+      '`robust`: only when the verdict is `robust`. A model without a verdict counts as falling short of both. When the ' +
+      'verdict falls short, the model is kept (it is in GET /api/v1/models; deploy it yourself with POST /api/v1/deploy, ' +
+      'free) but not deployed, the pipeline fee is refunded (what generation cost is not: the code was written), and ' +
+      '`done` says so: `deployed` false, `not_deployed_reason`, `deployment_id` and `live_url` null.',
+  );
+export type DeployIf = z.infer<typeof DeployIf>;
 
 /** POST /one_shot: an idea in plain language (or your own code) → generated, trained, deployed. */
 export const OneShotRequest = strictObject({
@@ -27,6 +46,7 @@ export const OneShotRequest = strictObject({
   symbol: Symbol.optional().describe('Default: the symbol the prompt names, else EURUSD'),
   timeframe: Timeframe.optional().describe('Default: the timeframe the prompt names, else 15min'),
   ai_model: AiModel.optional(),
+  deploy_if: DeployIf.optional(),
 }).meta({ id: 'OneShotRequest' });
 export type OneShotRequest = z.infer<typeof OneShotRequest>;
 
@@ -43,14 +63,22 @@ export type OneShotStep = z.infer<typeof OneShotStep>;
 
 export const OneShotDone = z
   .object({
-    live_url: z.string().describe('The model’s live signal stream (GET, SSE, with your X-API-Key)'),
+    live_url: z
+      .string()
+      .nullable()
+      .describe('The model’s live signal stream (GET, SSE, with your X-API-Key); null only when deploy_if kept the model off live (never with the default `always`)'),
     model: z.string().describe('Display name'),
     stem: z.string(),
     channels: z.array(Channel),
     metrics: TradeStats.describe('Out-of-sample (test span) stats'),
     train_metrics: TradeStats.describe('In-sample (train span) stats'),
     job_id: z.number().int(),
-    deployment_id: z.string(),
+    deployed: z.boolean().describe('false when deploy_if kept the model off live (see not_deployed_reason); always true with the default `always`'),
+    not_deployed_reason: z.string().nullable().describe('Why the model was not deployed, in plain words with the verdict’s reasons; null when it was'),
+    deployment_id: z.string().nullable().describe('null only when deploy_if kept the model off live (never with the default `always`)'),
+    robustness: RobustnessSummary.nullable().describe(
+      'Is the edge real? The robustness verdict, its reasons and headline figures (the full report: GET /api/v1/results/{stem} → robustness); null when the training made none',
+    ),
     webhook_secret: z.string().optional().describe('Signing secret of the webhook channel, shown once'),
     credits_remaining: z.number().int(),
   })
@@ -68,8 +96,8 @@ export const OneShotFrame = z.union([z.object({ text: z.string() }), OneShotStep
 
 // ---- the durable pipeline (KV `sf_one_shots`) ------------------------------------------------
 
-/** Where a one_shot run stands: generating → training → deploying → deployed, or refunded. */
-export const OneShotRunStatus = z.enum(['generating', 'training', 'deploying', 'deployed', 'refunded']);
+/** Where a one_shot run stands: generating → training → deploying → deployed, or refunded, or not_deployed (deploy_if held it back). */
+export const OneShotRunStatus = z.enum(['generating', 'training', 'deploying', 'deployed', 'refunded', 'not_deployed']);
 export type OneShotRunStatus = z.infer<typeof OneShotRunStatus>;
 
 /**
@@ -85,12 +113,14 @@ export const OneShotRun = z.object({
   /** Credits charged for the pipeline (refunded when it does not reach the deploy). */
   fee: z.number().int().min(0),
   channels: z.array(Channel),
+  /** The request's deploy_if (runs written before it existed deploy always). */
+  deploy_if: DeployIf.default('always'),
   webhook_url: z.string().nullable(),
   messenger_chat_id: z.string().nullable(),
   job_id: z.number().int().nullable(),
   model_stem: z.string().nullable(),
   deployment_id: z.string().nullable(),
-  reason: z.string().nullable().describe('Why the run was refunded'),
+  reason: z.string().nullable().describe('Why the run was refunded, or not deployed'),
   /** The process running it, and when that process last said it still does. */
   owner: z.string(),
   alive_at: z.number().int(),

@@ -8,9 +8,11 @@ import type { Training } from '../training/index.ts';
 import type { Channel } from '../../schemas/live.ts';
 import type { UserRecord } from '../../schemas/messages.ts';
 import type { OneShotEvent, OneShotRequest, OneShotRun } from '../../schemas/oneshot.ts';
+import { summariseRobustness } from '../../schemas/robustness-summary.ts';
 import { TrainRequest } from '../../schemas/training.ts';
 import { withMarket } from '../generation/index.ts';
-import { awaitJob, deployRun, recordOnJob, refundRun, type OutcomeDeps } from './outcome.ts';
+import { heldBack, verdictStep } from './deploy-gate.ts';
+import { awaitJob, deployRun, holdRun, recordOnJob, refundRun, type OutcomeDeps } from './outcome.ts';
 import { OneShotRecovery } from './recovery.ts';
 import { OneShotRuns } from './run-store.ts';
 
@@ -37,7 +39,8 @@ class HandedOver extends Error {}
 /**
  * POST /one_shot: prompt → code (the generation service, streamed as tokens) → train job → deploy.
  * Pays first: the fee (and generation's own price) up front, so 402/429 are plain HTTP errors;
- * a failure before the deploy refunds the fee. With the caller's own code, nothing is charged but
+ * a failure before the deploy refunds the fee, and so does a model kept off live because its
+ * robustness verdict falls short of the request's deploy_if (the model is kept). With the caller's own code, nothing is charged but
  * the training-compute cap. The run's progress is in KV (`sf_one_shots`): a client that
  * disconnects does not stop it, and a process that dies mid-run leaves it to the next one
  * (OneShotRecovery), which deploys or refunds. The outcome lands on the train job (`one_shot`).
@@ -77,6 +80,7 @@ export class OneShot {
         status: 'generating',
         fee,
         channels,
+        deploy_if: request.deploy_if ?? 'always',
         webhook_url: webhookUrl ?? null,
         messenger_chat_id: request.deliver_to?.messenger ?? null,
         job_id: null,
@@ -119,6 +123,36 @@ export class OneShot {
         if (!job) throw new HandedOver();
         if (job.status === 'failed') throw new BadRequestError(`training failed: ${job.error}`);
         step('train', PCT.deploy - 2, `trained: ${job.test_stats!.n} test trades, return ${(job.test_stats!.ret * 100).toFixed(2)} %`);
+        // Is the edge real? Said before the deploy, so a trader hears an overfit verdict before the model goes live.
+        if (job.robustness) step('train', PCT.deploy - 1, verdictStep(job.robustness, run.deploy_if));
+        const robustness = job.robustness ? summariseRobustness(job.robustness) : null;
+        const trained = {
+          model: started.model_name,
+          stem: started.model_stem,
+          metrics: job.test_stats!,
+          train_metrics: job.train_stats!,
+          job_id: started.job_id,
+          robustness,
+        };
+
+        const held = heldBack(run.deploy_if, job.robustness, started.model_stem);
+        if (held) {
+          await holdRun(deps, run, held);
+          step('deploy', 100, held);
+          out.push({
+            event: 'done',
+            data: {
+              ...trained,
+              live_url: null,
+              channels: [],
+              deployed: false,
+              not_deployed_reason: held,
+              deployment_id: null,
+              credits_remaining: await deps.metering.balance(user.user_id),
+            },
+          });
+          return;
+        }
 
         step('deploy', PCT.deploy, `deploying to ${channels.join(', ')}`);
         const dep = await deployRun(deps, run, false);
@@ -126,13 +160,11 @@ export class OneShot {
         out.push({
           event: 'done',
           data: {
+            ...trained,
             live_url: `${deps.publicUrl()}/api/v1/signals/${encodeURIComponent(started.model_stem)}/stream`,
-            model: started.model_name,
-            stem: started.model_stem,
             channels: dep?.channels ?? channels,
-            metrics: job.test_stats!,
-            train_metrics: job.train_stats!,
-            job_id: started.job_id,
+            deployed: true,
+            not_deployed_reason: null,
             deployment_id: dep?.deployment_id ?? '',
             ...(dep?.webhook_secret ? { webhook_secret: dep.webhook_secret } : {}),
             credits_remaining: await deps.metering.balance(user.user_id),
@@ -160,7 +192,7 @@ export class OneShot {
     if (!(err instanceof AppError)) deps.log.error({ err, user_id: run.user_id }, 'one_shot failed');
     const message = err instanceof AppError ? err.message : 'the pipeline failed; the one_shot fee was refunded';
     const current = await deps.runs.update(run.run_id, {}).catch(() => run);
-    if (current.status !== 'deployed') await refundRun(deps, current, message).catch((e: unknown) => deps.log.error({ err: e, run_id: run.run_id }, 'one_shot refund failed'));
+    if (current.status !== 'deployed' && current.status !== 'not_deployed') await refundRun(deps, current, message).catch((e: unknown) => deps.log.error({ err: e, run_id: run.run_id }, 'one_shot refund failed'));
     return message;
   }
 }

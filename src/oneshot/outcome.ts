@@ -33,6 +33,17 @@ export async function refundRun(deps: OutcomeDeps, run: OneShotRun, reason: stri
   deps.log.info({ run_id: run.run_id, user_id: run.user_id, job_id: run.job_id, fee: run.fee, reason }, 'one_shot refunded');
 }
 
+/**
+ * Keeps the trained model off live because its robustness verdict fell short of deploy_if: the
+ * fee is refunded as for a pipeline that stopped before the deploy, and the run and its job say why.
+ */
+export async function holdRun(deps: OutcomeDeps, run: OneShotRun, reason: string): Promise<void> {
+  if (run.fee > 0) await deps.metering.refund(run.user_id, run.fee, `one_shot:${run.run_id}`);
+  await deps.runs.update(run.run_id, { status: 'not_deployed', reason });
+  await recordOnJob(deps, run.job_id, { status: 'not_deployed', reason });
+  deps.log.info({ run_id: run.run_id, user_id: run.user_id, job_id: run.job_id, model: run.model_stem, fee: run.fee, deploy_if: run.deploy_if }, 'one_shot not deployed: verdict short of deploy_if');
+}
+
 /** Polls the run's train job until it is done or failed (`stopped` ends the wait with null). */
 export async function awaitJob(
   deps: Pick<OutcomeDeps, 'training' | 'pollMs'>,

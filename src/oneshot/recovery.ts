@@ -1,7 +1,8 @@
 import { isTransientBusError } from '../bus/index.ts';
 import { AppError } from '../errors.ts';
 import type { OneShotRun } from '../../schemas/oneshot.ts';
-import { awaitJob, deployRun, refundRun, type OutcomeDeps } from './outcome.ts';
+import { heldBack } from './deploy-gate.ts';
+import { awaitJob, deployRun, holdRun, refundRun, type OutcomeDeps } from './outcome.ts';
 import { HEARTBEAT_MS } from './run-store.ts';
 
 /** How often runs of vanished processes are looked for. */
@@ -11,7 +12,8 @@ export const SWEEP_MS = 3_000;
  * Finishes one_shot runs whose process died (kill -9, a crash, a stop mid-pipeline): the train
  * job survives in the work queue, so a run that was training waits for it and deploys; a run
  * that never got to a job (it was writing the code) is refunded; a deploy in progress is
- * completed. Every outcome lands on the run and its job, where the client reads it.
+ * completed; a model whose robustness verdict falls short of the run's deploy_if is kept off
+ * live as it would have been. Every outcome lands on the run and its job, where the client reads it.
  */
 export class OneShotRecovery {
   private readonly active = new Set<string>();
@@ -59,7 +61,7 @@ export class OneShotRecovery {
     }
   }
 
-  /** Takes a claimed run from where it stands to deployed or refunded. */
+  /** Takes a claimed run from where it stands to deployed, refunded or not deployed. */
   async resume(run: OneShotRun): Promise<void> {
     try {
       if (run.status === 'generating' || run.job_id === null) {
@@ -69,6 +71,9 @@ export class OneShotRecovery {
         const job = await awaitJob(this.deps, run, undefined, () => this.stopping);
         if (!job) return;
         if (job.status === 'failed') return await refundRun(this.deps, run, `training failed: ${job.error}; the one_shot fee was refunded`);
+        // The same guard as the stream's: a run past it was already 'deploying'.
+        const held = heldBack(run.deploy_if, job.robustness, run.model_stem!);
+        if (held) return await holdRun(this.deps, run, held);
       }
       await deployRun(this.deps, run, true);
     } catch (err) {

@@ -11,7 +11,7 @@ export const STALE_MS = 6_000;
 /** How often an owner says its runs are alive. */
 export const HEARTBEAT_MS = 2_000;
 
-const TERMINAL = new Set(['deployed', 'refunded']);
+const TERMINAL = new Set(['deployed', 'refunded', 'not_deployed']);
 
 /**
  * One_shot runs in KV (`sf_one_shots`): every stage change is written before the work of the

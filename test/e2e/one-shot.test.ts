@@ -59,7 +59,7 @@ describe('POST /one_shot', () => {
     assert.match(results.body.features.join(','), /rsi/i, 'the generated features follow the prompt');
     const deployed = await sf.api('GET', '/api/v1/deployed', { key });
     assert.equal(deployed.body.deployed[0].model, done.stem);
-    const live = await fetch(done.live_url.replace(/^https?:\/\/[^/]+/, sf.url), { headers: { 'x-api-key': key } });
+    const live = await fetch(done.live_url!.replace(/^https?:\/\/[^/]+/, sf.url), { headers: { 'x-api-key': key } });
     assert.equal(live.status, 200, 'live_url is the model’s signal stream');
     await live.body?.cancel();
     assert.equal(done.credits_remaining, await balance(sf, key));
