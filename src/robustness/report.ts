@@ -1,0 +1,101 @@
+/**
+ * The robustness report of a trained model (schemas/robustness.ts RobustnessReport): from the
+ * test run of the contract's split, the train run, the engine options and the walk-forward folds
+ * the caller ran, everything else computed here — Sharpe significance of the test's bar returns,
+ * the random-entry baseline over the test span, the Monte Carlo of the test trades, the minimum
+ * track record and the verdict. Pure and deterministic: the same inputs and seed, the same report.
+ */
+import type { RobustnessReport, WalkForward } from '../../schemas/robustness.ts';
+import { tradeStats, type BacktestRun, type BarColumns, type EngineOptions } from '../backtest/index.ts';
+import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
+import { monteCarlo, MONTE_CARLO_RUNS } from './monte-carlo.ts';
+import { randomBaseline, BASELINE_RUNS } from './random-baseline.ts';
+import { minTrackRecordLength, sharpeSignificance } from './sharpe.ts';
+import { verdictOf } from './verdict.ts';
+
+const DAY_MS = 86_400_000;
+const DAYS_PER_YEAR = 365.25;
+/** The seed when the caller gives none: reports are reproducible by default. */
+export const DEFAULT_SEED = 34;
+
+/**
+ * Bars per calendar day of a timeframe: 24 hours of bars on the days the instrument trades —
+ * every day for instruments that trade weekends (BTCUSD), 5 of 7 for FX (closed Friday 22:00 to
+ * Sunday 22:00 UTC), averaged over the week. A constant, not measured from the bars, so a span with
+ * gaps or a holiday does not change the annualisation.
+ */
+export function barsPerDay(timeframe: Timeframe, weekends: boolean): number {
+  return (DAY_MS / TIMEFRAME_MS[timeframe]) * (weekends ? 1 : 5 / 7);
+}
+
+/** Bars per year (365.25 calendar days) at barsPerDay. */
+export const barsPerYear = (timeframe: Timeframe, weekends: boolean): number => barsPerDay(timeframe, weekends) * DAYS_PER_YEAR;
+
+/**
+ * Per-bar returns of a run: the change of mark-to-market equity from one bar close to the next,
+ * over the capital (not compounded: the engine trades a fixed lot size).
+ */
+export function barReturns(run: Pick<BacktestRun, 'equity' | 'capital'>): Float64Array {
+  const { equity, capital } = run;
+  const out = new Float64Array(Math.max(0, equity.length - 1));
+  for (let i = 1; i < equity.length; i++) out[i - 1] = (equity[i]! - equity[i - 1]!) / capital;
+  return out;
+}
+
+export interface RobustnessInput {
+  bars: BarColumns;
+  /** The out-of-sample run (the contract's test split), over `bars`. */
+  test: BacktestRun;
+  /** The in-sample run (the training split). */
+  train: BacktestRun;
+  options: EngineOptions;
+  timeframe: Timeframe;
+  walkForward: WalkForward | null;
+  /** N (variants tried, ≥ 1) and, when known (an optimisation), the variance of their Sharpes per bar. */
+  trials: { n: number; sharpeVariance?: number | undefined };
+  /** Probability of backtest overfitting, when an optimisation measured it. */
+  pbo?: number | undefined;
+  seed?: number | undefined;
+  /** Random-entry runs (default 1,000). */
+  baselineRuns?: number | undefined;
+  /** Bootstrap runs (default 1,000). */
+  monteCarloRuns?: number | undefined;
+}
+
+export function robustnessReport(input: RobustnessInput): RobustnessReport {
+  const { bars, test, train, options, timeframe, walkForward, trials, pbo } = input;
+  const seed = input.seed ?? DEFAULT_SEED;
+  const capital = options.capital ?? 10_000;
+  const weekends = options.instrument.weekends;
+  const perYear = barsPerYear(timeframe, weekends);
+  const returns = barReturns(test);
+  const sharpe = sharpeSignificance(returns, { trials: trials.n, barsPerYear: perYear, trialSharpeVariance: trials.sharpeVariance });
+  const testTrades = test.trades;
+  const random_baseline = randomBaseline({
+    bars,
+    range: { from: test.from, to: test.to },
+    trades: testTrades,
+    options,
+    runs: input.baselineRuns ?? BASELINE_RUNS,
+    seed,
+  });
+  const monte_carlo = monteCarlo({ pnl: testTrades.map((t) => t.pnl), capital, runs: input.monteCarloRuns ?? MONTE_CARLO_RUNS, seed });
+  const minBars = minTrackRecordLength(sharpe);
+  const { verdict, reasons } = verdictOf({
+    train: tradeStats(train.trades, capital),
+    test: tradeStats(testTrades, capital),
+    sharpe,
+    randomBaseline: random_baseline,
+    walkForward,
+    pbo,
+  });
+  return {
+    verdict,
+    reasons,
+    walk_forward: walkForward,
+    sharpe,
+    random_baseline,
+    monte_carlo,
+    min_track_record: { bars: minBars, days: minBars === null ? null : minBars / barsPerDay(timeframe, weekends) },
+  };
+}
