@@ -26,6 +26,17 @@ export const DeploymentRecord = z.object({
   webhook_secret: z.string().nullable(),
   messenger_chat_id: z.string().nullable(),
   created_at: z.number().int(),
+  /**
+   * Set when the deployment failed for good (its stored model failed the safety check): no host
+   * runs its actor again. Deploying the model again (after a retrain) writes a new record without
+   * it. Absent on a deployment that runs, and on records stored before it existed.
+   */
+  failure: z
+    .object({
+      reason: z.string().describe('For the owner, in plain words: what failed and what to do (never the check’s internals)'),
+      at: z.number().int(),
+    })
+    .optional(),
 });
 export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
 
@@ -126,6 +137,11 @@ export const DeployedModel = z
     webhook_url: z.string().nullable(),
     messenger_chat_id: z.string().nullable(),
     deployment_id: z.string(),
+    status: z
+      .enum(['deployed', 'failed'])
+      .describe('deployed: its actor runs (or is starting) and sends signals; failed: it stopped for good, `error` says why and what to do (deploy the model again once that is done)'),
+    error: z.string().optional().describe('failed only: why, in plain words'),
+    failed_at: IsoDateTime.optional().describe('failed only: when it failed'),
   })
   .meta({ id: 'DeployedModel' });
 

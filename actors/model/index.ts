@@ -24,7 +24,7 @@ export type ModelHost = ActorHost<DeploymentRecord, number>;
 
 export interface ModelHostDeps {
   bus: Bus;
-  deployments: Pick<DeploymentsView, 'follow'>;
+  deployments: Pick<DeploymentsView, 'follow' | 'markFailed'>;
   models: Pick<ModelStore, 'resolve' | 'onnx' | 'code'>;
   bars: Pick<BarCache, 'get' | 'onBar'>;
   runtime: Pick<StrategyRuntime, 'openSession' | 'features'>;
@@ -52,7 +52,13 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
   const publishPrediction = predictionPublisher(deps.bus);
   const host: ModelHost = new ActorHost<DeploymentRecord, number>({
     names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
-    desired: deps.deployments,
+    desired: {
+      // A failed deployment (its stored model failed the safety check) is run by no host, here or after a restart.
+      follow: async (onChange) => {
+        const index = await deps.deployments.follow(() => onChange());
+        return { all: () => index.all().filter((d) => !d.failure), stop: () => index.stop() };
+      },
+    },
     idOf: (deployment) => deployment.deployment_id,
     ...claims,
     // Shared out over the hosts, a user's models together: they share warm feature sessions (one per user and code) on one host.
@@ -83,6 +89,7 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
         activity: deps.activity,
         log: deps.log,
         ...(deps.clock ? { clock: deps.clock } : {}),
+        failed: async (reason) => void (await deps.deployments.markFailed(deployment, reason, deps.clock?.now())),
       });
     },
   });

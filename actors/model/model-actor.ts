@@ -1,11 +1,12 @@
 import { levelDistance, usdLeg, contractSize, type ClosedTrade } from '../../src/backtest/index.ts';
 import type { JsonKv } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
+import { MODEL_REFUSED } from '../../src/deployments/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { instrument, type BarCache } from '../../src/market/index.ts';
-import { engineOptions, freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureSource, type LiveBar, type OhlcColumns, type OnnxModel } from '../../src/scoring/index.ts';
+import { engineOptions, freshStartAfter, lastClosedIndex, LiveStepper, loadModel, ModelRejectedError, type FeatureSource, type LiveBar, type OhlcColumns, type OnnxModel } from '../../src/scoring/index.ts';
 import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
@@ -27,6 +28,12 @@ export interface ModelActorDeps {
   clock?: Clock;
   /** With no saved state, the actor starts after this bar (default: the last closed bar minus one, so its signal counts). */
   startAfterTs?: number;
+  /**
+   * Marks the deployment failed for good, with the owner's reason (the host then stops this actor
+   * and never starts it again). Without it, a model that fails the safety check faults the actor
+   * like any other error.
+   */
+  failed?(reason: string): Promise<void>;
 }
 
 /**
@@ -50,10 +57,26 @@ export class ModelActor implements Actor<number> {
     this.clock = deps.clock ?? liveClock;
   }
 
-  /** Loads the model and the saved state, then handles the bars closed since (by the clock). */
+  /**
+   * Loads the model and the saved state, then handles the bars closed since (by the clock). A
+   * stored model that fails the safety check fails the deployment for good: the model is the same
+   * on every retry, so it is marked failed rather than restarted forever, and this actor does
+   * nothing. Any other load error (the scoring processes busy or dying) faults it, to be retried.
+   */
   async start(): Promise<void> {
     const { deployment, model } = this.deps;
-    this.scorer = await loadModel(this.deps.onnx, { owner: deployment.user_id });
+    try {
+      this.scorer = await loadModel(this.deps.onnx, { owner: deployment.user_id });
+    } catch (err) {
+      if (!(err instanceof ModelRejectedError) || !this.deps.failed) throw err;
+      this.deps.log.warn(
+        { deployment_id: deployment.deployment_id, model: model.stem, reason: err.reason },
+        'model actor: the stored model failed the safety check; the deployment is marked failed and not restarted',
+      );
+      await this.deps.failed(MODEL_REFUSED);
+      this.stopped = true;
+      return;
+    }
     const saved = await this.deps.state.get(deployment.deployment_id);
     const series = await this.deps.bars.get(model.symbol, model.timeframe);
     const closed = lastClosedIndex(series, model.timeframe, this.clock.now());

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonKv } from '../bus/index.ts';
-import { BadRequestError, DeploymentNotFoundError, ModelNotFoundError } from '../errors.ts';
+import { BadRequestError, DeploymentNotFoundError, ModelNotFoundError, UnprocessableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
@@ -8,6 +8,7 @@ import type { Plan } from '../../schemas/accounts.ts';
 import type { Buckets, Caller } from '../../schemas/messages.ts';
 import { type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
+import { MODEL_REFUSED } from './model-refused.ts';
 import { deploymentKey, type DeploymentsView } from './view.ts';
 
 type SetsKv = JsonKv<typeof Buckets.deploymentSets.schema>;
@@ -24,6 +25,12 @@ export interface DeploymentsDeps {
   limits: Record<Plan, number>;
   /** Refuses a webhook URL that is malformed or the service must not call (SSRF), throwing a 400 saying why; else its normal form. */
   checkWebhookTarget: (url: string) => Promise<string>;
+  /**
+   * The safety check of the model's stored ONNX (src/scoring/model-check): null when it passes,
+   * else why it was refused (for the log only). Without it, a refused model is found out by its
+   * actor, which marks the deployment failed.
+   */
+  checkModel?: (model: ModelRecord) => Promise<string | null>;
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -51,6 +58,12 @@ export class Deployments {
     if (webhook && !request.webhook_url) throw new BadRequestError('webhook_url is required with the webhook channel');
     if (!webhook && request.webhook_url) throw new BadRequestError('webhook_url given without the webhook channel: add "webhook" to channels');
     const webhookUrl = request.webhook_url ? await this.deps.checkWebhookTarget(request.webhook_url) : null;
+    // A model its actor could never load is refused here rather than deployed to fail.
+    const refused = (await this.deps.checkModel?.(model)) ?? null;
+    if (refused !== null) {
+      this.deps.log.warn({ user_id: caller.user_id, model: model.stem, reason: refused }, 'deploy refused: the stored model failed the safety check');
+      throw new UnprocessableError(`model ${model.model_name}: ${MODEL_REFUSED}`);
+    }
 
     const record: DeploymentRecord = {
       deployment_id: newDeploymentId(),
@@ -159,6 +172,7 @@ export class Deployments {
       webhook_url: d.webhook_url,
       messenger_chat_id: d.messenger_chat_id,
       deployment_id: d.deployment_id,
+      ...(d.failure ? { status: 'failed' as const, error: d.failure.reason, failed_at: isoFromMs(d.failure.at) } : { status: 'deployed' as const }),
     }));
     return { count: deployed.length, deployed };
   }

@@ -5,6 +5,7 @@ import { Deployments, type DeploymentsDeps } from './deployments.ts';
 import { DeploymentsView } from './view.ts';
 
 export { Deployments, type DeploymentsDeps } from './deployments.ts';
+export { MODEL_REFUSED } from './model-refused.ts';
 export { DeploymentsView, deploymentKey, type DeploymentChange, type DeploymentIndex, type DeploymentsKv } from './view.ts';
 
 /** The view of deployments over their KV bucket (created when missing). */

@@ -1,4 +1,4 @@
-import type { JsonKv } from '../bus/index.ts';
+import { StaleRevisionError, type JsonKv } from '../bus/index.ts';
 import { userKeysFilter, userNameKey } from '../lib/user-keys.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
@@ -50,6 +50,26 @@ export class DeploymentsView {
   /** Writes (or replaces) the deployment of its model. */
   async put(record: DeploymentRecord): Promise<void> {
     await this.kv.put(deploymentKey(record.user_id, record.model_name), record);
+  }
+
+  /**
+   * Marks a deployment failed for good (DeploymentRecord.failure), so no host runs its actor
+   * again. Only that deployment: false, and nothing written, when its model was undeployed or
+   * deployed again (a new deployment id) meanwhile.
+   */
+  async markFailed(deployment: Pick<DeploymentRecord, 'user_id' | 'model_name' | 'deployment_id'>, reason: string, at = Date.now()): Promise<boolean> {
+    const key = deploymentKey(deployment.user_id, deployment.model_name);
+    for (;;) {
+      const current = await this.kv.get(key);
+      if (!current || current.value.deployment_id !== deployment.deployment_id) return false;
+      if (current.value.failure) return true;
+      try {
+        await this.kv.update(key, { ...current.value, failure: { reason, at } }, current.revision);
+        return true;
+      } catch (err) {
+        if (!(err instanceof StaleRevisionError)) throw err;
+      }
+    }
   }
 
   /** Removes the deployment of the user's model; false when there was none. */

@@ -13,9 +13,11 @@ import { openMarketData, type MarketData } from '../market/index.ts';
 import { OneShot, OneShotRuns } from '../oneshot/index.ts';
 import { buildPayouts, type Payouts } from '../payouts/index.ts';
 import { StrategyRuntime } from '../sandbox/index.ts';
-import { useScorers } from '../scoring/index.ts';
+import { checkModelOffThread, ModelRejectedError, useScorers } from '../scoring/index.ts';
 import type { ClickHouseClient } from '../store/index.ts';
 import { buildTraining, type TrainingParts } from '../training/index.ts';
+import { buildOptimize } from '../optimize/index.ts';
+import { INDICATOR_RULES } from '../indicators/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 
 /** What every role that serves users or runs their work starts on: accounts, the activity feed, market data. */
@@ -74,6 +76,12 @@ export async function startWork(config: Config, log: Logger, bus: Bus, { account
     replicas: config.NATS_REPLICAS,
     checkWebhookTarget: webhookTargetChecker(config),
     limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
+    // POST /deploy refuses (422) a stored model that fails the safety check; the reason is for the log.
+    checkModel: async (record) =>
+      checkModelOffThread(await training.models.onnx(record)).then(
+        () => null,
+        (err: unknown) => (err instanceof ModelRejectedError ? err.reason : Promise.reject(err)),
+      ),
   });
   return { runtime, generation, customIndicators, training, deployments };
 }
@@ -154,7 +162,11 @@ export async function startEdge(
   // A key's streams count over every edge (NATS KV); pushed before the app, so released slots are written before it stops.
   const streamSlots = new ClusterStreamSlots(await openBucket(bus, Buckets.streamSlots, config.NATS_REPLICAS), log);
   stack.push(() => streamSlots.stop());
-  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots });
+  // Optimisation jobs run in this process under a KV lease; its sweep resumes those whose process died.
+  const optimize = await buildOptimize({ bus, replicas: config.NATS_REPLICAS, runtime: work.runtime, bars: market.cache, metering: accounts.metering, training, deployments, indicators: INDICATOR_RULES, log });
+  optimize.startRecovery();
+  stack.push(() => optimize.stop());
+  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize });
   readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
   stack.push(() => app.close());
   await app.listen({ port: config.PORT, host: config.HOST });

@@ -79,4 +79,19 @@ describe('deployments view', () => {
       index.stop();
     }
   });
+
+  it('marks a deployment failed for good, only that deployment: not one deployed again since, nor a removed one', async () => {
+    await view.put(record(44, 'Refused', 'dep_f1', 5));
+    assert.equal(await view.markFailed(record(44, 'Refused', 'dep_f1', 5), 'why, for the owner', 1234), true);
+    assert.deepEqual((await view.ofModel(44, 'Refused'))?.failure, { reason: 'why, for the owner', at: 1234 });
+    assert.equal(await view.markFailed(record(44, 'Refused', 'dep_f1', 5), 'again', 5678), true);
+    assert.deepEqual((await view.ofModel(44, 'Refused'))?.failure, { reason: 'why, for the owner', at: 1234 }, 'the first failure stands');
+    // Deployed again (a retrain): the old deployment's actor cannot fail the new one.
+    await view.put(record(44, 'Refused', 'dep_f2', 6));
+    assert.equal(await view.markFailed(record(44, 'Refused', 'dep_f1', 5), 'late', 7), false);
+    assert.equal((await view.ofModel(44, 'Refused'))?.failure, undefined);
+    await view.remove(44, 'Refused');
+    assert.equal(await view.markFailed(record(44, 'Refused', 'dep_f2', 6), 'gone', 8), false);
+    assert.equal(await view.ofModel(44, 'Refused'), null, 'nothing written for an undeployed model');
+  });
 });

@@ -29,6 +29,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
         'sent to the channels. Deploying a model again replaces its deployment (new deployment_id and webhook secret). ' +
         `Plan limits: free ${deps.limits.free} deployed model(s), pro ${deps.limits.pro}; deploying beyond the limit undeploys your oldest (\`replaced\`). ` +
         'webhook_url must be http(s) and must not resolve to a private, loopback or link-local address (400). ' +
+        'A model whose stored file fails the safety check is refused (422): retrain it. ' +
         'Emits DEPLOYED.',
       body: DeployRequest,
       response: { 200: DeployResponse },
@@ -50,7 +51,15 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
 
   app.get('/api/v1/deployed', {
     config: { auth: 'key' },
-    schema: { tags: ['live'], summary: 'Your deployed models', response: { 200: DeployedList } },
+    schema: {
+      tags: ['live'],
+      summary: 'Your deployed models',
+      description:
+        '`status` is `deployed` while the model runs, `failed` once it stopped for good: its stored model failed the safety check, ' +
+        '`error` says so in plain words. A failed deployment sends nothing and is not restarted (not after a restart of the service either); ' +
+        'retrain the model and deploy it again, or undeploy it.',
+      response: { 200: DeployedList },
+    },
     handler: async (request) => deployments.list(requireUser(request).user_id),
   });
 
