@@ -11,6 +11,7 @@ import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent }
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
+import { OptimizeRecord, OptimizeTrialChunk } from './optimize.ts';
 import { CommunityEntryRecord, ForkRecord, LiveRecord, ShareClaim } from './community.ts';
 import { PayoutMark, PayoutSweepState } from './payouts.ts';
 import { TrackerState } from './tracker.ts';
@@ -259,6 +260,10 @@ export const Buckets = {
   ingest: bucket('sf_ingest', IngestCursor),
   /** `<run_id>` → a one_shot pipeline's progress, so another process finishes a run whose process died. */
   oneShots: bucket('sf_one_shots', OneShotRun, 30 * 24 * 3600),
+  /** `<optimize_id>` → an optimisation job with its trials (POST /optimize); kept 30 days. */
+  optimize: bucket('sf_optimize', OptimizeRecord, 30 * 24 * 3600),
+  /** `<user_id>.<optimize_id>.<chunk>` → 200 of that optimisation's trials at a time. */
+  optimizeTrials: bucket('sf_optimize_trials', OptimizeTrialChunk, 30 * 24 * 3600),
   /** `<community_id>` → a shared entry, frozen at publication (code and ONNX in the `sf_community` object store). */
   community: bucket('sf_community', CommunityEntryRecord),
   /** `<community_id>` → the entry's verified live track record since publication. */

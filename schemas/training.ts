@@ -143,6 +143,10 @@ export const JobRecord = z.object({
     .optional(),
   robustness: RobustnessReport.optional(),
   one_shot: OneShotOutcome.optional(),
+  /** An optimisation's chosen trial saved as a model: the model class/hyperparameters and engine settings the fit and backtest use instead of the code's. */
+  overrides: z
+    .object({ model: z.object({ model_type: z.string().optional(), model_params: z.record(z.string(), z.unknown()).optional() }).optional(), config: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 

@@ -31,6 +31,8 @@ import type { CustomIndicators } from '../generation/index.ts';
 import { marketRoutes } from './routes/market.ts';
 import { modelRoutes } from './routes/models.ts';
 import { trainRoutes } from './routes/train.ts';
+import { optimizeRoutes } from './routes/optimize.ts';
+import type { OptimizeJobs } from '../optimize/index.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
 import { communityRoutes } from './routes/community.ts';
@@ -82,6 +84,8 @@ export interface EdgeDeps {
   customIndicators?: CustomIndicators;
   /** A key's open SSE streams and WebSocket connections, counted over every edge. */
   streamSlots: ClusterStreamSlots;
+  /** POST /optimize and its job routes (left out when absent). */
+  optimize?: OptimizeJobs;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -91,7 +95,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators, streamSlots }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators, streamSlots, optimize }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -160,6 +164,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   oneShotRoutes(app, { oneShot, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS, fee: config.ONE_SHOT_FEE });
   catalogueRoutes(app);
   trainRoutes(app, { training });
+  if (optimize) optimizeRoutes(app, { optimize, slots: sseSlots, perKey: SSE_PER_KEY, heartbeatMs: config.SSE_HEARTBEAT_MS });
   modelRoutes(app, { training });
   deployRoutes(app, {
     deployments,

@@ -18,7 +18,9 @@ export { TrainQueue } from './train-queue.ts';
 export { Training } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
 export { modelSettings } from './strategy-rules.ts';
-export { DEFAULT_SPAN_DAYS } from './bar-span.ts';
+export { DEFAULT_SPAN_DAYS, resolveSpan, spanSource } from './bar-span.ts';
+// Optimisation jobs (src/optimize) fit and check strategies under the train job's budgets.
+export { withinBudget, trainBudget, configBudget, analyzeBudget, type Budget, type JobOwner } from './time-budget.ts';
 export { OverrunPenalty, OVERRUN_NICE, OVERRUN_WINDOW_MS } from './overrun-penalty.ts';
 // A job's failure in the strategy's own code (its message is the user's to read).
 export { StrategyJobError } from '../sandbox/index.ts';

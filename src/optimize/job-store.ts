@@ -1,0 +1,95 @@
+import type { JsonKv } from '../bus/index.ts';
+import type { Buckets, CounterRecord } from '../../schemas/messages.ts';
+import { TRIALS_PER_CHUNK, type OptimizeRecord, type OptimizeTrial } from '../../schemas/optimize.ts';
+
+const UNCHANGED = new Error('unchanged');
+
+type Jobs = JsonKv<typeof Buckets.optimize.schema>;
+type Counters = JsonKv<typeof CounterRecord>;
+type TrialChunks = JsonKv<typeof Buckets.optimizeTrials.schema>;
+
+/** The KV key of a user's optimisation: the user first, so a user's jobs are listed by prefix and another's id is simply absent. */
+const key = (userId: number, id: number) => `${userId}.${id}`;
+
+/** Still holding credits and a concurrency slot. */
+export const isActive = (job: Pick<OptimizeRecord, 'status'>): boolean => job.status === 'queued' || job.status === 'running';
+
+/**
+ * Optimisation jobs in KV (`sf_optimize`): ids from the shared counter, every change by
+ * compare-and-set, so the edge answering GET and the runner writing trials agree.
+ */
+export class OptimizeStore {
+  constructor(
+    private readonly jobs: Jobs,
+    private readonly counters: Counters,
+    private readonly chunks: TrialChunks,
+  ) {}
+
+  async nextId(): Promise<number> {
+    const { value } = await this.counters.mutate('optimize_id', (c) => ({ value: (c?.value ?? 0) + 1 }));
+    return value.value;
+  }
+
+  async create(job: OptimizeRecord): Promise<void> {
+    if ((await this.jobs.create(key(job.user_id, job.optimize_id), job)) === false) throw new Error(`optimisation ${job.optimize_id} exists already`);
+  }
+
+  /** The user's job; null when it is not theirs or does not exist. */
+  async get(userId: number, id: number): Promise<OptimizeRecord | null> {
+    return (await this.jobs.get(key(userId, id)))?.value ?? null;
+  }
+
+  /** A user's jobs (every job when userId is null), oldest first. */
+  async list(userId: number | null): Promise<OptimizeRecord[]> {
+    const keys = await this.jobs.keys(userId === null ? '>' : `${userId}.*`);
+    const records = await Promise.all(keys.map((k) => this.jobs.get(k)));
+    return records.flatMap((r) => (r ? [r.value] : [])).sort((a, b) => a.optimize_id - b.optimize_id);
+  }
+
+  /**
+   * Writes trials (by their `trial` number) into their chunks: each chunk touched is read, merged
+   * and written whole. Only the job's runner writes trials, so no two writers race on a chunk.
+   */
+  async putTrials(userId: number, id: number, trials: readonly OptimizeTrial[]): Promise<void> {
+    const byChunk = new Map<number, OptimizeTrial[]>();
+    for (const t of trials) {
+      const c = Math.floor(t.trial / TRIALS_PER_CHUNK);
+      (byChunk.get(c) ?? byChunk.set(c, []).get(c)!).push(t);
+    }
+    for (const [c, list] of byChunk) {
+      const k = `${key(userId, id)}.${c}`;
+      const current = (await this.chunks.get(k))?.value.trials ?? [];
+      const merged = new Map(current.map((t) => [t.trial, t]));
+      for (const t of list) merged.set(t.trial, t);
+      await this.chunks.put(k, { trials: [...merged.values()].sort((a, b) => a.trial - b.trial) });
+    }
+  }
+
+  /** Every trial of the job recorded so far, by trial number. */
+  async trials(userId: number, id: number): Promise<OptimizeTrial[]> {
+    const keys = await this.chunks.keys(`${key(userId, id)}.*`);
+    const chunks = await Promise.all(keys.map((k) => this.chunks.get(k)));
+    return chunks.flatMap((c) => c?.value.trials ?? []).sort((a, b) => a.trial - b.trial);
+  }
+
+  /** Calls `onChange` with the job now and after each change, until `stop`. */
+  watch(userId: number, id: number, onChange: (job: OptimizeRecord | null) => void): Promise<{ stop(): void }> {
+    return this.jobs.watchKey(key(userId, id), onChange);
+  }
+
+  /** A change under compare-and-set; `change` returns null to write nothing (then null is returned). */
+  async update(userId: number, id: number, change: (job: OptimizeRecord) => OptimizeRecord | null): Promise<OptimizeRecord | null> {
+    try {
+      const { value } = await this.jobs.mutate(key(userId, id), (current) => {
+        if (!current) throw new Error(`optimisation ${id} is gone`);
+        const next = change(current);
+        if (next === null) throw UNCHANGED;
+        return next;
+      });
+      return value;
+    } catch (err) {
+      if (err === UNCHANGED) return null;
+      throw err;
+    }
+  }
+}

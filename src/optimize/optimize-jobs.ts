@@ -1,0 +1,350 @@
+/**
+ * Optimisation jobs as the API offers them: submit (checked, charged by size, capped per plan),
+ * the job's view, its progress, cancel (refunding the trials not run), save the chosen trial as a
+ * model (and deploy it). Jobs run in this process under a lease in KV; a job whose process died
+ * is resumed by whichever process's recovery sweep claims it first, or failed and refunded after
+ * too many attempts.
+ */
+import type { Metering } from '../accounts/index.ts';
+import { BadRequestError, ConflictError, JobNotFoundError, RateLimitedError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
+import { isoFromMs } from '../lib/iso-time.ts';
+import type { Logger } from '../log.ts';
+import { checkStrategyCode, checkStrategyConfig, readCodeHeader } from '../sandbox/index.ts';
+import { configBudget, resolveSpan, withinBudget, type JobOwner } from '../training/index.ts';
+import type { Caller } from '../../schemas/messages.ts';
+import type { IndicatorRules } from '../../schemas/indicators.ts';
+import { StrategyConfig } from '../../schemas/strategy.ts';
+import type { Plan } from '../../schemas/accounts.ts';
+import type { OptimizeJobView, OptimizeProgress, OptimizeRecord, OptimizeRequest, OptimizeSaveRequest, OptimizeTrial } from '../../schemas/optimize.ts';
+import { isActive, type OptimizeStore } from './job-store.ts';
+import { parseObjective } from './objective.ts';
+import { OptimizeRunner, type RunnerDeps } from './runner.ts';
+import { checkSearchSpace, type SearchSpace } from './search-space.ts';
+import type { ModelSaver } from './save-model.ts';
+
+/** Optimisations one account may have queued or running at once, by plan. */
+export const CONCURRENT_OPTIMIZATIONS: Record<Plan, number> = { free: 1, pro: 3 };
+/**
+ * Credits per trial: an engine trial is one engine run over the folds (cheap); a trial that
+ * changes the model fits k fold models in the sandbox.
+ */
+export const ENGINE_TRIAL_CREDITS = 1;
+export const MODEL_TRIAL_CREDITS = 5;
+/** How often a running job says it is alive, and how long silence means its process died. */
+export const HEARTBEAT_MS = 5_000;
+export const LEASE_MS = 60_000;
+/** Attempts (the first run and resumes) before a job that keeps losing its process is failed and refunded. */
+export const MAX_ATTEMPTS = 3;
+const RETRY_AFTER_S = 60;
+
+export interface OptimizeJobsDeps extends RunnerDeps {
+  metering: Pick<Metering, 'charge' | 'refund'>;
+  indicators: readonly IndicatorRules[];
+  saver: ModelSaver;
+}
+
+/** The public view of a job (no code, no user id), with its trials. */
+export function jobView(job: OptimizeRecord, trials: readonly OptimizeTrial[]): OptimizeJobView {
+  return {
+    optimize_id: job.optimize_id,
+    status: job.status,
+    symbol: job.request.symbol,
+    timeframe: job.request.timeframe,
+    method: job.request.method,
+    objective: job.objective,
+    trials_planned: job.trials_planned,
+    trials_done: trials.filter((t) => t.state === 'done').length,
+    trials_failed: trials.filter((t) => t.state === 'failed').length,
+    credits_charged: job.credits_charged,
+    credits_refunded: job.credits_refunded,
+    created_at: isoFromMs(job.created_at),
+    started_at: job.started_at === null ? null : isoFromMs(job.started_at),
+    finished_at: job.finished_at === null ? null : isoFromMs(job.finished_at),
+    stage: job.stage,
+    folds: job.folds,
+    trials: [...trials],
+    chosen_trial: job.chosen_trial,
+    walk_forward: job.walk_forward,
+    pbo: job.pbo,
+    degradation: job.degradation,
+    robustness: job.robustness,
+    saved: job.saved,
+    ...(job.error ? { error: job.error } : {}),
+  };
+}
+
+export function progressOf(job: OptimizeRecord, last: OptimizeTrial | null): OptimizeProgress {
+  return {
+    optimize_id: job.optimize_id,
+    status: job.status,
+    stage: job.stage,
+    trials_planned: job.trials_planned,
+    trials_done: job.trials_run - job.trials_failed,
+    trials_failed: job.trials_failed,
+    best_value: job.best_value,
+    last_trial: last,
+  };
+}
+
+export class OptimizeJobs {
+  private readonly runner: OptimizeRunner;
+  /** Jobs this process is running: id → the promise of its end. */
+  private readonly running = new Map<number, Promise<void>>();
+  private sweep: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: OptimizeJobsDeps) {
+    this.runner = new OptimizeRunner(deps);
+  }
+
+  /** The strategy's config (run in the sandbox) and the space checked against it; 422 naming what is wrong. */
+  private async checked(request: OptimizeRequest, owner: JobOwner): Promise<{ space: SearchSpace; config: StrategyConfig }> {
+    const returned = await withinBudget(configBudget(), (limits) => this.deps.runtime.config(request.code, limits), owner);
+    const check = checkStrategyConfig(returned);
+    if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
+    const config = StrategyConfig.parse(returned);
+    const space = checkSearchSpace(request, { config, indicators: this.deps.indicators, riskUnit: request.risk_unit });
+    return { space, config };
+  }
+
+  async submit(caller: Caller, request: OptimizeRequest): Promise<{ optimize_id: number; status: 'queued'; trials_planned: number; credits_charged: number; objective: OptimizeRecord['objective'] }> {
+    const { store, metering } = this.deps;
+    const header = readCodeHeader(request.code);
+    if (header.symbol && header.symbol !== request.symbol) {
+      throw new BadRequestError(`symbol ${request.symbol} does not match the code, which was generated for ${header.symbol}: optimise it on ${header.symbol}`);
+    }
+    const codeCheck = await checkStrategyCode(request.code);
+    if (!codeCheck.ok) {
+      throw new StrategyRejectedError(
+        `the strategy code breaks ${codeCheck.violations.length} rule(s); see violations: ${codeCheck.violations.slice(0, 3).map((v) => `line ${v.line}: ${v.message}`).join('; ')}`,
+        codeCheck.violations,
+      );
+    }
+    resolveSpan(await this.deps.bars.get(request.symbol, request.timeframe), request);
+    const objective = parseObjective(request.optimization ?? 'sharpe');
+    const owner: JobOwner = { user: caller.user_id, nice: 0, overran: () => undefined };
+    const { space } = await this.checked(request, owner);
+
+    const limit = CONCURRENT_OPTIMIZATIONS[caller.plan];
+    const tooMany = () =>
+      new RateLimitedError(`${limit} optimisation(s) at once on the ${caller.plan} plan: wait for yours to finish (GET /api/v1/optimize/{id}) or cancel one (DELETE)`, RETRY_AFTER_S);
+    if ((await store.list(caller.user_id)).filter(isActive).length >= limit) throw tooMany();
+
+    const perTrial = space.engineOnly ? ENGINE_TRIAL_CREDITS : MODEL_TRIAL_CREDITS;
+    const cost = space.trials * perTrial;
+    const id = await store.nextId();
+    await metering.charge(caller.user_id, cost, 'optimize', `optimize:${id}`);
+    const now = Date.now();
+    const job: OptimizeRecord = {
+      optimize_id: id,
+      user_id: caller.user_id,
+      username: caller.username,
+      plan: caller.plan,
+      status: 'queued',
+      request,
+      objective,
+      trials_planned: space.trials,
+      credits_per_trial: perTrial,
+      credits_charged: cost,
+      credits_refunded: 0,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      heartbeat_at: now,
+      attempts: 0,
+      stage: null,
+      cancel_requested: false,
+      folds: [],
+      trials_run: 0,
+      trials_failed: 0,
+      best_value: null,
+      chosen_trial: null,
+      walk_forward: null,
+      pbo: null,
+      degradation: null,
+      robustness: null,
+      saved: null,
+    };
+    try {
+      await store.create(job);
+    } catch (err) {
+      await metering.refund(caller.user_id, cost, `optimize:${id}`);
+      throw err;
+    }
+    // Two submits at once both passed the count: the later one (by id) gives way.
+    const earlier = (await store.list(caller.user_id)).filter((j) => isActive(j) && j.optimize_id < id);
+    if (earlier.length >= limit) {
+      await store.update(caller.user_id, id, (j) => ({ ...j, status: 'failed', error: 'refused: too many optimisations at once', finished_at: Date.now() }));
+      await this.refund(caller.user_id, id);
+      throw tooMany();
+    }
+    this.launch(job, space);
+    return { optimize_id: id, status: 'queued', trials_planned: space.trials, credits_charged: cost, objective };
+  }
+
+  /** Runs the job here, keeping its lease, then refunds what was not run and saves the chosen trial when asked. */
+  private launch(job: OptimizeRecord, space: SearchSpace): void {
+    const { store, log } = this.deps;
+    const user = job.user_id;
+    const id = job.optimize_id;
+    const beat = setInterval(() => {
+      void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
+    }, HEARTBEAT_MS);
+    const owner: JobOwner = { user, nice: 0, overran: () => undefined };
+    const run = (async () => {
+      const started = await store.update(user, id, (j) =>
+        isActive(j) ? { ...j, status: 'running', started_at: j.started_at ?? Date.now(), attempts: j.attempts + 1, heartbeat_at: Date.now() } : null,
+      );
+      if (started) await this.runner.run(started, space, owner);
+      await this.refund(user, id);
+      const ended = await store.get(user, id);
+      if (ended?.status === 'done' && ended.request.save_as && !ended.saved) {
+        await this.save({ user_id: user, username: ended.username, plan: ended.plan as Plan }, id, { model_name: ended.request.save_as, ...(ended.request.deploy ? { deploy: ended.request.deploy } : {}) }).catch((err: unknown) =>
+          log.warn({ optimize_id: id, err }, 'optimisation: saving the chosen trial failed'),
+        );
+      }
+    })()
+      .catch((err: unknown) => log.error({ optimize_id: id, err }, 'optimisation runner failed'))
+      .finally(() => {
+        clearInterval(beat);
+        this.running.delete(id);
+      });
+    this.running.set(id, run);
+  }
+
+  /** Gives back the credits of the trials not run, once: the record's credits_refunded is set by compare-and-set first. */
+  private async refund(userId: number, id: number): Promise<void> {
+    let owed = 0;
+    await this.deps.store.update(userId, id, (j) => {
+      if (isActive(j) || j.credits_refunded > 0) return null;
+      owed = Math.max(0, j.trials_planned - j.trials_run) * j.credits_per_trial;
+      return owed > 0 ? { ...j, credits_refunded: owed } : null;
+    });
+    if (owed > 0) await this.deps.metering.refund(userId, owed, `optimize:${id}`);
+  }
+
+  private async record(userId: number, id: number): Promise<OptimizeRecord> {
+    const job = await this.deps.store.get(userId, id);
+    if (!job) throw new JobNotFoundError(`no optimisation ${id} for this key: POST /api/v1/optimize starts one`);
+    return job;
+  }
+
+  async view(userId: number, id: number): Promise<OptimizeJobView> {
+    const job = await this.record(userId, id);
+    return jobView(job, await this.deps.store.trials(userId, id));
+  }
+
+  /**
+   * Calls `onProgress` now and after every change of the job, until it ends; resolves with its final
+   * view. `stop()` of the returned handle ends early (the client went away).
+   */
+  async follow(userId: number, id: number, onProgress: (p: OptimizeProgress) => void): Promise<{ done: Promise<OptimizeJobView>; stop(): void }> {
+    await this.record(userId, id);
+    let watch: { stop(): void } | null = null;
+    let finished = false;
+    let resolve!: (v: OptimizeJobView) => void;
+    const done = new Promise<OptimizeJobView>((r) => (resolve = r));
+    let lastRun = -1;
+    watch = await this.deps.store.watch(userId, id, (job) => {
+      if (!job || finished) return;
+      const changed = job.trials_run !== lastRun;
+      lastRun = job.trials_run;
+      void (async () => {
+        const last = changed && job.trials_run > 0 ? ((await this.deps.store.trials(userId, id)).at(-1) ?? null) : null;
+        onProgress(progressOf(job, last));
+        if (!isActive(job) && !finished) {
+          finished = true;
+          watch?.stop();
+          resolve(await this.view(userId, id));
+        }
+      })();
+    });
+    return { done, stop: () => watch?.stop() };
+  }
+
+  /**
+   * Cancels a queued or running job: the runner stops before its next batch, the trials not run
+   * are refunded. Resolves with the job once it has stopped (409 when it had ended already).
+   */
+  async cancel(userId: number, id: number): Promise<OptimizeJobView> {
+    const job = await this.record(userId, id);
+    if (!isActive(job)) throw new ConflictError(`optimisation ${id} is ${job.status} already: nothing to cancel`);
+    await this.deps.store.update(userId, id, (j) => (isActive(j) && !j.cancel_requested ? { ...j, cancel_requested: true } : null));
+    // Not running anywhere (its process died): cancelled here and now.
+    const current = await this.record(userId, id);
+    if (isActive(current) && !this.running.has(id) && Date.now() - (current.heartbeat_at ?? 0) > LEASE_MS) {
+      await this.deps.store.update(userId, id, (j) => (isActive(j) ? { ...j, status: 'cancelled', stage: null, finished_at: Date.now() } : null));
+      await this.refund(userId, id);
+    }
+    const { done, stop } = await this.follow(userId, id, () => undefined);
+    const view = await done.finally(stop);
+    // The runner refunds right after it stops; wait for that too when it runs here.
+    await this.running.get(id);
+    return view.credits_refunded > 0 || view.status === 'done' ? view : this.view(userId, id);
+  }
+
+  /** Saves the chosen trial as a model (a train job with the trial's parameters), and deploys it when asked. */
+  async save(caller: Caller, id: number, request: OptimizeSaveRequest): Promise<OptimizeJobView> {
+    const job = await this.record(caller.user_id, id);
+    if (job.status !== 'done') throw new ConflictError(`optimisation ${id} is ${job.status}: a trial can be saved once it is done`);
+    if (job.chosen_trial === null) throw new UnprocessableError(`optimisation ${id} has no chosen trial (no trial met the objective's constraints): nothing to save`);
+    const trial = (await this.deps.store.trials(caller.user_id, id)).find((t) => t.trial === job.chosen_trial);
+    if (!trial) throw new UnprocessableError(`optimisation ${id}: its chosen trial ${job.chosen_trial} is missing`);
+    const saved = await this.deps.saver.save(caller, job, trial, request);
+    await this.deps.store.update(caller.user_id, id, (j) => ({ ...j, saved }));
+    return this.view(caller.user_id, id);
+  }
+
+  /** Starts the recovery sweep: now, then every LEASE_MS / 2. */
+  startRecovery(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      void this.recover().catch((err: unknown) => this.deps.log.warn({ err }, 'optimisation recovery sweep failed'));
+    };
+    tick();
+    this.sweep = setInterval(tick, LEASE_MS / 2);
+  }
+
+  /**
+   * Claims every active job whose lease ran out (its process died) and resumes it from its stored
+   * trials, or fails it and refunds the trials not run after MAX_ATTEMPTS.
+   */
+  async recover(): Promise<number> {
+    let claimed = 0;
+    for (const job of await this.deps.store.list(null)) {
+      if (!isActive(job) || this.running.has(job.optimize_id) || Date.now() - (job.heartbeat_at ?? job.created_at) <= LEASE_MS) continue;
+      const mine = await this.deps.store
+        .update(job.user_id, job.optimize_id, (j) => (isActive(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: Date.now() } : null))
+        .catch(() => null);
+      if (!mine) continue;
+      claimed++;
+      const give = mine.cancel_requested ? 'cancelled' : mine.attempts >= MAX_ATTEMPTS ? 'failed' : null;
+      if (give) {
+        await this.deps.store.update(mine.user_id, mine.optimize_id, (j) => ({
+          ...j,
+          status: give,
+          stage: null,
+          finished_at: Date.now(),
+          ...(give === 'failed' ? { error: `the optimisation's process stopped ${j.attempts} times; the trials not run are refunded` } : {}),
+        }));
+        await this.refund(mine.user_id, mine.optimize_id);
+        continue;
+      }
+      this.deps.log.info({ optimize_id: mine.optimize_id, trials_run: mine.trials_run }, 'optimisation resumed after its process stopped');
+      try {
+        const { space } = await this.checked(mine.request, { user: mine.user_id, nice: 0, overran: () => undefined });
+        this.launch(mine, space);
+      } catch (err) {
+        await this.deps.store.update(mine.user_id, mine.optimize_id, (j) => ({ ...j, status: 'failed', stage: null, finished_at: Date.now(), error: err instanceof Error ? err.message : String(err) }));
+        await this.refund(mine.user_id, mine.optimize_id);
+      }
+    }
+    return claimed;
+  }
+
+  /** Stops the sweep and waits for the jobs running here to reach their next record (they are resumed elsewhere or after a restart). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.sweep) clearInterval(this.sweep);
+  }
+}

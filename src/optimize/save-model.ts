@@ -1,0 +1,115 @@
+/**
+ * Saving an optimisation's chosen trial as a model: a train job through the same queue, trainer
+ * and pipeline as POST /train (one training-compute run of the daily cap), on the same span, with
+ * the trial's engine settings in the request and its model class, hyperparameters and pos_rules /
+ * filters as the job's overrides; deployed when it is trained, when asked.
+ */
+import type { Metering } from '../accounts/index.ts';
+import type { Deployments } from '../deployments/index.ts';
+import type { Logger } from '../log.ts';
+import { modelStem, type JobStore, type ModelStore, type Training, type TrainQueue } from '../training/index.ts';
+import type { Caller } from '../../schemas/messages.ts';
+import type { OptimizeRecord, OptimizeSaveRequest, OptimizeTrial } from '../../schemas/optimize.ts';
+import { TrainRequest, type JobRecord } from '../../schemas/training.ts';
+import { applyEngineParams } from './engine-trial.ts';
+import { modelOverrides } from './runner.ts';
+import type { z } from 'zod';
+import type { SavedModel } from '../../schemas/optimize.ts';
+
+export interface ModelSaverDeps {
+  jobs: JobStore;
+  models: Pick<ModelStore, 'list'>;
+  queue: Pick<TrainQueue, 'publish'>;
+  training: Pick<Training, 'finished'>;
+  metering: Pick<Metering, 'useCap' | 'releaseCap'>;
+  deployments: Pick<Deployments, 'deploy'>;
+  log: Logger;
+  /** Called when a deploy asked for with the save ends (the job's record keeps its outcome). */
+  onDeployed?: (userId: number, optimizeId: number, outcome: { deployment_id?: string; webhook_secret?: string; deploy_error?: string }) => Promise<void>;
+}
+
+/** The strategy_config keys an engine parameter may change. */
+const ENGINE_CONFIG_KEYS = ['cooldown', 'direction', 'max_positions', 'on_opposite', 'session_filter', 'skip_days', 'min_atr', 'trailing_stop'] as const;
+
+export class ModelSaver {
+  constructor(private readonly deps: ModelSaverDeps) {}
+
+  async save(caller: Caller, job: OptimizeRecord, trial: OptimizeTrial, request: OptimizeSaveRequest): Promise<z.infer<typeof SavedModel>> {
+    const { jobs, metering } = this.deps;
+    const r = job.request;
+    // The trial's settings as a train request: levels and threshold are request fields already.
+    const base = { symbol: r.symbol, timeframe: r.timeframe, config: {} as never, settings: { ...r, confidence_threshold: -1, train_split: 0.7 } as never };
+    const applied = applyEngineParams(base, trial.params);
+    const settings = applied.settings as unknown as Record<string, unknown>;
+    const train = TrainRequest.parse({
+      code: r.code,
+      symbol: r.symbol,
+      timeframe: r.timeframe,
+      ...(r.start_date ? { start_date: r.start_date } : {}),
+      ...(r.end_date ? { end_date: r.end_date } : {}),
+      model_name: request.model_name,
+      capital: r.capital,
+      lot_size: r.lot_size,
+      ...(r.leverage !== undefined ? { leverage: r.leverage } : {}),
+      commission: r.commission,
+      swap_long: r.swap_long,
+      swap_short: r.swap_short,
+      risk_unit: r.risk_unit,
+      fill_at_bid_ask: r.fill_at_bid_ask,
+      intrabar: r.intrabar,
+      ...(settings.stop_loss !== undefined ? { stop_loss: settings.stop_loss } : {}),
+      ...(settings.take_profit !== undefined ? { take_profit: settings.take_profit } : {}),
+      ...(settings.confidence_threshold !== -1 ? { confidence_threshold: settings.confidence_threshold } : {}),
+    });
+    const config: Record<string, unknown> = {};
+    for (const k of ENGINE_CONFIG_KEYS) if ((applied.config as Record<string, unknown>)[k] !== undefined) config[k] = (applied.config as Record<string, unknown>)[k];
+    const model = modelOverrides(trial.params);
+    const overrides: NonNullable<JobRecord['overrides']> = { ...(model ? { model } : {}), ...(Object.keys(config).length ? { config } : {}) };
+
+    const countedAt = Date.now();
+    await metering.useCap(caller.user_id, caller.plan, 'train_compute');
+    let jobId: number;
+    const stem = modelStem(caller.user_id, r.symbol, r.timeframe, request.model_name);
+    try {
+      jobId = await jobs.nextId();
+      await jobs.create({
+        job_id: jobId,
+        user_id: caller.user_id,
+        username: caller.username,
+        status: 'queued',
+        model_name: request.model_name,
+        model_stem: stem,
+        request: train,
+        created_at: countedAt,
+        started_at: null,
+        finished_at: null,
+        stage: null,
+        attempts: 0,
+        cap_counted_at: countedAt,
+        overrides,
+      });
+      await this.deps.queue.publish(jobId);
+    } catch (err) {
+      await metering.releaseCap(caller.user_id, 'train_compute', countedAt);
+      throw err;
+    }
+    if (request.deploy) void this.deployWhenTrained(caller, job.optimize_id, jobId, request);
+    return { model_name: request.model_name, model_stem: stem, train_job_id: jobId };
+  }
+
+  /** Waits for the train job, then deploys its model; the outcome goes to the optimisation's record. */
+  private async deployWhenTrained(caller: Caller, optimizeId: number, jobId: number, request: OptimizeSaveRequest): Promise<void> {
+    const deploy = request.deploy!;
+    let outcome: { deployment_id?: string; webhook_secret?: string; deploy_error?: string };
+    try {
+      const trained = await this.deps.training.finished(caller.user_id, jobId);
+      if (trained.status !== 'done') throw new Error(`the model was not trained: ${trained.error ?? trained.status}`);
+      const d = await this.deps.deployments.deploy(caller, { model_name: request.model_name, channels: deploy.channels, ...(deploy.webhook_url ? { webhook_url: deploy.webhook_url } : {}), ...(deploy.messenger_chat_id ? { messenger_chat_id: deploy.messenger_chat_id } : {}) });
+      outcome = { deployment_id: d.deployment_id, ...(d.webhook_secret ? { webhook_secret: d.webhook_secret } : {}) };
+    } catch (err) {
+      outcome = { deploy_error: err instanceof Error ? err.message : String(err) };
+      this.deps.log.warn({ optimize_id: optimizeId, err }, 'optimisation: deploying the saved model failed');
+    }
+    await this.deps.onDeployed?.(caller.user_id, optimizeId, outcome);
+  }
+}
