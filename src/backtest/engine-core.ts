@@ -40,7 +40,7 @@
  */
 import { contractSize, levelDistance, usdLeg } from './money.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';
-import { nextRollover, nightsOnWeekday } from './rollover.ts';
+import { nextRollover, nightsOnWeekday, rolloverAfter, weekdayUtc } from './rollover.ts';
 import { ewmStep, givenAlpha, trueRange } from '../lib/wilder.ts';
 import { END, F_ENTRY, F_ENTRY_TS, F_EXIT, F_EXIT_TS, F_GROSS, F_HELD, F_NIGHTS, F_PNL, F_REASON, F_SIDE, F_STOP, F_SWAP, F_TAKE, SIGNAL, SL, TP, TradeLog, z0 } from './trade-log.ts';
 import { EXIT_LONG, EXIT_SHORT, type BarColumns, type EngineOptions, type IntrabarResolver, type Level } from './types.ts';
@@ -122,7 +122,8 @@ export class EngineCore {
   /** Open shorts are marked at the ask (fill_at_bid_ask). */
   protected markAtAsk = false;
 
-  constructor(opts: EngineOptions) {
+  /** @param keep 'pnl': log each closed trade's P&L only (TradeStats, no trades to read: the sweep). */
+  constructor(opts: EngineOptions, keep: 'trades' | 'pnl' = 'trades') {
     checkOptions(opts);
     const { instrument, lotSize, maxPositions } = opts;
     this.opts = opts;
@@ -157,7 +158,7 @@ export class EngineCore {
     this.trailUnit = trail === null ? TRAIL_NONE : trail.unit === 'pct' ? TRAIL_PCT : trail.unit === 'pips' ? TRAIL_PRICE : TRAIL_ATR;
     this.trailValue = trail === null ? 0 : trail.unit === 'pips' ? trail.value * instrument.pipSize : trail.value;
     this.atrAlpha = trail?.unit === 'atr' ? givenAlpha(1 / trail.period) : NaN;
-    this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd });
+    this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd }, keep === 'trades');
   }
 
   /** Handles bar i (see the file comment); `signal` (−1/0/1) and `entryMask` (entry and exit bits) belong to bar i's close. */
@@ -168,14 +169,20 @@ export class EngineCore {
     this.lastTs = ts;
     const b = ++this.bars;
     if (this.count > 0 && (this.pendingMask & (this.side > 0 ? EXIT_LONG : EXIT_SHORT)) !== 0) this.closeAll(bars, i, AT_OPEN_SIGNAL, b);
-    if (this.pendingSignal !== 0) this.act(bars, i, b);
-    if (this.count > 0) this.checkLevels(bars, i, b);
+    if (this.pendingSignal !== 0 && !this.full()) this.act(bars, i, b);
+    // An open position far from its levels (the common case) costs the reach test alone, inlined here.
+    if (this.count > 0 && this.reachesLevel(bars, i)) this.checkLevels(bars, i, b);
     if (this.trailUnit !== TRAIL_NONE) {
       if (this.trailUnit === TRAIL_ATR) this.updateAtr(bars, i);
       if (this.count > 0) this.trail(bars, i);
     }
     this.pendingSignal = signal > 0 ? 1 : signal < 0 ? -1 : 0;
     this.pendingMask = entryMask & 15;
+  }
+
+  /** step(bars, i, signals[i], masks[i]) for each bar i of [from, to) (the sweep's tiles). */
+  stepRange(bars: BarColumns, from: number, to: number, signals: Int8Array, masks: Uint8Array): void {
+    for (let i = from; i < to; i++) this.step(bars, i, signals[i]!, masks[i]!);
   }
 
   /** Closes every open position at bar i's close ('end'); bar i must be the last bar stepped. */
@@ -205,9 +212,9 @@ export class EngineCore {
     }
     let at = this.nextRollAt;
     while (at <= ts) {
-      const nights = nightsOnWeekday(new Date(at).getUTCDay(), this.weekends);
+      const nights = nightsOnWeekday(weekdayUtc(at), this.weekends);
       for (let k = 0; k < this.count; k++) this.pNights[k]! += nights;
-      at = nextRollover(at, this.weekends).at;
+      at = rolloverAfter(at, this.weekends);
     }
     this.nextRollAt = at;
     if (this.count > 0) this.refresh();
@@ -228,6 +235,11 @@ export class EngineCore {
   /** Direction rule, the signal's entry mask and the cooldown, for an entry at bar b (engine clock). */
   private entryAllowed(sig: number, b: number): boolean {
     return b > this.blockedThrough && (this.dirMask & this.pendingMask & (sig > 0 ? 1 : 2)) !== 0;
+  }
+
+  /** Already max_positions open on the pending signal's side: step 2 has nothing to do (a run of signals, the common case). */
+  private full(): boolean {
+    return this.side === this.pendingSignal && this.count >= this.maxPositions;
   }
 
   /** Step 2: the pending signal at bar i's open. */
@@ -323,14 +335,19 @@ export class EngineCore {
     this.markAtAsk = this.side < 0 && this.fill;
   }
 
-  /** Step 3: stops and takes inside bar i. */
+  /** Whether bar i may reach the nearest stop or take of the open positions (open lies between low and high); else step 3 has nothing to do. */
+  private reachesLevel(bars: BarColumns, i: number): boolean {
+    const long = this.side > 0;
+    const off = !long && this.fill ? bars.spread[i]! : 0;
+    return !(long ? bars.low[i]! + off > this.nearStop && bars.high[i]! + off < this.nearTake : bars.high[i]! + off < this.nearStop && bars.low[i]! + off > this.nearTake);
+  }
+
+  /** Step 3: stops and takes inside bar i (one that reachesLevel). */
   private checkLevels(bars: BarColumns, i: number, b: number): void {
     const long = this.side > 0;
     const off = !long && this.fill ? bars.spread[i]! : 0;
     const high = bars.high[i]! + off;
     const low = bars.low[i]! + off;
-    // Nothing to do unless the bar reaches the nearest stop or take (open lies between low and high).
-    if (long ? low > this.nearStop && high < this.nearTake : high < this.nearStop && low > this.nearTake) return;
     const open = bars.open[i]! + off;
     const before = this.count;
     let k = 0;
@@ -392,7 +409,7 @@ export class EngineCore {
     const gross = z0(this.baseUsd ? quotePnl / price : quotePnl);
     const swap = nights === 0 ? 0 : z0(nights * (side > 0 ? this.swapLongNight : this.swapShortNight));
     const pnl = z0(gross - 2 * this.commissionSide + swap);
-    const o = this.log.append();
+    const o = this.log.append(pnl);
     const d = this.log.data;
     d[o + F_SIDE] = side;
     d[o + F_REASON] = how & 3;

@@ -15,6 +15,11 @@ export class PositionEngine extends EngineCore {
     return this.log.toArray();
   }
 
+  /** The net P&L of the trades closedTrades() would give, in the same order (TradeStats without the objects); a view, valid until the engine steps on. */
+  closedPnls(): Float64Array {
+    return this.log.pnls();
+  }
+
   /** How many trades closedTrades() would give. */
   get closedCount(): number {
     return this.log.length;

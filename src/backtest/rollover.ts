@@ -43,6 +43,25 @@ export function nextRollover(t: number, weekends: boolean): { at: number; nights
   }
 }
 
+/** UTC weekday (0 = Sunday) of an epoch-ms time, without a Date (1970-01-01 was a Thursday). */
+export const weekdayUtc = (t: number): number => (Math.floor(t / DAY) + 4) % 7;
+
+/** nextRollover(at).at per `weekends`, remembered (bounded): every engine of a sweep asks for the same days. */
+const remembered = [new Map<number, number>(), new Map<number, number>()] as const;
+const REMEMBER_AT_MOST = 50_000;
+
+/** The rollover after rollover `at`: nextRollover(at, weekends).at, computed once per day. */
+export function rolloverAfter(at: number, weekends: boolean): number {
+  const memo = remembered[weekends ? 1 : 0];
+  let next = memo.get(at);
+  if (next === undefined) {
+    next = nextRollover(at, weekends).at;
+    if (memo.size >= REMEMBER_AT_MOST) memo.clear();
+    memo.set(at, next);
+  }
+  return next;
+}
+
 /** Nights charged to a position entered at `entryTs` and closed at `exitTs` (see the rule above). */
 export function nightsBetween(entryTs: number, exitTs: number, weekends: boolean): number {
   let nights = 0;

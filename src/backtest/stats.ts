@@ -6,8 +6,17 @@ export const NO_LOSS_RATIO = 999;
 
 /** Statistics of trades in exit order (net P&L in USD), relative to `capital`. Nothing rounded. */
 export function tradeStats(trades: readonly { pnl: number }[], capital: number): TradeStats {
+  return statsOf(trades.length, (k) => trades[k]!.pnl, capital);
+}
+
+/** tradeStats of trades given by their net P&L alone, in exit order (the sweep's compact logs). */
+export function pnlStats(pnls: ArrayLike<number>, capital: number): TradeStats {
+  return statsOf(pnls.length, (k) => pnls[k]!, capital);
+}
+
+/** The one computation behind both: the same sums in the same order, so both agree to the bit. */
+function statsOf(n: number, pnlAt: (k: number) => number, capital: number): TradeStats {
   if (!(Number.isFinite(capital) && capital > 0)) throw new RangeError(`tradeStats: capital must be > 0, got ${capital}`);
-  const n = trades.length;
   let wins = 0;
   let losses = 0;
   let grossWin = 0;
@@ -18,7 +27,8 @@ export function tradeStats(trades: readonly { pnl: number }[], capital: number):
   let equity = capital;
   let peak = capital;
   let mdd = 0;
-  for (const { pnl } of trades) {
+  for (let k = 0; k < n; k++) {
+    const pnl = pnlAt(k);
     if (pnl > 0) {
       wins++;
       grossWin += pnl;

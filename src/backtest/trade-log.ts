@@ -1,5 +1,5 @@
 /**
- * Closed trades as rows in chunks of Float64Array (no object per trade while a backtest runs, no copying),
+ * Closed trades as rows in chunks of Float64Array (no object per trade while a backtest runs, rows never copied; the P&L also in a column of its own),
  * turned into `ClosedTrade` objects only when asked. What follows from the engine's settings (lots,
  * units, commission, notional, pips) is derived when a trade is read, not stored.
  */
@@ -44,41 +44,73 @@ export interface TradeLogSettings {
 /** -0 → 0, so values survive a JSON round trip unchanged (JSON has no negative zero). */
 export const z0 = (x: number): number => x + 0;
 
-/** Rows in the first chunk (a live engine rarely needs more), and in each later one. */
-const FIRST_ROWS = 256;
+/**
+ * Rows in the first chunk (a live engine rarely needs more); each later chunk doubles, up to
+ * CHUNK_ROWS (a run of a few hundred trades allocates kilobytes, not a fixed large chunk).
+ */
+const FIRST_SHIFT = 8;
+const FIRST_ROWS = 1 << FIRST_SHIFT;
 const CHUNK_SHIFT = 13;
 const CHUNK_ROWS = 1 << CHUNK_SHIFT;
+/** Chunks 0 … GROWING−1 double (256 … 8,192 rows); the rows they hold together. */
+const GROWING = CHUNK_SHIFT - FIRST_SHIFT + 1;
+const GROWING_ROWS = FIRST_ROWS * ((1 << GROWING) - 1);
 
 export class TradeLog {
   /** The chunk the last append() reserved a row in (rows of ROW fields). Chunks never move or grow. */
-  data: Float64Array = new Float64Array(FIRST_ROWS * ROW);
-  private readonly chunks: Float64Array[] = [this.data];
+  data: Float64Array;
+  private readonly chunks: Float64Array[];
+  /** Every trade's net P&L, in order (kept also when the rows are not). */
+  private pnl = new Float64Array(FIRST_ROWS);
   private n = 0;
-  private free = FIRST_ROWS;
+  private free: number;
 
-  constructor(private readonly settings: TradeLogSettings) {}
+  /**
+   * @param rows false: keep the P&L alone (pnls()); the rows are written to one scratch row and
+   *             dropped, so get() / toArray() refuse (the sweep's trials, which need only TradeStats).
+   */
+  constructor(
+    private readonly settings: TradeLogSettings,
+    private readonly rows = true,
+  ) {
+    this.data = new Float64Array((rows ? FIRST_ROWS : 1) * ROW);
+    this.chunks = [this.data];
+    this.free = rows ? FIRST_ROWS : Infinity;
+  }
 
   get length(): number {
     return this.n;
   }
 
-  /** Reserves one more row and returns its offset in `data` (read `data` after calling). */
-  append(): number {
-    if (this.free === 0) {
-      this.data = new Float64Array(CHUNK_ROWS * ROW);
-      this.chunks.push(this.data);
-      this.free = CHUNK_ROWS;
+  /** Records a trade of net P&L `pnl`; returns the offset in `data` of its row (read `data` after calling). */
+  append(pnl: number): number {
+    const k = this.n++;
+    if (k === this.pnl.length) {
+      const grown = new Float64Array(2 * k);
+      grown.set(this.pnl);
+      this.pnl = grown;
     }
-    const rows = this.data.length / ROW;
-    const o = (rows - this.free) * ROW;
+    this.pnl[k] = pnl;
+    if (!this.rows) return 0;
+    if (this.free === 0) {
+      const c = this.chunks.length;
+      this.data = new Float64Array((c < GROWING ? FIRST_ROWS << c : CHUNK_ROWS) * ROW);
+      this.chunks.push(this.data);
+      this.free = this.data.length / ROW;
+    }
+    const o = (this.data.length / ROW - this.free) * ROW;
     this.free--;
-    this.n++;
     return o;
+  }
+
+  /** The net P&L of every trade, in order (what TradeStats needs, without making the trades): a view, valid until the next append or clear. */
+  pnls(): Float64Array {
+    return this.pnl.subarray(0, this.n);
   }
 
   /** Appends a trade read back from a snapshot (its derived fields are recomputed, not trusted). */
   pushTrade(t: ClosedTrade): void {
-    const o = this.append();
+    const o = this.append(t.pnl);
     const d = this.data;
     d[o + F_SIDE] = t.side;
     d[o + F_REASON] = REASONS.indexOf(t.reason);
@@ -96,10 +128,19 @@ export class TradeLog {
   }
 
   get(k: number): ClosedTrade {
+    if (!this.rows) throw new Error('TradeLog: this log keeps each trade\'s P&L only (make it with rows = true to read trades)');
     const { lots, units, pipSize, commissionSide, baseUsd } = this.settings;
-    const later = k - FIRST_ROWS;
-    const d = later < 0 ? this.chunks[0]! : this.chunks[1 + (later >> CHUNK_SHIFT)]!;
-    const o = (later < 0 ? k : later & (CHUNK_ROWS - 1)) * ROW;
+    let c: number;
+    let row: number;
+    if (k < GROWING_ROWS) {
+      c = 31 - Math.clz32((k >> FIRST_SHIFT) + 1);
+      row = k - FIRST_ROWS * ((1 << c) - 1);
+    } else {
+      c = GROWING + ((k - GROWING_ROWS) >> CHUNK_SHIFT);
+      row = (k - GROWING_ROWS) & (CHUNK_ROWS - 1);
+    }
+    const d = this.chunks[c]!;
+    const o = row * ROW;
     const side = d[o + F_SIDE]! > 0 ? 1 : -1;
     const entry = d[o + F_ENTRY]!;
     const exit = d[o + F_EXIT]!;
@@ -134,7 +175,7 @@ export class TradeLog {
   clear(): void {
     this.chunks.length = 1;
     this.data = this.chunks[0]!;
-    this.free = FIRST_ROWS;
+    this.free = this.rows ? FIRST_ROWS : Infinity;
     this.n = 0;
   }
 }
