@@ -35,6 +35,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'live-signals': () => import('./live-signals.ts'),
   'model-scoring': () => import('./model-scoring.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
+  'engine-sweep': () => import('./engine-sweep.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
   'generator-intent': () => import('./generator-intent.ts'),
