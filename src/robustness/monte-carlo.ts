@@ -38,7 +38,8 @@ export function fanTrades(n: number, points: number): number[] {
 }
 
 export function monteCarlo(input: MonteCarloInput): MonteCarlo {
-  const { pnl, capital, seed } = input;
+  const { capital, seed } = input;
+  const pnl = Float64Array.from(input.pnl);
   const runs = input.runs ?? MONTE_CARLO_RUNS;
   const points = input.fanPoints ?? 100;
   if (!(Number.isFinite(capital) && capital > 0)) throw new RangeError(`monteCarlo: capital must be > 0, got ${capital}`);

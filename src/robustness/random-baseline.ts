@@ -76,6 +76,31 @@ function cumulativeNights(bars: BarColumns, from: number, to: number, weekends: 
   return cum;
 }
 
+/**
+ * Sorts n distinct slots drawn uniformly from [0, m) in O(n): counted into n equal-width buckets
+ * (about one slot each), laid out bucket by bucket, then an insertion sort that only moves slots
+ * within their bucket. (A comparison sort per run was a third of the baseline's time.)
+ */
+export function sortSlots(slots: Int32Array, out: Int32Array, buckets: Int32Array, m: number): void {
+  const n = slots.length;
+  if (n < 2) return;
+  buckets.fill(0);
+  const scale = n / m;
+  for (let i = 0; i < n; i++) buckets[((slots[i]! * scale) | 0) + 1]!++;
+  for (let b = 1; b <= n; b++) buckets[b]! += buckets[b - 1]!;
+  for (let i = 0; i < n; i++) out[buckets[(slots[i]! * scale) | 0]!++] = slots[i]!;
+  for (let i = 1; i < n; i++) {
+    const v = out[i]!;
+    let j = i - 1;
+    while (j >= 0 && out[j]! > v) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = v;
+  }
+  slots.set(out);
+}
+
 export function randomBaseline(input: RandomBaselineInput): RandomBaseline {
   const { bars, range, trades, options, seed, bins = 20 } = input;
   const runs = input.runs ?? BASELINE_RUNS;
@@ -130,6 +155,8 @@ export function randomBaseline(input: RandomBaselineInput): RandomBaseline {
   const packed = free >= 0;
   const order = Int32Array.from({ length: n }, (_, i) => i);
   const slots = new Int32Array(n);
+  const buckets = new Int32Array(n + 1);
+  const scratch = new Int32Array(n);
   const taken = packed ? new Uint8Array(free + n) : null;
   for (let r = 0; r < runs; r++) {
     let win = 0;
@@ -149,7 +176,7 @@ export function randomBaseline(input: RandomBaselineInput): RandomBaseline {
         taken[pick] = 1;
         slots[c] = pick;
       }
-      slots.sort();
+      sortSlots(slots, scratch, buckets, m);
       let usedBars = 0;
       for (let c = 0; c < n; c++) {
         const slot = slots[c]!;

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { RandomBaseline } from '../../schemas/robustness.ts';
 import { runBacktest, tradeStats, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
-import { randomBaseline } from '../../src/robustness/index.ts';
+import { randomBaseline, seededRandom } from '../../src/robustness/index.ts';
+import { sortSlots } from '../../src/robustness/random-baseline.ts';
 import { edgeSignals, HOUR, ksUniform, noiseSignals, randomWalk } from './synthetic.ts';
 
 const options = (over: Partial<EngineOptions> = {}): EngineOptions => ({
@@ -113,4 +114,38 @@ test('the same seed gives the same baseline; a range outside the bars is refused
   const b = randomBaseline({ bars, range: { from: 0, to: 300 }, trades: run.trades, options: options(), runs: 100, seed: 11 });
   assert.deepEqual(a, b);
   assert.throws(() => randomBaseline({ bars, range: { from: 0, to: 301 }, trades: [], options: options(), seed: 1 }), /range/);
+});
+
+test('random placements tile the range: trades of 1–4 bars that fill it exactly always earn the whole move, never a bar outside', () => {
+  // 120 longs of 1, 2, 3, 4, … bars (Σ 300) over bars 100…399 of 500: placed without overlap they cover each bar once.
+  const bars = randomWalk(500, 13);
+  for (let i = 0; i < 500; i++) if (i < 100 || i >= 400) bars.close[i] = bars.open[i]! + 0.1; // 1,000 pips outside the range
+  const trades = Array.from({ length: 120 }, (_, i) => ({ side: 1 as const, barsHeld: 1 + (i % 4), pnl: 0 }));
+  const baseline = randomBaseline({ bars, range: { from: 100, to: 400 }, trades, options: options(), runs: 500, seed: 4 });
+  // Each bar opens at the last close, so the tiles' moves add up to close[399] − open[100], in every run.
+  const whole = ((bars.close[399]! - bars.open[100]!) * 100_000) / 10_000;
+  for (const r of [baseline.returns.edges[0]!, baseline.returns.edges.at(-1)!]) assert.ok(Math.abs(r - whole) < 1e-9, `a run returned ${r}, not ${whole}`);
+});
+
+test('with free bars between them, trades still never overlap: a flat range with one jump is held by one trade at most', () => {
+  // 120 longs of 1–4 bars (Σ 300) over 310 flat bars but one rising 100 pips: a run earns 0 or +100 pips, never +200.
+  const bars = randomWalk(310, 1, { vol: 0 });
+  bars.close[155] = bars.open[155]! + 0.01;
+  const trades = Array.from({ length: 120 }, (_, i) => ({ side: 1 as const, barsHeld: 1 + (i % 4), pnl: 0 }));
+  const baseline = randomBaseline({ bars, range: { from: 0, to: 310 }, trades, options: options(), runs: 2000, seed: 6 });
+  const highest = baseline.returns.edges.at(-1)!;
+  assert.ok(Math.abs(highest - 0.1) < 1e-9, `the best run returned ${highest}: the jump was held ${highest / 0.1} times`);
+  assert.ok(baseline.returns.counts[0]! > 0, 'some runs missed the jump (free bars were drawn)');
+});
+
+test('the slots of a run are sorted in linear time: the same order as a comparison sort', () => {
+  const random = seededRandom(17);
+  for (const [n, m] of [[1, 5], [2, 2], [50, 50], [50, 51], [300, 25_000], [649, 1500], [1000, 1000]] as const) {
+    const picked = new Set<number>();
+    while (picked.size < n) picked.add(Math.floor(random() * m));
+    const slots = Int32Array.from(picked);
+    const expected = Array.from(slots).sort((a, b) => a - b);
+    sortSlots(slots, new Int32Array(n), new Int32Array(n + 1), m);
+    assert.deepEqual(Array.from(slots), expected, `${n} of ${m}`);
+  }
 });
