@@ -51,8 +51,14 @@ export interface RobustnessInput {
   options: EngineOptions;
   timeframe: Timeframe;
   walkForward: WalkForward | null;
-  /** N (variants tried, ≥ 1) and, when known (an optimisation), the variance of their Sharpes per bar. */
-  trials: { n: number; sharpeVariance?: number | undefined };
+  /**
+   * N (variants tried, ≥ 1) and, when known (an optimisation), the variance of the trials'
+   * Sharpes. The deflation compares per-bar Sharpes, so the variance must be of Sharpes of
+   * per-bar returns — or say in `sharpePeriodBars` how many bars each return the trials' Sharpes
+   * were measured on spanned (e.g. daily returns of 15-minute bars: 96); the variance is then
+   * divided by it (a Sharpe of k-bar returns is √k times the per-bar one for uncorrelated returns).
+   */
+  trials: { n: number; sharpeVariance?: number | undefined; sharpePeriodBars?: number | undefined };
   /** Probability of backtest overfitting, when an optimisation measured it. */
   pbo?: number | undefined;
   seed?: number | undefined;
@@ -69,7 +75,10 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
   const weekends = options.instrument.weekends;
   const perYear = barsPerYear(timeframe, weekends);
   const returns = barReturns(test);
-  const sharpe = sharpeSignificance(returns, { trials: trials.n, barsPerYear: perYear, trialSharpeVariance: trials.sharpeVariance });
+  const periodBars = trials.sharpePeriodBars ?? 1;
+  if (!(periodBars > 0)) throw new RangeError(`robustnessReport: trials.sharpePeriodBars must be > 0, got ${periodBars}`);
+  const trialSharpeVariance = trials.sharpeVariance === undefined ? undefined : trials.sharpeVariance / periodBars;
+  const sharpe = sharpeSignificance(returns, { trials: trials.n, barsPerYear: perYear, trialSharpeVariance });
   const testTrades = test.trades;
   const random_baseline = randomBaseline({
     bars,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { RobustnessReport, type WalkForward } from '../../schemas/robustness.ts';
 import { runBacktest, tradeStats, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
-import { barReturns, barsPerDay, barsPerYear, robustnessReport } from '../../src/robustness/index.ts';
+import { barReturns, barsPerDay, barsPerYear, expectedMaxSharpe, robustnessReport } from '../../src/robustness/index.ts';
 import { edgeSignals, noiseSignals, randomWalk } from './synthetic.ts';
 
 const M15 = 900_000;
@@ -106,4 +106,19 @@ test('the same seed gives the same report; another seed another baseline; bars p
 test('bar returns: equity changes from one close to the next, over the capital', () => {
   assert.deepEqual(Array.from(barReturns({ equity: Float64Array.from([10_000, 10_100, 10_050]), capital: 10_000 })), [0.01, -0.005]);
   assert.deepEqual(Array.from(barReturns({ equity: new Float64Array(0), capital: 10_000 })), []);
+});
+
+test('a known trial Sharpe variance deflates per bar: given per day (sharpePeriodBars) it is scaled to per bar first', () => {
+  const bars = randomWalk(N, 51, { step: M15, vol: 0.0004, spread: 0.00002 });
+  const signals = edgeSignals(bars, 52, { busy: 1, hit: 0.65 });
+  const train = runBacktest(options, bars, signals, { from: 0, to: SPLIT });
+  const test = runBacktest(options, bars, signals, { from: SPLIT, to: N });
+  const make = (trials: { n: number; sharpeVariance?: number; sharpePeriodBars?: number }) =>
+    robustnessReport({ bars, test, train, options, timeframe: '15min', walkForward: null, trials }).sharpe;
+  const perBar = make({ n: 40, sharpeVariance: 0.0004 });
+  const perDay = make({ n: 40, sharpeVariance: 0.0004 * 96, sharpePeriodBars: 96 });
+  assert.ok(Math.abs(perBar.expected_max_sharpe - perDay.expected_max_sharpe) < 1e-15);
+  assert.ok(Math.abs(perBar.expected_max_sharpe - expectedMaxSharpe(40, 0.0004)) < 1e-15, 'SR₀ from the variance as given');
+  assert.ok(make({ n: 40, sharpeVariance: 0.0004 * 96 }).dsr < perBar.dsr, 'a per-day variance taken as per bar deflates far too much');
+  assert.throws(() => make({ n: 2, sharpeVariance: 1, sharpePeriodBars: 0 }), /sharpePeriodBars/);
 });
