@@ -50,6 +50,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'actor-fleet': () => import('./actor-fleet.ts'),
   'delivery-catchup': () => import('./delivery-catchup.ts'),
   'model-check': () => import('./model-check.ts'),
+  'robustness-report': () => import('./robustness-report.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
