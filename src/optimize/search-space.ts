@@ -11,6 +11,7 @@ import {
   ENGINE_PARAMS,
   INDICATORS_PREFIX,
   MAX_GRID_SIZE,
+  MAX_TPE_TRIALS,
   MODEL_PARAM,
   MODEL_PARAMS_PREFIX,
   paramClass,
@@ -340,6 +341,12 @@ export function checkSearchSpace(search: OptimizeSearch, ctx: SpaceContext): Sea
       error.details = { grid_size: Number.isFinite(gridSizeOf) ? gridSizeOf : null, max_grid_size: MAX_GRID_SIZE };
       throw error;
     }
+  }
+  if (search.method === 'tpe' && (search.trials ?? DEFAULT_TRIALS) > MAX_TPE_TRIALS) {
+    throw new UnprocessableError(
+      `tpe runs at most ${MAX_TPE_TRIALS.toLocaleString('en-US')} trials (asked for ${search.trials!.toLocaleString('en-US')}): each suggestion weighs every earlier trial; ` +
+        'ask for fewer trials, or use method "random" for more',
+    );
   }
   const trials = gridSizeOf !== null ? Math.min(search.trials ?? gridSizeOf, gridSizeOf) : (search.trials ?? DEFAULT_TRIALS);
   return { method: search.method, seed: search.seed, trials, params, gridSize: gridSizeOf, engineOnly: params.every((p) => p.class === 'engine') };

@@ -172,6 +172,11 @@ describe('search space', () => {
     }
   });
 
+  it('refuses more tpe trials than it can weigh, pointing to random', () => {
+    assert.match(refusal({ method: 'tpe', trials: 1_001, parameters: { cooldown: int(0, 9) } }), /tpe runs at most 1,000 trials \(asked for 1,001\).*use method "random" for more/);
+    assert.equal(check({ method: 'random', trials: 10_000, parameters: { cooldown: int(0, 9) } }).trials, 10_000);
+  });
+
   it('refuses a grid it cannot list: a float range without a step, or a log scale', () => {
     assert.match(refusal({ method: 'grid', parameters: { confidence_threshold: float(0.5, 0.8) } }), /confidence_threshold: a grid needs a step for a float range/);
     assert.match(refusal({ method: 'grid', parameters: { 'indicators.rsi_period': { type: 'int', low: 2, high: 64, log: true } } }), /a grid has no log scale/);

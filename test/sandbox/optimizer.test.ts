@@ -67,8 +67,8 @@ describe('suggest op (optuna in the sandbox)', () => {
   it('fails a request out of shape with its reason, and serves the next', async () => {
     const cases: Array<[string, Partial<SuggestRequest>, RegExp]> = [
       ['a told trial outside the grid', { space: { a: { type: 'categorical', choices: [1, 2] } }, sampler: 'grid', history: [{ params: { a: 9 }, state: 'complete', value: 1 }] }, /not a point of the grid/],
-      ['a complete trial without a value', { history: [{ params: { x: 0, k: 10, lr: 0.1, c: 0 }, state: 'complete' }] }, /finite value/],
-      ['a trial missing a parameter', { history: [{ params: { x: 0 }, state: 'failed' }] }, /not the space's/],
+      ['a complete trial without a value', { sampler: 'tpe', history: [{ params: { x: 0, k: 10, lr: 0.1, c: 0 }, state: 'complete' }] }, /finite value/],
+      ['a trial missing a parameter', { sampler: 'tpe', history: [{ params: { x: 0 }, state: 'failed' }] }, /not the space's/],
       ['an empty space', { space: {} }, /empty/],
       ['a grid over a range', { sampler: 'grid' }, /must be categorical/],
     ];
