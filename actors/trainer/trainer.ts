@@ -220,7 +220,8 @@ export class Trainer implements Actor<Delivered> {
     const { record, results, onnx } = outcome;
     await this.deps.models.save(record, { onnx, code: job.request.code, results });
     const stats = { train: record.train_stats, test: record.test_stats, long: record.long_stats, short: record.short_stats };
-    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: this.clock.now(), stats }));
+    const robustness = record.robustness ? { robustness: record.robustness } : {};
+    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: this.clock.now(), stats, ...robustness }));
     this.counts.done++;
     this.deps.log.info({ job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n }, 'train job done');
     const model = { name: record.model_name, stem: record.stem, symbol: record.symbol, timeframe: record.timeframe, model_type: record.model_type };

@@ -11,12 +11,15 @@ import { OverrunPenalty } from './overrun-penalty.ts';
 import { trainPipeline, type TrainPipeline } from './pipeline.ts';
 import { TrainQueue } from './train-queue.ts';
 import { Training } from './training.ts';
+import { TrialCounter } from './trial-count.ts';
 
 export { JobStore, jobView } from './job-store.ts';
 export { ModelStore, modelStem } from './model-store.ts';
 export { TrainQueue } from './train-queue.ts';
 export { Training } from './training.ts';
 export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline.ts';
+export { TrialCounter } from './trial-count.ts';
+export { walkForward, foldRuns, foldOptions, embargoBars, type FoldRuns, type WalkForwardInput } from './walk-forward.ts';
 export { modelSettings } from './strategy-rules.ts';
 export { DEFAULT_SPAN_DAYS, resolveSpan, spanSource } from './bar-span.ts';
 // Optimisation jobs (src/optimize) fit and check strategies under the train job's budgets.
@@ -59,7 +62,9 @@ export async function buildTraining(deps: TrainingDepsIn): Promise<TrainingParts
   const models = await ModelStore.open(deps.bus, modelsKv, signalsKv, r);
   const queue = await TrainQueue.open(deps.bus, { ackWaitMs: deps.ackWaitMs, replicas: r });
   const penalty = new OverrunPenalty();
-  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars, penalty });
+  // N of each model's deflated Sharpe: the account's variants of the same code (trial-count.ts).
+  const trials = new TrialCounter({ jobs, models });
+  const pipeline = trainPipeline({ runtime: deps.runtime, bars: deps.bars, penalty, trials: (job) => trials.count(job) });
   const training = new Training({
     jobs,
     models,

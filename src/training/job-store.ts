@@ -97,6 +97,7 @@ export function jobView(job: JobRecord): JobView {
     view.long_stats = job.stats.long;
     view.short_stats = job.stats.short;
   }
+  if (job.status === 'done' && job.robustness) view.robustness = job.robustness;
   if (job.status === 'failed') view.error = job.error ?? 'the job failed';
   if (job.one_shot) view.one_shot = job.one_shot;
   return view;

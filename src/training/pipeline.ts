@@ -1,4 +1,5 @@
 import { runBacktest } from '../backtest/index.ts';
+import { robustnessReport } from '../robustness/index.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { BarCache } from '../market/index.ts';
 import { checkStrategyConfig, type AnalysisProblem, type StrategyRuntime } from '../sandbox/index.ts';
@@ -11,12 +12,15 @@ import { buildResults } from './results.ts';
 import { modelSettings } from './strategy-rules.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
 import { analyzeBudget, configBudget, trainBudget, withinBudget, type JobOwner } from './time-budget.ts';
+import { foldOptions, walkForward } from './walk-forward.ts';
 
 export interface PipelineDeps {
   runtime: Pick<StrategyRuntime, 'config' | 'analyze' | 'train'>;
   bars: Pick<BarCache, 'get'>;
   /** Lowers the CPU priority of users whose jobs overran lately (none: every job at normal priority). */
   penalty?: OverrunPenalty;
+  /** N of the deflated Sharpe for the job (trial-count.ts); absent: 1, the job alone. */
+  trials?: (job: JobRecord) => Promise<number>;
 }
 
 export interface TrainOutcome {
@@ -34,8 +38,8 @@ function describeProblems(problems: AnalysisProblem[]): string {
 
 /**
  * bars → strategy_config check → look-ahead analysis and warm-up → sandboxed fit and ONNX export
- * → ONNX scoring in Node → signals → the position engine over the train, test and post-cutoff
- * spans → results.
+ * (and the walk-forward fold models) → ONNX scoring in Node → signals → the position engine over
+ * the train, test and post-cutoff spans and each fold's bars → the robustness report → results.
  */
 export function trainPipeline(deps: PipelineDeps): TrainPipeline {
   return async (job, stage) => {
@@ -62,8 +66,9 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const warmup = analysis.warmup ?? 0;
 
     await stage('training');
-    const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length);
-    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows }, limits), owner);
+    const plan = foldOptions(request.wf_folds, request.wf_scheme, fitRows - warmup - cuts.horizon);
+    const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length, plan);
+    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan }, limits), owner);
     assertAnalysedFeatures(analysis, trained);
     const config = trained.config;
     const settings = modelSettings(request, config);
@@ -85,6 +90,10 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       test: runBacktest(options, bars, signals, ranges.test, mask),
       post: ranges.post.to > ranges.post.from ? runBacktest(options, bars, signals, ranges.post, mask) : null,
     };
+    // The folds through the same threshold, entry mask and engine; then the report on the test split.
+    const folds = walkForward({ bars, folds: trained.folds, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, mask, options, capital: settings.capital });
+    const trials = { n: (await deps.trials?.(job)) ?? 1 };
+    const robustness = robustnessReport({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials });
 
     await stage('saving');
     const trainedAt = Date.now();
@@ -101,6 +110,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       runs,
       trained,
       horizon: config.target_horizon,
+      robustness,
     });
     const record: ModelRecord = {
       user_id: job.user_id,
@@ -125,6 +135,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       trained_span: { from: bars.ts[trained.warmup]!, to: bars.ts[fitRows - 1]! },
       fit_span: { from: bars.ts[0]!, to: bars.ts[fitRows - 1]! },
       artifact: `j${job.job_id}`,
+      robustness,
     };
     return { record, results, onnx: trained.onnx };
   };

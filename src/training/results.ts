@@ -3,6 +3,7 @@ import { isoFromMs } from '../lib/iso-time.ts';
 import type { TrainResult } from '../sandbox/index.ts';
 import type { ResponseSource } from '../../schemas/market.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
+import type { RobustnessReport } from '../../schemas/robustness.ts';
 import type { JobRecord, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';
 
 const EQUITY_POINTS = 1000;
@@ -27,6 +28,7 @@ export interface ResultsInput {
   runs: { train: BacktestRun; test: BacktestRun; post: BacktestRun | null };
   trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'>;
   horizon: number;
+  robustness: RobustnessReport;
 }
 
 const span = (bars: BarColumns, r: Range) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
@@ -121,6 +123,7 @@ export function buildResults(input: ResultsInput): Results {
     pred_trade_log: runs.post ? toTradeRecords(runs.post.trades, leverage) : [],
     pred_signals: hasPost ? signalPoints(bars, pUp, signals, ranges.post) : [],
     pred_stats: runs.post ? tradeStats(runs.post.trades, capital) : null,
+    robustness: input.robustness,
     warnings: trained.warnings,
   };
 }

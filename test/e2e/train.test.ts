@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { codeHeader } from '../../src/sandbox/code-header.ts';
 import type { TradeStats } from '../../schemas/backtest.ts';
-import { Results, PredictResponse, ModelList, TrainStart } from '../../schemas/training.ts';
+import { Results, PredictResponse, ModelList, TrainStart, type JobView } from '../../schemas/training.ts';
+import { RobustnessReport } from '../../schemas/robustness.ts';
 import { ActivityList } from '../../schemas/activity.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -62,6 +63,7 @@ describe('training over HTTP', () => {
   let userId: number;
   let other: string;
   let stem: string;
+  let trained: JobView;
   /** The last trading day in the history (the post-cutoff) and the one before it (end_date). */
   let lastDay: string;
   let endDay: string;
@@ -94,6 +96,9 @@ describe('training over HTTP', () => {
     assert.ok(job.test_stats!.n > 0, 'an always-in-the-market strategy trades on the test span');
     assert.equal(job.long_stats!.n + job.short_stats!.n, job.test_stats!.n);
     assert.ok(job.started_at && job.finished_at && job.finished_at >= job.started_at);
+    const report = RobustnessReport.parse(job.robustness);
+    assert.equal(report.walk_forward?.k, 5, 'the default five walk-forward folds');
+    trained = job;
   });
 
   it('results: metrics agree with the trade log, costs are charged, nothing enters before its signal', async () => {
@@ -102,6 +107,7 @@ describe('training over HTTP', () => {
     const r = Results.parse(res.body);
     assert.equal(r.model, stem);
     assert.equal(r.source, 'synthetic');
+    assert.deepEqual(RobustnessReport.parse(r.robustness), trained.robustness, 'the report the job showed when done');
     const test = r.trade_log.filter((t) => t.period === 'test');
     const train = r.trade_log.filter((t) => t.period === 'train');
     assert.ok(test.length > 0 && train.length > 0);

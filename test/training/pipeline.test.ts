@@ -13,6 +13,7 @@ import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { JobStore, ModelStore, OVERRUN_NICE, OverrunPenalty, StrategyJobError, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { JobLimits } from '../../src/sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
+import { RobustnessReport } from '../../schemas/robustness.ts';
 import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { generateOffline } from '../../src/generation/offline/index.ts';
@@ -55,6 +56,36 @@ describe('train pipeline', () => {
     assert.equal(record.test_stats.n, results.metrics.test.n);
     assert.ok(record.test_stats.n > 0 && results.pred_trade_log.length > 0, 'trades in the test and post-cutoff spans');
     assert.equal(results.source, 'import');
+  });
+
+  it('carries the robustness report on the model and its results: 5 rolling walk-forward folds inside the trained span, N = 1 alone', () => {
+    const { record, results } = outcome;
+    const report = RobustnessReport.parse(record.robustness);
+    assert.deepEqual(results.robustness, record.robustness);
+    const wf = report.walk_forward!;
+    assert.deepEqual([wf.k, wf.scheme, wf.purge_bars, wf.folds.length], [5, 'rolling', record.config.target_horizon, 5]);
+    assert.ok(wf.embargo_bars > 0);
+    const ms = (iso: string) => Date.parse(iso);
+    wf.folds.forEach((f, i) => {
+      assert.ok(ms(f.train.to) < ms(f.test.from), `fold ${i}: trained before its test`);
+      assert.ok(ms(f.test.to) <= record.trained_span.to && ms(f.train.from) >= record.trained_span.from, `fold ${i}: inside the trained span`);
+      if (i > 0) assert.ok(ms(f.test.from) > ms(wf.folds[i - 1]!.test.to), 'tests follow each other');
+    });
+    assert.equal(wf.profitable, wf.folds.filter((f) => f.stats.ret > 0).length);
+    assert.equal(report.sharpe.trials, 1, 'no trial counter: the job alone');
+    assert.equal(report.random_baseline.trades, results.metrics.test.n);
+  });
+
+  it('wf_folds and wf_scheme reach the folds; the trial count reaches the deflated Sharpe', async () => {
+    const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', wf_folds: 3, wf_scheme: 'anchored' });
+    const seen: number[] = [];
+    const { record } = await trainPipeline({ runtime, bars: market.cache, trials: async (j) => (seen.push(j.job_id), 7) })(job, async () => undefined);
+    const report = RobustnessReport.parse(record.robustness);
+    assert.deepEqual(seen, [job.job_id]);
+    assert.equal(report.sharpe.trials, 7);
+    const wf = report.walk_forward!;
+    assert.deepEqual([wf.k, wf.scheme, wf.folds.length], [3, 'anchored', 3]);
+    assert.ok(wf.folds.every((f) => f.train.from === wf.folds[0]!.train.from), 'anchored: every fold trains from the first bar');
   });
 
   it('refuses an invalid strategy_config at "checking code", before any fit', async () => {
