@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ExecutionSettings, TradeStats } from './backtest.ts';
 import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { RobustnessSummary } from './robustness-summary.ts';
+import { Verdict } from './robustness.ts';
 import { strictObject } from './strict.ts';
 import { ModelRecord } from './training.ts';
 
@@ -48,6 +50,10 @@ export const CommunityEntryRecord = z.object({
   test_days: z.number().min(0).optional().describe('Length of the test span in days (first to last bar open)'),
   // Frozen from results.json at share time (optional: entries shared before it was kept still parse).
   post_cutoff_bars: z.number().int().min(0).optional().describe('Bars after the fit span the train job scored (its post-cutoff span): with the fit span, the rows its features were computed on'),
+  // Frozen at share time like the test stats (the full report stays with the author's model, and
+  // is left out of `model` here: the index holds every entry in memory). Absent for entries
+  // shared before the report existed; null for a model trained without one.
+  robustness: RobustnessSummary.nullable().optional().describe('The model’s robustness verdict and deflated Sharpe when it was shared'),
 });
 export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
 
@@ -255,6 +261,9 @@ export const EntryModel = z.object({
   strategy_title: z.string().describe('strategy_config title'),
 });
 
+/** The verdict as views show it: null for an entry shared before the robustness report existed. */
+const EntryVerdict = Verdict.nullable().describe('The robustness verdict frozen at share (is the edge real?); null for entries shared before the report existed');
+
 /** Ranking figures derived from the frozen test trades (formulas: GET /leaderboard). */
 export const EntryScores = z.object({
   sharpe: z.number().describe('Per-trade Sharpe of the test trades'),
@@ -277,12 +286,16 @@ export const CommunityEntry = z
     live: LiveView.nullable().describe('The verified live track record since publication; null until the first bar is scored'),
     descent: DescentCheck.nullable().describe('When a parent_id was named at share: whether the code descends from it (if not, parent_id is null). Null otherwise'),
     divergence: DivergenceView.nullable().describe('Set while the live trades persistently differ from what the backtest path gives on the same bars: the entry is then off the leaderboard. Null otherwise'),
+    verdict: EntryVerdict,
+    robustness: RobustnessSummary.nullable().describe(
+      'Is the edge real? The verdict, its reasons and the deflated Sharpe of the out-of-sample record, frozen at share beside the live record that tests it; null for entries shared before the report existed',
+    ),
   })
   .meta({ id: 'CommunityEntry', examples: [exampleEntry()] });
 export type CommunityEntry = z.infer<typeof CommunityEntry>;
 
 export const LEADERBOARD_SORTS = ['wr', 'pf', 'ret'] as const;
-export const LEADERBOARD_METRICS = ['sharpe', 'ret', 'wr', 'pf', 'n_trades', 'composite', 'forks', 'live_ret', 'live_wr', 'live_pf'] as const;
+export const LEADERBOARD_METRICS = ['sharpe', 'ret', 'wr', 'pf', 'n_trades', 'composite', 'dsr', 'forks', 'live_ret', 'live_wr', 'live_pf'] as const;
 export const LeaderboardMetric = z.enum(LEADERBOARD_METRICS);
 export type LeaderboardMetric = z.infer<typeof LeaderboardMetric>;
 
@@ -312,6 +325,8 @@ export const LeaderboardRow = z.object({
   test: HeadlineStats.describe('Out-of-sample backtest'),
   sharpe: z.number(),
   composite: z.number(),
+  dsr: z.number().nullable().describe('Deflated Sharpe Ratio frozen at share (the `dsr` metric); null for entries shared before the robustness report existed'),
+  verdict: EntryVerdict,
   live: LiveSummary.nullable(),
 });
 export type LeaderboardRow = z.infer<typeof LeaderboardRow>;
@@ -393,6 +408,8 @@ export const CatalogueEntry = z.object({
   sharpe: z.number(),
   composite: z.number(),
   qualified: z.boolean(),
+  dsr: z.number().nullable().describe('Deflated Sharpe Ratio frozen at share; null for entries shared before the robustness report existed'),
+  verdict: EntryVerdict,
   live: LiveSummary.nullable(),
   divergence: DivergenceView.nullable().describe('Set while the entry is off the leaderboard for a live divergence (why, since when)'),
 });
@@ -430,6 +447,18 @@ function exampleEntry() {
     live: exampleLive(test),
     descent: null,
     divergence: null,
+    verdict: 'inconclusive' as const,
+    robustness: {
+      verdict: 'inconclusive' as const,
+      reasons: ['deflated-Sharpe p-value 0.21 across 4 variants tried: the edge may be luck', '3 of 5 walk-forward folds profitable'],
+      dsr: 0.79,
+      dsr_p_value: 0.21,
+      trials: 4,
+      sharpe_annualised: 1.4,
+      random_p_value: 0.08,
+      folds_profitable: 3,
+      folds: 5,
+    },
   };
 }
 
@@ -455,6 +484,8 @@ function exampleCatalogueEntry() {
     sharpe: e.scores.sharpe,
     composite: e.scores.composite,
     qualified: e.scores.qualified,
+    dsr: e.robustness.dsr,
+    verdict: e.verdict,
     live,
     divergence: null,
   };
@@ -507,6 +538,8 @@ function exampleLeaderboard() {
         test: { n_trades: t.n, wr: t.wr, pf: t.pf, ret: t.ret, mdd: t.mdd },
         sharpe: e.scores.sharpe,
         composite: e.scores.composite,
+        dsr: e.robustness.dsr,
+        verdict: e.verdict,
         live,
       },
     ],

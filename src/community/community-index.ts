@@ -1,6 +1,7 @@
 import type { TradeStats } from '../../schemas/backtest.ts';
 import type { CommunityEntryRecord, DescentCheck, LiveRecord } from '../../schemas/community.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { RobustnessSummary } from '../../schemas/robustness-summary.ts';
 import { EntryNotFoundError } from '../errors.ts';
 import { composite, sharpe } from './ranking.ts';
 
@@ -25,6 +26,8 @@ export interface IndexedEntry {
   test_days: number | null;
   sharpe: number;
   composite: number;
+  /** Frozen at share; null for entries shared before the robustness report existed. */
+  robustness: RobustnessSummary | null;
 }
 
 export function indexedEntry(record: CommunityEntryRecord): IndexedEntry {
@@ -46,6 +49,7 @@ export function indexedEntry(record: CommunityEntryRecord): IndexedEntry {
     test_days: record.test_days ?? null,
     sharpe: s,
     composite: composite(m.test_stats, s),
+    robustness: record.robustness ?? null,
   };
 }
 

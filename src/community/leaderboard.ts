@@ -110,6 +110,8 @@ export class LeaderboardView {
       test: headline(entry.test),
       sharpe: entry.sharpe,
       composite: entry.composite,
+      dsr: entry.robustness?.dsr ?? null,
+      verdict: entry.robustness?.verdict ?? null,
       live: liveSummary(entry, this.index.liveOf(entry.id)),
     };
   }

@@ -41,6 +41,8 @@ export interface Rankable {
   test: TradeStats;
   sharpe: number;
   composite: number;
+  /** The robustness summary frozen at share (null before the report existed). */
+  robustness?: { dsr: number } | null;
 }
 
 export interface MetricValue {
@@ -63,6 +65,8 @@ export function metricValue(metric: LeaderboardMetric, entry: Rankable, forks: n
       return backtestRatio(entry, entry.sharpe);
     case 'composite':
       return backtestRatio(entry, entry.composite);
+    case 'dsr':
+      return entry.robustness ? backtestRatio(entry, entry.robustness.dsr) : { value: null, qualified: false };
     case 'ret':
       return { value: entry.test.ret, qualified: true };
     case 'n_trades':
@@ -94,13 +98,20 @@ export const RANKING_RULES = [
     'i.e. no dispersion beyond rounding). ' +
     `**\`composite\` = sharpe × √min(n, ${COMPOSITE_TRADE_CAP}) / (1 + 10 × |mdd|)** (mdd = test max drawdown, ≤ 0): ` +
     'a steady per-trade edge, counted for more the more trades show it, discounted by the worst drawdown. ' +
+    '**`dsr` = the Deflated Sharpe Ratio** of the model’s out-of-sample bar returns, frozen at publication from its robustness ' +
+    'report (Bailey & López de Prado 2014): the probability that the true Sharpe exceeds the best Sharpe that N unskilled ' +
+    'variants would show by luck, given the returns’ length, skewness and kurtosis, N being the variants the author trained ' +
+    'on that symbol and timeframe from the same code lineage (GET /api/v1/results/{model} → robustness.sharpe says what ' +
+    'counts); 0 to 1, higher is likelier real. Each row and entry also shows the report’s `verdict` (`robust`, ' +
+    '`inconclusive`, `overfit`); both are null for entries shared before the report existed. ' +
     '`forks` = distinct established accounts other than the author that forked the entry (trial keys and accounts ' +
     'claimed less than a week before do not count: see **Forks** below). Live metrics are the verified live track ' +
     'record since publication: `live_ret`, `live_wr`, `live_pf`.',
-  `**Minimum trades.** Ratio metrics (\`wr\`, \`pf\`, \`sharpe\`, \`composite\`) rank entries with at least ${MIN_RANKED_TRADES} ` +
+  `**Minimum trades.** Ratio metrics (\`wr\`, \`pf\`, \`sharpe\`, \`composite\`, \`dsr\`) rank entries with at least ${MIN_RANKED_TRADES} ` +
     `test trades first; entries with fewer follow all of them (\`qualified: false\`), so one lucky trade cannot lead. ` +
     `\`live_wr\` and \`live_pf\` need ${MIN_LIVE_TRADES} live trades the same way; for every live metric, entries not ` +
-    'yet tracked (no bar scored: `value` null) come last. `ret`, `n_trades` and `forks` rank everyone alike.',
+    'yet tracked (no bar scored: `value` null) come last, and so do entries without a deflated Sharpe for `dsr`. ' +
+    '`ret`, `n_trades` and `forks` rank everyone alike.',
   '**Order and ties.** Highest value first; equal values are ordered by community_id ascending (the earlier entry ' +
     'first), so the same data always gives the same order.',
 ].join('\n\n');

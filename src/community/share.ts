@@ -1,6 +1,7 @@
 import { BadRequestError, ConflictError, ModelNotFoundError, ShareGateError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
+import { summariseRobustness } from '../../schemas/robustness-summary.ts';
 import { Results, type ModelRecord } from '../../schemas/training.ts';
 import type { CommunityEntryRecord, DescentCheck, ShareRequest } from '../../schemas/community.ts';
 import type { Caller } from '../../schemas/messages.ts';
@@ -33,7 +34,7 @@ export interface ShareDeps {
 }
 
 /** What ranking freezes from results.json: the test trades and the test span. */
-const RankingInputs = Results.pick({ trade_log: true, spans: true, settings: true, pred_stats: true });
+const RankingInputs = Results.pick({ trade_log: true, spans: true, settings: true, pred_stats: true, robustness: true });
 
 /**
  * POST /share: publishes one of the caller's trained models as a community entry, frozen as it is
@@ -148,6 +149,10 @@ export class Share {
     const testReturns = results.trade_log.filter((t) => t.period === 'test').map((t) => t.pnl / capital);
     const testSpan = results.spans.test;
     const check = request.parent_id === undefined ? null : await this.checkDescent(request.parent_id, code, caller);
+    // The verdict is frozen like the stats; the full report is left with the author's model (the
+    // index keeps every entry in memory, and views show the summary).
+    const { robustness: report, ...frozenModel } = model;
+    const robustness = report ?? results.robustness;
     await store.freezeFiles(id, code, onnx);
     return {
       community_id: id,
@@ -158,11 +163,12 @@ export class Share {
       parent_id: check?.holds ? check.parent_id : null,
       ...(check ? { descent: check } : {}),
       created_at: this.now(),
-      model,
+      model: frozenModel,
       post_cutoff_stats: results.pred_stats,
       test_trade_sd: sampleSd(testReturns),
       test_days: Math.max(0, (Date.parse(testSpan.to) - Date.parse(testSpan.from)) / DAY_MS),
       post_cutoff_bars: results.spans.post_cutoff?.bars ?? 0,
+      robustness: robustness ? summariseRobustness(robustness) : null,
     };
   }
 }

@@ -82,6 +82,8 @@ export function entryView(index: CommunityIndex, entry: IndexedEntry): Community
     live: live ? liveView(entry, live) : null,
     descent: entry.descent,
     divergence: divergenceView(live),
+    verdict: entry.robustness?.verdict ?? null,
+    robustness: entry.robustness,
   };
 }
 
@@ -125,6 +127,8 @@ export function catalogueEntry(index: CommunityIndex, entry: IndexedEntry): Cata
     sharpe: entry.sharpe,
     composite: entry.composite,
     qualified: entry.test.n >= MIN_RANKED_TRADES,
+    dsr: entry.robustness?.dsr ?? null,
+    verdict: entry.robustness?.verdict ?? null,
     live: liveSummary(entry, index.liveOf(entry.id)),
     divergence: divergenceView(index.liveOf(entry.id)),
   };

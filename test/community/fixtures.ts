@@ -2,6 +2,7 @@
 import type { TradeStats } from '../../schemas/backtest.ts';
 import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
+import type { RobustnessSummary } from '../../schemas/robustness-summary.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { strategyConfig } from '../helpers/strategy-config.ts';
 
@@ -105,6 +106,8 @@ export interface CraftedEntry {
   title?: string;
   createdAt?: number;
   testDays?: number;
+  /** The robustness summary frozen at share; left out: an entry shared before the report existed. */
+  robustness?: RobustnessSummary | null;
 }
 
 /** A community entry whose test trades have these per-trade returns. */
@@ -132,6 +135,7 @@ export function entryRecord(e: CraftedEntry): CommunityEntryRecord {
     post_cutoff_stats: null,
     test_trade_sd: sd(e.returns),
     test_days: e.testDays ?? 30,
+    ...(e.robustness !== undefined ? { robustness: e.robustness } : {}),
   };
 }
 

@@ -8,23 +8,30 @@ import { after, before, describe, it } from 'node:test';
 import { CommunityIndex, CommunityStore, LeaderboardView } from '../../src/community/index.ts';
 import { LEADERBOARD_METRICS, Leaderboard, LeaderboardQuery, type LeaderboardMetric } from '../../schemas/community.ts';
 import { startNats, until, type TestNats } from '../helpers/nats.ts';
+import { summariseRobustness } from '../../schemas/robustness-summary.ts';
+import type { Verdict } from '../../schemas/robustness.ts';
+import { robustnessReport } from '../helpers/robustness-report.ts';
 import { entryRecord, liveRecord, type CraftedEntry } from './fixtures.ts';
+
+/** A robustness summary frozen at share with this verdict and deflated Sharpe. */
+const verdict = (v: Verdict, dsr: number) => summariseRobustness(robustnessReport(v, { dsr }));
 
 const steady = (n: number, win: number, loss: number, every: number) => Array.from({ length: n }, (_, i) => (i % every === every - 1 ? loss : win));
 
 /** The crafted community: ties, lucky single trades, no-loss entries on both sides of the minimum, filters. */
 const ENTRIES: CraftedEntry[] = [
-  { id: 1, user: 101, returns: steady(12, 0.01, -0.015, 3) },
-  { id: 2, user: 102, returns: steady(12, 0.01, -0.015, 3) }, // a tie with 1 on every backtest metric
-  { id: 3, user: 103, returns: [0.5] }, // one lucky trade
-  { id: 4, user: 104, returns: steady(20, 0.004, -0.002, 5) },
+  { id: 1, user: 101, returns: steady(12, 0.01, -0.015, 3), robustness: verdict('inconclusive', 0.7) },
+  // A tie with 1 on every backtest metric, and on dsr.
+  { id: 2, user: 102, returns: steady(12, 0.01, -0.015, 3), robustness: verdict('inconclusive', 0.7) },
+  { id: 3, user: 103, returns: [0.5], robustness: verdict('inconclusive', 0.99) }, // one lucky trade: the best dsr, unqualified
+  { id: 4, user: 104, returns: steady(20, 0.004, -0.002, 5), robustness: verdict('robust', 0.97) },
   { id: 5, user: 105, returns: Array(9).fill(0.003) }, // no loss, below the minimum
-  { id: 6, user: 106, returns: Array(10).fill(0.002) }, // no loss, at the minimum
+  { id: 6, user: 106, returns: Array(10).fill(0.002), robustness: verdict('overfit', 0.2) }, // no loss, at the minimum
   { id: 7, user: 107, returns: steady(15, 0.006, -0.004, 4), symbol: 'GBPUSD', timeframe: '1h' },
-  { id: 8, user: 108, returns: steady(11, 0.002, -0.01, 2), symbol: 'GBPUSD', timeframe: '15min' },
-  { id: 9, user: 109, returns: steady(30, 0.003, -0.003, 2).map((r, i) => r + i * 1e-5), timeframe: '1h' },
+  { id: 8, user: 108, returns: steady(11, 0.002, -0.01, 2), symbol: 'GBPUSD', timeframe: '15min', robustness: verdict('overfit', 0.05) },
+  { id: 9, user: 109, returns: steady(30, 0.003, -0.003, 2).map((r, i) => r + i * 1e-5), timeframe: '1h', robustness: verdict('inconclusive', 0.5) },
   { id: 10, user: 110, returns: [0.02, -0.01] },
-  { id: 11, user: 111, returns: steady(120, 0.002, -0.001, 3) },
+  { id: 11, user: 111, returns: steady(120, 0.002, -0.001, 3), robustness: null }, // a model trained without a report
 ];
 
 const LIVE: Record<number, number[] | 'untracked'> = {
@@ -84,6 +91,8 @@ function expected(metric: LeaderboardMetric, e: CraftedEntry): { value: number |
       return { value: handSharpe(rs), qualified: enough };
     case 'composite':
       return { value: (handSharpe(rs) * Math.sqrt(Math.min(rs.length, 100))) / (1 + 10 * Math.abs(handMdd(rs))), qualified: enough };
+    case 'dsr':
+      return e.robustness ? { value: e.robustness.dsr, qualified: enough } : { value: null, qualified: false };
     case 'forks':
       return { value: (FORKS[e.id] ?? []).filter((u) => u !== e.user).length, qualified: true };
     case 'live_ret':
@@ -162,6 +171,20 @@ describe('leaderboard order', () => {
     assert.equal(expected('pf', ENTRIES[4]!).qualified, false, '9 trades, no loss: unqualified');
     assert.equal(expected('pf', ENTRIES[5]!).qualified, true, '10 trades, no loss: qualified');
     assert.equal(expectedOrder('ret')[0], 3, 'one lucky trade leads on total return');
+    assert.deepEqual(expectedOrder('dsr').slice(0, 3), [4, 1, 2], 'dsr: the robust entry first, then the tie by community_id');
+  });
+
+  it('metric=dsr ranks by the deflated Sharpe frozen at share: a lucky single trade after every qualified entry, entries without one last', () => {
+    const ids = query({ metric: 'dsr', limit: '200' }).entries.map((r) => r.community_id);
+    assert.deepEqual(ids, [4, 1, 2, 9, 6, 8, 3, 5, 7, 10, 11]);
+  });
+
+  it('each row shows its verdict and deflated Sharpe, null for entries shared before the report existed', () => {
+    const rows = new Map(query({ metric: 'pf', limit: '200' }).entries.map((r) => [r.community_id, r]));
+    assert.deepEqual([rows.get(4)!.verdict, rows.get(4)!.dsr], ['robust', 0.97]);
+    assert.deepEqual([rows.get(6)!.verdict, rows.get(6)!.dsr], ['overfit', 0.2]);
+    assert.deepEqual([rows.get(5)!.verdict, rows.get(5)!.dsr], [null, null], 'shared before the report existed');
+    assert.deepEqual([rows.get(11)!.verdict, rows.get(11)!.dsr], [null, null], 'a model trained without a report');
   });
 
   for (const metric of LEADERBOARD_METRICS) {

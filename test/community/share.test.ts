@@ -5,11 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { communityEntry, DESCENT_THRESHOLD, shareKey } from '../../src/community/index.ts';
+import { CatalogueBuilder, communityEntry, DESCENT_THRESHOLD, LeaderboardView, shareKey } from '../../src/community/index.ts';
+import { Catalogue, LeaderboardQuery } from '../../schemas/community.ts';
+import { summariseRobustness } from '../../schemas/robustness-summary.ts';
+import { OVERFIT_REASON, robustnessReport } from '../helpers/robustness-report.ts';
 import { openForks } from '../../src/payouts/index.ts';
 import { EntryLink } from '../../schemas/payouts.ts';
 import { NORMAL_STRATEGY, strategyCode } from '../helpers/strategies.ts';
 import { BadRequestError, ModelNotFoundError, ShareGateError } from '../../src/errors.ts';
+import { until } from '../helpers/nats.ts';
 import { caller, saveModel, startHarness, type Harness } from './harness.ts';
 
 const WINNER = [0.01, -0.004, 0.006, 0.002];
@@ -187,5 +191,45 @@ describe('share', () => {
     for (const id of [parent, tuned.community_id, other.community_id]) links.set(id, EntryLink.parse(await h.store.entry(id)));
     const pairs = openForks(links, Math.floor(1_800_000_000_000 / 86_400_000) * 86_400_000);
     assert.deepEqual(pairs.map((p) => [p.parentUser, p.childUser]), [[50, 51]]);
+  });
+
+  it('freezes the model’s robustness verdict and deflated Sharpe into the entry, shown by the entry view, the leaderboard row and the catalogue', async () => {
+    const report = robustnessReport('overfit', { dsr: 0.31, trials: 7 });
+    const model = await saveModel(h, { user: 60, name: 'judged', test: WINNER, record: { robustness: report } });
+    const { entry } = await h.share.share(caller(60), { model_stem: 'judged', title: 'Judged' });
+    assert.deepEqual(entry.robustness, summariseRobustness(report));
+    assert.equal(entry.model.robustness, undefined, 'the full report stays with the model, out of the index');
+    assert.equal(entry.model.stem, model.stem);
+
+    const view = communityEntry(h.index, entry.community_id);
+    assert.equal(view.verdict, 'overfit');
+    assert.deepEqual(view.robustness, { verdict: 'overfit', reasons: report.reasons, dsr: 0.31, dsr_p_value: 1 - 0.31, trials: 7, sharpe_annualised: 1.2, random_p_value: 0.31, folds_profitable: 2, folds: 5 });
+    assert.ok(view.robustness!.reasons.includes(OVERFIT_REASON));
+    const row = new LeaderboardView(h.index).query(LeaderboardQuery.parse({ metric: 'dsr', limit: '200' })).entries.find((r) => r.community_id === entry.community_id)!;
+    assert.deepEqual([row.verdict, row.dsr], ['overfit', 0.31]);
+    const listed = Catalogue.parse(JSON.parse(new CatalogueBuilder(h.index).current().body().toString('utf8'))).entries.find((e) => e.community_id === entry.community_id)!;
+    assert.deepEqual([listed.verdict, listed.dsr], ['overfit', 0.31]);
+
+    // Frozen: the author retraining the model to a better verdict changes nothing here.
+    await saveModel(h, { user: 60, name: 'judged', test: WINNER, artifact: 'j9', record: { robustness: robustnessReport('robust', { dsr: 0.99 }) } });
+    assert.equal((await h.store.entry(entry.community_id))?.robustness?.verdict, 'overfit');
+    assert.equal(communityEntry(h.index, entry.community_id).verdict, 'overfit');
+  });
+
+  it('shows a null verdict for an entry shared before the report existed, and for a model trained without one', async () => {
+    await saveModel(h, { user: 61, name: 'unjudged', test: WINNER });
+    const { entry: before } = await h.share.share(caller(61), { model_stem: 'unjudged' });
+    const old = communityEntry(h.index, before.community_id);
+    assert.equal((await h.store.entry(before.community_id))?.robustness, null, 'a model without a report freezes null');
+    assert.deepEqual([old.verdict, old.robustness], [null, null]);
+
+    // An entry written before the field existed (no `robustness` key at all) reads the same.
+    const { robustness: _none, ...legacy } = (await h.store.entry(before.community_id))!;
+    const id = await h.store.nextId();
+    assert.equal(await h.store.createEntry({ ...legacy, community_id: id }), true);
+    await until('the legacy entry indexed', () => h.index.get(id) !== undefined);
+    assert.deepEqual([communityEntry(h.index, id).verdict, communityEntry(h.index, id).robustness], [null, null]);
+    const row = new LeaderboardView(h.index).query(LeaderboardQuery.parse({ metric: 'dsr', limit: '200' })).entries.find((r) => r.community_id === id)!;
+    assert.deepEqual([row.verdict, row.dsr, row.value, row.qualified], [null, null, null, false]);
   });
 });

@@ -63,7 +63,7 @@ export function communityRoutes(app: App, { community }: { community: Community 
         'Publishes `model_stem` (default: your most recently trained model) with a title and description. The gate is ' +
         'the contract’s, on the model’s **recorded** test backtest: n_trades >= 1 and total return > 0; otherwise 422 ' +
         '`SF_SHARE_GATE`, naming each failed condition with the model’s values (`gate`). The entry freezes the model as it ' +
-        'is now — stats, settings, strategy code and ONNX file — so retraining or deleting the model later changes ' +
+        'is now — stats, robustness verdict and deflated Sharpe, settings, strategy code and ONNX file — so retraining or deleting the model later changes ' +
         'nothing. `community_id` is sequential. Sharing the same trained model again (same stem and the same training) ' +
         'answers 200 with the existing entry — no duplicate, no second event, also when two shares race; a new entry is ' +
         '201 and emits SHARED. Another user’s model, or an unknown one, is 404; `parent_id` must be an entry you forked ' +
@@ -125,7 +125,9 @@ export function communityRoutes(app: App, { community }: { community: Community 
       summary: 'One community entry: backtest and live track record, no code',
       description:
         `Train, test and post-cutoff TradeStats frozen at publication, the ranking scores, forks, \`live\`, \`descent\` ` +
-        `(the check of the parent named at share) and \`divergence\`. ${LIVE} Unknown id: 404.\n\n${DIVERGENCE_RULE}`,
+        `(the check of the parent named at share), \`divergence\`, and the robustness \`verdict\` with its reasons and deflated ` +
+        `Sharpe (\`robustness\`) frozen at share — is the edge real? — beside the live record that tests it (null for entries ` +
+        `shared before the report existed). ${LIVE} Unknown id: 404.\n\n${DIVERGENCE_RULE}`,
       params: CommunityIdParams,
       response: { 200: CommunityEntry, 404: ErrorBody },
     },
@@ -142,7 +144,8 @@ export function communityRoutes(app: App, { community }: { community: Community 
       description:
         `Filters: \`symbol\`, \`timeframe\`; \`limit\` default 50, max ${LEADERBOARD_MAX_LIMIT}; \`total\` counts every entry ` +
         `matching the filters and ranked; \`hidden\` counts those left off for a live divergence. Each row shows the test ` +
-        `backtest and the live record.\n\n${RANKING_RULES}\n\n${FORK_COUNT_RULE}\n\n${LIVE}\n\n${DIVERGENCE_RULE}`,
+        `backtest, the live record, and the robustness \`verdict\` and deflated Sharpe (\`dsr\`) frozen at share (null for ` +
+        `entries shared before the report existed); \`metric=dsr\` ranks by that deflated Sharpe.\n\n${RANKING_RULES}\n\n${FORK_COUNT_RULE}\n\n${LIVE}\n\n${DIVERGENCE_RULE}`,
       querystring: LeaderboardQuery,
       response: { 200: Leaderboard },
     },
