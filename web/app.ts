@@ -2,6 +2,7 @@
 import { storedKey, call, maskKey } from './lib/api.ts';
 import { startIdeaPage } from './pages/idea.ts';
 import { startModelPage } from './pages/model.ts';
+import { startOptimizePage } from './pages/optimize.ts';
 import { startMarketPage } from './pages/market.ts';
 import { startAccountPage } from './pages/account.ts';
 import { startEntryPage, startLeaderboardPage } from './pages/community.ts';
@@ -13,6 +14,7 @@ const PAGES: Record<string, () => void | Promise<void>> = {
   home: startIdeaPage,
   'quick-deploy': startIdeaPage,
   model: startModelPage,
+  optimize: startOptimizePage,
   market: startMarketPage,
   account: startAccountPage,
   community: startLeaderboardPage,

@@ -325,3 +325,14 @@ export function scatterPlot(
   f.root.dataset.points = String(points.length);
   return f.root;
 }
+
+/** Values counted into `bins` equal bins over their range (for a histogram of raw values, e.g. PBO's logits). */
+export function binValues(values: number[], bins: number): HistogramData {
+  const finite = values.filter(Number.isFinite);
+  const [lo, hi] = extent(finite);
+  const width = (hi - lo) / bins;
+  const edges = Array.from({ length: bins + 1 }, (_, i) => lo + i * width);
+  const counts = new Array<number>(bins).fill(0);
+  for (const v of finite) counts[Math.min(bins - 1, Math.max(0, Math.floor((v - lo) / width)))]!++;
+  return { edges, counts };
+}

@@ -67,6 +67,7 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
   // The contract's deep link: the prompt is pre-filled (as text); with run=1 the pipeline starts at once.
   page('/quick-deploy', 'Quick deploy', 'quick-deploy', (q) => ideaBox(typeof q.prompt === 'string' ? q.prompt : ''), true);
   page('/models/:stem', 'Model', 'model', () => html`<div id="model" class="model"><p class="muted">Loading the model…</p></div>`);
+  page('/models/:stem/optimize', 'Optimise', 'optimize', () => html`<div id="optimize" class="optimize"><p class="muted">Loading the model…</p></div>`);
   page('/market', 'Market', 'market', () => html`<div id="market" class="market"></div>`, true);
   page('/account', 'Account', 'account', () => html`<div id="account" class="account"></div>`);
   // Sign-in, claim, sessions and recovery (issue 21).
