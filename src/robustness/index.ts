@@ -10,6 +10,7 @@ export {
   SIGNIFICANCE,
   deflatedSharpe,
   expectedMaxSharpe,
+  minTrackRecord,
   minTrackRecordLength,
   probabilisticSharpe,
   sharpeOf,

@@ -10,7 +10,7 @@ import { tradeStats, type BacktestRun, type BarColumns, type EngineOptions } fro
 import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
 import { monteCarlo, MONTE_CARLO_RUNS } from './monte-carlo.ts';
 import { randomBaseline, BASELINE_RUNS } from './random-baseline.ts';
-import { minTrackRecordLength, sharpeSignificance } from './sharpe.ts';
+import { minTrackRecord, sharpeSignificance } from './sharpe.ts';
 import { verdictOf } from './verdict.ts';
 
 const DAY_MS = 86_400_000;
@@ -89,7 +89,6 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
     seed,
   });
   const monte_carlo = monteCarlo({ pnl: testTrades.map((t) => t.pnl), capital, runs: input.monteCarloRuns ?? MONTE_CARLO_RUNS, seed });
-  const minBars = minTrackRecordLength(sharpe);
   const { verdict, reasons } = verdictOf({
     train: tradeStats(train.trades, capital),
     test: tradeStats(testTrades, capital),
@@ -105,6 +104,6 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
     sharpe,
     random_baseline,
     monte_carlo,
-    min_track_record: { bars: minBars, days: minBars === null ? null : minBars / barsPerDay(timeframe, weekends) },
+    min_track_record: minTrackRecord(sharpe, barsPerDay(timeframe, weekends)),
   };
 }

@@ -6,7 +6,7 @@
  * Portfolio Management 40(5), 2014), and the Minimum Track Record Length (2012). Every Sharpe
  * here is per observation (per bar), never annualised: the formulas count observations.
  */
-import type { SharpeSignificance } from '../../schemas/robustness.ts';
+import type { MinTrackRecord, SharpeSignificance } from '../../schemas/robustness.ts';
 import { moments, normalCdf, normalQuantile } from './normal.ts';
 
 /** γ, the Euler–Mascheroni constant. */
@@ -92,6 +92,16 @@ export function minTrackRecordLength(
   if (!(sharpe > benchmark)) return null;
   const z = normalQuantile(confidence);
   return 1 + sharpeVarianceFactor(sharpe, skewness, kurtosis) * (z / (sharpe - benchmark)) ** 2;
+}
+
+/**
+ * The schema's MinTrackRecord: MinTRL against a Sharpe of 0 at 95 %, in bars and in calendar days
+ * at `barsPerDay` (see report.ts barsPerDay); both null when the Sharpe is ≤ 0.
+ */
+export function minTrackRecord(sample: Pick<SharpeSample, 'sharpe' | 'skewness' | 'kurtosis'>, barsPerDay: number): MinTrackRecord {
+  if (!(barsPerDay > 0)) throw new RangeError(`minTrackRecord: barsPerDay must be > 0, got ${barsPerDay}`);
+  const bars = minTrackRecordLength(sample);
+  return { bars, days: bars === null ? null : bars / barsPerDay };
 }
 
 /** Sharpe per observation of a return series (mean / sample sd); 0 when the sd is below SD_FLOOR. */

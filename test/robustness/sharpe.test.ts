@@ -8,6 +8,7 @@ import { SharpeSignificance } from '../../schemas/robustness.ts';
 import {
   deflatedSharpe,
   expectedMaxSharpe,
+  minTrackRecord,
   minTrackRecordLength,
   probabilisticSharpe,
   seededRandom,
@@ -69,9 +70,18 @@ test('unknown trial variance: the Sharpe estimator variance (1 − γ₃SR + (γ
   close(sharpeVarianceFactor(0.04, -1, 7), 1 + 0.04 + 1.5 * 0.0016, 1e-15, 'factor');
 });
 
-test('SR ≤ 0: MinTRL is null (never significant)', () => {
+test('SR ≤ 0: MinTRL is null (never significant), in bars and in days', () => {
   assert.equal(minTrackRecordLength({ sharpe: 0, skewness: 0, kurtosis: 3 }), null);
   assert.equal(minTrackRecordLength({ sharpe: -0.1, skewness: 0, kurtosis: 3 }), null);
+  assert.deepEqual(minTrackRecord({ sharpe: -0.1, skewness: 0, kurtosis: 3 }, 96), { bars: null, days: null });
+});
+
+test('MinTRL in days: bars over the bars per calendar day', () => {
+  const sample = { sharpe: 0.02, skewness: -0.5, kurtosis: 6 };
+  const { bars, days } = minTrackRecord(sample, (96 * 5) / 7);
+  assert.equal(bars, minTrackRecordLength(sample));
+  close(days!, bars! / ((96 * 5) / 7), 1e-9, 'days');
+  assert.throws(() => minTrackRecord(sample, 0), /barsPerDay/);
 });
 
 test('sharpeSignificance: a schema-valid answer from bar returns; a constant series has Sharpe 0', () => {
