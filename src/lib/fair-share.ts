@@ -2,8 +2,11 @@
  * Fair shares of one pool of workers (sandbox zygotes, Pine workers, model scorers) among the
  * users who wait for it. The rule, the same for every pool:
  * - at most `slots` pieces of work run at once, and at most `perUser` of one user's;
- * - a free slot goes to the waiting user served least recently (one never served, or back after
- *   a pause, before one who just was); one user's requests keep their order;
+ * - a free slot goes to the waiting user who used the pool least lately, when the pool measures
+ *   that (`usage`: the strategy runtime counts CPU seconds), so a light user's request goes ahead
+ *   of a heavy user's waiting ones; otherwise, and between equals, to the user served least
+ *   recently (one never served, or back after a pause, before one who just was); one user's
+ *   requests keep their order;
  * - a `penalized` user (whose work overran its budget lately) is served only when nobody else
  *   waits, so an abuser gets the time no one wants;
  * - a user with `maxWaitingPerUser` requests already waiting is refused at once (PoolFullError):
@@ -23,6 +26,8 @@ export interface FairShareOptions {
   maxWaitingPerUser?: number;
   /** Users served only when nobody else waits (their work overran lately). */
   penalized?: (user: UserKey) => boolean;
+  /** How much of the pool the user used lately (any unit, e.g. decaying CPU seconds): the least goes first. */
+  usage?: (user: UserKey) => number;
 }
 
 /** A user already has as many requests waiting for this pool as it takes. */
@@ -109,6 +114,11 @@ export class FairShare {
     return this.running.get(user) ?? 0;
   }
 
+  /** The user's requests waiting now. */
+  waitingFor(user: UserKey): number {
+    return this.waiting.get(user)?.length ?? 0;
+  }
+
   private pump(): void {
     while (this.active < this.options.slots) {
       const user = this.pick();
@@ -127,11 +137,15 @@ export class FairShare {
   private pick(): UserKey | null {
     let best: UserKey | null = null;
     let bestLow = false;
+    let bestUsage = 0;
     for (const user of this.waiting.keys()) {
       if ((this.running.get(user) ?? 0) >= this.perUser) continue;
       const low = this.options.penalized?.(user) ?? false;
-      if (best === null || (bestLow && !low)) [best, bestLow] = [user, low];
-      else if (low === bestLow && (this.lastStart.get(user) ?? -1) < (this.lastStart.get(best) ?? -1)) best = user;
+      const usage = this.options.usage?.(user) ?? 0;
+      if (best === null || (bestLow && !low)) [best, bestLow, bestUsage] = [user, low, usage];
+      else if (low === bestLow && (usage < bestUsage || (usage === bestUsage && (this.lastStart.get(user) ?? -1) < (this.lastStart.get(best) ?? -1)))) {
+        [best, bestUsage] = [user, usage];
+      }
     }
     // A penalized user runs only on an otherwise idle pool.
     if (best !== null && bestLow && this.active > 0) return null;

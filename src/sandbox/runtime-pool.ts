@@ -11,6 +11,7 @@ import { SandboxProcess, StrategyJobError } from './sandbox-process.ts';
 import type { ModelOverrides } from './model-overrides.ts';
 import type { OhlcColumns } from '../lib/bar-columns.ts';
 import { FairShare, type UserKey } from '../lib/fair-share.ts';
+import { CpuTally } from '../lib/cpu-tally.ts';
 
 export { StrategyJobError } from './sandbox-process.ts';
 export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits } from './codec.ts';
@@ -32,6 +33,12 @@ export interface RuntimeOptions {
   /** Jobs one user may have waiting for a zygote; more are refused at once with PoolFullError (default 16). */
   maxWaitingPerUser?: number;
 }
+
+/**
+ * CPU niceness of a job whose user has more jobs waiting behind it (wants more of the pool than
+ * their share): it yields cores to lighter users' jobs on a busy host, and costs nothing on an idle one.
+ */
+export const OVER_SHARE_NICE = 10;
 
 /** The one key of jobs that name no user (internal work): they share one user's share. */
 export const SYSTEM_USER = 'system';
@@ -145,7 +152,10 @@ const SuggestAnswer = z.object({ params: z.array(z.record(z.string(), z.union([z
  * confined child per job; a zygote that dies is replaced, failing only the job it was running.
  *
  * Zygotes are shared fairly among the users whose jobs wait (lib/fair-share.ts): at most
- * `perUser` jobs of one user run at once, a free zygote goes to the user served least recently,
+ * `perUser` jobs of one user run at once, a free zygote goes to the user who used the least CPU
+ * time lately (lib/cpu-tally.ts: the CPU seconds the zygote measured of each job, decaying; the
+ * least recently served between equals), a user with jobs waiting behind the one that starts runs
+ * it at OVER_SHARE_NICE (it yields cores to lighter users' jobs on a busy host),
  * a user whose job comes at a lowered CPU priority (its owner overran a budget lately) runs only
  * on an otherwise idle pool, and a user with `maxWaitingPerUser` jobs waiting is refused
  * (PoolFullError). So /predict floods, training and live features of one user hold their share,
@@ -156,6 +166,8 @@ export class StrategyRuntime {
   /** Zygotes handed to a job (a zygote's own `busy` ends with its answer, before the job's bookkeeping). */
   private readonly taken = new Set<SandboxProcess>();
   private share!: FairShare;
+  /** Each user's recent CPU seconds in the pool: the fair queue serves the lightest first. */
+  private readonly cpu = new CpuTally();
   /** Users → their waiting or running jobs at a lowered CPU priority: served last while any is. */
   private readonly lowered = new Map<UserKey, number>();
   /** Users → feature sessions they hold open. */
@@ -182,6 +194,7 @@ export class StrategyRuntime {
       perUser: options.perUser ?? Math.max(1, Math.floor(size / 2)),
       maxWaitingPerUser: options.maxWaitingPerUser ?? 16,
       penalized: (user) => (runtime.lowered.get(user) ?? 0) > 0,
+      usage: (user) => runtime.cpu.usage(user),
     });
     for (let i = 0; i < size; i++) runtime.zygotes.push(runtime.spawn());
     await Promise.all(runtime.zygotes.map((z) => z.ready));
@@ -206,7 +219,7 @@ export class StrategyRuntime {
    * Waits for the job's share of a zygote (fair-share.ts) and takes a free one; throws
    * PoolFullError when the user already has `maxWaitingPerUser` jobs waiting.
    */
-  private async take(limits: JobLimits): Promise<{ zygote: SandboxProcess; release: () => void }> {
+  private async take(limits: JobLimits): Promise<{ zygote: SandboxProcess; nice: number; release: (cpuSeconds: number | null) => void }> {
     const user: UserKey = limits.user ?? SYSTEM_USER;
     const low = (limits.nice ?? 0) > 0;
     if (low) this.lowered.set(user, (this.lowered.get(user) ?? 0) + 1);
@@ -227,14 +240,19 @@ export class StrategyRuntime {
     // replacement may still be starting: the job waits for it to be ready).
     const zygote = this.zygotes.find((z) => !this.taken.has(z) && !z.dead) ?? this.zygotes.find((z) => !this.taken.has(z))!;
     this.taken.add(zygote);
+    // A user with jobs still waiting behind this one holds all the pool gives them and wants more.
+    const nice = Math.max(limits.nice ?? 0, this.share.waitingFor(user) > 0 ? OVER_SHARE_NICE : 0);
+    const charge = this.cpu.begin(user);
     let released = false;
     return {
       zygote,
-      release: () => {
+      nice,
+      release: (cpuSeconds) => {
         if (released) return;
         released = true;
         this.taken.delete(zygote);
         unlower();
+        charge(cpuSeconds); // before the slot goes: the next pick sees what this job cost
         slot();
       },
     };
@@ -244,25 +262,25 @@ export class StrategyRuntime {
   private async run<S extends z.ZodType>(shape: S, header: Record<string, unknown>, payload: Buffer, limits: JobLimits): Promise<{ header: z.infer<S>; payload: Buffer }> {
     if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
     const timeoutMs = limits.timeoutMs ?? 30_000;
-    const { zygote, release } = await this.take(limits);
+    const { zygote, nice, release } = await this.take(limits);
     try {
       if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
       await zygote.ready;
     } catch (err) {
-      release();
+      release(0);
       throw err;
     }
     const id = this.nextId++;
-    const job = { ...header, id, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024, ...(limits.nice ? { nice: limits.nice } : {}) };
+    const job = { ...header, id, timeout_ms: timeoutMs, memory_mb: limits.memoryMb ?? 1024, ...(nice ? { nice } : {}) };
     try {
       const answer = await zygote.job(
-        { id, op: header.op, timeout_ms: timeoutMs, memory_mb: job.memory_mb, ...(limits.nice ? { nice: limits.nice } : {}) },
+        { id, op: header.op, timeout_ms: timeoutMs, memory_mb: job.memory_mb, ...(nice ? { nice } : {}) },
         encodeMessage(job, payload), // the message the child reads: its header holds the code
         timeoutMs + 10_000,
       );
       return parseAnswer(shape, answer);
     } finally {
-      release();
+      release(zygote.jobCpuS);
     }
   }
 

@@ -52,6 +52,8 @@ export class SandboxProcess {
   readonly exited: Promise<void>;
   busy = false;
   dead = false;
+  /** CPU seconds the last zygote job used, as the zygote measured it (null: not measured). */
+  jobCpuS: number | null = null;
   private stopping = false;
 
   constructor(command: [string, string[]], onExit: (p: SandboxProcess) => void, log: Logger) {
@@ -116,6 +118,8 @@ export class SandboxProcess {
       }
       return;
     }
+    // The zygote's own last word on a job (done, or its failure) says what the job cost.
+    this.jobCpuS = typeof h.cpu_s === 'number' && h.cpu_s >= 0 ? h.cpu_s : null;
     if (h.done === true) {
       const answer = pending.answer;
       // Which clock limit ended a job is the zygote's word, not the job's own answer's.
@@ -159,6 +163,7 @@ export class SandboxProcess {
   job(control: Record<string, unknown>, job: Buffer[], watchdog: number): Promise<Message> {
     const budget = typeof control.timeout_ms === 'number' ? control.timeout_ms : 30_000;
     const header = { ...wallBackstops(budget), ...control, job_bytes: byteLength(job) };
+    this.jobCpuS = null;
     return this.send([...encodeMessage(header), ...job], Math.max(watchdog, watchdogMs(budget)));
   }
 

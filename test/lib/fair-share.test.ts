@@ -50,6 +50,38 @@ test('users are served least recently served first, each in its own order', asyn
   assert.deepEqual(r.started, ['a0', 'b0', 'c0', 'a1', 'b1']);
 });
 
+test('with usage measured, a light user’s request goes ahead of a heavy user’s waiting ones', async () => {
+  const used: Record<string, number> = { heavy: 30, light: 2 };
+  const pool = new FairShare('pool', { slots: 1, perUser: 1, usage: (u) => used[String(u)] ?? 0 });
+  const r = recorder(pool);
+  void r.ask('other', 'o0');
+  await tick();
+  void r.ask('heavy', 'h0'); // asked first, and never served: least recently served would pick it
+  void r.ask('heavy', 'h1');
+  void r.ask('light', 'l0');
+  const userOf: Record<string, string> = { o: 'other', h: 'heavy', l: 'light' };
+  for (let i = 0; i < 3; i++) {
+    r.release(userOf[r.started.at(-1)![0]!]!);
+    await tick();
+  }
+  assert.deepEqual(r.started, ['o0', 'l0', 'h0', 'h1']);
+});
+
+test('users of equal usage are served least recently served first', async () => {
+  const pool = new FairShare('pool', { slots: 1, perUser: 1, usage: () => 1 });
+  const r = recorder(pool);
+  void r.ask('a', 'a0');
+  await tick();
+  void r.ask('a', 'a1');
+  void r.ask('b', 'b0');
+  for (let i = 0; i < 2; i++) {
+    await tick();
+    r.release(r.started.at(-1)![0]!);
+  }
+  await tick();
+  assert.deepEqual(r.started, ['a0', 'b0', 'a1']);
+});
+
 test('a penalized user runs only on an otherwise idle pool', async () => {
   const pool = new FairShare('pool', { slots: 2, perUser: 2, penalized: (u) => u === 'bad' });
   const r = recorder(pool);

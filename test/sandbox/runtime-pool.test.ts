@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
 import { NORMAL_STRATEGY } from '../helpers/strategies.ts';
-import { StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { OVER_SHARE_NICE, StrategyJobError, StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { PoolFullError } from '../../src/lib/fair-share.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
@@ -189,5 +189,39 @@ describe('StrategyRuntime fair shares', () => {
     assert.equal(runtime.sessionsFor(10), 0);
     await session.close();
     assert.equal(runtime.sessionsFor(9), 0);
+  });
+});
+
+describe('StrategyRuntime fair shares by CPU time', () => {
+  let runtime: StrategyRuntime;
+  const n = 500;
+  const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01);
+  const bars: OhlcColumns = { ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000), open: close, high: close, low: close, close };
+  const SLOW = fe("x = 0\nfor i in range(15_000_000):\n    x += i\ndf['x'] = close");
+  /** The niceness the job runs at, read through a pandas module (the audit hook is off in this pool). */
+  const NICENESS = `${VIA_PANDAS}\ndef strategy_config():\n    return {"nice": os.getpriority(os.PRIO_PROCESS, 0)}\n`;
+
+  before(async () => {
+    // One zygote: jobs finish in the order they start.
+    runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 1, walls: { uid: true, seccomp: true, audit: false } });
+  });
+  after(() => runtime.stop());
+
+  it('a light user’s job is started before a heavy user’s queued jobs', async () => {
+    await runtime.features(SLOW, bars, { user: 1 }); // user 1 used a core for a while
+    await runtime.features(NORMAL, bars, { user: 2 }); // user 2 a moment
+    const order: string[] = [];
+    const job = (tag: string, code: string, user: number) => runtime.features(code, bars, { user }).then(() => void order.push(tag));
+    const blocker = job('other', SLOW, 3); // holds the zygote while the others queue
+    // The heavy user asks first; by who asked first, or who was served least recently, they would go first.
+    await Promise.all([blocker, job('heavy 1', NORMAL, 1), job('heavy 2', NORMAL, 1), job('light', NORMAL, 2)]);
+    assert.deepEqual(order, ['other', 'light', 'heavy 1', 'heavy 2']);
+  });
+
+  it('a user with jobs waiting behind the one that starts runs it at a lower CPU priority; alone, at the normal one', async () => {
+    const nice = (user: number, penalty = 0) => runtime.config(NICENESS, { user, nice: penalty }).then((c) => (c as { nice: number }).nice);
+    assert.equal(await nice(5), 0);
+    assert.deepEqual(await Promise.all([nice(5), nice(5), nice(5)]), [OVER_SHARE_NICE, OVER_SHARE_NICE, 0], 'the last of the three had none behind it');
+    assert.equal(await nice(6, 19), 19, 'an overrun penalty stays what it is');
   });
 });

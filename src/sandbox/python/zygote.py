@@ -19,7 +19,7 @@ import time
 import guard
 import jail
 import ops
-from job_clock import JobClock, default_limits
+from job_clock import JobClock, cpu_used, default_limits
 from job_output import JobOutput
 from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, read_message, splice_exact, write_head, write_message
 
@@ -271,6 +271,9 @@ def serve(walls):
         # The next spare is forked while this job runs (two cores: they overlap).
         spare = Spare(uids.take(), walls)
         failure = relay(control, job)
+        # What the job cost, for the runtime's fair queue: its CPU seconds, all its threads (read here,
+        # before it is reaped; None when it already was: Node then charges its wall time).
+        cpu_s = cpu_used(job.pid)
         os.close(job.result_r)
         if failure is not None and wait_status(job.pid, block=False) is None:
             os.kill(job.pid, signal.SIGKILL)  # timed out or too large (swept below with its uid too)
@@ -282,4 +285,4 @@ def serve(walls):
         # What the job printed, before its end: Node shows it in this job's error, and nowhere else.
         job.output.send(STDOUT, job_id)
         job.output.close()
-        write_message(STDOUT, failure or {"id": job_id, "done": True})
+        write_message(STDOUT, dict(failure or {"id": job_id, "done": True}, **({} if cpu_s is None else {"cpu_s": cpu_s})))
