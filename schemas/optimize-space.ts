@@ -154,8 +154,8 @@ export type OptimizeSearchInput = z.input<typeof OptimizeSearch>;
 /** An objective's constraint: `metric op value`, values as TradeStats holds them (decimals, mdd signed ≤ 0). */
 export const ObjectiveConstraint = z.object({
   metric: z.string().describe('A TradeStats field or sharpe'),
-  op: z.enum(['>=', '>', '<=', '<']),
-  value: z.number(),
+  op: z.enum(['>=', '>', '<=', '<']).describe('How the trial’s metric must compare with value'),
+  value: z.number().describe('The bound, as TradeStats holds the metric: decimals for rates and returns (0.55 = 55 %), mdd signed (−0.1 = a 10 % drawdown)'),
 });
 export type ObjectiveConstraint = z.infer<typeof ObjectiveConstraint>;
 
@@ -163,7 +163,7 @@ export type ObjectiveConstraint = z.infer<typeof ObjectiveConstraint>;
 export const Objective = z
   .object({
     metric: z.string().describe('The metric optimised: a TradeStats field (n, wins, losses, wr, ret, pf, rr, expect, mdd, np, avg, best, worst) or sharpe'),
-    direction: z.enum(['maximize', 'minimize']),
+    direction: z.enum(['maximize', 'minimize']).describe('Whether the optimiser looks for the largest or the smallest value of metric (mdd is ≤ 0: maximize = the shallowest drawdown)'),
     constraints: z.array(ObjectiveConstraint).describe('Trials that miss one are kept and reported, but never chosen'),
     echo: z.string().describe('How the objective was understood, in words'),
   })
