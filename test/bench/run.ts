@@ -36,6 +36,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'model-scoring': () => import('./model-scoring.ts'),
   'backtest-engine': () => import('./backtest-engine.ts'),
   'engine-sweep': () => import('./engine-sweep.ts'),
+  'optimize': () => import('./optimize.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
   'generator-intent': () => import('./generator-intent.ts'),
