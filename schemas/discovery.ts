@@ -20,6 +20,10 @@ export const CatalogueEndpoint = z.object({
 });
 export type CatalogueEndpoint = z.infer<typeof CatalogueEndpoint>;
 
+/** A topic that spans several endpoints (e.g. "is the edge real?"), in a paragraph. */
+export const CatalogueGuide = z.object({ topic: z.string(), text: z.string() });
+export type CatalogueGuide = z.infer<typeof CatalogueGuide>;
+
 /** GET /api/v1/docs: every endpoint of /openapi.json, grouped by task. */
 export const Catalogue = z
   .object({
@@ -30,6 +34,7 @@ export const Catalogue = z
     mcp_url: z.string(),
     auth: z.string(),
     tasks: z.array(z.object({ task: z.string(), endpoints: z.array(CatalogueEndpoint) })),
+    guides: z.array(CatalogueGuide).describe('Topics that span several endpoints: the robustness report on every model (is the edge real?), one_shot’s deploy_if, the leaderboard by deflated Sharpe, optimisation'),
   })
   .meta({ id: 'Catalogue' });
 export type Catalogue = z.infer<typeof Catalogue>;

@@ -47,8 +47,13 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       description:
         'Turns a trading idea in plain language into a live forex signal: writes the strategy code, trains and ' +
         'backtests it (walk-forward, train/test split) and deploys it. Takes seconds (longer for long 1-min spans); progress ' +
-        'notifications report each stage (progress 0-100 of total 100). Returns the deployed model: stem, test ' +
-        'metrics (TradeStats), channels, live_url, credits_remaining. Costs generation credits plus a pipeline fee; ' +
+        'notifications report each stage (progress 0-100 of total 100). Returns the model: stem, test ' +
+        'metrics (TradeStats), channels, live_url, credits_remaining, and `robustness`: is the edge real? — the verdict ' +
+        '(robust, inconclusive or overfit) with its reasons in plain words, the deflated Sharpe and its p-value, the ' +
+        'random-entry p-value and the walk-forward folds profitable. Tell the user the verdict and its reasons. ' +
+        '`deploy_if` (always by default, not_overfit, robust) keeps a model whose verdict falls short off live: it is ' +
+        'kept, the pipeline fee is refunded, and the result has deployed: false and not_deployed_reason (live_url and ' +
+        'deployment_id null). Costs generation credits plus a pipeline fee; ' +
         'with your own `code`, generation is skipped and only a training-compute run counts. Name the symbol and ' +
         'timeframe in the prompt or pass them (defaults EURUSD, 15min).',
       inputSchema: OneShotRequest.shape,

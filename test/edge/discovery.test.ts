@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { BASELINE_RUNS, MIN_TRADES, SIGNIFICANCE_P } from '../../src/robustness/index.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 /**
@@ -69,6 +70,32 @@ describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml
     assert.ok(text.includes(`curl -X POST ${sf.url}/api/v1/key/trial`));
     assert.ok(text.includes(`${sf.url}/api/v1/one_shot`));
     assert.ok(text.includes(`${sf.url}/mcp`));
+  });
+
+  it('/api/v1/docs and /llms.txt explain the robustness report, deploy_if, the leaderboard by dsr, and the optimiser when its routes exist', async () => {
+    const docs = (await sf.api('GET', '/api/v1/docs')).body;
+    const topics = docs.guides.map((g: { topic: string }) => g.topic);
+    const guide = (pattern: RegExp) => docs.guides.find((g: { topic: string }) => pattern.test(g.topic))?.text as string;
+    const report = guide(/robustness report/);
+    assert.ok(report, `a guide to the robustness report: ${topics}`);
+    for (const words of ['GET /api/v1/results/{model}', 'walk-forward', 'Deflated Sharpe', 'random-entry baseline', 'Monte Carlo', 'minimum track record', '`overfit`', '`robust`', '`inconclusive`']) {
+      assert.ok(report.includes(words), `the report guide names ${words}`);
+    }
+    // The thresholds are the verdict rule's own.
+    assert.ok(report.includes(`at least ${MIN_TRADES} test trades`) && report.includes(`below ${SIGNIFICANCE_P}`) && report.includes(`${BASELINE_RUNS} seeded runs`));
+    assert.match(guide(/deploy_if/), /`not_overfit`.*`robust`.*fee is refunded.*`deployed: false`/s);
+    assert.match(guide(/deflated Sharpe/), /metric=dsr/);
+    const optimizing = operations.has('POST /api/v1/optimize');
+    assert.equal(topics.some((t: string) => /optimize/.test(t)), optimizing, 'the optimiser’s guide exactly when its routes are served');
+    if (optimizing) assert.match(guide(/optimize/), /DELETE \/api\/v1\/optimize\/\{optimize_id\}/);
+
+    const text = await (await fetch(`${sf.url}/llms.txt`)).text();
+    for (const g of docs.guides) {
+      assert.ok(text.includes(`## ${g.topic}`), `llms.txt has the guide ${g.topic}`);
+      assert.ok(text.includes(g.text), `llms.txt says ${g.topic} in full`);
+    }
+    assert.ok(text.includes(`"deploy_if":"not_overfit"`), 'a one_shot example with deploy_if');
+    assert.ok(text.includes(`${sf.url}/api/v1/leaderboard?metric=dsr`));
   });
 
   it('the plugin manifest points at the /openapi.json this service serves', async () => {

@@ -143,6 +143,47 @@ describe('GET /openapi.json and /api-docs', () => {
     assert.equal(ok('GET /api/v1/whoami-key'), '#/components/schemas/WhoamiResponse');
   });
 
+  it('describes the robustness report, its summary, one_shot’s deploy_if and the leaderboard’s dsr (and the optimiser’s schemas when its routes exist)', () => {
+    const schemas = spec.components.schemas ?? {};
+    /** A property of a component, following one $ref. */
+    const prop = (schema: string, name: string) => {
+      const p = schemas[schema]?.properties?.[name];
+      assert.ok(p, `${schema}.${name}`);
+      return p.$ref ? schemas[p.$ref.split('/').pop()] : p;
+    };
+    for (const name of ['RobustnessReport', 'RobustnessSummary', 'WalkForward', 'SharpeSignificance', 'RandomBaseline', 'MonteCarlo', 'MinTrackRecord']) {
+      assert.ok(schemas[name], `components.schemas.${name}`);
+      for (const [field, p] of Object.entries<any>(schemas[name].properties)) {
+        // A property is described where it is, or by the schema it refers to / the enum it is.
+        const described = p.description ?? (p.$ref ? schemas[p.$ref.split('/').pop()]?.description : undefined) ?? (p.anyOf ? p.anyOf.find((x: any) => x.description)?.description : undefined);
+        if (['verdict', 'reasons', 'dsr', 'psr', 'trials', 'p_value', 'dsr_p_value', 'random_p_value', 'efficiency'].includes(field)) assert.ok(described, `${name}.${field} is described`);
+      }
+    }
+    assert.deepEqual(prop('RobustnessReport', 'verdict').enum, ['robust', 'inconclusive', 'overfit']);
+    assert.match(prop('RobustnessReport', 'verdict').description, /src\/robustness\/verdict\.ts/);
+    assert.match(prop('SharpeSignificance', 'trials').description, /same symbol and timeframe/, 'what counts as a trial is said');
+
+    const deployIf = prop('OneShotRequest', 'deploy_if');
+    assert.deepEqual(deployIf.enum, ['always', 'not_overfit', 'robust']);
+    assert.match(deployIf.description, /fee is refunded/);
+    assert.ok(!schemas.OneShotRequest.required.includes('deploy_if'), 'optional: always by default');
+    for (const field of ['robustness', 'deployed', 'not_deployed_reason', 'deployment_id', 'live_url']) assert.ok(schemas.OneShotDone.properties[field]?.description || schemas.OneShotDone.properties[field]?.anyOf, `OneShotDone.${field}`);
+    assert.match(documented.get('POST /api/v1/one_shot').description, /deploy_if/);
+
+    const metric = documented.get('GET /api/v1/leaderboard').parameters.find((p: any) => p.name === 'metric');
+    assert.ok(metric.schema.enum.includes('dsr'), 'the leaderboard ranks by dsr');
+    assert.match(documented.get('GET /api/v1/leaderboard').description, /`dsr` = the Deflated Sharpe Ratio/);
+    for (const name of ['CommunityEntry', 'Leaderboard']) assert.ok(JSON.stringify(schemas[name]).includes('"verdict"'), `${name} shows the verdict`);
+
+    if (documented.has('POST /api/v1/optimize')) {
+      for (const name of ['OptimizeRequest', 'OptimizeJob']) {
+        assert.ok(schemas[name], `components.schemas.${name}`);
+        assert.ok(Object.values<any>(schemas[name].properties).some((p) => p.description), `${name} is described`);
+      }
+      assert.ok(prop('OptimizeJob', 'robustness'), 'the optimisation’s robustness report');
+    }
+  });
+
   it('declares 400, 401 and 429 as Error (or an extension of it) on key-protected routes, and 400 and 429 on all', () => {
     // Error itself, or a schema extending it (TrainRejected = Error + violations): `error` and `code` required.
     const errorRef = (op: any, status: string) => {

@@ -22,9 +22,31 @@ const DONE = {
   metrics: STATS,
   train_metrics: STATS,
   job_id: 1,
+  deployed: true,
+  not_deployed_reason: null,
   deployment_id: 'd1',
+  robustness: {
+    verdict: 'overfit',
+    reasons: ['test return −27 % against +289 % in training: the model learned the training period'],
+    dsr: 0.12,
+    dsr_p_value: 0.88,
+    trials: 3,
+    sharpe_annualised: -0.4,
+    random_p_value: 0.61,
+    folds_profitable: 1,
+    folds: 5,
+  },
   credits_remaining: 31,
   not_in_the_schema: true,
+};
+/** What done says when deploy_if kept the model off live. */
+const HELD = {
+  ...DONE,
+  live_url: null,
+  channels: [],
+  deployed: false,
+  deployment_id: null,
+  not_deployed_reason: 'not deployed: the robustness verdict is overfit (test return −27 % against +289 % in training: the model learned the training period) and deploy_if is not_overfit.',
 };
 const STEPS = [
   { stage: 'generate', pct: 0, msg: 'writing' },
@@ -40,7 +62,7 @@ describe('MCP tools on a scripted REST API', () => {
   let server: Server;
   let url: string;
   const keys: string[] = [];
-  let mode: 'ok' | 'error' | 'broke' | 'cut' = 'ok';
+  let mode: 'ok' | 'held' | 'error' | 'broke' | 'cut' = 'ok';
 
   before(async () => {
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -61,7 +83,7 @@ describe('MCP tools on a scripted REST API', () => {
             ? 'event: error\ndata: {"error":"training failed: no trades"}\n\n'
             : mode === 'cut'
               ? ''
-              : `event: done\ndata: ${JSON.stringify(DONE)}\n\n`);
+              : `event: done\ndata: ${JSON.stringify(mode === 'held' ? HELD : DONE)}\n\n`);
         // Frames split at awkward places, as TCP may deliver them.
         const bytes = Buffer.from(text);
         let at = 0;
@@ -120,6 +142,25 @@ describe('MCP tools on a scripted REST API', () => {
     const { not_in_the_schema: _, ...expected } = DONE;
     assert.deepEqual(res.data, expected);
     assert.equal(keys.at(-1), 'sf_test_key', 'the session key is sent');
+    await client.close();
+  });
+
+  it('one_shot returns the robustness verdict and its reasons; a model deploy_if kept off live is a result saying why, not an error', async () => {
+    const client = await connect();
+    mode = 'ok';
+    const live = await callTool(client, 'one_shot', { prompt: 'rsi', deploy_if: 'always' });
+    assert.deepEqual(live.data.robustness, DONE.robustness);
+    mode = 'held';
+    const held = await callTool(client, 'one_shot', { prompt: 'rsi', deploy_if: 'not_overfit' });
+    assert.equal(held.error, null, JSON.stringify(held.error));
+    assert.equal(held.data.deployed, false);
+    assert.equal(held.data.live_url, null);
+    assert.equal(held.data.deployment_id, null);
+    assert.match(held.data.not_deployed_reason, /verdict is overfit/);
+    assert.equal(held.data.robustness.verdict, 'overfit');
+    const bad = await callTool(client, 'one_shot', { prompt: 'rsi', deploy_if: 'sometimes' });
+    assert.ok(bad.result.isError, 'a deploy_if the schema does not know is refused');
+    mode = 'ok';
     await client.close();
   });
 

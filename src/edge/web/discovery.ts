@@ -4,6 +4,7 @@
  * of them without anyone writing it down twice.
  */
 import type { Catalogue, CatalogueEndpoint, EndpointAuth } from '../../../schemas/discovery.ts';
+import { robustnessGuides } from './robustness-guide.ts';
 import { exampleOf } from './schema-example.ts';
 
 type Json = Record<string, any>;
@@ -16,6 +17,7 @@ const TASKS: Record<string, { title: string; order: number }> = {
   pipeline: { title: 'Idea to live signal in one call', order: 1 },
   generation: { title: 'Write strategy code from an idea', order: 2 },
   training: { title: 'Train, backtest and read results', order: 3 },
+  optimize: { title: 'Optimise a strategy, walk-forward', order: 3.5 },
   models: { title: 'Train, backtest and read results', order: 3 },
   deploy: { title: 'Deploy a model and receive live signals', order: 4 },
   delivery: { title: 'Deploy a model and receive live signals', order: 4 },
@@ -70,7 +72,8 @@ function requestOf(op: Json, components: Json): CatalogueEndpoint['request'] {
 export function buildCatalogue(spec: Json, ctx: DiscoveryContext): Catalogue {
   const components = spec.components?.schemas ?? {};
   const groups = new Map<string, { order: number; endpoints: CatalogueEndpoint[] }>();
-  for (const [method, path, op] of operationsOf(spec)) {
+  const operations = operationsOf(spec);
+  for (const [method, path, op] of operations) {
     const tag: string = op.tags?.[0] ?? 'other';
     const task = TASKS[tag] ?? { title: tag, order: 99 };
     const group = groups.get(task.title) ?? { order: task.order, endpoints: [] };
@@ -96,6 +99,7 @@ export function buildCatalogue(spec: Json, ctx: DiscoveryContext): Catalogue {
     mcp_url: `${ctx.baseUrl}/mcp`,
     auth: 'Send X-API-Key: <key>. Get a key with POST /api/v1/key/trial (no signup). auth "none" routes need no key; "key-or-session" also accepts the web app\'s sf_session cookie.',
     tasks: [...groups.entries()].sort((a, b) => a[1].order - b[1].order).map(([task, g]) => ({ task, endpoints: g.endpoints })),
+    guides: robustnessGuides(new Set(operations.map(([method, path]) => `${method} ${path}`))),
   };
 }
 
@@ -133,11 +137,15 @@ export function buildLlmsTxt(catalogue: Catalogue): string {
     `   curl -N -X POST ${b}/api/v1/one_shot -H "X-API-Key: $SF_KEY" -H 'content-type: application/json' -d '{"prompt":"RSI mean reversion on EURUSD 15min"}'`,
     '2. Step by step: POST /api/v1/generate → POST /api/v1/train (poll GET /api/v1/train/{job_id}) → GET /api/v1/results/{model} → POST /api/v1/deploy.',
     '3. Market data: GET /api/v1/ohlc?symbol=EURUSD&timeframe=15min ; indicators: POST /api/v1/indicators.',
+    '4. Is the edge real? Every model’s robustness report and verdict: GET /api/v1/results/{model} → robustness. Deploy only a model that is not overfit:',
+    `   curl -N -X POST ${b}/api/v1/one_shot -H "X-API-Key: $SF_KEY" -H 'content-type: application/json' -d '{"prompt":"RSI mean reversion on EURUSD 15min","deploy_if":"not_overfit"}'`,
+    `   The community by deflated Sharpe: curl ${b}/api/v1/leaderboard?metric=dsr`,
     '',
     `Errors are JSON {"error", "code"}: 400 bad input, 401 key, 402 out of credits, 404, 409, 422, 429 (Retry-After).`,
     '',
-    '## Endpoints',
   ];
+  for (const guide of catalogue.guides) lines.push(`## ${guide.topic}`, '', guide.text, '');
+  lines.push('## Endpoints');
   for (const task of catalogue.tasks) {
     lines.push('', `### ${task.task}`, '');
     for (const e of task.endpoints) {
