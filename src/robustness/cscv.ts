@@ -88,11 +88,27 @@ export function cscvPbo(matrix: readonly Float64Array[], slices = 16): Pbo {
   const count = (size * slices) / 2;
   const masks = halfMasks(slices);
   const logits: number[] = new Array(masks.length);
-  const oos = new Float64Array(trials);
-  let overfit = 0;
-  masks.forEach((mask, m) => {
-    let best = -1;
-    let bestSharpe = -Infinity;
+  const first = new Float64Array(trials);
+  const second = new Float64Array(trials);
+  /** λ of the combination whose in-sample Sharpes are `is` and out-of-sample ones `oos`. */
+  const logitOf = (is: Float64Array, oos: Float64Array): number => {
+    let best = 0;
+    for (let n = 1; n < trials; n++) if (is[n]! > is[best]!) best = n;
+    const mine = oos[best]!;
+    let below = 0;
+    let equal = 0;
+    for (let n = 0; n < trials; n++) {
+      if (oos[n]! < mine) below++;
+      else if (oos[n] === mine) equal++;
+    }
+    const omega = (below + (equal + 1) / 2) / (trials + 1);
+    return Math.log(omega / (1 - omega));
+  };
+  // The complement of a combination swaps its halves, and complementing reverses the ascending
+  // order of the masks: masks[i] and masks[last − i] share one pass over the sums.
+  const last = masks.length - 1;
+  for (let i = 0; i <= last - i; i++) {
+    const mask = masks[i]!;
     for (let n = 0; n < trials; n++) {
       let sum = 0;
       let sq = 0;
@@ -103,25 +119,13 @@ export function cscvPbo(matrix: readonly Float64Array[], slices = 16): Pbo {
         }
       }
       const c = centre[n]!;
-      const isSharpe = sharpeFrom(c, sum, sq, count);
-      oos[n] = sharpeFrom(c, totalSum[n]! - sum, totalSq[n]! - sq, count);
-      if (best < 0 || isSharpe > bestSharpe) {
-        best = n;
-        bestSharpe = isSharpe;
-      }
+      first[n] = sharpeFrom(c, sum, sq, count);
+      second[n] = sharpeFrom(c, totalSum[n]! - sum, totalSq[n]! - sq, count);
     }
-    const mine = oos[best]!;
-    let below = 0;
-    let equal = 0;
-    for (let n = 0; n < trials; n++) {
-      if (oos[n]! < mine) below++;
-      else if (oos[n] === mine) equal++;
-    }
-    const rank = below + (equal + 1) / 2;
-    const omega = rank / (trials + 1);
-    const logit = Math.log(omega / (1 - omega));
-    logits[m] = logit;
-    if (logit <= 0) overfit++;
-  });
+    logits[i] = logitOf(first, second);
+    if (last - i !== i) logits[last - i] = logitOf(second, first);
+  }
+  let overfit = 0;
+  for (const l of logits) if (l <= 0) overfit++;
   return { pbo: overfit / masks.length, logits, combinations: masks.length };
 }
