@@ -122,3 +122,14 @@ test('a known trial Sharpe variance deflates per bar: given per day (sharpePerio
   assert.ok(make({ n: 40, sharpeVariance: 0.0004 * 96 }).dsr < perBar.dsr, 'a per-day variance taken as per bar deflates far too much');
   assert.throws(() => make({ n: 2, sharpeVariance: 1, sharpePeriodBars: 0 }), /sharpePeriodBars/);
 });
+
+test('a model that never trades: a valid report, nothing to judge — inconclusive with 0 trades, no track record', () => {
+  const bars = randomWalk(N, 61, { step: M15, vol: 0.0004 });
+  const { report: r } = report(bars, new Int8Array(N), null);
+  assert.deepEqual(RobustnessReport.parse(r), r);
+  assert.equal(r.verdict, 'inconclusive');
+  assert.equal(r.reasons[0], '0 trades: too few to tell (needs at least 30)');
+  assert.deepEqual([r.sharpe.sharpe, r.sharpe.psr, r.sharpe.dsr], [0, 0.5, 0.5]);
+  assert.deepEqual(r.min_track_record, { bars: null, days: null });
+  assert.deepEqual([r.random_baseline.trades, r.random_baseline.return_p_value, r.monte_carlo.prob_half_loss], [0, 1, 0]);
+});
