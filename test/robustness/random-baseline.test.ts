@@ -138,6 +138,24 @@ test('with free bars between them, trades still never overlap: a flat range with
   assert.ok(baseline.returns.counts[0]! > 0, 'some runs missed the jump (free bars were drawn)');
 });
 
+test('trades that cannot fit side by side (several positions at once) are entered independently, still inside the range', () => {
+  // 50 longs of 3 bars over bars 100…199 of 300 (150 > 100 bars); the price steps up 10 pips in bar 140 and stays; bars outside the range jump 1,000 pips.
+  const bars = randomWalk(300, 1, { vol: 0 });
+  for (let i = 0; i < 300; i++) {
+    bars.open[i] = i > 140 ? 1.101 : 1.1;
+    bars.close[i] = i >= 140 ? 1.101 : 1.1;
+    if (i < 100 || i >= 200) bars.close[i] = bars.open[i]! + 0.1;
+  }
+  const trades = Array.from({ length: 50 }, () => ({ side: 1 as const, barsHeld: 3, pnl: 1 })); // the strategy made 50 USD: +0.5 %
+  const runs = 4000;
+  const baseline = randomBaseline({ bars, range: { from: 100, to: 200 }, trades, options: options(), runs, seed: 12 });
+  assert.ok(baseline.returns.edges.at(-1)! < 0.1, `a run held a bar outside the range: ${baseline.returns.edges.at(-1)}`);
+  // A run beats +0.5 % when some trade holds bar 140: each does on its own with probability 3/98 (entries 38, 39, 40 of 98).
+  const p = 1 - (1 - 3 / 98) ** 50;
+  const sd = Math.sqrt((p * (1 - p)) / runs);
+  assert.ok(Math.abs(baseline.return_p_value - p) < 4 * sd, `p-value ${baseline.return_p_value}, expected ${p.toFixed(3)}`);
+});
+
 test('the slots of a run are sorted in linear time: the same order as a comparison sort', () => {
   const random = seededRandom(17);
   for (const [n, m] of [[1, 5], [2, 2], [50, 50], [50, 51], [300, 25_000], [649, 1500], [1000, 1000]] as const) {
