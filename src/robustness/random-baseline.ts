@@ -157,31 +157,46 @@ export function randomBaseline(input: RandomBaselineInput): RandomBaseline {
   const slots = new Int32Array(n);
   const buckets = new Int32Array(n + 1);
   const scratch = new Int32Array(n);
-  const taken = packed ? new Uint8Array(free + n) : null;
+  const m = free + n;
+  const taken = packed ? new Uint8Array(m) : null;
+  // Many free slots (m ≥ 2n): draw each trade's slot in turn, redrawing taken ones — a uniformly
+  // random ordered sample, so the trades' order comes free (≤ 1.4 draws a trade). Few: shuffle the
+  // trades and pick the set by Floyd's algorithm (exactly n draws, however full the range).
+  const byRejection = m >= 2 * n;
+  const owner = taken !== null && byRejection ? new Int32Array(m) : null;
   for (let r = 0; r < runs; r++) {
     let win = 0;
     let loss = 0;
     if (taken !== null) {
-      // Random order of the trades (Fisher–Yates), then which of the free + n slots hold a trade (Floyd's sampling).
-      for (let i = n - 1; i > 0; i--) {
-        const j = randomInt(random, i + 1);
-        const t = order[i]!;
-        order[i] = order[j]!;
-        order[j] = t;
-      }
-      const m = free + n;
-      for (let j = m - n, c = 0; j < m; j++, c++) {
-        const t = randomInt(random, j + 1);
-        const pick = taken[t] ? j : t;
-        taken[pick] = 1;
-        slots[c] = pick;
+      if (owner !== null) {
+        for (let k = 0; k < n; k++) {
+          let t = randomInt(random, m);
+          while (taken[t]) t = randomInt(random, m);
+          taken[t] = 1;
+          owner[t] = k;
+          slots[k] = t;
+        }
+      } else {
+        // Random order of the trades (Fisher–Yates), then which of the m slots hold a trade (Floyd's sampling).
+        for (let i = n - 1; i > 0; i--) {
+          const j = randomInt(random, i + 1);
+          const t = order[i]!;
+          order[i] = order[j]!;
+          order[j] = t;
+        }
+        for (let j = m - n, c = 0; j < m; j++, c++) {
+          const t = randomInt(random, j + 1);
+          const pick = taken[t] ? j : t;
+          taken[pick] = 1;
+          slots[c] = pick;
+        }
       }
       sortSlots(slots, scratch, buckets, m);
       let usedBars = 0;
       for (let c = 0; c < n; c++) {
         const slot = slots[c]!;
         taken[slot] = 0;
-        const k = order[c]!;
+        const k = owner !== null ? owner[slot]! : order[c]!;
         // slot − c free bars come before this trade, and the c trades placed before it.
         const e = from + slot - c + usedBars;
         const h = holds[k]!;
