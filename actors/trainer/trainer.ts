@@ -223,7 +223,7 @@ export class Trainer implements Actor<Delivered> {
     const robustness = record.robustness ? { robustness: record.robustness } : {};
     await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: this.clock.now(), stats, ...robustness }));
     this.counts.done++;
-    this.deps.log.info({ job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n }, 'train job done');
+    this.deps.log.info({ job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n, report_ms: Math.round(outcome.reportMs) }, 'train job done');
     const model = { name: record.model_name, stem: record.stem, symbol: record.symbol, timeframe: record.timeframe, model_type: record.model_type };
     const headline = (s: typeof record.test_stats) => ({ n: s.n, wr: s.wr, ret: s.ret, pf: s.pf, mdd: s.mdd });
     await this.deps.activity.emit({ kind: 'TRAINED', bot: job.username, model, metrics: headline(record.train_stats) });

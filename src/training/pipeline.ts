@@ -27,6 +27,8 @@ export interface TrainOutcome {
   record: ModelRecord;
   results: Results;
   onnx: Buffer;
+  /** Wall time of the walk-forward backtests, the trial count and the report (logged: the report's cost per job). */
+  reportMs: number;
 }
 
 /** Runs one train job; `stage` is told each step (and may throw to abandon the job). */
@@ -91,9 +93,11 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       post: ranges.post.to > ranges.post.from ? runBacktest(options, bars, signals, ranges.post, mask) : null,
     };
     // The folds through the same threshold, entry mask and engine; then the report on the test split.
+    const reportStart = performance.now();
     const folds = walkForward({ bars, folds: trained.folds, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, mask, options, capital: settings.capital });
     const trials = { n: (await deps.trials?.(job)) ?? 1 };
     const robustness = robustnessReport({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials });
+    const reportMs = performance.now() - reportStart;
 
     await stage('saving');
     const trainedAt = Date.now();
@@ -137,6 +141,6 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       artifact: `j${job.job_id}`,
       robustness,
     };
-    return { record, results, onnx: trained.onnx };
+    return { record, results, onnx: trained.onnx, reportMs };
   };
 }

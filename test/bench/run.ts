@@ -52,6 +52,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'delivery-catchup': () => import('./delivery-catchup.ts'),
   'model-check': () => import('./model-check.ts'),
   'robustness-report': () => import('./robustness-report.ts'),
+  'train-robustness': () => import('./train-robustness.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
