@@ -127,6 +127,11 @@ describe('the optimisation page in a browser', () => {
     assert.equal(await page.locator('#robustness').count(), 1, 'the saved model’s page has its robustness section');
     const saved = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${id}`, { key })).body).saved;
     assert.equal(saved?.model_name, 'optimised_copy');
+    // The model page shows the optimisation it came from: its scatter, its PBO, a link back to the job.
+    await page.waitForSelector('#optimisation #is-oos svg.plot');
+    assert.equal(Number(await page.getAttribute('#optimisation #is-oos svg.plot', 'data-points')), scored.length);
+    assert.equal(await page.getAttribute('#optimisation h2 a', 'href'), `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`);
+    assert.equal(await page.locator('#optimisation #pbo').count(), 1);
     await screenshot('optimize-saved-model');
     assert.deepEqual(problems, []);
   });

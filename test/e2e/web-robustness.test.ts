@@ -63,6 +63,17 @@ describe('the model page’s robustness panel in a browser', () => {
     await sf?.stop();
   });
 
+  it('a freshly trained model shows the report its training made', async () => {
+    const served = Results.parse((await sf.api('GET', `/api/v1/results/${encodeURIComponent(record.stem)}`, { key })).body);
+    assert.ok(served.robustness, 'training made a robustness report');
+    const { page, problems } = await openModelPage();
+    assert.equal(await page.getAttribute('#robustness h2 .verdict', 'data-verdict'), served.robustness.verdict);
+    assert.deepEqual(await page.$$eval('#verdict-reasons li', (lis) => lis.map((li) => li.textContent)), served.robustness.reasons);
+    assert.equal(await page.textContent('#significance tr:has-text("N trials") td.value'), String(served.robustness.sharpe.trials));
+    assert.equal(await page.locator('#monte-carlo svg.plot, #monte-carlo p.muted:has-text("Too few trades")').count(), 1, 'the fan, or why there is none');
+    assert.deepEqual(problems, []);
+  });
+
   it('shows the verdict with its reasons as text, the folds, the fan, the random-entry histogram with the strategy’s mark, and the Sharpe figures', async () => {
     const report = robustnessFixture('overfit', stored.settings.capital);
     await plant(report);

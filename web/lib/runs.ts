@@ -7,6 +7,8 @@ export interface RunMemo {
   prompt: string;
   /** The community entry this model's code was forked from (sent as parent_id when it is shared). */
   forked_from?: number;
+  /** The optimisation whose chosen trial this model was saved from (its page shows the trials' scatter and PBO). */
+  optimized_from?: number;
 }
 
 const key = (stem: string) => `sf_run_${stem}`;

@@ -16,6 +16,8 @@ import { highlightPython } from '../lib/highlight.ts';
 import { trainAndWait } from '../lib/train.ts';
 import { deployPanel } from './deploy-panel.ts';
 import { robustnessPanel, verdictBadge } from './robustness-panel.ts';
+import { optimisationFigures } from './optimize.ts';
+import type { OptimizeJobView } from '../../schemas/optimize.ts';
 
 type LoggedTrade = Trade & { period: 'train' | 'test' | 'post' };
 
@@ -57,6 +59,7 @@ export async function startModelPage(): Promise<void> {
     h('h2', {}, 'Statistics'),
     statsTable(results),
     robustnessPanel(results.robustness, results.settings.capital),
+    optimisationBox(stem),
     h('h2', {}, 'Trades'),
     tradeTable,
     diagnostics(results),
@@ -329,4 +332,19 @@ function sharePanel(stem: string, r: Results): HTMLElement {
     }
   };
   return h('div', { class: 'share', id: 'share' }, h('label', {}, 'Title ', title), h('button', { type: 'button', onclick: () => void share() }, 'Share'), status);
+}
+
+/**
+ * For a model saved from an optimisation in this browser: that optimisation's trials (in-sample
+ * vs out-of-sample scatter) and PBO. The API does not link a model to its optimisation, so the
+ * link is the one remembered when the model was saved here.
+ */
+function optimisationBox(stem: string): HTMLElement | null {
+  const id = recallRun(stem)?.optimized_from;
+  if (!id) return null;
+  const box = h('div', { id: 'optimisation-box' });
+  call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`)
+    .then((view) => mount(box, optimisationFigures(view, stem)))
+    .catch((err: unknown) => mount(box, h('p', { class: 'muted' }, `Optimisation ${id} could not be loaded (${err instanceof Error ? err.message : String(err)}).`)));
+  return box;
 }

@@ -12,6 +12,7 @@ import { ApiError, call, send } from '../lib/api.ts';
 import { histogramPlot, binValues, scatterPlot } from '../lib/charts.ts';
 import { $, h, mount, pct, usd } from '../lib/dom.ts';
 import { readSse } from '../lib/sse.ts';
+import { rememberRun } from '../lib/runs.ts';
 import { robustnessPanel } from './robustness-panel.ts';
 
 // The names below mirror schemas/optimize-space.ts and schemas/strategy.ts: the browser bundle
@@ -373,7 +374,6 @@ function trialTable(trials: OptimizeTrial[], chosen: number | null, metric: stri
 function showResult(view: OptimizeJobView, stem: string, results: Results, box: HTMLElement): void {
   const metric = view.objective.metric;
   const chosen = view.trials.find((t) => t.trial === view.chosen_trial) ?? null;
-  const scored = view.trials.filter((t) => t.value !== null && t.out_of_sample);
   box.dataset.status = view.status;
   box.dataset.trialsRun = String(view.trials_done + view.trials_failed);
   mount(
@@ -398,6 +398,22 @@ function showResult(view: OptimizeJobView, stem: string, results: Results, box: 
       : view.status === 'done'
         ? h('p', { class: 'error', id: 'chosen-trial' }, 'No trial met the objective’s constraints: nothing was chosen.')
         : null,
+    scatterSection(view),
+    pboPanel(view),
+    walkForwardSteps(view, results.settings.capital),
+    h('h3', {}, 'Every trial'),
+    trialTable(view.trials, view.chosen_trial, metric),
+    view.robustness ? robustnessPanel(view.robustness, results.settings.capital) : null,
+  );
+}
+
+/** Each trial's in-sample score against its out-of-sample one, with the diagonal and the degradation line. */
+function scatterSection(view: OptimizeJobView): HTMLElement {
+  const metric = view.objective.metric;
+  const scored = view.trials.filter((t) => t.value !== null && t.out_of_sample);
+  return h(
+    'div',
+    { id: 'is-oos' },
     h('h3', {}, 'In sample against out of sample'),
     scored.length
       ? [
@@ -429,11 +445,21 @@ function showResult(view: OptimizeJobView, stem: string, results: Results, box: 
           ),
         ]
       : h('p', { class: 'muted' }, 'No trial has both scores yet.'),
+  );
+}
+
+/**
+ * What an optimisation says about the model saved from it (the model page's section): the
+ * in-sample vs out-of-sample scatter and PBO's logits, with a link to the whole job.
+ */
+export function optimisationFigures(view: OptimizeJobView, stem: string): HTMLElement {
+  return h(
+    'section',
+    { id: 'optimisation', class: 'optimisation' },
+    h('h2', {}, 'From optimisation ', h('a', { href: `/models/${encodeURIComponent(stem)}/optimize?id=${view.optimize_id}` }, `#${view.optimize_id}`)),
+    h('p', { class: 'muted' }, `Trial #${view.chosen_trial ?? '—'} of ${view.trials_done + view.trials_failed} (${view.method}); objective: ${view.objective.echo}`),
+    scatterSection(view),
     pboPanel(view),
-    walkForwardSteps(view, results.settings.capital),
-    h('h3', {}, 'Every trial'),
-    trialTable(view.trials, view.chosen_trial, metric),
-    view.robustness ? robustnessPanel(view.robustness, results.settings.capital) : null,
   );
 }
 
@@ -503,6 +529,7 @@ function saveForm(view: OptimizeJobView, modelName: string): HTMLElement {
       const saved = answer.saved;
       if (!saved) throw new Error('the service did not say which model it saved');
       mount(status, 'Saved as ', h('a', { href: `/models/${encodeURIComponent(saved.model_stem)}` }, saved.model_stem), ': training…');
+      rememberRun(saved.model_stem, { code: '', prompt: `optimisation ${view.optimize_id}, trial ${view.chosen_trial}`, optimized_from: view.optimize_id });
       for (;;) {
         const job = await call<{ status: string; stage?: string | null; error?: string | null }>('GET', `/api/v1/train/${saved.train_job_id}`);
         status.textContent = `Training ${saved.model_stem}: ${job.status}${job.stage ? ` — ${job.stage}` : ''}`;
