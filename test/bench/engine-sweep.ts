@@ -7,7 +7,9 @@
  * Each threshold's signals are made once (toSignals) and shared by its trials, as an optimiser
  * would. Reported: the sweep's median wall time (after warm-up runs), engine bar-steps/s across
  * the sweep (trials × bars / s; goal ≥ 25 M, i.e. ≤ 1 s), its CPU time, and, in the same run, the
- * time of 1,000 separate runBacktest calls (+ tradeStats of each, what /train does per run).
+ * time of 1,000 separate runBacktest calls (+ tradeStats of each, what /train does per run). The
+ * load average is reported beside them: on a shared 2-core machine other work stretches the wall
+ * clock, so the figure per CPU second is given too.
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -151,10 +153,10 @@ export const benchmark: Benchmark = {
     const sweepMs = medianOf(times);
     const sweepCpuMs = medianOf(cpuTimes);
 
-    // The same 1,000 trials one runBacktest (+ tradeStats) each, as many times as the sweep ran.
+    // The same 1,000 trials one runBacktest (+ tradeStats) each, once (the engine's code is warm from the sweep).
     const separate: number[] = [];
     let mismatches = 0;
-    for (let r = 0; r < Math.max(1, Math.ceil(runs / 2)) && !ctx.signal.aborted; r++) {
+    for (let r = 0; r < 1 && !ctx.signal.aborted; r++) {
       const t0 = performance.now();
       for (let t = 0; t < trials.length; t++) {
         const trial = trials[t]!;
@@ -190,6 +192,8 @@ export const benchmark: Benchmark = {
         loadavg_1m: round(loadavg()[0]!, 2),
         goal_bar_steps_per_s: GOAL_STEPS_PER_S,
         meets_goal: stepsPerS >= GOAL_STEPS_PER_S,
+        // the machine is shared: other work stretches the wall clock, not the process's CPU time
+        meets_goal_cpu: Math.round(steps / (sweepCpuMs / 1000)) >= GOAL_STEPS_PER_S,
       },
     ];
   },
