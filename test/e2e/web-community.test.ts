@@ -55,6 +55,33 @@ describe('the community pages in a browser', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('each leaderboard row and the entry show the robustness verdict frozen at share, and the board ranks by deflated Sharpe', async () => {
+    const { page, problems, screenshot } = await freshPage(browser);
+    await page.goto(`${sf.url}/community`);
+    await page.waitForSelector('body[data-ready="1"]');
+    assert.equal(await page.textContent('select[name=metric] option[value=dsr]'), 'dsr (deflated Sharpe)');
+    await Promise.all([page.waitForURL(/metric=dsr/), page.selectOption('select[name=metric]', 'dsr')]);
+    await page.waitForSelector('body[data-ready="1"]');
+    assert.equal(await page.locator('.leaderboard thead th').nth(4).textContent(), 'dsr');
+    const board = (await sf.api('GET', '/api/v1/leaderboard?metric=dsr')).body;
+    const row = board.entries.find((e: { community_id: number }) => e.community_id === rootId);
+    assert.ok(row.verdict, `the scalper's model had a report when it was shared: ${JSON.stringify(row)}`);
+    const cell = page.locator(`.leaderboard tr:has(a[href="/community/${rootId}"]) td.verdict-cell .verdict`);
+    assert.equal(await cell.getAttribute('data-verdict'), row.verdict);
+    assert.equal(await page.locator('.leaderboard tbody tr td').nth(4).textContent(), row.dsr === null ? '—' : String(Number(row.dsr.toFixed(4))));
+    await screenshot('community-leaderboard-dsr');
+
+    await page.click(`.leaderboard a[href="/community/${rootId}"]`);
+    await page.waitForURL(new RegExp(`/community/${rootId}$`));
+    await page.waitForSelector('body[data-ready="1"]');
+    const entry = (await sf.api('GET', `/api/v1/community/${rootId}`)).body;
+    assert.equal(await page.getAttribute('#entry-verdict .verdict', 'data-verdict'), entry.verdict);
+    assert.deepEqual(await page.$$eval('#entry-verdict .reasons li', (lis) => lis.map((li) => li.textContent)), entry.robustness.reasons);
+    assert.match((await page.textContent('#entry-verdict'))!, new RegExp(`Deflated Sharpe ${entry.robustness.dsr.toFixed(3)}`));
+    await screenshot('community-entry-verdict');
+    assert.deepEqual(problems, []);
+  });
+
   it('forks an entry into a trained copy, then shares the copy from its model page as the entry’s child', async () => {
     const { page, problems, screenshot } = await freshPage(browser);
     await page.goto(`${sf.url}/community/${rootId}`);

@@ -5,8 +5,11 @@ import { call, publicGet } from '../lib/api.ts';
 import { $, h, mount, pct } from '../lib/dom.ts';
 import { rememberRun } from '../lib/runs.ts';
 import { trainAndWait } from '../lib/train.ts';
+import { verdictBadge } from './robustness-panel.ts';
 
-const METRICS = ['composite', 'sharpe', 'ret', 'wr', 'pf', 'n_trades', 'forks', 'live_ret', 'live_wr', 'live_pf'];
+const METRICS = ['composite', 'dsr', 'sharpe', 'ret', 'wr', 'pf', 'n_trades', 'forks', 'live_ret', 'live_wr', 'live_pf'];
+/** How a sort is named in the selector where its API name says little. */
+const METRIC_LABELS: Record<string, string> = { dsr: 'dsr (deflated Sharpe)' };
 const SYMBOLS = ['', 'EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF', 'AUDUSD', 'NZDUSD', 'USDCAD'];
 const TIMEFRAMES = ['', '1min', '5min', '15min', '1h'];
 
@@ -21,7 +24,7 @@ export async function startLeaderboardPage(): Promise<void> {
     h(
       'select',
       { name, onchange: (e: Event) => { const v = (e.target as HTMLSelectElement).value; if (v) params.set(name, v); else params.delete(name); location.search = params.toString(); } },
-      options.map((o) => h('option', { value: o, selected: (params.get(name) ?? (name === 'metric' ? board.ranked_by : '')) === o }, o || `any ${name}`)),
+      options.map((o) => h('option', { value: o, selected: (params.get(name) ?? (name === 'metric' ? board.ranked_by : '')) === o }, METRIC_LABELS[o] ?? (o || `any ${name}`))),
     );
   mount(
     $('#community'),
@@ -32,7 +35,7 @@ export async function startLeaderboardPage(): Promise<void> {
       : h(
           'table',
           { class: 'stats leaderboard' },
-          h('thead', {}, h('tr', {}, ['#', 'Strategy', 'Author', 'Market', board.ranked_by, 'Test return', 'Win rate', 'PF', 'Live return', 'Forks'].map((c) => h('th', {}, c)))),
+          h('thead', {}, h('tr', {}, ['#', 'Strategy', 'Author', 'Market', board.ranked_by, 'Verdict', 'Test return', 'Win rate', 'PF', 'Live return', 'Forks'].map((c) => h('th', {}, c)))),
           h(
             'tbody',
             {},
@@ -45,6 +48,7 @@ export async function startLeaderboardPage(): Promise<void> {
                 h('td', {}, e.author),
                 h('td', {}, `${e.symbol} ${e.timeframe}`),
                 h('td', {}, e.value === null ? '—' : Number(e.value.toFixed(4))),
+                h('td', { class: 'verdict-cell' }, e.verdict ? verdictBadge(e.verdict) : h('span', { class: 'muted', title: 'Shared before robustness reports existed' }, '—')),
                 h('td', {}, pct(e.test.ret, 2)),
                 h('td', {}, pct(e.test.wr)),
                 h('td', {}, e.test.pf.toFixed(2)),
@@ -103,6 +107,7 @@ export async function startEntryPage(): Promise<void> {
       ),
     ),
     live ? h('p', { class: 'muted' }, `Live: ${live.bars} bars over ${live.days_tracked.toFixed(1)} days since ${live.since.slice(0, 16).replace('T', ' ')}.`) : h('p', { class: 'muted' }, 'Live record: starts with the first bar after sharing.'),
+    entryVerdict(entry),
     h('h2', {}, 'Lineage'),
     h(
       'ul',
@@ -112,4 +117,22 @@ export async function startEntryPage(): Promise<void> {
     ),
   );
   document.body.dataset.ready = '1';
+}
+
+/** Is the edge real? The verdict frozen at share, beside the live record that tests it. */
+function entryVerdict(entry: CommunityEntry): HTMLElement {
+  const r = entry.robustness;
+  if (!r || !entry.verdict) return h('p', { class: 'muted', id: 'entry-verdict' }, 'Robustness: shared before robustness reports existed, so it has no verdict.');
+  return h(
+    'div',
+    { class: 'entry-verdict', id: 'entry-verdict' },
+    h('p', {}, 'Is the edge real? ', verdictBadge(entry.verdict), h('span', { class: 'muted' }, ' at sharing')),
+    h('ul', { class: 'reasons' }, r.reasons.map((reason) => h('li', {}, reason))),
+    h(
+      'p',
+      { class: 'muted' },
+      `Deflated Sharpe ${r.dsr.toFixed(3)} (p-value ${r.dsr_p_value.toFixed(3)} across ${r.trials} variants tried) · Sharpe ${r.sharpe_annualised.toFixed(2)} annualised · random-entry p-value ${r.random_p_value.toFixed(3)}` +
+        (r.folds === null ? '' : ` · ${r.folds_profitable} of ${r.folds} walk-forward folds profitable`),
+    ),
+  );
 }
