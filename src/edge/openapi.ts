@@ -66,7 +66,8 @@ monthly allowance at once; its key, plan and models stay. It then signs in from 
 **MCP (tool server).** \`{mcp_url}\` is this service's base URL: the hosted MCP server answers at
 \`{mcp_url}/mcp\` (Streamable HTTP, stateful sessions by the \`mcp-session-id\` header, ended by DELETE or
 after ${MCP_SESSION_IDLE_MINUTES} idle minutes) and \`{mcp_url}/_healthz\` answers the text \`ok\`. Tools: \`one_shot\` (with progress
-notifications), \`list_models\`, \`list_deployed\`, \`generate_strategy\`; they call this REST API. No account
+notifications; it returns the robustness verdict and takes \`deploy_if\`), \`optimize\` (POST /api/v1/optimize, followed to the
+end with progress notifications), \`list_models\`, \`list_deployed\`, \`generate_strategy\`; they call this REST API. No account
 is needed: each session mints its own trial key on its first tool call (counted against your IP's
 ${c.TRIAL_MINTS_PER_HOUR} per hour), or uses the \`X-API-Key\` sent with \`initialize\`. A session lives on the server
 process that opened it: a session id it does not know (the session ended, or that process stopped) is 404, and the

@@ -9,6 +9,7 @@ import { ErrorBody } from '../../schemas/common.ts';
 import { GenerateResponse, type GenerateRequest } from '../../schemas/generation.ts';
 import { DeployedList } from '../../schemas/live.ts';
 import { OneShotDone, OneShotStep, type OneShotRequest } from '../../schemas/oneshot.ts';
+import { OptimizeJobView, OptimizeProgress, OptimizeStart, type OptimizeRequest } from '../../schemas/optimize.ts';
 import { ModelList } from '../../schemas/training.ts';
 
 /** A refusal of the REST API (its `{error, code}` body), or a one_shot stream that ended in `error`. */
@@ -87,6 +88,32 @@ export class ApiClient {
       }
     }
     throw new ApiError(502, 'the one_shot stream ended without a result: see list_deployed, the pipeline may still finish');
+  }
+
+  /** POST /api/v1/optimize: the job is queued (charged by its size); follow it with followOptimize. */
+  startOptimize(body: z.input<typeof OptimizeRequest>, signal?: AbortSignal): Promise<z.infer<typeof OptimizeStart>> {
+    return this.json('POST', '/api/v1/optimize', OptimizeStart, { body, signal });
+  }
+
+  /**
+   * GET /api/v1/optimize/{id}/stream: hands each `progress` to `onProgress`, resolves with the
+   * `done` job view. A stream that ends without it (the service restarting) rejects, naming the
+   * job to poll: the optimisation itself goes on.
+   */
+  async followOptimize(id: number, onProgress: (progress: OptimizeProgress) => void, signal?: AbortSignal): Promise<OptimizeJobView> {
+    const path = `/api/v1/optimize/${id}/stream`;
+    const res = await this.send('GET', path, { signal, timeout: false });
+    if (!res.ok) throw await this.refusal(res);
+    if (!res.body) throw new ApiError(502, 'optimize answered without a stream');
+    for await (const frame of readSse(res.body)) {
+      if (frame.event === 'progress') {
+        const progress = OptimizeProgress.safeParse(safeJson(frame.data));
+        if (progress.success) onProgress(progress.data);
+      } else if (frame.event === 'done') {
+        return parseAnswer(OptimizeJobView, safeJson(frame.data), `GET ${path} (done)`);
+      }
+    }
+    throw new ApiError(502, `the stream of optimisation ${id} ended before the job did; it goes on: GET /api/v1/optimize/${id} tells where it stands`);
   }
 
   private async json<S extends z.ZodType>(

@@ -9,6 +9,7 @@ import { KeyResponse, TrialKeyRequest } from '../../schemas/accounts.ts';
 import { GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
 import { DeployedList } from '../../schemas/live.ts';
 import { OneShotDone, OneShotRequest, type OneShotStep } from '../../schemas/oneshot.ts';
+import { OptimizeJobView, OptimizeRequest, type OptimizeProgress } from '../../schemas/optimize.ts';
 import { ModelList } from '../../schemas/training.ts';
 import { AppError } from '../errors.ts';
 import { ApiError, type ApiClient } from './api-client.ts';
@@ -27,6 +28,7 @@ export interface ToolContext {
 const INSTRUCTIONS =
   'signalforge turns a forex trading idea into strategy code, trains and backtests it on historical bars, and deploys ' +
   'it as a live signal. one_shot does all of it in one call (seconds, with progress notifications); ' +
+  'optimize searches a strategy’s parameters walk-forward and says whether the best is real; ' +
   'generate_strategy only writes the code; list_models and list_deployed show what this session’s key owns. ' +
   'Calls cost credits from the session’s key; a refusal comes back as an error result with the HTTP status.';
 
@@ -78,6 +80,51 @@ export function registerTools(server: McpServer, context: ToolContext): void {
           // Every progress notification goes out before the result, and a moment apart from it: the
           // SDK client handles a notification a microtask late and drops one that lands after the
           // result in the same read (its progress handler is gone by then).
+          await sent;
+          if (last >= 0) await new Promise((r) => setTimeout(r, 100));
+        }
+      }),
+  );
+
+  server.registerTool(
+    'optimize',
+    {
+      title: 'Optimise a strategy, walk-forward',
+      description:
+        'Searches a strategy’s parameters (`parameters`: stop_loss, take_profit, trailing stop, confidence_threshold, ' +
+        'pos_rules such as cooldown, session and day filters, model_type and model_params.*, indicator periods) by grid, ' +
+        'random or tpe search (`method`, `trials`) against `optimization` (a metric or plain language such as "maximise ' +
+        'profit factor with drawdown under 10 %"), walk-forward: chosen on the in-sample folds, tested on the last one. ' +
+        'Waits for the job (seconds to minutes by size; progress notifications count the trials run of those planned) and ' +
+        'returns it as GET /api/v1/optimize/{id} does: every trial’s parameters with in-sample and out-of-sample metrics, ' +
+        'chosen_trial, walk_forward, pbo (Probability of Backtest Overfitting), degradation, and `robustness` — the chosen ' +
+        'trial’s robustness report with its verdict (robust, inconclusive, overfit) and reasons: tell the user the verdict ' +
+        'before suggesting to use the result. `save_as` (and `deploy`) saves the chosen trial as a model. Costs credits by ' +
+        'size (per trial, more when the space changes the model); a cancelled call does not stop the job (DELETE ' +
+        '/api/v1/optimize/{id} does, refunding the trials not run).',
+      inputSchema: OptimizeRequest.shape,
+      outputSchema: OptimizeJobView.shape,
+      annotations: { title: 'Optimise a strategy, walk-forward', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async (args, extra) =>
+      run(context, async () => {
+        const progressToken = extra._meta?.progressToken;
+        const started = await api.startOptimize(args, extra.signal);
+        // Progress is the trials run (done or failed) of those planned; it must increase.
+        let last = -1;
+        let sent: Promise<unknown> = Promise.resolve();
+        const onProgress = (p: OptimizeProgress) => {
+          const ran = p.trials_done + p.trials_failed;
+          if (progressToken === undefined || ran <= last) return;
+          last = ran;
+          const message = `${ran} of ${p.trials_planned} trials${p.stage ? `: ${p.stage}` : ''}`;
+          const notification = { method: 'notifications/progress' as const, params: { progressToken, progress: ran, total: p.trials_planned, message } };
+          sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+        };
+        try {
+          return await api.followOptimize(started.optimize_id, onProgress, extra.signal);
+        } finally {
+          // As one_shot: every notification before the result, a moment apart from it.
           await sent;
           if (last >= 0) await new Promise((r) => setTimeout(r, 100));
         }

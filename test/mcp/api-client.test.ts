@@ -11,6 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ApiClient, ApiError } from '../../src/mcp/api-client.ts';
 import { buildMcpServer } from '../../src/mcp/tools.ts';
+import { OptimizeJobView } from '../../schemas/optimize.ts';
+import { robustnessReport } from '../helpers/robustness-report.ts';
 import { callTool } from './mcp-helpers.ts';
 
 const STATS = { n: 3, wins: 2, losses: 1, wr: 2 / 3, ret: 0.01, pf: 2, rr: 1, expect: 3.3, mdd: -0.002, np: 10, avg: 0.003, best: 0.006, worst: -0.003 };
@@ -58,11 +60,58 @@ const STEPS = [
   { stage: 'deploy', pct: 100, msg: 'live' },
 ];
 
+const OBJECTIVE = { metric: 'pf', direction: 'maximize', constraints: [], echo: 'maximise pf' };
+const TRIAL = (trial: number, state: 'done' | 'failed') => ({
+  trial,
+  params: { stop_loss: 10 + trial },
+  state,
+  ...(state === 'failed' ? { error: 'ValueError: boom' } : {}),
+  in_sample: state === 'done' ? { ...STATS, sharpe: 0.01 } : null,
+  out_of_sample: state === 'done' ? { ...STATS, sharpe: -0.01 } : null,
+  value: state === 'done' ? 2 : null,
+  feasible: state === 'done' ? true : null,
+});
+/** GET /optimize/{id} of a finished job, as its stream's `done` carries it. */
+const OPTIMIZED = OptimizeJobView.parse({
+  optimize_id: 5,
+  status: 'done',
+  symbol: 'EURUSD',
+  timeframe: '15min',
+  method: 'grid',
+  objective: OBJECTIVE,
+  trials_planned: 3,
+  trials_done: 2,
+  trials_failed: 1,
+  credits_charged: 3,
+  credits_refunded: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  started_at: '2026-01-01T00:00:01.000Z',
+  finished_at: '2026-01-01T00:00:09.000Z',
+  stage: null,
+  folds: [{ from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z', bars: 96 }],
+  trials: [TRIAL(0, 'done'), TRIAL(1, 'failed'), TRIAL(2, 'done')],
+  chosen_trial: 0,
+  walk_forward: null,
+  pbo: { pbo: 0.7, slices: 16, logits: [-0.4, 0.2] },
+  degradation: { slope: -0.3, intercept: 0.1, points: 2 },
+  robustness: robustnessReport('overfit'),
+  saved: null,
+});
+const PROGRESS = [
+  { optimize_id: 5, status: 'queued', stage: null, trials_planned: 3, trials_done: 0, trials_failed: 0, best_value: null, last_trial: null },
+  { optimize_id: 5, status: 'running', stage: 'fitting', trials_planned: 3, trials_done: 0, trials_failed: 0, best_value: null, last_trial: null },
+  { optimize_id: 5, status: 'running', stage: 'trials', trials_planned: 3, trials_done: 1, trials_failed: 0, best_value: 2, last_trial: TRIAL(0, 'done') },
+  { optimize_id: 5, status: 'running', stage: 'trials', trials_planned: 3, trials_done: 1, trials_failed: 1, best_value: 2, last_trial: TRIAL(1, 'failed') },
+  { optimize_id: 5, status: 'running', stage: 'trials', trials_planned: 3, trials_done: 2, trials_failed: 1, best_value: 2, last_trial: TRIAL(2, 'done') },
+];
+
 describe('MCP tools on a scripted REST API', () => {
   let server: Server;
   let url: string;
   const keys: string[] = [];
   let mode: 'ok' | 'held' | 'error' | 'broke' | 'cut' = 'ok';
+  /** Bodies POSTed to /api/v1/optimize. */
+  const optimizeBodies: unknown[] = [];
 
   before(async () => {
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -93,6 +142,22 @@ describe('MCP tools on a scripted REST API', () => {
           setImmediate(next);
         };
         next();
+        return;
+      }
+      if (req.url === '/api/v1/optimize' && req.method === 'POST') {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          optimizeBodies.push(JSON.parse(body));
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ optimize_id: 5, status: 'queued', trials_planned: 3, credits_charged: 3, objective: OBJECTIVE }));
+        });
+        return;
+      }
+      if (req.url === '/api/v1/optimize/5/stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const frames = PROGRESS.map((p) => `event: progress\ndata: ${JSON.stringify(p)}\n\n`).join('');
+        res.end(mode === 'cut' ? frames : `${frames}event: done\ndata: ${JSON.stringify(OPTIMIZED)}\n\n`);
         return;
       }
       if (req.url === '/api/v1/models') {
@@ -160,6 +225,33 @@ describe('MCP tools on a scripted REST API', () => {
     assert.equal(held.data.robustness.verdict, 'overfit');
     const bad = await callTool(client, 'one_shot', { prompt: 'rsi', deploy_if: 'sometimes' });
     assert.ok(bad.result.isError, 'a deploy_if the schema does not know is refused');
+    mode = 'ok';
+    await client.close();
+  });
+
+  it('optimize: POSTs the request, follows the job’s stream as progress (trials run of those planned), returns the job with its robustness verdict', async () => {
+    mode = 'ok';
+    const client = await connect();
+    const args = { code: 'def feature_engineering(df, close, open_, high, low):\n    return df\n', parameters: { stop_loss: { type: 'float', low: 10, high: 12, step: 1 } }, method: 'grid', optimization: 'maximise pf' };
+    const res = await callTool(client, 'optimize', args);
+    assert.equal(res.error, null, JSON.stringify(res.error));
+    assert.deepEqual((optimizeBodies.at(-1) as Record<string, unknown>).parameters, args.parameters, 'the request goes to POST /api/v1/optimize');
+    assert.deepEqual(
+      res.progress.map((p) => [p.progress, p.total, p.message]),
+      [
+        [0, 3, '0 of 3 trials'],
+        [1, 3, '1 of 3 trials: trials'],
+        [2, 3, '2 of 3 trials: trials'],
+        [3, 3, '3 of 3 trials: trials'],
+      ],
+    );
+    assert.deepEqual(res.data, JSON.parse(JSON.stringify(OPTIMIZED)));
+    assert.equal(res.data.robustness.verdict, 'overfit');
+    assert.deepEqual(res.data.robustness.reasons, robustnessReport('overfit').reasons);
+    mode = 'cut';
+    const cut = await callTool(client, 'optimize', args);
+    assert.equal(cut.error?.code, 502);
+    assert.match(cut.error!.error, /GET \/api\/v1\/optimize\/5 tells where it stands/);
     mode = 'ok';
     await client.close();
   });

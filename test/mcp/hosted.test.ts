@@ -9,6 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
 import { OneShotDone, OneShotRequest } from '../../schemas/oneshot.ts';
+import { OptimizeJobView, OptimizeRequest } from '../../schemas/optimize.ts';
+import { summariseRobustness } from '../../schemas/robustness-summary.ts';
+import { strategyCode } from '../helpers/strategies.ts';
 import { checkStrategyCode } from '../../src/sandbox/static-check.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { assertProgress, callTool, ONE_SHOT_ARGS, spyOnMints } from './mcp-helpers.ts';
@@ -55,16 +58,21 @@ describe('hosted MCP at /mcp', () => {
     assert.equal(await res.text(), 'ok');
   });
 
-  it('lists one_shot, list_models, list_deployed and generate_strategy with the REST request schemas', async () => {
+  it('lists one_shot, optimize, list_models, list_deployed and generate_strategy with the REST request schemas', async () => {
     const { client } = await connect();
     assert.equal(client.getServerVersion()?.name, 'signalforge');
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    assert.deepEqual([...byName.keys()].sort(), ['generate_strategy', 'list_deployed', 'list_models', 'one_shot']);
+    assert.deepEqual([...byName.keys()].sort(), ['generate_strategy', 'list_deployed', 'list_models', 'one_shot', 'optimize']);
     const oneShot = byName.get('one_shot')!;
     assert.deepEqual(Object.keys(oneShot.inputSchema.properties ?? {}).sort(), Object.keys(OneShotRequest.shape).sort());
     assert.deepEqual(oneShot.inputSchema.required, ['prompt']);
     assert.deepEqual((oneShot.inputSchema.properties as any).timeframe.enum, ['1min', '5min', '15min', '1h']);
+    assert.ok((oneShot.inputSchema.properties as any).deploy_if.enum.includes('not_overfit'), 'one_shot takes deploy_if');
+    const optimize = byName.get('optimize')!;
+    assert.deepEqual(Object.keys(optimize.inputSchema.properties ?? {}).sort(), Object.keys(OptimizeRequest.shape).sort());
+    assert.ok(optimize.inputSchema.required?.includes('code') && optimize.inputSchema.required.includes('parameters'));
+    assert.ok('robustness' in (optimize.outputSchema?.properties ?? {}), 'optimize returns the robustness report');
     const generate = byName.get('generate_strategy')!;
     assert.deepEqual(Object.keys(generate.inputSchema.properties ?? {}).sort(), Object.keys(GenerateRequest.shape).sort());
     for (const name of ['list_models', 'list_deployed']) {
@@ -150,6 +158,11 @@ describe('hosted MCP at /mcp', () => {
     const user = minted.at(-1)!;
     assert.match(done.stem, new RegExp(`^${user.user.user_id}_EURUSD_1min_`));
     assert.deepEqual(done.channels, ['sse']);
+    // Is the edge real? The verdict of the model's own report, with its reasons.
+    assert.equal(done.deployed, true);
+    const results = await sf.api('GET', `/api/v1/results/${encodeURIComponent(done.stem)}`, { key: user.apiKey });
+    assert.deepEqual(done.robustness, summariseRobustness(results.body.robustness), 'one_shot returns the verdict of the model’s report');
+    assert.ok(done.robustness!.reasons.length > 0, 'with its reasons');
 
     const models = await callTool(client, 'list_models');
     const restModels = await sf.api('GET', '/api/v1/models', { key: user.apiKey });
@@ -160,6 +173,32 @@ describe('hosted MCP at /mcp', () => {
     const deployed = await callTool(client, 'list_deployed');
     assert.deepEqual(deployed.data, (await sf.api('GET', '/api/v1/deployed', { key: user.apiKey })).body);
     assert.equal(deployed.data.deployed[0].model, done.stem);
+  });
+
+  it('optimize: runs the optimisation through POST /api/v1/optimize, with progress to the trials planned, and returns the job as REST has it, with the chosen trial’s verdict', async () => {
+    const { client } = await connect();
+    const args = {
+      code: strategyCode(),
+      symbol: 'EURUSD',
+      timeframe: '1min',
+      parameters: { confidence_threshold: { type: 'choice', values: [0.5, 0.55] } },
+      method: 'grid',
+      optimization: 'maximise return',
+      walk_forward: { folds: 2, scheme: 'anchored', embargo: 0 },
+    };
+    const res = await callTool(client, 'optimize', args, 240_000);
+    assert.equal(res.error, null, JSON.stringify(res.error));
+    const job = OptimizeJobView.parse(res.data);
+    assert.equal(job.status, 'done', job.error);
+    assert.equal(job.trials_planned, 2);
+    assert.equal(job.trials.length, 2);
+    assert.ok(job.robustness, 'the chosen trial’s robustness report');
+    assert.ok(['robust', 'inconclusive', 'overfit'].includes(job.robustness!.verdict));
+    assert.ok(res.progress.length >= 1 && res.progress.every((p) => p.total === 2), JSON.stringify(res.progress));
+    for (let i = 1; i < res.progress.length; i++) assert.ok(res.progress[i]!.progress > res.progress[i - 1]!.progress);
+    const user = minted.at(-1)!;
+    const rest = await sf.api('GET', `/api/v1/optimize/${job.optimize_id}`, { key: user.apiKey });
+    assert.deepEqual(res.data, rest.body, 'the tool answers what GET /api/v1/optimize/{id} answers');
   });
 
   it('out of credits: an error result with the 402 and how to get credits', async () => {
