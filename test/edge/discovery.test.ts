@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../src/optimize/index.ts';
 import { BASELINE_RUNS, MIN_TRADES, SIGNIFICANCE_P } from '../../src/robustness/index.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -46,6 +47,10 @@ describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml
     }
     assert.equal(listed.get('POST /api/v1/one_shot').credits, 2 + 7, 'one_shot: offline generation + the fee');
     assert.equal(listed.get('POST /api/v1/generate').credits, 2);
+    if (listed.has('POST /api/v1/optimize')) {
+      assert.equal(listed.get('POST /api/v1/optimize').credits, ENGINE_TRIAL_CREDITS, 'an optimisation costs at least one engine trial');
+      assert.match(listed.get('POST /api/v1/optimize').credits_note, new RegExp(`${MODEL_TRIAL_CREDITS} per trial when the space changes the model`));
+    }
     assert.equal(listed.get('POST /api/v1/generate/from-template').credits, 3);
     assert.equal(listed.get('GET /api/v1/ohlc').credits, 0);
     assert.equal(listed.get('POST /api/v1/indicators/custom').credits, 1, 'a custom indicator costs its credit');

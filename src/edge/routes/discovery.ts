@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import { costsFrom, CUSTOM_INDICATOR_CREDITS, describeCosts } from '../../generation/index.ts';
+import { ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../optimize/index.ts';
 import { Catalogue } from '../../../schemas/discovery.ts';
 import { buildAiPlugin, buildCatalogue, buildLlmsTxt, buildSitemap, type CostTable } from '../web/discovery.ts';
 import type { App } from '../types.ts';
@@ -22,7 +23,11 @@ export function costTable(config: DiscoveryRoutesDeps['config']): CostTable {
     'POST /api/v1/generate/from-template': { credits: costs.template },
     'POST /api/v1/one_shot': {
       credits: costs.offline + config.ONE_SHOT_FEE,
-      note: `generation (${describeCosts(costs)}) plus a pipeline fee of ${config.ONE_SHOT_FEE}; none but a training-compute run with your own code`,
+      note: `generation (${describeCosts(costs)}) plus a pipeline fee of ${config.ONE_SHOT_FEE}; none but a training-compute run with your own code; the fee is refunded when deploy_if keeps the model off live`,
+    },
+    'POST /api/v1/optimize': {
+      credits: ENGINE_TRIAL_CREDITS,
+      note: `${ENGINE_TRIAL_CREDITS} per trial when every parameter is an engine parameter, ${MODEL_TRIAL_CREDITS} per trial when the space changes the model; charged at the start, the trials not run refunded`,
     },
     'POST /api/v1/indicators/custom': { credits: CUSTOM_INDICATOR_CREDITS, note: 'refunded when the script cannot run (422) or our retry fails too' },
   };
