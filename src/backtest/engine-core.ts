@@ -122,7 +122,7 @@ export class EngineCore {
   /** Open shorts are marked at the ask (fill_at_bid_ask). */
   protected markAtAsk = false;
 
-  /** @param keep 'pnl': log each closed trade's P&L only (TradeStats, no trades to read: the sweep). */
+  /** @param keep 'pnl': log each closed trade's P&L and entry time only (TradeStats, no trades to read: the sweep). */
   constructor(opts: EngineOptions, keep: 'trades' | 'pnl' = 'trades') {
     checkOptions(opts);
     const { instrument, lotSize, maxPositions } = opts;
@@ -409,7 +409,7 @@ export class EngineCore {
     const gross = z0(this.baseUsd ? quotePnl / price : quotePnl);
     const swap = nights === 0 ? 0 : z0(nights * (side > 0 ? this.swapLongNight : this.swapShortNight));
     const pnl = z0(gross - 2 * this.commissionSide + swap);
-    const o = this.log.append(pnl);
+    const o = this.log.append(pnl, this.pEntryTs[k]!);
     const d = this.log.data;
     d[o + F_SIDE] = side;
     d[o + F_REASON] = how & 3;

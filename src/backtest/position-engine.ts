@@ -20,6 +20,11 @@ export class PositionEngine extends EngineCore {
     return this.log.pnls();
   }
 
+  /** The entry time of each trade closedTrades() would give, in the same order (a view, like closedPnls()). */
+  closedEntryTimes(): Float64Array {
+    return this.log.entryTimes();
+  }
+
   /** How many trades closedTrades() would give. */
   get closedCount(): number {
     return this.log.length;

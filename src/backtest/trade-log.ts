@@ -56,17 +56,25 @@ const CHUNK_ROWS = 1 << CHUNK_SHIFT;
 const GROWING = CHUNK_SHIFT - FIRST_SHIFT + 1;
 const GROWING_ROWS = FIRST_ROWS * ((1 << GROWING) - 1);
 
+/** A column twice as long, with the values so far. */
+function grown(column: Float64Array): Float64Array<ArrayBuffer> {
+  const out = new Float64Array(2 * column.length);
+  out.set(column);
+  return out;
+}
+
 export class TradeLog {
   /** The chunk the last append() reserved a row in (rows of ROW fields). Chunks never move or grow. */
   data: Float64Array;
   private readonly chunks: Float64Array[];
-  /** Every trade's net P&L, in order (kept also when the rows are not). */
+  /** Every trade's net P&L and entry time, in order (kept also when the rows are not). */
   private pnl = new Float64Array(FIRST_ROWS);
+  private entryTs = new Float64Array(FIRST_ROWS);
   private n = 0;
   private free: number;
 
   /**
-   * @param rows false: keep the P&L alone (pnls()); the rows are written to one scratch row and
+   * @param rows false: keep the P&L and entry time alone (pnls(), entryTimes()); the rows are written to one scratch row and
    *             dropped, so get() / toArray() refuse (the sweep's trials, which need only TradeStats).
    */
   constructor(
@@ -82,15 +90,15 @@ export class TradeLog {
     return this.n;
   }
 
-  /** Records a trade of net P&L `pnl`; returns the offset in `data` of its row (read `data` after calling). */
-  append(pnl: number): number {
+  /** Records a trade of net P&L `pnl` entered at `entryTs`; returns the offset in `data` of its row (read `data` after calling). */
+  append(pnl: number, entryTs: number): number {
     const k = this.n++;
     if (k === this.pnl.length) {
-      const grown = new Float64Array(2 * k);
-      grown.set(this.pnl);
-      this.pnl = grown;
+      this.pnl = grown(this.pnl);
+      this.entryTs = grown(this.entryTs);
     }
     this.pnl[k] = pnl;
+    this.entryTs[k] = entryTs;
     if (!this.rows) return 0;
     if (this.free === 0) {
       const c = this.chunks.length;
@@ -108,9 +116,14 @@ export class TradeLog {
     return this.pnl.subarray(0, this.n);
   }
 
+  /** The entry time of every trade, in order (a view, like pnls()). */
+  entryTimes(): Float64Array {
+    return this.entryTs.subarray(0, this.n);
+  }
+
   /** Appends a trade read back from a snapshot (its derived fields are recomputed, not trusted). */
   pushTrade(t: ClosedTrade): void {
-    const o = this.append(t.pnl);
+    const o = this.append(t.pnl, t.entryTs);
     const d = this.data;
     d[o + F_SIDE] = t.side;
     d[o + F_REASON] = REASONS.indexOf(t.reason);

@@ -1,6 +1,6 @@
 /**
  * sweepBacktests: every trial of one batched pass gives, to the bit, what runBacktest gives that
- * trial alone — its trades, tradeStats of them and its equity at the marks — on real 15-minute
+ * trial alone — its trades (or their P&L and entry times), tradeStats of them and its equity at the marks — on real 15-minute
  * EURUSD and USDJPY bars (HistData 2017, ../shared/data/fx, with their 1-minute bars for the
  * intrabar resolver) and on seeded synthetic markets, for trials across every option: levels in
  * pips / pct / usd, trails in pct / pips / atr, thresholds, cooldowns, directions, max positions,
@@ -172,6 +172,10 @@ function assertSameAsRunBacktest(bars: BarColumns, trials: readonly SweepTrial[]
     assert.equal(lean.trades, undefined, `${where} trial ${t}: trades made though not asked for`);
     assert.deepStrictEqual(lean.stats, stats, `${where} trial ${t}: stats differ (P&L-only log, block 7)`);
     assert.equal(lean.tradeCount, run.tradeCount);
+    for (const r of [got, lean]) {
+      assert.deepStrictEqual(r.pnl, Float64Array.from(run.trades, (x) => x.pnl), `${where} trial ${t}: P&L column differs`);
+      assert.deepStrictEqual(r.entryTs, Float64Array.from(run.trades, (x) => x.entryTs), `${where} trial ${t}: entry times differ`);
+    }
     assert.deepStrictEqual(lean.markEquity, expectedMarks, `${where} trial ${t}: marks differ (P&L-only log, block 7)`);
     trades += run.tradeCount;
   });

@@ -153,6 +153,11 @@ export const benchmark: Benchmark = {
     const sweepMs = medianOf(times);
     const sweepCpuMs = medianOf(cpuTimes);
 
+    // With `trades: true` (each trial's ClosedTrade objects made, as a caller needing trade lists asks): once.
+    const t1 = performance.now();
+    sweepBacktests(bars, trials, range, { marks, trades: true });
+    const withTradesMs = performance.now() - t1;
+
     // The same 1,000 trials one runBacktest (+ tradeStats) each, once (the engine's code is warm from the sweep).
     const separate: number[] = [];
     let mismatches = 0;
@@ -187,6 +192,7 @@ export const benchmark: Benchmark = {
         sweep_cpu_s: round(sweepCpuMs / 1000),
         bar_steps_per_s: stepsPerS,
         bar_steps_per_cpu_s: Math.round(steps / (sweepCpuMs / 1000)),
+        sweep_with_trade_objects_s: round(withTradesMs / 1000),
         separate_runbacktest_s: round(separateMs / 1000),
         speedup_vs_separate: round(separateMs / sweepMs, 2),
         loadavg_1m: round(loadavg()[0]!, 2),
