@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CapsResponse } from '../../schemas/accounts.ts';
 import { OneShotDone } from '../../schemas/oneshot.ts';
+import { summariseRobustness } from '../../schemas/robustness-summary.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 
@@ -56,6 +57,11 @@ describe('POST /one_shot', () => {
     assert.deepEqual(done.channels, ['sse']);
     const results = await sf.api('GET', `/api/v1/results/${encodeURIComponent(done.stem)}`, { key });
     assert.deepEqual(done.metrics, results.body.metrics.test);
+    // Is the edge real? The model's own verdict, said in a train step before the deploy and carried by done.
+    assert.equal(done.deployed, true);
+    assert.deepEqual(done.robustness, summariseRobustness(results.body.robustness));
+    const verdictStep = steps.findIndex((s) => s.stage === 'train' && s.msg.includes(done.robustness!.reasons[0]!));
+    assert.ok(verdictStep >= 0 && verdictStep < steps.findIndex((s) => s.stage === 'deploy'), `the verdict is said before the deploy: ${JSON.stringify(steps)}`);
     assert.match(results.body.features.join(','), /rsi/i, 'the generated features follow the prompt');
     const deployed = await sf.api('GET', '/api/v1/deployed', { key });
     assert.equal(deployed.body.deployed[0].model, done.stem);
