@@ -211,6 +211,8 @@ export class OptimizeRunner {
       const sharpes = done.map((t) => outcomes.get(t.trial)!.inSample.sharpe);
       const mean = sharpes.reduce((a, b) => a + b, 0) / sharpes.length;
       const variance = sharpes.length > 1 ? sharpes.reduce((a, b) => a + (b - mean) ** 2, 0) / (sharpes.length - 1) : undefined;
+      // The trials' Sharpes are of period returns (about a day of bars each), the report's of bar returns.
+      const sharpePeriodBars = (last.to - folds[0]!.from) / outcomes.get(done[0]!.trial)!.periodReturns.length;
       robustness = robustnessReport({
         bars: prepared.bars,
         test,
@@ -218,7 +220,7 @@ export class OptimizeRunner {
         options: sweep.options,
         timeframe: job.request.timeframe,
         walkForward: chosenFolds(job, prepared, sweep),
-        trials: { n: trials.length, sharpeVariance: variance },
+        trials: { n: trials.length, sharpeVariance: variance, sharpePeriodBars },
         pbo: pbo?.pbo,
         seed: job.request.seed,
       });
