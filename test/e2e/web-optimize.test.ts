@@ -28,7 +28,7 @@ describe('the optimisation page in a browser', () => {
   }
 
   before(async () => {
-    [sf, browser] = await Promise.all([startTestService({ TRIAL_MINTS_PER_HOUR: '100', HISTORY_DAYS: '4' }), launchBrowser()]);
+    [sf, browser] = await Promise.all([startTestService({ TRIAL_MINTS_PER_HOUR: '100', HISTORY_DAYS: '4', TRIAL_CREDITS: '1000' }), launchBrowser()]);
     key = (await sf.mintKey('optimiser')).api_key;
     stem = (await trainModel(sf, key)).model_stem;
   });
@@ -133,6 +133,39 @@ describe('the optimisation page in a browser', () => {
     assert.equal(await page.getAttribute('#optimisation h2 a', 'href'), `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`);
     assert.equal(await page.locator('#optimisation #pbo').count(), 1);
     await screenshot('optimize-saved-model');
+    assert.deepEqual(problems, []);
+  });
+
+  it('an objective the service cannot read is shown as text in its 422', async () => {
+    const { page, problems } = await openOptimizePage();
+    await page.fill('input[name=optimization]', 'maximise <img src=x onerror=alert(1)> luck');
+    await page.click('#start-optimize');
+    await page.waitForSelector('#optimize-status.error');
+    assert.match((await page.textContent('#optimize-status'))!, /HTTP 422/);
+    assert.equal(await page.locator('#optimize img').count(), 0, 'no element came from the objective');
+    assert.deepEqual(problems.filter((p) => !/status of 422/.test(p)), [], 'no dialog opened');
+  });
+
+  it('cancelling a running optimisation from the page ends it cancelled, with the trials not run refunded', async () => {
+    const { page, problems, screenshot } = await openOptimizePage();
+    // Model parameters refit the fold models for every value: slow enough to cancel midway.
+    await page.check('tr[data-param="model_params.n_estimators"] input[type=checkbox]');
+    await page.selectOption('select[name=method]', 'random');
+    await page.fill('input[name=trials]', '40');
+    await page.fill('input[name=optimization]', 'sharpe');
+    await page.click('#start-optimize');
+    await page.waitForSelector('#cancel-optimize, #optimize-status.error');
+    assert.equal(await page.locator('#optimize-status.error').count(), 0, (await page.textContent('#optimize-status'))!);
+    const id = Number(await page.getAttribute('#optimize-job', 'data-optimize-id'));
+    await page.click('#cancel-optimize');
+    await page.waitForFunction(() => ['done', 'failed', 'cancelled'].includes(document.getElementById('optimize-job')?.dataset.status ?? ''), undefined, { timeout: 240_000 });
+    const view = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${id}`, { key })).body);
+    assert.equal(view.status, 'cancelled');
+    assert.equal(await page.getAttribute('#optimize-job', 'data-status'), 'cancelled');
+    assert.ok(view.credits_refunded > 0, 'trials were left unrun');
+    assert.match((await page.textContent('#optimize-summary'))!, new RegExp(`${view.credits_charged} credits charged, ${view.credits_refunded} refunded$`));
+    assert.equal(await page.locator('#optimize-job .trial-list tbody tr').count(), Math.min(50, view.trials.length), 'the trials that ran are listed');
+    await screenshot('optimize-cancelled');
     assert.deepEqual(problems, []);
   });
 });

@@ -131,7 +131,7 @@ function entryVerdict(entry: CommunityEntry): HTMLElement {
     h(
       'p',
       { class: 'muted' },
-      `Deflated Sharpe ${r.dsr.toFixed(3)} (p-value ${r.dsr_p_value.toFixed(3)} across ${r.trials} variants tried) · Sharpe ${r.sharpe_annualised.toFixed(2)} annualised · random-entry p-value ${r.random_p_value.toFixed(3)}` +
+      `Deflated Sharpe ${r.dsr.toFixed(3)} (p-value ${r.dsr_p_value.toFixed(3)} across ${r.trials} variant${r.trials === 1 ? '' : 's'} tried) · Sharpe ${r.sharpe_annualised.toFixed(2)} annualised · random-entry p-value ${r.random_p_value.toFixed(3)}` +
         (r.folds === null ? '' : ` · ${r.folds_profitable} of ${r.folds} walk-forward folds profitable`),
     ),
   );

@@ -309,12 +309,19 @@ async function follow(id: number, stem: string, results: Results, box: HTMLEleme
     });
   }
   // A stream that ended early (or was refused) still leaves the job readable.
-  const final: OptimizeJobView = view ?? (await call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`));
+  let final: OptimizeJobView = view ?? (await call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`));
+  // The refund of trials not run is written just after the job ends, and the stream's done frame
+  // can come first: read the job again (briefly) so the page does not show a refund as missing.
+  for (let i = 0; i < 5 && (final.status === 'cancelled' || final.status === 'failed') && !final.credits_refunded && final.trials_done + final.trials_failed < final.trials_planned; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    final = await call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`);
+  }
   metric = final.objective.metric;
   echo.textContent = `Objective read as: ${final.objective.echo}`;
   if (final.status === 'queued' || final.status === 'running') {
     // The stream closed while the job still runs: read it again shortly.
-    setTimeout(() => void follow(id, stem, results, box, final.objective), 2000);
+    const objective = final.objective;
+    setTimeout(() => void follow(id, stem, results, box, objective), 2000);
     return;
   }
   showResult(final, stem, results, box);

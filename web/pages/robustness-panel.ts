@@ -62,7 +62,7 @@ function significance(r: RobustnessReport): HTMLElement {
     h('h3', {}, 'Sharpe, deflated for the variants tried'),
     figures([
       ['Sharpe (annualised)', s.sharpe_annualised.toFixed(2), `${s.sharpe.toFixed(4)} per bar over ${s.observations.toLocaleString('en')} out-of-sample bars`],
-      ['Deflated Sharpe', s.dsr.toFixed(3), `probability the true Sharpe beats ${s.expected_max_sharpe.toFixed(4)} per bar, what the best of ${s.trials} unskilled variants would show by luck · p-value ${p(s.p_value)}`],
+      ['Deflated Sharpe', s.dsr.toFixed(3), `probability the true Sharpe beats ${s.expected_max_sharpe.toFixed(4)} per bar, ${s.trials === 1 ? 'what one unskilled variant' : `what the best of ${s.trials} unskilled variants`} would show by luck · p-value ${p(s.p_value)}`],
       ['Probabilistic Sharpe', s.psr.toFixed(3), 'probability the true Sharpe is above 0, given the skewness and kurtosis of the returns'],
       ['N trials', String(s.trials), 'variants of this strategy tried on this symbol and timeframe (this one included)'],
       ['Skewness · kurtosis', `${s.skewness.toFixed(2)} · ${s.kurtosis.toFixed(2)}`, 'of the per-bar returns (a normal distribution: 0 · 3)'],
