@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
  * bundle under hashed names cached for a year and sent compressed, user text escaped.
  */
 
-const PAGES = ['/', '/quick-deploy', '/market', '/account', '/sign-in', '/recover', '/account/claim', '/account/sessions', '/models/1_EURUSD_15min_Model%201', '/community', '/community/1', '/pulse'];
+const PAGES = ['/', '/quick-deploy', '/market', '/account', '/sign-in', '/recover', '/account/claim', '/account/sessions', '/models/1_EURUSD_15min_Model%201', '/models/1_EURUSD_15min_Model%201/optimize', '/community', '/community/1', '/pulse'];
 
 /** Every <script> tag of a page: its src, or null for an inline one. */
 const scriptsOf = (page: string) => [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)].map((m) => ({ src: /\bsrc="([^"]+)"/.exec(m[1]!)?.[1] ?? null, body: m[2]! }));
