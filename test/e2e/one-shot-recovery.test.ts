@@ -77,6 +77,41 @@ describe('one_shot across a crash of the service', () => {
     assert.equal(bad.body.code, 400);
   });
 
+  it('killed during the train step with deploy_if robust: after the restart the same guard decides, by the model’s own verdict', async () => {
+    const url0 = running!.url;
+    const minted = await callChild(url0, 'POST', '/api/v1/key/trial', undefined, { username: 'crashy3' });
+    const key: string = minted.body.api_key;
+    const stream = await oneShot(url0, key, { prompt: 'RSI mean reversion on EURUSD 1min', deploy_if: 'robust' });
+    const frames = await readSse(stream, (f) => f.some((x) => x.event === 'step' && /train job \d+ queued/.test(x.data)), 60_000);
+    const jobId = Number(/train job (\d+) queued/.exec(frames.find((x) => /train job \d+ queued/.test(x.data))!.data)![1]);
+    const charged = (await callChild(url0, 'GET', '/api/v1/key/usage', key)).body.balance;
+
+    const url = await restart();
+    const job = await eventually(
+      'the one_shot outcome on the job',
+      async () => {
+        const j = (await callChild(url, 'GET', `/api/v1/train/${jobId}`, key)).body;
+        return j.one_shot && j.one_shot.status !== 'running' ? j : null;
+      },
+      120_000,
+    );
+    assert.equal(job.status, 'done', job.error);
+    const verdict = job.robustness.verdict;
+    const deployed = (await callChild(url, 'GET', '/api/v1/deployed', key)).body;
+    const usage = (await callChild(url, 'GET', '/api/v1/key/usage', key)).body;
+    if (verdict === 'robust') {
+      assert.equal(job.one_shot.status, 'deployed', JSON.stringify(job.one_shot));
+      assert.equal(deployed.count, 1);
+    } else {
+      assert.equal(job.one_shot.status, 'not_deployed', JSON.stringify(job.one_shot));
+      assert.match(job.one_shot.reason, new RegExp(`verdict is ${verdict}.*deploy_if is robust`));
+      assert.equal(deployed.count, 0, 'kept off live');
+      assert.equal(usage.balance, charged + FEE, 'the fee refunded');
+      const models = (await callChild(url, 'GET', '/api/v1/models', key)).body;
+      assert.deepEqual(models.models.map((m: any) => m.name), [job.model_stem], 'the model kept');
+    }
+  });
+
   it('killed while the strategy is written: after the restart the fee is refunded with the reason', async () => {
     const url0 = running!.url;
     const minted = await callChild(url0, 'POST', '/api/v1/key/trial', undefined, { username: 'crashy2' });
