@@ -69,7 +69,7 @@ export const OneShotDone = z
       .describe('The model’s live signal stream (GET, SSE, with your X-API-Key); null only when deploy_if kept the model off live (never with the default `always`)'),
     model: z.string().describe('Display name'),
     stem: z.string(),
-    channels: z.array(Channel),
+    channels: z.array(Channel).describe('Channels the deployment delivers to; empty when deploy_if kept the model off live'),
     metrics: TradeStats.describe('Out-of-sample (test span) stats'),
     train_metrics: TradeStats.describe('In-sample (train span) stats'),
     job_id: z.number().int(),
