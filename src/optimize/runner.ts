@@ -125,16 +125,16 @@ export class OptimizeRunner {
   ): Promise<OptimizeTrial[]> {
     const failures = new Map<number, string>();
     const ready: Array<{ trial: number; params: ParamSet; sweep: SweepTrial }> = [];
-    await Promise.all(
-      batch.map(async ({ trial, params }) => {
-        try {
-          const pUp = await this.probabilities(job, prepared, variants, params, owner);
-          ready.push({ trial, params, sweep: engineTrial(prepared.base, params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver }) });
-        } catch (err) {
-          failures.set(trial, err instanceof Error ? err.message : String(err));
-        }
-      }),
-    );
+    // One variant's fit at a time: the pool runs one job per user at once anyway, and a user with
+    // jobs waiting has the one running lowered in priority (the fair share), which only slows the fits.
+    for (const { trial, params } of batch) {
+      try {
+        const pUp = await this.probabilities(job, prepared, variants, params, owner);
+        ready.push({ trial, params, sweep: engineTrial(prepared.base, params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver }) });
+      } catch (err) {
+        failures.set(trial, err instanceof Error ? err.message : String(err));
+      }
+    }
     ready.sort((a, b) => a.trial - b.trial);
     // The sweep runs on this process's event loop: in groups, yielding between them, so requests keep being served.
     const measured: TrialOutcome[] = [];
