@@ -38,7 +38,7 @@ export interface SweepOptions {
    * year of 15-minute bars make ~1.4 M objects, hundreds of MB): prefer `pnl` / `entryTs`.
    */
   trades?: boolean;
-  /** Bars per tile (see the file comment); any value gives the same results. */
+  /** Bars per tile (see the file comment; default 4,096); any value gives the same results. */
   block?: number;
 }
 
@@ -98,21 +98,29 @@ export function sweepBacktests(bars: BarColumns, trials: readonly SweepTrial[], 
 
   const last = to - 1;
   let nextMark = 0;
-  for (let start = from; start < to; ) {
-    // A tile ends at the next mark (its equity is read after the tile) or after `block` bars.
-    let end = Math.min(start + block, to);
-    const mark = nextMark < marks.length ? marks[nextMark]! : -1;
-    if (mark >= start && mark < end) end = mark + 1;
+  for (let start = from, end = from; start < to; start = end) {
+    end = Math.min(start + block, to);
+    // The marks inside this tile: each trial records them as it passes them (a tile is not cut at
+    // marks, so daily marks keep tiles long).
+    const firstMark = nextMark;
+    while (nextMark < marks.length && marks[nextMark]! < end) nextMark++;
     for (let t = 0; t < count; t++) {
       const engine = engines[t]!;
-      engine.stepRange(bars, start, end, signals[t]!, masks[t]!);
-      if (end === to) engine.finish(bars, last);
+      const sig = signals[t]!;
+      const mask = masks[t]!;
+      let i = start;
+      for (let j = firstMark; j < nextMark; j++) {
+        const m = marks[j]!;
+        engine.stepRange(bars, i, m + 1, sig, mask);
+        if (m === last) engine.finish(bars, last); // as runBacktest: the last bar's equity after the 'end' close
+        engine.writeEquity(bars, m, markEquity[t]!, j);
+        i = m + 1;
+      }
+      if (i < end) {
+        engine.stepRange(bars, i, end, sig, mask);
+        if (end === to) engine.finish(bars, last);
+      }
     }
-    if (mark === end - 1) {
-      for (let t = 0; t < count; t++) engines[t]!.writeEquity(bars, mark, markEquity[t]!, nextMark);
-      nextMark++;
-    }
-    start = end;
   }
 
   const results: SweepResult[] = new Array(count);

@@ -5,7 +5,8 @@
  * after the model's probabilities exist: p(up) is a fixed smooth function of past returns (a
  * logistic of the fast − slow EMA of the close over a running range), standing in for a model's.
  * Each threshold's signals are made once (toSignals) and shared by its trials, as an optimiser
- * would. Reported: the sweep's median wall time (after warm-up runs), engine bar-steps/s across
+ * would; equity is recorded about once a day (the marks an optimiser takes its period returns from).
+ * Reported: the sweep's median wall time (after warm-up runs), engine bar-steps/s across
  * the sweep (trials × bars / s; goal ≥ 25 M, i.e. ≤ 1 s), its CPU time, and, in the same run, the
  * time of 1,000 separate runBacktest calls (+ tradeStats of each, what /train does per run). The
  * load average is reported beside them: on a shared 2-core machine other work stretches the wall
@@ -121,7 +122,8 @@ export function sweepCase(): { bars: BarColumns; trials: SweepTrial[]; marks: In
     const signals = toSignals(pUp, threshold);
     for (const s of STOPS) for (const take of TAKES) for (const rules of POS_RULES) trials.push({ options: { ...base, ...rules, stop: s.stop, trail: s.trail, take }, signals });
   }
-  const marks = Int32Array.from({ length: 12 }, (_, k) => Math.floor(((k + 1) * n) / 12) - 1); // month ends, roughly
+  // about once a day (96 bars) and the last bar, as the optimiser records equity for its period returns
+  const marks = Int32Array.from({ length: Math.ceil(n / 96) }, (_, k) => Math.min(n - 1, (k + 1) * 96 - 1));
   return { bars, trials, marks };
 }
 
