@@ -10,6 +10,7 @@ import { ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../src/optimize/in
 import { startFixedMarketService } from '../helpers/fixed-market.ts';
 import type { TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
+import { waitForJob } from '../helpers/training.ts';
 
 const SPAN = { symbol: 'EURUSD', timeframe: '15min', start_date: '2014-05-01', end_date: '2014-05-09' };
 const CODE = strategyCode({ params: '{"n_estimators": 20, "max_depth": 4}' });
@@ -114,6 +115,22 @@ describe('optimisation over HTTP', () => {
     assert.equal(save.status, 404, save.text);
   });
 
+  it('saves the chosen trial as a model through training: its levels and threshold are the model’s settings', async () => {
+    const res = await sf.api('POST', `/api/v1/optimize/${done.optimize_id}/save`, { key, body: { model_name: 'optimised' } });
+    assert.equal(res.status, 200, res.text);
+    const view = OptimizeJobView.parse(res.body);
+    assert.ok(view.saved, 'the saved model is on the job');
+    const job = await waitForJob(sf, key, view.saved.train_job_id, 180_000);
+    assert.equal(job.status, 'done', job.error);
+    const results = await sf.api('GET', '/api/v1/results/optimised', { key });
+    assert.equal(results.status, 200, results.text);
+    const chosen = done.trials[done.chosen_trial!]!.params;
+    assert.equal(results.body.settings.stop_loss, chosen.stop_loss);
+    assert.equal(results.body.settings.take_profit, chosen.take_profit);
+    assert.equal(results.body.settings.confidence_threshold, chosen.confidence_threshold);
+    assert.equal(results.body.settings.risk_unit, 'pips');
+  });
+
   it('the stream of a finished job sends its progress and then done with the job', async () => {
     const res = await fetch(`${sf.url}/api/v1/optimize/${done.optimize_id}/stream`, { headers: { 'x-api-key': key } });
     assert.equal(res.status, 200);
@@ -151,6 +168,16 @@ describe('optimisation over HTTP', () => {
     assert.equal(await balance(sf, key), before, 'a refused request costs nothing');
   });
 
+  it('402 when the balance is short of the size, charging nothing', async () => {
+    const left = await balance(sf, key);
+    const res = await sf.api('POST', '/api/v1/optimize', {
+      key,
+      body: { code: CODE, ...SPAN, parameters: { cooldown: { type: 'int', low: 0, high: 50 } }, method: 'random', trials: left + 1, walk_forward: WF },
+    });
+    assert.equal(res.status, 402, res.text);
+    assert.equal(await balance(sf, key), left);
+  });
+
   it('DELETE cancels a running optimisation and refunds exactly the trials not run', async () => {
     const canceller = (await sf.mintKey('optimiser_three')).api_key;
     const before = await balance(sf, canceller);
@@ -161,6 +188,11 @@ describe('optimisation over HTTP', () => {
     });
     assert.equal(res.status, 200, res.text);
     const id = res.body.optimize_id as number;
+    assert.equal(await balance(sf, canceller), before - trials * ENGINE_TRIAL_CREDITS);
+    // One optimisation at a time on the free plan: a second is 429 and charges nothing.
+    const second = await sf.api('POST', '/api/v1/optimize', { key: canceller, body: { code: CODE, ...SPAN, parameters: { cooldown: { type: 'int', low: 0, high: 5 } }, method: 'grid', walk_forward: WF } });
+    assert.equal(second.status, 429, second.text);
+    assert.ok(second.headers.get('retry-after'));
     assert.equal(await balance(sf, canceller), before - trials * ENGINE_TRIAL_CREDITS);
     // Wait for the first batch, then cancel mid-way.
     const deadline = Date.now() + 180_000;
