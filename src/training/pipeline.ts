@@ -2,7 +2,7 @@ import { runBacktest } from '../backtest/index.ts';
 import { robustnessReport } from '../robustness/index.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { BarCache } from '../market/index.ts';
-import { checkStrategyConfig, type AnalysisProblem, type StrategyRuntime } from '../sandbox/index.ts';
+import { checkStrategyConfig, type AnalysisProblem, type ModelOverrides, type StrategyRuntime } from '../sandbox/index.ts';
 import { engineOptions, intrabarResolver, loadModel, scoreFeatures, sliceBars, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
@@ -70,9 +70,12 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     await stage('training');
     const plan = foldOptions(request.wf_folds, request.wf_scheme, fitRows - warmup - cuts.horizon);
     const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length, plan);
-    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan }, limits), owner);
+    // An optimisation's chosen trial saved as a model (POST /optimize/{id}/save): its model class and hyperparameters.
+    const model = job.overrides?.model ? { overrides: job.overrides.model as ModelOverrides } : {};
+    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan, ...model }, limits), owner);
     assertAnalysedFeatures(analysis, trained);
-    const config = trained.config;
+    // ... and its engine parameters (pos_rules, filters, trailing stop) over the code's config.
+    const config = job.overrides?.config ? StrategyConfig.parse({ ...trained.config, ...job.overrides.config }) : trained.config;
     const settings = modelSettings(request, config);
 
     await stage('backtesting');
