@@ -32,7 +32,7 @@ const UNDOCUMENTED = (path: string) =>
   path === '/openapi.json' || path === '/api-docs' || path.startsWith('/api-docs/') || path === '/mcp' || WEB_APP.has(path) || path.startsWith('/assets/');
 
 /** The web app's pages and assets: HTML for people, not API (the public ones are in /sitemap.xml). */
-const WEB_APP = new Set(['/', '/quick-deploy', '/market', '/account', '/account/claim', '/account/sessions', '/sign-in', '/recover', '/models/{stem}', '/community', '/community/{id}', '/favicon.svg']);
+const WEB_APP = new Set(['/', '/quick-deploy', '/market', '/account', '/account/claim', '/account/sessions', '/sign-in', '/recover', '/models/{stem}', '/models/{stem}/optimize', '/community', '/community/{id}', '/favicon.svg']);
 
 /**
  * Every route the app registered, as "METHOD /path" with {param} placeholders, read from Fastify's
