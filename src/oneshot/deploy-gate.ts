@@ -6,9 +6,10 @@ import type { RobustnessReport } from '../../schemas/robustness.ts';
  * else why not, in plain words with the verdict's own reasons. A model without a report (a
  * trainer from before it existed) falls short of every guard: the caller asked us to check.
  */
-export function heldBack(deployIf: DeployIf, report: RobustnessReport | undefined, stem: string): string | null {
+export function heldBack(deployIf: DeployIf, report: RobustnessReport | undefined, stem: string, fee: number): string | null {
   if (deployIf === 'always') return null;
-  const keep = `The model is kept (GET /api/v1/results/${stem}); to put it live anyway, POST /api/v1/deploy with model_name "${stem}". The one_shot fee was refunded.`;
+  const refund = fee > 0 ? ' The one_shot fee was refunded.' : '';
+  const keep = `The model is kept (GET /api/v1/results/${stem}); to put it live anyway, POST /api/v1/deploy with model_name "${stem}".${refund}`;
   if (!report) return `not deployed: deploy_if is ${deployIf} and this model has no robustness verdict to check. ${keep}`;
   const falls = deployIf === 'robust' ? report.verdict !== 'robust' : report.verdict === 'overfit';
   if (!falls) return null;

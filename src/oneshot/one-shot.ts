@@ -135,7 +135,7 @@ export class OneShot {
           robustness,
         };
 
-        const held = heldBack(run.deploy_if, job.robustness, started.model_stem);
+        const held = heldBack(run.deploy_if, job.robustness, started.model_stem, run.fee);
         if (held) {
           await holdRun(deps, run, held);
           step('deploy', 100, held);

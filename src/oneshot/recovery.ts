@@ -72,7 +72,7 @@ export class OneShotRecovery {
         if (!job) return;
         if (job.status === 'failed') return await refundRun(this.deps, run, `training failed: ${job.error}; the one_shot fee was refunded`);
         // The same guard as the stream's: a run past it was already 'deploying'.
-        const held = heldBack(run.deploy_if, job.robustness, run.model_stem!);
+        const held = heldBack(run.deploy_if, job.robustness, run.model_stem!, run.fee);
         if (held) return await holdRun(this.deps, run, held);
       }
       await deployRun(this.deps, run, true);
