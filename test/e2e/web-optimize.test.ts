@@ -157,6 +157,8 @@ describe('the optimisation page in a browser', () => {
     await page.waitForSelector('#cancel-optimize, #optimize-status.error');
     assert.equal(await page.locator('#optimize-status.error').count(), 0, (await page.textContent('#optimize-status'))!);
     const id = Number(await page.getAttribute('#optimize-job', 'data-optimize-id'));
+    // Cancelled while it runs (its progress says so), not while it waits in the queue.
+    await page.waitForSelector('#optimize-job[data-status="running"]', { timeout: 60_000 });
     await page.click('#cancel-optimize');
     await page.waitForFunction(() => ['done', 'failed', 'cancelled'].includes(document.getElementById('optimize-job')?.dataset.status ?? ''), undefined, { timeout: 240_000 });
     const view = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${id}`, { key })).body);

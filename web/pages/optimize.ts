@@ -328,6 +328,7 @@ async function follow(id: number, stem: string, results: Results, box: HTMLEleme
 }
 
 function trialTable(trials: OptimizeTrial[], chosen: number | null, metric: string): HTMLElement {
+  if (!trials.length) return h('p', { class: 'muted trials' }, 'No trial ran.');
   const PAGE = 50;
   let page = 0;
   let sortBy: 'trial' | 'in' | 'out' = 'trial';
