@@ -452,7 +452,7 @@ function scatterSection(view: OptimizeJobView): HTMLElement {
               : '',
           ),
         ]
-      : h('p', { class: 'muted' }, 'No trial has both scores yet.'),
+      : h('p', { class: 'muted' }, 'No trial has both an in-sample and an out-of-sample score.'),
   );
 }
 
