@@ -223,7 +223,16 @@ describe('optimisation over HTTP', () => {
     const code = strategyCode({ params: '{"n_estimators": 10, "max_depth": 3, "max_samples": 0.5}' });
     const res = await sf.api('POST', '/api/v1/optimize', {
       key: user,
-      body: { code, ...SPAN, parameters: { 'model_params.bootstrap': { type: 'choice', values: [true, false] }, confidence_threshold: { type: 'choice', values: [0.5, 0.55] } }, method: 'grid', walk_forward: WF },
+      body: {
+        code,
+        ...SPAN,
+        parameters: { 'model_params.bootstrap': { type: 'choice', values: [true, false] }, confidence_threshold: { type: 'choice', values: [0.5, 0.55] } },
+        method: 'grid',
+        walk_forward: WF,
+        // Saved and deployed in the same call, once done.
+        save_as: 'optimised_fit',
+        deploy: { channels: ['sse'] },
+      },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.credits_charged, 4 * MODEL_TRIAL_CREDITS);
@@ -245,5 +254,21 @@ describe('optimisation over HTTP', () => {
     assert.equal(job.trials[job.chosen_trial!]!.params['model_params.bootstrap'], true);
     // Failed trials ran: nothing is refunded.
     assert.equal(job.credits_refunded, 0);
+
+    // The chosen trial (its model override included) was saved as a model, trained and deployed.
+    const deadline = Date.now() + 240_000;
+    let saved = job.saved;
+    while (!saved?.deployment_id && !saved?.deploy_error) {
+      assert.ok(Date.now() < deadline, `saved: ${JSON.stringify(saved)}`);
+      await new Promise((r) => setTimeout(r, 500));
+      saved = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${job.optimize_id}`, { key: user })).body).saved;
+    }
+    assert.equal(saved.deploy_error, undefined, saved.deploy_error);
+    assert.equal(saved.model_name, 'optimised_fit');
+    const trained = await waitForJob(sf, user, saved.train_job_id);
+    assert.equal(trained.status, 'done', trained.error);
+    const deployed = await sf.api('GET', '/api/v1/deployed', { key: user });
+    assert.equal(deployed.status, 200, deployed.text);
+    assert.ok(JSON.stringify(deployed.body).includes(saved.deployment_id!), deployed.text);
   });
 });
