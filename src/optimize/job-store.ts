@@ -72,6 +72,13 @@ export class OptimizeStore {
     return chunks.flatMap((c) => c?.value.trials ?? []).sort((a, b) => a.trial - b.trial);
   }
 
+  /** Calls `onJob` with every job now and after each change of any, until `stop` (the runners' queue). */
+  async watchAll(onJob: (job: OptimizeRecord) => void): Promise<{ stop(): void }> {
+    return this.jobs.watch((_key, value) => {
+      if (value) onJob(value);
+    });
+  }
+
   /** Calls `onChange` with the job now and after each change, until `stop`. */
   watch(userId: number, id: number, onChange: (job: OptimizeRecord | null) => void): Promise<{ stop(): void }> {
     return this.jobs.watchKey(key(userId, id), onChange);

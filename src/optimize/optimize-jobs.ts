@@ -1,8 +1,10 @@
 /**
  * Optimisation jobs as the API offers them: submit (checked, charged by size, capped per plan),
  * the job's view, its progress, cancel (refunding the trials not run), save the chosen trial as a
- * model (and deploy it). Jobs run in this process under a lease in KV; a job whose process died
- * is resumed by whichever process's recovery sweep claims it first, or failed and refunded after
+ * model (and deploy it). The edge only records a job (queued, unclaimed); the processes that run
+ * jobs — the trainer role, like train jobs — follow the bucket, claim a queued job by
+ * compare-and-set and run it under a lease in KV; a job whose process died (its lease ran out) is
+ * resumed from its stored trials by whichever runner claims it first, or failed and refunded after
  * too many attempts.
  */
 import type { Metering } from '../accounts/index.ts';
@@ -91,6 +93,7 @@ export class OptimizeJobs {
   /** Jobs this process is running: id → the promise of its end. */
   private readonly running = new Map<number, Promise<void>>();
   private sweep: NodeJS.Timeout | null = null;
+  private watch: { stop(): void } | null = null;
   private stopped = false;
 
   constructor(private readonly deps: OptimizeJobsDeps) {
@@ -150,7 +153,8 @@ export class OptimizeJobs {
       created_at: now,
       started_at: null,
       finished_at: null,
-      heartbeat_at: now,
+      // Unclaimed: the first runner to see it claims it.
+      heartbeat_at: null,
       attempts: 0,
       stage: null,
       cancel_requested: false,
@@ -178,7 +182,6 @@ export class OptimizeJobs {
       await this.refund(caller.user_id, id);
       throw tooMany();
     }
-    this.launch(job, space);
     return { optimize_id: id, status: 'queued', trials_planned: space.trials, credits_charged: cost, objective };
   }
 
@@ -276,11 +279,24 @@ export class OptimizeJobs {
       await this.deps.store.update(userId, id, (j) => (isActive(j) ? { ...j, status: 'cancelled', stage: null, finished_at: Date.now() } : null));
       await this.refund(userId, id);
     }
-    const { done, stop } = await this.follow(userId, id, () => undefined);
-    const view = await done.finally(stop);
-    // The runner refunds right after it stops; wait for that too when it runs here.
-    await this.running.get(id);
-    return view.credits_refunded > 0 || view.status === 'done' ? view : this.view(userId, id);
+    // The runner (here or in another process) stops before its next batch, then refunds: wait for both.
+    await new Promise<void>((resolve) => {
+      let watch: { stop(): void } | null = null;
+      let settled = false;
+      const settledBy = (j: OptimizeRecord | null) => !j || (!isActive(j) && (j.credits_refunded > 0 || j.trials_run >= j.trials_planned));
+      void this.deps.store
+        .watch(userId, id, (j) => {
+          if (settled || !settledBy(j)) return;
+          settled = true;
+          watch?.stop();
+          resolve();
+        })
+        .then((w) => {
+          watch = w;
+          if (settled) w.stop();
+        });
+    });
+    return this.view(userId, id);
   }
 
   /** Saves the chosen trial as a model (a train job with the trial's parameters), and deploys it when asked. */
@@ -295,12 +311,18 @@ export class OptimizeJobs {
     return this.view(caller.user_id, id);
   }
 
-  /** Starts the recovery sweep: now, then every LEASE_MS / 2. */
-  startRecovery(): void {
+  /**
+   * Makes this process a runner: it claims each queued job as it is recorded (a watch of the
+   * bucket) and, every LEASE_MS / 2, any job whose lease ran out.
+   */
+  async startRunner(): Promise<void> {
     const tick = () => {
       if (this.stopped) return;
       void this.recover().catch((err: unknown) => this.deps.log.warn({ err }, 'optimisation recovery sweep failed'));
     };
+    this.watch = await this.deps.store.watchAll((job) => {
+      if (job.status === 'queued' && job.heartbeat_at === null) void this.claim(job).catch((err: unknown) => this.deps.log.warn({ err, optimize_id: job.optimize_id }, 'optimisation claim failed'));
+    });
     tick();
     this.sweep = setInterval(tick, LEASE_MS / 2);
   }
@@ -311,13 +333,23 @@ export class OptimizeJobs {
    */
   async recover(): Promise<number> {
     let claimed = 0;
-    for (const job of await this.deps.store.list(null)) {
-      if (!isActive(job) || this.running.has(job.optimize_id) || Date.now() - (job.heartbeat_at ?? job.created_at) <= LEASE_MS) continue;
-      const mine = await this.deps.store
-        .update(job.user_id, job.optimize_id, (j) => (isActive(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: Date.now() } : null))
-        .catch(() => null);
-      if (!mine) continue;
-      claimed++;
+    for (const job of await this.deps.store.list(null)) if (await this.claim(job)) claimed++;
+    return claimed;
+  }
+
+  /** A job no process holds: queued and unclaimed, or its lease ran out. */
+  private claimable(job: OptimizeRecord): boolean {
+    return isActive(job) && !this.running.has(job.optimize_id) && (job.heartbeat_at === null || Date.now() - job.heartbeat_at > LEASE_MS);
+  }
+
+  /** Claims the job by compare-and-set on its heartbeat and runs it here (or gives it up); false when another process has it. */
+  private async claim(job: OptimizeRecord): Promise<boolean> {
+    if (this.stopped || !this.claimable(job)) return false;
+    const mine = await this.deps.store
+      .update(job.user_id, job.optimize_id, (j) => (this.claimable(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: Date.now() } : null))
+      .catch(() => null);
+    if (!mine) return false;
+    {
       const give = mine.cancel_requested ? 'cancelled' : mine.attempts >= MAX_ATTEMPTS ? 'failed' : null;
       if (give) {
         await this.deps.store.update(mine.user_id, mine.optimize_id, (j) => ({
@@ -328,9 +360,9 @@ export class OptimizeJobs {
           ...(give === 'failed' ? { error: `the optimisation's process stopped ${j.attempts} times; the trials not run are refunded` } : {}),
         }));
         await this.refund(mine.user_id, mine.optimize_id);
-        continue;
+        return true;
       }
-      this.deps.log.info({ optimize_id: mine.optimize_id, trials_run: mine.trials_run }, 'optimisation resumed after its process stopped');
+      if (mine.attempts > 0) this.deps.log.info({ optimize_id: mine.optimize_id, trials_run: mine.trials_run }, 'optimisation resumed after its process stopped');
       try {
         const { space } = await this.checked(mine.request, { user: mine.user_id, nice: 0, overran: () => undefined });
         this.launch(mine, space);
@@ -339,12 +371,13 @@ export class OptimizeJobs {
         await this.refund(mine.user_id, mine.optimize_id);
       }
     }
-    return claimed;
+    return true;
   }
 
-  /** Stops the sweep and waits for the jobs running here to reach their next record (they are resumed elsewhere or after a restart). */
+  /** Stops claiming; jobs running here stop with the process and are resumed elsewhere or after a restart (their lease runs out). */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.sweep) clearInterval(this.sweep);
+    this.watch?.stop();
   }
 }

@@ -16,7 +16,7 @@ import { StrategyRuntime } from '../sandbox/index.ts';
 import { checkModelOffThread, ModelRejectedError, useScorers } from '../scoring/index.ts';
 import type { ClickHouseClient } from '../store/index.ts';
 import { buildTraining, type TrainingParts } from '../training/index.ts';
-import { buildOptimize } from '../optimize/index.ts';
+import { buildOptimize, type OptimizeJobs } from '../optimize/index.ts';
 import { INDICATOR_RULES } from '../indicators/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 
@@ -44,6 +44,7 @@ export interface Work {
   customIndicators: ReturnType<typeof buildCustomIndicators>;
   training: TrainingParts;
   deployments: Deployments;
+  optimize: OptimizeJobs;
 }
 
 export async function startWork(config: Config, log: Logger, bus: Bus, { accounts, activity, market }: Foundation, stack: ShutdownStack): Promise<Work> {
@@ -83,11 +84,15 @@ export async function startWork(config: Config, log: Logger, bus: Bus, { account
         (err: unknown) => (err instanceof ModelRejectedError ? err.reason : Promise.reject(err)),
       ),
   });
-  return { runtime, generation, customIndicators, training, deployments };
+  // Optimisation jobs: the edge records them, trainers run them (startTrainer).
+  const optimize = await buildOptimize({ bus, replicas: config.NATS_REPLICAS, runtime, bars: market.cache, metering: accounts.metering, training, deployments, indicators: INDICATOR_RULES, log });
+  stack.push(() => optimize.stop());
+  return { runtime, generation, customIndicators, training, deployments, optimize };
 }
 
 /** A trainer pulling train jobs from the shared work queue (any number of them, in any process). */
-export async function startTrainer(config: Config, log: Logger, { accounts, activity }: Foundation, { training }: Work, stack: ShutdownStack): Promise<Trainer> {
+export async function startTrainer(config: Config, log: Logger, { accounts, activity }: Foundation, work: Work, stack: ShutdownStack): Promise<Trainer> {
+  const { training } = work;
   const trainer = new Trainer({
     queue: training.queue,
     jobs: training.jobs,
@@ -101,6 +106,8 @@ export async function startTrainer(config: Config, log: Logger, { accounts, acti
   });
   await trainer.start();
   stack.push(() => trainer.stop());
+  // Optimisation jobs run where train jobs run: claimed from their bucket, resumed when a runner dies.
+  await work.optimize.startRunner();
   return trainer;
 }
 
@@ -162,11 +169,7 @@ export async function startEdge(
   // A key's streams count over every edge (NATS KV); pushed before the app, so released slots are written before it stops.
   const streamSlots = new ClusterStreamSlots(await openBucket(bus, Buckets.streamSlots, config.NATS_REPLICAS), log);
   stack.push(() => streamSlots.stop());
-  // Optimisation jobs run in this process under a KV lease; its sweep resumes those whose process died.
-  const optimize = await buildOptimize({ bus, replicas: config.NATS_REPLICAS, runtime: work.runtime, bars: market.cache, metering: accounts.metering, training, deployments, indicators: INDICATOR_RULES, log });
-  optimize.startRecovery();
-  stack.push(() => optimize.stop());
-  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize });
+  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize: work.optimize });
   readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
   stack.push(() => app.close());
   await app.listen({ port: config.PORT, host: config.HOST });

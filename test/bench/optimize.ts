@@ -83,6 +83,9 @@ export const benchmark: Benchmark = {
       saver: {} as ModelSaver,
       log,
     });
+    // This process is the runner (the trainer role's part), claiming the job as it is recorded.
+    await jobs.startRunner();
+    ctx.defer(() => jobs.stop());
     const quiet = await waitForQuiet(60_000, ctx.signal);
     const request = OptimizeRequest.parse({
       code: CODE,
