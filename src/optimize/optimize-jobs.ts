@@ -191,14 +191,15 @@ export class OptimizeJobs {
     const user = job.user_id;
     const id = job.optimize_id;
     const beat = setInterval(() => {
-      void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
+      if (!this.stopped) void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
     }, HEARTBEAT_MS);
     const owner: JobOwner = { user, nice: 0, overran: () => undefined };
     const run = (async () => {
       const started = await store.update(user, id, (j) =>
         isActive(j) ? { ...j, status: 'running', started_at: j.started_at ?? Date.now(), attempts: j.attempts + 1, heartbeat_at: Date.now() } : null,
       );
-      if (started) await this.runner.run(started, space, owner);
+      if (started) await this.runner.run(started, space, owner, () => this.stopped);
+      if (this.stopped) return; // left to the next runner: no refund, no save
       await this.refund(user, id);
       const ended = await store.get(user, id);
       if (ended?.status === 'done' && ended.request.save_as && !ended.saved) {
@@ -379,5 +380,13 @@ export class OptimizeJobs {
     this.stopped = true;
     if (this.sweep) clearInterval(this.sweep);
     this.watch?.stop();
+    // The jobs running here are released at once (their runner writes nothing more; a stop is not a failed attempt),
+    // so the next runner — another process, or this one after a restart — resumes them without waiting for the lease.
+    await Promise.all(
+      [...this.running.keys()].map(async (id) => {
+        const job = (await this.deps.store.list(null).catch(() => [])).find((j) => j.optimize_id === id);
+        if (job) await this.deps.store.update(job.user_id, id, (j) => (isActive(j) ? { ...j, heartbeat_at: null, attempts: Math.max(0, j.attempts - 1) } : null)).catch(() => undefined);
+      }),
+    );
   }
 }

@@ -40,6 +40,8 @@ const SWEEP_GROUP = 25;
 
 /** A job that stops with what it has: cancelled by its owner. */
 class Cancelled extends Error {}
+/** A job left as it is for another runner: this process is stopping. */
+class Abandoned extends Error {}
 
 const span = (bars: Prepared['bars'], from: number, to: number) => ({ from: isoFromMs(bars.ts[from]!), to: isoFromMs(bars.ts[to - 1]!), bars: to - from });
 
@@ -63,7 +65,7 @@ export class OptimizeRunner {
    * Runs the job to its end and records it: done, failed (with its error) or cancelled. Never
    * throws; the caller refunds the trials not run.
    */
-  async run(job: OptimizeRecord, space: SearchSpace, owner: JobOwner): Promise<void> {
+  async run(job: OptimizeRecord, space: SearchSpace, owner: JobOwner, stopping: () => boolean = () => false): Promise<void> {
     const { store } = this.deps;
     const user = job.user_id;
     const id = job.optimize_id;
@@ -89,16 +91,21 @@ export class OptimizeRunner {
         if (sets.length === 0) break; // a grid with no points left
         const batch = sets.map((params, i) => ({ trial: trials.length + i, params }));
         const done = await this.evaluate(job, prepared, layout, variants, owner, batch, outcomes);
+        // Stopping: the batch may hold failures of the sandbox going down, not of the strategy.
+        if (stopping()) throw new Abandoned();
         await store.putTrials(user, id, done);
         trials = [...trials, ...done];
         const failed = trials.filter((t) => t.state === 'failed').length;
         const best = bestTrial(trials, job.objective.direction);
         await store.update(user, id, (j) => ({ ...j, trials_run: trials.length, trials_failed: failed, best_value: best?.value ?? null, heartbeat_at: Date.now() }));
       }
+      if (stopping()) throw new Abandoned();
       await stage('walk-forward, PBO and robustness');
       const finished = await this.conclude(job, prepared, trials, outcomes, variants);
       await store.update(user, id, (j) => ({ ...j, ...finished, status: 'done', stage: null, finished_at: Date.now(), heartbeat_at: Date.now() }));
     } catch (err) {
+      // The next runner resumes the job from its stored trials.
+      if (err instanceof Abandoned || stopping()) return;
       const cancelled = err instanceof Cancelled;
       if (!cancelled) this.deps.log.warn({ optimize_id: id, user_id: user, err }, 'optimisation failed');
       const message = cancelled ? undefined : isStrategyError(err) || err instanceof Error ? (err as Error).message : 'the optimisation failed';

@@ -271,4 +271,31 @@ describe('optimisation over HTTP', () => {
     assert.equal(deployed.status, 200, deployed.text);
     assert.ok(JSON.stringify(deployed.body).includes(saved.deployment_id!), deployed.text);
   });
+
+  it('a job whose process stops is resumed from its stored trials after the restart and completes, charged once', async () => {
+    const user = (await sf.mintKey('optimiser_five')).api_key;
+    const before = await balance(sf, user);
+    const trials = 48;
+    const res = await sf.api('POST', '/api/v1/optimize', {
+      key: user,
+      body: { code: CODE, ...SPAN, parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } }, method: 'tpe', trials, walk_forward: WF },
+    });
+    assert.equal(res.status, 200, res.text);
+    const id = res.body.optimize_id as number;
+    let seen: OptimizeJobView;
+    for (;;) {
+      seen = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${id}`, { key: user })).body);
+      if (seen.trials.length > 0) break;
+      assert.equal(seen.status === 'queued' || seen.status === 'running', true, seen.error);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await sf.restart();
+    const job = await waitForEnd(sf, user, id);
+    assert.ok(seen.trials.length < trials, `the restart came after ${seen.trials.length} of ${trials} trials`);
+    assert.equal(job.status, 'done', job.error);
+    assert.equal(job.trials.length, trials);
+    assert.deepEqual(job.trials.slice(0, seen.trials.length).map((t) => t.params), seen.trials.map((t) => t.params), 'the trials before the restart are kept');
+    assert.equal(job.credits_refunded, 0);
+    assert.equal(await balance(sf, user), before - trials * ENGINE_TRIAL_CREDITS);
+  });
 });
