@@ -12,7 +12,7 @@ import { BadRequestError, ConflictError, JobNotFoundError, RateLimitedError, Str
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import { checkStrategyCode, checkStrategyConfig, readCodeHeader } from '../sandbox/index.ts';
-import { configBudget, resolveSpan, withinBudget, type JobOwner } from '../training/index.ts';
+import { configBudget, resolveSpan, withinBudget, type JobOwner, type OverrunPenalty } from '../training/index.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type { IndicatorRules } from '../../schemas/indicators.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
@@ -43,6 +43,8 @@ export interface OptimizeJobsDeps extends RunnerDeps {
   metering: Pick<Metering, 'charge' | 'refund'>;
   indicators: readonly IndicatorRules[];
   saver: ModelSaver;
+  /** The trainer's overrun penalty: an optimisation's sandbox jobs count against the user as train jobs do. */
+  penalty?: Pick<OverrunPenalty, 'niceFor' | 'overran'>;
 }
 
 /** The public view of a job (no code, no user id), with its trials. */
@@ -100,6 +102,12 @@ export class OptimizeJobs {
     this.runner = new OptimizeRunner(deps);
   }
 
+  /** The user's share of the strategy runtime, at the priority their recent overruns earned (as their train jobs). */
+  private owner(user: number): JobOwner {
+    const penalty = this.deps.penalty;
+    return { user, nice: penalty?.niceFor(user) ?? 0, overran: () => penalty?.overran(user) };
+  }
+
   /** The strategy's config (run in the sandbox) and the space checked against it; 422 naming what is wrong. */
   private async checked(request: OptimizeRequest, owner: JobOwner): Promise<{ space: SearchSpace; config: StrategyConfig }> {
     const returned = await withinBudget(configBudget(), (limits) => this.deps.runtime.config(request.code, limits), owner);
@@ -125,7 +133,7 @@ export class OptimizeJobs {
     }
     resolveSpan(await this.deps.bars.get(request.symbol, request.timeframe), request);
     const objective = parseObjective(request.optimization ?? 'sharpe');
-    const owner: JobOwner = { user: caller.user_id, nice: 0, overran: () => undefined };
+    const owner = this.owner(caller.user_id);
     const { space } = await this.checked(request, owner);
 
     const limit = CONCURRENT_OPTIMIZATIONS[caller.plan];
@@ -193,7 +201,7 @@ export class OptimizeJobs {
     const beat = setInterval(() => {
       if (!this.stopped) void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
     }, HEARTBEAT_MS);
-    const owner: JobOwner = { user, nice: 0, overran: () => undefined };
+    const owner = this.owner(user);
     const run = (async () => {
       const started = await store.update(user, id, (j) =>
         isActive(j) ? { ...j, status: 'running', started_at: j.started_at ?? Date.now(), attempts: j.attempts + 1, heartbeat_at: Date.now() } : null,
@@ -365,7 +373,7 @@ export class OptimizeJobs {
       }
       if (mine.attempts > 0) this.deps.log.info({ optimize_id: mine.optimize_id, trials_run: mine.trials_run }, 'optimisation resumed after its process stopped');
       try {
-        const { space } = await this.checked(mine.request, { user: mine.user_id, nice: 0, overran: () => undefined });
+        const { space } = await this.checked(mine.request, this.owner(mine.user_id));
         this.launch(mine, space);
       } catch (err) {
         await this.deps.store.update(mine.user_id, mine.optimize_id, (j) => ({ ...j, status: 'failed', stage: null, finished_at: Date.now(), error: err instanceof Error ? err.message : String(err) }));

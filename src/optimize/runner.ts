@@ -101,7 +101,7 @@ export class OptimizeRunner {
       }
       if (stopping()) throw new Abandoned();
       await stage('walk-forward, PBO and robustness');
-      const finished = await this.conclude(job, prepared, trials, outcomes, variants);
+      const finished = await this.conclude(job, prepared, trials, outcomes, variants, owner);
       await store.update(user, id, (j) => ({ ...j, ...finished, status: 'done', stage: null, finished_at: Date.now(), heartbeat_at: Date.now() }));
     } catch (err) {
       // The next runner resumes the job from its stored trials.
@@ -182,6 +182,7 @@ export class OptimizeRunner {
     trials: readonly OptimizeTrial[],
     outcomes: Map<number, TrialOutcome>,
     variants: Map<string, Promise<Float32Array>>,
+    owner: JobOwner,
   ): Promise<Pick<OptimizeRecord, 'chosen_trial' | 'walk_forward' | 'pbo' | 'degradation' | 'robustness'>> {
     const dir = job.objective.direction;
     const done = trials.filter((t) => t.state === 'done' && outcomes.has(t.trial));
@@ -209,7 +210,7 @@ export class OptimizeRunner {
 
     let robustness: RobustnessReport | null = null;
     if (chosen) {
-      const pUp = await this.probabilities(job, prepared, variants, chosen.params, { nice: 0, overran: () => undefined, user: job.user_id });
+      const pUp = await this.probabilities(job, prepared, variants, chosen.params, owner);
       const sweep = engineTrial(prepared.base, chosen.params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver });
       const { folds } = prepared;
       const last = folds[folds.length - 1]!;
