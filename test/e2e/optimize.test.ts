@@ -161,6 +161,11 @@ describe('optimisation over HTTP', () => {
     assert.equal(unknown.status, 422, unknown.text);
     assert.match(unknown.body.error, /lookback_window/);
 
+    // Indicator periods reach no fit (the code reads none from the request): refused, not charged for trials that would all fail.
+    const indicator = await post({ parameters: { 'indicators.rsi_period': { type: 'int', low: 5, high: 20 } } });
+    assert.equal(indicator.status, 422, indicator.text);
+    assert.match(indicator.body.error, /indicators\.rsi_period/);
+
     const objective = await post({ parameters: ENGINE_SPACE, optimization: 'make me rich quickly' });
     assert.equal(objective.status, 422, objective.text);
     for (const metric of ['pf', 'sharpe', 'ret', 'mdd']) assert.match(objective.body.error, new RegExp(`\\b${metric}\\b`));

@@ -25,7 +25,7 @@ export function optimizeRoutes(app: App, deps: OptimizeRoutesDeps): void {
       description:
         'Checks the code (400 with `violations`), the span (400), the objective (`optimization`: 422 listing the metrics when it cannot be read) and the ' +
         `search space against the strategy (422: an empty space; a grid over ${MAX_GRID_SIZE.toLocaleString('en-US')} combinations, giving its size and the maximum; ` +
-        'a parameter the strategy does not have, named). Then charges by size — ' +
+        'a parameter the strategy does not have, named; indicators.* parameters, which no fit reads). Then charges by size — ' +
         `${ENGINE_TRIAL_CREDITS} credit per trial when every parameter is an engine parameter, ${MODEL_TRIAL_CREDITS} per trial when the space changes the model ` +
         `(402 when short) — and queues the job. At most ${CONCURRENT_OPTIMIZATIONS.free} optimisation at once on the free plan, ` +
         `${CONCURRENT_OPTIMIZATIONS.pro} on pro (429 with Retry-After). ` +
