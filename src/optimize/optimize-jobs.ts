@@ -90,6 +90,9 @@ export function progressOf(job: OptimizeRecord, last: OptimizeTrial | null): Opt
   };
 }
 
+/** Ended and its refund written (or nothing owed): the job's view will not change any more. */
+const isSettled = (j: OptimizeRecord | null): boolean => !j || (!isActive(j) && (j.credits_refunded > 0 || j.trials_run >= j.trials_planned));
+
 export class OptimizeJobs {
   private readonly runner: OptimizeRunner;
   /** Jobs this process is running: id → the promise of its end. */
@@ -271,7 +274,8 @@ export class OptimizeJobs {
       void (async () => {
         const last = changed && job.trials_run > 0 ? ((await this.deps.store.trials(userId, id)).at(-1) ?? null) : null;
         onProgress(progressOf(job, last));
-        if (!isActive(job) && !finished) {
+        // Ended is not yet final: the runner refunds the trials not run just after (the next change).
+        if (isSettled(job) && !finished) {
           finished = true;
           watch?.stop();
           resolve(await this.view(userId, id));
@@ -299,10 +303,9 @@ export class OptimizeJobs {
     await new Promise<void>((resolve) => {
       let watch: { stop(): void } | null = null;
       let settled = false;
-      const settledBy = (j: OptimizeRecord | null) => !j || (!isActive(j) && (j.credits_refunded > 0 || j.trials_run >= j.trials_planned));
       void this.deps.store
         .watch(userId, id, (j) => {
-          if (settled || !settledBy(j)) return;
+          if (settled || !isSettled(j)) return;
           settled = true;
           watch?.stop();
           resolve();

@@ -5,13 +5,12 @@
  * (what walk-forward optimisation chooses on), each fold's return, and the returns per period
  * between equity marks (about a day each: the rows of CSCV's matrix).
  */
-import { sweepBacktests, tradeStats, type SweepTrial } from '../backtest/index.ts';
+import { pnlStats, sweepBacktests, type SweepTrial } from '../backtest/index.ts';
 import { TIMEFRAME_MS } from '../lib/timeframes.ts';
 import type { BarColumns } from '../scoring/index.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import type { Objective } from '../../schemas/optimize-space.ts';
 import type { TrialMetrics } from '../../schemas/optimize.ts';
-import type { ClosedTrade } from '../../schemas/backtest.ts';
 import type { Range } from './fold-models.ts';
 
 const DAY_MS = 86_400_000;
@@ -61,15 +60,23 @@ export function sharpe(xs: ArrayLike<number>, from = 0, to = xs.length): number 
   return sd > 0 ? mean / sd : 0;
 }
 
-const metrics = (trades: readonly ClosedTrade[], capital: number, periods: Float64Array, from: number, to: number): TrialMetrics => ({
-  ...tradeStats(trades as ClosedTrade[], capital),
+const metrics = (pnls: Float64Array, capital: number, periods: Float64Array, from: number, to: number): TrialMetrics => ({
+  ...pnlStats(pnls, capital),
   sharpe: sharpe(periods, from, to),
 });
+
+/** P&L of the trades (exit order kept) whose entry time passes `keep`: TradeStats of a subset without trade objects. */
+function pnlsWhere(pnl: Float64Array, entryTs: Float64Array, keep: (ts: number) => boolean): Float64Array {
+  const out = new Float64Array(pnl.length);
+  let n = 0;
+  for (let i = 0; i < pnl.length; i++) if (keep(entryTs[i]!)) out[n++] = pnl[i]!;
+  return out.subarray(0, n);
+}
 
 /** Runs a batch of trials over the folds (one sweep) and measures each. */
 export function evaluateTrials(bars: BarColumns, trials: readonly SweepTrial[], layout: MarkLayout, capital: number): TrialOutcome[] {
   if (trials.length === 0) return [];
-  const results = sweepBacktests(bars, trials, layout.range, { marks: layout.marks, trades: true });
+  const results = sweepBacktests(bars, trials, layout.range, { marks: layout.marks });
   const { folds, foldEnd } = layout;
   const k = folds.length;
   const foldStartTs = folds.map((f) => bars.ts[f.from]!);
@@ -78,13 +85,12 @@ export function evaluateTrials(bars: BarColumns, trials: readonly SweepTrial[], 
     for (let j = 0; j < periods.length; j++) periods[j] = (r.markEquity[j]! - (j === 0 ? capital : r.markEquity[j - 1]!)) / capital;
     const foldReturns = foldEnd.map((end, f) => (r.markEquity[end]! - (f === 0 ? capital : r.markEquity[foldEnd[f - 1]!]!)) / capital);
     // A trade belongs to the fold it entered in.
-    const trades = r.trades ?? [];
-    const before = (f: number) => trades.filter((tr) => tr.entryTs < foldStartTs[f]!);
+    const before = (f: number) => pnlsWhere(r.pnl, r.entryTs, (ts) => ts < foldStartTs[f]!);
     const prefix: TrialMetrics[] = [];
     for (let s = 1; s < k; s++) prefix.push(metrics(before(s), capital, periods, 0, foldEnd[s - 1]! + 1));
     return {
       inSample: prefix[k - 2]!,
-      outOfSample: metrics(trades.filter((tr) => tr.entryTs >= foldStartTs[k - 1]!), capital, periods, foldEnd[k - 2]! + 1, periods.length),
+      outOfSample: metrics(pnlsWhere(r.pnl, r.entryTs, (ts) => ts >= foldStartTs[k - 1]!), capital, periods, foldEnd[k - 2]! + 1, periods.length),
       prefix,
       foldReturns,
       periodReturns: periods,

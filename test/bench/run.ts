@@ -37,6 +37,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'backtest-engine': () => import('./backtest-engine.ts'),
   'engine-sweep': () => import('./engine-sweep.ts'),
   'optimize': () => import('./optimize.ts'),
+  'optimize-sampler': () => import('./optimize-sampler.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
   'generator-intent': () => import('./generator-intent.ts'),
