@@ -13,6 +13,9 @@ export interface Versioned<T> {
   revision: number;
 }
 
+/** Thrown inside change() to leave a record as it is. */
+const UNCHANGED = new Error('unchanged');
+
 /** Raised by `update` when another writer changed the key first. */
 export class StaleRevisionError extends Error {
   override name = 'StaleRevisionError';
@@ -154,6 +157,25 @@ export class JsonKv<S extends z.ZodType> {
       if (revision !== false) return { value: next, revision };
       // Back off a little under contention so competing writers interleave rather than collide.
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
+    }
+  }
+
+  /**
+   * mutate() of an existing record where `change` may decline: it returns null to write nothing,
+   * and then null is returned. A missing key throws `<what> is gone`.
+   */
+  async change<R extends z.infer<S>>(key: string, what: string, change: (current: z.infer<S>) => R | null): Promise<R | null> {
+    try {
+      const { value } = await this.mutate(key, (current) => {
+        if (!current) throw new Error(`${what} is gone`);
+        const next = change(current);
+        if (next === null) throw UNCHANGED;
+        return next;
+      });
+      return value;
+    } catch (err) {
+      if (err === UNCHANGED) return null;
+      throw err;
     }
   }
 

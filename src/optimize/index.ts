@@ -17,7 +17,7 @@ import { OptimizeJobs } from './optimize-jobs.ts';
 import { ModelSaver } from './save-model.ts';
 
 export { OptimizeJobs, CONCURRENT_OPTIMIZATIONS, ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS, LEASE_MS, jobView } from './optimize-jobs.ts';
-export { OptimizeStore } from './job-store.ts';
+export { OptimizeStore, queuedRecord } from './job-store.ts';
 
 export interface OptimizeDepsIn {
   bus: Bus;

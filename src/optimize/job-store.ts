@@ -2,8 +2,6 @@ import type { JsonKv } from '../bus/index.ts';
 import type { Buckets, CounterRecord } from '../../schemas/messages.ts';
 import { TRIALS_PER_CHUNK, type OptimizeRecord, type OptimizeTrial } from '../../schemas/optimize.ts';
 
-const UNCHANGED = new Error('unchanged');
-
 type Jobs = JsonKv<typeof Buckets.optimize.schema>;
 type Counters = JsonKv<typeof CounterRecord>;
 type TrialChunks = JsonKv<typeof Buckets.optimizeTrials.schema>;
@@ -18,6 +16,38 @@ export const isActive = (job: Pick<OptimizeRecord, 'status'>): boolean => job.st
  * Optimisation jobs in KV (`sf_optimize`): ids from the shared counter, every change by
  * compare-and-set, so the edge answering GET and the runner writing trials agree.
  */
+/** The fields a new job is given; the rest start empty. */
+export type NewOptimizeJob = Pick<
+  OptimizeRecord,
+  'optimize_id' | 'user_id' | 'username' | 'plan' | 'request' | 'objective' | 'trials_planned' | 'credits_per_trial' | 'credits_charged'
+>;
+
+/** A job as POST /optimize records it: queued, unclaimed (the first runner to see it claims it), nothing run. */
+export function queuedRecord(job: NewOptimizeJob, now = Date.now()): OptimizeRecord {
+  return {
+    ...job,
+    status: 'queued',
+    credits_refunded: 0,
+    created_at: now,
+    started_at: null,
+    finished_at: null,
+    heartbeat_at: null,
+    attempts: 0,
+    stage: null,
+    cancel_requested: false,
+    folds: [],
+    trials_run: 0,
+    trials_failed: 0,
+    best_value: null,
+    chosen_trial: null,
+    walk_forward: null,
+    pbo: null,
+    degradation: null,
+    robustness: null,
+    saved: null,
+  };
+}
+
 export class OptimizeStore {
   constructor(
     private readonly jobs: Jobs,
@@ -86,17 +116,6 @@ export class OptimizeStore {
 
   /** A change under compare-and-set; `change` returns null to write nothing (then null is returned). */
   async update(userId: number, id: number, change: (job: OptimizeRecord) => OptimizeRecord | null): Promise<OptimizeRecord | null> {
-    try {
-      const { value } = await this.jobs.mutate(key(userId, id), (current) => {
-        if (!current) throw new Error(`optimisation ${id} is gone`);
-        const next = change(current);
-        if (next === null) throw UNCHANGED;
-        return next;
-      });
-      return value;
-    } catch (err) {
-      if (err === UNCHANGED) return null;
-      throw err;
-    }
+    return this.jobs.change(key(userId, id), `optimisation ${id}`, change);
   }
 }

@@ -18,7 +18,7 @@ import type { IndicatorRules } from '../../schemas/indicators.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Plan } from '../../schemas/accounts.ts';
 import type { OptimizeJobView, OptimizeProgress, OptimizeRecord, OptimizeRequest, OptimizeSaveRequest, OptimizeTrial } from '../../schemas/optimize.ts';
-import { isActive, type OptimizeStore } from './job-store.ts';
+import { isActive, queuedRecord, type OptimizeStore } from './job-store.ts';
 import { parseObjective } from './objective.ts';
 import { OptimizeRunner, type RunnerDeps } from './runner.ts';
 import { checkSearchSpace, type SearchSpace } from './search-space.ts';
@@ -156,37 +156,17 @@ export class OptimizeJobs {
     const id = await store.nextId();
     await metering.charge(caller.user_id, cost, 'optimize', `optimize:${id}`);
     const now = Date.now();
-    const job: OptimizeRecord = {
+    const job = queuedRecord({
       optimize_id: id,
       user_id: caller.user_id,
       username: caller.username,
       plan: caller.plan,
-      status: 'queued',
       request,
       objective,
       trials_planned: space.trials,
       credits_per_trial: perTrial,
       credits_charged: cost,
-      credits_refunded: 0,
-      created_at: now,
-      started_at: null,
-      finished_at: null,
-      // Unclaimed: the first runner to see it claims it.
-      heartbeat_at: null,
-      attempts: 0,
-      stage: null,
-      cancel_requested: false,
-      folds: [],
-      trials_run: 0,
-      trials_failed: 0,
-      best_value: null,
-      chosen_trial: null,
-      walk_forward: null,
-      pbo: null,
-      degradation: null,
-      robustness: null,
-      saved: null,
-    };
+    });
     try {
       await store.create(job);
     } catch (err) {

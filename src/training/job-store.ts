@@ -4,8 +4,6 @@ import type { CounterRecord } from '../../schemas/messages.ts';
 import type { JobRecord, JobView } from '../../schemas/training.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 
-const UNCHANGED = new Error('unchanged');
-
 type Jobs = JsonKv<typeof Buckets.jobs.schema>;
 type Counters = JsonKv<typeof CounterRecord>;
 
@@ -62,18 +60,7 @@ export class JobStore {
    * it is (nothing is written). Resolves with the new record, or null when nothing changed.
    */
   async update(jobId: number, change: (job: JobRecord) => JobRecord | null): Promise<JobRecord | null> {
-    try {
-      const { value } = await this.jobs.mutate(String(jobId), (current) => {
-        if (!current) throw new Error(`job ${jobId} is gone`);
-        const next = change(current);
-        if (next === null) throw UNCHANGED;
-        return next;
-      });
-      return value;
-    } catch (err) {
-      if (err === UNCHANGED) return null;
-      throw err;
-    }
+    return this.jobs.change(String(jobId), `job ${jobId}`, change);
   }
 }
 

@@ -100,6 +100,15 @@ describe('JSON KV bucket', () => {
     await assert.rejects(kv.mutate('7.known', () => { throw new Error('refused on what is stored'); }, third), /refused on what is stored/);
   });
 
+  it('change writes what the change returns, leaves the record as it is when the change declines (null), and says a missing record is gone', async () => {
+    await kv.put('7.change', { n: 1 });
+    assert.deepEqual(await kv.change('7.change', 'counter 7', (c) => ({ n: c.n + 1 })), { n: 2 });
+    const before = await kv.get('7.change');
+    assert.equal(await kv.change('7.change', 'counter 7', () => null), null);
+    assert.equal((await kv.get('7.change'))!.revision, before!.revision, 'a declined change writes nothing');
+    await assert.rejects(kv.change('7.absent', 'counter 7', (c) => c), /counter 7 is gone/);
+  });
+
   it('lists keys while other writers put and delete them: every listing ends and holds each key that stayed', async () => {
     const stable = Array.from({ length: 5 }, (_, i) => `11.stable${i}`);
     await Promise.all(stable.map((k) => kv.put(k, { n: 1 })));
