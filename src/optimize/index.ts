@@ -40,11 +40,7 @@ export async function buildOptimize(deps: OptimizeDepsIn): Promise<OptimizeJobs>
   ]);
   const store = new OptimizeStore(jobsKv, counters, chunks);
   const saver = new ModelSaver({
-    jobs: deps.training.jobs,
-    models: deps.training.models,
-    queue: deps.training.queue,
     training: deps.training.training,
-    metering: deps.metering,
     deployments: deps.deployments,
     log: deps.log,
     onDeployed: async (userId, id, outcome) => {

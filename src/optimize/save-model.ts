@@ -4,10 +4,9 @@
  * the trial's engine settings in the request and its model class, hyperparameters and pos_rules /
  * filters as the job's overrides; deployed when it is trained, when asked.
  */
-import type { Metering } from '../accounts/index.ts';
 import type { Deployments } from '../deployments/index.ts';
 import type { Logger } from '../log.ts';
-import { modelStem, type JobStore, type ModelStore, type Training, type TrainQueue } from '../training/index.ts';
+import type { Training } from '../training/index.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type { OptimizeRecord, OptimizeSaveRequest, OptimizeTrial } from '../../schemas/optimize.ts';
 import { TrainRequest, type JobRecord } from '../../schemas/training.ts';
@@ -17,11 +16,7 @@ import type { z } from 'zod';
 import type { SavedModel } from '../../schemas/optimize.ts';
 
 export interface ModelSaverDeps {
-  jobs: JobStore;
-  models: Pick<ModelStore, 'list'>;
-  queue: Pick<TrainQueue, 'publish'>;
-  training: Pick<Training, 'finished'>;
-  metering: Pick<Metering, 'useCap' | 'releaseCap'>;
+  training: Pick<Training, 'submit' | 'finished'>;
   deployments: Pick<Deployments, 'deploy'>;
   log: Logger;
   /** Called when a deploy asked for with the save ends (the job's record keeps its outcome). */
@@ -35,7 +30,6 @@ export class ModelSaver {
   constructor(private readonly deps: ModelSaverDeps) {}
 
   async save(caller: Caller, job: OptimizeRecord, trial: OptimizeTrial, request: OptimizeSaveRequest): Promise<z.infer<typeof SavedModel>> {
-    const { jobs, metering } = this.deps;
     const r = job.request;
     // The trial's settings as a train request: levels and threshold are request fields already.
     const base = { symbol: r.symbol, timeframe: r.timeframe, config: {} as never, settings: { ...r, confidence_threshold: -1, train_split: 0.7 } as never };
@@ -66,33 +60,7 @@ export class ModelSaver {
     const model = modelOverrides(trial.params);
     const overrides: NonNullable<JobRecord['overrides']> = { ...(model ? { model } : {}), ...(Object.keys(config).length ? { config } : {}) };
 
-    const countedAt = Date.now();
-    await metering.useCap(caller.user_id, caller.plan, 'train_compute');
-    let jobId: number;
-    const stem = modelStem(caller.user_id, r.symbol, r.timeframe, request.model_name);
-    try {
-      jobId = await jobs.nextId();
-      await jobs.create({
-        job_id: jobId,
-        user_id: caller.user_id,
-        username: caller.username,
-        status: 'queued',
-        model_name: request.model_name,
-        model_stem: stem,
-        request: train,
-        created_at: countedAt,
-        started_at: null,
-        finished_at: null,
-        stage: null,
-        attempts: 0,
-        cap_counted_at: countedAt,
-        overrides,
-      });
-      await this.deps.queue.publish(jobId);
-    } catch (err) {
-      await metering.releaseCap(caller.user_id, 'train_compute', countedAt);
-      throw err;
-    }
+    const { job_id: jobId, model_stem: stem } = await this.deps.training.submit(caller, train, overrides);
     if (request.deploy) void this.deployWhenTrained(caller, job.optimize_id, jobId, request);
     return { model_name: request.model_name, model_stem: stem, train_job_id: jobId };
   }

@@ -12,6 +12,7 @@ import type { OverrunPenalty } from './overrun-penalty.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type {
   DeletedModel,
+  JobRecord,
   ModelCode,
   JobView,
   ModelRecord,
@@ -57,7 +58,12 @@ export class Training {
    * Checks everything that can be checked at once (code, symbol, bars, daily cap), then queues
    * the job and returns; the trainer does the rest.
    */
-  async submit(caller: Caller, request: TrainRequest): Promise<{ job_id: number; model_name: string; model_stem: string; status: 'queued' }> {
+  async submit(
+    caller: Caller,
+    request: TrainRequest,
+    /** Set by the service only (an optimisation's chosen trial): the model and config values it trains with. */
+    overrides?: JobRecord['overrides'],
+  ): Promise<{ job_id: number; model_name: string; model_stem: string; status: 'queued' }> {
     const { jobs, metering } = this.deps;
     const header = readCodeHeader(request.code);
     if (header.symbol && header.symbol !== request.symbol) {
@@ -97,6 +103,7 @@ export class Training {
         stage: null,
         attempts: 0,
         cap_counted_at: countedAt,
+        ...(overrides ? { overrides } : {}),
       });
       await this.deps.queue.publish(jobId);
       return { job_id: jobId, model_name: modelName, model_stem: stem, status: 'queued' };
