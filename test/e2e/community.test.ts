@@ -217,11 +217,12 @@ describe('community over HTTP', () => {
         n_trades: rs.length,
         sharpe,
         composite: (sharpe * Math.sqrt(Math.min(rs.length, 100))) / (1 + 10 * Math.abs(t.mdd)),
+        dsr: results.robustness!.sharpe.dsr, // frozen at share from the model's robustness report
         forks: 0, // every fork here is by a trial key: none counts
         qualified: rs.length >= 10 ? 1 : 0,
       });
     }
-    const ratio = new Set(['wr', 'pf', 'sharpe', 'composite']);
+    const ratio = new Set(['wr', 'pf', 'sharpe', 'composite', 'dsr']);
     for (const metric of LEADERBOARD_METRICS.filter((m) => !m.startsWith('live_')) as LeaderboardMetric[]) {
       const res = await sf.api('GET', `/api/v1/leaderboard?metric=${metric}`);
       assert.equal(res.status, 200, res.text);
