@@ -38,6 +38,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'engine-sweep': () => import('./engine-sweep.ts'),
   'optimize': () => import('./optimize.ts'),
   'optimize-sampler': () => import('./optimize-sampler.ts'),
+  'optimize-edge': () => import('./optimize-edge.ts'),
   'generator-offline': () => import('./generator-offline.ts'),
   'generator-matrix': () => import('./generator-matrix.ts'),
   'generator-intent': () => import('./generator-intent.ts'),
