@@ -35,8 +35,22 @@ export interface RunnerDeps extends FoldDeps {
 /** Trials asked of TPE at a time: it learns from each batch; random and grid take bigger ones. */
 const TPE_BATCH = 8;
 const WIDE_BATCH = 200;
-/** Trials per engine sweep between yields of the event loop (about 25 ms on a year of 15-minute bars). */
-const SWEEP_GROUP = 25;
+/**
+ * Engine bar-steps per sweep group, and the longest stretch of synchronous work before the runner
+ * lets the event loop serve requests: under `serve` it shares the edge's process (~3 ms of work).
+ */
+const SWEEP_GROUP_STEPS = 100_000;
+const SLICE_MS = 3;
+
+/** Returns a pause() that yields to the event loop (I/O included) once SLICE_MS of work has passed since the last one. */
+function timeSlicer(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < SLICE_MS) return;
+    await new Promise((r) => setImmediate(r));
+    since = performance.now();
+  };
+}
 
 /** A job that stops with what it has: cancelled by its owner. */
 class Cancelled extends Error {}
@@ -134,7 +148,9 @@ export class OptimizeRunner {
     const ready: Array<{ trial: number; params: ParamSet; sweep: SweepTrial }> = [];
     // One variant's fit at a time: the pool runs one job per user at once anyway, and a user with
     // jobs waiting has the one running lowered in priority (the fair share), which only slows the fits.
+    const pause = timeSlicer();
     for (const { trial, params } of batch) {
+      await pause();
       try {
         const pUp = await this.probabilities(job, prepared, variants, params, owner);
         ready.push({ trial, params, sweep: engineTrial(prepared.base, params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver }) });
@@ -145,9 +161,10 @@ export class OptimizeRunner {
     ready.sort((a, b) => a.trial - b.trial);
     // The sweep runs on this process's event loop: in groups, yielding between them, so requests keep being served.
     const measured: TrialOutcome[] = [];
-    for (let g = 0; g < ready.length; g += SWEEP_GROUP) {
-      if (g > 0) await new Promise((r) => setImmediate(r));
-      measured.push(...evaluateTrials(prepared.bars, ready.slice(g, g + SWEEP_GROUP).map((r) => r.sweep), layout, prepared.base.settings.capital));
+    const group = Math.max(1, Math.floor(SWEEP_GROUP_STEPS / Math.max(1, layout.range.to - layout.range.from)));
+    for (let g = 0; g < ready.length; g += group) {
+      await pause();
+      measured.push(...evaluateTrials(prepared.bars, ready.slice(g, g + group).map((r) => r.sweep), layout, prepared.base.settings.capital));
     }
     const out: OptimizeTrial[] = [];
     ready.forEach((r, i) => {
