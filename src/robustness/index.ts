@@ -19,7 +19,6 @@ export {
   type SharpeSample,
   type SignificanceOptions,
 } from './sharpe.ts';
-export { seededRandom, type Random } from './prng.ts';
 export { histogram, quantileSorted } from './histogram.ts';
 export { randomBaseline, profitFactor, BASELINE_RUNS, type BaselineTrade, type RandomBaselineInput } from './random-baseline.ts';
 export { monteCarlo, fanTrades, HALF_LOSS, MONTE_CARLO_RUNS, type MonteCarloInput } from './monte-carlo.ts';

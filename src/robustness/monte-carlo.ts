@@ -8,7 +8,7 @@
  */
 import type { MonteCarlo } from '../../schemas/robustness.ts';
 import { quantileSorted } from './histogram.ts';
-import { randomInt, seededRandom } from './prng.ts';
+import { randomInt, seededRandom } from '../lib/seeded-random.ts';
 
 export interface MonteCarloInput {
   /** Net USD P&L of each trade. */

@@ -24,7 +24,7 @@
 import type { RandomBaseline } from '../../schemas/robustness.ts';
 import { contractSize, nextRollover, NO_LOSS_RATIO, usdLeg, usdPnl, type BarColumns, type EngineOptions } from '../backtest/index.ts';
 import { histogram } from './histogram.ts';
-import { randomInt, seededRandom } from './prng.ts';
+import { randomInt, seededRandom } from '../lib/seeded-random.ts';
 
 /** What a strategy trade contributes: its side, holding time in bars and net USD P&L. */
 export interface BaselineTrade {

@@ -9,21 +9,10 @@ import assert from 'node:assert/strict';
 import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type EngineOptions, type Level } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { loadFxBars } from '../indicators/fx-data.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 
 const M15 = 900_000;
 const H = 3_600_000;
-
-/** mulberry32: a small seeded generator, so every failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FX is shut from Friday 22:00 to Sunday 22:00 UTC (close enough for a test market). */
 const closed = (ts: number) => {
@@ -76,7 +65,7 @@ function randomLevel(random: () => number, jpy: boolean): Level | null {
 }
 
 function randomCase(seed: number) {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const jpy = random() < 0.3;
   const instrument = jpy ? INSTRUMENTS.USDJPY : INSTRUMENTS.EURUSD;
   const { coarse, finer } = market(random, 300 + Math.floor(random() * 300), jpy ? 150 : 1.1, instrument.pipSize);

@@ -13,21 +13,10 @@ import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { entryMask, toSignals } from '../../src/scoring/decisions.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 
 const M1 = 60_000;
 const M15 = 900_000;
-
-/** mulberry32: a small seeded generator, so every failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
@@ -253,7 +242,7 @@ function randomTrial(random: () => number, symbol: Symbol, n: number, finer: Bar
 test('property: 12 seeded markets × 40 random option sets each (shared and own signals, random masks) equal their runBacktest exactly', () => {
   let trades = 0;
   for (let seed = 1; seed <= 12; seed++) {
-    const random = rng(seed);
+    const random = seededRandom(seed);
     const symbol = pick(random, ['EURUSD', 'USDJPY', 'BTCUSD'] as const);
     const inst = INSTRUMENTS[symbol];
     const price = symbol === 'USDJPY' ? 150 : symbol === 'BTCUSD' ? 60_000 : 1.1;
@@ -270,7 +259,7 @@ test('property: 12 seeded markets × 40 random option sets each (shared and own 
 });
 
 test('the tile size changes nothing; an empty range and no marks give the stats of no trade', () => {
-  const random = rng(99);
+  const random = seededRandom(99);
   const { bars, finer } = syntheticMarket(random, 500, 1.1, 0.0001, false);
   const shared = [Int8Array.from({ length: 500 }, () => (random() < 0.3 ? (random() < 0.5 ? 1 : -1) : 0))];
   const trials = Array.from({ length: 25 }, () => randomTrial(random, 'EURUSD', 500, finer, shared));
@@ -288,7 +277,7 @@ test('the tile size changes nothing; an empty range and no marks give the stats 
 });
 
 test('bad input is refused with what to fix: a range outside the bars, marks outside the range or out of order, short signals or masks', () => {
-  const random = rng(5);
+  const random = seededRandom(5);
   const { bars, finer } = syntheticMarket(random, 100, 1.1, 0.0001, false);
   const trial = randomTrial(random, 'EURUSD', 100, finer, [new Int8Array(100)]);
   assert.throws(() => sweepBacktests(bars, [trial], { from: 0, to: 101 }), /range \[0, 101\) is not inside the 100 bars/);

@@ -16,6 +16,7 @@ import { loadavg } from 'node:os';
 import { runBacktest, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 
 const FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2016.csv.gz';
 const GOAL_BARS_PER_S = 20_000_000;
@@ -48,24 +49,12 @@ function loadBars(spread: number): BarColumns {
 
 const medianOf = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** mulberry32: a small seeded generator. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Model-like signals: p(up) = 0.5 + x with x an AR(1) process (x ← 0.95·x + U(−0.03, 0.03)),
  * thresholded at 0.55 — signals come in runs, like a classifier's, on about a third of the bars.
  */
 function modelLikeSignals(n: number, seed: number): Int8Array {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const out = new Int8Array(n);
   let x = 0;
   for (let i = 0; i < n; i++) {
@@ -77,7 +66,7 @@ function modelLikeSignals(n: number, seed: number): Int8Array {
 
 /** Stress: independent random signals, non-zero on `busy` of the bars, either side alike. */
 function randomSignals(n: number, busy: number, seed: number): Int8Array {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   return Int8Array.from({ length: n }, () => (random() < busy ? (random() < 0.5 ? 1 : -1) : 0));
 }
 

@@ -12,7 +12,6 @@
  * instead of this checkout's; --compare-root=DIR measures DIR's service first, then this one's, in
  * one run (results carry `service`: before / after).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { connectBus, openBucket } from '../../src/bus/index.ts';
@@ -26,6 +25,7 @@ import { apiCaller } from './lib/api.ts';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
 import { processTree } from './lib/proc.ts';
 import { REPO_ROOT, startServiceProcess } from './lib/service.ts';
+import { importFixedWindow } from '../helpers/fixed-market.ts';
 
 const TICKS = `${REPO_ROOT}/../shared/data/fx/lean_quotes_2014-05-01_09/normalized/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz`;
 const WEEK_MS = 7 * 86_400_000;
@@ -111,14 +111,7 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
   const call = apiCaller(service.url);
 
   ctx.log('importing a week of real EURUSD ticks');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import-ticks', '--symbol', 'EURUSD', '--format', 'csv', TICKS], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, DATA_DIR: service.dataDir },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import-ticks exited with ${code}`))));
-  });
+  await importFixedWindow(service.dataDir);
 
   const { api_key: key, user_id: userId } = await call('POST', '/api/v1/key/trial', {});
   const start = await call('POST', '/api/v1/train', { code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }, key);

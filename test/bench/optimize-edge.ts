@@ -6,13 +6,12 @@
  * sandbox, optuna's suggestions, the engine sweep in the trainer role, which `serve` runs in the
  * edge's own process). Options: --requests=3000 --concurrency=4 --trials=1000 --optimisations=1.
  */
-import { spawn } from 'node:child_process';
 import { strategyCode } from '../helpers/strategies.ts';
 import { apiCaller } from './lib/api.ts';
 import { numberOption, type BenchContext, type BenchResult, type Benchmark } from './lib/types.ts';
-import { REPO_ROOT, startServiceProcess } from './lib/service.ts';
+import { startServiceProcess } from './lib/service.ts';
+import { importFixedWindow } from '../helpers/fixed-market.ts';
 
-const TICKS = `${REPO_ROOT}/../shared/data/fx/lean_quotes_2014-05-01_09/normalized/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz`;
 const SPAN = { symbol: 'EURUSD', timeframe: '1min', start_date: '2014-05-01', end_date: '2014-05-09' };
 /** Engine parameters only: the sweep's work, which runs on the trainer's event loop. */
 const SPACE = {
@@ -62,14 +61,7 @@ export const benchmark: Benchmark = {
     const call = apiCaller(service.url);
 
     ctx.log('importing a week of real EURUSD ticks');
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import-ticks', '--symbol', 'EURUSD', '--format', 'csv', TICKS], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, DATA_DIR: service.dataDir },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import-ticks exited with ${code}`))));
-    });
+    await importFixedWindow(service.dataDir);
 
     const optimiser = (await call('POST', '/api/v1/key/trial', {})).api_key as string;
     const prober = (await call('POST', '/api/v1/key/trial', {})).api_key as string;

@@ -13,7 +13,8 @@ import { gunzipSync } from 'node:zlib';
 import { loadavg } from 'node:os';
 import { runBacktest, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
-import { barReturns, barsPerYear, monteCarlo, randomBaseline, robustnessReport, seededRandom, sharpeSignificance } from '../../src/robustness/index.ts';
+import { barReturns, barsPerYear, monteCarlo, randomBaseline, robustnessReport, sharpeSignificance } from '../../src/robustness/index.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_2016.csv.gz';

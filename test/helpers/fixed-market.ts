@@ -14,6 +14,12 @@ import { strategyCode } from './strategies.ts';
 
 const TICKS = '../shared/data/fx/lean_quotes_2014-05-01_09/normalized/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz';
 
+/** Imports the fixed window's ticks into a service's data directory (`signalforge import-ticks`). */
+export async function importFixedWindow(dataDir: string): Promise<void> {
+  const imported = await runCli(dataDir, ['import-ticks', '--symbol', 'EURUSD', '--format', 'csv', TICKS]);
+  assert.equal(imported.code, 0, `importing the fixed window failed:\n${imported.stderr}`);
+}
+
 /** Trained up to this day, the window's last day (2014-05-09) is the post-cutoff span. */
 export const FIXED_END_DAY = '2014-05-08';
 
@@ -28,7 +34,6 @@ export const PROFITABLE_TAKE_PROFIT = 0.5;
 
 export async function startFixedMarketService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sf-fixed-'));
-  const imported = await runCli(dataDir, ['import-ticks', '--symbol', 'EURUSD', '--format', 'csv', TICKS]);
-  assert.equal(imported.code, 0, `importing the fixed window failed:\n${imported.stderr}`);
+  await importFixedWindow(dataDir);
   return startTestService({ MARKET_FEED: 'none', ...env }, { dataDir });
 }

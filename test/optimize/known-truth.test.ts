@@ -22,7 +22,7 @@ import { parseObjective } from '../../src/optimize/objective.ts';
 import { OptimizeRunner } from '../../src/optimize/runner.ts';
 import { checkSearchSpace, type SearchSpace } from '../../src/optimize/search-space.ts';
 import { openBucket } from '../../src/bus/index.ts';
-import { seededRandom } from '../../src/robustness/prng.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { StrategyRuntime } from '../../src/sandbox/index.ts';
 import { configBudget, withinBudget } from '../../src/training/index.ts';
 import type { SeriesColumns } from '../../src/store/index.ts';

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cscvPbo, halfMasks, seededRandom } from '../../src/robustness/index.ts';
+import { cscvPbo, halfMasks } from '../../src/robustness/index.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { gaussian } from './synthetic.ts';
 
 function noiseMatrix(trials: number, steps: number, seed: number, drift: (trial: number) => number = () => 0): Float64Array[] {

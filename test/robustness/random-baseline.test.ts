@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { RandomBaseline } from '../../schemas/robustness.ts';
 import { runBacktest, tradeStats, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
-import { randomBaseline, seededRandom } from '../../src/robustness/index.ts';
+import { randomBaseline } from '../../src/robustness/index.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { sortSlots } from '../../src/robustness/random-baseline.ts';
 import { edgeSignals, HOUR, ksUniform, noiseSignals, randomWalk } from './synthetic.ts';
 

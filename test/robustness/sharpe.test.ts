@@ -11,10 +11,10 @@ import {
   minTrackRecord,
   minTrackRecordLength,
   probabilisticSharpe,
-  seededRandom,
   sharpeSignificance,
   sharpeVarianceFactor,
 } from '../../src/robustness/index.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual}, expected ${expected} ± ${tolerance}`);

@@ -3,7 +3,7 @@
  * edge anywhere), each bar opening at the last close so a trade's P&L is only the moves it held.
  */
 import type { BarColumns } from '../../src/backtest/index.ts';
-import { seededRandom, type Random } from '../../src/robustness/index.ts';
+import { seededRandom, type Random } from '../../src/lib/seeded-random.ts';
 
 export const HOUR = 3_600_000;
 export const MONDAY = Date.UTC(2024, 0, 8);

@@ -1,5 +1,5 @@
 /**
- * A small seeded generator for the resampling statistics (random-entry baseline, bootstrap): the
+ * A small seeded generator (the robustness report's resampling, tests' random markets and options): the
  * same seed gives the same report on any machine. mulberry32: 32-bit state, period 2³², plenty
  * for a few million draws per report and fast enough to stay out of the profile.
  */
