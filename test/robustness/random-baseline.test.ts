@@ -6,29 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RandomBaseline } from '../../schemas/robustness.ts';
-import { runBacktest, tradeStats, type EngineOptions } from '../../src/backtest/index.ts';
+import { runBacktest, tradeStats } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { randomBaseline } from '../../src/robustness/index.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { sortSlots } from '../../src/robustness/random-baseline.ts';
-import { edgeSignals, HOUR, ksUniform, noiseSignals, randomWalk } from './synthetic.ts';
+import { edgeSignals, ksUniform, noiseSignals, randomWalk } from './synthetic.ts';
+import { options } from '../backtest/fixtures.ts';
 
-const options = (over: Partial<EngineOptions> = {}): EngineOptions => ({
-  instrument: INSTRUMENTS.EURUSD,
-  timeframeMs: HOUR,
-  direction: 'both',
-  cooldown: 0,
-  maxPositions: 1,
-  onOpposite: 'reverse',
-  stop: null,
-  take: null,
-  lotSize: 1,
-  commissionPerLot: 0,
-  swapLong: 0,
-  swapShort: 0,
-  fillAtBidAsk: false,
-  ...over,
-});
 
 test('a trade that fills the range has one place to go: its P&L is the engine’s to the cent (spread, commission, swap, a USD-based pair)', () => {
   for (const side of [1, -1] as const) {
