@@ -55,7 +55,7 @@ export const SharpeSignificance = z
       .int()
       .min(1)
       .describe(
-        'N: variants tried. For a trained model: the models and finished train jobs of this account on the same symbol and timeframe whose code descends from this one’s (≥ 0.7 by the fork-descent measure: Dice similarity of 8-token runs; a fork starts as a copy of its parent’s code), each job once, this one included; for an optimisation: its trials',
+        'N: variants tried. For a trained model: the models and finished train jobs of this account on the same symbol and timeframe whose code descends from this one’s (≥ 0.7 by the fork-descent measure: Dice similarity of 8-token runs; a fork starts as a copy of its parent’s code), each job once, this one included, except that the jobs saved from one optimisation (POST /optimize/{id}/save: this one, or others) count together as that optimisation’s trials run; for an optimisation: its trials',
       ),
     expected_max_sharpe: z.number().describe('SR₀: the Sharpe the best of N unskilled trials would show by luck (per bar)'),
     dsr: z.number().min(0).max(1).describe('Deflated Sharpe Ratio: P(true Sharpe > SR₀) (Bailey & López de Prado 2014)'),

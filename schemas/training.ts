@@ -122,6 +122,16 @@ export type JobView = z.infer<typeof JobView>;
 
 export const JobIdParams = z.object({ job_id: z.coerce.number().int().positive() });
 
+/** Where a model saved from an optimisation came from (POST /optimize/{id}/save): its deflated Sharpe counts the optimisation's trials. */
+export const ModelOptimization = z
+  .object({
+    optimize_id: z.number().int().describe('GET /api/v1/optimize/{optimize_id}: the optimisation the model was saved from'),
+    trial: z.number().int().describe('The trial saved (its chosen trial)'),
+    trials_run: z.number().int().min(1).describe('Trials that optimisation ran (done or failed): all of them count in the model’s N'),
+  })
+  .meta({ id: 'ModelOptimization' });
+export type ModelOptimization = z.infer<typeof ModelOptimization>;
+
 /** The job as the trainer keeps it (KV `sf_jobs`, key = job id). */
 export const JobRecord = z.object({
   job_id: z.number().int(),
@@ -147,6 +157,8 @@ export const JobRecord = z.object({
   overrides: z
     .object({ model: z.object({ model_type: z.string().optional(), model_params: z.record(z.string(), z.unknown()).optional() }).optional(), config: z.record(z.string(), z.unknown()).optional() })
     .optional(),
+  /** Set by the service for an optimisation's chosen trial saved as a model: carried to the model and counted in N. */
+  optimization: ModelOptimization.optional(),
 });
 export type JobRecord = z.infer<typeof JobRecord>;
 
@@ -198,6 +210,8 @@ export const ModelRecord = z.object({
   artifact: z.string(),
   // Optional: models trained before the report existed still parse (they show no verdict).
   robustness: RobustnessReport.optional(),
+  // Optional: absent for models not saved from an optimisation (and for those saved before it was kept).
+  optimization: ModelOptimization.optional(),
 });
 export type ModelRecord = z.infer<typeof ModelRecord>;
 
@@ -212,6 +226,7 @@ export const ModelInfo = z
     trained_at: IsoDateTime,
     train_stats: TradeStats,
     test_stats: TradeStats,
+    optimization: ModelOptimization.nullable().describe('The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise'),
   })
   .meta({ id: 'ModelInfo' });
 
@@ -295,6 +310,9 @@ export const Results = z
     pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
     pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),
     robustness: RobustnessReport.optional().describe('Is the edge real? Absent only for models trained before the report existed'),
+    optimization: ModelOptimization.nullable()
+      .optional()
+      .describe('The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise; absent for models trained before it was kept'),
     warnings: z.array(z.string()),
   })
   .meta({ id: 'Results' });

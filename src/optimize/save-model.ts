@@ -60,7 +60,9 @@ export class ModelSaver {
     const model = modelOverrides(trial.params);
     const overrides: NonNullable<JobRecord['overrides']> = { ...(model ? { model } : {}), ...(Object.keys(config).length ? { config } : {}) };
 
-    const { job_id: jobId, model_stem: stem } = await this.deps.training.submit(caller, train, overrides);
+    // The model's N counts the optimisation's trials (trial-count.ts): it is the best of them.
+    const from = { optimize_id: job.optimize_id, trial: trial.trial, trials_run: Math.max(1, job.trials_run) };
+    const { job_id: jobId, model_stem: stem } = await this.deps.training.submit(caller, train, overrides, from);
     if (request.deploy) void this.deployWhenTrained(caller, job.optimize_id, jobId, request);
     return { model_name: request.model_name, model_stem: stem, train_job_id: jobId };
   }

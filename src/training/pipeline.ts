@@ -143,6 +143,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       fit_span: { from: bars.ts[0]!, to: bars.ts[fitRows - 1]! },
       artifact: `j${job.job_id}`,
       robustness,
+      ...(job.optimization ? { optimization: job.optimization } : {}),
     };
     return { record, results, onnx: trained.onnx, reportMs };
   };

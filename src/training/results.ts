@@ -124,6 +124,7 @@ export function buildResults(input: ResultsInput): Results {
     pred_signals: hasPost ? signalPoints(bars, pUp, signals, ranges.post) : [],
     pred_stats: runs.post ? tradeStats(runs.post.trades, capital) : null,
     robustness: input.robustness,
+    optimization: job.optimization ?? null,
     warnings: trained.warnings,
   };
 }

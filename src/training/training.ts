@@ -63,6 +63,8 @@ export class Training {
     request: TrainRequest,
     /** Set by the service only (an optimisation's chosen trial): the model and config values it trains with. */
     overrides?: JobRecord['overrides'],
+    /** Set by the service only: the optimisation the trial comes from (kept on the model, counted in its N). */
+    optimization?: JobRecord['optimization'],
   ): Promise<{ job_id: number; model_name: string; model_stem: string; status: 'queued' }> {
     const { jobs, metering } = this.deps;
     const header = readCodeHeader(request.code);
@@ -104,6 +106,7 @@ export class Training {
         attempts: 0,
         cap_counted_at: countedAt,
         ...(overrides ? { overrides } : {}),
+        ...(optimization ? { optimization } : {}),
       });
       await this.deps.queue.publish(jobId);
       return { job_id: jobId, model_name: modelName, model_stem: stem, status: 'queued' };
@@ -172,6 +175,7 @@ export class Training {
         trained_at: isoFromMs(r.trained_at),
         train_stats: r.train_stats,
         test_stats: r.test_stats,
+        optimization: r.optimization ?? null,
       })),
     };
   }

@@ -129,6 +129,14 @@ describe('optimisation over HTTP', () => {
     assert.equal(results.body.settings.take_profit, chosen.take_profit);
     assert.equal(results.body.settings.confidence_threshold, chosen.confidence_threshold);
     assert.equal(results.body.settings.risk_unit, 'pips');
+    // The model is the best of the optimisation's trials: its deflated Sharpe counts them all (the account trained nothing else of it).
+    const from = { optimize_id: done.optimize_id, trial: done.chosen_trial!, trials_run: done.trials.length };
+    assert.equal(results.body.robustness.sharpe.trials, done.trials.length, 'N = the optimisation’s trials run');
+    // ... and it says where it came from, in its results and in the model list.
+    assert.deepEqual(results.body.optimization, from);
+    const models = await sf.api('GET', '/api/v1/models', { key });
+    assert.equal(models.status, 200, models.text);
+    assert.deepEqual(models.body.models.find((m: { model_name: string }) => m.model_name === 'optimised').optimization, from);
   });
 
   it('the stream of a finished job sends its progress and then done with the job', async () => {

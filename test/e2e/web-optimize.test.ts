@@ -134,6 +134,15 @@ describe('the optimisation page in a browser', () => {
     assert.equal(await page.locator('#optimisation #pbo').count(), 1);
     await screenshot('optimize-saved-model');
     assert.deepEqual(problems, []);
+
+    // The link is the model's own (results.optimization), not this browser's memory of the save: a new browser shows it too.
+    const other = await freshPage(browser);
+    await other.context.addInitScript((k) => localStorage.setItem('sf_api_key', k), key);
+    await other.page.goto(`${sf.url}/models/${encodeURIComponent(saved!.model_stem)}`);
+    await other.page.waitForSelector('#optimisation h2 a', { timeout: 30_000 });
+    assert.equal(await other.page.getAttribute('#optimisation h2 a', 'href'), `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`);
+    assert.deepEqual(other.problems, []);
+    await other.context.close();
   });
 
   it('an objective the service cannot read is shown as text in its 422', async () => {

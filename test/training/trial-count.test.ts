@@ -131,4 +131,22 @@ describe('TrialCounter', () => {
     assert.equal(await counter.count(next), 6, 'jobs 1, 5, 10, 13, 14 and the model of job 11');
     assert.equal(reads, 6, 'jobs 7, 10, 13, 14 to learn their state, then the code of 10 and 13');
   });
+
+  it('counts an optimisation a model was saved from as its trials run, once however many of its trials were saved', async () => {
+    const from = (optimize_id: number, trial: number, trials_run: number) => ({ optimization: { optimize_id, trial, trials_run } });
+    const at = { user: 20, timeframe: '1h' } as const;
+    const first = { ...job(30, 'done', IDEA, at), ...from(1, 3, 50) };
+    await jobs.create(first);
+    await models.save({ ...model(first), optimization: first.optimization }, { onnx: new Uint8Array([1]), code: IDEA, results: { pred_signals: [] } as never });
+    await jobs.create({ ...job(31, 'done', IDEA, at), ...from(1, 7, 50) }); // another trial of optimisation 1: among its 50 already
+    await jobs.create(job(32, 'done', EDIT, at)); // a plain train job of the lineage: 1
+
+    const saving = { ...job(33, 'running', IDEA, at), ...from(2, 0, 30) };
+    await jobs.create(saving);
+    assert.equal(await counter.count(saving), 50 + 1 + 30, 'optimisation 1’s 50 trials, job 32, and optimisation 2’s 30 trials (this model among them)');
+
+    const alone = { ...job(34, 'running', IDEA, { user: 21 }), ...from(3, 5, 200) };
+    await jobs.create(alone);
+    assert.equal(await counter.count(alone), 200, 'the first model of its lineage: N is the trials of the optimisation it won');
+  });
 });

@@ -59,7 +59,7 @@ export async function startModelPage(): Promise<void> {
     h('h2', {}, 'Statistics'),
     statsTable(results),
     robustnessPanel(results.robustness, results.settings.capital),
-    optimisationBox(stem),
+    optimisationBox(stem, results),
     h('h2', {}, 'Trades'),
     tradeTable,
     diagnostics(results),
@@ -335,12 +335,12 @@ function sharePanel(stem: string, r: Results): HTMLElement {
 }
 
 /**
- * For a model saved from an optimisation in this browser: that optimisation's trials (in-sample
- * vs out-of-sample scatter) and PBO. The API does not link a model to its optimisation, so the
- * link is the one remembered when the model was saved here.
+ * For a model saved from an optimisation: that optimisation's trials (in-sample vs out-of-sample
+ * scatter) and PBO, linked to its page. The link is the model's own (results.optimization); models
+ * saved before it was kept fall back to the one remembered when the model was saved in this browser.
  */
-function optimisationBox(stem: string): HTMLElement | null {
-  const id = recallRun(stem)?.optimized_from;
+function optimisationBox(stem: string, results: Results): HTMLElement | null {
+  const id = results.optimization?.optimize_id ?? recallRun(stem)?.optimized_from;
   if (!id) return null;
   const box = h('div', { id: 'optimisation-box' });
   call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`)
