@@ -144,6 +144,21 @@ export const TrailingStop = z
   .describe('Decimal ratio (0.01 = trail 1 % behind the best price since entry), {"pips": n} (trail n pips) or {"atr": k, "period": n} (trail k × ATR(n)); null/absent = none. Never loosens; stop_loss stays as a floor');
 export type TrailingStop = z.infer<typeof TrailingStop>;
 
+/**
+ * The indicator values the strategy's feature_engineering reads (`strategy_config()["indicators"]`):
+ * the contract's flat Indicators object (`<indicator>_<param>` numbers, `<indicator>_enabled`
+ * booleans; keys and bounds in GET /indicator-schema). Optional. What the optimiser tunes as
+ * `indicators.<key>`, and what a model's features are computed with wherever they are computed.
+ */
+export const StrategyIndicators = z
+  .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a lowercase key like rsi_period'), z.union([z.number().min(-1_000_000).max(1_000_000), z.boolean()]))
+  .refine((o) => Object.keys(o).length <= 200, 'at most 200 indicator keys')
+  .describe(
+    'The indicator values feature_engineering reads through strategy_config()["indicators"]: flat `<indicator>_<param>` numbers and `<indicator>_enabled` booleans (GET /api/v1/indicator-schema). ' +
+      'Optional; its keys are what POST /optimize can tune as indicators.<key>',
+  );
+export type StrategyIndicators = z.infer<typeof StrategyIndicators>;
+
 const common = {
   signal_threshold: num(0.5, 0.95).describe('predict_proba cutoff'),
   direction: z.enum(['both', 'long', 'short']),
@@ -173,6 +188,7 @@ const common = {
   exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
   exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
   trailing_stop: TrailingStop.optional(),
+  indicators: StrategyIndicators.optional(),
   target_horizon: int(1, 200).describe('Bars ahead for the target'),
   objective: line(0, 200),
   notes: line(0, 200),

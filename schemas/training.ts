@@ -155,7 +155,10 @@ export const JobRecord = z.object({
   one_shot: OneShotOutcome.optional(),
   /** An optimisation's chosen trial saved as a model: the model class/hyperparameters and engine settings the fit and backtest use instead of the code's. */
   overrides: z
-    .object({ model: z.object({ model_type: z.string().optional(), model_params: z.record(z.string(), z.unknown()).optional() }).optional(), config: z.record(z.string(), z.unknown()).optional() })
+    .object({
+      model: z.object({ model_type: z.string().optional(), model_params: z.record(z.string(), z.unknown()).optional(), indicators: z.record(z.string(), z.union([z.number(), z.boolean()])).optional() }).optional(),
+      config: z.record(z.string(), z.unknown()).optional(),
+    })
     .optional(),
   /** Set by the service for an optimisation's chosen trial saved as a model: carried to the model and counted in N. */
   optimization: ModelOptimization.optional(),

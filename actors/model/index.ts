@@ -76,7 +76,8 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
         const [onnx, code] = await Promise.all([deps.models.onnx(model), deps.models.code(model)]);
         return { model, onnx, code };
       });
-      const source = features.acquire(deployment.user_id, code);
+      // Features with the model's own indicator values (an optimised trial's), as at train and backtest.
+      const source = features.acquire(deployment.user_id, code, deployment.user_id, model.config.indicators);
       return new ModelActor({
         deployment,
         model,

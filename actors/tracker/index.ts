@@ -188,13 +188,15 @@ async function openTrackers(
           const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
           if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
           const text = new TextDecoder().decode(code);
-          const source = features.acquire(SESSION_SCOPE, text, entry.user_id);
+          // The model's own indicator values (an optimised trial's), as when it was trained.
+          const indicators = entry.model.config.indicators;
+          const source = features.acquire(SESSION_SCOPE, text, entry.user_id, indicators);
           try {
             const checks = {
               limit: stores.checks,
               log: deps.log,
               // One-shot pool jobs under the author's fair share: see EntryChecks.features.
-              features: (bars: Parameters<StrategyRuntime['features']>[1]) => deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }),
+              features: (bars: Parameters<StrategyRuntime['features']>[1]) => deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }, indicators),
               ...(deps.divergenceCheckBars ? { everyBars: deps.divergenceCheckBars } : {}),
             };
             return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now, checks });

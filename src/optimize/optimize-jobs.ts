@@ -138,13 +138,6 @@ export class OptimizeJobs {
     const objective = parseObjective(request.optimization ?? 'sharpe');
     const owner = this.owner(caller.user_id);
     const { space } = await this.checked(request, owner);
-    // Every trial of such a space would fail, and be charged: refused before.
-    const indicators = space.params.filter((p) => p.name.startsWith('indicators.')).map((p) => p.name);
-    if (indicators.length) {
-      throw new UnprocessableError(
-        `${indicators.join(', ')}: indicator periods reach a fit only through the strategy's own code, which reads none from the request; write the periods into the code (one optimisation per variant) or tune the other parameters`,
-      );
-    }
 
     const limit = CONCURRENT_OPTIMIZATIONS[caller.plan];
     const tooMany = () =>

@@ -67,7 +67,8 @@ export function modelOverrides(params: ParamSet): ModelOverrides | null {
     out ??= {};
     if (name === 'model_type') out.model_type = v as ModelOverrides['model_type'];
     else if (name.startsWith('model_params.')) (out.model_params ??= {})[name.slice('model_params.'.length)] = v;
-    else throw new Error(`${name}: indicator periods reach a fit only through the strategy's own code, which reads none from the request; tune them in the code instead`);
+    else if (name.startsWith('indicators.') && typeof v === 'number') (out.indicators ??= {})[name.slice('indicators.'.length)] = v;
+    else throw new Error(`${name}: not a model parameter`);
   }
   return out;
 }
@@ -183,7 +184,9 @@ export class OptimizeRunner {
   private probabilities(job: OptimizeRecord, prepared: Prepared, variants: Map<string, Promise<Float32Array>>, params: ParamSet, owner: JobOwner): Promise<Float32Array> {
     const overrides = modelOverrides(params);
     if (!overrides) return Promise.resolve(prepared.baseProbabilities);
-    const key = `${overrides.model_type ?? ''}|${JSON.stringify(Object.entries(overrides.model_params ?? {}).sort())}`;
+    // One fold-model fit per variant: model class, hyperparameters and indicator values (features recomputed in the sandbox).
+    const sorted = (o: Record<string, unknown> | undefined) => JSON.stringify(Object.entries(o ?? {}).sort());
+    const key = `${overrides.model_type ?? ''}|${sorted(overrides.model_params)}|${sorted(overrides.indicators)}`;
     let p = variants.get(key);
     if (!p) {
       p = foldProbabilities(this.deps, job.request, prepared, overrides, owner);

@@ -193,13 +193,69 @@ function hyperparameterRule(param: string, types: readonly ModelType[]): Rule | 
   };
 }
 
-function indicatorRule(key: string, rules: readonly IndicatorRules[]): Rule | string {
-  const p = rules.flatMap((r) => r.params).find((q) => q.key === key);
+/** How a strategy makes an indicator parameter tunable: said in every refusal of one it does not read. */
+export const howToReadIndicator = (key: string, value: number) =>
+  `return it from strategy_config() as "indicators": {"${key}": ${value}, …} and compute the indicator in feature_engineering ` +
+  `with strategy_config()["indicators"]["${key}"] instead of a literal (naming its columns without the value, or from it)`;
+
+/**
+ * An indicator parameter of the registry that the strategy reads: its strategy_config() returns
+ * the key in "indicators" (the only way a value reaches its feature_engineering), else a 422 that
+ * says how to make it tunable.
+ */
+function indicatorRule(key: string, ctx: SpaceContext): Rule | string {
+  const p = ctx.indicators.flatMap((r) => r.params).find((q) => q.key === key);
   if (!p) {
-    const keys = rules.flatMap((r) => r.params.map((q) => q.key)).join(', ');
+    const keys = ctx.indicators.flatMap((r) => r.params.map((q) => q.key)).join(', ');
     return `indicators.${key} is not an indicator parameter; the indicator parameters are ${keys} (GET /api/v1/indicator-schema)`;
   }
+  const own = ctx.config.indicators ?? {};
+  if (typeof own[key] !== 'number') {
+    const read = Object.keys(own).filter((k) => typeof own[k] === 'number');
+    return (
+      `indicators.${key}: the strategy does not read it (its strategy_config() returns ${read.length ? `indicators ${read.join(', ')} but not ${key}` : 'no "indicators"'}), ` +
+      `so tuning it would change nothing; to make it tunable, ${howToReadIndicator(key, p.default)}`
+    );
+  }
   return { numeric: p.type === 'integer' ? 'int' : 'float', check: inRange(p.min, p.max, p.type === 'integer') };
+}
+
+/** Lowest and highest value a parameter takes in the space (its choices, or its range). */
+function extent(spec: ParamSpec): [number, number] | null {
+  if (spec.type !== 'choice') return [spec.low, spec.high];
+  const numbers = spec.values.filter((v): v is number => typeof v === 'number');
+  return numbers.length ? [Math.min(...numbers), Math.max(...numbers)] : null;
+}
+
+/**
+ * The registry's rules between two parameters of one indicator (MACD: fast < slow), over every
+ * combination the space can draw: the tuned parameters' extents, the strategy's own value for the other.
+ */
+function constraintProblems(params: readonly SpaceParam[], ctx: SpaceContext): Array<{ parameter: string; message: string }> {
+  const out: Array<{ parameter: string; message: string }> = [];
+  const own = ctx.config.indicators ?? {};
+  const tuned = new Map(params.map((p) => [p.name, p.spec]));
+  for (const r of ctx.indicators) {
+    for (const c of r.constraints) {
+      const [left, right] = [`${r.name}_${c.param}`, `${r.name}_${c.less_than}`];
+      const spec = (k: string) => tuned.get(`${INDICATORS_PREFIX}${k}`);
+      if (!spec(left) && !spec(right)) continue;
+      const range = (k: string): [number, number] | null => {
+        const s = spec(k);
+        if (s) return extent(s);
+        const v = own[k] ?? r.params.find((p) => p.key === k)?.default;
+        return typeof v === 'number' ? [v, v] : null;
+      };
+      const [a, b] = [range(left), range(right)];
+      if (a && b && !(a[1] < b[0])) {
+        out.push({
+          parameter: `${INDICATORS_PREFIX}${spec(left) ? left : right}`,
+          message: `${left} must stay below ${right} in every trial, but ${left} reaches ${a[1]} and ${right} goes down to ${b[0]}: narrow the ranges so that they do not overlap`,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /** The model types a space can train: model_type's valid choices, else the strategy's own. */
@@ -214,7 +270,7 @@ function ruleFor(name: string, parameters: Record<string, ParamSpec>, ctx: Space
   if ((ENGINE_PARAMS as readonly string[]).includes(name)) return engineRule(name as (typeof ENGINE_PARAMS)[number], ctx);
   if (name === MODEL_PARAM) return { numeric: 'none', check: oneOf(MODEL_TYPES) };
   if (name.startsWith(MODEL_PARAMS_PREFIX)) return hyperparameterRule(name.slice(MODEL_PARAMS_PREFIX.length), modelTypes(parameters, ctx.config));
-  if (name.startsWith(INDICATORS_PREFIX)) return indicatorRule(name.slice(INDICATORS_PREFIX.length), ctx.indicators);
+  if (name.startsWith(INDICATORS_PREFIX)) return indicatorRule(name.slice(INDICATORS_PREFIX.length), ctx);
   return (
     `'${name}' is not a parameter; the parameters are ${ENGINE_PARAMS.join(', ')}, ${MODEL_PARAM}, ` +
     `${MODEL_PARAMS_PREFIX}<hyperparameter> and ${INDICATORS_PREFIX}<key>`
@@ -324,6 +380,7 @@ export function checkSearchSpace(search: OptimizeSearch, ctx: SpaceContext): Sea
     for (const message of specProblems(name, spec, rule, search.method)) problems.push({ parameter: name, message });
     params.push({ name, class: paramClass(name)!, spec });
   }
+  if (problems.length === 0) problems.push(...constraintProblems(params, ctx));
   if (problems.length > 0) {
     const error = new UnprocessableError(`the search space has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((p) => p.message).join('; ')}`);
     error.details = { problems };

@@ -25,6 +25,7 @@ import { wallBackstops, watchdogMs } from './job-clock.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { okHeader, StrategyJobError } from './sandbox-process.ts';
 import type { OhlcColumns } from '../lib/bar-columns.ts';
+import type { StrategyIndicators } from '../../schemas/strategy.ts';
 
 /** One strategy's warm features worker; StrategyRuntime.openSession makes them. */
 export class FeatureSession {
@@ -38,6 +39,8 @@ export class FeatureSession {
     private readonly spawn: () => SandboxProcess,
     private readonly code: string,
     private readonly limits: Required<Pick<JobLimits, 'timeoutMs' | 'memoryMb'>>,
+    /** Merged over strategy_config()["indicators"] for every call (the model's stored values). */
+    private readonly indicators: StrategyIndicators | undefined,
     private readonly onClose: () => void,
   ) {}
 
@@ -108,7 +111,7 @@ export class FeatureSession {
       await process.ready;
       okHeader(
         await process.request(
-          { op: 'open', id: 0, code: this.code, timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb, ...wallBackstops(this.limits.timeoutMs) },
+          { op: 'open', id: 0, code: this.code, ...(this.indicators ? { indicators: this.indicators } : {}), timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb, ...wallBackstops(this.limits.timeoutMs) },
           Buffer.alloc(0),
           this.watchdogMs,
         ),

@@ -5,12 +5,17 @@
  * fit, and its time budget is sized on what will really be fitted).
  */
 import { UnprocessableError } from '../errors.ts';
-import { StrategyConfig } from '../../schemas/strategy.ts';
+import { StrategyConfig, type StrategyIndicators } from '../../schemas/strategy.ts';
 
 export interface ModelOverrides {
   model_type?: StrategyConfig['model_type'];
   /** Merged over the code's model_params when model_type stays; alone when it changes (another class's params would not fit). */
   model_params?: Record<string, unknown>;
+  /**
+   * Merged over strategy_config()["indicators"] for the whole job (ops.py: the code's own
+   * strategy_config() returns the merged config), so its feature_engineering computes with them.
+   */
+  indicators?: StrategyIndicators;
 }
 
 /** The config with the overrides merged as trainer.py merges them; 422 naming each field the schema refuses. */
@@ -20,6 +25,7 @@ export function applyOverrides(config: StrategyConfig, overrides: ModelOverrides
     ...config,
     model_type: overrides.model_type ?? config.model_type,
     model_params: { ...(changed ? {} : config.model_params), ...overrides.model_params },
+    ...(overrides.indicators ? { indicators: { ...config.indicators, ...overrides.indicators } } : {}),
   };
   const checked = StrategyConfig.safeParse(merged);
   if (!checked.success) {

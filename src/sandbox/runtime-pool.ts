@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { z } from 'zod';
 import { AnalyzeAnswer, ConfigAnswer, FeaturesAnswer, TrainAnswer, type AnalysisCheck, type AnalysisProblem } from '../../schemas/sandbox.ts';
-import { StrategyConfig } from '../../schemas/strategy.ts';
+import { StrategyConfig, type StrategyIndicators } from '../../schemas/strategy.ts';
 import type { Logger } from '../log.ts';
 import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits } from './codec.ts';
 import { FeatureSession } from './feature-session.ts';
@@ -119,6 +119,8 @@ export interface AnalyzeOptions {
   horizon?: number;
   /** Fixes the random cut lengths (tests); otherwise drawn per job. */
   seed?: number;
+  /** Indicator values over strategy_config()["indicators"] (see features()). */
+  indicators?: StrategyIndicators;
 }
 
 /** One parameter's distribution as optimizer.py's `suggest` reads it (optuna's Int/Float/CategoricalDistribution). */
@@ -284,10 +286,15 @@ export class StrategyRuntime {
     }
   }
 
-  /** Runs the code's feature_engineering on the bars; returns the feature columns it added. */
-  async features(code: string, bars: OhlcColumns, limits: JobLimits = {}): Promise<FeaturesResult> {
+  /**
+   * Runs the code's feature_engineering on the bars; returns the feature columns it added.
+   * `indicators` (a model's stored config's, or a trial's) is merged over strategy_config()["indicators"]
+   * for the job: the code's own strategy_config() returns the merged config (ops.py), so its
+   * feature_engineering computes with them. Checked by the caller (the optimiser, or a stored config).
+   */
+  async features(code: string, bars: OhlcColumns, limits: JobLimits = {}, indicators?: StrategyIndicators): Promise<FeaturesResult> {
     const { names, rows, payload } = ohlcPayload(bars);
-    const { header, payload: out } = await this.run(FeaturesAnswer, { op: 'features', code, columns: names, rows }, payload, limits);
+    const { header, payload: out } = await this.run(FeaturesAnswer, { op: 'features', code, columns: names, rows, ...(indicators ? { indicators } : {}) }, payload, limits);
     return decodeFeatures(header, out);
   }
 
@@ -295,15 +302,16 @@ export class StrategyRuntime {
    * A feature session for the code (feature-session.ts): its own sandboxed process whose worker
    * runs the code once and then serves many features calls warm, apart from the job pool.
    * Rejects when the code's module level fails. limits apply to each call; `limits.user` is who
-   * holds it (counted per user: sessionsFor).
+   * holds it (counted per user: sessionsFor). `indicators`: as features(), for every call of the session.
    */
-  async openSession(code: string, limits: JobLimits = {}): Promise<FeatureSession> {
+  async openSession(code: string, limits: JobLimits = {}, indicators?: StrategyIndicators): Promise<FeatureSession> {
     if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
     const user: UserKey = limits.user ?? SYSTEM_USER;
     const session = new FeatureSession(
       () => new SandboxProcess(this.command(['session']), () => undefined, this.options.log),
       code,
       { timeoutMs: limits.timeoutMs ?? 30_000, memoryMb: limits.memoryMb ?? 1024 },
+      indicators,
       () => {
         if (!this.sessions.delete(session)) return;
         const left = (this.sessionsByUser.get(user) ?? 1) - 1;
@@ -327,9 +335,9 @@ export class StrategyRuntime {
     return this.share.queued;
   }
 
-  /** Runs the code's strategy_config(); returns what it returned (validate it with the schema). */
-  async config(code: string, limits: JobLimits = {}): Promise<unknown> {
-    const { header } = await this.run(ConfigAnswer, { op: 'config', code }, Buffer.alloc(0), limits);
+  /** Runs the code's strategy_config() (with `indicators` merged, as features()); returns what it returned (validate it with the schema). */
+  async config(code: string, limits: JobLimits = {}, indicators?: StrategyIndicators): Promise<unknown> {
+    const { header } = await this.run(ConfigAnswer, { op: 'config', code, ...(indicators ? { indicators } : {}) }, Buffer.alloc(0), limits);
     return header.config;
   }
 
@@ -397,8 +405,8 @@ export class StrategyRuntime {
    */
   async analyze(code: string, bars: OhlcColumns, limits: JobLimits = {}, options: AnalyzeOptions = {}): Promise<AnalysisResult> {
     const { names, rows, payload } = ohlcPayload(bars);
-    const { fitRows: fit_rows, trainSplit: train_split, horizon, seed } = options;
-    const request = { op: 'analyze', code, columns: names, rows, fit_rows, train_split, horizon, seed };
+    const { fitRows: fit_rows, trainSplit: train_split, horizon, seed, indicators } = options;
+    const request = { op: 'analyze', code, columns: names, rows, fit_rows, train_split, horizon, seed, ...(indicators ? { indicators } : {}) };
     const { header: h } = await this.run(AnalyzeAnswer, request, payload, limits);
     return { problems: h.problems, warmup: h.warmup, featureColumns: h.feature_columns, columnSha256: h.column_sha256 };
   }

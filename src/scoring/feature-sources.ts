@@ -3,6 +3,7 @@ import type { OhlcColumns } from '../lib/bar-columns.ts';
 import { concurrencyLimit } from '../lib/concurrency-limit.ts';
 import type { Logger } from '../log.ts';
 import type { FeatureSession, FeaturesResult, StrategyRuntime } from '../sandbox/index.ts';
+import type { StrategyIndicators } from '../../schemas/strategy.ts';
 
 /** What a live run (a model actor, a tracked community entry) computes features with. */
 export interface FeatureSource {
@@ -64,10 +65,15 @@ export class FeatureSources {
     private readonly maxWarmPerUser = warmPerUser(maxWarm),
   ) {}
 
-  /** `user`: whose code it runs (default: a numeric scope, which is a user's). */
-  acquire(scope: number | string, code: string, user: number | undefined = typeof scope === 'number' ? scope : undefined): FeatureSource {
-    const key = `${scope}:${createHash('sha256').update(code).digest('hex')}`;
-    const source = this.source(key, code, user);
+  /**
+   * `user`: whose code it runs (default: a numeric scope, which is a user's). `indicators`: the
+   * model's stored config's (ModelRecord.config.indicators), merged over the code's own for every
+   * call, so a model optimised to RSI(21) trades with RSI(21); part of the program (a session per set).
+   */
+  acquire(scope: number | string, code: string, user: number | undefined = typeof scope === 'number' ? scope : undefined, indicators?: StrategyIndicators): FeatureSource {
+    const values = indicators && Object.keys(indicators).length ? JSON.stringify(Object.entries(indicators).sort()) : '';
+    const key = `${scope}:${createHash('sha256').update(code).update(values ? `\0${values}` : '').digest('hex')}`;
+    const source = this.source(key, code, user, values ? indicators : undefined);
     this.programs.set(key, (this.programs.get(key) ?? 0) + 1);
     let released = false;
     return {
@@ -114,12 +120,12 @@ export class FeatureSources {
     else this.warmByUser.delete(entry.owner);
   }
 
-  private source(key: string, code: string, user: number | undefined): Computer {
+  private source(key: string, code: string, user: number | undefined, indicators: StrategyIndicators | undefined): Computer {
     const pooled = { ...LIVE_LIMITS, ...(user !== undefined ? { user } : {}) };
     let entry = this.sessions.get(key);
     // Programs of no user (internal) are not a user's share: only the bound applies to them.
     if (!entry && this.sessions.size < this.maxWarm && (user === undefined || this.warmFor(user) < this.maxWarmPerUser)) {
-      const opened = { session: this.opening(() => this.runtime.openSession(code, pooled)), users: 0, owner: user };
+      const opened = { session: this.opening(() => this.runtime.openSession(code, pooled, indicators)), users: 0, owner: user };
       entry = opened;
       this.sessions.set(key, opened);
       this.warmByUser.set(user, this.warmFor(user) + 1);
@@ -129,7 +135,7 @@ export class FeatureSources {
       });
     }
     if (!entry) {
-      return { warm: false, features: (bars) => this.runtime.features(code, bars, pooled), release: async () => undefined };
+      return { warm: false, features: (bars) => this.runtime.features(code, bars, pooled, indicators), release: async () => undefined };
     }
     const held = entry;
     // Pool jobs of a program whose session failed are its owner's, whoever shares it.
@@ -142,7 +148,7 @@ export class FeatureSources {
       },
       features: async (bars) => {
         const session = await held.session.catch(() => null);
-        return session ? session.features(bars) : this.runtime.features(code, bars, fallback);
+        return session ? session.features(bars) : this.runtime.features(code, bars, fallback, indicators);
       },
       release: async () => {
         if (--held.users > 0) return;

@@ -58,12 +58,14 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     // Each sandbox job runs under a time budget of its own size (time-budget.ts), at the owner's CPU priority.
     const penalty = deps.penalty;
     const owner: JobOwner = { user: job.user_id, nice: penalty?.niceFor(job.user_id) ?? 0, overran: () => penalty?.overran(job.user_id) };
-    const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits), owner);
+    // An optimised trial's indicator values (overrides.model.indicators) are the model's: its config, analysis and fit all see them.
+    const indicators = (job.overrides?.model as ModelOverrides | undefined)?.indicators;
+    const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits, indicators), owner);
     const check = checkStrategyConfig(returned);
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
     // The analysis gets exactly the train job's bars (trained span and post-cutoff) and cuts them where the fit does.
     const cuts = { fitRows, trainSplit: request.train_split, horizon: StrategyConfig.parse(returned).target_horizon };
-    const analysis = await withinBudget(analyzeBudget(bars.ts.length), (limits) => deps.runtime.analyze(code, bars, limits, cuts), owner);
+    const analysis = await withinBudget(analyzeBudget(bars.ts.length), (limits) => deps.runtime.analyze(code, bars, limits, { ...cuts, ...(indicators ? { indicators } : {}) }), owner);
     if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
     const warmup = analysis.warmup ?? 0;
 

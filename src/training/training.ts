@@ -226,7 +226,7 @@ export class Training {
     const penalty = this.deps.penalty;
     const owner: JobOwner = { user: userId, nice: penalty?.niceFor(userId) ?? 0, overran: () => penalty?.overran(userId) };
     const compute: FeatureComputer = (window) =>
-      withinBudget(featuresBudget(window.ts.length), (limits) => this.deps.runtime.features(code, window, limits), owner).catch((err: unknown) => {
+      withinBudget(featuresBudget(window.ts.length), (limits) => this.deps.runtime.features(code, window, limits, record.config.indicators), owner).catch((err: unknown) => {
         // Out of its budget is the strategy's doing: say so (422), not "internal error".
         if (err instanceof StrategyJobError && err.kind === 'timeout') throw new UnprocessableError(err.message);
         // The user's queue for the runtime is full: their own earlier calls are still waiting.

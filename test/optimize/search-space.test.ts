@@ -13,7 +13,9 @@ import { MAX_GRID_SIZE, OptimizeSearch, paramClass, type OptimizeSearchInput } f
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import { strategyConfig } from '../helpers/strategy-config.ts';
 
-const RF = strategyConfig('RandomForestClassifier', { n_estimators: 100, max_depth: 6 });
+/** A strategy that reads every indicator parameter from strategy_config()["indicators"] (all tunable). */
+const READS_ALL = Object.fromEntries(INDICATOR_RULES.flatMap((r) => r.params.map((p) => [p.key, p.default])));
+const RF = StrategyConfig.parse({ ...strategyConfig('RandomForestClassifier', { n_estimators: 100, max_depth: 6 }), indicators: READS_ALL });
 const ctx = (config: StrategyConfig = RF, extra: Partial<SpaceContext> = {}): SpaceContext => ({ config, indicators: INDICATOR_RULES, ...extra });
 const check = (search: OptimizeSearchInput, context = ctx()) => checkSearchSpace(OptimizeSearch.parse(search), context);
 
@@ -124,6 +126,22 @@ describe('search space', () => {
     assert.match(refusal({ parameters: { 'model_params.n_jobs': int(1, 4) } }), /model_params.n_jobs is set by the trainer; it cannot be tuned/);
     assert.match(refusal({ parameters: { 'indicators.rsi_length': int(5, 20) } }), /indicators.rsi_length is not an indicator parameter; the indicator parameters are sma_period, .*rsi_period/);
     assert.match(refusal({ parameters: { trailing_stop: float(0.01, 0.02) } }), /the strategy has no trailing_stop .* set one in strategy_config\(\) to tune it, or drop trailing_stop/);
+  });
+
+  it('refuses an indicator parameter the strategy does not read (not in its strategy_config()["indicators"]), saying how to make it tunable', () => {
+    const none = StrategyConfig.parse({ ...RF, indicators: undefined });
+    const message = refusal({ parameters: { 'indicators.rsi_period': int(7, 21) } }, ctx(none));
+    assert.match(message, /indicators.rsi_period: the strategy does not read it \(its strategy_config\(\) returns no "indicators"\)/);
+    assert.match(message, /return it from strategy_config\(\) as "indicators": \{"rsi_period": 14, …\} and compute the indicator in feature_engineering with strategy_config\(\)\["indicators"\]\["rsi_period"\]/);
+    const some = StrategyConfig.parse({ ...RF, indicators: { ema_period: 20 } });
+    assert.match(refusal({ parameters: { 'indicators.rsi_period': int(7, 21), 'indicators.ema_period': int(10, 30) } }, ctx(some)), /returns indicators ema_period but not rsi_period/);
+    assert.equal(check({ parameters: { 'indicators.ema_period': int(10, 30) } }, ctx(some)).params[0]!.class, 'model');
+  });
+
+  it('refuses indicator ranges that break the registry’s rules between parameters (MACD fast < slow) in some combination', () => {
+    assert.match(refusal({ parameters: { 'indicators.macd_fast': int(10, 30) } }), /macd_fast must stay below macd_slow in every trial, but macd_fast reaches 30 and macd_slow goes down to 26/);
+    assert.match(refusal({ parameters: { 'indicators.macd_fast': int(8, 16), 'indicators.macd_slow': choice(14, 30) } }), /macd_fast reaches 16 and macd_slow goes down to 14/);
+    assert.equal(check({ parameters: { 'indicators.macd_fast': int(8, 16), 'indicators.macd_slow': int(20, 40) } }).params.length, 2);
   });
 
   it('accepts a hyperparameter of the model types chosen, and of the strategy’s own', () => {

@@ -24,6 +24,12 @@ describe('applyOverrides', () => {
     assert.deepEqual(other.model_params, { C: 0.5 });
   });
 
+  it('merges indicator values over the code’s own indicators, keeping the others', () => {
+    const reads = { ...forest, indicators: { rsi_period: 14, ema_period: 20 } };
+    assert.deepEqual(applyOverrides(reads, { indicators: { rsi_period: 21 } }).indicators, { rsi_period: 21, ema_period: 20 });
+    assert.deepEqual(applyOverrides(reads, { model_params: { max_depth: 4 } }).indicators, reads.indicators);
+  });
+
   it('refuses what the schema refuses, naming the field', () => {
     const refused = (pattern: RegExp) => (err: unknown) => err instanceof UnprocessableError && pattern.test(err.message);
     assert.throws(() => applyOverrides(forest, { model_params: { n_estimators: 100_000 } }), refused(/model_params\.n_estimators/));

@@ -4,6 +4,12 @@ operation asked for, answered as one message on the result pipe.
 Ops: features (the code's feature_engineering on the bars), config (strategy_config()), train
 (trainer.py), analyze (analysis.py); suggest (optimizer.py: optuna's next trials) runs no strategy
 code but the same limits and audit hook.
+
+Indicator values: a request's "indicators" (train: "overrides.indicators"; a feature session: its
+"open"), a flat {key: number | bool} Node has checked against the indicator registry, is merged over
+strategy_config()["indicators"] for the whole job. The strategy_config in the code's own namespace
+is replaced, so feature_engineering's own call of strategy_config() sees the merged values (that is
+how a strategy reads its periods), and so does every op that reads the config.
 """
 import json
 import linecache
@@ -103,6 +109,36 @@ def answer(fd, job_id, run):
     return False
 
 
+def indicator_values(header):
+    """The indicator values the request sets over the code's own, or None."""
+    values = header.get("indicators")
+    if values is None and header.get("op") == "train" and isinstance(header.get("overrides"), dict):
+        values = header["overrides"].get("indicators")
+    if values is None:
+        return None
+    if not isinstance(values, dict) or not all(
+            isinstance(k, str) and isinstance(v, (int, float, bool)) for k, v in values.items()):
+        raise TypeError("indicators must be a flat object of numbers and booleans")
+    return dict(values)
+
+
+def use_indicators(namespace, values):
+    """Makes the namespace's strategy_config() return its config with `values` merged over its
+    "indicators" (a fresh dict each call: the code cannot keep or change ours)."""
+    own = namespace.get("strategy_config")
+    if values is None or not callable(own):
+        return
+
+    def strategy_config():
+        config = own()
+        if not isinstance(config, dict):
+            return config  # refused as ever by whoever reads it
+        base = config.get("indicators")
+        return dict(config, indicators=dict(base if isinstance(base, dict) else {}, **values))
+
+    namespace["strategy_config"] = strategy_config
+
+
 def enter_sandbox(header, walls, cpu_hard=None):
     """Limits, audit hook and import guard, then the strategy's module level: its namespace."""
     code = compile(header["code"], "<strategy>", "exec")
@@ -113,6 +149,7 @@ def enter_sandbox(header, walls, cpu_hard=None):
         guard.install_audit_hook(code)
     namespace = {"__name__": "strategy", "__builtins__": guard.STRATEGY_BUILTINS}
     exec(code, namespace)
+    use_indicators(namespace, indicator_values(header))
     return namespace
 
 

@@ -6,7 +6,7 @@ This process holds that one strategy's code (to re-open a replaced worker) and n
 it watches each call (its CPU time, and the wall-clock backstops: job_clock.py) and replaces a worker that failed a call or ran out
 of its CPU budget, sweeping the old worker's uid.
 
-Requests: {"id", "op": "open", "code", "timeout_ms", "memory_mb", "idle_ms", "wall_ms"} once (answer: {"ok"} once the
+Requests: {"id", "op": "open", "code", "indicators"?, "timeout_ms", "memory_mb", "idle_ms", "wall_ms"} once (answer: {"ok"} once the
 worker has run the code's module level), then {"id", "op": "features", "columns", "rows"} + payload.
 """
 import os
@@ -196,7 +196,7 @@ def serve(walls):
         op = header.get("op")
         try:
             if op == "open" and session is None:
-                opening = {k: header[k] for k in ("id", "code", "timeout_ms", "memory_mb", "idle_ms", "wall_ms") if k in header}
+                opening = {k: header[k] for k in ("id", "code", "indicators", "timeout_ms", "memory_mb", "idle_ms", "wall_ms") if k in header}
                 session = Session(opening, walls)
                 result, data = session.start() or {"ok": True}, b""
             elif op == "features" and session is not None:

@@ -6,13 +6,15 @@ a child may not import from /sandbox, so everything this module needs is loaded 
 Request (framed like "features"):
   {"op": "train", "code", "columns": [...], "rows": n, "train_split"?: 0.7, "warmup"?: int,
    "fit_rows"?: int, "folds"?: {"k", "scheme": "rolling"|"anchored", "embargo"},
-   "overrides"?: {"model_type"?, "model_params"?}, "folds_only"?: bool}
+   "overrides"?: {"model_type"?, "model_params"?, "indicators"?}, "folds_only"?: bool}
   payload: float64 little-endian, column-major, len(columns) * rows (ts, open, high, low, close)
   fit_rows (default rows): the bars of the trained span; the bars after it (post-cutoff) get
   features and p(up) like the rest but never reach the split, the fit or the accuracies.
   overrides: merged over strategy_config()'s model_type and model_params before the fit (params
-  merged over the code's own when model_type stays, alone when it changes); "config" in the
-  answer is the merged one, which Node validates like any strategy_config().
+  merged over the code's own when model_type stays, alone when it changes); indicators merged over
+  strategy_config()["indicators"] for the whole job, so the code's own feature_engineering reads
+  them (ops.use_indicators); "config" in the answer is the merged one, which Node validates like
+  any strategy_config().
   folds_only: no main fit and no ONNX export (onnx_bytes 0, p(up) all NaN, accuracies null,
   feature_importance empty): only the fold models.
 Response header:
@@ -271,11 +273,12 @@ def _importance(model, names):
 
 
 def _apply_overrides(config, overrides):
-    """strategy_config() with the optimiser's model_type / model_params merged over it."""
+    """strategy_config() with the optimiser's model_type / model_params merged over it (its
+    indicators are merged already: ops.use_indicators did it before the code ran)."""
     if overrides is None:
         return config
-    if not isinstance(overrides, dict) or set(overrides) - {"model_type", "model_params"}:
-        raise ValueError("overrides may hold only model_type and model_params")
+    if not isinstance(overrides, dict) or set(overrides) - {"model_type", "model_params", "indicators"}:
+        raise ValueError("overrides may hold only model_type, model_params and indicators")
     if not isinstance(config, dict):
         raise TypeError("strategy_config must return a dict")
     merged = dict(config)

@@ -1,0 +1,23 @@
+/**
+ * A strategy whose feature_engineering reads its RSI period from strategy_config()["indicators"]
+ * (what makes indicators.rsi_period tunable), its column named without the period.
+ */
+import { strategyCode } from './strategies.ts';
+
+export function rsiStrategy(period = 14): string {
+  const code = strategyCode();
+  return code
+    .replace(
+      '    df = df.bfill().ffill()\n',
+      [
+        '    p = strategy_config()["indicators"]["rsi_period"]',
+        '    d = close.diff()',
+        '    g = d.clip(lower=0).ewm(alpha=1 / p, adjust=False).mean()',
+        '    l = (-d).clip(lower=0).ewm(alpha=1 / p, adjust=False).mean()',
+        '    df["rsi"] = (100 * g / (g + l)).mask(g + l == 0, 50.0)',
+        '    df = df.bfill().ffill()',
+        '',
+      ].join('\n'),
+    )
+    .replace('        "target_horizon":', `        "indicators": {"rsi_period": ${period}},\n        "target_horizon":`);
+}
