@@ -112,7 +112,14 @@ export const SavedModel = z.object({
   model_stem: z.string(),
   train_job_id: z.number().int().describe('GET /api/v1/train/{train_job_id} follows the training of the saved model'),
   deployment_id: z.string().optional().describe('Present once the saved model is trained and deployed (deploy asked)'),
-  webhook_secret: z.string().optional().describe('The webhook channel’s signing secret of that deployment'),
+  // The secret itself stays on the deployment (delivery signs with it) and is never kept here: this view is read again and again.
+  webhook_secret_set: z
+    .literal(true)
+    .optional()
+    .describe(
+      'The deployment has a webhook channel with a signing secret. The secret is not shown here (a secret is shown only in the response that makes it, and no response made this one): ' +
+        'POST /api/v1/deploy the model again for one — its deployment is replaced, and the new secret is in that response',
+    ),
   deploy_error: z.string().optional().describe('Why the deploy asked for did not happen'),
 });
 

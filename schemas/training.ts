@@ -92,7 +92,14 @@ export const OneShotOutcome = z
       .describe('running until the model is deployed or the fee refunded; not_deployed: the verdict fell short of the request’s deploy_if (model kept, fee refunded)'),
     reason: z.string().optional().describe('Why the fee was refunded, or the model not deployed'),
     deployment_id: z.string().optional(),
-    webhook_secret: z.string().optional().describe('Signing secret of the webhook channel when the deploy completed after a restart (the stream that would have shown it was gone)'),
+    // The secret itself stays on the deployment (delivery signs with it) and is never kept on the job: its view is read again and again.
+    webhook_secret_set: z
+      .literal(true)
+      .optional()
+      .describe(
+        'The deployment has a webhook channel with a signing secret. The secret is shown once, in one_shot’s done event; when the deploy completed after a restart (no stream to show it) ' +
+          'POST /api/v1/deploy the model again for one — its deployment is replaced, and the new secret is in that response',
+      ),
   })
   .meta({ id: 'OneShotOutcome' });
 export type OneShotOutcome = z.infer<typeof OneShotOutcome>;

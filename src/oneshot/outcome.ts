@@ -86,9 +86,9 @@ export async function deployRun(deps: OutcomeDeps, run: OneShotRun, recovered: b
     deploymentId = response.deployment_id;
   }
   await deps.runs.update(run.run_id, { status: 'deployed', deployment_id: deploymentId });
-  // A client that lost its stream learns the webhook secret from the job (owner-only).
-  const secret = recovered ? (response?.webhook_secret ?? existing?.webhook_secret ?? undefined) : undefined;
-  await recordOnJob(deps, run.job_id, { status: 'deployed', ...(deploymentId ? { deployment_id: deploymentId } : {}), ...(secret ? { webhook_secret: secret } : {}) });
+  // The job says a webhook secret exists, never what it is (its view is read again and again; the secret stays on the deployment).
+  const secret = Boolean(response?.webhook_secret ?? existing?.webhook_secret);
+  await recordOnJob(deps, run.job_id, { status: 'deployed', ...(deploymentId ? { deployment_id: deploymentId } : {}), ...(secret ? { webhook_secret_set: true as const } : {}) });
   deps.log.info({ run_id: run.run_id, user_id: run.user_id, model: run.model_stem, deployment_id: deploymentId, recovered }, 'one_shot deployed');
   return response;
 }

@@ -20,7 +20,7 @@ export interface ModelSaverDeps {
   deployments: Pick<Deployments, 'deploy'>;
   log: Logger;
   /** Called when a deploy asked for with the save ends (the job's record keeps its outcome). */
-  onDeployed?: (userId: number, optimizeId: number, outcome: { deployment_id?: string; webhook_secret?: string; deploy_error?: string }) => Promise<void>;
+  onDeployed?: (userId: number, optimizeId: number, outcome: { deployment_id?: string; webhook_secret_set?: true; deploy_error?: string }) => Promise<void>;
 }
 
 /** The strategy_config keys an engine parameter may change. */
@@ -70,12 +70,13 @@ export class ModelSaver {
   /** Waits for the train job, then deploys its model; the outcome goes to the optimisation's record. */
   private async deployWhenTrained(caller: Caller, optimizeId: number, jobId: number, request: OptimizeSaveRequest): Promise<void> {
     const deploy = request.deploy!;
-    let outcome: { deployment_id?: string; webhook_secret?: string; deploy_error?: string };
+    let outcome: { deployment_id?: string; webhook_secret_set?: true; deploy_error?: string };
     try {
       const trained = await this.deps.training.finished(caller.user_id, jobId);
       if (trained.status !== 'done') throw new Error(`the model was not trained: ${trained.error ?? trained.status}`);
       const d = await this.deps.deployments.deploy(caller, { model_name: request.model_name, channels: deploy.channels, ...(deploy.webhook_url ? { webhook_url: deploy.webhook_url } : {}), ...(deploy.messenger_chat_id ? { messenger_chat_id: deploy.messenger_chat_id } : {}) });
-      outcome = { deployment_id: d.deployment_id, ...(d.webhook_secret ? { webhook_secret: d.webhook_secret } : {}) };
+      // The job's record says a secret exists, never what it is: its view is read again and again (the deployment keeps the secret).
+      outcome = { deployment_id: d.deployment_id, ...(d.webhook_secret ? { webhook_secret_set: true as const } : {}) };
     } catch (err) {
       outcome = { deploy_error: err instanceof Error ? err.message : String(err) };
       this.deps.log.warn({ optimize_id: optimizeId, err }, 'optimisation: deploying the saved model failed');

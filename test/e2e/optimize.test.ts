@@ -49,7 +49,8 @@ describe('optimisation over HTTP', () => {
   let done: OptimizeJobView;
 
   before(async () => {
-    sf = await startFixedMarketService({ TRUST_PROXY: '1' });
+    // Webhooks to loopback are allowed: a deploy with a webhook channel makes a signing secret (its receiver need not exist).
+    sf = await startFixedMarketService({ TRUST_PROXY: '1', WEBHOOK_ALLOW_PRIVATE: 'loopback' });
     key = (await sf.mintKey('optimiser_one')).api_key;
     other = (await sf.mintKey('optimiser_two')).api_key;
   });
@@ -231,7 +232,8 @@ describe('optimisation over HTTP', () => {
   });
 
   it('a trial whose fit fails is reported failed with its error while the rest finish', async () => {
-    const user = (await sf.mintKey('optimiser_four')).api_key;
+    const minted = await sf.mintKey('optimiser_four');
+    const user = minted.api_key;
     // max_samples needs bootstrap: the fit of every trial with bootstrap false raises in sklearn.
     const code = strategyCode({ params: '{"n_estimators": 10, "max_depth": 3, "max_samples": 0.5}' });
     const res = await sf.api('POST', '/api/v1/optimize', {
@@ -242,9 +244,9 @@ describe('optimisation over HTTP', () => {
         parameters: { 'model_params.bootstrap': { type: 'choice', values: [true, false] }, confidence_threshold: { type: 'choice', values: [0.5, 0.55] } },
         method: 'grid',
         walk_forward: WF,
-        // Saved and deployed in the same call, once done.
+        // Saved and deployed in the same call, once done; with a webhook channel, so the deployment has a signing secret.
         save_as: 'optimised_fit',
-        deploy: { channels: ['sse'] },
+        deploy: { channels: ['sse', 'webhook'], webhook_url: 'http://127.0.0.1:9/hook' },
       },
     });
     assert.equal(res.status, 200, res.text);
@@ -283,6 +285,17 @@ describe('optimisation over HTTP', () => {
     const deployed = await sf.api('GET', '/api/v1/deployed', { key: user });
     assert.equal(deployed.status, 200, deployed.text);
     assert.ok(JSON.stringify(deployed.body).includes(saved.deployment_id!), deployed.text);
+    // The secret stays on the deployment, where delivery signs with it; the job views say it exists and never show it.
+    const deployment = await sf.service.deployments.find(minted.user_id, saved.model_stem);
+    assert.match(deployment.webhook_secret ?? '', /^whsec_/);
+    assert.equal(saved.webhook_secret_set, true);
+    for (const path of [`/api/v1/optimize/${job.optimize_id}`, `/api/v1/train/${saved.train_job_id}`]) {
+      const view = await sf.api('GET', path, { key: user });
+      assert.equal(view.status, 200, view.text);
+      assert.ok(!view.text.includes(deployment.webhook_secret!) && !/whsec_/.test(view.text), `${path} shows no secret: ${view.text.slice(0, 300)}`);
+    }
+    const stream = await (await fetch(`${sf.url}/api/v1/optimize/${job.optimize_id}/stream`, { headers: { 'x-api-key': user } })).text();
+    assert.ok(!/whsec_/.test(stream), 'nor does the stream');
   });
 
   it('a job whose process stops is resumed from its stored trials after the restart and completes, charged once', async () => {

@@ -39,7 +39,8 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
   const driving: OneShot[] = [];
 
   before(async () => {
-    sf = await startTestService({ HISTORY_DAYS: '4', TRUST_PROXY: '1' });
+    // Webhooks to loopback are allowed: a deploy with a webhook channel makes a signing secret (its receiver need not exist).
+    sf = await startTestService({ HISTORY_DAYS: '4', TRUST_PROXY: '1', WEBHOOK_ALLOW_PRIVATE: 'loopback' });
     runs = new OneShotRuns(await openBucket(sf.service.bus, Buckets.oneShots));
   });
   after(async () => {
@@ -201,6 +202,43 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     assert.equal(await balance(key), credits + FEE, 'the fee is refunded');
     // Finished: a later sweep leaves it alone (no second refund).
     assert.deepEqual(await runs.claimStale(() => false, Date.now() + 60_000), []);
+  });
+
+  it('after a restart: a run deployed with a webhook channel — its job says a signing secret exists and never shows it; the deployment keeps it', async () => {
+    const { user: who, key } = await user('os_webhook_recover');
+    const oneShot = oneShotWith(robustnessReport('robust'), false);
+    await sf.service.accounts.metering.charge(who.user_id, FEE, 'one_shot');
+    const started = await sf.service.training.training.submit(who, TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }));
+    await sf.service.training.training.finished(who.user_id, started.job_id);
+    const left = await runs.create({
+      run_id: OneShotRuns.newId(),
+      user_id: who.user_id,
+      username: who.username,
+      plan: who.plan,
+      status: 'training',
+      fee: FEE,
+      channels: ['sse', 'webhook'],
+      deploy_if: 'always',
+      webhook_url: 'http://127.0.0.1:9/hook',
+      messenger_chat_id: null,
+      job_id: started.job_id,
+      model_stem: started.model_stem,
+      deployment_id: null,
+      reason: null,
+    });
+
+    await oneShot.recovery.resume(left);
+
+    const deployment = await sf.service.deployments.find(who.user_id, started.model_stem);
+    assert.match(deployment.webhook_secret ?? '', /^whsec_/, 'delivery signs with the deployment’s secret');
+    const res = await sf.api('GET', `/api/v1/train/${started.job_id}`, { key });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.one_shot.status, 'deployed', JSON.stringify(res.body.one_shot));
+    assert.equal(res.body.one_shot.deployment_id, deployment.deployment_id);
+    assert.equal(res.body.one_shot.webhook_secret_set, true);
+    assert.ok(!res.text.includes(deployment.webhook_secret!) && !/whsec_/.test(res.text), res.text.slice(0, 400));
+    // Nor is it kept on the job record, where any later view or log of the job could show it.
+    assert.ok(!/whsec_/.test(JSON.stringify(await sf.service.training.jobs.get(started.job_id))));
   });
 
   it('POST /one_shot refuses a deploy_if it does not know, naming the field and the values, before anything is charged', async () => {
