@@ -32,6 +32,16 @@ export type DescentCheck = z.infer<typeof DescentCheck>;
  * the code and the ONNX file are frozen too (object store `sf_community`: `<community_id>/strategy.py`,
  * `<community_id>/model.onnx`).
  */
+/**
+ * The live tracker stopped following an entry for good: its frozen model failed the safety check
+ * (src/scoring's model check), and being frozen it would fail the same way on every retry.
+ */
+export const TrackingFailureRecord = z.object({
+  reason: z.string().describe('For everyone who reads the entry, in plain words: what failed and what it means (never the check’s internals)'),
+  at: z.number().int().describe('epoch ms when the tracker stopped'),
+});
+export type TrackingFailureRecord = z.infer<typeof TrackingFailureRecord>;
+
 export const CommunityEntryRecord = z.object({
   community_id: z.number().int().positive(),
   user_id: z.number().int().describe('The author'),
@@ -54,6 +64,8 @@ export const CommunityEntryRecord = z.object({
   // is left out of `model` here: the index holds every entry in memory). Absent for entries
   // shared before the report existed; null for a model trained without one.
   robustness: RobustnessSummary.nullable().optional().describe('The model’s robustness verdict and deflated Sharpe when it was shared'),
+  // The one field written after publication, by the tracker; absent while it tracks (and on entries written before it existed).
+  tracking_failure: TrackingFailureRecord.optional().describe('Set when the live tracker stopped following the entry for good'),
 });
 export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
 
@@ -290,6 +302,10 @@ export const CommunityEntry = z
     robustness: RobustnessSummary.nullable().describe(
       'Is the edge real? The verdict, its reasons and the deflated Sharpe of the out-of-sample record, frozen at share beside the live record that tests it; null for entries shared before the report existed',
     ),
+    tracking_failure: z
+      .object({ reason: z.string().describe('What failed, in plain words'), failed_at: IsoDateTime })
+      .nullable()
+      .describe('Set when the live tracker stopped following this entry for good (its frozen model failed the safety check): `live` ends at its last bar scored, and is not resumed. Null while it tracks'),
   })
   .meta({ id: 'CommunityEntry', examples: [exampleEntry()] });
 export type CommunityEntry = z.infer<typeof CommunityEntry>;
@@ -448,6 +464,7 @@ function exampleEntry() {
     descent: null,
     divergence: null,
     verdict: 'inconclusive' as const,
+    tracking_failure: null,
     robustness: {
       verdict: 'inconclusive' as const,
       reasons: ['deflated-Sharpe p-value 0.21 across 4 variants tried: the edge may be luck', '3 of 5 walk-forward folds profitable'],

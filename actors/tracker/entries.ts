@@ -1,4 +1,4 @@
-import type { JsonKv } from '../../src/bus/index.ts';
+import { StaleRevisionError, type JsonKv } from '../../src/bus/index.ts';
 import type { DesiredActors } from '../../src/kernel/index.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';
 import { TRACKER_SHARDS, type Buckets } from '../../schemas/messages.ts';
@@ -43,9 +43,30 @@ export class TrackedEntries implements DesiredActors<TrackerShardSpec> {
     return () => this.listeners.delete(listener);
   }
 
-  /** The entries of a shard, by community_id. */
+  /** The entries of a shard to track, by community_id: those the tracker stopped following for good are left out, here or after a restart. */
   inShard(shard: number): CommunityEntryRecord[] {
-    return [...this.byId.values()].filter((e) => shardOf(e.community_id) === shard);
+    return [...this.byId.values()].filter((e) => shardOf(e.community_id) === shard && !e.tracking_failure);
+  }
+
+  /**
+   * Records on the entry that the tracker stopped following it for good (its `tracking_failure`,
+   * shown with the entry), by compare-and-set: the entry is otherwise frozen. Nothing is written
+   * when it is already set, or the entry is gone.
+   */
+  async markFailed(communityId: number, reason: string, at: number): Promise<void> {
+    const key = String(communityId);
+    for (;;) {
+      const current = await this.kv.get(key);
+      if (!current || current.value.tracking_failure) return;
+      const failed = { ...current.value, tracking_failure: { reason, at } };
+      try {
+        await this.kv.update(key, failed, current.revision);
+        this.byId.set(communityId, failed);
+        return;
+      } catch (err) {
+        if (!(err instanceof StaleRevisionError)) throw err;
+      }
+    }
   }
 
   get size(): number {

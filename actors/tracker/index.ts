@@ -1,5 +1,6 @@
 import { openBlobStore, openBucket, type BlobStore, type Bus, type JsonKv } from '../../src/bus/index.ts';
 import { ActorHost, liveClock, openClaims, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { TRACKING_REFUSED } from '../../src/community/index.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
@@ -128,7 +129,8 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
     create: async ({ shard }) => {
-      const actor = new TrackerShard({ shard, entries: () => entries.inShard(shard), open, due, clock, log: deps.log });
+      const refuse = (id: number) => entries.markFailed(id, TRACKING_REFUSED, Date.now());
+      const actor = new TrackerShard({ shard, entries: () => entries.inShard(shard), open, due, clock, refuse, log: deps.log });
       running();
       live.add(actor);
       return actor;

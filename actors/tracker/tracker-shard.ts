@@ -1,5 +1,6 @@
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
+import { ModelRejectedError } from '../../src/scoring/index.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';
 import type { EntryTracker } from './entry-tracker.ts';
 
@@ -22,6 +23,11 @@ export interface TrackerShardDeps {
   clock: Clock;
   /** When a failed entry is retried (failures are real-time things: a store timing out); default the machine's clock. */
   retryClock?: Clock;
+  /**
+   * Records that an entry is not tracked any more, for good (its frozen model failed the safety
+   * check): the entry says so and leaves `entries()`, here and after a restart.
+   */
+  refuse?(communityId: number): Promise<void>;
   log: Logger;
 }
 
@@ -31,7 +37,8 @@ export interface TrackerShardDeps {
  * failing (its code raising on new bars, a store unreachable) closes only that entry's tracker;
  * it is opened again from its saved state after a backoff (doubling while it keeps failing) and
  * catches up, so it resumes where its last stored bar left it. The shard itself does not fault for
- * an entry.
+ * an entry. An entry whose frozen model fails the safety check is not retried: the model is the
+ * same on every retry, so the entry is marked (`refuse`) and left alone, like a failed deployment.
  */
 export class TrackerShard implements Actor<TrackerMessage> {
   private readonly trackers = new Map<number, EntryTracker>();
@@ -42,6 +49,8 @@ export class TrackerShard implements Actor<TrackerMessage> {
   /** Entries that failed: opened again once their backoff has passed (by a timer, or at a message after it). */
   private readonly retries = new Map<number, { at: number; failures: number; cancel(): void }>();
   private failures = 0;
+  /** Entries refused for good in this shard's life (the mark on the entry keeps them out after it). */
+  private readonly refused = new Set<number>();
   private readonly retryClock: Clock;
 
   constructor(private readonly deps: TrackerShardDeps) {
@@ -101,7 +110,9 @@ export class TrackerShard implements Actor<TrackerMessage> {
     if (!this.dirty && this.retries.size === 0) return;
     this.dirty = false;
     const retryNow = this.retryClock.now();
-    const wanted = this.deps.entries().filter((e) => !this.trackers.has(e.community_id) && !((this.retries.get(e.community_id)?.at ?? 0) > retryNow));
+    const wanted = this.deps
+      .entries()
+      .filter((e) => !this.trackers.has(e.community_id) && !this.refused.has(e.community_id) && !((this.retries.get(e.community_id)?.at ?? 0) > retryNow));
     if (!wanted.length) return;
     const opened = await this.deps.open(wanted);
     const now = this.deps.clock.now();
@@ -134,6 +145,7 @@ export class TrackerShard implements Actor<TrackerMessage> {
     this.failures++;
     const previous = this.retries.get(communityId);
     previous?.cancel();
+    if (err instanceof ModelRejectedError && this.deps.refuse) return this.refuse(communityId, err);
     const failures = (previous?.failures ?? 0) + 1;
     const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(16, failures - 1));
     // Retried when due: at the first message after it, or by this timer if none comes.
@@ -146,5 +158,17 @@ export class TrackerShard implements Actor<TrackerMessage> {
       { err, community_id: communityId, shard: this.deps.shard, failures },
       'tracker: an entry failed; it resumes from its saved state after a backoff',
     );
+  }
+
+  /** Stops tracking an entry whose frozen model was refused: no retry; the entry is marked with why. */
+  private refuse(communityId: number, err: ModelRejectedError): void {
+    this.retries.delete(communityId);
+    this.refused.add(communityId);
+    this.deps.log.warn(
+      { community_id: communityId, shard: this.deps.shard, reason: err.reason },
+      'tracker: the entry’s frozen model failed the safety check; it is not tracked any more, and the entry says so',
+    );
+    // Not marked (a store unreachable): this shard still leaves it alone; the next one to open it marks it.
+    void this.deps.refuse!(communityId).catch((e: unknown) => this.deps.log.error({ err: e, community_id: communityId }, 'tracker: marking a refused entry failed'));
   }
 }

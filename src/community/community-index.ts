@@ -1,5 +1,5 @@
 import type { TradeStats } from '../../schemas/backtest.ts';
-import type { CommunityEntryRecord, DescentCheck, LiveRecord } from '../../schemas/community.ts';
+import type { CommunityEntryRecord, DescentCheck, LiveRecord, TrackingFailureRecord } from '../../schemas/community.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { RobustnessSummary } from '../../schemas/robustness-summary.ts';
 import { EntryNotFoundError } from '../errors.ts';
@@ -28,6 +28,8 @@ export interface IndexedEntry {
   composite: number;
   /** Frozen at share; null for entries shared before the robustness report existed. */
   robustness: RobustnessSummary | null;
+  /** Set when the live tracker stopped following the entry for good (its frozen model refused). */
+  tracking_failure: TrackingFailureRecord | null;
 }
 
 export function indexedEntry(record: CommunityEntryRecord): IndexedEntry {
@@ -50,6 +52,7 @@ export function indexedEntry(record: CommunityEntryRecord): IndexedEntry {
     sharpe: s,
     composite: composite(m.test_stats, s),
     robustness: record.robustness ?? null,
+    tracking_failure: record.tracking_failure ?? null,
   };
 }
 

@@ -23,6 +23,7 @@ export { descent, normalisedTokens, DESCENT_RULE, DESCENT_THRESHOLD, GRAM, type 
 export { lineage, communityEntry } from './lineage.ts';
 export { RANKING_RULES, sharpe, composite, sampleSd, metricValue, rankingKey } from './ranking.ts';
 export { entryView, divergenceView } from './views.ts';
+export { TRACKING_REFUSED } from './tracking-refused.ts';
 export { DIVERGENCE_CHECK_BARS, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_RULE, DIVERGENCE_WINDOW_CHECKS, PRICE_TOLERANCE } from './divergence-rule.ts';
 
 export interface Activity {

@@ -84,6 +84,7 @@ export function entryView(index: CommunityIndex, entry: IndexedEntry): Community
     divergence: divergenceView(live),
     verdict: entry.robustness?.verdict ?? null,
     robustness: entry.robustness,
+    tracking_failure: entry.tracking_failure ? { reason: entry.tracking_failure.reason, failed_at: isoFromMs(entry.tracking_failure.at) } : null,
   };
 }
 
