@@ -32,6 +32,15 @@ export const WalkForward = z
     purge_bars: z.number().int().min(0).describe('Bars dropped between a fold’s training rows and its test: their targets overlap the test (target_horizon)'),
     embargo_bars: z.number().int().min(0).describe('Bars skipped at the start of each test after the purge'),
     folds: z.array(WalkForwardFold),
+    fold_trees: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .optional()
+      .describe(
+        'Trees of each fold model when the model is a forest (RandomForest/ExtraTrees): a fifth of the main forest’s, at least 30 — the mean of fewer of the same iid trees, an unbiased but noisier p(up), at a fifth of the cost; null: the fold models have the main model’s parameters',
+      ),
     profitable: z.number().int().min(0).describe('Folds whose test return is > 0'),
     efficiency: z
       .number()

@@ -35,11 +35,13 @@ export const TrainAnswer = z.object({
   onnx_bytes: count,
   proba_offset: count,
   proba_rows: count,
-  /** Walk-forward fold models fitted (bar indices, p(up) rows after the matrix, in this order). */
+  /** Walk-forward fold models fitted (bar indices, ONNX bytes after the matrix, in this order). */
   folds: z
-    .array(z.object({ index: count, train_from: count, train_to: count, test_from: count, test_to: count, proba_rows: count }))
+    .array(z.object({ index: count, train_from: count, train_to: count, test_from: count, test_to: count, onnx_bytes: count }))
     .max(10)
     .default([]),
+  /** Trees of each fold forest (fewer than the main forest's); null when the folds are not forests. */
+  fold_trees: count.nullable().default(null),
 });
 
 export const AnalysisCheck = z.enum(['type', 'rows', 'ohlc', 'numeric', 'finite', 'truncated', 'lookahead', 'warmup_unbounded']);

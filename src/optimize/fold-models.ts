@@ -2,13 +2,15 @@
  * The optimisation's bars and probabilities: the strategy checked as a train job checks it (config,
  * look-ahead analysis), its features once, and per model variant the walk-forward fold models'
  * p(up) — each bar of a fold scored by the fold model fitted before it (purged and embargoed by the
- * trainer), so no trial is ever scored by a model that saw the bars it trades.
+ * trainer), so no trial is ever scored by a model that saw the bars it trades. The fold models come
+ * back as ONNX and are checked and scored here, as a train job's models are (scoreFolds): the
+ * sandbox never chooses a trial's probabilities.
  */
 import { UnprocessableError } from '../errors.ts';
 import { PoolFullError } from '../lib/fair-share.ts';
 import type { BarCache } from '../market/index.ts';
-import { applyOverrides, checkStrategyConfig, StrategyJobError, type ModelOverrides, type StrategyRuntime, type TrainedFold } from '../sandbox/index.ts';
-import { intrabarResolver, sliceBars, type BarColumns, type FeatureRows } from '../scoring/index.ts';
+import { applyOverrides, checkStrategyConfig, StrategyJobError, type ModelOverrides, type StrategyRuntime, type TrainResult } from '../sandbox/index.ts';
+import { intrabarResolver, ModelRejectedError, scoreFolds, sliceBars, type BarColumns, type FeatureRows, type ScoredFold } from '../scoring/index.ts';
 import { analyzeBudget, configBudget, resolveSpan, trainBudget, withinBudget, type Budget, type JobOwner } from '../training/index.ts';
 import type { IntrabarResolver } from '../backtest/index.ts';
 import type { OptimizeRequest } from '../../schemas/optimize.ts';
@@ -53,10 +55,22 @@ const foldOptions = (request: OptimizeRequest) => ({ k: request.walk_forward.fol
 const foldsBudget = (budget: Budget, request: OptimizeRequest): Budget => ({ ...budget, timeoutMs: Math.round(budget.timeoutMs * (request.walk_forward.folds / 2 + 1)) });
 
 /** Each fold model's p(up) over its own test bars, in one per-bar array (NaN outside the folds). */
-function stitch(n: number, folds: readonly TrainedFold[]): Float32Array {
+function stitch(n: number, folds: readonly ScoredFold[]): Float32Array {
   const out = new Float32Array(n).fill(Number.NaN);
-  for (const f of folds) for (let i = f.test.from; i < f.test.to; i++) out[i] = f.probaUp[i - f.train.from]!;
+  for (const f of folds) out.set(f.pUp.subarray(f.test.from, f.test.to), f.test.from);
   return out;
+}
+
+/**
+ * The fit's fold models scored on its feature rows, over their test bars; a fold model that fails
+ * the model check is the strategy's doing: 422 (the trial, or the optimisation when it is the base).
+ */
+async function foldScores(fit: TrainResult, n: number, owner: JobOwner): Promise<Float32Array> {
+  const features: FeatureRows = { names: fit.features, matrix: fit.matrix, rows: fit.probaUp.length, offset: fit.warmup };
+  const scored = await scoreFolds(fit.folds, features, n, { owner: owner.user, bars: 'test' }).catch((err: unknown) => {
+    throw err instanceof ModelRejectedError ? new UnprocessableError(err.message) : err;
+  });
+  return stitch(n, scored);
 }
 
 /**
@@ -94,7 +108,7 @@ export async function prepare(deps: FoldDeps, request: OptimizeRequest, owner: J
     warmup: fit.warmup,
     folds,
     resolver: await intrabarResolver(deps.bars, request.symbol, request.timeframe),
-    baseProbabilities: stitch(n, fit.folds),
+    baseProbabilities: await foldScores(fit, n, owner),
   };
 }
 
@@ -120,7 +134,7 @@ export async function foldProbabilities(
   if (layout(fit.folds.map((f) => f.test)) !== layout(prepared.folds)) {
     throw new UnprocessableError('this model variant’s fold models cover other bars than the base model’s (a fold was skipped): try fewer folds or more bars');
   }
-  return stitch(n, fit.folds);
+  return foldScores(fit, n, owner);
 }
 
 /** Whether an error is the strategy's own (its trial fails) rather than ours (the job fails). */

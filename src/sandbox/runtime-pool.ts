@@ -67,13 +67,16 @@ export interface FoldOptions {
   embargo: number;
 }
 
-/** One fold model the trainer fitted: its bars (indices into the bars sent, end exclusive) and its p(up). */
+/**
+ * One fold model the trainer fitted: its bars (indices into the bars sent, end exclusive) and its
+ * ONNX model, untrusted like the main one: its p(up) come only from scoring it on the trusted side
+ * (scoring/fold-scores.ts), never from the sandbox.
+ */
 export interface TrainedFold {
   index: number;
   train: { from: number; to: number };
   test: { from: number; to: number };
-  /** p(up) of bars train.from … test.to − 1 (the purge and embargo bars between too): probaUp[i] belongs to bar train.from + i. */
-  probaUp: Float64Array;
+  onnx: Buffer;
 }
 
 export interface TrainResult {
@@ -99,6 +102,8 @@ export interface TrainResult {
   matrix: Float64Array;
   /** The walk-forward fold models fitted (skipped ones are said in warnings); empty without `folds`. */
   folds: TrainedFold[];
+  /** Trees of each fold forest (trainer.py fold_trees: fewer than the main forest's); null when the fold models are not forests. */
+  foldTrees: number | null;
 }
 
 export interface AnalysisResult {
@@ -366,17 +371,16 @@ export class StrategyRuntime {
     const matrixAt = h.proba_offset + h.proba_rows * 8;
     const foldsAt = matrixAt + h.proba_rows * nFeatures * 8;
     const bad = (f: (typeof h.folds)[number]) =>
-      !(h.warmup <= f.train_from && f.train_from < f.train_to && f.train_to <= f.test_from && f.test_from < f.test_to && f.test_to <= h.warmup + h.proba_rows) ||
-      f.proba_rows !== f.test_to - f.train_from;
-    const foldBytes = h.folds.reduce((sum, f) => sum + f.proba_rows * 8, 0);
+      !(h.warmup <= f.train_from && f.train_from < f.train_to && f.train_to <= f.test_from && f.test_from < f.test_to && f.test_to <= h.warmup + h.proba_rows) || f.onnx_bytes === 0;
+    const foldBytes = h.folds.reduce((sum, f) => sum + f.onnx_bytes, 0);
     if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad)) {
       throw new StrategyJobError('crash', 'train answer does not match its layout');
     }
-    let at = out.byteOffset + foldsAt;
+    let at = foldsAt;
     const folds = h.folds.map((f): TrainedFold => {
-      const probaUp = new Float64Array(out.buffer, at, f.proba_rows);
-      at += f.proba_rows * 8;
-      return { index: f.index, train: { from: f.train_from, to: f.train_to }, test: { from: f.test_from, to: f.test_to }, probaUp };
+      const onnx = out.subarray(at, at + f.onnx_bytes);
+      at += f.onnx_bytes;
+      return { index: f.index, train: { from: f.train_from, to: f.train_to }, test: { from: f.test_from, to: f.test_to }, onnx };
     });
     // Views, not copies: the payload is its own 8-aligned buffer and the model is padded to 8.
     return {
@@ -395,6 +399,7 @@ export class StrategyRuntime {
       probaUp: new Float64Array(out.buffer, out.byteOffset + h.proba_offset, h.proba_rows),
       matrix: new Float64Array(out.buffer, out.byteOffset + matrixAt, h.proba_rows * nFeatures),
       folds,
+      foldTrees: h.fold_trees,
     };
   }
 

@@ -5,7 +5,7 @@ import type { FeaturesResult } from '../sandbox/index.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { entryMask, toSignals } from './decisions.ts';
 import { featureColumn, featureRows, type FeatureRows } from './feature-rows.ts';
-import type { OnnxModel } from './onnx-scorer.ts';
+import { loadModel, type LoadOptions, type OnnxModel } from './onnx-scorer.ts';
 
 /** What the chain needs to know of a model (a ModelRecord has it; a train job builds it). */
 export type ScoringSpec = Pick<ModelRecord, 'symbol' | 'timeframe' | 'features' | 'config' | 'settings'>;
@@ -24,14 +24,49 @@ export interface Scored {
   mask: Uint8Array;
 }
 
+/** Bars [from, to) of a scoring: every bar of the feature rows when absent. */
+export interface BarRange {
+  from: number;
+  to: number;
+}
+
 /**
- * The chain from known feature rows: ONNX p(up) → threshold signals → entry mask. Training
- * enters here (its fit returns the feature rows); /predict and live enter at `scoreWindow`.
+ * p(up) per bar of n (NaN where not scored): the model on the float32 cast of the feature rows of
+ * `range` (all rows when absent). The one place a model's probabilities are computed.
+ */
+export async function barProbabilities(scorer: OnnxModel, features: FeatureRows, n: number, range?: BarRange): Promise<Float32Array> {
+  const k = features.names.length;
+  const from = Math.max(range?.from ?? 0, features.offset);
+  const to = Math.min(range?.to ?? n, features.offset + features.rows, n);
+  const pUp = new Float32Array(n).fill(Number.NaN);
+  if (to > from) pUp.set(await scorer.score(Float32Array.from(features.matrix.subarray((from - features.offset) * k, (to - features.offset) * k)), to - from), from);
+  return pUp;
+}
+
+/**
+ * An ONNX model the sandbox handed back, scored on the trusted side: checked and loaded
+ * (loadModel, in the owner's share of the scoring processes), barProbabilities, closed. The train
+ * job's main model and its walk-forward fold models, and the optimiser's fold models, all go through here.
+ */
+export async function modelProbabilities(onnx: Uint8Array, features: FeatureRows, n: number, options: LoadOptions & { range?: BarRange } = {}): Promise<Float32Array> {
+  const scorer = await loadModel(onnx, options.owner === undefined ? {} : { owner: options.owner });
+  return barProbabilities(scorer, features, n, options.range).finally(() => scorer.close());
+}
+
+/**
+ * The chain from known feature rows: ONNX p(up) → threshold signals → entry mask. /predict and
+ * live enter at `scoreWindow`.
  */
 export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: BarColumns, features: FeatureRows): Promise<Scored> {
+  return decide(spec, bars, features, await barProbabilities(scorer, features, bars.ts.length));
+}
+
+/**
+ * p(up) known (modelProbabilities: training enters here, its fit returns the feature rows) →
+ * threshold signals → entry mask.
+ */
+export function decide(spec: ScoringSpec, bars: BarColumns, features: FeatureRows, pUp: Float32Array): Scored {
   const n = bars.ts.length;
-  const pUp = new Float32Array(n).fill(Number.NaN);
-  if (features.rows > 0) pUp.set(await scorer.score(Float32Array.from(features.matrix), features.rows), features.offset);
   const { config } = spec;
   const column = (key: 'trend_filter' | 'entry_filter' | 'exit_long' | 'exit_short') => {
     const name = config[key] ?? null;

@@ -3,7 +3,7 @@ import { robustnessReport } from '../robustness/index.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { BarCache } from '../market/index.ts';
 import { checkStrategyConfig, type AnalysisProblem, type ModelOverrides, type StrategyRuntime } from '../sandbox/index.ts';
-import { engineOptions, intrabarResolver, loadModel, scoreFeatures, sliceBars, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
+import { decide, engineOptions, intrabarResolver, modelProbabilities, scoreFolds, sliceBars, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
@@ -84,8 +84,9 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const features: FeatureRows = { names: trained.features, matrix: trained.matrix, rows: trained.probaUp.length, offset: trained.warmup };
     const n = bars.ts.length;
     const spec: ScoringSpec = { symbol, timeframe, features: trained.features, config, settings };
-    const scorer = await loadModel(trained.onnx, { owner: job.user_id });
-    const { pUp, signals, mask } = await scoreFeatures(scorer, spec, bars, features).finally(() => scorer.close());
+    // The main model and the fold models alike: checked, loaded and scored here, never their sandbox p(up).
+    const [pUp, scoredFolds] = await Promise.all([modelProbabilities(trained.onnx, features, n, { owner: job.user_id }), scoreFolds(trained.folds, features, n, { owner: job.user_id })]);
+    const { signals, mask } = decide(spec, bars, features, pUp);
     const options = engineOptions(spec, await intrabarResolver(deps.bars, symbol, timeframe));
     const ranges = {
       train: { from: trained.warmup, to: trained.warmup + trained.rowsTrain },
@@ -99,7 +100,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     };
     // The folds through the same threshold, entry mask and engine; then the report on the test split.
     const reportStart = performance.now();
-    const folds = walkForward({ bars, folds: trained.folds, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, mask, options, capital: settings.capital });
+    const folds = walkForward({ bars, folds: scoredFolds, foldTrees: trained.foldTrees, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, mask, options, capital: settings.capital });
     const trials = { n: (await deps.trials?.(job)) ?? 1 };
     const robustness = robustnessReport({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials });
     const reportMs = performance.now() - reportStart;

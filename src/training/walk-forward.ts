@@ -1,13 +1,14 @@
 /**
- * The walk-forward part of the robustness report: each fold model's p(up) (fitted in the sandbox,
- * trainer.py) through the same decisions and position engine as the main backtest — the same
- * threshold (toSignals), the same entry mask and engine options the pipeline built — over the
- * fold's test bars and, for the in-sample side, its own training bars.
+ * The walk-forward part of the robustness report: each fold model (fitted in the sandbox,
+ * trainer.py, handed back as ONNX and scored on the trusted side: scoring's scoreFolds) through the
+ * same decisions and position engine as the main backtest — the same threshold (toSignals), the
+ * same entry mask and engine options the pipeline built — over the fold's test bars and, for the
+ * in-sample side, its own training bars.
  */
 import { runBacktest, tradeStats, type BacktestRun, type BarColumns, type EngineOptions } from '../backtest/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
-import { toSignals } from '../scoring/index.ts';
-import type { FoldOptions, TrainedFold } from '../sandbox/index.ts';
+import { toSignals, type ScoredFold } from '../scoring/index.ts';
+import type { FoldOptions } from '../sandbox/index.ts';
 import type { WalkForward, WalkForwardFold } from '../../schemas/robustness.ts';
 
 const YEAR_MS = 365.25 * 86_400_000;
@@ -24,7 +25,10 @@ export const foldOptions = (k: number, scheme: FoldOptions['scheme'], labelledRo
 
 export interface WalkForwardInput {
   bars: BarColumns;
-  folds: readonly TrainedFold[];
+  /** The fold models' p(up), scored as the main model's (scoreFolds) over train.from … test.to − 1. */
+  folds: readonly ScoredFold[];
+  /** Trees of each fold forest (TrainResult.foldTrees); null when the fold models are not forests. */
+  foldTrees: number | null;
   plan: FoldOptions;
   /** The purge gap: target_horizon bars. */
   purge: number;
@@ -37,22 +41,16 @@ export interface WalkForwardInput {
 
 /** One fold's runs: the engine over its test bars and over its training bars, on the fold model's signals. */
 export interface FoldRuns {
-  fold: TrainedFold;
+  fold: ScoredFold;
   test: BacktestRun;
   train: BacktestRun;
-}
-
-/** The fold model's signals for every bar (0 outside its bars): p(up) as float32, like the ONNX model's, through toSignals. */
-function foldSignals(n: number, fold: TrainedFold, threshold: number): Int8Array {
-  const pUp = new Float32Array(n).fill(Number.NaN);
-  pUp.set(fold.probaUp, fold.train.from);
-  return toSignals(pUp, threshold);
 }
 
 export function foldRuns(input: WalkForwardInput): FoldRuns[] {
   const { bars, threshold, mask, options } = input;
   return input.folds.map((fold) => {
-    const signals = foldSignals(bars.ts.length, fold, threshold);
+    // 0 outside the fold's bars: its pUp is NaN there.
+    const signals = toSignals(fold.pUp, threshold);
     return { fold, test: runBacktest(options, bars, signals, fold.test, mask), train: runBacktest(options, bars, signals, fold.train, mask) };
   });
 }
@@ -101,6 +99,7 @@ export function walkForward(input: WalkForwardInput): { report: WalkForward | nu
       purge_bars: input.purge,
       embargo_bars: input.plan.embargo,
       folds,
+      fold_trees: input.foldTrees,
       profitable: folds.filter((f) => f.stats.ret > 0).length,
       efficiency,
     },

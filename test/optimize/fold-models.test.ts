@@ -2,6 +2,8 @@
  * The optimisation's probabilities on real bars through the real sandbox: every fold bar is scored
  * by a fold model fitted before it, and a model variant's fold models are the same fit as the base
  * when the variant changes nothing — so an engine trial and a model trial of the same model agree.
+ * The probabilities are scored here from the fold models' ONNX: code in the sandbox cannot choose
+ * them, and a fold model that fails the model check fails the trial (422).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +13,7 @@ import { UnprocessableError } from '../../src/errors.ts';
 import { OptimizeRequest } from '../../schemas/optimize.ts';
 import { log, openRealMarket, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
+import { FORGE_PROBA, GARBLE_FOLD_MODELS } from '../helpers/forged-folds.ts';
 
 const owner = { user: 3, nice: 0, overran: () => undefined };
 
@@ -52,6 +55,23 @@ describe('fold models', () => {
     const shallow = await foldProbabilities({ runtime, bars: market.cache }, request, prepared, { model_params: { max_depth: 2 } }, owner);
     assert.notDeepEqual(shallow, prepared.baseProbabilities);
     for (let i = 0; i < shallow.length; i++) assert.equal(Number.isNaN(shallow[i]!), Number.isNaN(prepared.baseProbabilities[i]!));
+  });
+
+  it('code that forges predict_proba in the sandbox gets the honest fold probabilities: they are scored here from the fold models', async () => {
+    const hostile = OptimizeRequest.parse({ ...request, code: request.code + FORGE_PROBA });
+    const forged = await prepare({ runtime, bars: market.cache }, hostile, owner);
+    assert.deepEqual(forged.baseProbabilities, prepared.baseProbabilities);
+    assert.ok(forged.baseProbabilities.some((p) => !Number.isNaN(p) && p !== Math.fround(0.99)));
+    const variant = await foldProbabilities({ runtime, bars: market.cache }, hostile, forged, { model_params: { max_depth: 4 } }, owner);
+    assert.deepEqual(variant, prepared.baseProbabilities);
+  });
+
+  it('a fold model that is not one our exporter makes fails the optimisation or the trial with a 422', async () => {
+    const hostile = OptimizeRequest.parse({ ...request, code: request.code + GARBLE_FOLD_MODELS });
+    const refused = (err: unknown) => err instanceof UnprocessableError && /refused/.test(err.message);
+    await assert.rejects(prepare({ runtime, bars: market.cache }, hostile, owner), refused);
+    // folds_only: no main model is exported, so the first fold model comes back whole and the others cut short.
+    await assert.rejects(foldProbabilities({ runtime, bars: market.cache }, hostile, prepared, { model_params: { max_depth: 3 } }, owner), refused);
   });
 
   it('refuses a variant strategy_config would refuse, naming the field, before any fit', async () => {

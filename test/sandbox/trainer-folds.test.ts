@@ -3,11 +3,15 @@
  * EURUSD bars: the folds' bars are consecutive blocks, purged and embargoed; rolling and anchored
  * differ only in where training starts; a fold too small or of one class is skipped and said;
  * overrides reach the fit and a bad one is refused; folds_only fits the same folds and nothing else.
+ * Fold models come back as ONNX models (never p(up)) that pass the main model's check, and their
+ * p(up) here are what the service scores from them (scoreFolds); fold forests grow fold_trees trees.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../../src/log.ts';
-import { StrategyJobError, StrategyRuntime, type TrainedFold } from '../../src/sandbox/runtime-pool.ts';
+import { StrategyJobError, StrategyRuntime, type TrainedFold, type TrainResult } from '../../src/sandbox/runtime-pool.ts';
+import { checkModel, ModelRejectedError, scoreFolds } from '../../src/scoring/index.ts';
+import { FORGE_PROBA, GARBLE_FOLD_MODELS } from '../helpers/forged-folds.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
@@ -37,6 +41,7 @@ def strategy_config():
 `;
 
 const LOGISTIC = strategy('LogisticRegression', "{'C': 1.0, 'max_iter': 1000}");
+const forest = (trees: number) => strategy('RandomForestClassifier', `{'n_estimators': ${trees}, 'max_depth': 4}`);
 
 /** The bars with every price from bar `from` on scaled by `factor`. */
 function scaleFrom(b: OhlcColumns, from: number, factor: number): OhlcColumns {
@@ -60,6 +65,13 @@ function risingHead(b: OhlcColumns, n: number, upTo: number): OhlcColumns {
 
 const span = (f: TrainedFold) => [f.train.from, f.train.to, f.test.from, f.test.to];
 
+/** Each fold model's p(up) over its bars train.from … test.to − 1, scored from its ONNX as the service scores it. */
+async function foldPUp(t: TrainResult): Promise<Float32Array[]> {
+  const features = { names: t.features, matrix: t.matrix, rows: t.probaUp.length, offset: t.warmup };
+  const scored = await scoreFolds(t.folds, features, t.warmup + t.probaUp.length);
+  return scored.map((f) => f.pUp.slice(f.train.from, f.test.to));
+}
+
 describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EURUSD bars)', () => {
   let runtime: StrategyRuntime;
   let bars: OhlcColumns;
@@ -70,17 +82,18 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
   });
   after(() => runtime.stop());
 
-  it('rolling: k consecutive test blocks, each after its train block, the purge gap and the embargo; p(up) over train to test end', async () => {
+  it('rolling: k consecutive test blocks, each after its train block, the purge gap and the embargo; an ONNX model per fold', async () => {
     const embargo = 10;
     const t = await runtime.train(LOGISTIC, bars, { folds: { k: 4, scheme: 'rolling', embargo } });
+    const pUp = await foldPUp(t);
     const m = bars.ts.length - t.warmup - HORIZON;
     const edges = Array.from({ length: 6 }, (_, j) => t.warmup + Math.floor((m * j) / 5));
     assert.equal(t.folds.length, 4);
     t.folds.forEach((f, i) => {
       assert.equal(f.index, i);
       assert.deepEqual(span(f), [edges[i], edges[i + 1], edges[i + 1]! + HORIZON + embargo, edges[i + 2]]);
-      assert.equal(f.probaUp.length, f.test.to - f.train.from);
-      assert.ok(f.probaUp.every((p) => p >= 0 && p <= 1));
+      assert.equal(checkModel(f.onnx).nFeatures, t.features.length, 'an ONNX model the main model’s check accepts');
+      assert.ok(pUp[i]!.every((p) => p >= 0 && p <= 1));
     });
     // Rolling: the next fold trains on exactly the block this one tested on (its purged head included).
     for (let i = 1; i < 4; i++) assert.equal(t.folds[i]!.train.from, t.folds[i - 1]!.train.to);
@@ -91,16 +104,16 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
     const folds = { k: 3, scheme: 'rolling' as const, embargo: 0 };
     const t = await runtime.train(LOGISTIC, bars, { folds });
     const f0 = t.folds[0]!;
-    const trainRows = (f: TrainedFold) => f.probaUp.subarray(0, f.train.to - f.train.from);
+    const trainRows = async (r: TrainResult) => (await foldPUp(r))[0]!.subarray(0, f0.train.to - f0.train.from);
     // The last train row's label reads bar train.to − 1 + horizon: moving every bar after it changes nothing the fold learnt from.
     const moved = await runtime.train(LOGISTIC, scaleFrom(bars, f0.train.to + HORIZON, 1.5), { folds });
     assert.deepEqual(span(moved.folds[0]!), span(f0));
-    assert.deepEqual(trainRows(moved.folds[0]!), trainRows(f0), 'fold 0 saw a bar of its purge gap or test');
+    assert.deepEqual(await trainRows(moved), await trainRows(t), 'fold 0 saw a bar of its purge gap or test');
     // One bar earlier is read by a train label: the fold model must change (or the check above could not fail).
     const last = f0.train.to - 1;
     const flip = bars.close[last + HORIZON]! > bars.close[last]! ? 0.5 : 1.5;
     const touched = await runtime.train(LOGISTIC, scaleFrom(bars, last + HORIZON, flip), { folds });
-    assert.notDeepEqual(trainRows(touched.folds[0]!), trainRows(f0));
+    assert.notDeepEqual(await trainRows(touched), await trainRows(t));
   });
 
   it('anchored: the same tests, every fold trained from the first bar after the warm-up; deterministic', async () => {
@@ -114,12 +127,13 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
       const r = rolling.folds[i]!;
       assert.equal(f.train.from, anchored.warmup);
       assert.deepEqual([f.train.to, f.test.from, f.test.to], [r.train.to, r.test.from, r.test.to]);
-      assert.deepEqual(f.probaUp, again.folds[i]!.probaUp, 'the same request gives the same fold models');
+      assert.deepEqual(f.onnx, again.folds[i]!.onnx, 'the same request gives the same fold models');
     });
     // Fold 0 trains on block 0 either way; later folds see more in anchored, so their models differ.
-    assert.deepEqual(anchored.folds[0]!.probaUp, rolling.folds[0]!.probaUp);
-    const tail = (f: TrainedFold) => f.probaUp.subarray(f.test.from - f.train.from);
-    assert.notDeepEqual(tail(anchored.folds[3]!), tail(rolling.folds[3]!));
+    assert.deepEqual(anchored.folds[0]!.onnx, rolling.folds[0]!.onnx);
+    const [a3, r3] = [(await foldPUp(anchored))[3]!, (await foldPUp(rolling))[3]!];
+    const tail = (p: Float32Array, f: TrainedFold) => p.subarray(f.test.from - f.train.from);
+    assert.notDeepEqual(tail(a3, anchored.folds[3]!), tail(r3, rolling.folds[3]!));
   });
 
   it('skips a fold with too few train rows, or one target class, and says so in warnings; the job still succeeds', async () => {
@@ -148,8 +162,42 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
     assert.deepEqual(only.featureImportance, {});
     assert.deepEqual(Float64Array.from(only.matrix), Float64Array.from(full.matrix), 'the feature matrix still comes back (filters read it)');
     assert.deepEqual(only.folds.map(span), full.folds.map(span));
-    only.folds.forEach((f, i) => assert.deepEqual(f.probaUp, full.folds[i]!.probaUp));
+    only.folds.forEach((f, i) => assert.deepEqual(f.onnx, full.folds[i]!.onnx));
     await assert.rejects(runtime.train(LOGISTIC, bars, { foldsOnly: true }), (err: unknown) => err instanceof StrategyJobError && /folds_only needs folds/.test(err.message));
+  });
+
+  it('fold forests grow a fifth of the main forest’s trees, at least 30 and at most all (fold_trees); other models keep their params', async () => {
+    const folds = { k: 2, scheme: 'rolling' as const, embargo: 0 };
+    const [t200, t150, t30, t20, logistic] = await Promise.all([
+      runtime.train(forest(200), bars, { folds, foldsOnly: true }),
+      runtime.train(forest(150), bars, { folds, foldsOnly: true }),
+      runtime.train(forest(30), bars, { folds, foldsOnly: true }),
+      runtime.train(forest(20), bars, { folds, foldsOnly: true }),
+      runtime.train(LOGISTIC, bars, { folds, foldsOnly: true }),
+    ]);
+    assert.deepEqual([t200.foldTrees, t150.foldTrees, t30.foldTrees, t20.foldTrees, logistic.foldTrees], [40, 30, 30, 20, null]);
+    // 150 trees and 30 trees: the same 30-tree fold forests, byte for byte.
+    t150.folds.forEach((f, i) => assert.deepEqual(f.onnx, t30.folds[i]!.onnx));
+    // The ExtraTrees forest too.
+    const extra = await runtime.train(strategy('ExtraTreesClassifier', "{'n_estimators': 300, 'max_depth': 4}"), bars, { folds, foldsOnly: true });
+    assert.equal(extra.foldTrees, 60);
+  });
+
+  it('hands back fold models, not probabilities: code that forges predict_proba in the sandbox leaves them as they are', async () => {
+    const folds = { k: 3, scheme: 'rolling' as const, embargo: 0 };
+    const [honest, hostile] = await Promise.all([runtime.train(forest(60), bars, { folds }), runtime.train(forest(60) + FORGE_PROBA, bars, { folds })]);
+    assert.ok(hostile.probaUp.every((p) => p === 0.99), 'the forgery ran: the sandbox’s own p(up) say 0.99');
+    assert.equal(hostile.folds.length, 3);
+    hostile.folds.forEach((f, i) => assert.deepEqual(f.onnx, honest.folds[i]!.onnx, `fold ${i}`));
+    const scored = await foldPUp(hostile);
+    assert.ok(scored.every((p) => p.some((x) => x !== Math.fround(0.99))));
+    assert.deepEqual(scored, await foldPUp(honest));
+  });
+
+  it('a fold model that is not one our exporter makes is refused when scored, naming the fold (as a main model is refused)', async () => {
+    const t = await runtime.train(forest(20) + GARBLE_FOLD_MODELS, bars, { folds: { k: 2, scheme: 'rolling', embargo: 0 } });
+    assert.equal(checkModel(t.onnx).nFeatures, t.features.length, 'the main model came back whole');
+    await assert.rejects(foldPUp(t), (err: unknown) => err instanceof ModelRejectedError && /^walk-forward fold [01]: /.test(err.reason));
   });
 
   it('refuses fold options out of range before any fit', async () => {
@@ -169,7 +217,7 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
     ]);
     assert.deepEqual(tuned.config.model_params, { C: 0.01, max_iter: 1000 });
     assert.notDeepEqual(tuned.probaUp, plain.probaUp, 'the override reached the fit');
-    assert.notDeepEqual(tuned.folds[0]!.probaUp, plain.folds[0]!.probaUp, 'and the fold fits');
+    assert.notDeepEqual(tuned.folds[0]!.onnx, plain.folds[0]!.onnx, 'and the fold fits');
     assert.equal(forest.config.model_type, 'RandomForestClassifier');
     assert.deepEqual(forest.config.model_params, { n_estimators: 20, max_depth: 4 });
   });

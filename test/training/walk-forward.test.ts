@@ -1,13 +1,13 @@
 /**
  * The walk-forward folds through the main backtest's decisions and engine: each fold's test and
- * train stats come from its own model's p(up) on its own bars only, at the model's threshold and
- * entry mask; profitable folds and the walk-forward efficiency follow from them.
+ * train stats come from its own model's p(up) (as scoreFolds scores them from the fold's ONNX) on
+ * its own bars only, at the model's threshold and entry mask; profitable folds and the walk-forward
+ * efficiency follow from them, and the report says how many trees the fold forests had.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runBacktest, tradeStats, BOTH_ALLOWED, type BarColumns } from '../../src/backtest/index.ts';
-import { engineOptions } from '../../src/scoring/index.ts';
-import type { TrainedFold } from '../../src/sandbox/index.ts';
+import { engineOptions, type ScoredFold } from '../../src/scoring/index.ts';
 import { embargoBars, walkForward, walkForwardEfficiency, type WalkForwardInput } from '../../src/training/walk-forward.ts';
 import { modelSettings } from '../../src/training/index.ts';
 import { WalkForward } from '../../schemas/robustness.ts';
@@ -35,17 +35,18 @@ const config = { ...strategyConfig('LogisticRegression', {}, 'wf'), stop_loss: n
 const settings = modelSettings(TrainRequest.parse({ code: 'x', timeframe: '1h', capital: 10_000 }), config);
 const options = engineOptions({ symbol: 'EURUSD', timeframe: '1h', config, settings }, null);
 
-/** A fold whose model says p(up) = p on every bar it scores (train.from … test.to − 1). */
-const fold = (index: number, train: [number, number], test: [number, number], p: number): TrainedFold => ({
+/** A fold whose model says p(up) = p on every bar it scores (train.from … test.to − 1; NaN elsewhere). */
+const fold = (index: number, train: [number, number], test: [number, number], p: number): ScoredFold => ({
   index,
   train: { from: train[0], to: train[1] },
   test: { from: test[0], to: test[1] },
-  probaUp: new Float64Array(test[1] - train[0]).fill(p),
+  pUp: new Float32Array(N).fill(Number.NaN).fill(p, train[0], test[1]),
 });
 
-const input = (b: BarColumns, folds: TrainedFold[], threshold = 0.55): WalkForwardInput => ({
+const input = (b: BarColumns, folds: ScoredFold[], threshold = 0.55, foldTrees: number | null = null): WalkForwardInput => ({
   bars: b,
   folds,
+  foldTrees,
   plan: { k: 3, scheme: 'rolling', embargo: 5 },
   purge: 4,
   threshold,
@@ -104,6 +105,12 @@ describe('walkForward', () => {
     const wrong = walkForward(input(bars(N), [fold(0, [0, 900], [1000, 2000], 0.1)])).report!;
     assert.ok(wrong.folds[0]!.train_stats.ret < 0);
     assert.equal(wrong.efficiency, null);
+  });
+
+  it('says how many trees the fold forests had (null: the fold models have the main model’s params)', () => {
+    const folds = [fold(0, [0, 900], [1000, 2000], 0.9)];
+    assert.equal(WalkForward.parse(walkForward(input(bars(N), folds, 0.55, 40)).report).fold_trees, 40);
+    assert.equal(WalkForward.parse(walkForward(input(bars(N), folds)).report).fold_trees, null);
   });
 
   it('is null when no fold could be fitted', () => {

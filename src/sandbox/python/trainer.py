@@ -21,11 +21,14 @@ Response header:
   {"config", "features": [names], "warmup", "rows_train", "rows_test", "split_index",
    "test_start_ts", "accuracy_train", "accuracy_test", "feature_importance": {name: value},
    "warnings": [str], "onnx_bytes": B, "proba_offset": O, "proba_rows": P,
-   "folds": [{"index", "train_from", "train_to", "test_from", "test_to", "proba_rows": R}]}
+   "folds": [{"index", "train_from", "train_to", "test_from", "test_to", "onnx_bytes": F}],
+   "fold_trees": T | null}
 Response payload: B bytes of ONNX model, zeros up to O (a multiple of 8), then P float64 little-endian p(up), then the feature
   matrix, P rows x len(features) float64 little-endian row-major (what Node scores with ONNX after
-  a cast to float32, and where it reads a trend_filter column), then each fold's R float64 p(up),
-  in the order of "folds". p(up) is one per bar after
+  a cast to float32, and where it reads a trend_filter column), then each fold model's F bytes of
+  ONNX, in the order of "folds". Fold models come back as models, never as p(up): Node checks and
+  scores them as it does the main model, so no code in here can choose a fold's probabilities.
+  p(up) is one per bar after
   the warm-up (bars warmup .. rows-1, train, purge gap, test and the last h unlabelled bars alike,
   so the backtest can score any stretch). split_index is the bar index of the first test row:
   p(up) of bar i is proba[i - warmup].
@@ -35,12 +38,14 @@ Rows after warm-up within the trained span, n = fit_rows - warmup; h = target_ho
 then h purged rows (their targets overlap the test period), then the test rows:
 rows_train + h + rows_test = m.
 
-Walk-forward folds (when "folds" is given; the same estimator, params and feature matrix): the m
+Walk-forward folds (when "folds" is given; the same estimator and feature matrix): the m
 labelled rows are cut into k + 1 consecutive blocks; fold i trains on block i ("rolling") or
 blocks 0..i ("anchored") and tests on block i + 1 after h purged rows and `embargo` more. Its
-bars [train_from, train_to) and [test_from, test_to) are bar indices like split_index; its p(up)
-covers bars train_from .. test_to - 1 (gap included). A fold with under MIN_TRAIN_ROWS train
-rows, no test row, or one class among its train rows is left out, and a warning says so.
+bars [train_from, train_to) and [test_from, test_to) are bar indices like split_index; Node scores
+its model on bars train_from .. test_to - 1. A fold with under MIN_TRAIN_ROWS train
+rows, no test row, or one class among its train rows is left out, and a warning says so. A fold
+forest (RandomForest/ExtraTrees) grows fold_trees trees (fold_params), every other model the main
+model's params; "fold_trees" is null when no fold forest was fitted.
 
 Determinism: random_state 42, xgboost's hist method (one thread); the same request gives the same
 model bytes. Forests fit on THREADS threads: sklearn draws every tree's seed before the fit, so the
@@ -77,6 +82,16 @@ MAX_FOLDS = 10
 # job's CPU-time limit by it). Set by us: model_params.n_jobs is refused.
 THREADS = max(1, min(4, len(os.sched_getaffinity(0))))
 FORESTS = (sklearn.ensemble.RandomForestClassifier, sklearn.ensemble.ExtraTreesClassifier)
+# A fold forest grows a fifth of the main forest's trees, at least FOLD_MIN_TREES: a forest's p(up)
+# is the mean of iid trees, so fewer trees are an unbiased, noisier estimate of the same model's, at a
+# fifth of the fit and export (issue 34: k fold fits must add at most ~20 % to a train job). With
+# random_state fixed, sklearn draws the tree seeds in order, so a fold forest of n trees is the first
+# n trees of the forest the full params grow. FOLD_MIN_TREES: from 30 trees on, fewer than 1 test bar
+# in 1000 gets the opposite side from the 200-tree forest's and ~80 % of its entries are kept (25: 0.23 %
+# and 77 %; 10: 1.1 % and 72 %; test/bench/fold-forest-size.py, real EURUSD 15-min 2015-16, 10 folds).
+FOLD_TREES_DIVISOR = 5
+FOLD_MIN_TREES = 30
+SKLEARN_FOREST_TREES = 100  # sklearn's default n_estimators, when model_params omit it
 
 _XGB_DIR = os.path.dirname(os.path.realpath(xgboost.__file__)) + os.sep
 _CTYPES_DIR = os.path.dirname(os.path.realpath(__import__("ctypes").__file__)) + os.sep
@@ -294,6 +309,18 @@ def _apply_overrides(config, overrides):
     return merged
 
 
+def fold_trees(n_estimators):
+    """Trees of a fold forest for a main forest of n_estimators: a fifth, at least FOLD_MIN_TREES, at most all."""
+    return min(n_estimators, max(FOLD_MIN_TREES, n_estimators // FOLD_TREES_DIVISOR))
+
+
+def fold_params(model_type, params):
+    """The fold models' params: a forest's with fold_trees trees, any other model's as they are."""
+    if model_type not in ("RandomForestClassifier", "ExtraTreesClassifier"):
+        return params
+    return dict(params, n_estimators=fold_trees(int(params.get("n_estimators", SKLEARN_FOREST_TREES))))
+
+
 def fold_plan(m, h, k, scheme, embargo):
     """(index, train_from, train_to, test_from, test_to) in labelled-row indices, for k folds over m rows."""
     edges = [m * j // (k + 1) for j in range(k + 2)]
@@ -314,8 +341,9 @@ def _check_folds(folds):
 
 
 def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes):
-    """The fold models' bars and p(up) (see the module docstring); skipped folds are told in notes."""
+    """The fold models' bars and fitted models (see the module docstring); skipped folds are told in notes."""
     k, scheme, embargo = folds
+    params = fold_params(config.get("model_type"), params)
     out = []
     for i, a, b, c, d in fold_plan(m, h, k, scheme, embargo):
         if b - a < MIN_TRAIN_ROWS or d - c < 1:
@@ -326,9 +354,8 @@ def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes):
             continue
         model = build_model(config.get("model_type"), params)
         _fit(model, Xw[a:b], y[a:b])
-        proba = np.asarray(_predict_proba(model, Xw[a:d]), dtype="<f8")[:, -1].copy()
         out.append(({"index": i, "train_from": warmup + a, "train_to": warmup + b, "test_from": warmup + c,
-                     "test_to": warmup + d, "proba_rows": len(proba)}, proba))
+                     "test_to": warmup + d}, model))
     return out
 
 
@@ -375,6 +402,8 @@ def run_train(namespace, header, payload):
             model, proba = None, np.full(len(Xw), np.nan, dtype="<f8")
         fold_models = [] if folds is None else _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes)
     onnx = export_model(model, len(names)) if main else b""
+    fold_onnx = [export_model(fold_model, len(names)) for _, fold_model in fold_models]
+    forest_folds = [fold_model.n_estimators for _, fold_model in fold_models if isinstance(fold_model, FORESTS)]
     up = proba > 0.5
     split_index = warmup + test_from
     result = {
@@ -393,11 +422,12 @@ def run_train(namespace, header, payload):
         # The model is padded to 8 bytes: Node views p(up) and the matrix in place, without copies.
         "proba_offset": len(onnx) + (-len(onnx)) % 8,
         "proba_rows": len(proba),
-        "folds": [fold for fold, _ in fold_models],
+        "folds": [dict(fold, onnx_bytes=len(b)) for (fold, _), b in zip(fold_models, fold_onnx)],
+        "fold_trees": forest_folds[0] if forest_folds else None,
     }
     pad = b"\0" * ((-len(onnx)) % 8)
     matrix = np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
-    return result, b"".join([onnx, pad, proba.tobytes(), matrix] + [p.tobytes() for _, p in fold_models])
+    return result, b"".join([onnx, pad, proba.tobytes(), matrix] + fold_onnx)
 
 
 def _prewarm():
