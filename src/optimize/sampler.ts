@@ -38,13 +38,15 @@ const BASE_MS = 5_000;
  */
 const MS_PER_UNIT = 0.3;
 const CEILING_MS = 120_000;
+/** optuna with numpy and scipy loaded and a study of a plan's largest trial count: a few hundred MB, doubled for headroom. */
+const SAMPLER_MEMORY_MB = 1024;
 
 export function suggestBudget(params: number, told: number, n: number): Budget {
   const units = Math.max(1, told) * n * Math.max(1, params);
   const timeoutMs = Math.round(Math.min(CEILING_MS, BASE_MS + MS_PER_UNIT * units));
   return {
     timeoutMs,
-    memoryMb: 1024,
+    memoryMb: SAMPLER_MEMORY_MB,
     what: 'the sampler',
     bars: 0,
     why: `${BASE_MS / 1000} s + ${MS_PER_UNIT} ms per trial told × set asked × parameter (${told} × ${n} × ${params})${timeoutMs === CEILING_MS ? `, at the ceiling of ${CEILING_MS / 1000} s` : ''}`,

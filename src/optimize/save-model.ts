@@ -23,6 +23,11 @@ export interface ModelSaverDeps {
   onDeployed?: (userId: number, optimizeId: number, outcome: { deployment_id?: string; webhook_secret_set?: true; deploy_error?: string }) => Promise<void>;
 }
 
+/** A threshold no trial sets (theirs are 0.5–0.99): still this after the trial's parameters, the code's signal_threshold stays. */
+const UNSET_THRESHOLD = -1;
+/** TrainRequest's default split: applyEngineParams wants whole settings, and the train request below gets its own default. */
+const DEFAULT_TRAIN_SPLIT = 0.7;
+
 /** The strategy_config keys an engine parameter may change. */
 const ENGINE_CONFIG_KEYS = ['cooldown', 'direction', 'max_positions', 'on_opposite', 'session_filter', 'skip_days', 'min_atr', 'trailing_stop'] as const;
 
@@ -32,7 +37,7 @@ export class ModelSaver {
   async save(caller: Caller, job: OptimizeRecord, trial: OptimizeTrial, request: OptimizeSaveRequest): Promise<z.infer<typeof SavedModel>> {
     const r = job.request;
     // The trial's settings as a train request: levels and threshold are request fields already.
-    const base = { symbol: r.symbol, timeframe: r.timeframe, config: {} as never, settings: { ...r, confidence_threshold: -1, train_split: 0.7 } as never };
+    const base = { symbol: r.symbol, timeframe: r.timeframe, config: {} as never, settings: { ...r, confidence_threshold: UNSET_THRESHOLD, train_split: DEFAULT_TRAIN_SPLIT } as never };
     const applied = applyEngineParams(base, trial.params);
     const settings = applied.settings as unknown as Record<string, unknown>;
     const train = TrainRequest.parse({
@@ -53,7 +58,7 @@ export class ModelSaver {
       intrabar: r.intrabar,
       ...(settings.stop_loss !== undefined ? { stop_loss: settings.stop_loss } : {}),
       ...(settings.take_profit !== undefined ? { take_profit: settings.take_profit } : {}),
-      ...(settings.confidence_threshold !== -1 ? { confidence_threshold: settings.confidence_threshold } : {}),
+      ...(settings.confidence_threshold !== UNSET_THRESHOLD ? { confidence_threshold: settings.confidence_threshold } : {}),
     });
     const config: Record<string, unknown> = {};
     for (const k of ENGINE_CONFIG_KEYS) if ((applied.config as Record<string, unknown>)[k] !== undefined) config[k] = (applied.config as Record<string, unknown>)[k];

@@ -16,12 +16,14 @@ export interface MonteCarloInput {
   capital: number;
   runs?: number;
   seed: number;
-  /** Points of the equity fan, at most (the schema's 100). */
+  /** Points of the equity fan, at most (default and maximum FAN_POINTS). */
   fanPoints?: number;
 }
 
 /** Runs when none are asked for: the issue's "at least 1,000". */
 export const MONTE_CARLO_RUNS = 1000;
+/** Points of the equity fan at most (the schema's MonteCarlo.fan): a smooth band on the model page, a small report whatever the trade count. */
+export const FAN_POINTS = 100;
 /** "Losing half the account": equity at or below this share of the capital. */
 export const HALF_LOSS = 0.5;
 
@@ -41,10 +43,10 @@ export function monteCarlo(input: MonteCarloInput): MonteCarlo {
   const { capital, seed } = input;
   const pnl = Float64Array.from(input.pnl);
   const runs = input.runs ?? MONTE_CARLO_RUNS;
-  const points = input.fanPoints ?? 100;
+  const points = input.fanPoints ?? FAN_POINTS;
   if (!(Number.isFinite(capital) && capital > 0)) throw new RangeError(`monteCarlo: capital must be > 0, got ${capital}`);
   if (!(Number.isInteger(runs) && runs >= 1)) throw new RangeError(`monteCarlo: runs must be an integer ≥ 1, got ${runs}`);
-  if (!(Number.isInteger(points) && points >= 1 && points <= 100)) throw new RangeError(`monteCarlo: fanPoints must be an integer in 1…100, got ${points}`);
+  if (!(Number.isInteger(points) && points >= 1 && points <= FAN_POINTS)) throw new RangeError(`monteCarlo: fanPoints must be an integer in 1…${FAN_POINTS}, got ${points}`);
   const n = pnl.length;
   const fan = fanTrades(n, points);
   const p = fan.length;

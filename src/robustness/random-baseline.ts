@@ -23,7 +23,7 @@
  */
 import type { RandomBaseline } from '../../schemas/robustness.ts';
 import { contractSize, nextRollover, NO_LOSS_RATIO, usdLeg, usdPnl, type BarColumns, type EngineOptions } from '../backtest/index.ts';
-import { histogram } from './histogram.ts';
+import { histogram, HISTOGRAM_BINS } from './histogram.ts';
 import { randomInt, seededRandom } from '../lib/seeded-random.ts';
 
 /** What a strategy trade contributes: its side, holding time in bars and net USD P&L. */
@@ -102,7 +102,7 @@ export function sortSlots(slots: Int32Array, out: Int32Array, buckets: Int32Arra
 }
 
 export function randomBaseline(input: RandomBaselineInput): RandomBaseline {
-  const { bars, range, trades, options, seed, bins = 20 } = input;
+  const { bars, range, trades, options, seed, bins = HISTOGRAM_BINS } = input;
   const runs = input.runs ?? BASELINE_RUNS;
   const { from, to } = range;
   if (!(Number.isInteger(runs) && runs >= 1)) throw new RangeError(`randomBaseline: runs must be an integer ≥ 1, got ${runs}`);

@@ -28,8 +28,11 @@ export const SIGNIFICANCE = 0.95;
  * degenerate sample cannot divide by zero.
  */
 export function sharpeVarianceFactor(sharpe: number, skewness: number, kurtosis: number): number {
-  return Math.max(1 - skewness * sharpe + ((kurtosis - 1) / 4) * sharpe * sharpe, 1e-12);
+  return Math.max(1 - skewness * sharpe + ((kurtosis - 1) / 4) * sharpe * sharpe, MIN_VARIANCE_FACTOR);
 }
+
+/** The floor of sharpeVarianceFactor: far below any real sample's factor, above 0 so nothing divides by it. */
+const MIN_VARIANCE_FACTOR = 1e-12;
 
 export interface SharpeSample {
   /** Observed Sharpe ratio per observation. */
