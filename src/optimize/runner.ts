@@ -11,7 +11,7 @@
 import { runBacktest, tradeStats as tradeStatsOf, type SweepTrial } from '../backtest/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
-import { cscvPbo, degradation, robustnessReport } from '../robustness/index.ts';
+import { cscvPboOffThread, degradation, robustnessReportOffThread } from '../robustness/index.ts';
 import { paramClass } from '../../schemas/optimize-space.ts';
 import type { TradeStats } from '../../schemas/backtest.ts';
 import type { OptimizeRecord, OptimizeTrial, ParamSet, WalkForwardResult } from '../../schemas/optimize.ts';
@@ -117,6 +117,9 @@ export class OptimizeRunner {
       if (stopping()) throw new Abandoned();
       await stage('walk-forward, PBO and robustness');
       const finished = await this.conclude(job, prepared, trials, outcomes, variants, owner);
+      // Cancelled or stopping while the conclusion ran off the event loop: its result is dropped.
+      if (stopping()) throw new Abandoned();
+      if ((await store.get(user, id))?.cancel_requested) throw new Cancelled();
       await store.update(user, id, (j) => ({ ...j, ...finished, status: 'done', stage: null, finished_at: Date.now(), heartbeat_at: Date.now() }));
     } catch (err) {
       // The next runner resumes the job from its stored trials.
@@ -207,19 +210,17 @@ export class OptimizeRunner {
     const dir = job.objective.direction;
     const done = trials.filter((t) => t.state === 'done' && outcomes.has(t.trial));
     const chosen = bestTrial(done, dir);
+    // The steps left on the event loop (each a few ms with 1,000 trials) are separated by yields.
+    const pause = timeSlicer();
     const walkForward = walkForwardResult(job, prepared, done, outcomes);
+    await pause();
 
+    // CSCV and the report run on a worker thread: each is one synchronous block of tens of ms (up
+    // to seconds with many trials and a long span), which would hold the edge's event loop under `serve`.
     let pbo: OptimizeRecord['pbo'] = null;
     if (done.length >= 2) {
-      for (const slices of [16, 8, 4]) {
-        try {
-          const r = cscvPbo(done.map((t) => outcomes.get(t.trial)!.periodReturns), slices);
-          pbo = { pbo: r.pbo, slices, logits: r.logits.filter(Number.isFinite) };
-          break;
-        } catch (err) {
-          if (!(err instanceof RangeError)) throw err;
-        }
-      }
+      const r = await cscvPboOffThread(done.map((t) => outcomes.get(t.trial)!.periodReturns), [16, 8, 4]);
+      if (r) pbo = { pbo: r.pbo, slices: r.slices, logits: r.logits.filter(Number.isFinite) };
     }
     const metric = (m: TradeStats & { sharpe: number }) => scoreTrial(job.objective, m as MetricValues).value ?? Number.NaN;
     const d = degradation(
@@ -230,24 +231,30 @@ export class OptimizeRunner {
 
     let robustness: RobustnessReport | null = null;
     if (chosen) {
+      await pause();
       const pUp = await this.probabilities(job, prepared, variants, chosen.params, owner);
       const sweep = engineTrial(prepared.base, chosen.params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver });
       const { folds } = prepared;
       const last = folds[folds.length - 1]!;
+      await pause();
       const train = runBacktest(sweep.options, prepared.bars, sweep.signals, { from: folds[0]!.from, to: last.from }, sweep.mask);
+      await pause();
       const test = runBacktest(sweep.options, prepared.bars, sweep.signals, last, sweep.mask);
+      await pause();
+      const walkForwardFolds = chosenFolds(job, prepared, sweep);
+      await pause();
       const sharpes = done.map((t) => outcomes.get(t.trial)!.inSample.sharpe);
       const mean = sharpes.reduce((a, b) => a + b, 0) / sharpes.length;
       const variance = sharpes.length > 1 ? sharpes.reduce((a, b) => a + (b - mean) ** 2, 0) / (sharpes.length - 1) : undefined;
       // The trials' Sharpes are of period returns (about a day of bars each), the report's of bar returns.
       const sharpePeriodBars = (last.to - folds[0]!.from) / outcomes.get(done[0]!.trial)!.periodReturns.length;
-      robustness = robustnessReport({
+      robustness = await robustnessReportOffThread({
         bars: prepared.bars,
         test,
         train,
         options: sweep.options,
         timeframe: job.request.timeframe,
-        walkForward: chosenFolds(job, prepared, sweep),
+        walkForward: walkForwardFolds,
         trials: { n: trials.length, sharpeVariance: variance, sharpePeriodBars },
         pbo: pbo?.pbo,
         seed: job.request.seed,

@@ -7,6 +7,7 @@
  */
 import type { RobustnessReport, WalkForward } from '../../schemas/robustness.ts';
 import { tradeStats, type BacktestRun, type BarColumns, type EngineOptions } from '../backtest/index.ts';
+import { runOffThread } from '../lib/off-thread.ts';
 import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
 import { monteCarlo, MONTE_CARLO_RUNS } from './monte-carlo.ts';
 import { randomBaseline, BASELINE_RUNS } from './random-baseline.ts';
@@ -45,9 +46,9 @@ export function barReturns(run: Pick<BacktestRun, 'equity' | 'capital'>): Float6
 export interface RobustnessInput {
   bars: BarColumns;
   /** The out-of-sample run (the contract's test split), over `bars`. */
-  test: BacktestRun;
+  test: Pick<BacktestRun, 'trades' | 'equity' | 'capital' | 'from' | 'to'>;
   /** The in-sample run (the training split). */
-  train: BacktestRun;
+  train: Pick<BacktestRun, 'trades'>;
   options: EngineOptions;
   timeframe: Timeframe;
   walkForward: WalkForward | null;
@@ -106,4 +107,27 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
     monte_carlo,
     min_track_record: minTrackRecord(sharpe, barsPerDay(timeframe, weekends)),
   };
+}
+
+/**
+ * robustnessReport on a worker thread (src/lib/off-thread.ts), the event loop free meanwhile: the
+ * same report. What crosses is plain data: the test span's bars only (the report reads no other,
+ * its indexes shifted to start at 0 — the same arithmetic on the same values), the runs' trades
+ * and equity, the options without their intrabar resolver (a function; the report does not use it).
+ */
+export function robustnessReportOffThread(input: RobustnessInput, signal?: AbortSignal): Promise<RobustnessReport> {
+  const { bars, test, train, options } = input;
+  const { from, to } = test;
+  // Fresh copies, moved to the worker: a view would take its whole underlying buffer along.
+  const span = { ts: bars.ts.slice(from, to), open: bars.open.slice(from, to), close: bars.close.slice(from, to), spread: bars.spread.slice(from, to) };
+  const equity = test.equity.slice();
+  const portable: RobustnessInput = {
+    ...input,
+    bars: { ...span, high: new Float64Array(0), low: new Float64Array(0) },
+    test: { trades: test.trades, equity, capital: test.capital, from: 0, to: to - from },
+    train: { trades: train.trades },
+    options: { ...options, resolver: null },
+  };
+  const transfer = [span.ts.buffer, span.open.buffer, span.close.buffer, span.spread.buffer, equity.buffer];
+  return runOffThread<RobustnessReport>(new URL(import.meta.url), 'robustnessReport', [portable], { transfer, ...(signal ? { signal } : {}) });
 }

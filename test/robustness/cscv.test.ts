@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cscvPbo, halfMasks } from '../../src/robustness/index.ts';
+import { cscvPbo, cscvPboFitting, cscvPboOffThread, halfMasks } from '../../src/robustness/index.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { gaussian } from './synthetic.ts';
 
@@ -90,4 +90,17 @@ test('the combinations: C(S, S/2) masks with S/2 bits, ascending; bad shapes are
   assert.throws(() => cscvPbo(noiseMatrix(1, 100, 1)), /at least 2 trials/);
   assert.throws(() => cscvPbo(noiseMatrix(3, 100, 1), 7), /even/);
   assert.throws(() => cscvPbo(noiseMatrix(3, 10, 1), 16), /too few/);
+});
+
+test('the most slices the steps allow (cscvPboFitting), and off the event loop the very same result', async () => {
+  const matrix = noiseMatrix(30, 40, 9);
+  // 40 steps: 16 slices of 2; 6 steps: only 4 slices of 1 leave halves of ≥ 2 steps; 3 steps: none.
+  const fitted = cscvPboFitting(matrix, [16, 8, 4]);
+  assert.equal(fitted!.slices, 16);
+  assert.deepEqual(fitted, { ...cscvPbo(matrix, 16), slices: 16 });
+  const short = noiseMatrix(30, 6, 9);
+  assert.equal(cscvPboFitting(short, [16, 8, 4])!.slices, 4);
+  assert.equal(cscvPboFitting(noiseMatrix(30, 3, 9), [16, 8, 4]), null);
+  assert.deepEqual(await cscvPboOffThread(matrix, [16, 8, 4]), fitted);
+  assert.deepEqual(await cscvPboOffThread(short, [16, 8, 4]), cscvPboFitting(short, [16, 8, 4]));
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { RobustnessReport, type WalkForward } from '../../schemas/robustness.ts';
 import { runBacktest, tradeStats, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
-import { barReturns, barsPerDay, barsPerYear, expectedMaxSharpe, robustnessReport } from '../../src/robustness/index.ts';
+import { barReturns, barsPerDay, barsPerYear, expectedMaxSharpe, robustnessReport, robustnessReportOffThread } from '../../src/robustness/index.ts';
 import { edgeSignals, noiseSignals, randomWalk } from './synthetic.ts';
 
 const M15 = 900_000;
@@ -132,4 +132,25 @@ test('a model that never trades: a valid report, nothing to judge — inconclusi
   assert.deepEqual([r.sharpe.sharpe, r.sharpe.psr, r.sharpe.dsr], [0, 0.5, 0.5]);
   assert.deepEqual(r.min_track_record, { bars: null, days: null });
   assert.deepEqual([r.random_baseline.trades, r.random_baseline.return_p_value, r.monte_carlo.prob_half_loss], [0, 1, 0]);
+});
+
+test('off the event loop (robustnessReportOffThread): the very same report, bit for bit', async () => {
+  const bars = randomWalk(N, 61, { step: M15, vol: 0.0004, spread: 0.00002 });
+  const signals = edgeSignals(bars, 62, { busy: 1, hit: 0.6 });
+  const train = runBacktest(options, bars, signals, { from: 0, to: SPLIT });
+  const test = runBacktest(options, bars, signals, { from: SPLIT, to: N });
+  // A resolver (a function, which cannot cross a thread) and a known trial variance, as an optimisation passes them.
+  const input = {
+    bars,
+    test,
+    train,
+    options: { ...options, resolver: { firstTouch: () => 'SL' as const } },
+    timeframe: '15min' as const,
+    walkForward: folds(bars, signals),
+    trials: { n: 40, sharpeVariance: 0.02, sharpePeriodBars: 96 },
+    pbo: 0.3,
+    seed: 9,
+  };
+  assert.deepEqual(await robustnessReportOffThread(input), robustnessReport(input));
+  assert.equal(bars.ts.length, N, "the caller's bars are left whole");
 });

@@ -1,0 +1,6 @@
+// Worker threads of Node 20 do not inherit the parent's TypeScript loader: register tsx here,
+// then load the worker itself (as src/scoring/model-check/worker-boot.mjs does).
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./off-thread-worker.ts');
