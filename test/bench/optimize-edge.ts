@@ -4,7 +4,9 @@
  * another user's `GET /api/v1/whoami-key`, a few requests in flight at once, is timed idle, then
  * while a user's engine-only optimisations run on the week's 1-minute bars (fold fits in the
  * sandbox, optuna's suggestions, the engine sweep in the trainer role, which `serve` runs in the
- * edge's own process). Options: --requests=3000 --concurrency=4 --trials=1000 --optimisations=1.
+ * edge's own process). Options: --requests=3000 --concurrency=4 --trials=1000 --optimisations=1;
+ * --follow=stream|poll (how the optimiser follows its job, below); --profile=DIR writes the
+ * service's CPU profiles there (node --cpu-prof), to find what still holds the event loop.
  */
 import { strategyCode } from '../helpers/strategies.ts';
 import { apiCaller } from './lib/api.ts';
@@ -55,7 +57,7 @@ export const benchmark: Benchmark = {
     const optimisations = numberOption(ctx, 'optimisations', 1);
     const service = await startServiceProcess(
       { MARKET_FEED: 'none', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MIN: '1000000', TRIAL_CREDITS: '100000' },
-      { signal: ctx.signal, log: ctx.log, timeoutMs: 120_000 },
+      { signal: ctx.signal, log: ctx.log, timeoutMs: 120_000, nodeArgs: ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profile}`] : [] },
     );
     ctx.defer(() => service.stop().then(() => undefined));
     const call = apiCaller(service.url);
@@ -78,28 +80,69 @@ export const benchmark: Benchmark = {
       ctx.defer(() => call('DELETE', `/api/v1/optimize/${start.optimize_id}`, undefined, key).catch(() => undefined));
     }
     // Time only while trials run (the fold fits before them are the sandbox's, in other processes).
-    const status = async () => call('GET', `/api/v1/optimize/${ids[0]}`, undefined, optimiser);
-    const started = performance.now();
-    while (!ctx.signal.aborted) {
-      const job = await status();
-      if (job.trials_done > 0 || (job.status !== 'queued' && job.status !== 'running')) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    ctx.log(`first trials after ${Math.round(performance.now() - started)} ms; timing the edge while they run`);
+    // The optimiser follows its job as a client would: the SSE stream (small progress events, the
+    // whole view once at the end), or with --follow=poll GET /optimize/{id} every 500 ms — the whole
+    // view with every trial, itself tens of ms of the edge's event loop for 1,000 trials (timed below).
+    const follow = ctx.options.follow ?? 'stream';
+    if (follow !== 'stream' && follow !== 'poll') throw new Error(`--follow=${follow}: expected stream or poll`);
+    const polls: Array<{ ms: number; bytes: number }> = [];
+    const status = async (timed = true) => {
+      const t0 = performance.now();
+      const res = await fetch(`${service.url}/api/v1/optimize/${ids[0]}`, { headers: { 'x-api-key': optimiser } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`GET /optimize: HTTP ${res.status} ${body.slice(0, 200)}`);
+      if (timed) polls.push({ ms: performance.now() - t0, bytes: body.length });
+      return JSON.parse(body) as { status: string; trials_done: number };
+    };
+    const running = (j: { status: string }) => j.status === 'queued' || j.status === 'running';
+    let trialsSeen!: () => void;
+    const firstTrials = new Promise<void>((r) => (trialsSeen = r));
     let ended = false;
+    const unfollow = new AbortController();
     const watcher = (async () => {
-      while (!ended && !ctx.signal.aborted) {
-        const job = await status();
-        if (job.status !== 'queued' && job.status !== 'running') ended = true;
-        else await new Promise((r) => setTimeout(r, 500));
+      if (follow === 'poll') {
+        for (let first = true; !ended && !ctx.signal.aborted; ) {
+          const job = await status();
+          if (job.trials_done > 0 || !running(job)) first = (trialsSeen(), false);
+          if (!running(job)) ended = true;
+          else await new Promise((r) => setTimeout(r, first ? 200 : 500));
+        }
+        return;
       }
+      const res = await fetch(`${service.url}/api/v1/optimize/${ids[0]}/stream`, { headers: { 'x-api-key': optimiser }, signal: AbortSignal.any([ctx.signal, unfollow.signal]) });
+      if (res.status !== 200) throw new Error(`GET /optimize/{id}/stream: HTTP ${res.status}`);
+      const decoder = new TextDecoder();
+      let buffer = '';
+      // Aborting the fetch (unfollow) ends this read too.
+      for await (const chunk of res.body!) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let end; (end = buffer.indexOf('\n\n')) >= 0; buffer = buffer.slice(end + 2)) {
+          const block = buffer.slice(0, end);
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event === 'progress' && data && (JSON.parse(data).trials_done > 0 || !running(JSON.parse(data)))) trialsSeen();
+          if (event === 'done') {
+            trialsSeen();
+            ended = true;
+            return;
+          }
+        }
+      }
+      ended = true;
     })();
+    watcher.catch(() => trialsSeen());
+    const started = performance.now();
+    await firstTrials;
+    ctx.log(`first trials after ${Math.round(performance.now() - started)} ms; timing the edge while they run (following the job by ${follow})`);
     const busyFrom = performance.now();
     const busy = await timeWhoami(service.url, prober, requests, concurrency, () => ended);
     const busySeconds = (performance.now() - busyFrom) / 1000;
     ended = true;
-    await watcher;
-    const job = await status();
+    unfollow.abort();
+    await watcher.catch((err: unknown) => {
+      if (!unfollow.signal.aborted) throw err;
+    });
+    const job = await status(false);
     await service.stop();
     const ratio = pct(busy, 0.99) / pct(idle, 0.99);
     return [
@@ -116,6 +159,8 @@ export const benchmark: Benchmark = {
         goal_ratio: 1.5,
         met: ratio <= 1.5 && busy.length >= requests / 2,
         optimisation: { optimisations, trials, trials_done_at_end: job.trials_done, status_at_end: job.status },
+        follow,
+        ...(polls.length ? { status_polls: { count: polls.length, p50_ms: pct(polls.map((p) => p.ms), 0.5), max_ms: pct(polls.map((p) => p.ms), 1), max_bytes: Math.max(...polls.map((p) => p.bytes)) } } : {}),
       },
     ];
   },
