@@ -18,6 +18,7 @@ import type { ClickHouseClient } from '../store/index.ts';
 import { buildTraining, type TrainingParts } from '../training/index.ts';
 import { buildOptimize, type OptimizeJobs } from '../optimize/index.ts';
 import { INDICATOR_RULES } from '../indicators/index.ts';
+import { stopOffThread } from '../lib/off-thread.ts';
 import { Buckets } from '../../schemas/messages.ts';
 
 /** What every role that serves users or runs their work starts on: accounts, the activity feed, market data. */
@@ -52,6 +53,8 @@ export async function startWork(config: Config, log: Logger, bus: Bus, { account
   stack.push(useScorers(config, log));
   const runtime = await StrategyRuntime.start({ log, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
   stack.push(() => runtime.stop());
+  // The worker threads of the robustness report and CSCV (src/lib/off-thread.ts): ended after the trainer and optimiser stop.
+  stack.push(() => stopOffThread());
   // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.
   const generation = buildGeneration({ metering: accounts.metering, runtime, config, log });
   // Custom indicators: Pine scripts run in their own worker threads.
