@@ -77,7 +77,7 @@ export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: Model
         return { model, onnx, code };
       });
       // Features with the model's own indicator values (an optimised trial's), as at train and backtest.
-      const source = features.acquire(deployment.user_id, code, deployment.user_id, model.config.indicators);
+      const source = features.forModel(model, code);
       return new ModelActor({
         deployment,
         model,

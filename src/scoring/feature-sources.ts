@@ -3,7 +3,7 @@ import type { OhlcColumns } from '../lib/bar-columns.ts';
 import { concurrencyLimit } from '../lib/concurrency-limit.ts';
 import type { Logger } from '../log.ts';
 import type { FeatureSession, FeaturesResult, StrategyRuntime } from '../sandbox/index.ts';
-import type { StrategyIndicators } from '../../schemas/strategy.ts';
+import type { StrategyConfig, StrategyIndicators } from '../../schemas/strategy.ts';
 
 /** What a live run (a model actor, a tracked community entry) computes features with. */
 export interface FeatureSource {
@@ -94,6 +94,14 @@ export class FeatureSources {
         await source.release();
       },
     };
+  }
+
+  /**
+   * A model's live features: its user's program, computed with the indicator values of its stored
+   * config (an optimised trial's), as its train, analysis and backtest computed them.
+   */
+  forModel(model: { user_id: number; config: Pick<StrategyConfig, 'indicators'> }, code: string): FeatureSource {
+    return this.acquire(model.user_id, code, model.user_id, model.config.indicators);
   }
 
   /** One answer per (strategy, window of bars); a failed call is not kept. */
