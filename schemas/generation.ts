@@ -101,6 +101,12 @@ export const Understood = z
     take_profit: decided(z.string().nullable()),
     trailing_stop: decided(z.string().nullable()).describe('The trailing stop (strategy_config trailing_stop) in words; null = none'),
     model: decided(z.string()),
+    defaults: z
+      .array(z.string())
+      .describe(
+        'The defaults the code adds that the request did not ask for, each with its value (e.g. "take_profit: 1.5 x the stop"). A default the words rule out is not added ' +
+          '(no fixed take profit under a trailing stop or "let it run", no fixed stop or take where the opposite signal is the only exit); remarks say which and why',
+      ),
     remarks: z.array(z.string()).describe('What was approximated, left out, or chosen between conflicting words, and why'),
   })
   .meta({ id: 'Understood' });

@@ -21,7 +21,7 @@ import type { Direction, OnOpposite } from './parse-rules.ts';
 import { parseRequestText, type FieldParse } from './parse-request.ts';
 import type { Amount, TakeValue } from './parse-risk.ts';
 import { sessionHoursLabel, type SessionValue } from './parse-sessions.ts';
-import { fromField, pick, type Candidate, type Picked } from './settings.ts';
+import { fromField, pick, PRIORITY, type Candidate, type Picked } from './settings.ts';
 import { commentSafe } from './text.ts';
 
 type ROperand = { kind: 'column'; ref: InstanceRef; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
@@ -170,7 +170,8 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const direction = implied ?? stated;
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
   const roles = roleColumns(conditions, direction.value, instances, remarks, approximations);
-  const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles);
+  // The trend filter's column is named in strategy_config(): its instance keeps the values written in the code.
+  const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles, trendColumn ? [trendColumn] : []);
   const cooldown = pick('cooldown', 'position', [...structured(pr.cooldown), ...candidates(fields, (f) => f.rules.cooldown)], { value: 0, from: 'default' }, (v) => `${v} bars`, remarks);
   const maxPositions = pick('max positions', 'position', [...structured(pr.max_pos), ...candidates(fields, (f) => f.rules.maxPositions)], { value: 1, from: 'default' }, String, remarks);
   const onOpposite = pick<OnOpposite>('on opposite signal', 'position', [...structured(pr.on_opposite), ...candidates(fields, (f) => f.rules.onOpposite)], { value: 'close_only', from: 'default' }, String, remarks);
@@ -200,11 +201,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   // Stops and targets: ratios of the typical price; a trailing stop replaces the default fixed stop.
   const risk = resolveRisk(fields, market, horizon.value, remarks);
   const trailingStop = resolveTrail(fields, risk.stopLoss.value, market, horizon.value, remarks);
-  const replaced = trailingStop.value !== null && risk.stopLoss.from === 'default' && risk.stopLoss.value !== null;
-  if (replaced) remarks.push('the trailing stop replaces the default fixed stop (a stop the text gives stays as a floor under it)');
-  const stopLoss: Setting<RiskLevel | null> = replaced ? { value: null, from: 'default' } : risk.stopLoss;
-  // An indicator target replaces the default take (a take distance the text gives still holds).
-  const takeProfit = fields.some((f) => f.exits.target) && risk.takeProfit.from === 'default' ? { value: null, from: risk.takeProfit.from } : risk.takeProfit;
+  const { stopLoss, takeProfit } = withoutContradictingDefaults(fields, risk, trailingStop, remarks);
   const goal = pick('objective', 'objective', candidates(fields, (f) => f.model.objective), { value: 'Maximise the profit factor', from: 'default' }, String, remarks);
 
   const summary: Summary = {
@@ -233,9 +230,12 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     ...(intent.exitLong ? { exit_long: intent.exitLong } : {}),
     ...(intent.exitShort ? { exit_short: intent.exitShort } : {}),
     ...(trailingStop.value ? { trailing_stop: trailingStop.value.config } : {}),
+    ...(plan.indicators ? { indicators: plan.indicators } : {}),
   });
   return { ...intent, config };
 }
+
+const RR_WITHOUT_STOP = 'a reward/risk multiple without a stop: taken of the default stop distance';
 
 function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: number, remarks: string[]): { stopLoss: Setting<RiskLevel | null>; takeProfit: Setting<RiskLevel | null> } {
   const show = (a: Amount | null) => (a ? `${a.amount} ${a.unit}` : 'none');
@@ -250,7 +250,7 @@ function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: 
   let takeLevel: RiskLevel | null = null;
   if (take.value && 'rr' in take.value) {
     const base = stopLevel?.ratio ?? mk.defaultStopRatio(m, horizon);
-    if (!stopLevel) remarks.push('a reward/risk multiple without a stop: taken of the default stop distance');
+    if (!stopLevel) remarks.push(RR_WITHOUT_STOP);
     const ratio = mk.clampRatio(base * take.value.rr, 'take profit', remarks);
     takeLevel = { ratio, amount: take.value.rr, unit: 'rr', pips: mk.sig(mk.ratioToPips(ratio, m), 3) };
   } else if (take.value) takeLevel = level(take.value, 'take profit');
@@ -258,6 +258,61 @@ function resolveRisk(fields: readonly FieldParse[], m: mk.MarketFacts, horizon: 
     stopLoss: { ...(stop as Picked<Amount | null>), value: stopLevel },
     takeProfit: { ...(take as Picked<TakeValue>), value: takeLevel },
   };
+}
+
+/** Where the text says it first, by the risk fields' precedence (settings.ts), as a setting's source. */
+function firstSaid(fields: readonly FieldParse[], get: (f: FieldParse) => readonly { at: number; phrase: string }[]): { from: Source; phrase: string } | null {
+  const rank = (f: FieldParse) => {
+    const i = PRIORITY.risk.indexOf(f.field);
+    return i < 0 ? PRIORITY.risk.length : i;
+  };
+  for (const f of [...fields].sort((a, b) => rank(a) - rank(b))) {
+    const [first] = get(f);
+    if (first) return { from: f.field, phrase: first.phrase };
+  }
+  return null;
+}
+
+/**
+ * No default that fights the words: the default fixed stop and take stay out where the text says
+ * how the trade ends. A stop or take the text gives always holds.
+ * - a trailing stop replaces the default fixed stop (it is the stop) and the default take (a fixed
+ *   target would cap the trend the trail is there to ride), as do "let it run" and "ride the trend"
+ *   for the take;
+ * - an indicator target ("target the EMA") replaces the default take;
+ * - "exit only on the opposite signal" / "hold until the opposite signal" rule out both.
+ * Each default left out is said in the remarks, and the setting names the words that ruled it out.
+ */
+function withoutContradictingDefaults(
+  fields: readonly FieldParse[],
+  risk: ReturnType<typeof resolveRisk>,
+  trail: Setting<TrailLevel | null>,
+  remarks: string[],
+): { stopLoss: Setting<RiskLevel | null>; takeProfit: Setting<RiskLevel | null> } {
+  const signalOnly = firstSaid(fields, (f) => f.risk.signalExitOnly);
+  const trailSaid = trail.value ? { from: trail.from, phrase: trail.phrase ?? 'a trailing stop' } : null;
+  let stopLoss = risk.stopLoss;
+  if (stopLoss.from === 'default' && stopLoss.value !== null) {
+    if (trailSaid) {
+      remarks.push('the trailing stop replaces the default fixed stop (a stop the text gives stays as a floor under it)');
+      stopLoss = { value: null, ...trailSaid };
+    } else if (signalOnly) {
+      remarks.push(`no fixed stop: "${signalOnly.phrase}" makes the opposite signal the exit (the default stop would close trades before it); say e.g. "stop 30 pips" for one`);
+      stopLoss = { value: null, ...signalOnly };
+    }
+  }
+  let takeProfit = risk.takeProfit;
+  if (takeProfit.from === 'default' && takeProfit.value !== null) {
+    const runs = trailSaid ?? firstSaid(fields, (f) => f.risk.letRun) ?? signalOnly;
+    // An indicator target replaces the default take (a take distance the text gives still holds).
+    if (fields.some((f) => f.exits.target)) takeProfit = { value: null, from: 'default' };
+    else if (runs) {
+      remarks.push(`no fixed take profit: "${runs.phrase}" lets the trade run, which the default take (${mk.DEFAULT_REWARD_RISK} x the stop) would cap; say e.g. "take profit 2R" for one`);
+      takeProfit = { value: null, ...runs };
+    }
+    if (takeProfit.value === null && remarks.includes(RR_WITHOUT_STOP)) remarks.splice(remarks.indexOf(RR_WITHOUT_STOP), 1);
+  }
+  return { stopLoss, takeProfit };
 }
 
 /** The schema's bounds of an ATR multiple, its period and a pip distance (schemas/strategy.ts TrailingStop). */

@@ -5,7 +5,9 @@
  * a bare ratio below 0.2 with a decimal point (`stop 0.005`); a bare whole number is read as
  * pips. Reward/risk: `1:2 risk reward`, `rr 2`, `2r target`, `target twice the stop` set the take
  * as a multiple of the stop (the larger side of a:b is the reward). "no stop", "let profits
- * run" disable. Volatility: `ATR above 10 pips`, `NATR > 0.05`, `min ATR 0.08%` → min_atr (NATR in
+ * run" disable. Words that only rule out a *default* (never a stop or take the text gives):
+ * "let it run", "ride the trend" — no default take; "exit only on the opposite signal", "hold
+ * until the opposite signal" — no default stop or take (the opposite signal is the exit). Volatility: `ATR above 10 pips`, `NATR > 0.05`, `min ATR 0.08%` → min_atr (NATR in
  * percent); "volatility filter", "avoid quiet markets" → the default for the symbol/timeframe.
  */
 import { findAll, findConst, type Finding } from './parse-rules.ts';
@@ -24,6 +26,10 @@ export interface RiskFindings {
   stop: Finding<Amount | null>[];
   take: Finding<TakeValue>[];
   minAtr: Finding<MinAtrValue>[];
+  /** "let it run", "ride the trend": no default take profit (a take the text gives still holds). */
+  letRun: Finding<true>[];
+  /** "exit only on the opposite signal": neither a default stop nor a default take. */
+  signalExitOnly: Finding<true>[];
   remarks: string[];
 }
 
@@ -56,12 +62,20 @@ const RR_PAIR_BEFORE = new RegExp(`${NUM} ?(?::|to|\\/) ?${NUM} (?:risk ?(?:to |
 const RR_SINGLE = [
   new RegExp(`\\b(?:rr|risk ?(?:to )?reward|reward ?(?:to )?risk)(?: ratio)?(?: of| =| :)? ${NUM}\\b(?! ?(?::|to|\\/) ?\\d)`),
   new RegExp(`\\b${NUM} ?r (?:target|take profit|tp|take)\\b`),
-  new RegExp(`\\b(?:take profit|target|tp|take)(?: at| of| =)? ${NUM} ?(?:x|times|r) (?:the )?(?:stop|risk|sl|stop loss)?\\b`),
+  // "take profit 3R" at the end of the text too (it was read as 3 pips).
+  new RegExp(`\\b(?:take profit|target|tp|take)(?: at| of| =)? ${NUM} ?(?:x|times|r)(?: (?:the )?(?:stop|risk|sl|stop loss))?\\b`),
 ];
 const RR_WORDS = [/\b(?:twice|double) (?:the )?(?:stop|risk|stop loss)\b/];
 
-const NO_STOP = [/\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?|skip(?: the)?) (?:stop loss|stop|stops)\b/];
-const NO_TAKE = [/\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?) (?:take profit|profit target|target|targets)\b/, /\blet (?:the )?(?:profits|winners|profit|winning trades) run\b/];
+const NO_STOP = [/\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?|skip(?: the)?) (?:fixed |hard )?(?:stop loss|stop|stops)\b/];
+const NO_TAKE = [/\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?) (?:fixed |hard |set )?(?:take profit|profit target|target|targets|tp)\b/, /\blet (?:the )?(?:profits|winners|profit|winning trades) run\b/];
+const OPPOSITE = '(?:the |an |a )?(?:opposite|opposing|counter|reverse) signals?';
+const SIGNAL_EXIT_ONLY = [
+  new RegExp(`\\b(?:exit|exits|close|closes)(?: the)?(?: position| positions| trade| trades)? only (?:on|at|when|with|by) ${OPPOSITE}\\b`),
+  new RegExp(`\\bonly (?:exit|close)(?: the)?(?: position| trade)? (?:on|at|when|with|by) ${OPPOSITE}\\b`),
+  new RegExp(`\\b(?:hold|stay in|keep)(?: it| the position| the trade| positions| trades)? (?:until|till|to) ${OPPOSITE}\\b`),
+];
+const LET_RUN = [/\blet (?:it|them|the trade|the trades|the position|positions|trades|the winner|winning positions) run\b/, /\bride (?:the |a )?(?:trend|trends|move|moves|winners?|wave)\b/];
 
 const MIN_ATR = [
   new RegExp(`\\b(natr|atr|average true range|volatility)(?: ?\\(?\\d+\\)?)?(?: is| must be| needs to be| has to be)? (?:above|over|greater than|more than|>|>=|at least|exceeds|higher than|of at least) ${NUM} ?(pips|points|%|percent)?`),
@@ -111,5 +125,5 @@ export function parseRisk(text: string): RiskFindings {
   if (new RegExp(`\\brisk(?:ing)? (?:\\$ )?${NUM} ?(?:%|percent|\\$|dollars)? (?:per trade|of (?:the )?(?:account|balance|equity|capital))`).test(text)) {
     remarks.push('position sizing (risk per trade) is set by the train request (capital, lot_size), not by the strategy code');
   }
-  return { stop, take: takeClean, minAtr: atr, remarks };
+  return { stop, take: takeClean, minAtr: atr, letRun: findConst(text, LET_RUN, true as const), signalExitOnly: findConst(text, SIGNAL_EXIT_ONLY, true as const), remarks };
 }

@@ -8,6 +8,26 @@ const said = <T, U>(s: Setting<T>, value: U) => ({ value, from: s.from, ...(s.ph
 const trailing = (t: TrailLevel): string => `${t.label} behind the best price since entry (strategy_config trailing_stop; never loosens)`;
 const level = (r: RiskLevel | null): string | null => (r === null ? null : r.unit === 'ratio' ? `${r.ratio} of the entry price` : `${r.amount} ${r.unit}`);
 
+/**
+ * The defaults the code adds that the words did not ask for, each with its value. A default the
+ * words rule out (a fixed take under a trailing stop, a stop where the opposite signal is the only
+ * exit) is not added; the remarks say which and why.
+ */
+function defaultsAdded(intent: StrategyIntent): string[] {
+  const out: string[] = [];
+  const isDefault = (s: Setting<unknown>) => s.from === 'default';
+  if (intent.conditions.some((c) => c.from === 'default')) out.push('entries: the EMA 12/26 crossover with RSI(14) below 30 / above 70 (no indicator was recognised)');
+  if (isDefault(intent.direction)) out.push(`direction: ${intent.direction.value} (nothing names a side)`);
+  const stop = intent.stopLoss.value;
+  if (isDefault(intent.stopLoss) && stop) out.push(`stop_loss: ${level(stop)} (~${stop.pips} pips, scaled to the pair’s typical move over the ${intent.targetHorizon.value}-bar horizon)`);
+  const take = intent.takeProfit.value;
+  if (isDefault(intent.takeProfit) && take) out.push(`take_profit: ${take.unit === 'rr' ? `${take.amount} x the stop` : level(take)} (~${take.pips} pips)`);
+  if (isDefault(intent.model)) out.push(`model: ${intent.model.value.type}`);
+  if (isDefault(intent.targetHorizon)) out.push(`target_horizon: ${intent.targetHorizon.value} bars of ${intent.timeframe}`);
+  if (isDefault(intent.threshold)) out.push(`signal_threshold: ${intent.threshold.value}`);
+  return out;
+}
+
 /** How the offline generator reads the request (the one reading every entry point makes). */
 export const understand = (request: GenerateRequest): Understood => understoodFrom(buildIntent(request));
 
@@ -47,6 +67,7 @@ export function understoodFrom(intent: StrategyIntent): Understood {
     take_profit: said(intent.takeProfit, level(intent.takeProfit.value)),
     trailing_stop: said(intent.trailingStop, intent.trailingStop.value ? trailing(intent.trailingStop.value) : null),
     model: said(intent.model, intent.model.value.type),
+    defaults: defaultsAdded(intent),
     remarks: intent.remarks,
   };
 }

@@ -83,10 +83,10 @@ const BASES: Base[] = [
   { id: 'volregime', prompt: 'Only trade in a high volatility regime, EMA 12 26 cross', expect: { columns: ['vol_regime_14_100', 'ema_12_x_ema_26'] } },
   { id: 'target-ema', prompt: 'Sell when price is more than 2 ATR above the 50 EMA, target the EMA, stop 1.5 ATR', expect: { direction: 'short', exitShort: true, takeProfit: null, approximated: ['target the ema'] } },
   { id: 'swing-stop', prompt: 'Buy when RSI 14 is below 30, stop below the last swing low', expect: { direction: 'long', columns: ['ll_10', 'close_lt_ll_10'], exitLong: true, approximated: ['swing low'] } },
-  { id: 'trail', prompt: 'Go long on an EMA 20 50 cross, trail by 2 ATR', expect: { direction: 'long', columns: ['ema_20_x_ema_50'], absent: ['hh_22', 'atr_2'], exitLong: false, trailingStop: { atr: 2, period: 14 }, stops: ['trailing: 2 x ATR(14)'] } },
-  { id: 'trail-pct', prompt: 'Buy when RSI 14 is below 30, trailing stop 1%', expect: { direction: 'long', columns: ['rsi_14_lt_30'], trailingStop: 0.01, stops: ['trailing: 1%'] } },
-  { id: 'trail-pips', prompt: 'Sell when the MACD crosses below its signal line, trail the stop 30 pips', expect: { direction: 'short', absent: ['hh_22', 'll_22'], exitShort: false, trailingStop: { pips: 30 }, stops: ['trailing: 30 pips'] } },
-  { id: 'trail-stop-too', prompt: 'EMA 9 21 cross, stop 20 pips and a 1.5 ATR trailing stop', expect: { columns: ['ema_9_x_ema_21'], trailingStop: { atr: 1.5, period: 14 }, stops: ['fixed: 20 pips', 'trailing: 1.5 x ATR(14)'] } },
+  { id: 'trail', prompt: 'Go long on an EMA 20 50 cross, trail by 2 ATR', expect: { takeProfit: null, direction: 'long', columns: ['ema_20_x_ema_50'], absent: ['hh_22', 'atr_2'], exitLong: false, trailingStop: { atr: 2, period: 14 }, stops: ['trailing: 2 x ATR(14)'] } },
+  { id: 'trail-pct', prompt: 'Buy when RSI 14 is below 30, trailing stop 1%', expect: { takeProfit: null, direction: 'long', columns: ['rsi_14_lt_30'], trailingStop: 0.01, stops: ['trailing: 1%'] } },
+  { id: 'trail-pips', prompt: 'Sell when the MACD crosses below its signal line, trail the stop 30 pips', expect: { takeProfit: null, direction: 'short', absent: ['hh_22', 'll_22'], exitShort: false, trailingStop: { pips: 30 }, stops: ['trailing: 30 pips'] } },
+  { id: 'trail-stop-too', prompt: 'EMA 9 21 cross, stop 20 pips and a 1.5 ATR trailing stop', expect: { takeProfit: null, columns: ['ema_9_x_ema_21'], trailingStop: { atr: 1.5, period: 14 }, stops: ['fixed: 20 pips', 'trailing: 1.5 x ATR(14)'] } },
   { id: 'no-fridays', prompt: "RSI 14 below 30, don't trade on Fridays", expect: { skipDays: ['fri'], columns: ['rsi_14_lt_30'] } },
   { id: 'no-mon-fri', prompt: 'EMA 12 26 cross, no mondays or fridays', expect: { skipDays: ['mon', 'fri'] } },
   { id: 'weekdays', prompt: 'MACD crossing its signal line, weekdays only', expect: { skipDays: ['sat', 'sun'] } },
@@ -141,6 +141,8 @@ const ISSUE: IntentCase[] = [
   { id: 'issue-2', category: 'issue', prompt: 'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model', expect: { symbol: 'USDJPY', timeframe: '1h', direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14', 'adx_14_rising', 'close_lt_ema_20', 'exit_long_rule'], exitLong: true, model: 'GradientBoostingClassifier' } },
   { id: 'issue-3', category: 'issue', prompt: 'Mean reversion with Bollinger bands (20, 2.5) and RSI(7) below 20 on EURUSD 5min, only during the New York session, max 2 positions', expect: { symbol: 'EURUSD', timeframe: '5min', columns: ['bb_out_20_2p5', 'rsi_7_lt_20'], session: [12, 21], maxPositions: 2 } },
   { id: 'issue-4', category: 'issue', prompt: "RSI mean reversion on EURUSD, don't trade on Fridays", expect: { symbol: 'EURUSD', skipDays: ['fri'] } },
+  // Issue 35: a trailing-stop trend idea gets no default take profit that caps the trend.
+  { id: 'issue-5', category: 'issue', prompt: 'Donchian 20 breakout on AUDUSD hourly, trail the stop by 2 ATR', expect: { symbol: 'AUDUSD', timeframe: '1h', takeProfit: null, trailingStop: { atr: 2, period: 14 }, stops: ['trailing: 2 x ATR(14)'] } },
 ];
 
 /**
@@ -158,7 +160,7 @@ const BLIND: IntentCase[] = [
   { id: 'blind-7', category: 'blind', prompt: 'long only: adx above 25, exit when adx drops below 20. EURGBP hourly.', expect: { timeframe: '1h', direction: 'long', exitLong: true, remarks: ['EURGBP, which has no bars here'] } },
   { id: 'blind-8', category: 'blind', prompt: 'buy when rsi(2) < 5 and close > sma(200); sell when rsi(2) > 95 and close < sma(200). random forest. 15 min eur usd', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'both', model: 'RandomForestClassifier', columns: ['rsi_2', 'sma_200'] } },
   { id: 'blind-9', category: 'blind', prompt: 'sell gbpusd when macd crosses below signal line while price is under the 100 sma, dont trade in the first hour after the new york open', expect: { symbol: 'GBPUSD', direction: 'short' } },
-  { id: 'blind-10', category: 'blind', prompt: 'donchian 55 breakout turtle style on gold? no, on EURUSD... use 1h. long and short, trail by 3 ATR', expect: { symbol: 'EURUSD', timeframe: '1h', direction: 'both', trailingStop: { atr: 3, period: 14 }, remarks: ['gold, which has no bars here'] } },
+  { id: 'blind-10', category: 'blind', prompt: 'donchian 55 breakout turtle style on gold? no, on EURUSD... use 1h. long and short, trail by 3 ATR', expect: { takeProfit: null, symbol: 'EURUSD', timeframe: '1h', direction: 'both', trailingStop: { atr: 3, period: 14 }, remarks: ['gold, which has no bars here'] } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [

@@ -113,6 +113,55 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(understoodFrom(none.intent).trailing_stop.value, null);
   });
 
+  it('adds no default that fights the words: no fixed take under a trailing stop or "let it run", no stop or take where the opposite signal is the only exit', () => {
+    // A trailing-stop trend idea: the trail is the stop and the trade runs; no 1.5R take caps it.
+    for (const prompt of ['Donchian 20 breakout, trail the stop by 2 ATR', 'ride the trend with a 3 ATR trailing stop', 'EMA cross with a trailing stop', 'Buy when RSI 14 is below 30, trailing stop 1%']) {
+      const { intent, code } = gen(prompt);
+      assert.equal(intent.config.take_profit, null, `${prompt}: no fixed take`);
+      assert.equal(intent.config.stop_loss, null, `${prompt}: no default fixed stop under the trail`);
+      assert.ok(code.includes('"take_profit": None,'), `${prompt}: None in the code`);
+      const understood = understoodFrom(intent);
+      assert.equal(understood.take_profit.value, null);
+      assert.equal(understood.take_profit.from, 'description', `${prompt}: the words that ruled the default out`);
+      assert.match(understood.take_profit.phrase ?? '', /trail/);
+      assert.deepEqual(understood.targets, []);
+      assert.ok(!understood.defaults.some((d) => /^(?:take_profit|stop_loss):/.test(d)), `${prompt}: ${understood.defaults.join(' | ')}`);
+      assert.ok(intent.remarks.some((r) => r.startsWith('no fixed take profit: ') && r.includes('1.5 x the stop')), `${prompt}: said in the remarks`);
+    }
+    // A take the trader gives still holds beside the trail, whatever its unit ("3R" is 3 x the stop, not 3 pips).
+    near(cfg('Donchian 20 breakout, trail by 2 ATR, target 50 pips').take_profit, pipsRatio(50, 'EURUSD'), 'stated take');
+    near(cfg('Donchian 20 breakout with a trailing stop, take profit 3R').take_profit, 3 * cfg('EMA cross').stop_loss!, '3R of the default stop distance');
+    near(cfg('EMA cross, take profit 2r').take_profit, 2 * cfg('EMA cross').stop_loss!, '2r at the end of the text');
+    assert.deepEqual(understoodFrom(gen('EMA cross, trail by 2 ATR, take profit 40 pips').intent).take_profit.phrase, 'take profit 40 pips');
+    // Words that let the trade run rule out the default take only; the default stop stays.
+    for (const prompt of ['RSI 14 below 30 buy, let it run', 'EMA 20 50 cross, no fixed take profit', 'EMA 20 50 cross, ride the trend']) {
+      const c = cfg(prompt);
+      assert.equal(c.take_profit, null, prompt);
+      near(c.stop_loss, cfg('EMA cross').stop_loss!, `${prompt}: the default stop`);
+    }
+    assert.notEqual(cfg('EMA 20 50 cross, ride the trend, take profit 60 pips').take_profit, null, 'a stated take wins over "ride the trend"');
+    // The opposite signal as the only exit: neither a default stop nor a default take; a stated stop holds.
+    for (const prompt of ['MACD cross, hold until the opposite signal', 'EMA 20 50 cross, exit only on the opposite signal', 'EMA 9 21 cross; only exit on an opposite signal']) {
+      const { intent } = gen(prompt);
+      assert.equal(intent.config.stop_loss, null, `${prompt}: no default stop`);
+      assert.equal(intent.config.take_profit, null, `${prompt}: no default take`);
+      const understood = understoodFrom(intent);
+      assert.match(understood.stop_loss.phrase ?? '', /opposite signal/);
+      assert.ok(intent.remarks.some((r) => r.startsWith('no fixed stop: ')), prompt);
+    }
+    near(cfg('MACD cross, stop 30 pips, hold until the opposite signal').stop_loss, pipsRatio(30, 'EURUSD'), 'a stated stop holds');
+    assert.equal(cfg('EMA cross, no fixed stop').stop_loss, null, '"no fixed stop" is no stop');
+    // A plain default strategy keeps its defaults, and says them.
+    const plain = understoodFrom(gen('EMA cross').intent);
+    assert.ok(plain.defaults.some((d) => d.startsWith('stop_loss: ')), plain.defaults.join(' | '));
+    assert.ok(plain.defaults.some((d) => d.startsWith('take_profit: 1.5 x the stop')), plain.defaults.join(' | '));
+    assert.ok(plain.defaults.some((d) => d.startsWith('direction: both')));
+    assert.ok(!plain.defaults.some((d) => d.startsWith('entries: ')), 'an EMA cross is the trader’s entry');
+    assert.ok(understoodFrom(gen('').intent).defaults.some((d) => d.startsWith('entries: the EMA 12/26 crossover')));
+    const stated = understoodFrom(gen('RSI(7) below 25, long only, stop 20 pips, take profit 40 pips, xgboost').intent);
+    assert.ok(!stated.defaults.some((d) => /^(?:direction|stop_loss|take_profit|model):/.test(d)), stated.defaults.join(' | '));
+  });
+
   it('reads the 8 built-in indicators with their parameters', () => {
     has(features('fast EMA 12 crossing above slow EMA 26'), 'ema_12', 'ema_26', 'ema_12_xup_ema_26');
     has(features('price outside the 2-sigma Bollinger band'), 'bb_upper_20_2', 'bb_lower_20_2', 'bb_out_20_2', 'bb_pctb_20_2');
