@@ -6,7 +6,8 @@
  * sandbox, optuna's suggestions, the engine sweep in the trainer role, which `serve` runs in the
  * edge's own process). Options: --requests=3000 --concurrency=4 --trials=1000 --optimisations=1;
  * --follow=stream|poll (how the optimiser follows its job, below); --profile=DIR writes the
- * service's CPU profiles there (node --cpu-prof), to find what still holds the event loop.
+ * service's CPU profiles there (node --cpu-prof), to find what still holds the event loop;
+ * --root=DIR runs the service of another checkout (a before/after comparison).
  */
 import { strategyCode } from '../helpers/strategies.ts';
 import { apiCaller } from './lib/api.ts';
@@ -57,7 +58,13 @@ export const benchmark: Benchmark = {
     const optimisations = numberOption(ctx, 'optimisations', 1);
     const service = await startServiceProcess(
       { MARKET_FEED: 'none', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MIN: '1000000', TRIAL_CREDITS: '100000' },
-      { signal: ctx.signal, log: ctx.log, timeoutMs: 120_000, nodeArgs: ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profile}`] : [] },
+      {
+        signal: ctx.signal,
+        log: ctx.log,
+        timeoutMs: 120_000,
+        nodeArgs: ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options.profile}`] : [],
+        ...(ctx.options.root ? { root: ctx.options.root } : {}),
+      },
     );
     ctx.defer(() => service.stop().then(() => undefined));
     const call = apiCaller(service.url);
