@@ -15,7 +15,7 @@ def _forged_proba(self, X):
 sklearn.ensemble.RandomForestClassifier.predict_proba = _forged_proba
 `;
 
-/** The trainer's exporter, reached through sklearn's `sys`, hands back the first model exported (a train job's main model) whole and every later one (the fold models) cut short. */
+/** The trainer's exporter, reached through sklearn's `sys`, hands back the first model exported (fold 0: trainer.py exports each fold model as it is fitted) whole and every later one (the other folds, the main model) cut short. */
 export const GARBLE_FOLD_MODELS = `
 import sklearn
 _trainer = sklearn.sys.modules['trainer']

@@ -195,9 +195,9 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
   });
 
   it('a fold model that is not one our exporter makes is refused when scored, naming the fold (as a main model is refused)', async () => {
-    const t = await runtime.train(forest(20) + GARBLE_FOLD_MODELS, bars, { folds: { k: 2, scheme: 'rolling', embargo: 0 } });
-    assert.equal(checkModel(t.onnx).nFeatures, t.features.length, 'the main model came back whole');
-    await assert.rejects(foldPUp(t), (err: unknown) => err instanceof ModelRejectedError && /^walk-forward fold [01]: /.test(err.reason));
+    const t = await runtime.train(forest(20) + GARBLE_FOLD_MODELS, bars, { folds: { k: 3, scheme: 'rolling', embargo: 0 }, foldsOnly: true });
+    assert.equal(checkModel(t.folds[0]!.onnx).nFeatures, t.features.length, 'fold 0 came back whole');
+    await assert.rejects(foldPUp(t), (err: unknown) => err instanceof ModelRejectedError && /^walk-forward fold [12]: /.test(err.reason));
   });
 
   it('refuses fold options out of range before any fit', async () => {

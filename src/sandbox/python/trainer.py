@@ -82,6 +82,7 @@ MAX_FOLDS = 10
 # job's CPU-time limit by it). Set by us: model_params.n_jobs is refused.
 THREADS = max(1, min(4, len(os.sched_getaffinity(0))))
 FORESTS = (sklearn.ensemble.RandomForestClassifier, sklearn.ensemble.ExtraTreesClassifier)
+FOREST_TYPES = tuple(f.__name__ for f in FORESTS)
 # A fold forest grows a fifth of the main forest's trees, at least FOLD_MIN_TREES: a forest's p(up)
 # is the mean of iid trees, so fewer trees are an unbiased, noisier estimate of the same model's, at a
 # fifth of the fit and export (issue 34: k fold fits must add at most ~20 % to a train job). With
@@ -316,7 +317,7 @@ def fold_trees(n_estimators):
 
 def fold_params(model_type, params):
     """The fold models' params: a forest's with fold_trees trees, any other model's as they are."""
-    if model_type not in ("RandomForestClassifier", "ExtraTreesClassifier"):
+    if model_type not in FOREST_TYPES:
         return params
     return dict(params, n_estimators=fold_trees(int(params.get("n_estimators", SKLEARN_FOREST_TREES))))
 
@@ -341,9 +342,12 @@ def _check_folds(folds):
 
 
 def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes):
-    """The fold models' bars and fitted models (see the module docstring); skipped folds are told in notes."""
+    """The fold models' bars and ONNX bytes (see the module docstring), and the fold forests' trees
+    (None: not forests); skipped folds are told in notes. Each model is exported as soon as it is
+    fitted: k forests are never held at once."""
     k, scheme, embargo = folds
     params = fold_params(config.get("model_type"), params)
+    trees = params["n_estimators"] if config.get("model_type") in FOREST_TYPES else None
     out = []
     for i, a, b, c, d in fold_plan(m, h, k, scheme, embargo):
         if b - a < MIN_TRAIN_ROWS or d - c < 1:
@@ -352,11 +356,11 @@ def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes):
         if len(np.unique(y[a:b])) < 2:
             notes.append(f"walk-forward fold {i} skipped: its train rows hold only one target class")
             continue
-        model = build_model(config.get("model_type"), params)
-        _fit(model, Xw[a:b], y[a:b])
+        model = _fit(build_model(config.get("model_type"), params), Xw[a:b], y[a:b])
+        onnx = export_model(model, Xw.shape[1])
         out.append(({"index": i, "train_from": warmup + a, "train_to": warmup + b, "test_from": warmup + c,
-                     "test_to": warmup + d}, model))
-    return out
+                     "test_to": warmup + d, "onnx_bytes": len(onnx)}, onnx))
+    return out, trees
 
 
 def run_train(namespace, header, payload):
@@ -400,10 +404,8 @@ def run_train(namespace, header, payload):
             proba = np.asarray(_predict_proba(model, Xw), dtype="<f8")[:, -1].copy()
         else:
             model, proba = None, np.full(len(Xw), np.nan, dtype="<f8")
-        fold_models = [] if folds is None else _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes)
+        fold_models, fold_trees = ([], None) if folds is None else _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes)
     onnx = export_model(model, len(names)) if main else b""
-    fold_onnx = [export_model(fold_model, len(names)) for _, fold_model in fold_models]
-    forest_folds = [fold_model.n_estimators for _, fold_model in fold_models if isinstance(fold_model, FORESTS)]
     up = proba > 0.5
     split_index = warmup + test_from
     result = {
@@ -422,12 +424,12 @@ def run_train(namespace, header, payload):
         # The model is padded to 8 bytes: Node views p(up) and the matrix in place, without copies.
         "proba_offset": len(onnx) + (-len(onnx)) % 8,
         "proba_rows": len(proba),
-        "folds": [dict(fold, onnx_bytes=len(b)) for (fold, _), b in zip(fold_models, fold_onnx)],
-        "fold_trees": forest_folds[0] if forest_folds else None,
+        "folds": [fold for fold, _ in fold_models],
+        "fold_trees": fold_trees if fold_models else None,
     }
     pad = b"\0" * ((-len(onnx)) % 8)
     matrix = np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
-    return result, b"".join([onnx, pad, proba.tobytes(), matrix] + fold_onnx)
+    return result, b"".join([onnx, pad, proba.tobytes(), matrix] + [b for _, b in fold_models])
 
 
 def _prewarm():
