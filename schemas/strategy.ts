@@ -175,7 +175,7 @@ const common = {
         .refine(([a, b]) => a !== b, 'start and end hour must differ; use null for all hours'),
       z.null(),
     ])
-    .describe('[start_hour, end_hour] UTC, start != end (not expressible in JSON Schema: check it too); may wrap past midnight (e.g. [22, 6]); null = all hours'),
+    .describe('[start_hour, end_hour] UTC of the open time of the bar where a position opens (the bar after the signal), start != end (not expressible in JSON Schema: check it too); may wrap past midnight (e.g. [22, 6]); null = all hours'),
   min_atr: z.union([num(0, 100), z.null()]).describe('Minimum NATR for entries'),
   trend_filter: z.union([z.string().min(1).max(100), z.null()]).describe('A feature column name'),
   // Optional keys (code written before them stays valid): absent = no day filter, no exit rule.
@@ -183,8 +183,16 @@ const common = {
     .array(z.enum(WEEKDAYS))
     .max(6)
     .optional()
-    .describe('Days (UTC, of the bar that gives the signal) on which no position opens, e.g. ["fri"]; open positions are kept'),
+    .describe('Days (UTC, of the open time of the bar where a position opens: the bar after the signal) on which no position opens, e.g. ["fri"]; open positions are kept'),
   entry_filter: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: positions open only where it is > 0 at the signal bar\'s close (e.g. "only when ADX > 25")'),
+  entry_long: z
+    .union([z.string().min(1).max(100), z.null()])
+    .optional()
+    .describe('A feature column, the trader\'s long entry rule: a long opens only where it is > 0 at the signal bar\'s close, and the model confirms (p(up) >= signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing (the trader stated the entries; an unstated side does not trade); set neither to let the model pick both sides'),
+  entry_short: z
+    .union([z.string().min(1).max(100), z.null()])
+    .optional()
+    .describe('A feature column, the trader\'s short entry rule: a short opens only where it is > 0 at the signal bar\'s close, and the model confirms (p(up) <= 1 - signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing'),
   exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
   exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
   trailing_stop: TrailingStop.optional(),

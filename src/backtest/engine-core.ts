@@ -13,9 +13,11 @@
  *     - same side or flat: open one more position if entry is allowed and fewer than
  *       max_positions are open;
  *     - 0 does nothing. Entry is allowed when the direction rule and the signal's entry mask
- *       (bit 1 long, bit 2 short) allow the side and no cooldown runs (a close on bar k blocks
- *       entries at the opens of bars k+1 … k+cooldown; a reverse at the closing open itself is
- *       not blocked by that close);
+ *       (bit 1 long, bit 2 short) allow the side, this bar's open time passes opts.entryTimes
+ *       (session hours and skipped days are judged on the bar the position opens at, the next
+ *       bar that exists — after a weekend, Sunday's first) and no cooldown runs (a close on bar
+ *       k blocks entries at the opens of bars k+1 … k+cooldown; a reverse at the closing open
+ *       itself is not blocked by that close);
  *  3. inside the bar: each open position (also one opened at this open) against its own stop and
  *     take, longs on bid high/low, shorts on ask = bid + spread under fill_at_bid_ask (else bid):
  *     the bar opens beyond a level → fill at the open; reaches one → fill at the level; reaches
@@ -33,12 +35,15 @@
  *     range, high − low on the first bar stepped, then ewm alpha 1/period, adjust=False);
  *  4. the bar's own signal is kept for the next open.
  * `finish(bars, i)` closes whatever is open at bar i's close ('end'); `nextOpen()`, asked after
- * step(i), tells the side bar i's signal will enter at the next open (a live actor announces it).
+ * step(i), tells the side bar i's signal will enter at the next open (a live actor announces it,
+ * before that bar exists: the entry times are judged on its expected open, market-hours.ts).
  * Positions are kept in typed arrays with the nearest stop / take and the equity terms derived
  * (refresh) whenever they change, so a bar that reaches no level costs O(1) and nothing allocates
  * per bar; closed trades go to a columnar log (trade-log.ts).
  */
 import { contractSize, levelDistance, usdLeg } from './money.ts';
+import { entryHourTable, hourOfWeek } from './entry-times.ts';
+import { expectedNextOpen } from './market-hours.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';
 import { nextRollover, nightsOnWeekday, rolloverAfter, weekdayUtc } from './rollover.ts';
 import { ewmStep, givenAlpha, trueRange } from '../lib/wilder.ts';
@@ -85,6 +90,8 @@ export class EngineCore {
   protected readonly trailUnit: number;
   protected readonly trailValue: number;
   protected readonly atrAlpha: number;
+  /** Per hour of the week, whether a position may open at a bar opening then (opts.entryTimes); null = always. */
+  protected readonly entryHours: Uint8Array | null;
 
   // State: all in the snapshot.
   protected bars = 0;
@@ -158,6 +165,7 @@ export class EngineCore {
     this.trailUnit = trail === null ? TRAIL_NONE : trail.unit === 'pct' ? TRAIL_PCT : trail.unit === 'pips' ? TRAIL_PRICE : TRAIL_ATR;
     this.trailValue = trail === null ? 0 : trail.unit === 'pips' ? trail.value * instrument.pipSize : trail.value;
     this.atrAlpha = trail?.unit === 'atr' ? givenAlpha(1 / trail.period) : NaN;
+    this.entryHours = entryHourTable(opts.entryTimes);
     this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd }, keep === 'trades');
   }
 
@@ -227,14 +235,28 @@ export class EngineCore {
   nextOpen(): 1 | -1 | 0 {
     const sig = this.pendingSignal;
     if (sig === 0) return 0;
-    const allowed = this.entryAllowed(sig, this.bars + 1);
+    const allowed = this.entryAllowed(sig, this.bars + 1, this.expectedNextTs());
     if (this.count > 0 && this.side !== sig) return this.onOpposite === REVERSE && allowed ? (sig as 1 | -1) : 0;
     return allowed && this.count < this.maxPositions ? (sig as 1 | -1) : 0;
   }
 
-  /** Direction rule, the signal's entry mask and the cooldown, for an entry at bar b (engine clock). */
-  private entryAllowed(sig: number, b: number): boolean {
-    return b > this.blockedThrough && (this.dirMask & this.pendingMask & (sig > 0 ? 1 : 2)) !== 0;
+  /**
+   * The open time expected of the bar after the last one stepped (market-hours.ts): exact unless
+   * the feed has a gap there or the market keeps a holiday.
+   */
+  expectedNextTs(): number {
+    return expectedNextOpen(this.lastTs, this.tfMs, this.weekends);
+  }
+
+  /** Whether a position may open at a bar opening at `ts` by opts.entryTimes (session hours, skipped days). */
+  entryTimeAllowed(ts: number): boolean {
+    const hours = this.entryHours;
+    return hours === null || hours[hourOfWeek(ts)] === 1;
+  }
+
+  /** Direction rule, the signal's entry mask, the cooldown and the entry times, for an entry at bar b (engine clock) opening at `ts`. */
+  private entryAllowed(sig: number, b: number, ts: number): boolean {
+    return b > this.blockedThrough && (this.dirMask & this.pendingMask & (sig > 0 ? 1 : 2)) !== 0 && (this.entryHours === null || this.entryHours[hourOfWeek(ts)] === 1);
   }
 
   /** Already max_positions open on the pending signal's side: step 2 has nothing to do (a run of signals, the common case). */
@@ -245,7 +267,7 @@ export class EngineCore {
   /** Step 2: the pending signal at bar i's open. */
   private act(bars: BarColumns, i: number, b: number): void {
     const sig = this.pendingSignal;
-    const allowed = this.entryAllowed(sig, b);
+    const allowed = this.entryAllowed(sig, b, bars.ts[i]!);
     if (this.count > 0 && this.side !== sig) {
       if (this.onOpposite === IGNORE) return;
       this.closeAll(bars, i, AT_OPEN_SIGNAL, b);

@@ -15,5 +15,7 @@ export { finerBarResolver } from './intrabar.ts';
 export { LONG_ALLOWED, SHORT_ALLOWED, BOTH_ALLOWED, EXIT_LONG, EXIT_SHORT } from './types.ts';
 export { contractSize, levelDistance, usdLeg, usdPnl } from './money.ts';
 export { nextRollover, nightsBetween } from './rollover.ts';
+export { entryHourTable, weekdayOf, type EntryTimes } from './entry-times.ts';
+export { expectedNextOpen } from './market-hours.ts';
 export type { BarColumns, Direction, EngineOptions, FirstTouch, IntrabarResolver, Level, OnOpposite, OpenPosition, Trail } from './types.ts';
 export type { ClosedTrade, DrawdownPoint, EngineSnapshot, EquityPoint, ExecutionSettings, ExitReason, OpenPositionState, Trade, TradeStats } from '../../schemas/backtest.ts';

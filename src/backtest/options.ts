@@ -1,4 +1,5 @@
 /** Checks EngineOptions once, when an engine is made, so the engine's loop can trust them. */
+import { checkEntryTimes } from './entry-times.ts';
 import { checkLevel, usdLeg } from './money.ts';
 import type { EngineOptions, Trail } from './types.ts';
 
@@ -23,6 +24,7 @@ export function checkOptions(opts: EngineOptions): void {
   checkLevel('stop', opts.stop);
   checkLevel('take', opts.take);
   checkTrail(opts.trail ?? null);
+  checkEntryTimes(opts.entryTimes);
   usdLeg(opts.instrument);
 }
 

@@ -20,7 +20,7 @@ export function nightsOnWeekday(weekday: number, weekends: boolean): number {
 }
 
 /** 17:00 New York on the calendar day (UTC midnight `dayStart`), as epoch ms UTC. */
-function rolloverOn(dayStart: number): number {
+export function rolloverOn(dayStart: number): number {
   const d = new Date(dayStart);
   const year = d.getUTCFullYear();
   return newYorkWallToUtc(Date.UTC(year, d.getUTCMonth(), d.getUTCDate(), 17), year);

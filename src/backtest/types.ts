@@ -1,9 +1,10 @@
 import type { ClosedTrade, RiskUnit } from '../../schemas/backtest.ts';
 import type { Instrument } from '../lib/instruments.ts';
+import type { EntryTimes } from './entry-times.ts';
 
 export type { BarColumns } from '../lib/bar-columns.ts';
 
-/** Entry mask bits per bar (see run.ts): a long may open, a short may open. */
+/** Entry mask bits per bar (see run.ts): a long may open, a short may open (on this bar's signal, at the next open). */
 export const LONG_ALLOWED = 1;
 export const SHORT_ALLOWED = 2;
 export const BOTH_ALLOWED = LONG_ALLOWED | SHORT_ALLOWED;
@@ -60,6 +61,12 @@ export interface EngineOptions {
   onOpposite: OnOpposite;
   stop: Level | null;
   take: Level | null;
+  /**
+   * Hours and days at which a position may open, judged on the open time of the bar it opens at
+   * (the fill bar; strategy_config session_filter, skip_days). Closings are never held back.
+   * null/absent = any time.
+   */
+  entryTimes?: EntryTimes | null;
   /** A trailing stop (engine-core.ts step 3b); null/absent = none. The fixed `stop` stays as a floor. */
   trail?: Trail | null;
   /** Standard lots per position. */

@@ -1,12 +1,11 @@
 /**
  * A trial's parameter set → what the position engine takes: EngineOptions (engineOptions), signals
- * (toSignals) and the entry mask (entryMask) — the scoring chain's own functions, so a trial
+ * (toSignals) and the entry mask (strategyMask) — the scoring chain's own functions, so a trial
  * trades exactly as the same settings would after POST /train.
  */
 import type { SweepTrial } from '../backtest/index.ts';
 import { UnprocessableError } from '../errors.ts';
-import { instrument } from '../lib/instruments.ts';
-import { engineOptions, entryMask, featureColumn, toSignals, type BarColumns, type FeatureRows } from '../scoring/index.ts';
+import { engineOptions, strategyMask, toSignals, type BarColumns, type FeatureRows } from '../scoring/index.ts';
 import type { IntrabarResolver } from '../backtest/index.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { ParamSet } from '../../schemas/optimize.ts';
@@ -136,22 +135,10 @@ export interface TrialInputs {
 /** The engine's inputs of one trial: its options, its signals and its entry mask. */
 export function engineTrial(base: TrialBase, params: ParamSet, inputs: TrialInputs): SweepTrial {
   const spec = applyEngineParams(base, params);
-  const { bars, features } = inputs;
-  const n = bars.ts.length;
-  const column = (key: 'trend_filter' | 'entry_filter' | 'exit_long' | 'exit_short') => {
-    const name = spec.config[key] ?? null;
-    const values = name === null ? null : featureColumn(features, name, n);
-    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')})`);
-    return values;
-  };
-  const { config } = spec;
+  // Session hours and skipped days travel in the options (the engine judges them on the fill bar); the rest is the mask.
   return {
     options: engineOptions(spec, inputs.resolver),
     signals: toSignals(inputs.pUp, spec.settings.confidence_threshold),
-    mask: entryMask(
-      bars,
-      { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: column('trend_filter'), entryFilter: column('entry_filter'), skipDays: config.skip_days ?? [], exitLong: column('exit_long'), exitShort: column('exit_short') },
-      instrument(spec.symbol),
-    ),
+    mask: strategyMask(inputs.bars, spec, inputs.features),
   };
 }

@@ -20,8 +20,42 @@ export interface Scored {
   pUp: Float32Array;
   /** −1/0/1 per bar from the threshold. */
   signals: Int8Array;
-  /** Entry mask per bar from session_filter, skip_days, min_atr, trend_filter and entry_filter, with the exit bits of exit_long / exit_short. */
+  /** Entry mask per bar from entry_long / entry_short, entry_filter, min_atr and trend_filter, with the exit bits of exit_long / exit_short (strategyMask). */
   mask: Uint8Array;
+}
+
+/** strategy_config keys that name a feature column. */
+const COLUMN_KEYS = ['entry_long', 'entry_short', 'entry_filter', 'trend_filter', 'exit_long', 'exit_short'] as const;
+
+/**
+ * The entry mask of a strategy_config over bars whose feature rows are known: its rule, filter
+ * and exit columns read from the features (422 naming the key when a column is not among them).
+ * One place for training, /predict, live and the optimiser's trials. Session hours and skipped
+ * days are not in it: the engine judges them on the fill bar (engineOptions' entryTimes).
+ */
+export function strategyMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' | 'config'>, features: FeatureRows): Uint8Array {
+  const n = bars.ts.length;
+  const { config } = spec;
+  const columns = {} as Record<(typeof COLUMN_KEYS)[number], Float64Array | null>;
+  for (const key of COLUMN_KEYS) {
+    const name = config[key] ?? null;
+    const values = name === null ? null : featureColumn(features, name, n);
+    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')}); name a column feature_engineering adds`);
+    columns[key] = values;
+  }
+  return entryMask(
+    bars,
+    {
+      minAtr: config.min_atr,
+      trendColumn: columns.trend_filter,
+      entryFilter: columns.entry_filter,
+      entryLong: columns.entry_long,
+      entryShort: columns.entry_short,
+      exitLong: columns.exit_long,
+      exitShort: columns.exit_short,
+    },
+    instrument(spec.symbol),
+  );
 }
 
 /** Bars [from, to) of a scoring: every bar of the feature rows when absent. */
@@ -66,24 +100,7 @@ export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: 
  * threshold signals → entry mask.
  */
 export function decide(spec: ScoringSpec, bars: BarColumns, features: FeatureRows, pUp: Float32Array): Scored {
-  const n = bars.ts.length;
-  const { config } = spec;
-  const column = (key: 'trend_filter' | 'entry_filter' | 'exit_long' | 'exit_short') => {
-    const name = config[key] ?? null;
-    const values = name === null ? null : featureColumn(features, name, n);
-    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')})`);
-    return values;
-  };
-  return {
-    features,
-    pUp,
-    signals: toSignals(pUp, spec.settings.confidence_threshold),
-    mask: entryMask(
-      bars,
-      { sessionFilter: config.session_filter, minAtr: config.min_atr, trendColumn: column('trend_filter'), entryFilter: column('entry_filter'), skipDays: config.skip_days ?? [], exitLong: column('exit_long'), exitShort: column('exit_short') },
-      instrument(spec.symbol),
-    ),
-  };
+  return { features, pUp, signals: toSignals(pUp, spec.settings.confidence_threshold), mask: strategyMask(bars, spec, features) };
 }
 
 /**

@@ -1,16 +1,21 @@
 /**
- * The decision stage: model probabilities → −1/0/1 signals, and the per-bar entry mask from the
- * strategy_config filters (session_filter, skip_days, min_atr, trend_filter, entry_filter) and exit columns
- * (exit_long, exit_short). Both belong to the bar whose
- * close produced them; the engine acts on them at the next open.
+ * The decision stage: model probabilities → −1/0/1 signals (the confirm step), and the per-bar
+ * entry mask from the strategy_config's rules and filters of values (entry_long, entry_short,
+ * entry_filter, min_atr, trend_filter) and exit columns (exit_long, exit_short). Both belong to the
+ * bar whose close produced them; the engine acts on them at the next open. These values are all
+ * known at the signal bar's close, so they are judged there; session_filter and skip_days are
+ * judged by the engine on the bar the position opens at (EngineOptions.entryTimes), whose time
+ * only that bar tells.
  */
 import { BOTH_ALLOWED, EXIT_LONG, EXIT_SHORT, LONG_ALLOWED, SHORT_ALLOWED, type BarColumns } from '../backtest/index.ts';
-import { WEEKDAYS, type Weekday } from '../../schemas/strategy.ts';
 import { INDICATORS } from '../indicators/index.ts';
+
+export { weekdayOf } from '../backtest/index.ts';
 import type { Instrument } from '../lib/instruments.ts';
 
 /**
- * p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long).
+ * The confirm step, the one place the model's probability becomes a side (a meta-label mode swaps
+ * this function): p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long).
  * Float32 probabilities (what the ONNX model gives) are compared with both bounds rounded to
  * float32, so p = 0.4f counts as ≤ 1 − 0.6 just as 0.6f counts as ≥ 0.6.
  */
@@ -27,24 +32,24 @@ export function toSignals(probaUp: Float32Array | Float64Array, threshold: numbe
   return out;
 }
 
+/** The signal bar's rules and filters (session and days are the engine's: EngineOptions.entryTimes). */
 export interface EntryFilters {
-  /** [startHour, endHour) UTC of the bar's open time; wraps past midnight when start > end; null = all hours. */
-  sessionFilter: readonly [number, number] | null;
   /** Minimum NATR in percent: ATR(14) / close × 100 (Wilder ATR of the indicator registry). */
   minAtr: number | null;
   /** The trend_filter column's values per bar: longs only when close > it, shorts only when close < it. */
   trendColumn: Float64Array | Float32Array | null;
   /** The entry_filter column's values per bar: entries only where > 0 (NaN: none). */
   entryFilter?: Float64Array | Float32Array | null;
-  /** UTC days of the bar's open time on which nothing opens (absent: every day). */
-  skipDays?: readonly Weekday[];
+  /**
+   * The entry_long / entry_short rule columns' values per bar: a long opens only where entryLong > 0,
+   * a short only where entryShort > 0. When either is given, a side without a rule opens nothing.
+   */
+  entryLong?: Float64Array | Float32Array | null;
+  entryShort?: Float64Array | Float32Array | null;
   /** The exit_long / exit_short columns' values per bar: > 0 closes that side at the next open and opens none of it there. */
   exitLong?: Float64Array | Float32Array | null;
   exitShort?: Float64Array | Float32Array | null;
 }
-
-/** UTC weekday of an epoch-ms time as skip_days names it (1970-01-01 was a Thursday). */
-export const weekdayOf = (ts: number): Weekday => WEEKDAYS[(Math.floor(ts / 86_400_000) + 3) % 7]!;
 
 /** NATR(14) in percent per bar; NaN while the registry's ATR warms up. */
 export function natr(bars: Pick<BarColumns, 'open' | 'high' | 'low' | 'close'>, period = 14): Float64Array {
@@ -55,22 +60,26 @@ export function natr(bars: Pick<BarColumns, 'open' | 'high' | 'low' | 'close'>, 
 }
 
 /**
- * Per bar: bit 1 = a long may open, bit 2 = a short may open, given the filters of the bar's own
- * time and values; bit 4 / 8 = open longs / shorts close at the next open (exit columns). A bar where NATR is undefined (ATR warm-up) or the trend value is NaN allows
- * nothing under that filter. (The instrument is accepted for filters that may need it; none do yet.)
+ * The side a bar's signal asks for, kept only when its entry bits allow it: 1 / −1, else 0 (the
+ * engine's direction rule, entry times, cooldown and positions aside).
+ */
+export const maskedSide = (signal: number, mask: number): -1 | 0 | 1 => (signal > 0 ? (mask & LONG_ALLOWED ? 1 : 0) : signal < 0 ? (mask & SHORT_ALLOWED ? -1 : 0) : 0);
+
+/**
+ * Per bar: bit 1 = a long may open, bit 2 = a short may open (at the next open, on this bar's
+ * signal), given the rules and filters of the bar's own values; bit 4 / 8 = open longs / shorts
+ * close at the next open (exit columns). A bar where a rule or filter value is NaN (NATR in its
+ * ATR warm-up, a trend value) allows nothing under it. (The instrument is accepted for filters
+ * that may need it; none do yet.)
  */
 export function entryMask(bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' | 'close'>, filters: EntryFilters, _instrument?: Instrument): Uint8Array {
   const n = bars.ts.length;
   const out = new Uint8Array(n).fill(BOTH_ALLOWED);
-  const { sessionFilter, minAtr, trendColumn } = filters;
-  if (sessionFilter) {
-    const [start, end] = sessionFilter;
-    const wraps = start > end;
-    for (let i = 0; i < n; i++) {
-      const h = Math.floor(bars.ts[i]! / 3_600_000) % 24;
-      const inside = wraps ? h >= start || h < end : h >= start && h < end;
-      if (!inside) out[i] = 0;
-    }
+  const { minAtr, trendColumn, entryLong, entryShort } = filters;
+  if (entryLong || entryShort) {
+    for (const column of [entryLong, entryShort]) if (column && column.length !== n) throw new RangeError(`entryMask: an entry rule column has ${column.length} values for ${n} bars`);
+    // The trader stated entries: a side without a rule does not trade.
+    for (let i = 0; i < n; i++) out[i] = (entryLong && entryLong[i]! > 0 ? LONG_ALLOWED : 0) | (entryShort && entryShort[i]! > 0 ? SHORT_ALLOWED : 0);
   }
   if (minAtr !== null) {
     const v = natr(bars);
@@ -79,10 +88,6 @@ export function entryMask(bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' 
   if (filters.entryFilter) {
     if (filters.entryFilter.length !== n) throw new RangeError(`entryMask: entry filter has ${filters.entryFilter.length} values for ${n} bars`);
     for (let i = 0; i < n; i++) if (!(filters.entryFilter[i]! > 0)) out[i] = 0;
-  }
-  if (filters.skipDays?.length) {
-    const skip = new Set(filters.skipDays);
-    for (let i = 0; i < n; i++) if (skip.has(weekdayOf(bars.ts[i]!))) out[i] = 0;
   }
   if (trendColumn) {
     if (trendColumn.length !== n) throw new RangeError(`entryMask: trend column has ${trendColumn.length} values for ${n} bars`);

@@ -39,6 +39,8 @@ export function engineOptions(spec: Omit<ScoringSpec, 'features'>, resolver: Int
     stop: level(settings.stop_loss, settings.risk_unit, config.stop_loss),
     take: level(settings.take_profit, settings.risk_unit, config.take_profit),
     trail: trail(config.trailing_stop),
+    // Judged on the bar a position opens at, not the signal bar (engine-core.ts).
+    entryTimes: { session: config.session_filter, skipDays: config.skip_days ?? [] },
     lotSize: settings.lot_size,
     commissionPerLot: settings.commission,
     swapLong: settings.swap_long,

@@ -9,6 +9,7 @@ import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
 import type { BarCache, BarSeries } from '../market/index.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
 import { scoreWindow, type FeatureComputer } from './chain.ts';
+import { maskedSide } from './decisions.ts';
 import { engineOptions, intrabarResolver } from './engine-inputs.ts';
 import type { OnnxModel } from './onnx-scorer.ts';
 
@@ -30,11 +31,19 @@ export interface LiveBar {
   close: number;
   /** NaN while the bar has no feature row (warm-up). */
   pUp: number;
-  /** The threshold signal times the entry mask: its sign is the side, 0 when flat or blocked by every filter. */
+  /**
+   * The threshold signal where the entry mask allows its side and the expected next open passes
+   * the entry times (session_filter, skip_days): 1 / −1, else 0.
+   */
   decision: number;
   /** Trades closed inside this bar (or at its open), in exit order. */
   closed: readonly ClosedTrade[];
-  /** 1 / −1: a position opens at the next bar's open on this bar's signal; 0: none. */
+  /**
+   * 1 / −1: a position opens at the next bar's open on this bar's signal; 0: none. Said before
+   * that bar exists, so its session and day are judged on its expected open time (after Friday's
+   * last bar, the weekly reopening); should a feed gap or a holiday bring it at a filtered time,
+   * the engine, which judges the bar that came, opens nothing there.
+   */
   opened: -1 | 0 | 1;
   /** The open positions after the bar, when the stepper was asked for them (`positions`). */
   positions?: OpenPosition[];
@@ -126,7 +135,7 @@ export class LiveStepper {
           low: window.low[i]!,
           close: window.close[i]!,
           pUp: pUp[i]!,
-          decision: signals[i]! * (mask[i]! & 3),
+          decision: engine.entryTimeAllowed(engine.expectedNextTs()) ? maskedSide(signals[i]!, mask[i]!) : 0,
           closed: engine.closedCount > 0 ? engine.drainClosed() : NO_TRADES,
           opened: engine.nextOpen(),
           ...(this.deps.positions ? { positions: engine.openPositions() } : {}),

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, PositionEngine, runBacktest, type BarColumns, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
+import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
 import { computeIndicators } from '../../src/indicators/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { loadFxBars } from '../indicators/fx-data.ts';
@@ -210,6 +210,60 @@ test('entryMask: bit 1 allows longs, bit 2 shorts, for the signal of that bar', 
   // the b1 short signal may not open a short (mask 1): it still closes the long, no short follows
   const all = trades({ onOpposite: 'reverse' }, oppRows, [1, -1, 0, 0], [3, 1, 3, 3]);
   assert.deepEqual(all.map((t) => [t.side, t.reason]), [[1, 'signal']]);
+});
+
+/** Hourly flat bars at the given open times (UTC), price 1.1 rising 1 pip a bar. */
+const at = (times: number[]) => toBarColumns(times.map((ts, i) => ({ ts, open: 1.1 + i * 1e-4, high: 1.1 + i * 1e-4, low: 1.1 + i * 1e-4, close: 1.1 + i * 1e-4 })));
+const entriesAt = (over: Partial<EngineOptions>, bars: BarColumns, signals: number[]) =>
+  runBacktest(options(over), bars, Int8Array.from(signals), { from: 0, to: bars.ts.length }).trades.map((t) => [t.side, new Date(t.entryTs).toISOString()]);
+
+test('entry times judge the bar the position opens at: no Friday entry on Thursday 23:00\'s signal', () => {
+  // Thursday 2024-01-11 21:00 … Friday 01:00 UTC
+  const bars = at([21, 22, 23, 24, 25].map((h) => Date.UTC(2024, 0, 11, h)));
+  const noFridays = { entryTimes: { session: null, skipDays: ['fri'] as const } };
+  // signal on Thursday 22:00 → fills Thursday 23:00: opens
+  assert.deepEqual(entriesAt(noFridays, bars, [0, 1, 0, 0, 0]), [[1, '2024-01-11T23:00:00.000Z']]);
+  // signal on Thursday 23:00 → would fill Friday 00:00: nothing opens, however many Thursday signals come
+  assert.deepEqual(entriesAt(noFridays, bars, [0, 0, 1, 1, 0]), []);
+  // no Thursdays: the Thursday 23:00 signal opens on Friday 00:00 (the signal bar's day does not count)
+  assert.deepEqual(entriesAt({ entryTimes: { session: null, skipDays: ['thu'] } }, bars, [1, 1, 1, 0, 0]), [[1, '2024-01-12T00:00:00.000Z']]);
+});
+
+test('entry times: the session [start, end) holds the fill bar\'s open hour, wrapping past midnight', () => {
+  const bars = at(Array.from({ length: 24 }, (_, h) => Date.UTC(2024, 0, 9, h))); // a Tuesday
+  const each = (session: [number, number]) =>
+    Array.from({ length: 23 }, (_, k) => {
+      const signals = new Array(24).fill(0);
+      signals[k] = 1;
+      return entriesAt({ entryTimes: { session, skipDays: [] } }, bars, signals).length ? k + 1 : -1;
+    }).filter((h) => h >= 0);
+  // the fill hours, each opened by the signal of the hour before
+  assert.deepEqual(each([8, 17]), [8, 9, 10, 11, 12, 13, 14, 15, 16]);
+  assert.deepEqual(each([22, 3]), [1, 2, 22, 23]);
+});
+
+test('entry times across the weekend: the fill bar is the next bar that exists, Sunday 22:00 after Friday 21:00', () => {
+  const bars = at([Date.UTC(2024, 0, 12, 20), Date.UTC(2024, 0, 12, 21), Date.UTC(2024, 0, 14, 22), Date.UTC(2024, 0, 14, 23)]);
+  assert.deepEqual(entriesAt({ entryTimes: { session: null, skipDays: ['sun'] } }, bars, [0, 1, 0, 0]), []);
+  assert.deepEqual(entriesAt({ entryTimes: { session: null, skipDays: ['fri'] } }, bars, [0, 1, 0, 0]), [[1, '2024-01-14T22:00:00.000Z']]);
+  // session [0, 22): Friday 20:00's signal fills at Friday 21:00; Friday 21:00's would fill at Sunday 22:00, outside
+  assert.deepEqual(entriesAt({ entryTimes: { session: [0, 22], skipDays: [] } }, bars, [1, 0, 0, 0]), [[1, '2024-01-12T21:00:00.000Z']]);
+  assert.deepEqual(entriesAt({ entryTimes: { session: [0, 22], skipDays: [] } }, bars, [0, 1, 0, 0]), []);
+});
+
+test('entry times stop openings, never closings: an exit, a reverse and the stops act on a filtered bar', () => {
+  const bars = at([21, 22, 23, 24, 25].map((h) => Date.UTC(2024, 0, 11, h)));
+  const noFridays = { session: null, skipDays: ['fri'] as const };
+  const run = (over: Partial<EngineOptions>, signals: number[], mask?: number[]) =>
+    runBacktest(options({ entryTimes: noFridays, ...over }), bars, Int8Array.from(signals), { from: 0, to: 5 }, mask && Uint8Array.from(mask)).trades.map((t) => [t.side, t.reason, new Date(t.entryTs).getUTCHours(), new Date(t.exitTs).getUTCHours()]);
+  // long from Thursday 22:00; a short signal on Thursday 23:00 reverses at Friday 00:00: the long closes, no short opens
+  assert.deepEqual(run({}, [1, 0, -1, 0, 0]), [[1, 'signal', 22, 0]]);
+  // the exit bit of Thursday 23:00 closes the long at Friday 00:00
+  assert.deepEqual(run({}, [1, 0, 0, 0, 0], [3, 3, 3 | 4, 3, 3]), [[1, 'signal', 22, 0]]);
+  // a stop reached on Friday's bars closes as ever (1 pip stop, the price falls from Friday 00:00)
+  const falling = toBarColumns([21, 22, 23, 24].map((h, i) => ({ ts: Date.UTC(2024, 0, 11, h), open: 1.1, high: 1.1, low: i === 3 ? 1.098 : 1.1, close: 1.1 })));
+  const stopped = runBacktest(options({ entryTimes: noFridays, stop: pips(1) }), falling, Int8Array.from([1, 0, 0, 0]), { from: 0, to: 4 }).trades;
+  assert.deepEqual(stopped.map((t) => [t.reason, new Date(t.exitTs).toISOString()]), [['SL', '2024-01-12T00:00:00.000Z']]);
 });
 
 test('exit bits: 4 closes longs, 8 shorts, at the next open; the other side is left alone', () => {

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PositionEngine, runBacktest } from '../../src/backtest/index.ts';
+import { PositionEngine, runBacktest, toBarColumns } from '../../src/backtest/index.ts';
 import { columns, flat, H, options, T0 } from './fixtures.ts';
 
 
@@ -78,4 +78,25 @@ test('nextOpen: the side the pending signal opens at the next open, or 0', () =>
   again.step(bars, 3, -1); // long open; close_only: a short signal opens nothing
   assert.equal(again.openPositions().length, 1);
   assert.equal(again.nextOpen(), 0);
+});
+
+test('nextOpen judges the entry times on the expected next open: after Friday\'s last bar, Sunday 22:00 UTC (17:00 New York)', () => {
+  const bars = toBarColumns([Date.UTC(2024, 0, 12, 20), Date.UTC(2024, 0, 12, 21), Date.UTC(2024, 0, 14, 22)].map((ts) => ({ ts, open: 1.1, high: 1.1, low: 1.1, close: 1.1 })));
+  const after = (skipDays: ('fri' | 'sun')[]) => {
+    const engine = new PositionEngine(options({ entryTimes: { session: null, skipDays } }));
+    engine.step(bars, 0, 0);
+    engine.step(bars, 1, 1);
+    const said = { next: engine.expectedNextTs(), opens: engine.nextOpen(), allowed: engine.entryTimeAllowed(engine.expectedNextTs()) };
+    engine.step(bars, 2, 0);
+    return { ...said, opened: engine.openPositions().length };
+  };
+  // what is announced at Friday 21:00's close is what the engine does at Sunday 22:00's open
+  assert.deepEqual(after(['sun']), { next: Date.UTC(2024, 0, 14, 22), opens: 0, allowed: false, opened: 0 });
+  assert.deepEqual(after(['fri']), { next: Date.UTC(2024, 0, 14, 22), opens: 1, allowed: true, opened: 1 });
+  // inside the week the expected next open is the next hour
+  const engine = new PositionEngine(options({ entryTimes: { session: [8, 17], skipDays: [] } }));
+  const day = columns([flat(1.1), flat(1.1)], Date.UTC(2024, 0, 9, 16));
+  engine.step(day, 0, 1);
+  assert.equal(engine.expectedNextTs(), Date.UTC(2024, 0, 9, 17));
+  assert.equal(engine.nextOpen(), 0, 'a 16:00 signal would fill at 17:00, outside [8, 17)');
 });

@@ -4,11 +4,12 @@
  * EURUSD and USDJPY bars (HistData 2017, ../shared/data/fx, with their 1-minute bars for the
  * intrabar resolver) and on seeded synthetic markets, for trials across every option: levels in
  * pips / pct / usd, trails in pct / pips / atr, thresholds, cooldowns, directions, max positions,
- * on_opposite modes, entry / exit masks and the finer-bar resolver; and for seeded random option sets.
+ * on_opposite modes, entry times (session hours, skipped days: judged on the fill bar), entry / exit
+ * masks and the finer-bar resolver; and for seeded random option sets.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, runBacktest, sweepBacktests, toBarColumns, tradeStats, type BarColumns, type EngineOptions, type FirstTouch, type IntrabarResolver, type Level, type SweepTrial, type Trail } from '../../src/backtest/index.ts';
+import { finerBarResolver, runBacktest, sweepBacktests, toBarColumns, tradeStats, type BarColumns, type EngineOptions, type EntryTimes, type FirstTouch, type IntrabarResolver, type Level, type SweepTrial, type Trail } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { entryMask, toSignals } from '../../src/scoring/decisions.ts';
 import type { Symbol } from '../../schemas/common.ts';
@@ -77,6 +78,13 @@ const LEVELS = (jpy: boolean): (Level | null)[] => [
   { unit: 'usd', value: 600 },
 ];
 const TRAILS: (Trail | null)[] = [null, { unit: 'pct', value: 0.001 }, { unit: 'pips', value: 15 }, { unit: 'atr', value: 2, period: 14 }, { unit: 'atr', value: 0.7, period: 3 }];
+/** Session hours and skipped days as the optimiser sweeps them (strategy_config session_filter, skip_days). */
+const ENTRY_TIMES: (EntryTimes | null)[] = [
+  null,
+  { session: [7, 20], skipDays: [] },
+  { session: [22, 6], skipDays: ['fri'] },
+  { session: null, skipDays: ['mon', 'thu', 'sun'] },
+];
 const POS_RULES: Pick<EngineOptions, 'direction' | 'cooldown' | 'maxPositions' | 'onOpposite'>[] = [
   { direction: 'both', cooldown: 0, maxPositions: 1, onOpposite: 'reverse' },
   { direction: 'both', cooldown: 3, maxPositions: 1, onOpposite: 'reverse' },
@@ -90,7 +98,7 @@ const POS_RULES: Pick<EngineOptions, 'direction' | 'cooldown' | 'maxPositions' |
 
 /**
  * A grid over every option: each threshold's signals (shared by its trials, as an optimiser
- * shares them), masks (none, a session filter, a session filter with exit columns), and every
+ * shares them), entry times, masks (none, entry rules per side, exit columns), and every
  * level, trail and pos_rules value at least once, with and without fill at bid/ask and the resolver.
  */
 function gridTrials(bars: BarColumns, finer: BarColumns, symbol: Symbol, resolver: IntrabarResolver = finerBarResolver(finer)): SweepTrial[] {
@@ -100,15 +108,19 @@ function gridTrials(bars: BarColumns, finer: BarColumns, symbol: Symbol, resolve
   const thresholds = [0.5, 0.54, 0.6];
   const signals = thresholds.map((t) => toSignals(pUp, t));
   const n = bars.ts.length;
-  const session = entryMask(bars, { sessionFilter: [7, 20], minAtr: null, trendColumn: null });
+  const rules = entryMask(bars, {
+    minAtr: null,
+    trendColumn: null,
+    entryLong: Float64Array.from({ length: n }, (_, i) => (pUp[i]! > 0.52 ? 1 : 0)),
+    entryShort: Float64Array.from({ length: n }, (_, i) => (i % 3 ? 1 : 0)),
+  });
   const exits = entryMask(bars, {
-    sessionFilter: [22, 6],
     minAtr: null,
     trendColumn: null,
     exitLong: Float64Array.from({ length: n }, (_, i) => (pUp[i]! < 0.47 ? 1 : 0)),
     exitShort: Float64Array.from({ length: n }, (_, i) => (pUp[i]! > 0.53 ? 1 : 0)),
   });
-  const masks = [undefined, session, exits];
+  const masks = [undefined, rules, exits];
   const levels = LEVELS(jpy);
   const trials: SweepTrial[] = [];
   let k = 0;
@@ -124,6 +136,7 @@ function gridTrials(bars: BarColumns, finer: BarColumns, symbol: Symbol, resolve
             stop,
             take,
             trail,
+            entryTimes: ENTRY_TIMES[Math.floor(k / 5) % ENTRY_TIMES.length],
             lotSize: [0.5, 1, 2][k % 3]!,
             commissionPerLot: k % 2 ? 3.5 : 0,
             swapLong: -6.5,
@@ -233,6 +246,7 @@ function randomTrial(random: () => number, symbol: Symbol, n: number, finer: Bar
       fillAtBidAsk: random() < 0.5,
       resolver: random() < 0.4 ? finerBarResolver(finer) : null,
       capital: pick(random, [10_000, 2_500, undefined]),
+      entryTimes: pick(random, ENTRY_TIMES),
     },
     signals,
     ...(mask ? { mask } : {}),

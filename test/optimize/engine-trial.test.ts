@@ -51,7 +51,9 @@ describe('engine trials', () => {
     const set = { ...settings, stop_loss: 15, confidence_threshold: 0.58 };
     assert.deepEqual(trial.options, engineOptions({ symbol: 'EURUSD', timeframe: '15min', config: cfg, settings: set }, null));
     assert.deepEqual(trial.signals, toSignals(pUp, 0.58));
-    assert.deepEqual(trial.mask, entryMask(bars, { sessionFilter: [7, 17], minAtr: null, trendColumn: sma, entryFilter: null, skipDays: ['mon'], exitLong: null, exitShort: null }));
+    // session and days travel in the options (judged on the fill bar), not in the mask
+    assert.deepEqual(trial.options.entryTimes, { session: [7, 17], skipDays: ['mon'] });
+    assert.deepEqual(trial.mask, entryMask(bars, { minAtr: null, trendColumn: sma, entryFilter: null, exitLong: null, exitShort: null }));
   });
 
   it('refuses out-of-bounds values with a 422 naming the parameter', () => {

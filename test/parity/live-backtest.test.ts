@@ -20,8 +20,16 @@ const QUARTER = TIMEFRAME_MS['15min'];
 // The same strategy with a trailing stop of 1.5 ATR(14): the engine's ATR and each position's best
 // price must carry across the restart as the trades do.
 const TRAILED = strategyCode({ trailingStop: '{"atr": 1.5, "period": 14}', takeProfit: null });
+// Rule-gated entries with the trail and time filters: longs only where the 4-bar return is up, shorts
+// only where it is down (the trader's rules; the model confirms), nothing opens on a Wednesday or
+// outside 06:00-21:00 UTC of the bar the position opens at.
+const SKIPPED = 3; // Wednesday (UTC getDay)
+const GATED = strategyCode({ trailingStop: '{"atr": 1.5, "period": 14}', takeProfit: null, prelude: 'df["dn_4"] = (close.pct_change(4) < 0).astype(float)' }).replace(
+  '"session_filter": None,',
+  '"session_filter": [6, 21],\n        "skip_days": ["wed"],\n        "entry_long": "ret_4",\n        "entry_short": "dn_4",',
+);
 
-for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop', TRAILED]] as const) describe(`live = backtest on a replay clock${label}`, () => {
+for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop', TRAILED], [' with entry rules, an ATR trailing stop and session and day filters', GATED]] as const) describe(`live = backtest on a replay clock${label}`, () => {
   let market: RealMarket;
   let runtime: StrategyRuntime;
   let state: JsonKv<typeof Buckets.actorState.schema>;
@@ -91,7 +99,19 @@ for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop'
     const closes = events.filter((e) => e.action === 'close');
     const expected = results.pred_trade_log.filter((t) => t.exit_reason !== 'end');
     assert.ok(expected.length >= 3, `enough trades to compare (${expected.length})`);
-    if (code === TRAILED) {
+    if (code === GATED) {
+      assert.equal(record.config.entry_long, 'ret_4', 'the rules reached the model record');
+      const closes = series.columns().close;
+      for (const t of results.pred_trade_log) {
+        const entry = new Date(t.entry_time);
+        assert.notEqual(entry.getUTCDay(), SKIPPED, `${t.entry_time}: opened on a skipped day`);
+        assert.ok(entry.getUTCHours() >= 6 && entry.getUTCHours() < 21, `${t.entry_time}: opened outside the session`);
+        const s = series.lowerBound(Date.parse(t.entry_time)) - 1; // the signal bar
+        const up4 = closes[s]! / closes[s - 4]! - 1;
+        assert.ok(t.side === 'long' ? up4 > 0 : up4 < 0, `${t.entry_time} ${t.side}: the rule did not hold at the signal bar (4-bar return ${up4})`);
+      }
+    }
+    if (code === TRAILED || code === GATED) {
       // Some stops were trailed: the level at exit is tighter than the fixed 0.2 % stop from the entry.
       const trailed = expected.filter((t) => t.exit_reason === 'SL' && (t.side === 'long' ? t.stop_loss! > t.entry_price * 0.998 + 1e-9 : t.stop_loss! < t.entry_price * 1.002 - 1e-9));
       assert.ok(trailed.length >= 2, `${trailed.length} trailed stop exits to compare`);
@@ -113,7 +133,7 @@ for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop'
     assert.deepEqual(events.filter((e) => e.late), [], 'no replayed signal is marked late');
   });
 
-  if (code === TRAILED) return;
+  if (code !== strategyCode()) return;
   it('a new deployment whose actor starts three bars late still starts on the bar closed when it was made', async () => {
     const { record, onnx } = outcome;
     const series = await market.cache.get('EURUSD', '15min');

@@ -82,23 +82,41 @@ describe('scoring chain', () => {
     await assert.rejects(scoreWindow(compute, scorer, unknown, window, trained.warmup), UnprocessableError);
   });
 
-  it('skip_days and exit_long / exit_short come from strategy_config: no entry on a skipped day, exit bits where the column is > 0', async () => {
+  it('entry_long / entry_short and exit_long / exit_short come from strategy_config: entries only where a side\'s rule is > 0, exit bits where the column is > 0', async () => {
     const window = sliceBars(bars, 1000, 1300);
-    const config = { ...spec.config, trend_filter: null, skip_days: ['wed' as const], exit_long: 'dist_sma', exit_short: 'ret_1' };
+    const config = { ...spec.config, trend_filter: null, entry_long: 'ret_4', entry_short: 'range', exit_long: 'dist_sma', exit_short: 'ret_1' };
     const scored = await scoreWindow(compute, scorer, { ...spec, config }, window, 60);
-    const [dist, ret] = [featureColumn(scored.features, 'dist_sma', 300)!, featureColumn(scored.features, 'ret_1', 300)!];
+    const [up4, range, dist, ret] = ['ret_4', 'range', 'dist_sma', 'ret_1'].map((name) => featureColumn(scored.features, name, 300)!);
     let exits = 0;
+    let longs = 0;
     for (let i = 60; i < 300; i++) {
       const m = scored.mask[i]!;
-      const wed = new Date(window.ts[i]!).getUTCDay() === 3;
-      assert.equal(m & 4, dist[i]! > 0 ? 4 : 0, `bar ${i}: exit long`);
-      assert.equal(m & 8, ret[i]! > 0 ? 8 : 0, `bar ${i}: exit short`);
-      assert.equal(m & 1, wed || dist[i]! > 0 ? 0 : 1, `bar ${i}: long entry`);
-      assert.equal(m & 2, wed || ret[i]! > 0 ? 0 : 2, `bar ${i}: short entry`);
+      assert.equal(m & 4, dist![i]! > 0 ? 4 : 0, `bar ${i}: exit long`);
+      assert.equal(m & 8, ret![i]! > 0 ? 8 : 0, `bar ${i}: exit short`);
+      assert.equal(m & 1, up4![i]! > 0 && !(dist![i]! > 0) ? 1 : 0, `bar ${i}: long entry`);
+      assert.equal(m & 2, range![i]! > 0 && !(ret![i]! > 0) ? 2 : 0, `bar ${i}: short entry`);
       exits += m >> 2 ? 1 : 0;
+      longs += m & 1;
     }
-    assert.ok(exits > 0, 'the window has exit bars');
+    assert.ok(exits > 0 && longs > 0, 'the window has exit bars and long entries');
+    // a long rule alone: no short opens anywhere
+    const longOnly = await scoreWindow(compute, scorer, { ...spec, config: { ...spec.config, trend_filter: null, entry_long: 'ret_4' } }, window, 60);
+    assert.ok(longOnly.mask.every((m) => (m & 2) === 0));
     await assert.rejects(scoreWindow(compute, scorer, { ...spec, config: { ...config, exit_short: 'no_such_column' } }, window, 60), /exit_short names "no_such_column"/);
+    await assert.rejects(scoreWindow(compute, scorer, { ...spec, config: { ...config, entry_long: 'no_such_column' } }, window, 60), (err: unknown) => {
+      assert.ok(err instanceof UnprocessableError);
+      assert.match(err.message, /entry_long names "no_such_column", which is not a feature column/);
+      return true;
+    });
+  });
+
+  it('skip_days and session_filter are not in the mask: they become the engine\'s entry times, judged on the fill bar', async () => {
+    const window = sliceBars(bars, 1000, 1300);
+    const config = { ...spec.config, trend_filter: null, skip_days: ['wed' as const], session_filter: [7, 20] as [number, number] };
+    const scored = await scoreWindow(compute, scorer, { ...spec, config }, window, 60);
+    assert.ok(scored.mask.subarray(60).every((m) => m === 3), 'every bar of the window allows both sides by the mask');
+    assert.deepEqual(engineOptions({ ...spec, config }, null).entryTimes, { session: [7, 20], skipDays: ['wed'] });
+    assert.deepEqual(engineOptions(spec, null).entryTimes, { session: null, skipDays: [] }, 'no filter: any time');
   });
 
   it('refuses features whose columns are not the model’s, naming them', async () => {

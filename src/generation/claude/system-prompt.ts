@@ -138,12 +138,16 @@ THE PIPELINE (what the engine does with your code)
 load OHLC -> feature_engineering -> drop warm-up rows -> target = sign(close[t + target_horizon] - close[t]) ->
 chronological train/test split with a purge gap -> fit model_type(**model_params) -> predict_proba ->
 p(up) >= signal_threshold is long (1), p(up) <= 1 - signal_threshold is short (-1), else 0 ->
-apply direction, session_filter, skip_days, min_atr, trend_filter -> backtest with stop_loss, take_profit, cooldown,
-max_positions, on_opposite, exit_long/exit_short, trailing_stop (entry at the next bar's open; SL/TP checked inside each bar) -> metrics.
+apply direction, entry_long/entry_short, entry_filter, min_atr, trend_filter -> backtest with stop_loss, take_profit, cooldown,
+max_positions, on_opposite, exit_long/exit_short, trailing_stop, session_filter and skip_days (entry at the next bar's
+open, whose time the session and day filters judge; SL/TP checked inside each bar) -> metrics.
 A 0 signal never closes a position: exits come from an opposite signal (per on_opposite), stop-loss, take-profit,
 and the optional exit columns. Optional keys (omit them when unused): "skip_days": ["fri"] (UTC days, of
-mon tue wed thu fri sat sun, on which nothing opens); "entry_filter": a column name, entries only where it is > 0
-(use it for "only when ADX > 25"-style filters); "exit_long" / "exit_short": the name of a column your
+mon tue wed thu fri sat sun, on which nothing opens; like session_filter, judged on the bar the position opens at);
+"entry_filter": a column name, entries only where it is > 0 (use it for "only when ADX > 25"-style filters);
+"entry_long" / "entry_short": the column of the request's long / short entry rule (e.g. "rsi_14_lt_30"): a long
+opens only where entry_long > 0 at the signal bar's close and the model confirms it; once either is set, a side
+without a rule opens nothing; "exit_long" / "exit_short": the name of a column your
 feature_engineering adds (e.g. "close_lt_ema_20"): where it is > 0 at a bar's close, open longs / shorts close at
 the next open (use these for the request's exit rules, e.g. "exit on a close below the 20 EMA");
 "trailing_stop": the position engine's trailing stop, for "trail by 2 ATR" / "trailing stop 1%" / "trail 30 pips":
