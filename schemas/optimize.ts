@@ -5,7 +5,7 @@ import { Channel } from './live.ts';
 import { FoldScheme, RobustnessReport } from './robustness.ts';
 import { ChoiceValue, Objective, OptimizeMethod, OptimizeSearch } from './optimize-space.ts';
 import { strictObject } from './strict.ts';
-import { MAX_CODE_CHARS, ModelName } from './training.ts';
+import { codeMarketFields, DEFAULT_MARKET, MarketUsed, MAX_CODE_CHARS, ModelName } from './training.ts';
 
 /**
  * POST /api/v1/optimize: a walk-forward optimisation job over a strategy's search space, what
@@ -31,8 +31,7 @@ export type OptimizeDeploy = z.infer<typeof OptimizeDeploy>;
 
 export const OptimizeRequest = strictObject({
   code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config): the base every trial changes'),
-  symbol: Symbol.default('EURUSD'),
-  timeframe: Timeframe.default('15min'),
+  ...codeMarketFields,
   start_date: IsoDate.optional().describe('First UTC day of the span; default as POST /train'),
   end_date: IsoDate.optional().describe('Last UTC day of the span; default: the latest bar'),
   ...OptimizeSearch.shape,
@@ -44,6 +43,10 @@ export const OptimizeRequest = strictObject({
   .superRefine(riskUnitBounds)
   .meta({ id: 'OptimizeRequest' });
 export type OptimizeRequest = z.infer<typeof OptimizeRequest>;
+
+/** An optimise request with its market resolved (the request's, else the code header's, else the default): what the job keeps. */
+export const OptimizeJobRequest = OptimizeRequest.safeExtend({ symbol: Symbol.default(DEFAULT_MARKET.symbol), timeframe: Timeframe.default(DEFAULT_MARKET.timeframe) });
+export type OptimizeJobRequest = z.infer<typeof OptimizeJobRequest>;
 
 export const OPTIMIZE_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
 export const OptimizeStatus = z.enum(OPTIMIZE_STATUSES);
@@ -160,8 +163,10 @@ export const OptimizeStart = z
     trials_planned: z.number().int(),
     credits_charged: z.number().int(),
     objective: Objective,
+    market: MarketUsed.optional().describe('The symbol and timeframe the trials run on, and where each came from (as POST /train)'),
   })
   .meta({ id: 'OptimizeStart' });
+export type OptimizeStart = z.infer<typeof OptimizeStart>;
 
 export const OptimizeIdParams = z.object({ optimize_id: z.coerce.number().int().positive() });
 
@@ -178,7 +183,7 @@ export const OptimizeRecord = z.object({
   username: z.string(),
   plan: z.string(),
   status: OptimizeStatus,
-  request: OptimizeRequest,
+  request: OptimizeJobRequest,
   objective: Objective,
   trials_planned: z.number().int(),
   credits_per_trial: z.number().int(),

@@ -24,12 +24,36 @@ export const MAX_CODE_CHARS = 100_000;
 export const MIN_TRAIN_BARS = 300;
 export const MAX_TRAIN_BARS = 400_000;
 
+/** Where a code route's market came from: the request's field, the code's `# signalforge:` header line, or the default. */
+export const MarketSource = z.enum(['request', 'code header', 'default']);
+export type MarketSource = z.infer<typeof MarketSource>;
+
+/** The market a job runs on when the request names none and the code's header none either. */
+export const DEFAULT_MARKET = { symbol: 'EURUSD', timeframe: '15min' } as const;
+
+/** The market POST /train (or /optimize) runs the code on, and where each part of it came from. */
+export const MarketUsed = z
+  .object({
+    symbol: Symbol,
+    timeframe: Timeframe,
+    symbol_from: MarketSource.describe('request: the body named it; code header: the code’s `# signalforge: symbol=…` line (the body named none); default: neither did (EURUSD)'),
+    timeframe_from: MarketSource.describe('request, code header (its `timeframe=…`), or default (15min)'),
+  })
+  .meta({ id: 'MarketUsed' });
+export type MarketUsed = z.infer<typeof MarketUsed>;
+
+/** symbol and timeframe of a request that takes strategy code: optional, resolved against the code's header. */
+export const codeMarketFields = {
+  symbol: Symbol.optional().describe(
+    'Default: the symbol of the code’s `# signalforge: symbol=… timeframe=…` header line (generated code has one), else EURUSD. ' +
+      'When the body and the header both name a symbol they must be the same (400 otherwise: the code’s thresholds and pip-scaled features are that pair’s)',
+  ),
+  timeframe: Timeframe.optional().describe('Default: the timeframe of the code’s header line, else 15min. The body’s wins over the header’s'),
+};
+
 export const TrainRequest = strictObject({
   code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config)'),
-  symbol: Symbol.default('EURUSD').describe(
-    'Must match the symbol the code was generated for (its `# signalforge: symbol=…` header line, when present)',
-  ),
-  timeframe: Timeframe.default('15min'),
+  ...codeMarketFields,
   start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
   end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
   train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
@@ -64,6 +88,10 @@ export const TrainRequest = strictObject({
   .meta({ id: 'TrainRequest' });
 export type TrainRequest = z.infer<typeof TrainRequest>;
 
+/** A train request with its market resolved (the request's, else the code header's, else the default): what the job keeps. */
+export const TrainJobRequest = TrainRequest.safeExtend({ symbol: Symbol.default(DEFAULT_MARKET.symbol), timeframe: Timeframe.default(DEFAULT_MARKET.timeframe) });
+export type TrainJobRequest = z.infer<typeof TrainJobRequest>;
+
 /** 400 of POST /train: the error, plus every rule the code breaks when the static check refused it. */
 export const TrainRejected = ErrorBody.extend({
   violations: z.array(StaticViolation).optional().describe('Each broken rule with line, col, rule id and a one-line fix (static check only)'),
@@ -79,8 +107,12 @@ export const TrainStart = z
     model_name: z.string(),
     model_stem: z.string().describe('`<user_id>_<SYMBOL>_<timeframe>_<model_name>`'),
     status: z.literal('queued'),
+    market: MarketUsed.optional().describe(
+      'The symbol and timeframe the job trains on, and where each came from: `code header` when the body named none and the code’s header line did',
+    ),
   })
   .meta({ id: 'TrainStart' });
+export type TrainStart = z.infer<typeof TrainStart>;
 
 const stats = (what: string) => TradeStats.optional().describe(`${what}; present when status is done`);
 
@@ -147,7 +179,7 @@ export const JobRecord = z.object({
   status: JobStatus,
   model_name: z.string(),
   model_stem: z.string(),
-  request: TrainRequest,
+  request: TrainJobRequest,
   created_at: z.number().int(),
   started_at: z.number().int().nullable(),
   finished_at: z.number().int().nullable(),

@@ -4,7 +4,7 @@ import type { Deployments } from '../deployments/index.ts';
 import { AppError, BadRequestError } from '../errors.ts';
 import type { Generation, GenerateStreamEvent } from '../generation/index.ts';
 import { EventChannel } from '../generation/index.ts';
-import type { Training } from '../training/index.ts';
+import { resolveMarket, type Training } from '../training/index.ts';
 import type { Channel } from '../../schemas/live.ts';
 import type { UserRecord } from '../../schemas/messages.ts';
 import type { OneShotEvent, OneShotRequest, OneShotRun } from '../../schemas/oneshot.ts';
@@ -54,8 +54,13 @@ export class OneShot {
 
   async start(user: UserRecord, request: OneShotRequest): Promise<AsyncIterable<OneShotEvent>> {
     const { deps } = this;
-    // The same rule as /generate: the field, else what the prompt names, else the default.
-    const { symbol, timeframe } = withMarket({ description: request.prompt, symbol: request.symbol, timeframe: request.timeframe });
+    // The same rule as /generate: the field, else what the prompt names, else the default. With the
+    // trader's own code, its header line names the market before the prompt does (POST /train's
+    // rule; a symbol field other than the header's is refused here, before anything starts).
+    const worded = withMarket({ description: request.prompt, symbol: request.symbol, timeframe: request.timeframe });
+    const market = request.code ? resolveMarket({ code: request.code, symbol: request.symbol, timeframe: request.timeframe }, 'train', worded) : null;
+    const { symbol, timeframe } = market ?? worded;
+    const fromHeader = market && (market.symbol_from === 'code header' || market.timeframe_from === 'code header') ? ', the market of the code’s header line' : '';
     const channels: Channel[] = ['sse'];
     let webhookUrl: string | undefined;
     if (request.deliver_to?.webhook) {
@@ -118,7 +123,7 @@ export class OneShot {
         const started = await deps.training.submit(user, TrainRequest.parse({ code, symbol, timeframe }));
         run = await deps.runs.update(run.run_id, { status: 'training', job_id: started.job_id, model_stem: started.model_stem });
         await recordOnJob(deps, started.job_id, { status: 'running' });
-        step('train', PCT.queued, `train job ${started.job_id} queued (${started.model_name}); if this stream ends early, GET /api/v1/train/${started.job_id} tells the outcome (one_shot)`);
+        step('train', PCT.queued, `train job ${started.job_id} queued (${started.model_name}) on ${symbol} ${timeframe}${fromHeader}; if this stream ends early, GET /api/v1/train/${started.job_id} tells the outcome (one_shot)`);
         const job = await awaitJob(deps, run, (stage) => step('train', TRAIN_PCT[stage] ?? PCT.running, stage), stopped);
         if (!job) throw new HandedOver();
         if (job.status === 'failed') throw new BadRequestError(`training failed: ${job.error}`);

@@ -13,7 +13,7 @@ import { applyOverrides, checkStrategyConfig, StrategyJobError, type ModelOverri
 import { intrabarResolver, ModelRejectedError, scoreFolds, sliceBars, type BarColumns, type FeatureRows, type ScoredFold } from '../scoring/index.ts';
 import { analyzeBudget, configBudget, resolveSpan, trainBudget, withinBudget, type Budget, type JobOwner } from '../training/index.ts';
 import type { IntrabarResolver } from '../backtest/index.ts';
-import type { OptimizeRequest } from '../../schemas/optimize.ts';
+import type { OptimizeJobRequest } from '../../schemas/optimize.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import { ModelSettings } from '../../schemas/training.ts';
 import type { TrialBase } from './engine-trial.ts';
@@ -49,10 +49,10 @@ function userError(err: unknown): never {
 }
 
 /** The train op's fold settings of the request. */
-const foldOptions = (request: OptimizeRequest) => ({ k: request.walk_forward.folds, scheme: request.walk_forward.scheme, embargo: request.walk_forward.embargo });
+const foldOptions = (request: OptimizeJobRequest) => ({ k: request.walk_forward.folds, scheme: request.walk_forward.scheme, embargo: request.walk_forward.embargo });
 
 /** A fit with k fold models: the train budget times the anchored folds' share of the rows (k/2 + 1 fits' worth). */
-const foldsBudget = (budget: Budget, request: OptimizeRequest): Budget => ({ ...budget, timeoutMs: Math.round(budget.timeoutMs * (request.walk_forward.folds / 2 + 1)) });
+const foldsBudget = (budget: Budget, request: OptimizeJobRequest): Budget => ({ ...budget, timeoutMs: Math.round(budget.timeoutMs * (request.walk_forward.folds / 2 + 1)) });
 
 /** Each fold model's p(up) over its own test bars, in one per-bar array (NaN outside the folds). */
 function stitch(n: number, folds: readonly ScoredFold[]): Float32Array {
@@ -78,7 +78,7 @@ async function foldScores(fit: TrainResult, n: number, owner: JobOwner): Promise
  * its features: the base every trial changes. Throws (422 or the strategy's error) when the code
  * cannot be optimised at all.
  */
-export async function prepare(deps: FoldDeps, request: OptimizeRequest, owner: JobOwner): Promise<Prepared> {
+export async function prepare(deps: FoldDeps, request: OptimizeJobRequest, owner: JobOwner): Promise<Prepared> {
   const series = await deps.bars.get(request.symbol, request.timeframe);
   const span = resolveSpan(series, request);
   const bars = sliceBars(series.columns(), span.from, span.fitEnd);
@@ -118,7 +118,7 @@ export async function prepare(deps: FoldDeps, request: OptimizeRequest, owner: J
  */
 export async function foldProbabilities(
   deps: FoldDeps,
-  request: OptimizeRequest,
+  request: OptimizeJobRequest,
   prepared: Pick<Prepared, 'bars' | 'warmup' | 'folds' | 'base' | 'features'>,
   overrides: ModelOverrides,
   owner: JobOwner,

@@ -8,16 +8,16 @@
  * too many attempts.
  */
 import type { Metering } from '../accounts/index.ts';
-import { BadRequestError, ConflictError, JobNotFoundError, RateLimitedError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
+import { ConflictError, JobNotFoundError, RateLimitedError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
-import { checkStrategyCode, checkStrategyConfig, readCodeHeader } from '../sandbox/index.ts';
+import { checkStrategyCode, checkStrategyConfig, resolveMarket } from '../sandbox/index.ts';
 import { configBudget, resolveSpan, withinBudget, type JobOwner, type OverrunPenalty } from '../training/index.ts';
 import type { Caller } from '../../schemas/messages.ts';
 import type { IndicatorRules } from '../../schemas/indicators.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Plan } from '../../schemas/accounts.ts';
-import type { OptimizeJobView, OptimizeProgress, OptimizeRecord, OptimizeRequest, OptimizeSaveRequest, OptimizeTrial } from '../../schemas/optimize.ts';
+import type { OptimizeJobRequest, OptimizeJobView, OptimizeProgress, OptimizeRecord, OptimizeRequest, OptimizeSaveRequest, OptimizeStart, OptimizeTrial } from '../../schemas/optimize.ts';
 import { isActive, queuedRecord, type OptimizeStore } from './job-store.ts';
 import { parseObjective } from './objective.ts';
 import { OptimizeRunner, type RunnerDeps } from './runner.ts';
@@ -121,12 +121,11 @@ export class OptimizeJobs {
     return { space, config };
   }
 
-  async submit(caller: Caller, request: OptimizeRequest): Promise<{ optimize_id: number; status: 'queued'; trials_planned: number; credits_charged: number; objective: OptimizeRecord['objective'] }> {
+  async submit(caller: Caller, body: OptimizeRequest): Promise<OptimizeStart> {
     const { store, metering } = this.deps;
-    const header = readCodeHeader(request.code);
-    if (header.symbol && header.symbol !== request.symbol) {
-      throw new BadRequestError(`symbol ${request.symbol} does not match the code, which was generated for ${header.symbol}: optimise it on ${header.symbol}`);
-    }
+    // The request's market, else the code header's, else the default; the job keeps it resolved.
+    const market = resolveMarket(body, 'optimise');
+    const request: OptimizeJobRequest = { ...body, symbol: market.symbol, timeframe: market.timeframe };
     const codeCheck = await checkStrategyCode(request.code);
     if (!codeCheck.ok) {
       throw new StrategyRejectedError(
@@ -173,7 +172,7 @@ export class OptimizeJobs {
       await this.refund(caller.user_id, id);
       throw tooMany();
     }
-    return { optimize_id: id, status: 'queued', trials_planned: space.trials, credits_charged: cost, objective };
+    return { optimize_id: id, status: 'queued', trials_planned: space.trials, credits_charged: cost, objective, market };
   }
 
   /** Runs the job here, keeping its lease, then refunds what was not run and saves the chosen trial when asked. */

@@ -5,6 +5,6 @@ export type { AnalysisCheck, AnalysisProblem, JobFailureKind, SuggestDistributio
 export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits } from './codec.ts';
 export { FeatureSession } from './feature-session.ts';
 export { checkStrategyCode, checkStrategyConfig, strategyConfigJsonSchema, MAX_CODE_BYTES, STRATEGY_CONFIG_SCHEMA_FILE } from './static-check.ts';
-export { codeHeader, readCodeHeader } from './code-header.ts';
+export { codeHeader, readCodeHeader, resolveMarket } from './code-header.ts';
 export { IDLE_FACTOR, IDLE_SLACK_MS, wallBackstops } from './job-clock.ts';
 export { configureSandbox, sandboxSupport, type SandboxMode, type Walls } from './jail-command.ts';

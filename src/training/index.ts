@@ -27,6 +27,8 @@ export { withinBudget, trainBudget, configBudget, analyzeBudget, type Budget, ty
 export { OverrunPenalty, OVERRUN_NICE, OVERRUN_WINDOW_MS } from './overrun-penalty.ts';
 // A job's failure in the strategy's own code (its message is the user's to read).
 export { StrategyJobError } from '../sandbox/index.ts';
+// The market a request with code runs on (the request's, else the code header's): one_shot's own code goes by it too.
+export { resolveMarket } from '../sandbox/index.ts';
 
 export interface TrainingParts {
   training: Training;

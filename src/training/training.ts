@@ -6,7 +6,7 @@ import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import type { BarCache } from '../market/index.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
-import { readCodeHeader, checkStrategyCode, StrategyJobError, type StrategyRuntime } from '../sandbox/index.ts';
+import { resolveMarket, checkStrategyCode, StrategyJobError, type StrategyRuntime } from '../sandbox/index.ts';
 import { featuresBudget, withinBudget, type JobOwner } from './time-budget.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
 import type { Caller } from '../../schemas/messages.ts';
@@ -19,7 +19,9 @@ import type {
   PredictRequest,
   PredictResponse,
   SignalsResponse,
+  TrainJobRequest,
   TrainRequest,
+  TrainStart,
 } from '../../schemas/training.ts';
 import { jobView, type JobStore } from './job-store.ts';
 import { modelStem, type ModelStore } from './model-store.ts';
@@ -65,14 +67,10 @@ export class Training {
     overrides?: JobRecord['overrides'],
     /** Set by the service only: the optimisation the trial comes from (kept on the model, counted in its N). */
     optimization?: JobRecord['optimization'],
-  ): Promise<{ job_id: number; model_name: string; model_stem: string; status: 'queued' }> {
+  ): Promise<TrainStart> {
     const { jobs, metering } = this.deps;
-    const header = readCodeHeader(request.code);
-    if (header.symbol && header.symbol !== request.symbol) {
-      throw new BadRequestError(
-        `symbol ${request.symbol} does not match the code, which was generated for ${header.symbol}: train it on ${header.symbol}, or generate code for ${request.symbol}`,
-      );
-    }
+    // The request's market, else the code header's, else the default; kept on the job resolved.
+    const market = resolveMarket(request, 'train');
     const check = await checkStrategyCode(request.code);
     if (!check.ok) {
       throw new StrategyRejectedError(
@@ -83,14 +81,15 @@ export class Training {
         check.violations,
       );
     }
-    resolveSpan(await this.deps.bars.get(request.symbol, request.timeframe), request);
+    const job: TrainJobRequest = { ...request, symbol: market.symbol, timeframe: market.timeframe };
+    resolveSpan(await this.deps.bars.get(job.symbol, job.timeframe), job);
 
     const countedAt = Date.now();
     await metering.useCap(caller.user_id, caller.plan, 'train_compute');
     try {
       const modelName = request.model_name ?? (await this.autoName(caller.user_id));
       const jobId = await jobs.nextId();
-      const stem = modelStem(caller.user_id, request.symbol, request.timeframe, modelName);
+      const stem = modelStem(caller.user_id, job.symbol, job.timeframe, modelName);
       await jobs.create({
         job_id: jobId,
         user_id: caller.user_id,
@@ -98,7 +97,7 @@ export class Training {
         status: 'queued',
         model_name: modelName,
         model_stem: stem,
-        request,
+        request: job,
         created_at: countedAt,
         started_at: null,
         finished_at: null,
@@ -109,7 +108,7 @@ export class Training {
         ...(optimization ? { optimization } : {}),
       });
       await this.deps.queue.publish(jobId);
-      return { job_id: jobId, model_name: modelName, model_stem: stem, status: 'queued' };
+      return { job_id: jobId, model_name: modelName, model_stem: stem, status: 'queued', market };
     } catch (err) {
       await metering.releaseCap(caller.user_id, 'train_compute', countedAt);
       throw err;

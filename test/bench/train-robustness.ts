@@ -21,7 +21,7 @@ import { BarSeries } from '../../src/market/bar-series.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { sourceCode } from '../../src/store/bars-repo.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
-import { TrainRequest, type JobRecord } from '../../schemas/training.ts';
+import { TrainJobRequest, type JobRecord } from '../../schemas/training.ts';
 import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
@@ -69,7 +69,7 @@ function loadSeries(): { m1: BarSeries; m15: BarSeries } {
 
 let jobs = 0;
 function job(): JobRecord {
-  const request = TrainRequest.parse({ code: CODE, symbol: 'EURUSD', timeframe: '15min', start_date: '2016-01-01', end_date: '2016-12-31' });
+  const request = TrainJobRequest.parse({ code: CODE, symbol: 'EURUSD', timeframe: '15min', start_date: '2016-01-01', end_date: '2016-12-31' });
   const id = ++jobs;
   return {
     job_id: id, user_id: 1, username: 'bench', status: 'running', model_name: `bench ${id}`, model_stem: `1_EURUSD_15min_bench ${id}`,

@@ -8,6 +8,7 @@ import { CapsResponse } from '../../schemas/accounts.ts';
 import { OneShotDone } from '../../schemas/oneshot.ts';
 import { summariseRobustness } from '../../schemas/robustness-summary.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
+import { codeHeader } from '../../src/sandbox/code-header.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 
 const ENV = { HISTORY_DAYS: '4', ONE_SHOT_FEE: '9', TRUST_PROXY: '1' };
@@ -72,14 +73,23 @@ describe('POST /one_shot', () => {
     assert.ok(credits - done.credits_remaining >= 9, 'the fee and the generation were charged');
   });
 
-  it('with your own code: no generation, no credits, only the training-compute run', async () => {
+  it('with your own code: no generation, no credits, only the training-compute run, on the market of the code’s header line', async () => {
     const { api_key: key } = await sf.mintKey('oneshot_code');
     const credits = await balance(sf, key);
     const before = CapsResponse.parse((await sf.api('GET', '/api/v1/caps', { key })).body);
-    const res = await oneShot(sf, key, { prompt: 'my own', code: strategyCode(), timeframe: '1min' });
+    const code = strategyCode({ header: codeHeader('GBPUSD', '1min') });
+    // A symbol other than the header's is refused before anything starts (POST /train's rule).
+    const other = await oneShot(sf, key, { prompt: 'my own', code, symbol: 'EURUSD' });
+    assert.equal(other.status, 400, other.text);
+    assert.match(other.text!, /symbol EURUSD does not match the code, which was generated for GBPUSD/);
+    // The body names no market, the prompt none either: the header's.
+    const res = await oneShot(sf, key, { prompt: 'my own', code });
     assert.equal(res.status, 200, res.text);
     assert.ok(!res.frames.some((f) => f.event === 'token'));
     assert.equal(res.frames.at(-1)!.event, 'done', res.frames.at(-1)!.data);
+    const queued = res.frames.filter((f) => f.event === 'step').map((f) => JSON.parse(f.data) as { stage: string; msg: string }).find((st) => st.stage === 'train');
+    assert.match(queued!.msg, /on GBPUSD 1min, the market of the code’s header line/);
+    assert.match(OneShotDone.parse(JSON.parse(res.frames.at(-1)!.data)).stem, /_GBPUSD_1min_/);
     assert.equal(await balance(sf, key), credits);
     const after = CapsResponse.parse((await sf.api('GET', '/api/v1/caps', { key })).body);
     const used = (caps: CapsResponse) => Object.fromEntries(Object.entries(caps.caps).map(([name, cap]) => [name, cap.used]));

@@ -88,6 +88,7 @@ describe('training over HTTP', () => {
     assert.equal(start.status, 'queued');
     assert.equal(start.model_name, 'Model 1');
     assert.equal(start.model_stem, `${userId}_EURUSD_1min_Model 1`);
+    assert.deepEqual(start.market, { symbol: 'EURUSD', timeframe: '1min', symbol_from: 'request', timeframe_from: 'request' });
     stem = start.model_stem;
 
     const job = await waitForJob(sf, key, start.job_id);
@@ -223,7 +224,7 @@ describe('training over HTTP', () => {
       body: { code: strategyCode({ header: codeHeader('GBPUSD', '1min') }), symbol: 'EURUSD', timeframe: '1min' },
     });
     assert.equal(wrongSymbol.status, 400);
-    assert.match(wrongSymbol.body.error, /GBPUSD/);
+    assert.match(wrongSymbol.body.error, /symbol EURUSD does not match the code, which was generated for GBPUSD: train it on GBPUSD \(or leave symbol out/);
 
     const few = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1h' } });
     assert.equal(few.status, 400);
@@ -238,6 +239,8 @@ describe('training over HTTP', () => {
     const code = strategyCode().replace('df["range"] = (high - low) / close', 'df["range"] = (high - low) / close\n    df["leak"] = close.rolling(9, center=True).mean()');
     const start = await sf.api('POST', '/api/v1/train', { key, body: { code: code.replace('center=True', 'center=bool(1)'), timeframe: '1min', model_name: 'leaky' } });
     assert.equal(start.status, 200, start.text);
+    // Neither the body nor the code (no header line) names a symbol: the default.
+    assert.deepEqual(start.body.market, { symbol: 'EURUSD', timeframe: '1min', symbol_from: 'default', timeframe_from: 'request' });
     const job = await waitForJob(sf, key, start.body.job_id);
     assert.equal(job.status, 'failed');
     assert.match(job.error!, /leak/);
@@ -261,6 +264,24 @@ describe('training over HTTP', () => {
     assert.equal(job.status, 'failed');
     assert.match(job.error!, /features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/);
     assert.equal((await sf.api('GET', '/api/v1/results/forged', { key })).status, 404, 'no model, no backtest to share');
+  });
+
+  it('a body that names no market trains on the code header’s, and says so; one that names the same symbol is the request’s', async () => {
+    const code = strategyCode({ header: codeHeader('GBPUSD', '5min') });
+    const fromHeader = await sf.api('POST', '/api/v1/train', { key: other, body: { code, model_name: 'from header' } });
+    assert.equal(fromHeader.status, 200, fromHeader.text);
+    const a = TrainStart.parse(fromHeader.body);
+    assert.deepEqual(a.market, { symbol: 'GBPUSD', timeframe: '5min', symbol_from: 'code header', timeframe_from: 'code header' });
+    assert.match(a.model_stem, /_GBPUSD_5min_from header$/);
+    const agreed = await sf.api('POST', '/api/v1/train', { key: other, body: { code, symbol: 'GBPUSD', model_name: 'agreed' } });
+    assert.equal(agreed.status, 200, agreed.text);
+    const b = TrainStart.parse(agreed.body);
+    assert.deepEqual(b.market, { symbol: 'GBPUSD', timeframe: '5min', symbol_from: 'request', timeframe_from: 'code header' });
+    for (const start of [a, b]) {
+      const job = await waitForJob(sf, other, start.job_id);
+      assert.equal(job.status, 'done', job.error);
+      assert.deepEqual([job.symbol, job.timeframe], ['GBPUSD', '5min'], 'the job trained on the header’s market');
+    }
   });
 
   it('the daily training-compute cap answers 429 with Retry-After', async () => {

@@ -1,5 +1,5 @@
 /** An optimisation job record as POST /optimize writes it (claimed just now), for tests of the store and the jobs. */
-import { OptimizeRecord, OptimizeRequest } from '../../schemas/optimize.ts';
+import { OptimizeJobRequest, OptimizeRecord } from '../../schemas/optimize.ts';
 import { queuedRecord } from '../../src/optimize/index.ts';
 import { strategyCode } from './strategies.ts';
 
@@ -11,7 +11,7 @@ export function optimizeRecord(over: Partial<OptimizeRecord> = {}): OptimizeReco
       user_id: 1,
       username: 'tester',
       plan: 'free',
-      request: OptimizeRequest.parse({ code: strategyCode(), parameters: { cooldown: { type: 'int', low: 0, high: 10 } } }),
+      request: OptimizeJobRequest.parse({ code: strategyCode(), parameters: { cooldown: { type: 'int', low: 0, high: 10 } } }),
       objective: { metric: 'sharpe', direction: 'maximize', constraints: [], echo: 'Maximise the Sharpe ratio (sharpe).' },
       trials_planned: 20,
       credits_per_trial: 1,

@@ -12,7 +12,7 @@ import { BarCache } from '../../src/market/index.ts';
 import { BarsRepo, openClickHouse, type ClickHouseClient } from '../../src/store/index.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
-import { TrainRequest, type JobRecord } from '../../schemas/training.ts';
+import { TrainJobRequest, type JobRecord, type TrainRequest } from '../../schemas/training.ts';
 import { log, startNats } from './nats.ts';
 import { loadBars } from './strategy-bars.ts';
 
@@ -83,7 +83,7 @@ let jobs = 0;
 
 /** A queued train job as POST /train records it (user 7), for `request` (parsed with its defaults). */
 export function trainJob(request: Partial<TrainRequest> & Pick<TrainRequest, 'code'>): JobRecord {
-  const parsed = TrainRequest.parse(request);
+  const parsed = TrainJobRequest.parse(request);
   const jobId = ++jobs;
   const modelName = parsed.model_name ?? `Model ${jobId}`;
   return {

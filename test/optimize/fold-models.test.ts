@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { foldProbabilities, prepare, type Prepared } from '../../src/optimize/fold-models.ts';
 import { StrategyRuntime } from '../../src/sandbox/index.ts';
 import { UnprocessableError } from '../../src/errors.ts';
-import { OptimizeRequest } from '../../schemas/optimize.ts';
+import { OptimizeJobRequest } from '../../schemas/optimize.ts';
 import { log, openRealMarket, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { FORGE_PROBA, GARBLE_FOLD_MODELS } from '../helpers/forged-folds.ts';
@@ -20,13 +20,13 @@ const owner = { user: 3, nice: 0, overran: () => undefined };
 describe('fold models', () => {
   let market: RealMarket;
   let runtime: StrategyRuntime;
-  let request: OptimizeRequest;
+  let request: OptimizeJobRequest;
   let prepared: Prepared;
 
   before(async () => {
     market = await openRealMarket(30_000);
     runtime = await StrategyRuntime.start({ log, size: 2 });
-    request = OptimizeRequest.parse({
+    request = OptimizeJobRequest.parse({
       code: strategyCode({ params: '{"n_estimators": 15, "max_depth": 4}' }),
       symbol: 'EURUSD',
       timeframe: '15min',
@@ -58,7 +58,7 @@ describe('fold models', () => {
   });
 
   it('code that forges predict_proba in the sandbox gets the honest fold probabilities: they are scored here from the fold models', async () => {
-    const hostile = OptimizeRequest.parse({ ...request, code: request.code + FORGE_PROBA });
+    const hostile = OptimizeJobRequest.parse({ ...request, code: request.code + FORGE_PROBA });
     const forged = await prepare({ runtime, bars: market.cache }, hostile, owner);
     assert.deepEqual(forged.baseProbabilities, prepared.baseProbabilities);
     assert.ok(forged.baseProbabilities.some((p) => !Number.isNaN(p) && p !== Math.fround(0.99)));
@@ -67,7 +67,7 @@ describe('fold models', () => {
   });
 
   it('a fold model that is not one our exporter makes fails the optimisation or the trial with a 422', async () => {
-    const hostile = OptimizeRequest.parse({ ...request, code: request.code + GARBLE_FOLD_MODELS });
+    const hostile = OptimizeJobRequest.parse({ ...request, code: request.code + GARBLE_FOLD_MODELS });
     const refused = (err: unknown) => err instanceof UnprocessableError && /refused/.test(err.message);
     await assert.rejects(prepare({ runtime, bars: market.cache }, hostile, owner), refused);
     // Fold 0 comes back whole, the later fold models cut short: the variant's trial fails alike.

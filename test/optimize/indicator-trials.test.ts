@@ -20,7 +20,7 @@ import { StrategyRuntime, type FeaturesResult } from '../../src/sandbox/runtime-
 import { FeatureSources, sliceBars } from '../../src/scoring/index.ts';
 import { trainPipeline } from '../../src/training/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import { OptimizeRequest, type OptimizeRecord } from '../../schemas/optimize.ts';
+import { OptimizeJobRequest, type OptimizeRecord } from '../../schemas/optimize.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, TrainRequest } from '../../schemas/training.ts';
 import { rsiStrategy } from '../helpers/indicator-strategy.ts';
@@ -43,7 +43,7 @@ describe('optimising indicators.rsi_period', () => {
     runtime = await StrategyRuntime.start({ log, size: 2, perUser: 2 });
     const [jobs, chunks, counters] = await Promise.all([openBucket(market.bus, Buckets.optimize), openBucket(market.bus, Buckets.optimizeTrials), openBucket(market.bus, Buckets.counters)]);
     store = new OptimizeStore(jobs, counters, chunks);
-    const request = OptimizeRequest.parse({
+    const request = OptimizeJobRequest.parse({
       code: CODE,
       symbol: 'EURUSD',
       timeframe: '15min',
@@ -104,7 +104,7 @@ describe('optimising indicators.rsi_period', () => {
 
   it('refuses a period the code does not read, saying how to make it tunable', async () => {
     const plain = StrategyConfig.parse(await runtime.config(strategyCode()));
-    const request = OptimizeRequest.parse({ code: strategyCode(), parameters: { 'indicators.rsi_period': { type: 'int', low: 7, high: 21 } } });
+    const request = OptimizeJobRequest.parse({ code: strategyCode(), parameters: { 'indicators.rsi_period': { type: 'int', low: 7, high: 21 } } });
     assert.throws(
       () => checkSearchSpace(request, { config: plain, indicators: INDICATOR_RULES }),
       (err: unknown) => err instanceof UnprocessableError && /indicators.rsi_period: the strategy does not read it .*strategy_config\(\)\["indicators"\]\["rsi_period"\]/.test(err.message),

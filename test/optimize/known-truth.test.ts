@@ -27,7 +27,7 @@ import { StrategyRuntime } from '../../src/sandbox/index.ts';
 import { configBudget, withinBudget } from '../../src/training/index.ts';
 import type { SeriesColumns } from '../../src/store/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import { OptimizeRequest, type OptimizeRecord } from '../../schemas/optimize.ts';
+import { OptimizeJobRequest, type OptimizeRecord } from '../../schemas/optimize.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 import { optimizeRecord } from '../helpers/optimize-record.ts';
@@ -159,7 +159,7 @@ describe('known truth: the optimiser’s verdict on markets whose edge we know',
   let runtime: StrategyRuntime;
   let store: OptimizeStore;
   let space: SearchSpace;
-  let request: OptimizeRequest;
+  let request: OptimizeJobRequest;
   let ids = 0;
 
   before(async () => {
@@ -167,7 +167,7 @@ describe('known truth: the optimiser’s verdict on markets whose edge we know',
     const [jobs, chunks, counters] = await Promise.all([openBucket(nats.bus, Buckets.optimize), openBucket(nats.bus, Buckets.optimizeTrials), openBucket(nats.bus, Buckets.counters)]);
     store = new OptimizeStore(jobs, counters, chunks);
     runtime = await StrategyRuntime.start({ log, size: 2, perUser: 2 });
-    request = OptimizeRequest.parse({
+    request = OptimizeJobRequest.parse({
       code: CODE,
       symbol: 'EURUSD',
       timeframe: '1h',

@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { LEASE_MS, OptimizeJobs, OptimizeStore } from '../../src/optimize/index.ts';
-import { MAX_ATTEMPTS } from '../../src/optimize/optimize-jobs.ts';
+import { MAX_ATTEMPTS, type OptimizeJobsDeps } from '../../src/optimize/optimize-jobs.ts';
+import { codeHeader } from '../../src/sandbox/code-header.ts';
+import { OptimizeRequest } from '../../schemas/optimize.ts';
+import { strategyCode } from '../helpers/strategies.ts';
 import type { ModelSaver } from '../../src/optimize/save-model.ts';
 import type { StrategyRuntime } from '../../src/sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
@@ -20,12 +23,12 @@ describe('optimisation jobs: leases, recovery and refunds', () => {
   let store: OptimizeStore;
   /** Credits given back, per user (the ledger's refund as the jobs call it). */
   const refunds: Array<{ user: number; credits: number; ref: string }> = [];
-  const jobs = () =>
+  const jobs = (bars: OptimizeJobsDeps['bars'] = { get: () => Promise.reject(new Error('no bars here')) }) =>
     new OptimizeJobs({
       store,
       // Never reached on these paths: a job given up on is not run again.
       runtime: {} as StrategyRuntime,
-      bars: { get: () => Promise.reject(new Error('no bars here')) },
+      bars,
       metering: { charge: () => Promise.resolve(0), refund: (user, credits, ref = '') => (refunds.push({ user, credits, ref }), Promise.resolve(0)) },
       indicators: [],
       saver: {} as ModelSaver,
@@ -38,6 +41,20 @@ describe('optimisation jobs: leases, recovery and refunds', () => {
     store = new OptimizeStore(j, counters, chunks);
   });
   after(() => nats.close());
+
+  it('submit: the market is the request’s, else the code header’s, else EURUSD 15min; another symbol than the header’s is 400 before the bars are read', async () => {
+    const asked: string[] = [];
+    // The bars are read for the resolved market: recorded, then refused, so nothing is charged or run.
+    const j = jobs({ get: (symbol, timeframe) => (asked.push(`${symbol} ${timeframe}`), Promise.reject(new Error('no bars here'))) });
+    const caller = { user_id: 11, username: 'market_reader', plan: 'free' as const };
+    const body = OptimizeRequest.parse({ code: strategyCode({ header: codeHeader('AUDUSD', '1h') }), parameters: { cooldown: { type: 'int', low: 0, high: 10 } } });
+    assert.equal(body.symbol, undefined, 'no default in the body: the header may name it');
+    await assert.rejects(j.submit(caller, body), /no bars here/);
+    await assert.rejects(j.submit(caller, { ...body, symbol: 'AUDUSD', timeframe: '5min' }), /no bars here/);
+    await assert.rejects(j.submit(caller, { ...body, code: strategyCode() }), /no bars here/);
+    await assert.rejects(j.submit(caller, { ...body, symbol: 'EURUSD' }), (err: Error & { status?: number }) => err.status === 400 && /generated for AUDUSD: optimise it on AUDUSD/.test(err.message));
+    assert.deepEqual(asked, ['AUDUSD 1h', 'AUDUSD 5min', 'EURUSD 15min']);
+  });
 
   it('fails a job whose process stopped on its last attempt and refunds the trials not run, once, whoever sweeps', async () => {
     const stale = Date.now() - LEASE_MS - 1_000;

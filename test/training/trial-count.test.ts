@@ -13,7 +13,7 @@ import { TrialCounter } from '../../src/training/trial-count.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import type { FromTemplateRequest } from '../../schemas/generation.ts';
 import type { JobRecord, JobStatus, ModelRecord } from '../../schemas/training.ts';
-import { TrainRequest } from '../../schemas/training.ts';
+import { TrainJobRequest } from '../../schemas/training.ts';
 import { startNats, type TestNats } from '../helpers/nats.ts';
 import { strategyConfig } from '../helpers/strategy-config.ts';
 import { modelSettings } from '../../src/training/index.ts';
@@ -30,7 +30,7 @@ const OTHER = generated('mean_reversion');
 const USER = 7;
 
 function job(id: number, status: JobStatus, code: string, over: { user?: number; timeframe?: '15min' | '1h'; symbol?: 'EURUSD' | 'GBPUSD' } = {}): JobRecord {
-  const request = TrainRequest.parse({ code, symbol: over.symbol ?? 'EURUSD', timeframe: over.timeframe ?? '15min' });
+  const request = TrainJobRequest.parse({ code, symbol: over.symbol ?? 'EURUSD', timeframe: over.timeframe ?? '15min' });
   const user = over.user ?? USER;
   return {
     job_id: id,

@@ -10,8 +10,9 @@ export function trainRoutes(app: App, { training }: { training: Training }): voi
       tags: ['training'],
       summary: 'Train and backtest strategy code (returns at once; poll the job)',
       description:
-        'Checks the code first (400 with `violations`: line, col, rule, hint for each), the symbol against the code’s ' +
-        '`# signalforge: symbol=…` header (400), and the bars between the dates (400 when fewer than 300 or more than ' +
+        'Takes the market from the body, else from the code’s `# signalforge: symbol=… timeframe=…` header line, else ' +
+        'EURUSD 15min (the answer’s `market` says which); a body symbol other than the header’s is 400. Checks the code ' +
+        '(400 with `violations`: line, col, rule, hint for each) and the bars between the dates (400 when fewer than 300 or more than ' +
         '400,000), then counts one training-compute run (100 per UTC day, 429 beyond) and queues the job. ' +
         'The trainer runs the look-ahead check and warm-up search, fits the model in the sandbox, exports it to ONNX and ' +
         'backtests what the ONNX model signals: train span (in-sample), test span (out-of-sample, after a purge gap of ' +
