@@ -106,6 +106,13 @@ describe('strategy generation over HTTP (offline generator)', () => {
     assert.deepEqual(filtered.understood.filters.map((f) => f.filter), ['ADX(14) above 25', 'no entries on fri (UTC)']);
     assert.deepEqual(filtered.understood.skip_days.value, ['fri']);
     assert.ok(filtered.code.includes('"skip_days": ["fri"],') && filtered.code.includes('"entry_filter": "entry_gate",'));
+    // No default that fights the words: a trailing-stop trend idea gets no fixed take profit, and the answer says what defaults were added.
+    const trail = await ask('Donchian 20 breakout, trail the stop by 2 ATR');
+    assert.deepEqual(trail.understood.take_profit, { value: null, from: 'description', phrase: 'trail the stop by 2 atr' });
+    assert.ok(trail.code.includes('"take_profit": None,'));
+    assert.ok(trail.understood.remarks.some((r) => r.startsWith('no fixed take profit: ')), JSON.stringify(trail.understood.remarks));
+    assert.ok(!trail.understood.defaults.some((d) => d.startsWith('take_profit')), JSON.stringify(trail.understood.defaults));
+    assert.ok(filtered.understood.defaults.some((d) => d.startsWith('take_profit: 1.5 x the stop')), JSON.stringify(filtered.understood.defaults));
   });
 
   it('writes offline (1 credit, no cap counted) when an ai_model is asked for but Claude is not configured', async () => {
