@@ -9,6 +9,7 @@ import { OptimizeJobView, OptimizeStart } from '../../schemas/optimize.ts';
 import { ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../src/optimize/index.ts';
 import { startFixedMarketService } from '../helpers/fixed-market.ts';
 import type { TestService } from '../helpers/service.ts';
+import { codeHeader } from '../../src/sandbox/code-header.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { waitForJob } from '../helpers/training.ts';
 
@@ -73,6 +74,7 @@ describe('optimisation over HTTP', () => {
     assert.equal(start.trials_planned, grid);
     assert.equal(start.credits_charged, grid * ENGINE_TRIAL_CREDITS);
     assert.equal(start.objective.metric, 'ret');
+    assert.deepEqual(start.market, { symbol: 'EURUSD', timeframe: '15min', symbol_from: 'request', timeframe_from: 'request' });
     assert.equal(await balance(sf, key), before - grid * ENGINE_TRIAL_CREDITS);
 
     done = await waitForEnd(sf, key, start.optimize_id);
@@ -151,7 +153,7 @@ describe('optimisation over HTTP', () => {
     assert.equal(view.chosen_trial, done.chosen_trial);
   });
 
-  it('422s: an empty space, a 10^12 grid with its size and the maximum, an unknown parameter named, an unparseable objective listing the metrics; none charges', async () => {
+  it('422s: an empty space, a 10^12 grid with its size and the maximum, an unknown parameter named, an unparseable objective listing the metrics, 400 for a symbol other than the code header’s; none charges', async () => {
     const before = await balance(sf, key);
     const post = (body: Record<string, unknown>) => sf.api('POST', '/api/v1/optimize', { key, body: { code: CODE, ...SPAN, walk_forward: WF, ...body } });
 
@@ -175,6 +177,11 @@ describe('optimisation over HTTP', () => {
     assert.equal(indicator.status, 422, indicator.text);
     assert.match(indicator.body.error, /indicators\.rsi_period/);
 
+    // A symbol other than the code header's: 400 naming both.
+    const market = await post({ code: `${codeHeader('GBPUSD', '15min')}\n${CODE}`, parameters: ENGINE_SPACE });
+    assert.equal(market.status, 400, market.text);
+    assert.match(market.body.error, /symbol EURUSD does not match the code, which was generated for GBPUSD: optimise it on GBPUSD/);
+
     const objective = await post({ parameters: ENGINE_SPACE, optimization: 'make me rich quickly' });
     assert.equal(objective.status, 422, objective.text);
     for (const metric of ['pf', 'sharpe', 'ret', 'mdd']) assert.match(objective.body.error, new RegExp(`\\b${metric}\\b`));
@@ -196,11 +203,13 @@ describe('optimisation over HTTP', () => {
     const canceller = (await sf.mintKey('optimiser_three')).api_key;
     const before = await balance(sf, canceller);
     const trials = 40;
+    // The body names no market: the code's header line does.
     const res = await sf.api('POST', '/api/v1/optimize', {
       key: canceller,
-      body: { code: CODE, ...SPAN, parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } }, method: 'tpe', trials, walk_forward: WF },
+      body: { code: `${codeHeader('EURUSD', '15min')}\n${CODE}`, start_date: SPAN.start_date, end_date: SPAN.end_date, parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } }, method: 'tpe', trials, walk_forward: WF },
     });
     assert.equal(res.status, 200, res.text);
+    assert.deepEqual(OptimizeStart.parse(res.body).market, { symbol: 'EURUSD', timeframe: '15min', symbol_from: 'code header', timeframe_from: 'code header' });
     const id = res.body.optimize_id as number;
     assert.equal(await balance(sf, canceller), before - trials * ENGINE_TRIAL_CREDITS);
     // One optimisation at a time on the free plan: a second is 429 and charges nothing.
