@@ -76,6 +76,10 @@ export function defineIndicator<K extends string>(def: IndicatorDef<K>): Indicat
       for (const col of out) col.fill(NaN, 0, Math.min(w, col.length));
       return out;
     },
+    pandasExprs(params) {
+      const code = def.pandas(params as unknown as Record<K, number>);
+      return { setup: [...(code.setup ?? [])], exprs: [...code.exprs] };
+    },
     pandas(params) {
       const values = resolve(params);
       const names = columns(params);

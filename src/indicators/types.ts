@@ -53,4 +53,10 @@ export interface Indicator {
   compute(ohlc: Ohlc, params: IndicatorParams): Float64Array[];
   /** Statements adding this indicator's columns to `df`. */
   pandas(params: IndicatorParams): string;
+  /**
+   * The pandas with each parameter a Python expression (a variable the strategy read from
+   * strategy_config()["indicators"]): its setup lines and one unmasked expression per column. Only
+   * for indicators whose code interpolates its parameters without computing with them.
+   */
+  pandasExprs(params: Readonly<Record<string, string>>): { setup: string[]; exprs: string[] };
 }

@@ -170,7 +170,8 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const direction = implied ?? stated;
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
   const roles = roleColumns(conditions, direction.value, instances, remarks, approximations);
-  const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles);
+  // The trend filter's column is named in strategy_config(): its instance keeps the values written in the code.
+  const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles, trendColumn ? [trendColumn] : []);
   const cooldown = pick('cooldown', 'position', [...structured(pr.cooldown), ...candidates(fields, (f) => f.rules.cooldown)], { value: 0, from: 'default' }, (v) => `${v} bars`, remarks);
   const maxPositions = pick('max positions', 'position', [...structured(pr.max_pos), ...candidates(fields, (f) => f.rules.maxPositions)], { value: 1, from: 'default' }, String, remarks);
   const onOpposite = pick<OnOpposite>('on opposite signal', 'position', [...structured(pr.on_opposite), ...candidates(fields, (f) => f.rules.onOpposite)], { value: 'close_only', from: 'default' }, String, remarks);
@@ -229,6 +230,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     ...(intent.exitLong ? { exit_long: intent.exitLong } : {}),
     ...(intent.exitShort ? { exit_short: intent.exitShort } : {}),
     ...(trailingStop.value ? { trailing_stop: trailingStop.value.config } : {}),
+    ...(plan.indicators ? { indicators: plan.indicators } : {}),
   });
   return { ...intent, config };
 }

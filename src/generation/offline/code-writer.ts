@@ -19,7 +19,7 @@ const CONFIG_KEYS = [
   'on_opposite', 'session_filter', 'min_atr', 'trend_filter', 'target_horizon', 'objective', 'notes', 'title',
 ] as const;
 /** Optional keys, written only when set (code without them stays as it was). */
-const OPTIONAL_KEYS = ['skip_days', 'entry_filter', 'exit_long', 'exit_short', 'trailing_stop'] as const;
+const OPTIONAL_KEYS = ['skip_days', 'entry_filter', 'exit_long', 'exit_short', 'trailing_stop', 'indicators'] as const;
 
 /** A value as a Python literal: ASCII-only strings, True/False/None, dicts and lists. */
 export function pyLiteral(v: unknown): string {

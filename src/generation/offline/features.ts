@@ -7,7 +7,7 @@
  * code is written, so the intent lists exactly the columns the code adds.
  */
 import { INDICATORS } from '../../indicators/index.ts';
-import { GEN, genPandas, isRegistry } from './gen-indicators.ts';
+import { GEN, genPandas, isRegistry, tunablePandas, TUNABLE, type Tunable } from './gen-indicators.ts';
 import { formatParamValue } from '../../indicators/index.ts';
 import type { Condition, Instance, LevelUnit, Operand, RoleColumns } from './intent.ts';
 import { EXTRAS } from './trader-indicators.ts';
@@ -24,6 +24,11 @@ export interface FeaturePlan {
   indicatorNames: string[];
   blocks: FeatureBlock[];
   names: string[];
+  /**
+   * strategy_config()["indicators"]: the values of the indicators whose periods the code reads from
+   * it (one instance per tunable kind), so POST /optimize can tune them; null when none.
+   */
+  indicators: Record<string, number> | null;
 }
 
 export const columnOf = (inst: Instance, output: number): string => GEN[inst.name].columns(inst.params)[output]!;
@@ -269,8 +274,61 @@ function roleBlock(roles: RoleColumns): FeatureBlock {
   return block;
 }
 
-/** Every feature, in the order the code adds them; duplicate names are written once. */
-export function planFeatures(instances: readonly Instance[], conditions: readonly Condition[], pip = 0.0001, roles: RoleColumns = { gate: [], exitLong: [], exitShort: [] }): FeaturePlan {
+/**
+ * The instances whose parameters the code reads from strategy_config()["indicators"]: the first of
+ * each tunable kind (the Indicators object has one key per parameter), except one whose column
+ * strategy_config() names (trend_filter: a literal name that must not move with the period).
+ */
+function tunables(instances: readonly Instance[], literal: readonly string[]): Tunable[] {
+  const out: Tunable[] = [];
+  for (const inst of instances) {
+    if (!TUNABLE.has(inst.name) || out.some((t) => t.name === inst.name)) continue;
+    if (GEN[inst.name].columns(inst.params).some((c) => literal.includes(c))) continue;
+    out.push({ name: inst.name as Tunable['name'], params: inst.params });
+  }
+  return out;
+}
+
+/**
+ * Column names that follow a tunable instance's parameters: each literal name (at the code's own
+ * values) and its f-string body, `rsi_14` → `rsi_{_p_rsi_period}`; the ATR's NATR companion too.
+ */
+function nameTokens(list: readonly Tunable[]): Array<[string, string]> {
+  const tokens: Array<[string, string]> = [];
+  for (const t of list) {
+    const info = INDICATORS[t.name].info;
+    const literal = INDICATORS[t.name].columns(t.params);
+    info.columns.patterns.forEach((pattern, i) => tokens.push([literal[i]!, pattern.replace(/\{(\w+)\}/g, (_, k: string) => `{_p_${t.name}_${k}}`)]));
+    if (t.name === 'atr') tokens.push([`natr_${t.params.period}`, `natr_{_p_atr_period}`]);
+  }
+  return tokens.sort((a, b) => b[0].length - a[0].length);
+}
+
+/** Every quoted column name holding a tunable token becomes an f-string computed from the values read. */
+function followValues(lines: readonly string[], tokens: ReadonlyArray<[string, string]>): string[] {
+  if (!tokens.length) return [...lines];
+  const body = new Map(tokens);
+  const token = new RegExp(`(?<![a-z0-9])(${tokens.map(([t]) => t).join('|')})(?![a-z0-9])`, 'g');
+  return lines.map((line) =>
+    line.replace(/'([a-z][a-z0-9_]*)'/g, (quoted, name: string) => {
+      token.lastIndex = 0;
+      if (!token.test(name)) return quoted;
+      return `f'${name.replace(token, (t) => body.get(t)!)}'`;
+    }),
+  );
+}
+
+/**
+ * Every feature, in the order the code adds them; duplicate names are written once. `literal`:
+ * column names strategy_config() refers to (they keep their instance's values written in the code).
+ */
+export function planFeatures(
+  instances: readonly Instance[],
+  conditions: readonly Condition[],
+  pip = 0.0001,
+  roles: RoleColumns = { gate: [], exitLong: [], exitShort: [] },
+  literal: readonly string[] = [],
+): FeaturePlan {
   const list = instances.map((i) => ({ name: i.name, params: i.params }));
   const indicatorNames = list.flatMap((i) => GEN[i.name].columns(i.params));
   const seen = new Set<string>(indicatorNames);
@@ -305,10 +363,15 @@ export function planFeatures(instances: readonly Instance[], conditions: readonl
   const price = { ...PRICE_ACTION, lines: [...PRICE_ACTION.lines], names: [...PRICE_ACTION.names] };
   const keep = price.names.map((n) => !seen.has(n));
   blocks.push({ comment: price.comment, lines: price.lines.filter((_, i) => keep[i]), names: price.names.filter((_, i) => keep[i]) });
+  const tuned = tunables(instances, literal);
+  const tokens = nameTokens(tuned);
+  const isTuned = (i: { name: string; params: Record<string, number> }) => tuned.some((t) => t.name === i.name && t.params === i.params);
+  const code = list.length ? [tunablePandas(tuned), ...list.map((i) => (isTuned(i) ? tunablePandas.instance(i as Tunable) : genPandas([i])))].filter(Boolean).join('\n') : '';
   return {
-    indicatorCode: list.length ? genPandas(list) : '',
+    indicatorCode: followValues(code.split('\n'), tokens).join('\n'),
     indicatorNames,
-    blocks,
+    blocks: blocks.map((b) => ({ ...b, lines: followValues(b.lines, tokens) })),
     names: [...indicatorNames, ...blocks.flatMap((b) => b.names)],
+    indicators: tuned.length ? Object.fromEntries(tuned.flatMap((t) => INDICATORS[t.name].info.params.map((p) => [p.key, t.params[p.name] ?? p.default]))) : null,
   };
 }

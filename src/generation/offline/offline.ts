@@ -19,7 +19,8 @@ export interface OfflineGeneration {
 /** Writes strategy code for the request. Symbol and timeframe default to EURUSD and 15min when absent. */
 export function generateOffline(request: GenerateRequest): OfflineGeneration {
   const intent = buildIntent(request);
-  const plan = planFeatures(intent.instances, intent.conditions.map((c) => c.condition), marketFacts(intent.symbol, intent.timeframe).pip, intent.roles);
+  const trend = intent.config.trend_filter;
+  const plan = planFeatures(intent.instances, intent.conditions.map((c) => c.condition), marketFacts(intent.symbol, intent.timeframe).pip, intent.roles, trend ? [trend] : []);
   return { code: writeCode(request, intent, plan), intent };
 }
 

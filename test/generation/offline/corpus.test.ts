@@ -50,7 +50,9 @@ describe('offline generator: the prompt corpus', () => {
       if (!checkStrategyConfig(intent.config).ok) problems.push('checkStrategyConfig refused the config');
       if (intent.config.title.length > 60) problems.push(`title of ${intent.config.title.length} characters`);
       for (const line of [intent.config.objective, intent.config.notes, intent.config.title]) if (/[\r\n]/.test(line)) problems.push('a multi-line string');
-      const written = [...code.matchAll(/^ {4}df\['([^']+)'\] = /gm)].map((m) => m[1]!);
+      // A column of an indicator whose periods the code reads from strategy_config()["indicators"] is named from them (an f-string).
+      const values = (intent.config.indicators ?? {}) as Record<string, number>;
+      const written = [...code.matchAll(/^ {4}df\[f?'([^']+)'\] = /gm)].map((m) => m[1]!.replace(/\{_p_(\w+)\}/g, (_, key: string) => String(values[key])));
       if (JSON.stringify([...new Set(written)]) !== JSON.stringify(intent.features)) problems.push(`columns ${written.join(',')} != intent ${intent.features.join(',')}`);
       const check = await checkStrategyCode(code);
       if (!check.ok) problems.push(`static check: ${JSON.stringify(check.violations)}`);

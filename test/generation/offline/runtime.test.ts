@@ -57,4 +57,19 @@ describe('offline generator: sampled strategies run in the sandbox', { concurren
       assert.ok(trained.probaUp.every((p) => p >= 0 && p <= 1));
     });
   }
+
+  it('a generated strategy reads its periods from strategy_config()["indicators"]: other values give the columns, names and values of code written with them', async () => {
+    const gen = (text: string) => generateOffline({ description: text, symbol: 'EURUSD', timeframe: '15min' } as never);
+    const own = gen('buy when RSI 14 is below 30 and EMA 12 crosses above EMA 26, MACD histogram above 0');
+    assert.deepEqual(own.intent.config.indicators, { ema_period: 12, rsi_period: 14, macd_fast: 12, macd_slow: 26, macd_signal: 9 });
+    const written = gen('buy when RSI 21 is below 30 and EMA 30 crosses above EMA 26, MACD(8,21,5) histogram above 0');
+    const bars = loadBars('EURUSD', '15min', 3000);
+    const tuned = await runtime.features(own.code, bars, { timeoutMs: 60_000 }, { rsi_period: 21, ema_period: 30, macd_fast: 8, macd_slow: 21, macd_signal: 5 });
+    const literal = await runtime.features(written.code, bars, { timeoutMs: 60_000 });
+    assert.ok(tuned.columns.includes('rsi_21_lt_30') && tuned.columns.includes('ema_30_xup_ema_26') && tuned.columns.includes('macd_hist_8_21_5_pct'), tuned.columns.join(','));
+    assert.deepEqual([...tuned.columns].sort(), [...literal.columns].sort());
+    for (const name of literal.columns) assert.deepEqual(tuned.values[tuned.columns.indexOf(name)], literal.values[literal.columns.indexOf(name)], name);
+    const analysis = await runtime.analyze(own.code, bars, { timeoutMs: 120_000 }, { indicators: { rsi_period: 21, ema_period: 30 } });
+    assert.deepEqual(analysis.problems, []);
+  });
 });

@@ -31,7 +31,8 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.deepEqual(intent.config.session_filter, [7, 16]);
     near(intent.config.stop_loss, pipsRatio(20, 'EURUSD'), 'stop');
     assert.equal(intent.config.model_type, 'XGBClassifier');
-    assert.ok(code.includes("df['rsi_7'] = "), 'the registry snippet computes rsi_7');
+    assert.ok(code.includes("df[f'rsi_{_p_rsi_period}'] = "), 'the registry snippet computes RSI, named from its period');
+    assert.deepEqual(intent.config.indicators, { rsi_period: 7 }, 'the period the code reads from strategy_config()');
   });
 
   it('converts pips at the pair’s pip size and price (JPY pairs: 0.01)', () => {
@@ -197,7 +198,7 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.deepEqual(exit.intent.conditions.map((c) => [c.role, c.side]), [['entry', 'long'], ['exit', null]]);
     assert.equal(exit.intent.config.exit_long, 'exit_long_rule');
     assert.equal(exit.intent.config.exit_short, undefined, 'long only: nothing short to close');
-    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df['close_lt_ema_20'] != 0), 1.0, 0.0)"));
+    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df[f'close_lt_ema_{_p_ema_period}'] != 0), 1.0, 0.0)"));
     const gate = gen('buy when RSI 14 is below 30 unless ADX is above 40');
     assert.ok(gate.code.includes("df['entry_gate'] = np.where((df['adx_14_gt_40'] == 0), 1.0, 0.0)"), 'unless: entries where it does not hold');
     assert.equal(gate.intent.config.entry_filter, 'entry_gate');
