@@ -120,8 +120,10 @@ const NAMES =
   'trailing_stop (in the unit of the strategy’s own trailing_stop: a ratio, pips, or an ATR multiple), confidence_threshold (0.5–0.95), cooldown (bars), ' +
   'direction (both/long/short), max_positions (1–10), on_opposite (reverse/close_only/ignore), session_filter ([start_hour, end_hour] UTC or null), ' +
   'skip_days (lists of mon…sun). Model parameters (a retrain each): model_type, model_params.<name> (the hyperparameters strategy_config allows for ' +
-  'the model type, e.g. model_params.n_estimators, model_params.max_depth, model_params.learning_rate), indicators.<key> (an indicator period from ' +
-  'GET /api/v1/indicator-schema, e.g. indicators.rsi_period; it matters only where the strategy’s features read it)';
+  'the model type, e.g. model_params.n_estimators, model_params.max_depth, model_params.learning_rate), indicators.<key> (an indicator parameter from ' +
+  'GET /api/v1/indicator-schema, e.g. indicators.rsi_period, within its bounds there; only one the strategy reads: its strategy_config() returns it in ' +
+  '"indicators" and its feature_engineering computes with strategy_config()["indicators"]["<key>"] — offline-generated strategies do for their first ' +
+  'SMA, EMA, RSI, ATR, MACD and stochastic; another key is refused with 422)';
 
 /** The search fields of an optimisation request (POST /api/v1/optimize spreads this shape). */
 export const OptimizeSearch = z.object({

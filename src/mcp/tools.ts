@@ -92,7 +92,8 @@ export function registerTools(server: McpServer, context: ToolContext): void {
       title: 'Optimise a strategy, walk-forward',
       description:
         'Searches a strategy’s parameters (`parameters`: stop_loss, take_profit, trailing stop, confidence_threshold, ' +
-        'pos_rules such as cooldown, session and day filters, model_type and model_params.*, indicator periods) by grid, ' +
+        'pos_rules such as cooldown, session and day filters, model_type and model_params.*, indicator periods as indicators.<key> where the ' +
+        'strategy reads them from strategy_config()["indicators"], as generated strategies do) by grid, ' +
         'random or tpe search (`method`, `trials`) against `optimization` (a metric or plain language such as "maximise ' +
         'profit factor with drawdown under 10 %"), walk-forward: chosen on the in-sample folds, tested on the last one. ' +
         'Waits for the job (seconds to minutes by size; progress notifications count the trials run of those planned) and ' +

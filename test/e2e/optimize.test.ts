@@ -172,10 +172,10 @@ describe('optimisation over HTTP', () => {
     assert.equal(unknown.status, 422, unknown.text);
     assert.match(unknown.body.error, /lookback_window/);
 
-    // Indicator periods reach no fit (the code reads none from the request): refused, not charged for trials that would all fail.
+    // An indicator period this code does not read (its strategy_config() returns no "indicators"): refused, saying how to make it tunable.
     const indicator = await post({ parameters: { 'indicators.rsi_period': { type: 'int', low: 5, high: 20 } } });
     assert.equal(indicator.status, 422, indicator.text);
-    assert.match(indicator.body.error, /indicators\.rsi_period/);
+    assert.match(indicator.body.error, /indicators\.rsi_period: the strategy does not read it .*strategy_config\(\)\["indicators"\]\["rsi_period"\]/);
 
     // A symbol other than the code header's: 400 naming both.
     const market = await post({ code: `${codeHeader('GBPUSD', '15min')}\n${CODE}`, parameters: ENGINE_SPACE });

@@ -25,13 +25,17 @@ export function optimizeRoutes(app: App, deps: OptimizeRoutesDeps): void {
       description:
         'Checks the code (400 with `violations`), the span (400), the objective (`optimization`: 422 listing the metrics when it cannot be read) and the ' +
         `search space against the strategy (422: an empty space; a grid over ${MAX_GRID_SIZE.toLocaleString('en-US')} combinations, giving its size and the maximum; ` +
-        'a parameter the strategy does not have, named; indicators.* parameters, which no fit reads). Then charges by size — ' +
+        'a parameter the strategy does not have, named; an indicators.<key> its strategy_config() does not return in "indicators" — the only place its ' +
+        'feature_engineering can read a value from — with how to make it tunable; MACD ranges where fast could reach slow). Then charges by size — ' +
         `${ENGINE_TRIAL_CREDITS} credit per trial when every parameter is an engine parameter, ${MODEL_TRIAL_CREDITS} per trial when the space changes the model ` +
         `(402 when short) — and queues the job. At most ${CONCURRENT_OPTIMIZATIONS.free} optimisation at once on the free plan, ` +
         `${CONCURRENT_OPTIMIZATIONS.pro} on pro (429 with Retry-After). ` +
         'The job fits the code once with k walk-forward fold models (each fold’s bars scored by a model fitted only before them, purged and embargoed); ' +
         'engine parameters (levels, threshold, pos_rules, filters) reuse those probabilities and run only the position engine, all trials of a batch in ' +
-        'one pass; model parameters (model_type, model_params.*) fit the fold models again per variant. Trials are suggested by optuna in the sandbox ' +
+        'one pass; model parameters (model_type, model_params.*, indicators.*) fit the fold models again per variant, an indicator variant on features ' +
+        'recomputed in the sandbox with its values (the code’s own strategy_config() returns them, so its feature_engineering reads them). A saved trial’s ' +
+        'indicator values are the model’s: its config carries them and its features are computed with them at train, predict and live. ' +
+        'Trials are suggested by optuna in the sandbox ' +
         '(grid, random, tpe) and chosen on the in-sample folds (all but the last); the last fold is out-of-sample for every trial. A trial whose strategy ' +
         'fails is reported failed with its error; the others go on. Credits of trials not run (cancel, grid exhausted, the job failing) are refunded exactly. ' +
         'With `save_as` the chosen trial is saved as a model when the job is done (a train job, one training-compute run), and deployed with `deploy`.',

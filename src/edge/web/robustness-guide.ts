@@ -57,7 +57,8 @@ const GUIDES: readonly GuideSource[] = [
     needs: ['POST /api/v1/optimize', 'GET /api/v1/optimize/{optimize_id}'],
     text:
       'POST /api/v1/optimize searches a strategy’s parameters (stops, targets, trailing stop, confidence threshold, pos_rules, ' +
-      'session and day filters, model class and hyperparameters, indicator periods) by grid, random or TPE search against ' +
+      'session and day filters, model class and hyperparameters, indicator periods — indicators.<key>, for a strategy whose feature_engineering reads ' +
+      'them from strategy_config()["indicators"], as generated strategies do) by grid, random or TPE search against ' +
       'an objective (a metric name or plain language such as "maximise profit factor with drawdown under 10 %", parsed and ' +
       'echoed back), walk-forward: chosen in-sample, tested on the next out-of-sample window. Poll GET /api/v1/optimize/{optimize_id}, ' +
       'follow GET /api/v1/optimize/{optimize_id}/stream (SSE), cancel with DELETE /api/v1/optimize/{optimize_id} (the trials ' +
