@@ -1,0 +1,54 @@
+/**
+ * /predict of a model whose RSI period was optimised (its config's indicators.rsi_period 21, the
+ * code's own 14): the features are computed with the model's 21, so /predict over the post-cutoff
+ * span trades exactly as the pipeline's post-cutoff backtest did. Real bars, NATS and sandbox.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openBucket } from '../../src/bus/index.ts';
+import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
+import { JobStore, ModelStore, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { rsiStrategy } from '../helpers/indicator-strategy.ts';
+import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
+
+const CODE = rsiStrategy(14);
+
+describe('/predict of a model trained with an optimised indicator period', () => {
+  let market: RealMarket;
+  let runtime: StrategyRuntime;
+  let outcome: TrainOutcome;
+
+  before(async () => {
+    market = await openRealMarket(50_000);
+    runtime = await StrategyRuntime.start({ log, size: 2 });
+    const job = { ...trainJob({ code: CODE, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Rsi21' }), overrides: { model: { indicators: { rsi_period: 21 } } } };
+    outcome = await trainPipeline({ runtime, bars: market.cache })(job, async () => undefined);
+  });
+  after(async () => {
+    await runtime?.stop();
+    await market?.close();
+  });
+
+  it('computes the features with the model’s stored indicator values: its trades are the post-cutoff backtest’s', async () => {
+    const { bus } = market;
+    const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
+    const { record, results, onnx } = outcome;
+    assert.deepEqual(record.config.indicators, { rsi_period: 21 });
+    await models.save(record, { onnx, code: CODE, results });
+    const unused = () => Promise.reject(new Error('not used by predict'));
+    const training = new Training({
+      jobs: new JobStore(await openBucket(bus, Buckets.jobs), await openBucket(bus, Buckets.counters)),
+      models,
+      queue: await TrainQueue.open(bus, { ackWaitMs: 30_000 }),
+      metering: { useCap: unused, releaseCap: unused },
+      bars: market.cache,
+      runtime,
+      log,
+    });
+    const predicted = await training.predict(record.user_id, { model_name: 'Rsi21' });
+    const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];
+    assert.ok(results.pred_trade_log.length >= 3, `enough trades to compare (${results.pred_trade_log.length})`);
+    assert.deepEqual(predicted.trades.map(view), results.pred_trade_log.map(view));
+  });
+});
