@@ -26,7 +26,9 @@ export function scoreCase(c: IntentCase): CaseResult {
   if (e.symbol) check(`symbol ${e.symbol} (got ${request.symbol})`, request.symbol === e.symbol && code.includes(`symbol=${e.symbol}`));
   if (e.timeframe) check(`timeframe ${e.timeframe} (got ${request.timeframe})`, request.timeframe === e.timeframe);
   if (e.direction) check(`direction ${e.direction} (got ${cfg.direction})`, cfg.direction === e.direction && understood.direction.value === e.direction);
-  for (const col of e.columns ?? []) check(`column ${col}`, intent.features.includes(col) && code.includes(`df['${col}'] = `));
+  // A tunable indicator's columns are f-strings named from the values read (`df[f'rsi_{_p_rsi_period}']`): read with the config's values.
+  const written = code.replace(/df\[f'([^']*)'\]/g, (_, name: string) => `df['${name.replace(/\{_p_(\w+)\}/g, (_m, key: string) => String(cfg.indicators?.[key]))}']`);
+  for (const col of e.columns ?? []) check(`column ${col}`, intent.features.includes(col) && written.includes(`df['${col}'] = `));
   for (const col of e.absent ?? []) check(`no column ${col}`, !intent.features.includes(col));
   if (e.session !== undefined) check(`session ${JSON.stringify(e.session)} (got ${JSON.stringify(cfg.session_filter)})`, JSON.stringify(cfg.session_filter) === JSON.stringify(e.session));
   if (e.skipDays) check(`skip_days ${e.skipDays} (got ${cfg.skip_days})`, JSON.stringify(cfg.skip_days ?? []) === JSON.stringify(e.skipDays));
