@@ -102,6 +102,14 @@ export class OptimizeStore {
     return chunks.flatMap((c) => c?.value.trials ?? []).sort((a, b) => a.trial - b.trial);
   }
 
+  /** The job's highest-numbered trial recorded so far (one chunk read: a progress event's, not the whole list). */
+  async lastTrial(userId: number, id: number): Promise<OptimizeTrial | null> {
+    const keys = await this.chunks.keys(`${key(userId, id)}.*`);
+    const chunkOf = (k: string) => Number(k.slice(k.lastIndexOf('.') + 1));
+    const last = keys.reduce<string | null>((best, k) => (best === null || chunkOf(k) > chunkOf(best) ? k : best), null);
+    return last === null ? null : ((await this.chunks.get(last))?.value.trials.at(-1) ?? null);
+  }
+
   /** Calls `onJob` with every job now and after each change of any, until `stop` (the runners' queue). */
   async watchAll(onJob: (job: OptimizeRecord) => void): Promise<{ stop(): void }> {
     return this.jobs.watch((_key, value) => {

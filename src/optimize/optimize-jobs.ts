@@ -244,7 +244,7 @@ export class OptimizeJobs {
       const changed = job.trials_run !== lastRun;
       lastRun = job.trials_run;
       void (async () => {
-        const last = changed && job.trials_run > 0 ? ((await this.deps.store.trials(userId, id)).at(-1) ?? null) : null;
+        const last = changed && job.trials_run > 0 ? (await this.deps.store.lastTrial(userId, id)) : null;
         onProgress(progressOf(job, last));
         // Ended is not yet final: the runner refunds the trials not run just after (the next change).
         if (isSettled(job) && !finished) {

@@ -55,6 +55,17 @@ describe('optimisation job store', () => {
     assert.deepEqual(await store.trials(12, id), [], 'another user reads none');
   });
 
+  it('reads the highest-numbered trial from its chunk alone, chunk 10 after chunk 9', async () => {
+    const id = await store.nextId();
+    await store.create(optimizeRecord({ optimize_id: id, user_id: 11 }));
+    assert.equal(await store.lastTrial(11, id), null, 'none before the first trial');
+    await store.putTrials(11, id, [trial(9 * TRIALS_PER_CHUNK + 5), trial(2)]);
+    assert.equal((await store.lastTrial(11, id))!.trial, 9 * TRIALS_PER_CHUNK + 5);
+    await store.putTrials(11, id, [trial(10 * TRIALS_PER_CHUNK)]);
+    assert.equal((await store.lastTrial(11, id))!.trial, 10 * TRIALS_PER_CHUNK);
+    assert.equal(await store.lastTrial(12, id), null, 'another user reads none');
+  });
+
   it('counts queued and running jobs as active', () => {
     assert.deepEqual((['queued', 'running', 'done', 'failed', 'cancelled'] as const).map((status) => isActive({ status })), [true, true, false, false, false]);
   });
