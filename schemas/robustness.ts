@@ -39,7 +39,7 @@ export const WalkForward = z
       .nullable()
       .optional()
       .describe(
-        'Trees of each fold model when the model is a forest (RandomForest/ExtraTrees): a fifth of the main forest’s, at least 30 — the mean of fewer of the same iid trees, an unbiased but noisier p(up), at a fifth of the cost; null: the fold models have the main model’s parameters',
+        'Trees of each fold model when the model is a forest (RandomForest/ExtraTrees): an eighth of the main forest’s, at least 30 — the mean of fewer of the same iid trees, an unbiased but noisier p(up), at an eighth of the cost; null: the fold models have the main model’s parameters',
       ),
     profitable: z.number().int().min(0).describe('Folds whose test return is > 0'),
     efficiency: z

@@ -5,7 +5,7 @@
  * (the intrabar resolver's bars) aggregated to 15-minute bars (~24,800), a constant 0.6-pip spread.
  *
  * The same job twice, alternately: as POST /train runs it (5 rolling walk-forward fold models fitted
- * with the main one — forests of a fifth of the trees, trainer.py FOLD_TREES_DIVISOR — exported to
+ * with the main one — forests of an eighth of the trees, trainer.py FOLD_TREES_DIVISOR — exported to
  * ONNX, checked and scored on the trusted side like the main model, their backtests, the report),
  * and without the folds (the runtime asked for no fold models). The job without folds and report is the second's wall time less its report
  * (TrainOutcome.reportMs, the random-entry baseline and the Monte Carlo). Added = with − without,

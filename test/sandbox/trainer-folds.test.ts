@@ -166,21 +166,21 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
     await assert.rejects(runtime.train(LOGISTIC, bars, { foldsOnly: true }), (err: unknown) => err instanceof StrategyJobError && /folds_only needs folds/.test(err.message));
   });
 
-  it('fold forests grow a fifth of the main forest’s trees, at least 30 and at most all (fold_trees); other models keep their params', async () => {
+  it('fold forests grow an eighth of the main forest’s trees, at least 30 and at most all (fold_trees); other models keep their params', async () => {
     const folds = { k: 2, scheme: 'rolling' as const, embargo: 0 };
-    const [t200, t150, t30, t20, logistic] = await Promise.all([
-      runtime.train(forest(200), bars, { folds, foldsOnly: true }),
+    const [t400, t150, t30, t20, logistic] = await Promise.all([
+      runtime.train(forest(400), bars, { folds, foldsOnly: true }),
       runtime.train(forest(150), bars, { folds, foldsOnly: true }),
       runtime.train(forest(30), bars, { folds, foldsOnly: true }),
       runtime.train(forest(20), bars, { folds, foldsOnly: true }),
       runtime.train(LOGISTIC, bars, { folds, foldsOnly: true }),
     ]);
-    assert.deepEqual([t200.foldTrees, t150.foldTrees, t30.foldTrees, t20.foldTrees, logistic.foldTrees], [40, 30, 30, 20, null]);
+    assert.deepEqual([t400.foldTrees, t150.foldTrees, t30.foldTrees, t20.foldTrees, logistic.foldTrees], [50, 30, 30, 20, null]);
     // 150 trees and 30 trees: the same 30-tree fold forests, byte for byte.
     t150.folds.forEach((f, i) => assert.deepEqual(f.onnx, t30.folds[i]!.onnx));
     // The ExtraTrees forest too.
     const extra = await runtime.train(strategy('ExtraTreesClassifier', "{'n_estimators': 300, 'max_depth': 4}"), bars, { folds, foldsOnly: true });
-    assert.equal(extra.foldTrees, 60);
+    assert.equal(extra.foldTrees, 37);
   });
 
   it('hands back fold models, not probabilities: code that forges predict_proba in the sandbox leaves them as they are', async () => {

@@ -83,14 +83,15 @@ MAX_FOLDS = 10
 THREADS = max(1, min(4, len(os.sched_getaffinity(0))))
 FORESTS = (sklearn.ensemble.RandomForestClassifier, sklearn.ensemble.ExtraTreesClassifier)
 FOREST_TYPES = tuple(f.__name__ for f in FORESTS)
-# A fold forest grows a fifth of the main forest's trees, at least FOLD_MIN_TREES: a forest's p(up)
-# is the mean of iid trees, so fewer trees are an unbiased, noisier estimate of the same model's, at a
-# fifth of the fit and export (issue 34: k fold fits must add at most ~20 % to a train job). With
+# A fold forest grows an eighth of the main forest's trees, at least FOLD_MIN_TREES: a forest's p(up)
+# is the mean of iid trees, so fewer trees are an unbiased, noisier estimate of the same model's, at an
+# eighth of the fit and export (issue 34: k fold fits must add at most ~20 % to a train job; a fifth
+# added 30-34 % on RandomForest(200), a year of 15-min bars). With
 # random_state fixed, sklearn draws the tree seeds in order, so a fold forest of n trees is the first
 # n trees of the forest the full params grow. FOLD_MIN_TREES: from 30 trees on, fewer than 1 test bar
 # in 1000 gets the opposite side from the 200-tree forest's and ~80 % of its entries are kept (25: 0.23 %
 # and 77 %; 10: 1.1 % and 72 %; test/bench/fold-forest-size.py, real EURUSD 15-min 2015-16, 10 folds).
-FOLD_TREES_DIVISOR = 5
+FOLD_TREES_DIVISOR = 8
 FOLD_MIN_TREES = 30
 SKLEARN_FOREST_TREES = 100  # sklearn's default n_estimators, when model_params omit it
 
@@ -311,7 +312,7 @@ def _apply_overrides(config, overrides):
 
 
 def fold_trees(n_estimators):
-    """Trees of a fold forest for a main forest of n_estimators: a fifth, at least FOLD_MIN_TREES, at most all."""
+    """Trees of a fold forest for a main forest of n_estimators: an eighth, at least FOLD_MIN_TREES, at most all."""
     return min(n_estimators, max(FOLD_MIN_TREES, n_estimators // FOLD_TREES_DIVISOR))
 
 
