@@ -10,12 +10,7 @@ import type { FeatureRows } from './feature-rows.ts';
 import { ModelRejectedError } from './model-check/index.ts';
 
 /** A fold model scored: its bars, and p(up) per bar of the job (NaN outside the bars scored). */
-export interface ScoredFold {
-  index: number;
-  train: { from: number; to: number };
-  test: { from: number; to: number };
-  pUp: Float32Array;
-}
+export type ScoredFold = Omit<TrainedFold, 'onnx'> & { pUp: Float32Array };
 
 export interface FoldScoring {
   /** Whose models: the scoring processes are shared fairly between owners. */

@@ -2,6 +2,8 @@
  * A strategy whose feature_engineering reads its RSI period from strategy_config()["indicators"]
  * (what makes indicators.rsi_period tunable), its column named without the period.
  */
+import type { JobRecord } from '../../schemas/training.ts';
+import { trainJob } from './real-market.ts';
 import { strategyCode } from './strategies.ts';
 
 export function rsiStrategy(period = 14): string {
@@ -20,4 +22,10 @@ export function rsiStrategy(period = 14): string {
       ].join('\n'),
     )
     .replace('        "target_horizon":', `        "indicators": {"rsi_period": ${period}},\n        "target_horizon":`);
+}
+
+/** A train job of rsiStrategy(14) on real 15-min EURUSD (early 2017) as an optimisation's saved trial with rsi_period 21 runs it. */
+export function tunedRsiJob(modelName?: string): JobRecord {
+  const request = { code: rsiStrategy(14), timeframe: '15min' as const, start_date: '2017-01-02', end_date: '2017-02-10', ...(modelName ? { model_name: modelName } : {}) };
+  return { ...trainJob(request), overrides: { model: { indicators: { rsi_period: 21 } } } };
 }

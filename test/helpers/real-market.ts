@@ -12,7 +12,8 @@ import { BarCache } from '../../src/market/index.ts';
 import { BarsRepo, openClickHouse, type ClickHouseClient } from '../../src/store/index.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
-import { TrainJobRequest, type JobRecord, type TrainRequest } from '../../schemas/training.ts';
+import type { DeploymentRecord } from '../../schemas/live.ts';
+import { TrainJobRequest, type JobRecord, type ModelRecord, type TrainRequest } from '../../schemas/training.ts';
 import { log, startNats } from './nats.ts';
 import { loadBars } from './strategy-bars.ts';
 
@@ -100,5 +101,14 @@ export function trainJob(request: Partial<TrainRequest> & Pick<TrainRequest, 'co
     stage: null,
     attempts: 1,
     cap_counted_at: Date.UTC(2017, 8, 1),
+  };
+}
+
+/** The SSE-only deployment of a trained model that the replay (live = backtest) tests run an actor for. */
+export function replayDeployment(record: ModelRecord, deploymentId: string): DeploymentRecord {
+  return {
+    deployment_id: deploymentId, user_id: record.user_id, username: record.username, model_name: record.model_name, stem: record.stem,
+    symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
+    created_at: 0,
   };
 }

@@ -11,9 +11,9 @@ import { ReplayClock } from '../../src/kernel/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
-import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import type { BarPrediction, SignalEvent } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
+import { log, openRealMarket, trainJob, replayDeployment, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
@@ -56,11 +56,7 @@ for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop'
     const ts = series.columns().ts;
     const from = series.lowerBound(Date.parse(post.from));
     const to = series.lowerBound(Date.parse(post.to) + 1);
-    const deployment: DeploymentRecord = {
-      deployment_id: 'dep_parity', user_id: record.user_id, username: record.username, model_name: record.model_name, stem: record.stem,
-      symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
-      created_at: 0,
-    };
+    const deployment = replayDeployment(record, 'dep_parity');
     const clock = new ReplayClock(ts[from - 1]! + QUARTER);
     const features = new FeatureSources(runtime, 1, log);
     const events: SignalEvent[] = [];
@@ -139,12 +135,8 @@ for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop'
     const series = await market.cache.get('EURUSD', '15min');
     const ts = series.columns().ts;
     const k = series.lowerBound(Date.parse(outcome.results.spans.post_cutoff!.from)) + 10;
-    const deployment: DeploymentRecord = {
-      deployment_id: 'dep_late_start', user_id: record.user_id, username: record.username, model_name: record.model_name, stem: record.stem,
-      symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
-      // Made just after bar k closed; its actor starts after bar k + 3 closed.
-      created_at: ts[k]! + QUARTER + 1_000,
-    };
+    // Made just after bar k closed; its actor starts after bar k + 3 closed.
+    const deployment = { ...replayDeployment(record, 'dep_late_start'), created_at: ts[k]! + QUARTER + 1_000 };
     const features = new FeatureSources(runtime, 1, log);
     const actor = new ModelActor({
       deployment, model: record, onnx, features: features.acquire(record.user_id, code), bars: market.cache, state,

@@ -14,10 +14,10 @@ import { ReplayClock } from '../../src/kernel/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
-import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
+import type { SignalEvent } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import { rsiStrategy } from '../helpers/indicator-strategy.ts';
-import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
+import { rsiStrategy, tunedRsiJob } from '../helpers/indicator-strategy.ts';
+import { log, openRealMarket, replayDeployment, type RealMarket } from '../helpers/real-market.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
 const CODE = rsiStrategy(14);
@@ -30,7 +30,7 @@ describe('live = backtest for a model trained with an optimised RSI period', () 
   before(async () => {
     market = await openRealMarket(50_000);
     runtime = await StrategyRuntime.start({ log, size: 2 });
-    const job = { ...trainJob({ code: CODE, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' }), overrides: { model: { indicators: { rsi_period: 21 } } } };
+    const job = tunedRsiJob();
     outcome = await trainPipeline({ runtime, bars: market.cache })(job, async () => undefined);
   });
   after(async () => {
@@ -46,11 +46,7 @@ describe('live = backtest for a model trained with an optimised RSI period', () 
     const ts = series.columns().ts;
     const from = series.lowerBound(Date.parse(post.from));
     const to = series.lowerBound(Date.parse(post.to) + 1);
-    const deployment: DeploymentRecord = {
-      deployment_id: 'dep_rsi21', user_id: record.user_id, username: record.username, model_name: record.model_name, stem: record.stem,
-      symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
-      created_at: 0,
-    };
+    const deployment = replayDeployment(record, 'dep_rsi21');
     const clock = new ReplayClock(ts[from - 1]! + QUARTER);
     const features = new FeatureSources(runtime, 1, log);
     const events: SignalEvent[] = [];

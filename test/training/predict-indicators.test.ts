@@ -9,8 +9,8 @@ import { openBucket } from '../../src/bus/index.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { JobStore, ModelStore, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
-import { rsiStrategy } from '../helpers/indicator-strategy.ts';
-import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
+import { rsiStrategy, tunedRsiJob } from '../helpers/indicator-strategy.ts';
+import { log, openRealMarket, type RealMarket } from '../helpers/real-market.ts';
 
 const CODE = rsiStrategy(14);
 
@@ -22,7 +22,7 @@ describe('/predict of a model trained with an optimised indicator period', () =>
   before(async () => {
     market = await openRealMarket(50_000);
     runtime = await StrategyRuntime.start({ log, size: 2 });
-    const job = { ...trainJob({ code: CODE, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Rsi21' }), overrides: { model: { indicators: { rsi_period: 21 } } } };
+    const job = tunedRsiJob('Rsi21');
     outcome = await trainPipeline({ runtime, bars: market.cache })(job, async () => undefined);
   });
   after(async () => {
