@@ -6,10 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Bus } from '../../src/bus/index.ts';
+import { openBucket, type Bus } from '../../src/bus/index.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { BarCache } from '../../src/market/index.ts';
+import type { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { BarsRepo, openClickHouse, type ClickHouseClient } from '../../src/store/index.ts';
+import { JobStore, ModelStore, Training, TrainQueue, type TrainOutcome } from '../../src/training/index.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
@@ -111,4 +114,24 @@ export function replayDeployment(record: ModelRecord, deploymentId: string): Dep
     symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
     created_at: 0,
   };
+}
+
+/**
+ * /predict of a trained outcome: the model saved (with `code`) in the market's model store, and a
+ * Training that predicts only (it never submits, so its cap metering is never asked).
+ */
+export async function predictOnly(market: RealMarket, runtime: StrategyRuntime, outcome: TrainOutcome, code: string): Promise<Training> {
+  const { bus } = market;
+  const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
+  await models.save(outcome.record, { onnx: outcome.onnx, code, results: outcome.results });
+  const unused = () => Promise.reject(new Error('not used by predict'));
+  return new Training({
+    jobs: new JobStore(await openBucket(bus, Buckets.jobs), await openBucket(bus, Buckets.counters)),
+    models,
+    queue: await TrainQueue.open(bus, { ackWaitMs: 30_000 }),
+    metering: { useCap: unused, releaseCap: unused },
+    bars: market.cache,
+    runtime,
+    log,
+  });
 }

@@ -14,7 +14,7 @@ import { JobStore, ModelStore, OVERRUN_NICE, OverrunPenalty, StrategyJobError, T
 import type { JobLimits } from '../../src/sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { RobustnessReport } from '../../schemas/robustness.ts';
-import { log, openRealMarket, trainJob, type RealMarket } from '../helpers/real-market.ts';
+import { log, openRealMarket, predictOnly, trainJob, type RealMarket } from '../helpers/real-market.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { generateOffline } from '../../src/generation/offline/index.ts';
 import { resolveSpan } from '../../src/training/bar-span.ts';
@@ -228,20 +228,8 @@ describe('train pipeline', () => {
   });
 
   it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {
-    const { bus } = market;
-    const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
-    const { record, results, onnx } = outcome;
-    await models.save(record, { onnx, code: strategyCode(), results });
-    const unused = () => Promise.reject(new Error('not used by predict'));
-    const training = new Training({
-      jobs: new JobStore(await openBucket(bus, Buckets.jobs), await openBucket(bus, Buckets.counters)),
-      models,
-      queue: await TrainQueue.open(bus, { ackWaitMs: 30_000 }),
-      metering: { useCap: unused, releaseCap: unused },
-      bars: market.cache,
-      runtime,
-      log,
-    });
+    const { record, results } = outcome;
+    const training = await predictOnly(market, runtime, outcome, strategyCode());
     const predicted = await training.predict(record.user_id, { model_name: 'Pipeline' });
     assert.equal(predicted.start, results.spans.post_cutoff!.from);
     const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];

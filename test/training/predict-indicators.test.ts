@@ -5,12 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openBucket } from '../../src/bus/index.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
-import { JobStore, ModelStore, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
-import { Buckets } from '../../schemas/messages.ts';
+import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import { rsiStrategy, tunedRsiJob } from '../helpers/indicator-strategy.ts';
-import { log, openRealMarket, type RealMarket } from '../helpers/real-market.ts';
+import { log, openRealMarket, predictOnly, type RealMarket } from '../helpers/real-market.ts';
 
 const CODE = rsiStrategy(14);
 
@@ -31,21 +29,9 @@ describe('/predict of a model trained with an optimised indicator period', () =>
   });
 
   it('computes the features with the model’s stored indicator values: its trades are the post-cutoff backtest’s', async () => {
-    const { bus } = market;
-    const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
-    const { record, results, onnx } = outcome;
+    const { record, results } = outcome;
     assert.deepEqual(record.config.indicators, { rsi_period: 21 });
-    await models.save(record, { onnx, code: CODE, results });
-    const unused = () => Promise.reject(new Error('not used by predict'));
-    const training = new Training({
-      jobs: new JobStore(await openBucket(bus, Buckets.jobs), await openBucket(bus, Buckets.counters)),
-      models,
-      queue: await TrainQueue.open(bus, { ackWaitMs: 30_000 }),
-      metering: { useCap: unused, releaseCap: unused },
-      bars: market.cache,
-      runtime,
-      log,
-    });
+    const training = await predictOnly(market, runtime, outcome, CODE);
     const predicted = await training.predict(record.user_id, { model_name: 'Rsi21' });
     const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];
     assert.ok(results.pred_trade_log.length >= 3, `enough trades to compare (${results.pred_trade_log.length})`);

@@ -6,39 +6,25 @@
  * (test/scoring/hostile-models/generate.py). No bars: the actors load their model and stop there.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildModelHost } from '../../../actors/model/index.ts';
 import { openBucket } from '../../../src/bus/index.ts';
 import { buildDeployments, MODEL_REFUSED, type Deployments } from '../../../src/deployments/index.ts';
 import { BarCache } from '../../../src/market/index.ts';
 import { useScorers } from '../../../src/scoring/index.ts';
-import type { StrategyRuntime } from '../../../src/scoring/index.ts';
 import { ModelStore } from '../../../src/training/index.ts';
 import { Buckets } from '../../../schemas/messages.ts';
 import type { Caller } from '../../../schemas/messages.ts';
 import { modelRecord } from '../../community/fixtures.ts';
+import { hostileModels, noBars, noRuntime } from '../../helpers/hostile-model-host.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 
-const corpus = mkdtempSync(join(tmpdir(), 'model-actor-hostile-'));
-execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../../scoring/hostile-models/generate.py'), corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
-const model = (name: string) => new Uint8Array(readFileSync(join(corpus, `${name}.onnx`)));
+const corpus = hostileModels('model-actor-hostile');
+const model = corpus.model;
 
 const USER = 7;
 const caller: Caller = { user_id: USER, username: 'user7', plan: 'pro' } as Caller;
 const NAME = 'swapped';
-const empty = () => ({
-  ts: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0),
-  volume: new Float64Array(0), spread: new Float64Array(0), ticks: new Uint32Array(0), source: new Uint8Array(0),
-});
-/** With no bars no features are computed: the runtime is never asked. */
-const noRuntime = {
-  openSession: () => Promise.reject(new Error('no bars: no feature session is opened in this test')),
-  features: () => Promise.reject(new Error('no bars: no features are computed in this test')),
-} as unknown as Pick<StrategyRuntime, 'openSession' | 'features'>;
 
 describe('a deployment whose stored model fails the safety check', () => {
   let nats: TestNats;
@@ -57,12 +43,12 @@ describe('a deployment whose stored model fails the safety check', () => {
       bus: nats.bus, models, activity: { emit: async () => 0 }, log, replicas: 1,
       checkWebhookTarget: async (url) => url, limits: { free: 3, pro: 3 },
     });
-    bars = new BarCache({ load: async () => empty() }, nats.bus.nc, log);
+    bars = new BarCache({ load: async () => noBars() }, nats.bus.nc, log);
   });
   after(async () => {
     await stopScorers?.();
     await nats?.close();
-    rmSync(corpus, { recursive: true, force: true });
+    corpus.remove();
   });
 
   const save = (artifact: string, onnx: Uint8Array) =>

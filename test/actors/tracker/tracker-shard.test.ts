@@ -7,36 +7,23 @@
  * (test/scoring/hostile-models/generate.py). No bars: the trackers load their model and stop there.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildTrackerHost, type Tracker } from '../../../actors/tracker/index.ts';
 import { openBlobStore, openBucket, type BlobStore, type JsonKv } from '../../../src/bus/index.ts';
-import { CommunityIndex, entryView, indexedEntry, TRACKING_REFUSED } from '../../../src/community/index.ts';
+import { CommunityIndex, entryView, TRACKING_REFUSED } from '../../../src/community/index.ts';
 import { BarCache } from '../../../src/market/index.ts';
-import { useScorers, type StrategyRuntime } from '../../../src/scoring/index.ts';
+import { useScorers } from '../../../src/scoring/index.ts';
 import type { CommunityEntryRecord } from '../../../schemas/community.ts';
 import { Buckets, ObjectStores } from '../../../schemas/messages.ts';
 import { modelRecord } from '../../community/fixtures.ts';
+import { hostileModels, noBars, noRuntime } from '../../helpers/hostile-model-host.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 
-const corpus = mkdtempSync(join(tmpdir(), 'tracker-hostile-'));
-execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../../scoring/hostile-models/generate.py'), corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
-const model = (name: string) => new Uint8Array(readFileSync(join(corpus, `${name}.onnx`)));
+const corpus = hostileModels('tracker-hostile');
+const model = corpus.model;
 
 const REFUSED = 1;
 const HONEST = 2;
-const empty = () => ({
-  ts: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0),
-  volume: new Float64Array(0), spread: new Float64Array(0), ticks: new Uint32Array(0), source: new Uint8Array(0),
-});
-/** With no bars no features are computed: the runtime is never asked. */
-const noRuntime = {
-  openSession: () => Promise.reject(new Error('no bars: no feature session is opened in this test')),
-  features: () => Promise.reject(new Error('no bars: no features are computed in this test')),
-} as unknown as Pick<StrategyRuntime, 'openSession' | 'features'>;
 
 describe('a shared entry whose frozen model fails the safety check', () => {
   let nats: TestNats;
@@ -51,14 +38,14 @@ describe('a shared entry whose frozen model fails the safety check', () => {
     stopScorers = useScorers({ SCORER_PROCESSES: 1, SCORER_MEMORY_MB: 1024, SCORER_RUN_MS: 10_000, SCORER_LOAD_MS: 30_000 }, log);
     community = await openBucket(nats.bus, Buckets.community);
     files = await openBlobStore(nats.bus, ObjectStores.community);
-    bars = new BarCache({ load: async () => empty() }, nats.bus.nc, log);
+    bars = new BarCache({ load: async () => noBars() }, nats.bus.nc, log);
     await share(REFUSED, model('external_package_json'));
     await share(HONEST, model('honest'));
   });
   after(async () => {
     await stopScorers?.();
     await nats?.close();
-    rmSync(corpus, { recursive: true, force: true });
+    corpus.remove();
   });
 
   async function share(id: number, onnx: Uint8Array): Promise<void> {
