@@ -77,21 +77,15 @@ export class OptimizeStore {
   }
 
   /**
-   * Writes trials (by their `trial` number) into their chunks: each chunk touched is read, merged
-   * and written whole. Only the job's runner writes trials, so no two writers race on a chunk.
+   * Writes the chunks `changed` touches, each whole from `all` (every trial the writer holds, by
+   * `trial` number): no chunk is read back. Only the job's runner writes trials, and it holds them
+   * all (a resumed runner starts from the stored ones), so no two writers race on a chunk.
    */
-  async putTrials(userId: number, id: number, trials: readonly OptimizeTrial[]): Promise<void> {
-    const byChunk = new Map<number, OptimizeTrial[]>();
-    for (const t of trials) {
-      const c = Math.floor(t.trial / TRIALS_PER_CHUNK);
-      (byChunk.get(c) ?? byChunk.set(c, []).get(c)!).push(t);
-    }
-    for (const [c, list] of byChunk) {
-      const k = `${key(userId, id)}.${c}`;
-      const current = (await this.chunks.get(k))?.value.trials ?? [];
-      const merged = new Map(current.map((t) => [t.trial, t]));
-      for (const t of list) merged.set(t.trial, t);
-      await this.chunks.put(k, { trials: [...merged.values()].sort((a, b) => a.trial - b.trial) });
+  async putTrials(userId: number, id: number, all: readonly OptimizeTrial[], changed: readonly OptimizeTrial[]): Promise<void> {
+    const touched = new Set(changed.map((t) => Math.floor(t.trial / TRIALS_PER_CHUNK)));
+    for (const c of touched) {
+      const trials = all.filter((t) => Math.floor(t.trial / TRIALS_PER_CHUNK) === c).sort((a, b) => a.trial - b.trial);
+      await this.chunks.put(`${key(userId, id)}.${c}`, { trials });
     }
   }
 

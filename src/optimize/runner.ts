@@ -108,8 +108,8 @@ export class OptimizeRunner {
         const done = await this.evaluate(job, prepared, layout, variants, owner, batch, outcomes);
         // Stopping: the batch may hold failures of the sandbox going down, not of the strategy.
         if (stopping()) throw new Abandoned();
-        await store.putTrials(user, id, done);
         trials = [...trials, ...done];
+        await store.putTrials(user, id, trials, done);
         const failed = trials.filter((t) => t.state === 'failed').length;
         const best = bestTrial(trials, job.objective.direction);
         await store.update(user, id, (j) => ({ ...j, trials_run: trials.length, trials_failed: failed, best_value: best?.value ?? null, heartbeat_at: Date.now() }));

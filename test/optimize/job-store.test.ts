@@ -43,12 +43,14 @@ describe('optimisation job store', () => {
     OptimizeRecord.parse(await store.get(9, id));
   });
 
-  it('keeps trials in chunks and reads them back in order, a rewritten trial replacing the old', async () => {
+  it('keeps trials in chunks (only those a change touches are written) and reads them back in order, a rewritten trial replacing the old', async () => {
     const id = await store.nextId();
     await store.create(optimizeRecord({ optimize_id: id, user_id: 11 }));
     const count = TRIALS_PER_CHUNK + 50;
-    await store.putTrials(11, id, Array.from({ length: count }, (_, i) => trial(count - 1 - i)));
-    await store.putTrials(11, id, [{ ...trial(3), state: 'failed', error: 'boom', value: null, feasible: null }]);
+    const all = Array.from({ length: count }, (_, i) => trial(count - 1 - i));
+    await store.putTrials(11, id, all, all);
+    const rewritten = { ...trial(3), state: 'failed' as const, error: 'boom', value: null, feasible: null };
+    await store.putTrials(11, id, all.map((t) => (t.trial === 3 ? rewritten : t)), [rewritten]);
     const back = await store.trials(11, id);
     assert.deepEqual(back.map((t) => t.trial), Array.from({ length: count }, (_, i) => i));
     assert.equal(back[3]!.state, 'failed');
@@ -59,9 +61,10 @@ describe('optimisation job store', () => {
     const id = await store.nextId();
     await store.create(optimizeRecord({ optimize_id: id, user_id: 11 }));
     assert.equal(await store.lastTrial(11, id), null, 'none before the first trial');
-    await store.putTrials(11, id, [trial(9 * TRIALS_PER_CHUNK + 5), trial(2)]);
+    const first = [trial(9 * TRIALS_PER_CHUNK + 5), trial(2)];
+    await store.putTrials(11, id, first, first);
     assert.equal((await store.lastTrial(11, id))!.trial, 9 * TRIALS_PER_CHUNK + 5);
-    await store.putTrials(11, id, [trial(10 * TRIALS_PER_CHUNK)]);
+    await store.putTrials(11, id, [...first, trial(10 * TRIALS_PER_CHUNK)], [trial(10 * TRIALS_PER_CHUNK)]);
     assert.equal((await store.lastTrial(11, id))!.trial, 10 * TRIALS_PER_CHUNK);
     assert.equal(await store.lastTrial(12, id), null, 'another user reads none');
   });
