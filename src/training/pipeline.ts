@@ -58,8 +58,10 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     // Each sandbox job runs under a time budget of its own size (time-budget.ts), at the owner's CPU priority.
     const penalty = deps.penalty;
     const owner: JobOwner = { user: job.user_id, nice: penalty?.niceFor(job.user_id) ?? 0, overran: () => penalty?.overran(job.user_id) };
-    // An optimised trial's indicator values (overrides.model.indicators) are the model's: its config, analysis and fit all see them.
-    const indicators = (job.overrides?.model as ModelOverrides | undefined)?.indicators;
+    // An optimisation's chosen trial saved as a model (POST /optimize/{id}/save): its model class,
+    // hyperparameters and indicator values; the indicator values are the model's, seen by its config, analysis and fit.
+    const overrides = job.overrides?.model as ModelOverrides | undefined;
+    const indicators = overrides?.indicators;
     const returned = await withinBudget(configBudget(), (limits) => deps.runtime.config(code, limits, indicators), owner);
     const check = checkStrategyConfig(returned);
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
@@ -72,8 +74,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     await stage('training');
     const plan = foldOptions(request.wf_folds, request.wf_scheme, fitRows - warmup - cuts.horizon);
     const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length, plan);
-    // An optimisation's chosen trial saved as a model (POST /optimize/{id}/save): its model class and hyperparameters.
-    const model = job.overrides?.model ? { overrides: job.overrides.model as ModelOverrides } : {};
+    const model = overrides ? { overrides } : {};
     const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan, ...model }, limits), owner);
     assertAnalysedFeatures(analysis, trained);
     // ... and its engine parameters (pos_rules, filters, trailing stop) over the code's config.
