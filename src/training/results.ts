@@ -4,7 +4,7 @@ import type { TrainResult } from '../sandbox/index.ts';
 import type { ResponseSource } from '../../schemas/market.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 import type { RobustnessReport } from '../../schemas/robustness.ts';
-import type { JobRecord, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';
+import type { JobRecord, MetaLabelReport, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';
 
 const EQUITY_POINTS = 1000;
 const ROLLING_WINDOW = 100;
@@ -29,6 +29,8 @@ export interface ResultsInput {
   trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'>;
   horizon: number;
   robustness: RobustnessReport;
+  /** The rule alone beside the rule + model (meta-label-report.ts); null (or absent) in direction mode. */
+  metaLabel?: MetaLabelReport | null;
 }
 
 const span = (bars: BarColumns, r: Range) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
@@ -125,6 +127,8 @@ export function buildResults(input: ResultsInput): Results {
     pred_stats: runs.post ? tradeStats(runs.post.trades, capital) : null,
     robustness: input.robustness,
     optimization: job.optimization ?? null,
+    labels: input.metaLabel ? 'meta' : 'direction',
+    meta_label: input.metaLabel ?? null,
     warnings: trained.warnings,
   };
 }
