@@ -9,7 +9,7 @@
 import { INDICATORS } from '../../indicators/index.ts';
 import { GEN, genPandas, isRegistry, tunablePandas, TUNABLE, type Tunable } from './gen-indicators.ts';
 import { formatParamValue } from '../../indicators/index.ts';
-import type { Condition, Instance, LevelUnit, Operand, RoleColumns } from './intent.ts';
+import type { Condition, EntryRule, Instance, LevelUnit, Operand, RoleColumns, RuleTerm } from './intent.ts';
 import { EXTRAS } from './trader-indicators.ts';
 
 export interface FeatureBlock {
@@ -258,10 +258,28 @@ const COMPARE_HELPERS = [
 export const GATE_COLUMN = 'entry_gate';
 export const EXIT_LONG_COLUMN = 'exit_long_rule';
 export const EXIT_SHORT_COLUMN = 'exit_short_rule';
+export const ENTRY_LONG_COLUMN = 'entry_long_rule';
+export const ENTRY_SHORT_COLUMN = 'entry_short_rule';
+
+const SENSE = { pos: '> 0', neg: '< 0', nonzero: '!= 0' } as const;
+/** An entry rule as a numpy condition: any group, each group all of its terms. */
+export function ruleExpr(rule: EntryRule): string {
+  const group = (g: readonly RuleTerm[]) => g.map((t) => `(df['${t.name}'] ${SENSE[t.sense]})`).join(' & ');
+  return rule.length === 1 ? group(rule[0]!) : rule.map((g) => (g.length > 1 ? `(${group(g)})` : group(g))).join(' | ');
+}
 
 /** The role columns' block: 1.0 where the gate holds / an exit rule fires. */
 function roleBlock(roles: RoleColumns): FeatureBlock {
-  const block: FeatureBlock = { comment: 'Roles: entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open', lines: [], names: [] };
+  const block: FeatureBlock = {
+    comment: "Roles: entry_long / entry_short = the trader's entry rules (a side opens only where its rule is 1, and the model confirms); entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open",
+    lines: [],
+    names: [],
+  };
+  for (const [rule, column] of [[roles.entryLong, ENTRY_LONG_COLUMN], [roles.entryShort, ENTRY_SHORT_COLUMN]] as const) {
+    if (!rule?.length) continue;
+    block.lines.push(`df['${column}'] = np.where(${ruleExpr(rule)}, 1.0, 0.0)`);
+    block.names.push(column);
+  }
   if (roles.gate.length) {
     block.lines.push(`df['${GATE_COLUMN}'] = np.where(${roles.gate.map((g) => `(df['${g.name}'] ${g.negate ? '==' : '!='} 0)`).join(' & ')}, 1.0, 0.0)`);
     block.names.push(GATE_COLUMN);

@@ -95,7 +95,21 @@ export interface ConditionSpec {
   negate?: boolean;
   /** The words it came from. */
   phrase?: string;
+  /** Read by the generator, not written by the trader (the default set, bands named without a rule, a mirrored side): never an entry rule of its own. */
+  inferred?: boolean;
+  /** The statement it was read in (field and clause part) and whether that statement is an alternative ("or") to the one before. */
+  stmt?: string;
+  orJoin?: boolean;
 }
+
+/** One condition of an entry rule: its column and where the rule holds (signed columns: > 0 up, < 0 down). */
+export interface RuleTerm {
+  name: string;
+  sense: 'pos' | 'neg' | 'nonzero';
+}
+
+/** An entry rule: any of the groups, each group all of its terms ("and" → all, "or" → any). */
+export type EntryRule = RuleTerm[][];
 
 /** The columns built from the conditions' roles: the entry gate (filters) and the exit rules per side. */
 export interface RoleColumns {
@@ -103,6 +117,9 @@ export interface RoleColumns {
   gate: ReadonlyArray<{ name: string; negate: boolean }>;
   exitLong: readonly string[];
   exitShort: readonly string[];
+  /** The trader's entry rules per side (strategy_config entry_long / entry_short); null = no rule for that side. */
+  entryLong?: EntryRule | null;
+  entryShort?: EntryRule | null;
 }
 
 /** Something asked that the strategy model expresses only approximately, and how. */
@@ -144,6 +161,11 @@ export interface StrategyIntent {
   /** The columns whose > 0 closes longs / shorts at the next open (exit rules, indicator targets and stops). */
   exitLong: string | null;
   exitShort: string | null;
+  /** The entry rule columns (strategy_config entry_long / entry_short), null where that side has no rule. */
+  entryLong: string | null;
+  entryShort: string | null;
+  /** The entry rules in words, per side (null: none). */
+  entryRuleWords: { long: string | null; short: string | null };
   /** The column entries need > 0 (the product of the filters), or null. */
   entryGate: string | null;
   /** The condition columns behind the gate and the exits (what planFeatures builds them from). */

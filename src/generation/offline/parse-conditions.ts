@@ -27,6 +27,11 @@ export interface Draft {
   role: Role;
   /** A filter worded as a prohibition: entries only where it does not hold. */
   negate: boolean;
+  /** Which "or"-separated part of its clause it was read in (0 = before any "or"): conditions of one part hold together, parts are alternatives. */
+  alt?: number;
+  /** Set by parse-request: the statement (clause part) it belongs to, and whether that statement is an alternative ("or") to the one before. */
+  stmt?: number;
+  orJoin?: boolean;
 }
 
 export interface ClauseResult {
@@ -122,7 +127,10 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
 export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null }): ClauseResult {
   const result: ClauseResult = { drafts: [], trend: null, implied: [] };
   const side = sideOf(tokens);
-  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase, role: 'entry', negate: false });
+  // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
+  let at = 0;
+  const ors = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or')).length;
+  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase, role: 'entry', negate: false, alt: ors(at) });
   const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
 
   if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {
@@ -135,6 +143,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
   let subject: DOperand | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
+    at = i;
     if (tok.t === 'ind') {
       const next = tokens[i + 1];
       // Two mentions of one moving-average kind then a cross word: "EMA 9/21 crossover".

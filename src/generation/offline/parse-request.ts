@@ -55,16 +55,34 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   let offset = 0;
   let role: Role = 'entry';
   const unread: string[] = [];
+  // Statements: each "or"-part of a clause segment. A side-less clause after a comma continues the
+  // side of the clause before ("Buy when RSI is below 30, MACD above signal": both for the buy).
+  let stmt = 0;
+  let lastSide: Draft['side'] = null;
   for (const clause of clauses(rest)) {
     const at = rest.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
+    const afterComma = at > 0 && /,\s*$/.test(rest.slice(0, at));
+    if (!afterComma) lastSide = null;
     for (const segment of roleSegments(rewriteLevels(clause), role)) {
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
       // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
       const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
-      drafts.push(...result.drafts.map((d) => (segment.role === 'filter' && trendRule(d) ? { ...d, role: 'entry' as const } : { ...d, role: segment.role, negate: segment.negate })));
+      const opensWithOr = /^\s*or\b/.test(segment.text);
+      const base = stmt;
+      drafts.push(
+        ...result.drafts.map((d) => {
+          const alt = d.alt ?? 0;
+          stmt = Math.max(stmt, base + alt + 1);
+          const side = d.side ?? (segment.role === 'entry' ? lastSide : null);
+          const placed = { ...d, side, stmt: base + alt, orJoin: alt > 0 || opensWithOr };
+          return segment.role === 'filter' && trendRule(d) ? { ...placed, role: 'entry' as const } : { ...placed, role: segment.role, negate: segment.negate };
+        }),
+      );
+      const sided = result.drafts.find((d) => d.side !== null);
+      if (segment.role === 'entry' && sided) lastSide = sided.side;
       if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
       if (result.drafts.length === 0 && !result.trend && result.implied.length === 0 && !tokens.some((t) => t.t === 'ind') && CONDITION_WORDS.test(segment.text) && !READ_ELSEWHERE.test(segment.text)) unread.push(segment.text.trim());
       role = segment.role;

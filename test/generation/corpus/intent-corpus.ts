@@ -21,6 +21,9 @@ export interface Expect {
   entryFilter?: boolean;
   exitLong?: boolean;
   exitShort?: boolean;
+  /** entry_long / entry_short (the trader's entry rules) set (true) or absent (false). */
+  entryLong?: boolean;
+  entryShort?: boolean;
   model?: string;
   maxPositions?: number;
   takeProfit?: null;
@@ -51,11 +54,11 @@ interface Base {
 }
 
 const BASES: Base[] = [
-  { id: 'rsi-dip', prompt: 'Buy when RSI 14 is below 30 on EURUSD 15min', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', columns: ['rsi_14', 'rsi_14_lt_30'] } },
-  { id: 'rsi-sell', prompt: 'Sell when RSI 14 is above 70, GBPUSD hourly', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['rsi_14_gt_70'] } },
-  { id: 'ema-cross', prompt: 'EMA 9 crossing above EMA 21, both ways, USDJPY 5 minute', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'both', columns: ['ema_9', 'ema_21', 'ema_9_xup_ema_21'] } },
+  { id: 'rsi-dip', prompt: 'Buy when RSI 14 is below 30 on EURUSD 15min', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', columns: ['rsi_14', 'rsi_14_lt_30', 'entry_long_rule'], entryLong: true, entryShort: false } },
+  { id: 'rsi-sell', prompt: 'Sell when RSI 14 is above 70, GBPUSD hourly', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['rsi_14_gt_70', 'entry_short_rule'], entryLong: false, entryShort: true } },
+  { id: 'ema-cross', prompt: 'EMA 9 crossing above EMA 21, both ways, USDJPY 5 minute', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'both', columns: ['ema_9', 'ema_21', 'ema_9_xup_ema_21', 'ema_9_xdn_ema_21'], entryLong: true, entryShort: true } },
   { id: 'macd-hist', prompt: 'Go long when the MACD histogram turns positive, AUDUSD 1h', expect: { symbol: 'AUDUSD', timeframe: '1h', direction: 'long', columns: ['macd_hist_12_26_9_xup_0'] } },
-  { id: 'bb-fade', prompt: 'Mean reversion with Bollinger bands 20 2.5 on EURUSD 5min', expect: { timeframe: '5min', columns: ['bb_out_20_2p5'] } },
+  { id: 'bb-fade', prompt: 'Mean reversion with Bollinger bands 20 2.5 on EURUSD 5min', expect: { timeframe: '5min', columns: ['bb_out_20_2p5'], entryLong: false, entryShort: false } },
   { id: 'bb-lower', prompt: 'Buy when price closes below the lower Bollinger band, NZDUSD 15min', expect: { symbol: 'NZDUSD', direction: 'long', columns: ['bb_below_20_2'] } },
   { id: 'stoch', prompt: 'Stochastic 14 3 %K crossing above %D below 20 to buy, USDCAD hourly', expect: { symbol: 'USDCAD', timeframe: '1h', direction: 'long', columns: ['stoch_k_14_3'] } },
   { id: 'atr-offset', prompt: 'Sell when price is more than 2 ATR above the 50 EMA on GBPUSD 15 minute bars', expect: { symbol: 'GBPUSD', direction: 'short', columns: ['ema_50', 'atr_14', 'close_gt_ema_50_p2atr'], absent: ['atr_2'] } },
@@ -117,7 +120,7 @@ const WORDS: Record<string, string> = { '2': 'two', '3': 'three', '5': 'five', '
 const inWords = (p: string) => p.replace(/(?<![\d.%-])\b(\d+)\b(?![.\d]|%| ?(?:min|minute|pips))/g, (m, n: string) => WORDS[n] ?? m);
 
 const COMPOUND: IntentCase[] = [
-  { id: 'compound-1', category: 'compound', prompt: 'EURUSD 15min: buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is below it, London session, stop 20 pips, xgboost, no fridays', expect: { symbol: 'EURUSD', direction: 'both', columns: ['rsi_14_lt_30', 'rsi_14_gt_70', 'close_gt_sma_200'], session: [7, 16], skipDays: ['fri'], model: 'XGBClassifier' } },
+  { id: 'compound-1', category: 'compound', prompt: 'EURUSD 15min: buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is below it, London session, stop 20 pips, xgboost, no fridays', expect: { symbol: 'EURUSD', direction: 'both', columns: ['rsi_14_lt_30', 'rsi_14_gt_70', 'close_gt_sma_200'], session: [7, 16], skipDays: ['fri'], model: 'XGBClassifier', entryLong: true, entryShort: true } },
   { id: 'compound-2', category: 'compound', prompt: 'go long on GBPUSD hourly when the 20 EMA crosses above the 50 EMA only when ADX is above 20, exit when RSI 14 goes above 75, max 3 positions', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'long', columns: ['ema_20_xup_ema_50', 'adx_14_gt_20', 'rsi_14_xup_75'], entryFilter: true, exitLong: true, maxPositions: 3 } },
   { id: 'compound-3', category: 'compound', prompt: 'USDJPY 5 minute, sell when price is 2 ATR above the 20 EMA and stochastic is overbought, target the EMA, trail by 1.5 ATR, NY session', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'short', columns: ['close_gt_ema_20_p2atr'], exitShort: true, session: [12, 21], trailingStop: { atr: 1.5, period: 14 }, stops: ['trailing'] } },
   { id: 'compound-4', category: 'compound', prompt: 'AUDUSD 15min mean reversion: Bollinger 20 2 and RSI 7 below 20 to buy, above 80 to sell, avoid the Asian session, random forest, weekdays only', expect: { symbol: 'AUDUSD', columns: ['bb_out_20_2', 'rsi_7_lt_20', 'rsi_7_gt_80'], skipDays: ['sat', 'sun'], model: 'RandomForestClassifier' } },
