@@ -15,6 +15,7 @@ import type { TrailAsked } from './parse-exits.ts';
 import type { Weekday } from '../../../schemas/strategy.ts';
 import { ENTRY_LONG_COLUMN, ENTRY_SHORT_COLUMN, EXIT_LONG_COLUMN, EXIT_SHORT_COLUMN, GATE_COLUMN } from './features.ts';
 import { entryRules } from './entry-rules.ts';
+import { uncovered } from './coverage.ts';
 import * as mk from './market.ts';
 import { DEFAULT_MODEL, modelParams } from './models.ts';
 import type { DOperand, Draft } from './parse-conditions.ts';
@@ -228,7 +229,15 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     model: { value: { type: modelPick.value, params }, from: modelPick.from, ...(modelPick.phrase ? { phrase: modelPick.phrase } : {}) },
     targetHorizon: horizon, threshold, style, title: title(summary), objective: objective(goal.value, summary), notes: notes(summary),
     remarks: [...new Set(remarks.map((r) => commentSafe(r, 300)))],
+    uncovered: [],
   };
+  // The coverage check: whatever the words name that the code neither expresses nor says is said now.
+  intent.uncovered = uncovered(fields, intent);
+  for (const u of intent.uncovered) {
+    intent.remarks.push(commentSafe(u.kind === 'indicator'
+      ? `${u.what} is named but in no rule, filter or exit: the code computes it as a feature for the model only; say how it enters, e.g. "close above the ${u.what}"`
+      : `not understood, so nothing in the code comes from it: "${u.what}" — name an indicator and a level, e.g. "RSI 14 below 30" or "close above the 20 EMA"`, 300));
+  }
   const config = StrategyConfig.parse({
     model_type: modelPick.value, model_params: params, signal_threshold: threshold.value, direction: direction.value,
     stop_loss: stopLoss.value?.ratio ?? null, take_profit: takeProfit.value?.ratio ?? null, cooldown: cooldown.value,

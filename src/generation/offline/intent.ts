@@ -180,6 +180,11 @@ export interface StrategyIntent {
   notes: string;
   /** Decisions worth telling the user: conflicts resolved, values clamped, words not understood. */
   remarks: string[];
+  /**
+   * What the coverage check found named or worded but neither expressed nor said (coverage.ts);
+   * each is said in a remark ("not in a rule…"), so nothing is dropped in silence.
+   */
+  uncovered: Array<{ field: string; what: string; kind: 'indicator' | 'condition' }>;
   /** Exactly what the generated strategy_config() returns. */
   config: StrategyConfig;
 }

@@ -29,6 +29,8 @@ export interface Draft {
   negate: boolean;
   /** Which "or"-separated part of its clause it was read in (0 = before any "or"): conditions of one part hold together, parts are alternatives. */
   alt?: number;
+  /** Which "and"/"or"-separated part of its clause it was read in (the coverage check's unit). */
+  part?: number;
   /** Set by parse-request: the statement (clause part) it belongs to, and whether that statement is an alternative ("or") to the one before. */
   stmt?: number;
   orJoin?: boolean;
@@ -130,7 +132,8 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
   // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
   let at = 0;
   const ors = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or')).length;
-  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase, role: 'entry', negate: false, alt: ors(at) });
+  const joins = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or', 'and')).length;
+  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase, role: 'entry', negate: false, alt: ors(at), part: joins(at) });
   const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
 
   if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {

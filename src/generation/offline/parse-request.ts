@@ -23,6 +23,8 @@ export interface FieldParse {
   text: string;
   norm: string;
   mentions: Mention[];
+  /** The indicators the words name (not those implied by a phrase like "golden cross"): what the coverage check checks. */
+  named: Mention[];
   drafts: Draft[];
   trends: Array<{ m: Mention | null; phrase: string; at: number }>;
   rules: RuleFindings;
@@ -35,6 +37,8 @@ export interface FieldParse {
   unsupported: string[];
   /** Parts worded as a condition that no rule was read from: said in a remark, never dropped in silence. */
   unread: string[];
+  /** "and"/"or" parts of a clause that did give conditions, worded as a condition themselves, that gave none ("…, price is below it"). */
+  unreadParts: string[];
 }
 
 /** Words of a condition; risk, session, day and model statements are read by their own parsers. */
@@ -49,6 +53,8 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   // The trailing-stop words are the exits parser's: the others read the text without them.
   const rest = withoutTrails(norm, exits.trail);
   const mentions: Mention[] = [];
+  const named: Mention[] = [];
+  const unreadParts: string[] = [];
   const drafts: Draft[] = [];
   const trends: FieldParse['trends'] = [];
   const carry = { subject: null };
@@ -68,6 +74,8 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
+      named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
+      if (result.drafts.length) unreadParts.push(...partsWithout(segment.text, result.drafts));
       // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
       const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
       const opensWithOr = /^\s*or\b/.test(segment.text);
@@ -98,6 +106,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     text,
     norm,
     mentions,
+    named,
     drafts,
     trends,
     rules: parseRules(rest, timeframe),
@@ -108,7 +117,26 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     unsupported,
     // A clause the exits parser read (a target, a swing-low stop) is not unread.
     unread: unread.filter((u) => !exits.drafts.some((d) => u.includes(d.phrase) || d.phrase.includes(u))),
+    unreadParts: unreadParts.filter((u) => !exits.drafts.some((d) => d.phrase.includes(u))),
   };
+}
+
+/** Words of a relation a part of a clause would be read for. */
+const PART_RELATION = /\b(above|below|over|under|beneath|cross(?:es|ing|ed)?|breaks?|flips?|touch(?:es|ing)?|inside|outside|within)\b/;
+
+/**
+ * The "and"/"or" parts of a clause that read as a condition but gave none, where other parts did
+ * ("sell when RSI is above 70 and price is below it": the second part). Numbers joined by "and"
+ * ("between 30 and 70") carry no relation of their own, so they are never reported.
+ */
+function partsWithout(text: string, drafts: readonly Draft[]): string[] {
+  if (drafts.some((d) => d.part === undefined)) return [];
+  const read = new Set(drafts.map((d) => d.part));
+  return text
+    .split(/\b(?:and|or)\b/)
+    .map((p, k) => ({ p: p.trim(), k }))
+    .filter(({ p, k }) => !read.has(k) && PART_RELATION.test(p) && !READ_ELSEWHERE.test(p) && !/^(?:the )?(?:above|below|over|under)$/.test(p))
+    .map(({ p }) => p);
 }
 
 /** Every non-empty text field, in reading order. */
