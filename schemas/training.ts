@@ -376,7 +376,7 @@ export const Results = z
       long: TradeStats.describe('Long trades of the test span'),
       short: TradeStats.describe('Short trades of the test span'),
     }),
-    accuracy: z.object({ train: z.number(), test: z.number() }).describe('Share of bars whose direction (p_up > 0.5) was right'),
+    accuracy: z.object({ train: z.number(), test: z.number() }).describe('Share of bars whose direction (p_up > 0.5) was right (meta-labels: share of the rule\'s rows whose win/loss was right)'),
     trade_log: z.array(Trade.extend({ period: z.enum(['train', 'test']) })).describe('Every trade of the train and test backtests, in exit order'),
     equity_curve: z.array(TimePoint('equity', 'Account equity in USD, marked to market at the bar close')).describe(
       'Test span, from capital; at most 1,000 points (evenly spaced bars, the last bar always included)',
@@ -384,12 +384,12 @@ export const Results = z
     drawdown: z.array(TimePoint('drawdown', '(equity − running peak) / capital, ≤ 0')).describe('Same points as equity_curve'),
     confusion_matrix: z
       .object({
-        labels: z.tuple([z.literal('down'), z.literal('up')]),
-        matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]]'),
+        labels: z.union([z.tuple([z.literal('down'), z.literal('up')]), z.tuple([z.literal('loss'), z.literal('win')])]),
+        matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]] (meta-labels: loss/win)'),
       })
-      .describe('Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5'),
+      .describe('Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5. Meta-labels (labels: meta): the rule\'s test rows, "win" = the triple-barrier label, predicted win = P(win) > 0.5'),
     feature_importance: z.array(z.object({ feature: z.string(), importance: z.number() })).describe('Largest first; tree models: impurity importance, linear: |coefficient| share'),
-    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows')).describe('At most 500 points'),
+    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows (meta-labels: win/loss accuracy over the previous 100 rule rows)')).describe('At most 500 points'),
     pred_trade_log: z.array(Trade).describe('Trades on the post-cutoff bars'),
     pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
     pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),
