@@ -33,6 +33,8 @@ type RCondition =
   | { kind: 'band'; ref: InstanceRef; where: Extract<Condition, { kind: 'band' }>['where'] }
   | { kind: 'breakout'; window: number }
   | { kind: 'momentum'; window: number }
+  | { kind: 'pattern'; ref: InstanceRef; output: number }
+  | { kind: 'channel'; ref: InstanceRef }
   | ({ kind: 'offset'; left: ROperand; relation: 'above' | 'below'; base: ROperand; within: boolean } & Level)
   | ({ kind: 'near'; left: ROperand; base: ROperand } & Level);
 
@@ -51,6 +53,11 @@ function toRCondition(d: Draft, table: InstanceTable): RCondition | null {
   if (c.kind === 'band') {
     const ref = table.of.get(c.m);
     return ref ? { kind: 'band', ref, where: c.where } : null;
+  }
+  if (c.kind === 'pattern' || c.kind === 'channel') {
+    const ref = table.of.get(c.m);
+    if (!ref) return null;
+    return c.kind === 'pattern' ? { kind: 'pattern', ref, output: Math.min(c.output, columnCount(ref) - 1) } : { kind: 'channel', ref };
   }
   if (c.kind === 'offset' || c.kind === 'near') {
     const [left, base] = [toROperand(c.left, table), toROperand(c.base, table)];
@@ -145,6 +152,14 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   }
 
   const { instances, index } = finalizeInstances(table.refs);
+  // FX bars carry no volume: the VWAP the words name is the session's time-weighted typical price, said so.
+  if (instances.some((i) => i.name === 'vwap')) {
+    approximations.push({
+      asked: 'VWAP',
+      done: "the session VWAP as a time-weighted average: the typical price (high + low + close) / 3 averaged over the UTC day's bars so far, every bar weighted alike",
+      why: 'FX bars carry no real volume (nor tick counts) to weight by',
+    });
+  }
   const op = (o: ROperand): Operand => (o.kind === 'column' ? { kind: 'column', instance: index.get(o.ref)!, output: o.output } : o);
   const seenConditions = new Set<string>();
   const allSpecs: ConditionSpec[] = rconds.map(({ cond, side, from, role, negate, phrase, inferred, stmt, orJoin }) => {
@@ -152,6 +167,8 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     const c: Condition =
       cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: cond.relation, right: op(cond.right) }
       : cond.kind === 'band' ? { kind: 'band', instance: index.get(cond.ref)!, where: cond.where }
+      : cond.kind === 'pattern' ? { kind: 'pattern', instance: index.get(cond.ref)!, output: cond.output }
+      : cond.kind === 'channel' ? { kind: 'channel', instance: index.get(cond.ref)! }
       : cond.kind === 'offset' ? { kind: 'offset', left: op(cond.left), relation: cond.relation, base: op(cond.base), amount: cond.amount, unit: cond.unit, atr, within: cond.within }
       : cond.kind === 'near' ? { kind: 'near', left: op(cond.left), base: op(cond.base), amount: cond.amount, unit: cond.unit, atr }
       : cond;

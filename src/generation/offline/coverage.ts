@@ -32,7 +32,10 @@ function reads(c: Condition): Array<[number, number | null]> {
     case 'compare':
       return ops(c.left, c.right);
     case 'band':
+    case 'channel':
       return [[c.instance, null]];
+    case 'pattern':
+      return [[c.instance, c.output]];
     case 'offset':
     case 'near':
       return [...ops(c.left, c.base), ...(c.atr !== null ? [[c.atr, 0] as [number, number]] : [])];
@@ -49,6 +52,13 @@ const outputLabel = (inst: Instance, output: number): string => {
 /** What the words name or word as a condition that the intent neither expresses nor says. */
 export function uncovered(fields: readonly FieldParse[], intent: IntentView): Uncovered[] {
   const used = intent.conditions.flatMap((c) => reads(c.condition));
+  // A range breakout of N bars is the Donchian(N) / N-bar high-low breakout.
+  intent.conditions.forEach(({ condition: c }) => {
+    if (c.kind !== 'breakout') return;
+    intent.instances.forEach((inst, i) => {
+      if ((inst.name === 'donchian' || inst.name === 'hhll') && inst.params.period === c.window) used.push([i, null]);
+    });
+  });
   const said = [...intent.remarks, ...intent.approximations.flatMap((a) => [a.asked, a.done])].join(' | ').toLowerCase();
   const atrRisk = [intent.stopLoss.value, intent.takeProfit.value].some((r) => r?.unit === 'atr') || (typeof intent.trailingStop.value?.config === 'object' && 'atr' in intent.trailingStop.value.config) || intent.minAtr.value !== null;
   const out: Uncovered[] = [];

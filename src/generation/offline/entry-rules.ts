@@ -18,13 +18,14 @@ const MODEL_DECIDES = /\b(?:let (?:the )?(?:model|ml|classifier|ai) (?:decide|ch
 const CENTRE: Record<string, number> = { rsi: 50, stoch: 50, willr: -50, cci: 0, roc: 0, macd: 0, zscore: 0 };
 const FLIP = { above: 'below', below: 'above', cross_up: 'cross_down', cross_down: 'cross_up' } as const;
 
-/** Columns holding +1 / −1 (a cross either way, a breakout up or down, a rate of change): their sign says the side. */
-function signed(c: Condition): boolean {
-  return (c.kind === 'compare' && c.relation === 'cross') || c.kind === 'breakout' || c.kind === 'momentum' || (c.kind === 'band' && c.where === 'outside');
+/** Columns holding +1 / −1 (a cross either way, a breakout up or down, a rate of change, a bullish / bearish pattern): their sign says the side. */
+function signed(c: Condition, instances: readonly Instance[]): boolean {
+  if (c.kind === 'pattern') return !(instances[c.instance]!.name === 'insidebar' && c.output === 0);
+  return (c.kind === 'compare' && c.relation === 'cross') || c.kind === 'breakout' || c.kind === 'momentum' || c.kind === 'channel' || (c.kind === 'band' && c.where === 'outside');
 }
 
-function sense(c: Condition, side: 'long' | 'short'): RuleTerm['sense'] {
-  if (!signed(c)) return 'pos';
+function sense(c: Condition, side: 'long' | 'short', instances: readonly Instance[]): RuleTerm['sense'] {
+  if (!signed(c, instances)) return 'pos';
   // Outside the bands: +1 above, -1 below — a fade and a breakout read it oppositely, so either holds and the model picks.
   if (c.kind === 'band') return 'nonzero';
   return side === 'long' ? 'pos' : 'neg';
@@ -80,7 +81,7 @@ export function entryRules(
   let list: ConditionSpec[] = [...stated];
   if (direction === 'both' && stated.every((s) => s.side === null)) {
     list = stated.flatMap((s) => {
-      const m = signed(s.condition) ? null : mirror(s.condition, instances);
+      const m = signed(s.condition, instances) ? null : mirror(s.condition, instances);
       if (!m) return [s];
       const twin: ConditionSpec = { ...s, condition: m, side: 'short', inferred: true };
       added.push(twin);
@@ -97,7 +98,7 @@ export function entryRules(
         if (!groups.length || (s.orJoin && groups[groups.length - 1]!.length)) groups.push([]);
         stmt = s.stmt;
       }
-      const term: RuleTerm = { name: conditionName(s.condition, instances), sense: sense(s.condition, side) };
+      const term: RuleTerm = { name: conditionName(s.condition, instances), sense: sense(s.condition, side, instances) };
       const g = groups[groups.length - 1]!;
       if (!g.some((t) => t.name === term.name && t.sense === term.sense)) g.push(term);
     }
@@ -112,12 +113,12 @@ export function entryRules(
       remarks.push(`no ${side} entry stated, so no ${side}s open (entry_${side === 'long' ? 'short' : 'long'} is the only rule); name one, e.g. "${side === 'long' ? 'buy when RSI 14 is below 30' : 'sell when RSI 14 is above 70'}"`);
     }
   }
-  const SENSE_WORDS = { pos: '', neg: ' (downward)', nonzero: ' (either way)' } as const;
+  const SENSE_WORDS = { pos: ' (+1: up / bullish)', neg: ' (-1: down / bearish)', nonzero: ' (either way)' } as const;
   const say = (rule: EntryRule | null) => {
     if (!rule) return null;
     const label = (t: RuleTerm) => {
       const spec = list.find((s) => conditionName(s.condition, instances) === t.name)!;
-      return `${describeCondition(spec.condition, instances)}${SENSE_WORDS[t.sense]}`;
+      return `${describeCondition(spec.condition, instances)}${signed(spec.condition, instances) ? SENSE_WORDS[t.sense] : ''}`;
     };
     return rule.map((g) => g.map(label).join(' and ')).join(' or ');
   };

@@ -72,8 +72,8 @@ function operandLabel(op: Operand, instances: readonly Instance[]): string {
   return outputs?.[op.output] ? `${instanceLabel(inst)} ${outputs[op.output]}` : instanceLabel(inst);
 }
 
-const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x', rising: 'rising', falling: 'falling' } as const;
-const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses', rising: 'rising', falling: 'falling' } as const;
+const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x', rising: 'rising', falling: 'falling', touch: 'touch' } as const;
+const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses', rising: 'rising', falling: 'falling', touch: 'touches' } as const;
 const UNIT_NAME = { atr: 'atr', pct: 'pct', pips: 'pips' } as const;
 const UNIT_LABEL = { atr: 'x ATR(14)', pct: '%', pips: 'pips' } as const;
 
@@ -104,6 +104,10 @@ export function conditionName(c: Condition, instances: readonly Instance[]): str
       return `breakout_${c.window}`;
     case 'momentum':
       return `roc_${c.window}`;
+    case 'pattern':
+      return columnOf(instances[c.instance]!, c.output);
+    case 'channel':
+      return `${columnOf(instances[c.instance]!, 0)}_break`;
   }
 }
 
@@ -123,6 +127,10 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
       return `close breaks the prior ${c.window}-bar high (+1) or low (-1)`;
     case 'momentum':
       return `${c.window}-bar rate of change`;
+    case 'pattern':
+      return operandLabel({ kind: 'column', instance: c.instance, output: c.output }, instances);
+    case 'channel':
+      return `close breaks out of ${instanceLabel(instances[c.instance]!)}`;
   }
 }
 
@@ -146,6 +154,8 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       }
       const l = operandExpr(c.left, instances);
       const r = operandExpr(c.right, instances, l);
+      // The bar's range reaches the level (the price's high and low, whatever the left side).
+      if (c.relation === 'touch') return [`df['${name}'] = np.where(~lt(high, ${r}) & ~gt(low, ${r}), 1.0, 0.0)`];
       const prev = (e: string, op: Operand) => (op.kind === 'value' ? e : op.kind === 'avg' ? `(${e}).shift(1)` : `${e}.shift(1)`);
       const [lp, rp] = [prev(l, c.left), prev(r, c.right)];
       const up = `gt(${l}, ${r}) & ~gt(${lp}, ${rp})`;
@@ -176,6 +186,13 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       ];
     case 'momentum':
       return [`df['${name}'] = close.pct_change(${c.window})`];
+    case 'pattern':
+      return []; // the pattern's own column
+    case 'channel': {
+      const cols = GEN[instances[c.instance]!.name].columns(instances[c.instance]!.params);
+      const [upper, lower] = [`df['${cols[0]}']`, `df['${cols[instances[c.instance]!.name === 'donchian' ? 1 : 2]}']`];
+      return [`df['${name}'] = np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`];
+    }
   }
 }
 

@@ -66,7 +66,8 @@ export type Operand =
   | { kind: 'avg'; window: number };
 
 /** rising / falling: the left side against its value one bar before (the right side is unused). */
-export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross' | 'rising' | 'falling';
+/** touch: the bar's range reaches the right side (high at or above it, low at or below it). */
+export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross' | 'rising' | 'falling' | 'touch';
 
 /** A distance as asked: in ATR(14)s, percent of price or pips. */
 export type LevelUnit = 'atr' | 'pct' | 'pips';
@@ -77,6 +78,10 @@ export type Condition =
   | { kind: 'band'; instance: number; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
   | { kind: 'breakout'; window: number }
   | { kind: 'momentum'; window: number }
+  /** A pattern indicator's column as it is (engulfing, pin bar: +1 / -1; inside bar 1; its breakout +1 / -1). */
+  | { kind: 'pattern'; instance: number; output: number }
+  /** A close beyond a channel's upper line (+1) or lower line (-1): a Keltner or Bollinger breakout. */
+  | { kind: 'channel'; instance: number }
   /** "price more than 2 ATR above the 50 EMA": left beyond base ± amount (atr: the ATR instance). */
   | { kind: 'offset'; left: Operand; relation: 'above' | 'below'; base: Operand; amount: number; unit: LevelUnit; atr: number | null; within: boolean }
   /** "within 10 pips of the pivot": |left − base| ≤ amount. */

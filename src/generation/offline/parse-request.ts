@@ -7,7 +7,7 @@ import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
 import { parseClause, type Draft } from './parse-conditions.ts';
-import { findMentions, type Mention } from './parse-indicators.ts';
+import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
 import { parseRisk, type RiskFindings } from './parse-risk.ts';
 import { parseRules, type Finding, type RuleFindings } from './parse-rules.ts';
@@ -75,7 +75,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       const result = parseClause(tokens, segment.text, carry);
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
       named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
-      if (result.drafts.length) unreadParts.push(...partsWithout(segment.text, result.drafts));
+      if (result.drafts.length) unreadParts.push(...partsWithout(tokens, result.drafts));
       // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
       const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
       const opensWithOr = /^\s*or\b/.test(segment.text);
@@ -129,12 +129,17 @@ const PART_RELATION = /\b(above|below|over|under|beneath|cross(?:es|ing|ed)?|bre
  * ("sell when RSI is above 70 and price is below it": the second part). Numbers joined by "and"
  * ("between 30 and 70") carry no relation of their own, so they are never reported.
  */
-function partsWithout(text: string, drafts: readonly Draft[]): string[] {
+function partsWithout(tokens: readonly PToken[], drafts: readonly Draft[]): string[] {
   if (drafts.some((d) => d.part === undefined)) return [];
   const read = new Set(drafts.map((d) => d.part));
-  return text
-    .split(/\b(?:and|or)\b/)
-    .map((p, k) => ({ p: p.trim(), k }))
+  // Split where parseClause counts parts: at the "and"/"or" words left between mentions.
+  const parts: string[][] = [[]];
+  for (const t of tokens) {
+    if (t.t === 'word' && (t.w === 'and' || t.w === 'or')) parts.push([]);
+    else parts[parts.length - 1]!.push(t.t === 'word' ? t.w : t.t === 'num' ? t.raw : t.t === 'sym' ? t.s : t.t === 'ind' ? t.name : '');
+  }
+  return parts
+    .map((p, k) => ({ p: p.join(' ').trim(), k }))
     .filter(({ p, k }) => !read.has(k) && PART_RELATION.test(p) && !READ_ELSEWHERE.test(p) && !/^(?:the )?(?:above|below|over|under)$/.test(p))
     .map(({ p }) => p);
 }

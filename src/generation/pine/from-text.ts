@@ -63,7 +63,7 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       const l = operand(c.left, instances);
       const r = operand(c.right, instances, l);
       if (c.relation === 'rising' || c.relation === 'falling') return `${l} ${c.relation === 'rising' ? '>' : '<'} ${l}[1]`;
-      return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})` }[c.relation];
+      return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})`, touch: `high >= ${r} and low <= ${r}` }[c.relation];
     }
     case 'band': {
       const [up, , lo] = pineColumns(instances[c.instance]!);
@@ -73,6 +73,12 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       return `close > ta.highest(high, ${c.window})[1] or close < ta.lowest(low, ${c.window})[1]`;
     case 'momentum':
       return `ta.mom(close, ${c.window}) > 0`;
+    case 'pattern':
+      return `${pineColumns(instances[c.instance]!)[c.output]} != 0`;
+    case 'channel': {
+      const [up, , lo] = pineColumns(instances[c.instance]!);
+      return `close > ${up} or close < ${lo}`;
+    }
     case 'offset':
     case 'near':
       return 'false'; // not kept: only the registry's conditions are drawn (see `drawable`)
@@ -163,6 +169,9 @@ function conditionTitle(c: Condition, instances: readonly Instance[]): string {
       return `${c.window}-bar breakout`;
     case 'momentum':
       return `${c.window}-bar momentum up`;
+    case 'pattern':
+    case 'channel':
+      return `${instances[c.instance]!.name} ${c.kind}`;
     case 'offset':
     case 'near':
       return `${c.kind} level`;
@@ -170,7 +179,7 @@ function conditionTitle(c: Condition, instances: readonly Instance[]): string {
 }
 
 function usedInstances(c: Condition): number[] {
-  if (c.kind === 'band') return [c.instance];
+  if (c.kind === 'band' || c.kind === 'pattern' || c.kind === 'channel') return [c.instance];
   if (c.kind === 'offset' || c.kind === 'near') return [-1]; // never kept: distances are the strategy's, not a Pine marker's
   if (c.kind !== 'compare') return [];
   return [c.left, c.right].flatMap((o) => (o.kind === 'column' ? [o.instance] : []));

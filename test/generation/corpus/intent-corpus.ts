@@ -146,6 +146,20 @@ const ISSUE: IntentCase[] = [
   { id: 'issue-4', category: 'issue', prompt: "RSI mean reversion on EURUSD, don't trade on Fridays", expect: { symbol: 'EURUSD', skipDays: ['fri'] } },
   // Issue 35: a trailing-stop trend idea gets no default take profit that caps the trend.
   { id: 'issue-5', category: 'issue', prompt: 'Donchian 20 breakout on AUDUSD hourly, trail the stop by 2 ATR', expect: { symbol: 'AUDUSD', timeframe: '1h', takeProfit: null, trailingStop: { atr: 2, period: 14 }, stops: ['trailing: 2 x ATR(14)'] } },
+  // Issue 35: named indicators expressed exactly (never another in their place), each side as written, entry rules as gates.
+  { id: 'issue-6', category: 'issue', prompt: 'Buy when Williams %R is below -80, sell when it is above -20', expect: { direction: 'both', columns: ['willr_14_lt_m80', 'willr_14_gt_m20'], absent: ['rsi_14', 'rsi_14_lt_30'], entryLong: true, entryShort: true } },
+  { id: 'issue-7', category: 'issue', prompt: 'Go long when CCI crosses back above -100', expect: { direction: 'long', columns: ['cci_20_xup_m100'], absent: ['cci_20_lt_m100', 'cci_20_xdn_m100'], entryLong: true, entryShort: false } },
+  { id: 'issue-8', category: 'issue', prompt: 'Long on a close above the upper Keltner channel, short on a close below the lower', expect: { direction: 'both', columns: ['close_gt_kc_upper_20_2', 'close_lt_kc_lower_20_2'], absent: ['breakout_20'], entryLong: true, entryShort: true } },
+  { id: 'issue-9', category: 'issue', prompt: 'Keltner channel breakout, both ways', expect: { direction: 'both', columns: ['kc_upper_20_2_break'], absent: ['breakout_20'], entryLong: true, entryShort: true } },
+  { id: 'issue-10', category: 'issue', prompt: 'Long above the cloud, short below it', expect: { direction: 'both', columns: ['close_gt_ichi_cloud_top_9_26_52', 'close_lt_ichi_cloud_bot_9_26_52'], entryLong: true, entryShort: true } },
+  { id: 'issue-11', category: 'issue', prompt: 'Buy when the Parabolic SAR flips below price', expect: { direction: 'long', columns: ['psar_dir_0p02_0p2_xup_0'], entryLong: true, entryShort: false } },
+  { id: 'issue-12', category: 'issue', prompt: 'Buy an inside bar breakout', expect: { direction: 'long', columns: ['inside_bar_break'], absent: ['breakout_20'], entryLong: true } },
+  { id: 'issue-13', category: 'issue', prompt: 'Buy when price is above VWAP and RSI 14 is below 40', expect: { direction: 'long', columns: ['close_gt_vwap_session', 'rsi_14_lt_40'], approximated: ['VWAP'], entryLong: true } },
+  { id: 'issue-14', category: 'issue', prompt: 'Long when +DI crosses above -DI and ADX is above 25', expect: { direction: 'long', columns: ['plus_di_14_xup_minus_di_14', 'adx_14_gt_25'], entryLong: true } },
+  { id: 'issue-15', category: 'issue', prompt: 'Sell at R1, buy at S1', expect: { direction: 'both', columns: ['close_touch_pivot_r1', 'close_touch_pivot_s1'], absent: ['close_touch_pivot_p'], entryLong: true, entryShort: true } },
+  { id: 'issue-16', category: 'issue', prompt: 'Go long when ROC 10 is above 0.5', expect: { direction: 'long', columns: ['roc_pct_10_gt_0p5'], entryLong: true } },
+  { id: 'issue-17', category: 'issue', prompt: 'Buy when price crosses above the 50 SMA and sell when it crosses below', expect: { direction: 'both', columns: ['close_xup_sma_50', 'close_xdn_sma_50'], entryLong: true, entryShort: true } },
+  { id: 'issue-18', category: 'issue', prompt: 'RSI 14 and MACD as features, let the model decide', expect: { entryLong: false, entryShort: false } },
 ];
 
 /**

@@ -21,13 +21,19 @@ describe('offline generator: the per-phrase coverage check', () => {
   });
 
   it('finds a part of a clause that gave no condition where the rest did', () => {
-    const intent = read('buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is frobnicated under');
-    assert.ok(intent.uncovered.some((u) => u.kind === 'condition' && u.what.includes('frobnicated')), JSON.stringify(intent.uncovered));
+    const intent = read('buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and the moon is above the treeline');
+    assert.ok(intent.uncovered.some((u) => u.kind === 'condition' && u.what.includes('moon')), JSON.stringify(intent.uncovered));
   });
 
   it('an indicator expressed in a rule, a filter or an exit is covered', () => {
     for (const text of ['Buy when RSI 14 is below 30 only when ADX is above 25', 'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA', 'RSI 14 below 30, only trade with the trend']) {
       assert.deepEqual(read(text).uncovered, [], text);
+    }
+  });
+
+  it("the issue's named indicators are all expressed: nothing of theirs is left to a remark", () => {
+    for (const c of INTENT_CORPUS.filter((x) => x.category === 'issue' && Number(x.id.split('-')[1]) >= 6 && x.id !== 'issue-18')) {
+      assert.deepEqual(buildIntent(withMarket({ description: c.prompt })).uncovered, [], c.prompt);
     }
   });
 
