@@ -299,7 +299,8 @@ function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add
       add({ kind: 'pattern', m, output: breaks ? 1 : 0 });
       if (breaks) read.add('breakout');
     }
-    if ((m.name === 'keltner' || m.name === 'bb') && breaks && m.output === null && !tokens.some((t) => isWord(t, 'above', 'below', 'over', 'under', 'outside', 'beyond'))) {
+    const outside = m.name === 'keltner' && tokens.some((t) => isWord(t, 'outside', 'beyond'));
+    if ((m.name === 'keltner' || m.name === 'bb') && (breaks || outside) && m.output === null && !tokens.some((t) => isWord(t, 'above', 'below', 'over', 'under', ...(outside ? [] : ['outside', 'beyond'])))) {
       add({ kind: 'channel', m });
       read.add('breakout');
     }

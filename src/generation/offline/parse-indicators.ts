@@ -234,8 +234,9 @@ function readAfter(tokens: readonly Token[], j: number, name: IndicatorName): Ru
     }
     if (tok.t === 'num') {
       const next = tokens[k + 1];
-      if (next?.t === 'word' && named[next.w] && name === 'bb' && named[next.w] === 'std') {
-        run.named.std = tok.v;
+      if (next?.t === 'word' && named[next.w] && ((name === 'bb' && named[next.w] === 'std') || (name === 'keltner' && named[next.w] === 'mult'))) {
+        // "2-sigma", "with 2 ATR bands": the number is the multiplier it names, not a period.
+        run.named[named[next.w]!] = tok.v;
         k += 2;
       } else {
         if (isSym(next, '%', '$') || isWord(next, 'pips', 'percent', 'dollars', 'hours', 'minutes')) break;

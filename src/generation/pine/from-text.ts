@@ -100,7 +100,9 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
   const own = (inst: Instance) =>
     (chans.length > 0 && (inst.name === 'bb' || inst.name === 'atr')) || (['sma', 'ema', 'wma'].includes(inst.name) && hulls.includes(inst.params.period!));
   const kept = (i: number) => i >= 0 && writesPine(instances[i]!) && !(defaulted && (chans.length > 0 || hulls.length > 0)) && !own(instances[i]!);
-  const remarks = intent.remarks.filter((r) => !instances.some((inst) => own(inst) && r.startsWith(`${inst.name.toUpperCase()}(`)));
+  // A channel drawn from its own words (below) is not the strategy's: the strategy's remarks on it do not apply.
+  const drawnChannel = (inst: Instance, r: string) => chans.some((c) => c.kind === inst.name) && r.startsWith(`${inst.name[0]!.toUpperCase()}${inst.name.slice(1)}(`);
+  const remarks = intent.remarks.filter((r) => !instances.some((inst) => (own(inst) && r.startsWith(`${inst.name.toUpperCase()}(`)) || drawnChannel(inst, r)));
   const conditions = intent.conditions.filter((c) => c.role === 'entry' && usedInstances(c.condition).every(kept));
   const parts: PineParts = { lines: [], plots: [], levels: [], marks: [] };
   const declared = new Set<string>();
