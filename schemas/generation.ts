@@ -85,7 +85,7 @@ export const Understood = z
     conditions: z
       .array(z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The entry it was asked for; null = either'), from: z.string() }))
       .describe('Every condition computed as a feature (entries, exits and filters alike); the model decides the entries from them'),
-    entries: z.array(Rule).describe('The entry conditions: features the model learns its entries from'),
+    entries: z.array(Rule).describe('The entry conditions: features the model learns from and, where the request states them, the conditions of entry_rules (which gate entries)'),
     entry_rules: z
       .object({
         long: z.string().nullable().describe('The long entry rule in words (strategy_config entry_long): longs open only where it holds and the model confirms; null = no long rule'),
