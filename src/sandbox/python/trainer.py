@@ -380,7 +380,7 @@ def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes, meta=None):
         rows = _fold_rows(meta, a, b, c, embargo)
         labels = y[rows] if meta is None else meta["labels"][np.searchsorted(meta["rows"], rows)]
         if len(rows) < MIN_TRAIN_ROWS or d - c < 1:
-            what = "rule rows" if meta is not None else "train rows"
+            what = "train rule" if meta is not None else "train"
             notes.append(f"walk-forward fold {i} skipped: {len(rows)} {what} and {max(0, d - c)} test rows (need {MIN_TRAIN_ROWS} and 1); give more bars or fewer folds")
             continue
         if len(np.unique(labels)) < 2:
