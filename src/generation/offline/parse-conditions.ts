@@ -102,7 +102,7 @@ const defaultOutput = (m: Mention): number => m.output ?? 0;
 const opOf = (m: Mention): DOperand => ({ kind: 'mention', m, output: defaultOutput(m) });
 const isMA = (m: Mention) => m.name === 'sma' || m.name === 'ema' || m.name === 'wma';
 
-function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
+export function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
   const long = tokens.some((t) => isWord(t, 'buy', 'buys', 'buying', 'long', 'longs', 'bullish', 'bull'));
   const short = tokens.some((t) => isWord(t, 'sell', 'sells', 'selling', 'short', 'shorts', 'bearish', 'bear'));
   return long === short ? null : long ? 'long' : 'short';

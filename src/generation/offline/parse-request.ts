@@ -6,7 +6,7 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
-import { parseClause, type Draft } from './parse-conditions.ts';
+import { parseClause, sideOf, type Draft } from './parse-conditions.ts';
 import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
 import { parseRisk, type RiskFindings } from './parse-risk.ts';
@@ -65,11 +65,16 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   // side of the clause before ("Buy when RSI is below 30, MACD above signal": both for the buy).
   let stmt = 0;
   let lastSide: Draft['side'] = null;
+  // Side-less entry drafts of the sentence so far: "when RSI drops below 30, …, so I want to buy" gives them the buy.
+  let pending: Draft[] = [];
   for (const clause of clauses(rest)) {
     const at = rest.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
     const afterComma = at > 0 && /,\s*$/.test(rest.slice(0, at));
-    if (!afterComma) lastSide = null;
+    if (!afterComma) {
+      lastSide = null;
+      pending = [];
+    }
     for (const segment of roleSegments(rewriteLevels(clause), role)) {
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
@@ -91,6 +96,15 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       );
       const sided = result.drafts.find((d) => d.side !== null);
       if (segment.role === 'entry' && sided) lastSide = sided.side;
+      if (segment.role === 'entry') {
+        const added = drafts.slice(drafts.length - result.drafts.length);
+        const said = result.drafts.length === 0 ? sideOf(tokens) : null;
+        if (said) {
+          for (const d of pending) d.side = said;
+          pending = [];
+          lastSide = said;
+        } else pending.push(...added.filter((d) => d.side === null));
+      }
       if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
       if (result.drafts.length === 0 && !result.trend && result.implied.length === 0 && !tokens.some((t) => t.t === 'ind') && CONDITION_WORDS.test(segment.text) && !READ_ELSEWHERE.test(segment.text)) unread.push(segment.text.trim());
       role = segment.role;
