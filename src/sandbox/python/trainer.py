@@ -91,6 +91,9 @@ SET_BY_US = ("n_jobs", "random_state", "verbosity", "verbose", "nthread", "seed"
 MAX_ESTIMATORS = 500
 MAX_DEPTH = 16
 MIN_TRAIN_ROWS = 50
+# Meta-labels fit on the rule's trades only: a rule that fires seldom still gets a model from this
+# many (with a warning under MIN_TRAIN_ROWS), rather than a refused job.
+MIN_META_ROWS = 10
 MAX_FOLDS = 10
 # Threads of a forest's fit: the cores this process may use, at most 4 (the sandbox scales the
 # job's CPU-time limit by it). Set by us: model_params.n_jobs is refused.
@@ -443,8 +446,10 @@ def run_train(namespace, header, payload):
         fit_mask, test_mask = meta_labels.train_test_rows(meta["rows"], meta["labels"], meta["ends"], test_from, n)
         fit_x, fit_y = meta["rows"][fit_mask], meta["labels"][fit_mask]
         test_x, test_y = meta["rows"][test_mask], meta["labels"][test_mask]
+        if main and len(fit_x) < MIN_META_ROWS:
+            raise ValueError(f"the entry rules fire on {len(fit_x)} labelled bars of the training span (need {MIN_META_ROWS}); give more bars or a rule that fires more often")
         if main and len(fit_x) < MIN_TRAIN_ROWS:
-            raise ValueError(f"the entry rules fire on {len(fit_x)} labelled bars of the training span (need {MIN_TRAIN_ROWS}); give more bars or a rule that fires more often")
+            few = f"the entry rules fire on only {len(fit_x)} labelled bars of the training span: the model's P(win) rests on few trades (the results' meta_label says whether it adds anything); give more bars for a sturdier model"
     else:
         fit_x, fit_y = np.arange(rows_train), y[:rows_train]
         test_x, test_y = np.arange(test_from, m), y[test_from:m]
@@ -452,7 +457,7 @@ def run_train(namespace, header, payload):
         what = "trades of the entry rules all win or all lose" if meta is not None else "training rows hold only one target class"
         raise ValueError(f"the {what}; give more bars")
 
-    notes = []
+    notes = [] if meta is None or not main or len(fit_x) >= MIN_TRAIN_ROWS else [few]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if main:
