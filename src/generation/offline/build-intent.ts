@@ -106,7 +106,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   );
   // Bollinger bands named with no rule of their own: price outside the bands (the mean-reversion reading).
   for (const ref of table.refs) {
-    if (ref.name !== 'bb' || rconds.some((c) => c.cond.kind === 'band' && c.cond.ref === ref)) continue;
+    if (ref.name !== 'bb' || rconds.some((c) => (c.cond.kind === 'band' || c.cond.kind === 'channel') && c.cond.ref === ref)) continue;
     if (rconds.some((c) => c.cond.kind === 'compare' && [c.cond.left, c.cond.right].some((o) => o.kind === 'column' && o.ref === ref))) continue;
     rconds.push({ cond: { kind: 'band', ref, where: 'outside' }, side: null, from: fields.find((f) => f.mentions.some((m) => table.of.get(m) === ref))?.field ?? 'indicators', role: 'entry', negate: false, inferred: true });
     remarks.push(`BB(${ref.params.period}, ${ref.params.std}) named without a rule: the condition is price outside the bands (+1 above the upper, -1 below the lower)`);
@@ -195,6 +195,10 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
   const rules = entryRules(allSpecs, direction.value, trendColumn, instances, fields.map((f) => f.norm), remarks);
   conditions.push(...dedupe(rules.added));
+  // Side-less conditions gating both sides alike are entry filters.
+  conditions.forEach((c, k) => {
+    if (c.role === 'entry' && rules.asFilter.includes(conditionName(c.condition, instances))) conditions[k] = { ...c, role: 'filter' };
+  });
   const roles = { ...roleColumns(conditions, direction.value, instances, remarks, approximations), entryLong: rules.long, entryShort: rules.short };
   // The trend filter's column is named in strategy_config(): its instance keeps the values written in the code.
   const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles, trendColumn ? [trendColumn] : []);

@@ -24,12 +24,13 @@ function signed(c: Condition, instances: readonly Instance[]): boolean {
   return (c.kind === 'compare' && c.relation === 'cross') || c.kind === 'breakout' || c.kind === 'momentum' || c.kind === 'channel' || (c.kind === 'band' && c.where === 'outside');
 }
 
-function sense(c: Condition, side: 'long' | 'short', instances: readonly Instance[]): RuleTerm['sense'] {
+function sense(c: Condition, side: 'long' | 'short', instances: readonly Instance[], fade: boolean): RuleTerm['sense'] {
   if (!signed(c, instances)) return 'pos';
-  // Outside the bands: +1 above, -1 below — a fade and a breakout read it oppositely, so either holds and the model picks.
-  if (c.kind === 'band') return 'nonzero';
+  // Outside the bands (+1 above, -1 below): a fade buys below the lower band, a breakout above the upper.
+  if (c.kind === 'band' && fade) return side === 'long' ? 'neg' : 'pos';
   return side === 'long' ? 'pos' : 'neg';
 }
+const BREAKOUT_WORDS = /\b(?:break ?outs?|breaking out|breaks? out|momentum|trend(?:ing)?|ride)\b/;
 
 /** The mirror of a side-less directional comparison, for the other side ("fast EMA crossing above slow EMA" both ways). */
 function mirror(c: Condition, instances: readonly Instance[]): Condition | null {
@@ -52,6 +53,8 @@ export interface EntryRules {
   added: ConditionSpec[];
   /** The rules in words, per side. */
   words: { long: string | null; short: string | null };
+  /** Conditions naming no side that gate both sides alike: entry filters (the model picks the side), not rules. */
+  asFilter: string[];
 }
 
 /**
@@ -66,7 +69,8 @@ export function entryRules(
   texts: readonly string[],
   remarks: string[],
 ): EntryRules {
-  const none: EntryRules = { long: null, short: null, added: [], words: { long: null, short: null } };
+  const none: EntryRules = { long: null, short: null, added: [], words: { long: null, short: null }, asFilter: [] };
+  const fade = !texts.some((t) => BREAKOUT_WORDS.test(t));
   const isTrend = (c: Condition) =>
     trendColumn !== null && c.kind === 'compare' && c.left.kind === 'price' && (c.relation === 'above' || c.relation === 'below') && c.right.kind === 'column' && columnOf(instances[c.right.instance]!, c.right.output) === trendColumn;
   const stated = specs.filter((s) => s.role === 'entry' && !s.inferred && RULE_FIELDS.has(s.from) && !isTrend(s.condition));
@@ -98,29 +102,35 @@ export function entryRules(
         if (!groups.length || (s.orJoin && groups[groups.length - 1]!.length)) groups.push([]);
         stmt = s.stmt;
       }
-      const term: RuleTerm = { name: conditionName(s.condition, instances), sense: sense(s.condition, side, instances) };
+      const term: RuleTerm = { name: conditionName(s.condition, instances), sense: sense(s.condition, side, instances, fade) };
       const g = groups[groups.length - 1]!;
       if (!g.some((t) => t.name === term.name && t.sense === term.sense)) g.push(term);
     }
     return groups.length && groups.some((g) => g.length) ? groups.filter((g) => g.length) : null;
   };
-  const trades = (side: 'long' | 'short') => direction === 'both' || direction === side;
-  const long = trades('long') ? ruleOf('long') : null;
-  const short = trades('short') ? ruleOf('short') : null;
-  if (!long && !short) return none;
-  for (const side of ['long', 'short'] as const) {
-    if (trades(side) && !(side === 'long' ? long : short)) {
-      remarks.push(`no ${side} entry stated, so no ${side}s open (entry_${side === 'long' ? 'short' : 'long'} is the only rule); name one, e.g. "${side === 'long' ? 'buy when RSI 14 is below 30' : 'sell when RSI 14 is above 70'}"`);
-    }
-  }
   const SENSE_WORDS = { pos: ' (+1: up / bullish)', neg: ' (-1: down / bearish)', nonzero: ' (either way)' } as const;
   const say = (rule: EntryRule | null) => {
     if (!rule) return null;
     const label = (t: RuleTerm) => {
       const spec = list.find((s) => conditionName(s.condition, instances) === t.name)!;
+      if (spec.condition.kind === 'band') return `${describeCondition(spec.condition, instances)} (${t.sense === 'neg' ? 'below the lower band' : 'above the upper band'})`;
       return `${describeCondition(spec.condition, instances)}${signed(spec.condition, instances) ? SENSE_WORDS[t.sense] : ''}`;
     };
     return rule.map((g) => g.map(label).join(' and ')).join(' or ');
   };
-  return { long, short, added, words: { long: say(long), short: say(short) } };
+  const trades = (side: 'long' | 'short') => direction === 'both' || direction === side;
+  const long = trades('long') ? ruleOf('long') : null;
+  const short = trades('short') ? ruleOf('short') : null;
+  if (!long && !short) return none;
+  // The same rule for both sides names no side: both would fire on the same bars, where the engine opens nothing.
+  if (long && short && JSON.stringify(long) === JSON.stringify(short)) {
+    remarks.push(`the entry conditions name no side (${say(long)}): they filter entries on both sides alike (entry_filter) and the model picks the side; say e.g. "buy when …, sell when …" for rules`);
+    return { ...none, asFilter: [...new Set(long.flat().map((t) => t.name))] };
+  }
+  for (const side of ['long', 'short'] as const) {
+    if (trades(side) && !(side === 'long' ? long : short)) {
+      remarks.push(`no ${side} entry stated, so no ${side}s open (entry_${side === 'long' ? 'short' : 'long'} is the only rule); name one, e.g. "${side === 'long' ? 'buy when RSI 14 is below 30' : 'sell when RSI 14 is above 70'}"`);
+    }
+  }
+  return { long, short, added, words: { long: say(long), short: say(short) }, asFilter: [] };
 }

@@ -117,7 +117,7 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
     case 'compare':
       if (c.relation === 'rising' || c.relation === 'falling') return `${operandLabel(c.left, instances)} ${c.relation}`;
       // A SAR flip: its trend column (+1 / -1) crossing 0.
-      if (c.left.kind === 'column' && instances[c.left.instance]!.name === 'psar' && c.left.output === 1 && c.right.kind === 'value' && c.right.value === 0 && c.relation.startsWith('cross')) {
+      if (c.left.kind === 'column' && ['psar', 'supertrend'].includes(instances[c.left.instance]!.name) && c.left.output === 1 && c.right.kind === 'value' && c.right.value === 0 && c.relation.startsWith('cross')) {
         const how = c.relation === 'cross_up' ? ' below the price (trend turns up)' : c.relation === 'cross_down' ? ' above the price (trend turns down)' : ' (+1 below the price, -1 above)';
         return `${instanceLabel(instances[c.left.instance]!)} flips${how}`;
       }

@@ -243,7 +243,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     if ((rel.rel === 'oversold' || rel.rel === 'overbought') && (subj?.kind !== 'mention' || !(subj.m.name in OSCILLATOR_LEVELS))) subj = oscillatorAhead(tokens, i + rel.len, result);
     if (!subj) continue;
     // A SAR flip was read as the flip: "the SAR flips below price" is not also a level.
-    if (flips.has('psar') && ((subj.kind === 'mention' && subj.m.name === 'psar') || (obj?.op.kind === 'mention' && obj.op.m.name === 'psar'))) continue;
+    if ((subj.kind === 'mention' && flips.has(subj.m.name)) || (obj?.op.kind === 'mention' && flips.has(obj.op.m.name))) continue;
     const consumed = build(rel.rel, subj, obj?.op ?? null, tokens, i, add, result);
     if (consumed) {
       if (subj.kind === 'mention') carry.subject = subj;
@@ -277,14 +277,15 @@ const BREAK_WORDS = ['breakout', 'breakouts', 'break', 'breaks', 'breaking', 'ou
  */
 function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add: Add): Set<string> {
   const read = new Set<string>();
-  const psar = mentions.find((m) => m.name === 'psar');
+  // A SAR or SuperTrend flip: its trend column (+1 / -1) crossing 0.
   const flipAt = tokens.findIndex((t) => isWord(t, ...FLIP_WORDS));
-  if (psar && flipAt >= 0) {
+  for (const m of mentions.filter((x) => x.name === 'psar' || x.name === 'supertrend')) {
+    if (flipAt < 0 || read.has(m.name)) continue;
     const after = tokens.slice(flipAt, flipAt + 5);
-    const up = after.some((t) => isWord(t, 'below', 'under', 'bullish', 'up', 'long', 'green')) || (isWord(tokens[flipAt + 1], 'to') && isWord(tokens[flipAt + 2], 'bullish'));
-    const down = after.some((t) => isWord(t, 'above', 'over', 'bearish', 'down', 'short', 'red'));
-    add({ kind: 'compare', left: { kind: 'mention', m: psar, output: 1 }, relation: up === down ? 'cross' : up ? 'cross_up' : 'cross_down', right: { kind: 'value', value: 0 } });
-    read.add('psar');
+    const up = after.some((t) => isWord(t, 'below', 'under', 'bullish', 'up', 'long', 'green', 'positive'));
+    const down = after.some((t) => isWord(t, 'above', 'over', 'bearish', 'down', 'short', 'red', 'negative'));
+    add({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: up === down ? 'cross' : up ? 'cross_up' : 'cross_down', right: { kind: 'value', value: 0 } });
+    read.add(m.name);
   }
   const breaks = tokens.some((t) => isWord(t, ...BREAK_WORDS));
   for (const m of mentions) {

@@ -111,7 +111,10 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     }
   }
   mentions.push(...exits.mentions);
-  drafts.push(...exits.drafts);
+  // A clause the exits parser read as a stop or target ("stop below the swing low") is its exit, not also an entry.
+  const entriesKept = drafts.filter((d) => d.role !== 'entry' || !exits.drafts.some((e) => e.phrase === d.phrase));
+  drafts.length = 0;
+  drafts.push(...entriesKept, ...exits.drafts);
   // "divergence" in "moving average convergence divergence" is MACD's name, not a pattern.
   const plain = norm.replace(/\bmoving average convergence divergence\b/g, 'macd');
   const unsupported = [...new Set([...plain.matchAll(UNSUPPORTED)].map((m) => m[1]!))];

@@ -83,4 +83,14 @@ describe('offline generator: entry rules as gates', () => {
     const g = gen('Go long when CCI crosses back above -100');
     assert.equal(ruleLine(g.code, 'entry_long_rule'), "df['entry_long_rule'] = np.where((df['cci_20_xup_m100'] > 0), 1.0, 0.0)");
   });
+
+  it('a rule never fires both sides on one bar (the engine opens nothing there): bands fade unless the words break out, side-less filters become entry_filter', () => {
+    const fade = gen('Bollinger bands 20 2 fade');
+    assert.equal(ruleLine(fade.code, 'entry_long_rule'), "df['entry_long_rule'] = np.where((df['bb_out_20_2'] < 0), 1.0, 0.0)");
+    assert.equal(ruleLine(fade.code, 'entry_short_rule'), "df['entry_short_rule'] = np.where((df['bb_out_20_2'] > 0), 1.0, 0.0)");
+    const adx = gen('ADX above 25');
+    assert.equal(adx.config.entry_long, undefined);
+    assert.equal(adx.config.entry_filter, 'entry_gate');
+    assert.ok(adx.understood.remarks.some((r) => r.startsWith('the entry conditions name no side')));
+  });
 });
