@@ -19,7 +19,7 @@ import { PROMPTS } from './prompts.ts';
 const SAMPLE: Array<[string, Symbol, Timeframe, number?]> = [
   ['example-4-mean-reversion', 'EURUSD', '15min'], // XGBoost, RSI, London, pips
   // gradient boosting, RSI + SMA 200 trend filter, sessions; its entry rule (RSI dropping below 30 in an
-  // uptrend, in session) is rare: the meta-label trainer needs 50 rule bars in its training span
+  // uptrend, in session) is rare: the meta-label trainer needs 10 rule bars in its training span (50 for no warning)
   ['long-1', 'GBPUSD', '15min', 15_000],
   ['long-2', 'USDJPY', '5min'], // extra trees, MACD + stochastic + Bollinger, hours
   ['fields-all', 'AUDUSD', '15min'], // random forest, every field, min_atr
