@@ -85,7 +85,15 @@ export const Understood = z
     conditions: z
       .array(z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The entry it was asked for; null = either'), from: z.string() }))
       .describe('Every condition computed as a feature (entries, exits and filters alike); the model decides the entries from them'),
-    entries: z.array(Rule).describe('The entry conditions: features the model learns its entries from'),
+    entries: z.array(Rule).describe('The entry conditions: features the model learns from and, where the request states them, the conditions of entry_rules (which gate entries)'),
+    entry_rules: z
+      .object({
+        long: z.string().nullable().describe('The long entry rule in words (strategy_config entry_long): longs open only where it holds and the model confirms; null = no long rule'),
+        short: z.string().nullable().describe('The short entry rule in words (strategy_config entry_short); null = no short rule'),
+        columns: z.object({ entry_long: z.string().nullable(), entry_short: z.string().nullable() }).optional().describe('The rule columns; absent when the entries are left to the model'),
+      })
+      .describe("The trader's entry rules, which gate entries (meta-labelling: the rule proposes, the model confirms). Both null: the model decides the entries (no rule stated). One set: the other side opens nothing")
+      .optional(),
     exits: z.array(Rule).describe('Exit rules: where one holds at a bar\'s close, that side closes at the next open (strategy_config exit_long / exit_short); targets and stops named by an indicator are exits too'),
     filters: z.array(z.object({ filter: z.string(), from: z.string() })).describe('What gates entries: filter conditions (entry_filter), session, days, trend, volatility'),
     stops: z.array(z.string()).describe('The stops: the fixed stop_loss ("fixed: …"), the trailing stop ("trailing: …", strategy_config trailing_stop), and stop levels named by an indicator, expressed as exit rules'),

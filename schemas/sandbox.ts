@@ -42,6 +42,21 @@ export const TrainAnswer = z.object({
     .default([]),
   /** Trees of each fold forest (fewer than the main forest's); null when the folds are not forests. */
   fold_trees: count.nullable().default(null),
+  /**
+   * Meta-labels (strategy_config sets entry_long / entry_short; trainer.py, meta_labels.py): the rule
+   * rows fitted and tested, those purged by their label's end, bars where both rules fired (skipped),
+   * and every labelled rule row of the test span as [bar, side, label, end bar]. null: direction labels.
+   */
+  meta: z
+    .object({
+      rows_train: count,
+      rows_test: count,
+      purged: count,
+      both_skipped: count,
+      labels: z.array(z.tuple([count, z.union([z.literal(1), z.literal(-1)]), z.union([z.literal(0), z.literal(1)]), count])).max(1_000_000),
+    })
+    .nullable()
+    .default(null),
 });
 
 export const AnalysisCheck = z.enum(['type', 'rows', 'ohlc', 'numeric', 'finite', 'truncated', 'lookahead', 'warmup_unbounded']);

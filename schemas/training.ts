@@ -310,6 +310,48 @@ export type SignalPoint = z.infer<typeof SignalPoint>;
 const TimePoint = <K extends string>(key: K, what: string) =>
   z.object({ time: IsoDateTime, [key]: z.number().describe(what) } as { time: typeof IsoDateTime } & Record<K, z.ZodNumber>);
 
+/**
+ * Does the model earn its place? A meta-labelled model (strategy_config entry_long / entry_short)
+ * against its own rule on the test span (src/training/meta-label-report.ts).
+ */
+export const MetaLabelReport = z
+  .object({
+    rows: z
+      .object({
+        train: z.number().int().describe('Rule bars the model was fitted on (labelled, train span, purged)'),
+        test: z.number().int().describe('Labelled rule bars of the test span'),
+        purged: z.number().int().describe('Rule bars before the test whose label ended in it: left out of the fit'),
+        both_skipped: z.number().int().describe('Bars where both entry rules fired: no row, no trade'),
+      })
+      .describe('The rule rows of the trained span'),
+    labels: z
+      .object({
+        positives: z.number().int().describe('Test rule bars labelled 1 (a win)'),
+        chosen: z.number().int().describe('Test rule bars the model confirms: P(win) ≥ the confidence threshold'),
+        base_rate: z.number().nullable().describe('positives / test rule bars: the rule alone\'s precision; null without test rule bars'),
+        precision: z.number().nullable().describe('Wins among the chosen; null when the model chose none'),
+        recall: z.number().nullable().describe('Chosen among the wins; null without wins'),
+      })
+      .describe('The model on the test span\'s rule trades, each labelled by its triple barrier: 1 when the take-profit came before the stop within target_horizon bars (or the trade gained at that limit)'),
+    rule_alone: TradeStats.describe('The test span traded on every rule signal (the engine with the model ignored: threshold 0)'),
+    rule_and_model: TradeStats.describe('The strategy on the test span: rule signals the model confirms'),
+    uplift: z
+      .object({
+        pnl: z.number().describe('USD: rule + model minus the rule alone, on the test span'),
+        rule_trades: z.number().int().describe('Trades of the rule alone on the test span'),
+        chosen_trades: z.number().int().describe('Of those, the ones whose signal bar the model confirms'),
+        chosen_pnl: z.number().describe('USD: summed P&L of the chosen trades'),
+        random_pnl: z.number().describe('USD: expected summed P&L of as many trades drawn at random from the rule\'s'),
+        p_value: z.number().nullable().describe('One-sided permutation test: the share of random subsets (same size) doing at least as well as the chosen, (1 + hits) / (1 + draws); null when the model chose none or all'),
+        draws: z.number().int(),
+        seed: z.number().int(),
+      })
+      .describe('Does the model pick the rule\'s better trades?'),
+    verdict: z.string().describe('In words: whether the model adds anything over the rule alone (p < 0.05)'),
+  })
+  .meta({ id: 'MetaLabelReport' });
+export type MetaLabelReport = z.infer<typeof MetaLabelReport>;
+
 export const Results = z
   .object({
     model: z.string().describe('Stem'),
@@ -334,7 +376,7 @@ export const Results = z
       long: TradeStats.describe('Long trades of the test span'),
       short: TradeStats.describe('Short trades of the test span'),
     }),
-    accuracy: z.object({ train: z.number(), test: z.number() }).describe('Share of bars whose direction (p_up > 0.5) was right'),
+    accuracy: z.object({ train: z.number(), test: z.number() }).describe('Share of bars whose direction (p_up > 0.5) was right (meta-labels: share of the rule\'s rows whose win/loss was right)'),
     trade_log: z.array(Trade.extend({ period: z.enum(['train', 'test']) })).describe('Every trade of the train and test backtests, in exit order'),
     equity_curve: z.array(TimePoint('equity', 'Account equity in USD, marked to market at the bar close')).describe(
       'Test span, from capital; at most 1,000 points (evenly spaced bars, the last bar always included)',
@@ -342,12 +384,12 @@ export const Results = z
     drawdown: z.array(TimePoint('drawdown', '(equity − running peak) / capital, ≤ 0')).describe('Same points as equity_curve'),
     confusion_matrix: z
       .object({
-        labels: z.tuple([z.literal('down'), z.literal('up')]),
-        matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]]'),
+        labels: z.union([z.tuple([z.literal('down'), z.literal('up')]), z.tuple([z.literal('loss'), z.literal('win')])]),
+        matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]] (meta-labels: loss/win)'),
       })
-      .describe('Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5'),
+      .describe('Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5. Meta-labels (labels: meta): the rule\'s test rows, "win" = the triple-barrier label, predicted win = P(win) > 0.5'),
     feature_importance: z.array(z.object({ feature: z.string(), importance: z.number() })).describe('Largest first; tree models: impurity importance, linear: |coefficient| share'),
-    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows')).describe('At most 500 points'),
+    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows (meta-labels: win/loss accuracy over the previous 100 rule rows)')).describe('At most 500 points'),
     pred_trade_log: z.array(Trade).describe('Trades on the post-cutoff bars'),
     pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
     pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),
@@ -355,6 +397,11 @@ export const Results = z
     optimization: ModelOptimization.nullable()
       .optional()
       .describe('The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise; absent for models trained before it was kept'),
+    labels: z
+      .enum(['direction', 'meta'])
+      .optional()
+      .describe('direction: the model predicts p(up) and picks the side; meta: strategy_config sets entry rules, the model predicts P(win) of the rule\'s trade and confirms it (p_up is then P(win)); absent for models trained before meta-labels'),
+    meta_label: MetaLabelReport.nullable().optional().describe('The rule alone beside the rule + model on the test span; null in direction mode'),
     warnings: z.array(z.string()),
   })
   .meta({ id: 'Results' });

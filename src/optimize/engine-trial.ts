@@ -5,7 +5,7 @@
  */
 import type { SweepTrial } from '../backtest/index.ts';
 import { UnprocessableError } from '../errors.ts';
-import { engineOptions, strategyMask, toSignals, type BarColumns, type FeatureRows } from '../scoring/index.ts';
+import { engineOptions, strategyMask, strategySignals, type BarColumns, type FeatureRows } from '../scoring/index.ts';
 import type { IntrabarResolver } from '../backtest/index.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { ParamSet } from '../../schemas/optimize.ts';
@@ -138,7 +138,7 @@ export function engineTrial(base: TrialBase, params: ParamSet, inputs: TrialInpu
   // Session hours and skipped days travel in the options (the engine judges them on the fill bar); the rest is the mask.
   return {
     options: engineOptions(spec, inputs.resolver),
-    signals: toSignals(inputs.pUp, spec.settings.confidence_threshold),
+    signals: strategySignals(spec, inputs.features, inputs.pUp),
     mask: strategyMask(inputs.bars, spec, inputs.features),
   };
 }

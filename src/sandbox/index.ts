@@ -1,5 +1,5 @@
 // Running untrusted strategy code: the one way in for the rest of the service.
-export { StrategyRuntime, StrategyJobError, type RuntimeOptions, type TrainOptions, type TrainResult, type TrainedFold, type FoldOptions, type AnalysisResult } from './runtime-pool.ts';
+export { StrategyRuntime, StrategyJobError, type RuntimeOptions, type TrainOptions, type TrainResult, type TrainedFold, type FoldOptions, type AnalysisResult, type MetaLabels } from './runtime-pool.ts';
 export { applyOverrides, type ModelOverrides } from './model-overrides.ts';
 export type { AnalysisCheck, AnalysisProblem, JobFailureKind, SuggestDistribution, SuggestRequest, SuggestTrial } from './runtime-pool.ts';
 export { decodeFeatures, ohlcPayload, type FeaturesResult, type JobLimits } from './codec.ts';

@@ -56,6 +56,8 @@ export interface TrainOptions {
   overrides?: ModelOverrides;
   /** Only the folds: no main fit, no ONNX (onnx empty, probaUp all NaN, accuracies NaN). Needs `folds`. */
   foldsOnly?: boolean;
+  /** The instrument's pip size, for a trailing stop in pips under meta-labels (trainer default 0.0001). */
+  pipSize?: number;
 }
 
 export interface FoldOptions {
@@ -104,6 +106,26 @@ export interface TrainResult {
   folds: TrainedFold[];
   /** Trees of each fold forest (trainer.py fold_trees: fewer than the main forest's); null when the fold models are not forests. */
   foldTrees: number | null;
+  /** The meta-labels the model was fitted on (entry rules set); null: direction labels. */
+  meta: MetaLabels | null;
+}
+
+/**
+ * Triple-barrier labels of the rule's trades over the test span (trainer.py, meta_labels.py):
+ * per labelled rule bar (the signal bar, ascending) its side, label (1: take-profit before the
+ * stop, or a gain at the time limit) and the bar its label ended at.
+ */
+export interface MetaLabels {
+  rowsTrain: number;
+  rowsTest: number;
+  /** Rule rows before the test whose label ended in it: left out of the fit. */
+  purged: number;
+  /** Bars where both rules fired: no row (and no trade, toSignals). */
+  bothSkipped: number;
+  bars: Int32Array;
+  sides: Int8Array;
+  labels: Uint8Array;
+  ends: Int32Array;
 }
 
 export interface AnalysisResult {
@@ -361,6 +383,7 @@ export class StrategyRuntime {
     if (options.folds !== undefined) request.folds = options.folds;
     if (options.overrides !== undefined) request.overrides = options.overrides;
     if (options.foldsOnly) request.folds_only = true;
+    if (options.pipSize !== undefined) request.pip_size = options.pipSize;
     const { header: h, payload: out } = await this.run(TrainAnswer, request, payload, limits);
     const config = StrategyConfig.safeParse(h.config);
     if (!config.success) {
@@ -400,6 +423,16 @@ export class StrategyRuntime {
       matrix: new Float64Array(out.buffer, out.byteOffset + matrixAt, h.proba_rows * nFeatures),
       folds,
       foldTrees: h.fold_trees,
+      meta: h.meta && {
+        rowsTrain: h.meta.rows_train,
+        rowsTest: h.meta.rows_test,
+        purged: h.meta.purged,
+        bothSkipped: h.meta.both_skipped,
+        bars: Int32Array.from(h.meta.labels, (r) => r[0]),
+        sides: Int8Array.from(h.meta.labels, (r) => r[1]),
+        labels: Uint8Array.from(h.meta.labels, (r) => r[2]),
+        ends: Int32Array.from(h.meta.labels, (r) => r[3]),
+      },
     };
   }
 

@@ -3,7 +3,7 @@ import { instrument } from '../lib/instruments.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { FeaturesResult } from '../sandbox/index.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
-import { entryMask, toSignals } from './decisions.ts';
+import { entryMask, labelMode, toSignals, type EntryRules } from './decisions.ts';
 import { featureColumn, featureRows, type FeatureRows } from './feature-rows.ts';
 import { loadModel, type LoadOptions, type OnnxModel } from './onnx-scorer.ts';
 
@@ -16,9 +16,9 @@ export type FeatureComputer = (bars: OhlcColumns) => Promise<FeaturesResult>;
 /** What the chain gives per bar of a window: the engine's inputs and what led to them. */
 export interface Scored {
   features: FeatureRows;
-  /** p(up) per bar; NaN where a bar has no feature row (its warm-up). */
+  /** p(up) per bar (meta-labelled model: P(win) of the rule's trade); NaN where a bar has no feature row (its warm-up). */
   pUp: Float32Array;
-  /** −1/0/1 per bar from the threshold. */
+  /** −1/0/1 per bar from the threshold (strategySignals: meta mode confirms the entry rules). */
   signals: Int8Array;
   /** Entry mask per bar from entry_long / entry_short, entry_filter, min_atr and trend_filter, with the exit bits of exit_long / exit_short (strategyMask). */
   mask: Uint8Array;
@@ -34,15 +34,8 @@ const COLUMN_KEYS = ['entry_long', 'entry_short', 'entry_filter', 'trend_filter'
  * days are not in it: the engine judges them on the fill bar (engineOptions' entryTimes).
  */
 export function strategyMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' | 'config'>, features: FeatureRows): Uint8Array {
-  const n = bars.ts.length;
+  const columns = configColumns(spec.config, features, bars.ts.length, COLUMN_KEYS);
   const { config } = spec;
-  const columns = {} as Record<(typeof COLUMN_KEYS)[number], Float64Array | null>;
-  for (const key of COLUMN_KEYS) {
-    const name = config[key] ?? null;
-    const values = name === null ? null : featureColumn(features, name, n);
-    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')}); name a column feature_engineering adds`);
-    columns[key] = values;
-  }
   return entryMask(
     bars,
     {
@@ -56,6 +49,37 @@ export function strategyMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' 
     },
     instrument(spec.symbol),
   );
+}
+
+/** The feature columns a config's keys name, per bar of n (422 naming the key when a column is not among the features). */
+function configColumns<K extends (typeof COLUMN_KEYS)[number]>(config: ScoringSpec['config'], features: FeatureRows, n: number, keys: readonly K[]): Record<K, Float64Array | null> {
+  const columns = {} as Record<K, Float64Array | null>;
+  for (const key of keys) {
+    const name = config[key] ?? null;
+    const values = name === null ? null : featureColumn(features, name, n);
+    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')}); name a column feature_engineering adds`);
+    columns[key] = values;
+  }
+  return columns;
+}
+
+/**
+ * The entry rule columns when the config's model is meta-labelled (labelMode: either rule set),
+ * else null (direction mode). What toSignals needs to confirm the rule's trades.
+ */
+export function entryRules(spec: Pick<ScoringSpec, 'config'>, features: FeatureRows, n: number): EntryRules | null {
+  if (labelMode(spec.config) !== 'meta') return null;
+  const columns = configColumns(spec.config, features, n, ['entry_long', 'entry_short'] as const);
+  return { long: columns.entry_long, short: columns.entry_short };
+}
+
+/**
+ * The signals of a strategy's probabilities, in the mode its config asks for (toSignals with the
+ * entry rules of a meta-labelled model): training, /predict, live and the optimiser's trials.
+ * `threshold` defaults to the settings' (0 in meta mode = the rule alone).
+ */
+export function strategySignals(spec: Pick<ScoringSpec, 'config' | 'settings'>, features: FeatureRows, pUp: Float32Array, threshold = spec.settings.confidence_threshold): Int8Array {
+  return toSignals(pUp, threshold, entryRules(spec, features, pUp.length));
 }
 
 /** Bars [from, to) of a scoring: every bar of the feature rows when absent. */
@@ -100,7 +124,7 @@ export async function scoreFeatures(scorer: OnnxModel, spec: ScoringSpec, bars: 
  * threshold signals → entry mask.
  */
 export function decide(spec: ScoringSpec, bars: BarColumns, features: FeatureRows, pUp: Float32Array): Scored {
-  return { features, pUp, signals: toSignals(pUp, spec.settings.confidence_threshold), mask: strategyMask(bars, spec, features) };
+  return { features, pUp, signals: strategySignals(spec, features, pUp), mask: strategyMask(bars, spec, features) };
 }
 
 /**

@@ -14,16 +14,44 @@ export { weekdayOf } from '../backtest/index.ts';
 import type { Instrument } from '../lib/instruments.ts';
 
 /**
- * The confirm step, the one place the model's probability becomes a side (a meta-label mode swaps
- * this function): p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0 (NaN → 0; at threshold 0.5, p = 0.5 is long).
- * Float32 probabilities (what the ONNX model gives) are compared with both bounds rounded to
+ * The entry rule columns of a meta-labelled model (strategy_config entry_long / entry_short): the
+ * rule proposes, the model's P(win) confirms. Absent (null) = direction mode.
+ */
+export interface EntryRules {
+  long: Float64Array | Float32Array | null;
+  short: Float64Array | Float32Array | null;
+}
+
+/** The labelling a strategy_config asks for: meta when either entry rule is set, else direction (trainer.py decides the same). */
+export const labelMode = (config: { entry_long?: string | null | undefined; entry_short?: string | null | undefined }): 'meta' | 'direction' =>
+  config.entry_long || config.entry_short ? 'meta' : 'direction';
+
+/**
+ * The confirm step, the one place the model's probability becomes a side, in backtest and live alike.
+ * Direction mode (no `rules`): p is p(up); p ≥ threshold → 1, p ≤ 1 − threshold → −1, else 0
+ * (threshold in [0.5, 1]; NaN → 0; at threshold 0.5, p = 0.5 is long).
+ * Meta mode (`rules`, the model was trained on meta-labels): p is P(win) of the rule's trade; a bar
+ * where exactly one rule fires (> 0) takes that side when p ≥ threshold (threshold in [0, 1]; 0 =
+ * every rule trade, the rule alone), else 0; a bar where both fire takes neither (the trainer has no
+ * row for it). The direction setting and the filters stay the entry mask's (entryMask).
+ * Float32 probabilities (what the ONNX model gives) are compared with the bounds rounded to
  * float32, so p = 0.4f counts as ≤ 1 − 0.6 just as 0.6f counts as ≥ 0.6.
  */
-export function toSignals(probaUp: Float32Array | Float64Array, threshold: number): Int8Array {
-  if (!(threshold >= 0.5 && threshold <= 1)) throw new RangeError(`threshold must be in [0.5, 1], got ${threshold}`);
+export function toSignals(probaUp: Float32Array | Float64Array, threshold: number, rules?: EntryRules | null): Int8Array {
   const out = new Int8Array(probaUp.length);
   const f32 = probaUp instanceof Float32Array;
   const high = f32 ? Math.fround(threshold) : threshold;
+  if (rules) {
+    if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`threshold must be in [0, 1], got ${threshold}`);
+    const { long, short } = rules;
+    for (const column of [long, short]) if (column && column.length !== probaUp.length) throw new RangeError(`toSignals: an entry rule column has ${column.length} values for ${probaUp.length} bars`);
+    for (let i = 0; i < probaUp.length; i++) {
+      const side = (long && long[i]! > 0 ? 1 : 0) - (short && short[i]! > 0 ? 1 : 0);
+      out[i] = side !== 0 && probaUp[i]! >= high ? side : 0;
+    }
+    return out;
+  }
+  if (!(threshold >= 0.5 && threshold <= 1)) throw new RangeError(`threshold must be in [0.5, 1], got ${threshold}`);
   const low = f32 ? Math.fround(1 - threshold) : 1 - threshold;
   for (let i = 0; i < probaUp.length; i++) {
     const p = probaUp[i]!;

@@ -3,10 +3,10 @@
  * features (sandboxed) → the feature-column check → ONNX p(up) → signals and entry mask → engine
  * options. Training, /predict and the live model actor all score through here.
  */
-export { barProbabilities, decide, modelProbabilities, scoreFeatures, scoreWindow, strategyMask, type BarRange, type FeatureComputer, type Scored, type ScoringSpec } from './chain.ts';
+export { barProbabilities, decide, modelProbabilities, scoreFeatures, scoreWindow, strategyMask, strategySignals, entryRules, type BarRange, type FeatureComputer, type Scored, type ScoringSpec } from './chain.ts';
 export { scoreFolds, type FoldScoring, type ScoredFold } from './fold-scores.ts';
 export { featureRows, featureColumn, type FeatureRows } from './feature-rows.ts';
-export { toSignals, entryMask, maskedSide, natr, weekdayOf, type EntryFilters } from './decisions.ts';
+export { toSignals, labelMode, entryMask, maskedSide, natr, weekdayOf, type EntryFilters, type EntryRules } from './decisions.ts';
 export { engineOptions, intrabarResolver, hasFinerBars } from './engine-inputs.ts';
 export { loadModel, useScorers, type OnnxModel } from './onnx-scorer.ts';
 export { ModelScoringError } from './model-host/scorer-pool.ts';

@@ -3,12 +3,14 @@ import { robustnessReportOffThread } from '../robustness/index.ts';
 import { UnprocessableError } from '../errors.ts';
 import type { BarCache } from '../market/index.ts';
 import { checkStrategyConfig, type AnalysisProblem, type ModelOverrides, type StrategyRuntime } from '../sandbox/index.ts';
-import { decide, engineOptions, intrabarResolver, modelProbabilities, scoreFolds, sliceBars, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
+import { decide, engineOptions, entryRules, intrabarResolver, modelProbabilities, scoreFolds, sliceBars, toSignals, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
+import { instrument } from '../lib/instruments.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
 import { resolveSpan, spanSource } from './bar-span.ts';
 import { assertAnalysedFeatures } from './analysed-features.ts';
 import { buildResults } from './results.ts';
+import { metaLabelReport } from './meta-label-report.ts';
 import { modelSettings } from './strategy-rules.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
 import { analyzeBudget, configBudget, trainBudget, withinBudget, type JobOwner } from './time-budget.ts';
@@ -75,7 +77,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const plan = foldOptions(request.wf_folds, request.wf_scheme, fitRows - warmup - cuts.horizon);
     const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length, plan);
     const model = overrides ? { overrides } : {};
-    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan, ...model }, limits), owner);
+    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan, pipSize: instrument(symbol).pipSize, ...model }, limits), owner);
     assertAnalysedFeatures(analysis, trained);
     // ... and its engine parameters (pos_rules, filters, trailing stop) over the code's config.
     const config = job.overrides?.config ? StrategyConfig.parse({ ...trained.config, ...job.overrides.config }) : trained.config;
@@ -99,9 +101,15 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       test: runBacktest(options, bars, signals, ranges.test, mask),
       post: ranges.post.to > ranges.post.from ? runBacktest(options, bars, signals, ranges.post, mask) : null,
     };
+    // Meta-labels: the model confirms the entry rules' trades; the rule alone (threshold 0) is what it must beat.
+    const rules = entryRules(spec, features, n);
+    const metaLabel =
+      rules && trained.meta
+        ? metaLabelReport({ bars, pUp, threshold: settings.confidence_threshold, labels: trained.meta, test: ranges.test, ruleAlone: runBacktest(options, bars, toSignals(pUp, 0, rules), ranges.test, mask), ruleAndModel: runs.test, capital: settings.capital })
+        : null;
     // The folds through the same threshold, entry mask and engine; then the report on the test split.
     const reportStart = performance.now();
-    const folds = walkForward({ bars, folds: scoredFolds, foldTrees: trained.foldTrees, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, mask, options, capital: settings.capital });
+    const folds = walkForward({ bars, folds: scoredFolds, foldTrees: trained.foldTrees, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, rules, mask, options, capital: settings.capital });
     const trials = { n: (await deps.trials?.(job)) ?? 1 };
     // Off the event loop (tens of ms on a year of 15-minute bars), which the edge shares under `serve`.
     const robustness = await robustnessReportOffThread({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials });
@@ -123,6 +131,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       trained,
       horizon: config.target_horizon,
       robustness,
+      metaLabel,
     });
     const record: ModelRecord = {
       user_id: job.user_id,

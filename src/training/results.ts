@@ -1,10 +1,10 @@
 import { equityCurve, drawdownSeries, toTradeRecords, tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
-import type { TrainResult } from '../sandbox/index.ts';
+import type { MetaLabels, TrainResult } from '../sandbox/index.ts';
 import type { ResponseSource } from '../../schemas/market.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 import type { RobustnessReport } from '../../schemas/robustness.ts';
-import type { JobRecord, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';
+import type { JobRecord, MetaLabelReport, ModelSettings, Results, SignalPoint } from '../../schemas/training.ts';
 
 const EQUITY_POINTS = 1000;
 const ROLLING_WINDOW = 100;
@@ -26,9 +26,11 @@ export interface ResultsInput {
   signals: Int8Array;
   ranges: { train: Range; test: Range; post: Range };
   runs: { train: BacktestRun; test: BacktestRun; post: BacktestRun | null };
-  trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'>;
+  trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'> & { meta?: MetaLabels | null };
   horizon: number;
   robustness: RobustnessReport;
+  /** The rule alone beside the rule + model (meta-label-report.ts); null (or absent) in direction mode. */
+  metaLabel?: MetaLabelReport | null;
 }
 
 const span = (bars: BarColumns, r: Range) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
@@ -44,23 +46,26 @@ export function signalPoints(bars: BarColumns, pUp: Float32Array, signals: Int8A
 }
 
 /**
- * Direction calls on the labelled test rows: up = close[t + h] > close[t], called up = p(up) > 0.5
- * (the trainer's accuracy rule). Returns the confusion counts and a rolling accuracy.
+ * The model's calls on the labelled test rows, actual vs called (p > 0.5, the trainer's accuracy
+ * rule). Direction labels: every test row, up = close[t + h] > close[t]. Meta-labels: the rule's
+ * rows of the test span, win = the triple-barrier label. Returns the confusion counts and a rolling accuracy.
  */
-function directionCalls(bars: BarColumns, pUp: Float32Array, r: Range, h: number) {
+function modelCalls(bars: BarColumns, pUp: Float32Array, r: Range, h: number, meta: MetaLabels | null) {
   const matrix = [
     [0, 0],
     [0, 0],
   ];
   const hits: number[] = [];
   const times: number[] = [];
-  for (let i = r.from; i + h < r.to; i++) {
-    const actual = bars.close[i + h]! > bars.close[i]! ? 1 : 0;
+  const call = (i: number, actual: number) => {
     const called = pUp[i]! > 0.5 ? 1 : 0;
     matrix[actual]![called]! += 1;
     hits.push(actual === called ? 1 : 0);
     times.push(bars.ts[i]!);
-  }
+  };
+  if (meta) {
+    for (let k = 0; k < meta.bars.length; k++) if (meta.bars[k]! >= r.from && meta.bars[k]! < r.to) call(meta.bars[k]!, meta.labels[k]!);
+  } else for (let i = r.from; i + h < r.to; i++) call(i, bars.close[i + h]! > bars.close[i]! ? 1 : 0);
   const rolling: { time: string; accuracy: number }[] = [];
   if (hits.length >= ROLLING_WINDOW) {
     const step = Math.max(1, Math.ceil((hits.length - ROLLING_WINDOW + 1) / ROLLING_POINTS));
@@ -83,7 +88,8 @@ export function buildResults(input: ResultsInput): Results {
   const capital = settings.capital;
   const leverage = settings.leverage;
   const testTrades = runs.test.trades;
-  const calls = directionCalls(bars, pUp, ranges.test, input.horizon);
+  const meta = input.metaLabel ? (trained.meta ?? null) : null;
+  const calls = modelCalls(bars, pUp, ranges.test, input.horizon, meta);
   const hasPost = runs.post !== null;
   return {
     model: job.model_stem,
@@ -115,7 +121,7 @@ export function buildResults(input: ResultsInput): Results {
     ],
     equity_curve: equityCurve(runs.test, EQUITY_POINTS),
     drawdown: drawdownSeries(runs.test, EQUITY_POINTS),
-    confusion_matrix: { labels: ['down', 'up'], matrix: calls.matrix },
+    confusion_matrix: { labels: meta ? ['loss', 'win'] : ['down', 'up'], matrix: calls.matrix },
     feature_importance: Object.entries(trained.featureImportance)
       .map(([feature, importance]) => ({ feature, importance }))
       .sort((a, b) => b.importance - a.importance),
@@ -125,6 +131,8 @@ export function buildResults(input: ResultsInput): Results {
     pred_stats: runs.post ? tradeStats(runs.post.trades, capital) : null,
     robustness: input.robustness,
     optimization: job.optimization ?? null,
+    labels: input.metaLabel ? 'meta' : 'direction',
+    meta_label: input.metaLabel ?? null,
     warnings: trained.warnings,
   };
 }

@@ -7,7 +7,7 @@
  */
 import { runBacktest, tradeStats, type BacktestRun, type BarColumns, type EngineOptions } from '../backtest/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
-import { toSignals, type ScoredFold } from '../scoring/index.ts';
+import { toSignals, type EntryRules, type ScoredFold } from '../scoring/index.ts';
 import type { FoldOptions } from '../sandbox/index.ts';
 import type { WalkForward, WalkForwardFold } from '../../schemas/robustness.ts';
 
@@ -34,6 +34,8 @@ export interface WalkForwardInput {
   purge: number;
   /** What the main backtest uses: its threshold, entry mask and engine options. */
   threshold: number;
+  /** The entry rules of a meta-labelled model (entryRules), null in direction mode: toSignals as the main backtest. */
+  rules?: EntryRules | null;
   mask: Uint8Array;
   options: EngineOptions;
   capital: number;
@@ -50,7 +52,7 @@ export function foldRuns(input: WalkForwardInput): FoldRuns[] {
   const { bars, threshold, mask, options } = input;
   return input.folds.map((fold) => {
     // 0 outside the fold's bars: its pUp is NaN there.
-    const signals = toSignals(fold.pUp, threshold);
+    const signals = toSignals(fold.pUp, threshold, input.rules);
     return { fold, test: runBacktest(options, bars, signals, fold.test, mask), train: runBacktest(options, bars, signals, fold.train, mask) };
   });
 }

@@ -55,6 +55,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'model-check': () => import('./model-check.ts'),
   'robustness-report': () => import('./robustness-report.ts'),
   'train-robustness': () => import('./train-robustness.ts'),
+  'train-meta': () => import('./train-meta.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -31,7 +31,7 @@ const GOAL_ADDED = 0.2;
 const SPREAD = 0.00006;
 
 /** The file's 1-minute bars and their 15-minute aggregation, as the bar cache holds series. */
-function loadSeries(): { m1: BarSeries; m15: BarSeries } {
+export function loadSeries(): { m1: BarSeries; m15: BarSeries } {
   const lines = gunzipSync(readFileSync(FILE)).toString('utf8').split('\n');
   if (lines[0]!.trim() !== 'ts_utc,bid_open,bid_high,bid_low,bid_close') throw new Error(`${FILE}: unexpected header ${lines[0]}`);
   const m1: number[][] = [[], [], [], [], []];

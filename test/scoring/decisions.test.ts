@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { runBacktest, toBarColumns } from '../../src/backtest/index.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { options } from '../backtest/fixtures.ts';
-import { entryMask, maskedSide, natr, toSignals } from '../../src/scoring/index.ts';
+import { entryMask, labelMode, maskedSide, natr, toSignals } from '../../src/scoring/index.ts';
 import { INDICATORS } from '../../src/indicators/index.ts';
 
 test('toSignals: p ≥ t long, p ≤ 1 − t short, else flat; NaN flat', () => {
@@ -19,6 +19,24 @@ test('toSignals: p ≥ t long, p ≤ 1 − t short, else flat; NaN flat', () => 
   // threshold 0.5: every number is a signal, exactly 0.5 long
   assert.deepEqual(Array.from(toSignals(Float64Array.from([0.5, 0.49, 0.51]), 0.5)), [1, -1, 1]);
   assert.throws(() => toSignals(p, 0.4), /threshold/);
+});
+
+test('toSignals in meta mode: the side whose rule fires, when P(win) ≥ t; both rules or none: flat; threshold 0 takes every rule bar', () => {
+  const p = Float32Array.from([0.7, 0.7, 0.3, 0.3, 0.7, 0.7, Number.NaN, 0.6]);
+  const long = Float64Array.from([1, 0, 1, 0, 1, 0, 1, 1]);
+  const short = Float64Array.from([0, 1, 0, 1, 1, 0, 0, 0]);
+  assert.deepEqual(Array.from(toSignals(p, 0.6, { long, short })), [1, -1, 0, 0, 0, 0, 0, 1]);
+  // a low P(win) never turns into the other side (it is not p(up))
+  assert.deepEqual(Array.from(toSignals(p, 0.6, { long, short: null })), [1, 0, 0, 0, 1, 0, 0, 1]);
+  assert.deepEqual(Array.from(toSignals(p, 0, { long, short })), [1, -1, 1, -1, 0, 0, 0, 1], 'the rule alone (NaN: a warm-up bar, no trade)');
+  assert.throws(() => toSignals(p, 1.2, { long, short }), /threshold/);
+  assert.throws(() => toSignals(p, 0.6, { long: long.subarray(1), short: null }), /rule column/);
+});
+
+test('labelMode: meta when either entry rule is set', () => {
+  assert.equal(labelMode({}), 'direction');
+  assert.equal(labelMode({ entry_long: null, entry_short: null }), 'direction');
+  assert.equal(labelMode({ entry_short: 'rsi_cross_down' }), 'meta');
 });
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

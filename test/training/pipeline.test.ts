@@ -20,6 +20,13 @@ import { generateOffline } from '../../src/generation/offline/index.ts';
 import { resolveSpan } from '../../src/training/bar-span.ts';
 import { ModelRejectedError } from '../../src/scoring/index.ts';
 
+/** Generated code with its long entry rule taken out (entry_long None): a direction model picks the entries. */
+function withoutEntryRule(code: string): string {
+  const out = code.replace('"entry_long": "entry_long_rule",', '"entry_long": None,');
+  assert.notEqual(out, code, 'the generated code names entry_long_rule');
+  return out;
+}
+
 describe('train pipeline', () => {
   let market: RealMarket;
   let runtime: StrategyRuntime;
@@ -192,8 +199,11 @@ describe('train pipeline', () => {
   });
 
   it('trains generated code with an exit rule and a day filter: no entry after a Friday signal bar, long only, exits at the next open', async () => {
-    const { code, intent } = generateOffline({ description: "Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA, don't trade on Fridays", symbol: 'EURUSD', timeframe: '15min' });
-    assert.equal(intent.config.exit_long, 'exit_long_rule');
+    const generated = generateOffline({ description: "Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA, don't trade on Fridays", symbol: 'EURUSD', timeframe: '15min' });
+    assert.equal(generated.intent.config.exit_long, 'exit_long_rule');
+    // The RSI rule fires on ~20 bars of these weeks and its trades lose: a meta-labelled model confirms none of
+    // them (see the meta-label tests). Without the entry rule the model picks the entries, which the filters judge here.
+    const code = withoutEntryRule(generated.code);
     const job = trainJob({ code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Roles' });
     const { record, results } = await trainPipeline({ runtime, bars: market.cache })(job, async () => {});
     assert.deepEqual(record.config.skip_days, ['fri']);
@@ -208,9 +218,17 @@ describe('train pipeline', () => {
   });
 
   it('trains generated code with a trailing stop: strategy_config trailing_stop reaches the engine, stops trail into profit', async () => {
-    const { code, intent } = generateOffline({ description: 'Go long when RSI 14 crosses above 30, trail by 2 ATR', symbol: 'EURUSD', timeframe: '15min' });
+    const generated = generateOffline({ description: 'Go long when RSI 14 crosses above 30, trail by 2 ATR', symbol: 'EURUSD', timeframe: '15min' });
+    const { intent } = generated;
     assert.deepEqual(intent.config.trailing_stop, { atr: 2, period: 14 });
     assert.equal(intent.config.stop_loss, null, 'the trail is the only stop');
+    // With its entry rule the job is meta-labelled: the rule's trades, judged by the model, reported beside the rule alone.
+    const meta = await trainPipeline({ runtime, bars: market.cache })(trainJob({ code: generated.code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Meta' }), async () => {});
+    assert.equal(meta.results.labels, 'meta');
+    assert.ok(meta.results.meta_label!.rule_alone.n > 0, 'the rule alone trades on the test span');
+    for (const t of meta.results.trade_log) assert.equal(t.side, 'long');
+    // Without it the model picks the entries, so the trail has trades to act on.
+    const code = withoutEntryRule(generated.code);
     const job = trainJob({ code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Trailing' });
     const { record, results } = await trainPipeline({ runtime, bars: market.cache })(job, async () => {});
     assert.deepEqual(record.config.trailing_stop, { atr: 2, period: 14 }, 'the config Python returned keeps the key');

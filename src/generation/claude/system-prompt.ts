@@ -147,7 +147,13 @@ mon tue wed thu fri sat sun, on which nothing opens; like session_filter, judged
 "entry_filter": a column name, entries only where it is > 0 (use it for "only when ADX > 25"-style filters);
 "entry_long" / "entry_short": the column of the request's long / short entry rule (e.g. "rsi_14_lt_30"): a long
 opens only where entry_long > 0 at the signal bar's close and the model confirms it; once either is set, a side
-without a rule opens nothing; "exit_long" / "exit_short": the name of a column your
+without a rule opens nothing. When the request states entry conditions, write them as rules: one 0/1 column per
+side combining the conditions as the words say ("and" -> all, "or" -> any; a crossing keeps its direction), e.g.
+df["entry_long_rule"] = np.where((df["rsi_14_lt_30"] > 0) & (df["close_gt_sma_200"] > 0), 1.0, 0.0), and name it in
+entry_long / entry_short (a side the request does not state gets no rule; "long above X, short below X" states both);
+when the request leaves the entries to the model, set neither. Express every indicator the request names exactly
+(Williams %R, CCI, Keltner, Ichimoku cloud, Parabolic SAR, VWAP, DMI, pivots R1/S1...), never a different one in its place;
+"exit_long" / "exit_short": the name of a column your
 feature_engineering adds (e.g. "close_lt_ema_20"): where it is > 0 at a bar's close, open longs / shorts close at
 the next open (use these for the request's exit rules, e.g. "exit on a close below the 20 EMA");
 "trailing_stop": the position engine's trailing stop, for "trail by 2 ATR" / "trailing stop 1%" / "trail 30 pips":

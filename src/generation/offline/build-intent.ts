@@ -13,7 +13,9 @@ import { applyIndicatorsObject, completeParams, finalizeInstances, resolveMentio
 import type { Approximation, Condition, ConditionSpec, LevelUnit, Operand, RiskLevel, Role, RoleColumns, Setting, Source, StrategyIntent, TrailLevel } from './intent.ts';
 import type { TrailAsked } from './parse-exits.ts';
 import type { Weekday } from '../../../schemas/strategy.ts';
-import { EXIT_LONG_COLUMN, EXIT_SHORT_COLUMN, GATE_COLUMN } from './features.ts';
+import { ENTRY_LONG_COLUMN, ENTRY_SHORT_COLUMN, EXIT_LONG_COLUMN, EXIT_SHORT_COLUMN, GATE_COLUMN } from './features.ts';
+import { entryRules } from './entry-rules.ts';
+import { uncovered } from './coverage.ts';
 import * as mk from './market.ts';
 import { DEFAULT_MODEL, modelParams } from './models.ts';
 import type { DOperand, Draft } from './parse-conditions.ts';
@@ -31,6 +33,8 @@ type RCondition =
   | { kind: 'band'; ref: InstanceRef; where: Extract<Condition, { kind: 'band' }>['where'] }
   | { kind: 'breakout'; window: number }
   | { kind: 'momentum'; window: number }
+  | { kind: 'pattern'; ref: InstanceRef; output: number }
+  | { kind: 'channel'; ref: InstanceRef }
   | ({ kind: 'offset'; left: ROperand; relation: 'above' | 'below'; base: ROperand; within: boolean } & Level)
   | ({ kind: 'near'; left: ROperand; base: ROperand } & Level);
 
@@ -49,6 +53,11 @@ function toRCondition(d: Draft, table: InstanceTable): RCondition | null {
   if (c.kind === 'band') {
     const ref = table.of.get(c.m);
     return ref ? { kind: 'band', ref, where: c.where } : null;
+  }
+  if (c.kind === 'pattern' || c.kind === 'channel') {
+    const ref = table.of.get(c.m);
+    if (!ref) return null;
+    return c.kind === 'pattern' ? { kind: 'pattern', ref, output: Math.min(c.output, columnCount(ref) - 1) } : { kind: 'channel', ref };
   }
   if (c.kind === 'offset' || c.kind === 'near') {
     const [left, base] = [toROperand(c.left, table), toROperand(c.base, table)];
@@ -87,18 +96,19 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   // Indicators: mentions → instances, then the structured object over them.
   const table = resolveMentions(fields, timeframe, remarks);
   const disabled = applyIndicatorsObject(table, request.indicators, remarks);
-  type RCond = { cond: RCondition; side: ConditionSpec['side']; from: Source; role: Role; negate: boolean; phrase?: string };
+  type RCond = { cond: RCondition; side: ConditionSpec['side']; from: Source; role: Role; negate: boolean; phrase?: string; inferred?: boolean; stmt?: string; orJoin?: boolean };
   const rconds: RCond[] = fields.flatMap((f) =>
     f.drafts.flatMap((d) => {
       const cond = toRCondition(d, table);
-      return cond ? [{ cond, side: d.side, from: f.field, role: d.role, negate: d.negate, phrase: d.phrase }] : [];
+      const stmt = d.stmt === undefined ? undefined : `${f.field}:${d.stmt}`;
+      return cond ? [{ cond, side: d.side, from: f.field, role: d.role, negate: d.negate, phrase: d.phrase, stmt, orJoin: d.orJoin }] : [];
     }),
   );
   // Bollinger bands named with no rule of their own: price outside the bands (the mean-reversion reading).
   for (const ref of table.refs) {
-    if (ref.name !== 'bb' || rconds.some((c) => c.cond.kind === 'band' && c.cond.ref === ref)) continue;
+    if (ref.name !== 'bb' || rconds.some((c) => (c.cond.kind === 'band' || c.cond.kind === 'channel') && c.cond.ref === ref)) continue;
     if (rconds.some((c) => c.cond.kind === 'compare' && [c.cond.left, c.cond.right].some((o) => o.kind === 'column' && o.ref === ref))) continue;
-    rconds.push({ cond: { kind: 'band', ref, where: 'outside' }, side: null, from: fields.find((f) => f.mentions.some((m) => table.of.get(m) === ref))?.field ?? 'indicators', role: 'entry', negate: false });
+    rconds.push({ cond: { kind: 'band', ref, where: 'outside' }, side: null, from: fields.find((f) => f.mentions.some((m) => table.of.get(m) === ref))?.field ?? 'indicators', role: 'entry', negate: false, inferred: true });
     remarks.push(`BB(${ref.params.period}, ${ref.params.std}) named without a rule: the condition is price outside the bands (+1 above the upper, -1 below the lower)`);
   }
   const intern = (name: GenName, params: Record<string, number>): InstanceRef | null => {
@@ -113,10 +123,10 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   if (table.refs.length === 0 && !rconds.some((c) => c.cond.kind === 'breakout' || c.cond.kind === 'momentum')) {
     remarks.push(fields.length || request.indicators ? 'no built-in indicator recognised: using the default EMA 12/26 crossover with RSI 14 and ATR 14' : 'empty request: the default EMA 12/26 crossover with RSI 14 and ATR 14');
     const [fast, slow, rsi] = DEFAULT_SET.map(([n, p]) => intern(n, p));
-    if (fast && slow) rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: fast, output: 0 }, relation: 'cross', right: { kind: 'column', ref: slow, output: 0 } }, side: null, from: 'default', role: 'entry', negate: false });
+    if (fast && slow) rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: fast, output: 0 }, relation: 'cross', right: { kind: 'column', ref: slow, output: 0 } }, side: null, from: 'default', role: 'entry', negate: false, inferred: true });
     if (rsi) {
       for (const [relation, value] of [['below', 30], ['above', 70]] as const) {
-        rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: rsi, output: 0 }, relation, right: { kind: 'value', value } }, side: null, from: 'default', role: 'entry', negate: false });
+        rconds.push({ cond: { kind: 'compare', left: { kind: 'column', ref: rsi, output: 0 }, relation, right: { kind: 'value', value } }, side: null, from: 'default', role: 'entry', negate: false, inferred: true });
       }
     }
   }
@@ -142,22 +152,36 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   }
 
   const { instances, index } = finalizeInstances(table.refs);
+  // FX bars carry no volume: the VWAP the words name is the session's time-weighted typical price, said so.
+  if (instances.some((i) => i.name === 'vwap')) {
+    approximations.push({
+      asked: 'VWAP',
+      done: "the session VWAP as a time-weighted average: the typical price (high + low + close) / 3 averaged over the UTC day's bars so far, every bar weighted alike",
+      why: 'FX bars carry no real volume (nor tick counts) to weight by',
+    });
+  }
   const op = (o: ROperand): Operand => (o.kind === 'column' ? { kind: 'column', instance: index.get(o.ref)!, output: o.output } : o);
   const seenConditions = new Set<string>();
-  const conditions: ConditionSpec[] = rconds.flatMap(({ cond, side, from, role, negate, phrase }) => {
+  const allSpecs: ConditionSpec[] = rconds.map(({ cond, side, from, role, negate, phrase, inferred, stmt, orJoin }) => {
     const atr = 'atr' in cond && cond.atr ? index.get(cond.atr)! : null;
     const c: Condition =
       cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: cond.relation, right: op(cond.right) }
       : cond.kind === 'band' ? { kind: 'band', instance: index.get(cond.ref)!, where: cond.where }
+      : cond.kind === 'pattern' ? { kind: 'pattern', instance: index.get(cond.ref)!, output: cond.output }
+      : cond.kind === 'channel' ? { kind: 'channel', instance: index.get(cond.ref)! }
       : cond.kind === 'offset' ? { kind: 'offset', left: op(cond.left), relation: cond.relation, base: op(cond.base), amount: cond.amount, unit: cond.unit, atr, within: cond.within }
       : cond.kind === 'near' ? { kind: 'near', left: op(cond.left), base: op(cond.base), amount: cond.amount, unit: cond.unit, atr }
       : cond;
-    // One condition per column and role side: the same column may be an entry and an exit.
-    const key = `${conditionName(c, instances)}|${role}|${role === 'exit' ? side : ''}|${negate}`;
-    if (seenConditions.has(key)) return [];
-    seenConditions.add(key);
-    return [{ condition: c, side, from, role, ...(negate ? { negate } : {}), ...(phrase ? { phrase } : {}) }];
+    return { condition: c, side, from, role, ...(negate ? { negate } : {}), ...(phrase ? { phrase } : {}), ...(inferred ? { inferred } : {}), ...(stmt !== undefined ? { stmt, orJoin: orJoin === true } : {}) };
   });
+  // One condition per column and role side: the same column may be an entry and an exit.
+  const dedupe = (list: readonly ConditionSpec[]) => list.filter((c) => {
+    const key = `${conditionName(c.condition, instances)}|${c.role}|${c.role === 'exit' ? c.side : ''}|${c.negate === true}`;
+    if (seenConditions.has(key)) return false;
+    seenConditions.add(key);
+    return true;
+  });
+  const conditions: ConditionSpec[] = dedupe(allSpecs);
   const trendColumn = trendPick.value ? columnOf(instances[index.get(trendPick.value)!]!, 0) : null;
 
   // Position rules: pos_rules first, then the text.
@@ -169,7 +193,13 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const implied = stated.from === 'default' ? impliedDirection(fields) : null;
   const direction = implied ?? stated;
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
-  const roles = roleColumns(conditions, direction.value, instances, remarks, approximations);
+  const rules = entryRules(allSpecs, direction.value, trendColumn, instances, fields.map((f) => f.norm), remarks);
+  conditions.push(...dedupe(rules.added));
+  // Side-less conditions gating both sides alike are entry filters.
+  conditions.forEach((c, k) => {
+    if (c.role === 'entry' && rules.asFilter.includes(conditionName(c.condition, instances))) conditions[k] = { ...c, role: 'filter' };
+  });
+  const roles = { ...roleColumns(conditions, direction.value, instances, remarks, approximations), entryLong: rules.long, entryShort: rules.short };
   // The trend filter's column is named in strategy_config(): its instance keeps the values written in the code.
   const plan = planFeatures(instances, conditions.map((c) => c.condition), market.pip, roles, trendColumn ? [trendColumn] : []);
   const cooldown = pick('cooldown', 'position', [...structured(pr.cooldown), ...candidates(fields, (f) => f.rules.cooldown)], { value: 0, from: 'default' }, (v) => `${v} bars`, remarks);
@@ -212,6 +242,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     symbol, timeframe, indicators: instances.flatMap((i) => (isRegistry(i.name) ? [{ name: i.name, params: i.params }] : [])), instances, conditions, features: plan.names,
     direction, session, stopLoss, takeProfit, trailingStop, cooldown, maxPositions, onOpposite, skipDays,
     roles,
+    entryLong: rules.long ? ENTRY_LONG_COLUMN : null, entryShort: rules.short ? ENTRY_SHORT_COLUMN : null, entryRuleWords: rules.words,
     exitLong: roles.exitLong.length ? EXIT_LONG_COLUMN : null, exitShort: roles.exitShort.length ? EXIT_SHORT_COLUMN : null, entryGate: roles.gate.length ? GATE_COLUMN : null,
     approximations,
     trendFilter: { value: trendColumn, from: trendPick.from, ...(trendPick.phrase ? { phrase: trendPick.phrase } : {}) },
@@ -219,7 +250,15 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     model: { value: { type: modelPick.value, params }, from: modelPick.from, ...(modelPick.phrase ? { phrase: modelPick.phrase } : {}) },
     targetHorizon: horizon, threshold, style, title: title(summary), objective: objective(goal.value, summary), notes: notes(summary),
     remarks: [...new Set(remarks.map((r) => commentSafe(r, 300)))],
+    uncovered: [],
   };
+  // The coverage check: whatever the words name that the code neither expresses nor says is said now.
+  intent.uncovered = uncovered(fields, intent);
+  for (const u of intent.uncovered) {
+    intent.remarks.push(commentSafe(u.kind === 'indicator'
+      ? `${u.what} is named but in no rule, filter or exit: the code computes it as a feature for the model only; say how it enters, e.g. "close above the ${u.what}"`
+      : `not understood, so nothing in the code comes from it: "${u.what}" — name an indicator and a level, e.g. "RSI 14 below 30" or "close above the 20 EMA"`, 300));
+  }
   const config = StrategyConfig.parse({
     model_type: modelPick.value, model_params: params, signal_threshold: threshold.value, direction: direction.value,
     stop_loss: stopLoss.value?.ratio ?? null, take_profit: takeProfit.value?.ratio ?? null, cooldown: cooldown.value,
@@ -227,6 +266,8 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     trend_filter: trendColumn, target_horizon: horizon.value, objective: intent.objective, notes: intent.notes, title: intent.title,
     ...(skipDays.value.length ? { skip_days: skipDays.value } : {}),
     ...(intent.entryGate ? { entry_filter: intent.entryGate } : {}),
+    ...(intent.entryLong ? { entry_long: intent.entryLong } : {}),
+    ...(intent.entryShort ? { entry_short: intent.entryShort } : {}),
     ...(intent.exitLong ? { exit_long: intent.exitLong } : {}),
     ...(intent.exitShort ? { exit_short: intent.exitShort } : {}),
     ...(trailingStop.value ? { trailing_stop: trailingStop.value.config } : {}),

@@ -19,7 +19,7 @@ const CONFIG_KEYS = [
   'on_opposite', 'session_filter', 'min_atr', 'trend_filter', 'target_horizon', 'objective', 'notes', 'title',
 ] as const;
 /** Optional keys, written only when set (code without them stays as it was). */
-const OPTIONAL_KEYS = ['skip_days', 'entry_filter', 'exit_long', 'exit_short', 'trailing_stop', 'indicators'] as const;
+const OPTIONAL_KEYS = ['skip_days', 'entry_long', 'entry_short', 'entry_filter', 'exit_long', 'exit_short', 'trailing_stop', 'indicators'] as const;
 
 /** A value as a Python literal: ASCII-only strings, True/False/None, dicts and lists. */
 export function pyLiteral(v: unknown): string {
@@ -71,6 +71,9 @@ function understood(intent: StrategyIntent): string[] {
   rows.push(['direction', `${intent.direction.value} ${via(intent.direction)}`]);
   rows.push(['session', `${sessionHoursLabel(intent.session.value)} ${via(intent.session)}`]);
   if (intent.skipDays.value.length) rows.push(['skip days', `${intent.skipDays.value.join(', ')} (UTC) ${via(intent.skipDays)}`]);
+  if (intent.entryLong) rows.push(['long rule', `${intent.entryLong}: longs open only where ${intent.entryRuleWords.long} (and the model confirms)`]);
+  if (intent.entryShort) rows.push(['short rule', `${intent.entryShort}: shorts open only where ${intent.entryRuleWords.short} (and the model confirms)`]);
+  if ((intent.entryLong || intent.entryShort) && !(intent.entryLong && intent.entryShort)) rows.push(['', `no ${intent.entryLong ? 'short' : 'long'} rule: no ${intent.entryLong ? 'short' : 'long'}s open`]);
   if (intent.entryGate) rows.push(['entry filter', `${intent.entryGate}: entries only where every filter holds`]);
   if (intent.exitLong) rows.push(['exit longs', `${intent.exitLong} > 0 closes longs at the next open`]);
   if (intent.exitShort) rows.push(['exit shorts', `${intent.exitShort} > 0 closes shorts at the next open`]);

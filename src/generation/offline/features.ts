@@ -9,7 +9,7 @@
 import { INDICATORS } from '../../indicators/index.ts';
 import { GEN, genPandas, isRegistry, tunablePandas, TUNABLE, type Tunable } from './gen-indicators.ts';
 import { formatParamValue } from '../../indicators/index.ts';
-import type { Condition, Instance, LevelUnit, Operand, RoleColumns } from './intent.ts';
+import type { Condition, EntryRule, Instance, LevelUnit, Operand, RoleColumns, RuleTerm } from './intent.ts';
 import { EXTRAS } from './trader-indicators.ts';
 
 export interface FeatureBlock {
@@ -72,8 +72,8 @@ function operandLabel(op: Operand, instances: readonly Instance[]): string {
   return outputs?.[op.output] ? `${instanceLabel(inst)} ${outputs[op.output]}` : instanceLabel(inst);
 }
 
-const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x', rising: 'rising', falling: 'falling' } as const;
-const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses', rising: 'rising', falling: 'falling' } as const;
+const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x', rising: 'rising', falling: 'falling', touch: 'touch' } as const;
+const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses', rising: 'rising', falling: 'falling', touch: 'touches' } as const;
 const UNIT_NAME = { atr: 'atr', pct: 'pct', pips: 'pips' } as const;
 const UNIT_LABEL = { atr: 'x ATR(14)', pct: '%', pips: 'pips' } as const;
 
@@ -104,6 +104,10 @@ export function conditionName(c: Condition, instances: readonly Instance[]): str
       return `breakout_${c.window}`;
     case 'momentum':
       return `roc_${c.window}`;
+    case 'pattern':
+      return columnOf(instances[c.instance]!, c.output);
+    case 'channel':
+      return `${columnOf(instances[c.instance]!, 0)}_break`;
   }
 }
 
@@ -112,6 +116,11 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
   switch (c.kind) {
     case 'compare':
       if (c.relation === 'rising' || c.relation === 'falling') return `${operandLabel(c.left, instances)} ${c.relation}`;
+      // A SAR flip: its trend column (+1 / -1) crossing 0.
+      if (c.left.kind === 'column' && ['psar', 'supertrend'].includes(instances[c.left.instance]!.name) && c.left.output === 1 && c.right.kind === 'value' && c.right.value === 0 && c.relation.startsWith('cross')) {
+        const how = c.relation === 'cross_up' ? ' below the price (trend turns up)' : c.relation === 'cross_down' ? ' above the price (trend turns down)' : ' (+1 below the price, -1 above)';
+        return `${instanceLabel(instances[c.left.instance]!)} flips${how}`;
+      }
       return `${operandLabel(c.left, instances)} ${REL_LABEL[c.relation]} ${operandLabel(c.right, instances)}`;
     case 'offset':
       return `${operandLabel(c.left, instances)} ${c.within ? 'less than' : 'more than'} ${c.amount} ${UNIT_LABEL[c.unit]} ${c.relation} ${operandLabel(c.base, instances)}`;
@@ -123,6 +132,10 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
       return `close breaks the prior ${c.window}-bar high (+1) or low (-1)`;
     case 'momentum':
       return `${c.window}-bar rate of change`;
+    case 'pattern':
+      return operandLabel({ kind: 'column', instance: c.instance, output: c.output }, instances);
+    case 'channel':
+      return `close breaks out of ${instanceLabel(instances[c.instance]!)}`;
   }
 }
 
@@ -146,6 +159,8 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       }
       const l = operandExpr(c.left, instances);
       const r = operandExpr(c.right, instances, l);
+      // The bar's range reaches the level (the price's high and low, whatever the left side).
+      if (c.relation === 'touch') return [`df['${name}'] = np.where(~lt(high, ${r}) & ~gt(low, ${r}), 1.0, 0.0)`];
       const prev = (e: string, op: Operand) => (op.kind === 'value' ? e : op.kind === 'avg' ? `(${e}).shift(1)` : `${e}.shift(1)`);
       const [lp, rp] = [prev(l, c.left), prev(r, c.right)];
       const up = `gt(${l}, ${r}) & ~gt(${lp}, ${rp})`;
@@ -176,6 +191,13 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       ];
     case 'momentum':
       return [`df['${name}'] = close.pct_change(${c.window})`];
+    case 'pattern':
+      return []; // the pattern's own column
+    case 'channel': {
+      const cols = GEN[instances[c.instance]!.name].columns(instances[c.instance]!.params);
+      const [upper, lower] = [`df['${cols[0]}']`, `df['${cols[instances[c.instance]!.name === 'donchian' ? 1 : 2]}']`];
+      return [`df['${name}'] = np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`];
+    }
   }
 }
 
@@ -258,10 +280,28 @@ const COMPARE_HELPERS = [
 export const GATE_COLUMN = 'entry_gate';
 export const EXIT_LONG_COLUMN = 'exit_long_rule';
 export const EXIT_SHORT_COLUMN = 'exit_short_rule';
+export const ENTRY_LONG_COLUMN = 'entry_long_rule';
+export const ENTRY_SHORT_COLUMN = 'entry_short_rule';
+
+const SENSE = { pos: '> 0', neg: '< 0', nonzero: '!= 0' } as const;
+/** An entry rule as a numpy condition: any group, each group all of its terms. */
+export function ruleExpr(rule: EntryRule): string {
+  const group = (g: readonly RuleTerm[]) => g.map((t) => `(df['${t.name}'] ${SENSE[t.sense]})`).join(' & ');
+  return rule.length === 1 ? group(rule[0]!) : rule.map((g) => (g.length > 1 ? `(${group(g)})` : group(g))).join(' | ');
+}
 
 /** The role columns' block: 1.0 where the gate holds / an exit rule fires. */
 function roleBlock(roles: RoleColumns): FeatureBlock {
-  const block: FeatureBlock = { comment: 'Roles: entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open', lines: [], names: [] };
+  const block: FeatureBlock = {
+    comment: "Roles: entry_long / entry_short = the trader's entry rules (a side opens only where its rule is 1, and the model confirms); entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open",
+    lines: [],
+    names: [],
+  };
+  for (const [rule, column] of [[roles.entryLong, ENTRY_LONG_COLUMN], [roles.entryShort, ENTRY_SHORT_COLUMN]] as const) {
+    if (!rule?.length) continue;
+    block.lines.push(`df['${column}'] = np.where(${ruleExpr(rule)}, 1.0, 0.0)`);
+    block.names.push(column);
+  }
   if (roles.gate.length) {
     block.lines.push(`df['${GATE_COLUMN}'] = np.where(${roles.gate.map((g) => `(df['${g.name}'] ${g.negate ? '==' : '!='} 0)`).join(' & ')}, 1.0, 0.0)`);
     block.names.push(GATE_COLUMN);

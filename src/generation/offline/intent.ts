@@ -66,7 +66,8 @@ export type Operand =
   | { kind: 'avg'; window: number };
 
 /** rising / falling: the left side against its value one bar before (the right side is unused). */
-export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross' | 'rising' | 'falling';
+/** touch: the bar's range reaches the right side (high at or above it, low at or below it). */
+export type Relation = 'above' | 'below' | 'cross_up' | 'cross_down' | 'cross' | 'rising' | 'falling' | 'touch';
 
 /** A distance as asked: in ATR(14)s, percent of price or pips. */
 export type LevelUnit = 'atr' | 'pct' | 'pips';
@@ -77,6 +78,10 @@ export type Condition =
   | { kind: 'band'; instance: number; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
   | { kind: 'breakout'; window: number }
   | { kind: 'momentum'; window: number }
+  /** A pattern indicator's column as it is (engulfing, pin bar: +1 / -1; inside bar 1; its breakout +1 / -1). */
+  | { kind: 'pattern'; instance: number; output: number }
+  /** A close beyond a channel's upper line (+1) or lower line (-1): a Keltner or Bollinger breakout. */
+  | { kind: 'channel'; instance: number }
   /** "price more than 2 ATR above the 50 EMA": left beyond base ± amount (atr: the ATR instance). */
   | { kind: 'offset'; left: Operand; relation: 'above' | 'below'; base: Operand; amount: number; unit: LevelUnit; atr: number | null; within: boolean }
   /** "within 10 pips of the pivot": |left − base| ≤ amount. */
@@ -95,7 +100,21 @@ export interface ConditionSpec {
   negate?: boolean;
   /** The words it came from. */
   phrase?: string;
+  /** Read by the generator, not written by the trader (the default set, bands named without a rule, a mirrored side): never an entry rule of its own. */
+  inferred?: boolean;
+  /** The statement it was read in (field and clause part) and whether that statement is an alternative ("or") to the one before. */
+  stmt?: string;
+  orJoin?: boolean;
 }
+
+/** One condition of an entry rule: its column and where the rule holds (signed columns: > 0 up, < 0 down). */
+export interface RuleTerm {
+  name: string;
+  sense: 'pos' | 'neg' | 'nonzero';
+}
+
+/** An entry rule: any of the groups, each group all of its terms ("and" → all, "or" → any). */
+export type EntryRule = RuleTerm[][];
 
 /** The columns built from the conditions' roles: the entry gate (filters) and the exit rules per side. */
 export interface RoleColumns {
@@ -103,6 +122,9 @@ export interface RoleColumns {
   gate: ReadonlyArray<{ name: string; negate: boolean }>;
   exitLong: readonly string[];
   exitShort: readonly string[];
+  /** The trader's entry rules per side (strategy_config entry_long / entry_short); null = no rule for that side. */
+  entryLong?: EntryRule | null;
+  entryShort?: EntryRule | null;
 }
 
 /** Something asked that the strategy model expresses only approximately, and how. */
@@ -144,6 +166,11 @@ export interface StrategyIntent {
   /** The columns whose > 0 closes longs / shorts at the next open (exit rules, indicator targets and stops). */
   exitLong: string | null;
   exitShort: string | null;
+  /** The entry rule columns (strategy_config entry_long / entry_short), null where that side has no rule. */
+  entryLong: string | null;
+  entryShort: string | null;
+  /** The entry rules in words, per side (null: none). */
+  entryRuleWords: { long: string | null; short: string | null };
   /** The column entries need > 0 (the product of the filters), or null. */
   entryGate: string | null;
   /** The condition columns behind the gate and the exits (what planFeatures builds them from). */
@@ -158,6 +185,11 @@ export interface StrategyIntent {
   notes: string;
   /** Decisions worth telling the user: conflicts resolved, values clamped, words not understood. */
   remarks: string[];
+  /**
+   * What the coverage check found named or worded but neither expressed nor said (coverage.ts);
+   * each is said in a remark ("not in a rule…"), so nothing is dropped in silence.
+   */
+  uncovered: Array<{ field: string; what: string; kind: 'indicator' | 'condition' }>;
   /** Exactly what the generated strategy_config() returns. */
   config: StrategyConfig;
 }

@@ -17,6 +17,10 @@ export type DCondition =
   | { kind: 'band'; m: Mention; where: 'outside' | 'above_upper' | 'below_lower' | 'inside' }
   | { kind: 'breakout'; window: number }
   | { kind: 'momentum'; window: number }
+  /** A pattern column as it is: +1 bullish, -1 bearish (an inside bar: 1). */
+  | { kind: 'pattern'; m: Mention; output: number }
+  /** A close beyond a channel's upper (+1) or lower (-1) line. */
+  | { kind: 'channel'; m: Mention }
   | { kind: 'offset'; left: DOperand; relation: 'above' | 'below'; base: DOperand; amount: number; unit: LevelUnit; atr: Mention | null; within: boolean }
   | { kind: 'near'; left: DOperand; base: DOperand; amount: number; unit: LevelUnit; atr: Mention | null };
 
@@ -27,6 +31,13 @@ export interface Draft {
   role: Role;
   /** A filter worded as a prohibition: entries only where it does not hold. */
   negate: boolean;
+  /** Which "or"-separated part of its clause it was read in (0 = before any "or"): conditions of one part hold together, parts are alternatives. */
+  alt?: number;
+  /** Which "and"/"or"-separated part of its clause it was read in (the coverage check's unit). */
+  part?: number;
+  /** Set by parse-request: the statement (clause part) it belongs to, and whether that statement is an alternative ("or") to the one before. */
+  stmt?: number;
+  orJoin?: boolean;
 }
 
 export interface ClauseResult {
@@ -91,10 +102,53 @@ const defaultOutput = (m: Mention): number => m.output ?? 0;
 const opOf = (m: Mention): DOperand => ({ kind: 'mention', m, output: defaultOutput(m) });
 const isMA = (m: Mention) => m.name === 'sma' || m.name === 'ema' || m.name === 'wma';
 
-function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
+export function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
   const long = tokens.some((t) => isWord(t, 'buy', 'buys', 'buying', 'long', 'longs', 'bullish', 'bull'));
   const short = tokens.some((t) => isWord(t, 'sell', 'sells', 'selling', 'short', 'shorts', 'bearish', 'bear'));
   return long === short ? null : long ? 'long' : 'short';
+}
+
+/** Indicators drawn on the price: "above the cloud", "at R1" compare the price with them. */
+const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll']);
+const isPriceScale = (op: DOperand | null | undefined): boolean => op?.kind === 'mention' && PRICE_SCALE.has(op.m.name);
+/** Channels whose upper / lower line an elliptic "the lower" names: the output of each. */
+const CHANNEL_LINES: Record<string, { upper: number; lower: number }> = { bb: { upper: 0, lower: 2 }, keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 } };
+
+/**
+ * An object the words point back to: "short below it" (the last price-scale object), "short on a
+ * close below the lower" (the other line of the last channel named).
+ */
+function backReference(tokens: readonly PToken[], i: number, last: DOperand | null | undefined): { op: DOperand; next: number } | null {
+  let k = i;
+  while (isWord(tokens[k], 'the', 'its', 'a', 'one')) k++;
+  if (!last || last.kind !== 'mention') return null;
+  // "… and sell when it crosses below": the clause ends where the object would be.
+  if ((isWord(tokens[k], 'it', 'them', 'that', 'this') || k >= tokens.length) && isPriceScale(last)) return { op: last, next: k + 1 };
+  const lines = CHANNEL_LINES[last.m.name];
+  if (lines && isWord(tokens[k], 'lower', 'upper')) {
+    const output = isWord(tokens[k], 'upper') ? lines.upper : lines.lower;
+    const skip = isWord(tokens[k + 1], 'band', 'bands', 'line', 'channel', 'one') ? 2 : 1;
+    return { op: { kind: 'mention', m: last.m, output }, next: k + skip };
+  }
+  return null;
+}
+
+/**
+ * "Buy when price crosses above the 50 SMA and sell when it crosses below": a clause naming both
+ * sides, each "and"/"or" part with its own side and condition, gives each part's conditions its
+ * side. Null when a part names a side with no condition of its own ("buy and sell on the cross").
+ */
+function partSides(tokens: readonly PToken[]): Array<'long' | 'short' | null> | null {
+  const parts: PToken[][] = [[]];
+  for (const t of tokens) {
+    if (isWord(t, 'and', 'or')) parts.push([]);
+    else parts[parts.length - 1]!.push(t);
+  }
+  const sides = parts.map((p) => sideOf(p));
+  if (!sides.includes('long') || !sides.includes('short')) return null;
+  const hasRelation = (p: readonly PToken[]) => p.some((_, k) => relationAt(p, k) !== null);
+  if (parts.some((p, k) => sides[k] !== null && !hasRelation(p))) return null;
+  return sides;
 }
 
 /** Reads the object after a relation: a number, a mention, zero, price, the signal line. */
@@ -119,10 +173,15 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
 }
 
 /** Parses one clause (tokens with mentions); `carry` is the last subject of the text, for "…, sell above 70". */
-export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null }): ClauseResult {
+export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null; object?: DOperand | null }): ClauseResult {
   const result: ClauseResult = { drafts: [], trend: null, implied: [] };
   const side = sideOf(tokens);
-  const add = (cond: DCondition) => result.drafts.push({ cond, side, phrase, role: 'entry', negate: false });
+  // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
+  let at = 0;
+  const ors = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or')).length;
+  const joins = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or', 'and')).length;
+  const parts = partSides(tokens);
+  const add = (cond: DCondition) => result.drafts.push({ cond, side: side ?? parts?.[joins(at)] ?? null, phrase, role: 'entry', negate: false, alt: ors(at), part: joins(at) });
   const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
 
   if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {
@@ -131,10 +190,12 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     add({ kind: 'compare', left: opOf(fast), relation: tokens.some((t) => isWord(t, 'golden')) ? 'cross_up' : 'cross_down', right: opOf(slow) });
     carry.subject = opOf(fast);
   }
+  const flips = patternsIn(tokens, mentions, add);
 
   let subject: DOperand | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
+    at = i;
     if (tok.t === 'ind') {
       const next = tokens[i + 1];
       // Two mentions of one moving-average kind then a cross word: "EMA 9/21 crossover".
@@ -173,12 +234,16 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
       for (const m of mentions.filter(isMA)) add({ kind: 'compare', left: { kind: 'price' }, relation: rel.rel, right: opOf(m) });
       continue;
     }
-    const obj = objectAt(tokens, i + rel.len);
+    let obj = objectAt(tokens, i + rel.len);
+    if (!obj || (obj.op.kind === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'lower', 'upper'))) obj = backReference(tokens, i + rel.len, carry.object) ?? obj;
+    if (obj && isPriceScale(obj.op)) carry.object = obj.op;
     // Elliptic clauses ("…, sell above 70", "negative to sell") reuse the last subject of the text.
     const elliptic = obj?.op.kind === 'value' || ['turn_pos', 'turn_neg', 'oversold', 'overbought', 'extremes'].includes(rel.rel);
-    let subj = subject ?? impliedSubject(rel.rel, tokens, i) ?? (elliptic ? carry.subject : null);
+    let subj = subject ?? impliedSubject(rel.rel, tokens, i) ?? (isPriceScale(obj?.op) ? { kind: 'price' as const } : null) ?? (elliptic ? carry.subject : null);
     if ((rel.rel === 'oversold' || rel.rel === 'overbought') && (subj?.kind !== 'mention' || !(subj.m.name in OSCILLATOR_LEVELS))) subj = oscillatorAhead(tokens, i + rel.len, result);
     if (!subj) continue;
+    // A SAR flip was read as the flip: "the SAR flips below price" is not also a level.
+    if ((subj.kind === 'mention' && flips.has(subj.m.name)) || (obj?.op.kind === 'mention' && flips.has(obj.op.m.name))) continue;
     const consumed = build(rel.rel, subj, obj?.op ?? null, tokens, i, add, result);
     if (consumed) {
       if (subj.kind === 'mention') carry.subject = subj;
@@ -196,8 +261,52 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
   }
   trendIn(mentions, phrase, result);
-  breakoutIn(phrase, side, result);
+  if (!flips.has('breakout')) breakoutIn(phrase, side, result);
   return result;
+}
+
+const FLIP_WORDS = ['flip', 'flips', 'flipped', 'flipping', 'switch', 'switches', 'reverses', 'reversal', 'changes', 'turns', 'turning'];
+const BREAK_WORDS = ['breakout', 'breakouts', 'break', 'breaks', 'breaking', 'out'];
+
+/**
+ * Conditions of their own: a Parabolic SAR flip (its trend column crossing 0: up when the SAR
+ * flips below the price or bullish, down when above or bearish, else either, signed), a candle
+ * pattern named (engulfing, pin bar: +1 bullish / -1 bearish; an inside bar, or its breakout),
+ * and a channel breakout (Keltner, Bollinger: a close beyond the upper +1 / lower -1 line, not a
+ * range breakout). Returns what it read, so the level and range readings do not repeat it.
+ */
+function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add: Add): Set<string> {
+  const read = new Set<string>();
+  // A SAR or SuperTrend flip: its trend column (+1 / -1) crossing 0.
+  const flipAt = tokens.findIndex((t) => isWord(t, ...FLIP_WORDS));
+  for (const m of mentions.filter((x) => x.name === 'psar' || x.name === 'supertrend')) {
+    if (flipAt < 0 || read.has(m.name)) continue;
+    const after = tokens.slice(flipAt, flipAt + 5);
+    const up = after.some((t) => isWord(t, 'below', 'under', 'bullish', 'up', 'long', 'green', 'positive'));
+    const down = after.some((t) => isWord(t, 'above', 'over', 'bearish', 'down', 'short', 'red', 'negative'));
+    add({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: up === down ? 'cross' : up ? 'cross_up' : 'cross_down', right: { kind: 'value', value: 0 } });
+    read.add(m.name);
+  }
+  const breaks = tokens.some((t) => isWord(t, ...BREAK_WORDS));
+  for (const m of mentions) {
+    // "a high volatility regime": ATR above its own mean (the regime column > 1); "low" / "quiet": below.
+    if (m.name === 'volregime') {
+      const high = tokens.some((t) => isWord(t, 'high', 'higher', 'volatile', 'expanding', 'elevated'));
+      const low = tokens.some((t) => isWord(t, 'low', 'lower', 'quiet', 'calm', 'contracting'));
+      if (high !== low) add({ kind: 'compare', left: { kind: 'mention', m, output: 0 }, relation: high ? 'above' : 'below', right: { kind: 'value', value: 1 } });
+    }
+    if (m.name === 'engulfing' || m.name === 'pinbar') add({ kind: 'pattern', m, output: 0 });
+    if (m.name === 'insidebar') {
+      add({ kind: 'pattern', m, output: breaks ? 1 : 0 });
+      if (breaks) read.add('breakout');
+    }
+    const outside = m.name === 'keltner' && tokens.some((t) => isWord(t, 'outside', 'beyond'));
+    if ((m.name === 'keltner' || m.name === 'bb') && (breaks || outside) && m.output === null && !tokens.some((t) => isWord(t, 'above', 'below', 'over', 'under', ...(outside ? [] : ['outside', 'beyond'])))) {
+      add({ kind: 'channel', m });
+      read.add('breakout');
+    }
+  }
+  return read;
 }
 
 function skipFiller(tokens: readonly PToken[], i: number): PToken[] {
@@ -239,7 +348,7 @@ function oscillatorAhead(tokens: readonly PToken[], i: number, result: ClauseRes
 /** "outside the bands" or "above the 200 SMA" with no subject: the price. */
 function impliedSubject(rel: Rel, tokens: readonly PToken[], i: number): DOperand | null {
   const after = tokens.slice(i, i + 5);
-  if ((rel === 'outside' || rel === 'inside' || rel === 'below' || rel === 'above' || rel === 'touch' || rel === 'cross_up' || rel === 'cross_down') && after.some((t) => t.t === 'ind' && (t.name === 'bb' || isMA(t)))) {
+  if ((rel === 'outside' || rel === 'inside' || rel === 'below' || rel === 'above' || rel === 'touch' || rel === 'cross_up' || rel === 'cross_down') && after.some((t) => t.t === 'ind' && PRICE_SCALE.has(t.name))) {
     return { kind: 'price' };
   }
   return null;
@@ -316,8 +425,17 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
     }
     return null;
   }
+  // "sell at R1", "pin bars at the 50 EMA": the bar's range reaches the level.
+  if (rel === 'touch' && obj?.kind === 'mention' && PRICE_SCALE.has(obj.m.name) && obj.m.name !== 'bb' && !(subj.kind === 'mention' && PRICE_SCALE.has(subj.m.name))) {
+    add({ kind: 'compare', left: { kind: 'price' }, relation: 'touch', right: obj });
+    return 'object';
+  }
   if (rel === 'outside' || rel === 'inside' || rel === 'touch' || rel === 'between') return null;
   let right: DOperand | null = obj;
+  // The Ichimoku cloud: above it is above both spans (the cloud's top), below it below both (its bottom).
+  if (right?.kind === 'mention' && right.m.name === 'ichimoku' && (right.output === 4 || right.output === 5)) {
+    right = { ...right, output: rel === 'below' || rel === 'cross_down' ? 5 : 4 };
+  }
   if (objMention?.signalLine && mention?.name === 'stoch') right = { kind: 'mention', m: mention, output: 1 };
   if (right && right.kind === 'mention' && mention && right.m.output === null && right.m.name === mention.name && mention.name === 'macd') right = { ...right, output: 1 };
   if (!right && mention && (rel === 'cross' || rel === 'cross_up' || rel === 'cross_down')) {

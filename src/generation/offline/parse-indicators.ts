@@ -27,7 +27,25 @@ export type PToken = Token | Mention;
 
 type Alias = { words: string[]; name: IndicatorName; output?: number; signalLine?: boolean };
 
+const LEVEL_ALIASES: Alias[] = (['r1', 's1', 'r2', 's2'] as const).flatMap((w, k) => [
+  { words: [w, 'pivot', 'point'], name: 'pivot' as const, output: k + 1 },
+  { words: [w, 'pivot', 'level'], name: 'pivot' as const, output: k + 1 },
+  { words: [w, 'pivot'], name: 'pivot' as const, output: k + 1 },
+  { words: [w, 'pivots'], name: 'pivot' as const, output: k + 1 },
+  { words: [w], name: 'pivot' as const, output: k + 1 },
+]);
+
 const ALIASES: Alias[] = [
+  ...LEVEL_ALIASES,
+  // DMI's lines: "+DI" / "-DI" are read as plusdi / minusdi (joinMarks).
+  { words: ['plusdi'], name: 'adx', output: 1 },
+  { words: ['minusdi'], name: 'adx', output: 2 },
+  { words: ['plus', 'di'], name: 'adx', output: 1 },
+  { words: ['minus', 'di'], name: 'adx', output: 2 },
+  { words: ['positive', 'di'], name: 'adx', output: 1 },
+  { words: ['negative', 'di'], name: 'adx', output: 2 },
+  { words: ['di', 'plus'], name: 'adx', output: 1 },
+  { words: ['di', 'minus'], name: 'adx', output: 2 },
   { words: ['average', 'directional', 'index'], name: 'adx' },
   { words: ['directional', 'movement', 'index'], name: 'adx' },
   { words: ['commodity', 'channel', 'index'], name: 'cci' },
@@ -56,7 +74,10 @@ const ALIASES: Alias[] = [
   { words: ['lowest', 'low'], name: 'hhll', output: 1 },
   { words: ['tenkan'], name: 'ichimoku', output: 0 },
   { words: ['kijun'], name: 'ichimoku', output: 1 },
-  { words: ['cloud'], name: 'ichimoku', output: 2 },
+  // The cloud: its top (above it) or bottom (below it), chosen by the relation (parse-conditions).
+  { words: ['ichimoku', 'cloud'], name: 'ichimoku', output: 4 },
+  { words: ['cloud'], name: 'ichimoku', output: 4 },
+  { words: ['kumo'], name: 'ichimoku', output: 4 },
   { words: ['ichimoku'], name: 'ichimoku' },
   { words: ['adx'], name: 'adx' },
   { words: ['dmi'], name: 'adx', output: 1 },
@@ -213,8 +234,9 @@ function readAfter(tokens: readonly Token[], j: number, name: IndicatorName): Ru
     }
     if (tok.t === 'num') {
       const next = tokens[k + 1];
-      if (next?.t === 'word' && named[next.w] && name === 'bb' && named[next.w] === 'std') {
-        run.named.std = tok.v;
+      if (next?.t === 'word' && named[next.w] && ((name === 'bb' && named[next.w] === 'std') || (name === 'keltner' && named[next.w] === 'mult'))) {
+        // "2-sigma", "with 2 ATR bands": the number is the multiplier it names, not a period.
+        run.named[named[next.w]!] = tok.v;
         k += 2;
       } else {
         if (isSym(next, '%', '$') || isWord(next, 'pips', 'percent', 'dollars', 'hours', 'minutes')) break;
@@ -325,13 +347,33 @@ function assign(base: Mention, run: Run): Mention[] {
   return [{ ...base, params, days: run.days }];
 }
 
+/**
+ * Names the normaliser splits: "R1" (lexed "r 1") → r1, the pivot level; "+DI" / "-DI" → plusdi /
+ * minusdi, DMI's lines (the sign is part of the name, not a negative number).
+ */
+function joinMarks(tokens: readonly Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const [a, b] = [tokens[i]!, tokens[i + 1]];
+    if (isWord(a, 'r', 's') && b?.t === 'num' && (b.v === 1 || b.v === 2) && b.raw.length === 1) {
+      out.push({ t: 'word', w: `${(a as { w: string }).w}${b.v}` });
+      i++;
+    } else if (isSym(a, '+', '-') && isWord(b, 'di')) {
+      out.push({ t: 'word', w: isSym(a, '+') ? 'plusdi' : 'minusdi' });
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 const OSCILLATORS = new Set<IndicatorName>(['rsi', 'stoch', 'macd', 'atr', 'adx', 'cci', 'willr', 'roc', 'zscore']);
 
 /**
  * Replaces indicator names (and the parameters written with them) by mentions. Numbers too large
  * for a parameter are left alone (they are then values, e.g. a price level).
  */
-export function findMentions(tokens: readonly Token[]): PToken[] {
+export function findMentions(input: readonly Token[]): PToken[] {
+  const tokens = joinMarks(input);
   const spans: Array<{ start: number; end: number; mentions: Mention[] }> = [];
   let i = 0;
   let floor = 0; // tokens before this index belong to an earlier mention

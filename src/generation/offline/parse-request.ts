@@ -6,8 +6,8 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
-import { parseClause, type Draft } from './parse-conditions.ts';
-import { findMentions, type Mention } from './parse-indicators.ts';
+import { parseClause, sideOf, type Draft } from './parse-conditions.ts';
+import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
 import { parseRisk, type RiskFindings } from './parse-risk.ts';
 import { parseRules, type Finding, type RuleFindings } from './parse-rules.ts';
@@ -23,6 +23,8 @@ export interface FieldParse {
   text: string;
   norm: string;
   mentions: Mention[];
+  /** The indicators the words name (not those implied by a phrase like "golden cross"): what the coverage check checks. */
+  named: Mention[];
   drafts: Draft[];
   trends: Array<{ m: Mention | null; phrase: string; at: number }>;
   rules: RuleFindings;
@@ -35,6 +37,8 @@ export interface FieldParse {
   unsupported: string[];
   /** Parts worded as a condition that no rule was read from: said in a remark, never dropped in silence. */
   unread: string[];
+  /** "and"/"or" parts of a clause that did give conditions, worded as a condition themselves, that gave none ("…, price is below it"). */
+  unreadParts: string[];
 }
 
 /** Words of a condition; risk, session, day and model statements are read by their own parsers. */
@@ -49,29 +53,68 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   // The trailing-stop words are the exits parser's: the others read the text without them.
   const rest = withoutTrails(norm, exits.trail);
   const mentions: Mention[] = [];
+  const named: Mention[] = [];
+  const unreadParts: string[] = [];
   const drafts: Draft[] = [];
   const trends: FieldParse['trends'] = [];
   const carry = { subject: null };
   let offset = 0;
   let role: Role = 'entry';
   const unread: string[] = [];
+  // Statements: each "or"-part of a clause segment. A side-less clause after a comma continues the
+  // side of the clause before ("Buy when RSI is below 30, MACD above signal": both for the buy).
+  let stmt = 0;
+  let lastSide: Draft['side'] = null;
+  // Side-less entry drafts of the sentence so far: "when RSI drops below 30, …, so I want to buy" gives them the buy.
+  let pending: Draft[] = [];
   for (const clause of clauses(rest)) {
     const at = rest.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
+    const afterComma = at > 0 && /,\s*$/.test(rest.slice(0, at));
+    if (!afterComma) {
+      lastSide = null;
+      pending = [];
+    }
     for (const segment of roleSegments(rewriteLevels(clause), role)) {
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
+      named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
+      if (result.drafts.length) unreadParts.push(...partsWithout(tokens, result.drafts));
       // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
       const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
-      drafts.push(...result.drafts.map((d) => (segment.role === 'filter' && trendRule(d) ? { ...d, role: 'entry' as const } : { ...d, role: segment.role, negate: segment.negate })));
+      const opensWithOr = /^\s*or\b/.test(segment.text);
+      const base = stmt;
+      drafts.push(
+        ...result.drafts.map((d) => {
+          const alt = d.alt ?? 0;
+          stmt = Math.max(stmt, base + alt + 1);
+          const side = d.side ?? (segment.role === 'entry' ? lastSide : null);
+          const placed = { ...d, side, stmt: base + alt, orJoin: alt > 0 || opensWithOr };
+          return segment.role === 'filter' && trendRule(d) ? { ...placed, role: 'entry' as const } : { ...placed, role: segment.role, negate: segment.negate };
+        }),
+      );
+      const sided = result.drafts.find((d) => d.side !== null);
+      if (segment.role === 'entry' && sided) lastSide = sided.side;
+      if (segment.role === 'entry') {
+        const added = drafts.slice(drafts.length - result.drafts.length);
+        const said = result.drafts.length === 0 ? sideOf(tokens) : null;
+        if (said) {
+          for (const d of pending) d.side = said;
+          pending = [];
+          lastSide = said;
+        } else pending.push(...added.filter((d) => d.side === null));
+      }
       if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
       if (result.drafts.length === 0 && !result.trend && result.implied.length === 0 && !tokens.some((t) => t.t === 'ind') && CONDITION_WORDS.test(segment.text) && !READ_ELSEWHERE.test(segment.text)) unread.push(segment.text.trim());
       role = segment.role;
     }
   }
   mentions.push(...exits.mentions);
-  drafts.push(...exits.drafts);
+  // A clause the exits parser read as a stop or target ("stop below the swing low") is its exit, not also an entry.
+  const entriesKept = drafts.filter((d) => d.role !== 'entry' || !exits.drafts.some((e) => e.phrase === d.phrase));
+  drafts.length = 0;
+  drafts.push(...entriesKept, ...exits.drafts);
   // "divergence" in "moving average convergence divergence" is MACD's name, not a pattern.
   const plain = norm.replace(/\bmoving average convergence divergence\b/g, 'macd');
   const unsupported = [...new Set([...plain.matchAll(UNSUPPORTED)].map((m) => m[1]!))];
@@ -80,6 +123,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     text,
     norm,
     mentions,
+    named,
     drafts,
     trends,
     rules: parseRules(rest, timeframe),
@@ -90,7 +134,31 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     unsupported,
     // A clause the exits parser read (a target, a swing-low stop) is not unread.
     unread: unread.filter((u) => !exits.drafts.some((d) => u.includes(d.phrase) || d.phrase.includes(u))),
+    unreadParts: unreadParts.filter((u) => !exits.drafts.some((d) => d.phrase.includes(u))),
   };
+}
+
+/** Words of a relation a part of a clause would be read for. */
+const PART_RELATION = /\b(above|below|over|under|beneath|cross(?:es|ing|ed)?|breaks?|flips?|touch(?:es|ing)?|inside|outside|within)\b/;
+
+/**
+ * The "and"/"or" parts of a clause that read as a condition but gave none, where other parts did
+ * ("sell when RSI is above 70 and price is below it": the second part). Numbers joined by "and"
+ * ("between 30 and 70") carry no relation of their own, so they are never reported.
+ */
+function partsWithout(tokens: readonly PToken[], drafts: readonly Draft[]): string[] {
+  if (drafts.some((d) => d.part === undefined)) return [];
+  const read = new Set(drafts.map((d) => d.part));
+  // Split where parseClause counts parts: at the "and"/"or" words left between mentions.
+  const parts: string[][] = [[]];
+  for (const t of tokens) {
+    if (t.t === 'word' && (t.w === 'and' || t.w === 'or')) parts.push([]);
+    else parts[parts.length - 1]!.push(t.t === 'word' ? t.w : t.t === 'num' ? t.raw : t.t === 'sym' ? t.s : t.t === 'ind' ? t.name : '');
+  }
+  return parts
+    .map((p, k) => ({ p: p.join(' ').trim(), k }))
+    .filter(({ p, k }) => !read.has(k) && PART_RELATION.test(p) && !READ_ELSEWHERE.test(p) && !/^(?:the )?(?:above|below|over|under)$/.test(p))
+    .map(({ p }) => p);
 }
 
 /** Every non-empty text field, in reading order. */

@@ -148,18 +148,22 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
   ichimoku: {
     info: { params: [int('tenkan', 9, 2, 100), int('kijun', 26, 2, 200), int('senkou', 52, 2, 400)] },
     label: (p) => `Ichimoku(${p.tenkan}, ${p.kijun}, ${p.senkou})`,
-    outputs: ['tenkan', 'kijun', 'span A', 'span B'],
+    // The cloud's top and bottom (the higher and lower span): "above the cloud" is above both spans.
+    outputs: ['tenkan', 'kijun', 'span A', 'span B', 'cloud top', 'cloud bottom'],
     columns: (p) => {
       const t = `${p.tenkan}_${p.kijun}_${p.senkou}`;
-      return [`ichi_tenkan_${t}`, `ichi_kijun_${t}`, `ichi_span_a_${t}`, `ichi_span_b_${t}`];
+      return [`ichi_tenkan_${t}`, `ichi_kijun_${t}`, `ichi_span_a_${t}`, `ichi_span_b_${t}`, `ichi_cloud_top_${t}`, `ichi_cloud_bot_${t}`];
     },
     warmup: (p) => p.senkou! + p.kijun! + 1,
     // Spans are plotted kijun bars ahead: the value at a bar is the one computed kijun bars before (shift(+kijun)).
-    lines: (p, [tk, kj, sa, sb]) => [
+    lines: (p, [tk, kj, sa, sb, top, bot]) => [
       `df['${tk}'] = (high.rolling(${p.tenkan}).max() + low.rolling(${p.tenkan}).min()) / 2`,
       `df['${kj}'] = (high.rolling(${p.kijun}).max() + low.rolling(${p.kijun}).min()) / 2`,
       `df['${sa}'] = ((df['${tk}'] + df['${kj}']) / 2).shift(${p.kijun})`,
       `df['${sb}'] = ((high.rolling(${p.senkou}).max() + low.rolling(${p.senkou}).min()) / 2).shift(${p.kijun})`,
+      // NaN while either span warms up (a comparison with NaN is False, so .where gives the NaN span).
+      `df['${top}'] = df['${sa}'].where(df['${sa}'] > df['${sb}'], df['${sb}']).where(df['${sa}'].notna())`,
+      `df['${bot}'] = df['${sa}'].where(df['${sa}'] < df['${sb}'], df['${sb}']).where(df['${sa}'].notna())`,
     ],
   },
   psar: {
@@ -295,9 +299,15 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
   insidebar: {
     info: { params: [] },
     label: () => 'inside bar',
-    columns: () => ['inside_bar'],
-    warmup: () => 2,
-    lines: (_p, [ib]) => [`df['${ib}'] = np.where((high < high.shift(1)) & (low > low.shift(1)), 1.0, 0.0)`],
+    outputs: ['', 'breakout'],
+    columns: () => ['inside_bar', 'inside_bar_break'],
+    warmup: () => 3,
+    // The breakout: the bar after an inside bar closes above its high (+1) or below its low (-1).
+    lines: (_p, [ib, brk]) => [
+      `df['${ib}'] = np.where((high < high.shift(1)) & (low > low.shift(1)), 1.0, 0.0)`,
+      `_x_prev = df['${ib}'].shift(1) > 0`,
+      `df['${brk}'] = np.where(_x_prev & (close > high.shift(1)), 1.0, np.where(_x_prev & (close < low.shift(1)), -1.0, 0.0))`,
+    ],
   },
   volregime: {
     info: { params: [int('period', 14, 2, 100), int('window', 100, 10, 2000)] },

@@ -50,6 +50,11 @@ export function understoodFrom(intent: StrategyIntent): Understood {
     indicators: intent.instances.map(instanceLabel),
     conditions: intent.conditions.map(rule),
     entries: of('entry').map(rule),
+    entry_rules: {
+      long: intent.entryRuleWords.long,
+      short: intent.entryRuleWords.short,
+      ...(intent.entryLong || intent.entryShort ? { columns: { entry_long: intent.entryLong, entry_short: intent.entryShort } } : {}),
+    },
     exits: of('exit').map(rule),
     filters,
     stops: [

@@ -63,7 +63,7 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       const l = operand(c.left, instances);
       const r = operand(c.right, instances, l);
       if (c.relation === 'rising' || c.relation === 'falling') return `${l} ${c.relation === 'rising' ? '>' : '<'} ${l}[1]`;
-      return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})` }[c.relation];
+      return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})`, touch: `high >= ${r} and low <= ${r}` }[c.relation];
     }
     case 'band': {
       const [up, , lo] = pineColumns(instances[c.instance]!);
@@ -73,6 +73,12 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       return `close > ta.highest(high, ${c.window})[1] or close < ta.lowest(low, ${c.window})[1]`;
     case 'momentum':
       return `ta.mom(close, ${c.window}) > 0`;
+    case 'pattern':
+      return `${pineColumns(instances[c.instance]!)[c.output]} != 0`;
+    case 'channel': {
+      const [up, , lo] = pineColumns(instances[c.instance]!);
+      return `close > ${up} or close < ${lo}`;
+    }
     case 'offset':
     case 'near':
       return 'false'; // not kept: only the registry's conditions are drawn (see `drawable`)
@@ -94,7 +100,9 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
   const own = (inst: Instance) =>
     (chans.length > 0 && (inst.name === 'bb' || inst.name === 'atr')) || (['sma', 'ema', 'wma'].includes(inst.name) && hulls.includes(inst.params.period!));
   const kept = (i: number) => i >= 0 && writesPine(instances[i]!) && !(defaulted && (chans.length > 0 || hulls.length > 0)) && !own(instances[i]!);
-  const remarks = intent.remarks.filter((r) => !instances.some((inst) => own(inst) && r.startsWith(`${inst.name.toUpperCase()}(`)));
+  // A channel drawn from its own words (below) is not the strategy's: the strategy's remarks on it do not apply.
+  const drawnChannel = (inst: Instance, r: string) => chans.some((c) => c.kind === inst.name) && r.startsWith(`${inst.name[0]!.toUpperCase()}${inst.name.slice(1)}(`);
+  const remarks = intent.remarks.filter((r) => !instances.some((inst) => (own(inst) && r.startsWith(`${inst.name.toUpperCase()}(`)) || drawnChannel(inst, r)));
   const conditions = intent.conditions.filter((c) => c.role === 'entry' && usedInstances(c.condition).every(kept));
   const parts: PineParts = { lines: [], plots: [], levels: [], marks: [] };
   const declared = new Set<string>();
@@ -163,6 +171,9 @@ function conditionTitle(c: Condition, instances: readonly Instance[]): string {
       return `${c.window}-bar breakout`;
     case 'momentum':
       return `${c.window}-bar momentum up`;
+    case 'pattern':
+    case 'channel':
+      return `${instances[c.instance]!.name} ${c.kind}`;
     case 'offset':
     case 'near':
       return `${c.kind} level`;
@@ -170,7 +181,7 @@ function conditionTitle(c: Condition, instances: readonly Instance[]): string {
 }
 
 function usedInstances(c: Condition): number[] {
-  if (c.kind === 'band') return [c.instance];
+  if (c.kind === 'band' || c.kind === 'pattern' || c.kind === 'channel') return [c.instance];
   if (c.kind === 'offset' || c.kind === 'near') return [-1]; // never kept: distances are the strategy's, not a Pine marker's
   if (c.kind !== 'compare') return [];
   return [c.left, c.right].flatMap((o) => (o.kind === 'column' ? [o.instance] : []));

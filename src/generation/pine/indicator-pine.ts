@@ -147,6 +147,8 @@ export function declarePine(inst: Instance, out: PineParts): void {
         `${b} = (ta.highest(high, ${p.kijun}) + ta.lowest(low, ${p.kijun})) / 2`,
         `${c} = ((${a} + ${b}) / 2)[${p.kijun}]`,
         `${d} = ((ta.highest(high, ${p.senkou}) + ta.lowest(low, ${p.senkou})) / 2)[${p.kijun}]`,
+        `${e} = math.max(${c}, ${d})`,
+        `${cols[5]} = math.min(${c}, ${d})`,
       );
       plot(a!, 'Tenkan', 'color.blue');
       plot(b!, 'Kijun', 'color.red');
@@ -197,7 +199,7 @@ export function declarePine(inst: Instance, out: PineParts): void {
       out.marks.push({ expr: `${a} == 1`, title: 'Bullish pin bar', side: 'long' }, { expr: `${a} == -1`, title: 'Bearish pin bar', side: 'short' });
       return;
     case 'insidebar':
-      out.lines.push(`${a} = high < high[1] and low > low[1] ? 1 : 0`);
+      out.lines.push(`${a} = high < high[1] and low > low[1] ? 1 : 0`, `${b} = ${a}[1] == 1 and close > high[1] ? 1 : ${a}[1] == 1 and close < low[1] ? -1 : 0`);
       out.marks.push({ expr: `${a} == 1`, title: 'Inside bar', side: 'long' });
       return;
     case 'volregime':

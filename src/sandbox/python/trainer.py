@@ -4,7 +4,7 @@ Imported by sandbox_runtime.py in the zygote, before any fork: once the audit ho
 a child may not import from /sandbox, so everything this module needs is loaded here.
 
 Request (framed like "features"):
-  {"op": "train", "code", "columns": [...], "rows": n, "train_split"?: 0.7, "warmup"?: int,
+  {"op": "train", "code", "columns": [...], "rows": n, "train_split"?: 0.7, "warmup"?: int, "pip_size"?: float,
    "fit_rows"?: int, "folds"?: {"k", "scheme": "rolling"|"anchored", "embargo"},
    "overrides"?: {"model_type"?, "model_params"?, "indicators"?}, "folds_only"?: bool}
   payload: float64 little-endian, column-major, len(columns) * rows (ts, open, high, low, close)
@@ -22,7 +22,7 @@ Response header:
    "test_start_ts", "accuracy_train", "accuracy_test", "feature_importance": {name: value},
    "warnings": [str], "onnx_bytes": B, "proba_offset": O, "proba_rows": P,
    "folds": [{"index", "train_from", "train_to", "test_from", "test_to", "onnx_bytes": F}],
-   "fold_trees": T | null}
+   "fold_trees": T | null, "meta": {...} | null}
 Response payload: B bytes of ONNX model, zeros up to O (a multiple of 8), then P float64 little-endian p(up), then the feature
   matrix, P rows x len(features) float64 little-endian row-major (what Node scores with ONNX after
   a cast to float32, and where it reads a trend_filter column), then each fold model's F bytes of
@@ -37,6 +37,19 @@ Rows after warm-up within the trained span, n = fit_rows - warmup; h = target_ho
 (y[t] = 1 if close[t+h] > close[t] else 0). Train = the first floor(m * train_split) labelled rows,
 then h purged rows (their targets overlap the test period), then the test rows:
 rows_train + h + rows_test = m.
+
+Meta-labels (strategy_config sets entry_long and/or entry_short; meta_labels.py says how): the
+same bars, split and purge gap (rows_train, rows_test and split_index are the spans' bars as
+above), but the model fits only on the rule rows of the train span, labelled 1 when the rule's
+trade (entry at the next open) reaches its take-profit before its stop within target_horizon bars
+(triple barrier), and purged by each label's end: a rule row before the test whose label ends at
+or after split_index is left out, one in the fixed gap whose trade ended before it is kept. p(up)
+is then P(win) of the rule's trade at that bar (every bar is scored; only rule bars matter), the
+accuracies are on the train / test rule rows, and the answer's "meta" says
+{"rows_train", "rows_test", "purged", "both_skipped", "labels": [[bar, side, label, end_bar], ...]}
+(every labelled rule row of the test span; null without entry rules). An optional header
+"pip_size" (default 0.0001) sizes a trailing stop in pips. Folds fit on their rule rows whose
+labels end `embargo` bars before their test.
 
 Walk-forward folds (when "folds" is given; the same estimator and feature matrix): the m
 labelled rows are cut into k + 1 consecutive blocks; fold i trains on block i ("rolling") or
@@ -67,6 +80,7 @@ import xgboost
 from joblib import parallel_backend
 from joblib._parallel_backends import ThreadingBackend
 
+import meta_labels
 from onnx_export import export_model
 from protocol import check_width
 
@@ -77,6 +91,9 @@ SET_BY_US = ("n_jobs", "random_state", "verbosity", "verbose", "nthread", "seed"
 MAX_ESTIMATORS = 500
 MAX_DEPTH = 16
 MIN_TRAIN_ROWS = 50
+# Meta-labels fit on the rule's trades only: a rule that fires seldom still gets a model from this
+# many (with a warning under MIN_TRAIN_ROWS), rather than a refused job.
+MIN_META_ROWS = 10
 MAX_FOLDS = 10
 # Threads of a forest's fit: the cores this process may use, at most 4 (the sandbox scales the
 # job's CPU-time limit by it). Set by us: model_params.n_jobs is refused.
@@ -342,26 +359,54 @@ def _check_folds(folds):
     return k, scheme, embargo
 
 
-def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes):
+def _fold_rows(meta, a, b, c, embargo):
+    """A fold's train rows (indices into Xw): direction labels, rows a..b-1; meta-labels, the rule
+    rows from a on whose label ended `embargo` bars before the fold's test starts at c (the purge
+    by each label's end: a rule row in the fixed gap whose trade ended early is kept)."""
+    if meta is None:
+        return np.arange(a, b)
+    r = meta["rows"]
+    train, _ = meta_labels.train_test_rows(r, meta["labels"], meta["ends"], c, c, embargo)
+    return r[train & (r >= a)]
+
+
+def _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes, meta=None):
     """The fold models' bars and ONNX bytes (see the module docstring), and the fold forests' trees
     (None: not forests); skipped folds are told in notes. Each model is exported as soon as it is
-    fitted: k forests are never held at once."""
+    fitted: k forests are never held at once. Under meta-labels (meta: rule rows relative to the
+    warm-up, their labels and ends) a fold fits on its rule rows only (_fold_rows)."""
     k, scheme, embargo = folds
     params = fold_params(config.get("model_type"), params)
     trees = params["n_estimators"] if config.get("model_type") in FOREST_TYPES else None
     out = []
     for i, a, b, c, d in fold_plan(m, h, k, scheme, embargo):
-        if b - a < MIN_TRAIN_ROWS or d - c < 1:
-            notes.append(f"walk-forward fold {i} skipped: {b - a} train and {max(0, d - c)} test rows (need {MIN_TRAIN_ROWS} and 1); give more bars or fewer folds")
+        rows = _fold_rows(meta, a, b, c, embargo)
+        labels = y[rows] if meta is None else meta["labels"][np.searchsorted(meta["rows"], rows)]
+        if len(rows) < MIN_TRAIN_ROWS or d - c < 1:
+            what = "train rule" if meta is not None else "train"
+            notes.append(f"walk-forward fold {i} skipped: {len(rows)} {what} and {max(0, d - c)} test rows (need {MIN_TRAIN_ROWS} and 1); give more bars or fewer folds")
             continue
-        if len(np.unique(y[a:b])) < 2:
+        if len(np.unique(labels)) < 2:
             notes.append(f"walk-forward fold {i} skipped: its train rows hold only one target class")
             continue
-        model = _fit(build_model(config.get("model_type"), params), Xw[a:b], y[a:b])
+        model = _fit(build_model(config.get("model_type"), params), Xw[rows], labels)
         onnx = export_model(model, Xw.shape[1])
         out.append(({"index": i, "train_from": warmup + a, "train_to": warmup + b, "test_from": warmup + c,
                      "test_to": warmup + d, "onnx_bytes": len(onnx)}, onnx))
     return out, trees
+
+
+def _meta_rows(config, X, names, ohlc, warmup, fit_rows, h, pip_size):
+    """The rule rows of the trained span and their triple-barrier labels (meta_labels.py), indices
+    relative to the warm-up like Xw's rows: rows, sides, labels (-1: unknown), ends; both = bars
+    where both rules fired (skipped)."""
+    o, hi, lo, c = ohlc["open"], ohlc["high"], ohlc["low"], ohlc["close"]
+    side, both = meta_labels.rule_sides(config, X, names, c)
+    t = np.flatnonzero(side[warmup:fit_rows]) + warmup
+    entry = o[np.minimum(t + 1, len(o) - 1)]
+    stop, take = meta_labels.stop_take_distances(config, entry, t, hi, lo, c, pip_size)
+    labels, ends = meta_labels.triple_barrier(o, hi, lo, c, t, side[t], stop, take, h, fit_rows)
+    return {"rows": t - warmup, "sides": side[t].astype(np.int64), "labels": labels, "ends": np.where(ends >= 0, ends - warmup, -1), "both": both}
 
 
 def run_train(namespace, header, payload):
@@ -370,6 +415,8 @@ def run_train(namespace, header, payload):
     h = int(config["target_horizon"])
     df = _dataframe(header, payload)
     ts = df.index.asi8 // 1_000_000
+    # The prices before the strategy's code sees (and may change) the frame: the labels read them.
+    ohlc = {k: df[k].to_numpy(copy=True) for k in ("open", "high", "low", "close")}
     X, names, close = _features(namespace, df)
     warmup = _warmup(X, names, header.get("warmup"))
     fit_rows = int(header.get("fit_rows", len(X)))
@@ -393,19 +440,33 @@ def run_train(namespace, header, payload):
     folds = None if header.get("folds") is None else _check_folds(header["folds"])
     if not main and folds is None:
         raise ValueError("folds_only needs folds")
-    if main and len(np.unique(y[:rows_train])) < 2:
-        raise ValueError("the training rows hold only one target class; give more bars")
+    meta = None
+    if meta_labels.meta_mode(config):
+        meta = _meta_rows(config, X, names, ohlc, warmup, fit_rows, h, float(header.get("pip_size", 0.0001)))
+        fit_mask, test_mask = meta_labels.train_test_rows(meta["rows"], meta["labels"], meta["ends"], test_from, n)
+        fit_x, fit_y = meta["rows"][fit_mask], meta["labels"][fit_mask]
+        test_x, test_y = meta["rows"][test_mask], meta["labels"][test_mask]
+        if main and len(fit_x) < MIN_META_ROWS:
+            raise ValueError(f"the entry rules fire on {len(fit_x)} labelled bars of the training span (need {MIN_META_ROWS}); give more bars or a rule that fires more often")
+        if main and len(fit_x) < MIN_TRAIN_ROWS:
+            few = f"the entry rules fire on only {len(fit_x)} labelled bars of the training span: the model's P(win) rests on few trades (the results' meta_label says whether it adds anything); give more bars for a sturdier model"
+    else:
+        fit_x, fit_y = np.arange(rows_train), y[:rows_train]
+        test_x, test_y = np.arange(test_from, m), y[test_from:m]
+    if main and len(np.unique(fit_y)) < 2:
+        what = "trades of the entry rules all win or all lose" if meta is not None else "training rows hold only one target class"
+        raise ValueError(f"the {what}; give more bars")
 
-    notes = []
+    notes = [] if meta is None or not main or len(fit_x) >= MIN_TRAIN_ROWS else [few]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if main:
             model = build_model(config.get("model_type"), params)
-            _fit(model, Xw[:rows_train], y[:rows_train])
+            _fit(model, Xw[fit_x], fit_y)
             proba = np.asarray(_predict_proba(model, Xw), dtype="<f8")[:, -1].copy()
         else:
             model, proba = None, np.full(len(Xw), np.nan, dtype="<f8")
-        fold_models, fold_trees = ([], None) if folds is None else _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes)
+        fold_models, fold_trees = ([], None) if folds is None else _fit_folds(config, params, Xw, y, m, h, warmup, folds, notes, meta)
     onnx = export_model(model, len(names)) if main else b""
     up = proba > 0.5
     split_index = warmup + test_from
@@ -417,8 +478,8 @@ def run_train(namespace, header, payload):
         "rows_test": rows_test,
         "split_index": split_index,
         "test_start_ts": int(ts[split_index]),
-        "accuracy_train": float(np.mean(up[:rows_train] == y[:rows_train])) if main else None,
-        "accuracy_test": float(np.mean(up[test_from:m] == y[test_from:m])) if main else None,
+        "accuracy_train": float(np.mean(up[fit_x] == fit_y)) if main else None,
+        "accuracy_test": float(np.mean(up[test_x] == test_y)) if main and len(test_x) else None,
         "feature_importance": _importance(model, names) if main else {},
         "warnings": notes + sorted({str(w.message)[:300] for w in caught})[:10],
         "onnx_bytes": len(onnx),
@@ -427,10 +488,23 @@ def run_train(namespace, header, payload):
         "proba_rows": len(proba),
         "folds": [fold for fold, _ in fold_models],
         "fold_trees": fold_trees if fold_models else None,
+        "meta": None if meta is None else _meta_answer(meta, warmup, test_from, len(fit_x), len(test_x)),
     }
     pad = b"\0" * ((-len(onnx)) % 8)
     matrix = np.ascontiguousarray(X[warmup:], dtype="<f8").tobytes()
     return result, b"".join([onnx, pad, proba.tobytes(), matrix] + [b for _, b in fold_models])
+
+
+def _meta_answer(meta, warmup, test_from, rows_train, rows_test):
+    """The answer's "meta": fitted and test rule rows, those purged (labels ending in the test),
+    bars where both rules fired, and every labelled rule row of the test span as [bar, side, label,
+    end bar] (what Node's report reads; the train rows stay here, keeping the header small)."""
+    known = meta["labels"] >= 0
+    purged = known & (meta["rows"] < test_from) & (meta["ends"] >= test_from)
+    known &= meta["rows"] >= test_from
+    rows = zip(meta["rows"][known] + warmup, meta["sides"][known], meta["labels"][known], meta["ends"][known] + warmup)
+    return {"rows_train": rows_train, "rows_test": rows_test, "purged": int(purged.sum()), "both_skipped": meta["both"],
+            "labels": [[int(b), int(s), int(l), int(e)] for b, s, l, e in rows]}
 
 
 def _prewarm():

@@ -21,6 +21,9 @@ export interface Expect {
   entryFilter?: boolean;
   exitLong?: boolean;
   exitShort?: boolean;
+  /** entry_long / entry_short (the trader's entry rules) set (true) or absent (false). */
+  entryLong?: boolean;
+  entryShort?: boolean;
   model?: string;
   maxPositions?: number;
   takeProfit?: null;
@@ -51,11 +54,11 @@ interface Base {
 }
 
 const BASES: Base[] = [
-  { id: 'rsi-dip', prompt: 'Buy when RSI 14 is below 30 on EURUSD 15min', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', columns: ['rsi_14', 'rsi_14_lt_30'] } },
-  { id: 'rsi-sell', prompt: 'Sell when RSI 14 is above 70, GBPUSD hourly', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['rsi_14_gt_70'] } },
-  { id: 'ema-cross', prompt: 'EMA 9 crossing above EMA 21, both ways, USDJPY 5 minute', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'both', columns: ['ema_9', 'ema_21', 'ema_9_xup_ema_21'] } },
+  { id: 'rsi-dip', prompt: 'Buy when RSI 14 is below 30 on EURUSD 15min', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', columns: ['rsi_14', 'rsi_14_lt_30', 'entry_long_rule'], entryLong: true, entryShort: false } },
+  { id: 'rsi-sell', prompt: 'Sell when RSI 14 is above 70, GBPUSD hourly', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['rsi_14_gt_70', 'entry_short_rule'], entryLong: false, entryShort: true } },
+  { id: 'ema-cross', prompt: 'EMA 9 crossing above EMA 21, both ways, USDJPY 5 minute', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'both', columns: ['ema_9', 'ema_21', 'ema_9_xup_ema_21', 'ema_9_xdn_ema_21'], entryLong: true, entryShort: true } },
   { id: 'macd-hist', prompt: 'Go long when the MACD histogram turns positive, AUDUSD 1h', expect: { symbol: 'AUDUSD', timeframe: '1h', direction: 'long', columns: ['macd_hist_12_26_9_xup_0'] } },
-  { id: 'bb-fade', prompt: 'Mean reversion with Bollinger bands 20 2.5 on EURUSD 5min', expect: { timeframe: '5min', columns: ['bb_out_20_2p5'] } },
+  { id: 'bb-fade', prompt: 'Mean reversion with Bollinger bands 20 2.5 on EURUSD 5min', expect: { timeframe: '5min', columns: ['bb_out_20_2p5'], entryLong: false, entryShort: false } },
   { id: 'bb-lower', prompt: 'Buy when price closes below the lower Bollinger band, NZDUSD 15min', expect: { symbol: 'NZDUSD', direction: 'long', columns: ['bb_below_20_2'] } },
   { id: 'stoch', prompt: 'Stochastic 14 3 %K crossing above %D below 20 to buy, USDCAD hourly', expect: { symbol: 'USDCAD', timeframe: '1h', direction: 'long', columns: ['stoch_k_14_3'] } },
   { id: 'atr-offset', prompt: 'Sell when price is more than 2 ATR above the 50 EMA on GBPUSD 15 minute bars', expect: { symbol: 'GBPUSD', direction: 'short', columns: ['ema_50', 'atr_14', 'close_gt_ema_50_p2atr'], absent: ['atr_2'] } },
@@ -117,7 +120,7 @@ const WORDS: Record<string, string> = { '2': 'two', '3': 'three', '5': 'five', '
 const inWords = (p: string) => p.replace(/(?<![\d.%-])\b(\d+)\b(?![.\d]|%| ?(?:min|minute|pips))/g, (m, n: string) => WORDS[n] ?? m);
 
 const COMPOUND: IntentCase[] = [
-  { id: 'compound-1', category: 'compound', prompt: 'EURUSD 15min: buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is below it, London session, stop 20 pips, xgboost, no fridays', expect: { symbol: 'EURUSD', direction: 'both', columns: ['rsi_14_lt_30', 'rsi_14_gt_70', 'close_gt_sma_200'], session: [7, 16], skipDays: ['fri'], model: 'XGBClassifier' } },
+  { id: 'compound-1', category: 'compound', prompt: 'EURUSD 15min: buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and price is below it, London session, stop 20 pips, xgboost, no fridays', expect: { symbol: 'EURUSD', direction: 'both', columns: ['rsi_14_lt_30', 'rsi_14_gt_70', 'close_gt_sma_200'], session: [7, 16], skipDays: ['fri'], model: 'XGBClassifier', entryLong: true, entryShort: true } },
   { id: 'compound-2', category: 'compound', prompt: 'go long on GBPUSD hourly when the 20 EMA crosses above the 50 EMA only when ADX is above 20, exit when RSI 14 goes above 75, max 3 positions', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'long', columns: ['ema_20_xup_ema_50', 'adx_14_gt_20', 'rsi_14_xup_75'], entryFilter: true, exitLong: true, maxPositions: 3 } },
   { id: 'compound-3', category: 'compound', prompt: 'USDJPY 5 minute, sell when price is 2 ATR above the 20 EMA and stochastic is overbought, target the EMA, trail by 1.5 ATR, NY session', expect: { symbol: 'USDJPY', timeframe: '5min', direction: 'short', columns: ['close_gt_ema_20_p2atr'], exitShort: true, session: [12, 21], trailingStop: { atr: 1.5, period: 14 }, stops: ['trailing'] } },
   { id: 'compound-4', category: 'compound', prompt: 'AUDUSD 15min mean reversion: Bollinger 20 2 and RSI 7 below 20 to buy, above 80 to sell, avoid the Asian session, random forest, weekdays only', expect: { symbol: 'AUDUSD', columns: ['bb_out_20_2', 'rsi_7_lt_20', 'rsi_7_gt_80'], skipDays: ['sat', 'sun'], model: 'RandomForestClassifier' } },
@@ -143,6 +146,20 @@ const ISSUE: IntentCase[] = [
   { id: 'issue-4', category: 'issue', prompt: "RSI mean reversion on EURUSD, don't trade on Fridays", expect: { symbol: 'EURUSD', skipDays: ['fri'] } },
   // Issue 35: a trailing-stop trend idea gets no default take profit that caps the trend.
   { id: 'issue-5', category: 'issue', prompt: 'Donchian 20 breakout on AUDUSD hourly, trail the stop by 2 ATR', expect: { symbol: 'AUDUSD', timeframe: '1h', takeProfit: null, trailingStop: { atr: 2, period: 14 }, stops: ['trailing: 2 x ATR(14)'] } },
+  // Issue 35: named indicators expressed exactly (never another in their place), each side as written, entry rules as gates.
+  { id: 'issue-6', category: 'issue', prompt: 'Buy when Williams %R is below -80, sell when it is above -20', expect: { direction: 'both', columns: ['willr_14_lt_m80', 'willr_14_gt_m20'], absent: ['rsi_14', 'rsi_14_lt_30'], entryLong: true, entryShort: true } },
+  { id: 'issue-7', category: 'issue', prompt: 'Go long when CCI crosses back above -100', expect: { direction: 'long', columns: ['cci_20_xup_m100'], absent: ['cci_20_lt_m100', 'cci_20_xdn_m100'], entryLong: true, entryShort: false } },
+  { id: 'issue-8', category: 'issue', prompt: 'Long on a close above the upper Keltner channel, short on a close below the lower', expect: { direction: 'both', columns: ['close_gt_kc_upper_20_2', 'close_lt_kc_lower_20_2'], absent: ['breakout_20'], entryLong: true, entryShort: true } },
+  { id: 'issue-9', category: 'issue', prompt: 'Keltner channel breakout, both ways', expect: { direction: 'both', columns: ['kc_upper_20_2_break'], absent: ['breakout_20'], entryLong: true, entryShort: true } },
+  { id: 'issue-10', category: 'issue', prompt: 'Long above the cloud, short below it', expect: { direction: 'both', columns: ['close_gt_ichi_cloud_top_9_26_52', 'close_lt_ichi_cloud_bot_9_26_52'], entryLong: true, entryShort: true } },
+  { id: 'issue-11', category: 'issue', prompt: 'Buy when the Parabolic SAR flips below price', expect: { direction: 'long', columns: ['psar_dir_0p02_0p2_xup_0'], entryLong: true, entryShort: false } },
+  { id: 'issue-12', category: 'issue', prompt: 'Buy an inside bar breakout', expect: { direction: 'long', columns: ['inside_bar_break'], absent: ['breakout_20'], entryLong: true } },
+  { id: 'issue-13', category: 'issue', prompt: 'Buy when price is above VWAP and RSI 14 is below 40', expect: { direction: 'long', columns: ['close_gt_vwap_session', 'rsi_14_lt_40'], approximated: ['VWAP'], entryLong: true } },
+  { id: 'issue-14', category: 'issue', prompt: 'Long when +DI crosses above -DI and ADX is above 25', expect: { direction: 'long', columns: ['plus_di_14_xup_minus_di_14', 'adx_14_gt_25'], entryLong: true } },
+  { id: 'issue-15', category: 'issue', prompt: 'Sell at R1, buy at S1', expect: { direction: 'both', columns: ['close_touch_pivot_r1', 'close_touch_pivot_s1'], absent: ['close_touch_pivot_p'], entryLong: true, entryShort: true } },
+  { id: 'issue-16', category: 'issue', prompt: 'Go long when ROC 10 is above 0.5', expect: { direction: 'long', columns: ['roc_pct_10_gt_0p5'], entryLong: true } },
+  { id: 'issue-17', category: 'issue', prompt: 'Buy when price crosses above the 50 SMA and sell when it crosses below', expect: { direction: 'both', columns: ['close_xup_sma_50', 'close_xdn_sma_50'], entryLong: true, entryShort: true } },
+  { id: 'issue-18', category: 'issue', prompt: 'RSI 14 and MACD as features, let the model decide', expect: { entryLong: false, entryShort: false } },
 ];
 
 /**

@@ -35,6 +35,11 @@ export function scoreCase(c: IntentCase): CaseResult {
   if (e.entryFilter !== undefined) check(`entry_filter ${e.entryFilter}`, (cfg.entry_filter != null) === e.entryFilter && (understood.filters.length > 0 || !e.entryFilter));
   if (e.exitLong !== undefined) check(`exit_long ${e.exitLong}`, (cfg.exit_long != null) === e.exitLong && (!e.exitLong || cfg.exit_long === null || intent.features.includes(cfg.exit_long!)));
   if (e.exitShort !== undefined) check(`exit_short ${e.exitShort}`, (cfg.exit_short != null) === e.exitShort && (!e.exitShort || intent.features.includes(cfg.exit_short!)));
+  for (const [key, want] of [['entry_long', e.entryLong], ['entry_short', e.entryShort]] as const) {
+    if (want === undefined) continue;
+    const column = cfg[key];
+    check(`${key} ${want} (got ${column})`, (column != null) === want && (!want || (intent.features.includes(column!) && written.includes(`df['${column}'] = `))));
+  }
   if (e.model) check(`model ${e.model} (got ${cfg.model_type})`, cfg.model_type === e.model);
   if (e.maxPositions !== undefined) check(`max_positions ${e.maxPositions} (got ${cfg.max_positions})`, cfg.max_positions === e.maxPositions);
   if (e.takeProfit === null) check(`no fixed take (got ${cfg.take_profit})`, cfg.take_profit === null);

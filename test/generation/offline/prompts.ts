@@ -176,4 +176,8 @@ export const PROMPTS: readonly CorpusEntry[] = [
   ...CHIP_PRESETS.map((c, i) => d(`chip-${i}`, c.text)),
   // Empty
   { id: 'empty', request: {} },
+  // Issue 35: entry rules over the trader indicators, both sides as written
+  d('rules-cloud-dmi', 'Long above the cloud and +DI above -DI, short below it and -DI above +DI. No trades on Fridays'),
+  d('rules-willr-vwap-r1', 'Buy when Williams %R is below -80 or price touches S1, sell when CCI is above 100 and price is below the VWAP, or price touches R1'),
+  d('rules-breakouts', 'Keltner channel breakout when the parabolic SAR flips, or an inside bar breakout, both ways'),
 ];

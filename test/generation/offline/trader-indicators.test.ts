@@ -127,6 +127,8 @@ function references(b: OhlcColumns): Record<string, Series> {
   out.ichi_kijun_9_26_52 = kj;
   out.ichi_span_a_9_26_52 = Float64Array.from(tk, (_, i) => (i >= 26 ? (tk[i - 26]! + kj[i - 26]!) / 2 : Number.NaN));
   out.ichi_span_b_9_26_52 = Float64Array.from(sb, (_, i) => (i >= 26 ? sb[i - 26]! : Number.NaN));
+  out.ichi_cloud_top_9_26_52 = Float64Array.from(sb, (_, i) => Math.max(out.ichi_span_a_9_26_52![i]!, out.ichi_span_b_9_26_52![i]!));
+  out.ichi_cloud_bot_9_26_52 = Float64Array.from(sb, (_, i) => Math.min(out.ichi_span_a_9_26_52![i]!, out.ichi_span_b_9_26_52![i]!));
   // ROC(10) in percent, Williams %R(14), z-score(20), prior 20-bar high/low
   out.roc_pct_10 = Float64Array.from(close, (c, i) => (i >= 10 ? (c / close[i - 10]! - 1) * 100 : Number.NaN));
   const hh14 = rolling(high, 14, max);
@@ -153,6 +155,8 @@ function references(b: OhlcColumns): Record<string, Series> {
     return 0;
   });
   out.inside_bar = Float64Array.from(close, (_, i) => (i > 0 && high[i]! < high[i - 1]! && low[i]! > low[i - 1]! ? 1 : 0));
+  const ib = out.inside_bar;
+  out.inside_bar_break = Float64Array.from(close, (c, i) => (i > 1 && ib[i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0));
   out.vol_regime_14_100 = Float64Array.from(rolling(atr14, 100, mean), (m, i) => atr14[i]! / m);
   // SuperTrend(10, 3) and Parabolic SAR(0.02, 0.2), written from their textbook rules
   const atr10 = ewm(tr, 1 / 10);
@@ -207,7 +211,7 @@ describe('offline generator: trader indicators in pandas', () => {
   after(() => runtime.stop());
 
   it('computes every one the prompt names, and the code passes the static check', async () => {
-    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'ichi_span_a_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'vol_regime_14_100']) {
+    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'vol_regime_14_100']) {
       assert.ok(intent.features.includes(c), `${c} not in ${intent.features.join(', ')}`);
     }
     assert.ok(!intent.features.some((f) => f.includes('chikou')), 'no chikou span (it reads later closes)');
