@@ -35,6 +35,13 @@ export interface Expect {
   approximated?: string[];
   /** Words one of understood.remarks must contain (a market with no bars, a clause not understood). */
   remarks?: string[];
+  /**
+   * What the trader named (an indicator, a level, a pattern: "Williams %R", "-80", "inside bar"),
+   * each of which the reading must act on or own up to: found in an entry rule, exit, filter, stop,
+   * target, approximation or remark (not merely computed as a feature). Matched ignoring case,
+   * spaces, underscores and brackets, so "EMA 200" finds "EMA(200)" and "ema_200".
+   */
+  mentions?: string[];
 }
 
 export type Category = 'terse' | 'chatty' | 'misspelled' | 'words' | 'compound' | 'contradiction' | 'issue' | 'blind';

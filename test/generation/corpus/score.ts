@@ -45,10 +45,30 @@ export function scoreCase(c: IntentCase): CaseResult {
   if (e.takeProfit === null) check(`no fixed take (got ${cfg.take_profit})`, cfg.take_profit === null);
   if (e.trailingStop !== undefined) check(`trailing_stop ${JSON.stringify(e.trailingStop)} (got ${JSON.stringify(cfg.trailing_stop ?? null)})`, JSON.stringify(cfg.trailing_stop ?? null) === JSON.stringify(e.trailingStop) && code.includes(`"trailing_stop": `) === (e.trailingStop !== null));
   for (const words of e.stops ?? []) check(`stops name "${words}" (got ${JSON.stringify(understood.stops)})`, understood.stops.some((s) => s.includes(words)));
-  for (const words of e.remarks ?? []) check(`a remark says "${words}" (got ${JSON.stringify(understood.remarks)})`, understood.remarks.some((r) => r.includes(words)));
+  for (const words of e.remarks ?? []) check(`a remark says "${words}" (got ${JSON.stringify(understood.remarks)})`, understood.remarks.some((r) => r.toLowerCase().includes(words.toLowerCase())));
   for (const words of e.approximated ?? []) check(`approximation of "${words}"`, understood.approximations.some((a) => a.asked.includes(words)));
+  if (e.mentions?.length) {
+    const acted = squash(actedOn(understood).join('\n'));
+    for (const words of e.mentions) check(`"${words}" is a rule, exit, filter, stop or target, or said not to be`, acted.includes(squash(words)));
+  }
   return { id: c.id, category: c.category, checks: checks.length, failed: checks.filter(([, ok]) => !ok).map(([n]) => n) };
 }
+
+/** What the reading acts on or owns up to: the entry rules, exits, filters, stops, targets, approximations and remarks. */
+function actedOn(u: ReturnType<typeof understoodFrom>): string[] {
+  return [
+    u.entry_rules?.long ?? '',
+    u.entry_rules?.short ?? '',
+    ...u.exits.map((x) => x.condition),
+    ...u.filters.map((f) => f.filter),
+    ...u.stops,
+    ...u.targets,
+    ...u.approximations.flatMap((a) => [a.asked, a.done]),
+    ...u.remarks,
+  ];
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/[\s_()[\],]+/g, '');
 
 /** Per category: cases, checks, the mean case score. */
 export function scoreByCategory(results: readonly CaseResult[]): Record<string, { cases: number; checks: number; score: number }> {
