@@ -160,7 +160,7 @@ export const StrategyIndicators = z
 export type StrategyIndicators = z.infer<typeof StrategyIndicators>;
 
 const common = {
-  signal_threshold: num(0.5, 0.95).describe('predict_proba cutoff'),
+  signal_threshold: num(0.5, 0.95).describe('predict_proba cutoff: without entry rules, p(up) >= it opens a long and p(up) <= 1 - it a short; with entry_long/entry_short (meta-labelling), P(win) >= it confirms the rule\'s trade'),
   direction: z.enum(['both', 'long', 'short']),
   stop_loss: ratioOrNull.describe('Decimal ratio (0.005 = 0.5%); null disables'),
   take_profit: ratioOrNull.describe('Decimal ratio; null disables'),
@@ -188,16 +188,16 @@ const common = {
   entry_long: z
     .union([z.string().min(1).max(100), z.null()])
     .optional()
-    .describe('A feature column, the trader\'s long entry rule: a long opens only where it is > 0 at the signal bar\'s close, and the model confirms (p(up) >= signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing (the trader stated the entries; an unstated side does not trade); set neither to let the model pick both sides'),
+    .describe('A feature column, the trader\'s long entry rule: a long opens only where it is > 0 at the signal bar\'s close, and the model confirms (P(win) >= signal_threshold: the model is then trained on the rules\' bars to score their trades, meta-labelling). When entry_long or entry_short is set, a side without a rule opens nothing (the trader stated the entries; an unstated side does not trade); set neither to let the model pick both sides'),
   entry_short: z
     .union([z.string().min(1).max(100), z.null()])
     .optional()
-    .describe('A feature column, the trader\'s short entry rule: a short opens only where it is > 0 at the signal bar\'s close, and the model confirms (p(up) <= 1 - signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing'),
+    .describe('A feature column, the trader\'s short entry rule: a short opens only where it is > 0 at the signal bar\'s close, and the model confirms (P(win) >= signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing'),
   exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
   exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
   trailing_stop: TrailingStop.optional(),
   indicators: StrategyIndicators.optional(),
-  target_horizon: int(1, 200).describe('Bars ahead for the target'),
+  target_horizon: int(1, 200).describe('Bars ahead for the target: the up/down label\'s horizon, or with entry rules a rule trade\'s time limit when its win or loss is labelled (triple barrier)'),
   objective: line(0, 200),
   notes: line(0, 200),
   title: line(1, 60),
@@ -218,6 +218,13 @@ export const StrategyConfig = z
   ])
   .meta({ id: 'StrategyConfig' });
 export type StrategyConfig = z.infer<typeof StrategyConfig>;
+
+/**
+ * The labelling a strategy_config asks for: meta when either entry rule is set (the model scores
+ * the rules' trades, P(win)), else direction (p(up)). trainer.py decides the same.
+ */
+export const labelMode = (config: { entry_long?: string | null | undefined; entry_short?: string | null | undefined }): 'meta' | 'direction' =>
+  config.entry_long || config.entry_short ? 'meta' : 'direction';
 
 /** One problem found in strategy code; line and col are 1-based (col counts characters). */
 export const StaticViolation = z.object({

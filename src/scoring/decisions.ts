@@ -22,9 +22,7 @@ export interface EntryRules {
   short: Float64Array | Float32Array | null;
 }
 
-/** The labelling a strategy_config asks for: meta when either entry rule is set, else direction (trainer.py decides the same). */
-export const labelMode = (config: { entry_long?: string | null | undefined; entry_short?: string | null | undefined }): 'meta' | 'direction' =>
-  config.entry_long || config.entry_short ? 'meta' : 'direction';
+export { labelMode } from '../../schemas/strategy.ts';
 
 /**
  * The confirm step, the one place the model's probability becomes a side, in backtest and live alike.

@@ -5,6 +5,7 @@
  * printable; every Python string literal is built from the intent and escaped to ASCII.
  */
 import type { GenerateRequest } from '../../../schemas/generation.ts';
+import { labelMode } from '../../../schemas/strategy.ts';
 import { codeHeader } from '../../sandbox/index.ts';
 import { describeCondition, instanceLabel } from './features.ts';
 import type { FeaturePlan } from './features.ts';
@@ -86,9 +87,16 @@ function understood(intent: StrategyIntent): string[] {
   rows.push(['trend filter', `${intent.trendFilter.value ?? 'none'} ${via(intent.trendFilter)}`]);
   rows.push(['min ATR', `${intent.minAtr.value === null ? 'none' : `NATR(14) >= ${intent.minAtr.value}%`} ${via(intent.minAtr)}`]);
   rows.push(['model', `${intent.model.value.type} ${pyLiteral(intent.model.value.params)} ${via(intent.model)}`]);
-  rows.push(['horizon', `${intent.targetHorizon.value} bars of ${intent.timeframe} ${via(intent.targetHorizon)}`]);
+  const meta = labelMode(intent.config) === 'meta';
+  // Meta-labelling: the model scores the rule's trades (P(win)), and the horizon is their time limit.
+  rows.push(['horizon', `${intent.targetHorizon.value} bars of ${intent.timeframe}${meta ? ": a rule trade's time limit when its win or loss is labelled" : ''} ${via(intent.targetHorizon)}`]);
   rows.push(['objective', intent.config.objective]);
-  rows.push(['threshold', `p(up) >= ${intent.threshold.value} for a long, <= ${sig(1 - intent.threshold.value, 3)} for a short ${via(intent.threshold)}`]);
+  rows.push([
+    'threshold',
+    meta
+      ? `P(win) >= ${intent.threshold.value} confirms a rule's trade (P(win): the model's probability that the trade reaches its take profit before its stop, or gains at its time limit) ${via(intent.threshold)}`
+      : `p(up) >= ${intent.threshold.value} for a long, <= ${sig(1 - intent.threshold.value, 3)} for a short ${via(intent.threshold)}`,
+  ]);
   return rows.flatMap(([k, v]) => wrap(commentSafe(v, 600), 82).map((line, i) => `#   ${(i === 0 ? k : '').padEnd(14)}${line}`));
 }
 
