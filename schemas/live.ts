@@ -41,8 +41,11 @@ export const DeploymentRecord = z.object({
 export type DeploymentRecord = z.infer<typeof DeploymentRecord>;
 
 export const SignalAction = z
-  .enum(['open', 'close'])
-  .describe('open = a position is entered at the next bar open; close = a position is closed (by signal, SL, TP)');
+  .enum(['open', 'close', 'cancel'])
+  .describe(
+    'open = a position is entered at the next bar open; close = a position is closed (by signal, SL, TP); ' +
+      'cancel = the open announced on the previous bar did not fill: its fill bar came at a time the strategy’s session or day filter excludes (a feed gap, a holiday, a weekend reopening off the usual hour); nothing was entered',
+  );
 
 /** One live signal. Its `id` is stable: a replayed bar yields the same id, so receivers can de-duplicate. */
 export const SignalEvent = z
@@ -54,14 +57,14 @@ export const SignalEvent = z
     symbol: Symbol,
     timeframe: Timeframe,
     action: SignalAction,
-    side: z.enum(['long', 'short']).describe('Side of the position opened or closed'),
-    price: z.number().describe('open: the close of the signal bar (the fill comes at the next open); close: the exit fill price'),
-    stop_loss: z.number().nullable().describe('open: the stop level from that price; null when none'),
+    side: z.enum(['long', 'short']).describe('Side of the position opened or closed (cancel: of the entry that did not fill)'),
+    price: z.number().describe('open: the close of the signal bar (the fill comes at the next open); close: the exit fill price; cancel: the open of the bar the entry would have filled at'),
+    stop_loss: z.number().nullable().describe('open: the stop level from that price; null when none (and on close and cancel)'),
     take_profit: z.number().nullable(),
-    reason: z.enum(['signal', 'SL', 'TP']).describe('What caused it: the model’s signal, or a stop-loss / take-profit hit'),
-    p_up: z.number().nullable().describe('Model probability of an up move on the signal bar (null for SL/TP exits)'),
+    reason: z.enum(['signal', 'SL', 'TP']).describe('What caused it: the model’s signal, or a stop-loss / take-profit hit (cancel: signal, the entry it withdraws)'),
+    p_up: z.number().nullable().describe('Model probability of an up move on the signal bar (null for SL/TP exits and cancels)'),
     pnl: z.number().nullable().describe('close: net USD P&L of the closed trade at the deployment’s lot size'),
-    bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event'),
+    bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event (cancel: of the bar that came at the excluded time, whose open the entry would have filled at)'),
     created_at: IsoDateTime,
     late: z
       .literal(true)

@@ -132,6 +132,8 @@ export class ModelActor implements Actor<number> {
     for (const bar of bars) {
       let n = 0;
       const first = events.length;
+      // The entry the previous bar announced and this bar's open did not fill, first: it is news of that open.
+      if (bar.cancelled !== 0) events.push(this.cancelEvent(bar.cancelled, bar.open, bar.ts, n++));
       for (const trade of bar.closed) events.push(this.closeEvent(trade, bar.ts, n++));
       if (bar.opened !== 0) events.push(this.openEvent(bar.opened, bar.close, bar.pUp, bar.ts, n++));
       if (this.deps.publishPrediction) predictions.push(this.prediction(bar, events.slice(first).map((e) => e.id)));
@@ -146,6 +148,7 @@ export class ModelActor implements Actor<number> {
     const stepper = this.stepper!;
     await Promise.all([
       this.deps.state.put(deployment.deployment_id, { last_bar_ts: stepper.lastBarTs, engine: stepper.snapshot(), signals_sent: this.signalsSent }),
+      // SIGNAL_FIRED for entries only: a cancel fires nothing new, and the public event (no side) could not say which it withdraws.
       ...events
         .filter((event) => event.action === 'open')
         .map((event) =>
@@ -199,6 +202,21 @@ export class ModelActor implements Actor<number> {
       reason: trade.reason === 'end' ? 'signal' : trade.reason,
       p_up: null,
       pnl: trade.pnl,
+    };
+  }
+
+  /** The entry announced on the previous bar, not filled at this bar's open (its time is excluded). */
+  private cancelEvent(side: 1 | -1, open: number, barTs: number, n: number): SignalEvent {
+    return {
+      ...this.base(barTs, n),
+      action: 'cancel',
+      side: side > 0 ? 'long' : 'short',
+      price: open,
+      stop_loss: null,
+      take_profit: null,
+      reason: 'signal',
+      p_up: null,
+      pnl: null,
     };
   }
 

@@ -34,6 +34,7 @@ const utc = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} U
  *   Bar 2024-05-01 12:15 UTC
  */
 export function telegramMessage(event: SignalEvent): string {
+  if (event.action === 'cancel') return cancelMessage(event);
   const digits = priceDigits(event.symbol);
   const price = (value: number) => value.toFixed(digits);
   const open = event.action === 'open';
@@ -49,6 +50,27 @@ export function telegramMessage(event: SignalEvent): string {
   lines.push(`Reason: ${REASONS[event.reason]}${p}`);
   lines.push(`Model: ${escapeHtml(event.model_name)}`);
   lines.push(`Bar ${utc(event.bar_time)}`);
+  if (event.late) lines.push(`Late: due ${utc(event.due_at!)} (catch-up)`);
+  return lines.join('\n');
+}
+
+const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/**
+ * A cancel: the entry announced on the previous bar that did not fill, e.g.
+ *   ❌ <b>CANCELLED LONG</b> · EURUSD 15min
+ *   Not entered: the bar came Wednesday 21:00 UTC, outside the strategy's session or days
+ *   Model: My model
+ *   Bar 2024-05-01 21:00 UTC
+ */
+function cancelMessage(event: SignalEvent): string {
+  const day = WEEKDAY_NAMES[new Date(event.bar_time).getUTCDay()];
+  const lines = [
+    `❌ <b>CANCELLED ${event.side.toUpperCase()}</b> · ${event.symbol} ${event.timeframe}`,
+    `Not entered: the bar came ${day} ${event.bar_time.slice(11, 16)} UTC, outside the strategy's session or days`,
+    `Model: ${escapeHtml(event.model_name)}`,
+    `Bar ${utc(event.bar_time)}`,
+  ];
   if (event.late) lines.push(`Late: due ${utc(event.due_at!)} (catch-up)`);
   return lines.join('\n');
 }

@@ -18,10 +18,15 @@ export const CATCH_UP_CHUNK = 2000;
 
 const NO_TRADES: readonly ClosedTrade[] = Object.freeze([]);
 
+/** Whether a position of `side` opened at the open of the bar at `ts`: still open, or closed inside that bar. */
+function openedAt(engine: PositionEngine, ts: number, side: 1 | -1, closed: readonly ClosedTrade[]): boolean {
+  return engine.openPositions().some((p) => p.entryTs === ts && p.side === side) || closed.some((t) => t.entryTs === ts && t.side === side);
+}
+
 /** What a live run needs to know of its model. */
 export type LiveSpec = Pick<ModelRecord, 'symbol' | 'timeframe' | 'features' | 'config' | 'settings' | 'warmup'>;
 
-/** What one bar did: its prices, p(up), the decision, the trades it closed and the side its signal enters at the next open. */
+/** What one bar did: its prices, p(up), the decision, the trades it closed, the side its signal enters at the next open, and an announced entry its open did not fill. */
 export interface LiveBar {
   /** Open time, epoch ms. */
   ts: number;
@@ -42,9 +47,16 @@ export interface LiveBar {
    * 1 / −1: a position opens at the next bar's open on this bar's signal; 0: none. Said before
    * that bar exists, so its session and day are judged on its expected open time (after Friday's
    * last bar, the weekly reopening); should a feed gap or a holiday bring it at a filtered time,
-   * the engine, which judges the bar that came, opens nothing there.
+   * the engine, which judges the bar that came, opens nothing there (`cancelled` on that bar).
    */
   opened: -1 | 0 | 1;
+  /**
+   * 1 / −1: the entry the previous bar announced (its `opened`) did not fill at this bar's open —
+   * the bar came at a time the entry times exclude; 0: nothing was announced, or it filled. Read
+   * off the engine (what it held pending before this bar against what opened at this open), so it
+   * says what the engine did, and holds across a restart (the snapshot keeps the pending signal).
+   */
+  cancelled: -1 | 0 | 1;
   /** The open positions after the bar, when the stepper was asked for them (`positions`). */
   positions?: OpenPosition[];
 }
@@ -127,7 +139,10 @@ export class LiveStepper {
       const { pUp, signals, mask } = await scoreWindow(this.deps.features, scorer, spec, window, lead);
       const out: LiveBar[] = [];
       for (let i = lead; i < window.ts.length; i++) {
+        // What the previous bar announced: nextOpen() on the engine as that bar left it (restored or not).
+        const announced = engine.nextOpen();
         engine.step(window, i, signals[i]!, mask[i]!);
+        const closed = engine.closedCount > 0 ? engine.drainClosed() : NO_TRADES;
         out.push({
           ts: window.ts[i]!,
           open: window.open[i]!,
@@ -136,8 +151,9 @@ export class LiveStepper {
           close: window.close[i]!,
           pUp: pUp[i]!,
           decision: engine.entryTimeAllowed(engine.expectedNextTs()) ? maskedSide(signals[i]!, mask[i]!) : 0,
-          closed: engine.closedCount > 0 ? engine.drainClosed() : NO_TRADES,
+          closed,
           opened: engine.nextOpen(),
+          cancelled: announced !== 0 && !openedAt(engine, window.ts[i]!, announced, closed) ? announced : 0,
           ...(this.deps.positions ? { positions: engine.openPositions() } : {}),
         });
       }

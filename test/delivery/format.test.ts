@@ -43,6 +43,20 @@ describe('Telegram message format', () => {
     const text = telegramMessage({ ...base, symbol: 'EURUSD', action: 'close', side: 'long', price: 1.08712, reason: 'TP', p_up: null, pnl: -12.5 });
     assert.match(text, /^⚪ <b>CLOSE LONG<\/b> · EURUSD 1h\nExit <b>1\.08712<\/b>\nP&amp;L −\$12\.50\nReason: take-profit hit\n/);
   });
+
+  it('says a cancel did not enter, and when its bar came', () => {
+    // 2024-05-01 was a Wednesday.
+    const cancel: SignalEvent = { ...base, action: 'cancel', side: 'long', price: 154.1, stop_loss: null, p_up: null, bar_time: '2024-05-01T21:00:00.000Z' };
+    assert.equal(
+      telegramMessage(cancel),
+      [
+        '❌ <b>CANCELLED LONG</b> · USDJPY 1h',
+        'Not entered: the bar came Wednesday 21:00 UTC, outside the strategy\'s session or days',
+        'Model: Carry &lt;v2&gt; &amp; co',
+        'Bar 2024-05-01 21:00 UTC',
+      ].join('\n'),
+    );
+  });
 });
 
 describe('ChatPacer', () => {
