@@ -127,15 +127,28 @@ export const Verdict = z
   );
 export type Verdict = z.infer<typeof Verdict>;
 
+export const ModelVsRule = z
+  .object({
+    adds: z.boolean().describe('true when the rule trades the model confirmed beat random picks of as many of the rule\'s trades (p < 0.05)'),
+    p_value: z.number().nullable().describe('One-sided permutation p-value of that test; null when the model confirmed none or all of them'),
+    rule_trades: z.number().int().describe('Trades of the rule alone on the test span'),
+    chosen_trades: z.number().int().describe('Of those, the ones the model confirmed'),
+    words: z.string().describe('The same in plain words (also the last of the verdict\'s reasons)'),
+  })
+  .describe('Meta-labelled models (strategy_config entry_long / entry_short): does the model add anything over the trader\'s rule alone? The detail is GET /api/v1/results/{model} → meta_label')
+  .meta({ id: 'ModelVsRule' });
+export type ModelVsRule = z.infer<typeof ModelVsRule>;
+
 export const RobustnessReport = z
   .object({
     verdict: Verdict,
-    reasons: z.array(z.string()).describe('Why, in plain words, most important first'),
+    reasons: z.array(z.string()).describe('Why, in plain words, most important first; with entry rules the last says whether the model adds anything over the rule (model_vs_rule)'),
     walk_forward: WalkForward.nullable().describe('null when the bars are too few for the folds'),
     sharpe: SharpeSignificance,
     random_baseline: RandomBaseline,
     monte_carlo: MonteCarlo,
     min_track_record: MinTrackRecord,
+    model_vs_rule: ModelVsRule.optional().describe('With entry rules only: the model against the trader\'s rule alone. It does not change the verdict, which judges the strategy as traded (rule + model): a robust strategy whose model adds nothing owes its edge to the rule'),
   })
   .meta({ id: 'RobustnessReport' });
 export type RobustnessReport = z.infer<typeof RobustnessReport>;

@@ -13,6 +13,7 @@ import { monteCarlo, MONTE_CARLO_RUNS } from './monte-carlo.ts';
 import { randomBaseline, BASELINE_RUNS } from './random-baseline.ts';
 import { minTrackRecord, sharpeSignificance } from './sharpe.ts';
 import { verdictOf } from './verdict.ts';
+import { modelVsRule, type RuleUplift } from './model-vs-rule.ts';
 
 const DAY_MS = 86_400_000;
 const DAYS_PER_YEAR = 365.25;
@@ -62,6 +63,8 @@ export interface RobustnessInput {
   trials: { n: number; sharpeVariance?: number | undefined; sharpePeriodBars?: number | undefined };
   /** Probability of backtest overfitting, when an optimisation measured it. */
   pbo?: number | undefined;
+  /** A meta-labelled model's uplift over the trader's rule (MetaLabelReport.uplift); absent without entry rules. */
+  ruleUplift?: RuleUplift | null | undefined;
   seed?: number | undefined;
   /** Random-entry runs (default 1,000). */
   baselineRuns?: number | undefined;
@@ -90,6 +93,7 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
     seed,
   });
   const monte_carlo = monteCarlo({ pnl: testTrades.map((t) => t.pnl), capital, runs: input.monteCarloRuns ?? MONTE_CARLO_RUNS, seed });
+  const model_vs_rule = input.ruleUplift ? modelVsRule(input.ruleUplift) : undefined;
   const { verdict, reasons } = verdictOf({
     train: tradeStats(train.trades, capital),
     test: tradeStats(testTrades, capital),
@@ -97,6 +101,7 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
     randomBaseline: random_baseline,
     walkForward,
     pbo,
+    modelVsRule: model_vs_rule,
   });
   return {
     verdict,
@@ -106,6 +111,7 @@ export function robustnessReport(input: RobustnessInput): RobustnessReport {
     random_baseline,
     monte_carlo,
     min_track_record: minTrackRecord(sharpe, barsPerDay(timeframe, weekends)),
+    ...(model_vs_rule ? { model_vs_rule } : {}),
   };
 }
 

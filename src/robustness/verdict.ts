@@ -13,9 +13,13 @@
  *     SIGNIFICANCE_P, a random-entry return p-value below SIGNIFICANCE_P, and walk-forward folds
  *     of which at least MIN_PROFITABLE_FOLDS are profitable (no folds: not robust).
  *  3. inconclusive otherwise; the reasons name what fell short.
+ *
+ * With entry rules (meta-labelling) the last reason says whether the model adds anything over the
+ * trader's rule alone (model-vs-rule.ts). It does not move the verdict: that judges the strategy
+ * as traded, and a robust one whose model adds nothing owes its edge to the rule.
  */
 import type { TradeStats } from '../../schemas/backtest.ts';
-import type { RandomBaseline, SharpeSignificance, Verdict, WalkForward } from '../../schemas/robustness.ts';
+import type { ModelVsRule, RandomBaseline, SharpeSignificance, Verdict, WalkForward } from '../../schemas/robustness.ts';
 
 /** Below ~30 trades one or two lucky trades can make the whole result, and the normal approximations behind the p-values do not hold yet (the usual central-limit rule of thumb). */
 export const MIN_TRADES = 30;
@@ -39,6 +43,8 @@ export interface VerdictInput {
   walkForward: Pick<WalkForward, 'k' | 'folds' | 'profitable' | 'efficiency'> | null;
   /** Probability of backtest overfitting, when an optimisation measured it. */
   pbo?: number | null | undefined;
+  /** A meta-labelled model against the trader's rule alone (modelVsRule): said last, whatever the verdict. */
+  modelVsRule?: Pick<ModelVsRule, 'words'> | null | undefined;
 }
 
 export interface VerdictResult {
@@ -62,6 +68,12 @@ const pValue = (p: number): string => (p < 0.001 ? '< 0.001' : p.toFixed(p < 0.0
 const variants = (n: number) => `${n} variant${n === 1 ? '' : 's'} tried`;
 
 export function verdictOf(input: VerdictInput): VerdictResult {
+  const { verdict, reasons } = strategyVerdict(input);
+  return { verdict, reasons: input.modelVsRule ? [...reasons, input.modelVsRule.words] : reasons };
+}
+
+/** The verdict on the strategy as traded (the rule above); the model-vs-rule reading only adds a reason. */
+function strategyVerdict(input: VerdictInput): VerdictResult {
   const { train, test, sharpe, randomBaseline, walkForward, pbo } = input;
   const overfit: string[] = [];
   if (train.ret > 0 && test.ret < 0 && randomBaseline.return_p_value >= CHANCE_P) {

@@ -9,11 +9,11 @@
 import { tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
 import { seededRandom } from '../lib/seeded-random.ts';
 import type { MetaLabels } from '../sandbox/index.ts';
+import { modelVsRule } from '../robustness/index.ts';
 import type { MetaLabelReport } from '../../schemas/training.ts';
 
 export const DRAWS = 2000;
 export const SEED = 35;
-export const SIGNIFICANCE = 0.05;
 
 /**
  * One-sided permutation p-value that the chosen values' sum beats random subsets of the same size:
@@ -116,14 +116,9 @@ export function metaLabelReport(input: MetaReportInput): MetaLabelReport {
       draws: DRAWS,
       seed: SEED,
     },
-    verdict: verdict(pValue, chosenTrades, trades.length),
+    verdict: sentence(modelVsRule({ rule_trades: trades.length, chosen_trades: chosenTrades, p_value: pValue }).words),
   };
 }
 
-function verdict(p: number | null, chosen: number, all: number): string {
-  if (all === 0) return 'The rule made no trade on the test span: nothing to judge the model on.';
-  if (chosen === 0) return 'The model confirmed none of the rule\'s trades on the test span: it adds nothing here (lower the confidence threshold, or trade the rule alone).';
-  if (p === null) return 'The model confirmed every trade of the rule on the test span: it adds nothing here over the rule alone.';
-  if (p < SIGNIFICANCE) return `The model adds to the rule: the trades it confirms beat random picks of as many of the rule's trades (p = ${p.toFixed(3)}).`;
-  return `The model adds nothing here: the trades it confirms do no better than random picks of as many of the rule's trades (p = ${p.toFixed(3)} ≥ ${SIGNIFICANCE}).`;
-}
+/** The reading as the report's sentence: capitalised, with a full stop. */
+const sentence = (words: string): string => `${words[0]!.toUpperCase()}${words.slice(1)}.`;

@@ -112,7 +112,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const folds = walkForward({ bars, folds: scoredFolds, foldTrees: trained.foldTrees, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, rules, mask, options, capital: settings.capital });
     const trials = { n: (await deps.trials?.(job)) ?? 1 };
     // Off the event loop (tens of ms on a year of 15-minute bars), which the edge shares under `serve`.
-    const robustness = await robustnessReportOffThread({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials });
+    const robustness = await robustnessReportOffThread({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials, ruleUplift: metaLabel?.uplift });
     const reportMs = performance.now() - reportStart;
 
     await stage('saving');

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WalkForward } from '../../schemas/robustness.ts';
 import { tradeStats } from '../../src/backtest/index.ts';
-import { MIN_PROFITABLE_FOLDS, MIN_TRADES, PBO_OVERFIT, SIGNIFICANCE_P, percent, verdictOf, type VerdictInput } from '../../src/robustness/index.ts';
+import { MIN_PROFITABLE_FOLDS, MIN_TRADES, PBO_OVERFIT, SIGNIFICANCE_P, modelVsRule, percent, verdictOf, type VerdictInput } from '../../src/robustness/index.ts';
 
 const CAPITAL = 10_000;
 const stats = (ret: number, n = 1) => tradeStats(Array.from({ length: n }, () => ({ pnl: (ret * CAPITAL) / n })), CAPITAL);
@@ -128,4 +128,19 @@ test('inconclusive reasons list every shortfall, most important first', () => {
 
 test('percentages as a trader reads them', () => {
   assert.deepEqual([percent(2.89), percent(-0.27), percent(0.045), percent(0), percent(0.0012), percent(-0.00001)], ['+289 %', '−27 %', '+4.5 %', '0 %', '+0.12 %', '0 %']);
+});
+
+test('with entry rules the last reason says whether the model adds over the rule, and the verdict is the strategy’s', () => {
+  for (const uplift of [
+    { rule_trades: 80, chosen_trades: 30, p_value: 0.004 },
+    { rule_trades: 80, chosen_trades: 30, p_value: 0.4 },
+  ]) {
+    const words = modelVsRule(uplift).words;
+    const judged = verdictOf(good({ modelVsRule: { words } }));
+    assert.equal(judged.verdict, 'robust');
+    assert.deepEqual(judged.reasons, [...verdictOf(good()).reasons, words]);
+    const overfit = verdictOf(good({ pbo: 0.8, modelVsRule: { words } }));
+    assert.equal(overfit.verdict, 'overfit');
+    assert.equal(overfit.reasons.at(-1), words);
+  }
 });

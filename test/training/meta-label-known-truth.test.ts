@@ -154,7 +154,12 @@ describe('meta-labelling on known data (real sandbox, 1-hour synthetic bars)', (
       assert.ok(m.rows.train >= 50 && m.rows.test > 0, `seed ${seed}: rule rows`);
       assert.ok(m.labels.precision! > m.labels.base_rate! + 0.1, `seed ${seed}: precision ${m.labels.precision} over the rule's ${m.labels.base_rate}`);
       assert.ok(m.uplift.p_value !== null && m.uplift.p_value < 0.05, `seed ${seed}: p ${m.uplift.p_value}`);
-      assert.match(m.verdict, /adds to the rule/);
+      assert.match(m.verdict, /adds to the trader's rule/);
+      // The robustness report says the same, last among its reasons, without moving the verdict.
+      const judged = results.robustness!.model_vs_rule!;
+      assert.equal(judged.adds, true);
+      assert.equal(judged.p_value, m.uplift.p_value);
+      assert.equal(results.robustness!.reasons.at(-1), judged.words);
       assert.ok(m.uplift.pnl > 0, `seed ${seed}: the strategy beats its rule alone`);
       // Every trade of the strategy is one of the rule's (a rule bar before its entry), long only.
       assert.equal(outcome.record.config.entry_long, 'rule');
@@ -175,6 +180,8 @@ describe('meta-labelling on known data (real sandbox, 1-hour synthetic bars)', (
       if (p === null || p >= 0.05) {
         nothing++;
         assert.match(outcome.results.meta_label!.verdict, /adds nothing|none|no trade/);
+        assert.equal(outcome.results.robustness!.model_vs_rule!.adds, false);
+        assert.match(outcome.results.robustness!.reasons.at(-1)!, /adds nothing|none|no trade/);
       }
     }
     t.diagnostic(`the model added nothing significant on ${nothing} of 10 random walks`);
