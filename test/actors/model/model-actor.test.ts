@@ -7,16 +7,23 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildModelHost } from '../../../actors/model/index.ts';
-import { openBucket } from '../../../src/bus/index.ts';
+import { buildModelHost, FeatureSources, ModelActor, signalPublisher } from '../../../actors/model/index.ts';
+import { ensureStream, openBucket, type Bus } from '../../../src/bus/index.ts';
+import { ReplayClock } from '../../../src/kernel/index.ts';
+import { isoFromMs } from '../../../src/lib/iso-time.ts';
+import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { buildDeployments, MODEL_REFUSED, type Deployments } from '../../../src/deployments/index.ts';
 import { BarCache } from '../../../src/market/index.ts';
 import { useScorers } from '../../../src/scoring/index.ts';
 import { ModelStore } from '../../../src/training/index.ts';
-import { Buckets } from '../../../schemas/messages.ts';
+import type { ActivityInput } from '../../../schemas/activity.ts';
+import { SignalEvent } from '../../../schemas/live.ts';
+import { Buckets, Streams } from '../../../schemas/messages.ts';
 import type { Caller } from '../../../schemas/messages.ts';
 import { modelRecord } from '../../community/fixtures.ts';
+import { CODE, cancelledEntry, oneSeries, START, type CancelledEntry } from '../../helpers/cancelled-entry.ts';
 import { hostileModels, noBars, noRuntime } from '../../helpers/hostile-model-host.ts';
+import { replayDeployment } from '../../helpers/real-market.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 
 const corpus = hostileModels('model-actor-hostile');
@@ -118,5 +125,110 @@ describe('a deployment whose stored model fails the safety check', () => {
     } finally {
       await live.stop();
     }
+  });
+});
+
+/** Every signal the SIGNALS stream holds for a deployment, in order. */
+async function storedSignals(bus: Bus, deploymentId: string): Promise<SignalEvent[]> {
+  const { state } = await bus.jsm.streams.info(Streams.signals.name);
+  const out: SignalEvent[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const msg = await bus.jsm.streams.getMessage(Streams.signals.name, { seq }).catch(() => null);
+    if (msg?.subject === `signals.${deploymentId}`) out.push(SignalEvent.parse(msg.json()));
+  }
+  return out;
+}
+
+/**
+ * An entry announced at a bar's close whose fill bar comes at an excluded time (a feed gap to
+ * 21:00, outside the 06:00-21:00 session: test/helpers/cancelled-entry.ts): the actor stores the
+ * open, then a cancel of the same side on the bar that came, also when it restarts in between; a
+ * replay gives the same ids. Real nats-server (the SIGNALS stream, the actor state bucket), real
+ * sandboxed Python, a model trained on real HistData EURUSD bars, replayed on a replay clock.
+ */
+describe('a deployment whose announced entry does not fill', () => {
+  const QUARTER = 15 * 60_000;
+  const DEPLOYMENT = 'dep_cancel';
+  let nats: TestNats;
+  let runtime: StrategyRuntime;
+  let c: CancelledEntry;
+
+  before(async () => {
+    nats = await startNats('model-actor-cancel');
+    await ensureStream(nats.bus, Streams.signals);
+    runtime = await StrategyRuntime.start({ log, size: 1 });
+    c = await cancelledEntry(runtime);
+  });
+  after(async () => {
+    await c?.scorer.close();
+    await runtime?.stop();
+    await nats?.close();
+  });
+
+  it('sends a cancel of the open on the bar that came, stored on SIGNALS with a stable id, across a restart', { timeout: 120_000 }, async () => {
+    const { spec, gapped, nine, side, k, bars } = c;
+    const record = modelRecord({ user_id: USER, model_name: 'gapped', symbol: spec.symbol, timeframe: spec.timeframe, features: spec.features, config: spec.config, settings: spec.settings, warmup: spec.warmup });
+    const deployment = replayDeployment(record, DEPLOYMENT);
+    const state = await openBucket(nats.bus, Buckets.actorState);
+    const features = new FeatureSources(runtime, 1, log);
+    const g = gapped.columns();
+    const from = gapped.lowerBound(bars.ts[START]!);
+    const at = gapped.lowerBound(nine);
+    const end = Math.min(at + 4, g.ts.length);
+    const activity: ActivityInput[] = [];
+
+    /** The bars from START to a few after 21:00 handled one by one, the actor restarted between the signal bar and 21:00. */
+    const replay = async (publish: (e: SignalEvent) => Promise<void>) => {
+      const clock = new ReplayClock(g.ts[from - 1]! + QUARTER);
+      const start = async () => {
+        const actor = new ModelActor({
+          deployment, model: record, onnx: c.onnx, features: features.acquire(record.user_id, CODE), bars: oneSeries(gapped), state,
+          publish, activity: { emit: async (e) => (activity.push(e), 0) }, log, clock, startAfterTs: g.ts[from - 1]!,
+        });
+        await actor.start();
+        return actor;
+      };
+      let actor = await start();
+      for (let i = from; i < end; i++) {
+        clock.advanceTo(g.ts[i]! + QUARTER);
+        if (i === at) {
+          await actor.stop();
+          actor = await start();
+        }
+        await actor.handle(g.ts[i]!);
+      }
+      await actor.stop();
+    };
+
+    const publish = signalPublisher(nats.bus);
+    await replay(publish);
+    const stored = await storedSignals(nats.bus, DEPLOYMENT);
+    const sideName = side > 0 ? 'long' : 'short';
+    const announced = stored.filter((e) => e.action === 'open' && e.bar_time === isoFromMs(bars.ts[k]!));
+    assert.deepEqual(announced.map((e) => e.side), [sideName], 'the open announced on the signal bar');
+    const cancels = stored.filter((e) => e.bar_time === isoFromMs(nine) && e.action === 'cancel');
+    assert.deepEqual(
+      cancels.map((e) => [e.id, e.side, e.price, e.reason, e.stop_loss, e.take_profit, e.p_up, e.pnl]),
+      [[`sig_${DEPLOYMENT}_${nine}_0`, sideName, g.open[at], 'signal', null, null, null, null]],
+      'the cancel on the 21:00 bar, first of its signals',
+    );
+    assert.equal(cancels[0]!.created_at, isoFromMs(nine + QUARTER), 'sent at the close of the bar that came');
+    // Any other cancel in the span (a weekend reopening) also follows an open of its side on the bar before.
+    for (const e of stored.filter((x) => x.action === 'cancel')) {
+      const prev = g.ts[gapped.lowerBound(Date.parse(e.bar_time)) - 1]!;
+      assert.ok(stored.some((o) => o.action === 'open' && o.side === e.side && o.bar_time === isoFromMs(prev)), `${e.id} cancels an open`);
+    }
+    // SIGNAL_FIRED for the entries only.
+    assert.equal(activity.filter((a) => a.kind === 'SIGNAL_FIRED').length, stored.filter((e) => e.action === 'open').length);
+
+    // Replayed from scratch: the same signals with the same ids, and the stream keeps each once.
+    await state.delete(DEPLOYMENT);
+    const again: SignalEvent[] = [];
+    await replay(async (e) => {
+      again.push(e);
+      await publish(e);
+    });
+    assert.deepEqual(again.map((e) => e.id), stored.map((e) => e.id));
+    assert.equal((await storedSignals(nats.bus, DEPLOYMENT)).length, stored.length);
   });
 });
