@@ -1,20 +1,10 @@
 import { SYMBOLS, type Symbol, type Timeframe } from '../../schemas/common.ts';
 import type { GenerateRequest, MarketGenerateRequest } from '../../schemas/generation.ts';
 import { TEXT_FIELDS } from './offline/index.ts';
+import { pairSlang } from './offline/pair-slang.ts';
 
 /** Currencies of the symbols: "EUR/USD" and "eur usd" are read as EURUSD. */
 const CCY = 'EUR|USD|GBP|JPY|CHF|AUD|NZD|CAD|BTC';
-
-/** The pairs' trader nicknames (cable, fiber, aussie, kiwi, loonie, swissie) and bitcoin. */
-const NICKNAMES: ReadonlyArray<[RegExp, Symbol]> = [
-  [/\bcable\b/gi, 'GBPUSD'],
-  [/\bfib(?:er|re)\b/gi, 'EURUSD'],
-  [/\baussie\b/gi, 'AUDUSD'],
-  [/\bkiwi\b/gi, 'NZDUSD'],
-  [/\bloonie\b/gi, 'USDCAD'],
-  [/\bswissie\b/gi, 'USDCHF'],
-  [/\bbitcoin\b/gi, 'BTCUSD'],
-];
 
 /** Ways traders write a timeframe, by timeframe. */
 const TIMEFRAME_WORDS: ReadonlyArray<[Timeframe, RegExp]> = [
@@ -30,7 +20,9 @@ const TIMEFRAME_WORDS: ReadonlyArray<[Timeframe, RegExp]> = [
  */
 export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: Timeframe } {
   const out: { symbol?: Symbol; timeframe?: Timeframe } = {};
-  const compact = NICKNAMES.reduce((text, [re, symbol]) => text.replace(re, symbol), prompt)
+  // Nicknames and shorthands ("swissy", "gu 1h") as the pair's code; a pair with no bars here ("gopher") then matches no symbol.
+  const slang = pairSlang(prompt).reverse();
+  const compact = slang.reduce((text, p) => `${text.slice(0, p.at)}${p.pair}${text.slice(p.at + p.words.length)}`, prompt)
     .toUpperCase()
     // Bounded separators: an unbounded \s* on both sides of one is quadratic in a long run of spaces.
     .replace(new RegExp(`\\b(${CCY})(?:\\s{0,3}[/\\-_]\\s{0,3}|\\s{1,3})(${CCY})\\b`, 'g'), '$1$2');

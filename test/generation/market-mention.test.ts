@@ -17,10 +17,20 @@ describe('marketMentioned', () => {
       ['the loonie after oil news', 'USDCAD'],
       ['bitcoin on weekends', 'BTCUSD'],
       ['USDCHF, then EURUSD if it fails', 'USDCHF'],
+      ['swissy hourly flips', 'USDCHF'],
+      ['fibre breakout', 'EURUSD'],
+      ['btc scalps', 'BTCUSD'],
+      ['gu 1h pullbacks', 'GBPUSD'],
+      ['long uj on the dip', 'USDJPY'],
+      ['eu 15m range', 'EURUSD'],
+      ['euro dollar at the open', 'EURUSD'],
     ] as const) {
       assert.equal(marketMentioned(text).symbol, symbol, text);
     }
     assert.equal(marketMentioned('RSI below 30').symbol, undefined);
+    // Shorthands that are English words too count only where a pair stands.
+    assert.equal(marketMentioned('buy the dip, eg when RSI is below 30').symbol, undefined);
+    assert.equal(marketMentioned('gopher 5m scalp, then usdjpy').symbol, 'USDJPY', 'a pair with no bars (GBPJPY) is not a symbol');
   });
 
   it('reads a timeframe only when exactly one is named', () => {

@@ -25,6 +25,7 @@ import type { Amount, TakeValue } from './parse-risk.ts';
 import { sessionHoursLabel, type SessionValue } from './parse-sessions.ts';
 import { fromField, pick, PRIORITY, type Candidate, type Picked } from './settings.ts';
 import { commentSafe } from './text.ts';
+import { pairSlang } from './pair-slang.ts';
 
 type ROperand = { kind: 'column'; ref: InstanceRef; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
 type Level = { amount: number; unit: LevelUnit; atr: InstanceRef | null };
@@ -87,7 +88,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const named = [...new Set(fields.flatMap((f) => [...f.norm.matchAll(SYMBOL_NAMED)].map((m) => m[1]!.toUpperCase())))];
   const others = named.filter((s) => s !== symbol);
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
-  remarks.push(...notOffered(fields.map((f) => f.norm), symbol, timeframe));
+  remarks.push(...notOffered(fields.map((f) => f.norm), symbol, timeframe, fields.map((f) => f.text)));
   for (const u of new Set(fields.flatMap((f) => f.unread))) remarks.push(`not understood, so nothing in the code comes from it: "${u}" — name an indicator and a level, e.g. "RSI 14 below 30" or "close above the 20 EMA"`);
   const approximations: Approximation[] = fields.flatMap((f) => f.exits.approximations);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
@@ -462,19 +463,23 @@ const PERIOD = new RegExp(
 const OFFERED_PERIOD = /^(?:1|one|5|five|15|fifteen|60)[ -]?(?:m|mins?|minutes?)$|^(?:1|one)[ -]?(?:h|hrs?|hours?)$/;
 const OFFERED_NAMED = /\b(?:1|one|5|five|15|fifteen)[ -]?(?:m|mins?|minutes?)\b|\b(?:m1|m5|m15|h1|hourly)\b|\b(?:1|one)[ -]?(?:h|hr|hour)\b/;
 
-function notOffered(texts: readonly string[], symbol: string, timeframe: string): string[] {
+function notOffered(texts: readonly string[], symbol: string, timeframe: string, raw: readonly string[]): string[] {
   const out = new Set<string>();
+  const noBars = (pair: string) => `the text names ${pair}, which has no bars here (the seven majors and BTCUSD); the code is written for ${symbol}`;
+  // Nicknames ("gopher", "chunnel") read on the raw words: spelling repair would turn some into others.
+  for (const named of raw.flatMap((t) => pairSlang(t))) if (!(SYMBOLS as readonly string[]).includes(named.pair)) out.add(noBars(`${named.pair} ("${named.words}")`));
   for (const text of texts) {
     for (const m of text.matchAll(PAIR_NAMED)) {
       if (m[1] && m[1] === m[2]) continue;
       const pair = m[3] ?? `${m[1]}${m[2]}`.toUpperCase();
-      if (m[3] || !(SYMBOLS as readonly string[]).includes(pair)) out.add(`the text names ${pair}, which has no bars here (the seven majors and BTCUSD); the code is written for ${symbol}`);
+      if (m[3] || !(SYMBOLS as readonly string[]).includes(pair)) out.add(noBars(pair));
     }
     // A period with no bars here is worth a word only when the text names no period we have.
     if (OFFERED_NAMED.test(text)) continue;
     for (const m of text.matchAll(PERIOD)) {
       const words = (m[1] ?? m[2] ?? m[3])!;
-      if (!OFFERED_PERIOD.test(words)) out.add(`the text names a ${words} timeframe, which has no bars here (1min, 5min, 15min, 1h); the code uses ${timeframe}`);
+      // Said as traders write it ("4h"): the normalised text spaced the number from its unit.
+      if (!OFFERED_PERIOD.test(words)) out.add(`the text names a ${words.replace(/^(\d+) ([a-z])$/, '$1$2')} timeframe, which has no bars here (1min, 5min, 15min, 1h); the code uses ${timeframe}`);
     }
   }
   return [...out];

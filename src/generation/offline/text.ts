@@ -45,6 +45,8 @@ const KEEP = new Set([
   'bends', 'lands', 'stake', 'grade', 'cause', 'chose', 'clone', 'pride', 'prime', 'loser', 'losers', 'lover', 'sport',
   'shoot', 'songs', 'lungs', 'yours', 'tours', 'tries', 'sports', 'reversing', 'reversed', 'reverses', 'earning',
   'earnings', 'leaning', 'filler', 'training', 'trainer', 'telling', 'entities', 'simply', 'burning', 'tuning', 'stigma',
+  // Pair nicknames (pair-slang.ts): "chunnel" is not a channel.
+  'chunnel', 'swissy', 'swissie', 'gopher', 'guppy', 'geppy', 'yuppy', 'euppy', 'loonie', 'aussie', 'cable',
 ]);
 
 /** Explicit repairs the edit distance would miss or get wrong. */

@@ -187,6 +187,23 @@ const BLIND: IntentCase[] = [
   { id: 'blind-10', category: 'blind', prompt: 'donchian 55 breakout turtle style on gold? no, on EURUSD... use 1h. long and short, trail by 3 ATR', expect: { takeProfit: null, symbol: 'EURUSD', timeframe: '1h', direction: 'both', trailingStop: { atr: 3, period: 14 }, remarks: ['gold, which has no bars here'] } },
 ];
 
+/**
+ * Trader wording of the classes a fresh blind set found misread (issue 35), in new words: pair
+ * slang and shorthands, a second side or clause, exits by an indicator, pivot and z-score levels
+ * as entries, crosses, sessions by hours, counts in words, names kept.
+ */
+const TRADER_WORDS: IntentCase[] = [
+  // Pair slang: nicknames anywhere, two-letter shorthands only where a pair stands; a pair with no bars is named.
+  { id: 'slang-swissie', category: 'chatty', prompt: 'swissie on the 15 min, sell when rsi 14 goes over 75', expect: { symbol: 'USDCHF', timeframe: '15min', direction: 'short', entryShort: true } },
+  { id: 'slang-gu', category: 'terse', prompt: 'gu 5m: buy when stoch %k crosses above %d', expect: { symbol: 'GBPUSD', timeframe: '5min', direction: 'long', entryLong: true } },
+  { id: 'slang-uj', category: 'chatty', prompt: 'trading uj on the h1, long when close is above the 100 sma', expect: { symbol: 'USDJPY', timeframe: '1h', direction: 'long', entryLong: true } },
+  { id: 'slang-dollar-yen', category: 'chatty', prompt: 'dollar yen hourly, short when cci 20 is above 150', expect: { symbol: 'USDJPY', timeframe: '1h', direction: 'short', entryShort: true } },
+  { id: 'slang-btc', category: 'terse', prompt: 'btc 5 min, buy when rsi 7 is under 15', expect: { symbol: 'BTCUSD', timeframe: '5min', direction: 'long', entryLong: true } },
+  { id: 'slang-guppy', category: 'chatty', prompt: 'guppy hourly, buy when rsi 14 is under 25', expect: { symbol: 'EURUSD', timeframe: '1h', direction: 'long', remarks: ['GBPJPY'] } },
+  { id: 'slang-chunnel', category: 'terse', prompt: 'chunnel 5 min scalps, sell above the upper bollinger band', expect: { symbol: 'EURUSD', direction: 'short', remarks: ['EURGBP'], absent: ['dc_high_20'] } },
+  { id: 'slang-not-a-pair', category: 'chatty', prompt: 'gbpusd 15m: buy when rsi 14 is below 30, eg after a selloff', expect: { symbol: 'GBPUSD', direction: 'long' } },
+];
+
 export const INTENT_CORPUS: readonly IntentCase[] = [
   ...BASES.map((b) => ({ id: `${b.id}-terse`, category: 'terse' as const, prompt: b.prompt, expect: b.expect })),
   ...BASES.map((b, i) => ({ id: `${b.id}-chatty`, category: 'chatty' as const, prompt: chatty(b.prompt, i), expect: b.expect })),
@@ -199,4 +216,5 @@ export const INTENT_CORPUS: readonly IntentCase[] = [
   ...CONTRADICTIONS,
   ...ISSUE,
   ...BLIND,
+  ...TRADER_WORDS,
 ];
