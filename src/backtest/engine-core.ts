@@ -235,6 +235,9 @@ export class EngineCore {
   nextOpen(): 1 | -1 | 0 {
     const sig = this.pendingSignal;
     if (sig === 0) return 0;
+    // An exit column closing the open side at the next open starts the cooldown there (step 1):
+    // nothing opens at that bar, whatever the signal.
+    if (this.count > 0 && (this.pendingMask & (this.side > 0 ? EXIT_LONG : EXIT_SHORT)) !== 0) return 0;
     const allowed = this.entryAllowed(sig, this.bars + 1, this.expectedNextTs());
     if (this.count > 0 && this.side !== sig) return this.onOpposite === REVERSE && allowed ? (sig as 1 | -1) : 0;
     return allowed && this.count < this.maxPositions ? (sig as 1 | -1) : 0;

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PositionEngine, runBacktest, toBarColumns } from '../../src/backtest/index.ts';
+import { EXIT_LONG, EXIT_SHORT, LONG_ALLOWED, PositionEngine, SHORT_ALLOWED, runBacktest, toBarColumns } from '../../src/backtest/index.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 import { columns, flat, H, options, T0 } from './fixtures.ts';
@@ -103,7 +103,7 @@ test('nextOpen judges the entry times on the expected next open: after Friday\'s
   assert.equal(engine.nextOpen(), 0, 'a 16:00 signal would fill at 17:00, outside [8, 17)');
 });
 
-test('property: on real EURUSD 15-minute bars (weekends included), nextOpen() foretells each entry under random sessions and skipped days', () => {
+test('property: on real EURUSD 15-minute bars (weekends included), nextOpen() foretells each entry under random sessions, skipped days, entry masks, exit columns and on_opposite', () => {
   const m = loadBars('EURUSD', '15min', 6_000);
   const bars = toBarColumns(Array.from(m.ts, (ts, i) => ({ ts, open: m.open[i]!, high: m.high[i]!, low: m.low[i]!, close: m.close[i]! })));
   const random = seededRandom(35);
@@ -113,11 +113,14 @@ test('property: on real EURUSD 15-minute bars (weekends included), nextOpen() fo
     const start = Math.floor(random() * 24);
     const session = random() < 0.7 ? ([start, (start + 1 + Math.floor(random() * 22)) % 24] as [number, number]) : null;
     const skipDays = days.filter(() => random() < 0.3);
-    const engine = new PositionEngine(options({ timeframeMs: 15 * 60_000, entryTimes: { session, skipDays }, stop: pips(8), take: pips(8), maxPositions: 2, cooldown: run % 3 }));
+    const onOpposite = (['reverse', 'close_only', 'ignore'] as const)[run % 3]!;
+    const engine = new PositionEngine(options({ timeframeMs: 15 * 60_000, entryTimes: { session, skipDays }, stop: pips(8), take: pips(8), maxPositions: 2, cooldown: Math.floor(run / 3) % 3, onOpposite }));
     for (let i = 0; i < bars.ts.length; i++) {
       const predicted = engine.nextOpen();
       const before = engine.closedCount;
-      engine.step(bars, i, random() < 0.3 ? (random() < 0.5 ? 1 : -1) : 0);
+      // Entry bits mostly set, exit columns now and then (an exit closes that side at the next open).
+      const mask = (random() < 0.85 ? LONG_ALLOWED : 0) | (random() < 0.85 ? SHORT_ALLOWED : 0) | (random() < 0.08 ? EXIT_LONG : 0) | (random() < 0.08 ? EXIT_SHORT : 0);
+      engine.step(bars, i, random() < 0.3 ? (random() < 0.5 ? 1 : -1) : 0, mask);
       const entered = [...engine.openPositions(), ...engine.closedTrades().slice(before)].filter((p) => p.entryTs === bars.ts[i]);
       assert.deepEqual(entered.map((p) => p.side), predicted === 0 ? [] : [predicted], `run ${run} (${JSON.stringify([session, skipDays])}): nextOpen before ${new Date(bars.ts[i]!).toISOString()}`);
       entries += entered.length;
