@@ -62,7 +62,7 @@ export const SignalEvent = z
     stop_loss: z.number().nullable().describe('open: the stop level from that price; null when none (and on close and cancel)'),
     take_profit: z.number().nullable(),
     reason: z.enum(['signal', 'SL', 'TP']).describe('What caused it: the model’s signal, or a stop-loss / take-profit hit (cancel: signal, the entry it withdraws)'),
-    p_up: z.number().nullable().describe('Model probability of an up move on the signal bar (null for SL/TP exits and cancels)'),
+    p_up: z.number().nullable().describe('The model\'s probability on the signal bar: of an up move, or with entry rules (meta-labelling) P(win) of the rule\'s trade; null for SL/TP exits and cancels'),
     pnl: z.number().nullable().describe('close: net USD P&L of the closed trade at the deployment’s lot size'),
     bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event (cancel: of the bar that came at the excluded time, whose open the entry would have filled at)'),
     created_at: IsoDateTime,
@@ -92,7 +92,7 @@ export const BarPrediction = z
       low: z.number(),
       close: z.number(),
     }),
-    p_up: z.number().nullable().describe('Model probability of an up move; null while the bar has no feature row (warm-up)'),
+    p_up: z.number().nullable().describe('The model\'s probability: of an up move, or with entry rules (meta-labelling) P(win) of the rule\'s trade; null while the bar has no feature row (warm-up)'),
     decision: z.enum(['long', 'short', 'flat']).describe('The threshold signal after the entry filters (session, min ATR, trend)'),
     position: z
       .object({

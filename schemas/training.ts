@@ -302,7 +302,7 @@ export type ModelCode = z.infer<typeof ModelCode>;
 export const SignalPoint = z.object({
   time: IsoDateTime.describe('Bar open time of the bar whose close produced the signal'),
   signal: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('1 long, -1 short, 0 flat (after filters)'),
-  p_up: z.number().describe('Model probability that close[t + target_horizon] > close[t] (ONNX, float32)'),
+  p_up: z.number().describe('Model probability (ONNX, float32) that close[t + target_horizon] > close[t]; with entry rules (labels: meta), P(win) of the rule\'s trade from this bar'),
   close: z.number().describe('Close of that bar'),
 });
 export type SignalPoint = z.infer<typeof SignalPoint>;
