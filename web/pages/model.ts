@@ -16,6 +16,7 @@ import { highlightPython } from '../lib/highlight.ts';
 import { trainAndWait } from '../lib/train.ts';
 import { deployPanel } from './deploy-panel.ts';
 import { robustnessPanel, verdictBadge } from './robustness-panel.ts';
+import { metaLabelPanel } from './meta-label-panel.ts';
 import { optimisationFigures } from './optimize.ts';
 import type { OptimizeJobView } from '../../schemas/optimize.ts';
 
@@ -58,6 +59,7 @@ export async function startModelPage(): Promise<void> {
     drawdownBox,
     h('h2', {}, 'Statistics'),
     statsTable(results),
+    metaLabelPanel(results),
     robustnessPanel(results.robustness, results.settings.capital),
     optimisationBox(stem, results),
     h('h2', {}, 'Trades'),
