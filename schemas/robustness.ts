@@ -129,7 +129,7 @@ export type Verdict = z.infer<typeof Verdict>;
 
 export const ModelVsRule = z
   .object({
-    adds: z.boolean().describe('true when the rule trades the model confirmed beat random picks of as many of the rule\'s trades (p < 0.05)'),
+    adds: z.boolean().describe('true when the rule trades the model confirmed beat random picks of as many of the rule\'s trades (p < 0.05) and the strategy as traded made more than the rule alone on the test span'),
     p_value: z.number().nullable().describe('One-sided permutation p-value of that test; null when the model confirmed none or all of them'),
     rule_trades: z.number().int().describe('Trades of the rule alone on the test span'),
     chosen_trades: z.number().int().describe('Of those, the ones the model confirmed'),

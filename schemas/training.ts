@@ -347,7 +347,7 @@ export const MetaLabelReport = z
         seed: z.number().int(),
       })
       .describe('Does the model pick the rule\'s better trades?'),
-    verdict: z.string().describe('In words: whether the model adds anything over the rule alone (p < 0.05)'),
+    verdict: z.string().describe('In words: whether the model adds anything over the rule alone: its confirmed trades beat random picks of the rule\'s (p < 0.05) and the strategy made more than the rule alone (uplift.pnl > 0)'),
   })
   .meta({ id: 'MetaLabelReport' });
 export type MetaLabelReport = z.infer<typeof MetaLabelReport>;

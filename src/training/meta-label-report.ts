@@ -101,13 +101,14 @@ export function metaLabelReport(input: MetaReportInput): MetaLabelReport {
   const pValue = subsetPValue(pnl, picked);
   const ruleAlone = tradeStats(trades, input.capital);
   const ruleAndModel = tradeStats(input.ruleAndModel.trades, input.capital);
+  const upliftPnl = sum(input.ruleAndModel.trades.map((t) => t.pnl)) - sum(pnl);
   return {
     rows: { train: labels.rowsTrain, test: labels.rowsTest, purged: labels.purged, both_skipped: labels.bothSkipped },
     labels: { positives, chosen, base_rate: ratio(positives, rows), precision: ratio(hits, chosen), recall: ratio(hits, positives) },
     rule_alone: ruleAlone,
     rule_and_model: ruleAndModel,
     uplift: {
-      pnl: sum(input.ruleAndModel.trades.map((t) => t.pnl)) - sum(pnl),
+      pnl: upliftPnl,
       rule_trades: trades.length,
       chosen_trades: chosenTrades,
       chosen_pnl: chosenPnl,
@@ -116,7 +117,7 @@ export function metaLabelReport(input: MetaReportInput): MetaLabelReport {
       draws: DRAWS,
       seed: SEED,
     },
-    verdict: sentence(modelVsRule({ rule_trades: trades.length, chosen_trades: chosenTrades, p_value: pValue }).words),
+    verdict: sentence(modelVsRule({ rule_trades: trades.length, chosen_trades: chosenTrades, p_value: pValue, pnl: upliftPnl }).words),
   };
 }
 

@@ -132,8 +132,8 @@ test('percentages as a trader reads them', () => {
 
 test('with entry rules the last reason says whether the model adds over the rule, and the verdict is the strategy’s', () => {
   for (const uplift of [
-    { rule_trades: 80, chosen_trades: 30, p_value: 0.004 },
-    { rule_trades: 80, chosen_trades: 30, p_value: 0.4 },
+    { rule_trades: 80, chosen_trades: 30, p_value: 0.004, pnl: 250 },
+    { rule_trades: 80, chosen_trades: 30, p_value: 0.4, pnl: -20 },
   ]) {
     const words = modelVsRule(uplift).words;
     const judged = verdictOf(good({ modelVsRule: { words } }));
