@@ -25,7 +25,7 @@ import type { Amount, TakeValue } from './parse-risk.ts';
 import { sessionHoursLabel, type SessionValue } from './parse-sessions.ts';
 import { fromField, pick, PRIORITY, type Candidate, type Picked } from './settings.ts';
 import { commentSafe } from './text.ts';
-import { pairSlang } from './pair-slang.ts';
+import { PAIR_SLANG_WORDS, pairSlang } from './pair-slang.ts';
 
 type ROperand = { kind: 'column'; ref: InstanceRef; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
 type Level = { amount: number; unit: LevelUnit; atr: InstanceRef | null };
@@ -396,7 +396,7 @@ function resolveTrail(fields: readonly FieldParse[], stop: RiskLevel | null, m: 
 // "short it when…", "Short USDCHF whenever…", "long on a bullish engulfing": the side as a verb.
 const SYMBOL_WORDS = SYMBOLS.map((s) => s.toLowerCase()).join('|');
 const SYMBOL_NAMED = new RegExp(`\\b(${SYMBOL_WORDS})\\b`, 'g');
-const PAIR_WORD = `(?:it|them|the (?:pair|market|cross)|${SYMBOL_WORDS})`;
+const PAIR_WORD = `(?:it|them|the (?:pair|market|cross)|(?:the )?${PAIR_SLANG_WORDS}|${SYMBOL_WORDS})`;
 const LONG_ENTRY = new RegExp(`\\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after)|long ${PAIR_WORD}|longs)\\b`);
 const SHORT_ENTRY = new RegExp(`\\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after)|short ${PAIR_WORD}|shorts|shorting)\\b`);
 

@@ -45,6 +45,9 @@ const PLACES = [
   new RegExp(String.raw`(?<=\b(?:on|trade|trading|long|short|buy|buying|sell|selling|scalp|scalping) (?:the )?)(${SHORT})\b(?! (?:and|or|is|are|was)\b)`, 'g'),
 ];
 
+/** The words of a pair named by slang, as a regex source ("long kiwi", "short the aussie": the side as a verb). */
+export const PAIR_SLANG_WORDS = `(?:cable|fib(?:er|re)|aussie|kiwi|loonie|swiss(?:y|ie)|ninja|gopher|guppy|geppy|yuppy|euppy|chunnel|bitcoin|btc|yen|euro|pound|sterling|${SHORT})`;
+
 export interface PairNamed {
   pair: string;
   at: number;

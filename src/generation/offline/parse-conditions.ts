@@ -157,6 +157,8 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
   while (isWord(tokens[k], 'the', 'its', 'a', 'level', 'of', 'line', 'mark') || isSym(tokens[k], '=')) k++;
   // "-100": a negative level written with its sign
   if (isSym(tokens[k], '-') && tokens[k + 1]?.t === 'num' && !(tokens[k - 1]?.t === 'num')) k++;
+  // "+100": a positive level written with its sign
+  else if (isSym(tokens[k], '+') && tokens[k + 1]?.t === 'num') k++;
   const tok = tokens[k];
   if (!tok) return null;
   if (tok.t === 'num') {
@@ -173,7 +175,7 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
 }
 
 /** Parses one clause (tokens with mentions); `carry` is the last subject of the text, for "…, sell above 70". */
-export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null; object?: DOperand | null }): ClauseResult {
+export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null; object?: DOperand | null; flipper?: Mention | null }): ClauseResult {
   const result: ClauseResult = { drafts: [], trend: null, implied: [] };
   const side = sideOf(tokens);
   // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
@@ -190,7 +192,10 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     add({ kind: 'compare', left: opOf(fast), relation: tokens.some((t) => isWord(t, 'golden')) ? 'cross_up' : 'cross_down', right: opOf(slow) });
     carry.subject = opOf(fast);
   }
-  const flips = patternsIn(tokens, mentions, add);
+  // A flip with no SAR / SuperTrend of its own ("parabolic sar, buy on a bullish flip", "exit when it flips back"): the last one named.
+  const flippers = mentions.filter((m) => m.name === 'psar' || m.name === 'supertrend');
+  if (flippers.length) carry.flipper = flippers[flippers.length - 1]!;
+  const flips = patternsIn(tokens, flippers.length || !carry.flipper ? mentions : [...mentions, carry.flipper], add);
 
   let subject: DOperand | null = null;
   for (let i = 0; i < tokens.length; i++) {

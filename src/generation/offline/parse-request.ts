@@ -6,7 +6,8 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
-import { parseClause, sideOf, type Draft } from './parse-conditions.ts';
+import { parseClause, sideOf, type ClauseResult, type Draft } from './parse-conditions.ts';
+import { MIRROR_CUE, mirrorCondition, NOT_ENTRY } from './parse-mirror.ts';
 import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
 import { parseRisk, type RiskFindings } from './parse-risk.ts';
@@ -67,6 +68,8 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   let lastSide: Draft['side'] = null;
   // Side-less entry drafts of the sentence so far: "when RSI drops below 30, …, so I want to buy" gives them the buy.
   let pending: Draft[] = [];
+  // The last entry statement's drafts: a side-only clause after it ("…, short on the opposite") takes them mirrored.
+  let lastEntry: Draft[] = [];
   for (const clause of clauses(rest)) {
     const at = rest.indexOf(clause, offset);
     offset = at >= 0 ? at + clause.length : offset;
@@ -78,6 +81,16 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     for (const segment of roleSegments(rewriteLevels(clause), role)) {
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
+      const mirrored = segment.role === 'entry' ? mirrorOf(tokens, segment.text, result, lastEntry) : [];
+      if (mirrored.length) {
+        const s = stmt++;
+        const placed = mirrored.map((d) => ({ ...d, stmt: s, orJoin: false }));
+        drafts.push(...placed);
+        lastEntry = placed;
+        lastSide = placed[0]!.side;
+        role = segment.role;
+        continue;
+      }
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
       named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
       if (result.drafts.length) unreadParts.push(...partsWithout(tokens, result.drafts));
@@ -96,6 +109,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       );
       const sided = result.drafts.find((d) => d.side !== null);
       if (segment.role === 'entry' && sided) lastSide = sided.side;
+      if (segment.role === 'entry' && result.drafts.length) lastEntry = drafts.slice(drafts.length - result.drafts.length);
       if (segment.role === 'entry') {
         const added = drafts.slice(drafts.length - result.drafts.length);
         const said = result.drafts.length === 0 ? sideOf(tokens) : null;
@@ -136,6 +150,18 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     unread: unread.filter((u) => !exits.drafts.some((d) => u.includes(d.phrase) || d.phrase.includes(u))),
     unreadParts: unreadParts.filter((u) => !exits.drafts.some((d) => d.phrase.includes(u))),
   };
+}
+
+/**
+ * A clause naming one side and no condition of its own, after an entry of the other side: that
+ * entry mirrored for this side (parse-mirror.ts). Empty when the clause is anything else.
+ */
+function mirrorOf(tokens: readonly PToken[], text: string, result: ClauseResult, last: readonly Draft[]): Draft[] {
+  if (result.drafts.length || result.trend || tokens.some((t) => t.t === 'ind') || !last.length) return [];
+  const side = sideOf(tokens);
+  if (!side || !MIRROR_CUE.test(text) || NOT_ENTRY.test(text)) return [];
+  if (!last.every((d) => d.side !== null && d.side !== side)) return [];
+  return last.map((d) => ({ ...d, cond: mirrorCondition(d.cond), side, phrase: text.trim(), alt: 0, part: 0 }));
 }
 
 /** Words of a relation a part of a clause would be read for. */

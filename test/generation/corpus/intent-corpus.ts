@@ -202,6 +202,14 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'slang-guppy', category: 'chatty', prompt: 'guppy hourly, buy when rsi 14 is under 25', expect: { symbol: 'EURUSD', timeframe: '1h', direction: 'long', remarks: ['GBPJPY'] } },
   { id: 'slang-chunnel', category: 'terse', prompt: 'chunnel 5 min scalps, sell above the upper bollinger band', expect: { symbol: 'EURUSD', direction: 'short', remarks: ['EURGBP'], absent: ['dc_high_20'] } },
   { id: 'slang-not-a-pair', category: 'chatty', prompt: 'gbpusd 15m: buy when rsi 14 is below 30, eg after a selloff', expect: { symbol: 'GBPUSD', direction: 'long' } },
+  // A second side said in few words: the first side's entry mirrored; a one-sided idea stays one-sided.
+  { id: 'side-flip-both', category: 'compound', prompt: 'usdjpy hourly parabolic sar, buy on a bullish flip, sell on a bearish flip', expect: { symbol: 'USDJPY', direction: 'both', entryLong: true, entryShort: true } },
+  { id: 'side-cross-back', category: 'compound', prompt: 'eurusd 15m: go long when the rsi 14 crosses above 55, go short when it crosses back down', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['rsi_14_xup_55', 'rsi_14_xdn_45'] } },
+  { id: 'side-other-way', category: 'compound', prompt: 'long when macd crosses above its signal and price is over the 50 ema, shorts the other way round. gbpusd 1h', expect: { symbol: 'GBPUSD', direction: 'both', entryLong: true, entryShort: true, columns: ['close_lt_ema_50'] } },
+  { id: 'side-signed-levels', category: 'compound', prompt: 'cci 14 under -150 buy, over +150 sell, audusd 5 min', expect: { symbol: 'AUDUSD', direction: 'both', entryLong: true, entryShort: true, columns: ['cci_14_gt_150'] } },
+  { id: 'side-break-low', category: 'compound', prompt: 'gbpusd 1h: buy a break of the 20 bar high, sell a break of the low', expect: { direction: 'both', entryLong: true, entryShort: true } },
+  { id: 'side-one-slang', category: 'chatty', prompt: 'short the loonie whenever rsi 9 rises over 80, 15 min', expect: { symbol: 'USDCAD', direction: 'short', entryLong: false, entryShort: true } },
+  { id: 'side-no-mirror', category: 'chatty', prompt: 'buy eurusd when rsi 14 crosses above 30. no sells below the 200 sma', expect: { direction: 'long', entryLong: true, entryShort: false } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [
