@@ -56,6 +56,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'robustness-report': () => import('./robustness-report.ts'),
   'train-robustness': () => import('./train-robustness.ts'),
   'train-meta': () => import('./train-meta.ts'),
+  'shutdown': () => import('./shutdown.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -1,7 +1,8 @@
 /**
  * SIGTERM ends `signalforge serve` in every state — a train job running (the pool busy), an SSE
  * stream open, NATS dead — with every child process gone, and the next start on the same data
- * directory works (no ClickHouse or JetStream lock left behind). Bounded by the test timeouts.
+ * directory works (no ClickHouse or JetStream lock left behind). A stop that hangs fails by the
+ * test's own timeout; how long a stop takes is measured by `npm run bench -- shutdown`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,22 +16,12 @@ import { descendants, stillRunning } from '../helpers/process-tree.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 
 const START_TIMEOUT_MS = 60_000;
-/** Well above SHUTDOWN_TIMEOUT_MS below: a stop that hangs fails the test instead of passing late. */
+/** Well above SHUTDOWN_TIMEOUT_MS below: a stop that hangs fails the test (by its timeout) instead of passing late. */
 const STOP_TEST_TIMEOUT_MS = 90_000;
-/** The service's own bound (SHUTDOWN_TIMEOUT_MS in env() below): past it, it exits whatever is still stopping. */
+/** The service's own bound (SHUTDOWN_TIMEOUT_MS in env() below): past it, it exits whatever is still stopping. How long a stop takes is a figure of test/bench/shutdown.ts. */
 const SHUTDOWN_BOUND_MS = 20_000;
-/** What the process may take beyond its bound to exit (a loaded 2-core machine): a hang detector, not a speed goal. */
-const EXIT_SLACK_MS = 15_000;
 
-/** The exit code, failing when the process outlives its documented shutdown bound (the service's promise). */
-async function exitWithinBound(running: ChildService, since: number): Promise<number | null> {
-  const code = await running.exited;
-  const took = Date.now() - since;
-  assert.ok(took <= SHUTDOWN_BOUND_MS + EXIT_SLACK_MS, `SIGTERM → exit took ${took} ms; the bound is SHUTDOWN_TIMEOUT_MS = ${SHUTDOWN_BOUND_MS} ms`);
-  return code;
-}
-
-describe('SIGTERM is bounded in every state', () => {
+describe('SIGTERM ends the service in every state', () => {
   let dir: string;
   let dataDir: string;
   let nats: HeldNats;
@@ -63,9 +54,8 @@ describe('SIGTERM is bounded in every state', () => {
     const children = descendants(running.child.pid!);
     assert.ok(children.some((p) => p.command === 'nats-server') && children.some((p) => p.command.startsWith('python')), JSON.stringify(children));
     // The whole group, as Ctrl-C or a supervisor's group kill would: nats-server is in a group of its own.
-    const signalled = Date.now();
     process.kill(-running.child.pid!, 'SIGTERM');
-    assert.equal(await exitWithinBound(running, signalled), 0, running.lines.slice(-15).join('\n'));
+    assert.equal(await running.exited, 0, running.lines.slice(-15).join('\n'));
     await streamEnded;
     assert.deepEqual(stillRunning(children), [], 'every child process is gone');
     // nats-server was not hit by the group signal: the service stopped it, last, and nothing failed on the way.
@@ -85,9 +75,8 @@ describe('SIGTERM is bounded in every state', () => {
     nats.hold();
     process.kill(running.natsPid, 'SIGKILL');
     await eventually('readiness to see NATS down', async () => (await callChild(url, 'GET', '/_readyz')).status === 503);
-    const signalled = Date.now();
     running.child.kill('SIGTERM');
-    const code = await exitWithinBound(running, signalled);
+    const code = await running.exited;
     assert.ok(code === 0 || code === 1, `exited with ${code}`);
     assert.deepEqual(stillRunning(children), [], 'every child process is gone');
     running = null;
