@@ -156,7 +156,7 @@ export const EntryDescription = z
   .describe(`0-${DESCRIPTION_MAX} characters of plain text; line feeds (\\n) allowed, every other control character and text-direction override refused. Stored and served exactly as given, never interpreted as HTML`);
 
 export const CommunityIdParams = z.object({
-  community_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('A community entry id'),
+  community_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('A community entry id').meta({ examples: [12] }),
 });
 
 export const ShareRequest = strictObject({

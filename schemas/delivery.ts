@@ -111,7 +111,7 @@ export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
 // ---- Delivery API ----------------------------------------------------------------------------
 
-export const DeliveriesParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name of your deployment') });
+export const DeliveriesParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name of your deployment').meta({ examples: ['7_EURUSD_15min_Model 3'] }) });
 
 export const DeliveriesQuery = z.object({
   dead_limit: z.coerce.number().int().min(0).max(500).default(50).describe('Dead letters listed per channel (oldest first)'),

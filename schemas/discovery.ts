@@ -13,9 +13,13 @@ export const CatalogueEndpoint = z.object({
   credits: z.number().int().describe('Credits a call costs at least (0 = free)'),
   credits_note: z.string().optional().describe('What the cost depends on'),
   request: z
-    .object({ query: z.unknown().optional(), body: z.unknown().optional() })
+    .object({
+      path: z.record(z.string(), z.unknown()).optional().describe('The path parameters, by name: put each in place of its {name}'),
+      query: z.unknown().optional(),
+      body: z.unknown().optional(),
+    })
     .optional()
-    .describe('An example request: the smallest valid one'),
+    .describe('An example request, the smallest valid one: on every endpoint that takes input (path, query or body)'),
   response: z.object({ status: z.number().int(), content_type: z.string(), example: z.unknown() }),
 });
 export type CatalogueEndpoint = z.infer<typeof CatalogueEndpoint>;

@@ -157,7 +157,7 @@ export const UndeployResponse = z
   .object({ status: z.literal('undeployed'), model: z.string() })
   .meta({ id: 'UndeployResponse' });
 
-export const DeployParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name') });
+export const DeployParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name').meta({ examples: ['7_EURUSD_15min_Model 3'] }) });
 
 /** A model actor's progress (KV `sf_actor_state`, key = deployment id): where to resume. */
 export const ActorState = z.object({

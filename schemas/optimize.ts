@@ -168,7 +168,7 @@ export const OptimizeStart = z
   .meta({ id: 'OptimizeStart' });
 export type OptimizeStart = z.infer<typeof OptimizeStart>;
 
-export const OptimizeIdParams = z.object({ optimize_id: z.coerce.number().int().positive() });
+export const OptimizeIdParams = z.object({ optimize_id: z.coerce.number().int().positive().meta({ examples: [7] }) });
 
 export const OptimizeSaveRequest = strictObject({
   model_name: ModelName,

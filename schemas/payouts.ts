@@ -58,12 +58,13 @@ const EARNING_CURSOR = /^\d{4}-\d{2}-\d{2}~\d{1,15}$/;
 
 export const PayoutsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(PAYOUT_PAGE_MAX).default(50).describe(`Rows per list (charity, earnings); at most ${PAYOUT_PAGE_MAX}`),
-  before: z.string().regex(DONOR_CURSOR, 'pass the charity.next_before of the previous page').optional().describe('Charity rows after this cursor (`charity.next_before` of the previous page)'),
+  before: z.string().regex(DONOR_CURSOR, 'pass the charity.next_before of the previous page').optional().describe('Charity rows after this cursor (`charity.next_before` of the previous page)').meta({ examples: ['2025-03-09~brisk-otter-17'] }),
   earnings_before: z
     .string()
     .regex(EARNING_CURSOR, 'pass the earnings.next_before of the previous page')
     .optional()
-    .describe('Earnings rows after this cursor (`earnings.next_before` of the previous page); with a key only'),
+    .describe('Earnings rows after this cursor (`earnings.next_before` of the previous page); with a key only')
+    .meta({ examples: ['2025-03-09~19'] }),
 });
 export type PayoutsQuery = z.infer<typeof PayoutsQuery>;
 

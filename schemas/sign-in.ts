@@ -8,7 +8,8 @@ export const Password = z
   .string()
   .min(10, 'a password has at least 10 characters')
   .max(256, 'a password has at most 256 characters')
-  .describe('10 to 256 characters; stored only as an Argon2id hash');
+  .describe('10 to 256 characters; stored only as an Argon2id hash')
+  .meta({ examples: ['correct horse battery staple'] });
 
 export const PasswordRequest = strictObject({
   password: Password,
@@ -118,7 +119,7 @@ export const AccountCredentials = z
   })
   .meta({ id: 'AccountCredentials' });
 
-export const SessionId = z.string().regex(/^[0-9a-f]{16}$/, '16 hex characters, as GET /auth/sessions lists them');
+export const SessionId = z.string().regex(/^[0-9a-f]{16}$/, '16 hex characters, as GET /auth/sessions lists them').meta({ examples: ['9f86d081884c7d65'] });
 
 export const Session = z.object({
   id: SessionId,

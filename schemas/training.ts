@@ -159,7 +159,7 @@ export const JobView = z
   .meta({ id: 'TrainJob' });
 export type JobView = z.infer<typeof JobView>;
 
-export const JobIdParams = z.object({ job_id: z.coerce.number().int().positive() });
+export const JobIdParams = z.object({ job_id: z.coerce.number().int().positive().meta({ examples: [42] }) });
 
 /** Where a model saved from an optimisation came from (POST /optimize/{id}/save): its deflated Sharpe counts the optimisation's trials. */
 export const ModelOptimization = z
@@ -277,9 +277,9 @@ export const ModelList = z
   .meta({ id: 'ModelList' });
 
 export const ModelParams = z.object({
-  name: z.string().min(1).max(200).describe('Stem or display name'),
+  name: z.string().min(1).max(200).describe('Stem or display name').meta({ examples: ['7_EURUSD_15min_Model 3'] }),
 });
-export const ResultsParams = z.object({ model: z.string().min(1).max(200).describe('Stem or display name') });
+export const ResultsParams = z.object({ model: z.string().min(1).max(200).describe('Stem or display name').meta({ examples: ['7_EURUSD_15min_Model 3'] }) });
 
 export const DeletedModel = z
   .object({

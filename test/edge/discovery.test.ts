@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { z } from 'zod';
 import { ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../src/optimize/index.ts';
 import { BASELINE_RUNS, MIN_TRADES, SIGNIFICANCE_P } from '../../src/robustness/index.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -10,6 +13,25 @@ import { startTestService, type TestService } from '../helpers/service.ts';
  */
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** The zod schema a component of /openapi.json was generated from (its `.meta({ id })`; request bodies are named `<id>Input`). */
+function zodOfComponent(ref: string): z.ZodType | undefined {
+  const ids = (z.globalRegistry as unknown as { _idmap: Map<string, z.ZodType> })._idmap;
+  const name = ref.replace('#/components/schemas/', '');
+  return ids.get(name) ?? ids.get(name.replace(/Input$/, ''));
+}
+
+/** A JSON Schema validator for the document's own schemas (its $refs resolved against its components). */
+function specValidator(spec: any) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a: Ajv2020) => void;
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'openapi', components: spec.components });
+  return (schema: object, value: unknown): string | null => {
+    const resolved = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+    return ajv.validate(resolved, value) ? null : ajv.errorsText();
+  };
+}
 
 describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml', () => {
   let sf: TestService;
@@ -56,6 +78,40 @@ describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml
     assert.equal(listed.get('POST /api/v1/indicators/custom').credits, 1, 'a custom indicator costs its credit');
     assert.equal(listed.get('POST /api/v1/key/trial').response.example.api_key !== undefined, true);
     assert.equal(res.body.openapi_url, `${sf.url}/openapi.json`);
+  });
+
+  it('every operation that takes input (path, query or body) has an example request, valid by its own schema', async () => {
+    const { body } = await sf.api('GET', '/api/v1/docs');
+    const entries = new Map<string, any>(body.tasks.flatMap((t: any) => t.endpoints).map((e: any) => [`${e.method} ${e.path}`, e]));
+    const valid = specValidator(spec);
+    let withInput = 0;
+    for (const [route, op] of operations) {
+      const params = (op.parameters ?? []).filter((p: any) => p.in === 'path' || p.in === 'query');
+      const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+      if (!params.length && !bodySchema) continue;
+      withInput++;
+      const request = entries.get(route)?.request;
+      assert.ok(request, `${route} takes input: /api/v1/docs gives an example request`);
+      for (const p of params) {
+        const value = request[p.in]?.[p.name];
+        assert.ok(value !== undefined, `${route}: an example of the ${p.in} parameter ${p.name}`);
+        assert.equal(valid(p.schema, value), null, `${route}: ${p.in} ${p.name} = ${JSON.stringify(value)} fits its schema`);
+      }
+      if (!bodySchema) continue;
+      assert.ok('body' in request, `${route}: an example body`);
+      assert.equal(valid(bodySchema, request.body), null, `${route}: the example body fits its schema in /openapi.json`);
+      // The body's own zod schema (what the route validates with), where the document names it.
+      const zod = bodySchema.$ref ? zodOfComponent(bodySchema.$ref) : undefined;
+      if (bodySchema.$ref) assert.ok(zod, `${route}: ${bodySchema.$ref} is a registered zod schema`);
+      if (zod) {
+        const parsed = zod.safeParse(request.body);
+        assert.ok(parsed.success, `${route}: the example body parses with its zod schema: ${parsed.error?.message}`);
+      }
+    }
+    assert.ok(withInput >= 40, `the walk saw the operations that take input (${withInput})`);
+    // The two the issue named, with a path that can be typed as it is.
+    assert.deepEqual(entries.get('GET /api/v1/train/{job_id}').request, { path: { job_id: 42 } });
+    assert.deepEqual(entries.get('GET /api/v1/results/{model}').request, { path: { model: '7_EURUSD_15min_Model 3' } });
   });
 
   it('the example request of a catalogue entry is accepted by the service', async () => {

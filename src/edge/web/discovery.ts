@@ -59,12 +59,16 @@ function successOf(op: Json, components: Json): CatalogueEndpoint['response'] {
   return { status: Number(status), content_type: contentType, example: exampleOf(media.schema, components) };
 }
 
+/** The smallest valid request: every path parameter, the query parameters and the JSON body, each from its schema's example. */
 function requestOf(op: Json, components: Json): CatalogueEndpoint['request'] {
-  const query = (op.parameters ?? []).filter((p: Json) => p.in === 'query');
+  const params = (where: string) => (op.parameters ?? []).filter((p: Json) => p.in === where);
+  const [path, query] = [params('path'), params('query')];
   const body = op.requestBody?.content?.['application/json']?.schema;
-  if (!query.length && !body) return undefined;
+  if (!path.length && !query.length && !body) return undefined;
+  const example = (list: Json[]) => Object.fromEntries(list.map((p: Json) => [p.name, p.example ?? exampleOf(p.schema, components)]));
   const request: NonNullable<CatalogueEndpoint['request']> = {};
-  if (query.length) request.query = Object.fromEntries(query.map((p: Json) => [p.name, exampleOf(p.schema, components)]));
+  if (path.length) request.path = example(path);
+  if (query.length) request.query = example(query);
   if (body) request.body = exampleOf(body, components);
   return request;
 }
