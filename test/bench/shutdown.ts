@@ -110,7 +110,7 @@ export const benchmark: Benchmark = {
         name: state,
         what:
           state === 'idle'
-            ? 'SIGTERM → exit of a started service with nothing running'
+            ? 'SIGTERM → exit of a started, ready service with nothing running'
             : `SIGTERM → exit with a train job running, an SSE stream open and ${clients} concurrent keyed GETs`,
         runs: stops.map((s) => ({ ms: s.ms, exit: s.code ?? s.signal, ...(s.answered === undefined ? {} : { answered: s.answered, refused: s.refused }) })),
         worst_ms: worst,
