@@ -98,6 +98,9 @@ describe('the model page’s rule-vs-model panel in a browser', () => {
       assert.ok(m.verdict.includes(`p = ${await figure('p-value')}`), 'the p-value reads as in the verdict');
     }
     assert.match((await page.textContent('#meta-rows'))!, new RegExp(`over the ${m.rows.test.toLocaleString('en')} rule signals of the test span.*${m.rows.purged.toLocaleString('en')} left out`));
+    // Its diagnostics call the rule's trades win or loss, not the market up or down.
+    assert.match((await page.textContent('.diagnostics'))!, /Win\/loss accuracy on the rule's trades/);
+    assert.deepEqual(await page.$$eval('.diagnostics table.confusion tr:first-child th', (ths) => ths.map((th) => th.textContent)), ['actual \\ predicted', 'loss', 'win']);
     await screenshot('model-meta-label-panel');
     assert.deepEqual(problems, []);
   });
@@ -146,6 +149,7 @@ describe('the model page’s rule-vs-model panel in a browser', () => {
     assert.equal(await page.locator('#robustness').count(), 1, 'the page is drawn');
     assert.equal(await page.locator('#meta-label').count(), 0);
     assert.equal(await page.getByText('what the model adds').count(), 0);
+    assert.match((await page.textContent('.diagnostics'))!, /Direction accuracy/);
     assert.deepEqual(problems, []);
   });
 });

@@ -223,20 +223,23 @@ function tradeList(box: HTMLElement, trades: LoggedTrade[], digits: number, sele
 
 function diagnostics(r: Results): HTMLElement {
   const [[dd, du] = [0, 0], [ud, uu] = [0, 0]] = r.confusion_matrix.matrix as [number, number][];
+  // Meta-labelled models call the rule's trades win or loss, not the market up or down.
+  const [no, yes] = r.confusion_matrix.labels;
+  const meta = yes === 'win';
   const top = r.feature_importance.slice(0, 12);
   const max = Math.max(...top.map((f) => f.importance), 1e-9);
   return h(
     'section',
     { class: 'diagnostics' },
     h('h2', {}, 'Model diagnostics'),
-    h('p', {}, `Direction accuracy: train ${pct(r.accuracy.train)}, test ${pct(r.accuracy.test)}.`),
+    h('p', {}, `${meta ? 'Win/loss accuracy on the rule\'s trades' : 'Direction accuracy'}: train ${pct(r.accuracy.train)}, test ${pct(r.accuracy.test)}.`),
     r.rolling_accuracy.length ? [h('h3', {}, 'Rolling accuracy (%, previous 100 test rows)'), h('div', { class: 'chart small', id: 'rolling-accuracy' })] : null,
     h(
       'table',
       { class: 'confusion' },
-      h('tr', {}, h('th', {}, 'actual \\ predicted'), h('th', {}, 'down'), h('th', {}, 'up')),
-      h('tr', {}, h('th', {}, 'down'), h('td', {}, dd), h('td', {}, du)),
-      h('tr', {}, h('th', {}, 'up'), h('td', {}, ud), h('td', {}, uu)),
+      h('tr', {}, h('th', {}, 'actual \\ predicted'), h('th', {}, no), h('th', {}, yes)),
+      h('tr', {}, h('th', {}, no), h('td', {}, dd), h('td', {}, du)),
+      h('tr', {}, h('th', {}, yes), h('td', {}, ud), h('td', {}, uu)),
     ),
     h(
       'div',
