@@ -70,6 +70,7 @@ const RELATIONS: Array<[string[], Rel]> = [
   [W('greater than'), 'above'], [W('more than'), 'above'], [W('higher than'), 'above'], [W('bigger than'), 'above'],
   [W('less than'), 'below'], [W('lower than'), 'below'], [W('smaller than'), 'below'],
   [W('out of'), 'outside'], [W('in oversold'), 'oversold'], [W('in overbought'), 'overbought'],
+  [W('re enters'), 'inside'], [W('re enter'), 'inside'], [W('re entering'), 'inside'], [['reenters'], 'inside'], [['enters'], 'inside'], [W('back into'), 'inside'], [W('back in'), 'inside'],
   [['crosses'], 'cross'], [['cross'], 'cross'], [['crossing'], 'cross'], [['crossed'], 'cross'], [['crossover'], 'cross'], [['crossovers'], 'cross'],
   [['above'], 'above'], [['over'], 'above'], [['exceeds'], 'above'], [['exceeding'], 'above'], [['beyond'], 'outside'],
   [['below'], 'below'], [['under'], 'below'], [['beneath'], 'below'],
@@ -113,6 +114,8 @@ const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb', 'keltner', 'donchian', '
 const isPriceScale = (op: DOperand | null | undefined): boolean => op?.kind === 'mention' && PRICE_SCALE.has(op.m.name);
 /** Channels whose upper / lower line an elliptic "the lower" names: the output of each. */
 const CHANNEL_LINES: Record<string, { upper: number; lower: number }> = { bb: { upper: 0, lower: 2 }, keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 } };
+/** Lines bounding a channel the price can be back inside of (Bollinger's is its band column): the Ichimoku cloud's top and bottom too. */
+const INSIDE_LINES: Record<string, { upper: number; lower: number }> = { keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 }, ichimoku: { upper: 4, lower: 5 } };
 
 /**
  * An object the words point back to: "short below it" (the last price-scale object), "short on a
@@ -125,6 +128,10 @@ function backReference(tokens: readonly PToken[], i: number, last: DOperand | nu
   // "… and sell when it crosses below": the clause ends where the object would be.
   if ((isWord(tokens[k], 'it', 'them', 'that', 'this') || k >= tokens.length) && isPriceScale(last)) return { op: last, next: k + 1 };
   const lines = CHANNEL_LINES[last.m.name];
+  // "back inside the channel", "re-enters the cloud": the channel named before.
+  if ((INSIDE_LINES[last.m.name] && last.m.name !== 'ichimoku' && isWord(tokens[k], 'channel', 'channels', 'bands', 'band', 'envelope')) || (last.m.name === 'ichimoku' && isWord(tokens[k], 'cloud', 'kumo'))) {
+    return { op: last, next: k + 1 };
+  }
   if (lines && isWord(tokens[k], 'lower', 'upper')) {
     const output = isWord(tokens[k], 'upper') ? lines.upper : lines.lower;
     const skip = isWord(tokens[k + 1], 'band', 'bands', 'line', 'channel', 'one') ? 2 : 1;
@@ -154,7 +161,8 @@ function partSides(tokens: readonly PToken[]): Array<'long' | 'short' | null> | 
 /** Reads the object after a relation: a number, a mention, zero, price, the signal line. */
 function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: number } | null {
   let k = i;
-  while (isWord(tokens[k], 'the', 'its', 'a', 'level', 'of', 'line', 'mark') || isSym(tokens[k], '=')) k++;
+  // "crosses back through zero": the words between a cross and its level.
+  while (isWord(tokens[k], 'the', 'its', 'a', 'level', 'of', 'line', 'mark', 'back', 'through', 'thru') || isSym(tokens[k], '=')) k++;
   // "-100": a negative level written with its sign
   if (isSym(tokens[k], '-') && tokens[k + 1]?.t === 'num' && !(tokens[k - 1]?.t === 'num')) k++;
   // "+100": a positive level written with its sign
@@ -183,7 +191,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
   const ors = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or')).length;
   const joins = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or', 'and')).length;
   const parts = partSides(tokens);
-  const add = (cond: DCondition) => result.drafts.push({ cond, side: side ?? parts?.[joins(at)] ?? null, phrase, role: 'entry', negate: false, alt: ors(at), part: joins(at) });
+  const add = (cond: DCondition, own?: 'long' | 'short') => result.drafts.push({ cond, side: own ?? side ?? parts?.[joins(at)] ?? null, phrase, role: 'entry', negate: false, alt: ors(at), part: joins(at) });
   const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
 
   if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {
@@ -228,7 +236,9 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
       }
       continue;
     }
-    if (tok.t === 'word' && PRICE_WORDS.has(tok.w) && (relationAt(skipFiller(tokens, i + 1), 0) || skipFiller(tokens, i + 1)[0]?.t === 'lvl')) {
+    // "close when it gets above -20", "close the short when…": the verb of an exit, not the price.
+    const closeVerb = isWord(tok, 'close') && isWord(tokens[i + 1], 'when', 'if', 'once', 'as', 'the', 'my', 'all', 'any', 'out', 'it', 'them', 'position', 'positions', 'trade', 'trades', 'long', 'longs', 'short', 'shorts');
+    if (tok.t === 'word' && PRICE_WORDS.has(tok.w) && !closeVerb && (relationAt(skipFiller(tokens, i + 1), 0) || skipFiller(tokens, i + 1)[0]?.t === 'lvl')) {
       subject = { kind: 'price' };
       continue;
     }
@@ -264,6 +274,14 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     const left: DOperand = { kind: 'mention', m, output: m.name === 'stoch' ? (m.output ?? 0) : 0 };
     add({ kind: 'compare', left, relation: 'below', right: { kind: 'value', value: m.levels[0] } });
     add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
+  }
+  // "exit on a 20-bar low", "sell a new 55-bar low": an N-bar high / low named with no relation is its break (a close beyond the prior bars').
+  if (!result.drafts.length) {
+    const exitWords = /^\s*(?:exit|close|get out|cover|take)/.test(phrase);
+    for (const m of mentions.filter((x) => x.name === 'hhll' && x.output !== null)) {
+      const low = m.output === 1;
+      add({ kind: 'compare', left: { kind: 'price' }, relation: low ? 'below' : 'above', right: opOf(m) }, exitWords ? (low ? 'long' : 'short') : undefined);
+    }
   }
   trendIn(mentions, phrase, result);
   if (!flips.has('breakout')) breakoutIn(phrase, side, result);
@@ -359,13 +377,14 @@ function impliedSubject(rel: Rel, tokens: readonly PToken[], i: number): DOperan
   return null;
 }
 
-type Add = (c: DCondition) => void;
+type Add = (c: DCondition, side?: 'long' | 'short') => void;
 
 /** Turns subject + relation + object into conditions; returns what it consumed (null: nothing made). */
 function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readonly PToken[], i: number, add: Add, result: ClauseResult): 'object' | 'relation' | null {
   // An oscillator is never compared with a price-scale line: "stoch oversold, above the 200 EMA" means the price.
   const priceScale = obj?.kind === 'mention' && (isMA(obj.m) || obj.m.name === 'bb');
-  const bandOnBand = subject.kind === 'mention' && subject.m.name === 'bb' && obj?.kind === 'mention' && obj.m.name === 'bb';
+  // "Ichimoku …: long above the kumo": the indicator as a whole against its own line is the price against it.
+  const bandOnBand = subject.kind === 'mention' && (subject.m.name === 'bb' || (subject.m.output === null && PRICE_SCALE.has(subject.m.name) && !isMA(subject.m))) && obj?.kind === 'mention' && obj.m.name === subject.m.name;
   const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
   const mention = subj.kind === 'mention' ? subj.m : null;
   const objMention = obj?.kind === 'mention' ? obj.m : null;
@@ -435,6 +454,18 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
     add({ kind: 'compare', left: { kind: 'price' }, relation: 'touch', right: obj });
     return 'object';
   }
+  // "back inside the channel", "re-enters the cloud": for a long, below its top line; for a short, above its bottom line.
+  const inside = objMention ? INSIDE_LINES[objMention.name] : undefined;
+  if (rel === 'inside' && inside && subj.kind === 'price') {
+    add({ kind: 'compare', left: subj, relation: 'below', right: { kind: 'mention', m: objMention!, output: inside.upper } }, 'long');
+    add({ kind: 'compare', left: subj, relation: 'above', right: { kind: 'mention', m: objMention!, output: inside.lower } }, 'short');
+    return 'object';
+  }
+  // "RSI hits 40": an oscillator reaching a level crosses it.
+  if (rel === 'touch' && obj?.kind === 'value' && mention && !PRICE_SCALE.has(mention.name)) {
+    add({ kind: 'compare', left: subj, relation: 'cross', right: obj });
+    return 'object';
+  }
   if (rel === 'outside' || rel === 'inside' || rel === 'touch' || rel === 'between') return null;
   let right: DOperand | null = obj;
   // The Ichimoku cloud: above it is above both spans (the cloud's top), below it below both (its bottom).
@@ -490,7 +521,7 @@ function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: Claus
   };
   const brk =
     window(/\b(\d+) (?:bars? |candles? |periods? |days? )?(?:high|low|range|channel)s?\b/, 20) ??
-    window(/\bdonchian(?: channels?)?(?: \(?(\d+))?/, 20) ??
+    window(/\bdonchian(?: channels?)?(?: ?\(?(\d+))?/, 20) ??
     window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, 20) ??
     window(/\bnew (\d+)? ?(?:bars? )?(?:highs?|lows?)\b/, 20);
   if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase, role: 'entry', negate: false });

@@ -100,6 +100,17 @@ function skipDays(text: string): ExitFindings['skipDays'] {
   return out;
 }
 
+/** A channel's middle line by position ("Keltner 20 … exit at the middle line"): outputs of each channel's middle. */
+const MIDDLE: Record<string, number> = { bb: 1, keltner: 1, donchian: 2 };
+/** Entries beyond a channel's outer line, with the move: a breakout, not a fade. */
+const BREAKOUT_BEFORE = /\bbreak ?outs?\b|\b(?:long|buy)\w*\b[^.;]*\babove (?:the )?upper\b/;
+/** "the middle line", "the midline", "the basis": the middle of the last channel named before `at`, if any. */
+function middleBefore(text: string, at: number, fragment: string): Mention[] {
+  if (!/^(?:middle|mid|centre|center|basis|median)(?: ?line| band)?\b|^midline\b/.test(fragment)) return [];
+  const channel = findMentions(lex(text.slice(0, at))).filter((t): t is Mention => t.t === 'ind' && t.name in MIDDLE).pop();
+  return channel ? [{ ...channel, output: MIDDLE[channel.name]! }] : [];
+}
+
 /** Indicator targets and stops, trailing stops and day filters of one normalised text. */
 export function parseExits(text: string): ExitFindings {
   const trail = trails(text);
@@ -110,15 +121,18 @@ export function parseExits(text: string): ExitFindings {
     const fragment = m[1]!;
     if (/^\d/.test(fragment)) continue;
     const opposite = /^opposite (?:bollinger )?band/.test(fragment);
-    const [first] = opposite ? [mention('bb', {}, null)] : mentionsOf(fragment);
+    const [first] = opposite ? [mention('bb', {}, null)] : mentionsOf(fragment).length ? mentionsOf(fragment) : middleBefore(text, m.index, fragment);
     if (!first) continue;
     out.mentions.push(first);
     out.target = true;
     const phrase = m[0].trim();
+    // A channel's middle after a breakout beyond its lines ("long above the upper Keltner … exit at the middle line") is where the move fails: longs close below it.
+    const fails = first.name in MIDDLE && first.output === MIDDLE[first.name] && BREAKOUT_BEFORE.test(text.slice(0, m.index));
+    const [up, down] = fails ? (['below', 'above'] as const) : (['above', 'below'] as const);
     // The opposite band: the upper for a long, the lower for a short.
-    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: op(first, opposite ? 0 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'long', phrase });
-    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'below', right: op(first, opposite ? 2 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'short', phrase });
-    out.approximations.push({ asked: phrase, done: 'an exit rule: longs close on a close above it, shorts on a close below it (at the next open); no fixed take profit', why: 'take_profit is a fixed distance; a moving target is an exit column' });
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: up, right: op(first, opposite ? 0 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'long', phrase });
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: down, right: op(first, opposite ? 2 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'short', phrase });
+    out.approximations.push({ asked: phrase, done: `an exit rule: longs close on a close ${up} it, shorts on a close ${down} it (at the next open); no fixed take profit`, why: 'take_profit is a fixed distance; a moving target is an exit column' });
   }
   for (const m of text.matchAll(STOP)) {
     const where = m[1]!;

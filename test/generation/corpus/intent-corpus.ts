@@ -210,6 +210,14 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'side-break-low', category: 'compound', prompt: 'gbpusd 1h: buy a break of the 20 bar high, sell a break of the low', expect: { direction: 'both', entryLong: true, entryShort: true } },
   { id: 'side-one-slang', category: 'chatty', prompt: 'short the loonie whenever rsi 9 rises over 80, 15 min', expect: { symbol: 'USDCAD', direction: 'short', entryLong: false, entryShort: true } },
   { id: 'side-no-mirror', category: 'chatty', prompt: 'buy eurusd when rsi 14 crosses above 30. no sells below the 200 sma', expect: { direction: 'long', entryLong: true, entryShort: false } },
+  // Exits by an indicator, in few words: expressed as exit rules.
+  { id: 'exit-elliptic-level', category: 'chatty', prompt: 'buy nzdusd 15m when williams %r 14 drops under -90, close when it climbs over -10', expect: { symbol: 'NZDUSD', direction: 'long', entryLong: true, exitLong: true } },
+  { id: 'exit-reaches', category: 'chatty', prompt: 'sell audusd 1h when rsi 14 crosses under 65, close the trade when rsi reaches 35', expect: { symbol: 'AUDUSD', direction: 'short', entryShort: true, exitShort: true } },
+  { id: 'exit-back-inside', category: 'compound', prompt: 'gbpusd 15m donchian 30: buy a close above the upper donchian, exit once price is back inside the channel', expect: { direction: 'long', entryLong: true, exitLong: true } },
+  { id: 'exit-cloud', category: 'compound', prompt: 'usdjpy 1h: long above the ichimoku cloud, get out when price re enters the kumo', expect: { symbol: 'USDJPY', direction: 'long', entryLong: true, exitLong: true } },
+  { id: 'exit-n-bar-low', category: 'compound', prompt: 'eurusd 1h, buy a 40 bar breakout, exit on a 10 bar low', expect: { direction: 'long', entryLong: true, exitLong: true, columns: ['ll_10'] } },
+  { id: 'exit-through-zero', category: 'compound', prompt: 'sell when cci 20 is over 200, exit when cci crosses back through zero. usdcad 15m', expect: { symbol: 'USDCAD', direction: 'short', entryShort: true, exitShort: true } },
+  { id: 'exit-middle-after-break', category: 'compound', prompt: 'audusd 1h: buy a close above the upper keltner 20 2, sell below the lower keltner, exit at the mid line', expect: { direction: 'both', entryLong: true, entryShort: true, exitLong: true, exitShort: true } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [
