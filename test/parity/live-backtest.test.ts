@@ -97,6 +97,7 @@ for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop'
     assert.ok(expected.length >= 3, `enough trades to compare (${expected.length})`);
     if (code === GATED) {
       assert.equal(record.config.entry_long, 'ret_4', 'the rules reached the model record');
+      assert.equal(results.labels, 'meta', 'the model was trained to confirm the rules\' trades (meta-labelling)');
       const closes = series.columns().close;
       for (const t of results.pred_trade_log) {
         const entry = new Date(t.entry_time);
