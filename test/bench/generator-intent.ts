@@ -1,15 +1,27 @@
 /**
  * The offline generator over the intent corpus (test/generation/corpus): time per prompt from
  * the prompt alone (market from the text + generateOffline + the `understood` answer, as POST
- * /generate does it; goal p99 <= 10 ms) and the intent score per category (goal >= 98 %).
+ * /generate does it; goal p99 <= 10 ms) and the intent score per category (goal >= 98 %); and,
+ * apart, the blind sets written by people who had not read the parser (issue 35: goal >= 95 %,
+ * each miss listed). The first blind set's misses guided generator fixes, so only its first-run
+ * score (0.9047) was blind; the second was written after those fixes and is scored as it comes.
  */
 import { withMarket } from '../../src/generation/market-mention.ts';
 import { generateOffline, understoodFrom } from '../../src/generation/offline/index.ts';
-import { INTENT_CORPUS } from '../generation/corpus/intent-corpus.ts';
+import { INTENT_CORPUS, type IntentCase } from '../generation/corpus/intent-corpus.ts';
+import { BLIND_SET } from '../generation/corpus/blind-set.ts';
+import { BLIND_SET_2 } from '../generation/corpus/blind-set-2.ts';
 import { scoreByCategory, scoreCase } from '../generation/corpus/score.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** A prompt set's mean case score and its misses. */
+function scored(cases: readonly IntentCase[]) {
+  const results = cases.map(scoreCase);
+  const score = round(results.reduce((s, r) => s + (r.checks ? (r.checks - r.failed.length) / r.checks : 1), 0) / results.length);
+  return { prompts: cases.length, checks: results.reduce((s, r) => s + r.checks, 0), score, misread: results.filter((r) => r.failed.length).map((r) => `${r.id}: ${r.failed.join('; ')}`) };
+}
 
 export const benchmark: Benchmark = {
   name: 'generator-intent',
@@ -33,7 +45,7 @@ export const benchmark: Benchmark = {
     const at = (p: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!);
     const results = INTENT_CORPUS.map(scoreCase);
     const scores = scoreByCategory(results);
-    const overall = round(results.reduce((s, r) => s + (r.checks ? (r.checks - r.failed.length) / r.checks : 1), 0) / results.length);
+    const overall = scored(INTENT_CORPUS).score;
     return [
       {
         name: 'intent-latency',
@@ -56,6 +68,15 @@ export const benchmark: Benchmark = {
         met: Object.values(scores).every((s) => s.score >= 0.98),
         misread: results.filter((r) => r.failed.length).map((r) => `${r.id}: ${r.failed.join('; ')}`),
       },
+      ...(
+        [
+          ['blind-set-2-intent', BLIND_SET_2, 'written after the generator fixes by someone who had read neither the parser nor the first blind set: blind'],
+          ['blind-set-1-intent', BLIND_SET, 'its first-run misses guided the generator fixes (first run, blind: 0.9047); no longer blind'],
+        ] as const
+      ).map(([name, cases, note]) => {
+        const r = scored(cases);
+        return { name, ...r, goal: 0.95, met: r.score >= 0.95, note };
+      }),
     ];
   },
 };
