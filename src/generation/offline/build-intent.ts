@@ -110,7 +110,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     if (ref.name !== 'bb' || rconds.some((c) => (c.cond.kind === 'band' || c.cond.kind === 'channel') && c.cond.ref === ref)) continue;
     if (rconds.some((c) => c.cond.kind === 'compare' && [c.cond.left, c.cond.right].some((o) => o.kind === 'column' && o.ref === ref))) continue;
     rconds.push({ cond: { kind: 'band', ref, where: 'outside' }, side: null, from: fields.find((f) => f.mentions.some((m) => table.of.get(m) === ref))?.field ?? 'indicators', role: 'entry', negate: false, inferred: true });
-    remarks.push(`BB(${ref.params.period}, ${ref.params.std}) named without a rule: the condition is price outside the bands (+1 above the upper, -1 below the lower)`);
+    remarks.push(`Bollinger(${ref.params.period}, ${ref.params.std}) named without a rule: the condition is price outside the bands (+1 above the upper, -1 below the lower)`);
   }
   const intern = (name: GenName, params: Record<string, number>): InstanceRef | null => {
     if (isRegistry(name) && disabled.has(name)) return null;

@@ -113,7 +113,7 @@ export function entryRules(
     if (!rule) return null;
     const label = (t: RuleTerm) => {
       const spec = list.find((s) => conditionName(s.condition, instances) === t.name)!;
-      if (spec.condition.kind === 'band') return `${describeCondition(spec.condition, instances)} (${t.sense === 'neg' ? 'below the lower band' : 'above the upper band'})`;
+      if (spec.condition.kind === 'band' && spec.condition.where === 'outside') return `${describeCondition(spec.condition, instances)} (${t.sense === 'neg' ? 'below the lower band' : 'above the upper band'})`;
       return `${describeCondition(spec.condition, instances)}${signed(spec.condition, instances) ? SENSE_WORDS[t.sense] : ''}`;
     };
     return rule.map((g) => g.map(label).join(' and ')).join(' or ');

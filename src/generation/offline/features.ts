@@ -39,7 +39,7 @@ const LABELS: Record<string, (p: Record<string, number>) => string> = {
   wma: (p) => `WMA ${p.period}`,
   rsi: (p) => `RSI(${p.period})`,
   atr: (p) => `ATR(${p.period})`,
-  bb: (p) => `BB(${p.period}, ${p.std})`,
+  bb: (p) => `Bollinger(${p.period}, ${p.std})`,
   macd: (p) => `MACD(${p.fast},${p.slow},${p.signal})`,
   stoch: (p) => `Stoch(${p.k_period},${p.d_period})`,
 };
@@ -218,7 +218,7 @@ function companion(inst: Instance): FeatureBlock | null {
       return {
         comment: '',
         lines: [
-          `# %B of BB(${p.period}, ${p.std}) from a two-pass standard deviation (exact on any stretch of history)`,
+          `# %B of Bollinger(${p.period}, ${p.std}) from a two-pass standard deviation (exact on any stretch of history)`,
           '_bb_ss = 0.0',
           `for _j in range(${p.period}):`,
           `    _bb_ss = _bb_ss + (close.shift(_j) - df['${cols[1]}']) ** 2`,

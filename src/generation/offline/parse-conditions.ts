@@ -275,6 +275,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     add({ kind: 'compare', left, relation: 'below', right: { kind: 'value', value: m.levels[0] } });
     add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
   }
+  levelTradesIn(tokens, carry, add, result);
   // "exit on a 20-bar low", "sell a new 55-bar low": an N-bar high / low named with no relation is its break (a close beyond the prior bars').
   if (!result.drafts.length) {
     const exitWords = /^\s*(?:exit|close|get out|cover|take)/.test(phrase);
@@ -286,6 +287,46 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
   trendIn(mentions, phrase, result);
   if (!flips.has('breakout')) breakoutIn(phrase, side, result);
   return result;
+}
+
+/** Words between a side verb and the level it trades at: "buy the s1 bounce", "buy pullbacks to the 21 ema", "sell a retest of the upper band". */
+const TRADE_AT = new Set(['the', 'a', 'an', 'at', 'off', 'from', 'to', 'into', 'of', 'on', 'near', 'pullbacks', 'pullback', 'dips', 'dip', 'retests', 'retest', 'tests', 'test', 'touches', 'touch', 'bounces', 'bounce', 'rejections', 'rejection', 'rallies', 'rally']);
+const SIDE_VERBS = ['buy', 'buys', 'buying', 'sell', 'sells', 'selling', 'long', 'short', 'fade', 'fading'];
+
+/**
+ * A level traded at with no relation of its own: "buy the s1 bounce", "sell the r1 rejection",
+ * "buy the lower bollinger, sell the upper", "buy pullbacks to the 21 ema", "pin bars off the 50
+ * ema": the bar reaches the level (a Bollinger line: the close beyond it). Only where the clause
+ * read nothing else about that level.
+ */
+function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | null }, add: Add, result: ClauseResult): void {
+  const used = new Set(result.drafts.flatMap((d) => ('left' in d.cond ? [d.cond.left] : []).concat('right' in d.cond ? [d.cond.right] : []).concat('base' in d.cond ? [d.cond.base] : []).concat('m' in d.cond ? [{ kind: 'mention' as const, m: d.cond.m, output: 0 }] : [])).flatMap((o) => (o.kind === 'mention' ? [o.m] : [])));
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!;
+    const line = isWord(tok, 'upper', 'lower') && !isWord(tokens[i - 1], 'upper', 'lower') && tokens[i + 1]?.t !== 'ind' && carry.object?.kind === 'mention' && CHANNEL_LINES[carry.object.m.name];
+    if (tok.t !== 'ind' && !line) continue;
+    if (tok.t === 'ind' && (!PRICE_SCALE.has(tok.name) || used.has(tok) || (tok.name === 'bb' && tok.output === null))) continue;
+    let k = i - 1;
+    while (k >= 0 && tokens[k]!.t === 'word' && TRADE_AT.has((tokens[k] as { w: string }).w)) k--;
+    const before = tokens[k];
+    const byVerb = isWord(before, ...SIDE_VERBS);
+    const byPattern = before?.t === 'ind' && ['pinbar', 'engulfing', 'insidebar'].includes(before.name) && k < i - 1;
+    if (!byVerb && !byPattern) continue;
+    let op: DOperand;
+    if (tok.t === 'ind') op = opOf(tok);
+    else {
+      const last = carry.object as { kind: 'mention'; m: Mention };
+      const lines = CHANNEL_LINES[last.m.name]!;
+      op = { kind: 'mention', m: last.m, output: isWord(tok, 'upper') ? lines.upper : lines.lower };
+    }
+    const m = (op as { m: Mention }).m;
+    if (m.name === 'bb') {
+      const output = (op as { output: number }).output;
+      if (output !== 0 && output !== 2) continue;
+      add({ kind: 'band', m, where: output === 0 ? 'above_upper' : 'below_lower' });
+    } else add({ kind: 'compare', left: { kind: 'price' }, relation: 'touch', right: op });
+    carry.object = op;
+  }
 }
 
 const FLIP_WORDS = ['flip', 'flips', 'flipped', 'flipping', 'switch', 'switches', 'reverses', 'reversal', 'changes', 'turns', 'turning'];
@@ -385,7 +426,7 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
   const priceScale = obj?.kind === 'mention' && (isMA(obj.m) || obj.m.name === 'bb');
   // "Ichimoku …: long above the kumo": the indicator as a whole against its own line is the price against it.
   const bandOnBand = subject.kind === 'mention' && (subject.m.name === 'bb' || (subject.m.output === null && PRICE_SCALE.has(subject.m.name) && !isMA(subject.m))) && obj?.kind === 'mention' && obj.m.name === subject.m.name;
-  const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
+  const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr', 'pinbar', 'engulfing', 'insidebar'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
   const mention = subj.kind === 'mention' ? subj.m : null;
   const objMention = obj?.kind === 'mention' ? obj.m : null;
   if (rel === 'rising' || rel === 'falling') {

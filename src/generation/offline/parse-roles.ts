@@ -20,7 +20,11 @@ const MARKER = new RegExp(String.raw`\b(?:(${EXIT})|(${FILTER})|(${FORBID}))\b`,
 /** Confidence and session words after "only when" are settings, not conditions: the segment still parses, harmlessly. */
 
 /** Cuts a normalised clause into role segments; `previous` is the last role of the clause before. */
+/** "when ADX > 20 don't trade": the prohibition said after its condition. */
+const FORBID_AFTER = /^(?:when|if|while|whenever)\b.*\b(?:do not|don'?t|dont|never|no) (?:trade|trading|trades|enter|entries)\s*$/;
+
 export function roleSegments(clause: string, previous: Role): Segment[] {
+  if (FORBID_AFTER.test(clause.trim())) return [{ text: clause, role: 'filter', negate: true }];
   const cuts: Array<{ at: number; role: Role; negate: boolean }> = [];
   for (const m of clause.matchAll(MARKER)) {
     cuts.push({ at: m.index ?? 0, role: m[1] ? 'exit' : 'filter', negate: m[3] !== undefined });

@@ -218,6 +218,11 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'exit-n-bar-low', category: 'compound', prompt: 'eurusd 1h, buy a 40 bar breakout, exit on a 10 bar low', expect: { direction: 'long', entryLong: true, exitLong: true, columns: ['ll_10'] } },
   { id: 'exit-through-zero', category: 'compound', prompt: 'sell when cci 20 is over 200, exit when cci crosses back through zero. usdcad 15m', expect: { symbol: 'USDCAD', direction: 'short', entryShort: true, exitShort: true } },
   { id: 'exit-middle-after-break', category: 'compound', prompt: 'audusd 1h: buy a close above the upper keltner 20 2, sell below the lower keltner, exit at the mid line', expect: { direction: 'both', entryLong: true, entryShort: true, exitLong: true, exitShort: true } },
+  // A level traded at with no relation (a pivot bounce, a band, a pullback to an average) is a rule; Bollinger is named so.
+  { id: 'level-pivot-trade', category: 'compound', prompt: 'audusd 5m: sell the r2 rejection, buy the s2 bounce', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['S2', 'R2'] } },
+  { id: 'level-band-elliptic', category: 'compound', prompt: 'usdcad 15m range days: buy the lower bollinger band, sell the upper one', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['bb_below_20_2', 'bb_above_20_2'], mentions: ['Bollinger'] } },
+  { id: 'level-pullback', category: 'chatty', prompt: 'eurusd 1h, buy dips to the 34 ema while the 100 sma is rising', expect: { direction: 'long', entryLong: true, mentions: ['EMA 34'] } },
+  { id: 'forbid-after', category: 'chatty', prompt: 'gbpusd 15m, buy when rsi 14 crosses above 35. if adx 14 is above 40 no trading', expect: { direction: 'long', entryLong: true, entryFilter: true } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [
