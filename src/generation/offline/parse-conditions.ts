@@ -221,6 +221,11 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
           continue;
         }
       }
+      // "z-score of close vs the 20 sma": the average is what the z-score is measured from, not the subject.
+      if (subject?.kind === 'mention' && subject.m.name === 'zscore' && isMA(tok) && tokens.slice(tokens.indexOf(subject.m) + 1, i).every((t) => isWord(t, ...ZSCORE_OF))) {
+        if (tok.params.period && !subject.m.params.period) subject.m.params.period = tok.params.period;
+        continue;
+      }
       subject = opOf(tok);
       continue;
     }
@@ -328,6 +333,9 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
     carry.object = op;
   }
 }
+
+/** Words between a z-score and the average it is measured from. */
+const ZSCORE_OF = ['of', 'the', 'close', 'price', 'vs', 'versus', 'against', 'relative', 'to', 'from', 'around', 'over'];
 
 const FLIP_WORDS = ['flip', 'flips', 'flipped', 'flipping', 'switch', 'switches', 'reverses', 'reversal', 'changes', 'turns', 'turning'];
 const BREAK_WORDS = ['breakout', 'breakouts', 'break', 'breaks', 'breaking', 'out'];

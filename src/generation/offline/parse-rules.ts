@@ -81,6 +81,9 @@ const MAX_POS = [
   /\b(?:max(?:imum)?|at most|up to|no more than|more than|limit(?: of)?|cap(?: of)?|maximum of)(?: of)? (\d+) (?:open |concurrent |simultaneous |active |parallel )?(?:positions|position|pos|trades|trade|entries|orders)\b(?! (?:per|a|each|every) (?:day|week|session|hour))/,
   /\bmax ?pos(?:itions)?(?: =| :| of)? (\d+)\b/,
   /\b(\d+) (?:open |concurrent |simultaneous |parallel )(?:positions|trades)(?: at most| max(?:imum)?)?\b/,
+  // "max two open", "2 positions max", "3 trades at a time": the count with its noun left out or after it.
+  /\b(?:max(?:imum)?|at most|no more than|up to) (\d+) (?:open|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?)\b/,
+  /\b(\d+) (?:positions?|trades?) (?:max(?:imum)?|at most|at a time|at once)\b/,
   /\b(?:pyramid|pyramiding|scale in|scaling in|stack(?:ing)?)(?: up to| to| with)?(?: max(?:imum)?)? (\d+)(?: positions| entries| trades| times| units)?\b/,
 ];
 const ONE_POS = [/\b(?:1|single) (?:trade|position) at a time\b/, /\bsingle position\b/, /\bno (?:pyramiding|scaling in|stacking)\b/, /\bnever more than 1 (?:trade|position)\b/];

@@ -223,6 +223,10 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'level-band-elliptic', category: 'compound', prompt: 'usdcad 15m range days: buy the lower bollinger band, sell the upper one', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['bb_below_20_2', 'bb_above_20_2'], mentions: ['Bollinger'] } },
   { id: 'level-pullback', category: 'chatty', prompt: 'eurusd 1h, buy dips to the 34 ema while the 100 sma is rising', expect: { direction: 'long', entryLong: true, mentions: ['EMA 34'] } },
   { id: 'forbid-after', category: 'chatty', prompt: 'gbpusd 15m, buy when rsi 14 crosses above 35. if adx 14 is above 40 no trading', expect: { direction: 'long', entryLong: true, entryFilter: true } },
+  // Counts in words or after their noun; a z-score measured from an average; "out at" as an exit.
+  { id: 'count-word-open', category: 'words', prompt: 'usdjpy 15m macd cross, both ways, no more than three open', expect: { direction: 'both', maxPositions: 3 } },
+  { id: 'count-after-noun', category: 'terse', prompt: 'nzdusd 1h: buy when rsi 14 is below 25, 4 trades max', expect: { direction: 'long', maxPositions: 4 } },
+  { id: 'zscore-from-average', category: 'compound', prompt: 'gbpusd 5m: z-score of price against the 30 sma above +2.5 sell, below -2.5 buy, out at zero', expect: { direction: 'both', entryLong: true, entryShort: true, exitLong: true, exitShort: true, absent: ['sma_30_gt_2p5'], mentions: ['z-score'] } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [
