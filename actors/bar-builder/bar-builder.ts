@@ -37,6 +37,14 @@ export interface BarBuilderDeps {
   /** Told when bars could not be stored (after retries): they are not published. */
   onStoreFailed?: (err: unknown) => void;
   /**
+   * Given when the ticks' source can deliver them again (ingest: the TICKS stream from its cursor):
+   * told when ticks could not be stored (after retries). Their ticks are then not lost but handed
+   * back, and this builder stores and publishes no bar after them: the owner starts over from its
+   * cursor, and the ticks and bars stored again replace themselves (keyed rows). Absent: such
+   * ticks are lost (logged, counted as `failedTicks`).
+   */
+  onTicksFailed?: (err: unknown) => void;
+  /**
    * Asked before a symbol's bars close by the quiet rule: the time they may close by (a bar whose
    * end plus the grace time is at or before it). Ingest reads a stream, where ticks of a symbol
    * that looks quiet may only be waiting behind a stalled reader or a held-up publisher (a NATS node
@@ -69,12 +77,25 @@ export class BarBuilder implements Actor<TickBatch> {
   private storedBars = 0;
   private future = 0;
   private confirming = false;
+  /** Set once ticks were handed back to their source (`onTicksFailed`): no bar is stored after it. */
+  private ticksFailure: unknown = null;
   private readonly clock: Clock;
 
   constructor(private readonly deps: BarBuilderDeps) {
     this.clock = deps.clock ?? liveClock;
     this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
-    this.ticks = new TickWriter(deps.ticks, deps.log, { highWater: deps.maxPendingTicks ?? 1_000_000 });
+    const onTicksFailed = deps.onTicksFailed;
+    this.ticks = new TickWriter(deps.ticks, deps.log, {
+      highWater: deps.maxPendingTicks ?? 1_000_000,
+      ...(onTicksFailed
+        ? {
+            onFailed: (err: unknown) => {
+              this.ticksFailure ??= err;
+              onTicksFailed(err);
+            },
+          }
+        : {}),
+    });
   }
 
   /** Starts the grace timer: bars of a quiet market still close, without a later tick. */
@@ -182,6 +203,9 @@ export class BarBuilder implements Actor<TickBatch> {
     this.lastBarFlush = this.clock.now();
     // The bars' ticks first (a tick insert that fails for good is counted and logged there).
     await this.ticks.flush();
+    // Ticks handed back to their source: bars built on them wait for the owner's start-over, so
+    // no bar is published whose ticks are not stored.
+    if (this.ticksFailure) throw this.ticksFailure;
     try {
       // Rows are keyed (bars by version), so a retried insert replaces.
       if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));

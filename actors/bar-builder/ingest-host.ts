@@ -67,6 +67,8 @@ class SymbolIngest implements Actor<never> {
       ...(this.deps.graceMs !== undefined ? { graceMs: this.deps.graceMs } : {}),
       onStored: (bars) => this.stored(bars),
       onStoreFailed: (err) => (this.failure = err),
+      // Ticks that could not be stored are still in the stream past the cursor: the restart reads them again.
+      onTicksFailed: (err) => (this.failure ??= err),
       quietUntil: (_symbol, now) => this.quietUntil(clocks, now),
     }));
     this.clockSub = subscribe(bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => clocks.hear(clock, Date.now()));

@@ -125,6 +125,10 @@ export async function followStream(bus: Pick<Bus, 'js'>, stream: StreamSpec, fil
     },
     close: async () => {
       await messages.close();
+      // Not left on the server until it expires (5 min), still counting messages it will never
+      // deliver (a symbol restarted after a failed store reads on a new one). Not waited for: a
+      // close must not hang on a NATS node that is gone; then it simply expires.
+      void consumer.delete().catch(() => undefined);
     },
   };
 }

@@ -12,6 +12,12 @@ export interface TickWriterOptions {
   highWater?: number;
   /** Attempts per insert (keyed rows replace, so a repeat is harmless; default 5). */
   attempts?: number;
+  /**
+   * Told when an insert failed every attempt, before the ticks are given up here. An owner that
+   * can have them delivered again (ingest: from the TICKS stream, at its cursor) says so, and
+   * they are logged as handed back; without it they are lost (logged, counted in `failed`).
+   */
+  onFailed?: (err: unknown) => void;
 }
 
 /**
@@ -26,7 +32,7 @@ export interface TickWriterOptions {
 export class TickWriter {
   /** Ticks stored so far. */
   stored = 0;
-  /** Ticks lost: their insert failed every attempt. */
+  /** Ticks whose insert failed every attempt (lost, unless `onFailed` has them delivered again). */
   failed = 0;
   private pending = new Map<DataSource, TickColumns[]>();
   private pendingTicks = 0;
@@ -102,7 +108,10 @@ export class TickWriter {
     return run;
   }
 
-  /** Inserts each source's batches; a source whose insert fails every attempt loses its ticks (counted). */
+  /**
+   * Inserts each source's batches; a source whose insert fails every attempt gives its ticks up
+   * (counted): back to the owner's source through `onFailed`, else lost.
+   */
   private async insertAll(batches: Map<DataSource, TickColumns[]>, count: number): Promise<void> {
     const attempts = this.options.attempts ?? 5;
     let failure: unknown = null;
@@ -121,7 +130,15 @@ export class TickWriter {
           }
           this.failed += ticks;
           for (const b of list) b.release();
-          this.log.error({ err, source, ticks, pending: count }, 'storing ticks failed; they are lost');
+          if (this.options.onFailed) {
+            this.log.error(
+              { err, source, ticks, pending: count, attempts },
+              'storing ticks failed; they will be read again from their source and stored once (keyed rows replace). If this repeats, check that ClickHouse (or `signalforge store`) is reachable and not overloaded',
+            );
+            this.options.onFailed(err);
+          } else {
+            this.log.error({ err, source, ticks, pending: count }, 'storing ticks failed; they are lost');
+          }
           failure ??= err;
           break;
         }

@@ -1,7 +1,7 @@
 /**
  * TickWriter on a real chdb store: ticks gather into few large inserts (by count or by delay),
  * callers are held back only above the high-water mark, everything is stored on flush, and a
- * store that fails for good is counted, not hidden.
+ * store that fails for good is counted, not hidden, and told to an owner that can redeliver.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -91,5 +91,26 @@ describe('TickWriter', () => {
     writer.add(batch('NZDUSD', 5), 'live');
     await writer.flush();
     assert.equal(writer.failed, 15);
+  });
+
+  it('tells the owner of an insert that failed every attempt, before flush() returns, so it can have the ticks delivered again', async () => {
+    let calls = 0;
+    const down = {
+      insertColumns: async () => {
+        calls++;
+        throw new Error('clickhouse is down');
+      },
+    };
+    const handedBack: unknown[] = [];
+    const writer = new TickWriter(down, log, { maxDelayMs: 100_000, batchTicks: 1_000_000, attempts: 3, onFailed: (err) => handedBack.push(err) });
+    writer.add(batch('USDCHF', 7), 'live');
+    await writer.flush();
+    assert.equal(calls, 3, 'every attempt first');
+    assert.deepEqual(
+      handedBack.map((e) => (e as Error).message),
+      ['clickhouse is down'],
+      'told once, with the last error',
+    );
+    assert.equal(writer.failed, 7);
   });
 });

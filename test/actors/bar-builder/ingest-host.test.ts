@@ -13,10 +13,11 @@ import { buildIngestHost } from '../../../actors/bar-builder/index.ts';
 import { connectBus, openBucket } from '../../../src/bus/index.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { FeedPublisher, StreamingResampler } from '../../../src/market/index.ts';
-import { BarsRepo, selectRows, TicksRepo } from '../../../src/store/index.ts';
+import { BarsRepo, selectRows, TicksRepo, type TickColumns } from '../../../src/store/index.ts';
 import { serveStore } from '../../../src/store-link/index.ts';
-import type { BarMessage } from '../../../schemas/market.ts';
-import { Buckets, Subjects } from '../../../schemas/messages.ts';
+import type { Symbol } from '../../../schemas/common.ts';
+import type { BarMessage, DataSource } from '../../../schemas/market.ts';
+import { Buckets, Streams, Subjects } from '../../../schemas/messages.ts';
 import { startRole } from '../../helpers/role-process.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 import { pausableProxy } from '../../helpers/pausable-proxy.ts';
@@ -152,6 +153,90 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
   it('a feed held up on its way to the stream closes no bar early: quiet bars wait for the feed’s clock', () => heldFeed('AUDUSD', false));
 
   it('a reader that takes a symbol over while its feed is held up waits too: it has not heard the feed yet', () => heldFeed('NZDUSD', true));
+
+  it('a tick store that fails mid-batch loses no tick: they are read again from the stream and stored once, and the bars are exact', async () => {
+    const symbol: Symbol = 'USDCAD';
+    // The store under a load spike: from the third insert on, eight in a row write half their
+    // batches and then fail — more than one insert's attempts, so an insert gives up for good.
+    let calls = 0;
+    let failures = 0;
+    class OverloadedTicks extends TicksRepo {
+      override async insertColumns(batches: readonly TickColumns[], source: DataSource): Promise<void> {
+        calls++;
+        if (calls >= 3 && failures < 8) {
+          failures++;
+          await super.insertColumns(batches.slice(0, Math.ceil(batches.length / 2)), source);
+          throw new Error('the store is overloaded (failure injected by the test)');
+        }
+        await super.insertColumns(batches, source);
+      }
+    }
+    const host = await buildIngestHost({ bus: nats.bus, market: { ticks: new OverloadedTicks(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: [symbol] });
+    // The feed tells its clock, so the pauses between its rounds are not a quiet market.
+    const start = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR;
+    let handed = start;
+    const feed = new FeedPublisher({ bus: nats.bus, feed: 'overload', clock: () => handed });
+    try {
+      await until(`${symbol} claimed`, () => host.symbols().includes(symbol));
+      feed.startClock();
+      // 100 minutes of market three hours ago (every bar over), 10 ticks a message, in rounds.
+      const expected: BarMessage[] = [];
+      const resampler = new StreamingResampler((bar) => expected.push(bar), 300);
+      const total = 600;
+      const published = new Map<number, { bid: number; ask: number }>();
+      for (let round = 0; round < 6; round++) {
+        for (let m = 0; m < 10; m++) {
+          const ticks = Array.from({ length: 10 }, (_, k) => {
+            const i = round * 100 + m * 10 + k;
+            const bid = Math.round((1.36 + Math.sin(i / 9) * 0.002) * 100_000) / 100_000;
+            return { symbol, ts: start + i * 10_000 + 17, seq: 0, bid, ask: Math.round((bid + 0.0002) * 100_000) / 100_000, volume: 0 };
+          });
+          await feed.write(ticks);
+          handed = ticks.at(-1)!.ts + 1;
+          for (const t of ticks) {
+            published.set(t.ts, { bid: t.bid, ask: t.ask });
+            resampler.push(t, 'live');
+          }
+        }
+        // A pause longer than the writer's delay: each round is an insert of its own.
+        await new Promise((r) => setTimeout(r, 400));
+      }
+      // Nothing more to come: the feed's clock moves on to now (a quiet market), closing the rest.
+      handed = Date.now();
+      resampler.flush();
+      assert.equal(published.size, total);
+
+      type TickRow = { ts: number; bid: number; ask: number };
+      const storedTicks = () =>
+        selectRows<TickRow>(store.client, 'SELECT toUnixTimestamp64Milli(ts) AS ts, bid, ask FROM ticks FINAL WHERE symbol = {symbol:String} ORDER BY ts', { symbol });
+      await until('every tick stored', async () => (await storedTicks()).length >= total, 60_000).catch(() => undefined);
+      assert.equal(failures, 8, 'the store failed as injected, more times than one insert tries');
+      await assertEveryBarOver(symbol, expected);
+      const bars = await selectRows<{ n: number; keys: number }>(store.client, 'SELECT count() AS n, uniqExact(timeframe, ts) AS keys FROM bars FINAL WHERE symbol = {symbol:String}', { symbol });
+      assert.deepEqual(bars[0], { n: expected.length, keys: expected.length }, 'every bar once, none extra');
+      // Merged as the engine will (partly written batches were written again): each tick one row.
+      await store.client.command({ query: 'OPTIMIZE TABLE ticks FINAL' });
+      const rows = await selectRows<TickRow>(store.client, 'SELECT toUnixTimestamp64Milli(ts) AS ts, bid, ask FROM ticks WHERE symbol = {symbol:String} ORDER BY ts', { symbol });
+      assert.deepEqual(
+        rows,
+        [...published].map(([ts, q]) => ({ ts, ...q })),
+        'every published tick stored exactly once, with its prices',
+      );
+      // The reader has caught up with the stream: its consumer has nothing of the symbol left to deliver.
+      const readers = async () => {
+        const found: { pending: number; unacked: number }[] = [];
+        for await (const c of await nats.bus.jsm.consumers.list(Streams.ticks.name)) {
+          if (c.config.filter_subject === Subjects.ticks(symbol) || c.config.filter_subjects?.includes(Subjects.ticks(symbol))) found.push({ pending: c.num_pending, unacked: c.num_ack_pending });
+        }
+        return found;
+      };
+      await until('the reader to catch up', async () => (await readers()).every((r) => r.pending === 0), 10_000).catch(() => undefined);
+      assert.deepEqual(await readers(), [{ pending: 0, unacked: 0 }], 'one reader of the symbol, nothing pending on it');
+    } finally {
+      feed.stopClock();
+      await host.stop();
+    }
+  });
 
   it('a killed writer’s symbol continues on the other process without a missing, doubled or partial bar', async () => {
     const url = `nats://${nats.bus.nc.getServer()}`;
