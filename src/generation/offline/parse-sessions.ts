@@ -130,16 +130,41 @@ function named(m: RegExpMatchArray): SessionValue | null {
   return { hours: cover(hours), label };
 }
 
-/** Session statements in one normalised text, in order (the last one wins). */
+/** "no trading before 7 or after 19 utc": the hours between the two bounds. */
+const FORBID_BOUNDS = new RegExp(`\\b(?:no|not|never|don't|dont|do not|avoid)\\b[^.;]{0,30}?\\bbefore ${TIME} ?${TZ_RE}?(?: or| and|,|, or)? (?:after|past) ${TIME} ?${TZ_RE}?`);
+
+function forbidBounds(m: RegExpMatchArray): SessionValue | null {
+  const [, h1, m1, a1, tz1, h2, m2, a2, tz2] = m;
+  const shift = TZ[tz2 ?? tz1 ?? 'utc'] ?? 0;
+  const start = toHour(h1!, m1, a1, false);
+  const end = toHour(h2!, m2, a2, true);
+  if (start === null || end === null) return null;
+  const [from, to] = [(((start - shift) % 24) + 24) % 24, (((end - shift) % 24) + 24) % 24];
+  if (from === to) return null;
+  const pad = (x: number) => String(x).padStart(2, '0');
+  return { hours: [from, to], label: `${pad(from)}:00-${pad(to)}:00 UTC` };
+}
+
+/** A session name used as a price ("above the asian high", "the london range") is no session filter. */
+const PRICE_AFTER = /^ (?:highs?|lows?|range|box|extremes?)\b/;
+
+/**
+ * Session statements in one normalised text, in order (the last one wins). Explicit hours beat a
+ * session's name in the same sentence ("22:00 to 06:00 utc (asia)"); a session said "only" beats
+ * the names merely mentioned ("london session only … the asian high").
+ */
 export function parseSessions(text: string): Finding<SessionValue>[] {
-  const ranges = findAll(text, [RANGE], explicit);
-  const inRange = (f: Finding<SessionValue>) => ranges.some((r) => f.at >= r.at && f.at < r.at + r.phrase.length);
-  return [
-    ...findAll(text, [SESSION_PHRASE], named),
-    ...ranges,
-    ...findAll(text, [BOUND], bound).filter((f) => !inRange(f)),
-    ...findAll(text, [ALL_HOURS], () => ({ hours: null, label: 'all hours' })),
-  ].sort((a, b) => a.at - b.at);
+  const forbidden = findAll(text, [FORBID_BOUNDS], forbidBounds);
+  const within = (f: Finding<SessionValue>, list: readonly Finding<SessionValue>[]) => list.some((r) => f.at >= r.at && f.at < r.at + r.phrase.length);
+  const ranges = findAll(text, [RANGE], explicit).filter((f) => !within(f, forbidden));
+  const bounds = findAll(text, [BOUND], bound).filter((f) => !within(f, ranges) && !within(f, forbidden));
+  const hours = [...forbidden, ...ranges, ...bounds];
+  const sentence = (at: number) => text.slice(0, at).split(/[.;!?]/).length;
+  let names = findAll(text, [SESSION_PHRASE], named).filter((f) => !(new RegExp(`${NAME}$`).test(f.phrase) && PRICE_AFTER.test(text.slice(f.at + f.phrase.length))));
+  names = names.filter((f) => !hours.some((h) => sentence(h.at) === sentence(f.at)));
+  const only = (f: Finding<SessionValue>) => /^ only\b/.test(text.slice(f.at + f.phrase.length)) || /\bonly (?:(?:the|trade|trading|during|in) )*$/.test(text.slice(Math.max(0, f.at - 30), f.at));
+  if (names.some(only)) names = names.filter(only);
+  return [...names, ...hours, ...findAll(text, [ALL_HOURS], () => ({ hours: null, label: 'all hours' }))].sort((a, b) => a.at - b.at);
 }
 
 export const sessionHoursLabel = (v: SessionValue): string =>

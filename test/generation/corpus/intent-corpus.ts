@@ -227,6 +227,10 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'count-word-open', category: 'words', prompt: 'usdjpy 15m macd cross, both ways, no more than three open', expect: { direction: 'both', maxPositions: 3 } },
   { id: 'count-after-noun', category: 'terse', prompt: 'nzdusd 1h: buy when rsi 14 is below 25, 4 trades max', expect: { direction: 'long', maxPositions: 4 } },
   { id: 'zscore-from-average', category: 'compound', prompt: 'gbpusd 5m: z-score of price against the 30 sma above +2.5 sell, below -2.5 buy, out at zero', expect: { direction: 'both', entryLong: true, entryShort: true, exitLong: true, exitShort: true, absent: ['sma_30_gt_2p5'], mentions: ['z-score'] } },
+  // Sessions: hours between two forbidden bounds; hours beat a session's gloss; "only" beats a session named as a price.
+  { id: 'session-forbid-bounds', category: 'chatty', prompt: 'eurusd 15m, buy when rsi 14 is under 30, dont trade before 8 or after 17 gmt', expect: { session: [8, 17] } },
+  { id: 'session-hours-gloss', category: 'chatty', prompt: 'usdjpy 5m, sell when stoch %k is above 85, trading 23:00 to 05:00 utc only (tokyo)', expect: { session: [23, 5] } },
+  { id: 'session-only-vs-price', category: 'compound', prompt: 'new york session only on cable 15m: buy the break above the london high when rsi 14 is above 55', expect: { session: [12, 21], direction: 'long' } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [
