@@ -129,7 +129,7 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
     case 'band':
       return `price ${BAND_LABEL[c.where]} ${instanceLabel(instances[c.instance]!)}`;
     case 'breakout':
-      return `close breaks the prior ${c.window}-bar high (+1) or low (-1)`;
+      return `close breaks the prior ${c.window}-bar high (+1) or low (-1) (the Donchian(${c.window}) channel)`;
     case 'momentum':
       return `${c.window}-bar rate of change`;
     case 'pattern':

@@ -46,7 +46,8 @@ export interface FieldParse {
 const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:es|ing)?|break(?:s|ing|out|outs)?|flips?|engulf\w*|pin bars?|inside bars?|regime|deviations?|z-?score|within|rises?|rising|falls?|falling|turns?)\b/;
 const READ_ELSEWHERE = /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
 
-const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic)\b/g;
+// Candle patterns with no column here, and a session's high / low as a price level: said, never dropped in silence.
+const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic|(?:3 )?white soldiers|(?:3 )?black crows|morning star|evening star|harami|marubozu|tweezer(?: tops?| bottoms?)?|hanging man|abandoned baby|(?:asian|asia|london|newyork|tokyo|sydney) (?:highs?|lows?))\b/g;
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);

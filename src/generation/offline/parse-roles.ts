@@ -20,6 +20,9 @@ const MARKER = new RegExp(String.raw`\b(?:(${EXIT})|(${FILTER})|(${FORBID}))\b`,
 /** Confidence and session words after "only when" are settings, not conditions: the segment still parses, harmlessly. */
 
 /** Cuts a normalised clause into role segments; `previous` is the last role of the clause before. */
+/** A side verb and nothing else before "only when". */
+const SIDE_ONLY = /(?:^|,|\band |\bthen )\s*(?:i |we )?(?:go |will |'ll )?(?:buy|sell|long|short)s?\s*$/;
+
 /** "when ADX > 20 don't trade": the prohibition said after its condition. */
 const FORBID_AFTER = /^(?:when|if|while|whenever)\b.*\b(?:do not|don'?t|dont|never|no) (?:trade|trading|trades|enter|entries)\s*$/;
 
@@ -27,6 +30,8 @@ export function roleSegments(clause: string, previous: Role): Segment[] {
   if (FORBID_AFTER.test(clause.trim())) return [{ text: clause, role: 'filter', negate: true }];
   const cuts: Array<{ at: number; role: Role; negate: boolean }> = [];
   for (const m of clause.matchAll(MARKER)) {
+    // "buy only when CCI crosses up through -100": the side's own entry, not a gate on both sides.
+    if (m[2] && SIDE_ONLY.test(clause.slice(0, m.index))) continue;
     cuts.push({ at: m.index ?? 0, role: m[1] ? 'exit' : 'filter', negate: m[3] !== undefined });
   }
   const continues = /^(?:or|and|also|or when|and when)\b/.test(clause) && (cuts.length === 0 || cuts[0]!.at > 0);

@@ -231,6 +231,10 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'session-forbid-bounds', category: 'chatty', prompt: 'eurusd 15m, buy when rsi 14 is under 30, dont trade before 8 or after 17 gmt', expect: { session: [8, 17] } },
   { id: 'session-hours-gloss', category: 'chatty', prompt: 'usdjpy 5m, sell when stoch %k is above 85, trading 23:00 to 05:00 utc only (tokyo)', expect: { session: [23, 5] } },
   { id: 'session-only-vs-price', category: 'compound', prompt: 'new york session only on cable 15m: buy the break above the london high when rsi 14 is above 55', expect: { session: [12, 21], direction: 'long' } },
+  // Names kept: a pattern with no column is said; a side's "only when" is its entry; a range breakout names Donchian.
+  { id: 'pattern-unsupported', category: 'terse', prompt: 'gbpusd 1h: sell three black crows', expect: { direction: 'short', mentions: ['crows'] } },
+  { id: 'side-only-when', category: 'compound', prompt: 'audusd 15m, buy only if rsi 7 crosses up through 20, sell only if rsi 7 crosses down through 80', expect: { direction: 'both', entryLong: true, entryShort: true, entryFilter: false } },
+  { id: 'donchian-named', category: 'terse', prompt: 'usdcad 1h donchian 40 breakout both ways', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['Donchian'] } },
 ];
 
 export const INTENT_CORPUS: readonly IntentCase[] = [
