@@ -34,6 +34,7 @@ const BREAKOUT_WORDS = /\b(?:break ?outs?|breaking out|breaks? out|momentum|tren
 
 /** The mirror of a side-less directional comparison, for the other side ("fast EMA crossing above slow EMA" both ways). */
 function mirror(c: Condition, instances: readonly Instance[]): Condition | null {
+  if (c.kind === 'band') return c.where === 'above_upper' ? { ...c, where: 'below_lower' } : c.where === 'below_lower' ? { ...c, where: 'above_upper' } : null;
   if (c.kind !== 'compare' || !(c.relation in FLIP)) return null;
   const flip = FLIP[c.relation as keyof typeof FLIP];
   const centre = (op: Operand) => (op.kind === 'column' ? CENTRE[instances[op.instance]!.name] : undefined);
@@ -55,6 +56,17 @@ export interface EntryRules {
   words: { long: string | null; short: string | null };
   /** Conditions naming no side that gate both sides alike: entry filters (the model picks the side), not rules. */
   asFilter: string[];
+}
+
+/**
+ * Which of a condition and its mirror is the bullish one: a low oscillator level / the lower band
+ * for a fade (buy oversold), the high one for a breakout; price above a line, a cross up.
+ */
+function bullish(c: Condition, fade: boolean): boolean {
+  if (c.kind === 'band') return (c.where === 'below_lower') === fade;
+  if (c.kind !== 'compare') return true;
+  const up = c.relation === 'above' || c.relation === 'cross_up';
+  return c.right.kind === 'value' && fade ? !up : up;
 }
 
 /**
@@ -82,9 +94,23 @@ export function entryRules(
   }
   const added: ConditionSpec[] = [];
   // Side-less directional comparisons, both ways and no side named anywhere: the short side is the mirror.
-  let list: ConditionSpec[] = [...stated];
-  if (direction === 'both' && stated.every((s) => s.side === null)) {
-    list = stated.flatMap((s) => {
+  // Side-less conditions stated with their own mirror ("RSI 30/70", "the lower and upper band"):
+  // the bullish one is the long rule, its mirror the short rule — never both in one rule.
+  const paired = new Set<ConditionSpec>();
+  let list: ConditionSpec[] = stated.map((s) => {
+    if (s.side !== null || signed(s.condition, instances)) return s;
+    const m = mirror(s.condition, instances);
+    if (!m) return s;
+    const name = conditionName(m, instances);
+    if (!stated.some((o) => o !== s && o.side === null && conditionName(o.condition, instances) === name)) return s;
+    const twin: ConditionSpec = { ...s, side: bullish(s.condition, fade) ? 'long' : 'short' };
+    paired.add(twin);
+    return twin;
+  });
+  if (paired.size) remarks.push(`a condition and its mirror stated side by side: the ${fade ? 'low / lower' : 'high / upper'} one is the long entry, its mirror the short one`);
+  if (direction === 'both' && list.every((s) => s.side === null || paired.has(s))) {
+    list = list.flatMap((s) => {
+      if (paired.has(s)) return [s];
       const m = signed(s.condition, instances) ? null : mirror(s.condition, instances);
       if (!m) return [s];
       const twin: ConditionSpec = { ...s, condition: m, side: 'short', inferred: true };

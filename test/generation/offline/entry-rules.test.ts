@@ -52,6 +52,18 @@ describe('offline generator: entry rules as gates', () => {
     assert.ok(g.understood.remarks.some((r) => r.includes('mirror')));
   });
 
+  it('a condition stated with its own mirror and no side splits: the oversold level is the long rule, the overbought the short, never ANDed', () => {
+    for (const words of ['RSI 14 30/70 reversal', 'stochastic 20 80 levels, fade them']) {
+      const g = gen(words);
+      const long = ruleLine(g.code, 'entry_long_rule') ?? '';
+      const short = ruleLine(g.code, 'entry_short_rule') ?? '';
+      assert.match(long, /_lt_(30|20)'\] > 0\), 1\.0/, words);
+      assert.doesNotMatch(long, /_gt_/, words);
+      assert.match(short, /_gt_(70|80)'\] > 0\), 1\.0/, words);
+      assert.doesNotMatch(short, /_lt_/, words);
+    }
+  });
+
   it('signed columns gate by their sign: a breakout up opens longs, down opens shorts', () => {
     const g = gen('Donchian 20 breakout, long and short');
     assert.equal(ruleLine(g.code, 'entry_long_rule'), "df['entry_long_rule'] = np.where((df['breakout_20'] > 0), 1.0, 0.0)");
