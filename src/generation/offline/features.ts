@@ -145,12 +145,12 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       const [l, b] = [operandExpr(c.left, instances), operandExpr(c.base, instances)];
       const d = distanceExpr(c.amount, c.unit, c.atr, b, instances, pip);
       const beyond = c.relation === 'above' ? `gt(${l}, ${b} + ${d})` : `lt(${l}, ${b} - ${d})`;
-      const expr = c.within ? (c.relation === 'above' ? `gt(${l}, ${b}) & ~gt(${l}, ${b} + ${d})` : `lt(${l}, ${b}) & ~lt(${l}, ${b} - ${d})`) : beyond;
+      const expr = c.within ? (c.relation === 'above' ? `gt(${l}, ${b}) & le(${l}, ${b} + ${d})` : `lt(${l}, ${b}) & ge(${l}, ${b} - ${d})`) : beyond;
       return [`df['${name}'] = np.where(${expr}, 1.0, 0.0)`];
     }
     case 'near': {
       const [l, b] = [operandExpr(c.left, instances), operandExpr(c.base, instances)];
-      return [`df['${name}'] = np.where(~gt((${l} - ${b}).abs(), ${distanceExpr(c.amount, c.unit, c.atr, b, instances, pip)}), 1.0, 0.0)`];
+      return [`df['${name}'] = np.where(le((${l} - ${b}).abs(), ${distanceExpr(c.amount, c.unit, c.atr, b, instances, pip)}), 1.0, 0.0)`];
     }
     case 'compare': {
       if (c.relation === 'rising' || c.relation === 'falling') {
@@ -160,11 +160,11 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       const l = operandExpr(c.left, instances);
       const r = operandExpr(c.right, instances, l);
       // The bar's range reaches the level (the price's high and low, whatever the left side).
-      if (c.relation === 'touch') return [`df['${name}'] = np.where(~lt(high, ${r}) & ~gt(low, ${r}), 1.0, 0.0)`];
+      if (c.relation === 'touch') return [`df['${name}'] = np.where(ge(high, ${r}) & le(low, ${r}), 1.0, 0.0)`];
       const prev = (e: string, op: Operand) => (op.kind === 'value' ? e : op.kind === 'avg' ? `(${e}).shift(1)` : `${e}.shift(1)`);
       const [lp, rp] = [prev(l, c.left), prev(r, c.right)];
-      const up = `gt(${l}, ${r}) & ~gt(${lp}, ${rp})`;
-      const down = `lt(${l}, ${r}) & ~lt(${lp}, ${rp})`;
+      const up = `gt(${l}, ${r}) & le(${lp}, ${rp})`;
+      const down = `lt(${l}, ${r}) & ge(${lp}, ${rp})`;
       const expr =
         c.relation === 'above' ? `np.where(gt(${l}, ${r}), 1.0, 0.0)`
         : c.relation === 'below' ? `np.where(lt(${l}, ${r}), 1.0, 0.0)`
@@ -179,7 +179,7 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
         c.where === 'outside' ? `np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`
         : c.where === 'above_upper' ? `np.where(gt(close, ${upper}), 1.0, 0.0)`
         : c.where === 'below_lower' ? `np.where(lt(close, ${lower}), 1.0, 0.0)`
-        : `np.where(~gt(close, ${upper}) & ~lt(close, ${lower}), 1.0, 0.0)`;
+        : `np.where(le(close, ${upper}) & ge(close, ${lower}), 1.0, 0.0)`;
       return [`df['${name}'] = ${expr}`];
     }
     case 'breakout':
@@ -274,6 +274,14 @@ const COMPARE_HELPERS = [
   'def lt(a, b):',
   '    """True where a is below b by more than rounding noise (1e-9, relative)."""',
   '    return (b - a) > 1e-9 * (np.abs(b) + 1)',
+  '',
+  'def ge(a, b):',
+  '    """True where a is not below b beyond rounding noise; False where either is NaN (a negated lt would be True there)."""',
+  '    return (a - b) >= -1e-9 * (np.abs(b) + 1)',
+  '',
+  'def le(a, b):',
+  '    """True where a does not exceed b beyond rounding noise; False where either is NaN (a negated gt would be True there)."""',
+  '    return (b - a) >= -1e-9 * (np.abs(b) + 1)',
   '',
 ];
 
@@ -395,7 +403,7 @@ export function planFeatures(
   }
   if (conds.names.length) {
     // The helpers only when a comparison uses them.
-    if (!conds.lines.slice(COMPARE_HELPERS.length).some((l) => /\b(gt|lt)\(/.test(l))) conds.lines.splice(0, COMPARE_HELPERS.length);
+    if (!conds.lines.slice(COMPARE_HELPERS.length).some((l) => /\b(gt|lt|ge|le)\(/.test(l))) conds.lines.splice(0, COMPARE_HELPERS.length);
     blocks.push(conds);
   }
   const rolesBlock = roleBlock(roles);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateOffline, understoodFrom } from '../../../src/generation/offline/index.ts';
+import { PROMPTS } from './prompts.ts';
 
 const gen = (description: string) => {
   const { code: raw, intent } = generateOffline({ description, symbol: 'EURUSD', timeframe: '15min' } as never);
@@ -61,6 +62,16 @@ describe('offline generator: entry rules as gates', () => {
       assert.doesNotMatch(long, /_gt_/, words);
       assert.match(short, /_gt_(70|80)'\] > 0\), 1\.0/, words);
       assert.doesNotMatch(short, /_lt_/, words);
+    }
+  });
+
+  it('every generated comparison is False where an operand is NaN: no ~gt / ~lt (True on NaN, e.g. a pivot on the first day), ge / le instead', () => {
+    const touch = gen('buy when price touches the daily pivot').code;
+    assert.match(touch, /np\.where\(ge\(high, [^)]+\) & le\(low, [^)]+\), 1\.0, 0\.0\)/);
+    assert.match(touch, /def ge\(a, b\):\n *"""[^\n]*\n *return \(a - b\) >= /);
+    for (const { id, request } of PROMPTS) {
+      const { code } = generateOffline({ ...request, symbol: 'EURUSD', timeframe: '15min' } as never);
+      assert.doesNotMatch(code, /~\s*\(?\s*(?:gt|lt|df\[)/, id);
     }
   });
 
