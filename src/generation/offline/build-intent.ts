@@ -165,8 +165,14 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const seenConditions = new Set<string>();
   const allSpecs: ConditionSpec[] = rconds.map(({ cond, side, from, role, negate, phrase, inferred, stmt, orJoin }) => {
     const atr = 'atr' in cond && cond.atr ? index.get(cond.atr)! : null;
+    // An exit of price against a line or level ("exit on a close below the 20 EMA") is the close
+    // crossing it: the state also holds on most bars where the entry fires, and the engine opens
+    // nothing on a bar whose exit is set, so the strategy would never trade. A stop beyond the
+    // last swing high / low (hhll) stays a state: the close is never beyond it where an entry fires.
+    const swing = cond.kind === 'compare' && cond.right.kind === 'column' && instances[index.get(cond.right.ref)!]?.name === 'hhll';
+    const crossing = role === 'exit' && !swing && cond.kind === 'compare' && cond.left.kind === 'price' && cond.right.kind !== 'price' && (cond.relation === 'above' || cond.relation === 'below');
     const c: Condition =
-      cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: cond.relation, right: op(cond.right) }
+      cond.kind === 'compare' ? { kind: 'compare', left: op(cond.left), relation: crossing ? (cond.relation === 'above' ? 'cross_up' : 'cross_down') : cond.relation, right: op(cond.right) }
       : cond.kind === 'band' ? { kind: 'band', instance: index.get(cond.ref)!, where: cond.where }
       : cond.kind === 'pattern' ? { kind: 'pattern', instance: index.get(cond.ref)!, output: cond.output }
       : cond.kind === 'channel' ? { kind: 'channel', instance: index.get(cond.ref)! }

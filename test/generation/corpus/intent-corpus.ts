@@ -75,7 +75,8 @@ const BASES: Base[] = [
   { id: 'pivot-near', prompt: 'Buy within 10 pips of the pivot', expect: { direction: 'long', columns: ['pivot_p', 'close_near_pivot_p_10pips'] } },
   { id: 'adx-filter', prompt: 'Buy when RSI 14 is below 30 only when ADX is above 25', expect: { direction: 'long', columns: ['adx_14', 'adx_14_gt_25', 'entry_gate'], entryFilter: true } },
   { id: 'adx-rising', prompt: 'Go long when the 20 EMA is above the 100 EMA and ADX rises', expect: { direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14_rising'] } },
-  { id: 'exit-ema', prompt: 'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA', expect: { direction: 'long', columns: ['close_lt_ema_20', 'exit_long_rule'], exitLong: true } },
+  { id: 'exit-ema', prompt: 'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA', expect: { direction: 'long', columns: ['close_xdn_ema_20', 'exit_long_rule'], exitLong: true } },
+  { id: 'exit-line-cross', prompt: 'Short when stochastic crosses below 80, get out once price closes above the 50 SMA', expect: { direction: 'short', columns: ['close_xup_sma_50', 'exit_short_rule'], absent: ['close_gt_sma_50'], exitShort: true } },
   { id: 'exit-rsi', prompt: 'Sell when price is above the upper Bollinger band, close when RSI 14 crosses 50', expect: { direction: 'short', columns: ['rsi_14_x_50', 'exit_short_rule'], exitShort: true } },
   { id: 'cci', prompt: 'Buy when CCI 20 crosses above -100', expect: { direction: 'long', columns: ['cci_20', 'cci_20_xup_m100'] } },
   { id: 'willr', prompt: 'Buy when Williams %R 14 is below -80', expect: { direction: 'long', columns: ['willr_14', 'willr_14_lt_m80'] } },
@@ -148,7 +149,7 @@ const CONTRADICTIONS: IntentCase[] = [
 
 const ISSUE: IntentCase[] = [
   { id: 'issue-1', category: 'issue', prompt: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.', expect: { symbol: 'GBPUSD', timeframe: '15min', direction: 'short', columns: ['ema_50', 'atr_14', 'close_gt_ema_50_p2atr'], absent: ['atr_2'], exitShort: true, takeProfit: null, approximated: ['target the ema'] } },
-  { id: 'issue-2', category: 'issue', prompt: 'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model', expect: { symbol: 'USDJPY', timeframe: '1h', direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14', 'adx_14_rising', 'close_lt_ema_20', 'exit_long_rule'], exitLong: true, model: 'GradientBoostingClassifier' } },
+  { id: 'issue-2', category: 'issue', prompt: 'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model', expect: { symbol: 'USDJPY', timeframe: '1h', direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14', 'adx_14_rising', 'close_xdn_ema_20', 'exit_long_rule'], exitLong: true, model: 'GradientBoostingClassifier' } },
   { id: 'issue-3', category: 'issue', prompt: 'Mean reversion with Bollinger bands (20, 2.5) and RSI(7) below 20 on EURUSD 5min, only during the New York session, max 2 positions', expect: { symbol: 'EURUSD', timeframe: '5min', columns: ['bb_out_20_2p5', 'rsi_7_lt_20'], session: [12, 21], maxPositions: 2 } },
   { id: 'issue-4', category: 'issue', prompt: "RSI mean reversion on EURUSD, don't trade on Fridays", expect: { symbol: 'EURUSD', skipDays: ['fri'] } },
   // Issue 35: a trailing-stop trend idea gets no default take profit that caps the trend.

@@ -198,7 +198,7 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.deepEqual(exit.intent.conditions.map((c) => [c.role, c.side]), [['entry', 'long'], ['exit', null]]);
     assert.equal(exit.intent.config.exit_long, 'exit_long_rule');
     assert.equal(exit.intent.config.exit_short, undefined, 'long only: nothing short to close');
-    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df[f'close_lt_ema_{_p_ema_period}'] != 0), 1.0, 0.0)"));
+    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df[f'close_xdn_ema_{_p_ema_period}'] != 0), 1.0, 0.0)"), 'a close below the line is the close crossing below it: the state also holds where the entry fires');
     const gate = gen('buy when RSI 14 is below 30 unless ADX is above 40');
     assert.ok(gate.code.includes("df['entry_gate'] = np.where((df['adx_14_gt_40'] == 0), 1.0, 0.0)"), 'unless: entries where it does not hold');
     assert.equal(gate.intent.config.entry_filter, 'entry_gate');
