@@ -35,6 +35,8 @@ const NICKNAMES: ReadonlyArray<[RegExp, string]> = [
 const SHORTHANDS: Record<string, string> = {
   eu: 'EURUSD', gu: 'GBPUSD', uj: 'USDJPY', au: 'AUDUSD', nu: 'NZDUSD', uc: 'USDCAD', ucad: 'USDCAD', uchf: 'USDCHF',
   gj: 'GBPJPY', ej: 'EURJPY', eg: 'EURGBP', yen: 'USDJPY',
+  // A bare currency of which the service has one pair ("aud 1h"): that pair.
+  aud: 'AUDUSD', nzd: 'NZDUSD', cad: 'USDCAD', chf: 'USDCHF',
 };
 const SHORT = Object.keys(SHORTHANDS).join('|');
 /** A chart period right after the pair: "gu 1h", "uj h1", "eu 15m", "yen hourly". */

@@ -40,7 +40,7 @@ export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 
 
 const TRAIL_UNIT = '(atrs?|pips?|points|%|percent)(?:\\((\\d{1,3})\\))?(?![a-z0-9])';
 const TRAIL = [
-  new RegExp(`\\btrail(?:ing)?(?: the| my| your| a)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`, 'g'),
+  new RegExp(`\\btrail(?:ing)?(?: the| my| your| a| it)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`, 'g'),
   new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b`, 'g'),
 ];
 /** "trailing stop", "trail the stop", "an ATR trailing stop": a trailing stop without a distance. */
@@ -78,7 +78,7 @@ const mention = (name: Mention['name'], params: Record<string, number>, output: 
 const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, m, output });
 
 const DAY = '(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?';
-const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing) on|no entries on|only on|only)\\s+${DAY}((?:\\s*(?:,|and|or|&|\\/)\\s*${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
+const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
 
 function dayOf(word: string): Weekday {
   return WEEKDAYS.find((d) => word.startsWith(d)) ?? (word.startsWith('th') ? 'thu' : 'tue');

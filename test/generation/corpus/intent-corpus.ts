@@ -77,6 +77,8 @@ const BASES: Base[] = [
   { id: 'adx-rising', prompt: 'Go long when the 20 EMA is above the 100 EMA and ADX rises', expect: { direction: 'long', columns: ['ema_20_gt_ema_100', 'adx_14_rising'] } },
   { id: 'exit-ema', prompt: 'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA', expect: { direction: 'long', columns: ['close_xdn_ema_20', 'exit_long_rule'], exitLong: true } },
   { id: 'exit-line-cross', prompt: 'Short when stochastic crosses below 80, get out once price closes above the 50 SMA', expect: { direction: 'short', columns: ['close_xup_sma_50', 'exit_short_rule'], absent: ['close_gt_sma_50'], exitShort: true } },
+  { id: 'days-trailing-word', prompt: 'Buy the MACD cross on nzd 4 hour bars, trail it by three atr, no trading thu', expect: { symbol: 'NZDUSD', direction: 'long', trailingStop: { atr: 3, period: 14 }, skipDays: ['thu'] } },
+  { id: 'days-weekend-list', prompt: 'sell on cad 15m when rsi is over 80, no trades sat sun', expect: { symbol: 'USDCAD', timeframe: '15min', direction: 'short', skipDays: ['sat', 'sun'] } },
   { id: 'exit-rsi', prompt: 'Sell when price is above the upper Bollinger band, close when RSI 14 crosses 50', expect: { direction: 'short', columns: ['rsi_14_x_50', 'exit_short_rule'], exitShort: true } },
   { id: 'cci', prompt: 'Buy when CCI 20 crosses above -100', expect: { direction: 'long', columns: ['cci_20', 'cci_20_xup_m100'] } },
   { id: 'willr', prompt: 'Buy when Williams %R 14 is below -80', expect: { direction: 'long', columns: ['willr_14', 'willr_14_lt_m80'] } },
