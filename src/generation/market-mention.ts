@@ -14,6 +14,9 @@ const TIMEFRAME_WORDS: ReadonlyArray<[Timeframe, RegExp]> = [
   ['1h', /\b(1|one)[\s-]?(h|hr|hour)\b|\b60[\s-]?(m|min|mins|minute)\b|\bh1\b|\bhourly\b/i],
 ];
 
+/** Words that correct what was said before them. */
+const CORRECTION = /\b(?:actually|make (?:it|that)|change (?:it|that) to|instead|rather|no wait|i mean|scratch that)\b/gi;
+
 /**
  * The symbol and timeframe a prompt names ("GBP/USD on the hourly chart"), if any. The first
  * symbol mentioned wins; a timeframe is taken only when exactly one is named.
@@ -33,6 +36,15 @@ export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: 
   }
   const named = TIMEFRAME_WORDS.filter(([, re]) => re.test(prompt)).map(([tf]) => tf);
   if (named.length === 1) out.timeframe = named[0]!;
+  else if (named.length > 1) {
+    // A correction ("on the 1 min... actually make it the 5 min") names the one meant: the first after the last cue.
+    const cue = [...prompt.matchAll(CORRECTION)].pop();
+    if (cue) {
+      const after = prompt.slice(cue.index + cue[0].length);
+      const firstAfter = TIMEFRAME_WORDS.map(([tf, re]) => [tf, after.search(re)] as const).filter(([, at]) => at >= 0).sort((x, y) => x[1] - y[1])[0];
+      if (firstAfter) out.timeframe = firstAfter[0];
+    }
+  }
   return out;
 }
 

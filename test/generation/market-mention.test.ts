@@ -47,6 +47,12 @@ describe('marketMentioned', () => {
     assert.equal(marketMentioned('enter on 5 min, confirm on the hourly').timeframe, undefined, 'two named: neither is taken');
     assert.equal(marketMentioned('hold for 20 bars').timeframe, undefined);
   });
+
+  it('takes the timeframe a correction names when several are named ("on the 15m, no wait, make that hourly")', () => {
+    assert.equal(marketMentioned('sell usdcad rsi 70 on the 15m, no wait, make that hourly').timeframe, '1h');
+    assert.equal(marketMentioned('scalp the 1 minute chart, or rather the m5').timeframe, '5min');
+    assert.equal(marketMentioned('enter on 5 min, confirm on the hourly').timeframe, undefined, 'no correction: neither is taken');
+  });
 });
 
 describe('withMarket', () => {
