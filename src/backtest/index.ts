@@ -11,7 +11,7 @@ export { runBacktest, type BacktestRun } from './run.ts';
 export { tradeStats, pnlStats, NO_LOSS_RATIO } from './stats.ts';
 export { sweepBacktests, type SweepOptions, type SweepResult, type SweepTrial } from './sweep.ts';
 export { toTradeRecords, equityCurve, drawdownSeries, drawdowns, sampleIndexes } from './records.ts';
-export { finerBarResolver } from './intrabar.ts';
+export { finerBarResolver, lowerBound } from './intrabar.ts';
 export { LONG_ALLOWED, SHORT_ALLOWED, BOTH_ALLOWED, EXIT_LONG, EXIT_SHORT } from './types.ts';
 export { contractSize, levelDistance, usdLeg, usdPnl } from './money.ts';
 export { nextRollover, nightsBetween } from './rollover.ts';

@@ -6,7 +6,7 @@
  * alone's engine trades (the chosen subset's summed P&L against DRAWS random subsets of the same
  * size, seeded, p = (1 + hits) / (1 + draws)). "The model adds nothing here" is an answer too.
  */
-import { tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
+import { lowerBound, tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
 import { seededRandom } from '../lib/seeded-random.ts';
 import type { MetaLabels } from '../sandbox/index.ts';
 import { modelVsRule } from '../robustness/index.ts';
@@ -59,14 +59,8 @@ export interface MetaReportInput {
 
 /** Index of the bar opening at ts (bars.ts ascending); −1 when none. */
 function barAt(ts: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return ts[lo] === t ? lo : -1;
+  const i = lowerBound(ts, t);
+  return ts[i] === t ? i : -1;
 }
 
 const ratio = (a: number, b: number): number | null => (b > 0 ? a / b : null);
