@@ -10,6 +10,9 @@
 import { columnOf, conditionName, describeCondition } from './features.ts';
 import type { Condition, ConditionSpec, EntryRule, Instance, Operand, RuleTerm, Source } from './intent.ts';
 
+/** How the remark on a mirrored short side begins (Pine from text, which draws no sides, leaves it out). */
+export const MIRROR_REMARK = 'no side named: shorts take the mirror of each directional condition';
+
 /** The text fields whose conditions are entries the trader states (features, model, risk… are read for other things). */
 const RULE_FIELDS: ReadonlySet<Source> = new Set<Source>(['description', 'signals']);
 const MODEL_DECIDES = /\b(?:let (?:the )?(?:model|ml|classifier|ai) (?:decide|choose|pick)|(?:the )?(?:model|classifier) decides|model picks)\b/;
@@ -117,7 +120,7 @@ export function entryRules(
       added.push(twin);
       return [{ ...s, side: 'long' as const }, twin];
     });
-    if (added.length) remarks.push(`no side named: shorts take the mirror of each directional condition (${added.map((a) => describeCondition(a.condition, instances)).join('; ')})`);
+    if (added.length) remarks.push(`${MIRROR_REMARK} (${added.map((a) => describeCondition(a.condition, instances)).join('; ')})`);
   }
   const ruleOf = (side: 'long' | 'short'): EntryRule | null => {
     const groups: RuleTerm[][] = [];

@@ -6,7 +6,7 @@
  * as an SMA), are read here ("20-period Keltner channel with 2 ATR bands", "Donchian 55").
  */
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
-import { buildIntent, type Condition, type Instance, type Operand } from '../offline/index.ts';
+import { MIRROR_REMARK, buildIntent, instanceLabel, type Condition, type Instance, type Operand } from '../offline/index.ts';
 import { declarePine, onPricePane, pineColumns, writesPine, type PineParts } from './indicator-pine.ts';
 
 export interface PineFromText {
@@ -102,7 +102,10 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
   const kept = (i: number) => i >= 0 && writesPine(instances[i]!) && !(defaulted && (chans.length > 0 || hulls.length > 0)) && !own(instances[i]!);
   // A channel drawn from its own words (below) is not the strategy's: the strategy's remarks on it do not apply.
   const drawnChannel = (inst: Instance, r: string) => chans.some((c) => c.kind === inst.name) && r.startsWith(`${inst.name[0]!.toUpperCase()}${inst.name.slice(1)}(`);
-  const remarks = intent.remarks.filter((r) => !instances.some((inst) => (own(inst) && r.startsWith(`${inst.name.toUpperCase()}(`)) || drawnChannel(inst, r)));
+  // Remarks on an indicator start with its label ("Bollinger(20, 2) named without a rule"); those on
+  // the strategy's sides (a mirrored short) do not apply to a drawing, which marks what the text said.
+  const labelled = (inst: Instance, r: string) => r.startsWith(`${instanceLabel(inst).split('(')[0]}(`);
+  const remarks = intent.remarks.filter((r) => !r.startsWith(MIRROR_REMARK) && !instances.some((inst) => (own(inst) && labelled(inst, r)) || drawnChannel(inst, r)));
   const conditions = intent.conditions.filter((c) => c.role === 'entry' && usedInstances(c.condition).every(kept));
   const parts: PineParts = { lines: [], plots: [], levels: [], marks: [] };
   const declared = new Set<string>();
