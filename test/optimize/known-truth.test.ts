@@ -22,7 +22,6 @@ import { parseObjective } from '../../src/optimize/objective.ts';
 import { OptimizeRunner } from '../../src/optimize/runner.ts';
 import { checkSearchSpace, type SearchSpace } from '../../src/optimize/search-space.ts';
 import { openBucket } from '../../src/bus/index.ts';
-import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { StrategyRuntime } from '../../src/sandbox/index.ts';
 import { configBudget, withinBudget } from '../../src/training/index.ts';
 import type { SeriesColumns } from '../../src/store/index.ts';
@@ -31,6 +30,7 @@ import { OptimizeJobRequest, type OptimizeRecord } from '../../schemas/optimize.
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 import { optimizeRecord } from '../helpers/optimize-record.ts';
+import { SIGMA, syntheticHours } from '../helpers/synthetic-hours.ts';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 const TRIALS = 200;
@@ -38,11 +38,6 @@ const TRIALS = 200;
 const EDGE = 0.5;
 /** 1-hour bars per market: ~6 months of FX hours; the five folds' test blocks are ~470 bars each. */
 const BARS = 3_000;
-const HOUR = 3_600_000;
-/** Standard deviation of a 1-hour EURUSD move (price units): 11 pips. */
-const SIGMA = 0.0011;
-/** Price steps per bar, from which each bar's high and low are taken. */
-const STEPS = 12;
 
 /** A common strategy: EMA crossover distance, RSI, the last bar's return and volatility, a small forest. */
 const CODE = `import numpy as np
@@ -95,55 +90,17 @@ const PARAMETERS = {
 } as const;
 
 /**
- * EURUSD-like 1-hour bars over the FX week (Sunday 22:00 to Friday 22:00 UTC), each from STEPS
- * Gaussian price steps (its high and low the path's extremes), spreads of 0.8–1.4 pips. With
- * `edge` > 0 each bar drifts by edge·SIGMA in the direction of the bar before: the sign of the
+ * syntheticHours' EURUSD-like 1-hour bars (test/helpers/synthetic-hours.ts), spreads of 0.8–1.4
+ * pips. With `edge` > 0 each bar drifts by edge·SIGMA in the direction of the bar before: the sign of the
  * next bar's return follows the sign of `ret_1` with probability Φ(edge).
  */
 function syntheticMarket(seed: number, edge: number, count = BARS): SeriesColumns {
-  const random = seededRandom(seed * 7919 + (edge > 0 ? 1 : 0));
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const cols: SeriesColumns = {
-    ts: new Float64Array(count),
-    open: new Float64Array(count),
-    high: new Float64Array(count),
-    low: new Float64Array(count),
-    close: new Float64Array(count),
-    spread: new Float64Array(count),
-    volume: new Float64Array(count).fill(1),
-    ticks: new Uint32Array(count).fill(1),
-    source: new Uint8Array(count),
-  };
-  let t = Date.UTC(2024, 0, 7, 22); // a Sunday, 22:00: the week opens
-  let price = 1.1;
-  let last = 0;
-  const open = (ms: number) => {
-    const d = new Date(ms);
-    const day = d.getUTCDay();
-    const hour = d.getUTCHours();
-    return !(day === 6 || (day === 5 && hour >= 22) || (day === 0 && hour < 22));
-  };
-  for (let i = 0; i < count; i++) {
-    while (!open(t)) t += HOUR;
-    const o = price;
-    let hi = o;
-    let lo = o;
-    const drift = edge * SIGMA * Math.sign(last);
-    for (let s = 0; s < STEPS; s++) {
-      price += drift / STEPS + (SIGMA / Math.sqrt(STEPS)) * gauss();
-      hi = Math.max(hi, price);
-      lo = Math.min(lo, price);
-    }
-    last = price - o;
-    cols.ts[i] = t;
-    cols.open[i] = o;
-    cols.high[i] = hi;
-    cols.low[i] = lo;
-    cols.close[i] = price;
-    cols.spread[i] = 0.00008 + 0.00006 * random();
-    t += HOUR;
-  }
-  return cols;
+  return syntheticHours({
+    seed: seed * 7919 + (edge > 0 ? 1 : 0),
+    count,
+    drift: (_t, last) => edge * SIGMA * Math.sign(last),
+    spread: (random) => 0.00008 + 0.00006 * random(),
+  });
 }
 
 interface Outcome {

@@ -14,18 +14,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { BarSeries } from '../../src/market/index.ts';
-import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { StrategyRuntime } from '../../src/sandbox/index.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import type { SeriesColumns } from '../../src/store/index.ts';
 import { log, trainJob } from '../helpers/real-market.ts';
+import { HOUR, SIGMA, syntheticHours } from '../helpers/synthetic-hours.ts';
 
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const BARS = 3_000;
-/** Standard deviation of a 1-hour move (price units): 11 pips. */
-const SIGMA = 0.0011;
-const STEPS = 12;
 /** Bars after a rule bar that drift with the day's regime, and by how much per bar (in SIGMA). */
 const HOLD = 4;
 const DRIFT = 0.6;
@@ -66,55 +62,22 @@ def strategy_config():
 
 /** 1-hour bars from a Sunday evening, weekends skipped; with `edge`, the regime drift after each rule bar. */
 function market(seed: number, edge: boolean, count = BARS): SeriesColumns {
-  const random = seededRandom(seed * 7919 + (edge ? 1 : 0));
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const cols: SeriesColumns = {
-    ts: new Float64Array(count),
-    open: new Float64Array(count),
-    high: new Float64Array(count),
-    low: new Float64Array(count),
-    close: new Float64Array(count),
-    spread: new Float64Array(count),
-    volume: new Float64Array(count).fill(1),
-    ticks: new Uint32Array(count).fill(1),
-    source: new Uint8Array(count),
-  };
-  const open = (ms: number) => {
-    const d = new Date(ms);
-    const day = d.getUTCDay();
-    const hour = d.getUTCHours();
-    return !(day === 6 || (day === 5 && hour >= 22) || (day === 0 && hour < 22));
-  };
-  let t = Date.UTC(2024, 0, 7, 22);
-  let price = 1.1;
   let pending = 0;
   let direction = 0;
-  for (let i = 0; i < count; i++) {
-    while (!open(t)) t += HOUR;
-    const o = price;
-    let hi = o;
-    let lo = o;
-    const drift = edge && pending > 0 ? direction * DRIFT * SIGMA : 0;
-    for (let s = 0; s < STEPS; s++) {
-      price += drift / STEPS + (SIGMA / Math.sqrt(STEPS)) * gauss();
-      hi = Math.max(hi, price);
-      lo = Math.min(lo, price);
-    }
-    pending = Math.max(0, pending - 1);
-    // A rule bar (its open hour a multiple of 5): the next HOLD bars drift with its day's regime.
-    if (new Date(t).getUTCHours() % 5 === 0) {
-      pending = HOLD;
-      direction = Math.floor(t / DAY) % 2 === 0 ? 1 : -1;
-    }
-    cols.ts[i] = t;
-    cols.open[i] = o;
-    cols.high[i] = hi;
-    cols.low[i] = lo;
-    cols.close[i] = price;
-    cols.spread[i] = 0.00002;
-    t += HOUR;
-  }
-  return cols;
+  return syntheticHours({
+    seed: seed * 7919 + (edge ? 1 : 0),
+    count,
+    drift: () => (edge && pending > 0 ? direction * DRIFT * SIGMA : 0),
+    after: (t) => {
+      pending = Math.max(0, pending - 1);
+      // A rule bar (its open hour a multiple of 5): the next HOLD bars drift with its day's regime.
+      if (new Date(t).getUTCHours() % 5 === 0) {
+        pending = HOLD;
+        direction = Math.floor(t / DAY) % 2 === 0 ? 1 : -1;
+      }
+    },
+    spread: () => 0.00002,
+  });
 }
 
 describe('meta-labelling on known data (real sandbox, 1-hour synthetic bars)', () => {
