@@ -11,7 +11,7 @@ const TIMEFRAME_WORDS: ReadonlyArray<[Timeframe, RegExp]> = [
   ['1min', /\b(1|one)[\s-]?(m|min|mins|minute)\b|\bm1\b/i],
   ['5min', /\b(5|five)[\s-]?(m|min|mins|minute)\b|\bm5\b/i],
   ['15min', /\b(15|fifteen)[\s-]?(m|min|mins|minute)\b|\bm15\b/i],
-  ['1h', /\b(1|one)[\s-]?(h|hr|hour)\b|\b60[\s-]?(m|min|mins|minute)\b|\bh1\b|\bhourly\b/i],
+  ['1h', /\b(1|one)[\s-]?(h|hr|hour)\b|\b60[\s-]?(m|min|mins|minute)\b|\bh1\b|\bh(?:ou)?rly\b/i],
 ];
 
 /** Words that correct what was said before them. */

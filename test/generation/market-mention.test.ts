@@ -41,6 +41,7 @@ describe('marketMentioned', () => {
       ['M1 entries', '1min'],
       ['one hour candles', '1h'],
       ['60 minute bars', '1h'],
+      ['kiwi hrly pullbacks', '1h'],
     ] as const) {
       assert.equal(marketMentioned(text).timeframe, timeframe, text);
     }

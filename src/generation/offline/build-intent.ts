@@ -459,7 +459,7 @@ function afterOpen(session: Picked<SessionValue>, fields: readonly FieldParse[],
 
 /** Markets the service has no bars for, named in the text: said, never silently replaced. */
 const CURRENCY = '(eur|usd|gbp|jpy|chf|aud|nzd|cad|xau|xag)';
-const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|s&p ?500|nasdaq|dax)\\b`, 'g');
+const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|oil|wti|brent|s&p ?500|spx|us ?500|nasdaq|nas ?100|us ?100|ndx|us ?30|dax|ger ?40|ftse|nikkei|ethereum)\\b`, 'g');
 const NUMBER = '(?:\\d+|two|three|four|six|eight|twelve|thirty|forty[ -]five)';
 /** A chart period: "30 minute bars", "on the 4 hour", "daily chart", "h4" (not "20-day high" or "daily pivot"). */
 const PERIOD = new RegExp(
@@ -467,7 +467,7 @@ const PERIOD = new RegExp(
   'g',
 );
 const OFFERED_PERIOD = /^(?:1|one|5|five|15|fifteen|60)[ -]?(?:m|mins?|minutes?)$|^(?:1|one)[ -]?(?:h|hrs?|hours?)$/;
-const OFFERED_NAMED = /\b(?:1|one|5|five|15|fifteen)[ -]?(?:m|mins?|minutes?)\b|\b(?:m1|m5|m15|h1|hourly)\b|\b(?:1|one)[ -]?(?:h|hr|hour)\b/;
+const OFFERED_NAMED = /\b(?:1|one|5|five|15|fifteen)[ -]?(?:m|mins?|minutes?)\b|\b(?:m1|m5|m15|h1|h(?:ou)?rly)\b|\b(?:1|one)[ -]?(?:h|hr|hour)\b/;
 
 function notOffered(texts: readonly string[], symbol: string, timeframe: string, raw: readonly string[]): string[] {
   const out = new Set<string>();
@@ -477,7 +477,8 @@ function notOffered(texts: readonly string[], symbol: string, timeframe: string,
   for (const text of texts) {
     for (const m of text.matchAll(PAIR_NAMED)) {
       if (m[1] && m[1] === m[2]) continue;
-      const pair = m[3] ?? `${m[1]}${m[2]}`.toUpperCase();
+      // An index as traders write it ("nas100"): the normalised text spaced its number from its name.
+      const pair = m[3]?.replace(/^([a-z]+) (\d+)$/, '$1$2') ?? `${m[1]}${m[2]}`.toUpperCase();
       if (m[3] || !(SYMBOLS as readonly string[]).includes(pair)) out.add(noBars(pair));
     }
     // A period with no bars here is worth a word only when the text names no period we have.

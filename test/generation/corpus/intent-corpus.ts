@@ -240,6 +240,13 @@ const TRADER_WORDS: IntentCase[] = [
   { id: 'donchian-named', category: 'terse', prompt: 'usdcad 1h donchian 40 breakout both ways', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['Donchian'] } },
 ];
 
+/** Markets we have no bars for, named as traders write them (indices, commodities), and the hourly chart abbreviated. */
+const UNOFFERED: IntentCase[] = [
+  { id: 'index-us30', category: 'terse', prompt: 'Short the us30 when RSI 14 is above 70 on 5 minute bars', expect: { symbol: 'EURUSD', timeframe: '5min', direction: 'short', remarks: ['us30'] } },
+  { id: 'commodity-wti', category: 'chatty', prompt: 'thinking of buying wti on dips, rsi under 30, hrly chart', expect: { symbol: 'EURUSD', timeframe: '1h', direction: 'long', remarks: ['wti'] } },
+  { id: 'index-ger40', category: 'terse', prompt: 'ger40 breakout of the 20 bar high, long only, 15m', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', remarks: ['ger40'] } },
+];
+
 export const INTENT_CORPUS: readonly IntentCase[] = [
   ...BASES.map((b) => ({ id: `${b.id}-terse`, category: 'terse' as const, prompt: b.prompt, expect: b.expect })),
   ...BASES.map((b, i) => ({ id: `${b.id}-chatty`, category: 'chatty' as const, prompt: chatty(b.prompt, i), expect: b.expect })),
@@ -253,4 +260,5 @@ export const INTENT_CORPUS: readonly IntentCase[] = [
   ...ISSUE,
   ...BLIND,
   ...TRADER_WORDS,
+  ...UNOFFERED,
 ];
