@@ -14,7 +14,7 @@ import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import { TrainJobRequest, type JobRecord } from '../../schemas/training.ts';
 import { trainableStrategy } from './lib/strategies.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
-import { loadSeries } from './train-robustness.ts';
+import { loadSeries, median, s } from './train-robustness.ts';
 
 const GOAL_RATIO = 1.2;
 const DIRECTION = trainableStrategy('RandomForestClassifier', "{'n_estimators': 200, 'max_depth': 8}");
@@ -34,8 +34,6 @@ function job(code: string): JobRecord {
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const s = (ms: number) => Math.round(ms / 10) / 100;
 
 export const benchmark: Benchmark = {
   name: 'train-meta',

@@ -86,8 +86,9 @@ interface Run {
   outcome: TrainOutcome;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const s = (ms: number) => Math.round(ms / 10) / 100;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** Milliseconds as seconds, two decimals. */
+export const s = (ms: number) => Math.round(ms / 10) / 100;
 
 export const benchmark: Benchmark = {
   name: 'train-robustness',
