@@ -396,7 +396,9 @@ export class StrategyRuntime {
     const bad = (f: (typeof h.folds)[number]) =>
       !(h.warmup <= f.train_from && f.train_from < f.train_to && f.train_to <= f.test_from && f.test_from < f.test_to && f.test_to <= h.warmup + h.proba_rows) || f.onnx_bytes === 0;
     const foldBytes = h.folds.reduce((sum, f) => sum + f.onnx_bytes, 0);
-    if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad)) {
+    // Meta-labels name bars: each inside the scored rows, its label ending at or after it.
+    const badLabel = ([bar, , , end]: readonly [number, number, number, number]) => !(h.warmup <= bar && bar <= end && end < h.warmup + h.proba_rows);
+    if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad) || (h.meta?.labels.some(badLabel) ?? false)) {
       throw new StrategyJobError('crash', 'train answer does not match its layout');
     }
     let at = foldsAt;
