@@ -380,6 +380,14 @@ export const TickPayload = z.union([TickMessage, z.array(TickMessage)]);
  */
 export const TICK_SOURCE_HEADER = 'Sf-Source';
 
+/**
+ * The last tick of a batch a `serve` process's own feed (synthetic, Kafka, OANDA) handed to its
+ * bar builder, and how many ticks of the batch came before it: those feeds do not travel on
+ * `ticks.<SYMBOL>`, so the WebSocket `ticks` channel hears them here (src/market/tick-echo.ts).
+ */
+export const TickEcho = z.object({ tick: TickMessage, before: z.number().int().min(0) });
+export type TickEcho = z.infer<typeof TickEcho>;
+
 export const Topics = {
   /** What is published on `activity.<KIND>`: the event without id and ts (see ActivityMessage below). */
   activity: topic((kind: ActivityKind) => `activity.${kind}`, 'activity.>', ActivityInput, Streams.activity),
@@ -391,6 +399,8 @@ export const Topics = {
    * publish on core NATS, which the stream captures too.
    */
   ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload, Streams.ticks),
+  /** `TickEcho` on core NATS only: read by the WebSocket `ticks` channel, never by a bar builder or a stream. */
+  tickEcho: topic((symbol: Symbol) => `feeds.ticks.${symbol}`, 'feeds.ticks.>', TickEcho),
   /** A feed publisher's clock for one symbol (`TickClock`), live only: what ingest closes quiet bars by. */
   tickClock: topic((symbol: Symbol) => `feeds.clock.${symbol}`, 'feeds.clock.>', TickClock),
   trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),

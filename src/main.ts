@@ -6,6 +6,7 @@ import { ActivityBus, type Activity, type Community } from './community/index.ts
 import {
   BarCache,
   NatsBarLoader,
+  echoTicks,
   serveBarPages,
   startLiveSources,
   startSyntheticMarket,
@@ -123,7 +124,8 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const liveSources = await startLiveSources(bus, barBuilder.sink('live'), config, log);
     stack.push(() => liveSources.stop());
     if (config.MARKET_FEED === 'synthetic') {
-      const synthetic = await startSyntheticMarket({ bus, data: market, sink: barBuilder.sink('synthetic'), log, config });
+      // Echoed for the WebSocket `ticks` channel: this feed does not publish on `ticks.<SYMBOL>` in `serve`.
+      const synthetic = await startSyntheticMarket({ bus, data: market, sink: echoTicks(bus, barBuilder.sink('synthetic')), log, config });
       stack.push(() => synthetic.stop());
     }
 

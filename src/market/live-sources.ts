@@ -2,6 +2,7 @@ import type { Bus } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import { configuredFeeds, startLiveFeed, type LiveFeedConfig } from './feeds.ts';
 import { startNatsTickSource, type LiveSourceStats } from './sources/index.ts';
+import { echoTicks } from './tick-echo.ts';
 import type { TickSink } from './tick-sink.ts';
 
 export interface LiveSources {
@@ -20,7 +21,7 @@ export type LiveSourcesConfig = LiveFeedConfig;
 /**
  * The live tick sources this configuration asks for, all writing to the bar builder's `live`
  * sink: NATS `ticks.<SYMBOL>` always; Kafka with KAFKA_BROKERS; OANDA's pricing stream with
- * OANDA_TOKEN and OANDA_ACCOUNT_ID.
+ * OANDA_TOKEN and OANDA_ACCOUNT_ID (those two echoed for the WebSocket `ticks` channel: tick-echo.ts).
  */
 export async function startLiveSources(bus: Bus, sink: TickSink, config: LiveSourcesConfig, log: Logger): Promise<LiveSources> {
   const sources: Record<string, { stats(): LiveSourceStats; stop(): Promise<void> | void }> = {
@@ -28,7 +29,9 @@ export async function startLiveSources(bus: Bus, sink: TickSink, config: LiveSou
     // while a large batch is stored; beyond them, messages are shed undecoded.
     nats: startNatsTickSource({ nc: bus.nc, sink, log }),
   };
-  for (const name of configuredFeeds(config)) if (name !== 'synthetic') sources[name] = await startLiveFeed(name, { sink, log, config });
+  // The feeds' ticks are told to the WebSocket `ticks` channel too; those on `ticks.<SYMBOL>` reach it by themselves.
+  const feedSink = echoTicks(bus, sink);
+  for (const name of configuredFeeds(config)) if (name !== 'synthetic') sources[name] = await startLiveFeed(name, { sink: feedSink, log, config });
   log.info({ sources: Object.keys(sources) }, 'live tick sources started');
   const stats = () => Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, s.stats()]));
   return {

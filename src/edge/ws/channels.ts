@@ -118,17 +118,24 @@ function openTicks(deps: ChannelDeps, symbol: BarMessage['symbol'], sink: Channe
     dropped = 0;
     sentAt = performance.now();
   };
-  const stop = deps.fanout.add(Topics.ticks, Topics.ticks.subject(symbol), (payload) => {
-    const ticks = Array.isArray(payload) ? payload : [payload];
-    if (ticks.length === 0) return;
-    dropped += ticks.length - 1 + (waiting ? 1 : 0);
-    waiting = ticks[ticks.length - 1]!;
+  const take = (tick: TickMessage, before: number) => {
+    dropped += before + (waiting ? 1 : 0);
+    waiting = tick;
     timer ??= setTimeout(flush, Math.max(0, sentAt + intervalMs - performance.now()));
-  });
+  };
+  // Two ways in: what feeds publish on `ticks.<SYMBOL>` (outside feeds, the `ingest` role's feeds),
+  // and what `serve`'s own feeds hand its bar builder, echoed on `feeds.ticks.<SYMBOL>` (a tick is on one only).
+  const stops = [
+    deps.fanout.add(Topics.ticks, Topics.ticks.subject(symbol), (payload) => {
+      const ticks = Array.isArray(payload) ? payload : [payload];
+      if (ticks.length > 0) take(ticks[ticks.length - 1]!, ticks.length - 1);
+    }),
+    deps.fanout.add(Topics.tickEcho, Topics.tickEcho.subject(symbol), (echo) => take(echo.tick, echo.before)),
+  ];
   sink.ready(0);
   return () => {
     if (timer) clearTimeout(timer);
-    stop();
+    for (const stop of stops) stop();
   };
 }
 
