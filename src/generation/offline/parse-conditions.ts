@@ -51,11 +51,13 @@ export interface ClauseResult {
 type Rel = Relation | 'outside' | 'inside' | 'turn_pos' | 'turn_neg' | 'oversold' | 'overbought' | 'extremes' | 'touch' | 'between';
 
 const W = (s: string) => s.split(' ');
+/** Words of a line's slope ("slopes up"): said of the subject before, or of the last one named ("when it slopes down"). */
+const SLOPE_WORDS = ['slopes', 'slope', 'sloping', 'sloped', 'angled', 'angling', 'pointing', 'points', 'tilting', 'tilts'];
 /** Relation phrases, longest first. */
 const RELATIONS: Array<[string[], Rel]> = [
   ...['crosses', 'cross', 'crossing', 'crossed', 'crossover', 'breaks', 'break', 'breaking', 'broke'].flatMap((v): Array<[string[], Rel]> => [
-    [[v, 'back', 'above'], 'cross_up'], [[v, 'above'], 'cross_up'], [[v, 'over'], 'cross_up'], [[v, 'up', 'through'], 'cross_up'], [[v, 'up'], 'cross_up'], [[v, 'upward'], 'cross_up'],
-    [[v, 'back', 'below'], 'cross_down'], [[v, 'below'], 'cross_down'], [[v, 'under'], 'cross_down'], [[v, 'down', 'through'], 'cross_down'], [[v, 'down'], 'cross_down'],
+    [[v, 'back', 'above'], 'cross_up'], [[v, 'back', 'over'], 'cross_up'], [[v, 'above'], 'cross_up'], [[v, 'over'], 'cross_up'], [[v, 'up', 'through'], 'cross_up'], [[v, 'up'], 'cross_up'], [[v, 'upward'], 'cross_up'],
+    [[v, 'back', 'below'], 'cross_down'], [[v, 'back', 'under'], 'cross_down'], [[v, 'below'], 'cross_down'], [[v, 'under'], 'cross_down'], [[v, 'down', 'through'], 'cross_down'], [[v, 'down'], 'cross_down'],
     [[v, 'into', 'positive'], 'turn_pos'], [[v, 'into', 'negative'], 'turn_neg'], [[v, 'positive'], 'turn_pos'], [[v, 'negative'], 'turn_neg'],
   ]),
   ...['rises', 'rise', 'rising', 'rose', 'climbs', 'climbing', 'moves', 'goes', 'going', 'pushes', 'jumps', 'gets', 'comes'].flatMap((v): Array<[string[], Rel]> => [
@@ -67,6 +69,13 @@ const RELATIONS: Array<[string[], Rel]> = [
   ...['turning', 'turns', 'turned', 'turn', 'flips', 'flipping', 'flip', 'goes', 'going', 'becomes', 'becoming', 'becoming'].flatMap((v): Array<[string[], Rel]> => [
     [[v, 'positive'], 'turn_pos'], [[v, 'negative'], 'turn_neg'], [[v, 'bullish'], 'turn_pos'], [[v, 'bearish'], 'turn_neg'], [[v, 'green'], 'turn_pos'], [[v, 'red'], 'turn_neg'],
   ]),
+  // A moving average's slope: "the 20 EMA slopes up", "sloping down".
+  ...SLOPE_WORDS.flatMap((v): Array<[string[], Rel]> => [[[v, 'up'], 'rising'], [[v, 'upward'], 'rising'], [[v, 'upwards'], 'rising'], [[v, 'down'], 'falling'], [[v, 'downward'], 'falling'], [[v, 'downwards'], 'falling']]),
+  // Reaching a level from either side: "price pulls back to the EMA", "rallies into it", "bounces off VWAP", "the z-score gets back to 0".
+  ...['pulls', 'pull', 'pulled', 'pulling', 'comes', 'come', 'coming', 'gets', 'get', 'goes', 'go', 'is', 'trades', 'retraces', 'retrace', 'retracing', 'drops', 'dips', 'falls', 'moves'].flatMap((v): Array<[string[], Rel]> => [[[v, 'back', 'to'], 'touch'], [[v, 'back', 'into'], 'touch']]),
+  ...['rallies', 'rally', 'rallying', 'rallied', 'pulls', 'pull', 'pulling', 'retraces', 'retrace', 'retracing', 'dips', 'dip', 'dipping', 'drops', 'drop', 'falls', 'fall', 'comes', 'come', 'returns', 'return', 'returning', 'reverts', 'revert', 'reverting'].flatMap((v): Array<[string[], Rel]> => [[[v, 'up', 'to'], 'touch'], [[v, 'down', 'to'], 'touch'], [[v, 'into'], 'touch'], [[v, 'to'], 'touch']]),
+  ...['bounces', 'bounce', 'bouncing', 'bounced', 'rejects', 'rejecting', 'rejected'].flatMap((v): Array<[string[], Rel]> => [[[v, 'off'], 'touch'], [[v, 'from'], 'touch']]),
+  [W('back to'), 'touch'],
   [W('greater than'), 'above'], [W('more than'), 'above'], [W('higher than'), 'above'], [W('bigger than'), 'above'],
   [W('less than'), 'below'], [W('lower than'), 'below'], [W('smaller than'), 'below'],
   [W('out of'), 'outside'], [W('in oversold'), 'oversold'], [W('in overbought'), 'overbought'],
@@ -113,7 +122,8 @@ export function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
 const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll']);
 const isPriceScale = (op: DOperand | null | undefined): boolean => op?.kind === 'mention' && PRICE_SCALE.has(op.m.name);
 /** Channels whose upper / lower line an elliptic "the lower" names: the output of each. */
-const CHANNEL_LINES: Record<string, { upper: number; lower: number }> = { bb: { upper: 0, lower: 2 }, keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 } };
+const CHANNEL_LINES: Record<string, { upper: number; lower: number; middle: number }> = { bb: { upper: 0, lower: 2, middle: 1 }, keltner: { upper: 0, lower: 2, middle: 1 }, donchian: { upper: 0, lower: 1, middle: 2 } };
+const MIDDLE_WORDS = ['middle', 'mid', 'midline', 'centre', 'center', 'basis', 'median'];
 /** Lines bounding a channel the price can be back inside of (Bollinger's is its band column): the Ichimoku cloud's top and bottom too. */
 const INSIDE_LINES: Record<string, { upper: number; lower: number }> = { keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 }, ichimoku: { upper: 4, lower: 5 } };
 
@@ -132,10 +142,19 @@ function backReference(tokens: readonly PToken[], i: number, last: DOperand | nu
   if ((INSIDE_LINES[last.m.name] && last.m.name !== 'ichimoku' && isWord(tokens[k], 'channel', 'channels', 'bands', 'band', 'envelope')) || (last.m.name === 'ichimoku' && isWord(tokens[k], 'cloud', 'kumo'))) {
     return { op: last, next: k + 1 };
   }
-  if (lines && isWord(tokens[k], 'lower', 'upper')) {
-    const output = isWord(tokens[k], 'upper') ? lines.upper : lines.lower;
+  if (lines && isWord(tokens[k], 'lower', 'upper', ...MIDDLE_WORDS)) {
+    const output = isWord(tokens[k], 'upper') ? lines.upper : isWord(tokens[k], 'lower') ? lines.lower : lines.middle;
     const skip = isWord(tokens[k + 1], 'band', 'bands', 'line', 'channel', 'one') ? 2 : 1;
     return { op: { kind: 'mention', m: last.m, output }, next: k + skip };
+  }
+  return null;
+}
+
+/** The last line drawn on the price named in the clause before `i`: what "pulls back to it" points to when nothing before it was an object. */
+function priceScaleBefore(tokens: readonly PToken[], i: number): DOperand | null {
+  for (let k = i - 1; k >= 0; k--) {
+    const t = tokens[k]!;
+    if (t.t === 'ind' && PRICE_SCALE.has(t.name)) return opOf(t);
   }
   return null;
 }
@@ -241,6 +260,11 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
       }
       continue;
     }
+    // "sell when the 9 EMA crosses under the 21, cover when it crosses back over": "it" is the line that crossed, not the price.
+    if (isWord(tok, 'it') && subject === null && carry.subject?.kind === 'mention' && isMA(carry.subject.m) && carry.object?.kind === 'mention' && carry.object.m !== carry.subject.m) {
+      subject = carry.subject;
+      continue;
+    }
     // "close when it gets above -20", "close the short when…": the verb of an exit, not the price.
     const closeVerb = isWord(tok, 'close') && isWord(tokens[i + 1], 'when', 'if', 'once', 'as', 'the', 'my', 'all', 'any', 'out', 'it', 'them', 'position', 'positions', 'trade', 'trades', 'long', 'longs', 'short', 'shorts');
     if (tok.t === 'word' && PRICE_WORDS.has(tok.w) && !closeVerb && (relationAt(skipFiller(tokens, i + 1), 0) || skipFiller(tokens, i + 1)[0]?.t === 'lvl')) {
@@ -255,10 +279,10 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
       continue;
     }
     let obj = objectAt(tokens, i + rel.len);
-    if (!obj || (obj.op.kind === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'lower', 'upper'))) obj = backReference(tokens, i + rel.len, carry.object) ?? obj;
+    if (!obj || (obj.op.kind === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'lower', 'upper'))) obj = backReference(tokens, i + rel.len, carry.object ?? priceScaleBefore(tokens, i)) ?? obj;
     if (obj && isPriceScale(obj.op)) carry.object = obj.op;
     // Elliptic clauses ("…, sell above 70", "negative to sell") reuse the last subject of the text.
-    const elliptic = obj?.op.kind === 'value' || ['turn_pos', 'turn_neg', 'oversold', 'overbought', 'extremes'].includes(rel.rel);
+    const elliptic = obj?.op.kind === 'value' || ['turn_pos', 'turn_neg', 'oversold', 'overbought', 'extremes'].includes(rel.rel) || isWord(tok, ...SLOPE_WORDS);
     let subj = subject ?? impliedSubject(rel.rel, tokens, i) ?? (isPriceScale(obj?.op) ? { kind: 'price' as const } : null) ?? (elliptic ? carry.subject : null);
     if ((rel.rel === 'oversold' || rel.rel === 'overbought') && (subj?.kind !== 'mention' || !(subj.m.name in OSCILLATOR_LEVELS))) subj = oscillatorAhead(tokens, i + rel.len, result);
     if (!subj) continue;
@@ -499,7 +523,7 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
     return null;
   }
   // "sell at R1", "pin bars at the 50 EMA": the bar's range reaches the level.
-  if (rel === 'touch' && obj?.kind === 'mention' && PRICE_SCALE.has(obj.m.name) && obj.m.name !== 'bb' && !(subj.kind === 'mention' && PRICE_SCALE.has(subj.m.name))) {
+  if (rel === 'touch' && obj?.kind === 'mention' && PRICE_SCALE.has(obj.m.name) && (obj.m.name !== 'bb' || obj.output === 1) && !(subj.kind === 'mention' && PRICE_SCALE.has(subj.m.name))) {
     add({ kind: 'compare', left: { kind: 'price' }, relation: 'touch', right: obj });
     return 'object';
   }

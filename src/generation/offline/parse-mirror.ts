@@ -13,6 +13,8 @@ import type { DCondition, DOperand } from './parse-conditions.ts';
 
 /** Oscillators' centres, about which a level mirrors. */
 const CENTRE: Record<string, number> = { rsi: 50, stoch: 50, willr: -50, cci: 0, roc: 0, macd: 0, zscore: 0, psar: 0, supertrend: 0 };
+/** Lines drawn on the price, whose slope is the trend's direction. */
+const SLOPED = new Set(['sma', 'ema', 'wma', 'vwap', 'keltner', 'donchian', 'bb', 'supertrend', 'psar', 'ichimoku']);
 const FLIP: Partial<Record<Relation, Relation>> = { above: 'below', below: 'above', cross_up: 'cross_down', cross_down: 'cross_up', rising: 'falling', falling: 'rising' };
 
 /** Words that make a side-only clause the other side of the entry before (a direction statement has none of them). */
@@ -28,6 +30,8 @@ export function mirrorCondition(c: DCondition): DCondition {
     case 'compare': {
       const flip = FLIP[c.relation];
       if (!flip) return c;
+      // A line's slope is a direction: the mirror of "the 50 EMA rising" is it falling (ADX rising is strength, the same for both).
+      if ((c.relation === 'rising' || c.relation === 'falling') && c.left.kind === 'mention' && SLOPED.has(c.left.m.name)) return { ...c, relation: flip };
       if (c.right.kind === 'value') {
         const mid = centreOf(c.left);
         // A level with no centre (ADX above 25) has no direction: the same for both sides.

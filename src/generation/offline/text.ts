@@ -62,7 +62,7 @@ const TYPOS: Record<string, string> = {
   hrs: 'hours', hr: 'hours', shrot: 'short', lnog: 'long', oversould: 'oversold',
   overbougth: 'overbought', overbough: 'overbought', oversoled: 'oversold', crossess: 'crosses', crosover: 'crossover',
   crossunder: 'crosses below', crossover: 'crossover', blw: 'below', btw: 'between',
-  bellow: 'below', belw: 'below', abov: 'above', abv: 'above', undr: 'under', ovr: 'over', wen: 'when', onyl: 'only', olny: 'only',
+  sel: 'sell', bellow: 'below', belw: 'below', abov: 'above', abv: 'above', undr: 'under', ovr: 'over', wen: 'when', onyl: 'only', olny: 'only',
   histo: 'histogram', hist: 'histogram', confidance: 'confidence', probabilty: 'probability', ma: 'ma',
   longs: 'longs', shorts: 'shorts', usd: 'dollars', bucks: 'dollars', dollar: 'dollars', percents: 'percent',
   pct: 'percent', candels: 'candles', candle: 'candles', bar: 'bars', stdev: 'std', stddev: 'std',
@@ -140,6 +140,8 @@ export function normalize(input: string): string {
   s = s.replace(/\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-](one|two|three|four|five|six|seven|eight|nine)\b/g, (_, t: string, u: string) => String(NUMBER_WORDS[t]! + NUMBER_WORDS[u]!));
   s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine)\s+hundred\b/g, (_, u: string) => String(NUMBER_WORDS[u]! * 100));
   s = s.replace(/\b[a-z]+\b/g, (w) => (w in NUMBER_WORDS && w !== 'half' && w !== 'single' && w !== 'double' && w !== 'twice' && w !== 'couple' ? String(NUMBER_WORDS[w]) : w));
+  // "below minus one hundred", "plus 100": a level's sign in words.
+  s = s.replace(/\b(?:minus|negative)\s+(?=\d)/g, '-').replace(/\bplus\s+(?=\d)/g, '+');
   s = s.replace(/(\d)([a-z$%])/g, '$1 $2').replace(/([a-z$])(\d)/g, '$1 $2');
   s = s.replace(/\$/g, ' $ ').replace(/%/g, ' % ').replace(/([<>]?=)/g, ' $1 ').replace(/([<>])(?!=)/g, ' $1 ');
   s = s.replace(/([a-z])-(?=[a-z])/g, '$1 ').replace(/(\d)-(?=[a-z])/g, '$1 ');
@@ -147,6 +149,8 @@ export function normalize(input: string): string {
   s = s
     .replace(/\bstandard\s+dev(iation)?s?\b|\bstd\s+dev(iation)?s?\b/g, 'std')
     .replace(/\bnew\s+york\b/g, 'newyork')
+    // "buy back" closes a short: the cover of the exit words.
+    .replace(/\bbuy (?:it |them |the shorts? |the position )?back\b/g, 'cover')
     .replace(/\bstoch(astic)?\s+k\b/g, 'stochastic stochk')
     .replace(/\bstoch(astic)?\s+d\b/g, 'stochastic stochd');
   return s.replace(/\s+/g, ' ').trim();
