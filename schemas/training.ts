@@ -323,16 +323,22 @@ export const MetaLabelReport = z
         purged: z.number().int().describe('Rule bars before the test whose label ended in it: left out of the fit'),
         both_skipped: z.number().int().describe('Bars where both entry rules fired: no row, no trade'),
       })
-      .describe('The rule rows of the trained span'),
+      .describe(
+        'The rule rows of the trained span as the sandboxed trainer counted them (it labels and fits there): checked against the rows it scored and the labels it returned, shown for information; no figure of this report rests on them',
+      ),
     labels: z
       .object({
-        positives: z.number().int().describe('Test rule bars labelled 1 (a win)'),
-        chosen: z.number().int().describe('Test rule bars the model confirms: P(win) ≥ the confidence threshold'),
-        base_rate: z.number().nullable().describe('positives / test rule bars: the rule alone\'s precision; null without test rule bars'),
-        precision: z.number().nullable().describe('Wins among the chosen; null when the model chose none'),
-        recall: z.number().nullable().describe('Chosen among the wins; null without wins'),
+        positives: z.number().int().describe('Trades of the rule alone on the test span that won: net P&L > 0'),
+        chosen: z.number().int().describe('Trades of the rule alone the model takes: P(win) at the trade\'s signal bar ≥ the confidence threshold (= uplift.chosen_trades)'),
+        base_rate: z.number().nullable().describe('positives / the rule alone\'s trades: the rule alone\'s precision; null without trades'),
+        precision: z.number().nullable().describe('Won among the taken; null when the model took none'),
+        recall: z.number().nullable().describe('Taken among the won; null when none won'),
       })
-      .describe('The model on the test span\'s rule trades, each labelled by its triple barrier: 1 when the take-profit came before the stop within target_horizon bars (or the trade gained at that limit)'),
+      .describe(
+        'The model on the rule\'s trades, computed here, never from the sandbox\'s labels: the trades of the rule alone on the test span as the position engine made them (rule_alone; one position at a time, so a rule signal while a trade is open is no trade), ' +
+          'each won when its net P&L (after spread, commission and swap) is > 0, and taken when the model\'s P(win) at its signal bar (the bar before the entry) is ≥ the confidence threshold. ' +
+          'The model was fitted on triple-barrier labels (the take-profit before the stop within target_horizon bars, or a gain at that limit); the engine\'s trades may run past that limit under a trailing stop or exit rules, and it is their P&L that counts here',
+      ),
     rule_alone: TradeStats.describe('The test span traded on every rule signal (the engine with the model ignored: threshold 0)'),
     rule_and_model: TradeStats.describe('The strategy on the test span: rule signals the model confirms'),
     uplift: z
@@ -387,9 +393,11 @@ export const Results = z
         labels: z.union([z.tuple([z.literal('down'), z.literal('up')]), z.tuple([z.literal('loss'), z.literal('win')])]),
         matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]] (meta-labels: loss/win)'),
       })
-      .describe('Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5. Meta-labels (labels: meta): the rule\'s test rows, "win" = the triple-barrier label, predicted win = P(win) > 0.5'),
+      .describe(
+        'Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5. Meta-labels (labels: meta): the rule alone\'s trades on the test span (as meta_label.labels), "win" = net P&L > 0, predicted win = P(win) at the signal bar > 0.5',
+      ),
     feature_importance: z.array(z.object({ feature: z.string(), importance: z.number() })).describe('Largest first; tree models: impurity importance, linear: |coefficient| share'),
-    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows (meta-labels: win/loss accuracy over the previous 100 rule rows)')).describe('At most 500 points'),
+    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows (meta-labels: win/loss accuracy over the previous 100 trades of the rule alone, as the confusion matrix)')).describe('At most 500 points'),
     pred_trade_log: z.array(Trade).describe('Trades on the post-cutoff bars'),
     pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
     pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),

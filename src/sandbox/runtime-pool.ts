@@ -113,7 +113,10 @@ export interface TrainResult {
 /**
  * Triple-barrier labels of the rule's trades over the test span (trainer.py, meta_labels.py):
  * per labelled rule bar (the signal bar, ascending) its side, label (1: take-profit before the
- * stop, or a gain at the time limit) and the bar its label ended at.
+ * stop, or a gain at the time limit) and the bar its label ended at. The sandbox's own output:
+ * checked for layout here (metaLayoutProblem), never the ground of a reported figure — the results'
+ * precision, recall and win/loss calls are judged on the engine's trades (src/training/meta-label-report.ts).
+ * The labelling itself must stay in the sandbox, where the model is fitted on it.
  */
 export interface MetaLabels {
   rowsTrain: number;
@@ -172,6 +175,21 @@ export interface SuggestRequest {
   direction: 'maximize' | 'minimize';
   history: readonly SuggestTrial[];
   n: number;
+}
+
+type MetaAnswer = NonNullable<z.infer<typeof TrainAnswer>['meta']>;
+
+/**
+ * What is wrong with a train answer's meta-labels, or null: each names a bar inside the scored rows
+ * (warmup … warmup + rows − 1) with its label ending at or after it; rows_test counts the labels
+ * listed; the fitted and purged rows, and the bars where both rules fired, fit in the bars scored.
+ */
+function metaLayoutProblem(meta: MetaAnswer, warmup: number, rows: number): string | null {
+  const bad = meta.labels.find(([bar, , , end]) => !(warmup <= bar && bar <= end && end < warmup + rows));
+  if (bad) return `name bar ${bad[0]} (ending at ${bad[3]}), outside the scored rows ${warmup}…${warmup + rows - 1} or ending before it`;
+  if (meta.rows_test !== meta.labels.length) return `count ${meta.rows_test} test rows but list ${meta.labels.length}`;
+  if (meta.rows_train + meta.purged > rows || meta.both_skipped > warmup + rows) return `count more rows (${meta.rows_train} fitted, ${meta.purged} purged, ${meta.both_skipped} with both rules) than the ${rows} bars scored`;
+  return null;
 }
 
 const SuggestAnswer = z.object({ params: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))) });
@@ -396,11 +414,11 @@ export class StrategyRuntime {
     const bad = (f: (typeof h.folds)[number]) =>
       !(h.warmup <= f.train_from && f.train_from < f.train_to && f.train_to <= f.test_from && f.test_from < f.test_to && f.test_to <= h.warmup + h.proba_rows) || f.onnx_bytes === 0;
     const foldBytes = h.folds.reduce((sum, f) => sum + f.onnx_bytes, 0);
-    // Meta-labels name bars: each inside the scored rows, its label ending at or after it.
-    const badLabel = ([bar, , , end]: readonly [number, number, number, number]) => !(h.warmup <= bar && bar <= end && end < h.warmup + h.proba_rows);
-    if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad) || (h.meta?.labels.some(badLabel) ?? false)) {
+    if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad)) {
       throw new StrategyJobError('crash', 'train answer does not match its layout');
     }
+    const metaProblem = h.meta ? metaLayoutProblem(h.meta, h.warmup, h.proba_rows) : null;
+    if (metaProblem) throw new StrategyJobError('crash', `train answer does not match its layout: its meta-labels ${metaProblem}`);
     let at = foldsAt;
     const folds = h.folds.map((f): TrainedFold => {
       const onnx = out.subarray(at, at + f.onnx_bytes);

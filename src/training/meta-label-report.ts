@@ -1,12 +1,20 @@
 /**
- * Does a meta-labelled model earn its place? On the test span: the model's precision and recall on
- * the rule's trades (each labelled by its triple barrier in the trainer), the rule alone beside the
- * rule + model (the same engine, threshold 0 vs the strategy's), and whether the trades the model
- * confirms beat trades drawn at random from the rule's: a one-sided permutation test over the rule
- * alone's engine trades (the chosen subset's summed P&L against DRAWS random subsets of the same
- * size, seeded, p = (1 + hits) / (1 + draws)). "The model adds nothing here" is an answer too.
+ * Does a meta-labelled model earn its place? On the test span, over the rule alone's trades as the
+ * position engine made them (every rule signal, threshold 0): the model's precision and recall on
+ * those trades, the rule alone beside the rule + model (the same engine, threshold 0 vs the
+ * strategy's), and whether the trades the model confirms beat trades drawn at random from the
+ * rule's: a one-sided permutation test (the chosen subset's summed P&L against DRAWS random
+ * subsets of the same size, seeded, p = (1 + hits) / (1 + draws)). "The model adds nothing here"
+ * is an answer too.
+ *
+ * Every figure here is computed on the trusted side, from the engine's trades and the model's
+ * probabilities scored here from its ONNX: the triple-barrier labels the sandboxed trainer hands
+ * back are its own (hostile output) and are not read. A trade won when its net P&L (after spread,
+ * commission and swap, as the engine booked it) is > 0; the model took it when its P(win) at the
+ * trade's signal bar (the bar before the entry) passed the threshold as toSignals passes it (≥,
+ * in float32).
  */
-import { lowerBound, tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
+import { lowerBound, tradeStats, type BacktestRun, type BarColumns, type ClosedTrade } from '../backtest/index.ts';
 import { seededRandom } from '../lib/seeded-random.ts';
 import type { MetaLabels } from '../sandbox/index.ts';
 import { modelVsRule } from '../robustness/index.ts';
@@ -46,15 +54,21 @@ export function subsetPValue(values: ArrayLike<number>, chosen: ArrayLike<boolea
 
 export interface MetaReportInput {
   bars: BarColumns;
-  /** P(win) per bar (the model's probability). */
+  /** P(win) per bar (the model's probability, scored here). */
   pUp: Float32Array;
   threshold: number;
-  labels: MetaLabels;
-  test: { from: number; to: number };
+  /** The rule rows the sandboxed trainer says it fitted and tested: shown as counted there, never used for a figure below. */
+  rows: Pick<MetaLabels, 'rowsTrain' | 'rowsTest' | 'purged' | 'bothSkipped'>;
   /** The engine over the test span on every rule signal (threshold 0), and on the strategy's. */
   ruleAlone: BacktestRun;
   ruleAndModel: BacktestRun;
   capital: number;
+}
+
+/** One trade of the rule alone: its signal bar (the bar before its entry bar; −1 when none) and whether it won (net P&L > 0). */
+export interface RuleTradeOutcome {
+  signal: number;
+  won: boolean;
 }
 
 /** Index of the bar opening at ts (bars.ts ascending); −1 when none. */
@@ -63,32 +77,32 @@ function barAt(ts: Float64Array, t: number): number {
   return ts[i] === t ? i : -1;
 }
 
+/**
+ * The engine's trades as the model's calls are judged: each trade's signal bar (the engine fills
+ * a signal at the next bar's open) and whether it won, by its net P&L as the engine booked it.
+ */
+export function ruleTradeOutcomes(bars: BarColumns, trades: readonly ClosedTrade[]): RuleTradeOutcome[] {
+  return trades.map((t) => {
+    const entry = barAt(bars.ts, t.entryTs);
+    return { signal: entry > 0 ? entry - 1 : -1, won: t.pnl > 0 };
+  });
+}
+
 const ratio = (a: number, b: number): number | null => (b > 0 ? a / b : null);
 
 export function metaLabelReport(input: MetaReportInput): MetaLabelReport {
-  const { bars, pUp, labels, test } = input;
+  const { bars, pUp, rows } = input;
   const threshold = Math.fround(input.threshold);
-  let rows = 0;
-  let positives = 0;
-  let chosen = 0;
-  let hits = 0;
-  for (let r = 0; r < labels.bars.length; r++) {
-    const bar = labels.bars[r]!;
-    if (bar < test.from || bar >= test.to) continue;
-    const win = labels.labels[r] === 1;
-    const pick = pUp[bar]! >= threshold;
-    rows++;
-    if (win) positives++;
-    if (pick) chosen++;
-    if (win && pick) hits++;
-  }
-  // Each rule trade of the engine belongs to the signal bar before its entry bar.
   const trades = input.ruleAlone.trades;
-  const pnl = trades.map((t) => t.pnl);
-  const picked = trades.map((t) => {
-    const signal = barAt(bars.ts, t.entryTs) - 1;
-    return signal >= 0 && pUp[signal]! >= threshold;
+  const outcomes = ruleTradeOutcomes(bars, trades);
+  const picked = outcomes.map((o) => o.signal >= 0 && pUp[o.signal]! >= threshold);
+  let positives = 0;
+  let hits = 0;
+  outcomes.forEach((o, i) => {
+    if (o.won) positives++;
+    if (o.won && picked[i]) hits++;
   });
+  const pnl = trades.map((t) => t.pnl);
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const chosenPnl = sum(pnl.filter((_, i) => picked[i]));
   const chosenTrades = picked.filter(Boolean).length;
@@ -97,8 +111,8 @@ export function metaLabelReport(input: MetaReportInput): MetaLabelReport {
   const ruleAndModel = tradeStats(input.ruleAndModel.trades, input.capital);
   const upliftPnl = sum(input.ruleAndModel.trades.map((t) => t.pnl)) - sum(pnl);
   return {
-    rows: { train: labels.rowsTrain, test: labels.rowsTest, purged: labels.purged, both_skipped: labels.bothSkipped },
-    labels: { positives, chosen, base_rate: ratio(positives, rows), precision: ratio(hits, chosen), recall: ratio(hits, positives) },
+    rows: { train: rows.rowsTrain, test: rows.rowsTest, purged: rows.purged, both_skipped: rows.bothSkipped },
+    labels: { positives, chosen: chosenTrades, base_rate: ratio(positives, trades.length), precision: ratio(hits, chosenTrades), recall: ratio(hits, positives) },
     rule_alone: ruleAlone,
     rule_and_model: ruleAndModel,
     uplift: {

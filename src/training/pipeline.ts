@@ -103,10 +103,9 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     };
     // Meta-labels: the model confirms the entry rules' trades; the rule alone (threshold 0) is what it must beat.
     const rules = entryRules(spec, features, n);
-    const metaLabel =
-      rules && trained.meta
-        ? metaLabelReport({ bars, pUp, threshold: settings.confidence_threshold, labels: trained.meta, test: ranges.test, ruleAlone: runBacktest(options, bars, toSignals(pUp, 0, rules), ranges.test, mask), ruleAndModel: runs.test, capital: settings.capital })
-        : null;
+    const meta = rules ? trained.meta : null;
+    const ruleAlone = meta ? runBacktest(options, bars, toSignals(pUp, 0, rules), ranges.test, mask) : null;
+    const metaLabel = meta && ruleAlone ? metaLabelReport({ bars, pUp, threshold: settings.confidence_threshold, rows: meta, ruleAlone, ruleAndModel: runs.test, capital: settings.capital }) : null;
     // The folds through the same threshold, entry mask and engine; then the report on the test split.
     const reportStart = performance.now();
     const folds = walkForward({ bars, folds: scoredFolds, foldTrees: trained.foldTrees, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, rules, mask, options, capital: settings.capital });
@@ -132,6 +131,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
       horizon: config.target_horizon,
       robustness,
       metaLabel,
+      ruleAlone,
     });
     const record: ModelRecord = {
       user_id: job.user_id,

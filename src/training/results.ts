@@ -1,6 +1,7 @@
 import { equityCurve, drawdownSeries, toTradeRecords, tradeStats, type BacktestRun, type BarColumns } from '../backtest/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
-import type { MetaLabels, TrainResult } from '../sandbox/index.ts';
+import type { TrainResult } from '../sandbox/index.ts';
+import { ruleTradeOutcomes, type RuleTradeOutcome } from './meta-label-report.ts';
 import type { ResponseSource } from '../../schemas/market.ts';
 import type { StrategyConfig } from '../../schemas/strategy.ts';
 import type { RobustnessReport } from '../../schemas/robustness.ts';
@@ -26,11 +27,13 @@ export interface ResultsInput {
   signals: Int8Array;
   ranges: { train: Range; test: Range; post: Range };
   runs: { train: BacktestRun; test: BacktestRun; post: BacktestRun | null };
-  trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'> & { meta?: MetaLabels | null };
+  trained: Pick<TrainResult, 'features' | 'warmup' | 'accuracyTrain' | 'accuracyTest' | 'featureImportance' | 'warnings'>;
   horizon: number;
   robustness: RobustnessReport;
   /** The rule alone beside the rule + model (meta-label-report.ts); null (or absent) in direction mode. */
   metaLabel?: MetaLabelReport | null;
+  /** The rule alone's engine trades on the test span (meta mode): the trades the model's win/loss calls are judged on. */
+  ruleAlone?: BacktestRun | null;
 }
 
 const span = (bars: BarColumns, r: Range) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
@@ -47,10 +50,11 @@ export function signalPoints(bars: BarColumns, pUp: Float32Array, signals: Int8A
 
 /**
  * The model's calls on the labelled test rows, actual vs called (p > 0.5, the trainer's accuracy
- * rule). Direction labels: every test row, up = close[t + h] > close[t]. Meta-labels: the rule's
- * rows of the test span, win = the triple-barrier label. Returns the confusion counts and a rolling accuracy.
+ * rule). Direction labels: every test row, up = close[t + h] > close[t]. Meta-labels: the rule
+ * alone's engine trades of the test span, win = net P&L > 0 (meta-label-report.ts; never the
+ * sandbox's labels). Returns the confusion counts and a rolling accuracy.
  */
-function modelCalls(bars: BarColumns, pUp: Float32Array, r: Range, h: number, meta: MetaLabels | null) {
+function modelCalls(bars: BarColumns, pUp: Float32Array, r: Range, h: number, meta: RuleTradeOutcome[] | null) {
   const matrix = [
     [0, 0],
     [0, 0],
@@ -64,7 +68,7 @@ function modelCalls(bars: BarColumns, pUp: Float32Array, r: Range, h: number, me
     times.push(bars.ts[i]!);
   };
   if (meta) {
-    for (let k = 0; k < meta.bars.length; k++) if (meta.bars[k]! >= r.from && meta.bars[k]! < r.to) call(meta.bars[k]!, meta.labels[k]!);
+    for (const o of meta) if (o.signal >= r.from && o.signal < r.to) call(o.signal, o.won ? 1 : 0);
   } else for (let i = r.from; i + h < r.to; i++) call(i, bars.close[i + h]! > bars.close[i]! ? 1 : 0);
   const rolling: { time: string; accuracy: number }[] = [];
   if (hits.length >= ROLLING_WINDOW) {
@@ -88,7 +92,7 @@ export function buildResults(input: ResultsInput): Results {
   const capital = settings.capital;
   const leverage = settings.leverage;
   const testTrades = runs.test.trades;
-  const meta = input.metaLabel ? (trained.meta ?? null) : null;
+  const meta = input.metaLabel && input.ruleAlone ? ruleTradeOutcomes(bars, input.ruleAlone.trades) : null;
   const calls = modelCalls(bars, pUp, ranges.test, input.horizon, meta);
   const hasPost = runs.post !== null;
   return {
