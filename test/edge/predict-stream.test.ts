@@ -11,6 +11,7 @@ import { publish } from '../../src/bus/index.ts';
 import { Topics } from '../../schemas/messages.ts';
 import type { BarMessage, TickMessage } from '../../schemas/market.ts';
 import { CloseCodes } from '../../schemas/stream.ts';
+import { WIRE_BYTES } from '../../src/edge/ws/client-socket.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { connectStream, wsUrl, type StreamClient } from '../helpers/ws-client.ts';
 
@@ -253,6 +254,12 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     assert.match(closed.reason, /too slow/);
     const lagging = slow.messages.findIndex((m) => m.type === 'lagging');
     assert.ok(lagging >= 0, 'the lagging warning came before the close');
+    // The warning and the close pass the frames the edge holds: what comes between them is at most
+    // the one write window the socket had (not the limit's worth queued behind the warning), so a
+    // client that reads again at all reads both at once.
+    const between = slow.messages.slice(lagging + 1).reduce((n, m) => n + Buffer.byteLength(JSON.stringify(m)), 0);
+    assert.ok(between <= WIRE_BYTES + 1024, `${between} bytes came between lagging and the close`);
+    assert.ok(between < Number(LIMITS.WS_SEND_BUFFER_BYTES) / 2);
     assert.ok(slow.messages.filter((m) => m.type === 'bar').length < N, 'the slow client did not get everything');
     const got = normal.messages.flatMap((m) => (m.type === 'bar' && m.bar.ts >= t0 ? [m.bar.ts] : []));
     assert.equal(got.length, N, 'the normal client got every bar');

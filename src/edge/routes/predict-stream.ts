@@ -24,7 +24,7 @@ const description = (c: GatewayDeps['config']) =>
   `**Resume**: subscribe with \`since\` = the last signal id (predictions; the stored signals after it are replayed from JetStream, up to ${SIGNAL_REPLAY_LIMIT}, marked \`replayed\`) ` +
   `or the last bar time (bars: the latest ${BAR_REPLAY_LIMIT} missed bars at most; predictions: signals of later bars) — then live frames, without duplicates; \`subscribed.resumed\` counts the replayed frames. ` +
   'Predictions themselves are live only. ' +
-  `**Flow control**: past ${c.WS_SEND_BUFFER_BYTES} unsent bytes you get \`lagging\`; at twice that the socket closes with 4413. The server pings every ${c.WS_PING_MS} ms ` +
+  `**Flow control**: past ${c.WS_SEND_BUFFER_BYTES} unsent bytes you get \`lagging\`, ahead of the frames held for you (only what your socket already had in flight comes before it); at twice that the held frames are dropped and the socket closes with 4413 right behind it (resume with \`since\`). The server pings every ${c.WS_PING_MS} ms ` +
   `(close 4408 without a pong by the next one); a socket with nothing subscribed that sends nothing for ${c.WS_IDLE_MS} ms is closed (4408). ` +
   `**Limits**: ${c.WS_PER_KEY} connections per key (over every server process of the service), ${c.WS_PER_ADDRESS} per client address (close 4429), ${c.WS_SUBSCRIPTIONS} subscriptions per connection, ` +
   `frames up to ${c.WS_MESSAGE_BYTES} bytes (close 1009); subscribe and predict count against the key's rate limit. A refused message is answered ` +
