@@ -97,7 +97,7 @@ describe('the model page’s rule-vs-model panel in a browser', () => {
       assert.match((await page.textContent('#meta-figures tr[data-figure="p-value"]'))!, new RegExp(`share of ${m.uplift.draws.toLocaleString('en')} random picks`));
       assert.ok(m.verdict.includes(`p = ${await figure('p-value')}`), 'the p-value reads as in the verdict');
     }
-    assert.match((await page.textContent('#meta-rows'))!, new RegExp(`over the ${m.rows.test.toLocaleString('en')} rule signals of the test span.*${m.rows.purged.toLocaleString('en')} left out`));
+    assert.match((await page.textContent('#meta-rows'))!, new RegExp(`over the ${m.uplift.rule_trades.toLocaleString('en')} trades of the rule alone on the test span.*${m.rows.purged.toLocaleString('en')} left out`));
     // Its diagnostics call the rule's trades win or loss, not the market up or down.
     assert.match((await page.textContent('.diagnostics'))!, /Win\/loss accuracy on the rule's trades/);
     assert.deepEqual(await page.$$eval('.diagnostics table.confusion tr:first-child th', (ths) => ths.map((th) => th.textContent)), ['actual \\ predicted', 'loss', 'win']);

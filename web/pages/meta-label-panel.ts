@@ -39,8 +39,8 @@ export function metaLabelPanel(r: Results): HTMLElement | null {
       h(
         'tbody',
         {},
-        figure('precision', 'Precision', share(l.precision), l.chosen ? `wins among the ${count(l.chosen)} rule signals the model confirmed; the rule alone wins ${share(l.base_rate)} of its ${count(rows.test)}` : `the model confirmed none of the rule's ${count(rows.test)} signals; the rule alone wins ${share(l.base_rate)}`),
-        figure('recall', 'Recall', share(l.recall), `of the rule's ${count(l.positives)} winning signals, the share the model confirmed`),
+        figure('precision', 'Precision', share(l.precision), l.chosen ? `wins among the ${count(l.chosen)} trades of the rule alone the model confirmed; the rule alone wins ${share(l.base_rate)} of its ${count(u.rule_trades)}` : `the model confirmed none of the rule alone's ${count(u.rule_trades)} trades; the rule alone wins ${share(l.base_rate)}`),
+        figure('recall', 'Recall', share(l.recall), `of the rule alone's ${count(l.positives)} winning trades, the share the model confirmed`),
         figure('uplift', 'Uplift', signedUsd(u.pnl), 'net P&L of the rule + model minus the rule alone'),
         figure(
           'confirmed',
@@ -65,8 +65,8 @@ export function metaLabelPanel(r: Results): HTMLElement | null {
     h(
       'p',
       { class: 'muted', id: 'meta-rows' },
-      `Precision and recall are over the ${count(rows.test)} rule signals of the test span, each labelled a win or a loss by its stop, target and time limit; ` +
-        `the model was fitted on ${count(rows.train)} rule signals of the train span, ${count(rows.purged)} left out because their outcome ran into the test span` +
+      `Precision and recall are over the ${count(u.rule_trades)} trades of the rule alone on the test span, a win when its net P&L is above zero; ` +
+        `the model was fitted on ${count(rows.train)} rule signals of the train span, each labelled a win or a loss by its stop, target and time limit, ${count(rows.purged)} left out because their outcome ran into the test span` +
         (rows.both_skipped ? `; ${count(rows.both_skipped)} bars where the long and short rules both fired made no trade.` : '.'),
     ),
   );
