@@ -466,6 +466,9 @@ const PERIOD = new RegExp(
   `\\b(?:(${NUMBER}[ -]?(?:m|mins?|minutes?|h|hrs?|hours?|d|days?))(?= (?:chart|bars?|candles?|timeframe|tf)\\b)|(?<=\\bon (?:the )?)(${NUMBER}[ -]?(?:m|mins?|minutes?|h|hrs?|hours?))\\b|(daily|weekly|monthly|4h|h4|d1|w1|m30|h2)\\b(?! (?:pivots?|high|low|open|close|range|average|vwap)\\b))`,
   'g',
 );
+/** A chart period written in one word ("4h", "4hr", "30min", "h4"), not a duration ("after 4h", "for 30min"). */
+const PERIOD_WRITTEN = /(?<![\w.])(?<!\b(?:after|for|within|cooldown|hold|holding|wait|max|limit|every|than|of|last|past|up to|at most|least) )(\d{1,3}(?:m|mins?|h|hrs?|d)|[hmd]\d{1,3})(?!\w)/g;
+const OFFERED_WRITTEN = /^(?:(?:1|5|15|60)(?:m|mins?)|1(?:h|hrs?)|m(?:1|5|15)|h1)$/;
 const OFFERED_PERIOD = /^(?:1|one|5|five|15|fifteen|60)[ -]?(?:m|mins?|minutes?)$|^(?:1|one)[ -]?(?:h|hrs?|hours?)$/;
 const OFFERED_NAMED = /\b(?:1|one|5|five|15|fifteen)[ -]?(?:m|mins?|minutes?)\b|\b(?:m1|m5|m15|h1|h(?:ou)?rly)\b|\b(?:1|one)[ -]?(?:h|hr|hour)\b/;
 
@@ -483,6 +486,10 @@ function notOffered(texts: readonly string[], symbol: string, timeframe: string,
     }
     // A period with no bars here is worth a word only when the text names no period we have.
     if (OFFERED_NAMED.test(text)) continue;
+    // Written as traders write a chart ("4hr cable", "30min"), said as written; else as the normalised text reads.
+    const written = raw.flatMap((t) => [...t.toLowerCase().matchAll(PERIOD_WRITTEN)].map((m) => m[1]!)).filter((w) => !OFFERED_WRITTEN.test(w));
+    for (const words of written) out.add(`the text names a ${words} timeframe, which has no bars here (1min, 5min, 15min, 1h); the code uses ${timeframe}`);
+    if (written.length) continue;
     for (const m of text.matchAll(PERIOD)) {
       const words = (m[1] ?? m[2] ?? m[3])!;
       // Said as traders write it ("4h"): the normalised text spaced the number from its unit.

@@ -273,6 +273,8 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     }
     const rel = relationAt(tokens, i);
     if (!rel) continue;
+    // The cross of "golden cross" / "death cross" was read above, with its pair.
+    if (isWord(tokens[i - 1], 'golden', 'death')) continue;
     if ((rel.rel === 'above' || rel.rel === 'below') && (subject?.kind ?? 'price') === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'all', 'both', 'them', 'each', 'every')) {
       // "price above all three": the price against every moving average of the clause.
       for (const m of mentions.filter(isMA)) add({ kind: 'compare', left: { kind: 'price' }, relation: rel.rel, right: opOf(m) });

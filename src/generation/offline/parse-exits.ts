@@ -33,7 +33,7 @@ export interface ExitFindings {
   skipDays: Array<{ value: Weekday[]; at: number; phrase: string }>;
 }
 
-const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z][a-z0-9 ().]{1,40})/g;
+const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near))(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
 const STOP = /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
 /** A trailing distance as asked: `amount` in ATRs (of `period`, default 14), percent of price or pips. */
 export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 'default';
@@ -77,7 +77,8 @@ const mentionsOf = (fragment: string): Mention[] => findMentions(lex(fragment.sp
 const mention = (name: Mention['name'], params: Record<string, number>, output: number | null): Mention => ({ t: 'ind', name, params, output, qualifier: null, levels: null, signalLine: false, days: false });
 const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, m, output });
 
-const DAY = '(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?';
+// Longest first, to a word's end: "thursdays or fridays" is not "thu" and a stray "rsdays".
+const DAY = '(mon|tues|tue|wednes|wed|thurs|thur|thu|fri|satur|sat|sun)(?:day)?s?\\b';
 const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
 
 function dayOf(word: string): Weekday {
@@ -121,7 +122,9 @@ export function parseExits(text: string): ExitFindings {
     const fragment = m[1]!;
     if (/^\d/.test(fragment)) continue;
     const opposite = /^opposite (?:bollinger )?band/.test(fragment);
-    const [first] = opposite ? [mention('bb', {}, null)] : mentionsOf(fragment).length ? mentionsOf(fragment) : middleBefore(text, m.index, fragment);
+    // "buy at s1 …, exit at p": the pivot itself, where the text trades its levels.
+    const pivotP = /^pp?\b/.test(fragment) && /\b(?:[rs] ?[123]|pivots?)\b/.test(text);
+    const [first] = pivotP ? [mention('pivot', {}, 0)] : opposite ? [mention('bb', {}, null)] : mentionsOf(fragment).length ? mentionsOf(fragment) : middleBefore(text, m.index, fragment);
     if (!first) continue;
     out.mentions.push(first);
     out.target = true;
