@@ -17,6 +17,10 @@ export const Readiness = z
     checks: z.record(z.string(), DependencyStatus).describe('nats, clickhouse, python (each with ok, ms, error)'),
     error: z.string().optional().describe('When not ready: which dependencies fail'),
     code: z.number().int().optional().describe('503 when not ready'),
+    waiting_for: z
+      .array(z.string())
+      .optional()
+      .describe('While starting: what the process still waits for, e.g. "nats nats://10.0.0.1:4222,nats://10.0.0.2:4222", "stream TICKS", "kv accounts" (each retried until the cluster answers)'),
   })
   .meta({ id: 'Readiness' });
 export type Readiness = z.infer<typeof Readiness>;

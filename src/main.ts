@@ -33,7 +33,7 @@ import { ShutdownStack, processRuns } from './lifecycle/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { LiveTradesRepo, openClickHouse, SignalsRepo, type ClickHouseClient } from './store/index.ts';
 import type { Payouts } from './payouts/index.ts';
-import { baseChecks, closeBus, serveHealth, startEdge, startFoundation, startTrainer, startUsageRecorder, startWork } from './roles/index.ts';
+import { baseChecks, closeBus, startEdge, startFoundation, startRole, startTrainer, startUsageRecorder, startWork } from './roles/index.ts';
 import { serveStore } from './store-link/index.ts';
 
 export interface Service {
@@ -273,11 +273,8 @@ export async function startActors(config: Config, log: Logger = createLogger(con
   if (!config.NATS_URL) {
     throw new UnavailableError('the actors role joins a running service: set NATS_URL to its NATS (DATA_DIR/run.json of `serve` names it)');
   }
-  const stack = new ShutdownStack(log, config.SHUTDOWN_STEP_MS);
-  const close = () => stack.unwind();
-  try {
-    const bus = await connectBus(config.NATS_URL, 'signalforge-actors', log);
-    stack.push(closeBus(bus, config));
+  // Start-up waits for the cluster (a node down, leaders being elected) instead of dying: startRole.
+  const { value, close } = await startRole('actors', config, log, config.HEALTH_PORT, async ({ bus, stack, health }) => {
     const cache = new BarCache(new NatsBarLoader(bus.nc), bus.nc, log);
     cache.start();
     stack.push(() => cache.stop());
@@ -309,11 +306,9 @@ export async function startActors(config: Config, log: Logger = createLogger(con
       stack.push(() => started.stop());
       tracker = started;
     }
-    const health = await serveHealth(config, baseChecks(bus), stack, log);
-    log.info({ host: host.hostId, nats: config.NATS_URL, tracker: tracker !== null, health }, 'signalforge actors running');
-    return { host, tracker, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    health.serve(baseChecks(bus));
+    return { host, tracker, health: health.url };
+  });
+  log.info({ host: value.host.hostId, nats: config.NATS_URL, tracker: value.tracker !== null, health: value.health }, 'signalforge actors running');
+  return { host: value.host, tracker: value.tracker, close };
 }

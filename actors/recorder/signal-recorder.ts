@@ -5,7 +5,7 @@ import { SignalEvent } from '../../schemas/live.ts';
 import { Consumers } from '../../schemas/messages.ts';
 
 export interface SignalRecorderDeps {
-  bus: Pick<Bus, 'js' | 'jsm'>;
+  bus: Pick<Bus, 'js' | 'jsm' | 'retry'>;
   /** Where signals are kept for ever (the `signals` table's repo). */
   repo: { insert(rows: SignalEvent[]): Promise<void> };
   log: Logger;

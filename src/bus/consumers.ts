@@ -37,26 +37,28 @@ const delivered = (msg: JsMsg): Delivered => ({
  * Creates the durable consumer the spec names, or brings the settings that may change (ack wait,
  * max ack pending) of an existing one to the spec. `ackWaitMs` overrides the spec's (configured).
  */
-export async function ensureConsumer(bus: Pick<Bus, 'jsm'>, spec: ConsumerSpec, overrides: { ackWaitMs?: number } = {}): Promise<void> {
+export async function ensureConsumer(bus: Pick<Bus, 'jsm' | 'retry'>, spec: ConsumerSpec, overrides: { ackWaitMs?: number } = {}): Promise<void> {
   const ackWaitMs = overrides.ackWaitMs ?? spec.ackWaitMs;
   const mutable: Partial<ConsumerConfig> = {
     ...(ackWaitMs !== undefined ? { ack_wait: nanos(ackWaitMs) } : {}),
     ...(spec.maxAckPending !== undefined ? { max_ack_pending: spec.maxAckPending } : {}),
   };
-  try {
-    await bus.jsm.consumers.info(spec.stream.name, spec.name);
-  } catch {
-    await bus.jsm.consumers.add(spec.stream.name, {
-      durable_name: spec.name,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: spec.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
-      ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
-      ...(spec.maxDeliver !== undefined ? { max_deliver: spec.maxDeliver } : {}),
-      ...mutable,
-    });
-    return;
-  }
-  if (Object.keys(mutable).length > 0) await bus.jsm.consumers.update(spec.stream.name, spec.name, mutable);
+  await bus.retry.run({ op: 'ensure', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, async () => {
+    try {
+      await bus.jsm.consumers.info(spec.stream.name, spec.name);
+    } catch {
+      await bus.jsm.consumers.add(spec.stream.name, {
+        durable_name: spec.name,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: spec.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+        ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+        ...(spec.maxDeliver !== undefined ? { max_deliver: spec.maxDeliver } : {}),
+        ...mutable,
+      });
+      return;
+    }
+    if (Object.keys(mutable).length > 0) await bus.jsm.consumers.update(spec.stream.name, spec.name, mutable);
+  });
 }
 
 /** Messages pushed as they come (up to `max` unacknowledged in the client's buffer); `close` ends the loop. */
@@ -65,9 +67,10 @@ export interface DeliveredStream extends AsyncIterable<Delivered> {
 }
 
 /** Consumes a durable consumer (ensure it first) as a stream of messages. */
-export async function consume(bus: Pick<Bus, 'js'>, spec: ConsumerSpec, max: number): Promise<DeliveredStream> {
-  const consumer = await bus.js.consumers.get(spec.stream.name, spec.name);
-  const messages = await consumer.consume({ max_messages: max });
+export async function consume(bus: Pick<Bus, 'js' | 'retry'>, spec: ConsumerSpec, max: number): Promise<DeliveredStream> {
+  const messages = await bus.retry.run({ op: 'consume', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, async () =>
+    (await bus.js.consumers.get(spec.stream.name, spec.name)).consume({ max_messages: max }),
+  );
   return {
     async *[Symbol.asyncIterator]() {
       for await (const msg of messages) yield delivered(msg);
@@ -84,8 +87,8 @@ export interface Puller {
   next(expiresMs: number): Promise<Delivered | null>;
 }
 
-export async function puller(bus: Pick<Bus, 'js'>, spec: ConsumerSpec): Promise<Puller> {
-  const consumer = await bus.js.consumers.get(spec.stream.name, spec.name);
+export async function puller(bus: Pick<Bus, 'js' | 'retry'>, spec: ConsumerSpec): Promise<Puller> {
+  const consumer = await bus.retry.run({ op: 'get', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, () => bus.js.consumers.get(spec.stream.name, spec.name));
   return {
     async next(expiresMs) {
       const msg = await consumer.next({ expires: expiresMs });
@@ -113,12 +116,14 @@ export interface FollowedStream extends AsyncIterable<Followed> {
  * NATS node gone, a reconnect). `from` = the first sequence to see, or 'new' for what is
  * published from now on. Nothing durable is left on the server when the process dies.
  */
-export async function followStream(bus: Pick<Bus, 'js'>, stream: StreamSpec, filter: string, from: number | 'new'): Promise<FollowedStream> {
-  const consumer = await bus.js.consumers.get(stream.name, {
-    filter_subjects: filter,
-    ...(from === 'new' ? { deliver_policy: DeliverPolicy.New } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
+export async function followStream(bus: Pick<Bus, 'js' | 'retry'>, stream: StreamSpec, filter: string, from: number | 'new'): Promise<FollowedStream> {
+  const { consumer, messages } = await bus.retry.run({ op: 'follow (ordered consumer)', kind: 'stream', name: stream.name }, async () => {
+    const consumer = await bus.js.consumers.get(stream.name, {
+      filter_subjects: filter,
+      ...(from === 'new' ? { deliver_policy: DeliverPolicy.New } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
+    });
+    return { consumer, messages: await consumer.consume({ max_messages: 1_000 }) };
   });
-  const messages = await consumer.consume({ max_messages: 1_000 });
   return {
     async *[Symbol.asyncIterator]() {
       for await (const msg of messages) yield { subject: msg.subject, seq: msg.seq, data: msg.data, header: (name: string) => msg.headers?.get(name) || undefined };

@@ -16,3 +16,4 @@ export { nextBySubject, lastBySubject, lastSeq, countAfter, readFromTime, openRa
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 export type { ConsumerMessages } from '@nats-io/jetstream';
 export { isTransientBusError } from './transient.ts';
+export { BusRetry, backoffMs, isStartupTransient, stepLabel, STARTUP_BACKOFF, type Backoff, type RetryOptions, type Step } from './retry.ts';

@@ -5,6 +5,7 @@ import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
 import { isTransientBusError } from './transient.ts';
 import { followStream } from './consumers.ts';
+import type { BusRetry } from './retry.ts';
 
 type KvWatch = Awaited<ReturnType<KV['watch']>>;
 
@@ -41,6 +42,7 @@ export class JsonKv<S extends z.ZodType> {
     readonly spec: BucketSpec<S>,
     private readonly jsm: JetStreamManager,
     private readonly js: JetStreamClient,
+    private readonly retry: BusRetry,
   ) {}
 
   private decode(entry: KvEntry): z.infer<S> {
@@ -199,7 +201,7 @@ export class JsonKv<S extends z.ZodType> {
   async revisions(from: number): Promise<{ [Symbol.asyncIterator](): AsyncIterator<{ key: string; revision: number; value: z.infer<S> | null }>; close(): Promise<void> }> {
     const prefix = `$KV.${this.spec.name}.`;
     const stream = { name: `KV_${this.spec.name}`, subjects: [`${prefix}>`], maxMessages: -1, maxAgeSeconds: 0 };
-    const followed = await followStream({ js: this.js }, stream, `${prefix}>`, from);
+    const followed = await followStream({ js: this.js, retry: this.retry }, stream, `${prefix}>`, from);
     const text = new TextDecoder();
     const decode = (data: Uint8Array) => this.spec.schema.parse(JSON.parse(text.decode(data)));
     return {
@@ -225,8 +227,9 @@ export class JsonKv<S extends z.ZodType> {
   async watch(onChange: (key: string, value: z.infer<S> | null) => void): Promise<{ stop(): void; ready: Promise<void> }> {
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const first = await this.kv.watch();
-    if ((await this.kv.status()).values === 0) markReady();
+    // Its ordered consumer is created here: the request that times out while a node is down.
+    const first = await this.retry.run({ op: 'watch', kind: 'kv', name: this.spec.name }, () => this.kv.watch());
+    if ((await this.retry.run({ op: 'status', kind: 'kv', name: this.spec.name }, () => this.kv.status())).values === 0) markReady();
     const following = this.follow(first, () => this.kv.watch(), (entry) => {
       onChange(entry.key, entry.operation === 'PUT' ? this.decode(entry) : null);
       if (entry.isUpdate || entry.delta === 0) markReady();
@@ -236,7 +239,7 @@ export class JsonKv<S extends z.ZodType> {
 
   /** One key: its current value (when it has one), then each change, until `stop`. */
   async watchKey(key: string, onChange: (value: z.infer<S> | null) => void): Promise<{ stop(): void }> {
-    const first = await this.kv.watch({ key });
+    const first = await this.retry.run({ op: `watch key ${key}`, kind: 'kv', name: this.spec.name }, () => this.kv.watch({ key }));
     return this.follow(first, () => this.kv.watch({ key }), (entry) => onChange(entry.operation === 'PUT' ? this.decode(entry) : null));
   }
 
@@ -285,19 +288,22 @@ export class JsonKv<S extends z.ZodType> {
  */
 export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1, { directReads = replicas === 1 } = {}): Promise<JsonKv<S>> {
   const history = spec.history ?? 1;
-  const kv = await new Kvm(bus.js).create(spec.name, {
-    history,
-    replicas,
-    ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
-    // Chosen by this client: a bucket made with direct gets allowed is still read through the leader here.
-    allow_direct: directReads,
+  const kv = await bus.retry.run({ op: 'open', kind: 'kv', name: spec.name }, async () => {
+    const kv = await new Kvm(bus.js).create(spec.name, {
+      history,
+      replicas,
+      ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
+      // Chosen by this client: a bucket made with direct gets allowed is still read through the leader here.
+      allow_direct: directReads,
+    });
+    // A bucket made before its spec kept more revisions is opened as it is: raised here, since a
+    // reader of its history counts on them (never lowered: that would drop what a reader still needs).
+    if (history > 1) {
+      const stream = `KV_${spec.name}`;
+      const { config } = await bus.jsm.streams.info(stream);
+      if (config.max_msgs_per_subject < history) await bus.jsm.streams.update(stream, { ...config, max_msgs_per_subject: history });
+    }
+    return kv;
   });
-  // A bucket made before its spec kept more revisions is opened as it is: raised here, since a
-  // reader of its history counts on them (never lowered: that would drop what a reader still needs).
-  if (history > 1) {
-    const stream = `KV_${spec.name}`;
-    const { config } = await bus.jsm.streams.info(stream);
-    if (config.max_msgs_per_subject < history) await bus.jsm.streams.update(stream, { ...config, max_msgs_per_subject: history });
-  }
-  return new JsonKv(kv, spec, bus.jsm, bus.js);
+  return new JsonKv(kv, spec, bus.jsm, bus.js, bus.retry);
 }

@@ -10,9 +10,11 @@ export interface BlobStore {
   delete(name: string): Promise<void>;
 }
 
-/** Opens (creating when missing) the object store a switchboard name names. */
-export async function openBlobStore(bus: Pick<Bus, 'js'>, name: string, replicas = 1, ttlMs = 0): Promise<BlobStore> {
-  const store = await new Objm(bus.js).create(name, { replicas, ...(ttlMs > 0 ? { ttl: nanos(ttlMs) } : {}) });
+/** Opens (creating when missing) the object store a switchboard name names (tried until the cluster answers). */
+export async function openBlobStore(bus: Pick<Bus, 'js' | 'retry'>, name: string, replicas = 1, ttlMs = 0): Promise<BlobStore> {
+  const store = await bus.retry.run({ op: 'open', kind: 'object store', name }, () =>
+    new Objm(bus.js).create(name, { replicas, ...(ttlMs > 0 ? { ttl: nanos(ttlMs) } : {}) }),
+  );
   return {
     put: async (blob, data) => void (await store.putBlob({ name: blob }, data)),
     get: (blob) => store.getBlob(blob),

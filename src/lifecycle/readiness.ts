@@ -29,6 +29,22 @@ export async function probeReadiness(checks: Record<string, DependencyCheck>, ti
   return { ready: false, checks: out, error: `not ready: ${failing.map((n) => `${n} (${out[n]!.error})`).join('; ')}`, code: 503 };
 }
 
+/**
+ * The answer of a process still starting: not ready, with what it waits for (the start-up steps
+ * under way, each retried until the cluster answers), as one `startup` check beside the others.
+ */
+export function startingReadiness(waitingFor: string[], startedMs: number): Readiness {
+  const waiting = waitingFor.length > 0 ? waitingFor : ['start-up'];
+  const error = `starting: waiting for ${waiting.join(', ')}`;
+  return {
+    ready: false,
+    checks: { startup: { ok: false, ms: Math.max(0, Math.round(performance.now() - startedMs)), error } },
+    error: `not ready: ${error}`,
+    code: 503,
+    waiting_for: waiting,
+  };
+}
+
 /** Whether a pid is a running process (a zombie — exited, not yet reaped — does not count). */
 export function processRuns(pid: number): boolean {
   try {

@@ -128,7 +128,16 @@ export interface Edge {
 export async function startEdge(
   config: Config,
   log: Logger,
-  deps: { bus: Bus; clickhouse: ClickHouseClient; foundation: Foundation; work: Work; metrics: () => Record<string, number>; checks: Record<string, DependencyCheck> },
+  deps: {
+    bus: Bus;
+    clickhouse: ClickHouseClient;
+    foundation: Foundation;
+    work: Work;
+    metrics: () => Record<string, number>;
+    checks: Record<string, DependencyCheck>;
+    /** Frees PORT for the app (the start-up's health endpoint listened there). */
+    beforeListen?: () => Promise<void>;
+  },
   stack: ShutdownStack,
 ): Promise<Edge> {
   const { bus, clickhouse, work } = deps;
@@ -175,6 +184,7 @@ export async function startEdge(
   const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize: work.optimize });
   readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
   stack.push(() => app.close());
+  await deps.beforeListen?.();
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -15,5 +15,5 @@ export const DISTRIBUTED_ROLES = {
   ingest: startIngestRole,
   store: startStoreRole,
 } as const;
-export { baseChecks, closeBus, serveHealth, startUsageRecorder, type RoleProcess } from './kit.ts';
+export { baseChecks, closeBus, serveHealth, startRole, startUsageRecorder, type Health, type Joined, type RoleProcess } from './kit.ts';
 export { startEdge, startFoundation, startTrainer, startWork } from './domain.ts';

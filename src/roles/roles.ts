@@ -13,26 +13,24 @@ import { openMarketData, serveBarPages, TickImporter } from '../market/index.ts'
 import { BarsRepo, openClickHouse, SignalsRepo, TicksRepo } from '../store/index.ts';
 import { serveStore } from '../store-link/index.ts';
 import { startEdge, startFoundation, startTrainer, startWork } from './domain.ts';
-import { baseChecks, joinNats, openRoleStore, serveHealth, startUsageRecorder, type RoleProcess } from './kit.ts';
+import { baseChecks, openRoleStore, startRole, startUsageRecorder, type Joined, type RoleProcess } from './kit.ts';
 import type { ShutdownStack } from '../lifecycle/index.ts';
 
-/** Runs `build` on a fresh role (NATS joined); a failed start stops what it opened. */
+/**
+ * Runs `build` on a fresh role (health endpoint up, NATS joined; start-up waits for the cluster,
+ * see startRole); a failed start stops what it opened. `build` hands its checks to `health.serve`.
+ */
 async function role(
   name: string,
   config: Config,
   log: Logger,
-  build: (parts: Awaited<ReturnType<typeof joinNats>>) => Promise<{ healthUrl: string | null; running: Record<string, unknown> }>,
+  build: (parts: Joined) => Promise<{ healthUrl: string | null; running: Record<string, unknown> }>,
+  healthPort = config.HEALTH_PORT,
 ): Promise<RoleProcess> {
-  const parts = await joinNats(config, log, name);
-  const close = () => parts.stack.unwind();
-  try {
-    const { healthUrl, running } = await build(parts);
-    log.info({ role: name, nats: config.NATS_URL, clickhouse: config.CLICKHOUSE_URL ? 'server' : 'over NATS', health: healthUrl, ...running }, `signalforge ${name} running`);
-    return { close, healthUrl };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+  const { value, close } = await startRole(name, config, log, healthPort, build);
+  const { healthUrl, running } = value;
+  log.info({ role: name, nats: config.NATS_URL, clickhouse: config.CLICKHOUSE_URL ? 'server' : 'over NATS', health: healthUrl, ...running }, `signalforge ${name} running`);
+  return { close, healthUrl };
 }
 
 const pythonCheck = (runtime: StrategyRuntime): DependencyCheck => () => {
@@ -44,7 +42,7 @@ const pythonCheck = (runtime: StrategyRuntime): DependencyCheck => () => {
  * answering the other roles' store requests, bar pages and tick imports over NATS.
  */
 export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess> {
-  return role('store', config, log, async ({ bus, stack }) => {
+  return role('store', config, log, async ({ bus, stack, health }) => {
     const clickhouse = await openClickHouse({ url: config.CLICKHOUSE_URL, path: join(resolve(config.DATA_DIR), 'clickhouse'), log });
     stack.push(() => clickhouse.close());
     const store = await serveStore(bus, clickhouse, log, config.NATS_REPLICAS);
@@ -56,8 +54,8 @@ export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess
     const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
     importer.serve();
     stack.push(() => importer.stop());
-    const healthUrl = await serveHealth(config, baseChecks(bus, clickhouse), stack, log);
-    return { healthUrl, running: {} };
+    health.serve(baseChecks(bus, clickhouse));
+    return { healthUrl: health.url, running: {} };
   });
 }
 
@@ -68,7 +66,7 @@ export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess
  * every copy) and the usage recorder (credit changes into ClickHouse). Its /_metrics (HEALTH_PORT) says which feeds publish from here.
  */
 export function startIngestRole(config: Config, log: Logger): Promise<RoleProcess> {
-  return role('ingest', config, log, async ({ bus, stack }) => {
+  return role('ingest', config, log, async ({ bus, stack, health }) => {
     const clickhouse = await openRoleStore(config, bus, log, stack);
     // The recorder may start before any model host made the stream it reads.
     await ensureStream(bus, Streams.signals, config.NATS_REPLICAS);
@@ -90,24 +88,24 @@ export function startIngestRole(config: Config, log: Logger): Promise<RoleProces
     // The tick feeds, one active copy of each (lease), publishing to the stream the bars are built from.
     const feeds = await buildFeedHost({ bus, market, config, log });
     stack.push(() => feeds.stop());
-    const healthUrl = await serveHealth(config, baseChecks(bus, clickhouse), stack, log, feeds.metrics);
-    return { healthUrl, running: { host: ingest.host.hostId, symbols: ingest.symbols(), feeds: feeds.configured, feed_host: feeds.host.hostId } };
+    health.serve(baseChecks(bus, clickhouse), feeds.metrics);
+    return { healthUrl: health.url, running: { host: ingest.host.hostId, symbols: ingest.symbols(), feeds: feeds.configured, feed_host: feeds.host.hostId } };
   });
 }
 
 /** `signalforge delivery`: webhook and messenger delivery, deployments shared with the other copies by lease. */
 export function startDeliveryRole(config: Config, log: Logger): Promise<RoleProcess> {
-  return role('delivery', config, log, async ({ bus, stack }) => {
+  return role('delivery', config, log, async ({ bus, stack, health }) => {
     const delivery = new DeliveryActor({ bus, config, log });
     await delivery.start();
     stack.push(() => delivery.stop());
-    const healthUrl = await serveHealth(config, baseChecks(bus), stack, log);
-    return { healthUrl, running: { host: delivery.hostId, deployments: delivery.stats().deployments } };
+    health.serve(baseChecks(bus));
+    return { healthUrl: health.url, running: { host: delivery.hostId, deployments: delivery.stats().deployments } };
   });
 }
 
 /** The domain on a role: accounts, activity, market data, the runtime, training, deployments. */
-async function domainOf(config: Config, log: Logger, bus: Awaited<ReturnType<typeof joinNats>>['bus'], stack: ShutdownStack) {
+async function domainOf(config: Config, log: Logger, bus: Joined['bus'], stack: ShutdownStack) {
   configureSandbox({ python: config.PYTHON, mode: config.SANDBOX });
   const clickhouse = await openRoleStore(config, bus, log, stack);
   const foundation = await startFoundation(config, log, bus, clickhouse, stack);
@@ -117,24 +115,42 @@ async function domainOf(config: Config, log: Logger, bus: Awaited<ReturnType<typ
 
 /** `signalforge trainer`: pulls train jobs from the shared work queue. */
 export function startTrainerRole(config: Config, log: Logger): Promise<RoleProcess> {
-  return role('trainer', config, log, async ({ bus, stack }) => {
+  return role('trainer', config, log, async ({ bus, stack, health }) => {
     const { clickhouse, foundation, work } = await domainOf(config, log, bus, stack);
     await startTrainer(config, log, foundation, work, stack);
-    const healthUrl = await serveHealth(config, { ...baseChecks(bus, clickhouse), python: pythonCheck(work.runtime) }, stack, log);
-    return { healthUrl, running: { concurrency: config.TRAIN_CONCURRENCY } };
+    health.serve({ ...baseChecks(bus, clickhouse), python: pythonCheck(work.runtime) });
+    return { healthUrl: health.url, running: { concurrency: config.TRAIN_CONCURRENCY } };
   });
 }
 
-/** `signalforge edge`: the HTTP API and web app (its health on PORT: /_healthz, /_readyz). */
+/**
+ * `signalforge edge`: the HTTP API and web app (its health on PORT: /_healthz, /_readyz). While
+ * it starts, PORT answers the start-up's health (what it waits for); the app takes the port over.
+ */
 export function startEdgeRole(config: Config, log: Logger): Promise<RoleProcess> {
-  return role('edge', config, log, async ({ bus, stack }) => {
-    const { clickhouse, foundation, work } = await domainOf(config, log, bus, stack);
-    const edge = await startEdge(
-      config,
-      log,
-      { bus, clickhouse, foundation, work, metrics: () => ({}), checks: { ...baseChecks(bus, clickhouse), python: pythonCheck(work.runtime) } },
-      stack,
-    );
-    return { healthUrl: edge.url, running: { url: edge.url } };
-  });
+  return role(
+    'edge',
+    config,
+    log,
+    async ({ bus, stack, health }) => {
+      const { clickhouse, foundation, work } = await domainOf(config, log, bus, stack);
+      const edge = await startEdge(
+        // The port the start-up's health took (PORT=0 picked one): the app listens there.
+        { ...config, PORT: health.port },
+        log,
+        {
+          bus,
+          clickhouse,
+          foundation,
+          work,
+          metrics: () => ({}),
+          checks: { ...baseChecks(bus, clickhouse), python: pythonCheck(work.runtime) },
+          beforeListen: () => health.close(),
+        },
+        stack,
+      );
+      return { healthUrl: edge.url, running: { url: edge.url } };
+    },
+    config.PORT,
+  );
 }

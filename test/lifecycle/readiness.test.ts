@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { probeReadiness, processRuns } from '../../src/lifecycle/readiness.ts';
+import { probeReadiness, processRuns, startingReadiness } from '../../src/lifecycle/readiness.ts';
+import { Readiness } from '../../schemas/health.ts';
 
 describe('probeReadiness', () => {
   it('is ready when every check passes, and names each failing dependency otherwise', async () => {
@@ -15,6 +16,23 @@ describe('probeReadiness', () => {
     assert.match(bad.checks.slow!.error!, /did not finish within 100 ms/);
     assert.equal(bad.checks.broken!.error, 'refused');
     assert.match(bad.error!, /slow .*broken \(refused\)/);
+  });
+});
+
+describe('startingReadiness', () => {
+  it('is not ready while starting, and says what it waits for beside the usual fields', () => {
+    const r = startingReadiness(['stream TICKS', 'kv accounts'], performance.now() - 1_200);
+    assert.deepEqual(Readiness.parse(r), r);
+    assert.equal(r.ready, false);
+    assert.equal(r.code, 503);
+    assert.deepEqual(r.waiting_for, ['stream TICKS', 'kv accounts']);
+    assert.equal(r.checks.startup!.ok, false);
+    assert.ok(r.checks.startup!.ms >= 1_200);
+    assert.equal(r.error, 'not ready: starting: waiting for stream TICKS, kv accounts');
+  });
+
+  it('says start-up when no step is under way (the process is starting its own parts)', () => {
+    assert.deepEqual(startingReadiness([], performance.now()).waiting_for, ['start-up']);
   });
 });
 
