@@ -1,5 +1,8 @@
 /** Outcome of asking a limiter for one more event. */
-export type LimitDecision = { ok: true } | { ok: false; retryAfterMs: number };
+export type LimitDecision =
+  | { ok: true }
+  /** `unavailable`: not refused for the limit but because it cannot be counted now (the cluster's KV is not answering). */
+  | { ok: false; retryAfterMs: number; unavailable?: true };
 
 /**
  * A rolling-window limiter held in memory: at most `max` events per `windowMs` for each key.

@@ -102,7 +102,9 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     const decision = await limiter.take(String(user.user_id));
     if (!decision.ok) {
       throw new RateLimitedError(
-        `rate limit: at most ${limiter.max} requests per minute per key; retry after the Retry-After seconds`,
+        decision.unavailable
+          ? 'rate limit: this key’s requests cannot be counted right now (the cluster’s NATS KV is not answering); retry after the Retry-After seconds'
+          : `rate limit: at most ${limiter.max} requests per minute per key; retry after the Retry-After seconds`,
         decision.retryAfterMs / 1000,
       );
     }
