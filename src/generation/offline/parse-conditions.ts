@@ -307,6 +307,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
     add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
   }
   levelTradesIn(tokens, carry, add, result);
+  flipsNamedIn(tokens, result, add);
   // "exit on a 20-bar low", "sell a new 55-bar low": an N-bar high / low named with no relation is its break (a close beyond the prior bars').
   if (!result.drafts.length) {
     const exitWords = /^\s*(?:exit|close|get out|cover|take)/.test(phrase);
@@ -320,6 +321,12 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
   return result;
 }
 
+/** The mentions the drafts read so far compare or test. */
+function usedMentions(drafts: readonly Draft[]): Set<Mention> {
+  const operands = drafts.flatMap((d) => ('left' in d.cond ? [d.cond.left] : []).concat('right' in d.cond ? [d.cond.right] : []).concat('base' in d.cond ? [d.cond.base] : []).concat('m' in d.cond ? [{ kind: 'mention' as const, m: d.cond.m, output: 0 }] : []));
+  return new Set(operands.flatMap((o) => (o.kind === 'mention' ? [o.m] : [])));
+}
+
 /** Words between a side verb and the level it trades at: "buy the s1 bounce", "buy pullbacks to the 21 ema", "sell a retest of the upper band". */
 const TRADE_AT = new Set(['the', 'a', 'an', 'at', 'off', 'from', 'to', 'into', 'of', 'on', 'near', 'pullbacks', 'pullback', 'dips', 'dip', 'retests', 'retest', 'tests', 'test', 'touches', 'touch', 'bounces', 'bounce', 'rejections', 'rejection', 'rallies', 'rally']);
 const SIDE_VERBS = ['buy', 'buys', 'buying', 'sell', 'sells', 'selling', 'long', 'short', 'fade', 'fading'];
@@ -331,7 +338,7 @@ const SIDE_VERBS = ['buy', 'buys', 'buying', 'sell', 'sells', 'selling', 'long',
  * read nothing else about that level.
  */
 function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | null }, add: Add, result: ClauseResult): void {
-  const used = new Set(result.drafts.flatMap((d) => ('left' in d.cond ? [d.cond.left] : []).concat('right' in d.cond ? [d.cond.right] : []).concat('base' in d.cond ? [d.cond.base] : []).concat('m' in d.cond ? [{ kind: 'mention' as const, m: d.cond.m, output: 0 }] : [])).flatMap((o) => (o.kind === 'mention' ? [o.m] : [])));
+  const used = usedMentions(result.drafts);
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
     const line = isWord(tok, 'upper', 'lower') && !isWord(tokens[i - 1], 'upper', 'lower') && tokens[i + 1]?.t !== 'ind' && carry.object?.kind === 'mention' && CHANNEL_LINES[carry.object.m.name];
@@ -360,6 +367,18 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
   }
 }
 
+/**
+ * "trade both sides with psar": a SAR or SuperTrend named for entries with nothing said of it is
+ * its flip, the signal it gives. Not where it is a stop, trail or target ("trail with the SAR").
+ */
+function flipsNamedIn(tokens: readonly PToken[], result: ClauseResult, add: Add): void {
+  if (tokens.some((t) => isWord(t, 'stop', 'stops', 'trail', 'trailing', 'target', 'exit', 'exits', 'close', 'filter', 'only'))) return;
+  const used = new Set([...usedMentions(result.drafts)].map((m) => m.name));
+  for (const m of tokens.filter((t): t is Mention => t.t === 'ind' && (t.name === 'psar' || t.name === 'supertrend'))) {
+    if (!used.has(m.name)) add({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: 'cross', right: { kind: 'value', value: 0 } });
+  }
+}
+
 /** Words between a z-score and the average it is measured from. */
 const ZSCORE_OF = ['of', 'the', 'close', 'price', 'vs', 'versus', 'against', 'relative', 'to', 'from', 'around', 'over'];
 
@@ -377,8 +396,16 @@ function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add
   const read = new Set<string>();
   // A SAR or SuperTrend flip: its trend column (+1 / -1) crossing 0.
   const flipAt = tokens.findIndex((t) => isWord(t, ...FLIP_WORDS));
+  const colour = tokens.findIndex((t) => isWord(t, 'green', 'red', 'bullish', 'bearish'));
   for (const m of mentions.filter((x) => x.name === 'psar' || x.name === 'supertrend')) {
-    if (flipAt < 0 || read.has(m.name)) continue;
+    if (read.has(m.name)) continue;
+    // "supertrend green = long, red = short": its state (+1 up / -1 down), not a flip.
+    if (flipAt < 0 && colour >= 0) {
+      add({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: isWord(tokens[colour], 'green', 'bullish') ? 'above' : 'below', right: { kind: 'value', value: 0 } });
+      read.add(m.name);
+      continue;
+    }
+    if (flipAt < 0) continue;
     const after = tokens.slice(flipAt, flipAt + 5);
     const up = after.some((t) => isWord(t, 'below', 'under', 'bullish', 'up', 'long', 'green', 'positive'));
     const down = after.some((t) => isWord(t, 'above', 'over', 'bearish', 'down', 'short', 'red', 'negative'));
@@ -551,7 +578,15 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
   if (right && right.kind === 'mention' && mention && right.m.output === null && right.m.name === mention.name && mention.name === 'macd') right = { ...right, output: 1 };
   if (!right && mention && (rel === 'cross' || rel === 'cross_up' || rel === 'cross_down')) {
     // A cross with nothing named: MACD line × its signal, %K × %D, the histogram × 0, a moving average × price.
-    if (mention.name === 'macd') right = (subj as { output: number }).output === 2 ? { kind: 'value', value: 0 } : { kind: 'mention', m: mention, output: 1 };
+    if (mention.name === 'macd') {
+      const output = (subj as { output: number }).output;
+      // "the MACD signal line cross": the line crossing its signal, as "the MACD cross".
+      if (output === 1) {
+        add({ kind: 'compare', left: { kind: 'mention', m: mention, output: 0 }, relation: bullishBefore(tokens, i) ?? (rel as Relation), right: { kind: 'mention', m: mention, output: 1 } });
+        return 'relation';
+      }
+      right = output === 2 ? { kind: 'value', value: 0 } : { kind: 'mention', m: mention, output: 1 };
+    }
     else if (mention.name === 'stoch') right = { kind: 'mention', m: mention, output: 1 };
     else if (isMA(mention)) {
       if (Object.keys(mention.params).length === 0 && mention.qualifier === null) {

@@ -50,13 +50,14 @@ const SHORT_WORDS = '(?:short|shorts|shorting|bearish)';
 const LONG_VERBS = '(?:buy|buys|buying)';
 const SHORT_VERBS = '(?:sell|sells|selling)';
 const only = (words: string, verbs: string) => [
-  new RegExp(`\\b${words} (?:side |trades |positions |entries )?only\\b`),
+  // "longs only above it, shorts only below": where each side trades, not a direction.
+  new RegExp(`\\b${words} (?:side |trades |positions |entries )?only\\b(?! above| below| over| under)`),
   new RegExp(`\\b${verbs} (?:side |trades |positions |entries )?only\\b(?! when| if| after| on| at)`),
   new RegExp(`\\bonly (?:go |take |trade |open |enter |place |do )?(?:${words}|${verbs})(?: trades| positions| entries| side)?\\b(?! when| if| after| on| at| below| above)`),
 ];
 const DIRECTION: Array<[RegExp[], Direction]> = [
-  [[...only(LONG_WORDS, LONG_VERBS), /\bno (?:shorts|shorting|short (?:trades|positions|selling|entries|side)|selling|sells|sell trades)\b/, /\b(?:never|don't|dont|do not) (?:go )?(?:short|sell)\b/, /\b(?:shorts|short|selling) never\b/], 'long'],
-  [[...only(SHORT_WORDS, SHORT_VERBS), /\bno (?:longs|long (?:trades|positions|entries|side)|buying|buys|buy trades)\b/, /\b(?:never|don't|dont|do not) (?:go )?(?:long|buy)\b/, /\b(?:longs|buying) never\b/], 'short'],
+  [[...only(LONG_WORDS, LONG_VERBS), /\bno (?:shorts|shorting|short (?:trades|positions|selling|entries|side)|selling|sells|sell trades)\b/, /\b(?:never|don't|dont|do not) (?:go )?(?:short|sell)\b/, /\b(?:shorts|short|selling) never\b/, /\b(?:shorts?|sells?|selling)\s*\?\s*(?:nah|nope|no)\b/], 'long'],
+  [[...only(SHORT_WORDS, SHORT_VERBS), /\bno (?:longs|long (?:trades|positions|entries|side)|buying|buys|buy trades)\b/, /\b(?:never|don't|dont|do not) (?:go )?(?:long|buy)\b/, /\b(?:longs|buying) never\b/, /\b(?:longs?|buys?|buying)\s*\?\s*(?:nah|nope|no)\b/], 'short'],
   [[/\b(?:both (?:ways|directions|sides)|long and short|longs and shorts|buy and sell|buys and sells|two way|either direction|bidirectional|bi directional|long or short|short and long|shorts and longs)\b/, /\bdirection (?:=|:|is)? ?both\b/], 'both'],
 ];
 
