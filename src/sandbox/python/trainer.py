@@ -47,7 +47,9 @@ or after split_index is left out, one in the fixed gap whose trade ended before 
 is then P(win) of the rule's trade at that bar (every bar is scored; only rule bars matter), the
 accuracies are on the train / test rule rows, and the answer's "meta" says
 {"rows_train", "rows_test", "purged", "both_skipped", "labels": [[bar, side, label, end_bar], ...]}
-(every labelled rule row of the test span; null without entry rules). An optional header
+(every labelled rule row of the test span; null without entry rules): Node checks it for layout
+and shows the counts, but judges the model on the engine's own trades, never on these labels
+(this process runs the strategy's code: its answer is not trusted). An optional header
 "pip_size" (default 0.0001) sizes a trailing stop in pips. Folds fit on their rule rows whose
 labels end `embargo` bars before their test.
 
@@ -498,7 +500,8 @@ def run_train(namespace, header, payload):
 def _meta_answer(meta, warmup, test_from, rows_train, rows_test):
     """The answer's "meta": fitted and test rule rows, those purged (labels ending in the test),
     bars where both rules fired, and every labelled rule row of the test span as [bar, side, label,
-    end bar] (what Node's report reads; the train rows stay here, keeping the header small)."""
+    end bar] (Node checks their layout and counts; its report judges the engine's trades instead;
+    the train rows stay here, keeping the header small)."""
     known = meta["labels"] >= 0
     purged = known & (meta["rows"] < test_from) & (meta["ends"] >= test_from)
     known &= meta["rows"] >= test_from
