@@ -403,8 +403,8 @@ function resolveTrail(fields: readonly FieldParse[], stop: RiskLevel | null, m: 
 const SYMBOL_WORDS = SYMBOLS.map((s) => s.toLowerCase()).join('|');
 const SYMBOL_NAMED = new RegExp(`\\b(${SYMBOL_WORDS})\\b`, 'g');
 const PAIR_WORD = `(?:it|them|the (?:pair|market|cross)|(?:the )?${PAIR_SLANG_WORDS}|${SYMBOL_WORDS})`;
-const LONG_ENTRY = new RegExp(`\\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after|above|below|under|over|at)|long ${PAIR_WORD}|longs)\\b`);
-const SHORT_ENTRY = new RegExp(`\\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after|above|below|under|over|at)|short ${PAIR_WORD}|shorts|shorting)\\b`);
+const LONG_ENTRY = new RegExp(`\\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after|above|below|under|over|at)|long ${PAIR_WORD}|longs)\\b|= ?long\\b`);
+const SHORT_ENTRY = new RegExp(`\\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after|above|below|under|over|at)|short ${PAIR_WORD}|shorts|shorting)\\b|= ?short\\b`);
 
 /** The one side the text's entries are on, when it names entries of one side only. */
 function impliedDirection(fields: readonly { field: Source; norm: string }[]): { value: Direction; from: Source; phrase: string } | null {

@@ -48,7 +48,7 @@ export interface ClauseResult {
   implied: Mention[];
 }
 
-type Rel = Relation | 'outside' | 'inside' | 'turn_pos' | 'turn_neg' | 'oversold' | 'overbought' | 'extremes' | 'touch' | 'between';
+type Rel = Relation | 'outside' | 'inside' | 'turn_pos' | 'turn_neg' | 'oversold' | 'overbought' | 'leave_oversold' | 'leave_overbought' | 'extremes' | 'touch' | 'between';
 
 const W = (s: string) => s.split(' ');
 /** Words of a line's slope ("slopes up"): said of the subject before, or of the last one named ("when it slopes down"). */
@@ -78,6 +78,8 @@ const RELATIONS: Array<[string[], Rel]> = [
   [W('back to'), 'touch'],
   [W('greater than'), 'above'], [W('more than'), 'above'], [W('higher than'), 'above'], [W('bigger than'), 'above'],
   [W('less than'), 'below'], [W('lower than'), 'below'], [W('smaller than'), 'below'],
+  // Leaving a zone is crossing its level: "comes up out of oversold (-80)", "drops from overbought".
+  ...['out of', 'from', 'leaves', 'leaving', 'exits from'].flatMap((w): Array<[string[], Rel]> => [[[...W(w), 'oversold'], 'leave_oversold'], [[...W(w), 'overbought'], 'leave_overbought']]),
   [W('out of'), 'outside'], [W('in oversold'), 'oversold'], [W('in overbought'), 'overbought'],
   [W('re enters'), 'inside'], [W('re enter'), 'inside'], [W('re entering'), 'inside'], [['reenters'], 'inside'], [['enters'], 'inside'], [W('back into'), 'inside'], [W('back in'), 'inside'],
   [['crosses'], 'cross'], [['cross'], 'cross'], [['crossing'], 'cross'], [['crossed'], 'cross'], [['crossover'], 'cross'], [['crossovers'], 'cross'],
@@ -99,7 +101,10 @@ const SYM_RELATIONS: Record<string, Rel> = { '>': 'above', '>=': 'above', '<': '
 const FILLER = new Set(['is', 'are', 'the', 'its', 'has', 'have', 'a', 'an', 'line', 'value', 'level', 'reading', 'was', 'be', 'being', 'currently', 'still', 'stays', 'remains', 'closes', 'closing', 'trading', 'sits', 'just', 'clearly', 'back', 'then', 'it', 'of', 'to', 'when', 'if', 'while', 'once']);
 const AMOUNT_WORDS = ['positions', 'position', 'pos', 'trades', 'trade', 'pips', 'points', 'bars', 'candles', 'hours', 'minutes', 'percent', 'dollars', 'lots', 'times', 'days', 'entries', 'x'];
 const PRICE_WORDS = new Set(['price', 'prices', 'close', 'closes', 'candle', 'candles', 'market', 'bar']);
-const OSCILLATOR_LEVELS: Record<string, [number, number]> = { rsi: [30, 70], stoch: [20, 80] };
+const OSCILLATOR_LEVELS: Record<string, [number, number]> = { rsi: [30, 70], stoch: [20, 80], willr: [-80, -20], cci: [-100, 100] };
+/** Oscillators about a zero line. */
+const ZERO_LINE = new Set(['roc', 'zscore', 'cci']);
+const ZONES: Rel[] = ['oversold', 'overbought', 'leave_oversold', 'leave_overbought'];
 
 function relationAt(tokens: readonly PToken[], i: number): { rel: Rel; len: number } | null {
   const tok = tokens[i];
@@ -202,7 +207,18 @@ function objectAt(tokens: readonly PToken[], i: number): { op: DOperand; next: n
 }
 
 /** Parses one clause (tokens with mentions); `carry` is the last subject of the text, for "…, sell above 70". */
-export function parseClause(tokens: readonly PToken[], phrase: string, carry: { subject: DOperand | null; object?: DOperand | null; flipper?: Mention | null }): ClauseResult {
+/**
+ * What a clause leaves for the next ones to point back to: the last subject, the last line
+ * compared with, the last SAR / SuperTrend, and every line drawn on the price named so far.
+ */
+export interface Carry {
+  subject: DOperand | null;
+  object?: DOperand | null;
+  flipper?: Mention | null;
+  lines?: Mention[];
+}
+
+export function parseClause(tokens: readonly PToken[], phrase: string, carry: Carry): ClauseResult {
   const result: ClauseResult = { drafts: [], trend: null, implied: [] };
   const side = sideOf(tokens);
   // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
@@ -281,23 +297,35 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: { 
       continue;
     }
     let obj = objectAt(tokens, i + rel.len);
-    if (!obj || (obj.op.kind === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'lower', 'upper'))) obj = backReference(tokens, i + rel.len, carry.object ?? priceScaleBefore(tokens, i)) ?? obj;
+    if (!obj || (obj.op.kind === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'lower', 'upper'))) {
+      const last = carry.object ?? priceScaleBefore(tokens, i) ?? (carry.lines?.length ? opOf(carry.lines[carry.lines.length - 1]!) : null);
+      obj = backReference(tokens, i + rel.len, last) ?? obj;
+    }
+    // "exit when price closes under the 21": a bare number the period of a moving average named before.
+    if (obj?.op.kind === 'value' && subject?.kind === 'price') {
+      const value = obj.op.value;
+      const line = [...(carry.lines ?? []), ...mentions].find((m) => isMA(m) && m.params.period === value);
+      if (line) obj = { op: opOf(line), next: obj.next };
+    }
     if (obj && isPriceScale(obj.op)) carry.object = obj.op;
     // Elliptic clauses ("…, sell above 70", "negative to sell") reuse the last subject of the text.
-    const elliptic = obj?.op.kind === 'value' || ['turn_pos', 'turn_neg', 'oversold', 'overbought', 'extremes'].includes(rel.rel) || isWord(tok, ...SLOPE_WORDS);
+    const elliptic = obj?.op.kind === 'value' || ['turn_pos', 'turn_neg', 'extremes', ...ZONES].includes(rel.rel) || isWord(tok, ...SLOPE_WORDS);
     let subj = subject ?? impliedSubject(rel.rel, tokens, i) ?? (isPriceScale(obj?.op) ? { kind: 'price' as const } : null) ?? (elliptic ? carry.subject : null);
-    if ((rel.rel === 'oversold' || rel.rel === 'overbought') && (subj?.kind !== 'mention' || !(subj.m.name in OSCILLATOR_LEVELS))) subj = oscillatorAhead(tokens, i + rel.len, result);
+    if (ZONES.includes(rel.rel) && (subj?.kind !== 'mention' || !(subj.m.name in OSCILLATOR_LEVELS))) subj = oscillatorAhead(tokens, i + rel.len, result);
     if (!subj) continue;
     // A SAR flip was read as the flip: "the SAR flips below price" is not also a level.
     if ((subj.kind === 'mention' && flips.has(subj.m.name)) || (obj?.op.kind === 'mention' && flips.has(obj.op.m.name))) continue;
     const consumed = build(rel.rel, subj, obj?.op ?? null, tokens, i, add, result);
     if (consumed) {
       if (subj.kind === 'mention') carry.subject = subj;
+      // "9 EMA > 21 EMA > 50 EMA": a chain, each line against the next.
+      if (consumed === 'object' && obj?.op.kind === 'mention' && isSym(tokens[obj.next], '>', '<', '>=', '<=')) subject = obj.op;
       if (obj && consumed === 'object') i = obj.next - 1;
       else i += rel.len - 1;
     }
   }
   if (subject?.kind === 'mention' && !carry.subject) carry.subject = subject;
+  carry.lines = [...(carry.lines ?? []), ...mentions.filter((m) => PRICE_SCALE.has(m.name))];
 
   // "RSI 30/70": the levels written beside an oscillator are its two thresholds.
   for (const m of mentions) {
@@ -524,6 +552,18 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
     add({ kind: 'compare', left: { kind: 'mention', m, output: m.name === 'stoch' ? (m.output ?? 0) : 0 }, relation: rel === 'oversold' ? 'below' : 'above', right: { kind: 'value', value } });
     return 'relation';
   }
+  if (rel === 'leave_oversold' || rel === 'leave_overbought') {
+    if (!mention || !(mention.name in OSCILLATOR_LEVELS)) return null;
+    const levels = mention.levels ?? OSCILLATOR_LEVELS[mention.name]!;
+    // The level written just after ("out of oversold (-80)"), else the oscillator's usual one.
+    const k = tokens.slice(i + 2, i + 6).findIndex((t) => t.t === 'num');
+    const num = k >= 0 ? (tokens[i + 2 + k] as { v: number }) : null;
+    const written = num ? (isSym(tokens[i + 1 + k], '-') ? -num.v : num.v) : null;
+    const up = rel === 'leave_oversold';
+    const value = written ?? (up ? levels[0] : levels[1]);
+    add({ kind: 'compare', left: { kind: 'mention', m: mention, output: mention.name === 'stoch' ? (mention.output ?? 0) : 0 }, relation: up ? 'cross_up' : 'cross_down', right: { kind: 'value', value } });
+    return 'relation';
+  }
   if (objMention?.name === 'bb' && subj.kind === 'price' && objMention.output !== 1) {
     const out = objMention.output;
     const where =
@@ -588,6 +628,8 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
       right = output === 2 ? { kind: 'value', value: 0 } : { kind: 'mention', m: mention, output: 1 };
     }
     else if (mention.name === 'stoch') right = { kind: 'mention', m: mention, output: 1 };
+    // "close when ROC crosses back": an oscillator about zero crosses its zero line.
+    else if (ZERO_LINE.has(mention.name)) right = { kind: 'value', value: 0 };
     else if (isMA(mention)) {
       if (Object.keys(mention.params).length === 0 && mention.qualifier === null) {
         const [fast, slow] = implyPair(result, mention.name === 'ema' ? 'ema' : 'sma', mention.name === 'ema' ? 12 : 20, mention.name === 'ema' ? 26 : 50);

@@ -6,7 +6,7 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
-import { parseClause, sideOf, type ClauseResult, type Draft } from './parse-conditions.ts';
+import { parseClause, sideOf, type Carry, type ClauseResult, type DCondition, type Draft } from './parse-conditions.ts';
 import { MIRROR_CUE, mirrorCondition, NOT_ENTRY } from './parse-mirror.ts';
 import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
@@ -59,7 +59,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   const unreadParts: string[] = [];
   const drafts: Draft[] = [];
   const trends: FieldParse['trends'] = [];
-  const carry = { subject: null };
+  const carry: Carry = { subject: null };
   let offset = 0;
   let role: Role = 'entry';
   const unread: string[] = [];
@@ -82,6 +82,9 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     for (const segment of roleSegments(rewriteLevels(clause), role)) {
       const tokens = findMentions(markLevels(lex(segment.text)));
       const result = parseClause(tokens, segment.text, carry);
+      // "exit at the other extreme" names the entries' levels, each for the other side: not the oscillator's two extremes for both.
+      const other = segment.role === 'exit' ? otherExtreme(segment.text, drafts) : [];
+      if (other.length) result.drafts.splice(0, result.drafts.length, ...other);
       const mirrored = segment.role === 'entry' ? mirrorOf(tokens, segment.text, result, lastEntry) : [];
       if (mirrored.length) {
         const s = stmt++;
@@ -163,6 +166,23 @@ function mirrorOf(tokens: readonly PToken[], text: string, result: ClauseResult,
   if (!side || !MIRROR_CUE.test(text) || NOT_ENTRY.test(text)) return [];
   if (!last.every((d) => d.side !== null && d.side !== side)) return [];
   return last.map((d) => ({ ...d, cond: mirrorCondition(d.cond), side, phrase: text.trim(), alt: 0, part: 0 }));
+}
+
+const OTHER_EXTREME = /\b(?:other|opposite) (?:extreme|level|zone|threshold|end)s?\b/;
+
+/**
+ * "buy when %R crosses up through -80, sell down through -20, exit when it hits the other
+ * extreme": longs close in the short entry's zone (its oscillator above its level), shorts in the
+ * long entry's (below it).
+ */
+function otherExtreme(text: string, drafts: readonly Draft[]): Draft[] {
+  if (!OTHER_EXTREME.test(text)) return [];
+  const levels = drafts.filter((d) => d.role === 'entry' && d.side !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'mention' && d.cond.right.kind === 'value');
+  return levels.map((d) => {
+    const cond = d.cond as Extract<DCondition, { kind: 'compare' }>;
+    const side = d.side === 'long' ? 'short' : 'long';
+    return { ...d, cond: { ...cond, relation: d.side === 'short' ? 'above' : 'below' }, side, role: 'exit', phrase: text, alt: 0, part: 0 };
+  });
 }
 
 /** Words of a relation a part of a clause would be read for. */
