@@ -23,7 +23,12 @@ export const HAPROXY_BIN = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy'
 
 /** The deployed config with `bind :8080` on `port` and the `server edgeN edgeN:8080` lines on `edges` (host:port each). */
 export function localConfig(port: number, edges: string[], statsSocket: string): string {
-  const text = readFileSync(CONFIG, 'utf8');
+  let text = readFileSync(CONFIG, 'utf8');
+  // More edges than the file names (compose scaled out): more servers written like its last one.
+  const named = [...text.matchAll(/^(\s*)server edge\d+ edge\d+:8080(.*)$/gm)];
+  const last = named.at(-1);
+  const more = Array.from({ length: Math.max(0, edges.length - named.length) }, (_, i) => `\n${last?.[1]}server edge${named.length + i + 1} edge${named.length + i + 1}:8080${last?.[2]}`);
+  if (last && more.length > 0) text = text.replace(last[0], last[0] + more.join(''));
   const servers = [...text.matchAll(/^(\s*)server (edge\d+) edge\d+:8080(.*)$/gm)];
   if (servers.length !== edges.length) throw new Error(`deploy/haproxy.cfg names ${servers.length} edges, the test ${edges.length}`);
   let out = text.replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`);
