@@ -226,6 +226,15 @@ export type StrategyConfig = z.infer<typeof StrategyConfig>;
 export const labelMode = (config: { entry_long?: string | null | undefined; entry_short?: string | null | undefined }): 'meta' | 'direction' =>
   config.entry_long || config.entry_short ? 'meta' : 'direction';
 
+/**
+ * signal_threshold when the trader states none, by label mode (the offline generator writes it).
+ * direction: p(up) >= 0.55 long, <= 0.45 short — a band of no view between the two sides. meta: the
+ * trader's rule proposes and the model only vetoes, so its trade is taken unless the model finds it
+ * likelier to lose than win, P(win) >= 0.5 (López de Prado's meta-labelling bets at P > 0.5; 0.5 is
+ * also signal_threshold's floor). A margin above it would veto trades the model has no view on.
+ */
+export const DEFAULT_SIGNAL_THRESHOLD = { direction: 0.55, meta: 0.5 } as const;
+
 /** One problem found in strategy code; line and col are 1-based (col counts characters). */
 export const StaticViolation = z.object({
   line: z.number().int().min(0),

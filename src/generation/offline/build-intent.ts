@@ -6,7 +6,7 @@ import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { SYMBOLS } from '../../../schemas/common.ts';
 import { GEN, isRegistry, type GenName } from './gen-indicators.ts';
 import { conditionName as nameOf } from './features.ts';
-import { StrategyConfig, type ModelType } from '../../../schemas/strategy.ts';
+import { DEFAULT_SIGNAL_THRESHOLD, StrategyConfig, type ModelType } from '../../../schemas/strategy.ts';
 import { impliedStyle, notes, objective, statedStyle, title, type Summary } from './describe.ts';
 import { columnOf, conditionName, planFeatures } from './features.ts';
 import { applyIndicatorsObject, completeParams, finalizeInstances, resolveMentions, type InstanceRef, type InstanceTable } from './instances.ts';
@@ -227,7 +227,8 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
     remarks.push(`a ${horizon.value}-bar horizon is beyond the 200-bar limit on ${timeframe}; using 200`);
     horizon = { ...horizon, value: 200 };
   }
-  let threshold = pick('signal threshold', 'horizon', candidates(fields, (f) => f.model.threshold), { value: 0.55, from: 'default' }, String, remarks);
+  const defaultThreshold = DEFAULT_SIGNAL_THRESHOLD[rules.long || rules.short ? 'meta' : 'direction'];
+  let threshold = pick('signal threshold', 'horizon', candidates(fields, (f) => f.model.threshold), { value: defaultThreshold, from: 'default' }, String, remarks);
   if (threshold.value < 0.5 || threshold.value > 0.95) {
     const v = Math.min(0.95, Math.max(0.5, threshold.value));
     remarks.push(`a ${threshold.value} probability threshold is outside [0.5, 0.95]; using ${v}`);

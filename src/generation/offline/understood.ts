@@ -24,7 +24,7 @@ function defaultsAdded(intent: StrategyIntent): string[] {
   if (isDefault(intent.takeProfit) && take) out.push(`take_profit: ${take.unit === 'rr' ? `${take.amount} x the stop` : level(take)} (~${take.pips} pips)`);
   if (isDefault(intent.model)) out.push(`model: ${intent.model.value.type}`);
   if (isDefault(intent.targetHorizon)) out.push(`target_horizon: ${intent.targetHorizon.value} bars of ${intent.timeframe}`);
-  if (isDefault(intent.threshold)) out.push(`signal_threshold: ${intent.threshold.value}`);
+  if (isDefault(intent.threshold)) out.push(`signal_threshold: ${intent.threshold.value}${intent.entryLong || intent.entryShort ? ` (the rule's trade is taken unless the model finds it likelier to lose than win: P(win) < ${intent.threshold.value})` : ''}`);
   return out;
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Symbol, Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
+import { labelMode } from '../../../schemas/strategy.ts';
 import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
 import { generateOffline, understoodFrom } from '../../../src/generation/offline/index.ts';
 
@@ -300,6 +301,21 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('only when 60% confident').signal_threshold, 0.6);
     assert.equal(cfg('probability threshold 0.7').signal_threshold, 0.7);
     assert.equal(cfg('confidence 40%').signal_threshold, 0.5);
+  });
+
+  it('a threshold nobody stated: 0.5 where the model confirms the trader\'s rule (meta-labelling), 0.55 where it picks the side, and says which', () => {
+    const meta = gen('Go long when RSI 14 crosses above 30').intent;
+    assert.equal(labelMode(meta.config), 'meta');
+    assert.equal(meta.config.signal_threshold, 0.5);
+    assert.ok(understoodFrom(meta).defaults.includes("signal_threshold: 0.5 (the rule's trade is taken unless the model finds it likelier to lose than win: P(win) < 0.5)"), understoodFrom(meta).defaults.join(' | '));
+    const direction = gen('let the model decide').intent;
+    assert.equal(labelMode(direction.config), 'direction');
+    assert.equal(direction.config.signal_threshold, 0.55);
+    assert.ok(understoodFrom(direction).defaults.includes('signal_threshold: 0.55'));
+    // A stated threshold holds in either mode, and is no default.
+    const stated = gen('Go long when RSI 14 crosses above 30, only when 60% confident').intent;
+    assert.equal(stated.config.signal_threshold, 0.6);
+    assert.ok(!understoodFrom(stated).defaults.some((d) => d.startsWith('signal_threshold')));
   });
 
   it('structured indicators win over prose, and the code says so', () => {
