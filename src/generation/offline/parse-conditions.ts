@@ -345,7 +345,8 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
     }
   }
   trendIn(mentions, phrase, result);
-  if (!flips.has('breakout')) breakoutIn(phrase, side, result);
+  // "buy the 55 bar donchian high" was read as the level it trades at: not also a range breakout.
+  if (!flips.has('breakout') && ![...usedMentions(result.drafts)].some((m) => m.name === 'donchian')) breakoutIn(phrase, side, result);
   return result;
 }
 
@@ -386,11 +387,13 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
       op = { kind: 'mention', m: last.m, output: isWord(tok, 'upper') ? lines.upper : lines.lower };
     }
     const m = (op as { m: Mention }).m;
+    // "sell r2 buy s2": each level with the side of its own verb.
+    const side = byVerb ? sideOf([before!]) ?? undefined : undefined;
     if (m.name === 'bb') {
       const output = (op as { output: number }).output;
       if (output !== 0 && output !== 2) continue;
-      add({ kind: 'band', m, where: output === 0 ? 'above_upper' : 'below_lower' });
-    } else add({ kind: 'compare', left: { kind: 'price' }, relation: 'touch', right: op });
+      add({ kind: 'band', m, where: output === 0 ? 'above_upper' : 'below_lower' }, side);
+    } else add({ kind: 'compare', left: { kind: 'price' }, relation: 'touch', right: op }, side);
     carry.object = op;
   }
 }
@@ -518,6 +521,11 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
   const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr', 'pinbar', 'engulfing', 'insidebar'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
   const mention = subj.kind === 'mention' ? subj.m : null;
   const objMention = obj?.kind === 'mention' ? obj.m : null;
+  // "the chikou is below price": the close (the chikou drawn back) below the close kijun bars ago (its reference column).
+  if (mention?.name === 'ichimoku' && subj.kind === 'mention' && subj.output === 6 && obj?.kind === 'price' && (rel === 'above' || rel === 'below' || rel === 'cross_up' || rel === 'cross_down')) {
+    add({ kind: 'compare', left: { kind: 'price' }, relation: rel, right: subj });
+    return 'object';
+  }
   if (rel === 'rising' || rel === 'falling') {
     if (subj.kind !== 'mention') return null;
     add({ kind: 'compare', left: subj, relation: rel, right: { kind: 'value', value: 1 } });
@@ -673,7 +681,7 @@ function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: Claus
   };
   const brk =
     window(/\b(\d+) (?:bars? |candles? |periods? |days? )?(?:high|low|range|channel)s?\b/, 20) ??
-    window(/\bdonchian(?: channels?)?(?: ?\(?(\d+))?/, 20) ??
+    window(/\b(?:(\d+) ?(?:bars? |periods? )?donchian|donchian(?: channels?)?(?: ?\(?(\d+))?)/, 20) ??
     window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, 20) ??
     window(/\bnew (\d+)? ?(?:bars? )?(?:highs?|lows?)\b/, 20);
   if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase, role: 'entry', negate: false });

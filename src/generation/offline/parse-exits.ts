@@ -101,6 +101,12 @@ function skipDays(text: string): ExitFindings['skipDays'] {
   return out;
 }
 
+const N_BARS = '(\\d+) ?(?:bars? |candles? |days? |periods? )?';
+const OPPOSITE_BREAK = new RegExp(
+  `\\b(?:exit|exits|close|get out|out)\\b[a-z ]{0,20}? (?:on|at|with|via|after) (?:a |an |the )?(?:${N_BARS}(?:opposite|other side|reverse|counter) (?:channel|breakout|break|donchian)s?|(?:opposite|reverse|counter) ${N_BARS}(?:channel |donchian )?(?:breakout|break|channel)s?)\\b`,
+  'g',
+);
+
 /** A channel's middle line by position ("Keltner 20 … exit at the middle line"): outputs of each channel's middle. */
 const MIDDLE: Record<string, number> = { bb: 1, keltner: 1, donchian: 2 };
 /** Entries beyond a channel's outer line, with the move: a breakout, not a fade. */
@@ -136,6 +142,17 @@ export function parseExits(text: string): ExitFindings {
     exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: up, right: op(first, opposite ? 0 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'long', phrase });
     exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: down, right: op(first, opposite ? 2 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'short', phrase });
     out.approximations.push({ asked: phrase, done: `an exit rule: longs close on a close ${up} it, shorts on a close ${down} it (at the next open); no fixed take profit`, why: 'take_profit is a fixed distance; a moving target is an exit column' });
+  }
+  // Turtle exits: "exit on the 20 bar opposite channel" — longs close below the prior 20-bar low, shorts above its high.
+  for (const m of text.matchAll(OPPOSITE_BREAK)) {
+    const period = Number(m[1] ?? m[2]);
+    if (!(period >= 2 && period <= 500)) continue;
+    const phrase = m[0].trim();
+    const [high, low] = [mention('hhll', { period }, 0), mention('hhll', { period }, 1)];
+    out.mentions.push(high, low);
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'below', right: op(low) }, side: 'long', phrase });
+    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: op(high) }, side: 'short', phrase });
+    out.approximations.push({ asked: phrase, done: `an exit rule: longs close on a close below the prior ${period}-bar low, shorts on a close above the prior ${period}-bar high (at the next open)`, why: 'a breakout the other way is an exit column, not a fixed distance' });
   }
   for (const m of text.matchAll(STOP)) {
     const where = m[1]!;

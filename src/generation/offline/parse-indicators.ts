@@ -72,6 +72,9 @@ const ALIASES: Alias[] = [
   { words: ['swing', 'low'], name: 'hhll', output: 1 },
   { words: ['highest', 'high'], name: 'hhll', output: 0 },
   { words: ['lowest', 'low'], name: 'hhll', output: 1 },
+  { words: ['chikou', 'span'], name: 'ichimoku', output: 6 },
+  { words: ['lagging', 'span'], name: 'ichimoku', output: 6 },
+  { words: ['chikou'], name: 'ichimoku', output: 6 },
   { words: ['tenkan'], name: 'ichimoku', output: 0 },
   { words: ['kijun'], name: 'ichimoku', output: 1 },
   // The cloud: its top (above it) or bottom (below it), chosen by the relation (parse-conditions).

@@ -129,8 +129,8 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     }
   }
   mentions.push(...exits.mentions);
-  // A clause the exits parser read as a stop or target ("stop below the swing low") is its exit, not also an entry.
-  const entriesKept = drafts.filter((d) => d.role !== 'entry' || !exits.drafts.some((e) => e.phrase === d.phrase));
+  // A clause the exits parser read as a stop or target ("stop below the swing low", "exit at the pivot") is its exit, not also an entry or a second exit.
+  const entriesKept = drafts.filter((d) => d.role === 'filter' || !exits.drafts.some((e) => e.phrase === d.phrase.trim()));
   drafts.length = 0;
   drafts.push(...entriesKept, ...exits.drafts);
   // "divergence" in "moving average convergence divergence" is MACD's name, not a pattern.

@@ -21,7 +21,7 @@ const VOCABULARY = [
   'trades', 'trade', 'trading', 'entries', 'concurrent', 'simultaneous', 'wait', 'pause', 'strategy', 'only',
   'close', 'closes', 'price', 'channel', 'donchian', 'percentage', 'multiplier', 'length', 'lookback',
   'keltner', 'ichimoku', 'supertrend', 'parabolic', 'williams', 'pivot', 'pivots', 'engulfing', 'directional', 'commodity',
-  'regime', 'zscore', 'tenkan', 'kijun', 'average', 'highest', 'lowest', 'friday', 'fridays', 'monday', 'mondays', 'tuesday', 'wednesday', 'thursday',
+  'regime', 'zscore', 'tenkan', 'kijun', 'chikou', 'average', 'highest', 'lowest', 'friday', 'fridays', 'monday', 'mondays', 'tuesday', 'wednesday', 'thursday',
 ] as const;
 
 /** Words that are right as written although they are one edit from a vocabulary word. */

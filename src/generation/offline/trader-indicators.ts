@@ -149,14 +149,15 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     info: { params: [int('tenkan', 9, 2, 100), int('kijun', 26, 2, 200), int('senkou', 52, 2, 400)] },
     label: (p) => `Ichimoku(${p.tenkan}, ${p.kijun}, ${p.senkou})`,
     // The cloud's top and bottom (the higher and lower span): "above the cloud" is above both spans.
-    outputs: ['tenkan', 'kijun', 'span A', 'span B', 'cloud top', 'cloud bottom'],
+    // The chikou (lagging) span is the close drawn kijun bars back: "chikou above price" is the close above the close kijun bars ago (its reference column).
+    outputs: ['tenkan', 'kijun', 'span A', 'span B', 'cloud top', 'cloud bottom', 'chikou reference (the close kijun bars back)'],
     columns: (p) => {
       const t = `${p.tenkan}_${p.kijun}_${p.senkou}`;
-      return [`ichi_tenkan_${t}`, `ichi_kijun_${t}`, `ichi_span_a_${t}`, `ichi_span_b_${t}`, `ichi_cloud_top_${t}`, `ichi_cloud_bot_${t}`];
+      return [`ichi_tenkan_${t}`, `ichi_kijun_${t}`, `ichi_span_a_${t}`, `ichi_span_b_${t}`, `ichi_cloud_top_${t}`, `ichi_cloud_bot_${t}`, `ichi_chikou_ref_${t}`];
     },
     warmup: (p) => p.senkou! + p.kijun! + 1,
     // Spans are plotted kijun bars ahead: the value at a bar is the one computed kijun bars before (shift(+kijun)).
-    lines: (p, [tk, kj, sa, sb, top, bot]) => [
+    lines: (p, [tk, kj, sa, sb, top, bot, lag]) => [
       `df['${tk}'] = (high.rolling(${p.tenkan}).max() + low.rolling(${p.tenkan}).min()) / 2`,
       `df['${kj}'] = (high.rolling(${p.kijun}).max() + low.rolling(${p.kijun}).min()) / 2`,
       `df['${sa}'] = ((df['${tk}'] + df['${kj}']) / 2).shift(${p.kijun})`,
@@ -164,6 +165,7 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
       // NaN while either span warms up (a comparison with NaN is False, so .where gives the NaN span).
       `df['${top}'] = df['${sa}'].where(df['${sa}'] > df['${sb}'], df['${sb}']).where(df['${sa}'].notna())`,
       `df['${bot}'] = df['${sa}'].where(df['${sa}'] < df['${sb}'], df['${sb}']).where(df['${sa}'].notna())`,
+      `df['${lag}'] = close.shift(${p.kijun})`,
     ],
   },
   psar: {

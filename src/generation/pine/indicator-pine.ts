@@ -149,6 +149,7 @@ export function declarePine(inst: Instance, out: PineParts): void {
         `${d} = ((ta.highest(high, ${p.senkou}) + ta.lowest(low, ${p.senkou})) / 2)[${p.kijun}]`,
         `${e} = math.max(${c}, ${d})`,
         `${cols[5]} = math.min(${c}, ${d})`,
+        `${cols[6]} = close[${p.kijun}]`,
       );
       plot(a!, 'Tenkan', 'color.blue');
       plot(b!, 'Kijun', 'color.red');

@@ -129,6 +129,7 @@ function references(b: OhlcColumns): Record<string, Series> {
   out.ichi_span_b_9_26_52 = Float64Array.from(sb, (_, i) => (i >= 26 ? sb[i - 26]! : Number.NaN));
   out.ichi_cloud_top_9_26_52 = Float64Array.from(sb, (_, i) => Math.max(out.ichi_span_a_9_26_52![i]!, out.ichi_span_b_9_26_52![i]!));
   out.ichi_cloud_bot_9_26_52 = Float64Array.from(sb, (_, i) => Math.min(out.ichi_span_a_9_26_52![i]!, out.ichi_span_b_9_26_52![i]!));
+  out.ichi_chikou_ref_9_26_52 = Float64Array.from(close, (_, i) => (i >= 26 ? close[i - 26]! : Number.NaN));
   // ROC(10) in percent, Williams %R(14), z-score(20), prior 20-bar high/low
   out.roc_pct_10 = Float64Array.from(close, (c, i) => (i >= 10 ? (c / close[i - 10]! - 1) * 100 : Number.NaN));
   const hh14 = rolling(high, 14, max);
@@ -214,7 +215,9 @@ describe('offline generator: trader indicators in pandas', () => {
     for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'vol_regime_14_100']) {
       assert.ok(intent.features.includes(c), `${c} not in ${intent.features.join(', ')}`);
     }
-    assert.ok(!intent.features.some((f) => f.includes('chikou')), 'no chikou span (it reads later closes)');
+    // The chikou span drawn where it is plotted would read later closes: only its reference, the close 26 bars back, is a column.
+    assert.deepEqual(intent.features.filter((f) => f.includes('chikou')), ['ichi_chikou_ref_9_26_52']);
+    assert.ok(code.includes(`df['ichi_chikou_ref_9_26_52'] = close.shift(26)`), 'the chikou reference is an earlier close');
     assert.deepEqual((await checkStrategyCode(code)).violations, []);
   });
 
