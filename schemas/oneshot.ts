@@ -3,6 +3,7 @@ import { Plan } from './accounts.ts';
 import { TradeStats } from './backtest.ts';
 import { Symbol, Timeframe } from './common.ts';
 import { Channel } from './live.ts';
+import { NextBarFields } from './next-bar.ts';
 import { RobustnessSummary } from './robustness-summary.ts';
 import { AiModel, MAX_CODE_CHARS } from './training.ts';
 import { strictObject } from './strict.ts';
@@ -81,6 +82,8 @@ export const OneShotDone = z
     ),
     webhook_secret: z.string().optional().describe('Signing secret of the webhook channel, shown once'),
     credits_remaining: z.number().int(),
+    next_bar_at: NextBarFields.next_bar_at.nullable().describe(`${NextBarFields.next_bar_at.description}; null when deploy_if kept the model off live`),
+    note: NextBarFields.note,
   })
   .meta({ id: 'OneShotDone' });
 export type OneShotDone = z.infer<typeof OneShotDone>;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { JsonKv } from '../bus/index.ts';
 import { BadRequestError, DeploymentNotFoundError, ModelNotFoundError, UnprocessableError } from '../errors.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
+import { nextBarNotice } from '../lib/market-hours.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { Plan } from '../../schemas/accounts.ts';
@@ -99,6 +100,8 @@ export class Deployments {
       deployment_id: record.deployment_id,
       ...(record.webhook_secret ? { webhook_secret: record.webhook_secret } : {}),
       replaced: replaced.map((r) => r.stem),
+      // A forex weekend is said, not left to look like a deployment that does nothing.
+      ...nextBarNotice(model.symbol, model.timeframe, Date.now()),
     };
   }
 

@@ -5,6 +5,7 @@ import { AppError, BadRequestError } from '../errors.ts';
 import type { Generation, GenerateStreamEvent } from '../generation/index.ts';
 import { EventChannel } from '../generation/index.ts';
 import { resolveMarket, type Training } from '../training/index.ts';
+import { nextBarNotice } from '../lib/market-hours.ts';
 import type { Channel } from '../../schemas/live.ts';
 import type { UserRecord } from '../../schemas/messages.ts';
 import type { OneShotEvent, OneShotRequest, OneShotRun } from '../../schemas/oneshot.ts';
@@ -154,6 +155,7 @@ export class OneShot {
               not_deployed_reason: held,
               deployment_id: null,
               credits_remaining: await deps.metering.balance(user.user_id),
+              next_bar_at: null,
             },
           });
           return;
@@ -173,6 +175,8 @@ export class OneShot {
             deployment_id: dep?.deployment_id ?? '',
             ...(dep?.webhook_secret ? { webhook_secret: dep.webhook_secret } : {}),
             credits_remaining: await deps.metering.balance(user.user_id),
+            // When it will first be heard from (a forex weekend said in `note`).
+            ...nextBarNotice(symbol, timeframe, Date.now()),
           },
         });
       } catch (err) {

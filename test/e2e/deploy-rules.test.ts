@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { nextBarClose } from '../../src/lib/market-hours.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { waitForJob } from '../helpers/training.ts';
@@ -34,8 +35,18 @@ describe('deploy and train rules', () => {
   it('three POST /deploy at once on a plan allowing one: one deployment is left', async () => {
     assert.equal(names.length, 3);
     for (let round = 0; round < 3; round++) {
+      const asked = Date.now();
       const answers = await Promise.all(names.map((model_name) => sf.api('POST', '/api/v1/deploy', { key, body: { model_name, channels: ['sse'] } })));
-      for (const a of answers) assert.equal(a.status, 200, a.text);
+      const answered = Date.now();
+      for (const a of answers) {
+        assert.equal(a.status, 200, a.text);
+        // Each answer says when the first bar (EURUSD 1min) closes; on a forex weekend, why it is so far off.
+        const [earliest, latest] = [nextBarClose('EURUSD', '1min', asked), nextBarClose('EURUSD', '1min', answered)];
+        const at = Date.parse(a.body.next_bar_at);
+        assert.ok(at >= earliest.closesAt && at <= latest.closesAt, `next_bar_at ${a.body.next_bar_at}`);
+        if (earliest.reopensAt !== null && latest.reopensAt !== null) assert.match(a.body.note, /shut for the weekend.*reopens/);
+        if (earliest.reopensAt === null && latest.reopensAt === null) assert.equal(a.body.note, undefined);
+      }
       const listed = (await sf.api('GET', '/api/v1/deployed', { key })).body;
       assert.equal(listed.count, 1, `round ${round}: ${JSON.stringify(listed.deployed.map((d: any) => d.model_name))}`);
     }

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildGeneration } from '../../src/generation/index.ts';
+import { nextBarClose } from '../../src/lib/market-hours.ts';
 import { OneShot, OneShotRuns } from '../../src/oneshot/index.ts';
 import type { Training } from '../../src/training/index.ts';
 import { Buckets, type UserRecord } from '../../schemas/messages.ts';
@@ -105,6 +106,7 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     assert.equal(done.deployed, false);
     assert.equal(done.deployment_id, null);
     assert.equal(done.live_url, null);
+    assert.equal(done.next_bar_at, null, 'no bar is awaited for a model kept off live');
     assert.deepEqual(done.channels, []);
     assert.match(done.not_deployed_reason!, /verdict is overfit/);
     assert.ok(done.not_deployed_reason!.includes(OVERFIT_REASON), 'the reason carries the verdict’s reasons');
@@ -133,8 +135,14 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
 
   it('an overfit verdict with the default deploy_if: the warning is said before the deploy, and the model goes live as the contract has it', async () => {
     const { user: who, key } = await user('os_overfit_always');
+    const asked = Date.now();
     const events = await run(oneShotWith(robustnessReport('overfit')), who, { prompt: PROMPT });
     const done = doneOf(events);
+    // done says when the first EURUSD 1-minute bar closes, and on a forex weekend why that is so far off.
+    const [earliest, latest] = [nextBarClose('EURUSD', '1min', asked), nextBarClose('EURUSD', '1min', Date.now())];
+    assert.ok(Date.parse(done.next_bar_at!) >= earliest.closesAt && Date.parse(done.next_bar_at!) <= latest.closesAt, `next_bar_at ${done.next_bar_at}`);
+    if (earliest.reopensAt !== null && latest.reopensAt !== null) assert.match(done.note ?? '', /shut for the weekend/);
+    if (earliest.reopensAt === null && latest.reopensAt === null) assert.equal(done.note, undefined);
     const all = steps(events);
     const warned = all.findIndex((s) => s.stage === 'train' && /^warning: this model looks overfit/.test(s.msg) && /deploy_if/.test(s.msg));
     const deploying = all.findIndex((s) => s.stage === 'deploy');

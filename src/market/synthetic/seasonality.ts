@@ -1,4 +1,5 @@
 import type { Instrument } from '../../lib/instruments.ts';
+import { nextTradingTime, tradesAt } from '../../lib/market-hours.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -27,23 +28,11 @@ const CRYPTO_ACTIVITY = [
   1.15, 1.25, 1.3, 1.25, 1.2, 1.1, 1.05, 1.0, 0.95, 0.9, 0.9, 0.9,
 ].map((v) => v / 0.9875);
 
-/** FX closes from Friday 22:00 UTC until Sunday 22:00 UTC. */
-export function isOpen(instrument: Instrument, ts: number): boolean {
-  if (instrument.weekends) return true;
-  const day = new Date(ts).getUTCDay();
-  const hour = Math.floor((ts % DAY_MS) / HOUR_MS);
-  if (day === 6) return false;
-  if (day === 5 && hour >= 22) return false;
-  if (day === 0 && hour < 22) return false;
-  return true;
-}
+/** FX closes from Friday 22:00 UTC until Sunday 22:00 UTC (the platform's one rule: src/lib/market-hours.ts). */
+export const isOpen = (instrument: Instrument, ts: number): boolean => tradesAt(instrument.weekends, ts);
 
 /** The next time at or after `ts` when the market is open. */
-export function nextOpen(instrument: Instrument, ts: number): number {
-  if (isOpen(instrument, ts)) return ts;
-  const sundayMidnight = ts - (ts % DAY_MS) + ((7 - new Date(ts).getUTCDay()) % 7) * DAY_MS;
-  return sundayMidnight + 22 * HOUR_MS;
-}
+export const nextOpen = (instrument: Instrument, ts: number): number => nextTradingTime(instrument.weekends, ts);
 
 export function activity(instrument: Instrument, ts: number): number {
   const hour = Math.floor((ts % DAY_MS) / HOUR_MS);
