@@ -7,7 +7,8 @@ import { AreaSeries, CandlestickSeries, LineSeries, createSeriesMarkers, type IP
 import type { ModelCode, Results } from '../../schemas/training.ts';
 import type { Trade, TradeStats } from '../../schemas/backtest.ts';
 import type { SignalEvent } from '../../schemas/live.ts';
-import { call, send } from '../lib/api.ts';
+import { ApiError, call, send, storeKey } from '../lib/api.ts';
+import { nextBarNotice } from '../../src/lib/market-hours.ts';
 import { candleData, priceFormat, DOWN, loadCandles, makeChart, toTime, tradeMarkers, UP } from '../lib/charts.ts';
 import { $, h, mount, pct, usd } from '../lib/dom.ts';
 import { readSse } from '../lib/sse.ts';
@@ -26,10 +27,15 @@ export async function startModelPage(): Promise<void> {
   const stem = decodeURIComponent(location.pathname.split('/').pop() ?? '');
   const root = $('#model');
   const [results, code] = await Promise.all([
-    call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`),
+    call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
     // The page stands without its code: the panel says why it is missing.
     call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
   ]);
+  if (results instanceof Error) {
+    // In place of the loading line, which would otherwise stay beside an error for ever.
+    mount(root, unreadable(stem, results));
+    return;
+  }
   performance.mark('sf:results');
   const from = results.spans.train.from;
   const to = results.spans.post_cutoff?.to ?? results.spans.test.to;
@@ -118,7 +124,7 @@ export async function startModelPage(): Promise<void> {
   });
   const lastTrade = trades[trades.length - 1];
   if (lastTrade) levels.show(lastTrade);
-  void liveFeed(stem, feed, series);
+  void liveFeed(stem, results, feed, series);
   performance.mark('sf:drawn');
   document.body.dataset.ready = '1';
 }
@@ -285,14 +291,48 @@ function codePanel(stem: string, r: Results, code: ModelCode | Error): HTMLEleme
   );
 }
 
+/**
+ * A model this browser cannot read: most often another account's (made with another browser's or
+ * device's key), so the way in is that account — signing in, or the key that made it.
+ */
+function unreadable(stem: string, err: Error): HTMLElement {
+  const status = err instanceof ApiError ? err.status : 0;
+  if (status !== 404 && status !== 403 && status !== 401) {
+    return h('div', { id: 'model-unreadable' }, h('p', { class: 'error' }, `The model could not be loaded (${err.message}). Reload the page to try again.`));
+  }
+  const key = h('input', { type: 'password', id: 'model-key', class: 'wide', placeholder: 'sf_…', autocomplete: 'off' }) as HTMLInputElement;
+  const useKey = () => {
+    const value = key.value.trim();
+    if (!value) return;
+    storeKey(value);
+    location.reload();
+  };
+  return h(
+    'div',
+    { class: 'notice', id: 'model-unreadable' },
+    h('p', { class: 'error' }, status === 404 ? `This browser's account has no model "${stem}".` : err.message),
+    h('p', {}, 'A model belongs to the account whose API key made it, perhaps in another browser or on another device. To open it here:'),
+    h(
+      'ul',
+      {},
+      h('li', {}, h('a', { href: '/sign-in', id: 'model-sign-in' }, 'Sign in'), ' as that account (a trial account is claimed on its Account page first), or'),
+      h('li', {}, 'use the key that made it: ', key, ' ', h('button', { type: 'button', id: 'model-use-key', onclick: useKey }, 'Use this key'), h('span', { class: 'muted' }, ' (this browser then uses that key instead of its own: keep a copy of yours)')),
+    ),
+    h('p', { class: 'muted' }, 'This account\'s own models are on the ', h('a', { href: '/account' }, 'Account page'), '.'),
+  );
+}
+
 /** The deployment's live signals (SSE with the key), newest first, each also marked on the chart. */
-async function liveFeed(stem: string, list: HTMLElement, series: ISeriesApi<'Candlestick'>): Promise<void> {
+async function liveFeed(stem: string, results: Results, list: HTMLElement, series: ISeriesApi<'Candlestick'>): Promise<void> {
   const deployed = await call<{ deployed: { model: string }[] }>('GET', '/api/v1/deployed');
   if (!deployed.deployed.some((d) => d.model === stem)) {
     mount(list, h('li', { class: 'muted' }, 'Not deployed: deploy it to see live signals here.'));
     return;
   }
-  mount(list, h('li', { class: 'muted', id: 'feed-waiting' }, 'Waiting for the next bar to close…'));
+  // When the first signal can come: a forex weekend is said, not left to look like a broken feed.
+  const next = nextBarNotice(results.symbol, results.timeframe, Date.now());
+  const closes = `${next.next_bar_at.slice(0, 16).replace('T', ' ')} UTC`;
+  mount(list, h('li', { class: 'muted', id: 'feed-waiting', 'data-next-bar': next.next_bar_at }, next.note ?? `Waiting for the next bar to close (${closes})…`));
   // One stream per key: the one_shot stream that led here may still be closing on the server.
   let res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
   for (let attempt = 0; res.status === 429 && attempt < 5; attempt++) {
