@@ -51,6 +51,11 @@ export interface RetryOptions {
   transient?: (err: unknown) => boolean;
   /** Left out of `waitingFor` (a step that only wraps others). */
   unlisted?: boolean;
+  /**
+   * Goes on when the attached connection is closed (a role's whole start, which closes its failed
+   * attempt's connection and opens another); by default a closed connection ends the waiting.
+   */
+  pastClose?: boolean;
 }
 
 /**
@@ -92,7 +97,7 @@ export class BusRetry {
           return await attempt();
         } catch (err) {
           // A closed connection answers nothing ever again: the process is stopping.
-          if (!transient(err) || this.nc?.isClosed()) throw err;
+          if (!transient(err) || (!options.pastClose && this.nc?.isClosed())) throw err;
           const pauseMs = backoffMs(tries, this.backoff);
           const connected = this.nc?.info?.server_name;
           if (connected) this.lastServer = connected;

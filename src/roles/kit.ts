@@ -149,7 +149,7 @@ export async function startRole<T>(
           throw err;
         }
       },
-      { unlisted: true },
+      { unlisted: true, pastClose: true },
     );
   } catch (err) {
     await health.close();

@@ -57,6 +57,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'train-robustness': () => import('./train-robustness.ts'),
   'train-meta': () => import('./train-meta.ts'),
   'shutdown': () => import('./shutdown.ts'),
+  'startup-cluster': () => import('./startup-cluster.ts'),
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
