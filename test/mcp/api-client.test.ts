@@ -39,6 +39,7 @@ const DONE = {
     folds: 5,
   },
   credits_remaining: 31,
+  next_bar_at: '2026-11-29T23:00:00.000Z',
   not_in_the_schema: true,
 };
 /** What done says when deploy_if kept the model off live. */
@@ -48,6 +49,7 @@ const HELD = {
   channels: [],
   deployed: false,
   deployment_id: null,
+  next_bar_at: null,
   not_deployed_reason: 'not deployed: the robustness verdict is overfit (test return −27 % against +289 % in training: the model learned the training period) and deploy_if is not_overfit.',
 };
 const STEPS = [
