@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { strictObject } from './strict.ts';
+import { NextBarFields } from './next-bar.ts';
 
 /**
  * Live signals: deployments (desired state, KV), the signal events deployed models emit
@@ -63,6 +64,10 @@ export const SignalEvent = z
     take_profit: z.number().nullable(),
     reason: z.enum(['signal', 'SL', 'TP']).describe('What caused it: the model’s signal, or a stop-loss / take-profit hit (cancel: signal, the entry it withdraws)'),
     p_up: z.number().nullable().describe('The model\'s probability on the signal bar: of an up move, or with entry rules (meta-labelling) P(win) of the rule\'s trade; null for SL/TP exits and cancels'),
+    labels: z
+      .literal('meta')
+      .optional()
+      .describe('meta: the model is meta-labelled (strategy_config entry_long / entry_short), so p_up is P(win) of the rule\'s trade, not P(up) (messages show it as "P(win)"); absent on a direction model\'s signals and on signals sent before this field'),
     pnl: z.number().nullable().describe('close: net USD P&L of the closed trade at the deployment’s lot size'),
     bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event (cancel: of the bar that came at the excluded time, whose open the entry would have filled at)'),
     created_at: IsoDateTime,
@@ -125,6 +130,7 @@ export const DeployResponse = z
       .optional()
       .describe('Standard Webhooks signing secret (`whsec_…`), shown only in this response: keep it to verify `webhook-signature`'),
     replaced: z.array(z.string()).describe('Stems undeployed to make room (plan limit: the oldest goes first)'),
+    ...NextBarFields,
   })
   .meta({ id: 'DeployResponse' });
 export type DeployResponse = z.infer<typeof DeployResponse>;

@@ -10,6 +10,7 @@ import { engineOptions, freshStartAfter, lastClosedIndex, LiveStepper, loadModel
 import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
+import { labelMode } from '../../schemas/strategy.ts';
 import { lateness } from './late.ts';
 
 export interface ModelActorDeps {
@@ -162,6 +163,8 @@ export class ModelActor implements Actor<number> {
     const late = lateness(barTs, model.timeframe, deployment.created_at, this.clock.now());
     return {
       ...(late ? { late: true as const, due_at: isoFromMs(late.due_at) } : {}),
+      // A meta-labelled model's p_up is P(win) of the rule's trade: the event says so for its readers.
+      ...(labelMode(model.config) === 'meta' ? { labels: 'meta' as const } : {}),
       id: `sig_${deployment.deployment_id}_${barTs}_${n}`,
       deployment_id: deployment.deployment_id,
       model: model.stem,

@@ -22,6 +22,15 @@ const REASONS: Record<SignalEvent['reason'], string> = {
   TP: 'take-profit hit',
 };
 
+/**
+ * The model's probability as a message shows it: "p↑ 0.63" (a direction model's P(up)) or, for a
+ * meta-labelled model (labels: meta), "P(win) 0.63" of the rule's trade; null when the event has none.
+ */
+export function probabilityText(event: Pick<SignalEvent, 'p_up' | 'labels'>): string | null {
+  if (event.p_up === null) return null;
+  return `${event.labels === 'meta' ? 'P(win)' : 'p↑'} ${event.p_up.toFixed(2)}`;
+}
+
 const utc = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
 /**
@@ -29,7 +38,7 @@ const utc = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} U
  *   🟢 OPEN LONG · EURUSD 15min
  *   Price 1.08512
  *   SL 1.08312 · TP 1.08912
- *   Reason: model signal (p↑ 0.63)
+ *   Reason: model signal (p↑ 0.63)        — a meta-labelled model: (P(win) 0.63)
  *   Model: My model
  *   Bar 2024-05-01 12:15 UTC
  */
@@ -46,7 +55,8 @@ export function telegramMessage(event: SignalEvent): string {
   } else if (event.pnl !== null) {
     lines.push(`P&amp;L ${event.pnl >= 0 ? '+' : '−'}$${Math.abs(event.pnl).toFixed(2)}`);
   }
-  const p = event.p_up === null ? '' : ` (p↑ ${event.p_up.toFixed(2)})`;
+  const probability = probabilityText(event);
+  const p = probability === null ? '' : ` (${probability})`;
   lines.push(`Reason: ${REASONS[event.reason]}${p}`);
   lines.push(`Model: ${escapeHtml(event.model_name)}`);
   lines.push(`Bar ${utc(event.bar_time)}`);

@@ -25,7 +25,7 @@ export {
 } from './ssrf.ts';
 export { signWebhook, secretKey, webhookHeaders, SECRET_PREFIX } from './signing.ts';
 export { retryDelayMs, nextAttemptAt, nominalSchedule, DEFAULT_JITTER, type RetryPolicy } from './backoff.ts';
-export { webhookBody, telegramMessage, priceDigits } from './format.ts';
+export { webhookBody, telegramMessage, priceDigits, probabilityText } from './format.ts';
 export { stateKey, deadKey, deadPrefix } from './keys.ts';
 export { botUsernameSource, redactToken, type TelegramSettings } from './telegram-api.ts';
 

@@ -39,6 +39,15 @@ describe('Telegram message format', () => {
     );
   });
 
+  it('calls a meta-labelled model\'s probability P(win) of the rule\'s trade, a direction model\'s p↑', () => {
+    const meta = telegramMessage({ ...base, labels: 'meta', p_up: 0.634 });
+    assert.match(meta, /^Reason: model signal \(P\(win\) 0\.63\)$/m);
+    assert.doesNotMatch(meta, /p↑/);
+    assert.match(telegramMessage({ ...base, p_up: 0.634 }), /^Reason: model signal \(p↑ 0\.63\)$/m);
+    // An exit has no probability, whatever the model.
+    assert.match(telegramMessage({ ...base, labels: 'meta', action: 'close', reason: 'SL', p_up: null, pnl: 3 }), /^Reason: stop-loss hit$/m);
+  });
+
   it('shows the exit and P&L of a close', () => {
     const text = telegramMessage({ ...base, symbol: 'EURUSD', action: 'close', side: 'long', price: 1.08712, reason: 'TP', p_up: null, pnl: -12.5 });
     assert.match(text, /^⚪ <b>CLOSE LONG<\/b> · EURUSD 1h\nExit <b>1\.08712<\/b>\nP&amp;L −\$12\.50\nReason: take-profit hit\n/);
