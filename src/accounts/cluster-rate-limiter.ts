@@ -25,7 +25,7 @@ export const CLOCK_SKEW_MS = 500;
  * of this edge's claims for this long (KV away: a NATS node died, its leader being elected)…
  */
 const CLAIM_WAIT_MS = 750;
-/** …or once it has waited this long however busy KV is. */
+/** …or once it has waited this long however busy KV is (a request, over all the claims it waits for). */
 const CLAIM_GIVE_UP_MS = 5000;
 /** Waits are counted in steps of this much, of which a step that overran (the process stalled) counts at most twice. */
 const WAIT_STEP_MS = 50;
@@ -127,18 +127,21 @@ export class ClusterRateLimiter {
   async take(key: string, at?: number): Promise<LimitDecision> {
     let s = this.keys.get(key);
     if (!s) this.keys.set(key, (s = { current: null, next: null, last: null, claiming: null, unspent: [], quietUntil: Number.NEGATIVE_INFINITY }));
+    const asked = Date.now();
     for (;;) {
       const now = at ?? Date.now();
       const block = this.spendable(s, now);
       if (block) {
         block.left--;
         block.used++;
-        this.claimAheadIfNeeded(key, s, block, now);
+        this.claimAheadIfNeeded(key, s, block, now, at);
         return { ok: true };
       }
       if (!s.claiming && now < this.restingUntil) return { ok: false, retryAfterMs: this.restingUntil - now, unavailable: true };
+      // Claims landing so late that their blocks end before they are spent: KV is too slow to count on.
+      if (Date.now() - asked >= CLAIM_GIVE_UP_MS) return { ok: false, retryAfterMs: RESTING_MS, unavailable: true };
       // One claim per key at a time on this edge: the others wait for it, then spend from its block.
-      const refused = await (s.claiming ?? this.claim(key, s, this.pace(s, now), now));
+      const refused = await (s.claiming ?? this.claim(key, s, this.pace(s, now), now, at));
       if (refused) return refused;
     }
   }
@@ -167,32 +170,36 @@ export class ClusterRateLimiter {
    * before it ends, so no request waits for it. A page load's burst, then quiet, claims nothing
    * ahead. The two blocks together never hold a whole maximum block unspent (the bound above).
    */
-  private claimAheadIfNeeded(key: string, s: KeyState, block: Block, now: number): void {
+  private claimAheadIfNeeded(key: string, s: KeyState, block: Block, now: number, at: number | undefined): void {
     if (s.next || s.claiming || block.left * 2 > block.size || now < this.restingUntil) return;
     if (!s.last || s.last.left > 0 || block.from - s.last.from >= BLOCK_MS) return;
     const spentBy = now + (block.left * (now - block.from)) / block.used;
     if (spentBy >= block.until) return;
     const wanted = Math.min(2 * block.size, this.maxBlock - 1 - block.left);
-    if (wanted > 0) void this.claim(key, s, wanted, now);
+    if (wanted > 0) void this.claim(key, s, wanted, now, at);
   }
 
   /** Claims the key's next block from KV; the refusal when the window is full or KV does not answer in time. */
-  private claim(key: string, s: KeyState, wanted: number, now: number): Promise<Refusal | null> {
-    const claiming = this.claimFromKv(key, s, wanted, now).finally(() => {
+  private claim(key: string, s: KeyState, wanted: number, now: number, at: number | undefined): Promise<Refusal | null> {
+    const claiming = this.claimFromKv(key, s, wanted, now, at).finally(() => {
       s.claiming = null;
     });
     s.claiming = claiming;
     return claiming;
   }
 
-  private async claimFromKv(key: string, s: KeyState, wanted: number, now: number): Promise<Refusal | null> {
-    const until = Math.ceil((now + BLOCK_MS) / STAMP_GRID_MS) * STAMP_GRID_MS;
+  /** `now`: when the claim was asked for; `at`: the caller's clock (tests), else each try reads the time (a slow KV shortens no block). */
+  private async claimFromKv(key: string, s: KeyState, wanted: number, now: number, at: number | undefined): Promise<Refusal | null> {
     // Requests of blocks that ended unspent were never made: their stamps go back in this same write.
     const giveBack = s.unspent;
     s.unspent = [];
-    const counted = now - this.windowMs - CLOCK_SKEW_MS;
-    const outcome = { granted: 0, refusedFor: 0, late: false };
+    const outcome = { granted: 0, refusedFor: 0, late: false, from: now, until: now };
     const written = this.compareAndSet(key, outcome, (current) => {
+      const tried = at ?? Date.now();
+      const counted = tried - this.windowMs - CLOCK_SKEW_MS;
+      const until = Math.ceil((tried + BLOCK_MS) / STAMP_GRID_MS) * STAMP_GRID_MS;
+      outcome.from = tried;
+      outcome.until = until;
       // A stamp stands for requests made at or before it, so it counts for a window (and the skew) from itself.
       const counts = new Map<number, number>();
       for (const [t, n] of current?.claims ?? []) if (t > counted) counts.set(t, (counts.get(t) ?? 0) + n);
@@ -227,8 +234,8 @@ export class ClusterRateLimiter {
       return { ok: false, retryAfterMs: RESTING_MS, unavailable: true };
     }
     if (outcome.refusedFor > 0) return this.full(key, s, outcome.refusedFor, now);
-    const block: Block = { size: outcome.granted, left: outcome.granted, used: 0, from: now, until };
-    if (this.spendable(s, now)) s.next = block;
+    const block: Block = { size: outcome.granted, left: outcome.granted, used: 0, from: outcome.from, until: outcome.until };
+    if (this.spendable(s, at ?? Date.now())) s.next = block;
     else s.current = block;
     return null;
   }
