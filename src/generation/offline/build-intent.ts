@@ -90,9 +90,9 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   if (others.length) remarks.push(`the text names ${others.join(', ')}; the code is written for ${symbol}, the request's symbol`);
   remarks.push(...notOffered(fields.map((f) => f.norm), symbol, timeframe, fields.map((f) => f.text)));
   for (const u of new Set(fields.flatMap((f) => f.unread))) remarks.push(`not understood, so nothing in the code comes from it: "${u}" — name an indicator and a level, e.g. "RSI 14 below 30" or "close above the 20 EMA"`);
-  const approximations: Approximation[] = fields.flatMap((f) => f.exits.approximations);
+  const approximations: Approximation[] = fields.flatMap((f) => f.approximations);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
-  if (unsupported.length) remarks.push(`left out: ${unsupported.join(', ')} (bars carry no volume, news or order book; no Fibonacci, Heikin-Ashi, Renko, divergence, session highs/lows or candle patterns other than engulfing, pin and inside bars)`);
+  if (unsupported.length) remarks.push(`left out: ${unsupported.join(', ')} (bars carry no volume, news or order book; no Fibonacci, Heikin-Ashi, Renko, divergence, session highs/lows or candle patterns other than engulfing, pin and inside bars and candles in a row)`);
 
   // Indicators: mentions → instances, then the structured object over them.
   const table = resolveMentions(fields, timeframe, remarks);
@@ -197,7 +197,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const stated = pick<Direction>('direction', 'position', [...structured(pr.direction), ...candidates(fields, (f) => f.rules.direction)], { value: 'both', from: 'default' }, String, remarks);
   // Nothing says the direction outright: the entries the text names decide it ("go long when…",
   // "…, sell" with no buy anywhere); both sides named, or neither, trade both.
-  const implied = stated.from === 'default' ? impliedDirection(fields) : null;
+  const implied = stated.from === 'default' ? impliedDirection(fields) ?? oneSided(allSpecs, fields) : null;
   const direction = implied ?? stated;
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
   const rules = entryRules(allSpecs, direction.value, trendColumn, instances, fields.map((f) => f.norm), remarks);
@@ -406,6 +406,15 @@ const SYMBOL_NAMED = new RegExp(`\\b(${SYMBOL_WORDS})\\b`, 'g');
 const PAIR_WORD = `(?:it|them|the (?:pair|market|cross)|(?:the )?${PAIR_SLANG_WORDS}|${SYMBOL_WORDS})`;
 const LONG_ENTRY = new RegExp(`\\b(buy|buys|buying|go(?:es)? long|going long|enter long|long (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after|above|below|under|over|at)|long ${PAIR_WORD}|longs)\\b|= ?long\\b`);
 const SHORT_ENTRY = new RegExp(`\\b(sell|sells|selling|go(?:es)? short|going short|enter short|short (?:entry|entries|trades?|positions?|setups?|when|whenever|if|once|on|after|above|below|under|over|at)|short ${PAIR_WORD}|shorts|shorting)\\b|= ?short\\b`);
+
+/** "a breakout of the 20 bar high": every entry condition read is of one side, though no side word says so. */
+function oneSided(specs: readonly ConditionSpec[], fields: readonly { field: Source }[]): { value: Direction; from: Source; phrase: string } | null {
+  const entries = specs.filter((c) => c.role === 'entry');
+  const sides = new Set(entries.map((c) => c.side ?? null));
+  const [side] = sides;
+  if (sides.size !== 1 || !side || !fields.length) return null;
+  return { value: side, from: fields[0]!.field, phrase: entries[0]!.phrase ?? side };
+}
 
 /** The one side the text's entries are on, when it names entries of one side only. */
 function impliedDirection(fields: readonly { field: Source; norm: string }[]): { value: Direction; from: Source; phrase: string } | null {

@@ -6,9 +6,10 @@
  * outside the 2-sigma Bollinger band", "stochastic %K over %D", "MACD histogram turning
  * positive". Also trend-filter phrases, N-bar breakouts and momentum.
  */
-import type { LevelUnit, Relation, Role } from './intent.ts';
+import type { Approximation, LevelUnit, Relation, Role } from './intent.ts';
 import type { Mention, PToken } from './parse-indicators.ts';
 import { isSym, isWord } from './text.ts';
+import { RUN_CAP } from './trader-indicators.ts';
 
 export type DOperand = { kind: 'mention'; m: Mention; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
 
@@ -46,6 +47,8 @@ export interface ClauseResult {
   trend: { m: Mention | null; phrase: string } | null;
   /** Mentions made up for phrases like "golden cross" (SMA 50 / 200). */
   implied: Mention[];
+  /** Named things read as something close to them ("three white soldiers": three rising candles). */
+  approximations: Approximation[];
 }
 
 type Rel = Relation | 'outside' | 'inside' | 'turn_pos' | 'turn_neg' | 'oversold' | 'overbought' | 'leave_oversold' | 'leave_overbought' | 'extremes' | 'touch' | 'between';
@@ -219,7 +222,7 @@ export interface Carry {
 }
 
 export function parseClause(tokens: readonly PToken[], phrase: string, carry: Carry): ClauseResult {
-  const result: ClauseResult = { drafts: [], trend: null, implied: [] };
+  const result: ClauseResult = { drafts: [], trend: null, implied: [], approximations: [] };
   const side = sideOf(tokens);
   // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
   let at = 0;
@@ -336,6 +339,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
   }
   levelTradesIn(tokens, carry, add, result);
   flipsNamedIn(tokens, result, add);
+  candleRunsIn(phrase, result, add);
   // "exit on a 20-bar low", "sell a new 55-bar low": an N-bar high / low named with no relation is its break (a close beyond the prior bars').
   if (!result.drafts.length) {
     const exitWords = /^\s*(?:exit|close|get out|cover|take)/.test(phrase);
@@ -408,6 +412,27 @@ function flipsNamedIn(tokens: readonly PToken[], result: ClauseResult, add: Add)
   for (const m of tokens.filter((t): t is Mention => t.t === 'ind' && (t.name === 'psar' || t.name === 'supertrend'))) {
     if (!used.has(m.name)) add({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: 'cross', right: { kind: 'value', value: 0 } });
   }
+}
+
+const RUN_COLOUR = '(red|green|bearish|bullish|down|up|black|white|falling|rising)';
+const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:consecutive |straight )?${RUN_COLOUR} (?:candles|bars|closes)(?: in a row)?\\b|\\b(\\d+) (?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);
+const RISING_RUN = new Set(['green', 'bullish', 'up', 'white', 'rising', 'white soldiers']);
+
+/**
+ * "3 red candles in a row", "two green bars", "three white soldiers": the run of candles the same
+ * way (close above / below open) reaching N, on the candle-run column (a soldier's higher closes
+ * and opens inside the body before are not checked: any N rising candles count).
+ */
+function candleRunsIn(phrase: string, result: ClauseResult, add: Add): void {
+  const m = CANDLE_RUN.exec(phrase);
+  if (!m) return;
+  const n = Number(m[1] ?? m[3] ?? m[5]);
+  if (!(n >= 2 && n <= RUN_CAP)) return;
+  const up = RISING_RUN.has((m[2] ?? m[4] ?? m[6])!);
+  const run: Mention = { t: 'ind', name: 'candlerun', params: {}, output: 0, qualifier: null, levels: null, signalLine: false, days: false };
+  result.implied.push(run);
+  add({ kind: 'compare', left: { kind: 'mention', m: run, output: 0 }, relation: up ? 'above' : 'below', right: { kind: 'value', value: up ? n - 0.5 : 0.5 - n } });
+  if (m[6]) result.approximations.push({ asked: m[0], done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[6]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
 }
 
 /** Words between a z-score and the average it is measured from. */
@@ -684,7 +709,11 @@ function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: Claus
     window(/\b(?:(\d+) ?(?:bars? |periods? )?donchian|donchian(?: channels?)?(?: ?\(?(\d+))?)/, 20) ??
     window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, 20) ??
     window(/\bnew (\d+)? ?(?:bars? )?(?:highs?|lows?)\b/, 20);
-  if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side, phrase, role: 'entry', negate: false });
+  // "a breakout of the 20 bar high" names one side: the break up, for longs.
+  const high = /\bbreak\w* (?:of |above |through |over )?(?:the )?(?:[a-z0-9]+ ){0,3}highs?\b/.test(phrase);
+  const low = /\bbreak\w* (?:of |below |through |under )?(?:the )?(?:[a-z0-9]+ ){0,3}lows?\b/.test(phrase);
+  const named = side ?? (high !== low ? (high ? 'long' : 'short') : null);
+  if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side: named, phrase, role: 'entry', negate: false });
   const mom = window(/\bmomentum(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
   if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase, role: 'entry', negate: false });
 }

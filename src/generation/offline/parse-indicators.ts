@@ -152,7 +152,7 @@ const NAMED: Record<IndicatorName, Record<string, string>> = {
   supertrend: { ...P, multiplier: 'mult', mult: 'mult', factor: 'mult' },
   psar: { step: 'step', acceleration: 'step', max: 'max', maximum: 'max' },
   ichimoku: { tenkan: 'tenkan', kijun: 'kijun', senkou: 'senkou' },
-  volregime: P, vwap: {}, pivot: {}, engulfing: {}, pinbar: {}, insidebar: {},
+  volregime: P, vwap: {}, pivot: {}, engulfing: {}, pinbar: {}, insidebar: {}, candlerun: {},
   sma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
   ema: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period', span: 'period' },
   wma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
@@ -169,7 +169,7 @@ const POSITIONAL: Record<IndicatorName, string[]> = {
   bb: ['period', 'std'], macd: ['fast', 'slow', 'signal'], stoch: ['k_period', 'd_period'],
   adx: ['period'], cci: ['period'], donchian: ['period'], roc: ['period'], willr: ['period'], zscore: ['period'], hhll: ['period'],
   keltner: ['period', 'mult'], supertrend: ['period', 'mult'], psar: ['step', 'max'], ichimoku: ['tenkan', 'kijun', 'senkou'],
-  volregime: ['period', 'window'], vwap: [], pivot: [], engulfing: [], pinbar: [], insidebar: [],
+  volregime: ['period', 'window'], vwap: [], pivot: [], engulfing: [], pinbar: [], insidebar: [], candlerun: [],
 };
 
 const OUTPUT_AFTER: Partial<Record<IndicatorName, Record<string, number>>> = {

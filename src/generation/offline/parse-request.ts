@@ -14,7 +14,7 @@ import { parseRisk, type RiskFindings } from './parse-risk.ts';
 import { parseRules, type Finding, type RuleFindings } from './parse-rules.ts';
 import { parseSessions, type SessionValue } from './parse-sessions.ts';
 import { clauses, lex, normalize } from './text.ts';
-import type { Role } from './intent.ts';
+import type { Approximation, Role } from './intent.ts';
 import { parseExits, withoutTrails, type ExitFindings } from './parse-exits.ts';
 import { markLevels, rewriteLevels } from './parse-levels.ts';
 import { roleSegments } from './parse-roles.ts';
@@ -34,6 +34,8 @@ export interface FieldParse {
   model: ModelFindings;
   /** Indicator targets and stops, trailing stops, day filters. */
   exits: ExitFindings;
+  /** Named things the conditions read as something close to them. */
+  approximations: Approximation[];
   /** Words naming things the generator cannot compute (volume, Fibonacci…), for a remark. */
   unsupported: string[];
   /** Parts worded as a condition that no rule was read from: said in a remark, never dropped in silence. */
@@ -47,7 +49,7 @@ const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:e
 const READ_ELSEWHERE = /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
 
 // Candle patterns with no column here, and a session's high / low as a price level: said, never dropped in silence.
-const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic|(?:3 )?white soldiers|(?:3 )?black crows|morning star|evening star|harami|marubozu|tweezer(?: tops?| bottoms?)?|hanging man|abandoned baby|(?:asian|asia|london|newyork|tokyo|sydney) (?:highs?|lows?))\b/g;
+const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic|morning star|evening star|harami|marubozu|tweezer(?: tops?| bottoms?)?|hanging man|abandoned baby|(?:asian|asia|london|newyork|tokyo|sydney) (?:highs?|lows?))\b/g;
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);
@@ -63,6 +65,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   let offset = 0;
   let role: Role = 'entry';
   const unread: string[] = [];
+  const approximations: Approximation[] = [];
   // Statements: each "or"-part of a clause segment. A side-less clause after a comma continues the
   // side of the clause before ("Buy when RSI is below 30, MACD above signal": both for the buy).
   let stmt = 0;
@@ -96,6 +99,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
         continue;
       }
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
+      approximations.push(...result.approximations);
       named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
       if (result.drafts.length) unreadParts.push(...partsWithout(tokens, result.drafts));
       // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
@@ -149,6 +153,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     risk: parseRisk(rest),
     model: parseModel(rest, timeframe, field === 'optimization'),
     exits,
+    approximations: [...approximations, ...exits.approximations],
     unsupported,
     // A clause the exits parser read (a target, a swing-low stop) is not unread.
     unread: unread.filter((u) => !exits.drafts.some((d) => u.includes(d.phrase) || d.phrase.includes(u))),

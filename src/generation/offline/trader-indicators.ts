@@ -11,7 +11,7 @@ import { formatParamValue } from '../../indicators/index.ts';
 
 export const EXTRA_NAMES = [
   'adx', 'cci', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'roc', 'willr', 'zscore', 'hhll',
-  'engulfing', 'pinbar', 'insidebar', 'volregime',
+  'engulfing', 'pinbar', 'insidebar', 'candlerun', 'volregime',
 ] as const;
 export type ExtraName = (typeof EXTRA_NAMES)[number];
 
@@ -34,6 +34,9 @@ export interface ExtraIndicator {
   /** Pandas lines adding the columns (temporaries start with _x). */
   lines: (p: Record<string, number>, cols: string[]) => string[];
 }
+
+/** The longest run of candles counted: "N candles in a row" is read for N up to this. */
+export const RUN_CAP = 10;
 
 const int = (name: string, def: number, min: number, max: number): ParamSpec => ({ name, type: 'integer', default: def, min, max });
 const num = (name: string, def: number, min: number, max: number): ParamSpec => ({ name, type: 'number', default: def, min, max });
@@ -309,6 +312,20 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
       `df['${ib}'] = np.where((high < high.shift(1)) & (low > low.shift(1)), 1.0, 0.0)`,
       `_x_prev = df['${ib}'].shift(1) > 0`,
       `df['${brk}'] = np.where(_x_prev & (close > high.shift(1)), 1.0, np.where(_x_prev & (close < low.shift(1)), -1.0, 0.0))`,
+    ],
+  },
+  candlerun: {
+    info: { params: [] },
+    label: () => 'candles in a row (+ up, - down)',
+    columns: () => ['candle_run'],
+    // Capped at RUN_CAP so that a value never depends on bars further back than the warm-up.
+    warmup: () => RUN_CAP + 1,
+    // +k: the k-th rising candle (close > open) in a row, -k the k-th falling one, 0 a doji.
+    lines: (_p, [run]) => [
+      '_x_dir = np.sign(close - open_)',
+      '_x_new = _x_dir != _x_dir.shift(1)',
+      '_x_pos = pd.Series(np.arange(len(close)), index=close.index, dtype=float)',
+      `df['${run}'] = ((_x_pos - _x_pos.where(_x_new).ffill() + 1).clip(upper=${RUN_CAP}) * _x_dir).where(_x_dir.notna())`,
     ],
   },
   volregime: {

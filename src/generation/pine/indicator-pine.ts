@@ -7,7 +7,7 @@
  * of `kijun` bars earlier; SuperTrend's direction is +1 up), the Pine says the same.
  * Keltner and Donchian channels are written by the caller (their words are read there).
  */
-import { GEN, type Instance } from '../offline/index.ts';
+import { GEN, RUN_CAP, type Instance } from '../offline/index.ts';
 
 /** Pine text of the indicators named in a description, gathered as they are declared. */
 export interface PineParts {
@@ -202,6 +202,14 @@ export function declarePine(inst: Instance, out: PineParts): void {
     case 'insidebar':
       out.lines.push(`${a} = high < high[1] and low > low[1] ? 1 : 0`, `${b} = ${a}[1] == 1 and close > high[1] ? 1 : ${a}[1] == 1 and close < low[1] ? -1 : 0`);
       out.marks.push({ expr: `${a} == 1`, title: 'Inside bar', side: 'long' });
+      return;
+    case 'candlerun':
+      out.lines.push(
+        'cr_dir = math.sign(close - open)',
+        `${a} = 0.0`,
+        `${a} := cr_dir == 0 ? 0 : cr_dir == math.sign(nz(${a}[1])) ? math.min(math.abs(nz(${a}[1])) + 1, ${RUN_CAP}) * cr_dir : cr_dir`,
+      );
+      plot(a!, 'Candles in a row', 'color.gray');
       return;
     case 'volregime':
       out.lines.push(`vr_atr_${p.period} = ta.atr(${p.period})`, `${a} = vr_atr_${p.period} / ta.sma(vr_atr_${p.period}, ${p.window})`);

@@ -17,7 +17,7 @@ import { loadBars } from '../../helpers/strategy-bars.ts';
 
 const PROMPT =
   'ADX 14 above 25, CCI 20 below -100, price above the upper Keltner channel, Donchian 20, VWAP, close above the pivot, Ichimoku cloud, ' +
-  'parabolic SAR, supertrend 10 3, ROC 10 above 0, Williams %R below -80, z-score 20 below -2, bullish engulfing, pin bar, inside bar, volatility regime';
+  'parabolic SAR, supertrend 10 3, ROC 10 above 0, Williams %R below -80, z-score 20 below -2, bullish engulfing, pin bar, inside bar, volatility regime, 3 green candles in a row';
 
 type Series = Float64Array;
 const nan = (n: number) => new Float64Array(n).fill(Number.NaN);
@@ -158,6 +158,13 @@ function references(b: OhlcColumns): Record<string, Series> {
   out.inside_bar = Float64Array.from(close, (_, i) => (i > 0 && high[i]! < high[i - 1]! && low[i]! > low[i - 1]! ? 1 : 0));
   const ib = out.inside_bar;
   out.inside_bar_break = Float64Array.from(close, (c, i) => (i > 1 && ib[i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0));
+  // Candles in a row: counted back bar by bar, signed by direction, capped at 10.
+  out.candle_run = Float64Array.from(close, (c, i) => {
+    const dir = Math.sign(c - open[i]!);
+    let n = 1;
+    while (dir !== 0 && n < 10 && i - n >= 0 && Math.sign(close[i - n]! - open[i - n]!) === dir) n++;
+    return dir * n;
+  });
   out.vol_regime_14_100 = Float64Array.from(rolling(atr14, 100, mean), (m, i) => atr14[i]! / m);
   // SuperTrend(10, 3) and Parabolic SAR(0.02, 0.2), written from their textbook rules
   const atr10 = ewm(tr, 1 / 10);
@@ -212,7 +219,7 @@ describe('offline generator: trader indicators in pandas', () => {
   after(() => runtime.stop());
 
   it('computes every one the prompt names, and the code passes the static check', async () => {
-    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'vol_regime_14_100']) {
+    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'candle_run', 'vol_regime_14_100']) {
       assert.ok(intent.features.includes(c), `${c} not in ${intent.features.join(', ')}`);
     }
     // The chikou span drawn where it is plotted would read later closes: only its reference, the close 26 bars back, is a column.
