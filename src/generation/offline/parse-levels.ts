@@ -23,6 +23,9 @@ export function rewriteLevels(clause: string): string {
     if (osc && (osc.index ?? 0) > (ma.index ?? 0)) return m;
     return `${rel} ${the ?? ''}${n} ${ma[1] === 'moving average' ? 'ma' : ma[1]}`;
   });
+  // "2 std dev from the 20 SMA": the z-score of the close about that average, beyond ±2 ("above" / "below": one side).
+  s = s.replace(new RegExp(`\\b(\\d+(?:\\.\\d+)?) (?:std|sigma|sd|standard deviations?)(?: devs?)? (above|over|below|under|from|away from|beyond|outside|off) (?:the |its |a )?(\\d{1,3}) ?(?:bars? |periods? )?${MA}\\b`, 'g'), (_m, k: string, rel: string, n: string) =>
+    /^(?:above|over)$/.test(rel) ? `zscore ${n} above ${k}` : /^(?:below|under)$/.test(rel) ? `zscore ${n} below -${k}` : `zscore ${n} below -${k} or zscore ${n} above ${k}`);
   // "the 20-day high", "a 50 bar low": the prior highest high / lowest low (unless it is a breakout's range).
   if (!/\bbreak|\bnew \d|\bdonchian|\brange\b/.test(s)) s = s.replace(/\b(\d+) ?(bars?|days?|periods?|candles?) (high|low)s?\b/g, (_m, n: string, unit: string, hl: string) => `${hl === 'high' ? 'highest high' : 'lowest low'} ${n} ${/^day/.test(unit) ? 'days' : 'bars'}`);
   return s;
