@@ -92,6 +92,8 @@ for (const [label, code] of [['', strategyCode()], [' with an ATR trailing stop'
       assert.equal(p.position.open_positions === 0, p.position.side === 'flat');
     }
 
+    // A meta-labelled model's signals say its p_up is P(win) (labels: meta); a direction model's say nothing.
+    assert.deepEqual([...new Set(events.map((e) => e.labels))], [code === GATED ? 'meta' : undefined]);
     const closes = events.filter((e) => e.action === 'close');
     const expected = results.pred_trade_log.filter((t) => t.exit_reason !== 'end');
     assert.ok(expected.length >= 3, `enough trades to compare (${expected.length})`);
