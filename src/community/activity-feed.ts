@@ -23,20 +23,21 @@ export class ActivityFeed {
   private messages: ConsumerMessages | null = null;
 
   constructor(
-    private readonly bus: Pick<Bus, 'js' | 'jsm'>,
+    private readonly bus: Pick<Bus, 'js' | 'jsm' | 'retry'>,
     private readonly log: Logger,
     private readonly maxKept = Streams.activity.maxMessages,
   ) {}
 
   /** Replays the stream and follows it. Resolves once everything stored before the call is in. */
   async start(): Promise<void> {
-    const info = await this.bus.jsm.streams.info(Streams.activity.name);
+    // Both tried until the cluster answers (a node down at start-up: the bus retry).
+    const stream = { kind: 'stream', name: Streams.activity.name } as const;
+    const info = await this.bus.retry.run({ op: 'info', ...stream }, () => this.bus.jsm.streams.info(Streams.activity.name));
     const caughtUpAt = info.state.last_seq;
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     if (info.state.messages === 0) markReady();
-    const consumer = await this.bus.js.consumers.get(Streams.activity.name);
-    this.messages = await consumer.consume();
+    this.messages = await this.bus.retry.run({ op: 'follow (ordered consumer)', ...stream }, async () => (await this.bus.js.consumers.get(Streams.activity.name)).consume());
     void (async () => {
       for await (const m of this.messages!) {
         const parsed = ActivityMessage.safeParse(m.json());

@@ -47,6 +47,8 @@ export interface Fleet {
   allReady(timeoutMs: number): Promise<number>;
   /** Start-up retries the members logged (warn lines naming a step), by member. */
   retries(): number[];
+  /** Of those, the role's whole start begun again (a failure outside the bus's steps), by member. */
+  restarts(): number[];
   /** SIGTERM to all, each exit awaited (SIGKILL past `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -103,6 +105,7 @@ export function startFleet(natsUrl: string, roles: readonly string[], env: Recor
       }
     },
     retries: () => members.map((m) => m.process.lines.filter((l) => l.includes('"level":40') && l.includes('"retry_in_ms"')).length),
+    restarts: () => members.map((m) => m.process.lines.filter((l) => l.includes('"level":40') && l.includes('"retry_in_ms"') && l.includes('"role":')).length),
     async stop(graceMs = 30_000) {
       await Promise.all(
         members.map(async (m, i) => {
