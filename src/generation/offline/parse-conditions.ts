@@ -49,6 +49,8 @@ export interface ClauseResult {
   implied: Mention[];
   /** Named things read as something close to them ("three white soldiers": three rising candles). */
   approximations: Approximation[];
+  /** SARs and SuperTrends named with nothing said of them (their flip, if the text says nothing else of them). */
+  flippers: Mention[];
 }
 
 type Rel = Relation | 'outside' | 'inside' | 'turn_pos' | 'turn_neg' | 'oversold' | 'overbought' | 'leave_oversold' | 'leave_overbought' | 'extremes' | 'touch' | 'between';
@@ -222,7 +224,7 @@ export interface Carry {
 }
 
 export function parseClause(tokens: readonly PToken[], phrase: string, carry: Carry): ClauseResult {
-  const result: ClauseResult = { drafts: [], trend: null, implied: [], approximations: [] };
+  const result: ClauseResult = { drafts: [], trend: null, implied: [], approximations: [], flippers: [] };
   const side = sideOf(tokens);
   // "RSI below 30 or stochastic below 20": the number of "or"s before the relation read is the condition's part.
   let at = 0;
@@ -338,7 +340,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
     add({ kind: 'compare', left, relation: 'above', right: { kind: 'value', value: m.levels[1] } });
   }
   levelTradesIn(tokens, carry, add, result);
-  flipsNamedIn(tokens, result, add);
+  result.flippers = flippersNamedIn(tokens, result);
   candleRunsIn(phrase, result, add);
   // "exit on a 20-bar low", "sell a new 55-bar low": an N-bar high / low named with no relation is its break (a close beyond the prior bars').
   if (!result.drafts.length) {
@@ -355,7 +357,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
 }
 
 /** The mentions the drafts read so far compare or test. */
-function usedMentions(drafts: readonly Draft[]): Set<Mention> {
+export function usedMentions(drafts: readonly Draft[]): Set<Mention> {
   const operands = drafts.flatMap((d) => ('left' in d.cond ? [d.cond.left] : []).concat('right' in d.cond ? [d.cond.right] : []).concat('base' in d.cond ? [d.cond.base] : []).concat('m' in d.cond ? [{ kind: 'mention' as const, m: d.cond.m, output: 0 }] : []));
   return new Set(operands.flatMap((o) => (o.kind === 'mention' ? [o.m] : [])));
 }
@@ -403,16 +405,18 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
 }
 
 /**
- * "trade both sides with psar": a SAR or SuperTrend named for entries with nothing said of it is
- * its flip, the signal it gives. Not where it is a stop, trail or target ("trail with the SAR").
+ * A SAR or SuperTrend the clause names with nothing said of it ("trade both sides with psar"):
+ * if no clause of the text says anything of it either, its flip is the entry (parse-request.ts).
+ * Not where it is a stop, trail or target ("trail with the SAR").
  */
-function flipsNamedIn(tokens: readonly PToken[], result: ClauseResult, add: Add): void {
-  if (tokens.some((t) => isWord(t, 'stop', 'stops', 'trail', 'trailing', 'target', 'exit', 'exits', 'close', 'filter', 'only'))) return;
+function flippersNamedIn(tokens: readonly PToken[], result: ClauseResult): Mention[] {
+  if (tokens.some((t) => isWord(t, 'stop', 'stops', 'trail', 'trailing', 'target', 'exit', 'exits', 'close', 'filter', 'only'))) return [];
   const used = new Set([...usedMentions(result.drafts)].map((m) => m.name));
-  for (const m of tokens.filter((t): t is Mention => t.t === 'ind' && (t.name === 'psar' || t.name === 'supertrend'))) {
-    if (!used.has(m.name)) add({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: 'cross', right: { kind: 'value', value: 0 } });
-  }
+  return tokens.filter((t): t is Mention => t.t === 'ind' && (t.name === 'psar' || t.name === 'supertrend') && !used.has(t.name));
 }
+
+/** The flip of a SAR or SuperTrend: its trend column (+1 / -1) crossing 0, either way (each side reads its sign). */
+export const flipOf = (m: Mention): DCondition => ({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: 'cross', right: { kind: 'value', value: 0 } });
 
 const RUN_COLOUR = '(red|green|bearish|bullish|down|up|black|white|falling|rising)';
 const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:consecutive |straight )?${RUN_COLOUR} (?:candles|bars|closes)(?: in a row)?\\b|\\b(\\d+) (?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);

@@ -6,7 +6,7 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
-import { parseClause, sideOf, type Carry, type ClauseResult, type DCondition, type Draft } from './parse-conditions.ts';
+import { flipOf, parseClause, sideOf, usedMentions, type Carry, type ClauseResult, type DCondition, type Draft } from './parse-conditions.ts';
 import { MIRROR_CUE, mirrorCondition, NOT_ENTRY } from './parse-mirror.ts';
 import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
@@ -66,6 +66,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   let role: Role = 'entry';
   const unread: string[] = [];
   const approximations: Approximation[] = [];
+  const flippers: Array<{ m: Mention; phrase: string }> = [];
   // Statements: each "or"-part of a clause segment. A side-less clause after a comma continues the
   // side of the clause before ("Buy when RSI is below 30, MACD above signal": both for the buy).
   let stmt = 0;
@@ -98,6 +99,7 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
         role = segment.role;
         continue;
       }
+      if (segment.role === 'entry') flippers.push(...result.flippers.map((m) => ({ m, phrase: segment.text })));
       mentions.push(...tokens.filter((t): t is Mention => t.t === 'ind'), ...result.implied);
       approximations.push(...result.approximations);
       named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
@@ -131,6 +133,13 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       if (result.drafts.length === 0 && !result.trend && result.implied.length === 0 && !tokens.some((t) => t.t === 'ind') && CONDITION_WORDS.test(segment.text) && !READ_ELSEWHERE.test(segment.text)) unread.push(segment.text.trim());
       role = segment.role;
     }
+  }
+  // "psar both directions": a SAR or SuperTrend named for entries that no clause says anything of is its flip.
+  const said = new Set([...usedMentions(drafts)].map((m) => m.name));
+  for (const { m, phrase } of flippers) {
+    if (said.has(m.name)) continue;
+    said.add(m.name);
+    drafts.push({ cond: flipOf(m), side: null, phrase, role: 'entry', negate: false, stmt: stmt++, orJoin: false });
   }
   mentions.push(...exits.mentions);
   // A clause the exits parser read as a stop or target ("stop below the swing low", "exit at the pivot") is its exit, not also an entry or a second exit.

@@ -13,7 +13,7 @@ export interface Segment {
   negate: boolean;
 }
 
-const EXIT = String.raw`exit(?:s|ing)?|get out|(?<!break |breaks |breaking |broke )out (?:at|when|if|once|on)|take (?:the )?profits? (?:when|if|once|on|at)|cover (?:the )?(?:shorts? )?(?:when|if|once)|close (?:the |all |my |any |our )?(?:positions?|trades?|longs?|shorts?|it|out)? ?(?:when|if|once|as soon as)`;
+const EXIT = String.raw`exit(?:s|ing)?|get out|(?:go |get |be )?flat(?:ten)? (?:when|if|once|as soon as)|(?<!break |breaks |breaking |broke )out (?:at|when|if|once|on)|take (?:the )?profits? (?:when|if|once|on|at)|cover (?:the )?(?:shorts? )?(?:when|if|once)|close (?:the |all |my |any |our )?(?:positions?|trades?|longs?|shorts?|it|out)? ?(?:when|if|once|as soon as)`;
 const FILTER = String.raw`only (?:when|if|while)|but only|provided(?: that)?|as long as|filter(?:ed)? (?:by|on|when)|only trade (?:when|if)`;
 const FORBID = String.raw`unless|no (?:trades?|entries|trading) (?:when|if|while)|(?:do not|don't|dont|never) (?:trade|enter) (?:when|if|while)|avoid (?:trading |entries )?(?:when|if)|skip (?:trades |entries )?(?:when|if)|not when`;
 const MARKER = new RegExp(String.raw`\b(?:(${EXIT})|(${FILTER})|(${FORBID}))\b`, 'g');

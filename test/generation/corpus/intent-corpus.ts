@@ -247,6 +247,40 @@ const UNOFFERED: IntentCase[] = [
   { id: 'index-ger40', category: 'terse', prompt: 'ger40 breakout of the 20 bar high, long only, 15m', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'long', remarks: ['ger40'] } },
 ];
 
+/**
+ * Wordings read since the third blind set (each class in other words than the set's): returning to
+ * a level, back-references, slopes, exits said after their condition, covers, zones left, the
+ * other extreme, candle runs, chart periods as written, one-sided breakouts, std-dev bands.
+ */
+const RETURNS: IntentCase[] = [
+  { id: 'exit-back-to-zero', category: 'compound', prompt: 'nzdusd 15m: long when the zscore of price vs the 40 sma drops under -2.2, short above 2.2, flat when it comes back to 0', expect: { direction: 'both', entryLong: true, entryShort: true, exitLong: true, exitShort: true } },
+  { id: 'exit-back-to-line', category: 'chatty', prompt: 'usdcad 1h buy when price is 2 atr under the 30 ema, close when price returns to the ema, no shorts', expect: { direction: 'long', entryLong: true, exitLong: true, mentions: ['EMA 30'] } },
+  { id: 'exit-middle-line', category: 'compound', prompt: 'audusd 5m short when price closes below the lower keltner, exit once it closes back above the midline, short only', expect: { direction: 'short', entryShort: true, exitShort: true, columns: ['close_xup_kc_mid_20_2'] } },
+  { id: 'slope-pullback', category: 'chatty', prompt: 'usdjpy 15m: when the 50 sma points up and price dips to it go long; when it points down and price rallies to it go short', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['SMA 50'] } },
+  { id: 'slope-mirror', category: 'compound', prompt: 'gbpusd 1h buy when the 100 ema is sloping upward and price crosses above it, sell the opposite', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['ema_100_rising', 'ema_100_falling'] } },
+  { id: 'bounce-off-line', category: 'terse', prompt: 'eurusd 5m buy bounces off the vwap', expect: { direction: 'long', entryLong: true, mentions: ['VWAP'] } },
+  { id: 'buy-back-cover', category: 'chatty', prompt: 'short gbpusd 5m when stoch %k crosses down through 85, buy it back when %k is under 30', expect: { direction: 'short', entryShort: true, entryLong: false, exitShort: true } },
+  { id: 'cover-at-level', category: 'compound', prompt: 'usdchf 1h sell at r2 when rsi is above 65, cover at the pivot, shorts only', expect: { direction: 'short', entryShort: true, exitShort: true, mentions: ['R2'] } },
+  { id: 'exit-said-after', category: 'compound', prompt: 'eurusd 1h golden cross of the 20 and 100 ema to go long, a death cross of the same = exit, never short', expect: { direction: 'long', entryLong: true, entryShort: false, exitLong: true } },
+  { id: 'exit-crosses-back', category: 'compound', prompt: 'audusd 15m: sell when the 8 ema crosses below the 34 ema, cover when it crosses back above, shorts only', expect: { direction: 'short', entryShort: true, exitShort: true, columns: ['ema_8_xup_ema_34'] } },
+  { id: 'zero-line-back', category: 'terse', prompt: 'usdjpy 5m roc 9 crosses above zero buy, crosses below zero sell, close it when roc crosses back', expect: { direction: 'both', entryLong: true, entryShort: true, exitLong: true, exitShort: true } },
+  { id: 'leave-oversold', category: 'chatty', prompt: 'cci 14 on cable 15m: buy when it climbs out of oversold (-150), sell when it falls from overbought (150)', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['cci_14_xup_m150', 'cci_14_xdn_150'], mentions: ['-150'] } },
+  { id: 'other-extreme', category: 'compound', prompt: 'eurusd 5m rsi 5 crosses up through 15 buy, crosses down through 85 sell, get out at the opposite level', expect: { direction: 'both', exitLong: true, exitShort: true, columns: ['rsi_5_gt_85', 'rsi_5_lt_15'] } },
+  { id: 'sign-in-words', category: 'words', prompt: 'usdcad 1h buy when williams %r rises above minus eighty, sell when it drops below minus twenty', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['-80', '-20'] } },
+  { id: 'bare-period-exit', category: 'compound', prompt: 'gbpusd 15m long when the 10 ema crosses above the 30 ema, exit when price closes below the 30', expect: { direction: 'long', exitLong: true, columns: ['close_xdn_ema_30'] } },
+  { id: 'chain-compare', category: 'terse', prompt: 'usdchf 5m long when 5 ema > 13 ema > 34 ema', expect: { direction: 'long', columns: ['ema_13_gt_ema_34'] } },
+  { id: 'supertrend-colour', category: 'chatty', prompt: 'audusd 1h: supertrend 7 2, long while it is green, short while it is red', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['SuperTrend'] } },
+  { id: 'sar-named-only', category: 'terse', prompt: 'psar both directions on usdjpy 15m', expect: { direction: 'both', entryLong: true, entryShort: true, mentions: ['SAR'] } },
+  { id: 'macd-signal-cross', category: 'terse', prompt: 'nzdusd 1h macd signal cross both ways', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['macd_12_26_9_x_macd_signal_12_26_9'] } },
+  { id: 'candle-run', category: 'chatty', prompt: 'eurusd 5m, after four green candles in a row i short it, after four red ones i buy', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['candle_run'] } },
+  { id: 'chart-period-written', category: 'terse', prompt: 'h4 eurusd sell when rsi 14 is above 75', expect: { symbol: 'EURUSD', timeframe: '15min', direction: 'short', remarks: ['h4'] } },
+  { id: 'breakout-high-only', category: 'terse', prompt: 'usdcad 15m, trade the break of the 30 bar high', expect: { direction: 'long', entryLong: true, entryShort: false } },
+  { id: 'std-band-fade', category: 'chatty', prompt: 'fiber 5m: fade price when it is 2.5 standard deviations away from the 50 sma, both sides', expect: { direction: 'both', entryLong: true, entryShort: true, columns: ['zscore_50_lt_m2p5', 'zscore_50_gt_2p5'] } },
+  { id: 'chikou-above', category: 'compound', prompt: 'usdjpy 1h long when price is above the cloud and the chikou span is above price, longs only', expect: { direction: 'long', entryLong: true, mentions: ['chikou'] } },
+  { id: 'days-plural-or', category: 'terse', prompt: 'eurusd 15m rsi 14 below 30 buy, no trading on tuesdays or wednesdays', expect: { skipDays: ['tue', 'wed'] } },
+  { id: 'side-question-no', category: 'chatty', prompt: 'gbpusd 15m bullish engulfing at s1 = buy. shorts? nope', expect: { direction: 'long', entryLong: true, entryShort: false } },
+];
+
 export const INTENT_CORPUS: readonly IntentCase[] = [
   ...BASES.map((b) => ({ id: `${b.id}-terse`, category: 'terse' as const, prompt: b.prompt, expect: b.expect })),
   ...BASES.map((b, i) => ({ id: `${b.id}-chatty`, category: 'chatty' as const, prompt: chatty(b.prompt, i), expect: b.expect })),
@@ -261,4 +295,5 @@ export const INTENT_CORPUS: readonly IntentCase[] = [
   ...BLIND,
   ...TRADER_WORDS,
   ...UNOFFERED,
+  ...RETURNS,
 ];
