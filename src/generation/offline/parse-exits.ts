@@ -41,7 +41,8 @@ export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 
 const TRAIL_UNIT = '(atrs?|pips?|points|%|percent)(?:\\((\\d{1,3})\\))?(?![a-z0-9])';
 const TRAIL = [
   new RegExp(`\\btrail(?:ing)?(?: the| my| your| a| it)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`, 'g'),
-  new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b`, 'g'),
+  new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b(?! ?(?:by |of |at |= )?\\d)`, 'g'),
+  /\btrail(?:ing)?(?: stops?)?(?: by| of| at| =)? (\d+(?:\.\d+)?)()()(?= *(?:$|[.;,!?]| and\b| then\b))/g,
 ];
 /** "trailing stop", "trail the stop", "an ATR trailing stop": a trailing stop without a distance. */
 const TRAIL_BARE = /\b(?:(atr) )?(?:trailing stops?(?: loss(?:es)?)?|trail(?:ing)? (?:the |my |your )?stops?)\b/g;
@@ -57,7 +58,8 @@ function trails(text: string): Finding<TrailAsked>[] {
     for (const m of text.matchAll(re)) {
       const amount = Number(m[1]);
       if (!(amount > 0) || inside(m.index)) continue;
-      const unit = UNITS[m[2]!]!;
+      // "sl 15 pips trail 10": a distance with no unit is in pips, as traders of forex count.
+    const unit = m[2] ? UNITS[m[2]]! : 'pips';
       const period = unit === 'atr' && m[3] ? Number(m[3]) : undefined;
       out.push({ value: { amount, unit, ...(period ? { period } : {}) }, at: m.index, phrase: m[0] });
     }
@@ -79,10 +81,29 @@ const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, 
 
 // Longest first, to a word's end: "thursdays or fridays" is not "thu" and a stray "rsdays".
 const DAY = '(mon|tues|tue|wednes|wed|thurs|thur|thu|fri|satur|sat|sun)(?:day)?s?\\b';
-const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?)`, 'g');
+// "only tuesdays to thursdays": a range of days, each day between.
+const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only|only\\b[^.;,]{0,40}?\\bon)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/|to|through|thru|till|until|-)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?\\b(?! hold\\w*| positions?| exposure| gaps?))`, 'g');
 
 function dayOf(word: string): Weekday {
   return WEEKDAYS.find((d) => word.startsWith(d)) ?? (word.startsWith('th') ? 'thu' : 'tue');
+}
+
+/** The days a phrase names, a range ("tue to thu", "mon-wed") with every day between. */
+function daysNamed(phrase: string): Weekday[] {
+  const found = [...phrase.matchAll(new RegExp(`\\b${DAY}|\\b(to|through|thru|till|until|-)(?=\\s*${DAY})`, 'g'))];
+  const out: Weekday[] = [];
+  for (let k = 0; k < found.length; k++) {
+    const day = found[k]![1];
+    if (day) {
+      out.push(dayOf(day));
+      continue;
+    }
+    const [from, to] = [out[out.length - 1], found[k + 1]?.[1]];
+    if (!from || !to) continue;
+    const [a, b] = [WEEKDAYS.indexOf(from), WEEKDAYS.indexOf(dayOf(to))];
+    for (let d = a + 1; d < b; d++) out.push(WEEKDAYS[d]!);
+  }
+  return out;
 }
 
 function skipDays(text: string): ExitFindings['skipDays'] {
@@ -93,9 +114,10 @@ function skipDays(text: string): ExitFindings['skipDays'] {
       out.push({ value: ['sat', 'sun'], at: m.index ?? 0, phrase });
       continue;
     }
-    const named = [...phrase.matchAll(new RegExp(`\\b${DAY}`, 'g'))].map((d) => dayOf(d[1]!));
+    const named = daysNamed(phrase);
     const only = /^only\b|\bonly$/.test(phrase);
-    const value = only ? WEEKDAYS.filter((d) => !named.includes(d) && d !== 'sat' && d !== 'sun') : [...new Set(named)];
+    // "only tuesdays": every other day, the weekend too (forex opens on Sunday evening; BTCUSD trades all week).
+    const value = only ? WEEKDAYS.filter((d) => !named.includes(d)) : [...new Set(named)];
     if (value.length && value.length <= 6) out.push({ value: WEEKDAYS.filter((d) => value.includes(d)), at: m.index ?? 0, phrase });
   }
   return out;

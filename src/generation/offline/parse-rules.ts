@@ -85,6 +85,8 @@ const MAX_POS = [
   // "max two open", "2 positions max", "3 trades at a time": the count with its noun left out or after it.
   /\b(?:max(?:imum)?|at most|no more than|up to) (\d+) (?:open|at once|at a time|concurrent(?:ly)?|simultaneous(?:ly)?)\b/,
   /\b(\d+) (?:positions?|trades?) (?:max(?:imum)?|at most|at a time|at once)\b/,
+  // "…, trailing 30 pips. max 2.": a bare count said as its own statement.
+  /(?:^|[.;,!?] ?)max(?:imum)? (\d{1,2})\s*(?:$|[.;,!?])/,
   /\b(?:pyramid|pyramiding|scale in|scaling in|stack(?:ing)?)(?: up to| to| with)?(?: max(?:imum)?)? (\d+)(?: positions| entries| trades| times| units)?\b/,
 ];
 const ONE_POS = [/\b(?:1|single) (?:trade|position) at a time\b/, /\bsingle position\b/, /\bno (?:pyramiding|scaling in|stacking)\b/, /\bnever more than 1 (?:trade|position)\b/];

@@ -73,7 +73,21 @@ const toHour = (h: string, min: string | undefined, ampm: string | undefined, up
   return up && minutes > 0 ? hour + 1 : hour;
 };
 
+/** A prohibition just before hours ("no trading 21-23 utc", "dont trade after 18:00"): the hours are the ones not traded. */
+const FORBID_BEFORE = /\b(?:no|not|never|don'?t|dont|do not|avoid|except|excluding|outside(?: of)?|skip(?:ping)?)(?: (?:trad\w*|entries|entry|trades?|positions?|new|any|open\w*|anything))*\s*$/;
+const forbidden = (m: RegExpMatchArray): boolean => m.input !== undefined && m.index !== undefined && FORBID_BEFORE.test(m.input.slice(Math.max(0, m.index - 40), m.index));
+
+/** The hours outside a forbidden window. */
+function outside(v: SessionValue | null): SessionValue | null {
+  if (!v?.hours) return v;
+  return { hours: [v.hours[1], v.hours[0]], label: `outside ${v.label}` };
+}
+
 function explicit(m: RegExpMatchArray): SessionValue | null {
+  return forbidden(m) ? outside(allowed(m)) : allowed(m);
+}
+
+function allowed(m: RegExpMatchArray): SessionValue | null {
   const [, lead, h1, m1, a1, h2, m2, a2, tz] = m;
   const marked = m1 !== undefined || m2 !== undefined || a1 || a2 || tz !== undefined || lead === 'hours' || lead === 'hour';
   if (!marked || !h1 || !h2) return null;
@@ -96,9 +110,11 @@ function bound(m: RegExpMatchArray): SessionValue | null {
   const hour = toHour(h!, min, ampm, !after);
   if (hour === null) return null;
   const x = ((((hour - (TZ[tz ?? 'utc'] ?? 0)) % 24) + 24) % 24);
-  const hours: [number, number] = after ? [x, 0] : [0, x];
+  // "no trading after 18 utc" is trading until 18.
+  const from = after !== forbidden(m);
+  const hours: [number, number] = from ? [x, 0] : [0, x];
   if (hours[0] === hours[1]) return null;
-  return { hours, label: after ? `from ${x}:00 UTC` : `until ${x}:00 UTC` };
+  return { hours, label: from ? `from ${x}:00 UTC` : `until ${x}:00 UTC` };
 }
 
 /** "not on fridays or during the asian session": a negation earlier in the clause, carried over "or". */

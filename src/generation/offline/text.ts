@@ -140,6 +140,8 @@ export function normalize(input: string): string {
   s = s.replace(/\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-](one|two|three|four|five|six|seven|eight|nine)\b/g, (_, t: string, u: string) => String(NUMBER_WORDS[t]! + NUMBER_WORDS[u]!));
   s = s.replace(/\b(one|two|three|four|five|six|seven|eight|nine)\s+hundred\b/g, (_, u: string) => String(NUMBER_WORDS[u]! * 100));
   s = s.replace(/\b[a-z]+\b/g, (w) => (w in NUMBER_WORDS && w !== 'half' && w !== 'single' && w !== 'double' && w !== 'twice' && w !== 'couple' ? String(NUMBER_WORDS[w]) : w));
+  // "one and a half atr": 1.5.
+  s = s.replace(/\b(\d+) and a half\b/g, (_, n: string) => String(Number(n) + 0.5));
   // "below minus one hundred", "plus 100": a level's sign in words.
   s = s.replace(/\b(?:minus|negative)\s+(?=\d)/g, '-').replace(/\bplus\s+(?=\d)/g, '+');
   s = s.replace(/(\d)([a-z$%])/g, '$1 $2').replace(/([a-z$])(\d)/g, '$1 $2');
