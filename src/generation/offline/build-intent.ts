@@ -197,9 +197,17 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   const stated = pick<Direction>('direction', 'position', [...structured(pr.direction), ...candidates(fields, (f) => f.rules.direction)], { value: 'both', from: 'default' }, String, remarks);
   // Nothing says the direction outright: the entries the text names decide it ("go long when…",
   // "…, sell" with no buy anywhere); both sides named, or neither, trade both.
-  const implied = stated.from === 'default' ? impliedDirection(fields) ?? oneSided(allSpecs, fields) : null;
+  // Entries read for both sides ("…, go long; opposite for short") trade both, whatever side words the text uses.
+  const entrySides = new Set(allSpecs.filter((c) => c.role === 'entry' && c.side).map((c) => c.side));
+  const implied = stated.from === 'default' && entrySides.size < 2 ? impliedDirection(fields) ?? oneSided(allSpecs, fields) : null;
   const direction = implied ?? stated;
   if (implied) remarks.push(`${implied.value} only: the text names ${implied.value === 'long' ? 'buys and no sells' : 'sells and no buys'} ("${implied.phrase}"); say "both ways" to trade both`);
+  // "buy the dip …, sell when RSI > 55, no shorting": with the other side ruled out in words, its entries close the side traded.
+  if (stated.from !== 'default' && direction.value !== 'both') {
+    const closes = allSpecs.filter((c) => c.role === 'entry' && c.side !== null && c.side !== direction.value && !c.inferred);
+    for (const c of closes) Object.assign(c, { role: 'exit', side: direction.value });
+    if (closes.length) remarks.push(`${direction.value} only: the ${direction.value === 'long' ? 'sells' : 'buys'} named ("${closes[0]!.phrase ?? closes[0]!.from}") close the ${direction.value}s`);
+  }
   const rules = entryRules(allSpecs, direction.value, trendColumn, instances, fields.map((f) => f.norm), remarks);
   conditions.push(...dedupe(rules.added));
   // Side-less conditions gating both sides alike are entry filters.
@@ -469,7 +477,7 @@ function afterOpen(session: Picked<SessionValue>, fields: readonly FieldParse[],
 
 /** Markets the service has no bars for, named in the text: said, never silently replaced. */
 const CURRENCY = '(eur|usd|gbp|jpy|chf|aud|nzd|cad|xau|xag)';
-const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|oil|wti|brent|s&p ?500|spx|us ?500|nasdaq|nas ?100|us ?100|ndx|us ?30|dax|ger ?40|ftse|nikkei|ethereum)\\b`, 'g');
+const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|oil|wti|brent|s&p ?500|spx|us ?500|nasdaq|nas ?100|us ?100|ndx|us ?30|dax|ger ?40|ftse|nikkei|ethereum|eth|solana|sol|xrp|ripple|litecoin|ltc|dogecoin|doge)(?:usdt?)?\\b`, 'g');
 const NUMBER = '(?:\\d+|two|three|four|six|eight|twelve|thirty|forty[ -]five)';
 /** A chart period: "30 minute bars", "on the 4 hour", "daily chart", "h4" (not "20-day high" or "daily pivot"). */
 const PERIOD = new RegExp(
@@ -492,7 +500,9 @@ function notOffered(texts: readonly string[], symbol: string, timeframe: string,
       if (m[1] && m[1] === m[2]) continue;
       // An index as traders write it ("nas100"): the normalised text spaced its number from its name.
       const pair = m[3]?.replace(/^([a-z]+) (\d+)$/, '$1$2') ?? `${m[1]}${m[2]}`.toUpperCase();
-      if (m[3] || !(SYMBOLS as readonly string[]).includes(pair)) out.add(noBars(pair));
+      // Said as the trader wrote it too ("EURGBP (\"eur/gbp\")"), so they find their words.
+      const written = m[0].toUpperCase() === pair.toUpperCase() ? pair : `${pair} ("${m[0]}")`;
+      if (m[3] || !(SYMBOLS as readonly string[]).includes(pair)) out.add(noBars(written));
     }
     // A period with no bars here is worth a word only when the text names no period we have.
     if (OFFERED_NAMED.test(text)) continue;

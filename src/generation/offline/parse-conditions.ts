@@ -251,13 +251,15 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
     at = i;
     if (tok.t === 'ind') {
       const next = tokens[i + 1];
-      // Two mentions of one moving-average kind then a cross word: "EMA 9/21 crossover".
-      if (next?.t === 'ind' && isMA(tok) && next.name === tok.name) {
-        const rel = relationAt(tokens, i + 2);
+      // Two mentions of one moving-average kind then a cross word: "EMA 9/21 crossover", "sma 10 and sma 30 crossover".
+      const joined = isWord(next, 'and', '&') ? 1 : 0;
+      const pair = tokens[i + 1 + joined];
+      if (pair?.t === 'ind' && isMA(tok) && pair.name === tok.name && (joined === 0 || tokens[i + 3]?.t !== 'ind')) {
+        const rel = relationAt(tokens, i + 2 + joined);
         if (rel && (rel.rel === 'cross' || rel.rel === 'cross_up' || rel.rel === 'cross_down')) {
-          add({ kind: 'compare', left: opOf(tok), relation: bullishBefore(tokens, i) ?? rel.rel, right: opOf(next) });
+          add({ kind: 'compare', left: opOf(tok), relation: bullishBefore(tokens, i) ?? rel.rel, right: opOf(pair) });
           subject = opOf(tok);
-          i += 1 + rel.len;
+          i += 1 + joined + rel.len;
           continue;
         }
       }
@@ -410,7 +412,8 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
  * Not where it is a stop, trail or target ("trail with the SAR").
  */
 function flippersNamedIn(tokens: readonly PToken[], result: ClauseResult): Mention[] {
-  if (tokens.some((t) => isWord(t, 'stop', 'stops', 'trail', 'trailing', 'target', 'exit', 'exits', 'close', 'filter', 'only'))) return [];
+  // "only when" makes it a filter; "long only" is a direction.
+  if (tokens.some((t, k) => isWord(t, 'stop', 'stops', 'trail', 'trailing', 'target', 'exit', 'exits', 'close', 'filter') || (isWord(t, 'only') && isWord(tokens[k + 1], 'when', 'if', 'while', 'during', 'above', 'below')))) return [];
   const used = new Set([...usedMentions(result.drafts)].map((m) => m.name));
   return tokens.filter((t): t is Mention => t.t === 'ind' && (t.name === 'psar' || t.name === 'supertrend') && !used.has(t.name));
 }
@@ -420,6 +423,8 @@ export const flipOf = (m: Mention): DCondition => ({ kind: 'compare', left: { ki
 
 const RUN_COLOUR = '(red|green|bearish|bullish|down|up|black|white|falling|rising)';
 const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:consecutive |straight )?${RUN_COLOUR} (?:candles|bars|closes)(?: in a row)?\\b|\\b(\\d+) (?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);
+/** One candle's colour: "if it closes green, buy", "a red candle": the run of one. */
+const CANDLE_COLOUR = new RegExp(`\\b(?:closes|closed|closing|close|candle is|bar is) ${RUN_COLOUR}\\b|\\b${RUN_COLOUR} (?:candle|bar)\\b(?! in a row)`);
 const RISING_RUN = new Set(['green', 'bullish', 'up', 'white', 'rising', 'white soldiers']);
 
 /**
@@ -429,14 +434,15 @@ const RISING_RUN = new Set(['green', 'bullish', 'up', 'white', 'rising', 'white 
  */
 function candleRunsIn(phrase: string, result: ClauseResult, add: Add): void {
   const m = CANDLE_RUN.exec(phrase);
-  if (!m) return;
-  const n = Number(m[1] ?? m[3] ?? m[5]);
-  if (!(n >= 2 && n <= RUN_CAP)) return;
-  const up = RISING_RUN.has((m[2] ?? m[4] ?? m[6])!);
+  const one = m ? null : CANDLE_COLOUR.exec(phrase);
+  if (!m && !one) return;
+  const n = m ? Number(m[1] ?? m[3] ?? m[5]) : 1;
+  if (!(n >= 1 && n <= RUN_CAP)) return;
+  const up = RISING_RUN.has((m ? m[2] ?? m[4] ?? m[6] : one![1] ?? one![2])!);
   const run: Mention = { t: 'ind', name: 'candlerun', params: {}, output: 0, qualifier: null, levels: null, signalLine: false, days: false };
   result.implied.push(run);
   add({ kind: 'compare', left: { kind: 'mention', m: run, output: 0 }, relation: up ? 'above' : 'below', right: { kind: 'value', value: up ? n - 0.5 : 0.5 - n } });
-  if (m[6]) result.approximations.push({ asked: m[0], done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[6]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
+  if (m?.[6]) result.approximations.push({ asked: m[0], done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[6]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
 }
 
 /** Words between a z-score and the average it is measured from. */

@@ -33,7 +33,7 @@ export interface ExitFindings {
   skipDays: Array<{ value: Weekday[]; at: number; phrase: string }>;
 }
 
-const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near))(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
+const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near)|close (?:all |the |my |any )?(?:trades?|positions?|longs?|shorts?|out) at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
 const STOP = /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
 /** A trailing distance as asked: `amount` in ATRs (of `period`, default 14), percent of price or pips. */
 export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 'default';

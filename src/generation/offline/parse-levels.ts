@@ -23,6 +23,8 @@ export function rewriteLevels(clause: string): string {
     if (osc && (osc.index ?? 0) > (ma.index ?? 0)) return m;
     return `${rel} ${the ?? ''}${n} ${ma[1] === 'moving average' ? 'ma' : ma[1]}`;
   });
+  // "closes back thru the 21": through a line is across it.
+  s = s.replace(/\b(closes?|closing|closed|moves?|moving|goes|going|back) (?:thru|through)\b/g, '$1 crosses');
   // "2 std dev from the 20 SMA": the z-score of the close about that average, beyond ±2 ("above" / "below": one side).
   s = s.replace(new RegExp(`\\b(\\d+(?:\\.\\d+)?) (?:std|sigma|sd|standard deviations?)(?: devs?)? (above|over|below|under|from|away from|beyond|outside|off) (?:the |its |a )?(\\d{1,3}) ?(?:bars? |periods? )?${MA}\\b`, 'g'), (_m, k: string, rel: string, n: string) =>
     /^(?:above|over)$/.test(rel) ? `zscore ${n} above ${k}` : /^(?:below|under)$/.test(rel) ? `zscore ${n} below -${k}` : `zscore ${n} below -${k} or zscore ${n} above ${k}`);

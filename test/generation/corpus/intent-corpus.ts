@@ -179,7 +179,7 @@ const ISSUE: IntentCase[] = [
  */
 const BLIND: IntentCase[] = [
   { id: 'blind-1', category: 'blind', prompt: 'cable on the 4 hour... no wait, hourly. short it when williams %r goes above -20 and cci is over 100. tp 40 pips sl 25', expect: { symbol: 'GBPUSD', timeframe: '1h', direction: 'short', columns: ['willr_14', 'cci_20'] } },
-  { id: 'blind-2', category: 'blind', prompt: 'I want to buy EUR/JPY dips when the 200 ema slopes up. only trade london session, no mondays', expect: { symbol: 'EURUSD', direction: 'long', session: [7, 16], skipDays: ['mon'], remarks: ['EURJPY, which has no bars here'] } },
+  { id: 'blind-2', category: 'blind', prompt: 'I want to buy EUR/JPY dips when the 200 ema slopes up. only trade london session, no mondays', expect: { symbol: 'EURUSD', direction: 'long', session: [7, 16], skipDays: ['mon'], remarks: ['EURJPY ("EUR/JPY"), which has no bars here'] } },
   { id: 'blind-3', category: 'blind', prompt: 'aussie 5m scalp. long on bullish engulfing above VWAP, exit when price closes under vwap. max 3 trades open', expect: { symbol: 'AUDUSD', timeframe: '5min', direction: 'long', maxPositions: 3, exitLong: true } },
   { id: 'blind-4', category: 'blind', prompt: 'Short USDCHF whenever the supertrend (10, 3) flips bearish, but not on fridays or during the asian session', expect: { symbol: 'USDCHF', direction: 'short', skipDays: ['fri'], session: [9, 0] } },
   { id: 'blind-5', category: 'blind', prompt: 'zscore 50 above 2 to sell on NZDUSD thirty minute bars', expect: { symbol: 'NZDUSD', timeframe: '15min', direction: 'short', remarks: ['30 minute timeframe, which has no bars here'] } },
