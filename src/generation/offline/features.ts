@@ -131,7 +131,7 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
     case 'breakout':
       return `close breaks the prior ${c.window}-bar high (+1) or low (-1) (the Donchian(${c.window}) channel)`;
     case 'momentum':
-      return `${c.window}-bar rate of change`;
+      return `${c.window}-bar momentum (rate of change)`;
     case 'pattern':
       return operandLabel({ kind: 'column', instance: c.instance, output: c.output }, instances);
     case 'channel':

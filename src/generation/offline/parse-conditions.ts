@@ -422,7 +422,7 @@ function flippersNamedIn(tokens: readonly PToken[], result: ClauseResult): Menti
 export const flipOf = (m: Mention): DCondition => ({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: 'cross', right: { kind: 'value', value: 0 } });
 
 const RUN_COLOUR = '(red|green|bearish|bullish|down|up|black|white|falling|rising)';
-const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:consecutive |straight )?${RUN_COLOUR} (?:candles|bars|closes)(?: in a row)?\\b|\\b(\\d+) (?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);
+const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:(?:st|nd|rd|th) )?(?:consecutive |straight )?${RUN_COLOUR} (?:candles|bars|closes|candle|bar)(?: in a row)?\\b|\\b(\\d+) (?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);
 /** One candle's colour: "if it closes green, buy", "a red candle": the run of one. */
 const CANDLE_COLOUR = new RegExp(`\\b(?:closes|closed|closing|close|candle is|bar is) ${RUN_COLOUR}\\b|\\b${RUN_COLOUR} (?:candle|bar)\\b(?! in a row)`);
 const RISING_RUN = new Set(['green', 'bullish', 'up', 'white', 'rising', 'white soldiers']);

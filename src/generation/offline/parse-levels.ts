@@ -13,7 +13,9 @@ const OSC = /\b(rsi|stoch\w*|macd|cci|adx|willr|roc|zscore|atr)\b/g;
 
 /** Rewrites of the normalised clause text that make compound levels plain to the token parser. */
 export function rewriteLevels(clause: string): string {
-  let s = clause.replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from below\b/g, '$1 above $2').replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from above\b/g, '$1 below $2');
+  // "crosses up from below 20": up through it.
+  let s = clause.replace(/\b(cross(?:es|ing|ed)?) (?:up|upwards?|higher) from below\b/g, '$1 up through').replace(/\b(cross(?:es|ing|ed)?) (?:down|downwards?|lower) from above\b/g, '$1 down through');
+  s = s.replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from below\b/g, '$1 above $2').replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from above\b/g, '$1 below $2');
   // "the 21" / "the 200" after a moving average: the same kind of average, unless an oscillator was named since.
   s = s.replace(new RegExp(`\\b(above|below|over|under|crossing|crosses|cross|crossed|than|and) (the )?(\\d{1,3})\\b(?! ?(?:pips|points|%|percent|bars?|candles|periods?|days?|hours|minutes|x|times|atr|ema|sma|wma|ma|moving|period|level|mark|line))`, 'g'), (m, rel: string, the: string | undefined, n: string, at: number) => {
     const before = s.slice(0, at);

@@ -49,13 +49,14 @@ const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:e
 const READ_ELSEWHERE = /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
 
 // Candle patterns with no column here, and a session's high / low as a price level: said, never dropped in silence.
-const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic|morning star|evening star|harami|marubozu|tweezer(?: tops?| bottoms?)?|hanging man|abandoned baby|(?:asian|asia|london|newyork|tokyo|sydney) (?:highs?|lows?))\b/g;
+const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic|funding(?: rates?)?|awesome oscillator|morning star|evening star|harami|marubozu|tweezer(?: tops?| bottoms?)?|hanging man|abandoned baby|(?:asian|asia|london|newyork|tokyo|sydney) (?:highs?|lows?))\b/g;
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);
   const exits = parseExits(norm);
   // The trailing-stop words are the exits parser's: the others read the text without them.
-  const rest = withoutTrails(norm, exits.trail);
+  const approximations: Approximation[] = [];
+  const rest = namedAsOthers(withoutTrails(norm, exits.trail), approximations);
   const mentions: Mention[] = [];
   const named: Mention[] = [];
   const unreadParts: string[] = [];
@@ -65,7 +66,6 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
   let offset = 0;
   let role: Role = 'entry';
   const unread: string[] = [];
-  const approximations: Approximation[] = [];
   const flippers: Array<{ m: Mention; phrase: string }> = [];
   // Statements: each "or"-part of a clause segment. A side-less clause after a comma continues the
   // side of the clause before ("Buy when RSI is below 30, MACD above signal": both for the buy).
@@ -168,6 +168,24 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
     unread: unread.filter((u) => !exits.drafts.some((d) => u.includes(d.phrase) || d.phrase.includes(u))),
     unreadParts: unreadParts.filter((u) => !exits.drafts.some((d) => d.phrase.includes(u))),
   };
+}
+
+/** Names read as a close relative, each said: the words as written, what is computed, why. */
+const NAMED_AS: Array<{ re: RegExp; as: string; done: string; why: string }> = [
+  { re: /\bstoch(?:astic)? ?rsi\b/g, as: 'stochastic', done: 'the stochastic %K of price, with the levels as written', why: 'there is no stochastic of RSI here' },
+  { re: /\bhammers?\b|\bhanging man\b/g, as: 'pin bar', done: 'a pin bar: a lower wick two thirds of the range, the body in the top third', why: 'the pin bar is the hammer\'s shape' },
+  { re: /\bshooting stars?\b|\binverted hammers?\b/g, as: 'pin bar', done: 'a pin bar: an upper wick two thirds of the range, the body in the bottom third', why: 'the pin bar is the shooting star\'s shape' },
+];
+
+/** The text with each name of NAMED_AS read as its relative, and the approximations said. */
+function namedAsOthers(text: string, approximations: Approximation[]): string {
+  for (const n of NAMED_AS) {
+    text = text.replace(n.re, (asked) => {
+      if (!approximations.some((a) => a.asked === asked)) approximations.push({ asked, done: n.done, why: n.why });
+      return n.as;
+    });
+  }
+  return text;
 }
 
 /**
