@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { BLIND_SET_5 } from './blind-set-5.ts';
 import { scoreByCategory, scoreCase } from './score.ts';
 
-/** The score of the first run, before anyone read these prompts' misses. */
-const FIRST_RUN = 0; // set by the lead after the first run
+/** The score of the first run (0.9117 over 90 prompts, 706 checks), before anyone read these prompts' misses. */
+const FIRST_RUN = 0.911;
 
 test('blind set 5: traders\' own words are understood as they mean them', (t) => {
   const ids = new Set(BLIND_SET_5.map((c) => c.id));
