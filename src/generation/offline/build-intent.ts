@@ -477,7 +477,7 @@ function afterOpen(session: Picked<SessionValue>, fields: readonly FieldParse[],
 
 /** Markets the service has no bars for, named in the text: said, never silently replaced. */
 const CURRENCY = '(eur|usd|gbp|jpy|chf|aud|nzd|cad|xau|xag)';
-const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|oil|wti|brent|s&p ?500|spx|us ?500|nasdaq|nas ?100|us ?100|ndx|us ?30|dax|ger ?40|ftse|nikkei|ethereum|eth|solana|sol|xrp|ripple|litecoin|ltc|dogecoin|doge)(?:usdt?)?\\b`, 'g');
+const PAIR_NAMED = new RegExp(`\\b${CURRENCY} ?[/-]? ?${CURRENCY}\\b|\\b(gold|silver|crude oil|oil|wti|brent|s&p ?500|spx ?500|spx|us ?500|usoil|uk ?oil|xti|xbr|nasdaq|nas ?100|us ?100|ndx|us ?30|dax|ger ?40|ftse|nikkei|ethereum|eth|solana|sol|xrp|ripple|litecoin|ltc|dogecoin|doge)(?:usdt?)?\\b`, 'g');
 const NUMBER = '(?:\\d+|two|three|four|six|eight|twelve|thirty|forty[ -]five)';
 /** A chart period: "30 minute bars", "on the 4 hour", "daily chart", "h4" (not "20-day high" or "daily pivot"). */
 const PERIOD = new RegExp(
@@ -485,7 +485,7 @@ const PERIOD = new RegExp(
   'g',
 );
 /** A chart period written in one word ("4h", "4hr", "30min", "h4"), not a duration ("after 4h", "for 30min"). */
-const PERIOD_WRITTEN = /(?<![\w.])(?<!\b(?:after|for|within|cooldown|hold|holding|wait|max|limit|every|than|of|last|past|up to|at most|least) )(\d{1,3}(?:m|mins?|h|hrs?|d)|[hmd]\d{1,3})(?!\w)/g;
+const PERIOD_WRITTEN = /(?<![\w.])(?<!\b(?:after|for|within|cooldown|hold|holding|wait|max|limit|every|than|of|last|past|up to|at most|least) )(\d{1,3}(?:m|mins?|h|hrs?|d)|[hmd]\d{1,3}|(?:two|three|four|six|eight|twelve|thirty|forty[ -]five) (?:hours?|hrs?|minutes?|mins?)(?= (?:chart|bars?|candles?|timeframe|tf)\b))(?!\w)/g;
 const OFFERED_WRITTEN = /^(?:(?:1|5|15|60)(?:m|mins?)|1(?:h|hrs?)|m(?:1|5|15)|h1)$/;
 const OFFERED_PERIOD = /^(?:1|one|5|five|15|fifteen|60)[ -]?(?:m|mins?|minutes?)$|^(?:1|one)[ -]?(?:h|hrs?|hours?)$/;
 const OFFERED_NAMED = /\b(?:1|one|5|five|15|fifteen)[ -]?(?:m|mins?|minutes?)\b|\b(?:m1|m5|m15|h1|h(?:ou)?rly)\b|\b(?:1|one)[ -]?(?:h|hr|hour)\b/;

@@ -722,7 +722,8 @@ function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: Claus
   // "a breakout of the 20 bar high" names one side: the break up, for longs.
   const high = /\bbreak\w* (?:of |above |through |over )?(?:the )?(?:[a-z0-9]+ ){0,3}highs?\b/.test(phrase);
   const low = /\bbreak\w* (?:of |below |through |under )?(?:the )?(?:[a-z0-9]+ ){0,3}lows?\b/.test(phrase);
-  const named = side ?? (high !== low ? (high ? 'long' : 'short') : null);
+  const sideWords = /\b(?:buy|buys|sell|sells|long|longs|short|shorts)\b/.test(phrase);
+  const named = side ?? (high !== low && !sideWords ? (high ? 'long' : 'short') : null);
   if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side: named, phrase, role: 'entry', negate: false });
   const mom = window(/\bmomentum(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
   if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase, role: 'entry', negate: false });

@@ -33,7 +33,7 @@ export interface ExitFindings {
   skipDays: Array<{ value: Weekday[]; at: number; phrase: string }>;
 }
 
-const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near)|close (?:all |the |my |any )?(?:trades?|positions?|longs?|shorts?|out) at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
+const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near)|close (?:all |the |my |any )?(?:trades?|positions?|longs?|shorts?|out) at|take (?:both |it |them |all |everything |profits? )?off at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
 const STOP = /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
 /** A trailing distance as asked: `amount` in ATRs (of `period`, default 14), percent of price or pips. */
 export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 'default';
@@ -41,6 +41,8 @@ export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 
 const TRAIL_UNIT = '(atrs?|pips?|points|%|percent)(?:\\((\\d{1,3})\\))?(?![a-z0-9])';
 const TRAIL = [
   new RegExp(`\\btrail(?:ing)?(?: the| my| your| a| it)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`, 'g'),
+  // "atr trailing stop 3x": the multiple after.
+  /\b(atr) trailing stops?(?: of| at| =)? (\d+(?:\.\d+)?) ?(?:x|times)\b()/g,
   new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b(?! ?(?:by |of |at |= )?\\d)`, 'g'),
   /\btrail(?:ing)?(?: stops?)?(?: by| of| at| =)? (\d+(?:\.\d+)?)()()(?= *(?:$|[.;,!?]| and\b| then\b))/g,
 ];
@@ -56,10 +58,11 @@ function trails(text: string): Finding<TrailAsked>[] {
   const inside = (at: number) => out.some((f) => at >= f.at && at < f.at + f.phrase.length);
   for (const re of TRAIL) {
     for (const m of text.matchAll(re)) {
-      const amount = Number(m[1]);
+      const [amountText, unitWord] = m[1] === 'atr' ? [m[2], 'atr'] : [m[1], m[2]];
+      const amount = Number(amountText);
       if (!(amount > 0) || inside(m.index)) continue;
       // "sl 15 pips trail 10": a distance with no unit is in pips, as traders of forex count.
-    const unit = m[2] ? UNITS[m[2]]! : 'pips';
+      const unit = unitWord ? UNITS[unitWord]! : 'pips';
       const period = unit === 'atr' && m[3] ? Number(m[3]) : undefined;
       out.push({ value: { amount, unit, ...(period ? { period } : {}) }, at: m.index, phrase: m[0] });
     }
@@ -82,7 +85,7 @@ const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, 
 // Longest first, to a word's end: "thursdays or fridays" is not "thu" and a stray "rsdays".
 const DAY = '(mon|tues|tue|wednes|wed|thurs|thur|thu|fri|satur|sat|sun)(?:day)?s?\\b';
 // "only tuesdays to thursdays": a range of days, each day between.
-const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only|only\\b[^.;,]{0,40}?\\bon)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/|to|through|thru|till|until|-)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\bno weekends?\\b(?! hold\\w*| positions?| exposure| gaps?))`, 'g');
+const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only|only\\b[^.;,]{0,40}?\\bon)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/|to|through|thru|till|until|-)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\b(?:no|(?:do not|don'?t|dont|never) trade(?: on)?(?: the)?) weekends?\\b(?! hold\\w*| positions?| exposure| gaps?)|(?<=(?:^|[,.;:] ?|utc |gmt )(?:only )?)${DAY} ?(?:-|to|through|thru) ?${DAY}\\b(?! (?:high|low|range))(?<only>))`, 'g');
 
 function dayOf(word: string): Weekday {
   return WEEKDAYS.find((d) => word.startsWith(d)) ?? (word.startsWith('th') ? 'thu' : 'tue');
@@ -115,7 +118,8 @@ function skipDays(text: string): ExitFindings['skipDays'] {
       continue;
     }
     const named = daysNamed(phrase);
-    const only = /^only\b|\bonly$/.test(phrase);
+    // "9-17 utc, mon-thu": a range of days said on its own is the days traded.
+    const only = /^only\b|\bonly$/.test(phrase) || m.groups?.only !== undefined;
     // "only tuesdays": every other day, the weekend too (forex opens on Sunday evening; BTCUSD trades all week).
     const value = only ? WEEKDAYS.filter((d) => !named.includes(d)) : [...new Set(named)];
     if (value.length && value.length <= 6) out.push({ value: WEEKDAYS.filter((d) => value.includes(d)), at: m.index ?? 0, phrase });

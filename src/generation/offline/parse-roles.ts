@@ -27,7 +27,7 @@ const SIDE_ONLY = /(?:^|,|\band |\bthen )\s*(?:i |we )?(?:go |will |'ll )?(?:buy
 const FORBID_AFTER = /^(?:when|if|while|whenever)\b.*\b(?:do not|don'?t|dont|never|no) (?:trade|trading|trades|enter|entries)\s*$/;
 
 /** "death cross close it", "rsi 50 = exit": the exit said after its condition. */
-const EXIT_AFTER = /\s(?:=\s*|to |and |then |[-:]\s*)?(?:close (?:it|them|out|all|the (?:trade|position|long|short)s?)|exit(?: (?:it|them|all|the (?:trade|position|long|short)s?))?|get out|cover)\s*$/;
+const EXIT_AFTER = /\s(?:=\s*|to |and |then |as (?:the |an |my )?|[-:]\s*)?(?:close (?:it|them|out|all|(?:the |my )?(?:trade|position|long|short|buy|sell)s?)|exit(?:s)?(?: (?:it|them|all|the (?:trade|position|long|short)s?))?|get out|cover)\s*$/;
 
 export function roleSegments(clause: string, previous: Role): Segment[] {
   if (FORBID_AFTER.test(clause.trim())) return [{ text: clause, role: 'filter', negate: true }];

@@ -51,7 +51,7 @@ const LONG_VERBS = '(?:buy|buys|buying)';
 const SHORT_VERBS = '(?:sell|sells|selling)';
 const only = (words: string, verbs: string) => [
   // "longs only above it, shorts only below": where each side trades, not a direction.
-  new RegExp(`\\b${words} (?:side |trades |positions |entries )?only\\b(?! above| below| over| under)`),
+  new RegExp(`\\b${words} (?:side |trades |positions |entries |breakouts |setups |signals )?only\\b(?! above| below| over| under)`),
   new RegExp(`\\b${verbs} (?:side |trades |positions |entries )?only\\b(?! when| if| after| on| at)`),
   new RegExp(`\\bonly (?:go |take |trade |open |enter |place |do )?(?:${words}|${verbs})(?: trades| positions| entries| side)?\\b(?! when| if| after| on| at| below| above)`),
 ];
@@ -87,6 +87,7 @@ const MAX_POS = [
   /\b(\d+) (?:positions?|trades?) (?:max(?:imum)?|at most|at a time|at once)\b/,
   // "…, trailing 30 pips. max 2.": a bare count said as its own statement.
   /(?:^|[.;,!?] ?)max(?:imum)? (\d{1,2})\s*(?:$|[.;,!?])/,
+  /\b(\d{1,2}) max(?:imum)? (?:open |concurrent )?(?:positions?|trades?)\b/,
   /\b(?:pyramid|pyramiding|scale in|scaling in|stack(?:ing)?)(?: up to| to| with)?(?: max(?:imum)?)? (\d+)(?: positions| entries| trades| times| units)?\b/,
 ];
 const ONE_POS = [/\b(?:1|single) (?:trade|position) at a time\b/, /\bsingle position\b/, /\bno (?:pyramiding|scaling in|stacking)\b/, /\bnever more than 1 (?:trade|position)\b/];
