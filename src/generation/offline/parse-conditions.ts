@@ -122,10 +122,22 @@ const defaultOutput = (m: Mention): number => m.output ?? 0;
 const opOf = (m: Mention): DOperand => ({ kind: 'mention', m, output: defaultOutput(m) });
 const isMA = (m: Mention) => m.name === 'sma' || m.name === 'ema' || m.name === 'wma';
 
+const LONG_SIDE = ['buy', 'buys', 'buying', 'long', 'longs', 'bullish', 'bull'];
+const SHORT_SIDE = ['sell', 'sells', 'selling', 'short', 'shorts', 'bearish', 'bear'];
+
 export function sideOf(tokens: readonly PToken[]): 'long' | 'short' | null {
-  const long = tokens.some((t) => isWord(t, 'buy', 'buys', 'buying', 'long', 'longs', 'bullish', 'bull'));
-  const short = tokens.some((t) => isWord(t, 'sell', 'sells', 'selling', 'short', 'shorts', 'bearish', 'bear'));
+  const long = tokens.some((t) => isWord(t, ...LONG_SIDE));
+  const short = tokens.some((t) => isWord(t, ...SHORT_SIDE));
   return long === short ? null : long ? 'long' : 'short';
+}
+
+/** The side word nearest before token `i`, if any. */
+function sideBefore(tokens: readonly PToken[], i: number): 'long' | 'short' | null {
+  for (let k = i; k >= 0; k--) {
+    if (isWord(tokens[k], ...LONG_SIDE)) return 'long';
+    if (isWord(tokens[k], ...SHORT_SIDE)) return 'short';
+  }
+  return null;
 }
 
 /** Indicators drawn on the price: "above the cloud", "at R1" compare the price with them. */
@@ -221,6 +233,8 @@ export interface Carry {
   object?: DOperand | null;
   flipper?: Mention | null;
   lines?: Mention[];
+  /** The window of the first range breakout named. */
+  breakout?: number;
 }
 
 export function parseClause(tokens: readonly PToken[], phrase: string, carry: Carry): ClauseResult {
@@ -231,7 +245,9 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
   const ors = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or')).length;
   const joins = (end: number) => tokens.slice(0, end).filter((t) => isWord(t, 'or', 'and')).length;
   const parts = partSides(tokens);
-  const add = (cond: DCondition, own?: 'long' | 'short') => result.drafts.push({ cond, side: own ?? side ?? parts?.[joins(at)] ?? null, phrase, role: 'entry', negate: false, alt: ors(at), part: joins(at) });
+  // "buy at S1 short at R1": with both sides in one part, each condition takes the side word nearest before it.
+  const both = side === null && parts === null && tokens.some((t) => isWord(t, ...LONG_SIDE)) && tokens.some((t) => isWord(t, ...SHORT_SIDE));
+  const add = (cond: DCondition, own?: 'long' | 'short') => result.drafts.push({ cond, side: own ?? side ?? parts?.[joins(at)] ?? (both ? sideBefore(tokens, at) : null), phrase, role: 'entry', negate: false, alt: ors(at), part: joins(at) });
   const mentions = tokens.filter((t): t is Mention => t.t === 'ind');
 
   if (tokens.some((t) => isWord(t, 'golden', 'death')) && tokens.some((t) => isWord(t, 'cross', 'crossover'))) {
@@ -354,7 +370,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
   }
   trendIn(mentions, phrase, result);
   // "buy the 55 bar donchian high" was read as the level it trades at: not also a range breakout.
-  if (!flips.has('breakout') && ![...usedMentions(result.drafts)].some((m) => m.name === 'donchian')) breakoutIn(phrase, side, result);
+  if (!flips.has('breakout') && ![...usedMentions(result.drafts)].some((m) => m.name === 'donchian')) breakoutIn(phrase, side, result, carry);
   return result;
 }
 
@@ -442,7 +458,7 @@ function candleRunsIn(phrase: string, result: ClauseResult, add: Add): void {
   const run: Mention = { t: 'ind', name: 'candlerun', params: {}, output: 0, qualifier: null, levels: null, signalLine: false, days: false };
   result.implied.push(run);
   add({ kind: 'compare', left: { kind: 'mention', m: run, output: 0 }, relation: up ? 'above' : 'below', right: { kind: 'value', value: up ? n - 0.5 : 0.5 - n } });
-  if (m?.[6]) result.approximations.push({ asked: m[0], done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[6]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
+  if (m?.[6]) result.approximations.push({ asked: m[0].replace(/^3 /, 'three '), done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[6]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
 }
 
 /** Words between a z-score and the average it is measured from. */
@@ -707,7 +723,7 @@ function trendIn(mentions: Mention[], phrase: string, result: ClauseResult): voi
   }
 }
 
-function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: ClauseResult): void {
+function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: ClauseResult, carry: Carry): void {
   const window = (re: RegExp, fallback: number) => {
     const m = re.exec(phrase);
     if (!m) return null;
@@ -717,14 +733,18 @@ function breakoutIn(phrase: string, side: 'long' | 'short' | null, result: Claus
   const brk =
     window(/\b(\d+) (?:bars? |candles? |periods? |days? )?(?:high|low|range|channel)s?\b/, 20) ??
     window(/\b(?:(\d+) ?(?:bars? |periods? )?donchian|donchian(?: channels?)?(?: ?\(?(\d+))?)/, 20) ??
-    window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, 20) ??
+    // A bare "breakouts" after a breakout of N bars was named is that one ("donchian 55 …, long breakouts only").
+    window(/\b(?:breakout|break out|breaks out|range break)(?: of (?:the )?(?:last )?(\d+))?/, carry.breakout ?? 20) ??
     window(/\bnew (\d+)? ?(?:bars? )?(?:highs?|lows?)\b/, 20);
   // "a breakout of the 20 bar high" names one side: the break up, for longs.
   const high = /\bbreak\w* (?:of |above |through |over )?(?:the )?(?:[a-z0-9]+ ){0,3}highs?\b/.test(phrase);
   const low = /\bbreak\w* (?:of |below |through |under )?(?:the )?(?:[a-z0-9]+ ){0,3}lows?\b/.test(phrase);
   const sideWords = /\b(?:buy|buys|sell|sells|long|longs|short|shorts)\b/.test(phrase);
   const named = side ?? (high !== low && !sideWords ? (high ? 'long' : 'short') : null);
-  if (brk !== null) result.drafts.push({ cond: { kind: 'breakout', window: brk }, side: named, phrase, role: 'entry', negate: false });
+  if (brk !== null) {
+    result.drafts.push({ cond: { kind: 'breakout', window: brk }, side: named, phrase, role: 'entry', negate: false });
+    carry.breakout ??= brk;
+  }
   const mom = window(/\bmomentum(?: \(?(?:of |over )?(?:the )?(?:last )?(\d+))?/, 10);
   if (mom !== null) result.drafts.push({ cond: { kind: 'momentum', window: mom }, side, phrase, role: 'entry', negate: false });
 }

@@ -51,7 +51,7 @@ const LONG_VERBS = '(?:buy|buys|buying)';
 const SHORT_VERBS = '(?:sell|sells|selling)';
 const only = (words: string, verbs: string) => [
   // "longs only above it, shorts only below": where each side trades, not a direction.
-  new RegExp(`\\b${words} (?:side |trades |positions |entries |breakouts |setups |signals )?only\\b(?! above| below| over| under)`),
+  new RegExp(`\\b${words} (?:side |trades |positions |entries |breakouts? |setups? |signals? )?only\\b(?! above| below| over| under)`),
   new RegExp(`\\b${verbs} (?:side |trades |positions |entries )?only\\b(?! when| if| after| on| at)`),
   new RegExp(`\\bonly (?:go |take |trade |open |enter |place |do )?(?:${words}|${verbs})(?: trades| positions| entries| side)?\\b(?! when| if| after| on| at| below| above)`),
 ];

@@ -163,6 +163,8 @@ function forbidBounds(m: RegExpMatchArray): SessionValue | null {
 
 /** A session name used as a price ("above the asian high", "the london range") is no session filter. */
 const PRICE_AFTER = /^ (?:highs?|lows?|range|box|extremes?)\b/;
+/** "the high of the london session": a price, said before the name. */
+const PRICE_BEFORE = /\b(?:highs?|lows?|range|box|extremes?|open|close) of $/;
 
 /**
  * Session statements in one normalised text, in order (the last one wins). Explicit hours beat a
@@ -176,7 +178,7 @@ export function parseSessions(text: string): Finding<SessionValue>[] {
   const bounds = findAll(text, [BOUND], bound).filter((f) => !within(f, ranges) && !within(f, forbidden));
   const hours = [...forbidden, ...ranges, ...bounds];
   const sentence = (at: number) => text.slice(0, at).split(/[.;!?]/).length;
-  let names = findAll(text, [SESSION_PHRASE], named).filter((f) => !(new RegExp(`${NAME}$`).test(f.phrase) && PRICE_AFTER.test(text.slice(f.at + f.phrase.length))));
+  let names = findAll(text, [SESSION_PHRASE], named).filter((f) => !(new RegExp(`${NAME}$`).test(f.phrase) && PRICE_AFTER.test(text.slice(f.at + f.phrase.length))) && !PRICE_BEFORE.test(text.slice(Math.max(0, f.at - 30), f.at)));
   names = names.filter((f) => !hours.some((h) => sentence(h.at) === sentence(f.at)));
   const only = (f: Finding<SessionValue>) => /^ only\b/.test(text.slice(f.at + f.phrase.length)) || /\bonly (?:(?:the|trade|trading|during|in) )*$/.test(text.slice(Math.max(0, f.at - 30), f.at));
   if (names.some(only)) names = names.filter(only);

@@ -15,7 +15,7 @@ const VOCABULARY = [
   'target', 'pips', 'percent', 'dollars', 'signal', 'signals', 'candles', 'candle', 'hours', 'minutes', 'shorts',
   'longs', 'short', 'above', 'below', 'under', 'between', 'period', 'periods', 'lower', 'upper', 'middle', 'sigma',
   'deviation', 'deviations', 'standard', 'positive', 'negative', 'turning', 'maximum', 'minimum', 'predict',
-  'forecast', 'horizon', 'outside', 'inside', 'breakout', 'momentum', 'reversion', 'scalping', 'scalper',
+  'forecast', 'horizon', 'outside', 'inside', 'breakout', 'breakouts', 'momentum', 'reversion', 'scalping', 'scalper',
   'estimators', 'learning', 'depth', 'filter', 'direction', 'directions', 'stop', 'loss', 'take', 'trailing',
   'buying', 'selling', 'greater', 'exceeds', 'touches', 'breaks', 'following', 'conservative', 'aggressive',
   'trades', 'trade', 'trading', 'entries', 'concurrent', 'simultaneous', 'wait', 'pause', 'strategy', 'only',
