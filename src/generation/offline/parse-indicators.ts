@@ -35,8 +35,15 @@ const LEVEL_ALIASES: Alias[] = (['r1', 's1', 'r2', 's2'] as const).flatMap((w, k
   { words: [w], name: 'pivot' as const, output: k + 1 },
 ]);
 
+/** The previous UTC day's high and low (the pivots' inputs): "yesterday's high", "the previous day's low", "PDH". */
+const PREVIOUS_DAY: Alias[] = (['high', 'low'] as const).flatMap((hl, k) => [
+  ...[['previous', "day's"], ['previous', 'days'], ['previous', 'day'], ['prior', "day's"], ['prior', 'day'], ["yesterday's"], ['yesterdays'], ['yesterday']].map((w) => ({ words: [...w, hl], name: 'pivot' as const, output: 5 + k })),
+  { words: [k ? 'pdl' : 'pdh'], name: 'pivot' as const, output: 5 + k },
+]);
+
 const ALIASES: Alias[] = [
   ...LEVEL_ALIASES,
+  ...PREVIOUS_DAY,
   // DMI's lines: "+DI" / "-DI" are read as plusdi / minusdi (joinMarks).
   { words: ['plusdi'], name: 'adx', output: 1 },
   { words: ['minusdi'], name: 'adx', output: 2 },

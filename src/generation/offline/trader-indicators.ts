@@ -132,11 +132,11 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
   pivot: {
     info: { params: [] },
     label: () => 'daily pivots (classic)',
-    outputs: ['P', 'R1', 'S1', 'R2', 'S2'],
-    columns: () => ['pivot_p', 'pivot_r1', 'pivot_s1', 'pivot_r2', 'pivot_s2'],
+    outputs: ['P', 'R1', 'S1', 'R2', 'S2', "previous day's high", "previous day's low"],
+    columns: () => ['pivot_p', 'pivot_r1', 'pivot_s1', 'pivot_r2', 'pivot_s2', 'prev_day_high', 'prev_day_low'],
     warmup: () => DAY_BARS,
     // The previous UTC day's high, low and close: known from the day's first bar on.
-    lines: (_p, [pp, r1, s1, r2, s2]) => [
+    lines: (_p, [pp, r1, s1, r2, s2, pdh, pdl]) => [
       DAY_ID,
       '_x_h = pd.Series(pd.Series(high.to_numpy()).groupby(_x_day).max().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
       '_x_l = pd.Series(pd.Series(low.to_numpy()).groupby(_x_day).min().shift(1).reindex(_x_day).to_numpy(), index=df.index)',
@@ -146,6 +146,8 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
       `df['${s1}'] = 2 * df['${pp}'] - _x_h`,
       `df['${r2}'] = df['${pp}'] + (_x_h - _x_l)`,
       `df['${s2}'] = df['${pp}'] - (_x_h - _x_l)`,
+      `df['${pdh}'] = _x_h`,
+      `df['${pdl}'] = _x_l`,
     ],
   },
   ichimoku: {

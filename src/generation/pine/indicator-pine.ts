@@ -133,6 +133,8 @@ export function declarePine(inst: Instance, out: PineParts): void {
         `${c} = 2 * ${a} - pv_ph`,
         `${d} = ${a} + (pv_ph - pv_pl)`,
         `${e} = ${a} - (pv_ph - pv_pl)`,
+        `${cols[5]} = pv_ph`,
+        `${cols[6]} = pv_pl`,
       );
       plot(a!, 'Pivot', 'color.gray', ', style=plot.style_linebr');
       plot(b!, 'R1', 'color.red', ', style=plot.style_linebr');

@@ -107,13 +107,14 @@ function references(b: OhlcColumns): Record<string, Series> {
       order.push(d);
     } else Object.assign(cur, { h: Math.max(cur.h, high[i]!), l: Math.min(cur.l, low[i]!), c: close[i]! });
   }
-  for (const k of ['pivot_p', 'pivot_r1', 'pivot_s1', 'pivot_r2', 'pivot_s2']) out[k] = nan(n);
+  for (const k of ['pivot_p', 'pivot_r1', 'pivot_s1', 'pivot_r2', 'pivot_s2', 'prev_day_high', 'prev_day_low']) out[k] = nan(n);
   for (let i = 0; i < n; i++) {
     const at = order.indexOf(dayOf(ts[i]!));
     if (at < 1) continue;
     const { h, l, c } = days.get(order[at - 1]!)!;
     const p = (h + l + c) / 3;
     [out.pivot_p![i], out.pivot_r1![i], out.pivot_s1![i], out.pivot_r2![i], out.pivot_s2![i]] = [p, 2 * p - l, 2 * p - h, p + (h - l), p - (h - l)];
+    [out.prev_day_high![i], out.prev_day_low![i]] = [h, l];
   }
   // Ichimoku(9, 26, 52): spans shifted 26 bars forward
   const midOf = (k: number) => {
@@ -219,7 +220,7 @@ describe('offline generator: trader indicators in pandas', () => {
   after(() => runtime.stop());
 
   it('computes every one the prompt names, and the code passes the static check', async () => {
-    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'candle_run', 'vol_regime_14_100']) {
+    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'prev_day_high', 'prev_day_low', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'candle_run', 'vol_regime_14_100']) {
       assert.ok(intent.features.includes(c), `${c} not in ${intent.features.join(', ')}`);
     }
     // The chikou span drawn where it is plotted would read later closes: only its reference, the close 26 bars back, is a column.
