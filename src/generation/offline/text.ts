@@ -146,6 +146,8 @@ export function normalize(input: string): string {
   s = s.replace(/\b(?:minus|negative)\s+(?=\d)/g, '-').replace(/\bplus\s+(?=\d)/g, '+');
   s = s.replace(/(\d)([a-z$%])/g, '$1 $2').replace(/([a-z$])(\d)/g, '$1 $2');
   s = s.replace(/\$/g, ' $ ').replace(/%/g, ' % ').replace(/([<>]?=)/g, ' $1 ').replace(/([<>])(?!=)/g, ' $1 ');
+  // "mon-thu": a range of days, before hyphens between words become spaces.
+  s = s.replace(/\b((?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?) ?- ?(?=(?:mon|tue|wed|thu|fri|sat|sun))/g, '$1 to ');
   s = s.replace(/([a-z])-(?=[a-z])/g, '$1 ').replace(/(\d)-(?=[a-z])/g, '$1 ');
   s = s.replace(/[_]+/g, ' ').replace(/[a-z]+/g, (w) => repairWord(w));
   s = s

@@ -216,7 +216,11 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.ok(out.code.includes('"skip_days": ["fri"],'), 'strategy_config carries it');
     assert.ok(/# {3}skip days +fri \(UTC\)/.test(out.code), 'the header says it');
     assert.deepEqual(cfg('no mondays or fridays, EMA cross').skip_days, ['mon', 'fri']);
-    assert.deepEqual(cfg('trade only on tuesdays, RSI 30/70').skip_days, ['mon', 'wed', 'thu', 'fri']);
+    // Every other day, the weekend too: forex opens on Sunday evening, BTCUSD trades all week.
+    assert.deepEqual(cfg('trade only on tuesdays, RSI 30/70').skip_days, ['mon', 'wed', 'thu', 'fri', 'sat', 'sun']);
+    assert.deepEqual(cfg('only tuesdays to thursdays, RSI 30/70').skip_days, ['mon', 'fri', 'sat', 'sun']);
+    assert.deepEqual(cfg('RSI 30/70, 8-17 utc, mon-thu').skip_days, ['fri', 'sat', 'sun'], 'a range of days said on its own is the days traded');
+    assert.deepEqual(cfg('RSI 30/70, no weekend holding').skip_days, undefined, 'holding over the weekend is not a day filter');
     assert.deepEqual(cfg('weekdays only, MACD cross').skip_days, ['sat', 'sun']);
     assert.equal(cfg('buy the Monday open gap').skip_days, undefined, 'a day named as a time is not a filter');
   });
