@@ -1,32 +1,9 @@
 /**
- * The fourth blind set (issue 35), scored on its own and reported honestly: every miss is printed
- * with its prompt and failed checks. These prompts are not tuning data. FIRST_RUN holds the score
- * of its first, blind run so the reading of fresh words cannot slip back below it.
+ * The fourth blind set (issue 35). Its first, blind run scored 0.9187 over 92 prompts and 726
+ * checks (goal 0.95); its misses then guided a round of fixes, so it is held at that first run as a
+ * floor and is no longer blind.
  */
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { BLIND_SET_4 } from './blind-set-4.ts';
-import { scoreByCategory, scoreCase } from './score.ts';
+import { blindSetTest } from './blind-run.ts';
 
-/** The score of the first run (0.9187 over 92 prompts, 726 checks), before anyone read these prompts' misses. */
-const FIRST_RUN = 0.918;
-
-test('blind set 4: traders\' own words are understood as they mean them', (t) => {
-  const ids = new Set(BLIND_SET_4.map((c) => c.id));
-  assert.equal(ids.size, BLIND_SET_4.length, 'ids must be unique');
-  assert.ok(BLIND_SET_4.every((c) => c.category === 'blind'), 'every case is in the blind category');
-  assert.ok(ids.size >= 80, `at least 80 prompts (got ${ids.size})`);
-
-  const results = BLIND_SET_4.map(scoreCase);
-  const { blind } = scoreByCategory(results);
-  assert.ok(blind, 'the blind category is scored');
-  const prompts = new Map(BLIND_SET_4.map((c) => [c.id, c.prompt]));
-  t.diagnostic(`blind set 4: ${blind.cases} prompts, ${blind.checks} checks, mean case score ${blind.score}`);
-  for (const r of results) {
-    if (!r.failed.length) continue;
-    t.diagnostic(`${r.id} (${r.checks - r.failed.length}/${r.checks}) "${prompts.get(r.id)}"`);
-    for (const miss of r.failed) t.diagnostic(`  ${r.id} miss: ${miss}`);
-  }
-  assert.equal(blind.cases, BLIND_SET_4.length);
-  assert.ok(blind.score >= FIRST_RUN, `mean case score ${blind.score} fell below its first, blind run (${FIRST_RUN})`);
-});
+blindSetTest('blind set 4', BLIND_SET_4, 0.918, 80);
