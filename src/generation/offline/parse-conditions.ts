@@ -111,10 +111,19 @@ const OSCILLATOR_LEVELS: Record<string, [number, number]> = { rsi: [30, 70], sto
 const ZERO_LINE = new Set(['roc', 'zscore', 'cci']);
 const ZONES: Rel[] = ['oversold', 'overbought', 'leave_oversold', 'leave_overbought'];
 
+/** RELATIONS by first word, each list in RELATIONS' order (phrases starting alike stay longest first). */
+const RELATIONS_BY_FIRST = new Map<string, Array<[string[], Rel]>>();
+for (const entry of RELATIONS) {
+  const list = RELATIONS_BY_FIRST.get(entry[0][0]!) ?? [];
+  list.push(entry);
+  RELATIONS_BY_FIRST.set(entry[0][0]!, list);
+}
+
 function relationAt(tokens: readonly PToken[], i: number): { rel: Rel; len: number } | null {
   const tok = tokens[i];
   if (tok?.t === 'sym' && SYM_RELATIONS[tok.s]) return { rel: SYM_RELATIONS[tok.s]!, len: 1 };
-  for (const [words, rel] of RELATIONS) if (words.every((w, k) => isWord(tokens[i + k], w))) return { rel, len: words.length };
+  if (tok?.t !== 'word') return null;
+  for (const [words, rel] of RELATIONS_BY_FIRST.get(tok.w) ?? []) if (words.every((w, k) => isWord(tokens[i + k], w))) return { rel, len: words.length };
   return null;
 }
 
