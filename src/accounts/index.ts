@@ -26,7 +26,7 @@ export { Metering } from './metering.ts';
 export { UsageHistory } from './usage-history.ts';
 export { MintLimiter, clientBlock } from './mint-limiter.ts';
 export { TokenBuckets } from './token-bucket.ts';
-export { SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
+export { limitRefusal, SlidingWindowLimiter, type LimitDecision } from './rate-limiter.ts';
 export { ClusterRateLimiter } from './cluster-rate-limiter.ts';
 export { DAILY_CAPS } from './daily-caps.ts';
 export { changePlan, type PlanChange } from './plans.ts';

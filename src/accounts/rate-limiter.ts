@@ -4,6 +4,13 @@ export type LimitDecision =
   /** `unavailable`: not refused for the limit but because it cannot be counted now (the cluster's KV is not answering). */
   | { ok: false; retryAfterMs: number; unavailable?: true };
 
+/** What a refused key is told, over HTTP and WebSocket alike: the limit, or that it cannot be counted now. `retry` says when to try again. */
+export function limitRefusal(decision: Extract<LimitDecision, { ok: false }>, max: number, retry: string, counted = ''): string {
+  return decision.unavailable
+    ? `rate limit: this key’s requests cannot be counted right now (the cluster’s NATS KV is not answering); ${retry}`
+    : `rate limit: at most ${max} requests per minute per key${counted}; ${retry}`;
+}
+
 /**
  * A rolling-window limiter held in memory: at most `max` events per `windowMs` for each key.
  * Each key keeps a ring of its last `max` event times, so a check is O(1) and exact (no fixed

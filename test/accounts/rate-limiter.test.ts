@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { SlidingWindowLimiter, type LimitDecision } from '../../src/accounts/rate-limiter.ts';
+import { limitRefusal, SlidingWindowLimiter, type LimitDecision } from '../../src/accounts/rate-limiter.ts';
 
 const limiters: SlidingWindowLimiter[] = [];
 const limiter = (max: number, windowMs: number): SlidingWindowLimiter => {
@@ -145,5 +145,14 @@ describe('SlidingWindowLimiter', () => {
     // the three takes ran.
     const wait = retryAfter(refused);
     assert.ok(wait >= 60_000 - since - 1 && wait <= 60_000, `retry after ${wait} ms, ${since} ms after the first take`);
+  });
+});
+
+describe('limitRefusal', () => {
+  it('names the limit when the key spent it, and says it cannot be counted when the KV is away (never the limit then)', () => {
+    assert.equal(limitRefusal({ ok: false, retryAfterMs: 30_000 }, 120, 'retry in 30 s', ' (subscribe and predict count)'), 'rate limit: at most 120 requests per minute per key (subscribe and predict count); retry in 30 s');
+    const away = limitRefusal({ ok: false, retryAfterMs: 1000, unavailable: true }, 120, 'retry after the Retry-After seconds');
+    assert.match(away, /cannot be counted right now/);
+    assert.doesNotMatch(away, /at most/);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { clientBlock, type AccountDirectory, type ClusterRateLimiter, type SessionInfo, type TokenBuckets } from '../../accounts/index.ts';
+import { clientBlock, limitRefusal, type AccountDirectory, type ClusterRateLimiter, type SessionInfo, type TokenBuckets } from '../../accounts/index.ts';
 import { RateLimitedError, UnauthorizedError } from '../../errors.ts';
 import type { UserRecord } from '../../../schemas/messages.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
@@ -101,12 +101,7 @@ export function registerAuth(app: FastifyInstance, { directory, limiter, anonymo
     if (mode === 'none') return;
     const decision = await limiter.take(String(user.user_id));
     if (!decision.ok) {
-      throw new RateLimitedError(
-        decision.unavailable
-          ? 'rate limit: this key’s requests cannot be counted right now (the cluster’s NATS KV is not answering); retry after the Retry-After seconds'
-          : `rate limit: at most ${limiter.max} requests per minute per key; retry after the Retry-After seconds`,
-        decision.retryAfterMs / 1000,
-      );
+      throw new RateLimitedError(limitRefusal(decision, limiter.max, 'retry after the Retry-After seconds'), decision.retryAfterMs / 1000);
     }
   });
 }

@@ -1,5 +1,5 @@
 import type { RawData } from 'ws';
-import type { AccountDirectory, ClusterRateLimiter } from '../../accounts/index.ts';
+import { limitRefusal, type AccountDirectory, type ClusterRateLimiter } from '../../accounts/index.ts';
 import { AppError, BadRequestError, ConflictError, RateLimitedError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Training } from '../../training/index.ts';
@@ -175,7 +175,7 @@ export class StreamConnection {
   private async takeRequest(): Promise<void> {
     const decision = await this.deps.limiter.take(String(this.user!.user_id));
     if (!decision.ok) {
-      throw new RateLimitedError(`rate limit: at most ${this.deps.limiter.max} requests per minute per key (subscribe and predict count); retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`, decision.retryAfterMs / 1000);
+      throw new RateLimitedError(limitRefusal(decision, this.deps.limiter.max, `retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`, ' (subscribe and predict count)'), decision.retryAfterMs / 1000);
     }
   }
 
