@@ -4,7 +4,8 @@
  * API through ApiClient with the session's key: the tools add no behaviour of their own.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { EmptyResultSchema, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { KeyResponse, TrialKeyRequest } from '../../schemas/accounts.ts';
 import { GenerateRequest, GenerateResponse } from '../../schemas/generation.ts';
 import { DeployedList } from '../../schemas/live.ts';
@@ -64,24 +65,12 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     async (args, extra) =>
       run(context, async () => {
-        const progressToken = extra._meta?.progressToken;
         // Progress must increase: a step at the same pct as the last one sent (a rewrite during generation) is folded.
-        let last = -1;
-        let sent: Promise<unknown> = Promise.resolve();
-        const onStep = (step: OneShotStep) => {
-          if (progressToken === undefined || step.pct <= last) return;
-          last = step.pct;
-          const notification = { method: 'notifications/progress' as const, params: { progressToken, progress: step.pct, total: 100, message: step.msg } };
-          sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
-        };
+        const progress = progressReporter(extra);
         try {
-          return await api.oneShot(args, onStep, extra.signal);
+          return await api.oneShot(args, (step: OneShotStep) => progress.report(step.pct, 100, step.msg), extra.signal);
         } finally {
-          // Every progress notification goes out before the result, and a moment apart from it: the
-          // SDK client handles a notification a microtask late and drops one that lands after the
-          // result in the same read (its progress handler is gone by then).
-          await sent;
-          if (last >= 0) await new Promise((r) => setTimeout(r, 100));
+          await progress.flush();
         }
       }),
   );
@@ -109,25 +98,17 @@ export function registerTools(server: McpServer, context: ToolContext): void {
     },
     async (args, extra) =>
       run(context, async () => {
-        const progressToken = extra._meta?.progressToken;
         const started = await api.startOptimize(args, extra.signal);
         // Progress is the trials run (done or failed) of those planned; it must increase.
-        let last = -1;
-        let sent: Promise<unknown> = Promise.resolve();
+        const progress = progressReporter(extra);
         const onProgress = (p: OptimizeProgress) => {
           const ran = p.trials_done + p.trials_failed;
-          if (progressToken === undefined || ran <= last) return;
-          last = ran;
-          const message = `${ran} of ${p.trials_planned} trials${p.stage ? `: ${p.stage}` : ''}`;
-          const notification = { method: 'notifications/progress' as const, params: { progressToken, progress: ran, total: p.trials_planned, message } };
-          sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+          progress.report(ran, p.trials_planned, `${ran} of ${p.trials_planned} trials${p.stage ? `: ${p.stage}` : ''}`);
         };
         try {
           return await api.followOptimize(started.optimize_id, onProgress, extra.signal);
         } finally {
-          // As one_shot: every notification before the result, a moment apart from it.
-          await sent;
-          if (last >= 0) await new Promise((r) => setTimeout(r, 100));
+          await progress.flush();
         }
       }),
   );
@@ -222,4 +203,37 @@ export function errorResult(err: unknown, context: Pick<ToolContext, 'hints'>): 
   // A one_shot that failed mid-stream has no status of its own: its body is the `error` event's.
   const body = { error: message, ...(status === null ? {} : { code: status }), ...(hint ? { hint } : {}) };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/** What a tool handler is handed besides its arguments. */
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** How long flush waits for the client's ping answer before returning the result anyway. */
+const FLUSH_PING_MS = 5_000;
+
+/**
+ * Progress notifications for one tool call: only increasing values are sent, in order. flush()
+ * must be awaited before the result is returned: the SDK client handles a notification a
+ * microtask late but a response at once, so a notification read in the same chunk as the result
+ * arrives after its progress handler is gone ("unknown token"). No pause is long enough on a
+ * loaded machine; instead flush pings the client and waits for its answer, which it sends only
+ * after handling everything that came before the ping.
+ */
+export function progressReporter(extra: ToolExtra) {
+  const progressToken = extra._meta?.progressToken;
+  let last = -Infinity;
+  let sent: Promise<unknown> = Promise.resolve();
+  return {
+    report(progress: number, total: number, message: string): void {
+      if (progressToken === undefined || progress <= last) return;
+      last = progress;
+      const notification = { method: 'notifications/progress' as const, params: { progressToken, progress, total, message } };
+      sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+    },
+    async flush(): Promise<void> {
+      await sent;
+      if (last === -Infinity) return;
+      await extra.sendRequest({ method: 'ping' }, EmptyResultSchema, { timeout: FLUSH_PING_MS }).catch(() => undefined);
+    },
+  };
 }

@@ -14,37 +14,17 @@ export interface ToolOutcome {
   progress: Progress[];
 }
 
-const wireProgress = new WeakMap<Client, Progress[]>();
-
 /**
- * Progress notifications as they come off the wire, in order. The SDK client hands a notification
- * to `onprogress` a microtask late and drops it if the result came in the same read (its handler is
- * gone by then), so on a loaded machine the per-call handler can miss the last one the server sent.
+ * Calls a tool (one at a time per client); a success's text must be the JSON of its structuredContent.
+ * Progress is what the call's own onprogress received (the server waits for the client before it
+ * answers, so none can be lost: see progressReporter).
  */
-function progressOnTheWire(client: Client): Progress[] {
-  let seen = wireProgress.get(client);
-  if (seen) return seen;
-  const transport = client.transport;
-  assert.ok(transport?.onmessage, 'the client is connected');
-  const received = transport.onmessage.bind(transport);
-  const list: Progress[] = [];
-  transport.onmessage = (message, extra) => {
-    if ('method' in message && message.method === 'notifications/progress') list.push(message.params as Progress);
-    received(message, extra);
-  };
-  wireProgress.set(client, (seen = list));
-  return seen;
-}
-
-/** Calls a tool (one at a time per client); a success's text must be the JSON of its structuredContent. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}, timeoutMs = 60_000): Promise<ToolOutcome> {
-  const wire = progressOnTheWire(client);
-  const from = wire.length;
+  const progress: Progress[] = [];
   const result = (await client.callTool({ name, arguments: args }, undefined, {
     timeout: timeoutMs,
-    onprogress: () => undefined,
+    onprogress: ({ progress: value, total, message }) => progress.push({ progress: value, total, message }),
   })) as CallToolResult;
-  const progress = wire.slice(from).map(({ progress, total, message }) => ({ progress, total, message }));
   const text = result.content.find((c) => c.type === 'text');
   assert.ok(text && text.type === 'text', `${name} answers with text content: ${JSON.stringify(result)}`);
   if (result.isError) {
