@@ -235,7 +235,8 @@ export class ChannelWorker {
     if (outcome === null) return this.idle(250);
     if (outcome.ok) return this.delivered(item, event);
     if (outcome.gone) {
-      const reason = `receiver answered 410 Gone at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
+      const said = this.deps.channel === 'webhook' ? 'receiver answered 410 Gone' : `the ${this.deps.channel} webhook is gone (${outcome.error})`;
+      const reason = `${said} at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
       return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
     }
     return this.failed(item, event, current, outcome);

@@ -6,7 +6,7 @@ export type SendOutcome =
   | { ok: true; status: number | null }
   | {
       ok: false;
-      /** The receiver asked never to be called again (webhook 410 Gone). */
+      /** The receiver asked never to be called again (webhook 410 Gone; a deleted Discord or Slack webhook). */
       gone?: boolean;
       status: number | null;
       error: string;
