@@ -42,7 +42,7 @@ export async function checkChatHook(
   try {
     url = parseWebhookUrl(raw);
   } catch (err) {
-    throw new WebhookTargetError(`${rule.field}: ${(err as Error).message.replace(/^webhook_url /, '')}`);
+    throw new WebhookTargetError((err as Error).message.replace(/^webhook_url/, rule.field));
   }
   if (!hostAllowed(url, hosts)) {
     throw new WebhookTargetError(`${rule.field} must be a ${channel === 'discord' ? 'Discord' : 'Slack'} webhook URL on ${hosts.join(', ')}, such as ${rule.shape}`);
