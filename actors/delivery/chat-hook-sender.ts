@@ -61,6 +61,8 @@ export class ChatHookSender implements ChannelSender {
   private readonly clock: Clock;
   /** Per webhook: when it may be called again, and the tail of its sends. */
   private readonly hooks = new Map<string, { resumeAt: number; tail: Promise<unknown> }>();
+  /** Cuts every rate-limit hold short at close: a stopped process must not post after the next holder took over. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: ChatHookSenderOptions) {
     this.channel = options.channel;
@@ -113,6 +115,7 @@ export class ChatHookSender implements ChannelSender {
         return { ok: false, status: 429, error: `${this.channel} rate limit: the webhook is held until ${new Date(hook.resumeAt).toISOString()}` };
       }
       if (wait > 0 && !(await this.sleep(wait, abort))) return { ok: false, status: null, error: 'cut off while waiting for the rate limit' };
+      if (this.closing.signal.aborted) return { ok: false, status: null, error: 'the delivery process is stopping' };
       const answer = await this.poster.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
       if (!answer.answered) return { ok: false, status: null, error: answer.error };
       const now = this.clock.now();
@@ -141,22 +144,24 @@ export class ChatHookSender implements ChannelSender {
     return (status === 404 && /no_service|no_team/.test(text)) || (status === 410 && /channel_is_archived/.test(text));
   }
 
-  /** Waits `ms`; false when cut off by `abort`. */
+  /** Waits `ms`; false when cut off by `abort` or by close(). */
   private sleep(ms: number, abort?: AbortSignal): Promise<boolean> {
-    if (abort?.aborted) return Promise.resolve(false);
+    const signals = [this.closing.signal, ...(abort ? [abort] : [])];
+    if (signals.some((s) => s.aborted)) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const done = (ok: boolean) => {
         clearTimeout(timer);
-        abort?.removeEventListener('abort', onAbort);
+        for (const s of signals) s.removeEventListener('abort', onAbort);
         resolve(ok);
       };
       const onAbort = () => done(false);
       const timer = setTimeout(() => done(true), ms);
-      abort?.addEventListener('abort', onAbort, { once: true });
+      for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
     });
   }
 
   close(): void {
+    this.closing.abort();
     this.poster.close();
   }
 }

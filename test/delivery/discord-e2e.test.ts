@@ -119,4 +119,19 @@ describe('discord delivery (NATS → delivery actor → Discord webhook)', () =>
     await waitFor(() => postedIds('1003').length === 1, 10_000, 'the replayed message');
     assert.deepEqual(postedIds('1003'), [e.id]);
   });
+
+  it('a delivery process restarted while a webhook is held: the signal is posted once, by the successor alone', async () => {
+    const url = discord.webhook('1004', 'tok-d');
+    const d = await toDiscord(url);
+    discord.rateLimitNext('1004', 3);
+    const e = signal(d, 0);
+    await publish(h.bus, e);
+    await waitFor(() => discord.attempts.some((a) => a.webhook === '1004' && a.status === 429), 10_000, 'the 429');
+    // The stopping process is holding the webhook for 3 s; its successor takes the deployment over meanwhile.
+    await h.restartActor();
+    await waitFor(() => postedIds('1004').length === 1, 15_000, 'the message');
+    await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.delivered === 1, 5_000, 'the delivered count');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(postedIds('1004'), [e.id], 'once: the stopped process did not post when its hold ended');
+  });
 });

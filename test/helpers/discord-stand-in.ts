@@ -6,7 +6,7 @@
  * answer carries the per-webhook bucket headers (X-RateLimit-Limit/-Remaining/-Reset/-Reset-After/
  * -Bucket); past the bucket, and when the test asks, 429 with JSON `retry_after` (seconds, a
  * float) and a Retry-After header. A request that comes while its webhook is held counts as a
- * violation (Discord bans clients that keep doing that).
+ * violation (Discord bans clients that keep doing that) and is refused with what is left of the hold.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,6 +125,8 @@ export async function startDiscordStandIn(options: { bucketSize?: number; bucket
           'x-ratelimit-scope': 'shared',
         });
       };
+      // As Discord: a call while held is refused with what is left of the hold.
+      if (now < hook.heldUntil) return limited((hook.heldUntil - now) / 1000);
       const forced = hook.forced.shift();
       if (forced?.status === 429) return limited(forced.retryAfter!);
       if (forced) {

@@ -5,7 +5,7 @@
  * Slack would refuse (Block Kit limits), `410 channel_is_archived` for a webhook whose channel
  * went, and `429` with a `Retry-After` header (whole seconds) when the webhook sends faster than
  * Slack allows (here: a burst of `burst`, then one per `intervalMs`) or when the test asks. A
- * request that comes while its webhook is held counts as a violation.
+ * request that comes while its webhook is held counts as a violation and is refused again.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -100,6 +100,7 @@ export async function startSlackStandIn(options: { burst?: number; intervalMs?: 
         attempts.push({ webhook: path, status: 429 });
         text(res, 429, 'rate_limited', { 'retry-after': String(retryAfter) });
       };
+      if (now < hook.heldUntil) return limited(Math.max(1, Math.ceil((hook.heldUntil - now) / 1000)));
       const forced = hook.forced.shift();
       if (forced?.status === 429) return limited(forced.retryAfter!);
       if (forced) {
