@@ -1,7 +1,7 @@
 import type { Metering } from '../accounts/index.ts';
 import { isTransientBusError } from '../bus/index.ts';
 import type { Deployments } from '../deployments/index.ts';
-import { AppError, BadRequestError, UnprocessableError } from '../errors.ts';
+import { AppError, BadRequestError, UnprocessableError, WebhookTargetError } from '../errors.ts';
 import { templateProblem } from '../lib/bridge-template.ts';
 import type { Generation, GenerateStreamEvent } from '../generation/index.ts';
 import { EventChannel } from '../generation/index.ts';
@@ -81,10 +81,20 @@ export class OneShot {
       const problem = templateProblem(template);
       if (problem) throw new UnprocessableError(problem);
     }
-    const discordUrl = request.deliver_to?.discord ? await deps.checkWebhookTarget(request.deliver_to.discord, 'discord') : null;
-    if (discordUrl) channels.push('discord');
-    const slackUrl = request.deliver_to?.slack ? await deps.checkWebhookTarget(request.deliver_to.slack, 'slack') : null;
-    if (slackUrl) channels.push('slack');
+    const chatHook = async (channel: 'discord' | 'slack', url: string | undefined): Promise<string | null> => {
+      if (!url) return null;
+      try {
+        const checked = await deps.checkWebhookTarget(url, channel);
+        channels.push(channel);
+        return checked;
+      } catch (err) {
+        // Named as this request names the field.
+        if (err instanceof WebhookTargetError) throw new WebhookTargetError(err.message.replace(`${channel}_webhook_url`, `deliver_to.${channel}`));
+        throw err;
+      }
+    };
+    const discordUrl = await chatHook('discord', request.deliver_to?.discord);
+    const slackUrl = await chatHook('slack', request.deliver_to?.slack);
 
     const fee = request.code ? 0 : deps.fee;
     if (fee > 0) await deps.metering.charge(user.user_id, fee, 'one_shot');
