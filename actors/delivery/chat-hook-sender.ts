@@ -1,4 +1,15 @@
-import { checkChatHook, discordPayload, modelPageUrl, slackPayload, type ChatHookChannel, type HostLookup, type PrivateTargetPolicy } from '../../src/delivery/index.ts';
+import {
+  addressRefusal,
+  checkChatHook,
+  discordPayload,
+  modelPageUrl,
+  slackPayload,
+  systemLookup,
+  type ChatHookChannel,
+  type HostLookup,
+  type PrivateTargetPolicy,
+  type ResolvedAddress,
+} from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { liveClock, type Clock } from '../../src/kernel/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
@@ -26,6 +37,8 @@ export interface ChatHookSenderOptions {
 }
 
 const USER_AGENT = 'signalforge-delivery/1.0';
+/** How long a host's checked addresses are reused (as the webhook sender's). */
+const DNS_CACHE_MS = 5_000;
 
 /** Seconds in a header or JSON field as ms; null when absent or not a number. */
 const secondsMs = (value: unknown): number | null => {
@@ -64,6 +77,22 @@ export class ChatHookSender implements ChannelSender {
   /** Cuts every rate-limit hold short at close: a stopped process must not post after the next holder took over. */
   private readonly closing = new AbortController();
 
+  /** Checked addresses per host for a few seconds (only addresses that passed the check are kept). */
+  private readonly resolved = new Map<string, { at: number; addresses: ResolvedAddress[] }>();
+
+  /** The resolver (the system's unless the options give one), its answers reused for DNS_CACHE_MS. */
+  private readonly lookup: HostLookup = async (host) => {
+    const now = this.clock.now();
+    const cached = this.resolved.get(host);
+    if (cached && now - cached.at < DNS_CACHE_MS) return cached.addresses;
+    const addresses = await (this.options.lookup ?? systemLookup)(host);
+    if (addresses.every((a) => addressRefusal(a.address, this.options.allowPrivate) === null)) {
+      if (this.resolved.size > 10_000) this.resolved.clear();
+      this.resolved.set(host, { at: now, addresses });
+    }
+    return addresses;
+  };
+
   constructor(private readonly options: ChatHookSenderOptions) {
     this.channel = options.channel;
     this.poster = new PinnedPoster(options.timeoutMs);
@@ -79,8 +108,7 @@ export class ChatHookSender implements ChannelSender {
     if (!raw) return { ok: false, status: null, error: `the deployment has no ${this.channel}_webhook_url` };
     let checked;
     try {
-      const { allowPrivate, lookup } = this.options;
-      checked = await checkChatHook(this.channel, raw, this.options.hosts, { allowPrivate, ...(lookup ? { lookup } : {}) });
+      checked = await checkChatHook(this.channel, raw, this.options.hosts, { allowPrivate: this.options.allowPrivate, lookup: this.lookup });
     } catch (err) {
       return { ok: false, status: null, error: (err as Error).message };
     }
