@@ -1,5 +1,6 @@
 import {
   addressRefusal,
+  chatHookTarget,
   checkChatHook,
   discordPayload,
   modelPageUrl,
@@ -114,7 +115,8 @@ export class ChatHookSender implements ChannelSender {
     }
     const page = modelPageUrl(this.options.publicUrl, event);
     const body = JSON.stringify(this.channel === 'discord' ? discordPayload(event, page) : slackPayload(event, page));
-    const key = `${checked.url.origin}${checked.url.pathname}`;
+    // One webhook, one key (its query, e.g. Discord's thread_id, and a trailing slash aside).
+    const key = `${checked.url.origin}${checked.url.pathname.replace(/\/+$/, '')}`;
     const hook = this.hooks.get(key) ?? { resumeAt: 0, tail: Promise.resolve() };
     this.hooks.set(key, hook);
     const run = () => this.attempt(hook, key, checked, body, abort);
@@ -154,7 +156,7 @@ export class ChatHookSender implements ChannelSender {
       if (answer.status === 429) {
         const retryMs = secondsMs(jsonOf(answer.text)?.retry_after) ?? secondsMs(header(answer, 'retry-after')) ?? 1_000;
         hook.resumeAt = Math.max(hook.resumeAt, now + retryMs);
-        this.options.log.info({ channel: this.channel, webhook: key.replace(/\/[^/]+$/, '/…'), retry_after_ms: retryMs }, 'rate limited: holding the webhook');
+        this.options.log.info({ channel: this.channel, webhook: chatHookTarget(this.channel, key), retry_after_ms: retryMs }, 'rate limited: holding the webhook');
         if (++limited < maxTries) continue;
         return { ok: false, status: 429, error: `${this.channel} rate limit: ${limited} answers 429 in a row (retry after ${retryMs} ms)` };
       }
