@@ -104,7 +104,7 @@ export class ChatHookSender implements ChannelSender {
     return this.channel === 'discord' ? deployment.discord_webhook_url : deployment.slack_webhook_url;
   }
 
-  async send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome> {
+  async send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal, stopping?: AbortSignal): Promise<SendOutcome> {
     const raw = this.urlOf(deployment);
     if (!raw) return { ok: false, status: null, error: `the deployment has no ${this.channel}_webhook_url` };
     let checked;
@@ -119,7 +119,7 @@ export class ChatHookSender implements ChannelSender {
     const key = `${checked.url.origin}${checked.url.pathname.replace(/\/+$/, '')}`;
     const hook = this.hooks.get(key) ?? { resumeAt: 0, tail: Promise.resolve() };
     this.hooks.set(key, hook);
-    const run = () => this.attempt(hook, key, checked, body, abort);
+    const run = () => this.attempt(hook, key, checked, body, abort, stopping);
     const result = hook.tail.then(run, run);
     const tail = (hook.tail = result.catch(() => undefined));
     // Forgotten once idle and not held (a hold must outlive the send that learnt it).
@@ -135,6 +135,7 @@ export class ChatHookSender implements ChannelSender {
     checked: Awaited<ReturnType<typeof checkChatHook>>,
     body: string,
     abort?: AbortSignal,
+    stopping?: AbortSignal,
   ): Promise<SendOutcome> {
     const maxHold = this.options.maxHoldMs ?? 60_000;
     const maxTries = this.options.maxRateLimitedTries ?? 10;
@@ -144,8 +145,9 @@ export class ChatHookSender implements ChannelSender {
       if (wait > maxHold) {
         return { ok: false, status: 429, error: `${this.channel} rate limit: the webhook is held until ${new Date(hook.resumeAt).toISOString()}` };
       }
-      if (wait > 0 && !(await this.sleep(wait, abort))) return { ok: false, status: null, error: 'cut off while waiting for the rate limit' };
-      if (this.closing.signal.aborted) return { ok: false, status: null, error: 'the delivery process is stopping' };
+      if (wait > 0 && !(await this.sleep(wait, abort, stopping))) return { ok: false, status: null, error: 'cut off while waiting for the rate limit' };
+      // Whoever holds the deployment next sends it (a send queued behind another webhook's turn stops here too).
+      if (this.closing.signal.aborted || stopping?.aborted) return { ok: false, status: null, error: 'the delivery of this deployment is stopping' };
       const answer = await this.poster.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
       if (!answer.answered) return { ok: false, status: null, error: answer.error };
       const now = this.clock.now();
@@ -174,9 +176,9 @@ export class ChatHookSender implements ChannelSender {
     return (status === 404 && /no_service|no_team/.test(text)) || (status === 410 && /channel_is_archived/.test(text));
   }
 
-  /** Waits `ms`; false when cut off by `abort` or by close(). */
-  private sleep(ms: number, abort?: AbortSignal): Promise<boolean> {
-    const signals = [this.closing.signal, ...(abort ? [abort] : [])];
+  /** Waits `ms`; false when cut off by one of the signals or by close(). */
+  private sleep(ms: number, ...cut: Array<AbortSignal | undefined>): Promise<boolean> {
+    const signals = [this.closing.signal, ...cut.filter((s): s is AbortSignal => s !== undefined)];
     if (signals.some((s) => s.aborted)) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const done = (ok: boolean) => {
