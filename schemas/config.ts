@@ -152,6 +152,16 @@ export const EnvConfig = z.object({
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).max(86_400_000).default(7_200_000).describe('Longest delay between two retries'),
   WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).max(30 * 86_400_000).default(25 * 3_600_000)
     .describe('How long a failing signal is retried (from its first attempt) before it becomes a dead letter; applies to messenger too'),
+  DISCORD_WEBHOOK_HOSTS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+    .default(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com', 'ptb.discordapp.com', 'canary.discordapp.com'])
+    .describe('Hosts a discord channel URL may name (comma-separated; a bare host means https on its default port, an origin such as http://127.0.0.1:9000 is matched exactly: tests\' stand-ins); the path must be /api/webhooks/<id>/<token>'),
+  SLACK_WEBHOOK_HOSTS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+    .default(['hooks.slack.com'])
+    .describe('Hosts a slack channel URL may name (as DISCORD_WEBHOOK_HOSTS); the path must be /services/…'),
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256).describe('Webhook and messenger sends in flight at once, all deployments together'),
   TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[\w-]+$/, 'a Telegram bot token such as 123456:ABC-DEF…').optional()
     .describe('Runs the messenger (Telegram) bot: pairing with /start <code> and signal messages; unset = messenger off'),

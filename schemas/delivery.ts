@@ -4,11 +4,11 @@ import { SignalEvent } from './live.ts';
 import { strictObject } from './strict.ts';
 
 /**
- * Delivery of live signals to the `webhook` and `messenger` (Telegram) channels: what the
+ * Delivery of live signals to the `webhook`, `messenger` (Telegram), `discord` and `slack` channels: what the
  * delivery actor keeps in KV, what a webhook receiver gets, and the delivery API.
  */
 
-export const DELIVERY_CHANNELS = ['webhook', 'messenger'] as const;
+export const DELIVERY_CHANNELS = ['webhook', 'messenger', 'discord', 'slack'] as const;
 export const DeliveryChannel = z.enum(DELIVERY_CHANNELS).describe('A channel the delivery actor pushes to (sse is served live by the edge)');
 export type DeliveryChannel = z.infer<typeof DeliveryChannel>;
 
@@ -45,7 +45,7 @@ export const DeliveryState = z.object({
   current: AttemptRecord.nullable(),
   /** Dead letters (stream sequences) queued for another round by a replay, oldest first. */
   replay: z.array(z.number().int()),
-  /** Set when a webhook receiver answered 410 Gone; cleared by a replay. */
+  /** Set when a receiver said it is gone for good (webhook 410; Discord/Slack: the webhook was deleted); cleared by a replay. */
   disabled: z.object({ reason: z.string(), at: z.number().int() }).nullable(),
   updated_at: z.number().int(),
 });
@@ -147,9 +147,9 @@ export type DeadLetter = z.infer<typeof DeadLetter>;
 export const ChannelDeliveryStatus = z
   .object({
     channel: DeliveryChannel,
-    enabled: z.boolean().describe('false when the server has no Telegram bot (messenger) or a receiver answered 410 Gone (webhook)'),
+    enabled: z.boolean().describe('false when the server has no Telegram bot (messenger), a receiver answered 410 Gone (webhook), or Discord/Slack said the webhook no longer exists'),
     disabled_reason: z.string().nullable(),
-    target: z.string().nullable().describe('webhook: the receiver origin (scheme://host:port); messenger: the chat id signals go to'),
+    target: z.string().nullable().describe('webhook: the receiver origin (scheme://host:port); messenger: the chat id signals go to; discord: the webhook’s origin and id (not its token); slack: the webhook’s origin'),
     delivered: z.number().int().describe('Signals delivered (including replayed dead letters)'),
     pending: z.number().int().describe('Signals waiting, in order, including the one being retried and queued replays'),
     last_delivered_at: IsoDateTime.nullable(),
@@ -172,7 +172,7 @@ export const DeliveriesResponse = z
 export type DeliveriesResponse = z.infer<typeof DeliveriesResponse>;
 
 export const ReplayRequest = strictObject({
-  channel: DeliveryChannel.optional().describe('Only this channel; default both'),
+  channel: DeliveryChannel.optional().describe('Only this channel; default all of the deployment’s'),
   signal_ids: z.array(z.string().max(200)).max(10_000).optional().describe('Only these dead letters; default all of them'),
 }).meta({ id: 'ReplayRequest' });
 export type ReplayRequest = z.infer<typeof ReplayRequest>;

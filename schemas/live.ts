@@ -2,14 +2,17 @@ import { z } from 'zod';
 import { IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { strictObject } from './strict.ts';
 import { NextBarFields } from './next-bar.ts';
+import { WebhookTemplate } from './bridge-template.ts';
 
 /**
  * Live signals: deployments (desired state, KV), the signal events deployed models emit
  * (JetStream `signals.>` + ClickHouse), and what delivery sends to webhooks, Telegram and SSE.
  */
 
-export const CHANNELS = ['webhook', 'messenger', 'sse'] as const;
-export const Channel = z.enum(CHANNELS);
+export const CHANNELS = ['webhook', 'messenger', 'sse', 'discord', 'slack'] as const;
+export const Channel = z
+  .enum(CHANNELS)
+  .describe('webhook = signed POST to your URL (optionally in your own body template); messenger = Telegram; sse = the live stream; discord = a Discord webhook; slack = a Slack incoming webhook');
 export type Channel = z.infer<typeof Channel>;
 
 /** A deployment as kept in KV `sf_deployments`, key `<user_id>.<hex of model_name>` (the model's key). */
@@ -26,6 +29,12 @@ export const DeploymentRecord = z.object({
   /** Standard Webhooks signing secret (`whsec_` + base64); shown once at deploy, never logged. */
   webhook_secret: z.string().nullable(),
   messenger_chat_id: z.string().nullable(),
+  /** The webhook channel's body template (issue 38, execution bridges); absent/null = the standard payload. */
+  webhook_template: z.string().nullable().optional(),
+  /** Discord webhook URL (discord channel); absent on records stored before it existed. */
+  discord_webhook_url: z.string().nullable().optional(),
+  /** Slack incoming-webhook URL (slack channel). */
+  slack_webhook_url: z.string().nullable().optional(),
   created_at: z.number().int(),
   /**
    * Set when the deployment failed for good (its stored model failed the safety check): no host
@@ -113,9 +122,20 @@ export type BarPrediction = z.infer<typeof BarPrediction>;
 
 export const DeployRequest = strictObject({
   model_name: z.string().min(1).max(200).describe('Model stem or display name'),
-  channels: z.array(Channel).min(1).max(3).default(['sse']).describe('Where signals go; default sse'),
+  channels: z.array(Channel).min(1).max(CHANNELS.length).default(['sse']).describe('Where signals go; default sse'),
   webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
+  webhook_template: WebhookTemplate.optional(),
   messenger_chat_id: z.string().min(1).max(64).optional().describe('Telegram chat id; default: the chat linked with GET /messenger/code'),
+  discord_webhook_url: z
+    .url({ protocol: /^https$/ })
+    .max(2000)
+    .optional()
+    .describe('Required with the discord channel: a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token> (Server Settings → Integrations → Webhooks → Copy Webhook URL)'),
+  slack_webhook_url: z
+    .url({ protocol: /^https$/ })
+    .max(2000)
+    .optional()
+    .describe('Required with the slack channel: a Slack incoming-webhook URL, https://hooks.slack.com/services/T…/B…/…'),
 }).meta({ id: 'DeployRequest' });
 export type DeployRequest = z.infer<typeof DeployRequest>;
 
@@ -130,6 +150,10 @@ export const DeployResponse = z
       .optional()
       .describe('Standard Webhooks signing secret (`whsec_…`), shown only in this response: keep it to verify `webhook-signature`'),
     replaced: z.array(z.string()).describe('Stems undeployed to make room (plan limit: the oldest goes first)'),
+    unchanged: z
+      .boolean()
+      .optional()
+      .describe('true when the model was already deployed to the same channels and destinations: nothing changed (the same deployment_id and secret), no signal is sent twice'),
     ...NextBarFields,
   })
   .meta({ id: 'DeployResponse' });
@@ -144,7 +168,10 @@ export const DeployedModel = z
     channels: z.array(Channel),
     created_at: IsoDateTime,
     webhook_url: z.string().nullable(),
+    webhook_template: z.string().nullable().describe('The webhook channel’s body template; null = the standard payload'),
     messenger_chat_id: z.string().nullable(),
+    discord_webhook_url: z.string().nullable().describe('The Discord webhook’s origin and id (its token is not shown)'),
+    slack_webhook_url: z.string().nullable().describe('The Slack webhook’s origin (its secret path is not shown)'),
     deployment_id: z.string(),
     status: z
       .enum(['deployed', 'failed'])

@@ -3,6 +3,7 @@ import { Plan } from './accounts.ts';
 import { TradeStats } from './backtest.ts';
 import { Symbol, Timeframe } from './common.ts';
 import { Channel } from './live.ts';
+import { WebhookTemplate } from './bridge-template.ts';
 import { NextBarFields } from './next-bar.ts';
 import { RobustnessSummary } from './robustness-summary.ts';
 import { AiModel, MAX_CODE_CHARS } from './training.ts';
@@ -35,6 +36,17 @@ export const OneShotRequest = strictObject({
       .optional()
       .describe('A URL: signals are POSTed there. true: reuse the webhook_url of your most recent deployment that had one (400 when none)'),
     messenger: z.string().min(1).max(64).optional().describe('Telegram chat id to send signals to'),
+    webhook_template: WebhookTemplate.optional().describe(`With webhook: ${WebhookTemplate.description}`),
+    discord: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .optional()
+      .describe('A Discord webhook URL (https://discord.com/api/webhooks/<id>/<token>): each signal arrives as an embed'),
+    slack: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .optional()
+      .describe('A Slack incoming-webhook URL (https://hooks.slack.com/services/…): each signal arrives as a Block Kit message'),
   })
     .optional()
     .describe('Channels wired at deploy; the sse channel is always on'),
@@ -120,6 +132,10 @@ export const OneShotRun = z.object({
   deploy_if: DeployIf.default('always'),
   webhook_url: z.string().nullable(),
   messenger_chat_id: z.string().nullable(),
+  /** Runs written before these existed have none. */
+  webhook_template: z.string().nullable().default(null),
+  discord_webhook_url: z.string().nullable().default(null),
+  slack_webhook_url: z.string().nullable().default(null),
   job_id: z.number().int().nullable(),
   model_stem: z.string().nullable(),
   deployment_id: z.string().nullable(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ExecutionSettings, riskUnitBounds, TradeStats } from './backtest.ts';
 import { IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
-import { Channel } from './live.ts';
+import { CHANNELS, Channel, DeployRequest } from './live.ts';
 import { FoldScheme, RobustnessReport } from './robustness.ts';
 import { ChoiceValue, Objective, OptimizeMethod, OptimizeSearch } from './optimize-space.ts';
 import { strictObject } from './strict.ts';
@@ -23,9 +23,13 @@ export const WalkForwardSettings = strictObject({
 export type WalkForwardSettings = z.infer<typeof WalkForwardSettings>;
 
 export const OptimizeDeploy = strictObject({
-  channels: z.array(Channel).min(1).max(3).default(['sse']),
+  channels: z.array(Channel).min(1).max(CHANNELS.length).default(['sse']),
   webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
   messenger_chat_id: z.string().min(1).max(64).optional(),
+  // The same destinations as POST /deploy.
+  webhook_template: DeployRequest.shape.webhook_template,
+  discord_webhook_url: DeployRequest.shape.discord_webhook_url,
+  slack_webhook_url: DeployRequest.shape.slack_webhook_url,
 }).meta({ id: 'OptimizeDeploy' });
 export type OptimizeDeploy = z.infer<typeof OptimizeDeploy>;
 

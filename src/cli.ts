@@ -95,8 +95,8 @@ trainer's job goes to another after TRAIN_ACK_WAIT_MS.`,
   },
   delivery: {
     synopsis: '',
-    summary: 'webhook and messenger delivery; one sender per deployment, by lease',
-    about: `Sends signals to webhooks and Telegram. Deployments are shared out by lease: one sender at
+    summary: 'webhook, messenger, Discord and Slack delivery; one sender per deployment, by lease',
+    about: `Sends signals to webhooks, Telegram, Discord and Slack. Deployments are shared out by lease: one sender at
 a time per deployment, the cursor moving with the lease.`,
     env: {
       ...JOIN_ENV,
@@ -104,6 +104,9 @@ a time per deployment, the cursor moving with the lease.`,
       DELIVERY_CONCURRENCY: 'sends in flight at once (default 256)',
       TELEGRAM_BOT_TOKEN: 'runs the Telegram bot (unset: messenger off)',
       WEBHOOK_ALLOW_PRIVATE: 'none (default), loopback or all: webhook targets on private networks',
+      PUBLIC_URL: 'base of the model page link in Discord and Slack messages (unset: no link)',
+      DISCORD_WEBHOOK_HOSTS: 'hosts a discord channel URL may name (default discord.com, discordapp.com, ptb./canary.)',
+      SLACK_WEBHOOK_HOSTS: 'hosts a slack channel URL may name (default hooks.slack.com)',
       ...STOP_ENV,
     },
     run: role('delivery'),

@@ -70,6 +70,8 @@ export class ChannelWorker {
   private poked = false;
   private dirty = false;
   private stopped = false;
+  /** Aborted at stop: a sender waiting (a rate-limit hold) gives up without sending; the deployment's next holder sends. */
+  private readonly stopping = new AbortController();
   private wake: (() => void) | null = null;
   private done: Promise<void> = Promise.resolve();
   /** The chain of state writes (one at a time) and the transitions not yet written. */
@@ -172,6 +174,7 @@ export class ChannelWorker {
   /** Stops after the step in progress; gives up waiting on it after `graceMs`. */
   async stop(graceMs = 2_000): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     this.ticket?.leave();
     this.wake?.();
     let timer: NodeJS.Timeout | undefined;
@@ -235,16 +238,23 @@ export class ChannelWorker {
     if (outcome === null) return this.idle(250);
     if (outcome.ok) return this.delivered(item, event);
     if (outcome.gone) {
-      const reason = `receiver answered 410 Gone at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
+      const said = this.deps.channel === 'webhook' ? 'receiver answered 410 Gone' : `the ${this.deps.channel} webhook is gone (${outcome.error})`;
+      const reason = `${said} at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
       return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
     }
     return this.failed(item, event, current, outcome);
   }
 
-  /** One attempt within the lease: null when the lease ran out before or during it. */
+  /**
+   * One attempt within the lease: null when the lease ran out before or during it, or when it
+   * failed because the worker stopped meanwhile (not an attempt to count: the next holder makes it).
+   */
   private async fencedSend(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome | null> {
     const left = this.deps.leaseLeftMs;
-    if (!left) return this.send(event, deployment);
+    if (!left) {
+      const outcome = await this.send(event, deployment);
+      return !outcome.ok && this.stopped ? null : outcome;
+    }
     if (left() <= 0 || this.stopped) return null;
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -257,7 +267,7 @@ export class ChannelWorker {
     watch();
     try {
       const outcome = await this.send(event, deployment, abort.signal);
-      return abort.signal.aborted ? null : outcome;
+      return abort.signal.aborted || (!outcome.ok && this.stopped) ? null : outcome;
     } finally {
       clearTimeout(timer);
     }
@@ -269,7 +279,7 @@ export class ChannelWorker {
    */
   private async send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome> {
     try {
-      return await this.deps.sender.send(event, deployment, abort);
+      return await this.deps.sender.send(event, deployment, abort, this.stopping.signal);
     } catch (err) {
       return { ok: false, status: null, error: `sending failed: ${(err as Error)?.message ?? String(err)}` };
     }

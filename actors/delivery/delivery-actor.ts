@@ -31,6 +31,7 @@ import { TelegramBot, TelegramSender } from './telegram.ts';
 import { CatchUpReader } from './catch-up-reader.ts';
 import { Semaphore, type ChannelSender } from './types.ts';
 import { WebhookSender } from './webhook-sender.ts';
+import { ChatHookSender } from './chat-hook-sender.ts';
 
 export type DeliveryConfig = Pick<
   Config,
@@ -47,13 +48,16 @@ export type DeliveryConfig = Pick<
   | 'TELEGRAM_WEBHOOK_URL'
   | 'TELEGRAM_CHAT_INTERVAL_MS'
   | 'TELEGRAM_GLOBAL_PER_SEC'
+  | 'DISCORD_WEBHOOK_HOSTS'
+  | 'SLACK_WEBHOOK_HOSTS'
+  | 'PUBLIC_URL'
 >;
 
 export interface DeliveryActorDeps {
   bus: Bus;
   config: DeliveryConfig;
   log: Logger;
-  /** Host name resolver for webhook targets (the system's by default). */
+  /** Host name resolver for webhook, Discord and Slack targets (the system's by default). */
   lookup?: HostLookup;
   /** Retry schedule, pacing and signature timestamps (the machine's clock by default). */
   clock?: Clock;
@@ -133,7 +137,7 @@ class DeploymentDelivery implements Actor<Arrived> {
 }
 
 /**
- * The delivery actor: pushes each signal to webhooks and Telegram, one ordered worker per
+ * The delivery actor: pushes each signal to webhooks, Telegram, Discord and Slack, one ordered worker per
  * (channel, deployment), with retries, dead letters and replay. Any number of delivery processes
  * share the deployments by lease (`delivery.<deployment_id>` in `sf_claims`, as actor hosts share
  * models): one process sends for a deployment at a time, and when it dies its deployments move to
@@ -143,7 +147,7 @@ class DeploymentDelivery implements Actor<Arrived> {
  */
 export class DeliveryActor {
   private readonly senders = new Map<DeliveryChannel, ChannelSender>();
-  private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0 };
+  private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0, discord: 0, slack: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
   private readonly running = new Map<string, DeploymentDelivery>();
   private deployments: DeploymentIndex | null = null;
@@ -212,6 +216,21 @@ export class DeliveryActor {
     const kv = this.kv!;
     const clock = this.clock;
     this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, clock, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
+    for (const channel of ['discord', 'slack'] as const) {
+      this.senders.set(
+        channel,
+        new ChatHookSender({
+          channel,
+          hosts: channel === 'discord' ? config.DISCORD_WEBHOOK_HOSTS : config.SLACK_WEBHOOK_HOSTS,
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          publicUrl: config.PUBLIC_URL ?? null,
+          log,
+          clock,
+          ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}),
+        }),
+      );
+    }
     const pairing = await buildPairing(bus, config);
     if (pairing && config.TELEGRAM_BOT_TOKEN) {
       if (config.TELEGRAM_MODE === 'webhook' && !config.TELEGRAM_WEBHOOK_URL) {

@@ -2,5 +2,7 @@ export { DeliveryActor, type DeliveryActorDeps, type DeliveryConfig, type Delive
 export { ChannelWorker, type ChannelWorkerDeps } from './channel-worker.ts';
 export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.ts';
 export { TelegramBot, TelegramSender } from './telegram.ts';
+export { ChatHookSender, type ChatHookSenderOptions } from './chat-hook-sender.ts';
+export { PinnedPoster, answerError, type PostResult } from './http-post.ts';
 export { ChatPacer, type PacerOptions } from './chat-pacer.ts';
 export { Semaphore, type ChannelSender, type SendOutcome } from './types.ts';

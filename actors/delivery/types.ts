@@ -6,7 +6,7 @@ export type SendOutcome =
   | { ok: true; status: number | null }
   | {
       ok: false;
-      /** The receiver asked never to be called again (webhook 410 Gone). */
+      /** The receiver asked never to be called again (webhook 410 Gone; a deleted Discord or Slack webhook). */
       gone?: boolean;
       status: number | null;
       error: string;
@@ -15,8 +15,13 @@ export type SendOutcome =
 /** Pushes one signal to one channel of a deployment, once; retries are the worker's business. */
 export interface ChannelSender {
   readonly channel: DeliveryChannel;
-  /** `abort` cuts a send short (its delivery's lease is running out); the outcome is then ignored. */
-  send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome>;
+  /**
+   * `abort` cuts a send short (its delivery's lease is running out); the outcome is then ignored.
+   * `stopping` says the worker is stopping (the deployment may go to another process at once): a
+   * sender that is only waiting (a rate-limit hold) must give up without sending; a request
+   * already made may finish.
+   */
+  send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal, stopping?: AbortSignal): Promise<SendOutcome>;
   close?(): Promise<void> | void;
 }
 

@@ -21,6 +21,7 @@ import type { DeploymentsView } from '../deployments/index.ts';
 import type { MessengerPairing } from './pairing.ts';
 import type { SignalLog } from './signal-log.ts';
 import { deadKey, deadPrefix, stateKey } from './keys.ts';
+import { chatHookTarget } from '../lib/chat-hook-target.ts';
 
 export interface DeliveryApiDeps {
   bus: Pick<Bus, 'nc'>;
@@ -93,7 +94,12 @@ export class DeliveryApi {
     const s: DeliveryState | null = state?.value ?? null;
     const unseen = await this.deps.signals.countAfter(id, s?.cursor ?? 0);
     const off = channel === 'messenger' && !this.deps.pairing;
-    let target: string | null = channel === 'webhook' ? origin(deployment.webhook_url) : deployment.messenger_chat_id;
+    let target: string | null =
+      channel === 'webhook'
+        ? origin(deployment.webhook_url)
+        : channel === 'messenger'
+          ? deployment.messenger_chat_id
+          : chatHookTarget(channel, channel === 'discord' ? deployment.discord_webhook_url : deployment.slack_webhook_url);
     if (channel === 'messenger' && !target && this.deps.pairing) {
       const choice = await this.deps.pairing.chatFor(deployment.user_id, null);
       target = choice.ok ? choice.chatId : null;

@@ -6,6 +6,7 @@ import { openDeployments } from '../deployments/index.ts';
 import { DeliveryApi, telegramWebhookSecret } from './api.ts';
 import { MessengerPairing } from './pairing.ts';
 import { SignalLog } from './signal-log.ts';
+import { checkChatHook, type ChatHookChannel } from './chat-hooks.ts';
 import { checkWebhookTarget } from './ssrf.ts';
 import { botUsernameSource } from './telegram-api.ts';
 
@@ -26,6 +27,10 @@ export {
 export { signWebhook, secretKey, webhookHeaders, SECRET_PREFIX } from './signing.ts';
 export { retryDelayMs, nextAttemptAt, nominalSchedule, DEFAULT_JITTER, type RetryPolicy } from './backoff.ts';
 export { webhookBody, telegramMessage, priceDigits, probabilityText } from './format.ts';
+export { discordPayload, slackPayload, modelPageUrl } from './chat-payloads.ts';
+export { checkChatHook, hostAllowed, type ChatHookChannel } from './chat-hooks.ts';
+export { chatHookTarget } from '../lib/chat-hook-target.ts';
+export { templateProblem, renderTemplate, templateValues } from '../lib/bridge-template.ts';
 export { stateKey, deadKey, deadPrefix } from './keys.ts';
 export { botUsernameSource, redactToken, type TelegramSettings } from './telegram-api.ts';
 
@@ -34,12 +39,21 @@ type DeliveryConfig = Pick<
   'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_RETRY_WINDOW_MS' | 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_API_ROOT' | 'TELEGRAM_MODE' | 'NATS_REPLICAS'
 >;
 
+/** Checks a channel's target URL, resolving with its normal form (see webhookTargetChecker). */
+export type TargetChecker = (url: string, channel?: 'webhook' | ChatHookChannel) => Promise<string>;
+
 /**
  * The deploy API's URL and SSRF check bound to the configured policy: resolves with the URL's
  * normal form when the service may call it, throws a 400 (WebhookTargetError) saying why not.
+ * Discord and Slack URLs must also name one of their configured hosts and webhook paths.
  */
-export function webhookTargetChecker(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE'>): (url: string) => Promise<string> {
-  return async (url) => (await checkWebhookTarget(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE })).normalized;
+export function webhookTargetChecker(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE'> & Partial<Pick<Config, 'DISCORD_WEBHOOK_HOSTS' | 'SLACK_WEBHOOK_HOSTS'>>): TargetChecker {
+  return async (url, channel = 'webhook') => {
+    const options = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+    if (channel === 'webhook') return (await checkWebhookTarget(url, options)).normalized;
+    const hosts = (channel === 'discord' ? config.DISCORD_WEBHOOK_HOSTS : config.SLACK_WEBHOOK_HOSTS) ?? [];
+    return (await checkChatHook(channel, url, hosts, options)).normalized;
+  };
 }
 
 /** Messenger pairing over its KV buckets; null without a bot token. */

@@ -7,8 +7,10 @@ import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { Plan } from '../../schemas/accounts.ts';
 import type { Buckets, Caller } from '../../schemas/messages.ts';
-import { type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
+import { type Channel, type DeployRequest, type DeployResponse, type DeployedList, type DeploymentRecord } from '../../schemas/live.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
+import { templateProblem } from '../lib/bridge-template.ts';
+import { chatHookTarget } from '../lib/chat-hook-target.ts';
 import { MODEL_REFUSED } from './model-refused.ts';
 import { deploymentKey, type DeploymentsView } from './view.ts';
 
@@ -24,14 +26,41 @@ export interface DeploymentsDeps {
   log: Logger;
   /** Models a user may have deployed at once, per plan (deploying beyond swaps out the oldest). */
   limits: Record<Plan, number>;
-  /** Refuses a webhook URL that is malformed or the service must not call (SSRF), throwing a 400 saying why; else its normal form. */
-  checkWebhookTarget: (url: string) => Promise<string>;
+  /**
+   * Refuses a webhook (or, with `channel`, a Discord or Slack webhook) URL that is malformed, not
+   * on that service's hosts, or one the service must not call (SSRF), throwing a 400 saying why;
+   * else its normal form.
+   */
+  checkWebhookTarget: (url: string, channel?: 'webhook' | 'discord' | 'slack') => Promise<string>;
   /**
    * The safety check of the model's stored ONNX (src/scoring/model-check): null when it passes,
    * else why it was refused (for the log only). Without it, a refused model is found out by its
    * actor, which marks the deployment failed.
    */
   checkModel?: (model: ModelRecord) => Promise<string | null>;
+}
+
+/** Where a deployment's signals go, per channel (the destination fields of its record). */
+type DeployTargets = Pick<DeploymentRecord, 'webhook_url' | 'messenger_chat_id'> & {
+  webhook_template: string | null;
+  discord_webhook_url: string | null;
+  slack_webhook_url: string | null;
+};
+
+/**
+ * Whether a deployment already in place is this deploy: the same model as trained now, running
+ * (not failed), the same channels and the same destination for each.
+ */
+function sameDeployment(existing: DeploymentRecord, channels: Channel[], targets: DeployTargets, model: ModelRecord): boolean {
+  if (existing.failure || existing.created_at < model.trained_at) return false;
+  if (existing.channels.length !== channels.length || !channels.every((c) => existing.channels.includes(c))) return false;
+  return (
+    existing.webhook_url === targets.webhook_url &&
+    (existing.webhook_template ?? null) === targets.webhook_template &&
+    existing.messenger_chat_id === targets.messenger_chat_id &&
+    (existing.discord_webhook_url ?? null) === targets.discord_webhook_url &&
+    (existing.slack_webhook_url ?? null) === targets.slack_webhook_url
+  );
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -55,10 +84,21 @@ export class Deployments {
     const model = await this.deps.models.resolve(caller.user_id, request.model_name);
     if (!model) throw new ModelNotFoundError(`no model "${request.model_name}" for this key: GET /api/v1/models lists yours`);
     const channels = [...new Set(request.channels)];
-    const webhook = channels.includes('webhook');
-    if (webhook && !request.webhook_url) throw new BadRequestError('webhook_url is required with the webhook channel');
-    if (!webhook && request.webhook_url) throw new BadRequestError('webhook_url given without the webhook channel: add "webhook" to channels');
-    const webhookUrl = request.webhook_url ? await this.deps.checkWebhookTarget(request.webhook_url) : null;
+    const targets = await this.targets(channels, request);
+    // The same model to the same destinations again changes nothing: no new deployment, no signal sent twice.
+    const existing = await this.deps.view.find(caller.user_id, model.model_name);
+    if (existing && existing.model_name === model.model_name && sameDeployment(existing, channels, targets, model)) {
+      return {
+        status: 'deployed',
+        model: model.stem,
+        channels: existing.channels,
+        deployment_id: existing.deployment_id,
+        ...(existing.webhook_secret ? { webhook_secret: existing.webhook_secret } : {}),
+        replaced: [],
+        unchanged: true,
+        ...nextBarNotice(model.symbol, model.timeframe, Date.now()),
+      };
+    }
     // A model its actor could never load is refused here rather than deployed to fail.
     const refused = (await this.deps.checkModel?.(model)) ?? null;
     if (refused !== null) {
@@ -75,9 +115,8 @@ export class Deployments {
       symbol: model.symbol,
       timeframe: model.timeframe,
       channels,
-      webhook_url: webhookUrl,
-      webhook_secret: webhook ? newSecret() : null,
-      messenger_chat_id: request.messenger_chat_id ?? null,
+      ...targets,
+      webhook_secret: channels.includes('webhook') ? newSecret() : null,
       created_at: Date.now(),
     };
     const { view } = this.deps;
@@ -102,6 +141,32 @@ export class Deployments {
       replaced: replaced.map((r) => r.stem),
       // A forex weekend is said, not left to look like a deployment that does nothing.
       ...nextBarNotice(model.symbol, model.timeframe, Date.now()),
+    };
+  }
+
+  /**
+   * Each channel's destination, checked: a URL for every URL channel (400 when missing, or given
+   * without its channel), the SSRF and host checks, and the bridge template (422 when it is wrong).
+   */
+  private async targets(channels: Channel[], request: DeployRequest): Promise<DeployTargets> {
+    const check = this.deps.checkWebhookTarget;
+    const url = async (channel: 'webhook' | 'discord' | 'slack', field: 'webhook_url' | 'discord_webhook_url' | 'slack_webhook_url') => {
+      const given = request[field];
+      if (channels.includes(channel) && !given) throw new BadRequestError(`${field} is required with the ${channel} channel`);
+      if (!channels.includes(channel) && given) throw new BadRequestError(`${field} given without the ${channel} channel: add "${channel}" to channels`);
+      return given ? await check(given, channel) : null;
+    };
+    if (request.webhook_template !== undefined) {
+      if (!channels.includes('webhook')) throw new BadRequestError('webhook_template given without the webhook channel: add "webhook" to channels');
+      const problem = templateProblem(request.webhook_template);
+      if (problem) throw new UnprocessableError(problem);
+    }
+    return {
+      webhook_url: await url('webhook', 'webhook_url'),
+      webhook_template: request.webhook_template ?? null,
+      messenger_chat_id: request.messenger_chat_id ?? null,
+      discord_webhook_url: await url('discord', 'discord_webhook_url'),
+      slack_webhook_url: await url('slack', 'slack_webhook_url'),
     };
   }
 
@@ -173,7 +238,10 @@ export class Deployments {
       channels: d.channels,
       created_at: isoFromMs(d.created_at),
       webhook_url: d.webhook_url,
+      webhook_template: d.webhook_template ?? null,
       messenger_chat_id: d.messenger_chat_id,
+      discord_webhook_url: chatHookTarget('discord', d.discord_webhook_url),
+      slack_webhook_url: chatHookTarget('slack', d.slack_webhook_url),
       deployment_id: d.deployment_id,
       ...(d.failure ? { status: 'failed' as const, error: d.failure.reason, failed_at: isoFromMs(d.failure.at) } : { status: 'deployed' as const }),
     }));

@@ -1,7 +1,8 @@
 import type { Metering } from '../accounts/index.ts';
 import { isTransientBusError } from '../bus/index.ts';
 import type { Deployments } from '../deployments/index.ts';
-import { AppError, BadRequestError } from '../errors.ts';
+import { AppError, BadRequestError, UnprocessableError, WebhookTargetError } from '../errors.ts';
+import { templateProblem } from '../lib/bridge-template.ts';
 import type { Generation, GenerateStreamEvent } from '../generation/index.ts';
 import { EventChannel } from '../generation/index.ts';
 import { resolveMarket, type Training } from '../training/index.ts';
@@ -23,7 +24,8 @@ export interface OneShotDeps extends OutcomeDeps {
   deployments: Pick<Deployments, 'deploy' | 'find' | 'lastWebhookUrl'>;
   metering: Pick<Metering, 'charge' | 'refund' | 'balance'>;
   /** Refuses a malformed or forbidden webhook URL (400 saying why); else its normal form. */
-  checkWebhookTarget: (url: string) => Promise<string>;
+  /** As the deploy API's: a webhook URL, or with `channel` a Discord or Slack webhook URL, checked (400) and normalised. */
+  checkWebhookTarget: (url: string, channel?: 'webhook' | 'discord' | 'slack') => Promise<string>;
   /** Credits of the pipeline itself (train + deploy), on top of what generation costs; refunded when it fails before deploy. */
   fee: number;
   /** Base URL clients reach the service at (for live_url). */
@@ -72,6 +74,27 @@ export class OneShot {
       channels.push('webhook');
     }
     if (request.deliver_to?.messenger) channels.push('messenger');
+    // Every destination is checked before anything is charged, not after the training.
+    const template = request.deliver_to?.webhook_template ?? null;
+    if (template !== null) {
+      if (!webhookUrl) throw new BadRequestError('deliver_to.webhook_template needs deliver_to.webhook');
+      const problem = templateProblem(template);
+      if (problem) throw new UnprocessableError(problem);
+    }
+    const chatHook = async (channel: 'discord' | 'slack', url: string | undefined): Promise<string | null> => {
+      if (!url) return null;
+      try {
+        const checked = await deps.checkWebhookTarget(url, channel);
+        channels.push(channel);
+        return checked;
+      } catch (err) {
+        // Named as this request names the field.
+        if (err instanceof WebhookTargetError) throw new WebhookTargetError(err.message.replace(`${channel}_webhook_url`, `deliver_to.${channel}`));
+        throw err;
+      }
+    };
+    const discordUrl = await chatHook('discord', request.deliver_to?.discord);
+    const slackUrl = await chatHook('slack', request.deliver_to?.slack);
 
     const fee = request.code ? 0 : deps.fee;
     if (fee > 0) await deps.metering.charge(user.user_id, fee, 'one_shot');
@@ -89,6 +112,9 @@ export class OneShot {
         deploy_if: request.deploy_if ?? 'always',
         webhook_url: webhookUrl ?? null,
         messenger_chat_id: request.deliver_to?.messenger ?? null,
+        webhook_template: template,
+        discord_webhook_url: discordUrl,
+        slack_webhook_url: slackUrl,
         job_id: null,
         model_stem: null,
         deployment_id: null,

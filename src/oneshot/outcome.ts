@@ -81,6 +81,9 @@ export async function deployRun(deps: OutcomeDeps, run: OneShotRun, recovered: b
         channels: run.channels,
         ...(run.webhook_url ? { webhook_url: run.webhook_url } : {}),
         ...(run.messenger_chat_id ? { messenger_chat_id: run.messenger_chat_id } : {}),
+        ...(run.webhook_template ? { webhook_template: run.webhook_template } : {}),
+        ...(run.discord_webhook_url ? { discord_webhook_url: run.discord_webhook_url } : {}),
+        ...(run.slack_webhook_url ? { slack_webhook_url: run.slack_webhook_url } : {}),
       },
     );
     deploymentId = response.deployment_id;

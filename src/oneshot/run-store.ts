@@ -13,6 +13,9 @@ export const HEARTBEAT_MS = 2_000;
 
 const TERMINAL = new Set(['deployed', 'refunded', 'not_deployed']);
 
+/** Destinations a run has only when the request named them. */
+type OptionalTarget = 'webhook_template' | 'discord_webhook_url' | 'slack_webhook_url';
+
 /**
  * One_shot runs in KV (`sf_one_shots`): every stage change is written before the work of the
  * next stage starts, and the owning process renews `alive_at` while it runs them. A run whose
@@ -29,9 +32,20 @@ export class OneShotRuns {
     return `os_${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
   }
 
-  async create(run: Omit<OneShotRun, 'owner' | 'alive_at' | 'created_at' | 'updated_at'>): Promise<OneShotRun> {
+  async create(
+    run: Omit<OneShotRun, 'owner' | 'alive_at' | 'created_at' | 'updated_at' | OptionalTarget> & Partial<Pick<OneShotRun, OptionalTarget>>,
+  ): Promise<OneShotRun> {
     const now = Date.now();
-    const full: OneShotRun = { ...run, owner: this.owner, alive_at: now, created_at: now, updated_at: now };
+    const full: OneShotRun = {
+      webhook_template: null,
+      discord_webhook_url: null,
+      slack_webhook_url: null,
+      ...run,
+      owner: this.owner,
+      alive_at: now,
+      created_at: now,
+      updated_at: now,
+    };
     await this.kv.put(run.run_id, full);
     return full;
   }

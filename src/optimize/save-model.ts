@@ -79,7 +79,8 @@ export class ModelSaver {
     try {
       const trained = await this.deps.training.finished(caller.user_id, jobId);
       if (trained.status !== 'done') throw new Error(`the model was not trained: ${trained.error ?? trained.status}`);
-      const d = await this.deps.deployments.deploy(caller, { model_name: request.model_name, channels: deploy.channels, ...(deploy.webhook_url ? { webhook_url: deploy.webhook_url } : {}), ...(deploy.messenger_chat_id ? { messenger_chat_id: deploy.messenger_chat_id } : {}) });
+      // Every destination field as POST /deploy takes it (absent ones stay absent).
+      const d = await this.deps.deployments.deploy(caller, { model_name: request.model_name, ...deploy });
       // The job's record says a secret exists, never what it is: its view is read again and again (the deployment keeps the secret).
       outcome = { deployment_id: d.deployment_id, ...(d.webhook_secret ? { webhook_secret_set: true as const } : {}) };
     } catch (err) {

@@ -84,7 +84,16 @@ let deployments = 0;
 /** A deployment record as POST /deploy writes it, stored under the model's key. */
 export async function deploy(
   h: Pick<Harness, 'deployments'>,
-  options: { userId?: number; channels?: Channel[]; webhookUrl?: string | null; secret?: string | null; chatId?: string | null; modelName?: string },
+  options: {
+    userId?: number;
+    channels?: Channel[];
+    webhookUrl?: string | null;
+    secret?: string | null;
+    chatId?: string | null;
+    modelName?: string;
+    /** Other fields of the record (discord_webhook_url, slack_webhook_url, webhook_template). */
+    extra?: Partial<DeploymentRecord>;
+  },
 ): Promise<DeploymentRecord> {
   deployments++;
   const userId = options.userId ?? 1000 + deployments;
@@ -102,6 +111,7 @@ export async function deploy(
     webhook_secret: options.secret === undefined ? (options.webhookUrl ? newSecret() : null) : options.secret,
     messenger_chat_id: options.chatId ?? null,
     created_at: Date.now(),
+    ...options.extra,
   };
   await h.deployments.put(`${userId}.${Buffer.from(modelName, 'utf8').toString('hex')}`, record);
   return record;

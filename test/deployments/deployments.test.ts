@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { buildDeployments, MODEL_REFUSED, type Deployments } from '../../src/deployments/index.ts';
-import { UnprocessableError } from '../../src/errors.ts';
+import { loadConfig } from '../../src/config.ts';
+import { webhookTargetChecker } from '../../src/delivery/index.ts';
+import { BadRequestError, UnprocessableError, WebhookTargetError } from '../../src/errors.ts';
+import { ERROR_CODES } from '../../schemas/errors.ts';
 import { checkModelOffThread, ModelRejectedError } from '../../src/scoring/index.ts';
 import { ModelStore } from '../../src/training/index.ts';
 import { Buckets, type Caller } from '../../schemas/messages.ts';
@@ -22,6 +25,8 @@ import { log, startNats, type TestNats } from '../helpers/nats.ts';
 const corpus = mkdtempSync(join(tmpdir(), 'deployments-hostile-'));
 execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
 const model = (name: string) => new Uint8Array(readFileSync(join(corpus, `${name}.onnx`)));
+/** Read now: the first suite removes the corpus when it ends. */
+const HONEST = model('honest');
 
 const USER = 11;
 const caller: Caller = { user_id: USER, username: 'user11', plan: 'free' };
@@ -79,5 +84,94 @@ describe('deployments', () => {
     await deployments.view.markFailed(deployed!, MODEL_REFUSED, Date.UTC(2026, 10, 29, 12));
     const [shown] = (await deployments.list(USER)).deployed;
     assert.deepEqual([shown?.status, shown?.error, shown?.failed_at], ['failed', MODEL_REFUSED, '2026-11-29T12:00:00.000Z']);
+  });
+});
+
+describe('deployments: channels and their destinations', () => {
+  const OWNER = 12;
+  const owner: Caller = { user_id: OWNER, username: 'user12', plan: 'pro' };
+  const DISCORD = 'http://127.0.0.1:9000';
+  const SLACK = 'http://127.0.0.1:9001';
+  const discordUrl = `${DISCORD}/api/webhooks/4242/secret-token`;
+  const slackUrl = `${SLACK}/services/T1/B2/secret-path`;
+  const template = '{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}}}';
+  let nats: TestNats;
+  let models: ModelStore;
+  let deployments: Deployments;
+
+  before(async () => {
+    nats = await startNats('deployments-channels');
+    models = await ModelStore.open(nats.bus, await openBucket(nats.bus, Buckets.models), await openBucket(nats.bus, Buckets.signals));
+    // The deploy API's own URL checks, as src/roles/domain.ts wires them (the stand-in hosts on loopback).
+    const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'loopback', DISCORD_WEBHOOK_HOSTS: DISCORD, SLACK_WEBHOOK_HOSTS: SLACK });
+    deployments = await buildDeployments({
+      bus: nats.bus, models, activity: { emit: async () => 0 }, replicas: 1, log,
+      checkWebhookTarget: webhookTargetChecker(config), limits: { free: 5, pro: 5 },
+    });
+    await models.save(modelRecord({ user_id: OWNER, model_name: 'Chatty' }), { onnx: HONEST, code: '# code\n', results: { pred_signals: [] } as never });
+  });
+  after(async () => {
+    await nats?.close();
+  });
+
+  const request = { model_name: 'Chatty', channels: ['webhook', 'discord', 'slack'] as const, webhook_url: 'http://127.0.0.1:9002/bridge', webhook_template: template, discord_webhook_url: discordUrl, slack_webhook_url: slackUrl };
+
+  it('deploys to discord, slack and a templated webhook; the list never shows the Discord token or the Slack path', async () => {
+    const deployed = await deployments.deploy(owner, { ...request, channels: [...request.channels] });
+    assert.deepEqual(deployed.channels, ['webhook', 'discord', 'slack']);
+    assert.equal(deployed.unchanged, undefined);
+    const record = await deployments.view.find(OWNER, 'Chatty');
+    assert.deepEqual(
+      [record?.discord_webhook_url, record?.slack_webhook_url, record?.webhook_template],
+      [discordUrl, slackUrl, template],
+    );
+    const [shown] = (await deployments.list(OWNER)).deployed;
+    assert.deepEqual(
+      [shown?.discord_webhook_url, shown?.slack_webhook_url, shown?.webhook_template],
+      [`${DISCORD}/api/webhooks/4242/…`, SLACK, template],
+    );
+  });
+
+  it('deploying the same model to the same destinations again changes nothing', async () => {
+    const first = (await deployments.view.find(OWNER, 'Chatty'))!;
+    const again = await deployments.deploy(owner, { ...request, channels: ['slack', 'discord', 'webhook'] });
+    assert.equal(again.unchanged, true);
+    assert.equal(again.deployment_id, first.deployment_id);
+    assert.equal(again.webhook_secret, first.webhook_secret);
+    assert.deepEqual(again.replaced, []);
+    assert.equal((await deployments.view.find(OWNER, 'Chatty'))?.created_at, first.created_at, 'the record was not written again');
+
+    const moved = await deployments.deploy(owner, { ...request, channels: [...request.channels], slack_webhook_url: `${SLACK}/services/T1/B2/other` });
+    assert.notEqual(moved.deployment_id, first.deployment_id, 'another destination is a new deployment');
+    assert.equal(moved.unchanged, undefined);
+  });
+
+  it('refuses (422) a template with an unknown placeholder, naming it, and changes nothing', async () => {
+    const before = (await deployments.view.find(OWNER, 'Chatty'))!;
+    await assert.rejects(
+      deployments.deploy(owner, { ...request, channels: [...request.channels], webhook_template: '{"qty":{{lots}},"ticker":"{{symbol}}"}' }),
+      (err: unknown) => {
+        assert.ok(err instanceof UnprocessableError, String(err));
+        assert.equal(ERROR_CODES[err.errorCode].status, 422);
+        assert.match(err.message, /^webhook_template has an unknown placeholder \{\{lots\}\}: use \{\{side\}\}/);
+        return true;
+      },
+    );
+    await assert.rejects(deployments.deploy(owner, { ...request, channels: [...request.channels], webhook_template: '{"price":{{price}}' }), UnprocessableError);
+    assert.equal((await deployments.view.find(OWNER, 'Chatty'))?.deployment_id, before.deployment_id);
+  });
+
+  it('refuses (400) a missing destination, one without its channel, and a host that is not Discord’s or Slack’s', async () => {
+    const refused = (partial: Record<string, unknown>, message: RegExp, type: typeof BadRequestError = BadRequestError) =>
+      assert.rejects(deployments.deploy(owner, { model_name: 'Chatty', channels: ['sse'], ...partial }), (err: unknown) => {
+        assert.ok(err instanceof type, String(err));
+        assert.match((err as Error).message, message);
+        return true;
+      });
+    await refused({ channels: ['discord'] }, /^discord_webhook_url is required with the discord channel$/);
+    await refused({ channels: ['sse'], slack_webhook_url: slackUrl }, /^slack_webhook_url given without the slack channel: add "slack" to channels$/);
+    await refused({ channels: ['sse'], webhook_template: template }, /^webhook_template given without the webhook channel/);
+    await refused({ channels: ['discord'], discord_webhook_url: `${SLACK}/api/webhooks/1/t` }, /^discord_webhook_url must be a Discord webhook URL on http:\/\/127\.0\.0\.1:9000/, WebhookTargetError);
+    await refused({ channels: ['slack'], slack_webhook_url: `${SLACK}/api/webhooks/1/t` }, /^slack_webhook_url is not a Slack webhook URL/, WebhookTargetError);
   });
 });

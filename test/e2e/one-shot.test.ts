@@ -124,6 +124,24 @@ describe('POST /one_shot', () => {
     assert.equal(hook.status, 400, hook.text);
   });
 
+  it('refuses a Discord or Slack URL off their hosts (400) and a bridge template with an unknown placeholder (422), before charging anything', async () => {
+    const { api_key: key } = await sf.mintKey('oneshot_chat');
+    const credits = await balance(sf, key);
+    const discord = await oneShot(sf, key, { prompt: 'anything', deliver_to: { discord: 'https://discord.example/api/webhooks/1/t' } });
+    assert.equal(discord.status, 400, discord.text);
+    assert.match(JSON.parse(discord.text!).error, /^deliver_to\.discord must be a Discord webhook URL on discord\.com/);
+    const slack = await oneShot(sf, key, { prompt: 'anything', deliver_to: { slack: 'https://hooks.slack.com/triggers/T1/1/x' } });
+    assert.equal(slack.status, 400, slack.text);
+    assert.match(JSON.parse(slack.text!).error, /^deliver_to\.slack is not a Slack webhook URL/);
+    const template = await oneShot(sf, key, {
+      prompt: 'anything',
+      deliver_to: { webhook: 'https://93.184.216.34/hook', webhook_template: '{"ticker":"{{symbol}}","qty":{{lots}}}' },
+    });
+    assert.equal(template.status, 422, template.text);
+    assert.match(JSON.parse(template.text!).error, /unknown placeholder \{\{lots\}\}/);
+    assert.equal(await balance(sf, key), credits, 'nothing charged');
+  });
+
   it('a client that disconnects still gets its model trained and deployed', async () => {
     const { api_key: key } = await sf.mintKey('oneshot_gone');
     const controller = new AbortController();

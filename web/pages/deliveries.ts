@@ -1,4 +1,4 @@
-/** A deployment's deliveries (webhook, Telegram): counts, the failing attempt, dead letters, replay. */
+/** A deployment's deliveries (webhook, Telegram, Discord, Slack): counts, the failing attempt, dead letters, replay. */
 import type { DeliveriesResponse, ReplayResponse } from '../../schemas/delivery.ts';
 import { call } from '../lib/api.ts';
 import { h, mount } from '../lib/dom.ts';

@@ -1,4 +1,4 @@
-/** Deploy controls of the model page: webhook (secret shown once), Telegram pairing, the SSE link. */
+/** Deploy controls of the model page: webhook (secret shown once, optional bridge template), Discord, Slack, Telegram pairing, the SSE link. */
 import { call } from '../lib/api.ts';
 import { h, mount } from '../lib/dom.ts';
 import { deliveriesBox } from './deliveries.ts';
@@ -7,6 +7,10 @@ interface Deployed {
   model: string;
   channels: string[];
   webhook_url: string | null;
+  webhook_template: string | null;
+  /** Shown without its token / secret path: the page cannot fill the URL in again. */
+  discord_webhook_url: string | null;
+  slack_webhook_url: string | null;
 }
 
 export function deployPanel(stem: string): HTMLElement {
@@ -21,11 +25,32 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
   const url = h('input', { type: 'url', placeholder: 'https://your.server/hook', class: 'wide', value: mine?.webhook_url ?? '' }) as HTMLInputElement;
   // Telegram goes to the chat paired below (the API refuses it, saying so, before a chat is linked).
   const toTelegram = h('input', { type: 'checkbox', id: 'deploy-telegram', checked: mine?.channels.includes('messenger') ?? false }) as HTMLInputElement;
+  const template = h('textarea', {
+    rows: 2,
+    class: 'wide',
+    placeholder: '{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}}}  (optional: the body an execution bridge takes)',
+  }) as HTMLTextAreaElement;
+  template.value = mine?.webhook_template ?? '';
+  const discord = h('input', { type: 'url', class: 'wide', placeholder: mine?.discord_webhook_url ?? 'https://discord.com/api/webhooks/…' }) as HTMLInputElement;
+  const slack = h('input', { type: 'url', class: 'wide', placeholder: mine?.slack_webhook_url ?? 'https://hooks.slack.com/services/…' }) as HTMLInputElement;
   const status = h('p', { class: 'muted' });
   const deploy = async () => {
     try {
-      const channels = ['sse', ...(url.value ? ['webhook'] : []), ...(toTelegram.checked ? ['messenger'] : [])];
-      const body = { model_name: stem, channels, ...(url.value ? { webhook_url: url.value } : {}) };
+      const channels = [
+        'sse',
+        ...(url.value ? ['webhook'] : []),
+        ...(toTelegram.checked ? ['messenger'] : []),
+        ...(discord.value ? ['discord'] : []),
+        ...(slack.value ? ['slack'] : []),
+      ];
+      const body = {
+        model_name: stem,
+        channels,
+        ...(url.value ? { webhook_url: url.value } : {}),
+        ...(url.value && template.value.trim() ? { webhook_template: template.value.trim() } : {}),
+        ...(discord.value ? { discord_webhook_url: discord.value } : {}),
+        ...(slack.value ? { slack_webhook_url: slack.value } : {}),
+      };
       const res = await call<{ webhook_secret?: string }>('POST', '/api/v1/deploy', body);
       await render(box, stem, res.webhook_secret);
     } catch (err) {
@@ -41,6 +66,12 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
     box,
     h('p', {}, mine ? `Deployed on ${mine.channels.join(', ')}.` : 'Not deployed.'),
     h('label', {}, 'Webhook URL ', url),
+    h('label', {}, 'Webhook body template ', template),
+    h('label', {}, 'Discord webhook URL ', discord),
+    h('label', {}, 'Slack webhook URL ', slack),
+    mine?.discord_webhook_url || mine?.slack_webhook_url
+      ? h('p', { class: 'muted' }, 'Discord and Slack webhook URLs are secrets and are not shown again: paste them again to keep them when you redeploy.')
+      : null,
     h('label', {}, toTelegram, ' Telegram (the paired chat)'),
     h('button', { type: 'button', onclick: () => void deploy() }, mine ? 'Redeploy' : 'Deploy'),
     mine ? h('button', { type: 'button', class: 'secondary', onclick: () => void undeploy() }, 'Undeploy') : null,

@@ -19,7 +19,10 @@ const DELIVERY =
   'Signals are delivered per channel strictly in order: a failing signal is retried with exponential backoff ' +
   '(±20% jitter) for the retry window, holding back later signals of the same deployment (not other deployments), ' +
   'then becomes a dead letter and the next signal goes. Webhooks: 2xx = delivered; 410 Gone = delivery disabled for ' +
-  'the deployment (later signals go straight to the dead letters) until a replay; anything else (or no answer within the timeout) = retry.';
+  'the deployment (later signals go straight to the dead letters) until a replay; anything else (or no answer within the timeout) = retry. ' +
+  'Discord and Slack: their rate-limit answers are honoured per webhook (429 retry_after / Retry-After, Discord\'s X-RateLimit-Remaining ' +
+  'and X-RateLimit-Reset-After), the same message is sent again once the webhook may be called; a deleted webhook (Discord 404 Unknown ' +
+  'Webhook or 401 Invalid Webhook Token, Slack 404 no_service or 410 channel_is_archived) disables the channel like 410 Gone.';
 
 export function deliveryRoutes(app: App, { delivery }: { delivery: DeliveryApi }): void {
   app.get('/api/v1/deploy/:model/deliveries', {
@@ -42,7 +45,7 @@ export function deliveryRoutes(app: App, { delivery }: { delivery: DeliveryApi }
       summary: 'Replay dead letters: put them back in the delivery queue',
       description:
         `${NAMES} Replayed dead letters are delivered before newer signals, oldest first, with a fresh retry window ` +
-        '(the same webhook-id as before, so receivers can de-duplicate). A replay also re-enables a webhook disabled by 410 Gone. ' +
+        '(the same webhook-id as before, so receivers can de-duplicate). A replay also re-enables a channel disabled by 410 Gone (or a deleted Discord/Slack webhook). ' +
         'The body is optional: by default every dead letter of every channel is replayed.',
       params: DeliveriesParams,
       body: ReplayRequest.nullish(),

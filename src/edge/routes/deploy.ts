@@ -26,9 +26,17 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
       description:
         'The model runs as its own actor: on every closed bar of its symbol and timeframe it computes the features, ' +
         'scores them with its ONNX model and steps the same position engine as the backtest; entries and exits are ' +
-        'sent to the channels. Deploying a model again replaces its deployment (new deployment_id and webhook secret). ' +
+        'sent to the channels. Deploying a model again to the same channels and destinations changes nothing (`unchanged: true`, the same ' +
+        'deployment_id and webhook secret; no signal is sent twice); with other channels or destinations, or after a retrain, it replaces ' +
+        'the deployment (new deployment_id and webhook secret). ' +
         `Plan limits: free ${deps.limits.free} deployed model(s), pro ${deps.limits.pro}; deploying beyond the limit undeploys your oldest (\`replaced\`). ` +
         'webhook_url must be http(s) and must not resolve to a private, loopback or link-local address (400). ' +
+        'discord: discord_webhook_url, a Discord webhook (https://discord.com/api/webhooks/<id>/<token>; discordapp.com and the ptb/canary hosts too), ' +
+        'each signal as one embed (side, symbol, timeframe, price, stop, take profit, confidence, the model and a link to its page). ' +
+        'slack: slack_webhook_url, a Slack incoming webhook (https://hooks.slack.com/services/…), each signal as a Block Kit message. ' +
+        'Other hosts are refused (400), and so are addresses that are not public. ' +
+        'webhook_template turns the webhook body into the shape an execution bridge takes (the signature headers stay); an unknown ' +
+        'placeholder, a template that is not JSON once filled, or one over 4 KiB is refused (422, naming what is wrong). ' +
         'A model whose stored file fails the safety check is refused (422): retrain it. ' +
         'Emits DEPLOYED.',
       body: DeployRequest,
