@@ -22,6 +22,7 @@ import { UsageHistory } from './usage-history.ts';
 export { AccountDirectory, type NewAccount, type TrialReservation } from './directory.ts';
 export { SESSION_MAX_AGE_MS, Sessions, type SessionInfo } from './sessions.ts';
 export { deviceLabel } from './user-agent.ts';
+export { mintTrial, type TrialMintRequest } from './trial.ts';
 export { Metering } from './metering.ts';
 export { UsageHistory } from './usage-history.ts';
 export { MintLimiter, clientBlock } from './mint-limiter.ts';

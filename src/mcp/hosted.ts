@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Accounts } from '../accounts/index.ts';
+import { mintTrial, type Accounts } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import { ApiClient } from './api-client.ts';
 import { buildMcpServer } from './tools.ts';
@@ -80,9 +80,7 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
 
   /** Mints the session's trial key in-process, counted against the client's IP. */
   const mint = async (session: Session): Promise<string> => {
-    await accounts.mintLimiter.take(session.ip);
-    const { user, apiKey } = await accounts.directory.createTrial(undefined);
-    await accounts.metering.grant(user.user_id, config.TRIAL_CREDITS, 'signup');
+    const { user, apiKey } = await mintTrial(accounts, { ip: session.ip, credits: config.TRIAL_CREDITS });
     log.info({ session: session.id, user_id: user.user_id }, 'mcp session minted its trial key');
     return apiKey;
   };

@@ -119,6 +119,28 @@ describe('hosted MCP at /mcp', () => {
     assert.equal((await callTool(other.client, 'list_models')).error, null, 'another address still mints');
   });
 
+  it('a mint the limit refused keeps no handle: the name it reserved can be taken at once', async () => {
+    const ip = '10.77.1.1';
+    for (let i = 0; i < 5; i++) assert.equal((await sf.api('POST', '/api/v1/key/trial', { body: {}, headers: { 'x-forwarded-for': ip } })).status, 200);
+    const directory = sf.service.accounts.directory;
+    const reserveTrial = directory.reserveTrial.bind(directory);
+    const reserved: string[] = [];
+    directory.reserveTrial = async (username) => {
+      const reservation = await reserveTrial(username);
+      reserved.push(reservation.username);
+      return reservation;
+    };
+    try {
+      const limited = await connect({ 'x-forwarded-for': ip });
+      assert.equal((await callTool(limited.client, 'list_models')).error?.code, 429);
+    } finally {
+      directory.reserveTrial = reserveTrial;
+    }
+    assert.equal(reserved.length, 1, 'the session reserved one handle before it asked for a mint slot');
+    const taken = await sf.api('POST', '/api/v1/key/trial', { body: { username: reserved[0] }, headers: { 'x-forwarded-for': '10.77.1.2' } });
+    assert.equal(taken.status, 200, `the refused session's handle is free again: ${taken.text}`);
+  });
+
   it('uses a valid X-API-Key sent with initialize instead of minting; refuses an invalid one', async () => {
     const key = await sf.mintKey('mcp_own_key');
     const before = minted.length;

@@ -46,8 +46,8 @@ export function spyOnMints(sf: TestService): NewAccount[] {
   const minted: NewAccount[] = [];
   const directory = sf.service.accounts.directory;
   const createTrial = directory.createTrial.bind(directory);
-  directory.createTrial = async (username) => {
-    const account = await createTrial(username);
+  directory.createTrial = async (...args) => {
+    const account = await createTrial(...args);
     minted.push(account);
     return account;
   };

@@ -4,7 +4,7 @@ import { KeyResponse, LogoutResponse, NoFields, TrialKeyRequest, WhoamiResponse 
 import { ErrorBody } from '../../../schemas/common.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { readCookie, renewSession, SESSION_COOKIE, setSessionCookie } from '../plugins/session.ts';
-import { deviceLabel } from '../../accounts/index.ts';
+import { deviceLabel, mintTrial } from '../../accounts/index.ts';
 import type { App } from '../types.ts';
 
 export interface KeyRoutesDeps {
@@ -13,7 +13,7 @@ export interface KeyRoutesDeps {
 }
 
 export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
-  const { directory, metering, mintLimiter } = accounts;
+  const { directory, metering } = accounts;
 
   app.post('/api/v1/key/trial', {
     config: { auth: 'none' },
@@ -34,16 +34,12 @@ export function keyRoutes(app: App, { accounts, config }: KeyRoutesDeps): void {
       request.body ??= {};
     },
     handler: async (request, reply) => {
-      // The handle first (409 costs nothing), then the mint slot; a refused mint frees the handle.
-      const reservation = await directory.reserveTrial(request.body?.username);
-      try {
-        await mintLimiter.take(request.ip);
-      } catch (err) {
-        await reservation.release();
-        throw err;
-      }
-      const { user, apiKey, sessionToken } = await directory.createTrial(reservation, deviceLabel(request.headers['user-agent']));
-      const credits = await metering.grant(user.user_id, config.TRIAL_CREDITS, 'signup');
+      const { user, apiKey, sessionToken, credits } = await mintTrial(accounts, {
+        ip: request.ip,
+        username: request.body?.username,
+        device: deviceLabel(request.headers['user-agent']),
+        credits: config.TRIAL_CREDITS,
+      });
       setSessionCookie(request, reply, sessionToken);
       return { api_key: apiKey, credits, is_trial: user.is_trial, user_id: user.user_id, username: user.username };
     },
