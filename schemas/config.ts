@@ -162,6 +162,15 @@ export const EnvConfig = z.object({
     .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
     .default(['hooks.slack.com'])
     .describe('Hosts a slack channel URL may name (as DISCORD_WEBHOOK_HOSTS); the path must be /services/…'),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/\S+$/, 'an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465')
+    .optional()
+    .describe('SMTP server the email channel sends through (smtp://… with STARTTLS when offered, smtps://… for TLS from the start; user and password in the URL are never logged); unset = the email channel is unavailable'),
+  EMAIL_FROM: z.string().min(3).max(300).default('signalforge <signals@localhost>')
+    .describe('From: of signal and confirmation mails (an address your SMTP server may send as, ideally DKIM-signed for it)'),
+  SIGNAL_EMAILS_PER_DAY: z.coerce.number().int().min(0).max(1_000_000).default(200)
+    .describe('Signal e-mails one account is sent per UTC day; the signals beyond are not mailed and show in the delivery log as capped dead letters'),
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256).describe('Webhook and messenger sends in flight at once, all deployments together'),
   TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[\w-]+$/, 'a Telegram bot token such as 123456:ABC-DEF…').optional()
     .describe('Runs the messenger (Telegram) bot: pairing with /start <code> and signal messages; unset = messenger off'),

@@ -4,11 +4,11 @@ import { SignalEvent } from './live.ts';
 import { strictObject } from './strict.ts';
 
 /**
- * Delivery of live signals to the `webhook`, `messenger` (Telegram), `discord` and `slack` channels: what the
+ * Delivery of live signals to the `webhook`, `messenger` (Telegram), `discord`, `slack` and `email` channels: what the
  * delivery actor keeps in KV, what a webhook receiver gets, and the delivery API.
  */
 
-export const DELIVERY_CHANNELS = ['webhook', 'messenger', 'discord', 'slack'] as const;
+export const DELIVERY_CHANNELS = ['webhook', 'messenger', 'discord', 'slack', 'email'] as const;
 export const DeliveryChannel = z.enum(DELIVERY_CHANNELS).describe('A channel the delivery actor pushes to (sse is served live by the edge)');
 export type DeliveryChannel = z.infer<typeof DeliveryChannel>;
 
@@ -24,7 +24,7 @@ export const AttemptRecord = z.object({
   last_attempt_at: z.number().int(),
   next_attempt_at: z.number().int(),
   last_error: z.string(),
-  last_status: z.number().int().nullable().describe('HTTP status of the last answer; null when there was none'),
+  last_status: z.number().int().nullable().describe('HTTP status of the last answer (email: the SMTP reply code); null when there was none'),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
@@ -63,6 +63,8 @@ export const DeadLetterRecord = z.object({
   last_error: z.string(),
   last_status: z.number().int().nullable(),
   status: z.enum(['dead', 'queued']).describe('queued = a replay has put it back in the delivery queue'),
+  /** email: not sent because the account's daily e-mail cap was reached (never retried on its own). */
+  capped: z.literal(true).optional(),
 });
 export type DeadLetterRecord = z.infer<typeof DeadLetterRecord>;
 
@@ -138,7 +140,11 @@ export const DeadLetter = z
     first_attempt_at: IsoDateTime.nullable(),
     died_at: IsoDateTime,
     last_error: z.string(),
-    last_status: z.number().int().nullable(),
+    last_status: z.number().int().nullable().describe('HTTP status of the last answer (email: the SMTP reply code)'),
+    capped: z
+      .literal(true)
+      .optional()
+      .describe('email only: not sent because the account reached its daily e-mail cap (SIGNAL_EMAILS_PER_DAY); it is not retried on its own, replay it once the UTC day has turned'),
     signal: SignalEvent,
   })
   .meta({ id: 'DeadLetter' });
@@ -147,9 +153,9 @@ export type DeadLetter = z.infer<typeof DeadLetter>;
 export const ChannelDeliveryStatus = z
   .object({
     channel: DeliveryChannel,
-    enabled: z.boolean().describe('false when the server has no Telegram bot (messenger), a receiver answered 410 Gone (webhook), or Discord/Slack said the webhook no longer exists'),
+    enabled: z.boolean().describe('false when the server has no Telegram bot (messenger) or no SMTP_URL (email), a receiver answered 410 Gone (webhook), Discord/Slack said the webhook no longer exists, or the address unsubscribed or is no longer confirmed (email)'),
     disabled_reason: z.string().nullable(),
-    target: z.string().nullable().describe('webhook: the receiver origin (scheme://host:port); messenger: the chat id signals go to; discord: the webhook’s origin and id (not its token); slack: the webhook’s origin'),
+    target: z.string().nullable().describe('webhook: the receiver origin (scheme://host:port); messenger: the chat id signals go to; discord: the webhook’s origin and id (not its token); slack: the webhook’s origin; email: the address'),
     delivered: z.number().int().describe('Signals delivered (including replayed dead letters)'),
     pending: z.number().int().describe('Signals waiting, in order, including the one being retried and queued replays'),
     last_delivered_at: IsoDateTime.nullable(),

@@ -3,16 +3,17 @@ import { IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { strictObject } from './strict.ts';
 import { NextBarFields } from './next-bar.ts';
 import { WebhookTemplate } from './bridge-template.ts';
+import { ModelIdentity } from './model-identity.ts';
 
 /**
  * Live signals: deployments (desired state, KV), the signal events deployed models emit
  * (JetStream `signals.>` + ClickHouse), and what delivery sends to webhooks, Telegram and SSE.
  */
 
-export const CHANNELS = ['webhook', 'messenger', 'sse', 'discord', 'slack'] as const;
+export const CHANNELS = ['webhook', 'messenger', 'sse', 'discord', 'slack', 'email'] as const;
 export const Channel = z
   .enum(CHANNELS)
-  .describe('webhook = signed POST to your URL (optionally in your own body template); messenger = Telegram; sse = the live stream; discord = a Discord webhook; slack = a Slack incoming webhook');
+  .describe('webhook = signed POST to your URL (optionally in your own body template); messenger = Telegram; sse = the live stream; discord = a Discord webhook; slack = a Slack incoming webhook; email = a mail to your confirmed address (POST /api/v1/email; unavailable on a server without SMTP_URL)');
 export type Channel = z.infer<typeof Channel>;
 
 /** A deployment as kept in KV `sf_deployments`, key `<user_id>.<hex of model_name>` (the model's key). */
@@ -35,6 +36,8 @@ export const DeploymentRecord = z.object({
   discord_webhook_url: z.string().nullable().optional(),
   /** Slack incoming-webhook URL (slack channel). */
   slack_webhook_url: z.string().nullable().optional(),
+  /** The account's confirmed address at deploy (email channel): mails go there while it stays confirmed. */
+  email_to: z.string().nullable().optional(),
   created_at: z.number().int(),
   /**
    * Set when the deployment failed for good (its stored model failed the safety check): no host
@@ -162,9 +165,7 @@ export type DeployResponse = z.infer<typeof DeployResponse>;
 export const DeployedModel = z
   .object({
     model: z.string().describe('Model stem'),
-    model_name: z.string(),
-    symbol: Symbol,
-    timeframe: Timeframe,
+    ...ModelIdentity.shape,
     channels: z.array(Channel),
     created_at: IsoDateTime,
     webhook_url: z.string().nullable(),
@@ -172,6 +173,7 @@ export const DeployedModel = z
     messenger_chat_id: z.string().nullable(),
     discord_webhook_url: z.string().nullable().describe('The Discord webhook’s origin and id (its token is not shown)'),
     slack_webhook_url: z.string().nullable().describe('The Slack webhook’s origin (its secret path is not shown)'),
+    email_to: z.string().nullable().describe('email channel: the confirmed address signals are mailed to'),
     deployment_id: z.string(),
     status: z
       .enum(['deployed', 'failed'])

@@ -238,9 +238,14 @@ export class ChannelWorker {
     if (outcome === null) return this.idle(250);
     if (outcome.ok) return this.delivered(item, event);
     if (outcome.gone) {
-      const said = this.deps.channel === 'webhook' ? 'receiver answered 410 Gone' : `the ${this.deps.channel} webhook is gone (${outcome.error})`;
+      const channel = this.deps.channel;
+      const said = channel === 'webhook' ? 'receiver answered 410 Gone' : channel === 'email' ? outcome.error : `the ${channel} webhook is gone (${outcome.error})`;
       const reason = `${said} at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
       return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
+    }
+    if (outcome.permanent) {
+      const attempt = { attempts: (current?.attempts ?? 0) + 1, first_attempt_at: current?.first_attempt_at ?? this.now() };
+      return this.deadLetter(item, event, attempt, outcome, undefined, true);
     }
     return this.failed(item, event, current, outcome);
   }
@@ -419,7 +424,7 @@ export class ChannelWorker {
     item: Item,
     event: SignalEvent,
     attempt: Pick<AttemptRecord, 'attempts' | 'first_attempt_at'> | null,
-    outcome: { error: string; status: number | null },
+    outcome: { error: string; status: number | null; capped?: boolean },
     disable?: { reason: string; at: number },
     counted = false,
   ): Promise<void> {
@@ -436,6 +441,7 @@ export class ChannelWorker {
       last_error: outcome.error,
       last_status: outcome.status,
       status: 'dead',
+      ...(outcome.capped ? { capped: true as const } : {}),
     };
     await this.deps.dead.put(deadKey(this.deps.channel, this.deps.deploymentId, item.seq), record);
     await this.commit((s) => ({

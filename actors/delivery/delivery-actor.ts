@@ -32,6 +32,9 @@ import { CatchUpReader } from './catch-up-reader.ts';
 import { Semaphore, type ChannelSender } from './types.ts';
 import { WebhookSender } from './webhook-sender.ts';
 import { ChatHookSender } from './chat-hook-sender.ts';
+import { EmailSender } from './email-sender.ts';
+import { EmailAddresses } from '../../src/accounts/index.ts';
+import { SmtpMailer } from '../../src/delivery/index.ts';
 
 export type DeliveryConfig = Pick<
   Config,
@@ -51,6 +54,9 @@ export type DeliveryConfig = Pick<
   | 'DISCORD_WEBHOOK_HOSTS'
   | 'SLACK_WEBHOOK_HOSTS'
   | 'PUBLIC_URL'
+  | 'SMTP_URL'
+  | 'EMAIL_FROM'
+  | 'SIGNAL_EMAILS_PER_DAY'
 >;
 
 export interface DeliveryActorDeps {
@@ -147,7 +153,7 @@ class DeploymentDelivery implements Actor<Arrived> {
  */
 export class DeliveryActor {
   private readonly senders = new Map<DeliveryChannel, ChannelSender>();
-  private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0, discord: 0, slack: 0 };
+  private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0, discord: 0, slack: 0, email: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
   private readonly running = new Map<string, DeploymentDelivery>();
   private deployments: DeploymentIndex | null = null;
@@ -228,6 +234,20 @@ export class DeliveryActor {
           log,
           clock,
           ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}),
+        }),
+      );
+    }
+    // E-mail only with an SMTP server: without one the channel is unavailable (the deploy API says so).
+    if (config.SMTP_URL) {
+      this.senders.set(
+        'email',
+        new EmailSender({
+          mailer: new SmtpMailer(config.SMTP_URL, config.EMAIL_FROM, config.WEBHOOK_TIMEOUT_MS),
+          addresses: await EmailAddresses.open(bus, config.NATS_REPLICAS),
+          dailyCap: config.SIGNAL_EMAILS_PER_DAY,
+          publicUrl: config.PUBLIC_URL ?? null,
+          log,
+          clock,
         }),
       );
     }

@@ -8,6 +8,10 @@ export type SendOutcome =
       ok: false;
       /** The receiver asked never to be called again (webhook 410 Gone; a deleted Discord or Slack webhook). */
       gone?: boolean;
+      /** Retrying cannot help this message (an SMTP 5xx, a daily cap): it becomes a dead letter now; the channel stays on. */
+      permanent?: boolean;
+      /** email: not sent because the account's daily cap was reached (the dead letter says so). */
+      capped?: boolean;
       status: number | null;
       error: string;
     };

@@ -39,6 +39,7 @@ export { ARGON2_OPTIONS } from './passwords.ts';
 export { RECOVERY_CODE_COUNT } from './recovery-codes.ts';
 export { SIGN_IN_LIMITS } from './sign-in-throttle.ts';
 export { CEREMONY_TTL_MS, type RelyingParty } from './passkeys.ts';
+export { EmailAddresses, CONFIRM_TTL_MS, CONFIRM_MAILS_PER_DAY } from './email-addresses.ts';
 
 /** Concurrent SSE connections per key (the contract's Limits table). */
 export const SSE_PER_KEY = 1;

@@ -34,6 +34,8 @@ export interface DeliveryApiDeps {
   retryWindowMs: number;
   /** Telegram webhook mode: the secret Telegram sends in X-Telegram-Bot-Api-Secret-Token; null otherwise. */
   telegramWebhookSecret: string | null;
+  /** Why the email channel cannot send on this server (no SMTP_URL); null when it can. */
+  emailOff?: string | null;
   log: Logger;
 }
 
@@ -93,13 +95,16 @@ export class DeliveryApi {
     const [state, dead] = await Promise.all([this.deps.state.get(stateKey(channel, id)), this.deadLetters(channel, id)]);
     const s: DeliveryState | null = state?.value ?? null;
     const unseen = await this.deps.signals.countAfter(id, s?.cursor ?? 0);
-    const off = channel === 'messenger' && !this.deps.pairing;
+    const emailOff = channel === 'email' ? (this.deps.emailOff ?? null) : null;
+    const off = (channel === 'messenger' && !this.deps.pairing) || emailOff !== null;
     let target: string | null =
       channel === 'webhook'
         ? origin(deployment.webhook_url)
         : channel === 'messenger'
           ? deployment.messenger_chat_id
-          : chatHookTarget(channel, channel === 'discord' ? deployment.discord_webhook_url : deployment.slack_webhook_url);
+          : channel === 'email'
+            ? (deployment.email_to ?? null)
+            : chatHookTarget(channel, channel === 'discord' ? deployment.discord_webhook_url : deployment.slack_webhook_url);
     if (channel === 'messenger' && !target && this.deps.pairing) {
       const choice = await this.deps.pairing.chatFor(deployment.user_id, null);
       target = choice.ok ? choice.chatId : null;
@@ -108,7 +113,7 @@ export class DeliveryApi {
     return {
       channel,
       enabled: !off && !s?.disabled,
-      disabled_reason: off ? MESSENGER_OFF : (s?.disabled?.reason ?? null),
+      disabled_reason: off ? (emailOff ?? MESSENGER_OFF) : (s?.disabled?.reason ?? null),
       target,
       delivered: s?.delivered ?? 0,
       pending: unseen + (s?.replay.length ?? 0),
@@ -198,6 +203,7 @@ function deadView(d: DeadLetterRecord): DeadLetter {
     died_at: isoFromMs(d.died_at),
     last_error: d.last_error,
     last_status: d.last_status,
+    ...(d.capped ? { capped: true as const } : {}),
     signal: d.signal,
   };
 }

@@ -18,8 +18,8 @@ interface Fact {
   value: string;
 }
 
-/** The headline and facts both messages show. */
-function facts(event: SignalEvent): { title: string; facts: Fact[]; colour: number } {
+/** The headline and facts every chat and e-mail message shows. */
+export function facts(event: SignalEvent): { title: string; facts: Fact[]; colour: number } {
   const digits = priceDigits(event.symbol);
   const price = (v: number | null) => (v === null ? '—' : v.toFixed(digits));
   const side = event.side.toUpperCase();

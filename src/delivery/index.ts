@@ -9,6 +9,7 @@ import { SignalLog } from './signal-log.ts';
 import { checkChatHook, type ChatHookChannel } from './chat-hooks.ts';
 import { checkWebhookTarget } from './ssrf.ts';
 import { botUsernameSource } from './telegram-api.ts';
+import { emailAvailability } from './email-availability.ts';
 
 export { DeliveryApi, telegramWebhookSecret } from './api.ts';
 export { MessengerPairing, newPairingCode, CODE_TTL_MS, type ChatChoice, type RedeemResult } from './pairing.ts';
@@ -32,12 +33,15 @@ export { checkChatHook, hostAllowed, type ChatHookChannel } from './chat-hooks.t
 export { chatHookTarget } from '../lib/chat-hook-target.ts';
 export { templateProblem, renderTemplate, templateValues } from '../lib/bridge-template.ts';
 export { stateKey, deadKey, deadPrefix } from './keys.ts';
+export { signalMail, confirmationMail, type ComposedMail } from './email-message.ts';
+export { SmtpMailer, smtpTarget, type SmtpOutcome, type OutgoingMail } from './email-smtp.ts';
+export { EMAIL_OFF, emailAvailability } from './email-availability.ts';
 export { botUsernameSource, redactToken, type TelegramSettings } from './telegram-api.ts';
 
 type DeliveryConfig = Pick<
   Config,
   'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_RETRY_WINDOW_MS' | 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_API_ROOT' | 'TELEGRAM_MODE' | 'NATS_REPLICAS'
->;
+> & Partial<Pick<Config, 'SMTP_URL'>>;
 
 /** Checks a channel's target URL, resolving with its normal form (see webhookTargetChecker). */
 export type TargetChecker = (url: string, channel?: 'webhook' | ChatHookChannel) => Promise<string>;
@@ -87,6 +91,7 @@ export async function buildDeliveryApi(deps: { bus: Bus; config: DeliveryConfig;
     pairing,
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
     telegramWebhookSecret: config.TELEGRAM_BOT_TOKEN && config.TELEGRAM_MODE === 'webhook' ? telegramWebhookSecret(config.TELEGRAM_BOT_TOKEN) : null,
+    emailOff: emailAvailability(config).reason,
     log,
   });
 }

@@ -38,6 +38,11 @@ export interface DeploymentsDeps {
    * actor, which marks the deployment failed.
    */
   checkModel?: (model: ModelRecord) => Promise<string | null>;
+  /**
+   * The email channel's destination: the account's confirmed address, or a 422 saying why there is
+   * none (no SMTP server on this server; no address confirmed yet). Absent: the channel is unavailable.
+   */
+  emailAddress?: (userId: number) => Promise<string>;
 }
 
 /** Where a deployment's signals go, per channel (the destination fields of its record). */
@@ -45,6 +50,7 @@ type DeployTargets = Pick<DeploymentRecord, 'webhook_url' | 'messenger_chat_id'>
   webhook_template: string | null;
   discord_webhook_url: string | null;
   slack_webhook_url: string | null;
+  email_to: string | null;
 };
 
 /**
@@ -59,7 +65,8 @@ function sameDeployment(existing: DeploymentRecord, channels: Channel[], targets
     (existing.webhook_template ?? null) === targets.webhook_template &&
     existing.messenger_chat_id === targets.messenger_chat_id &&
     (existing.discord_webhook_url ?? null) === targets.discord_webhook_url &&
-    (existing.slack_webhook_url ?? null) === targets.slack_webhook_url
+    (existing.slack_webhook_url ?? null) === targets.slack_webhook_url &&
+    (existing.email_to ?? null) === targets.email_to
   );
 }
 
@@ -84,7 +91,7 @@ export class Deployments {
     const model = await this.deps.models.resolve(caller.user_id, request.model_name);
     if (!model) throw new ModelNotFoundError(`no model "${request.model_name}" for this key: GET /api/v1/models lists yours`);
     const channels = [...new Set(request.channels)];
-    const targets = await this.targets(channels, request);
+    const targets = await this.targets(caller, channels, request);
     // The same model to the same destinations again changes nothing: no new deployment, no signal sent twice.
     const existing = await this.deps.view.find(caller.user_id, model.model_name);
     if (existing && existing.model_name === model.model_name && sameDeployment(existing, channels, targets, model)) {
@@ -148,7 +155,7 @@ export class Deployments {
    * Each channel's destination, checked: a URL for every URL channel (400 when missing, or given
    * without its channel), the SSRF and host checks, and the bridge template (422 when it is wrong).
    */
-  private async targets(channels: Channel[], request: DeployRequest): Promise<DeployTargets> {
+  private async targets(caller: Caller, channels: Channel[], request: DeployRequest): Promise<DeployTargets> {
     const check = this.deps.checkWebhookTarget;
     const url = async (channel: 'webhook' | 'discord' | 'slack', field: 'webhook_url' | 'discord_webhook_url' | 'slack_webhook_url') => {
       const given = request[field];
@@ -167,7 +174,14 @@ export class Deployments {
       messenger_chat_id: request.messenger_chat_id ?? null,
       discord_webhook_url: await url('discord', 'discord_webhook_url'),
       slack_webhook_url: await url('slack', 'slack_webhook_url'),
+      email_to: channels.includes('email') ? await this.emailTo(caller) : null,
     };
+  }
+
+  /** The email channel's address: the account's confirmed one (422 when there is none, or no mail server). */
+  private async emailTo(caller: Caller): Promise<string> {
+    if (!this.deps.emailAddress) throw new UnprocessableError('the email channel is unavailable on this server (no SMTP_URL is configured): choose another channel');
+    return this.deps.emailAddress(caller.user_id);
   }
 
   /**
@@ -242,6 +256,7 @@ export class Deployments {
       messenger_chat_id: d.messenger_chat_id,
       discord_webhook_url: chatHookTarget('discord', d.discord_webhook_url),
       slack_webhook_url: chatHookTarget('slack', d.slack_webhook_url),
+      email_to: d.email_to ?? null,
       deployment_id: d.deployment_id,
       ...(d.failure ? { status: 'failed' as const, error: d.failure.reason, failed_at: isoFromMs(d.failure.at) } : { status: 'deployed' as const }),
     }));

@@ -38,6 +38,7 @@ import { catalogueRoutes } from './routes/catalogue.ts';
 import { communityRoutes } from './routes/community.ts';
 import { deployRoutes } from './routes/deploy.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
+import { emailRoutes, type EmailRoutesDeps } from './routes/email.ts';
 import type { DeliveryApi } from '../delivery/index.ts';
 import { metricsRoutes, type MetricsSource } from './routes/metrics.ts';
 import { indicatorSchemaRoutes } from './routes/indicator-schema.ts';
@@ -86,6 +87,8 @@ export interface EdgeDeps {
   streamSlots: ClusterStreamSlots;
   /** POST /optimize and its job routes (left out when absent). */
   optimize?: OptimizeJobs;
+  /** The email channel's address routes (without them, or without SMTP_URL, they say the channel is unavailable). */
+  email?: EmailRoutesDeps;
 }
 
 /** Longest path parameter (model stems are at most ~90 characters); longer ones get 414. */
@@ -95,7 +98,7 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators, streamSlots, optimize }: EdgeDeps): Promise<App> {
+export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators, streamSlots, optimize, email }: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -131,7 +134,8 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   // One access-log line per request, written once the response is out.
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), user_id: request.user?.user_id },
+      // Link tokens (e-mail confirmation, unsubscribe) never reach the log.
+      { method: request.method, url: request.url.replace(/([?&]token=)[^&]*/g, '$1…'), status: reply.statusCode, ms: Math.round(reply.elapsedTime), user_id: request.user?.user_id },
       'request',
     );
   });
@@ -175,6 +179,7 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
   });
   if (delivery) deliveryRoutes(app, { delivery });
+  emailRoutes(app, email ?? { addresses: null, mailer: null, dailyCap: config.SIGNAL_EMAILS_PER_DAY, publicUrl: () => config.PUBLIC_URL ?? '', log });
   if (payouts) payoutsRoutes(app, { ledger: payouts });
   communityRoutes(app, { community });
   // The WebSocket stream (issue 18): bars, ticks, a deployed model's predictions, on-demand predict.

@@ -1,9 +1,9 @@
 import { Trainer } from '../../actors/trainer/index.ts';
-import { buildAccounts, type Accounts } from '../accounts/index.ts';
+import { buildAccounts, EmailAddresses, type Accounts } from '../accounts/index.ts';
 import { openBucket, type Bus } from '../bus/index.ts';
 import { buildActivity, buildCommunity, type Activity, type Community } from '../community/index.ts';
 import type { Config } from '../config.ts';
-import { buildDeliveryApi, webhookTargetChecker } from '../delivery/index.ts';
+import { buildDeliveryApi, SmtpMailer, webhookTargetChecker } from '../delivery/index.ts';
 import { buildDeployments, type Deployments } from '../deployments/index.ts';
 import { buildApp, ClusterStreamSlots, readinessRoutes, type App } from '../edge/index.ts';
 import { buildCustomIndicators, buildGeneration, type Generation } from '../generation/index.ts';
@@ -46,6 +46,8 @@ export interface Work {
   training: TrainingParts;
   deployments: Deployments;
   optimize: OptimizeJobs;
+  /** Accounts' signal e-mail addresses; null without SMTP_URL (the email channel is unavailable). */
+  email: EmailAddresses | null;
 }
 
 export async function startWork(config: Config, log: Logger, bus: Bus, { accounts, activity, market }: Foundation, stack: ShutdownStack): Promise<Work> {
@@ -72,8 +74,10 @@ export async function startWork(config: Config, log: Logger, bus: Bus, { account
     ackWaitMs: config.TRAIN_ACK_WAIT_MS,
     undeploy: (record) => deployments?.undeployModel(record) ?? Promise.resolve(false),
   });
+  const email = config.SMTP_URL ? await EmailAddresses.open(bus, config.NATS_REPLICAS) : null;
   deployments = await buildDeployments({
     bus,
+    ...(email ? { emailAddress: (userId: number) => email.requireConfirmed(userId) } : {}),
     models: training.models,
     activity: activity.bus,
     log,
@@ -90,7 +94,7 @@ export async function startWork(config: Config, log: Logger, bus: Bus, { account
   // Optimisation jobs: the edge records them, trainers run them (startTrainer).
   const optimize = await buildOptimize({ bus, replicas: config.NATS_REPLICAS, runtime, bars: market.cache, metering: accounts.metering, training, deployments, indicators: INDICATOR_RULES, log });
   stack.push(() => optimize.stop());
-  return { runtime, generation, customIndicators, training, deployments, optimize };
+  return { runtime, generation, customIndicators, training, deployments, optimize, email };
 }
 
 /** A trainer pulling train jobs from the shared work queue (any number of them, in any process). */
@@ -181,7 +185,11 @@ export async function startEdge(
   // A key's streams count over every edge (NATS KV); pushed before the app, so released slots are written before it stops.
   const streamSlots = new ClusterStreamSlots(await openBucket(bus, Buckets.streamSlots, config.NATS_REPLICAS), log);
   stack.push(() => streamSlots.stop());
-  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize: work.optimize });
+  // Confirmation mails go from the edge; signal mails from the delivery actor.
+  const mailer = config.SMTP_URL ? new SmtpMailer(config.SMTP_URL, config.EMAIL_FROM, config.WEBHOOK_TIMEOUT_MS) : null;
+  stack.push(() => mailer?.close());
+  const email = { addresses: work.email, mailer, dailyCap: config.SIGNAL_EMAILS_PER_DAY, publicUrl: () => where.url, log };
+  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize: work.optimize, email });
   readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
   stack.push(() => app.close());
   await deps.beforeListen?.();
