@@ -3,6 +3,7 @@ import { ExecutionSettings, riskUnitBounds, Trade, TradeStats } from './backtest
 import { ErrorBody, IsoDate, IsoDateTime, Symbol, Timeframe } from './common.ts';
 import { IndicatorsObject } from './indicators.ts';
 import { ResponseSource } from './market.ts';
+import { ModelIdentity } from './model-identity.ts';
 import { RobustnessReport } from './robustness.ts';
 import { StaticViolation, StrategyConfig } from './strategy.ts';
 import { strictObject } from './strict.ts';
@@ -260,9 +261,7 @@ export type ModelRecord = z.infer<typeof ModelRecord>;
 export const ModelInfo = z
   .object({
     name: z.string().describe('Stem `<user_id>_<SYMBOL>_<timeframe>_<model_name>`'),
-    model_name: z.string(),
-    symbol: Symbol,
-    timeframe: Timeframe,
+    ...ModelIdentity.shape,
     model_type: z.string(),
     title: z.string(),
     trained_at: IsoDateTime,
