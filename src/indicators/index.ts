@@ -15,6 +15,10 @@ export { computeIndicators, featureColumns, ohlcColumns, pandasCode, warmupBars,
 export { formatIndicatorData, toColumns, toRows } from './output.ts';
 export { INDICATORS, INDICATOR_LIST, INDICATOR_RULES, indicatorSchema } from './registry.ts';
 export { RSI_SEED_TOLERANCE, SEED_TOLERANCE } from './math.ts';
+// The rules Pine's ta.* built-ins share with the registry (src/pine), so the twins give the same numbers.
+export {
+  ewmStep, givenAlpha, rsiValue, RunningExtreme, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
+} from './math.ts';
 export { columnJson, indicatorColumns } from './series-memo.ts';
 export { formatParamValue } from './define.ts';
 export type { Indicator, Ohlc } from './types.ts';
@@ -31,4 +35,3 @@ export function parseIndicatorsObject(input: unknown): IndicatorRequest[] {
   if (result.ok) return result.indicators;
   throw new BadRequestError(`invalid indicators: ${result.issues.map((i) => (i.key ? `${i.key}: ${i.message}` : i.message)).join('; ')}`);
 }
-export { PinePool, PineError, parsePine, runJob, runProgram, shapeRun, type PineBars, type PineJob, type PineJobResult, type PinePoolOptions, type PineRunStamps, type RunResult, type ScriptProblem } from './custom/index.ts';

@@ -23,7 +23,7 @@
  *        --cpu-prof=DIR (start the service under `node --cpu-prof`, profiles into DIR)
  *        --trace-gc=FILE (start the service under `node --trace-gc`; its stdout, GC lines and log, into FILE)
  */
-import { parsePine, runJob, type PineJob } from '../../src/indicators/index.ts';
+import { parsePine, runJob, type PineJob } from '../../src/pine/index.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 import { runLoad } from './lib/load.ts';
 import { processCpuMs, startServiceProcess, waitForQuiet } from './lib/service.ts';

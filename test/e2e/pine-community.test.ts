@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { COMMUNITY } from '../indicators/custom/community.ts';
+import { COMMUNITY } from '../pine/community.ts';
 
 interface Series {
   title: string;

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { UNSUPPORTED } from '../indicators/custom/unsupported-cases.ts';
+import { UNSUPPORTED } from '../pine/unsupported-cases.ts';
 
 const RSI = `//@version=5
 indicator("RSI levels", overlay=false)

@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from '../../log.ts';
-import { runJob } from '../../indicators/index.ts';
+import { runJob } from '../../pine/index.ts';
 import { costUsd, describeApiError } from '../claude/index.ts';
 
 

@@ -4,7 +4,7 @@
  * problem is refunded and answered 422 with its line:column, a failure of ours refunded too —
  * except a run that used up its step, time or memory budget: that work was done, so it stays
  * charged (as any compute service bills a run that hit its limit), and the pool serves the user
- * last for a while (indicators/custom/pool.ts).
+ * last for a while (pine/pool/pool.ts).
  */
 import type { CustomIndicatorRequest, CustomIndicatorResponse } from '../../../schemas/custom-indicators.ts';
 import type { Plan } from '../../../schemas/accounts.ts';
@@ -12,7 +12,7 @@ import type { Metering } from '../../accounts/index.ts';
 import { capFor } from '../costs.ts';
 import { InternalError, OutOfCreditsError, UnprocessableError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import type { PineBars, PineJobResult, PinePool, PineRunStamps } from '../../indicators/index.ts';
+import type { PineBars, PineJobResult, PinePool, PineRunStamps } from '../../pine/index.ts';
 import { INSTRUMENTS } from '../../lib/instruments.ts';
 import type { ClaudePineWriter } from './claude-pine.ts';
 import { pineFromText } from './from-text.ts';

@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import type { Metering } from '../../accounts/index.ts';
 import type { Config } from '../../config.ts';
-import { PinePool } from '../../indicators/index.ts';
+import { PinePool } from '../../pine/index.ts';
 import type { Logger } from '../../log.ts';
 import { ClaudePineWriter } from './claude-pine.ts';
 import { CustomIndicators } from './custom-indicators.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { log } from '../../helpers/nats.ts';
 import { ClaudePineWriter, CustomIndicators } from '../../../src/generation/index.ts';
-import { PinePool, type PineJobResult } from '../../../src/indicators/index.ts';
+import { PinePool, type PineJobResult } from '../../../src/pine/index.ts';
 import { OutOfCreditsError, UnprocessableError } from '../../../src/errors.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { CustomIndicatorRequest } from '../../../schemas/custom-indicators.ts';

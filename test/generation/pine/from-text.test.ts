@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pineFromText } from '../../../src/generation/pine/index.ts';
-import { runJob } from '../../../src/indicators/index.ts';
+import { runJob } from '../../../src/pine/index.ts';
 import { waveBars } from '../../helpers/wave-bars.ts';
 
 const bars = waveBars(120);

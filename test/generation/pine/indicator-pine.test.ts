@@ -9,7 +9,7 @@ import { before, describe, it } from 'node:test';
 import { declarePine, pineColumns, writesPine, type PineParts } from '../../../src/generation/pine/indicator-pine.ts';
 import { GEN, type GenName, type Instance } from '../../../src/generation/offline/index.ts';
 import { genPandas, GEN_NAMES } from '../../../src/generation/offline/gen-indicators.ts';
-import { runJob, type PineBars } from '../../../src/indicators/index.ts';
+import { runJob, type PineBars } from '../../../src/pine/index.ts';
 import { loadBars } from '../../helpers/strategy-bars.ts';
 
 const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
