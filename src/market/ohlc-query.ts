@@ -1,8 +1,8 @@
 import { BadRequestError } from '../errors.ts';
-import { sourceName } from '../store/index.ts';
-import type { MarketQuery, OhlcResponse } from '../../schemas/market.ts';
+import type { MarketQuery } from '../../schemas/market.ts';
 import type { BarCache } from './bar-cache.ts';
 import type { BarSeries } from './bar-series.ts';
+import { sourceMix } from './source-mix.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -30,20 +30,9 @@ export function ohlcJson(series: BarSeries, query: MarketQuery): string {
   let hi = series.lowerBound(toMs);
   if (query.start) hi = Math.min(hi, lo + query.limit);
   else lo = Math.max(lo, hi - query.limit);
-  const source = series.columns().source;
   const candles = new Array<string>(hi - lo);
-  let sources = 0;
-  for (let i = lo; i < hi; i++) {
-    candles[i - lo] = series.candle(i);
-    sources |= 1 << source[i]!;
-  }
-  const head = { symbol: query.symbol, timeframe: query.timeframe, source: describeSources(sources), count: candles.length };
+  for (let i = lo; i < hi; i++) candles[i - lo] = series.candle(i);
+  const source = sourceMix(series.columns().source, lo, hi);
+  const head = { symbol: query.symbol, timeframe: query.timeframe, source, count: candles.length };
   return `${JSON.stringify(head).slice(0, -1)},"candles":[${candles.join(',')}]}`;
-}
-
-/** The response-level source from a bit set of per-row source codes. */
-export function describeSources(bits: number): OhlcResponse['source'] {
-  if (bits === 0) return 'none';
-  if ((bits & (bits - 1)) !== 0) return 'mixed';
-  return sourceName(Math.log2(bits));
 }

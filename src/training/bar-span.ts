@@ -1,7 +1,5 @@
 import type { BarSeries } from '../market/index.ts';
 import { BadRequestError } from '../errors.ts';
-import { describeSources } from '../market/index.ts';
-import type { ResponseSource } from '../../schemas/market.ts';
 import type { Timeframe } from '../../schemas/common.ts';
 import { MAX_TRAIN_BARS, MIN_TRAIN_BARS } from '../../schemas/training.ts';
 
@@ -54,11 +52,4 @@ export function resolveSpan(series: BarSeries, request: SpanRequest): BarSpan {
     throw new BadRequestError(`${bars} ${request.timeframe} bars between the dates; at most ${MAX_TRAIN_BARS}: narrow the dates or choose a longer timeframe`);
   }
   return { from, fitEnd, to: Math.min(n, fitEnd + MAX_POST_CUTOFF_BARS) };
-}
-
-/** The response-level `source` of a stretch of bars (their per-bar source codes). */
-export function spanSource(codes: ArrayLike<number>): ResponseSource {
-  let bits = 0;
-  for (let i = 0; i < codes.length; i++) bits |= 1 << codes[i]!;
-  return describeSources(bits);
 }

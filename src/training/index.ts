@@ -21,7 +21,7 @@ export { trainPipeline, type TrainPipeline, type TrainOutcome } from './pipeline
 export { TrialCounter } from './trial-count.ts';
 export { walkForward, foldRuns, foldOptions, embargoBars, type FoldRuns, type WalkForwardInput } from './walk-forward.ts';
 export { modelSettings } from './strategy-rules.ts';
-export { DEFAULT_SPAN_DAYS, resolveSpan, spanSource } from './bar-span.ts';
+export { DEFAULT_SPAN_DAYS, resolveSpan } from './bar-span.ts';
 // Optimisation jobs (src/optimize) fit and check strategies under the train job's budgets.
 export { withinBudget, trainBudget, configBudget, analyzeBudget, type Budget, type JobOwner } from './time-budget.ts';
 export { OverrunPenalty, OVERRUN_NICE, OVERRUN_WINDOW_MS } from './overrun-penalty.ts';

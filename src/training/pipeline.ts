@@ -1,13 +1,13 @@
 import { runBacktest } from '../backtest/index.ts';
 import { robustnessReportOffThread } from '../robustness/index.ts';
 import { UnprocessableError } from '../errors.ts';
-import type { BarCache } from '../market/index.ts';
+import { sourceMix, type BarCache } from '../market/index.ts';
 import { checkStrategyConfig, type AnalysisProblem, type ModelOverrides, type StrategyRuntime } from '../sandbox/index.ts';
 import { decide, engineOptions, entryRules, intrabarResolver, modelProbabilities, scoreFolds, sliceBars, toSignals, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
 import { instrument } from '../lib/instruments.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
-import { resolveSpan, spanSource } from './bar-span.ts';
+import { resolveSpan } from './bar-span.ts';
 import { assertAnalysedFeatures } from './analysed-features.ts';
 import { buildResults } from './results.ts';
 import { metaLabelReport } from './meta-label-report.ts';
@@ -54,7 +54,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const all = series.columns();
     const bars = sliceBars(all, span.from, span.to);
     const fitRows = span.fitEnd - span.from;
-    const source = spanSource(all.source.subarray(span.from, span.to));
+    const source = sourceMix(all.source, span.from, span.to);
 
     await stage('checking code');
     // Each sandbox job runs under a time budget of its own size (time-budget.ts), at the owner's CPU priority.

@@ -4,8 +4,8 @@ import { BadRequestError, JobNotFoundError, ModelNotFoundError, RateLimitedError
 import { PoolFullError } from '../lib/fair-share.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
-import type { BarCache } from '../market/index.ts';
-import { resolveSpan, spanSource } from './bar-span.ts';
+import { sourceMix, type BarCache } from '../market/index.ts';
+import { resolveSpan } from './bar-span.ts';
 import { resolveMarket, checkStrategyCode, StrategyJobError, type StrategyRuntime } from '../sandbox/index.ts';
 import { featuresBudget, withinBudget, type JobOwner } from './time-budget.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
@@ -251,7 +251,7 @@ export class Training {
     await this.deps.models.putSignals(record, { model: record.stem, count: points.length, updated_at: computedAt, signals: points });
     return {
       model: record.stem,
-      source: spanSource(all.source.subarray(from, to)),
+      source: sourceMix(all.source, from, to),
       start: isoFromMs(bars.ts[lead]!),
       end: isoFromMs(bars.ts[bars.ts.length - 1]!),
       n_signals: points.length,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { featureColumns, formatIndicatorData, IndicatorsRequest, warmupBars } from '../../indicators/index.ts';
 import { columnJson, indicatorColumns } from '../../indicators/index.ts';
 import type { BarSeries, MarketData } from '../../market/index.ts';
-import { describeSources } from '../../market/index.ts';
+import { sourceMix } from '../../market/index.ts';
 import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
 import { ResponseSource } from '../../../schemas/market.ts';
 import { Symbol, Timeframe } from '../../../schemas/common.ts';
@@ -58,12 +58,10 @@ function indicatorsJson(series: BarSeries, { indicators, symbol, timeframe, form
   const memo = indicatorColumns(series, indicators);
   const names = featureColumns(indicators);
   const c = series.columns();
-  let sources = 0;
-  for (let i = from; i < end; i++) sources |= 1 << c.source[i]!;
   const head = {
     symbol,
     timeframe,
-    source: describeSources(sources),
+    source: sourceMix(c.source, from, end),
     format,
     count: end - from,
     warmup: warmupBars(indicators),

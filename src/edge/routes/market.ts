@@ -1,5 +1,5 @@
 import type { MarketData } from '../../market/index.ts';
-import { describeSources, ohlcJson, queryWindow } from '../../market/index.ts';
+import { ohlcJson, queryWindow, sourceMix } from '../../market/index.ts';
 import { ResponseCache } from '../response-cache.ts';
 import { sourceCode } from '../../store/index.ts';
 import { MarketQuery, OhlcResponse, TicksResponse } from '../../../schemas/market.ts';
@@ -48,11 +48,9 @@ export function marketRoutes(app: App, { market }: { market: MarketData }): void
       const { symbol, limit, start } = request.query;
       const { fromMs, toMs } = queryWindow(request.query);
       const rows = await market.ticks.range(symbol, Math.max(0, fromMs), Math.min(8.64e15, toMs), limit, !start);
-      let sources = 0;
-      for (const t of rows) sources |= 1 << sourceCode(t.source);
       return {
         symbol,
-        source: describeSources(sources),
+        source: sourceMix(rows.map((t) => sourceCode(t.source))),
         count: rows.length,
         ticks: rows.map((t) => ({ timestamp: new Date(t.ts).toISOString(), bid: t.bid, ask: t.ask, volume: t.volume })),
       };
