@@ -47,6 +47,10 @@ export const OneShotRequest = strictObject({
       .max(2000)
       .optional()
       .describe('A Slack incoming-webhook URL (https://hooks.slack.com/services/…): each signal arrives as a Block Kit message'),
+    email: z
+      .literal(true)
+      .optional()
+      .describe('true: each signal is mailed to the address your account confirmed (POST /api/v1/email, then its link); 422 before anything is charged when none is confirmed, or when the server has no SMTP_URL'),
   })
     .optional()
     .describe('Channels wired at deploy; the sse channel is always on'),

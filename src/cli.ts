@@ -95,8 +95,8 @@ trainer's job goes to another after TRAIN_ACK_WAIT_MS.`,
   },
   delivery: {
     synopsis: '',
-    summary: 'webhook, messenger, Discord and Slack delivery; one sender per deployment, by lease',
-    about: `Sends signals to webhooks, Telegram, Discord and Slack. Deployments are shared out by lease: one sender at
+    summary: 'webhook, messenger, Discord, Slack and e-mail delivery; one sender per deployment, by lease',
+    about: `Sends signals to webhooks, Telegram, Discord, Slack and e-mail. Deployments are shared out by lease: one sender at
 a time per deployment, the cursor moving with the lease.`,
     env: {
       ...JOIN_ENV,
@@ -107,6 +107,9 @@ a time per deployment, the cursor moving with the lease.`,
       PUBLIC_URL: 'base of the model page link in Discord and Slack messages (unset: no link)',
       DISCORD_WEBHOOK_HOSTS: 'hosts a discord channel URL may name (default discord.com, discordapp.com, ptb./canary.)',
       SLACK_WEBHOOK_HOSTS: 'hosts a slack channel URL may name (default hooks.slack.com)',
+      SMTP_URL: 'smtp(s)://user:password@host:port the email channel sends through (unset: email unavailable)',
+      EMAIL_FROM: 'From: of signal mails (default signalforge <signals@localhost>)',
+      SIGNAL_EMAILS_PER_DAY: 'signal mails per account per UTC day (default 200)',
       ...STOP_ENV,
     },
     run: role('delivery'),

@@ -58,7 +58,9 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         'kept, the pipeline fee is refunded, and the result has deployed: false and not_deployed_reason (live_url and ' +
         'deployment_id null). Costs generation credits plus a pipeline fee; ' +
         'with your own `code`, generation is skipped and only a training-compute run counts. Name the symbol and ' +
-        'timeframe in the prompt or pass them (defaults EURUSD, 15min).',
+        'timeframe in the prompt or pass them (defaults EURUSD, 15min). `deliver_to` wires channels besides SSE: webhook ' +
+        '(optionally in an execution bridge\'s body template), messenger, discord, slack, and email (true: the address the ' +
+        'account confirmed by the link of POST /api/v1/email; refused when none is, or when the server has no SMTP_URL).',
       inputSchema: OneShotRequest.shape,
       outputSchema: OneShotDone.shape,
       annotations: { title: 'Idea → live signal', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -30,6 +30,8 @@ export interface OneShotDeps extends OutcomeDeps {
   fee: number;
   /** Base URL clients reach the service at (for live_url). */
   publicUrl: () => string;
+  /** The account's confirmed e-mail address, or a 422 saying what to do; absent when the server cannot mail (no SMTP_URL). */
+  emailAddress?: (userId: number) => Promise<string>;
 }
 
 /** Honest progress: generation is quick, training is most of the wait, deploy is a few writes. */
@@ -95,6 +97,11 @@ export class OneShot {
     };
     const discordUrl = await chatHook('discord', request.deliver_to?.discord);
     const slackUrl = await chatHook('slack', request.deliver_to?.slack);
+    if (request.deliver_to?.email) {
+      if (!deps.emailAddress) throw new UnprocessableError('deliver_to.email: the email channel is unavailable on this server (no SMTP_URL is configured)');
+      await deps.emailAddress(user.user_id);
+      channels.push('email');
+    }
 
     const fee = request.code ? 0 : deps.fee;
     if (fee > 0) await deps.metering.charge(user.user_id, fee, 'one_shot');

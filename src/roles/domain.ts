@@ -175,6 +175,7 @@ export async function startEdge(
     metering: accounts.metering,
     runs: new OneShotRuns(await openBucket(bus, Buckets.oneShots, config.NATS_REPLICAS)),
     checkWebhookTarget: webhookTargetChecker(config),
+    ...(work.email ? { emailAddress: (userId: number) => work.email!.requireConfirmed(userId) } : {}),
     fee: config.ONE_SHOT_FEE,
     publicUrl: () => where.url,
     log,

@@ -43,6 +43,15 @@ describe('email channel without SMTP_URL', () => {
     assert.match(deployed.body.error, /^the email channel is unavailable on this server \(no SMTP_URL is configured\): choose another channel$/);
   });
 
+  it('one_shot with deliver_to.email is refused (422) before anything is charged', async () => {
+    const balance = async () => (await s.api('GET', '/api/v1/key/usage', { key })).body.balance as number;
+    const credits = await balance();
+    const res = await s.api('POST', '/api/v1/one_shot', { key, body: { prompt: 'buy EURUSD when RSI is below 30', deliver_to: { email: true } } });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.error, 'deliver_to.email: the email channel is unavailable on this server (no SMTP_URL is configured)');
+    assert.equal(await balance(), credits, 'nothing charged');
+  });
+
   it('an email deployment made elsewhere shows its channel disabled with the reason in the delivery log', async () => {
     const deployments = await openBucket(s.service.bus, Buckets.deployments);
     await deploy({ deployments }, { userId, modelName: 'Mailed Elsewhere', channels: ['email'], extra: { email_to: 'a@example.com' } });
@@ -53,11 +62,14 @@ describe('email channel without SMTP_URL', () => {
     assert.match(email.disabled_reason, /no SMTP server is configured \(the operator sets SMTP_URL/);
   });
 
-  it('the OpenAPI document offers the channel and says when it is unavailable', async () => {
+  it('the OpenAPI document and /api/v1/docs offer the channel and say it is unavailable here', async () => {
     const res = await s.api('GET', '/openapi.json');
     assert.equal(res.status, 200);
     const text = JSON.stringify(res.body);
     assert.match(text, /email = a mail to your confirmed address \(POST \/api\/v1\/email; unavailable on a server without SMTP_URL\)/);
     for (const path of ['/api/v1/email', '/api/v1/email/confirm', '/api/v1/email/unsubscribe']) assert.ok(res.body.paths[path], path);
+    const docs = await s.api('GET', '/api/v1/docs');
+    const register = docs.body.tasks.flatMap((t: { endpoints: Array<{ method: string; path: string; summary: string }> }) => t.endpoints).find((e: { method: string; path: string }) => e.method === 'POST' && e.path === '/api/v1/email');
+    assert.match(register.summary, /\(unavailable on this server: no SMTP_URL\)$/);
   });
 });

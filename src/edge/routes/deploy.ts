@@ -35,6 +35,9 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
         'each signal as one embed (side, symbol, timeframe, price, stop, take profit, confidence, the model and a link to its page). ' +
         'slack: slack_webhook_url, a Slack incoming webhook (https://hooks.slack.com/services/…), each signal as a Block Kit message. ' +
         'Other hosts are refused (400), and so are addresses that are not public. ' +
+        'email: each signal as a mail (text with an HTML alternative, a one-click unsubscribe) to the address your account confirmed ' +
+        '(POST /api/v1/email, then its link); 422 until one is confirmed, and on a server without SMTP_URL, where the channel is unavailable ' +
+        '(GET /api/v1/email says which). At most SIGNAL_EMAILS_PER_DAY signal mails per account per UTC day. ' +
         'webhook_template turns the webhook body into the shape an execution bridge takes (the signature headers stay); an unknown ' +
         'placeholder, a template that is not JSON once filled, or one over 4 KiB is refused (422, naming what is wrong). ' +
         'A model whose stored file fails the safety check is refused (422): retrain it. ' +

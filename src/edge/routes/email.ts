@@ -54,11 +54,14 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
   };
   const availability = (): { available: boolean; reason: string | null } => (deps.addresses ? { available: true, reason: null } : { available: false, reason: EMAIL_OFF });
 
+  // Said where channels are listed (/openapi.json, /api/v1/docs, /llms.txt): whether this server can mail at all.
+  const here = deps.addresses ? '' : ` (unavailable on this server: no SMTP_URL)`;
+
   app.get('/api/v1/email', {
     config: { auth: 'key' },
     schema: {
       tags: ['deploy'],
-      summary: 'Your signal e-mail address: confirmed, waiting for its link, or unsubscribed; and today’s count',
+      summary: `Your signal e-mail address: confirmed, waiting for its link, or unsubscribed; and today’s count${here}`,
       description: '`available: false` (with the reason) on a server that sends no e-mail (no SMTP_URL): the email channel cannot be deployed there.',
       response: { 200: EmailStatus },
     },
@@ -75,7 +78,7 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
     config: { auth: 'key' },
     schema: {
       tags: ['deploy'],
-      summary: 'Register the address signals are mailed to: a confirmation link is mailed to it',
+      summary: `Register the address the email channel mails signals to: a confirmation link is mailed to it${here}`,
       description:
         'Mails a link to the address; following it (GET or POST) confirms the address, and from then on deployments with the ' +
         '`email` channel may send there (POST /deploy refuses the channel with 422 until then). The link works once, for 24 hours; ' +

@@ -121,7 +121,7 @@ export function buildLlmsTxt(catalogue: Catalogue): string {
     `# ${catalogue.service}`,
     '',
     '> Turns a plain-language forex trading idea into Python strategy code, trains a classifier on it, backtests it',
-    '> walk-forward, and deploys it as a live signal (webhook, execution-bridge webhook, Discord, Slack, Telegram, SSE). Symbols: EURUSD, GBPUSD, USDJPY, USDCHF,',
+    '> walk-forward, and deploys it as a live signal (webhook, execution-bridge webhook, Discord, Slack, Telegram, e-mail, SSE). Symbols: EURUSD, GBPUSD, USDJPY, USDCHF,',
     '> AUDUSD, NZDUSD, USDCAD (and BTCUSD). Timeframes: 1min, 5min, 15min, 1h.',
     '',
     `OpenAPI: ${catalogue.openapi_url}`,
