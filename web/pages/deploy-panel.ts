@@ -1,4 +1,4 @@
-/** Deploy controls of the model page: webhook (secret shown once, optional bridge template), Discord, Slack, Telegram pairing, the SSE link. */
+/** Deploy controls of the model page: webhook (secret shown once, optional bridge template), Discord, Slack, e-mail, Telegram pairing, the SSE link. */
 import { call } from '../lib/api.ts';
 import { h, mount } from '../lib/dom.ts';
 import { deliveriesBox } from './deliveries.ts';
@@ -11,6 +11,16 @@ interface Deployed {
   /** Shown without its token / secret path: the page cannot fill the URL in again. */
   discord_webhook_url: string | null;
   slack_webhook_url: string | null;
+  email_to: string | null;
+}
+
+/** GET /api/v1/email: whether this server mails, and the account's address. */
+interface EmailStatus {
+  available: boolean;
+  unavailable_reason: string | null;
+  status: 'none' | 'pending' | 'confirmed' | 'unsubscribed';
+  address: string | null;
+  pending_address: string | null;
 }
 
 export function deployPanel(stem: string): HTMLElement {
@@ -34,6 +44,9 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
   const discord = h('input', { type: 'url', class: 'wide', placeholder: mine?.discord_webhook_url ?? 'https://discord.com/api/webhooks/…' }) as HTMLInputElement;
   const slack = h('input', { type: 'url', class: 'wide', placeholder: mine?.slack_webhook_url ?? 'https://hooks.slack.com/services/…' }) as HTMLInputElement;
   const status = h('p', { class: 'muted' });
+  const email = await call<EmailStatus>('GET', '/api/v1/email').catch(() => null);
+  // Only a confirmed address can be ticked: the API refuses the channel before (422, saying so).
+  const toEmail = h('input', { type: 'checkbox', id: 'deploy-email', checked: email?.status === 'confirmed' && (mine?.channels.includes('email') ?? false), disabled: email?.status !== 'confirmed' }) as HTMLInputElement;
   const deploy = async () => {
     try {
       const channels = [
@@ -42,6 +55,7 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
         ...(toTelegram.checked ? ['messenger'] : []),
         ...(discord.value ? ['discord'] : []),
         ...(slack.value ? ['slack'] : []),
+        ...(toEmail.checked ? ['email'] : []),
       ];
       const body = {
         model_name: stem,
@@ -73,6 +87,7 @@ async function render(box: HTMLElement, stem: string, secret?: string): Promise<
       ? h('p', { class: 'muted' }, 'Discord and Slack webhook URLs are secrets and are not shown again: paste them again to keep them when you redeploy.')
       : null,
     h('label', {}, toTelegram, ' Telegram (the paired chat)'),
+    emailControls(email, toEmail),
     h('button', { type: 'button', onclick: () => void deploy() }, mine ? 'Redeploy' : 'Deploy'),
     mine ? h('button', { type: 'button', class: 'secondary', onclick: () => void undeploy() }, 'Undeploy') : null,
     secret
@@ -103,5 +118,28 @@ function telegram(): HTMLElement {
       code.code ? h('p', {}, 'Send ', h('code', {}, `/start ${code.code}`), ` to @${code.bot_username}`, code.deep_link ? [' or ', h('a', { href: code.deep_link, rel: 'noopener' }, 'open the bot')] : '') : null,
     );
   };
+  return box;
+}
+
+/** The e-mail channel: unavailable (and why), the confirmed address to tick, or the form that mails a confirmation link. */
+function emailControls(email: EmailStatus | null, toEmail: HTMLInputElement): HTMLElement {
+  if (!email) return h('p', { class: 'muted' }, 'E-mail: the address could not be read.');
+  if (!email.available) return h('p', { class: 'muted' }, `E-mail: unavailable — ${email.unavailable_reason ?? 'this server sends no e-mail'}.`);
+  const box = h('div', { class: 'email' });
+  const address = h('input', { type: 'email', placeholder: 'you@example.com', value: email.pending_address ?? '' }) as HTMLInputElement;
+  const said = h('span', { class: 'muted' });
+  const register = async () => {
+    try {
+      const res = await call<{ message: string }>('POST', '/api/v1/email', { address: address.value });
+      said.textContent = ` ${res.message}; then reload this page to tick e-mail.`;
+    } catch (err) {
+      said.textContent = ` ${err instanceof Error ? err.message : String(err)}`;
+    }
+  };
+  const state =
+    email.status === 'confirmed'
+      ? h('label', {}, toEmail, ` E-mail (${email.address})`)
+      : h('p', { class: 'muted' }, email.status === 'pending' ? `E-mail: follow the link mailed to ${email.pending_address} to confirm it.` : email.status === 'unsubscribed' ? `E-mail: ${email.address} unsubscribed; confirm an address again to receive signals.` : 'E-mail: confirm an address to receive signals by mail.');
+  mount(box, state, h('label', {}, email.status === 'confirmed' ? 'Another address ' : 'Address ', address), h('button', { type: 'button', class: 'secondary', onclick: () => void register() }, 'Mail me a confirmation link'), said);
   return box;
 }
