@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoDateTime, Symbol, Timeframe } from './common.ts';
+import { ResponseSource } from './market.ts';
 import { strictObject } from './strict.ts';
 
 /**
@@ -191,3 +192,18 @@ export const IndicatorRowsData = z
   .array(z.object({ timestamp: IsoDateTime }).catchall(z.number().nullable()))
   .meta({ id: 'IndicatorRowsData' });
 export type IndicatorRowsData = z.infer<typeof IndicatorRowsData>;
+
+/** Response of POST /api/v1/indicators (the route writes it as JSON text; this is its shape and its OpenAPI doc). */
+export const IndicatorsResponse = z
+  .object({
+    symbol: Symbol,
+    timeframe: Timeframe,
+    source: ResponseSource,
+    format: IndicatorFormat,
+    count: z.number().int(),
+    warmup: z.number().int().describe('Bars computed before the first returned one, so that it is exact'),
+    columns: z.array(z.string()).describe('Feature column names, as generated strategy code names them'),
+    data: z.union([IndicatorColumnsData, IndicatorRowsData]),
+  })
+  .meta({ id: 'IndicatorsResponse' });
+export type IndicatorsResponse = z.infer<typeof IndicatorsResponse>;

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { computeIndicators, parseIndicatorsObject } from '../../src/indicators/index.ts';
-import type { IndicatorSchema } from '../../schemas/indicators.ts';
+import { IndicatorsResponse, type IndicatorSchema } from '../../schemas/indicators.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -114,6 +114,7 @@ describe('POST /api/v1/indicators', () => {
     assert.equal(cols.status, 200, cols.text);
     assert.equal(rows.status, 200, rows.text);
     assert.equal(rows.body.format, 'rows');
+    for (const res of [cols, rows]) assert.ok(IndicatorsResponse.safeParse(res.body).success, `${res.body.format}: an IndicatorsResponse`);
     assert.deepEqual(rows.body.columns, cols.body.columns);
     const data: Row[] = rows.body.data;
     assert.ok(Array.isArray(data) && data.length === 60, 'rows: an array of 60 objects');

@@ -126,7 +126,7 @@ describe('GET /openapi.json and /api-docs', () => {
 
   it('names its shared schemas in components, and every $ref resolves', () => {
     const schemas = spec.components.schemas ?? {};
-    for (const name of ['Error', 'KeyResponse', 'TrialKeyRequest', 'WhoamiResponse', 'UsageResponse', 'CapsResponse', 'ActivityList', 'ActivityEvent', 'ShareRequest', 'CommunityEntry', 'ForkResponse', 'Lineage', 'Leaderboard', 'Catalogue', 'ShareGateRejected']) {
+    for (const name of ['Error', 'KeyResponse', 'TrialKeyRequest', 'WhoamiResponse', 'UsageResponse', 'CapsResponse', 'ActivityList', 'ActivityEvent', 'ShareRequest', 'CommunityEntry', 'ForkResponse', 'Lineage', 'Leaderboard', 'Catalogue', 'ShareGateRejected', 'IndicatorsResponse']) {
       assert.ok(schemas[name], `components.schemas.${name}`);
     }
     assert.deepEqual(schemas.Error.required?.slice().sort(), ['code', 'error', 'error_code']);
@@ -141,6 +141,7 @@ describe('GET /openapi.json and /api-docs', () => {
     assert.equal(ok('POST /api/v1/key/trial'), '#/components/schemas/KeyResponse');
     assert.equal(ok('POST /api/v1/key/generate'), '#/components/schemas/KeyResponse');
     assert.equal(ok('GET /api/v1/whoami-key'), '#/components/schemas/WhoamiResponse');
+    assert.equal(ok('POST /api/v1/indicators'), '#/components/schemas/IndicatorsResponse');
   });
 
   it('describes the robustness report, its summary, one_shot’s deploy_if and the leaderboard’s dsr (and the optimiser’s schemas when its routes exist)', () => {

@@ -3,27 +3,11 @@ import { featureColumns, formatIndicatorData, IndicatorsRequest, warmupBars } fr
 import { columnJson, indicatorColumns } from '../../indicators/index.ts';
 import type { BarSeries, MarketData } from '../../market/index.ts';
 import { sourceMix } from '../../market/index.ts';
-import { IndicatorColumnsData, IndicatorFormat, IndicatorRowsData } from '../../../schemas/indicators.ts';
-import { ResponseSource } from '../../../schemas/market.ts';
-import { Symbol, Timeframe } from '../../../schemas/common.ts';
+import { IndicatorsResponse } from '../../../schemas/indicators.ts';
 import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { App } from '../types.ts';
 import { ResponseCache } from '../response-cache.ts';
-
-const IndicatorsResponseSchema = z
-  .object({
-    symbol: Symbol,
-    timeframe: Timeframe,
-    source: ResponseSource,
-    format: IndicatorFormat,
-    count: z.number().int(),
-    warmup: z.number().int().describe('Bars computed before the first returned one, so that it is exact'),
-    columns: z.array(z.string()).describe('Feature column names, as generated strategy code names them'),
-    data: z.union([IndicatorColumnsData, IndicatorRowsData]),
-  })
-  .meta({ id: 'IndicatorsResponse' });
-type IndicatorsResponse = z.infer<typeof IndicatorsResponseSchema>;
 
 export function indicatorRoutes(app: App, { market }: { market: MarketData }): void {
   const responses = new ResponseCache();
@@ -40,7 +24,7 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
         'Values are rounded to 10 decimal places. Keys and columns are listed by GET /api/v1/indicator-schema; ' +
         'unknown keys answer 400 naming them.',
       body: IndicatorsRequest,
-      response: { 200: IndicatorsResponseSchema },
+      response: { 200: IndicatorsResponse },
     },
     handler: async (request, reply) => {
       const { body } = request;
@@ -58,7 +42,7 @@ function indicatorsJson(series: BarSeries, { indicators, symbol, timeframe, form
   const memo = indicatorColumns(series, indicators);
   const names = featureColumns(indicators);
   const c = series.columns();
-  const head = {
+  const head: Omit<IndicatorsResponse, 'data'> = {
     symbol,
     timeframe,
     source: sourceMix(c.source, from, end),
