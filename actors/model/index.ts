@@ -5,7 +5,7 @@ import { ActorHost, openClaims, type BackoffPolicy, type Clock } from '../../src
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
-import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
+import { FeatureSources, type FeatureRuntime } from '../../src/scoring/index.ts';
 import type { ModelStore } from '../../src/training/index.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
@@ -27,7 +27,7 @@ export interface ModelHostDeps {
   deployments: Pick<DeploymentsView, 'follow' | 'markFailed'>;
   models: Pick<ModelStore, 'resolve' | 'onnx' | 'code'>;
   bars: Pick<BarCache, 'get' | 'onBar'>;
-  runtime: Pick<StrategyRuntime, 'openSession' | 'features'>;
+  runtime: FeatureRuntime;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   replicas: number;

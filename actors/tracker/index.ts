@@ -4,7 +4,7 @@ import { TRACKING_REFUSED } from '../../src/community/index.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';
-import { FeatureSources, type StrategyRuntime } from '../../src/scoring/index.ts';
+import { FeatureSources, type FeatureRuntime } from '../../src/scoring/index.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';
 import { Buckets, ObjectStores } from '../../schemas/messages.ts';
 import type { TrackerState } from '../../schemas/tracker.ts';
@@ -53,7 +53,7 @@ const entryFile = (communityId: number, file: 'strategy.py' | 'model.onnx') => `
 export interface TrackerHostDeps {
   bus: Bus;
   bars: Pick<BarCache, 'get' | 'onBar'>;
-  runtime: Pick<StrategyRuntime, 'openSession' | 'features'>;
+  runtime: FeatureRuntime;
   /** The live trades table: stored per bar, read back (P&L) when an entry resumes. */
   trades: LiveTradeStore & { pnls(communityIds: readonly number[]): Promise<Map<number, number[]>> };
   log: Logger;
@@ -198,7 +198,7 @@ async function openTrackers(
               limit: stores.checks,
               log: deps.log,
               // One-shot pool jobs under the author's fair share: see EntryChecks.features.
-              features: (bars: Parameters<StrategyRuntime['features']>[1]) => deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }, indicators),
+              features: (bars: Parameters<FeatureRuntime['features']>[1]) => deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }, indicators),
               ...(deps.divergenceCheckBars ? { everyBars: deps.divergenceCheckBars } : {}),
             };
             return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now, checks });

@@ -15,6 +15,13 @@ export interface FeatureSource {
   release(): Promise<void>;
 }
 
+/**
+ * What live scoring needs of the strategy sandbox: a warm session per program, or one features
+ * job. Scoring's port: a live run (an actor) hands its runtime in by this name and reaches
+ * nothing else of the sandbox.
+ */
+export type FeatureRuntime = Pick<StrategyRuntime, 'openSession' | 'features'>;
+
 type Computer = Pick<FeatureSource, 'warm' | 'features' | 'release'>;
 
 /** Limits of one features call for a live bar (the window is small; a hung call must not stall the actor long). */
@@ -59,7 +66,7 @@ export class FeatureSources {
   private readonly opening = concurrencyLimit(OPENS_AT_ONCE);
 
   constructor(
-    private readonly runtime: Pick<StrategyRuntime, 'openSession' | 'features'>,
+    private readonly runtime: FeatureRuntime,
     private readonly maxWarm: number,
     private readonly log: Logger,
     private readonly maxWarmPerUser = warmPerUser(maxWarm),

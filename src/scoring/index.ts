@@ -12,7 +12,5 @@ export { loadModel, useScorers, type OnnxModel } from './onnx-scorer.ts';
 export { ModelScoringError } from './model-host/scorer-pool.ts';
 export { checkModel, checkModelOffThread, ModelRejectedError, type CheckedModel } from './model-check/index.ts';
 export { sliceBars, type BarColumns, type OhlcColumns } from '../lib/bar-columns.ts';
-// The sandbox types the live path names, so an actor needs only this one folder.
-export type { FeaturesResult, FeatureSession, StrategyRuntime } from '../sandbox/index.ts';
 export { LiveStepper, freshStartAfter, lastClosedIndex, CATCH_UP_CHUNK, type LiveBar, type LiveResume, type LiveSpec, type LiveStepperDeps } from './live-stepper.ts';
-export { FeatureSources, type FeatureSource } from './feature-sources.ts';
+export { FeatureSources, type FeatureRuntime, type FeatureSource } from './feature-sources.ts';

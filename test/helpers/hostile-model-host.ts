@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StrategyRuntime } from '../../src/scoring/index.ts';
+import type { FeatureRuntime } from '../../src/scoring/index.ts';
 
 /** The corpus's models by name (`model('external_data')`); `remove()` deletes the temp dir. */
 export function hostileModels(prefix: string): { model(name: string): Uint8Array; remove(): void } {
@@ -29,4 +29,4 @@ export const noBars = () => ({
 export const noRuntime = {
   openSession: () => Promise.reject(new Error('no bars: no feature session is opened in this test')),
   features: () => Promise.reject(new Error('no bars: no features are computed in this test')),
-} as unknown as Pick<StrategyRuntime, 'openSession' | 'features'>;
+} as unknown as FeatureRuntime;
