@@ -469,11 +469,3 @@ export const DeliveryBuckets = {
   /** `<user_id>` → the user's current pairing code and linked Telegram chats. */
   messengerLinks: bucket('sf_messenger_links', MessengerLinkRecord),
 } as const;
-
-export const DeliverySubjects = {
-  /** `DeliveryKick`: a channel's queue changed (a replay); the delivery actor looks again. */
-  kick: Topics.deliveryKick.subject,
-  allKicks: Topics.deliveryKick.all,
-  /** A Telegram update (raw JSON) received by the edge in webhook mode, for the bot in the delivery actor. */
-  telegramUpdate: Topics.telegramUpdate.all,
-} as const;
