@@ -1,6 +1,6 @@
-import type { Bus } from '../bus/index.ts';
+import { publish, type PublishVia } from '../bus/index.ts';
 import { ActivityInput } from '../../schemas/activity.ts';
-import { Subjects } from '../../schemas/messages.ts';
+import { Topics } from '../../schemas/messages.ts';
 import { toPublic } from './activity-privacy.ts';
 
 /**
@@ -10,12 +10,13 @@ import { toPublic } from './activity-privacy.ts';
  * not show publicly (a signal's side and price) is removed before the event is stored.
  */
 export class ActivityBus {
-  constructor(private readonly bus: Pick<Bus, 'js'>) {}
+  constructor(private readonly bus: Required<PublishVia>) {}
 
   /** Publishes the event; resolves with its id (the stream sequence). */
   async emit(event: ActivityInput): Promise<number> {
     const parsed = toPublic(ActivityInput.parse(event));
-    const ack = await this.bus.js.publish(Subjects.activity(parsed.kind), JSON.stringify(parsed));
-    return ack.seq;
+    // The ACTIVITY stream stores the topic: `publish` resolves once it holds the event.
+    const stored = await publish(this.bus, Topics.activity, [parsed.kind], parsed);
+    return stored!.seq;
   }
 }
