@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { EmailAddresses } from '../../accounts/index.ts';
 import { confirmationMail, EMAIL_OFF, type SmtpMailer } from '../../delivery/index.ts';
-import { AppError, UnavailableError, UnprocessableError } from '../../errors.ts';
+import { UnavailableError, UnprocessableError } from '../../errors.ts';
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { Logger } from '../../log.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
@@ -34,10 +34,8 @@ const HTML = { description: 'An HTML page (for a person who followed the link)',
 const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A small page (no inline script or style: the web app's CSP holds here too). */
-function page(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
-  return setPageHeaders(reply)
-    .code(status)
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+function page(reply: FastifyReply, title: string, body: string): FastifyReply {
+  return setPageHeaders(reply).send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
 }
 
 const wantsHtml = (accept: string | undefined): boolean => /text\/html/.test(accept ?? '');
@@ -126,18 +124,13 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
     schema: {
       tags: ['deploy'],
       summary: 'Confirm an address (the link mailed by POST /api/v1/email)',
-      description: 'Answers with a page for the person who followed the link. A forged, altered, used or expired token is refused (400) and changes nothing.',
+      description: 'Answers with a page for the person who followed the link. A forged, altered, used or expired token is refused (400, saying what to do) and changes nothing.',
       querystring: EmailTokenQuery,
-      response: { 200: HTML, 400: HTML },
+      response: { 200: HTML },
     },
     handler: async (request, reply) => {
-      try {
-        const done = await confirm(request.query.token);
-        return page(reply, 200, 'Address confirmed', `<p>${escapeHtml(done.message)}.</p>`);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        return page(reply, err.status, 'This link did not confirm anything', `<p>${escapeHtml(err.message)}.</p>`);
-      }
+      const done = await confirm(request.query.token);
+      return page(reply, 'Address confirmed', `<p>${escapeHtml(done.message)}.</p>`);
     },
   });
 
@@ -165,7 +158,6 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
     handler: async (request, reply) =>
       page(
         reply,
-        200,
         'Stop signal e-mails?',
         `<form method="post" action="/api/v1/email/unsubscribe?token=${encodeURIComponent(request.query.token)}">` +
           '<input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
@@ -198,7 +190,7 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
         const message = done.changed
           ? `${done.address} will get no more signal e-mails (confirm it again with POST /api/v1/email to resume)`
           : `${done.address} was already not receiving signal e-mails`;
-        if (wantsHtml(request.headers.accept)) return page(reply, 200, 'Unsubscribed', `<p>${escapeHtml(message)}.</p>`);
+        if (wantsHtml(request.headers.accept)) return page(reply, 'Unsubscribed', `<p>${escapeHtml(message)}.</p>`);
         return { status: 'unsubscribed' as const, address: done.address, message };
       },
     });
