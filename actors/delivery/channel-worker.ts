@@ -244,6 +244,8 @@ export class ChannelWorker {
       return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
     }
     if (outcome.permanent) {
+      // Capped: never sent, so no attempt to count (unless earlier tries of it failed).
+      if (outcome.capped) return this.deadLetter(item, event, current, outcome);
       const attempt = { attempts: (current?.attempts ?? 0) + 1, first_attempt_at: current?.first_attempt_at ?? this.now() };
       return this.deadLetter(item, event, attempt, outcome, undefined, true);
     }

@@ -127,7 +127,7 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     assert.equal(s.delivered, CAP);
     assert.equal(s.enabled, true);
     assert.equal(s.current, null, 'nothing waits for a retry');
-    assert.deepEqual(s.dead.map((x) => [x.signal_id, x.capped, x.attempts]), [[events[CAP]!.id, true, 1], [events[CAP + 1]!.id, true, 1]]);
+    assert.deepEqual(s.dead.map((x) => [x.signal_id, x.capped, x.attempts, x.first_attempt_at]), [[events[CAP]!.id, true, 0, null], [events[CAP + 1]!.id, true, 0, null]], 'not sent: no attempt');
     assert.match(s.dead[0]!.last_error, new RegExp(`^capped: this account reached its ${CAP} signal e-mails for the UTC day`));
     assert.equal(smtp.to('eve@example.com').length, CAP);
     await waitFor(() => smtp.to('fay@example.com').length === 1, 10_000, 'the other account’s mail');
