@@ -1,6 +1,7 @@
 import type { JsonKv } from '../../src/bus/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { USAGE_CURSOR_KEY, type Buckets, type CreditChange } from '../../schemas/messages.ts';
+import { type Buckets } from '../../schemas/messages.ts';
+import { USAGE_CURSOR_KEY, type CreditChange } from '../../schemas/account-records.ts';
 
 /** A change as `usage_events` stores it: under its seq (KV revision), with its user. */
 type UsageRow = Omit<CreditChange, 'seq' | 'n'> & { seq: number; user_id: number };

@@ -1,6 +1,6 @@
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { BadRequestError, ConflictError, SignInFailedError } from '../errors.ts';
-import type { PasskeyRecord, UserRecord } from '../../schemas/messages.ts';
+import type { PasskeyRecord, UserRecord } from '../../schemas/account-records.ts';
 import type { AccountDirectory } from './directory.ts';
 import { Credentials } from './credentials.ts';
 import type { CreditLedger } from './credits.ts';

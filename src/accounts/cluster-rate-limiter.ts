@@ -1,6 +1,6 @@
 import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import type { RateClaimsRecord } from '../../schemas/messages.ts';
+import type { RateClaimsRecord } from '../../schemas/account-records.ts';
 import type { LimitDecision } from './rate-limiter.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { JsonKv } from '../bus/index.ts';
 import { utcDayKey } from '../lib/utc-day.ts';
-import type { CostRecord } from '../../schemas/messages.ts';
+import type { CostRecord } from '../../schemas/account-records.ts';
 
 export interface CostGuardStatus {
   daily_budget_usd: number;

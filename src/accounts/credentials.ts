@@ -1,5 +1,5 @@
 import type { JsonKv } from '../bus/index.ts';
-import type { CredentialsRecord, PasskeyRecord } from '../../schemas/messages.ts';
+import type { CredentialsRecord, PasskeyRecord } from '../../schemas/account-records.ts';
 import { findRecoveryCode, generateRecoveryCode, hashRecoveryCode, RECOVERY_CODE_COUNT } from './recovery-codes.ts';
 
 const EMPTY: CredentialsRecord = { passkeys: [], recovery_codes: [] };

@@ -2,7 +2,8 @@ import type { JsonKv, Versioned } from '../bus/index.ts';
 import { OutOfCreditsError } from '../errors.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import { utcMonth } from '../lib/utc-day.ts';
-import { CREDITS_HISTORY, type CreditChange, type CreditsRecord } from '../../schemas/messages.ts';
+import { CREDITS_HISTORY } from '../../schemas/messages.ts';
+import { type CreditChange, type CreditsRecord } from '../../schemas/account-records.ts';
 import { topUpDue } from './monthly-allowance.ts';
 
 /** Thrown inside a compare-and-set to leave the balance as it is (the day's payout is in already). */

@@ -1,7 +1,8 @@
 import type { JsonKv } from '../bus/index.ts';
 import { ConflictError, NotFoundError, UsernameTakenError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { KeyRecord, UserRecord, UsernameRecord, CounterRecord, SessionRecord } from '../../schemas/messages.ts';
+import type { CounterRecord } from '../../schemas/messages.ts';
+import type { KeyRecord, UserRecord, UsernameRecord, SessionRecord } from '../../schemas/account-records.ts';
 import { generateApiKey, hashSecret, looksLikeApiKey, maskKey } from './api-keys.ts';
 import { randomHandle } from './handles.ts';
 import { Sessions, type SessionInfo } from './sessions.ts';

@@ -1,6 +1,6 @@
 import type { JsonKv } from '../bus/index.ts';
 import { MintLimitedError } from '../errors.ts';
-import type { WindowRecord } from '../../schemas/messages.ts';
+import type { WindowRecord } from '../../schemas/account-records.ts';
 
 const HOUR_MS = 3_600_000;
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { CreditsRecord, UserRecord } from '../../schemas/messages.ts';
+import type { CreditsRecord, UserRecord } from '../../schemas/account-records.ts';
 
 export type AllowanceConfig = Pick<Config, 'MONTHLY_CREDITS_FREE' | 'MONTHLY_CREDITS_PRO'>;
 

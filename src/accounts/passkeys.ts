@@ -10,7 +10,7 @@ import {
 } from '@simplewebauthn/server';
 import type { JsonKv } from '../bus/index.ts';
 import { PasskeyRejectedError } from '../errors.ts';
-import type { ChallengeRecord, PasskeyRecord } from '../../schemas/messages.ts';
+import type { ChallengeRecord, PasskeyRecord } from '../../schemas/account-records.ts';
 
 /** Where passkeys are used: the RP ID (a host name) and the page origin the browser must report. */
 export interface RelyingParty {

@@ -1,7 +1,7 @@
 import type { JsonKv } from '../bus/index.ts';
 import { NotFoundError } from '../errors.ts';
 import type { Plan } from '../../schemas/accounts.ts';
-import type { UserRecord, UsernameRecord } from '../../schemas/messages.ts';
+import type { UserRecord, UsernameRecord } from '../../schemas/account-records.ts';
 
 export interface PlanChange {
   user_id: number;

@@ -1,6 +1,6 @@
 import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import type { SessionRecord } from '../../schemas/messages.ts';
+import type { SessionRecord } from '../../schemas/account-records.ts';
 import { hashSecret, randomToken } from './api-keys.ts';
 
 /** How long a browser session lasts from its creation (the cookie's Max-Age says the same). */

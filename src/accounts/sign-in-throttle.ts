@@ -1,6 +1,6 @@
 import type { JsonKv } from '../bus/index.ts';
 import { SignInThrottledError } from '../errors.ts';
-import type { AttemptsRecord } from '../../schemas/messages.ts';
+import type { AttemptsRecord } from '../../schemas/account-records.ts';
 import { clientBlock } from './mint-limiter.ts';
 
 export interface ThrottleLimits {

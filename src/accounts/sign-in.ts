@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { PasskeyRejectedError, SignInFailedError } from '../errors.ts';
-import type { UserRecord } from '../../schemas/messages.ts';
+import type { UserRecord } from '../../schemas/account-records.ts';
 import type { AccountDirectory } from './directory.ts';
 import { Credentials } from './credentials.ts';
 import type { PasskeyCeremonies, RelyingParty } from './passkeys.ts';

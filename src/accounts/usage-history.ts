@@ -1,6 +1,6 @@
 import type { JsonKv } from '../bus/index.ts';
 import { isBillable, type SpendPoint, type UsageRepo, type UsageRow } from '../store/index.ts';
-import type { CreditsRecord } from '../../schemas/messages.ts';
+import type { CreditsRecord } from '../../schemas/account-records.ts';
 
 /**
  * The usage history as a reader must see it: the rows in `usage_events` plus the changes a credits

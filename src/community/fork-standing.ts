@@ -1,4 +1,4 @@
-import type { UserRecord } from '../../schemas/messages.ts';
+import type { UserRecord } from '../../schemas/account-records.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -3,7 +3,7 @@ import { utcDate } from '../lib/utc-day.ts';
 import type { Logger } from '../log.ts';
 import type { ActivityInput } from '../../schemas/activity.ts';
 import type { CommunityEntryRecord, ForkRecord, ForkResponse } from '../../schemas/community.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/account-records.ts';
 import { announcedModel } from './announce.ts';
 import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import type { CommunityStore } from './community-store.ts';

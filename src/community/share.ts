@@ -4,7 +4,7 @@ import type { ActivityInput } from '../../schemas/activity.ts';
 import { summariseRobustness } from '../../schemas/robustness-summary.ts';
 import { Results, type ModelRecord } from '../../schemas/training.ts';
 import type { CommunityEntryRecord, DescentCheck, ShareRequest } from '../../schemas/community.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/account-records.ts';
 import { announcedModel } from './announce.ts';
 import type { CommunityIndex } from './community-index.ts';
 import { shareKey, type CommunityStore } from './community-store.ts';

@@ -11,7 +11,7 @@ import {
 } from './claude/index.ts';
 import type { FromTemplateRequest, GenerateRequest, GenerateResponse, MarketGenerateRequest, Understood } from '../../schemas/generation.ts';
 import { withMarket } from './market-mention.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/account-records.ts';
 import { capFor, type GenerationCosts } from './costs.ts';
 import { EventChannel } from './event-channel.ts';
 

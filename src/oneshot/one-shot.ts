@@ -8,7 +8,7 @@ import { EventChannel } from '../generation/index.ts';
 import { resolveMarket, type Training } from '../training/index.ts';
 import { nextBarNotice } from '../lib/market-hours.ts';
 import type { Channel } from '../../schemas/live.ts';
-import type { UserRecord } from '../../schemas/messages.ts';
+import type { UserRecord } from '../../schemas/account-records.ts';
 import type { OneShotEvent, OneShotRequest, OneShotRun } from '../../schemas/oneshot.ts';
 import { summariseRobustness } from '../../schemas/robustness-summary.ts';
 import { TrainRequest } from '../../schemas/training.ts';

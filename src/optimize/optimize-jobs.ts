@@ -13,7 +13,7 @@ import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
 import { checkStrategyCode, checkStrategyConfig, resolveMarket } from '../sandbox/index.ts';
 import { configBudget, resolveSpan, withinBudget, type JobOwner, type OverrunPenalty } from '../training/index.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/account-records.ts';
 import type { IndicatorRules } from '../../schemas/indicators.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Plan } from '../../schemas/accounts.ts';

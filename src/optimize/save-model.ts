@@ -7,7 +7,7 @@
 import type { Deployments } from '../deployments/index.ts';
 import type { Logger } from '../log.ts';
 import type { Training } from '../training/index.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/account-records.ts';
 import type { OptimizeRecord, OptimizeSaveRequest, OptimizeTrial } from '../../schemas/optimize.ts';
 import { TrainRequest, type JobRecord } from '../../schemas/training.ts';
 import { applyEngineParams } from './engine-trial.ts';

@@ -9,7 +9,7 @@ import { resolveSpan } from './bar-span.ts';
 import { resolveMarket, checkStrategyCode, StrategyJobError, type StrategyRuntime } from '../sandbox/index.ts';
 import { featuresBudget, withinBudget, type JobOwner } from './time-budget.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
-import type { Caller } from '../../schemas/messages.ts';
+import type { Caller } from '../../schemas/account-records.ts';
 import type {
   DeletedModel,
   JobRecord,

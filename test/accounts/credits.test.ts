@@ -4,7 +4,7 @@ import { CreditLedger } from '../../src/accounts/credits.ts';
 import type { JsonKv } from '../../src/bus/index.ts';
 import { OutOfCreditsError } from '../../src/errors.ts';
 import type { UsageRow } from '../../src/store/index.ts';
-import type { CreditsRecord } from '../../schemas/messages.ts';
+import type { CreditsRecord } from '../../schemas/account-records.ts';
 import { assertChain, range, settle, startLedgerStores, type LedgerStores } from '../helpers/ledger.ts';
 
 let stores: LedgerStores;

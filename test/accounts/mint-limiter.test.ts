@@ -7,7 +7,8 @@ import { clientBlock, MintLimiter } from '../../src/accounts/mint-limiter.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import { RateLimitedError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
-import { Buckets, type WindowRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type WindowRecord } from '../../schemas/account-records.ts';
 
 const log = createLogger('silent');
 const HOUR = 3_600_000;

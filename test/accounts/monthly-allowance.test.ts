@@ -13,7 +13,8 @@ import { openBucket, type JsonKv } from '../../src/bus/index.ts';
 import { OutOfCreditsError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
 import type { UsageRow } from '../../src/store/index.ts';
-import { Buckets, type CreditsRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type CreditsRecord } from '../../schemas/account-records.ts';
 import { assertChain, range, settle, startLedgerStores, type LedgerStores } from '../helpers/ledger.ts';
 import { until } from '../helpers/nats.ts';
 

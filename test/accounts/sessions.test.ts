@@ -4,7 +4,8 @@ import type { JsonKv } from '../../src/bus/index.ts';
 import { openBucket } from '../../src/bus/index.ts';
 import { hashSecret } from '../../src/accounts/api-keys.ts';
 import { SESSION_MAX_AGE_MS, Sessions } from '../../src/accounts/sessions.ts';
-import { Buckets, type SessionRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type SessionRecord } from '../../schemas/account-records.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 
 describe('sessions', () => {

@@ -4,7 +4,8 @@ import type { JsonKv } from '../../src/bus/index.ts';
 import { openBucket } from '../../src/bus/index.ts';
 import { SignInThrottledError } from '../../src/errors.ts';
 import { delayAfter, SIGN_IN_LIMITS, SignInThrottle } from '../../src/accounts/sign-in-throttle.ts';
-import { Buckets, type AttemptsRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type AttemptsRecord } from '../../schemas/account-records.ts';
 import { startNats, type TestNats } from '../helpers/nats.ts';
 
 const T0 = 1_700_000_000_000;

@@ -14,7 +14,8 @@ import { mintTrial, type TrialMintParts } from '../../src/accounts/trial.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import { MintLimitedError, UsernameTakenError } from '../../src/errors.ts';
 import { createLogger } from '../../src/log.ts';
-import { Buckets, type UsernameRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type UsernameRecord } from '../../schemas/account-records.ts';
 
 const log = createLogger('silent');
 let dir: string;

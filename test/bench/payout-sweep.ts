@@ -16,7 +16,8 @@ import { ReplayClock } from '../../src/kernel/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { buildPayouts, settleDay } from '../../src/payouts/index.ts';
 import { openClickHouse, PayoutsRepo, UsageRepo, type UsageRow } from '../../src/store/index.ts';
-import { Buckets, type UserRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type UserRecord } from '../../schemas/account-records.ts';
 import { communityEntry } from '../helpers/community-entries.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
 

@@ -18,7 +18,8 @@ import { BadRequestError, UnprocessableError, WebhookTargetError } from '../../s
 import { ERROR_CODES } from '../../schemas/errors.ts';
 import { checkModelOffThread, ModelRejectedError } from '../../src/scoring/index.ts';
 import { ModelStore } from '../../src/training/index.ts';
-import { Buckets, type Caller } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type Caller } from '../../schemas/account-records.ts';
 import { modelRecord } from '../community/fixtures.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 

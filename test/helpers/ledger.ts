@@ -7,7 +7,8 @@ import { connectBus, openBucket, startEmbeddedNats, type Bus, type JsonKv } from
 import { createLogger } from '../../src/log.ts';
 import { openClickHouse, UsageRepo, type ClickHouseClient, type UsageRow } from '../../src/store/index.ts';
 import { UsageRecorder } from '../../actors/recorder/index.ts';
-import { Buckets, type CreditsRecord } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
+import { type CreditsRecord } from '../../schemas/account-records.ts';
 
 export interface LedgerStores {
   /** Two NATS connections: two processes, in effect. */

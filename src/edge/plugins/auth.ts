@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { clientBlock, limitRefusal, type AccountDirectory, type ClusterRateLimiter, type SessionInfo, type TokenBuckets } from '../../accounts/index.ts';
 import { RateLimitedError, UnauthorizedError } from '../../errors.ts';
-import type { UserRecord } from '../../../schemas/messages.ts';
+import type { UserRecord } from '../../../schemas/account-records.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import { readCookie, refuseForeignOrigin, SESSION_COOKIE } from './session.ts';
 

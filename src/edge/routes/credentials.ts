@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import { RecentSignInRequiredError } from '../../errors.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import { NoFields } from '../../../schemas/accounts.ts';
-import type { UserRecord } from '../../../schemas/messages.ts';
+import type { UserRecord } from '../../../schemas/account-records.ts';
 import {
   AccountCredentials,
   CreationOptions,

@@ -3,7 +3,7 @@ import { limitRefusal, type AccountDirectory, type ClusterRateLimiter } from '..
 import { AppError, BadRequestError, ConflictError, RateLimitedError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { Training } from '../../training/index.ts';
-import type { UserRecord } from '../../../schemas/messages.ts';
+import type { UserRecord } from '../../../schemas/account-records.ts';
 import { ClientMessage, CloseCodes, STREAM_PROTOCOL_VERSION, type Channel, type ErrorMessage, type StreamLimits } from '../../../schemas/stream.ts';
 import { openChannel, resolveChannel, type ChannelDeps, type ResolvedChannel } from './channels.ts';
 import type { ClientSocket } from './client-socket.ts';

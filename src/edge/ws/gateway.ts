@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { clientBlock, type AccountDirectory } from '../../accounts/index.ts';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
-import type { UserRecord } from '../../../schemas/messages.ts';
+import type { UserRecord } from '../../../schemas/account-records.ts';
 import { CloseCodes } from '../../../schemas/stream.ts';
 import { foreignSite, readCookie, SESSION_COOKIE } from '../plugins/session.ts';
 import { SseSlots } from '../plugins/sse.ts';

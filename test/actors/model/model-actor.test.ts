@@ -19,7 +19,7 @@ import { ModelStore } from '../../../src/training/index.ts';
 import type { ActivityInput } from '../../../schemas/activity.ts';
 import { SignalEvent } from '../../../schemas/live.ts';
 import { Buckets, Streams } from '../../../schemas/messages.ts';
-import type { Caller } from '../../../schemas/messages.ts';
+import type { Caller } from '../../../schemas/account-records.ts';
 import { modelRecord } from '../../community/fixtures.ts';
 import { CODE, cancelledEntry, oneSeries, START, type CancelledEntry } from '../../helpers/cancelled-entry.ts';
 import { hostileModels, noBars, noRuntime } from '../../helpers/hostile-model-host.ts';
