@@ -116,6 +116,17 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     assert.deepEqual(smtp.to('dee@example.com').map((m) => m.headers['message-id']), [`<${second.id}@signalforge>`]);
   });
 
+  it('a delivery process restarted between signals: each is mailed once, in order, by whichever process holds the deployment', async () => {
+    const d = await confirmedDeployment('gus@example.com');
+    const events = [signal(d, 0), signal(d, 1), signal(d, 2)];
+    await publish(h.bus, events[0]!);
+    await waitFor(() => smtp.to('gus@example.com').length === 1, 10_000, 'the first mail');
+    await h.restartActor();
+    for (const e of events.slice(1)) await publish(h.bus, e);
+    await waitFor(async () => (await status(d)).delivered === 3, 15_000, 'three delivered');
+    assert.deepEqual(smtp.to('gus@example.com').map((m) => m.headers['message-id']), events.map((e) => `<${e.id}@signalforge>`));
+  });
+
   it('over the daily cap a signal is not mailed: a capped dead letter, not retried; other accounts are not held back', async () => {
     const d = await confirmedDeployment('eve@example.com');
     const other = await confirmedDeployment('fay@example.com');
