@@ -92,7 +92,7 @@ export function buildIntent(request: GenerateRequest): StrategyIntent {
   for (const u of new Set(fields.flatMap((f) => f.unread))) remarks.push(`not understood, so nothing in the code comes from it: "${u}" — name an indicator and a level, e.g. "RSI 14 below 30" or "close above the 20 EMA"`);
   const approximations: Approximation[] = fields.flatMap((f) => f.approximations);
   const unsupported = [...new Set(fields.flatMap((f) => f.unsupported))];
-  if (unsupported.length) remarks.push(`left out: ${unsupported.join(', ')} (bars carry no volume, news or order book; no Fibonacci, Heikin-Ashi, Renko, divergence, session highs/lows or candle patterns other than engulfing, pin and inside bars and candles in a row)`);
+  if (unsupported.length) remarks.push(`left out: ${unsupported.join(', ')} (bars carry no volume, news or order book; no Fibonacci, Renko, hidden divergence, chart patterns or candle patterns other than engulfing, pin, inside and narrow-range bars, stars, tweezers, Heikin-Ashi and candles in a row)`);
 
   // Indicators: mentions → instances, then the structured object over them.
   const table = resolveMentions(fields, timeframe, remarks);

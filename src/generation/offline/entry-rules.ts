@@ -9,6 +9,7 @@
  */
 import { columnOf, conditionName, describeCondition } from './features.ts';
 import type { Condition, ConditionSpec, EntryRule, Instance, Operand, RuleTerm, Source } from './intent.ts';
+import { CENTRE } from './trader-indicators.ts';
 
 /** How the remark on a mirrored short side begins (Pine from text, which draws no sides, leaves it out). */
 export const MIRROR_REMARK = 'no side named: shorts take the mirror of each directional condition';
@@ -17,8 +18,6 @@ export const MIRROR_REMARK = 'no side named: shorts take the mirror of each dire
 const RULE_FIELDS: ReadonlySet<Source> = new Set<Source>(['description', 'signals']);
 const MODEL_DECIDES = /\b(?:let (?:the )?(?:model|ml|classifier|ai) (?:decide|choose|pick)|(?:the )?(?:model|classifier) decides|model picks)\b/;
 
-/** Oscillators' centres: an upper level's mirror for the other side ("RSI above 60" ↔ "below 40"). */
-const CENTRE: Record<string, number> = { rsi: 50, stoch: 50, willr: -50, cci: 0, roc: 0, macd: 0, zscore: 0 };
 const FLIP = { above: 'below', below: 'above', cross_up: 'cross_down', cross_down: 'cross_up' } as const;
 
 /** Columns holding +1 / −1 (a cross either way, a breakout up or down, a rate of change, a bullish / bearish pattern): their sign says the side. */

@@ -195,7 +195,7 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       return []; // the pattern's own column
     case 'channel': {
       const cols = GEN[instances[c.instance]!.name].columns(instances[c.instance]!.params);
-      const [upper, lower] = [`df['${cols[0]}']`, `df['${cols[instances[c.instance]!.name === 'donchian' ? 1 : 2]}']`];
+      const [upper, lower] = [`df['${cols[0]}']`, `df['${cols[['donchian', 'sessrange'].includes(instances[c.instance]!.name) ? 1 : 2]}']`];
       return [`df['${name}'] = np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`];
     }
   }
@@ -241,6 +241,7 @@ function companion(inst: Instance): FeatureBlock | null {
     case 'psar':
     case 'supertrend':
     case 'hhll':
+    case 'sessrange':
       // Price-scale levels: the distance to the first one is what carries across price levels.
       return { comment: '', lines: [`df['${cols[0]}_dist'] = close / df['${cols[0]}'] - 1`], names: [`${cols[0]}_dist`] };
     default:

@@ -9,7 +9,7 @@
 import type { Approximation, LevelUnit, Relation, Role } from './intent.ts';
 import type { Mention, PToken } from './parse-indicators.ts';
 import { isSym, isWord } from './text.ts';
-import { RUN_CAP } from './trader-indicators.ts';
+import { PATTERN_NAMES, RUN_CAP } from './trader-indicators.ts';
 
 export type DOperand = { kind: 'mention'; m: Mention; output: number } | { kind: 'price' } | { kind: 'value'; value: number } | { kind: 'avg'; window: number };
 
@@ -150,25 +150,36 @@ function sideBefore(tokens: readonly PToken[], i: number): 'long' | 'short' | nu
 }
 
 /** Indicators drawn on the price: "above the cloud", "at R1" compare the price with them. */
-const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll']);
+const PRICE_SCALE = new Set(['sma', 'ema', 'wma', 'bb', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll', 'sessrange']);
 const isPriceScale = (op: DOperand | null | undefined): boolean => op?.kind === 'mention' && PRICE_SCALE.has(op.m.name);
 /** Channels whose upper / lower line an elliptic "the lower" names: the output of each. */
-const CHANNEL_LINES: Record<string, { upper: number; lower: number; middle: number }> = { bb: { upper: 0, lower: 2, middle: 1 }, keltner: { upper: 0, lower: 2, middle: 1 }, donchian: { upper: 0, lower: 1, middle: 2 } };
+const CHANNEL_LINES: Record<string, { upper: number; lower: number; middle: number }> = { bb: { upper: 0, lower: 2, middle: 1 }, keltner: { upper: 0, lower: 2, middle: 1 }, donchian: { upper: 0, lower: 1, middle: 2 }, sessrange: { upper: 0, lower: 1, middle: 0 } };
+/** Levels that are a range's high and low, read by those words. */
+const RANGE_LEVELS = new Set(['donchian', 'sessrange']);
 const MIDDLE_WORDS = ['middle', 'mid', 'midline', 'centre', 'center', 'basis', 'median'];
 /** Lines bounding a channel the price can be back inside of (Bollinger's is its band column): the Ichimoku cloud's top and bottom too. */
-const INSIDE_LINES: Record<string, { upper: number; lower: number }> = { keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 }, ichimoku: { upper: 4, lower: 5 } };
+const INSIDE_LINES: Record<string, { upper: number; lower: number }> = { keltner: { upper: 0, lower: 2 }, donchian: { upper: 0, lower: 1 }, ichimoku: { upper: 4, lower: 5 }, sessrange: { upper: 0, lower: 1 } };
 
 /**
  * An object the words point back to: "short below it" (the last price-scale object), "short on a
  * close below the lower" (the other line of the last channel named).
  */
-function backReference(tokens: readonly PToken[], i: number, last: DOperand | null | undefined): { op: DOperand; next: number } | null {
+function backReference(tokens: readonly PToken[], i: number, last: DOperand | null | undefined, rel: Rel): { op: DOperand; next: number } | null {
   let k = i;
   while (isWord(tokens[k], 'the', 'its', 'a', 'one')) k++;
   if (!last || last.kind !== 'mention') return null;
   // "… and sell when it crosses below": the clause ends where the object would be.
-  if ((isWord(tokens[k], 'it', 'them', 'that', 'this') || k >= tokens.length) && isPriceScale(last)) return { op: last, next: k + 1 };
   const lines = CHANNEL_LINES[last.m.name];
+  // "sell below it" after "buy above the Asian range": a range's two lines, each for its side.
+  if ((isWord(tokens[k], 'it', 'them', 'that', 'this') || k >= tokens.length) && isPriceScale(last)) {
+    const twoLines = lines && RANGE_LEVELS.has(last.m.name) && (rel === 'below' || rel === 'cross_down' || rel === 'above' || rel === 'cross_up');
+    const op = twoLines ? { ...last, output: rel === 'below' || rel === 'cross_down' ? lines.lower : lines.upper } : last;
+    return { op, next: k + 1 };
+  }
+  // "below its low", "the range's high": a range's line by name.
+  if (lines && RANGE_LEVELS.has(last.m.name) && isWord(tokens[k], 'high', 'highs', 'top', 'low', 'lows', 'bottom')) {
+    return { op: { kind: 'mention', m: last.m, output: isWord(tokens[k], 'high', 'highs', 'top') ? lines.upper : lines.lower }, next: k + 1 };
+  }
   // "back inside the channel", "re-enters the cloud": the channel named before.
   if ((INSIDE_LINES[last.m.name] && last.m.name !== 'ichimoku' && isWord(tokens[k], 'channel', 'channels', 'bands', 'band', 'envelope')) || (last.m.name === 'ichimoku' && isWord(tokens[k], 'cloud', 'kumo'))) {
     return { op: last, next: k + 1 };
@@ -244,6 +255,8 @@ export interface Carry {
   lines?: Mention[];
   /** The window of the first range breakout named. */
   breakout?: number;
+  /** The candles of the last run named (Heikin-Ashi or plain): what "2 red after a green" counts. */
+  run?: 'heikin' | 'candlerun';
 }
 
 export function parseClause(tokens: readonly PToken[], phrase: string, carry: Carry): ClauseResult {
@@ -265,10 +278,11 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
     add({ kind: 'compare', left: opOf(fast), relation: tokens.some((t) => isWord(t, 'golden')) ? 'cross_up' : 'cross_down', right: opOf(slow) });
     carry.subject = opOf(fast);
   }
+  if (stackedIn(tokens, mentions, carry, add)) return result;
   // A flip with no SAR / SuperTrend of its own ("parabolic sar, buy on a bullish flip", "exit when it flips back"): the last one named.
   const flippers = mentions.filter((m) => m.name === 'psar' || m.name === 'supertrend');
   if (flippers.length) carry.flipper = flippers[flippers.length - 1]!;
-  const flips = patternsIn(tokens, flippers.length || !carry.flipper ? mentions : [...mentions, carry.flipper], add);
+  const flips = patternsIn(tokens, flippers.length || !carry.flipper ? mentions : [...mentions, carry.flipper], add, CANDLE_RUN.test(phrase) || CANDLE_COLOUR.test(phrase));
 
   let subject: DOperand | null = null;
   for (let i = 0; i < tokens.length; i++) {
@@ -331,7 +345,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
     let obj = objectAt(tokens, i + rel.len);
     if (!obj || (obj.op.kind === 'price' && isWord(skipFiller(tokens, i + rel.len)[0], 'lower', 'upper'))) {
       const last = carry.object ?? priceScaleBefore(tokens, i) ?? (carry.lines?.length ? opOf(carry.lines[carry.lines.length - 1]!) : null);
-      obj = backReference(tokens, i + rel.len, last) ?? obj;
+      obj = backReference(tokens, i + rel.len, last, rel.rel) ?? obj;
     }
     // "exit when price closes under the 21": a bare number the period of a moving average named before.
     if (obj?.op.kind === 'value' && subject?.kind === 'price') {
@@ -368,7 +382,7 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
   }
   levelTradesIn(tokens, carry, add, result);
   result.flippers = flippersNamedIn(tokens, result);
-  candleRunsIn(phrase, result, add);
+  candleRunsIn(phrase, result, add, carry);
   // "exit on a 20-bar low", "sell a new 55-bar low": an N-bar high / low named with no relation is its break (a close beyond the prior bars').
   if (!result.drafts.length) {
     const exitWords = /^\s*(?:exit|close|get out|cover|take)/.test(phrase);
@@ -379,8 +393,31 @@ export function parseClause(tokens: readonly PToken[], phrase: string, carry: Ca
   }
   trendIn(mentions, phrase, result);
   // "buy the 55 bar donchian high" was read as the level it trades at: not also a range breakout.
-  if (!flips.has('breakout') && ![...usedMentions(result.drafts)].some((m) => m.name === 'donchian')) breakoutIn(phrase, side, result, carry);
+  // A session's range read as the level broken ("above the Asian high") is that breakout too.
+  if (!flips.has('breakout') && ![...usedMentions(result.drafts)].some((m) => m.name === 'donchian' || m.name === 'sessrange')) breakoutIn(phrase, side, result, carry);
   return result;
+}
+
+const STACKED = ['stacked', 'aligned', 'fanned', 'fanning', 'ordered', 'lined'];
+
+/**
+ * "8/13/21 EMAs stacked bullish": three or more moving averages of one kind in order, each faster
+ * one above the slower (bullish, or the clause's buy) or below it (bearish, a sell). The averages
+ * are the clause's, else the ones named before ("ema ribbon 8/13/21, buy when stacked bullish").
+ */
+function stackedIn(tokens: readonly PToken[], mentions: readonly Mention[], carry: Carry, add: Add): boolean {
+  if (!tokens.some((t) => isWord(t, ...STACKED))) return false;
+  const own = mentions.filter(isMA);
+  const mas = (own.length >= 3 ? own : (carry.lines ?? []).filter(isMA)).filter((m, k, all) => all.findIndex((x) => x.name === m.name && x.params.period === m.params.period) === k);
+  if (mas.length < 3 || mas.some((m) => m.params.period === undefined || m.name !== mas[0]!.name)) return false;
+  const bull = tokens.some((t) => isWord(t, 'bullish', 'up', 'upward', 'upwards'));
+  const bear = tokens.some((t) => isWord(t, 'bearish', 'down', 'downward', 'downwards'));
+  const sided = sideOf(tokens);
+  const up = bull !== bear ? bull : sided !== null ? sided === 'long' : null;
+  if (up === null) return false;
+  const ordered = [...mas].sort((a, b) => a.params.period! - b.params.period!);
+  for (let k = 0; k + 1 < ordered.length; k++) add({ kind: 'compare', left: opOf(ordered[k]!), relation: up ? 'above' : 'below', right: opOf(ordered[k + 1]!) }, up ? 'long' : 'short');
+  return true;
 }
 
 /** The mentions the drafts read so far compare or test. */
@@ -401,6 +438,8 @@ const SIDE_VERBS = ['buy', 'buys', 'buying', 'sell', 'sells', 'selling', 'long',
  */
 function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | null }, add: Add, result: ClauseResult): void {
   const used = usedMentions(result.drafts);
+  let lastVerb: PToken | null = null;
+  let lastLevel = -2;
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
     const line = isWord(tok, 'upper', 'lower') && !isWord(tokens[i - 1], 'upper', 'lower') && tokens[i + 1]?.t !== 'ind' && carry.object?.kind === 'mention' && CHANNEL_LINES[carry.object.m.name];
@@ -408,9 +447,11 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
     if (tok.t === 'ind' && (!PRICE_SCALE.has(tok.name) || used.has(tok) || (tok.name === 'bb' && tok.output === null))) continue;
     let k = i - 1;
     while (k >= 0 && tokens[k]!.t === 'word' && TRADE_AT.has((tokens[k] as { w: string }).w)) k--;
-    const before = tokens[k];
+    let before = tokens[k];
+    // "fade the Asian high/low": the verb goes on to the level joined to the one it named.
+    if ((isSym(before, '/', '&') || isWord(before, 'and', 'or')) && lastVerb && k === lastLevel + 1) before = lastVerb;
     const byVerb = isWord(before, ...SIDE_VERBS);
-    const byPattern = before?.t === 'ind' && ['pinbar', 'engulfing', 'insidebar'].includes(before.name) && k < i - 1;
+    const byPattern = before?.t === 'ind' && PATTERN_NAMES.has(before.name) && k < i - 1;
     if (!byVerb && !byPattern) continue;
     let op: DOperand;
     if (tok.t === 'ind') op = opOf(tok);
@@ -420,8 +461,11 @@ function levelTradesIn(tokens: readonly PToken[], carry: { object?: DOperand | n
       op = { kind: 'mention', m: last.m, output: isWord(tok, 'upper') ? lines.upper : lines.lower };
     }
     const m = (op as { m: Mention }).m;
-    // "sell r2 buy s2": each level with the side of its own verb.
-    const side = byVerb ? sideOf([before!]) ?? undefined : undefined;
+    [lastVerb, lastLevel] = [byVerb ? before! : null, i];
+    // "sell r2 buy s2": each level with the side of its own verb; a range's high faded is sold, its low bought.
+    const output = (op as { output: number }).output;
+    const faded = isWord(before, 'fade', 'fading') && RANGE_LEVELS.has(m.name) ? (output === CHANNEL_LINES[m.name]!.upper ? 'short' : 'long') : undefined;
+    const side = faded ?? (byVerb ? sideOf([before!]) ?? undefined : undefined);
     if (m.name === 'bb') {
       const output = (op as { output: number }).output;
       if (output !== 0 && output !== 2) continue;
@@ -447,9 +491,13 @@ function flippersNamedIn(tokens: readonly PToken[], result: ClauseResult): Menti
 export const flipOf = (m: Mention): DCondition => ({ kind: 'compare', left: { kind: 'mention', m, output: 1 }, relation: 'cross', right: { kind: 'value', value: 0 } });
 
 const RUN_COLOUR = '(red|green|bearish|bullish|down|up|black|white|falling|rising)';
-const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:(?:st|nd|rd|th) )?(?:consecutive |straight )?${RUN_COLOUR} (?:candles|bars|closes|candle|bar)(?: in a row)?\\b|\\b(\\d+) (?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);
+/** Heikin-Ashi named between the colour and the candles: the run is of HA candles ("2 green HA candles"). */
+const HA = '(?:(ha|heikin ashi|heiken ashi) )?';
+const CANDLE_RUN = new RegExp(`\\b(\\d+) (?:(?:st|nd|rd|th) )?(?:consecutive |straight )?${RUN_COLOUR} ${HA}(?:candles|bars|closes|candle|bar)(?: in a row)?\\b|\\b(\\d+) ${HA}(?:candles|bars) in a row (?:that are |all )?${RUN_COLOUR}\\b|\\b(3) (white soldiers|black crows)\\b`);
+/** A run with its candles left out after one was named: "…, buy. 2 red after a green, sell". */
+const ELLIPTIC_RUN = new RegExp(`\\b(\\d+) ${RUN_COLOUR}(?: ones)? (?:after|in a row|then|following)\\b`);
 /** One candle's colour: "if it closes green, buy", "a red candle": the run of one. */
-const CANDLE_COLOUR = new RegExp(`\\b(?:closes|closed|closing|close|candle is|bar is) ${RUN_COLOUR}\\b|\\b${RUN_COLOUR} (?:candle|bar)\\b(?! in a row)`);
+const CANDLE_COLOUR = new RegExp(`\\b(?:closes|closed|closing|close|candle is|bar is) ${RUN_COLOUR}\\b|\\b${RUN_COLOUR} ${HA}(?:candle|bar)\\b(?! in a row)`);
 const RISING_RUN = new Set(['green', 'bullish', 'up', 'white', 'rising', 'white soldiers']);
 
 /**
@@ -457,17 +505,32 @@ const RISING_RUN = new Set(['green', 'bullish', 'up', 'white', 'rising', 'white 
  * way (close above / below open) reaching N, on the candle-run column (a soldier's higher closes
  * and opens inside the body before are not checked: any N rising candles count).
  */
-function candleRunsIn(phrase: string, result: ClauseResult, add: Add): void {
+function candleRunsIn(phrase: string, result: ClauseResult, add: Add, carry: Carry): void {
   const m = CANDLE_RUN.exec(phrase);
   const one = m ? null : CANDLE_COLOUR.exec(phrase);
+  const elliptic = m || one || !carry.run ? null : ELLIPTIC_RUN.exec(phrase);
+  if (elliptic) {
+    const n = Number(elliptic[1]);
+    if (!(n >= 1 && n <= RUN_CAP)) return;
+    addRun(carry.run === 'heikin', n, RISING_RUN.has(elliptic[2]!), result, add);
+    return;
+  }
   if (!m && !one) return;
-  const n = m ? Number(m[1] ?? m[3] ?? m[5]) : 1;
+  const n = m ? Number(m[1] ?? m[4] ?? m[7]) : 1;
   if (!(n >= 1 && n <= RUN_CAP)) return;
-  const up = RISING_RUN.has((m ? m[2] ?? m[4] ?? m[6] : one![1] ?? one![2])!);
-  const run: Mention = { t: 'ind', name: 'candlerun', params: {}, output: 0, qualifier: null, levels: null, signalLine: false, days: false };
+  const up = RISING_RUN.has((m ? m[2] ?? m[6] ?? m[8] : one![1] ?? one![2])!);
+  // Heikin-Ashi candles: the HA run column (+k the k-th green HA candle in a row), else the plain candles'.
+  const ha = Boolean(m ? m[3] ?? m[5] : one![3]);
+  carry.run = ha ? 'heikin' : 'candlerun';
+  addRun(ha, n, up, result, add);
+  if (m?.[8]) result.approximations.push({ asked: m[0].replace(/^3 /, 'three '), done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[8]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
+}
+
+/** The run of N candles one way: its column at or beyond ±N. */
+function addRun(ha: boolean, n: number, up: boolean, result: ClauseResult, add: Add): void {
+  const run: Mention = { t: 'ind', name: ha ? 'heikin' : 'candlerun', params: {}, output: ha ? 1 : 0, qualifier: null, levels: null, signalLine: false, days: false };
   result.implied.push(run);
-  add({ kind: 'compare', left: { kind: 'mention', m: run, output: 0 }, relation: up ? 'above' : 'below', right: { kind: 'value', value: up ? n - 0.5 : 0.5 - n } });
-  if (m?.[6]) result.approximations.push({ asked: m[0].replace(/^3 /, 'three '), done: `${n} ${up ? 'rising' : 'falling'} candles in a row (candle_run ${up ? '>=' : '<='} ${up ? n : -n})`, why: `the ${m[6]}' ${up ? 'higher' : 'lower'} closes and opens inside the body before are not checked` });
+  add({ kind: 'compare', left: { kind: 'mention', m: run, output: run.output! }, relation: up ? 'above' : 'below', right: { kind: 'value', value: up ? n - 0.5 : 0.5 - n } });
 }
 
 /** Words between a z-score and the average it is measured from. */
@@ -483,7 +546,7 @@ const BREAK_WORDS = ['breakout', 'breakouts', 'break', 'breaks', 'breaking', 'ou
  * and a channel breakout (Keltner, Bollinger: a close beyond the upper +1 / lower -1 line, not a
  * range breakout). Returns what it read, so the level and range readings do not repeat it.
  */
-function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add: Add): Set<string> {
+function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add: Add, runsRead: boolean): Set<string> {
   const read = new Set<string>();
   // A SAR or SuperTrend flip: its trend column (+1 / -1) crossing 0.
   const flipAt = tokens.findIndex((t) => isWord(t, ...FLIP_WORDS));
@@ -511,13 +574,14 @@ function patternsIn(tokens: readonly PToken[], mentions: readonly Mention[], add
       const low = tokens.some((t) => isWord(t, 'low', 'lower', 'quiet', 'calm', 'contracting'));
       if (high !== low) add({ kind: 'compare', left: { kind: 'mention', m, output: 0 }, relation: high ? 'above' : 'below', right: { kind: 'value', value: 1 } });
     }
-    if (m.name === 'engulfing' || m.name === 'pinbar') add({ kind: 'pattern', m, output: 0 });
-    if (m.name === 'insidebar') {
+    // A Heikin-Ashi run ("2 green HA candles in a row") is read with the candle runs.
+    if (PATTERN_NAMES.has(m.name) && m.name !== 'insidebar' && m.name !== 'nr' && !(m.name === 'heikin' && runsRead)) add({ kind: 'pattern', m, output: 0 });
+    if (m.name === 'insidebar' || m.name === 'nr') {
       add({ kind: 'pattern', m, output: breaks ? 1 : 0 });
       if (breaks) read.add('breakout');
     }
     const outside = m.name === 'keltner' && tokens.some((t) => isWord(t, 'outside', 'beyond'));
-    if ((m.name === 'keltner' || m.name === 'bb') && (breaks || outside) && m.output === null && !tokens.some((t) => isWord(t, 'above', 'below', 'over', 'under', ...(outside ? [] : ['outside', 'beyond'])))) {
+    if ((m.name === 'keltner' || m.name === 'bb' || m.name === 'sessrange') && (breaks || outside) && m.output === null && !tokens.some((t) => isWord(t, 'above', 'below', 'over', 'under', ...(outside ? [] : ['outside', 'beyond'])))) {
       add({ kind: 'channel', m });
       read.add('breakout');
     }
@@ -578,7 +642,7 @@ function build(rel: Rel, subject: DOperand, obj: DOperand | null, tokens: readon
   const priceScale = obj?.kind === 'mention' && (isMA(obj.m) || obj.m.name === 'bb');
   // "Ichimoku …: long above the kumo": the indicator as a whole against its own line is the price against it.
   const bandOnBand = subject.kind === 'mention' && (subject.m.name === 'bb' || (subject.m.output === null && PRICE_SCALE.has(subject.m.name) && !isMA(subject.m))) && obj?.kind === 'mention' && obj.m.name === subject.m.name;
-  const subj: DOperand = (subject.kind === 'mention' && priceScale && ['rsi', 'stoch', 'macd', 'atr', 'pinbar', 'engulfing', 'insidebar'].includes(subject.m.name)) || bandOnBand ? { kind: 'price' } : subject;
+  const subj: DOperand = (subject.kind === 'mention' && priceScale && (['rsi', 'stoch', 'macd', 'atr', 'ao'].includes(subject.m.name) || PATTERN_NAMES.has(subject.m.name))) || bandOnBand ? { kind: 'price' } : subject;
   const mention = subj.kind === 'mention' ? subj.m : null;
   const objMention = obj?.kind === 'mention' ? obj.m : null;
   // "the chikou is below price": the close (the chikou drawn back) below the close kijun bars ago (its reference column).

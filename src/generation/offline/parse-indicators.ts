@@ -25,7 +25,7 @@ export interface Mention {
 
 export type PToken = Token | Mention;
 
-type Alias = { words: string[]; name: IndicatorName; output?: number; signalLine?: boolean };
+type Alias = { words: string[]; name: IndicatorName; output?: number; signalLine?: boolean; params?: Record<string, number> };
 
 const LEVEL_ALIASES: Alias[] = (['r1', 's1', 'r2', 's2'] as const).flatMap((w, k) => [
   { words: [w, 'pivot', 'point'], name: 'pivot' as const, output: k + 1 },
@@ -75,6 +75,32 @@ const ALIASES: Alias[] = [
   { words: ['inside', 'bars'], name: 'insidebar' },
   { words: ['shooting', 'star'], name: 'pinbar' },
   { words: ['volatility', 'regime'], name: 'volregime' },
+  ...(['star', 'stars'] as const).flatMap((w) => [
+    { words: ['morning', w], name: 'star' as const },
+    { words: ['evening', w], name: 'star' as const },
+    { words: ['morningstar'], name: 'star' as const },
+    { words: ['eveningstar'], name: 'star' as const },
+  ]),
+  ...['bottom', 'bottoms', 'top', 'tops', 'pattern'].map((w) => ({ words: ['tweezer', w], name: 'tweezer' as const })),
+  { words: ['tweezers'], name: 'tweezer' },
+  { words: ['tweezer'], name: 'tweezer' },
+  { words: ['narrow', 'range'], name: 'nr' },
+  { words: ['nr'], name: 'nr' },
+  { words: ['heikin', 'ashi'], name: 'heikin' },
+  { words: ['heiken', 'ashi'], name: 'heikin' },
+  { words: ['heikinashi'], name: 'heikin' },
+  { words: ['ha', 'candles'], name: 'heikin' },
+  { words: ['ha', 'candle'], name: 'heikin' },
+  { words: ['ha', 'bars'], name: 'heikin' },
+  { words: ['macd', 'divergence'], name: 'macddiv' },
+  { words: ['macd', 'divergences'], name: 'macddiv' },
+  { words: ['rsi', 'divergence'], name: 'rsidiv' },
+  { words: ['rsi', 'divergences'], name: 'rsidiv' },
+  { words: ['divergence'], name: 'rsidiv' },
+  { words: ['divergences'], name: 'rsidiv' },
+  { words: ['awesome', 'oscillator'], name: 'ao' },
+  { words: ['ao'], name: 'ao' },
+  { words: ['sessrange'], name: 'sessrange' },
   { words: ['swing', 'high'], name: 'hhll', output: 0 },
   { words: ['swing', 'low'], name: 'hhll', output: 1 },
   { words: ['highest', 'high'], name: 'hhll', output: 0 },
@@ -160,6 +186,8 @@ const NAMED: Record<IndicatorName, Record<string, string>> = {
   psar: { step: 'step', acceleration: 'step', max: 'max', maximum: 'max' },
   ichimoku: { tenkan: 'tenkan', kijun: 'kijun', senkou: 'senkou' },
   volregime: P, vwap: {}, pivot: {}, engulfing: {}, pinbar: {}, insidebar: {}, candlerun: {},
+  star: {}, tweezer: {}, heikin: {}, nr: P, rsidiv: { period: 'period', lookback: 'lookback' }, macddiv: { fast: 'fast', slow: 'slow', lookback: 'lookback' },
+  sessrange: {}, ao: { fast: 'fast', slow: 'slow' },
   sma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
   ema: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period', span: 'period' },
   wma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
@@ -177,6 +205,7 @@ const POSITIONAL: Record<IndicatorName, string[]> = {
   adx: ['period'], cci: ['period'], donchian: ['period'], roc: ['period'], willr: ['period'], zscore: ['period'], hhll: ['period'],
   keltner: ['period', 'mult'], supertrend: ['period', 'mult'], psar: ['step', 'max'], ichimoku: ['tenkan', 'kijun', 'senkou'],
   volregime: ['period', 'window'], vwap: [], pivot: [], engulfing: [], pinbar: [], insidebar: [], candlerun: [],
+  star: [], tweezer: [], heikin: [], nr: ['period'], rsidiv: ['period', 'lookback'], macddiv: ['fast', 'slow', 'lookback'], sessrange: ['start', 'end'], ao: ['fast', 'slow'],
 };
 
 const OUTPUT_AFTER: Partial<Record<IndicatorName, Record<string, number>>> = {
@@ -188,6 +217,7 @@ const OUTPUT_AFTER: Partial<Record<IndicatorName, Record<string, number>>> = {
   pivot: { p: 0, r1: 1, s1: 2, r2: 3, s2: 4 },
   adx: { plus: 1, minus: 2 },
   hhll: { high: 0, highs: 0, low: 1, lows: 1 },
+  sessrange: { high: 0, highs: 0, low: 1, lows: 1 },
 }
 const OUTPUT_BEFORE: Partial<Record<IndicatorName, Record<string, number>>> = {
   bb: { upper: 0, lower: 2, middle: 1, mid: 1 },
@@ -217,7 +247,7 @@ function matchAlias(tokens: readonly Token[], i: number): Alias | null {
 }
 
 const mention = (name: IndicatorName, alias: Alias): Mention => ({
-  t: 'ind', name, params: {}, output: alias.output ?? null, qualifier: null, levels: null, signalLine: alias.signalLine ?? false, days: false,
+  t: 'ind', name, params: { ...alias.params }, output: alias.output ?? null, qualifier: null, levels: null, signalLine: alias.signalLine ?? false, days: false,
 });
 
 interface Run {

@@ -10,9 +10,8 @@
  */
 import type { Relation } from './intent.ts';
 import type { DCondition, DOperand } from './parse-conditions.ts';
+import { CENTRE } from './trader-indicators.ts';
 
-/** Oscillators' centres, about which a level mirrors. */
-const CENTRE: Record<string, number> = { rsi: 50, stoch: 50, willr: -50, cci: 0, roc: 0, macd: 0, zscore: 0, psar: 0, supertrend: 0, candlerun: 0 };
 /** Lines drawn on the price, whose slope is the trend's direction. */
 const SLOPED = new Set(['sma', 'ema', 'wma', 'vwap', 'keltner', 'donchian', 'bb', 'supertrend', 'psar', 'ichimoku']);
 const FLIP: Partial<Record<Relation, Relation>> = { above: 'below', below: 'above', cross_up: 'cross_down', cross_down: 'cross_up', rising: 'falling', falling: 'rising' };

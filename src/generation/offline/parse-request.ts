@@ -18,6 +18,8 @@ import type { Approximation, Role } from './intent.ts';
 import { parseExits, withoutTrails, type ExitFindings } from './parse-exits.ts';
 import { markLevels, rewriteLevels } from './parse-levels.ts';
 import { roleSegments } from './parse-roles.ts';
+import { rewriteRibbons } from './parse-ribbons.ts';
+import { rewriteSessionRanges } from './parse-session-ranges.ts';
 
 export interface FieldParse {
   field: TextField;
@@ -45,18 +47,18 @@ export interface FieldParse {
 }
 
 /** Words of a condition; risk, session, day and model statements are read by their own parsers. */
-const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:es|ing)?|break(?:s|ing|out|outs)?|flips?|engulf\w*|pin bars?|inside bars?|regime|deviations?|z-?score|within|rises?|rising|falls?|falling|turns?)\b/;
+const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:es|ing)?|break(?:s|ing|out|outs)?|flips?|engulf\w*|pin bars?|inside bars?|regime|deviations?|z-?score|within|rises?|rising|falls?|falling|turns?|divergences?|stars?|tweezers?)\b/;
 const READ_ELSEWHERE = /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
 
-// Candle patterns with no column here, and a session's high / low as a price level: said, never dropped in silence.
-const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|heikin|renko|news|sentiment|order ?book|divergence|doji|elliott|harmonic|funding(?: rates?)?|awesome oscillator|morning star|evening star|harami|marubozu|tweezer(?: tops?| bottoms?)?|hanging man|abandoned baby|(?:asian|asia|london|newyork|tokyo|sydney) (?:highs?|lows?))\b/g;
+// What has no column here (candle patterns beyond those in trader-indicators.ts): said, never dropped in silence.
+const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|renko|news|sentiment|order ?book|hidden divergence|doji|elliott|harmonic|funding(?: rates?)?|saucer|harami|marubozu|hanging man|abandoned baby|double (?:top|bottom)s?|head and shoulders)\b/g;
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);
   const exits = parseExits(norm);
   // The trailing-stop words are the exits parser's: the others read the text without them.
   const approximations: Approximation[] = [];
-  const rest = namedAsOthers(withoutTrails(norm, exits.trail), approximations);
+  const rest = rewriteRibbons(rewriteSessionRanges(namedAsOthers(withoutTrails(norm, exits.trail), approximations)));
   const mentions: Mention[] = [];
   const named: Mention[] = [];
   const unreadParts: string[] = [];

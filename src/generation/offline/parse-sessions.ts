@@ -16,7 +16,7 @@ export interface SessionValue {
   label: string;
 }
 
-const SESSIONS: Record<string, { hours: [number, number]; label: string }> = {
+export const SESSIONS: Record<string, { hours: [number, number]; label: string }> = {
   london: { hours: [7, 16], label: 'London' },
   european: { hours: [7, 16], label: 'European' },
   europe: { hours: [7, 16], label: 'European' },

@@ -152,6 +152,8 @@ export function normalize(input: string): string {
   s = s.replace(/[_]+/g, ' ').replace(/[a-z]+/g, (w) => repairWord(w));
   s = s
     .replace(/\bstandard\s+dev(iation)?s?\b|\bstd\s+dev(iation)?s?\b/g, 'std')
+    // "the 50 period mean": a simple moving average of those bars.
+    .replace(/\b(\d+) (?:period |bar |candle |day )?(?:mean|average|avg)\b(?! (?:true|directional|reversion))/g, '$1 sma')
     .replace(/\bnew\s+york\b/g, 'newyork')
     // "buy back" closes a short: the cover of the exit words.
     .replace(/\bbuy (?:it |them |the shorts? |the position )?back\b/g, 'cover')

@@ -1,18 +1,24 @@
 /**
  * The indicators traders name beyond the registry's eight (ADX/DMI, CCI, Keltner, Donchian,
  * session VWAP, daily pivots, Ichimoku, Parabolic SAR, SuperTrend, ROC, Williams %R, z-score,
- * prior highs/lows, candle patterns, volatility regime), as pandas written into the generated
+ * prior highs/lows, candle patterns, Heikin-Ashi, RSI / MACD divergence, a session's range, the
+ * awesome oscillator, volatility regime), as pandas written into the generated
  * feature_engineering. Every one is causal: rolling windows end at the bar, levels of a day are
  * the previous day's, Ichimoku's spans are shifted forward (shift(+26): the value a bar shows was
  * known 26 bars earlier) and its chikou span (close shifted back) is left out as look-ahead.
  * Recursive ones (Wilder smoothing, SAR, SuperTrend) settle within the warm-up stated here.
  */
 import { formatParamValue } from '../../indicators/index.ts';
+import { SESSIONS } from './parse-sessions.ts';
 
 export const EXTRA_NAMES = [
   'adx', 'cci', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'roc', 'willr', 'zscore', 'hhll',
-  'engulfing', 'pinbar', 'insidebar', 'candlerun', 'volregime',
+  'engulfing', 'pinbar', 'insidebar', 'candlerun', 'volregime', 'star', 'tweezer', 'nr', 'heikin', 'rsidiv', 'macddiv', 'sessrange', 'ao',
 ] as const;
+/** Centres about which a level mirrors for the other side (RSI above 60 ↔ below 40; a signed state or run about 0). */
+export const CENTRE: Readonly<Record<string, number>> = { rsi: 50, stoch: 50, willr: -50, cci: 0, roc: 0, macd: 0, zscore: 0, ao: 0, psar: 0, supertrend: 0, candlerun: 0, heikin: 0 };
+/** The candle patterns: a signed column, +1 bullish / -1 bearish (an inside or narrow-range bar: 1, its breakout ±1). */
+export const PATTERN_NAMES: ReadonlySet<string> = new Set(['engulfing', 'pinbar', 'insidebar', 'star', 'tweezer', 'nr', 'heikin', 'rsidiv', 'macddiv']);
 export type ExtraName = (typeof EXTRA_NAMES)[number];
 
 export interface ParamSpec {
@@ -50,6 +56,20 @@ const PSAR_BARS = 100;
 const DAY_ID = "_x_day = np.asarray(df.index.view('int64')) // 86400000000000";
 /** Bars of the longest UTC day of the data (1-minute bars): what a daily level needs to settle. */
 const DAY_BARS = 2 * 1440;
+/** Bars until an EMA of this span's seed weighs under 1e-12. */
+const ema = (span: number) => Math.ceil(Math.log(1e-12) / Math.log(1 - 2 / (span + 1)));
+const hh = (hour: number) => String(hour).padStart(2, '0');
+/** "Asian session " when the hours are a session's (parse-sessions.ts), for the words a trader used. */
+const sessionNamed = (start: number, end: number) => {
+  const named = Object.values(SESSIONS).find((s) => s.hours[0] === start && s.hours[1] === end);
+  return named ? `${named.label} session ` : '';
+};
+/** A divergence of `_x_osc` from price over the last N bars: a new low it does not confirm +1, a new high -1. */
+const DIVERGENCE = (n: number, col: string) => [
+  `_x_bull = (low < low.shift(1).rolling(${n}).min()) & (_x_osc > _x_osc.shift(1).rolling(${n}).min())`,
+  `_x_bear = (high > high.shift(1).rolling(${n}).max()) & (_x_osc < _x_osc.shift(1).rolling(${n}).max())`,
+  `df['${col}'] = np.where(_x_bull, 1.0, np.where(_x_bear, -1.0, 0.0))`,
+];
 
 export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
   adx: {
@@ -337,5 +357,126 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     warmup: (p) => wilder(p.period!) + p.window!,
     // ATR over its own rolling mean: > 1 a volatile regime, < 1 a quiet one.
     lines: (p, [v]) => [...TR, `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`, `df['${v}'] = _x_atr / _x_atr.rolling(${p.window}).mean()`],
+  },
+  star: {
+    info: { params: [] },
+    label: () => 'morning star / evening star',
+    columns: () => ['star'],
+    warmup: () => 3,
+    // +1 a morning star: a falling candle, a small body (under half of it), then a rising close above
+    // the first body's middle; -1 the evening star, its mirror (no gaps: forex trades round the clock).
+    lines: (_p, [st]) => [
+      '_x_b = close - open_',
+      '_x_b2 = _x_b.shift(2)',
+      '_x_small = _x_b.shift(1).abs() < 0.5 * _x_b2.abs()',
+      '_x_mid = (open_.shift(2) + close.shift(2)) / 2',
+      `df['${st}'] = np.where((_x_b2 < 0) & _x_small & (_x_b > 0) & (close > _x_mid), 1.0, np.where((_x_b2 > 0) & _x_small & (_x_b < 0) & (close < _x_mid), -1.0, 0.0))`,
+    ],
+  },
+  tweezer: {
+    info: { params: [] },
+    label: () => 'tweezer bottom / top',
+    columns: () => ['tweezer'],
+    warmup: () => 2,
+    // +1 a tweezer bottom: a falling then a rising candle whose lows match within a tenth of the
+    // larger range; -1 a tweezer top: rising then falling, highs matching.
+    lines: (_p, [tw]) => [
+      '_x_rng = pd.concat([high - low, (high - low).shift(1)], axis=1).max(axis=1)',
+      '_x_b = close - open_',
+      '_x_pb = _x_b.shift(1)',
+      `df['${tw}'] = np.where((_x_pb < 0) & (_x_b > 0) & ((low - low.shift(1)).abs() <= 0.1 * _x_rng), 1.0, np.where((_x_pb > 0) & (_x_b < 0) & ((high - high.shift(1)).abs() <= 0.1 * _x_rng), -1.0, 0.0))`,
+    ],
+  },
+  nr: {
+    info: { params: [int('period', 7, 2, 50)] },
+    label: (p) => `NR${p.period} (narrowest range of ${p.period} bars)`,
+    outputs: ['', 'breakout'],
+    columns: (p) => [`nr_${p.period}`, `nr_${p.period}_break`],
+    warmup: (p) => p.period! + 1,
+    // 1 on a bar whose range is narrower than each of the N-1 before; its breakout: the next bar
+    // closes above its high (+1) or below its low (-1).
+    lines: (p, [nr, brk]) => [
+      '_x_r = high - low',
+      `df['${nr}'] = np.where(_x_r < _x_r.shift(1).rolling(${p.period! - 1}).min(), 1.0, 0.0)`,
+      `_x_prev = df['${nr}'].shift(1) > 0`,
+      `df['${brk}'] = np.where(_x_prev & (close > high.shift(1)), 1.0, np.where(_x_prev & (close < low.shift(1)), -1.0, 0.0))`,
+    ],
+  },
+  heikin: {
+    info: { params: [] },
+    label: () => 'Heikin Ashi candle',
+    outputs: ['', 'run'],
+    columns: () => ['ha_dir', 'ha_run'],
+    // The HA open halves its distance to the last HA close each bar: its seed weighs under 1e-12 after 40.
+    warmup: () => 40 + RUN_CAP,
+    // ha_dir +1 a green (rising) Heikin-Ashi candle, -1 red; ha_run: the k-th one the same colour in a
+    // row, signed, capped as candle_run. HA open = mean of the last HA open and close (an EMA of 1/2).
+    lines: (_p, [dir, run]) => [
+      '_x_hc = (open_ + high + low + close) / 4',
+      '_x_seed = _x_hc.shift(1)',
+      '_x_seed.iloc[0] = (open_.iloc[0] + close.iloc[0]) / 2',
+      '_x_ho = _x_seed.ewm(alpha=0.5, adjust=False).mean()',
+      '_x_dir = np.sign(_x_hc - _x_ho)',
+      `df['${dir}'] = _x_dir`,
+      '_x_new = _x_dir != _x_dir.shift(1)',
+      '_x_pos = pd.Series(np.arange(len(close)), index=close.index, dtype=float)',
+      `df['${run}'] = (_x_pos - _x_pos.where(_x_new).ffill() + 1).clip(upper=${RUN_CAP}) * _x_dir`,
+    ],
+  },
+  rsidiv: {
+    info: { params: [int('period', 14, 2, 100), int('lookback', 14, 3, 200)] },
+    label: (p) => `RSI(${p.period}) divergence over ${p.lookback} bars`,
+    columns: (p) => [`rsi_div_${p.period}_${p.lookback}`],
+    warmup: (p) => 1 + wilder(p.period!) + p.lookback!,
+    // +1 bullish: a new low of the last N bars that RSI does not confirm (it stays above its lowest of
+    // those bars); -1 bearish: a new high with RSI below its highest.
+    lines: (p, [dv]) => [
+      '_x_d = close.diff()',
+      `_x_g = _x_d.clip(lower=0).ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      `_x_l = (-_x_d).clip(lower=0).ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      '_x_osc = 100 - 100 / (1 + _x_g / _x_l)',
+      ...DIVERGENCE(p.lookback!, dv!),
+    ],
+  },
+  macddiv: {
+    info: { params: [int('fast', 12, 2, 100), int('slow', 26, 3, 300), int('lookback', 14, 3, 200)] },
+    label: (p) => `MACD(${p.fast},${p.slow}) divergence over ${p.lookback} bars`,
+    columns: (p) => [`macd_div_${p.fast}_${p.slow}_${p.lookback}`],
+    warmup: (p) => ema(Math.max(p.fast!, p.slow!)) + p.lookback!,
+    // As RSI's, on the MACD line (fast EMA - slow EMA).
+    lines: (p, [dv]) => [
+      `_x_osc = close.ewm(span=${p.fast}, adjust=False).mean() - close.ewm(span=${p.slow}, adjust=False).mean()`,
+      ...DIVERGENCE(p.lookback!, dv!),
+    ],
+  },
+  sessrange: {
+    info: { params: [int('start', 7, 0, 23), int('end', 8, 0, 23)] },
+    // A one-hour window is what traders call an opening range.
+    label: (p) => `${sessionNamed(p.start!, p.end!)}${hh(p.start!)}-${hh(p.end!)} UTC ${(p.end! - p.start! + 24) % 24 === 1 ? 'opening range' : 'range'}`,
+    outputs: ['high', 'low'],
+    columns: (p) => [`sess_high_${p.start}_${p.end}`, `sess_low_${p.start}_${p.end}`],
+    warmup: () => DAY_BARS,
+    // The high and low of today's bars opening in [start, end) UTC (a window across midnight counts
+    // from its start), known from the first bar after it to the next start: NaN inside and before.
+    lines: (p, [hi, lo]) => {
+      const span = (p.end! - p.start! + 24) % 24 || 24;
+      return [
+        `_x_ns = np.asarray(df.index.view('int64')) - ${p.start} * 3600000000000`,
+        '_x_hr = (_x_ns // 3600000000000) % 24',
+        '_x_dd = _x_ns // 86400000000000',
+        `_x_in = _x_hr < ${span}`,
+        `_x_after = _x_hr >= ${span}`,
+        `df['${hi}'] = pd.Series(np.where(_x_in, high, np.nan), index=df.index).groupby(_x_dd).cummax().groupby(_x_dd).ffill().where(_x_after)`,
+        `df['${lo}'] = pd.Series(np.where(_x_in, low, np.nan), index=df.index).groupby(_x_dd).cummin().groupby(_x_dd).ffill().where(_x_after)`,
+      ];
+    },
+  },
+  ao: {
+    info: { params: [int('fast', 5, 2, 100), int('slow', 34, 3, 300)] },
+    label: (p) => `Awesome Oscillator(${p.fast},${p.slow})`,
+    columns: (p) => [`ao_${p.fast}_${p.slow}`],
+    warmup: (p) => Math.max(p.fast!, p.slow!),
+    // The median price's fast SMA minus its slow SMA.
+    lines: (p, [ao]) => ['_x_med = (high + low) / 2', `df['${ao}'] = _x_med.rolling(${p.fast}).mean() - _x_med.rolling(${p.slow}).mean()`],
   },
 };
