@@ -1,10 +1,9 @@
+/**
+ * The sixth blind set (issue 35). Its first, blind run scored 0.9638 over 99 prompts and 665
+ * checks (goal 0.95), on the generator as it stood after the round of fixes guided by sets 4 and
+ * 5; it is held at that run as a floor. Once its misses guide a fix it is no longer blind.
+ */
 import { BLIND_SET_6 } from './blind-set-6.ts';
 import { blindSetTest } from './blind-run.ts';
 
-/**
- * The first blind run of set 6 is pending: the lead runs it once, unseen by whoever tunes the
- * generator, and sets FIRST_RUN to its mean case score, which the set is then held at.
- */
-const FIRST_RUN = 0; // set by the lead after the first blind run
-
-blindSetTest('blind set 6', BLIND_SET_6, FIRST_RUN, 90);
+blindSetTest('blind set 6', BLIND_SET_6, 0.963, 90);
