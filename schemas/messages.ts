@@ -263,7 +263,9 @@ export type TickEcho = z.infer<typeof TickEcho>;
 export const Topics = {
   /** What is published on `activity.<KIND>`: the event without id and ts (see ActivityMessage below). */
   activity: topic((kind: ActivityKind) => `activity.${kind}`, 'activity.>', ActivityInput, Streams.activity),
+  /** A closed bar (`BarMessage`), published after it is stored; the bar cache subscribes, actors hear it from there. */
   bars: topic((symbol: Symbol, timeframe: Timeframe) => `bars.${symbol}.${timeframe}`, 'bars.>', BarMessage),
+  /** Bars of a span were rebuilt in bulk (an import): caches reload that span. */
   barsRebuilt: topic(() => 'market.bars-rebuilt', 'market.bars-rebuilt', z.lazy(() => BarsRebuilt)),
   /**
    * Stored by TICKS where `ingest` runs: a feed publishing through `publish` (src/bus) waits until
@@ -284,31 +286,17 @@ export const Topics = {
   telegramUpdate: topic(() => 'delivery.telegram.update', 'delivery.telegram.update', z.record(z.string(), z.unknown())),
 } as const;
 
-/** Subject names (for the topics, the same builders as `Topics`). */
-export const Subjects = {
-  activity: Topics.activity.subject,
-  /** Live ticks of one symbol; the payload is a `TickMessage` or a JSON array of them (schemas/market.ts). */
-  ticks: Topics.ticks.subject,
-  /** Every tick subject, for one subscription over all symbols (unknown ones are counted as malformed). */
-  allTicks: Topics.ticks.all,
-  /** A feed publisher's clock for one symbol (`TickClock`): see schemas/market.ts. */
-  tickClock: Topics.tickClock.subject,
-  /** A closed bar (`BarMessage`), published after it is stored; the bar cache subscribes, actors hear it from there. */
-  bars: Topics.bars.subject,
-  allBars: Topics.bars.all,
-  /** Bars of a span were rebuilt in bulk (an import): `BarsRebuilt`; caches reload that span. */
-  barsRebuilt: Topics.barsRebuilt.all,
-  /** Request/reply: `ImportRequest` → `ImportResult`, served by the process that owns the store. */
+/**
+ * Request/reply subjects (core NATS), each answered by the process that owns the store; what
+ * travels on the other subjects is in `Topics`.
+ */
+export const Requests = {
+  /** `ImportRequest` → `ImportResult`. */
   marketImport: 'market.import',
-  /** Request/reply: `BarPageRequest` → the latest bars of a series (float64 columns), served by the process that owns the store. */
+  /** `BarPageRequest` → the latest bars of a series (float64 columns). */
   barPage: 'market.bars.page',
-  /** Request/reply: ClickHouse over NATS (`StoreRequest`, schemas/store-link.ts), served by the process that owns chdb. */
+  /** ClickHouse over NATS (`StoreRequest`, schemas/store-link.ts). */
   storeRpc: 'store.rpc',
-  /** A train job to run: `TrainJobMessage`, on the JOBS work queue. */
-  trainJob: Topics.trainJob.all,
-  /** A deployed model's signal events (`SignalEvent`), on the SIGNALS stream. */
-  signal: Topics.signal.subject,
-  allSignals: Topics.signal.all,
 } as const;
 
 export const BarPageRequest = z.object({

@@ -4,7 +4,7 @@ import type { Logger } from '../../src/log.ts';
 import { decodeTicks, FeedClocks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
-import { Buckets, Streams, Subjects, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
+import { Buckets, Streams, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
 import { BarBuilder } from './bar-builder.ts';
 
 const HOUR_MS = 3_600_000;
@@ -71,14 +71,14 @@ class SymbolIngest implements Actor<never> {
       onTicksFailed: (err) => (this.failure ??= err),
       quietUntil: (_symbol, now) => this.quietUntil(clocks, now),
     }));
-    this.clockSub = subscribe(bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => clocks.hear(clock, Date.now()));
+    this.clockSub = subscribe(bus, Topics.tickClock, Topics.tickClock.subject(symbol), (clock) => clocks.hear(clock, Date.now()));
     await builder.start();
     // Our generator's ticks (marked by the synthetic feed) make bars that say synthetic; any other feed's are live.
     const sinks = { live: builder.sink('live'), synthetic: builder.sink('synthetic') };
     const sequencer = new TickSequencer();
     let lastTs = Number.NEGATIVE_INFINITY;
     // From the cursor, or (never ingested here) every tick the stream still holds.
-    const follower = (this.follower = await followStream(bus, Streams.ticks, Subjects.ticks(symbol), cursor?.seq ?? 1));
+    const follower = (this.follower = await followStream(bus, Streams.ticks, Topics.ticks.subject(symbol), cursor?.seq ?? 1));
     log.info({ symbol, from_seq: cursor?.seq ?? 1, from_ts: fromTs }, 'ingest: building the bars of a symbol');
     this.reading = (async () => {
       for await (const msg of follower) {
@@ -116,7 +116,7 @@ class SymbolIngest implements Actor<never> {
     // The clocks before the stream: a clock vouches only for ticks stored before it was told.
     const clock = clocks.until(now);
     if (clock === Number.NEGATIVE_INFINITY) return clock;
-    const last = (await lastBySubject(this.deps.bus, Streams.ticks.name, Subjects.ticks(this.deps.symbol)))?.seq ?? 0;
+    const last = (await lastBySubject(this.deps.bus, Streams.ticks.name, Topics.ticks.subject(this.deps.symbol)))?.seq ?? 0;
     return last > this.lastSeq ? Number.NEGATIVE_INFINITY : (clock ?? now);
   }
 

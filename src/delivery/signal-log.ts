@@ -1,6 +1,6 @@
 import { countAfter, nextBySubject, type Bus } from '../bus/index.ts';
 import { SignalEvent } from '../../schemas/live.ts';
-import { Streams, Subjects } from '../../schemas/messages.ts';
+import { Streams, Topics } from '../../schemas/messages.ts';
 
 /** A signal as stored on the SIGNALS stream: its sequence and the event (null when unreadable). */
 export interface StoredSignal {
@@ -27,12 +27,12 @@ export class SignalLog {
 
   /** The deployment's first signal at or after `fromSeq`; null when there is none (yet). */
   async next(deploymentId: string, fromSeq: number): Promise<StoredSignal | null> {
-    const msg = await nextBySubject(this.bus, Streams.signals.name, Subjects.signal(deploymentId), fromSeq);
+    const msg = await nextBySubject(this.bus, Streams.signals.name, Topics.signal.subject(deploymentId), fromSeq);
     return msg ? { seq: msg.seq, event: parseSignal(msg.data) } : null;
   }
 
   /** How many of the deployment's signals have a sequence greater than `afterSeq`. */
   async countAfter(deploymentId: string, afterSeq: number): Promise<number> {
-    return countAfter(this.bus, Streams.signals.name, Subjects.signal(deploymentId), afterSeq);
+    return countAfter(this.bus, Streams.signals.name, Topics.signal.subject(deploymentId), afterSeq);
   }
 }

@@ -1,7 +1,7 @@
 import type { NatsConnection, Subscription } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesColumns } from '../store/index.ts';
-import { BarPageRequest, Subjects } from '../../schemas/messages.ts';
+import { BarPageRequest, Requests } from '../../schemas/messages.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarCache } from './bar-cache.ts';
 
@@ -16,7 +16,7 @@ const COLS = 9;
  * source] × n bars, oldest first: the `limit` bars before `beforeMs`.
  */
 export function serveBarPages(nc: NatsConnection, cache: Pick<BarCache, 'get'>, log: Logger): Subscription {
-  return nc.subscribe(Subjects.barPage, {
+  return nc.subscribe(Requests.barPage, {
     callback: (err, msg) => {
       if (err) return;
       void (async () => {
@@ -55,7 +55,7 @@ export class NatsBarLoader {
     let total = 0;
     while (total < this.maxBars) {
       const limit = Math.min(PAGE_BARS, this.maxBars - total);
-      const reply = await this.nc.request(Subjects.barPage, JSON.stringify({ symbol, timeframe, limit, ...(beforeMs === undefined ? {} : { beforeMs }) }), { timeout: 10_000 });
+      const reply = await this.nc.request(Requests.barPage, JSON.stringify({ symbol, timeframe, limit, ...(beforeMs === undefined ? {} : { beforeMs }) }), { timeout: 10_000 });
       const data = reply.data;
       const page = new Float64Array(data.byteLength / 8);
       new Uint8Array(page.buffer).set(data);

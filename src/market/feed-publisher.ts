@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { lastBySubject, publish, type Bus } from '../bus/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import type { DataSource, Tick, TickMessage } from '../../schemas/market.ts';
-import { Streams, Subjects, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
+import { Streams, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
 import { CLOCK_EVERY_MS } from './feed-clocks.ts';
 import { decodeTicks } from './sources/tick-decoder.ts';
 import type { TickSink } from './tick-sink.ts';
@@ -76,7 +76,7 @@ export class FeedPublisher implements TickSink {
     this.after.clear();
     await Promise.all(
       symbols.map(async (symbol) => {
-        const last = await lastBySubject(this.deps.bus, Streams.ticks.name, Subjects.ticks(symbol));
+        const last = await lastBySubject(this.deps.bus, Streams.ticks.name, Topics.ticks.subject(symbol));
         if (!last) return;
         const ticks = decodeTicks(last.data).ticks;
         if (ticks.length > 0) this.after.set(symbol, Math.max(...ticks.map((t) => t.ts)));

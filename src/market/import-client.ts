@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import { readRunFile } from '../run-file.ts';
 import { BarsRepo, openClickHouse, TicksRepo } from '../store/index.ts';
 import { ImportResult, type ImportRequest } from '../../schemas/market.ts';
-import { Subjects } from '../../schemas/messages.ts';
+import { Requests } from '../../schemas/messages.ts';
 import { UnprocessableError } from '../errors.ts';
 import { TickImporter } from './tick-importer.ts';
 
@@ -27,7 +27,7 @@ export async function runImport(
   if (natsUrl) {
     const bus = await connectBus(natsUrl, 'signalforge-import', log);
     try {
-      const reply = await bus.nc.request(Subjects.marketImport, JSON.stringify({ ...request, files }), { timeout: IMPORT_TIMEOUT_MS });
+      const reply = await bus.nc.request(Requests.marketImport, JSON.stringify({ ...request, files }), { timeout: IMPORT_TIMEOUT_MS });
       const body = reply.json<{ error?: string }>();
       // The service refused the import (a missing file, a wrong header…): its message is the whole story.
       if (body.error && !('files' in body)) throw new UnprocessableError(body.error);

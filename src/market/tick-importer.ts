@@ -4,7 +4,7 @@ import { UnprocessableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BarsRepo, TicksRepo } from '../store/index.ts';
 import { ImportRequest, type ImportResult } from '../../schemas/market.ts';
-import { Subjects, Topics } from '../../schemas/messages.ts';
+import { Topics, Requests } from '../../schemas/messages.ts';
 import { importTickFile } from './import/index.ts';
 
 export interface TickImporterDeps {
@@ -65,7 +65,7 @@ export class TickImporter {
   serve(): void {
     if (!this.deps.nc) return;
     let queue: Promise<unknown> = Promise.resolve();
-    this.subscription = this.deps.nc.subscribe(Subjects.marketImport, {
+    this.subscription = this.deps.nc.subscribe(Requests.marketImport, {
       callback: (err, msg) => {
         if (err) return;
         queue = queue.then(async () => {

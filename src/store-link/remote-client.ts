@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { openBlobStore, type Bus } from '../bus/index.ts';
 import { UnavailableError } from '../errors.ts';
 import { registerBinaryForwarder, type ClickHouseClient } from '../store/index.ts';
-import { ObjectStores, Subjects } from '../../schemas/messages.ts';
+import { ObjectStores, Requests } from '../../schemas/messages.ts';
 import { StoreReply, type StoreRequest } from '../../schemas/store-link.ts';
 import { encodeFrame, incoming, outgoing } from './frames.ts';
 import { STORE_BLOB_TTL_MS } from './store-server.ts';
@@ -24,7 +24,7 @@ export async function remoteClickHouse(bus: Bus, replicas = 1): Promise<ClickHou
     const frame = await outgoing(encodeFrame(request, body), blobs);
     let data: Uint8Array;
     try {
-      data = (await bus.nc.request(Subjects.storeRpc, frame, { timeout: REQUEST_TIMEOUT_MS })).data;
+      data = (await bus.nc.request(Requests.storeRpc, frame, { timeout: REQUEST_TIMEOUT_MS })).data;
     } catch (err) {
       if (/no responders|503/i.test((err as Error).message)) {
         throw new UnavailableError('no process owns the store: start `signalforge store` (or `serve`) on this NATS, or set CLICKHOUSE_URL');

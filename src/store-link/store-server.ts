@@ -1,7 +1,7 @@
 import { openBlobStore, type Bus, type Msg } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import { insertBinary, type ClickHouseClient } from '../store/index.ts';
-import { ObjectStores, Subjects } from '../../schemas/messages.ts';
+import { ObjectStores, Requests } from '../../schemas/messages.ts';
 import { StoreRequest } from '../../schemas/store-link.ts';
 import { encodeFrame, incoming, outgoing } from './frames.ts';
 
@@ -52,7 +52,7 @@ export async function serveStore(bus: Bus, client: ClickHouseClient, log: Logger
     }
     msg.respond(await outgoing(reply, blobs));
   };
-  const sub = bus.nc.subscribe(Subjects.storeRpc, {
+  const sub = bus.nc.subscribe(Requests.storeRpc, {
     queue: 'store',
     callback: (err, msg) => {
       if (err) return;

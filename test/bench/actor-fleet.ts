@@ -21,7 +21,7 @@
 import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
 import { ModelStore } from '../../src/training/index.ts';
-import { Buckets, Subjects } from '../../schemas/messages.ts';
+import { Buckets, Topics } from '../../schemas/messages.ts';
 import { treeCpuSeconds, treeMemoryMb } from './lib/proc.ts';
 import { BENCH_ROLE_ENV, roleStarter, sleep, startLayout, timeUntil, type StartedRole } from './lib/roles.ts';
 import { fleetStrategy } from './lib/strategies.ts';
@@ -95,7 +95,7 @@ export const benchmark: Benchmark = {
     const historyStart = Math.floor(historyEnd / DAY) * DAY - 2 * DAY;
     const tickAt = tickSource();
     const publishTicks = async (batch: { ts: number }[]) => {
-      await bus.js.publish(Subjects.ticks('EURUSD'), JSON.stringify(batch), { msgID: `ticks-${batch[0]!.ts}` });
+      await bus.js.publish(Topics.ticks.subject('EURUSD'), JSON.stringify(batch), { msgID: `ticks-${batch[0]!.ts}` });
     };
     for (let ts = historyStart; ts < historyEnd; ) {
       const batch = [];
@@ -103,7 +103,7 @@ export const benchmark: Benchmark = {
       await publishTicks(batch);
     }
     const closes = new Map<number, number>();
-    bus.nc.subscribe(Subjects.bars('EURUSD', '1min'), { callback: (_e, msg) => void closes.set((msg.json() as { ts: number }).ts, performance.now()) });
+    bus.nc.subscribe(Topics.bars.subject('EURUSD', '1min'), { callback: (_e, msg) => void closes.set((msg.json() as { ts: number }).ts, performance.now()) });
     await timeUntil('the history bars stored', () => closes.has(historyEnd - MINUTE), 300_000);
 
     say(`fleet: training ${codes} programs`);

@@ -22,7 +22,7 @@ import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { selectRows } from '../../src/store/index.ts';
 import { remoteClickHouse } from '../../src/store-link/index.ts';
 import type { BarMessage, Tick } from '../../schemas/market.ts';
-import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 import { startHaproxy } from '../helpers/haproxy.ts';
 import type { RoleProcess } from '../helpers/role-process.ts';
 import { strategyCode } from '../helpers/strategies.ts';
@@ -331,9 +331,9 @@ export const benchmark: Benchmark = {
     const produced = new Map<string, string[]>();
     for (const d of deployments) {
       const ids: string[] = [];
-      const consumer = await bus.js.consumers.get(Streams.signals.name, { filter_subjects: Subjects.signal(d.id) });
-      const info = await bus.jsm.streams.info(Streams.signals.name, { subjects_filter: Subjects.signal(d.id) });
-      const count = info.state.subjects?.[Subjects.signal(d.id)] ?? 0;
+      const consumer = await bus.js.consumers.get(Streams.signals.name, { filter_subjects: Topics.signal.subject(d.id) });
+      const info = await bus.jsm.streams.info(Streams.signals.name, { subjects_filter: Topics.signal.subject(d.id) });
+      const count = info.state.subjects?.[Topics.signal.subject(d.id)] ?? 0;
       if (count > 0) {
         const messages = await consumer.fetch({ max_messages: count, expires: 5_000 });
         for await (const m of messages) ids.push((m.json() as { id: string }).id);

@@ -13,7 +13,7 @@
 import { loadavg } from 'node:os';
 import { ensureStream, openBucket } from '../../src/bus/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 import { BENCH_ROLE_ENV, roleStarter, startLayout, timeUntil, type StartedRole } from './lib/roles.ts';
 import { numberOption, type Benchmark, type BenchResult } from './lib/types.ts';
 
@@ -90,7 +90,7 @@ export const benchmark: Benchmark = {
           created_at: new Date().toISOString(),
         }));
         for (let i = 0; i < events.length; i += 500) {
-          await Promise.all(events.slice(i, i + 500).map((e) => bus.js.publish(Subjects.signal(e.deployment_id), JSON.stringify(e), { msgID: e.id })));
+          await Promise.all(events.slice(i, i + 500).map((e) => bus.js.publish(Topics.signal.subject(e.deployment_id), JSON.stringify(e), { msgID: e.id })));
         }
         events.forEach((e, i) => {
           const path = `/d/${i}`;

@@ -15,7 +15,7 @@ import { DeliveryActor } from '../../actors/delivery/index.ts';
 import { connectBus, ensureStream, openBucket, startEmbeddedNats } from '../../src/bus/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
@@ -93,7 +93,7 @@ export const benchmark: Benchmark = {
       bar_time: new Date(bar).toISOString(),
       created_at: new Date().toISOString(),
     });
-    const publish = (e: SignalEvent) => bus.js.publish(Subjects.signal(e.deployment_id), JSON.stringify(e), { msgID: e.id });
+    const publish = (e: SignalEvent) => bus.js.publish(Topics.signal.subject(e.deployment_id), JSON.stringify(e), { msgID: e.id });
 
     // Waits for the webhook with this id; resolves with the receive time.
     const waiting = new Map<string, (at: number) => void>();

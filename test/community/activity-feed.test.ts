@@ -7,7 +7,7 @@ import { connectBus, startEmbeddedNats, type Bus, type EmbeddedNats } from '../.
 import { buildActivity, type Activity } from '../../src/community/index.ts';
 import { createLogger } from '../../src/log.ts';
 import type { ActivityEvent } from '../../schemas/activity.ts';
-import { Streams, Subjects } from '../../schemas/messages.ts';
+import { Streams, Topics } from '../../schemas/messages.ts';
 
 const log = createLogger('silent');
 
@@ -76,7 +76,7 @@ describe('activity bus and feed', () => {
     const stored = await bus.jsm.streams.getMessage(Streams.activity.name, { seq: viaBus });
     assert.ok(stored && !('metrics' in stored.json<object>()), `stored: ${stored?.string()}`);
     // Written by an older process, before the rule: the feed applies it on the way out too.
-    const raw = await bus.js.publish(Subjects.activity('SIGNAL_FIRED'), JSON.stringify({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'short', price: 1.0901 } }));
+    const raw = await bus.js.publish(Topics.activity.subject('SIGNAL_FIRED'), JSON.stringify({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'short', price: 1.0901 } }));
     await waitFor(() => activity.feed.list({ limit: 200, since: viaBus }).count >= 1);
     const listed = activity.feed.list({ limit: 200, kind: 'SIGNAL_FIRED' }).events.filter((e) => e.id === viaBus || e.id === raw.seq);
     assert.equal(listed.length, 2);

@@ -13,7 +13,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { buildDeliveryApi, type DeliveryApi, type HostLookup } from '../../src/delivery/index.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Channel, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, Streams, Subjects } from '../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 
 export const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -144,7 +144,7 @@ export function signal(deployment: DeploymentRecord, n: number): SignalEvent {
 }
 
 export async function publish(bus: Bus, event: SignalEvent): Promise<number> {
-  const ack = await bus.js.publish(Subjects.signal(event.deployment_id), JSON.stringify(event), { msgID: event.id });
+  const ack = await bus.js.publish(Topics.signal.subject(event.deployment_id), JSON.stringify(event), { msgID: event.id });
   return ack.seq;
 }
 

@@ -12,7 +12,7 @@ import { ensureStream, readFromTime, subscribe } from '../../src/bus/index.ts';
 import { decodeTicks, FeedPublisher } from '../../src/market/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import type { Tick, TickClock } from '../../schemas/market.ts';
-import { Streams, Subjects, Topics } from '../../schemas/messages.ts';
+import { Streams, Topics } from '../../schemas/messages.ts';
 import { startNats, until, type TestNats } from '../helpers/nats.ts';
 
 const T0 = 1_700_000_000_000;
@@ -29,7 +29,7 @@ describe('FeedPublisher (real nats-server)', () => {
   });
 
   const stored = async (symbol: Symbol) => {
-    const messages = await readFromTime(nats.bus, Streams.ticks.name, Subjects.ticks(symbol), 0, 100_000);
+    const messages = await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject(symbol), 0, 100_000);
     return { messages: messages.length, ticks: messages.flatMap((m) => decodeTicks(m.data).ticks) };
   };
 
@@ -46,7 +46,7 @@ describe('FeedPublisher (real nats-server)', () => {
       batch.map((t) => t.ts),
     );
     assert.equal(ticks[2001]!.bid_volume, 2, 'a summed volume travels');
-    const first = decodeTicks((await readFromTime(nats.bus, Streams.ticks.name, Subjects.ticks('EURUSD'), 0, 1))[0]!.data).ticks;
+    const first = decodeTicks((await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject('EURUSD'), 0, 1))[0]!.data).ticks;
     assert.equal(first.length, 2002, 'the millisecond with three ticks is not split');
     assert.equal(publisher.stats().published, 2 * batch.length, 'both writes acknowledged (the stream kept one copy)');
   });
@@ -84,7 +84,7 @@ describe('FeedPublisher (real nats-server)', () => {
     const state = { handed: T0 };
     const publisher = new FeedPublisher({ bus: nats.bus, feed, clock: () => state.handed });
     const heard: TickClock[] = [];
-    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock(symbol), (clock) => {
+    const sub = subscribe(nats.bus, Topics.tickClock, Topics.tickClock.subject(symbol), (clock) => {
       heard.push(clock);
       onClock(clock);
     });
@@ -154,7 +154,7 @@ describe('FeedPublisher (real nats-server)', () => {
     let may = true;
     const publisher = new FeedPublisher({ bus: nats.bus, feed: 'gated-clock', mayPublish: () => may });
     const heard: TickClock[] = [];
-    const sub = subscribe(nats.bus, Topics.tickClock, Subjects.tickClock('USDCHF'), (clock) => heard.push(clock));
+    const sub = subscribe(nats.bus, Topics.tickClock, Topics.tickClock.subject('USDCHF'), (clock) => heard.push(clock));
     try {
       publisher.startClock();
       await publisher.write([tick('USDCHF', T0)]);

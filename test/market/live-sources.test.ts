@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Subjects } from '../../schemas/messages.ts';
+import { Topics } from '../../schemas/messages.ts';
 import { loadConfig } from '../../src/config.ts';
 import { connectBus, startEmbeddedNats, type Bus, type EmbeddedNats } from '../../src/bus/index.ts';
 import { createLogger } from '../../src/log.ts';
@@ -48,8 +48,8 @@ describe('live sources: counters as metrics (real nats-server)', () => {
     // 2,000 messages of 100 ticks (~10 MB) for one symbol while the sink is stuck: far more than
     // its 4 MiB queue holds. Ten ticks on another symbol fit.
     const messages = 2_000;
-    for (let i = 0; i < messages; i++) bus.nc.publish(Subjects.ticks('USDCAD'), message(i * 100, 100));
-    bus.nc.publish(Subjects.ticks('NZDUSD'), message(0, 10));
+    for (let i = 0; i < messages; i++) bus.nc.publish(Topics.ticks.subject('USDCAD'), message(i * 100, 100));
+    bus.nc.publish(Topics.ticks.subject('NZDUSD'), message(0, 10));
     await bus.nc.flush();
     const seen = () => sources.stats().nats!;
     await until(() => seen().shed + seen().received + seen().queued * 100 >= messages * 100, 'every message queued or shed', 20_000);
@@ -87,7 +87,7 @@ describe('GET /_metrics on the running service', () => {
     const now = Date.now();
     for (let i = 0; i < 10; i++) {
       const ticks = Array.from({ length: 50 }, (_, k) => ({ ts: now - 60_000 + i * 50 + k, bid: 0.88, ask: 0.8801 }));
-      sf.service.bus.nc.publish(Subjects.ticks('USDCHF'), JSON.stringify(ticks));
+      sf.service.bus.nc.publish(Topics.ticks.subject('USDCHF'), JSON.stringify(ticks));
     }
     await until(async () => (await metrics()).get('signalforge_ticks_stored_total') === 500, 'the ticks stored', 20_000);
     const m = await metrics();

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '../../bus/index.ts';
 import type { Deployments } from '../../deployments/index.ts';
 import { DeployedList, DeployParams, DeployRequest, DeployResponse, SignalEvent, UndeployResponse } from '../../../schemas/live.ts';
-import { Subjects } from '../../../schemas/messages.ts';
+import { Topics } from '../../../schemas/messages.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { openSse, type SseSlots } from '../plugins/sse.ts';
 import type { App } from '../types.ts';
@@ -90,7 +90,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
       const deployment = await deployments.find(user.user_id, request.params.model);
       const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       const stream = openSse(request, reply, deps.heartbeatMs);
-      const sub = deps.nc.subscribe(Subjects.signal(deployment.deployment_id), {
+      const sub = deps.nc.subscribe(Topics.signal.subject(deployment.deployment_id), {
         callback: (err, msg) => {
           if (err) return;
           const event = SignalEvent.safeParse(msg.json());

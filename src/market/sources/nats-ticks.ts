@@ -19,7 +19,7 @@
  */
 import type { Msg, NatsConnection, Subscription } from '../../bus/index.ts';
 import { SYMBOLS, type Symbol } from '../../../schemas/common.ts';
-import { Subjects } from '../../../schemas/messages.ts';
+import { Topics } from '../../../schemas/messages.ts';
 import type { Logger } from '../../log.ts';
 import type { TickSink } from '../tick-sink.ts';
 import type { TickColumns } from '../../store/index.ts';
@@ -45,7 +45,7 @@ export interface NatsTickSource {
   stop(): Promise<void>;
 }
 
-const SUBJECT_TO_SYMBOL = new Map<string, Symbol>(SYMBOLS.map((s) => [Subjects.ticks(s), s]));
+const SUBJECT_TO_SYMBOL = new Map<string, Symbol>(SYMBOLS.map((s) => [Topics.ticks.subject(s), s]));
 
 export function startNatsTickSource(options: NatsTickSourceOptions): NatsTickSource {
   const { nc, log } = options;
@@ -70,7 +70,7 @@ export function startNatsTickSource(options: NatsTickSourceOptions): NatsTickSou
       malformed += result.malformed;
       const problem = result.problem;
       if (problem) {
-        const details = () => ({ subject: Subjects.ticks(symbol), malformed: result.malformed, reason: describeProblem(problem) });
+        const details = () => ({ subject: Topics.ticks.subject(symbol), malformed: result.malformed, reason: describeProblem(problem) });
         throttle.warn('payload', details, 'malformed tick message');
       }
     },
@@ -103,7 +103,7 @@ export function startNatsTickSource(options: NatsTickSourceOptions): NatsTickSou
     }
   };
 
-  const subjects = options.symbols ? [...new Set(options.symbols)].map((s) => Subjects.ticks(s)) : [Subjects.allTicks];
+  const subjects = options.symbols ? [...new Set(options.symbols)].map((s) => Topics.ticks.subject(s)) : [Topics.ticks.all];
   const subs: Subscription[] = subjects.map((subject) => nc.subscribe(subject, { callback }));
   log.info({ subjects }, 'nats tick source subscribed');
 

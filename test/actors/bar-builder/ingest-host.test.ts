@@ -17,7 +17,7 @@ import { BarsRepo, selectRows, TicksRepo, type TickColumns } from '../../../src/
 import { serveStore } from '../../../src/store-link/index.ts';
 import type { Symbol } from '../../../schemas/common.ts';
 import type { BarMessage, DataSource } from '../../../schemas/market.ts';
-import { Buckets, Streams, Subjects } from '../../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../../schemas/messages.ts';
 import { startRole } from '../../helpers/role-process.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 import { pausableProxy } from '../../helpers/pausable-proxy.ts';
@@ -70,7 +70,7 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       const publishTicks = async (from: number, to: number) => {
         for (let i = from; i < to; i++) {
           const tick = { ts: start + i * 10_000 + 17, bid: 1.25 + (i % 7) * 0.0001, ask: 1.2502 + (i % 7) * 0.0001 };
-          await nats.bus.js.publish(Subjects.ticks('GBPUSD'), JSON.stringify(tick));
+          await nats.bus.js.publish(Topics.ticks.subject('GBPUSD'), JSON.stringify(tick));
           resampler.push({ symbol: 'GBPUSD', ts: tick.ts, seq: 0, bid: tick.bid, ask: tick.ask, volume: 0 }, 'live');
         }
       };
@@ -226,7 +226,7 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       const readers = async () => {
         const found: { pending: number; unacked: number }[] = [];
         for await (const c of await nats.bus.jsm.consumers.list(Streams.ticks.name)) {
-          if (c.config.filter_subject === Subjects.ticks(symbol) || c.config.filter_subjects?.includes(Subjects.ticks(symbol))) found.push({ pending: c.num_pending, unacked: c.num_ack_pending });
+          if (c.config.filter_subject === Topics.ticks.subject(symbol) || c.config.filter_subjects?.includes(Topics.ticks.subject(symbol))) found.push({ pending: c.num_pending, unacked: c.num_ack_pending });
         }
         return found;
       };
@@ -265,7 +265,7 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       const ts = start + i * 10_000 + 17;
       price = Math.round((price + Math.sin(i / 7) * 0.0003) * 100_000) / 100_000;
       const tick = { ts, bid: price, ask: Math.round((price + 0.0001) * 100_000) / 100_000 };
-      nats.bus.nc.publish(Subjects.ticks('EURUSD'), JSON.stringify(tick));
+      nats.bus.nc.publish(Topics.ticks.subject('EURUSD'), JSON.stringify(tick));
       resampler.push({ symbol: 'EURUSD', ts, seq: 0, bid: tick.bid, ask: tick.ask, volume: 0 }, 'live');
       seqNo++;
       // Mid-hour of the second hour, the writer dies without a goodbye.

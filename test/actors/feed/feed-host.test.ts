@@ -19,7 +19,7 @@ import { selectRows } from '../../../src/store/index.ts';
 import { serveStore } from '../../../src/store-link/index.ts';
 import { SYMBOLS, type Symbol } from '../../../schemas/common.ts';
 import type { BarMessage, Tick } from '../../../schemas/market.ts';
-import { Buckets, Streams, Subjects } from '../../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../../schemas/messages.ts';
 import { startRole, type RoleProcess } from '../../helpers/role-process.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 import { tempStore } from '../../store/temp-store.ts';
@@ -105,7 +105,7 @@ describe('the synthetic feed in two ingest processes (one active connector by le
     // Every tick on the stream is the seeded series', once and in order.
     const published = new Map<Symbol, Tick[]>();
     for (const symbol of SYMBOLS) {
-      const messages = await readFromTime(nats.bus, Streams.ticks.name, Subjects.ticks(symbol), 0, 1_000_000);
+      const messages = await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject(symbol), 0, 1_000_000);
       published.set(
         symbol,
         messages.flatMap((m) => decodeTicks(m.data).ticks.map((tk) => ({ symbol, ts: tk.ts, seq: 0, bid: tk.bid, ask: tk.ask, volume: 0 }))),

@@ -10,7 +10,7 @@ import { SignalRecorder } from '../../../actors/recorder/index.ts';
 import { ensureStream } from '../../../src/bus/index.ts';
 import { SignalsRepo } from '../../../src/store/index.ts';
 import type { SignalEvent } from '../../../schemas/live.ts';
-import { Streams, Subjects } from '../../../schemas/messages.ts';
+import { Streams, Topics } from '../../../schemas/messages.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 import { tempStore } from '../../store/temp-store.ts';
 
@@ -42,7 +42,7 @@ function signal(deployment: string, n: number): SignalEvent {
 describe('SignalRecorder', () => {
   let nats: TestNats;
   let repo: SignalsRepo;
-  const publish = (event: SignalEvent) => nats.bus.js.publish(Subjects.signal(event.deployment_id), JSON.stringify(event), { msgID: event.id });
+  const publish = (event: SignalEvent) => nats.bus.js.publish(Topics.signal.subject(event.deployment_id), JSON.stringify(event), { msgID: event.id });
   const stored = async (deployment: string) => (await repo.byDeployment(deployment)).map((r) => r.id);
 
   before(async () => {
@@ -69,7 +69,7 @@ describe('SignalRecorder', () => {
     const flaky = { insert: (rows: SignalEvent[]) => (failures-- > 0 ? Promise.reject(new Error('ClickHouse unavailable')) : repo.insert(rows)) };
     const recorder = new SignalRecorder({ bus: nats.bus, repo: flaky, log });
     await recorder.start();
-    await nats.bus.js.publish(Subjects.signal('dep_b'), '{"not":"a signal"}');
+    await nats.bus.js.publish(Topics.signal.subject('dep_b'), '{"not":"a signal"}');
     const event = signal('dep_b', 0);
     await publish(event);
     await until('stored after two failures', () => recorder.stats().stored === 1);

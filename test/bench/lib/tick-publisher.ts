@@ -14,7 +14,7 @@
  */
 import { connect } from '@nats-io/transport-node';
 import { SYMBOLS } from '../../../schemas/common.ts';
-import { Subjects } from '../../../schemas/messages.ts';
+import { Topics } from '../../../schemas/messages.ts';
 import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
 
 const [url, secondsArg, batchArg, rateArg, startArg] = process.argv.slice(2);
@@ -76,7 +76,7 @@ function stamp(t: Template, round: number): void {
 }
 
 const nc = await connect({ servers: url! });
-const subjects = SYMBOLS.map((s) => Subjects.ticks(s));
+const subjects = SYMBOLS.map((s) => Topics.ticks.subject(s));
 const payloads = SYMBOLS.map((_, i) => templates(i));
 // By default sixty days back: far from "now", so no tick is refused as stamped in the future.
 const firstRound = Math.floor((startArg ? Number(startArg) : Date.now() - 60 * 86_400_000) / ROUND_MS);

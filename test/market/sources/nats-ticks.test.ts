@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { Subjects } from '../../../schemas/messages.ts';
+import { Topics } from '../../../schemas/messages.ts';
 import { startEmbeddedNats, type EmbeddedNats } from '../../../src/bus/index.ts';
 import { createLogger } from '../../../src/log.ts';
 import { startNatsTickSource, type NatsTickSource } from '../../../src/market/sources/nats-ticks.ts';
@@ -44,12 +44,12 @@ describe('NATS tick source (real nats-server)', () => {
     const sink = new MemorySink();
     const source = start(sink);
     await sub.flush(); // the subscription is registered on the server before anyone publishes
-    const eur = Subjects.ticks('EURUSD');
+    const eur = Topics.ticks.subject('EURUSD');
     pub.publish(eur, JSON.stringify({ ts: T0, bid: 1.1, ask: 1.1001 }));
     pub.publish(eur, JSON.stringify({ ts: T0, bid: 1.1, ask: 1.1002, bid_volume: 1, ask_volume: 2 }));
     pub.publish(eur, 'this is not json'); // malformed: 1
     pub.publish(eur, JSON.stringify({ ts: T0 })); // malformed: 1
-    pub.publish(Subjects.ticks('GBPUSD'), JSON.stringify([
+    pub.publish(Topics.ticks.subject('GBPUSD'), JSON.stringify([
       { ts: T0 + 5, bid: 1.27, ask: 1.2701 },
       { ts: T0 + 5, bid: -1, ask: 1.2701 }, // malformed: 1
       { ts: T0 + 5, bid: 1.27, ask: 1.2702 },
@@ -80,11 +80,11 @@ describe('NATS tick source (real nats-server)', () => {
       for (let i = 0; i < n; ) {
         const size = i % 7 === 0 ? 1 : 50;
         const part = Array.from({ length: Math.min(size, n - i) }, (_, k) => tick(i + k));
-        pub.publish(Subjects.ticks(symbol), JSON.stringify(size === 1 ? part[0] : part));
+        pub.publish(Topics.ticks.subject(symbol), JSON.stringify(size === 1 ? part[0] : part));
         i += part.length;
       }
     }
-    pub.publish(Subjects.ticks('GBPUSD'), JSON.stringify(tick(0))); // not subscribed here
+    pub.publish(Topics.ticks.subject('GBPUSD'), JSON.stringify(tick(0))); // not subscribed here
     await pub.flush();
     await until(() => source.stats().accepted === 2 * n, 'every tick accepted');
     for (const symbol of ['EURUSD', 'USDJPY']) {
@@ -110,7 +110,7 @@ describe('NATS tick source (real nats-server)', () => {
     const source = start(sink, { maxBatch: 100, maxQueuedBytes: 10 * bytes });
     await sub.flush();
     const n = 20_000;
-    for (let i = 0; i < n; i += 100) pub.publish(Subjects.ticks('AUDUSD'), message(i));
+    for (let i = 0; i < n; i += 100) pub.publish(Topics.ticks.subject('AUDUSD'), message(i));
     await pub.flush();
     // Every record arrived: decoded or shed (both in received), or still queued undecoded (100 a message).
     await until(() => {
@@ -136,7 +136,7 @@ describe('NATS tick source (real nats-server)', () => {
     }
     assert.equal(kept[0], 0);
     // Still alive: new ticks flow again once the sink is back.
-    pub.publish(Subjects.ticks('AUDUSD'), JSON.stringify({ ts: T0 + n + 1, bid: 0.65, ask: 0.6501 }));
+    pub.publish(Topics.ticks.subject('AUDUSD'), JSON.stringify({ ts: T0 + n + 1, bid: 0.65, ask: 0.6501 }));
     await pub.flush();
     await until(() => source.stats().accepted === kept.length + 1, 'the new tick accepted');
     const stats = source.stats();
@@ -152,8 +152,8 @@ describe('NATS tick source (real nats-server)', () => {
     const sink = new MemorySink();
     const source = start(sink, { log: captured, symbols: ['NZDUSD'] });
     await sub.flush();
-    for (let i = 0; i < 1_000; i++) pub.publish(Subjects.ticks('NZDUSD'), JSON.stringify({ ts: T0 + i, bid: -0.6, ask: 0.5 }));
-    pub.publish(Subjects.ticks('NZDUSD'), JSON.stringify({ ts: T0 + 5_000, bid: 0.6, ask: 0.6001 }));
+    for (let i = 0; i < 1_000; i++) pub.publish(Topics.ticks.subject('NZDUSD'), JSON.stringify({ ts: T0 + i, bid: -0.6, ask: 0.5 }));
+    pub.publish(Topics.ticks.subject('NZDUSD'), JSON.stringify({ ts: T0 + 5_000, bid: 0.6, ask: 0.6001 }));
     await pub.flush();
     await until(() => source.stats().accepted === 1, 'the good tick after the flood');
     assert.equal(source.stats().malformed, 1_000);
@@ -168,7 +168,7 @@ describe('NATS tick source (real nats-server)', () => {
     const sink = new MemorySink();
     const source = start(sink, { maxDelayMs: 10_000, maxBatch: 1_000_000 });
     await sub.flush();
-    for (let i = 0; i < 500; i++) pub.publish(Subjects.ticks('USDCAD'), JSON.stringify({ ts: T0 + i, bid: 1.36, ask: 1.3601 }));
+    for (let i = 0; i < 500; i++) pub.publish(Topics.ticks.subject('USDCAD'), JSON.stringify({ ts: T0 + i, bid: 1.36, ask: 1.3601 }));
     await pub.flush();
     await until(() => source.stats().queued === 500, 'every message queued');
     assert.equal(sink.count, 0, 'still queued (long delay)');
