@@ -1,5 +1,5 @@
 /** Built-ins without drawing: math.*, nz/na, conversions, str.*, color.*, array.*. */
-import { length, num, str, type Builtin, type Ctx } from '../runtime/ctx.ts';
+import { num, str, type Builtin, type Ctx } from '../runtime/ctx.ts';
 import { isArray, isNa, type PineArray, type Value } from '../runtime/values.ts';
 
 /** TradingView's v5 palette. */

@@ -14,7 +14,10 @@ import type { TopLevelHook } from '../bars/statements.ts';
 import { Slot } from '../runtime/slots.ts';
 import { NA } from '../runtime/values.ts';
 import type { Expr, ForStmt, Program, Stmt } from '../syntax/ast.ts';
-import { at, ColumnPlan, ColumnRun, globalReads, valueAt, type Col, type ColumnHost, type ColumnStatement } from './columns.ts';
+import { at, valueAt, type Col, type ColumnStatement } from './col.ts';
+import type { ColumnHost } from './host.ts';
+import { ColumnPlan, globalReads } from './plan.ts';
+import { ColumnRun } from './run.ts';
 
 export class TopLevelColumns implements TopLevelHook {
   /** How many top-level statements the last run computed as columns (what tests and benches check it does). */

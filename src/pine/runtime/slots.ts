@@ -20,7 +20,7 @@ export class Slot {
   }
 
   /**
-   * A variable whose value on every bar is known (a column: see columns.ts), never written after.
+   * A variable whose value on every bar is known (a column: see columns/run.ts), never written after.
    * A bool series holds booleans, na as NaN. The numbers are the column's own array, not a copy.
    */
   /** A variable with the same value on every bar (a constant, a typed input), never written after. */
