@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AttemptsRecord, ChallengeRecord, CostRecord, CreditsRecord, CredentialsRecord, KeyRecord, RateClaimsRecord, SessionRecord, UsageCursor, UsernameRecord, UserRecord, WindowRecord } from './account-records.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
-import { BarMessage, SyntheticCheckpoint, TickClock, TickMessage } from './market.ts';
+import { BarMessage, ImportRequest, SyntheticCheckpoint, TickClock, TickMessage } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
 import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
@@ -286,25 +286,27 @@ export const Topics = {
   telegramUpdate: topic(() => 'delivery.telegram.update', 'delivery.telegram.update', z.record(z.string(), z.unknown())),
 } as const;
 
-/**
- * Request/reply subjects (core NATS), each answered by the process that owns the store; what
- * travels on the other subjects is in `Topics`.
- */
-export const Requests = {
-  /** `ImportRequest` → `ImportResult`. */
-  marketImport: 'market.import',
-  /** `BarPageRequest` → the latest bars of a series (float64 columns). */
-  barPage: 'market.bars.page',
-  /** ClickHouse over NATS (`StoreRequest`, schemas/store-link.ts). */
-  storeRpc: 'store.rpc',
-} as const;
-
 export const BarPageRequest = z.object({
   symbol: SymbolSchema,
   timeframe: TimeframeSchema,
   beforeMs: z.number().optional().describe('Only bars opening before this (epoch ms); default: up to the latest'),
   limit: z.number().int().min(1).max(8000),
 });
+export type BarPageRequest = z.infer<typeof BarPageRequest>;
+
+/**
+ * The request/reply services (core NATS), each answered by the process that owns the store:
+ * the subject, and the schema of a JSON request (null: bytes in the service's own framing).
+ * `ask` and `answer` in src/bus speak them; what travels on the other subjects is in `Topics`.
+ */
+export const Requests = {
+  /** `ImportRequest` → `ImportResult` as JSON (or `{ error }`), one import at a time. */
+  marketImport: { subject: 'market.import', request: ImportRequest },
+  /** `BarPageRequest` → the latest bars of a series (float64 columns, see src/market/bar-pages.ts). */
+  barPage: { subject: 'market.bars.page', request: BarPageRequest },
+  /** ClickHouse over NATS: `StoreRequest` frames (schemas/store-link.ts, src/store-link/frames.ts) both ways. */
+  storeRpc: { subject: 'store.rpc', request: null },
+} as const;
 
 export const BarsRebuilt = z.object({ symbol: SymbolSchema, fromMs: z.number(), toMs: z.number() });
 export type BarsRebuilt = z.infer<typeof BarsRebuilt>;

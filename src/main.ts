@@ -113,7 +113,7 @@ export async function startService(config: Config, log: Logger = createLogger(co
     const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
     importer.serve();
     // Other roles (signalforge actors) read recent bars from here, over NATS.
-    const barPages = serveBarPages(bus.nc, market.cache, log);
+    const barPages = serveBarPages(bus, market.cache, log);
     stack.push(() => barPages.unsubscribe());
     // …and, without a ClickHouse server, the store itself (roles started without CLICKHOUSE_URL).
     if (!config.CLICKHOUSE_URL) {
@@ -275,7 +275,7 @@ export async function startActors(config: Config, log: Logger = createLogger(con
   }
   // Start-up waits for the cluster (a node down, leaders being elected) instead of dying: startRole.
   const { value, close } = await startRole('actors', config, log, config.HEALTH_PORT, async ({ bus, stack, health }) => {
-    const cache = new BarCache(new NatsBarLoader(bus.nc), bus.nc, log);
+    const cache = new BarCache(new NatsBarLoader(bus), bus.nc, log);
     cache.start();
     stack.push(() => cache.stop());
     const runtime = await StrategyRuntime.start({ log, size: config.STRATEGY_WORKERS ?? 1 });

@@ -8,6 +8,7 @@ export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts
 export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
 export { ensureStream } from './provision.ts';
 export { publish, subscribe, type Published, type PublishVia, type Topic, type TopicSubscription } from './typed.ts';
+export { answer, ask, type AnswerOptions, type RequestService } from './request-reply.ts';
 export { ensureConsumer, consume, puller, followStream, type Delivered, type DeliveredStream, type Followed, type FollowedStream, type Puller } from './consumers.ts';
 export { openBlobStore, type BlobStore } from './object-store.ts';
 export { nextBySubject, lastBySubject, lastSeq, countAfter, readFromTime, openRangeReader, type RangeReader, type StoredMessage } from './stream-reads.ts';

@@ -1,7 +1,7 @@
-import type { NatsConnection, Subscription } from '../bus/index.ts';
+import { answer, ask, type Bus, type TopicSubscription } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { SeriesColumns } from '../store/index.ts';
-import { BarPageRequest, Requests } from '../../schemas/messages.ts';
+import { Requests, type BarPageRequest } from '../../schemas/messages.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
 import type { BarCache } from './bar-cache.ts';
 
@@ -15,28 +15,22 @@ const COLS = 9;
  * Reply: float64 little-endian, column-major [ts, open, high, low, close, volume, spread, ticks,
  * source] × n bars, oldest first: the `limit` bars before `beforeMs`.
  */
-export function serveBarPages(nc: NatsConnection, cache: Pick<BarCache, 'get'>, log: Logger): Subscription {
-  return nc.subscribe(Requests.barPage, {
-    callback: (err, msg) => {
-      if (err) return;
-      void (async () => {
-        const parsed = BarPageRequest.safeParse(msg.json());
-        if (!parsed.success) return msg.respond(new Uint8Array(0));
-        const { symbol, timeframe, beforeMs, limit } = parsed.data;
-        const series = await cache.get(symbol, timeframe);
-        const c = series.columns();
-        const to = beforeMs === undefined ? series.length : series.lowerBound(beforeMs);
-        const from = Math.max(0, to - Math.min(limit, PAGE_BARS));
-        const n = to - from;
-        const out = new Float64Array(n * COLS);
-        const columns = [c.ts, c.open, c.high, c.low, c.close, c.volume, c.spread, c.ticks, c.source];
-        columns.forEach((col, k) => {
-          for (let i = 0; i < n; i++) out[k * n + i] = col[from + i]!;
-        });
-        msg.respond(new Uint8Array(out.buffer));
-      })().catch((e: unknown) => log.error({ err: e }, 'bar page request failed'));
-    },
-  });
+export function serveBarPages(bus: Pick<Bus, 'nc'>, cache: Pick<BarCache, 'get'>, log: Logger): TopicSubscription {
+  const page = async ({ symbol, timeframe, beforeMs, limit }: BarPageRequest): Promise<Uint8Array> => {
+    const series = await cache.get(symbol, timeframe);
+    const c = series.columns();
+    const to = beforeMs === undefined ? series.length : series.lowerBound(beforeMs);
+    const from = Math.max(0, to - Math.min(limit, PAGE_BARS));
+    const n = to - from;
+    const out = new Float64Array(n * COLS);
+    const columns = [c.ts, c.open, c.high, c.low, c.close, c.volume, c.spread, c.ticks, c.source];
+    columns.forEach((col, k) => {
+      for (let i = 0; i < n; i++) out[k * n + i] = col[from + i]!;
+    });
+    return new Uint8Array(out.buffer);
+  };
+  // A request that does not parse gets an empty page (the asker stops there).
+  return answer(bus, Requests.barPage, page, { log, invalid: () => new Uint8Array(0) });
 }
 
 /**
@@ -45,7 +39,7 @@ export function serveBarPages(nc: NatsConnection, cache: Pick<BarCache, 'get'>, 
  */
 export class NatsBarLoader {
   constructor(
-    private readonly nc: Pick<NatsConnection, 'request'>,
+    private readonly bus: Pick<Bus, 'nc'>,
     private readonly maxBars = 20_000,
   ) {}
 
@@ -55,8 +49,7 @@ export class NatsBarLoader {
     let total = 0;
     while (total < this.maxBars) {
       const limit = Math.min(PAGE_BARS, this.maxBars - total);
-      const reply = await this.nc.request(Requests.barPage, JSON.stringify({ symbol, timeframe, limit, ...(beforeMs === undefined ? {} : { beforeMs }) }), { timeout: 10_000 });
-      const data = reply.data;
+      const data = await ask(this.bus, Requests.barPage, { symbol, timeframe, limit, ...(beforeMs === undefined ? {} : { beforeMs }) }, 10_000);
       const page = new Float64Array(data.byteLength / 8);
       new Uint8Array(page.buffer).set(data);
       const n = page.length / COLS;

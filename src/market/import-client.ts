@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { connectBus } from '../bus/index.ts';
+import { ask, connectBus } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { readRunFile } from '../run-file.ts';
@@ -27,8 +27,8 @@ export async function runImport(
   if (natsUrl) {
     const bus = await connectBus(natsUrl, 'signalforge-import', log);
     try {
-      const reply = await bus.nc.request(Requests.marketImport, JSON.stringify({ ...request, files }), { timeout: IMPORT_TIMEOUT_MS });
-      const body = reply.json<{ error?: string }>();
+      const reply = await ask(bus, Requests.marketImport, { ...request, files }, IMPORT_TIMEOUT_MS);
+      const body = JSON.parse(Buffer.from(reply).toString('utf8')) as { error?: string };
       // The service refused the import (a missing file, a wrong header…): its message is the whole story.
       if (body.error && !('files' in body)) throw new UnprocessableError(body.error);
       return ImportResult.parse(body);

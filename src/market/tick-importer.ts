@@ -1,9 +1,9 @@
-import { publish, type NatsConnection, type Subscription } from '../bus/index.ts';
+import { answer, publish, type NatsConnection, type TopicSubscription } from '../bus/index.ts';
 import { stat } from 'node:fs/promises';
 import { UnprocessableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { BarsRepo, TicksRepo } from '../store/index.ts';
-import { ImportRequest, type ImportResult } from '../../schemas/market.ts';
+import type { ImportRequest, ImportResult } from '../../schemas/market.ts';
 import { Topics, Requests } from '../../schemas/messages.ts';
 import { importTickFile } from './import/index.ts';
 
@@ -20,7 +20,7 @@ export interface TickImporterDeps {
  * span are rebuilt from all stored ticks inside ClickHouse, and every bar cache is told to reload.
  */
 export class TickImporter {
-  private subscription: Subscription | null = null;
+  private subscription: TopicSubscription | null = null;
 
   constructor(private readonly deps: TickImporterDeps) {}
 
@@ -65,23 +65,22 @@ export class TickImporter {
   serve(): void {
     if (!this.deps.nc) return;
     let queue: Promise<unknown> = Promise.resolve();
-    this.subscription = this.deps.nc.subscribe(Requests.marketImport, {
-      callback: (err, msg) => {
-        if (err) return;
-        queue = queue.then(async () => {
-          const parsed = ImportRequest.safeParse(msg.json());
-          let result: ImportResult | { error: string };
-          if (!parsed.success) result = { error: `invalid import request: ${parsed.error.message}` };
-          else {
-            try {
-              result = await this.import(parsed.data);
-            } catch (err) {
-              result = { error: (err as Error).message };
-            }
-          }
-          msg.respond(JSON.stringify(result));
-        });
-      },
+    const importOne = (request: ImportRequest): Promise<string> => {
+      const done = queue.then(async () => {
+        let result: ImportResult | { error: string };
+        try {
+          result = await this.import(request);
+        } catch (err) {
+          result = { error: (err as Error).message };
+        }
+        return JSON.stringify(result);
+      });
+      queue = done;
+      return done;
+    };
+    this.subscription = answer({ nc: this.deps.nc }, Requests.marketImport, importOne, {
+      log: this.deps.log,
+      invalid: (reason) => JSON.stringify({ error: `invalid import request: ${reason}` }),
     });
   }
 

@@ -49,7 +49,7 @@ export function startStoreRole(config: Config, log: Logger): Promise<RoleProcess
     stack.push(() => store.stop());
     const market = openMarketData(bus, clickhouse, log);
     stack.push(() => market.cache.stop());
-    const pages = serveBarPages(bus.nc, market.cache, log);
+    const pages = serveBarPages(bus, market.cache, log);
     stack.push(() => pages.unsubscribe());
     const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
     importer.serve();

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { openBlobStore, type Bus } from '../bus/index.ts';
+import { ask, openBlobStore, type Bus } from '../bus/index.ts';
 import { UnavailableError } from '../errors.ts';
 import { registerBinaryForwarder, type ClickHouseClient } from '../store/index.ts';
 import { ObjectStores, Requests } from '../../schemas/messages.ts';
@@ -24,7 +24,7 @@ export async function remoteClickHouse(bus: Bus, replicas = 1): Promise<ClickHou
     const frame = await outgoing(encodeFrame(request, body), blobs);
     let data: Uint8Array;
     try {
-      data = (await bus.nc.request(Requests.storeRpc, frame, { timeout: REQUEST_TIMEOUT_MS })).data;
+      data = await ask(bus, Requests.storeRpc, frame, REQUEST_TIMEOUT_MS);
     } catch (err) {
       if (/no responders|503/i.test((err as Error).message)) {
         throw new UnavailableError('no process owns the store: start `signalforge store` (or `serve`) on this NATS, or set CLICKHOUSE_URL');

@@ -1,4 +1,4 @@
-import { openBlobStore, type Bus, type Msg } from '../bus/index.ts';
+import { answer, openBlobStore, type Bus } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import { insertBinary, type ClickHouseClient } from '../store/index.ts';
 import { ObjectStores, Requests } from '../../schemas/messages.ts';
@@ -41,24 +41,19 @@ async function execute(client: ClickHouseClient, request: StoreRequest, body: Ui
  */
 export async function serveStore(bus: Bus, client: ClickHouseClient, log: Logger, replicas = 1): Promise<{ stop(): void }> {
   const blobs = await openBlobStore(bus, ObjectStores.storeRpc, replicas, STORE_BLOB_TTL_MS);
-  const answer = async (msg: Msg) => {
+  // Every failure is an error frame: the asker reads why, instead of waiting for its timeout.
+  const run = async (frame: Uint8Array): Promise<Uint8Array> => {
     let reply: Uint8Array;
     try {
-      const { head, body } = await incoming(msg.data, blobs);
+      const { head, body } = await incoming(frame, blobs);
       const result = await execute(client, StoreRequest.parse(head), body);
       reply = encodeFrame({ ok: true }, result);
     } catch (err) {
       reply = encodeFrame({ ok: false, error: (err as Error).message || String(err) });
     }
-    msg.respond(await outgoing(reply, blobs));
+    return outgoing(reply, blobs);
   };
-  const sub = bus.nc.subscribe(Requests.storeRpc, {
-    queue: 'store',
-    callback: (err, msg) => {
-      if (err) return;
-      answer(msg).catch((e: unknown) => log.error({ err: e }, 'store request failed'));
-    },
-  });
+  const sub = answer(bus, Requests.storeRpc, run, { log, queue: 'store' });
   log.info('answering store requests over NATS (store.rpc)');
   return { stop: () => sub.unsubscribe() };
 }
