@@ -1,4 +1,4 @@
-import type { NatsConnection } from '../../bus/index.ts';
+import { subscribe, type NatsConnection } from '../../bus/index.ts';
 import type { Deployments } from '../../deployments/index.ts';
 import { DeployedList, DeployParams, DeployRequest, DeployResponse, SignalEvent, UndeployResponse } from '../../../schemas/live.ts';
 import { Topics } from '../../../schemas/messages.ts';
@@ -90,13 +90,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
       const deployment = await deployments.find(user.user_id, request.params.model);
       const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       const stream = openSse(request, reply, deps.heartbeatMs);
-      const sub = deps.nc.subscribe(Topics.signal.subject(deployment.deployment_id), {
-        callback: (err, msg) => {
-          if (err) return;
-          const event = SignalEvent.safeParse(msg.json());
-          if (event.success) stream.send('signal', event.data, event.data.id);
-        },
-      });
+      const sub = subscribe(deps, Topics.signal, Topics.signal.subject(deployment.deployment_id), (event) => stream.send('signal', event, event.id));
       stream.onClose(() => {
         sub.unsubscribe();
         release();
