@@ -22,6 +22,6 @@ export { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, type ChipPreset, typ
 export type { StrategyIntent, Setting, Source, RiskLevel, Condition, ConditionSpec, Instance, Operand, Style } from './intent.ts';
 export { TEXT_FIELDS } from './intent.ts';
 export { GEN, isRegistry, type GenName } from './gen-indicators.ts';
-export { RUN_CAP } from './trader-indicators.ts';
+export { DIVERGENCE_MARGIN, RUN_CAP } from './trader-indicators.ts';
 export { instanceLabel } from './features.ts';
 export { MIRROR_REMARK } from './entry-rules.ts';

@@ -64,10 +64,16 @@ const sessionNamed = (start: number, end: number) => {
   const named = Object.values(SESSIONS).find((s) => s.hours[0] === start && s.hours[1] === end);
   return named ? `${named.label} session ` : '';
 };
+/**
+ * How far the oscillator must stay from its extreme to count as not confirming (RSI points; the
+ * MACD line's in a fraction of the close): a margin above rounding, so that two ways of computing
+ * the same oscillator (pandas, Pine) never disagree on a tie.
+ */
+export const DIVERGENCE_MARGIN = { rsidiv: 1e-6, macddiv: 1e-9 } as const;
 /** A divergence of `_x_osc` from price over the last N bars: a new low it does not confirm +1, a new high -1. */
-const DIVERGENCE = (n: number, col: string) => [
-  `_x_bull = (low < low.shift(1).rolling(${n}).min()) & (_x_osc > _x_osc.shift(1).rolling(${n}).min())`,
-  `_x_bear = (high > high.shift(1).rolling(${n}).max()) & (_x_osc < _x_osc.shift(1).rolling(${n}).max())`,
+const DIVERGENCE = (n: number, col: string, margin: string) => [
+  `_x_bull = (low < low.shift(1).rolling(${n}).min()) & (_x_osc > _x_osc.shift(1).rolling(${n}).min() + ${margin})`,
+  `_x_bear = (high > high.shift(1).rolling(${n}).max()) & (_x_osc < _x_osc.shift(1).rolling(${n}).max() - ${margin})`,
   `df['${col}'] = np.where(_x_bull, 1.0, np.where(_x_bear, -1.0, 0.0))`,
 ];
 
@@ -435,7 +441,7 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
       `_x_g = _x_d.clip(lower=0).ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
       `_x_l = (-_x_d).clip(lower=0).ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
       '_x_osc = 100 - 100 / (1 + _x_g / _x_l)',
-      ...DIVERGENCE(p.lookback!, dv!),
+      ...DIVERGENCE(p.lookback!, dv!, String(DIVERGENCE_MARGIN.rsidiv)),
     ],
   },
   macddiv: {
@@ -446,7 +452,7 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     // As RSI's, on the MACD line (fast EMA - slow EMA).
     lines: (p, [dv]) => [
       `_x_osc = close.ewm(span=${p.fast}, adjust=False).mean() - close.ewm(span=${p.slow}, adjust=False).mean()`,
-      ...DIVERGENCE(p.lookback!, dv!),
+      ...DIVERGENCE(p.lookback!, dv!, `${DIVERGENCE_MARGIN.macddiv} * close`),
     ],
   },
   sessrange: {
@@ -455,19 +461,24 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     label: (p) => `${sessionNamed(p.start!, p.end!)}${hh(p.start!)}-${hh(p.end!)} UTC ${(p.end! - p.start! + 24) % 24 === 1 ? 'opening range' : 'range'}`,
     outputs: ['high', 'low'],
     columns: (p) => [`sess_high_${p.start}_${p.end}`, `sess_low_${p.start}_${p.end}`],
+    // The last completed window's: it reaches back over a weekend, about a day of 1-minute bars, plus the window.
     warmup: () => DAY_BARS,
-    // The high and low of today's bars opening in [start, end) UTC (a window across midnight counts
-    // from its start), known from the first bar after it to the next start: NaN inside and before.
+    // The high and low of a day's bars opening in [start, end) UTC (a window across midnight counts
+    // from its start), from the first bar after the window; until the next window has closed, the
+    // last completed one's (never NaN in between: the generated code back-fills NaN, which would
+    // read later bars).
     lines: (p, [hi, lo]) => {
       const span = (p.end! - p.start! + 24) % 24 || 24;
+      const level = (col: string, src: string, cum: string) =>
+        `df['${col}'] = pd.Series(np.where(_x_in, ${src}, np.nan), index=df.index).groupby(_x_dd).${cum}().groupby(_x_dd).ffill().where(_x_after).ffill()`;
       return [
         `_x_ns = np.asarray(df.index.view('int64')) - ${p.start} * 3600000000000`,
         '_x_hr = (_x_ns // 3600000000000) % 24',
         '_x_dd = _x_ns // 86400000000000',
         `_x_in = _x_hr < ${span}`,
         `_x_after = _x_hr >= ${span}`,
-        `df['${hi}'] = pd.Series(np.where(_x_in, high, np.nan), index=df.index).groupby(_x_dd).cummax().groupby(_x_dd).ffill().where(_x_after)`,
-        `df['${lo}'] = pd.Series(np.where(_x_in, low, np.nan), index=df.index).groupby(_x_dd).cummin().groupby(_x_dd).ffill().where(_x_after)`,
+        level(hi!, 'high', 'cummax'),
+        level(lo!, 'low', 'cummin'),
       ];
     },
   },

@@ -7,7 +7,7 @@
  * of `kijun` bars earlier; SuperTrend's direction is +1 up), the Pine says the same.
  * Keltner and Donchian channels are written by the caller (their words are read there).
  */
-import { GEN, RUN_CAP, type Instance } from '../offline/index.ts';
+import { DIVERGENCE_MARGIN, GEN, RUN_CAP, type Instance } from '../offline/index.ts';
 
 /** Pine text of the indicators named in a description, gathered as they are declared. */
 export interface PineParts {
@@ -19,7 +19,7 @@ export interface PineParts {
 }
 
 /** Drawn on the price pane (the others are oscillators in a pane of their own). */
-const ON_PRICE = new Set(['sma', 'ema', 'wma', 'bb', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll', 'engulfing', 'pinbar', 'insidebar']);
+const ON_PRICE = new Set(['sma', 'ema', 'wma', 'bb', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll', 'engulfing', 'pinbar', 'insidebar', 'star', 'tweezer', 'nr', 'sessrange']);
 
 /** The Pine variable names of an instance's outputs: the generator's column names. */
 export const pineColumns = (inst: Instance): string[] => GEN[inst.name].columns(inst.params);
@@ -49,6 +49,17 @@ function previousDay(p: string): string[] {
     `    ${p}_h := math.max(${p}_h, high)`,
     `    ${p}_l := math.min(${p}_l, low)`,
     `${p}_c := close`,
+  ];
+}
+
+/** A divergence of `osc` from price over the last `n` bars, as the strategy's pandas reads it (trader-indicators.ts). */
+function divergencePine(osc: string, n: number, col: string, margin: number | string): string[] {
+  return [
+    `${col}_ll = ta.lowest(low, ${n})[1]`,
+    `${col}_hh = ta.highest(high, ${n})[1]`,
+    `${col}_ol = ta.lowest(${osc}, ${n})[1]`,
+    `${col}_oh = ta.highest(${osc}, ${n})[1]`,
+    `${col} = low < ${col}_ll and ${osc} > ${col}_ol + ${margin} ? 1 : high > ${col}_hh and ${osc} < ${col}_oh - ${margin} ? -1 : 0`,
   ];
 }
 
@@ -217,6 +228,83 @@ export function declarePine(inst: Instance, out: PineParts): void {
       out.lines.push(`vr_atr_${p.period} = ta.atr(${p.period})`, `${a} = vr_atr_${p.period} / ta.sma(vr_atr_${p.period}, ${p.window})`);
       plot(a!, 'Volatility regime', 'color.orange');
       level(1, 'Average volatility');
+      return;
+    case 'star':
+      out.lines.push(
+        'st_b = close - open',
+        'st_small = math.abs(st_b[1]) < 0.5 * math.abs(st_b[2])',
+        'st_mid = (open[2] + close[2]) / 2',
+        `${a} = st_b[2] < 0 and st_small and st_b > 0 and close > st_mid ? 1 : st_b[2] > 0 and st_small and st_b < 0 and close < st_mid ? -1 : 0`,
+      );
+      out.marks.push({ expr: `${a} == 1`, title: 'Morning star', side: 'long' }, { expr: `${a} == -1`, title: 'Evening star', side: 'short' });
+      return;
+    case 'tweezer':
+      out.lines.push(
+        'tw_rng = math.max(high - low, high[1] - low[1])',
+        'tw_b = close - open',
+        `${a} = tw_b[1] < 0 and tw_b > 0 and math.abs(low - low[1]) <= 0.1 * tw_rng ? 1 : tw_b[1] > 0 and tw_b < 0 and math.abs(high - high[1]) <= 0.1 * tw_rng ? -1 : 0`,
+      );
+      out.marks.push({ expr: `${a} == 1`, title: 'Tweezer bottom', side: 'long' }, { expr: `${a} == -1`, title: 'Tweezer top', side: 'short' });
+      return;
+    case 'nr':
+      out.lines.push(
+        `nr_r_${p.period} = high - low`,
+        `nr_min_${p.period} = ta.lowest(nr_r_${p.period}, ${p.period! - 1})[1]`,
+        `${a} = nr_r_${p.period} < nr_min_${p.period} ? 1 : 0`,
+        `${b} = ${a}[1] == 1 and close > high[1] ? 1 : ${a}[1] == 1 and close < low[1] ? -1 : 0`,
+      );
+      out.marks.push({ expr: `${a} == 1`, title: `NR${p.period}`, side: 'long' });
+      return;
+    case 'heikin':
+      out.lines.push(
+        'ha_c = (open + high + low + close) / 4',
+        'ha_o = 0.0',
+        'ha_o := bar_index == 0 ? (open + close) / 2 : (ha_o[1] + ha_c[1]) / 2',
+        `${a} = math.sign(ha_c - ha_o)`,
+        `${b} = 0.0`,
+        `${b} := ${a} == 0 ? 0 : ${a} == math.sign(nz(${b}[1])) ? math.min(math.abs(nz(${b}[1])) + 1, ${RUN_CAP}) * ${a} : ${a}`,
+      );
+      plot(a!, 'Heikin Ashi colour', 'color.teal');
+      plot(b!, 'Heikin Ashi candles in a row', 'color.gray');
+      return;
+    case 'rsidiv':
+      out.lines.push(`rd_osc_${p.period}_${p.lookback} = ta.rsi(close, ${p.period})`, ...divergencePine(`rd_osc_${p.period}_${p.lookback}`, p.lookback!, a!, DIVERGENCE_MARGIN.rsidiv));
+      plot(a!, 'RSI divergence', 'color.purple');
+      return;
+    case 'macddiv':
+      out.lines.push(`md_osc_${p.fast}_${p.slow}_${p.lookback} = ta.ema(close, ${p.fast}) - ta.ema(close, ${p.slow})`, ...divergencePine(`md_osc_${p.fast}_${p.slow}_${p.lookback}`, p.lookback!, a!, `${DIVERGENCE_MARGIN.macddiv} * close`));
+      plot(a!, 'MACD divergence', 'color.purple');
+      return;
+    case 'sessrange': {
+      const v = `sr_${p.start}_${p.end}`;
+      const span = (p.end! - p.start! + 24) % 24 || 24;
+      out.lines.push(
+        `${v}_ms = time - ${p.start} * 3600000`,
+        `${v}_hr = math.floor(${v}_ms / 3600000) % 24`,
+        `${v}_day = math.floor(${v}_ms / 86400000)`,
+        `var float ${v}_h = na`,
+        `var float ${v}_l = na`,
+        `if bar_index == 0 or ${v}_day != ${v}_day[1]`,
+        `    ${v}_h := na`,
+        `    ${v}_l := na`,
+        `if ${v}_hr < ${span}`,
+        `    ${v}_h := na(${v}_h) ? high : math.max(${v}_h, high)`,
+        `    ${v}_l := na(${v}_l) ? low : math.min(${v}_l, low)`,
+        // The last completed window's high and low until the next one has closed.
+        `var float ${a} = na`,
+        `var float ${b} = na`,
+        `if ${v}_hr >= ${span} and not na(${v}_h)`,
+        `    ${a} := ${v}_h`,
+        `    ${b} := ${v}_l`,
+      );
+      plot(a!, 'Session range high', 'color.teal', ', style=plot.style_stepline');
+      plot(b!, 'Session range low', 'color.teal', ', style=plot.style_stepline');
+      return;
+    }
+    case 'ao':
+      out.lines.push('ao_med = (high + low) / 2', `${a} = ta.sma(ao_med, ${p.fast}) - ta.sma(ao_med, ${p.slow})`);
+      plot(a!, 'Awesome Oscillator', 'color.green', ', style=plot.style_histogram');
+      level(0, 'Zero');
       return;
     case 'keltner':
     case 'donchian':

@@ -17,7 +17,10 @@ import { loadBars } from '../../helpers/strategy-bars.ts';
 
 const PROMPT =
   'ADX 14 above 25, CCI 20 below -100, price above the upper Keltner channel, Donchian 20, VWAP, close above the pivot, Ichimoku cloud, ' +
-  'parabolic SAR, supertrend 10 3, ROC 10 above 0, Williams %R below -80, z-score 20 below -2, bullish engulfing, pin bar, inside bar, volatility regime, 3 green candles in a row';
+  'parabolic SAR, supertrend 10 3, ROC 10 above 0, Williams %R below -80, z-score 20 below -2, bullish engulfing, pin bar, inside bar, volatility regime, 3 green candles in a row, ' +
+  'morning star, tweezer bottom, NR7 breakout, heikin ashi green, RSI divergence, MACD divergence, awesome oscillator above 0, close above the asian session high';
+/** The columns of those added for issue 35's fresh words, checked like the rest. */
+const NEWER = ['star', 'tweezer', 'nr_7', 'nr_7_break', 'ha_dir', 'ha_run', 'rsi_div_14_14', 'macd_div_12_26_14', 'ao_5_34', 'sess_high_0_9', 'sess_low_0_9'];
 
 type Series = Float64Array;
 const nan = (n: number) => new Float64Array(n).fill(Number.NaN);
@@ -167,6 +170,64 @@ function references(b: OhlcColumns): Record<string, Series> {
     return dir * n;
   });
   out.vol_regime_14_100 = Float64Array.from(rolling(atr14, 100, mean), (m, i) => atr14[i]! / m);
+  // Morning / evening star and tweezers, from their textbook shapes (no gaps in forex)
+  const body = Float64Array.from(close, (c, i) => c - open[i]!);
+  out.star = Float64Array.from(close, (c, i) => {
+    if (i < 2) return 0;
+    const small = Math.abs(body[i - 1]!) < 0.5 * Math.abs(body[i - 2]!);
+    const mid = (open[i - 2]! + close[i - 2]!) / 2;
+    if (body[i - 2]! < 0 && small && body[i]! > 0 && c > mid) return 1;
+    if (body[i - 2]! > 0 && small && body[i]! < 0 && c < mid) return -1;
+    return 0;
+  });
+  out.tweezer = Float64Array.from(close, (_, i) => {
+    if (i < 1) return 0;
+    const rng = Math.max(high[i]! - low[i]!, high[i - 1]! - low[i - 1]!);
+    if (body[i - 1]! < 0 && body[i]! > 0 && Math.abs(low[i]! - low[i - 1]!) <= 0.1 * rng) return 1;
+    if (body[i - 1]! > 0 && body[i]! < 0 && Math.abs(high[i]! - high[i - 1]!) <= 0.1 * rng) return -1;
+    return 0;
+  });
+  // NR7: narrower than each of the 6 bars before; its breakout on the next bar's close
+  const range = Float64Array.from(high, (h, i) => h - low[i]!);
+  out.nr_7 = Float64Array.from(range, (r, i) => (i >= 6 && r < Math.min(...range.slice(i - 6, i)) ? 1 : 0));
+  out.nr_7_break = Float64Array.from(close, (c, i) => (i > 0 && out.nr_7![i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0));
+  // Heikin Ashi: HA close the OHLC mean, HA open the mean of the last HA open and close
+  const haClose = Float64Array.from(close, (c, i) => (open[i]! + high[i]! + low[i]! + c) / 4);
+  const haOpen = new Float64Array(n);
+  haOpen[0] = (open[0]! + close[0]!) / 2;
+  for (let i = 1; i < n; i++) haOpen[i] = (haOpen[i - 1]! + haClose[i - 1]!) / 2;
+  out.ha_dir = Float64Array.from(haClose, (c, i) => Math.sign(c - haOpen[i]!));
+  out.ha_run = Float64Array.from(out.ha_dir, (d, i) => {
+    let k = 1;
+    while (d !== 0 && k < 10 && i - k >= 0 && out.ha_dir![i - k] === d) k++;
+    return d * k;
+  });
+  // Divergence: a new 14-bar low (high) the oscillator does not confirm, by more than its margin
+  const divergence = (osc: Series, margin: (i: number) => number) => {
+    const [ll, hh, ol, oh] = [rolling(low, 14, min, 1), rolling(high, 14, max, 1), rolling(osc, 14, min, 1), rolling(osc, 14, max, 1)];
+    return Float64Array.from(close, (_, i) => (low[i]! < ll[i]! && osc[i]! > ol[i]! + margin(i) ? 1 : high[i]! > hh[i]! && osc[i]! < oh[i]! - margin(i) ? -1 : 0));
+  };
+  const change = Float64Array.from(close, (c, i) => (i === 0 ? Number.NaN : c - close[i - 1]!));
+  const gain = ewm(change.map((d) => (Number.isNaN(d) ? d : Math.max(d, 0))), 1 / 14);
+  const loss = ewm(change.map((d) => (Number.isNaN(d) ? d : Math.max(-d, 0))), 1 / 14);
+  out.rsi_div_14_14 = divergence(Float64Array.from(gain, (g, i) => 100 - 100 / (1 + g / loss[i]!)), () => 1e-6);
+  const slow = ewm(close, 2 / 27);
+  const macdLine = Float64Array.from(ewm(close, 2 / 13), (f, i) => f - slow[i]!);
+  out.macd_div_12_26_14 = divergence(macdLine, (i) => 1e-9 * close[i]!);
+  // Awesome oscillator: SMA 5 - SMA 34 of the median price
+  const median = Float64Array.from(high, (h, i) => (h + low[i]!) / 2);
+  const sma34 = rolling(median, 34, mean);
+  out.ao_5_34 = Float64Array.from(rolling(median, 5, mean), (f, i) => f - sma34[i]!);
+  // The Asian session's (00-09 UTC) high and low from 09:00 on, the last completed session's before
+  out.sess_high_0_9 = nan(n);
+  out.sess_low_0_9 = nan(n);
+  for (let i = 0, h = Number.NaN, l = Number.NaN, lastH = Number.NaN, lastL = Number.NaN; i < n; i++) {
+    if (i > 0 && dayOf(ts[i]!) !== dayOf(ts[i - 1]!)) [h, l] = [Number.NaN, Number.NaN];
+    const hour = new Date(ts[i]!).getUTCHours();
+    if (hour < 9) [h, l] = [Number.isNaN(h) ? high[i]! : Math.max(h, high[i]!), Number.isNaN(l) ? low[i]! : Math.min(l, low[i]!)];
+    else if (!Number.isNaN(h)) [lastH, lastL] = [h, l];
+    [out.sess_high_0_9[i], out.sess_low_0_9[i]] = [lastH, lastL];
+  }
   // SuperTrend(10, 3) and Parabolic SAR(0.02, 0.2), written from their textbook rules
   const atr10 = ewm(tr, 1 / 10);
   const st = new Float64Array(n);
@@ -220,7 +281,7 @@ describe('offline generator: trader indicators in pandas', () => {
   after(() => runtime.stop());
 
   it('computes every one the prompt names, and the code passes the static check', async () => {
-    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'prev_day_high', 'prev_day_low', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'candle_run', 'vol_regime_14_100']) {
+    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'prev_day_high', 'prev_day_low', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'candle_run', 'vol_regime_14_100', ...NEWER]) {
       assert.ok(intent.features.includes(c), `${c} not in ${intent.features.join(', ')}`);
     }
     // The chikou span drawn where it is plotted would read later closes: only its reference, the close 26 bars back, is a column.
