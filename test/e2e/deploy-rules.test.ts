@@ -17,7 +17,7 @@ describe('deploy and train rules', () => {
   let names: string[] = [];
 
   before(async () => {
-    sf = await startTestService({ HISTORY_DAYS: '2' });
+    sf = await startTestService();
     key = (await sf.mintKey('racer')).api_key;
   });
   after(() => sf.stop());

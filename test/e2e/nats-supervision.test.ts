@@ -31,7 +31,7 @@ describe('the embedded nats-server dies under a running service', () => {
   });
 
   it('reports not ready while NATS is down, restarts it on the same store, and finishes the train job in flight', async () => {
-    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: nats.bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' }, startTimeoutMs: START_TIMEOUT_MS });
+    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' }, startTimeoutMs: START_TIMEOUT_MS });
     const { url } = running;
     const ready = await callChild(url, 'GET', '/_readyz');
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
@@ -81,7 +81,7 @@ describe('the embedded nats-server dies under a running service', () => {
 
   it('exits non-zero with a clear log line when NATS cannot come back within the bound', async () => {
     if (running) await shutdownChild(running);
-    running = await serveChild(join(dir, 'data2'), { env: { HISTORY_DAYS: '2', NATS_SERVER_BIN: nats.bin, NATS_RESTART_BOUND_MS: '2000' }, startTimeoutMs: START_TIMEOUT_MS });
+    running = await serveChild(join(dir, 'data2'), { env: { HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, NATS_RESTART_BOUND_MS: '2000' }, startTimeoutMs: START_TIMEOUT_MS });
     nats.hold();
     process.kill(running.natsPid, 'SIGKILL');
     assert.equal(await running.exited, 1);

@@ -21,7 +21,7 @@ describe('the model page: unreadable, and waiting for its next bar', () => {
   let stem: string;
   let modelName: string;
   before(async () => {
-    [sf, browser] = await Promise.all([startTestService({ HISTORY_DAYS: '2', TRIAL_MINTS_PER_HOUR: '100' }), launchBrowser()]);
+    [sf, browser] = await Promise.all([startTestService({ TRIAL_MINTS_PER_HOUR: '100' }), launchBrowser()]);
     owner = (await sf.mintKey('model_owner')).api_key;
     // A threshold few bars reach: the live panel keeps waiting (no signal replaces its line).
     const job = await trainModel(sf, owner, { code: strategyCode({ threshold: 0.95 }), symbol: 'EURUSD', timeframe: '1min' });

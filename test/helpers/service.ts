@@ -51,8 +51,10 @@ export async function startTestService(env: Record<string, string> = {}, options
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    // Two days of synthetic history: every market feature works, and a start stays quick.
-    HISTORY_DAYS: '2',
+    // Four days of synthetic history: at least two trading days whenever the tests run (forex is shut
+    // from Friday 22:00 to Sunday 22:00 UTC, so two calendar days on a Monday morning hold ~200
+    // 1-minute bars, fewer than a train needs), and a start stays quick.
+    HISTORY_DAYS: '4',
     ...env,
   };
   const config = loadConfig(settings);
