@@ -27,6 +27,8 @@ export interface SmtpStandIn {
   replies: Array<{ to: string[]; code: number }>;
   /** The next `times` messages get this reply at the end of DATA (e.g. 451, 550). */
   refuseNext(code: number, times?: number): void;
+  /** Takes back the refusals not used yet: the next message is accepted. */
+  acceptAgain(): void;
   /** Messages to this address. */
   to(address: string): ReceivedMail[];
   stop(): Promise<void>;
@@ -145,6 +147,9 @@ export async function startSmtpStandIn(options: { user?: string; password?: stri
     replies,
     refuseNext(code, times = 1) {
       for (let i = 0; i < times; i++) refusals.push(code);
+    },
+    acceptAgain() {
+      refusals.length = 0;
     },
     to: (address) => received.filter((m) => m.to.includes(address)),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
