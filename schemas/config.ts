@@ -44,9 +44,9 @@ export const EnvConfig = z.object({
     .describe('What one shutdown step (HTTP drain, trainer, actors, store, …) may take before the next step goes regardless'),
   CLICKHOUSE_URL: z.url('an http(s):// URL such as http://default:@127.0.0.1:8123/default').optional()
     .describe('External ClickHouse server; when unset, chdb runs in-process under DATA_DIR/clickhouse'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino level; logs are JSON lines on stdout'),
   TRUST_PROXY: bool.default(false).describe('Honour X-Forwarded-For for the client IP (only behind a proxy you run)'),
-  TRIAL_CREDITS: z.coerce.number().int().min(0).default(50).describe('Credits granted to a new trial key'),
+  TRIAL_CREDITS: z.coerce.number().int().min(0).default(50).describe('Credits granted to a new trial key (the contract states both 50 and 10,000; we chose 50)'),
   MONTHLY_CREDITS_FREE: z.coerce.number().int().min(0).max(1_000_000_000).default(20_000)
     .describe('Monthly allowance of a claimed (non-trial) free account: its balance is topped up to this at the claim and in each new UTC month (0 = none)'),
   MONTHLY_CREDITS_PRO: z.coerce.number().int().min(0).max(1_000_000_000).default(500_000)
@@ -63,14 +63,14 @@ export const EnvConfig = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000)
     .describe('An idle keep-alive connection is closed after this (above the idle timeout of a proxy in front)'),
   HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(4096)
-    .describe('Open connections at most, all clients together; one more is answered 503 and closed'),
+    .describe('Open connections at most, all clients together; one more is answered 503 (SF_UNAVAILABLE, Retry-After: 1) and closed'),
   HTTP_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384)
     .describe('Request line and headers at most (431 above)'),
   ANON_RATE_PER_MIN: z.coerce.number().int().min(0).max(1_000_000).default(600)
-    .describe('Requests without a valid key per client address (IPv4, or IPv6 /64) per minute, refilled continuously; 0 = no limit'),
+    .describe('Requests without a valid key per client address (IPv4, or IPv6 /64) per minute, refilled continuously (an in-memory token bucket per edge process); past it 429 SF_RATE_LIMITED with Retry-After; /_healthz and /_metrics are exempt; 0 = no limit'),
   ANON_RATE_BURST: positiveInt.max(1_000_000).default(120).describe('Requests without a key one address may send at once before ANON_RATE_PER_MIN paces it'),
   SSE_PER_ANONYMOUS_ADDRESS: positiveInt.max(1000).default(3).describe('Concurrent activity streams per client address without a key'),
-  SSE_ANONYMOUS_TOTAL: positiveInt.max(1_000_000).default(256).describe('Concurrent activity streams without a key, all addresses together'),
+  SSE_ANONYMOUS_TOTAL: positiveInt.max(1_000_000).default(256).describe('Concurrent activity streams without a key, all addresses together (429 SF_STREAM_LIMIT above either bound)'),
   // ---- the WebSocket stream GET /api/v1/predict (src/edge/ws) ----
   WS_PER_KEY: positiveInt.max(1_000_000).default(10).describe('Concurrent WebSocket connections per key (4429 above)'),
   WS_PER_ADDRESS: positiveInt.max(1_000_000).default(50).describe('Concurrent WebSocket connections per client address (IPv4, IPv6 /64; 4429 above)'),
@@ -96,12 +96,12 @@ export const EnvConfig = z.object({
     .describe('How long after its end a bar waits for late ticks before it closes'),
   KAFKA_BROKERS: z.string().regex(/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/, 'host:port[,host:port…]').optional()
     .describe('Kafka brokers to ingest ticks from (topic KAFKA_TOPIC, key = symbol); unset = no Kafka'),
-  KAFKA_TOPIC: z.string().min(1).default('ticks'),
-  KAFKA_GROUP: z.string().min(1).default('signalforge-ingest'),
+  KAFKA_TOPIC: z.string().min(1).default('ticks').describe('Kafka topic of the tick source'),
+  KAFKA_GROUP: z.string().min(1).default('signalforge-ingest').describe('Kafka consumer group of the tick source (copies of ingest share its partitions)'),
   OANDA_TOKEN: z.string().min(1).optional().describe("OANDA v20 API token: with OANDA_ACCOUNT_ID, ingests the broker's live pricing stream"),
-  OANDA_ACCOUNT_ID: z.string().min(1).optional(),
-  OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com'),
-  PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx)'),
+  OANDA_ACCOUNT_ID: z.string().min(1).optional().describe('OANDA account whose pricing stream is read (with OANDA_TOKEN)'),
+  OANDA_STREAM_URL: z.url().default('https://stream-fxpractice.oanda.com').describe('OANDA pricing stream server (the fxpractice one by default)'),
+  PYTHON: z.string().min(1).default('/usr/bin/python3').describe('Interpreter of the strategy runtime (Debian python3 with numpy, pandas, sklearn, xgboost, onnx, seccomp; it must live under /usr, the only tree the sandbox shows)'),
   SANDBOX: z.enum(['auto', 'none']).default('auto').describe('Strategy code sandbox: `auto` builds the full sandbox (user namespace, bubblewrap, a uid per job, seccomp) and refuses to start where it cannot; `none` runs strategy code without it (development machines only: never with untrusted users)'),
   STRATEGY_WORKERS: z.coerce.number().int().min(1).max(32).optional().describe('Sandboxed Python workers (default: one per core, at most 4)'),
   SCORER_PROCESSES: z.coerce.number().int().min(1).max(32).default(2).describe('Processes that score trained models (ONNX) outside the service process, each one user\'s batch at a time'),
