@@ -8,7 +8,7 @@ import { CommunityEntryRecord } from './community.ts';
  * the billable credit spend of whoever publishes a fork of it, during the 30 days after the fork's
  * publication, at most 200 credits per UTC day per parent author, settled by a daily sweep; when
  * the parent author is on pro, 20 % of that payout is donated to charity instead.
- * How the numbers are reached is in README.md (Fork revenue share and payouts).
+ * How the numbers are reached is in src/payouts/README.md.
  */
 export const PAYOUT_TERMS = {
   share_pct: 10,

@@ -21,7 +21,7 @@ interface Command {
   options?: Record<string, { value: string; help: string }>;
   /** Whether it takes positional arguments (the command checks them itself). */
   positionals?: boolean;
-  /** The environment variables that matter to it, with a short note each (every setting: README "Configuration"). */
+  /** The environment variables that matter to it, with a short note each (every setting: deploy/docs/configuration.md). */
   env: Record<string, string>;
   run(values: Record<string, string | undefined>, positionals: string[]): Promise<void>;
 }
@@ -66,7 +66,7 @@ live models, delivery and the market feed, with its own nats-server and chdb und
   edge: {
     synopsis: '',
     summary: 'the HTTP API and web app (put several behind a load balancer)',
-    about: `The HTTP API, web app and hosted MCP of the distributed layout (README "Scaling out"),
+    about: `The HTTP API, web app and hosted MCP of the distributed layout (deploy/OPERATIONS.md),
 stateless: run several behind a load balancer. Health at /_healthz and /_readyz on PORT.`,
     env: {
       ...JOIN_ENV,
@@ -201,7 +201,7 @@ commands:
 ${column(Object.entries(COMMANDS).map(([name, c]) => [name, c.summary]))}
 
 \`signalforge <command> --help\` says what a command runs, its options and its environment.
-The distributed layout (edge, trainer, delivery, ingest, store, actors): README "Scaling out".
+The distributed layout (edge, trainer, delivery, ingest, store, actors): deploy/OPERATIONS.md.
 `;
 
 function usageOf(name: string): string {

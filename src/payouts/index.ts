@@ -1,6 +1,6 @@
 /**
  * Fork revenue share: the daily sweep that pays parent authors for their forks' spend (and the
- * pro plan's charity share), and the ledger GET /payouts reads. See README (Fork revenue share).
+ * pro plan's charity share), and the ledger GET /payouts reads. See src/payouts/README.md.
  */
 import { openBucket, type Bus } from '../bus/index.ts';
 import { liveClock, type Clock } from '../kernel/index.ts';

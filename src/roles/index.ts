@@ -1,5 +1,5 @@
 /**
- * One composition root per role process, for the distributed layout (README "Scaling out"): each
+ * One composition root per role process, for the distributed layout (deploy/OPERATIONS.md): each
  * joins NATS_URL, reaches ClickHouse at CLICKHOUSE_URL or through the data owner over NATS, has a
  * health endpoint, and drains on SIGTERM. `serve` composes the same parts in one process.
  */

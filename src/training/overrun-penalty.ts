@@ -2,8 +2,8 @@
  * Users whose strategy ran past its time budget lately (an endless loop, a runaway feature): for
  * a while the trainer starts their jobs only when it runs nothing else, and those jobs run at the
  * lowest CPU priority (nice 19), so one user submitting endless loops back to back takes only the
- * time nobody else wants and another user's fit keeps its speed. Per trainer process; README
- * "Training and backtesting" documents it.
+ * time nobody else wants and another user's fit keeps its speed. Per trainer process;
+ * src/training/README.md documents it.
  */
 export const OVERRUN_WINDOW_MS = 10 * 60_000;
 export const OVERRUN_NICE = 19;

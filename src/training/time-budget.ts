@@ -1,8 +1,8 @@
 /**
  * How much CPU time one sandboxed job of a strategy may use: a budget that scales with the bars it
  * is given and, for the fit, with the model it asks for — an endless loop ends in seconds, not after
- * a fixed five minutes, and a big honest job still gets ample time. README "Training and
- * backtesting" documents the formula; the constants are measured on the 2-core dev machine.
+ * a fixed five minutes, and a big honest job still gets ample time. src/training/README.md
+ * documents the formula; the constants are measured on the 2-core dev machine.
  *
  * The budget counts the strategy's own CPU time, not wall time: a job run at a lower priority (a
  * user's overrun penalty) on a busy host takes longer but does not fail for it. A job that sleeps

@@ -1,6 +1,6 @@
 /**
  * The boundary check `npm test` runs before the tests (test/run.sh): prints every import that
- * breaks the layering (rules.ts; README "Layout") and exits 1 when there is one.
+ * breaks the layering (rules.ts; test/boundaries/README.md) and exits 1 when there is one.
  * Usage: node --import tsx test/boundaries/check.ts [ROOT]
  */
 import { resolve } from 'node:path';

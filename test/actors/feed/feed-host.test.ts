@@ -59,7 +59,7 @@ describe('the synthetic feed in two ingest processes (one active connector by le
 
   it('one publishes; a killed one’s feed goes on elsewhere, a drained one’s at once; the series and its bars exactly once', async (t) => {
     const url = `nats://${nats.bus.nc.getServer()}`;
-    // Bars wait out a take-over (here well under 15 s) for the ticks of its seconds (README "Scaling out").
+    // Bars wait out a take-over (here well under 15 s) for the ticks of its seconds (deploy/OPERATIONS.md).
     const env = { MARKET_FEED: 'synthetic', SYNTHETIC_SEED: SEED, BAR_GRACE_MS: '15000', HISTORY_DAYS: '1' };
     const from = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
     const checkpoints = await openBucket(nats.bus, Buckets.synthetic);
