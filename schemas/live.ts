@@ -129,13 +129,14 @@ export const DeployRequest = strictObject({
   webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
   webhook_template: WebhookTemplate.optional(),
   messenger_chat_id: z.string().min(1).max(64).optional().describe('Telegram chat id; default: the chat linked with GET /messenger/code'),
+  // http(s) here; DISCORD_/SLACK_WEBHOOK_HOSTS decide (a bare host means https, only a listed origin may be http).
   discord_webhook_url: z
-    .url({ protocol: /^https$/ })
+    .url({ protocol: /^https?$/ })
     .max(2000)
     .optional()
     .describe('Required with the discord channel: a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token> (Server Settings → Integrations → Webhooks → Copy Webhook URL)'),
   slack_webhook_url: z
-    .url({ protocol: /^https$/ })
+    .url({ protocol: /^https?$/ })
     .max(2000)
     .optional()
     .describe('Required with the slack channel: a Slack incoming-webhook URL, https://hooks.slack.com/services/T…/B…/…'),

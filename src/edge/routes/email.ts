@@ -33,9 +33,9 @@ const HTML = { description: 'An HTML page (for a person who followed the link)',
 
 const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** A small page (no inline script or style: the web app's CSP holds here too). */
+/** A small page (no inline script or style: the web app's CSP holds here too; the app's icon, or the browser asks for a /favicon.ico there is none of). */
 function page(reply: FastifyReply, title: string, body: string): FastifyReply {
-  return setPageHeaders(reply).send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+  return setPageHeaders(reply).send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
 }
 
 const wantsHtml = (accept: string | undefined): boolean => /text\/html/.test(accept ?? '');
