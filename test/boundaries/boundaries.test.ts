@@ -1,7 +1,7 @@
 /**
  * The boundary check catches what it is there for: a tree with planted violations (each rule
- * once) is refused with every offending import named, comments and strings are not imports, and
- * this repository passes.
+ * once) is refused with every offending import named (a forbidden chain with every hop), comments
+ * and strings are not imports, and this repository passes.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -35,6 +35,11 @@ const PLANTED: Record<string, string> = {
   'src/kernel/index.ts': `export const host = 1;\n`,
   'actors/alpha/index.ts': `import { app } from '../../src/edge/index.ts';\nimport { beta } from '../beta/index.ts';\nimport { host } from '../../src/kernel/index.ts';\nexport const alpha = [app, beta, host];\n`,
   'actors/beta/index.ts': `export const beta = 1;\n`,
+  // The live scoring path reaching the Pine interpreter through another folder (each hop its own import).
+  'src/scoring/index.ts': `import { rsi } from '../indicators/index.ts';\nexport const score = rsi;\n`,
+  'src/indicators/index.ts': `export { rsi } from './rsi.ts';\n`,
+  'src/indicators/rsi.ts': `import { run } from '../pine/index.ts';\nexport const rsi = run;\n`,
+  'src/pine/index.ts': `export const run = 1;\n`,
 };
 
 describe('boundary check', () => {
@@ -80,6 +85,14 @@ describe('boundary check', () => {
   it('finds cycles between files and between folders', () => {
     has('file-cycle', 'src/store/p.ts:1', /src\/store\/p\.ts ⇄ src\/store\/q\.ts/);
     has('folder-cycle', 'src/edge/index.ts:2', /src\/edge ⇄ src\/mcp: src\/edge → src\/mcp .*src\/mcp → src\/edge/);
+  });
+
+  it('refuses a unit that must never load another reaching it through others, naming the chain', () => {
+    has(
+      'reach',
+      'src/scoring/index.ts:1',
+      /src\/scoring reaches src\/pine \(the live scoring path does not load the Pine interpreter\): src\/scoring\/index\.ts → src\/indicators\/index\.ts → src\/indicators\/rsi\.ts → src\/pine\/index\.ts$/,
+    );
   });
 
   it('reads imports, not comments or strings', () => {

@@ -1,7 +1,8 @@
 /**
  * The layering of ../shared/DESIGN.md as data, and the checks over an import graph: no cycle
  * between files or between folders, every import allowed by the "may import" table, a folder
- * with an `index.ts` entered only through it, the raw NATS client only inside src/bus.
+ * with an `index.ts` entered only through it, the raw NATS client only inside src/bus, and the
+ * units that must never load another (NEVER_REACHES: the live scoring path never loads src/pine).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,12 +37,14 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/kernel': [...BASE, 'src/bus', 'src/store'],
   'src/market': [...BASE, 'src/bus', 'src/store', 'src/run-file.ts'],
   'src/indicators': BASE,
+  // The Pine language: its ta.* built-ins share the registry's rules (src/indicators/math.ts).
+  'src/pine': [...BASE, 'src/indicators'],
   'src/sandbox': ['schemas', 'src/errors.ts', 'src/log.ts', 'src/lib'],
   'src/backtest': ['schemas', 'src/lib'],
   // Is the edge real? Statistics over backtests: pure, on the position engine's runs.
   'src/robustness': ['schemas', 'src/lib', 'src/backtest'],
   'src/scoring': [...BASE, 'src/sandbox', 'src/backtest', 'src/market', 'src/indicators'],
-  'src/generation': [...BASE, 'src/indicators', 'src/sandbox', 'src/accounts'],
+  'src/generation': [...BASE, 'src/indicators', 'src/pine', 'src/sandbox', 'src/accounts'],
   'src/training': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/robustness', 'src/market', 'src/bus', 'src/store', 'src/accounts'],
   // Optimisation jobs: samplers in the sandbox, trials on the position engine, models saved through training.
   'src/optimize': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/robustness', 'src/training', 'src/market', 'src/bus', 'src/store', 'src/accounts', 'src/deployments'],
@@ -69,12 +72,23 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
 const ACTOR_MAY_IMPORT = [...BASE, 'src/kernel', 'src/bus', ...DOMAIN];
 
 /**
+ * Units that must not load another at all: not directly, and not through any chain of imports
+ * that the table above allows today or may allow tomorrow.
+ */
+export const NEVER_REACHES: readonly { from: string; to: string; why: string }[] = [
+  // Every process that scores a bar loads these: the Pine interpreter is the custom-indicator route's alone.
+  { from: 'src/scoring', to: 'src/pine', why: 'the live scoring path does not load the Pine interpreter' },
+  { from: 'actors/model', to: 'src/pine', why: 'the live scoring path does not load the Pine interpreter' },
+  { from: 'actors/tracker', to: 'src/pine', why: 'the live scoring path does not load the Pine interpreter' },
+];
+
+/**
  * Known breaks, each named exactly and with the reason it stands; a break not listed here fails.
  */
 export const ACCEPTED: readonly { rule: Violation['rule']; message: string }[] = [];
 
 export interface Violation {
-  rule: 'file-cycle' | 'folder-cycle' | 'layering' | 'barrel' | 'nats-client' | 'unknown-unit';
+  rule: 'file-cycle' | 'folder-cycle' | 'layering' | 'barrel' | 'nats-client' | 'unknown-unit' | 'reach';
   /** `file:line` of the offending import (for a cycle, one import on it). */
   at: string;
   message: string;
@@ -174,6 +188,13 @@ export function findViolations(root: string): Violation[] {
     }
   }
 
+  for (const rule of NEVER_REACHES) {
+    const chain = reachChain(fileGraph, rule.from, rule.to);
+    if (!chain) continue;
+    const first = edges.find((e) => e.from === chain[0] && withTs(e.to) === chain[1])!;
+    violations.push({ rule: 'reach', at: where(first), message: `${rule.from} reaches ${rule.to} (${rule.why}): ${chain.join(' → ')}` });
+  }
+
   for (const scc of cycles(fileGraph)) {
     const inCycle = new Set(scc);
     const e = edges.find((x) => inCycle.has(x.from) && inCycle.has(withTs(x.to)))!;
@@ -192,4 +213,28 @@ export function findViolations(root: string): Violation[] {
     });
   }
   return violations;
+}
+
+/**
+ * The shortest chain of imports from a file of unit `from` to a file of unit `to` (breadth first,
+ * files in name order: the same chain every time), or null when none exists.
+ */
+export function reachChain(fileGraph: ReadonlyMap<string, ReadonlySet<string>>, from: string, to: string): string[] | null {
+  const cameFrom = new Map<string, string | null>();
+  const queue = [...fileGraph.keys()].filter((f) => unitOf(f) === from).sort();
+  for (const f of queue) cameFrom.set(f, null);
+  for (let i = 0; i < queue.length; i++) {
+    const file = queue[i]!;
+    if (unitOf(file) === to) {
+      const chain: string[] = [];
+      for (let f: string | null = file; f !== null; f = cameFrom.get(f)!) chain.unshift(f);
+      return chain;
+    }
+    for (const next of [...(fileGraph.get(file) ?? [])].sort()) {
+      if (cameFrom.has(next)) continue;
+      cameFrom.set(next, file);
+      queue.push(next);
+    }
+  }
+  return null;
 }
