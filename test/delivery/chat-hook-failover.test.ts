@@ -7,51 +7,31 @@
  * idempotency key, so that one signal can come twice — see the delivery README.)
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectBus, ensureStream, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, Streams } from '../../schemas/messages.ts';
 import { startDiscordStandIn, type DiscordStandIn } from '../helpers/discord-stand-in.ts';
-import { startRole } from '../helpers/role-process.ts';
 import { startSlackStandIn, type SlackStandIn } from '../helpers/slack-stand-in.ts';
-import { deploy, log, publish, signal, waitFor } from './harness.ts';
+import { deploy, publish, signal, waitFor } from './harness.ts';
+import { processCluster, twoProcesses } from './process-cluster.ts';
 
 describe('discord and slack delivery across a killed delivery process', () => {
-  let dir: string;
-  let nats: EmbeddedNats;
-  let bus: Bus;
-  let deployments: JsonKv<typeof Buckets.deployments.schema>;
+  const cluster = processCluster('chat-failover');
   let discord: DiscordStandIn;
   let slack: SlackStandIn;
-  const children: ChildProcess[] = [];
-
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sf-chat-failover-'));
-    nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats'), log });
-    bus = await connectBus(nats.url, 'chat-failover-test', log);
-    await ensureStream(bus, Streams.signals);
-    deployments = await openBucket(bus, Buckets.deployments);
     discord = await startDiscordStandIn();
     slack = await startSlackStandIn();
   });
   after(async () => {
-    for (const c of children) c.kill('SIGKILL');
     await discord?.stop();
     await slack?.stop();
-    await bus?.close();
-    await nats?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('killed while held by 429s: every signal reaches each channel once, in order, from the survivor', { timeout: 120_000 }, async () => {
     const deployed: DeploymentRecord[] = [];
     for (let i = 0; i < 3; i++) {
       deployed.push(
-        await deploy({ deployments }, {
+        await deploy(cluster, {
           channels: ['discord', 'slack'],
           extra: { discord_webhook_url: discord.webhook(String(900 + i), `tok${i}`), slack_webhook_url: slack.webhook(`T9/B${i}/s${i}`) },
         }),
@@ -61,27 +41,16 @@ describe('discord and slack delivery across a killed delivery process', () => {
       slack.rateLimitNext(`T9/B${i}/s${i}`, 8);
     }
     const env = { WEBHOOK_ALLOW_PRIVATE: 'loopback', WEBHOOK_RETRY_BASE_MS: '200', DISCORD_WEBHOOK_HOSTS: discord.origin, SLACK_WEBHOOK_HOSTS: slack.origin };
-    const first = startRole('delivery', nats.url, env);
-    children.push(first.child);
-    const firstHost = (await first.running()).host as string;
-    const leases = await openBucket(bus, Buckets.leases);
-    const holders = async () => Promise.all(deployed.map(async (d) => (await leases.get(`delivery.${d.deployment_id}`))?.value.host ?? null));
-    await waitFor(async () => (await holders()).every((h) => h === firstHost), 20_000, 'every deployment claimed by the first process');
-    const second = startRole('delivery', nats.url, env);
-    children.push(second.child);
-    const secondHost = (await second.running()).host as string;
+    const processes = await twoProcesses(cluster, deployed, env, true);
 
     const published = new Map<string, SignalEvent[]>(deployed.map((d) => [d.deployment_id, [signal(d, 0), signal(d, 1)]]));
-    for (const events of published.values()) for (const e of events) await publish(bus, e);
+    for (const events of published.values()) for (const e of events) await publish(cluster.bus, e);
     const held = () =>
       deployed.every((_, i) => discord.attempts.some((a) => a.webhook === String(900 + i) && a.status === 429) && slack.attempts.some((a) => a.webhook === `T9/B${i}/s${i}` && a.status === 429));
     await waitFor(held, 20_000, 'every webhook holding its first signal back');
     assert.equal(discord.posted.length + slack.posted.length, 0, 'nothing posted yet');
-    // Whoever holds deployments now dies without a goodbye, mid-hold.
-    const now = await holders();
-    const doomed = now.filter((h) => h === firstHost).length >= now.filter((h) => h === secondHost).length ? first : second;
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
+    // Whoever holds more deployments now dies without a goodbye, mid-hold.
+    const survivor = await processes.killBusier();
 
     const total = deployed.length * 2;
     await waitFor(() => discord.posted.length >= total && slack.posted.length >= total, 60_000, 'every signal on both channels');
@@ -91,7 +60,6 @@ describe('discord and slack delivery across a killed delivery process', () => {
       assert.deepEqual(discord.posted.filter((m) => m.webhook === String(900 + i)).map((m) => m.signalId), ids, `discord ${i}: each once, in order`);
       assert.deepEqual(slack.posted.filter((m) => m.webhook === `T9/B${i}/s${i}`).map((m) => m.signalId), ids, `slack ${i}: each once, in order`);
     }
-    const survivor = doomed === first ? secondHost : firstHost;
-    assert.ok((await holders()).every((h) => h === survivor), 'the survivor holds every deployment');
+    assert.ok((await processes.holders()).every((h) => h === survivor), 'the survivor holds every deployment');
   });
 });

@@ -7,18 +7,12 @@
  * deployment in flight at once.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { connectBus, ensureStream, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
+import { describe, it } from 'node:test';
 import type { DeploymentRecord } from '../../schemas/live.ts';
-import { Buckets, Streams } from '../../schemas/messages.ts';
-import { startRole } from '../helpers/role-process.ts';
-import { deploy, log, publish, signal, waitFor } from './harness.ts';
+import { deploy, publish, signal, waitFor } from './harness.ts';
+import { processCluster, twoProcesses } from './process-cluster.ts';
 
 interface Hit {
   path: string;
@@ -58,61 +52,30 @@ async function slowReceiver(delayMs: number) {
 }
 
 describe('delivery in two processes (sharded by lease)', () => {
-  let dir: string;
-  let nats: EmbeddedNats;
-  let bus: Bus;
-  let deployments: JsonKv<typeof Buckets.deployments.schema>;
-  const children: ChildProcess[] = [];
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sf-delivery-failover-'));
-    nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats'), log });
-    bus = await connectBus(nats.url, 'delivery-failover-test', log);
-    await ensureStream(bus, Streams.signals);
-    deployments = await openBucket(bus, Buckets.deployments);
-  });
-  after(async () => {
-    for (const c of children) c.kill('SIGKILL');
-    await bus.close();
-    await nats.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const cluster = processCluster('delivery-failover');
 
   it('a killed worker’s deployments resume on the other: none missing, in order, no two sends of one deployment at once', async () => {
     const receiver = await slowReceiver(150);
     try {
       const deployed: DeploymentRecord[] = [];
-      for (let i = 0; i < 6; i++) deployed.push(await deploy({ deployments }, { webhookUrl: `${receiver.url}/d${i}` }));
+      for (let i = 0; i < 6; i++) deployed.push(await deploy(cluster, { webhookUrl: `${receiver.url}/d${i}` }));
       const env = { WEBHOOK_ALLOW_PRIVATE: 'loopback', WEBHOOK_RETRY_BASE_MS: '200' };
-      const first = startRole('delivery', nats.url, env);
-      children.push(first.child);
-      const firstHost = (await first.running()).host as string;
-      const second = startRole('delivery', nats.url, env);
-      children.push(second.child);
-      const secondHost = (await second.running()).host as string;
+      // Both start at once: the first claims them all as it starts, then the second takes a share.
+      const processes = await twoProcesses(cluster, deployed, env, false);
 
-      const leases = await openBucket(bus, Buckets.leases);
-      const holders = async () => Promise.all(deployed.map(async (d) => (await leases.get(`delivery.${d.deployment_id}`))?.value.host ?? null));
-      await waitFor(async () => (await holders()).every((h) => h !== null), 20_000, 'every deployment claimed');
-      const before = await holders();
-      // The process holding the most deployments dies (the first one claimed them all as it started).
-      const hosts = [firstHost, secondHost];
-      const victim = before.filter((h) => h === hosts[0]).length >= before.filter((h) => h === hosts[1]).length ? 0 : 1;
-      const [doomed, survivorHost] = victim === 0 ? [first, secondHost] : [second, firstHost];
-
+      let survivorHost = '';
       const published = new Map<string, string[]>(deployed.map((d) => [`/d${deployed.indexOf(d)}`, []]));
       const rounds = 12;
       for (let n = 0; n < rounds; n++) {
         for (const [i, d] of deployed.entries()) {
           const event = signal(d, n);
-          await publish(bus, event);
+          await publish(cluster.bus, event);
           published.get(`/d${i}`)!.push(event.id);
         }
         // Mid-flow, with sends in flight at the slow receiver: the holder dies without a goodbye.
         if (n === 4) {
           await waitFor(() => receiver.hits.length > 0, 20_000, 'the first deliveries');
-          doomed.child.kill('SIGKILL');
-          await doomed.exited;
+          survivorHost = await processes.killBusier();
         }
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -128,7 +91,7 @@ describe('delivery in two processes (sharded by lease)', () => {
         }
       }
       assert.equal(receiver.overlaps(), 0, 'never two requests of one deployment in flight at once');
-      assert.ok((await holders()).every((h) => h === survivorHost), 'the survivor holds every deployment');
+      assert.ok((await processes.holders()).every((h) => h === survivorHost), 'the survivor holds every deployment');
       const duplicates = receiver.hits.length - [...published.values()].reduce((n, ids) => n + ids.length, 0);
       assert.ok(duplicates >= 0 && duplicates <= 2 * deployed.length, `repeats only of what was in flight at the kill: ${duplicates}`);
     } finally {
