@@ -6,8 +6,6 @@ import { BarCache } from './bar-cache.ts';
 export { BarCache } from './bar-cache.ts';
 export { BarSeries } from './bar-series.ts';
 export { StreamingResampler, type ResamplerStats } from './resampler.ts';
-// Ticks as columns on their way to storage (the bar builder holds and writes them).
-export { TickColumns, TickWriter } from '../store/index.ts';
 export { INSTRUMENTS, instrument, type Instrument } from '../lib/instruments.ts';
 export { TIMEFRAME_MS, bucketOf } from '../lib/timeframes.ts';
 export type { TickSink, SourceStats } from './tick-sink.ts';

@@ -70,6 +70,8 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
 
 /** Every actor folder: the kernel, the bus and the domain modules — never the edge, the store, or another actor. */
 const ACTOR_MAY_IMPORT = [...BASE, 'src/kernel', 'src/bus', ...DOMAIN];
+/** Named openly: the bar builder is the tick store's writer, batching ticks (TickColumns) into the store's TickWriter itself. */
+const ACTOR_ALSO: Record<string, readonly string[]> = { 'actors/bar-builder': ['src/store'] };
 
 /**
  * Units that must not load another at all: not directly, and not through any chain of imports
@@ -104,7 +106,7 @@ export function unitOf(path: string): string | null {
 }
 
 function allowed(from: string, to: string): boolean {
-  if (from.startsWith('actors/')) return ACTOR_MAY_IMPORT.includes(to);
+  if (from.startsWith('actors/')) return ACTOR_MAY_IMPORT.includes(to) || (ACTOR_ALSO[from]?.includes(to) ?? false);
   const may = MAY_IMPORT[from];
   return may === '*' || (may !== undefined && may.includes(to));
 }

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { subscribe } from '../../src/bus/index.ts';
-import { echoTicks, TickColumns, type TickSink } from '../../src/market/index.ts';
+import { echoTicks, type TickSink } from '../../src/market/index.ts';
+import { TickColumns } from '../../src/store/index.ts';
 import type { Tick } from '../../schemas/market.ts';
 import { Topics, type TickEcho } from '../../schemas/messages.ts';
 import { startNats, until, type TestNats } from '../helpers/nats.ts';
