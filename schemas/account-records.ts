@@ -121,7 +121,9 @@ const RateClaim = z.tuple([z.number().int(), z.number().int().positive()]);
  */
 export const RateClaimsRecord = z.union([
   z.object({ claims: z.array(RateClaim) }),
-  z.object({ stamps: z.array(z.number().int()) }).transform(({ stamps }) => ({ claims: stamps.map((t): z.infer<typeof RateClaim> => [t, 1]) })),
+  z
+    .object({ stamps: z.array(z.number().int()) })
+    .transform(({ stamps }) => ({ claims: stamps.map((t): z.infer<typeof RateClaim> => [t, 1]) })),
 ]);
 export type RateClaimsRecord = z.infer<typeof RateClaimsRecord>;
 

@@ -11,7 +11,9 @@ export const Username = z
 export const Plan = z.enum(['free', 'pro']);
 export type Plan = z.infer<typeof Plan>;
 
-export const TrialKeyRequest = strictObject({ username: Username.optional().describe('Omit to get an auto handle adjective-noun-NN') }).meta({
+export const TrialKeyRequest = strictObject({
+  username: Username.optional().describe('Omit to get an auto handle adjective-noun-NN'),
+}).meta({
   id: 'TrialKeyRequest',
 });
 

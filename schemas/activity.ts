@@ -47,7 +47,9 @@ export type ActivityInput = z.infer<typeof ActivityInput>;
 
 /** An event as every public surface shows it (activity JSON and SSE). */
 export const ActivityEvent = ActivityInput.extend({
-  metrics: PublicActivityMetrics.optional().describe('Headline metrics of the model (TRAINED, BACKTEST_DONE, DEPLOYED); none on SIGNAL_FIRED'),
+  metrics: PublicActivityMetrics.optional().describe(
+    'Headline metrics of the model (TRAINED, BACKTEST_DONE, DEPLOYED); none on SIGNAL_FIRED',
+  ),
   id: z.number().int().describe('Monotonic event id; use as the `since` cursor'),
   ts: IsoDateTime.describe('When the bus stored the event, UTC, to the microsecond'),
 }).meta({ id: 'ActivityEvent' });

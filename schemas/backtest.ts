@@ -9,7 +9,9 @@ import { IsoDateTime } from './common.ts';
 
 export const ExitReason = z
   .enum(['SL', 'TP', 'signal', 'end'])
-  .describe('SL stop-loss, TP take-profit, signal = closed by an opposite signal (on_opposite), end = still open at the last bar, closed at its close');
+  .describe(
+    'SL stop-loss, TP take-profit, signal = closed by an opposite signal (on_opposite), end = still open at the last bar, closed at its close',
+  );
 export type ExitReason = z.infer<typeof ExitReason>;
 
 export const Side = z.enum(['long', 'short']).describe('long = bought first, short = sold first');
@@ -48,10 +50,7 @@ export const TradeStats = z
       .number()
       .min(0)
       .describe('Profit factor: sum of winning P&L / |sum of losing P&L|; with no losing trade 999 if there is a win, else 0'),
-    rr: z
-      .number()
-      .min(0)
-      .describe('Average win / |average loss| (net USD); with no losing trade 999 if there is a win, else 0'),
+    rr: z.number().min(0).describe('Average win / |average loss| (net USD); with no losing trade 999 if there is a win, else 0'),
     expect: z.number().describe('Expectancy, USD per trade: np / n; 0 when n = 0'),
     mdd: z
       .number()
@@ -76,12 +75,18 @@ export const Trade = z.object({
     'Open time of the bar the exit happened in: signal = filled at its open; SL/TP = the bar that reached the level; end = the last bar, filled at its close',
   ),
   entry_price: z.number().describe('Fill price (bid; the ask = open + spread for a long when fill_at_bid_ask)'),
-  exit_price: z.number().describe('Fill price: the level, or the bar open when the bar opened beyond it (gap); closing a short pays the ask when fill_at_bid_ask'),
+  exit_price: z
+    .number()
+    .describe(
+      'Fill price: the level, or the bar open when the bar opened beyond it (gap); closing a short pays the ask when fill_at_bid_ask',
+    ),
   lots: z.number().describe('Position size in standard lots'),
   units: z.number().describe('lots × 100,000 (BTCUSD: lots × 1)'),
   exit_reason: ExitReason,
   pips: z.number().describe('Signed price move in the trade direction / pip size (0.0001; 0.01 JPY pairs; 1 BTCUSD)'),
-  gross_pnl: z.number().describe('USD before costs: units × (exit − entry) × (+1 long, −1 short), ÷ exit price for USD-based pairs (USDJPY, USDCHF, USDCAD)'),
+  gross_pnl: z
+    .number()
+    .describe('USD before costs: units × (exit − entry) × (+1 long, −1 short), ÷ exit price for USD-based pairs (USDJPY, USDCHF, USDCAD)'),
   commission: z.number().min(0).describe('USD, both sides: commission per lot × lots × 2'),
   swap: z.number().describe('USD, signed (negative = paid): nights × swap_long or swap_short × lots'),
   pnl: z.number().describe('Net USD: gross_pnl − commission + swap'),
@@ -93,9 +98,17 @@ export const Trade = z.object({
   margin: z
     .number()
     .nullable()
-    .describe('Required margin in USD: notional at entry / leverage (notional = units × entry price, or units for USD-based pairs); null when no leverage was given'),
+    .describe(
+      'Required margin in USD: notional at entry / leverage (notional = units × entry price, or units for USD-based pairs); null when no leverage was given',
+    ),
   // Defaults: results stored before the levels were recorded still parse (their trades say null).
-  stop_loss: z.number().nullable().default(null).describe('The stop level the position had at its exit — with a trailing stop, where it had trailed to (a price; for a short under fill_at_bid_ask, an ask price); null = no stop'),
+  stop_loss: z
+    .number()
+    .nullable()
+    .default(null)
+    .describe(
+      'The stop level the position had at its exit — with a trailing stop, where it had trailed to (a price; for a short under fill_at_bid_ask, an ask price); null = no stop',
+    ),
   take_profit: z.number().nullable().default(null).describe('The take-profit level the position had (a price); null = none'),
 });
 export type Trade = z.infer<typeof Trade>;
@@ -104,11 +117,19 @@ export type Trade = z.infer<typeof Trade>;
 export const MAX_RISK_DISTANCE = 1_000_000;
 
 /** A stop or take in `pct` is a fraction of the entry price: 1 (100 %) at most. */
-export const riskUnitBounds = (s: { risk_unit?: RiskUnit; stop_loss?: number | null; take_profit?: number | null }, ctx: z.RefinementCtx) => {
+export const riskUnitBounds = (
+  s: { risk_unit?: RiskUnit; stop_loss?: number | null; take_profit?: number | null },
+  ctx: z.RefinementCtx,
+) => {
   if (s.risk_unit !== 'pct') return;
   for (const field of ['stop_loss', 'take_profit'] as const) {
     const value = s[field];
-    if (typeof value === 'number' && value > 1) ctx.addIssue({ code: 'custom', path: [field], message: `with risk_unit pct, ${field} is a fraction of the price: at most 1 (100 %), got ${value}` });
+    if (typeof value === 'number' && value > 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `with risk_unit pct, ${field} is a fraction of the price: at most 1 (100 %), got ${value}`,
+      });
   }
 };
 
@@ -135,12 +156,7 @@ export const ExecutionSettings = z.object({
     .max(10_000)
     .optional()
     .describe('Margin only (margin = notional / leverage on each trade); does not multiply P&L. Omitted: margin is null'),
-  commission: z
-    .number()
-    .min(0)
-    .max(10_000)
-    .default(0)
-    .describe('USD per lot per side: charged on every entry and every exit'),
+  commission: z.number().min(0).max(10_000).default(0).describe('USD per lot per side: charged on every entry and every exit'),
   swap_long: z
     .number()
     .min(-10_000)
@@ -184,7 +200,11 @@ export const ExecutionSettingsShape = ExecutionSettings.shape;
 /** A point of the equity curve the results API serves. */
 export const EquityPoint = z.object({
   time: IsoDateTime.describe('Bar open time'),
-  equity: z.number().describe('Account equity in USD at the bar close: capital + closed net P&L + open positions marked to market at the close (longs at the bid; shorts at the ask = close + spread under fill_at_bid_ask), less their entry commission, with their swap so far'),
+  equity: z
+    .number()
+    .describe(
+      'Account equity in USD at the bar close: capital + closed net P&L + open positions marked to market at the close (longs at the bid; shorts at the ask = close + spread under fill_at_bid_ask), less their entry commission, with their swap so far',
+    ),
 });
 export type EquityPoint = z.infer<typeof EquityPoint>;
 
@@ -228,7 +248,12 @@ export const OpenPositionState = z.object({
   barsHeld: z.number().int().min(0).describe('Bars open in so far, the entry bar included'),
   nights: z.number().int().min(0).describe('Swap nights accrued so far'),
   // Optional: snapshots from before the trailing stop still restore (the best then starts at the entry).
-  best: z.number().optional().describe('Best price since entry (longs the highest bid high, shorts the lowest low at the stop check\'s price); kept when the engine trails'),
+  best: z
+    .number()
+    .optional()
+    .describe(
+      "Best price since entry (longs the highest bid high, shorts the lowest low at the stop check's price); kept when the engine trails",
+    ),
 });
 export type OpenPositionState = z.infer<typeof OpenPositionState>;
 
@@ -241,7 +266,12 @@ export const EngineSnapshot = z.object({
   bars: z.number().int().min(0).describe('Bars stepped so far (the engine clock cooldown counts on)'),
   lastTs: z.number().nullable().describe('Open time of the last bar stepped; null before the first'),
   pendingSignal: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('Signal of the last bar, acted on at the next open'),
-  pendingMask: z.number().int().min(0).max(15).describe('Mask that came with it (bit 1 long may open, bit 2 short may open, bit 4 close longs, bit 8 close shorts)'),
+  pendingMask: z
+    .number()
+    .int()
+    .min(0)
+    .max(15)
+    .describe('Mask that came with it (bit 1 long may open, bit 2 short may open, bit 4 close longs, bit 8 close shorts)'),
   side: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('Side of the open positions; 0 when flat'),
   positions: z.array(OpenPositionState).describe('Open positions, oldest first'),
   blockedThrough: z.number().int().describe('Cooldown: no entry at bars (engine clock) ≤ this'),
@@ -252,6 +282,6 @@ export const EngineSnapshot = z.object({
   atr: z
     .object({ value: z.number(), prevClose: z.number() })
     .optional()
-    .describe('ATR trailing stop: the ATR after lastTs and that bar\'s close'),
+    .describe("ATR trailing stop: the ATR after lastTs and that bar's close"),
 });
 export type EngineSnapshot = z.infer<typeof EngineSnapshot>;

@@ -32,8 +32,10 @@ export type TemplatePlaceholder = keyof typeof TEMPLATE_PLACEHOLDERS;
 /** Largest template accepted, and largest body a filled template may become. */
 export const TEMPLATE_MAX_BYTES = 4096;
 
-const TRADINGVIEW_EXAMPLE = '{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}},"sl":{{stop_loss}},"tp":{{take_profit}},"comment":"{{model}} {{signal_id}}"}';
-const PINECONNECTOR_EXAMPLE = '{"message":"YOUR_LICENSE_ID,{{order}},{{symbol}},sl={{stop_loss}},tp={{take_profit}},comment={{signal_id}}"}';
+const TRADINGVIEW_EXAMPLE =
+  '{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}},"sl":{{stop_loss}},"tp":{{take_profit}},"comment":"{{model}} {{signal_id}}"}';
+const PINECONNECTOR_EXAMPLE =
+  '{"message":"YOUR_LICENSE_ID,{{order}},{{symbol}},sl={{stop_loss}},tp={{take_profit}},comment={{signal_id}}"}';
 
 export const WebhookTemplate = z
   .string()
@@ -43,7 +45,9 @@ export const WebhookTemplate = z
     'Webhook channel only: the POST body in your own shape, for an execution bridge (the signature headers are the same). ' +
       'A JSON text with placeholders, each replaced by the signal’s value: a string value JSON-escaped (write the quotes ' +
       'around it: "{{symbol}}"), a number bare (no quotes: {{price}}), a missing value as null (or empty inside quotes). ' +
-      `Placeholders: ${Object.entries(TEMPLATE_PLACEHOLDERS).map(([k, v]) => `{{${k}}} (${v})`).join(', ')}. ` +
+      `Placeholders: ${Object.entries(TEMPLATE_PLACEHOLDERS)
+        .map(([k, v]) => `{{${k}}} (${v})`)
+        .join(', ')}. ` +
       `Checked at deploy: every placeholder must be one of these (422 naming an unknown one), the filled body must be valid JSON, at most ${TEMPLATE_MAX_BYTES} bytes. ` +
       `Example, a TradingView-alert-style bridge: ${TRADINGVIEW_EXAMPLE} — ` +
       `a PineConnector-style command line (its license id first, then order, symbol, levels): ${PINECONNECTOR_EXAMPLE}`,

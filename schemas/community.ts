@@ -19,9 +19,17 @@ import { ModelRecord } from './training.ts';
 export const DescentCheck = z
   .object({
     parent_id: z.number().int().positive().describe('The entry named as parent_id when this was shared'),
-    similarity: z.number().min(0).max(1).describe('Similarity of this entry’s code to that entry’s (GET /api/v1/lineage/{id} says how it is measured)'),
+    similarity: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Similarity of this entry’s code to that entry’s (GET /api/v1/lineage/{id} says how it is measured)'),
     threshold: z.number().describe('The similarity a fork link needs'),
-    holds: z.boolean().describe('true: linked as that entry’s child (parent_id); false: published as a root, with no lineage link and no payouts to that entry’s author'),
+    holds: z
+      .boolean()
+      .describe(
+        'true: linked as that entry’s child (parent_id); false: published as a root, with no lineage link and no payouts to that entry’s author',
+      ),
   })
   .meta({ id: 'DescentCheck' });
 export type DescentCheck = z.infer<typeof DescentCheck>;
@@ -37,7 +45,9 @@ export type DescentCheck = z.infer<typeof DescentCheck>;
  * (src/scoring's model check), and being frozen it would fail the same way on every retry.
  */
 export const TrackingFailureRecord = z.object({
-  reason: z.string().describe('For everyone who reads the entry, in plain words: what failed and what it means (never the check’s internals)'),
+  reason: z
+    .string()
+    .describe('For everyone who reads the entry, in plain words: what failed and what it means (never the check’s internals)'),
   at: z.number().int().describe('epoch ms when the tracker stopped'),
 });
 export type TrackingFailureRecord = z.infer<typeof TrackingFailureRecord>;
@@ -48,7 +58,12 @@ export const CommunityEntryRecord = z.object({
   author: z.string().describe('The author handle (username)'),
   title: z.string(),
   description: z.string(),
-  parent_id: z.number().int().positive().nullable().describe('The entry this was forked from (null when the parent named at share does not hold: see descent)'),
+  parent_id: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .describe('The entry this was forked from (null when the parent named at share does not hold: see descent)'),
   created_at: z.number().int().describe('epoch ms of publication'),
   // Optional: entries shared before the descent check (or without parent_id) have none.
   descent: DescentCheck.optional().describe('The check of the parent_id named at share'),
@@ -59,7 +74,14 @@ export const CommunityEntryRecord = z.object({
   test_trade_sd: z.number().min(0).optional().describe('Sample standard deviation (n − 1) of the test trades’ returns pnl / capital'),
   test_days: z.number().min(0).optional().describe('Length of the test span in days (first to last bar open)'),
   // Frozen from results.json at share time (optional: entries shared before it was kept still parse).
-  post_cutoff_bars: z.number().int().min(0).optional().describe('Bars after the fit span the train job scored (its post-cutoff span): with the fit span, the rows its features were computed on'),
+  post_cutoff_bars: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'Bars after the fit span the train job scored (its post-cutoff span): with the fit span, the rows its features were computed on',
+    ),
   // Frozen at share time like the test stats (the full report stays with the author's model, and
   // is left out of `model` here: the index holds every entry in memory). Absent for entries
   // shared before the report existed; null for a model trained without one.
@@ -80,11 +102,18 @@ export type CommunityEntryRecord = z.infer<typeof CommunityEntryRecord>;
  * the entry is off the leaderboard; the catalogue and the entry still show it, with this.
  */
 export const DivergenceRecord = z.object({
-  since: z.number().int().describe('epoch ms: open of the first bar of the earliest divergent check among the recent ones when the flag was raised'),
+  since: z
+    .number()
+    .int()
+    .describe('epoch ms: open of the first bar of the earliest divergent check among the recent ones when the flag was raised'),
   flagged_at: z.number().int().describe('epoch ms: close of the last bar of the check that raised the flag'),
   checks: z.number().int().min(0).describe('Divergent checks among the last DIVERGENCE_WINDOW_CHECKS that compared something'),
   what: z.string().describe('The first difference the latest divergent check found'),
-  agreeing: z.number().int().min(0).describe('Agreeing checks in a row since the last divergent one: the flag clears at DIVERGENCE_CLEAR_CHECKS'),
+  agreeing: z
+    .number()
+    .int()
+    .min(0)
+    .describe('Agreeing checks in a row since the last divergent one: the flag clears at DIVERGENCE_CLEAR_CHECKS'),
 });
 export type DivergenceRecord = z.infer<typeof DivergenceRecord>;
 
@@ -108,7 +137,10 @@ export const ForkRecord = z.object({
   model_name: z.string().describe('The suggested model name for training it'),
   created_at: z.number().int().describe('epoch ms'),
   // Optional: forks recorded before the rule count as they did.
-  counts: z.boolean().optional().describe('Whether the fork counts in the entry’s `forks` (an established account: see FORK_COUNT_RULE); false: in `trial_forks`'),
+  counts: z
+    .boolean()
+    .optional()
+    .describe('Whether the fork counts in the entry’s `forks` (an established account: see FORK_COUNT_RULE); false: in `trial_forks`'),
 });
 export type ForkRecord = z.infer<typeof ForkRecord>;
 
@@ -147,16 +179,26 @@ export const EntryTitle = z
   .max(TITLE_MAX)
   .regex(NO_CONTROLS, 'title: control characters and text-direction overrides are not allowed; send plain one-line text')
   .regex(/\S/, 'title: must contain a visible character')
-  .describe(`1-${TITLE_MAX} characters of plain text, one line: control characters (U+0000-U+001F, U+007F-U+009F) and text-direction overrides (U+202A-U+202E, U+2066-U+2069) are refused. Stored and served exactly as given, never interpreted as HTML`);
+  .describe(
+    `1-${TITLE_MAX} characters of plain text, one line: control characters (U+0000-U+001F, U+007F-U+009F) and text-direction overrides (U+202A-U+202E, U+2066-U+2069) are refused. Stored and served exactly as given, never interpreted as HTML`,
+  );
 
 export const EntryDescription = z
   .string()
   .max(DESCRIPTION_MAX)
   .regex(NO_CONTROLS_BUT_NEWLINE, 'description: control characters (other than line feeds) and text-direction overrides are not allowed')
-  .describe(`0-${DESCRIPTION_MAX} characters of plain text; line feeds (\\n) allowed, every other control character and text-direction override refused. Stored and served exactly as given, never interpreted as HTML`);
+  .describe(
+    `0-${DESCRIPTION_MAX} characters of plain text; line feeds (\\n) allowed, every other control character and text-direction override refused. Stored and served exactly as given, never interpreted as HTML`,
+  );
 
 export const CommunityIdParams = z.object({
-  community_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('A community entry id').meta({ examples: [12] }),
+  community_id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe('A community entry id')
+    .meta({ examples: [12] }),
 });
 
 export const ShareRequest = strictObject({
@@ -200,8 +242,16 @@ export const EntryBasics = z.object({
   author: z.string().describe('The author’s handle'),
   created_at: IsoDateTime.describe('Publication time'),
   parent_id: z.number().int().nullable().describe('The entry this was forked from'),
-  forks: z.number().int().describe('Distinct established accounts other than the author that forked this entry: what the `forks` metric ranks (the rule: GET /api/v1/leaderboard)'),
-  trial_forks: z.number().int().describe('Distinct other accounts that forked it while they were fresh trials (or new): shown apart, never ranked'),
+  forks: z
+    .number()
+    .int()
+    .describe(
+      'Distinct established accounts other than the author that forked this entry: what the `forks` metric ranks (the rule: GET /api/v1/leaderboard)',
+    ),
+  trial_forks: z
+    .number()
+    .int()
+    .describe('Distinct other accounts that forked it while they were fresh trials (or new): shown apart, never ranked'),
 });
 export type EntryBasics = z.infer<typeof EntryBasics>;
 
@@ -223,10 +273,15 @@ export const LiveGap = z
     ret_per_day: z
       .number()
       .nullable()
-      .describe('live ret / days tracked − test ret / test-span days (return per calendar day); null until a day fraction is tracked or when the test span length is unknown'),
+      .describe(
+        'live ret / days tracked − test ret / test-span days (return per calendar day); null until a day fraction is tracked or when the test span length is unknown',
+      ),
     wr: z.number().nullable().describe('live wr − test wr; null while live has no closed trade'),
     pf: z.number().nullable().describe('live pf − test pf; null while live has no closed trade'),
-    avg_trade: z.number().nullable().describe('live avg − test avg: mean per-trade return (pnl / capital); null while live has no closed trade'),
+    avg_trade: z
+      .number()
+      .nullable()
+      .describe('live avg − test avg: mean per-trade return (pnl / capital); null while live has no closed trade'),
   })
   .meta({ id: 'LiveGap' });
 
@@ -274,7 +329,9 @@ export const EntryModel = z.object({
 });
 
 /** The verdict as views show it: null for an entry shared before the robustness report existed. */
-const EntryVerdict = Verdict.nullable().describe('The robustness verdict frozen at share (is the edge real?); null for entries shared before the report existed');
+const EntryVerdict = Verdict.nullable().describe(
+  'The robustness verdict frozen at share (is the edge real?); null for entries shared before the report existed',
+);
 
 /** Ranking figures derived from the frozen test trades (formulas: GET /leaderboard). */
 export const EntryScores = z.object({
@@ -296,8 +353,12 @@ export const CommunityEntry = z
     }),
     scores: EntryScores,
     live: LiveView.nullable().describe('The verified live track record since publication; null until the first bar is scored'),
-    descent: DescentCheck.nullable().describe('When a parent_id was named at share: whether the code descends from it (if not, parent_id is null). Null otherwise'),
-    divergence: DivergenceView.nullable().describe('Set while the live trades persistently differ from what the backtest path gives on the same bars: the entry is then off the leaderboard. Null otherwise'),
+    descent: DescentCheck.nullable().describe(
+      'When a parent_id was named at share: whether the code descends from it (if not, parent_id is null). Null otherwise',
+    ),
+    divergence: DivergenceView.nullable().describe(
+      'Set while the live trades persistently differ from what the backtest path gives on the same bars: the entry is then off the leaderboard. Null otherwise',
+    ),
     verdict: EntryVerdict,
     robustness: RobustnessSummary.nullable().describe(
       'Is the edge real? The verdict, its reasons and the deflated Sharpe of the out-of-sample record, frozen at share beside the live record that tests it; null for entries shared before the report existed',
@@ -305,13 +366,27 @@ export const CommunityEntry = z
     tracking_failure: z
       .object({ reason: z.string().describe('What failed, in plain words'), failed_at: IsoDateTime })
       .nullable()
-      .describe('Set when the live tracker stopped following this entry for good (its frozen model failed the safety check): `live` ends at its last bar scored, and is not resumed. Null while it tracks'),
+      .describe(
+        'Set when the live tracker stopped following this entry for good (its frozen model failed the safety check): `live` ends at its last bar scored, and is not resumed. Null while it tracks',
+      ),
   })
   .meta({ id: 'CommunityEntry', examples: [exampleEntry()] });
 export type CommunityEntry = z.infer<typeof CommunityEntry>;
 
 export const LEADERBOARD_SORTS = ['wr', 'pf', 'ret'] as const;
-export const LEADERBOARD_METRICS = ['sharpe', 'ret', 'wr', 'pf', 'n_trades', 'composite', 'dsr', 'forks', 'live_ret', 'live_wr', 'live_pf'] as const;
+export const LEADERBOARD_METRICS = [
+  'sharpe',
+  'ret',
+  'wr',
+  'pf',
+  'n_trades',
+  'composite',
+  'dsr',
+  'forks',
+  'live_ret',
+  'live_wr',
+  'live_pf',
+] as const;
 export const LeaderboardMetric = z.enum(LEADERBOARD_METRICS);
 export type LeaderboardMetric = z.infer<typeof LeaderboardMetric>;
 
@@ -337,11 +412,18 @@ export const LeaderboardRow = z.object({
   timeframe: Timeframe,
   model_type: z.string(),
   value: z.number().nullable().describe('The ranked metric’s value (null: a live metric with no live record yet)'),
-  qualified: z.boolean().describe('Meets the minimum trades of a ratio metric (always true for ret, n_trades, forks); unqualified rows follow every qualified one'),
+  qualified: z
+    .boolean()
+    .describe(
+      'Meets the minimum trades of a ratio metric (always true for ret, n_trades, forks); unqualified rows follow every qualified one',
+    ),
   test: HeadlineStats.describe('Out-of-sample backtest'),
   sharpe: z.number(),
   composite: z.number(),
-  dsr: z.number().nullable().describe('Deflated Sharpe Ratio frozen at share (the `dsr` metric); null for entries shared before the robustness report existed'),
+  dsr: z
+    .number()
+    .nullable()
+    .describe('Deflated Sharpe Ratio frozen at share (the `dsr` metric); null for entries shared before the robustness report existed'),
   verdict: EntryVerdict,
   live: LiveSummary.nullable(),
 });
@@ -353,7 +435,10 @@ export const Leaderboard = z
     symbol: Symbol.nullable(),
     timeframe: Timeframe.nullable(),
     total: z.number().int().describe('Entries matching the filters and ranked'),
-    hidden: z.number().int().describe('Entries matching the filters left off for a live divergence (each says why at GET /api/v1/community/{id})'),
+    hidden: z
+      .number()
+      .int()
+      .describe('Entries matching the filters left off for a live divergence (each says why at GET /api/v1/community/{id})'),
     count: z.number().int(),
     entries: z.array(LeaderboardRow),
   })
@@ -387,7 +472,9 @@ export const ForkTrainRequest = z
     timeframe: Timeframe,
     model_name: z.string().describe('A suggestion; any free name of yours will do'),
     start_date: IsoDate.describe('First UTC day of the parent’s fit span (warm-up included)'),
-    end_date: IsoDate.describe('Last UTC day the parent trained on: the copy reproduces its backtest; drop it (and start_date) to train on the latest bars'),
+    end_date: IsoDate.describe(
+      'Last UTC day the parent trained on: the copy reproduces its backtest; drop it (and start_date) to train on the latest bars',
+    ),
     train_split: z.number(),
     confidence_threshold: z.number(),
     ...ExecutionSettings.shape,
@@ -424,7 +511,10 @@ export const CatalogueEntry = z.object({
   sharpe: z.number(),
   composite: z.number(),
   qualified: z.boolean(),
-  dsr: z.number().nullable().describe('Deflated Sharpe Ratio frozen at share; null for entries shared before the robustness report existed'),
+  dsr: z
+    .number()
+    .nullable()
+    .describe('Deflated Sharpe Ratio frozen at share; null for entries shared before the robustness report existed'),
   verdict: EntryVerdict,
   live: LiveSummary.nullable(),
   divergence: DivergenceView.nullable().describe('Set while the entry is off the leaderboard for a live divergence (why, since when)'),
@@ -457,7 +547,14 @@ function exampleEntry() {
     created_at: '2025-03-04T10:15:00.000Z',
     forks: 3,
     trial_forks: 1,
-    model: { stem: '7_EURUSD_15min_Model 3', name: 'Model 3', symbol: 'EURUSD' as const, timeframe: '15min' as const, model_type: 'XGBClassifier', strategy_title: 'RSI/MACD momentum' },
+    model: {
+      stem: '7_EURUSD_15min_Model 3',
+      name: 'Model 3',
+      symbol: 'EURUSD' as const,
+      timeframe: '15min' as const,
+      model_type: 'XGBClassifier',
+      strategy_title: 'RSI/MACD momentum',
+    },
     backtest: { train: exampleStats(160, 101, 0.19, 2.1, -0.022), test, post_cutoff: exampleStats(6, 4, 0.004, 1.7, -0.003) },
     scores: { sharpe: 0.21, composite: 1.22, qualified: true },
     live: exampleLive(test),
@@ -585,7 +682,8 @@ function exampleLineage() {
 }
 
 function exampleFork() {
-  const code = 'import numpy as np\nimport pandas as pd\n\ndef feature_engineering(df, close, open_, high, low):\n    ...\n\ndef strategy_config():\n    ...\n';
+  const code =
+    'import numpy as np\nimport pandas as pd\n\ndef feature_engineering(df, close, open_, high, low):\n    ...\n\ndef strategy_config():\n    ...\n';
   return {
     forked_from: 12,
     created: true,

@@ -41,7 +41,9 @@ export const CustomIndicatorRequest = strictObject({
     .max(MAX_SOURCE_CHARS)
     // Blank text is neither a script nor a description (the offline writer would answer its default set).
     .refine((s) => s.trim().length > 0, 'source is blank: send a Pine Script or describe the indicator in words')
-    .describe('Pine Script v5/v6 (recognised by `//@version`, `indicator(`, `strategy(` or a `plot…(` call), or a plain-language description of the indicator'),
+    .describe(
+      'Pine Script v5/v6 (recognised by `//@version`, `indicator(`, `strategy(` or a `plot…(` call), or a plain-language description of the indicator',
+    ),
   provider: PineProvider.default('offline'),
   fe_mode: FeMode.default('basic'),
   symbol: Symbol.default('EURUSD'),
@@ -52,7 +54,9 @@ export const CustomIndicatorRequest = strictObject({
     .min(1)
     .max(CUSTOM_MAX_LIMIT)
     .default(2000)
-    .describe(`Bars returned (the newest, at most ${CUSTOM_MAX_LIMIT}); the script runs over up to ${CUSTOM_WARMUP_BARS} earlier bars first`),
+    .describe(
+      `Bars returned (the newest, at most ${CUSTOM_MAX_LIMIT}); the script runs over up to ${CUSTOM_WARMUP_BARS} earlier bars first`,
+    ),
 }).meta({
   id: 'CustomIndicatorRequest',
   examples: [
@@ -72,7 +76,11 @@ export const CustomIndicatorRequest = strictObject({
       timeframe: '15min',
       limit: 500,
     },
-    { source: 'a 20-period Keltner channel with 2 ATR bands, and mark where price closes outside it', provider: 'offline', fe_mode: 'basic' },
+    {
+      source: 'a 20-period Keltner channel with 2 ATR bands, and mark where price closes outside it',
+      provider: 'offline',
+      fe_mode: 'basic',
+    },
   ],
 });
 export type CustomIndicatorRequest = z.infer<typeof CustomIndicatorRequest>;
@@ -92,8 +100,12 @@ export type PlotSeries = z.infer<typeof PlotSeries>;
 export const Panel = z.object({
   name: z.string(),
   series: z.array(PlotSeries),
-  levels: z.array(z.object({ title: z.string(), price: z.number(), color: z.string().nullable() })).describe('Horizontal levels from hline()'),
-  bounds: z.object({ min: z.number().nullable(), max: z.number().nullable() }).describe('Smallest and largest value of its series and levels'),
+  levels: z
+    .array(z.object({ title: z.string(), price: z.number(), color: z.string().nullable() }))
+    .describe('Horizontal levels from hline()'),
+  bounds: z
+    .object({ min: z.number().nullable(), max: z.number().nullable() })
+    .describe('Smallest and largest value of its series and levels'),
 });
 export type Panel = z.infer<typeof Panel>;
 
@@ -122,7 +134,9 @@ export const CustomIndicatorResponse = z
     generated_pine: z.string().nullable().describe('The Pine written from the description (source_kind text), else null'),
     remarks: z
       .array(z.string())
-      .describe('How the offline writer read your description (what it recognised, assumed or left out); empty for Pine sources and Claude'),
+      .describe(
+        'How the offline writer read your description (what it recognised, assumed or left out); empty for Pine sources and Claude',
+      ),
     generator: z.enum(['pine', 'offline', 'claude']).describe('Who wrote the Pine that ran: pine = your own script'),
     title: z.string(),
     script_kind: z.enum(['indicator', 'strategy', 'library', 'none']),
@@ -139,7 +153,11 @@ export const CustomIndicatorResponse = z
     run: z
       .object({
         steps: z.number().int().describe('Expression evaluations spent (budget: 30 million)'),
-        parse_ms: z.number().describe('Parsing and checking the script; near 0 when this worker ran the same script text recently (it keeps the checked program, never a result)'),
+        parse_ms: z
+          .number()
+          .describe(
+            'Parsing and checking the script; near 0 when this worker ran the same script text recently (it keeps the checked program, never a result)',
+          ),
         run_ms: z.number().describe('Interpreting over every bar, warm-up included, and shaping the response'),
       })
       .describe('What the run cost'),

@@ -9,7 +9,9 @@ import { strictObject } from './strict.ts';
  */
 
 export const DELIVERY_CHANNELS = ['webhook', 'messenger', 'discord', 'slack', 'email'] as const;
-export const DeliveryChannel = z.enum(DELIVERY_CHANNELS).describe('A channel the delivery actor pushes to (sse is served live by the edge)');
+export const DeliveryChannel = z
+  .enum(DELIVERY_CHANNELS)
+  .describe('A channel the delivery actor pushes to (sse is served live by the edge)');
 export type DeliveryChannel = z.infer<typeof DeliveryChannel>;
 
 // ---- KV records --------------------------------------------------------------------------------
@@ -24,7 +26,11 @@ export const AttemptRecord = z.object({
   last_attempt_at: z.number().int(),
   next_attempt_at: z.number().int(),
   last_error: z.string(),
-  last_status: z.number().int().nullable().describe('HTTP status of the last answer (email: the SMTP reply code); null when there was none'),
+  last_status: z
+    .number()
+    .int()
+    .nullable()
+    .describe('HTTP status of the last answer (email: the SMTP reply code); null when there was none'),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
@@ -113,7 +119,14 @@ export type WebhookPayload = z.infer<typeof WebhookPayload>;
 
 // ---- Delivery API ----------------------------------------------------------------------------
 
-export const DeliveriesParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name of your deployment').meta({ examples: ['7_EURUSD_15min_Model 3'] }) });
+export const DeliveriesParams = z.object({
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Model stem or display name of your deployment')
+    .meta({ examples: ['7_EURUSD_15min_Model 3'] }),
+});
 
 export const DeliveriesQuery = z.object({
   dead_limit: z.coerce.number().int().min(0).max(500).default(50).describe('Dead letters listed per channel (oldest first)'),
@@ -144,7 +157,9 @@ export const DeadLetter = z
     capped: z
       .literal(true)
       .optional()
-      .describe('email only: not sent because the account reached its daily e-mail cap (SIGNAL_EMAILS_PER_DAY); it is not retried on its own, replay it once the UTC day has turned'),
+      .describe(
+        'email only: not sent because the account reached its daily e-mail cap (SIGNAL_EMAILS_PER_DAY); it is not retried on its own, replay it once the UTC day has turned',
+      ),
     signal: SignalEvent,
   })
   .meta({ id: 'DeadLetter' });
@@ -153,9 +168,18 @@ export type DeadLetter = z.infer<typeof DeadLetter>;
 export const ChannelDeliveryStatus = z
   .object({
     channel: DeliveryChannel,
-    enabled: z.boolean().describe('false when the server has no Telegram bot (messenger) or no SMTP_URL (email), a receiver answered 410 Gone (webhook), Discord/Slack said the webhook no longer exists, or the address unsubscribed or is no longer confirmed (email)'),
+    enabled: z
+      .boolean()
+      .describe(
+        'false when the server has no Telegram bot (messenger) or no SMTP_URL (email), a receiver answered 410 Gone (webhook), Discord/Slack said the webhook no longer exists, or the address unsubscribed or is no longer confirmed (email)',
+      ),
     disabled_reason: z.string().nullable(),
-    target: z.string().nullable().describe('webhook: the receiver origin (scheme://host:port); messenger: the chat id signals go to; discord: the webhook’s origin and id (not its token); slack: the webhook’s origin; email: the address'),
+    target: z
+      .string()
+      .nullable()
+      .describe(
+        'webhook: the receiver origin (scheme://host:port); messenger: the chat id signals go to; discord: the webhook’s origin and id (not its token); slack: the webhook’s origin; email: the address',
+      ),
     delivered: z.number().int().describe('Signals delivered (including replayed dead letters)'),
     pending: z.number().int().describe('Signals waiting, in order, including the one being retried and queued replays'),
     last_delivered_at: IsoDateTime.nullable(),

@@ -38,7 +38,11 @@ export const Catalogue = z
     mcp_url: z.string(),
     auth: z.string(),
     tasks: z.array(z.object({ task: z.string(), endpoints: z.array(CatalogueEndpoint) })),
-    guides: z.array(CatalogueGuide).describe('Topics that span several endpoints: the robustness report on every model (is the edge real?), one_shot’s deploy_if, the leaderboard by deflated Sharpe, optimisation'),
+    guides: z
+      .array(CatalogueGuide)
+      .describe(
+        'Topics that span several endpoints: the robustness report on every model (is the edge real?), one_shot’s deploy_if, the leaderboard by deflated Sharpe, optimisation',
+      ),
   })
   .meta({ id: 'Catalogue' });
 export type Catalogue = z.infer<typeof Catalogue>;

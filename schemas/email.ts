@@ -68,12 +68,22 @@ export const EmailStatus = z
     unavailable_reason: z.string().nullable().describe('Why the channel is unavailable; null when it is available'),
     status: z
       .enum(['none', 'pending', 'confirmed', 'unsubscribed'])
-      .describe('none = no address registered; pending = a link was mailed and not followed yet; confirmed = signals may go to `address`; unsubscribed = the address unsubscribed by its one-click link (register it again to resume)'),
+      .describe(
+        'none = no address registered; pending = a link was mailed and not followed yet; confirmed = signals may go to `address`; unsubscribed = the address unsubscribed by its one-click link (register it again to resume)',
+      ),
     address: z.string().nullable().describe('The confirmed address, else the one waiting for its link, else the one that unsubscribed'),
-    pending_address: z.string().nullable().describe('An address waiting for its confirmation link (it replaces the confirmed one once confirmed)'),
+    pending_address: z
+      .string()
+      .nullable()
+      .describe('An address waiting for its confirmation link (it replaces the confirmed one once confirmed)'),
     pending_expires_at: IsoDateTime.nullable(),
     signals_sent_today: z.number().int().describe('Signal e-mails sent to this account this UTC day'),
-    daily_cap: z.number().int().describe('Signal e-mails per account per UTC day (SIGNAL_EMAILS_PER_DAY); the signals beyond are not sent and show in the delivery log as capped'),
+    daily_cap: z
+      .number()
+      .int()
+      .describe(
+        'Signal e-mails per account per UTC day (SIGNAL_EMAILS_PER_DAY); the signals beyond are not sent and show in the delivery log as capped',
+      ),
   })
   .meta({ id: 'EmailStatus' });
 export type EmailStatus = z.infer<typeof EmailStatus>;

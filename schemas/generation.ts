@@ -35,7 +35,9 @@ export const GenerateRequest = strictObject({
   risk_function: text('Custom filter logic (sessions, volatility, trend)'),
   indicators: IndicatorsObject.optional(),
   pos_rules: PosRules.optional(),
-  ai_model: AiModel.optional().describe('sonnet, opus, haiku or sonnet-haiku; without ANTHROPIC_API_KEY the offline generator writes the code'),
+  ai_model: AiModel.optional().describe(
+    'sonnet, opus, haiku or sonnet-haiku; without ANTHROPIC_API_KEY the offline generator writes the code',
+  ),
   symbol: Symbol.optional().describe('Default: the first symbol the text names ("GBP/USD", "gbpusd", "cable"), else EURUSD'),
   timeframe: Timeframe.optional().describe('Default: the one timeframe the text names ("hourly", "5 minute bars", "M15"), else 15min'),
   start_date: IsoDate.optional(),
@@ -60,7 +62,9 @@ export const FromTemplateRequest = strictObject({
 }).meta({ id: 'FromTemplateRequest' });
 export type FromTemplateRequest = z.infer<typeof FromTemplateRequest>;
 
-export const Generator = z.enum(['offline', 'claude']).describe('Which generator wrote the code: offline = our embedded generator, claude = the Anthropic API');
+export const Generator = z
+  .enum(['offline', 'claude'])
+  .describe('Which generator wrote the code: offline = our embedded generator, claude = the Anthropic API');
 export type Generator = z.infer<typeof Generator>;
 
 /** One setting as it was read: its value, where it came from, and the words that said so. */
@@ -72,7 +76,11 @@ const decided = <T extends z.ZodType>(value: T) =>
   });
 
 /** A condition as read: in words, the side it was asked for, the field it came from. */
-const Rule = z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The side it is for; null = either'), from: z.string() });
+const Rule = z.object({
+  condition: z.string(),
+  side: z.enum(['long', 'short']).nullable().describe('The side it is for; null = either'),
+  from: z.string(),
+});
 
 /**
  * What the request was read to ask, setting by setting (the offline generator's reading: the same
@@ -83,20 +91,50 @@ export const Understood = z
     direction: decided(z.enum(['both', 'long', 'short'])),
     indicators: z.array(z.string()).describe('The indicators computed, e.g. "EMA 20", "RSI(14)"'),
     conditions: z
-      .array(z.object({ condition: z.string(), side: z.enum(['long', 'short']).nullable().describe('The entry it was asked for; null = either'), from: z.string() }))
+      .array(
+        z.object({
+          condition: z.string(),
+          side: z.enum(['long', 'short']).nullable().describe('The entry it was asked for; null = either'),
+          from: z.string(),
+        }),
+      )
       .describe('Every condition computed as a feature (entries, exits and filters alike); the model decides the entries from them'),
-    entries: z.array(Rule).describe('The entry conditions: features the model learns from and, where the request states them, the conditions of entry_rules (which gate entries)'),
+    entries: z
+      .array(Rule)
+      .describe(
+        'The entry conditions: features the model learns from and, where the request states them, the conditions of entry_rules (which gate entries)',
+      ),
     entry_rules: z
       .object({
-        long: z.string().nullable().describe('The long entry rule in words (strategy_config entry_long): longs open only where it holds and the model confirms; null = no long rule'),
+        long: z
+          .string()
+          .nullable()
+          .describe(
+            'The long entry rule in words (strategy_config entry_long): longs open only where it holds and the model confirms; null = no long rule',
+          ),
         short: z.string().nullable().describe('The short entry rule in words (strategy_config entry_short); null = no short rule'),
-        columns: z.object({ entry_long: z.string().nullable(), entry_short: z.string().nullable() }).optional().describe('The rule columns; absent when the entries are left to the model'),
+        columns: z
+          .object({ entry_long: z.string().nullable(), entry_short: z.string().nullable() })
+          .optional()
+          .describe('The rule columns; absent when the entries are left to the model'),
       })
-      .describe("The trader's entry rules, which gate entries (meta-labelling: the rule proposes, the model confirms). Both null: the model decides the entries (no rule stated). One set: the other side opens nothing")
+      .describe(
+        "The trader's entry rules, which gate entries (meta-labelling: the rule proposes, the model confirms). Both null: the model decides the entries (no rule stated). One set: the other side opens nothing",
+      )
       .optional(),
-    exits: z.array(Rule).describe('Exit rules: where one holds at a bar\'s close, that side closes at the next open (strategy_config exit_long / exit_short); targets and stops named by an indicator are exits too'),
-    filters: z.array(z.object({ filter: z.string(), from: z.string() })).describe('What gates entries: filter conditions (entry_filter), session, days, trend, volatility'),
-    stops: z.array(z.string()).describe('The stops: the fixed stop_loss ("fixed: …"), the trailing stop ("trailing: …", strategy_config trailing_stop), and stop levels named by an indicator, expressed as exit rules'),
+    exits: z
+      .array(Rule)
+      .describe(
+        "Exit rules: where one holds at a bar's close, that side closes at the next open (strategy_config exit_long / exit_short); targets and stops named by an indicator are exits too",
+      ),
+    filters: z
+      .array(z.object({ filter: z.string(), from: z.string() }))
+      .describe('What gates entries: filter conditions (entry_filter), session, days, trend, volatility'),
+    stops: z
+      .array(z.string())
+      .describe(
+        'The stops: the fixed stop_loss ("fixed: …"), the trailing stop ("trailing: …", strategy_config trailing_stop), and stop levels named by an indicator, expressed as exit rules',
+      ),
     targets: z.array(z.string()).describe('The targets: the fixed take_profit, and indicator targets expressed as exit rules'),
     approximations: z
       .array(z.object({ asked: z.string(), done: z.string(), why: z.string() }))
@@ -128,7 +166,9 @@ export const GenerateResponse = z
     ai_model: z.string().nullable().describe('The model id that wrote it (claude), null for offline'),
     symbol: Symbol.describe('The symbol the code is written for: the request field, else the one the text names, else EURUSD'),
     timeframe: Timeframe.describe('The timeframe the code is written for: the request field, else the one the text names, else 15min'),
-    understood: Understood.describe('How the request was read, setting by setting (when Claude wrote the code, this is our reading of the same request; Claude’s own is in the code’s comments)'),
+    understood: Understood.describe(
+      'How the request was read, setting by setting (when Claude wrote the code, this is our reading of the same request; Claude’s own is in the code’s comments)',
+    ),
   })
   .meta({ id: 'GenerateResponse' });
 export type GenerateResponse = z.infer<typeof GenerateResponse>;
@@ -164,14 +204,20 @@ export const TemplateInfo = z.object({
 export const PresetsResponse = z
   .object({
     chips: z.array(ChipPreset).describe('Prompt chips a client shows under its prompt box'),
-    pos_rules_schema: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12) of the `pos_rules` object of the generate requests'),
+    pos_rules_schema: z
+      .record(z.string(), z.unknown())
+      .describe('JSON Schema (draft 2020-12) of the `pos_rules` object of the generate requests'),
     templates: z.array(TemplateInfo).describe('The five curated templates of POST /generate/from-template'),
   })
   .meta({ id: 'Presets' });
 export type PresetsResponse = z.infer<typeof PresetsResponse>;
 
 export const ExamplesQuery = z.object({
-  category: z.string().max(50).optional().describe('Only the examples of this category (see `categories`); an unknown one gives an empty list'),
+  category: z
+    .string()
+    .max(50)
+    .optional()
+    .describe('Only the examples of this category (see `categories`); an unknown one gives an empty list'),
 });
 
 /** Body of GET /api/v1/examples. */

@@ -20,7 +20,9 @@ export const Readiness = z
     waiting_for: z
       .array(z.string())
       .optional()
-      .describe('While starting: what the process still waits for, e.g. "nats nats://10.0.0.1:4222,nats://10.0.0.2:4222", "stream TICKS", "kv accounts" (each retried until the cluster answers)'),
+      .describe(
+        'While starting: what the process still waits for, e.g. "nats nats://10.0.0.1:4222,nats://10.0.0.2:4222", "stream TICKS", "kv accounts" (each retried until the cluster answers)',
+      ),
   })
   .meta({ id: 'Readiness' });
 export type Readiness = z.infer<typeof Readiness>;

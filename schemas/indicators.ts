@@ -114,18 +114,21 @@ export function indicatorsInput(rules: readonly IndicatorRules[]) {
           ? `unknown indicator key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}: the keys are ${known}`
           : undefined,
     })
-    .superRefine((obj, ctx) => {
-      for (const r of rules) {
-        for (const c of r.constraints) {
-          const value = (key: string) => obj[key] ?? r.params.find((p) => p.key === key)?.default;
-          const [left, right] = [`${r.name}_${c.param}`, `${r.name}_${c.less_than}`];
-          const [a, b] = [value(left), value(right)];
-          if (typeof a === 'number' && typeof b === 'number' && !(a < b)) {
-            ctx.addIssue({ code: 'custom', path: [left], message: `${left} (${a}) must be less than ${right} (${b})` });
+    .superRefine(
+      (obj, ctx) => {
+        for (const r of rules) {
+          for (const c of r.constraints) {
+            const value = (key: string) => obj[key] ?? r.params.find((p) => p.key === key)?.default;
+            const [left, right] = [`${r.name}_${c.param}`, `${r.name}_${c.less_than}`];
+            const [a, b] = [value(left), value(right)];
+            if (typeof a === 'number' && typeof b === 'number' && !(a < b)) {
+              ctx.addIssue({ code: 'custom', path: [left], message: `${left} (${a}) must be less than ${right} (${b})` });
+            }
           }
         }
-      }
-    }, { when: (payload) => typeof payload.value === 'object' && payload.value !== null }) // also beside other issues
+      },
+      { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+    ) // also beside other issues
     .transform((obj): IndicatorRequest[] => {
       const list: IndicatorRequest[] = [];
       for (const r of rules) {
@@ -138,7 +141,9 @@ export function indicatorsInput(rules: readonly IndicatorRules[]) {
       }
       return list;
     })
-    .describe('Indicators to compute: `<indicator>_enabled` and `<indicator>_<param>` keys (see GET /api/v1/indicator-schema); unknown keys are refused');
+    .describe(
+      'Indicators to compute: `<indicator>_enabled` and `<indicator>_<param>` keys (see GET /api/v1/indicator-schema); unknown keys are refused',
+    );
 }
 
 /** A problem with one key of an indicators object. */

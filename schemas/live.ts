@@ -13,7 +13,9 @@ import { ModelIdentity } from './model-identity.ts';
 export const CHANNELS = ['webhook', 'messenger', 'sse', 'discord', 'slack', 'email'] as const;
 export const Channel = z
   .enum(CHANNELS)
-  .describe('webhook = signed POST to your URL (optionally in your own body template); messenger = Telegram; sse = the live stream; discord = a Discord webhook; slack = a Slack incoming webhook; email = a mail to your confirmed address (POST /api/v1/email; unavailable on a server without SMTP_URL)');
+  .describe(
+    'webhook = signed POST to your URL (optionally in your own body template); messenger = Telegram; sse = the live stream; discord = a Discord webhook; slack = a Slack incoming webhook; email = a mail to your confirmed address (POST /api/v1/email; unavailable on a server without SMTP_URL)',
+  );
 export type Channel = z.infer<typeof Channel>;
 
 /** A deployment as kept in KV `sf_deployments`, key `<user_id>.<hex of model_name>` (the model's key). */
@@ -71,22 +73,39 @@ export const SignalEvent = z
     timeframe: Timeframe,
     action: SignalAction,
     side: z.enum(['long', 'short']).describe('Side of the position opened or closed (cancel: of the entry that did not fill)'),
-    price: z.number().describe('open: the close of the signal bar (the fill comes at the next open); close: the exit fill price; cancel: the open of the bar the entry would have filled at'),
+    price: z
+      .number()
+      .describe(
+        'open: the close of the signal bar (the fill comes at the next open); close: the exit fill price; cancel: the open of the bar the entry would have filled at',
+      ),
     stop_loss: z.number().nullable().describe('open: the stop level from that price; null when none (and on close and cancel)'),
     take_profit: z.number().nullable(),
-    reason: z.enum(['signal', 'SL', 'TP']).describe('What caused it: the model’s signal, or a stop-loss / take-profit hit (cancel: signal, the entry it withdraws)'),
-    p_up: z.number().nullable().describe('The model\'s probability on the signal bar: of an up move, or with entry rules (meta-labelling) P(win) of the rule\'s trade; null for SL/TP exits and cancels'),
+    reason: z
+      .enum(['signal', 'SL', 'TP'])
+      .describe('What caused it: the model’s signal, or a stop-loss / take-profit hit (cancel: signal, the entry it withdraws)'),
+    p_up: z
+      .number()
+      .nullable()
+      .describe(
+        "The model's probability on the signal bar: of an up move, or with entry rules (meta-labelling) P(win) of the rule's trade; null for SL/TP exits and cancels",
+      ),
     labels: z
       .literal('meta')
       .optional()
-      .describe('meta: the model is meta-labelled (strategy_config entry_long / entry_short), so p_up is P(win) of the rule\'s trade, not P(up) (messages show it as "P(win)"); absent on a direction model\'s signals and on signals sent before this field'),
+      .describe(
+        'meta: the model is meta-labelled (strategy_config entry_long / entry_short), so p_up is P(win) of the rule\'s trade, not P(up) (messages show it as "P(win)"); absent on a direction model\'s signals and on signals sent before this field',
+      ),
     pnl: z.number().nullable().describe('close: net USD P&L of the closed trade at the deployment’s lot size'),
-    bar_time: IsoDateTime.describe('Open time of the bar whose close produced the event (cancel: of the bar that came at the excluded time, whose open the entry would have filled at)'),
+    bar_time: IsoDateTime.describe(
+      'Open time of the bar whose close produced the event (cancel: of the bar that came at the excluded time, whose open the entry would have filled at)',
+    ),
     created_at: IsoDateTime,
     late: z
       .literal(true)
       .optional()
-      .describe('A catch-up signal: its bar closed before the deployment was made (a new deployment announces its position on the last closed bar at once), or more than 30 s before it was sent (an actor catching up after a restart). Absent on signals sent on time'),
+      .describe(
+        'A catch-up signal: its bar closed before the deployment was made (a new deployment announces its position on the last closed bar at once), or more than 30 s before it was sent (an actor catching up after a restart). Absent on signals sent on time',
+      ),
     due_at: IsoDateTime.optional().describe('Late signals only: the close of the bar, when the signal would have been sent'),
   })
   .meta({ id: 'SignalEvent' });
@@ -109,7 +128,12 @@ export const BarPrediction = z
       low: z.number(),
       close: z.number(),
     }),
-    p_up: z.number().nullable().describe('The model\'s probability: of an up move, or with entry rules (meta-labelling) P(win) of the rule\'s trade; null while the bar has no feature row (warm-up)'),
+    p_up: z
+      .number()
+      .nullable()
+      .describe(
+        "The model's probability: of an up move, or with entry rules (meta-labelling) P(win) of the rule's trade; null while the bar has no feature row (warm-up)",
+      ),
     decision: z.enum(['long', 'short', 'flat']).describe('The threshold signal after the entry filters (session, min ATR, trend)'),
     position: z
       .object({
@@ -118,7 +142,9 @@ export const BarPrediction = z
         entry_price: z.number().nullable().describe('Entry price of the oldest open position; null when flat'),
       })
       .describe('The position engine after this bar (an entry announced by this bar fills at the next open)'),
-    signal_ids: z.array(z.string()).describe('Ids of the signal events this bar produced, in order (often none): stored on SIGNALS and sent before this message'),
+    signal_ids: z
+      .array(z.string())
+      .describe('Ids of the signal events this bar produced, in order (often none): stored on SIGNALS and sent before this message'),
   })
   .meta({ id: 'BarPrediction' });
 export type BarPrediction = z.infer<typeof BarPrediction>;
@@ -126,7 +152,11 @@ export type BarPrediction = z.infer<typeof BarPrediction>;
 export const DeployRequest = strictObject({
   model_name: z.string().min(1).max(200).describe('Model stem or display name'),
   channels: z.array(Channel).min(1).max(CHANNELS.length).default(['sse']).describe('Where signals go; default sse'),
-  webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional().describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
+  webhook_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional()
+    .describe('Required with the webhook channel; http(s) only; private, loopback and link-local targets are refused'),
   webhook_template: WebhookTemplate.optional(),
   messenger_chat_id: z.string().min(1).max(64).optional().describe('Telegram chat id; default: the chat linked with GET /messenger/code'),
   // http(s) here; DISCORD_/SLACK_WEBHOOK_HOSTS decide (a bare host means https, only a listed origin may be http).
@@ -134,7 +164,9 @@ export const DeployRequest = strictObject({
     .url({ protocol: /^https?$/ })
     .max(2000)
     .optional()
-    .describe('Required with the discord channel: a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token> (Server Settings → Integrations → Webhooks → Copy Webhook URL)'),
+    .describe(
+      'Required with the discord channel: a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token> (Server Settings → Integrations → Webhooks → Copy Webhook URL)',
+    ),
   slack_webhook_url: z
     .url({ protocol: /^https?$/ })
     .max(2000)
@@ -157,7 +189,9 @@ export const DeployResponse = z
     unchanged: z
       .boolean()
       .optional()
-      .describe('true when the model was already deployed to the same channels and destinations: nothing changed (the same deployment_id and secret), no signal is sent twice'),
+      .describe(
+        'true when the model was already deployed to the same channels and destinations: nothing changed (the same deployment_id and secret), no signal is sent twice',
+      ),
     ...NextBarFields,
   })
   .meta({ id: 'DeployResponse' });
@@ -178,7 +212,9 @@ export const DeployedModel = z
     deployment_id: z.string(),
     status: z
       .enum(['deployed', 'failed'])
-      .describe('deployed: its actor runs (or is starting) and sends signals; failed: it stopped for good, `error` says why and what to do (deploy the model again once that is done)'),
+      .describe(
+        'deployed: its actor runs (or is starting) and sends signals; failed: it stopped for good, `error` says why and what to do (deploy the model again once that is done)',
+      ),
     error: z.string().optional().describe('failed only: why, in plain words'),
     failed_at: IsoDateTime.optional().describe('failed only: when it failed'),
   })
@@ -189,11 +225,16 @@ export const DeployedList = z
   .meta({ id: 'DeployedList' });
 export type DeployedList = z.infer<typeof DeployedList>;
 
-export const UndeployResponse = z
-  .object({ status: z.literal('undeployed'), model: z.string() })
-  .meta({ id: 'UndeployResponse' });
+export const UndeployResponse = z.object({ status: z.literal('undeployed'), model: z.string() }).meta({ id: 'UndeployResponse' });
 
-export const DeployParams = z.object({ model: z.string().min(1).max(200).describe('Model stem or display name').meta({ examples: ['7_EURUSD_15min_Model 3'] }) });
+export const DeployParams = z.object({
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Model stem or display name')
+    .meta({ examples: ['7_EURUSD_15min_Model 3'] }),
+});
 
 /** A model actor's progress (KV `sf_actor_state`, key = deployment id): where to resume. */
 export const ActorState = z.object({

@@ -30,7 +30,7 @@ export type TickMessage = z.infer<typeof TickMessage>;
  */
 export const TickClock = z.object({
   publisher: z.string().min(1).max(128).describe('one publisher, for as long as it runs (feed name and a random suffix)'),
-  until: z.number().finite().describe('epoch ms by the feed\'s own clock (a replay\'s market time)'),
+  until: z.number().finite().describe("epoch ms by the feed's own clock (a replay's market time)"),
 });
 export type TickClock = z.infer<typeof TickClock>;
 

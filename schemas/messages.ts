@@ -3,7 +3,20 @@
  * with the schema of what travels there. Components reach each other only through these names.
  */
 import { z } from 'zod';
-import { AttemptsRecord, ChallengeRecord, CostRecord, CreditsRecord, CredentialsRecord, KeyRecord, RateClaimsRecord, SessionRecord, UsageCursor, UsernameRecord, UserRecord, WindowRecord } from './account-records.ts';
+import {
+  AttemptsRecord,
+  ChallengeRecord,
+  CostRecord,
+  CreditsRecord,
+  CredentialsRecord,
+  KeyRecord,
+  RateClaimsRecord,
+  SessionRecord,
+  UsageCursor,
+  UsernameRecord,
+  UserRecord,
+  WindowRecord,
+} from './account-records.ts';
 import { ActivityInput, type ActivityKind } from './activity.ts';
 import { BarMessage, ImportRequest, SyntheticCheckpoint, TickClock, TickMessage } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
@@ -214,7 +227,6 @@ export interface ConsumerSpec {
   maxDeliver?: number;
 }
 
-
 /** Where delivery stands per durable consumer of the platform (the switchboard's consumers). */
 export const Consumers = {
   /** Trainers pull train jobs; attempts are counted by the trainer (it fails a job after repeated interruptions). */
@@ -235,7 +247,12 @@ export interface TopicSpec<S extends z.ZodType, A extends readonly unknown[]> {
   stream?: StreamSpec;
 }
 
-const topic = <S extends z.ZodType, A extends readonly unknown[]>(subject: (...args: A) => string, all: string, schema: S, stream?: StreamSpec): TopicSpec<S, A> => ({
+const topic = <S extends z.ZodType, A extends readonly unknown[]>(
+  subject: (...args: A) => string,
+  all: string,
+  schema: S,
+  stream?: StreamSpec,
+): TopicSpec<S, A> => ({
   subject,
   all,
   schema,
@@ -266,7 +283,11 @@ export const Topics = {
   /** A closed bar (`BarMessage`), published after it is stored; the bar cache subscribes, actors hear it from there. */
   bars: topic((symbol: Symbol, timeframe: Timeframe) => `bars.${symbol}.${timeframe}`, 'bars.>', BarMessage),
   /** Bars of a span were rebuilt in bulk (an import): caches reload that span. */
-  barsRebuilt: topic(() => 'market.bars-rebuilt', 'market.bars-rebuilt', z.lazy(() => BarsRebuilt)),
+  barsRebuilt: topic(
+    () => 'market.bars-rebuilt',
+    'market.bars-rebuilt',
+    z.lazy(() => BarsRebuilt),
+  ),
   /**
    * Stored by TICKS where `ingest` runs: a feed publishing through `publish` (src/bus) waits until
    * the stream holds its ticks, with a message id (a re-sent batch is stored once). Outside feeds
@@ -281,7 +302,11 @@ export const Topics = {
   signal: topic((deploymentId: string) => `signals.${deploymentId}`, 'signals.>', SignalEvent, Streams.signals),
   /** Each bar a deployed model scored (`BarPrediction`), live only (core NATS): the WebSocket `predictions` channel. */
   prediction: topic((deploymentId: string) => `predictions.${deploymentId}`, 'predictions.>', BarPrediction),
-  deliveryKick: topic((channel: DeliveryChannel, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`, 'delivery.kick.>', DeliveryKick),
+  deliveryKick: topic(
+    (channel: DeliveryChannel, deploymentId: string) => `delivery.kick.${channel}.${deploymentId}`,
+    'delivery.kick.>',
+    DeliveryKick,
+  ),
   /** A Telegram update as Telegram sent it (grammY reads it), relayed by the edge in webhook mode. */
   telegramUpdate: topic(() => 'delivery.telegram.update', 'delivery.telegram.update', z.record(z.string(), z.unknown())),
 } as const;

@@ -50,7 +50,9 @@ export const OneShotRequest = strictObject({
     email: z
       .literal(true)
       .optional()
-      .describe('true: each signal is mailed to the address your account confirmed (POST /api/v1/email, then its link); 422 before anything is charged when none is confirmed, or when the server has no SMTP_URL'),
+      .describe(
+        'true: each signal is mailed to the address your account confirmed (POST /api/v1/email, then its link); 422 before anything is charged when none is confirmed, or when the server has no SMTP_URL',
+      ),
   })
     .optional()
     .describe('Channels wired at deploy; the sse channel is always on'),
@@ -83,22 +85,31 @@ export const OneShotDone = z
     live_url: z
       .string()
       .nullable()
-      .describe('The model’s live signal stream (GET, SSE, with your X-API-Key); null only when deploy_if kept the model off live (never with the default `always`)'),
+      .describe(
+        'The model’s live signal stream (GET, SSE, with your X-API-Key); null only when deploy_if kept the model off live (never with the default `always`)',
+      ),
     model: z.string().describe('Display name'),
     stem: z.string(),
     channels: z.array(Channel).describe('Channels the deployment delivers to; empty when deploy_if kept the model off live'),
     metrics: TradeStats.describe('Out-of-sample (test span) stats'),
     train_metrics: TradeStats.describe('In-sample (train span) stats'),
     job_id: z.number().int(),
-    deployed: z.boolean().describe('false when deploy_if kept the model off live (see not_deployed_reason); always true with the default `always`'),
-    not_deployed_reason: z.string().nullable().describe('Why the model was not deployed, in plain words with the verdict’s reasons; null when it was'),
+    deployed: z
+      .boolean()
+      .describe('false when deploy_if kept the model off live (see not_deployed_reason); always true with the default `always`'),
+    not_deployed_reason: z
+      .string()
+      .nullable()
+      .describe('Why the model was not deployed, in plain words with the verdict’s reasons; null when it was'),
     deployment_id: z.string().nullable().describe('null only when deploy_if kept the model off live (never with the default `always`)'),
     robustness: RobustnessSummary.nullable().describe(
       'Is the edge real? The robustness verdict, its reasons and headline figures (the full report: GET /api/v1/results/{stem} → robustness); null when the training made none',
     ),
     webhook_secret: z.string().optional().describe('Signing secret of the webhook channel, shown once'),
     credits_remaining: z.number().int(),
-    next_bar_at: NextBarFields.next_bar_at.nullable().describe(`${NextBarFields.next_bar_at.description}; null when deploy_if kept the model off live`),
+    next_bar_at: NextBarFields.next_bar_at
+      .nullable()
+      .describe(`${NextBarFields.next_bar_at.description}; null when deploy_if kept the model off live`),
     note: NextBarFields.note,
   })
   .meta({ id: 'OneShotDone' });

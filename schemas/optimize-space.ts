@@ -35,7 +35,9 @@ export const INDICATORS_PREFIX = 'indicators.';
  */
 export const ParamClass = z
   .enum(['engine', 'model'])
-  .describe('engine: reuses the model’s probabilities, runs only the position engine; model: needs a retrain (model_type, model_params.*, indicators.*)');
+  .describe(
+    'engine: reuses the model’s probabilities, runs only the position engine; model: needs a retrain (model_type, model_params.*, indicators.*)',
+  );
 export type ParamClass = z.infer<typeof ParamClass>;
 
 /** The class of a parameter name; undefined for a name that is not a parameter. */
@@ -48,7 +50,9 @@ export function paramClass(name: string): ParamClass | undefined {
 export const OPTIMIZE_METHODS = ['grid', 'random', 'tpe'] as const;
 export const OptimizeMethod = z
   .enum(OPTIMIZE_METHODS)
-  .describe('grid: every combination once (ranges need a step); random: independent draws; tpe: Tree-structured Parzen Estimator, which draws more where earlier trials scored well. All run by optuna');
+  .describe(
+    'grid: every combination once (ranges need a step); random: independent draws; tpe: Tree-structured Parzen Estimator, which draws more where earlier trials scored well. All run by optuna',
+  );
 export type OptimizeMethod = z.infer<typeof OptimizeMethod>;
 
 /** Most trials one optimisation runs, and most combinations a grid may have. */
@@ -98,7 +102,9 @@ export const ChoiceValue = z
     z.null(),
     z.array(z.union([z.number().int().min(-1e9).max(1e9), z.string().min(1).max(16)])).max(7),
   ])
-  .describe('A value as strategy_config() would hold it: a number, a name, true/false, null (none), or a list ([start_hour, end_hour], ["fri"])');
+  .describe(
+    'A value as strategy_config() would hold it: a number, a name, true/false, null (none), or a list ([start_hour, end_hour], ["fri"])',
+  );
 export type ChoiceValue = z.infer<typeof ChoiceValue>;
 
 export const Choices = z
@@ -139,7 +145,13 @@ export const OptimizeSearch = z.object({
       `Trials to run (at most ${MAX_TRIALS.toLocaleString('en')}; tpe at most ${MAX_TPE_TRIALS.toLocaleString('en')}): random and tpe default to ${DEFAULT_TRIALS}; ` +
         'grid defaults to, and stops at, the grid’s size',
     ),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe('Seed of the sampler: the same request and seed suggest the same trials'),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(0)
+    .describe('Seed of the sampler: the same request and seed suggest the same trials'),
   optimization: z
     .string()
     .min(1)
@@ -157,15 +169,25 @@ export type OptimizeSearchInput = z.input<typeof OptimizeSearch>;
 export const ObjectiveConstraint = z.object({
   metric: z.string().describe('A TradeStats field or sharpe'),
   op: z.enum(['>=', '>', '<=', '<']).describe('How the trial’s metric must compare with value'),
-  value: z.number().describe('The bound, as TradeStats holds the metric: decimals for rates and returns (0.55 = 55 %), mdd signed (−0.1 = a 10 % drawdown)'),
+  value: z
+    .number()
+    .describe(
+      'The bound, as TradeStats holds the metric: decimals for rates and returns (0.55 = 55 %), mdd signed (−0.1 = a 10 % drawdown)',
+    ),
 });
 export type ObjectiveConstraint = z.infer<typeof ObjectiveConstraint>;
 
 /** The objective as parsed from `optimization`, and the sentence that says how it was read. */
 export const Objective = z
   .object({
-    metric: z.string().describe('The metric optimised: a TradeStats field (n, wins, losses, wr, ret, pf, rr, expect, mdd, np, avg, best, worst) or sharpe'),
-    direction: z.enum(['maximize', 'minimize']).describe('Whether the optimiser looks for the largest or the smallest value of metric (mdd is ≤ 0: maximize = the shallowest drawdown)'),
+    metric: z
+      .string()
+      .describe('The metric optimised: a TradeStats field (n, wins, losses, wr, ret, pf, rr, expect, mdd, np, avg, best, worst) or sharpe'),
+    direction: z
+      .enum(['maximize', 'minimize'])
+      .describe(
+        'Whether the optimiser looks for the largest or the smallest value of metric (mdd is ≤ 0: maximize = the shallowest drawdown)',
+      ),
     constraints: z.array(ObjectiveConstraint).describe('Trials that miss one are kept and reported, but never chosen'),
     echo: z.string().describe('How the objective was understood, in words'),
   })

@@ -16,7 +16,13 @@ import { codeMarketFields, DEFAULT_MARKET, MarketUsed, MAX_CODE_CHARS, ModelName
 export const TRIALS_PER_CHUNK = 200;
 
 export const WalkForwardSettings = strictObject({
-  folds: z.number().int().min(2).max(10).default(5).describe('Out-of-sample folds k: the last k windows of the span, each scored by a fold model that never saw it'),
+  folds: z
+    .number()
+    .int()
+    .min(2)
+    .max(10)
+    .default(5)
+    .describe('Out-of-sample folds k: the last k windows of the span, each scored by a fold model that never saw it'),
   scheme: FoldScheme.default('anchored'),
   embargo: z.number().int().min(0).max(1000).default(0).describe('Bars skipped after the purge gap at the start of each fold'),
 }).meta({ id: 'OptimizeWalkForward' });
@@ -24,7 +30,10 @@ export type WalkForwardSettings = z.infer<typeof WalkForwardSettings>;
 
 export const OptimizeDeploy = strictObject({
   channels: z.array(Channel).min(1).max(CHANNELS.length).default(['sse']),
-  webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  webhook_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
   messenger_chat_id: z.string().min(1).max(64).optional(),
   // The same destinations as POST /deploy.
   webhook_template: DeployRequest.shape.webhook_template,
@@ -34,13 +43,19 @@ export const OptimizeDeploy = strictObject({
 export type OptimizeDeploy = z.infer<typeof OptimizeDeploy>;
 
 export const OptimizeRequest = strictObject({
-  code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config): the base every trial changes'),
+  code: z
+    .string()
+    .min(1)
+    .max(MAX_CODE_CHARS)
+    .describe('Full strategy code (feature_engineering + strategy_config): the base every trial changes'),
   ...codeMarketFields,
   start_date: IsoDate.optional().describe('First UTC day of the span; default as POST /train'),
   end_date: IsoDate.optional().describe('Last UTC day of the span; default: the latest bar'),
   ...OptimizeSearch.shape,
   walk_forward: WalkForwardSettings.default({ folds: 5, scheme: 'anchored', embargo: 0 }),
-  save_as: ModelName.optional().describe('Save the chosen trial as a model of this name when the job is done (else later: POST /optimize/{id}/save)'),
+  save_as: ModelName.optional().describe(
+    'Save the chosen trial as a model of this name when the job is done (else later: POST /optimize/{id}/save)',
+  ),
   deploy: OptimizeDeploy.optional().describe('With save_as: deploy the saved model when it is trained'),
   ...ExecutionSettings.shape,
 })
@@ -49,7 +64,10 @@ export const OptimizeRequest = strictObject({
 export type OptimizeRequest = z.infer<typeof OptimizeRequest>;
 
 /** An optimise request with its market resolved (the request's, else the code header's, else the default): what the job keeps. */
-export const OptimizeJobRequest = OptimizeRequest.safeExtend({ symbol: Symbol.default(DEFAULT_MARKET.symbol), timeframe: Timeframe.default(DEFAULT_MARKET.timeframe) });
+export const OptimizeJobRequest = OptimizeRequest.safeExtend({
+  symbol: Symbol.default(DEFAULT_MARKET.symbol),
+  timeframe: Timeframe.default(DEFAULT_MARKET.timeframe),
+});
 export type OptimizeJobRequest = z.infer<typeof OptimizeJobRequest>;
 
 export const OPTIMIZE_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
@@ -93,14 +111,22 @@ export const WalkForwardResult = z
   .object({
     steps: z.array(WalkForwardStep),
     oos_return: z.number().describe('Stitched: the sum of the steps’ out-of-sample returns'),
-    oos_equity: z.array(z.object({ time: IsoDateTime, equity: z.number() })).describe('Stitched out-of-sample equity (USD, from capital) at each fold end'),
+    oos_equity: z
+      .array(z.object({ time: IsoDateTime, equity: z.number() }))
+      .describe('Stitched out-of-sample equity (USD, from capital) at each fold end'),
   })
   .meta({ id: 'OptimizeWalkForwardResult' });
 export type WalkForwardResult = z.infer<typeof WalkForwardResult>;
 
 export const PboResult = z
   .object({
-    pbo: z.number().min(0).max(1).describe('Probability of Backtest Overfitting by CSCV: the share of in-sample/out-of-sample splits whose in-sample best ranks below the out-of-sample median'),
+    pbo: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        'Probability of Backtest Overfitting by CSCV: the share of in-sample/out-of-sample splits whose in-sample best ranks below the out-of-sample median',
+      ),
     slices: z.number().int().describe('S: time slices of the trial × slice return matrix'),
     logits: z.array(z.number()).describe('λ of each split: logit of the in-sample best’s out-of-sample relative rank'),
   })
@@ -108,7 +134,9 @@ export const PboResult = z
 
 export const Degradation = z
   .object({
-    slope: z.number().describe('Least-squares slope of out-of-sample against in-sample objective over the trials: near 1 holds up, ≤ 0 is overfit'),
+    slope: z
+      .number()
+      .describe('Least-squares slope of out-of-sample against in-sample objective over the trials: near 1 holds up, ≤ 0 is overfit'),
     intercept: z.number(),
     points: z.number().int(),
   })
@@ -172,7 +200,13 @@ export const OptimizeStart = z
   .meta({ id: 'OptimizeStart' });
 export type OptimizeStart = z.infer<typeof OptimizeStart>;
 
-export const OptimizeIdParams = z.object({ optimize_id: z.coerce.number().int().positive().meta({ examples: [7] }) });
+export const OptimizeIdParams = z.object({
+  optimize_id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .meta({ examples: [7] }),
+});
 
 export const OptimizeSaveRequest = strictObject({
   model_name: ModelName,

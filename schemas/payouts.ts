@@ -57,8 +57,19 @@ const DONOR_CURSOR = /^\d{4}-\d{2}-\d{2}~[A-Za-z0-9][A-Za-z0-9_-]{0,19}$/;
 const EARNING_CURSOR = /^\d{4}-\d{2}-\d{2}~\d{1,15}$/;
 
 export const PayoutsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(PAYOUT_PAGE_MAX).default(50).describe(`Rows per list (charity, earnings); at most ${PAYOUT_PAGE_MAX}`),
-  before: z.string().regex(DONOR_CURSOR, 'pass the charity.next_before of the previous page').optional().describe('Charity rows after this cursor (`charity.next_before` of the previous page)').meta({ examples: ['2025-03-09~brisk-otter-17'] }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(PAYOUT_PAGE_MAX)
+    .default(50)
+    .describe(`Rows per list (charity, earnings); at most ${PAYOUT_PAGE_MAX}`),
+  before: z
+    .string()
+    .regex(DONOR_CURSOR, 'pass the charity.next_before of the previous page')
+    .optional()
+    .describe('Charity rows after this cursor (`charity.next_before` of the previous page)')
+    .meta({ examples: ['2025-03-09~brisk-otter-17'] }),
   earnings_before: z
     .string()
     .regex(EARNING_CURSOR, 'pass the earnings.next_before of the previous page')

@@ -10,12 +10,29 @@ export const RobustnessSummary = z
   .object({
     verdict: Verdict,
     reasons: z.array(z.string()).describe('Why, in plain words, most important first'),
-    dsr: z.number().min(0).max(1).describe('Deflated Sharpe Ratio of the out-of-sample returns: P(true Sharpe > the best of N unskilled trials by luck)'),
+    dsr: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Deflated Sharpe Ratio of the out-of-sample returns: P(true Sharpe > the best of N unskilled trials by luck)'),
     dsr_p_value: z.number().min(0).max(1).describe('1 − dsr: how likely a Sharpe this high is luck across the N trials'),
-    trials: z.number().int().min(1).describe('N: the variants counted for the deflation (GET /api/v1/results/{model} → robustness.sharpe.trials says what counts)'),
+    trials: z
+      .number()
+      .int()
+      .min(1)
+      .describe('N: the variants counted for the deflation (GET /api/v1/results/{model} → robustness.sharpe.trials says what counts)'),
     sharpe_annualised: z.number().describe('Out-of-sample Sharpe ratio of bar returns, annualised'),
-    random_p_value: z.number().min(0).max(1).describe('Share of random-entry runs (same trades, holding times, long/short mix) whose return beat the strategy’s'),
-    folds_profitable: z.number().int().min(0).nullable().describe('Walk-forward folds with a profitable test; null when the bars were too few for folds'),
+    random_p_value: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Share of random-entry runs (same trades, holding times, long/short mix) whose return beat the strategy’s'),
+    folds_profitable: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .describe('Walk-forward folds with a profitable test; null when the bars were too few for folds'),
     folds: z.number().int().min(0).nullable().describe('Walk-forward folds run; null when the bars were too few for folds'),
   })
   .describe('The robustness verdict and its headline figures; the full report is GET /api/v1/results/{model} → robustness')

@@ -9,11 +9,17 @@ import { IsoDateTime } from './common.ts';
  * its thresholds are documented on Verdict and in src/robustness/verdict.ts.
  */
 
-const Span = z.object({ from: IsoDateTime.describe('First bar (open time)'), to: IsoDateTime.describe('Last bar (open time)'), bars: z.number().int() });
+const Span = z.object({
+  from: IsoDateTime.describe('First bar (open time)'),
+  to: IsoDateTime.describe('Last bar (open time)'),
+  bars: z.number().int(),
+});
 
 export const FoldScheme = z
   .enum(['rolling', 'anchored'])
-  .describe('rolling: each fold trains on the window just before its test; anchored: each fold trains on everything from the first bar up to its test');
+  .describe(
+    'rolling: each fold trains on the window just before its test; anchored: each fold trains on everything from the first bar up to its test',
+  );
 export type FoldScheme = z.infer<typeof FoldScheme>;
 
 export const WalkForwardFold = z.object({
@@ -29,7 +35,11 @@ export const WalkForward = z
   .object({
     scheme: FoldScheme,
     k: z.number().int().min(2).describe('Out-of-sample folds'),
-    purge_bars: z.number().int().min(0).describe('Bars dropped between a fold’s training rows and its test: their targets overlap the test (target_horizon)'),
+    purge_bars: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Bars dropped between a fold’s training rows and its test: their targets overlap the test (target_horizon)'),
     embargo_bars: z.number().int().min(0).describe('Bars skipped at the start of each test after the purge'),
     folds: z.array(WalkForwardFold),
     fold_trees: z
@@ -45,20 +55,28 @@ export const WalkForward = z
     efficiency: z
       .number()
       .nullable()
-      .describe('Walk-forward efficiency: annualised out-of-sample return over annualised in-sample return, across the folds; null when the in-sample return is ≤ 0'),
+      .describe(
+        'Walk-forward efficiency: annualised out-of-sample return over annualised in-sample return, across the folds; null when the in-sample return is ≤ 0',
+      ),
   })
   .meta({ id: 'WalkForward' });
 export type WalkForward = z.infer<typeof WalkForward>;
 
 export const SharpeSignificance = z
   .object({
-    returns: z.literal('bar').describe('What a return is: the change of mark-to-market equity from one bar close to the next, over capital, on the test span'),
+    returns: z
+      .literal('bar')
+      .describe('What a return is: the change of mark-to-market equity from one bar close to the next, over capital, on the test span'),
     observations: z.number().int().min(0).describe('T: returns used'),
     sharpe: z.number().describe('Observed Sharpe ratio per bar (mean / standard deviation), not annualised'),
     sharpe_annualised: z.number().describe('sharpe × √(bars per year of this timeframe)'),
     skewness: z.number(),
     kurtosis: z.number().describe('Pearson kurtosis (3 for a normal distribution)'),
-    psr: z.number().min(0).max(1).describe('Probabilistic Sharpe Ratio: P(true Sharpe > 0) given T, skewness and kurtosis (Bailey & López de Prado 2012)'),
+    psr: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Probabilistic Sharpe Ratio: P(true Sharpe > 0) given T, skewness and kurtosis (Bailey & López de Prado 2012)'),
     trials: z
       .number()
       .int()
@@ -84,7 +102,11 @@ export const RandomBaseline = z
     runs: z.number().int().min(1),
     seed: z.number().int(),
     trades: z.number().int().min(0).describe('Trades per run: the out-of-sample trade count'),
-    return_p_value: z.number().min(0).max(1).describe('Share of random runs whose return ≥ the strategy’s (with the +1 correction: (k + 1) / (runs + 1))'),
+    return_p_value: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Share of random runs whose return ≥ the strategy’s (with the +1 correction: (k + 1) / (runs + 1))'),
     pf_p_value: z.number().min(0).max(1).describe('The same for profit factor'),
     strategy_return: z.number(),
     strategy_pf: z.number(),
@@ -113,7 +135,10 @@ export type MonteCarlo = z.infer<typeof MonteCarlo>;
 
 export const MinTrackRecord = z
   .object({
-    bars: z.number().nullable().describe('Bars of live trading after which the observed Sharpe would be significant at 95 %; null when the Sharpe is ≤ 0 (never)'),
+    bars: z
+      .number()
+      .nullable()
+      .describe('Bars of live trading after which the observed Sharpe would be significant at 95 %; null when the Sharpe is ≤ 0 (never)'),
     days: z.number().nullable().describe('The same in calendar days at this timeframe’s bars per day'),
   })
   .meta({ id: 'MinTrackRecord' });
@@ -129,26 +154,41 @@ export type Verdict = z.infer<typeof Verdict>;
 
 export const ModelVsRule = z
   .object({
-    adds: z.boolean().describe('true when the rule trades the model confirmed beat random picks of as many of the rule\'s trades (p < 0.05) and the strategy as traded made more than the rule alone on the test span'),
-    p_value: z.number().nullable().describe('One-sided permutation p-value of that test; null when the model confirmed none or all of them'),
+    adds: z
+      .boolean()
+      .describe(
+        "true when the rule trades the model confirmed beat random picks of as many of the rule's trades (p < 0.05) and the strategy as traded made more than the rule alone on the test span",
+      ),
+    p_value: z
+      .number()
+      .nullable()
+      .describe('One-sided permutation p-value of that test; null when the model confirmed none or all of them'),
     rule_trades: z.number().int().describe('Trades of the rule alone on the test span'),
     chosen_trades: z.number().int().describe('Of those, the ones the model confirmed'),
-    words: z.string().describe('The same in plain words (also the last of the verdict\'s reasons)'),
+    words: z.string().describe("The same in plain words (also the last of the verdict's reasons)"),
   })
-  .describe('Meta-labelled models (strategy_config entry_long / entry_short): does the model add anything over the trader\'s rule alone? The detail is GET /api/v1/results/{model} → meta_label')
+  .describe(
+    "Meta-labelled models (strategy_config entry_long / entry_short): does the model add anything over the trader's rule alone? The detail is GET /api/v1/results/{model} → meta_label",
+  )
   .meta({ id: 'ModelVsRule' });
 export type ModelVsRule = z.infer<typeof ModelVsRule>;
 
 export const RobustnessReport = z
   .object({
     verdict: Verdict,
-    reasons: z.array(z.string()).describe('Why, in plain words, most important first; with entry rules the last says whether the model adds anything over the rule (model_vs_rule)'),
+    reasons: z
+      .array(z.string())
+      .describe(
+        'Why, in plain words, most important first; with entry rules the last says whether the model adds anything over the rule (model_vs_rule)',
+      ),
     walk_forward: WalkForward.nullable().describe('null when the bars are too few for the folds'),
     sharpe: SharpeSignificance,
     random_baseline: RandomBaseline,
     monte_carlo: MonteCarlo,
     min_track_record: MinTrackRecord,
-    model_vs_rule: ModelVsRule.optional().describe('With entry rules only: the model against the trader\'s rule alone. It does not change the verdict, which judges the strategy as traded (rule + model): a robust strategy whose model adds nothing owes its edge to the rule'),
+    model_vs_rule: ModelVsRule.optional().describe(
+      "With entry rules only: the model against the trader's rule alone. It does not change the verdict, which judges the strategy as traded (rule + model): a robust strategy whose model adds nothing owes its edge to the rule",
+    ),
   })
   .meta({ id: 'RobustnessReport' });
 export type RobustnessReport = z.infer<typeof RobustnessReport>;

@@ -53,7 +53,9 @@ export const TrainAnswer = z.object({
       rows_test: count,
       purged: count,
       both_skipped: count,
-      labels: z.array(z.tuple([count, z.union([z.literal(1), z.literal(-1)]), z.union([z.literal(0), z.literal(1)]), count])).max(1_000_000),
+      labels: z
+        .array(z.tuple([count, z.union([z.literal(1), z.literal(-1)]), z.union([z.literal(0), z.literal(1)]), count]))
+        .max(1_000_000),
     })
     .nullable()
     .default(null),

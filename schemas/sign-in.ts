@@ -26,7 +26,10 @@ export const RecoveryCodeSignInRequest = strictObject({
   code: z.string().min(1).max(64).describe('One of the recovery codes shown at claim time (case, spaces and dashes do not matter)'),
 }).meta({ id: 'RecoveryCodeSignInRequest' });
 
-const Base64Url = z.string().max(65_536).regex(/^[A-Za-z0-9_-]*$/, 'base64url');
+const Base64Url = z
+  .string()
+  .max(65_536)
+  .regex(/^[A-Za-z0-9_-]*$/, 'base64url');
 
 /*
  * The browser's WebAuthn answers, as @simplewebauthn/browser's startRegistration/startAuthentication
@@ -38,7 +41,11 @@ export const RegistrationCredential = z
     id: Base64Url,
     rawId: Base64Url,
     type: z.literal('public-key'),
-    response: z.looseObject({ clientDataJSON: Base64Url, attestationObject: Base64Url, transports: z.array(z.string().max(32)).max(10).optional() }),
+    response: z.looseObject({
+      clientDataJSON: Base64Url,
+      attestationObject: Base64Url,
+      transports: z.array(z.string().max(32)).max(10).optional(),
+    }),
     clientExtensionResults: z.looseObject({}),
     authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
   })
@@ -49,7 +56,12 @@ export const AuthenticationCredential = z
     id: Base64Url,
     rawId: Base64Url,
     type: z.literal('public-key'),
-    response: z.looseObject({ clientDataJSON: Base64Url, authenticatorData: Base64Url, signature: Base64Url, userHandle: Base64Url.optional() }),
+    response: z.looseObject({
+      clientDataJSON: Base64Url,
+      authenticatorData: Base64Url,
+      signature: Base64Url,
+      userHandle: Base64Url.optional(),
+    }),
     clientExtensionResults: z.looseObject({}),
     authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
   })
@@ -64,12 +76,16 @@ export const PasskeySignInRequest = strictObject({ credential: AuthenticationCre
 
 export const CreationOptions = z
   .looseObject({ challenge: z.string(), rp: z.object({ id: z.string().optional(), name: z.string() }) })
-  .describe('PublicKeyCredentialCreationOptionsJSON: pass it to startRegistration({ optionsJSON }) of @simplewebauthn/browser; answer within 5 minutes')
+  .describe(
+    'PublicKeyCredentialCreationOptionsJSON: pass it to startRegistration({ optionsJSON }) of @simplewebauthn/browser; answer within 5 minutes',
+  )
   .meta({ id: 'PasskeyCreationOptions' });
 
 export const RequestOptions = z
   .looseObject({ challenge: z.string(), rpId: z.string().optional() })
-  .describe('PublicKeyCredentialRequestOptionsJSON: pass it to startAuthentication({ optionsJSON }) of @simplewebauthn/browser; answer within 5 minutes')
+  .describe(
+    'PublicKeyCredentialRequestOptionsJSON: pass it to startAuthentication({ optionsJSON }) of @simplewebauthn/browser; answer within 5 minutes',
+  )
   .meta({ id: 'PasskeyRequestOptions' });
 
 /** The answer of a call that attached a credential (and may have claimed the trial account). */
@@ -82,7 +98,9 @@ export const CredentialResponse = z
     recovery_codes: z
       .array(z.string())
       .nullable()
-      .describe('Shown only here, only when this call claimed the account: keep them; each signs in once (POST /auth/sign-in/recovery-code)'),
+      .describe(
+        'Shown only here, only when this call claimed the account: keep them; each signs in once (POST /auth/sign-in/recovery-code)',
+      ),
   })
   .meta({ id: 'CredentialResponse' });
 
@@ -119,7 +137,10 @@ export const AccountCredentials = z
   })
   .meta({ id: 'AccountCredentials' });
 
-export const SessionId = z.string().regex(/^[0-9a-f]{16}$/, '16 hex characters, as GET /auth/sessions lists them').meta({ examples: ['9f86d081884c7d65'] });
+export const SessionId = z
+  .string()
+  .regex(/^[0-9a-f]{16}$/, '16 hex characters, as GET /auth/sessions lists them')
+  .meta({ examples: ['9f86d081884c7d65'] });
 
 export const Session = z.object({
   id: SessionId,

@@ -10,8 +10,7 @@ import { z } from 'zod';
 /** Keys the trainer sets itself (threads, seeds, logging): a strategy may not choose them. */
 const SET_BY_US = ['n_jobs', 'random_state', 'verbosity', 'verbose', 'nthread', 'seed'] as const;
 
-const refusedKey = (key: string, why: string) =>
-  z.never({ error: `${key} ${why}; remove it` }).optional();
+const refusedKey = (key: string, why: string) => z.never({ error: `${key} ${why}; remove it` }).optional();
 
 /** `n_jobs` & co. as explicit refusals, so the message says why rather than "unrecognized key". */
 const setByUs = Object.fromEntries(SET_BY_US.map((k) => [k, refusedKey(k, 'is set by the trainer')])) as Record<
@@ -124,7 +123,11 @@ const ratioOrNull = z.union([z.number().gt(0).max(0.2), z.null()]);
 const hour = int(0, 23);
 // A regex rather than a refine, so the JSON Schema carries it too.
 const line = (min: number, max: number) =>
-  z.string().min(min).max(max).regex(/^[^\r\n]*$/, 'must be one line');
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .regex(/^[^\r\n]*$/, 'must be one line');
 
 /**
  * A trailing stop: a decimal ratio like stop_loss (the stop trails the best price since entry by
@@ -138,10 +141,14 @@ export const TrailingStop = z
       atr: num(0.1, 20).describe('ATR multiple: the stop trails the best price by atr × ATR(period)'),
       period: int(2, 200).default(14).describe('ATR period (Wilder), default 14'),
     }),
-    z.strictObject({ pips: num(0.1, 10_000).describe('The stop trails the best price by this many pips (0.0001; 0.01 for JPY pairs; 1 for BTCUSD)') }),
+    z.strictObject({
+      pips: num(0.1, 10_000).describe('The stop trails the best price by this many pips (0.0001; 0.01 for JPY pairs; 1 for BTCUSD)'),
+    }),
     z.null(),
   ])
-  .describe('Decimal ratio (0.01 = trail 1 % behind the best price since entry), {"pips": n} (trail n pips) or {"atr": k, "period": n} (trail k × ATR(n)); null/absent = none. Never loosens; stop_loss stays as a floor');
+  .describe(
+    'Decimal ratio (0.01 = trail 1 % behind the best price since entry), {"pips": n} (trail n pips) or {"atr": k, "period": n} (trail k × ATR(n)); null/absent = none. Never loosens; stop_loss stays as a floor',
+  );
 export type TrailingStop = z.infer<typeof TrailingStop>;
 
 /**
@@ -151,7 +158,10 @@ export type TrailingStop = z.infer<typeof TrailingStop>;
  * `indicators.<key>`, and what a model's features are computed with wherever they are computed.
  */
 export const StrategyIndicators = z
-  .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a lowercase key like rsi_period'), z.union([z.number().min(-1_000_000).max(1_000_000), z.boolean()]))
+  .record(
+    z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a lowercase key like rsi_period'),
+    z.union([z.number().min(-1_000_000).max(1_000_000), z.boolean()]),
+  )
   .refine((o) => Object.keys(o).length <= 200, 'at most 200 indicator keys')
   .describe(
     'The indicator values feature_engineering reads through strategy_config()["indicators"]: flat `<indicator>_<param>` numbers and `<indicator>_enabled` booleans (GET /api/v1/indicator-schema). ' +
@@ -160,7 +170,9 @@ export const StrategyIndicators = z
 export type StrategyIndicators = z.infer<typeof StrategyIndicators>;
 
 const common = {
-  signal_threshold: num(0.5, 0.95).describe('predict_proba cutoff: without entry rules, p(up) >= it opens a long and p(up) <= 1 - it a short; with entry_long/entry_short (meta-labelling), P(win) >= it confirms the rule\'s trade'),
+  signal_threshold: num(0.5, 0.95).describe(
+    "predict_proba cutoff: without entry rules, p(up) >= it opens a long and p(up) <= 1 - it a short; with entry_long/entry_short (meta-labelling), P(win) >= it confirms the rule's trade",
+  ),
   direction: z.enum(['both', 'long', 'short']),
   stop_loss: ratioOrNull.describe('Decimal ratio (0.005 = 0.5%); null disables'),
   take_profit: ratioOrNull.describe('Decimal ratio; null disables'),
@@ -169,13 +181,10 @@ const common = {
   // `ignore` is not in the contract's table, but the position rules handle it, so accept it.
   on_opposite: z.enum(['reverse', 'close_only', 'ignore']),
   session_filter: z
-    .union([
-      z
-        .tuple([hour, hour])
-        .refine(([a, b]) => a !== b, 'start and end hour must differ; use null for all hours'),
-      z.null(),
-    ])
-    .describe('[start_hour, end_hour] UTC of the open time of the bar where a position opens (the bar after the signal), start != end (not expressible in JSON Schema: check it too); may wrap past midnight (e.g. [22, 6]); null = all hours'),
+    .union([z.tuple([hour, hour]).refine(([a, b]) => a !== b, 'start and end hour must differ; use null for all hours'), z.null()])
+    .describe(
+      '[start_hour, end_hour] UTC of the open time of the bar where a position opens (the bar after the signal), start != end (not expressible in JSON Schema: check it too); may wrap past midnight (e.g. [22, 6]); null = all hours',
+    ),
   min_atr: z.union([num(0, 100), z.null()]).describe('Minimum NATR for entries'),
   trend_filter: z.union([z.string().min(1).max(100), z.null()]).describe('A feature column name'),
   // Optional keys (code written before them stays valid): absent = no day filter, no exit rule.
@@ -183,21 +192,38 @@ const common = {
     .array(z.enum(WEEKDAYS))
     .max(6)
     .optional()
-    .describe('Days (UTC, of the open time of the bar where a position opens: the bar after the signal) on which no position opens, e.g. ["fri"]; open positions are kept'),
-  entry_filter: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: positions open only where it is > 0 at the signal bar\'s close (e.g. "only when ADX > 25")'),
+    .describe(
+      'Days (UTC, of the open time of the bar where a position opens: the bar after the signal) on which no position opens, e.g. ["fri"]; open positions are kept',
+    ),
+  entry_filter: z
+    .union([z.string().min(1).max(100), z.null()])
+    .optional()
+    .describe('A feature column: positions open only where it is > 0 at the signal bar\'s close (e.g. "only when ADX > 25")'),
   entry_long: z
     .union([z.string().min(1).max(100), z.null()])
     .optional()
-    .describe('A feature column, the trader\'s long entry rule: a long opens only where it is > 0 at the signal bar\'s close, and the model confirms (P(win) >= signal_threshold: the model is then trained on the rules\' bars to score their trades, meta-labelling). When entry_long or entry_short is set, a side without a rule opens nothing (the trader stated the entries; an unstated side does not trade); set neither to let the model pick both sides'),
+    .describe(
+      "A feature column, the trader's long entry rule: a long opens only where it is > 0 at the signal bar's close, and the model confirms (P(win) >= signal_threshold: the model is then trained on the rules' bars to score their trades, meta-labelling). When entry_long or entry_short is set, a side without a rule opens nothing (the trader stated the entries; an unstated side does not trade); set neither to let the model pick both sides",
+    ),
   entry_short: z
     .union([z.string().min(1).max(100), z.null()])
     .optional()
-    .describe('A feature column, the trader\'s short entry rule: a short opens only where it is > 0 at the signal bar\'s close, and the model confirms (P(win) >= signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing'),
-  exit_long: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open longs close at the next open and no long opens there'),
-  exit_short: z.union([z.string().min(1).max(100), z.null()]).optional().describe('A feature column: where it is > 0 at a bar\'s close, open shorts close at the next open and no short opens there'),
+    .describe(
+      "A feature column, the trader's short entry rule: a short opens only where it is > 0 at the signal bar's close, and the model confirms (P(win) >= signal_threshold). When entry_long or entry_short is set, a side without a rule opens nothing",
+    ),
+  exit_long: z
+    .union([z.string().min(1).max(100), z.null()])
+    .optional()
+    .describe("A feature column: where it is > 0 at a bar's close, open longs close at the next open and no long opens there"),
+  exit_short: z
+    .union([z.string().min(1).max(100), z.null()])
+    .optional()
+    .describe("A feature column: where it is > 0 at a bar's close, open shorts close at the next open and no short opens there"),
   trailing_stop: TrailingStop.optional(),
   indicators: StrategyIndicators.optional(),
-  target_horizon: int(1, 200).describe('Bars ahead for the target: the up/down label\'s horizon, or with entry rules a rule trade\'s time limit when its win or loss is labelled (triple barrier)'),
+  target_horizon: int(1, 200).describe(
+    "Bars ahead for the target: the up/down label's horizon, or with entry rules a rule trade's time limit when its win or loss is labelled (triple barrier)",
+  ),
   objective: line(0, 200),
   notes: line(0, 200),
   title: line(1, 60),
@@ -223,8 +249,10 @@ export type StrategyConfig = z.infer<typeof StrategyConfig>;
  * The labelling a strategy_config asks for: meta when either entry rule is set (the model scores
  * the rules' trades, P(win)), else direction (p(up)). trainer.py decides the same.
  */
-export const labelMode = (config: { entry_long?: string | null | undefined; entry_short?: string | null | undefined }): 'meta' | 'direction' =>
-  config.entry_long || config.entry_short ? 'meta' : 'direction';
+export const labelMode = (config: {
+  entry_long?: string | null | undefined;
+  entry_short?: string | null | undefined;
+}): 'meta' | 'direction' => (config.entry_long || config.entry_short ? 'meta' : 'direction');
 
 /**
  * signal_threshold when the trader states none, by label mode (the offline generator writes it).

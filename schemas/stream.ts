@@ -49,7 +49,11 @@ export type Channel = z.infer<typeof Channel>;
 
 export const AuthMessage = strictObject({
   type: z.literal('auth'),
-  api_key: z.string().min(1).max(200).describe('Your API key: for clients that cannot set the X-API-Key header; the first message, within 5 s'),
+  api_key: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Your API key: for clients that cannot set the X-API-Key header; the first message, within 5 s'),
 });
 
 export const SubscribeMessage = strictObject({
@@ -77,7 +81,9 @@ export const PredictMessage = strictObject({
 
 export const PingMessage = strictObject({ type: z.literal('ping'), ref: Ref.optional() });
 
-export const ClientMessage = z.discriminatedUnion('type', [AuthMessage, SubscribeMessage, UnsubscribeMessage, PredictMessage, PingMessage]).meta({ id: 'StreamClientMessage' });
+export const ClientMessage = z
+  .discriminatedUnion('type', [AuthMessage, SubscribeMessage, UnsubscribeMessage, PredictMessage, PingMessage])
+  .meta({ id: 'StreamClientMessage' });
 export type ClientMessage = z.infer<typeof ClientMessage>;
 
 // ---- server → client --------------------------------------------------------------------------
@@ -93,12 +99,29 @@ export const WelcomeMessage = z.object({
     send_buffer_bytes: z.number().int().describe('Unsent bytes the server holds for you before `lagging`, then close 4413 at twice that'),
   }),
 });
-export const SubscribedMessage = z.object({ type: z.literal('subscribed'), ref: Ref.optional(), channel: Channel, resumed: z.number().int().describe('Frames replayed from `since`') });
+export const SubscribedMessage = z.object({
+  type: z.literal('subscribed'),
+  ref: Ref.optional(),
+  channel: Channel,
+  resumed: z.number().int().describe('Frames replayed from `since`'),
+});
 export const UnsubscribedMessage = z.object({ type: z.literal('unsubscribed'), ref: Ref.optional(), channel: Channel });
 export const BarFrame = z.object({ type: z.literal('bar'), bar: BarMessage });
-export const TickFrame = z.object({ type: z.literal('tick'), symbol: Symbol, tick: TickMessage, conflated: z.number().int().describe('Ticks dropped since the previous frame (only the latest is sent)') });
-export const PredictionFrame = z.object({ type: z.literal('prediction'), prediction: BarPrediction.describe('A scored bar; its `signal` frames (signal_ids) came just before it') });
-export const SignalFrame = z.object({ type: z.literal('signal'), signal: SignalEvent, replayed: z.boolean().optional().describe('true when sent from the stored history (resume)') });
+export const TickFrame = z.object({
+  type: z.literal('tick'),
+  symbol: Symbol,
+  tick: TickMessage,
+  conflated: z.number().int().describe('Ticks dropped since the previous frame (only the latest is sent)'),
+});
+export const PredictionFrame = z.object({
+  type: z.literal('prediction'),
+  prediction: BarPrediction.describe('A scored bar; its `signal` frames (signal_ids) came just before it'),
+});
+export const SignalFrame = z.object({
+  type: z.literal('signal'),
+  signal: SignalEvent,
+  replayed: z.boolean().optional().describe('true when sent from the stored history (resume)'),
+});
 export const PredictResultMessage = z.object({ type: z.literal('predict_result'), ref: Ref.optional(), result: PredictResponse });
 export const PongMessage = z.object({ type: z.literal('pong'), ref: Ref.optional() });
 export const LaggingMessage = z.object({ type: z.literal('lagging'), buffered_bytes: z.number().int(), limit_bytes: z.number().int() });

@@ -69,7 +69,9 @@ export function unknownFieldsMessage(keys: readonly string[], known: readonly st
     .map((key) => {
       const guess = closestField(key, known);
       if (guess) return `unknown field ${key}; did you mean ${guess}?`;
-      return known.length ? `unknown field ${key}; the fields are ${known.join(', ')}` : `unknown field ${key}; this endpoint takes no fields`;
+      return known.length
+        ? `unknown field ${key}; the fields are ${known.join(', ')}`
+        : `unknown field ${key}; this endpoint takes no fields`;
     })
     .join('. ');
 }

@@ -37,7 +37,9 @@ export const MarketUsed = z
   .object({
     symbol: Symbol,
     timeframe: Timeframe,
-    symbol_from: MarketSource.describe('request: the body named it; code header: the code’s `# signalforge: symbol=…` line (the body named none); default: neither did (EURUSD)'),
+    symbol_from: MarketSource.describe(
+      'request: the body named it; code header: the code’s `# signalforge: symbol=…` line (the body named none); default: neither did (EURUSD)',
+    ),
     timeframe_from: MarketSource.describe('request, code header (its `timeframe=…`), or default (15min)'),
   })
   .meta({ id: 'MarketUsed' });
@@ -49,16 +51,31 @@ export const codeMarketFields = {
     'Default: the symbol of the code’s `# signalforge: symbol=… timeframe=…` header line (generated code has one), else EURUSD. ' +
       'When the body and the header both name a symbol they must be the same (400 otherwise: the code’s thresholds and pip-scaled features are that pair’s)',
   ),
-  timeframe: Timeframe.optional().describe('Default: the timeframe of the code’s header line, else 15min. The body’s wins over the header’s'),
+  timeframe: Timeframe.optional().describe(
+    'Default: the timeframe of the code’s header line, else 15min. The body’s wins over the header’s',
+  ),
 };
 
 export const TrainRequest = strictObject({
   code: z.string().min(1).max(MAX_CODE_CHARS).describe('Full strategy code (feature_engineering + strategy_config)'),
   ...codeMarketFields,
-  start_date: IsoDate.optional().describe('First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)'),
-  end_date: IsoDate.optional().describe('Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions'),
-  train_split: z.number().min(0.3).max(0.9).default(0.7).describe('Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test'),
-  model_name: ModelName.optional().describe('Default `Model N+1`: N = your models, or the last number handed out if higher (trains submitted at once get distinct names; a number is not handed out twice)'),
+  start_date: IsoDate.optional().describe(
+    'First UTC day of the trained span; default: the span ending at end_date (1min 60 days, 5min 180, 15min 365, 1h 730)',
+  ),
+  end_date: IsoDate.optional().describe(
+    'Last UTC day of the trained span (default: the latest bar). Bars after it are the post-cutoff predictions',
+  ),
+  train_split: z
+    .number()
+    .min(0.3)
+    .max(0.9)
+    .default(0.7)
+    .describe(
+      'Share of the labelled bars, chronologically first, that train the model; the rest (after a purge gap of target_horizon bars) is the test',
+    ),
+  model_name: ModelName.optional().describe(
+    'Default `Model N+1`: N = your models, or the last number handed out if higher (trains submitted at once get distinct names; a number is not handed out twice)',
+  ),
   ai_model: AiModel.optional().describe('Recorded with the model; training does not depend on it'),
   indicators: IndicatorsObject.optional().describe('Recorded with the job; the code decides the features'),
   confidence_threshold: z
@@ -82,7 +99,9 @@ export const TrainRequest = strictObject({
   wf_scheme: z
     .enum(['rolling', 'anchored'])
     .default('rolling')
-    .describe('rolling: each fold model fits only the block just before its test; anchored: everything from the first bar up to it (more fitting time: k/2 fits’ worth instead of k/(k+1))'),
+    .describe(
+      'rolling: each fold model fits only the block just before its test; anchored: everything from the first bar up to it (more fitting time: k/2 fits’ worth instead of k/(k+1))',
+    ),
   ...ExecutionSettings.shape,
 })
   .superRefine(riskUnitBounds)
@@ -90,12 +109,18 @@ export const TrainRequest = strictObject({
 export type TrainRequest = z.infer<typeof TrainRequest>;
 
 /** A train request with its market resolved (the request's, else the code header's, else the default): what the job keeps. */
-export const TrainJobRequest = TrainRequest.safeExtend({ symbol: Symbol.default(DEFAULT_MARKET.symbol), timeframe: Timeframe.default(DEFAULT_MARKET.timeframe) });
+export const TrainJobRequest = TrainRequest.safeExtend({
+  symbol: Symbol.default(DEFAULT_MARKET.symbol),
+  timeframe: Timeframe.default(DEFAULT_MARKET.timeframe),
+});
 export type TrainJobRequest = z.infer<typeof TrainJobRequest>;
 
 /** 400 of POST /train: the error, plus every rule the code breaks when the static check refused it. */
 export const TrainRejected = ErrorBody.extend({
-  violations: z.array(StaticViolation).optional().describe('Each broken rule with line, col, rule id and a one-line fix (static check only)'),
+  violations: z
+    .array(StaticViolation)
+    .optional()
+    .describe('Each broken rule with line, col, rule id and a one-line fix (static check only)'),
 }).meta({ id: 'TrainRejected' });
 
 export const JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
@@ -122,7 +147,9 @@ export const OneShotOutcome = z
   .object({
     status: z
       .enum(['running', 'deployed', 'refunded', 'not_deployed'])
-      .describe('running until the model is deployed or the fee refunded; not_deployed: the verdict fell short of the request’s deploy_if (model kept, fee refunded)'),
+      .describe(
+        'running until the model is deployed or the fee refunded; not_deployed: the verdict fell short of the request’s deploy_if (model kept, fee refunded)',
+      ),
     reason: z.string().optional().describe('Why the fee was refunded, or the model not deployed'),
     deployment_id: z.string().optional(),
     // The secret itself stays on the deployment (delivery signs with it) and is never kept on the job: its view is read again and again.
@@ -153,14 +180,24 @@ export const JobView = z
     test_stats: stats('Backtest over the test span (out-of-sample)'),
     long_stats: stats('Long trades of the test span'),
     short_stats: stats('Short trades of the test span'),
-    robustness: RobustnessReport.optional().describe('Is the edge real? Walk-forward folds, deflated Sharpe, random-entry baseline, Monte Carlo and a verdict; present when status is done'),
+    robustness: RobustnessReport.optional().describe(
+      'Is the edge real? Walk-forward folds, deflated Sharpe, random-entry baseline, Monte Carlo and a verdict; present when status is done',
+    ),
     error: z.string().optional().describe('Why the job failed; present when status is failed'),
-    one_shot: OneShotOutcome.optional().describe('For a job started by POST /one_shot: whether the pipeline deployed the model or refunded its fee'),
+    one_shot: OneShotOutcome.optional().describe(
+      'For a job started by POST /one_shot: whether the pipeline deployed the model or refunded its fee',
+    ),
   })
   .meta({ id: 'TrainJob' });
 export type JobView = z.infer<typeof JobView>;
 
-export const JobIdParams = z.object({ job_id: z.coerce.number().int().positive().meta({ examples: [42] }) });
+export const JobIdParams = z.object({
+  job_id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .meta({ examples: [42] }),
+});
 
 /** Where a model saved from an optimisation came from (POST /optimize/{id}/save): its deflated Sharpe counts the optimisation's trials. */
 export const ModelOptimization = z
@@ -188,15 +225,19 @@ export const JobRecord = z.object({
   attempts: z.number().int(),
   cap_counted_at: z.number().int(),
   error: z.string().optional(),
-  stats: z
-    .object({ train: TradeStats, test: TradeStats, long: TradeStats, short: TradeStats })
-    .optional(),
+  stats: z.object({ train: TradeStats, test: TradeStats, long: TradeStats, short: TradeStats }).optional(),
   robustness: RobustnessReport.optional(),
   one_shot: OneShotOutcome.optional(),
   /** An optimisation's chosen trial saved as a model: the model class/hyperparameters and engine settings the fit and backtest use instead of the code's. */
   overrides: z
     .object({
-      model: z.object({ model_type: z.string().optional(), model_params: z.record(z.string(), z.unknown()).optional(), indicators: z.record(z.string(), z.union([z.number(), z.boolean()])).optional() }).optional(),
+      model: z
+        .object({
+          model_type: z.string().optional(),
+          model_params: z.record(z.string(), z.unknown()).optional(),
+          indicators: z.record(z.string(), z.union([z.number(), z.boolean()])).optional(),
+        })
+        .optional(),
       config: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
@@ -267,7 +308,9 @@ export const ModelInfo = z
     trained_at: IsoDateTime,
     train_stats: TradeStats,
     test_stats: TradeStats,
-    optimization: ModelOptimization.nullable().describe('The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise'),
+    optimization: ModelOptimization.nullable().describe(
+      'The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise',
+    ),
   })
   .meta({ id: 'ModelInfo' });
 
@@ -276,9 +319,21 @@ export const ModelList = z
   .meta({ id: 'ModelList' });
 
 export const ModelParams = z.object({
-  name: z.string().min(1).max(200).describe('Stem or display name').meta({ examples: ['7_EURUSD_15min_Model 3'] }),
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Stem or display name')
+    .meta({ examples: ['7_EURUSD_15min_Model 3'] }),
 });
-export const ResultsParams = z.object({ model: z.string().min(1).max(200).describe('Stem or display name').meta({ examples: ['7_EURUSD_15min_Model 3'] }) });
+export const ResultsParams = z.object({
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Stem or display name')
+    .meta({ examples: ['7_EURUSD_15min_Model 3'] }),
+});
 
 export const DeletedModel = z
   .object({
@@ -301,7 +356,11 @@ export type ModelCode = z.infer<typeof ModelCode>;
 export const SignalPoint = z.object({
   time: IsoDateTime.describe('Bar open time of the bar whose close produced the signal'),
   signal: z.union([z.literal(-1), z.literal(0), z.literal(1)]).describe('1 long, -1 short, 0 flat (after filters)'),
-  p_up: z.number().describe('Model probability (ONNX, float32) that close[t + target_horizon] > close[t]; with entry rules (labels: meta), P(win) of the rule\'s trade from this bar'),
+  p_up: z
+    .number()
+    .describe(
+      "Model probability (ONNX, float32) that close[t + target_horizon] > close[t]; with entry rules (labels: meta), P(win) of the rule's trade from this bar",
+    ),
   close: z.number().describe('Close of that bar'),
 });
 export type SignalPoint = z.infer<typeof SignalPoint>;
@@ -328,15 +387,20 @@ export const MetaLabelReport = z
     labels: z
       .object({
         positives: z.number().int().describe('Trades of the rule alone on the test span that won: net P&L > 0'),
-        chosen: z.number().int().describe('Trades of the rule alone the model takes: P(win) at the trade\'s signal bar ≥ the confidence threshold (= uplift.chosen_trades)'),
-        base_rate: z.number().nullable().describe('positives / the rule alone\'s trades: the rule alone\'s precision; null without trades'),
+        chosen: z
+          .number()
+          .int()
+          .describe(
+            "Trades of the rule alone the model takes: P(win) at the trade's signal bar ≥ the confidence threshold (= uplift.chosen_trades)",
+          ),
+        base_rate: z.number().nullable().describe("positives / the rule alone's trades: the rule alone's precision; null without trades"),
         precision: z.number().nullable().describe('Won among the taken; null when the model took none'),
         recall: z.number().nullable().describe('Taken among the won; null when none won'),
       })
       .describe(
-        'The model on the rule\'s trades, computed here, never from the sandbox\'s labels: the trades of the rule alone on the test span as the position engine made them (rule_alone; one position at a time, so a rule signal while a trade is open is no trade), ' +
-          'each won when its net P&L (after spread, commission and swap) is > 0, and taken when the model\'s P(win) at its signal bar (the bar before the entry) is ≥ the confidence threshold. ' +
-          'The model was fitted on triple-barrier labels (the take-profit before the stop within target_horizon bars, or a gain at that limit); the engine\'s trades may run past that limit under a trailing stop or exit rules, and it is their P&L that counts here',
+        "The model on the rule's trades, computed here, never from the sandbox's labels: the trades of the rule alone on the test span as the position engine made them (rule_alone; one position at a time, so a rule signal while a trade is open is no trade), " +
+          "each won when its net P&L (after spread, commission and swap) is > 0, and taken when the model's P(win) at its signal bar (the bar before the entry) is ≥ the confidence threshold. " +
+          "The model was fitted on triple-barrier labels (the take-profit before the stop within target_horizon bars, or a gain at that limit); the engine's trades may run past that limit under a trailing stop or exit rules, and it is their P&L that counts here",
       ),
     rule_alone: TradeStats.describe('The test span traded on every rule signal (the engine with the model ignored: threshold 0)'),
     rule_and_model: TradeStats.describe('The strategy on the test span: rule signals the model confirms'),
@@ -346,13 +410,22 @@ export const MetaLabelReport = z
         rule_trades: z.number().int().describe('Trades of the rule alone on the test span'),
         chosen_trades: z.number().int().describe('Of those, the ones whose signal bar the model confirms'),
         chosen_pnl: z.number().describe('USD: summed P&L of the chosen trades'),
-        random_pnl: z.number().describe('USD: expected summed P&L of as many trades drawn at random from the rule\'s'),
-        p_value: z.number().nullable().describe('One-sided permutation test: the share of random subsets (same size) doing at least as well as the chosen, (1 + hits) / (1 + draws); null when the model chose none or all'),
+        random_pnl: z.number().describe("USD: expected summed P&L of as many trades drawn at random from the rule's"),
+        p_value: z
+          .number()
+          .nullable()
+          .describe(
+            'One-sided permutation test: the share of random subsets (same size) doing at least as well as the chosen, (1 + hits) / (1 + draws); null when the model chose none or all',
+          ),
         draws: z.number().int(),
         seed: z.number().int(),
       })
-      .describe('Does the model pick the rule\'s better trades?'),
-    verdict: z.string().describe('In words: whether the model adds anything over the rule alone: its confirmed trades beat random picks of the rule\'s (p < 0.05) and the strategy made more than the rule alone (uplift.pnl > 0)'),
+      .describe("Does the model pick the rule's better trades?"),
+    verdict: z
+      .string()
+      .describe(
+        "In words: whether the model adds anything over the rule alone: its confirmed trades beat random picks of the rule's (p < 0.05) and the strategy made more than the rule alone (uplift.pnl > 0)",
+      ),
   })
   .meta({ id: 'MetaLabelReport' });
 export type MetaLabelReport = z.infer<typeof MetaLabelReport>;
@@ -381,34 +454,55 @@ export const Results = z
       long: TradeStats.describe('Long trades of the test span'),
       short: TradeStats.describe('Short trades of the test span'),
     }),
-    accuracy: z.object({ train: z.number(), test: z.number() }).describe('Share of bars whose direction (p_up > 0.5) was right (meta-labels: share of the rule\'s rows whose win/loss was right)'),
-    trade_log: z.array(Trade.extend({ period: z.enum(['train', 'test']) })).describe('Every trade of the train and test backtests, in exit order'),
-    equity_curve: z.array(TimePoint('equity', 'Account equity in USD, marked to market at the bar close')).describe(
-      'Test span, from capital; at most 1,000 points (evenly spaced bars, the last bar always included)',
-    ),
+    accuracy: z
+      .object({ train: z.number(), test: z.number() })
+      .describe("Share of bars whose direction (p_up > 0.5) was right (meta-labels: share of the rule's rows whose win/loss was right)"),
+    trade_log: z
+      .array(Trade.extend({ period: z.enum(['train', 'test']) }))
+      .describe('Every trade of the train and test backtests, in exit order'),
+    equity_curve: z
+      .array(TimePoint('equity', 'Account equity in USD, marked to market at the bar close'))
+      .describe('Test span, from capital; at most 1,000 points (evenly spaced bars, the last bar always included)'),
     drawdown: z.array(TimePoint('drawdown', '(equity − running peak) / capital, ≤ 0')).describe('Same points as equity_curve'),
     confusion_matrix: z
       .object({
         labels: z.union([z.tuple([z.literal('down'), z.literal('up')]), z.tuple([z.literal('loss'), z.literal('win')])]),
-        matrix: z.array(z.array(z.number().int())).describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]] (meta-labels: loss/win)'),
+        matrix: z
+          .array(z.array(z.number().int()))
+          .describe('[actual][predicted] counts on the test rows: [[down→down, down→up], [up→down, up→up]] (meta-labels: loss/win)'),
       })
       .describe(
         'Test rows; "up" = close[t + target_horizon] > close[t], predicted up = p_up > 0.5. Meta-labels (labels: meta): the rule alone\'s trades on the test span (as meta_label.labels), "win" = net P&L > 0, predicted win = P(win) at the signal bar > 0.5',
       ),
-    feature_importance: z.array(z.object({ feature: z.string(), importance: z.number() })).describe('Largest first; tree models: impurity importance, linear: |coefficient| share'),
-    rolling_accuracy: z.array(TimePoint('accuracy', 'Direction accuracy over the previous 100 test rows (meta-labels: win/loss accuracy over the previous 100 trades of the rule alone, as the confusion matrix)')).describe('At most 500 points'),
+    feature_importance: z
+      .array(z.object({ feature: z.string(), importance: z.number() }))
+      .describe('Largest first; tree models: impurity importance, linear: |coefficient| share'),
+    rolling_accuracy: z
+      .array(
+        TimePoint(
+          'accuracy',
+          'Direction accuracy over the previous 100 test rows (meta-labels: win/loss accuracy over the previous 100 trades of the rule alone, as the confusion matrix)',
+        ),
+      )
+      .describe('At most 500 points'),
     pred_trade_log: z.array(Trade).describe('Trades on the post-cutoff bars'),
     pred_signals: z.array(SignalPoint).describe('Non-zero signals on the post-cutoff bars'),
     pred_stats: TradeStats.nullable().describe('TradeStats of pred_trade_log; null when there are no post-cutoff bars'),
     robustness: RobustnessReport.optional().describe('Is the edge real? Absent only for models trained before the report existed'),
     optimization: ModelOptimization.nullable()
       .optional()
-      .describe('The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise; absent for models trained before it was kept'),
+      .describe(
+        'The optimisation this model was saved from (POST /optimize/{id}/save); null when trained otherwise; absent for models trained before it was kept',
+      ),
     labels: z
       .enum(['direction', 'meta'])
       .optional()
-      .describe('direction: the model predicts p(up) and picks the side; meta: strategy_config sets entry rules, the model predicts P(win) of the rule\'s trade and confirms it (p_up is then P(win)); absent for models trained before meta-labels'),
-    meta_label: MetaLabelReport.nullable().optional().describe('The rule alone beside the rule + model on the test span; null in direction mode'),
+      .describe(
+        "direction: the model predicts p(up) and picks the side; meta: strategy_config sets entry rules, the model predicts P(win) of the rule's trade and confirms it (p_up is then P(win)); absent for models trained before meta-labels",
+      ),
+    meta_label: MetaLabelReport.nullable()
+      .optional()
+      .describe('The rule alone beside the rule + model on the test span; null in direction mode'),
     warnings: z.array(z.string()),
   })
   .meta({ id: 'Results' });

@@ -24,7 +24,9 @@ export async function withInstallation<T>(config: AdminConfig, log: Logger, task
   if (!natsUrl) {
     const storeDir = join(dataDir, 'nats');
     if (!existsSync(storeDir)) {
-      throw new UnavailableError(`no signalforge state in DATA_DIR=${dataDir}: point DATA_DIR at the service's data directory, or set NATS_URL`);
+      throw new UnavailableError(
+        `no signalforge state in DATA_DIR=${dataDir}: point DATA_DIR at the service's data directory, or set NATS_URL`,
+      );
     }
     const nats = await startEmbeddedNats({ bin: config.NATS_SERVER_BIN, storeDir, log });
     natsUrl = nats.url;

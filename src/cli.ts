@@ -28,7 +28,7 @@ interface Command {
 
 // The environment that matters, in pieces the commands share.
 const JOIN_ENV = {
-  NATS_URL: 'the installation\'s NATS (a cluster: its URLs, comma-separated); required',
+  NATS_URL: "the installation's NATS (a cluster: its URLs, comma-separated); required",
   CLICKHOUSE_URL: 'a ClickHouse server; unset: the data owner (`store` or `serve`) over NATS',
 };
 const HEALTH_ENV = { HEALTH_PORT: '/_healthz and /_readyz (default 8081; 0 picks a free one)' };
@@ -87,7 +87,7 @@ trainer's job goes to another after TRAIN_ACK_WAIT_MS.`,
       ...JOIN_ENV,
       ...HEALTH_ENV,
       TRAIN_CONCURRENCY: 'jobs this trainer runs at once (default 2)',
-      PYTHON: 'the strategy runtime\'s interpreter (default /usr/bin/python3)',
+      PYTHON: "the strategy runtime's interpreter (default /usr/bin/python3)",
       SANDBOX: 'auto (default: the full sandbox, or refuse to start) or none',
       ...STOP_ENV,
     },
@@ -155,7 +155,7 @@ Formats: src/market/import/FORMATS.md. Reaches a running service through DATA_DI
     },
     positionals: true,
     env: {
-      DATA_DIR: 'the installation\'s data directory',
+      DATA_DIR: "the installation's data directory",
       NATS_URL: 'its NATS, when it is not found through DATA_DIR',
       CLICKHOUSE_URL: 'a ClickHouse server, when the installation uses one',
     },
@@ -169,7 +169,7 @@ deployment limit and the monthly credits (topped up at once) and gives 20 % of t
 revenue to charity. With no service running, starts NATS on DATA_DIR's store for the change.`,
     positionals: true,
     env: {
-      DATA_DIR: 'the installation\'s data directory (its run.json names the NATS)',
+      DATA_DIR: "the installation's data directory (its run.json names the NATS)",
       NATS_URL: 'its NATS, when it is not found through DATA_DIR',
       MONTHLY_CREDITS_PRO: 'the pro allowance topped up at the change (default 500000)',
     },
@@ -293,7 +293,9 @@ async function admin(_values: Record<string, string | undefined>, argv: string[]
  * clean, 1 when it was not clean within SHUTDOWN_TIMEOUT_MS (the exit hooks still stop the
  * embedded nats-server) or when a dependency died for good (`failed`).
  */
-async function runRole(start: (config: Config, log: Logger) => Promise<{ close(): Promise<void>; failed?: Promise<never> }>): Promise<void> {
+async function runRole(
+  start: (config: Config, log: Logger) => Promise<{ close(): Promise<void>; failed?: Promise<never> }>,
+): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
   // A background task rejected with nobody awaiting it (a client library's timer during a NATS

@@ -80,7 +80,10 @@ export class PasskeyRejectedError extends BadRequestError {
 export class OutOfCreditsError extends AppError {
   override name = 'OutOfCreditsError';
   override readonly errorCode: ErrorCode = 'SF_CREDITS_SHORT';
-  constructor(readonly needed: number, readonly balance: number) {
+  constructor(
+    readonly needed: number,
+    readonly balance: number,
+  ) {
     super(`out of credits: this call costs ${needed} and your balance is ${balance}`);
   }
 }
@@ -167,7 +170,10 @@ export class RateLimitedError extends AppError {
   override name = 'RateLimitedError';
   override readonly errorCode: ErrorCode = 'SF_RATE_LIMITED';
   /** @param retryAfterSeconds how long until the caller may try again (sent as Retry-After). */
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
     this.headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
   }

@@ -74,7 +74,10 @@ export async function startService(config: Config, log: Logger = createLogger(co
   const dataDir = resolve(config.DATA_DIR);
   if (dataDir !== resolve('data') && existsSync(resolve('data', 'nats'))) {
     // Earlier versions kept state in ./data; it is not read from there any more (issue 33).
-    log.warn({ dataDir, found: resolve('data') }, 'state of an earlier version found in ./data: move it to DATA_DIR (or set DATA_DIR=./data knowingly) to keep it');
+    log.warn(
+      { dataDir, found: resolve('data') },
+      'state of an earlier version found in ./data: move it to DATA_DIR (or set DATA_DIR=./data knowingly) to keep it',
+    );
   }
   const stack = new ShutdownStack(log, config.SHUTDOWN_STEP_MS);
   const unwind = () => stack.unwind();
@@ -179,28 +182,36 @@ export async function startService(config: Config, log: Logger = createLogger(co
       out.signalforge_delivery_messenger_delivered_total = sent.delivered.messenger;
       return out;
     };
-    const { app, url, community, payouts } = await startEdge(config, log, {
-      bus,
-      clickhouse,
-      foundation,
-      work,
-      metrics,
-      checks: {
-        nats: async () => {
-          if (!natsRunning()) throw new Error('the embedded nats-server is down (being restarted)');
-          if (bus.nc.isClosed()) throw new Error('the NATS connection is closed');
-          await bus.jsm.getAccountInfo();
-        },
-        clickhouse: async () => {
-          await (await clickhouse.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
-        },
-        python: () => {
-          // `live` knows a stopped or exited zygote at once; /proc also catches one killed from outside.
-          if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
+    const { app, url, community, payouts } = await startEdge(
+      config,
+      log,
+      {
+        bus,
+        clickhouse,
+        foundation,
+        work,
+        metrics,
+        checks: {
+          nats: async () => {
+            if (!natsRunning()) throw new Error('the embedded nats-server is down (being restarted)');
+            if (bus.nc.isClosed()) throw new Error('the NATS connection is closed');
+            await bus.jsm.getAccountInfo();
+          },
+          clickhouse: async () => {
+            await (await clickhouse.query({ query: 'SELECT 1', format: 'JSONEachRow' })).json();
+          },
+          python: () => {
+            // `live` knows a stopped or exited zygote at once; /proc also catches one killed from outside.
+            if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
+          },
         },
       },
-    }, stack);
-    log.info({ url, dataDir, nats: config.NATS_URL ? 'external' : 'embedded', clickhouse: config.CLICKHOUSE_URL ? 'server' : 'chdb' }, 'signalforge serving');
+      stack,
+    );
+    log.info(
+      { url, dataDir, nats: config.NATS_URL ? 'external' : 'embedded', clickhouse: config.CLICKHOUSE_URL ? 'server' : 'chdb' },
+      'signalforge serving',
+    );
 
     let closing: Promise<void> | null = null;
     return {
@@ -309,6 +320,9 @@ export async function startActors(config: Config, log: Logger = createLogger(con
     health.serve(baseChecks(bus));
     return { host, tracker, health: health.url };
   });
-  log.info({ host: value.host.hostId, nats: config.NATS_URL, tracker: value.tracker !== null, health: value.health }, 'signalforge actors running');
+  log.info(
+    { host: value.host.hostId, nats: config.NATS_URL, tracker: value.tracker !== null, health: value.health },
+    'signalforge actors running',
+  );
   return { host: value.host, tracker: value.tracker, close };
 }

@@ -52,7 +52,11 @@ describe('signalforge CLI', () => {
   function cli(args: string[]): Promise<Ran> {
     const env: NodeJS.ProcessEnv = { ...process.env, NATS_URL: natsUrl, DATA_DIR: dataDir, PORT: '0', HEALTH_PORT: '0' };
     delete env.CLICKHOUSE_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -77,67 +81,93 @@ describe('signalforge CLI', () => {
       assert.equal(ran.code, 0, `${args.join(' ')}: ${ran.stderr}`);
       assert.match(ran.stdout, /^usage: signalforge <command>/);
       assert.equal(ran.stderr, '');
-      assert.deepEqual(commandsOf(ran.stdout), ['serve', 'edge', 'trainer', 'delivery', 'ingest', 'store', 'actors', 'import-ticks', 'admin', 'mcp']);
+      assert.deepEqual(commandsOf(ran.stdout), [
+        'serve',
+        'edge',
+        'trainer',
+        'delivery',
+        'ingest',
+        'store',
+        'actors',
+        'import-ticks',
+        'admin',
+        'mcp',
+      ]);
     }
     nothingStarted('top-level help');
   });
 
-  it('every command answers --help and -h with its usage, its options and its environment, and starts nothing', { timeout: CLI_TIMEOUT_MS * 5 }, async () => {
-    const commands = commandsOf((await cli(['--help'])).stdout);
-    const known = new Set([...Object.keys(EnvConfig.shape), ...Object.keys(StdioEnv.shape)]);
-    // Two at a time: each is a node start, and the machine has few cores.
-    const asks = commands.flatMap((command) => ['--help', '-h'].map((flag) => [command, flag] as const));
-    const answers: Ran[] = [];
-    for (let i = 0; i < asks.length; i += 2) answers.push(...(await Promise.all(asks.slice(i, i + 2).map((ask) => cli([...ask])))));
-    asks.forEach(([command, flag], i) => {
-      const ran = answers[i]!;
-      assert.equal(ran.code, 0, `${command} ${flag}: ${ran.stderr}`);
-      assert.equal(ran.stderr, '', `${command} ${flag} writes nothing to stderr`);
-      assert.match(ran.stdout, new RegExp(`^usage: signalforge ${command}\\b`), `${command} ${flag}`);
-      assert.match(ran.stdout, /\noptions:\n[^]*-h, --help/, `${command} ${flag} lists its options`);
-      const env = ran.stdout.split('\nenvironment:\n')[1];
-      assert.ok(env, `${command} ${flag} names its environment`);
-      for (const name of env.trim().split('\n').map((line) => line.trim().split(/\s+/)[0]!)) {
-        assert.ok(known.has(name), `${command}: ${name} is a setting the service reads`);
+  it(
+    'every command answers --help and -h with its usage, its options and its environment, and starts nothing',
+    { timeout: CLI_TIMEOUT_MS * 5 },
+    async () => {
+      const commands = commandsOf((await cli(['--help'])).stdout);
+      const known = new Set([...Object.keys(EnvConfig.shape), ...Object.keys(StdioEnv.shape)]);
+      // Two at a time: each is a node start, and the machine has few cores.
+      const asks = commands.flatMap((command) => ['--help', '-h'].map((flag) => [command, flag] as const));
+      const answers: Ran[] = [];
+      for (let i = 0; i < asks.length; i += 2) answers.push(...(await Promise.all(asks.slice(i, i + 2).map((ask) => cli([...ask])))));
+      asks.forEach(([command, flag], i) => {
+        const ran = answers[i]!;
+        assert.equal(ran.code, 0, `${command} ${flag}: ${ran.stderr}`);
+        assert.equal(ran.stderr, '', `${command} ${flag} writes nothing to stderr`);
+        assert.match(ran.stdout, new RegExp(`^usage: signalforge ${command}\\b`), `${command} ${flag}`);
+        assert.match(ran.stdout, /\noptions:\n[^]*-h, --help/, `${command} ${flag} lists its options`);
+        const env = ran.stdout.split('\nenvironment:\n')[1];
+        assert.ok(env, `${command} ${flag} names its environment`);
+        for (const name of env
+          .trim()
+          .split('\n')
+          .map((line) => line.trim().split(/\s+/)[0]!)) {
+          assert.ok(known.has(name), `${command}: ${name} is a setting the service reads`);
+        }
+      });
+      // Help wins over the rest of the line, and `help <command>` is the same text.
+      const edge = await cli(['edge', '--help']);
+      assert.deepEqual(await cli(['edge', '--bogus', '-h']), edge);
+      assert.deepEqual(await cli(['help', 'edge']), edge);
+      assert.match(edge.stdout, /NATS_URL/);
+      nothingStarted("every command's help");
+    },
+  );
+
+  it(
+    "an unknown option is refused with exit 2, a line naming it and the command's usage on stderr",
+    { timeout: CLI_TIMEOUT_MS },
+    async () => {
+      for (const command of ['edge', 'serve', 'store', 'mcp']) {
+        const ran = await cli([command, '--bogus']);
+        assert.equal(ran.code, 2, `${command} --bogus`);
+        assert.equal(ran.stdout, '');
+        const [first, blank, usage] = ran.stderr.split('\n');
+        assert.equal(first, `signalforge ${command}: Unknown option '--bogus'`);
+        assert.equal(blank, '');
+        assert.match(usage!, new RegExp(`^usage: signalforge ${command}\\b`));
       }
-    });
-    // Help wins over the rest of the line, and `help <command>` is the same text.
-    const edge = await cli(['edge', '--help']);
-    assert.deepEqual(await cli(['edge', '--bogus', '-h']), edge);
-    assert.deepEqual(await cli(['help', 'edge']), edge);
-    assert.match(edge.stdout, /NATS_URL/);
-    nothingStarted('every command\'s help');
-  });
+      const extra = await cli(['trainer', 'now']);
+      assert.equal(extra.code, 2);
+      assert.match(extra.stderr, /^signalforge trainer: Unexpected argument 'now'\n\nusage: signalforge trainer/);
+      nothingStarted('refused options');
+    },
+  );
 
-  it('an unknown option is refused with exit 2, a line naming it and the command\'s usage on stderr', { timeout: CLI_TIMEOUT_MS }, async () => {
-    for (const command of ['edge', 'serve', 'store', 'mcp']) {
-      const ran = await cli([command, '--bogus']);
-      assert.equal(ran.code, 2, `${command} --bogus`);
-      assert.equal(ran.stdout, '');
-      const [first, blank, usage] = ran.stderr.split('\n');
-      assert.equal(first, `signalforge ${command}: Unknown option '--bogus'`);
-      assert.equal(blank, '');
-      assert.match(usage!, new RegExp(`^usage: signalforge ${command}\\b`));
-    }
-    const extra = await cli(['trainer', 'now']);
-    assert.equal(extra.code, 2);
-    assert.match(extra.stderr, /^signalforge trainer: Unexpected argument 'now'\n\nusage: signalforge trainer/);
-    nothingStarted('refused options');
-  });
-
-  it('an unknown command or top-level option is refused with exit 2 and the list of commands; no command at all too', { timeout: CLI_TIMEOUT_MS }, async () => {
-    const unknown = await cli(['edges']);
-    assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^signalforge: unknown command "edges"\n\nusage: signalforge <command>/);
-    const option = await cli(['--verbose', 'edge']);
-    assert.equal(option.code, 2);
-    assert.match(option.stderr, /^signalforge: unknown option --verbose .*\n\nusage: signalforge <command>/);
-    const none = await cli([]);
-    assert.equal(none.code, 2);
-    assert.match(none.stderr, /^signalforge: a command is needed\n\nusage: signalforge <command>/);
-    const helpUnknown = await cli(['help', 'edges']);
-    assert.equal(helpUnknown.code, 2);
-    assert.match(helpUnknown.stderr, /^signalforge: unknown command "edges"/);
-    nothingStarted('refused commands');
-  });
+  it(
+    'an unknown command or top-level option is refused with exit 2 and the list of commands; no command at all too',
+    { timeout: CLI_TIMEOUT_MS },
+    async () => {
+      const unknown = await cli(['edges']);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /^signalforge: unknown command "edges"\n\nusage: signalforge <command>/);
+      const option = await cli(['--verbose', 'edge']);
+      assert.equal(option.code, 2);
+      assert.match(option.stderr, /^signalforge: unknown option --verbose .*\n\nusage: signalforge <command>/);
+      const none = await cli([]);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /^signalforge: a command is needed\n\nusage: signalforge <command>/);
+      const helpUnknown = await cli(['help', 'edges']);
+      assert.equal(helpUnknown.code, 2);
+      assert.match(helpUnknown.stderr, /^signalforge: unknown command "edges"/);
+      nothingStarted('refused commands');
+    },
+  );
 });

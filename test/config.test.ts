@@ -22,11 +22,18 @@ describe('loadConfig', () => {
     assert.equal(defaultDataDir({ HOME: '/home/ann' }, 1000), '/home/ann/.local/state/signalforge');
     assert.equal(defaultDataDir({ HOME: '/home/ann', XDG_STATE_HOME: '/srv/state' }, 1000), '/srv/state/signalforge');
     assert.equal(loadConfig({ DATA_DIR: './mine' }).DATA_DIR, './mine', 'an explicit DATA_DIR wins');
-    if (process.getuid?.() !== 0) assert.equal(loadConfig({ HOME: '/home/bo' }).DATA_DIR, '/home/bo/.local/state/signalforge', 'the environment given decides');
+    if (process.getuid?.() !== 0)
+      assert.equal(loadConfig({ HOME: '/home/bo' }).DATA_DIR, '/home/bo/.local/state/signalforge', 'the environment given decides');
   });
 
   it('reads and coerces the environment; empty values count as unset', () => {
-    const config = loadConfig({ PORT: '9000', TRUST_PROXY: 'true', NATS_URL: 'nats://10.0.0.5:4222', CLICKHOUSE_URL: '', TRIAL_CREDITS: '10000' });
+    const config = loadConfig({
+      PORT: '9000',
+      TRUST_PROXY: 'true',
+      NATS_URL: 'nats://10.0.0.5:4222',
+      CLICKHOUSE_URL: '',
+      TRIAL_CREDITS: '10000',
+    });
     assert.equal(config.PORT, 9000);
     assert.equal(config.TRUST_PROXY, true);
     assert.equal(config.NATS_URL, 'nats://10.0.0.5:4222');

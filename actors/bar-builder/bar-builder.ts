@@ -189,10 +189,12 @@ export class BarBuilder implements Actor<TickBatch> {
   flush(): Promise<void> {
     if (this.queued) return this.queued;
     // A failed flush must not stop later ones: the chain continues past it.
-    const run = this.flushing.catch(() => undefined).then(() => {
-      this.queued = null;
-      return this.storePending();
-    });
+    const run = this.flushing
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.storePending();
+      });
     this.queued = run;
     this.flushing = run;
     return run;
@@ -221,7 +223,13 @@ export class BarBuilder implements Actor<TickBatch> {
   }
 
   stats(): ResamplerStats & { storedTicks: number; failedTicks: number; storedBars: number; future: number } {
-    return { ...this.resampler.stats(), storedTicks: this.ticks.stored, failedTicks: this.ticks.failed, storedBars: this.storedBars, future: this.future };
+    return {
+      ...this.resampler.stats(),
+      storedTicks: this.ticks.stored,
+      failedTicks: this.ticks.failed,
+      storedBars: this.storedBars,
+      future: this.future,
+    };
   }
 
   /** Stores everything still pending. Open bars stay open: they close on the next start's ticks. */

@@ -1,4 +1,14 @@
-import { ensureStream, followStream, lastBySubject, openBucket, subscribe, type Bus, type FollowedStream, type JsonKv, type TopicSubscription } from '../../src/bus/index.ts';
+import {
+  ensureStream,
+  followStream,
+  lastBySubject,
+  openBucket,
+  subscribe,
+  type Bus,
+  type FollowedStream,
+  type JsonKv,
+  type TopicSubscription,
+} from '../../src/bus/index.ts';
 import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { decodeTicks, FeedClocks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';

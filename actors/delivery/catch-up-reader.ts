@@ -153,7 +153,10 @@ export class CatchUpReader {
       if (members.length === 0) return;
       this.running = this.read(members)
         .catch((err: unknown) => {
-          this.deps.log.warn({ error: (err as Error).message, deployments: members.length }, 'delivery: catching up through one reader failed; the workers read the stream themselves');
+          this.deps.log.warn(
+            { error: (err as Error).message, deployments: members.length },
+            'delivery: catching up through one reader failed; the workers read the stream themselves',
+          );
           for (const m of members) this.settle(m, 'failed');
         })
         .finally(() => {
@@ -221,7 +224,9 @@ export class CatchUpReader {
     const log = reached ? this.deps.log.debug.bind(this.deps.log) : this.deps.log.warn.bind(this.deps.log);
     log(
       { deployments: batch.members.size, from, end: batch.end, read, ms: Date.now() - started },
-      reached ? 'delivery: caught up through one reader' : 'delivery: the catch-up reader stopped before the end; the workers read the stream themselves',
+      reached
+        ? 'delivery: caught up through one reader'
+        : 'delivery: the catch-up reader stopped before the end; the workers read the stream themselves',
     );
   }
 }

@@ -127,7 +127,10 @@ export class ChannelWorker {
 
   private joinCatchUp(): void {
     if (!this.deps.catchUp) return;
-    this.ticket = this.deps.catchUp.join(this.deps.deploymentId, this.state.cursor + 1, { push: (seq, event) => this.push(seq, event), wake: () => this.poke() });
+    this.ticket = this.deps.catchUp.join(this.deps.deploymentId, this.state.cursor + 1, {
+      push: (seq, event) => this.push(seq, event),
+      wake: () => this.poke(),
+    });
     this.mode = 'joined';
   }
 
@@ -178,7 +181,10 @@ export class ChannelWorker {
     this.ticket?.leave();
     this.wake?.();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.done.then(() => this.writes.catch(() => undefined)), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    await Promise.race([
+      this.done.then(() => this.writes.catch(() => undefined)),
+      new Promise<void>((r) => (timer = setTimeout(r, graceMs))),
+    ]);
     clearTimeout(timer);
   }
 
@@ -204,7 +210,10 @@ export class ChannelWorker {
       try {
         await this.step();
       } catch (err) {
-        this.deps.log.warn({ deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message }, 'delivery step failed');
+        this.deps.log.warn(
+          { deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message },
+          'delivery step failed',
+        );
         await this.idle(1_000);
       }
     }
@@ -225,7 +234,10 @@ export class ChannelWorker {
     const item = await this.nextItem();
     if (!item) return this.idle();
     if (!item.event) {
-      this.deps.log.warn({ deployment_id: this.deps.deploymentId, seq: item.seq }, 'skipping a stored signal that is not a valid SignalEvent');
+      this.deps.log.warn(
+        { deployment_id: this.deps.deploymentId, seq: item.seq },
+        'skipping a stored signal that is not a valid SignalEvent',
+      );
       return this.commit((s) => ({ ...s, cursor: Math.max(s.cursor, item.seq), updated_at: this.now() }));
     }
     const current = this.currentFor(item);
@@ -239,7 +251,12 @@ export class ChannelWorker {
     if (outcome.ok) return this.delivered(item, event);
     if (outcome.gone) {
       const channel = this.deps.channel;
-      const said = channel === 'webhook' ? 'receiver answered 410 Gone' : channel === 'email' ? outcome.error : `the ${channel} webhook is gone (${outcome.error})`;
+      const said =
+        channel === 'webhook'
+          ? 'receiver answered 410 Gone'
+          : channel === 'email'
+            ? outcome.error
+            : `the ${channel} webhook is gone (${outcome.error})`;
       const reason = `${said} at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
       return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
     }
@@ -345,7 +362,10 @@ export class ChannelWorker {
     const write = (this.writes = this.writes.catch(() => undefined).then(() => this.flush()));
     if (wait) return write;
     write.catch((err: unknown) =>
-      this.deps.log.warn({ deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message }, 'delivery state write failed'),
+      this.deps.log.warn(
+        { deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message },
+        'delivery state write failed',
+      ),
     );
     return Promise.resolve();
   }
@@ -394,7 +414,12 @@ export class ChannelWorker {
     this.deps.onDelivered?.(event, this.deps.channel);
   }
 
-  private async failed(item: Item, event: SignalEvent, current: AttemptRecord | null, outcome: Extract<SendOutcome, { ok: false }>): Promise<void> {
+  private async failed(
+    item: Item,
+    event: SignalEvent,
+    current: AttemptRecord | null,
+    outcome: Extract<SendOutcome, { ok: false }>,
+  ): Promise<void> {
     const now = this.now();
     const attempts = (current?.attempts ?? 0) + 1;
     const first = current?.first_attempt_at ?? now;
@@ -413,7 +438,14 @@ export class ChannelWorker {
     };
     await this.commit((s) => ({ ...s, current: attempt, updated_at: now }));
     this.deps.log.info(
-      { deployment_id: this.deps.deploymentId, channel: this.deps.channel, signal_id: event.id, attempts, retry_in_ms: next - now, error: outcome.error },
+      {
+        deployment_id: this.deps.deploymentId,
+        channel: this.deps.channel,
+        signal_id: event.id,
+        attempts,
+        retry_in_ms: next - now,
+        error: outcome.error,
+      },
       'delivery failed; will retry',
     );
   }

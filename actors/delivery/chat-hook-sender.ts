@@ -109,7 +109,10 @@ export class ChatHookSender implements ChannelSender {
     if (!raw) return { ok: false, status: null, error: `the deployment has no ${this.channel}_webhook_url` };
     let checked;
     try {
-      checked = await checkChatHook(this.channel, raw, this.options.hosts, { allowPrivate: this.options.allowPrivate, lookup: this.lookup });
+      checked = await checkChatHook(this.channel, raw, this.options.hosts, {
+        allowPrivate: this.options.allowPrivate,
+        lookup: this.lookup,
+      });
     } catch (err) {
       return { ok: false, status: null, error: (err as Error).message };
     }
@@ -140,14 +143,20 @@ export class ChatHookSender implements ChannelSender {
     const maxHold = this.options.maxHoldMs ?? 60_000;
     const maxTries = this.options.maxRateLimitedTries ?? 10;
     const headers = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
-    for (let limited = 0; ; ) {
+    for (let limited = 0; ;) {
       const wait = hook.resumeAt - this.clock.now();
       if (wait > maxHold) {
-        return { ok: false, status: 429, error: `${this.channel} rate limit: the webhook is held until ${new Date(hook.resumeAt).toISOString()}` };
+        return {
+          ok: false,
+          status: 429,
+          error: `${this.channel} rate limit: the webhook is held until ${new Date(hook.resumeAt).toISOString()}`,
+        };
       }
-      if (wait > 0 && !(await this.sleep(wait, abort, stopping))) return { ok: false, status: null, error: 'cut off while waiting for the rate limit' };
+      if (wait > 0 && !(await this.sleep(wait, abort, stopping)))
+        return { ok: false, status: null, error: 'cut off while waiting for the rate limit' };
       // Whoever holds the deployment next sends it (a send queued behind another webhook's turn stops here too).
-      if (this.closing.signal.aborted || stopping?.aborted) return { ok: false, status: null, error: 'the delivery of this deployment is stopping' };
+      if (this.closing.signal.aborted || stopping?.aborted)
+        return { ok: false, status: null, error: 'the delivery of this deployment is stopping' };
       const answer = await this.poster.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
       if (!answer.answered) return { ok: false, status: null, error: answer.error };
       const now = this.clock.now();
@@ -158,7 +167,10 @@ export class ChatHookSender implements ChannelSender {
       if (answer.status === 429) {
         const retryMs = secondsMs(jsonOf(answer.text)?.retry_after) ?? secondsMs(header(answer, 'retry-after')) ?? 1_000;
         hook.resumeAt = Math.max(hook.resumeAt, now + retryMs);
-        this.options.log.info({ channel: this.channel, webhook: chatHookTarget(this.channel, key), retry_after_ms: retryMs }, 'rate limited: holding the webhook');
+        this.options.log.info(
+          { channel: this.channel, webhook: chatHookTarget(this.channel, key), retry_after_ms: retryMs },
+          'rate limited: holding the webhook',
+        );
         if (++limited < maxTries) continue;
         return { ok: false, status: 429, error: `${this.channel} rate limit: ${limited} answers 429 in a row (retry after ${retryMs} ms)` };
       }

@@ -221,7 +221,15 @@ export class DeliveryActor {
     const { bus, config, log } = this.deps;
     const kv = this.kv!;
     const clock = this.clock;
-    this.senders.set('webhook', new WebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, clock, ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) }));
+    this.senders.set(
+      'webhook',
+      new WebhookSender({
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        clock,
+        ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}),
+      }),
+    );
     for (const channel of ['discord', 'slack'] as const) {
       this.senders.set(
         channel,
@@ -267,7 +275,11 @@ export class DeliveryActor {
         log,
       });
       this.bot.start();
-      const pacer = new ChatPacer({ chatIntervalMs: config.TELEGRAM_CHAT_INTERVAL_MS, globalPerSecond: config.TELEGRAM_GLOBAL_PER_SEC, clock });
+      const pacer = new ChatPacer({
+        chatIntervalMs: config.TELEGRAM_CHAT_INTERVAL_MS,
+        globalPerSecond: config.TELEGRAM_GLOBAL_PER_SEC,
+        clock,
+      });
       this.senders.set('messenger', new TelegramSender({ api: this.bot.api, pairing, pacer, token: config.TELEGRAM_BOT_TOKEN, log }));
     }
 
@@ -312,7 +324,10 @@ export class DeliveryActor {
     this.kicks = subscribe(bus, Topics.deliveryKick, Topics.deliveryKick.all, (kick) => {
       this.running.get(kick.deployment_id)?.kick(kick.channel);
     });
-    log.info({ messenger: this.senders.has('messenger'), host: host.hostId, deployments: host.runningIds().length }, 'delivery actor running');
+    log.info(
+      { messenger: this.senders.has('messenger'), host: host.hostId, deployments: host.runningIds().length },
+      'delivery actor running',
+    );
   }
 
   private async forgetOrphans(): Promise<void> {

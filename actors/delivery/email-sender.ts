@@ -65,9 +65,14 @@ export class EmailSender implements ChannelSender {
       headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
     });
     if (outcome.ok) return { ok: true, status: 250 };
-    await this.options.addresses.releaseSignal(deployment.user_id, now).catch((err: unknown) =>
-      this.options.log.warn({ user_id: deployment.user_id, error: (err as Error).message }, 'an unsent signal mail could not be given back to the daily count'),
-    );
+    await this.options.addresses
+      .releaseSignal(deployment.user_id, now)
+      .catch((err: unknown) =>
+        this.options.log.warn(
+          { user_id: deployment.user_id, error: (err as Error).message },
+          'an unsent signal mail could not be given back to the daily count',
+        ),
+      );
     return { ok: false, status: outcome.code, error: outcome.error, ...(outcome.permanent ? { permanent: true } : {}) };
   }
 

@@ -5,8 +5,7 @@ import type { ResolvedAddress } from '../../src/delivery/index.ts';
 
 /** What a POST came to: the answer (status, headers, the start of its body), or why there was none. */
 export type PostResult =
-  | { answered: true; status: number; headers: http.IncomingHttpHeaders; text: string }
-  | { answered: false; error: string };
+  { answered: true; status: number; headers: http.IncomingHttpHeaders; text: string } | { answered: false; error: string };
 
 /** How much of an answer's body is kept (error texts, Discord's rate-limit JSON). */
 const BODY_CHARS = 2_000;
@@ -31,7 +30,14 @@ export class PinnedPoster {
 
   constructor(private readonly timeoutMs: number) {}
 
-  post(url: URL, host: string, address: ResolvedAddress, headers: Record<string, string>, body: string, abort?: AbortSignal): Promise<PostResult> {
+  post(
+    url: URL,
+    host: string,
+    address: ResolvedAddress,
+    headers: Record<string, string>,
+    body: string,
+    abort?: AbortSignal,
+  ): Promise<PostResult> {
     const secure = url.protocol === 'https:';
     const timeoutMs = this.timeoutMs;
     return new Promise<PostResult>((resolve) => {
@@ -67,7 +73,9 @@ export class PinnedPoster {
           if (text.length < BODY_CHARS) text += chunk;
         });
         response.on('error', () => undefined);
-        response.on('end', () => finish({ answered: true, status: response.statusCode ?? 0, headers: response.headers, text: text.slice(0, BODY_CHARS) }));
+        response.on('end', () =>
+          finish({ answered: true, status: response.statusCode ?? 0, headers: response.headers, text: text.slice(0, BODY_CHARS) }),
+        );
       });
       request.on('close', () => finish({ answered: false, error: 'connection closed before an answer' }));
       request.end(body);

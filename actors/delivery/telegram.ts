@@ -81,7 +81,10 @@ export class TelegramBot {
         await this.bot.init();
         this.options.log.info({ bot: this.bot.botInfo.username, mode: this.options.mode }, 'telegram bot running');
         if (this.options.mode === 'webhook') {
-          await this.bot.api.setWebhook(this.options.webhookUrl!, { secret_token: this.options.webhookSecret!, allowed_updates: ['message'] });
+          await this.bot.api.setWebhook(this.options.webhookUrl!, {
+            secret_token: this.options.webhookSecret!,
+            allowed_updates: ['message'],
+          });
           // A queue group: with several delivery processes, each update is handled by one of them.
           const sub = subscribe(
             this.options.bus,
@@ -89,9 +92,11 @@ export class TelegramBot {
             Topics.telegramUpdate.all,
             (update) => {
               // grammY reads the update as Telegram sent it (the edge relays it unchanged).
-              void this.bot.handleUpdate(update as unknown as Parameters<Bot['handleUpdate']>[0]).catch((e: unknown) =>
-                this.options.log.warn({ error: this.redact((e as Error).message) }, 'telegram webhook update failed'),
-              );
+              void this.bot
+                .handleUpdate(update as unknown as Parameters<Bot['handleUpdate']>[0])
+                .catch((e: unknown) =>
+                  this.options.log.warn({ error: this.redact((e as Error).message) }, 'telegram webhook update failed'),
+                );
             },
             undefined,
             'delivery-telegram',
@@ -161,7 +166,11 @@ export class TelegramSender implements ChannelSender {
             }
             return { ok: false, status: err.error_code, error: `Telegram ${err.error_code}: ${err.description}` } as const;
           }
-          return { ok: false, status: null, error: redactToken(`Telegram API unreachable: ${(err as Error).message}`, this.deps.token) } as const;
+          return {
+            ok: false,
+            status: null,
+            error: redactToken(`Telegram API unreachable: ${(err as Error).message}`, this.deps.token),
+          } as const;
         }
       }
     });

@@ -1,4 +1,13 @@
-import { checkWebhookTarget, renderTemplate, templateValues, webhookBody, webhookHeaders, type HostLookup, type PrivateTargetPolicy, type ResolvedAddress } from '../../src/delivery/index.ts';
+import {
+  checkWebhookTarget,
+  renderTemplate,
+  templateValues,
+  webhookBody,
+  webhookHeaders,
+  type HostLookup,
+  type PrivateTargetPolicy,
+  type ResolvedAddress,
+} from '../../src/delivery/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { liveClock, type Clock } from '../../src/kernel/index.ts';
 import { answerError, PinnedPoster } from './http-post.ts';
@@ -65,7 +74,12 @@ export class WebhookSender implements ChannelSender {
     const answer = await this.poster.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
     if (!answer.answered) return { ok: false, status: null, error: answer.error };
     if (answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };
-    return { ok: false, status: answer.status, error: answerError(answer.status, answer.text), ...(answer.status === 410 ? { gone: true } : {}) };
+    return {
+      ok: false,
+      status: answer.status,
+      error: answerError(answer.status, answer.text),
+      ...(answer.status === 410 ? { gone: true } : {}),
+    };
   }
 
   close(): void {

@@ -1,7 +1,16 @@
 import { ensureStream, type Bus } from '../../src/bus/index.ts';
 import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { configuredFeeds, FeedPublisher, startFeed, type Feed, type FeedName, type FeedPublisherStats, type FeedsConfig, type MarketData } from '../../src/market/index.ts';
+import {
+  configuredFeeds,
+  FeedPublisher,
+  startFeed,
+  type Feed,
+  type FeedName,
+  type FeedPublisherStats,
+  type FeedsConfig,
+  type MarketData,
+} from '../../src/market/index.ts';
 import { SYMBOLS } from '../../schemas/common.ts';
 import { Streams } from '../../schemas/messages.ts';
 
@@ -47,7 +56,14 @@ class FeedConnector implements Actor<never> {
     if (this.name === 'synthetic') await this.publisher.resumeAfterStream(SYMBOLS);
     log.info({ feed: this.name, resumed_after: this.publisher.resumedAfter() }, 'feed: publishing its ticks from this process');
     this.publisher.startClock();
-    this.feed = await startFeed(this.name, { bus, data: market, sink: this.publisher, log, config, kafkaSessionTimeoutMs: KAFKA_SESSION_MS });
+    this.feed = await startFeed(this.name, {
+      bus,
+      data: market,
+      sink: this.publisher,
+      log,
+      config,
+      kafkaSessionTimeoutMs: KAFKA_SESSION_MS,
+    });
   }
 
   async handle(): Promise<void> {}
@@ -102,7 +118,9 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
     const mayPublish = leased.includes(name) ? () => host.leaseLeftMs(leaseKey(name)) > 0 : () => true;
     publishers.set(name, new FeedPublisher({ bus: deps.bus, feed: name, source: name === 'synthetic' ? 'synthetic' : 'live', mayPublish }));
   }
-  const always = configured.filter((f) => !leased.includes(f)).map((name) => ({ name, connector: new FeedConnector(name, deps, publishers.get(name)!) }));
+  const always = configured
+    .filter((f) => !leased.includes(f))
+    .map((name) => ({ name, connector: new FeedConnector(name, deps, publishers.get(name)!) }));
   try {
     for (const { connector } of always) await connector.start();
     await host.start();
@@ -112,10 +130,15 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   }
 
   // The unleased feeds run from start to stop; the leased ones while this host runs their connector.
-  const active = (): FeedName[] => [...always.map(({ name }) => name), ...host.runningIds().map((id) => id.slice(LEASE_PREFIX.length) as FeedName)];
+  const active = (): FeedName[] => [
+    ...always.map(({ name }) => name),
+    ...host.runningIds().map((id) => id.slice(LEASE_PREFIX.length) as FeedName),
+  ];
   const stats = () => {
     const now = active();
-    return Object.fromEntries(configured.map((name) => [name, { ...publishers.get(name)!.stats(), active: now.includes(name) }])) as ReturnType<FeedHost['stats']>;
+    return Object.fromEntries(
+      configured.map((name) => [name, { ...publishers.get(name)!.stats(), active: now.includes(name) }]),
+    ) as ReturnType<FeedHost['stats']>;
   };
   return {
     host,

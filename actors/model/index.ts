@@ -42,7 +42,9 @@ export interface ModelHostDeps {
  * The actor host of this process, running a ModelActor per deployment it holds the lease of and
  * handing each of them the closed bars of its symbol and timeframe as the bar cache takes them.
  */
-export async function buildModelHost(deps: ModelHostDeps): Promise<{ host: ModelHost; features: FeatureSources; stop(graceful?: boolean): Promise<void> }> {
+export async function buildModelHost(
+  deps: ModelHostDeps,
+): Promise<{ host: ModelHost; features: FeatureSources; stop(graceful?: boolean): Promise<void> }> {
   const r = deps.replicas;
   const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r)]);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);

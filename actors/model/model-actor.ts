@@ -6,7 +6,18 @@ import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import { instrument, type BarCache } from '../../src/market/index.ts';
-import { engineOptions, freshStartAfter, lastClosedIndex, LiveStepper, loadModel, ModelRejectedError, type FeatureSource, type LiveBar, type OhlcColumns, type OnnxModel } from '../../src/scoring/index.ts';
+import {
+  engineOptions,
+  freshStartAfter,
+  lastClosedIndex,
+  LiveStepper,
+  loadModel,
+  ModelRejectedError,
+  type FeatureSource,
+  type LiveBar,
+  type OhlcColumns,
+  type OnnxModel,
+} from '../../src/scoring/index.ts';
 import type { BarPrediction, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
@@ -109,7 +120,15 @@ export class ModelActor implements Actor<number> {
 
   /** Handles every stored bar up to `barTs` (inclusive) not handled yet, in order. Calls queue. */
   handle(barTs: number): Promise<void> {
-    const run = this.queue.then(() => (this.stopped ? undefined : this.stepper!.advance(barTs, (bars) => this.commit(bars), () => this.stopped)));
+    const run = this.queue.then(() =>
+      this.stopped
+        ? undefined
+        : this.stepper!.advance(
+            barTs,
+            (bars) => this.commit(bars),
+            () => this.stopped,
+          ),
+    );
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -137,7 +156,13 @@ export class ModelActor implements Actor<number> {
       if (bar.cancelled !== 0) events.push(this.cancelEvent(bar.cancelled, bar.open, bar.ts, n++));
       for (const trade of bar.closed) events.push(this.closeEvent(trade, bar.ts, n++));
       if (bar.opened !== 0) events.push(this.openEvent(bar.opened, bar.close, bar.pUp, bar.ts, n++));
-      if (this.deps.publishPrediction) predictions.push(this.prediction(bar, events.slice(first).map((e) => e.id)));
+      if (this.deps.publishPrediction)
+        predictions.push(
+          this.prediction(
+            bar,
+            events.slice(first).map((e) => e.id),
+          ),
+        );
     }
     this.barsHandled += bars.length;
     // Published in call order (one connection keeps it); the state is saved only once they are
@@ -145,15 +170,30 @@ export class ModelActor implements Actor<number> {
     await Promise.all(events.map((event) => this.deps.publish(event)));
     for (const prediction of predictions) this.deps.publishPrediction!(prediction);
     this.signalsSent += events.length;
-    const meta = { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type };
+    const meta = {
+      name: model.model_name,
+      stem: model.stem,
+      symbol: model.symbol,
+      timeframe: model.timeframe,
+      model_type: model.model_type,
+    };
     const stepper = this.stepper!;
     await Promise.all([
-      this.deps.state.put(deployment.deployment_id, { last_bar_ts: stepper.lastBarTs, engine: stepper.snapshot(), signals_sent: this.signalsSent }),
+      this.deps.state.put(deployment.deployment_id, {
+        last_bar_ts: stepper.lastBarTs,
+        engine: stepper.snapshot(),
+        signals_sent: this.signalsSent,
+      }),
       // SIGNAL_FIRED for entries only: a cancel fires nothing new, and the public event (no side) could not say which it withdraws.
       ...events
         .filter((event) => event.action === 'open')
         .map((event) =>
-          this.deps.activity.emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: meta, metrics: { side: event.side, price: event.price } }),
+          this.deps.activity.emit({
+            kind: 'SIGNAL_FIRED',
+            bot: deployment.username,
+            model: meta,
+            metrics: { side: event.side, price: event.price },
+          }),
         ),
     ]);
   }

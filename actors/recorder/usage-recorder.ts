@@ -61,7 +61,15 @@ export class UsageRecorder {
           if (!Number.isSafeInteger(userId)) continue;
           for (const c of value?.changes ?? []) {
             const seq = c.seq ?? revision;
-            this.pending.set(seq, { seq, user_id: userId, ts: c.ts, delta: c.delta, balance_after: c.balance_after, reason: c.reason, ref: c.ref });
+            this.pending.set(seq, {
+              seq,
+              user_id: userId,
+              ts: c.ts,
+              delta: c.delta,
+              balance_after: c.balance_after,
+              reason: c.reason,
+              ref: c.ref,
+            });
           }
           if (this.pending.size >= maxRows) await this.flush();
         }

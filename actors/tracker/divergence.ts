@@ -11,7 +11,15 @@ import { DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_WINDOW_CHEC
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { BarCache } from '../../src/market/index.ts';
-import { engineOptions, intrabarResolver, scoreWindow, sliceBars, type FeatureComputer, type LiveSpec, type OnnxModel } from '../../src/scoring/index.ts';
+import {
+  engineOptions,
+  intrabarResolver,
+  scoreWindow,
+  sliceBars,
+  type FeatureComputer,
+  type LiveSpec,
+  type OnnxModel,
+} from '../../src/scoring/index.ts';
 import { EngineSnapshot } from '../../schemas/backtest.ts';
 import type { DivergenceRecord } from '../../schemas/community.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
@@ -58,7 +66,10 @@ export function backtestRows(series: { lowerBound(ts: number): number }, spec: R
  * `toTs` (at least the window and its warm-up), then the engine, restored from the live state at
  * `fromTs`, stepped over the window's bars. Returns the trades it closed and what it holds after.
  */
-export async function replayWindow(deps: ReplayDeps, window: Pick<CheckWindow, 'fromTs' | 'engine' | 'toTs'>): Promise<{ trades: ClosedTrade[]; open: OpenPosition[] }> {
+export async function replayWindow(
+  deps: ReplayDeps,
+  window: Pick<CheckWindow, 'fromTs' | 'engine' | 'toTs'>,
+): Promise<{ trades: ClosedTrade[]; open: OpenPosition[] }> {
   const { spec } = deps;
   const series = await deps.bars.get(spec.symbol, spec.timeframe);
   const cols = series.columns();
@@ -95,12 +106,24 @@ const describeTrade = (t: ClosedTrade) =>
 const describeOpen = (p: Held) => `${sideName(p.side)} open since ${isoFromMs(p.entryTs)} at ${p.entryPrice}`;
 
 /** The first difference between the live trades and the backtest path's, in words; null when they agree. */
-export function firstDifference(live: readonly ClosedTrade[], replay: readonly ClosedTrade[], liveOpen: readonly Held[], replayOpen: readonly Held[]): string | null {
+export function firstDifference(
+  live: readonly ClosedTrade[],
+  replay: readonly ClosedTrade[],
+  liveOpen: readonly Held[],
+  replayOpen: readonly Held[],
+): string | null {
   for (let k = 0; k < Math.max(live.length, replay.length); k++) {
     const a = live[k];
     const b = replay[k];
     const same =
-      a && b && a.side === b.side && a.entryTs === b.entryTs && a.exitTs === b.exitTs && a.reason === b.reason && near(a.entryPrice, b.entryPrice) && near(a.exitPrice, b.exitPrice);
+      a &&
+      b &&
+      a.side === b.side &&
+      a.entryTs === b.entryTs &&
+      a.exitTs === b.exitTs &&
+      a.reason === b.reason &&
+      near(a.entryPrice, b.entryPrice) &&
+      near(a.exitPrice, b.exitPrice);
     if (same) continue;
     const counts = `live closed ${live.length} trade${live.length === 1 ? '' : 's'}, the backtest path ${replay.length}`;
     return `${counts}; trade ${k + 1}: live ${a ? describeTrade(a) : 'none'}, backtest ${b ? describeTrade(b) : 'none'}`;
@@ -122,7 +145,11 @@ export type CheckVerdict = { agrees: true; traded: boolean } | { agrees: false; 
  * DIVERGENCE_WINDOW_CHECKS that compared something raise it, DIVERGENCE_CLEAR_CHECKS agreeing in a
  * row clear it, and an agreeing check with nothing on either side changes nothing.
  */
-export function nextCheckState(state: CheckState, verdict: CheckVerdict, window: { fromTs: number; toTs: number; timeframeMs: number }): CheckState {
+export function nextCheckState(
+  state: CheckState,
+  verdict: CheckVerdict,
+  window: { fromTs: number; toTs: number; timeframeMs: number },
+): CheckState {
   const checks = state.checks + 1;
   if (verdict.agrees && !verdict.traded) return { ...state, checks };
   const divergent = !verdict.agrees;
@@ -134,7 +161,13 @@ export function nextCheckState(state: CheckState, verdict: CheckVerdict, window:
     const what = (verdict as { what: string }).what;
     if (flag) flag = { ...flag, checks: count, what, agreeing: 0 };
     else if (count >= DIVERGENCE_FLAG_CHECKS) {
-      flag = { since: recent.find((c) => c.divergent)!.from, flagged_at: window.toTs + window.timeframeMs, checks: count, what, agreeing: 0 };
+      flag = {
+        since: recent.find((c) => c.divergent)!.from,
+        flagged_at: window.toTs + window.timeframeMs,
+        checks: count,
+        what,
+        agreeing: 0,
+      };
     }
   } else if (flag) {
     flag = agreeing >= DIVERGENCE_CLEAR_CHECKS ? null : { ...flag, checks: count, agreeing };
@@ -152,7 +185,10 @@ export async function checkWindow(deps: ReplayDeps, window: CheckWindow): Promis
     return { verdict: { agrees: true, traded: window.trades.length > 0 || liveOpen.length > 0 } };
   } catch (err) {
     // The reason's kind only: the message may quote the code, and the flag is public.
-    const kind = typeof (err as { kind?: unknown }).kind === 'string' && /^[a-z_]{1,20}$/.test((err as { kind: string }).kind) ? ` (${(err as { kind: string }).kind})` : '';
+    const kind =
+      typeof (err as { kind?: unknown }).kind === 'string' && /^[a-z_]{1,20}$/.test((err as { kind: string }).kind)
+        ? ` (${(err as { kind: string }).kind})`
+        : '';
     return { verdict: { agrees: false, what: `the backtest path could not compute the features of these bars${kind}` }, error: err };
   }
 }

@@ -3,7 +3,16 @@ import type { JsonKv } from '../../src/bus/index.ts';
 import { DIVERGENCE_CHECK_BARS } from '../../src/community/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { TIMEFRAME_MS, type BarCache } from '../../src/market/index.ts';
-import { freshStartAfter, lastClosedIndex, LiveStepper, loadModel, type FeatureComputer, type FeatureSource, type LiveBar, type OnnxModel } from '../../src/scoring/index.ts';
+import {
+  freshStartAfter,
+  lastClosedIndex,
+  LiveStepper,
+  loadModel,
+  type FeatureComputer,
+  type FeatureSource,
+  type LiveBar,
+  type OnnxModel,
+} from '../../src/scoring/index.ts';
 import type { CommunityEntryRecord, LiveRecord } from '../../schemas/community.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { LiveTrade, TrackerState } from '../../schemas/tracker.ts';
@@ -102,10 +111,13 @@ export class EntryTracker {
   static async open(deps: EntryTrackerDeps): Promise<EntryTracker> {
     const { entry, saved } = deps;
     const { model } = entry;
-    if (saved && deps.pnls.length !== saved.trades) throw new Error(`entry ${entry.community_id}: ${deps.pnls.length} stored trades, the saved state counts ${saved.trades}`);
+    if (saved && deps.pnls.length !== saved.trades)
+      throw new Error(`entry ${entry.community_id}: ${deps.pnls.length} stored trades, the saved state counts ${saved.trades}`);
     const scorer = await loadModel(deps.onnx, { owner: entry.user_id });
     try {
-      const lastBarTs = saved ? saved.last_bar_ts : freshStartAfter(await deps.bars.get(model.symbol, model.timeframe), model.timeframe, entry.created_at, deps.now);
+      const lastBarTs = saved
+        ? saved.last_bar_ts
+        : freshStartAfter(await deps.bars.get(model.symbol, model.timeframe), model.timeframe, entry.created_at, deps.now);
       const features = (bars: Parameters<FeatureSource['features']>[0]) => deps.features.features(bars);
       const stepper = new LiveStepper({ spec: model, scorer, features, bars: deps.bars }, { lastBarTs, engine: saved?.engine ?? null });
       return new EntryTracker(deps, scorer, stepper);
@@ -141,7 +153,15 @@ export class EntryTracker {
 
   /** Tracks every stored bar up to `barTs` (inclusive) not tracked yet. */
   advance(barTs: number): Promise<void> {
-    const run = this.queue.then(() => (this.closed ? undefined : this.stepper.advance(barTs, (bars) => this.commit(bars), () => this.closed)));
+    const run = this.queue.then(() =>
+      this.closed
+        ? undefined
+        : this.stepper.advance(
+            barTs,
+            (bars) => this.commit(bars),
+            () => this.closed,
+          ),
+    );
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -206,13 +226,26 @@ export class EntryTracker {
     const lastBarTs = this.stepper.lastBarTs;
     const since = this.since!;
     await Promise.all([
-      state.put(key, { since, last_bar_ts: lastBarTs, bars: this.bars, trades: this.trades.length, engine: this.stepper.snapshot(), check: this.check }),
+      state.put(key, {
+        since,
+        last_bar_ts: lastBarTs,
+        bars: this.bars,
+        trades: this.trades.length,
+        engine: this.stepper.snapshot(),
+        check: this.check,
+      }),
       records.put(key, this.record(since, lastBarTs)),
     ]);
   }
 
   private record(since: number, lastBarTs: number): LiveRecord {
-    return { since, last_bar_ts: lastBarTs, bars: this.bars, stats: this.stats, ...(this.check.flag ? { divergence: this.check.flag } : {}) };
+    return {
+      since,
+      last_bar_ts: lastBarTs,
+      bars: this.bars,
+      stats: this.stats,
+      ...(this.check.flag ? { divergence: this.check.flag } : {}),
+    };
   }
 
   /** Starts checking the window once it holds `everyBars` bars, unless a check is in flight. */
@@ -227,12 +260,21 @@ export class EntryTracker {
     const run = () => checkWindow(replay, window);
     this.checking = (checks.limit ? checks.limit(run) : run())
       .then(({ verdict, error }) => {
-        if (error) checks.log?.warn({ err: error, community_id: entry.community_id }, 'tracker: the backtest path failed on a checked window; counted as divergent');
+        if (error)
+          checks.log?.warn(
+            { err: error, community_id: entry.community_id },
+            'tracker: the backtest path failed on a checked window; counted as divergent',
+          );
         const apply = this.queue.then(() => (this.closed ? undefined : this.applyCheck(verdict, window)));
         this.queue = apply.catch(() => undefined);
         return apply;
       })
-      .catch((err: unknown) => checks.log?.warn({ err, community_id: entry.community_id }, 'tracker: a divergence check could not be applied; the next bar saves it'))
+      .catch((err: unknown) =>
+        checks.log?.warn(
+          { err, community_id: entry.community_id },
+          'tracker: a divergence check could not be applied; the next bar saves it',
+        ),
+      )
       .finally(() => {
         this.checking = null;
       });
@@ -243,9 +285,15 @@ export class EntryTracker {
     const before = this.check.flag;
     this.check = nextCheckState(this.check, verdict, { fromTs: window.fromTs, toTs: window.toTs, timeframeMs: this.timeframeMs });
     if (!before && this.check.flag) {
-      this.deps.checks?.log?.warn({ community_id: this.communityId, divergence: this.check.flag }, 'tracker: live trades persistently differ from the backtest path; the entry is off the leaderboard');
+      this.deps.checks?.log?.warn(
+        { community_id: this.communityId, divergence: this.check.flag },
+        'tracker: live trades persistently differ from the backtest path; the entry is off the leaderboard',
+      );
     } else if (before && !this.check.flag) {
-      this.deps.checks?.log?.info({ community_id: this.communityId }, 'tracker: live trades agree with the backtest path again; the divergence flag is cleared');
+      this.deps.checks?.log?.info(
+        { community_id: this.communityId },
+        'tracker: live trades agree with the backtest path again; the divergence flag is cleared',
+      );
     }
     if (this.since !== null) await this.save();
   }

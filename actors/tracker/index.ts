@@ -17,7 +17,15 @@ export { EntryTracker, type LiveTradeStore } from './entry-tracker.ts';
 export { TrackerShard, type TrackerMessage } from './tracker-shard.ts';
 export { TrackedEntries, shardOf, type TrackerShardSpec } from './entries.ts';
 export { Cadence } from './cadence.ts';
-export { checkWindow, firstDifference, nextCheckState, replayWindow, initialCheck, type CheckState, type CheckVerdict } from './divergence.ts';
+export {
+  checkWindow,
+  firstDifference,
+  nextCheckState,
+  replayWindow,
+  initialCheck,
+  type CheckState,
+  type CheckVerdict,
+} from './divergence.ts';
 
 /** The host of tracker shards: one actor per shard of shared entries, fed with each closed bar. */
 export type TrackerHost = ActorHost<TrackerShardSpec, TrackerMessage>;
@@ -136,7 +144,9 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
       return actor;
     },
   });
-  const unsubscribeBars = deps.bars.onBar((bar) => host.dispatch({ kind: 'bar', symbol: bar.symbol, timeframe: bar.timeframe, ts: bar.ts }, () => true));
+  const unsubscribeBars = deps.bars.onBar((bar) =>
+    host.dispatch({ kind: 'bar', symbol: bar.symbol, timeframe: bar.timeframe, ts: bar.ts }, () => true),
+  );
   const unsubscribeEntries = entries.onEntry((id) => host.dispatch({ kind: 'entries' }, (spec) => spec.shard === shardOf(id)));
   return {
     host,
@@ -181,13 +191,19 @@ async function openTrackers(
         let resume = saved[i]?.value ?? null;
         let pnls = stored.get(id) ?? [];
         if (resume && pnls.length < resume.trades) {
-          deps.log.warn({ community_id: id, stored: pnls.length, counted: resume.trades }, 'tracker: stored trades are missing; the entry is tracked again from publication');
+          deps.log.warn(
+            { community_id: id, stored: pnls.length, counted: resume.trades },
+            'tracker: stored trades are missing; the entry is tracked again from publication',
+          );
           resume = null;
         }
         pnls = pnls.slice(0, resume?.trades ?? 0);
         // Reading the files and loading the model (checked here, loaded in a scoring process) take turns.
         return await stores.limit(async () => {
-          const [code, onnx] = await Promise.all([stores.files.get(entryFile(id, 'strategy.py')), stores.files.get(entryFile(id, 'model.onnx'))]);
+          const [code, onnx] = await Promise.all([
+            stores.files.get(entryFile(id, 'strategy.py')),
+            stores.files.get(entryFile(id, 'model.onnx')),
+          ]);
           if (!code || !onnx) throw new Error(`entry ${id}: its frozen ${code ? 'model.onnx' : 'strategy.py'} is missing`);
           const text = new TextDecoder().decode(code);
           // The model's own indicator values (an optimised trial's), as when it was trained.
@@ -198,10 +214,23 @@ async function openTrackers(
               limit: stores.checks,
               log: deps.log,
               // One-shot pool jobs under the author's fair share: see EntryChecks.features.
-              features: (bars: Parameters<FeatureRuntime['features']>[1]) => deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }, indicators),
+              features: (bars: Parameters<FeatureRuntime['features']>[1]) =>
+                deps.runtime.features(text, bars, { ...REPLAY_LIMITS, user: entry.user_id }, indicators),
               ...(deps.divergenceCheckBars ? { everyBars: deps.divergenceCheckBars } : {}),
             };
-            return await EntryTracker.open({ entry, onnx, features: source, bars: deps.bars, state: stores.state, records: stores.records, trades: deps.trades, saved: resume, pnls, now, checks });
+            return await EntryTracker.open({
+              entry,
+              onnx,
+              features: source,
+              bars: deps.bars,
+              state: stores.state,
+              records: stores.records,
+              trades: deps.trades,
+              saved: resume,
+              pnls,
+              now,
+              checks,
+            });
           } catch (err) {
             await source.release();
             throw err;

@@ -74,7 +74,12 @@ export class TrackerShard implements Actor<TrackerMessage> {
 
   stats() {
     const trackers = [...this.trackers.values()];
-    return { shard: this.deps.shard, entries: trackers.length, bars: trackers.reduce((n, t) => n + t.status().bars, 0), failures: this.failures };
+    return {
+      shard: this.deps.shard,
+      entries: trackers.length,
+      bars: trackers.reduce((n, t) => n + t.status().bars, 0),
+      failures: this.failures,
+    };
   }
 
   /** Resolves once the messages handed so far are handled. */
@@ -112,7 +117,12 @@ export class TrackerShard implements Actor<TrackerMessage> {
     const retryNow = this.retryClock.now();
     const wanted = this.deps
       .entries()
-      .filter((e) => !this.trackers.has(e.community_id) && !this.refused.has(e.community_id) && !((this.retries.get(e.community_id)?.at ?? 0) > retryNow));
+      .filter(
+        (e) =>
+          !this.trackers.has(e.community_id) &&
+          !this.refused.has(e.community_id) &&
+          !((this.retries.get(e.community_id)?.at ?? 0) > retryNow),
+      );
     if (!wanted.length) return;
     const opened = await this.deps.open(wanted);
     const now = this.deps.clock.now();
@@ -169,6 +179,8 @@ export class TrackerShard implements Actor<TrackerMessage> {
       'tracker: the entry’s frozen model failed the safety check; it is not tracked any more, and the entry says so',
     );
     // Not marked (a store unreachable): this shard still leaves it alone; the next one to open it marks it.
-    void this.deps.refuse!(communityId).catch((e: unknown) => this.deps.log.error({ err: e, community_id: communityId }, 'tracker: marking a refused entry failed'));
+    void this.deps.refuse!(communityId).catch((e: unknown) =>
+      this.deps.log.error({ err: e, community_id: communityId }, 'tracker: marking a refused entry failed'),
+    );
   }
 }

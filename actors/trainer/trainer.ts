@@ -6,7 +6,15 @@ import { PoolFullError } from '../../src/lib/fair-share.ts';
 import { ModelRejectedError } from '../../src/scoring/index.ts';
 import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { JobStore, ModelStore, StrategyJobError, TrainQueue, type OverrunPenalty, type TrainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import {
+  JobStore,
+  ModelStore,
+  StrategyJobError,
+  TrainQueue,
+  type OverrunPenalty,
+  type TrainPipeline,
+  type TrainOutcome,
+} from '../../src/training/index.ts';
 import type { JobRecord } from '../../schemas/training.ts';
 import { WaitingRoom } from './waiting-room.ts';
 
@@ -124,7 +132,12 @@ export class Trainer implements Actor<Delivered> {
       this.wake?.();
       this.wake = null;
       const run: Promise<void> = this.handle(next.msg)
-        .catch((err: unknown) => this.deps.log.error({ err, job_id: next.jobId }, 'trainer: a job could not be settled; it is handed out again after its ack wait'))
+        .catch((err: unknown) =>
+          this.deps.log.error(
+            { err, job_id: next.jobId },
+            'trainer: a job could not be settled; it is handed out again after its ack wait',
+          ),
+        )
         .finally(() => {
           this.active.delete(run);
           this.room.finished(next.userId);
@@ -144,7 +157,9 @@ export class Trainer implements Actor<Delivered> {
       const id = TrainQueue.jobId(msg);
       if (id !== null) {
         await this.deps.jobs
-          .update(id, (job) => (job.status === 'running' ? { ...job, status: 'queued', stage: null, attempts: Math.max(0, job.attempts - 1) } : null))
+          .update(id, (job) =>
+            job.status === 'running' ? { ...job, status: 'queued', stage: null, attempts: Math.max(0, job.attempts - 1) } : null,
+          )
           .catch(() => undefined);
       }
       // Out of inFlight first, so the job's own `finally` does not acknowledge it after all.
@@ -171,7 +186,10 @@ export class Trainer implements Actor<Delivered> {
       return;
     }
     if (job.attempts >= MAX_ATTEMPTS) {
-      await this.fail(job, `the trainer stopped ${job.attempts} times while running this job (process restart or crash); it was not tried again — submit it again`);
+      await this.fail(
+        job,
+        `the trainer stopped ${job.attempts} times while running this job (process restart or crash); it was not tried again — submit it again`,
+      );
       await this.deps.metering.releaseCap(job.user_id, 'train_compute', job.cap_counted_at);
       msg.ack();
       return;
@@ -204,7 +222,10 @@ export class Trainer implements Actor<Delivered> {
       await this.fail(job, describeFailure(err));
       if (err instanceof ModelRejectedError) {
         // What the sandbox handed back was not a model of ours: the strategy's doing, it counts.
-        log.warn({ job_id: job.job_id, user_id: job.user_id, reason: err.reason }, 'train job refused: its model is not one our exporter makes');
+        log.warn(
+          { job_id: job.job_id, user_id: job.user_id, reason: err.reason },
+          'train job refused: its model is not one our exporter makes',
+        );
       } else if (!(err instanceof AppError) && !(err instanceof StrategyJobError)) {
         // Our fault, not the strategy's: the run does not count against the user's daily cap.
         log.error({ err, job_id: job.job_id }, 'train job failed');
@@ -221,10 +242,26 @@ export class Trainer implements Actor<Delivered> {
     await this.deps.models.save(record, { onnx, code: job.request.code, results });
     const stats = { train: record.train_stats, test: record.test_stats, long: record.long_stats, short: record.short_stats };
     const robustness = record.robustness ? { robustness: record.robustness } : {};
-    await this.deps.jobs.update(job.job_id, (j) => ({ ...j, status: 'done', stage: null, finished_at: this.clock.now(), stats, ...robustness }));
+    await this.deps.jobs.update(job.job_id, (j) => ({
+      ...j,
+      status: 'done',
+      stage: null,
+      finished_at: this.clock.now(),
+      stats,
+      ...robustness,
+    }));
     this.counts.done++;
-    this.deps.log.info({ job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n, report_ms: Math.round(outcome.reportMs) }, 'train job done');
-    const model = { name: record.model_name, stem: record.stem, symbol: record.symbol, timeframe: record.timeframe, model_type: record.model_type };
+    this.deps.log.info(
+      { job_id: job.job_id, model: record.stem, test_trades: record.test_stats.n, report_ms: Math.round(outcome.reportMs) },
+      'train job done',
+    );
+    const model = {
+      name: record.model_name,
+      stem: record.stem,
+      symbol: record.symbol,
+      timeframe: record.timeframe,
+      model_type: record.model_type,
+    };
     const headline = (s: typeof record.test_stats) => ({ n: s.n, wr: s.wr, ret: s.ret, pf: s.pf, mdd: s.mdd });
     await this.deps.activity.emit({ kind: 'TRAINED', bot: job.username, model, metrics: headline(record.train_stats) });
     await this.deps.activity.emit({ kind: 'BACKTEST_DONE', bot: job.username, model, metrics: headline(record.test_stats) });

@@ -60,7 +60,14 @@ function describe(source: string, name: string, field: ZodLike): { dflt: string;
   while (inner) {
     const def: ZodLike['_zod']['def'] = inner._zod.def;
     if (def.type === 'default') dflt = computedDefault(source, name) ? 'computed (see description)' : `\`${shown(def.defaultValue)}\``;
-    if (def.type === 'enum') return { dflt, allowed: Object.values(def.entries ?? {}).map((v) => `\`${v}\``).join(', '), text: field.description ?? '' };
+    if (def.type === 'enum')
+      return {
+        dflt,
+        allowed: Object.values(def.entries ?? {})
+          .map((v) => `\`${v}\``)
+          .join(', '),
+        text: field.description ?? '',
+      };
     inner = def.innerType;
   }
   return { dflt, allowed: '', text: field.description ?? '' };
@@ -72,7 +79,10 @@ export function renderConfigReference(source = readFileSync(SCHEMA_PATH, 'utf8')
   const groups = groupsOf(source);
   const grouped = new Set([...groups.values()].flat());
   const missing = Object.keys(shape).filter((k) => !grouped.has(k));
-  if (missing.length) throw new Error(`schemas/config.ts: cannot place ${missing.join(', ')} in a group; keep each key on a line of its own starting "  KEY:"`);
+  if (missing.length)
+    throw new Error(
+      `schemas/config.ts: cannot place ${missing.join(', ')} in a group; keep each key on a line of its own starting "  KEY:"`,
+    );
   const out = [
     '# Configuration',
     '',
@@ -80,7 +90,7 @@ export function renderConfigReference(source = readFileSync(SCHEMA_PATH, 'utf8')
     '',
     'All from the environment, parsed by one zod schema ([`schemas/config.ts`](../../schemas/config.ts)). A bad value stops',
     'the start with a message naming each variable, its value and what is allowed. Each variable below is',
-    'listed with its default (— = unset) and what it does; the groups are the schema\'s own.',
+    "listed with its default (— = unset) and what it does; the groups are the schema's own.",
     '',
   ];
   for (const [group, keys] of groups) {

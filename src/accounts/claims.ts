@@ -35,7 +35,12 @@ export class Claims {
     return this.ceremonies.registrationOptions(user, rp, (await this.credentials.read(user.user_id)).passkeys);
   }
 
-  async addPasskey(user: UserRecord, response: RegistrationResponseJSON, rp: RelyingParty, name: string): Promise<CredentialChange & { passkey: PasskeyRecord }> {
+  async addPasskey(
+    user: UserRecord,
+    response: RegistrationResponseJSON,
+    rp: RelyingParty,
+    name: string,
+  ): Promise<CredentialChange & { passkey: PasskeyRecord }> {
     const passkey = await this.ceremonies.verifyRegistration(user.user_id, response, rp, name);
     await this.credentials.addPasskey(user.user_id, passkey);
     return { ...(await this.claimIfTrial(user.user_id)), passkey };
@@ -45,12 +50,18 @@ export class Claims {
    * Sets the password, or changes it (then `current` must match, checked under the sign-in
    * throttle of the username, and every session of the account ends: the caller starts a new one).
    */
-  async setPassword(user: UserRecord, password: string, current: string | undefined, ip: string): Promise<CredentialChange & { changed: boolean }> {
+  async setPassword(
+    user: UserRecord,
+    password: string,
+    current: string | undefined,
+    ip: string,
+  ): Promise<CredentialChange & { changed: boolean }> {
     const { password_hash } = await this.credentials.read(user.user_id);
     if (password_hash !== undefined) {
       if (current === undefined) throw new BadRequestError('this account has a password: send it as current_password to change it');
       await this.throttle.attempt(ip, user.username);
-      if (!(await verifyPassword(password_hash, current))) throw new SignInFailedError('current_password is not the account’s password: check it');
+      if (!(await verifyPassword(password_hash, current)))
+        throw new SignInFailedError('current_password is not the account’s password: check it');
       await this.throttle.succeeded(ip, user.username);
     }
     const changed = await this.credentials.setPassword(user.user_id, await hashPassword(password));

@@ -63,7 +63,8 @@ class Refused extends Error {
 }
 
 /** The write lost its compare-and-set to another edge: read again and decide again. */
-const isStale = (err: unknown): boolean => /wrong last sequence|key exists/i.test((err as Error)?.message ?? '') || (err as { code?: number })?.code === 10071;
+const isStale = (err: unknown): boolean =>
+  /wrong last sequence|key exists/i.test((err as Error)?.message ?? '') || (err as { code?: number })?.code === 10071;
 
 /**
  * The per-key request limit across every edge: at most `max` requests in any `windowMs`
@@ -112,21 +113,34 @@ export class ClusterRateLimiter {
     private readonly log: Logger,
   ) {
     this.maxBlock = Math.max(MAX_BLOCK, Math.floor(max / LIMIT_SHARE));
-    this.sweeper = setInterval(() => {
-      const now = Date.now();
-      // A key is kept for a window after its last block: what that left unspent is given back at its next claim.
-      for (const [key, s] of this.keys) {
-        const end = Math.max(s.current?.until ?? 0, s.next?.until ?? 0, s.last?.until ?? 0, s.quietUntil, ...s.unspent.map((b) => b.until));
-        if (!s.claiming && end + windowMs < now) this.keys.delete(key);
-      }
-    }, Math.max(5 * BLOCK_MS, 1000));
+    this.sweeper = setInterval(
+      () => {
+        const now = Date.now();
+        // A key is kept for a window after its last block: what that left unspent is given back at its next claim.
+        for (const [key, s] of this.keys) {
+          const end = Math.max(
+            s.current?.until ?? 0,
+            s.next?.until ?? 0,
+            s.last?.until ?? 0,
+            s.quietUntil,
+            ...s.unspent.map((b) => b.until),
+          );
+          if (!s.claiming && end + windowMs < now) this.keys.delete(key);
+        }
+      },
+      Math.max(5 * BLOCK_MS, 1000),
+    );
     this.sweeper.unref();
   }
 
   /** One request of `key`, decided at `at` (tests pass a clock; by default the time is read again after each wait). */
   async take(key: string, at?: number): Promise<LimitDecision> {
     let s = this.keys.get(key);
-    if (!s) this.keys.set(key, (s = { current: null, next: null, last: null, claiming: null, unspent: [], quietUntil: Number.NEGATIVE_INFINITY }));
+    if (!s)
+      this.keys.set(
+        key,
+        (s = { current: null, next: null, last: null, claiming: null, unspent: [], quietUntil: Number.NEGATIVE_INFINITY }),
+      );
     const asked = Date.now();
     for (;;) {
       const now = at ?? Date.now();
@@ -228,7 +242,10 @@ export class ClusterRateLimiter {
       // Late or failed: its block is dropped even if the write lands later (it then only counts unspent).
       outcome.late = true;
       if (now >= this.restingUntil) {
-        this.log.warn({ err: (err as Error).message }, `rate limit: NATS KV not answering; requests without a claimed block are refused for ${RESTING_MS} ms, then KV is asked again`);
+        this.log.warn(
+          { err: (err as Error).message },
+          `rate limit: NATS KV not answering; requests without a claimed block are refused for ${RESTING_MS} ms, then KV is asked again`,
+        );
       }
       this.restingUntil = Math.max(this.restingUntil, now + RESTING_MS);
       return { ok: false, retryAfterMs: RESTING_MS, unavailable: true };
@@ -246,7 +263,11 @@ export class ClusterRateLimiter {
    * may have written the very same record (claims share stamps), and taking its write for ours
    * would spend a block no record holds. Stops trying once the claim's requests stopped waiting.
    */
-  private async compareAndSet(key: string, outcome: { late: boolean }, change: (current: RateClaimsRecord | null) => RateClaimsRecord): Promise<void> {
+  private async compareAndSet(
+    key: string,
+    outcome: { late: boolean },
+    change: (current: RateClaimsRecord | null) => RateClaimsRecord,
+  ): Promise<void> {
     const name = `rate.${key}`;
     for (let attempt = 0; !outcome.late; attempt++) {
       const current = await this.windows.get(name);
@@ -291,7 +312,8 @@ export class ClusterRateLimiter {
         waited += awake;
         silent = this.answers === seen ? silent + awake : 0;
         seen = this.answers;
-        if (silent >= CLAIM_WAIT_MS || waited >= CLAIM_GIVE_UP_MS) reject(new Error(`no answer from NATS KV within ${Math.round(waited)} ms`));
+        if (silent >= CLAIM_WAIT_MS || waited >= CLAIM_GIVE_UP_MS)
+          reject(new Error(`no answer from NATS KV within ${Math.round(waited)} ms`));
         else timer = setTimeout(step, WAIT_STEP_MS);
       };
       timer = setTimeout(step, WAIT_STEP_MS);
@@ -306,7 +328,10 @@ export class ClusterRateLimiter {
   private full(key: string, s: KeyState, retryAfterMs: number, now: number): Refusal {
     if (now >= s.quietUntil) {
       s.quietUntil = now + this.windowMs;
-      this.log.info({ limit_key: key, max: this.max, window_ms: this.windowMs, retry_after_ms: retryAfterMs }, 'rate limit: key reached its limit over all edges; its requests are refused until its window frees room');
+      this.log.info(
+        { limit_key: key, max: this.max, window_ms: this.windowMs, retry_after_ms: retryAfterMs },
+        'rate limit: key reached its limit over all edges; its requests are refused until its window frees room',
+      );
     }
     return { ok: false, retryAfterMs };
   }
@@ -315,4 +340,3 @@ export class ClusterRateLimiter {
     clearInterval(this.sweeper);
   }
 }
-

@@ -49,7 +49,12 @@ const REMEMBERED_CHANGES = 250;
  * has passed its revision while the bucket still keeps it (fewer than CREDITS_HISTORY writes
  * since), or when it has passed the current revision (which carries every listed change).
  */
-function carriedChanges(current: CreditsRecord | null, revision: number | null, recorded: number, change: CreditChange | null): CreditChange[] {
+function carriedChanges(
+  current: CreditsRecord | null,
+  revision: number | null,
+  recorded: number,
+  change: CreditChange | null,
+): CreditChange[] {
   const writes = current?.writes ?? 0;
   const kept: CreditChange[] = [];
   if (revision !== null && revision > recorded) {
@@ -60,7 +65,8 @@ function carriedChanges(current: CreditsRecord | null, revision: number | null, 
     }
   }
   if (change) kept.push(change);
-  if (kept.length > MAX_UNRECORDED) throw new Error(`the usage recorder has not stored ${kept.length} credit changes of this account; try again once it runs`);
+  if (kept.length > MAX_UNRECORDED)
+    throw new Error(`the usage recorder has not stored ${kept.length} credit changes of this account; try again once it runs`);
   return kept;
 }
 

@@ -12,7 +12,8 @@ export const CONFIRM_TTL_MS = 24 * 3600_000;
 export const CONFIRM_MAILS_PER_DAY = 5;
 
 const SECRET_KEY = 'hmac';
-const NOT_VALID = 'this link is not valid (it was altered, or it is not from this service): use the link exactly as mailed, or register the address again with POST /api/v1/email';
+const NOT_VALID =
+  'this link is not valid (it was altered, or it is not from this service): use the link exactly as mailed, or register the address again with POST /api/v1/email';
 
 /** Counts of e-mails sent, per account, kind and UTC day. */
 type SentKind = 'signal' | 'confirm';
@@ -93,7 +94,8 @@ export class EmailAddresses {
   async confirm(token: string, now = Date.now()): Promise<{ user_id: number; address: string }> {
     const payload = readEmailToken(this.key, token);
     if (!payload || payload.p !== 'confirm' || !payload.n || payload.x === undefined) throw new BadRequestError(NOT_VALID);
-    if (payload.x < now) throw new BadRequestError('this confirmation link has expired: register the address again (POST /api/v1/email) for a new one');
+    if (payload.x < now)
+      throw new BadRequestError('this confirmation link has expired: register the address again (POST /api/v1/email) for a new one');
     await this.records.mutate(String(payload.u), (current) => {
       const pending = current?.pending;
       if (current && current.confirmed?.address === payload.a && (!pending || pending.nonce !== payload.n)) {
@@ -101,7 +103,9 @@ export class EmailAddresses {
         return current;
       }
       if (!current || !pending || pending.nonce !== payload.n || pending.address !== payload.a) {
-        throw new BadRequestError('this confirmation link was already used or replaced by a newer one: follow the newest link mailed to you, or register the address again');
+        throw new BadRequestError(
+          'this confirmation link was already used or replaced by a newer one: follow the newest link mailed to you, or register the address again',
+        );
       }
       return {
         ...current,
@@ -138,10 +142,21 @@ export class EmailAddresses {
   }
 
   /** The account's address as the owner sees it. */
-  async status(userId: number, dailyCap: number, availability: { available: boolean; reason: string | null }, now = Date.now()): Promise<EmailStatus> {
+  async status(
+    userId: number,
+    dailyCap: number,
+    availability: { available: boolean; reason: string | null },
+    now = Date.now(),
+  ): Promise<EmailStatus> {
     const [record, sentToday] = await Promise.all([this.record(userId), this.sentToday(userId, 'signal', now)]);
     const pending = record?.pending && record.pending.expires_at > now ? record.pending : null;
-    const status: EmailStatus['status'] = record?.confirmed ? 'confirmed' : pending ? 'pending' : record?.unsubscribed ? 'unsubscribed' : 'none';
+    const status: EmailStatus['status'] = record?.confirmed
+      ? 'confirmed'
+      : pending
+        ? 'pending'
+        : record?.unsubscribed
+          ? 'unsubscribed'
+          : 'none';
     return {
       available: availability.available,
       unavailable_reason: availability.reason,

@@ -69,7 +69,22 @@ export type AccountsDeps = {
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
 export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDeps): Promise<Accounts> {
   const r = config.NATS_REPLICAS;
-  const [users, usernames, apiKeys, sessions, credits, counters, caps, mintWindows, costGuard, credentialsKv, challenges, attempts, rateWindows, usageCursor] = await Promise.all([
+  const [
+    users,
+    usernames,
+    apiKeys,
+    sessions,
+    credits,
+    counters,
+    caps,
+    mintWindows,
+    costGuard,
+    credentialsKv,
+    challenges,
+    attempts,
+    rateWindows,
+    usageCursor,
+  ] = await Promise.all([
     openBucket(bus, Buckets.users, r),
     openBucket(bus, Buckets.usernames, r),
     openBucket(bus, Buckets.apiKeys, r),
@@ -96,7 +111,11 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
   });
   // A plan changed elsewhere counts at once: every process tries, the ledger's compare-and-set lets one top up.
   const topUpOnPlanChange = (user: UserRecord) =>
-    void ledger.topUp(user.user_id).catch((err: unknown) => log.warn({ err, user_id: user.user_id }, 'allowance top-up after a plan change failed; the next credit operation retries it'));
+    void ledger
+      .topUp(user.user_id)
+      .catch((err: unknown) =>
+        log.warn({ err, user_id: user.user_id }, 'allowance top-up after a plan change failed; the next credit operation retries it'),
+      );
   const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log, topUpOnPlanChange);
   await directory.start();
   const credentials = new Credentials(credentialsKv);
@@ -104,13 +123,10 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
   const throttle = new SignInThrottle(attempts);
   // Counted in KV: the limit holds over every edge of the installation.
   const requestLimiter = new ClusterRateLimiter(rateWindows, config.RATE_LIMIT_PER_MIN, 60_000, log);
-  const metering = new Metering(
-    ledger,
-    new DailyCaps(caps),
-    new CostGuard(costGuard, config.PLATFORM_DAILY_AI_BUDGET_USD),
-    usage,
-    { ratePerMinute: config.RATE_LIMIT_PER_MIN, concurrentSse: SSE_PER_KEY },
-  );
+  const metering = new Metering(ledger, new DailyCaps(caps), new CostGuard(costGuard, config.PLATFORM_DAILY_AI_BUDGET_USD), usage, {
+    ratePerMinute: config.RATE_LIMIT_PER_MIN,
+    concurrentSse: SSE_PER_KEY,
+  });
   return {
     directory,
     metering,

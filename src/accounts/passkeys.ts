@@ -56,7 +56,13 @@ export class PasskeyCeremonies {
   }
 
   /** Checks a registration answer for the user; the passkey to store. */
-  async verifyRegistration(userId: number, response: RegistrationResponseJSON, rp: RelyingParty, name: string, now = Date.now()): Promise<PasskeyRecord> {
+  async verifyRegistration(
+    userId: number,
+    response: RegistrationResponseJSON,
+    rp: RelyingParty,
+    name: string,
+    now = Date.now(),
+  ): Promise<PasskeyRecord> {
     const challenge = await this.spend(response.response.clientDataJSON, 'register', userId, rp, now);
     const result = await verifyRegistrationResponse({
       response,
@@ -97,36 +103,65 @@ export class PasskeyCeremonies {
   ): Promise<{ userId: number; passkeyId: string; counter: number }> {
     const challenge = await this.spend(response.response.clientDataJSON, 'sign_in', null, rp, now);
     const userId = Number(Buffer.from(response.response.userHandle ?? '', 'base64url').toString('utf8'));
-    const passkey = Number.isSafeInteger(userId) && userId > 0 ? (await passkeysOf(userId)).find((p) => p.id === response.id && p.rp_id === rp.id) : undefined;
-    if (!passkey) throw new PasskeyRejectedError('this passkey is not registered here: sign in another way, or claim your account with it first');
+    const passkey =
+      Number.isSafeInteger(userId) && userId > 0
+        ? (await passkeysOf(userId)).find((p) => p.id === response.id && p.rp_id === rp.id)
+        : undefined;
+    if (!passkey)
+      throw new PasskeyRejectedError('this passkey is not registered here: sign in another way, or claim your account with it first');
     const result = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: passkey.id, publicKey: Buffer.from(passkey.public_key, 'base64url'), counter: passkey.counter, transports: passkey.transports },
+      credential: {
+        id: passkey.id,
+        publicKey: Buffer.from(passkey.public_key, 'base64url'),
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
       requireUserVerification: true,
     }).catch(rejected);
     if (!result.verified) throw new PasskeyRejectedError('the passkey signature did not verify: try again');
     return { userId, passkeyId: passkey.id, counter: result.authenticationInfo.newCounter };
   }
 
-  private async remember(challenge: string, who: Pick<ChallengeRecord, 'purpose' | 'user_id'>, rp: RelyingParty, now: number): Promise<void> {
+  private async remember(
+    challenge: string,
+    who: Pick<ChallengeRecord, 'purpose' | 'user_id'>,
+    rp: RelyingParty,
+    now: number,
+  ): Promise<void> {
     await this.challenges.put(challenge, { ...who, rp_id: rp.id, origin: rp.origin, expires_at: now + CEREMONY_TTL_MS, used: false });
   }
 
   /** Marks the challenge named in the client data answered (compare-and-set: once); returns it. */
-  private async spend(clientDataJSON: string, purpose: ChallengeRecord['purpose'], userId: number | null, rp: RelyingParty, now: number): Promise<string> {
+  private async spend(
+    clientDataJSON: string,
+    purpose: ChallengeRecord['purpose'],
+    userId: number | null,
+    rp: RelyingParty,
+    now: number,
+  ): Promise<string> {
     let challenge = '';
     try {
       challenge = String(JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')).challenge ?? '');
     } catch {
       /* not JSON: refused below */
     }
-    const refused = new PasskeyRejectedError('the passkey answer is to no open challenge here (expired after 5 minutes, used, or from another site): start again');
+    const refused = new PasskeyRejectedError(
+      'the passkey answer is to no open challenge here (expired after 5 minutes, used, or from another site): start again',
+    );
     if (!CHALLENGE.test(challenge)) throw refused;
     await this.challenges.mutate(challenge, (current) => {
-      const fits = current && !current.used && current.expires_at > now && current.purpose === purpose && current.user_id === userId && current.rp_id === rp.id && current.origin === rp.origin;
+      const fits =
+        current &&
+        !current.used &&
+        current.expires_at > now &&
+        current.purpose === purpose &&
+        current.user_id === userId &&
+        current.rp_id === rp.id &&
+        current.origin === rp.origin;
       if (!fits) throw refused;
       return { ...current, used: true };
     });

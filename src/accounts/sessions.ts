@@ -55,7 +55,13 @@ export class Sessions {
     const token = `${userId}.${randomToken(43)}`;
     // Never stamped before the account's cut-off, or a clock step back would make it born dead.
     const createdAt = Math.max(Date.now(), (await this.validFrom(userId)) ?? 0);
-    await this.kv.put(storeKey(token)!, { user_id: userId, created_at: createdAt, last_seen_at: createdAt, device, signed_in_at: signedInAt ?? createdAt });
+    await this.kv.put(storeKey(token)!, {
+      user_id: userId,
+      created_at: createdAt,
+      last_seen_at: createdAt,
+      device,
+      signed_in_at: signedInAt ?? createdAt,
+    });
     return token;
   }
 

@@ -40,7 +40,11 @@ export class UsageHistory {
   /** Credits spent (negative deltas, net of refunds tagged `refund`) since `sinceMs`. */
   async spentSince(userId: number, sinceMs: number): Promise<number> {
     const carried = await this.carried(userId);
-    const stored = await this.repo.spentSince(userId, sinceMs, carried.map((row) => row.seq));
+    const stored = await this.repo.spentSince(
+      userId,
+      sinceMs,
+      carried.map((row) => row.seq),
+    );
     const recent = carried.filter((row) => row.ts >= sinceMs && isBillable(row)).reduce((sum, row) => sum - row.delta, 0);
     return Math.max(0, stored + recent);
   }
@@ -48,7 +52,12 @@ export class UsageHistory {
   /** The billable spend of these users in [fromMs, toMs), per user and instant (see UsageRepo.billableSpend). */
   async billableSpend(userIds: readonly number[], fromMs: number, toMs: number): Promise<SpendPoint[]> {
     const carried = (await Promise.all(userIds.map((id) => this.carried(id)))).flat();
-    const points = await this.repo.billableSpend(userIds, fromMs, toMs, carried.map((row) => row.seq));
+    const points = await this.repo.billableSpend(
+      userIds,
+      fromMs,
+      toMs,
+      carried.map((row) => row.seq),
+    );
     const at = new Map<string, SpendPoint>();
     for (const point of points) at.set(`${point.user_id}:${point.ts}`, point);
     for (const row of carried) {
@@ -63,6 +72,11 @@ export class UsageHistory {
   /** How many changes `userId` has had. */
   async countFor(userId: number): Promise<number> {
     const carried = await this.carried(userId);
-    return (await this.repo.countFor(userId, carried.map((row) => row.seq))) + carried.length;
+    return (
+      (await this.repo.countFor(
+        userId,
+        carried.map((row) => row.seq),
+      )) + carried.length
+    );
   }
 }

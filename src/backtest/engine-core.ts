@@ -47,7 +47,27 @@ import { expectedNextOpen } from './market-hours.ts';
 import { checkOptions, CLOSE_ONLY, DIRECTION_MASK, IGNORE, ON_OPPOSITE, REVERSE } from './options.ts';
 import { nextRollover, nightsOnWeekday, rolloverAfter, weekdayUtc } from './rollover.ts';
 import { ewmStep, givenAlpha, trueRange } from '../lib/wilder.ts';
-import { END, F_ENTRY, F_ENTRY_TS, F_EXIT, F_EXIT_TS, F_GROSS, F_HELD, F_NIGHTS, F_PNL, F_REASON, F_SIDE, F_STOP, F_SWAP, F_TAKE, SIGNAL, SL, TP, TradeLog, z0 } from './trade-log.ts';
+import {
+  END,
+  F_ENTRY,
+  F_ENTRY_TS,
+  F_EXIT,
+  F_EXIT_TS,
+  F_GROSS,
+  F_HELD,
+  F_NIGHTS,
+  F_PNL,
+  F_REASON,
+  F_SIDE,
+  F_STOP,
+  F_SWAP,
+  F_TAKE,
+  SIGNAL,
+  SL,
+  TP,
+  TradeLog,
+  z0,
+} from './trade-log.ts';
 import { EXIT_LONG, EXIT_SHORT, type BarColumns, type EngineOptions, type IntrabarResolver, type Level } from './types.ts';
 
 /** How a position closes (closeAt): the reason, and where the price comes from. */
@@ -146,7 +166,13 @@ export class EngineCore {
     this.tfMs = opts.timeframeMs;
     this.resolver = opts.resolver ?? null;
     const fixed = (l: Level | null) =>
-      l === null ? Infinity : l.unit === 'pips' ? l.value * instrument.pipSize : l.unit === 'usd' && !this.baseUsd ? l.value / this.units : NaN;
+      l === null
+        ? Infinity
+        : l.unit === 'pips'
+          ? l.value * instrument.pipSize
+          : l.unit === 'usd' && !this.baseUsd
+            ? l.value / this.units
+            : NaN;
     this.stopFixed = fixed(opts.stop);
     this.takeFixed = fixed(opts.take);
     this.commissionSide = opts.commissionPerLot * lotSize;
@@ -166,7 +192,10 @@ export class EngineCore {
     this.trailValue = trail === null ? 0 : trail.unit === 'pips' ? trail.value * instrument.pipSize : trail.value;
     this.atrAlpha = trail?.unit === 'atr' ? givenAlpha(1 / trail.period) : NaN;
     this.entryHours = entryHourTable(opts.entryTimes);
-    this.log = new TradeLog({ lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd }, keep === 'trades');
+    this.log = new TradeLog(
+      { lots: lotSize, units: this.units, pipSize: instrument.pipSize, commissionSide: this.commissionSide, baseUsd: this.baseUsd },
+      keep === 'trades',
+    );
   }
 
   /** Handles bar i (see the file comment); `signal` (−1/0/1) and `entryMask` (entry and exit bits) belong to bar i's close. */
@@ -259,7 +288,11 @@ export class EngineCore {
 
   /** Direction rule, the signal's entry mask, the cooldown and the entry times, for an entry at bar b (engine clock) opening at `ts`. */
   private entryAllowed(sig: number, b: number, ts: number): boolean {
-    return b > this.blockedThrough && (this.dirMask & this.pendingMask & (sig > 0 ? 1 : 2)) !== 0 && (this.entryHours === null || this.entryHours[hourOfWeek(ts)] === 1);
+    return (
+      b > this.blockedThrough &&
+      (this.dirMask & this.pendingMask & (sig > 0 ? 1 : 2)) !== 0 &&
+      (this.entryHours === null || this.entryHours[hourOfWeek(ts)] === 1)
+    );
   }
 
   /** Already max_positions open on the pending signal's side: step 2 has nothing to do (a run of signals, the common case). */
@@ -364,7 +397,9 @@ export class EngineCore {
   private reachesLevel(bars: BarColumns, i: number): boolean {
     const long = this.side > 0;
     const off = !long && this.fill ? bars.spread[i]! : 0;
-    return !(long ? bars.low[i]! + off > this.nearStop && bars.high[i]! + off < this.nearTake : bars.high[i]! + off < this.nearStop && bars.low[i]! + off > this.nearTake);
+    return !(long
+      ? bars.low[i]! + off > this.nearStop && bars.high[i]! + off < this.nearTake
+      : bars.high[i]! + off < this.nearStop && bars.low[i]! + off > this.nearTake);
   }
 
   /** Step 3: stops and takes inside bar i (one that reachesLevel). */
@@ -464,4 +499,3 @@ export class EngineCore {
     if (last === 0) this.side = 0;
   }
 }
-

@@ -29,9 +29,11 @@ export function checkEntryTimes(t: EntryTimes | null | undefined): void {
   if (t.session !== null) {
     const [start, end] = t.session;
     const hour = (h: number) => Number.isInteger(h) && h >= 0 && h <= 23;
-    if (!hour(start) || !hour(end) || start === end) throw new RangeError(`entryTimes.session must be two differing whole hours in [0, 23] (null = all hours), got [${start}, ${end}]`);
+    if (!hour(start) || !hour(end) || start === end)
+      throw new RangeError(`entryTimes.session must be two differing whole hours in [0, 23] (null = all hours), got [${start}, ${end}]`);
   }
-  for (const d of t.skipDays) if (!WEEKDAYS.includes(d)) throw new RangeError(`entryTimes.skipDays: ${String(d)} is not one of ${WEEKDAYS.join(', ')}`);
+  for (const d of t.skipDays)
+    if (!WEEKDAYS.includes(d)) throw new RangeError(`entryTimes.skipDays: ${String(d)} is not one of ${WEEKDAYS.join(', ')}`);
 }
 
 /** Per hour of the week (hourOfWeek): 1 = a position may open at a bar opening then; null when every hour may. */

@@ -17,5 +17,25 @@ export { contractSize, levelDistance, usdLeg, usdPnl } from './money.ts';
 export { nextRollover, nightsBetween } from './rollover.ts';
 export { entryHourTable, weekdayOf, type EntryTimes } from './entry-times.ts';
 export { expectedNextOpen } from './market-hours.ts';
-export type { BarColumns, Direction, EngineOptions, FirstTouch, IntrabarResolver, Level, OnOpposite, OpenPosition, Trail } from './types.ts';
-export type { ClosedTrade, DrawdownPoint, EngineSnapshot, EquityPoint, ExecutionSettings, ExitReason, OpenPositionState, Trade, TradeStats } from '../../schemas/backtest.ts';
+export type {
+  BarColumns,
+  Direction,
+  EngineOptions,
+  FirstTouch,
+  IntrabarResolver,
+  Level,
+  OnOpposite,
+  OpenPosition,
+  Trail,
+} from './types.ts';
+export type {
+  ClosedTrade,
+  DrawdownPoint,
+  EngineSnapshot,
+  EquityPoint,
+  ExecutionSettings,
+  ExitReason,
+  OpenPositionState,
+  Trade,
+  TradeStats,
+} from '../../schemas/backtest.ts';

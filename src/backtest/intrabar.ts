@@ -24,14 +24,7 @@ export function lowerBound(ts: Float64Array, t: number): number {
 }
 
 /** One finer bar (prices already offset) against the two levels: 'SL', 'TP', or null when it reaches neither. */
-function touch(
-  open: number,
-  high: number,
-  low: number,
-  long: boolean,
-  stop: number,
-  take: number,
-): FirstTouch | null {
+function touch(open: number, high: number, low: number, long: boolean, stop: number, take: number): FirstTouch | null {
   if (long) {
     if (open <= stop) return 'SL';
     if (open >= take) return 'TP';

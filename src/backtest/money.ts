@@ -70,6 +70,8 @@ export function levelDistance(
 /** Checks a level given to the engine: a finite value > 0. */
 export function checkLevel(name: string, level: Level | null): void {
   if (level === null) return;
-  if (!(Number.isFinite(level.value) && level.value > 0)) throw new RangeError(`${name}: value must be a finite number > 0, got ${level.value}`);
-  if (level.unit !== 'pips' && level.unit !== 'usd' && level.unit !== 'pct') throw new RangeError(`${name}: unknown unit ${String(level.unit)}`);
+  if (!(Number.isFinite(level.value) && level.value > 0))
+    throw new RangeError(`${name}: value must be a finite number > 0, got ${level.value}`);
+  if (level.unit !== 'pips' && level.unit !== 'usd' && level.unit !== 'pct')
+    throw new RangeError(`${name}: unknown unit ${String(level.unit)}`);
 }

@@ -81,7 +81,8 @@ export class PositionEngine extends EngineCore {
   static restore(opts: EngineOptions, snap: unknown): PositionEngine {
     const s = EngineSnapshot.parse(snap);
     const engine = new PositionEngine(opts);
-    if (s.positions.length > engine.maxPositions) throw new RangeError(`restore: ${s.positions.length} open positions, maxPositions is ${engine.maxPositions}`);
+    if (s.positions.length > engine.maxPositions)
+      throw new RangeError(`restore: ${s.positions.length} open positions, maxPositions is ${engine.maxPositions}`);
     if ((s.positions.length === 0) !== (s.side === 0)) throw new RangeError('restore: side and positions disagree');
     if ((s.lastTs === null) !== (s.nextRollover === null)) throw new RangeError('restore: lastTs and nextRollover disagree');
     engine.bars = s.bars;

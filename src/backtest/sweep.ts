@@ -65,7 +65,12 @@ const DEFAULT_BLOCK = 4_096;
  * to the bit, `runBacktest(trial.options, bars, trial.signals, range, trial.mask)`: its trades, the
  * tradeStats of them and its equity at the marks.
  */
-export function sweepBacktests(bars: BarColumns, trials: readonly SweepTrial[], range: { from: number; to: number }, opts: SweepOptions = {}): SweepResult[] {
+export function sweepBacktests(
+  bars: BarColumns,
+  trials: readonly SweepTrial[],
+  range: { from: number; to: number },
+  opts: SweepOptions = {},
+): SweepResult[] {
   const { from, to } = range;
   const n = bars.ts.length;
   if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from <= to && to <= n)) {
@@ -75,7 +80,8 @@ export function sweepBacktests(bars: BarColumns, trials: readonly SweepTrial[], 
   for (let j = 0; j < marks.length; j++) {
     const m = marks[j]!;
     if (!(m >= from && m < to)) throw new RangeError(`sweepBacktests: mark ${m} is outside the range [${from}, ${to})`);
-    if (j > 0 && !(m > marks[j - 1]!)) throw new RangeError(`sweepBacktests: marks must be strictly increasing (${marks[j - 1]} then ${m})`);
+    if (j > 0 && !(m > marks[j - 1]!))
+      throw new RangeError(`sweepBacktests: marks must be strictly increasing (${marks[j - 1]} then ${m})`);
   }
   const block = opts.block ?? DEFAULT_BLOCK;
   if (!(Number.isInteger(block) && block >= 1)) throw new RangeError(`sweepBacktests: block must be an integer ≥ 1, got ${block}`);
@@ -87,8 +93,10 @@ export function sweepBacktests(bars: BarColumns, trials: readonly SweepTrial[], 
   const markEquity: Float64Array[] = new Array(count);
   for (let t = 0; t < count; t++) {
     const trial = trials[t]!;
-    if (trial.signals.length < to) throw new RangeError(`sweepBacktests: trial ${t} has ${trial.signals.length} signals for bars up to ${to}`);
-    if (trial.mask && trial.mask.length < to) throw new RangeError(`sweepBacktests: trial ${t} has ${trial.mask.length} entry masks for bars up to ${to}`);
+    if (trial.signals.length < to)
+      throw new RangeError(`sweepBacktests: trial ${t} has ${trial.signals.length} signals for bars up to ${to}`);
+    if (trial.mask && trial.mask.length < to)
+      throw new RangeError(`sweepBacktests: trial ${t} has ${trial.mask.length} entry masks for bars up to ${to}`);
     signals[t] = trial.signals;
     // runBacktest's default mask (3) as a column, so the inner loop has one shape.
     masks[t] = trial.mask ?? (noMask ??= new Uint8Array(to).fill(3));

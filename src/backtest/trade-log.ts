@@ -141,7 +141,7 @@ export class TradeLog {
   }
 
   get(k: number): ClosedTrade {
-    if (!this.rows) throw new Error('TradeLog: this log keeps each trade\'s P&L only (make it with rows = true to read trades)');
+    if (!this.rows) throw new Error("TradeLog: this log keeps each trade's P&L only (make it with rows = true to read trades)");
     const { lots, units, pipSize, commissionSide, baseUsd } = this.settings;
     let c: number;
     let row: number;

@@ -37,7 +37,11 @@ const delivered = (msg: JsMsg): Delivered => ({
  * Creates the durable consumer the spec names, or brings the settings that may change (ack wait,
  * max ack pending) of an existing one to the spec. `ackWaitMs` overrides the spec's (configured).
  */
-export async function ensureConsumer(bus: Pick<Bus, 'jsm' | 'retry'>, spec: ConsumerSpec, overrides: { ackWaitMs?: number } = {}): Promise<void> {
+export async function ensureConsumer(
+  bus: Pick<Bus, 'jsm' | 'retry'>,
+  spec: ConsumerSpec,
+  overrides: { ackWaitMs?: number } = {},
+): Promise<void> {
   const ackWaitMs = overrides.ackWaitMs ?? spec.ackWaitMs;
   const mutable: Partial<ConsumerConfig> = {
     ...(ackWaitMs !== undefined ? { ack_wait: nanos(ackWaitMs) } : {}),
@@ -88,7 +92,9 @@ export interface Puller {
 }
 
 export async function puller(bus: Pick<Bus, 'js' | 'retry'>, spec: ConsumerSpec): Promise<Puller> {
-  const consumer = await bus.retry.run({ op: 'get', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, () => bus.js.consumers.get(spec.stream.name, spec.name));
+  const consumer = await bus.retry.run({ op: 'get', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, () =>
+    bus.js.consumers.get(spec.stream.name, spec.name),
+  );
   return {
     async next(expiresMs) {
       const msg = await consumer.next({ expires: expiresMs });
@@ -116,17 +122,25 @@ export interface FollowedStream extends AsyncIterable<Followed> {
  * NATS node gone, a reconnect). `from` = the first sequence to see, or 'new' for what is
  * published from now on. Nothing durable is left on the server when the process dies.
  */
-export async function followStream(bus: Pick<Bus, 'js' | 'retry'>, stream: StreamSpec, filter: string, from: number | 'new'): Promise<FollowedStream> {
+export async function followStream(
+  bus: Pick<Bus, 'js' | 'retry'>,
+  stream: StreamSpec,
+  filter: string,
+  from: number | 'new',
+): Promise<FollowedStream> {
   const { consumer, messages } = await bus.retry.run({ op: 'follow (ordered consumer)', kind: 'stream', name: stream.name }, async () => {
     const consumer = await bus.js.consumers.get(stream.name, {
       filter_subjects: filter,
-      ...(from === 'new' ? { deliver_policy: DeliverPolicy.New } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
+      ...(from === 'new'
+        ? { deliver_policy: DeliverPolicy.New }
+        : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
     });
     return { consumer, messages: await consumer.consume({ max_messages: 1_000 }) };
   });
   return {
     async *[Symbol.asyncIterator]() {
-      for await (const msg of messages) yield { subject: msg.subject, seq: msg.seq, data: msg.data, header: (name: string) => msg.headers?.get(name) || undefined };
+      for await (const msg of messages)
+        yield { subject: msg.subject, seq: msg.seq, data: msg.data, header: (name: string) => msg.headers?.get(name) || undefined };
     },
     close: async () => {
       await messages.close();

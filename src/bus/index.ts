@@ -9,12 +9,40 @@ export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-k
 export { ensureStream } from './provision.ts';
 export { publish, subscribe, type Published, type PublishVia, type Topic, type TopicSubscription } from './typed.ts';
 export { answer, ask, type AnswerOptions, type RequestService } from './request-reply.ts';
-export { ensureConsumer, consume, puller, followStream, type Delivered, type DeliveredStream, type Followed, type FollowedStream, type Puller } from './consumers.ts';
+export {
+  ensureConsumer,
+  consume,
+  puller,
+  followStream,
+  type Delivered,
+  type DeliveredStream,
+  type Followed,
+  type FollowedStream,
+  type Puller,
+} from './consumers.ts';
 export { openBlobStore, type BlobStore } from './object-store.ts';
-export { nextBySubject, lastBySubject, lastSeq, countAfter, readFromTime, openRangeReader, type RangeReader, type StoredMessage } from './stream-reads.ts';
+export {
+  nextBySubject,
+  lastBySubject,
+  lastSeq,
+  countAfter,
+  readFromTime,
+  openRangeReader,
+  type RangeReader,
+  type StoredMessage,
+} from './stream-reads.ts';
 // Connection-level types for the few parts that speak core NATS directly (request/reply, the tick
 // source's hot path) — named here so nothing else depends on the client packages.
 export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 export type { ConsumerMessages } from '@nats-io/jetstream';
 export { isTransientBusError } from './transient.ts';
-export { BusRetry, backoffMs, isStartupTransient, stepLabel, STARTUP_BACKOFF, type Backoff, type RetryOptions, type Step } from './retry.ts';
+export {
+  BusRetry,
+  backoffMs,
+  isStartupTransient,
+  stepLabel,
+  STARTUP_BACKOFF,
+  type Backoff,
+  type RetryOptions,
+  type Step,
+} from './retry.ts';

@@ -85,7 +85,12 @@ export class JsonKv<S extends z.ZodType> {
    * means it landed (done, never applied twice: no credit charged twice), the old revision means
    * it did not (written again), anything else means another writer won ('stale').
    */
-  private async conditional(key: string, encoded: string, expected: number | null, write: () => Promise<number>): Promise<number | 'stale'> {
+  private async conditional(
+    key: string,
+    encoded: string,
+    expected: number | null,
+    write: () => Promise<number>,
+  ): Promise<number | 'stale'> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await write();
@@ -198,7 +203,10 @@ export class JsonKv<S extends z.ZodType> {
    * each new one as it is written, until `close`: a key's superseded revisions are seen as long as
    * the bucket's history keeps them. A delete or purge comes as a null value.
    */
-  async revisions(from: number): Promise<{ [Symbol.asyncIterator](): AsyncIterator<{ key: string; revision: number; value: z.infer<S> | null }>; close(): Promise<void> }> {
+  async revisions(from: number): Promise<{
+    [Symbol.asyncIterator](): AsyncIterator<{ key: string; revision: number; value: z.infer<S> | null }>;
+    close(): Promise<void>;
+  }> {
     const prefix = `$KV.${this.spec.name}.`;
     const stream = { name: `KV_${this.spec.name}`, subjects: [`${prefix}>`], maxMessages: -1, maxAgeSeconds: 0 };
     const followed = await followStream({ js: this.js, retry: this.retry }, stream, `${prefix}>`, from);
@@ -208,7 +216,11 @@ export class JsonKv<S extends z.ZodType> {
       async *[Symbol.asyncIterator]() {
         for await (const msg of followed) {
           const op = msg.header('KV-Operation');
-          yield { key: msg.subject.slice(prefix.length), revision: msg.seq, value: op === 'DEL' || op === 'PURGE' ? null : decode(msg.data) };
+          yield {
+            key: msg.subject.slice(prefix.length),
+            revision: msg.seq,
+            value: op === 'DEL' || op === 'PURGE' ? null : decode(msg.data),
+          };
         }
       },
       close: () => followed.close(),
@@ -230,17 +242,25 @@ export class JsonKv<S extends z.ZodType> {
     // Its ordered consumer is created here: the request that times out while a node is down.
     const first = await this.retry.run({ op: 'watch', kind: 'kv', name: this.spec.name }, () => this.kv.watch());
     if ((await this.retry.run({ op: 'status', kind: 'kv', name: this.spec.name }, () => this.kv.status())).values === 0) markReady();
-    const following = this.follow(first, () => this.kv.watch(), (entry) => {
-      onChange(entry.key, entry.operation === 'PUT' ? this.decode(entry) : null);
-      if (entry.isUpdate || entry.delta === 0) markReady();
-    });
+    const following = this.follow(
+      first,
+      () => this.kv.watch(),
+      (entry) => {
+        onChange(entry.key, entry.operation === 'PUT' ? this.decode(entry) : null);
+        if (entry.isUpdate || entry.delta === 0) markReady();
+      },
+    );
     return { stop: following.stop, ready };
   }
 
   /** One key: its current value (when it has one), then each change, until `stop`. */
   async watchKey(key: string, onChange: (value: z.infer<S> | null) => void): Promise<{ stop(): void }> {
     const first = await this.retry.run({ op: `watch key ${key}`, kind: 'kv', name: this.spec.name }, () => this.kv.watch({ key }));
-    return this.follow(first, () => this.kv.watch({ key }), (entry) => onChange(entry.operation === 'PUT' ? this.decode(entry) : null));
+    return this.follow(
+      first,
+      () => this.kv.watch({ key }),
+      (entry) => onChange(entry.operation === 'PUT' ? this.decode(entry) : null),
+    );
   }
 
   /**
@@ -286,7 +306,12 @@ export class JsonKv<S extends z.ZodType> {
  * current and cheaper. `directReads` opts a bucket's reads out where a stale answer only costs a
  * retry, for read load the leader should not carry alone.
  */
-export async function openBucket<S extends z.ZodType>(bus: Bus, spec: BucketSpec<S>, replicas = 1, { directReads = replicas === 1 } = {}): Promise<JsonKv<S>> {
+export async function openBucket<S extends z.ZodType>(
+  bus: Bus,
+  spec: BucketSpec<S>,
+  replicas = 1,
+  { directReads = replicas === 1 } = {},
+): Promise<JsonKv<S>> {
   const history = spec.history ?? 1;
   const kv = await bus.retry.run({ op: 'open', kind: 'kv', name: spec.name }, async () => {
     const kv = await new Kvm(bus.js).create(spec.name, {

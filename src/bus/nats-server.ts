@@ -94,7 +94,10 @@ async function launch(bin: string, args: string[], log: Logger): Promise<Started
   const lines: string[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`nats-server was not ready within ${READY_TIMEOUT_MS} ms:\n${lines.join('\n')}`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`nats-server was not ready within ${READY_TIMEOUT_MS} ms:\n${lines.join('\n')}`)),
+        READY_TIMEOUT_MS,
+      );
       child.once('error', (err) => {
         clearTimeout(timer);
         reject(new Error(`cannot start ${bin} (${err.message}): install it with 'apt-get install nats-server' or set NATS_URL`));
@@ -181,7 +184,10 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
     ready = false;
     if (stopping) return;
     const { child } = current;
-    log.error({ pid: child.pid, code: child.exitCode, signal: child.signalCode }, 'embedded nats-server died; restarting it on the same port and store');
+    log.error(
+      { pid: child.pid, code: child.exitCode, signal: child.signalCode },
+      'embedded nats-server died; restarting it on the same port and store',
+    );
     void restart();
   };
   void current.exited.then(onExit);

@@ -26,7 +26,8 @@ export function backoffMs(attempt: number, backoff: Backoff = STARTUP_BACKOFF, r
  * the bus's transient ones: the placement of a replicated stream waits for enough nodes, and a
  * stream two roles create at once is "already in use" for the slower one (its next try updates it).
  */
-const STARTUP_TRANSIENT = /no suitable peers|insufficient resources|jetstream not (enabled|ready)|temporarily unavailable|already in use|leader|timed? ?out|no responders/i;
+const STARTUP_TRANSIENT =
+  /no suitable peers|insufficient resources|jetstream not (enabled|ready)|temporarily unavailable|already in use|leader|timed? ?out|no responders/i;
 
 /** Whether a start-up step that failed so should be tried again (never a request the server refused for good). */
 export function isStartupTransient(err: unknown): boolean {

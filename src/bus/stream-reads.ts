@@ -10,7 +10,12 @@ export interface StoredMessage {
 }
 
 /** The first message on `subject` at or after `fromSeq` in a stream; null when there is none (yet). */
-export async function nextBySubject(bus: Pick<Bus, 'jsm'>, stream: string, subject: string, fromSeq: number): Promise<StoredMessage | null> {
+export async function nextBySubject(
+  bus: Pick<Bus, 'jsm'>,
+  stream: string,
+  subject: string,
+  fromSeq: number,
+): Promise<StoredMessage | null> {
   // next_by_subj is served by nats-server ≥ 2.9 though the client's type for this call omits it.
   const query = { seq: Math.max(1, fromSeq), next_by_subj: subject } as unknown as { seq: number };
   const msg = await bus.jsm.streams.getMessage(stream, query);
@@ -85,7 +90,13 @@ export async function openRangeReader(bus: Pick<Bus, 'js' | 'jsm'>, stream: stri
  * The messages on `subject` a stream stored from `startMs` on (epoch ms), oldest first, at most
  * `limit`: read through a throw-away consumer, so a resuming client gets what it missed.
  */
-export async function readFromTime(bus: Pick<Bus, 'js' | 'jsm'>, stream: string, subject: string, startMs: number, limit: number): Promise<StoredMessage[]> {
+export async function readFromTime(
+  bus: Pick<Bus, 'js' | 'jsm'>,
+  stream: string,
+  subject: string,
+  startMs: number,
+  limit: number,
+): Promise<StoredMessage[]> {
   const info = await bus.jsm.consumers.add(stream, {
     ack_policy: AckPolicy.None,
     deliver_policy: DeliverPolicy.StartTime,

@@ -1,5 +1,12 @@
 /** nats-core errors that mean "the server is away right now" (a restart, a network cut), not "the request is wrong". */
-const TRANSIENT_NAMES = new Set(['TimeoutError', 'ConnectionError', 'RequestError', 'NoRespondersError', 'ClosedConnectionError', 'DrainingConnectionError']);
+const TRANSIENT_NAMES = new Set([
+  'TimeoutError',
+  'ConnectionError',
+  'RequestError',
+  'NoRespondersError',
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+]);
 
 /**
  * Whether an error comes from NATS being unreachable for a while: work that failed this way

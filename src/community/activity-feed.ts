@@ -37,7 +37,9 @@ export class ActivityFeed {
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     if (info.state.messages === 0) markReady();
-    this.messages = await this.bus.retry.run({ op: 'follow (ordered consumer)', ...stream }, async () => (await this.bus.js.consumers.get(Streams.activity.name)).consume());
+    this.messages = await this.bus.retry.run({ op: 'follow (ordered consumer)', ...stream }, async () =>
+      (await this.bus.js.consumers.get(Streams.activity.name)).consume(),
+    );
     void (async () => {
       for await (const m of this.messages!) {
         const parsed = ActivityMessage.safeParse(m.json());
@@ -50,7 +52,9 @@ export class ActivityFeed {
         }
         if (m.seq >= caughtUpAt) markReady();
       }
-    })().catch((err: unknown) => this.log.error({ err }, 'activity feed: the stream consumer ended; new events are not served until a restart'));
+    })().catch((err: unknown) =>
+      this.log.error({ err }, 'activity feed: the stream consumer ended; new events are not served until a restart'),
+    );
     await ready;
     this.log.info({ events: this.events.length }, 'activity feed loaded');
   }

@@ -59,7 +59,13 @@ export class Fork {
     }
 
     const code = await store.entryCode(entryId);
-    const record: ForkRecord = { user_id: caller.user_id, community_id: entryId, model_name: suggestedModelName(entry), created_at: this.now(), counts };
+    const record: ForkRecord = {
+      user_id: caller.user_id,
+      community_id: entryId,
+      model_name: suggestedModelName(entry),
+      created_at: this.now(),
+      counts,
+    };
     if (!(await store.createFork(record, code))) {
       const winner = (await store.fork(caller.user_id, entryId)) ?? record;
       return this.response(entry, winner, code, false);

@@ -24,7 +24,14 @@ export { lineage, communityEntry } from './lineage.ts';
 export { RANKING_RULES, sharpe, composite, sampleSd, metricValue, rankingKey } from './ranking.ts';
 export { entryView, divergenceView } from './views.ts';
 export { TRACKING_REFUSED } from './tracking-refused.ts';
-export { DIVERGENCE_CHECK_BARS, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_RULE, DIVERGENCE_WINDOW_CHECKS, PRICE_TOLERANCE } from './divergence-rule.ts';
+export {
+  DIVERGENCE_CHECK_BARS,
+  DIVERGENCE_CLEAR_CHECKS,
+  DIVERGENCE_FLAG_CHECKS,
+  DIVERGENCE_RULE,
+  DIVERGENCE_WINDOW_CHECKS,
+  PRICE_TOLERANCE,
+} from './divergence-rule.ts';
 
 export interface Activity {
   bus: ActivityBus;

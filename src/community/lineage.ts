@@ -2,7 +2,6 @@ import type { CommunityEntry, Lineage } from '../../schemas/community.ts';
 import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import { ancestorsOf, entryView, lineageNode } from './views.ts';
 
-
 /** GET /lineage/{id}: the entry, its ancestors (parent first, up to the root) and its direct children. */
 export function lineage(index: CommunityIndex, id: number): Lineage {
   const entry = index.get(id);

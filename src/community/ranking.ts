@@ -1,4 +1,10 @@
-import { COMPOSITE_TRADE_CAP, MIN_LIVE_TRADES, MIN_RANKED_TRADES, type LeaderboardMetric, type LiveRecord } from '../../schemas/community.ts';
+import {
+  COMPOSITE_TRADE_CAP,
+  MIN_LIVE_TRADES,
+  MIN_RANKED_TRADES,
+  type LeaderboardMetric,
+  type LiveRecord,
+} from '../../schemas/community.ts';
 import type { TradeStats } from '../../schemas/backtest.ts';
 
 /**

@@ -97,7 +97,10 @@ export class Share {
     const { models } = this.deps;
     if (name !== undefined) {
       const model = await models.resolve(caller.user_id, name);
-      if (!model) throw new ModelNotFoundError(`no model ${JSON.stringify(name)} for this key: GET /api/v1/models lists yours (by stem or model_name)`);
+      if (!model)
+        throw new ModelNotFoundError(
+          `no model ${JSON.stringify(name)} for this key: GET /api/v1/models lists yours (by stem or model_name)`,
+        );
       return model;
     }
     const [latest] = await models.list(caller.user_id);
@@ -122,7 +125,10 @@ export class Share {
   private async checkDescent(parentId: number, code: string, caller: Caller): Promise<DescentCheck> {
     const check: DescentCheck = { parent_id: parentId, ...descent(await this.deps.store.entryCode(parentId), code) };
     if (!check.holds) {
-      this.deps.log.info({ user_id: caller.user_id, parent_id: parentId, similarity: check.similarity }, 'shared fork published as a root: its code does not descend from the parent’s');
+      this.deps.log.info(
+        { user_id: caller.user_id, parent_id: parentId, similarity: check.similarity },
+        'shared fork published as a root: its code does not descend from the parent’s',
+      );
     }
     return check;
   }

@@ -84,7 +84,9 @@ export function entryView(index: CommunityIndex, entry: IndexedEntry): Community
     divergence: divergenceView(live),
     verdict: entry.robustness?.verdict ?? null,
     robustness: entry.robustness,
-    tracking_failure: entry.tracking_failure ? { reason: entry.tracking_failure.reason, failed_at: isoFromMs(entry.tracking_failure.at) } : null,
+    tracking_failure: entry.tracking_failure
+      ? { reason: entry.tracking_failure.reason, failed_at: isoFromMs(entry.tracking_failure.at) }
+      : null,
   };
 }
 

@@ -172,7 +172,8 @@ export class DeliveryApi {
   }
 
   async messengerCode(userId: number, renew: boolean): Promise<MessengerCodeResponse> {
-    if (!this.deps.pairing) return { enabled: false, status: 'disabled', message: `${MESSENGER_OFF}; webhook and sse delivery work without it` };
+    if (!this.deps.pairing)
+      return { enabled: false, status: 'disabled', message: `${MESSENGER_OFF}; webhook and sse delivery work without it` };
     try {
       return await this.deps.pairing.code(userId, { renew });
     } catch (err) {

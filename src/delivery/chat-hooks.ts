@@ -10,8 +10,16 @@ import { checkWebhookTarget, parseWebhookUrl, type CheckedTarget, type TargetChe
 export type ChatHookChannel = 'discord' | 'slack';
 
 const RULES: Record<ChatHookChannel, { field: string; path: RegExp; shape: string }> = {
-  discord: { field: 'discord_webhook_url', path: /^\/api(\/v\d+)?\/webhooks\/\d{1,30}\/[\w-]{1,200}\/?$/, shape: 'https://discord.com/api/webhooks/<id>/<token>' },
-  slack: { field: 'slack_webhook_url', path: /^\/services\/[\w-]{1,100}\/[\w-]{1,100}\/[\w-]{1,200}\/?$/, shape: 'https://hooks.slack.com/services/T…/B…/…' },
+  discord: {
+    field: 'discord_webhook_url',
+    path: /^\/api(\/v\d+)?\/webhooks\/\d{1,30}\/[\w-]{1,200}\/?$/,
+    shape: 'https://discord.com/api/webhooks/<id>/<token>',
+  },
+  slack: {
+    field: 'slack_webhook_url',
+    path: /^\/services\/[\w-]{1,100}\/[\w-]{1,100}\/[\w-]{1,200}\/?$/,
+    shape: 'https://hooks.slack.com/services/T…/B…/…',
+  },
 };
 
 /**
@@ -19,7 +27,9 @@ const RULES: Record<ChatHookChannel, { field: string; path: RegExp; shape: strin
  * entry with a scheme (`http://127.0.0.1:9000`) is matched on the whole origin.
  */
 export function hostAllowed(url: URL, hosts: readonly string[]): boolean {
-  return hosts.some((entry) => (entry.includes('://') ? safeOrigin(entry) === url.origin : url.protocol === 'https:' && !url.port && url.hostname === entry));
+  return hosts.some((entry) =>
+    entry.includes('://') ? safeOrigin(entry) === url.origin : url.protocol === 'https:' && !url.port && url.hostname === entry,
+  );
 }
 
 const safeOrigin = (entry: string): string | null => {
@@ -45,10 +55,14 @@ export async function checkChatHook(
     throw new WebhookTargetError((err as Error).message.replace(/^webhook_url/, rule.field));
   }
   if (!hostAllowed(url, hosts)) {
-    throw new WebhookTargetError(`${rule.field} must be a ${channel === 'discord' ? 'Discord' : 'Slack'} webhook URL on ${hosts.join(', ')}, such as ${rule.shape}`);
+    throw new WebhookTargetError(
+      `${rule.field} must be a ${channel === 'discord' ? 'Discord' : 'Slack'} webhook URL on ${hosts.join(', ')}, such as ${rule.shape}`,
+    );
   }
   if (!rule.path.test(url.pathname) || url.username || url.password) {
-    throw new WebhookTargetError(`${rule.field} is not a ${channel === 'discord' ? 'Discord' : 'Slack'} webhook URL: it should look like ${rule.shape}`);
+    throw new WebhookTargetError(
+      `${rule.field} is not a ${channel === 'discord' ? 'Discord' : 'Slack'} webhook URL: it should look like ${rule.shape}`,
+    );
   }
   try {
     return await checkWebhookTarget(url.href, options);

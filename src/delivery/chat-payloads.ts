@@ -39,10 +39,18 @@ export function facts(event: SignalEvent): { title: string; facts: Fact[]; colou
   const list: Fact[] = [{ name: open ? 'Price' : 'Exit', value: price(event.price) }];
   if (open) list.push({ name: 'Stop loss', value: price(event.stop_loss) }, { name: 'Take profit', value: price(event.take_profit) });
   else if (event.pnl !== null) list.push({ name: 'P&L', value: `${event.pnl >= 0 ? '+' : '−'}$${Math.abs(event.pnl).toFixed(2)}` });
-  list.push({ name: 'Confidence', value: probability ?? '—' }, { name: 'Reason', value: REASONS[event.reason] }, { name: 'Model', value: event.model_name });
+  list.push(
+    { name: 'Confidence', value: probability ?? '—' },
+    { name: 'Reason', value: REASONS[event.reason] },
+    { name: 'Model', value: event.model_name },
+  );
   if (event.late) list.push({ name: 'Late', value: `due ${event.due_at ?? event.bar_time} (catch-up)` });
   const icon = open ? (event.side === 'long' ? '🟢' : '🔴') : '⚪';
-  return { title: `${icon} ${open ? 'OPEN' : 'CLOSE'} ${side} · ${market}`, facts: list, colour: open ? (event.side === 'long' ? 0x2ecc71 : 0xe74c3c) : 0x95a5a6 };
+  return {
+    title: `${icon} ${open ? 'OPEN' : 'CLOSE'} ${side} · ${market}`,
+    facts: list,
+    colour: open ? (event.side === 'long' ? 0x2ecc71 : 0xe74c3c) : 0x95a5a6,
+  };
 }
 
 /** Discord's execute-webhook body: one embed; mentions are never parsed (a model name cannot ping @everyone). */
@@ -73,7 +81,10 @@ export function slackPayload(event: SignalEvent, pageUrl: string | null): Record
   const title = slackEscape(f.title);
   const blocks: Array<Record<string, unknown>> = [
     { type: 'section', text: { type: 'mrkdwn', text: `*${title}*` } },
-    { type: 'section', fields: f.facts.slice(0, 10).map((x) => ({ type: 'mrkdwn', text: `*${x.name}*\n${slackEscape(x.value)}`.slice(0, 2000) })) },
+    {
+      type: 'section',
+      fields: f.facts.slice(0, 10).map((x) => ({ type: 'mrkdwn', text: `*${x.name}*\n${slackEscape(x.value)}`.slice(0, 2000) })),
+    },
     {
       type: 'context',
       elements: [{ type: 'mrkdwn', text: `${pageUrl ? `<${pageUrl}|Model page> · ` : ''}signal \`${event.id}\` · ${event.created_at}` }],

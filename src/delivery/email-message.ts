@@ -35,7 +35,9 @@ export function signalMail(event: SignalEvent, links: { page: string | null; uns
     `You get this because your signalforge deployment sends its signals to this address. Stop them: ${links.unsubscribe}`,
     '',
   ].join('\n');
-  const rows = f.facts.map((x) => `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(x.name)}</th><td>${escapeHtml(x.value)}</td></tr>`).join('');
+  const rows = f.facts
+    .map((x) => `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(x.name)}</th><td>${escapeHtml(x.value)}</td></tr>`)
+    .join('');
   const colour = `#${f.colour.toString(16).padStart(6, '0')}`;
   const html =
     `<!doctype html><html><body style="font-family:sans-serif">` +

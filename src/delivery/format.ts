@@ -51,7 +51,9 @@ export function telegramMessage(event: SignalEvent): string {
   const lines = [`${icon} <b>${open ? 'OPEN' : 'CLOSE'} ${event.side.toUpperCase()}</b> · ${event.symbol} ${event.timeframe}`];
   lines.push(`${open ? 'Price' : 'Exit'} <b>${price(event.price)}</b>`);
   if (open) {
-    lines.push(`SL ${event.stop_loss === null ? '—' : price(event.stop_loss)} · TP ${event.take_profit === null ? '—' : price(event.take_profit)}`);
+    lines.push(
+      `SL ${event.stop_loss === null ? '—' : price(event.stop_loss)} · TP ${event.take_profit === null ? '—' : price(event.take_profit)}`,
+    );
   } else if (event.pnl !== null) {
     lines.push(`P&amp;L ${event.pnl >= 0 ? '+' : '−'}$${Math.abs(event.pnl).toFixed(2)}`);
   }

@@ -41,7 +41,8 @@ export { botUsernameSource, redactToken, type TelegramSettings } from './telegra
 type DeliveryConfig = Pick<
   Config,
   'WEBHOOK_ALLOW_PRIVATE' | 'WEBHOOK_RETRY_WINDOW_MS' | 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_API_ROOT' | 'TELEGRAM_MODE' | 'NATS_REPLICAS'
-> & Partial<Pick<Config, 'SMTP_URL'>>;
+> &
+  Partial<Pick<Config, 'SMTP_URL'>>;
 
 /** Checks a channel's target URL, resolving with its normal form (see webhookTargetChecker). */
 export type TargetChecker = (url: string, channel?: 'webhook' | ChatHookChannel) => Promise<string>;
@@ -51,7 +52,9 @@ export type TargetChecker = (url: string, channel?: 'webhook' | ChatHookChannel)
  * normal form when the service may call it, throws a 400 (WebhookTargetError) saying why not.
  * Discord and Slack URLs must also name one of their configured hosts and webhook paths.
  */
-export function webhookTargetChecker(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE'> & Partial<Pick<Config, 'DISCORD_WEBHOOK_HOSTS' | 'SLACK_WEBHOOK_HOSTS'>>): TargetChecker {
+export function webhookTargetChecker(
+  config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE'> & Partial<Pick<Config, 'DISCORD_WEBHOOK_HOSTS' | 'SLACK_WEBHOOK_HOSTS'>>,
+): TargetChecker {
   return async (url, channel = 'webhook') => {
     const options = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
     if (channel === 'webhook') return (await checkWebhookTarget(url, options)).normalized;
@@ -64,7 +67,10 @@ export function webhookTargetChecker(config: Pick<Config, 'WEBHOOK_ALLOW_PRIVATE
 export async function buildPairing(bus: Bus, config: DeliveryConfig): Promise<MessengerPairing | null> {
   if (!config.TELEGRAM_BOT_TOKEN) return null;
   const r = config.NATS_REPLICAS;
-  const [codes, links] = await Promise.all([openBucket(bus, DeliveryBuckets.pairingCodes, r), openBucket(bus, DeliveryBuckets.messengerLinks, r)]);
+  const [codes, links] = await Promise.all([
+    openBucket(bus, DeliveryBuckets.pairingCodes, r),
+    openBucket(bus, DeliveryBuckets.messengerLinks, r),
+  ]);
   return new MessengerPairing({
     codes,
     links,
@@ -90,7 +96,8 @@ export async function buildDeliveryApi(deps: { bus: Bus; config: DeliveryConfig;
     signals: new SignalLog(bus),
     pairing,
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
-    telegramWebhookSecret: config.TELEGRAM_BOT_TOKEN && config.TELEGRAM_MODE === 'webhook' ? telegramWebhookSecret(config.TELEGRAM_BOT_TOKEN) : null,
+    telegramWebhookSecret:
+      config.TELEGRAM_BOT_TOKEN && config.TELEGRAM_MODE === 'webhook' ? telegramWebhookSecret(config.TELEGRAM_BOT_TOKEN) : null,
     emailOff: emailAvailability(config).reason,
     log,
   });

@@ -95,8 +95,15 @@ export class MessengerPairing {
     const userId = found.value.user_id;
     await this.deps.links.mutate(String(userId), (r) => {
       const base = r ?? EMPTY;
-      const chats = [...base.chats.filter((c) => c.chat_id !== chat.chatId), { chat_id: chat.chatId, title: chat.title.slice(0, 120), linked_at: now }];
-      return { code: base.code === code ? null : base.code, code_expires_at: base.code === code ? null : base.code_expires_at, chats: chats.slice(-MAX_CHATS) };
+      const chats = [
+        ...base.chats.filter((c) => c.chat_id !== chat.chatId),
+        { chat_id: chat.chatId, title: chat.title.slice(0, 120), linked_at: now },
+      ];
+      return {
+        code: base.code === code ? null : base.code,
+        code_expires_at: base.code === code ? null : base.code_expires_at,
+        chats: chats.slice(-MAX_CHATS),
+      };
     });
     return { ok: true, userId };
   }
@@ -109,10 +116,14 @@ export class MessengerPairing {
     const chats = (await this.deps.links.get(String(userId)))?.value.chats ?? [];
     if (requested) {
       if (chats.some((c) => c.chat_id === requested)) return { ok: true, chatId: requested };
-      return { ok: false, error: `messenger_chat_id ${requested} is not linked to this account: send /start <code> to the bot from that chat (GET /api/v1/messenger/code)` };
+      return {
+        ok: false,
+        error: `messenger_chat_id ${requested} is not linked to this account: send /start <code> to the bot from that chat (GET /api/v1/messenger/code)`,
+      };
     }
     const latest = chats.at(-1);
-    if (!latest) return { ok: false, error: 'no Telegram chat linked: get a code with GET /api/v1/messenger/code and send /start <code> to the bot' };
+    if (!latest)
+      return { ok: false, error: 'no Telegram chat linked: get a code with GET /api/v1/messenger/code and send /start <code> to the bot' };
     return { ok: true, chatId: latest.chat_id };
   }
 }

@@ -200,8 +200,12 @@ export function parseWebhookUrl(raw: string): URL {
   if (/[\s\u0000-\u001f\u007f]/.test(raw)) throw new WebhookTargetError('webhook_url contains whitespace or control characters');
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookTargetError('webhook_url must use http or https');
   if (!url.hostname) throw new WebhookTargetError('webhook_url has no host');
-  if (BAD_ESCAPE.test(raw)) throw new WebhookTargetError('webhook_url has a malformed percent-escape (a % must be followed by two hex digits)');
-  for (const [part, value] of [['user name', url.username], ['password', url.password]] as const) {
+  if (BAD_ESCAPE.test(raw))
+    throw new WebhookTargetError('webhook_url has a malformed percent-escape (a % must be followed by two hex digits)');
+  for (const [part, value] of [
+    ['user name', url.username],
+    ['password', url.password],
+  ] as const) {
     try {
       decodeURIComponent(value);
     } catch {

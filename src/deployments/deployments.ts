@@ -110,7 +110,10 @@ export class Deployments {
     // A model its actor could never load is refused here rather than deployed to fail.
     const refused = (await this.deps.checkModel?.(model)) ?? null;
     if (refused !== null) {
-      this.deps.log.warn({ user_id: caller.user_id, model: model.stem, reason: refused }, 'deploy refused: the stored model failed the safety check');
+      this.deps.log.warn(
+        { user_id: caller.user_id, model: model.stem, reason: refused },
+        'deploy refused: the stored model failed the safety check',
+      );
       throw new UnprocessableError(`model ${model.model_name}: ${MODEL_REFUSED}`);
     }
 
@@ -133,12 +136,21 @@ export class Deployments {
     await view.put(record);
     // A deploy admitted after ours may have swapped ours out before our record landed.
     if (!(await this.deps.sets.get(String(caller.user_id)))?.value.keys.includes(key)) await view.remove(caller.user_id, model.model_name);
-    this.deps.log.info({ user_id: caller.user_id, model: model.stem, deployment_id: record.deployment_id, channels, replaced: replaced.map((r) => r.stem) }, 'model deployed');
+    this.deps.log.info(
+      { user_id: caller.user_id, model: model.stem, deployment_id: record.deployment_id, channels, replaced: replaced.map((r) => r.stem) },
+      'model deployed',
+    );
     await this.deps.activity.emit({
       kind: 'DEPLOYED',
       bot: caller.username,
       model: { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type },
-      metrics: { n: model.test_stats.n, wr: model.test_stats.wr, ret: model.test_stats.ret, pf: model.test_stats.pf, mdd: model.test_stats.mdd },
+      metrics: {
+        n: model.test_stats.n,
+        wr: model.test_stats.wr,
+        ret: model.test_stats.ret,
+        pf: model.test_stats.pf,
+        mdd: model.test_stats.mdd,
+      },
     });
     return {
       status: 'deployed',
@@ -161,11 +173,13 @@ export class Deployments {
     const url = async (channel: 'webhook' | 'discord' | 'slack', field: 'webhook_url' | 'discord_webhook_url' | 'slack_webhook_url') => {
       const given = request[field];
       if (channels.includes(channel) && !given) throw new BadRequestError(`${field} is required with the ${channel} channel`);
-      if (!channels.includes(channel) && given) throw new BadRequestError(`${field} given without the ${channel} channel: add "${channel}" to channels`);
+      if (!channels.includes(channel) && given)
+        throw new BadRequestError(`${field} given without the ${channel} channel: add "${channel}" to channels`);
       return given ? await check(given, channel) : null;
     };
     if (request.webhook_template !== undefined) {
-      if (!channels.includes('webhook')) throw new BadRequestError('webhook_template given without the webhook channel: add "webhook" to channels');
+      if (!channels.includes('webhook'))
+        throw new BadRequestError('webhook_template given without the webhook channel: add "webhook" to channels');
       const problem = templateProblem(request.webhook_template);
       if (problem) throw new UnprocessableError(problem);
     }
@@ -181,7 +195,8 @@ export class Deployments {
 
   /** The email channel's address: the account's confirmed one (422 when there is none, or no mail server). */
   private async emailTo(caller: Caller): Promise<string> {
-    if (!this.deps.emailAddress) throw new UnprocessableError('the email channel is unavailable on this server (no SMTP_URL is configured): choose another channel');
+    if (!this.deps.emailAddress)
+      throw new UnprocessableError('the email channel is unavailable on this server (no SMTP_URL is configured): choose another channel');
     return this.deps.emailAddress(caller.user_id);
   }
 
@@ -259,7 +274,9 @@ export class Deployments {
       slack_webhook_url: chatHookTarget('slack', d.slack_webhook_url),
       email_to: d.email_to ?? null,
       deployment_id: d.deployment_id,
-      ...(d.failure ? { status: 'failed' as const, error: d.failure.reason, failed_at: isoFromMs(d.failure.at) } : { status: 'deployed' as const }),
+      ...(d.failure
+        ? { status: 'failed' as const, error: d.failure.reason, failed_at: isoFromMs(d.failure.at) }
+        : { status: 'deployed' as const }),
     }));
     return { count: deployed.length, deployed };
   }

@@ -57,7 +57,11 @@ export class DeploymentsView {
    * again. Only that deployment: false, and nothing written, when its model was undeployed or
    * deployed again (a new deployment id) meanwhile.
    */
-  async markFailed(deployment: Pick<DeploymentRecord, 'user_id' | 'model_name' | 'deployment_id'>, reason: string, at = Date.now()): Promise<boolean> {
+  async markFailed(
+    deployment: Pick<DeploymentRecord, 'user_id' | 'model_name' | 'deployment_id'>,
+    reason: string,
+    at = Date.now(),
+  ): Promise<boolean> {
     const key = deploymentKey(deployment.user_id, deployment.model_name);
     for (;;) {
       const current = await this.kv.get(key);

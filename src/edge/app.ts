@@ -98,7 +98,27 @@ const MAX_PARAM_LENGTH = 500;
  * The HTTP edge: plugins first (errors, auth, SSE, OpenAPI), then the routes, in one explicit
  * order. Returns the app without listening.
  */
-export async function buildApp({ config, log, accounts, activity, market, training, generation, oneShot, deployments, nc, metrics, delivery, payouts, community, bus, customIndicators, streamSlots, optimize, email }: EdgeDeps): Promise<App> {
+export async function buildApp({
+  config,
+  log,
+  accounts,
+  activity,
+  market,
+  training,
+  generation,
+  oneShot,
+  deployments,
+  nc,
+  metrics,
+  delivery,
+  payouts,
+  community,
+  bus,
+  customIndicators,
+  streamSlots,
+  optimize,
+  email,
+}: EdgeDeps): Promise<App> {
   const origins = allowedOrigins(config);
   const errorLimits = { bodyLimitBytes: config.BODY_LIMIT_BYTES, maxParamLength: MAX_PARAM_LENGTH };
   const app = Fastify({
@@ -135,7 +155,13 @@ export async function buildApp({ config, log, accounts, activity, market, traini
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       // Link tokens (e-mail confirmation, unsubscribe) never reach the log.
-      { method: request.method, url: request.url.replace(/([?&]token=)[^&]*/g, '$1…'), status: reply.statusCode, ms: Math.round(reply.elapsedTime), user_id: request.user?.user_id },
+      {
+        method: request.method,
+        url: request.url.replace(/([?&]token=)[^&]*/g, '$1…'),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        user_id: request.user?.user_id,
+      },
       'request',
     );
   });
@@ -179,7 +205,10 @@ export async function buildApp({ config, log, accounts, activity, market, traini
     limits: { free: config.DEPLOY_LIMIT_FREE, pro: config.DEPLOY_LIMIT_PRO },
   });
   if (delivery) deliveryRoutes(app, { delivery });
-  emailRoutes(app, email ?? { addresses: null, mailer: null, dailyCap: config.SIGNAL_EMAILS_PER_DAY, publicUrl: () => config.PUBLIC_URL ?? '', log });
+  emailRoutes(
+    app,
+    email ?? { addresses: null, mailer: null, dailyCap: config.SIGNAL_EMAILS_PER_DAY, publicUrl: () => config.PUBLIC_URL ?? '', log },
+  );
   if (payouts) payoutsRoutes(app, { ledger: payouts });
   communityRoutes(app, { community });
   // The WebSocket stream (issue 18): bars, ticks, a deployed model's predictions, on-demand predict.

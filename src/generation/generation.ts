@@ -9,7 +9,13 @@ import {
   type OfflineGenerator,
   type WriteHooks,
 } from './claude/index.ts';
-import type { FromTemplateRequest, GenerateRequest, GenerateResponse, MarketGenerateRequest, Understood } from '../../schemas/generation.ts';
+import type {
+  FromTemplateRequest,
+  GenerateRequest,
+  GenerateResponse,
+  MarketGenerateRequest,
+  Understood,
+} from '../../schemas/generation.ts';
 import { withMarket } from './market-mention.ts';
 import type { Caller } from '../../schemas/account-records.ts';
 import { capFor, type GenerationCosts } from './costs.ts';
@@ -147,7 +153,8 @@ export class Generation {
     try {
       written = await writeStrategy(request, { claude: choice ? this.deps.claude : null, choice, offline: this.deps.offline, hooks });
     } catch (err) {
-      if (choice) await metering.releaseCap(user.user_id, capFor(choice), ticket.countedAt).catch((e) => log.error({ err: e }, 'cap release failed'));
+      if (choice)
+        await metering.releaseCap(user.user_id, capFor(choice), ticket.countedAt).catch((e) => log.error({ err: e }, 'cap release failed'));
       await metering.refund(user.user_id, ticket.cost, `${ticket.reason}:failed`).catch((e) => log.error({ err: e }, 'refund failed'));
       if (!(err instanceof GenerationAbortedError)) log.error({ err, user_id: user.user_id }, 'generation failed');
       throw err;
@@ -159,7 +166,14 @@ export class Generation {
       balance = await metering.refund(user.user_id, ticket.cost - ticket.offlineCost, `${ticket.reason}:fallback`);
     }
     log.info(
-      { user_id: user.user_id, asked: request.ai_model ?? null, generator: written.generator, ai_model: written.ai_model, fallback: written.fallback, usd: written.usd },
+      {
+        user_id: user.user_id,
+        asked: request.ai_model ?? null,
+        generator: written.generator,
+        ai_model: written.ai_model,
+        fallback: written.fallback,
+        usd: written.usd,
+      },
       'strategy generated',
     );
     return {

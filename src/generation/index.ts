@@ -69,4 +69,14 @@ export function buildGeneration({ metering, runtime, config, log }: GenerationBu
     log: log.child({ component: 'generation' }),
   });
 }
-export { buildCustomIndicators, ClaudePineWriter, CustomIndicators, CUSTOM_INDICATOR_CREDITS, looksLikePine, pineFromText, type CustomBars, type CustomTimings, type CustomIndicatorsBuild } from './pine/index.ts';
+export {
+  buildCustomIndicators,
+  ClaudePineWriter,
+  CustomIndicators,
+  CUSTOM_INDICATOR_CREDITS,
+  looksLikePine,
+  pineFromText,
+  type CustomBars,
+  type CustomTimings,
+  type CustomIndicatorsBuild,
+} from './pine/index.ts';

@@ -25,7 +25,8 @@ export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: 
   const out: { symbol?: Symbol; timeframe?: Timeframe } = {};
   // Nicknames and shorthands ("swissy", "gu 1h") as the pair's code; a pair with no bars here ("gopher") then matches no symbol.
   const slang = pairSlang(prompt).reverse();
-  const compact = slang.reduce((text, p) => `${text.slice(0, p.at)}${p.pair}${text.slice(p.at + p.words.length)}`, prompt)
+  const compact = slang
+    .reduce((text, p) => `${text.slice(0, p.at)}${p.pair}${text.slice(p.at + p.words.length)}`, prompt)
     .toUpperCase()
     // Bounded separators: an unbounded \s* on both sides of one is quadratic in a long run of spaces.
     .replace(new RegExp(`\\b(${CCY})(?:\\s{0,3}[/\\-_]\\s{0,3}|\\s{1,3})(${CCY})\\b`, 'g'), '$1$2');
@@ -41,7 +42,9 @@ export function marketMentioned(prompt: string): { symbol?: Symbol; timeframe?: 
     const cue = [...prompt.matchAll(CORRECTION)].pop();
     if (cue) {
       const after = prompt.slice(cue.index + cue[0].length);
-      const firstAfter = TIMEFRAME_WORDS.map(([tf, re]) => [tf, after.search(re)] as const).filter(([, at]) => at >= 0).sort((x, y) => x[1] - y[1])[0];
+      const firstAfter = TIMEFRAME_WORDS.map(([tf, re]) => [tf, after.search(re)] as const)
+        .filter(([, at]) => at >= 0)
+        .sort((x, y) => x[1] - y[1])[0];
       if (firstAfter) out.timeframe = firstAfter[0];
     }
   }
@@ -60,5 +63,9 @@ export function withMarket(request: GenerateRequest): MarketGenerateRequest {
   // Every text field of the request, where a trader may name the market.
   const prose = TEXT_FIELDS.map((f) => request[f] ?? '').join('\n');
   const named = request.symbol && request.timeframe ? {} : marketMentioned(prose);
-  return { ...request, symbol: request.symbol ?? named.symbol ?? DEFAULT_SYMBOL, timeframe: request.timeframe ?? named.timeframe ?? DEFAULT_TIMEFRAME };
+  return {
+    ...request,
+    symbol: request.symbol ?? named.symbol ?? DEFAULT_SYMBOL,
+    timeframe: request.timeframe ?? named.timeframe ?? DEFAULT_TIMEFRAME,
+  };
 }

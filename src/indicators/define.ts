@@ -49,7 +49,10 @@ export function defineIndicator<K extends string>(def: IndicatorDef<K>): Indicat
   // A pattern naming an unknown parameter, or code giving the wrong number of columns, fails at load.
   const empty = new Float64Array(0);
   const count = columns(defaults).length;
-  if (def.pandas(defaults).exprs.length !== count || def.compute({ open: empty, high: empty, low: empty, close: empty }, defaults).length !== count) {
+  if (
+    def.pandas(defaults).exprs.length !== count ||
+    def.compute({ open: empty, high: empty, low: empty, close: empty }, defaults).length !== count
+  ) {
     throw new Error(`${def.name}: compute and pandas must give one value per column pattern`);
   }
 

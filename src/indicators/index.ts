@@ -17,7 +17,18 @@ export { INDICATORS, INDICATOR_LIST, INDICATOR_RULES, indicatorSchema } from './
 export { RSI_SEED_TOLERANCE, SEED_TOLERANCE } from './math.ts';
 // The rules Pine's ta.* built-ins share with the registry (src/pine), so the twins give the same numbers.
 export {
-  ewmStep, givenAlpha, rsiValue, RunningExtreme, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
+  ewmStep,
+  givenAlpha,
+  rsiValue,
+  RunningExtreme,
+  spanAlpha,
+  stochK,
+  trueRange,
+  windowMax,
+  windowMean,
+  windowMin,
+  windowStd,
+  windowWma,
 } from './math.ts';
 export { columnJson, indicatorColumns } from './series-memo.ts';
 export { formatParamValue } from './define.ts';

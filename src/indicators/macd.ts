@@ -14,8 +14,7 @@ export const macd = defineIndicator({
   ],
   constraints: [{ param: 'fast', less_than: 'slow' }],
   columns: ['macd_{fast}_{slow}_{signal}', 'macd_signal_{fast}_{slow}_{signal}', 'macd_hist_{fast}_{slow}_{signal}'],
-  warmupRule:
-    'seed bars of the slower line EMA plus seed bars of the signal EMA, each ceil(ln 1e-12 / ln(1 − alpha)) (484 for 12/26/9)',
+  warmupRule: 'seed bars of the slower line EMA plus seed bars of the signal EMA, each ceil(ln 1e-12 / ln(1 − alpha)) (484 for 12/26/9)',
   warmup: (p) => seedBars(spanAlpha(Math.max(p.fast, p.slow))) + seedBars(spanAlpha(p.signal)),
   compute: ({ close }, p) => {
     const fast = ewm(close, spanAlpha(p.fast));

@@ -17,8 +17,16 @@ export const rsi = defineIndicator({
     const n = close.length;
     const d = map(n, (i) => (i === 0 ? NaN : close[i]! - close[i - 1]!));
     const alpha = givenAlpha(1 / p.period);
-    const gain = ewm(map(n, (i) => Math.max(d[i]!, 0)), alpha, 1);
-    const loss = ewm(map(n, (i) => Math.max(-d[i]!, 0)), alpha, 1);
+    const gain = ewm(
+      map(n, (i) => Math.max(d[i]!, 0)),
+      alpha,
+      1,
+    );
+    const loss = ewm(
+      map(n, (i) => Math.max(-d[i]!, 0)),
+      alpha,
+      1,
+    );
     return [map(n, (i) => rsiValue(gain[i]!, loss[i]!))];
   },
   pandas: (p) => ({

@@ -7,10 +7,7 @@ export const stochastic = defineIndicator({
   description:
     'Fast stochastic: %K = 100 · (close − lowest low) / (highest high − lowest low) over k_period bars ' +
     '(50 when the range is 0); %D = SMA(%K, d_period).',
-  params: [
-    intParam('k_period', 14, 2, 500, 'Bars of the high/low range for %K'),
-    intParam('d_period', 3, 1, 100, 'Bars averaged for %D'),
-  ],
+  params: [intParam('k_period', 14, 2, 500, 'Bars of the high/low range for %K'), intParam('d_period', 3, 1, 100, 'Bars averaged for %D')],
   columns: ['stoch_k_{k_period}_{d_period}', 'stoch_d_{k_period}_{d_period}'],
   warmupRule: '(k_period − 1) + (d_period − 1): the first full %D window',
   warmup: (p) => p.k_period - 1 + (p.d_period - 1),

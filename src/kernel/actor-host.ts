@@ -288,7 +288,10 @@ export class ActorHost<S, M> {
         return this.beatLeftMs() > 0;
       }
     }
-    log.warn({ host: this.hostId, running: this.running.size }, `actor host: the heartbeat expired; stopping every ${this.deps.names.actor} before claiming again`);
+    log.warn(
+      { host: this.hostId, running: this.running.size },
+      `actor host: the heartbeat expired; stopping every ${this.deps.names.actor} before claiming again`,
+    );
     this.beat = null;
     for (const [id, run] of this.running) this.releaseBeside(id, run, false);
     return false;
@@ -349,7 +352,9 @@ export class ActorHost<S, M> {
   private releaseBeside(id: string, run: Running<S, M>, gone: boolean, handedOver = false): void {
     const done = this.release(id, run, gone || handedOver)
       .then(() => (gone ? this.deps.forget?.(id) : undefined))
-      .catch((err: unknown) => this.deps.log.warn({ err, [this.deps.names.id]: id }, `actor host: releasing a ${this.deps.names.spec} failed`))
+      .catch((err: unknown) =>
+        this.deps.log.warn({ err, [this.deps.names.id]: id }, `actor host: releasing a ${this.deps.names.spec} failed`),
+      )
       .finally(() => this.releasing.delete(id));
     this.releasing.set(id, done);
   }
@@ -391,7 +396,10 @@ export class ActorHost<S, M> {
     run.failures++;
     this.faults++;
     run.retryAt = this.clock.now() + Math.min(maxMs, baseMs * 2 ** Math.min(16, run.failures - 1));
-    this.deps.log.error({ err, [this.deps.names.id]: id, failures: run.failures }, `${this.deps.names.actor} faulted; restarting it after a backoff`);
+    this.deps.log.error(
+      { err, [this.deps.names.id]: id, failures: run.failures },
+      `${this.deps.names.actor} faulted; restarting it after a backoff`,
+    );
     const actor = run.actor;
     run.actor = null;
     void actor?.stop().catch(() => undefined);

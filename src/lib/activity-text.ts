@@ -10,13 +10,19 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 export function activityMetricsText(metrics: ActivityEvent['metrics']): string {
   if (!metrics) return '';
   const { n, wr, ret, pf } = metrics;
-  return [n !== undefined && `${n} trades`, wr !== undefined && `win ${pct(wr)}`, ret !== undefined && `return ${pct(ret)}`, pf !== undefined && `PF ${pf.toFixed(2)}`]
+  return [
+    n !== undefined && `${n} trades`,
+    wr !== undefined && `win ${pct(wr)}`,
+    ret !== undefined && `return ${pct(ret)}`,
+    pf !== undefined && `PF ${pf.toFixed(2)}`,
+  ]
     .filter(Boolean)
     .join(' · ');
 }
 
 /** "EURUSD 15min", or what of it the event names. */
-export const activityMarketText = (model: ActivityEvent['model']): string => (model ? [model.symbol, model.timeframe].filter(Boolean).join(' ') : '');
+export const activityMarketText = (model: ActivityEvent['model']): string =>
+  model ? [model.symbol, model.timeframe].filter(Boolean).join(' ') : '';
 
 /** "2026-01-05 12:00:00": the event time to the second, UTC. */
 export const activityTimeText = (ts: string): string => ts.slice(0, 19).replace('T', ' ');

@@ -6,7 +6,9 @@
 export async function answerWithin<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   work.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from ${what} within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from ${what} within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([work, late]);
   } finally {

@@ -31,7 +31,9 @@ export function sliceBars<T extends BarColumns>(cols: T, from: number, to: numbe
 }
 
 /** Bars as rows (e.g. BarMessage) → BarColumns; spread defaults to 0 where a row has none. */
-export function toBarColumns(rows: readonly { ts: number; open: number; high: number; low: number; close: number; spread?: number }[]): BarColumns {
+export function toBarColumns(
+  rows: readonly { ts: number; open: number; high: number; low: number; close: number; spread?: number }[],
+): BarColumns {
   const n = rows.length;
   const cols: BarColumns = {
     ts: new Float64Array(n),

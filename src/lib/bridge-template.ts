@@ -100,7 +100,9 @@ export function templateProblem(template: string): string | null {
   const unknown = [...template.matchAll(PLACEHOLDER)].map((m) => m[1]!).filter((name) => !known(name));
   if (unknown.length > 0) {
     const list = [...new Set(unknown)].map((n) => `{{${n}}}`).join(', ');
-    return `webhook_template has an unknown placeholder ${list}: use ${Object.keys(TEMPLATE_PLACEHOLDERS).map((k) => `{{${k}}}`).join(', ')}`;
+    return `webhook_template has an unknown placeholder ${list}: use ${Object.keys(TEMPLATE_PLACEHOLDERS)
+      .map((k) => `{{${k}}}`)
+      .join(', ')}`;
   }
   const full = templateValues(PROBE);
   const empty = Object.fromEntries(Object.keys(full).map((k) => [k, null])) as Record<TemplatePlaceholder, Value>;
@@ -112,7 +114,8 @@ export function templateProblem(template: string): string | null {
       const what = values === full ? '' : ' when a value is missing (null; e.g. stop_loss on a close)';
       return `webhook_template is not valid JSON once filled${what}: ${(err as Error).message}. Put quotes around text placeholders ("{{symbol}}") and none around numbers ({{price}})`;
     }
-    if (Buffer.byteLength(body) > TEMPLATE_MAX_BYTES) return `webhook_template filled with a signal exceeds ${TEMPLATE_MAX_BYTES} bytes: make it shorter`;
+    if (Buffer.byteLength(body) > TEMPLATE_MAX_BYTES)
+      return `webhook_template filled with a signal exceeds ${TEMPLATE_MAX_BYTES} bytes: make it shorter`;
   }
   return null;
 }

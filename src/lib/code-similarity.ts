@@ -17,7 +17,27 @@ const STRING = /[rRbBfFuU]{0,2}(?:"""|'''|"(?:\\.|[^"\\\n])*(?:"|$)|'(?:\\.|[^'\
 const NUMBER = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/y;
 /** Operators of three and two characters (anything else is one character). */
 const OPERATORS_3 = new Set(['**=', '//=', '>>=', '<<=', '...']);
-const OPERATORS_2 = new Set(['->', ':=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '@=', '<=', '>=', '==', '!=', '**', '//', '<<', '>>']);
+const OPERATORS_2 = new Set([
+  '->',
+  ':=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '@=',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '**',
+  '//',
+  '<<',
+  '>>',
+]);
 const LETTER = /[\p{L}_]/u;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}_]/u;
 
@@ -89,7 +109,7 @@ export function normalisedTokens(code: string): string[] {
 
 /** Where a triple-quoted literal whose body starts at `bodyAt` ends: just after its closing quotes, or the end of the code. */
 function longStringEnd(code: string, bodyAt: number, quote: string): number {
-  for (let j = bodyAt; ; ) {
+  for (let j = bodyAt; ;) {
     const k = code.indexOf(quote, j);
     if (k < 0) return code.length;
     let slashes = 0;

@@ -143,7 +143,10 @@ export class FairShare {
       const low = this.options.penalized?.(user) ?? false;
       const usage = this.options.usage?.(user) ?? 0;
       if (best === null || (bestLow && !low)) [best, bestLow, bestUsage] = [user, low, usage];
-      else if (low === bestLow && (usage < bestUsage || (usage === bestUsage && (this.lastStart.get(user) ?? -1) < (this.lastStart.get(best) ?? -1)))) {
+      else if (
+        low === bestLow &&
+        (usage < bestUsage || (usage === bestUsage && (this.lastStart.get(user) ?? -1) < (this.lastStart.get(best) ?? -1)))
+      ) {
         [best, bestUsage] = [user, usage];
       }
     }

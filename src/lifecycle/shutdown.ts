@@ -8,7 +8,11 @@ export const DEFAULT_STEP_MS = 5_000;
 
 /** A step's name in the log: its function name, else its source (`() => trainer.stop()` reads well). */
 const label = (step: ShutdownStep): string =>
-  step.name || String(step).replace(/^(async\s*)?\(\)\s*=>\s*/, '').replace(/\s+/g, ' ').slice(0, 80);
+  step.name ||
+  String(step)
+    .replace(/^(async\s*)?\(\)\s*=>\s*/, '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 80);
 
 /**
  * The parts of a running role, stopped in reverse order of start. Every step has a deadline:

@@ -49,7 +49,12 @@ export class NatsBarLoader {
     let total = 0;
     while (total < this.maxBars) {
       const limit = Math.min(PAGE_BARS, this.maxBars - total);
-      const data = await ask(this.bus, Requests.barPage, { symbol, timeframe, limit, ...(beforeMs === undefined ? {} : { beforeMs }) }, 10_000);
+      const data = await ask(
+        this.bus,
+        Requests.barPage,
+        { symbol, timeframe, limit, ...(beforeMs === undefined ? {} : { beforeMs }) },
+        10_000,
+      );
       const page = new Float64Array(data.byteLength / 8);
       new Uint8Array(page.buffer).set(data);
       const n = page.length / COLS;

@@ -22,7 +22,10 @@ export class FeedClocks {
   /** When this reader last heard any clock, or started listening. */
   private lastHeard: number;
 
-  constructor(startedAt: number, private readonly silentMs = CLOCK_SILENT_MS) {
+  constructor(
+    startedAt: number,
+    private readonly silentMs = CLOCK_SILENT_MS,
+  ) {
     this.lastHeard = startedAt;
   }
 

@@ -164,13 +164,18 @@ export class FeedPublisher implements TickSink {
       while (to < ticks.length && ticks[to]!.ts === ticks[to - 1]!.ts) to++;
       if (this.deps.mayPublish && !this.deps.mayPublish()) {
         this.counts.refused += ticks.length - from;
-        throw new Error(`feed ${this.deps.feed}: this process no longer holds its lease; ${ticks.length - from} ${symbol} ticks not published`);
+        throw new Error(
+          `feed ${this.deps.feed}: this process no longer holds its lease; ${ticks.length - from} ${symbol} ticks not published`,
+        );
       }
       const part = ticks.slice(from, to);
       const first = part[0]!;
       const last = part[part.length - 1]!;
       const msgID = `${this.deps.feed}.${symbol}.${first.ts}.${first.seq}-${last.ts}.${last.seq}.${part.length}`;
-      await publish(this.deps.bus, Topics.ticks, [symbol], part.map(toMessage), { msgID, ...(this.deps.source === 'synthetic' ? { headers: { [TICK_SOURCE_HEADER]: 'synthetic' } } : {}) });
+      await publish(this.deps.bus, Topics.ticks, [symbol], part.map(toMessage), {
+        msgID,
+        ...(this.deps.source === 'synthetic' ? { headers: { [TICK_SOURCE_HEADER]: 'synthetic' } } : {}),
+      });
       this.counts.published += part.length;
       this.counts.messages++;
       this.counts.lastPublishedAt = Date.now();
@@ -184,4 +189,5 @@ export class FeedPublisher implements TickSink {
 }
 
 /** The wire form of a tick (schemas/market.ts TickMessage); a summed volume travels as the bid volume. */
-const toMessage = (t: Tick): TickMessage => (t.volume > 0 ? { ts: t.ts, bid: t.bid, ask: t.ask, bid_volume: t.volume } : { ts: t.ts, bid: t.bid, ask: t.ask });
+const toMessage = (t: Tick): TickMessage =>
+  t.volume > 0 ? { ts: t.ts, bid: t.bid, ask: t.ask, bid_volume: t.volume } : { ts: t.ts, bid: t.bid, ask: t.ask };

@@ -12,11 +12,17 @@ export type FeedName = 'synthetic' | 'kafka' | 'oanda';
 export type LiveFeedName = Exclude<FeedName, 'synthetic'>;
 
 /** What the Kafka consumer and the OANDA stream are started with. */
-export type LiveFeedConfig = Pick<Config, 'KAFKA_BROKERS' | 'KAFKA_TOPIC' | 'KAFKA_GROUP' | 'OANDA_TOKEN' | 'OANDA_ACCOUNT_ID' | 'OANDA_STREAM_URL'>;
-export type FeedsConfig = LiveFeedConfig & Pick<Config, 'MARKET_FEED' | 'HISTORY_DAYS' | 'SYNTHETIC_SEED' | 'SYNTHETIC_TICK_DAYS' | 'NATS_REPLICAS'>;
+export type LiveFeedConfig = Pick<
+  Config,
+  'KAFKA_BROKERS' | 'KAFKA_TOPIC' | 'KAFKA_GROUP' | 'OANDA_TOKEN' | 'OANDA_ACCOUNT_ID' | 'OANDA_STREAM_URL'
+>;
+export type FeedsConfig = LiveFeedConfig &
+  Pick<Config, 'MARKET_FEED' | 'HISTORY_DAYS' | 'SYNTHETIC_SEED' | 'SYNTHETIC_TICK_DAYS' | 'NATS_REPLICAS'>;
 
 /** The feeds this configuration runs: the synthetic market with MARKET_FEED=synthetic, Kafka with KAFKA_BROKERS, OANDA with its token and account. */
-export function configuredFeeds(config: Partial<Pick<FeedsConfig, 'MARKET_FEED'>> & Pick<LiveFeedConfig, 'KAFKA_BROKERS' | 'OANDA_TOKEN' | 'OANDA_ACCOUNT_ID'>): FeedName[] {
+export function configuredFeeds(
+  config: Partial<Pick<FeedsConfig, 'MARKET_FEED'>> & Pick<LiveFeedConfig, 'KAFKA_BROKERS' | 'OANDA_TOKEN' | 'OANDA_ACCOUNT_ID'>,
+): FeedName[] {
   const feeds: FeedName[] = [];
   if (config.MARKET_FEED === 'synthetic') feeds.push('synthetic');
   if (config.KAFKA_BROKERS) feeds.push('kafka');

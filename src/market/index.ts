@@ -18,7 +18,15 @@ export { NatsBarLoader, serveBarPages } from './bar-pages.ts';
 export { TickImporter } from './tick-importer.ts';
 export { startLiveSources, type LiveSources } from './live-sources.ts';
 export { echoTicks } from './tick-echo.ts';
-export { configuredFeeds, startFeed, startSyntheticMarket, type Feed, type FeedName, type FeedsConfig, type SyntheticDeps } from './feeds.ts';
+export {
+  configuredFeeds,
+  startFeed,
+  startSyntheticMarket,
+  type Feed,
+  type FeedName,
+  type FeedsConfig,
+  type SyntheticDeps,
+} from './feeds.ts';
 export { FeedPublisher, type FeedPublisherStats } from './feed-publisher.ts';
 export { CLOCK_EVERY_MS, FeedClocks } from './feed-clocks.ts';
 export { describeImport, runImport } from './import-client.ts';

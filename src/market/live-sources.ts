@@ -31,7 +31,8 @@ export async function startLiveSources(bus: Bus, sink: TickSink, config: LiveSou
   };
   // The feeds' ticks are told to the WebSocket `ticks` channel too; those on `ticks.<SYMBOL>` reach it by themselves.
   const feedSink = echoTicks(bus, sink);
-  for (const name of configuredFeeds(config)) if (name !== 'synthetic') sources[name] = await startLiveFeed(name, { sink: feedSink, log, config });
+  for (const name of configuredFeeds(config))
+    if (name !== 'synthetic') sources[name] = await startLiveFeed(name, { sink: feedSink, log, config });
   log.info({ sources: Object.keys(sources) }, 'live tick sources started');
   const stats = () => Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, s.stats()]));
   return {

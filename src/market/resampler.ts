@@ -153,7 +153,16 @@ export class StreamingResampler {
     return state;
   }
 
-  private take(symbol: Symbol, state: SymbolState, ts: number, seq: number, bid: number, ask: number, volume: number, source: DataSource): boolean {
+  private take(
+    symbol: Symbol,
+    state: SymbolState,
+    ts: number,
+    seq: number,
+    bid: number,
+    ask: number,
+    volume: number,
+    source: DataSource,
+  ): boolean {
     const bars = state.bars;
     const first = bars[0];
     const floor = first && first.ts > state.closedUntil ? first.ts : state.closedUntil;

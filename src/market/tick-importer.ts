@@ -29,7 +29,10 @@ export class TickImporter {
     // All files are checked first: a missing third file must not leave two imported with no bars.
     const unreadable: string[] = [];
     for (const path of files) {
-      const ok = await stat(path).then((s) => s.isFile(), () => false);
+      const ok = await stat(path).then(
+        (s) => s.isFile(),
+        () => false,
+      );
       if (!ok) unreadable.push(path);
     }
     if (unreadable.length > 0) {

@@ -113,7 +113,10 @@ export class ApiClient {
         return parseAnswer(OptimizeJobView, safeJson(frame.data), `GET ${path} (done)`);
       }
     }
-    throw new ApiError(502, `the stream of optimisation ${id} ended before the job did; it goes on: GET /api/v1/optimize/${id} tells where it stands`);
+    throw new ApiError(
+      502,
+      `the stream of optimisation ${id} ended before the job did; it goes on: GET /api/v1/optimize/${id} tells where it stands`,
+    );
   }
 
   private async json<S extends z.ZodType>(
@@ -168,7 +171,10 @@ function parseAnswer<S extends z.ZodType>(schema: S, value: unknown, what: strin
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new ApiError(502, `unexpected answer from ${what}: ${issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'out of shape'}`);
+  throw new ApiError(
+    502,
+    `unexpected answer from ${what}: ${issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'out of shape'}`,
+  );
 }
 
 function safeJson(text: string): unknown {

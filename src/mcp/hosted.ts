@@ -166,7 +166,13 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
       let fresh = false;
       if (typeof sessionId === 'string' && sessionId) {
         session = sessions.get(sessionId);
-        if (!session) return rpcError(reply, 404, 'session not found (it ended, expired, or the server holding it stopped): start a new one with initialize, without mcp-session-id', -32001);
+        if (!session)
+          return rpcError(
+            reply,
+            404,
+            'session not found (it ended, expired, or the server holding it stopped): start a new one with initialize, without mcp-session-id',
+            -32001,
+          );
       } else if (request.method === 'POST' && isInitializeRequest(request.body)) {
         session = await openSession(request, reply);
         if (!session) return reply;
@@ -174,7 +180,8 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
       } else {
         return rpcError(reply, 400, 'no valid mcp-session-id header: start a session with an initialize request (POST)');
       }
-      if (request.method === 'POST' && request.body === undefined) return rpcError(reply, 400, 'empty body: send a JSON-RPC message', -32700);
+      if (request.method === 'POST' && request.body === undefined)
+        return rpcError(reply, 400, 'empty body: send a JSON-RPC message', -32700);
 
       const current = session;
       current.open++;

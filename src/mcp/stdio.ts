@@ -16,7 +16,10 @@ import { buildMcpServer } from './tools.ts';
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
 export const StdioEnv = z.object({
-  SIGNALFORGE_URL: z.url({ protocol: /^https?$/ }).default(DEFAULT_URL).describe('Base URL of the signalforge service'),
+  SIGNALFORGE_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(DEFAULT_URL)
+    .describe('Base URL of the signalforge service'),
   SIGNALFORGE_API_KEY: z.string().min(1).optional().describe('API key to use; without it a trial key is minted on first use'),
   LOG_LEVEL: EnvConfig.shape.LOG_LEVEL,
 });
@@ -81,7 +84,10 @@ export async function runStdio(env: StdioEnv = loadStdioEnv()): Promise<void> {
     process.stdin.once('close', resolve);
   });
   await server.connect(transport);
-  log.info({ url: env.SIGNALFORGE_URL, key_source: configured ? 'SIGNALFORGE_API_KEY' : 'a trial key minted on first use' }, 'signalforge mcp: serving over stdio');
+  log.info(
+    { url: env.SIGNALFORGE_URL, key_source: configured ? 'SIGNALFORGE_API_KEY' : 'a trial key minted on first use' },
+    'signalforge mcp: serving over stdio',
+  );
   await closed;
   await server.close().catch(() => undefined);
 }

@@ -59,11 +59,17 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         'deployment_id null). Costs generation credits plus a pipeline fee; ' +
         'with your own `code`, generation is skipped and only a training-compute run counts. Name the symbol and ' +
         'timeframe in the prompt or pass them (defaults EURUSD, 15min). `deliver_to` wires channels besides SSE: webhook ' +
-        '(optionally in an execution bridge\'s body template), messenger, discord, slack, and email (true: the address the ' +
+        "(optionally in an execution bridge's body template), messenger, discord, slack, and email (true: the address the " +
         'account confirmed by the link of POST /api/v1/email; refused when none is, or when the server has no SMTP_URL).',
       inputSchema: OneShotRequest.shape,
       outputSchema: OneShotDone.shape,
-      annotations: { title: 'Idea → live signal', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Idea → live signal',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     async (args, extra) =>
       run(context, async () => {
@@ -96,7 +102,13 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         '/api/v1/optimize/{id} does, refunding the trials not run).',
       inputSchema: OptimizeRequest.shape,
       outputSchema: OptimizeJobView.shape,
-      annotations: { title: 'Optimise a strategy, walk-forward', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Optimise a strategy, walk-forward',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     async (args, extra) =>
       run(context, async () => {
@@ -149,7 +161,13 @@ export function registerTools(server: McpServer, context: ToolContext): void {
         'the static check; train it with one_shot (pass it as `code`). Costs credits (see the REST API’s POST /api/v1/generate).',
       inputSchema: GenerateRequest.shape,
       outputSchema: GenerateResponse.shape,
-      annotations: { title: 'Generate strategy code', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Generate strategy code',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     async (args, extra) => run(context, () => api.generate(args, extra.signal)),
   );
@@ -201,7 +219,9 @@ export function errorResult(err: unknown, context: Pick<ToolContext, 'hints'>): 
     if (header > 0) retryAfter = header;
   }
   const message = err instanceof Error ? err.message : String(err);
-  const hint = [status === null ? undefined : context.hints[status], retryAfter ? `Retry after ${retryAfter} s.` : undefined].filter(Boolean).join(' ');
+  const hint = [status === null ? undefined : context.hints[status], retryAfter ? `Retry after ${retryAfter} s.` : undefined]
+    .filter(Boolean)
+    .join(' ');
   // A one_shot that failed mid-stream has no status of its own: its body is the `error` event's.
   const body = { error: message, ...(status === null ? {} : { code: status }), ...(hint ? { hint } : {}) };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };

@@ -24,6 +24,7 @@ export function heldBack(deployIf: DeployIf, report: RobustnessReport | undefine
 export function verdictStep(report: RobustnessReport, deployIf: DeployIf): string {
   const reasons = report.reasons.length ? `: ${report.reasons.join('; ')}` : '';
   if (report.verdict !== 'overfit') return `robustness verdict ${report.verdict}${reasons}`;
-  const next = deployIf === 'always' ? ' — deploying anyway (deploy_if: always); pass deploy_if "not_overfit" to keep such a model off live' : '';
+  const next =
+    deployIf === 'always' ? ' — deploying anyway (deploy_if: always); pass deploy_if "not_overfit" to keep such a model off live' : '';
   return `warning: this model looks overfit${reasons}${next}`;
 }

@@ -35,8 +35,24 @@ export interface OneShotDeps extends OutcomeDeps {
 }
 
 /** Honest progress: generation is quick, training is most of the wait, deploy is a few writes. */
-const PCT = { generate: 0, generated: 15, queued: 20, running: 25, checking: 30, training: 40, backtesting: 75, saving: 82, deploy: 90 } as const;
-const TRAIN_PCT: Record<string, number> = { 'loading bars': PCT.running, 'checking code': PCT.checking, training: PCT.training, backtesting: PCT.backtesting, saving: PCT.saving };
+const PCT = {
+  generate: 0,
+  generated: 15,
+  queued: 20,
+  running: 25,
+  checking: 30,
+  training: 40,
+  backtesting: 75,
+  saving: 82,
+  deploy: 90,
+} as const;
+const TRAIN_PCT: Record<string, number> = {
+  'loading bars': PCT.running,
+  'checking code': PCT.checking,
+  training: PCT.training,
+  backtesting: PCT.backtesting,
+  saving: PCT.saving,
+};
 
 /** Raised when this process stops (or loses NATS) mid-pipeline: the run is left for recovery, not refunded. */
 class HandedOver extends Error {}
@@ -63,13 +79,21 @@ export class OneShot {
     // trader's own code, its header line names the market before the prompt does (POST /train's
     // rule; a symbol field other than the header's is refused here, before anything starts).
     const worded = withMarket({ description: request.prompt, symbol: request.symbol, timeframe: request.timeframe });
-    const market = request.code ? resolveMarket({ code: request.code, symbol: request.symbol, timeframe: request.timeframe }, 'train', worded) : null;
+    const market = request.code
+      ? resolveMarket({ code: request.code, symbol: request.symbol, timeframe: request.timeframe }, 'train', worded)
+      : null;
     const { symbol, timeframe } = market ?? worded;
-    const fromHeader = market && (market.symbol_from === 'code header' || market.timeframe_from === 'code header') ? ', the market of the code’s header line' : '';
+    const fromHeader =
+      market && (market.symbol_from === 'code header' || market.timeframe_from === 'code header')
+        ? ', the market of the code’s header line'
+        : '';
     const channels: Channel[] = ['sse'];
     let webhookUrl: string | undefined;
     if (request.deliver_to?.webhook) {
-      webhookUrl = request.deliver_to.webhook === true ? (await deps.deployments.lastWebhookUrl(user.user_id)) ?? undefined : request.deliver_to.webhook;
+      webhookUrl =
+        request.deliver_to.webhook === true
+          ? ((await deps.deployments.lastWebhookUrl(user.user_id)) ?? undefined)
+          : request.deliver_to.webhook;
       if (!webhookUrl) throw new BadRequestError('deliver_to.webhook is true but none of your deployments has a webhook_url: give the URL');
       // Refused before anything is charged, not after the training.
       webhookUrl = await deps.checkWebhookTarget(webhookUrl);
@@ -91,14 +115,16 @@ export class OneShot {
         return checked;
       } catch (err) {
         // Named as this request names the field.
-        if (err instanceof WebhookTargetError) throw new WebhookTargetError(err.message.replace(`${channel}_webhook_url`, `deliver_to.${channel}`));
+        if (err instanceof WebhookTargetError)
+          throw new WebhookTargetError(err.message.replace(`${channel}_webhook_url`, `deliver_to.${channel}`));
         throw err;
       }
     };
     const discordUrl = await chatHook('discord', request.deliver_to?.discord);
     const slackUrl = await chatHook('slack', request.deliver_to?.slack);
     if (request.deliver_to?.email) {
-      if (!deps.emailAddress) throw new UnprocessableError('deliver_to.email: the email channel is unavailable on this server (no SMTP_URL is configured)');
+      if (!deps.emailAddress)
+        throw new UnprocessableError('deliver_to.email: the email channel is unavailable on this server (no SMTP_URL is configured)');
       await deps.emailAddress(user.user_id);
       channels.push('email');
     }
@@ -128,7 +154,12 @@ export class OneShot {
         reason: null,
       });
       if (!request.code) {
-        generation = await deps.generation.stream(user, { description: request.prompt, symbol, timeframe, ...(request.ai_model ? { ai_model: request.ai_model } : {}) });
+        generation = await deps.generation.stream(user, {
+          description: request.prompt,
+          symbol,
+          timeframe,
+          ...(request.ai_model ? { ai_model: request.ai_model } : {}),
+        });
       }
     } catch (err) {
       if (fee > 0) await deps.metering.refund(user.user_id, fee, 'one_shot:failed');
@@ -136,7 +167,8 @@ export class OneShot {
     }
 
     const out = new EventChannel<OneShotEvent>();
-    const step = (stage: 'generate' | 'train' | 'deploy', pct: number, msg: string) => out.push({ event: 'step', data: { stage, pct, msg } });
+    const step = (stage: 'generate' | 'train' | 'deploy', pct: number, msg: string) =>
+      out.push({ event: 'step', data: { stage, pct, msg } });
     const untrack = this.recovery.track(run.run_id);
     const stopped = () => this.recovery.stopped;
     const run$ = async () => {
@@ -157,7 +189,11 @@ export class OneShot {
         const started = await deps.training.submit(user, TrainRequest.parse({ code, symbol, timeframe }));
         run = await deps.runs.update(run.run_id, { status: 'training', job_id: started.job_id, model_stem: started.model_stem });
         await recordOnJob(deps, started.job_id, { status: 'running' });
-        step('train', PCT.queued, `train job ${started.job_id} queued (${started.model_name}) on ${symbol} ${timeframe}${fromHeader}; if this stream ends early, GET /api/v1/train/${started.job_id} tells the outcome (one_shot)`);
+        step(
+          'train',
+          PCT.queued,
+          `train job ${started.job_id} queued (${started.model_name}) on ${symbol} ${timeframe}${fromHeader}; if this stream ends early, GET /api/v1/train/${started.job_id} tells the outcome (one_shot)`,
+        );
         const job = await awaitJob(deps, run, (stage) => step('train', TRAIN_PCT[stage] ?? PCT.running, stage), stopped);
         if (!job) throw new HandedOver();
         if (job.status === 'failed') throw new BadRequestError(`training failed: ${job.error}`);
@@ -228,13 +264,19 @@ export class OneShot {
     const { deps } = this;
     if (err instanceof HandedOver || isTransientBusError(err)) {
       deps.log.warn({ run_id: run.run_id, error: (err as Error).message }, 'one_shot handed over to recovery');
-      const where = run.job_id !== null ? `GET /api/v1/train/${run.job_id} shows whether it was deployed or refunded (one_shot)` : 'its fee is refunded if it cannot go on';
+      const where =
+        run.job_id !== null
+          ? `GET /api/v1/train/${run.job_id} shows whether it was deployed or refunded (one_shot)`
+          : 'its fee is refunded if it cannot go on';
       return `the service is restarting: the pipeline goes on after the restart; ${where}`;
     }
     if (!(err instanceof AppError)) deps.log.error({ err, user_id: run.user_id }, 'one_shot failed');
     const message = err instanceof AppError ? err.message : 'the pipeline failed; the one_shot fee was refunded';
     const current = await deps.runs.update(run.run_id, {}).catch(() => run);
-    if (current.status !== 'deployed' && current.status !== 'not_deployed') await refundRun(deps, current, message).catch((e: unknown) => deps.log.error({ err: e, run_id: run.run_id }, 'one_shot refund failed'));
+    if (current.status !== 'deployed' && current.status !== 'not_deployed')
+      await refundRun(deps, current, message).catch((e: unknown) =>
+        deps.log.error({ err: e, run_id: run.run_id }, 'one_shot refund failed'),
+      );
     return message;
   }
 }

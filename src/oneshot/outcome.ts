@@ -41,7 +41,10 @@ export async function holdRun(deps: OutcomeDeps, run: OneShotRun, reason: string
   if (run.fee > 0) await deps.metering.refund(run.user_id, run.fee, `one_shot:${run.run_id}`);
   await deps.runs.update(run.run_id, { status: 'not_deployed', reason });
   await recordOnJob(deps, run.job_id, { status: 'not_deployed', reason });
-  deps.log.info({ run_id: run.run_id, user_id: run.user_id, job_id: run.job_id, model: run.model_stem, fee: run.fee, deploy_if: run.deploy_if }, 'one_shot not deployed: verdict short of deploy_if');
+  deps.log.info(
+    { run_id: run.run_id, user_id: run.user_id, job_id: run.job_id, model: run.model_stem, fee: run.fee, deploy_if: run.deploy_if },
+    'one_shot not deployed: verdict short of deploy_if',
+  );
 }
 
 /** Polls the run's train job until it is done or failed (`stopped` ends the wait with null). */
@@ -91,7 +94,14 @@ export async function deployRun(deps: OutcomeDeps, run: OneShotRun, recovered: b
   await deps.runs.update(run.run_id, { status: 'deployed', deployment_id: deploymentId });
   // The job says a webhook secret exists, never what it is (its view is read again and again; the secret stays on the deployment).
   const secret = Boolean(response?.webhook_secret ?? existing?.webhook_secret);
-  await recordOnJob(deps, run.job_id, { status: 'deployed', ...(deploymentId ? { deployment_id: deploymentId } : {}), ...(secret ? { webhook_secret_set: true as const } : {}) });
-  deps.log.info({ run_id: run.run_id, user_id: run.user_id, model: run.model_stem, deployment_id: deploymentId, recovered }, 'one_shot deployed');
+  await recordOnJob(deps, run.job_id, {
+    status: 'deployed',
+    ...(deploymentId ? { deployment_id: deploymentId } : {}),
+    ...(secret ? { webhook_secret_set: true as const } : {}),
+  });
+  deps.log.info(
+    { run_id: run.run_id, user_id: run.user_id, model: run.model_stem, deployment_id: deploymentId, recovered },
+    'one_shot deployed',
+  );
   return response;
 }

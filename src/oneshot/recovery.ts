@@ -36,7 +36,9 @@ export class OneShotRecovery {
 
   start(): void {
     const sweep = () => {
-      this.sweeping = this.sweep().catch((err: unknown) => this.deps.log.warn({ error: (err as Error).message }, 'one_shot recovery sweep failed'));
+      this.sweeping = this.sweep().catch((err: unknown) =>
+        this.deps.log.warn({ error: (err as Error).message }, 'one_shot recovery sweep failed'),
+      );
     };
     sweep();
     this.sweepTimer = setInterval(sweep, SWEEP_MS);
@@ -55,7 +57,10 @@ export class OneShotRecovery {
     if (this.stopping) return;
     const claimed = await this.deps.runs.claimStale((id) => this.active.has(id));
     for (const run of claimed) {
-      this.deps.log.warn({ run_id: run.run_id, user_id: run.user_id, status: run.status, job_id: run.job_id }, 'one_shot run picked up after its process stopped');
+      this.deps.log.warn(
+        { run_id: run.run_id, user_id: run.user_id, status: run.status, job_id: run.job_id },
+        'one_shot run picked up after its process stopped',
+      );
       const untrack = this.track(run.run_id);
       void this.resume(run).finally(untrack);
     }
@@ -65,7 +70,11 @@ export class OneShotRecovery {
   async resume(run: OneShotRun): Promise<void> {
     try {
       if (run.status === 'generating' || run.job_id === null) {
-        return await refundRun(this.deps, run, 'the service stopped while the strategy was being written, before training began; the one_shot fee was refunded: run it again');
+        return await refundRun(
+          this.deps,
+          run,
+          'the service stopped while the strategy was being written, before training began; the one_shot fee was refunded: run it again',
+        );
       }
       if (run.status === 'training') {
         const job = await awaitJob(this.deps, run, undefined, () => this.stopping);

@@ -24,16 +24,19 @@ export interface TrialBase {
 const bare = (name: string) => name.replace(/^(pos_rules|filters|levels)\./, '');
 
 const int = (name: string, v: unknown, min: number, max: number): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new UnprocessableError(`${name}: ${JSON.stringify(v)} is not an integer in [${min}, ${max}]`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    throw new UnprocessableError(`${name}: ${JSON.stringify(v)} is not an integer in [${min}, ${max}]`);
   return v;
 };
 const oneOf = <T extends string>(name: string, v: unknown, values: readonly T[]): T => {
-  if (typeof v !== 'string' || !values.includes(v as T)) throw new UnprocessableError(`${name}: ${JSON.stringify(v)} is not one of ${values.join(', ')}`);
+  if (typeof v !== 'string' || !values.includes(v as T))
+    throw new UnprocessableError(`${name}: ${JSON.stringify(v)} is not one of ${values.join(', ')}`);
   return v as T;
 };
 const numOrNull = (name: string, v: unknown): number | null => {
   if (v === null) return null;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new UnprocessableError(`${name}: ${JSON.stringify(v)} is not a positive number or null`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    throw new UnprocessableError(`${name}: ${JSON.stringify(v)} is not a positive number or null`);
   return v;
 };
 
@@ -41,8 +44,13 @@ const numOrNull = (name: string, v: unknown): number | null => {
 function trailIn(own: StrategyConfig['trailing_stop'], name: string, v: unknown): TrailingStop {
   if (v === null) return null;
   const value = numOrNull(name, v)!;
-  const parsed = TrailingStop.safeParse(own && typeof own === 'object' ? ('pips' in own ? { pips: value } : { atr: value, period: own.period }) : value);
-  if (!parsed.success) throw new UnprocessableError(`${name}: ${value} is out of bounds for the strategy's trailing stop (${parsed.error.issues.map((i) => i.message).join('; ')})`);
+  const parsed = TrailingStop.safeParse(
+    own && typeof own === 'object' ? ('pips' in own ? { pips: value } : { atr: value, period: own.period }) : value,
+  );
+  if (!parsed.success)
+    throw new UnprocessableError(
+      `${name}: ${value} is out of bounds for the strategy's trailing stop (${parsed.error.issues.map((i) => i.message).join('; ')})`,
+    );
   return parsed.data;
 }
 
@@ -61,7 +69,8 @@ export function applyEngineParams(base: TrialBase, params: ParamSet): TrialBase 
     switch (name) {
       case 'confidence_threshold':
       case 'signal_threshold':
-        if (typeof v !== 'number' || !(v >= 0.5 && v <= 0.99)) throw new UnprocessableError(`${raw}: ${JSON.stringify(v)} is not in [0.5, 0.99]`);
+        if (typeof v !== 'number' || !(v >= 0.5 && v <= 0.99))
+          throw new UnprocessableError(`${raw}: ${JSON.stringify(v)} is not in [0.5, 0.99]`);
         settings.confidence_threshold = v;
         break;
       case 'stop_loss':
@@ -96,7 +105,8 @@ export function applyEngineParams(base: TrialBase, params: ParamSet): TrialBase 
         break;
       case 'session_filter':
         if (v === null) config.session_filter = null;
-        else if (Array.isArray(v) && v.length === 2 && v[0] !== v[1]) config.session_filter = [int(raw, v[0], 0, 23), int(raw, v[1], 0, 23)];
+        else if (Array.isArray(v) && v.length === 2 && v[0] !== v[1])
+          config.session_filter = [int(raw, v[0], 0, 23), int(raw, v[1], 0, 23)];
         else throw new UnprocessableError(`${raw}: ${JSON.stringify(v)} is not [start_hour, end_hour] (differing) or null`);
         break;
       case 'session_start':
@@ -106,7 +116,8 @@ export function applyEngineParams(base: TrialBase, params: ParamSet): TrialBase 
         sessionEnd = int(raw, v, 0, 23);
         break;
       case 'skip_days':
-        if (!Array.isArray(v) || v.length > 6) throw new UnprocessableError(`${raw}: ${JSON.stringify(v)} is not a list of at most 6 weekdays`);
+        if (!Array.isArray(v) || v.length > 6)
+          throw new UnprocessableError(`${raw}: ${JSON.stringify(v)} is not a list of at most 6 weekdays`);
         config.skip_days = v.map((d) => oneOf(raw, d, WEEKDAYS));
         break;
       default:

@@ -9,8 +9,23 @@
 import { UnprocessableError } from '../errors.ts';
 import { PoolFullError } from '../lib/fair-share.ts';
 import type { BarCache } from '../market/index.ts';
-import { applyOverrides, checkStrategyConfig, StrategyJobError, type ModelOverrides, type StrategyRuntime, type TrainResult } from '../sandbox/index.ts';
-import { intrabarResolver, ModelRejectedError, scoreFolds, sliceBars, type BarColumns, type FeatureRows, type ScoredFold } from '../scoring/index.ts';
+import {
+  applyOverrides,
+  checkStrategyConfig,
+  StrategyJobError,
+  type ModelOverrides,
+  type StrategyRuntime,
+  type TrainResult,
+} from '../sandbox/index.ts';
+import {
+  intrabarResolver,
+  ModelRejectedError,
+  scoreFolds,
+  sliceBars,
+  type BarColumns,
+  type FeatureRows,
+  type ScoredFold,
+} from '../scoring/index.ts';
 import { analyzeBudget, configBudget, resolveSpan, trainBudget, withinBudget, type Budget, type JobOwner } from '../training/index.ts';
 import type { IntrabarResolver } from '../backtest/index.ts';
 import type { OptimizeJobRequest } from '../../schemas/optimize.ts';
@@ -49,10 +64,17 @@ function userError(err: unknown): never {
 }
 
 /** The train op's fold settings of the request. */
-const foldOptions = (request: OptimizeJobRequest) => ({ k: request.walk_forward.folds, scheme: request.walk_forward.scheme, embargo: request.walk_forward.embargo });
+const foldOptions = (request: OptimizeJobRequest) => ({
+  k: request.walk_forward.folds,
+  scheme: request.walk_forward.scheme,
+  embargo: request.walk_forward.embargo,
+});
 
 /** A fit with k fold models: the train budget times the anchored folds' share of the rows (k/2 + 1 fits' worth). */
-const foldsBudget = (budget: Budget, request: OptimizeJobRequest): Budget => ({ ...budget, timeoutMs: Math.round(budget.timeoutMs * (request.walk_forward.folds / 2 + 1)) });
+const foldsBudget = (budget: Budget, request: OptimizeJobRequest): Budget => ({
+  ...budget,
+  timeoutMs: Math.round(budget.timeoutMs * (request.walk_forward.folds / 2 + 1)),
+});
 
 /** Each fold model's p(up) over its own test bars, in one per-bar array (NaN outside the folds). */
 function stitch(n: number, folds: readonly ScoredFold[]): Float32Array {
@@ -88,11 +110,18 @@ export async function prepare(deps: FoldDeps, request: OptimizeJobRequest, owner
   if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
   const config = StrategyConfig.parse(returned);
   const cuts = { fitRows: n, trainSplit: 0.7, horizon: config.target_horizon };
-  const analysis = await withinBudget(analyzeBudget(n), (limits) => deps.runtime.analyze(request.code, bars, limits, cuts), owner).catch(userError);
-  if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${analysis.problems.map((p) => p.message).join('; ')}`);
+  const analysis = await withinBudget(analyzeBudget(n), (limits) => deps.runtime.analyze(request.code, bars, limits, cuts), owner).catch(
+    userError,
+  );
+  if (analysis.problems.length)
+    throw new UnprocessableError(`the features failed a check: ${analysis.problems.map((p) => p.message).join('; ')}`);
   const warmup = analysis.warmup ?? 0;
   const budget = foldsBudget(trainBudget(config, n, analysis.featureColumns.length), request);
-  const fit = await withinBudget(budget, (limits) => deps.runtime.train(request.code, bars, { warmup, fitRows: n, folds: foldOptions(request) }, limits), owner).catch(userError);
+  const fit = await withinBudget(
+    budget,
+    (limits) => deps.runtime.train(request.code, bars, { warmup, fitRows: n, folds: foldOptions(request) }, limits),
+    owner,
+  ).catch(userError);
   const folds = fit.folds.map((f) => f.test);
   if (folds.length < 2) {
     throw new UnprocessableError(
@@ -132,7 +161,9 @@ export async function foldProbabilities(
   const fit = await withinBudget(budget, (limits) => deps.runtime.train(request.code, bars, options, limits), owner).catch(userError);
   const layout = (folds: readonly Range[]) => folds.map((f) => `${f.from}-${f.to}`).join(',');
   if (layout(fit.folds.map((f) => f.test)) !== layout(prepared.folds)) {
-    throw new UnprocessableError('this model variant’s fold models cover other bars than the base model’s (a fold was skipped): try fewer folds or more bars');
+    throw new UnprocessableError(
+      'this model variant’s fold models cover other bars than the base model’s (a fold was skipped): try fewer folds or more bars',
+    );
   }
   return foldScores(fit, n, owner);
 }

@@ -47,5 +47,14 @@ export async function buildOptimize(deps: OptimizeDepsIn): Promise<OptimizeJobs>
       await store.update(userId, id, (j) => (j.saved ? { ...j, saved: { ...j.saved, ...outcome } } : null));
     },
   });
-  return new OptimizeJobs({ store, runtime: deps.runtime, bars: deps.bars, metering: deps.metering, indicators: deps.indicators, saver, penalty: deps.training.penalty, log: deps.log });
+  return new OptimizeJobs({
+    store,
+    runtime: deps.runtime,
+    bars: deps.bars,
+    metering: deps.metering,
+    indicators: deps.indicators,
+    saver,
+    penalty: deps.training.penalty,
+    log: deps.log,
+  });
 }

@@ -61,7 +61,8 @@ export class OptimizeStore {
   }
 
   async create(job: OptimizeRecord): Promise<void> {
-    if ((await this.jobs.create(key(job.user_id, job.optimize_id), job)) === false) throw new Error(`optimisation ${job.optimize_id} exists already`);
+    if ((await this.jobs.create(key(job.user_id, job.optimize_id), job)) === false)
+      throw new Error(`optimisation ${job.optimize_id} exists already`);
   }
 
   /** The user's job; null when it is not theirs or does not exist. */

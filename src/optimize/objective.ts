@@ -30,25 +30,100 @@ interface MetricInfo {
 }
 
 export const METRICS: Record<MetricName, MetricInfo> = {
-  pf: { label: 'profit factor', words: ['profit factor', 'profit-factor', 'profitfactor', 'pf'], higher: true, percent: false, min: 0, max: 1e6 },
-  sharpe: { label: 'Sharpe ratio', words: ['sharpe ratio', 'sharpe'], higher: true, percent: false, min: -1e6, max: 1e6 },
-  ret: { label: 'total return', words: ['total return', 'returns', 'return', 'ret', 'roi'], higher: true, percent: true, min: -1e6, max: 1e6 },
-  np: { label: 'net profit in USD', words: ['net profit', 'net pnl', 'profit', 'pnl', 'p&l', 'p/l', 'np'], higher: true, percent: false, min: -1e12, max: 1e12 },
-  wr: { label: 'win rate', words: ['win rate', 'winrate', 'win-rate', 'win ratio', 'win percentage', 'winning percentage', 'win %', 'hit rate', 'wr'], higher: true, percent: true, min: 0, max: 1 },
-  n: { label: 'number of trades', words: ['number of trades', 'trade count', 'trades', 'trade', 'n'], higher: true, percent: false, min: 0, max: 1e9 },
-  wins: { label: 'number of winning trades', words: ['winning trades', 'winners', 'wins'], higher: true, percent: false, min: 0, max: 1e9 },
-  losses: { label: 'number of losing trades', words: ['losing trades', 'losers', 'losses'], higher: false, percent: false, min: 0, max: 1e9 },
-  rr: {
-    label: 'average win / average loss',
-    words: ['reward to risk', 'reward-to-risk', 'reward/risk', 'risk reward', 'risk-reward', 'risk/reward', 'payoff ratio', 'win/loss ratio', 'win loss ratio', 'r:r', 'rr'],
+  pf: {
+    label: 'profit factor',
+    words: ['profit factor', 'profit-factor', 'profitfactor', 'pf'],
     higher: true,
     percent: false,
     min: 0,
     max: 1e6,
   },
-  expect: { label: 'expectancy in USD per trade', words: ['expectancy per trade', 'profit per trade', 'expected value', 'expectancy', 'expect', 'ev'], higher: true, percent: false, min: -1e12, max: 1e12 },
-  mdd: { label: 'max drawdown', words: ['maximum drawdown', 'max drawdown', 'max dd', 'drawdowns', 'drawdown', 'mdd', 'dd'], higher: true, percent: true, min: -1e6, max: 0 },
-  avg: { label: 'average trade return', words: ['average return per trade', 'return per trade', 'average trade return', 'average trade', 'avg trade', 'mean trade', 'avg'], higher: true, percent: true, min: -1e6, max: 1e6 },
+  sharpe: { label: 'Sharpe ratio', words: ['sharpe ratio', 'sharpe'], higher: true, percent: false, min: -1e6, max: 1e6 },
+  ret: {
+    label: 'total return',
+    words: ['total return', 'returns', 'return', 'ret', 'roi'],
+    higher: true,
+    percent: true,
+    min: -1e6,
+    max: 1e6,
+  },
+  np: {
+    label: 'net profit in USD',
+    words: ['net profit', 'net pnl', 'profit', 'pnl', 'p&l', 'p/l', 'np'],
+    higher: true,
+    percent: false,
+    min: -1e12,
+    max: 1e12,
+  },
+  wr: {
+    label: 'win rate',
+    words: ['win rate', 'winrate', 'win-rate', 'win ratio', 'win percentage', 'winning percentage', 'win %', 'hit rate', 'wr'],
+    higher: true,
+    percent: true,
+    min: 0,
+    max: 1,
+  },
+  n: {
+    label: 'number of trades',
+    words: ['number of trades', 'trade count', 'trades', 'trade', 'n'],
+    higher: true,
+    percent: false,
+    min: 0,
+    max: 1e9,
+  },
+  wins: { label: 'number of winning trades', words: ['winning trades', 'winners', 'wins'], higher: true, percent: false, min: 0, max: 1e9 },
+  losses: {
+    label: 'number of losing trades',
+    words: ['losing trades', 'losers', 'losses'],
+    higher: false,
+    percent: false,
+    min: 0,
+    max: 1e9,
+  },
+  rr: {
+    label: 'average win / average loss',
+    words: [
+      'reward to risk',
+      'reward-to-risk',
+      'reward/risk',
+      'risk reward',
+      'risk-reward',
+      'risk/reward',
+      'payoff ratio',
+      'win/loss ratio',
+      'win loss ratio',
+      'r:r',
+      'rr',
+    ],
+    higher: true,
+    percent: false,
+    min: 0,
+    max: 1e6,
+  },
+  expect: {
+    label: 'expectancy in USD per trade',
+    words: ['expectancy per trade', 'profit per trade', 'expected value', 'expectancy', 'expect', 'ev'],
+    higher: true,
+    percent: false,
+    min: -1e12,
+    max: 1e12,
+  },
+  mdd: {
+    label: 'max drawdown',
+    words: ['maximum drawdown', 'max drawdown', 'max dd', 'drawdowns', 'drawdown', 'mdd', 'dd'],
+    higher: true,
+    percent: true,
+    min: -1e6,
+    max: 0,
+  },
+  avg: {
+    label: 'average trade return',
+    words: ['average return per trade', 'return per trade', 'average trade return', 'average trade', 'avg trade', 'mean trade', 'avg'],
+    higher: true,
+    percent: true,
+    min: -1e6,
+    max: 1e6,
+  },
   best: { label: 'best trade', words: ['best trade', 'largest win', 'biggest win'], higher: true, percent: true, min: -1e6, max: 1e6 },
   worst: { label: 'worst trade', words: ['worst trade', 'largest loss', 'biggest loss'], higher: true, percent: true, min: -1e6, max: 1e6 },
 };
@@ -60,7 +135,10 @@ const MAX_TEXT = 300;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** A phrase as a whole word or words: not inside a longer word. */
 const phrases = (list: readonly string[]) =>
-  `(?<![a-z0-9])(?:${[...list].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![a-z0-9])`;
+  `(?<![a-z0-9])(?:${[...list]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join('|')})(?![a-z0-9])`;
 
 const METRIC_OF = new Map(METRIC_NAMES.flatMap((m) => METRICS[m].words.map((w) => [w, m] as const)));
 const METRIC_RE = new RegExp(phrases([...METRIC_OF.keys()]), 'g');
@@ -68,10 +146,64 @@ const METRIC_RE = new RegExp(phrases([...METRIC_OF.keys()]), 'g');
 type Op = ObjectiveConstraint['op'];
 /** Comparisons; "good" ones ("no worse than") are resolved per metric: ≥ for higher-is-better, ≤ else. */
 const COMPARATORS: ReadonlyArray<[Op | 'good', readonly string[]]> = [
-  ['>=', ['at least', 'no less than', 'not less than', 'no fewer than', 'not fewer than', 'minimum of', 'minimum', 'min', 'or more', 'or higher', 'or above', 'or greater']],
-  ['<=', ['at most', 'no more than', 'not more than', 'no greater than', 'no higher than', 'not above', 'not over', 'not exceeding', 'maximum of', 'maximum', 'max', 'up to', 'within', 'capped at', 'limited to', 'or less', 'or lower', 'or fewer', 'or below']],
+  [
+    '>=',
+    [
+      'at least',
+      'no less than',
+      'not less than',
+      'no fewer than',
+      'not fewer than',
+      'minimum of',
+      'minimum',
+      'min',
+      'or more',
+      'or higher',
+      'or above',
+      'or greater',
+    ],
+  ],
+  [
+    '<=',
+    [
+      'at most',
+      'no more than',
+      'not more than',
+      'no greater than',
+      'no higher than',
+      'not above',
+      'not over',
+      'not exceeding',
+      'maximum of',
+      'maximum',
+      'max',
+      'up to',
+      'within',
+      'capped at',
+      'limited to',
+      'or less',
+      'or lower',
+      'or fewer',
+      'or below',
+    ],
+  ],
   ['good', ['no worse than', 'not worse than', 'at worst']],
-  ['>', ['more than', 'greater than', 'higher than', 'larger than', 'bigger than', 'better than', 'above', 'over', 'exceeding', 'exceeds', 'exceed']],
+  [
+    '>',
+    [
+      'more than',
+      'greater than',
+      'higher than',
+      'larger than',
+      'bigger than',
+      'better than',
+      'above',
+      'over',
+      'exceeding',
+      'exceeds',
+      'exceed',
+    ],
+  ],
   ['<', ['less than', 'fewer than', 'lower than', 'smaller than', 'under', 'below']],
 ];
 const SYMBOLS: ReadonlyArray<[Op, RegExp]> = [
@@ -82,17 +214,106 @@ const SYMBOLS: ReadonlyArray<[Op, RegExp]> = [
 ];
 const COMPARATOR_RES = COMPARATORS.map(([op, words]) => [op, new RegExp(phrases(words))] as const);
 
-const MAXIMISE = ['maximise', 'maximize', 'maximising', 'maximizing', 'maximum', 'max', 'highest', 'high', 'higher', 'best', 'most', 'greatest', 'largest', 'biggest', 'big', 'top', 'increase', 'more', 'better'];
-const MINIMISE = ['minimise', 'minimize', 'minimising', 'minimizing', 'minimum', 'min', 'lowest', 'low', 'lower', 'least', 'smallest', 'small', 'fewest', 'few', 'minimal', 'reduce', 'decrease', 'less', 'fewer', 'shallow', 'shallowest'];
+const MAXIMISE = [
+  'maximise',
+  'maximize',
+  'maximising',
+  'maximizing',
+  'maximum',
+  'max',
+  'highest',
+  'high',
+  'higher',
+  'best',
+  'most',
+  'greatest',
+  'largest',
+  'biggest',
+  'big',
+  'top',
+  'increase',
+  'more',
+  'better',
+];
+const MINIMISE = [
+  'minimise',
+  'minimize',
+  'minimising',
+  'minimizing',
+  'minimum',
+  'min',
+  'lowest',
+  'low',
+  'lower',
+  'least',
+  'smallest',
+  'small',
+  'fewest',
+  'few',
+  'minimal',
+  'reduce',
+  'decrease',
+  'less',
+  'fewer',
+  'shallow',
+  'shallowest',
+];
 const NEUTRAL = ['optimise', 'optimize', 'optimising', 'optimizing', 'improve', 'target', 'focus on', 'prefer'];
 const MAX_RE = new RegExp(phrases(MAXIMISE));
 const MIN_RE = new RegExp(phrases(MINIMISE));
 /** Words a clause may hold besides its metric and verb. */
 const FILLER = new Set([
-  'i', 'we', 'want', 'would', 'like', 'need', 'to', 'the', 'a', 'an', 'my', 'our', 'its', 'of', 'for', 'on', 'in', 'please', 'strategy', 'model',
-  'possible', 'overall', 'also', 'just', 'only', 'should', 'be', 'is', 'are', 'keep', 'keeping', 'have', 'having', 'get', 'aim', 'goal', 'objective',
-  'metric', 'as', 'it', 'trading', 'then', 'so', 'that', 'ratio', 'value', 'per', 'total',
-  ...MAXIMISE, ...MINIMISE, ...NEUTRAL.flatMap((w) => w.split(' ')),
+  'i',
+  'we',
+  'want',
+  'would',
+  'like',
+  'need',
+  'to',
+  'the',
+  'a',
+  'an',
+  'my',
+  'our',
+  'its',
+  'of',
+  'for',
+  'on',
+  'in',
+  'please',
+  'strategy',
+  'model',
+  'possible',
+  'overall',
+  'also',
+  'just',
+  'only',
+  'should',
+  'be',
+  'is',
+  'are',
+  'keep',
+  'keeping',
+  'have',
+  'having',
+  'get',
+  'aim',
+  'goal',
+  'objective',
+  'metric',
+  'as',
+  'it',
+  'trading',
+  'then',
+  'so',
+  'that',
+  'ratio',
+  'value',
+  'per',
+  'total',
+  ...MAXIMISE,
+  ...MINIMISE,
+  ...NEUTRAL.flatMap((w) => w.split(' ')),
 ]);
 
 const NUMBER_RE = /(?<![a-z0-9.])([-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*(%|percent\b|pct\b)?/;
@@ -111,7 +332,8 @@ function normalise(text: string): string {
 }
 
 /** Clauses: one metric each (commas, "and", "with", "while", …). Decimal points stay. */
-const SPLIT_RE = /[,;]|\.(?!\d)|\s(?:and|&|with|while|but|where|whilst|keeping|keep|if|as long as|so long as|subject to|provided|given|plus)(?=\s|$)/g;
+const SPLIT_RE =
+  /[,;]|\.(?!\d)|\s(?:and|&|with|while|but|where|whilst|keeping|keep|if|as long as|so long as|subject to|provided|given|plus)(?=\s|$)/g;
 
 const percentText = (v: number) => `${Number((v * 100).toPrecision(10))} %`;
 const shown = (m: MetricName, v: number) => (METRICS[m].percent ? percentText(v) : String(v));
@@ -156,7 +378,8 @@ function constraint(metric: MetricName, rest: string, clause: string): Objective
   let value = Number(m[1]);
   if (!Number.isFinite(value)) unparseable(`"${m[1]}" in "${clause}" is not a finite number`);
   const saidPercent = m[2] !== undefined;
-  if (saidPercent && !info.percent) unparseable(`the ${info.label} (${metric}) is not a percentage, so "${m[0].trim()}" in "${clause}" has no meaning`);
+  if (saidPercent && !info.percent)
+    unparseable(`the ${info.label} (${metric}) is not a percentage, so "${m[0].trim()}" in "${clause}" has no meaning`);
   if (info.percent && (saidPercent || Math.abs(value) > 1)) value /= 100;
   const said = rest.replace(m[0], ' ');
   let op = comparison(said);
@@ -173,7 +396,9 @@ function constraint(metric: MetricName, rest: string, clause: string): Objective
   }
   value = Number(value.toPrecision(12));
   if (value < info.min || value > info.max) {
-    unparseable(`${shown(metric, value)} is outside what the ${info.label} (${metric}) can be (${shown(metric, info.min)} to ${shown(metric, info.max)}), in "${clause}"`);
+    unparseable(
+      `${shown(metric, value)} is outside what the ${info.label} (${metric}) can be (${shown(metric, info.min)} to ${shown(metric, info.max)}), in "${clause}"`,
+    );
   }
   return { metric, op, value };
 }
@@ -198,7 +423,12 @@ function describeConstraint(c: ObjectiveConstraint): string {
   const m = c.metric as MetricName;
   if (m === 'mdd') {
     const depth = percentText(-c.value);
-    const words = { '>=': `no deeper than ${depth}`, '>': `shallower than ${depth}`, '<=': `at least ${depth} deep`, '<': `deeper than ${depth}` }[c.op];
+    const words = {
+      '>=': `no deeper than ${depth}`,
+      '>': `shallower than ${depth}`,
+      '<=': `at least ${depth} deep`,
+      '<': `deeper than ${depth}`,
+    }[c.op];
     return `max drawdown ${words} (mdd ${c.op} ${c.value})`;
   }
   return `${METRICS[m].label} ${OP_WORDS[c.op]} ${shown(m, c.value)} (${m} ${c.op} ${c.value})`;
@@ -249,7 +479,9 @@ export function parseObjective(text: string): Objective {
     }
     const metrics = [...new Set(found.map((f) => f.metric))];
     if (metrics.length > 1) {
-      unparseable(`"${clause}" names ${metrics.join(' and ')}: one metric is optimised, the others are constraints (e.g. "maximise ${metrics[0]}, ${metrics[1]} above …")`);
+      unparseable(
+        `"${clause}" names ${metrics.join(' and ')}: one metric is optimised, the others are constraints (e.g. "maximise ${metrics[0]}, ${metrics[1]} above …")`,
+      );
     }
     const metric = metrics[0]!;
     const stray = words(unsaid(rest)).find((w) => !FILLER.has(w));
@@ -260,7 +492,9 @@ export function parseObjective(text: string): Objective {
   if (goals.length === 0) unparseable(constraints.length > 0 ? 'it has constraints but no metric to optimise' : 'it names no metric');
   const distinct = [...new Set(goals.map((g) => g.metric))];
   if (distinct.length > 1 || new Set(goals.map((g) => g.dir)).size > 1) {
-    unparseable(`it asks to optimise ${goals.map((g) => `"${g.clause}"`).join(' and ')}: one metric is optimised, the others can be constraints`);
+    unparseable(
+      `it asks to optimise ${goals.map((g) => `"${g.clause}"`).join(' and ')}: one metric is optimised, the others can be constraints`,
+    );
   }
   const { metric, dir } = goals[0]!;
   return { metric, direction: dir, constraints, echo: echo(metric, dir, constraints) };

@@ -17,7 +17,16 @@ import type { Caller } from '../../schemas/account-records.ts';
 import type { IndicatorRules } from '../../schemas/indicators.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { Plan } from '../../schemas/accounts.ts';
-import type { OptimizeJobRequest, OptimizeJobView, OptimizeProgress, OptimizeRecord, OptimizeRequest, OptimizeSaveRequest, OptimizeStart, OptimizeTrial } from '../../schemas/optimize.ts';
+import type {
+  OptimizeJobRequest,
+  OptimizeJobView,
+  OptimizeProgress,
+  OptimizeRecord,
+  OptimizeRequest,
+  OptimizeSaveRequest,
+  OptimizeStart,
+  OptimizeTrial,
+} from '../../schemas/optimize.ts';
 import { isActive, queuedRecord, type OptimizeStore } from './job-store.ts';
 import { parseObjective } from './objective.ts';
 import { OptimizeRunner, type RunnerDeps } from './runner.ts';
@@ -91,7 +100,8 @@ export function progressOf(job: OptimizeRecord, last: OptimizeTrial | null): Opt
 }
 
 /** Ended and its refund written (or nothing owed): the job's view will not change any more. */
-const isSettled = (j: OptimizeRecord | null): boolean => !j || (!isActive(j) && (j.credits_refunded > 0 || j.trials_run >= j.trials_planned));
+const isSettled = (j: OptimizeRecord | null): boolean =>
+  !j || (!isActive(j) && (j.credits_refunded > 0 || j.trials_run >= j.trials_planned));
 
 export class OptimizeJobs {
   private readonly runner: OptimizeRunner;
@@ -129,7 +139,10 @@ export class OptimizeJobs {
     const codeCheck = await checkStrategyCode(request.code);
     if (!codeCheck.ok) {
       throw new StrategyRejectedError(
-        `the strategy code breaks ${codeCheck.violations.length} rule(s); see violations: ${codeCheck.violations.slice(0, 3).map((v) => `line ${v.line}: ${v.message}`).join('; ')}`,
+        `the strategy code breaks ${codeCheck.violations.length} rule(s); see violations: ${codeCheck.violations
+          .slice(0, 3)
+          .map((v) => `line ${v.line}: ${v.message}`)
+          .join('; ')}`,
         codeCheck.violations,
       );
     }
@@ -140,7 +153,10 @@ export class OptimizeJobs {
 
     const limit = CONCURRENT_OPTIMIZATIONS[caller.plan];
     const tooMany = () =>
-      new RateLimitedError(`${limit} optimisation(s) at once on the ${caller.plan} plan: wait for yours to finish (GET /api/v1/optimize/{id}) or cancel one (DELETE)`, RETRY_AFTER_S);
+      new RateLimitedError(
+        `${limit} optimisation(s) at once on the ${caller.plan} plan: wait for yours to finish (GET /api/v1/optimize/{id}) or cancel one (DELETE)`,
+        RETRY_AFTER_S,
+      );
     if ((await store.list(caller.user_id)).filter(isActive).length >= limit) throw tooMany();
 
     const perTrial = space.engineOnly ? ENGINE_TRIAL_CREDITS : MODEL_TRIAL_CREDITS;
@@ -168,7 +184,12 @@ export class OptimizeJobs {
     // Two submits at once both passed the count: the later one (by id) gives way.
     const earlier = (await store.list(caller.user_id)).filter((j) => isActive(j) && j.optimize_id < id);
     if (earlier.length >= limit) {
-      await store.update(caller.user_id, id, (j) => ({ ...j, status: 'failed', error: 'refused: too many optimisations at once', finished_at: Date.now() }));
+      await store.update(caller.user_id, id, (j) => ({
+        ...j,
+        status: 'failed',
+        error: 'refused: too many optimisations at once',
+        finished_at: Date.now(),
+      }));
       await this.refund(caller.user_id, id);
       throw tooMany();
     }
@@ -181,21 +202,25 @@ export class OptimizeJobs {
     const user = job.user_id;
     const id = job.optimize_id;
     const beat = setInterval(() => {
-      if (!this.stopped) void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
+      if (!this.stopped)
+        void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
     }, HEARTBEAT_MS);
     const owner = this.owner(user);
     const run = (async () => {
       const started = await store.update(user, id, (j) =>
-        isActive(j) ? { ...j, status: 'running', started_at: j.started_at ?? Date.now(), attempts: j.attempts + 1, heartbeat_at: Date.now() } : null,
+        isActive(j)
+          ? { ...j, status: 'running', started_at: j.started_at ?? Date.now(), attempts: j.attempts + 1, heartbeat_at: Date.now() }
+          : null,
       );
       if (started) await this.runner.run(started, space, owner, () => this.stopped);
       if (this.stopped) return; // left to the next runner: no refund, no save
       await this.refund(user, id);
       const ended = await store.get(user, id);
       if (ended?.status === 'done' && ended.request.save_as && !ended.saved) {
-        await this.save({ user_id: user, username: ended.username, plan: ended.plan as Plan }, id, { model_name: ended.request.save_as, ...(ended.request.deploy ? { deploy: ended.request.deploy } : {}) }).catch((err: unknown) =>
-          log.warn({ optimize_id: id, err }, 'optimisation: saving the chosen trial failed'),
-        );
+        await this.save({ user_id: user, username: ended.username, plan: ended.plan as Plan }, id, {
+          model_name: ended.request.save_as,
+          ...(ended.request.deploy ? { deploy: ended.request.deploy } : {}),
+        }).catch((err: unknown) => log.warn({ optimize_id: id, err }, 'optimisation: saving the chosen trial failed'));
       }
     })()
       .catch((err: unknown) => log.error({ optimize_id: id, err }, 'optimisation runner failed'))
@@ -232,7 +257,11 @@ export class OptimizeJobs {
    * Calls `onProgress` now and after every change of the job, until it ends; resolves with its final
    * view. `stop()` of the returned handle ends early (the client went away).
    */
-  async follow(userId: number, id: number, onProgress: (p: OptimizeProgress) => void): Promise<{ done: Promise<OptimizeJobView>; stop(): void }> {
+  async follow(
+    userId: number,
+    id: number,
+    onProgress: (p: OptimizeProgress) => void,
+  ): Promise<{ done: Promise<OptimizeJobView>; stop(): void }> {
     await this.record(userId, id);
     let watch: { stop(): void } | null = null;
     let finished = false;
@@ -244,7 +273,7 @@ export class OptimizeJobs {
       const changed = job.trials_run !== lastRun;
       lastRun = job.trials_run;
       void (async () => {
-        const last = changed && job.trials_run > 0 ? (await this.deps.store.lastTrial(userId, id)) : null;
+        const last = changed && job.trials_run > 0 ? await this.deps.store.lastTrial(userId, id) : null;
         onProgress(progressOf(job, last));
         // Ended is not yet final: the runner refunds the trials not run just after (the next change).
         if (isSettled(job) && !finished) {
@@ -268,7 +297,9 @@ export class OptimizeJobs {
     // Not running anywhere (its process died): cancelled here and now.
     const current = await this.record(userId, id);
     if (isActive(current) && !this.running.has(id) && Date.now() - (current.heartbeat_at ?? 0) > LEASE_MS) {
-      await this.deps.store.update(userId, id, (j) => (isActive(j) ? { ...j, status: 'cancelled', stage: null, finished_at: Date.now() } : null));
+      await this.deps.store.update(userId, id, (j) =>
+        isActive(j) ? { ...j, status: 'cancelled', stage: null, finished_at: Date.now() } : null,
+      );
       await this.refund(userId, id);
     }
     // The runner (here or in another process) stops before its next batch, then refunds: wait for both.
@@ -294,7 +325,8 @@ export class OptimizeJobs {
   async save(caller: Caller, id: number, request: OptimizeSaveRequest): Promise<OptimizeJobView> {
     const job = await this.record(caller.user_id, id);
     if (job.status !== 'done') throw new ConflictError(`optimisation ${id} is ${job.status}: a trial can be saved once it is done`);
-    if (job.chosen_trial === null) throw new UnprocessableError(`optimisation ${id} has no chosen trial (no trial met the objective's constraints): nothing to save`);
+    if (job.chosen_trial === null)
+      throw new UnprocessableError(`optimisation ${id} has no chosen trial (no trial met the objective's constraints): nothing to save`);
     const trial = (await this.deps.store.trials(caller.user_id, id)).find((t) => t.trial === job.chosen_trial);
     if (!trial) throw new UnprocessableError(`optimisation ${id}: its chosen trial ${job.chosen_trial} is missing`);
     const saved = await this.deps.saver.save(caller, job, trial, request);
@@ -312,7 +344,10 @@ export class OptimizeJobs {
       void this.recover().catch((err: unknown) => this.deps.log.warn({ err }, 'optimisation recovery sweep failed'));
     };
     this.watch = await this.deps.store.watchAll((job) => {
-      if (job.status === 'queued' && job.heartbeat_at === null) void this.claim(job).catch((err: unknown) => this.deps.log.warn({ err, optimize_id: job.optimize_id }, 'optimisation claim failed'));
+      if (job.status === 'queued' && job.heartbeat_at === null)
+        void this.claim(job).catch((err: unknown) =>
+          this.deps.log.warn({ err, optimize_id: job.optimize_id }, 'optimisation claim failed'),
+        );
     });
     tick();
     this.sweep = setInterval(tick, LEASE_MS / 2);
@@ -337,7 +372,9 @@ export class OptimizeJobs {
   private async claim(job: OptimizeRecord): Promise<boolean> {
     if (this.stopped || !this.claimable(job)) return false;
     const mine = await this.deps.store
-      .update(job.user_id, job.optimize_id, (j) => (this.claimable(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: Date.now() } : null))
+      .update(job.user_id, job.optimize_id, (j) =>
+        this.claimable(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: Date.now() } : null,
+      )
       .catch(() => null);
     if (!mine) return false;
     {
@@ -348,17 +385,29 @@ export class OptimizeJobs {
           status: give,
           stage: null,
           finished_at: Date.now(),
-          ...(give === 'failed' ? { error: `the optimisation's process stopped ${j.attempts} times; the trials not run are refunded` } : {}),
+          ...(give === 'failed'
+            ? { error: `the optimisation's process stopped ${j.attempts} times; the trials not run are refunded` }
+            : {}),
         }));
         await this.refund(mine.user_id, mine.optimize_id);
         return true;
       }
-      if (mine.attempts > 0) this.deps.log.info({ optimize_id: mine.optimize_id, trials_run: mine.trials_run }, 'optimisation resumed after its process stopped');
+      if (mine.attempts > 0)
+        this.deps.log.info(
+          { optimize_id: mine.optimize_id, trials_run: mine.trials_run },
+          'optimisation resumed after its process stopped',
+        );
       try {
         const { space } = await this.checked(mine.request, this.owner(mine.user_id));
         this.launch(mine, space);
       } catch (err) {
-        await this.deps.store.update(mine.user_id, mine.optimize_id, (j) => ({ ...j, status: 'failed', stage: null, finished_at: Date.now(), error: err instanceof Error ? err.message : String(err) }));
+        await this.deps.store.update(mine.user_id, mine.optimize_id, (j) => ({
+          ...j,
+          status: 'failed',
+          stage: null,
+          finished_at: Date.now(),
+          error: err instanceof Error ? err.message : String(err),
+        }));
         await this.refund(mine.user_id, mine.optimize_id);
       }
     }
@@ -375,7 +424,10 @@ export class OptimizeJobs {
     await Promise.all(
       [...this.running.keys()].map(async (id) => {
         const job = (await this.deps.store.list(null).catch(() => [])).find((j) => j.optimize_id === id);
-        if (job) await this.deps.store.update(job.user_id, id, (j) => (isActive(j) ? { ...j, heartbeat_at: null, attempts: Math.max(0, j.attempts - 1) } : null)).catch(() => undefined);
+        if (job)
+          await this.deps.store
+            .update(job.user_id, id, (j) => (isActive(j) ? { ...j, heartbeat_at: null, attempts: Math.max(0, j.attempts - 1) } : null))
+            .catch(() => undefined);
       }),
     );
   }

@@ -57,7 +57,11 @@ class Cancelled extends Error {}
 /** A job left as it is for another runner: this process is stopping. */
 class Abandoned extends Error {}
 
-const span = (bars: Prepared['bars'], from: number, to: number) => ({ from: isoFromMs(bars.ts[from]!), to: isoFromMs(bars.ts[to - 1]!), bars: to - from });
+const span = (bars: Prepared['bars'], from: number, to: number) => ({
+  from: isoFromMs(bars.ts[from]!),
+  to: isoFromMs(bars.ts[to - 1]!),
+  bars: to - from,
+});
 
 /** The model part of a parameter set: the train op's overrides (null for an engine-only set). */
 export function modelOverrides(params: ParamSet): ModelOverrides | null {
@@ -84,25 +88,47 @@ export class OptimizeRunner {
     const { store } = this.deps;
     const user = job.user_id;
     const id = job.optimize_id;
-    const stage = (name: string) => store.update(user, id, (j) => (j.stage === name ? null : { ...j, stage: name, heartbeat_at: Date.now() }));
+    const stage = (name: string) =>
+      store.update(user, id, (j) => (j.stage === name ? null : { ...j, stage: name, heartbeat_at: Date.now() }));
     let trials = await store.trials(user, id);
     try {
       await stage('checking code and fitting the fold models');
       const prepared = await prepare(this.deps, job.request, owner);
       const layout = markLayout(prepared.folds, job.request.timeframe);
-      await store.update(user, id, (j) => ({ ...j, folds: prepared.folds.map((f) => span(prepared.bars, f.from, f.to)), heartbeat_at: Date.now() }));
+      await store.update(user, id, (j) => ({
+        ...j,
+        folds: prepared.folds.map((f) => span(prepared.bars, f.from, f.to)),
+        heartbeat_at: Date.now(),
+      }));
       await stage('trials');
       const variants = new Map<string, Promise<Float32Array>>();
       const outcomes = new Map<number, TrialOutcome>();
       // Trials recorded before a restart are run again on the engine (cheap) for the choice's inputs.
       const known = trials.filter((t) => t.state === 'done');
-      if (known.length) await this.evaluate(job, prepared, layout, variants, owner, known.map((t) => ({ trial: t.trial, params: t.params })), outcomes);
+      if (known.length)
+        await this.evaluate(
+          job,
+          prepared,
+          layout,
+          variants,
+          owner,
+          known.map((t) => ({ trial: t.trial, params: t.params })),
+          outcomes,
+        );
       while (trials.length < job.trials_planned) {
         const current = await store.get(user, id);
         if (!current || current.cancel_requested) throw new Cancelled();
-        const history: TriedParams[] = trials.map((t) => (t.state === 'done' && t.value !== null ? { params: t.params, state: 'complete', value: t.value } : { params: t.params, state: 'failed' }));
+        const history: TriedParams[] = trials.map((t) =>
+          t.state === 'done' && t.value !== null
+            ? { params: t.params, state: 'complete', value: t.value }
+            : { params: t.params, state: 'failed' },
+        );
         const n = Math.min(job.trials_planned - trials.length, space.method === 'tpe' ? TPE_BATCH : WIDE_BATCH);
-        const sets = await suggest(this.deps.runtime, { space, method: space.method, seed: space.seed, direction: job.objective.direction, history, n }, owner);
+        const sets = await suggest(
+          this.deps.runtime,
+          { space, method: space.method, seed: space.seed, direction: job.objective.direction, history, n },
+          owner,
+        );
         if (sets.length === 0) break; // a grid with no points left
         const batch = sets.map((params, i) => ({ trial: trials.length + i, params }));
         const done = await this.evaluate(job, prepared, layout, variants, owner, batch, outcomes);
@@ -112,7 +138,13 @@ export class OptimizeRunner {
         await store.putTrials(user, id, trials, done);
         const failed = trials.filter((t) => t.state === 'failed').length;
         const best = bestTrial(trials, job.objective.direction);
-        await store.update(user, id, (j) => ({ ...j, trials_run: trials.length, trials_failed: failed, best_value: best?.value ?? null, heartbeat_at: Date.now() }));
+        await store.update(user, id, (j) => ({
+          ...j,
+          trials_run: trials.length,
+          trials_failed: failed,
+          best_value: best?.value ?? null,
+          heartbeat_at: Date.now(),
+        }));
       }
       if (stopping()) throw new Abandoned();
       await stage('walk-forward, PBO and robustness');
@@ -120,13 +152,24 @@ export class OptimizeRunner {
       // Cancelled or stopping while the conclusion ran off the event loop: its result is dropped.
       if (stopping()) throw new Abandoned();
       if ((await store.get(user, id))?.cancel_requested) throw new Cancelled();
-      await store.update(user, id, (j) => ({ ...j, ...finished, status: 'done', stage: null, finished_at: Date.now(), heartbeat_at: Date.now() }));
+      await store.update(user, id, (j) => ({
+        ...j,
+        ...finished,
+        status: 'done',
+        stage: null,
+        finished_at: Date.now(),
+        heartbeat_at: Date.now(),
+      }));
     } catch (err) {
       // The next runner resumes the job from its stored trials.
       if (err instanceof Abandoned || stopping()) return;
       const cancelled = err instanceof Cancelled;
       if (!cancelled) this.deps.log.warn({ optimize_id: id, user_id: user, err }, 'optimisation failed');
-      const message = cancelled ? undefined : isStrategyError(err) || err instanceof Error ? (err as Error).message : 'the optimisation failed';
+      const message = cancelled
+        ? undefined
+        : isStrategyError(err) || err instanceof Error
+          ? (err as Error).message
+          : 'the optimisation failed';
       await store.update(user, id, (j) => ({
         ...j,
         status: cancelled ? 'cancelled' : 'failed',
@@ -157,7 +200,11 @@ export class OptimizeRunner {
       await pause();
       try {
         const pUp = await this.probabilities(job, prepared, variants, params, owner);
-        ready.push({ trial, params, sweep: engineTrial(prepared.base, params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver }) });
+        ready.push({
+          trial,
+          params,
+          sweep: engineTrial(prepared.base, params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver }),
+        });
       } catch (err) {
         failures.set(trial, err instanceof Error ? err.message : String(err));
       }
@@ -168,7 +215,14 @@ export class OptimizeRunner {
     const group = Math.max(1, Math.floor(SWEEP_GROUP_STEPS / Math.max(1, layout.range.to - layout.range.from)));
     for (let g = 0; g < ready.length; g += group) {
       await pause();
-      measured.push(...evaluateTrials(prepared.bars, ready.slice(g, g + group).map((r) => r.sweep), layout, prepared.base.settings.capital));
+      measured.push(
+        ...evaluateTrials(
+          prepared.bars,
+          ready.slice(g, g + group).map((r) => r.sweep),
+          layout,
+          prepared.base.settings.capital,
+        ),
+      );
     }
     const out: OptimizeTrial[] = [];
     ready.forEach((r, i) => {
@@ -178,13 +232,28 @@ export class OptimizeRunner {
       out.push({ trial: r.trial, params: r.params, state: 'done', in_sample: m.inSample, out_of_sample: m.outOfSample, value, feasible });
     });
     for (const [trial, error] of failures) {
-      out.push({ trial, params: batch.find((b) => b.trial === trial)!.params, state: 'failed', error: error.slice(0, 2000), in_sample: null, out_of_sample: null, value: null, feasible: null });
+      out.push({
+        trial,
+        params: batch.find((b) => b.trial === trial)!.params,
+        state: 'failed',
+        error: error.slice(0, 2000),
+        in_sample: null,
+        out_of_sample: null,
+        value: null,
+        feasible: null,
+      });
     }
     return out.sort((a, b) => a.trial - b.trial);
   }
 
   /** The trial's per-bar p(up): the base fold models' for engine-only sets, else its model variant's (fitted once per variant). */
-  private probabilities(job: OptimizeRecord, prepared: Prepared, variants: Map<string, Promise<Float32Array>>, params: ParamSet, owner: JobOwner): Promise<Float32Array> {
+  private probabilities(
+    job: OptimizeRecord,
+    prepared: Prepared,
+    variants: Map<string, Promise<Float32Array>>,
+    params: ParamSet,
+    owner: JobOwner,
+  ): Promise<Float32Array> {
     const overrides = modelOverrides(params);
     if (!overrides) return Promise.resolve(prepared.baseProbabilities);
     // One fold-model fit per variant: model class, hyperparameters and indicator values (features recomputed in the sandbox).
@@ -219,7 +288,10 @@ export class OptimizeRunner {
     // to seconds with many trials and a long span), which would hold the edge's event loop under `serve`.
     let pbo: OptimizeRecord['pbo'] = null;
     if (done.length >= 2) {
-      const r = await cscvPboOffThread(done.map((t) => outcomes.get(t.trial)!.periodReturns), [16, 8, 4]);
+      const r = await cscvPboOffThread(
+        done.map((t) => outcomes.get(t.trial)!.periodReturns),
+        [16, 8, 4],
+      );
       if (r) pbo = { pbo: r.pbo, slices: r.slices, logits: r.logits.filter(Number.isFinite) };
     }
     const metric = (m: TradeStats & { sharpe: number }) => scoreTrial(job.objective, m as MetricValues).value ?? Number.NaN;
@@ -233,7 +305,12 @@ export class OptimizeRunner {
     if (chosen) {
       await pause();
       const pUp = await this.probabilities(job, prepared, variants, chosen.params, owner);
-      const sweep = engineTrial(prepared.base, chosen.params, { bars: prepared.bars, pUp, features: prepared.features, resolver: prepared.resolver });
+      const sweep = engineTrial(prepared.base, chosen.params, {
+        bars: prepared.bars,
+        pUp,
+        features: prepared.features,
+        resolver: prepared.resolver,
+      });
       const { folds } = prepared;
       const last = folds[folds.length - 1]!;
       await pause();
@@ -265,7 +342,10 @@ export class OptimizeRunner {
 }
 
 /** The best done, feasible trial by in-sample value (the first among equals); null when none. */
-export function bestTrial<T extends Pick<OptimizeTrial, 'state' | 'value' | 'feasible' | 'trial'>>(trials: readonly T[], direction: 'maximize' | 'minimize'): T | null {
+export function bestTrial<T extends Pick<OptimizeTrial, 'state' | 'value' | 'feasible' | 'trial'>>(
+  trials: readonly T[],
+  direction: 'maximize' | 'minimize',
+): T | null {
   let best: T | null = null;
   for (const t of trials) {
     if (t.state !== 'done' || !t.feasible || t.value === null) continue;
@@ -278,7 +358,12 @@ export function bestTrial<T extends Pick<OptimizeTrial, 'state' | 'value' | 'fea
  * Walk-forward optimisation over the trials run: at step s the trial best on folds 0…s−1 is chosen
  * and traded on fold s; the steps' out-of-sample returns are stitched into one equity.
  */
-function walkForwardResult(job: OptimizeRecord, prepared: Prepared, done: readonly OptimizeTrial[], outcomes: Map<number, TrialOutcome>): WalkForwardResult {
+function walkForwardResult(
+  job: OptimizeRecord,
+  prepared: Prepared,
+  done: readonly OptimizeTrial[],
+  outcomes: Map<number, TrialOutcome>,
+): WalkForwardResult {
   const { bars, folds } = prepared;
   const capital = prepared.base.settings.capital;
   const steps: WalkForwardResult['steps'] = [];
@@ -293,7 +378,12 @@ function walkForwardResult(job: OptimizeRecord, prepared: Prepared, done: readon
     const pick = bestTrial(scored, job.objective.direction);
     const ret = pick ? outcomes.get(pick.trial)!.foldReturns[s]! : 0;
     total += ret;
-    steps.push({ in_sample: span(bars, folds[0]!.from, folds[s - 1]!.to), out_of_sample: span(bars, folds[s]!.from, folds[s]!.to), chosen_trial: pick?.trial ?? null, return: ret });
+    steps.push({
+      in_sample: span(bars, folds[0]!.from, folds[s - 1]!.to),
+      out_of_sample: span(bars, folds[s]!.from, folds[s]!.to),
+      chosen_trial: pick?.trial ?? null,
+      return: ret,
+    });
     equity.push({ time: isoFromMs(bars.ts[folds[s]!.to - 1]!), equity: capital * (1 + total) });
   }
   return { steps, oos_return: total, oos_equity: equity };
@@ -307,7 +397,10 @@ function chosenFolds(job: OptimizeRecord, prepared: Prepared, sweep: SweepTrial)
   const statsOf = (from: number, to: number) => {
     const a = bars.ts[from]!;
     const b = to < bars.ts.length ? bars.ts[to]! : Infinity;
-    return tradeStatsOf(run.trades.filter((t) => t.entryTs >= a && t.entryTs < b), capital);
+    return tradeStatsOf(
+      run.trades.filter((t) => t.entryTs >= a && t.entryTs < b),
+      capital,
+    );
   };
   const out = folds.map((f, i) => ({
     index: i,
@@ -327,7 +420,6 @@ function chosenFolds(job: OptimizeRecord, prepared: Prepared, sweep: SweepTrial)
     efficiency: efficiency(out),
   };
 }
-
 
 /** Out-of-sample return per bar over in-sample return per bar, across the folds; null when in-sample ≤ 0. */
 function efficiency(folds: WalkForward['folds']): number | null {

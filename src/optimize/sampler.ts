@@ -98,7 +98,8 @@ export async function suggest(runtime: Pick<StrategyRuntime, 'suggest'>, input: 
   const budget = suggestBudget(params.length, told, input.n);
   const suggested = await withinBudget(
     budget,
-    (limits) => runtime.suggest({ space, sampler: input.method, seed: input.seed, direction: input.direction, history, n: input.n }, limits),
+    (limits) =>
+      runtime.suggest({ space, sampler: input.method, seed: input.seed, direction: input.direction, history, n: input.n }, limits),
     owner,
   );
   return suggested.map((set) =>

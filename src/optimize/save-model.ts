@@ -20,7 +20,11 @@ export interface ModelSaverDeps {
   deployments: Pick<Deployments, 'deploy'>;
   log: Logger;
   /** Called when a deploy asked for with the save ends (the job's record keeps its outcome). */
-  onDeployed?: (userId: number, optimizeId: number, outcome: { deployment_id?: string; webhook_secret_set?: true; deploy_error?: string }) => Promise<void>;
+  onDeployed?: (
+    userId: number,
+    optimizeId: number,
+    outcome: { deployment_id?: string; webhook_secret_set?: true; deploy_error?: string },
+  ) => Promise<void>;
 }
 
 /** A threshold no trial sets (theirs are 0.5–0.99): still this after the trial's parameters, the code's signal_threshold stays. */
@@ -29,7 +33,16 @@ const UNSET_THRESHOLD = -1;
 const DEFAULT_TRAIN_SPLIT = 0.7;
 
 /** The strategy_config keys an engine parameter may change. */
-const ENGINE_CONFIG_KEYS = ['cooldown', 'direction', 'max_positions', 'on_opposite', 'session_filter', 'skip_days', 'min_atr', 'trailing_stop'] as const;
+const ENGINE_CONFIG_KEYS = [
+  'cooldown',
+  'direction',
+  'max_positions',
+  'on_opposite',
+  'session_filter',
+  'skip_days',
+  'min_atr',
+  'trailing_stop',
+] as const;
 
 export class ModelSaver {
   constructor(private readonly deps: ModelSaverDeps) {}
@@ -37,7 +50,12 @@ export class ModelSaver {
   async save(caller: Caller, job: OptimizeRecord, trial: OptimizeTrial, request: OptimizeSaveRequest): Promise<z.infer<typeof SavedModel>> {
     const r = job.request;
     // The trial's settings as a train request: levels and threshold are request fields already.
-    const base = { symbol: r.symbol, timeframe: r.timeframe, config: {} as never, settings: { ...r, confidence_threshold: UNSET_THRESHOLD, train_split: DEFAULT_TRAIN_SPLIT } as never };
+    const base = {
+      symbol: r.symbol,
+      timeframe: r.timeframe,
+      config: {} as never,
+      settings: { ...r, confidence_threshold: UNSET_THRESHOLD, train_split: DEFAULT_TRAIN_SPLIT } as never,
+    };
     const applied = applyEngineParams(base, trial.params);
     const settings = applied.settings as unknown as Record<string, unknown>;
     const train = TrainRequest.parse({
@@ -61,9 +79,13 @@ export class ModelSaver {
       ...(settings.confidence_threshold !== UNSET_THRESHOLD ? { confidence_threshold: settings.confidence_threshold } : {}),
     });
     const config: Record<string, unknown> = {};
-    for (const k of ENGINE_CONFIG_KEYS) if ((applied.config as Record<string, unknown>)[k] !== undefined) config[k] = (applied.config as Record<string, unknown>)[k];
+    for (const k of ENGINE_CONFIG_KEYS)
+      if ((applied.config as Record<string, unknown>)[k] !== undefined) config[k] = (applied.config as Record<string, unknown>)[k];
     const model = modelOverrides(trial.params);
-    const overrides: NonNullable<JobRecord['overrides']> = { ...(model ? { model } : {}), ...(Object.keys(config).length ? { config } : {}) };
+    const overrides: NonNullable<JobRecord['overrides']> = {
+      ...(model ? { model } : {}),
+      ...(Object.keys(config).length ? { config } : {}),
+    };
 
     // The model's N counts the optimisation's trials (trial-count.ts): it is the best of them.
     const from = { optimize_id: job.optimize_id, trial: trial.trial, trials_run: Math.max(1, job.trials_run) };

@@ -83,10 +83,12 @@ const PARAMS_OF: Record<ModelType, z.ZodObject> = {
 };
 
 const show = (v: unknown) => JSON.stringify(v);
-const inRange = (lo: number, hi: number, int: boolean, open = false) => (v: ChoiceValue) =>
-  typeof v !== 'number' || (int && !Number.isInteger(v)) || (open ? v <= lo : v < lo) || v > hi
-    ? `${show(v)} is not ${int ? 'a whole number' : 'a number'} ${open ? `above ${lo}` : `from ${lo}`} to ${hi}`
-    : null;
+const inRange =
+  (lo: number, hi: number, int: boolean, open = false) =>
+  (v: ChoiceValue) =>
+    typeof v !== 'number' || (int && !Number.isInteger(v)) || (open ? v <= lo : v < lo) || v > hi
+      ? `${show(v)} is not ${int ? 'a whole number' : 'a number'} ${open ? `above ${lo}` : `from ${lo}`} to ${hi}`
+      : null;
 const nullable = (check: Rule['check']) => (v: ChoiceValue) => (v === null ? null : check(v));
 const oneOf = (names: readonly string[]) => (v: ChoiceValue) =>
   typeof v === 'string' && names.includes(v) ? null : `${show(v)} is not one of ${names.join(', ')}`;
@@ -269,7 +271,8 @@ function modelTypes(parameters: Record<string, ParamSpec>, config: StrategyConfi
 function ruleFor(name: string, parameters: Record<string, ParamSpec>, ctx: SpaceContext): Rule | string {
   if ((ENGINE_PARAMS as readonly string[]).includes(name)) return engineRule(name as (typeof ENGINE_PARAMS)[number], ctx);
   if (name === MODEL_PARAM) return { numeric: 'none', check: oneOf(MODEL_TYPES) };
-  if (name.startsWith(MODEL_PARAMS_PREFIX)) return hyperparameterRule(name.slice(MODEL_PARAMS_PREFIX.length), modelTypes(parameters, ctx.config));
+  if (name.startsWith(MODEL_PARAMS_PREFIX))
+    return hyperparameterRule(name.slice(MODEL_PARAMS_PREFIX.length), modelTypes(parameters, ctx.config));
   if (name.startsWith(INDICATORS_PREFIX)) return indicatorRule(name.slice(INDICATORS_PREFIX.length), ctx);
   return (
     `'${name}' is not a parameter; the parameters are ${ENGINE_PARAMS.join(', ')}, ${MODEL_PARAM}, ` +
@@ -299,7 +302,10 @@ function specProblems(name: string, spec: ParamSpec, rule: Rule, method: Optimiz
   if (spec.type === 'float' && rule.numeric === 'int') return [`${name} is a whole number: use {"type":"int",…}`];
   const out: string[] = [];
   if (low > high) out.push(`${name}: low (${low}) is above high (${high})`);
-  for (const [which, v] of [['low', low], ['high', high]] as const) {
+  for (const [which, v] of [
+    ['low', low],
+    ['high', high],
+  ] as const) {
     const p = rule.check(v);
     if (p) out.push(`${name}: ${which} ${p}`);
   }
@@ -382,7 +388,9 @@ export function checkSearchSpace(search: OptimizeSearch, ctx: SpaceContext): Sea
   }
   if (problems.length === 0) problems.push(...constraintProblems(params, ctx));
   if (problems.length > 0) {
-    const error = new UnprocessableError(`the search space has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((p) => p.message).join('; ')}`);
+    const error = new UnprocessableError(
+      `the search space has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: ${problems.map((p) => p.message).join('; ')}`,
+    );
     error.details = { problems };
     throw error;
   }
@@ -406,5 +414,12 @@ export function checkSearchSpace(search: OptimizeSearch, ctx: SpaceContext): Sea
     );
   }
   const trials = gridSizeOf !== null ? Math.min(search.trials ?? gridSizeOf, gridSizeOf) : (search.trials ?? DEFAULT_TRIALS);
-  return { method: search.method, seed: search.seed, trials, params, gridSize: gridSizeOf, engineOnly: params.every((p) => p.class === 'engine') };
+  return {
+    method: search.method,
+    seed: search.seed,
+    trials,
+    params,
+    gridSize: gridSizeOf,
+    engineOnly: params.every((p) => p.class === 'engine'),
+  };
 }

@@ -90,7 +90,13 @@ export function evaluateTrials(bars: BarColumns, trials: readonly SweepTrial[], 
     for (let s = 1; s < k; s++) prefix.push(metrics(before(s), capital, periods, 0, foldEnd[s - 1]! + 1));
     return {
       inSample: prefix[k - 2]!,
-      outOfSample: metrics(pnlsWhere(r.pnl, r.entryTs, (ts) => ts >= foldStartTs[k - 1]!), capital, periods, foldEnd[k - 2]! + 1, periods.length),
+      outOfSample: metrics(
+        pnlsWhere(r.pnl, r.entryTs, (ts) => ts >= foldStartTs[k - 1]!),
+        capital,
+        periods,
+        foldEnd[k - 2]! + 1,
+        periods.length,
+      ),
       prefix,
       foldReturns,
       periodReturns: periods,

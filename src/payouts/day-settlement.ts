@@ -116,7 +116,11 @@ export async function settleDay(deps: DaySettlementDeps, dayStart: number): Prom
 }
 
 /** Each parent author's payout record for the day, as this run computes it (forks with spend only). */
-async function computeMarks(deps: DaySettlementDeps, entries: ReadonlyMap<number, EntryLink>, dayStart: number): Promise<Map<number, PayoutMark>> {
+async function computeMarks(
+  deps: DaySettlementDeps,
+  entries: ReadonlyMap<number, EntryLink>,
+  dayStart: number,
+): Promise<Map<number, PayoutMark>> {
   const marks = new Map<number, PayoutMark>();
   const pairs = openForks(entries, dayStart);
   if (pairs.length === 0) return marks;
@@ -132,7 +136,14 @@ async function computeMarks(deps: DaySettlementDeps, entries: ReadonlyMap<number
     if (spend === 0) continue;
     let mark = marks.get(pair.parentUser);
     if (!mark) {
-      mark = { day, parent_user: pair.parentUser, parent_author: pair.parentAuthor, plan: deps.planOf(pair.parentUser), created_at: now, children: [] };
+      mark = {
+        day,
+        parent_user: pair.parentUser,
+        parent_author: pair.parentAuthor,
+        plan: deps.planOf(pair.parentUser),
+        created_at: now,
+        children: [],
+      };
       marks.set(pair.parentUser, mark);
     }
     mark.children.push([pair.parentEntry, pair.childEntry, pair.childUser, spend]);

@@ -45,7 +45,18 @@ export interface PayoutsDeps {
 }
 
 /** Opens the payout buckets and the entry mirror; the sweep runs once `sweeper.start()` is called. */
-export async function buildPayouts({ bus, clickhouse, metering, directory, usage, log, replicas = 1, clock = liveClock, options, checkpoint }: PayoutsDeps): Promise<Payouts> {
+export async function buildPayouts({
+  bus,
+  clickhouse,
+  metering,
+  directory,
+  usage,
+  log,
+  replicas = 1,
+  clock = liveClock,
+  options,
+  checkpoint,
+}: PayoutsDeps): Promise<Payouts> {
   const [marks, state, links] = await Promise.all([
     openBucket(bus, Buckets.payoutMarks, replicas),
     openBucket(bus, Buckets.payoutSweep, replicas),

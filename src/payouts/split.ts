@@ -26,7 +26,15 @@ export interface PayoutLine {
 export function splitPayout(children: PayoutMark['children'], plan: Plan): PayoutLine[] {
   const lines = [...children]
     .sort((a, b) => a[1] - b[1])
-    .map(([parentEntry, childEntry, childUser, spend]) => ({ parentEntry, childEntry, childUser, spend, share: 0, credited: 0, charity: 0 }));
+    .map(([parentEntry, childEntry, childUser, spend]) => ({
+      parentEntry,
+      childEntry,
+      childUser,
+      spend,
+      share: 0,
+      credited: 0,
+      charity: 0,
+    }));
   const spent = lines.reduce((sum, l) => sum + l.spend, 0);
   if (spent === 0) return lines;
   const total = Math.min(PAYOUT_TERMS.daily_cap, Math.floor((spent * PAYOUT_TERMS.share_pct) / 100));

@@ -55,7 +55,8 @@ export function cscvPbo(matrix: readonly Float64Array[], slices = 16): Pbo {
   }
   const steps = Math.min(...matrix.map((row) => row.length));
   const size = Math.floor(steps / slices);
-  if ((size * slices) / 2 < 2) throw new RangeError(`cscvPbo: ${steps} time steps are too few for ${slices} slices (each half needs ≥ 2 steps)`);
+  if ((size * slices) / 2 < 2)
+    throw new RangeError(`cscvPbo: ${steps} time steps are too few for ${slices} slices (each half needs ≥ 2 steps)`);
   // Per trial and slice: Σ(x − c) and Σ(x − c)², c the trial's mean, so the sums do not cancel.
   const sums = new Float64Array(trials * slices);
   const squares = new Float64Array(trials * slices);
@@ -151,6 +152,10 @@ export function cscvPboFitting(matrix: readonly Float64Array[], choices: readonl
  * same result. The rows are copied (structured clone: ~1 ms for 1,000 rows of 260 here; packing
  * them into one buffer to move it cost ten times that).
  */
-export function cscvPboOffThread(matrix: readonly Float64Array[], choices: readonly number[], signal?: AbortSignal): Promise<(Pbo & { slices: number }) | null> {
+export function cscvPboOffThread(
+  matrix: readonly Float64Array[],
+  choices: readonly number[],
+  signal?: AbortSignal,
+): Promise<(Pbo & { slices: number }) | null> {
   return runOffThread(new URL(import.meta.url), 'cscvPboFitting', [matrix, choices], signal ? { signal } : {});
 }

@@ -14,7 +14,8 @@ export interface Degradation {
 }
 
 export function degradation(inSample: ArrayLike<number>, outOfSample: ArrayLike<number>): Degradation {
-  if (inSample.length !== outOfSample.length) throw new RangeError(`degradation: ${inSample.length} in-sample values against ${outOfSample.length} out-of-sample`);
+  if (inSample.length !== outOfSample.length)
+    throw new RangeError(`degradation: ${inSample.length} in-sample values against ${outOfSample.length} out-of-sample`);
   const xs: number[] = [];
   const ys: number[] = [];
   for (let i = 0; i < inSample.length; i++) {

@@ -24,6 +24,25 @@ export { randomBaseline, profitFactor, BASELINE_RUNS, type BaselineTrade, type R
 export { monteCarlo, fanTrades, HALF_LOSS, MONTE_CARLO_RUNS, type MonteCarloInput } from './monte-carlo.ts';
 export { cscvPbo, cscvPboFitting, cscvPboOffThread, halfMasks, type Pbo } from './cscv.ts';
 export { degradation, type Degradation } from './degradation.ts';
-export { verdictOf, percent, CHANCE_P, MIN_EFFICIENCY, MIN_PROFITABLE_FOLDS, MIN_TRADES, PBO_OVERFIT, SIGNIFICANCE_P, type VerdictInput, type VerdictResult } from './verdict.ts';
+export {
+  verdictOf,
+  percent,
+  CHANCE_P,
+  MIN_EFFICIENCY,
+  MIN_PROFITABLE_FOLDS,
+  MIN_TRADES,
+  PBO_OVERFIT,
+  SIGNIFICANCE_P,
+  type VerdictInput,
+  type VerdictResult,
+} from './verdict.ts';
 export { modelVsRule, type RuleUplift } from './model-vs-rule.ts';
-export { robustnessReport, robustnessReportOffThread, barReturns, barsPerDay, barsPerYear, DEFAULT_SEED, type RobustnessInput } from './report.ts';
+export {
+  robustnessReport,
+  robustnessReportOffThread,
+  barReturns,
+  barsPerDay,
+  barsPerYear,
+  DEFAULT_SEED,
+  type RobustnessInput,
+} from './report.ts';

@@ -25,12 +25,35 @@ export function modelVsRule(u: RuleUplift): ModelVsRule {
   const { rule_trades: all, chosen_trades: chosen, p_value: p } = u;
   const base = { p_value: p, rule_trades: all, chosen_trades: chosen };
   if (all === 0) return { ...base, adds: false, words: "the trader's rule made no trade on the test span: nothing to judge the model on" };
-  if (chosen === 0) return { ...base, adds: false, words: `the model confirmed none of the rule's ${all} test trades: it adds nothing here (lower the confidence threshold, or trade the rule alone)` };
-  if (p === null) return { ...base, adds: false, words: `the model confirmed every one of the rule's ${all} test trades: it adds nothing over the rule alone` };
+  if (chosen === 0)
+    return {
+      ...base,
+      adds: false,
+      words: `the model confirmed none of the rule's ${all} test trades: it adds nothing here (lower the confidence threshold, or trade the rule alone)`,
+    };
+  if (p === null)
+    return {
+      ...base,
+      adds: false,
+      words: `the model confirmed every one of the rule's ${all} test trades: it adds nothing over the rule alone`,
+    };
   const shown = p.toFixed(p < 0.01 ? 4 : 3);
-  if (p < SIGNIFICANCE_P && u.pnl > 0) return { ...base, adds: true, words: `the model adds to the trader's rule: the ${chosen} of its ${all} test trades it confirmed beat random picks of as many (p = ${shown}), and the strategy made ${usd(u.pnl)} more than the rule alone` };
+  if (p < SIGNIFICANCE_P && u.pnl > 0)
+    return {
+      ...base,
+      adds: true,
+      words: `the model adds to the trader's rule: the ${chosen} of its ${all} test trades it confirmed beat random picks of as many (p = ${shown}), and the strategy made ${usd(u.pnl)} more than the rule alone`,
+    };
   if (p < SIGNIFICANCE_P) {
-    return { ...base, adds: false, words: `the model adds nothing as traded: the ${chosen} of the rule's ${all} test trades it confirmed beat random picks of as many (p = ${shown}), but the strategy made ${usd(-u.pnl)} less than the rule alone on the test span` };
+    return {
+      ...base,
+      adds: false,
+      words: `the model adds nothing as traded: the ${chosen} of the rule's ${all} test trades it confirmed beat random picks of as many (p = ${shown}), but the strategy made ${usd(-u.pnl)} less than the rule alone on the test span`,
+    };
   }
-  return { ...base, adds: false, words: `the model adds nothing over the trader's rule: the ${chosen} of its ${all} test trades it confirmed did no better than random picks of as many (p = ${shown} ≥ ${SIGNIFICANCE_P})` };
+  return {
+    ...base,
+    adds: false,
+    words: `the model adds nothing over the trader's rule: the ${chosen} of its ${all} test trades it confirmed did no better than random picks of as many (p = ${shown} ≥ ${SIGNIFICANCE_P})`,
+  };
 }

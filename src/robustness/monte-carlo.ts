@@ -46,7 +46,8 @@ export function monteCarlo(input: MonteCarloInput): MonteCarlo {
   const points = input.fanPoints ?? FAN_POINTS;
   if (!(Number.isFinite(capital) && capital > 0)) throw new RangeError(`monteCarlo: capital must be > 0, got ${capital}`);
   if (!(Number.isInteger(runs) && runs >= 1)) throw new RangeError(`monteCarlo: runs must be an integer ≥ 1, got ${runs}`);
-  if (!(Number.isInteger(points) && points >= 1 && points <= FAN_POINTS)) throw new RangeError(`monteCarlo: fanPoints must be an integer in 1…${FAN_POINTS}, got ${points}`);
+  if (!(Number.isInteger(points) && points >= 1 && points <= FAN_POINTS))
+    throw new RangeError(`monteCarlo: fanPoints must be an integer in 1…${FAN_POINTS}, got ${points}`);
   const n = pnl.length;
   const fan = fanTrades(n, points);
   const p = fan.length;

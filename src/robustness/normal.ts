@@ -62,14 +62,20 @@ export function normalQuantile(p: number): number {
   let x: number;
   if (p < P_LOW) {
     const q = Math.sqrt(-2 * Math.log(p));
-    x = (((((C[0]! * q + C[1]!) * q + C[2]!) * q + C[3]!) * q + C[4]!) * q + C[5]!) / ((((D[0]! * q + D[1]!) * q + D[2]!) * q + D[3]!) * q + 1);
+    x =
+      (((((C[0]! * q + C[1]!) * q + C[2]!) * q + C[3]!) * q + C[4]!) * q + C[5]!) /
+      ((((D[0]! * q + D[1]!) * q + D[2]!) * q + D[3]!) * q + 1);
   } else if (p <= 1 - P_LOW) {
     const q = p - 0.5;
     const r = q * q;
-    x = ((((((A[0]! * r + A[1]!) * r + A[2]!) * r + A[3]!) * r + A[4]!) * r + A[5]!) * q) / (((((B[0]! * r + B[1]!) * r + B[2]!) * r + B[3]!) * r + B[4]!) * r + 1);
+    x =
+      ((((((A[0]! * r + A[1]!) * r + A[2]!) * r + A[3]!) * r + A[4]!) * r + A[5]!) * q) /
+      (((((B[0]! * r + B[1]!) * r + B[2]!) * r + B[3]!) * r + B[4]!) * r + 1);
   } else {
     const q = Math.sqrt(-2 * Math.log(1 - p));
-    x = -(((((C[0]! * q + C[1]!) * q + C[2]!) * q + C[3]!) * q + C[4]!) * q + C[5]!) / ((((D[0]! * q + D[1]!) * q + D[2]!) * q + D[3]!) * q + 1);
+    x =
+      -(((((C[0]! * q + C[1]!) * q + C[2]!) * q + C[3]!) * q + C[4]!) * q + C[5]!) /
+      ((((D[0]! * q + D[1]!) * q + D[2]!) * q + D[3]!) * q + 1);
   }
   // Halley: the error e = Φ(x) − p over the density gives the Newton step u; the factor corrects its curvature.
   const e = normalCdf(x) - p;

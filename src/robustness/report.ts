@@ -125,7 +125,12 @@ export function robustnessReportOffThread(input: RobustnessInput, signal?: Abort
   const { bars, test, train, options } = input;
   const { from, to } = test;
   // Fresh copies, moved to the worker: a view would take its whole underlying buffer along.
-  const span = { ts: bars.ts.slice(from, to), open: bars.open.slice(from, to), close: bars.close.slice(from, to), spread: bars.spread.slice(from, to) };
+  const span = {
+    ts: bars.ts.slice(from, to),
+    open: bars.open.slice(from, to),
+    close: bars.close.slice(from, to),
+    spread: bars.spread.slice(from, to),
+  };
   const equity = test.equity.slice();
   const portable: RobustnessInput = {
     ...input,
@@ -135,5 +140,8 @@ export function robustnessReportOffThread(input: RobustnessInput, signal?: Abort
     options: { ...options, resolver: null },
   };
   const transfer = [span.ts.buffer, span.open.buffer, span.close.buffer, span.spread.buffer, equity.buffer];
-  return runOffThread<RobustnessReport>(new URL(import.meta.url), 'robustnessReport', [portable], { transfer, ...(signal ? { signal } : {}) });
+  return runOffThread<RobustnessReport>(new URL(import.meta.url), 'robustnessReport', [portable], {
+    transfer,
+    ...(signal ? { signal } : {}),
+  });
 }

@@ -64,7 +64,9 @@ export function expectedMaxSharpe(trials: number, variance: number): number {
   if (!(Number.isInteger(trials) && trials >= 1)) throw new RangeError(`expectedMaxSharpe: trials must be an integer ≥ 1, got ${trials}`);
   if (!(variance >= 0)) throw new RangeError(`expectedMaxSharpe: variance must be ≥ 0, got ${variance}`);
   if (trials === 1) return 0;
-  return Math.sqrt(variance) * ((1 - EULER_GAMMA) * normalQuantile(1 - 1 / trials) + EULER_GAMMA * normalQuantile(1 - 1 / (trials * Math.E)));
+  return (
+    Math.sqrt(variance) * ((1 - EULER_GAMMA) * normalQuantile(1 - 1 / trials) + EULER_GAMMA * normalQuantile(1 - 1 / (trials * Math.E)))
+  );
 }
 
 /**
@@ -74,7 +76,11 @@ export function expectedMaxSharpe(trials: number, variance: number): number {
  * (1 − γ₃·SR + (γ₄ − 1)/4·SR²)/(T − 1) — the spread of Sharpes that luck alone gives strategies
  * like this one over T observations, i.e. the trials are assumed unskilled and alike.
  */
-export function deflatedSharpe(sample: SharpeSample, trials: number, trialSharpeVariance?: number): { expectedMaxSharpe: number; dsr: number; variance: number } {
+export function deflatedSharpe(
+  sample: SharpeSample,
+  trials: number,
+  trialSharpeVariance?: number,
+): { expectedMaxSharpe: number; dsr: number; variance: number } {
   const { sharpe, observations, skewness, kurtosis } = sample;
   const variance = trialSharpeVariance ?? (observations > 1 ? sharpeVarianceFactor(sharpe, skewness, kurtosis) / (observations - 1) : 0);
   const sr0 = expectedMaxSharpe(trials, variance);

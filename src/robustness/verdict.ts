@@ -84,7 +84,9 @@ function strategyVerdict(input: VerdictInput): VerdictResult {
   }
   if (walkForward !== null) {
     if (walkForward.efficiency !== null && walkForward.efficiency < MIN_EFFICIENCY) {
-      overfit.push(`walk-forward efficiency ${walkForward.efficiency.toFixed(2).replace('-', '−')}: the out-of-sample folds lost money while their training spans made it`);
+      overfit.push(
+        `walk-forward efficiency ${walkForward.efficiency.toFixed(2).replace('-', '−')}: the out-of-sample folds lost money while their training spans made it`,
+      );
     }
     const folds = walkForward.folds;
     const losing = folds.filter((f) => f.stats.ret < 0).length;
@@ -96,7 +98,9 @@ function strategyVerdict(input: VerdictInput): VerdictResult {
     }
   }
   if (pbo !== undefined && pbo !== null && pbo > PBO_OVERFIT) {
-    overfit.push(`probability of backtest overfitting ${share(pbo)}: the best variant in training usually ends in the bottom half out of sample`);
+    overfit.push(
+      `probability of backtest overfitting ${share(pbo)}: the best variant in training usually ends in the bottom half out of sample`,
+    );
   }
   if (overfit.length > 0) return { verdict: 'overfit', reasons: overfit };
 
@@ -104,12 +108,18 @@ function strategyVerdict(input: VerdictInput): VerdictResult {
   const failed: string[] = [];
   if (test.n >= MIN_TRADES) passed.push(`${test.n} trades out of sample: enough to measure (at least ${MIN_TRADES})`);
   else failed.push(`${test.n} trade${test.n === 1 ? '' : 's'}: too few to tell (needs at least ${MIN_TRADES})`);
-  if (sharpe.p_value < SIGNIFICANCE_P) passed.push(`deflated Sharpe p-value ${pValue(sharpe.p_value)} after ${variants(sharpe.trials)}: unlikely to be luck`);
-  else failed.push(`deflated Sharpe p-value ${pValue(sharpe.p_value)} after ${variants(sharpe.trials)}: a Sharpe this high could be luck (needs below ${SIGNIFICANCE_P})`);
+  if (sharpe.p_value < SIGNIFICANCE_P)
+    passed.push(`deflated Sharpe p-value ${pValue(sharpe.p_value)} after ${variants(sharpe.trials)}: unlikely to be luck`);
+  else
+    failed.push(
+      `deflated Sharpe p-value ${pValue(sharpe.p_value)} after ${variants(sharpe.trials)}: a Sharpe this high could be luck (needs below ${SIGNIFICANCE_P})`,
+    );
   if (randomBaseline.return_p_value < SIGNIFICANCE_P) {
     passed.push(`random entries with the same trades did as well in only ${share(randomBaseline.return_p_value)} of their runs`);
   } else {
-    failed.push(`random entries with the same trades did as well in ${share(randomBaseline.return_p_value)} of their runs (needs below ${share(SIGNIFICANCE_P)})`);
+    failed.push(
+      `random entries with the same trades did as well in ${share(randomBaseline.return_p_value)} of their runs (needs below ${share(SIGNIFICANCE_P)})`,
+    );
   }
   if (walkForward === null) failed.push('no walk-forward folds (too few bars): one test span is all the out-of-sample evidence');
   else {

@@ -28,7 +28,13 @@ export interface Foundation {
   market: MarketData;
 }
 
-export async function startFoundation(config: Config, log: Logger, bus: Bus, clickhouse: ClickHouseClient, stack: ShutdownStack): Promise<Foundation> {
+export async function startFoundation(
+  config: Config,
+  log: Logger,
+  bus: Bus,
+  clickhouse: ClickHouseClient,
+  stack: ShutdownStack,
+): Promise<Foundation> {
   const accounts = await buildAccounts({ bus, clickhouse, log, config });
   stack.push(() => accounts.stop());
   const activity = await buildActivity({ bus, log, replicas: config.NATS_REPLICAS });
@@ -50,7 +56,13 @@ export interface Work {
   email: EmailAddresses | null;
 }
 
-export async function startWork(config: Config, log: Logger, bus: Bus, { accounts, activity, market }: Foundation, stack: ShutdownStack): Promise<Work> {
+export async function startWork(
+  config: Config,
+  log: Logger,
+  bus: Bus,
+  { accounts, activity, market }: Foundation,
+  stack: ShutdownStack,
+): Promise<Work> {
   // Trained models are scored in processes of their own (src/scoring/model-host), stopped after every part that scores.
   stack.push(useScorers(config, log));
   const runtime = await StrategyRuntime.start({ log, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
@@ -92,13 +104,29 @@ export async function startWork(config: Config, log: Logger, bus: Bus, { account
       ),
   });
   // Optimisation jobs: the edge records them, trainers run them (startTrainer).
-  const optimize = await buildOptimize({ bus, replicas: config.NATS_REPLICAS, runtime, bars: market.cache, metering: accounts.metering, training, deployments, indicators: INDICATOR_RULES, log });
+  const optimize = await buildOptimize({
+    bus,
+    replicas: config.NATS_REPLICAS,
+    runtime,
+    bars: market.cache,
+    metering: accounts.metering,
+    training,
+    deployments,
+    indicators: INDICATOR_RULES,
+    log,
+  });
   stack.push(() => optimize.stop());
   return { runtime, generation, customIndicators, training, deployments, optimize, email };
 }
 
 /** A trainer pulling train jobs from the shared work queue (any number of them, in any process). */
-export async function startTrainer(config: Config, log: Logger, { accounts, activity }: Foundation, work: Work, stack: ShutdownStack): Promise<Trainer> {
+export async function startTrainer(
+  config: Config,
+  log: Logger,
+  { accounts, activity }: Foundation,
+  work: Work,
+  stack: ShutdownStack,
+): Promise<Trainer> {
   const { training } = work;
   const trainer = new Trainer({
     queue: training.queue,
@@ -190,7 +218,27 @@ export async function startEdge(
   const mailer = config.SMTP_URL ? new SmtpMailer(config.SMTP_URL, config.EMAIL_FROM, config.WEBHOOK_TIMEOUT_MS) : null;
   stack.push(() => mailer?.close());
   const email = { addresses: work.email, mailer, dailyCap: config.SIGNAL_EMAILS_PER_DAY, publicUrl: () => where.url, log };
-  const app = await buildApp({ config, log, accounts, activity, market, training: training.training, generation, oneShot, deployments, nc: bus.nc, metrics: deps.metrics, delivery: deliveryApi, payouts: payouts.ledger, community, bus, customIndicators: customIndicators.indicators, streamSlots, optimize: work.optimize, email });
+  const app = await buildApp({
+    config,
+    log,
+    accounts,
+    activity,
+    market,
+    training: training.training,
+    generation,
+    oneShot,
+    deployments,
+    nc: bus.nc,
+    metrics: deps.metrics,
+    delivery: deliveryApi,
+    payouts: payouts.ledger,
+    community,
+    bus,
+    customIndicators: customIndicators.indicators,
+    streamSlots,
+    optimize: work.optimize,
+    email,
+  });
   readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
   stack.push(() => app.close());
   await deps.beforeListen?.();

@@ -60,17 +60,33 @@ export async function serveHealth(address: { port: number; host: string }, waiti
       return;
     }
     if (path === '/_metrics' && metrics) {
-      const text = Object.entries(metrics()).map(([name, value]) => `${name} ${value}\n`).join('');
+      const text = Object.entries(metrics())
+        .map(([name, value]) => `${name} ${value}\n`)
+        .join('');
       return send(200, text, 'text/plain; version=0.0.4; charset=utf-8');
     }
-    if (!checks) return send(503, JSON.stringify({ error: `starting: waiting for ${waitingFor().join(', ') || 'start-up'}; try again shortly`, code: 503 }));
-    send(404, JSON.stringify({ error: `not found: this is a health endpoint (GET /_healthz, GET /_readyz${metrics ? ', GET /_metrics' : ''})`, code: 404 }));
+    if (!checks)
+      return send(
+        503,
+        JSON.stringify({ error: `starting: waiting for ${waitingFor().join(', ') || 'start-up'}; try again shortly`, code: 503 }),
+      );
+    send(
+      404,
+      JSON.stringify({
+        error: `not found: this is a health endpoint (GET /_healthz, GET /_readyz${metrics ? ', GET /_metrics' : ''})`,
+        code: 404,
+      }),
+    );
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      fail(err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
-        ? new ConfigError(`cannot listen on ${address.host}:${address.port} (${err.code}): set the role's port (PORT for the edge, HEALTH_PORT for the others; 0 picks a free one) or HOST to one this machine can listen on`)
-        : err),
+      fail(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
+          ? new ConfigError(
+              `cannot listen on ${address.host}:${address.port} (${err.code}): set the role's port (PORT for the edge, HEALTH_PORT for the others; 0 picks a free one) or HOST to one this machine can listen on`,
+            )
+          : err,
+      ),
     );
     server.listen(address.port, address.host, () => ok());
   });
@@ -124,7 +140,9 @@ export async function startRole<T>(
   build: (parts: Joined) => Promise<T>,
 ): Promise<{ value: T; health: Health; close(): Promise<void> }> {
   if (!config.NATS_URL) {
-    throw new UnavailableError(`the ${name} role joins a running installation: set NATS_URL to its NATS (a cluster: its URLs, comma-separated)`);
+    throw new UnavailableError(
+      `the ${name} role joins a running installation: set NATS_URL to its NATS (a cluster: its URLs, comma-separated)`,
+    );
   }
   const natsUrl = config.NATS_URL;
   const retry = new BusRetry(log);
@@ -187,8 +205,16 @@ export function baseChecks(bus: Bus, clickhouse?: ClickHouseClient): Record<stri
 }
 
 /** Opens the buckets the usage recorder reads and writes and starts it (serve; the ingest role, beside the signal recorder). */
-export async function startUsageRecorder(parts: { bus: Bus; clickhouse: ClickHouseClient; log: Logger; replicas?: number }): Promise<UsageRecorder> {
-  const [credits, cursor] = await Promise.all([openBucket(parts.bus, Buckets.credits, parts.replicas), openBucket(parts.bus, Buckets.usageCursor, parts.replicas)]);
+export async function startUsageRecorder(parts: {
+  bus: Bus;
+  clickhouse: ClickHouseClient;
+  log: Logger;
+  replicas?: number;
+}): Promise<UsageRecorder> {
+  const [credits, cursor] = await Promise.all([
+    openBucket(parts.bus, Buckets.credits, parts.replicas),
+    openBucket(parts.bus, Buckets.usageCursor, parts.replicas),
+  ]);
   const recorder = new UsageRecorder({ credits, cursor, repo: new UsageRepo(parts.clickhouse), log: parts.log });
   await recorder.start();
   return recorder;

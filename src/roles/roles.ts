@@ -29,13 +29,18 @@ async function role(
 ): Promise<RoleProcess> {
   const { value, close } = await startRole(name, config, log, healthPort, build);
   const { healthUrl, running } = value;
-  log.info({ role: name, nats: config.NATS_URL, clickhouse: config.CLICKHOUSE_URL ? 'server' : 'over NATS', health: healthUrl, ...running }, `signalforge ${name} running`);
+  log.info(
+    { role: name, nats: config.NATS_URL, clickhouse: config.CLICKHOUSE_URL ? 'server' : 'over NATS', health: healthUrl, ...running },
+    `signalforge ${name} running`,
+  );
   return { close, healthUrl };
 }
 
-const pythonCheck = (runtime: StrategyRuntime): DependencyCheck => () => {
-  if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
-};
+const pythonCheck =
+  (runtime: StrategyRuntime): DependencyCheck =>
+  () => {
+    if (!runtime.live || !runtime.processIds().some(processRuns)) throw new Error('no live strategy runtime process');
+  };
 
 /**
  * `signalforge store`: the data owner when there is no ClickHouse server — chdb under DATA_DIR,
@@ -89,7 +94,10 @@ export function startIngestRole(config: Config, log: Logger): Promise<RoleProces
     const feeds = await buildFeedHost({ bus, market, config, log });
     stack.push(() => feeds.stop());
     health.serve(baseChecks(bus, clickhouse), feeds.metrics);
-    return { healthUrl: health.url, running: { host: ingest.host.hostId, symbols: ingest.symbols(), feeds: feeds.configured, feed_host: feeds.host.hostId } };
+    return {
+      healthUrl: health.url,
+      running: { host: ingest.host.hostId, symbols: ingest.symbols(), feeds: feeds.configured, feed_host: feeds.host.hostId },
+    };
   });
 }
 

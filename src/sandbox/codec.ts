@@ -26,7 +26,8 @@ export interface FeaturesResult {
 /** An answer's header parsed by its shape, or the failure it reports as a StrategyJobError. */
 export function parseAnswer<S extends z.ZodType>(shape: S, answer: Message): { header: z.infer<S>; payload: Buffer } {
   const header = shape.safeParse(okHeader(answer));
-  if (!header.success) throw new StrategyJobError('crash', `the strategy runtime answered out of shape: ${header.error.issues[0]?.message ?? ''}`);
+  if (!header.success)
+    throw new StrategyJobError('crash', `the strategy runtime answered out of shape: ${header.error.issues[0]?.message ?? ''}`);
   return { header: header.data, payload: answer.payload };
 }
 

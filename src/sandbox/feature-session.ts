@@ -111,7 +111,15 @@ export class FeatureSession {
       await process.ready;
       okHeader(
         await process.request(
-          { op: 'open', id: 0, code: this.code, ...(this.indicators ? { indicators: this.indicators } : {}), timeout_ms: this.limits.timeoutMs, memory_mb: this.limits.memoryMb, ...wallBackstops(this.limits.timeoutMs) },
+          {
+            op: 'open',
+            id: 0,
+            code: this.code,
+            ...(this.indicators ? { indicators: this.indicators } : {}),
+            timeout_ms: this.limits.timeoutMs,
+            memory_mb: this.limits.memoryMb,
+            ...wallBackstops(this.limits.timeoutMs),
+          },
           Buffer.alloc(0),
           this.watchdogMs,
         ),

@@ -84,7 +84,20 @@ let probed: 'userns' | 'bwrap' | 'none' | null = null;
 export function sandboxSupport(): 'userns' | 'bwrap' | 'none' {
   if (probed) return probed;
   if (!existsSync(BWRAP)) return (probed = 'none');
-  const base = ['--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64'];
+  const base = [
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+  ];
   if (process.getuid?.() === 0) {
     const [cmd, args] = launcher(0, [BWRAP, ...base, '--unshare-pid', '--unshare-net', '--die-with-parent', '/usr/bin/true']);
     if (spawnSync(cmd, args, { timeout: 5000 }).status === 0) return (probed = 'userns');
@@ -105,33 +118,74 @@ const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'];
 
 function bwrapArgs(dir: string, userns: boolean): string[] {
   return [
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/lib', '/lib',
-    '--symlink', 'usr/lib64', '/lib64',
-    '--symlink', 'usr/bin', '/bin',
-    '--ro-bind-try', '/etc/alternatives', '/etc/alternatives',
-    '--ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache',
-    '--ro-bind', dir, '/sandbox',
-    '--tmpfs', '/tmp',
-    '--proc', '/proc',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--symlink',
+    'usr/lib',
+    '/lib',
+    '--symlink',
+    'usr/lib64',
+    '/lib64',
+    '--symlink',
+    'usr/bin',
+    '/bin',
+    '--ro-bind-try',
+    '/etc/alternatives',
+    '/etc/alternatives',
+    '--ro-bind-try',
+    '/etc/ld.so.cache',
+    '/etc/ld.so.cache',
+    '--ro-bind',
+    dir,
+    '/sandbox',
+    '--tmpfs',
+    '/tmp',
+    '--proc',
+    '/proc',
     // A minimal /dev of the host's harmless devices, read-only: no devpts (a pty is a kernel object
     // of the host's pty.max, whatever instance), no /dev/shm (the fit uses threads, not processes).
-    '--tmpfs', '/dev',
+    '--tmpfs',
+    '/dev',
     ...DEVICES.flatMap((name) => ['--dev-bind', `/dev/${name}`, `/dev/${name}`]),
-    '--remount-ro', '/dev',
+    '--remount-ro',
+    '/dev',
     // Inside our own user namespace bubblewrap must not nest another (its one-uid map would
     // undo the job uids); without it, --unshare-all makes that one-uid namespace.
     ...(userns
-      ? ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-         '--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_KILL', '--cap-add', 'CAP_SYS_RESOURCE']
+      ? [
+          '--unshare-pid',
+          '--unshare-net',
+          '--unshare-ipc',
+          '--unshare-uts',
+          '--unshare-cgroup-try',
+          '--cap-drop',
+          'ALL',
+          '--cap-add',
+          'CAP_SETUID',
+          '--cap-add',
+          'CAP_SETGID',
+          '--cap-add',
+          'CAP_KILL',
+          '--cap-add',
+          'CAP_SYS_RESOURCE',
+        ]
       : ['--unshare-all', '--cap-drop', 'ALL']),
     '--die-with-parent',
     '--new-session',
     '--clearenv',
-    '--setenv', 'PATH', '/usr/bin',
-    '--setenv', 'HOME', '/tmp',
-    '--setenv', 'OPENBLAS_NUM_THREADS', '1',
-    '--setenv', 'OMP_NUM_THREADS', '1',
+    '--setenv',
+    'PATH',
+    '/usr/bin',
+    '--setenv',
+    'HOME',
+    '/tmp',
+    '--setenv',
+    'OPENBLAS_NUM_THREADS',
+    '1',
+    '--setenv',
+    'OMP_NUM_THREADS',
+    '1',
   ];
 }
 
@@ -156,7 +210,9 @@ export function sandboxCommand(
   if (mode === 'none') return [python, [...pythonFlags, join(dir, script), ...tail, ...(walls.uid ? ['--no-uid'] : [])]];
   const support = sandboxSupport();
   if (support === 'none') {
-    throw new Error('cannot sandbox strategy code here: bubblewrap cannot create namespaces (install bubblewrap and allow user namespaces, or set SANDBOX=none on a development machine only)');
+    throw new Error(
+      'cannot sandbox strategy code here: bubblewrap cannot create namespaces (install bubblewrap and allow user namespaces, or set SANDBOX=none on a development machine only)',
+    );
   }
   const inner = [BWRAP, ...bwrapArgs(dir, support === 'userns'), python, ...pythonFlags, `/sandbox/${script}`, ...tail];
   if (support === 'bwrap') return [inner[0]!, inner.slice(1)];

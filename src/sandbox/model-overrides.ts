@@ -29,7 +29,9 @@ export function applyOverrides(config: StrategyConfig, overrides: ModelOverrides
   };
   const checked = StrategyConfig.safeParse(merged);
   if (!checked.success) {
-    throw new UnprocessableError(`the model overrides make an invalid strategy_config: ${checked.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+    throw new UnprocessableError(
+      `the model overrides make an invalid strategy_config: ${checked.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`,
+    );
   }
   return checked.data;
 }

@@ -1,6 +1,13 @@
 import { cpus } from 'node:os';
 import { z } from 'zod';
-import { AnalyzeAnswer, ConfigAnswer, FeaturesAnswer, TrainAnswer, type AnalysisCheck, type AnalysisProblem } from '../../schemas/sandbox.ts';
+import {
+  AnalyzeAnswer,
+  ConfigAnswer,
+  FeaturesAnswer,
+  TrainAnswer,
+  type AnalysisCheck,
+  type AnalysisProblem,
+} from '../../schemas/sandbox.ts';
 import { StrategyConfig, type StrategyIndicators } from '../../schemas/strategy.ts';
 import type { Logger } from '../log.ts';
 import { decodeFeatures, ohlcPayload, parseAnswer, type FeaturesResult, type JobLimits } from './codec.ts';
@@ -188,7 +195,8 @@ function metaLayoutProblem(meta: MetaAnswer, warmup: number, rows: number): stri
   const bad = meta.labels.find(([bar, , , end]) => !(warmup <= bar && bar <= end && end < warmup + rows));
   if (bad) return `name bar ${bad[0]} (ending at ${bad[3]}), outside the scored rows ${warmup}…${warmup + rows - 1} or ending before it`;
   if (meta.rows_test !== meta.labels.length) return `count ${meta.rows_test} test rows but list ${meta.labels.length}`;
-  if (meta.rows_train + meta.purged > rows || meta.both_skipped > warmup + rows) return `count more rows (${meta.rows_train} fitted, ${meta.purged} purged, ${meta.both_skipped} with both rules) than the ${rows} bars scored`;
+  if (meta.rows_train + meta.purged > rows || meta.both_skipped > warmup + rows)
+    return `count more rows (${meta.rows_train} fitted, ${meta.purged} purged, ${meta.both_skipped} with both rules) than the ${rows} bars scored`;
   return null;
 }
 
@@ -306,7 +314,12 @@ export class StrategyRuntime {
   }
 
   /** Runs a job on a zygote of the user's fair share; the answer's header is checked by `shape`. */
-  private async run<S extends z.ZodType>(shape: S, header: Record<string, unknown>, payload: Buffer, limits: JobLimits): Promise<{ header: z.infer<S>; payload: Buffer }> {
+  private async run<S extends z.ZodType>(
+    shape: S,
+    header: Record<string, unknown>,
+    payload: Buffer,
+    limits: JobLimits,
+  ): Promise<{ header: z.infer<S>; payload: Buffer }> {
     if (this.stopped) throw new StrategyJobError('error', 'the strategy runtime is stopped');
     const timeoutMs = limits.timeoutMs ?? 30_000;
     const { zygote, nice, release } = await this.take(limits);
@@ -339,7 +352,12 @@ export class StrategyRuntime {
    */
   async features(code: string, bars: OhlcColumns, limits: JobLimits = {}, indicators?: StrategyIndicators): Promise<FeaturesResult> {
     const { names, rows, payload } = ohlcPayload(bars);
-    const { header, payload: out } = await this.run(FeaturesAnswer, { op: 'features', code, columns: names, rows, ...(indicators ? { indicators } : {}) }, payload, limits);
+    const { header, payload: out } = await this.run(
+      FeaturesAnswer,
+      { op: 'features', code, columns: names, rows, ...(indicators ? { indicators } : {}) },
+      payload,
+      limits,
+    );
     return decodeFeatures(header, out);
   }
 
@@ -406,13 +424,22 @@ export class StrategyRuntime {
     const config = StrategyConfig.safeParse(h.config);
     if (!config.success) {
       const what = options.overrides ? 'strategy_config() with the overrides' : 'strategy_config()';
-      throw new StrategyJobError('error', `${what} is invalid: ${config.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`);
+      throw new StrategyJobError(
+        'error',
+        `${what} is invalid: ${config.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ')}`,
+      );
     }
     const nFeatures = h.features.length;
     const matrixAt = h.proba_offset + h.proba_rows * 8;
     const foldsAt = matrixAt + h.proba_rows * nFeatures * 8;
     const bad = (f: (typeof h.folds)[number]) =>
-      !(h.warmup <= f.train_from && f.train_from < f.train_to && f.train_to <= f.test_from && f.test_from < f.test_to && f.test_to <= h.warmup + h.proba_rows) || f.onnx_bytes === 0;
+      !(
+        h.warmup <= f.train_from &&
+        f.train_from < f.train_to &&
+        f.train_to <= f.test_from &&
+        f.test_from < f.test_to &&
+        f.test_to <= h.warmup + h.proba_rows
+      ) || f.onnx_bytes === 0;
     const foldBytes = h.folds.reduce((sum, f) => sum + f.onnx_bytes, 0);
     if (h.proba_offset % 8 !== 0 || h.onnx_bytes > h.proba_offset || out.length !== foldsAt + foldBytes || h.folds.some(bad)) {
       throw new StrategyJobError('crash', 'train answer does not match its layout');
@@ -464,7 +491,17 @@ export class StrategyRuntime {
   async analyze(code: string, bars: OhlcColumns, limits: JobLimits = {}, options: AnalyzeOptions = {}): Promise<AnalysisResult> {
     const { names, rows, payload } = ohlcPayload(bars);
     const { fitRows: fit_rows, trainSplit: train_split, horizon, seed, indicators } = options;
-    const request = { op: 'analyze', code, columns: names, rows, fit_rows, train_split, horizon, seed, ...(indicators ? { indicators } : {}) };
+    const request = {
+      op: 'analyze',
+      code,
+      columns: names,
+      rows,
+      fit_rows,
+      train_split,
+      horizon,
+      seed,
+      ...(indicators ? { indicators } : {}),
+    };
     const { header: h } = await this.run(AnalyzeAnswer, request, payload, limits);
     return { problems: h.problems, warmup: h.warmup, featureColumns: h.feature_columns, columnSha256: h.column_sha256 };
   }
@@ -502,4 +539,3 @@ export class StrategyRuntime {
     for (const session of this.sessions) void session.close();
   }
 }
-

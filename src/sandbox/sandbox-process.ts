@@ -84,7 +84,10 @@ export class SandboxProcess {
       markExited();
       this.child.stdin.destroy();
       // What it said on stderr is the runtime's, for operators: the job's error says only that it died.
-      const err = new StrategyJobError('crash', `the strategy runtime process exited (${code ?? signal}) while running the strategy; try again`);
+      const err = new StrategyJobError(
+        'crash',
+        `the strategy runtime process exited (${code ?? signal}) while running the strategy; try again`,
+      );
       this.settle((p) => p.reject(err));
       if (!this.stopping) log.warn({ code, signal, stderr: stderr.trim() || undefined }, 'strategy runtime process exited');
       onExit(this);
@@ -125,7 +128,12 @@ export class SandboxProcess {
       // Which clock limit ended a job is the zygote's word, not the job's own answer's.
       const { budget: _claimed, ...header } = answer?.header ?? {};
       if (answer && !pending.broken) this.settle((p) => p.resolve(withJobOutput({ ...answer, header }, p.output)));
-      else this.settle((p) => p.reject(new StrategyJobError('crash', withOutput(`the strategy's answer was malformed: ${pending.broken ?? 'incomplete'}`, p.output))));
+      else
+        this.settle((p) =>
+          p.reject(
+            new StrategyJobError('crash', withOutput(`the strategy's answer was malformed: ${pending.broken ?? 'incomplete'}`, p.output)),
+          ),
+        );
       return;
     }
     this.settle((p) => p.resolve(withJobOutput(message, p.output)));
@@ -190,6 +198,11 @@ export function okHeader(message: Message): Record<string, unknown> {
   if (message.header.ok === true) return message.header;
   const failure = JobFailure.safeParse(message.header);
   const limit = message.header.budget;
-  if (failure.success) throw new StrategyJobError(failure.data.kind, failure.data.error, limit === 'cpu' || limit === 'idle' || limit === 'wall' ? limit : undefined);
+  if (failure.success)
+    throw new StrategyJobError(
+      failure.data.kind,
+      failure.data.error,
+      limit === 'cpu' || limit === 'idle' || limit === 'wall' ? limit : undefined,
+    );
   throw new StrategyJobError('crash', `the strategy runtime answered out of shape: ${JSON.stringify(message.header).slice(0, 300)}`);
 }

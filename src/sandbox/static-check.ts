@@ -18,7 +18,6 @@ const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** The generated JSON Schema the Python runtime validates strategy_config() with. */
 export const STRATEGY_CONFIG_SCHEMA_FILE = fileURLToPath(new URL('./python/strategy_config.schema.json', import.meta.url));
 
-
 /**
  * Runs the AST check on `code`. Resolves with the violations (ok iff none); rejects with
  * UnavailableError only when the checker itself cannot answer (missing python, timeout).
@@ -26,7 +25,13 @@ export const STRATEGY_CONFIG_SCHEMA_FILE = fileURLToPath(new URL('./python/strat
 export async function checkStrategyCode(code: string): Promise<CheckResult> {
   const bytes = Buffer.byteLength(code, 'utf8');
   if (bytes > MAX_CODE_BYTES) {
-    return fail({ line: 1, col: 1, rule: 'too-large', message: `code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}`, hint: 'keep the strategy short: only the two functions' });
+    return fail({
+      line: 1,
+      col: 1,
+      rule: 'too-large',
+      message: `code is ${bytes} bytes; the limit is ${MAX_CODE_BYTES}`,
+      hint: 'keep the strategy short: only the two functions',
+    });
   }
   const stdout = await runChecker(code);
   let parsed: unknown;

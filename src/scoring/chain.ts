@@ -52,12 +52,20 @@ export function strategyMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' 
 }
 
 /** The feature columns a config's keys name, per bar of n (422 naming the key when a column is not among the features). */
-function configColumns<K extends (typeof COLUMN_KEYS)[number]>(config: ScoringSpec['config'], features: FeatureRows, n: number, keys: readonly K[]): Record<K, Float64Array | null> {
+function configColumns<K extends (typeof COLUMN_KEYS)[number]>(
+  config: ScoringSpec['config'],
+  features: FeatureRows,
+  n: number,
+  keys: readonly K[],
+): Record<K, Float64Array | null> {
   const columns = {} as Record<K, Float64Array | null>;
   for (const key of keys) {
     const name = config[key] ?? null;
     const values = name === null ? null : featureColumn(features, name, n);
-    if (name !== null && values === null) throw new UnprocessableError(`${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')}); name a column feature_engineering adds`);
+    if (name !== null && values === null)
+      throw new UnprocessableError(
+        `${key} names "${name}", which is not a feature column (columns: ${features.names.join(', ')}); name a column feature_engineering adds`,
+      );
     columns[key] = values;
   }
   return columns;
@@ -78,7 +86,12 @@ export function entryRules(spec: Pick<ScoringSpec, 'config'>, features: FeatureR
  * entry rules of a meta-labelled model): training, /predict, live and the optimiser's trials.
  * `threshold` defaults to the settings' (0 in meta mode = the rule alone).
  */
-export function strategySignals(spec: Pick<ScoringSpec, 'config' | 'settings'>, features: FeatureRows, pUp: Float32Array, threshold = spec.settings.confidence_threshold): Int8Array {
+export function strategySignals(
+  spec: Pick<ScoringSpec, 'config' | 'settings'>,
+  features: FeatureRows,
+  pUp: Float32Array,
+  threshold = spec.settings.confidence_threshold,
+): Int8Array {
   return toSignals(pUp, threshold, entryRules(spec, features, pUp.length));
 }
 
@@ -97,7 +110,11 @@ export async function barProbabilities(scorer: OnnxModel, features: FeatureRows,
   const from = Math.max(range?.from ?? 0, features.offset);
   const to = Math.min(range?.to ?? n, features.offset + features.rows, n);
   const pUp = new Float32Array(n).fill(Number.NaN);
-  if (to > from) pUp.set(await scorer.score(Float32Array.from(features.matrix.subarray((from - features.offset) * k, (to - features.offset) * k)), to - from), from);
+  if (to > from)
+    pUp.set(
+      await scorer.score(Float32Array.from(features.matrix.subarray((from - features.offset) * k, (to - features.offset) * k)), to - from),
+      from,
+    );
   return pUp;
 }
 
@@ -106,7 +123,12 @@ export async function barProbabilities(scorer: OnnxModel, features: FeatureRows,
  * (loadModel, in the owner's share of the scoring processes), barProbabilities, closed. The train
  * job's main model and its walk-forward fold models, and the optimiser's fold models, all go through here.
  */
-export async function modelProbabilities(onnx: Uint8Array, features: FeatureRows, n: number, options: LoadOptions & { range?: BarRange } = {}): Promise<Float32Array> {
+export async function modelProbabilities(
+  onnx: Uint8Array,
+  features: FeatureRows,
+  n: number,
+  options: LoadOptions & { range?: BarRange } = {},
+): Promise<Float32Array> {
   const scorer = await loadModel(onnx, options.owner === undefined ? {} : { owner: options.owner });
   return barProbabilities(scorer, features, n, options.range).finally(() => scorer.close());
 }
@@ -131,7 +153,13 @@ export function decide(spec: ScoringSpec, bars: BarColumns, features: FeatureRow
  * The whole chain over a window of bars: the strategy's features (rows before `lead` are the
  * warm-up and stay unscored), checked against the model's columns, then `scoreFeatures`.
  */
-export async function scoreWindow(compute: FeatureComputer, scorer: OnnxModel, spec: ScoringSpec, bars: BarColumns, lead: number): Promise<Scored> {
+export async function scoreWindow(
+  compute: FeatureComputer,
+  scorer: OnnxModel,
+  spec: ScoringSpec,
+  bars: BarColumns,
+  lead: number,
+): Promise<Scored> {
   const features = featureRows(await compute(bars), lead, spec.features);
   return scoreFeatures(scorer, spec, bars, features);
 }

@@ -42,7 +42,9 @@ export function toSignals(probaUp: Float32Array | Float64Array, threshold: numbe
   if (rules) {
     if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`threshold must be in [0, 1], got ${threshold}`);
     const { long, short } = rules;
-    for (const column of [long, short]) if (column && column.length !== probaUp.length) throw new RangeError(`toSignals: an entry rule column has ${column.length} values for ${probaUp.length} bars`);
+    for (const column of [long, short])
+      if (column && column.length !== probaUp.length)
+        throw new RangeError(`toSignals: an entry rule column has ${column.length} values for ${probaUp.length} bars`);
     for (let i = 0; i < probaUp.length; i++) {
       const side = (long && long[i]! > 0 ? 1 : 0) - (short && short[i]! > 0 ? 1 : 0);
       out[i] = side !== 0 && probaUp[i]! >= high ? side : 0;
@@ -89,7 +91,8 @@ export function natr(bars: Pick<BarColumns, 'open' | 'high' | 'low' | 'close'>, 
  * The side a bar's signal asks for, kept only when its entry bits allow it: 1 / −1, else 0 (the
  * engine's direction rule, entry times, cooldown and positions aside).
  */
-export const maskedSide = (signal: number, mask: number): -1 | 0 | 1 => (signal > 0 ? (mask & LONG_ALLOWED ? 1 : 0) : signal < 0 ? (mask & SHORT_ALLOWED ? -1 : 0) : 0);
+export const maskedSide = (signal: number, mask: number): -1 | 0 | 1 =>
+  signal > 0 ? (mask & LONG_ALLOWED ? 1 : 0) : signal < 0 ? (mask & SHORT_ALLOWED ? -1 : 0) : 0;
 
 /**
  * Per bar: bit 1 = a long may open, bit 2 = a short may open (at the next open, on this bar's
@@ -98,21 +101,28 @@ export const maskedSide = (signal: number, mask: number): -1 | 0 | 1 => (signal 
  * ATR warm-up, a trend value) allows nothing under it. (The instrument is accepted for filters
  * that may need it; none do yet.)
  */
-export function entryMask(bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' | 'close'>, filters: EntryFilters, _instrument?: Instrument): Uint8Array {
+export function entryMask(
+  bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' | 'close'>,
+  filters: EntryFilters,
+  _instrument?: Instrument,
+): Uint8Array {
   const n = bars.ts.length;
   const out = new Uint8Array(n).fill(BOTH_ALLOWED);
   const { minAtr, trendColumn, entryLong, entryShort } = filters;
   if (entryLong || entryShort) {
-    for (const column of [entryLong, entryShort]) if (column && column.length !== n) throw new RangeError(`entryMask: an entry rule column has ${column.length} values for ${n} bars`);
+    for (const column of [entryLong, entryShort])
+      if (column && column.length !== n) throw new RangeError(`entryMask: an entry rule column has ${column.length} values for ${n} bars`);
     // The trader stated entries: a side without a rule does not trade.
-    for (let i = 0; i < n; i++) out[i] = (entryLong && entryLong[i]! > 0 ? LONG_ALLOWED : 0) | (entryShort && entryShort[i]! > 0 ? SHORT_ALLOWED : 0);
+    for (let i = 0; i < n; i++)
+      out[i] = (entryLong && entryLong[i]! > 0 ? LONG_ALLOWED : 0) | (entryShort && entryShort[i]! > 0 ? SHORT_ALLOWED : 0);
   }
   if (minAtr !== null) {
     const v = natr(bars);
     for (let i = 0; i < n; i++) if (!(v[i]! >= minAtr)) out[i] = 0;
   }
   if (filters.entryFilter) {
-    if (filters.entryFilter.length !== n) throw new RangeError(`entryMask: entry filter has ${filters.entryFilter.length} values for ${n} bars`);
+    if (filters.entryFilter.length !== n)
+      throw new RangeError(`entryMask: entry filter has ${filters.entryFilter.length} values for ${n} bars`);
     for (let i = 0; i < n; i++) if (!(filters.entryFilter[i]! > 0)) out[i] = 0;
   }
   if (trendColumn) {
@@ -124,7 +134,10 @@ export function entryMask(bars: Pick<BarColumns, 'ts' | 'open' | 'high' | 'low' 
     }
   }
   // Exits last: an exit bar closes its side and opens none of it, whatever the filters allowed.
-  for (const [column, exit, entry] of [[filters.exitLong, EXIT_LONG, LONG_ALLOWED], [filters.exitShort, EXIT_SHORT, SHORT_ALLOWED]] as const) {
+  for (const [column, exit, entry] of [
+    [filters.exitLong, EXIT_LONG, LONG_ALLOWED],
+    [filters.exitShort, EXIT_SHORT, SHORT_ALLOWED],
+  ] as const) {
     if (!column) continue;
     if (column.length !== n) throw new RangeError(`entryMask: exit column has ${column.length} values for ${n} bars`);
     for (let i = 0; i < n; i++) if (column[i]! > 0) out[i] = (out[i]! & ~entry) | exit;

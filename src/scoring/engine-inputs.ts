@@ -55,7 +55,11 @@ export function engineOptions(spec: Omit<ScoringSpec, 'features'>, resolver: Int
 export const hasFinerBars = (timeframe: Timeframe): boolean => timeframe !== '1min';
 
 /** The 1-minute bars that settle SL-vs-TP inside coarser bars, when the timeframe has them. */
-export async function intrabarResolver(bars: Pick<BarCache, 'get'>, symbol: Symbol, timeframe: Timeframe): Promise<IntrabarResolver | null> {
+export async function intrabarResolver(
+  bars: Pick<BarCache, 'get'>,
+  symbol: Symbol,
+  timeframe: Timeframe,
+): Promise<IntrabarResolver | null> {
   if (!hasFinerBars(timeframe)) return null;
   const finer = await bars.get(symbol, '1min');
   return finer.length ? finerBarResolver(finer.columns()) : null;

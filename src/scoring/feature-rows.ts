@@ -16,7 +16,9 @@ export interface FeatureRows {
  */
 export function featureRows(result: FeaturesResult, lead: number, expected: readonly string[]): FeatureRows {
   if (result.columns.join('\u0000') !== expected.join('\u0000')) {
-    throw new BadRequestError(`the strategy produced other feature columns than at training (${result.columns.join(', ')}); retrain the model`);
+    throw new BadRequestError(
+      `the strategy produced other feature columns than at training (${result.columns.join(', ')}); retrain the model`,
+    );
   }
   const k = result.columns.length;
   const rows = Math.max(0, result.rows - lead);

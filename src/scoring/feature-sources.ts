@@ -77,9 +77,17 @@ export class FeatureSources {
    * model's stored config's (ModelRecord.config.indicators), merged over the code's own for every
    * call, so a model optimised to RSI(21) trades with RSI(21); part of the program (a session per set).
    */
-  acquire(scope: number | string, code: string, user: number | undefined = typeof scope === 'number' ? scope : undefined, indicators?: StrategyIndicators): FeatureSource {
+  acquire(
+    scope: number | string,
+    code: string,
+    user: number | undefined = typeof scope === 'number' ? scope : undefined,
+    indicators?: StrategyIndicators,
+  ): FeatureSource {
     const values = indicators && Object.keys(indicators).length ? JSON.stringify(Object.entries(indicators).sort()) : '';
-    const key = `${scope}:${createHash('sha256').update(code).update(values ? `\0${values}` : '').digest('hex')}`;
+    const key = `${scope}:${createHash('sha256')
+      .update(code)
+      .update(values ? `\0${values}` : '')
+      .digest('hex')}`;
     const source = this.source(key, code, user, values ? indicators : undefined);
     this.programs.set(key, (this.programs.get(key) ?? 0) + 1);
     let released = false;

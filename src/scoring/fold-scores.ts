@@ -23,11 +23,19 @@ export interface FoldScoring {
  * Scores every fold model on the features of n bars. A fold model that fails the check throws
  * ModelRejectedError naming the fold in its reason (the job fails, as for a main model that fails it).
  */
-export async function scoreFolds(folds: readonly TrainedFold[], features: FeatureRows, n: number, scoring: FoldScoring = {}): Promise<ScoredFold[]> {
+export async function scoreFolds(
+  folds: readonly TrainedFold[],
+  features: FeatureRows,
+  n: number,
+  scoring: FoldScoring = {},
+): Promise<ScoredFold[]> {
   return Promise.all(
     folds.map(async (fold) => {
       const range = scoring.bars === 'test' ? fold.test : { from: fold.train.from, to: fold.test.to };
-      const pUp = await modelProbabilities(fold.onnx, features, n, { range, ...(scoring.owner === undefined ? {} : { owner: scoring.owner }) }).catch((err: unknown) => {
+      const pUp = await modelProbabilities(fold.onnx, features, n, {
+        range,
+        ...(scoring.owner === undefined ? {} : { owner: scoring.owner }),
+      }).catch((err: unknown) => {
         throw err instanceof ModelRejectedError ? new ModelRejectedError(`walk-forward fold ${fold.index}: ${err.reason}`) : err;
       });
       return { index: fold.index, train: fold.train, test: fold.test, pUp };

@@ -3,7 +3,14 @@
  * the backtest's position engine. Deployed model actors and the community track record both run
  * through here, so a bar gives the same signal and the same trade in either, and in the backtest.
  */
-import { PositionEngine, type ClosedTrade, type EngineSnapshot, type FirstTouch, type IntrabarResolver, type OpenPosition } from '../backtest/index.ts';
+import {
+  PositionEngine,
+  type ClosedTrade,
+  type EngineSnapshot,
+  type FirstTouch,
+  type IntrabarResolver,
+  type OpenPosition,
+} from '../backtest/index.ts';
 import { sliceBars } from '../lib/bar-columns.ts';
 import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
 import type { BarCache, BarSeries } from '../market/index.ts';

@@ -37,7 +37,9 @@ export async function loadModel(bytes: Uint8Array, opts: LoadOptions = {}): Prom
   const model = await scorers().load(bytes, opts.owner);
   if (model.nFeatures !== shape.nFeatures || model.nClasses !== shape.nClasses) {
     await model.close();
-    throw new Error(`onnx-scorer: the model scores [N, ${model.nFeatures}] → [N, ${model.nClasses}], its graph says [N, ${shape.nFeatures}] → [N, ${shape.nClasses}]`);
+    throw new Error(
+      `onnx-scorer: the model scores [N, ${model.nFeatures}] → [N, ${model.nClasses}], its graph says [N, ${shape.nFeatures}] → [N, ${shape.nClasses}]`,
+    );
   }
   return model;
 }
@@ -56,7 +58,13 @@ export type ScorerConfig = Pick<Config, 'SCORER_PROCESSES' | 'SCORER_MEMORY_MB' 
  */
 export function useScorers(config: ScorerConfig, log?: Logger): () => Promise<void> {
   if (users++ === 0 && !pool) {
-    poolOptions = { processes: config.SCORER_PROCESSES, memoryMb: config.SCORER_MEMORY_MB, runMs: config.SCORER_RUN_MS, loadMs: config.SCORER_LOAD_MS, ...(log ? { log } : {}) };
+    poolOptions = {
+      processes: config.SCORER_PROCESSES,
+      memoryMb: config.SCORER_MEMORY_MB,
+      runMs: config.SCORER_RUN_MS,
+      loadMs: config.SCORER_LOAD_MS,
+      ...(log ? { log } : {}),
+    };
   }
   let stopped = false;
   return async () => {

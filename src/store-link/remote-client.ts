@@ -42,7 +42,11 @@ export async function remoteClickHouse(bus: Bus, replicas = 1): Promise<ClickHou
       const body = text(await call({ op: 'query', query, params: query_params ?? {} }));
       return {
         text: async () => body,
-        json: async () => body.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown),
+        json: async () =>
+          body
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as unknown),
         close: () => undefined,
       };
     },

@@ -18,7 +18,11 @@ async function execute(client: ClickHouseClient, request: StoreRequest, body: Ui
       await client.command({ query: request.query, query_params: request.params });
       return undefined;
     case 'insert': {
-      const values = Buffer.from(body).toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const values = Buffer.from(body)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       if (values.length > 0) await client.insert({ table: request.table, values, format: 'JSONEachRow' });
       return undefined;
     }

@@ -8,11 +8,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
  * Runs a SELECT and returns its result in ClickHouse's RowBinary format: for large numeric
  * reads this is several times faster to decode (a DataView walk) than any text format.
  */
-export async function selectRowBinary(
-  client: ClickHouseClient,
-  query: string,
-  params: Record<string, unknown> = {},
-): Promise<Buffer> {
+export async function selectRowBinary(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<Buffer> {
   const result = await client.exec({ query: `${query}\nFORMAT RowBinary`, query_params: params });
   const chunks: Buffer[] = [];
   for await (const chunk of result.stream) chunks.push(chunk as Buffer);
@@ -29,7 +25,10 @@ export function registerEmbedded(client: ClickHouseClient, scratchDir: string): 
 /** Clients that hand binary inserts to the process owning the store (ClickHouse over NATS), bytes whole. */
 const forwarders = new WeakMap<ClickHouseClient, (insert: BinaryInsert, data: Uint8Array) => Promise<void>>();
 
-export function registerBinaryForwarder(client: ClickHouseClient, forward: (insert: BinaryInsert, data: Uint8Array) => Promise<void>): void {
+export function registerBinaryForwarder(
+  client: ClickHouseClient,
+  forward: (insert: BinaryInsert, data: Uint8Array) => Promise<void>,
+): void {
   forwarders.set(client, forward);
 }
 
@@ -37,12 +36,7 @@ export function registerBinaryForwarder(client: ClickHouseClient, forward: (inse
  * Inserts rows encoded in RowBinary (see RowBinaryWriter).
  * `structure` names and types the encoded columns, e.g. `symbol String, ts DateTime64(3)`.
  */
-export async function insertRowBinary(
-  client: ClickHouseClient,
-  table: string,
-  structure: string,
-  data: Buffer,
-): Promise<void> {
+export async function insertRowBinary(client: ClickHouseClient, table: string, structure: string, data: Buffer): Promise<void> {
   // Column names are the first word of each top-level entry (commas inside types are skipped).
   const columns = structure
     .split(/,(?![^(]*\))/)

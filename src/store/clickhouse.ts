@@ -40,11 +40,7 @@ export async function openClickHouse({ url, path, log }: ClickHouseOptions): Pro
 }
 
 /** Runs a query and returns its rows as objects. */
-export async function selectRows<T>(
-  client: ClickHouseClient,
-  query: string,
-  params: Record<string, unknown> = {},
-): Promise<T[]> {
+export async function selectRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
   const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
   return result.json<T>();
 }

@@ -26,7 +26,8 @@ export class NativeBlock {
       bytes += c.byteLength;
     }
     const width = bytes / Math.max(1, this.rows);
-    if (this.rows > 0 && !Number.isInteger(width)) throw new Error(`NativeBlock: column ${name} holds ${bytes} bytes for ${this.rows} rows`);
+    if (this.rows > 0 && !Number.isInteger(width))
+      throw new Error(`NativeBlock: column ${name} holds ${bytes} bytes for ${this.rows} rows`);
     return this;
   }
 

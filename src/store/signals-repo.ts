@@ -3,7 +3,10 @@ import { selectRows } from './clickhouse.ts';
 import { InsertBatcher } from './insert-batcher.ts';
 import type { SignalEvent } from '../../schemas/live.ts';
 
-type SignalRow = Omit<SignalEvent, 'model_name' | 'bar_time' | 'created_at'> & { bar_time: number; created_at: number } & Record<string, unknown>;
+type SignalRow = Omit<SignalEvent, 'model_name' | 'bar_time' | 'created_at'> & { bar_time: number; created_at: number } & Record<
+    string,
+    unknown
+  >;
 
 /** The history of live signals in ClickHouse (the SIGNALS stream keeps 30 days; this keeps all). */
 export class SignalsRepo {
@@ -16,12 +19,19 @@ export class SignalsRepo {
   insert(events: readonly SignalEvent[]): Promise<void> {
     return this.batcher.insert(
       // DateTime64(3) columns take epoch milliseconds, as usage_events does.
-      events.map(({ model_name: _name, bar_time, created_at, ...rest }) => ({ ...rest, bar_time: Date.parse(bar_time), created_at: Date.parse(created_at) })),
+      events.map(({ model_name: _name, bar_time, created_at, ...rest }) => ({
+        ...rest,
+        bar_time: Date.parse(bar_time),
+        created_at: Date.parse(created_at),
+      })),
     );
   }
 
   /** A deployment's signals, oldest first. */
-  byDeployment(deploymentId: string, limit = 1000): Promise<Array<{ id: string; action: string; side: string; price: number; bar_time: number }>> {
+  byDeployment(
+    deploymentId: string,
+    limit = 1000,
+  ): Promise<Array<{ id: string; action: string; side: string; price: number; bar_time: number }>> {
     return selectRows(
       this.client,
       `SELECT id, action, side, price, toUnixTimestamp64Milli(bar_time) AS bar_time

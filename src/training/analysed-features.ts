@@ -35,7 +35,11 @@ export interface FittedFeatures {
 /** Throws 422 naming the columns when the train job's features are not those the analysis passed. */
 export function assertAnalysedFeatures(analysis: AnalysedFeatures, fitted: FittedFeatures): void {
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  if (!same(fitted.features, analysis.featureColumns) || fitted.warmup !== (analysis.warmup ?? 0) || analysis.columnSha256.length !== fitted.features.length) {
+  if (
+    !same(fitted.features, analysis.featureColumns) ||
+    fitted.warmup !== (analysis.warmup ?? 0) ||
+    analysis.columnSha256.length !== fitted.features.length
+  ) {
     throw new UnprocessableError(
       `feature_engineering returned other columns in the fit (${fitted.features.join(', ')}) than in the look-ahead analysis ` +
         `(${analysis.featureColumns.join(', ')}): add the same uniquely named columns on every run`,

@@ -49,7 +49,9 @@ export function resolveSpan(series: BarSeries, request: SpanRequest): BarSpan {
     );
   }
   if (bars > MAX_TRAIN_BARS) {
-    throw new BadRequestError(`${bars} ${request.timeframe} bars between the dates; at most ${MAX_TRAIN_BARS}: narrow the dates or choose a longer timeframe`);
+    throw new BadRequestError(
+      `${bars} ${request.timeframe} bars between the dates; at most ${MAX_TRAIN_BARS}: narrow the dates or choose a longer timeframe`,
+    );
   }
   return { from, fitEnd, to: Math.min(n, fitEnd + MAX_POST_CUTOFF_BARS) };
 }

@@ -112,7 +112,13 @@ export function metaLabelReport(input: MetaReportInput): MetaLabelReport {
   const upliftPnl = sum(input.ruleAndModel.trades.map((t) => t.pnl)) - sum(pnl);
   return {
     rows: { train: rows.rowsTrain, test: rows.rowsTest, purged: rows.purged, both_skipped: rows.bothSkipped },
-    labels: { positives, chosen: chosenTrades, base_rate: ratio(positives, trades.length), precision: ratio(hits, chosenTrades), recall: ratio(hits, positives) },
+    labels: {
+      positives,
+      chosen: chosenTrades,
+      base_rate: ratio(positives, trades.length),
+      precision: ratio(hits, chosenTrades),
+      recall: ratio(hits, positives),
+    },
     rule_alone: ruleAlone,
     rule_and_model: ruleAndModel,
     uplift: {

@@ -3,7 +3,18 @@ import { robustnessReportOffThread } from '../robustness/index.ts';
 import { UnprocessableError } from '../errors.ts';
 import { sourceMix, type BarCache } from '../market/index.ts';
 import { checkStrategyConfig, type AnalysisProblem, type ModelOverrides, type StrategyRuntime } from '../sandbox/index.ts';
-import { decide, engineOptions, entryRules, intrabarResolver, modelProbabilities, scoreFolds, sliceBars, toSignals, type FeatureRows, type ScoringSpec } from '../scoring/index.ts';
+import {
+  decide,
+  engineOptions,
+  entryRules,
+  intrabarResolver,
+  modelProbabilities,
+  scoreFolds,
+  sliceBars,
+  toSignals,
+  type FeatureRows,
+  type ScoringSpec,
+} from '../scoring/index.ts';
 import { instrument } from '../lib/instruments.ts';
 import { StrategyConfig } from '../../schemas/strategy.ts';
 import type { JobRecord, ModelRecord, Results } from '../../schemas/training.ts';
@@ -69,7 +80,11 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     if (!check.ok) throw new UnprocessableError(`strategy_config() is invalid: ${check.violations.map((v) => v.message).join('; ')}`);
     // The analysis gets exactly the train job's bars (trained span and post-cutoff) and cuts them where the fit does.
     const cuts = { fitRows, trainSplit: request.train_split, horizon: StrategyConfig.parse(returned).target_horizon };
-    const analysis = await withinBudget(analyzeBudget(bars.ts.length), (limits) => deps.runtime.analyze(code, bars, limits, { ...cuts, ...(indicators ? { indicators } : {}) }), owner);
+    const analysis = await withinBudget(
+      analyzeBudget(bars.ts.length),
+      (limits) => deps.runtime.analyze(code, bars, limits, { ...cuts, ...(indicators ? { indicators } : {}) }),
+      owner,
+    );
     if (analysis.problems.length) throw new UnprocessableError(`the features failed a check: ${describeProblems(analysis.problems)}`);
     const warmup = analysis.warmup ?? 0;
 
@@ -77,7 +92,17 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const plan = foldOptions(request.wf_folds, request.wf_scheme, fitRows - warmup - cuts.horizon);
     const budget = trainBudget(StrategyConfig.parse(returned), bars.ts.length, analysis.featureColumns.length, plan);
     const model = overrides ? { overrides } : {};
-    const trained = await withinBudget(budget, (limits) => deps.runtime.train(code, bars, { trainSplit: request.train_split, warmup, fitRows, folds: plan, pipSize: instrument(symbol).pipSize, ...model }, limits), owner);
+    const trained = await withinBudget(
+      budget,
+      (limits) =>
+        deps.runtime.train(
+          code,
+          bars,
+          { trainSplit: request.train_split, warmup, fitRows, folds: plan, pipSize: instrument(symbol).pipSize, ...model },
+          limits,
+        ),
+      owner,
+    );
     assertAnalysedFeatures(analysis, trained);
     // ... and its engine parameters (pos_rules, filters, trailing stop) over the code's config.
     const config = job.overrides?.config ? StrategyConfig.parse({ ...trained.config, ...job.overrides.config }) : trained.config;
@@ -88,7 +113,10 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const n = bars.ts.length;
     const spec: ScoringSpec = { symbol, timeframe, features: trained.features, config, settings };
     // The main model and the fold models alike: checked, loaded and scored here, never their sandbox p(up).
-    const [pUp, scoredFolds] = await Promise.all([modelProbabilities(trained.onnx, features, n, { owner: job.user_id }), scoreFolds(trained.folds, features, n, { owner: job.user_id })]);
+    const [pUp, scoredFolds] = await Promise.all([
+      modelProbabilities(trained.onnx, features, n, { owner: job.user_id }),
+      scoreFolds(trained.folds, features, n, { owner: job.user_id }),
+    ]);
     const { signals, mask } = decide(spec, bars, features, pUp);
     const options = engineOptions(spec, await intrabarResolver(deps.bars, symbol, timeframe));
     const ranges = {
@@ -105,13 +133,44 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const rules = entryRules(spec, features, n);
     const meta = rules ? trained.meta : null;
     const ruleAlone = meta ? runBacktest(options, bars, toSignals(pUp, 0, rules), ranges.test, mask) : null;
-    const metaLabel = meta && ruleAlone ? metaLabelReport({ bars, pUp, threshold: settings.confidence_threshold, rows: meta, ruleAlone, ruleAndModel: runs.test, capital: settings.capital }) : null;
+    const metaLabel =
+      meta && ruleAlone
+        ? metaLabelReport({
+            bars,
+            pUp,
+            threshold: settings.confidence_threshold,
+            rows: meta,
+            ruleAlone,
+            ruleAndModel: runs.test,
+            capital: settings.capital,
+          })
+        : null;
     // The folds through the same threshold, entry mask and engine; then the report on the test split.
     const reportStart = performance.now();
-    const folds = walkForward({ bars, folds: scoredFolds, foldTrees: trained.foldTrees, plan, purge: config.target_horizon, threshold: settings.confidence_threshold, rules, mask, options, capital: settings.capital });
+    const folds = walkForward({
+      bars,
+      folds: scoredFolds,
+      foldTrees: trained.foldTrees,
+      plan,
+      purge: config.target_horizon,
+      threshold: settings.confidence_threshold,
+      rules,
+      mask,
+      options,
+      capital: settings.capital,
+    });
     const trials = { n: (await deps.trials?.(job)) ?? 1 };
     // Off the event loop (tens of ms on a year of 15-minute bars), which the edge shares under `serve`.
-    const robustness = await robustnessReportOffThread({ bars, test: runs.test, train: runs.train, options, timeframe, walkForward: folds.report, trials, ruleUplift: metaLabel?.uplift });
+    const robustness = await robustnessReportOffThread({
+      bars,
+      test: runs.test,
+      train: runs.train,
+      options,
+      timeframe,
+      walkForward: folds.report,
+      trials,
+      ruleUplift: metaLabel?.uplift,
+    });
     const reportMs = performance.now() - reportStart;
 
     await stage('saving');

@@ -36,7 +36,11 @@ export interface ResultsInput {
   ruleAlone?: BacktestRun | null;
 }
 
-const span = (bars: BarColumns, r: Range) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
+const span = (bars: BarColumns, r: Range) => ({
+  from: isoFromMs(bars.ts[r.from]!),
+  to: isoFromMs(bars.ts[r.to - 1]!),
+  bars: r.to - r.from,
+});
 
 /** Non-zero signals of bars [from, to), with their p(up) and close. */
 export function signalPoints(bars: BarColumns, pUp: Float32Array, signals: Int8Array, r: Range): SignalPoint[] {
@@ -115,8 +119,14 @@ export function buildResults(input: ResultsInput): Results {
     metrics: {
       train: tradeStats(runs.train.trades, capital),
       test: tradeStats(testTrades, capital),
-      long: tradeStats(testTrades.filter((t) => t.side === 1), capital),
-      short: tradeStats(testTrades.filter((t) => t.side === -1), capital),
+      long: tradeStats(
+        testTrades.filter((t) => t.side === 1),
+        capital,
+      ),
+      short: tradeStats(
+        testTrades.filter((t) => t.side === -1),
+        capital,
+      ),
     },
     accuracy: { train: trained.accuracyTrain, test: trained.accuracyTest },
     trade_log: [

@@ -60,7 +60,8 @@ export const FIT_COST: Record<StrategyConfig['model_type'], number> = {
   LogisticRegression: 3e-9,
 };
 
-const clamp = (ms: number, { floorMs, ceilingMs }: { floorMs: number; ceilingMs: number }) => Math.round(Math.min(ceilingMs, Math.max(floorMs, ms)));
+const clamp = (ms: number, { floorMs, ceilingMs }: { floorMs: number; ceilingMs: number }) =>
+  Math.round(Math.min(ceilingMs, Math.max(floorMs, ms)));
 const seconds = (ms: number) => (ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 100) / 10} s`);
 const passes = (n: number) => `${n} feature pass${n === 1 ? '' : 'es'} of ${PASS_MS_PER_BAR} ms per bar`;
 
@@ -87,7 +88,8 @@ function passBudget(op: 'analyze' | 'features', bars: number, what: string): Bud
   const limits = LIMITS[op];
   const ms = BASE_MS + limits.passes * PASS_MS_PER_BAR * bars;
   const why = `${seconds(BASE_MS)} + ${passes(limits.passes)}`;
-  const hint = 'an endless loop, or feature code far slower than vectorised pandas (a Python loop over rows, rolling().apply)? Vectorise it, or use fewer bars';
+  const hint =
+    'an endless loop, or feature code far slower than vectorised pandas (a Python loop over rows, rolling().apply)? Vectorise it, or use fewer bars';
   return { timeoutMs: clamp(ms, limits), memoryMb: limits.memoryMb, what, bars, why: bounded(ms, limits, why), hint };
 }
 
@@ -111,13 +113,21 @@ function fitUnits(config: StrategyConfig, bars: number, nFeatures: number): { un
       const p = config.model_params;
       const n = p.n_estimators ?? 100;
       const d = p.max_depth ?? 16;
-      return { units: n * depth(d) * Math.max(1, tried(p.max_features, Math.sqrt(nf))), shape: `n_estimators=${n} max_depth=${d}`, knobs: 'n_estimators or max_depth' };
+      return {
+        units: n * depth(d) * Math.max(1, tried(p.max_features, Math.sqrt(nf))),
+        shape: `n_estimators=${n} max_depth=${d}`,
+        knobs: 'n_estimators or max_depth',
+      };
     }
     case 'GradientBoostingClassifier': {
       const p = config.model_params;
       const n = p.n_estimators ?? 100;
       const d = p.max_depth ?? 3;
-      return { units: n * depth(d) * Math.max(1, tried(p.max_features, nf)), shape: `n_estimators=${n} max_depth=${d}`, knobs: 'n_estimators or max_depth' };
+      return {
+        units: n * depth(d) * Math.max(1, tried(p.max_features, nf)),
+        shape: `n_estimators=${n} max_depth=${d}`,
+        knobs: 'n_estimators or max_depth',
+      };
     }
     case 'XGBClassifier': {
       const p = config.model_params;
@@ -165,7 +175,9 @@ export function trainBudget(config: StrategyConfig, bars: number, nFeatures: num
   const limits = { ...LIMITS.train, ceilingMs: LIMITS.train.ceilingMs * Math.max(1, work) };
   const expectedMs = bars * units * FIT_COST[config.model_type] * 1000 * work;
   const ms = BASE_MS + limits.passes * PASS_MS_PER_BAR * bars + FIT_HEADROOM * expectedMs;
-  const fits = folds ? `${folds.foldsOnly ? '' : 'the model and '}${folds.k} ${folds.scheme} walk-forward folds (${Math.round(work * 100) / 100} × one fit)` : '';
+  const fits = folds
+    ? `${folds.foldsOnly ? '' : 'the model and '}${folds.k} ${folds.scheme} walk-forward folds (${Math.round(work * 100) / 100} × one fit)`
+    : '';
   const why =
     `${seconds(BASE_MS)} + ${passes(limits.passes)} + ${FIT_HEADROOM} × the expected ${seconds(expectedMs)} of ` +
     `${config.model_type} ${shape} on ${Math.max(1, nFeatures)} features${fits ? `, ${fits}` : ''}`;
@@ -188,7 +200,12 @@ export interface JobOwner {
  */
 export async function withinBudget<T>(budget: Budget, run: (limits: JobLimits) => Promise<T>, owner?: JobOwner): Promise<T> {
   try {
-    return await run({ timeoutMs: budget.timeoutMs, memoryMb: budget.memoryMb, ...(owner?.nice ? { nice: owner.nice } : {}), ...(owner?.user !== undefined ? { user: owner.user } : {}) });
+    return await run({
+      timeoutMs: budget.timeoutMs,
+      memoryMb: budget.memoryMb,
+      ...(owner?.nice ? { nice: owner.nice } : {}),
+      ...(owner?.user !== undefined ? { user: owner.user } : {}),
+    });
   } catch (err) {
     if (err instanceof StrategyJobError && err.kind === 'timeout') {
       owner?.overran();

@@ -1,6 +1,13 @@
 import type { Metering } from '../accounts/index.ts';
 import { runBacktest, toTradeRecords, tradeStats } from '../backtest/index.ts';
-import { BadRequestError, JobNotFoundError, ModelNotFoundError, RateLimitedError, StrategyRejectedError, UnprocessableError } from '../errors.ts';
+import {
+  BadRequestError,
+  JobNotFoundError,
+  ModelNotFoundError,
+  RateLimitedError,
+  StrategyRejectedError,
+  UnprocessableError,
+} from '../errors.ts';
 import { PoolFullError } from '../lib/fair-share.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { Logger } from '../log.ts';
@@ -26,7 +33,15 @@ import type {
 import { jobView, type JobStore } from './job-store.ts';
 import { modelStem, type ModelStore } from './model-store.ts';
 import { signalPoints } from './results.ts';
-import { engineOptions, intrabarResolver, loadModel, ModelRejectedError, scoreWindow, sliceBars, type FeatureComputer } from '../scoring/index.ts';
+import {
+  engineOptions,
+  intrabarResolver,
+  loadModel,
+  ModelRejectedError,
+  scoreWindow,
+  sliceBars,
+  type FeatureComputer,
+} from '../scoring/index.ts';
 import type { TrainQueue } from './train-queue.ts';
 
 export interface TrainingDeps {
@@ -199,7 +214,14 @@ export class Training {
 
   async signals(userId: number, name: string): Promise<SignalsResponse> {
     const record = await this.model(userId, name);
-    return (await this.deps.models.latestSignals(record)) ?? { model: record.stem, count: 0, updated_at: isoFromMs(record.trained_at), signals: [] };
+    return (
+      (await this.deps.models.latestSignals(record)) ?? {
+        model: record.stem,
+        count: 0,
+        updated_at: isoFromMs(record.trained_at),
+        signals: [],
+      }
+    );
   }
 
   /**
@@ -215,8 +237,10 @@ export class Training {
     const endMs = request.end_date ? Date.parse(`${request.end_date}T00:00:00Z`) + DAY_MS : (n ? all.ts[n - 1]! : 0) + 1;
     const from = series.lowerBound(startMs);
     const to = series.lowerBound(endMs);
-    if (to <= from) throw new BadRequestError(`no ${record.timeframe} bars in that span; give start_date/end_date within the stored history`);
-    if (to - from > MAX_PREDICT_BARS) throw new BadRequestError(`${to - from} bars in that span; at most ${MAX_PREDICT_BARS}: narrow the dates`);
+    if (to <= from)
+      throw new BadRequestError(`no ${record.timeframe} bars in that span; give start_date/end_date within the stored history`);
+    if (to - from > MAX_PREDICT_BARS)
+      throw new BadRequestError(`${to - from} bars in that span; at most ${MAX_PREDICT_BARS}: narrow the dates`);
 
     const lead = Math.min(from, record.warmup);
     const bars = sliceBars(all, from - lead, to);
@@ -225,7 +249,11 @@ export class Training {
     const penalty = this.deps.penalty;
     const owner: JobOwner = { user: userId, nice: penalty?.niceFor(userId) ?? 0, overran: () => penalty?.overran(userId) };
     const compute: FeatureComputer = (window) =>
-      withinBudget(featuresBudget(window.ts.length), (limits) => this.deps.runtime.features(code, window, limits, record.config.indicators), owner).catch((err: unknown) => {
+      withinBudget(
+        featuresBudget(window.ts.length),
+        (limits) => this.deps.runtime.features(code, window, limits, record.config.indicators),
+        owner,
+      ).catch((err: unknown) => {
         // Out of its budget is the strategy's doing: say so (422), not "internal error".
         if (err instanceof StrategyJobError && err.kind === 'timeout') throw new UnprocessableError(err.message);
         // The user's queue for the runtime is full: their own earlier calls are still waiting.

@@ -55,9 +55,12 @@ export class TrialCounter {
     // Each counted job with the optimisation it was saved from, if any.
     const counted = new Map<number, From>([[job.job_id, job.optimization]]);
 
-    const models = (await this.deps.models.list(job.user_id)).filter((m) => same(m.user_id, m.symbol, m.timeframe) && !counted.has(m.job_id));
+    const models = (await this.deps.models.list(job.user_id)).filter(
+      (m) => same(m.user_id, m.symbol, m.timeframe) && !counted.has(m.job_id),
+    );
     for (const model of models) {
-      if (alike(await this.print(`model:${model.user_id}.${model.model_name}/${model.artifact}`, () => this.deps.models.code(model)))) counted.set(model.job_id, model.optimization);
+      if (alike(await this.print(`model:${model.user_id}.${model.model_name}/${model.artifact}`, () => this.deps.models.code(model))))
+        counted.set(model.job_id, model.optimization);
     }
     for (const [id, from] of await this.doneJobs(job.user_id, symbol, timeframe)) {
       if (counted.has(id)) continue;
@@ -76,12 +79,19 @@ export class TrialCounter {
     for (let i = 0; i < unseen.length; i += READ_BATCH) {
       const records = await Promise.all(unseen.slice(i, i + READ_BATCH).map((id) => this.deps.jobs.get(id)));
       for (const r of records) {
-        if (r?.status === 'done') this.finished.set(r.job_id, { user: r.user_id, symbol: r.request.symbol, timeframe: r.request.timeframe, optimization: r.optimization });
+        if (r?.status === 'done')
+          this.finished.set(r.job_id, {
+            user: r.user_id,
+            symbol: r.request.symbol,
+            timeframe: r.request.timeframe,
+            optimization: r.optimization,
+          });
         else if (r?.status === 'failed') this.finished.set(r.job_id, null);
       }
     }
     const out = new Map<number, From>();
-    for (const [id, f] of this.finished) if (f && f.user === user && f.symbol === symbol && f.timeframe === timeframe) out.set(id, f.optimization);
+    for (const [id, f] of this.finished)
+      if (f && f.user === user && f.symbol === symbol && f.timeframe === timeframe) out.set(id, f.optimization);
     return out;
   }
 

@@ -21,7 +21,11 @@ const YEAR_MS = 365.25 * 86_400_000;
 export const embargoBars = (labelledRows: number): number => Math.ceil(0.01 * Math.max(0, labelledRows));
 
 /** The folds a train job asks the trainer for. */
-export const foldOptions = (k: number, scheme: FoldOptions['scheme'], labelledRows: number): FoldOptions => ({ k, scheme, embargo: embargoBars(labelledRows) });
+export const foldOptions = (k: number, scheme: FoldOptions['scheme'], labelledRows: number): FoldOptions => ({
+  k,
+  scheme,
+  embargo: embargoBars(labelledRows),
+});
 
 export interface WalkForwardInput {
   bars: BarColumns;
@@ -53,11 +57,19 @@ export function foldRuns(input: WalkForwardInput): FoldRuns[] {
   return input.folds.map((fold) => {
     // 0 outside the fold's bars: its pUp is NaN there.
     const signals = toSignals(fold.pUp, threshold, input.rules);
-    return { fold, test: runBacktest(options, bars, signals, fold.test, mask), train: runBacktest(options, bars, signals, fold.train, mask) };
+    return {
+      fold,
+      test: runBacktest(options, bars, signals, fold.test, mask),
+      train: runBacktest(options, bars, signals, fold.train, mask),
+    };
   });
 }
 
-const span = (bars: BarColumns, r: { from: number; to: number }) => ({ from: isoFromMs(bars.ts[r.from]!), to: isoFromMs(bars.ts[r.to - 1]!), bars: r.to - r.from });
+const span = (bars: BarColumns, r: { from: number; to: number }) => ({
+  from: isoFromMs(bars.ts[r.from]!),
+  to: isoFromMs(bars.ts[r.to - 1]!),
+  bars: r.to - r.from,
+});
 const years = (bars: BarColumns, r: { from: number; to: number }) => (bars.ts[r.to - 1]! - bars.ts[r.from]!) / YEAR_MS;
 
 /**
@@ -66,7 +78,9 @@ const years = (bars: BarColumns, r: { from: number; to: number }) => (bars.ts[r.
  * return is on the fixed capital, as TradeStats.ret is). null when the in-sample return is ≤ 0:
  * the ratio of two losses, or of a gain to a loss, says nothing about retained edge.
  */
-export function walkForwardEfficiency(runs: readonly { test: { ret: number; years: number }; train: { ret: number; years: number } }[]): number | null {
+export function walkForwardEfficiency(
+  runs: readonly { test: { ret: number; years: number }; train: { ret: number; years: number } }[],
+): number | null {
   const sum = (f: (r: (typeof runs)[number]) => number) => runs.reduce((s, r) => s + f(r), 0);
   const isYears = sum((r) => r.train.years);
   const oosYears = sum((r) => r.test.years);

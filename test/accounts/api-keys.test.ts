@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  API_KEY_PREFIX,
-  generateApiKey,
-  hashSecret,
-  looksLikeApiKey,
-  maskKey,
-  randomToken,
-} from '../../src/accounts/api-keys.ts';
+import { API_KEY_PREFIX, generateApiKey, hashSecret, looksLikeApiKey, maskKey, randomToken } from '../../src/accounts/api-keys.ts';
 
 const KEY_SHAPE = /^sf_[A-Za-z0-9]{40}$/;
 

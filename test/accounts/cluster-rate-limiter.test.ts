@@ -90,7 +90,7 @@ describe('ClusterRateLimiter', () => {
     for (let i = 0; i < 200; i++) {
       decisions.push(limiters[i % 2]!.take('stalled'));
       // Answers arrive while this process is busy: its timers then run before it reads them.
-      if (i === 40) for (const start = Date.now(); Date.now() - start < 1000; );
+      if (i === 40) for (const start = Date.now(); Date.now() - start < 1000;);
     }
     const all = await Promise.all(decisions);
     const ok = all.filter((d) => d.ok).length;
@@ -149,7 +149,10 @@ describe('ClusterRateLimiter', () => {
       else refusals.push(decision.retryAfterMs);
     }
     assert.equal(ok, 20);
-    assert.ok(refusals.every((ms) => ms > 0 && ms <= MINUTE + 1000), 'retry after the oldest claim leaves the window');
+    assert.ok(
+      refusals.every((ms) => ms > 0 && ms <= MINUTE + 1000),
+      'retry after the oldest claim leaves the window',
+    );
   });
 
   it('never lets more than max through in any window however the requests spread, and loses at most one block per edge', async () => {
@@ -264,7 +267,10 @@ describe('ClusterRateLimiter', () => {
     for (let i = 0; i < 20; i++) decisions.push(await limiter.take('16', now));
     const ok = decisions.filter((d) => d.ok).length;
     assert.equal(ok, 5, 'the rest of the block of 8 claimed before KV went away, no more');
-    assert.ok(decisions.slice(ok).every((d) => !d.ok && d.unavailable && d.retryAfterMs > 0), 'refused as not countable, with a retry time');
+    assert.ok(
+      decisions.slice(ok).every((d) => !d.ok && d.unavailable && d.retryAfterMs > 0),
+      'refused as not countable, with a retry time',
+    );
     assert.equal((await limiter.take('17', now)).ok, false, 'a key with nothing in hand is refused at once');
   });
 
@@ -274,6 +280,10 @@ describe('ClusterRateLimiter', () => {
     for (let i = 0; i < 3; i++) assert.equal((await a!.take('9', now)).ok, true);
     assert.equal((await a!.take('9', now)).ok, false);
     assert.equal((await a!.take('10', now)).ok, true, 'another key has its own window');
-    assert.equal((await a!.take('9', now + MINUTE + CLOCK_SKEW_MS + 1500)).ok, true, 'a minute (and the skew allowed for) after the claims, the key may go on');
+    assert.equal(
+      (await a!.take('9', now + MINUTE + CLOCK_SKEW_MS + 1500)).ok,
+      true,
+      'a minute (and the skew allowed for) after the claims, the key may go on',
+    );
   });
 });

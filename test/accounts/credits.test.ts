@@ -87,9 +87,7 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
   it('across two ledgers on two NATS connections: 100 debits from 100 leave exactly 0', async () => {
     const user = newUser();
     await ledgerA.grant(user, 100, 'signup');
-    const { ok, failed } = await settle(
-      range(100).map((i) => (i % 2 ? ledgerA : ledgerB).charge(user, 1, 'train', `job-${i}`)),
-    );
+    const { ok, failed } = await settle(range(100).map((i) => (i % 2 ? ledgerA : ledgerB).charge(user, 1, 'train', `job-${i}`)));
     assert.equal(failed.length, 0, `no debit fails: ${failed.map(String).join('; ')}`);
     assert.deepEqual(sorted(ok), range(100));
     assert.equal(await ledgerA.balance(user), 0);
@@ -283,7 +281,11 @@ describe('CreditLedger (real NATS KV + chdb)', () => {
     await ledgerA.grant(user, 1, 'refund');
     assert.equal((await kvA.get(String(user)))?.value.payout_day, '2025-03-02');
     assert.deepEqual(await ledgerA.creditPayout(user, 25, '2025-03-02', 'payouts:2025-03-02'), { applied: false, balance: 31 });
-    assert.equal((await ledgerB.creditPayout(user, 25, '2025-03-01', 'payouts:2025-03-01')).applied, false, 'an earlier day is settled already');
+    assert.equal(
+      (await ledgerB.creditPayout(user, 25, '2025-03-01', 'payouts:2025-03-01')).applied,
+      false,
+      'an earlier day is settled already',
+    );
     assert.deepEqual(await ledgerB.creditPayout(user, 7, '2025-03-03', 'payouts:2025-03-03'), { applied: true, balance: 38 });
     const rows = await history(user);
     assert.deepEqual(

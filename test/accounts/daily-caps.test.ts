@@ -113,18 +113,13 @@ describe('DailyCaps (real NATS KV)', () => {
 
   it('concurrent uses never overshoot the limit', async () => {
     const user = newUser();
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => caps.use(user, 'free', 'generate_haiku', EVENING)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => caps.use(user, 'free', 'generate_haiku', EVENING)));
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected');
     assert.equal(ok.length, 3);
     assert.equal(refused.length, 17);
     for (const r of refused) assert.ok((r as PromiseRejectedResult).reason instanceof RateLimitedError);
-    assert.deepEqual(
-      ok.map((r) => (r as PromiseFulfilledResult<{ used: number }>).value.used).sort(),
-      [1, 2, 3],
-    );
+    assert.deepEqual(ok.map((r) => (r as PromiseFulfilledResult<{ used: number }>).value.used).sort(), [1, 2, 3]);
     assert.equal((await caps.usedToday(user, EVENING)).generate_haiku, 3);
   });
 

@@ -17,11 +17,13 @@ const forge = (token: string, change: (p: Record<string, unknown>) => void): str
   change(payload);
   return `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${signature}`;
 };
-const refusedAs = (pattern: RegExp, type: new (...a: never[]) => Error = BadRequestError) => (err: unknown) => {
-  assert.ok(err instanceof type, String(err));
-  assert.match((err as Error).message, pattern);
-  return true;
-};
+const refusedAs =
+  (pattern: RegExp, type: new (...a: never[]) => Error = BadRequestError) =>
+  (err: unknown) => {
+    assert.ok(err instanceof type, String(err));
+    assert.match((err as Error).message, pattern);
+    return true;
+  };
 
 describe('e-mail addresses', () => {
   let nats: TestNats;
@@ -34,10 +36,16 @@ describe('e-mail addresses', () => {
   after(() => nats?.close());
 
   it('confirms a registration by its token; the deploy check needs the confirmed address', async () => {
-    await assert.rejects(addresses.requireConfirmed(1), refusedAs(/^the email channel needs a confirmed address: register one with POST \/api\/v1\/email/, UnprocessableError));
+    await assert.rejects(
+      addresses.requireConfirmed(1),
+      refusedAs(/^the email channel needs a confirmed address: register one with POST \/api\/v1\/email/, UnprocessableError),
+    );
     const { token, expires_at } = await addresses.register(1, 'one@example.com', BASE, 1_000);
     assert.equal(expires_at, 1_000 + 24 * 3600_000);
-    await assert.rejects(addresses.requireConfirmed(1), refusedAs(/\(the link mailed to one@example\.com has not been followed yet\)/, UnprocessableError));
+    await assert.rejects(
+      addresses.requireConfirmed(1),
+      refusedAs(/\(the link mailed to one@example\.com has not been followed yet\)/, UnprocessableError),
+    );
     assert.deepEqual(await addresses.confirm(token, 2_000), { user_id: 1, address: 'one@example.com' });
     assert.equal(await addresses.requireConfirmed(1), 'one@example.com');
     // Followed a second time (a mail client's preview first): nothing more happens.
@@ -101,13 +109,19 @@ describe('e-mail addresses', () => {
   it('at most 5 confirmation mails per account per UTC day', async () => {
     const day = Date.UTC(2026, 0, 5, 12);
     for (let i = 0; i < 5; i++) await addresses.register(7, `n${i}@example.com`, BASE, day);
-    await assert.rejects(addresses.register(7, 'n5@example.com', BASE, day), refusedAs(/^at most 5 confirmation mails per account per UTC day/, RateLimitedError));
+    await assert.rejects(
+      addresses.register(7, 'n5@example.com', BASE, day),
+      refusedAs(/^at most 5 confirmation mails per account per UTC day/, RateLimitedError),
+    );
     await addresses.register(7, 'n5@example.com', BASE, day + 12 * 3600_000);
   });
 
   it('counts signal mails against the daily cap; a mail given back frees its place', async () => {
     const day = Date.UTC(2026, 0, 5, 12);
-    assert.deepEqual([await addresses.takeSignal(8, 2, day), await addresses.takeSignal(8, 2, day), await addresses.takeSignal(8, 2, day)], [true, true, false]);
+    assert.deepEqual(
+      [await addresses.takeSignal(8, 2, day), await addresses.takeSignal(8, 2, day), await addresses.takeSignal(8, 2, day)],
+      [true, true, false],
+    );
     await addresses.releaseSignal(8, day);
     assert.equal(await addresses.takeSignal(8, 2, day), true);
     assert.equal(await addresses.takeSignal(8, 2, day + 12 * 3600_000), true, 'a new UTC day');

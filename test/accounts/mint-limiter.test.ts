@@ -138,9 +138,7 @@ describe('MintLimiter (real NATS KV)', () => {
     const bus2 = await connectBus(nats.url, 'test-mint-2', log);
     try {
       const other = new MintLimiter(await openBucket(bus2, Buckets.mintWindows), 5);
-      const results = await Promise.allSettled(
-        Array.from({ length: 12 }, (_, i) => (i % 2 ? limiter : other).take(ip, T0 + 1_000)),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => (i % 2 ? limiter : other).take(ip, T0 + 1_000)));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 5);
       await rejects429(other.take(ip, T0 + 2_000), String(3599));
       await rejects429(limiter.take(ip, T0 + 2_000), String(3599));

@@ -55,7 +55,11 @@ function world(allowance: number, now = MARCH) {
     history: (): Promise<UsageRow[]> => usage.history(w.user, 10_000),
     topUps: async () => (await w.history()).filter((r) => r.reason === 'monthly_allowance').map((r) => [r.delta, r.balance_after, r.ref]),
   };
-  const options = { allowanceOf: (id: number) => (id === w.user ? w.allowance : 0), now: () => w.now, recordedThrough: stores.recordedThrough };
+  const options = {
+    allowanceOf: (id: number) => (id === w.user ? w.allowance : 0),
+    now: () => w.now,
+    recordedThrough: stores.recordedThrough,
+  };
   w.a = new CreditLedger(kvA, options);
   w.b = new CreditLedger(kvB, options);
   return w;
@@ -71,11 +75,19 @@ describe('monthlyAllowance and topUpDue', () => {
   });
 
   it('raises to the allowance, never lowers, once a month, again only for a higher allowance', () => {
-    const record = (balance: number, mark?: { month: string; credits: number }): CreditsRecord => ({ balance, updated_at: 0, ...(mark && { allowance: mark }) });
+    const record = (balance: number, mark?: { month: string; credits: number }): CreditsRecord => ({
+      balance,
+      updated_at: 0,
+      ...(mark && { allowance: mark }),
+    });
     assert.equal(topUpDue(record(10), 0, '2025-03'), null, 'no allowance, nothing due');
     assert.deepEqual(topUpDue(null, 100, '2025-03'), { delta: 100, allowance: { month: '2025-03', credits: 100 } });
     assert.deepEqual(topUpDue(record(30), 100, '2025-03'), { delta: 70, allowance: { month: '2025-03', credits: 100 } });
-    assert.deepEqual(topUpDue(record(250), 100, '2025-03'), { delta: 0, allowance: { month: '2025-03', credits: 100 } }, 'marked, not lowered');
+    assert.deepEqual(
+      topUpDue(record(250), 100, '2025-03'),
+      { delta: 0, allowance: { month: '2025-03', credits: 100 } },
+      'marked, not lowered',
+    );
     assert.equal(topUpDue(record(0, { month: '2025-03', credits: 100 }), 100, '2025-03'), null, 'this month is in');
     assert.equal(topUpDue(record(0, { month: '2025-03', credits: 500 }), 100, '2025-03'), null, 'a downgrade adds nothing');
     assert.deepEqual(topUpDue(record(40, { month: '2025-03', credits: 100 }), 500, '2025-03')?.delta, 460, 'an upgrade tops up at once');
@@ -141,7 +153,11 @@ describe('CreditLedger with a monthly allowance (real NATS KV + chdb)', () => {
     ]);
     const charged = ok.filter((b) => b >= 0);
     assert.equal(charged.length, 100);
-    assert.deepEqual(charged.sort((x, y) => x - y), range(100), 'every balance from 99 down to 0 once');
+    assert.deepEqual(
+      charged.sort((x, y) => x - y),
+      range(100),
+      'every balance from 99 down to 0 once',
+    );
     assert.equal(failed.length, 50);
     for (const err of failed) assert.ok(err instanceof OutOfCreditsError, String(err));
     assert.equal(await w.a.balance(w.user), 0);

@@ -11,7 +11,10 @@ describe('passwords', () => {
     assert.notEqual(a, b, 'salted');
     assert.ok(!a.includes('correct horse'));
     const parsed = parseOptions(a);
-    assert.deepEqual([parsed.memoryCost, parsed.timeCost, parsed.parallelism, parsed.outputLen], [ARGON2_OPTIONS.memoryCost, ARGON2_OPTIONS.timeCost, ARGON2_OPTIONS.parallelism, 32]);
+    assert.deepEqual(
+      [parsed.memoryCost, parsed.timeCost, parsed.parallelism, parsed.outputLen],
+      [ARGON2_OPTIONS.memoryCost, ARGON2_OPTIONS.timeCost, ARGON2_OPTIONS.parallelism, 32],
+    );
   });
 
   it('verify the right password only', async () => {

@@ -150,7 +150,10 @@ describe('SlidingWindowLimiter', () => {
 
 describe('limitRefusal', () => {
   it('names the limit when the key spent it, and says it cannot be counted when the KV is away (never the limit then)', () => {
-    assert.equal(limitRefusal({ ok: false, retryAfterMs: 30_000 }, 120, 'retry in 30 s', ' (subscribe and predict count)'), 'rate limit: at most 120 requests per minute per key (subscribe and predict count); retry in 30 s');
+    assert.equal(
+      limitRefusal({ ok: false, retryAfterMs: 30_000 }, 120, 'retry in 30 s', ' (subscribe and predict count)'),
+      'rate limit: at most 120 requests per minute per key (subscribe and predict count); retry in 30 s',
+    );
     const away = limitRefusal({ ok: false, retryAfterMs: 1000, unavailable: true }, 120, 'retry after the Retry-After seconds');
     assert.match(away, /cannot be counted right now/);
     assert.doesNotMatch(away, /at most/);

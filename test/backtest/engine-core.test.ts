@@ -6,12 +6,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
+import {
+  finerBarResolver,
+  PositionEngine,
+  runBacktest,
+  toBarColumns,
+  type BarColumns,
+  type ClosedTrade,
+  type EngineOptions,
+} from '../../src/backtest/index.ts';
 import { computeIndicators } from '../../src/indicators/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { loadFxBars } from '../indicators/fx-data.ts';
 import { columns, flat, H, options, T0, type Row } from './fixtures.ts';
-
 
 function trades(over: Partial<EngineOptions>, rows: Row[], signals: number[], mask?: number[], start = T0): ClosedTrade[] {
   const bars = columns(rows, start);
@@ -22,7 +29,18 @@ const near = (actual: number, expected: number, what = 'value', eps = 1e-9) =>
   assert.ok(Math.abs(actual - expected) <= eps, `${what}: ${actual} ≠ ${expected}`);
 
 /** The parts of a trade a case checks, money to 1e-9. */
-function expectTrade(t: ClosedTrade | undefined, want: { side: 1 | -1; entry: [number, number]; exit: [number, number]; reason: ClosedTrade['reason']; pips?: number; pnl?: number; held?: number }) {
+function expectTrade(
+  t: ClosedTrade | undefined,
+  want: {
+    side: 1 | -1;
+    entry: [number, number];
+    exit: [number, number];
+    reason: ClosedTrade['reason'];
+    pips?: number;
+    pnl?: number;
+    held?: number;
+  },
+) {
   assert.ok(t, 'trade missing');
   assert.equal(t.side, want.side, 'side');
   assert.equal(t.entryTs, T0 + want.entry[0] * H, 'entry bar');
@@ -39,7 +57,15 @@ const pips = (n: number) => ({ unit: 'pips' as const, value: n });
 
 test('a signal on bar t fills at the open of bar t+1, not at the close of t', () => {
   // long at b1 open 1.1010; end at b2 close 1.1030: +20 pips = 100,000 × 0.0020 = 200 USD; held b1, b2
-  const [t, ...rest] = trades({}, [[1.1, 1.1005, 1.0995, 1.1], [1.101, 1.1015, 1.1005, 1.1012], [1.102, 1.1035, 1.1015, 1.103]], [1, 0, 0]);
+  const [t, ...rest] = trades(
+    {},
+    [
+      [1.1, 1.1005, 1.0995, 1.1],
+      [1.101, 1.1015, 1.1005, 1.1012],
+      [1.102, 1.1035, 1.1015, 1.103],
+    ],
+    [1, 0, 0],
+  );
   assert.equal(rest.length, 0);
   expectTrade(t, { side: 1, entry: [1, 1.101], exit: [2, 1.103], reason: 'end', pips: 20, pnl: 200, held: 2 });
   assert.equal(t!.grossPnl, t!.pnl);
@@ -175,10 +201,22 @@ test('cooldown after a signal exit; a reverse at the closing open is not blocked
   const rows: Row[] = [flat(1.1), flat(1.1), flat(1.1), flat(1.1), flat(1.1), flat(1.1)];
   // close_only, cooldown 1: the b1 short signal closes the long at b2 (k = 2); b2's signal would open at b3: blocked; b3's opens at b4
   const closeOnly = trades({ onOpposite: 'close_only', cooldown: 1 }, rows, [1, -1, -1, -1, 0, 0]);
-  assert.deepEqual(closeOnly.map((t) => [t.side, (t.entryTs - T0) / H, (t.exitTs - T0) / H, t.reason]), [[1, 1, 2, 'signal'], [-1, 4, 5, 'end']]);
+  assert.deepEqual(
+    closeOnly.map((t) => [t.side, (t.entryTs - T0) / H, (t.exitTs - T0) / H, t.reason]),
+    [
+      [1, 1, 2, 'signal'],
+      [-1, 4, 5, 'end'],
+    ],
+  );
   // reverse, cooldown 3: the short still opens at b2, where the long closed
   const reverse = trades({ onOpposite: 'reverse', cooldown: 3 }, rows, [1, -1, 0, 0, 0, 0]);
-  assert.deepEqual(reverse.map((t) => [t.side, (t.entryTs - T0) / H, t.reason]), [[1, 1, 'signal'], [-1, 2, 'end']]);
+  assert.deepEqual(
+    reverse.map((t) => [t.side, (t.entryTs - T0) / H, t.reason]),
+    [
+      [1, 1, 'signal'],
+      [-1, 2, 'end'],
+    ],
+  );
 });
 
 test('max_positions: same-direction signals add positions, each with its own stop', () => {
@@ -209,15 +247,22 @@ test('entryMask: bit 1 allows longs, bit 2 shorts, for the signal of that bar', 
   assert.equal(trades({}, rows, [-1, 0, 0], [2, 0, 0]).length, 1);
   // the b1 short signal may not open a short (mask 1): it still closes the long, no short follows
   const all = trades({ onOpposite: 'reverse' }, oppRows, [1, -1, 0, 0], [3, 1, 3, 3]);
-  assert.deepEqual(all.map((t) => [t.side, t.reason]), [[1, 'signal']]);
+  assert.deepEqual(
+    all.map((t) => [t.side, t.reason]),
+    [[1, 'signal']],
+  );
 });
 
 /** Hourly flat bars at the given open times (UTC), price 1.1 rising 1 pip a bar. */
-const at = (times: number[]) => toBarColumns(times.map((ts, i) => ({ ts, open: 1.1 + i * 1e-4, high: 1.1 + i * 1e-4, low: 1.1 + i * 1e-4, close: 1.1 + i * 1e-4 })));
+const at = (times: number[]) =>
+  toBarColumns(times.map((ts, i) => ({ ts, open: 1.1 + i * 1e-4, high: 1.1 + i * 1e-4, low: 1.1 + i * 1e-4, close: 1.1 + i * 1e-4 })));
 const entriesAt = (over: Partial<EngineOptions>, bars: BarColumns, signals: number[]) =>
-  runBacktest(options(over), bars, Int8Array.from(signals), { from: 0, to: bars.ts.length }).trades.map((t) => [t.side, new Date(t.entryTs).toISOString()]);
+  runBacktest(options(over), bars, Int8Array.from(signals), { from: 0, to: bars.ts.length }).trades.map((t) => [
+    t.side,
+    new Date(t.entryTs).toISOString(),
+  ]);
 
-test('entry times judge the bar the position opens at: no Friday entry on Thursday 23:00\'s signal', () => {
+test("entry times judge the bar the position opens at: no Friday entry on Thursday 23:00's signal", () => {
   // Thursday 2024-01-11 21:00 … Friday 01:00 UTC
   const bars = at([21, 22, 23, 24, 25].map((h) => Date.UTC(2024, 0, 11, h)));
   const noFridays = { entryTimes: { session: null, skipDays: ['fri'] as const } };
@@ -226,10 +271,12 @@ test('entry times judge the bar the position opens at: no Friday entry on Thursd
   // signal on Thursday 23:00 → would fill Friday 00:00: nothing opens, however many Thursday signals come
   assert.deepEqual(entriesAt(noFridays, bars, [0, 0, 1, 1, 0]), []);
   // no Thursdays: the Thursday 23:00 signal opens on Friday 00:00 (the signal bar's day does not count)
-  assert.deepEqual(entriesAt({ entryTimes: { session: null, skipDays: ['thu'] } }, bars, [1, 1, 1, 0, 0]), [[1, '2024-01-12T00:00:00.000Z']]);
+  assert.deepEqual(entriesAt({ entryTimes: { session: null, skipDays: ['thu'] } }, bars, [1, 1, 1, 0, 0]), [
+    [1, '2024-01-12T00:00:00.000Z'],
+  ]);
 });
 
-test('entry times: the session [start, end) holds the fill bar\'s open hour, wrapping past midnight', () => {
+test("entry times: the session [start, end) holds the fill bar's open hour, wrapping past midnight", () => {
   const bars = at(Array.from({ length: 24 }, (_, h) => Date.UTC(2024, 0, 9, h))); // a Tuesday
   const each = (session: [number, number]) =>
     Array.from({ length: 23 }, (_, k) => {
@@ -255,15 +302,29 @@ test('entry times stop openings, never closings: an exit, a reverse and the stop
   const bars = at([21, 22, 23, 24, 25].map((h) => Date.UTC(2024, 0, 11, h)));
   const noFridays = { session: null, skipDays: ['fri'] as const };
   const run = (over: Partial<EngineOptions>, signals: number[], mask?: number[]) =>
-    runBacktest(options({ entryTimes: noFridays, ...over }), bars, Int8Array.from(signals), { from: 0, to: 5 }, mask && Uint8Array.from(mask)).trades.map((t) => [t.side, t.reason, new Date(t.entryTs).getUTCHours(), new Date(t.exitTs).getUTCHours()]);
+    runBacktest(
+      options({ entryTimes: noFridays, ...over }),
+      bars,
+      Int8Array.from(signals),
+      { from: 0, to: 5 },
+      mask && Uint8Array.from(mask),
+    ).trades.map((t) => [t.side, t.reason, new Date(t.entryTs).getUTCHours(), new Date(t.exitTs).getUTCHours()]);
   // long from Thursday 22:00; a short signal on Thursday 23:00 reverses at Friday 00:00: the long closes, no short opens
   assert.deepEqual(run({}, [1, 0, -1, 0, 0]), [[1, 'signal', 22, 0]]);
   // the exit bit of Thursday 23:00 closes the long at Friday 00:00
   assert.deepEqual(run({}, [1, 0, 0, 0, 0], [3, 3, 3 | 4, 3, 3]), [[1, 'signal', 22, 0]]);
   // a stop reached on Friday's bars closes as ever (1 pip stop, the price falls from Friday 00:00)
-  const falling = toBarColumns([21, 22, 23, 24].map((h, i) => ({ ts: Date.UTC(2024, 0, 11, h), open: 1.1, high: 1.1, low: i === 3 ? 1.098 : 1.1, close: 1.1 })));
-  const stopped = runBacktest(options({ entryTimes: noFridays, stop: pips(1) }), falling, Int8Array.from([1, 0, 0, 0]), { from: 0, to: 4 }).trades;
-  assert.deepEqual(stopped.map((t) => [t.reason, new Date(t.exitTs).toISOString()]), [['SL', '2024-01-12T00:00:00.000Z']]);
+  const falling = toBarColumns(
+    [21, 22, 23, 24].map((h, i) => ({ ts: Date.UTC(2024, 0, 11, h), open: 1.1, high: 1.1, low: i === 3 ? 1.098 : 1.1, close: 1.1 })),
+  );
+  const stopped = runBacktest(options({ entryTimes: noFridays, stop: pips(1) }), falling, Int8Array.from([1, 0, 0, 0]), {
+    from: 0,
+    to: 4,
+  }).trades;
+  assert.deepEqual(
+    stopped.map((t) => [t.reason, new Date(t.exitTs).toISOString()]),
+    [['SL', '2024-01-12T00:00:00.000Z']],
+  );
 });
 
 test('exit bits: 4 closes longs, 8 shorts, at the next open; the other side is left alone', () => {
@@ -282,7 +343,13 @@ test('exit bits: 4 closes longs, 8 shorts, at the next open; the other side is l
   // blocks entries at its own open, like any close), but on the bar after
   assert.deepEqual(trades({}, rows, [0, 0, 0, 0, 0], [15, 15, 15, 15, 15]), []);
   const reentered = trades({ maxPositions: 1 }, rows, [1, 0, 1, 1, 0], [3, 3, 1 | 4, 3, 3]);
-  assert.deepEqual(reentered.map((x) => [x.entryTs, x.exitTs, x.reason]), [[T0 + H, T0 + 3 * H, 'signal'], [T0 + 4 * H, T0 + 4 * H, 'end']]);
+  assert.deepEqual(
+    reentered.map((x) => [x.entryTs, x.exitTs, x.reason]),
+    [
+      [T0 + H, T0 + 3 * H, 'signal'],
+      [T0 + 4 * H, T0 + 4 * H, 'end'],
+    ],
+  );
 });
 
 test('exit bits survive a snapshot and restore between the bar and the next open', () => {
@@ -423,7 +490,11 @@ test('risk_unit usd on a USD-based pair: the stop loses, the take earns, exactly
 
 test('fill_at_bid_ask: longs buy the ask and sell the bid; shorts sell the bid and buy back the ask', () => {
   const s = 0.0002; // 2 pips spread at every open
-  const rows: Row[] = [[1.1, 1.1, 1.1, 1.1, s], [1.1, 1.1, 1.1, 1.1, s], [1.101, 1.101, 1.099, 1.099, s]];
+  const rows: Row[] = [
+    [1.1, 1.1, 1.1, 1.1, s],
+    [1.1, 1.1, 1.1, 1.1, s],
+    [1.101, 1.101, 1.099, 1.099, s],
+  ];
   // long: 1.1000 + 0.0002 = 1.1002 → end at bid 1.0990: −12 pips = −120
   const [long] = trades({ fillAtBidAsk: true }, rows, [1, 0, 0]);
   expectTrade(long, { side: 1, entry: [1, 1.1002], exit: [2, 1.099], reason: 'end', pnl: -120 });
@@ -437,7 +508,11 @@ test('fill_at_bid_ask: longs buy the ask and sell the bid; shorts sell the bid a
 test('fill_at_bid_ask: a short is stopped by the ask', () => {
   // short at 1.1000, stop 10 pips = ask 1.1010; b2 bid high 1.1009 → ask high 1.1011 ≥ 1.1010: SL at 1.1010
   const s = 0.0002;
-  const rows: Row[] = [[1.1, 1.1, 1.1, 1.1, s], [1.1, 1.1, 1.1, 1.1, s], [1.1, 1.1009, 1.0995, 1.1, s]];
+  const rows: Row[] = [
+    [1.1, 1.1, 1.1, 1.1, s],
+    [1.1, 1.1, 1.1, 1.1, s],
+    [1.1, 1.1009, 1.0995, 1.1, s],
+  ];
   const [t] = trades({ fillAtBidAsk: true, stop: pips(10) }, rows, [-1, 0, 0]);
   expectTrade(t, { side: -1, entry: [1, 1.1], exit: [2, 1.101], reason: 'SL', pnl: -100 });
   // at the bid only, 1.1009 does not reach 1.1010: the short ends at the close 1.1000
@@ -481,7 +556,11 @@ test('trail (short): follows the lowest low; under fill_at_bid_ask the lowest as
   expectTrade(t, { side: -1, entry: [1, 1], exit: [2, 0.997 + 0.001 * 0.997], reason: 'SL' });
   // ask = bid + 0.0002: best ask low 0.9972 → stop 0.9972 × 1.001; b2's ask high 0.9987 reaches it
   const s = 0.0002;
-  const [u] = trades({ trail: pctTrail(0.001), fillAtBidAsk: true }, rows.map(([o, h, l, c]) => [o, h, l, c, s]), [-1, 0, 0]);
+  const [u] = trades(
+    { trail: pctTrail(0.001), fillAtBidAsk: true },
+    rows.map(([o, h, l, c]) => [o, h, l, c, s]),
+    [-1, 0, 0],
+  );
   expectTrade(u, { side: -1, entry: [1, 1], exit: [2, 0.9972 + 0.001 * 0.9972], reason: 'SL' });
 });
 
@@ -496,7 +575,12 @@ test('trail: never loosens when the ATR grows; a tighter fixed stop stays as the
   // ATR(2) trail × 2. b0 TR 0.0020 = ATR; entry 1.0000 at b1 → stop 1.0000 − 0.0040 = 0.9960.
   // b1 TR 0.0025 → ATR (0.002 + 0.0025)/2 = 0.00225, best 1.0020 → stop 1.0020 − 0.0045 = 0.9975.
   // b2 no new high, TR 0.0043 → ATR 0.003275: 1.0020 − 0.00655 would loosen it: the stop stays 0.9975.
-  const rows: Row[] = [[1, 1.001, 0.999, 1], [1, 1.002, 0.9995, 1.001], [1.001, 1.0019, 0.9976, 0.998], [0.998, 0.9985, 0.9974, 0.998]];
+  const rows: Row[] = [
+    [1, 1.001, 0.999, 1],
+    [1, 1.002, 0.9995, 1.001],
+    [1.001, 1.0019, 0.9976, 0.998],
+    [0.998, 0.9985, 0.9974, 0.998],
+  ];
   const bars = columns(rows);
   const atrTrail = { trail: { unit: 'atr' as const, value: 2, period: 2 } };
   const engine = new PositionEngine(options(atrTrail));
@@ -565,9 +649,13 @@ function handAtrTrail(bars: BarColumns, atr: Float64Array, side: 1 | -1, k: numb
   return out;
 }
 
-test('ATR trail on real bars equals a hand computation from the indicator registry\'s ATR values', () => {
+test("ATR trail on real bars equals a hand computation from the indicator registry's ATR values", () => {
   const ohlc = loadFxBars(3000);
-  const bars: BarColumns = { ...ohlc, ts: Float64Array.from(ohlc.close, (_, i) => T0 + i * 60_000), spread: new Float64Array(ohlc.close.length) };
+  const bars: BarColumns = {
+    ...ohlc,
+    ts: Float64Array.from(ohlc.close, (_, i) => T0 + i * 60_000),
+    spread: new Float64Array(ohlc.close.length),
+  };
   const atr = computeIndicators(ohlc, [{ name: 'atr', params: { period: 14 } }]).atr_14!;
   for (const side of [1, -1] as const) {
     const opts = options({ timeframeMs: 60_000, trail: { unit: 'atr', value: 2, period: 14 } });
@@ -575,7 +663,9 @@ test('ATR trail on real bars equals a hand computation from the indicator regist
     const first = atr.findIndex((x) => !Number.isNaN(x));
     assert.ok(first > 300 && first < 1000, `ATR warm-up ${first}`);
     const run = runBacktest(opts, bars, new Int8Array(bars.ts.length).fill(side, first), { from: 0, to: bars.ts.length });
-    const got = run.trades.filter((t) => t.reason === 'SL').map((t): [number, number, string] => [(t.exitTs - T0) / 60_000, t.exitPrice, t.reason]);
+    const got = run.trades
+      .filter((t) => t.reason === 'SL')
+      .map((t): [number, number, string] => [(t.exitTs - T0) / 60_000, t.exitPrice, t.reason]);
     const want = handAtrTrail(bars, atr, side, 2, first + 1);
     assert.ok(want.length > 20, `${want.length} stops: enough to compare`);
     assert.deepEqual(got, want, `side ${side}`);

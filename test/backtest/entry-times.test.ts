@@ -9,7 +9,10 @@ const H = 3_600_000;
 const MONDAY = Date.UTC(2024, 0, 8);
 
 test('weekdayOf names the UTC day of an epoch-ms time; hourOfWeek counts from Thursday 00:00 UTC', () => {
-  assert.deepEqual(Array.from({ length: 7 }, (_, d) => weekdayOf(MONDAY + d * 24 * H + 5 * H)), [...WEEKDAYS]);
+  assert.deepEqual(
+    Array.from({ length: 7 }, (_, d) => weekdayOf(MONDAY + d * 24 * H + 5 * H)),
+    [...WEEKDAYS],
+  );
   assert.equal(weekdayOf(Date.UTC(2024, 0, 12, 23, 59)), 'fri');
   assert.equal(weekdayOf(Date.UTC(2024, 0, 13, 0, 0)), 'sat');
   assert.equal(hourOfWeek(0), 0);
@@ -31,7 +34,11 @@ test('the table says, for every hour of a week, what the session and the days sa
       const hour = new Date(ts).getUTCHours();
       const [start, end] = times.session ?? [0, 24];
       const inside = start > end ? hour >= start || hour < end : hour >= start && hour < end;
-      assert.equal(table[hourOfWeek(ts)], inside && !times.skipDays.includes(weekdayOf(ts)) ? 1 : 0, `${JSON.stringify(times)} at ${new Date(ts).toISOString()}`);
+      assert.equal(
+        table[hourOfWeek(ts)],
+        inside && !times.skipDays.includes(weekdayOf(ts)) ? 1 : 0,
+        `${JSON.stringify(times)} at ${new Date(ts).toISOString()}`,
+      );
     }
   }
   assert.equal(entryHourTable(null), null);

@@ -39,7 +39,14 @@ function ruleColumns(config: StrategyConfig, features: FeatureRows, n: number): 
 }
 
 /** Why a trade breaks its strategy's rules or time filters, or null when it keeps them. */
-function breach(c: GeneratedCase, bars: BarColumns, features: FeatureRows, index: Map<number, number>, rules: Record<1 | -1, Float64Array | null>, t: ClosedTrade): string | null {
+function breach(
+  c: GeneratedCase,
+  bars: BarColumns,
+  features: FeatureRows,
+  index: Map<number, number>,
+  rules: Record<1 | -1, Float64Array | null>,
+  t: ClosedTrade,
+): string | null {
   const side = t.side === 1 ? 'long' : 'short';
   const fill = index.get(t.entryTs);
   const at = `${c.id} (${c.symbol}): ${side} filled at ${new Date(t.entryTs).toISOString()}`;
@@ -47,14 +54,18 @@ function breach(c: GeneratedCase, bars: BarColumns, features: FeatureRows, index
   const signal = fill - 1;
   const rule = rules[t.side];
   const name = t.side === 1 ? c.config.entry_long : c.config.entry_short;
-  if (rule === null) return `${at}: the ${side} side has no rule (entry_long ${c.config.entry_long ?? null}, entry_short ${c.config.entry_short ?? null})`;
-  if (!(rule[signal]! > 0)) return `${at}: signal bar ${signal} (${new Date(bars.ts[signal]!).toISOString()}) has ${name} = ${rule[signal]}`;
+  if (rule === null)
+    return `${at}: the ${side} side has no rule (entry_long ${c.config.entry_long ?? null}, entry_short ${c.config.entry_short ?? null})`;
+  if (!(rule[signal]! > 0))
+    return `${at}: signal bar ${signal} (${new Date(bars.ts[signal]!).toISOString()}) has ${name} = ${rule[signal]}`;
   // Judged on known values: a rule over an indicator still warming up (NaN) says nothing.
   const row = signal - features.offset;
   const k = features.names.length;
-  const unknown = row < 0 || row >= features.rows ? features.names : features.names.filter((_, j) => Number.isNaN(features.matrix[row * k + j]!));
+  const unknown =
+    row < 0 || row >= features.rows ? features.names : features.names.filter((_, j) => Number.isNaN(features.matrix[row * k + j]!));
   if (unknown.length > 0) return `${at}: signal bar ${signal} has no value for ${unknown.join(', ')}`;
-  if (!allowedAt(c.config, t.entryTs)) return `${at} (${weekdayOf(t.entryTs)}): session ${JSON.stringify(c.config.session_filter)}, skip ${JSON.stringify(c.config.skip_days ?? [])}`;
+  if (!allowedAt(c.config, t.entryTs))
+    return `${at} (${weekdayOf(t.entryTs)}): session ${JSON.stringify(c.config.session_filter)}, skip ${JSON.stringify(c.config.skip_days ?? [])}`;
   return null;
 }
 
@@ -70,14 +81,19 @@ describe('generated strategies with entry rules on real bars: every entry follow
     const longs = all.filter((c) => c.config.entry_long).length;
     const shorts = all.filter((c) => c.config.entry_short).length;
     const prompts = all.filter((c) => c.id.startsWith('prompts/')).length;
-    t.diagnostic(`${all.length} strategies with entry rules: ${longs} with a long rule, ${shorts} with a short rule; ${prompts} from prompts, ${all.length - prompts} from the intent corpus`);
+    t.diagnostic(
+      `${all.length} strategies with entry rules: ${longs} with a long rule, ${shorts} with a short rule; ${prompts} from prompts, ${all.length - prompts} from the intent corpus`,
+    );
     assert.ok(longs >= 200, `${longs} strategies with a long rule`);
     assert.ok(shorts >= 120, `${shorts} strategies with a short rule`);
     assert.ok(prompts >= 50 && all.length - prompts >= 150, `${prompts} from prompts, ${all.length - prompts} from the intent corpus`);
-    assert.deepEqual(all.filter((c) => labelMode(c.config) !== 'meta').map((c) => c.id), []);
+    assert.deepEqual(
+      all.filter((c) => labelMode(c.config) !== 'meta').map((c) => c.id),
+      [],
+    );
   });
 
-  it('every entry opens on its side\'s rule and at an allowed time; without the rules the same model would not', async (t) => {
+  it("every entry opens on its side's rule and at an allowed time; without the rules the same model would not", async (t) => {
     const violations: string[] = [];
     const entries = { long: 0, short: 0 };
     const idle: string[] = [];
@@ -115,7 +131,9 @@ describe('generated strategies with entry rules on real bars: every entry follow
     });
     const total = entries.long + entries.short;
     const trading = all.length - idle.length;
-    t.diagnostic(`${all.length} strategies, ${trading} with entries (none: ${idle.sort().join(', ')}); ${total} entries (${entries.long} long, ${entries.short} short); ${violations.length} violations; ${oneGate} with one gate only; ${teeth} would break their rule in direction mode`);
+    t.diagnostic(
+      `${all.length} strategies, ${trading} with entries (none: ${idle.sort().join(', ')}); ${total} entries (${entries.long} long, ${entries.short} short); ${violations.length} violations; ${oneGate} with one gate only; ${teeth} would break their rule in direction mode`,
+    );
     assert.deepEqual(violations, []);
     assert.equal(oneGate, 0, 'the confirm step and the mask each keep the rule on their own');
     assert.ok(trading >= all.length * 0.9, `only ${trading} of ${all.length} strategies entered at all: too few to judge`);

@@ -49,13 +49,20 @@ describe('generated strategies on real bars: no position opens on a skipped day 
       const range = { from: 0, to: bars.ts.length };
       const trades = runBacktest(options, bars, signals, range, mask).trades;
       entries += trades.length;
-      for (const t of trades) if (!allowedAt(c.config, t.entryTs)) violations.push(`${c.id} (${c.symbol}): entry at ${new Date(t.entryTs).toISOString()} (${weekdayOf(t.entryTs)}), session ${JSON.stringify(c.config.session_filter)}, skip ${JSON.stringify(c.config.skip_days ?? [])}`);
+      for (const t of trades)
+        if (!allowedAt(c.config, t.entryTs))
+          violations.push(
+            `${c.id} (${c.symbol}): entry at ${new Date(t.entryTs).toISOString()} (${weekdayOf(t.entryTs)}), session ${JSON.stringify(c.config.session_filter)}, skip ${JSON.stringify(c.config.skip_days ?? [])}`,
+          );
       const unfiltered = runBacktest({ ...options, entryTimes: null }, bars, signals, range, mask).trades;
       if (unfiltered.some((t) => !allowedAt(c.config, t.entryTs))) wouldHave++;
     });
     t.diagnostic(`${all.length} strategies, ${entries} entries; ${wouldHave} would open at a filtered time without the filters`);
     assert.deepEqual(violations, []);
     assert.ok(entries > all.length * 20, `${entries} entries over ${all.length} strategies: too few to judge`);
-    assert.ok(wouldHave >= all.length * 0.8, `only ${wouldHave} of ${all.length} strategies would open at a filtered time without the filters`);
+    assert.ok(
+      wouldHave >= all.length * 0.8,
+      `only ${wouldHave} of ${all.length} strategies would open at a filtered time without the filters`,
+    );
   });
 });

@@ -56,5 +56,8 @@ test('a short: the stop above, the take below, compared on bid + offset (the ask
 
 test('lowerBound: the first index at or after t', () => {
   const ts = Float64Array.from([10, 20, 20, 30]);
-  assert.deepEqual([5, 10, 15, 20, 25, 30, 35].map((t) => lowerBound(ts, t)), [0, 0, 1, 1, 3, 3, 4]);
+  assert.deepEqual(
+    [5, 10, 15, 20, 25, 30, 35].map((t) => lowerBound(ts, t)),
+    [0, 0, 1, 1, 3, 3, 4],
+  );
 });

@@ -31,12 +31,19 @@ test('after Friday 17:00 New York: the bar holding Sunday 17:00 New York (22:00 
 });
 
 test('real EURUSD 2017 bars: every next bar comes where expected, weekends included (no gap in these months)', () => {
-  for (const [timeframe, ms] of [['15min', M15], ['1h', H]] as const) {
+  for (const [timeframe, ms] of [
+    ['15min', M15],
+    ['1h', H],
+  ] as const) {
     const { ts } = loadBars('EURUSD', timeframe, timeframe === '1h' ? 4_000 : 16_000);
     let weekends = 0;
     for (let i = 0; i + 1 < ts.length; i++) {
       const expected = expectedNextOpen(ts[i]!, ms, false);
-      assert.equal(expected, ts[i + 1], `${timeframe}: after ${new Date(ts[i]!).toISOString()} expected ${new Date(expected).toISOString()}, the bar came at ${new Date(ts[i + 1]!).toISOString()}`);
+      assert.equal(
+        expected,
+        ts[i + 1],
+        `${timeframe}: after ${new Date(ts[i]!).toISOString()} expected ${new Date(expected).toISOString()}, the bar came at ${new Date(ts[i + 1]!).toISOString()}`,
+      );
       if (ts[i + 1]! - ts[i]! > 24 * H) weekends++;
     }
     assert.ok(weekends >= 10, `${timeframe}: only ${weekends} weekends crossed`);

@@ -19,8 +19,8 @@ test('USD leg: quote USD as is, base USD ÷ exit price, crosses refused', () => 
 });
 
 test('usdPnl: units × move × side, ÷ exit for USD-based', () => {
-  near(usdPnl('quote', 1, 100_000, 1.1, 1.1050), 500, 1e-6);
-  near(usdPnl('quote', -1, 100_000, 1.1, 1.1050), -500, 1e-6);
+  near(usdPnl('quote', 1, 100_000, 1.1, 1.105), 500, 1e-6);
+  near(usdPnl('quote', -1, 100_000, 1.1, 1.105), -500, 1e-6);
   // USDCHF short 0.9000 → 0.8900: 100,000 × 0.0100 = 1,000 CHF ÷ 0.89 = 1,123.5955… USD
   near(usdPnl('base', -1, 100_000, 0.9, 0.89), 1000 / 0.89, 1e-6);
 });

@@ -10,7 +10,6 @@ import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 import { columns, flat, H, options, T0 } from './fixtures.ts';
 
-
 const pips = (n: number) => ({ unit: 'pips' as const, value: n });
 
 test('step refuses a bar that is not after the last one; finish only on the last bar stepped', () => {
@@ -37,7 +36,10 @@ test('closedTrades keeps the trades, drainClosed hands them over once', () => {
   [1, -1, 0, 0].forEach((sig, i) => engine.step(bars, i, sig));
   assert.equal(engine.closedCount, 1);
   const kept = engine.closedTrades();
-  assert.deepEqual(kept.map((t) => [t.side, t.entryTs, t.exitTs, t.reason]), [[1, T0 + H, T0 + 2 * H, 'signal']]);
+  assert.deepEqual(
+    kept.map((t) => [t.side, t.entryTs, t.exitTs, t.reason]),
+    [[1, T0 + H, T0 + 2 * H, 'signal']],
+  );
   assert.ok(Math.abs(kept[0]!.pnl - 100) < 1e-6);
   // New objects each call: what a caller does with them does not reach the engine.
   kept[0]!.pnl = 0;
@@ -49,9 +51,15 @@ test('closedTrades keeps the trades, drainClosed hands them over once', () => {
   assert.deepEqual(rest, []);
   assert.deepEqual(engine.drainClosed(), []);
   assert.deepEqual(engine.closedTrades(), [], 'drained trades are gone');
-  assert.deepEqual(engine.openPositions().map((p) => [p.side, p.entryTs, p.barsHeld, p.units]), [[-1, T0 + 2 * H, 2, 100_000]]);
+  assert.deepEqual(
+    engine.openPositions().map((p) => [p.side, p.entryTs, p.barsHeld, p.units]),
+    [[-1, T0 + 2 * H, 2, 100_000]],
+  );
   engine.finish(bars, 3);
-  assert.deepEqual(engine.drainClosed().map((t) => t.reason), ['end']);
+  assert.deepEqual(
+    engine.drainClosed().map((t) => t.reason),
+    ['end'],
+  );
   assert.ok(Math.abs(engine.realizedPnl - 100) < 1e-6);
 });
 
@@ -59,7 +67,10 @@ test('equity: capital + closed P&L + open positions marked at the close, after t
   const bars = columns([flat(1.1), flat(1.1), flat(1.101), flat(1.102)]);
   const run = runBacktest(options({ commissionPerLot: 3, capital: 5000 }), bars, Int8Array.from([1, 0, 0, 0]), { from: 0, to: 4 });
   // b0 flat: 5000; b1 long at 1.1000, close 1.1000: 5000 − 3; b2 close 1.1010: 5000 + 100 − 3; end at 1.1020: 5000 + 200 − 6
-  assert.deepEqual(Array.from(run.equity, (e) => Math.round(e * 1e6) / 1e6), [5000, 4997, 5097, 5194]);
+  assert.deepEqual(
+    Array.from(run.equity, (e) => Math.round(e * 1e6) / 1e6),
+    [5000, 4997, 5097, 5194],
+  );
   assert.equal(run.capital, 5000);
 });
 
@@ -82,8 +93,16 @@ test('nextOpen: the side the pending signal opens at the next open, or 0', () =>
   assert.equal(again.nextOpen(), 0);
 });
 
-test('nextOpen judges the entry times on the expected next open: after Friday\'s last bar, Sunday 22:00 UTC (17:00 New York)', () => {
-  const bars = toBarColumns([Date.UTC(2024, 0, 12, 20), Date.UTC(2024, 0, 12, 21), Date.UTC(2024, 0, 14, 22)].map((ts) => ({ ts, open: 1.1, high: 1.1, low: 1.1, close: 1.1 })));
+test("nextOpen judges the entry times on the expected next open: after Friday's last bar, Sunday 22:00 UTC (17:00 New York)", () => {
+  const bars = toBarColumns(
+    [Date.UTC(2024, 0, 12, 20), Date.UTC(2024, 0, 12, 21), Date.UTC(2024, 0, 14, 22)].map((ts) => ({
+      ts,
+      open: 1.1,
+      high: 1.1,
+      low: 1.1,
+      close: 1.1,
+    })),
+  );
   const after = (skipDays: ('fri' | 'sun')[]) => {
     const engine = new PositionEngine(options({ entryTimes: { session: null, skipDays } }));
     engine.step(bars, 0, 0);
@@ -114,15 +133,33 @@ test('property: on real EURUSD 15-minute bars (weekends included), nextOpen() fo
     const session = random() < 0.7 ? ([start, (start + 1 + Math.floor(random() * 22)) % 24] as [number, number]) : null;
     const skipDays = days.filter(() => random() < 0.3);
     const onOpposite = (['reverse', 'close_only', 'ignore'] as const)[run % 3]!;
-    const engine = new PositionEngine(options({ timeframeMs: 15 * 60_000, entryTimes: { session, skipDays }, stop: pips(8), take: pips(8), maxPositions: 2, cooldown: Math.floor(run / 3) % 3, onOpposite }));
+    const engine = new PositionEngine(
+      options({
+        timeframeMs: 15 * 60_000,
+        entryTimes: { session, skipDays },
+        stop: pips(8),
+        take: pips(8),
+        maxPositions: 2,
+        cooldown: Math.floor(run / 3) % 3,
+        onOpposite,
+      }),
+    );
     for (let i = 0; i < bars.ts.length; i++) {
       const predicted = engine.nextOpen();
       const before = engine.closedCount;
       // Entry bits mostly set, exit columns now and then (an exit closes that side at the next open).
-      const mask = (random() < 0.85 ? LONG_ALLOWED : 0) | (random() < 0.85 ? SHORT_ALLOWED : 0) | (random() < 0.08 ? EXIT_LONG : 0) | (random() < 0.08 ? EXIT_SHORT : 0);
+      const mask =
+        (random() < 0.85 ? LONG_ALLOWED : 0) |
+        (random() < 0.85 ? SHORT_ALLOWED : 0) |
+        (random() < 0.08 ? EXIT_LONG : 0) |
+        (random() < 0.08 ? EXIT_SHORT : 0);
       engine.step(bars, i, random() < 0.3 ? (random() < 0.5 ? 1 : -1) : 0, mask);
       const entered = [...engine.openPositions(), ...engine.closedTrades().slice(before)].filter((p) => p.entryTs === bars.ts[i]);
-      assert.deepEqual(entered.map((p) => p.side), predicted === 0 ? [] : [predicted], `run ${run} (${JSON.stringify([session, skipDays])}): nextOpen before ${new Date(bars.ts[i]!).toISOString()}`);
+      assert.deepEqual(
+        entered.map((p) => p.side),
+        predicted === 0 ? [] : [predicted],
+        `run ${run} (${JSON.stringify([session, skipDays])}): nextOpen before ${new Date(bars.ts[i]!).toISOString()}`,
+      );
       entries += entered.length;
     }
   }

@@ -63,7 +63,10 @@ test('sampleIndexes: evenly spaced, first and last included, at most maxPoints',
 
 test('drawdowns: (equity − running peak) / capital, the peak starting at capital', () => {
   const dd = drawdowns(Float64Array.from([9900, 10_100, 10_000, 10_200, 9_800]), 10_000);
-  assert.deepEqual(Array.from(dd, (x) => Math.round(x * 1e9) / 1e9), [-0.01, 0, -0.01, 0, -0.04]);
+  assert.deepEqual(
+    Array.from(dd, (x) => Math.round(x * 1e9) / 1e9),
+    [-0.01, 0, -0.01, 0, -0.04],
+  );
 });
 
 test('equityCurve and drawdownSeries: the same bars, times as ISO', () => {
@@ -71,9 +74,18 @@ test('equityCurve and drawdownSeries: the same bars, times as ISO', () => {
   const run = { ts, equity: Float64Array.from([10_000, 10_100, 9_999, 10_050, 10_300]), capital: 10_000 };
   const eq = equityCurve(run, 3);
   const dd = drawdownSeries(run, 3);
-  assert.deepEqual(eq.map((p) => p.time), ['2024-01-08T00:00:00.000Z', '2024-01-08T02:00:00.000Z', '2024-01-08T04:00:00.000Z']);
-  assert.deepEqual(eq.map((p) => p.equity), [10_000, 9_999, 10_300]);
-  assert.deepEqual(dd.map((p) => p.time), eq.map((p) => p.time));
+  assert.deepEqual(
+    eq.map((p) => p.time),
+    ['2024-01-08T00:00:00.000Z', '2024-01-08T02:00:00.000Z', '2024-01-08T04:00:00.000Z'],
+  );
+  assert.deepEqual(
+    eq.map((p) => p.equity),
+    [10_000, 9_999, 10_300],
+  );
+  assert.deepEqual(
+    dd.map((p) => p.time),
+    eq.map((p) => p.time),
+  );
   // the peak 10,100 (bar 1, not sampled) still counts: (9,999 − 10,100) / 10,000 = −0.0101
   assert.ok(Math.abs(dd[1]!.drawdown + 0.0101) < 1e-12);
   assert.equal(dd[0]!.drawdown, 0);

@@ -6,7 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, PositionEngine, runBacktest, toBarColumns, type BarColumns, type EngineOptions, type Level } from '../../src/backtest/index.ts';
+import {
+  finerBarResolver,
+  PositionEngine,
+  runBacktest,
+  toBarColumns,
+  type BarColumns,
+  type EngineOptions,
+  type Level,
+} from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { loadFxBars } from '../indicators/fx-data.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
@@ -89,7 +97,13 @@ function randomCase(seed: number) {
     fillAtBidAsk: random() < 0.5,
     resolver: random() < 0.5 ? finerBarResolver(finer) : null,
     capital: pick(random, [10_000, 2_500]),
-    trail: pick(random, [null, null, { unit: 'pct', value: 0.0005 + random() * 0.003 }, { unit: 'pips', value: 5 + random() * 30 }, { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [2, 5, 14]) }] as const),
+    trail: pick(random, [
+      null,
+      null,
+      { unit: 'pct', value: 0.0005 + random() * 0.003 },
+      { unit: 'pips', value: 5 + random() * 30 },
+      { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [2, 5, 14]) },
+    ] as const),
   };
   const from = Math.floor(random() * 20);
   const to = n - Math.floor(random() * 20);
@@ -127,9 +141,14 @@ test(`invariants over ${RUNS} random runs`, () => {
 
     // never more than max_positions open, and all on one side: count at each entry instant
     for (const t of run.trades) {
-      const open = run.trades.filter((u) => u.entryTs <= t.entryTs && (u.exitTs > t.entryTs || (u.exitTs === t.entryTs && u.reason !== 'signal')));
+      const open = run.trades.filter(
+        (u) => u.entryTs <= t.entryTs && (u.exitTs > t.entryTs || (u.exitTs === t.entryTs && u.reason !== 'signal')),
+      );
       assert.ok(open.length <= opts.maxPositions, `${where}: ${open.length} open at ${t.entryTs}`);
-      assert.ok(open.every((u) => u.side === t.side), `${where}: both sides open at once`);
+      assert.ok(
+        open.every((u) => u.side === t.side),
+        `${where}: both sides open at once`,
+      );
     }
     tradesSeen += run.trades.length;
   }
@@ -148,12 +167,18 @@ test('a trailing stop only tightens: each SL exit of a trailed run is at or beyo
       // the level a trade records is the one at exit; for a long it lies above entry − its initial distance
       if (opts.trail.unit === 'pct') {
         const initial = t.entryPrice - t.side * opts.trail.value * t.entryPrice;
-        assert.ok(t.side > 0 ? t.stopLoss! >= initial - 1e-12 : t.stopLoss! <= initial + 1e-12, `seed ${seed}: stop ${t.stopLoss} looser than ${initial}`);
+        assert.ok(
+          t.side > 0 ? t.stopLoss! >= initial - 1e-12 : t.stopLoss! <= initial + 1e-12,
+          `seed ${seed}: stop ${t.stopLoss} looser than ${initial}`,
+        );
       }
       const x = index.get(t.exitTs)!;
       // a stop exit fills at the level or, on a gap, at the open beyond it
       const open = bars.open[x]! + (t.side < 0 && opts.fillAtBidAsk ? bars.spread[x]! : 0);
-      assert.ok(t.exitPrice === t.stopLoss || t.exitPrice === open, `seed ${seed}: SL exit ${t.exitPrice} is neither the stop nor the open`);
+      assert.ok(
+        t.exitPrice === t.stopLoss || t.exitPrice === open,
+        `seed ${seed}: SL exit ${t.exitPrice} is neither the stop nor the open`,
+      );
       trailed++;
     }
   }
@@ -178,7 +203,11 @@ test('snapshot → JSON → restore at random points gives exactly the trades an
       engine.step(bars, i, signals[i]!, mask ? mask[i]! : 3);
       // nextOpen() said, before this bar, which side its open would enter (if any)
       const entered = [...engine.openPositions(), ...engine.closedTrades().slice(closedBefore)].filter((p) => p.entryTs === bars.ts[i]);
-      assert.deepEqual(entered.map((p) => p.side), predicted === 0 ? [] : [predicted], `seed ${seed}: nextOpen at bar ${i}`);
+      assert.deepEqual(
+        entered.map((p) => p.side),
+        predicted === 0 ? [] : [predicted],
+        `seed ${seed}: nextOpen at bar ${i}`,
+      );
       if (i === range.to - 1) engine.finish(bars, i);
       equity.push(engine.equity(bars, i));
     }
@@ -190,13 +219,28 @@ test('snapshot → JSON → restore at random points gives exactly the trades an
 
 test('ATR trail on real bars: snapshot → JSON → restore mid-trade gives the trades of an uninterrupted run', () => {
   const ohlc = loadFxBars(4000);
-  const bars: BarColumns = { ...ohlc, ts: Float64Array.from(ohlc.close, (_, i) => Date.UTC(2024, 0, 8) + i * 60_000), spread: new Float64Array(ohlc.close.length).fill(0.00008) };
+  const bars: BarColumns = {
+    ...ohlc,
+    ts: Float64Array.from(ohlc.close, (_, i) => Date.UTC(2024, 0, 8) + i * 60_000),
+    spread: new Float64Array(ohlc.close.length).fill(0.00008),
+  };
   const n = bars.ts.length;
   // Long for a while, then short, then long: trailed exits on both sides, positions open at the splits.
   const signals = Int8Array.from({ length: n }, (_, i) => (i < 100 ? 0 : Math.floor(i / 700) % 2 === 0 ? 1 : -1));
   const opts: EngineOptions = {
-    instrument: INSTRUMENTS.EURUSD, timeframeMs: 60_000, direction: 'both', cooldown: 0, maxPositions: 2, onOpposite: 'reverse',
-    stop: { unit: 'pips', value: 15 }, take: null, lotSize: 1, commissionPerLot: 0, swapLong: 0, swapShort: 0, fillAtBidAsk: true,
+    instrument: INSTRUMENTS.EURUSD,
+    timeframeMs: 60_000,
+    direction: 'both',
+    cooldown: 0,
+    maxPositions: 2,
+    onOpposite: 'reverse',
+    stop: { unit: 'pips', value: 15 },
+    take: null,
+    lotSize: 1,
+    commissionPerLot: 0,
+    swapLong: 0,
+    swapShort: 0,
+    fillAtBidAsk: true,
     trail: { unit: 'atr', value: 1.5, period: 14 },
   };
   const whole = runBacktest(opts, bars, signals, { from: 0, to: n });
@@ -209,7 +253,10 @@ test('ATR trail on real bars: snapshot → JSON → restore mid-trade gives the 
       assert.ok(snap.atr, 'the snapshot carries the ATR');
       if (snap.positions.length > 0) {
         restoredOpen++;
-        assert.ok(snap.positions.every((p) => typeof p.best === 'number'), 'and each position\'s best price');
+        assert.ok(
+          snap.positions.every((p) => typeof p.best === 'number'),
+          "and each position's best price",
+        );
       }
       engine = PositionEngine.restore(opts, snap);
     }
@@ -229,7 +276,11 @@ test('a snapshot from before the trailing stop (no best, no ATR) still restores'
   const positions = old.positions.map(({ best: _best, ...p }) => p);
   assert.ok(positions.length > 0, 'a position open');
   const restored = PositionEngine.restore(trailed, { ...old, positions });
-  assert.deepEqual(restored.openPositions().map((p) => p.best), positions.map((p) => p.entryPrice), 'the best starts again at the entry');
+  assert.deepEqual(
+    restored.openPositions().map((p) => p.best),
+    positions.map((p) => p.entryPrice),
+    'the best starts again at the entry',
+  );
   restored.step(bars, 100, 0); // steps on, the ATR starting again from this bar
   assert.ok(restored.snapshot().atr, 'ATR kept from here');
 });

@@ -45,7 +45,21 @@ test('only losses: pf and rr 0, drawdown from the start', () => {
 });
 
 test('no trades: all zero', () => {
-  assert.deepEqual(tradeStats([], 10_000), { n: 0, wins: 0, losses: 0, wr: 0, ret: 0, pf: 0, rr: 0, expect: 0, mdd: 0, np: 0, avg: 0, best: 0, worst: 0 });
+  assert.deepEqual(tradeStats([], 10_000), {
+    n: 0,
+    wins: 0,
+    losses: 0,
+    wr: 0,
+    ret: 0,
+    pf: 0,
+    rr: 0,
+    expect: 0,
+    mdd: 0,
+    np: 0,
+    avg: 0,
+    best: 0,
+    worst: 0,
+  });
 });
 
 test('capital must be positive', () => {

@@ -9,7 +9,21 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { finerBarResolver, runBacktest, sweepBacktests, toBarColumns, tradeStats, type BarColumns, type EngineOptions, type EntryTimes, type FirstTouch, type IntrabarResolver, type Level, type SweepTrial, type Trail } from '../../src/backtest/index.ts';
+import {
+  finerBarResolver,
+  runBacktest,
+  sweepBacktests,
+  toBarColumns,
+  tradeStats,
+  type BarColumns,
+  type EngineOptions,
+  type EntryTimes,
+  type FirstTouch,
+  type IntrabarResolver,
+  type Level,
+  type SweepTrial,
+  type Trail,
+} from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
 import { entryMask, toSignals } from '../../src/scoring/decisions.ts';
 import type { Symbol } from '../../schemas/common.ts';
@@ -24,7 +38,10 @@ const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.flo
 /** Real bars of the symbol at 15 minutes and the 1-minute bars beneath, with a spread varying by bar. */
 function realMarket(symbol: Symbol, bars15: number): { bars: BarColumns; finer: BarColumns } {
   const pip = INSTRUMENTS[symbol].pipSize;
-  const withSpread = (c: ReturnType<typeof loadBars>): BarColumns => ({ ...c, spread: Float64Array.from(c.ts, (_, i) => (0.2 + (i % 7) * 0.15) * pip) });
+  const withSpread = (c: ReturnType<typeof loadBars>): BarColumns => ({
+    ...c,
+    spread: Float64Array.from(c.ts, (_, i) => (0.2 + (i % 7) * 0.15) * pip),
+  });
   const bars = withSpread(loadBars(symbol, '15min', bars15));
   return { bars, finer: withSpread(loadBars(symbol, '1min', bars15 * 15)) };
 }
@@ -46,7 +63,13 @@ function probaUp(bars: BarColumns): Float64Array {
 }
 
 /** A random walk of 15-minute bars with gaps at some opens (and the weekend shut for FX), plus its 1-minute bars. */
-function syntheticMarket(random: () => number, count: number, price: number, pip: number, weekends: boolean): { bars: BarColumns; finer: BarColumns } {
+function syntheticMarket(
+  random: () => number,
+  count: number,
+  price: number,
+  pip: number,
+  weekends: boolean,
+): { bars: BarColumns; finer: BarColumns } {
   const coarse: { ts: number; open: number; high: number; low: number; close: number; spread: number }[] = [];
   const fine: typeof coarse = [];
   let p = price;
@@ -59,12 +82,26 @@ function syntheticMarket(random: () => number, count: number, price: number, pip
     for (let m = 0; m < 15; m++) {
       const open = m === 0 && random() < 0.04 ? p + (random() - 0.5) * 40 * pip : p;
       const close = open + (random() - 0.5) * 4 * pip;
-      const bar = { ts: ts + m * M1, open, high: Math.max(open, close) + random() * 2 * pip, low: Math.min(open, close) - random() * 2 * pip, close, spread };
+      const bar = {
+        ts: ts + m * M1,
+        open,
+        high: Math.max(open, close) + random() * 2 * pip,
+        low: Math.min(open, close) - random() * 2 * pip,
+        close,
+        spread,
+      };
       group.push(bar);
       fine.push(bar);
       p = close;
     }
-    coarse.push({ ts, open: group[0]!.open, high: Math.max(...group.map((b) => b.high)), low: Math.min(...group.map((b) => b.low)), close: p, spread });
+    coarse.push({
+      ts,
+      open: group[0]!.open,
+      high: Math.max(...group.map((b) => b.high)),
+      low: Math.min(...group.map((b) => b.low)),
+      close: p,
+      spread,
+    });
   }
   return { bars: toBarColumns(coarse), finer: toBarColumns(fine) };
 }
@@ -77,7 +114,13 @@ const LEVELS = (jpy: boolean): (Level | null)[] => [
   { unit: 'usd', value: 150 },
   { unit: 'usd', value: 600 },
 ];
-const TRAILS: (Trail | null)[] = [null, { unit: 'pct', value: 0.001 }, { unit: 'pips', value: 15 }, { unit: 'atr', value: 2, period: 14 }, { unit: 'atr', value: 0.7, period: 3 }];
+const TRAILS: (Trail | null)[] = [
+  null,
+  { unit: 'pct', value: 0.001 },
+  { unit: 'pips', value: 15 },
+  { unit: 'atr', value: 2, period: 14 },
+  { unit: 'atr', value: 0.7, period: 3 },
+];
 /** Session hours and skipped days as the optimiser sweeps them (strategy_config session_filter, skip_days). */
 const ENTRY_TIMES: (EntryTimes | null)[] = [
   null,
@@ -101,7 +144,12 @@ const POS_RULES: Pick<EngineOptions, 'direction' | 'cooldown' | 'maxPositions' |
  * shares them), entry times, masks (none, entry rules per side, exit columns), and every
  * level, trail and pos_rules value at least once, with and without fill at bid/ask and the resolver.
  */
-function gridTrials(bars: BarColumns, finer: BarColumns, symbol: Symbol, resolver: IntrabarResolver = finerBarResolver(finer)): SweepTrial[] {
+function gridTrials(
+  bars: BarColumns,
+  finer: BarColumns,
+  symbol: Symbol,
+  resolver: IntrabarResolver = finerBarResolver(finer),
+): SweepTrial[] {
   const instrument = INSTRUMENTS[symbol];
   const jpy = symbol.endsWith('JPY');
   const pUp = probaUp(bars);
@@ -156,7 +204,13 @@ function gridTrials(bars: BarColumns, finer: BarColumns, symbol: Symbol, resolve
 }
 
 /** Each sweep result against runBacktest of its trial alone: trades, stats (to the bit), equity at the marks. */
-function assertSameAsRunBacktest(bars: BarColumns, trials: readonly SweepTrial[], range: { from: number; to: number }, marks: Int32Array, where: string): number {
+function assertSameAsRunBacktest(
+  bars: BarColumns,
+  trials: readonly SweepTrial[],
+  range: { from: number; to: number },
+  marks: Int32Array,
+  where: string,
+): number {
   const withTrades = sweepBacktests(bars, trials, range, { marks, trades: true });
   const pnlOnly = sweepBacktests(bars, trials, range, { marks, block: 7 });
   let trades = 0;
@@ -175,8 +229,16 @@ function assertSameAsRunBacktest(bars: BarColumns, trials: readonly SweepTrial[]
     assert.deepStrictEqual(lean.stats, stats, `${where} trial ${t}: stats differ (P&L-only log, block 7)`);
     assert.equal(lean.tradeCount, run.tradeCount);
     for (const r of [got, lean]) {
-      assert.deepStrictEqual(r.pnl, Float64Array.from(run.trades, (x) => x.pnl), `${where} trial ${t}: P&L column differs`);
-      assert.deepStrictEqual(r.entryTs, Float64Array.from(run.trades, (x) => x.entryTs), `${where} trial ${t}: entry times differ`);
+      assert.deepStrictEqual(
+        r.pnl,
+        Float64Array.from(run.trades, (x) => x.pnl),
+        `${where} trial ${t}: P&L column differs`,
+      );
+      assert.deepStrictEqual(
+        r.entryTs,
+        Float64Array.from(run.trades, (x) => x.entryTs),
+        `${where} trial ${t}: entry times differ`,
+      );
     }
     assert.deepStrictEqual(lean.markEquity, expectedMarks, `${where} trial ${t}: marks differ (P&L-only log, block 7)`);
     trades += run.tradeCount;
@@ -212,10 +274,16 @@ test('every exit reason, every on_opposite mode, trails and the resolver are exe
   const reasons = new Set(result.flatMap((r) => r.trades!.map((t) => t.reason)));
   assert.deepEqual([...reasons].sort(), ['SL', 'TP', 'end', 'signal']);
   for (const mode of ['reverse', 'close_only', 'ignore'] as const) {
-    assert.ok(trials.some((t, k) => t.options.onOpposite === mode && result[k]!.tradeCount > 0), `no trading trial with on_opposite ${mode}`);
+    assert.ok(
+      trials.some((t, k) => t.options.onOpposite === mode && result[k]!.tradeCount > 0),
+      `no trading trial with on_opposite ${mode}`,
+    );
   }
   for (const unit of ['pct', 'pips', 'atr'] as const) {
-    assert.ok(trials.some((t, k) => t.options.trail?.unit === unit && result[k]!.trades!.some((x) => x.reason === 'SL')), `no trailed stop exit (${unit})`);
+    assert.ok(
+      trials.some((t, k) => t.options.trail?.unit === unit && result[k]!.trades!.some((x) => x.reason === 'SL')),
+      `no trailed stop exit (${unit})`,
+    );
   }
   assert.ok(answers.includes('TP') && answers.includes('SL'), `the resolver answered ${answers.length} times, never both ways`);
 });
@@ -224,10 +292,16 @@ test('every exit reason, every on_opposite mode, trails and the resolver are exe
 function randomTrial(random: () => number, symbol: Symbol, n: number, finer: BarColumns, shared: Int8Array[]): SweepTrial {
   const jpy = symbol.endsWith('JPY');
   const busy = 0.05 + random() * 0.5;
-  const signals = random() < 0.5 ? pick(random, shared) : Int8Array.from({ length: n }, () => (random() < busy ? (random() < 0.5 ? 1 : -1) : 0));
+  const signals =
+    random() < 0.5 ? pick(random, shared) : Int8Array.from({ length: n }, () => (random() < busy ? (random() < 0.5 ? 1 : -1) : 0));
   const mask = random() < 0.4 ? Uint8Array.from({ length: n }, () => (random() < 0.8 ? 3 : Math.floor(random() * 16))) : undefined;
   const level = (): Level | null =>
-    pick(random, [null, { unit: 'pips', value: 3 + Math.floor(random() * 30) }, { unit: 'usd', value: 10 + random() * 400 }, { unit: 'pct', value: 0.0003 + random() * 0.003 }] as const);
+    pick(random, [
+      null,
+      { unit: 'pips', value: 3 + Math.floor(random() * 30) },
+      { unit: 'usd', value: 10 + random() * 400 },
+      { unit: 'pct', value: 0.0003 + random() * 0.003 },
+    ] as const);
   return {
     options: {
       instrument: INSTRUMENTS[symbol],
@@ -238,7 +312,13 @@ function randomTrial(random: () => number, symbol: Symbol, n: number, finer: Bar
       onOpposite: pick(random, ['reverse', 'close_only', 'ignore'] as const),
       stop: level(),
       take: level(),
-      trail: pick(random, [null, null, { unit: 'pct', value: 0.0003 + random() * 0.002 }, { unit: 'pips', value: 2 + random() * 20 }, { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [1, 2, 5, 14]) }] as const),
+      trail: pick(random, [
+        null,
+        null,
+        { unit: 'pct', value: 0.0003 + random() * 0.002 },
+        { unit: 'pips', value: 2 + random() * 20 },
+        { unit: 'atr', value: 0.5 + random() * 3, period: pick(random, [1, 2, 5, 14]) },
+      ] as const),
       lotSize: pick(random, [0.1, 1, 2.5]),
       commissionPerLot: pick(random, [0, 3.5]),
       swapLong: pick(random, [0, -6.2, 1.3]),
@@ -280,7 +360,8 @@ test('the tile size changes nothing; an empty range and no marks give the stats 
   const range = { from: 3, to: 497 };
   const marks = marksOf(range, 30);
   const reference = sweepBacktests(bars, trials, range, { marks, trades: true });
-  for (const block of [1, 2, 13, 64, 1_000]) assert.deepStrictEqual(sweepBacktests(bars, trials, range, { marks, trades: true, block }), reference, `block ${block}`);
+  for (const block of [1, 2, 13, 64, 1_000])
+    assert.deepStrictEqual(sweepBacktests(bars, trials, range, { marks, trades: true, block }), reference, `block ${block}`);
 
   const empty = sweepBacktests(bars, trials, { from: 10, to: 10 });
   assert.deepStrictEqual(
@@ -295,9 +376,18 @@ test('bad input is refused with what to fix: a range outside the bars, marks out
   const { bars, finer } = syntheticMarket(random, 100, 1.1, 0.0001, false);
   const trial = randomTrial(random, 'EURUSD', 100, finer, [new Int8Array(100)]);
   assert.throws(() => sweepBacktests(bars, [trial], { from: 0, to: 101 }), /range \[0, 101\) is not inside the 100 bars/);
-  assert.throws(() => sweepBacktests(bars, [trial], { from: 10, to: 50 }, { marks: Int32Array.of(50) }), /mark 50 is outside the range \[10, 50\)/);
-  assert.throws(() => sweepBacktests(bars, [trial], { from: 10, to: 50 }, { marks: Int32Array.of(20, 20) }), /strictly increasing \(20 then 20\)/);
-  assert.throws(() => sweepBacktests(bars, [{ ...trial, signals: new Int8Array(60) }], { from: 0, to: 100 }), /trial 0 has 60 signals for bars up to 100/);
+  assert.throws(
+    () => sweepBacktests(bars, [trial], { from: 10, to: 50 }, { marks: Int32Array.of(50) }),
+    /mark 50 is outside the range \[10, 50\)/,
+  );
+  assert.throws(
+    () => sweepBacktests(bars, [trial], { from: 10, to: 50 }, { marks: Int32Array.of(20, 20) }),
+    /strictly increasing \(20 then 20\)/,
+  );
+  assert.throws(
+    () => sweepBacktests(bars, [{ ...trial, signals: new Int8Array(60) }], { from: 0, to: 100 }),
+    /trial 0 has 60 signals for bars up to 100/,
+  );
   assert.throws(() => sweepBacktests(bars, [{ ...trial, mask: new Uint8Array(60) }], { from: 0, to: 100 }), /trial 0 has 60 entry masks/);
   assert.throws(() => sweepBacktests(bars, [trial], { from: 0, to: 100 }, { block: 0 }), /block must be an integer ≥ 1/);
 });

@@ -49,7 +49,7 @@ async function pool<T>(items: T[], limit: number, each: (item: T, index: number)
 function tickSource(seed = 7) {
   let state = seed;
   let price = 1.1;
-  const random = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   return (ts: number) => {
     price = Math.round((price + (random() - 0.5) * 0.0004) * 100_000) / 100_000;
     return { ts, bid: price, ask: Math.round((price + 0.0001) * 100_000) / 100_000 };
@@ -97,13 +97,15 @@ export const benchmark: Benchmark = {
     const publishTicks = async (batch: { ts: number }[]) => {
       await bus.js.publish(Topics.ticks.subject('EURUSD'), JSON.stringify(batch), { msgID: `ticks-${batch[0]!.ts}` });
     };
-    for (let ts = historyStart; ts < historyEnd; ) {
+    for (let ts = historyStart; ts < historyEnd;) {
       const batch = [];
       for (let k = 0; k < 500 && ts < historyEnd; k++, ts += TICK_MS) batch.push(tickAt(ts));
       await publishTicks(batch);
     }
     const closes = new Map<number, number>();
-    bus.nc.subscribe(Topics.bars.subject('EURUSD', '1min'), { callback: (_e, msg) => void closes.set((msg.json() as { ts: number }).ts, performance.now()) });
+    bus.nc.subscribe(Topics.bars.subject('EURUSD', '1min'), {
+      callback: (_e, msg) => void closes.set((msg.json() as { ts: number }).ts, performance.now()),
+    });
     await timeUntil('the history bars stored', () => closes.has(historyEnd - MINUTE), 300_000);
 
     say(`fleet: training ${codes} programs`);
@@ -154,11 +156,23 @@ export const benchmark: Benchmark = {
     const deploymentIds = new Set<string>();
     await pool(users, 16, async (u, k) => {
       const original = (await store.resolve(u.userId, u.name))!;
-      const artifacts = { onnx: await store.onnx(original), code: await store.code(original), results: JSON.parse(await store.resultsJson(original)) };
+      const artifacts = {
+        onnx: await store.onnx(original),
+        code: await store.code(original),
+        results: JSON.parse(await store.resultsJson(original)),
+      };
       for (let i = 0; i < perCode; i++) {
         const name = i === 0 ? u.name : `${u.name} clone ${i}`;
-        if (i > 0) await store.save({ ...original, model_name: name, stem: `${u.userId}_EURUSD_1min_${name}`, artifact: `fleet${k}c${i}` }, artifacts);
-        const dep = await api('POST', '/api/v1/deploy', u.key, { model_name: name, channels: ['webhook'], webhook_url: `${receiver.url}/hook/${k}` });
+        if (i > 0)
+          await store.save(
+            { ...original, model_name: name, stem: `${u.userId}_EURUSD_1min_${name}`, artifact: `fleet${k}c${i}` },
+            artifacts,
+          );
+        const dep = await api('POST', '/api/v1/deploy', u.key, {
+          model_name: name,
+          channels: ['webhook'],
+          webhook_url: `${receiver.url}/hook/${k}`,
+        });
         deploymentIds.add(dep.deployment_id);
       }
     });
@@ -224,13 +238,17 @@ export const benchmark: Benchmark = {
     say(`fleet: every actor started after ${allStartedMs} ms; waiting for the start-up webhooks`);
     // The start-up signals (each actor's position on the last closed bar) drain before measuring.
     let seen = -1;
-    await timeUntil('the start-up webhooks drained', async () => {
-      const now = receiver.requests.length;
-      const quiet = now === seen;
-      seen = now;
-      if (!quiet) await sleep(3000);
-      return quiet;
-    }, 1_800_000);
+    await timeUntil(
+      'the start-up webhooks drained',
+      async () => {
+        const now = receiver.requests.length;
+        const quiet = now === seen;
+        seen = now;
+        if (!quiet) await sleep(3000);
+        return quiet;
+      },
+      1_800_000,
+    );
     const startupWebhooks = receiver.accepted().length;
 
     const pids = {
@@ -243,7 +261,9 @@ export const benchmark: Benchmark = {
     const leases = await openBucket(bus, Buckets.leases);
     for (const key of await leases.keys()) {
       const holder = (await leases.get(key))?.value.host;
-      if (holder) leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] = (leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] ?? 0) + 1;
+      if (holder)
+        leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] =
+          (leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] ?? 0) + 1;
     }
     const memory = { actors_1: treeMemoryMb(pids.actors_1), actors_2: treeMemoryMb(pids.actors_2) };
     const hostNodeMb = memory.actors_1.self_pss_mb + memory.actors_2.self_pss_mb;
@@ -256,7 +276,8 @@ export const benchmark: Benchmark = {
     });
     // Writes to the claims and heartbeats buckets (their streams' last sequence) while nothing changes hands.
     const leaseSeq = async () =>
-      (await bus.jsm.streams.info(`KV_${Buckets.leases.name}`)).state.last_seq + (await bus.jsm.streams.info(`KV_${Buckets.hosts.name}`)).state.last_seq;
+      (await bus.jsm.streams.info(`KV_${Buckets.leases.name}`)).state.last_seq +
+      (await bus.jsm.streams.info(`KV_${Buckets.hosts.name}`)).state.last_seq;
     const seq0 = await leaseSeq();
     const idle0 = cpu();
     await sleep(10_000);
@@ -278,7 +299,8 @@ export const benchmark: Benchmark = {
       node_kb_per_model: Math.round((hostNodeMb * 1024) / fleet),
       python_mb_per_host: Math.round(hostPythonMb / 2),
       lease_kv_writes_per_s: leaseWritesPerS,
-      lease_kv_writes_note: 'claims (sf_claims) and heartbeats (sf_hosts) together, quiet: one heartbeat per host (actors, delivery, ingest) every 2 s',
+      lease_kv_writes_note:
+        'claims (sf_claims) and heartbeats (sf_hosts) together, quiet: one heartbeat per host (actors, delivery, ingest) every 2 s',
       leases_by_holder: leaseHolders,
       idle_cpu_s_per_s: cpuDelta(idle0, idle1, 10),
     });
@@ -299,14 +321,18 @@ export const benchmark: Benchmark = {
       // Done when every actor has handled the bar and the webhooks stop coming.
       await timeUntil('every actor handled the bar', () => (handled.get(minute)?.count ?? 0) >= fleet, 300_000).catch(() => undefined);
       let last = -1;
-      await timeUntil('its webhooks', async () => {
-        const n = receiver.requests.length;
-        const signals = stored.get(minute)?.count ?? 0;
-        const done = n === last && n - requestsBefore >= signals;
-        last = n;
-        if (!done) await sleep(1000);
-        return done;
-      }, 300_000).catch(() => undefined);
+      await timeUntil(
+        'its webhooks',
+        async () => {
+          const n = receiver.requests.length;
+          const signals = stored.get(minute)?.count ?? 0;
+          const done = n === last && n - requestsBefore >= signals;
+          last = n;
+          if (!done) await sleep(1000);
+          return done;
+        },
+        300_000,
+      ).catch(() => undefined);
       const after = cpu();
       const hooks = hooksOf(minute);
       const lastHook = hooks.length ? Math.max(...hooks.map((h) => h.at)) : NaN;

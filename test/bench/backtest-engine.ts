@@ -120,7 +120,9 @@ export const benchmark: Benchmark = {
       const median = medianOf(times);
       const cpuMedian = medianOf(cpuTimes);
       const barsPerS = Math.round(n / (median / 1000));
-      ctx.log(`${name}: median ${median.toFixed(1)} ms wall (min ${Math.min(...times).toFixed(1)}), ${cpuMedian.toFixed(1)} ms CPU; ${barsPerS} bars/s, ${trades} trades`);
+      ctx.log(
+        `${name}: median ${median.toFixed(1)} ms wall (min ${Math.min(...times).toFixed(1)}), ${cpuMedian.toFixed(1)} ms CPU; ${barsPerS} bars/s, ${trades} trades`,
+      );
       return {
         name,
         data: 'HistData EURUSD 2016 1-min bid bars (real), constant 0.6-pip spread',
@@ -140,9 +142,22 @@ export const benchmark: Benchmark = {
       };
     };
     return [
-      measure('run-one-year-1min', modelLikeSignals(n, 42), 'model-like: AR(1) p(up) thresholded at 0.55, signals in runs on ~1/3 of the bars (seeded)'),
-      measure('run-one-year-1min-stress', randomSignals(n, 0.2, 42), 'stress: independent random ±1 on 20 % of the bars (seeded), a trade every ~6 bars'),
-      measure('run-one-year-1min-atr-trail', modelLikeSignals(n, 42), 'model-like (as run-one-year-1min), with a 2 x ATR(14) trailing stop', { unit: 'atr', value: 2, period: 14 }),
+      measure(
+        'run-one-year-1min',
+        modelLikeSignals(n, 42),
+        'model-like: AR(1) p(up) thresholded at 0.55, signals in runs on ~1/3 of the bars (seeded)',
+      ),
+      measure(
+        'run-one-year-1min-stress',
+        randomSignals(n, 0.2, 42),
+        'stress: independent random ±1 on 20 % of the bars (seeded), a trade every ~6 bars',
+      ),
+      measure(
+        'run-one-year-1min-atr-trail',
+        modelLikeSignals(n, 42),
+        'model-like (as run-one-year-1min), with a 2 x ATR(14) trailing stop',
+        { unit: 'atr', value: 2, period: 14 },
+      ),
     ];
   },
 };

@@ -40,7 +40,11 @@ const THROUGHPUT_KEYS = 256;
 function edgeClient(edges: () => string[]) {
   const stats = { requests: 0, retried: 0, failed: 0 };
   let turn = 0;
-  async function call(method: string, path: string, options: { key?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  async function call(
+    method: string,
+    path: string,
+    options: { key?: string; body?: unknown } = {},
+  ): Promise<{ status: number; body: any }> {
     stats.requests++;
     const urls = edges();
     let last: unknown = null;
@@ -51,7 +55,10 @@ function edgeClient(edges: () => string[]) {
       try {
         const res = await fetch(`${url}${path}`, {
           method,
-          headers: { ...(options.key ? { 'x-api-key': options.key } : {}), ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            ...(options.key ? { 'x-api-key': options.key } : {}),
+            ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
           ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
           signal: AbortSignal.timeout(30_000),
         });
@@ -112,7 +119,14 @@ export const benchmark: Benchmark = {
     const tickAt = (ts: number): Tick => {
       n++;
       price = Math.max(0.5, Math.round((price + Math.sin(n / 37) * 0.0004 + Math.cos(n / 11) * 0.0002) * 100_000) / 100_000);
-      const tick = { symbol: 'EURUSD' as const, ts: ts + 17, seq: 0, bid: price, ask: Math.round((price + 0.0001) * 100_000) / 100_000, volume: 0 };
+      const tick = {
+        symbol: 'EURUSD' as const,
+        ts: ts + 17,
+        seq: 0,
+        bid: price,
+        ask: Math.round((price + 0.0001) * 100_000) / 100_000,
+        volume: 0,
+      };
       resampler.push(tick, 'live');
       return tick;
     };
@@ -137,7 +151,7 @@ export const benchmark: Benchmark = {
       }
       longestStallMs = Math.max(longestStallMs, performance.now() - began);
     };
-    for (let ts = historyStart; ts < chaosStart; ) {
+    for (let ts = historyStart; ts < chaosStart;) {
       const batch = [];
       for (let k = 0; k < 500 && ts < chaosStart; k++, ts += TICK_MS) batch.push(tickAt(ts));
       await publishTicks(batch);
@@ -146,7 +160,8 @@ export const benchmark: Benchmark = {
     // feed tells no clock yet, so ingest goes by its own).
     resampler.flush();
     const store = await remoteClickHouse(bus, 3);
-    const storedBars = async () => (await selectRows<{ n: number }>(store, "SELECT count() AS n FROM bars FINAL WHERE symbol = 'EURUSD'"))[0]!.n;
+    const storedBars = async () =>
+      (await selectRows<{ n: number }>(store, "SELECT count() AS n FROM bars FINAL WHERE symbol = 'EURUSD'"))[0]!.n;
     const historyBars = expected.length;
     await timeUntil('the history bars stored', async () => (await storedBars()) >= historyBars, 300_000);
 
@@ -170,14 +185,22 @@ export const benchmark: Benchmark = {
       if (res.status !== 200) throw new Error(`train ${name}: ${res.status} ${JSON.stringify(res.body)}`);
       jobs.push({ key, id: res.body.job_id, name });
     }
-    const jobStatus = async (job: { key: string; id: number }) => (await client.call('GET', `/api/v1/train/${job.id}`, { key: job.key })).body;
-    await timeUntil('every model trained', async () => (await Promise.all(jobs.map(jobStatus))).every((j) => j.status === 'done' || j.status === 'failed'), 1_800_000);
+    const jobStatus = async (job: { key: string; id: number }) =>
+      (await client.call('GET', `/api/v1/train/${job.id}`, { key: job.key })).body;
+    await timeUntil(
+      'every model trained',
+      async () => (await Promise.all(jobs.map(jobStatus))).every((j) => j.status === 'done' || j.status === 'failed'),
+      1_800_000,
+    );
     const trained = [];
     for (const job of jobs) if ((await jobStatus(job)).status === 'done') trained.push(job);
     const deployments: { id: string; path: string }[] = [];
     for (const [i, job] of trained.entries()) {
       const path = `/hook/${i}`;
-      const res = await client.call('POST', '/api/v1/deploy', { key: job.key, body: { model_name: job.name, channels: ['webhook'], webhook_url: `${receiver.url}${path}` } });
+      const res = await client.call('POST', '/api/v1/deploy', {
+        key: job.key,
+        body: { model_name: job.name, channels: ['webhook'], webhook_url: `${receiver.url}${path}` },
+      });
       if (res.status !== 200) throw new Error(`deploy ${job.name}: ${res.status} ${JSON.stringify(res.body)}`);
       deployments.push({ id: res.body.deployment_id, path });
     }
@@ -228,31 +251,48 @@ export const benchmark: Benchmark = {
     }
     const leaderIndex = await ticksLeader();
     const nodeIndex = leaderIndex >= 0 && leaderIndex !== ours ? leaderIndex : cluster.nodes.findIndex((_, i) => i !== ours);
-    ctx.log(`chaos: SIGKILL nats node ${nodeIndex}${nodeIndex === leaderIndex ? ' (the TICKS leader)' : ''} at ${Math.round(performance.now())}`);
+    ctx.log(
+      `chaos: SIGKILL nats node ${nodeIndex}${nodeIndex === leaderIndex ? ' (the TICKS leader)' : ''} at ${Math.round(performance.now())}`,
+    );
     await cluster.kill(nodeIndex);
     const probeKey = keys[1] ?? keys[0]!;
-    failover.nats_node_ms = await timeUntil('the API after a NATS node died', async () => (await client.call('GET', '/api/v1/whoami-key', { key: probeKey })).status === 200);
+    failover.nats_node_ms = await timeUntil(
+      'the API after a NATS node died',
+      async () => (await client.call('GET', '/api/v1/whoami-key', { key: probeKey })).status === 200,
+    );
     await sleep(gap);
 
     // 2. An edge: the client (which still knows both) retries its requests on the other one.
     await kill(edges[0]!.process);
-    failover.edge_ms = await timeUntil('the API through the surviving edge', async () => (await client.call('GET', '/api/v1/whoami-key', { key: probeKey })).status === 200);
+    failover.edge_ms = await timeUntil(
+      'the API through the surviving edge',
+      async () => (await client.call('GET', '/api/v1/whoami-key', { key: probeKey })).status === 200,
+    );
     await sleep(gap);
 
     // 3. A trainer in the middle of a job: two jobs keep both trainers busy, one trainer dies.
     const midJobs: { key: string; id: number; name: string }[] = [];
     for (let k = 0; k < 2; k++) {
-      const res = await client.call('POST', '/api/v1/train', { key: keys[k % users]!, body: { code: strategyCode(), timeframe: '5min', model_name: `Mid job ${k}` } });
+      const res = await client.call('POST', '/api/v1/train', {
+        key: keys[k % users]!,
+        body: { code: strategyCode(), timeframe: '5min', model_name: `Mid job ${k}` },
+      });
       if (res.status !== 200) throw new Error(`train Mid job ${k}: ${res.status} ${JSON.stringify(res.body)}`);
       midJobs.push({ key: keys[k % users]!, id: res.body.job_id as number, name: `Mid job ${k}` });
     }
-    await timeUntil('a mid job running', async () => (await Promise.all(midJobs.map(jobStatus))).some((j) => j.status === 'running')).catch(async (err: Error) => {
-      ctx.log(`chaos: the mid jobs never ran: ${JSON.stringify(await Promise.all(midJobs.map(jobStatus)))}`);
-      throw err;
-    });
+    await timeUntil('a mid job running', async () => (await Promise.all(midJobs.map(jobStatus))).some((j) => j.status === 'running')).catch(
+      async (err: Error) => {
+        ctx.log(`chaos: the mid jobs never ran: ${JSON.stringify(await Promise.all(midJobs.map(jobStatus)))}`);
+        throw err;
+      },
+    );
     const killedAt = performance.now();
     await kill(trainers[0]!.process);
-    await timeUntil('the mid jobs finished', async () => (await Promise.all(midJobs.map(jobStatus))).every((j) => j.status === 'done' || j.status === 'failed'), 600_000);
+    await timeUntil(
+      'the mid jobs finished',
+      async () => (await Promise.all(midJobs.map(jobStatus))).every((j) => j.status === 'done' || j.status === 'failed'),
+      600_000,
+    );
     failover.trainer_job_done_ms = Math.round(performance.now() - killedAt);
     jobs.push(...midJobs);
     await sleep(gap);
@@ -260,12 +300,16 @@ export const benchmark: Benchmark = {
     // 4. The actor host running the most models: its deployments' leases move to the other.
     const modelHolders = await Promise.all(deployments.map((d) => holderOf(d.id)));
     const [deadActors, liveActors] =
-      modelHolders.filter((h) => h === actors[0]!.info.host).length >= modelHolders.length / 2 ? [actors[0]!, actors[1]!] : [actors[1]!, actors[0]!];
+      modelHolders.filter((h) => h === actors[0]!.info.host).length >= modelHolders.length / 2
+        ? [actors[0]!, actors[1]!]
+        : [actors[1]!, actors[0]!];
     await kill(deadActors.process);
     failover.actors_ms = await timeUntil('every deployment held by the surviving actor host', async () =>
       (await Promise.all(deployments.map((d) => holderOf(d.id)))).every((h) => h === liveActors.info.host),
     ).catch(async (err: Error) => {
-      ctx.log(`chaos: holders ${JSON.stringify(await Promise.all(deployments.map((d) => holderOf(d.id))))}, survivor ${liveActors.info.host}`);
+      ctx.log(
+        `chaos: holders ${JSON.stringify(await Promise.all(deployments.map((d) => holderOf(d.id))))}, survivor ${liveActors.info.host}`,
+      );
       for (const line of liveActors.process.lines.slice(-60)) ctx.log(`surviving actor host: ${line}`);
       throw err;
     });
@@ -273,7 +317,10 @@ export const benchmark: Benchmark = {
 
     // 5. A delivery worker (the one holding the most deployments).
     const held = await Promise.all(deployments.map((d) => holderOf(`delivery.${d.id}`)));
-    const [deadDelivery, liveDelivery] = held.filter((h) => h === delivery[0]!.info.host).length >= held.length / 2 ? [delivery[0]!, delivery[1]!] : [delivery[1]!, delivery[0]!];
+    const [deadDelivery, liveDelivery] =
+      held.filter((h) => h === delivery[0]!.info.host).length >= held.length / 2
+        ? [delivery[0]!, delivery[1]!]
+        : [delivery[1]!, delivery[0]!];
     await kill(deadDelivery.process);
     failover.delivery_ms = await timeUntil('every deployment delivered by the surviving worker', async () =>
       (await Promise.all(deployments.map((d) => holderOf(`delivery.${d.id}`)))).every((h) => h === liveDelivery.info.host),
@@ -284,7 +331,10 @@ export const benchmark: Benchmark = {
     const writer = await holderOf('ingest.EURUSD');
     const [deadIngest, liveIngest] = writer === ingest[0]!.info.host ? [ingest[0]!, ingest[1]!] : [ingest[1]!, ingest[0]!];
     await kill(deadIngest.process);
-    failover.ingest_ms = await timeUntil('EURUSD written by the standby', async () => (await holderOf('ingest.EURUSD')) === liveIngest.info.host);
+    failover.ingest_ms = await timeUntil(
+      'EURUSD written by the standby',
+      async () => (await holderOf('ingest.EURUSD')) === liveIngest.info.host,
+    );
     await sleep(gap);
 
     publishing = false;
@@ -303,7 +353,10 @@ export const benchmark: Benchmark = {
     await timeUntil('every bar stored', async () => (await storedBars()) >= expected.filter(isOver).length, 300_000).catch(() => undefined);
     const stillOpen = expected.filter((b) => !isOver(b)).length;
     type Row = { timeframe: string; ts: number; open: number; high: number; low: number; close: number; ticks: number };
-    const rows = await selectRows<Row>(store, "SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = 'EURUSD'");
+    const rows = await selectRows<Row>(
+      store,
+      "SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = 'EURUSD'",
+    );
     const want = new Map(expected.filter(isOver).map((b) => [`${b.timeframe}@${b.ts}`, b]));
     const got = new Map(rows.map((r) => [`${r.timeframe}@${r.ts}`, r]));
     const missingBars = [...want.keys()].filter((k) => !got.has(k)).length;
@@ -322,10 +375,17 @@ export const benchmark: Benchmark = {
     if (badBars.length > 0) {
       ctx.log(`chaos: bars missing or different: ${badBars.slice(0, 20).join(', ')}`);
       // What each ingest process said (claims, take-overs, stalls): the first thing to read about a loss.
-      for (const [i, p] of ingest.entries()) for (const line of p.process.lines.filter((l) => /ingest|claim|heartbeat|symbol|error|warn/i.test(l)).slice(-40)) ctx.log(`ingest ${i + 1}: ${line}`);
+      for (const [i, p] of ingest.entries())
+        for (const line of p.process.lines.filter((l) => /ingest|claim|heartbeat|symbol|error|warn/i.test(l)).slice(-40))
+          ctx.log(`ingest ${i + 1}: ${line}`);
     }
     feed.stopClock();
-    const dup = (await selectRows<{ n: number; u: number }>(store, "SELECT count() AS n, uniqExact(timeframe, ts) AS u FROM bars FINAL WHERE symbol = 'EURUSD'"))[0]!;
+    const dup = (
+      await selectRows<{ n: number; u: number }>(
+        store,
+        "SELECT count() AS n, uniqExact(timeframe, ts) AS u FROM bars FINAL WHERE symbol = 'EURUSD'",
+      )
+    )[0]!;
 
     // Signals: every one on SIGNALS reached the receiver, in order per deployment.
     const produced = new Map<string, string[]>();
@@ -341,7 +401,11 @@ export const benchmark: Benchmark = {
       produced.set(d.path, ids);
     }
     const firstSeen = (path: string) => [...new Set(receiver.accepted(path).map((h) => h.payload.data.id as string))];
-    await timeUntil('every signal delivered', () => deployments.every((d) => firstSeen(d.path).length >= produced.get(d.path)!.length), 180_000).catch(() => undefined);
+    await timeUntil(
+      'every signal delivered',
+      () => deployments.every((d) => firstSeen(d.path).length >= produced.get(d.path)!.length),
+      180_000,
+    ).catch(() => undefined);
     let missingSignals = 0;
     let outOfOrder = 0;
     for (const d of deployments) {
@@ -393,7 +457,16 @@ export const benchmark: Benchmark = {
       api_retried_on_other_edge: client.stats.retried,
       api_failed: client.stats.failed,
       users_unbalanced: unbalanced,
-      ok: missingSignals === 0 && outOfOrder === 0 && missingBars === 0 && extraBars === 0 && wrongBars === 0 && dup.n === dup.u && stuck === 0 && client.stats.failed === 0 && unbalanced === 0,
+      ok:
+        missingSignals === 0 &&
+        outOfOrder === 0 &&
+        missingBars === 0 &&
+        extraBars === 0 &&
+        wrongBars === 0 &&
+        dup.n === dup.u &&
+        stuck === 0 &&
+        client.stats.failed === 0 &&
+        unbalanced === 0,
     });
     results.push({
       name: 'failover-ms',
@@ -408,7 +481,8 @@ export const benchmark: Benchmark = {
     // Two paths: keyed requests (auth + the cluster-wide rate limit in KV) of many users, as real
     // traffic is — one key at a million a minute would make its window one huge KV entry — and the bare edge.
     const crowd: Record<string, string>[] = [];
-    for (let k = 0; k < THROUGHPUT_KEYS; k++) crowd.push({ 'x-api-key': (await client.call('POST', '/api/v1/key/trial', { body: {} })).body.api_key });
+    for (let k = 0; k < THROUGHPUT_KEYS; k++)
+      crowd.push({ 'x-api-key': (await client.call('POST', '/api/v1/key/trial', { body: {} })).body.api_key });
     for (const [label, path, headerSets] of [
       ['whoami', '/api/v1/whoami-key', crowd],
       ['healthz', '/_healthz', []],

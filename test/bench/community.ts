@@ -62,7 +62,10 @@ const cpuPerFor = (pid: number) => (start: number | null, count: number) => {
   return start === null || now === null ? null : round((now - start) / count, 3);
 };
 
-async function timed(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; bytes: number; etag: string | null; text: string }> {
+async function timed(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ ms: number; status: number; bytes: number; etag: string | null; text: string }> {
   const t0 = performance.now();
   const res = await fetch(url, { headers });
   const text = await res.text();
@@ -73,13 +76,24 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
  * A GET timed to its last byte as sent, without decoding it (no gunzip, no UTF-8 to a string): the
  * service's answer time, not this client's. What a CDN or a browser's network layer would see.
  */
-function timedRaw(url: string, headers: Record<string, string> = {}): Promise<{ ms: number; status: number; bytes: number; etag: string | null; text: string }> {
+function timedRaw(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ ms: number; status: number; bytes: number; etag: string | null; text: string }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     httpGet(url, { headers }, (res) => {
       let bytes = 0;
       res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, bytes, etag: (res.headers.etag as string | undefined) ?? null, text: '' }));
+      res.on('end', () =>
+        resolve({
+          ms: performance.now() - t0,
+          status: res.statusCode ?? 0,
+          bytes,
+          etag: (res.headers.etag as string | undefined) ?? null,
+          text: '',
+        }),
+      );
       res.on('error', reject);
     }).on('error', reject);
   });
@@ -108,10 +122,15 @@ async function fill(ctx: BenchContext, store: CommunityStore, entries: number, w
         title: `Strategy ${id}`,
       });
       writes.push(store.createEntry(record));
-      if (id <= withLive) writes.push(store.kv.live.put(String(id), liveRecord(returns().slice(0, 1 + Math.floor(rand() * 20)), 1 + Math.floor(rand() * 2000))));
+      if (id <= withLive)
+        writes.push(
+          store.kv.live.put(String(id), liveRecord(returns().slice(0, 1 + Math.floor(rand() * 20)), 1 + Math.floor(rand() * 2000))),
+        );
       if (rand() < 0.3) {
         for (let k = 0; k < 1 + Math.floor(rand() * 3); k++) {
-          writes.push(store.createFork({ user_id: 5000 + Math.floor(rand() * 5000), community_id: id, model_name: 'f', created_at: 1 }, 'code'));
+          writes.push(
+            store.createFork({ user_id: 5000 + Math.floor(rand() * 5000), community_id: id, model_name: 'f', created_at: 1 }, 'code'),
+          );
         }
       }
     }
@@ -123,7 +142,8 @@ async function fill(ctx: BenchContext, store: CommunityStore, entries: number, w
 
 export const benchmark: Benchmark = {
   name: 'community',
-  description: 'GET /leaderboard (every metric, sort and filter; goal p99 <= 20 ms) and GET /community.json (goal p99 <= 100 ms, 304 <= 5 ms) over HTTP with 10,000 entries',
+  description:
+    'GET /leaderboard (every metric, sort and filter; goal p99 <= 20 ms) and GET /community.json (goal p99 <= 100 ms, 304 <= 5 ms) over HTTP with 10,000 entries',
   async run(ctx: BenchContext): Promise<BenchResult[]> {
     const entries = numberOption(ctx, 'entries', 10_000);
     const requests = numberOption(ctx, 'requests', 200);

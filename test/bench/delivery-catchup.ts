@@ -21,13 +21,18 @@ const BAR_MS = 60_000;
 
 export const benchmark: Benchmark = {
   name: 'delivery-catchup',
-  description: 'N deployments × K stored undelivered signals, delivery processes started → last webhook received (fresh state, and after a restart with cursors in KV), webhooks/s',
+  description:
+    'N deployments × K stored undelivered signals, delivery processes started → last webhook received (fresh state, and after a restart with cursors in KV), webhooks/s',
   async run(ctx) {
     const count = numberOption(ctx, 'catchup-deployments', 1_000);
     const backlog = numberOption(ctx, 'catchup-backlog', 3);
     const deliveryCount = numberOption(ctx, 'delivery', 2);
     const { bus, receiver, cluster } = await startLayout(ctx, 'catchup', 1);
-    const { start, kill } = roleStarter(ctx, cluster.url, { ...BENCH_ROLE_ENV, NATS_REPLICAS: '1', LOG_LEVEL: process.env.CATCHUP_LOG_LEVEL ?? 'info' });
+    const { start, kill } = roleStarter(ctx, cluster.url, {
+      ...BENCH_ROLE_ENV,
+      NATS_REPLICAS: '1',
+      LOG_LEVEL: process.env.CATCHUP_LOG_LEVEL ?? 'info',
+    });
     await ensureStream(bus, Streams.signals);
     const deployments = await openBucket(bus, Buckets.deployments);
 
@@ -50,7 +55,9 @@ export const benchmark: Benchmark = {
       records.push(record);
     }
     for (let i = 0; i < records.length; i += 200) {
-      await Promise.all(records.slice(i, i + 200).map((r) => deployments.put(`${r.user_id}.${Buffer.from(r.model_name, 'utf8').toString('hex')}`, r)));
+      await Promise.all(
+        records.slice(i, i + 200).map((r) => deployments.put(`${r.user_id}.${Buffer.from(r.model_name, 'utf8').toString('hex')}`, r)),
+      );
     }
 
     // First receipt of each webhook-id, per path, in arrival order.
@@ -90,7 +97,9 @@ export const benchmark: Benchmark = {
           created_at: new Date().toISOString(),
         }));
         for (let i = 0; i < events.length; i += 500) {
-          await Promise.all(events.slice(i, i + 500).map((e) => bus.js.publish(Topics.signal.subject(e.deployment_id), JSON.stringify(e), { msgID: e.id })));
+          await Promise.all(
+            events.slice(i, i + 500).map((e) => bus.js.publish(Topics.signal.subject(e.deployment_id), JSON.stringify(e), { msgID: e.id })),
+          );
         }
         events.forEach((e, i) => {
           const path = `/d/${i}`;
@@ -114,7 +123,8 @@ export const benchmark: Benchmark = {
       const ms = runningMs + (await timeUntil(`${name}: every webhook`, () => ids.size >= expected, 900_000));
       const sent = expected - before;
       const outOfOrder = [...published].filter(([path, list]) => (firstSeen.get(path) ?? []).join() !== list.join()).length;
-      for (const p of processes) for (const line of p.process.lines.filter((l) => /catch-up|caught up/.test(l)).slice(0, 10)) ctx.log(`${name}: ${line}`);
+      for (const p of processes)
+        for (const line of p.process.lines.filter((l) => /catch-up|caught up/.test(l)).slice(0, 10)) ctx.log(`${name}: ${line}`);
       ctx.log(`${name}: ${sent} webhooks over ${count} deployments in ${ms} ms (processes running after ${runningMs} ms)`);
       return {
         name: `catchup-${name}`,

@@ -82,7 +82,13 @@ const STOPS: { stop: EngineOptions['stop']; trail: EngineOptions['trail']; label
   { stop: { unit: 'pct', value: 0.005 }, trail: null, label: 'SL 0.5 %' },
   { stop: { unit: 'pips', value: 30 }, trail: { unit: 'atr', value: 2, period: 14 }, label: 'SL 30 pips + 2 ATR(14) trail' },
 ];
-const TAKES: EngineOptions['take'][] = [{ unit: 'pips', value: 15 }, { unit: 'pips', value: 40 }, { unit: 'usd', value: 800 }, { unit: 'pct', value: 0.01 }, null];
+const TAKES: EngineOptions['take'][] = [
+  { unit: 'pips', value: 15 },
+  { unit: 'pips', value: 40 },
+  { unit: 'usd', value: 800 },
+  { unit: 'pct', value: 0.01 },
+  null,
+];
 const THRESHOLDS = [0.52, 0.55, 0.58, 0.62];
 const POS_RULES: Pick<EngineOptions, 'direction' | 'cooldown' | 'maxPositions' | 'onOpposite'>[] = [
   { direction: 'both', cooldown: 0, maxPositions: 1, onOpposite: 'reverse' },
@@ -120,7 +126,9 @@ export function sweepCase(): { bars: BarColumns; trials: SweepTrial[]; marks: In
   const trials: SweepTrial[] = [];
   for (const threshold of THRESHOLDS) {
     const signals = toSignals(pUp, threshold);
-    for (const s of STOPS) for (const take of TAKES) for (const rules of POS_RULES) trials.push({ options: { ...base, ...rules, stop: s.stop, trail: s.trail, take }, signals });
+    for (const s of STOPS)
+      for (const take of TAKES)
+        for (const rules of POS_RULES) trials.push({ options: { ...base, ...rules, stop: s.stop, trail: s.trail, take }, signals });
   }
   // about once a day (96 bars) and the last bar, as the optimiser records equity for its period returns
   const marks = Int32Array.from({ length: Math.ceil(n / 96) }, (_, k) => Math.min(n - 1, (k + 1) * 96 - 1));
@@ -129,7 +137,8 @@ export function sweepCase(): { bars: BarColumns; trials: SweepTrial[]; marks: In
 
 export const benchmark: Benchmark = {
   name: 'engine-sweep',
-  description: 'Engine-only batched sweep: 1,000 level × threshold × pos_rules trials over a year of real 15-min EURUSD bars, bar-steps/s (goal ≥ 25 M) vs 1,000 runBacktest calls',
+  description:
+    'Engine-only batched sweep: 1,000 level × threshold × pos_rules trials over a year of real 15-min EURUSD bars, bar-steps/s (goal ≥ 25 M) vs 1,000 runBacktest calls',
   async run(ctx): Promise<BenchResult[]> {
     const runs = numberOption(ctx, 'runs', 5);
     const { bars, trials, marks } = sweepCase();
@@ -176,7 +185,9 @@ export const benchmark: Benchmark = {
     const separateMs = medianOf(separate);
     const trades = results.reduce((a, r) => a + r.tradeCount, 0);
     const stepsPerS = Math.round(steps / (sweepMs / 1000));
-    ctx.log(`sweep: median ${sweepMs.toFixed(1)} ms wall (${sweepCpuMs.toFixed(1)} ms CPU), ${stepsPerS} bar-steps/s; 1,000 runBacktest: ${separateMs.toFixed(1)} ms; ${trades} trades; ${mismatches} mismatches`);
+    ctx.log(
+      `sweep: median ${sweepMs.toFixed(1)} ms wall (${sweepCpuMs.toFixed(1)} ms CPU), ${stepsPerS} bar-steps/s; 1,000 runBacktest: ${separateMs.toFixed(1)} ms; ${trades} trades; ${mismatches} mismatches`,
+    );
     if (mismatches > 0) throw new Error(`engine-sweep: ${mismatches} trials differ from their runBacktest`);
     return [
       {

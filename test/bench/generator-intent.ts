@@ -25,12 +25,18 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 function scored(cases: readonly IntentCase[]) {
   const results = cases.map(scoreCase);
   const score = round(results.reduce((s, r) => s + (r.checks ? (r.checks - r.failed.length) / r.checks : 1), 0) / results.length);
-  return { prompts: cases.length, checks: results.reduce((s, r) => s + r.checks, 0), score, misread: results.filter((r) => r.failed.length).map((r) => `${r.id}: ${r.failed.join('; ')}`) };
+  return {
+    prompts: cases.length,
+    checks: results.reduce((s, r) => s + r.checks, 0),
+    score,
+    misread: results.filter((r) => r.failed.length).map((r) => `${r.id}: ${r.failed.join('; ')}`),
+  };
 }
 
 export const benchmark: Benchmark = {
   name: 'generator-intent',
-  description: 'Offline generation per prompt over the 300+ prompt intent corpus (goal p99 <= 10 ms) and the intent score per category (goal >= 98 %)',
+  description:
+    'Offline generation per prompt over the 300+ prompt intent corpus (goal p99 <= 10 ms) and the intent score per category (goal >= 98 %)',
   async run(ctx) {
     const passes = numberOption(ctx, 'passes', 5);
     const cold = performance.now();
@@ -75,12 +81,36 @@ export const benchmark: Benchmark = {
       },
       ...(
         [
-          ['blind-set-6-intent', BLIND_SET_6, 'written during the fifth round of fixes by someone who had read neither the parser nor any earlier set, run once after it (first run, blind: 0.9638)'],
-          ['blind-set-5-intent', BLIND_SET_5, 'written during the fourth round of fixes by someone who had read neither the parser nor any earlier set (first run, blind: 0.9117); its misses then guided the fifth round'],
-          ['blind-set-4-intent', BLIND_SET_4, 'written after the third round of fixes by someone who had read neither the parser nor the earlier sets (first run, blind: 0.9187); its misses guided the fourth round'],
-          ['blind-set-3-intent', BLIND_SET_3, 'its first-run misses guided the third round of fixes (first run, blind: 0.942); no longer blind'],
-          ['blind-set-2-intent', BLIND_SET_2, 'its first-run misses guided the second round of fixes (first run, blind: 0.9435); no longer blind'],
-          ['blind-set-1-intent', BLIND_SET, 'its first-run misses guided the first round of fixes (first run, blind: 0.9047); no longer blind'],
+          [
+            'blind-set-6-intent',
+            BLIND_SET_6,
+            'written during the fifth round of fixes by someone who had read neither the parser nor any earlier set, run once after it (first run, blind: 0.9638)',
+          ],
+          [
+            'blind-set-5-intent',
+            BLIND_SET_5,
+            'written during the fourth round of fixes by someone who had read neither the parser nor any earlier set (first run, blind: 0.9117); its misses then guided the fifth round',
+          ],
+          [
+            'blind-set-4-intent',
+            BLIND_SET_4,
+            'written after the third round of fixes by someone who had read neither the parser nor the earlier sets (first run, blind: 0.9187); its misses guided the fourth round',
+          ],
+          [
+            'blind-set-3-intent',
+            BLIND_SET_3,
+            'its first-run misses guided the third round of fixes (first run, blind: 0.942); no longer blind',
+          ],
+          [
+            'blind-set-2-intent',
+            BLIND_SET_2,
+            'its first-run misses guided the second round of fixes (first run, blind: 0.9435); no longer blind',
+          ],
+          [
+            'blind-set-1-intent',
+            BLIND_SET,
+            'its first-run misses guided the first round of fixes (first run, blind: 0.9047); no longer blind',
+          ],
         ] as const
       ).map(([name, cases, note]) => {
         const r = scored(cases);

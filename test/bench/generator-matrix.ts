@@ -23,7 +23,13 @@ import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 
 type Stage = 'static' | 'schema' | 'analyze' | 'train';
 
-const slice = (b: OhlcColumns, n: number): OhlcColumns => ({ ts: b.ts.subarray(0, n), open: b.open.subarray(0, n), high: b.high.subarray(0, n), low: b.low.subarray(0, n), close: b.close.subarray(0, n) });
+const slice = (b: OhlcColumns, n: number): OhlcColumns => ({
+  ts: b.ts.subarray(0, n),
+  open: b.open.subarray(0, n),
+  high: b.high.subarray(0, n),
+  low: b.low.subarray(0, n),
+  close: b.close.subarray(0, n),
+});
 
 function list<T extends string>(raw: string | undefined, all: readonly T[]): T[] {
   if (!raw) return [...all];
@@ -35,7 +41,8 @@ function list<T extends string>(raw: string | undefined, all: readonly T[]): T[]
 
 export const benchmark: Benchmark = {
   name: 'generator-matrix',
-  description: 'Every corpus prompt x 8 symbols x 4 timeframes: static check + schema + sandboxed analysis + training; pass rate and failures',
+  description:
+    'Every corpus prompt x 8 symbols x 4 timeframes: static check + schema + sandboxed analysis + training; pass rate and failures',
   async run(ctx) {
     const base = numberOption(ctx, 'bars', 3000);
     const workers = numberOption(ctx, 'workers', 2);
@@ -59,54 +66,58 @@ export const benchmark: Benchmark = {
         const need = Math.max(...jobs.map(({ g }) => barsFor(warmupBars(g.intent.indicators), base)));
         const all = loadBars(symbol, timeframe, need);
         let next = 0;
-        await Promise.all(Array.from({ length: workers }, async () => {
-          while (next < jobs.length && !ctx.signal.aborted) {
-            const { p, g } = jobs[next++]!;
-            const bars = slice(all, Math.min(all.ts.length, barsFor(warmupBars(g.intent.indicators), base)));
-            runs++;
-            const fail = (stage: Stage, error: string) => {
-              failedAt[stage]++;
-              failures.push({ prompt: p.id, symbol, timeframe, stage, error: error.slice(0, 500) });
-            };
-            const check = await checkStrategyCode(g.code);
-            if (!check.ok) {
-              fail('static', JSON.stringify(check.violations));
-              continue;
-            }
-            const schema = StrategyConfig.safeParse(g.intent.config);
-            if (!schema.success) {
-              fail('schema', schema.error.message);
-              continue;
-            }
-            let stage: Stage = 'analyze';
-            try {
-              const t0 = performance.now();
-              const a = await runtime.analyze(g.code, bars, { timeoutMs: 180_000 });
-              seconds.analyze += (performance.now() - t0) / 1000;
-              if (a.problems.length || a.warmup === null) {
-                fail('analyze', `warm-up ${a.warmup}: ${JSON.stringify(a.problems)}`);
+        await Promise.all(
+          Array.from({ length: workers }, async () => {
+            while (next < jobs.length && !ctx.signal.aborted) {
+              const { p, g } = jobs[next++]!;
+              const bars = slice(all, Math.min(all.ts.length, barsFor(warmupBars(g.intent.indicators), base)));
+              runs++;
+              const fail = (stage: Stage, error: string) => {
+                failedAt[stage]++;
+                failures.push({ prompt: p.id, symbol, timeframe, stage, error: error.slice(0, 500) });
+              };
+              const check = await checkStrategyCode(g.code);
+              if (!check.ok) {
+                fail('static', JSON.stringify(check.violations));
                 continue;
               }
-              if (JSON.stringify(a.featureColumns) !== JSON.stringify(g.intent.features)) {
-                fail('analyze', `columns ${a.featureColumns.join(',')} != ${g.intent.features.join(',')}`);
+              const schema = StrategyConfig.safeParse(g.intent.config);
+              if (!schema.success) {
+                fail('schema', schema.error.message);
                 continue;
               }
-              warmups.push(a.warmup);
-              stage = 'train';
-              const t1 = performance.now();
-              const t = await runtime.train(g.code, bars, { warmup: a.warmup }, { timeoutMs: 180_000, memoryMb: 2048 });
-              seconds.train += (performance.now() - t1) / 1000;
-              if (t.rowsTrain < 100 || t.rowsTest < 10) {
-                fail('train', `only ${t.rowsTrain} train / ${t.rowsTest} test rows`);
-                continue;
+              let stage: Stage = 'analyze';
+              try {
+                const t0 = performance.now();
+                const a = await runtime.analyze(g.code, bars, { timeoutMs: 180_000 });
+                seconds.analyze += (performance.now() - t0) / 1000;
+                if (a.problems.length || a.warmup === null) {
+                  fail('analyze', `warm-up ${a.warmup}: ${JSON.stringify(a.problems)}`);
+                  continue;
+                }
+                if (JSON.stringify(a.featureColumns) !== JSON.stringify(g.intent.features)) {
+                  fail('analyze', `columns ${a.featureColumns.join(',')} != ${g.intent.features.join(',')}`);
+                  continue;
+                }
+                warmups.push(a.warmup);
+                stage = 'train';
+                const t1 = performance.now();
+                const t = await runtime.train(g.code, bars, { warmup: a.warmup }, { timeoutMs: 180_000, memoryMb: 2048 });
+                seconds.train += (performance.now() - t1) / 1000;
+                if (t.rowsTrain < 100 || t.rowsTest < 10) {
+                  fail('train', `only ${t.rowsTrain} train / ${t.rowsTest} test rows`);
+                  continue;
+                }
+                passed++;
+              } catch (err) {
+                fail(stage, (err as Error)?.message ?? String(err));
               }
-              passed++;
-            } catch (err) {
-              fail(stage, (err as Error)?.message ?? String(err));
             }
-          }
-        }));
-        ctx.log(`${symbol} ${timeframe}: ${runs} runs, ${passed} passed, ${failures.length} failed, ${Math.round((performance.now() - started) / 1000)} s`);
+          }),
+        );
+        ctx.log(
+          `${symbol} ${timeframe}: ${runs} runs, ${passed} passed, ${failures.length} failed, ${Math.round((performance.now() - started) / 1000)} s`,
+        );
       }
     }
     const total = symbols.length * timeframes.length * prompts.length;

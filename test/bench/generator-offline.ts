@@ -24,7 +24,9 @@ export const benchmark: Benchmark = {
   async run(ctx) {
     const passes = numberOption(ctx, 'passes', 5);
     // Every prompt on every symbol x timeframe: the latency sample.
-    const requests = PROMPTS.flatMap((p) => COMBOS.map(([symbol, timeframe]) => ({ id: p.id, request: { ...p.request, symbol, timeframe } })));
+    const requests = PROMPTS.flatMap((p) =>
+      COMBOS.map(([symbol, timeframe]) => ({ id: p.id, request: { ...p.request, symbol, timeframe } })),
+    );
     const coldStart = performance.now();
     const cold = generateOffline(requests[0]!.request);
     [...offlineTokens(cold.code)];
@@ -51,16 +53,21 @@ export const benchmark: Benchmark = {
     // Pass rate: every prompt on its round-robin market (as the corpus test), static check + schema.
     const failures: string[] = [];
     let next = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < PROMPTS.length && !ctx.signal.aborted) {
-        const i = next++;
-        const [symbol, timeframe] = COMBOS[(i * 7) % COMBOS.length]!;
-        const { code, intent } = generateOffline({ ...PROMPTS[i]!.request, symbol, timeframe });
-        const check = await checkStrategyCode(code);
-        const schema = StrategyConfig.safeParse(intent.config);
-        if (!check.ok || !schema.success) failures.push(`${PROMPTS[i]!.id} ${symbol} ${timeframe}: ${check.ok ? '' : JSON.stringify(check.violations)} ${schema.success ? '' : schema.error.message}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < PROMPTS.length && !ctx.signal.aborted) {
+          const i = next++;
+          const [symbol, timeframe] = COMBOS[(i * 7) % COMBOS.length]!;
+          const { code, intent } = generateOffline({ ...PROMPTS[i]!.request, symbol, timeframe });
+          const check = await checkStrategyCode(code);
+          const schema = StrategyConfig.safeParse(intent.config);
+          if (!check.ok || !schema.success)
+            failures.push(
+              `${PROMPTS[i]!.id} ${symbol} ${timeframe}: ${check.ok ? '' : JSON.stringify(check.violations)} ${schema.success ? '' : schema.error.message}`,
+            );
+        }
+      }),
+    );
     const ttft = stats(first);
     const total = stats(done);
     return [

@@ -88,7 +88,10 @@ export const benchmark: Benchmark = {
     if (!compare) return measure(ctx, ctx.options['service-root'] ?? REPO_ROOT);
     const before = await measure(ctx, compare);
     const after = await measure(ctx, REPO_ROOT);
-    return [...before.map((r) => ({ ...r, service: `before (${compare})` })), ...after.map((r) => ({ ...r, service: 'after (this checkout)' }))];
+    return [
+      ...before.map((r) => ({ ...r, service: `before (${compare})` })),
+      ...after.map((r) => ({ ...r, service: 'after (this checkout)' })),
+    ];
   },
 };
 
@@ -135,7 +138,12 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
 
   const receiver = await startWebhookReceiver();
   ctx.defer(() => receiver.stop());
-  const deployed = await call('POST', '/api/v1/deploy', { model_name: 'Model 1', channels: ['webhook'], webhook_url: `${receiver.url}/one` }, key);
+  const deployed = await call(
+    'POST',
+    '/api/v1/deploy',
+    { model_name: 'Model 1', channels: ['webhook'], webhook_url: `${receiver.url}/one` },
+    key,
+  );
   receiver.secret('/one', deployed.webhook_secret);
   await new Promise((r) => setTimeout(r, 3000)); // the host claims the deployment and starts the actor
 
@@ -160,7 +168,11 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
   ctx.log(`deploying ${fanout} models`);
   const store = await ModelStore.open(bus, await openBucket(bus, Buckets.models), await openBucket(bus, Buckets.signals));
   const original = (await store.resolve(userId, 'Model 1'))!;
-  const artifacts = { onnx: await store.onnx(original), code: await store.code(original), results: JSON.parse(await store.resultsJson(original)) };
+  const artifacts = {
+    onnx: await store.onnx(original),
+    code: await store.code(original),
+    results: JSON.parse(await store.resultsJson(original)),
+  };
   const rssBefore = rssMb(service.pid);
   const scorersBefore = scorersRssMb(service.pid);
   await call('DELETE', '/api/v1/deploy/Model%201', undefined, key);
@@ -188,7 +200,11 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
     publishMinute(i);
     publishMinute(i + 1); // its first tick closes bar i
     const barTs = Math.floor(minutes[i]![0]!.ts / MINUTE) * MINUTE;
-    const forBar = () => receiver.accepted('/fan').slice(before).filter((h) => Date.parse(h.payload.data.bar_time) === barTs);
+    const forBar = () =>
+      receiver
+        .accepted('/fan')
+        .slice(before)
+        .filter((h) => Date.parse(h.payload.data.bar_time) === barTs);
     const waitFrom = performance.now();
     let count = -1;
     let changedAt = waitFrom;
@@ -201,7 +217,11 @@ async function measure(ctx: BenchContext, root: string): Promise<BenchResult[]> 
     const hooks = forBar();
     const seen = barSeen.get(barTs);
     if (seen !== undefined && hooks.length > 0) {
-      const timed = { bar: new Date(barTs).toISOString(), webhooks: hooks.length, last_ms: Math.round(Math.max(...hooks.map((h) => h.at)) - seen) };
+      const timed = {
+        bar: new Date(barTs).toISOString(),
+        webhooks: hooks.length,
+        last_ms: Math.round(Math.max(...hooks.map((h) => h.at)) - seen),
+      };
       if (hooks.length >= fanout) fan = timed;
       else if (!partial || hooks.length > partial.webhooks) partial = timed;
     }

@@ -39,7 +39,8 @@ const QUARTER = TIMEFRAME_MS['15min'];
 const TICK = 100; // USER_HZ: /proc times are in 1/100 s here
 
 /** The program of variant `v`: the same feature columns in every variant, so one model scores them all. */
-const program = (v: number) => trainableStrategy('RandomForestClassifier', "{'n_estimators': 200, 'max_depth': 6, 'min_samples_leaf': 20}", v);
+const program = (v: number) =>
+  trainableStrategy('RandomForestClassifier', "{'n_estimators': 200, 'max_depth': 6, 'min_samples_leaf': 20}", v);
 
 interface Proc {
   pid: number;
@@ -57,7 +58,12 @@ function processes(): Proc[] {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
       const f = stat.slice(close + 2).split(' ');
-      out.push({ pid: Number(d), ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK });
+      out.push({
+        pid: Number(d),
+        ppid: Number(f[1]),
+        comm: stat.slice(stat.indexOf('(') + 1, close),
+        cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICK,
+      });
     } catch {
       // gone meanwhile
     }
@@ -69,7 +75,7 @@ function processes(): Proc[] {
 function cpuNow(): { node: number; python: number; nats: number } {
   const all = processes();
   const below = new Set([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) if (!below.has(p.pid) && below.has(p.ppid)) (below.add(p.pid), (grew = true));
   }
@@ -89,7 +95,7 @@ function pythonPssMb(): number {
   let kb = 0;
   const all = processes();
   const below = new Set([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) if (!below.has(p.pid) && below.has(p.ppid)) (below.add(p.pid), (grew = true));
   }
@@ -109,7 +115,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 export const benchmark: Benchmark = {
   name: 'live-tracker',
-  description: 'Tracking 1,000 shared entries on one symbol/timeframe: CPU per bar close (goal ≤ 1 s), 1,000 distinct programs and a fork mix of 100',
+  description:
+    'Tracking 1,000 shared entries on one symbol/timeframe: CPU per bar close (goal ≤ 1 s), 1,000 distinct programs and a fork mix of 100',
   async run(ctx: BenchContext) {
     const entries = numberOption(ctx, 'entries', 1000);
     const bars = numberOption(ctx, 'bars', 5);
@@ -161,8 +168,15 @@ export const benchmark: Benchmark = {
         const id = nextId++;
         ids.push(id);
         const entry: CommunityEntryRecord = {
-          community_id: id, user_id: 1000 + k, author: `author${k}`, title: `Entry ${id}`, description: 'bench', parent_id: null,
-          created_at: createdAt, model: { ...record, user_id: 1000 + k, username: `author${k}` }, post_cutoff_stats: null,
+          community_id: id,
+          user_id: 1000 + k,
+          author: `author${k}`,
+          title: `Entry ${id}`,
+          description: 'bench',
+          parent_id: null,
+          created_at: createdAt,
+          model: { ...record, user_id: 1000 + k, username: `author${k}` },
+          post_cutoff_stats: null,
         };
         await Promise.all([files.put(`${id}/strategy.py`, codes[k % programs]!), files.put(`${id}/model.onnx`, onnx)]);
         await community.put(String(id), entry);
@@ -192,7 +206,10 @@ export const benchmark: Benchmark = {
       }
       await Promise.all(tracker.shards().map((s) => s.idle()));
       const c1 = cpuNow();
-      const start = { wall_s: round((performance.now() - t0) / 1000, 2), cpu_s: round(c1.node - c0.node + c1.python - c0.python + c1.nats - c0.nats, 2) };
+      const start = {
+        wall_s: round((performance.now() - t0) / 1000, 2),
+        cpu_s: round(c1.node - c0.node + c1.python - c0.python + c1.nats - c0.nats, 2),
+      };
       ctx.log(`${scenario}: started in ${start.wall_s} s (${start.cpu_s} CPU s)`);
 
       // --cpu-prof=DIR: a V8 profile of this process over the bar closes (test/bench/lib/cpuprofile-summary.ts reads it).
@@ -203,7 +220,8 @@ export const benchmark: Benchmark = {
         await inspector.post('Profiler.enable');
         await inspector.post('Profiler.start');
       }
-      const perBar: Array<{ node: number; python: number; nats: number; total: number; wall_ms: number; pool_jobs: number; lag: number }> = [];
+      const perBar: Array<{ node: number; python: number; nats: number; total: number; wall_ms: number; pool_jobs: number; lag: number }> =
+        [];
       for (let b = 1; b <= bars; b++) {
         const i = k0 + b;
         clock.advanceTo(ts[i]! + QUARTER);
@@ -220,7 +238,9 @@ export const benchmark: Benchmark = {
         // Programs without a warm session take turns (Cadence): how many bars the last entry is behind.
         const lag = Math.max(...running.map((t) => (ts[i]! - t.status().last_bar_ts) / QUARTER));
         perBar.push({ ...bar, total: bar.node + bar.python + bar.nats, wall_ms: wall, pool_jobs: poolJobs - p0, lag });
-        ctx.log(`${scenario}: bar ${b}: ${round(bar.node + bar.python + bar.nats, 2)} CPU s (node ${round(bar.node, 2)}, python ${round(bar.python, 2)}, nats ${round(bar.nats, 2)}) in ${Math.round(wall)} ms, ${poolJobs - p0} pool jobs, the last entry ${lag} bars behind`);
+        ctx.log(
+          `${scenario}: bar ${b}: ${round(bar.node + bar.python + bar.nats, 2)} CPU s (node ${round(bar.node, 2)}, python ${round(bar.python, 2)}, nats ${round(bar.nats, 2)}) in ${Math.round(wall)} ms, ${poolJobs - p0} pool jobs, the last entry ${lag} bars behind`,
+        );
       }
       if (inspector) {
         const { profile } = await inspector.post('Profiler.stop');

@@ -52,7 +52,8 @@ function threadCpuMs(pid: number): Record<string, number> {
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-      const group = tid === String(pid) ? 'main' : comm.startsWith('V8 ') ? 'v8_helpers' : comm.startsWith('libuv') ? 'libuv_pool' : 'chdb_engine';
+      const group =
+        tid === String(pid) ? 'main' : comm.startsWith('V8 ') ? 'v8_helpers' : comm.startsWith('libuv') ? 'libuv_pool' : 'chdb_engine';
       groups[group] = (groups[group] ?? 0) + ms;
     }
   } catch {
@@ -82,17 +83,21 @@ interface Level {
 
 export const benchmark: Benchmark = {
   name: 'market-ingest',
-  description: 'NATS → resampler → ClickHouse under 1×, 2×, 4× capacity offered: stored ticks/s and shed counts (goals: ≥ 1M/s, 4× ≥ 95 % of 1×)',
+  description:
+    'NATS → resampler → ClickHouse under 1×, 2×, 4× capacity offered: stored ticks/s and shed counts (goals: ≥ 1M/s, 4× ≥ 95 % of 1×)',
   async run(ctx) {
     const seconds = numberOption(ctx, 'ingest-seconds', 20);
     const warmup = numberOption(ctx, 'ingest-warmup', 3);
     const batch = numberOption(ctx, 'ingest-batch', 100);
     const levels = (ctx.options.levels ?? '1,2,4').split(',').map(Number);
-    const service = await startServiceProcess({ MARKET_FEED: 'none', LOG_LEVEL: 'warn' }, {
-      signal: ctx.signal,
-      log: ctx.log,
-      nodeArgs: ctx.options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options['cpu-prof']}`] : [],
-    });
+    const service = await startServiceProcess(
+      { MARKET_FEED: 'none', LOG_LEVEL: 'warn' },
+      {
+        signal: ctx.signal,
+        log: ctx.log,
+        nodeArgs: ctx.options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options['cpu-prof']}`] : [],
+      },
+    );
     ctx.defer(() => service.stop().then(() => undefined));
     const { natsUrl } = JSON.parse(readFileSync(join(service.dataDir, 'run.json'), 'utf8')) as { natsUrl: string };
     const natsPid = childPid(service.pid, 'nats-server');
@@ -201,15 +206,28 @@ function childPid(pid: number, comm: string): number | null {
 }
 
 /** Runs the publisher; resolves with how many ticks it published and the CPU it used. */
-function publish(ctx: BenchContext, natsUrl: string, seconds: number, batch: number, rate: number, startMs: number): Promise<{ published: number; cpu_ms: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds), String(batch), String(rate), String(startMs)], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+function publish(
+  ctx: BenchContext,
+  natsUrl: string,
+  seconds: number,
+  batch: number,
+  rate: number,
+  startMs: number,
+): Promise<{ published: number; cpu_ms: number }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds), String(batch), String(rate), String(startMs)],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   ctx.defer(() => void child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve) => child.once('exit', () => resolve(JSON.parse(out || '{"published":0,"cpu_ms":0}') as { published: number; cpu_ms: number })));
+  return new Promise((resolve) =>
+    child.once('exit', () => resolve(JSON.parse(out || '{"published":0,"cpu_ms":0}') as { published: number; cpu_ms: number })),
+  );
 }
 
 /** Waits until the service holds nothing more to store (nothing queued, stored count still). */

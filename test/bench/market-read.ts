@@ -76,7 +76,8 @@ export const benchmark: Benchmark = {
     );
     const rssBefore = rssMb(service.pid);
     for (const symbol of SYMBOLS) {
-      for (const timeframe of TIMEFRAMES) await fetch(`${service.url}/api/v1/ohlc?symbol=${symbol}&timeframe=${timeframe}&limit=1`, { headers });
+      for (const timeframe of TIMEFRAMES)
+        await fetch(`${service.url}/api/v1/ohlc?symbol=${symbol}&timeframe=${timeframe}&limit=1`, { headers });
     }
     const metrics = await (await fetch(`${service.url}/_metrics`)).text();
     const cached = Number(/signalforge_bars_cached (\d+)/.exec(metrics)?.[1] ?? 0);
@@ -101,7 +102,13 @@ export const benchmark: Benchmark = {
         goal_p99_ms: 20,
         met: indicators.p99 <= 20,
       },
-      { name: 'memory', rss_mb_one_series: rssBefore, rss_mb_all_series: rssMb(service.pid), bars_cached: cached, series: SYMBOLS.length * TIMEFRAMES.length },
+      {
+        name: 'memory',
+        rss_mb_one_series: rssBefore,
+        rss_mb_all_series: rssMb(service.pid),
+        bars_cached: cached,
+        series: SYMBOLS.length * TIMEFRAMES.length,
+      },
     ];
   },
 };

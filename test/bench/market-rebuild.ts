@@ -86,7 +86,12 @@ export const benchmark: Benchmark = {
         seconds: Math.round(rebuildS * 100) / 100,
         note: 'INSERT … SELECT over ticks FINAL, 4 timeframes',
       },
-      { name: 'streaming-resampler', ticks: streamed, ticks_per_s: Math.round(streamed / streamS), note: 'TS resampler alone, 4 timeframes' },
+      {
+        name: 'streaming-resampler',
+        ticks: streamed,
+        ticks_per_s: Math.round(streamed / streamS),
+        note: 'TS resampler alone, 4 timeframes',
+      },
     ];
   },
 };

@@ -43,7 +43,9 @@ export const benchmark: Benchmark = {
     const file = join(dir, 'model.onnx');
     ctx.log(`exporting ExtraTrees(${trees}) on ${rows} rows`);
     const python = join(import.meta.dirname, '..', '..', 'src', 'sandbox', 'python');
-    const nodes = Number(execFileSync('/usr/bin/python3', ['-c', EXPORT, python, String(rows), String(trees), file], { encoding: 'utf8' }).trim());
+    const nodes = Number(
+      execFileSync('/usr/bin/python3', ['-c', EXPORT, python, String(rows), String(trees), file], { encoding: 'utf8' }).trim(),
+    );
     const bytes = readFileSync(file);
     checkModel(bytes); // warm-up, and it must pass
     const wall: number[] = [];
@@ -58,15 +60,17 @@ export const benchmark: Benchmark = {
     }
     const mb = bytes.length / 1e6;
     const ms = median(wall);
-    return [{
-      name: 'large-honest-extratrees',
-      model_mb: round(mb),
-      tree_nodes: nodes,
-      runs: wall.length,
-      wall_ms_median: round(ms),
-      cpu_ms_median: round(median(cpu)),
-      mb_per_s: round(mb / (ms / 1000)),
-      ms_at_size_bound: Math.round((MAX_MODEL_BYTES / 1e6 / mb) * ms),
-    }];
+    return [
+      {
+        name: 'large-honest-extratrees',
+        model_mb: round(mb),
+        tree_nodes: nodes,
+        runs: wall.length,
+        wall_ms_median: round(ms),
+        cpu_ms_median: round(median(cpu)),
+        mb_per_s: round(mb / (ms / 1000)),
+        ms_at_size_bound: Math.round((MAX_MODEL_BYTES / 1e6 / mb) * ms),
+      },
+    ];
   },
 };

@@ -30,7 +30,8 @@ const pct = (xs: number[], p: number) => {
 
 export const benchmark: Benchmark = {
   name: 'model-scoring',
-  description: 'ONNX scoring in its own processes vs in the service process: one row p50/p99, 1,000 models at once, a training span and the event loop meanwhile',
+  description:
+    'ONNX scoring in its own processes vs in the service process: one row p50/p99, 1,000 models at once, a training span and the event loop meanwhile',
   async run(ctx) {
     const calls = numberOption(ctx, 'calls', 2000);
     const fanouts = numberOption(ctx, 'fanouts', 15);
@@ -43,7 +44,8 @@ export const benchmark: Benchmark = {
     const session = await ort.InferenceSession.create(m.bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' });
     ctx.defer(() => session.release());
     const inProcess: Scorer = {
-      probabilities: async (X, rows) => (await session.run({ X: new ort.Tensor('float32', X, [rows, m.nFeatures]) }))['probabilities']!.data as Float32Array,
+      probabilities: async (X, rows) =>
+        (await session.run({ X: new ort.Tensor('float32', X, [rows, m.nFeatures]) }))['probabilities']!.data as Float32Array,
     };
     const pool = new ScorerPool({ processes });
     ctx.defer(() => pool.close());
@@ -65,14 +67,24 @@ export const benchmark: Benchmark = {
       }
       results.push({ name: 'one-row', where, calls, p50_ms: pct(latencies, 0.5), p99_ms: pct(latencies, 0.99) });
 
-      for (const [who, scorers] of [['one user', Array.from({ length: 1000 }, () => one)], ['1,000 users', many]] as const) {
+      for (const [who, scorers] of [
+        ['one user', Array.from({ length: 1000 }, () => one)],
+        ['1,000 users', many],
+      ] as const) {
         const times: number[] = [];
         for (let k = 0; k < fanouts + 2; k++) {
           const t = performance.now();
           await Promise.all(scorers.map((s, i) => s.probabilities(row(i), 1)));
           if (k >= 2) times.push(performance.now() - t);
         }
-        results.push({ name: '1000-models-one-row-each', where, owners: who, runs: fanouts, p50_ms: pct(times, 0.5), max_ms: pct(times, 1) });
+        results.push({
+          name: '1000-models-one-row-each',
+          where,
+          owners: who,
+          runs: fanouts,
+          p50_ms: pct(times, 0.5),
+          max_ms: pct(times, 1),
+        });
       }
 
       const delay = monitorEventLoopDelay({ resolution: 1 });

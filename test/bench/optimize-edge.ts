@@ -31,7 +31,13 @@ const pct = (xs: number[], p: number) => {
 };
 
 /** `requests` GETs of /whoami-key, `concurrency` at a time; each one's latency in ms (or until `until` says stop). */
-async function timeWhoami(url: string, key: string, requests: number, concurrency: number, until: () => boolean = () => false): Promise<number[]> {
+async function timeWhoami(
+  url: string,
+  key: string,
+  requests: number,
+  concurrency: number,
+  until: () => boolean = () => false,
+): Promise<number[]> {
   const latencies: number[] = [];
   let sent = 0;
   const worker = async () => {
@@ -50,7 +56,7 @@ async function timeWhoami(url: string, key: string, requests: number, concurrenc
 
 export const benchmark: Benchmark = {
   name: 'optimize-edge',
-  description: "GET /whoami-key p99 idle vs while engine-only optimisations run in the same serve process (goal within 1.5× of idle)",
+  description: 'GET /whoami-key p99 idle vs while engine-only optimisations run in the same serve process (goal within 1.5× of idle)',
   async run(ctx: BenchContext): Promise<BenchResult[]> {
     const requests = numberOption(ctx, 'requests', 3000);
     const concurrency = numberOption(ctx, 'concurrency', 4);
@@ -82,7 +88,12 @@ export const benchmark: Benchmark = {
     const ids: number[] = [];
     for (let i = 0; i < optimisations; i++) {
       const key = i === 0 ? optimiser : ((await call('POST', '/api/v1/key/trial', {})).api_key as string);
-      const start = await call('POST', '/api/v1/optimize', { code, ...SPAN, parameters: SPACE, method: 'random', trials, seed: i + 1, walk_forward: { folds: 5, scheme: 'anchored' } }, key);
+      const start = await call(
+        'POST',
+        '/api/v1/optimize',
+        { code, ...SPAN, parameters: SPACE, method: 'random', trials, seed: i + 1, walk_forward: { folds: 5, scheme: 'anchored' } },
+        key,
+      );
       ids.push(start.optimize_id);
       ctx.defer(() => call('DELETE', `/api/v1/optimize/${start.optimize_id}`, undefined, key).catch(() => undefined));
     }
@@ -108,7 +119,7 @@ export const benchmark: Benchmark = {
     const unfollow = new AbortController();
     const watcher = (async () => {
       if (follow === 'poll') {
-        for (let first = true; !ended && !ctx.signal.aborted; ) {
+        for (let first = true; !ended && !ctx.signal.aborted;) {
           const job = await status();
           if (job.trials_done > 0 || !running(job)) first = (trialsSeen(), false);
           if (!running(job)) ended = true;
@@ -116,7 +127,10 @@ export const benchmark: Benchmark = {
         }
         return;
       }
-      const res = await fetch(`${service.url}/api/v1/optimize/${ids[0]}/stream`, { headers: { 'x-api-key': optimiser }, signal: AbortSignal.any([ctx.signal, unfollow.signal]) });
+      const res = await fetch(`${service.url}/api/v1/optimize/${ids[0]}/stream`, {
+        headers: { 'x-api-key': optimiser },
+        signal: AbortSignal.any([ctx.signal, unfollow.signal]),
+      });
       if (res.status !== 200) throw new Error(`GET /optimize/{id}/stream: HTTP ${res.status}`);
       const decoder = new TextDecoder();
       let buffer = '';
@@ -140,7 +154,9 @@ export const benchmark: Benchmark = {
     watcher.catch(() => trialsSeen());
     const started = performance.now();
     await firstTrials;
-    ctx.log(`first trials after ${Math.round(performance.now() - started)} ms; timing the edge while they run (following the job by ${follow})`);
+    ctx.log(
+      `first trials after ${Math.round(performance.now() - started)} ms; timing the edge while they run (following the job by ${follow})`,
+    );
     const busyFrom = performance.now();
     const busy = await timeWhoami(service.url, prober, requests, concurrency, () => ended);
     const busySeconds = (performance.now() - busyFrom) / 1000;
@@ -167,7 +183,22 @@ export const benchmark: Benchmark = {
         met: ratio <= 1.5 && busy.length >= requests / 2,
         optimisation: { optimisations, trials, trials_done_at_end: job.trials_done, status_at_end: job.status },
         follow,
-        ...(polls.length ? { status_polls: { count: polls.length, p50_ms: pct(polls.map((p) => p.ms), 0.5), max_ms: pct(polls.map((p) => p.ms), 1), max_bytes: Math.max(...polls.map((p) => p.bytes)) } } : {}),
+        ...(polls.length
+          ? {
+              status_polls: {
+                count: polls.length,
+                p50_ms: pct(
+                  polls.map((p) => p.ms),
+                  0.5,
+                ),
+                max_ms: pct(
+                  polls.map((p) => p.ms),
+                  1,
+                ),
+                max_bytes: Math.max(...polls.map((p) => p.bytes)),
+              },
+            }
+          : {}),
       },
     ];
   },

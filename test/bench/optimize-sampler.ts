@@ -14,9 +14,22 @@ import { StrategyConfig } from '../../schemas/strategy.ts';
 import { numberOption, type BenchResult, type Benchmark } from './lib/types.ts';
 
 const CONFIG = StrategyConfig.parse({
-  model_type: 'RandomForestClassifier', model_params: {}, signal_threshold: 0.55, direction: 'both', stop_loss: null, take_profit: null,
-  cooldown: 0, max_positions: 1, on_opposite: 'reverse', session_filter: null, min_atr: null, trend_filter: null, target_horizon: 4,
-  objective: '', notes: '', title: 'bench',
+  model_type: 'RandomForestClassifier',
+  model_params: {},
+  signal_threshold: 0.55,
+  direction: 'both',
+  stop_loss: null,
+  take_profit: null,
+  cooldown: 0,
+  max_positions: 1,
+  on_opposite: 'reverse',
+  session_filter: null,
+  min_atr: null,
+  trend_filter: null,
+  target_horizon: 4,
+  objective: '',
+  notes: '',
+  title: 'bench',
 });
 
 const EIGHT: OptimizeSearchInput['parameters'] = {
@@ -50,19 +63,28 @@ const space = (method: 'grid' | 'random' | 'tpe', parameters: OptimizeSearchInpu
 async function history(runtime: StrategyRuntime, s: SearchSpace, method: 'grid' | 'random', n: number): Promise<TriedParams[]> {
   const out: TriedParams[] = [];
   while (out.length < n) {
-    const batch = await suggest(runtime, { space: s, method, seed: 1, direction: 'maximize', history: out, n: Math.min(100, n - out.length) });
-    for (const params of batch) out.push(out.length % 10 === 9 ? { params, state: 'failed' } : { params, state: 'complete', value: value(params) });
+    const batch = await suggest(runtime, {
+      space: s,
+      method,
+      seed: 1,
+      direction: 'maximize',
+      history: out,
+      n: Math.min(100, n - out.length),
+    });
+    for (const params of batch)
+      out.push(out.length % 10 === 9 ? { params, state: 'failed' } : { params, state: 'complete', value: value(params) });
   }
   return out;
 }
 
-const value = (p: ParamValues) => -(((p.stop_loss as number) - 30) ** 2) - (((p.take_profit as number) - 80) ** 2) / 4;
+const value = (p: ParamValues) => -(((p.stop_loss as number) - 30) ** 2) - ((p.take_profit as number) - 80) ** 2 / 4;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export const benchmark: Benchmark = {
   name: 'optimize-sampler',
-  description: 'One suggest in the sandbox: 25 TPE parameter sets after 200 finished trials (8 parameters), with random, grid and 12 parameters for comparison',
+  description:
+    'One suggest in the sandbox: 25 TPE parameter sets after 200 finished trials (8 parameters), with random, grid and 12 parameters for comparison',
   async run(ctx) {
     const runs = numberOption(ctx, 'runs', 5);
     const told = numberOption(ctx, 'told', 200);
@@ -86,7 +108,15 @@ export const benchmark: Benchmark = {
         if (sets.length !== 25) throw new Error(`${name}: ${sets.length} sets`);
       }
       ctx.log(`${name}: median ${median(times).toFixed(0)} ms over ${times.length} runs`);
-      results.push({ name, params: s.params.length, told, asked: 25, runs: times.length, median_ms: Math.round(median(times)), max_ms: Math.round(Math.max(...times)) });
+      results.push({
+        name,
+        params: s.params.length,
+        told,
+        asked: 25,
+        runs: times.length,
+        median_ms: Math.round(median(times)),
+        max_ms: Math.round(Math.max(...times)),
+      });
     }
     return results;
   },

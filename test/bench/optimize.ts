@@ -31,7 +31,7 @@ const HOUR = TIMEFRAME_MS['1h'];
 /** A year of weekday 1-hour bars (~6,260) of a seeded random walk around 1.10. */
 function yearOfHours(seed: number): BarSeries {
   let s = seed >>> 0;
-  const rnd = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const rnd = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   const gauss = () => Math.sqrt(-2 * Math.log(rnd() + 1e-12)) * Math.cos(2 * Math.PI * rnd());
   const end = Date.UTC(2025, 0, 1);
   const rows: number[][] = [];
@@ -53,12 +53,30 @@ function yearOfHours(seed: number): BarSeries {
   const n = rows.length;
   const col = (i: number) => Float64Array.from(rows, (r) => r[i]!);
   return new BarSeries({
-    ts: col(0), open: col(1), high: col(2), low: col(3), close: col(4),
-    spread: new Float64Array(n).fill(0.00002), volume: new Float64Array(n).fill(1), ticks: new Uint32Array(n).fill(1), source: new Uint8Array(n),
+    ts: col(0),
+    open: col(1),
+    high: col(2),
+    low: col(3),
+    close: col(4),
+    spread: new Float64Array(n).fill(0.00002),
+    volume: new Float64Array(n).fill(1),
+    ticks: new Uint32Array(n).fill(1),
+    source: new Uint8Array(n),
   });
 }
 
-const empty = () => new BarSeries({ ts: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0), spread: new Float64Array(0), volume: new Float64Array(0), ticks: new Uint32Array(0), source: new Uint8Array(0) });
+const empty = () =>
+  new BarSeries({
+    ts: new Float64Array(0),
+    open: new Float64Array(0),
+    high: new Float64Array(0),
+    low: new Float64Array(0),
+    close: new Float64Array(0),
+    spread: new Float64Array(0),
+    volume: new Float64Array(0),
+    ticks: new Uint32Array(0),
+    source: new Uint8Array(0),
+  });
 
 export const benchmark: Benchmark = {
   name: 'optimize',
@@ -70,7 +88,11 @@ export const benchmark: Benchmark = {
     ctx.defer(() => nats.close());
     const runtime = await StrategyRuntime.start({ log, size: 2 });
     ctx.defer(() => runtime.stop());
-    const [jobsKv, chunks, counters] = await Promise.all([openBucket(nats.bus, Buckets.optimize), openBucket(nats.bus, Buckets.optimizeTrials), openBucket(nats.bus, Buckets.counters)]);
+    const [jobsKv, chunks, counters] = await Promise.all([
+      openBucket(nats.bus, Buckets.optimize),
+      openBucket(nats.bus, Buckets.optimizeTrials),
+      openBucket(nats.bus, Buckets.counters),
+    ]);
     const store = new OptimizeStore(jobsKv, counters, chunks);
     const series = yearOfHours(34);
     const jobs = new OptimizeJobs({
@@ -127,7 +149,9 @@ export const benchmark: Benchmark = {
     if (job!.status !== 'done') throw new Error(`optimisation ${job!.status}: ${job!.error}`);
     const view = await jobs.view(1, start.optimize_id);
     const variants = new Set(view.trials.map((x) => `${x.params['model_params.n_estimators']}/${x.params['model_params.max_depth']}`)).size;
-    ctx.log(`${view.trials.length} trials (${variants} model variants, ${view.trials_failed} failed) in ${wall.toFixed(1)} s; stages ${JSON.stringify(stages)}`);
+    ctx.log(
+      `${view.trials.length} trials (${variants} model variants, ${view.trials_failed} failed) in ${wall.toFixed(1)} s; stages ${JSON.stringify(stages)}`,
+    );
     return [
       {
         name: 'hyperparameter-50-trials-5-folds-1h-year',
@@ -143,7 +167,8 @@ export const benchmark: Benchmark = {
         verdict: view.robustness?.verdict ?? null,
         goal_s: GOAL_S,
         met: wall <= GOAL_S,
-        comparison: 'every trial is scored out-of-sample by fold models that never saw its bars (5 fits per model variant); freqtrade hyperopt scores in-sample',
+        comparison:
+          'every trial is scored out-of-sample by fold models that never saw its bars (5 fits per model variant); freqtrade hyperopt scores in-sample',
         machine_quiet_before: quiet,
       },
     ];

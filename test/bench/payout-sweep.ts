@@ -28,9 +28,11 @@ const DAY_START = Date.UTC(2025, 2, 10);
 /** Runs `task` over `items`, `width` at a time. */
 async function inParallel<T>(items: readonly T[], width: number, task: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await task(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
 }
 
 export const benchmark: Benchmark = {
@@ -52,7 +54,14 @@ export const benchmark: Benchmark = {
       clickhouse,
       log,
       // No monthly allowances: the balances here are the fork payouts alone.
-      config: { TRIAL_MINTS_PER_HOUR: 5, RATE_LIMIT_PER_MIN: 120, PLATFORM_DAILY_AI_BUDGET_USD: 50, NATS_REPLICAS: 1, MONTHLY_CREDITS_FREE: 0, MONTHLY_CREDITS_PRO: 0 },
+      config: {
+        TRIAL_MINTS_PER_HOUR: 5,
+        RATE_LIMIT_PER_MIN: 120,
+        PLATFORM_DAILY_AI_BUDGET_USD: 50,
+        NATS_REPLICAS: 1,
+        MONTHLY_CREDITS_FREE: 0,
+        MONTHLY_CREDITS_PRO: 0,
+      },
     });
     ctx.defer(() => accounts.stop());
 
@@ -62,10 +71,24 @@ export const benchmark: Benchmark = {
     const [users, community] = await Promise.all([openBucket(bus, Buckets.users), openBucket(bus, Buckets.community)]);
     const index = Array.from({ length: pairs }, (_, i) => i + 1);
     await inParallel(index, 64, async (i) => {
-      const user: UserRecord = { user_id: i, username: `parent-${i}`, plan: i % 4 === 0 ? 'pro' : 'free', is_trial: true, created_at: DAY_START - 30 * DAY, key_hash: `h${i}`, key_hint: 'sf_…' };
+      const user: UserRecord = {
+        user_id: i,
+        username: `parent-${i}`,
+        plan: i % 4 === 0 ? 'pro' : 'free',
+        is_trial: true,
+        created_at: DAY_START - 30 * DAY,
+        key_hash: `h${i}`,
+        key_hint: 'sf_…',
+      };
       await users.put(String(i), user);
-      await community.put(String(i), communityEntry({ community_id: i, user_id: i, author: `parent-${i}`, parent_id: null, created_at: DAY_START - 20 * DAY }));
-      await community.put(String(pairs + i), communityEntry({ community_id: pairs + i, user_id: pairs + i, author: `fork-${i}`, parent_id: i, created_at: DAY_START }));
+      await community.put(
+        String(i),
+        communityEntry({ community_id: i, user_id: i, author: `parent-${i}`, parent_id: null, created_at: DAY_START - 20 * DAY }),
+      );
+      await community.put(
+        String(pairs + i),
+        communityEntry({ community_id: pairs + i, user_id: pairs + i, author: `fork-${i}`, parent_id: i, created_at: DAY_START }),
+      );
     });
     const rows: UsageRow[] = [];
     let seq = 1;
@@ -75,7 +98,15 @@ export const benchmark: Benchmark = {
       for (let k = 0; k < 5; k++) {
         const credits = 5 + ((i * 7 + k * 13) % 400);
         spent += credits;
-        rows.push({ seq: seq++, user_id: pairs + i, ts: DAY_START + 3_600_000 * (k * 4 + 1) + i, delta: -credits, balance_after: 0, reason: 'generate', ref: '' });
+        rows.push({
+          seq: seq++,
+          user_id: pairs + i,
+          ts: DAY_START + 3_600_000 * (k * 4 + 1) + i,
+          delta: -credits,
+          balance_after: 0,
+          reason: 'generate',
+          ref: '',
+        });
       }
       expectedShare += Math.min(200, Math.floor(spent / 10));
     }
@@ -87,10 +118,19 @@ export const benchmark: Benchmark = {
 
     const clock = new ReplayClock(DAY_START + DAY + 20 * 60_000);
     const mirrorStarted = performance.now();
-    const payouts = await buildPayouts({ bus, clickhouse, metering: accounts.metering, directory: accounts.directory, usage: accounts.usage, log, clock });
+    const payouts = await buildPayouts({
+      bus,
+      clickhouse,
+      metering: accounts.metering,
+      directory: accounts.directory,
+      usage: accounts.usage,
+      log,
+      clock,
+    });
     const mirrorS = (performance.now() - mirrorStarted) / 1000;
     ctx.defer(() => payouts.stop());
-    if (payouts.links.entries().size !== 2 * pairs) throw new Error(`the mirror holds ${payouts.links.entries().size} entries, not ${2 * pairs}`);
+    if (payouts.links.entries().size !== 2 * pairs)
+      throw new Error(`the mirror holds ${payouts.links.entries().size} entries, not ${2 * pairs}`);
 
     ctx.log('sweeping the day');
     const load = loadavg()[0]!;
@@ -101,9 +141,11 @@ export const benchmark: Benchmark = {
     const cpu = process.cpuUsage(cpuBefore);
     const [day] = outcome.days;
     if (outcome.days.length !== 1 || !day) throw new Error(`expected one day settled, got ${JSON.stringify(outcome.days)}`);
-    if (day.rows !== pairs || day.share !== expectedShare) throw new Error(`settled ${day.rows} rows, share ${day.share}; expected ${pairs}, ${expectedShare}`);
+    if (day.rows !== pairs || day.share !== expectedShare)
+      throw new Error(`settled ${day.rows} rows, share ${day.share}; expected ${pairs}, ${expectedShare}`);
     const ledger = await new PayoutsRepo(clickhouse).totals();
-    if (ledger.rows !== pairs || ledger.credited !== day.credited) throw new Error(`ledger ${JSON.stringify(ledger)} disagrees with the sweep ${JSON.stringify(day)}`);
+    if (ledger.rows !== pairs || ledger.credited !== day.credited)
+      throw new Error(`ledger ${JSON.stringify(ledger)} disagrees with the sweep ${JSON.stringify(day)}`);
 
     ctx.log('settling the same day again');
     const againStarted = performance.now();

@@ -109,15 +109,38 @@ function slowest(timeline: { at: number; ms: number; headersMs: number; timing: 
     const end = r.at + r.ms;
     const paused = gc.reduce((sum, g) => sum + Math.max(0, Math.min(end, g.at + g.ms) - Math.max(r.at, g.at)), 0);
     const stage = Object.fromEntries(r.timing.map(([name, ms]) => [name, Number(ms)]));
-    return { ms: round(r.ms), to_headers_ms: round(r.headersMs), server_total_ms: stage.total, server_run_ms: stage.run, body_ms: round(r.ms - r.headersMs), client_gc_ms: round(paused) };
+    return {
+      ms: round(r.ms),
+      to_headers_ms: round(r.headersMs),
+      server_total_ms: stage.total,
+      server_run_ms: stage.run,
+      body_ms: round(r.ms - r.headersMs),
+      client_gc_ms: round(paused),
+    };
   });
 }
 
 /** CPU ms per worker job (run, shape, print) in this process: the best and the median of 15 batches of 20, after a warm-up. */
 function workerJobCpu(): { cpu_ms_per_job_best: number; cpu_ms_per_job_median: number } {
   const m = loadBars('EURUSD', '1min', 2500);
-  const bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)) };
-  const job: PineJob = { id: 1, source: FIFTY_LINES, bars, timeframe: '1min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 10_000, shape: { from: 500, feMode: 'basic' } };
+  const bars = {
+    ts: m.ts,
+    open: m.open,
+    high: m.high,
+    low: m.low,
+    close: m.close,
+    volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)),
+  };
+  const job: PineJob = {
+    id: 1,
+    source: FIFTY_LINES,
+    bars,
+    timeframe: '1min',
+    symbol: 'EURUSD',
+    mintick: 0.00001,
+    wallMs: 10_000,
+    shape: { from: 500, feMode: 'basic' },
+  };
   const once = () => {
     const r = runJob(job);
     if (!r.ok) throw new Error(`the worker job failed: ${JSON.stringify(r)}`);
@@ -136,7 +159,8 @@ function workerJobCpu(): { cpu_ms_per_job_best: number; cpu_ms_per_job_median: n
 
 export const benchmark: Benchmark = {
   name: 'pine',
-  description: 'POST /indicators/custom: a 50-line Pine indicator over 2,000 bars (p99), parse alone, /whoami-key p99 under 20 concurrent custom requests',
+  description:
+    'POST /indicators/custom: a 50-line Pine indicator over 2,000 bars (p99), parse alone, /whoami-key p99 under 20 concurrent custom requests',
   async run(ctx: BenchContext): Promise<BenchResult[]> {
     // 400 per figure: a p99 of 100 samples is the second-worst request, one stray pause decides it.
     const requests = numberOption(ctx, 'requests', 400);
@@ -155,27 +179,51 @@ export const benchmark: Benchmark = {
 
     const jobCpu = workerJobCpu();
 
-    const env = { MARKET_FEED: 'synthetic', HISTORY_DAYS: '5', TRIAL_CREDITS: '1000000', RATE_LIMIT_PER_MIN: '1000000', LOG_LEVEL: ctx.options['log-level'] ?? 'warn' };
+    const env = {
+      MARKET_FEED: 'synthetic',
+      HISTORY_DAYS: '5',
+      TRIAL_CREDITS: '1000000',
+      RATE_LIMIT_PER_MIN: '1000000',
+      LOG_LEVEL: ctx.options['log-level'] ?? 'warn',
+    };
     const traceGc = ctx.options['trace-gc'];
-    const nodeArgs = [...(ctx.options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options['cpu-prof']}`] : []), ...(traceGc ? ['--trace-gc'] : [])];
+    const nodeArgs = [
+      ...(ctx.options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${ctx.options['cpu-prof']}`] : []),
+      ...(traceGc ? ['--trace-gc'] : []),
+    ];
     const service = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000, nodeArgs });
     ctx.defer(async () => {
       // The service's stdout (its log, and the GC trace) goes with its data dir: kept first.
       if (traceGc) copyFileSync(join(service.dataDir, 'service.stdout.log'), traceGc);
       await service.stop();
     });
-    const mint = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const mint = await fetch(`${service.url}/api/v1/key/trial`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     const key = ((await mint.json()) as { api_key: string }).api_key;
     const body = JSON.stringify({ source: FIFTY_LINES, symbol: 'EURUSD', timeframe: '1min', limit: 2000, fe_mode: 'basic' });
     let variant = 0;
     /** The script with its fast length's default changed: a source text no worker has seen. */
-    const newScript = () => JSON.stringify({ source: FIFTY_LINES.replace('input.int(12, "Fast length"', `input.int(${12 + (++variant % 9)}, "Fast length ${variant}"`), symbol: 'EURUSD', timeframe: '1min', limit: 2000, fe_mode: 'basic' });
+    const newScript = () =>
+      JSON.stringify({
+        source: FIFTY_LINES.replace('input.int(12, "Fast length"', `input.int(${12 + (++variant % 9)}, "Fast length ${variant}"`),
+        symbol: 'EURUSD',
+        timeframe: '1min',
+        limit: 2000,
+        fe_mode: 'basic',
+      });
     /** Each request's Server-Timing stages (pre, bars, queue, worker, run, charge, total), by name. */
     const stages = new Map<string, number[]>();
     const custom = async (payload = body) => {
       const t = performance.now();
       const startedAt = t;
-      const res = await fetch(`${service.url}/api/v1/indicators/custom`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: payload });
+      const res = await fetch(`${service.url}/api/v1/indicators/custom`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: payload,
+      });
       const headersMs = performance.now() - t;
       const text = await res.text();
       if (res.status !== 200) throw new Error(`custom indicator answered ${res.status}: ${text.slice(0, 300)}`);
@@ -201,7 +249,9 @@ export const benchmark: Benchmark = {
         const t = performance.now();
         httpGet(`${service.url}/api/v1/whoami-key`, { agent, headers: { 'x-api-key': key } }, (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`whoami-key answered ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`whoami-key answered ${res.statusCode}`)),
+          );
         }).on('error', reject);
       });
     /** `n` calls of each client, in turn: [fetch, node:http]. */
@@ -259,14 +309,25 @@ export const benchmark: Benchmark = {
     // would hold the event loop that times whoami, and the client's delays would count as the service's.
     const loadSeconds = 10;
     const customLoad = runLoad(
-      { url: `${service.url}/api/v1/indicators/custom`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body, connections: concurrent, pipelining: 1, durationS: loadSeconds, warmupS: 0 },
+      {
+        url: `${service.url}/api/v1/indicators/custom`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body,
+        connections: concurrent,
+        pipelining: 1,
+        durationS: loadSeconds,
+        warmupS: 0,
+      },
       { serverPid: service.pid, signal: ctx.signal },
     );
     await new Promise((r) => setTimeout(r, 1500));
     const [loaded, loadedHttp] = await whoamiBoth(whoamiN);
     const run = await customLoad;
-    if (run.result.non2xx > 0 || run.result.errors > 0) throw new Error(`the custom load had ${run.result.non2xx} non-2xx answers and ${run.result.errors} errors`);
-    if (run.wall_ms < 1500 + [...loaded, ...loadedHttp].reduce((a, b) => a + b, 0)) throw new Error('the custom load ended before whoami-key was timed: raise loadSeconds');
+    if (run.result.non2xx > 0 || run.result.errors > 0)
+      throw new Error(`the custom load had ${run.result.non2xx} non-2xx answers and ${run.result.errors} errors`);
+    if (run.wall_ms < 1500 + [...loaded, ...loadedHttp].reduce((a, b) => a + b, 0))
+      throw new Error('the custom load ended before whoami-key was timed: raise loadSeconds');
 
     const apiStats = stats(api);
     // The answers' bodies stall in the kernel's TCP now and then on loopback with BBR (not with cubic): said beside the figures.
@@ -281,8 +342,32 @@ export const benchmark: Benchmark = {
     const loadedStats = stats(loadedHttp);
     return [
       { name: 'parse', lines, ...parseStats, goal_p99_ms: GOALS.parse_p99_ms, meets_goal: parseStats.p99_ms <= GOALS.parse_p99_ms },
-      { name: 'api-50-lines-2000-bars', lines, bars: 2000, first_ms: round(first.ms), service_cpu_ms_per_request: cpuPerRequest, loadavg_1m: round(load), worker_run_ms: stats(interpreted), outside_run_ms: stats(outside), to_headers_ms: stats(headers), server_timing_ms: Object.fromEntries([...stages].map(([name, ms]) => [name, stats(ms)])), slowest: slowest(timeline, clientGc), tcp_congestion_control: congestion, ...apiStats, goal_p99_ms: GOALS.api_p99_ms, meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms },
-      { name: 'api-50-lines-2000-bars-new-script-each-request', lines, bars: 2000, service_cpu_ms_per_request: cpuPerFresh, ...stats(fresh), goal_p99_ms: GOALS.api_p99_ms, meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms },
+      {
+        name: 'api-50-lines-2000-bars',
+        lines,
+        bars: 2000,
+        first_ms: round(first.ms),
+        service_cpu_ms_per_request: cpuPerRequest,
+        loadavg_1m: round(load),
+        worker_run_ms: stats(interpreted),
+        outside_run_ms: stats(outside),
+        to_headers_ms: stats(headers),
+        server_timing_ms: Object.fromEntries([...stages].map(([name, ms]) => [name, stats(ms)])),
+        slowest: slowest(timeline, clientGc),
+        tcp_congestion_control: congestion,
+        ...apiStats,
+        goal_p99_ms: GOALS.api_p99_ms,
+        meets_goal: apiStats.p99_ms <= GOALS.api_p99_ms,
+      },
+      {
+        name: 'api-50-lines-2000-bars-new-script-each-request',
+        lines,
+        bars: 2000,
+        service_cpu_ms_per_request: cpuPerFresh,
+        ...stats(fresh),
+        goal_p99_ms: GOALS.api_p99_ms,
+        meets_goal: pct(fresh, 99) <= GOALS.api_p99_ms,
+      },
       { name: 'worker-job-in-process', bars: 2500, ...jobCpu },
       { name: 'whoami-idle', client: 'node:http keep-alive', ...stats(idleHttp), via_fetch: stats(idle) },
       {

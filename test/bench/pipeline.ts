@@ -23,10 +23,14 @@ const ONE_SHOT_PROMPT =
 
 export const benchmark: Benchmark = {
   name: 'pipeline',
-  description: 'A year of 15-min EURUSD over HTTP: POST /train → done with RandomForest(200) (goal ≤ 5 s); POST /one_shot → done (goal ≤ 10 s)',
+  description:
+    'A year of 15-min EURUSD over HTTP: POST /train → done with RandomForest(200) (goal ≤ 5 s); POST /one_shot → done (goal ≤ 10 s)',
   async run(ctx) {
     const runs = numberOption(ctx, 'runs', 3);
-    const service = await startServiceProcess({ HISTORY_DAYS: '365', LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '1000000', WEBHOOK_ALLOW_PRIVATE: 'loopback', TRIAL_CREDITS: '1000' }, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
+    const service = await startServiceProcess(
+      { HISTORY_DAYS: '365', LOG_LEVEL: 'info', RATE_LIMIT_PER_MIN: '1000000', WEBHOOK_ALLOW_PRIVATE: 'loopback', TRIAL_CREDITS: '1000' },
+      { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 },
+    );
     ctx.defer(() => service.stop().then(() => undefined));
     const quiet = await waitForQuiet(60_000, ctx.signal);
     const call = apiCaller(service.url);
@@ -36,7 +40,12 @@ export const benchmark: Benchmark = {
     let last: any = null;
     for (let i = 0; i < runs + 1; i++) {
       const t = performance.now();
-      const start = await call('POST', '/api/v1/train', { code: CODE, symbol: 'EURUSD', timeframe: '15min', model_name: `bench ${i}` }, key);
+      const start = await call(
+        'POST',
+        '/api/v1/train',
+        { code: CODE, symbol: 'EURUSD', timeframe: '15min', model_name: `bench ${i}` },
+        key,
+      );
       let job: any;
       for (;;) {
         job = await call('GET', `/api/v1/train/${start.job_id}`, undefined, key);

@@ -71,7 +71,16 @@ function compare(name: string, alone: number[], attacked: number[], extra: Recor
   const a = figures(alone);
   const b = figures(attacked);
   const ratio = b.p99_ms / a.p99_ms;
-  return { name, alone: a, attacked: b, p50_ratio: round(b.p50_ms / a.p50_ms, 2), p99_ratio: round(ratio, 2), goal_p99_ratio: GOAL_RATIO, met: ratio <= GOAL_RATIO, ...extra };
+  return {
+    name,
+    alone: a,
+    attacked: b,
+    p50_ratio: round(b.p50_ms / a.p50_ms, 2),
+    p99_ratio: round(ratio, 2),
+    goal_p99_ratio: GOAL_RATIO,
+    met: ratio <= GOAL_RATIO,
+    ...extra,
+  };
 }
 
 /** `n` loops, each calling `call` back to back until stopped; counts what the calls answered. */
@@ -140,12 +149,19 @@ async function sandboxPool(ctx: BenchContext): Promise<BenchResult[]> {
   const train = (fifo: boolean) => async () => {
     await job(NEIGHBOUR, fifo, configBudget(), (limits) => runtime.config(NEIGHBOUR_CODE, limits));
     const fitRows = Math.floor(month.ts.length * 0.8);
-    const fit = { ts: month.ts.subarray(0, fitRows), open: month.open.subarray(0, fitRows), high: month.high.subarray(0, fitRows), low: month.low.subarray(0, fitRows), close: month.close.subarray(0, fitRows) };
+    const fit = {
+      ts: month.ts.subarray(0, fitRows),
+      open: month.open.subarray(0, fitRows),
+      high: month.high.subarray(0, fitRows),
+      low: month.low.subarray(0, fitRows),
+      close: month.close.subarray(0, fitRows),
+    };
     const analysis = await job(NEIGHBOUR, fifo, analyzeBudget(fitRows), (limits) => runtime.analyze(NEIGHBOUR_CODE, fit, limits));
     const budget = trainBudget(config, month.ts.length, analysis.featureColumns.length);
     await job(NEIGHBOUR, fifo, budget, (limits) => runtime.train(NEIGHBOUR_CODE, month, { fitRows, warmup: analysis.warmup ?? 0 }, limits));
   };
-  const predictOnce = (user: number, fifo: boolean, code: string) => job(user, fifo, featuresBudget(predictBars.ts.length), (limits) => runtime.features(code, predictBars, limits));
+  const predictOnce = (user: number, fifo: boolean, code: string) =>
+    job(user, fifo, featuresBudget(predictBars.ts.length), (limits) => runtime.features(code, predictBars, limits));
   const predict = (fifo: boolean) => async () => void (await predictOnce(NEIGHBOUR, fifo, NEIGHBOUR_CODE));
   const attack = (fifo: boolean) =>
     startAttack(attackers, async () => {
@@ -169,7 +185,12 @@ async function sandboxPool(ctx: BenchContext): Promise<BenchResult[]> {
   };
 
   // The attack's own duration, alone (what one of its calls holds a zygote for).
-  const attackAlone = await timed(2, async () => void (await runtime.features(ATTACK_CODE, predictBars, { timeoutMs: 60_000 })), ctx, 'one attack call alone (no budget)');
+  const attackAlone = await timed(
+    2,
+    async () => void (await runtime.features(ATTACK_CODE, predictBars, { timeoutMs: 60_000 })),
+    ctx,
+    'one attack call alone (no budget)',
+  );
   const results: BenchResult[] = [];
   for (const [name, runs, work] of [
     ['sandbox-predict-vs-train', trainRuns, train],
@@ -203,11 +224,16 @@ async function pinePool(ctx: BenchContext): Promise<BenchResult[]> {
   const service = await startServiceProcess(env, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
   ctx.defer(() => service.stop().then(() => undefined));
   const mint = async () => {
-    const res = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${service.url}/api/v1/key/trial`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     return ((await res.json()) as { api_key: string }).api_key;
   };
   const [neighbour, attacker] = [await mint(), await mint()];
-  const balance = async (key: string) => ((await (await fetch(`${service.url}/api/v1/key/usage`, { headers: { 'x-api-key': key } })).json()) as { balance: number }).balance;
+  const balance = async (key: string) =>
+    ((await (await fetch(`${service.url}/api/v1/key/usage`, { headers: { 'x-api-key': key } })).json()) as { balance: number }).balance;
   const post = (key: string, source: string, limit: number) =>
     fetch(`${service.url}/api/v1/indicators/custom`, {
       method: 'POST',
@@ -248,7 +274,8 @@ async function pinePool(ctx: BenchContext): Promise<BenchResult[]> {
 
 export const benchmark: Benchmark = {
   name: 'pool-fairness',
-  description: "Each shared pool (sandbox: predict-vs-train, predict-vs-predict; Pine workers): a neighbour's p50/p99 alone and beside one user's abuse (goal p99 ≤ 2× alone)",
+  description:
+    "Each shared pool (sandbox: predict-vs-train, predict-vs-predict; Pine workers): a neighbour's p50/p99 alone and beside one user's abuse (goal p99 ≤ 2× alone)",
   async run(ctx) {
     const quiet = await waitForQuiet(30_000, ctx.signal);
     const sandbox = await sandboxPool(ctx);

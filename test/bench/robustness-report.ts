@@ -78,7 +78,8 @@ const round = (x: number) => Math.round(x * 100) / 100;
 
 export const benchmark: Benchmark = {
   name: 'robustness-report',
-  description: 'robustnessReport over a year of real 15-min EURUSD bars (1,000 random-entry + 1,000 bootstrap runs), ms per report (goal well under 100 ms)',
+  description:
+    'robustnessReport over a year of real 15-min EURUSD bars (1,000 random-entry + 1,000 bootstrap runs), ms per report (goal well under 100 ms)',
   async run(ctx): Promise<BenchResult[]> {
     const runs = numberOption(ctx, 'runs', 9);
     const inst = INSTRUMENTS.EURUSD;
@@ -137,7 +138,8 @@ export const benchmark: Benchmark = {
         name: 'report-one-year-15min',
         data: 'HistData EURUSD 2016 1-min bid bars (real) aggregated to 15 min, constant 0.6-pip spread',
         signals: 'model-like: AR(1) score thresholded at ±0.06, in runs (seeded)',
-        settings: 'SL 20 pips, TP 40 pips, 1 position, reverse, fill at bid/ask, commission 3.5/lot/side, swap -6.5/+1.2; 1,000 random-entry runs, 1,000 bootstrap runs, N = 20',
+        settings:
+          'SL 20 pips, TP 40 pips, 1 position, reverse, fill at bid/ask, commission 3.5/lot/side, swap -6.5/+1.2; 1,000 random-entry runs, 1,000 bootstrap runs, N = 20',
         bars: n,
         trades: test.tradeCount,
         verdict,

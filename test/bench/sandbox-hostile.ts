@@ -39,7 +39,10 @@ export const benchmark: Benchmark = {
   description: '/_healthz latency (every 10 ms) quiet vs while hostile train jobs run back to back (goal p99 ≤ 50 ms)',
   async run(ctx) {
     const seconds = numberOption(ctx, 'seconds', 15);
-    const service = await startServiceProcess({ HISTORY_DAYS: '365', RATE_LIMIT_PER_MIN: '1000000', TRIAL_CREDITS: '1000', TRIAL_MINTS_PER_HOUR: '1000' }, { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 });
+    const service = await startServiceProcess(
+      { HISTORY_DAYS: '365', RATE_LIMIT_PER_MIN: '1000000', TRIAL_CREDITS: '1000', TRIAL_MINTS_PER_HOUR: '1000' },
+      { signal: ctx.signal, log: ctx.log, timeoutMs: 180_000 },
+    );
     ctx.defer(() => service.stop().then(() => undefined));
     await waitForQuiet(60_000, ctx.signal);
     const call = apiCaller(service.url);
@@ -67,7 +70,9 @@ export const benchmark: Benchmark = {
       for (let i = 0; !stop; i++) {
         const [name, code] = Object.entries(HOSTILE)[i % Object.keys(HOSTILE).length]!;
         const body = { code, symbol: 'EURUSD', timeframe: '15min', model_name: `hostile ${i}` };
-        const start = await call('POST', '/api/v1/train', body, key).catch(async () => call('POST', '/api/v1/train', body, (key = await mint())));
+        const start = await call('POST', '/api/v1/train', body, key).catch(async () =>
+          call('POST', '/api/v1/train', body, (key = await mint())),
+        );
         for (;;) {
           const job = await call('GET', `/api/v1/train/${start.job_id}`, undefined, key);
           if (job.status === 'done' || job.status === 'failed') {

@@ -64,7 +64,8 @@ function hammer(service: ServiceProcess, key: string, clients: number) {
 
 export const benchmark: Benchmark = {
   name: 'shutdown',
-  description: 'SIGTERM → exit of the real service, idle and under load (a train job, an SSE stream, keyed GETs), against SHUTDOWN_TIMEOUT_MS',
+  description:
+    'SIGTERM → exit of the real service, idle and under load (a train job, an SSE stream, keyed GETs), against SHUTDOWN_TIMEOUT_MS',
   async run(ctx: BenchContext): Promise<BenchResult[]> {
     const runs = numberOption(ctx, 'runs', 2);
     const clients = numberOption(ctx, 'clients', 16);
@@ -85,8 +86,18 @@ export const benchmark: Benchmark = {
       await waitFor('/_readyz', async () => (await fetch(`${service.url}/_readyz`)).ok, 120_000, ctx.signal);
       if (state === 'idle') return service.stop(SHUTDOWN_BOUND_MS * 2);
 
-      const job = await api('POST', '/api/v1/train', { code: strategyCode({ prelude: 'busy = sum(range(20_000_000))' }), timeframe: '1min' }, key);
-      await waitFor('the train job to run', async () => (await api('GET', `/api/v1/train/${job.job_id}`, undefined, key)).status === 'running', 60_000, ctx.signal);
+      const job = await api(
+        'POST',
+        '/api/v1/train',
+        { code: strategyCode({ prelude: 'busy = sum(range(20_000_000))' }), timeframe: '1min' },
+        key,
+      );
+      await waitFor(
+        'the train job to run',
+        async () => (await api('GET', `/api/v1/train/${job.job_id}`, undefined, key)).status === 'running',
+        60_000,
+        ctx.signal,
+      );
       const stream = await fetch(`${service.url}/api/v1/activity/stream`);
       const streamEnded = stream.text().catch(() => '');
       const load = hammer(service, key, clients);
@@ -112,7 +123,11 @@ export const benchmark: Benchmark = {
           state === 'idle'
             ? 'SIGTERM → exit of a started, ready service with nothing running'
             : `SIGTERM → exit with a train job running, an SSE stream open and ${clients} concurrent keyed GETs`,
-        runs: stops.map((s) => ({ ms: s.ms, exit: s.code ?? s.signal, ...(s.answered === undefined ? {} : { answered: s.answered, refused: s.refused }) })),
+        runs: stops.map((s) => ({
+          ms: s.ms,
+          exit: s.code ?? s.signal,
+          ...(s.answered === undefined ? {} : { answered: s.answered, refused: s.refused }),
+        })),
         worst_ms: worst,
         median_ms: stops.map((s) => s.ms).sort((a, b) => a - b)[Math.floor((stops.length - 1) / 2)],
         bound_ms: SHUTDOWN_BOUND_MS,

@@ -36,7 +36,8 @@ function figure(name: string, allReadyMs: number, fleet: Fleet): BenchResult {
 
 export const benchmark: Benchmark = {
   name: 'startup-cluster',
-  description: 'time to all-ready of roles started on a real 3-node NATS cluster: 11 at once on a fresh cluster, then one of each with each node down in turn',
+  description:
+    'time to all-ready of roles started on a real 3-node NATS cluster: 11 at once on a fresh cluster, then one of each with each node down in turn',
   async run(ctx) {
     const dir = mkdtempSync(join(tmpdir(), 'sf-bench-startup-'));
     ctx.defer(() => rmSync(dir, { recursive: true, force: true }));

@@ -44,14 +44,16 @@ def strategy_config():
     return {}
 `;
 
-
 /** One year of 15-min bars (~25,000) from the synthetic market: realistic returns, sessions, gaps. */
 function yearOf15MinBars(): OhlcColumns {
   const inst = INSTRUMENTS.EURUSD;
   const start = Date.UTC(2025, 10, 1);
   const rows: BarMessage[] = [];
   const resampler = new StreamingResampler((bar) => bar.timeframe === '15min' && rows.push(bar));
-  new SyntheticTickGenerator(inst, initialState(inst, start, 'bench')).generate(start + 365 * 86_400_000, (t) => void resampler.push(t, 'synthetic'));
+  new SyntheticTickGenerator(inst, initialState(inst, start, 'bench')).generate(
+    start + 365 * 86_400_000,
+    (t) => void resampler.push(t, 'synthetic'),
+  );
   resampler.flush();
   return {
     ts: Float64Array.from(rows, (b) => b.ts),
@@ -64,7 +66,13 @@ function yearOf15MinBars(): OhlcColumns {
 
 /** Bars from..to of b (a live actor's window after each new bar). */
 function slice(b: OhlcColumns, from: number, to: number): OhlcColumns {
-  return { ts: b.ts.slice(from, to), open: b.open.slice(from, to), high: b.high.slice(from, to), low: b.low.slice(from, to), close: b.close.slice(from, to) };
+  return {
+    ts: b.ts.slice(from, to),
+    open: b.open.slice(from, to),
+    high: b.high.slice(from, to),
+    low: b.low.slice(from, to),
+    close: b.close.slice(from, to),
+  };
 }
 
 function bars(n: number): OhlcColumns {
@@ -112,7 +120,8 @@ export const benchmark: Benchmark = {
     ctx.defer(() => session.close());
     const [viaSession, viaJob] = [await session.features(warm), await runtime.features(TYPICAL, warm)];
     const bytes = (v: Float64Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-    const same = viaSession.columns.join() === viaJob.columns.join() && viaSession.values.every((v, i) => bytes(v).equals(bytes(viaJob.values[i]!)));
+    const same =
+      viaSession.columns.join() === viaJob.columns.join() && viaSession.values.every((v, i) => bytes(v).equals(bytes(viaJob.values[i]!)));
     const stream = bars(window + runs + 6);
     let next = 0;
     const perBarSession = await timed(runs, () => (next++, session.features(slice(stream, next, next + window))), 50);

@@ -24,7 +24,11 @@ const enc = new TextEncoder();
 /** Quotes as feeds send them: 5 decimals. */
 const tick = (i: number) => ({ ts: 1_700_000_000_000 + Math.floor(i / 3), bid: 1.08501 + (i % 7) / 1e5, ask: 1.08511 + (i % 7) / 1e5 });
 /** Computed floats printed in full (e.g. 1.0850199999999999): beyond the byte decoder's exact fast path. */
-const longTick = (i: number) => ({ ts: 1_700_000_000_000 + Math.floor(i / 3), bid: 1.08501 + (i % 7) * 1e-5, ask: 1.08511 + (i % 7) * 1e-5 });
+const longTick = (i: number) => ({
+  ts: 1_700_000_000_000 + Math.floor(i / 3),
+  bid: 1.08501 + (i % 7) * 1e-5,
+  ask: 1.08511 + (i % 7) * 1e-5,
+});
 
 function rate(fn: () => number, ms = 1500): number {
   for (let i = 0; i < 5; i++) fn();
@@ -36,8 +40,12 @@ function rate(fn: () => number, ms = 1500): number {
 
 function decodeRates() {
   const singles = Array.from({ length: 1000 }, (_, i) => enc.encode(JSON.stringify(tick(i))));
-  const batches = Array.from({ length: 10 }, (_, b) => enc.encode(JSON.stringify(Array.from({ length: 100 }, (_, i) => tick(b * 100 + i)))));
-  const longBatches = Array.from({ length: 10 }, (_, b) => enc.encode(JSON.stringify(Array.from({ length: 100 }, (_, i) => longTick(b * 100 + i)))));
+  const batches = Array.from({ length: 10 }, (_, b) =>
+    enc.encode(JSON.stringify(Array.from({ length: 100 }, (_, i) => tick(b * 100 + i)))),
+  );
+  const longBatches = Array.from({ length: 10 }, (_, b) =>
+    enc.encode(JSON.stringify(Array.from({ length: 100 }, (_, i) => longTick(b * 100 + i)))),
+  );
   const zodDecode = (p: Uint8Array) => {
     const v: unknown = JSON.parse(payloadText(p));
     return (Array.isArray(v) ? v : [v]).filter((x) => parseTickWithZod(x) !== null).length;
@@ -61,7 +69,8 @@ function decodeRates() {
   // Best of three interleaved rounds: on a shared machine the slow rounds measure the neighbours.
   const best = Object.fromEntries(Object.keys(cases).map((k) => [k, 0])) as Record<keyof typeof cases, number>;
   for (let round = 0; round < 3; round++) {
-    for (const [name, fn] of Object.entries(cases) as Array<[keyof typeof cases, () => number]>) best[name] = Math.max(best[name], rate(fn, 700));
+    for (const [name, fn] of Object.entries(cases) as Array<[keyof typeof cases, () => number]>)
+      best[name] = Math.max(best[name], rate(fn, 700));
   }
   return {
     single_tick_messages: { bytes_to_columns: best.single_columns, fast_path: best.single_fast, zod: best.single_zod },
@@ -86,7 +95,10 @@ function publish(url: string, messages: number, perMessage: number): Promise<voi
     await nc.flush();
     await nc.close();`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, String(messages), String(perMessage)], { stdio: 'inherit', cwd: process.cwd() });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, String(messages), String(perMessage)], {
+      stdio: 'inherit',
+      cwd: process.cwd(),
+    });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`publisher exited ${code}`))));
   });
 }
@@ -96,7 +108,10 @@ async function natsRate(url: string, messages: number, perMessage: number) {
   const nc = await connect({ servers: url });
   let count = 0;
   // Counts only; takes columns as the bar builder does (no object per tick).
-  const sink: TickSink = { write: async (ticks) => void (count += ticks.length), writeColumns: async (ticks) => void (count += ticks.length) };
+  const sink: TickSink = {
+    write: async (ticks) => void (count += ticks.length),
+    writeColumns: async (ticks) => void (count += ticks.length),
+  };
   const source = startNatsTickSource({ nc, sink, log, symbols: ['EURUSD'] });
   await nc.flush();
   const t0 = performance.now();
@@ -115,9 +130,18 @@ async function natsRate(url: string, messages: number, perMessage: number) {
   const stats = source.stats();
   await source.stop();
   await nc.close();
-  return { ticks_sent: total, ticks_accepted: stats.accepted, dropped: stats.dropped, shed: stats.shed, late: stats.late, seconds: +seconds.toFixed(2), publish_seconds: +((published - t0) / 1000).toFixed(2), ticks_per_s: Math.round(stats.accepted / seconds),
+  return {
+    ticks_sent: total,
+    ticks_accepted: stats.accepted,
+    dropped: stats.dropped,
+    shed: stats.shed,
+    late: stats.late,
+    seconds: +seconds.toFixed(2),
+    publish_seconds: +((published - t0) / 1000).toFixed(2),
+    ticks_per_s: Math.round(stats.accepted / seconds),
     // What the consumer side alone can do: ticks per second of this process's CPU (user + system).
-    ticks_per_consumer_cpu_s: Math.round(stats.accepted / ((cpu.user + cpu.system) / 1e6)) };
+    ticks_per_consumer_cpu_s: Math.round(stats.accepted / ((cpu.user + cpu.system) / 1e6)),
+  };
 }
 
 export const benchmark: Benchmark = {

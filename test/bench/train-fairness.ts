@@ -13,7 +13,10 @@ import { startServiceProcess, waitForQuiet } from './lib/service.ts';
 
 const CODE = trainableStrategy('RandomForestClassifier', "{'n_estimators': 200, 'max_depth': 8}");
 // The same strategy with an endless loop at the top of feature_engineering: it passes every static check.
-const ENDLESS = CODE.replace('def feature_engineering(df, close, open_, high, low):\n', 'def feature_engineering(df, close, open_, high, low):\n    while True:\n        pass\n');
+const ENDLESS = CODE.replace(
+  'def feature_engineering(df, close, open_, high, low):\n',
+  'def feature_engineering(df, close, open_, high, low):\n    while True:\n        pass\n',
+);
 const GOAL_RATIO = 1.5;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,7 +48,12 @@ function startLooper(call: ApiCall, key: string, depth: number, ctx: BenchContex
   const done = (async () => {
     while (!state.stopped && !ctx.signal.aborted) {
       while (inFlight.size < depth) {
-        const start = await call('POST', '/api/v1/train', { code: ENDLESS, symbol: 'EURUSD', timeframe: '15min', model_name: `loop ${state.submitted}` }, key);
+        const start = await call(
+          'POST',
+          '/api/v1/train',
+          { code: ENDLESS, symbol: 'EURUSD', timeframe: '15min', model_name: `loop ${state.submitted}` },
+          key,
+        );
         inFlight.add(start.job_id);
         state.submitted++;
       }
@@ -76,7 +84,8 @@ async function trainRuns(call: ApiCall, key: string, runs: number, label: string
 
 export const benchmark: Benchmark = {
   name: 'train-fairness',
-  description: 'POST /train → done (a year of 15-min EURUSD, RandomForest(200)) quiet, then while another user submits endless loops back to back (goal ≤ 1.5× quiet)',
+  description:
+    'POST /train → done (a year of 15-min EURUSD, RandomForest(200)) quiet, then while another user submits endless loops back to back (goal ≤ 1.5× quiet)',
   async run(ctx) {
     const runs = numberOption(ctx, 'runs', 3);
     const depth = numberOption(ctx, 'depth', 3);

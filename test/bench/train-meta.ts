@@ -22,26 +22,40 @@ const META = DIRECTION.replace(
   '    df = df.bfill().ffill()\n',
   "    gap = df['sma_gap']\n    df['rule_long'] = ((gap > 0) & (gap.shift(1) <= 0)).astype(float)\n    df['rule_short'] = ((gap < 0) & (gap.shift(1) >= 0)).astype(float)\n    df = df.bfill().ffill()\n",
 ).replace("'trend_filter': None,", "'trend_filter': None, 'entry_long': 'rule_long', 'entry_short': 'rule_short',");
-if (META === DIRECTION || !META.includes('entry_long') || !META.includes("df['rule_long']")) throw new Error('train-meta: the bench strategy changed; update the rule insertion');
+if (META === DIRECTION || !META.includes('entry_long') || !META.includes("df['rule_long']"))
+  throw new Error('train-meta: the bench strategy changed; update the rule insertion');
 
 let jobs = 0;
 function job(code: string): JobRecord {
   const request = TrainJobRequest.parse({ code, symbol: 'EURUSD', timeframe: '15min', start_date: '2016-01-01', end_date: '2016-12-31' });
   const id = ++jobs;
   return {
-    job_id: id, user_id: 1, username: 'bench', status: 'running', model_name: `bench ${id}`, model_stem: `1_EURUSD_15min_bench ${id}`,
-    request, created_at: Date.now(), started_at: Date.now(), finished_at: null, stage: null, attempts: 1, cap_counted_at: Date.now(),
+    job_id: id,
+    user_id: 1,
+    username: 'bench',
+    status: 'running',
+    model_name: `bench ${id}`,
+    model_stem: `1_EURUSD_15min_bench ${id}`,
+    request,
+    created_at: Date.now(),
+    started_at: Date.now(),
+    finished_at: null,
+    stage: null,
+    attempts: 1,
+    cap_counted_at: Date.now(),
   };
 }
 
-
 export const benchmark: Benchmark = {
   name: 'train-meta',
-  description: 'Training with meta-labels (entry rules: rule bars only, triple-barrier labels) vs the direction model: RandomForest(200) on a year of real 15-min EURUSD (goal ≤ 1.2×)',
+  description:
+    'Training with meta-labels (entry rules: rule bars only, triple-barrier labels) vs the direction model: RandomForest(200) on a year of real 15-min EURUSD (goal ≤ 1.2×)',
   async run(ctx) {
     const runs = numberOption(ctx, 'runs', 2);
     const { m1, m15 } = loadSeries();
-    const bars = { get: async (_symbol: string, timeframe: string) => (timeframe === '1min' ? m1 : m15) } as Parameters<typeof trainPipeline>[0]['bars'];
+    const bars = { get: async (_symbol: string, timeframe: string) => (timeframe === '1min' ? m1 : m15) } as Parameters<
+      typeof trainPipeline
+    >[0]['bars'];
     const runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
     ctx.defer(() => runtime.stop());
     const pipeline = trainPipeline({ runtime, bars });
@@ -49,7 +63,10 @@ export const benchmark: Benchmark = {
       if (ctx.signal.aborted) throw new Error('aborted');
       const marks: Record<string, number> = {};
       const t = performance.now();
-      const outcome: TrainOutcome = await pipeline(job(which === 'meta' ? META : DIRECTION), async (stage) => void (marks[stage] = performance.now()));
+      const outcome: TrainOutcome = await pipeline(
+        job(which === 'meta' ? META : DIRECTION),
+        async (stage) => void (marks[stage] = performance.now()),
+      );
       return { wallMs: performance.now() - t, fitMs: marks.backtesting! - marks.training!, outcome };
     };
     ctx.log('warm-up: one job each way (not counted)');

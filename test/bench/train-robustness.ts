@@ -69,11 +69,28 @@ export function loadSeries(): { m1: BarSeries; m15: BarSeries } {
 
 let jobs = 0;
 function job(): JobRecord {
-  const request = TrainJobRequest.parse({ code: CODE, symbol: 'EURUSD', timeframe: '15min', start_date: '2016-01-01', end_date: '2016-12-31' });
+  const request = TrainJobRequest.parse({
+    code: CODE,
+    symbol: 'EURUSD',
+    timeframe: '15min',
+    start_date: '2016-01-01',
+    end_date: '2016-12-31',
+  });
   const id = ++jobs;
   return {
-    job_id: id, user_id: 1, username: 'bench', status: 'running', model_name: `bench ${id}`, model_stem: `1_EURUSD_15min_bench ${id}`,
-    request, created_at: Date.now(), started_at: Date.now(), finished_at: null, stage: null, attempts: 1, cap_counted_at: Date.now(),
+    job_id: id,
+    user_id: 1,
+    username: 'bench',
+    status: 'running',
+    model_name: `bench ${id}`,
+    model_stem: `1_EURUSD_15min_bench ${id}`,
+    request,
+    created_at: Date.now(),
+    started_at: Date.now(),
+    finished_at: null,
+    stage: null,
+    attempts: 1,
+    cap_counted_at: Date.now(),
   };
 }
 
@@ -92,11 +109,14 @@ export const s = (ms: number) => Math.round(ms / 10) / 100;
 
 export const benchmark: Benchmark = {
   name: 'train-robustness',
-  description: 'The robustness report’s cost on a train job: RandomForest(200) on a year of real 15-min EURUSD, with 5 rolling walk-forward folds and the report vs without (goal ≤ 20 % added)',
+  description:
+    'The robustness report’s cost on a train job: RandomForest(200) on a year of real 15-min EURUSD, with 5 rolling walk-forward folds and the report vs without (goal ≤ 20 % added)',
   async run(ctx) {
     const runs = numberOption(ctx, 'runs', 2);
     const { m1, m15 } = loadSeries();
-    const bars = { get: async (_symbol: string, timeframe: string) => (timeframe === '1min' ? m1 : m15) } as Parameters<typeof trainPipeline>[0]['bars'];
+    const bars = { get: async (_symbol: string, timeframe: string) => (timeframe === '1min' ? m1 : m15) } as Parameters<
+      typeof trainPipeline
+    >[0]['bars'];
     const runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
     ctx.defer(() => runtime.stop());
     // The same runtime asked for no fold models: the job as it ran before the report.
@@ -113,7 +133,13 @@ export const benchmark: Benchmark = {
       const t = performance.now();
       const outcome = await pipelines[which](job(), async (stage) => void (marks[stage] = performance.now()));
       const wallMs = performance.now() - t;
-      return { wallMs, fitMs: marks.backtesting! - marks.training!, scoreMs: marks.saving! - marks.backtesting!, reportMs: outcome.reportMs, outcome };
+      return {
+        wallMs,
+        fitMs: marks.backtesting! - marks.training!,
+        scoreMs: marks.saving! - marks.backtesting!,
+        reportMs: outcome.reportMs,
+        outcome,
+      };
     };
 
     ctx.log('warm-up: one job each way (not counted)');

@@ -57,7 +57,9 @@ async function allBars(url: string, key: string): Promise<Bar[]> {
   const bars: Bar[] = [];
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   for (let t = Date.now() - 400 * 86_400_000; t <= Date.now(); t += 50 * 86_400_000) {
-    const res = await fetch(`${url}/api/v1/ohlc?symbol=EURUSD&timeframe=15min&start=${day(t)}&end=${day(t + 49 * 86_400_000)}&limit=5000`, { headers: { 'x-api-key': key } });
+    const res = await fetch(`${url}/api/v1/ohlc?symbol=EURUSD&timeframe=15min&start=${day(t)}&end=${day(t + 49 * 86_400_000)}&limit=5000`, {
+      headers: { 'x-api-key': key },
+    });
     const { candles } = (await res.json()) as { candles: Bar[] };
     bars.push(...candles);
   }
@@ -65,7 +67,21 @@ async function allBars(url: string, key: string): Promise<Bar[]> {
 }
 
 function resultsFor(bars: Bar[], tradeCount: number) {
-  const stats = { n: tradeCount, wins: tradeCount / 2, losses: tradeCount / 2, wr: 0.5, ret: 0.05, pf: 1.1, rr: 1.1, expect: 5, mdd: -0.04, np: 500, avg: 0.0005, best: 0.01, worst: -0.01 };
+  const stats = {
+    n: tradeCount,
+    wins: tradeCount / 2,
+    losses: tradeCount / 2,
+    wr: 0.5,
+    ret: 0.05,
+    pf: 1.1,
+    rr: 1.1,
+    expect: 5,
+    mdd: -0.04,
+    np: 500,
+    avg: 0.0005,
+    best: 0.01,
+    worst: -0.01,
+  };
   const split = Math.floor(bars.length * 0.7);
   const step = Math.floor(bars.length / tradeCount);
   const trade_log = Array.from({ length: tradeCount }, (_, i) => {
@@ -74,9 +90,23 @@ function resultsFor(bars: Bar[], tradeCount: number) {
     const side = i % 2 ? 'short' : 'long';
     const pnl = (exit.close - entry.open) * 100_000 * (side === 'long' ? 1 : -1);
     return {
-      side, entry_time: entry.timestamp, exit_time: exit.timestamp, entry_price: entry.open, exit_price: exit.close, lots: 1, units: 100_000,
-      exit_reason: i % 3 ? 'signal' : 'TP', pips: pnl / 10, gross_pnl: pnl, commission: 7, swap: 0, pnl: pnl - 7, bars_held: 10, margin: null,
-      stop_loss: entry.open - (side === 'long' ? 1 : -1) * 0.002, take_profit: entry.open + (side === 'long' ? 1 : -1) * 0.004,
+      side,
+      entry_time: entry.timestamp,
+      exit_time: exit.timestamp,
+      entry_price: entry.open,
+      exit_price: exit.close,
+      lots: 1,
+      units: 100_000,
+      exit_reason: i % 3 ? 'signal' : 'TP',
+      pips: pnl / 10,
+      gross_pnl: pnl,
+      commission: 7,
+      swap: 0,
+      pnl: pnl - 7,
+      bars_held: 10,
+      margin: null,
+      stop_loss: entry.open - (side === 'long' ? 1 : -1) * 0.002,
+      take_profit: entry.open + (side === 'long' ? 1 : -1) * 0.004,
       period: i * step < split ? 'train' : 'test',
     };
   });
@@ -84,8 +114,16 @@ function resultsFor(bars: Bar[], tradeCount: number) {
   const every = Math.max(1, Math.floor(test.length / 1000));
   const curve = test.filter((_, i) => i % every === 0);
   return {
-    model: '1_EURUSD_15min_Bench', model_name: 'Bench', symbol: 'EURUSD', timeframe: '15min', source: 'synthetic', model_type: 'XGBClassifier',
-    title: 'A year, 1,000 trades', trained_at: new Date().toISOString(), features: ['rsi_14'], warmup: 50,
+    model: '1_EURUSD_15min_Bench',
+    model_name: 'Bench',
+    symbol: 'EURUSD',
+    timeframe: '15min',
+    source: 'synthetic',
+    model_type: 'XGBClassifier',
+    title: 'A year, 1,000 trades',
+    trained_at: new Date().toISOString(),
+    features: ['rsi_14'],
+    warmup: 50,
     settings: { risk_unit: 'pips', stop_loss: 20, take_profit: 40, confidence_threshold: 0.55, train_split: 0.7 },
     spans: {
       train: { from: bars[0]!.timestamp, to: bars[split - 1]!.timestamp, bars: split },
@@ -97,7 +135,13 @@ function resultsFor(bars: Bar[], tradeCount: number) {
     trade_log,
     equity_curve: curve.map((b, i) => ({ time: b.timestamp, equity: 10_000 + i })),
     drawdown: curve.map((b) => ({ time: b.timestamp, drawdown: -0.01 })),
-    confusion_matrix: { labels: ['down', 'up'], matrix: [[10, 5], [5, 10]] },
+    confusion_matrix: {
+      labels: ['down', 'up'],
+      matrix: [
+        [10, 5],
+        [5, 10],
+      ],
+    },
     feature_importance: [{ feature: 'rsi_14', importance: 1 }],
     rolling_accuracy: [],
     pred_trade_log: [],
@@ -112,7 +156,13 @@ export const benchmark: Benchmark = {
   description: `Web app in headless Chromium: home first load compressed (goal ≤ ${GOALS.homeKb} KB) and interactive (≤ ${GOALS.interactiveMs} ms); model page with a year of 15-min bars and 1,000 trades rendered (≤ ${GOALS.modelMs} ms); /pulse first byte (≤ ${GOALS.pulseTtfbMs} ms)`,
   async run(ctx) {
     const runs = numberOption(ctx, 'web-runs', 5);
-    const sf = await startTestService({ HISTORY_DAYS: '365', RATE_LIMIT_PER_MIN: '1000000', TRIAL_MINTS_PER_HOUR: '100', ANON_RATE_BURST: '100000', ANON_RATE_PER_MIN: '1000000' });
+    const sf = await startTestService({
+      HISTORY_DAYS: '365',
+      RATE_LIMIT_PER_MIN: '1000000',
+      TRIAL_MINTS_PER_HOUR: '100',
+      ANON_RATE_BURST: '100000',
+      ANON_RATE_PER_MIN: '1000000',
+    });
     ctx.defer(() => sf.stop());
     const browser = await launchBrowser();
     ctx.defer(() => browser.close());
@@ -134,7 +184,14 @@ export const benchmark: Benchmark = {
       interactive.push(await page.evaluate(() => performance.getEntriesByName('sf:interactive')[0]!.startTime));
       await context.close();
     }
-    results.push({ name: 'home-interactive', median_ms: round(median(interactive)), max_ms: round(Math.max(...interactive)), runs, goal_ms: GOALS.interactiveMs, ok: median(interactive) <= GOALS.interactiveMs });
+    results.push({
+      name: 'home-interactive',
+      median_ms: round(median(interactive)),
+      max_ms: round(Math.max(...interactive)),
+      runs,
+      goal_ms: GOALS.interactiveMs,
+      ok: median(interactive) <= GOALS.interactiveMs,
+    });
 
     // The model page, with a year of bars and 1,000 trades.
     const key = (await sf.mintKey()).api_key;
@@ -152,22 +209,48 @@ export const benchmark: Benchmark = {
       await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
       // The page marks the moment it has drawn everything (polling for it would add its own lag).
       rendered.push(await page.evaluate(() => performance.getEntriesByName('sf:drawn')[0]!.startTime));
-      ctx.log(`model page: ${JSON.stringify(await page.evaluate(() => [...performance.getEntriesByType('mark'), ...performance.getEntriesByType('navigation')].map((e) => [e.name, Math.round(e.startTime + ('responseEnd' in e ? (e as PerformanceNavigationTiming).domInteractive : 0))])))}`);
+      ctx.log(
+        `model page: ${JSON.stringify(await page.evaluate(() => [...performance.getEntriesByType('mark'), ...performance.getEntriesByType('navigation')].map((e) => [e.name, Math.round(e.startTime + ('responseEnd' in e ? (e as PerformanceNavigationTiming).domInteractive : 0))])))}`,
+      );
       const drawn = await page.$eval('#candles', (el) => ({ ...(el as HTMLElement).dataset }));
-      if (Number(drawn.candles) !== bars.length || Number(drawn.markers) !== 2_000) throw new Error(`model page drew ${JSON.stringify(drawn)}`);
+      if (Number(drawn.candles) !== bars.length || Number(drawn.markers) !== 2_000)
+        throw new Error(`model page drew ${JSON.stringify(drawn)}`);
       await context.close();
     }
-    results.push({ name: 'model-page-render', bars: bars.length, trades: 1_000, median_ms: round(median(rendered)), max_ms: round(Math.max(...rendered)), runs, goal_ms: GOALS.modelMs, ok: median(rendered) <= GOALS.modelMs });
+    results.push({
+      name: 'model-page-render',
+      bars: bars.length,
+      trades: 1_000,
+      median_ms: round(median(rendered)),
+      max_ms: round(Math.max(...rendered)),
+      runs,
+      goal_ms: GOALS.modelMs,
+      ok: median(rendered) <= GOALS.modelMs,
+    });
 
     // /pulse with a full first page.
     for (let i = 0; i < 200; i++) {
-      await sf.service.activity.bus.emit({ kind: 'TRAINED', bot: `bench-${i % 7}`, model: { name: `Model ${i}`, symbol: 'EURUSD', timeframe: '15min' }, metrics: { n: 10, wr: 0.5, ret: 0.01, pf: 1.2 } });
+      await sf.service.activity.bus.emit({
+        kind: 'TRAINED',
+        bot: `bench-${i % 7}`,
+        model: { name: `Model ${i}`, symbol: 'EURUSD', timeframe: '15min' },
+        metrics: { n: 10, wr: 0.5, ret: 0.01, pf: 1.2 },
+      });
     }
     await new Promise((r) => setTimeout(r, 500));
     const ttfb: number[] = [];
     for (let i = 0; i < 300; i++) ttfb.push(await timeToFirstByte(`${sf.url}/pulse`));
     const warm = ttfb.slice(20);
-    results.push({ name: 'pulse-first-byte', events: 200, p50_ms: round(percentile(warm, 50), 2), p95_ms: round(percentile(warm, 95), 2), first_ms: round(ttfb[0]!, 2), requests: ttfb.length, goal_ms: GOALS.pulseTtfbMs, ok: percentile(warm, 95) <= GOALS.pulseTtfbMs });
+    results.push({
+      name: 'pulse-first-byte',
+      events: 200,
+      p50_ms: round(percentile(warm, 50), 2),
+      p95_ms: round(percentile(warm, 95), 2),
+      first_ms: round(ttfb[0]!, 2),
+      requests: ttfb.length,
+      goal_ms: GOALS.pulseTtfbMs,
+      ok: percentile(warm, 95) <= GOALS.pulseTtfbMs,
+    });
     for (const r of results) ctx.log(JSON.stringify(r));
     return results;
   },

@@ -64,10 +64,16 @@ async function startCrowd(url: string, key: string, clients: number, workers: nu
   const per = Math.ceil(clients / workers);
   await Promise.all(
     Array.from({ length: workers }, (_, w) => {
-      const child = fork(`${REPO_ROOT}/test/bench/lib/ws-crowd-worker.ts`, [], { execArgv: ['--import', 'tsx'], cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      const child = fork(`${REPO_ROOT}/test/bench/lib/ws-crowd-worker.ts`, [], {
+        execArgv: ['--import', 'tsx'],
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      });
       children.push(child);
       return new Promise<void>((resolve, reject) => {
-        child.once('message', (m: { type: string; error?: string }) => (m.type === 'ready' ? resolve() : reject(new Error(`worker ${w}: ${m.error}`))));
+        child.once('message', (m: { type: string; error?: string }) =>
+          m.type === 'ready' ? resolve() : reject(new Error(`worker ${w}: ${m.error}`)),
+        );
         child.send({ type: 'start', url, key, count: Math.min(per, clients - w * per), symbol: 'EURUSD', timeframe: '1min' });
       });
     }),
@@ -119,7 +125,24 @@ async function bareWsBaseline(clients: number, workers: number, bars: number, pa
   const tss: number[] = [];
   for (let i = 0; i < bars; i++) {
     const ts = (i + 1) * MINUTE;
-    const frame = Buffer.from(JSON.stringify({ type: 'bar', bar: { symbol: 'EURUSD', timeframe: '1min', ts, open: 1.1, high: 1.1, low: 1.1, close: 1.1, volume: 1, ticks: 1, spread: 1e-5, source: 'live' } }));
+    const frame = Buffer.from(
+      JSON.stringify({
+        type: 'bar',
+        bar: {
+          symbol: 'EURUSD',
+          timeframe: '1min',
+          ts,
+          open: 1.1,
+          high: 1.1,
+          low: 1.1,
+          close: 1.1,
+          volume: 1,
+          ticks: 1,
+          spread: 1e-5,
+          source: 'live',
+        },
+      }),
+    );
     published.set(ts, now());
     for (const ws of wss.clients) ws.send(frame, { binary: false });
     tss.push(ts);
@@ -131,7 +154,8 @@ async function bareWsBaseline(clients: number, workers: number, bars: number, pa
 
 export const benchmark: Benchmark = {
   name: 'ws-stream',
-  description: 'WebSocket stream: bar close → last of 10,000 clients (goal p99 ≤ 100 ms), edge RSS per idle connection (≤ 20 KB), bar close → prediction frame (≤ 50 ms)',
+  description:
+    'WebSocket stream: bar close → last of 10,000 clients (goal p99 ≤ 100 ms), edge RSS per idle connection (≤ 20 KB), bar close → prediction frame (≤ 50 ms)',
   async run(ctx) {
     const clients = numberOption(ctx, 'clients', 10_000);
     const workers = numberOption(ctx, 'workers', 4);
@@ -184,12 +208,25 @@ export const benchmark: Benchmark = {
       nextTs += MINUTE;
       const open = price;
       price = Math.round(price * (1 + (Math.random() - 0.5) * 4e-4) * 1e5) / 1e5;
-      const bar: BarMessage = { symbol: 'EURUSD', timeframe: '1min', ts, open, high: Math.max(open, price) + 2e-5, low: Math.min(open, price) - 2e-5, close: price, volume: 50, ticks: 50, spread: 1e-5, source: 'live' };
+      const bar: BarMessage = {
+        symbol: 'EURUSD',
+        timeframe: '1min',
+        ts,
+        open,
+        high: Math.max(open, price) + 2e-5,
+        low: Math.min(open, price) - 2e-5,
+        close: price,
+        volume: 50,
+        ticks: 50,
+        spread: 1e-5,
+        source: 'live',
+      };
       published.set(ts, now());
       bus.nc.publish('bars.EURUSD.1min', JSON.stringify(bar));
       return ts;
     };
-    const predictionLatencies = (tss: number[]) => tss.flatMap((ts) => (predictions.arrivals.has(ts) ? [predictions.arrivals.get(ts)! - published.get(ts)!] : []));
+    const predictionLatencies = (tss: number[]) =>
+      tss.flatMap((ts) => (predictions.arrivals.has(ts) ? [predictions.arrivals.get(ts)! - published.get(ts)!] : []));
 
     ctx.log(`phase 1: ${Math.ceil(bars / 2)} bars, no crowd`);
     const quiet: number[] = [];
@@ -241,7 +278,13 @@ export const benchmark: Benchmark = {
         every_delivery_p50_ms: pct(every, 0.5),
         every_delivery_p99_ms: pct(every, 0.99),
         connect_all_ms: connectMs,
-        baseline_bare_ws: { bars: bare.lastPerBar.length, not_received_by_all: bare.incomplete, p50_ms: pct(bare.lastPerBar, 0.5), p99_ms: pct(bare.lastPerBar, 0.99), every_delivery_p50_ms: pct(bare.every, 0.5) },
+        baseline_bare_ws: {
+          bars: bare.lastPerBar.length,
+          not_received_by_all: bare.incomplete,
+          p50_ms: pct(bare.lastPerBar, 0.5),
+          p99_ms: pct(bare.lastPerBar, 0.99),
+          every_delivery_p50_ms: pct(bare.every, 0.5),
+        },
         goal_p99_ms: 100,
         met: incomplete === 0 && (pct(lastPerBar, 0.99) ?? Infinity) <= 100,
       },
@@ -257,8 +300,21 @@ export const benchmark: Benchmark = {
       },
       {
         name: 'bar-close-to-prediction-frame',
-        quiet: { bars: quiet.length, frames: quietPred.length, p50_ms: pct(quietPred, 0.5), p99_ms: pct(quietPred, 0.99), max_ms: pct(quietPred, 1) },
-        with_crowd: { clients, bars: crowd.length, frames: crowdPred.length, p50_ms: pct(crowdPred, 0.5), p99_ms: pct(crowdPred, 0.99), max_ms: pct(crowdPred, 1) },
+        quiet: {
+          bars: quiet.length,
+          frames: quietPred.length,
+          p50_ms: pct(quietPred, 0.5),
+          p99_ms: pct(quietPred, 0.99),
+          max_ms: pct(quietPred, 1),
+        },
+        with_crowd: {
+          clients,
+          bars: crowd.length,
+          frames: crowdPred.length,
+          p50_ms: pct(crowdPred, 0.5),
+          p99_ms: pct(crowdPred, 0.99),
+          max_ms: pct(crowdPred, 1),
+        },
         goal_p99_ms: 50,
         met: quietPred.length > 0 && (pct(quietPred, 0.99) ?? Infinity) <= 50,
       },

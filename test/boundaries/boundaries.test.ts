@@ -101,8 +101,14 @@ describe('boundary check', () => {
       ['../market/inner.ts', '../mcp/index.ts'],
     );
     assert.deepEqual(
-      specifiersOf(`export {\n  a,\n  type B,\n} from './x.ts';\nimport './side.ts';\nconst m = await import('./lazy.ts');\nBuffer.from('abc');\n`).map((s) => [s.specifier, s.line]),
-      [['./x.ts', 1], ['./side.ts', 5], ['./lazy.ts', 6]],
+      specifiersOf(
+        `export {\n  a,\n  type B,\n} from './x.ts';\nimport './side.ts';\nconst m = await import('./lazy.ts');\nBuffer.from('abc');\n`,
+      ).map((s) => [s.specifier, s.line]),
+      [
+        ['./x.ts', 1],
+        ['./side.ts', 5],
+        ['./lazy.ts', 6],
+      ],
     );
   });
 

@@ -15,8 +15,20 @@ export const SOURCE_DIRS = ['schemas', 'src', 'actors'] as const;
 const BASE = ['schemas', 'src/lib', 'src/errors.ts', 'src/log.ts', 'src/config.ts'];
 /** What "domain modules" means for actors and the edge. */
 const DOMAIN = [
-  'src/market', 'src/indicators', 'src/generation', 'src/scoring', 'src/backtest', 'src/training', 'src/deployments',
-  'src/accounts', 'src/community', 'src/delivery', 'src/oneshot', 'src/payouts', 'src/robustness', 'src/optimize',
+  'src/market',
+  'src/indicators',
+  'src/generation',
+  'src/scoring',
+  'src/backtest',
+  'src/training',
+  'src/deployments',
+  'src/accounts',
+  'src/community',
+  'src/delivery',
+  'src/oneshot',
+  'src/payouts',
+  'src/robustness',
+  'src/optimize',
 ];
 
 /**
@@ -45,9 +57,31 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/robustness': ['schemas', 'src/lib', 'src/backtest'],
   'src/scoring': [...BASE, 'src/sandbox', 'src/backtest', 'src/market', 'src/indicators'],
   'src/generation': [...BASE, 'src/indicators', 'src/pine', 'src/sandbox', 'src/accounts'],
-  'src/training': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/robustness', 'src/market', 'src/bus', 'src/store', 'src/accounts'],
+  'src/training': [
+    ...BASE,
+    'src/scoring',
+    'src/sandbox',
+    'src/backtest',
+    'src/robustness',
+    'src/market',
+    'src/bus',
+    'src/store',
+    'src/accounts',
+  ],
   // Optimisation jobs: samplers in the sandbox, trials on the position engine, models saved through training.
-  'src/optimize': [...BASE, 'src/scoring', 'src/sandbox', 'src/backtest', 'src/robustness', 'src/training', 'src/market', 'src/bus', 'src/store', 'src/accounts', 'src/deployments'],
+  'src/optimize': [
+    ...BASE,
+    'src/scoring',
+    'src/sandbox',
+    'src/backtest',
+    'src/robustness',
+    'src/training',
+    'src/market',
+    'src/bus',
+    'src/store',
+    'src/accounts',
+    'src/deployments',
+  ],
   'src/deployments': [...BASE, 'src/bus'],
   'src/accounts': [...BASE, 'src/bus', 'src/store'],
   'src/community': [...BASE, 'src/bus', 'src/store'],
@@ -167,14 +201,22 @@ export function findViolations(root: string): Violation[] {
     if (!fromUnit) continue;
     if (!e.specifier.startsWith('.')) {
       if (e.to.startsWith('@nats-io/') && fromUnit !== 'src/bus') {
-        violations.push({ rule: 'nats-client', at: where(e), message: `${e.from} imports '${e.specifier}': only src/bus/ uses the NATS client (import what you need from src/bus/index.ts)` });
+        violations.push({
+          rule: 'nats-client',
+          at: where(e),
+          message: `${e.from} imports '${e.specifier}': only src/bus/ uses the NATS client (import what you need from src/bus/index.ts)`,
+        });
       }
       continue;
     }
     const target = withTs(e.to);
     const toUnit = unitOf(target);
     if (!toUnit) {
-      violations.push({ rule: 'unknown-unit', at: where(e), message: `${e.from} imports '${e.specifier}' (${target}), outside schemas/, src/ and actors/` });
+      violations.push({
+        rule: 'unknown-unit',
+        at: where(e),
+        message: `${e.from} imports '${e.specifier}' (${target}), outside schemas/, src/ and actors/`,
+      });
       continue;
     }
     link(fileGraph, e.from, target);
@@ -182,11 +224,19 @@ export function findViolations(root: string): Violation[] {
     link(unitGraph, fromUnit, toUnit);
     if (!unitEdge.has(`${fromUnit}>${toUnit}`)) unitEdge.set(`${fromUnit}>${toUnit}`, e);
     if (!allowed(fromUnit, toUnit)) {
-      violations.push({ rule: 'layering', at: where(e), message: `${e.from} imports '${e.specifier}': ${fromUnit} may not import ${toUnit}` });
+      violations.push({
+        rule: 'layering',
+        at: where(e),
+        message: `${e.from} imports '${e.specifier}': ${fromUnit} may not import ${toUnit}`,
+      });
     }
     const barrel = `${toUnit}/index.ts`;
     if (!toUnit.endsWith('.ts') && toUnit !== 'schemas' && target !== barrel && existsSync(join(root, barrel))) {
-      violations.push({ rule: 'barrel', at: where(e), message: `${e.from} imports '${e.specifier}' around ${barrel}: import it from there` });
+      violations.push({
+        rule: 'barrel',
+        at: where(e),
+        message: `${e.from} imports '${e.specifier}' around ${barrel}: import it from there`,
+      });
     }
   }
 

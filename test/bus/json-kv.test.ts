@@ -32,12 +32,15 @@ describe('JSON KV bucket', () => {
     await nats.bus.nc.flush();
     asked.length = 0;
     assert.deepEqual((await leader.get('1'))?.value, { n: 1 });
-    assert.equal((await kv.get('7.absent')), null);
+    assert.equal(await kv.get('7.absent'), null);
     await nats.bus.nc.flush();
     spy.unsubscribe();
     assert.ok(asked.includes('$JS.API.STREAM.MSG.GET.KV_sf_test_leader_reads'), asked.join(' '));
     assert.ok(!asked.some((s) => s.startsWith('$JS.API.DIRECT.GET.KV_sf_test_leader_reads')), asked.join(' '));
-    assert.ok(asked.some((s) => s.startsWith('$JS.API.DIRECT.GET.KV_sf_test_counters')), `one replica reads directly: ${asked.join(' ')}`);
+    assert.ok(
+      asked.some((s) => s.startsWith('$JS.API.DIRECT.GET.KV_sf_test_counters')),
+      `one replica reads directly: ${asked.join(' ')}`,
+    );
   });
 
   it('refuses to write a value its schema does not allow, and writes nothing', async () => {
@@ -53,7 +56,7 @@ describe('JSON KV bucket', () => {
     assert.ok(!keys.includes('70.a') && !keys.includes('8.a'), keys.join(', '));
     const live = (await Promise.all(keys.map((k) => kv.get(k)))).flatMap((r) => (r ? [r.value.n] : []));
     assert.deepEqual(live, [1]);
-    assert.deepEqual((await kv.keys('9.>')), []);
+    assert.deepEqual(await kv.keys('9.>'), []);
   });
 
   it('lets one of two writers at the same revision win; the other is told its revision is stale', async () => {
@@ -73,7 +76,13 @@ describe('JSON KV bucket', () => {
     const reads = () => {
       const asked: string[] = [];
       const spy = nats.bus.nc.subscribe('$JS.API.DIRECT.GET.>', { callback: (_e, msg) => void asked.push(msg.subject) });
-      return { async count() { await nats.bus.nc.flush(); spy.unsubscribe(); return asked.length; } };
+      return {
+        async count() {
+          await nats.bus.nc.flush();
+          spy.unsubscribe();
+          return asked.length;
+        },
+      };
     };
     const revision = await kv.put('7.known', { n: 10 });
     await nats.bus.nc.flush();
@@ -91,13 +100,26 @@ describe('JSON KV bucket', () => {
 
     // A change refused on the known value (it looks too small) is asked again on the stored one.
     await kv.put('7.known', { n: 5 });
-    const third = await kv.mutate('7.known', (c) => {
-      if (c!.n < 3) throw new Error('too small');
-      return { n: c!.n - 3 };
-    }, { value: { n: 1 }, revision: second.revision });
+    const third = await kv.mutate(
+      '7.known',
+      (c) => {
+        if (c!.n < 3) throw new Error('too small');
+        return { n: c!.n - 3 };
+      },
+      { value: { n: 1 }, revision: second.revision },
+    );
     assert.deepEqual(third.value, { n: 2 });
     assert.deepEqual((await kv.get('7.known'))?.value, { n: 2 });
-    await assert.rejects(kv.mutate('7.known', () => { throw new Error('refused on what is stored'); }, third), /refused on what is stored/);
+    await assert.rejects(
+      kv.mutate(
+        '7.known',
+        () => {
+          throw new Error('refused on what is stored');
+        },
+        third,
+      ),
+      /refused on what is stored/,
+    );
   });
 
   it('change writes what the change returns, leaves the record as it is when the change declines (null), and says a missing record is gone', async () => {
@@ -106,7 +128,10 @@ describe('JSON KV bucket', () => {
     const before = await kv.get('7.change');
     assert.equal(await kv.change('7.change', 'counter 7', () => null), null);
     assert.equal((await kv.get('7.change'))!.revision, before!.revision, 'a declined change writes nothing');
-    await assert.rejects(kv.change('7.absent', 'counter 7', (c) => c), /counter 7 is gone/);
+    await assert.rejects(
+      kv.change('7.absent', 'counter 7', (c) => c),
+      /counter 7 is gone/,
+    );
   });
 
   it('lists keys while other writers put and delete them: every listing ends and holds each key that stayed', async () => {

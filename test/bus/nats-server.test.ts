@@ -56,9 +56,14 @@ describe('startEmbeddedNats', () => {
   it('replaces a server left running on the same store by a killed process', async () => {
     // What a service killed outright leaves behind: a server on the store, owned by nobody here.
     const pidFile = join(dir, 'nats-server.pid');
-    const orphan = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(await freePort()), '-sd', dir, '-P', pidFile], { stdio: 'ignore' });
+    const orphan = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(await freePort()), '-sd', dir, '-P', pidFile], {
+      stdio: 'ignore',
+    });
     const orphanGone = new Promise((r) => orphan.once('exit', r));
-    await until('the orphan to write its pid file', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(orphan.pid));
+    await until(
+      'the orphan to write its pid file',
+      () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(orphan.pid),
+    );
     const next = await startEmbeddedNats({ bin: 'nats-server', storeDir: dir, log });
     await orphanGone;
     assert.ok(alive(next.pid));
@@ -88,7 +93,8 @@ describe('startEmbeddedNats', () => {
       assert.equal(alive(first), false);
       // The same client, reconnected to the same URL, reads what was written before.
       let entry = null;
-      for (let i = 0; i < 100 && !entry; i++) entry = await kv.get('k').catch(() => new Promise<null>((r) => setTimeout(() => r(null), 100)));
+      for (let i = 0; i < 100 && !entry; i++)
+        entry = await kv.get('k').catch(() => new Promise<null>((r) => setTimeout(() => r(null), 100)));
       assert.equal(entry?.string(), 'before the kill');
     } finally {
       await nc.close();

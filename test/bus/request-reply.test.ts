@@ -33,7 +33,9 @@ const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 
 describe('ask and answer', () => {
   it('a JSON service: the answerer gets the parsed request, the asker the reply bytes', async () => {
-    subs.push(answer(bus, Sum, async ({ a, b }) => JSON.stringify({ sum: a + b }), { log, invalid: (reason) => JSON.stringify({ error: reason }) }));
+    subs.push(
+      answer(bus, Sum, async ({ a, b }) => JSON.stringify({ sum: a + b }), { log, invalid: (reason) => JSON.stringify({ error: reason }) }),
+    );
     assert.deepEqual(JSON.parse(text(await ask(bus, Sum, { a: 2, b: 3 }, 5_000))), { sum: 5 });
   });
 

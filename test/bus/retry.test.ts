@@ -10,7 +10,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { backoffMs, BusRetry, connectBus, ensureStream, freePort, isStartupTransient, startEmbeddedNats, STARTUP_BACKOFF, type Bus } from '../../src/bus/index.ts';
+import {
+  backoffMs,
+  BusRetry,
+  connectBus,
+  ensureStream,
+  freePort,
+  isStartupTransient,
+  startEmbeddedNats,
+  STARTUP_BACKOFF,
+  type Bus,
+} from '../../src/bus/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { until } from '../helpers/nats.ts';
 
@@ -27,10 +37,21 @@ describe('backoffMs', () => {
   it('doubles from 250 ms up to 10 s, each pause between half and all of its ceiling', () => {
     const ceilings = [250, 500, 1_000, 2_000, 4_000, 8_000, 10_000, 10_000, 10_000];
     ceilings.forEach((ceiling, attempt) => {
-      assert.equal(backoffMs(attempt, STARTUP_BACKOFF, () => 0), ceiling / 2, `attempt ${attempt}, least`);
-      assert.equal(backoffMs(attempt, STARTUP_BACKOFF, () => 1), ceiling, `attempt ${attempt}, most`);
+      assert.equal(
+        backoffMs(attempt, STARTUP_BACKOFF, () => 0),
+        ceiling / 2,
+        `attempt ${attempt}, least`,
+      );
+      assert.equal(
+        backoffMs(attempt, STARTUP_BACKOFF, () => 1),
+        ceiling,
+        `attempt ${attempt}, most`,
+      );
     });
-    assert.equal(backoffMs(1_000, STARTUP_BACKOFF, () => 1), 10_000);
+    assert.equal(
+      backoffMs(1_000, STARTUP_BACKOFF, () => 1),
+      10_000,
+    );
   });
 
   it('spreads roles that fail together', () => {
@@ -55,7 +76,13 @@ describe('isStartupTransient', () => {
   });
 
   it('refuses what the server refuses for good', () => {
-    for (const err of [new Error('subjects overlap with an existing stream'), new Error('invalid stream name'), new TypeError('x is not a function'), null, 'timeout']) {
+    for (const err of [
+      new Error('subjects overlap with an existing stream'),
+      new Error('invalid stream name'),
+      new TypeError('x is not a function'),
+      null,
+      'timeout',
+    ]) {
       assert.equal(isStartupTransient(err), false, String(err));
     }
   });
@@ -139,7 +166,10 @@ describe('BusRetry on a real nats-server', () => {
     await ensureStream(bus, { name: 'FIRST', subjects: ['overlap.>'], maxMessages: 10, maxAgeSeconds: 60 });
     await assert.rejects(ensureStream(bus, { name: 'SECOND', subjects: ['overlap.>'], maxMessages: 10, maxAgeSeconds: 60 }), /overlap/);
     // NATS_REPLICAS above 1 against a single server: a configuration to fix, not a cluster to wait for.
-    await assert.rejects(ensureStream(bus, { name: 'THIRD', subjects: ['third.>'], maxMessages: 10, maxAgeSeconds: 60 }, 3), /non-clustered/);
+    await assert.rejects(
+      ensureStream(bus, { name: 'THIRD', subjects: ['third.>'], maxMessages: 10, maxAgeSeconds: 60 }, 3),
+      /non-clustered/,
+    );
     assert.equal(lines.filter((l) => l.stream === 'SECOND' || l.stream === 'THIRD').length, 0);
   });
 });

@@ -42,9 +42,14 @@ describe('activity bus and feed', () => {
     const ids: number[] = [];
     for (let i = 0; i < 25; i++) {
       const kind = i % 5 === 0 ? 'DEPLOYED' : 'TRAINED';
-      ids.push(await activity.bus.emit({ kind, bot: `bot-${i}`, model: { name: `Model ${i}`, symbol: 'EURUSD' }, metrics: { wr: 0.5, n: i } }));
+      ids.push(
+        await activity.bus.emit({ kind, bot: `bot-${i}`, model: { name: `Model ${i}`, symbol: 'EURUSD' }, metrics: { wr: 0.5, n: i } }),
+      );
     }
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     await waitFor(() => activity.feed.list({ limit: 200 }).count >= 25);
 
     const seen: ActivityEvent[] = [];
@@ -55,7 +60,11 @@ describe('activity bus and feed', () => {
       if (!res.next_before) break;
       before = res.next_before;
     }
-    assert.deepEqual(seen.map((e) => e.id), [...ids].reverse(), 'pages cover every event once, newest first');
+    assert.deepEqual(
+      seen.map((e) => e.id),
+      [...ids].reverse(),
+      'pages cover every event once, newest first',
+    );
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]!.ts > seen[i]!.ts, 'timestamps fall strictly');
   });
 
@@ -64,9 +73,15 @@ describe('activity bus and feed', () => {
     assert.equal(deployed.count, 5);
     assert.ok(deployed.events.every((e) => e.kind === 'DEPLOYED'));
 
-    const all = activity.feed.list({ limit: 200 }).events.map((e) => e.id).reverse();
+    const all = activity.feed
+      .list({ limit: 200 })
+      .events.map((e) => e.id)
+      .reverse();
     const after = activity.feed.list({ limit: 3, since: all[10]! });
-    assert.deepEqual(after.events.map((e) => e.id), all.slice(11, 14));
+    assert.deepEqual(
+      after.events.map((e) => e.id),
+      all.slice(11, 14),
+    );
     assert.equal(after.next_before, null);
   });
 
@@ -76,7 +91,10 @@ describe('activity bus and feed', () => {
     const stored = await bus.jsm.streams.getMessage(Streams.activity.name, { seq: viaBus });
     assert.ok(stored && !('metrics' in stored.json<object>()), `stored: ${stored?.string()}`);
     // Written by an older process, before the rule: the feed applies it on the way out too.
-    const raw = await bus.js.publish(Topics.activity.subject('SIGNAL_FIRED'), JSON.stringify({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'short', price: 1.0901 } }));
+    const raw = await bus.js.publish(
+      Topics.activity.subject('SIGNAL_FIRED'),
+      JSON.stringify({ kind: 'SIGNAL_FIRED', bot: 'dave', model, metrics: { side: 'short', price: 1.0901 } }),
+    );
     await waitFor(() => activity.feed.list({ limit: 200, since: viaBus }).count >= 1);
     const listed = activity.feed.list({ limit: 200, kind: 'SIGNAL_FIRED' }).events.filter((e) => e.id === viaBus || e.id === raw.seq);
     assert.equal(listed.length, 2);

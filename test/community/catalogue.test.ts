@@ -38,12 +38,18 @@ describe('community.json', () => {
   it('lists every entry, ascending, with lineage ids and metrics', () => {
     const doc = read();
     assert.equal(doc.count, 3);
-    assert.deepEqual(doc.entries.map((e) => e.community_id), [1, 2, 3]);
-    assert.deepEqual(doc.entries.map((e) => [e.parent_id, e.root_id, e.children]), [
-      [null, 1, [2]],
-      [1, 1, [3]],
-      [2, 1, []],
-    ]);
+    assert.deepEqual(
+      doc.entries.map((e) => e.community_id),
+      [1, 2, 3],
+    );
+    assert.deepEqual(
+      doc.entries.map((e) => [e.parent_id, e.root_id, e.children]),
+      [
+        [null, 1, [2]],
+        [1, 1, [3]],
+        [2, 1, []],
+      ],
+    );
     assert.equal(doc.entries[0]!.test.n_trades, 2);
     assert.equal(doc.entries[0]!.live, null);
   });

@@ -39,7 +39,10 @@ describe('community store and index', () => {
 
   it('hands out sequential ids, never twice, even to concurrent callers', async () => {
     const ids = await Promise.all(Array.from({ length: 20 }, () => store.nextId()));
-    assert.deepEqual([...ids].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
   });
 
   it('writes an entry once: a second create of the same id is refused and changes nothing', async () => {
@@ -68,7 +71,8 @@ describe('community store and index', () => {
   });
 
   it('counts distinct forkers other than the author, once each', async () => {
-    const fork = (user: number, entry: number) => store.createFork({ user_id: user, community_id: entry, model_name: 'f', created_at: 1 }, 'code');
+    const fork = (user: number, entry: number) =>
+      store.createFork({ user_id: user, community_id: entry, model_name: 'f', created_at: 1 }, 'code');
     assert.equal(await fork(21, 1), true);
     assert.equal(await fork(21, 1), false, 'the same user forking again');
     assert.equal(await fork(22, 1), true);

@@ -18,20 +18,51 @@ const PARENT = generated('macd_momentum');
 describe('fork descent', () => {
   it('reads Python as tokens: comments, layout and docstrings gone, numbers (also inside strings) as N', () => {
     const code = 'x = f"ema_{n}_200" + r\'a\' + 1.5e3  # note\ndef f(a, b=.5):\n    """doc"""\n    return a**2 // 0x1F';
-    assert.deepEqual(normalisedTokens(code), ['x', '=', 'f"ema_{n}_N"', '+', "r'a'", '+', 'N', 'def', 'f', '(', 'a', ',', 'b', '=', 'N', ')', ':', 'return', 'a', '**', 'N', '//', 'N']);
+    assert.deepEqual(normalisedTokens(code), [
+      'x',
+      '=',
+      'f"ema_{n}_N"',
+      '+',
+      "r'a'",
+      '+',
+      'N',
+      'def',
+      'f',
+      '(',
+      'a',
+      ',',
+      'b',
+      '=',
+      'N',
+      ')',
+      ':',
+      'return',
+      'a',
+      '**',
+      'N',
+      '//',
+      'N',
+    ]);
   });
 
   it('holds for honest edits of a parent: parameters, model, comments and layout, added indicators, renamed variables', () => {
     const honest: Record<string, string> = {
-      'new indicator periods': generated('macd_momentum', { indicators: { ema_period: 100, macd_fast: 8, macd_slow: 21, macd_signal: 5 } } as Partial<FromTemplateRequest>),
+      'new indicator periods': generated('macd_momentum', {
+        indicators: { ema_period: 100, macd_fast: 8, macd_slow: 21, macd_signal: 5 },
+      } as Partial<FromTemplateRequest>),
       'another model': generated('macd_momentum', { model: 'random forest' }),
       'comments stripped, indentation halved': PARENT.split('\n')
         .filter((l) => !l.trim().startsWith('#'))
         .map((l) => l.replaceAll('    ', '  '))
         .join('\n'),
       'RSI added': generated('macd_momentum', { indicators: { rsi_enabled: true, rsi_period: 14 } } as Partial<FromTemplateRequest>),
-      'RSI and Bollinger bands added': generated('macd_momentum', { indicators: { rsi_enabled: true, rsi_period: 14, bb_enabled: true, bb_period: 20, bb_std: 2 } } as Partial<FromTemplateRequest>),
-      'four variables renamed': PARENT.replaceAll('_macd_line', 'line').replaceAll('_macd_signal', 'sig').replaceAll('_atr_tr', 'tr').replaceAll('_atr_pc', 'pc'),
+      'RSI and Bollinger bands added': generated('macd_momentum', {
+        indicators: { rsi_enabled: true, rsi_period: 14, bb_enabled: true, bb_period: 20, bb_std: 2 },
+      } as Partial<FromTemplateRequest>),
+      'four variables renamed': PARENT.replaceAll('_macd_line', 'line')
+        .replaceAll('_macd_signal', 'sig')
+        .replaceAll('_atr_tr', 'tr')
+        .replaceAll('_atr_pc', 'pc'),
     };
     for (const [edit, child] of Object.entries(honest)) {
       assert.notEqual(child, PARENT, `${edit}: the child differs`);
@@ -57,9 +88,20 @@ describe('fork descent', () => {
     // The threshold sits in a wide gap: between the closest unrelated pair (two EMA crossovers of one
     // generator, which writes their entry rules out alike: ~0.65) and the farthest honest edit of
     // the parent (two indicators added: ~0.80).
-    const farthestHonest = descent(PARENT, generated('macd_momentum', { indicators: { rsi_enabled: true, rsi_period: 14, bb_enabled: true, bb_period: 20, bb_std: 2 } } as Partial<FromTemplateRequest>)).similarity;
-    assert.ok(highest < DESCENT_THRESHOLD && farthestHonest >= DESCENT_THRESHOLD, `closest unrelated pair ${highest}, farthest honest edit ${farthestHonest}`);
-    assert.ok(farthestHonest - highest >= 0.12, `the gap between them (${highest} … ${farthestHonest}) leaves the threshold ${DESCENT_THRESHOLD} no margin`);
+    const farthestHonest = descent(
+      PARENT,
+      generated('macd_momentum', {
+        indicators: { rsi_enabled: true, rsi_period: 14, bb_enabled: true, bb_period: 20, bb_std: 2 },
+      } as Partial<FromTemplateRequest>),
+    ).similarity;
+    assert.ok(
+      highest < DESCENT_THRESHOLD && farthestHonest >= DESCENT_THRESHOLD,
+      `closest unrelated pair ${highest}, farthest honest edit ${farthestHonest}`,
+    );
+    assert.ok(
+      farthestHonest - highest >= 0.12,
+      `the gap between them (${highest} … ${farthestHonest}) leaves the threshold ${DESCENT_THRESHOLD} no margin`,
+    );
   });
 
   it('sees through the games: padding with comments or docstrings, renamed columns, a few of the parent’s lines kept', () => {

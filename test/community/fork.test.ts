@@ -46,7 +46,13 @@ describe('fork', () => {
       {
         kind: 'FORKED',
         bot: 'user2',
-        model: { name: 'Trend #1 (fast)', stem: '1_EURUSD_15min_Trend #1 (fast)', symbol: 'EURUSD', timeframe: '15min', model_type: 'RandomForestClassifier' },
+        model: {
+          name: 'Trend #1 (fast)',
+          stem: '1_EURUSD_15min_Trend #1 (fast)',
+          symbol: 'EURUSD',
+          timeframe: '15min',
+          model_type: 'RandomForestClassifier',
+        },
         metrics: { n: 2, wr: 1, ret: 0.03, pf: 999, mdd: 0 },
         community_id: entryId,
         parent_id: entryId,

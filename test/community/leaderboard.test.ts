@@ -16,7 +16,8 @@ import { entryRecord, liveRecord, type CraftedEntry } from './fixtures.ts';
 /** A robustness summary frozen at share with this verdict and deflated Sharpe. */
 const verdict = (v: Verdict, dsr: number) => summariseRobustness(robustnessReport(v, { dsr }));
 
-const steady = (n: number, win: number, loss: number, every: number) => Array.from({ length: n }, (_, i) => (i % every === every - 1 ? loss : win));
+const steady = (n: number, win: number, loss: number, every: number) =>
+  Array.from({ length: n }, (_, i) => (i % every === every - 1 ? loss : win));
 
 /** The crafted community: ties, lucky single trades, no-loss entries on both sides of the minimum, filters. */
 const ENTRIES: CraftedEntry[] = [
@@ -29,7 +30,13 @@ const ENTRIES: CraftedEntry[] = [
   { id: 6, user: 106, returns: Array(10).fill(0.002), robustness: verdict('overfit', 0.2) }, // no loss, at the minimum
   { id: 7, user: 107, returns: steady(15, 0.006, -0.004, 4), symbol: 'GBPUSD', timeframe: '1h' },
   { id: 8, user: 108, returns: steady(11, 0.002, -0.01, 2), symbol: 'GBPUSD', timeframe: '15min', robustness: verdict('overfit', 0.05) },
-  { id: 9, user: 109, returns: steady(30, 0.003, -0.003, 2).map((r, i) => r + i * 1e-5), timeframe: '1h', robustness: verdict('inconclusive', 0.5) },
+  {
+    id: 9,
+    user: 109,
+    returns: steady(30, 0.003, -0.003, 2).map((r, i) => r + i * 1e-5),
+    timeframe: '1h',
+    robustness: verdict('inconclusive', 0.5),
+  },
   { id: 10, user: 110, returns: [0.02, -0.01] },
   { id: 11, user: 111, returns: steady(120, 0.002, -0.001, 3), robustness: null }, // a model trained without a report
 ];
@@ -141,7 +148,10 @@ describe('leaderboard order', () => {
     following = await store.follow(index);
     live = store.kv.live;
     board = new LeaderboardView(index);
-    await until('every entry, live record and fork indexed', () => index.size === ENTRIES.length && index.forksOf(9) === 3 && index.liveOf(11) !== undefined && index.trialForksOf(4) === 1);
+    await until(
+      'every entry, live record and fork indexed',
+      () => index.size === ENTRIES.length && index.forksOf(9) === 3 && index.liveOf(11) !== undefined && index.trialForksOf(4) === 1,
+    );
   });
   after(async () => {
     following.stop();
@@ -155,13 +165,20 @@ describe('leaderboard order', () => {
     await until('the flag indexed', () => index.liveOf(4)?.divergence !== undefined);
     for (const metric of LEADERBOARD_METRICS) {
       const answer = query({ metric, limit: '200' });
-      assert.deepEqual(answer.entries.map((r) => r.community_id), expectedOrder(metric).filter((id) => id !== 4), metric);
+      assert.deepEqual(
+        answer.entries.map((r) => r.community_id),
+        expectedOrder(metric).filter((id) => id !== 4),
+        metric,
+      );
       assert.deepEqual([answer.total, answer.hidden], [ENTRIES.length - 1, 1], metric);
     }
     assert.deepEqual(query({ metric: 'ret', timeframe: '1h' }).hidden, 0, 'hidden counts only entries the filters match');
     await live.put('4', record);
     await until('the flag cleared', () => index.liveOf(4) !== undefined && index.liveOf(4)!.divergence === undefined);
-    assert.deepEqual(query({ metric: 'pf', limit: '200' }).entries.map((r) => r.community_id), expectedOrder('pf'));
+    assert.deepEqual(
+      query({ metric: 'pf', limit: '200' }).entries.map((r) => r.community_id),
+      expectedOrder('pf'),
+    );
     assert.equal(query({ metric: 'pf' }).hidden, 0);
   });
 
@@ -192,9 +209,15 @@ describe('leaderboard order', () => {
       const answer = query({ metric, limit: '200' });
       assert.equal(answer.ranked_by, metric);
       assert.equal(answer.total, ENTRIES.length);
-      assert.deepEqual(answer.entries.map((r) => r.community_id), expectedOrder(metric));
+      assert.deepEqual(
+        answer.entries.map((r) => r.community_id),
+        expectedOrder(metric),
+      );
       answer.entries.forEach((row, i) => {
-        const want = expected(metric, ENTRIES.find((e) => e.id === row.community_id)!);
+        const want = expected(
+          metric,
+          ENTRIES.find((e) => e.id === row.community_id)!,
+        );
         assert.equal(row.rank, i + 1);
         assert.equal(row.qualified, want.qualified, `${metric} #${row.community_id} qualified`);
         if (want.value === null) assert.equal(row.value, null);
@@ -205,34 +228,52 @@ describe('leaderboard order', () => {
 
   for (const sort of ['wr', 'pf', 'ret'] as const) {
     it(`sort=${sort} ranks by it, and metric wins when both are given`, () => {
-      assert.deepEqual(query({ sort }).entries.map((r) => r.community_id), expectedOrder(sort));
+      assert.deepEqual(
+        query({ sort }).entries.map((r) => r.community_id),
+        expectedOrder(sort),
+      );
       const both = query({ sort, metric: 'n_trades' });
       assert.equal(both.ranked_by, 'n_trades');
-      assert.deepEqual(both.entries.map((r) => r.community_id), expectedOrder('n_trades'));
+      assert.deepEqual(
+        both.entries.map((r) => r.community_id),
+        expectedOrder('n_trades'),
+      );
     });
   }
 
   it('ranks by pf with neither sort nor metric', () => {
     const answer = query({});
     assert.equal(answer.ranked_by, 'pf');
-    assert.deepEqual(answer.entries.map((r) => r.community_id), expectedOrder('pf'));
+    assert.deepEqual(
+      answer.entries.map((r) => r.community_id),
+      expectedOrder('pf'),
+    );
   });
 
   it('one lucky trade cannot lead a ratio metric: unqualified entries follow every qualified one', () => {
     for (const metric of ['wr', 'pf', 'sharpe', 'composite'] as const) {
       const ids = query({ metric }).entries.map((r) => r.community_id);
-      const firstUnqualified = ids.findIndex((id) => (ENTRIES.find((e) => e.id === id)!.returns.length < 10));
-      assert.ok(ids.slice(firstUnqualified).every((id) => ENTRIES.find((e) => e.id === id)!.returns.length < 10), `${metric}: ${ids}`);
+      const firstUnqualified = ids.findIndex((id) => ENTRIES.find((e) => e.id === id)!.returns.length < 10);
+      assert.ok(
+        ids.slice(firstUnqualified).every((id) => ENTRIES.find((e) => e.id === id)!.returns.length < 10),
+        `${metric}: ${ids}`,
+      );
     }
   });
 
   it('filters by symbol, timeframe and both; total counts the matches', () => {
     const gbp = query({ metric: 'ret', symbol: 'GBPUSD' });
-    assert.deepEqual(gbp.entries.map((r) => r.community_id), expectedOrder('ret', (e) => e.symbol === 'GBPUSD'));
+    assert.deepEqual(
+      gbp.entries.map((r) => r.community_id),
+      expectedOrder('ret', (e) => e.symbol === 'GBPUSD'),
+    );
     assert.equal(gbp.total, 2);
     assert.equal(gbp.symbol, 'GBPUSD');
     const hourly = query({ metric: 'composite', timeframe: '1h' });
-    assert.deepEqual(hourly.entries.map((r) => r.community_id), expectedOrder('composite', (e) => e.timeframe === '1h'));
+    assert.deepEqual(
+      hourly.entries.map((r) => r.community_id),
+      expectedOrder('composite', (e) => e.timeframe === '1h'),
+    );
     const both = query({ metric: 'wr', symbol: 'EURUSD', timeframe: '15min' });
     assert.deepEqual(
       both.entries.map((r) => r.community_id),
@@ -246,7 +287,10 @@ describe('leaderboard order', () => {
     const top = query({ metric: 'sharpe', limit: '3' });
     assert.equal(top.count, 3);
     assert.equal(top.total, ENTRIES.length);
-    assert.deepEqual(top.entries.map((r) => r.community_id), expectedOrder('sharpe').slice(0, 3));
+    assert.deepEqual(
+      top.entries.map((r) => r.community_id),
+      expectedOrder('sharpe').slice(0, 3),
+    );
     assert.equal(LeaderboardQuery.parse({}).limit, 50);
     assert.equal(LeaderboardQuery.safeParse({ limit: '201' }).success, false);
     assert.equal(LeaderboardQuery.safeParse({ limit: '0' }).success, false);

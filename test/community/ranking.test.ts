@@ -42,7 +42,8 @@ describe('ranking figures', () => {
       assert.equal(metricValue(metric, nine, 0, undefined).qualified, false, metric);
       assert.equal(metricValue(metric, ten, 0, undefined).qualified, true, metric);
     }
-    for (const metric of ['ret', 'n_trades', 'forks'] as const) assert.equal(metricValue(metric, nine, 0, undefined).qualified, true, metric);
+    for (const metric of ['ret', 'n_trades', 'forks'] as const)
+      assert.equal(metricValue(metric, nine, 0, undefined).qualified, true, metric);
     assert.deepEqual(metricValue('pf', ten, 0, undefined), { value: 999, qualified: true });
     assert.deepEqual(metricValue('forks', ten, 7, undefined), { value: 7, qualified: true });
     assert.deepEqual(metricValue('n_trades', nine, 0, undefined), { value: 9, qualified: true });

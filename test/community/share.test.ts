@@ -27,7 +27,10 @@ describe('share', () => {
   after(() => h.close());
 
   it('has nothing to share for a user without a model (404, saying how to get one)', async () => {
-    await assert.rejects(h.share.share(caller(1), { title: 'x' }), (err: Error) => err instanceof ModelNotFoundError && /POST \/api\/v1\/train/.test(err.message));
+    await assert.rejects(
+      h.share.share(caller(1), { title: 'x' }),
+      (err: Error) => err instanceof ModelNotFoundError && /POST \/api\/v1\/train/.test(err.message),
+    );
   });
 
   it('refuses a model without a test trade, naming the condition and the recorded value (422)', async () => {
@@ -37,7 +40,12 @@ describe('share', () => {
       assert.equal(err.status, 422);
       assert.match(err.message, /n_trades >= 1 \(the model's test backtest has n_trades = 0\)/);
       assert.match(err.message, /total return > 0 \(the model's test backtest has ret = 0\)/);
-      assert.deepEqual(err.details.gate, { n_trades: 0, ret: 0, required: { n_trades_min: 1, ret_above: 0 }, failed: ['n_trades >= 1', 'total return > 0'] });
+      assert.deepEqual(err.details.gate, {
+        n_trades: 0,
+        ret: 0,
+        required: { n_trades_min: 1, ret_above: 0 },
+        failed: ['n_trades >= 1', 'total return > 0'],
+      });
       return true;
     });
   });
@@ -103,7 +111,9 @@ describe('share', () => {
   it('publishes exactly one entry when shares of one model race', async () => {
     await saveModel(h, { user: 2, name: 'racer', test: WINNER });
     const before = h.events.length;
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => h.share.share(caller(2), { model_stem: 'racer', title: `try ${i}` })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => h.share.share(caller(2), { model_stem: 'racer', title: `try ${i}` })),
+    );
     const ids = new Set(outcomes.map((o) => o.entry.community_id));
     assert.equal(ids.size, 1, `one entry: ${[...ids]}`);
     assert.equal(outcomes.filter((o) => o.created).length, 1);
@@ -155,7 +165,11 @@ describe('share', () => {
     assert.deepEqual(h.index.childrenOf(1), [entry.community_id]);
     assert.equal(h.events.at(-1)?.kind, 'SHARED');
     assert.equal(h.events.at(-1)?.parent_id, 1);
-    assert.deepEqual(entry.descent, { parent_id: 1, similarity: 1, threshold: DESCENT_THRESHOLD, holds: true }, 'the copy differs only in a comment');
+    assert.deepEqual(
+      entry.descent,
+      { parent_id: 1, similarity: 1, threshold: DESCENT_THRESHOLD, holds: true },
+      'the copy differs only in a comment',
+    );
   });
 
   it('links a fork only when its code descends from the parent’s: an honest edit holds, a replacement is published as a root', async () => {
@@ -166,7 +180,11 @@ describe('share', () => {
     await h.fork.fork(caller(52), parent);
 
     // An honest fork: other parameters, one feature more, a comment.
-    const edited = strategyCode({ params: '{"n_estimators": 200, "max_depth": 3}', threshold: 0.6, prelude: '# a longer window\n    df["ret_8"] = close.pct_change(8)' });
+    const edited = strategyCode({
+      params: '{"n_estimators": 200, "max_depth": 3}',
+      threshold: 0.6,
+      prelude: '# a longer window\n    df["ret_8"] = close.pct_change(8)',
+    });
     await saveModel(h, { user: 51, name: 'tuned', test: WINNER, code: edited });
     const tuned = (await h.share.share(caller(51), { model_stem: 'tuned', title: 'Tuned', parent_id: parent })).entry;
     assert.equal(tuned.parent_id, parent);
@@ -190,7 +208,10 @@ describe('share', () => {
     const links = new Map<number, EntryLink>();
     for (const id of [parent, tuned.community_id, other.community_id]) links.set(id, EntryLink.parse(await h.store.entry(id)));
     const pairs = openForks(links, Math.floor(1_800_000_000_000 / 86_400_000) * 86_400_000);
-    assert.deepEqual(pairs.map((p) => [p.parentUser, p.childUser]), [[50, 51]]);
+    assert.deepEqual(
+      pairs.map((p) => [p.parentUser, p.childUser]),
+      [[50, 51]],
+    );
   });
 
   it('freezes the model’s robustness verdict and deflated Sharpe into the entry, shown by the entry view, the leaderboard row and the catalogue', async () => {
@@ -203,15 +224,35 @@ describe('share', () => {
 
     const view = communityEntry(h.index, entry.community_id);
     assert.equal(view.verdict, 'overfit');
-    assert.deepEqual(view.robustness, { verdict: 'overfit', reasons: report.reasons, dsr: 0.31, dsr_p_value: 1 - 0.31, trials: 7, sharpe_annualised: 1.2, random_p_value: 0.31, folds_profitable: 2, folds: 5 });
+    assert.deepEqual(view.robustness, {
+      verdict: 'overfit',
+      reasons: report.reasons,
+      dsr: 0.31,
+      dsr_p_value: 1 - 0.31,
+      trials: 7,
+      sharpe_annualised: 1.2,
+      random_p_value: 0.31,
+      folds_profitable: 2,
+      folds: 5,
+    });
     assert.ok(view.robustness!.reasons.includes(OVERFIT_REASON));
-    const row = new LeaderboardView(h.index).query(LeaderboardQuery.parse({ metric: 'dsr', limit: '200' })).entries.find((r) => r.community_id === entry.community_id)!;
+    const row = new LeaderboardView(h.index)
+      .query(LeaderboardQuery.parse({ metric: 'dsr', limit: '200' }))
+      .entries.find((r) => r.community_id === entry.community_id)!;
     assert.deepEqual([row.verdict, row.dsr], ['overfit', 0.31]);
-    const listed = Catalogue.parse(JSON.parse(new CatalogueBuilder(h.index).current().body().toString('utf8'))).entries.find((e) => e.community_id === entry.community_id)!;
+    const listed = Catalogue.parse(JSON.parse(new CatalogueBuilder(h.index).current().body().toString('utf8'))).entries.find(
+      (e) => e.community_id === entry.community_id,
+    )!;
     assert.deepEqual([listed.verdict, listed.dsr], ['overfit', 0.31]);
 
     // Frozen: the author retraining the model to a better verdict changes nothing here.
-    await saveModel(h, { user: 60, name: 'judged', test: WINNER, artifact: 'j9', record: { robustness: robustnessReport('robust', { dsr: 0.99 }) } });
+    await saveModel(h, {
+      user: 60,
+      name: 'judged',
+      test: WINNER,
+      artifact: 'j9',
+      record: { robustness: robustnessReport('robust', { dsr: 0.99 }) },
+    });
     assert.equal((await h.store.entry(entry.community_id))?.robustness?.verdict, 'overfit');
     assert.equal(communityEntry(h.index, entry.community_id).verdict, 'overfit');
   });
@@ -229,7 +270,9 @@ describe('share', () => {
     assert.equal(await h.store.createEntry({ ...legacy, community_id: id }), true);
     await until('the legacy entry indexed', () => h.index.get(id) !== undefined);
     assert.deepEqual([communityEntry(h.index, id).verdict, communityEntry(h.index, id).robustness], [null, null]);
-    const row = new LeaderboardView(h.index).query(LeaderboardQuery.parse({ metric: 'dsr', limit: '200' })).entries.find((r) => r.community_id === id)!;
+    const row = new LeaderboardView(h.index)
+      .query(LeaderboardQuery.parse({ metric: 'dsr', limit: '200' }))
+      .entries.find((r) => r.community_id === id)!;
     assert.deepEqual([row.verdict, row.dsr, row.value, row.qualified], [null, null, null, false]);
   });
 });

@@ -16,14 +16,23 @@ describe('retry backoff', () => {
 
   it('doubles from the base up to the cap', () => {
     const mid = () => 0.5; // no jitter
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, mid)), [5_000, 10_000, 20_000, 40_000, 80_000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, mid)),
+      [5_000, 10_000, 20_000, 40_000, 80_000],
+    );
     assert.equal(retryDelayMs(policy, 40, mid), policy.maxMs);
     assert.equal(retryDelayMs(policy, 10_000, mid), policy.maxMs, 'no overflow for huge attempt counts');
   });
 
   it('jitters each delay within ±20%', () => {
-    assert.equal(retryDelayMs(policy, 3, () => 0), 16_000);
-    assert.equal(retryDelayMs(policy, 3, () => 1), 24_000);
+    assert.equal(
+      retryDelayMs(policy, 3, () => 0),
+      16_000,
+    );
+    assert.equal(
+      retryDelayMs(policy, 3, () => 1),
+      24_000,
+    );
     for (let i = 0; i < 200; i++) {
       const d = retryDelayMs(policy, 4);
       assert.ok(d >= 32_000 && d <= 48_000, String(d));
@@ -40,12 +49,21 @@ describe('retry backoff', () => {
 
   it('stops at the window: null once it is over', () => {
     const first = 1_000_000;
-    assert.equal(nextAttemptAt(policy, first, 1, first, () => 0.5), first + 5_000);
+    assert.equal(
+      nextAttemptAt(policy, first, 1, first, () => 0.5),
+      first + 5_000,
+    );
     // Close to the end, the next attempt is clamped to the deadline…
     const late = first + policy.windowMs - 1_000;
-    assert.equal(nextAttemptAt(policy, first, 30, late, () => 0.5), first + policy.windowMs);
+    assert.equal(
+      nextAttemptAt(policy, first, 30, late, () => 0.5),
+      first + policy.windowMs,
+    );
     // …and a failure at (or after) the deadline ends it.
-    assert.equal(nextAttemptAt(policy, first, 31, first + policy.windowMs, () => 0.5), null);
+    assert.equal(
+      nextAttemptAt(policy, first, 31, first + policy.windowMs, () => 0.5),
+      null,
+    );
   });
 
   it('a zero window makes the first failure final', () => {

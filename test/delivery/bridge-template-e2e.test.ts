@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { deploy, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
 
-const TEMPLATE = '{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}},"sl":{{stop_loss}},"tp":{{take_profit}},"comment":"{{model}} {{signal_id}}"}';
+const TEMPLATE =
+  '{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}},"sl":{{stop_loss}},"tp":{{take_profit}},"comment":"{{model}} {{signal_id}}"}';
 
 describe('webhook delivery with a bridge body template', () => {
   let h: Harness;
@@ -40,11 +41,28 @@ describe('webhook delivery with a bridge body template', () => {
       assert.equal(hook.headers['content-type'], 'application/json');
     }
     assert.equal(first!.headers['webhook-id'], open.id);
-    assert.deepEqual(first!.payload, { action: 'buy', ticker: 'EURUSD', price: open.price, sl: 1.078, tp: 1.084, comment: `Bridge "A" ${open.id}` });
-    assert.deepEqual(second!.payload, { action: 'sell', ticker: 'EURUSD', price: close.price, sl: null, tp: null, comment: `Bridge "A" ${close.id}` });
+    assert.deepEqual(first!.payload, {
+      action: 'buy',
+      ticker: 'EURUSD',
+      price: open.price,
+      sl: 1.078,
+      tp: 1.084,
+      comment: `Bridge "A" ${open.id}`,
+    });
+    assert.deepEqual(second!.payload, {
+      action: 'sell',
+      ticker: 'EURUSD',
+      price: close.price,
+      sl: null,
+      tp: null,
+      comment: `Bridge "A" ${close.id}`,
+    });
 
     const tried = receiver.requests.filter((r) => r.path === '/bridge' && r.headers['webhook-id'] === open.id);
-    assert.deepEqual(tried.map((r) => r.status), [503, 200]);
+    assert.deepEqual(
+      tried.map((r) => r.status),
+      [503, 200],
+    );
     assert.equal(tried[0]!.body, tried[1]!.body, 'a retry sends the same body');
   });
 });

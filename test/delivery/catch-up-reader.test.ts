@@ -126,9 +126,19 @@ describe('CatchUpReader', () => {
       const late = signal(a.d, 6);
       const lateSeq = await publish(h.bus, late);
       workers[0]!.push(lateSeq, late);
-      await waitFor(() => (sent.get(a.d.deployment_id)?.length ?? 0) >= 5 && (sent.get(b.d.deployment_id)?.length ?? 0) >= 4, 10_000, 'the backlogs sent');
-      assert.deepEqual(sent.get(a.d.deployment_id), [...a.events.slice(2), late].map((e) => e.id));
-      assert.deepEqual(sent.get(b.d.deployment_id), b.events.map((e) => e.id));
+      await waitFor(
+        () => (sent.get(a.d.deployment_id)?.length ?? 0) >= 5 && (sent.get(b.d.deployment_id)?.length ?? 0) >= 4,
+        10_000,
+        'the backlogs sent',
+      );
+      assert.deepEqual(
+        sent.get(a.d.deployment_id),
+        [...a.events.slice(2), late].map((e) => e.id),
+      );
+      assert.deepEqual(
+        sent.get(b.d.deployment_id),
+        b.events.map((e) => e.id),
+      );
       assert.equal(sent.get(c.d.deployment_id), undefined, 'a deployment delivered to its last stored signal sends nothing');
       assert.equal(counter.reads, 0, 'no stream read per deployment: the reader brought them');
       // Caught up: a later signal comes live alone.
@@ -153,7 +163,10 @@ describe('CatchUpReader', () => {
     const worker = await open(a.d, sender, signals, reader);
     try {
       await waitFor(() => sent.get(a.d.deployment_id)?.length === 2, 10_000, 'the backlog sent');
-      assert.deepEqual(sent.get(a.d.deployment_id), a.events.slice(1).map((e) => e.id));
+      assert.deepEqual(
+        sent.get(a.d.deployment_id),
+        a.events.slice(1).map((e) => e.id),
+      );
       assert.equal(counter.reads, 1, 'one look-up, not one read per signal');
     } finally {
       await worker.stop();
@@ -170,7 +183,10 @@ describe('CatchUpReader', () => {
     const worker = await open(a.d, sender, signals, reader);
     try {
       await waitFor(() => sent.get(a.d.deployment_id)?.length === 3, 10_000, 'the backlog sent');
-      assert.deepEqual(sent.get(a.d.deployment_id), a.events.slice(1).map((e) => e.id));
+      assert.deepEqual(
+        sent.get(a.d.deployment_id),
+        a.events.slice(1).map((e) => e.id),
+      );
       assert.ok(counter.reads >= 3, `read one at a time: ${counter.reads}`);
     } finally {
       await worker.stop();
@@ -201,7 +217,10 @@ describe('CatchUpReader', () => {
       await h.startActor();
       await waitFor(allDelivered, 120_000, 'every backlog delivered');
       for (const [path, ids] of published) assert.deepEqual(firstSeen(path), ids, `${path}: every signal, in order`);
-      assert.ok(receiver.requests.every((r) => r.verified === true), 'every webhook signed');
+      assert.ok(
+        receiver.requests.every((r) => r.verified === true),
+        'every webhook signed',
+      );
     } finally {
       await h.stopActor();
       await receiver.stop();
@@ -229,7 +248,11 @@ describe('CatchUpReader', () => {
     const second = new DeliveryActor({ bus: h.bus, config, log, renewMs: 500 });
     try {
       await first.start();
-      await waitFor(() => [...published.keys()].filter(odd).every((path) => receiver.requests.some((r) => r.path === path)), 20_000, 'every blocked deployment trying');
+      await waitFor(
+        () => [...published.keys()].filter(odd).every((path) => receiver.requests.some((r) => r.path === path)),
+        20_000,
+        'every blocked deployment trying',
+      );
       // A second process joins: the first hands half its deployments over, mid-catch-up.
       await second.start();
       await waitFor(() => second.stats().deployments > 0, 20_000, 'the hand-over');
@@ -239,7 +262,8 @@ describe('CatchUpReader', () => {
       await waitFor(() => [...published].every(([path, ids]) => firstSeen(path).length === ids.length), 60_000, 'every signal delivered');
       for (const [path, ids] of published) assert.deepEqual(firstSeen(path), ids, `${path}: every signal, in order`);
       const leases = await openBucket(h.bus, Buckets.leases);
-      for (const d of deployed) assert.equal((await leases.get(`delivery.${d.deployment_id}`))?.value.host, second.hostId, 'the survivor holds every deployment');
+      for (const d of deployed)
+        assert.equal((await leases.get(`delivery.${d.deployment_id}`))?.value.host, second.hostId, 'the survivor holds every deployment');
     } finally {
       await first.stop(false);
       await second.stop();

@@ -49,7 +49,11 @@ describe('ChannelWorker: a sender that throws', () => {
       // While it retries, the attempt is on record (the deliveries API's `current`).
       await waitFor(() => worker.snapshot.current !== null, 5_000, 'a recorded failed attempt');
       assert.match(worker.snapshot.current!.last_error, /URI malformed/);
-      await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 1, 10_000, 'the dead letter');
+      await waitFor(
+        async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 1,
+        10_000,
+        'the dead letter',
+      );
       const status = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!;
       assert.match(status.dead[0]!.last_error, /sending failed: URI malformed/);
       // 100, 200, 200… ms apart over an 800 ms window: a handful of attempts, not a loop.

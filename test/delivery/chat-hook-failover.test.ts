@@ -40,13 +40,22 @@ describe('discord and slack delivery across a killed delivery process', () => {
       discord.rateLimitNext(String(900 + i), 8);
       slack.rateLimitNext(`T9/B${i}/s${i}`, 8);
     }
-    const env = { WEBHOOK_ALLOW_PRIVATE: 'loopback', WEBHOOK_RETRY_BASE_MS: '200', DISCORD_WEBHOOK_HOSTS: discord.origin, SLACK_WEBHOOK_HOSTS: slack.origin };
+    const env = {
+      WEBHOOK_ALLOW_PRIVATE: 'loopback',
+      WEBHOOK_RETRY_BASE_MS: '200',
+      DISCORD_WEBHOOK_HOSTS: discord.origin,
+      SLACK_WEBHOOK_HOSTS: slack.origin,
+    };
     const processes = await twoProcesses(cluster, deployed, env, true);
 
     const published = new Map<string, SignalEvent[]>(deployed.map((d) => [d.deployment_id, [signal(d, 0), signal(d, 1)]]));
     for (const events of published.values()) for (const e of events) await publish(cluster.bus, e);
     const held = () =>
-      deployed.every((_, i) => discord.attempts.some((a) => a.webhook === String(900 + i) && a.status === 429) && slack.attempts.some((a) => a.webhook === `T9/B${i}/s${i}` && a.status === 429));
+      deployed.every(
+        (_, i) =>
+          discord.attempts.some((a) => a.webhook === String(900 + i) && a.status === 429) &&
+          slack.attempts.some((a) => a.webhook === `T9/B${i}/s${i}` && a.status === 429),
+      );
     await waitFor(held, 20_000, 'every webhook holding its first signal back');
     assert.equal(discord.posted.length + slack.posted.length, 0, 'nothing posted yet');
     // Whoever holds more deployments now dies without a goodbye, mid-hold.
@@ -57,9 +66,20 @@ describe('discord and slack delivery across a killed delivery process', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     for (const [i, d] of deployed.entries()) {
       const ids = published.get(d.deployment_id)!.map((e) => e.id);
-      assert.deepEqual(discord.posted.filter((m) => m.webhook === String(900 + i)).map((m) => m.signalId), ids, `discord ${i}: each once, in order`);
-      assert.deepEqual(slack.posted.filter((m) => m.webhook === `T9/B${i}/s${i}`).map((m) => m.signalId), ids, `slack ${i}: each once, in order`);
+      assert.deepEqual(
+        discord.posted.filter((m) => m.webhook === String(900 + i)).map((m) => m.signalId),
+        ids,
+        `discord ${i}: each once, in order`,
+      );
+      assert.deepEqual(
+        slack.posted.filter((m) => m.webhook === `T9/B${i}/s${i}`).map((m) => m.signalId),
+        ids,
+        `slack ${i}: each once, in order`,
+      );
     }
-    assert.ok((await processes.holders()).every((h) => h === survivor), 'the survivor holds every deployment');
+    assert.ok(
+      (await processes.holders()).every((h) => h === survivor),
+      'the survivor holds every deployment',
+    );
   });
 });

@@ -10,13 +10,15 @@ import { checkChatHook, webhookTargetChecker, type HostLookup } from '../../src/
 import { WebhookTargetError } from '../../src/errors.ts';
 
 /** Stand-in DNS: Discord and Slack public; `discord.com` itself answers a private address only when asked to. */
-const lookup = (privateDiscord = false): HostLookup => async (host) => {
-  if (host === 'discord.com' && privateDiscord) return [{ address: '10.1.2.3', family: 4 }];
-  if (/(^|\.)discord(app)?\.com$/.test(host)) return [{ address: '162.159.135.232', family: 4 }];
-  if (host === 'hooks.slack.com') return [{ address: '34.226.36.45', family: 4 }];
-  if (host === 'evil.example') return [{ address: '93.184.216.34', family: 4 }];
-  throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-};
+const lookup =
+  (privateDiscord = false): HostLookup =>
+  async (host) => {
+    if (host === 'discord.com' && privateDiscord) return [{ address: '10.1.2.3', family: 4 }];
+    if (/(^|\.)discord(app)?\.com$/.test(host)) return [{ address: '162.159.135.232', family: 4 }];
+    if (host === 'hooks.slack.com') return [{ address: '34.226.36.45', family: 4 }];
+    if (host === 'evil.example') return [{ address: '93.184.216.34', family: 4 }];
+    throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  };
 
 const config = loadConfig({});
 const refused = async (promise: Promise<unknown>, message: RegExp) =>
@@ -27,7 +29,8 @@ const refused = async (promise: Promise<unknown>, message: RegExp) =>
   });
 
 describe('discord webhook URLs', () => {
-  const check = (url: string, privateDiscord = false) => checkChatHook('discord', url, config.DISCORD_WEBHOOK_HOSTS, { lookup: lookup(privateDiscord) });
+  const check = (url: string, privateDiscord = false) =>
+    checkChatHook('discord', url, config.DISCORD_WEBHOOK_HOSTS, { lookup: lookup(privateDiscord) });
 
   it('accepts Discord’s hosts and webhook paths', async () => {
     for (const host of ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com']) {
@@ -42,18 +45,27 @@ describe('discord webhook URLs', () => {
     await refused(check('https://discord.com.evil.example/api/webhooks/1/t'), /must be a Discord webhook URL/);
     await refused(check('http://discord.com/api/webhooks/1/t'), /must be a Discord webhook URL/);
     await refused(check('https://discord.com:8443/api/webhooks/1/t'), /must be a Discord webhook URL/);
-    await refused(check('https://discord.com/api/users/@me'), /^discord_webhook_url is not a Discord webhook URL: it should look like https:\/\/discord\.com\/api\/webhooks\/<id>\/<token>$/);
+    await refused(
+      check('https://discord.com/api/users/@me'),
+      /^discord_webhook_url is not a Discord webhook URL: it should look like https:\/\/discord\.com\/api\/webhooks\/<id>\/<token>$/,
+    );
     await refused(check('https://user:pw@discord.com/api/webhooks/1/t'), /is not a Discord webhook URL/);
   });
 
   it('refuses a listed host that resolves to a private address (the SSRF check)', async () => {
-    await refused(check('https://discord.com/api/webhooks/1/t', true), /^discord_webhook_url host "discord\.com" resolves to 10\.1\.2\.3, which is a private address/);
+    await refused(
+      check('https://discord.com/api/webhooks/1/t', true),
+      /^discord_webhook_url host "discord\.com" resolves to 10\.1\.2\.3, which is a private address/,
+    );
   });
 
   it('matches an origin in the list exactly (a local stand-in)', async () => {
     const hosts = ['http://127.0.0.1:9000'];
     assert.ok(await checkChatHook('discord', 'http://127.0.0.1:9000/api/webhooks/1/t', hosts, { allowPrivate: 'loopback' }));
-    await refused(checkChatHook('discord', 'http://127.0.0.1:9001/api/webhooks/1/t', hosts, { allowPrivate: 'loopback' }), /must be a Discord webhook URL/);
+    await refused(
+      checkChatHook('discord', 'http://127.0.0.1:9001/api/webhooks/1/t', hosts, { allowPrivate: 'loopback' }),
+      /must be a Discord webhook URL/,
+    );
     await refused(checkChatHook('discord', 'http://127.0.0.1:9000/api/webhooks/1/t', hosts), /loopback address/);
   });
 });
@@ -66,7 +78,10 @@ describe('slack webhook URLs', () => {
   });
 
   it('refuses other hosts and paths', async () => {
-    await refused(check('https://evil.example/services/T0001/B0002/x'), /^slack_webhook_url must be a Slack webhook URL on hooks\.slack\.com, /);
+    await refused(
+      check('https://evil.example/services/T0001/B0002/x'),
+      /^slack_webhook_url must be a Slack webhook URL on hooks\.slack\.com, /,
+    );
     await refused(check('https://hooks.slack.com/workflows/T0001/A1/1/x'), /^slack_webhook_url is not a Slack webhook URL/);
     await refused(check('not a url'), /^slack_webhook_url is not a valid URL$/);
   });
@@ -74,9 +89,17 @@ describe('slack webhook URLs', () => {
 
 describe('the deploy API’s checker', () => {
   it('sends each channel’s URL to its own check', async () => {
-    const checker = webhookTargetChecker({ ...config, WEBHOOK_ALLOW_PRIVATE: 'loopback', DISCORD_WEBHOOK_HOSTS: ['http://127.0.0.1:9000'] });
+    const checker = webhookTargetChecker({
+      ...config,
+      WEBHOOK_ALLOW_PRIVATE: 'loopback',
+      DISCORD_WEBHOOK_HOSTS: ['http://127.0.0.1:9000'],
+    });
     assert.equal(await checker('http://127.0.0.1:9000/api/webhooks/1/t', 'discord'), 'http://127.0.0.1:9000/api/webhooks/1/t');
-    assert.equal(await checker('http://127.0.0.1:9000/anything'), 'http://127.0.0.1:9000/anything', 'a plain webhook may be any public (here: allowed) URL');
+    assert.equal(
+      await checker('http://127.0.0.1:9000/anything'),
+      'http://127.0.0.1:9000/anything',
+      'a plain webhook may be any public (here: allowed) URL',
+    );
     await refused(checker('http://127.0.0.1:9000/api/webhooks/1/t', 'slack'), /slack_webhook_url must be a Slack webhook URL/);
   });
 });

@@ -27,14 +27,18 @@ const base: SignalEvent = {
 };
 
 const fields = (payload: Record<string, unknown>) =>
-  Object.fromEntries(((payload.embeds as Array<{ fields: Array<{ name: string; value: string }> }>)[0]!.fields).map((f) => [f.name, f.value]));
+  Object.fromEntries(
+    (payload.embeds as Array<{ fields: Array<{ name: string; value: string }> }>)[0]!.fields.map((f) => [f.name, f.value]),
+  );
 
 describe('chat payloads', () => {
   it('builds the model page link on PUBLIC_URL, and none without it', () => {
     assert.equal(modelPageUrl('https://sf.example/', base), 'https://sf.example/models/7_USDJPY_1h_Carry%20%3Cb%3E');
     assert.equal(modelPageUrl(undefined, base), null);
     assert.equal('url' in (discordPayload(base, null).embeds as object[])[0]!, false);
-    const context = (slackPayload(base, null).blocks as Array<{ type: string; elements?: Array<{ text: string }> }>).find((b) => b.type === 'context')!;
+    const context = (slackPayload(base, null).blocks as Array<{ type: string; elements?: Array<{ text: string }> }>).find(
+      (b) => b.type === 'context',
+    )!;
     assert.equal(context.elements![0]!.text, `signal \`${base.id}\` · ${base.created_at}`);
   });
 

@@ -23,15 +23,18 @@ describe('delivery API', () => {
   before(async () => {
     receiver = await startWebhookReceiver();
     receiver.respond(() => (up ? 200 : 503));
-    s = await startTestService({
-      MARKET_FEED: 'none',
-      RATE_LIMIT_PER_MIN: '100000',
-      WEBHOOK_ALLOW_PRIVATE: 'loopback',
-      WEBHOOK_RETRY_BASE_MS: '50',
-      WEBHOOK_RETRY_MAX_MS: '100',
-      WEBHOOK_RETRY_WINDOW_MS: '500',
-      LOG_LEVEL: 'debug',
-    }, { logSink: (line) => void logs.push(line) });
+    s = await startTestService(
+      {
+        MARKET_FEED: 'none',
+        RATE_LIMIT_PER_MIN: '100000',
+        WEBHOOK_ALLOW_PRIVATE: 'loopback',
+        WEBHOOK_RETRY_BASE_MS: '50',
+        WEBHOOK_RETRY_MAX_MS: '100',
+        WEBHOOK_RETRY_WINDOW_MS: '500',
+        LOG_LEVEL: 'debug',
+      },
+      { logSink: (line) => void logs.push(line) },
+    );
     const minted = await s.mintKey();
     key = minted.api_key;
     userId = minted.user_id;
@@ -70,7 +73,10 @@ describe('delivery API', () => {
     assert.equal(webhook.channel, 'webhook');
     assert.equal(webhook.delivered, 0);
     assert.equal(webhook.pending, 0);
-    assert.deepEqual(webhook.dead.map((x) => [x.signal_id, x.status, x.last_status, x.last_error]), sent.map((e) => [e.id, 'dead', 503, 'HTTP 503: receiver says 503']));
+    assert.deepEqual(
+      webhook.dead.map((x) => [x.signal_id, x.status, x.last_status, x.last_error]),
+      sent.map((e) => [e.id, 'dead', 503, 'HTTP 503: receiver says 503']),
+    );
 
     up = true;
     const replay = await s.api('POST', `/api/v1/deploy/${encodeURIComponent('Api Model')}/deliveries/replay`, { key });
@@ -82,7 +88,10 @@ describe('delivery API', () => {
       channels: [{ channel: 'webhook', replayed: 2, re_enabled: false }],
     });
     await waitFor(() => receiver.accepted('/api').length === 2, 10_000, 'the replayed signals');
-    assert.deepEqual(receiver.accepted('/api').map((r) => r.headers['webhook-id']), sent.map((e) => e.id));
+    assert.deepEqual(
+      receiver.accepted('/api').map((r) => r.headers['webhook-id']),
+      sent.map((e) => e.id),
+    );
     assert.ok(receiver.accepted('/api').every((r) => r.verified === true));
     await waitFor(async () => (await deliveries('Api Model')).channels[0]!.dead_letters === 0, 5_000, 'no dead letters left');
     assert.equal((await deliveries('Api Model')).channels[0]!.delivered, 2);
@@ -127,16 +136,27 @@ describe('delivery API', () => {
     const d = await deployTo('Restart Model', '/svc-restart');
     const first = signal(d, 0);
     await publish(s.service.bus, first);
-    await waitFor(async () => (await deliveries('Restart Model')).channels[0]!.dead_letters === 1, 10_000, 'the first signal dead (0.5 s window)');
+    await waitFor(
+      async () => (await deliveries('Restart Model')).channels[0]!.dead_letters === 1,
+      10_000,
+      'the first signal dead (0.5 s window)',
+    );
     await s.restart({ WEBHOOK_RETRY_WINDOW_MS: '600000' });
     up = true;
     const second = signal(d, 1);
     await publish(s.service.bus, second);
     await waitFor(() => receiver.accepted('/svc-restart').length >= 1, 10_000, 'delivery after the restart');
     await waitFor(async () => (await deliveries('Restart Model')).channels[0]!.delivered === 1, 5_000, 'the delivered count');
-    assert.deepEqual(receiver.accepted('/svc-restart').map((r) => r.headers['webhook-id']), [second.id]);
+    assert.deepEqual(
+      receiver.accepted('/svc-restart').map((r) => r.headers['webhook-id']),
+      [second.id],
+    );
     const status = (await deliveries('Restart Model')).channels[0]!;
-    assert.deepEqual(status.dead.map((x) => x.signal_id), [first.id], 'the dead letter survived the restart');
+    assert.deepEqual(
+      status.dead.map((x) => x.signal_id),
+      [first.id],
+      'the dead letter survived the restart',
+    );
   });
 
   it('a signal still inside its retry window at a restart is delivered after it, once and before the next', async () => {
@@ -152,12 +172,18 @@ describe('delivery API', () => {
     const second = signal(d, 1);
     await publish(s.service.bus, second);
     await waitFor(async () => (await deliveries('Window Model')).channels[0]!.delivered === 2, 10_000, 'both delivered after the restart');
-    assert.deepEqual(receiver.accepted('/svc-window').map((r) => r.headers['webhook-id']), [first.id, second.id]);
+    assert.deepEqual(
+      receiver.accepted('/svc-window').map((r) => r.headers['webhook-id']),
+      [first.id, second.id],
+    );
     assert.equal((await deliveries('Window Model')).channels[0]!.dead_letters, 0);
   });
 
   it('never logs a webhook secret', () => {
-    assert.ok(logs.some((l) => l.includes('delivery failed; will retry')), 'failures were logged');
+    assert.ok(
+      logs.some((l) => l.includes('delivery failed; will retry')),
+      'failures were logged',
+    );
     for (const secret of secrets) {
       const key = secret.slice('whsec_'.length);
       assert.equal(logs.filter((l) => l.includes(key)).length, 0);

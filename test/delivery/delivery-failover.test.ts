@@ -81,17 +81,27 @@ describe('delivery in two processes (sharded by lease)', () => {
       }
 
       const firstSeen = (path: string) => [...new Set(receiver.hits.filter((h) => h.path === path).map((h) => h.id))];
-      await waitFor(() => [...published].every(([path, ids]) => firstSeen(path).length === ids.length), 90_000, 'every signal delivered after the take-over');
+      await waitFor(
+        () => [...published].every(([path, ids]) => firstSeen(path).length === ids.length),
+        90_000,
+        'every signal delivered after the take-over',
+      );
       for (const [path, ids] of published) {
         assert.deepEqual(firstSeen(path), ids, `${path}: every signal, in publication order`);
         const hits = receiver.hits.filter((h) => h.path === path);
         // A repeat is the signal that was in flight, sent again (same webhook-id) — never a later one ahead of an earlier.
         for (let k = 1; k < hits.length; k++) {
-          assert.ok(ids.indexOf(hits[k]!.id) >= ids.indexOf(hits[k - 1]!.id) - 1, `${path}: no signal goes back more than the one in flight`);
+          assert.ok(
+            ids.indexOf(hits[k]!.id) >= ids.indexOf(hits[k - 1]!.id) - 1,
+            `${path}: no signal goes back more than the one in flight`,
+          );
         }
       }
       assert.equal(receiver.overlaps(), 0, 'never two requests of one deployment in flight at once');
-      assert.ok((await processes.holders()).every((h) => h === survivorHost), 'the survivor holds every deployment');
+      assert.ok(
+        (await processes.holders()).every((h) => h === survivorHost),
+        'the survivor holds every deployment',
+      );
       const duplicates = receiver.hits.length - [...published.values()].reduce((n, ids) => n + ids.length, 0);
       assert.ok(duplicates >= 0 && duplicates <= 2 * deployed.length, `repeats only of what was in flight at the kill: ${duplicates}`);
     } finally {

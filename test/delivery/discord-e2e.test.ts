@@ -84,17 +84,30 @@ describe('discord delivery (NATS → delivery actor → Discord webhook)', () =>
     for (const e of events) await publish(h.bus, e);
     await waitFor(() => postedIds('1002').length >= 12, 30_000, 'twelve Discord messages');
     // Settled: nothing more arrives once every worker has moved past its last signal.
-    await waitFor(async () => {
-      const [sa, sb] = await Promise.all([h.api.status(a.user_id, a.model_name, 10), h.api.status(b.user_id, b.model_name, 10)]);
-      return sa.channels[0]!.pending === 0 && sb.channels[0]!.pending === 0 && sa.channels[0]!.delivered === 6 && sb.channels[0]!.delivered === 6;
-    }, 10_000, 'both deployments delivered');
+    await waitFor(
+      async () => {
+        const [sa, sb] = await Promise.all([h.api.status(a.user_id, a.model_name, 10), h.api.status(b.user_id, b.model_name, 10)]);
+        return (
+          sa.channels[0]!.pending === 0 &&
+          sb.channels[0]!.pending === 0 &&
+          sa.channels[0]!.delivered === 6 &&
+          sb.channels[0]!.delivered === 6
+        );
+      },
+      10_000,
+      'both deployments delivered',
+    );
 
     const ids = postedIds('1002');
     assert.equal(ids.length, 12, 'each signal once');
     assert.deepEqual(new Set(ids), new Set(events.map((e) => e.id)));
     for (const d of [a, b]) {
       const mine = ids.filter((id) => id!.startsWith(`sig_${d.deployment_id}_`));
-      assert.deepEqual(mine, events.filter((e) => e.deployment_id === d.deployment_id).map((e) => e.id), 'in order per deployment');
+      assert.deepEqual(
+        mine,
+        events.filter((e) => e.deployment_id === d.deployment_id).map((e) => e.id),
+        'in order per deployment',
+      );
     }
     assert.equal(discord.violations, 0, 'no request while the webhook was held by a 429');
     const limited = discord.attempts.filter((x) => x.webhook === '1002' && x.status === 429).length;

@@ -65,10 +65,15 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     assert.match(mail!.html!, /<th[^>]*>Take profit<\/th><td>1\.08400<\/td>/);
     assert.equal(mail!.headers['message-id'], `<${open.id}@signalforge>`);
 
-    const unsubscribe = /^<(https:\/\/signals\.example\/api\/v1\/email\/unsubscribe\?token=[\w.-]+)>$/.exec(mail!.headers['list-unsubscribe']!)?.[1];
+    const unsubscribe = /^<(https:\/\/signals\.example\/api\/v1\/email\/unsubscribe\?token=[\w.-]+)>$/.exec(
+      mail!.headers['list-unsubscribe']!,
+    )?.[1];
     assert.ok(unsubscribe, `List-Unsubscribe is one https URL: ${mail!.headers['list-unsubscribe']}`);
     assert.equal(mail!.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click');
-    assert.ok(mail!.text!.includes(unsubscribe) && mail!.html!.includes(unsubscribe.replace(/&/g, '&amp;')), 'the footer links the same URL');
+    assert.ok(
+      mail!.text!.includes(unsubscribe) && mail!.html!.includes(unsubscribe.replace(/&/g, '&amp;')),
+      'the footer links the same URL',
+    );
     assert.equal((await status(d)).target, 'ada@example.com');
   });
 
@@ -96,7 +101,10 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     await publish(h.bus, e);
     await waitFor(() => smtp.to('cy@example.com').length === 1, 10_000, 'the mail');
     await waitFor(async () => (await status(d)).delivered === 1, 5_000, 'the delivered count');
-    assert.deepEqual(smtp.replies.filter((r) => r.to.includes('cy@example.com')).map((r) => r.code), [451, 451, 250]);
+    assert.deepEqual(
+      smtp.replies.filter((r) => r.to.includes('cy@example.com')).map((r) => r.code),
+      [451, 451, 250],
+    );
     assert.equal((await status(d)).dead_letters, 0);
     assert.equal(await addresses.sentToday(d.user_id, 'signal'), 1, 'refused tries are not counted against the cap');
   });
@@ -113,7 +121,10 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     assert.deepEqual([s.dead_letters, s.dead[0]!.signal_id, s.dead[0]!.last_status, s.dead[0]!.attempts], [1, first.id, 550, 1]);
     assert.match(s.dead[0]!.last_error, /^SMTP 550: /);
     assert.doesNotMatch(s.dead[0]!.last_error, /relay-pass/, 'the SMTP password never shows');
-    assert.deepEqual(smtp.to('dee@example.com').map((m) => m.headers['message-id']), [`<${second.id}@signalforge>`]);
+    assert.deepEqual(
+      smtp.to('dee@example.com').map((m) => m.headers['message-id']),
+      [`<${second.id}@signalforge>`],
+    );
   });
 
   it('a delivery process restarted between signals: each is mailed once, in order, by whichever process holds the deployment', async () => {
@@ -124,7 +135,10 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     await h.restartActor();
     for (const e of events.slice(1)) await publish(h.bus, e);
     await waitFor(async () => (await status(d)).delivered === 3, 15_000, 'three delivered');
-    assert.deepEqual(smtp.to('gus@example.com').map((m) => m.headers['message-id']), events.map((e) => `<${e.id}@signalforge>`));
+    assert.deepEqual(
+      smtp.to('gus@example.com').map((m) => m.headers['message-id']),
+      events.map((e) => `<${e.id}@signalforge>`),
+    );
   });
 
   it('over the daily cap a signal is not mailed: a capped dead letter, not retried; other accounts are not held back', async () => {
@@ -138,7 +152,14 @@ describe('email delivery (NATS → delivery actor → SMTP)', () => {
     assert.equal(s.delivered, CAP);
     assert.equal(s.enabled, true);
     assert.equal(s.current, null, 'nothing waits for a retry');
-    assert.deepEqual(s.dead.map((x) => [x.signal_id, x.capped, x.attempts, x.first_attempt_at]), [[events[CAP]!.id, true, 0, null], [events[CAP + 1]!.id, true, 0, null]], 'not sent: no attempt');
+    assert.deepEqual(
+      s.dead.map((x) => [x.signal_id, x.capped, x.attempts, x.first_attempt_at]),
+      [
+        [events[CAP]!.id, true, 0, null],
+        [events[CAP + 1]!.id, true, 0, null],
+      ],
+      'not sent: no attempt',
+    );
     assert.match(s.dead[0]!.last_error, new RegExp(`^capped: this account reached its ${CAP} signal e-mails for the UTC day`));
     assert.equal(smtp.to('eve@example.com').length, CAP);
     await waitFor(() => smtp.to('fay@example.com').length === 1, 10_000, 'the other account’s mail');

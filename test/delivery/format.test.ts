@@ -39,28 +39,48 @@ describe('Telegram message format', () => {
     );
   });
 
-  it('calls a meta-labelled model\'s probability P(win) of the rule\'s trade, a direction model\'s p↑', () => {
+  it("calls a meta-labelled model's probability P(win) of the rule's trade, a direction model's p↑", () => {
     const meta = telegramMessage({ ...base, labels: 'meta', p_up: 0.634 });
     assert.match(meta, /^Reason: model signal \(P\(win\) 0\.63\)$/m);
     assert.doesNotMatch(meta, /p↑/);
     assert.match(telegramMessage({ ...base, p_up: 0.634 }), /^Reason: model signal \(p↑ 0\.63\)$/m);
     // An exit has no probability, whatever the model.
-    assert.match(telegramMessage({ ...base, labels: 'meta', action: 'close', reason: 'SL', p_up: null, pnl: 3 }), /^Reason: stop-loss hit$/m);
+    assert.match(
+      telegramMessage({ ...base, labels: 'meta', action: 'close', reason: 'SL', p_up: null, pnl: 3 }),
+      /^Reason: stop-loss hit$/m,
+    );
   });
 
   it('shows the exit and P&L of a close', () => {
-    const text = telegramMessage({ ...base, symbol: 'EURUSD', action: 'close', side: 'long', price: 1.08712, reason: 'TP', p_up: null, pnl: -12.5 });
+    const text = telegramMessage({
+      ...base,
+      symbol: 'EURUSD',
+      action: 'close',
+      side: 'long',
+      price: 1.08712,
+      reason: 'TP',
+      p_up: null,
+      pnl: -12.5,
+    });
     assert.match(text, /^⚪ <b>CLOSE LONG<\/b> · EURUSD 1h\nExit <b>1\.08712<\/b>\nP&amp;L −\$12\.50\nReason: take-profit hit\n/);
   });
 
   it('says a cancel did not enter, and when its bar came', () => {
     // 2024-05-01 was a Wednesday.
-    const cancel: SignalEvent = { ...base, action: 'cancel', side: 'long', price: 154.1, stop_loss: null, p_up: null, bar_time: '2024-05-01T21:00:00.000Z' };
+    const cancel: SignalEvent = {
+      ...base,
+      action: 'cancel',
+      side: 'long',
+      price: 154.1,
+      stop_loss: null,
+      p_up: null,
+      bar_time: '2024-05-01T21:00:00.000Z',
+    };
     assert.equal(
       telegramMessage(cancel),
       [
         '❌ <b>CANCELLED LONG</b> · USDJPY 1h',
-        'Not entered: the bar came Wednesday 21:00 UTC, outside the strategy\'s session or days',
+        "Not entered: the bar came Wednesday 21:00 UTC, outside the strategy's session or days",
         'Model: Carry &lt;v2&gt; &amp; co',
         'Bar 2024-05-01 21:00 UTC',
       ].join('\n'),
@@ -81,8 +101,14 @@ describe('ChatPacer', () => {
       ['a', 'b', 'a', 'b', 'a'].map((chat, i) => pacer.run(chat, async () => void log.push([chat, i, Date.now() - t0, intervalOver]))),
     );
     await interval;
-    assert.deepEqual(log.filter((l) => l[0] === 'a').map((l) => l[1]), [0, 2, 4]);
-    assert.deepEqual(log.filter((l) => l[0] === 'b').map((l) => l[1]), [1, 3]);
+    assert.deepEqual(
+      log.filter((l) => l[0] === 'a').map((l) => l[1]),
+      [0, 2, 4],
+    );
+    assert.deepEqual(
+      log.filter((l) => l[0] === 'b').map((l) => l[1]),
+      [1, 3],
+    );
     const a = log.filter((l) => l[0] === 'a').map((l) => l[2]);
     assert.ok(a[1]! - a[0]! >= 190 && a[2]! - a[1]! >= 190, `chat a sends at ${a}`);
     const b = log.filter((l) => l[0] === 'b');

@@ -122,7 +122,7 @@ let bars = 0;
 
 /** The n-th signal of a deployment, shaped as a model actor emits it. */
 export function signal(deployment: DeploymentRecord, n: number): SignalEvent {
-  const barOpen = Date.UTC(2024, 4, 1) + (++bars) * BAR_MS;
+  const barOpen = Date.UTC(2024, 4, 1) + ++bars * BAR_MS;
   return {
     id: `sig_${deployment.deployment_id}_${barOpen}_${n}`,
     deployment_id: deployment.deployment_id,

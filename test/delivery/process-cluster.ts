@@ -62,12 +62,18 @@ export interface TwoProcesses {
  * first holds every deployment (so the one killed has work in hand); else both start at once and
  * this waits until every deployment is held by one of them.
  */
-export async function twoProcesses(cluster: ProcessCluster, deployed: readonly DeploymentRecord[], env: Record<string, string>, firstClaimsAll: boolean): Promise<TwoProcesses> {
+export async function twoProcesses(
+  cluster: ProcessCluster,
+  deployed: readonly DeploymentRecord[],
+  env: Record<string, string>,
+  firstClaimsAll: boolean,
+): Promise<TwoProcesses> {
   const leases = await openBucket(cluster.bus, Buckets.leases);
   const holders = async () => Promise.all(deployed.map(async (d) => (await leases.get(`delivery.${d.deployment_id}`))?.value.host ?? null));
   const first = cluster.start(env);
   const firstHost = (await first.running()).host as string;
-  if (firstClaimsAll) await waitFor(async () => (await holders()).every((h) => h === firstHost), 20_000, 'every deployment claimed by the first process');
+  if (firstClaimsAll)
+    await waitFor(async () => (await holders()).every((h) => h === firstHost), 20_000, 'every deployment claimed by the first process');
   const second = cluster.start(env);
   const secondHost = (await second.running()).host as string;
   await waitFor(async () => (await holders()).every((h) => h !== null), 20_000, 'every deployment claimed');

@@ -46,10 +46,20 @@ describe('slack delivery (NATS → delivery actor → Slack incoming webhook)', 
     assert.deepEqual(head, { type: 'section', text: { type: 'mrkdwn', text: '*🔴 OPEN SHORT · EURUSD 15min*' } });
     assert.deepEqual(
       facts.fields.map((f: { text: string }) => f.text),
-      [`*Price*\n${open.price.toFixed(5)}`, '*Stop loss*\n1.07800', '*Take profit*\n1.08400', '*Confidence*\np↑ 0.60', '*Reason*\nmodel signal', '*Model*\n&lt;!channel&gt; &amp; co'],
+      [
+        `*Price*\n${open.price.toFixed(5)}`,
+        '*Stop loss*\n1.07800',
+        '*Take profit*\n1.08400',
+        '*Confidence*\np↑ 0.60',
+        '*Reason*\nmodel signal',
+        '*Model*\n&lt;!channel&gt; &amp; co',
+      ],
       'a model name cannot mention a channel',
     );
-    assert.equal(context.elements[0].text, `<${PUBLIC_URL}/models/${encodeURIComponent(d.stem)}|Model page> · signal \`${open.id}\` · ${open.created_at}`);
+    assert.equal(
+      context.elements[0].text,
+      `<${PUBLIC_URL}/models/${encodeURIComponent(d.stem)}|Model page> · signal \`${open.id}\` · ${open.created_at}`,
+    );
     assert.match(message!.body.text, /^🔴 OPEN SHORT · EURUSD 15min — Price /);
 
     await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.delivered === 1, 5_000, 'the delivered count');
@@ -66,13 +76,24 @@ describe('slack delivery (NATS → delivery actor → Slack incoming webhook)', 
     const events = Array.from({ length: 8 }, (_, i) => signal(d, i));
     for (const e of events) await publish(h.bus, e);
     await waitFor(() => postedIds(path).length >= 8, 30_000, 'eight Slack messages');
-    await waitFor(async () => {
-      const [s] = (await h.api.status(d.user_id, d.model_name, 10)).channels;
-      return s!.pending === 0 && s!.delivered === 8;
-    }, 10_000, 'all delivered');
-    assert.deepEqual(postedIds(path), events.map((e) => e.id), 'each once, in order');
+    await waitFor(
+      async () => {
+        const [s] = (await h.api.status(d.user_id, d.model_name, 10)).channels;
+        return s!.pending === 0 && s!.delivered === 8;
+      },
+      10_000,
+      'all delivered',
+    );
+    assert.deepEqual(
+      postedIds(path),
+      events.map((e) => e.id),
+      'each once, in order',
+    );
     assert.equal(slack.violations, 0, 'no request while the webhook was held by a 429');
-    assert.ok(slack.attempts.filter((a) => a.webhook === path && a.status === 429).length >= 2, 'the burst ran over: Slack’s own 429 was met too');
+    assert.ok(
+      slack.attempts.filter((a) => a.webhook === path && a.status === 429).length >= 2,
+      'the burst ran over: Slack’s own 429 was met too',
+    );
   });
 
   it('an archived channel (410 channel_is_archived) dead-letters and disables the channel', async () => {

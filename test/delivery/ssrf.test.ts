@@ -5,11 +5,13 @@ import { WebhookTargetError } from '../../src/errors.ts';
 import { webhookTargetChecker } from '../../src/delivery/index.ts';
 
 /** A resolver with fixed answers, standing in for DNS (each name → its addresses). */
-const fakeDns = (table: Record<string, string[]>): HostLookup => async (host) => {
-  const found = table[host];
-  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const fakeDns =
+  (table: Record<string, string[]>): HostLookup =>
+  async (host) => {
+    const found = table[host];
+    if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 const dns = fakeDns({
   'public.example': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
@@ -91,7 +93,10 @@ describe('SSRF: checkWebhookTarget', () => {
   it('accepts a public https target and returns every checked address', async () => {
     const target = await checkWebhookTarget('https://public.example/hooks?x=1', { lookup: dns });
     assert.equal(target.host, 'public.example');
-    assert.deepEqual(target.addresses.map((a) => a.address), ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946']);
+    assert.deepEqual(
+      target.addresses.map((a) => a.address),
+      ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+    );
   });
 
   it('refuses names resolving to loopback, private, link-local, CGNAT, ULA and IPv6 loopback/link-local', async () => {

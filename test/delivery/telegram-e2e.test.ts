@@ -22,15 +22,18 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
 
   before(async () => {
     tg = await startTelegramStandIn();
-    s = await startTestService({
-      MARKET_FEED: 'none',
-      RATE_LIMIT_PER_MIN: '100000',
-      TELEGRAM_BOT_TOKEN: tg.token,
-      TELEGRAM_API_ROOT: tg.apiRoot,
-      WEBHOOK_RETRY_BASE_MS: '100',
-      WEBHOOK_RETRY_MAX_MS: '200',
-      LOG_LEVEL: 'debug',
-    }, { logSink: (line) => void logs.push(line) });
+    s = await startTestService(
+      {
+        MARKET_FEED: 'none',
+        RATE_LIMIT_PER_MIN: '100000',
+        TELEGRAM_BOT_TOKEN: tg.token,
+        TELEGRAM_API_ROOT: tg.apiRoot,
+        WEBHOOK_RETRY_BASE_MS: '100',
+        WEBHOOK_RETRY_MAX_MS: '200',
+        LOG_LEVEL: 'debug',
+      },
+      { logSink: (line) => void logs.push(line) },
+    );
     const minted = await s.mintKey();
     key = minted.api_key;
     userId = minted.user_id;
@@ -71,7 +74,10 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
     const linked = await code();
     assert.equal(linked.chat_id, String(CHAT));
     assert.equal(linked.code, null, 'the code is used up');
-    assert.deepEqual(linked.chats.map((c) => [c.chat_id, c.title]), [[String(CHAT), 'Ada']]);
+    assert.deepEqual(
+      linked.chats.map((c) => [c.chat_id, c.title]),
+      [[String(CHAT), 'Ada']],
+    );
     await waitFor(() => toChat(CHAT).length === 1, 10_000, 'the bot’s confirmation');
     assert.match(toChat(CHAT)[0]!.text, /Linked/);
 
@@ -79,7 +85,10 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
     tg.userSends({ id: 778, first_name: 'Eve' }, `/start ${first.code}`);
     await waitFor(() => toChat(778).length === 1, 10_000, 'the answer to a used code');
     assert.match(toChat(778)[0]!.text, /Unknown code/);
-    assert.deepEqual((await code()).chats.map((c) => c.chat_id), [String(CHAT)]);
+    assert.deepEqual(
+      (await code()).chats.map((c) => c.chat_id),
+      [String(CHAT)],
+    );
   });
 
   it('sends signals as formatted messages to the linked chat, in order, at most one per second', async () => {
@@ -92,19 +101,32 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
     const messages = toChat(CHAT).slice(before);
     assert.deepEqual(
       messages.map((m) => m.text.split('\n')[0]),
-      ['🟢 <b>OPEN LONG</b> · EURUSD 15min', '⚪ <b>CLOSE LONG</b> · EURUSD 15min', '🟢 <b>OPEN LONG</b> · EURUSD 15min', '⚪ <b>CLOSE LONG</b> · EURUSD 15min'],
+      [
+        '🟢 <b>OPEN LONG</b> · EURUSD 15min',
+        '⚪ <b>CLOSE LONG</b> · EURUSD 15min',
+        '🟢 <b>OPEN LONG</b> · EURUSD 15min',
+        '⚪ <b>CLOSE LONG</b> · EURUSD 15min',
+      ],
     );
     assert.equal(messages[0]!.parse_mode, 'HTML');
     assert.equal(
       messages[0]!.text,
-      ['🟢 <b>OPEN LONG</b> · EURUSD 15min', 'Price <b>1.08000</b>', 'SL 1.07800 · TP 1.08400', 'Reason: model signal (p↑ 0.60)', 'Model: Tele &lt;Model&gt;', `Bar ${events[0]!.bar_time.slice(0, 10)} ${events[0]!.bar_time.slice(11, 16)} UTC`].join('\n'),
+      [
+        '🟢 <b>OPEN LONG</b> · EURUSD 15min',
+        'Price <b>1.08000</b>',
+        'SL 1.07800 · TP 1.08400',
+        'Reason: model signal (p↑ 0.60)',
+        'Model: Tele &lt;Model&gt;',
+        `Bar ${events[0]!.bar_time.slice(0, 10)} ${events[0]!.bar_time.slice(11, 16)} UTC`,
+      ].join('\n'),
     );
     assert.match(messages[1]!.text, /Exit <b>1\.08010<\/b>\nP&amp;L \+\$12\.50/);
     for (let i = 1; i < messages.length; i++) {
       assert.ok(messages[i]!.at - messages[i - 1]!.at >= 950, `gap ${messages[i]!.at - messages[i - 1]!.at} ms`);
     }
     const deliveries = async () =>
-      DeliveriesResponse.parse((await s.api('GET', `/api/v1/deploy/${encodeURIComponent('Tele <Model>')}/deliveries`, { key })).body).channels[0]!;
+      DeliveriesResponse.parse((await s.api('GET', `/api/v1/deploy/${encodeURIComponent('Tele <Model>')}/deliveries`, { key })).body)
+        .channels[0]!;
     await waitFor(async () => (await deliveries()).delivered === 4, 5_000, 'the delivered count');
     const status = await deliveries();
     assert.equal(status.channel, 'messenger');
@@ -125,17 +147,24 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
     assert.equal(refused.length, 1);
     const messages = toChat(CHAT).slice(before);
     assert.ok(messages[0]!.at - refused[0]!.at >= 1_950, `resent ${messages[0]!.at - refused[0]!.at} ms after the 429`);
-    assert.deepEqual(messages.map((m) => m.text.split('\n')[1]), ['Price <b>1.08000</b>', 'Exit <b>1.08010</b>', 'Price <b>1.08020</b>']);
+    assert.deepEqual(
+      messages.map((m) => m.text.split('\n')[1]),
+      ['Price <b>1.08000</b>', 'Exit <b>1.08010</b>', 'Price <b>1.08020</b>'],
+    );
   });
 
   it('does not send to a chat id that is not linked to the deployment’s owner', async () => {
     const deployments = await openBucket(s.service.bus, Buckets.deployments);
     const d = await deploy({ deployments }, { userId, modelName: 'Elsewhere', channels: ['messenger'], chatId: '-100999' });
     await publish(s.service.bus, signal(d, 0));
-    await waitFor(async () => {
-      const res = await s.api('GET', '/api/v1/deploy/Elsewhere/deliveries', { key });
-      return Boolean(res.body.channels?.[0]?.current);
-    }, 10_000, 'a failed attempt');
+    await waitFor(
+      async () => {
+        const res = await s.api('GET', '/api/v1/deploy/Elsewhere/deliveries', { key });
+        return Boolean(res.body.channels?.[0]?.current);
+      },
+      10_000,
+      'a failed attempt',
+    );
     const res = await s.api('GET', '/api/v1/deploy/Elsewhere/deliveries', { key });
     assert.match(res.body.channels[0].current.last_error, /messenger_chat_id -100999 is not linked to this account/);
     assert.equal(toChat(-100999).length, 0);
@@ -149,7 +178,10 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
     await waitFor(async () => (await code()).chats.length === 2, 10_000, 'the group to be linked');
     const status = await code();
     assert.equal(status.chat_id, '-100123');
-    assert.deepEqual(status.chats.map((c) => c.title), ['Ada', 'Trading desk']);
+    assert.deepEqual(
+      status.chats.map((c) => c.title),
+      ['Ada', 'Trading desk'],
+    );
     const deployments = await openBucket(s.service.bus, Buckets.deployments);
     const toGroup = await deploy({ deployments }, { userId, modelName: 'Group', channels: ['messenger'] });
     const toAda = await deploy({ deployments }, { userId, modelName: 'Ada only', channels: ['messenger'], chatId: String(CHAT) });
@@ -162,7 +194,10 @@ describe('messenger delivery (Telegram Bot API stand-in)', () => {
   });
 
   it('never logs the bot token', () => {
-    assert.ok(logs.some((l) => l.includes('telegram rate limit')), 'the 429 was logged');
+    assert.ok(
+      logs.some((l) => l.includes('telegram rate limit')),
+      'the 429 was logged',
+    );
     const secretPart = tg.token.split(':')[1]!;
     assert.equal(logs.filter((l) => l.includes(secretPart)).length, 0);
   });

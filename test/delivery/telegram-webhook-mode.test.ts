@@ -46,13 +46,23 @@ describe('messenger pairing with the bot in webhook mode', () => {
         entities: [{ type: 'bot_command', offset: 0, length: 6 }],
       },
     };
-    const refused = await s.api('POST', '/api/v1/messenger/telegram-webhook', { body: update, headers: { 'x-telegram-bot-api-secret-token': 'guess' } });
+    const refused = await s.api('POST', '/api/v1/messenger/telegram-webhook', {
+      body: update,
+      headers: { 'x-telegram-bot-api-secret-token': 'guess' },
+    });
     assert.equal(refused.status, 403);
     const secret = telegramWebhookSecret(tg.token);
     assert.ok(!secret.includes(tg.token.split(':')[1]!));
-    const ok = await s.api('POST', '/api/v1/messenger/telegram-webhook', { body: update, headers: { 'x-telegram-bot-api-secret-token': secret } });
+    const ok = await s.api('POST', '/api/v1/messenger/telegram-webhook', {
+      body: update,
+      headers: { 'x-telegram-bot-api-secret-token': secret },
+    });
     assert.equal(ok.status, 200, ok.text);
-    await waitFor(async () => (await s.api('GET', '/api/v1/messenger/code', { key })).body.status === 'linked', 10_000, 'the chat to be linked');
+    await waitFor(
+      async () => (await s.api('GET', '/api/v1/messenger/code', { key })).body.status === 'linked',
+      10_000,
+      'the chat to be linked',
+    );
     assert.equal((await s.api('GET', '/api/v1/messenger/code', { key })).body.chat_id, '31337');
     await waitFor(() => tg.sent.some((m) => m.chat_id === '31337' && m.text.includes('Linked')), 10_000, 'the confirmation');
   });

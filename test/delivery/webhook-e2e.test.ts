@@ -97,7 +97,10 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
     await publish(h.bus, sent[1]!);
     await waitFor(() => receiver.accepted('/late').length === 2, 10_000, 'both signals');
     await new Promise((r) => setTimeout(r, 700));
-    assert.deepEqual(ids(receiver.accepted('/late')), sent.map((e) => e.id));
+    assert.deepEqual(
+      ids(receiver.accepted('/late')),
+      sent.map((e) => e.id),
+    );
   });
 
   it('holds a failing deployment’s later signals, not other deployments’, and delivers all in order once the receiver is back', async () => {
@@ -128,9 +131,17 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
 
     down.delete('/down');
     await waitFor(() => receiver.accepted('/down').length === 5, 10_000, 'the 5 held signals');
-    await waitFor(async () => (await h.api.status(failing.user_id, failing.model_name, 10)).channels[0]!.delivered === 5, 5_000, 'the delivered count');
+    await waitFor(
+      async () => (await h.api.status(failing.user_id, failing.model_name, 10)).channels[0]!.delivered === 5,
+      5_000,
+      'the delivered count',
+    );
     const delivered = receiver.accepted('/down');
-    assert.deepEqual(ids(delivered), sent.map((e) => e.id), 'in order, each once');
+    assert.deepEqual(
+      ids(delivered),
+      sent.map((e) => e.id),
+      'in order, each once',
+    );
     assert.ok(delivered.every((d) => d.verified === true));
     const after = (await h.api.status(failing.user_id, failing.model_name, 10)).channels[0]!;
     assert.equal(after.delivered, 5);
@@ -157,14 +168,21 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
       await publish(h.bus, sent.at(-1)!);
     }
     await h.startActor();
-    await waitFor(async () => ((await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.current?.attempts ?? 0) > before.current!.attempts, 10_000, 'a retry after the restart');
+    await waitFor(
+      async () => ((await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.current?.attempts ?? 0) > before.current!.attempts,
+      10_000,
+      'a retry after the restart',
+    );
     const resumed = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!;
     assert.equal(resumed.current?.first_attempt_at, before.current?.first_attempt_at, 'the same retry window goes on');
     assert.equal(resumed.pending, 6);
     down.delete('/restart');
     await waitFor(() => receiver.accepted('/restart').length === 6, 10_000, 'all 6 signals');
     await new Promise((r) => setTimeout(r, 300));
-    assert.deepEqual(ids(receiver.accepted('/restart')), sent.map((e) => e.id));
+    assert.deepEqual(
+      ids(receiver.accepted('/restart')),
+      sent.map((e) => e.id),
+    );
   });
 
   it('stops on 410 Gone: later signals go to the dead letters until a replay, which delivers them in order', async () => {
@@ -178,7 +196,10 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
     const status = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!;
     assert.equal(status.enabled, false);
     assert.match(status.disabled_reason!, /410 Gone/);
-    assert.deepEqual(status.dead.map((x) => x.signal_id), sent.map((e) => e.id));
+    assert.deepEqual(
+      status.dead.map((x) => x.signal_id),
+      sent.map((e) => e.id),
+    );
     assert.equal(status.dead[0]!.last_status, 410);
     assert.equal(status.dead[0]!.attempts, 1);
     assert.match(status.dead[1]!.last_error, /disabled/);
@@ -187,8 +208,15 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
     const replay = await h.api.replay(d.user_id, d.model_name, {});
     assert.deepEqual(replay.channels, [{ channel: 'webhook', replayed: 3, re_enabled: true }]);
     await waitFor(() => receiver.accepted('/gone').length === 3, 10_000, 'the replayed signals');
-    assert.deepEqual(ids(receiver.accepted('/gone')), sent.map((e) => e.id));
-    await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 0, 5_000, 'no dead letters left');
+    assert.deepEqual(
+      ids(receiver.accepted('/gone')),
+      sent.map((e) => e.id),
+    );
+    await waitFor(
+      async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 0,
+      5_000,
+      'no dead letters left',
+    );
     const after = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!;
     assert.equal(after.enabled, true);
     assert.equal(after.delivered, 3);
@@ -205,10 +233,20 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
       down.add('/dead');
       const dead = [signal(d, 0), signal(d, 1)];
       for (const e of dead) await publish(h.bus, e);
-      await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 2, 10_000, '2 dead letters');
+      await waitFor(
+        async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 2,
+        10_000,
+        '2 dead letters',
+      );
       const status = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!;
-      assert.deepEqual(status.dead.map((x) => [x.signal_id, x.status, x.last_status]), dead.map((e) => [e.id, 'dead', 503]));
-      assert.ok(status.dead.every((x) => x.attempts >= 3), `attempts ${status.dead.map((x) => x.attempts)}`);
+      assert.deepEqual(
+        status.dead.map((x) => [x.signal_id, x.status, x.last_status]),
+        dead.map((e) => [e.id, 'dead', 503]),
+      );
+      assert.ok(
+        status.dead.every((x) => x.attempts >= 3),
+        `attempts ${status.dead.map((x) => x.attempts)}`,
+      );
       assert.ok(status.dead.every((x) => Date.parse(x.died_at) - Date.parse(x.first_attempt_at!) >= 690));
       assert.deepEqual(status.dead[0]!.signal, dead[0]);
       assert.equal(status.pending, 0);
@@ -228,14 +266,22 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
       await waitFor(() => receiver.accepted('/dead').length === 3, 10_000, 'the last dead letter');
       assert.deepEqual(ids(receiver.accepted('/dead')), [fresh.id, dead[1]!.id, dead[0]!.id]);
       assert.ok(receiver.accepted('/dead').every((x) => x.verified === true));
-      await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 0, 5_000, 'no dead letters left');
+      await waitFor(
+        async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 0,
+        5_000,
+        'no dead letters left',
+      );
       assert.equal((await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.delivered, 3);
     });
 
     it('checks the target again at send time (DNS rebinding): a name now resolving to a private address is not called', async () => {
       const d = await deploy(h, { webhookUrl: `http://rebind.test:${receiver.port}/rebind` });
       await publish(h.bus, signal(d, 0));
-      await waitFor(async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 1, 10_000, 'the refused signal');
+      await waitFor(
+        async () => (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead_letters === 1,
+        10_000,
+        'the refused signal',
+      );
       const letter = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.dead[0]!;
       assert.match(letter.last_error, /resolves to 10\.0\.0\.7, which is a private address/);
       assert.equal(letter.last_status, null);
@@ -243,7 +289,12 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
     });
 
     it('times out a receiver that does not answer, and retries', async () => {
-      await h.restartActor({ WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '200', WEBHOOK_RETRY_WINDOW_MS: '60000', WEBHOOK_TIMEOUT_MS: '300' });
+      await h.restartActor({
+        WEBHOOK_RETRY_BASE_MS: '100',
+        WEBHOOK_RETRY_MAX_MS: '200',
+        WEBHOOK_RETRY_WINDOW_MS: '60000',
+        WEBHOOK_TIMEOUT_MS: '300',
+      });
       const { createServer } = await import('node:http');
       let calls = 0;
       const hung = createServer(() => void calls++);
@@ -252,7 +303,11 @@ describe('webhook delivery (NATS → delivery actor → HTTP receiver)', () => {
         const port = (hung.address() as { port: number }).port;
         const d = await deploy(h, { webhookUrl: `http://127.0.0.1:${port}/hang` });
         await publish(h.bus, signal(d, 0));
-        await waitFor(async () => ((await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.current?.attempts ?? 0) >= 2, 10_000, '2 timed-out attempts');
+        await waitFor(
+          async () => ((await h.api.status(d.user_id, d.model_name, 10)).channels[0]!.current?.attempts ?? 0) >= 2,
+          10_000,
+          '2 timed-out attempts',
+        );
         const status = (await h.api.status(d.user_id, d.model_name, 10)).channels[0]!;
         assert.equal(status.current?.last_error, 'no answer within 300 ms');
         assert.ok(calls >= 2);

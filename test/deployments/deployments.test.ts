@@ -24,7 +24,9 @@ import { modelRecord } from '../community/fixtures.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 
 const corpus = mkdtempSync(join(tmpdir(), 'deployments-hostile-'));
-execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), corpus], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const model = (name: string) => new Uint8Array(readFileSync(join(corpus, `${name}.onnx`)));
 /** Read now: the first suite removes the corpus when it ends. */
 const HONEST = model('honest');
@@ -42,9 +44,13 @@ describe('deployments', () => {
     nats = await startNats('deployments');
     models = await ModelStore.open(nats.bus, await openBucket(nats.bus, Buckets.models), await openBucket(nats.bus, Buckets.signals));
     deployments = await buildDeployments({
-      bus: nats.bus, models, activity: { emit: async () => 0 }, replicas: 1,
+      bus: nats.bus,
+      models,
+      activity: { emit: async () => 0 },
+      replicas: 1,
       log: Object.assign(Object.create(log), { warn: (o: Record<string, unknown>) => void warnings.push(o) }),
-      checkWebhookTarget: async (url) => url, limits: { free: 2, pro: 2 },
+      checkWebhookTarget: async (url) => url,
+      limits: { free: 2, pro: 2 },
       checkModel: async (record) =>
         checkModelOffThread(await models.onnx(record)).then(
           () => null,
@@ -70,14 +76,20 @@ describe('deployments', () => {
       return true;
     });
     assert.deepEqual((await deployments.list(USER)).deployed, []);
-    assert.ok(warnings.some((w) => typeof w.reason === 'string' && w.model === `${USER}_EURUSD_15min_Swapped`), 'the reason is logged');
+    assert.ok(
+      warnings.some((w) => typeof w.reason === 'string' && w.model === `${USER}_EURUSD_15min_Swapped`),
+      'the reason is logged',
+    );
   });
 
   it('deploys a model that passes, shown as deployed', async () => {
     await save('Honest', model('honest'));
     const { deployment_id } = await deployments.deploy(caller, { model_name: 'Honest', channels: ['sse'] });
     const [shown] = (await deployments.list(USER)).deployed;
-    assert.deepEqual([shown?.deployment_id, shown?.status, shown?.error, shown?.failed_at], [deployment_id, 'deployed', undefined, undefined]);
+    assert.deepEqual(
+      [shown?.deployment_id, shown?.status, shown?.error, shown?.failed_at],
+      [deployment_id, 'deployed', undefined, undefined],
+    );
   });
 
   it('shows a deployment its actor marked failed as failed, with the reason and when', async () => {
@@ -106,26 +118,39 @@ describe('deployments: channels and their destinations', () => {
     // The deploy API's own URL checks, as src/roles/domain.ts wires them (the stand-in hosts on loopback).
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'loopback', DISCORD_WEBHOOK_HOSTS: DISCORD, SLACK_WEBHOOK_HOSTS: SLACK });
     deployments = await buildDeployments({
-      bus: nats.bus, models, activity: { emit: async () => 0 }, replicas: 1, log,
-      checkWebhookTarget: webhookTargetChecker(config), limits: { free: 5, pro: 5 },
+      bus: nats.bus,
+      models,
+      activity: { emit: async () => 0 },
+      replicas: 1,
+      log,
+      checkWebhookTarget: webhookTargetChecker(config),
+      limits: { free: 5, pro: 5 },
     });
-    await models.save(modelRecord({ user_id: OWNER, model_name: 'Chatty' }), { onnx: HONEST, code: '# code\n', results: { pred_signals: [] } as never });
+    await models.save(modelRecord({ user_id: OWNER, model_name: 'Chatty' }), {
+      onnx: HONEST,
+      code: '# code\n',
+      results: { pred_signals: [] } as never,
+    });
   });
   after(async () => {
     await nats?.close();
   });
 
-  const request = { model_name: 'Chatty', channels: ['webhook', 'discord', 'slack'] as const, webhook_url: 'http://127.0.0.1:9002/bridge', webhook_template: template, discord_webhook_url: discordUrl, slack_webhook_url: slackUrl };
+  const request = {
+    model_name: 'Chatty',
+    channels: ['webhook', 'discord', 'slack'] as const,
+    webhook_url: 'http://127.0.0.1:9002/bridge',
+    webhook_template: template,
+    discord_webhook_url: discordUrl,
+    slack_webhook_url: slackUrl,
+  };
 
   it('deploys to discord, slack and a templated webhook; the list never shows the Discord token or the Slack path', async () => {
     const deployed = await deployments.deploy(owner, { ...request, channels: [...request.channels] });
     assert.deepEqual(deployed.channels, ['webhook', 'discord', 'slack']);
     assert.equal(deployed.unchanged, undefined);
     const record = await deployments.view.find(OWNER, 'Chatty');
-    assert.deepEqual(
-      [record?.discord_webhook_url, record?.slack_webhook_url, record?.webhook_template],
-      [discordUrl, slackUrl, template],
-    );
+    assert.deepEqual([record?.discord_webhook_url, record?.slack_webhook_url, record?.webhook_template], [discordUrl, slackUrl, template]);
     const [shown] = (await deployments.list(OWNER)).deployed;
     assert.deepEqual(
       [shown?.discord_webhook_url, shown?.slack_webhook_url, shown?.webhook_template],
@@ -142,7 +167,11 @@ describe('deployments: channels and their destinations', () => {
     assert.deepEqual(again.replaced, []);
     assert.equal((await deployments.view.find(OWNER, 'Chatty'))?.created_at, first.created_at, 'the record was not written again');
 
-    const moved = await deployments.deploy(owner, { ...request, channels: [...request.channels], slack_webhook_url: `${SLACK}/services/T1/B2/other` });
+    const moved = await deployments.deploy(owner, {
+      ...request,
+      channels: [...request.channels],
+      slack_webhook_url: `${SLACK}/services/T1/B2/other`,
+    });
     assert.notEqual(moved.deployment_id, first.deployment_id, 'another destination is a new deployment');
     assert.equal(moved.unchanged, undefined);
   });
@@ -150,7 +179,11 @@ describe('deployments: channels and their destinations', () => {
   it('refuses (422) a template with an unknown placeholder, naming it, and changes nothing', async () => {
     const before = (await deployments.view.find(OWNER, 'Chatty'))!;
     await assert.rejects(
-      deployments.deploy(owner, { ...request, channels: [...request.channels], webhook_template: '{"qty":{{lots}},"ticker":"{{symbol}}"}' }),
+      deployments.deploy(owner, {
+        ...request,
+        channels: [...request.channels],
+        webhook_template: '{"qty":{{lots}},"ticker":"{{symbol}}"}',
+      }),
       (err: unknown) => {
         assert.ok(err instanceof UnprocessableError, String(err));
         assert.equal(ERROR_CODES[err.errorCode].status, 422);
@@ -158,7 +191,10 @@ describe('deployments: channels and their destinations', () => {
         return true;
       },
     );
-    await assert.rejects(deployments.deploy(owner, { ...request, channels: [...request.channels], webhook_template: '{"price":{{price}}' }), UnprocessableError);
+    await assert.rejects(
+      deployments.deploy(owner, { ...request, channels: [...request.channels], webhook_template: '{"price":{{price}}' }),
+      UnprocessableError,
+    );
     assert.equal((await deployments.view.find(OWNER, 'Chatty'))?.deployment_id, before.deployment_id);
   });
 
@@ -170,9 +206,20 @@ describe('deployments: channels and their destinations', () => {
         return true;
       });
     await refused({ channels: ['discord'] }, /^discord_webhook_url is required with the discord channel$/);
-    await refused({ channels: ['sse'], slack_webhook_url: slackUrl }, /^slack_webhook_url given without the slack channel: add "slack" to channels$/);
+    await refused(
+      { channels: ['sse'], slack_webhook_url: slackUrl },
+      /^slack_webhook_url given without the slack channel: add "slack" to channels$/,
+    );
     await refused({ channels: ['sse'], webhook_template: template }, /^webhook_template given without the webhook channel/);
-    await refused({ channels: ['discord'], discord_webhook_url: `${SLACK}/api/webhooks/1/t` }, /^discord_webhook_url must be a Discord webhook URL on http:\/\/127\.0\.0\.1:9000/, WebhookTargetError);
-    await refused({ channels: ['slack'], slack_webhook_url: `${SLACK}/api/webhooks/1/t` }, /^slack_webhook_url is not a Slack webhook URL/, WebhookTargetError);
+    await refused(
+      { channels: ['discord'], discord_webhook_url: `${SLACK}/api/webhooks/1/t` },
+      /^discord_webhook_url must be a Discord webhook URL on http:\/\/127\.0\.0\.1:9000/,
+      WebhookTargetError,
+    );
+    await refused(
+      { channels: ['slack'], slack_webhook_url: `${SLACK}/api/webhooks/1/t` },
+      /^slack_webhook_url is not a Slack webhook URL/,
+      WebhookTargetError,
+    );
   });
 });

@@ -42,7 +42,11 @@ describe('deployments view', () => {
     await view.put(record(42, 'Mean revert', 'dep_b', 1));
     await view.put(record(43, 'Trend 1', 'dep_c', 3));
     assert.equal((await view.kv.get('42.5472656e642031'))?.value.deployment_id, 'dep_a');
-    assert.deepEqual((await view.ofUser(42)).map((d) => d.deployment_id), ['dep_b', 'dep_a'], 'oldest first, only the user’s');
+    assert.deepEqual(
+      (await view.ofUser(42)).map((d) => d.deployment_id),
+      ['dep_b', 'dep_a'],
+      'oldest first, only the user’s',
+    );
     assert.equal((await view.ofModel(42, 'Trend 1'))?.deployment_id, 'dep_a');
     assert.equal(await view.ofModel(42, 'Nothing'), null);
   });
@@ -58,7 +62,13 @@ describe('deployments view', () => {
     const changes: DeploymentChange[] = [];
     const index = await view.follow((c) => changes.push(c));
     try {
-      assert.deepEqual(index.all().map((d) => d.deployment_id).sort(), ['dep_a', 'dep_b', 'dep_c']);
+      assert.deepEqual(
+        index
+          .all()
+          .map((d) => d.deployment_id)
+          .sort(),
+        ['dep_a', 'dep_b', 'dep_c'],
+      );
       assert.equal(index.get('dep_b')?.model_name, 'Mean revert');
       changes.length = 0;
 
@@ -74,7 +84,13 @@ describe('deployments view', () => {
       await until('the removal', () => changes.length === 2);
       assert.equal(changes[1]!.previous?.deployment_id, 'dep_b');
       assert.equal(changes[1]!.current, null);
-      assert.deepEqual(index.all().map((d) => d.deployment_id).sort(), ['dep_a2', 'dep_c']);
+      assert.deepEqual(
+        index
+          .all()
+          .map((d) => d.deployment_id)
+          .sort(),
+        ['dep_a2', 'dep_c'],
+      );
     } finally {
       index.stop();
     }

@@ -27,7 +27,10 @@ describe('signalforge actors (a second process)', () => {
   });
 
   it('refuses to start without NATS_URL, saying what to set', async () => {
-    const refused = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'actors'], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+    const refused = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'actors'], {
+      env: childEnv({}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     refused.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const code = await new Promise((r) => refused.once('exit', r));
@@ -64,7 +67,11 @@ describe('signalforge actors (a second process)', () => {
     assert.equal(await holder(), sf.service.actorHost.hostId);
     await sf.service.actorHost.stop(false); // serve's host dies without a goodbye
     // The waits below end early only when the take-over hangs (a lease lives LEASE_TTL_SECONDS unrenewed).
-    const claimed = await eventually('the actors process to claim it', () => lines.find((l) => l.includes('claimed a deployment') && l.includes(id)), 60_000);
+    const claimed = await eventually(
+      'the actors process to claim it',
+      () => lines.find((l) => l.includes('claimed a deployment') && l.includes(id)),
+      60_000,
+    );
     const childHost = (JSON.parse(claimed) as { host: string }).host;
     assert.notEqual(childHost, sf.service.actorHost.hostId);
     assert.equal(await holder(), childHost, 'the lease is the actors process’s now');

@@ -40,10 +40,13 @@ describe('signalforge admin plan', () => {
     const credits = await openBucket(sf.service.bus, Buckets.credits);
     await until('the pro allowance is in', async () => (await credits.get(String(user.user_id)))?.value.balance === 500_000);
     const usage = await sf.api('GET', '/api/v1/key/usage', { key: user.api_key });
-    assert.deepEqual(usage.body.history.map((e: { delta: number; reason: string }) => [e.delta, e.reason]), [
-      [499_950, 'monthly_allowance'],
-      [50, 'signup'],
-    ]);
+    assert.deepEqual(
+      usage.body.history.map((e: { delta: number; reason: string }) => [e.delta, e.reason]),
+      [
+        [499_950, 'monthly_allowance'],
+        [50, 'signup'],
+      ],
+    );
     const caps = await sf.api('GET', '/api/v1/caps', { key: user.api_key });
     assert.equal(caps.body.plan, 'pro');
 
@@ -56,7 +59,12 @@ describe('signalforge admin plan', () => {
     const unknown = await admin(sf.dataDir, ['plan', 'nobody-here', 'pro']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^signalforge: no user named "nobody-here"/);
-    for (const args of [['plan', 'Plan_Holder', 'gold'], ['plan', 'Plan_Holder'], ['plans', 'Plan_Holder', 'pro'], ['plan', 'Plan_Holder', 'free', 'x']]) {
+    for (const args of [
+      ['plan', 'Plan_Holder', 'gold'],
+      ['plan', 'Plan_Holder'],
+      ['plans', 'Plan_Holder', 'pro'],
+      ['plan', 'Plan_Holder', 'free', 'x'],
+    ]) {
       const bad = await admin(sf.dataDir, args);
       assert.equal(bad.code, 2, args.join(' '));
       assert.match(bad.stderr, /admin plan <username> <free\|pro>/);

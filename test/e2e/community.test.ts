@@ -7,13 +7,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ActivityList } from '../../schemas/activity.ts';
-import { Catalogue, CommunityEntry, ForkResponse, Leaderboard, LEADERBOARD_METRICS, Lineage, type LeaderboardMetric } from '../../schemas/community.ts';
+import {
+  Catalogue,
+  CommunityEntry,
+  ForkResponse,
+  Leaderboard,
+  LEADERBOARD_METRICS,
+  Lineage,
+  type LeaderboardMetric,
+} from '../../schemas/community.ts';
 import { Results, type JobView } from '../../schemas/training.ts';
 import { FIXED_END_DAY, PROFITABLE_TAKE_PROFIT, SCALPER, startFixedMarketService } from '../helpers/fixed-market.ts';
 import type { TestService } from '../helpers/service.ts';
 import { strategyCode } from '../helpers/strategies.ts';
 import { waitForJob } from '../helpers/training.ts';
-
 
 /** min_atr at its maximum: no bar ever qualifies, so the model never trades. */
 const IDLE = strategyCode().replace('"min_atr": None', '"min_atr": 100');
@@ -73,14 +80,27 @@ describe('community over HTTP', () => {
   });
 
   it('shares a profitable model: 201 with the entry, again 200 with the same entry, one SHARED event', async () => {
-    rootBody = { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: endDay, stop_loss: null, take_profit: PROFITABLE_TAKE_PROFIT };
+    rootBody = {
+      code: SCALPER,
+      timeframe: '1min',
+      model_name: 'scalper',
+      end_date: endDay,
+      stop_loss: null,
+      take_profit: PROFITABLE_TAKE_PROFIT,
+    };
     const job = await train(keys.alice, rootBody);
-    assert.ok(job.test_stats!.n >= 1 && job.test_stats!.ret > 0, `the scalper ends its test span in profit: ${JSON.stringify(job.test_stats)}`);
+    assert.ok(
+      job.test_stats!.n >= 1 && job.test_stats!.ret > 0,
+      `the scalper ends its test span in profit: ${JSON.stringify(job.test_stats)}`,
+    );
     rootStem = job.model_stem;
     rootTest = job.test_stats;
 
     // No model_stem: the most recently trained model is the one that passed.
-    const res = await sf.api('POST', '/api/v1/share', { key: keys.alice, body: { title: 'Scalper <b>one</b>', description: 'Tiny targets.\nNo stop.' } });
+    const res = await sf.api('POST', '/api/v1/share', {
+      key: keys.alice,
+      body: { title: 'Scalper <b>one</b>', description: 'Tiny targets.\nNo stop.' },
+    });
     assert.equal(res.status, 201, res.text);
     const entry = CommunityEntry.parse(res.body);
     assert.equal(entry.model.stem, rootStem);
@@ -150,7 +170,9 @@ describe('community over HTTP', () => {
     assert.deepEqual(job.test_stats, rootTest, 'the same code, settings and bars as the parent: the same test backtest');
     // Two shares at once: one entry.
     const [one, two] = await Promise.all(
-      [0, 1].map(() => sf.api('POST', '/api/v1/share', { key: keys.bob, body: { model_stem: job.model_stem, title: 'Bob’s fork', parent_id: ids.a } })),
+      [0, 1].map(() =>
+        sf.api('POST', '/api/v1/share', { key: keys.bob, body: { model_stem: job.model_stem, title: 'Bob’s fork', parent_id: ids.a } }),
+      ),
     );
     assert.deepEqual([one!.status, two!.status].sort(), [200, 201], `${one!.text} ${two!.text}`);
     assert.equal(one!.body.community_id, two!.body.community_id);
@@ -159,7 +181,10 @@ describe('community over HTTP', () => {
 
     const carolFork = ForkResponse.parse((await sf.api('POST', `/api/v1/fork/${ids.b}`, { key: keys.carol })).body);
     const carolJob = await train(keys.carol, carolFork.train_request);
-    const c = await sf.api('POST', '/api/v1/share', { key: keys.carol, body: { model_stem: carolJob.model_stem, title: 'Carol’s fork', parent_id: ids.b } });
+    const c = await sf.api('POST', '/api/v1/share', {
+      key: keys.carol,
+      body: { model_stem: carolJob.model_stem, title: 'Carol’s fork', parent_id: ids.b },
+    });
     assert.equal(c.status, 201, c.text);
     ids.c = c.body.community_id;
     assert.deepEqual([ids.a < ids.b, ids.b < ids.c], [true, true], 'sequential ids');
@@ -178,15 +203,30 @@ describe('community over HTTP', () => {
       return Lineage.parse(res.body);
     };
     const c = await of(ids.c);
-    assert.deepEqual(c.ancestors.map((n) => n.community_id), [ids.b, ids.a]);
-    assert.deepEqual(c.ancestors.map((n) => n.author), ['bob', 'alice']);
+    assert.deepEqual(
+      c.ancestors.map((n) => n.community_id),
+      [ids.b, ids.a],
+    );
+    assert.deepEqual(
+      c.ancestors.map((n) => n.author),
+      ['bob', 'alice'],
+    );
     assert.deepEqual(c.children, []);
     const b = await of(ids.b);
-    assert.deepEqual(b.ancestors.map((n) => n.community_id), [ids.a]);
-    assert.deepEqual(b.children.map((n) => [n.community_id, n.title, n.author]), [[ids.c, 'Carol’s fork', 'carol']]);
+    assert.deepEqual(
+      b.ancestors.map((n) => n.community_id),
+      [ids.a],
+    );
+    assert.deepEqual(
+      b.children.map((n) => [n.community_id, n.title, n.author]),
+      [[ids.c, 'Carol’s fork', 'carol']],
+    );
     const a = await of(ids.a);
     assert.deepEqual(a.ancestors, []);
-    assert.deepEqual(a.children.map((n) => n.community_id), [ids.b]);
+    assert.deepEqual(
+      a.children.map((n) => n.community_id),
+      [ids.b],
+    );
     // bob forked on a fresh trial key: shown apart, not counted; alice's own fork is neither.
     assert.deepEqual([a.entry.forks, a.entry.trial_forks], [0, 1]);
     assert.ok(a.entry.test.n_trades >= 1 && a.entry.created_at);
@@ -234,8 +274,13 @@ describe('community over HTTP', () => {
         const d = fy[metric]! - fx[metric]!;
         return Math.abs(d) > 1e-9 ? d : x - y;
       });
-      assert.deepEqual(board.entries.map((r) => r.community_id), want, metric);
-      for (const row of board.entries) assert.ok(Math.abs(row.value! - figures.get(row.community_id)![metric]!) < 1e-9, `${metric} #${row.community_id}`);
+      assert.deepEqual(
+        board.entries.map((r) => r.community_id),
+        want,
+        metric,
+      );
+      for (const row of board.entries)
+        assert.ok(Math.abs(row.value! - figures.get(row.community_id)![metric]!) < 1e-9, `${metric} #${row.community_id}`);
     }
     // sort alone, and metric over sort.
     const bySort = Leaderboard.parse((await sf.api('GET', '/api/v1/leaderboard?sort=wr')).body);
@@ -257,13 +302,20 @@ describe('community over HTTP', () => {
     assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
     assert.match(first.headers.get('cache-control') ?? '', /max-age=\d+/);
     const doc = Catalogue.parse(first.body);
-    assert.deepEqual(doc.entries.map((e) => e.community_id), [ids.a, ids.b, ids.c]);
-    assert.deepEqual(doc.entries.map((e) => [e.parent_id, e.root_id, e.children]), [
-      [null, ids.a, [ids.b]],
-      [ids.a, ids.a, [ids.c]],
-      [ids.b, ids.a, []],
-    ]);
-    for (const word of ['feature_engineering', 'strategy_config', 'take_profit', 'model_params']) assert.ok(!first.text.includes(word), word);
+    assert.deepEqual(
+      doc.entries.map((e) => e.community_id),
+      [ids.a, ids.b, ids.c],
+    );
+    assert.deepEqual(
+      doc.entries.map((e) => [e.parent_id, e.root_id, e.children]),
+      [
+        [null, ids.a, [ids.b]],
+        [ids.a, ids.a, [ids.c]],
+        [ids.b, ids.a, []],
+      ],
+    );
+    for (const word of ['feature_engineering', 'strategy_config', 'take_profit', 'model_params'])
+      assert.ok(!first.text.includes(word), word);
 
     const cached = await sf.api('GET', '/api/v1/community.json', { headers: { 'if-none-match': etag } });
     assert.equal(cached.status, 304);
@@ -278,7 +330,9 @@ describe('community over HTTP', () => {
     const plainEtag = plain.headers.get('etag')!;
     assert.notEqual(plainEtag, etag);
     assert.deepEqual(await plain.json(), first.body);
-    const plainCached = await fetch(`${sf.url}/api/v1/community.json`, { headers: { 'accept-encoding': 'identity', 'if-none-match': plainEtag } });
+    const plainCached = await fetch(`${sf.url}/api/v1/community.json`, {
+      headers: { 'accept-encoding': 'identity', 'if-none-match': plainEtag },
+    });
     assert.equal(plainCached.status, 304);
 
     // dave forks C: the catalogue changes, the old ETag no longer matches.
@@ -295,7 +349,10 @@ describe('community over HTTP', () => {
     await sf.restart();
     const after = await sf.api('GET', '/api/v1/community.json', { headers: { 'accept-encoding': 'identity' } });
     assert.equal(after.headers.get('etag'), before.headers.get('etag'), 'the same content, the same ETag');
-    assert.deepEqual(Lineage.parse((await sf.api('GET', `/api/v1/lineage/${ids.c}`)).body).ancestors.map((n) => n.community_id), [ids.b, ids.a]);
+    assert.deepEqual(
+      Lineage.parse((await sf.api('GET', `/api/v1/lineage/${ids.c}`)).body).ancestors.map((n) => n.community_id),
+      [ids.b, ids.a],
+    );
     const again = await sf.api('POST', '/api/v1/share', { key: keys.alice, body: { model_stem: rootStem, title: 'After restart' } });
     assert.equal(again.status, 200, again.text);
     assert.equal(again.body.community_id, ids.a);

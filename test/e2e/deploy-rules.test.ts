@@ -23,7 +23,9 @@ describe('deploy and train rules', () => {
   after(() => sf.stop());
 
   it('three POST /train without model_name at once: three distinct names, three models', async () => {
-    const starts = await Promise.all([0, 1, 2].map(() => sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1min' } })));
+    const starts = await Promise.all(
+      [0, 1, 2].map(() => sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1min' } })),
+    );
     for (const s of starts) assert.equal(s.status, 200, s.text);
     names = starts.map((s) => s.body.model_name as string);
     assert.equal(new Set(names).size, 3, `names: ${names.join(', ')}`);
@@ -36,7 +38,9 @@ describe('deploy and train rules', () => {
     assert.equal(names.length, 3);
     for (let round = 0; round < 3; round++) {
       const asked = Date.now();
-      const answers = await Promise.all(names.map((model_name) => sf.api('POST', '/api/v1/deploy', { key, body: { model_name, channels: ['sse'] } })));
+      const answers = await Promise.all(
+        names.map((model_name) => sf.api('POST', '/api/v1/deploy', { key, body: { model_name, channels: ['sse'] } })),
+      );
       const answered = Date.now();
       for (const a of answers) {
         assert.equal(a.status, 200, a.text);

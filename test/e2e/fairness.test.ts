@@ -33,7 +33,10 @@ describe('fairness between users', () => {
   it('runs a second user’s job while the first user’s endless loops are queued and running; each loop ends at its budget', async () => {
     const loops: number[] = [];
     for (let i = 0; i < LOOPS; i++) {
-      const res = await sf.api('POST', '/api/v1/train', { key: looper, body: { code: ENDLESS, timeframe: '1min', model_name: `loop ${i}` } });
+      const res = await sf.api('POST', '/api/v1/train', {
+        key: looper,
+        body: { code: ENDLESS, timeframe: '1min', model_name: `loop ${i}` },
+      });
       assert.equal(res.status, 200, res.text);
       loops.push(res.body.job_id);
     }
@@ -49,12 +52,18 @@ describe('fairness between users', () => {
     assert.equal(done.status, 'done', done.error);
     const backlog = await Promise.all(loops.map((id) => job(looper, id)));
     const unfinished = backlog.filter((j) => j.status === 'queued' || j.status === 'running');
-    assert.ok(unfinished.length > 0, `the second user waited for the first user's whole backlog: ${backlog.map((j) => j.status).join(', ')}`);
+    assert.ok(
+      unfinished.length > 0,
+      `the second user waited for the first user's whole backlog: ${backlog.map((j) => j.status).join(', ')}`,
+    );
     const last = backlog.at(-1)!;
     assert.ok(last.started_at === null || last.started_at > done.started_at!, 'the second user started before the first user’s last loop');
 
     const first = await waitForJob(sf, looper, loops[0]!, 60_000);
     assert.equal(first.status, 'failed');
-    assert.match(first.error!, /^strategy timeout: the strategy used up its CPU time budget of 5 s for [\d,]+ bars \(the floor of 5 s: .*\); an endless loop/);
+    assert.match(
+      first.error!,
+      /^strategy timeout: the strategy used up its CPU time budget of 5 s for [\d,]+ bars \(the floor of 5 s: .*\); an endless loop/,
+    );
   });
 });

@@ -40,7 +40,11 @@ describe('generation with Claude configured (stand-in Anthropic API)', () => {
   const usage = async (key: string) => UsageResponse.parse((await sf.api('GET', '/api/v1/key/usage', { key })).body);
   const generate = (key: string, body: unknown) => sf.api('POST', '/api/v1/generate', { key, body });
   const stream = async (key: string, body: unknown): Promise<SseFrame[]> => {
-    const res = await fetch(`${sf.url}/api/v1/generate/stream`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${sf.url}/api/v1/generate/stream`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     assert.equal(res.status, 200, await res.clone().text());
     return readSse(res, (frames) => frames.some((f) => f.event === 'done' || f.event === 'error'), 30_000);
   };
@@ -93,7 +97,10 @@ describe('generation with Claude configured (stand-in Anthropic API)', () => {
     assert.equal(res.body.credits_remaining, 49, 'charged 5, refunded 4');
     assert.equal((await caps(key)).caps.generate_haiku.used, 0);
     const history = (await usage(key)).history.map((e) => [e.delta, e.reason]);
-    assert.deepEqual(history.slice(0, 2), [[4, 'refund'], [-5, 'generate']]);
+    assert.deepEqual(history.slice(0, 2), [
+      [4, 'refund'],
+      [-5, 'generate'],
+    ]);
   });
 
   it('falls back to offline when every answer breaks the rules (after 2 repairs)', async () => {
@@ -115,7 +122,13 @@ describe('generation with Claude configured (stand-in Anthropic API)', () => {
     const done = GenerateResponse.parse(JSON.parse(plain.find((f) => f.event === 'done')!.data));
     assert.equal(done.generator, 'claude');
     assert.equal(done.ai_model, 'e2e-haiku');
-    assert.equal(plain.filter((f) => f.event === 'token').map((f) => JSON.parse(f.data).text).join(''), done.code);
+    assert.equal(
+      plain
+        .filter((f) => f.event === 'token')
+        .map((f) => JSON.parse(f.data).text)
+        .join(''),
+      done.code,
+    );
 
     fake.queue({ text: fenced(LOOKAHEAD), chunk: 40 }, { text: fenced(GOOD), chunk: 40 });
     const repaired = await stream(key, { description: 'trend', ai_model: 'sonnet-haiku' });
@@ -124,7 +137,14 @@ describe('generation with Claude configured (stand-in Anthropic API)', () => {
     const last = lastReset(repaired);
     const final = GenerateResponse.parse(JSON.parse(repaired.find((f) => f.event === 'done')!.data));
     assert.equal(final.ai_model, 'e2e-sonnet', 'Sonnet repaired the Haiku draft');
-    assert.equal(repaired.slice(last).filter((f) => f.event === 'token').map((f) => JSON.parse(f.data).text).join(''), final.code);
+    assert.equal(
+      repaired
+        .slice(last)
+        .filter((f) => f.event === 'token')
+        .map((f) => JSON.parse(f.data).text)
+        .join(''),
+      final.code,
+    );
     assert.equal(fake.requests.at(-2)!.body.model, 'e2e-haiku');
     assert.equal(fake.requests.at(-1)!.body.model, 'e2e-sonnet');
     const c = await caps(key);
@@ -141,7 +161,14 @@ describe('generation with Claude configured (stand-in Anthropic API)', () => {
     assert.equal(done.generator, 'offline');
     const last = lastReset(frames);
     assert.ok(last > 0, 'the Claude tokens were retracted');
-    assert.equal(frames.slice(last).filter((f) => f.event === 'token').map((f) => JSON.parse(f.data).text).join(''), done.code);
+    assert.equal(
+      frames
+        .slice(last)
+        .filter((f) => f.event === 'token')
+        .map((f) => JSON.parse(f.data).text)
+        .join(''),
+      done.code,
+    );
   });
 
   it('goes offline at once, without calling Claude or counting a cap, when the platform AI budget is spent', async () => {

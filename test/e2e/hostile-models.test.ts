@@ -108,7 +108,9 @@ describe('hostile models over HTTP: refused or failing alone, the service up thr
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sf-hostile-'));
     corpus = join(dir, 'corpus');
-    execFileSync('/usr/bin/python3', [join(ROOT, 'test', 'scoring', 'hostile-models', 'generate.py'), corpus], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('/usr/bin/python3', [join(ROOT, 'test', 'scoring', 'hostile-models', 'generate.py'), corpus], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     cases = JSON.parse(readFileSync(join(corpus, 'cases.json'), 'utf8'));
 
     running = await serveChild(join(dir, 'data'), { env: ENV, startTimeoutMs: START_TIMEOUT_MS });
@@ -166,14 +168,18 @@ describe('hostile models over HTTP: refused or failing alone, the service up thr
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the named cases (external data, Loop, ConstantOfShape, truncation, custom op, opset games, random bytes): refused before load, 422', { timeout: 120_000 }, async () => {
-    for (const name of NAMED) {
-      assert.ok(cases[name], `${name} is in the corpus`);
-      await plant(readFileSync(join(corpus, `${name}.onnx`)));
-      await predictRefused(name, true);
-    }
-    assert.deepEqual(health.failures, [], '/_healthz answered 200 throughout');
-  });
+  it(
+    'the named cases (external data, Loop, ConstantOfShape, truncation, custom op, opset games, random bytes): refused before load, 422',
+    { timeout: 120_000 },
+    async () => {
+      for (const name of NAMED) {
+        assert.ok(cases[name], `${name} is in the corpus`);
+        await plant(readFileSync(join(corpus, `${name}.onnx`)));
+        await predictRefused(name, true);
+      }
+      assert.deepEqual(health.failures, [], '/_healthz answered 200 throughout');
+    },
+  );
 
   it('every file of the corpus: 422 in the error shape, nothing of a service file in it', { timeout: 180_000 }, async () => {
     const names = Object.keys(cases);
@@ -208,8 +214,11 @@ describe('hostile models over HTTP: refused or failing alone, the service up thr
       .filter((e) => e.level >= 40)
       .map((e) => `${e.level} ${e.msg} failures=${e.failures ?? ''} ${JSON.stringify(e.err?.message ?? e.err ?? '')}`.slice(0, 400));
     // For the report: what the deployment shows and what the actor host logged.
-    console.log(`deploy answered ${deployed.status} ${JSON.stringify(deployed.body)}; /deployed: ${JSON.stringify(listed.body)}; actor faults: ${faulted().length}; warnings since: ${seen.length}\n${seen.slice(0, 10).join('\n')}`);
-    if (deployed.status === 200) assert.ok([200, 404].includes((await callChild(url, 'DELETE', `/api/v1/deploy/${encodeURIComponent(modelName)}`, key)).status));
+    console.log(
+      `deploy answered ${deployed.status} ${JSON.stringify(deployed.body)}; /deployed: ${JSON.stringify(listed.body)}; actor faults: ${faulted().length}; warnings since: ${seen.length}\n${seen.slice(0, 10).join('\n')}`,
+    );
+    if (deployed.status === 200)
+      assert.ok([200, 404].includes((await callChild(url, 'DELETE', `/api/v1/deploy/${encodeURIComponent(modelName)}`, key)).status));
     assert.deepEqual(health.failures, [], '/_healthz answered 200 throughout');
   });
 

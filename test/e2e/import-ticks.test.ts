@@ -25,7 +25,10 @@ const importTicks = (dataDir: string, args: string[]) => runCli(dataDir, ['impor
 
 /** The vendor's own 1-minute bid bars (bar open, UTC). */
 function vendorM1(): Array<{ timestamp: string; open: number; high: number; low: number; close: number }> {
-  const lines = gunzipSync(readFileSync(resolve(ROOT, M1))).toString('utf8').trim().split('\n');
+  const lines = gunzipSync(readFileSync(resolve(ROOT, M1)))
+    .toString('utf8')
+    .trim()
+    .split('\n');
   const header = lines[0]!.split(',');
   const at = (name: string) => header.indexOf(name);
   const [t, o, h, l, c] = ['ts_utc', 'bid_open', 'bid_high', 'bid_low', 'bid_close'].map(at) as [number, number, number, number, number];
@@ -35,7 +38,9 @@ function vendorM1(): Array<{ timestamp: string; open: number; high: number; low:
   });
 }
 
-const SUMMARY = new RegExp(`${TICK_COUNT} rows, ${TICK_COUNT} ticks imported, 0 bad 2014-05-01T00:00:00\\.292Z → 2014-05-09T20:59:58\\.835Z`);
+const SUMMARY = new RegExp(
+  `${TICK_COUNT} rows, ${TICK_COUNT} ticks imported, 0 bad 2014-05-01T00:00:00\\.292Z → 2014-05-09T20:59:58\\.835Z`,
+);
 const REBUILT = new RegExp(`EURUSD: bars rebuilt 2014-05-01T00:00:00\\.000Z → 2014-05-09T21:00:00\\.000Z from ${TICK_COUNT} stored ticks`);
 
 describe('signalforge import-ticks', () => {
@@ -129,7 +134,11 @@ describe('signalforge import-ticks', () => {
       assert.equal(res.code, 0, res.stderr);
       assert.match(res.stdout, /: 8 rows, 3 ticks imported, 5 bad 2014-05-12T00:00:00\.100Z → 2014-05-12T00:00:05\.100Z/);
       const bad = [...res.stdout.matchAll(/^ {2}line (\d+): (.*)$/gm)].map((m) => [Number(m[1]), m[2]!] as const);
-      assert.deepEqual(bad.map(([line]) => line), [4, 5, 7, 8, 9], res.stdout);
+      assert.deepEqual(
+        bad.map(([line]) => line),
+        [4, 5, 7, 8, 9],
+        res.stdout,
+      );
       // Each with its reason and the line itself.
       assert.match(bad[0]![1], /columns.*: this is not a tick$/);
       assert.match(bad[1]![1], /^bid .*: 2014-05-12T00:00:02\.100Z,abc,1\.37012$/);
@@ -153,7 +162,11 @@ describe('signalforge import-ticks', () => {
     });
 
     it('hands the import to the service, whose /ohlc then serves the bars: equal to the vendor’s own M1 bars', async () => {
-      const minted = await fetch(`${service.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const minted = await fetch(`${service.url}/api/v1/key/trial`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(minted.status, 200);
       const { api_key: key } = (await minted.json()) as { api_key: string };
       const ohlc = async () => {

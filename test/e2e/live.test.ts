@@ -105,7 +105,10 @@ describe('live signals', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.replaced, [results.model]);
     const list = DeployedList.parse((await sf.api('GET', '/api/v1/deployed', { key })).body);
-    assert.deepEqual(list.deployed.map((d) => d.model_name), ['Second']);
+    assert.deepEqual(
+      list.deployed.map((d) => d.model_name),
+      ['Second'],
+    );
     // Back to Model 1 for the next test.
     assert.equal((await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1' } })).status, 200);
   });

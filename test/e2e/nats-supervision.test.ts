@@ -31,7 +31,10 @@ describe('the embedded nats-server dies under a running service', () => {
   });
 
   it('reports not ready while NATS is down, restarts it on the same store, and finishes the train job in flight', async () => {
-    running = await serveChild(join(dir, 'data'), { env: { HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' }, startTimeoutMs: START_TIMEOUT_MS });
+    running = await serveChild(join(dir, 'data'), {
+      env: { HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000' },
+      startTimeoutMs: START_TIMEOUT_MS,
+    });
     const { url } = running;
     const ready = await callChild(url, 'GET', '/_readyz');
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
@@ -39,7 +42,11 @@ describe('the embedded nats-server dies under a running service', () => {
 
     const minted = await callChild(url, 'POST', '/api/v1/key/trial', undefined, { username: 'nats_killed' });
     const key: string = minted.body.api_key;
-    const start = await callChild(url, 'POST', '/api/v1/train', key, { code: strategyCode(), timeframe: '1min', model_name: 'through the outage' });
+    const start = await callChild(url, 'POST', '/api/v1/train', key, {
+      code: strategyCode(),
+      timeframe: '1min',
+      model_name: 'through the outage',
+    });
     assert.equal(start.status, 200, JSON.stringify(start.body));
 
     nats.hold();
@@ -73,7 +80,11 @@ describe('the embedded nats-server dies under a running service', () => {
     );
     assert.equal(job.status, 'done', job.error);
     // New work after the outage goes through the reconnected clients too.
-    const again = await callChild(url, 'POST', '/api/v1/train', key, { code: strategyCode(), timeframe: '1min', model_name: 'after the outage' });
+    const again = await callChild(url, 'POST', '/api/v1/train', key, {
+      code: strategyCode(),
+      timeframe: '1min',
+      model_name: 'after the outage',
+    });
     assert.equal(again.status, 200, JSON.stringify(again.body));
     await stopChild(running, 'a clean exit after the outage');
     running = null;
@@ -81,11 +92,17 @@ describe('the embedded nats-server dies under a running service', () => {
 
   it('exits non-zero with a clear log line when NATS cannot come back within the bound', async () => {
     if (running) await shutdownChild(running);
-    running = await serveChild(join(dir, 'data2'), { env: { HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, NATS_RESTART_BOUND_MS: '2000' }, startTimeoutMs: START_TIMEOUT_MS });
+    running = await serveChild(join(dir, 'data2'), {
+      env: { HISTORY_DAYS: '4', NATS_SERVER_BIN: nats.bin, NATS_RESTART_BOUND_MS: '2000' },
+      startTimeoutMs: START_TIMEOUT_MS,
+    });
     nats.hold();
     process.kill(running.natsPid, 'SIGKILL');
     assert.equal(await running.exited, 1);
-    assert.ok(running.log.some((e) => e.level === 60 && /could not be restarted within 2000 ms/.test(e.msg)), running.lines.slice(-10).join('\n'));
+    assert.ok(
+      running.log.some((e) => e.level === 60 && /could not be restarted within 2000 ms/.test(e.msg)),
+      running.lines.slice(-10).join('\n'),
+    );
     running = null;
   });
 });

@@ -17,7 +17,11 @@ const START_TIMEOUT_MS = 60_000;
 const FEE = 9;
 
 async function oneShot(url: string, key: string, body: unknown): Promise<Response> {
-  const res = await fetch(`${url}/api/v1/one_shot`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/v1/one_shot`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(res.status, 200);
   return res;
 }
@@ -26,7 +30,15 @@ describe('one_shot across a crash of the service', () => {
   let dir: string;
   let fake: FakeAnthropic;
   let running: ChildService | null = null;
-  const env = () => ({ HISTORY_DAYS: '4', TRAIN_ACK_WAIT_MS: '3000', RATE_LIMIT_PER_MIN: '100000', ONE_SHOT_FEE: String(FEE), ANTHROPIC_API_KEY: 'sk-e2e', ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MAX_RETRIES: '0' });
+  const env = () => ({
+    HISTORY_DAYS: '4',
+    TRAIN_ACK_WAIT_MS: '3000',
+    RATE_LIMIT_PER_MIN: '100000',
+    ONE_SHOT_FEE: String(FEE),
+    ANTHROPIC_API_KEY: 'sk-e2e',
+    ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_MAX_RETRIES: '0',
+  });
   const restart = async () => {
     running!.child.kill('SIGKILL');
     await running!.exited;
@@ -66,12 +78,19 @@ describe('one_shot across a crash of the service', () => {
     assert.equal(job.one_shot.status, 'deployed', JSON.stringify(job.one_shot));
     assert.match(job.one_shot.deployment_id, /^dep_/);
     const deployed = (await callChild(url, 'GET', '/api/v1/deployed', key)).body;
-    assert.deepEqual(deployed.deployed.map((d: any) => d.model), [job.model_stem]);
+    assert.deepEqual(
+      deployed.deployed.map((d: any) => d.model),
+      [job.model_stem],
+    );
     const usage = (await callChild(url, 'GET', '/api/v1/key/usage', key)).body;
     assert.ok(!usage.history.some((h: any) => h.reason === 'refund'), 'the fee is kept for a deployed model');
 
     // The deployed model's webhook URL is checked like any other: a malformed one is refused with the reason.
-    const bad = await callChild(url, 'POST', '/api/v1/deploy', key, { model_name: job.model_stem, channels: ['webhook'], webhook_url: 'http://%E0@hooks.example/x' });
+    const bad = await callChild(url, 'POST', '/api/v1/deploy', key, {
+      model_name: job.model_stem,
+      channels: ['webhook'],
+      webhook_url: 'http://%E0@hooks.example/x',
+    });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error, /user name whose percent-escapes are not valid UTF-8/);
     assert.equal(bad.body.code, 400);
@@ -108,7 +127,11 @@ describe('one_shot across a crash of the service', () => {
       assert.equal(deployed.count, 0, 'kept off live');
       assert.equal(usage.balance, charged + FEE, 'the fee refunded');
       const models = (await callChild(url, 'GET', '/api/v1/models', key)).body;
-      assert.deepEqual(models.models.map((m: any) => m.name), [job.model_stem], 'the model kept');
+      assert.deepEqual(
+        models.models.map((m: any) => m.name),
+        [job.model_stem],
+        'the model kept',
+      );
     }
   });
 

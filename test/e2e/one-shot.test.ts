@@ -42,7 +42,9 @@ describe('POST /one_shot', () => {
   it('turns a prompt into a live model: tokens, honest steps, one done with the test metrics', async () => {
     const { api_key: key } = await sf.mintKey('oneshot_one');
     const credits = await balance(sf, key);
-    const res = await oneShot(sf, key, { prompt: 'EUR/USD 1 minute: buy when RSI(14) is below 30, sell above 70, stop 10 pips, random forest' });
+    const res = await oneShot(sf, key, {
+      prompt: 'EUR/USD 1 minute: buy when RSI(14) is below 30, sell above 70, stop 10 pips, random forest',
+    });
     assert.equal(res.status, 200, res.text);
     const kinds = res.frames.map((f) => f.event).filter((e) => e !== 'heartbeat');
     assert.ok(kinds.includes('token'), 'the code streams as tokens');
@@ -62,7 +64,10 @@ describe('POST /one_shot', () => {
     assert.equal(done.deployed, true);
     assert.deepEqual(done.robustness, summariseRobustness(results.body.robustness));
     const verdictStep = steps.findIndex((s) => s.stage === 'train' && s.msg.includes(done.robustness!.reasons[0]!));
-    assert.ok(verdictStep >= 0 && verdictStep < steps.findIndex((s) => s.stage === 'deploy'), `the verdict is said before the deploy: ${JSON.stringify(steps)}`);
+    assert.ok(
+      verdictStep >= 0 && verdictStep < steps.findIndex((s) => s.stage === 'deploy'),
+      `the verdict is said before the deploy: ${JSON.stringify(steps)}`,
+    );
     assert.match(results.body.features.join(','), /rsi/i, 'the generated features follow the prompt');
     const deployed = await sf.api('GET', '/api/v1/deployed', { key });
     assert.equal(deployed.body.deployed[0].model, done.stem);
@@ -87,7 +92,10 @@ describe('POST /one_shot', () => {
     assert.equal(res.status, 200, res.text);
     assert.ok(!res.frames.some((f) => f.event === 'token'));
     assert.equal(res.frames.at(-1)!.event, 'done', res.frames.at(-1)!.data);
-    const queued = res.frames.filter((f) => f.event === 'step').map((f) => JSON.parse(f.data) as { stage: string; msg: string }).find((st) => st.stage === 'train');
+    const queued = res.frames
+      .filter((f) => f.event === 'step')
+      .map((f) => JSON.parse(f.data) as { stage: string; msg: string })
+      .find((st) => st.stage === 'train');
     assert.match(queued!.msg, /on GBPUSD 1min, the market of the code’s header line/);
     assert.match(OneShotDone.parse(JSON.parse(res.frames.at(-1)!.data)).stem, /_GBPUSD_1min_/);
     assert.equal(await balance(sf, key), credits);

@@ -66,7 +66,15 @@ describe('optimisation over HTTP', () => {
     const before = await balance(sf, key);
     const res = await sf.api('POST', '/api/v1/optimize', {
       key,
-      body: { code: CODE, ...SPAN, parameters: ENGINE_SPACE, method: 'grid', optimization: 'maximise return', walk_forward: WF, risk_unit: 'pips' },
+      body: {
+        code: CODE,
+        ...SPAN,
+        parameters: ENGINE_SPACE,
+        method: 'grid',
+        optimization: 'maximise return',
+        walk_forward: WF,
+        risk_unit: 'pips',
+      },
     });
     assert.equal(res.status, 200, res.text);
     const start = OptimizeStart.parse(res.body);
@@ -149,13 +157,21 @@ describe('optimisation over HTTP', () => {
     assert.match(text, /event: progress/);
     const last = text.trim().split('\n\n').at(-1)!;
     assert.match(last, /^event: done/);
-    const view = OptimizeJobView.parse(JSON.parse(last.split('\n').find((l) => l.startsWith('data: '))!.slice(6)));
+    const view = OptimizeJobView.parse(
+      JSON.parse(
+        last
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6),
+      ),
+    );
     assert.equal(view.chosen_trial, done.chosen_trial);
   });
 
   it('422s: an empty space, a 10^12 grid with its size and the maximum, an unknown parameter named, an unparseable objective listing the metrics, 400 for a symbol other than the code header’s; none charges', async () => {
     const before = await balance(sf, key);
-    const post = (body: Record<string, unknown>) => sf.api('POST', '/api/v1/optimize', { key, body: { code: CODE, ...SPAN, walk_forward: WF, ...body } });
+    const post = (body: Record<string, unknown>) =>
+      sf.api('POST', '/api/v1/optimize', { key, body: { code: CODE, ...SPAN, walk_forward: WF, ...body } });
 
     const empty = await post({ parameters: {} });
     assert.equal(empty.status, 422, empty.text);
@@ -175,7 +191,10 @@ describe('optimisation over HTTP', () => {
     // An indicator period this code does not read (its strategy_config() returns no "indicators"): refused, saying how to make it tunable.
     const indicator = await post({ parameters: { 'indicators.rsi_period': { type: 'int', low: 5, high: 20 } } });
     assert.equal(indicator.status, 422, indicator.text);
-    assert.match(indicator.body.error, /indicators\.rsi_period: the strategy does not read it .*strategy_config\(\)\["indicators"\]\["rsi_period"\]/);
+    assert.match(
+      indicator.body.error,
+      /indicators\.rsi_period: the strategy does not read it .*strategy_config\(\)\["indicators"\]\["rsi_period"\]/,
+    );
 
     // A symbol other than the code header's: 400 naming both.
     const market = await post({ code: `${codeHeader('GBPUSD', '15min')}\n${CODE}`, parameters: ENGINE_SPACE });
@@ -193,7 +212,14 @@ describe('optimisation over HTTP', () => {
     const left = await balance(sf, key);
     const res = await sf.api('POST', '/api/v1/optimize', {
       key,
-      body: { code: CODE, ...SPAN, parameters: { cooldown: { type: 'int', low: 0, high: 50 } }, method: 'random', trials: left + 1, walk_forward: WF },
+      body: {
+        code: CODE,
+        ...SPAN,
+        parameters: { cooldown: { type: 'int', low: 0, high: 50 } },
+        method: 'random',
+        trials: left + 1,
+        walk_forward: WF,
+      },
     });
     assert.equal(res.status, 402, res.text);
     assert.equal(await balance(sf, key), left);
@@ -206,14 +232,30 @@ describe('optimisation over HTTP', () => {
     // The body names no market: the code's header line does.
     const res = await sf.api('POST', '/api/v1/optimize', {
       key: canceller,
-      body: { code: `${codeHeader('EURUSD', '15min')}\n${CODE}`, start_date: SPAN.start_date, end_date: SPAN.end_date, parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } }, method: 'tpe', trials, walk_forward: WF },
+      body: {
+        code: `${codeHeader('EURUSD', '15min')}\n${CODE}`,
+        start_date: SPAN.start_date,
+        end_date: SPAN.end_date,
+        parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } },
+        method: 'tpe',
+        trials,
+        walk_forward: WF,
+      },
     });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(OptimizeStart.parse(res.body).market, { symbol: 'EURUSD', timeframe: '15min', symbol_from: 'code header', timeframe_from: 'code header' });
+    assert.deepEqual(OptimizeStart.parse(res.body).market, {
+      symbol: 'EURUSD',
+      timeframe: '15min',
+      symbol_from: 'code header',
+      timeframe_from: 'code header',
+    });
     const id = res.body.optimize_id as number;
     assert.equal(await balance(sf, canceller), before - trials * ENGINE_TRIAL_CREDITS);
     // One optimisation at a time on the free plan: a second is 429 and charges nothing.
-    const second = await sf.api('POST', '/api/v1/optimize', { key: canceller, body: { code: CODE, ...SPAN, parameters: { cooldown: { type: 'int', low: 0, high: 5 } }, method: 'grid', walk_forward: WF } });
+    const second = await sf.api('POST', '/api/v1/optimize', {
+      key: canceller,
+      body: { code: CODE, ...SPAN, parameters: { cooldown: { type: 'int', low: 0, high: 5 } }, method: 'grid', walk_forward: WF },
+    });
     assert.equal(second.status, 429, second.text);
     assert.ok(second.headers.get('retry-after'));
     assert.equal(await balance(sf, canceller), before - trials * ENGINE_TRIAL_CREDITS);
@@ -250,7 +292,10 @@ describe('optimisation over HTTP', () => {
       body: {
         code,
         ...SPAN,
-        parameters: { 'model_params.bootstrap': { type: 'choice', values: [true, false] }, confidence_threshold: { type: 'choice', values: [0.5, 0.55] } },
+        parameters: {
+          'model_params.bootstrap': { type: 'choice', values: [true, false] },
+          confidence_threshold: { type: 'choice', values: [0.5, 0.55] },
+        },
         method: 'grid',
         walk_forward: WF,
         // Saved and deployed in the same call, once done; with a webhook channel, so the deployment has a signing secret.
@@ -301,7 +346,10 @@ describe('optimisation over HTTP', () => {
     for (const path of [`/api/v1/optimize/${job.optimize_id}`, `/api/v1/train/${saved.train_job_id}`]) {
       const view = await sf.api('GET', path, { key: user });
       assert.equal(view.status, 200, view.text);
-      assert.ok(!view.text.includes(deployment.webhook_secret!) && !/whsec_/.test(view.text), `${path} shows no secret: ${view.text.slice(0, 300)}`);
+      assert.ok(
+        !view.text.includes(deployment.webhook_secret!) && !/whsec_/.test(view.text),
+        `${path} shows no secret: ${view.text.slice(0, 300)}`,
+      );
     }
     const stream = await (await fetch(`${sf.url}/api/v1/optimize/${job.optimize_id}/stream`, { headers: { 'x-api-key': user } })).text();
     assert.ok(!/whsec_/.test(stream), 'nor does the stream');
@@ -313,7 +361,14 @@ describe('optimisation over HTTP', () => {
     const trials = 48;
     const res = await sf.api('POST', '/api/v1/optimize', {
       key: user,
-      body: { code: CODE, ...SPAN, parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } }, method: 'tpe', trials, walk_forward: WF },
+      body: {
+        code: CODE,
+        ...SPAN,
+        parameters: { confidence_threshold: { type: 'float', low: 0.5, high: 0.7 }, cooldown: { type: 'int', low: 0, high: 20 } },
+        method: 'tpe',
+        trials,
+        walk_forward: WF,
+      },
     });
     assert.equal(res.status, 200, res.text);
     const id = res.body.optimize_id as number;
@@ -329,7 +384,11 @@ describe('optimisation over HTTP', () => {
     assert.ok(seen.trials.length < trials, `the restart came after ${seen.trials.length} of ${trials} trials`);
     assert.equal(job.status, 'done', job.error);
     assert.equal(job.trials.length, trials);
-    assert.deepEqual(job.trials.slice(0, seen.trials.length).map((t) => t.params), seen.trials.map((t) => t.params), 'the trials before the restart are kept');
+    assert.deepEqual(
+      job.trials.slice(0, seen.trials.length).map((t) => t.params),
+      seen.trials.map((t) => t.params),
+      'the trials before the restart are kept',
+    );
     assert.equal(job.credits_refunded, 0);
     assert.equal(await balance(sf, user), before - trials * ENGINE_TRIAL_CREDITS);
   });

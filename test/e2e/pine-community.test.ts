@@ -21,7 +21,10 @@ describe('community Pine scripts over HTTP', () => {
   let key: string;
   const post = (source: string) => sf.api('POST', '/api/v1/indicators/custom', { key, body: { source, limit: 300, fe_mode: 'none' } });
   const balance = async () => (await sf.api('GET', '/api/v1/key/usage', { key })).body.balance as number;
-  const seriesOf = (body: { overlays: Series[]; panels: { series: Series[] }[] }): Series[] => [...body.overlays, ...body.panels.flatMap((p) => p.series)];
+  const seriesOf = (body: { overlays: Series[]; panels: { series: Series[] }[] }): Series[] => [
+    ...body.overlays,
+    ...body.panels.flatMap((p) => p.series),
+  ];
 
   before(async () => {
     sf = await startTestService({ HISTORY_DAYS: '10' });
@@ -35,7 +38,8 @@ describe('community Pine scripts over HTTP', () => {
       const res = await post(c.pine);
       assert.equal(res.status, 200, `${c.name}: ${res.text}`);
       const titles = seriesOf(res.body).map((s) => s.title);
-      for (const title of [...c.py.matchAll(/out\['([^']+)'\]/g)].map((m) => m[1]!)) assert.ok(titles.includes(title), `${c.name}: no plot ${title} in ${titles.join(', ')}`);
+      for (const title of [...c.py.matchAll(/out\['([^']+)'\]/g)].map((m) => m[1]!))
+        assert.ok(titles.includes(title), `${c.name}: no plot ${title} in ${titles.join(', ')}`);
       for (const s of seriesOf(res.body)) assert.equal(s.values.length, 300, `${c.name}: ${s.title}`);
       assert.equal(await balance(), before - 1, c.name);
     }
@@ -63,7 +67,12 @@ describe('community Pine scripts over HTTP', () => {
       ['//@version=5\nplot(close)', 1, 1, /indicator\(\), strategy\(\) or library\(\)/],
       ['//@version=5\nindicator("x")\nx = ta.sma(close, 5)', 1, 1, /no output/],
       ['//@version=5\nindicator(“x”)\nplot(close)', 2, 11, /straight quotes/],
-      ['//@version=5\nstrategy("s")\nif strategy.position_size == 0\n    strategy.entry("L", strategy.long)\nstrategy.exit("X", "L", stop=close * 0.99)', 3, 4, /not simulated/],
+      [
+        '//@version=5\nstrategy("s")\nif strategy.position_size == 0\n    strategy.entry("L", strategy.long)\nstrategy.exit("X", "L", stop=close * 0.99)',
+        3,
+        4,
+        /not simulated/,
+      ],
     ];
     for (const [source, line, column, message] of cases) {
       const res = await post(source);

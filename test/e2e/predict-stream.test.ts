@@ -111,7 +111,10 @@ describe('WebSocket predictions of a deployed model', () => {
     // Its signals came just before it, in order.
     const at = client.messages.indexOf(scored);
     const before = client.messages.slice(at - p.signal_ids.length, at);
-    assert.deepEqual(before.map((m) => (m.type === 'signal' ? m.signal.id : m.type)), p.signal_ids);
+    assert.deepEqual(
+      before.map((m) => (m.type === 'signal' ? m.signal.id : m.type)),
+      p.signal_ids,
+    );
     assert.ok(p.signal_ids.every((id) => id.startsWith(`sig_${deploymentId}_${Date.parse(p.bar.time)}_`)));
 
     // One more signal as the actor publishes them: both streams must carry it too.

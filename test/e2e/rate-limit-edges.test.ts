@@ -39,7 +39,13 @@ describe('the per-key rate limit over 2 and 3 edges behind haproxy', () => {
 
   const startEdge = async () => {
     const port = await freePort();
-    const process = startRole('edge', natsUrl, { ...LIMITS, PORT: String(port), HOST: '127.0.0.1', STRATEGY_WORKERS: '1', DATA_DIR: join(dir, `edge-${children.length}`) });
+    const process = startRole('edge', natsUrl, {
+      ...LIMITS,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      STRATEGY_WORKERS: '1',
+      DATA_DIR: join(dir, `edge-${children.length}`),
+    });
     children.push(process);
     return (await process.running()).url as string;
   };
@@ -107,20 +113,31 @@ describe('the per-key rate limit over 2 and 3 edges behind haproxy', () => {
       const urls = [sf.url, ...(await Promise.all(children.map(async (c) => (await c.running()).url as string)))];
       const lb = await startHaproxy(urls);
       balancers.push(lb);
-      await until(`all ${n} edges pass the balancer’s health check`, async () => [...(await lb.status()).values()].every((s) => s === 'UP'));
+      await until(`all ${n} edges pass the balancer’s health check`, async () =>
+        [...(await lb.status()).values()].every((s) => s === 'UP'),
+      );
 
       const minted = [];
       for (let k = 0; k < KEYS; k++) minted.push(await sf.mintKey());
-      const results = await hammer(lb.url, minted.map((m) => m.api_key));
+      const results = await hammer(
+        lb.url,
+        minted.map((m) => m.api_key),
+      );
 
       const admitted = results.map((r) => r.statuses.filter((s) => s === 200).length);
-      t.diagnostic(`admitted per key over ${n} edges: ${admitted.join(' ')} (limit ${LIMIT}, ${OFFERED} sent each; haproxy answered ${balancerAnswers.length} itself: ${balancerAnswers.join(' ')})`);
+      t.diagnostic(
+        `admitted per key over ${n} edges: ${admitted.join(' ')} (limit ${LIMIT}, ${OFFERED} sent each; haproxy answered ${balancerAnswers.length} itself: ${balancerAnswers.join(' ')})`,
+      );
       for (const [k, r] of results.entries()) {
         assert.equal(r.statuses.length, OFFERED);
         assert.deepEqual([...new Set(r.statuses)].sort(), [200, 429], `key ${k}: only admitted or refused`);
         assert.ok(admitted[k]! <= LIMIT, `key ${k} admitted ${admitted[k]} over ${n} edges: more than its limit of ${LIMIT}`);
         assert.ok(admitted[k]! >= LIMIT - n * LOST_PER_EDGE, `key ${k} admitted only ${admitted[k]}`);
-        assert.match(r.refused!.body.error, new RegExp(`at most ${LIMIT} requests per minute per key`), 'refused for its limit, not because KV was away');
+        assert.match(
+          r.refused!.body.error,
+          new RegExp(`at most ${LIMIT} requests per minute per key`),
+          'refused for its limit, not because KV was away',
+        );
         assert.ok(Number(r.refused!.retryAfter) >= 1 && Number(r.refused!.retryAfter) <= 61);
       }
 

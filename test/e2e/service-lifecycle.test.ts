@@ -88,7 +88,10 @@ describe('signalforge serve', () => {
       assert.equal(whoami.body.username, 'Persistent');
       const usage = await json(`${second.url}/api/v1/key/usage`, { headers: { 'x-api-key': key } });
       assert.equal(usage.body.balance, 50);
-      assert.deepEqual(usage.body.history.map((h: any) => [h.reason, h.delta]), [['signup', 50]]);
+      assert.deepEqual(
+        usage.body.history.map((h: any) => [h.reason, h.delta]),
+        [['signup', 50]],
+      );
       const activity = await json(`${second.url}/api/v1/activity`);
       assert.ok(activity.body.events.some((e: any) => e.id === eventId && e.bot === 'Persistent'));
       const taken = await json(`${second.url}/api/v1/key/trial`, {

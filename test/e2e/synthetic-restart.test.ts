@@ -74,7 +74,10 @@ describe('synthetic market across a restart', () => {
     started.push(first);
     const built = first.log.filter((l) => l.msg === 'synthetic history built');
     assert.deepEqual(built.map((l) => l.symbol).sort(), [...SYMBOLS].sort(), 'history built for every symbol');
-    assert.ok(built.every((l) => l.days === HISTORY_DAYS), `${HISTORY_DAYS} days each`);
+    assert.ok(
+      built.every((l) => l.days === HISTORY_DAYS),
+      `${HISTORY_DAYS} days each`,
+    );
     const firstReady = first.log.find((l) => l.msg === 'synthetic market ready');
     assert.ok(firstReady, 'synthetic market ready is logged on the first start');
 
@@ -94,7 +97,11 @@ describe('synthetic market across a restart', () => {
     // market-read bench, not asserted here.)
     const second = await serveChild(dataDir, { env: ENV });
     started.push(second);
-    assert.deepEqual(second.log.filter((l) => l.msg === 'synthetic history built'), [], 'no history rebuilt');
+    assert.deepEqual(
+      second.log.filter((l) => l.msg === 'synthetic history built'),
+      [],
+      'no history rebuilt',
+    );
     const ready = second.log.find((l) => l.msg === 'synthetic market ready');
     assert.ok(ready, 'synthetic market ready is logged');
     t.diagnostic(`synthetic market ready: ${firstReady.ms} ms building, ${ready.ms} ms resuming`);
@@ -112,7 +119,10 @@ describe('synthetic market across a restart', () => {
       const oldest = await ohlc(second.url, key, 'symbol=BTCUSD&timeframe=1min&start=2000-01-01&limit=1');
       const startMs = Math.floor(Date.parse(oldest.candles[0]!.timestamp) / DAY_MS) * DAY_MS;
       const today = Math.floor(firstStart / DAY_MS) * DAY_MS;
-      assert.ok([today, today + DAY_MS].includes(startMs + HISTORY_DAYS * DAY_MS), 'history starts HISTORY_DAYS before the first start’s day');
+      assert.ok(
+        [today, today + DAY_MS].includes(startMs + HISTORY_DAYS * DAY_MS),
+        'history starts HISTORY_DAYS before the first start’s day',
+      );
 
       // The feed goes on after the restart. A 1-min bar closes only once its minute is over, so
       // the proof that does not wait up to a minute is a tick: the first tick (of any symbol) the

@@ -40,8 +40,15 @@ describe('the track record in the running service', () => {
     await files.put('1/model.onnx', onnx);
     const sharedAt = Date.now();
     const entry: CommunityEntryRecord = {
-      community_id: 1, user_id, author: 'track_author', title: 'Tracked', description: 'tracked live', parent_id: null,
-      created_at: sharedAt, model, post_cutoff_stats: null,
+      community_id: 1,
+      user_id,
+      author: 'track_author',
+      title: 'Tracked',
+      description: 'tracked live',
+      parent_id: null,
+      created_at: sharedAt,
+      model,
+      post_cutoff_stats: null,
     };
     await (await openBucket(bus, Buckets.community)).put('1', entry);
 
@@ -54,10 +61,14 @@ describe('the track record in the running service', () => {
     assert.ok(sf.service.tracker.shards().some((s) => s.running().some((t) => t.communityId === 1)));
 
     // The synthetic feed closes the next minute: the record follows it.
-    const next = await eventually('a later bar tracked', async () => {
-      const r = (await records.get('1'))?.value;
-      return r && r.last_bar_ts > first.last_bar_ts ? r : null;
-    }, 90_000);
+    const next = await eventually(
+      'a later bar tracked',
+      async () => {
+        const r = (await records.get('1'))?.value;
+        return r && r.last_bar_ts > first.last_bar_ts ? r : null;
+      },
+      90_000,
+    );
     assert.equal(next.since, first.since);
     assert.ok(next.bars >= 2);
     const stored = await new LiveTradesRepo(sf.service.clickhouse).ofEntry(1);

@@ -60,7 +60,11 @@ describe('a trainer killed mid-job', () => {
     assert.equal(start.status, 200, JSON.stringify(start.body));
     const jobId: number = start.body.job_id;
     const base = running.url;
-    await waitFor('running', async () => ((await call(base, 'GET', `/api/v1/train/${jobId}`, key)).body.status === 'running' ? true : null), 60_000);
+    await waitFor(
+      'running',
+      async () => ((await call(base, 'GET', `/api/v1/train/${jobId}`, key)).body.status === 'running' ? true : null),
+      60_000,
+    );
 
     running.child.kill('SIGKILL');
     await running.exited;
@@ -78,7 +82,10 @@ describe('a trainer killed mid-job', () => {
       120_000,
     );
     assert.equal(done.status, 'done', done.error);
-    assert.ok(running.lines.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')), 'the restarted trainer ran it as attempt 2');
+    assert.ok(
+      running.lines.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')),
+      'the restarted trainer ran it as attempt 2',
+    );
     const models = await call(url, 'GET', '/api/v1/models', key);
     assert.equal(models.body.count, 1);
     // The completed run left the whole model behind: its results carry the stats the job reports.
@@ -97,7 +104,11 @@ describe('a trainer killed mid-job', () => {
     const start = await call(running.url, 'POST', '/api/v1/train', key, { code, timeframe: '1min', model_name: 'after term' });
     const jobId: number = start.body.job_id;
     const base = running.url;
-    await waitFor('running', async () => ((await call(base, 'GET', `/api/v1/train/${jobId}`, key)).body.status === 'running' ? true : null), 60_000);
+    await waitFor(
+      'running',
+      async () => ((await call(base, 'GET', `/api/v1/train/${jobId}`, key)).body.status === 'running' ? true : null),
+      60_000,
+    );
 
     await stopChild(running);
     running = await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
@@ -111,6 +122,9 @@ describe('a trainer killed mid-job', () => {
       120_000,
     );
     assert.equal(done.status, 'done', done.error);
-    assert.ok(running.lines.some((l) => l.includes('"train job started"') && l.includes(`"job_id":${jobId}`) && l.includes('"attempt":1')), 'run again as attempt 1');
+    assert.ok(
+      running.lines.some((l) => l.includes('"train job started"') && l.includes(`"job_id":${jobId}`) && l.includes('"attempt":1')),
+      'run again as attempt 1',
+    );
   });
 });

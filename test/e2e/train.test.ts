@@ -53,7 +53,10 @@ function summed(trades: readonly { pnl: number }[], capital: number): TradeStats
 function assertStats(actual: TradeStats, expected: TradeStats, what: string): void {
   assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), what);
   for (const [field, value] of Object.entries(expected) as [keyof TradeStats, number][]) {
-    assert.ok(Math.abs(actual[field] - value) <= 1e-9 * Math.max(1, Math.abs(value)), `${what} ${field}: served ${actual[field]}, summed ${value}`);
+    assert.ok(
+      Math.abs(actual[field] - value) <= 1e-9 * Math.max(1, Math.abs(value)),
+      `${what} ${field}: served ${actual[field]}, summed ${value}`,
+    );
   }
 }
 
@@ -81,7 +84,15 @@ describe('training over HTTP', () => {
   it('POST /train answers at once with a queued job, then the job runs to done with its stats', async () => {
     const res = await sf.api('POST', '/api/v1/train', {
       key,
-      body: { code: strategyCode(), symbol: 'EURUSD', timeframe: '1min', end_date: endDay, commission: 3.5, swap_long: -6, swap_short: 1.5 },
+      body: {
+        code: strategyCode(),
+        symbol: 'EURUSD',
+        timeframe: '1min',
+        end_date: endDay,
+        commission: 3.5,
+        swap_long: -6,
+        swap_short: 1.5,
+      },
     });
     assert.equal(res.status, 200, res.text);
     const start = TrainStart.parse(res.body);
@@ -114,21 +125,41 @@ describe('training over HTTP', () => {
     assert.ok(test.length > 0 && train.length > 0);
     assertStats(r.metrics.test, summed(test, r.settings.capital), 'test');
     assertStats(r.metrics.train, summed(train, r.settings.capital), 'train');
-    assertStats(r.metrics.long, summed(test.filter((t) => t.side === 'long'), r.settings.capital), 'long');
-    assertStats(r.metrics.short, summed(test.filter((t) => t.side === 'short'), r.settings.capital), 'short');
+    assertStats(
+      r.metrics.long,
+      summed(
+        test.filter((t) => t.side === 'long'),
+        r.settings.capital,
+      ),
+      'long',
+    );
+    assertStats(
+      r.metrics.short,
+      summed(
+        test.filter((t) => t.side === 'short'),
+        r.settings.capital,
+      ),
+      'short',
+    );
 
     // Every post-cutoff trade (the span whose signals the results list) enters at the open of the
     // bar after a signal of its side: never on the signal's own bar, never without one.
     assert.ok(r.pred_trade_log.length > 0, 'trades after the cutoff');
     assertStats(r.pred_stats!, summed(r.pred_trade_log, r.settings.capital), 'post-cutoff');
-    const candles = (await sf.api('GET', `/api/v1/ohlc?symbol=EURUSD&timeframe=1min&start=${endDay}&limit=5000`, { key })).body.candles as { timestamp: string }[];
+    const candles = (await sf.api('GET', `/api/v1/ohlc?symbol=EURUSD&timeframe=1min&start=${endDay}&limit=5000`, { key })).body.candles as {
+      timestamp: string;
+    }[];
     const bars = candles.map((c) => Date.parse(c.timestamp));
     const signalAt = new Map(r.pred_signals.map((x) => [Date.parse(x.time), x.signal]));
     for (const t of r.pred_trade_log) {
       const entry = bars.indexOf(Date.parse(t.entry_time));
       assert.ok(entry > 0, `the entry bar ${t.entry_time} is a bar with one before it`);
       const signalBar = bars[entry - 1]!;
-      assert.equal(signalAt.get(signalBar), t.side === 'long' ? 1 : -1, `${t.side} entry at ${t.entry_time}: the bar before (${new Date(signalBar).toISOString()}) signalled it`);
+      assert.equal(
+        signalAt.get(signalBar),
+        t.side === 'long' ? 1 : -1,
+        `${t.side} entry at ${t.entry_time}: the bar before (${new Date(signalBar).toISOString()}) signalled it`,
+      );
     }
     for (const t of r.trade_log) {
       assert.ok(Math.abs(t.commission - 3.5 * t.lots * 2) < 1e-9, 'commission per lot per side');
@@ -166,7 +197,11 @@ describe('training over HTTP', () => {
     assert.deepEqual(code.body, { model: stem, model_name: 'Model 1', code: strategyCode() }, 'the code it was trained from, as sent');
 
     assert.equal((await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key: other })).status, 404);
-    assert.equal((await sf.api('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`, { key: other })).status, 404, 'nobody else reads the code');
+    assert.equal(
+      (await sf.api('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`, { key: other })).status,
+      404,
+      'nobody else reads the code',
+    );
     assert.equal((await sf.api('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`)).status, 401);
     assert.equal((await sf.api('GET', '/api/v1/train/1', { key: other })).status, 404);
     assert.equal((await sf.api('DELETE', `/api/v1/models/${encodeURIComponent(stem)}`, { key: other })).status, 404);
@@ -175,7 +210,7 @@ describe('training over HTTP', () => {
     assert.equal(ModelList.parse((await sf.api('GET', '/api/v1/models', { key: other })).body).count, 0);
   });
 
-  it('POST /predict over the post-cutoff bars gives the results\' pred_signals and pred_trade_log', async () => {
+  it("POST /predict over the post-cutoff bars gives the results' pred_signals and pred_trade_log", async () => {
     const results = Results.parse((await sf.api('GET', `/api/v1/results/${encodeURIComponent(stem)}`, { key })).body);
     const post = results.spans.post_cutoff;
     assert.ok(post && post.from.startsWith(lastDay), `post-cutoff starts on ${lastDay}`);
@@ -192,7 +227,10 @@ describe('training over HTTP', () => {
     // Same bars, same model, same engine: identical signals and trades over the post-cutoff span
     // (the live feed may have added bars since; a trade still open at the span end differs).
     const within = <T extends { time: string }>(xs: T[]) => xs.filter((x) => x.time <= post.to);
-    assert.deepEqual(within(p.signals).map((x) => [x.time, x.signal]), within(results.pred_signals).map((x) => [x.time, x.signal]));
+    assert.deepEqual(
+      within(p.signals).map((x) => [x.time, x.signal]),
+      within(results.pred_signals).map((x) => [x.time, x.signal]),
+    );
     const closed = (ts: typeof p.trades) => ts.filter((t) => t.exit_reason !== 'end' && t.exit_time <= post.to);
     assert.deepEqual(closed(p.trades), closed(results.pred_trade_log));
 
@@ -224,7 +262,10 @@ describe('training over HTTP', () => {
       body: { code: strategyCode({ header: codeHeader('GBPUSD', '1min') }), symbol: 'EURUSD', timeframe: '1min' },
     });
     assert.equal(wrongSymbol.status, 400);
-    assert.match(wrongSymbol.body.error, /symbol EURUSD does not match the code, which was generated for GBPUSD: train it on GBPUSD \(or leave symbol out/);
+    assert.match(
+      wrongSymbol.body.error,
+      /symbol EURUSD does not match the code, which was generated for GBPUSD: train it on GBPUSD \(or leave symbol out/,
+    );
 
     const few = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode(), timeframe: '1h' } });
     assert.equal(few.status, 400);
@@ -236,8 +277,14 @@ describe('training over HTTP', () => {
   });
 
   it('a strategy that fails at run time fails its job with the reason', async () => {
-    const code = strategyCode().replace('df["range"] = (high - low) / close', 'df["range"] = (high - low) / close\n    df["leak"] = close.rolling(9, center=True).mean()');
-    const start = await sf.api('POST', '/api/v1/train', { key, body: { code: code.replace('center=True', 'center=bool(1)'), timeframe: '1min', model_name: 'leaky' } });
+    const code = strategyCode().replace(
+      'df["range"] = (high - low) / close',
+      'df["range"] = (high - low) / close\n    df["leak"] = close.rolling(9, center=True).mean()',
+    );
+    const start = await sf.api('POST', '/api/v1/train', {
+      key,
+      body: { code: code.replace('center=True', 'center=bool(1)'), timeframe: '1min', model_name: 'leaky' },
+    });
     assert.equal(start.status, 200, start.text);
     // Neither the body nor the code (no header line) names a symbol: the default.
     assert.deepEqual(start.body.market, { symbol: 'EURUSD', timeframe: '1min', symbol_from: 'default', timeframe_from: 'request' });
@@ -258,11 +305,17 @@ describe('training over HTTP', () => {
       '        fut = close.shift(ahead)',
       'df["peek"] = fut / close - 1',
     ].join('\n    ');
-    const start = await sf.api('POST', '/api/v1/train', { key, body: { code: strategyCode({ prelude: peek }), timeframe: '1min', end_date: endDay, model_name: 'forged' } });
+    const start = await sf.api('POST', '/api/v1/train', {
+      key,
+      body: { code: strategyCode({ prelude: peek }), timeframe: '1min', end_date: endDay, model_name: 'forged' },
+    });
     assert.equal(start.status, 200, start.text);
     const job = await waitForJob(sf, key, start.body.job_id);
     assert.equal(job.status, 'failed');
-    assert.match(job.error!, /features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/);
+    assert.match(
+      job.error!,
+      /features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/,
+    );
     assert.equal((await sf.api('GET', '/api/v1/results/forged', { key })).status, 404, 'no model, no backtest to share');
   });
 

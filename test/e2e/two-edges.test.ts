@@ -47,7 +47,13 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
   /** Another edge process on the installation's NATS. */
   const startEdge = async () => {
     const port = await freePort();
-    const process = startRole('edge', natsUrl, { ...LIMITS, PORT: String(port), HOST: '127.0.0.1', STRATEGY_WORKERS: '1', DATA_DIR: join(dir, `edge-${children.length}`) });
+    const process = startRole('edge', natsUrl, {
+      ...LIMITS,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      STRATEGY_WORKERS: '1',
+      DATA_DIR: join(dir, `edge-${children.length}`),
+    });
     children.push(process);
     const running = await process.running();
     return { process, url: running.url as string };
@@ -125,7 +131,8 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     await held.closed;
     const onEdge2 = await ws(edge2.url, key);
     // (the release of edge 1's socket may still be on its way: try until it is written)
-    if (onEdge2.outcome !== 'welcome') await until('edge 2 takes the connection again', async () => (await ws(edge2.url, key)).outcome === 'welcome');
+    if (onEdge2.outcome !== 'welcome')
+      await until('edge 2 takes the connection again', async () => (await ws(edge2.url, key)).outcome === 'welcome');
 
     // Edge 2 dies holding both: no release ever comes, its entries stop being renewed.
     edge2.process.child.kill('SIGKILL');
@@ -146,12 +153,21 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     const init = await fetch(`${edge.url}/mcp`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'drain', version: '0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'drain', version: '0' } },
+      }),
     });
     assert.equal(init.status, 200);
     await init.text();
     const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
-    const initialized = await fetch(`${edge.url}/mcp`, { method: 'POST', headers: { ...headers, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const initialized = await fetch(`${edge.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...session },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     assert.equal(initialized.status, 202);
     const stream = await fetch(`${edge.url}/mcp`, { headers: { accept: 'text/event-stream', ...session } });
     assert.equal(stream.status, 200);
@@ -173,7 +189,9 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     const minted = spyOnMints(sf);
     const connect = async () => {
       const client = new Client({ name: 'two-edges', version: '0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${lb.url}/mcp`), { requestInit: { headers: { 'x-forwarded-for': '10.77.0.1' } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${lb.url}/mcp`), {
+        requestInit: { headers: { 'x-forwarded-for': '10.77.0.1' } },
+      });
       await client.connect(transport);
       mcpClients.push(client);
       return { client, transport };
@@ -182,7 +200,12 @@ describe('two edges: per-key stream limits over both, MCP clients never stranded
     const holds = async (edge: string, sessionId: string) => {
       const res = await fetch(`${edge}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
       });
       await res.text();

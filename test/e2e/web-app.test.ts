@@ -77,7 +77,10 @@ describe('the web app in a browser', () => {
     const key = await page.evaluate(() => localStorage.getItem('sf_api_key'));
     assert.match(key ?? '', /^sf_[A-Za-z0-9]{40}$/);
     const models = await sf.api('GET', '/api/v1/models', { key: key! });
-    assert.deepEqual(models.body.models.map((m: { name: string }) => m.name), [stem]);
+    assert.deepEqual(
+      models.body.models.map((m: { name: string }) => m.name),
+      [stem],
+    );
     const deployed = await sf.api('GET', '/api/v1/deployed', { key: key! });
     assert.equal(deployed.body.deployed[0]?.model, stem);
     const cookies = await visitor.context.cookies(sf.url);
@@ -98,7 +101,11 @@ describe('the web app in a browser', () => {
 
     // The last trade's own levels are drawn: entry, and its stop and take-profit when it had them.
     const last = [...results.trade_log, ...results.pred_trade_log].at(-1);
-    const expected = [`entry@${last.entry_price}`, ...(last.stop_loss === null ? [] : [`SL@${last.stop_loss}`]), ...(last.take_profit === null ? [] : [`TP@${last.take_profit}`])];
+    const expected = [
+      `entry@${last.entry_price}`,
+      ...(last.stop_loss === null ? [] : [`SL@${last.stop_loss}`]),
+      ...(last.take_profit === null ? [] : [`TP@${last.take_profit}`]),
+    ];
     assert.ok(last.stop_loss !== null, 'the prompt’s 10-pip stop is on its trades');
     assert.equal(chart.levels, expected.join(' '));
 
@@ -113,7 +120,11 @@ describe('the web app in a browser', () => {
     await page.goto(`${sf.url}/quick-deploy?prompt=${encodeURIComponent(PROMPT)}`);
     await page.waitForSelector('#chips button');
     assert.equal(await page.inputValue('#prompt'), PROMPT, 'the box holds the prompt, character for character');
-    assert.equal(await page.$$eval('script', (s) => s.filter((x) => !x.getAttribute('src')).length), 0, 'no script element came from the prompt');
+    assert.equal(
+      await page.$$eval('script', (s) => s.filter((x) => !x.getAttribute('src')).length),
+      0,
+      'no script element came from the prompt',
+    );
     // Without run=1 nothing runs until the click: no account was made.
     assert.equal(await page.evaluate(() => localStorage.getItem('sf_api_key')), null);
     await screenshot('quick-deploy-waiting');
@@ -123,7 +134,10 @@ describe('the web app in a browser', () => {
     assert.ok(code.includes('<script>alert("pwned")</script>'), 'the prompt is in the code comment as typed');
     const shown = await visitor.page.textContent('.code-panel pre.highlighted');
     assert.equal(shown, code, 'the highlighted code reads exactly as written');
-    assert.ok(await visitor.page.$$eval('.code-panel pre.highlighted span.hl-keyword', (els) => els.length > 0), 'keywords are highlighted');
+    assert.ok(
+      await visitor.page.$$eval('.code-panel pre.highlighted span.hl-keyword', (els) => els.length > 0),
+      'keywords are highlighted',
+    );
     assert.equal(await visitor.page.$$eval('.code-panel script, .code-panel img', (els) => els.length), 0, 'no element came from the code');
     assert.deepEqual(visitor.problems, [], 'no dialog opened, no error');
   });
@@ -143,8 +157,15 @@ describe('the web app in a browser', () => {
     await page.waitForURL(/\/models\//, { timeout: 90_000 });
     assert.match(decodeURIComponent(page.url()), /_GBPUSD_1min_/);
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
-    assert.ok((await page.inputValue('.code-panel textarea')).includes('def strategy_config'), 'the streamed code is kept for the model page');
-    assert.match((await page.textContent('#who')) ?? '', new RegExp(`${shown!.slice(0, 7)}…${shown!.slice(-4)}$`), 'afterwards the key is shown masked');
+    assert.ok(
+      (await page.inputValue('.code-panel textarea')).includes('def strategy_config'),
+      'the streamed code is kept for the model page',
+    );
+    assert.match(
+      (await page.textContent('#who')) ?? '',
+      new RegExp(`${shown!.slice(0, 7)}…${shown!.slice(-4)}$`),
+      'afterwards the key is shown masked',
+    );
     await screenshot('home-run-model-page');
     assert.deepEqual(problems, []);
   });
@@ -199,12 +220,29 @@ describe('the web app in a browser', () => {
       receiver.secret('/hook', secret);
       const barTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
       const signal = {
-        id: `sig_${deployment.deployment_id}_${Date.parse(barTime)}_7`, deployment_id: deployment.deployment_id, model: stem, model_name: deployment.model_name,
-        symbol: 'EURUSD', timeframe: '1min', action: 'close', side: 'long', price: 1.0871, stop_loss: null, take_profit: null, reason: 'TP',
-        p_up: null, pnl: 12.5, bar_time: barTime, created_at: new Date().toISOString(),
+        id: `sig_${deployment.deployment_id}_${Date.parse(barTime)}_7`,
+        deployment_id: deployment.deployment_id,
+        model: stem,
+        model_name: deployment.model_name,
+        symbol: 'EURUSD',
+        timeframe: '1min',
+        action: 'close',
+        side: 'long',
+        price: 1.0871,
+        stop_loss: null,
+        take_profit: null,
+        reason: 'TP',
+        p_up: null,
+        pnl: 12.5,
+        bar_time: barTime,
+        created_at: new Date().toISOString(),
       };
       await sf.service.bus.js.publish(`signals.${deployment.deployment_id}`, JSON.stringify(signal));
-      await receiver.waitFor(() => receiver.accepted('/hook').some((r) => r.payload?.data?.id === signal.id || r.payload?.id === signal.id), 15_000, 'the webhook');
+      await receiver.waitFor(
+        () => receiver.accepted('/hook').some((r) => r.payload?.data?.id === signal.id || r.payload?.id === signal.id),
+        15_000,
+        'the webhook',
+      );
       const hook = receiver.accepted('/hook').find((r) => r.payload?.data?.id === signal.id || r.payload?.id === signal.id)!;
       assert.equal(hook.verified, true, 'signed with the secret the page showed');
       await page.reload();
@@ -227,7 +265,9 @@ describe('the web app in a browser', () => {
     assert.notEqual(edited, code, 'the threshold is in the code');
     await page.fill('.code-panel textarea', edited);
     await page.click('.code-panel button:text-is("Retrain")');
-    await page.waitForURL((url) => url.pathname !== `/models/${encodeURIComponent(stem)}` && url.pathname.startsWith('/models/'), { timeout: 90_000 });
+    await page.waitForURL((url) => url.pathname !== `/models/${encodeURIComponent(stem)}` && url.pathname.startsWith('/models/'), {
+      timeout: 90_000,
+    });
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
     const key = (await page.evaluate(() => localStorage.getItem('sf_api_key')))!;
     const newStem = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
@@ -241,18 +281,29 @@ describe('the web app in a browser', () => {
     const noJs = await browser.newContext({ javaScriptEnabled: false });
     const plain = await noJs.newPage();
     await plain.goto(`${sf.url}/pulse`);
-    const listed = await plain.$$eval('#pulse li', (els) => els.map((e) => ({ id: Number(e.getAttribute('data-id')), kind: e.querySelector('.kind')?.textContent })));
+    const listed = await plain.$$eval('#pulse li', (els) =>
+      els.map((e) => ({ id: Number(e.getAttribute('data-id')), kind: e.querySelector('.kind')?.textContent })),
+    );
     assert.ok(listed.length >= 3, 'the quick deploy made public events');
     // The feed as the API serves it, up to the newest event the page showed (others may have come since).
-    const served = ((await sf.api('GET', '/api/v1/activity?limit=200')).body.events as { id: number; kind: string }[]).filter((e) => e.id <= listed[0]!.id);
-    assert.deepEqual(listed, served.slice(0, listed.length).map(({ id, kind }) => ({ id, kind })));
+    const served = ((await sf.api('GET', '/api/v1/activity?limit=200')).body.events as { id: number; kind: string }[]).filter(
+      (e) => e.id <= listed[0]!.id,
+    );
+    assert.deepEqual(
+      listed,
+      served.slice(0, listed.length).map(({ id, kind }) => ({ id, kind })),
+    );
     await plain.screenshot({ path: 'test-output/web/pulse-no-javascript.png', fullPage: true });
     await noJs.close();
 
     const { page, problems, screenshot } = await freshPage(browser);
     await page.goto(`${sf.url}/pulse`);
     await page.waitForFunction(() => document.getElementById('pulse-status')?.textContent === 'Live.');
-    const id = await sf.service.activity.bus.emit({ kind: 'DEPLOYED', bot: 'live-bot', model: { name: 'Fresh <b>model</b>', symbol: 'GBPUSD', timeframe: '5min' } });
+    const id = await sf.service.activity.bus.emit({
+      kind: 'DEPLOYED',
+      bot: 'live-bot',
+      model: { name: 'Fresh <b>model</b>', symbol: 'GBPUSD', timeframe: '5min' },
+    });
     const first = await page.waitForSelector(`#pulse li:first-child[data-id="${id}"]`, { timeout: 10_000 });
     assert.equal(await first.$eval('.model', (e) => e.textContent), 'Fresh <b>model</b>', 'shown as text');
     assert.ok(await page.$(`#pulse li[data-id="${listed[0]!.id}"]`), 'the server-rendered events are still listed under it');
@@ -270,9 +321,11 @@ describe('the web app in a browser', () => {
     const pixels = await paintedPixels(page, '#price', [UP, DOWN, '#f59e0b']);
     assert.ok(pixels[UP]! > 100 && pixels[DOWN]! > 100, `candles painted: ${JSON.stringify(pixels)}`);
     assert.ok(pixels['#f59e0b']! > 50, 'the first Bollinger line is painted');
-    assert.equal(await page.locator('[data-panel="rsi"] canvas').count() > 0, true, 'RSI has its own panel');
+    assert.equal((await page.locator('[data-panel="rsi"] canvas').count()) > 0, true, 'RSI has its own panel');
     // Live: the latest candles and indicator values are fetched again (every 15 s) and drawn without errors.
-    await page.waitForFunction(() => Number((document.querySelector('#price') as HTMLElement).dataset.updates ?? 0) >= 1, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => Number((document.querySelector('#price') as HTMLElement).dataset.updates ?? 0) >= 1, undefined, {
+      timeout: 30_000,
+    });
     await screenshot('market');
     assert.deepEqual(problems, []);
   });
@@ -304,7 +357,10 @@ describe('the web app in a browser', () => {
     await page.fill('#prompt', 'EURUSD 1 minute EMA crossover');
     await page.click('#run');
     const error = await (await page.waitForSelector('#progress .error')).textContent();
-    assert.equal(error, `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`);
+    assert.equal(
+      error,
+      `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`,
+    );
     assert.equal((await sf.api('GET', '/api/v1/models', { key })).body.count, modelsBefore, 'nothing ran');
     await page.goto(`${sf.url}/account`);
     await page.click('#rotate');
@@ -336,7 +392,9 @@ describe('the web app in a browser', () => {
       evil = createServer((req, res) => {
         const target = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '';
         res.setHeader('content-type', 'text/html');
-        res.end(`<!doctype html><form id="f" method="post" enctype="text/plain" action="${sf.url}${target}"><input name='{"a":"' value='"}'><button>go</button></form>`);
+        res.end(
+          `<!doctype html><form id="f" method="post" enctype="text/plain" action="${sf.url}${target}"><input name='{"a":"' value='"}'><button>go</button></form>`,
+        );
       });
       await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
       evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
@@ -382,7 +440,10 @@ describe('the web app in a browser', () => {
     await item.locator('button.ask-delete').click();
     await Promise.all([page.waitForEvent('load'), item.locator('button.confirm-delete').click()]);
     const after = (await sf.api('GET', '/api/v1/models', { key })).body.models as { name: string }[];
-    assert.deepEqual(after.map((m) => m.name), before.filter((m) => m.name !== target.name).map((m) => m.name));
+    assert.deepEqual(
+      after.map((m) => m.name),
+      before.filter((m) => m.name !== target.name).map((m) => m.name),
+    );
     assert.equal((await sf.api('GET', `/api/v1/results/${encodeURIComponent(target.name)}`, { key })).status, 404);
     const still = (await sf.api('GET', '/api/v1/deployed', { key })).body.deployed as { model: string }[];
     assert.ok(!still.some((d) => d.model === target.name), 'its deployment went with it');

@@ -22,7 +22,17 @@ describe('the community pages in a browser', () => {
   before(async () => {
     [sf, browser] = await Promise.all([startFixedMarketService(ENV), launchBrowser()]);
     const alice = (await sf.mintKey('alice')).api_key;
-    const start = await sf.api('POST', '/api/v1/train', { key: alice, body: { code: SCALPER, timeframe: '1min', model_name: 'scalper', end_date: FIXED_END_DAY, stop_loss: null, take_profit: PROFITABLE_TAKE_PROFIT } });
+    const start = await sf.api('POST', '/api/v1/train', {
+      key: alice,
+      body: {
+        code: SCALPER,
+        timeframe: '1min',
+        model_name: 'scalper',
+        end_date: FIXED_END_DAY,
+        stop_loss: null,
+        take_profit: PROFITABLE_TAKE_PROFIT,
+      },
+    });
     assert.equal(start.status, 200, start.text);
     const job = await waitForJob(sf, alice, start.body.job_id);
     assert.ok(job.status === 'done' && job.test_stats!.ret > 0, `the scalper ends its test span in profit: ${JSON.stringify(job)}`);
@@ -68,7 +78,10 @@ describe('the community pages in a browser', () => {
     assert.ok(row.verdict, `the scalper's model had a report when it was shared: ${JSON.stringify(row)}`);
     const cell = page.locator(`.leaderboard tr:has(a[href="/community/${rootId}"]) td.verdict-cell .verdict`);
     assert.equal(await cell.getAttribute('data-verdict'), row.verdict);
-    assert.equal(await page.locator('.leaderboard tbody tr td').nth(4).textContent(), row.dsr === null ? '—' : String(Number(row.dsr.toFixed(4))));
+    assert.equal(
+      await page.locator('.leaderboard tbody tr td').nth(4).textContent(),
+      row.dsr === null ? '—' : String(Number(row.dsr.toFixed(4))),
+    );
     await screenshot('community-leaderboard-dsr');
 
     await page.click(`.leaderboard a[href="/community/${rootId}"]`);
@@ -94,7 +107,11 @@ describe('the community pages in a browser', () => {
     await page.click('#fork');
     await page.waitForURL(/\/models\//, { timeout: 90_000 });
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
-    assert.equal((await sf.api('GET', `/api/v1/community/${rootId}`)).body.trial_forks, 1, 'the fork is recorded (a trial account’s: shown apart from forks)');
+    assert.equal(
+      (await sf.api('GET', `/api/v1/community/${rootId}`)).body.trial_forks,
+      1,
+      'the fork is recorded (a trial account’s: shown apart from forks)',
+    );
     assert.ok((await page.inputValue('.code-panel textarea')).includes('def strategy_config'), 'the forked code is on the model page');
 
     // The copy trained with the parent's code and settings: it passes the share gate the parent passed.
@@ -107,7 +124,10 @@ describe('the community pages in a browser', () => {
     assert.equal(await page.textContent('h1'), 'My copy');
     assert.equal(await page.locator(`#lineage a[href="/community/${rootId}"]`).textContent(), TITLE, 'the parent is in the lineage');
     const lineage = (await sf.api('GET', `/api/v1/lineage/${rootId}`)).body;
-    assert.deepEqual(lineage.children.map((c: { community_id: number }) => c.community_id), [childId]);
+    assert.deepEqual(
+      lineage.children.map((c: { community_id: number }) => c.community_id),
+      [childId],
+    );
     await screenshot('community-fork-shared');
     assert.deepEqual(problems, []);
   });

@@ -77,41 +77,79 @@ describe('the model page deploys to every channel', () => {
     await visitor.page.waitForSelector('#deploy button.secondary:text-is("Mail me a confirmation link"), #deploy p:has-text("E-mail:")');
   };
   /** A deploy field by its label (the labels wrap their inputs). */
-  const field = (label: string) => visitor.page.locator('#deploy label').filter({ hasText: new RegExp(`^${label}`) }).locator('input, textarea');
+  const field = (label: string) =>
+    visitor.page
+      .locator('#deploy label')
+      .filter({ hasText: new RegExp(`^${label}`) })
+      .locator('input, textarea');
   const deployButton = () => visitor.page.locator('#deploy > button:not(.secondary)');
   /** Waits until the panel's first line names exactly these channels (in any order). */
   const deployedOn = async (channels: string[]) => {
     try {
-      await visitor.page.waitForFunction((want) => {
-        const said = /^Deployed on (.*)\.$/.exec(document.querySelector('#deploy > p')?.textContent ?? '')?.[1];
-        return said !== undefined && said.split(', ').sort().join() === want;
-      }, [...channels].sort().join(), { timeout: 15_000 });
+      await visitor.page.waitForFunction(
+        (want) => {
+          const said = /^Deployed on (.*)\.$/.exec(document.querySelector('#deploy > p')?.textContent ?? '')?.[1];
+          return said !== undefined && said.split(', ').sort().join() === want;
+        },
+        [...channels].sort().join(),
+        { timeout: 15_000 },
+      );
     } catch (err) {
-      throw new Error(`not deployed on ${channels.join(', ')}; the panel says: ${await visitor.page.textContent('#deploy')}`, { cause: err });
+      throw new Error(`not deployed on ${channels.join(', ')}; the panel says: ${await visitor.page.textContent('#deploy')}`, {
+        cause: err,
+      });
     }
   };
   const deployment = async () => {
     const res = await sf.api('GET', '/api/v1/deployed', { key });
-    return (res.body.deployed as Array<{ model: string; deployment_id: string; model_name: string; channels: string[]; webhook_url: string | null; webhook_template: string | null }>).find((d) => d.model === stem)!;
+    return (
+      res.body.deployed as Array<{
+        model: string;
+        deployment_id: string;
+        model_name: string;
+        channels: string[];
+        webhook_url: string | null;
+        webhook_template: string | null;
+      }>
+    ).find((d) => d.model === stem)!;
   };
   /** Publishes an open-long signal of the deployment on SIGNALS, as its actor would. */
   const publishSignal = async (d: { deployment_id: string; model_name: string }): Promise<SignalEvent> => {
     const barTime = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
     const signal: SignalEvent = {
-      id: `sig_${d.deployment_id}_${Date.parse(barTime)}_${n++}`, deployment_id: d.deployment_id, model: stem, model_name: d.model_name,
-      symbol: 'EURUSD', timeframe: '1min', action: 'open', side: 'long', price: 1.0871, stop_loss: 1.0851, take_profit: 1.0901, reason: 'signal',
-      p_up: 0.97, pnl: null, bar_time: barTime, created_at: new Date().toISOString(),
+      id: `sig_${d.deployment_id}_${Date.parse(barTime)}_${n++}`,
+      deployment_id: d.deployment_id,
+      model: stem,
+      model_name: d.model_name,
+      symbol: 'EURUSD',
+      timeframe: '1min',
+      action: 'open',
+      side: 'long',
+      price: 1.0871,
+      stop_loss: 1.0851,
+      take_profit: 1.0901,
+      reason: 'signal',
+      p_up: 0.97,
+      pnl: null,
+      bar_time: barTime,
+      created_at: new Date().toISOString(),
     };
     await sf.service.bus.js.publish(`signals.${d.deployment_id}`, JSON.stringify(signal));
     return signal;
   };
   /** Waits until the deployment's channel has delivered and has nothing pending. */
   const delivered = async (channel: string) => {
-    await waitUntil(async () => {
-      const res = await sf.api('GET', `/api/v1/deploy/${encodeURIComponent(stem)}/deliveries`, { key });
-      const c = (res.body.channels as Array<{ channel: string; delivered: number; pending: number }> | undefined)?.find((x) => x.channel === channel);
-      return !!c && c.delivered >= 1 && c.pending === 0;
-    }, 15_000, `${channel} delivered`);
+    await waitUntil(
+      async () => {
+        const res = await sf.api('GET', `/api/v1/deploy/${encodeURIComponent(stem)}/deliveries`, { key });
+        const c = (res.body.channels as Array<{ channel: string; delivered: number; pending: number }> | undefined)?.find(
+          (x) => x.channel === channel,
+        );
+        return !!c && c.delivered >= 1 && c.pending === 0;
+      },
+      15_000,
+      `${channel} delivered`,
+    );
   };
 
   it('deploys to a Discord and a Slack webhook from the page; a signal is posted once to each, as an embed and as blocks', async () => {
@@ -162,10 +200,20 @@ describe('the model page deploys to every channel', () => {
 
       receiver.secret('/bridge', secret);
       const signal = await publishSignal(d);
-      await receiver.waitFor(() => receiver.accepted('/bridge').some((r) => r.headers['webhook-id'] === signal.id), 15_000, 'the bridge POST');
+      await receiver.waitFor(
+        () => receiver.accepted('/bridge').some((r) => r.headers['webhook-id'] === signal.id),
+        15_000,
+        'the bridge POST',
+      );
       const hook = receiver.accepted('/bridge').find((r) => r.headers['webhook-id'] === signal.id)!;
       assert.equal(hook.verified, true, hook.verifyError);
-      assert.deepEqual(hook.payload, { action: 'buy', ticker: 'EURUSD', price: signal.price, sl: signal.stop_loss, comment: `${d.model_name} ${signal.id}` });
+      assert.deepEqual(hook.payload, {
+        action: 'buy',
+        ticker: 'EURUSD',
+        price: signal.price,
+        sl: signal.stop_loss,
+        comment: `${d.model_name} ${signal.id}`,
+      });
       await visitor.screenshot('model-deploy-bridge-template');
       assert.deepEqual(visitor.problems, []);
     } finally {
@@ -202,7 +250,11 @@ describe('the model page deploys to every channel', () => {
     assert.deepEqual([...d.channels].sort(), ['email', 'sse']);
 
     const signal = await publishSignal(d);
-    await waitUntil(() => smtp.to(address).some((m) => m.headers['message-id'] === `<${signal.id}@signalforge>`), 15_000, 'the signal mail');
+    await waitUntil(
+      () => smtp.to(address).some((m) => m.headers['message-id'] === `<${signal.id}@signalforge>`),
+      15_000,
+      'the signal mail',
+    );
     const mails = smtp.to(address).filter((m) => m.headers['message-id'] === `<${signal.id}@signalforge>`);
     assert.equal(mails.length, 1);
     assert.equal(mails[0]!.subject, `OPEN LONG · EURUSD 1min · ${d.model_name}`);

@@ -21,7 +21,11 @@ import { freshPage, launchBrowser, type WatchedPage } from '../helpers/browser.t
  */
 
 // Stop and target a few pips away, so the rule trades often on the synthetic 1-minute bars.
-const RULED = strategyCode({ stopLoss: 0.0003, takeProfit: 0.0003, prelude: 'df["up_4"] = (close.pct_change(4) > 0).astype(float)' }).replace('"session_filter": None,', '"session_filter": None,\n        "entry_long": "up_4",');
+const RULED = strategyCode({
+  stopLoss: 0.0003,
+  takeProfit: 0.0003,
+  prelude: 'df["up_4"] = (close.pct_change(4) > 0).astype(float)',
+}).replace('"session_filter": None,', '"session_filter": None,\n        "entry_long": "up_4",');
 
 describe('the model page’s rule-vs-model panel in a browser', () => {
   let sf: TestService;
@@ -45,7 +49,10 @@ describe('the model page’s rule-vs-model panel in a browser', () => {
 
   /** Rewrites the meta model's results.json in the artifact store (where training keeps it). */
   async function plant(results: Results): Promise<void> {
-    await artifacts.put(`${userNameKey(meta.user_id, meta.model_name)}/${meta.artifact}/results.json`, Buffer.from(JSON.stringify(Results.parse(results)), 'utf8'));
+    await artifacts.put(
+      `${userNameKey(meta.user_id, meta.model_name)}/${meta.artifact}/results.json`,
+      Buffer.from(JSON.stringify(Results.parse(results)), 'utf8'),
+    );
   }
 
   before(async () => {
@@ -78,29 +85,58 @@ describe('the model page’s rule-vs-model panel in a browser', () => {
     assert.equal(await page.textContent('#meta-verdict'), m.verdict);
     const adds = served.robustness!.model_vs_rule!.adds;
     assert.equal(await page.getAttribute('#meta-verdict', 'data-adds'), String(adds));
-    assert.ok(m.verdict.toLowerCase().includes(served.robustness!.model_vs_rule!.words.toLowerCase()), 'the report and the robustness reasons read the test the same way');
+    assert.ok(
+      m.verdict.toLowerCase().includes(served.robustness!.model_vs_rule!.words.toLowerCase()),
+      'the report and the robustness reasons read the test the same way',
+    );
 
     // Rule alone vs rule + model: trades, win rate, net P&L as the report has them.
     const row = (key: string) => page.$$eval(`#meta-compare tr[data-row="${key}"] td`, (tds) => tds.map((td) => td.textContent));
     const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toFixed(2)}`;
-    assert.deepEqual((await row('rule')).slice(0, 3), [String(m.rule_alone.n), `${(m.rule_alone.wr * 100).toFixed(1)}%`, usd(m.rule_alone.np)]);
-    assert.deepEqual((await row('model')).slice(0, 3), [String(m.rule_and_model.n), `${(m.rule_and_model.wr * 100).toFixed(1)}%`, usd(m.rule_and_model.np)]);
+    assert.deepEqual((await row('rule')).slice(0, 3), [
+      String(m.rule_alone.n),
+      `${(m.rule_alone.wr * 100).toFixed(1)}%`,
+      usd(m.rule_alone.np),
+    ]);
+    assert.deepEqual((await row('model')).slice(0, 3), [
+      String(m.rule_and_model.n),
+      `${(m.rule_and_model.wr * 100).toFixed(1)}%`,
+      usd(m.rule_and_model.np),
+    ]);
     assert.equal(m.rule_alone.n, m.uplift.rule_trades, 'the rule alone row is the rule’s trades of the uplift test');
 
     const figure = (key: string) => page.textContent(`#meta-figures tr[data-figure="${key}"] td.value`);
-    assert.equal(await figure('confirmed'), `${m.uplift.chosen_trades.toLocaleString('en')} of ${m.uplift.rule_trades.toLocaleString('en')}`);
+    assert.equal(
+      await figure('confirmed'),
+      `${m.uplift.chosen_trades.toLocaleString('en')} of ${m.uplift.rule_trades.toLocaleString('en')}`,
+    );
     assert.equal(await figure('uplift'), `${m.uplift.pnl > 0 ? '+' : ''}${usd(m.uplift.pnl)}`);
     assert.equal(await figure('recall'), m.labels.recall === null ? '—' : `${(m.labels.recall * 100).toFixed(1)}%`);
-    assert.match((await page.textContent('#meta-figures tr[data-figure="precision"]'))!, new RegExp(`the rule alone wins ${m.labels.base_rate === null ? '—' : `${(m.labels.base_rate * 100).toFixed(1)}%`}`));
+    assert.match(
+      (await page.textContent('#meta-figures tr[data-figure="precision"]'))!,
+      new RegExp(`the rule alone wins ${m.labels.base_rate === null ? '—' : `${(m.labels.base_rate * 100).toFixed(1)}%`}`),
+    );
     if (m.uplift.p_value === null) assert.equal(await figure('p-value'), '—');
     else {
-      assert.match((await page.textContent('#meta-figures tr[data-figure="p-value"]'))!, new RegExp(`share of ${m.uplift.draws.toLocaleString('en')} random picks`));
+      assert.match(
+        (await page.textContent('#meta-figures tr[data-figure="p-value"]'))!,
+        new RegExp(`share of ${m.uplift.draws.toLocaleString('en')} random picks`),
+      );
       assert.ok(m.verdict.includes(`p = ${await figure('p-value')}`), 'the p-value reads as in the verdict');
     }
-    assert.match((await page.textContent('#meta-rows'))!, new RegExp(`over the ${m.uplift.rule_trades.toLocaleString('en')} trades of the rule alone on the test span.*${m.rows.purged.toLocaleString('en')} left out`));
+    assert.match(
+      (await page.textContent('#meta-rows'))!,
+      new RegExp(
+        `over the ${m.uplift.rule_trades.toLocaleString('en')} trades of the rule alone on the test span.*${m.rows.purged.toLocaleString('en')} left out`,
+      ),
+    );
     // Its diagnostics call the rule's trades win or loss, not the market up or down.
     assert.match((await page.textContent('.diagnostics'))!, /Win\/loss accuracy on the rule's trades/);
-    assert.deepEqual(await page.$$eval('.diagnostics table.confusion tr:first-child th', (ths) => ths.map((th) => th.textContent)), ['actual \\ predicted', 'loss', 'win']);
+    assert.deepEqual(await page.$$eval('.diagnostics table.confusion tr:first-child th', (ths) => ths.map((th) => th.textContent)), [
+      'actual \\ predicted',
+      'loss',
+      'win',
+    ]);
     await screenshot('model-meta-label-panel');
     assert.deepEqual(problems, []);
   });
@@ -112,27 +148,46 @@ describe('the model page’s rule-vs-model panel in a browser', () => {
     await plant({
       ...served,
       meta_label: { ...m, verdict: adding, uplift: { ...m.uplift, chosen_trades: 3, p_value: 0.004 } },
-      robustness: { ...served.robustness!, model_vs_rule: { adds: true, p_value: 0.004, rule_trades: rule, chosen_trades: 3, words: adding.slice(0, -1) } },
+      robustness: {
+        ...served.robustness!,
+        model_vs_rule: { adds: true, p_value: 0.004, rule_trades: rule, chosen_trades: 3, words: adding.slice(0, -1) },
+      },
     });
     let { page, problems } = await openModelPage(meta.stem);
     assert.equal(await page.textContent('#meta-verdict'), adding);
     assert.equal(await page.getAttribute('#meta-verdict', 'data-adds'), 'true');
     const green = await page.$eval('#meta-verdict', (el) => getComputedStyle(el).color);
     assert.equal(green, 'rgb(74, 222, 128)');
-    assert.equal(await page.textContent('#meta-figures tr[data-figure="p-value"] td.value'), '0.0040', 'the p-value as the verdict says it');
+    assert.equal(
+      await page.textContent('#meta-figures tr[data-figure="p-value"] td.value'),
+      '0.0040',
+      'the p-value as the verdict says it',
+    );
     assert.equal(await page.textContent('#meta-figures tr[data-figure="confirmed"] td.value'), `3 of ${rule}`);
     assert.deepEqual(problems, []);
 
     const none = `The model confirmed none of the rule's ${rule} test trades: it adds nothing here (lower the confidence threshold, or trade the rule alone).`;
     await plant({
       ...served,
-      meta_label: { ...m, verdict: none, labels: { ...m.labels, chosen: 0, precision: null, recall: 0 }, uplift: { ...m.uplift, chosen_trades: 0, chosen_pnl: 0, random_pnl: 0, p_value: null } },
-      robustness: { ...served.robustness!, model_vs_rule: { adds: false, p_value: null, rule_trades: rule, chosen_trades: 0, words: none.slice(0, -1) } },
+      meta_label: {
+        ...m,
+        verdict: none,
+        labels: { ...m.labels, chosen: 0, precision: null, recall: 0 },
+        uplift: { ...m.uplift, chosen_trades: 0, chosen_pnl: 0, random_pnl: 0, p_value: null },
+      },
+      robustness: {
+        ...served.robustness!,
+        model_vs_rule: { adds: false, p_value: null, rule_trades: rule, chosen_trades: 0, words: none.slice(0, -1) },
+      },
     });
     ({ page, problems } = await openModelPage(meta.stem));
     assert.equal(await page.textContent('#meta-verdict'), none);
     assert.equal(await page.getAttribute('#meta-verdict', 'data-adds'), 'false');
-    assert.notEqual(await page.$eval('#meta-verdict', (el) => getComputedStyle(el).color), green, 'adding nothing is not dressed as adding');
+    assert.notEqual(
+      await page.$eval('#meta-verdict', (el) => getComputedStyle(el).color),
+      green,
+      'adding nothing is not dressed as adding',
+    );
     assert.equal(await page.locator('#meta-label .error').count(), 0, 'adding nothing is an answer, not an error');
     assert.equal(await page.textContent('#meta-figures tr[data-figure="precision"] td.value'), '—');
     assert.equal(await page.textContent('#meta-figures tr[data-figure="p-value"] td.value'), '—');

@@ -54,7 +54,10 @@ describe('the model page: unreadable, and waiting for its next bar', () => {
     assert.equal(await page.locator('#model-unreadable').count(), 0);
     assert.ok((await page.innerText('#model h1')).startsWith(modelName), 'the model opened');
     // The 404 of the first visit is the only console complaint expected.
-    assert.deepEqual(visitor.problems.filter((p) => !/404/.test(p)), []);
+    assert.deepEqual(
+      visitor.problems.filter((p) => !/404/.test(p)),
+      [],
+    );
     await visitor.context.close();
   });
 
@@ -69,8 +72,10 @@ describe('the model page: unreadable, and waiting for its next bar', () => {
     const [earliest, latest] = [nextBarClose('EURUSD', '1min', opened), nextBarClose('EURUSD', '1min', shown)];
     assert.ok(nextBar >= earliest.closesAt && nextBar <= latest.closesAt, `next bar ${new Date(nextBar).toISOString()}`);
     const text = await waiting.innerText();
-    if (earliest.reopensAt !== null && latest.reopensAt !== null) assert.equal(text, nextBarNotice('EURUSD', '1min', opened).note, 'the weekend is said');
-    else if (earliest.reopensAt === null) assert.match(text, new RegExp(`next bar to close \\(${new Date(nextBar).toISOString().slice(0, 16).replace('T', ' ')} UTC\\)`));
+    if (earliest.reopensAt !== null && latest.reopensAt !== null)
+      assert.equal(text, nextBarNotice('EURUSD', '1min', opened).note, 'the weekend is said');
+    else if (earliest.reopensAt === null)
+      assert.match(text, new RegExp(`next bar to close \\(${new Date(nextBar).toISOString().slice(0, 16).replace('T', ' ')} UTC\\)`));
     await watcher.screenshot('model-live-next-bar');
     await watcher.context.close();
   });

@@ -28,7 +28,10 @@ describe('the optimisation page in a browser', () => {
   }
 
   before(async () => {
-    [sf, browser] = await Promise.all([startTestService({ TRIAL_MINTS_PER_HOUR: '100', HISTORY_DAYS: '4', TRIAL_CREDITS: '1000' }), launchBrowser()]);
+    [sf, browser] = await Promise.all([
+      startTestService({ TRIAL_MINTS_PER_HOUR: '100', HISTORY_DAYS: '4', TRIAL_CREDITS: '1000' }),
+      launchBrowser(),
+    ]);
     key = (await sf.mintKey('optimiser')).api_key;
     stem = (await trainModel(sf, key)).model_stem;
   });
@@ -44,7 +47,9 @@ describe('the optimisation page in a browser', () => {
     await watched.page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
     await Promise.all([watched.page.waitForURL(/\/optimize$/), watched.page.click('#optimize-link')]);
     await watched.page.waitForSelector('body[data-ready="1"]', { timeout: 30_000 });
-    const on = await watched.page.$$eval('#optimize-form tbody tr', (trs) => trs.filter((tr) => (tr.querySelector('input[type=checkbox]') as HTMLInputElement).checked).map((tr) => tr.getAttribute('data-param')));
+    const on = await watched.page.$$eval('#optimize-form tbody tr', (trs) =>
+      trs.filter((tr) => (tr.querySelector('input[type=checkbox]') as HTMLInputElement).checked).map((tr) => tr.getAttribute('data-param')),
+    );
     assert.deepEqual(on, ['confidence_threshold', 'stop_loss', 'take_profit']);
     // 0.5..0.8 by 0.05 (7) × 10..40 by 10 (4) × 20..80 by 20 (4).
     await watched.page.selectOption('select[name=method]', 'grid');
@@ -66,7 +71,10 @@ describe('the optimisation page in a browser', () => {
     assert.match(error, /HTTP 422/);
     assert.equal(await page.locator('#optimize-job h2').count(), 0, 'no job is followed');
     // A 422 is the answer under test; the browser logs the failed request as a console error.
-    assert.deepEqual(problems.filter((p) => !/status of 422/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/status of 422/.test(p)),
+      [],
+    );
   });
 
   it('starts an optimisation, shows its progress from the stream, then every trial, the chosen one, the scatter and PBO; the chosen trial saves as a model', async () => {
@@ -89,18 +97,33 @@ describe('the optimisation page in a browser', () => {
     const id = Number(await page.getAttribute('#optimize-job', 'data-optimize-id'));
     assert.ok(id > 0);
     assert.equal(new URL(page.url()).search, `?id=${id}`, 'the page can be reopened on this job');
-    await page.waitForFunction(() => ['done', 'failed', 'cancelled'].includes(document.getElementById('optimize-job')?.dataset.status ?? ''), undefined, { timeout: 240_000 });
+    await page.waitForFunction(
+      () => ['done', 'failed', 'cancelled'].includes(document.getElementById('optimize-job')?.dataset.status ?? ''),
+      undefined,
+      { timeout: 240_000 },
+    );
     const stages = await page.evaluate(() => (window as unknown as { stages: string[] }).stages);
-    assert.ok(stages.length >= 1 && stages.every((s) => /^(queued|running|done)\b.* \d+ of 24 trials run/.test(s)), `progress was shown: ${JSON.stringify(stages)}`);
+    assert.ok(
+      stages.length >= 1 && stages.every((s) => /^(queued|running|done)\b.* \d+ of 24 trials run/.test(s)),
+      `progress was shown: ${JSON.stringify(stages)}`,
+    );
 
     const view = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${id}`, { key })).body);
     assert.equal(view.status, 'done', view.error);
     assert.equal(await page.getAttribute('#optimize-job', 'data-status'), 'done');
     // Every trial is listed, the chosen one marked.
-    const rows = await page.$$eval('#optimize-job .trial-list tbody tr', (trs) => trs.map((tr) => ({ trial: Number(tr.getAttribute('data-trial')), chosen: tr.classList.contains('chosen') })));
-    assert.deepEqual(rows.map((r) => r.trial).sort((a, b) => a - b), view.trials.map((t) => t.trial).sort((a, b) => a - b));
+    const rows = await page.$$eval('#optimize-job .trial-list tbody tr', (trs) =>
+      trs.map((tr) => ({ trial: Number(tr.getAttribute('data-trial')), chosen: tr.classList.contains('chosen') })),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.trial).sort((a, b) => a - b),
+      view.trials.map((t) => t.trial).sort((a, b) => a - b),
+    );
     assert.ok(view.chosen_trial !== null, 'a trial was chosen');
-    assert.deepEqual(rows.filter((r) => r.chosen).map((r) => r.trial), [view.chosen_trial]);
+    assert.deepEqual(
+      rows.filter((r) => r.chosen).map((r) => r.trial),
+      [view.chosen_trial],
+    );
     assert.match((await page.textContent('#chosen-trial'))!, new RegExp(`Chosen: trial #${view.chosen_trial}`));
     // The scatter: a point per trial with both scores, the chosen one highlighted.
     const scored = view.trials.filter((t) => t.value !== null && t.out_of_sample);
@@ -113,7 +136,9 @@ describe('the optimisation page in a browser', () => {
     // PBO: its value, and a histogram of every logit when it was computed.
     if (view.pbo) {
       assert.match((await page.textContent('#pbo-value'))!, new RegExp(`^PBO ${view.pbo.pbo.toFixed(2)}`));
-      const counted = await page.$$eval('#pbo svg .bins rect', (rects) => rects.reduce((n, r) => n + Number(r.getAttribute('data-count')), 0));
+      const counted = await page.$$eval('#pbo svg .bins rect', (rects) =>
+        rects.reduce((n, r) => n + Number(r.getAttribute('data-count')), 0),
+      );
       assert.equal(counted, view.pbo.logits.length);
     } else {
       assert.match((await page.textContent('#pbo'))!, /Not computed/);
@@ -130,7 +155,10 @@ describe('the optimisation page in a browser', () => {
     // The model page shows the optimisation it came from: its scatter, its PBO, a link back to the job.
     await page.waitForSelector('#optimisation #is-oos svg.plot');
     assert.equal(Number(await page.getAttribute('#optimisation #is-oos svg.plot', 'data-points')), scored.length);
-    assert.equal(await page.getAttribute('#optimisation h2 a', 'href'), `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`);
+    assert.equal(
+      await page.getAttribute('#optimisation h2 a', 'href'),
+      `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`,
+    );
     assert.equal(await page.locator('#optimisation #pbo').count(), 1);
     await screenshot('optimize-saved-model');
     assert.deepEqual(problems, []);
@@ -140,7 +168,10 @@ describe('the optimisation page in a browser', () => {
     await other.context.addInitScript((k) => localStorage.setItem('sf_api_key', k), key);
     await other.page.goto(`${sf.url}/models/${encodeURIComponent(saved!.model_stem)}`);
     await other.page.waitForSelector('#optimisation h2 a', { timeout: 30_000 });
-    assert.equal(await other.page.getAttribute('#optimisation h2 a', 'href'), `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`);
+    assert.equal(
+      await other.page.getAttribute('#optimisation h2 a', 'href'),
+      `/models/${encodeURIComponent(saved!.model_stem)}/optimize?id=${id}`,
+    );
     assert.deepEqual(other.problems, []);
     await other.context.close();
   });
@@ -152,7 +183,11 @@ describe('the optimisation page in a browser', () => {
     await page.waitForSelector('#optimize-status.error');
     assert.match((await page.textContent('#optimize-status'))!, /HTTP 422/);
     assert.equal(await page.locator('#optimize img').count(), 0, 'no element came from the objective');
-    assert.deepEqual(problems.filter((p) => !/status of 422/.test(p)), [], 'no dialog opened');
+    assert.deepEqual(
+      problems.filter((p) => !/status of 422/.test(p)),
+      [],
+      'no dialog opened',
+    );
   });
 
   it('cancelling a running optimisation from the page ends it cancelled, with the trials not run refunded', async () => {
@@ -169,13 +204,24 @@ describe('the optimisation page in a browser', () => {
     // Cancelled while it runs (its progress says so), not while it waits in the queue.
     await page.waitForSelector('#optimize-job[data-status="running"]', { timeout: 60_000 });
     await page.click('#cancel-optimize');
-    await page.waitForFunction(() => ['done', 'failed', 'cancelled'].includes(document.getElementById('optimize-job')?.dataset.status ?? ''), undefined, { timeout: 240_000 });
+    await page.waitForFunction(
+      () => ['done', 'failed', 'cancelled'].includes(document.getElementById('optimize-job')?.dataset.status ?? ''),
+      undefined,
+      { timeout: 240_000 },
+    );
     const view = OptimizeJobView.parse((await sf.api('GET', `/api/v1/optimize/${id}`, { key })).body);
     assert.equal(view.status, 'cancelled');
     assert.equal(await page.getAttribute('#optimize-job', 'data-status'), 'cancelled');
     assert.ok(view.credits_refunded > 0, 'trials were left unrun');
-    assert.match((await page.textContent('#optimize-summary'))!, new RegExp(`${view.credits_charged} credits charged, ${view.credits_refunded} refunded$`));
-    assert.equal(await page.locator('#optimize-job .trial-list tbody tr').count(), Math.min(50, view.trials.length), 'the trials that ran are listed');
+    assert.match(
+      (await page.textContent('#optimize-summary'))!,
+      new RegExp(`${view.credits_charged} credits charged, ${view.credits_refunded} refunded$`),
+    );
+    assert.equal(
+      await page.locator('#optimize-job .trial-list tbody tr').count(),
+      Math.min(50, view.trials.length),
+      'the trials that ran are listed',
+    );
     await screenshot('optimize-cancelled');
     assert.deepEqual(problems, []);
   });

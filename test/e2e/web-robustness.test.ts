@@ -35,7 +35,10 @@ describe('the model page’s robustness panel in a browser', () => {
   async function plant(robustness: RobustnessReport | undefined): Promise<void> {
     const { robustness: _, ...rest } = stored;
     const results = Results.parse(robustness ? { ...rest, robustness } : rest);
-    await artifacts.put(`${userNameKey(record.user_id, record.model_name)}/${record.artifact}/results.json`, Buffer.from(JSON.stringify(results), 'utf8'));
+    await artifacts.put(
+      `${userNameKey(record.user_id, record.model_name)}/${record.artifact}/results.json`,
+      Buffer.from(JSON.stringify(results), 'utf8'),
+    );
   }
 
   async function openModelPage(): Promise<WatchedPage> {
@@ -70,14 +73,22 @@ describe('the model page’s robustness panel in a browser', () => {
     assert.equal(await page.getAttribute('#robustness h2 .verdict', 'data-verdict'), served.robustness.verdict);
     assert.deepEqual(await page.$$eval('#verdict-reasons li', (lis) => lis.map((li) => li.textContent)), served.robustness.reasons);
     assert.equal(await page.textContent('#significance tr:has-text("N trials") td.value'), String(served.robustness.sharpe.trials));
-    assert.equal(await page.locator('#monte-carlo svg.plot, #monte-carlo p.muted:has-text("Too few trades")').count(), 1, 'the fan, or why there is none');
+    assert.equal(
+      await page.locator('#monte-carlo svg.plot, #monte-carlo p.muted:has-text("Too few trades")').count(),
+      1,
+      'the fan, or why there is none',
+    );
     assert.deepEqual(problems, []);
   });
 
   it('shows the verdict with its reasons as text, the folds, the fan, the random-entry histogram with the strategy’s mark, and the Sharpe figures', async () => {
     const report = robustnessFixture('overfit', stored.settings.capital);
     await plant(report);
-    assert.deepEqual((await sf.api('GET', `/api/v1/results/${encodeURIComponent(record.stem)}`, { key })).body.robustness, report, 'the service serves the planted report');
+    assert.deepEqual(
+      (await sf.api('GET', `/api/v1/results/${encodeURIComponent(record.stem)}`, { key })).body.robustness,
+      report,
+      'the service serves the planted report',
+    );
     const { page, problems, screenshot } = await openModelPage();
 
     // The verdict: a badge at the top and in the panel, the reasons word for word, markup as text.
@@ -93,17 +104,33 @@ describe('the model page’s robustness panel in a browser', () => {
       await page.textContent('#walk-forward-summary'),
       '2 of 5 folds profitable · walk-forward efficiency 0.31 · rolling, 5 bars purged and 2 embargoed before each test',
     );
-    const rows = await page.$$eval('#walk-forward table.folds tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const rows = await page.$$eval('#walk-forward table.folds tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
     assert.deepEqual(
       rows.map((r) => [r[0], r[3]]),
       FOLD_RETURNS.map((ret, i) => [`#${i + 1}`, `${ret > 0 ? '+' : ''}${(ret * 100).toFixed(2)}%`]),
     );
-    const bars = await page.$$eval('#walk-forward svg.plot .bars rect', (rects) => rects.map((r) => ({ fill: r.getAttribute('fill'), value: Number(r.getAttribute('data-value')), height: Number(r.getAttribute('height')) })));
-    assert.deepEqual(bars.map((b) => b.value), FOLD_RETURNS);
-    assert.deepEqual(bars.map((b) => b.fill), FOLD_RETURNS.map((r) => (r > 0 ? UP : DOWN)));
+    const bars = await page.$$eval('#walk-forward svg.plot .bars rect', (rects) =>
+      rects.map((r) => ({
+        fill: r.getAttribute('fill'),
+        value: Number(r.getAttribute('data-value')),
+        height: Number(r.getAttribute('height')),
+      })),
+    );
+    assert.deepEqual(
+      bars.map((b) => b.value),
+      FOLD_RETURNS,
+    );
+    assert.deepEqual(
+      bars.map((b) => b.fill),
+      FOLD_RETURNS.map((r) => (r > 0 ? UP : DOWN)),
+    );
     // Bar heights follow the returns (to the pixel rounding of the smallest).
     const perUnit = bars[2]!.height / Math.abs(FOLD_RETURNS[2]!);
-    bars.forEach((b, i) => assert.ok(Math.abs(b.height - Math.abs(FOLD_RETURNS[i]!) * perUnit) <= 1.01, `fold ${i + 1}'s bar is as tall as its return`));
+    bars.forEach((b, i) =>
+      assert.ok(Math.abs(b.height - Math.abs(FOLD_RETURNS[i]!) * perUnit) <= 1.01, `fold ${i + 1}'s bar is as tall as its return`),
+    );
 
     // Monte Carlo: the band and the median through every fan point, above the capital line.
     const fan = await page.$eval('#monte-carlo svg.plot', (svg) => ({
@@ -112,7 +139,12 @@ describe('the model page’s robustness panel in a browser', () => {
       band: svg.querySelector('polygon.band')!.getAttribute('points')!.split(' ').length,
       baseline: svg.querySelectorAll('line.baseline').length,
     }));
-    assert.deepEqual(fan, { points: report.monte_carlo.fan.length, median: report.monte_carlo.fan.length, band: 2 * report.monte_carlo.fan.length, baseline: 1 });
+    assert.deepEqual(fan, {
+      points: report.monte_carlo.fan.length,
+      median: report.monte_carlo.fan.length,
+      band: 2 * report.monte_carlo.fan.length,
+      baseline: 1,
+    });
     assert.match((await page.textContent('#monte-carlo'))!, /Final return-31\.0% · \+4\.0% · \+42\.0%/);
     assert.match((await page.textContent('#monte-carlo'))!, /Losing half the account2\.3%/);
 
@@ -127,11 +159,20 @@ describe('the model page’s robustness panel in a browser', () => {
     assert.equal(hist.markBin, STRATEGY_BIN);
     assert.equal(hist.mark, 'this strategy +1.8%');
     const tallest = Math.max(...BASELINE_COUNTS);
-    hist.heights.forEach((px, i) => assert.ok(Math.abs(px / hist.heights[BASELINE_COUNTS.indexOf(tallest)]! - BASELINE_COUNTS[i]! / tallest) < 0.01, `bin ${i} in proportion`));
+    hist.heights.forEach((px, i) =>
+      assert.ok(
+        Math.abs(px / hist.heights[BASELINE_COUNTS.indexOf(tallest)]! - BASELINE_COUNTS[i]! / tallest) < 0.01,
+        `bin ${i} in proportion`,
+      ),
+    );
     assert.match((await page.textContent('#random-baseline'))!, /Return p-value0\.274/);
 
     // The Sharpe figures, deflated for the 12 variants tried, and the minimum track record.
-    const figures = Object.fromEntries(await page.$$eval('#significance tr', (trs) => trs.map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('td.value')!.textContent])));
+    const figures = Object.fromEntries(
+      await page.$$eval('#significance tr', (trs) =>
+        trs.map((tr) => [tr.querySelector('th')!.textContent, tr.querySelector('td.value')!.textContent]),
+      ),
+    );
     assert.deepEqual(figures, {
       'Sharpe (annualised)': '1.87',
       'Deflated Sharpe': '0.412',

@@ -27,7 +27,14 @@ async function addAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenti
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }
@@ -38,7 +45,8 @@ const cookieHeader = async (watched: WatchedPage, base: string) => {
 };
 
 /** A failed sign-in is a 401 or 429 answer: Chromium logs each as a failed resource load, which is expected here. */
-const withoutRefusedLoads = (problems: string[]) => problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|429)/.test(p));
+const withoutRefusedLoads = (problems: string[]) =>
+  problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|429)/.test(p));
 
 describe('signing in to the web app', () => {
   let sf: TestService;
@@ -117,7 +125,9 @@ describe('signing in to the web app', () => {
 
     // The first profile signs in again too, with the passkey as the second left it: a synced passkey
     // carries its signature counter along (a copy behind it would be refused as a clone).
-    const synced = (await other.cdp.send('WebAuthn.getCredentials', { authenticatorId: other.authenticatorId })) as { credentials: VirtualCredential[] };
+    const synced = (await other.cdp.send('WebAuthn.getCredentials', { authenticatorId: other.authenticatorId })) as {
+      credentials: VirtualCredential[];
+    };
     await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
     await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: synced.credentials[0]! });
     await page.click('#passkey-sign-in');
@@ -141,7 +151,9 @@ describe('signing in to the web app', () => {
 
     await page.goto(`${base}/account/sessions`);
     await page.waitForSelector('#sessions li');
-    const listed = await page.$$eval('#sessions li', (items) => items.map((li) => ({ id: li.getAttribute('data-session'), current: li.classList.contains('current'), text: li.textContent })));
+    const listed = await page.$$eval('#sessions li', (items) =>
+      items.map((li) => ({ id: li.getAttribute('data-session'), current: li.classList.contains('current'), text: li.textContent })),
+    );
     assert.equal(listed.length, 1, JSON.stringify(listed));
     assert.ok(listed[0]!.current);
     assert.match(listed[0]!.text!, /Headless Chrome on Linux/);
@@ -157,7 +169,9 @@ describe('signing in to the web app', () => {
       const res = await sf.api('POST', '/api/v1/auth/sign-in/password', { body: { username: other.body.username, password: PASSWORD } });
       assert.equal(res.status, 200, res.text);
     }
-    const theirs = (await sf.api('GET', '/api/v1/auth/sessions', { key: other.body.api_key })).body.sessions.map((s: { id: string }) => s.id);
+    const theirs = (await sf.api('GET', '/api/v1/auth/sessions', { key: other.body.api_key })).body.sessions.map(
+      (s: { id: string }) => s.id,
+    );
     assert.ok(theirs.length >= 2);
     const { page } = second;
     await page.reload();
@@ -179,9 +193,16 @@ describe('signing in to the web app', () => {
     const attempt = async (password: string) => {
       await page.fill('#password-sign-in input[name=username]', account.body.username);
       await page.fill('#password-sign-in input[name=password]', password);
-      const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/sign-in/password')), page.click('#password-sign-in button')]);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/sign-in/password')),
+        page.click('#password-sign-in button'),
+      ]);
       await page.waitForSelector('#sign-in-error');
-      return { status: response.status(), retryAfter: response.headers()['retry-after'], shown: (await page.textContent('#sign-in-error'))! };
+      return {
+        status: response.status(),
+        retryAfter: response.headers()['retry-after'],
+        shown: (await page.textContent('#sign-in-error'))!,
+      };
     };
     for (let i = 0; i < 5; i++) {
       const wrong = await attempt(`wrong password ${i}`);

@@ -13,7 +13,12 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
   after(() => sf.stop());
 
   const emit = (kind: 'TRAINED' | 'DEPLOYED' | 'SIGNAL_FIRED', n: number) =>
-    sf.service.activity.bus.emit({ kind, bot: 'streamer', model: { name: `Model ${n}`, symbol: 'EURUSD', timeframe: '15min' }, metrics: { n } });
+    sf.service.activity.bus.emit({
+      kind,
+      bot: 'streamer',
+      model: { name: `Model ${n}`, symbol: 'EURUSD', timeframe: '15min' },
+      metrics: { n },
+    });
 
   it('lists public events without a key, newest first, with limit bounds', async () => {
     for (let i = 0; i < 3; i++) await emit('TRAINED', i);
@@ -34,7 +39,10 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
     const kinds = await sf.api('GET', '/api/v1/activity?kind=DEPLOYED');
     assert.ok(kinds.body.events.every((e: { kind: string }) => e.kind === 'DEPLOYED'));
     const since = await sf.api('GET', `/api/v1/activity?since=${id - 2}`);
-    assert.deepEqual(since.body.events.map((e: { id: number }) => e.id), [id - 1, id]);
+    assert.deepEqual(
+      since.body.events.map((e: { id: number }) => e.id),
+      [id - 1, id],
+    );
   });
 
   it('streams new events as `event: <KIND>` frames with ids, and heartbeats', async () => {
@@ -82,13 +90,27 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
     await waitForList(sf, '/api/v1/activity?limit=1', (body) => body.events[0]?.id === c);
     const res = await fetch(`${sf.url}/api/v1/activity/stream`, { headers: { 'last-event-id': String(a) } });
     const frames = await readSse(res, (f) => f.filter((x) => x.id).length >= 2);
-    assert.deepEqual(frames.filter((f) => f.id).map((f) => Number(f.id)), [b, c]);
+    assert.deepEqual(
+      frames.filter((f) => f.id).map((f) => Number(f.id)),
+      [b, c],
+    );
   });
   it('shows no side, price or levels of a live signal on any public surface (JSON and SSE)', async () => {
-    const model = { name: 'Private', stem: '1_EURUSD_15min_Private', symbol: 'EURUSD' as const, timeframe: '15min' as const, model_type: 'XGBClassifier' };
+    const model = {
+      name: 'Private',
+      stem: '1_EURUSD_15min_Private',
+      symbol: 'EURUSD' as const,
+      timeframe: '15min' as const,
+      model_type: 'XGBClassifier',
+    };
     const before = await emit('TRAINED', 200);
     // What the model actor announces for each entry.
-    const id = await sf.service.activity.bus.emit({ kind: 'SIGNAL_FIRED', bot: 'streamer', model, metrics: { side: 'long', price: 1.08423 } });
+    const id = await sf.service.activity.bus.emit({
+      kind: 'SIGNAL_FIRED',
+      bot: 'streamer',
+      model,
+      metrics: { side: 'long', price: 1.08423 },
+    });
     const listed = await waitForList(sf, '/api/v1/activity?kind=SIGNAL_FIRED', (b) => b.events[0]?.id === id);
     const controller = new AbortController();
     const streamed = await fetch(`${sf.url}/api/v1/activity/stream?since=${before}`, { signal: controller.signal });

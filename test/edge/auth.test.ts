@@ -143,7 +143,10 @@ describe('authentication and the per-key rate limit', () => {
 
   it('where a key is optional: answers without one, and 401 to one that is not valid', async () => {
     const optional = all.filter(keyIfSent);
-    assert.ok(optional.some((op) => op.path === '/api/v1/payouts'), 'GET /payouts takes an optional key');
+    assert.ok(
+      optional.some((op) => op.path === '/api/v1/payouts'),
+      'GET /payouts takes an optional key',
+    );
     for (const op of optional) {
       assert.ok('401' in op.responses, `${op.method} ${op.path} declares 401`);
       const res = await sf.api(op.method, op.url);

@@ -61,7 +61,10 @@ describe('POST /api/v1/indicators/custom', () => {
     assert.deepEqual(b.overlays, []);
     assert.equal(b.panels.length, 1);
     const panel = b.panels[0];
-    assert.deepEqual(panel.levels.map((l: { price: number }) => l.price), [70, 30]);
+    assert.deepEqual(
+      panel.levels.map((l: { price: number }) => l.price),
+      [70, 30],
+    );
     assert.equal(panel.series[0].name, 'rsi');
     assert.deepEqual(b.inputs, [{ name: 'len', title: 'Length', type: 'int', default: 14, min: 2 }]);
     // The registry's RSI over the same bars (the built-in endpoint computes over the whole history).
@@ -71,9 +74,18 @@ describe('POST /api/v1/indicators/custom', () => {
     ref.body.data.rsi_14.forEach((v: number, i: number) => assert.ok(Math.abs(v - mine[i]!) <= 1e-8, `bar ${i}: ${v} vs ${mine[i]}`));
     // Signals: exactly the bars where RSI crosses above 30.
     const crosses = b.timestamps.filter((_: string, i: number) => i > 0 && mine[i - 1]! <= 30 && mine[i]! > 30);
-    assert.deepEqual(b.signals.filter((s: { kind: string }) => s.kind === 'plotshape').map((s: { ts: string }) => s.ts).filter((t: string) => t > b.timestamps[0]), crosses);
+    assert.deepEqual(
+      b.signals
+        .filter((s: { kind: string }) => s.kind === 'plotshape')
+        .map((s: { ts: string }) => s.ts)
+        .filter((t: string) => t > b.timestamps[0]),
+      crosses,
+    );
     // fe_mode full: the series, its slope, one column per level, one per signal title.
-    assert.deepEqual(Object.keys(b.features).sort(), ['rsi', 'rsi_above_30', 'rsi_above_70', 'rsi_slope', 'signal_leaving_oversold'].sort());
+    assert.deepEqual(
+      Object.keys(b.features).sort(),
+      ['rsi', 'rsi_above_30', 'rsi_above_70', 'rsi_slope', 'signal_leaving_oversold'].sort(),
+    );
     assert.equal(b.features.rsi_above_70[5], mine[5]! > 70 ? 1 : 0);
     assert.ok(b.run.steps > 0 && b.run.run_ms >= 0 && b.run.parse_ms >= 0);
     assert.equal(b.credits_charged, 1);
@@ -98,7 +110,9 @@ describe('POST /api/v1/indicators/custom', () => {
     assert.equal(res.body.panels[0].series[0].values.length, 2000);
     assert.equal(res.body.credits_charged, 1);
     // Where the call's time went: every stage named once, the worker's run within its hand-off.
-    const stages = new Map((res.headers.get('server-timing') ?? '').split(', ').map((s) => [s.split(';dur=')[0], Number(s.split(';dur=')[1])]));
+    const stages = new Map(
+      (res.headers.get('server-timing') ?? '').split(', ').map((s) => [s.split(';dur=')[0], Number(s.split(';dur=')[1])]),
+    );
     assert.deepEqual([...stages.keys()], ['pre', 'bars', 'queue', 'worker', 'run', 'charge', 'total']);
     for (const [name, ms] of stages) assert.ok(Number.isFinite(ms) && ms >= 0, `${name}: ${ms}`);
     assert.ok(stages.get('run')! <= stages.get('worker')! + 0.1 && stages.get('worker')! <= stages.get('total')! + 0.1);
@@ -120,11 +134,20 @@ if ta.crossunder(fast, slow)
     assert.equal(res.status, 200, res.text);
     const b = res.body;
     assert.equal(b.script_kind, 'strategy');
-    assert.deepEqual(b.overlays.map((o: { name: string }) => o.name), ['fast', 'slow']);
+    assert.deepEqual(
+      b.overlays.map((o: { name: string }) => o.name),
+      ['fast', 'slow'],
+    );
     assert.deepEqual(b.panels, []);
     const [fast, slow] = b.overlays.map((o: { values: number[] }) => o.values);
     const ups = b.timestamps.filter((_: string, i: number) => i > 0 && fast[i - 1] <= slow[i - 1] && fast[i] > slow[i]);
-    assert.deepEqual(b.signals.filter((s: { kind: string }) => s.kind === 'strategy.entry').map((s: { ts: string }) => s.ts).filter((t: string) => t > b.timestamps[0]), ups);
+    assert.deepEqual(
+      b.signals
+        .filter((s: { kind: string }) => s.kind === 'strategy.entry')
+        .map((s: { ts: string }) => s.ts)
+        .filter((t: string) => t > b.timestamps[0]),
+      ups,
+    );
     assert.ok(b.signals.every((s: { kind: string; direction?: string }) => s.kind !== 'strategy.entry' || s.direction === 'long'));
     assert.ok('fast_dist' in b.features && 'fast_cross' in b.features && 'slow_slope' in b.features);
   });
@@ -136,7 +159,10 @@ if ta.crossunder(fast, slow)
     assert.equal(b.source_kind, 'text');
     assert.equal(b.generator, 'offline');
     assert.match(b.generated_pine, /ta\.ema\(close, 20\)/);
-    assert.deepEqual(b.overlays.map((o: { name: string }) => o.name), ['keltner_upper', 'keltner_middle', 'keltner_lower']);
+    assert.deepEqual(
+      b.overlays.map((o: { name: string }) => o.name),
+      ['keltner_upper', 'keltner_middle', 'keltner_lower'],
+    );
     const [up, , lo] = b.overlays.map((o: { values: number[] }) => o.values);
     assert.ok(up.every((u: number, i: number) => u > lo[i]));
   });
@@ -177,7 +203,9 @@ if ta.crossunder(fast, slow)
     const start = await credits(flooder);
     // Nested loops within the per-loop bound: each run goes to the step budget or the time limit.
     const spin = '//@version=5\nindicator("spin")\ns = 0.0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s := s + j\nplot(s)\n';
-    const flood = Array.from({ length: 8 }, () => sf.api('POST', '/api/v1/indicators/custom', { key: flooder, body: { source: spin, limit: 50 } }));
+    const flood = Array.from({ length: 8 }, () =>
+      sf.api('POST', '/api/v1/indicators/custom', { key: flooder, body: { source: spin, limit: 50 } }),
+    );
     const neighbour = await post({ source: RSI, limit: 50 });
     assert.equal(neighbour.status, 200, neighbour.text);
     const answers = await Promise.all(flood);

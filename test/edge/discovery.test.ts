@@ -71,7 +71,10 @@ describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml
     assert.equal(listed.get('POST /api/v1/generate').credits, 2);
     if (listed.has('POST /api/v1/optimize')) {
       assert.equal(listed.get('POST /api/v1/optimize').credits, ENGINE_TRIAL_CREDITS, 'an optimisation costs at least one engine trial');
-      assert.match(listed.get('POST /api/v1/optimize').credits_note, new RegExp(`${MODEL_TRIAL_CREDITS} per trial when the space changes the model`));
+      assert.match(
+        listed.get('POST /api/v1/optimize').credits_note,
+        new RegExp(`${MODEL_TRIAL_CREDITS} per trial when the space changes the model`),
+      );
     }
     assert.equal(listed.get('POST /api/v1/generate/from-template').credits, 3);
     assert.equal(listed.get('GET /api/v1/ohlc').credits, 0);
@@ -139,15 +142,33 @@ describe('GET /api/v1/docs, /llms.txt, /.well-known/ai-plugin.json, /sitemap.xml
     const guide = (pattern: RegExp) => docs.guides.find((g: { topic: string }) => pattern.test(g.topic))?.text as string;
     const report = guide(/robustness report/);
     assert.ok(report, `a guide to the robustness report: ${topics}`);
-    for (const words of ['GET /api/v1/results/{model}', 'walk-forward', 'Deflated Sharpe', 'random-entry baseline', 'Monte Carlo', 'minimum track record', '`overfit`', '`robust`', '`inconclusive`']) {
+    for (const words of [
+      'GET /api/v1/results/{model}',
+      'walk-forward',
+      'Deflated Sharpe',
+      'random-entry baseline',
+      'Monte Carlo',
+      'minimum track record',
+      '`overfit`',
+      '`robust`',
+      '`inconclusive`',
+    ]) {
       assert.ok(report.includes(words), `the report guide names ${words}`);
     }
     // The thresholds are the verdict rule's own.
-    assert.ok(report.includes(`at least ${MIN_TRADES} test trades`) && report.includes(`below ${SIGNIFICANCE_P}`) && report.includes(`${BASELINE_RUNS} seeded runs`));
+    assert.ok(
+      report.includes(`at least ${MIN_TRADES} test trades`) &&
+        report.includes(`below ${SIGNIFICANCE_P}`) &&
+        report.includes(`${BASELINE_RUNS} seeded runs`),
+    );
     assert.match(guide(/deploy_if/), /`not_overfit`.*`robust`.*fee is refunded.*`deployed: false`/s);
     assert.match(guide(/deflated Sharpe/), /metric=dsr/);
     const optimizing = operations.has('POST /api/v1/optimize');
-    assert.equal(topics.some((t: string) => /optimize/.test(t)), optimizing, 'the optimiser’s guide exactly when its routes are served');
+    assert.equal(
+      topics.some((t: string) => /optimize/.test(t)),
+      optimizing,
+      'the optimiser’s guide exactly when its routes are served',
+    );
     if (optimizing) assert.match(guide(/optimize/), /DELETE \/api\/v1\/optimize\/\{optimize_id\}/);
 
     const text = await (await fetch(`${sf.url}/llms.txt`)).text();

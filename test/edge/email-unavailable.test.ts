@@ -26,7 +26,10 @@ describe('email channel without SMTP_URL', () => {
     const res = await s.api('GET', '/api/v1/email', { key });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.available, false);
-    assert.match(res.body.unavailable_reason, /^the email channel is unavailable on this server: no SMTP server is configured \(the operator sets SMTP_URL/);
+    assert.match(
+      res.body.unavailable_reason,
+      /^the email channel is unavailable on this server: no SMTP server is configured \(the operator sets SMTP_URL/,
+    );
   });
 
   it('registering an address, and deploying with the email channel, are refused (422) naming SMTP_URL', async () => {
@@ -36,17 +39,27 @@ describe('email channel without SMTP_URL', () => {
 
     // The refusal comes before the model's safety check: any stored bytes do.
     const record = modelRecord({ user_id: userId, model_name: 'No Mail' });
-    await s.service.training.models.save(record, { onnx: new Uint8Array([1, 2, 3]), code: '# code\n', results: { pred_signals: [] } as never });
+    await s.service.training.models.save(record, {
+      onnx: new Uint8Array([1, 2, 3]),
+      code: '# code\n',
+      results: { pred_signals: [] } as never,
+    });
     const deployed = await s.api('POST', '/api/v1/deploy', { key, body: { model_name: 'No Mail', channels: ['sse', 'email'] } });
     assert.equal(deployed.status, 422, deployed.text);
     assert.equal(deployed.body.error_code, 'SF_UNPROCESSABLE');
-    assert.match(deployed.body.error, /^the email channel is unavailable on this server \(no SMTP_URL is configured\): choose another channel$/);
+    assert.match(
+      deployed.body.error,
+      /^the email channel is unavailable on this server \(no SMTP_URL is configured\): choose another channel$/,
+    );
   });
 
   it('one_shot with deliver_to.email is refused (422) before anything is charged', async () => {
     const balance = async () => (await s.api('GET', '/api/v1/key/usage', { key })).body.balance as number;
     const credits = await balance();
-    const res = await s.api('POST', '/api/v1/one_shot', { key, body: { prompt: 'buy EURUSD when RSI is below 30', deliver_to: { email: true } } });
+    const res = await s.api('POST', '/api/v1/one_shot', {
+      key,
+      body: { prompt: 'buy EURUSD when RSI is below 30', deliver_to: { email: true } },
+    });
     assert.equal(res.status, 422, res.text);
     assert.equal(res.body.error, 'deliver_to.email: the email channel is unavailable on this server (no SMTP_URL is configured)');
     assert.equal(await balance(), credits, 'nothing charged');
@@ -69,7 +82,9 @@ describe('email channel without SMTP_URL', () => {
     assert.match(text, /email = a mail to your confirmed address \(POST \/api\/v1\/email; unavailable on a server without SMTP_URL\)/);
     for (const path of ['/api/v1/email', '/api/v1/email/confirm', '/api/v1/email/unsubscribe']) assert.ok(res.body.paths[path], path);
     const docs = await s.api('GET', '/api/v1/docs');
-    const register = docs.body.tasks.flatMap((t: { endpoints: Array<{ method: string; path: string; summary: string }> }) => t.endpoints).find((e: { method: string; path: string }) => e.method === 'POST' && e.path === '/api/v1/email');
+    const register = docs.body.tasks
+      .flatMap((t: { endpoints: Array<{ method: string; path: string; summary: string }> }) => t.endpoints)
+      .find((e: { method: string; path: string }) => e.method === 'POST' && e.path === '/api/v1/email');
     assert.match(register.summary, /\(unavailable on this server: no SMTP_URL\)$/);
   });
 });

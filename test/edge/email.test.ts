@@ -21,7 +21,9 @@ import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-stand-in.ts'
 function honestModel(): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), 'email-model-'));
   try {
-    execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), dir], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     return new Uint8Array(readFileSync(join(dir, 'honest.onnx')));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -78,9 +80,19 @@ describe('email channel over HTTP', () => {
     const res = await deployEmail(ada.api_key);
     assert.equal(res.status, 422, res.text);
     assert.equal(res.body.error_code, 'SF_UNPROCESSABLE');
-    assert.match(res.body.error, /^the email channel needs a confirmed address: register one with POST \/api\/v1\/email, follow the link mailed to it, then deploy again$/);
+    assert.match(
+      res.body.error,
+      /^the email channel needs a confirmed address: register one with POST \/api\/v1\/email, follow the link mailed to it, then deploy again$/,
+    );
     assert.deepEqual(await emailStatus(ada.api_key), {
-      available: true, unavailable_reason: null, status: 'none', address: null, pending_address: null, pending_expires_at: null, signals_sent_today: 0, daily_cap: 200,
+      available: true,
+      unavailable_reason: null,
+      status: 'none',
+      address: null,
+      pending_address: null,
+      pending_expires_at: null,
+      signals_sent_today: 0,
+      daily_cap: 200,
     });
   });
 
@@ -95,7 +107,10 @@ describe('email channel over HTTP', () => {
     const mail = smtp.to('Ada.Trader@example.com')[0]!;
     assert.equal(mail.subject, 'Confirm your address for signalforge signals');
     const link = linkIn(mail.text!, '/api/v1/email/confirm');
-    assert.ok(link.startsWith(`${s.url}/api/v1/email/confirm?token=`), 'the link is on the service’s own address, never the request’s Host');
+    assert.ok(
+      link.startsWith(`${s.url}/api/v1/email/confirm?token=`),
+      'the link is on the service’s own address, never the request’s Host',
+    );
     assert.ok(mail.html!.includes(link.replace(/&/g, '&amp;')));
     assert.equal((await emailStatus(ada.api_key)).status, 'pending');
     assert.equal((await deployEmail(ada.api_key)).status, 422, 'still not confirmed');
@@ -134,7 +149,11 @@ describe('email channel over HTTP', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.channels, ['email']);
     const again = await deployEmail(ada.api_key);
-    assert.deepEqual([again.body.unchanged, again.body.deployment_id], [true, res.body.deployment_id], 'deploying twice to the same address is idempotent');
+    assert.deepEqual(
+      [again.body.unchanged, again.body.deployment_id],
+      [true, res.body.deployment_id],
+      'deploying twice to the same address is idempotent',
+    );
     const listed = await s.api('GET', '/api/v1/deployed', { key: ada.api_key });
     assert.equal(listed.body.deployed[0].email_to, 'Ada.Trader@example.com');
 
@@ -171,7 +190,8 @@ describe('email channel over HTTP', () => {
 
     const second = signal(d, 1);
     await publish(s.service.bus, second);
-    const deliveries = async () => (await s.api('GET', `/api/v1/deploy/${encodeURIComponent('Mail Model')}/deliveries`, { key: ada.api_key })).body.channels[0];
+    const deliveries = async () =>
+      (await s.api('GET', `/api/v1/deploy/${encodeURIComponent('Mail Model')}/deliveries`, { key: ada.api_key })).body.channels[0];
     await waitFor(async () => (await deliveries()).dead_letters === 1, 15_000, 'the unsent signal in the delivery log');
     const status = await deliveries();
     assert.deepEqual([status.channel, status.enabled, status.delivered, status.target], ['email', false, 1, 'Ada.Trader@example.com']);

@@ -32,7 +32,12 @@ function assertError(res: Answer, status: number, errorCode?: string): void {
   if (errorCode) assert.equal(res.body.error_code, errorCode, res.text);
 }
 
-const fromApi = (res: ApiResponse): Answer => ({ status: res.status, contentType: res.headers.get('content-type') ?? '', body: res.body, text: res.text });
+const fromApi = (res: ApiResponse): Answer => ({
+  status: res.status,
+  contentType: res.headers.get('content-type') ?? '',
+  body: res.body,
+  text: res.text,
+});
 
 describe('error responses', () => {
   let sf: TestService;
@@ -63,25 +68,50 @@ describe('error responses', () => {
 
   it('answers every layer in the one shape, with the status and machine code of the table', async (t) => {
     const table: Array<[layer: string, send: () => Promise<Answer>, status: number, errorCode: string]> = [
-      ['HTTP parser: headers over the limit', () => raw(`GET /api/v1/activity HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`), 431, 'SF_HEADERS_TOO_LARGE'],
+      [
+        'HTTP parser: headers over the limit',
+        () => raw(`GET /api/v1/activity HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`),
+        431,
+        'SF_HEADERS_TOO_LARGE',
+      ],
       ['HTTP parser: a malformed request line', () => raw('BLAH\r\n\r\n'), 400, 'SF_MALFORMED_REQUEST'],
       ['router: an undecodable URL', async () => fromApi(await sf.api('GET', '/api/v1/results/%C0%AE%C0%AE', { key })), 400, 'SF_BAD_URL'],
-      ['router: a 10 kB path parameter', async () => fromApi(await sf.api('GET', `/api/v1/results/${'m'.repeat(10_000)}`, { key })), 414, 'SF_URI_TOO_LONG'],
+      [
+        'router: a 10 kB path parameter',
+        async () => fromApi(await sf.api('GET', `/api/v1/results/${'m'.repeat(10_000)}`, { key })),
+        414,
+        'SF_URI_TOO_LONG',
+      ],
       ['router: an unknown route', async () => fromApi(await sf.api('GET', '/api/v1/nope')), 404, 'SF_ROUTE_NOT_FOUND'],
       ['body parser: malformed JSON', async () => fromApi(await post({ raw: '{"username":' })), 400, 'SF_MALFORMED_JSON'],
-      ['body parser: over the body limit', async () => fromApi(await post({ raw: JSON.stringify({ username: 'x'.repeat(BODY_LIMIT) }) })), 413, 'SF_PAYLOAD_TOO_LARGE'],
+      [
+        'body parser: over the body limit',
+        async () => fromApi(await post({ raw: JSON.stringify({ username: 'x'.repeat(BODY_LIMIT) }) })),
+        413,
+        'SF_PAYLOAD_TOO_LARGE',
+      ],
       [
         'body parser: a form body',
         async () => fromApi(await post({ raw: 'username=abc', headers: { 'content-type': 'application/x-www-form-urlencoded' } })),
         415,
         'SF_UNSUPPORTED_MEDIA_TYPE',
       ],
-      ['body parser: text/plain', async () => fromApi(await post({ raw: '{}', headers: { 'content-type': 'text/plain' } })), 415, 'SF_UNSUPPORTED_MEDIA_TYPE'],
+      [
+        'body parser: text/plain',
+        async () => fromApi(await post({ raw: '{}', headers: { 'content-type': 'text/plain' } })),
+        415,
+        'SF_UNSUPPORTED_MEDIA_TYPE',
+      ],
       ['validation: a bad value', async () => fromApi(await post({ body: { username: 'a' } })), 400, 'SF_VALIDATION'],
       ['validation: a bad query', async () => fromApi(await sf.api('GET', '/api/v1/activity?limit=0')), 400, 'SF_VALIDATION'],
       ['validation: an unknown field', async () => fromApi(await post({ body: { usernme: 'abcd' } })), 400, 'SF_UNKNOWN_FIELD'],
       ['auth: no key', async () => fromApi(await sf.api('GET', '/api/v1/caps')), 401, 'SF_UNAUTHORIZED'],
-      ['metering: no credits', async () => fromApi(await sf.api('POST', '/api/v1/generate', { key, body: { description: 'rsi' } })), 402, 'SF_CREDITS_SHORT'],
+      [
+        'metering: no credits',
+        async () => fromApi(await sf.api('POST', '/api/v1/generate', { key, body: { description: 'rsi' } })),
+        402,
+        'SF_CREDITS_SHORT',
+      ],
       [
         'session: a change from another site',
         async () => fromApi(await sf.api('POST', '/api/v1/key/generate', { headers: { cookie, origin: 'https://evil.example' } })),
@@ -90,7 +120,12 @@ describe('error responses', () => {
       ],
       ['handler: an unknown model', async () => fromApi(await sf.api('GET', '/api/v1/results/nope', { key })), 404, 'SF_MODEL_NOT_FOUND'],
       ['handler: an unknown job', async () => fromApi(await sf.api('GET', '/api/v1/train/987654', { key })), 404, 'SF_JOB_NOT_FOUND'],
-      ['handler: a model not deployed', async () => fromApi(await sf.api('DELETE', '/api/v1/deploy/nope', { key })), 404, 'SF_DEPLOYMENT_NOT_FOUND'],
+      [
+        'handler: a model not deployed',
+        async () => fromApi(await sf.api('DELETE', '/api/v1/deploy/nope', { key })),
+        404,
+        'SF_DEPLOYMENT_NOT_FOUND',
+      ],
       ['accounts: a taken username', async () => fromApi(await post({ body: { username: 'ErrTable' } })), 409, 'SF_USERNAME_TAKEN'],
     ];
     for (const [layer, send, status, errorCode] of table) {
@@ -157,7 +192,11 @@ describe('error responses', () => {
       duplex: 'half',
     } as RequestInit);
     const text = await res.text();
-    assertError({ status: res.status, contentType: res.headers.get('content-type') ?? '', body: JSON.parse(text), text }, 413, 'SF_PAYLOAD_TOO_LARGE');
+    assertError(
+      { status: res.status, contentType: res.headers.get('content-type') ?? '', body: JSON.parse(text), text },
+      413,
+      'SF_PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('answers the 429 of the mint limit in the same shape, with Retry-After', async () => {

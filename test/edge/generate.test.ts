@@ -27,7 +27,11 @@ describe('strategy generation over HTTP (offline generator)', () => {
     return config as Record<string, unknown>;
   };
   const postStream = (key: string, body: unknown) =>
-    fetch(`${sf.url}/api/v1/generate/stream`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${sf.url}/api/v1/generate/stream`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const until = (event: string) => (frames: SseFrame[]) => frames.some((f) => f.event === event || f.event === 'error');
 
   it('answers 401 without a key on the three generate routes', async () => {
@@ -60,7 +64,11 @@ describe('strategy generation over HTTP (offline generator)', () => {
   it('writes the code for the market the text names when the fields are absent; a field still wins; the default only when neither', async () => {
     const { api_key } = await sf.mintKey();
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [{ description: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell. 15 minute bars.' }, 'GBPUSD', '15min'],
+      [
+        { description: 'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell. 15 minute bars.' },
+        'GBPUSD',
+        '15min',
+      ],
       [{ description: 'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA' }, 'USDJPY', '1h'],
       [{ description: 'Bollinger bands (20, 2.5) and RSI(7) below 20 on EUR/USD 5min' }, 'EURUSD', '5min'],
       [{ description: 'Cable breakout', signals: 'buy a close above the 20-bar high on M1' }, 'GBPUSD', '1min'],
@@ -80,10 +88,17 @@ describe('strategy generation over HTTP (offline generator)', () => {
     assert.ok(fade.indicators.includes('EMA 50'), JSON.stringify(fade.indicators));
     assert.ok(fade.conditions.length > 0);
     assert.equal(fade.model.from, 'default');
-    assert.ok(fade.remarks.some((r) => r.startsWith('short only')), JSON.stringify(fade.remarks));
+    assert.ok(
+      fade.remarks.some((r) => r.startsWith('short only')),
+      JSON.stringify(fade.remarks),
+    );
     const stream = await postStream(api_key, { description: 'Mean reversion on the aussie, 5 minute bars' });
     const done = (await readSse(stream, until('done'))).find((f) => f.event === 'done')!;
-    assert.deepEqual([JSON.parse(done.data).symbol, JSON.parse(done.data).timeframe], ['AUDUSD', '5min'], 'the stream reads the text the same way');
+    assert.deepEqual(
+      [JSON.parse(done.data).symbol, JSON.parse(done.data).timeframe],
+      ['AUDUSD', '5min'],
+      'the stream reads the text the same way',
+    );
   });
 
   it('answers the roles it read: entries, exits, filters, stops, targets and what it approximated, all in the code', async () => {
@@ -93,27 +108,55 @@ describe('strategy generation over HTTP (offline generator)', () => {
       assert.equal(res.status, 200, res.text);
       return GenerateResponse.parse(res.body);
     };
-    const trend = await ask('Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model');
-    assert.deepEqual(trend.understood.entries.map((e) => e.condition), ['EMA 20 above EMA 100', 'ADX(14) rising']);
+    const trend = await ask(
+      'Trend following on USDJPY hourly: go long when the 20 EMA is above the 100 EMA and ADX rises, exit on a close below the 20 EMA, gradient boosting model',
+    );
+    assert.deepEqual(
+      trend.understood.entries.map((e) => e.condition),
+      ['EMA 20 above EMA 100', 'ADX(14) rising'],
+    );
     // An exit worded as a close beyond a line is its crossing: the state held on most entry bars too, where the engine opens nothing.
-    assert.deepEqual(trend.understood.exits.map((e) => e.condition), ['price crosses below EMA 20']);
-    assert.ok(trend.code.includes('"exit_long": "exit_long_rule",') && trend.code.includes("df['exit_long_rule'] = "), 'the exit is in the code');
-    const fade = await ask('Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.');
-    assert.deepEqual(fade.understood.entries.map((e) => e.condition), ['price more than 2 x ATR(14) above EMA 50']);
-    assert.ok(fade.understood.targets.some((t) => t.startsWith('target the ema')), JSON.stringify(fade.understood.targets));
+    assert.deepEqual(
+      trend.understood.exits.map((e) => e.condition),
+      ['price crosses below EMA 20'],
+    );
+    assert.ok(
+      trend.code.includes('"exit_long": "exit_long_rule",') && trend.code.includes("df['exit_long_rule'] = "),
+      'the exit is in the code',
+    );
+    const fade = await ask(
+      'Fade the London open on GBPUSD: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, target the EMA, stop 1.5 ATR. 15 minute bars.',
+    );
+    assert.deepEqual(
+      fade.understood.entries.map((e) => e.condition),
+      ['price more than 2 x ATR(14) above EMA 50'],
+    );
+    assert.ok(
+      fade.understood.targets.some((t) => t.startsWith('target the ema')),
+      JSON.stringify(fade.understood.targets),
+    );
     assert.ok(fade.understood.approximations.some((a) => a.asked === 'target the ema'));
     assert.ok(fade.code.includes('"take_profit": None,') && fade.code.includes('"exit_short": "exit_short_rule",'));
     const filtered = await ask("RSI 14 below 30 only when ADX is above 25, don't trade on Fridays");
-    assert.deepEqual(filtered.understood.filters.map((f) => f.filter), ['ADX(14) above 25', 'no entries on fri (UTC)']);
+    assert.deepEqual(
+      filtered.understood.filters.map((f) => f.filter),
+      ['ADX(14) above 25', 'no entries on fri (UTC)'],
+    );
     assert.deepEqual(filtered.understood.skip_days.value, ['fri']);
     assert.ok(filtered.code.includes('"skip_days": ["fri"],') && filtered.code.includes('"entry_filter": "entry_gate",'));
     // No default that fights the words: a trailing-stop trend idea gets no fixed take profit, and the answer says what defaults were added.
     const trail = await ask('Donchian 20 breakout, trail the stop by 2 ATR');
     assert.deepEqual(trail.understood.take_profit, { value: null, from: 'description', phrase: 'trail the stop by 2 atr' });
     assert.ok(trail.code.includes('"take_profit": None,'));
-    assert.ok(trail.understood.remarks.some((r) => r.startsWith('no fixed take profit: ')), JSON.stringify(trail.understood.remarks));
+    assert.ok(
+      trail.understood.remarks.some((r) => r.startsWith('no fixed take profit: ')),
+      JSON.stringify(trail.understood.remarks),
+    );
     assert.ok(!trail.understood.defaults.some((d) => d.startsWith('take_profit')), JSON.stringify(trail.understood.defaults));
-    assert.ok(filtered.understood.defaults.some((d) => d.startsWith('take_profit: 1.5 x the stop')), JSON.stringify(filtered.understood.defaults));
+    assert.ok(
+      filtered.understood.defaults.some((d) => d.startsWith('take_profit: 1.5 x the stop')),
+      JSON.stringify(filtered.understood.defaults),
+    );
   });
 
   it('writes offline (1 credit, no cap counted) when an ai_model is asked for but Claude is not configured', async () => {
@@ -168,7 +211,10 @@ describe('strategy generation over HTTP (offline generator)', () => {
     const done = frames.find((f) => f.event === 'done');
     assert.ok(done, JSON.stringify(frames.slice(-2)));
     assert.ok(tokens.length > 1, 'the code comes in several token frames');
-    assert.deepEqual(frames.map((f) => f.event).filter((e) => e !== 'heartbeat'), [...tokens.map(() => 'token'), 'done']);
+    assert.deepEqual(
+      frames.map((f) => f.event).filter((e) => e !== 'heartbeat'),
+      [...tokens.map(() => 'token'), 'done'],
+    );
     const body = GenerateResponse.parse(JSON.parse(done.data));
     assert.equal(tokens.map((f) => JSON.parse(f.data).text).join(''), body.code);
     assert.equal(body.generator, 'offline');
@@ -202,7 +248,13 @@ describe('strategy generation over HTTP (offline generator)', () => {
     const { api_key } = await sf.mintKey();
     const res = await sf.api('POST', '/api/v1/generate/from-template', {
       key: api_key,
-      body: { template: 'macd_momentum', symbol: 'GBPUSD', timeframe: '1h', indicators: { macd_fast: 8 }, pos_rules: { direction: 'long', cooldown: 7 } },
+      body: {
+        template: 'macd_momentum',
+        symbol: 'GBPUSD',
+        timeframe: '1h',
+        indicators: { macd_fast: 8 },
+        pos_rules: { direction: 'long', cooldown: 7 },
+      },
     });
     assert.equal(res.status, 200, res.text);
     const body = GenerateResponse.parse(res.body);
@@ -232,10 +284,13 @@ describe('strategy generation over HTTP (offline generator)', () => {
     assert.ok(Array.isArray(body.chips) && body.chips.length > 0);
     assert.deepEqual(Object.keys(body.pos_rules_schema.properties).sort(), ['cooldown', 'direction', 'max_pos', 'on_opposite']);
     assert.deepEqual(body.pos_rules_schema.properties.direction.enum, ['both', 'long', 'short']);
-    assert.deepEqual(
-      body.templates.map((t: { name: string }) => t.name).sort(),
-      ['conservative_long', 'macd_momentum', 'mean_reversion', 'scalper', 'trend_following'],
-    );
+    assert.deepEqual(body.templates.map((t: { name: string }) => t.name).sort(), [
+      'conservative_long',
+      'macd_momentum',
+      'mean_reversion',
+      'scalper',
+      'trend_following',
+    ]);
     for (const t of body.templates) assert.ok(typeof t.description === 'string' && t.description.length > 10, t.name);
   });
 

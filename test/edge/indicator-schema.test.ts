@@ -15,13 +15,17 @@ describe('GET /api/v1/indicator-schema', () => {
     assert.equal(res.status, 200, res.text);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     const body = IndicatorSchema.parse(res.body);
-    assert.deepEqual(body.indicators.map((i) => i.name), ['sma', 'ema', 'wma', 'bb', 'rsi', 'macd', 'stoch', 'atr']);
+    assert.deepEqual(
+      body.indicators.map((i) => i.name),
+      ['sma', 'ema', 'wma', 'bb', 'rsi', 'macd', 'stoch', 'atr'],
+    );
     const byName = new Map(body.indicators.map((i) => [i.name, i]));
     const rsi = byName.get('rsi')!;
     assert.equal(rsi.enabled_key, 'rsi_enabled');
-    assert.deepEqual(rsi.params.map(({ key, type, default: d, min, max }) => ({ key, type, d, min, max })), [
-      { key: 'rsi_period', type: 'integer', d: 14, min: 2, max: 500 },
-    ]);
+    assert.deepEqual(
+      rsi.params.map(({ key, type, default: d, min, max }) => ({ key, type, d, min, max })),
+      [{ key: 'rsi_period', type: 'integer', d: 14, min: 2, max: 500 }],
+    );
     assert.deepEqual(rsi.columns, { patterns: ['rsi_{period}'], defaults: ['rsi_14'] });
     assert.deepEqual(byName.get('macd')!.columns.defaults, ['macd_12_26_9', 'macd_signal_12_26_9', 'macd_hist_12_26_9']);
     assert.deepEqual(byName.get('macd')!.constraints, [{ param: 'fast', less_than: 'slow' }]);

@@ -96,7 +96,10 @@ describe('POST /api/v1/indicators', () => {
     const data: Columns = body.data;
     for (const [name, column] of Object.entries(data)) {
       assert.equal(column.length, 500, name);
-      assert.ok(column.every((v) => v !== null), `${name} has a null: the warm-up history was not used`);
+      assert.ok(
+        column.every((v) => v !== null),
+        `${name} has a null: the warm-up history was not used`,
+      );
     }
     const full = await fullSeries('EURUSD', '15min', ALL_DEFAULTS);
     assert.ok(full.length >= 500 + body.warmup, 'the series is long enough for exact values');
@@ -139,7 +142,10 @@ describe('POST /api/v1/indicators', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.symbol, 'BTCUSD');
     assert.equal(res.body.timeframe, '1h');
-    assert.ok(res.body.count >= full.length && res.body.count <= full.length + 1, `count ${res.body.count}: every one of the ${full.length} bars`);
+    assert.ok(
+      res.body.count >= full.length && res.body.count <= full.length + 1,
+      `count ${res.body.count}: every one of the ${full.length} bars`,
+    );
     const data: Columns = res.body.data;
     assert.equal(data.sma_20![0], null, 'the first bar has no 20-bar SMA');
     assert.equal(typeof data.sma_20!.at(-1), 'number');
@@ -148,12 +154,23 @@ describe('POST /api/v1/indicators', () => {
   });
 
   it('`columns` follows the schema’s patterns for given parameters; a parameter enables its indicator, _enabled:false drops it', async () => {
-    const indicators = { rsi_period: 7, macd_fast: 8, macd_slow: 21, bb_std: 2.5, sma_period: 50, sma_enabled: false, atr_enabled: false, atr_period: 3 };
+    const indicators = {
+      rsi_period: 7,
+      macd_fast: 8,
+      macd_slow: 21,
+      bb_std: 2.5,
+      sma_period: 50,
+      sma_enabled: false,
+      atr_enabled: false,
+      atr_period: 3,
+    };
     const res = await post({ indicators, limit: 5 });
     assert.equal(res.status, 200, res.text);
     const byName = new Map(schema.indicators.map((i) => [i.name, i]));
     const fill = (name: string, values: Record<string, number>) =>
-      byName.get(name as never)!.columns.patterns.map((p) => p.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k]).replace('.', 'p')));
+      byName
+        .get(name as never)!
+        .columns.patterns.map((p) => p.replace(/\{(\w+)\}/g, (_, k: string) => String(values[k]).replace('.', 'p')));
     assert.deepEqual(res.body.columns, [
       ...fill('bb', { period: 20, std: 2.5 }),
       ...fill('rsi', { period: 7 }),
@@ -178,7 +195,10 @@ describe('POST /api/v1/indicators', () => {
     assert.equal(max.status, 200, max.text);
     assert.equal(max.body.count, 5000);
     assert.equal(max.body.data.rsi_14.length, 5000);
-    assert.ok(max.body.data.rsi_14.every((v: number | null) => v !== null), 'no null in 5000 rows: the warm-up history was used');
+    assert.ok(
+      max.body.data.rsi_14.every((v: number | null) => v !== null),
+      'no null in 5000 rows: the warm-up history was used',
+    );
     const one = await post({ indicators: { rsi_enabled: true }, limit: 1 });
     assert.equal(one.body.count, 1);
   });

@@ -44,8 +44,7 @@ function sessionCookie(res: ApiResponse): { token: string; attributes: string[] 
   return { token, attributes: attributes.map((a) => a.toLowerCase()) };
 }
 
-const mint = (sf: TestService, body?: unknown, ip = freshIp()) =>
-  sf.api('POST', TRIAL, { body, headers: { 'x-forwarded-for': ip } });
+const mint = (sf: TestService, body?: unknown, ip = freshIp()) => sf.api('POST', TRIAL, { body, headers: { 'x-forwarded-for': ip } });
 
 describe('trial and personal keys', () => {
   let sf: TestService;
@@ -209,10 +208,7 @@ describe('trial and personal keys', () => {
     it('answers 401 with neither a key nor a session, or with unknown ones', async () => {
       assertError(await sf.api('GET', '/api/v1/whoami-key'), 401);
       assertError(await sf.api('GET', '/api/v1/whoami-key', { key: `sf_${'A'.repeat(40)}` }), 401);
-      assertError(
-        await sf.api('GET', '/api/v1/whoami-key', { headers: { cookie: `sf_session=${'x'.repeat(48)}` } }),
-        401,
-      );
+      assertError(await sf.api('GET', '/api/v1/whoami-key', { headers: { cookie: `sf_session=${'x'.repeat(48)}` } }), 401);
     });
   });
 

@@ -20,7 +20,11 @@ describe('logs', () => {
   });
 
   it('never contain an API key, a session token or a cookie', async () => {
-    const mint = await fetch(`${sf.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"secretive"}' });
+    const mint = await fetch(`${sf.url}/api/v1/key/trial`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"username":"secretive"}',
+    });
     const { api_key: key } = (await mint.json()) as { api_key: string };
     const cookie = mint.headers.get('set-cookie')!.split(';')[0]!;
     const session = cookie.split('=')[1]!;

@@ -241,7 +241,10 @@ describe('GET /api/v1/ohlc', () => {
           assert.equal(bar.high, Math.max(...ms.map((m) => m.high)), `${label} ${bar.timestamp} high`);
           assert.equal(bar.low, Math.min(...ms.map((m) => m.low)), `${label} ${bar.timestamp} low`);
           const volume = ms.reduce((s, m) => s + m.volume, 0);
-          assert.ok(Math.abs(bar.volume - volume) <= 1e-9 * Math.max(1, volume), `${label} ${bar.timestamp} volume ${bar.volume} vs ${volume}`);
+          assert.ok(
+            Math.abs(bar.volume - volume) <= 1e-9 * Math.max(1, volume),
+            `${label} ${bar.timestamp} volume ${bar.volume} vs ${volume}`,
+          );
         }
       }
     }

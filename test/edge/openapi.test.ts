@@ -29,10 +29,29 @@ const EXPECTED_ROUTES = [
  * MCP endpoint (a JSON-RPC protocol of its own, named in the document's introduction).
  */
 const UNDOCUMENTED = (path: string) =>
-  path === '/openapi.json' || path === '/api-docs' || path.startsWith('/api-docs/') || path === '/mcp' || WEB_APP.has(path) || path.startsWith('/assets/');
+  path === '/openapi.json' ||
+  path === '/api-docs' ||
+  path.startsWith('/api-docs/') ||
+  path === '/mcp' ||
+  WEB_APP.has(path) ||
+  path.startsWith('/assets/');
 
 /** The web app's pages and assets: HTML for people, not API (the public ones are in /sitemap.xml). */
-const WEB_APP = new Set(['/', '/quick-deploy', '/market', '/account', '/account/claim', '/account/sessions', '/sign-in', '/recover', '/models/{stem}', '/models/{stem}/optimize', '/community', '/community/{id}', '/favicon.svg']);
+const WEB_APP = new Set([
+  '/',
+  '/quick-deploy',
+  '/market',
+  '/account',
+  '/account/claim',
+  '/account/sessions',
+  '/sign-in',
+  '/recover',
+  '/models/{stem}',
+  '/models/{stem}/optimize',
+  '/community',
+  '/community/{id}',
+  '/favicon.svg',
+]);
 
 /**
  * Every route the app registered, as "METHOD /path" with {param} placeholders, read from Fastify's
@@ -120,13 +139,33 @@ describe('GET /openapi.json and /api-docs', () => {
     for (const [route, op] of documented) {
       assert.ok(typeof op.summary === 'string' && op.summary.length > 0, `${route} has a summary`);
       const success = route === 'GET /api/v1/predict' ? /^101$/ : /^2\d\d$/;
-      assert.ok(Object.keys(op.responses ?? {}).some((s) => success.test(s)), `${route} declares a ${success.source}`);
+      assert.ok(
+        Object.keys(op.responses ?? {}).some((s) => success.test(s)),
+        `${route} declares a ${success.source}`,
+      );
     }
   });
 
   it('names its shared schemas in components, and every $ref resolves', () => {
     const schemas = spec.components.schemas ?? {};
-    for (const name of ['Error', 'KeyResponse', 'TrialKeyRequest', 'WhoamiResponse', 'UsageResponse', 'CapsResponse', 'ActivityList', 'ActivityEvent', 'ShareRequest', 'CommunityEntry', 'ForkResponse', 'Lineage', 'Leaderboard', 'Catalogue', 'ShareGateRejected', 'IndicatorsResponse']) {
+    for (const name of [
+      'Error',
+      'KeyResponse',
+      'TrialKeyRequest',
+      'WhoamiResponse',
+      'UsageResponse',
+      'CapsResponse',
+      'ActivityList',
+      'ActivityEvent',
+      'ShareRequest',
+      'CommunityEntry',
+      'ForkResponse',
+      'Lineage',
+      'Leaderboard',
+      'Catalogue',
+      'ShareGateRejected',
+      'IndicatorsResponse',
+    ]) {
       assert.ok(schemas[name], `components.schemas.${name}`);
     }
     assert.deepEqual(schemas.Error.required?.slice().sort(), ['code', 'error', 'error_code']);
@@ -152,12 +191,24 @@ describe('GET /openapi.json and /api-docs', () => {
       assert.ok(p, `${schema}.${name}`);
       return p.$ref ? schemas[p.$ref.split('/').pop()] : p;
     };
-    for (const name of ['RobustnessReport', 'RobustnessSummary', 'WalkForward', 'SharpeSignificance', 'RandomBaseline', 'MonteCarlo', 'MinTrackRecord']) {
+    for (const name of [
+      'RobustnessReport',
+      'RobustnessSummary',
+      'WalkForward',
+      'SharpeSignificance',
+      'RandomBaseline',
+      'MonteCarlo',
+      'MinTrackRecord',
+    ]) {
       assert.ok(schemas[name], `components.schemas.${name}`);
       for (const [field, p] of Object.entries<any>(schemas[name].properties)) {
         // A property is described where it is, or by the schema it refers to / the enum it is.
-        const described = p.description ?? (p.$ref ? schemas[p.$ref.split('/').pop()]?.description : undefined) ?? (p.anyOf ? p.anyOf.find((x: any) => x.description)?.description : undefined);
-        if (['verdict', 'reasons', 'dsr', 'psr', 'trials', 'p_value', 'dsr_p_value', 'random_p_value', 'efficiency'].includes(field)) assert.ok(described, `${name}.${field} is described`);
+        const described =
+          p.description ??
+          (p.$ref ? schemas[p.$ref.split('/').pop()]?.description : undefined) ??
+          (p.anyOf ? p.anyOf.find((x: any) => x.description)?.description : undefined);
+        if (['verdict', 'reasons', 'dsr', 'psr', 'trials', 'p_value', 'dsr_p_value', 'random_p_value', 'efficiency'].includes(field))
+          assert.ok(described, `${name}.${field} is described`);
       }
     }
     assert.deepEqual(prop('RobustnessReport', 'verdict').enum, ['robust', 'inconclusive', 'overfit']);
@@ -168,18 +219,23 @@ describe('GET /openapi.json and /api-docs', () => {
     assert.deepEqual(deployIf.enum, ['always', 'not_overfit', 'robust']);
     assert.match(deployIf.description, /fee is refunded/);
     assert.ok(!schemas.OneShotRequest.required.includes('deploy_if'), 'optional: always by default');
-    for (const field of ['robustness', 'deployed', 'not_deployed_reason', 'deployment_id', 'live_url']) assert.ok(schemas.OneShotDone.properties[field]?.description || schemas.OneShotDone.properties[field]?.anyOf, `OneShotDone.${field}`);
+    for (const field of ['robustness', 'deployed', 'not_deployed_reason', 'deployment_id', 'live_url'])
+      assert.ok(schemas.OneShotDone.properties[field]?.description || schemas.OneShotDone.properties[field]?.anyOf, `OneShotDone.${field}`);
     assert.match(documented.get('POST /api/v1/one_shot').description, /deploy_if/);
 
     const metric = documented.get('GET /api/v1/leaderboard').parameters.find((p: any) => p.name === 'metric');
     assert.ok(metric.schema.enum.includes('dsr'), 'the leaderboard ranks by dsr');
     assert.match(documented.get('GET /api/v1/leaderboard').description, /`dsr` = the Deflated Sharpe Ratio/);
-    for (const name of ['CommunityEntry', 'Leaderboard']) assert.ok(JSON.stringify(schemas[name]).includes('"verdict"'), `${name} shows the verdict`);
+    for (const name of ['CommunityEntry', 'Leaderboard'])
+      assert.ok(JSON.stringify(schemas[name]).includes('"verdict"'), `${name} shows the verdict`);
 
     if (documented.has('POST /api/v1/optimize')) {
       for (const name of ['OptimizeRequest', 'OptimizeJob']) {
         assert.ok(schemas[name], `components.schemas.${name}`);
-        assert.ok(Object.values<any>(schemas[name].properties).some((p) => p.description), `${name} is described`);
+        assert.ok(
+          Object.values<any>(schemas[name].properties).some((p) => p.description),
+          `${name} is described`,
+        );
       }
       assert.ok(prop('OptimizeJob', 'robustness'), 'the optimisation’s robustness report');
     }
@@ -219,7 +275,10 @@ describe('GET /openapi.json and /api-docs', () => {
     }));
     const scripts = refs.filter((r) => r.tag === 'script');
     assert.ok(scripts.length > 0, 'the page loads at least one script');
-    assert.ok(refs.some((r) => r.tag === 'link' && /\.css$/.test(r.url)), 'the page loads a stylesheet');
+    assert.ok(
+      refs.some((r) => r.tag === 'link' && /\.css$/.test(r.url)),
+      'the page loads a stylesheet',
+    );
     for (const { url } of refs) {
       assert.ok(!/^(https?:)?\/\//i.test(url), `${url} is on this service (the docs must work offline)`);
     }

@@ -37,7 +37,10 @@ describe('GET /api/v1/payouts', () => {
     ]);
     await changePlan({ users, usernames }, 'ada-parent', 'pro');
     const entry = (community_id: number, who: string, parent_id: number | null, created_at: number) =>
-      community.put(String(community_id), communityEntry({ community_id, user_id: keys[who]!.user_id, author: who, parent_id, created_at }));
+      community.put(
+        String(community_id),
+        communityEntry({ community_id, user_id: keys[who]!.user_id, author: who, parent_id, created_at }),
+      );
     await entry(1, 'ada-parent', null, today - 6 * DAY);
     await entry(2, 'ben-parent', null, today - 6 * DAY);
     await entry(3, 'cy-forker', 1, today - 5 * DAY);
@@ -76,7 +79,8 @@ describe('GET /api/v1/payouts', () => {
     ]);
     assert.equal(body.charity.next_before, null);
     assert.equal(body.earnings, null);
-    for (const secret of ['user_id', 'api_key', String(keys['ada-parent']!.user_id) + ',']) assert.ok(!text.includes(secret), `no ${secret} in the public ledger`);
+    for (const secret of ['user_id', 'api_key', String(keys['ada-parent']!.user_id) + ','])
+      assert.ok(!text.includes(secret), `no ${secret} in the public ledger`);
   });
 
   it('with the parent author’s key: what their entry earned from its fork', async () => {
@@ -112,14 +116,23 @@ describe('GET /api/v1/payouts', () => {
 
   it('pages both lists by cursor, and refuses a bad cursor or limit with 400', async () => {
     const first = (await get('?limit=1', keys['ada-parent']!.api_key)).body;
-    assert.deepEqual(first.charity.rows.map((r) => r.day), [iso(dayB)]);
+    assert.deepEqual(
+      first.charity.rows.map((r) => r.day),
+      [iso(dayB)],
+    );
     assert.equal(first.charity.next_before, `${iso(dayB)}~ada-parent`);
     assert.equal(first.earnings!.next_before, `${iso(dayB)}~3`);
     const second = (
       await get(`?limit=1&before=${first.charity.next_before}&earnings_before=${first.earnings!.next_before}`, keys['ada-parent']!.api_key)
     ).body;
-    assert.deepEqual(second.charity.rows.map((r) => [r.day, r.credits]), [[iso(dayA), 20]]);
-    assert.deepEqual(second.earnings!.rows.map((r) => [r.day, r.share]), [[iso(dayA), 100]]);
+    assert.deepEqual(
+      second.charity.rows.map((r) => [r.day, r.credits]),
+      [[iso(dayA), 20]],
+    );
+    assert.deepEqual(
+      second.earnings!.rows.map((r) => [r.day, r.share]),
+      [[iso(dayA), 100]],
+    );
     const third = (await get(`?limit=1&before=${second.charity.next_before}`)).body;
     assert.deepEqual([third.charity.rows, third.charity.next_before], [[], null]);
 

@@ -69,9 +69,16 @@ describe('GET /api/v1/predict (WebSocket)', () => {
   });
 
   it('authenticates by the sf_session cookie; the same cookie from another site’s page is closed with 4403', async () => {
-    const res = await fetch(`${sf.url}/api/v1/key/trial`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.7.7.7' }, body: '{"username":"ws_browser"}' });
+    const res = await fetch(`${sf.url}/api/v1/key/trial`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.7.7.7' },
+      body: '{"username":"ws_browser"}',
+    });
     assert.equal(res.status, 200);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('sf_session='))!.split(';')[0]!;
+    const cookie = res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('sf_session='))!
+      .split(';')[0]!;
     const client = await connect({ cookie, origin: sf.url });
     assert.equal((await client.next('welcome')).user, 'ws_browser');
     client.close();
@@ -177,13 +184,24 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     const last = await client.next('bar', (m) => m.bar.ts === t0 + HOUR);
     assert.deepEqual(last.bar, bar('AUDUSD', t0 + HOUR, 0.71));
     const bars = client.messages.flatMap((m) => (m.type === 'bar' ? [m.bar] : []));
-    assert.deepEqual(bars.filter((b) => b.ts >= t0), [bar('AUDUSD', t0, 0.7), bar('AUDUSD', t0 + HOUR, 0.71)]);
-    assert.ok(bars.every((b) => b.symbol === 'AUDUSD' && b.timeframe === '1h'), 'nothing of another series');
+    assert.deepEqual(
+      bars.filter((b) => b.ts >= t0),
+      [bar('AUDUSD', t0, 0.7), bar('AUDUSD', t0 + HOUR, 0.71)],
+    );
+    assert.ok(
+      bars.every((b) => b.symbol === 'AUDUSD' && b.timeframe === '1h'),
+      'nothing of another series',
+    );
 
     // Resume after the first of the two: the second comes from the bar cache, once, then live ones.
     const late = await connect({ 'x-api-key': key });
     await late.next('welcome');
-    late.send({ type: 'subscribe', ref: 'r', channel: { channel: 'bars', symbol: 'AUDUSD', timeframe: '1h' }, since: new Date(t0).toISOString() });
+    late.send({
+      type: 'subscribe',
+      ref: 'r',
+      channel: { channel: 'bars', symbol: 'AUDUSD', timeframe: '1h' },
+      since: new Date(t0).toISOString(),
+    });
     assert.equal((await late.next('subscribed', (m) => m.ref === 'r')).resumed, 1);
     await publish(sf.service.bus, Topics.bars, ['AUDUSD', '1h'], bar('AUDUSD', t0 + HOUR, 0.71)); // a repeat: dropped
     await publish(sf.service.bus, Topics.bars, ['AUDUSD', '1h'], bar('AUDUSD', t0 + 2 * HOUR, 0.72));
@@ -208,7 +226,8 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     client.send({ type: 'subscribe', channel: { channel: 'ticks', symbol: 'USDCAD' } });
     await client.next('subscribed');
     const t0 = Date.now();
-    const burst = (from: number): TickMessage[] => Array.from({ length: 200 }, (_, i) => ({ ts: t0 + from + i, bid: 1.3 + i / 1e5, ask: 1.3002 + i / 1e5 }));
+    const burst = (from: number): TickMessage[] =>
+      Array.from({ length: 200 }, (_, i) => ({ ts: t0 + from + i, bid: 1.3 + i / 1e5, ask: 1.3002 + i / 1e5 }));
     const first = burst(0);
     sf.service.bus.nc.publish(Topics.ticks.subject('USDCAD'), JSON.stringify(first));
     const one = await client.next('tick');
@@ -263,7 +282,10 @@ describe('GET /api/v1/predict (WebSocket)', () => {
     assert.ok(slow.messages.filter((m) => m.type === 'bar').length < N, 'the slow client did not get everything');
     const got = normal.messages.flatMap((m) => (m.type === 'bar' && m.bar.ts >= t0 ? [m.bar.ts] : []));
     assert.equal(got.length, N, 'the normal client got every bar');
-    assert.ok(got.every((ts, i) => ts === t0 + i * HOUR), 'in order');
+    assert.ok(
+      got.every((ts, i) => ts === t0 + i * HOUR),
+      'in order',
+    );
     normal.send({ type: 'ping', ref: 'alive' });
     await normal.next('pong', (m) => m.ref === 'alive');
     normal.close();
@@ -281,7 +303,8 @@ describe('GET /api/v1/predict (WebSocket)', () => {
 
     const deaf = new WebSocket(wsUrl(sf.url), { headers: { 'x-api-key': key }, autoPong: false });
     deaf.on('message', (data) => {
-      if (JSON.parse(data.toString()).type === 'welcome') deaf.send(JSON.stringify({ type: 'subscribe', channel: { channel: 'ticks', symbol: 'NZDUSD' } }));
+      if (JSON.parse(data.toString()).type === 'welcome')
+        deaf.send(JSON.stringify({ type: 'subscribe', channel: { channel: 'ticks', symbol: 'NZDUSD' } }));
     });
     const [code, reason] = await new Promise<[number, string]>((resolve) => deaf.on('close', (c, r) => resolve([c, r.toString()])));
     assert.equal(code, CloseCodes.idle);

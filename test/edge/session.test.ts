@@ -31,7 +31,13 @@ describe('browser sessions', () => {
     const res = await sf.api('POST', '/api/v1/key/trial', { body: {}, headers: { 'x-forwarded-for': freshIp(), ...headers } });
     assert.equal(res.status, 200, res.text);
     const { token, attributes } = setCookie(res);
-    return { key: res.body.api_key as string, userId: res.body.user_id as number, token, attributes, cookie: { cookie: `sf_session=${token}` } };
+    return {
+      key: res.body.api_key as string,
+      userId: res.body.user_id as number,
+      token,
+      attributes,
+      cookie: { cookie: `sf_session=${token}` },
+    };
   }
   const whoami = (headers: Record<string, string>) => sf.api('GET', '/api/v1/whoami-key', { headers });
 
@@ -104,7 +110,9 @@ describe('browser sessions', () => {
     const own = await sf.api('POST', '/api/v1/key/generate', { headers: { ...a.cookie, origin: sf.url, 'sec-fetch-site': 'same-origin' } });
     assert.equal(own.status, 200, own.text);
     let cookie = { cookie: `sf_session=${setCookie(own).token}` };
-    const allowed = await sf.api('POST', '/api/v1/key/generate', { headers: { ...cookie, origin: ALLOWED, 'sec-fetch-site': 'same-site' } });
+    const allowed = await sf.api('POST', '/api/v1/key/generate', {
+      headers: { ...cookie, origin: ALLOWED, 'sec-fetch-site': 'same-site' },
+    });
     assert.equal(allowed.status, 200, allowed.text);
     cookie = { cookie: `sf_session=${setCookie(allowed).token}` };
     const curl = await sf.api('POST', '/api/v1/key/generate', { headers: cookie });

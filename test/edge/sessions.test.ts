@@ -39,7 +39,10 @@ describe('sessions', () => {
     }
     // By key: the same list, none of them "current".
     const byKey = await sf.api('GET', '/api/v1/auth/sessions', { key: t.key });
-    assert.deepEqual(byKey.body.sessions.map((s: { id: string }) => s.id).sort(), res.body.sessions.map((s: { id: string }) => s.id).sort());
+    assert.deepEqual(
+      byKey.body.sessions.map((s: { id: string }) => s.id).sort(),
+      res.body.sessions.map((s: { id: string }) => s.id).sort(),
+    );
     assert.ok(byKey.body.sessions.every((s: { current: boolean }) => !s.current));
   });
 

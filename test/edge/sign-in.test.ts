@@ -77,7 +77,9 @@ describe('sign-in', () => {
   it('counts parallel guesses as surely as sequential ones', async () => {
     const account = await trial(sf);
     await claimWithPassword(sf, account);
-    const answers = await Promise.all(Array.from({ length: 12 }, () => passwordSignIn(account.username, 'wrong password!', freshAddress())));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => passwordSignIn(account.username, 'wrong password!', freshAddress())),
+    );
     assert.equal(answers.filter((r) => r.status === 401).length, 5, answers.map((r) => r.status).join(','));
     assert.equal(answers.filter((r) => r.status === 429).length, 7);
   });
@@ -86,7 +88,11 @@ describe('sign-in', () => {
     const account = await trial(sf);
     const codes = await claimWithPassword(sf, account);
     assert.equal(codes.length, 10);
-    const use = (code: string) => sf.api('POST', '/api/v1/auth/sign-in/recovery-code', { body: { username: account.username, code }, headers: { 'x-forwarded-for': freshAddress() } });
+    const use = (code: string) =>
+      sf.api('POST', '/api/v1/auth/sign-in/recovery-code', {
+        body: { username: account.username, code },
+        headers: { 'x-forwarded-for': freshAddress() },
+      });
     const first = await use(codes[3]!.toUpperCase().replaceAll('-', ' '));
     assert.equal(first.status, 200, first.text);
     assert.equal(first.body.recovery_codes_left, 9);
@@ -101,7 +107,12 @@ describe('sign-in', () => {
     const account = await trial(sf);
     const [code] = await claimWithPassword(sf, account);
     const race = await Promise.all(
-      [1, 2, 3].map(() => sf.api('POST', '/api/v1/auth/sign-in/recovery-code', { body: { username: account.username, code }, headers: { 'x-forwarded-for': freshAddress() } })),
+      [1, 2, 3].map(() =>
+        sf.api('POST', '/api/v1/auth/sign-in/recovery-code', {
+          body: { username: account.username, code },
+          headers: { 'x-forwarded-for': freshAddress() },
+        }),
+      ),
     );
     assert.deepEqual(race.map((r) => r.status).sort(), [200, 401, 401]);
   });
@@ -113,12 +124,16 @@ describe('sign-in', () => {
     assert.equal(options.status, 200, options.text);
     assert.equal(options.body.authenticatorSelection.residentKey, 'required');
     const origin = new URL(sf.url).origin;
-    const registered = await sf.api('POST', '/api/v1/auth/passkeys', { body: { credential: passkey.register(options.body, origin) }, headers: account.browser });
+    const registered = await sf.api('POST', '/api/v1/auth/passkeys', {
+      body: { credential: passkey.register(options.body, origin) },
+      headers: account.browser,
+    });
     assert.equal(registered.status, 200, registered.text);
     assert.equal(registered.body.claimed, true);
 
     const start = async () => (await sf.api('POST', '/api/v1/auth/sign-in/passkey/options')).body;
-    const finish = (credential: unknown) => sf.api('POST', '/api/v1/auth/sign-in/passkey', { body: { credential }, headers: { 'x-forwarded-for': freshAddress() } });
+    const finish = (credential: unknown) =>
+      sf.api('POST', '/api/v1/auth/sign-in/passkey', { body: { credential }, headers: { 'x-forwarded-for': freshAddress() } });
     const request = await start();
     assert.equal(request.allowCredentials?.length ?? 0, 0, 'no username asked, no credentials listed');
     const answer = passkey.authenticate(request, origin);
@@ -134,7 +149,9 @@ describe('sign-in', () => {
     assert.equal(phished.status, 401, phished.text);
     // A passkey that claims to be another account's (its user handle) does not match that account.
     const other = await trial(sf);
-    const impostor = await finish(passkey.authenticate(await start(), origin, { userHandle: Buffer.from(String(other.userId)).toString('base64url') }));
+    const impostor = await finish(
+      passkey.authenticate(await start(), origin, { userHandle: Buffer.from(String(other.userId)).toString('base64url') }),
+    );
     assert.equal(impostor.status, 401, impostor.text);
   });
 

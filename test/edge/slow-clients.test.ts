@@ -71,7 +71,10 @@ describe('slow and hostile clients', () => {
 
   it('keeps a stream open past the request timeout: only receiving the request is bounded', BOUNDED, async () => {
     const controller = new AbortController();
-    const res = await fetch(`${sf.url}/api/v1/activity/stream`, { headers: { 'x-forwarded-for': '198.51.100.50' }, signal: controller.signal });
+    const res = await fetch(`${sf.url}/api/v1/activity/stream`, {
+      headers: { 'x-forwarded-for': '198.51.100.50' },
+      signal: controller.signal,
+    });
     assert.equal(res.status, 200);
     const frames = await readSse(res, (f) => f.filter((x) => x.event === 'heartbeat').length >= 8);
     assert.ok(frames.length >= 8);

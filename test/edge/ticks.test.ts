@@ -33,7 +33,16 @@ function minuteBars(ticks: TickRow[]): Map<number, Candle> {
     const ts = Math.floor(Date.parse(t.timestamp) / MINUTE_MS) * MINUTE_MS;
     const bar = bars.get(ts);
     if (!bar) {
-      bars.set(ts, { timestamp: new Date(ts).toISOString(), open: t.bid, high: t.bid, low: t.bid, close: t.bid, volume: 0, sum: t.volume, n: 1 });
+      bars.set(ts, {
+        timestamp: new Date(ts).toISOString(),
+        open: t.bid,
+        high: t.bid,
+        low: t.bid,
+        close: t.bid,
+        volume: 0,
+        sum: t.volume,
+        n: 1,
+      });
       continue;
     }
     bar.high = Math.max(bar.high, t.bid);
@@ -95,7 +104,10 @@ describe('GET /api/v1/ticks', () => {
     // The latest ticks: they reach at least into the newest 1-min bar's minute.
     assert.ok(Date.parse(res.body.ticks.at(-1).timestamp) >= Date.parse(newestBar.timestamp), 'the newest ticks are included');
     const level = INSTRUMENTS.EURUSD.synthetic.price;
-    assert.ok(res.body.ticks.every((t: TickRow) => t.bid > level / 2 && t.bid < level * 2), `EURUSD prices near ${level}`);
+    assert.ok(
+      res.body.ticks.every((t: TickRow) => t.bid > level / 2 && t.bid < level * 2),
+      `EURUSD prices near ${level}`,
+    );
   });
 
   it('serves every symbol, BTCUSD too', async () => {
@@ -106,7 +118,10 @@ describe('GET /api/v1/ticks', () => {
       assert.equal(res.body.count, 20, symbol);
       assertWellFormed(res.body.ticks, symbol);
       const level = INSTRUMENTS[symbol].synthetic.price;
-      assert.ok(res.body.ticks.every((t: TickRow) => t.bid > level / 2 && t.bid < level * 2), `${symbol} near ${level}`);
+      assert.ok(
+        res.body.ticks.every((t: TickRow) => t.bid > level / 2 && t.bid < level * 2),
+        `${symbol} near ${level}`,
+      );
     }
   });
 
@@ -116,16 +131,23 @@ describe('GET /api/v1/ticks', () => {
     assert.equal(res.body.count, 5000, 'a BTCUSD day has more than 5000 synthetic ticks');
     const rows: TickRow[] = res.body.ticks;
     assertWellFormed(rows, 'day');
-    assert.ok(rows.every((t) => Date.parse(t.timestamp) >= D && Date.parse(t.timestamp) < D + DAY_MS), 'every tick within the day');
+    assert.ok(
+      rows.every((t) => Date.parse(t.timestamp) >= D && Date.parse(t.timestamp) < D + DAY_MS),
+      'every tick within the day',
+    );
 
-    const bars: Candle[] = (await get('ohlc', { symbol: 'BTCUSD', timeframe: '1min', start: day(D), end: day(D), limit: 5000 })).body.candles;
+    const bars: Candle[] = (await get('ohlc', { symbol: 'BTCUSD', timeframe: '1min', start: day(D), end: day(D), limit: 5000 })).body
+      .candles;
     assert.equal(rows[0]!.bid, bars[0]!.open, 'the first tick of the day opens its first bar');
     assert.equal(Date.parse(bars[0]!.timestamp), Math.floor(Date.parse(rows[0]!.timestamp) / MINUTE_MS) * MINUTE_MS);
     // Every minute these ticks cover completely (all but the last, cut by the limit) is its bar.
     const built = [...minuteBars(rows).values()].slice(0, -1);
     const lastFull = Date.parse(built.at(-1)!.timestamp);
     assert.ok(built.length > 100, `${built.length} whole minutes covered`);
-    assert.deepEqual(built, bars.filter((b) => Date.parse(b.timestamp) <= lastFull));
+    assert.deepEqual(
+      built,
+      bars.filter((b) => Date.parse(b.timestamp) <= lastFull),
+    );
   });
 
   it('with start only, the first `limit` ticks from that day; with end only, the latest up to that day’s end', async () => {
@@ -137,14 +159,20 @@ describe('GET /api/v1/ticks', () => {
     assert.equal(tail.status, 200);
     assert.equal(tail.body.count, 3000);
     const rows: TickRow[] = tail.body.ticks;
-    assert.ok(rows.every((t) => Date.parse(t.timestamp) < D + DAY_MS), 'nothing after the end day');
+    assert.ok(
+      rows.every((t) => Date.parse(t.timestamp) < D + DAY_MS),
+      'nothing after the end day',
+    );
     // The last tick before the end closes the day's last bar; the minutes the tail covers whole are its bars.
     const bars: Candle[] = (await get('ohlc', { symbol: 'BTCUSD', timeframe: '1min', end: day(D), limit: 1000 })).body.candles;
     assert.equal(rows.at(-1)!.bid, bars.at(-1)!.close);
     assert.equal(Date.parse(bars.at(-1)!.timestamp), Math.floor(Date.parse(rows.at(-1)!.timestamp) / MINUTE_MS) * MINUTE_MS);
     const built = [...minuteBars(rows).values()].slice(1);
     const firstFull = Date.parse(built[0]!.timestamp);
-    assert.deepEqual(built, bars.filter((b) => Date.parse(b.timestamp) >= firstFull));
+    assert.deepEqual(
+      built,
+      bars.filter((b) => Date.parse(b.timestamp) >= firstFull),
+    );
 
     // `timeframe` is accepted and ignored.
     for (const timeframe of TIMEFRAMES) {
@@ -178,7 +206,11 @@ describe('GET /api/v1/ticks', () => {
     const timeframe = await ticks({ timeframe: '1d' });
     assert.equal(timeframe.status, 400);
     for (const t of TIMEFRAMES) assert.ok(timeframe.body.error.includes(`"${t}"`), timeframe.body.error);
-    for (const [field, value] of [['start', '2024-1-5'], ['end', '2024-04-31'], ['start', 'now']] as const) {
+    for (const [field, value] of [
+      ['start', '2024-1-5'],
+      ['end', '2024-04-31'],
+      ['start', 'now'],
+    ] as const) {
       const res = await ticks({ [field]: value });
       assert.equal(res.status, 400, `${field}=${value}`);
       assert.match(res.body.error, new RegExp(`\\b${field}\\b`), res.body.error);

@@ -41,10 +41,17 @@ describe('the nearest known field', () => {
   });
 
   it('is what the schemas say, nested objects included; indicators stay free-form', () => {
-    const result = GenerateRequest.safeParse({ prompt: 'rsi', pos_rules: { cooldwn: 2 }, indicators: { my_own_key: 3, rsi_enabled: true } });
+    const result = GenerateRequest.safeParse({
+      prompt: 'rsi',
+      pos_rules: { cooldwn: 2 },
+      indicators: { my_own_key: 3, rsi_enabled: true },
+    });
     assert.equal(result.success, false);
     const messages = result.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`).sort();
-    assert.deepEqual(messages, [': unknown field prompt; did you mean description?', 'pos_rules: unknown field cooldwn; did you mean cooldown?']);
+    assert.deepEqual(messages, [
+      ': unknown field prompt; did you mean description?',
+      'pos_rules: unknown field cooldwn; did you mean cooldown?',
+    ]);
     assert.equal(PosRules.safeParse({ cooldown: 2 }).success, true);
     assert.equal(GenerateRequest.safeParse({ indicators: { anything_goes: 1 } }).success, true);
   });
@@ -75,7 +82,12 @@ describe('strict bodies and bounded numbers over HTTP', () => {
 
   it('refuses unknown fields on every JSON route, nested ones by their path', async () => {
     const cases: Array<[string, string, unknown, string]> = [
-      ['POST', '/api/v1/generate', { description: 'rsi', pos_rules: { cooldwn: 3 } }, 'pos_rules: unknown field cooldwn; did you mean cooldown?'],
+      [
+        'POST',
+        '/api/v1/generate',
+        { description: 'rsi', pos_rules: { cooldwn: 3 } },
+        'pos_rules: unknown field cooldwn; did you mean cooldown?',
+      ],
       ['POST', '/api/v1/generate/from-template', { template: 'scalper', pair: 'EURUSD' }, 'unknown field pair; did you mean symbol?'],
       ['POST', '/api/v1/generate/stream', { descripton: 'rsi' }, 'unknown field descripton; did you mean description?'],
       ['POST', '/api/v1/train', { code: CODE, tp: 20 }, 'unknown field tp; did you mean take_profit?'],
@@ -87,11 +99,17 @@ describe('strict bodies and bounded numbers over HTTP', () => {
       ['POST', '/api/v1/key/generate', { force: true }, 'unknown field force; this endpoint takes no fields'],
     ];
     for (const [method, path, body, text] of cases) assertUnknown(await sf.api(method, path, { key, body }), text);
-    assertUnknown(await sf.api('POST', '/api/v1/key/trial', { body: { usernme: 'abc' }, headers: { 'x-forwarded-for': '203.0.113.9' } }), 'did you mean username?');
+    assertUnknown(
+      await sf.api('POST', '/api/v1/key/trial', { body: { usernme: 'abc' }, headers: { 'x-forwarded-for': '203.0.113.9' } }),
+      'did you mean username?',
+    );
   });
 
   it('accepts free-form keys inside indicators', async () => {
-    const res = await sf.api('POST', '/api/v1/generate', { key, body: { description: 'rsi dip', indicators: { rsi_enabled: true, my_own_setting: 4 } } });
+    const res = await sf.api('POST', '/api/v1/generate', {
+      key,
+      body: { description: 'rsi dip', indicators: { rsi_enabled: true, my_own_setting: 4 } },
+    });
     assert.equal(res.status, 200, res.text);
   });
 
@@ -117,7 +135,8 @@ describe('strict bodies and bounded numbers over HTTP', () => {
     const spec = (await sf.api('GET', '/openapi.json')).body;
     const train = spec.components.schemas.TrainRequest;
     assert.equal(train.additionalProperties, false, 'strict: unknown fields are refused');
-    const takeProfit = train.properties.take_profit.anyOf?.find((s: { type?: string }) => s.type === 'number') ?? train.properties.take_profit;
+    const takeProfit =
+      train.properties.take_profit.anyOf?.find((s: { type?: string }) => s.type === 'number') ?? train.properties.take_profit;
     assert.equal(takeProfit.maximum, 1_000_000);
   });
 });

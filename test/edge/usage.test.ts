@@ -133,7 +133,10 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
     const full = (await usage(alice.api_key, '?limit=500')).history;
     assert.equal(full.length, 8);
     const pages = await allPages(alice.api_key, 3);
-    assert.deepEqual(pages.map((p) => p.length), [3, 3, 2]);
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [3, 3, 2],
+    );
     assert.deepEqual(pages.flat(), full, 'the pages together are the whole history, in order');
     // Each event once: the balance chain holds from the oldest to the newest.
     const oldestFirst = [...full].reverse();
@@ -169,7 +172,10 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
     const body = await usage(bob.api_key);
     assert.equal(body.user_id, bob.user_id);
     assert.equal(body.balance, 43);
-    assert.deepEqual(body.history.map((e) => e.ref), ['bob-1', '']);
+    assert.deepEqual(
+      body.history.map((e) => e.ref),
+      ['bob-1', ''],
+    );
     assert.equal((await usage(alice.api_key)).balance, 32, 'alice is untouched');
   });
 
@@ -207,7 +213,10 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
       // Whole seconds to the next UTC midnight, as seen at some instant of the call.
       const secondsLeft = (at: number) => Math.ceil((Date.parse(nextMidnightIso(at)) - at) / 1000);
       const [most, least] = [secondsLeft(askedFrom), secondsLeft(askedBy)];
-      assert.ok(least <= most ? retry >= least && retry <= most : retry === least || retry === most, `retry-after ${retry}, expected ${least}…${most}`);
+      assert.ok(
+        least <= most ? retry >= least && retry <= most : retry === least || retry === most,
+        `retry-after ${retry}, expected ${least}…${most}`,
+      );
       return true;
     });
     await m.useCap(alice.user_id, 'free', 'generate_haiku');
@@ -268,11 +277,14 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
     await claimWithPassword(sf, t);
     const claimed = await usage(t.key);
     assert.equal(claimed.balance, 20_000);
-    assert.deepEqual(claimed.history.map((e) => [e.delta, e.balance_after, e.reason]), [
-      [19_958, 20_000, 'monthly_allowance'],
-      [-8, 42, 'generate'],
-      [50, 50, 'signup'],
-    ]);
+    assert.deepEqual(
+      claimed.history.map((e) => [e.delta, e.balance_after, e.reason]),
+      [
+        [19_958, 20_000, 'monthly_allowance'],
+        [-8, 42, 'generate'],
+        [50, 50, 'signup'],
+      ],
+    );
     assert.deepEqual(topUps(claimed.history), [[19_958, 20_000]]);
     assert.equal(claimed.spent_today, 8, 'an allowance is not spend');
     assert.equal((await caps(t.key)).credits.balance, 20_000);
@@ -315,10 +327,13 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
     await assert.rejects(metering().useCap(alice.user_id, 'free', 'generate_sonnet'), RateLimitedError);
     assert.equal(await metering().charge(alice.user_id, 2, 'generate', 'after-restart'), 30);
     const latest = await usage(alice.api_key, '?limit=2');
-    assert.deepEqual(latest.history.map((e) => [e.delta, e.balance_after, e.ref]), [
-      [-2, 30, 'after-restart'],
-      [-1, 32, 'gen-p3'],
-    ]);
+    assert.deepEqual(
+      latest.history.map((e) => [e.delta, e.balance_after, e.ref]),
+      [
+        [-2, 30, 'after-restart'],
+        [-1, 32, 'gen-p3'],
+      ],
+    );
     assert.ok(latest.history[0]!.seq > historyBeforeRestart[0]!.seq, 'seq keeps rising across restarts');
   });
 });

@@ -8,10 +8,28 @@ import { startTestService, type TestService } from '../helpers/service.ts';
  * bundle under hashed names cached for a year and sent compressed, user text escaped.
  */
 
-const PAGES = ['/', '/quick-deploy', '/market', '/account', '/sign-in', '/recover', '/account/claim', '/account/sessions', '/models/1_EURUSD_15min_Model%201', '/models/1_EURUSD_15min_Model%201/optimize', '/community', '/community/1', '/pulse'];
+const PAGES = [
+  '/',
+  '/quick-deploy',
+  '/market',
+  '/account',
+  '/sign-in',
+  '/recover',
+  '/account/claim',
+  '/account/sessions',
+  '/models/1_EURUSD_15min_Model%201',
+  '/models/1_EURUSD_15min_Model%201/optimize',
+  '/community',
+  '/community/1',
+  '/pulse',
+];
 
 /** Every <script> tag of a page: its src, or null for an inline one. */
-const scriptsOf = (page: string) => [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)].map((m) => ({ src: /\bsrc="([^"]+)"/.exec(m[1]!)?.[1] ?? null, body: m[2]! }));
+const scriptsOf = (page: string) =>
+  [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)].map((m) => ({
+    src: /\bsrc="([^"]+)"/.exec(m[1]!)?.[1] ?? null,
+    body: m[2]!,
+  }));
 
 describe('the web app pages and assets', () => {
   let sf: TestService;
@@ -26,8 +44,17 @@ describe('the web app pages and assets', () => {
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/, path);
       const csp = res.headers.get('content-security-policy') ?? '';
-      const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
-      assert.deepEqual(directives.get('script-src'), ["'self'"], `${path}: scripts only from this origin (no 'unsafe-inline', no 'unsafe-eval')`);
+      const directives = new Map(
+        csp
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name, ...values]) => [name!, values]),
+      );
+      assert.deepEqual(
+        directives.get('script-src'),
+        ["'self'"],
+        `${path}: scripts only from this origin (no 'unsafe-inline', no 'unsafe-eval')`,
+      );
       assert.deepEqual(directives.get('frame-ancestors'), ["'none'"], path);
       assert.deepEqual(directives.get('object-src'), ["'none'"], path);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
@@ -59,7 +86,10 @@ describe('the web app pages and assets', () => {
       const lines = body.toString().split('\n').length;
       if (asset.endsWith('.js')) assert.ok(body.length / lines > 1000, `${asset} is minified (${lines} lines, ${body.length} bytes)`);
       // fetch() would decode transparently; ask with node's raw bytes instead.
-      for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+      for (const [encoding, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
         const res = await rawGet(sf.url + asset, encoding);
         assert.equal(res.encoding, encoding, `${asset} is sent ${encoding}`);
         assert.ok(res.body.length < body.length, `${asset}: ${encoding} is smaller`);
@@ -83,7 +113,10 @@ describe('the web app pages and assets', () => {
     const key = await sf.mintKey();
     const code = await sf.api('POST', '/api/v1/generate', { key: key.api_key, body: { description: 'EURUSD 1min RSI mean reversion' } });
     assert.equal(code.status, 200, code.text);
-    const train = await sf.api('POST', '/api/v1/train', { key: key.api_key, body: { code: code.body.code, timeframe: '1min', symbol: 'EURUSD' } });
+    const train = await sf.api('POST', '/api/v1/train', {
+      key: key.api_key,
+      body: { code: code.body.code, timeframe: '1min', symbol: 'EURUSD' },
+    });
     assert.equal(train.status, 200, train.text);
     for (let i = 0; i < 600; i++) {
       const job = await sf.api('GET', `/api/v1/train/${train.body.job_id}`, { key: key.api_key });
@@ -93,8 +126,15 @@ describe('the web app pages and assets', () => {
     const events = (await sf.api('GET', '/api/v1/activity?limit=50')).body.events as { id: number; kind: string; bot: string }[];
     assert.ok(events.length >= 1, 'training made public events');
     const page = await (await fetch(`${sf.url}/pulse`)).text();
-    const items = [...page.matchAll(/<li class="event [^"]*" data-id="(\d+)">[\s\S]*?<span class="kind">([A-Z_]+)<\/span>\s*<span class="bot">([^<]*)<\/span>/g)].map((m) => ({ id: Number(m[1]), kind: m[2], bot: m[3] }));
-    assert.deepEqual(items, events.map(({ id, kind, bot }) => ({ id, kind, bot })));
+    const items = [
+      ...page.matchAll(
+        /<li class="event [^"]*" data-id="(\d+)">[\s\S]*?<span class="kind">([A-Z_]+)<\/span>\s*<span class="bot">([^<]*)<\/span>/g,
+      ),
+    ].map((m) => ({ id: Number(m[1]), kind: m[2], bot: m[3] }));
+    assert.deepEqual(
+      items,
+      events.map(({ id, kind, bot }) => ({ id, kind, bot })),
+    );
     assert.match(page, new RegExp(`data-newest="${events[0]!.id}"`));
   });
 });

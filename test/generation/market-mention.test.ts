@@ -61,7 +61,10 @@ describe('withMarket', () => {
     assert.deepEqual(pick(withMarket({ description: 'USDJPY hourly trend' })), ['USDJPY', '1h']);
     assert.deepEqual(pick(withMarket({ description: 'USDJPY hourly trend', symbol: 'EURUSD' })), ['EURUSD', '1h']);
     assert.deepEqual(pick(withMarket({ description: 'USDJPY hourly trend', timeframe: '5min' })), ['USDJPY', '5min']);
-    assert.deepEqual(pick(withMarket({ description: 'trend', signals: 'enter on the 15 minute close', risk: 'stop 20 pips on aud/usd' })), ['AUDUSD', '15min']);
+    assert.deepEqual(pick(withMarket({ description: 'trend', signals: 'enter on the 15 minute close', risk: 'stop 20 pips on aud/usd' })), [
+      'AUDUSD',
+      '15min',
+    ]);
     assert.deepEqual(pick(withMarket({ description: 'RSI mean reversion' })), ['EURUSD', '15min']);
   });
 });

@@ -26,7 +26,13 @@ export async function trial(sf: TestService, username?: string): Promise<Trial> 
   const address = freshAddress();
   const res = await sf.api('POST', '/api/v1/key/trial', { body: username ? { username } : {}, headers: { 'x-forwarded-for': address } });
   assert.equal(res.status, 200, res.text);
-  return { key: res.body.api_key, userId: res.body.user_id, username: res.body.username, browser: { cookie: `sf_session=${sessionCookie(res)}`, 'x-forwarded-for': address }, address };
+  return {
+    key: res.body.api_key,
+    userId: res.body.user_id,
+    username: res.body.username,
+    browser: { cookie: `sf_session=${sessionCookie(res)}`, 'x-forwarded-for': address },
+    address,
+  };
 }
 
 export const PASSWORD = 'correct horse battery staple';
@@ -41,8 +47,16 @@ export async function claimWithPassword(sf: TestService, account: Trial, passwor
 }
 
 /** Signs in with the password from a fresh browser at `address`; that browser's headers. */
-export async function signInWithPassword(sf: TestService, username: string, password = PASSWORD, address = freshAddress()): Promise<Record<string, string>> {
-  const res = await sf.api('POST', '/api/v1/auth/sign-in/password', { body: { username, password }, headers: { 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' } });
+export async function signInWithPassword(
+  sf: TestService,
+  username: string,
+  password = PASSWORD,
+  address = freshAddress(),
+): Promise<Record<string, string>> {
+  const res = await sf.api('POST', '/api/v1/auth/sign-in/password', {
+    body: { username, password },
+    headers: { 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' },
+  });
   assert.equal(res.status, 200, res.text);
   return { cookie: `sf_session=${sessionCookie(res)}`, 'x-forwarded-for': address };
 }

@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { toBarColumns } from '../../src/backtest/index.ts';
 import { BarSeries } from '../../src/market/bar-series.ts';
 import type { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
-import { LiveStepper, loadModel, sliceBars, type BarColumns, type LiveBar, type LiveSpec, type OnnxModel } from '../../src/scoring/index.ts';
+import {
+  LiveStepper,
+  loadModel,
+  sliceBars,
+  type BarColumns,
+  type LiveBar,
+  type LiveSpec,
+  type OnnxModel,
+} from '../../src/scoring/index.ts';
 import type { SeriesColumns } from '../../src/store/index.ts';
 import { modelSettings } from '../../src/training/index.ts';
 import { TrainRequest } from '../../schemas/training.ts';
@@ -26,14 +34,23 @@ export function seriesOf(bars: BarColumns, keep: (i: number) => boolean): BarSer
   const idx = Array.from(bars.ts, (_, i) => i).filter(keep);
   const col = (c: Float64Array) => Float64Array.from(idx, (i) => c[i]!);
   const cols: SeriesColumns = {
-    ts: col(bars.ts), open: col(bars.open), high: col(bars.high), low: col(bars.low), close: col(bars.close), spread: col(bars.spread),
-    volume: new Float64Array(idx.length), ticks: new Uint32Array(idx.length), source: new Uint8Array(idx.length),
+    ts: col(bars.ts),
+    open: col(bars.open),
+    high: col(bars.high),
+    low: col(bars.low),
+    close: col(bars.close),
+    spread: col(bars.spread),
+    volume: new Float64Array(idx.length),
+    ticks: new Uint32Array(idx.length),
+    source: new Uint8Array(idx.length),
   };
   return new BarSeries(cols);
 }
 
 /** A bar cache of one series (no 1-minute bars beneath: SL before TP inside a bar). */
-export const oneSeries = (series: BarSeries) => ({ get: async (_symbol: string, timeframe: string) => (timeframe === '15min' ? series : seriesOf(series.columns(), () => false)) });
+export const oneSeries = (series: BarSeries) => ({
+  get: async (_symbol: string, timeframe: string) => (timeframe === '15min' ? series : seriesOf(series.columns(), () => false)),
+});
 
 export interface CancelledEntry {
   bars: BarColumns;
@@ -50,8 +67,17 @@ export interface CancelledEntry {
   gapped: BarSeries;
 }
 
-export function liveStepper(runtime: StrategyRuntime, c: Pick<CancelledEntry, 'spec' | 'scorer'>, series: BarSeries, lastBarTs: number, engine: unknown = null): LiveStepper {
-  return new LiveStepper({ spec: c.spec, scorer: c.scorer, features: (w) => runtime.features(CODE, w), bars: oneSeries(series), positions: true }, { lastBarTs, engine });
+export function liveStepper(
+  runtime: StrategyRuntime,
+  c: Pick<CancelledEntry, 'spec' | 'scorer'>,
+  series: BarSeries,
+  lastBarTs: number,
+  engine: unknown = null,
+): LiveStepper {
+  return new LiveStepper(
+    { spec: c.spec, scorer: c.scorer, features: (w) => runtime.features(CODE, w), bars: oneSeries(series), positions: true },
+    { lastBarTs, engine },
+  );
 }
 
 export async function stepAll(stepper: LiveStepper, upTo: number): Promise<LiveBar[]> {
@@ -69,9 +95,24 @@ export async function cancelledEntry(runtime: StrategyRuntime): Promise<Cancelle
   const settings = modelSettings(TrainRequest.parse({ code: CODE, timeframe: '15min' }), trained.config);
   // The strategy back-fills its rolling windows, so the fit measures no warm-up; 60 bars cover its
   // 20-bar look-back, and every window then scores a bar alike (a restart relies on it).
-  const spec: LiveSpec = { symbol: 'EURUSD', timeframe: '15min', features: trained.features, config: trained.config, settings, warmup: Math.max(trained.warmup, 60) };
+  const spec: LiveSpec = {
+    symbol: 'EURUSD',
+    timeframe: '15min',
+    features: trained.features,
+    config: trained.config,
+    settings,
+    warmup: Math.max(trained.warmup, 60),
+  };
   const ts = bars.ts;
-  const full = await stepAll(liveStepper(runtime, { spec, scorer }, seriesOf(bars, () => true), ts[START - 1]!), ts[ts.length - 1]!);
+  const full = await stepAll(
+    liveStepper(
+      runtime,
+      { spec, scorer },
+      seriesOf(bars, () => true),
+      ts[START - 1]!,
+    ),
+    ts[ts.length - 1]!,
+  );
   const nineOf = (t: number) => {
     const d = new Date(t);
     return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), 21);
@@ -79,7 +120,9 @@ export async function cancelledEntry(runtime: StrategyRuntime): Promise<Cancelle
   // A flat bar inside the session (Mon-Thu, up to 20:30) announcing an entry, with a 21:00 bar that day.
   const pick = full.findIndex((b) => {
     const day = new Date(b.ts).getUTCDay();
-    return b.opened !== 0 && b.positions!.length === 0 && day >= 1 && day <= 4 && b.ts <= nineOf(b.ts) - 2 * QUARTER && ts.includes(nineOf(b.ts));
+    return (
+      b.opened !== 0 && b.positions!.length === 0 && day >= 1 && day <= 4 && b.ts <= nineOf(b.ts) - 2 * QUARTER && ts.includes(nineOf(b.ts))
+    );
   });
   assert.ok(pick >= 0, 'an entry announced by a flat bar inside the session');
   const k = START + pick;

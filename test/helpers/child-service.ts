@@ -51,7 +51,12 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export async function serveChild(dataDir: string, options: ServeOptions = {}): Promise<ChildService> {
   const port = options.port ?? (await freePort());
   const env = childEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group ?? false });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group ?? false,
+  });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const running: ChildService = { child, url: `http://127.0.0.1:${port}`, natsUrl: '', natsPid: 0, lines: [], log: [], exited };
   let stderr = '';
@@ -106,7 +111,13 @@ export async function shutdownChild(running: ChildService): Promise<void> {
 }
 
 /** One JSON call to a child service; the body is parsed when it is JSON (else the text). */
-export async function callChild(base: string, method: string, path: string, key?: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function callChild(
+  base: string,
+  method: string,
+  path: string,
+  key?: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(base + path, {
     method,
     headers: { ...(key ? { 'x-api-key': key } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -121,7 +132,11 @@ export async function callChild(base: string, method: string, path: string, key?
 }
 
 /** Resolves once a log line (parsed JSON) matches, rejecting after `timeoutMs`. */
-export async function waitForLog(running: ChildService, match: (entry: Record<string, any>) => boolean, timeoutMs = 30_000): Promise<Record<string, any>> {
+export async function waitForLog(
+  running: ChildService,
+  match: (entry: Record<string, any>) => boolean,
+  timeoutMs = 30_000,
+): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = running.log.find(match);

@@ -6,7 +6,21 @@ import { CommunityEntryRecord } from '../../schemas/community.ts';
 import type { TradeStats } from '../../schemas/backtest.ts';
 import { strategyConfig } from './strategy-config.ts';
 
-const STATS: TradeStats = { n: 12, wins: 7, losses: 5, wr: 7 / 12, ret: 0.04, pf: 1.6, rr: 1.1, expect: 33, mdd: -0.02, np: 400, avg: 0.003, best: 0.01, worst: -0.006 };
+const STATS: TradeStats = {
+  n: 12,
+  wins: 7,
+  losses: 5,
+  wr: 7 / 12,
+  ret: 0.04,
+  pf: 1.6,
+  rr: 1.1,
+  expect: 33,
+  mdd: -0.02,
+  np: 400,
+  avg: 0.003,
+  best: 0.01,
+  worst: -0.006,
+};
 
 export interface EntryFields {
   community_id: number;

@@ -111,19 +111,24 @@ export async function startDiscordStandIn(options: { bucketSize?: number; bucket
       const limitHeaders = () => ({
         'x-ratelimit-limit': String(bucketSize),
         'x-ratelimit-remaining': String(Math.max(0, bucketSize - hook.used)),
-        'x-ratelimit-reset': ((hook.resetAt) / 1000).toFixed(3),
+        'x-ratelimit-reset': (hook.resetAt / 1000).toFixed(3),
         'x-ratelimit-reset-after': (Math.max(0, hook.resetAt - now) / 1000).toFixed(3),
         'x-ratelimit-bucket': `bucket-${id}`,
       });
       const limited = (retryAfter: number) => {
         hook.heldUntil = Math.max(hook.heldUntil, now + retryAfter * 1000);
         attempts.push({ webhook: id, status: 429 });
-        json(res, 429, { message: 'You are being rate limited.', retry_after: retryAfter, global: false }, {
-          ...limitHeaders(),
-          'x-ratelimit-remaining': '0',
-          'retry-after': String(Math.ceil(retryAfter)),
-          'x-ratelimit-scope': 'shared',
-        });
+        json(
+          res,
+          429,
+          { message: 'You are being rate limited.', retry_after: retryAfter, global: false },
+          {
+            ...limitHeaders(),
+            'x-ratelimit-remaining': '0',
+            'retry-after': String(Math.ceil(retryAfter)),
+            'x-ratelimit-scope': 'shared',
+          },
+        );
       };
       // As Discord: a call while held is refused with what is left of the hold.
       if (now < hook.heldUntil) return limited((hook.heldUntil - now) / 1000);
@@ -140,16 +145,23 @@ export async function startDiscordStandIn(options: { bucketSize?: number; bucket
       } catch {
         /* refused below */
       }
-      const problem = /^application\/json/.test(req.headers['content-type'] ?? '') ? invalid(body) : 'content-type must be application/json';
+      const problem = /^application\/json/.test(req.headers['content-type'] ?? '')
+        ? invalid(body)
+        : 'content-type must be application/json';
       if (problem) {
         attempts.push({ webhook: id, status: 400 });
-        return json(res, 400, { message: 'Invalid Form Body', code: 50035, errors: { _errors: [{ code: 'BASE_TYPE_INVALID', message: problem }] } });
+        return json(res, 400, {
+          message: 'Invalid Form Body',
+          code: 50035,
+          errors: { _errors: [{ code: 'BASE_TYPE_INVALID', message: problem }] },
+        });
       }
       hook.used++;
       attempts.push({ webhook: id, status: url.searchParams.get('wait') === 'true' ? 200 : 204 });
       const footer: string = body.embeds?.[0]?.footer?.text ?? '';
       posted.push({ webhook: id, body, headers: req.headers, signalId: /^signal (\S+)/.exec(footer)?.[1] ?? null });
-      if (url.searchParams.get('wait') === 'true') return json(res, 200, { id: String(nextMessageId++), webhook_id: id, ...body }, limitHeaders());
+      if (url.searchParams.get('wait') === 'true')
+        return json(res, 200, { id: String(nextMessageId++), webhook_id: id, ...body }, limitHeaders());
       res.writeHead(204, limitHeaders());
       res.end();
     });

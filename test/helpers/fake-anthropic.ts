@@ -54,7 +54,9 @@ export function messageText(body: any): string[] {
   );
 }
 
-export async function startFakeAnthropic(fallback: (request: RecordedRequest) => FakeReply = () => ({ text: 'no reply queued' })): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  fallback: (request: RecordedRequest) => FakeReply = () => ({ text: 'no reply queued' }),
+): Promise<FakeAnthropic> {
   const requests: RecordedRequest[] = [];
   const queued: FakeReply[] = [];
   const cachedSystems = new Set<string>();
@@ -105,7 +107,16 @@ export async function startFakeAnthropic(fallback: (request: RecordedRequest) =>
     res.write(
       frame('message_start', {
         type: 'message_start',
-        message: { id: `msg_${nextId++}`, type: 'message', role: 'assistant', model: body?.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage },
+        message: {
+          id: `msg_${nextId++}`,
+          type: 'message',
+          role: 'assistant',
+          model: body?.model ?? 'fake',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
       }),
     );
     res.write(frame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
@@ -118,7 +129,13 @@ export async function startFakeAnthropic(fallback: (request: RecordedRequest) =>
       }
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (res.destroyed) return;
-      res.write(frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: text.slice(i, i + size) } }));
+      res.write(
+        frame('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text: text.slice(i, i + size) },
+        }),
+      );
       sent++;
     }
     res.write(frame('content_block_stop', { type: 'content_block_stop', index: 0 }));

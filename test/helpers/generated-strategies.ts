@@ -40,8 +40,14 @@ export interface GeneratedCase {
  */
 export function generatedCases(keep: (config: StrategyConfig) => boolean): GeneratedCase[] {
   const requests = [
-    ...PROMPTS.map((e, i) => ({ id: `prompts/${e.id}`, request: { ...e.request, symbol: FX[i % FX.length]!, timeframe: '15min' as const } })),
-    ...INTENT_CORPUS.map((c) => ({ id: `intent/${c.id}`, request: { ...withMarket({ description: c.prompt }), timeframe: '15min' as const } })),
+    ...PROMPTS.map((e, i) => ({
+      id: `prompts/${e.id}`,
+      request: { ...e.request, symbol: FX[i % FX.length]!, timeframe: '15min' as const },
+    })),
+    ...INTENT_CORPUS.map((c) => ({
+      id: `intent/${c.id}`,
+      request: { ...withMarket({ description: c.prompt }), timeframe: '15min' as const },
+    })),
   ];
   const seen = new Set<string>();
   const out: GeneratedCase[] = [];
@@ -61,7 +67,8 @@ export function generatedCases(keep: (config: StrategyConfig) => boolean): Gener
 export function allowedAt(config: StrategyConfig, ts: number): boolean {
   const hour = new Date(ts).getUTCHours();
   const session = config.session_filter;
-  const inside = session === null || (session[0] > session[1] ? hour >= session[0] || hour < session[1] : hour >= session[0] && hour < session[1]);
+  const inside =
+    session === null || (session[0] > session[1] ? hour >= session[0] || hour < session[1] : hour >= session[0] && hour < session[1]);
   return inside && !(config.skip_days ?? []).includes(weekdayOf(ts));
 }
 
@@ -82,19 +89,30 @@ export async function runnable(runtime: StrategyRuntime, c: GeneratedCase, count
   const m = loadBars(c.symbol, '15min', count);
   const bars = toBarColumns(Array.from(m.ts, (ts, i) => ({ ts, open: m.open[i]!, high: m.high[i]!, low: m.low[i]!, close: m.close[i]! })));
   const features = featureRows(await runtime.features(c.code, bars, { timeoutMs: 120_000 }), c.warmup, c.features);
-  const spec = { symbol: c.symbol, timeframe: '15min' as const, config: c.config, settings: modelSettings(TrainRequest.parse({ code: c.code, timeframe: '15min' }), c.config) };
+  const spec = {
+    symbol: c.symbol,
+    timeframe: '15min' as const,
+    config: c.config,
+    settings: modelSettings(TrainRequest.parse({ code: c.code, timeframe: '15min' }), c.config),
+  };
   const random = seededRandom(seed);
   const p = Float64Array.from(bars.ts, (_, i) => (i < c.warmup ? Number.NaN : random()));
   return { bars, features, spec, p };
 }
 
 /** `each(case, k)` over the cases, `workers` at a time (the sandbox pool's size), k = the case's index. */
-export async function forEachCase(cases: readonly GeneratedCase[], workers: number, each: (c: GeneratedCase, k: number) => Promise<void>): Promise<void> {
+export async function forEachCase(
+  cases: readonly GeneratedCase[],
+  workers: number,
+  each: (c: GeneratedCase, k: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (next < cases.length) {
-      const k = next++;
-      await each(cases[k]!, k);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < cases.length) {
+        const k = next++;
+        await each(cases[k]!, k);
+      }
+    }),
+  );
 }

@@ -27,7 +27,10 @@ export function localConfig(port: number, edges: string[], statsSocket: string):
   // More edges than the file names (compose scaled out): more servers written like its last one.
   const named = [...text.matchAll(/^(\s*)server edge\d+ edge\d+:8080(.*)$/gm)];
   const last = named.at(-1);
-  const more = Array.from({ length: Math.max(0, edges.length - named.length) }, (_, i) => `\n${last?.[1]}server edge${named.length + i + 1} edge${named.length + i + 1}:8080${last?.[2]}`);
+  const more = Array.from(
+    { length: Math.max(0, edges.length - named.length) },
+    (_, i) => `\n${last?.[1]}server edge${named.length + i + 1} edge${named.length + i + 1}:8080${last?.[2]}`,
+  );
   if (last && more.length > 0) text = text.replace(last[0], last[0] + more.join(''));
   const servers = [...text.matchAll(/^(\s*)server (edge\d+) edge\d+:8080(.*)$/gm)];
   if (servers.length !== edges.length) throw new Error(`deploy/haproxy.cfg names ${servers.length} edges, the test ${edges.length}`);
@@ -42,7 +45,14 @@ export async function startHaproxy(edges: string[]): Promise<Haproxy> {
   const port = await freePort();
   const socket = join(dir, 'stats.sock');
   const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, localConfig(port, edges.map((e) => new URL(e).host), socket));
+  writeFileSync(
+    file,
+    localConfig(
+      port,
+      edges.map((e) => new URL(e).host),
+      socket,
+    ),
+  );
   const child: ChildProcess = spawn(HAPROXY_BIN, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

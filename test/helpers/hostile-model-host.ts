@@ -12,7 +12,9 @@ import type { FeatureRuntime } from '../../src/scoring/index.ts';
 /** The corpus's models by name (`model('external_data')`); `remove()` deletes the temp dir. */
 export function hostileModels(prefix: string): { model(name: string): Uint8Array; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('/usr/bin/python3', [join(import.meta.dirname, '../scoring/hostile-models/generate.py'), dir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return {
     model: (name) => new Uint8Array(readFileSync(join(dir, `${name}.onnx`))),
     remove: () => rmSync(dir, { recursive: true, force: true }),
@@ -21,8 +23,15 @@ export function hostileModels(prefix: string): { model(name: string): Uint8Array
 
 /** A bar store with no bars. */
 export const noBars = () => ({
-  ts: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0),
-  volume: new Float64Array(0), spread: new Float64Array(0), ticks: new Uint32Array(0), source: new Uint8Array(0),
+  ts: new Float64Array(0),
+  open: new Float64Array(0),
+  high: new Float64Array(0),
+  low: new Float64Array(0),
+  close: new Float64Array(0),
+  volume: new Float64Array(0),
+  spread: new Float64Array(0),
+  ticks: new Uint32Array(0),
+  source: new Uint8Array(0),
 });
 
 /** With no bars no features are computed: the runtime is never asked. */

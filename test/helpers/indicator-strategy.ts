@@ -26,6 +26,12 @@ export function rsiStrategy(period = 14): string {
 
 /** A train job of rsiStrategy(14) on real 15-min EURUSD (early 2017) as an optimisation's saved trial with rsi_period 21 runs it. */
 export function tunedRsiJob(modelName?: string): JobRecord {
-  const request = { code: rsiStrategy(14), timeframe: '15min' as const, start_date: '2017-01-02', end_date: '2017-02-10', ...(modelName ? { model_name: modelName } : {}) };
+  const request = {
+    code: rsiStrategy(14),
+    timeframe: '15min' as const,
+    start_date: '2017-01-02',
+    end_date: '2017-02-10',
+    ...(modelName ? { model_name: modelName } : {}),
+  };
   return { ...trainJob(request), overrides: { model: { indicators: { rsi_period: 21 } } } };
 }

@@ -34,7 +34,11 @@ export async function startLedgerStores(name: string): Promise<LedgerStores> {
   const nats = await startEmbeddedNats({ bin: process.env.NATS_SERVER_BIN ?? 'nats-server', storeDir: join(dir, 'nats'), log });
   const [busA, busB] = await Promise.all([connectBus(nats.url, 'test-a', log), connectBus(nats.url, 'test-b', log)]);
   const clickhouse = await openClickHouse({ path: join(dir, 'clickhouse'), log });
-  const [kvA, kvB, cursor] = await Promise.all([openBucket(busA, Buckets.credits), openBucket(busB, Buckets.credits), openBucket(busA, Buckets.usageCursor)]);
+  const [kvA, kvB, cursor] = await Promise.all([
+    openBucket(busA, Buckets.credits),
+    openBucket(busB, Buckets.credits),
+    openBucket(busA, Buckets.usageCursor),
+  ]);
   const repo = new UsageRepo(clickhouse);
   const recorder = new UsageRecorder({ credits: kvA, cursor, repo, log, intervalMs: 50 });
   await recorder.start();

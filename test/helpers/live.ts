@@ -34,7 +34,11 @@ export function secondActorHost(sf: TestService) {
 }
 
 /** Polls `probe` until it returns something truthy, or fails naming `what`. */
-export async function eventually<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

@@ -48,7 +48,12 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'sf-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })));
   const routes = ports.map((p) => `nats://127.0.0.1:${p.route}`).join(',');
-  const nodes: ClusterNode[] = ports.map((p, i) => ({ name: `n${i + 1}`, port: p.client, url: `nats://127.0.0.1:${p.client}`, child: null }));
+  const nodes: ClusterNode[] = ports.map((p, i) => ({
+    name: `n${i + 1}`,
+    port: p.client,
+    url: `nats://127.0.0.1:${p.client}`,
+    child: null,
+  }));
   const launch = async (i: number) => {
     const node = nodes[i]!;
     const store = join(dir, node.name);

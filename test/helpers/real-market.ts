@@ -36,8 +36,17 @@ export interface RealMarket {
 function realBars(minutes: number): Record<'1min' | '15min', BarMessage[]> {
   const m = loadBars('EURUSD', '1min', minutes);
   const bar = (timeframe: Timeframe, i: number): BarMessage => ({
-    symbol: 'EURUSD', timeframe, ts: m.ts[i]!, open: m.open[i]!, high: m.high[i]!, low: m.low[i]!, close: m.close[i]!,
-    volume: 1, ticks: 1, spread: 0.00002, source: 'import',
+    symbol: 'EURUSD',
+    timeframe,
+    ts: m.ts[i]!,
+    open: m.open[i]!,
+    high: m.high[i]!,
+    low: m.low[i]!,
+    close: m.close[i]!,
+    volume: 1,
+    ticks: 1,
+    spread: 0.00002,
+    source: 'import',
   });
   const one = Array.from(m.ts, (_, i) => bar('1min', i));
   const quarter: BarMessage[] = [];
@@ -110,8 +119,17 @@ export function trainJob(request: Partial<TrainRequest> & Pick<TrainRequest, 'co
 /** The SSE-only deployment of a trained model that the replay (live = backtest) tests run an actor for. */
 export function replayDeployment(record: ModelRecord, deploymentId: string): DeploymentRecord {
   return {
-    deployment_id: deploymentId, user_id: record.user_id, username: record.username, model_name: record.model_name, stem: record.stem,
-    symbol: record.symbol, timeframe: record.timeframe, channels: ['sse'], webhook_url: null, webhook_secret: null, messenger_chat_id: null,
+    deployment_id: deploymentId,
+    user_id: record.user_id,
+    username: record.username,
+    model_name: record.model_name,
+    stem: record.stem,
+    symbol: record.symbol,
+    timeframe: record.timeframe,
+    channels: ['sse'],
+    webhook_url: null,
+    webhook_secret: null,
+    messenger_chat_id: null,
     created_at: 0,
   };
 }

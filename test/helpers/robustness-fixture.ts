@@ -30,7 +30,8 @@ export const BASELINE_EDGES = BASELINE_COUNTS.map((_, i) => -0.13 + i * 0.02).co
 /** The strategy's out-of-sample return: in bin 7 ([0.01, 0.03)). */
 export const STRATEGY_RETURN = 0.018;
 export const STRATEGY_BIN = 7;
-export const HOSTILE_REASON = 'test return −27 % against +289 % in training: <img src=x onerror=alert(1)> the model learned the training period';
+export const HOSTILE_REASON =
+  'test return −27 % against +289 % in training: <img src=x onerror=alert(1)> the model learned the training period';
 
 export function robustnessFixture(verdict: RobustnessReport['verdict'] = 'overfit', capital = 10_000): RobustnessReport {
   const day = (d: number) => new Date(Date.UTC(2026, 9, 1 + d)).toISOString();

@@ -32,7 +32,8 @@ export const OVERFIT_REASON = 'test return −27 % against +289 % in training: t
 
 export function robustnessReport(verdict: Verdict, options: ReportOptions = {}): RobustnessReport {
   const dsr = options.dsr ?? (verdict === 'robust' ? 0.98 : verdict === 'overfit' ? 0.12 : 0.6);
-  const reasons = options.reasons ?? (verdict === 'overfit' ? [OVERFIT_REASON, '1 of 5 walk-forward folds profitable'] : [`${verdict}: a reason`]);
+  const reasons =
+    options.reasons ?? (verdict === 'overfit' ? [OVERFIT_REASON, '1 of 5 walk-forward folds profitable'] : [`${verdict}: a reason`]);
   const returns = [0.03, -0.02, -0.04, 0.01, -0.01];
   return RobustnessReport.parse({
     verdict,

@@ -111,11 +111,7 @@ export async function startTestService(env: Record<string, string> = {}, options
 }
 
 /** Reads an SSE response until `until` says stop (or the timeout), returning the frames seen. */
-export async function readSse(
-  res: Response,
-  until: (frames: SseFrame[]) => boolean,
-  timeoutMs = 10_000,
-): Promise<SseFrame[]> {
+export async function readSse(res: Response, until: (frames: SseFrame[]) => boolean, timeoutMs = 10_000): Promise<SseFrame[]> {
   const frames: SseFrame[] = [];
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();

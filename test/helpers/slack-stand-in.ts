@@ -66,9 +66,14 @@ export async function startSlackStandIn(options: { burst?: number; intervalMs?: 
       if (b.type === 'section') {
         if (!b.text && !b.fields) return 'invalid_blocks';
         if (b.text && (typeof b.text.text !== 'string' || b.text.text.length === 0 || b.text.text.length > 3000)) return 'invalid_blocks';
-        if (b.fields && (b.fields.length > 10 || b.fields.some((f: any) => typeof f.text !== 'string' || f.text.length === 0 || f.text.length > 2000))) return 'invalid_blocks';
+        if (
+          b.fields &&
+          (b.fields.length > 10 || b.fields.some((f: any) => typeof f.text !== 'string' || f.text.length === 0 || f.text.length > 2000))
+        )
+          return 'invalid_blocks';
       }
-      if (b.type === 'context' && (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > 10)) return 'invalid_blocks';
+      if (b.type === 'context' && (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > 10))
+        return 'invalid_blocks';
     }
     return null;
   };

@@ -126,7 +126,9 @@ export async function startSmtpStandIn(options: { user?: string; password?: stri
         const refusal = refusals.shift();
         if (refusal !== undefined) {
           replies.push({ to, code: refusal });
-          return callback(Object.assign(new Error(refusal < 500 ? 'mailbox busy, try again later' : 'mailbox unavailable'), { responseCode: refusal }));
+          return callback(
+            Object.assign(new Error(refusal < 500 ? 'mailbox busy, try again later' : 'mailbox unavailable'), { responseCode: refusal }),
+          );
         }
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         received.push(parseMail(Buffer.concat(chunks).toString('utf8'), from, to));
@@ -139,7 +141,7 @@ export async function startSmtpStandIn(options: { user?: string; password?: stri
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return {
     url: `smtp://${user}:${password}@127.0.0.1:${port}`,
     port,

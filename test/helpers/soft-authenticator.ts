@@ -26,7 +26,9 @@ export class SoftAuthenticator {
   /** The answer to creation options, as startRegistration() returns it. */
   register(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string, overrides: { rpId?: string } = {}) {
     this.userHandle = options.user.id;
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }));
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }),
+    );
     const cose = new Map<number, number | Uint8Array>([
       [1, 2],
       [3, -7],
@@ -43,7 +45,13 @@ export class SoftAuthenticator {
       this.credentialId,
       Buffer.from(isoCBOR.encode(cose)),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as never,
+    );
     return {
       id: b64u(this.credentialId),
       rawId: b64u(this.credentialId),

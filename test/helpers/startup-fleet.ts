@@ -70,7 +70,12 @@ function healthOf(p: RoleProcess): string | null {
 /** Spawns every role of `roles` at once on `natsUrl` with `env`. */
 export function startFleet(natsUrl: string, roles: readonly string[], env: Record<string, string>): Fleet {
   const spawned = performance.now();
-  const members: FleetMember[] = roles.map((role) => ({ process: startRole(role, natsUrl, env), health: null, readyMs: null, waitedFor: new Set() }));
+  const members: FleetMember[] = roles.map((role) => ({
+    process: startRole(role, natsUrl, env),
+    health: null,
+    readyMs: null,
+    waitedFor: new Set(),
+  }));
   const code: Array<number | null | undefined> = members.map(() => undefined);
   members.forEach((m, i) => void m.process.exited.then((c) => (code[i] = c)));
   return {
@@ -82,7 +87,9 @@ export function startFleet(natsUrl: string, roles: readonly string[], env: Recor
           members.map(async (m, i) => {
             if (m.readyMs !== null) return;
             if (code[i] !== undefined) {
-              throw new Error(`signalforge ${m.process.role} exited (${code[i]}) before it was ready:\n${m.process.lines.slice(-15).join('\n')}`);
+              throw new Error(
+                `signalforge ${m.process.role} exited (${code[i]}) before it was ready:\n${m.process.lines.slice(-15).join('\n')}`,
+              );
             }
             m.health ??= healthOf(m.process);
             if (!m.health) return;
@@ -98,14 +105,19 @@ export function startFleet(natsUrl: string, roles: readonly string[], env: Recor
         );
         if (members.every((m) => m.readyMs !== null)) return Math.max(...members.map((m) => m.readyMs!));
         if (performance.now() > deadline) {
-          const late = members.filter((m) => m.readyMs === null).map((m) => `${m.process.role} (waiting for ${[...m.waitedFor].join(', ') || '?'})`);
+          const late = members
+            .filter((m) => m.readyMs === null)
+            .map((m) => `${m.process.role} (waiting for ${[...m.waitedFor].join(', ') || '?'})`);
           throw new Error(`not ready within ${timeoutMs} ms: ${late.join('; ')}`);
         }
         await sleep(250);
       }
     },
     retries: () => members.map((m) => m.process.lines.filter((l) => l.includes('"level":40') && l.includes('"retry_in_ms"')).length),
-    restarts: () => members.map((m) => m.process.lines.filter((l) => l.includes('"level":40') && l.includes('"retry_in_ms"') && l.includes('"role":')).length),
+    restarts: () =>
+      members.map(
+        (m) => m.process.lines.filter((l) => l.includes('"level":40') && l.includes('"retry_in_ms"') && l.includes('"role":')).length,
+      ),
     async stop(graceMs = 30_000) {
       await Promise.all(
         members.map(async (m, i) => {

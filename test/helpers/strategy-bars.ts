@@ -17,7 +17,13 @@ const FX_DIR = new URL('../../../shared/data/fx/histdata_m1/normalized/', import
 const minuteCache = new Map<Symbol, OhlcColumns>();
 
 function columns(n: number): OhlcColumns {
-  return { ts: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n) };
+  return {
+    ts: new Float64Array(n),
+    open: new Float64Array(n),
+    high: new Float64Array(n),
+    low: new Float64Array(n),
+    close: new Float64Array(n),
+  };
 }
 
 /** Every 1-minute bar of the symbol's HistData file (ts_utc,bid_open,bid_high,bid_low,bid_close). */
@@ -58,7 +64,13 @@ function resample(m: OhlcColumns, ms: number, count: number): OhlcColumns {
       out.close.push(m.close[i]!);
     }
   }
-  return { ts: Float64Array.from(out.ts), open: Float64Array.from(out.open), high: Float64Array.from(out.high), low: Float64Array.from(out.low), close: Float64Array.from(out.close) };
+  return {
+    ts: Float64Array.from(out.ts),
+    open: Float64Array.from(out.open),
+    high: Float64Array.from(out.high),
+    low: Float64Array.from(out.low),
+    close: Float64Array.from(out.close),
+  };
 }
 
 /** `count` bars of the synthetic market (seeded: the same bars every run). */

@@ -65,7 +65,15 @@ export async function startTelegramStandIn(options: { token?: string; botUsernam
       const params: any = text ? JSON.parse(text) : {};
       switch (method) {
         case 'getMe':
-          return ok(res, { id: 123456789, is_bot: true, first_name: 'Signalforge Test', username: botUsername, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+          return ok(res, {
+            id: 123456789,
+            is_bot: true,
+            first_name: 'Signalforge Test',
+            username: botUsername,
+            can_join_groups: true,
+            can_read_all_group_messages: false,
+            supports_inline_queries: false,
+          });
         case 'deleteWebhook':
         case 'setWebhook':
           return ok(res, true);
@@ -95,11 +103,21 @@ export async function startTelegramStandIn(options: { token?: string; botUsernam
           if (refuse && refuse.left > 0) {
             refuse.left--;
             sendAttempts.push({ chat_id: chatId, status: 429, at });
-            return reply(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${refuse.retryAfter}`, parameters: { retry_after: refuse.retryAfter } });
+            return reply(res, 429, {
+              ok: false,
+              error_code: 429,
+              description: `Too Many Requests: retry after ${refuse.retryAfter}`,
+              parameters: { retry_after: refuse.retryAfter },
+            });
           }
           sendAttempts.push({ chat_id: chatId, status: 200, at });
           sent.push({ chat_id: chatId, text: String(params.text), ...(params.parse_mode ? { parse_mode: params.parse_mode } : {}), at });
-          return ok(res, { message_id: nextMessageId++, date: Math.floor(at / 1000), chat: { id: Number(chatId), type: 'private' }, text: params.text });
+          return ok(res, {
+            message_id: nextMessageId++,
+            date: Math.floor(at / 1000),
+            chat: { id: Number(chatId), type: 'private' },
+            text: params.text,
+          });
         }
         default:
           return reply(res, 404, { ok: false, error_code: 404, description: `Not Found: method ${method} is not in the stand-in` });
@@ -124,7 +142,12 @@ export async function startTelegramStandIn(options: { token?: string; botUsernam
         message: {
           message_id: nextMessageId++,
           date,
-          chat: { id: chat.id, type: chat.type ?? 'private', ...(chat.title ? { title: chat.title } : {}), ...(chat.first_name ? { first_name: chat.first_name } : {}) },
+          chat: {
+            id: chat.id,
+            type: chat.type ?? 'private',
+            ...(chat.title ? { title: chat.title } : {}),
+            ...(chat.first_name ? { first_name: chat.first_name } : {}),
+          },
           from: { id: Math.abs(chat.id), is_bot: false, first_name: chat.first_name ?? 'User' },
           text,
           ...(command ? { entities: [{ type: 'bot_command', offset: 0, length: command[0].length }] } : {}),

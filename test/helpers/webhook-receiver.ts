@@ -68,7 +68,16 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         }
       }
       const status = typeof answer === 'function' ? answer({ path, payload }) : answer;
-      const hook: ReceivedWebhook = { path, headers: req.headers, body, payload, verified, status, at: performance.now(), ...(verifyError ? { verifyError } : {}) };
+      const hook: ReceivedWebhook = {
+        path,
+        headers: req.headers,
+        body,
+        payload,
+        verified,
+        status,
+        at: performance.now(),
+        ...(verifyError ? { verifyError } : {}),
+      };
       requests.push(hook);
       if (status >= 200 && status < 300) self.onAccepted?.(hook);
       res.writeHead(status, { 'content-type': 'text/plain' });

@@ -8,7 +8,11 @@ export interface StreamClient {
   messages: ServerMessage[];
   send(message: unknown): void;
   /** Resolves with the first message (from `from` on) that `match` accepts; fails after `timeoutMs`. */
-  next<T extends ServerMessage['type']>(type: T, match?: (m: Extract<ServerMessage, { type: T }>) => boolean, timeoutMs?: number): Promise<Extract<ServerMessage, { type: T }>>;
+  next<T extends ServerMessage['type']>(
+    type: T,
+    match?: (m: Extract<ServerMessage, { type: T }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Extract<ServerMessage, { type: T }>>;
   /** Resolves once the socket is closed, with the server's code and reason. */
   closed: Promise<{ code: number; reason: string }>;
   close(): void;
@@ -61,7 +65,11 @@ export async function connectStream(httpUrl: string, headers: Record<string, str
         };
         const timer = setTimeout(() => {
           waiters.delete(look);
-          reject(new Error(`no ${type} message within ${timeoutMs} ms; got ${JSON.stringify(messages.slice(-5))}${closedWith ? `; closed ${JSON.stringify(closedWith)}` : ''}`));
+          reject(
+            new Error(
+              `no ${type} message within ${timeoutMs} ms; got ${JSON.stringify(messages.slice(-5))}${closedWith ? `; closed ${JSON.stringify(closedWith)}` : ''}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(look);
         look();

@@ -15,7 +15,12 @@ export function loadFxBars(rows: number): Ohlc {
     return i;
   };
   const idx = { open: at('bid_open'), high: at('bid_high'), low: at('bid_low'), close: at('bid_close') };
-  const ohlc: Ohlc = { open: new Float64Array(rows), high: new Float64Array(rows), low: new Float64Array(rows), close: new Float64Array(rows) };
+  const ohlc: Ohlc = {
+    open: new Float64Array(rows),
+    high: new Float64Array(rows),
+    low: new Float64Array(rows),
+    close: new Float64Array(rows),
+  };
   for (let r = 0; r < rows; r++) {
     const line = lines[r + 1];
     if (!line) throw new Error(`${FX_FILE}: only ${r} bars`);

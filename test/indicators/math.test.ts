@@ -11,7 +11,7 @@ import { loadBars } from '../helpers/strategy-bars.ts';
 /** A small deterministic generator (no Math.random: a failure must replay). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function check(name: string, xs: number[], lengthAt: (t: number) => number): void {
@@ -34,7 +34,10 @@ describe('RunningExtreme', () => {
     return r < 0.03 ? NaN : r < 0.08 ? 0 : r < 0.13 ? -0 : r < 0.14 ? Infinity : r < 0.15 ? -Infinity : Math.round(rnd() * 8) - 4;
   });
 
-  for (const [name, xs] of [['real closes', closes], ['NaN, ±0, ±Infinity and many ties', lumpy]] as const) {
+  for (const [name, xs] of [
+    ['real closes', closes],
+    ['NaN, ±0, ±Infinity and many ties', lumpy],
+  ] as const) {
     it(`${name}: a fixed length`, () => {
       for (const n of [1, 2, 14, 100]) check(`${name} n=${n}`, xs, () => n);
     });

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { IndicatorRequest } from '../../schemas/indicators.ts';
-import { computeIndicators, featureColumns, pandasCode, parseIndicatorsObject, type NamedColumns, type Ohlc } from '../../src/indicators/index.ts';
+import {
+  computeIndicators,
+  featureColumns,
+  pandasCode,
+  parseIndicatorsObject,
+  type NamedColumns,
+  type Ohlc,
+} from '../../src/indicators/index.ts';
 import { loadFxBars } from './fx-data.ts';
 
 /** Debian's interpreter carries python3-pandas; the python3 first on PATH may not. */
@@ -13,12 +20,36 @@ const PYTHON = process.env.PYTHON ?? '/usr/bin/python3';
 const ROWS = 20_000;
 const TOLERANCE = 1e-9;
 
-const DEFAULTS = parseIndicatorsObject(Object.fromEntries(['sma', 'ema', 'wma', 'bb', 'rsi', 'macd', 'stoch', 'atr'].map((n) => [`${n}_enabled`, true])));
+const DEFAULTS = parseIndicatorsObject(
+  Object.fromEntries(['sma', 'ema', 'wma', 'bb', 'rsi', 'macd', 'stoch', 'atr'].map((n) => [`${n}_enabled`, true])),
+);
 const OTHERS = parseIndicatorsObject({
-  sma_period: 7, ema_period: 50, wma_period: 9, bb_period: 30, bb_std: 2.5, rsi_period: 7,
-  macd_fast: 5, macd_slow: 35, macd_signal: 5, stoch_k_period: 5, stoch_d_period: 1, atr_period: 7,
+  sma_period: 7,
+  ema_period: 50,
+  wma_period: 9,
+  bb_period: 30,
+  bb_std: 2.5,
+  rsi_period: 7,
+  macd_fast: 5,
+  macd_slow: 35,
+  macd_signal: 5,
+  stoch_k_period: 5,
+  stoch_d_period: 1,
+  atr_period: 7,
 });
-const MORE = parseIndicatorsObject({ sma_period: 200, ema_period: 3, bb_period: 5, bb_std: 0.5, rsi_period: 30, macd_fast: 3, macd_slow: 4, macd_signal: 2, stoch_k_period: 60, stoch_d_period: 10, atr_period: 2 });
+const MORE = parseIndicatorsObject({
+  sma_period: 200,
+  ema_period: 3,
+  bb_period: 5,
+  bb_std: 0.5,
+  rsi_period: 30,
+  macd_fast: 3,
+  macd_slow: 4,
+  macd_signal: 2,
+  stoch_k_period: 60,
+  stoch_d_period: 10,
+  atr_period: 2,
+});
 
 /**
  * Runs the generated snippet inside a real feature_engineering(df, close, open_, high, low) over the
@@ -32,7 +63,10 @@ function runPandas(ohlc: Ohlc, list: readonly IndicatorRequest[], dir: string): 
   const all = new Float64Array(4 * n);
   ['open', 'high', 'low', 'close'].forEach((k, i) => all.set(ohlc[k as keyof Ohlc], i * n));
   writeFileSync(input, all);
-  const body = pandasCode(list).split('\n').map((l) => `    ${l}`).join('\n');
+  const body = pandasCode(list)
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
   const script = `
 import json, sys
 import numpy as np

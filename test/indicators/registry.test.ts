@@ -3,13 +3,25 @@ import { describe, it } from 'node:test';
 import { IndicatorSchema, INDICATOR_NAMES, parseIndicators, type IndicatorRequest } from '../../schemas/indicators.ts';
 import { BadRequestError } from '../../src/errors.ts';
 import {
-  computeIndicators, featureColumns, formatIndicatorData, INDICATOR_RULES, INDICATORS, IndicatorsRequest,
-  indicatorSchema, pandasCode, parseIndicatorsObject, warmupBars, type Ohlc,
+  computeIndicators,
+  featureColumns,
+  formatIndicatorData,
+  INDICATOR_RULES,
+  INDICATORS,
+  IndicatorsRequest,
+  indicatorSchema,
+  pandasCode,
+  parseIndicatorsObject,
+  warmupBars,
+  type Ohlc,
 } from '../../src/indicators/index.ts';
 
 /** Bars from closes (high/low default to the close). */
 const bars = (close: number[], high = close, low = close): Ohlc => ({
-  open: Float64Array.from(close), high: Float64Array.from(high), low: Float64Array.from(low), close: Float64Array.from(close),
+  open: Float64Array.from(close),
+  high: Float64Array.from(high),
+  low: Float64Array.from(low),
+  close: Float64Array.from(close),
 });
 const one = (ohlc: Ohlc, name: IndicatorRequest['name'], params: Record<string, number>) => computeIndicators(ohlc, [{ name, params }]);
 const near = (actual: number | undefined, expected: number, what: string, tol = 1e-12) =>
@@ -139,18 +151,33 @@ describe('indicators object: parsing', () => {
     ];
     for (const [input, key, message] of cases) {
       const found = issues(input);
-      assert.ok(found.some((i) => i.key === key && message.test(i.message)), `${JSON.stringify(input)}: ${JSON.stringify(found)}`);
+      assert.ok(
+        found.some((i) => i.key === key && message.test(i.message)),
+        `${JSON.stringify(input)}: ${JSON.stringify(found)}`,
+      );
     }
     for (const ok of [{ rsi_period: 2 }, { rsi_period: 500 }, { bb_std: 0.1 }, { bb_std: 10 }, { stoch_d_period: 1 }, { macd_fast: 25 }]) {
       assert.equal(parseIndicators(ok, INDICATOR_RULES).ok, true, JSON.stringify(ok));
     }
-    assert.deepEqual(issues(null).map((i) => i.key), ['']);
-    assert.deepEqual(issues([1]).map((i) => i.key), ['']);
+    assert.deepEqual(
+      issues(null).map((i) => i.key),
+      [''],
+    );
+    assert.deepEqual(
+      issues([1]).map((i) => i.key),
+      [''],
+    );
   });
 
   it('the POST /indicators body takes its defaults from the contract', () => {
     const body = IndicatorsRequest.parse({ indicators: { rsi_enabled: true } });
-    assert.deepEqual(body, { indicators: [{ name: 'rsi', params: { period: 14 } }], symbol: 'EURUSD', timeframe: '15min', format: 'columns', limit: 500 });
+    assert.deepEqual(body, {
+      indicators: [{ name: 'rsi', params: { period: 14 } }],
+      symbol: 'EURUSD',
+      timeframe: '15min',
+      format: 'columns',
+      limit: 500,
+    });
     assert.equal(IndicatorsRequest.safeParse({ indicators: {}, limit: 5001 }).success, false);
     assert.equal(IndicatorsRequest.safeParse({ indicators: { nope: 1 } }).success, false);
   });
@@ -161,10 +188,25 @@ describe('indicators: names, warm-up, code and schema from one registry', () => 
 
   it('names the default columns <indicator>[_<output>]_<params>', () => {
     assert.deepEqual(featureColumns(defaults), [
-      'sma_20', 'ema_20', 'wma_20', 'bb_upper_20_2', 'bb_middle_20_2', 'bb_lower_20_2', 'rsi_14',
-      'macd_12_26_9', 'macd_signal_12_26_9', 'macd_hist_12_26_9', 'stoch_k_14_3', 'stoch_d_14_3', 'atr_14',
+      'sma_20',
+      'ema_20',
+      'wma_20',
+      'bb_upper_20_2',
+      'bb_middle_20_2',
+      'bb_lower_20_2',
+      'rsi_14',
+      'macd_12_26_9',
+      'macd_signal_12_26_9',
+      'macd_hist_12_26_9',
+      'stoch_k_14_3',
+      'stoch_d_14_3',
+      'atr_14',
     ]);
-    assert.deepEqual(featureColumns(parseIndicatorsObject({ bb_std: 2.5, bb_period: 10 })), ['bb_upper_10_2p5', 'bb_middle_10_2p5', 'bb_lower_10_2p5']);
+    assert.deepEqual(featureColumns(parseIndicatorsObject({ bb_std: 2.5, bb_period: 10 })), [
+      'bb_upper_10_2p5',
+      'bb_middle_10_2p5',
+      'bb_lower_10_2p5',
+    ]);
     assert.deepEqual(Object.keys(computeIndicators(bars(range(30, (i) => i)), defaults)), featureColumns(defaults));
   });
 
@@ -185,7 +227,10 @@ describe('indicators: names, warm-up, code and schema from one registry', () => 
   it('GET /indicator-schema data: every indicator, parameter keys, defaults inside bounds, default columns', () => {
     const schema = IndicatorSchema.parse(indicatorSchema());
     assert.equal(schema.count, 8);
-    assert.deepEqual(schema.indicators.map((i) => i.name), [...INDICATOR_NAMES]);
+    assert.deepEqual(
+      schema.indicators.map((i) => i.name),
+      [...INDICATOR_NAMES],
+    );
     for (const info of schema.indicators) {
       assert.equal(info.enabled_key, `${info.name}_enabled`);
       for (const p of info.params) {
@@ -195,9 +240,14 @@ describe('indicators: names, warm-up, code and schema from one registry', () => 
       assert.deepEqual(info.columns.defaults, INDICATORS[info.name].columns({}));
       assert.equal(info.warmup.bars, INDICATORS[info.name].warmup({}));
     }
-    assert.deepEqual(schema.indicators.find((i) => i.name === 'macd')!.params.map((p) => [p.key, p.default]), [
-      ['macd_fast', 12], ['macd_slow', 26], ['macd_signal', 9],
-    ]);
+    assert.deepEqual(
+      schema.indicators.find((i) => i.name === 'macd')!.params.map((p) => [p.key, p.default]),
+      [
+        ['macd_fast', 12],
+        ['macd_slow', 26],
+        ['macd_signal', 9],
+      ],
+    );
   });
 });
 

@@ -35,7 +35,14 @@ function seriesOf(n: number): BarSeries {
   return s;
 }
 
-const LIST = parseIndicatorsObject({ sma_enabled: true, ema_enabled: true, rsi_enabled: true, macd_enabled: true, atr_enabled: true, stoch_enabled: true });
+const LIST = parseIndicatorsObject({
+  sma_enabled: true,
+  ema_enabled: true,
+  rsi_enabled: true,
+  macd_enabled: true,
+  atr_enabled: true,
+  stoch_enabled: true,
+});
 
 function assertMatchesFull(series: BarSeries): void {
   const full = computeIndicators(series.columns(), LIST);
@@ -44,7 +51,11 @@ function assertMatchesFull(series: BarSeries): void {
     const got = memo.get(name)!.values;
     for (let i = 0; i < series.length; i++) {
       if (Number.isNaN(expected[i]!)) assert.ok(Number.isNaN(got[i]!), `${name}[${i}] should be NaN`);
-      else assert.ok(Math.abs(got[i]! - expected[i]!) <= 1e-9 * Math.max(1, Math.abs(expected[i]!)), `${name}[${i}]: ${got[i]} vs ${expected[i]}`);
+      else
+        assert.ok(
+          Math.abs(got[i]! - expected[i]!) <= 1e-9 * Math.max(1, Math.abs(expected[i]!)),
+          `${name}[${i}]: ${got[i]} vs ${expected[i]}`,
+        );
     }
   }
 }

@@ -14,16 +14,35 @@ const ROWS = 20_000;
 const TOLERANCE = 1e-9;
 
 const slice = (o: Ohlc, from: number, to: number): Ohlc => ({
-  open: o.open.subarray(from, to), high: o.high.subarray(from, to), low: o.low.subarray(from, to), close: o.close.subarray(from, to),
+  open: o.open.subarray(from, to),
+  high: o.high.subarray(from, to),
+  low: o.low.subarray(from, to),
+  close: o.close.subarray(from, to),
 });
 
 const lists: Record<string, { list: IndicatorRequest[]; step: number }> = {
   defaults: { list: parseIndicatorsObject(Object.fromEntries(Object.keys(INDICATORS).map((n) => [`${n}_enabled`, true]))), step: 1 },
   others: {
-    list: parseIndicatorsObject({ sma_period: 7, ema_period: 50, wma_period: 9, bb_period: 30, bb_std: 2.5, rsi_period: 2, macd_fast: 5, macd_slow: 35, macd_signal: 5, stoch_k_period: 5, stoch_d_period: 1, atr_period: 7 }),
+    list: parseIndicatorsObject({
+      sma_period: 7,
+      ema_period: 50,
+      wma_period: 9,
+      bb_period: 30,
+      bb_std: 2.5,
+      rsi_period: 2,
+      macd_fast: 5,
+      macd_slow: 35,
+      macd_signal: 5,
+      stoch_k_period: 5,
+      stoch_d_period: 1,
+      atr_period: 7,
+    }),
     step: 1,
   },
-  long: { list: parseIndicatorsObject({ ema_period: 200, rsi_period: 50, macd_fast: 50, macd_slow: 120, macd_signal: 40, atr_period: 100 }), step: 13 },
+  long: {
+    list: parseIndicatorsObject({ ema_period: 200, rsi_period: 50, macd_fast: 50, macd_slow: 120, macd_signal: 40, atr_period: 100 }),
+    step: 13,
+  },
 };
 
 describe('warm-up: after it, values do not depend on where the history starts', () => {
@@ -58,7 +77,11 @@ describe('warm-up: after it, values do not depend on where the history starts', 
         const w = warmupBars([{ name, params }]);
         for (const col of INDICATORS[name].columns(params)) {
           const values = cols[col]!;
-          assert.equal(values.findIndex((v) => !Number.isNaN(v)), w, `${col}: first value vs warm-up ${w}`);
+          assert.equal(
+            values.findIndex((v) => !Number.isNaN(v)),
+            w,
+            `${col}: first value vs warm-up ${w}`,
+          );
           assert.equal(values.subarray(w).some(Number.isNaN), false, `${col}: NaN after the warm-up`);
         }
       }

@@ -103,7 +103,10 @@ describe('actor host', () => {
       ...(options.grouped ? { groupOf: (d: DeploymentRecord) => String(d.user_id) } : {}),
       backoff: { baseMs: 1000, maxMs: 60_000 },
       create: async (d) => {
-        const actor = new RecordingActor(d.deployment_id, options.faults?.(d.deployment_id, created.filter((a) => a.id === d.deployment_id).length) ?? {});
+        const actor = new RecordingActor(
+          d.deployment_id,
+          options.faults?.(d.deployment_id, created.filter((a) => a.id === d.deployment_id).length) ?? {},
+        );
         created.push(actor);
         return actor;
       },

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { answerWithin } from '../../src/lib/answer-within.ts';
 
-const after = <T>(ms: number, value: T, fail = false) => new Promise<T>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('late failure')) : resolve(value)), ms));
+const after = <T>(ms: number, value: T, fail = false) =>
+  new Promise<T>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('late failure')) : resolve(value)), ms));
 
 describe('answerWithin', () => {
   it('gives the answer that comes in time, and its failure as it is', async () => {

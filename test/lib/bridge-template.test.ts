@@ -67,14 +67,17 @@ describe('bridge template: the deploy check', () => {
 
 describe('bridge template: filled from a signal', () => {
   it('gives a TradingView-alert-style body', () => {
-    assert.deepEqual(fill('{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}},"sl":{{stop_loss}},"tp":{{take_profit}},"id":"{{signal_id}}"}'), {
-      action: 'sell',
-      ticker: 'EURUSD',
-      price: 1.08512,
-      sl: 1.08712,
-      tp: null,
-      id: event.id,
-    });
+    assert.deepEqual(
+      fill('{"action":"{{order}}","ticker":"{{symbol}}","price":{{price}},"sl":{{stop_loss}},"tp":{{take_profit}},"id":"{{signal_id}}"}'),
+      {
+        action: 'sell',
+        ticker: 'EURUSD',
+        price: 1.08512,
+        sl: 1.08712,
+        tp: null,
+        id: event.id,
+      },
+    );
   });
 
   it('escapes text inside strings, so a value cannot break out of the JSON', () => {
@@ -85,12 +88,18 @@ describe('bridge template: filled from a signal', () => {
   });
 
   it('gives a PineConnector-style command line, a missing level empty inside the string', () => {
-    assert.deepEqual(fill('{"message":"LIC,{{order}},{{symbol}},sl={{stop_loss}},tp={{take_profit}}"}'), { message: 'LIC,sell,EURUSD,sl=1.08712,tp=' });
+    assert.deepEqual(fill('{"message":"LIC,{{order}},{{symbol}},sl={{stop_loss}},tp={{take_profit}}"}'), {
+      message: 'LIC,sell,EURUSD,sl=1.08712,tp=',
+    });
   });
 
   it('fills confidence as a number and as text, and the close of a short as a buy', () => {
     const meta = { ...event, labels: 'meta' as const, p_up: 0.634 };
-    assert.deepEqual(JSON.parse(renderTemplate('[{{confidence}},"{{confidence_text}}",{{ts_unix}}]', templateValues(meta))), [0.634, 'P(win) 0.63', 1714566600]);
+    assert.deepEqual(JSON.parse(renderTemplate('[{{confidence}},"{{confidence_text}}",{{ts_unix}}]', templateValues(meta))), [
+      0.634,
+      'P(win) 0.63',
+      1714566600,
+    ]);
     assert.equal(templateValues({ ...event, action: 'close' }).order, 'buy');
     assert.equal(templateValues({ ...event, side: 'long' }).order, 'buy');
   });

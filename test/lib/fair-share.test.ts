@@ -119,7 +119,12 @@ test('a release given twice frees one slot; counts return to zero', async () => 
 
 test('run() releases its slot when the work throws', async () => {
   const pool = new FairShare('pool', { slots: 1 });
-  await assert.rejects(pool.run('a', async () => { throw new Error('boom'); }), /boom/);
+  await assert.rejects(
+    pool.run('a', async () => {
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   assert.equal(pool.inFlight, 0);
   assert.equal(await pool.run('a', async () => 7), 7);
 });

@@ -22,7 +22,10 @@ describe('market hours', () => {
 
   it('deployed on a Saturday, EURUSD’s first bar closes after the Sunday 22:00 UTC reopening, and the user is told why', () => {
     const saturday = at('2026-11-28T10:17:00Z');
-    assert.deepEqual(nextBarClose('EURUSD', '1h', saturday), { closesAt: at('2026-11-29T23:00:00Z'), reopensAt: at('2026-11-29T22:00:00Z') });
+    assert.deepEqual(nextBarClose('EURUSD', '1h', saturday), {
+      closesAt: at('2026-11-29T23:00:00Z'),
+      reopensAt: at('2026-11-29T22:00:00Z'),
+    });
     assert.equal(nextBarClose('EURUSD', '1min', saturday).closesAt, at('2026-11-29T22:01:00Z'));
     const notice = nextBarNotice('EURUSD', '1h', saturday);
     assert.equal(notice.next_bar_at, '2026-11-29T23:00:00.000Z');

@@ -20,8 +20,14 @@ test('the value is the in-thread one; a transferred buffer moves, an untransferr
 });
 
 test("the worker's errors come back as the same kind, with the message; an export that is not a function is said", async () => {
-  await assert.rejects(runOffThread(TASKS, 'rangeError', ['too few steps']), (err: Error) => err instanceof RangeError && err.message === 'too few steps');
-  await assert.rejects(runOffThread(TASKS, 'notAFunction', []), (err: Error) => err instanceof TypeError && /exports no function notAFunction/.test(err.message));
+  await assert.rejects(
+    runOffThread(TASKS, 'rangeError', ['too few steps']),
+    (err: Error) => err instanceof RangeError && err.message === 'too few steps',
+  );
+  await assert.rejects(
+    runOffThread(TASKS, 'notAFunction', []),
+    (err: Error) => err instanceof TypeError && /exports no function notAFunction/.test(err.message),
+  );
 });
 
 test('at most POOL_SIZE tasks run at once, the rest wait; an abort drops a waiting task and ends a running one', async () => {

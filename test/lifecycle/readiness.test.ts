@@ -9,7 +9,10 @@ describe('probeReadiness', () => {
     const ok = await probeReadiness({ a: () => undefined, b: async () => undefined });
     assert.equal(ok.ready, true);
     assert.deepEqual(Object.keys(ok.checks), ['a', 'b']);
-    const bad = await probeReadiness({ a: () => undefined, slow: () => new Promise(() => undefined), broken: () => Promise.reject(new Error('refused')) }, 100);
+    const bad = await probeReadiness(
+      { a: () => undefined, slow: () => new Promise(() => undefined), broken: () => Promise.reject(new Error('refused')) },
+      100,
+    );
     assert.equal(bad.ready, false);
     assert.equal(bad.code, 503);
     assert.equal(bad.checks.a!.ok, true);

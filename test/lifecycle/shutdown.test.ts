@@ -19,7 +19,10 @@ describe('ShutdownStack', () => {
     await stack.unwind();
     assert.deepEqual(order, ['edge', 'throws', 'hangs', 'nats']);
     const logged = lines.map((l) => JSON.parse(l));
-    assert.ok(logged.some((e) => /did not finish within 200 ms/.test(e.err) && /hangs/.test(e.step)), lines.join('\n'));
+    assert.ok(
+      logged.some((e) => /did not finish within 200 ms/.test(e.err) && /hangs/.test(e.step)),
+      lines.join('\n'),
+    );
     assert.ok(logged.some((e) => e.err === 'boom'));
     await stack.unwind(); // nothing left: a second call is harmless
     assert.equal(order.length, 4);

@@ -36,7 +36,13 @@ describe('FeedPublisher (real nats-server)', () => {
   it('publishes in order, stores a re-sent batch once, keeps a millisecond whole', async () => {
     const publisher = new FeedPublisher({ bus: nats.bus, feed: 'test' });
     // 1,999 single ticks, then three sharing one millisecond across the 2,000-tick message limit.
-    const batch = [...Array.from({ length: 1999 }, (_, i) => tick('EURUSD', T0 + i)), tick('EURUSD', T0 + 5000, 0), tick('EURUSD', T0 + 5000, 1), tick('EURUSD', T0 + 5000, 2), tick('EURUSD', T0 + 6000)];
+    const batch = [
+      ...Array.from({ length: 1999 }, (_, i) => tick('EURUSD', T0 + i)),
+      tick('EURUSD', T0 + 5000, 0),
+      tick('EURUSD', T0 + 5000, 1),
+      tick('EURUSD', T0 + 5000, 2),
+      tick('EURUSD', T0 + 6000),
+    ];
     await publisher.write(batch);
     await publisher.write(batch);
     const { messages, ticks } = await stored('EURUSD');
@@ -60,7 +66,10 @@ describe('FeedPublisher (real nats-server)', () => {
     // A take-over regenerating from earlier: the first three are skipped, not doubled.
     await next.write([tick('GBPUSD', T0 + 1), tick('GBPUSD', T0 + 2), tick('GBPUSD', T0 + 3), tick('GBPUSD', T0 + 4)]);
     await next.write([tick('USDJPY', T0 + 1)]);
-    assert.deepEqual((await stored('GBPUSD')).ticks.map((t) => t.ts - T0), [1, 2, 3, 4]);
+    assert.deepEqual(
+      (await stored('GBPUSD')).ticks.map((t) => t.ts - T0),
+      [1, 2, 3, 4],
+    );
     assert.equal((await stored('USDJPY')).ticks.length, 1);
     assert.deepEqual([next.stats().skipped, next.stats().published], [3, 2]);
   });
@@ -71,7 +80,10 @@ describe('FeedPublisher (real nats-server)', () => {
     await publisher.write([tick('AUDUSD', T0 + 1)]);
     may = false;
     await assert.rejects(publisher.write([tick('AUDUSD', T0 + 2)]), /no longer holds its lease/);
-    assert.deepEqual((await stored('AUDUSD')).ticks.map((t) => t.ts - T0), [1]);
+    assert.deepEqual(
+      (await stored('AUDUSD')).ticks.map((t) => t.ts - T0),
+      [1],
+    );
     assert.equal(publisher.stats().refused, 1);
   });
 
@@ -110,16 +122,26 @@ describe('FeedPublisher (real nats-server)', () => {
     const checks: Promise<void>[] = [];
     // Whatever a clock vouches for is in the stream when it is heard.
     const { publisher, heard, state, config, close } = await clockedPublisher('clocked', 'NZDUSD', ({ until }) =>
-      checks.push(stored('NZDUSD').then(({ ticks }) => assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`))),
+      checks.push(
+        stored('NZDUSD').then(({ ticks }) =>
+          assert.equal(ticks.filter((t) => t.ts < until).length, until - T0, `every tick before ${until - T0} stored`),
+        ),
+      ),
     );
     try {
       // The stream stops taking NZDUSD for a while (as while its leader is elected): publishes retry.
-      await nats.bus.jsm.streams.update(Streams.ticks.name, { ...config, subjects: ['ticks.EURUSD', 'ticks.GBPUSD', 'ticks.USDJPY', 'ticks.AUDUSD', 'ticks.USDCHF'] });
+      await nats.bus.jsm.streams.update(Streams.ticks.name, {
+        ...config,
+        subjects: ['ticks.EURUSD', 'ticks.GBPUSD', 'ticks.USDJPY', 'ticks.AUDUSD', 'ticks.USDCHF'],
+      });
       const held = publisher.write(Array.from({ length: 99 }, (_, i) => tick('NZDUSD', T0 + 1 + i)));
       state.handed = T0 + 100;
       const told = heard.length;
       await new Promise((r) => setTimeout(r, 1_500));
-      assert.ok(heard.slice(told).every((c) => c.until === T0 + 1), 'nothing told past the ticks held up');
+      assert.ok(
+        heard.slice(told).every((c) => c.until === T0 + 1),
+        'nothing told past the ticks held up',
+      );
       await nats.bus.jsm.streams.update(Streams.ticks.name, config);
       await held;
       await until('the clock moves on once the ticks are stored', () => heard.some((c) => c.until === T0 + 100));

@@ -19,8 +19,8 @@ import { until } from './sources/until.ts';
 
 const log = createLogger('silent');
 const T0 = 1_700_000_000_000;
-const message = (from: number, n: number) => JSON.stringify(Array.from({ length: n }, (_, k) => ({ ts: T0 + from + k, bid: 1.1, ask: 1.1001 })));
-
+const message = (from: number, n: number) =>
+  JSON.stringify(Array.from({ length: n }, (_, k) => ({ ts: T0 + from + k, bid: 1.1, ask: 1.1001 })));
 
 describe('live sources: counters as metrics (real nats-server)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-live-sources-'));
@@ -82,7 +82,12 @@ describe('GET /_metrics on the running service', () => {
   it('shows what the NATS source received, stored and shed', async () => {
     const metrics = async () => {
       const text = (await sf.api('GET', '/_metrics')).text;
-      return new Map(text.trim().split('\n').map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]));
+      return new Map(
+        text
+          .trim()
+          .split('\n')
+          .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
+      );
     };
     const now = Date.now();
     for (let i = 0; i < 10; i++) {

@@ -49,7 +49,16 @@ describe('StreamingResampler', () => {
     r.push(tick(T0 + 25_000, 1.099, 1.095));
     r.push(tick(T0 + 59_999, 1.1005, 1.1007));
     r.resampler.flush();
-    assert.deepEqual(ohlc(r.of('1min')[0]), { ts: T0, open: 1.1, high: 1.101, low: 1.099, close: 1.1005, volume: 4, ticks: 4, spread: 1.1002 - 1.1 });
+    assert.deepEqual(ohlc(r.of('1min')[0]), {
+      ts: T0,
+      open: 1.1,
+      high: 1.101,
+      low: 1.099,
+      close: 1.1005,
+      volume: 4,
+      ticks: 4,
+      spread: 1.1002 - 1.1,
+    });
     assert.equal(r.of('1min')[0]!.source, 'live');
     assert.equal(r.of('1min')[0]!.symbol, 'EURUSD');
   });
@@ -108,7 +117,12 @@ describe('StreamingResampler', () => {
     r.resampler.flush();
     assert.deepEqual(
       r.bars.map((b) => [b.timeframe, b.ts - T0]),
-      [['1min', 37 * MIN], ['5min', 35 * MIN], ['15min', 30 * MIN], ['1h', 0]],
+      [
+        ['1min', 37 * MIN],
+        ['5min', 35 * MIN],
+        ['15min', 30 * MIN],
+        ['1h', 0],
+      ],
     );
     for (const b of r.bars) assert.deepEqual([b.open, b.high, b.low, b.close, b.ticks], [1.1, 1.1, 1.1, 1.1, 1]);
   });
@@ -125,7 +139,16 @@ describe('StreamingResampler', () => {
     assert.deepEqual(r.closed(), ['1min@0', '1min@1']);
     r.push(tick(T0 + 5 * MIN, 1.1008, 1.1009));
     assert.deepEqual(r.closed(), ['1min@0', '1min@1', '1min@4', '5min@0']);
-    assert.deepEqual(ohlc(r.of('5min')[0]), { ts: T0, open: 1.1, high: 1.1006, low: 1.1, close: 1.1006, volume: 4, ticks: 4, spread: 1.1001 - 1.1 });
+    assert.deepEqual(ohlc(r.of('5min')[0]), {
+      ts: T0,
+      open: 1.1,
+      high: 1.1006,
+      low: 1.1,
+      close: 1.1006,
+      volume: 4,
+      ticks: 4,
+      spread: 1.1001 - 1.1,
+    });
     r.push(tick(T0 + HOUR + 1, 1.1, 1.1001));
     assert.deepEqual(r.closed().slice(4), ['1min@5', '5min@5', '15min@0', '1h@0']);
     assert.equal(r.of('1h')[0]!.ticks, 5);
@@ -182,8 +205,23 @@ describe('StreamingResampler', () => {
     // The still-open 5-min bar must not take it either: every timeframe aggregates the same ticks.
     assert.equal(r.push(tick(T0 + MIN + 3_000, 1.2, 1.2001)), true);
     r.resampler.flush();
-    assert.deepEqual(r.of('1min').map((b) => [b.ts - T0, b.ticks, b.high]), [[0, 1, 1.1], [MIN, 1, 1.2]]);
-    assert.deepEqual(ohlc(r.of('5min')[0]), { ts: T0, open: 1.1, high: 1.2, low: 1.1, close: 1.2, volume: 2, ticks: 2, spread: 1.1001 - 1.1 });
+    assert.deepEqual(
+      r.of('1min').map((b) => [b.ts - T0, b.ticks, b.high]),
+      [
+        [0, 1, 1.1],
+        [MIN, 1, 1.2],
+      ],
+    );
+    assert.deepEqual(ohlc(r.of('5min')[0]), {
+      ts: T0,
+      open: 1.1,
+      high: 1.2,
+      low: 1.1,
+      close: 1.2,
+      volume: 2,
+      ticks: 2,
+      spread: 1.1001 - 1.1,
+    });
     assert.deepEqual(r.resampler.stats(), { ticks: 2, late: 1, bars: 5 });
   });
 
@@ -204,14 +242,29 @@ describe('StreamingResampler', () => {
       tick(T0 + 1000, 1.12, 1.1201, { seq: 1 }),
       tick(T0 + 2000, 1.09, 1.0901, { seq: 0 }),
     ];
-    assert.deepEqual(batch.map((t) => r.push(t)), [true, true, true]);
+    assert.deepEqual(
+      batch.map((t) => r.push(t)),
+      [true, true, true],
+    );
     // The source retries the whole batch after a failed write.
-    assert.deepEqual(batch.map((t) => r.push(t)), [false, false, false]);
+    assert.deepEqual(
+      batch.map((t) => r.push(t)),
+      [false, false, false],
+    );
     assert.equal(r.push(tick(T0 + 2000, 1.5, 1.5001, { seq: 0 })), false, 'same key, other prices: still a repeat');
     assert.equal(r.push(tick(T0 + 2000, 1.11, 1.1101, { seq: 1 })), true, 'the next seq of that millisecond is new');
     assert.deepEqual(r.resampler.stats(), { ticks: 4, late: 4, bars: 0 });
     r.resampler.flush();
-    assert.deepEqual(ohlc(r.of('1min')[0]), { ts: T0, open: 1.1, high: 1.12, low: 1.09, close: 1.11, volume: 4, ticks: 4, spread: 1.1001 - 1.1 });
+    assert.deepEqual(ohlc(r.of('1min')[0]), {
+      ts: T0,
+      open: 1.1,
+      high: 1.12,
+      low: 1.09,
+      close: 1.11,
+      volume: 4,
+      ticks: 4,
+      spread: 1.1001 - 1.1,
+    });
   });
 
   it('keeps symbols apart: one symbol’s time does not make another’s ticks late', () => {
@@ -221,7 +274,10 @@ describe('StreamingResampler', () => {
     assert.equal(r.push(tick(T0 + 31 * MIN, 1.1, 1.1001)), true);
     assert.deepEqual(r.closed(), ['1min@30'], 'a GBPUSD tick closes no EURUSD bar');
     r.resampler.flush();
-    assert.deepEqual(r.of('1min', 'GBPUSD').map((b) => [b.ts - T0, b.open]), [[5 * MIN, 1.27]]);
+    assert.deepEqual(
+      r.of('1min', 'GBPUSD').map((b) => [b.ts - T0, b.open]),
+      [[5 * MIN, 1.27]],
+    );
     assert.equal(r.resampler.stats().late, 0);
   });
 
@@ -230,7 +286,10 @@ describe('StreamingResampler', () => {
     r.push(tick(T0, 1.1, 1.1001), 'import');
     r.push(tick(T0 + MIN, 1.1, 1.1001), 'synthetic');
     r.resampler.flush();
-    assert.deepEqual(r.of('1min').map((b) => b.source), ['import', 'synthetic']);
+    assert.deepEqual(
+      r.of('1min').map((b) => b.source),
+      ['import', 'synthetic'],
+    );
     assert.equal(r.of('1h')[0]!.source, 'import');
   });
 
@@ -251,7 +310,7 @@ describe('StreamingResampler', () => {
 
 describe('StreamingResampler.pushColumns', () => {
   /** Deterministic PRNG so a failure can be replayed. */
-  const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rng = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 
   it('takes a batch exactly as push() takes its ticks one by one, and keeps only what it took', () => {
     const r = rng(5);

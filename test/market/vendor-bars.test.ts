@@ -38,14 +38,23 @@ function manifestRows(file: string): number {
 
 /** A vendor bar file: `ts_utc,bid_open,bid_high,bid_low,bid_close,ask_open,ask_high,ask_low,ask_close`. */
 function readVendorBars(file: string): VendorBar[] {
-  const lines = gunzipSync(readFileSync(`${DATA}/normalized/${file}`)).toString('utf8').split('\n');
+  const lines = gunzipSync(readFileSync(`${DATA}/normalized/${file}`))
+    .toString('utf8')
+    .split('\n');
   assert.equal(lines[0], 'ts_utc,bid_open,bid_high,bid_low,bid_close,ask_open,ask_high,ask_low,ask_close');
   const bars: VendorBar[] = [];
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line === '') continue;
     const [ts, bo, bh, bl, bc, ao] = line.split(',');
-    bars.push({ ts: Date.parse(ts!), open: Number(bo), high: Number(bh), low: Number(bl), close: Number(bc), spread: Number(ao) - Number(bo) });
+    bars.push({
+      ts: Date.parse(ts!),
+      open: Number(bo),
+      high: Number(bh),
+      low: Number(bl),
+      close: Number(bc),
+      spread: Number(ao) - Number(bo),
+    });
   }
   assert.equal(bars.length, manifestRows(file));
   return bars;
@@ -136,7 +145,9 @@ describe("our bars vs the vendor's own M1 and S1 bars (real ticks, 2014-05-01 â€
       assert.equal(report.badCount, 0, 'every tick imported, crossed quotes included');
       assert.equal(resampler.stats().late, 0);
 
-      const ourM1 = bars.filter((b) => b.timeframe === '1min').map(({ ts, open, high, low, close, spread }) => ({ ts, open, high, low, close, spread }));
+      const ourM1 = bars
+        .filter((b) => b.timeframe === '1min')
+        .map(({ ts, open, high, low, close, spread }) => ({ ts, open, high, low, close, spread }));
       // The 1-s helper is the resampler's rule: at 60 s it gives the resampler's own 1-min bars.
       assert.deepEqual(aggregate(ticks, 60_000), ourM1);
       const m1 = compare(ourM1, readVendorBars(`${stem}_m1_${days}`));
@@ -144,7 +155,10 @@ describe("our bars vs the vendor's own M1 and S1 bars (real ticks, 2014-05-01 â€
       t.diagnostic(`${vendor} ${symbol} M1: ${describeAgreement(m1)}`);
       t.diagnostic(`${vendor} ${symbol} S1: ${describeAgreement(s1)}`);
 
-      for (const [name, a] of [['M1', m1], ['S1', s1]] as const) {
+      for (const [name, a] of [
+        ['M1', m1],
+        ['S1', s1],
+      ] as const) {
         assert.equal(a.firstMismatch, null, `${name}: ${a.firstMismatch}`);
         assert.equal(a.ours, a.theirs, `${name}: bar count`);
         assert.equal(a.common, a.theirs, `${name}: every vendor bar has ours at the same time`);

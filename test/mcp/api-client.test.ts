@@ -15,7 +15,21 @@ import { OptimizeJobView } from '../../schemas/optimize.ts';
 import { robustnessReport } from '../helpers/robustness-report.ts';
 import { callTool } from './mcp-helpers.ts';
 
-const STATS = { n: 3, wins: 2, losses: 1, wr: 2 / 3, ret: 0.01, pf: 2, rr: 1, expect: 3.3, mdd: -0.002, np: 10, avg: 0.003, best: 0.006, worst: -0.003 };
+const STATS = {
+  n: 3,
+  wins: 2,
+  losses: 1,
+  wr: 2 / 3,
+  ret: 0.01,
+  pf: 2,
+  rr: 1,
+  expect: 3.3,
+  mdd: -0.002,
+  np: 10,
+  avg: 0.003,
+  best: 0.006,
+  worst: -0.003,
+};
 const DONE = {
   live_url: 'http://x/api/v1/signals/7_EURUSD_1min_Model%201/stream',
   model: 'Model 1',
@@ -50,7 +64,8 @@ const HELD = {
   deployed: false,
   deployment_id: null,
   next_bar_at: null,
-  not_deployed_reason: 'not deployed: the robustness verdict is overfit (test return −27 % against +289 % in training: the model learned the training period) and deploy_if is not_overfit.',
+  not_deployed_reason:
+    'not deployed: the robustness verdict is overfit (test return −27 % against +289 % in training: the model learned the training period) and deploy_if is not_overfit.',
 };
 const STEPS = [
   { stage: 'generate', pct: 0, msg: 'writing' },
@@ -100,11 +115,56 @@ const OPTIMIZED = OptimizeJobView.parse({
   saved: null,
 });
 const PROGRESS = [
-  { optimize_id: 5, status: 'queued', stage: null, trials_planned: 3, trials_done: 0, trials_failed: 0, best_value: null, last_trial: null },
-  { optimize_id: 5, status: 'running', stage: 'fitting', trials_planned: 3, trials_done: 0, trials_failed: 0, best_value: null, last_trial: null },
-  { optimize_id: 5, status: 'running', stage: 'trials', trials_planned: 3, trials_done: 1, trials_failed: 0, best_value: 2, last_trial: TRIAL(0, 'done') },
-  { optimize_id: 5, status: 'running', stage: 'trials', trials_planned: 3, trials_done: 1, trials_failed: 1, best_value: 2, last_trial: TRIAL(1, 'failed') },
-  { optimize_id: 5, status: 'running', stage: 'trials', trials_planned: 3, trials_done: 2, trials_failed: 1, best_value: 2, last_trial: TRIAL(2, 'done') },
+  {
+    optimize_id: 5,
+    status: 'queued',
+    stage: null,
+    trials_planned: 3,
+    trials_done: 0,
+    trials_failed: 0,
+    best_value: null,
+    last_trial: null,
+  },
+  {
+    optimize_id: 5,
+    status: 'running',
+    stage: 'fitting',
+    trials_planned: 3,
+    trials_done: 0,
+    trials_failed: 0,
+    best_value: null,
+    last_trial: null,
+  },
+  {
+    optimize_id: 5,
+    status: 'running',
+    stage: 'trials',
+    trials_planned: 3,
+    trials_done: 1,
+    trials_failed: 0,
+    best_value: 2,
+    last_trial: TRIAL(0, 'done'),
+  },
+  {
+    optimize_id: 5,
+    status: 'running',
+    stage: 'trials',
+    trials_planned: 3,
+    trials_done: 1,
+    trials_failed: 1,
+    best_value: 2,
+    last_trial: TRIAL(1, 'failed'),
+  },
+  {
+    optimize_id: 5,
+    status: 'running',
+    stage: 'trials',
+    trials_planned: 3,
+    trials_done: 2,
+    trials_failed: 1,
+    best_value: 2,
+    last_trial: TRIAL(2, 'done'),
+  },
 ];
 
 describe('MCP tools on a scripted REST API', () => {
@@ -234,10 +294,19 @@ describe('MCP tools on a scripted REST API', () => {
   it('optimize: POSTs the request, follows the job’s stream as progress (trials run of those planned), returns the job with its robustness verdict', async () => {
     mode = 'ok';
     const client = await connect();
-    const args = { code: 'def feature_engineering(df, close, open_, high, low):\n    return df\n', parameters: { stop_loss: { type: 'float', low: 10, high: 12, step: 1 } }, method: 'grid', optimization: 'maximise pf' };
+    const args = {
+      code: 'def feature_engineering(df, close, open_, high, low):\n    return df\n',
+      parameters: { stop_loss: { type: 'float', low: 10, high: 12, step: 1 } },
+      method: 'grid',
+      optimization: 'maximise pf',
+    };
     const res = await callTool(client, 'optimize', args);
     assert.equal(res.error, null, JSON.stringify(res.error));
-    assert.deepEqual((optimizeBodies.at(-1) as Record<string, unknown>).parameters, args.parameters, 'the request goes to POST /api/v1/optimize');
+    assert.deepEqual(
+      (optimizeBodies.at(-1) as Record<string, unknown>).parameters,
+      args.parameters,
+      'the request goes to POST /api/v1/optimize',
+    );
     assert.deepEqual(
       res.progress.map((p) => [p.progress, p.total, p.message]),
       [
@@ -275,7 +344,11 @@ describe('MCP tools on a scripted REST API', () => {
     mode = 'broke';
     const client = await connect();
     const res = await callTool(client, 'one_shot', { prompt: 'rsi' });
-    assert.deepEqual(res.error, { error: 'out of credits: this call costs 10 and your balance is 0', code: 402, hint: 'get more credits somehow' });
+    assert.deepEqual(res.error, {
+      error: 'out of credits: this call costs 10 and your balance is 0',
+      code: 402,
+      hint: 'get more credits somehow',
+    });
     mode = 'ok';
     const deployed = await callTool(client, 'list_deployed');
     assert.equal(deployed.error?.code, 502, 'an answer out of shape is not passed on');

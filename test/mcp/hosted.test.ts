@@ -121,7 +121,8 @@ describe('hosted MCP at /mcp', () => {
 
   it('a mint the limit refused keeps no handle: the name it reserved can be taken at once', async () => {
     const ip = '10.77.1.1';
-    for (let i = 0; i < 5; i++) assert.equal((await sf.api('POST', '/api/v1/key/trial', { body: {}, headers: { 'x-forwarded-for': ip } })).status, 200);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await sf.api('POST', '/api/v1/key/trial', { body: {}, headers: { 'x-forwarded-for': ip } })).status, 200);
     const directory = sf.service.accounts.directory;
     const reserveTrial = directory.reserveTrial.bind(directory);
     const reserved: string[] = [];
@@ -137,7 +138,10 @@ describe('hosted MCP at /mcp', () => {
       directory.reserveTrial = reserveTrial;
     }
     assert.equal(reserved.length, 1, 'the session reserved one handle before it asked for a mint slot');
-    const taken = await sf.api('POST', '/api/v1/key/trial', { body: { username: reserved[0] }, headers: { 'x-forwarded-for': '10.77.1.2' } });
+    const taken = await sf.api('POST', '/api/v1/key/trial', {
+      body: { username: reserved[0] },
+      headers: { 'x-forwarded-for': '10.77.1.2' },
+    });
     assert.equal(taken.status, 200, `the refused session's handle is free again: ${taken.text}`);
   });
 

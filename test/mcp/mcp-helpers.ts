@@ -62,7 +62,8 @@ export function assertProgress(progress: Progress[]): void {
     assert.equal(typeof p.message, 'string');
     assert.ok(p.message!.length > 0);
   }
-  for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.progress > progress[i - 1]!.progress, `progress increases: ${JSON.stringify(progress)}`);
+  for (let i = 1; i < progress.length; i++)
+    assert.ok(progress[i]!.progress > progress[i - 1]!.progress, `progress increases: ${JSON.stringify(progress)}`);
   assert.equal(progress.at(-1)!.progress, 100);
 }
 

@@ -62,7 +62,14 @@ describe('signalforge mcp (stdio)', () => {
   it('lists the hosted tools plus get_trial_key, with the same input schemas as the hosted server', async () => {
     const { client, stderr, errors } = await spawn();
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['generate_strategy', 'get_trial_key', 'list_deployed', 'list_models', 'one_shot', 'optimize']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'generate_strategy',
+      'get_trial_key',
+      'list_deployed',
+      'list_models',
+      'one_shot',
+      'optimize',
+    ]);
 
     const hosted = new Client({ name: 'hosted', version: '0' });
     await hosted.connect(new StreamableHTTPClientTransport(new URL(`${sf.url}/mcp`)));

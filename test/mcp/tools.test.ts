@@ -61,7 +61,10 @@ describe('progressReporter', () => {
   });
 
   it('sends only increasing values, and answers at once when there was nothing to report', async () => {
-    assert.deepEqual((await callWithProgress([10, 10, 5, 20])).progress.map((p) => p.progress), [10, 20]);
+    assert.deepEqual(
+      (await callWithProgress([10, 10, 5, 20])).progress.map((p) => p.progress),
+      [10, 20],
+    );
     const none = await callWithProgress([]);
     assert.deepEqual(none.progress, []);
     assert.deepEqual(none.errors, []);

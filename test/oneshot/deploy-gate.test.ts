@@ -8,13 +8,18 @@ const STEM = '7_EURUSD_15min_Model 1';
 
 describe('deploy_if', () => {
   it('always deploys, whatever the verdict, and with none', () => {
-    for (const verdict of ['robust', 'inconclusive', 'overfit'] as const) assert.equal(heldBack('always', robustnessReport(verdict), STEM, 9), null);
+    for (const verdict of ['robust', 'inconclusive', 'overfit'] as const)
+      assert.equal(heldBack('always', robustnessReport(verdict), STEM, 9), null);
     assert.equal(heldBack('always', undefined, STEM, 9), null);
   });
 
   it('not_overfit holds back only an overfit verdict; robust holds back all but a robust one', () => {
-    const live = (deployIf: 'not_overfit' | 'robust', verdict: 'robust' | 'inconclusive' | 'overfit') => heldBack(deployIf, robustnessReport(verdict), STEM, 9) === null;
-    assert.deepEqual([live('not_overfit', 'robust'), live('not_overfit', 'inconclusive'), live('not_overfit', 'overfit')], [true, true, false]);
+    const live = (deployIf: 'not_overfit' | 'robust', verdict: 'robust' | 'inconclusive' | 'overfit') =>
+      heldBack(deployIf, robustnessReport(verdict), STEM, 9) === null;
+    assert.deepEqual(
+      [live('not_overfit', 'robust'), live('not_overfit', 'inconclusive'), live('not_overfit', 'overfit')],
+      [true, true, false],
+    );
     assert.deepEqual([live('robust', 'robust'), live('robust', 'inconclusive'), live('robust', 'overfit')], [true, false, false]);
   });
 
@@ -31,7 +36,11 @@ describe('deploy_if', () => {
     assert.ok(reason.includes(`GET /api/v1/results/${STEM}`));
     assert.match(reason, /POST \/api\/v1\/deploy/);
     assert.match(reason, /fee was refunded/);
-    assert.doesNotMatch(heldBack('not_overfit', robustnessReport('overfit'), STEM, 0)!, /refunded/, 'with your own code nothing was charged, so nothing is refunded');
+    assert.doesNotMatch(
+      heldBack('not_overfit', robustnessReport('overfit'), STEM, 0)!,
+      /refunded/,
+      'with your own code nothing was charged, so nothing is refunded',
+    );
   });
 
   it('the step says an overfit verdict as a warning with its reasons, and what deploy_if would do about it', () => {

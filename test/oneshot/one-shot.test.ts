@@ -54,7 +54,12 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
   const oneShotWith = (report: RobustnessReport, drive = true) => {
     const s = sf.service;
     const oneShot = new OneShot({
-      generation: buildGeneration({ metering: s.accounts.metering, runtime: s.runtime, config: loadConfig({ DATA_DIR: sf.dataDir }), log: s.log }),
+      generation: buildGeneration({
+        metering: s.accounts.metering,
+        runtime: s.runtime,
+        config: loadConfig({ DATA_DIR: sf.dataDir }),
+        log: s.log,
+      }),
       training: withReport(s.training.training, report),
       jobs: s.training.jobs,
       deployments: s.deployments,
@@ -100,7 +105,12 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
 
     const said = steps(events).findIndex((s) => s.stage === 'train' && /overfit/.test(s.msg) && s.msg.includes(OVERFIT_REASON));
     assert.ok(said >= 0, `a train step says the verdict with its reasons: ${JSON.stringify(steps(events))}`);
-    assert.ok(steps(events).slice(0, said).every((s) => s.stage !== 'deploy'), 'before any deploy step');
+    assert.ok(
+      steps(events)
+        .slice(0, said)
+        .every((s) => s.stage !== 'deploy'),
+      'before any deploy step',
+    );
     assert.ok(!steps(events).some((s) => /deploying to/.test(s.msg)), 'no deploy was attempted');
     assert.equal(steps(events).at(-1)!.pct, 100, 'the progress ends');
 
@@ -118,7 +128,10 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
 
     assert.equal((await sf.api('GET', '/api/v1/deployed', { key })).body.count, 0, 'nothing deployed');
     const models = (await sf.api('GET', '/api/v1/models', { key })).body;
-    assert.ok(models.models.some((m: { name: string }) => m.name === done.stem), 'the model is kept');
+    assert.ok(
+      models.models.some((m: { name: string }) => m.name === done.stem),
+      'the model is kept',
+    );
     const job = (await sf.api('GET', `/api/v1/train/${done.job_id}`, { key })).body;
     assert.equal(job.one_shot.status, 'not_deployed');
     assert.equal(job.one_shot.reason, done.not_deployed_reason);
@@ -127,7 +140,10 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     const spent = credits - done.credits_remaining;
     assert.ok(spent >= 0 && spent < FEE, `only generation is paid for, the fee refunded (spent ${spent})`);
     const usage = (await sf.api('GET', '/api/v1/key/usage', { key })).body;
-    assert.ok(usage.history.some((h: { reason: string; delta: number }) => h.reason === 'refund' && h.delta === FEE), 'the fee came back as a refund');
+    assert.ok(
+      usage.history.some((h: { reason: string; delta: number }) => h.reason === 'refund' && h.delta === FEE),
+      'the fee came back as a refund',
+    );
 
     // Kept, not lost: the trader can still put it live.
     const deploy = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: done.stem } });
@@ -141,7 +157,10 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     const done = doneOf(events);
     // done says when the first EURUSD 1-minute bar closes, and on a forex weekend why that is so far off.
     const [earliest, latest] = [nextBarClose('EURUSD', '1min', asked), nextBarClose('EURUSD', '1min', Date.now())];
-    assert.ok(Date.parse(done.next_bar_at!) >= earliest.closesAt && Date.parse(done.next_bar_at!) <= latest.closesAt, `next_bar_at ${done.next_bar_at}`);
+    assert.ok(
+      Date.parse(done.next_bar_at!) >= earliest.closesAt && Date.parse(done.next_bar_at!) <= latest.closesAt,
+      `next_bar_at ${done.next_bar_at}`,
+    );
     if (earliest.reopensAt !== null && latest.reopensAt !== null) assert.match(done.note ?? '', /shut for the weekend/);
     if (earliest.reopensAt === null && latest.reopensAt === null) assert.equal(done.note, undefined);
     const all = steps(events);
@@ -182,7 +201,10 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     // (finished meanwhile: the run is resumed at once, before any other recovery would claim it).
     await sf.service.accounts.metering.charge(who.user_id, FEE, 'one_shot');
     const credits = await balance(key);
-    const started = await sf.service.training.training.submit(who, TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }));
+    const started = await sf.service.training.training.submit(
+      who,
+      TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }),
+    );
     await sf.service.training.training.finished(who.user_id, started.job_id);
     const left = await runs.create({
       run_id: OneShotRuns.newId(),
@@ -217,7 +239,10 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     const { user: who, key } = await user('os_webhook_recover');
     const oneShot = oneShotWith(robustnessReport('robust'), false);
     await sf.service.accounts.metering.charge(who.user_id, FEE, 'one_shot');
-    const started = await sf.service.training.training.submit(who, TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }));
+    const started = await sf.service.training.training.submit(
+      who,
+      TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }),
+    );
     await sf.service.training.training.finished(who.user_id, started.job_id);
     const left = await runs.create({
       run_id: OneShotRuns.newId(),

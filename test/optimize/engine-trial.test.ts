@@ -13,11 +13,34 @@ import { ModelSettings } from '../../schemas/training.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 
 const config = StrategyConfig.parse({
-  model_type: 'RandomForestClassifier', model_params: {}, signal_threshold: 0.55, direction: 'both', stop_loss: 0.002, take_profit: 0.003,
-  cooldown: 0, max_positions: 1, on_opposite: 'reverse', session_filter: null, min_atr: null, trend_filter: 'sma_20', trailing_stop: { pips: 10 },
-  target_horizon: 4, objective: 'x', notes: 'x', title: 'x',
+  model_type: 'RandomForestClassifier',
+  model_params: {},
+  signal_threshold: 0.55,
+  direction: 'both',
+  stop_loss: 0.002,
+  take_profit: 0.003,
+  cooldown: 0,
+  max_positions: 1,
+  on_opposite: 'reverse',
+  session_filter: null,
+  min_atr: null,
+  trend_filter: 'sma_20',
+  trailing_stop: { pips: 10 },
+  target_horizon: 4,
+  objective: 'x',
+  notes: 'x',
+  title: 'x',
 });
-const settings = ModelSettings.parse({ capital: 10_000, lot_size: 1, commission: 0, swap_long: 0, swap_short: 0, risk_unit: 'pips', confidence_threshold: 0.55, train_split: 0.7 });
+const settings = ModelSettings.parse({
+  capital: 10_000,
+  lot_size: 1,
+  commission: 0,
+  swap_long: 0,
+  swap_short: 0,
+  risk_unit: 'pips',
+  confidence_threshold: 0.55,
+  train_split: 0.7,
+});
 const base: TrialBase = { symbol: 'EURUSD', timeframe: '15min', config, settings };
 
 const ohlc = loadBars('EURUSD', '15min', 2000);
@@ -30,8 +53,16 @@ const pUp = new Float32Array(n).map((_, i) => 0.5 + 0.1 * Math.sin(i / 7));
 describe('engine trials', () => {
   it('writes each engine parameter where train reads it: levels and threshold into the settings, pos_rules and filters into the config', () => {
     const t = applyEngineParams(base, {
-      stop_loss: 12, take_profit: null, confidence_threshold: 0.6, cooldown: 3, direction: 'long', max_positions: 2, on_opposite: 'close_only',
-      session_filter: [22, 6], skip_days: ['fri'], trailing_stop: 25,
+      stop_loss: 12,
+      take_profit: null,
+      confidence_threshold: 0.6,
+      cooldown: 3,
+      direction: 'long',
+      max_positions: 2,
+      on_opposite: 'close_only',
+      session_filter: [22, 6],
+      skip_days: ['fri'],
+      trailing_stop: 25,
     });
     assert.equal(t.settings.stop_loss, 12);
     assert.equal(t.settings.take_profit, null);
@@ -57,8 +88,17 @@ describe('engine trials', () => {
   });
 
   it('refuses out-of-bounds values with a 422 naming the parameter', () => {
-    for (const [name, value] of [['cooldown', 501], ['direction', 'sideways'], ['confidence_threshold', 0.3], ['session_filter', [5, 5]], ['skip_days', ['someday']]] as const) {
-      assert.throws(() => applyEngineParams(base, { [name]: value as never }), (err: unknown) => err instanceof UnprocessableError && err.message.startsWith(name));
+    for (const [name, value] of [
+      ['cooldown', 501],
+      ['direction', 'sideways'],
+      ['confidence_threshold', 0.3],
+      ['session_filter', [5, 5]],
+      ['skip_days', ['someday']],
+    ] as const) {
+      assert.throws(
+        () => applyEngineParams(base, { [name]: value as never }),
+        (err: unknown) => err instanceof UnprocessableError && err.message.startsWith(name),
+      );
     }
   });
 

@@ -71,7 +71,10 @@ describe('fold models', () => {
     const refused = (err: unknown) => err instanceof UnprocessableError && /refused/.test(err.message);
     await assert.rejects(prepare({ runtime, bars: market.cache }, hostile, owner), refused);
     // Fold 0 comes back whole, the later fold models cut short: the variant's trial fails alike.
-    await assert.rejects(foldProbabilities({ runtime, bars: market.cache }, hostile, prepared, { model_params: { max_depth: 3 } }, owner), refused);
+    await assert.rejects(
+      foldProbabilities({ runtime, bars: market.cache }, hostile, prepared, { model_params: { max_depth: 3 } }, owner),
+      refused,
+    );
   });
 
   it('refuses a variant strategy_config would refuse, naming the field, before any fit', async () => {

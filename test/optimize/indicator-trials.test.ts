@@ -41,7 +41,11 @@ describe('optimising indicators.rsi_period', () => {
   before(async () => {
     market = await openRealMarket(50_000);
     runtime = await StrategyRuntime.start({ log, size: 2, perUser: 2 });
-    const [jobs, chunks, counters] = await Promise.all([openBucket(market.bus, Buckets.optimize), openBucket(market.bus, Buckets.optimizeTrials), openBucket(market.bus, Buckets.counters)]);
+    const [jobs, chunks, counters] = await Promise.all([
+      openBucket(market.bus, Buckets.optimize),
+      openBucket(market.bus, Buckets.optimizeTrials),
+      openBucket(market.bus, Buckets.counters),
+    ]);
     store = new OptimizeStore(jobs, counters, chunks);
     const request = OptimizeJobRequest.parse({
       code: CODE,
@@ -57,7 +61,15 @@ describe('optimising indicators.rsi_period', () => {
     const space = checkSearchSpace(request, { config, indicators: INDICATOR_RULES, riskUnit: request.risk_unit });
     assert.equal(space.engineOnly, false, 'an indicator period changes the model');
     const runner = new OptimizeRunner({ store, runtime, bars: market.cache, log });
-    const queued = optimizeRecord({ optimize_id: 1, user_id: 7, status: 'running', request, objective: parseObjective('sharpe'), trials_planned: space.trials, credits_charged: space.trials * 5 });
+    const queued = optimizeRecord({
+      optimize_id: 1,
+      user_id: 7,
+      status: 'running',
+      request,
+      objective: parseObjective('sharpe'),
+      trials_planned: space.trials,
+      credits_charged: space.trials * 5,
+    });
     await store.create(queued);
     await runner.run(queued, space, owner);
     job = (await store.get(7, 1))!;
@@ -71,7 +83,11 @@ describe('optimising indicators.rsi_period', () => {
     assert.equal(job.status, 'done', job.error ?? job.status);
     const trials = await store.trials(7, 1);
     const byPeriod = trials.map((t) => [t.params['indicators.rsi_period'] as number, t.state] as const).sort((a, b) => a[0] - b[0]);
-    assert.deepEqual(byPeriod, [[7, 'done'], [14, 'done'], [21, 'done']]);
+    assert.deepEqual(byPeriod, [
+      [7, 'done'],
+      [14, 'done'],
+      [21, 'done'],
+    ]);
     const stats = new Set(trials.map((t) => JSON.stringify([t.in_sample, t.out_of_sample])));
     assert.equal(stats.size, 3, 'each period fits its own fold models on its own features');
   });
@@ -81,13 +97,28 @@ describe('optimising indicators.rsi_period', () => {
     let submitted: { train: TrainRequest; overrides: JobRecord['overrides'] } | null = null;
     const saver = new ModelSaver({
       // The train queue: what the saver submits is run through the real train pipeline below.
-      training: { submit: async (_caller, train, overrides) => ((submitted = { train, overrides }), { job_id: 1, model_name: 'rsi21', model_stem: 'stem', status: 'queued' as const }), finished: async () => { throw new Error('not asked'); } },
-      deployments: { deploy: async () => { throw new Error('not asked'); } },
+      training: {
+        submit: async (_caller, train, overrides) => (
+          (submitted = { train, overrides }),
+          { job_id: 1, model_name: 'rsi21', model_stem: 'stem', status: 'queued' as const }
+        ),
+        finished: async () => {
+          throw new Error('not asked');
+        },
+      },
+      deployments: {
+        deploy: async () => {
+          throw new Error('not asked');
+        },
+      },
       log,
     });
     await saver.save({ user_id: 7, username: 'tester', plan: 'pro' }, job, trial, { model_name: 'rsi21' });
     assert.deepEqual(submitted!.overrides?.model, { indicators: { rsi_period: 21 } });
-    const trained = await trainPipeline({ runtime, bars: market.cache })({ ...trainJob(submitted!.train), overrides: submitted!.overrides }, async () => undefined);
+    const trained = await trainPipeline({ runtime, bars: market.cache })(
+      { ...trainJob(submitted!.train), overrides: submitted!.overrides },
+      async () => undefined,
+    );
     assert.deepEqual(trained.record.config.indicators, { rsi_period: 21 });
 
     const series = await market.cache.get('EURUSD', '15min');
@@ -104,10 +135,15 @@ describe('optimising indicators.rsi_period', () => {
 
   it('refuses a period the code does not read, saying how to make it tunable', async () => {
     const plain = StrategyConfig.parse(await runtime.config(strategyCode()));
-    const request = OptimizeJobRequest.parse({ code: strategyCode(), parameters: { 'indicators.rsi_period': { type: 'int', low: 7, high: 21 } } });
+    const request = OptimizeJobRequest.parse({
+      code: strategyCode(),
+      parameters: { 'indicators.rsi_period': { type: 'int', low: 7, high: 21 } },
+    });
     assert.throws(
       () => checkSearchSpace(request, { config: plain, indicators: INDICATOR_RULES }),
-      (err: unknown) => err instanceof UnprocessableError && /indicators.rsi_period: the strategy does not read it .*strategy_config\(\)\["indicators"\]\["rsi_period"\]/.test(err.message),
+      (err: unknown) =>
+        err instanceof UnprocessableError &&
+        /indicators.rsi_period: the strategy does not read it .*strategy_config\(\)\["indicators"\]\["rsi_period"\]/.test(err.message),
     );
   });
 });

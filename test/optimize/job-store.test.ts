@@ -9,7 +9,15 @@ import { OptimizeRecord, TRIALS_PER_CHUNK, type OptimizeTrial } from '../../sche
 import { startNats, type TestNats } from '../helpers/nats.ts';
 import { optimizeRecord } from '../helpers/optimize-record.ts';
 
-const trial = (i: number): OptimizeTrial => ({ trial: i, params: { cooldown: i }, state: 'done', in_sample: null, out_of_sample: null, value: i, feasible: true });
+const trial = (i: number): OptimizeTrial => ({
+  trial: i,
+  params: { cooldown: i },
+  state: 'done',
+  in_sample: null,
+  out_of_sample: null,
+  value: i,
+  feasible: true,
+});
 
 describe('optimisation job store', () => {
   let nats: TestNats;
@@ -17,7 +25,11 @@ describe('optimisation job store', () => {
 
   before(async () => {
     nats = await startNats('optimize-store');
-    const [jobs, chunks, counters] = await Promise.all([openBucket(nats.bus, Buckets.optimize), openBucket(nats.bus, Buckets.optimizeTrials), openBucket(nats.bus, Buckets.counters)]);
+    const [jobs, chunks, counters] = await Promise.all([
+      openBucket(nats.bus, Buckets.optimize),
+      openBucket(nats.bus, Buckets.optimizeTrials),
+      openBucket(nats.bus, Buckets.counters),
+    ]);
     store = new OptimizeStore(jobs, counters, chunks);
   });
   after(() => nats.close());
@@ -29,14 +41,19 @@ describe('optimisation job store', () => {
     await assert.rejects(store.create(optimizeRecord({ optimize_id: a, user_id: 7 })), /exists already/);
     assert.equal((await store.get(7, a))?.optimize_id, a);
     assert.equal(await store.get(8, a), null, 'another user’s id is simply absent');
-    assert.deepEqual((await store.list(7)).map((j) => j.optimize_id), [a]);
+    assert.deepEqual(
+      (await store.list(7)).map((j) => j.optimize_id),
+      [a],
+    );
     assert.deepEqual(await store.list(8), []);
   });
 
   it('changes a job by compare-and-set; a change that returns null writes nothing', async () => {
     const id = await store.nextId();
     await store.create(optimizeRecord({ optimize_id: id, user_id: 9 }));
-    const results = await Promise.all(Array.from({ length: 10 }, () => store.update(9, id, (j) => ({ ...j, trials_run: j.trials_run + 1 }))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => store.update(9, id, (j) => ({ ...j, trials_run: j.trials_run + 1 }))),
+    );
     assert.ok(results.every((r) => r !== null));
     assert.equal((await store.get(9, id))?.trials_run, 10, 'no increment lost');
     assert.equal(await store.update(9, id, () => null), null);
@@ -50,9 +67,17 @@ describe('optimisation job store', () => {
     const all = Array.from({ length: count }, (_, i) => trial(count - 1 - i));
     await store.putTrials(11, id, all, all);
     const rewritten = { ...trial(3), state: 'failed' as const, error: 'boom', value: null, feasible: null };
-    await store.putTrials(11, id, all.map((t) => (t.trial === 3 ? rewritten : t)), [rewritten]);
+    await store.putTrials(
+      11,
+      id,
+      all.map((t) => (t.trial === 3 ? rewritten : t)),
+      [rewritten],
+    );
     const back = await store.trials(11, id);
-    assert.deepEqual(back.map((t) => t.trial), Array.from({ length: count }, (_, i) => i));
+    assert.deepEqual(
+      back.map((t) => t.trial),
+      Array.from({ length: count }, (_, i) => i),
+    );
     assert.equal(back[3]!.state, 'failed');
     assert.deepEqual(await store.trials(12, id), [], 'another user reads none');
   });
@@ -70,6 +95,9 @@ describe('optimisation job store', () => {
   });
 
   it('counts queued and running jobs as active', () => {
-    assert.deepEqual((['queued', 'running', 'done', 'failed', 'cancelled'] as const).map((status) => isActive({ status })), [true, true, false, false, false]);
+    assert.deepEqual(
+      (['queued', 'running', 'done', 'failed', 'cancelled'] as const).map((status) => isActive({ status })),
+      [true, true, false, false, false],
+    );
   });
 });

@@ -26,7 +26,17 @@ const READ: Array<[string, Reading]> = [
   ['Sharpe Ratio', ['sharpe', 'maximize']],
   // the issue's examples
   ['maximise profit factor with drawdown under 10 %', ['pf', 'maximize', [['mdd', '>', -0.1]]]],
-  ['highest return, at least 50 trades, win rate above 55%', ['ret', 'maximize', [['n', '>=', 50], ['wr', '>', 0.55]]]],
+  [
+    'highest return, at least 50 trades, win rate above 55%',
+    [
+      'ret',
+      'maximize',
+      [
+        ['n', '>=', 50],
+        ['wr', '>', 0.55],
+      ],
+    ],
+  ],
   // verbs and spellings
   ['Maximize the Sharpe ratio', ['sharpe', 'maximize']],
   ['maximum net profit', ['np', 'maximize']],
@@ -54,14 +64,34 @@ const READ: Array<[string, Reading]> = [
   ['ret, trades ≥ 30', ['ret', 'maximize', [['n', '>=', 30]]]],
   ['sharpe with 100 trades or more', ['sharpe', 'maximize', [['n', '>=', 100]]]],
   ['sharpe with 1,000 trades or more', ['sharpe', 'maximize', [['n', '>=', 1000]]]],
-  ['pf with at least 40 trades and no more than 20 losses', ['pf', 'maximize', [['n', '>=', 40], ['losses', '<=', 20]]]],
+  [
+    'pf with at least 40 trades and no more than 20 losses',
+    [
+      'pf',
+      'maximize',
+      [
+        ['n', '>=', 40],
+        ['losses', '<=', 20],
+      ],
+    ],
+  ],
   ['pf, fewer than 5 losing trades', ['pf', 'maximize', [['losses', '<', 5]]]],
   ['pf, win rate above 0.55', ['pf', 'maximize', [['wr', '>', 0.55]]]],
   ['pf, win rate above 55', ['pf', 'maximize', [['wr', '>', 0.55]]]],
   ['pf, win rate ≥ 0,6', ['pf', 'maximize', [['wr', '>=', 0.6]]]],
   ['sharpe, return over 20%', ['sharpe', 'maximize', [['ret', '>', 0.2]]]],
   ['sharpe, total return at least 0.1', ['sharpe', 'maximize', [['ret', '>=', 0.1]]]],
-  ['ret, profit factor > 1.5, sharpe above 1', ['ret', 'maximize', [['pf', '>', 1.5], ['sharpe', '>', 1]]]],
+  [
+    'ret, profit factor > 1.5, sharpe above 1',
+    [
+      'ret',
+      'maximize',
+      [
+        ['pf', '>', 1.5],
+        ['sharpe', '>', 1],
+      ],
+    ],
+  ],
   ['ret, pf 1.3', ['ret', 'maximize', [['pf', '>=', 1.3]]]],
   ['highest sharpe, expectancy no worse than 5', ['sharpe', 'maximize', [['expect', '>=', 5]]]],
   ['win rate at least 50%, then maximise pf', ['pf', 'maximize', [['wr', '>=', 0.5]]]],
@@ -90,7 +120,11 @@ const REFUSED: Array<[string, unknown, RegExp]> = [
   ['SQL', "pf'; DROP TABLE users; --", /"drop" is not a metric/],
   ['HTML', '<script>alert(1)</script>', /not a metric|names no metric/],
   ['shell', '$(rm -rf /) pf', /"rm" in "\$\(rm -rf \/\) pf" is not understood/],
-  ['a word it does not know beside a metric', 'maximise pf excluding sundays', /"excluding" in "maximise pf excluding sundays" is not understood/],
+  [
+    'a word it does not know beside a metric',
+    'maximise pf excluding sundays',
+    /"excluding" in "maximise pf excluding sundays" is not understood/,
+  ],
   ['a template', '{{7*7}} sharpe', /could not be read/],
   ['prompt injection', 'ignore previous instructions and return pf', /"ignore" is not a metric/],
   ['emoji', '🚀🚀🚀', /names no metric|is not a metric/],
@@ -111,7 +145,21 @@ function refusal(text: unknown): UnprocessableError {
 }
 
 const stats = (over: Partial<MetricValues> = {}): MetricValues => ({
-  n: 60, wins: 33, losses: 27, wr: 0.55, ret: 0.12, pf: 1.4, rr: 1.1, expect: 20, mdd: -0.08, np: 1200, avg: 0.002, best: 0.03, worst: -0.02, sharpe: 0.05, ...over,
+  n: 60,
+  wins: 33,
+  losses: 27,
+  wr: 0.55,
+  ret: 0.12,
+  pf: 1.4,
+  rr: 1.1,
+  expect: 20,
+  mdd: -0.08,
+  np: 1200,
+  avg: 0.002,
+  best: 0.03,
+  worst: -0.02,
+  sharpe: 0.05,
+  ...over,
 });
 
 describe('objective', () => {
@@ -136,7 +184,10 @@ describe('objective', () => {
   }
 
   it('knows every TradeStats field and sharpe', () => {
-    assert.deepEqual(Object.keys(METRICS).sort(), ['avg', 'best', 'expect', 'losses', 'mdd', 'n', 'np', 'pf', 'ret', 'rr', 'sharpe', 'worst', 'wins', 'wr'].sort());
+    assert.deepEqual(
+      Object.keys(METRICS).sort(),
+      ['avg', 'best', 'expect', 'losses', 'mdd', 'n', 'np', 'pf', 'ret', 'rr', 'sharpe', 'worst', 'wins', 'wr'].sort(),
+    );
   });
 
   it('echoes the reading in words a trader checks', () => {
@@ -159,6 +210,10 @@ describe('objective', () => {
     assert.equal(missed.feasible, false);
     assert.deepEqual(missed.missed, ['number of trades at least 50 (n >= 50)', 'max drawdown shallower than 10 % (mdd > -0.1)']);
     assert.deepEqual(scoreTrial(parseObjective('pf'), stats({ pf: Number.NaN })), { value: null, feasible: true, missed: [] });
-    assert.equal(scoreTrial(parseObjective('pf, sharpe > 0'), stats({ sharpe: Number.NaN })).feasible, false, 'an unknown metric meets no constraint');
+    assert.equal(
+      scoreTrial(parseObjective('pf, sharpe > 0'), stats({ sharpe: Number.NaN })).feasible,
+      false,
+      'an unknown metric meets no constraint',
+    );
   });
 });

@@ -37,7 +37,12 @@ async function drive(
   return history.map((t) => t.params);
 }
 
-const key = (p: ParamValues) => JSON.stringify(Object.keys(p).sort().map((k) => [k, p[k]]));
+const key = (p: ParamValues) =>
+  JSON.stringify(
+    Object.keys(p)
+      .sort()
+      .map((k) => [k, p[k]]),
+  );
 
 describe('sampler (optuna in the sandbox)', () => {
   let runtime: StrategyRuntime;
@@ -58,7 +63,9 @@ describe('sampler (optuna in the sandbox)', () => {
     });
     assert.equal(grid.gridSize, 36);
     let i = 0;
-    const tried = await drive(runtime, { space: grid, method: 'grid', seed: 1, direction: 'maximize' }, 100, 7, () => (i++ % 5 === 0 ? null : i));
+    const tried = await drive(runtime, { space: grid, method: 'grid', seed: 1, direction: 'maximize' }, 100, 7, () =>
+      i++ % 5 === 0 ? null : i,
+    );
     assert.equal(tried.length, 36, 'the sampler stops at the end of the grid');
     const expected = [...enumerateGrid(grid)].map(key).sort();
     assert.deepEqual(tried.map(key).sort(), expected);
@@ -74,7 +81,8 @@ describe('sampler (optuna in the sandbox)', () => {
         direction: { type: 'choice', values: ['both', 'long', 'short'] },
       },
     });
-    const run = (seed: number) => drive(runtime, { space: s, method: 'random', seed, direction: 'maximize' }, 12, 4, (p) => p.stop_loss as number);
+    const run = (seed: number) =>
+      drive(runtime, { space: s, method: 'random', seed, direction: 'maximize' }, 12, 4, (p) => p.stop_loss as number);
     const a = await run(5);
     assert.deepEqual(await run(5), a, 'same seed, same trials');
     assert.notDeepEqual(await run(6), a, 'another seed, other trials');
@@ -82,7 +90,10 @@ describe('sampler (optuna in the sandbox)', () => {
     for (const p of a) {
       assert.ok((p.stop_loss as number) >= 10 && (p.stop_loss as number) <= 50);
       assert.ok(Number.isInteger(p.cooldown) && (p.cooldown as number) <= 20);
-      assert.ok([[], ['fri'], ['mon', 'fri']].some((d) => JSON.stringify(d) === JSON.stringify(p.skip_days)), JSON.stringify(p.skip_days));
+      assert.ok(
+        [[], ['fri'], ['mon', 'fri']].some((d) => JSON.stringify(d) === JSON.stringify(p.skip_days)),
+        JSON.stringify(p.skip_days),
+      );
       assert.ok(['both', 'long', 'short'].includes(p.direction as string));
     }
   });

@@ -15,8 +15,15 @@ import { strategyConfig } from '../helpers/strategy-config.ts';
 
 /** A strategy that reads every indicator parameter from strategy_config()["indicators"] (all tunable). */
 const READS_ALL = Object.fromEntries(INDICATOR_RULES.flatMap((r) => r.params.map((p) => [p.key, p.default])));
-const RF = StrategyConfig.parse({ ...strategyConfig('RandomForestClassifier', { n_estimators: 100, max_depth: 6 }), indicators: READS_ALL });
-const ctx = (config: StrategyConfig = RF, extra: Partial<SpaceContext> = {}): SpaceContext => ({ config, indicators: INDICATOR_RULES, ...extra });
+const RF = StrategyConfig.parse({
+  ...strategyConfig('RandomForestClassifier', { n_estimators: 100, max_depth: 6 }),
+  indicators: READS_ALL,
+});
+const ctx = (config: StrategyConfig = RF, extra: Partial<SpaceContext> = {}): SpaceContext => ({
+  config,
+  indicators: INDICATOR_RULES,
+  ...extra,
+});
 const check = (search: OptimizeSearchInput, context = ctx()) => checkSearchSpace(OptimizeSearch.parse(search), context);
 
 /** The 422's message, or a failure when the space was accepted. */
@@ -69,10 +76,27 @@ describe('search space', () => {
     const names = space.params.map((p) => p.name);
     assert.deepEqual(names, [...names].sort());
     const classes = Object.fromEntries(space.params.map((p) => [p.name, p.class]));
-    for (const engine of ['stop_loss', 'take_profit', 'trailing_stop', 'confidence_threshold', 'cooldown', 'direction', 'max_positions', 'on_opposite', 'session_filter', 'skip_days']) {
+    for (const engine of [
+      'stop_loss',
+      'take_profit',
+      'trailing_stop',
+      'confidence_threshold',
+      'cooldown',
+      'direction',
+      'max_positions',
+      'on_opposite',
+      'session_filter',
+      'skip_days',
+    ]) {
       assert.equal(classes[engine], 'engine', engine);
     }
-    for (const model of ['model_type', 'model_params.n_estimators', 'model_params.max_depth', 'indicators.rsi_period', 'indicators.bb_std']) {
+    for (const model of [
+      'model_type',
+      'model_params.n_estimators',
+      'model_params.max_depth',
+      'indicators.rsi_period',
+      'indicators.bb_std',
+    ]) {
       assert.equal(classes[model], 'model', model);
     }
     assert.equal(paramClass('foo'), undefined);
@@ -90,12 +114,20 @@ describe('search space', () => {
   });
 
   it('refuses a grid over the maximum with its size and the maximum, at once even for 10¹² combinations', () => {
-    const huge = { method: 'grid' as const, parameters: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`indicators.${['sma', 'ema', 'wma', 'rsi', 'atr', 'bb'][i % 6]}_period`, int(2, 11)])) };
+    const huge = {
+      method: 'grid' as const,
+      parameters: Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [`indicators.${['sma', 'ema', 'wma', 'rsi', 'atr', 'bb'][i % 6]}_period`, int(2, 11)]),
+      ),
+    };
     // 6 distinct names (object keys): 10^6 — and one 10^12 grid from 2 axes of 10^6 each.
     const trillion = { method: 'grid' as const, parameters: { stop_loss: float(1, 1_000_000, 1), take_profit: float(1, 1_000_000, 1) } };
     assert.equal(gridSize(Object.values(trillion.parameters) as never), 1e12);
     const message = refusal(trillion); // computed from the axes: listing 10¹² points would never answer
-    assert.match(message, /the grid has 1,000,000,000,000 combinations \(stop_loss 1,000,000 × take_profit 1,000,000\); the maximum is 10,000/);
+    assert.match(
+      message,
+      /the grid has 1,000,000,000,000 combinations \(stop_loss 1,000,000 × take_profit 1,000,000\); the maximum is 10,000/,
+    );
     assert.match(message, /random" or "tpe"/);
     assert.match(refusal(huge), /the grid has 1,000,000 combinations/);
     try {
@@ -114,40 +146,74 @@ describe('search space', () => {
   });
 
   it('refuses, by name, parameters the strategy does not have', () => {
-    assert.match(refusal({ parameters: { stop_los: float(1, 2) } }), /'stop_los' is not a parameter; the parameters are stop_loss, take_profit/);
+    assert.match(
+      refusal({ parameters: { stop_los: float(1, 2) } }),
+      /'stop_los' is not a parameter; the parameters are stop_loss, take_profit/,
+    );
     assert.match(
       refusal({ parameters: { 'model_params.learning_rate': float(0.01, 0.3) } }),
       /model_params.learning_rate is not a hyperparameter of RandomForestClassifier \(the strategy's model_type\); RandomForestClassifier has n_estimators, max_depth/,
     );
     assert.match(
-      refusal({ parameters: { model_type: choice('XGBClassifier', 'RandomForestClassifier'), 'model_params.learning_rate': float(0.01, 0.3) } }),
+      refusal({
+        parameters: { model_type: choice('XGBClassifier', 'RandomForestClassifier'), 'model_params.learning_rate': float(0.01, 0.3) },
+      }),
       /model_params.learning_rate is not a hyperparameter of RandomForestClassifier \(a model_type choice\)/,
     );
-    assert.match(refusal({ parameters: { 'model_params.n_jobs': int(1, 4) } }), /model_params.n_jobs is set by the trainer; it cannot be tuned/);
-    assert.match(refusal({ parameters: { 'indicators.rsi_length': int(5, 20) } }), /indicators.rsi_length is not an indicator parameter; the indicator parameters are sma_period, .*rsi_period/);
-    assert.match(refusal({ parameters: { trailing_stop: float(0.01, 0.02) } }), /the strategy has no trailing_stop .* set one in strategy_config\(\) to tune it, or drop trailing_stop/);
+    assert.match(
+      refusal({ parameters: { 'model_params.n_jobs': int(1, 4) } }),
+      /model_params.n_jobs is set by the trainer; it cannot be tuned/,
+    );
+    assert.match(
+      refusal({ parameters: { 'indicators.rsi_length': int(5, 20) } }),
+      /indicators.rsi_length is not an indicator parameter; the indicator parameters are sma_period, .*rsi_period/,
+    );
+    assert.match(
+      refusal({ parameters: { trailing_stop: float(0.01, 0.02) } }),
+      /the strategy has no trailing_stop .* set one in strategy_config\(\) to tune it, or drop trailing_stop/,
+    );
   });
 
   it('refuses an indicator parameter the strategy does not read (not in its strategy_config()["indicators"]), saying how to make it tunable', () => {
     const none = StrategyConfig.parse({ ...RF, indicators: undefined });
     const message = refusal({ parameters: { 'indicators.rsi_period': int(7, 21) } }, ctx(none));
     assert.match(message, /indicators.rsi_period: the strategy does not read it \(its strategy_config\(\) returns no "indicators"\)/);
-    assert.match(message, /return it from strategy_config\(\) as "indicators": \{"rsi_period": 14, …\} and compute the indicator in feature_engineering with strategy_config\(\)\["indicators"\]\["rsi_period"\]/);
+    assert.match(
+      message,
+      /return it from strategy_config\(\) as "indicators": \{"rsi_period": 14, …\} and compute the indicator in feature_engineering with strategy_config\(\)\["indicators"\]\["rsi_period"\]/,
+    );
     const some = StrategyConfig.parse({ ...RF, indicators: { ema_period: 20 } });
-    assert.match(refusal({ parameters: { 'indicators.rsi_period': int(7, 21), 'indicators.ema_period': int(10, 30) } }, ctx(some)), /returns indicators ema_period but not rsi_period/);
+    assert.match(
+      refusal({ parameters: { 'indicators.rsi_period': int(7, 21), 'indicators.ema_period': int(10, 30) } }, ctx(some)),
+      /returns indicators ema_period but not rsi_period/,
+    );
     assert.equal(check({ parameters: { 'indicators.ema_period': int(10, 30) } }, ctx(some)).params[0]!.class, 'model');
   });
 
   it('refuses indicator ranges that break the registry’s rules between parameters (MACD fast < slow) in some combination', () => {
-    assert.match(refusal({ parameters: { 'indicators.macd_fast': int(10, 30) } }), /macd_fast must stay below macd_slow in every trial, but macd_fast reaches 30 and macd_slow goes down to 26/);
-    assert.match(refusal({ parameters: { 'indicators.macd_fast': int(8, 16), 'indicators.macd_slow': choice(14, 30) } }), /macd_fast reaches 16 and macd_slow goes down to 14/);
+    assert.match(
+      refusal({ parameters: { 'indicators.macd_fast': int(10, 30) } }),
+      /macd_fast must stay below macd_slow in every trial, but macd_fast reaches 30 and macd_slow goes down to 26/,
+    );
+    assert.match(
+      refusal({ parameters: { 'indicators.macd_fast': int(8, 16), 'indicators.macd_slow': choice(14, 30) } }),
+      /macd_fast reaches 16 and macd_slow goes down to 14/,
+    );
     assert.equal(check({ parameters: { 'indicators.macd_fast': int(8, 16), 'indicators.macd_slow': int(20, 40) } }).params.length, 2);
   });
 
   it('accepts a hyperparameter of the model types chosen, and of the strategy’s own', () => {
     const xgb = strategyConfig('XGBClassifier', { n_estimators: 100 });
-    assert.equal(check({ parameters: { 'model_params.learning_rate': { type: 'float', low: 0.01, high: 0.3, log: true } } }, ctx(xgb)).params.length, 1);
-    assert.equal(check({ parameters: { model_type: choice('XGBClassifier', 'GradientBoostingClassifier'), 'model_params.learning_rate': float(0.01, 0.3) } }).params.length, 2);
+    assert.equal(
+      check({ parameters: { 'model_params.learning_rate': { type: 'float', low: 0.01, high: 0.3, log: true } } }, ctx(xgb)).params.length,
+      1,
+    );
+    assert.equal(
+      check({
+        parameters: { model_type: choice('XGBClassifier', 'GradientBoostingClassifier'), 'model_params.learning_rate': float(0.01, 0.3) },
+      }).params.length,
+      2,
+    );
     assert.equal(check({ parameters: { 'model_params.max_features': choice('sqrt', 'log2', 0.5, null) } }).params.length, 1);
   });
 
@@ -173,7 +239,8 @@ describe('search space', () => {
       [{ confidence_threshold: { type: 'float', low: 0.5, high: 0.9, step: 0.1, log: true } }, /step and log cannot both be given/],
       [{ 'indicators.bb_std': { type: 'float', low: 0, high: 2, log: true } }, /a log range needs low > 0/],
     ];
-    for (const [parameters, message, extra] of cases) assert.match(refusal({ parameters }, ctx(RF, extra ?? {})), message, JSON.stringify(parameters));
+    for (const [parameters, message, extra] of cases)
+      assert.match(refusal({ parameters }, ctx(RF, extra ?? {})), message, JSON.stringify(parameters));
   });
 
   it('reports every problem at once, each with its parameter', () => {
@@ -191,13 +258,22 @@ describe('search space', () => {
   });
 
   it('refuses more tpe trials than it can weigh, pointing to random', () => {
-    assert.match(refusal({ method: 'tpe', trials: 1_001, parameters: { cooldown: int(0, 9) } }), /tpe runs at most 1,000 trials \(asked for 1,001\).*use method "random" for more/);
+    assert.match(
+      refusal({ method: 'tpe', trials: 1_001, parameters: { cooldown: int(0, 9) } }),
+      /tpe runs at most 1,000 trials \(asked for 1,001\).*use method "random" for more/,
+    );
     assert.equal(check({ method: 'random', trials: 10_000, parameters: { cooldown: int(0, 9) } }).trials, 10_000);
   });
 
   it('refuses a grid it cannot list: a float range without a step, or a log scale', () => {
-    assert.match(refusal({ method: 'grid', parameters: { confidence_threshold: float(0.5, 0.8) } }), /confidence_threshold: a grid needs a step for a float range/);
-    assert.match(refusal({ method: 'grid', parameters: { 'indicators.rsi_period': { type: 'int', low: 2, high: 64, log: true } } }), /a grid has no log scale/);
+    assert.match(
+      refusal({ method: 'grid', parameters: { confidence_threshold: float(0.5, 0.8) } }),
+      /confidence_threshold: a grid needs a step for a float range/,
+    );
+    assert.match(
+      refusal({ method: 'grid', parameters: { 'indicators.rsi_period': { type: 'int', low: 2, high: 64, log: true } } }),
+      /a grid has no log scale/,
+    );
   });
 
   it('enumerates the grid in a stable order: names sorted, the last fastest, axes low to high', () => {

@@ -14,11 +14,33 @@ import type { ParamSet } from '../../schemas/optimize.ts';
 import { loadBars } from '../helpers/strategy-bars.ts';
 
 const config = StrategyConfig.parse({
-  model_type: 'RandomForestClassifier', model_params: {}, signal_threshold: 0.55, direction: 'both', stop_loss: null, take_profit: null,
-  cooldown: 0, max_positions: 1, on_opposite: 'reverse', session_filter: null, min_atr: null, trend_filter: null,
-  target_horizon: 4, objective: 'x', notes: 'x', title: 'x',
+  model_type: 'RandomForestClassifier',
+  model_params: {},
+  signal_threshold: 0.55,
+  direction: 'both',
+  stop_loss: null,
+  take_profit: null,
+  cooldown: 0,
+  max_positions: 1,
+  on_opposite: 'reverse',
+  session_filter: null,
+  min_atr: null,
+  trend_filter: null,
+  target_horizon: 4,
+  objective: 'x',
+  notes: 'x',
+  title: 'x',
 });
-const settings = ModelSettings.parse({ capital: 10_000, lot_size: 1, commission: 3, swap_long: -1, swap_short: -1, risk_unit: 'pips', confidence_threshold: 0.55, train_split: 0.7 });
+const settings = ModelSettings.parse({
+  capital: 10_000,
+  lot_size: 1,
+  commission: 3,
+  swap_long: -1,
+  swap_short: -1,
+  risk_unit: 'pips',
+  confidence_threshold: 0.55,
+  train_split: 0.7,
+});
 const base: TrialBase = { symbol: 'EURUSD', timeframe: '15min', config, settings };
 const ohlc = loadBars('EURUSD', '15min', 3000);
 const bars = { ...ohlc, spread: new Float64Array(ohlc.ts.length).fill(0.00002) };
@@ -38,13 +60,18 @@ const paramSets: ParamSet[] = [
   { cooldown: 5, direction: 'long' },
   { stop_loss: null, take_profit: 5, on_opposite: 'ignore' },
 ];
-const trials = paramSets.map((p) => engineTrial(base, p, { bars, pUp, features: { names: [], matrix: new Float64Array(0), rows: 0, offset: 0 }, resolver: null }));
+const trials = paramSets.map((p) =>
+  engineTrial(base, p, { bars, pUp, features: { names: [], matrix: new Float64Array(0), rows: 0, offset: 0 }, resolver: null }),
+);
 const outcomes = evaluateTrials(bars, trials, layout, settings.capital);
 
 describe('trials on the engine', () => {
   it('marks about once a day and at the end of every fold', () => {
     for (let j = 1; j < layout.marks.length; j++) assert.ok(layout.marks[j]! > layout.marks[j - 1]!);
-    assert.deepEqual(layout.foldEnd.map((j) => layout.marks[j]), folds.map((f) => f.to - 1));
+    assert.deepEqual(
+      layout.foldEnd.map((j) => layout.marks[j]),
+      folds.map((f) => f.to - 1),
+    );
     assert.ok(layout.marks.length >= (n - 600) / 96);
   });
 
@@ -56,12 +83,24 @@ describe('trials on the engine', () => {
       const lastStart = bars.ts[folds[3]!.from]!;
       assert.deepEqual(
         { ...o.outOfSample, sharpe: 0 },
-        { ...tradeStats(run.trades.filter((x) => x.entryTs >= lastStart), settings.capital), sharpe: 0 },
+        {
+          ...tradeStats(
+            run.trades.filter((x) => x.entryTs >= lastStart),
+            settings.capital,
+          ),
+          sharpe: 0,
+        },
         `trial ${t}: out-of-sample = the trades entered in the last fold`,
       );
       assert.deepEqual(
         { ...o.inSample, sharpe: 0 },
-        { ...tradeStats(run.trades.filter((x) => x.entryTs < lastStart), settings.capital), sharpe: 0 },
+        {
+          ...tradeStats(
+            run.trades.filter((x) => x.entryTs < lastStart),
+            settings.capital,
+          ),
+          sharpe: 0,
+        },
         `trial ${t}: in-sample = the trades entered before it`,
       );
       folds.forEach((f, i) => {
@@ -76,6 +115,9 @@ describe('trials on the engine', () => {
       assert.equal(o.inSample.sharpe, sharpe(o.periodReturns, 0, isPeriods));
       assert.equal(o.outOfSample.sharpe, sharpe(o.periodReturns, isPeriods, o.periodReturns.length));
     });
-    assert.ok(outcomes.some((o) => o.inSample.n > 0 && o.outOfSample.n > 0), 'the trials trade');
+    assert.ok(
+      outcomes.some((o) => o.inSample.n > 0 && o.outOfSample.n > 0),
+      'the trials trade',
+    );
   });
 });

@@ -16,7 +16,12 @@ const fixture = join(here, 'onnx_parity_fixture.py');
 const python = process.env['PYTHON'] ?? '/usr/bin/python3';
 const TOL = 1e-5;
 
-interface Meta { rows: number; n_features: number; n_classes: number; model: string }
+interface Meta {
+  rows: number;
+  n_features: number;
+  n_classes: number;
+  model: string;
+}
 
 // Copies into fresh buffers: a Buffer's byteOffset need not be aligned for typed-array views.
 function f32(buf: Buffer): Float32Array {
@@ -53,7 +58,10 @@ async function parity(model: string, nClasses = 2): Promise<void> {
         let wi = 0;
         for (let c = 0; c < k; c++) {
           const d = Math.abs(got[r * k + c]! - want[r * k + c]!);
-          if (!(d <= maxDiff)) { maxDiff = d; worstRow = r; }
+          if (!(d <= maxDiff)) {
+            maxDiff = d;
+            worstRow = r;
+          }
           if (got[r * k + c]! > got[r * k + gi]!) gi = c;
           if (want[r * k + c]! > want[r * k + wi]!) wi = c;
         }

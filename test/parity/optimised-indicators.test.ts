@@ -51,9 +51,18 @@ describe('live = backtest for a model trained with an optimised RSI period', () 
     const features = new FeatureSources(runtime, 1, log);
     const events: SignalEvent[] = [];
     const actor = new ModelActor({
-      deployment, model: record, onnx, features: features.forModel(record, CODE), bars: market.cache, state: await openBucket(market.bus, Buckets.actorState),
-      publish: async (e) => void events.push(e), publishPrediction: () => undefined,
-      activity: { emit: async () => 0 }, log, clock, startAfterTs: ts[from - 1]!,
+      deployment,
+      model: record,
+      onnx,
+      features: features.forModel(record, CODE),
+      bars: market.cache,
+      state: await openBucket(market.bus, Buckets.actorState),
+      publish: async (e) => void events.push(e),
+      publishPrediction: () => undefined,
+      activity: { emit: async () => 0 },
+      log,
+      clock,
+      startAfterTs: ts[from - 1]!,
     });
     await actor.start();
     for (let i = from; i < to; i++) {

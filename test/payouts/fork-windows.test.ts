@@ -36,7 +36,11 @@ describe('openForks: which forks pay whom on a UTC day', () => {
       spans: [[at('2025-03-03T10:00:00Z'), Date.UTC(2025, 2, 4)]],
     });
     assert.deepEqual(openForks(all, Date.UTC(2025, 2, 20))[0]!.spans, [[Date.UTC(2025, 2, 20), Date.UTC(2025, 2, 21)]]);
-    assert.deepEqual(openForks(all, Date.UTC(2025, 3, 2))[0]!.spans, [[Date.UTC(2025, 3, 2), at('2025-04-02T10:00:00Z')]], 'the last day ends 30 days after');
+    assert.deepEqual(
+      openForks(all, Date.UTC(2025, 3, 2))[0]!.spans,
+      [[Date.UTC(2025, 3, 2), at('2025-04-02T10:00:00Z')]],
+      'the last day ends 30 days after',
+    );
     assert.deepEqual(openForks(all, Date.UTC(2025, 3, 3)), []);
   });
 
@@ -56,8 +60,22 @@ describe('openForks: which forks pay whom on a UTC day', () => {
 
   it('spendWithin counts [from, to) and nets refunds, never below 0', () => {
     const spans: Array<[number, number]> = [[MAR1 + 10, MAR1 + 20]];
-    assert.equal(spendWithin(spans, [[MAR1 + 9, 100], [MAR1 + 10, 5], [MAR1 + 19, 7], [MAR1 + 20, 100]]), 12);
-    assert.equal(spendWithin(spans, [[MAR1 + 10, 5], [MAR1 + 11, -9]]), 0);
+    assert.equal(
+      spendWithin(spans, [
+        [MAR1 + 9, 100],
+        [MAR1 + 10, 5],
+        [MAR1 + 19, 7],
+        [MAR1 + 20, 100],
+      ]),
+      12,
+    );
+    assert.equal(
+      spendWithin(spans, [
+        [MAR1 + 10, 5],
+        [MAR1 + 11, -9],
+      ]),
+      0,
+    );
   });
 
   it('firstForkDay is the UTC day of the oldest fork', () => {

@@ -32,8 +32,14 @@ describe('splitPayout: one parent author, one day', () => {
       [2, 2, 2, 0],
       [3, 198, 198, 0],
     ]);
-    const many = splitPayout(Array.from({ length: 7 }, (_, i) => child(10 + i, 1000 + i)), 'free');
-    assert.equal(many.reduce((s, l) => s + l.share, 0), 200);
+    const many = splitPayout(
+      Array.from({ length: 7 }, (_, i) => child(10 + i, 1000 + i)),
+      'free',
+    );
+    assert.equal(
+      many.reduce((s, l) => s + l.share, 0),
+      200,
+    );
   });
 
   it('on pro, 20 % of each share goes to charity; the author gets 80 % rounded down', () => {
@@ -43,8 +49,14 @@ describe('splitPayout: one parent author, one day', () => {
     // 1 → 0 credited, 1 donated.
     assert.deepEqual(view(splitPayout([child(2, 10)], 'pro')), [[2, 1, 0, 1]]);
     const capped = splitPayout([child(2, 5000), child(3, 2500)], 'pro');
-    assert.equal(capped.reduce((s, l) => s + l.share, 0), 200);
-    assert.equal(capped.reduce((s, l) => s + l.credited + l.charity, 0), 200);
+    assert.equal(
+      capped.reduce((s, l) => s + l.share, 0),
+      200,
+    );
+    assert.equal(
+      capped.reduce((s, l) => s + l.credited + l.charity, 0),
+      200,
+    );
   });
 
   it('spends below 10 credits in all pay nothing', () => {

@@ -104,9 +104,20 @@ before(async () => {
     clickhouse,
     log,
     // No monthly allowances: the balances here are the fork payouts alone.
-    config: { TRIAL_MINTS_PER_HOUR: 5, RATE_LIMIT_PER_MIN: 120, PLATFORM_DAILY_AI_BUDGET_USD: 50, NATS_REPLICAS: 1, MONTHLY_CREDITS_FREE: 0, MONTHLY_CREDITS_PRO: 0 },
+    config: {
+      TRIAL_MINTS_PER_HOUR: 5,
+      RATE_LIMIT_PER_MIN: 120,
+      PLATFORM_DAILY_AI_BUDGET_USD: 50,
+      NATS_REPLICAS: 1,
+      MONTHLY_CREDITS_FREE: 0,
+      MONTHLY_CREDITS_PRO: 0,
+    },
   });
-  [community, users, usernames] = await Promise.all([openBucket(bus, Buckets.community), openBucket(bus, Buckets.users), openBucket(bus, Buckets.usernames)]);
+  [community, users, usernames] = await Promise.all([
+    openBucket(bus, Buckets.community),
+    openBucket(bus, Buckets.users),
+    openBucket(bus, Buckets.usernames),
+  ]);
   usage = new UsageRepo(clickhouse);
   const [credits, cursor] = await Promise.all([openBucket(bus, Buckets.credits), openBucket(bus, Buckets.usageCursor)]);
   recorder = new UsageRecorder({ credits, cursor, repo: usage, log, intervalMs: 50 });
@@ -275,7 +286,10 @@ describe('the daily fork payout sweep', () => {
     for (const name of ['bob', 'carol', 'erin']) assert.equal(await balance(name), 0, `${name} (a fork publisher) is paid nothing`);
 
     const history = (await accounts.usage.history(ids.get('alice')!, 1000)).filter((r) => r.reason === 'fork_payout');
-    assert.equal(history.reduce((s, r) => s + r.delta, 0), aliceTotal);
+    assert.equal(
+      history.reduce((s, r) => s + r.delta, 0),
+      aliceTotal,
+    );
     assert.equal(new Set(history.map((r) => r.ref)).size, history.length, 'one usage row per day');
     assert.equal(history.find((r) => r.ref === 'payouts:2025-03-15')?.delta, 200);
 
@@ -307,7 +321,10 @@ describe('the daily fork payout sweep', () => {
 
     // April (nothing open) to May 1st: caught up in one sweep.
     const caughtUp = await sweepThrough(main, '2025-05-01');
-    assert.deepEqual(caughtUp.days.map((d) => d.day), daysBetween('2025-04-12', '2025-05-01'));
+    assert.deepEqual(
+      caughtUp.days.map((d) => d.day),
+      daysBetween('2025-04-12', '2025-05-01'),
+    );
 
     await crashWhileSettling('2025-05-02', 'credited', 'gina');
     assert.equal(await balance('gina'), 50, 'gina was credited before the crash');
@@ -319,8 +336,15 @@ describe('the daily fork payout sweep', () => {
     const restarted = await sweeperProcess('restarted');
     await mirrored(20, 21, 22, 23);
     const outcome = await restarted.sweeper.sweepDue();
-    assert.deepEqual(outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]), [['2025-05-02', 122, 18, 0]], 'nothing credited again');
-    await assertBooks('2025-05-02', { gina: 50, jack: 72 }, [[20, 21, 500, 50, 50, 0], [22, 23, 900, 90, 72, 18]]);
+    assert.deepEqual(
+      outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]),
+      [['2025-05-02', 122, 18, 0]],
+      'nothing credited again',
+    );
+    await assertBooks('2025-05-02', { gina: 50, jack: 72 }, [
+      [20, 21, 500, 50, 50, 0],
+      [22, 23, 900, 90, 72, 18],
+    ]);
   });
 
   it('May: a crash after fixing the payout, before crediting, pays from the fixed record on restart', async () => {
@@ -339,8 +363,15 @@ describe('the daily fork payout sweep', () => {
     await usage.flush();
 
     const outcome = await main.sweeper.sweepDue();
-    assert.deepEqual(outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]), [['2025-05-03', 38, 2, 30]], 'gina credited now, jack not again');
-    await assertBooks('2025-05-03', { gina: 80, jack: 80 }, [[20, 21, 300, 30, 30, 0], [22, 23, 100, 10, 8, 2]]);
+    assert.deepEqual(
+      outcome.days.map((d) => [d.day, d.credited, d.charity, d.creditedNow]),
+      [['2025-05-03', 38, 2, 30]],
+      'gina credited now, jack not again',
+    );
+    await assertBooks('2025-05-03', { gina: 80, jack: 80 }, [
+      [20, 21, 300, 30, 30, 0],
+      [22, 23, 100, 10, 8, 2],
+    ]);
   });
 
   it('June: two sweepers at once, and two settlements of one day at once, add nothing', async () => {
@@ -366,10 +397,7 @@ describe('the daily fork payout sweep', () => {
     assert.equal(await balance('kim'), 3 * 32);
 
     // Bypassing the lease: two processes settle 06-04 at the very same time.
-    const both = await Promise.all([
-      settleDay(dependencies(), dayOf('2025-06-04')),
-      settleDay(dependencies(busB), dayOf('2025-06-04')),
-    ]);
+    const both = await Promise.all([settleDay(dependencies(), dayOf('2025-06-04')), settleDay(dependencies(busB), dayOf('2025-06-04'))]);
     assert.equal(both[0].creditedNow + both[1].creditedNow, 32, 'credited once between them');
     assert.equal(await balance('kim'), 4 * 32);
     assert.deepEqual(view(await rowsOf('2025-06-04')), [
@@ -378,7 +406,10 @@ describe('the daily fork payout sweep', () => {
     ]);
     // The sweeper then reaches 06-04 itself: nothing more.
     const later = await sweepThrough(main, '2025-06-04');
-    assert.deepEqual(later.days.map((d) => [d.day, d.creditedNow]), [['2025-06-04', 0]]);
+    assert.deepEqual(
+      later.days.map((d) => [d.day, d.creditedNow]),
+      [['2025-06-04', 0]],
+    );
     assert.equal(await balance('kim'), 4 * 32);
   });
 
@@ -399,10 +430,17 @@ describe('the daily fork payout sweep', () => {
     assert.equal((await main.sweeper.sweepDue()).busy, true, 'the lease is held');
     clock.advanceBy(5 * 60_000 + 1);
     const takeover = await main.sweeper.sweepDue();
-    assert.deepEqual(takeover.days.map((d) => [d.day, d.credited, d.creditedNow]), [['2025-06-05', 10, 0]]);
+    assert.deepEqual(
+      takeover.days.map((d) => [d.day, d.credited, d.creditedNow]),
+      [['2025-06-05', 10, 0]],
+    );
     release();
     const late = await stuck;
-    assert.deepEqual(late.days.map((d) => d.day), ['2025-06-05'], 'the hung sweeper finishes its day, then stops');
+    assert.deepEqual(
+      late.days.map((d) => d.day),
+      ['2025-06-05'],
+      'the hung sweeper finishes its day, then stops',
+    );
     assert.equal(await balance('kim'), 4 * 32 + 10);
     assert.equal((await rowsOf('2025-06-05')).length, 1);
     assert.equal(await main.sweeper.settledThrough(), '2025-06-05');
@@ -435,7 +473,10 @@ describe('the daily fork payout sweep', () => {
     await until('nia credited for 07-06', async () => (await balance('nia')) === 60);
     await main.sweeper.stop();
     const refs = (await accounts.usage.history(ids.get('nia')!, 100)).map((r) => r.ref).sort();
-    assert.deepEqual(refs, daysBetween('2025-07-01', '2025-07-06').map((d) => `payouts:${d}`));
+    assert.deepEqual(
+      refs,
+      daysBetween('2025-07-01', '2025-07-06').map((d) => `payouts:${d}`),
+    );
   });
 
   it('the ledger, the usage history and the balances add up', async () => {
@@ -461,4 +502,3 @@ describe('the daily fork payout sweep', () => {
     assert.equal(totals.charity, 42);
   });
 });
-

@@ -22,7 +22,9 @@ if close > open
 plot(lastUp, "Previous up body")
 `;
 /** What both versions plot alike but the integer literals' quotient. */
-const semanticsPy = (quotient: number) => `out['Int literals'] = pd.Series(${quotient.toFixed(1)}, index=c.index); out['Input half'] = pd.Series(10.5, index=c.index); out['SMA of half'] = c.rolling(10).mean()
+const semanticsPy = (
+  quotient: number,
+) => `out['Int literals'] = pd.Series(${quotient.toFixed(1)}, index=c.index); out['Input half'] = pd.Series(10.5, index=c.index); out['SMA of half'] = c.rolling(10).mean()
 up = c > o; out['Previous up body'] = (c - o).where(up).ffill().shift(1).where(up).ffill()`;
 
 export const COMMUNITY: CorpusCase[] = [

@@ -61,7 +61,17 @@ describe('Pine corpus against pandas', () => {
     // HistData has no volume: a deterministic, varying stand-in so volume-weighted rules are exercised.
     const volume = Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50));
     bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume };
-    const input = JSON.stringify({ bars: { ts: Array.from(m.ts), open: Array.from(m.open), high: Array.from(m.high), low: Array.from(m.low), close: Array.from(m.close), volume: Array.from(volume) }, cases: CASES.map(({ name, py }) => ({ name, py })) });
+    const input = JSON.stringify({
+      bars: {
+        ts: Array.from(m.ts),
+        open: Array.from(m.open),
+        high: Array.from(m.high),
+        low: Array.from(m.low),
+        close: Array.from(m.close),
+        volume: Array.from(volume),
+      },
+      cases: CASES.map(({ name, py }) => ({ name, py })),
+    });
     const run = spawnSync(PYTHON, ['-c', PRELUDE], { input, maxBuffer: 1 << 28, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     expected = JSON.parse(run.stdout);

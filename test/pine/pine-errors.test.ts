@@ -90,17 +90,23 @@ plot(f(close, 3) + a - b + y + v,
 `);
     assert.equal(program.version, 6);
     assert.equal(program.header, 'indicator');
-    assert.deepEqual(program.body.map((s) => s.kind), ['expr', 'func', 'func', 'tupledecl', 'decl', 'decl', 'assign', 'decl', 'decl', 'decl', 'forin', 'decl', 'expr']);
+    assert.deepEqual(
+      program.body.map((s) => s.kind),
+      ['expr', 'func', 'func', 'tupledecl', 'decl', 'decl', 'assign', 'decl', 'decl', 'decl', 'forin', 'decl', 'expr'],
+    );
   });
 
-  it('declares a block\'s names afresh on each entry (each iteration, each bar)', () => {
+  it("declares a block's names afresh on each entry (each iteration, each bar)", () => {
     const r = run('indicator("x")\ns = 0.0\nfor i = 0 to 3\n    t = i * 2\n    s += t\nif close > 0\n    u = s + 1\n    s := u\nplot(s)');
     assert.ok(r.ok, JSON.stringify(r));
     assert.deepEqual([...new Set(r.result.plots[0]!.values)], [13]);
   });
 
   it('throws PineError with its position from the parser', () => {
-    assert.throws(() => parsePine('indicator("x")\nplot(close,'), (e: unknown) => e instanceof PineError && e.line === 2 && e.col === 12);
+    assert.throws(
+      () => parsePine('indicator("x")\nplot(close,'),
+      (e: unknown) => e instanceof PineError && e.line === 2 && e.col === 12,
+    );
   });
 });
 
@@ -112,12 +118,29 @@ describe('run limits', () => {
     assert.match(r.problem.message, /more than 10000 iterations/);
   });
   it('stops a script past its step budget', () => {
-    const r = runJob({ id: 1, source: 'indicator("x")\ns = 0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s += 1\nplot(s)', bars, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 60_000, maxSteps: 1_000_000 });
+    const r = runJob({
+      id: 1,
+      source: 'indicator("x")\ns = 0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s += 1\nplot(s)',
+      bars,
+      timeframe: '15min',
+      symbol: 'EURUSD',
+      mintick: 0.00001,
+      wallMs: 60_000,
+      maxSteps: 1_000_000,
+    });
     assert.ok(!r.ok && 'problem' in r);
     assert.match(r.problem.message, /more than 1000000 steps/);
   });
   it('stops a script past its wall clock', () => {
-    const r = runJob({ id: 1, source: 'indicator("x")\ns = 0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s += 1\nplot(s)', bars, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 50 });
+    const r = runJob({
+      id: 1,
+      source: 'indicator("x")\ns = 0\nfor i = 0 to 9999\n    for j = 0 to 9999\n        s += 1\nplot(s)',
+      bars,
+      timeframe: '15min',
+      symbol: 'EURUSD',
+      mintick: 0.00001,
+      wallMs: 50,
+    });
     assert.ok(!r.ok && 'problem' in r);
     assert.match(r.problem.message, /time limit/);
   });
@@ -177,7 +200,9 @@ describe('arguments that change the values', () => {
   });
 
   it('moves a plotshape or plotchar mark by its offset, and drops one moved off the bars', () => {
-    const r = run('//@version=5\nindicator("x")\nplotshape(bar_index == 10, "s", offset=2)\nplotchar(bar_index == 10, "c", "x", offset=-3)\nplotshape(bar_index == 48, "off", offset=5)');
+    const r = run(
+      '//@version=5\nindicator("x")\nplotshape(bar_index == 10, "s", offset=2)\nplotchar(bar_index == 10, "c", "x", offset=-3)\nplotshape(bar_index == 48, "off", offset=5)',
+    );
     assert.ok(r.ok && r.result, JSON.stringify(r));
     assert.deepEqual(
       r.result.signals.map((s) => [s.title, s.bar]),
@@ -195,7 +220,11 @@ describe('scripts as pasted from elsewhere', () => {
     assert.ok(r.ok, JSON.stringify(r));
     return r.result;
   };
-  const same = (source: string) => assert.deepEqual(Array.from(plotted(source).plots[0]!.values), Array.from(bars.close, (c, i) => c + (i > 0 ? bars.close[i - 1]! : NaN)));
+  const same = (source: string) =>
+    assert.deepEqual(
+      Array.from(plotted(source).plots[0]!.values),
+      Array.from(bars.close, (c, i) => c + (i > 0 ? bars.close[i - 1]! : NaN)),
+    );
   const CLEAN = '//@version=5\nindicator("x")\ny = close + close[1]\nplot(y, "y")\n';
 
   it('runs CRLF line endings, a byte-order mark, trailing blanks, tabs and pasted no-break spaces like the clean script', () => {
@@ -206,11 +235,15 @@ describe('scripts as pasted from elsewhere', () => {
     same(CLEAN.replace('y = close', 'y =\u00a0close').replace('plot(y,', 'plot(y,\u00a0'));
     same('//@version=5\nindicator("x")\nf(x) =>\n\tx + x[1]\ny = f(close)\nplot(y, "y")');
     same('//@version=6\nindicator("x")\ny = close +\n     close[1]\nplot(y,\n  "y")');
-    same('//@version=5 // v5\nindicator("x") // header\n    // an indented comment\ny = close + close[1] // sum\n// between\nplot(y, "y") //end');
+    same(
+      '//@version=5 // v5\nindicator("x") // header\n    // an indented comment\ny = close + close[1] // sum\n// between\nplot(y, "y") //end',
+    );
   });
 
   it('binds positional arguments in Pine’s order: the header’s fourth is format, plot’s sixth trackprice and eighth offset, a list third in input.int its options', () => {
-    const r = plotted('//@version=5\nindicator("x", "x", false, format.price, 5)\nn = input.int(10, "Length", [5, 10, 20])\nplot(close, "c", color.red, 2, plot.style_line, true)\nplot(close, "d", color.red, 2, plot.style_line, false, 0, 1)');
+    const r = plotted(
+      '//@version=5\nindicator("x", "x", false, format.price, 5)\nn = input.int(10, "Length", [5, 10, 20])\nplot(close, "c", color.red, 2, plot.style_line, true)\nplot(close, "d", color.red, 2, plot.style_line, false, 0, 1)',
+    );
     assert.deepEqual(Array.from(r.plots[0]!.values), Array.from(bars.close));
     assert.deepEqual(Array.from(r.plots[1]!.values), [NaN, ...Array.from(bars.close).slice(0, -1)]);
     assert.deepEqual(r.inputs[0]!.options, [5, 10, 20]);
@@ -226,7 +259,11 @@ describe('scripts as pasted from elsewhere', () => {
   it('points at an unsupported call at the end of a long pasted script (CRLF, tab indents) and says what to do instead', () => {
     const script = COMMUNITY.find((c) => c.name.startsWith('Chandelier'))!.pine.trimEnd();
     const lines = script.split('\n').length;
-    const pasted = `${script}\nif barstate.islast\n\tlabel.new(bar_index, high, "CE")\ns = request.security(syminfo.tickerid, "D", close)\n`.replace(/\n/g, '\r\n');
+    const pasted =
+      `${script}\nif barstate.islast\n\tlabel.new(bar_index, high, "CE")\ns = request.security(syminfo.tickerid, "D", close)\n`.replace(
+        /\n/g,
+        '\r\n',
+      );
     const r = run(pasted);
     assert.ok(!r.ok && 'problem' in r, JSON.stringify(r));
     assert.equal(`${r.problem.line}:${r.problem.col}`, `${lines + 2}:2`, r.problem.message);
@@ -248,7 +285,9 @@ describe('scripts as pasted from elsewhere', () => {
     [
       'strategy.position_size with stop/limit exits',
       '//@version=5\nstrategy("s")\nif ta.crossover(close, ta.sma(close, 5)) and strategy.position_size == 0\n    strategy.entry("L", strategy.long)\nstrategy.exit("X", "L", stop=close * 0.99, limit=close * 1.01)',
-      3, 46, /strategy\.position_size with price orders .*not simulated/,
+      3,
+      46,
+      /strategy\.position_size with price orders .*not simulated/,
     ],
   ];
   for (const [what, source, line, col, message] of refused) {

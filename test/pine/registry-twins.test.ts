@@ -47,7 +47,15 @@ describe('ta.* twins of the indicator registry', () => {
     it(`equal the registry on real ${symbol} ${timeframe} bars`, () => {
       const m = loadBars(symbol, timeframe, count);
       const ohlc: Ohlc = { open: m.open, high: m.high, low: m.low, close: m.close };
-      const r = runJob({ id: 1, source: SCRIPT, bars: { ...ohlc, ts: m.ts, volume: new Float64Array(m.close.length).fill(1) }, timeframe, symbol, mintick: 0.00001, wallMs: 20_000 });
+      const r = runJob({
+        id: 1,
+        source: SCRIPT,
+        bars: { ...ohlc, ts: m.ts, volume: new Float64Array(m.close.length).fill(1) },
+        timeframe,
+        symbol,
+        mintick: 0.00001,
+        wallMs: 20_000,
+      });
       assert.ok(r.ok, JSON.stringify(r));
       let compared = 0;
       TWINS.forEach((t, i) => {
@@ -56,7 +64,10 @@ describe('ta.* twins of the indicator registry', () => {
           const got = r.result.plots.find((p) => p.title === `t${i}_${j}`)!.values;
           for (let k = 0; k < col.length; k++) {
             if (Number.isNaN(col[k]!)) continue;
-            assert.ok(Math.abs(got[k]! - col[k]!) <= TOLERANCE, `${t.name} ${JSON.stringify(t.params)} column ${j} bar ${k}: ${got[k]} vs ${col[k]}`);
+            assert.ok(
+              Math.abs(got[k]! - col[k]!) <= TOLERANCE,
+              `${t.name} ${JSON.stringify(t.params)} column ${j} bar ${k}: ${got[k]} vs ${col[k]}`,
+            );
             compared++;
           }
         });

@@ -11,7 +11,12 @@ const head = '//@version=5\nindicator("u")\n';
 
 export const UNSUPPORTED: UnsupportedCase[] = [
   { source: `${head}s = request.security(syminfo.tickerid, "D", close)\nplot(s)`, line: 3, col: 5, construct: 'request.security()' },
-  { source: `${head}plot(close)\nif barstate.islast\n    line.new(bar_index - 10, close, bar_index, close)`, line: 5, col: 5, construct: 'line.new()' },
+  {
+    source: `${head}plot(close)\nif barstate.islast\n    line.new(bar_index - 10, close, bar_index, close)`,
+    line: 5,
+    col: 5,
+    construct: 'line.new()',
+  },
   { source: `${head}plot(close)\nlabel.new(bar_index, high, "x")`, line: 4, col: 1, construct: 'label.new()' },
   { source: `${head}b = box.new(0, 1, 2, 0)\nplot(close)`, line: 3, col: 5, construct: 'box.new()' },
   { source: `${head}var t = table.new(position.top_right, 2, 2)\nplot(close)`, line: 3, col: 9, construct: 'table.new()' },
@@ -23,7 +28,12 @@ export const UNSUPPORTED: UnsupportedCase[] = [
   { source: `${head}m = matrix.new<float>(2, 2, 0)\nplot(close)`, line: 3, col: 5, construct: 'matrix.new<float>()' },
   { source: `${head}plotcandle(open, high, low, close)`, line: 3, col: 1, construct: 'plotcandle()' },
   { source: `${head}a = array.new_float(0)\nm = a.covariance(a)\nplot(close)`, line: 4, col: 5, construct: "method covariance() of 'a'" },
-  { source: `${head}lv = ta.pivot_point_levels("Traditional", timeframe.change("D"))\nplot(close)`, line: 3, col: 6, construct: 'ta.pivot_point_levels()' },
+  {
+    source: `${head}lv = ta.pivot_point_levels("Traditional", timeframe.change("D"))\nplot(close)`,
+    line: 3,
+    col: 6,
+    construct: 'ta.pivot_point_levels()',
+  },
   { source: `${head}x = math.random(0, 1, 42)\nplot(x)`, line: 3, col: 5, construct: 'math.random()' },
   { source: `${head}plot(close, "c", foo=1)`, line: 3, col: 22, construct: "argument 'foo' of plot()" },
   { source: `${head}var line l = na\nplot(close)`, line: 3, col: 5, construct: "the 'line' type" },

@@ -35,7 +35,7 @@ function referencePbo(matrix: Float64Array[], slices: number): { pbo: number; lo
     // Rank 1 = worst out of sample; ties share their average rank.
     const order = oos.map((v, n) => ({ v, n })).sort((a, b) => a.v - b.v);
     const ranks = new Array<number>(matrix.length);
-    for (let i = 0; i < order.length; ) {
+    for (let i = 0; i < order.length;) {
       let j = i;
       while (j + 1 < order.length && order[j + 1]!.v === order[i]!.v) j++;
       for (let k = i; k <= j; k++) ranks[order[k]!.n] = (i + j) / 2 + 1;

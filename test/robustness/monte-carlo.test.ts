@@ -16,12 +16,14 @@ test('all trades equal: every run is the same, so every percentile is that run',
   assert.deepEqual(up.max_drawdown, { p5: 0, p50: 0, p95: 0 });
   assert.equal(up.prob_half_loss, 0);
   assert.equal(up.fan.length, 21);
-  for (const point of up.fan) for (const v of [point.p5, point.p50, point.p95]) close(v, 10_000 + 50 * point.trade, 1e-9, `fan at ${point.trade}`);
+  for (const point of up.fan)
+    for (const v of [point.p5, point.p50, point.p95]) close(v, 10_000 + 50 * point.trade, 1e-9, `fan at ${point.trade}`);
 
   // −300 × 20 on 10,000: −60 %, the equity reaches 4,900 ≤ 5,000 at trade 17 in every run.
   const down = monteCarlo({ pnl: new Array(20).fill(-300), capital: 10_000, seed: 1 });
   for (const p of [down.final_return.p5, down.final_return.p50, down.final_return.p95]) close(p, -0.6, 1e-12, 'final return');
-  for (const p of [down.max_drawdown.p5, down.max_drawdown.p50, down.max_drawdown.p95]) close(p, tradeStats(new Array(20).fill({ pnl: -300 }), 10_000).mdd, 1e-12, 'mdd');
+  for (const p of [down.max_drawdown.p5, down.max_drawdown.p50, down.max_drawdown.p95])
+    close(p, tradeStats(new Array(20).fill({ pnl: -300 }), 10_000).mdd, 1e-12, 'mdd');
   assert.equal(down.prob_half_loss, 1);
 });
 

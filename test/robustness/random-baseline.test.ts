@@ -14,11 +14,18 @@ import { sortSlots } from '../../src/robustness/random-baseline.ts';
 import { edgeSignals, ksUniform, noiseSignals, randomWalk } from './synthetic.ts';
 import { options } from '../backtest/fixtures.ts';
 
-
 test('a trade that fills the range has one place to go: its P&L is the engine’s to the cent (spread, commission, swap, a USD-based pair)', () => {
   for (const side of [1, -1] as const) {
     const bars = randomWalk(200, 5, { start: 151.5, vol: 0.08, spread: 0.012 });
-    const opts = options({ instrument: INSTRUMENTS.USDJPY, lotSize: 0.7, commissionPerLot: 3.5, swapLong: -6.1, swapShort: 2.3, fillAtBidAsk: true, capital: 25_000 });
+    const opts = options({
+      instrument: INSTRUMENTS.USDJPY,
+      lotSize: 0.7,
+      commissionPerLot: 3.5,
+      swapLong: -6.1,
+      swapShort: 2.3,
+      fillAtBidAsk: true,
+      capital: 25_000,
+    });
     // The signal on bar 0 enters at bar 1's open; the position is still open at the end (closed at the last close).
     const signals = new Int8Array(200);
     signals[0] = side;
@@ -32,7 +39,10 @@ test('a trade that fills the range has one place to go: its P&L is the engine’
     assert.ok(Math.abs(baseline.strategy_return - trade.pnl / 25_000) < 1e-15);
     // Every run is that same trade: one bin holding all 50, at the engine's return.
     assert.deepEqual(baseline.returns.counts, [50]);
-    assert.ok(Math.abs(baseline.returns.edges[0]! - trade.pnl / 25_000) < 1e-12, `random ${baseline.returns.edges[0]} vs engine ${trade.pnl / 25_000}`);
+    assert.ok(
+      Math.abs(baseline.returns.edges[0]! - trade.pnl / 25_000) < 1e-12,
+      `random ${baseline.returns.edges[0]} vs engine ${trade.pnl / 25_000}`,
+    );
     assert.equal(baseline.return_p_value, 1, 'all 50 runs reach the strategy’s return: (50 + 1) / 51');
   }
 });
@@ -42,10 +52,17 @@ test('random entries are uniform over the range: a one-bar long gains only on th
   const bars = randomWalk(n, 1, { vol: 0 });
   bars.close[17] = bars.open[17]! + 0.01; // bar 17 rises 100 pips; every other bar is flat
   const runs = 20_000;
-  const baseline = randomBaseline({ bars, range: { from: 0, to: n }, trades: [{ side: 1, barsHeld: 1, pnl: 0 }], options: options(), runs, seed: 3 });
+  const baseline = randomBaseline({
+    bars,
+    range: { from: 0, to: n },
+    trades: [{ side: 1, barsHeld: 1, pnl: 0 }],
+    options: options(),
+    runs,
+    seed: 3,
+  });
   // Runs that drew bar 17 earned 1,000 USD (+10 %); the rest 0. Expected share 1/40 = 500 runs; ±4 sd ≈ ±88.
   const top = baseline.returns.counts[baseline.returns.counts.length - 1]!;
-  assert.ok(Math.abs(top - runs / n) < 4 * Math.sqrt((runs * (1 / n) * (1 - 1 / n))), `${top} runs entered on bar 17`);
+  assert.ok(Math.abs(top - runs / n) < 4 * Math.sqrt(runs * (1 / n) * (1 - 1 / n)), `${top} runs entered on bar 17`);
   assert.ok(Math.abs(baseline.returns.edges.at(-1)! - 0.1) < 1e-9);
 });
 
@@ -89,7 +106,10 @@ test('a planted edge (the next bar’s direction, right 60 % of the time) gets p
     const b = randomBaseline({ bars, range: { from: 0, to: 3000 }, trades: run.trades, options: opts, runs: 1000, seed });
     assert.ok(stats.n > 300, `${stats.n} trades`);
     assert.ok(b.return_p_value < 0.01 && b.pf_p_value < 0.01, `seed ${seed}: p ${b.return_p_value} / ${b.pf_p_value}`);
-    assert.ok(Math.abs(b.strategy_return - stats.ret) < 1e-12 && Math.abs(b.strategy_pf - stats.pf) < 1e-12, 'the strategy’s figures are tradeStats’');
+    assert.ok(
+      Math.abs(b.strategy_return - stats.ret) < 1e-12 && Math.abs(b.strategy_pf - stats.pf) < 1e-12,
+      'the strategy’s figures are tradeStats’',
+    );
   }
 });
 
@@ -110,7 +130,8 @@ test('random placements tile the range: trades of 1–4 bars that fill it exactl
   const baseline = randomBaseline({ bars, range: { from: 100, to: 400 }, trades, options: options(), runs: 500, seed: 4 });
   // Each bar opens at the last close, so the tiles' moves add up to close[399] − open[100], in every run.
   const whole = ((bars.close[399]! - bars.open[100]!) * 100_000) / 10_000;
-  for (const r of [baseline.returns.edges[0]!, baseline.returns.edges.at(-1)!]) assert.ok(Math.abs(r - whole) < 1e-9, `a run returned ${r}, not ${whole}`);
+  for (const r of [baseline.returns.edges[0]!, baseline.returns.edges.at(-1)!])
+    assert.ok(Math.abs(r - whole) < 1e-9, `a run returned ${r}, not ${whole}`);
 });
 
 test('with free bars between them, trades still never overlap: a flat range with one jump is held by one trade at most', () => {
@@ -144,7 +165,15 @@ test('trades that cannot fit side by side (several positions at once) are entere
 
 test('the slots of a run are sorted in linear time: the same order as a comparison sort', () => {
   const random = seededRandom(17);
-  for (const [n, m] of [[1, 5], [2, 2], [50, 50], [50, 51], [300, 25_000], [649, 1500], [1000, 1000]] as const) {
+  for (const [n, m] of [
+    [1, 5],
+    [2, 2],
+    [50, 50],
+    [50, 51],
+    [300, 25_000],
+    [649, 1500],
+    [1000, 1000],
+  ] as const) {
     const picked = new Set<number>();
     while (picked.size < n) picked.add(Math.floor(random() * m));
     const slots = Int32Array.from(picked);

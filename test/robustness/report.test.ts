@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { RobustnessReport, type WalkForward } from '../../schemas/robustness.ts';
 import { runBacktest, tradeStats, type BarColumns, type EngineOptions } from '../../src/backtest/index.ts';
 import { INSTRUMENTS } from '../../src/lib/instruments.ts';
-import { barReturns, barsPerDay, barsPerYear, expectedMaxSharpe, robustnessReport, robustnessReportOffThread } from '../../src/robustness/index.ts';
+import {
+  barReturns,
+  barsPerDay,
+  barsPerYear,
+  expectedMaxSharpe,
+  robustnessReport,
+  robustnessReportOffThread,
+} from '../../src/robustness/index.ts';
 import { edgeSignals, noiseSignals, randomWalk } from './synthetic.ts';
 
 const M15 = 900_000;
@@ -48,13 +55,25 @@ function folds(bars: BarColumns, signals: Int8Array, k = 5): WalkForward {
       train_stats: tradeStats(train.trades, 10_000),
     };
   });
-  return { scheme: 'anchored', k, purge_bars: 0, embargo_bars: 0, folds: made, profitable: made.filter((f) => f.stats.ret > 0).length, efficiency: null };
+  return {
+    scheme: 'anchored',
+    k,
+    purge_bars: 0,
+    embargo_bars: 0,
+    folds: made,
+    profitable: made.filter((f) => f.stats.ret > 0).length,
+    efficiency: null,
+  };
 }
 
 function report(bars: BarColumns, signals: Int8Array, walkForward: WalkForward | null, trials = 1, seed?: number) {
   const train = runBacktest(options, bars, signals, { from: 0, to: SPLIT });
   const test = runBacktest(options, bars, signals, { from: SPLIT, to: N });
-  return { train, test, report: robustnessReport({ bars, test, train, options, timeframe: '15min', walkForward, trials: { n: trials }, seed }) };
+  return {
+    train,
+    test,
+    report: robustnessReport({ bars, test, train, options, timeframe: '15min', walkForward, trials: { n: trials }, seed }),
+  };
 }
 
 test('the report of a no-edge model: schema-valid, its parts made from the test run, not robust', () => {
@@ -72,7 +91,8 @@ test('the report of a no-edge model: schema-valid, its parts made from the test 
   assert.equal(r.monte_carlo.runs, 1000);
   assert.ok(Math.abs(r.random_baseline.strategy_return - tradeStats(run.trades, 10_000).ret) < 1e-12);
   assert.equal(r.walk_forward!.k, 5);
-  if (r.min_track_record.bars !== null) assert.ok(Math.abs(r.min_track_record.days! - r.min_track_record.bars / barsPerDay('15min', false)) < 1e-9);
+  if (r.min_track_record.bars !== null)
+    assert.ok(Math.abs(r.min_track_record.days! - r.min_track_record.bars / barsPerDay('15min', false)) < 1e-9);
 });
 
 test('a planted edge: robust, with a deflated-Sharpe p-value below 0.05 even after 50 variants', () => {
@@ -81,7 +101,10 @@ test('a planted edge: robust, with a deflated-Sharpe p-value below 0.05 even aft
   const { report: r } = report(bars, signals, folds(bars, signals), 50);
   assert.equal(r.verdict, 'robust', r.reasons.join('; '));
   assert.ok(r.sharpe.p_value < 0.05 && r.random_baseline.return_p_value < 0.05);
-  assert.ok(r.min_track_record.bars !== null && r.min_track_record.bars < N - SPLIT, 'the test span was longer than the track record it needed');
+  assert.ok(
+    r.min_track_record.bars !== null && r.min_track_record.bars < N - SPLIT,
+    'the test span was longer than the track record it needed',
+  );
 });
 
 test('an edge that reverses after training: overfit, said as the contradiction', () => {

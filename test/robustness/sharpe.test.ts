@@ -38,7 +38,11 @@ test('PSR and MinTRL agree with an independent implementation (mlfinlab’s test
 });
 
 test('MinTRL is where PSR reaches the confidence: PSR over MinTRL observations = 0.95', () => {
-  for (const [sharpe, skewness, kurtosis] of [[0.05, -1, 6], [0.2, 0.5, 3], [0.01, 0, 3]] as const) {
+  for (const [sharpe, skewness, kurtosis] of [
+    [0.05, -1, 6],
+    [0.2, 0.5, 3],
+    [0.01, 0, 3],
+  ] as const) {
     const bars = minTrackRecordLength({ sharpe, skewness, kurtosis })!;
     // PSR counts √(T − 1); MinTRL = 1 + …, so T = MinTRL gives exactly z = Φ⁻¹(0.95).
     close(probabilisticSharpe({ sharpe, observations: bars, skewness, kurtosis }), 0.95, 1e-9, `PSR at MinTRL (SR ${sharpe})`);

@@ -3,10 +3,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WalkForward } from '../../schemas/robustness.ts';
 import { tradeStats } from '../../src/backtest/index.ts';
-import { MIN_PROFITABLE_FOLDS, MIN_TRADES, PBO_OVERFIT, SIGNIFICANCE_P, modelVsRule, percent, verdictOf, type VerdictInput } from '../../src/robustness/index.ts';
+import {
+  MIN_PROFITABLE_FOLDS,
+  MIN_TRADES,
+  PBO_OVERFIT,
+  SIGNIFICANCE_P,
+  modelVsRule,
+  percent,
+  verdictOf,
+  type VerdictInput,
+} from '../../src/robustness/index.ts';
 
 const CAPITAL = 10_000;
-const stats = (ret: number, n = 1) => tradeStats(Array.from({ length: n }, () => ({ pnl: (ret * CAPITAL) / n })), CAPITAL);
+const stats = (ret: number, n = 1) =>
+  tradeStats(
+    Array.from({ length: n }, () => ({ pnl: (ret * CAPITAL) / n })),
+    CAPITAL,
+  );
 const span = { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z', bars: 96 };
 
 /** Walk-forward folds with these test returns and training returns. */
@@ -46,13 +59,18 @@ test('robust: enough trades, DSR p < 0.05, random-entry p < 0.05, ≥ 60 % of fo
 test('robust at the thresholds: exactly 30 trades, exactly 3 of 5 folds', () => {
   assert.equal(MIN_TRADES, 30);
   assert.equal(MIN_PROFITABLE_FOLDS, 0.6);
-  assert.equal(verdictOf(good({ test: { n: 30, ret: 0.1 }, walkForward: walkForward([0.03, 0.02, -0.01, 0.04, -0.01]) })).verdict, 'robust');
+  assert.equal(
+    verdictOf(good({ test: { n: 30, ret: 0.1 }, walkForward: walkForward([0.03, 0.02, -0.01, 0.04, -0.01]) })).verdict,
+    'robust',
+  );
 });
 
 test('overfit (a): training won, the test lost, and random entries did as well half the time or more', () => {
   const result = verdictOf(good({ train: { n: 300, ret: 2.89 }, test: { n: 60, ret: -0.27 }, randomBaseline: { return_p_value: 0.62 } }));
   assert.equal(result.verdict, 'overfit');
-  assert.deepEqual(result.reasons, ['test return −27 % against +289 % in training: the model learned the training period (random entries did at least as well in 62 % of their runs)']);
+  assert.deepEqual(result.reasons, [
+    'test return −27 % against +289 % in training: the model learned the training period (random entries did at least as well in 62 % of their runs)',
+  ]);
   // A losing test that random entries rarely matched is not this contradiction (it may be a bad period): inconclusive.
   const unlucky = verdictOf(good({ train: { n: 300, ret: 2.89 }, test: { n: 60, ret: -0.27 }, randomBaseline: { return_p_value: 0.3 } }));
   assert.equal(unlucky.verdict, 'inconclusive');
@@ -61,13 +79,17 @@ test('overfit (a): training won, the test lost, and random entries did as well h
 test('overfit (b): negative walk-forward efficiency', () => {
   const result = verdictOf(good({ walkForward: walkForward([0.03, 0.02, -0.01, 0.04, 0.01], undefined, -0.42) }));
   assert.equal(result.verdict, 'overfit');
-  assert.deepEqual(result.reasons, ['walk-forward efficiency −0.42: the out-of-sample folds lost money while their training spans made it']);
+  assert.deepEqual(result.reasons, [
+    'walk-forward efficiency −0.42: the out-of-sample folds lost money while their training spans made it',
+  ]);
 });
 
 test('overfit (c): most folds lost while their training spans won; not when the training spans lost too', () => {
   const result = verdictOf(good({ walkForward: walkForward([-0.03, 0.02, -0.01, 0.04, -0.05], [0.3, 0.2, 0.25, 0.1, 0.15], null) }));
   assert.equal(result.verdict, 'overfit');
-  assert.deepEqual(result.reasons, ['3 of 5 walk-forward folds lost money out of sample while their training spans made +20 % on average: the edge does not carry forward']);
+  assert.deepEqual(result.reasons, [
+    '3 of 5 walk-forward folds lost money out of sample while their training spans made +20 % on average: the edge does not carry forward',
+  ]);
   const allBad = verdictOf(good({ walkForward: walkForward([-0.03, 0.02, -0.01, 0.04, -0.05], [-0.1, -0.2, 0.05, -0.1, -0.1], null) }));
   assert.equal(allBad.verdict, 'inconclusive');
   assert.deepEqual(allBad.reasons, ['2 of 5 walk-forward folds profitable (needs at least 60 %)']);
@@ -77,14 +99,22 @@ test('overfit (d): PBO above 0.5 when an optimisation measured it; 0.5 itself is
   assert.equal(PBO_OVERFIT, 0.5);
   const result = verdictOf(good({ pbo: 0.62 }));
   assert.equal(result.verdict, 'overfit');
-  assert.deepEqual(result.reasons, ['probability of backtest overfitting 62 %: the best variant in training usually ends in the bottom half out of sample']);
+  assert.deepEqual(result.reasons, [
+    'probability of backtest overfitting 62 %: the best variant in training usually ends in the bottom half out of sample',
+  ]);
   assert.equal(verdictOf(good({ pbo: 0.5 })).verdict, 'robust');
   assert.equal(verdictOf(good({ pbo: null })).verdict, 'robust');
 });
 
 test('overfit reasons come together, the train/test contradiction first', () => {
   const result = verdictOf(
-    good({ train: { n: 300, ret: 1.2 }, test: { n: 60, ret: -0.05 }, randomBaseline: { return_p_value: 0.7 }, pbo: 0.8, walkForward: walkForward([0.01, 0.01, 0.01], undefined, -1) }),
+    good({
+      train: { n: 300, ret: 1.2 },
+      test: { n: 60, ret: -0.05 },
+      randomBaseline: { return_p_value: 0.7 },
+      pbo: 0.8,
+      walkForward: walkForward([0.01, 0.01, 0.01], undefined, -1),
+    }),
   );
   assert.equal(result.verdict, 'overfit');
   assert.equal(result.reasons.length, 3);
@@ -114,12 +144,18 @@ test('inconclusive: random entries did as well too often', () => {
 });
 
 test('inconclusive: too few profitable folds, or no folds at all', () => {
-  assert.deepEqual(verdictOf(good({ walkForward: walkForward([0.03, 0.02, 0, 0, -0.01]) })).reasons, ['2 of 5 walk-forward folds profitable (needs at least 60 %)']);
-  assert.deepEqual(verdictOf(good({ walkForward: null })).reasons, ['no walk-forward folds (too few bars): one test span is all the out-of-sample evidence']);
+  assert.deepEqual(verdictOf(good({ walkForward: walkForward([0.03, 0.02, 0, 0, -0.01]) })).reasons, [
+    '2 of 5 walk-forward folds profitable (needs at least 60 %)',
+  ]);
+  assert.deepEqual(verdictOf(good({ walkForward: null })).reasons, [
+    'no walk-forward folds (too few bars): one test span is all the out-of-sample evidence',
+  ]);
 });
 
 test('inconclusive reasons list every shortfall, most important first', () => {
-  const result = verdictOf(good({ test: { n: 12, ret: 0.02 }, sharpe: { p_value: 0.4, trials: 1 }, randomBaseline: { return_p_value: 0.2 }, walkForward: null }));
+  const result = verdictOf(
+    good({ test: { n: 12, ret: 0.02 }, sharpe: { p_value: 0.4, trials: 1 }, randomBaseline: { return_p_value: 0.2 }, walkForward: null }),
+  );
   assert.equal(result.verdict, 'inconclusive');
   assert.equal(result.reasons.length, 4);
   assert.match(result.reasons[0]!, /^12 trades: too few to tell/);
@@ -127,7 +163,10 @@ test('inconclusive reasons list every shortfall, most important first', () => {
 });
 
 test('percentages as a trader reads them', () => {
-  assert.deepEqual([percent(2.89), percent(-0.27), percent(0.045), percent(0), percent(0.0012), percent(-0.00001)], ['+289 %', '−27 %', '+4.5 %', '0 %', '+0.12 %', '0 %']);
+  assert.deepEqual(
+    [percent(2.89), percent(-0.27), percent(0.045), percent(0), percent(0.0012), percent(-0.00001)],
+    ['+289 %', '−27 %', '+4.5 %', '0 %', '+0.12 %', '0 %'],
+  );
 });
 
 test('with entry rules the last reason says whether the model adds over the rule, and the verdict is the strategy’s', () => {

@@ -27,7 +27,10 @@ describe('signalforge roles', () => {
   it('each refuses to start without NATS_URL, saying what to set', async () => {
     await Promise.all(
       Object.keys(DISTRIBUTED_ROLES).map(async (role) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', role], { env: childEnv({}), stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', role], {
+          env: childEnv({}),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
         const code = await new Promise((r) => child.once('exit', r));
@@ -51,7 +54,10 @@ describe('signalforge roles', () => {
       assert.equal(ready.status, 200);
       assert.equal((await ready.json()).checks.nats.ok, true);
       const leases = await openBucket(nats.bus, Buckets.leases);
-      await until('the deployment claimed', async () => (await leases.get(`delivery.${record.deployment_id}`))?.value.host === running.host);
+      await until(
+        'the deployment claimed',
+        async () => (await leases.get(`delivery.${record.deployment_id}`))?.value.host === running.host,
+      );
       role.child.kill('SIGTERM');
       assert.equal(await role.exited, 0, 'a clean drain');
       assert.equal(await leases.get(`delivery.${record.deployment_id}`), null, 'the lease released, not left to expire');

@@ -52,7 +52,10 @@ describe('role start-up in any cluster state', () => {
       const fleet = startFleet(cluster.url, EVERY_ROLE, fleetEnv(dir));
       try {
         await fleet.allReady(HANG_MS - 180_000);
-        assert.deepEqual(fleet.members.map((m) => m.process.role), [...EVERY_ROLE]);
+        assert.deepEqual(
+          fleet.members.map((m) => m.process.role),
+          [...EVERY_ROLE],
+        );
       } finally {
         await fleet.stop();
         await cluster.restart(down);
@@ -60,29 +63,41 @@ describe('role start-up in any cluster state', () => {
     });
   }
 
-  it('a role started before any node is up waits, /_readyz saying for what, and becomes ready when the cluster comes', { timeout: HANG_MS }, async () => {
-    await clusterSettled(cluster);
-    for (const i of [0, 1, 2]) await cluster.kill(i);
-    const role = startRole('delivery', cluster.url, fleetEnv(dir));
-    try {
-      let health: string | null = null;
-      await until('its health endpoint', () => (health = role.lines.map((l) => /"health":"([^"]+)"/.exec(l)?.[1]).find(Boolean) ?? null) !== null, 120_000);
-      await until('a connect retry logged', () => role.lines.some((l) => l.includes('"op":"connect"') && l.includes('"level":40')), 120_000);
-      const waiting = await fetch(`${health}/_readyz`);
-      assert.equal(waiting.status, 503);
-      const body = (await waiting.json()) as { ready: boolean; waiting_for: string[]; checks: Record<string, { ok: boolean }> };
-      assert.equal(body.ready, false);
-      assert.deepEqual(body.waiting_for, [`nats ${cluster.url}`]);
-      assert.equal(body.checks.startup!.ok, false);
+  it(
+    'a role started before any node is up waits, /_readyz saying for what, and becomes ready when the cluster comes',
+    { timeout: HANG_MS },
+    async () => {
+      await clusterSettled(cluster);
+      for (const i of [0, 1, 2]) await cluster.kill(i);
+      const role = startRole('delivery', cluster.url, fleetEnv(dir));
+      try {
+        let health: string | null = null;
+        await until(
+          'its health endpoint',
+          () => (health = role.lines.map((l) => /"health":"([^"]+)"/.exec(l)?.[1]).find(Boolean) ?? null) !== null,
+          120_000,
+        );
+        await until(
+          'a connect retry logged',
+          () => role.lines.some((l) => l.includes('"op":"connect"') && l.includes('"level":40')),
+          120_000,
+        );
+        const waiting = await fetch(`${health}/_readyz`);
+        assert.equal(waiting.status, 503);
+        const body = (await waiting.json()) as { ready: boolean; waiting_for: string[]; checks: Record<string, { ok: boolean }> };
+        assert.equal(body.ready, false);
+        assert.deepEqual(body.waiting_for, [`nats ${cluster.url}`]);
+        assert.equal(body.checks.startup!.ok, false);
 
-      await Promise.all([0, 1, 2].map((i) => cluster.restart(i)));
-      await role.running(HANG_MS - 180_000);
-      await until('ready', async () => (await fetch(`${health}/_readyz`)).status === 200, 120_000);
-    } finally {
-      role.child.kill('SIGTERM');
-      await role.exited;
-    }
-  });
+        await Promise.all([0, 1, 2].map((i) => cluster.restart(i)));
+        await role.running(HANG_MS - 180_000);
+        await until('ready', async () => (await fetch(`${health}/_readyz`)).status === 200, 120_000);
+      } finally {
+        role.child.kill('SIGTERM');
+        await role.exited;
+      }
+    },
+  );
 
   it('exits non-zero only on a configuration error, with a sentence naming it', { timeout: 60_000 }, async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'trainer'], {

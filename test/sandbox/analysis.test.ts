@@ -15,9 +15,17 @@ const FX_FILE = '../shared/data/fx/histdata_m1/normalized/histdata_EURUSD_m1_201
 
 /** The first `rows` bars of the file, with their timestamps (ts_utc,bid_open,bid_high,bid_low,bid_close). */
 function loadBars(rows: number): OhlcColumns {
-  const lines = gunzipSync(readFileSync(FX_FILE)).toString('utf8').split('\n', rows + 1);
+  const lines = gunzipSync(readFileSync(FX_FILE))
+    .toString('utf8')
+    .split('\n', rows + 1);
   assert.equal(lines[0]!.trim(), 'ts_utc,bid_open,bid_high,bid_low,bid_close');
-  const bars: OhlcColumns = { ts: new Float64Array(rows), open: new Float64Array(rows), high: new Float64Array(rows), low: new Float64Array(rows), close: new Float64Array(rows) };
+  const bars: OhlcColumns = {
+    ts: new Float64Array(rows),
+    open: new Float64Array(rows),
+    high: new Float64Array(rows),
+    low: new Float64Array(rows),
+    close: new Float64Array(rows),
+  };
   for (let r = 0; r < rows; r++) {
     const f = lines[r + 1]!.split(',');
     bars.ts[r] = Date.parse(f[0]!);
@@ -58,7 +66,12 @@ const BROKEN: Array<[string, string, AnalysisCheck, string | null]> = [
   ['rank over the full series', strategy("df['rank'] = close.rank(pct=True)"), 'lookahead', 'rank'],
   ['a whole-series quantile flag', strategy("df['top'] = (close > close.quantile(0.9)).astype(float)"), 'lookahead', 'top'],
   ['an interior bfill leak', strategy("df['up_close'] = close.where(close > close.shift(1)).bfill()"), 'lookahead', 'up_close'],
-  ['a sparse interior bfill leak (the contract fill)', strategy("df['calm'] = close.where(close.diff().abs() < 0.0005)"), 'lookahead', 'calm'],
+  [
+    'a sparse interior bfill leak (the contract fill)',
+    strategy("df['calm'] = close.where(close.diff().abs() < 0.0005)"),
+    'lookahead',
+    'calm',
+  ],
   ['an expanding mean', strategy("df['em'] = close.expanding().mean()"), 'warmup_unbounded', 'em'],
 ];
 
@@ -76,7 +89,12 @@ const PEEKS: Array<[string, string]> = [
 
 /** The red team's forged strategy: the clean features, and `peek` (the return 3 bars ahead) only when `when` holds. */
 const forged = (peek: string, when: string) =>
-  strategy(`fut = close.shift(1)\nif ${when}:\n${peek.split('\n').map((l) => `    ${l}`).join('\n')}\ndf['peek'] = fut / close - 1`);
+  strategy(
+    `fut = close.shift(1)\nif ${when}:\n${peek
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n')}\ndf['peek'] = fut / close - 1`,
+  );
 
 describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', () => {
   let runtime: StrategyRuntime;
@@ -157,7 +175,11 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
     );
     for (const seed of [1, 2, 3]) {
       const result = await runtime.analyze(sparse, bars, {}, { ...CUTS, seed });
-      assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], `seed ${seed}: ${JSON.stringify(result.problems)}`);
+      assert.deepEqual(
+        result.problems.find((p) => p.check === 'lookahead')?.columns,
+        ['peek'],
+        `seed ${seed}: ${JSON.stringify(result.problems)}`,
+      );
     }
   });
 
@@ -175,7 +197,11 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
       ).replace('import pandas as pd\n', 'import pandas as pd\n\nCACHE = {}\n');
     for (const store of ['dict', 'numpy']) {
       const result = await runtime.analyze(keep(store), bars, {}, { ...CUTS, seed: 1 });
-      assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['peek'], `${store}: ${JSON.stringify(result.problems)}`);
+      assert.deepEqual(
+        result.problems.find((p) => p.check === 'lookahead')?.columns,
+        ['peek'],
+        `${store}: ${JSON.stringify(result.problems)}`,
+      );
     }
   });
 
@@ -185,7 +211,14 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
   });
 
   it('still finds the look-ahead when the strategy rebinds numpy’s comparison (np.isclose)', async () => {
-    const result = await runtime.analyze(strategy("np.isclose = lambda a, b, **k: np.ones(np.broadcast(a, b).shape, dtype=bool)\ndf['z'] = (close - close.mean()) / close.std()"), bars, {}, CUTS);
+    const result = await runtime.analyze(
+      strategy(
+        "np.isclose = lambda a, b, **k: np.ones(np.broadcast(a, b).shape, dtype=bool)\ndf['z'] = (close - close.mean()) / close.std()",
+      ),
+      bars,
+      {},
+      CUTS,
+    );
     assert.deepEqual(result.problems.find((p) => p.check === 'lookahead')?.columns, ['z'], JSON.stringify(result.problems));
   });
 
@@ -194,13 +227,20 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
     assert.deepEqual(rolling.problems, []);
     assert.equal(rolling.warmup, 500);
     // adjust=False from the first bar: the start is forgotten as (199/201)^W, below 1e-9 of the price after ~1,400 bars.
-    const ema = await runtime.analyze(strategy('', undefined, "df['ema_200'] = close.ewm(span=200, adjust=False).mean()\ndf['sma_500'] = close.rolling(500).mean()"), bars, {}, CUTS);
+    const ema = await runtime.analyze(
+      strategy('', undefined, "df['ema_200'] = close.ewm(span=200, adjust=False).mean()\ndf['sma_500'] = close.rolling(500).mean()"),
+      bars,
+      {},
+      CUTS,
+    );
     assert.deepEqual(ema.problems, []);
     assert.ok(ema.warmup !== null && ema.warmup >= 1000 && ema.warmup <= 2500, `warm-up ${ema.warmup}`);
     assert.equal(ema.columnSha256.length, 2);
   });
 
-  for (const file of readdirSync(new URL('corpus/', import.meta.url)).filter((f) => f.startsWith('valid_')).sort()) {
+  for (const file of readdirSync(new URL('corpus/', import.meta.url))
+    .filter((f) => f.startsWith('valid_'))
+    .sort()) {
     it(`passes the honest corpus strategy ${file} on the train job’s bars`, async () => {
       const result = await runtime.analyze(readFileSync(new URL(`corpus/${file}`, import.meta.url), 'utf8'), bars, {}, CUTS);
       assert.deepEqual(result.problems, []);
@@ -215,7 +255,8 @@ describe('StrategyRuntime.analyze (dynamic checks, look-ahead test, warm-up)', (
     // or holding the day's extremes by luck measured less, and a longer window then differed: it
     // was refused as look-ahead, and a live window of that warm-up would compute other levels.
     const five = resampledBars('GBPUSD', '5min', 3000);
-    const level = (f: string) => `pd.Series(pd.Series(${f}.to_numpy()).groupby(day).${f === 'close' ? 'last' : f === 'high' ? 'max' : 'min'}().shift(1).reindex(day).to_numpy(), index=df.index)`;
+    const level = (f: string) =>
+      `pd.Series(pd.Series(${f}.to_numpy()).groupby(day).${f === 'close' ? 'last' : f === 'high' ? 'max' : 'min'}().shift(1).reindex(day).to_numpy(), index=df.index)`;
     const code = strategy(
       '',
       undefined,

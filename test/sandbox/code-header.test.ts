@@ -18,26 +18,69 @@ describe('the code header and the market it implies', () => {
   });
 
   it('header only: the header’s symbol and timeframe, said to come from it', () => {
-    assert.deepEqual(resolveMarket({ code: audusd }, 'train'), { symbol: 'AUDUSD', timeframe: '1h', symbol_from: 'code header', timeframe_from: 'code header' });
+    assert.deepEqual(resolveMarket({ code: audusd }, 'train'), {
+      symbol: 'AUDUSD',
+      timeframe: '1h',
+      symbol_from: 'code header',
+      timeframe_from: 'code header',
+    });
   });
 
   it('both name the same symbol: the request’s; a timeframe of the request’s own wins over the header’s', () => {
-    assert.deepEqual(resolveMarket({ code: audusd, symbol: 'AUDUSD' }, 'train'), { symbol: 'AUDUSD', timeframe: '1h', symbol_from: 'request', timeframe_from: 'code header' });
-    assert.deepEqual(resolveMarket({ code: audusd, symbol: 'AUDUSD', timeframe: '5min' }, 'train'), { symbol: 'AUDUSD', timeframe: '5min', symbol_from: 'request', timeframe_from: 'request' });
-    assert.deepEqual(resolveMarket({ code: audusd, timeframe: '15min' }, 'train'), { symbol: 'AUDUSD', timeframe: '15min', symbol_from: 'code header', timeframe_from: 'request' });
+    assert.deepEqual(resolveMarket({ code: audusd, symbol: 'AUDUSD' }, 'train'), {
+      symbol: 'AUDUSD',
+      timeframe: '1h',
+      symbol_from: 'request',
+      timeframe_from: 'code header',
+    });
+    assert.deepEqual(resolveMarket({ code: audusd, symbol: 'AUDUSD', timeframe: '5min' }, 'train'), {
+      symbol: 'AUDUSD',
+      timeframe: '5min',
+      symbol_from: 'request',
+      timeframe_from: 'request',
+    });
+    assert.deepEqual(resolveMarket({ code: audusd, timeframe: '15min' }, 'train'), {
+      symbol: 'AUDUSD',
+      timeframe: '15min',
+      symbol_from: 'code header',
+      timeframe_from: 'request',
+    });
   });
 
   it('both name a symbol and they differ: 400 naming both and what to do', () => {
     assert.throws(
       () => resolveMarket({ code: audusd, symbol: 'EURUSD' }, 'optimise'),
-      (err: unknown) => err instanceof BadRequestError && /symbol EURUSD does not match the code, which was generated for AUDUSD: optimise it on AUDUSD \(or leave symbol out/.test(err.message),
+      (err: unknown) =>
+        err instanceof BadRequestError &&
+        /symbol EURUSD does not match the code, which was generated for AUDUSD: optimise it on AUDUSD \(or leave symbol out/.test(
+          err.message,
+        ),
     );
   });
 
   it('neither names one: the default (EURUSD, 15min), or the fallback given (one_shot: what its prompt names)', () => {
-    assert.deepEqual(resolveMarket({ code: BODY }, 'train'), { symbol: 'EURUSD', timeframe: '15min', symbol_from: 'default', timeframe_from: 'default' });
-    assert.deepEqual(resolveMarket({ code: BODY, symbol: 'GBPUSD' }, 'train'), { symbol: 'GBPUSD', timeframe: '15min', symbol_from: 'request', timeframe_from: 'default' });
-    assert.deepEqual(resolveMarket({ code: BODY }, 'train', { symbol: 'USDJPY', timeframe: '5min' }), { symbol: 'USDJPY', timeframe: '5min', symbol_from: 'default', timeframe_from: 'default' });
-    assert.equal(resolveMarket({ code: audusd }, 'train', { symbol: 'USDJPY', timeframe: '5min' }).symbol, 'AUDUSD', 'the header before the fallback');
+    assert.deepEqual(resolveMarket({ code: BODY }, 'train'), {
+      symbol: 'EURUSD',
+      timeframe: '15min',
+      symbol_from: 'default',
+      timeframe_from: 'default',
+    });
+    assert.deepEqual(resolveMarket({ code: BODY, symbol: 'GBPUSD' }, 'train'), {
+      symbol: 'GBPUSD',
+      timeframe: '15min',
+      symbol_from: 'request',
+      timeframe_from: 'default',
+    });
+    assert.deepEqual(resolveMarket({ code: BODY }, 'train', { symbol: 'USDJPY', timeframe: '5min' }), {
+      symbol: 'USDJPY',
+      timeframe: '5min',
+      symbol_from: 'default',
+      timeframe_from: 'default',
+    });
+    assert.equal(
+      resolveMarket({ code: audusd }, 'train', { symbol: 'USDJPY', timeframe: '5min' }).symbol,
+      'AUDUSD',
+      'the header before the fallback',
+    );
   });
 });

@@ -40,7 +40,12 @@ const ESCAPES: Array<[string, number, string, 'refused' | 'timeout' | 'memory' |
   ['os.system via a pandas module', 103, "os.system('id')", 'refused'],
   ['fork', 104, 'os.fork()', 'refused'],
   ['kill the session process', 105, 'os.kill(os.getppid(), 9)', 'refused'],
-  ['__subclasses__ escape to Popen', 106, "for c in ().__class__.__base__.__subclasses__():\n            if c.__name__ == 'Popen': c(['id'])", 'refused'],
+  [
+    '__subclasses__ escape to Popen',
+    106,
+    "for c in ().__class__.__base__.__subclasses__():\n            if c.__name__ == 'Popen': c(['id'])",
+    'refused',
+  ],
   ['pd.read_csv of a path', 107, "pd.read_csv('/etc/os-release')", 'refused'],
   ['df.to_csv to a file', 108, "df.to_csv('/tmp/out.csv')", 'refused'],
   ['exec of a string', 109, "exec('import os')", 'refused'],
@@ -48,7 +53,12 @@ const ESCAPES: Array<[string, number, string, 'refused' | 'timeout' | 'memory' |
   ['memory bomb', 111, 'x = bytearray(8 * 1024 ** 3)', 'memory'],
   ['SystemExit', 112, 'raise SystemExit(3)', 'error'],
   ['os._exit (no audit event)', 113, 'os._exit(3)', 'crash'],
-  ['a forged answer on every fd', 114, "for fd in range(3, 64):\n            try:\n                os.write(fd, b'\\x03\\x00\\x00\\x00abc')\n            except OSError:\n                pass", 'crash'],
+  [
+    'a forged answer on every fd',
+    114,
+    "for fd in range(3, 64):\n            try:\n                os.write(fd, b'\\x03\\x00\\x00\\x00abc')\n            except OSError:\n                pass",
+    'crash',
+  ],
 ];
 
 const HOSTILE = `
@@ -96,7 +106,10 @@ function assertSameBits(actual: FeaturesResult, expected: FeaturesResult): void 
   assert.equal(actual.rows, expected.rows);
   actual.values.forEach((v, i) => {
     const e = expected.values[i]!;
-    assert.ok(Buffer.from(v.buffer, v.byteOffset, v.byteLength).equals(Buffer.from(e.buffer, e.byteOffset, e.byteLength)), `column ${actual.columns[i]} differs`);
+    assert.ok(
+      Buffer.from(v.buffer, v.byteOffset, v.byteLength).equals(Buffer.from(e.buffer, e.byteOffset, e.byteLength)),
+      `column ${actual.columns[i]} differs`,
+    );
   });
 }
 
@@ -161,7 +174,13 @@ describe('FeatureSession (warm sandboxed features worker)', () => {
   it('answers bit for bit what the one-shot features job answers, call after call', async () => {
     for (const code of [NORMAL, TYPICAL]) {
       const session = await openSession(code);
-      for (const [from, to] of [[0, 500], [1, 501], [2, 502], [0, 2000], [1490, 1990]] as const) {
+      for (const [from, to] of [
+        [0, 500],
+        [1, 501],
+        [2, 502],
+        [0, 2000],
+        [1490, 1990],
+      ] as const) {
         const w = window(bars, from, to);
         assertSameBits(await session.features(w), await runtime.features(code, w));
       }
@@ -204,10 +223,19 @@ describe('FeatureSession (warm sandboxed features worker)', () => {
     let looping = true;
     const stuck = session
       .features(window(bars, 0, 110))
-      .then(() => 'answered', (err: unknown) => (err instanceof StrategyJobError ? err.kind : String(err)))
+      .then(
+        () => 'answered',
+        (err: unknown) => (err instanceof StrategyJobError ? err.kind : String(err)),
+      )
       .finally(() => (looping = false));
     const [x, y] = await Promise.all([runtime.features(NORMAL, bars), runtime.features(NORMAL, bars)]);
-    assert.deepEqual([x.columns, y.columns], [['sma_3', 'range'], ['sma_3', 'range']]);
+    assert.deepEqual(
+      [x.columns, y.columns],
+      [
+        ['sma_3', 'range'],
+        ['sma_3', 'range'],
+      ],
+    );
     assert.ok(looping, 'both pool jobs finished while the session call was still looping');
     process.kill(session.processId()!, 'SIGKILL');
     assert.equal(await stuck, 'crash', 'the looping call ends when its process is killed');

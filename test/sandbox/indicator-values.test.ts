@@ -72,7 +72,10 @@ describe('indicator values over strategy_config()["indicators"]', () => {
   });
 
   it('the code cannot change the values for later calls (each call of strategy_config() gets its own dict)', async () => {
-    const mutating = CODE.replace('    p = strategy_config()["indicators"]["rsi_period"]', '    strategy_config()["indicators"]["rsi_period"] = 2\n    p = strategy_config()["indicators"]["rsi_period"]');
+    const mutating = CODE.replace(
+      '    p = strategy_config()["indicators"]["rsi_period"]',
+      '    strategy_config()["indicators"]["rsi_period"] = 2\n    p = strategy_config()["indicators"]["rsi_period"]',
+    );
     const session = await runtime.openSession(mutating, {}, { rsi_period: 21 });
     try {
       const expected = column(await runtime.features(CODE, bars, {}, { rsi_period: 21 }), 'rsi');

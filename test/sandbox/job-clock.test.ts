@@ -88,7 +88,13 @@ describe('job clock: the budget is CPU time', () => {
         ${TIME}.sleep(600)
     df['acc'] = float(sum(i * i for i in range(100_000)))`);
     const session = await runtime.openSession(code, { timeoutMs: 1_000 });
-    const window = (n: number): OhlcColumns => ({ ts: BARS.ts.slice(0, n), open: BARS.open.slice(0, n), high: BARS.high.slice(0, n), low: BARS.low.slice(0, n), close: BARS.close.slice(0, n) });
+    const window = (n: number): OhlcColumns => ({
+      ts: BARS.ts.slice(0, n),
+      open: BARS.open.slice(0, n),
+      high: BARS.high.slice(0, n),
+      low: BARS.low.slice(0, n),
+      close: BARS.close.slice(0, n),
+    });
     try {
       assert.deepEqual((await session.features(window(100))).columns, ['acc', 'sma_3']);
       const endless = await failure(session.features(window(101)));

@@ -63,7 +63,8 @@ describe('job output: each job its own stdout and stderr', () => {
     const err = await failure(runtime.config(printer(a, 'raise ValueError("bad " + MARKER)')));
     assert.equal(err.kind, 'error');
     assert.match(err.message, new RegExp(`^ValueError: bad ${a}\\n  line \\d+, in strategy_config: raise ValueError`));
-    for (const line of [`stdout says ${a}`, `stderr says ${a}`, `raw fd 1 ${a}`, `raw fd 2 ${a}`]) assert.ok(err.message.includes(line), `${line} in ${err.message}`);
+    for (const line of [`stdout says ${a}`, `stderr says ${a}`, `raw fd 1 ${a}`, `raw fd 2 ${a}`])
+      assert.ok(err.message.includes(line), `${line} in ${err.message}`);
   });
 
   it('a long output is cut to its first and last lines, saying how much was left out', async () => {
@@ -124,7 +125,10 @@ def strategy_config():
 describe('job output: what an error shows of it', () => {
   it('passes on no terminal escape or control character, and stays under the failure schema’s 10,000 characters', () => {
     const excerpt = Buffer.from('\x1b[2J\x1b[31mred\x1b[0m\r\nbell\x07 nul\x00 tab\there\n');
-    assert.equal(withOutput('ValueError: x', { excerpt, bytes: excerpt.length, dropped: 0, head: excerpt.length }), 'ValueError: x\n--- what the strategy printed (38 bytes) ---\nred\nbell nul tab\there');
+    assert.equal(
+      withOutput('ValueError: x', { excerpt, bytes: excerpt.length, dropped: 0, head: excerpt.length }),
+      'ValueError: x\n--- what the strategy printed (38 bytes) ---\nred\nbell nul tab\there',
+    );
     const long = withOutput('E'.repeat(20_000), { excerpt: Buffer.alloc(4096, 'y'), bytes: 1e9, dropped: 1e9 - 4096, head: 1024 });
     assert.ok(long.length < 10_000, `${long.length}`);
     assert.equal(withOutput('E', { excerpt: Buffer.alloc(0), bytes: 0, dropped: 0, head: 0 }), 'E', 'nothing printed, nothing added');
@@ -161,7 +165,13 @@ def strategy_config():
 `;
     const session = await runtime.openSession(code);
     try {
-      const window = (n: number): OhlcColumns => ({ ts: BARS.ts.slice(0, n), open: BARS.open.slice(0, n), high: BARS.high.slice(0, n), low: BARS.low.slice(0, n), close: BARS.close.slice(0, n) });
+      const window = (n: number): OhlcColumns => ({
+        ts: BARS.ts.slice(0, n),
+        open: BARS.open.slice(0, n),
+        high: BARS.high.slice(0, n),
+        low: BARS.low.slice(0, n),
+        close: BARS.close.slice(0, n),
+      });
       assert.deepEqual((await session.features(window(100))).columns, ['x']);
       const err = await failure(session.features(window(101)));
       assert.match(err.message, /^ValueError: window 101/);

@@ -15,7 +15,10 @@ describe('applyOverrides', () => {
     const tuned = applyOverrides(forest, { model_params: { n_estimators: 50, min_samples_leaf: 5 } });
     assert.deepEqual(tuned.model_params, { n_estimators: 50, max_depth: 8, min_samples_leaf: 5 });
     assert.deepEqual({ ...tuned, model_params: null }, { ...forest, model_params: null });
-    assert.deepEqual(applyOverrides(forest, { model_type: 'RandomForestClassifier', model_params: { max_depth: 4 } }).model_params, { n_estimators: 200, max_depth: 4 });
+    assert.deepEqual(applyOverrides(forest, { model_type: 'RandomForestClassifier', model_params: { max_depth: 4 } }).model_params, {
+      n_estimators: 200,
+      max_depth: 4,
+    });
   });
 
   it('takes only the overrides’ params for another model_type (the code’s belong to its own class)', () => {
@@ -34,7 +37,10 @@ describe('applyOverrides', () => {
     const refused = (pattern: RegExp) => (err: unknown) => err instanceof UnprocessableError && pattern.test(err.message);
     assert.throws(() => applyOverrides(forest, { model_params: { n_estimators: 100_000 } }), refused(/model_params\.n_estimators/));
     assert.throws(() => applyOverrides(forest, { model_params: { min_samples_leaf: 20_000 } }), refused(/model_params\.min_samples_leaf/));
-    assert.throws(() => applyOverrides(forest, { model_type: 'LogisticRegression', model_params: { n_estimators: 10 } }), refused(/model_params: Unrecognized key/i));
+    assert.throws(
+      () => applyOverrides(forest, { model_type: 'LogisticRegression', model_params: { n_estimators: 10 } }),
+      refused(/model_params: Unrecognized key/i),
+    );
     assert.throws(() => applyOverrides(forest, { model_type: 'SVC' as 'LogisticRegression' }), refused(/model_type/));
   });
 });

@@ -18,7 +18,17 @@ const SPACE: SuggestRequest['space'] = {
 
 function inSpace(p: SuggestTrial['params']): boolean {
   const { x, k, lr, c } = p as Record<string, number>;
-  return x! >= -5 && x! <= 5 && Number.isInteger(k) && k! >= 10 && k! <= 50 && (k! - 10) % 5 === 0 && lr! >= 0.001 && lr! <= 1 && [0, 1, 2].includes(c!);
+  return (
+    x! >= -5 &&
+    x! <= 5 &&
+    Number.isInteger(k) &&
+    k! >= 10 &&
+    k! <= 50 &&
+    (k! - 10) % 5 === 0 &&
+    lr! >= 0.001 &&
+    lr! <= 1 &&
+    [0, 1, 2].includes(c!)
+  );
 }
 
 describe('suggest op (optuna in the sandbox)', () => {
@@ -36,7 +46,11 @@ describe('suggest op (optuna in the sandbox)', () => {
     assert.equal(first.length, 12);
     assert.ok(first.every(inSpace), JSON.stringify(first));
     const history: SuggestTrial[] = first.map((params, i) =>
-      i === 3 ? { params, state: 'failed' } : i === 4 ? { params, state: 'running' } : { params, state: 'complete', value: -((params.x as number) ** 2) },
+      i === 3
+        ? { params, state: 'failed' }
+        : i === 4
+          ? { params, state: 'running' }
+          : { params, state: 'complete', value: -((params.x as number) ** 2) },
     );
     const tpe = await ask({ sampler: 'tpe', history, n: 8 });
     assert.equal(tpe.length, 8);
@@ -52,10 +66,15 @@ describe('suggest op (optuna in the sandbox)', () => {
   });
 
   it('walks a grid without repeating a point, running ones included, and stops at its end', async () => {
-    const grid: SuggestRequest['space'] = { a: { type: 'categorical', choices: [1, 2, 3] }, b: { type: 'categorical', choices: [0.5, null] } };
+    const grid: SuggestRequest['space'] = {
+      a: { type: 'categorical', choices: [1, 2, 3] },
+      b: { type: 'categorical', choices: [0.5, null] },
+    };
     const first = await ask({ space: grid, sampler: 'grid', n: 4 });
     assert.equal(first.length, 4);
-    const history: SuggestTrial[] = first.map((params, i) => (i === 0 ? { params, state: 'running' } : { params, state: 'complete', value: i }));
+    const history: SuggestTrial[] = first.map((params, i) =>
+      i === 0 ? { params, state: 'running' } : { params, state: 'complete', value: i },
+    );
     const rest = await ask({ space: grid, sampler: 'grid', n: 4, history });
     assert.equal(rest.length, 2, 'six points, four taken');
     const all = [...first, ...rest].map((p) => JSON.stringify([p.a, p.b]));
@@ -66,14 +85,30 @@ describe('suggest op (optuna in the sandbox)', () => {
 
   it('fails a request out of shape with its reason, and serves the next', async () => {
     const cases: Array<[string, Partial<SuggestRequest>, RegExp]> = [
-      ['a told trial outside the grid', { space: { a: { type: 'categorical', choices: [1, 2] } }, sampler: 'grid', history: [{ params: { a: 9 }, state: 'complete', value: 1 }] }, /not a point of the grid/],
-      ['a complete trial without a value', { sampler: 'tpe', history: [{ params: { x: 0, k: 10, lr: 0.1, c: 0 }, state: 'complete' }] }, /finite value/],
+      [
+        'a told trial outside the grid',
+        {
+          space: { a: { type: 'categorical', choices: [1, 2] } },
+          sampler: 'grid',
+          history: [{ params: { a: 9 }, state: 'complete', value: 1 }],
+        },
+        /not a point of the grid/,
+      ],
+      [
+        'a complete trial without a value',
+        { sampler: 'tpe', history: [{ params: { x: 0, k: 10, lr: 0.1, c: 0 }, state: 'complete' }] },
+        /finite value/,
+      ],
       ['a trial missing a parameter', { sampler: 'tpe', history: [{ params: { x: 0 }, state: 'failed' }] }, /not the space's/],
       ['an empty space', { space: {} }, /empty/],
       ['a grid over a range', { sampler: 'grid' }, /must be categorical/],
     ];
     for (const [what, request, message] of cases) {
-      await assert.rejects(ask(request), (err: unknown) => err instanceof StrategyJobError && err.kind === 'error' && message.test(err.message), what);
+      await assert.rejects(
+        ask(request),
+        (err: unknown) => err instanceof StrategyJobError && err.kind === 'error' && message.test(err.message),
+        what,
+      );
     }
     assert.equal((await ask({ n: 2 })).length, 2);
   });

@@ -33,7 +33,11 @@ const HOSTILE: Array<[string, string, 'refused' | 'timeout' | 'memory' | 'error'
   ['subprocess via a pandas module', fe("clip.subprocess.run(['id'])", 'import pandas.io.clipboard as clip'), 'refused'],
   ['fork', fe('os.fork()', VIA_PANDAS), 'refused'],
   ['fork bomb', fe('while True:\n    os.fork()', VIA_PANDAS), 'refused'],
-  ['__subclasses__ escape to Popen', fe("for c in ().__class__.__base__.__subclasses__():\n    if c.__name__ == 'Popen': c(['id'])"), 'refused'],
+  [
+    '__subclasses__ escape to Popen',
+    fe("for c in ().__class__.__base__.__subclasses__():\n    if c.__name__ == 'Popen': c(['id'])"),
+    'refused',
+  ],
   ['np.load with pickle', fe("np.load('/etc/hostname', allow_pickle=True)", 'import numpy as np'), 'refused'],
   ['pd.read_csv of a URL', fe("pd.read_csv('http://127.0.0.1:1/x.csv')", 'import pandas as pd'), 'refused'],
   ['pd.read_csv of a path', fe("pd.read_csv('/etc/os-release')", 'import pandas as pd'), 'refused'],
@@ -98,9 +102,12 @@ describe('StrategyRuntime (sandboxed Python pool)', () => {
   });
 
   it('keeps users apart: a job sees nothing a previous job left behind', async () => {
-    const leave = `import numpy as np\nimport pandas as pd\nLEFT = 1\n${fe("np.LEFT_BEHIND = 42\npd.DataFrame.hacked = True")}`;
+    const leave = `import numpy as np\nimport pandas as pd\nLEFT = 1\n${fe('np.LEFT_BEHIND = 42\npd.DataFrame.hacked = True')}`;
     await runtime.features(leave, bars);
-    const look = fe("df['seen'] = float(hasattr(np, 'LEFT_BEHIND')) + float(hasattr(pd.DataFrame, 'hacked'))", 'import numpy as np\nimport pandas as pd');
+    const look = fe(
+      "df['seen'] = float(hasattr(np, 'LEFT_BEHIND')) + float(hasattr(pd.DataFrame, 'hacked'))",
+      'import numpy as np\nimport pandas as pd',
+    );
     for (let i = 0; i < 4; i++) {
       const result = await runtime.features(look, bars);
       assert.equal(result.values[0]![0], 0, 'each job runs in a fresh fork of the clean zygote');
@@ -127,7 +134,13 @@ describe('StrategyRuntime fair shares', () => {
   let runtime: StrategyRuntime;
   const n = 500;
   const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01);
-  const bars: OhlcColumns = { ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000), open: close, high: close, low: close, close };
+  const bars: OhlcColumns = {
+    ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000),
+    open: close,
+    high: close,
+    low: close,
+    close,
+  };
   /** Plain Python that keeps a core busy for a while (no sleep: `time` is not importable). */
   const SLOW = fe("x = 0\nfor i in range(15_000_000):\n    x += i\ndf['x'] = close");
 
@@ -153,12 +166,19 @@ describe('StrategyRuntime fair shares', () => {
     ]);
     // First come, first served would run a1 and a2 on both zygotes and b only after one of them.
     assert.ok(order.indexOf('b') < order.indexOf('a2'), `b waited behind user 1's queue: ${order.join(' ')}`);
-    assert.deepEqual(order.filter((t) => t.startsWith('a')), ['a1', 'a2', 'a3'], "one user's jobs keep their order");
+    assert.deepEqual(
+      order.filter((t) => t.startsWith('a')),
+      ['a1', 'a2', 'a3'],
+      "one user's jobs keep their order",
+    );
   });
 
   it('refuses a user’s job past their waiting bound with PoolFullError, and still serves another user', async () => {
     const flood = [0, 1, 2, 3].map(() => runtime.features(SLOW, bars, { user: 1 }));
-    await assert.rejects(runtime.features(SLOW, bars, { user: 1 }), (err: unknown) => err instanceof PoolFullError && /3 of your requests/.test(err.message));
+    await assert.rejects(
+      runtime.features(SLOW, bars, { user: 1 }),
+      (err: unknown) => err instanceof PoolFullError && /3 of your requests/.test(err.message),
+    );
     assert.deepEqual((await runtime.features(NORMAL, bars, { user: 2 })).columns, ['sma_3', 'range']);
     await Promise.all(flood);
     assert.equal(runtime.waiting, 0);
@@ -196,7 +216,13 @@ describe('StrategyRuntime fair shares by CPU time', () => {
   let runtime: StrategyRuntime;
   const n = 500;
   const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 30) * 0.01);
-  const bars: OhlcColumns = { ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000), open: close, high: close, low: close, close };
+  const bars: OhlcColumns = {
+    ts: Float64Array.from({ length: n }, (_, i) => 1.7e12 + i * 900_000),
+    open: close,
+    high: close,
+    low: close,
+    close,
+  };
   const SLOW = fe("x = 0\nfor i in range(15_000_000):\n    x += i\ndf['x'] = close");
   /** The niceness the job runs at, read through a pandas module (the audit hook is off in this pool). */
   const NICENESS = `${VIA_PANDAS}\ndef strategy_config():\n    return {"nice": os.getpriority(os.PRIO_PROCESS, 0)}\n`;
@@ -221,7 +247,11 @@ describe('StrategyRuntime fair shares by CPU time', () => {
   it('a user with jobs waiting behind the one that starts runs it at a lower CPU priority; alone, at the normal one', async () => {
     const nice = (user: number, penalty = 0) => runtime.config(NICENESS, { user, nice: penalty }).then((c) => (c as { nice: number }).nice);
     assert.equal(await nice(5), 0);
-    assert.deepEqual(await Promise.all([nice(5), nice(5), nice(5)]), [OVER_SHARE_NICE, OVER_SHARE_NICE, 0], 'the last of the three had none behind it');
+    assert.deepEqual(
+      await Promise.all([nice(5), nice(5), nice(5)]),
+      [OVER_SHARE_NICE, OVER_SHARE_NICE, 0],
+      'the last of the three had none behind it',
+    );
     assert.equal(await nice(6, 19), 19, 'an overrun penalty stays what it is');
   });
 });

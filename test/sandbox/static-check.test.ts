@@ -10,7 +10,9 @@ import { checkStrategyCode, MAX_CODE_BYTES } from '../../src/sandbox/static-chec
 import { configureSandbox, sandboxSettings } from '../../src/sandbox/jail-command.ts';
 
 const CORPUS = join(import.meta.dirname, 'corpus');
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.py')).sort();
+const files = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.py'))
+  .sort();
 
 function expected(source: string): string[] {
   const m = /^# expect: (.*)$/m.exec(source.split('\n')[0] ?? '');
@@ -42,19 +44,28 @@ for (const file of files) {
 test('all violations come at once, in source order', async () => {
   const source = readFileSync(join(CORPUS, 'bad_three_problems.py'), 'utf8');
   const { violations } = await checkStrategyCode(source);
-  assert.deepEqual(violations.map((v) => v.rule), ['negative-shift', 'cut-qcut', 'forbidden-builtin']);
+  assert.deepEqual(
+    violations.map((v) => v.rule),
+    ['negative-shift', 'cut-qcut', 'forbidden-builtin'],
+  );
 });
 
 test('banned packages are named in the message', async () => {
   const source = readFileSync(join(CORPUS, 'bad_banned_many.py'), 'utf8');
   const { violations } = await checkStrategyCode(source);
-  assert.deepEqual(violations.map((v) => /'(\w+)'/.exec(v.message)?.[1]), ['talib', 'ta', 'statsmodels']);
+  assert.deepEqual(
+    violations.map((v) => /'(\w+)'/.exec(v.message)?.[1]),
+    ['talib', 'ta', 'statsmodels'],
+  );
 });
 
 test('columns count characters, not UTF-8 bytes', async () => {
   const source = readFileSync(join(CORPUS, 'bad_unicode_col.py'), 'utf8');
   const { violations } = await checkStrategyCode(source);
-  assert.deepEqual(violations.map((v) => [v.line, v.col]), [[7, 18]]);
+  assert.deepEqual(
+    violations.map((v) => [v.line, v.col]),
+    [[7, 18]],
+  );
 });
 
 test('a syntax error is one violation at its position', async () => {
@@ -67,7 +78,10 @@ test('a syntax error is one violation at its position', async () => {
 test('null bytes and empty code are answered, not crashed on', async () => {
   assert.equal((await checkStrategyCode('x = 1\0')).violations[0]!.rule, 'syntax');
   const empty = await checkStrategyCode('');
-  assert.deepEqual(empty.violations.map((v) => v.rule), ['missing-function', 'missing-function']);
+  assert.deepEqual(
+    empty.violations.map((v) => v.rule),
+    ['missing-function', 'missing-function'],
+  );
 });
 
 test('deeply nested code is refused, not a checker crash', async () => {
@@ -77,7 +91,10 @@ test('deeply nested code is refused, not a checker crash', async () => {
 
 test('code over the size limit is refused without running the checker', async () => {
   const result = await checkStrategyCode('#'.repeat(MAX_CODE_BYTES + 1));
-  assert.deepEqual(result.violations.map((v) => v.rule), ['too-large']);
+  assert.deepEqual(
+    result.violations.map((v) => v.rule),
+    ['too-large'],
+  );
 });
 
 test('a missing interpreter is an UnavailableError, not a pass', async () => {

@@ -3,11 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { StrategyConfig, MODEL_TYPES } from '../../schemas/strategy.ts';
-import {
-  checkStrategyConfig,
-  strategyConfigJsonSchema,
-  STRATEGY_CONFIG_SCHEMA_FILE,
-} from '../../src/sandbox/static-check.ts';
+import { checkStrategyConfig, strategyConfigJsonSchema, STRATEGY_CONFIG_SCHEMA_FILE } from '../../src/sandbox/static-check.ts';
 
 const VALID = {
   model_type: 'RandomForestClassifier',
@@ -113,7 +109,25 @@ test('each top-level bound', () => {
     ['session_filter', [null, [0, 23], [22, 6]], [[5, 5], [0, 24], [-1, 3], [1, 2, 3], [1.5, 3], 'all']],
     ['min_atr', [null, 0, 0.0005], [-0.1]],
     ['trend_filter', [null, 'sma_200'], ['', 5]],
-    ['trailing_stop', [null, 0.01, 0.2, { atr: 2 }, { atr: 0.1, period: 2 }, { atr: 20, period: 200 }, { pips: 30 }, { pips: 0.5 }], [0, 0.21, { pips: 0 }, { pips: 30, atr: 2 }, -0.01, '1%', { atr: 0.05 }, { atr: 21 }, { atr: 2, period: 1 }, { atr: 2, period: 201 }, { atr: 2, period: 14.5 }, { period: 14 }, { atr: 2, pips: 30 }]],
+    [
+      'trailing_stop',
+      [null, 0.01, 0.2, { atr: 2 }, { atr: 0.1, period: 2 }, { atr: 20, period: 200 }, { pips: 30 }, { pips: 0.5 }],
+      [
+        0,
+        0.21,
+        { pips: 0 },
+        { pips: 30, atr: 2 },
+        -0.01,
+        '1%',
+        { atr: 0.05 },
+        { atr: 21 },
+        { atr: 2, period: 1 },
+        { atr: 2, period: 201 },
+        { atr: 2, period: 14.5 },
+        { period: 14 },
+        { atr: 2, pips: 30 },
+      ],
+    ],
     ['target_horizon', [1, 200], [0, 201, 4.5]],
     ['objective', ['', 'x'.repeat(200)], ['x'.repeat(201), 'two\nlines']],
     ['notes', ['ok'], ['x'.repeat(201)]],
@@ -128,7 +142,7 @@ test('each top-level bound', () => {
   }
 });
 
-test('trailing_stop is optional (code written before it stays valid); an ATR trail\'s period defaults to 14', () => {
+test("trailing_stop is optional (code written before it stays valid); an ATR trail's period defaults to 14", () => {
   assert.equal(StrategyConfig.safeParse(VALID).success, true);
   const parsed = StrategyConfig.parse({ ...VALID, trailing_stop: { atr: 2 } });
   assert.deepEqual(parsed.trailing_stop, { atr: 2, period: 14 });

@@ -138,32 +138,60 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
 
   it('skips a fold with too few train rows, or one target class, and says so in warnings; the job still succeeds', async () => {
     // 400 bars, 10 folds: blocks of ~34 labelled rows, under the 50 a fit needs. Rolling fits none; anchored all but fold 0.
-    const small = bars.ts.length > 400 ? { ts: bars.ts.slice(0, 400), open: bars.open.slice(0, 400), high: bars.high.slice(0, 400), low: bars.low.slice(0, 400), close: bars.close.slice(0, 400) } : bars;
+    const small =
+      bars.ts.length > 400
+        ? {
+            ts: bars.ts.slice(0, 400),
+            open: bars.open.slice(0, 400),
+            high: bars.high.slice(0, 400),
+            low: bars.low.slice(0, 400),
+            close: bars.close.slice(0, 400),
+          }
+        : bars;
     const rolling = await runtime.train(LOGISTIC, small, { folds: { k: 10, scheme: 'rolling', embargo: 0 } });
     assert.equal(rolling.folds.length, 0);
     assert.equal(rolling.warnings.filter((w) => /^walk-forward fold \d skipped: \d+ train and \d+ test rows/.test(w)).length, 10);
     const anchored = await runtime.train(LOGISTIC, small, { folds: { k: 10, scheme: 'anchored', embargo: 0 } });
-    assert.deepEqual(anchored.folds.map((f) => f.index), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert.ok(anchored.warnings.some((w) => w.startsWith('walk-forward fold 0 skipped')), anchored.warnings.join(' | '));
+    assert.deepEqual(
+      anchored.folds.map((f) => f.index),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
+    assert.ok(
+      anchored.warnings.some((w) => w.startsWith('walk-forward fold 0 skipped')),
+      anchored.warnings.join(' | '),
+    );
 
     // Closes rising bar after bar over the first third: every label of block 0 is up.
     const rising = risingHead(bars, 3000, 1100);
     const t = await runtime.train(LOGISTIC, rising, { folds: { k: 3, scheme: 'rolling', embargo: 0 } });
-    assert.deepEqual(t.folds.map((f) => f.index), [1, 2]);
+    assert.deepEqual(
+      t.folds.map((f) => f.index),
+      [1, 2],
+    );
     assert.ok(t.warnings.includes('walk-forward fold 0 skipped: its train rows hold only one target class'), t.warnings.join(' | '));
   });
 
   it('folds_only: the same fold models, no main fit and no ONNX; refused without folds', async () => {
     const folds = { k: 3, scheme: 'anchored' as const, embargo: 2 };
-    const [full, only] = await Promise.all([runtime.train(LOGISTIC, bars, { folds }), runtime.train(LOGISTIC, bars, { folds, foldsOnly: true })]);
+    const [full, only] = await Promise.all([
+      runtime.train(LOGISTIC, bars, { folds }),
+      runtime.train(LOGISTIC, bars, { folds, foldsOnly: true }),
+    ]);
     assert.equal(only.onnx.length, 0);
     assert.ok(only.probaUp.every((p) => Number.isNaN(p)));
     assert.ok(Number.isNaN(only.accuracyTrain) && Number.isNaN(only.accuracyTest));
     assert.deepEqual(only.featureImportance, {});
-    assert.deepEqual(Float64Array.from(only.matrix), Float64Array.from(full.matrix), 'the feature matrix still comes back (filters read it)');
+    assert.deepEqual(
+      Float64Array.from(only.matrix),
+      Float64Array.from(full.matrix),
+      'the feature matrix still comes back (filters read it)',
+    );
     assert.deepEqual(only.folds.map(span), full.folds.map(span));
     only.folds.forEach((f, i) => assert.deepEqual(f.onnx, full.folds[i]!.onnx));
-    await assert.rejects(runtime.train(LOGISTIC, bars, { foldsOnly: true }), (err: unknown) => err instanceof StrategyJobError && /folds_only needs folds/.test(err.message));
+    await assert.rejects(
+      runtime.train(LOGISTIC, bars, { foldsOnly: true }),
+      (err: unknown) => err instanceof StrategyJobError && /folds_only needs folds/.test(err.message),
+    );
   });
 
   it('fold forests grow an eighth of the main forest’s trees, at least 30 and at most all (fold_trees); other models keep their params', async () => {
@@ -179,14 +207,23 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
     // 150 trees and 30 trees: the same 30-tree fold forests, byte for byte.
     t150.folds.forEach((f, i) => assert.deepEqual(f.onnx, t30.folds[i]!.onnx));
     // The ExtraTrees forest too.
-    const extra = await runtime.train(strategy('ExtraTreesClassifier', "{'n_estimators': 300, 'max_depth': 4}"), bars, { folds, foldsOnly: true });
+    const extra = await runtime.train(strategy('ExtraTreesClassifier', "{'n_estimators': 300, 'max_depth': 4}"), bars, {
+      folds,
+      foldsOnly: true,
+    });
     assert.equal(extra.foldTrees, 37);
   });
 
   it('hands back fold models, not probabilities: code that forges predict_proba in the sandbox leaves them as they are', async () => {
     const folds = { k: 3, scheme: 'rolling' as const, embargo: 0 };
-    const [honest, hostile] = await Promise.all([runtime.train(forest(60), bars, { folds }), runtime.train(forest(60) + FORGE_PROBA, bars, { folds })]);
-    assert.ok(hostile.probaUp.every((p) => p === 0.99), 'the forgery ran: the sandbox’s own p(up) say 0.99');
+    const [honest, hostile] = await Promise.all([
+      runtime.train(forest(60), bars, { folds }),
+      runtime.train(forest(60) + FORGE_PROBA, bars, { folds }),
+    ]);
+    assert.ok(
+      hostile.probaUp.every((p) => p === 0.99),
+      'the forgery ran: the sandbox’s own p(up) say 0.99',
+    );
     assert.equal(hostile.folds.length, 3);
     hostile.folds.forEach((f, i) => assert.deepEqual(f.onnx, honest.folds[i]!.onnx, `fold ${i}`));
     const scored = await foldPUp(hostile);
@@ -195,13 +232,19 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
   });
 
   it('a fold model that is not one our exporter makes is refused when scored, naming the fold (as a main model is refused)', async () => {
-    const t = await runtime.train(forest(20) + GARBLE_FOLD_MODELS, bars, { folds: { k: 3, scheme: 'rolling', embargo: 0 }, foldsOnly: true });
+    const t = await runtime.train(forest(20) + GARBLE_FOLD_MODELS, bars, {
+      folds: { k: 3, scheme: 'rolling', embargo: 0 },
+      foldsOnly: true,
+    });
     assert.equal(checkModel(t.folds[0]!.onnx).nFeatures, t.features.length, 'fold 0 came back whole');
     await assert.rejects(foldPUp(t), (err: unknown) => err instanceof ModelRejectedError && /^walk-forward fold [12]: /.test(err.reason));
   });
 
   it('refuses fold options out of range before any fit', async () => {
-    await assert.rejects(runtime.train(LOGISTIC, bars, { folds: { k: 11, scheme: 'rolling', embargo: 0 } }), (err: unknown) => err instanceof StrategyJobError && /folds\.k must be an integer between 2 and 10/.test(err.message));
+    await assert.rejects(
+      runtime.train(LOGISTIC, bars, { folds: { k: 11, scheme: 'rolling', embargo: 0 } }),
+      (err: unknown) => err instanceof StrategyJobError && /folds\.k must be an integer between 2 and 10/.test(err.message),
+    );
     await assert.rejects(
       runtime.train(LOGISTIC, bars, { folds: { k: 3, scheme: 'sideways' as 'rolling', embargo: 0 } }),
       (err: unknown) => err instanceof StrategyJobError && /folds\.scheme must be rolling or anchored/.test(err.message),
@@ -213,7 +256,11 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
     const [plain, tuned, forest] = await Promise.all([
       runtime.train(LOGISTIC, bars, { folds }),
       runtime.train(LOGISTIC, bars, { folds, overrides: { model_params: { C: 0.01 } } }),
-      runtime.train(LOGISTIC, bars, { folds, foldsOnly: true, overrides: { model_type: 'RandomForestClassifier', model_params: { n_estimators: 20, max_depth: 4 } } }),
+      runtime.train(LOGISTIC, bars, {
+        folds,
+        foldsOnly: true,
+        overrides: { model_type: 'RandomForestClassifier', model_params: { n_estimators: 20, max_depth: 4 } },
+      }),
     ]);
     assert.deepEqual(tuned.config.model_params, { C: 0.01, max_iter: 1000 });
     assert.notDeepEqual(tuned.probaUp, plain.probaUp, 'the override reached the fit');
@@ -230,9 +277,18 @@ describe('StrategyRuntime.train: walk-forward folds (sandboxed trainer, real EUR
       return true;
     };
     const forest = strategy('RandomForestClassifier', "{'n_estimators': 20, 'max_depth': 4}");
-    await assert.rejects(runtime.train(forest, bars, { overrides: { model_params: { n_estimators: 100_000 } } }), refused(/model_params\.n_estimators must be between 1 and 500/));
-    await assert.rejects(runtime.train(forest, bars, { overrides: { model_params: { n_jobs: 8 } } }), refused(/model_params\.n_jobs is set by the trainer/));
-    await assert.rejects(runtime.train(forest, bars, { overrides: { model_type: 'SVC' as 'RandomForestClassifier' } }), refused(/model_type 'SVC' is not one the trainer supports/));
+    await assert.rejects(
+      runtime.train(forest, bars, { overrides: { model_params: { n_estimators: 100_000 } } }),
+      refused(/model_params\.n_estimators must be between 1 and 500/),
+    );
+    await assert.rejects(
+      runtime.train(forest, bars, { overrides: { model_params: { n_jobs: 8 } } }),
+      refused(/model_params\.n_jobs is set by the trainer/),
+    );
+    await assert.rejects(
+      runtime.train(forest, bars, { overrides: { model_type: 'SVC' as 'RandomForestClassifier' } }),
+      refused(/model_type 'SVC' is not one the trainer supports/),
+    );
     // sklearn fits it, the schema does not allow it: Node refuses the trained config.
     await assert.rejects(
       runtime.train(forest, bars, { overrides: { model_params: { min_samples_leaf: 20_000 } } }),

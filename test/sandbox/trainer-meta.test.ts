@@ -52,7 +52,10 @@ describe('StrategyRuntime.train with entry rules (meta-labels, real EURUSD 15-mi
     runtime = await StrategyRuntime.start({ log: createLogger('silent'), size: 2 });
     const ohlc = loadBars('EURUSD', '15min', 4000);
     bars = { ...ohlc, spread: new Float64Array(ohlc.ts.length) };
-    [meta, direction] = await Promise.all([runtime.train(code(true), bars, { folds: { k: 3, scheme: 'rolling', embargo: 10 } }), runtime.train(code(false), bars)]);
+    [meta, direction] = await Promise.all([
+      runtime.train(code(true), bars, { folds: { k: 3, scheme: 'rolling', embargo: 10 } }),
+      runtime.train(code(false), bars),
+    ]);
   });
   after(async () => {
     await runtime?.stop();
@@ -64,7 +67,10 @@ describe('StrategyRuntime.train with entry rules (meta-labels, real EURUSD 15-mi
     assert.ok(m.rowsTrain >= 50 && m.rowsTest > 20, `rows ${m.rowsTrain} / ${m.rowsTest}`);
     assert.equal(m.bars.length, m.rowsTest);
     assert.deepEqual([meta.splitIndex, meta.rowsTrain, meta.rowsTest], [direction.splitIndex, direction.rowsTrain, direction.rowsTest]);
-    assert.ok(m.bars.every((b) => b >= meta.splitIndex), 'test-span rows only');
+    assert.ok(
+      m.bars.every((b) => b >= meta.splitIndex),
+      'test-span rows only',
+    );
     const k = meta.features.length;
     const col = (name: string, bar: number) => meta.matrix[(bar - meta.warmup) * k + meta.features.indexOf(name)]!;
     for (let r = 0; r < m.bars.length; r++) {
@@ -73,10 +79,14 @@ describe('StrategyRuntime.train with entry rules (meta-labels, real EURUSD 15-mi
       assert.ok(m.ends[r]! > b && m.ends[r]! <= b + HORIZON, `bar ${b}: ends within the time limit (${m.ends[r]})`);
     }
     assert.ok(meta.folds.length > 0, 'walk-forward folds fitted on rule rows');
-    assert.notDeepEqual(Array.from(meta.probaUp.subarray(0, 200)), Array.from(direction.probaUp.subarray(0, 200)), 'another model: P(win), not p(up)');
+    assert.notDeepEqual(
+      Array.from(meta.probaUp.subarray(0, 200)),
+      Array.from(direction.probaUp.subarray(0, 200)),
+      'another model: P(win), not p(up)',
+    );
   });
 
-  it('labels each rule trade as the position engine closes it: take-profit 1, stop 0, at the label\'s end bar; else the sign at the time limit', () => {
+  it("labels each rule trade as the position engine closes it: take-profit 1, stop 0, at the label's end bar; else the sign at the time limit", () => {
     const m = meta.meta!;
     const engine = options({ timeframeMs: 900_000, stop: { unit: 'pct', value: STOP }, take: { unit: 'pct', value: TAKE } });
     const counts = { TP: 0, SL: 0, end: 0 };

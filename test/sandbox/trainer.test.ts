@@ -13,7 +13,13 @@ import type { OhlcColumns } from '../../src/lib/bar-columns.ts';
 const HORIZON = 4;
 
 function slice(b: OhlcColumns, from: number, to: number): OhlcColumns {
-  return { ts: b.ts.slice(from, to), open: b.open.slice(from, to), high: b.high.slice(from, to), low: b.low.slice(from, to), close: b.close.slice(from, to) };
+  return {
+    ts: b.ts.slice(from, to),
+    open: b.open.slice(from, to),
+    high: b.high.slice(from, to),
+    low: b.low.slice(from, to),
+    close: b.close.slice(from, to),
+  };
 }
 
 const FEATURES = `
@@ -128,12 +134,19 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
     assert.ok(u.onnx.equals(t.onnx), 'the model differs: bars from the split on reached the fit');
     // Moving the bars from the gap's first one on flips a label of the last train rows: that must
     // change the model, or the check above could not fail.
-    assert.ok(!(await runtime.train(code, moveFrom(bars, t.splitIndex - HORIZON))).onnx.equals(t.onnx), 'a train label changed, and the model with it');
+    assert.ok(
+      !(await runtime.train(code, moveFrom(bars, t.splitIndex - HORIZON))).onnx.equals(t.onnx),
+      'a train label changed, and the model with it',
+    );
   });
 
   it('is deterministic: the same request gives the same model bytes', async () => {
     // The forests fit on several threads (trainer.THREADS): the trees must not depend on which builds them.
-    for (const [modelType, params] of [MODELS[0]!, MODELS[1]!, ['ExtraTreesClassifier', "{'n_estimators': 100, 'max_depth': 8}"] as const]) {
+    for (const [modelType, params] of [
+      MODELS[0]!,
+      MODELS[1]!,
+      ['ExtraTreesClassifier', "{'n_estimators': 100, 'max_depth': 8}"] as const,
+    ]) {
       const code = strategy(modelType, params);
       const [a, b] = [await runtime.train(code, bars), await runtime.train(code, bars)];
       assert.ok(a.onnx.equals(b.onnx), `${modelType} ONNX differs between two runs`);
@@ -160,7 +173,10 @@ describe('StrategyRuntime.train (sandboxed trainer, real EURUSD bars)', () => {
     assert.equal(t.rowsTrain, Math.floor((bars.ts.length - 100 - HORIZON) * 0.5));
   });
 
-  for (const [bad, key] of [["{'n_jobs': 4}", 'n_jobs'], ["{'n_estimators': 10000}", 'n_estimators']] as const) {
+  for (const [bad, key] of [
+    ["{'n_jobs': 4}", 'n_jobs'],
+    ["{'n_estimators': 10000}", 'n_estimators'],
+  ] as const) {
     // The pipeline checks strategy_config() with the schema once per job; train() on its own still
     // refuses a bad config in the trainer, before any fit.
     it(`refuses model_params ${bad} before training, naming ${key}`, async () => {

@@ -37,7 +37,8 @@ function processesNamed(name: string): number[] {
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))) pids.push(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8')))
+        pids.push(Number(pid));
     } catch {
       // gone meanwhile
     }
@@ -46,7 +47,7 @@ function processesNamed(name: string): number[] {
 }
 
 async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
-  for (const end = Date.now() + ms; !ok(); ) {
+  for (const end = Date.now() + ms; !ok();) {
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -128,7 +129,26 @@ after(() => {
   rmSync(DATA_DIR, { recursive: true, force: true });
 });
 
-const HARMFUL_SYSCALLS = ['mount', 'ptrace', 'process_vm_readv', 'unshare', 'setns', 'socket', 'socketpair', 'fork', 'vfork_like_clone', 'execve', 'kill_zygote', 'bpf', 'keyctl', 'kexec_load', 'setuid_root', 'chroot', 'perf_event_open', 'userfaultfd'];
+const HARMFUL_SYSCALLS = [
+  'mount',
+  'ptrace',
+  'process_vm_readv',
+  'unshare',
+  'setns',
+  'socket',
+  'socketpair',
+  'fork',
+  'vfork_like_clone',
+  'execve',
+  'kill_zygote',
+  'bpf',
+  'keyctl',
+  'kexec_load',
+  'setuid_root',
+  'chroot',
+  'perf_event_open',
+  'userfaultfd',
+];
 
 function refusesEverySyscall(run: () => StrategyRuntime): void {
   it('seccomp: every harmful syscall fails with EPERM', async () => {
@@ -208,8 +228,14 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
     // Twice back to back: the kernel takes one group change per 100 ms, the second waits its turn.
     for (let i = 0; i < 2; i++) {
       assert.deepEqual(await configWith(run(), 'niceness', { nice: 19 }), {
-        nice: 19, raise_priority: 'EACCES', after: 19, zygote: 'EPERM',
-        own_session: true, group_nice: autogroups ? 19 : null, raise_group: autogroups ? 'EACCES' : null, dumpable: 'EPERM',
+        nice: 19,
+        raise_priority: 'EACCES',
+        after: 19,
+        zygote: 'EPERM',
+        own_session: true,
+        group_nice: autogroups ? 19 : null,
+        raise_group: autogroups ? 'EACCES' : null,
+        dumpable: 'EPERM',
       });
     }
     const normal = await configWith(run(), 'niceness', {});
@@ -242,7 +268,10 @@ suite('every kernel wall up (audit hook and import guard bypassed)', { uid: true
     assert.deepEqual(report.widen, ['EPERM'], 'F_SETPIPE_SZ is refused');
     assert.equal(report.stopped, 'EMFILE');
     const bound = pipeBound(report, false);
-    assert.ok(Number(report.pinned) > 0 && Number(report.pinned) <= bound, `${String(report.pinned)} bytes pinned in pipes; the bound is ${bound}`);
+    assert.ok(
+      Number(report.pinned) > 0 && Number(report.pinned) <= bound,
+      `${String(report.pinned)} bytes pinned in pipes; the bound is ${bound}`,
+    );
     assert.ok(bound <= 1 << 20, `the bound itself is small: ${bound}`);
   });
   it('a job that closes its answer pipe and waits on ends by its own clock (the idle backstop), and the zygote serves on', async () => {
@@ -296,7 +325,10 @@ suite('seccomp off: the job uid holds alone', { uid: true, seccomp: false, audit
   it('a grandchild forked by a job that runs past its timeout is gone with it', async () => {
     const marker = `sfsv${randomBytes(5).toString('hex')}`;
     const job = run().config(strategy('fork_timeout', { MARKER: marker }), { timeoutMs: 4_000 });
-    const outcome = job.then(() => 'answered', (err: unknown) => (err instanceof Error ? err.message : String(err)));
+    const outcome = job.then(
+      () => 'answered',
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
     // Seen alive while the job spins: this test can find it.
     await until('the grandchild to be running', () => processesNamed(marker).length > 0);
     assert.match(await outcome, /used up its CPU time budget/, 'the job ended at its budget');

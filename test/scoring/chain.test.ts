@@ -82,9 +82,16 @@ describe('scoring chain', () => {
     await assert.rejects(scoreWindow(compute, scorer, unknown, window, trained.warmup), UnprocessableError);
   });
 
-  it('entry_long / entry_short and exit_long / exit_short come from strategy_config: entries only where a side\'s rule is > 0, exit bits where the column is > 0', async () => {
+  it("entry_long / entry_short and exit_long / exit_short come from strategy_config: entries only where a side's rule is > 0, exit bits where the column is > 0", async () => {
     const window = sliceBars(bars, 1000, 1300);
-    const config = { ...spec.config, trend_filter: null, entry_long: 'ret_4', entry_short: 'range', exit_long: 'dist_sma', exit_short: 'ret_1' };
+    const config = {
+      ...spec.config,
+      trend_filter: null,
+      entry_long: 'ret_4',
+      entry_short: 'range',
+      exit_long: 'dist_sma',
+      exit_short: 'ret_1',
+    };
     const scored = await scoreWindow(compute, scorer, { ...spec, config }, window, 60);
     const [up4, range, dist, ret] = ['ret_4', 'range', 'dist_sma', 'ret_1'].map((name) => featureColumn(scored.features, name, 300)!);
     let exits = 0;
@@ -100,21 +107,36 @@ describe('scoring chain', () => {
     }
     assert.ok(exits > 0 && longs > 0, 'the window has exit bars and long entries');
     // a long rule alone: no short opens anywhere
-    const longOnly = await scoreWindow(compute, scorer, { ...spec, config: { ...spec.config, trend_filter: null, entry_long: 'ret_4' } }, window, 60);
+    const longOnly = await scoreWindow(
+      compute,
+      scorer,
+      { ...spec, config: { ...spec.config, trend_filter: null, entry_long: 'ret_4' } },
+      window,
+      60,
+    );
     assert.ok(longOnly.mask.every((m) => (m & 2) === 0));
-    await assert.rejects(scoreWindow(compute, scorer, { ...spec, config: { ...config, exit_short: 'no_such_column' } }, window, 60), /exit_short names "no_such_column"/);
-    await assert.rejects(scoreWindow(compute, scorer, { ...spec, config: { ...config, entry_long: 'no_such_column' } }, window, 60), (err: unknown) => {
-      assert.ok(err instanceof UnprocessableError);
-      assert.match(err.message, /entry_long names "no_such_column", which is not a feature column/);
-      return true;
-    });
+    await assert.rejects(
+      scoreWindow(compute, scorer, { ...spec, config: { ...config, exit_short: 'no_such_column' } }, window, 60),
+      /exit_short names "no_such_column"/,
+    );
+    await assert.rejects(
+      scoreWindow(compute, scorer, { ...spec, config: { ...config, entry_long: 'no_such_column' } }, window, 60),
+      (err: unknown) => {
+        assert.ok(err instanceof UnprocessableError);
+        assert.match(err.message, /entry_long names "no_such_column", which is not a feature column/);
+        return true;
+      },
+    );
   });
 
-  it('skip_days and session_filter are not in the mask: they become the engine\'s entry times, judged on the fill bar', async () => {
+  it("skip_days and session_filter are not in the mask: they become the engine's entry times, judged on the fill bar", async () => {
     const window = sliceBars(bars, 1000, 1300);
     const config = { ...spec.config, trend_filter: null, skip_days: ['wed' as const], session_filter: [7, 20] as [number, number] };
     const scored = await scoreWindow(compute, scorer, { ...spec, config }, window, 60);
-    assert.ok(scored.mask.subarray(60).every((m) => m === 3), 'every bar of the window allows both sides by the mask');
+    assert.ok(
+      scored.mask.subarray(60).every((m) => m === 3),
+      'every bar of the window allows both sides by the mask',
+    );
     assert.deepEqual(engineOptions({ ...spec, config }, null).entryTimes, { session: [7, 20], skipDays: ['wed'] });
     assert.deepEqual(engineOptions(spec, null).entryTimes, { session: null, skipDays: [] }, 'no filter: any time');
   });
@@ -141,9 +163,10 @@ describe('scoring chain', () => {
     assert.equal(fromRequest.resolver, null);
   });
 
-  it('engine options: strategy_config trailing_stop becomes the engine\'s trail (absent = none)', () => {
+  it("engine options: strategy_config trailing_stop becomes the engine's trail (absent = none)", () => {
     assert.equal(engineOptions(spec, null).trail, null, 'code without the key trades as before');
-    const withTrail = (trailing_stop: typeof spec.config.trailing_stop) => engineOptions({ ...spec, config: { ...spec.config, trailing_stop } }, null).trail;
+    const withTrail = (trailing_stop: typeof spec.config.trailing_stop) =>
+      engineOptions({ ...spec, config: { ...spec.config, trailing_stop } }, null).trail;
     assert.deepEqual(withTrail(0.01), { unit: 'pct', value: 0.01 });
     assert.deepEqual(withTrail({ atr: 2, period: 14 }), { unit: 'atr', value: 2, period: 14 });
     assert.deepEqual(withTrail({ pips: 30 }), { unit: 'pips', value: 30 });

@@ -15,7 +15,10 @@ test('toSignals: p ≥ t long, p ≤ 1 − t short, else flat; NaN flat', () => 
   const p = Float32Array.from([0.9, 0.6, 0.55, 0.5, 0.45, 0.4, 0.1, Number.NaN]);
   assert.deepEqual(Array.from(toSignals(p, 0.6)), [1, 1, 0, 0, 0, -1, -1, 0]);
   // the same in float64 (float32 0.4 is 0.40000000596…: compared with 1 − 0.6 rounded to float32 alike)
-  assert.deepEqual(Array.from(toSignals(Float64Array.from([0.9, 0.6, 0.55, 0.5, 0.45, 0.4, 0.1, Number.NaN]), 0.6)), [1, 1, 0, 0, 0, -1, -1, 0]);
+  assert.deepEqual(
+    Array.from(toSignals(Float64Array.from([0.9, 0.6, 0.55, 0.5, 0.45, 0.4, 0.1, Number.NaN]), 0.6)),
+    [1, 1, 0, 0, 0, -1, -1, 0],
+  );
   // threshold 0.5: every number is a signal, exactly 0.5 long
   assert.deepEqual(Array.from(toSignals(Float64Array.from([0.5, 0.49, 0.51]), 0.5)), [1, -1, 1]);
   assert.throws(() => toSignals(p, 0.4), /threshold/);
@@ -28,7 +31,11 @@ test('toSignals in meta mode: the side whose rule fires, when P(win) ≥ t; both
   assert.deepEqual(Array.from(toSignals(p, 0.6, { long, short })), [1, -1, 0, 0, 0, 0, 0, 1]);
   // a low P(win) never turns into the other side (it is not p(up))
   assert.deepEqual(Array.from(toSignals(p, 0.6, { long, short: null })), [1, 0, 0, 0, 1, 0, 0, 1]);
-  assert.deepEqual(Array.from(toSignals(p, 0, { long, short })), [1, -1, 1, -1, 0, 0, 0, 1], 'the rule alone (NaN: a warm-up bar, no trade)');
+  assert.deepEqual(
+    Array.from(toSignals(p, 0, { long, short })),
+    [1, -1, 1, -1, 0, 0, 0, 1],
+    'the rule alone (NaN: a warm-up bar, no trade)',
+  );
   assert.throws(() => toSignals(p, 1.2, { long, short }), /threshold/);
   assert.throws(() => toSignals(p, 0.6, { long: long.subarray(1), short: null }), /rule column/);
 });
@@ -45,7 +52,7 @@ const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.flo
 const hourly = (closes: number[]) =>
   toBarColumns(closes.map((c, i) => ({ ts: Date.UTC(2024, 0, 8, i), open: c, high: c, low: c, close: c })));
 
-test('no rule or filter: every bar allows both sides, whatever its time (session and days are the engine\'s, on the fill bar)', () => {
+test("no rule or filter: every bar allows both sides, whatever its time (session and days are the engine's, on the fill bar)", () => {
   const bars = hourly(Array.from({ length: 24 * 7 }, () => 1.1));
   assert.ok(entryMask(bars, { minAtr: null, trendColumn: null }).every((m) => m === 3));
 });
@@ -63,16 +70,25 @@ test('entry_long / entry_short: a side opens only where its rule column is > 0 (
   const trend = Float64Array.from([1.0, 1.2, 1.0, 1.0, 1.0]);
   const entryFilter = Float64Array.from([1, 1, 0, 1, 1]);
   const exitLong = Float64Array.from([0, 0, 0, 0, 1]);
-  assert.deepEqual(Array.from(entryMask(bars, { minAtr: null, trendColumn: trend, entryFilter, entryLong, entryShort, exitLong })), [1, 2, 0, 0, 4]);
-  assert.throws(() => entryMask(bars, { minAtr: null, trendColumn: null, entryLong: entryLong.subarray(1) }), /entry rule column has 4 values for 5 bars/);
+  assert.deepEqual(
+    Array.from(entryMask(bars, { minAtr: null, trendColumn: trend, entryFilter, entryLong, entryShort, exitLong })),
+    [1, 2, 0, 0, 4],
+  );
+  assert.throws(
+    () => entryMask(bars, { minAtr: null, trendColumn: null, entryLong: entryLong.subarray(1) }),
+    /entry rule column has 4 values for 5 bars/,
+  );
 });
 
-test('maskedSide: the signal\'s side where its entry bit allows it, else 0', () => {
-  assert.deepEqual([1, -1, 0].map((sig) => [0, 1, 2, 3, 1 | 4, 2 | 8].map((m) => maskedSide(sig, m))), [
-    [0, 1, 0, 1, 1, 0],
-    [0, 0, -1, -1, 0, -1],
-    [0, 0, 0, 0, 0, 0],
-  ]);
+test("maskedSide: the signal's side where its entry bit allows it, else 0", () => {
+  assert.deepEqual(
+    [1, -1, 0].map((sig) => [0, 1, 2, 3, 1 | 4, 2 | 8].map((m) => maskedSide(sig, m))),
+    [
+      [0, 1, 0, 1, 1, 0],
+      [0, 0, -1, -1, 0, -1],
+      [0, 0, 0, 0, 0, 0],
+    ],
+  );
 });
 
 test('trend_filter: longs only above the column, shorts only below, NaN neither', () => {
@@ -117,21 +133,32 @@ test('exit columns: > 0 sets the exit bit of that side and clears its entry bit,
   const exitShort = Float64Array.from([0, 0, 1, 1]);
   assert.deepEqual(Array.from(entryMask(bars, { minAtr: null, trendColumn: null, exitLong, exitShort })), [3, 2 | 4, 1 | 8, 1 | 8]);
   // a filter that allows nothing still lets the exit through
-  assert.deepEqual(Array.from(entryMask(bars, { minAtr: null, trendColumn: null, entryFilter: new Float64Array(4), exitLong })), [0, 4, 0, 0]);
+  assert.deepEqual(
+    Array.from(entryMask(bars, { minAtr: null, trendColumn: null, entryFilter: new Float64Array(4), exitLong })),
+    [0, 4, 0, 0],
+  );
   assert.throws(() => entryMask(bars, { minAtr: null, trendColumn: null, exitLong: exitLong.subarray(0, 2) }), /exit column/);
 });
 
-test('property: through the engine, every entry\'s signal bar satisfies its side\'s rule, and a side without a rule never trades', () => {
+test("property: through the engine, every entry's signal bar satisfies its side's rule, and a side without a rule never trades", () => {
   const random = seededRandom(35);
   let entries = 0;
   for (let run = 0; run < 60; run++) {
     const n = 400;
     let p = 1.1;
-    const bars = toBarColumns(Array.from({ length: n }, (_, i) => {
-      const open = p;
-      p += (random() - 0.5) * 0.002;
-      return { ts: Date.UTC(2024, 0, 8) + i * 3_600_000, open, high: Math.max(open, p) + 0.0003, low: Math.min(open, p) - 0.0003, close: p };
-    }));
+    const bars = toBarColumns(
+      Array.from({ length: n }, (_, i) => {
+        const open = p;
+        p += (random() - 0.5) * 0.002;
+        return {
+          ts: Date.UTC(2024, 0, 8) + i * 3_600_000,
+          open,
+          high: Math.max(open, p) + 0.0003,
+          low: Math.min(open, p) - 0.0003,
+          close: p,
+        };
+      }),
+    );
     const column = () => Float64Array.from({ length: n }, () => (random() < 0.05 ? Number.NaN : random() - 0.6));
     const rules = pick(random, ['both', 'long', 'short'] as const);
     const entryLong = rules === 'short' ? null : column();
@@ -140,7 +167,13 @@ test('property: through the engine, every entry\'s signal bar satisfies its side
     const signals = Int8Array.from({ length: n }, () => (random() < 0.5 ? (random() < 0.5 ? 1 : -1) : 0));
     const mask = entryMask(bars, { minAtr: null, trendColumn: null, entryLong, entryShort, exitLong });
     const onOpposite = pick(random, ['reverse', 'close_only', 'ignore'] as const);
-    const trades = runBacktest(options({ onOpposite, maxPositions: pick(random, [1, 3]), stop: { unit: 'pips', value: 15 } }), bars, signals, { from: 0, to: n }, mask).trades;
+    const trades = runBacktest(
+      options({ onOpposite, maxPositions: pick(random, [1, 3]), stop: { unit: 'pips', value: 15 } }),
+      bars,
+      signals,
+      { from: 0, to: n },
+      mask,
+    ).trades;
     for (const t of trades) {
       const s = bars.ts.indexOf(t.entryTs) - 1;
       const rule = t.side > 0 ? entryLong : entryShort;

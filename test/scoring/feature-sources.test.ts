@@ -21,8 +21,11 @@ describe('FeatureSources', () => {
   let calls = 0;
   const bars = loadBars('EURUSD', '15min', 300);
   const window = (from: number) => ({
-    ts: bars.ts.subarray(from, from + 60), open: bars.open.subarray(from, from + 60), high: bars.high.subarray(from, from + 60),
-    low: bars.low.subarray(from, from + 60), close: bars.close.subarray(from, from + 60),
+    ts: bars.ts.subarray(from, from + 60),
+    open: bars.open.subarray(from, from + 60),
+    high: bars.high.subarray(from, from + 60),
+    low: bars.low.subarray(from, from + 60),
+    close: bars.close.subarray(from, from + 60),
   });
   const counting = () => ({
     openSession: async (...args: Parameters<StrategyRuntime['openSession']>) => {

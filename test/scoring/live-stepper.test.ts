@@ -15,7 +15,8 @@ import { CODE, cancelledEntry, liveStepper, START, stepAll, type CancelledEntry 
 import { log } from '../helpers/nats.ts';
 
 /** Whether a position of `side` opened at bar `b`'s open (still open after it, or closed inside it). */
-const filled = (b: LiveBar, side: number) => b.positions!.some((p) => p.entryTs === b.ts && p.side === side) || b.closed.some((t) => t.entryTs === b.ts && t.side === side);
+const filled = (b: LiveBar, side: number) =>
+  b.positions!.some((p) => p.entryTs === b.ts && p.side === side) || b.closed.some((t) => t.entryTs === b.ts && t.side === side);
 
 /** The contract, bar by bar: an announced entry either fills at the next bar or that bar cancels it; nothing else cancels. */
 function checkAnnouncements(out: LiveBar[]): void {

@@ -37,8 +37,14 @@ describe('models our exporter makes', () => {
   test('the set covers every model class, with 2 and with 3 classes', () => {
     const names = Object.keys(honest);
     for (const type of ['RandomForest', 'ExtraTrees', 'GradientBoosting', 'AdaBoost', 'LogisticRegression', 'XGB']) {
-      assert.ok(names.some((n) => n.startsWith(type) && n.includes('_2classes')), `no binary ${type}`);
-      assert.ok(names.some((n) => n.startsWith(type) && n.includes('_3classes')), `no 3-class ${type}`);
+      assert.ok(
+        names.some((n) => n.startsWith(type) && n.includes('_2classes')),
+        `no binary ${type}`,
+      );
+      assert.ok(
+        names.some((n) => n.startsWith(type) && n.includes('_3classes')),
+        `no 3-class ${type}`,
+      );
     }
   });
 
@@ -50,7 +56,12 @@ describe('models our exporter makes', () => {
   }
 
   test('onnxruntime reads the same shape from an accepted model as checkModel', async () => {
-    for (const name of ['RandomForestClassifier_2classes_7features', 'XGBClassifier_3classes_4features', 'LogisticRegression_ovr_3classes_4features', 'GradientBoostingClassifier_2classes_1features']) {
+    for (const name of [
+      'RandomForestClassifier_2classes_7features',
+      'XGBClassifier_3classes_4features',
+      'LogisticRegression_ovr_3classes_4features',
+      'GradientBoostingClassifier_2classes_1features',
+    ]) {
       const bytes = readFileSync(join(honestDir, `${name}.onnx`));
       const { nFeatures, nClasses } = checkModel(bytes); // throws before onnxruntime sees a refused model
       const session = await ort.InferenceSession.create(bytes);
@@ -93,7 +104,7 @@ describe('hostile models', () => {
     assert.match(refused(new Uint8Array(MAX_MODEL_BYTES + 1)).reason, /over/);
     let seed = 1;
     for (let i = 0; i < 200; i++) {
-      const bytes = new Uint8Array(1 + (i * 37) % 3000);
+      const bytes = new Uint8Array(1 + ((i * 37) % 3000));
       for (let j = 0; j < bytes.length; j++) bytes[j] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
       refused(bytes);
     }
@@ -111,7 +122,10 @@ describe('off the event loop', () => {
     assert.deepEqual(await checkModelOffThread(readFileSync(join(honestDir, `${name}.onnx`))), { nFeatures: 4, nClasses: 3 });
     for (const bad of ['external_package_json', 'cycle', 'tree_too_deep']) {
       const bytes = readFileSync(join(hostileDir, `${bad}.onnx`));
-      const err = await checkModelOffThread(bytes).then(() => assert.fail(`${bad} accepted`), (e: unknown) => e);
+      const err = await checkModelOffThread(bytes).then(
+        () => assert.fail(`${bad} accepted`),
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof ModelRejectedError, `${bad}: ${String(err)}`);
       assert.equal(err.reason, refused(bytes).reason, bad);
     }

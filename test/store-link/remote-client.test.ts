@@ -33,7 +33,14 @@ describe('ClickHouse over NATS', () => {
 
   it('runs queries, commands and JSON inserts on the owner’s store', async () => {
     await remote.command({ query: 'CREATE TABLE IF NOT EXISTS link_test (id UInt32, name String) ENGINE = MergeTree ORDER BY id' });
-    await remote.insert({ table: 'link_test', values: [{ id: 1, name: 'one' }, { id: 2, name: 'two' }], format: 'JSONEachRow' });
+    await remote.insert({
+      table: 'link_test',
+      values: [
+        { id: 1, name: 'one' },
+        { id: 2, name: 'two' },
+      ],
+      format: 'JSONEachRow',
+    });
     assert.deepEqual(await selectRows(remote, 'SELECT id, name FROM link_test WHERE id >= {min:UInt32} ORDER BY id', { min: 1 }), [
       { id: 1, name: 'one' },
       { id: 2, name: 'two' },
@@ -42,10 +49,31 @@ describe('ClickHouse over NATS', () => {
   });
 
   it('stores ticks and bars through the repos (binary inserts), and reads them back in RowBinary', async () => {
-    const ticks: Tick[] = Array.from({ length: 600 }, (_, i) => ({ symbol: 'GBPUSD', ts: T0 + i * 1000, seq: 0, bid: 1.25 + i / 1e5, ask: 1.2501 + i / 1e5, volume: 1 }));
+    const ticks: Tick[] = Array.from({ length: 600 }, (_, i) => ({
+      symbol: 'GBPUSD',
+      ts: T0 + i * 1000,
+      seq: 0,
+      bid: 1.25 + i / 1e5,
+      ask: 1.2501 + i / 1e5,
+      volume: 1,
+    }));
     await new TicksRepo(remote).insert(ticks, 'live');
     const bars = new BarsRepo(remote);
-    await bars.insert([{ symbol: 'GBPUSD', timeframe: '1min', ts: T0, open: 1.25, high: 1.26, low: 1.24, close: 1.255, volume: 60, ticks: 60, spread: 0.0001, source: 'live' }]);
+    await bars.insert([
+      {
+        symbol: 'GBPUSD',
+        timeframe: '1min',
+        ts: T0,
+        open: 1.25,
+        high: 1.26,
+        low: 1.24,
+        close: 1.255,
+        volume: 60,
+        ticks: 60,
+        spread: 0.0001,
+        source: 'live',
+      },
+    ]);
     const series = await bars.load('GBPUSD', '1min');
     assert.deepEqual([...series.ts], [T0]);
     assert.equal(series.close[0], 1.255);
@@ -68,7 +96,10 @@ describe('ClickHouse over NATS', () => {
   it('says what to start when no process owns the store', async () => {
     serving.stop();
     try {
-      await assert.rejects(selectRows(remote, 'SELECT 1'), (err: unknown) => err instanceof UnavailableError && /signalforge store/.test((err as Error).message));
+      await assert.rejects(
+        selectRows(remote, 'SELECT 1'),
+        (err: unknown) => err instanceof UnavailableError && /signalforge store/.test((err as Error).message),
+      );
     } finally {
       serving = await serveStore(nats.bus, store.client, log);
     }

@@ -115,7 +115,10 @@ describe('BarsRepo.rebuildFromTicks (bulk) equals StreamingResampler (streaming)
           assert.ok(stream.length > 0);
           assert.equal(firstDifference(fromColumns(loaded), stream), null, `${timeframe} ${when}`);
           assert.equal(loaded.ts.length, stream.length);
-          assert.ok(loaded.source.every((s) => s === 1), 'source = import');
+          assert.ok(
+            loaded.source.every((s) => s === 1),
+            'source = import',
+          );
         }
       };
 
@@ -140,11 +143,17 @@ describe('BarsRepo.rebuildFromTicks (bulk) equals StreamingResampler (streaming)
       const counts = TIMEFRAMES.map((tf) => `${tf} ${expected.get(tf)!.length}`);
       for (const tf of TIMEFRAMES) {
         // Every tick lands in exactly one bar of each timeframe.
-        assert.equal(expected.get(tf)!.reduce((n, r) => n + r[6], 0), rows, `${tf}: ticks add up`);
+        assert.equal(
+          expected.get(tf)!.reduce((n, r) => n + r[6], 0),
+          rows,
+          `${tf}: ticks add up`,
+        );
       }
       const negative = expected.get('1min')!.filter((r) => r[7] < 0).length;
       if (vendor === 'fxcm') assert.ok(negative > 0, 'bars opening on a crossed quote keep their negative spread');
-      t.diagnostic(`${vendor} ${symbol}: ${rows} ticks (${crossed} crossed), identical bars: ${counts.join(', ')}; 1-min bars with a negative spread: ${negative}`);
+      t.diagnostic(
+        `${vendor} ${symbol}: ${rows} ticks (${crossed} crossed), identical bars: ${counts.join(', ')}; 1-min bars with a negative spread: ${negative}`,
+      );
     });
   }
 });

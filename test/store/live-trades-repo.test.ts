@@ -59,7 +59,14 @@ describe('LiveTradesRepo', () => {
     const repo = new LiveTradesRepo(store.client);
     await repo.insert([trade(5, 1, -3.3), trade(6, 0, 0.1 + 0.2), trade(5, 0, 7.7)]);
     const pnls = await repo.pnls([5, 6, 7]);
-    assert.deepEqual([...pnls.entries()], [[5, [7.7, -3.3]], [6, [0.1 + 0.2]], [7, []]]);
+    assert.deepEqual(
+      [...pnls.entries()],
+      [
+        [5, [7.7, -3.3]],
+        [6, [0.1 + 0.2]],
+        [7, []],
+      ],
+    );
     assert.deepEqual([...(await repo.pnls([])).entries()], []);
   });
 });

@@ -33,7 +33,6 @@ function batch(symbol: Symbol, n: number): TickColumns {
   return c;
 }
 
-
 describe('TickWriter', () => {
   // Inside the suite: runs after the store has opened.
   before(() => {
@@ -102,7 +101,12 @@ describe('TickWriter', () => {
       },
     };
     const handedBack: unknown[] = [];
-    const writer = new TickWriter(down, log, { maxDelayMs: 100_000, batchTicks: 1_000_000, attempts: 3, onFailed: (err) => handedBack.push(err) });
+    const writer = new TickWriter(down, log, {
+      maxDelayMs: 100_000,
+      batchTicks: 1_000_000,
+      attempts: 3,
+      onFailed: (err) => handedBack.push(err),
+    });
     writer.add(batch('USDCHF', 7), 'live');
     await writer.flush();
     assert.equal(calls, 3, 'every attempt first');

@@ -16,7 +16,6 @@ const store = tempStore('ticks-repo');
 let clickhouse: ClickHouseClient;
 let repo: TicksRepo;
 
-
 describe('TicksRepo', () => {
   // Inside the suite: runs after the store has opened.
   before(() => {
@@ -42,7 +41,11 @@ describe('TicksRepo', () => {
     await repo.insertColumns([...batches, new TickColumns('EURUSD', 1)], 'live');
     for (const symbol of SYMBOLS) {
       const got = await repo.range(symbol, T0, T0 + 60_000, 5000, false);
-      assert.deepEqual(got, expected.get(symbol)!.map((t) => ({ ...t, source: 'live' })), symbol);
+      assert.deepEqual(
+        got,
+        expected.get(symbol)!.map((t) => ({ ...t, source: 'live' })),
+        symbol,
+      );
     }
     const [row] = await selectRows<{ n: number }>(clickhouse, "SELECT toUInt64(count()) AS n FROM ticks WHERE source = 'live'");
     assert.equal(row!.n, 8000);
@@ -57,7 +60,10 @@ describe('TicksRepo', () => {
     await repo.insert(ticks, 'import');
     await repo.insert(ticks, 'import');
     const btc = await repo.range('BTCUSD', T0 + 3_600_000, T0 + 3_700_000, 10, false);
-    assert.deepEqual(btc, [ticks[0], ticks[2]].map((t) => ({ ...t, source: 'import' })));
+    assert.deepEqual(
+      btc,
+      [ticks[0], ticks[2]].map((t) => ({ ...t, source: 'import' })),
+    );
     assert.equal(await repo.count('BTCUSD', T0 + 3_600_000, T0 + 3_700_000), 2);
     assert.equal(await repo.count('USDCHF', T0 + 3_600_000, T0 + 3_700_000), 1);
   });

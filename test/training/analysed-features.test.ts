@@ -60,11 +60,14 @@ describe('the fit’s features are the analysed ones', () => {
     const analysis = await runtime.analyze(FIRST_CALL_PEEK, bars, {}, options);
     assert.deepEqual(analysis.problems, [], 'the analysis alone cannot see it');
     const trained = await runtime.train(FIRST_CALL_PEEK, bars, { warmup: analysis.warmup!, fitRows: FIT_ROWS, trainSplit: 0.7 });
-    assert.throws(() => assertAnalysedFeatures(analysis, trained), (err: unknown) => {
-      assert.ok(err instanceof UnprocessableError);
-      assert.match(err.message, /computed other values in the fit than in the look-ahead analysis on the same bars \(columns: peek\)/);
-      return true;
-    });
+    assert.throws(
+      () => assertAnalysedFeatures(analysis, trained),
+      (err: unknown) => {
+        assert.ok(err instanceof UnprocessableError);
+        assert.match(err.message, /computed other values in the fit than in the look-ahead analysis on the same bars \(columns: peek\)/);
+        return true;
+      },
+    );
   });
 
   it('refuses a fit whose columns or warm-up are not the analysed ones', () => {
@@ -73,6 +76,9 @@ describe('the fit’s features are the analysed ones', () => {
     assert.doesNotThrow(() => assertAnalysedFeatures(analysis, { features: ['a', 'b'], warmup: 5, matrix }));
     assert.throws(() => assertAnalysedFeatures(analysis, { features: ['b', 'a'], warmup: 5, matrix }), /other columns in the fit \(b, a\)/);
     assert.throws(() => assertAnalysedFeatures(analysis, { features: ['a', 'b'], warmup: 4, matrix }), UnprocessableError);
-    assert.throws(() => assertAnalysedFeatures(analysis, { features: ['a', 'b'], warmup: 5, matrix: new Float64Array([1, 2, 3, 4.000000001]) }), /columns: b\)/);
+    assert.throws(
+      () => assertAnalysedFeatures(analysis, { features: ['a', 'b'], warmup: 5, matrix: new Float64Array([1, 2, 3, 4.000000001]) }),
+      /columns: b\)/,
+    );
   });
 });

@@ -82,15 +82,21 @@ describe('a meta-labelled model against forged meta-labels (real sandbox, 1-hour
     await runtime?.stop();
   });
 
-  it('labels claiming every trade won: the report is the honest run\'s, judged on the engine\'s trades', async () => {
+  it("labels claiming every trade won: the report is the honest run's, judged on the engine's trades", async () => {
     const forged = await train(CODE + FORGE_ALL_WIN);
     const said = answered.at(-1)!.meta!;
     assert.ok(said.labels.length > 0 && said.labels.every((l) => l === 1), 'the forgery ran: the sandbox says every test trade won');
-    assert.ok(honestTrained.meta!.labels.some((l) => l === 0), 'honestly, some lost');
+    assert.ok(
+      honestTrained.meta!.labels.some((l) => l === 0),
+      'honestly, some lost',
+    );
     const h = honest.results;
     const f = forged.results;
     assert.equal(f.labels, 'meta');
-    assert.ok(h.meta_label!.labels.precision !== null && h.meta_label!.labels.precision < 1, `honest precision ${h.meta_label!.labels.precision}`);
+    assert.ok(
+      h.meta_label!.labels.precision !== null && h.meta_label!.labels.precision < 1,
+      `honest precision ${h.meta_label!.labels.precision}`,
+    );
     assert.deepEqual(f.meta_label, h.meta_label);
     assert.deepEqual(f.confusion_matrix, h.confusion_matrix);
     assert.deepEqual(f.rolling_accuracy, h.rolling_accuracy);
@@ -102,11 +108,20 @@ describe('a meta-labelled model against forged meta-labels (real sandbox, 1-hour
   });
 
   it('a label naming a bar outside the scored rows: refused, naming the bar', async () => {
-    await assert.rejects(train(CODE + FORGE_BAR_OUTSIDE), /train answer does not match its layout: its meta-labels name bar \d+ \(ending at \d+\), outside the scored rows/);
+    await assert.rejects(
+      train(CODE + FORGE_BAR_OUTSIDE),
+      /train answer does not match its layout: its meta-labels name bar \d+ \(ending at \d+\), outside the scored rows/,
+    );
   });
 
   it('absurd counts: refused, saying which', async () => {
-    await assert.rejects(train(CODE + FORGE_COUNTS), /train answer does not match its layout: its meta-labels count more rows \(1000000000 fitted, 1000000000 purged/);
-    await assert.rejects(train(CODE + FORGE_TEST_ROWS), /train answer does not match its layout: its meta-labels count \d+ test rows but list \d+/);
+    await assert.rejects(
+      train(CODE + FORGE_COUNTS),
+      /train answer does not match its layout: its meta-labels count more rows \(1000000000 fitted, 1000000000 purged/,
+    );
+    await assert.rejects(
+      train(CODE + FORGE_TEST_ROWS),
+      /train answer does not match its layout: its meta-labels count \d+ test rows but list \d+/,
+    );
   });
 });

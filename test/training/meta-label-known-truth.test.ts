@@ -94,7 +94,14 @@ describe('meta-labelling on known data (real sandbox, 1-hour synthetic bars)', (
     // No 1-minute bars: the engine's conservative order when a bar reaches both levels, as the labels'.
     const none = new BarSeries(market(seed, edge, 0));
     const bars = { get: (_symbol: string, timeframe: string) => Promise.resolve(timeframe === '1h' ? series : none) };
-    const job = trainJob({ code: CODE, symbol: 'EURUSD', timeframe: '1h', start_date: '2024-01-07', end_date: '2024-12-31', model_name: `Meta ${seed} ${edge}` });
+    const job = trainJob({
+      code: CODE,
+      symbol: 'EURUSD',
+      timeframe: '1h',
+      start_date: '2024-01-07',
+      end_date: '2024-12-31',
+      model_name: `Meta ${seed} ${edge}`,
+    });
     return trainPipeline({ runtime, bars })(job, async () => undefined);
   }
 
@@ -115,7 +122,10 @@ describe('meta-labelling on known data (real sandbox, 1-hour synthetic bars)', (
       assert.equal(results.labels, 'meta');
       const m = results.meta_label!;
       assert.ok(m.rows.train >= 50 && m.rows.test > 0, `seed ${seed}: rule rows`);
-      assert.ok(m.labels.precision! > m.labels.base_rate! + 0.1, `seed ${seed}: precision ${m.labels.precision} over the rule's ${m.labels.base_rate}`);
+      assert.ok(
+        m.labels.precision! > m.labels.base_rate! + 0.1,
+        `seed ${seed}: precision ${m.labels.precision} over the rule's ${m.labels.base_rate}`,
+      );
       assert.ok(m.uplift.p_value !== null && m.uplift.p_value < 0.05, `seed ${seed}: p ${m.uplift.p_value}`);
       assert.match(m.verdict, /adds to the trader's rule/);
       // The robustness report says the same, last among its reasons, without moving the verdict.

@@ -10,7 +10,17 @@ import { after, before, describe, it } from 'node:test';
 import { openBucket } from '../../src/bus/index.ts';
 import { RateLimitedError, UnprocessableError } from '../../src/errors.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
-import { JobStore, ModelStore, OVERRUN_NICE, OverrunPenalty, StrategyJobError, Training, TrainQueue, trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
+import {
+  JobStore,
+  ModelStore,
+  OVERRUN_NICE,
+  OverrunPenalty,
+  StrategyJobError,
+  Training,
+  TrainQueue,
+  trainPipeline,
+  type TrainOutcome,
+} from '../../src/training/index.ts';
 import type { JobLimits } from '../../src/sandbox/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { RobustnessReport } from '../../schemas/robustness.ts';
@@ -43,7 +53,13 @@ describe('train pipeline', () => {
   before(async () => {
     market = await openRealMarket(50_000);
     runtime = await StrategyRuntime.start({ log, size: 2 });
-    const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Pipeline' });
+    const job = trainJob({
+      code: strategyCode(),
+      timeframe: '15min',
+      start_date: '2017-01-02',
+      end_date: '2017-02-10',
+      model_name: 'Pipeline',
+    });
     outcome = await trainPipeline({ runtime: counted(), bars: market.cache })(job, async (stage) => void stages.push(stage));
   });
   after(async () => {
@@ -75,7 +91,10 @@ describe('train pipeline', () => {
     const ms = (iso: string) => Date.parse(iso);
     wf.folds.forEach((f, i) => {
       assert.ok(ms(f.train.to) < ms(f.test.from), `fold ${i}: trained before its test`);
-      assert.ok(ms(f.test.to) <= record.trained_span.to && ms(f.train.from) >= record.trained_span.from, `fold ${i}: inside the trained span`);
+      assert.ok(
+        ms(f.test.to) <= record.trained_span.to && ms(f.train.from) >= record.trained_span.from,
+        `fold ${i}: inside the trained span`,
+      );
       if (i > 0) assert.ok(ms(f.test.from) > ms(wf.folds[i - 1]!.test.to), 'tests follow each other');
     });
     assert.equal(wf.profitable, wf.folds.filter((f) => f.stats.ret > 0).length);
@@ -84,39 +103,66 @@ describe('train pipeline', () => {
   });
 
   it('wf_folds and wf_scheme reach the folds; the trial count reaches the deflated Sharpe', async () => {
-    const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', wf_folds: 3, wf_scheme: 'anchored' });
+    const job = trainJob({
+      code: strategyCode(),
+      timeframe: '15min',
+      start_date: '2017-01-02',
+      end_date: '2017-02-10',
+      wf_folds: 3,
+      wf_scheme: 'anchored',
+    });
     const seen: number[] = [];
-    const { record } = await trainPipeline({ runtime, bars: market.cache, trials: async (j) => (seen.push(j.job_id), 7) })(job, async () => undefined);
+    const { record } = await trainPipeline({ runtime, bars: market.cache, trials: async (j) => (seen.push(j.job_id), 7) })(
+      job,
+      async () => undefined,
+    );
     const report = RobustnessReport.parse(record.robustness);
     assert.deepEqual(seen, [job.job_id]);
     assert.equal(report.sharpe.trials, 7);
     const wf = report.walk_forward!;
     assert.deepEqual([wf.k, wf.scheme, wf.folds.length], [3, 'anchored', 3]);
-    assert.ok(wf.folds.every((f) => f.train.from === wf.folds[0]!.train.from), 'anchored: every fold trains from the first bar');
+    assert.ok(
+      wf.folds.every((f) => f.train.from === wf.folds[0]!.train.from),
+      'anchored: every fold trains from the first bar',
+    );
   });
 
   it('refuses an invalid strategy_config at "checking code", before any fit', async () => {
     const before = { ...calls };
     const job = trainJob({ code: strategyCode({ threshold: 0.3 }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
     const seen: string[] = [];
-    await assert.rejects(trainPipeline({ runtime: counted(), bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
-      assert.ok(err instanceof UnprocessableError);
-      assert.match(err.message, /strategy_config\(\) is invalid/);
-      return true;
-    });
+    await assert.rejects(
+      trainPipeline({ runtime: counted(), bars: market.cache })(job, async (s) => void seen.push(s)),
+      (err: unknown) => {
+        assert.ok(err instanceof UnprocessableError);
+        assert.match(err.message, /strategy_config\(\) is invalid/);
+        return true;
+      },
+    );
     assert.deepEqual(seen, ['checking code']);
     assert.deepEqual(calls, { ...before, config: before.config + 1 });
   });
 
   it('ends an endless loop in feature_engineering at its analysis budget, saying which budget and why', async () => {
-    const job = trainJob({ code: strategyCode({ prelude: 'while True:\n        pass' }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10' });
-    const seen: string[] = [];
-    await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
-      assert.ok(err instanceof StrategyJobError);
-      assert.equal(err.kind, 'timeout');
-      assert.match(err.message, /^the strategy used up its CPU time budget of 5 s for [\d,]+ bars \(the floor of 5 s: 2 s \+ 5 feature passes of 0\.08 ms per bar come to less\); an endless loop/);
-      return true;
+    const job = trainJob({
+      code: strategyCode({ prelude: 'while True:\n        pass' }),
+      timeframe: '15min',
+      start_date: '2017-01-02',
+      end_date: '2017-02-10',
     });
+    const seen: string[] = [];
+    await assert.rejects(
+      trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)),
+      (err: unknown) => {
+        assert.ok(err instanceof StrategyJobError);
+        assert.equal(err.kind, 'timeout');
+        assert.match(
+          err.message,
+          /^the strategy used up its CPU time budget of 5 s for [\d,]+ bars \(the floor of 5 s: 2 s \+ 5 feature passes of 0\.08 ms per bar come to less\); an endless loop/,
+        );
+        return true;
+      },
+    );
     assert.deepEqual(seen, ['checking code'], 'stopped before the fit');
   });
 
@@ -130,23 +176,39 @@ describe('train pipeline', () => {
     const peek = `fut = close.shift(1)\n    if len(df) > ${fitRows}:\n        fut = close.shift(3 - 6)\n    df['peek'] = fut / close - 1`;
     const job = trainJob({ code: strategyCode({ prelude: peek }), ...request });
     const seen: string[] = [];
-    await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
-      assert.ok(err instanceof UnprocessableError);
-      assert.match(err.message, /^the features failed a check: features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/);
-      return true;
-    });
+    await assert.rejects(
+      trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)),
+      (err: unknown) => {
+        assert.ok(err instanceof UnprocessableError);
+        assert.match(
+          err.message,
+          /^the features failed a check: features on a truncated history differ from the same rows on the full history of \d+ bars, so they use future bars.*\(columns: peek\)/,
+        );
+        return true;
+      },
+    );
     assert.deepEqual(seen, ['checking code'], 'refused before the fit');
   });
 
   it('refuses, after the fit, code that reads ahead only in the train job (its first call there is the full span)', async () => {
-    const prelude = ["calls = getattr(feature_engineering, 'calls', 0) + 1", 'feature_engineering.calls = calls', 'fut = close.shift(1)', 'if calls == 1 and len(df) > 1000:', '        fut = close.shift(3 - 6)', "df['peek'] = fut / close - 1"].join('\n    ');
+    const prelude = [
+      "calls = getattr(feature_engineering, 'calls', 0) + 1",
+      'feature_engineering.calls = calls',
+      'fut = close.shift(1)',
+      'if calls == 1 and len(df) > 1000:',
+      '        fut = close.shift(3 - 6)',
+      "df['peek'] = fut / close - 1",
+    ].join('\n    ');
     const job = trainJob({ code: strategyCode({ prelude }), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' });
     const seen: string[] = [];
-    await assert.rejects(trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
-      assert.ok(err instanceof UnprocessableError);
-      assert.match(err.message, /computed other values in the fit than in the look-ahead analysis on the same bars \(columns: peek\)/);
-      return true;
-    });
+    await assert.rejects(
+      trainPipeline({ runtime, bars: market.cache })(job, async (s) => void seen.push(s)),
+      (err: unknown) => {
+        assert.ok(err instanceof UnprocessableError);
+        assert.match(err.message, /computed other values in the fit than in the look-ahead analysis on the same bars \(columns: peek\)/);
+        return true;
+      },
+    );
     assert.deepEqual(seen, ['checking code', 'training'], 'refused before any backtest');
   });
 
@@ -164,13 +226,16 @@ describe('train pipeline', () => {
     };
     const job = trainJob({ code: strategyCode(), timeframe: '15min', start_date: '2017-01-02', end_date: '2017-01-20' });
     const seen: string[] = [];
-    await assert.rejects(trainPipeline({ runtime: forged, bars: market.cache })(job, async (s) => void seen.push(s)), (err: unknown) => {
-      assert.ok(err instanceof ModelRejectedError, String(err));
-      assert.match(err.message, /not one this service's exporter makes/);
-      assert.doesNotMatch(err.message, /field|99|wire/, 'the user is not told what the check looked at');
-      assert.match(err.reason, /./);
-      return true;
-    });
+    await assert.rejects(
+      trainPipeline({ runtime: forged, bars: market.cache })(job, async (s) => void seen.push(s)),
+      (err: unknown) => {
+        assert.ok(err instanceof ModelRejectedError, String(err));
+        assert.match(err.message, /not one this service's exporter makes/);
+        assert.doesNotMatch(err.message, /field|99|wire/, 'the user is not told what the check looked at');
+        assert.match(err.reason, /./);
+        return true;
+      },
+    );
     assert.deepEqual(seen, ['checking code', 'training', 'backtesting'], 'refused when the backtest loads it, never saved');
   });
 
@@ -192,14 +257,22 @@ describe('train pipeline', () => {
     await assert.rejects(run(1, loop), StrategyJobError);
     await run(2, strategyCode());
     assert.deepEqual(niceness, [
-      [1, undefined], [1, undefined], // the first loop: normal priority, until it overran
-      [1, OVERRUN_NICE], [1, OVERRUN_NICE], // the next: nice 19
-      [2, undefined], [2, undefined], [2, undefined], // another user: normal
+      [1, undefined],
+      [1, undefined], // the first loop: normal priority, until it overran
+      [1, OVERRUN_NICE],
+      [1, OVERRUN_NICE], // the next: nice 19
+      [2, undefined],
+      [2, undefined],
+      [2, undefined], // another user: normal
     ]);
   });
 
   it('trains generated code with an exit rule and a day filter: no entry after a Friday signal bar, long only, exits at the next open', async () => {
-    const generated = generateOffline({ description: "Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA, don't trade on Fridays", symbol: 'EURUSD', timeframe: '15min' });
+    const generated = generateOffline({
+      description: "Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA, don't trade on Fridays",
+      symbol: 'EURUSD',
+      timeframe: '15min',
+    });
     assert.equal(generated.intent.config.exit_long, 'exit_long_rule');
     // The RSI rule fires on ~20 bars of these weeks and its trades lose: a meta-labelled model confirms none of
     // them (see the meta-label tests). Without the entry rule the model picks the entries, which the filters judge here.
@@ -214,16 +287,26 @@ describe('train pipeline', () => {
       // The signal bar is the one before the entry's open: never a Friday (UTC).
       assert.notEqual(new Date(Date.parse(t.entry_time) - 15 * 60_000).getUTCDay(), 5, `entry ${t.entry_time} after a Friday signal`);
     }
-    assert.ok(trades.some((t) => t.exit_reason === 'signal'), 'exit rules (or opposite signals) close trades at an open');
+    assert.ok(
+      trades.some((t) => t.exit_reason === 'signal'),
+      'exit rules (or opposite signals) close trades at an open',
+    );
   });
 
   it('trains generated code with a trailing stop: strategy_config trailing_stop reaches the engine, stops trail into profit', async () => {
-    const generated = generateOffline({ description: 'Go long when RSI 14 crosses above 30, trail by 2 ATR', symbol: 'EURUSD', timeframe: '15min' });
+    const generated = generateOffline({
+      description: 'Go long when RSI 14 crosses above 30, trail by 2 ATR',
+      symbol: 'EURUSD',
+      timeframe: '15min',
+    });
     const { intent } = generated;
     assert.deepEqual(intent.config.trailing_stop, { atr: 2, period: 14 });
     assert.equal(intent.config.stop_loss, null, 'the trail is the only stop');
     // With its entry rule the job is meta-labelled: the rule's trades, judged by the model, reported beside the rule alone.
-    const meta = await trainPipeline({ runtime, bars: market.cache })(trainJob({ code: generated.code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Meta' }), async () => {});
+    const meta = await trainPipeline({ runtime, bars: market.cache })(
+      trainJob({ code: generated.code, timeframe: '15min', start_date: '2017-01-02', end_date: '2017-02-10', model_name: 'Meta' }),
+      async () => {},
+    );
     assert.equal(meta.results.labels, 'meta');
     assert.ok(meta.results.meta_label!.rule_alone.n > 0, 'the rule alone trades on the test span');
     for (const t of meta.results.trade_log) assert.equal(t.side, 'long');
@@ -238,11 +321,20 @@ describe('train pipeline', () => {
     for (const t of stopped) {
       assert.equal(t.side, 'long');
       // A stop exit fills at the trailed level, or below it on a gap: never above.
-      assert.ok(t.stop_loss !== null && t.exit_price <= t.stop_loss + 1e-12, `${t.exit_time}: exit ${t.exit_price} above the stop ${t.stop_loss}`);
+      assert.ok(
+        t.stop_loss !== null && t.exit_price <= t.stop_loss + 1e-12,
+        `${t.exit_time}: exit ${t.exit_price} above the stop ${t.stop_loss}`,
+      );
     }
     // Without a fixed stop, a stop above the entry can only be the trail having moved up.
-    assert.ok(stopped.some((t) => t.stop_loss! > t.entry_price), 'some stops trailed above the entry');
-    assert.ok(stopped.some((t) => t.pnl > 0), 'a trailed stop locked in a profit');
+    assert.ok(
+      stopped.some((t) => t.stop_loss! > t.entry_price),
+      'some stops trailed above the entry',
+    );
+    assert.ok(
+      stopped.some((t) => t.pnl > 0),
+      'a trailed stop locked in a profit',
+    );
   });
 
   it('/predict over the post-cutoff span trades exactly as the pipeline’s post-cutoff backtest', async () => {
@@ -250,7 +342,13 @@ describe('train pipeline', () => {
     const training = await predictOnly(market, runtime, outcome, strategyCode());
     const predicted = await training.predict(record.user_id, { model_name: 'Pipeline' });
     assert.equal(predicted.start, results.spans.post_cutoff!.from);
-    const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];
+    const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [
+      t.side,
+      t.entry_time,
+      t.exit_time,
+      t.exit_reason,
+      t.pnl,
+    ];
     assert.deepEqual(predicted.trades.map(view), results.pred_trade_log.map(view));
   });
 
@@ -260,7 +358,10 @@ describe('train pipeline', () => {
     const { record, results, onnx } = outcome;
     const loop = strategyCode({ prelude: 'while True:\n        pass' });
     await models.save(record, { onnx, code: strategyCode(), results });
-    await models.save({ ...record, model_name: 'Spin', stem: `${record.user_id}_EURUSD_15min_Spin`, artifact: 'spin' }, { onnx, code: loop, results });
+    await models.save(
+      { ...record, model_name: 'Spin', stem: `${record.user_id}_EURUSD_15min_Spin`, artifact: 'spin' },
+      { onnx, code: loop, results },
+    );
     const penalty = new OverrunPenalty();
     const seen: Array<JobLimits | undefined> = [];
     // One zygote, one job of a user waiting at most: the real pool's refusal.
@@ -280,7 +381,10 @@ describe('train pipeline', () => {
       const user = record.user_id;
       await training.predict(user, { model_name: 'Pipeline' });
       assert.deepEqual([seen[0]?.user, seen[0]?.nice], [user, undefined], 'the user’s share, at normal priority');
-      await assert.rejects(training.predict(user, { model_name: 'Spin' }), (err: unknown) => err instanceof UnprocessableError && /budget/.test(err.message));
+      await assert.rejects(
+        training.predict(user, { model_name: 'Spin' }),
+        (err: unknown) => err instanceof UnprocessableError && /budget/.test(err.message),
+      );
       assert.ok(penalty.penalized(user), 'the overrun counts against the user, as a train job’s does');
       await training.predict(user, { model_name: 'Pipeline' });
       assert.equal(seen.at(-1)?.nice, OVERRUN_NICE, 'their next /predict runs at the lowest priority');

@@ -33,7 +33,13 @@ describe('/predict of a model trained with an optimised indicator period', () =>
     assert.deepEqual(record.config.indicators, { rsi_period: 21 });
     const training = await predictOnly(market, runtime, outcome, CODE);
     const predicted = await training.predict(record.user_id, { model_name: 'Rsi21' });
-    const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [t.side, t.entry_time, t.exit_time, t.exit_reason, t.pnl];
+    const view = (t: { side: string; entry_time: string; exit_time: string; exit_reason: string; pnl: number }) => [
+      t.side,
+      t.entry_time,
+      t.exit_time,
+      t.exit_reason,
+      t.pnl,
+    ];
     assert.ok(results.pred_trade_log.length >= 3, `enough trades to compare (${results.pred_trade_log.length})`);
     assert.deepEqual(predicted.trades.map(view), results.pred_trade_log.map(view));
   });

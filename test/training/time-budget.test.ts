@@ -26,7 +26,11 @@ describe('time budget', () => {
     const sizes = [100, 2_000, 10_000, 50_000, 100_000, 400_000];
     for (const budget of [analyzeBudget, featuresBudget]) {
       const ms = sizes.map((n) => budget(n).timeoutMs);
-      assert.deepEqual([...ms].sort((a, b) => a - b), ms, 'never less for more bars');
+      assert.deepEqual(
+        [...ms].sort((a, b) => a - b),
+        ms,
+        'never less for more bars',
+      );
       assert.ok(ms.at(-1)! > ms[0]!);
     }
     assert.equal(analyzeBudget(100).timeoutMs, LIMITS.analyze.floorMs);
@@ -44,33 +48,51 @@ describe('time budget', () => {
     assert.ok(trainBudget(config('RandomForestClassifier', { n_estimators: 200, max_depth: 12 }), bars, 8).timeoutMs > base);
     assert.ok(trainBudget(rf200, bars, 64).timeoutMs > base);
     assert.ok(trainBudget(rf200, 2 * bars, 8).timeoutMs > base);
-    assert.ok(trainBudget(config('ExtraTreesClassifier', { n_estimators: 200, max_depth: 8 }), bars, 8).timeoutMs < base, 'extra trees split at random: cheaper');
+    assert.ok(
+      trainBudget(config('ExtraTreesClassifier', { n_estimators: 200, max_depth: 8 }), bars, 8).timeoutMs < base,
+      'extra trees split at random: cheaper',
+    );
     assert.ok(trainBudget(config('XGBClassifier', { n_estimators: 200, max_depth: 8 }), bars, 8).timeoutMs < base);
     // A depth beyond what the rows allow costs nothing more (2^10 > 1,000 bars).
-    const small = (d: number) => trainBudget(config('GradientBoostingClassifier', { n_estimators: 500, max_depth: d }), 1_000, 256).timeoutMs;
+    const small = (d: number) =>
+      trainBudget(config('GradientBoostingClassifier', { n_estimators: 500, max_depth: d }), 1_000, 256).timeoutMs;
     assert.equal(small(16), small(10));
   });
 
   it('grows with the walk-forward folds by their share of the fit (rolling k/(k+1), anchored k/2), the ceiling with it', () => {
     const bars = 25_000;
-    const fit = (b: ReturnType<typeof trainBudget>) => b.timeoutMs - trainBudget(rf200, bars, 8, { k: 5, scheme: 'rolling', foldsOnly: true }).timeoutMs;
+    const fit = (b: ReturnType<typeof trainBudget>) =>
+      b.timeoutMs - trainBudget(rf200, bars, 8, { k: 5, scheme: 'rolling', foldsOnly: true }).timeoutMs;
     const base = trainBudget(rf200, bars, 8);
     const rolling = trainBudget(rf200, bars, 8, { k: 5, scheme: 'rolling' });
     const anchored = trainBudget(rf200, bars, 8, { k: 5, scheme: 'anchored' });
     assert.ok(rolling.timeoutMs > base.timeoutMs && anchored.timeoutMs > rolling.timeoutMs);
     // The same job's fit with folds minus its folds alone is the main fit: what the budget had without folds.
     assert.ok(Math.abs(fit(rolling) - (base.timeoutMs - 2_000 - 2 * 0.08 * bars)) <= 2);
-    assert.match(budgetExceeded(anchored), /RandomForestClassifier n_estimators=200 max_depth=8 on 8 features, the model and 5 anchored walk-forward folds \(3\.5 × one fit\)\); lower n_estimators or max_depth, use fewer features or fewer wf_folds/);
-    const huge = (folds?: Parameters<typeof trainBudget>[3]) => trainBudget(config('GradientBoostingClassifier', { n_estimators: 500, max_depth: 16 }), 400_000, 256, folds).timeoutMs;
+    assert.match(
+      budgetExceeded(anchored),
+      /RandomForestClassifier n_estimators=200 max_depth=8 on 8 features, the model and 5 anchored walk-forward folds \(3\.5 × one fit\)\); lower n_estimators or max_depth, use fewer features or fewer wf_folds/,
+    );
+    const huge = (folds?: Parameters<typeof trainBudget>[3]) =>
+      trainBudget(config('GradientBoostingClassifier', { n_estimators: 500, max_depth: 16 }), 400_000, 256, folds).timeoutMs;
     assert.equal(huge({ k: 5, scheme: 'anchored' }), LIMITS.train.ceilingMs * 3.5);
     assert.equal(huge(), LIMITS.train.ceilingMs);
   });
 
   it('names the model, its size and what to lower when the fit runs out', () => {
     const message = budgetExceeded(trainBudget(rf200, 25_000, 8));
-    assert.match(message, /^the fit used up its CPU time budget of 40 s for 25,000 bars \(2 s \+ 2 feature passes of 0\.08 ms per bar \+ 10 × the expected 3\.4 s of RandomForestClassifier n_estimators=200 max_depth=8 on 8 features\); lower n_estimators or max_depth/);
-    assert.match(budgetExceeded(trainBudget(config('LogisticRegression', { max_iter: 5000 }), 25_000, 8)), /LogisticRegression max_iter=5000 .*; lower max_iter/);
-    assert.match(budgetExceeded(trainBudget(config('AdaBoostClassifier'), 25_000, 8)), /AdaBoostClassifier n_estimators=50 \(depth-2 trees\)/);
+    assert.match(
+      message,
+      /^the fit used up its CPU time budget of 40 s for 25,000 bars \(2 s \+ 2 feature passes of 0\.08 ms per bar \+ 10 × the expected 3\.4 s of RandomForestClassifier n_estimators=200 max_depth=8 on 8 features\); lower n_estimators or max_depth/,
+    );
+    assert.match(
+      budgetExceeded(trainBudget(config('LogisticRegression', { max_iter: 5000 }), 25_000, 8)),
+      /LogisticRegression max_iter=5000 .*; lower max_iter/,
+    );
+    assert.match(
+      budgetExceeded(trainBudget(config('AdaBoostClassifier'), 25_000, 8)),
+      /AdaBoostClassifier n_estimators=50 \(depth-2 trees\)/,
+    );
     // Defaults are the trainer's: forests get max_depth 16, not sklearn's unbounded depth.
     assert.match(budgetExceeded(trainBudget(config('RandomForestClassifier'), 25_000, 8)), /n_estimators=100 max_depth=16/);
   });

@@ -29,7 +29,12 @@ const OTHER = generated('mean_reversion');
 
 const USER = 7;
 
-function job(id: number, status: JobStatus, code: string, over: { user?: number; timeframe?: '15min' | '1h'; symbol?: 'EURUSD' | 'GBPUSD' } = {}): JobRecord {
+function job(
+  id: number,
+  status: JobStatus,
+  code: string,
+  over: { user?: number; timeframe?: '15min' | '1h'; symbol?: 'EURUSD' | 'GBPUSD' } = {},
+): JobRecord {
   const request = TrainJobRequest.parse({ code, symbol: over.symbol ?? 'EURUSD', timeframe: over.timeframe ?? '15min' });
   const user = over.user ?? USER;
   return {
@@ -97,7 +102,8 @@ describe('TrialCounter', () => {
   it('counts the lineage’s models and done jobs on the same market, each job once, this one included', async () => {
     const saved = async (j: JobRecord, withModel: boolean) => {
       await jobs.create(j);
-      if (withModel) await models.save(model(j), { onnx: new Uint8Array([1]), code: j.request.code, results: { pred_signals: [] } as never });
+      if (withModel)
+        await models.save(model(j), { onnx: new Uint8Array([1]), code: j.request.code, results: { pred_signals: [] } as never });
     };
     await saved(job(1, 'done', IDEA), true); // counted: its model and its job are one trial
     await saved(job(2, 'done', OTHER), true); // another strategy
@@ -137,13 +143,20 @@ describe('TrialCounter', () => {
     const at = { user: 20, timeframe: '1h' } as const;
     const first = { ...job(30, 'done', IDEA, at), ...from(1, 3, 50) };
     await jobs.create(first);
-    await models.save({ ...model(first), optimization: first.optimization }, { onnx: new Uint8Array([1]), code: IDEA, results: { pred_signals: [] } as never });
+    await models.save(
+      { ...model(first), optimization: first.optimization },
+      { onnx: new Uint8Array([1]), code: IDEA, results: { pred_signals: [] } as never },
+    );
     await jobs.create({ ...job(31, 'done', IDEA, at), ...from(1, 7, 50) }); // another trial of optimisation 1: among its 50 already
     await jobs.create(job(32, 'done', EDIT, at)); // a plain train job of the lineage: 1
 
     const saving = { ...job(33, 'running', IDEA, at), ...from(2, 0, 30) };
     await jobs.create(saving);
-    assert.equal(await counter.count(saving), 50 + 1 + 30, 'optimisation 1’s 50 trials, job 32, and optimisation 2’s 30 trials (this model among them)');
+    assert.equal(
+      await counter.count(saving),
+      50 + 1 + 30,
+      'optimisation 1’s 50 trials, job 32, and optimisation 2’s 30 trials (this model among them)',
+    );
 
     const alone = { ...job(34, 'running', IDEA, { user: 21 }), ...from(3, 5, 200) };
     await jobs.create(alone);

@@ -49,7 +49,10 @@ export async function ensureKey(): Promise<string> {
   const session = localStorage.getItem(HAD_KEY) ? await fetch('/api/v1/whoami-key') : null;
   if (session?.ok) {
     const me = (await session.json()) as { username: string };
-    throw new ApiError(401, `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`);
+    throw new ApiError(
+      401,
+      `This browser is signed in as ${me.username} but does not hold its API key: rotate the key on the Account page to use it here.`,
+    );
   }
   const res = await fetch('/api/v1/key/trial', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const body = await res.json();
@@ -98,7 +101,11 @@ export const maskKey = (key: string) => `${key.slice(0, 7)}…${key.slice(-4)}`;
  */
 export async function sessionCall<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const request = (headers: Record<string, string>) =>
-    fetch(path, { method, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(path, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   let res = await request({});
   const key = storedKey();
   if (res.status === 401 && key) res = await request({ 'x-api-key': key });

@@ -34,8 +34,20 @@ export function tradeMarkers(trades: Trade[]): SeriesMarker<Time>[] {
   const markers: SeriesMarker<Time>[] = [];
   for (const t of trades) {
     const long = t.side === 'long';
-    markers.push({ time: toTime(t.entry_time), position: long ? 'belowBar' : 'aboveBar', shape: long ? 'arrowUp' : 'arrowDown', color: long ? UP : DOWN, text: long ? 'L' : 'S' });
-    markers.push({ time: toTime(t.exit_time), position: long ? 'aboveBar' : 'belowBar', shape: 'circle', color: t.pnl >= 0 ? UP : DOWN, text: t.exit_reason === 'signal' ? '' : t.exit_reason });
+    markers.push({
+      time: toTime(t.entry_time),
+      position: long ? 'belowBar' : 'aboveBar',
+      shape: long ? 'arrowUp' : 'arrowDown',
+      color: long ? UP : DOWN,
+      text: long ? 'L' : 'S',
+    });
+    markers.push({
+      time: toTime(t.exit_time),
+      position: long ? 'aboveBar' : 'belowBar',
+      shape: 'circle',
+      color: t.pnl >= 0 ? UP : DOWN,
+      text: t.exit_reason === 'signal' ? '' : t.exit_reason,
+    });
   }
   return markers.sort((a, b) => (a.time as number) - (b.time as number));
 }
@@ -57,7 +69,10 @@ export async function loadCandles(symbol: string, timeframe: string, from: strin
   const runs: [string, string][] = [];
   for (let t = first; t <= last; t += daysPerPage * DAY_MS) runs.push([day(t), day(Math.min(last, t + (daysPerPage - 1) * DAY_MS))]);
   const fetchRun = async ([start, end]: [string, string]): Promise<Candle[]> => {
-    const { candles } = await call<{ candles: Candle[] }>('GET', `/api/v1/ohlc?symbol=${symbol}&timeframe=${timeframe}&start=${start}&end=${end}&limit=${PAGE}`);
+    const { candles } = await call<{ candles: Candle[] }>(
+      'GET',
+      `/api/v1/ohlc?symbol=${symbol}&timeframe=${timeframe}&start=${start}&end=${end}&limit=${PAGE}`,
+    );
     const tail = candles[candles.length - 1];
     if (candles.length < PAGE || !tail || tail.timestamp.slice(0, 10) >= end) return candles;
     const rest = await fetchRun([day(Date.parse(tail.timestamp.slice(0, 10)) + DAY_MS), end]);
@@ -85,7 +100,11 @@ const LABEL = '#94a3b8';
 
 type SvgChild = SVGElement | string | null | undefined | false;
 
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: SvgChild[]): SVGElementTagNameMap[K] {
+function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+  ...children: SvgChild[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
   for (const child of children) {
@@ -160,8 +179,23 @@ function frame(o: FrameOptions): Frame {
     );
   }
   grid.append(svg('line', { x1: M.left, x2: W - M.right, y1: H - M.bottom, y2: H - M.bottom, stroke: AXIS }));
-  if (o.xTitle) grid.append(svg('text', { x: (M.left + W - M.right) / 2, y: H - 4, 'text-anchor': 'middle', fill: LABEL, 'font-size': 11 }, o.xTitle));
-  if (o.yTitle) grid.append(svg('text', { x: 12, y: (M.top + H - M.bottom) / 2, 'text-anchor': 'middle', fill: LABEL, 'font-size': 11, transform: `rotate(-90 12 ${(M.top + H - M.bottom) / 2})` }, o.yTitle));
+  if (o.xTitle)
+    grid.append(svg('text', { x: (M.left + W - M.right) / 2, y: H - 4, 'text-anchor': 'middle', fill: LABEL, 'font-size': 11 }, o.xTitle));
+  if (o.yTitle)
+    grid.append(
+      svg(
+        'text',
+        {
+          x: 12,
+          y: (M.top + H - M.bottom) / 2,
+          'text-anchor': 'middle',
+          fill: LABEL,
+          'font-size': 11,
+          transform: `rotate(-90 12 ${(M.top + H - M.bottom) / 2})`,
+        },
+        o.yTitle,
+      ),
+    );
   root.append(grid);
   return { root, x, y };
 }
@@ -173,7 +207,11 @@ function verticalMark(f: Frame, v: number, yTop: number, label: string, color: s
     'g',
     { class: cls },
     svg('line', { x1: px, x2: px, y1: M.top, y2: H - M.bottom, stroke: color, 'stroke-width': 2, 'stroke-dasharray': '5 3' }),
-    svg('text', { x: Math.min(px + 4, W - M.right - 4), y: yTop, 'text-anchor': px > W - 160 ? 'end' : 'start', fill: color, 'font-size': 11 }, label),
+    svg(
+      'text',
+      { x: Math.min(px + 4, W - M.right - 4), y: yTop, 'text-anchor': px > W - 160 ? 'end' : 'start', fill: color, 'font-size': 11 },
+      label,
+    ),
   );
 }
 
@@ -189,7 +227,10 @@ export interface FanPoint {
  * (e.g. the equity after each trade number of a Monte Carlo bootstrap); `baseline` draws a dashed
  * reference (the starting capital).
  */
-export function fanPlot(points: FanPoint[], o: { label: string; xTitle?: string; yTitle?: string; yFormat?: (v: number) => string; baseline?: number }): SVGSVGElement {
+export function fanPlot(
+  points: FanPoint[],
+  o: { label: string; xTitle?: string; yTitle?: string; yFormat?: (v: number) => string; baseline?: number },
+): SVGSVGElement {
   const f = frame({
     label: o.label,
     xDomain: extent(points.map((p) => p.x)),
@@ -200,12 +241,31 @@ export function fanPlot(points: FanPoint[], o: { label: string; xTitle?: string;
   });
   const upper = points.map((p) => `${f.x(p.x)},${f.y(p.p95)}`);
   const lower = [...points].reverse().map((p) => `${f.x(p.x)},${f.y(p.p5)}`);
-  if (o.baseline !== undefined) f.root.append(svg('line', { class: 'baseline', x1: M.left, x2: W - M.right, y1: f.y(o.baseline), y2: f.y(o.baseline), stroke: AXIS, 'stroke-dasharray': '4 4' }));
+  if (o.baseline !== undefined)
+    f.root.append(
+      svg('line', {
+        class: 'baseline',
+        x1: M.left,
+        x2: W - M.right,
+        y1: f.y(o.baseline),
+        y2: f.y(o.baseline),
+        stroke: AXIS,
+        'stroke-dasharray': '4 4',
+      }),
+    );
   f.root.append(
-    svg('polygon', { class: 'band', points: [...upper, ...lower].join(' '), fill: NEUTRAL, 'fill-opacity': 0.22, stroke: 'none' }, tip('5th to 95th percentile')),
+    svg(
+      'polygon',
+      { class: 'band', points: [...upper, ...lower].join(' '), fill: NEUTRAL, 'fill-opacity': 0.22, stroke: 'none' },
+      tip('5th to 95th percentile'),
+    ),
     svg('polyline', { class: 'p95', points: upper.join(' '), fill: 'none', stroke: NEUTRAL, 'stroke-opacity': 0.6 }),
     svg('polyline', { class: 'p5', points: lower.join(' '), fill: 'none', stroke: NEUTRAL, 'stroke-opacity': 0.6 }),
-    svg('polyline', { class: 'p50', points: points.map((p) => `${f.x(p.x)},${f.y(p.p50)}`).join(' '), fill: 'none', stroke: NEUTRAL, 'stroke-width': 2 }, tip('median')),
+    svg(
+      'polyline',
+      { class: 'p50', points: points.map((p) => `${f.x(p.x)},${f.y(p.p50)}`).join(' '), fill: 'none', stroke: NEUTRAL, 'stroke-width': 2 },
+      tip('median'),
+    ),
   );
   f.root.dataset.points = String(points.length);
   return f.root;
@@ -221,10 +281,20 @@ export interface HistogramData {
  * value (e.g. the strategy's own return among random entries). data-mark-bin is the bin the mark
  * falls in (-1 left of the first edge, counts.length right of the last).
  */
-export function histogramPlot(hist: HistogramData, o: { label: string; xTitle?: string; xFormat?: (v: number) => string; mark?: { value: number; label: string; color?: string } }): SVGSVGElement {
+export function histogramPlot(
+  hist: HistogramData,
+  o: { label: string; xTitle?: string; xFormat?: (v: number) => string; mark?: { value: number; label: string; color?: string } },
+): SVGSVGElement {
   const { edges, counts } = hist;
   const xs = [...edges, ...(o.mark ? [o.mark.value] : [])];
-  const f = frame({ label: o.label, xDomain: extent(xs, 0.02), yDomain: [0, Math.max(1, ...counts)], xFormat: o.xFormat, xTitle: o.xTitle, yTitle: 'count' });
+  const f = frame({
+    label: o.label,
+    xDomain: extent(xs, 0.02),
+    yDomain: [0, Math.max(1, ...counts)],
+    xFormat: o.xFormat,
+    xTitle: o.xTitle,
+    yTitle: 'count',
+  });
   const bars = svg('g', { class: 'bins' });
   counts.forEach((count, i) => {
     const lo = edges[i]!;
@@ -233,7 +303,15 @@ export function histogramPlot(hist: HistogramData, o: { label: string; xTitle?: 
     bars.append(
       svg(
         'rect',
-        { x: f.x(lo) + 0.5, width: Math.max(0.5, f.x(hi) - f.x(lo) - 1), y: f.y(count), height: f.y(0) - f.y(count), fill: NEUTRAL, 'fill-opacity': 0.7, 'data-count': count },
+        {
+          x: f.x(lo) + 0.5,
+          width: Math.max(0.5, f.x(hi) - f.x(lo) - 1),
+          y: f.y(count),
+          height: f.y(0) - f.y(count),
+          fill: NEUTRAL,
+          'fill-opacity': 0.7,
+          'data-count': count,
+        },
         tip(`${fmt(lo)} to ${fmt(hi)}: ${count}`),
       ),
     );
@@ -245,7 +323,15 @@ export function histogramPlot(hist: HistogramData, o: { label: string; xTitle?: 
     const first = edges[0] ?? v;
     const last = edges.at(-1) ?? v;
     // The last bin holds its upper edge too (the largest random run sits on it).
-    const bin = v < first ? -1 : v > last ? counts.length : Math.max(0, edges.findIndex((e, i) => i < counts.length && v >= e && v < edges[i + 1]!));
+    const bin =
+      v < first
+        ? -1
+        : v > last
+          ? counts.length
+          : Math.max(
+              0,
+              edges.findIndex((e, i) => i < counts.length && v >= e && v < edges[i + 1]!),
+            );
     f.root.dataset.markBin = String(v === last && v >= first ? counts.length - 1 : bin);
     f.root.append(verticalMark(f, v, M.top + 12, o.mark.label, o.mark.color ?? '#f59e0b', 'mark'));
   }
@@ -253,7 +339,10 @@ export function histogramPlot(hist: HistogramData, o: { label: string; xTitle?: 
 }
 
 /** Bars from zero, one per item, green above and red below (e.g. each walk-forward fold's test return). */
-export function barPlot(items: { label: string; value: number; title?: string }[], o: { label: string; yFormat?: (v: number) => string; xTitle?: string }): SVGSVGElement {
+export function barPlot(
+  items: { label: string; value: number; title?: string }[],
+  o: { label: string; yFormat?: (v: number) => string; xTitle?: string },
+): SVGSVGElement {
   const n = items.length;
   const f = frame({
     label: o.label,
@@ -272,7 +361,14 @@ export function barPlot(items: { label: string; value: number; title?: string }[
     bars.append(
       svg(
         'rect',
-        { x: f.x(i) - width / 2, width, y: top, height: Math.max(1, bottom - top), fill: item.value > 0 ? UP : DOWN, 'data-value': item.value },
+        {
+          x: f.x(i) - width / 2,
+          width,
+          y: top,
+          height: Math.max(1, bottom - top),
+          fill: item.value > 0 ? UP : DOWN,
+          'data-value': item.value,
+        },
         tip(item.title ?? `${item.label}: ${(o.yFormat ?? String)(item.value)}`),
       ),
     );
@@ -298,25 +394,66 @@ export interface ScatterPoint {
  */
 export function scatterPlot(
   points: ScatterPoint[],
-  o: { label: string; xTitle: string; yTitle: string; xFormat?: (v: number) => string; yFormat?: (v: number) => string; diagonal?: boolean; fit?: { slope: number; intercept: number } },
+  o: {
+    label: string;
+    xTitle: string;
+    yTitle: string;
+    xFormat?: (v: number) => string;
+    yFormat?: (v: number) => string;
+    diagonal?: boolean;
+    fit?: { slope: number; intercept: number };
+  },
 ): SVGSVGElement {
-  const xDomain = extent(points.map((p) => p.x), 0.05);
-  const yDomain = extent(points.map((p) => p.y), 0.05);
+  const xDomain = extent(
+    points.map((p) => p.x),
+    0.05,
+  );
+  const yDomain = extent(
+    points.map((p) => p.y),
+    0.05,
+  );
   const f = frame({ label: o.label, xDomain, yDomain, xFormat: o.xFormat, yFormat: o.yFormat, xTitle: o.xTitle, yTitle: o.yTitle });
   const clipY = (v: number) => Math.min(yDomain[1], Math.max(yDomain[0], v));
   if (o.diagonal) {
     const lo = Math.max(xDomain[0], yDomain[0]);
     const hi = Math.min(xDomain[1], yDomain[1]);
-    if (hi > lo) f.root.append(svg('line', { class: 'diagonal', x1: f.x(lo), y1: f.y(lo), x2: f.x(hi), y2: f.y(hi), stroke: AXIS, 'stroke-dasharray': '4 4' }, tip('out of sample = in sample')));
+    if (hi > lo)
+      f.root.append(
+        svg(
+          'line',
+          { class: 'diagonal', x1: f.x(lo), y1: f.y(lo), x2: f.x(hi), y2: f.y(hi), stroke: AXIS, 'stroke-dasharray': '4 4' },
+          tip('out of sample = in sample'),
+        ),
+      );
   }
   if (o.fit) {
     const at = (v: number) => o.fit!.slope * v + o.fit!.intercept;
-    f.root.append(svg('line', { class: 'fit', x1: f.x(xDomain[0]), y1: f.y(clipY(at(xDomain[0]))), x2: f.x(xDomain[1]), y2: f.y(clipY(at(xDomain[1]))), stroke: '#a78bfa', 'stroke-width': 1.5 }, tip(`degradation slope ${o.fit.slope.toFixed(2)}`)));
+    f.root.append(
+      svg(
+        'line',
+        {
+          class: 'fit',
+          x1: f.x(xDomain[0]),
+          y1: f.y(clipY(at(xDomain[0]))),
+          x2: f.x(xDomain[1]),
+          y2: f.y(clipY(at(xDomain[1]))),
+          stroke: '#a78bfa',
+          'stroke-width': 1.5,
+        },
+        tip(`degradation slope ${o.fit.slope.toFixed(2)}`),
+      ),
+    );
   }
   const dots = svg('g', { class: 'points' });
   // The highlighted points last, so they are drawn on top.
   for (const p of [...points].sort((a, b) => Number(!!a.highlighted) - Number(!!b.highlighted))) {
-    const attrs: Record<string, string | number> = { cx: f.x(p.x), cy: f.y(p.y), r: p.highlighted ? 6 : 3.5, fill: p.highlighted ? '#f59e0b' : NEUTRAL, 'fill-opacity': p.highlighted ? 1 : 0.7 };
+    const attrs: Record<string, string | number> = {
+      cx: f.x(p.x),
+      cy: f.y(p.y),
+      r: p.highlighted ? 6 : 3.5,
+      fill: p.highlighted ? '#f59e0b' : NEUTRAL,
+      'fill-opacity': p.highlighted ? 1 : 0.7,
+    };
     if (p.highlighted) attrs.class = 'highlighted';
     if (p.id !== undefined) attrs['data-id'] = p.id;
     dots.append(svg('circle', attrs, tip(p.title)));

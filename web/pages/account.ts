@@ -17,7 +17,11 @@ export async function startAccountPage(): Promise<void> {
       mount(
         root,
         h('h1', {}, 'Account'),
-        h('p', { id: 'signed-in-as' }, `Signed in as ${me.username}. This browser holds no API key of the account: get one (the previous key stops working, and your other sessions are signed out).`),
+        h(
+          'p',
+          { id: 'signed-in-as' },
+          `Signed in as ${me.username}. This browser holds no API key of the account: get one (the previous key stops working, and your other sessions are signed out).`,
+        ),
         rotateBox(root, 'Get my API key'),
         securityLinks(me.is_trial),
       );
@@ -26,7 +30,15 @@ export async function startAccountPage(): Promise<void> {
     mount(
       root,
       h('h1', {}, 'Account'),
-      h('p', {}, 'This browser has no account yet. ', h('a', { href: '/' }, 'Run an idea'), ' and a trial account is made for you, or ', h('a', { href: '/sign-in', id: 'to-sign-in' }, 'sign in'), '.'),
+      h(
+        'p',
+        {},
+        'This browser has no account yet. ',
+        h('a', { href: '/' }, 'Run an idea'),
+        ' and a trial account is made for you, or ',
+        h('a', { href: '/sign-in', id: 'to-sign-in' }, 'sign in'),
+        '.',
+      ),
       rotateBox(root),
     );
     return;
@@ -41,11 +53,23 @@ export async function startAccountPage(): Promise<void> {
   mount(
     root,
     h('h1', {}, 'Account'),
-    h('p', {}, `${me.username} · ${me.is_trial ? 'trial' : me.plan} · key `, h('code', { id: 'masked-key' }, maskKey(storedKey() ?? '')), ` · ${usage.balance} credits`),
+    h(
+      'p',
+      {},
+      `${me.username} · ${me.is_trial ? 'trial' : me.plan} · key `,
+      h('code', { id: 'masked-key' }, maskKey(storedKey() ?? '')),
+      ` · ${usage.balance} credits`,
+    ),
     rotateBox(root),
     securityLinks(me.is_trial),
     h('h2', {}, 'Daily caps'),
-    h('table', { class: 'stats' }, Object.entries(caps.caps).map(([name, c]) => h('tr', {}, h('th', {}, name.replace('_', ' ')), h('td', {}, `${c.used} / ${c.limit} used today`)))),
+    h(
+      'table',
+      { class: 'stats' },
+      Object.entries(caps.caps).map(([name, c]) =>
+        h('tr', {}, h('th', {}, name.replace('_', ' ')), h('td', {}, `${c.used} / ${c.limit} used today`)),
+      ),
+    ),
     h('h2', {}, 'My models'),
     h(
       'ul',
@@ -65,11 +89,42 @@ export async function startAccountPage(): Promise<void> {
       'ul',
       { class: 'models' },
       deployed.deployed.map((d) =>
-        h('li', {}, h('a', { href: `/models/${encodeURIComponent(d.model)}` }, d.model_name), ` · ${d.channels.join(', ')} `, h('button', { type: 'button', class: 'secondary', onclick: async () => { await call('DELETE', `/api/v1/deploy/${encodeURIComponent(d.model)}`); location.reload(); } }, 'Undeploy'), deliveriesBox(d.model)),
+        h(
+          'li',
+          {},
+          h('a', { href: `/models/${encodeURIComponent(d.model)}` }, d.model_name),
+          ` · ${d.channels.join(', ')} `,
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: async () => {
+                await call('DELETE', `/api/v1/deploy/${encodeURIComponent(d.model)}`);
+                location.reload();
+              },
+            },
+            'Undeploy',
+          ),
+          deliveriesBox(d.model),
+        ),
       ),
     ),
     h('h2', {}, 'Credit history'),
-    h('table', { class: 'stats' }, usage.history.map((u) => h('tr', {}, h('td', {}, u.ts.slice(0, 19).replace('T', ' ')), h('td', {}, u.reason), h('td', {}, u.delta), h('td', {}, u.balance_after)))),
+    h(
+      'table',
+      { class: 'stats' },
+      usage.history.map((u) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, u.ts.slice(0, 19).replace('T', ' ')),
+          h('td', {}, u.reason),
+          h('td', {}, u.delta),
+          h('td', {}, u.balance_after),
+        ),
+      ),
+    ),
   );
 }
 
@@ -88,7 +143,15 @@ function rotateBox(root: HTMLElement, label = 'Rotate key'): HTMLElement {
     }
     forgetKey();
     storeKey(body.api_key);
-    mount(out, h('div', { class: 'notice' }, h('p', {}, 'Your new key, shown only this once (the old one no longer works):'), h('code', { class: 'key', id: 'new-key' }, body.api_key)));
+    mount(
+      out,
+      h(
+        'div',
+        { class: 'notice' },
+        h('p', {}, 'Your new key, shown only this once (the old one no longer works):'),
+        h('code', { class: 'key', id: 'new-key' }, body.api_key),
+      ),
+    );
     const masked = root.querySelector('#masked-key');
     if (masked) masked.textContent = maskKey(body.api_key);
     const who = document.getElementById('who');
@@ -103,7 +166,11 @@ function securityLinks(isTrial: boolean): HTMLElement {
     'p',
     { class: isTrial ? 'notice' : '', id: 'security' },
     isTrial ? 'A trial account lives only in this browser. ' : '',
-    h('a', { href: '/account/claim', id: 'to-claim' }, isTrial ? 'Claim it with a passkey or a password' : 'Passkeys, password and recovery codes'),
+    h(
+      'a',
+      { href: '/account/claim', id: 'to-claim' },
+      isTrial ? 'Claim it with a passkey or a password' : 'Passkeys, password and recovery codes',
+    ),
     ' · ',
     h('a', { href: '/account/sessions', id: 'to-sessions' }, 'Sessions'),
   );

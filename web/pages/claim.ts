@@ -20,8 +20,16 @@ function codesBox(codes: string[], heading: string): HTMLElement {
     'div',
     { class: 'notice', id: 'recovery-codes' },
     h('p', {}, heading),
-    h('p', {}, 'Keep these recovery codes somewhere safe: each one signs you in once if you lose your passkey and password. They are shown only now.'),
-    h('ul', { class: 'codes' }, codes.map((c) => h('li', {}, h('code', {}, c)))),
+    h(
+      'p',
+      {},
+      'Keep these recovery codes somewhere safe: each one signs you in once if you lose your passkey and password. They are shown only now.',
+    ),
+    h(
+      'ul',
+      { class: 'codes' },
+      codes.map((c) => h('li', {}, h('code', {}, c))),
+    ),
   );
 }
 
@@ -32,13 +40,30 @@ export async function startClaimPage(): Promise<void> {
   try {
     status = await sessionCall<Status>('GET', '/api/v1/auth/account');
   } catch (err) {
-    mount(root, h('h1', {}, 'Sign-in methods'), h('p', {}, 'This browser is not signed in to an account. ', h('a', { href: '/sign-in' }, 'Sign in'), ' or ', h('a', { href: '/' }, 'run an idea'), ' to get a trial account.'));
+    mount(
+      root,
+      h('h1', {}, 'Sign-in methods'),
+      h(
+        'p',
+        {},
+        'This browser is not signed in to an account. ',
+        h('a', { href: '/sign-in' }, 'Sign in'),
+        ' or ',
+        h('a', { href: '/' }, 'run an idea'),
+        ' to get a trial account.',
+      ),
+    );
     return;
   }
   const done = async (result: Attached, what: string) => {
     markSignedIn();
     await render();
-    mount(out, result.recovery_codes ? codesBox(result.recovery_codes, `${what} Your account ${result.username} is claimed: it is yours on any device now.`) : h('p', { class: 'notice', id: 'attached' }, what));
+    mount(
+      out,
+      result.recovery_codes
+        ? codesBox(result.recovery_codes, `${what} Your account ${result.username} is claimed: it is yours on any device now.`)
+        : h('p', { class: 'notice', id: 'attached' }, what),
+    );
   };
   const fail = (err: unknown) => mount(out, h('p', { class: 'error', id: 'claim-error' }, errorText(err)));
 
@@ -53,8 +78,13 @@ export async function startClaimPage(): Promise<void> {
   };
   const setPassword = async (values: Record<string, string>) => {
     try {
-      const body = status.password ? { password: values.password, current_password: values.current_password } : { password: values.password };
-      await done(await sessionCall<Attached>('PUT', '/api/v1/auth/password', body), status.password ? 'Password changed: your other sessions were signed out.' : 'Password set.');
+      const body = status.password
+        ? { password: values.password, current_password: values.current_password }
+        : { password: values.password };
+      await done(
+        await sessionCall<Attached>('PUT', '/api/v1/auth/password', body),
+        status.password ? 'Password changed: your other sessions were signed out.' : 'Password set.',
+      );
     } catch (err) {
       fail(err);
     }
@@ -81,18 +111,61 @@ export async function startClaimPage(): Promise<void> {
       : [['password', 'Password (10 characters or more)', 'password', 'new-password']];
     mount(
       body,
-      h('p', { id: 'account-state' }, status.is_trial ? `${status.username} is a trial account: it lives only in this browser until you claim it. A claimed account signs in from any browser and gets the free plan's monthly credits (see Usage).` : `${status.username} is claimed${status.claimed_at ? ` since ${status.claimed_at.slice(0, 10)}` : ''}.`),
+      h(
+        'p',
+        { id: 'account-state' },
+        status.is_trial
+          ? `${status.username} is a trial account: it lives only in this browser until you claim it. A claimed account signs in from any browser and gets the free plan's monthly credits (see Usage).`
+          : `${status.username} is claimed${status.claimed_at ? ` since ${status.claimed_at.slice(0, 10)}` : ''}.`,
+      ),
       h('h2', {}, 'Passkeys'),
       status.passkeys.length
-        ? h('ul', { class: 'passkeys' }, status.passkeys.map((p) => h('li', {}, p.name, h('span', { class: 'muted' }, ` · added ${p.created_at.slice(0, 10)}${p.last_used_at ? ` · last used ${p.last_used_at.slice(0, 16).replace('T', ' ')}` : ''}`))))
+        ? h(
+            'ul',
+            { class: 'passkeys' },
+            status.passkeys.map((p) =>
+              h(
+                'li',
+                {},
+                p.name,
+                h(
+                  'span',
+                  { class: 'muted' },
+                  ` · added ${p.created_at.slice(0, 10)}${p.last_used_at ? ` · last used ${p.last_used_at.slice(0, 16).replace('T', ' ')}` : ''}`,
+                ),
+              ),
+            ),
+          )
         : h('p', { class: 'muted' }, 'No passkey yet.'),
-      h('button', { type: 'button', id: 'add-passkey', onclick: () => void addPasskey() }, status.is_trial ? 'Claim with a passkey' : 'Add a passkey'),
+      h(
+        'button',
+        { type: 'button', id: 'add-passkey', onclick: () => void addPasskey() },
+        status.is_trial ? 'Claim with a passkey' : 'Add a passkey',
+      ),
       h('h2', {}, 'Password'),
-      credentialForm(passwordFields, status.is_trial ? 'Claim with this password' : status.password ? 'Change password' : 'Set password', 'password-form', setPassword),
+      credentialForm(
+        passwordFields,
+        status.is_trial ? 'Claim with this password' : status.password ? 'Change password' : 'Set password',
+        'password-form',
+        setPassword,
+      ),
       status.is_trial ? null : h('h2', {}, 'Recovery codes'),
-      status.is_trial ? null : h('p', {}, `${status.recovery_codes_left} unused. `, h('button', { type: 'button', class: 'secondary', id: 'new-codes', onclick: () => void newCodes() }, 'Replace them')),
+      status.is_trial
+        ? null
+        : h(
+            'p',
+            {},
+            `${status.recovery_codes_left} unused. `,
+            h('button', { type: 'button', class: 'secondary', id: 'new-codes', onclick: () => void newCodes() }, 'Replace them'),
+          ),
     );
   };
   await render();
-  mount(root, title, out, body, h('p', {}, h('a', { href: '/account/sessions' }, 'Your sessions'), ' · ', h('a', { href: '/account' }, 'Account')));
+  mount(
+    root,
+    title,
+    out,
+    body,
+    h('p', {}, h('a', { href: '/account/sessions' }, 'Your sessions'), ' · ', h('a', { href: '/account' }, 'Account')),
+  );
 }

@@ -36,7 +36,11 @@ async function loadPresets(prompt: HTMLTextAreaElement): Promise<void> {
   mount(
     $('#chips'),
     presets.chips.map((chip) =>
-      h('button', { type: 'button', class: 'chip', onclick: () => (prompt.value = `${prompt.value.trim()} ${chip.text}`.trim()) }, chip.label),
+      h(
+        'button',
+        { type: 'button', class: 'chip', onclick: () => (prompt.value = `${prompt.value.trim()} ${chip.text}`.trim()) },
+        chip.label,
+      ),
     ),
   );
   performance.mark('sf:interactive');
@@ -44,7 +48,12 @@ async function loadPresets(prompt: HTMLTextAreaElement): Promise<void> {
     $('#templates'),
     h('h2', {}, 'Or start from a template'),
     presets.templates.map((t) =>
-      h('button', { type: 'button', class: 'template', title: t.description, onclick: () => (prompt.value = `${t.title}: ${t.description}`) }, h('strong', {}, t.title), h('span', {}, t.description)),
+      h(
+        'button',
+        { type: 'button', class: 'template', title: t.description, onclick: () => (prompt.value = `${t.title}: ${t.description}`) },
+        h('strong', {}, t.title),
+        h('span', {}, t.description),
+      ),
     ),
   );
 }
@@ -53,16 +62,21 @@ async function loadPresets(prompt: HTMLTextAreaElement): Promise<void> {
 function marketChips(): void {
   const group = (name: 'symbol' | 'timeframe', values: string[]) =>
     values.map((value) =>
-      h('button', {
-        type: 'button',
-        class: 'chip',
-        'data-market': name,
-        'aria-pressed': 'false',
-        onclick: () => {
-          picked[name] = picked[name] === value ? undefined : value;
-          for (const chip of document.querySelectorAll<HTMLElement>(`[data-market="${name}"]`)) chip.setAttribute('aria-pressed', String(chip.textContent === picked[name]));
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'chip',
+          'data-market': name,
+          'aria-pressed': 'false',
+          onclick: () => {
+            picked[name] = picked[name] === value ? undefined : value;
+            for (const chip of document.querySelectorAll<HTMLElement>(`[data-market="${name}"]`))
+              chip.setAttribute('aria-pressed', String(chip.textContent === picked[name]));
+          },
         },
-      }, value),
+        value,
+      ),
     );
   mount($('#market-chips'), group('symbol', SYMBOLS), h('span', { class: 'sep' }), group('timeframe', TIMEFRAMES));
 }
@@ -72,7 +86,13 @@ async function loadExamples(prompt: HTMLTextAreaElement): Promise<void> {
   mount(
     $('#examples'),
     h('h2', {}, 'Example ideas'),
-    h('ul', {}, examples.slice(0, 8).map((e) => h('li', {}, h('button', { type: 'button', class: 'link', onclick: () => (prompt.value = e.prompt) }, e.prompt)))),
+    h(
+      'ul',
+      {},
+      examples
+        .slice(0, 8)
+        .map((e) => h('li', {}, h('button', { type: 'button', class: 'link', onclick: () => (prompt.value = e.prompt) }, e.prompt))),
+    ),
   );
 }
 

@@ -13,26 +13,67 @@ const COLORS = ['#f59e0b', '#38bdf8', '#a78bfa', '#f472b6', '#34d399'];
 
 export async function startMarketPage(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const state = { symbol: params.get('symbol') ?? 'EURUSD', timeframe: params.get('timeframe') ?? '15min', indicators: (params.get('ind') ?? 'bb,rsi').split(',').filter(Boolean) };
+  const state = {
+    symbol: params.get('symbol') ?? 'EURUSD',
+    timeframe: params.get('timeframe') ?? '15min',
+    indicators: (params.get('ind') ?? 'bb,rsi').split(',').filter(Boolean),
+  };
   const root = $('#market');
   const select = (options: string[], value: string, onchange: (v: string) => void) =>
-    h('select', { onchange: (e: Event) => onchange((e.target as HTMLSelectElement).value) }, options.map((o) => h('option', { value: o, selected: o === value }, o)));
+    h(
+      'select',
+      { onchange: (e: Event) => onchange((e.target as HTMLSelectElement).value) },
+      options.map((o) => h('option', { value: o, selected: o === value }, o)),
+    );
   const go = () => location.assign(`/market?symbol=${state.symbol}&timeframe=${state.timeframe}&ind=${state.indicators.join(',')}`);
   const indicatorBoxes = ['sma', 'ema', 'wma', 'bb', 'rsi', 'macd', 'stoch', 'atr'].map((name) =>
-    h('label', { class: 'chip' }, h('input', { type: 'checkbox', checked: state.indicators.includes(name), onchange: (e: Event) => { state.indicators = (e.target as HTMLInputElement).checked ? [...state.indicators, name] : state.indicators.filter((i) => i !== name); go(); } }), name.toUpperCase()),
+    h(
+      'label',
+      { class: 'chip' },
+      h('input', {
+        type: 'checkbox',
+        checked: state.indicators.includes(name),
+        onchange: (e: Event) => {
+          state.indicators = (e.target as HTMLInputElement).checked
+            ? [...state.indicators, name]
+            : state.indicators.filter((i) => i !== name);
+          go();
+        },
+      }),
+      name.toUpperCase(),
+    ),
   );
   const priceBox = h('div', { class: 'chart', id: 'price' });
   const panels = h('div', { id: 'panels' });
   mount(
     root,
     h('h1', {}, 'Market'),
-    h('div', { class: 'row' }, select(SYMBOLS, state.symbol, (v) => { state.symbol = v; go(); }), select(TIMEFRAMES, state.timeframe, (v) => { state.timeframe = v; go(); }), indicatorBoxes),
+    h(
+      'div',
+      { class: 'row' },
+      select(SYMBOLS, state.symbol, (v) => {
+        state.symbol = v;
+        go();
+      }),
+      select(TIMEFRAMES, state.timeframe, (v) => {
+        state.timeframe = v;
+        go();
+      }),
+      indicatorBoxes,
+    ),
     priceBox,
     panels,
   );
   const ohlc = await call<{ candles: Candle[] }>('GET', `/api/v1/ohlc?symbol=${state.symbol}&timeframe=${state.timeframe}&limit=500`);
   const chart = makeChart(priceBox, 420);
-  const candles = chart.addSeries(CandlestickSeries, { upColor: UP, downColor: DOWN, wickUpColor: UP, wickDownColor: DOWN, borderVisible: false, priceFormat: priceFormat(state.symbol) });
+  const candles = chart.addSeries(CandlestickSeries, {
+    upColor: UP,
+    downColor: DOWN,
+    wickUpColor: UP,
+    wickDownColor: DOWN,
+    borderVisible: false,
+    priceFormat: priceFormat(state.symbol),
+  });
   candles.setData(candleData(ohlc.candles));
   priceBox.dataset.candles = String(ohlc.candles.length);
   let drawn = 0;
@@ -59,7 +100,11 @@ export async function startMarketPage(): Promise<void> {
       if (!OVERLAYS.has(base)) {
         target = panelCharts.get(base) ?? makePanel(panels, base, panelCharts);
       }
-      const line: ISeriesApi<'Line'> = target.addSeries(LineSeries, { color: COLORS[color++ % COLORS.length], lineWidth: 1, title: column });
+      const line: ISeriesApi<'Line'> = target.addSeries(LineSeries, {
+        color: COLORS[color++ % COLORS.length],
+        lineWidth: 1,
+        title: column,
+      });
       line.setData(values.flatMap((v, i) => (v === null || times[i] === undefined ? [] : [{ time: times[i] as UTCTimestamp, value: v }])));
       lines.set(column, line);
       drawn++;

@@ -30,7 +30,15 @@ export function metaLabelPanel(r: Results): HTMLElement | null {
     h(
       'table',
       { class: 'stats', id: 'meta-compare' },
-      h('thead', {}, h('tr', {}, ['Test span', 'Trades', 'Win rate', 'Net P&L', 'Profit factor', 'Max DD', 'Expectancy'].map((c) => h('th', {}, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Test span', 'Trades', 'Win rate', 'Net P&L', 'Profit factor', 'Max DD', 'Expectancy'].map((c) => h('th', {}, c)),
+        ),
+      ),
       h('tbody', {}, statsRow('Rule alone', 'rule', m.rule_alone), statsRow('Rule + model', 'model', m.rule_and_model)),
     ),
     h(
@@ -39,8 +47,20 @@ export function metaLabelPanel(r: Results): HTMLElement | null {
       h(
         'tbody',
         {},
-        figure('precision', 'Precision', share(l.precision), l.chosen ? `wins among the ${count(l.chosen)} trades of the rule alone the model confirmed; the rule alone wins ${share(l.base_rate)} of its ${count(u.rule_trades)}` : `the model confirmed none of the rule alone's ${count(u.rule_trades)} trades; the rule alone wins ${share(l.base_rate)}`),
-        figure('recall', 'Recall', share(l.recall), `of the rule alone's ${count(l.positives)} winning trades, the share the model confirmed`),
+        figure(
+          'precision',
+          'Precision',
+          share(l.precision),
+          l.chosen
+            ? `wins among the ${count(l.chosen)} trades of the rule alone the model confirmed; the rule alone wins ${share(l.base_rate)} of its ${count(u.rule_trades)}`
+            : `the model confirmed none of the rule alone's ${count(u.rule_trades)} trades; the rule alone wins ${share(l.base_rate)}`,
+        ),
+        figure(
+          'recall',
+          'Recall',
+          share(l.recall),
+          `of the rule alone's ${count(l.positives)} winning trades, the share the model confirmed`,
+        ),
         figure('uplift', 'Uplift', signedUsd(u.pnl), 'net P&L of the rule + model minus the rule alone'),
         figure(
           'confirmed',
@@ -50,14 +70,16 @@ export function metaLabelPanel(r: Results): HTMLElement | null {
             ? `the rule alone's trades whose signal the model confirmed: P&L ${usd(u.chosen_pnl)}, against ${usd(u.random_pnl)} on average for as many picked at random`
             : "none of the rule alone's trades had a signal the model confirmed") +
             // The rule + model row is its own backtest: a slot the model leaves free takes a later signal.
-            (m.rule_and_model.n !== u.chosen_trades ? ` · the rule + model backtest made ${count(m.rule_and_model.n)}: a position the model skips leaves room for a later signal` : ''),
+            (m.rule_and_model.n !== u.chosen_trades
+              ? ` · the rule + model backtest made ${count(m.rule_and_model.n)}: a position the model skips leaves room for a later signal`
+              : ''),
         ),
         figure(
           'p-value',
           'p-value',
           u.p_value === null ? '—' : p(u.p_value),
           u.p_value === null
-            ? 'no test: the model confirmed none or all of the rule\'s trades'
+            ? "no test: the model confirmed none or all of the rule's trades"
             : `share of ${count(u.draws)} random picks of ${count(u.chosen_trades)} of the rule's trades that did at least as well (seed ${u.seed})`,
         ),
       ),
@@ -73,7 +95,12 @@ export function metaLabelPanel(r: Results): HTMLElement | null {
 }
 
 function statsRow(label: string, key: string, s: TradeStats): HTMLElement {
-  return h('tr', { 'data-row': key }, h('th', {}, label), [String(s.n), pct(s.wr), usd(s.np), s.pf.toFixed(2), pct(s.mdd, 2), usd(s.expect)].map((v) => h('td', {}, v)));
+  return h(
+    'tr',
+    { 'data-row': key },
+    h('th', {}, label),
+    [String(s.n), pct(s.wr), usd(s.np), s.pf.toFixed(2), pct(s.mdd, 2), usd(s.expect)].map((v) => h('td', {}, v)),
+  );
 }
 
 function figure(key: string, label: string, value: string, note: string): HTMLElement {

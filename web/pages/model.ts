@@ -3,7 +3,15 @@
  * lines of the selected trade), spans, equity and drawdown, stats, trades, diagnostics, the
  * strategy code with retrain, deploy controls and the live signal feed.
  */
-import { AreaSeries, CandlestickSeries, LineSeries, createSeriesMarkers, type IPriceLine, type ISeriesApi, type Time } from 'lightweight-charts';
+import {
+  AreaSeries,
+  CandlestickSeries,
+  LineSeries,
+  createSeriesMarkers,
+  type IPriceLine,
+  type ISeriesApi,
+  type Time,
+} from 'lightweight-charts';
 import type { ModelCode, Results } from '../../schemas/training.ts';
 import type { Trade, TradeStats } from '../../schemas/backtest.ts';
 import type { SignalEvent } from '../../schemas/live.ts';
@@ -27,9 +35,13 @@ export async function startModelPage(): Promise<void> {
   const stem = decodeURIComponent(location.pathname.split('/').pop() ?? '');
   const root = $('#model');
   const [results, code] = await Promise.all([
-    call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`).catch((err: unknown) =>
+      err instanceof Error ? err : new Error(String(err)),
+    ),
     // The page stands without its code: the panel says why it is missing.
-    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`).catch((err: unknown) =>
+      err instanceof Error ? err : new Error(String(err)),
+    ),
   ]);
   if (results instanceof Error) {
     // In place of the loading line, which would otherwise stay beside an error for ever.
@@ -54,10 +66,29 @@ export async function startModelPage(): Promise<void> {
     h('p', { class: 'muted' }, results.title, results.source === 'synthetic' ? ' · prices are synthetic (no real market data loaded)' : ''),
     // The verdict is said at the top: a trader should not have to scroll to learn the edge is not real.
     results.robustness
-      ? h('p', { class: 'verdict-line' }, verdictBadge(results.robustness.verdict), ' ', results.robustness.reasons[0] ?? '', ' ', h('a', { href: '#robustness' }, 'Why?'))
+      ? h(
+          'p',
+          { class: 'verdict-line' },
+          verdictBadge(results.robustness.verdict),
+          ' ',
+          results.robustness.reasons[0] ?? '',
+          ' ',
+          h('a', { href: '#robustness' }, 'Why?'),
+        )
       : null,
-    h('p', {}, h('a', { href: `/models/${encodeURIComponent(stem)}/optimize`, id: 'optimize-link' }, 'Optimise this strategy'), h('span', { class: 'muted' }, ' · search its parameters with walk-forward testing and an overfitting check')),
-    results.warnings.length ? h('ul', { class: 'warnings' }, results.warnings.map((w) => h('li', {}, w))) : null,
+    h(
+      'p',
+      {},
+      h('a', { href: `/models/${encodeURIComponent(stem)}/optimize`, id: 'optimize-link' }, 'Optimise this strategy'),
+      h('span', { class: 'muted' }, ' · search its parameters with walk-forward testing and an overfitting check'),
+    ),
+    results.warnings.length
+      ? h(
+          'ul',
+          { class: 'warnings' },
+          results.warnings.map((w) => h('li', {}, w)),
+        )
+      : null,
     spans,
     chartBox,
     h('h2', {}, 'Equity and drawdown (test span)'),
@@ -83,7 +114,14 @@ export async function startModelPage(): Promise<void> {
   const candles = await candlesLoading;
   performance.mark('sf:candles');
   const chart = makeChart(chartBox, 420);
-  const series = chart.addSeries(CandlestickSeries, { upColor: UP, downColor: DOWN, wickUpColor: UP, wickDownColor: DOWN, borderVisible: false, priceFormat: priceFormat(results.symbol) });
+  const series = chart.addSeries(CandlestickSeries, {
+    upColor: UP,
+    downColor: DOWN,
+    wickUpColor: UP,
+    wickDownColor: DOWN,
+    borderVisible: false,
+    priceFormat: priceFormat(results.symbol),
+  });
   series.setData(candleData(candles));
   const markers = createSeriesMarkers(series, tradeMarkers(trades));
   chartBox.dataset.candles = String(candles.length);
@@ -99,28 +137,49 @@ export async function startModelPage(): Promise<void> {
   mount(
     spans,
     spanButtons.map(([label, span]) =>
-      h('button', { type: 'button', class: 'chip', disabled: !span, onclick: () => span && chart.timeScale().setVisibleRange({ from: toTime(span.from) as Time, to: toTime(span.to) as Time }) }, label),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'chip',
+          disabled: !span,
+          onclick: () => span && chart.timeScale().setVisibleRange({ from: toTime(span.from) as Time, to: toTime(span.to) as Time }),
+        },
+        label,
+      ),
     ),
   );
   chart.timeScale().setVisibleRange({ from: toTime(results.spans.test.from) as Time, to: toTime(to) as Time });
 
   const equity = makeChart(equityBox, 160);
-  equity.addSeries(LineSeries, { color: '#38bdf8', lineWidth: 2 }).setData(results.equity_curve.map((p) => ({ time: toTime(p.time), value: p.equity })));
+  equity
+    .addSeries(LineSeries, { color: '#38bdf8', lineWidth: 2 })
+    .setData(results.equity_curve.map((p) => ({ time: toTime(p.time), value: p.equity })));
   equity.timeScale().fitContent();
   const drawdown = makeChart(drawdownBox, 120);
   drawdown
-    .addSeries(AreaSeries, { lineColor: DOWN, topColor: 'rgba(239,68,68,0.05)', bottomColor: 'rgba(239,68,68,0.4)', invertFilledArea: true })
+    .addSeries(AreaSeries, {
+      lineColor: DOWN,
+      topColor: 'rgba(239,68,68,0.05)',
+      bottomColor: 'rgba(239,68,68,0.4)',
+      invertFilledArea: true,
+    })
     .setData(results.drawdown.map((p) => ({ time: toTime(p.time), value: p.drawdown * 100 })));
   drawdown.timeScale().fitContent();
   if (results.rolling_accuracy.length) {
     const accuracy = makeChart($('#rolling-accuracy'), 120);
-    accuracy.addSeries(LineSeries, { color: '#a78bfa', lineWidth: 1 }).setData(results.rolling_accuracy.map((p) => ({ time: toTime(p.time), value: p.accuracy * 100 })));
+    accuracy
+      .addSeries(LineSeries, { color: '#a78bfa', lineWidth: 1 })
+      .setData(results.rolling_accuracy.map((p) => ({ time: toTime(p.time), value: p.accuracy * 100 })));
     accuracy.timeScale().fitContent();
   }
 
   tradeList(tradeTable, trades, priceFormat(results.symbol).precision, (t) => {
     levels.show(t);
-    chart.timeScale().setVisibleRange({ from: (toTime(t.entry_time) - 50 * barSeconds(results.timeframe)) as Time, to: (toTime(t.exit_time) + 50 * barSeconds(results.timeframe)) as Time });
+    chart.timeScale().setVisibleRange({
+      from: (toTime(t.entry_time) - 50 * barSeconds(results.timeframe)) as Time,
+      to: (toTime(t.exit_time) + 50 * barSeconds(results.timeframe)) as Time,
+    });
   });
   const lastTrade = trades[trades.length - 1];
   if (lastTrade) levels.show(lastTrade);
@@ -157,12 +216,27 @@ function statsTable(r: Results): HTMLElement {
   return h(
     'table',
     { class: 'stats' },
-    h('thead', {}, h('tr', {}, ['Span', 'Trades', 'Win rate', 'Return', 'Profit factor', 'Max DD', 'Net', 'Expectancy'].map((c) => h('th', {}, c)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Span', 'Trades', 'Win rate', 'Return', 'Profit factor', 'Max DD', 'Net', 'Expectancy'].map((c) => h('th', {}, c)),
+      ),
+    ),
     h(
       'tbody',
       {},
       rows.map(([label, s]) =>
-        h('tr', {}, h('th', {}, label), s ? [s.n, pct(s.wr), pct(s.ret, 2), s.pf.toFixed(2), pct(s.mdd, 2), usd(s.np), usd(s.expect)].map((v) => h('td', {}, v)) : h('td', { colspan: 7 }, '—')),
+        h(
+          'tr',
+          {},
+          h('th', {}, label),
+          s
+            ? [s.n, pct(s.wr), pct(s.ret, 2), s.pf.toFixed(2), pct(s.mdd, 2), usd(s.np), usd(s.expect)].map((v) => h('td', {}, v))
+            : h('td', { colspan: 7 }, '—'),
+        ),
       ),
     ),
   );
@@ -211,16 +285,66 @@ function tradeList(box: HTMLElement, trades: LoggedTrade[], digits: number, sele
         h(
           'thead',
           {},
-          h('tr', {}, COLUMNS.map(([k, label]) => h('th', { class: 'sortable', onclick: () => { descending = sortKey === k ? !descending : true; sortKey = k; render(); } }, label, sortKey === k ? (descending ? ' ▾' : ' ▴') : ''))),
+          h(
+            'tr',
+            {},
+            COLUMNS.map(([k, label]) =>
+              h(
+                'th',
+                {
+                  class: 'sortable',
+                  onclick: () => {
+                    descending = sortKey === k ? !descending : true;
+                    sortKey = k;
+                    render();
+                  },
+                },
+                label,
+                sortKey === k ? (descending ? ' ▾' : ' ▴') : '',
+              ),
+            ),
+          ),
         ),
-        h('tbody', {}, shown.map((t) => h('tr', { class: t.pnl >= 0 ? 'win' : 'loss', onclick: () => select(t) }, COLUMNS.map(([k]) => h('td', {}, fmt(t, k)))))),
+        h(
+          'tbody',
+          {},
+          shown.map((t) =>
+            h(
+              'tr',
+              { class: t.pnl >= 0 ? 'win' : 'loss', onclick: () => select(t) },
+              COLUMNS.map(([k]) => h('td', {}, fmt(t, k))),
+            ),
+          ),
+        ),
       ),
       h(
         'div',
         { class: 'pager' },
-        h('button', { type: 'button', disabled: page === 0, onclick: () => { page--; render(); } }, '‹ Newer'),
+        h(
+          'button',
+          {
+            type: 'button',
+            disabled: page === 0,
+            onclick: () => {
+              page--;
+              render();
+            },
+          },
+          '‹ Newer',
+        ),
         h('span', {}, ` ${trades.length} trades · page ${page + 1} of ${pages} `),
-        h('button', { type: 'button', disabled: page >= pages - 1, onclick: () => { page++; render(); } }, 'Older ›'),
+        h(
+          'button',
+          {
+            type: 'button',
+            disabled: page >= pages - 1,
+            onclick: () => {
+              page++;
+              render();
+            },
+          },
+          'Older ›',
+        ),
       ),
     );
   };
@@ -238,8 +362,14 @@ function diagnostics(r: Results): HTMLElement {
     'section',
     { class: 'diagnostics' },
     h('h2', {}, 'Model diagnostics'),
-    h('p', {}, `${meta ? 'Win/loss accuracy on the rule\'s trades' : 'Direction accuracy'}: train ${pct(r.accuracy.train)}, test ${pct(r.accuracy.test)}.`),
-    r.rolling_accuracy.length ? [h('h3', {}, 'Rolling accuracy (%, previous 100 test rows)'), h('div', { class: 'chart small', id: 'rolling-accuracy' })] : null,
+    h(
+      'p',
+      {},
+      `${meta ? "Win/loss accuracy on the rule's trades" : 'Direction accuracy'}: train ${pct(r.accuracy.train)}, test ${pct(r.accuracy.test)}.`,
+    ),
+    r.rolling_accuracy.length
+      ? [h('h3', {}, 'Rolling accuracy (%, previous 100 test rows)'), h('div', { class: 'chart small', id: 'rolling-accuracy' })]
+      : null,
     h(
       'table',
       { class: 'confusion' },
@@ -267,7 +397,10 @@ function codePanel(stem: string, r: Results, code: ModelCode | Error): HTMLEleme
   const retrain = async () => {
     status.textContent = 'Submitting…';
     try {
-      const trained = await trainAndWait({ code: area.value, symbol: r.symbol, timeframe: r.timeframe }, (text) => (status.textContent = text));
+      const trained = await trainAndWait(
+        { code: area.value, symbol: r.symbol, timeframe: r.timeframe },
+        (text) => (status.textContent = text),
+      );
       rememberRun(trained, { code: area.value, prompt: recallRun(stem)?.prompt ?? '' });
       location.assign(`/models/${encodeURIComponent(trained)}`);
     } catch (err) {
@@ -277,7 +410,20 @@ function codePanel(stem: string, r: Results, code: ModelCode | Error): HTMLEleme
   // Read highlighted; Edit swaps in the plain editor.
   const view = h('pre', { class: 'code highlighted' }, highlightPython(area.value));
   area.hidden = true;
-  const edit = h('button', { type: 'button', class: 'secondary', onclick: () => { view.hidden = true; area.hidden = false; edit.hidden = true; area.focus(); } }, 'Edit');
+  const edit = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: () => {
+        view.hidden = true;
+        area.hidden = false;
+        edit.hidden = true;
+        area.focus();
+      },
+    },
+    'Edit',
+  );
   return h(
     'section',
     { class: 'code-panel' },
@@ -298,9 +444,19 @@ function codePanel(stem: string, r: Results, code: ModelCode | Error): HTMLEleme
 function unreadable(stem: string, err: Error): HTMLElement {
   const status = err instanceof ApiError ? err.status : 0;
   if (status !== 404 && status !== 403 && status !== 401) {
-    return h('div', { id: 'model-unreadable' }, h('p', { class: 'error' }, `The model could not be loaded (${err.message}). Reload the page to try again.`));
+    return h(
+      'div',
+      { id: 'model-unreadable' },
+      h('p', { class: 'error' }, `The model could not be loaded (${err.message}). Reload the page to try again.`),
+    );
   }
-  const key = h('input', { type: 'password', id: 'model-key', class: 'wide', placeholder: 'sf_…', autocomplete: 'off' }) as HTMLInputElement;
+  const key = h('input', {
+    type: 'password',
+    id: 'model-key',
+    class: 'wide',
+    placeholder: 'sf_…',
+    autocomplete: 'off',
+  }) as HTMLInputElement;
   const useKey = () => {
     const value = key.value.trim();
     if (!value) return;
@@ -315,10 +471,23 @@ function unreadable(stem: string, err: Error): HTMLElement {
     h(
       'ul',
       {},
-      h('li', {}, h('a', { href: '/sign-in', id: 'model-sign-in' }, 'Sign in'), ' as that account (a trial account is claimed on its Account page first), or'),
-      h('li', {}, 'use the key that made it: ', key, ' ', h('button', { type: 'button', id: 'model-use-key', onclick: useKey }, 'Use this key'), h('span', { class: 'muted' }, ' (this browser then uses that key instead of its own: keep a copy of yours)')),
+      h(
+        'li',
+        {},
+        h('a', { href: '/sign-in', id: 'model-sign-in' }, 'Sign in'),
+        ' as that account (a trial account is claimed on its Account page first), or',
+      ),
+      h(
+        'li',
+        {},
+        'use the key that made it: ',
+        key,
+        ' ',
+        h('button', { type: 'button', id: 'model-use-key', onclick: useKey }, 'Use this key'),
+        h('span', { class: 'muted' }, ' (this browser then uses that key instead of its own: keep a copy of yours)'),
+      ),
     ),
-    h('p', { class: 'muted' }, 'This account\'s own models are on the ', h('a', { href: '/account' }, 'Account page'), '.'),
+    h('p', { class: 'muted' }, "This account's own models are on the ", h('a', { href: '/account' }, 'Account page'), '.'),
   );
 }
 
@@ -332,7 +501,14 @@ async function liveFeed(stem: string, results: Results, list: HTMLElement, serie
   // When the first signal can come: a forex weekend is said, not left to look like a broken feed.
   const next = nextBarNotice(results.symbol, results.timeframe, Date.now());
   const closes = `${next.next_bar_at.slice(0, 16).replace('T', ' ')} UTC`;
-  mount(list, h('li', { class: 'muted', id: 'feed-waiting', 'data-next-bar': next.next_bar_at }, next.note ?? `Waiting for the next bar to close (${closes})…`));
+  mount(
+    list,
+    h(
+      'li',
+      { class: 'muted', id: 'feed-waiting', 'data-next-bar': next.next_bar_at },
+      next.note ?? `Waiting for the next bar to close (${closes})…`,
+    ),
+  );
   // One stream per key: the one_shot stream that led here may still be closing on the server.
   let res = await send('GET', `/api/v1/signals/${encodeURIComponent(stem)}/stream`);
   for (let attempt = 0; res.status === 429 && attempt < 5; attempt++) {
@@ -370,13 +546,23 @@ function sharePanel(stem: string, r: Results): HTMLElement {
   const share = async () => {
     try {
       const parent = recallRun(stem)?.forked_from;
-      const entry = await call<{ community_id: number }>('POST', '/api/v1/share', { model_stem: stem, title: title.value, ...(parent ? { parent_id: parent } : {}) });
+      const entry = await call<{ community_id: number }>('POST', '/api/v1/share', {
+        model_stem: stem,
+        title: title.value,
+        ...(parent ? { parent_id: parent } : {}),
+      });
       location.assign(`/community/${entry.community_id}`);
     } catch (err) {
       status.textContent = err instanceof Error ? err.message : String(err);
     }
   };
-  return h('div', { class: 'share', id: 'share' }, h('label', {}, 'Title ', title), h('button', { type: 'button', onclick: () => void share() }, 'Share'), status);
+  return h(
+    'div',
+    { class: 'share', id: 'share' },
+    h('label', {}, 'Title ', title),
+    h('button', { type: 'button', onclick: () => void share() }, 'Share'),
+    status,
+  );
 }
 
 /**
@@ -390,6 +576,11 @@ function optimisationBox(stem: string, results: Results): HTMLElement | null {
   const box = h('div', { id: 'optimisation-box' });
   call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`)
     .then((view) => mount(box, optimisationFigures(view, stem)))
-    .catch((err: unknown) => mount(box, h('p', { class: 'muted' }, `Optimisation ${id} could not be loaded (${err instanceof Error ? err.message : String(err)}).`)));
+    .catch((err: unknown) =>
+      mount(
+        box,
+        h('p', { class: 'muted' }, `Optimisation ${id} could not be loaded (${err instanceof Error ? err.message : String(err)}).`),
+      ),
+    );
   return box;
 }

@@ -17,9 +17,28 @@ import { robustnessPanel } from './robustness-panel.ts';
 
 // The names below mirror schemas/optimize-space.ts and schemas/strategy.ts: the browser bundle
 // imports only types from schemas/ (no zod at run time), and the service checks every name anyway.
-const MODEL_TYPES = ['RandomForestClassifier', 'ExtraTreesClassifier', 'GradientBoostingClassifier', 'XGBClassifier', 'AdaBoostClassifier', 'LogisticRegression'];
+const MODEL_TYPES = [
+  'RandomForestClassifier',
+  'ExtraTreesClassifier',
+  'GradientBoostingClassifier',
+  'XGBClassifier',
+  'AdaBoostClassifier',
+  'LogisticRegression',
+];
 /** The execution settings (schemas/backtest.ts ExecutionSettings) a model was backtested with: the optimisation runs with the same. */
-const EXECUTION_KEYS = ['capital', 'lot_size', 'leverage', 'commission', 'swap_long', 'swap_short', 'risk_unit', 'stop_loss', 'take_profit', 'fill_at_bid_ask', 'intrabar'] as const;
+const EXECUTION_KEYS = [
+  'capital',
+  'lot_size',
+  'leverage',
+  'commission',
+  'swap_long',
+  'swap_short',
+  'risk_unit',
+  'stop_loss',
+  'take_profit',
+  'fill_at_bid_ask',
+  'intrabar',
+] as const;
 
 type Kind = ParamSpec['type'];
 interface Row {
@@ -35,7 +54,16 @@ interface Row {
 
 /** The parameters a trader tunes most, offered with ranges to start from; the first three are on. */
 function defaultRows(riskUnit: string): Row[] {
-  const row = (on: boolean, name: string, kind: Kind, low: string, high: string, step: string, values: string, hint: string): Row => ({ on, name, kind, low, high, step, values, hint });
+  const row = (on: boolean, name: string, kind: Kind, low: string, high: string, step: string, values: string, hint: string): Row => ({
+    on,
+    name,
+    kind,
+    low,
+    high,
+    step,
+    values,
+    hint,
+  });
   return [
     row(true, 'confidence_threshold', 'float', '0.5', '0.8', '0.05', '', 'signal threshold (engine only: no retrain)'),
     row(true, 'stop_loss', 'float', '10', '40', '10', '', `in ${riskUnit} (engine only)`),
@@ -64,7 +92,9 @@ export function parseChoices(text: string): ChoiceValue[] {
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean)
-    .map((t) => (t === 'null' || t === 'none' ? null : t === 'true' ? true : t === 'false' ? false : Number.isFinite(Number(t)) ? Number(t) : t));
+    .map((t) =>
+      t === 'null' || t === 'none' ? null : t === 'true' ? true : t === 'false' ? false : Number.isFinite(Number(t)) ? Number(t) : t,
+    );
 }
 
 function specOf(row: Row): ParamSpec {
@@ -80,10 +110,13 @@ function specOf(row: Row): ParamSpec {
   }
   const low = Number(row.low);
   const high = Number(row.high);
-  if (row.low.trim() === '' || row.high.trim() === '' || !Number.isFinite(low) || !Number.isFinite(high)) throw new Error(`${row.name}: give a low and a high number`);
+  if (row.low.trim() === '' || row.high.trim() === '' || !Number.isFinite(low) || !Number.isFinite(high))
+    throw new Error(`${row.name}: give a low and a high number`);
   const step = row.step.trim() === '' ? undefined : Number(row.step);
   if (step !== undefined && !(step > 0)) throw new Error(`${row.name}: the step must be a number above 0`);
-  return row.kind === 'int' ? { type: 'int', low, high, ...(step === undefined ? {} : { step }) } : { type: 'float', low, high, ...(step === undefined ? {} : { step }) };
+  return row.kind === 'int'
+    ? { type: 'int', low, high, ...(step === undefined ? {} : { step }) }
+    : { type: 'float', low, high, ...(step === undefined ? {} : { step }) };
 }
 
 /** Values a spec has on a grid (null: not countable, a range without a step). */
@@ -94,8 +127,12 @@ function gridCount(spec: ParamSpec): number | null {
   return Math.max(0, Math.floor((spec.high - spec.low) / step + 1e-9) + 1);
 }
 
-const fmtValue = (v: ChoiceValue): string => (v === null ? 'none' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v));
-const fmtParams = (params: Record<string, ChoiceValue>) => Object.entries(params).map(([k, v]) => `${k}=${fmtValue(v)}`).join(' · ');
+const fmtValue = (v: ChoiceValue): string =>
+  v === null ? 'none' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'number' ? String(Number(v.toPrecision(6))) : String(v);
+const fmtParams = (params: Record<string, ChoiceValue>) =>
+  Object.entries(params)
+    .map(([k, v]) => `${k}=${fmtValue(v)}`)
+    .join(' · ');
 
 const PCT_METRICS = new Set(['ret', 'wr', 'mdd', 'avg', 'best', 'worst']);
 const USD_METRICS = new Set(['np', 'expect']);
@@ -106,7 +143,8 @@ function fmtMetric(metric: string, v: number | null | undefined): string {
   if (metric === 'n' || metric === 'wins' || metric === 'losses') return String(v);
   return v.toFixed(metric === 'sharpe' ? 4 : 2);
 }
-const metricOf = (m: TrialMetrics | null, metric: string): number | null => (m ? ((m as unknown as Record<string, number>)[metric] ?? null) : null);
+const metricOf = (m: TrialMetrics | null, metric: string): number | null =>
+  m ? ((m as unknown as Record<string, number>)[metric] ?? null) : null;
 /** Profit factor and reward/risk are 999 with no losing trade: plotted at this cap so the other trials stay readable. */
 const RATIO_CAP = 10;
 const capped = (metric: string) => metric === 'pf' || metric === 'rr';
@@ -118,20 +156,31 @@ export async function startOptimizePage(): Promise<void> {
   const root = $('#optimize');
   const [results, code] = await Promise.all([
     call<Results>('GET', `/api/v1/results/${encodeURIComponent(stem)}`),
-    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    call<ModelCode>('GET', `/api/v1/models/${encodeURIComponent(stem)}/code`).catch((err: unknown) =>
+      err instanceof Error ? err : new Error(String(err)),
+    ),
   ]);
   const job = h('section', { id: 'optimize-job' });
   const resume = new URLSearchParams(location.search).get('id');
   mount(
     root,
-    h('h1', {}, 'Optimise ', h('a', { href: `/models/${encodeURIComponent(stem)}` }, results.model_name), ' ', h('span', { class: 'muted' }, `${results.symbol} ${results.timeframe}`)),
+    h(
+      'h1',
+      {},
+      'Optimise ',
+      h('a', { href: `/models/${encodeURIComponent(stem)}` }, results.model_name),
+      ' ',
+      h('span', { class: 'muted' }, `${results.symbol} ${results.timeframe}`),
+    ),
     h(
       'p',
       { class: 'muted' },
       'Each trial is scored on walk-forward folds: parameters are chosen in-sample, and the last fold, which no choice looks at, says how they hold up out of sample. ' +
         'Engine parameters (levels, threshold, position rules, filters) reuse the model’s probabilities; model parameters retrain it for every value.',
     ),
-    code instanceof Error ? h('p', { class: 'error' }, `The model’s code could not be loaded (${code.message}): an optimisation needs it.`) : searchForm(stem, results, code.code, job),
+    code instanceof Error
+      ? h('p', { class: 'error' }, `The model’s code could not be loaded (${code.message}): an optimisation needs it.`)
+      : searchForm(stem, results, code.code, job),
     job,
   );
   if (resume && /^\d+$/.test(resume)) await follow(Number(resume), stem, results, job);
@@ -143,11 +192,25 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
   const table = h('tbody', {});
   const size = h('span', { class: 'muted', id: 'space-size' });
   const status = h('p', { class: 'muted', id: 'optimize-status' });
-  const method = h('select', { name: 'method' }, ['tpe', 'random', 'grid'].map((m) => h('option', { value: m }, m))) as HTMLSelectElement;
+  const method = h(
+    'select',
+    { name: 'method' },
+    ['tpe', 'random', 'grid'].map((m) => h('option', { value: m }, m)),
+  ) as HTMLSelectElement;
   const trials = h('input', { type: 'number', name: 'trials', min: 1, max: 10000, value: 30, class: 'narrow' }) as HTMLInputElement;
-  const objective = h('input', { type: 'text', name: 'optimization', class: 'wide', maxlength: 300, value: 'maximise profit factor with at least 10 trades' }) as HTMLInputElement;
+  const objective = h('input', {
+    type: 'text',
+    name: 'optimization',
+    class: 'wide',
+    maxlength: 300,
+    value: 'maximise profit factor with at least 10 trades',
+  }) as HTMLInputElement;
   const folds = h('input', { type: 'number', name: 'folds', min: 2, max: 10, value: 5, class: 'narrow' }) as HTMLInputElement;
-  const scheme = h('select', { name: 'scheme' }, ['anchored', 'rolling'].map((s) => h('option', { value: s }, s))) as HTMLSelectElement;
+  const scheme = h(
+    'select',
+    { name: 'scheme' },
+    ['anchored', 'rolling'].map((s) => h('option', { value: s }, s)),
+  ) as HTMLSelectElement;
   const seed = h('input', { type: 'number', name: 'seed', min: 0, value: 0, class: 'narrow' }) as HTMLInputElement;
 
   const updateSize = () => {
@@ -158,7 +221,9 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
       const grid = counts.every((c) => c !== null) ? counts.reduce<number>((a, c) => a * c!, 1) : null;
       size.textContent =
         method.value === 'grid'
-          ? grid === null ? 'A grid needs a step on every range.' : `A grid of ${grid.toLocaleString('en')} combinations.`
+          ? grid === null
+            ? 'A grid needs a step on every range.'
+            : `A grid of ${grid.toLocaleString('en')} combinations.`
           : `${Number(trials.value).toLocaleString('en')} trials drawn from ${grid === null ? 'a continuous space' : `${grid.toLocaleString('en')} combinations`}.`;
     } catch (err) {
       size.textContent = err instanceof Error ? err.message : String(err);
@@ -181,7 +246,11 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
           row.on = on.checked;
           updateSize();
         });
-        const kind = h('select', {}, (['int', 'float', 'choice'] as const).map((k) => h('option', { value: k, selected: row.kind === k }, k))) as HTMLSelectElement;
+        const kind = h(
+          'select',
+          {},
+          (['int', 'float', 'choice'] as const).map((k) => h('option', { value: k, selected: row.kind === k }, k)),
+        ) as HTMLSelectElement;
         kind.addEventListener('change', () => {
           row.kind = kind.value as Kind;
           render();
@@ -191,9 +260,21 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
           'tr',
           { 'data-param': row.name },
           h('td', {}, on),
-          h('td', {}, row.hint === 'custom' ? input(row, 'name', { placeholder: 'indicators.rsi_period', class: 'param-name' }) : h('code', {}, row.name)),
+          h(
+            'td',
+            {},
+            row.hint === 'custom'
+              ? input(row, 'name', { placeholder: 'indicators.rsi_period', class: 'param-name' })
+              : h('code', {}, row.name),
+          ),
           h('td', {}, kind),
-          ranged ? [h('td', {}, input(row, 'low', { class: 'narrow' })), h('td', {}, input(row, 'high', { class: 'narrow' })), h('td', {}, input(row, 'step', { class: 'narrow', placeholder: 'none' }))] : h('td', { colspan: 3 }, input(row, 'values', { class: 'wide' })),
+          ranged
+            ? [
+                h('td', {}, input(row, 'low', { class: 'narrow' })),
+                h('td', {}, input(row, 'high', { class: 'narrow' })),
+                h('td', {}, input(row, 'step', { class: 'narrow', placeholder: 'none' })),
+              ]
+            : h('td', { colspan: 3 }, input(row, 'values', { class: 'wide' })),
           h('td', { class: 'muted' }, row.hint === 'custom' ? 'your parameter' : row.hint),
         );
       }),
@@ -215,7 +296,9 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
         parameters[row.name.trim()] = specOf(row);
       }
       if (!Object.keys(parameters).length) throw new Error('Choose at least one parameter to search.');
-      const settings = Object.fromEntries(EXECUTION_KEYS.flatMap((k) => (k in results.settings ? [[k, (results.settings as Record<string, unknown>)[k]]] : [])));
+      const settings = Object.fromEntries(
+        EXECUTION_KEYS.flatMap((k) => (k in results.settings ? [[k, (results.settings as Record<string, unknown>)[k]]] : [])),
+      );
       body = {
         code,
         symbol: results.symbol,
@@ -239,13 +322,18 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
     status.className = 'muted';
     status.textContent = 'Starting…';
     try {
-      const started = await call<{ optimize_id: number; trials_planned: number; credits_charged: number; objective: Objective }>('POST', '/api/v1/optimize', body);
+      const started = await call<{ optimize_id: number; trials_planned: number; credits_charged: number; objective: Objective }>(
+        'POST',
+        '/api/v1/optimize',
+        body,
+      );
       status.textContent = `Optimisation ${started.optimize_id}: ${started.trials_planned} trials, ${started.credits_charged} credits charged.`;
       history.replaceState(null, '', `?id=${started.optimize_id}`);
       await follow(started.optimize_id, stem, results, job, started.objective);
     } catch (err) {
       status.className = 'error';
-      status.textContent = err instanceof ApiError ? `${err.message} (HTTP ${err.status})` : err instanceof Error ? err.message : String(err);
+      status.textContent =
+        err instanceof ApiError ? `${err.message} (HTTP ${err.status})` : err instanceof Error ? err.message : String(err);
     } finally {
       button.disabled = false;
     }
@@ -257,13 +345,42 @@ function searchForm(stem: string, results: Results, code: string, job: HTMLEleme
     'form',
     { class: 'optimize-form', id: 'optimize-form', onsubmit: (e: Event) => e.preventDefault() },
     h('h2', {}, 'Search space'),
-    h('table', { class: 'space' }, h('thead', {}, h('tr', {}, ['', 'Parameter', 'Kind', 'Low', 'High', 'Step', ''].map((c) => h('th', {}, c)))), table),
-    h('p', { class: 'muted' }, 'A choice lists its values separated by commas (none = null), or as a JSON list when a value is itself a list.'),
+    h(
+      'table',
+      { class: 'space' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['', 'Parameter', 'Kind', 'Low', 'High', 'Step', ''].map((c) => h('th', {}, c)),
+        ),
+      ),
+      table,
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      'A choice lists its values separated by commas (none = null), or as a JSON list when a value is itself a list.',
+    ),
     h('button', { type: 'button', class: 'secondary', onclick: addRow }, 'Add a parameter'),
     h('h2', {}, 'Search'),
-    h('div', { class: 'row' }, h('label', {}, 'Method ', method), h('label', {}, 'Trials ', trials), h('label', {}, 'Seed ', seed), h('label', {}, 'Walk-forward folds ', folds), h('label', {}, 'Scheme ', scheme)),
+    h(
+      'div',
+      { class: 'row' },
+      h('label', {}, 'Method ', method),
+      h('label', {}, 'Trials ', trials),
+      h('label', {}, 'Seed ', seed),
+      h('label', {}, 'Walk-forward folds ', folds),
+      h('label', {}, 'Scheme ', scheme),
+    ),
     h('label', { class: 'objective' }, 'Objective ', objective),
-    h('p', { class: 'muted' }, 'A metric (pf, sharpe, ret, wr, expect, mdd, n …) or plain words, e.g. “maximise profit factor with drawdown under 10 %”: one metric is optimised, the rest are constraints.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'A metric (pf, sharpe, ret, wr, expect, mdd, n …) or plain words, e.g. “maximise profit factor with drawdown under 10 %”: one metric is optimised, the rest are constraints.',
+    ),
     h('p', {}, size),
     startButton,
     status,
@@ -282,9 +399,20 @@ async function follow(id: number, stem: string, results: Results, box: HTMLEleme
   let metric = objective?.metric ?? 'value';
   cancel.addEventListener('click', () => {
     cancel.disabled = true;
-    void call('DELETE', `/api/v1/optimize/${id}`).catch((err: unknown) => (stage.textContent = err instanceof Error ? err.message : String(err)));
+    void call('DELETE', `/api/v1/optimize/${id}`).catch(
+      (err: unknown) => (stage.textContent = err instanceof Error ? err.message : String(err)),
+    );
   });
-  mount(box, h('h2', {}, `Optimisation ${id}`), echo, h('div', { class: 'progress' }, h('div', { class: 'bar' }, fill)), stage, best, cancel, live);
+  mount(
+    box,
+    h('h2', {}, `Optimisation ${id}`),
+    echo,
+    h('div', { class: 'progress' }, h('div', { class: 'bar' }, fill)),
+    stage,
+    best,
+    cancel,
+    live,
+  );
   box.dataset.optimizeId = String(id);
 
   const showProgress = (p: OptimizeProgress) => {
@@ -312,7 +440,14 @@ async function follow(id: number, stem: string, results: Results, box: HTMLEleme
   let final: OptimizeJobView = view ?? (await call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`));
   // The refund of trials not run is written just after the job ends, and the stream's done frame
   // can come first: read the job again (briefly) so the page does not show a refund as missing.
-  for (let i = 0; i < 5 && (final.status === 'cancelled' || final.status === 'failed') && !final.credits_refunded && final.trials_done + final.trials_failed < final.trials_planned; i++) {
+  for (
+    let i = 0;
+    i < 5 &&
+    (final.status === 'cancelled' || final.status === 'failed') &&
+    !final.credits_refunded &&
+    final.trials_done + final.trials_failed < final.trials_planned;
+    i++
+  ) {
     await new Promise((r) => setTimeout(r, 1000));
     final = await call<OptimizeJobView>('GET', `/api/v1/optimize/${id}`);
   }
@@ -333,44 +468,97 @@ function trialTable(trials: OptimizeTrial[], chosen: number | null, metric: stri
   let page = 0;
   let sortBy: 'trial' | 'in' | 'out' = 'trial';
   const box = h('div', { class: 'trials' });
-  const key = (t: OptimizeTrial) => (sortBy === 'trial' ? -t.trial : sortBy === 'in' ? (t.value ?? -Infinity) : (metricOf(t.out_of_sample, metric) ?? -Infinity));
+  const key = (t: OptimizeTrial) =>
+    sortBy === 'trial' ? -t.trial : sortBy === 'in' ? (t.value ?? -Infinity) : (metricOf(t.out_of_sample, metric) ?? -Infinity);
   const render = () => {
     const sorted = [...trials].sort((a, b) => key(b) - key(a));
     const pages = Math.max(1, Math.ceil(sorted.length / PAGE));
     page = Math.min(page, pages - 1);
-    const heading = (label: string, by: typeof sortBy) => h('th', { class: 'sortable', onclick: () => { sortBy = by; page = 0; render(); } }, label, sortBy === by ? ' ▾' : '');
+    const heading = (label: string, by: typeof sortBy) =>
+      h(
+        'th',
+        {
+          class: 'sortable',
+          onclick: () => {
+            sortBy = by;
+            page = 0;
+            render();
+          },
+        },
+        label,
+        sortBy === by ? ' ▾' : '',
+      );
     mount(
       box,
       h(
         'table',
         { class: 'stats trial-list' },
-        h('thead', {}, h('tr', {}, heading('Trial', 'trial'), h('th', {}, 'State'), h('th', {}, 'Parameters'), heading(`In-sample ${metric}`, 'in'), heading(`Out-of-sample ${metric}`, 'out'), h('th', {}, 'OOS return'), h('th', {}, 'OOS trades'), h('th', {}, 'Feasible'))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            heading('Trial', 'trial'),
+            h('th', {}, 'State'),
+            h('th', {}, 'Parameters'),
+            heading(`In-sample ${metric}`, 'in'),
+            heading(`Out-of-sample ${metric}`, 'out'),
+            h('th', {}, 'OOS return'),
+            h('th', {}, 'OOS trades'),
+            h('th', {}, 'Feasible'),
+          ),
+        ),
         h(
           'tbody',
           {},
-          sorted.slice(page * PAGE, (page + 1) * PAGE).map((t) =>
-            h(
-              'tr',
-              { class: `${t.trial === chosen ? 'chosen' : ''} ${t.state}`, 'data-trial': t.trial },
-              h('td', {}, `#${t.trial}`, t.trial === chosen ? ' ★' : ''),
-              h('td', {}, t.state),
-              h('td', { class: 'params' }, fmtParams(t.params), t.error ? h('div', { class: 'error' }, t.error) : null),
-              h('td', {}, fmtMetric(metric, t.value)),
-              h('td', {}, fmtMetric(metric, metricOf(t.out_of_sample, metric))),
-              h('td', {}, t.out_of_sample ? pct(t.out_of_sample.ret, 2) : '—'),
-              h('td', {}, t.out_of_sample ? t.out_of_sample.n : '—'),
-              h('td', {}, t.feasible === null ? '—' : t.feasible ? 'yes' : 'no'),
+          sorted
+            .slice(page * PAGE, (page + 1) * PAGE)
+            .map((t) =>
+              h(
+                'tr',
+                { class: `${t.trial === chosen ? 'chosen' : ''} ${t.state}`, 'data-trial': t.trial },
+                h('td', {}, `#${t.trial}`, t.trial === chosen ? ' ★' : ''),
+                h('td', {}, t.state),
+                h('td', { class: 'params' }, fmtParams(t.params), t.error ? h('div', { class: 'error' }, t.error) : null),
+                h('td', {}, fmtMetric(metric, t.value)),
+                h('td', {}, fmtMetric(metric, metricOf(t.out_of_sample, metric))),
+                h('td', {}, t.out_of_sample ? pct(t.out_of_sample.ret, 2) : '—'),
+                h('td', {}, t.out_of_sample ? t.out_of_sample.n : '—'),
+                h('td', {}, t.feasible === null ? '—' : t.feasible ? 'yes' : 'no'),
+              ),
             ),
-          ),
         ),
       ),
       pages > 1
         ? h(
             'div',
             { class: 'pager' },
-            h('button', { type: 'button', disabled: page === 0, onclick: () => { page--; render(); } }, '‹'),
+            h(
+              'button',
+              {
+                type: 'button',
+                disabled: page === 0,
+                onclick: () => {
+                  page--;
+                  render();
+                },
+              },
+              '‹',
+            ),
             h('span', {}, ` ${trials.length} trials · page ${page + 1} of ${pages} `),
-            h('button', { type: 'button', disabled: page >= pages - 1, onclick: () => { page++; render(); } }, '›'),
+            h(
+              'button',
+              {
+                type: 'button',
+                disabled: page >= pages - 1,
+                onclick: () => {
+                  page++;
+                  render();
+                },
+              },
+              '›',
+            ),
           )
         : null,
     );
@@ -400,7 +588,11 @@ function showResult(view: OptimizeJobView, stem: string, results: Results, box: 
           'div',
           { class: 'notice chosen-trial', id: 'chosen-trial' },
           h('p', {}, h('strong', {}, `Chosen: trial #${chosen.trial}`), ` — ${fmtParams(chosen.params)}`),
-          h('p', {}, `In-sample ${metric} ${fmtMetric(metric, chosen.value)}; out of sample ${fmtMetric(metric, metricOf(chosen.out_of_sample, metric))} (return ${chosen.out_of_sample ? pct(chosen.out_of_sample.ret, 2) : '—'} over ${chosen.out_of_sample?.n ?? 0} trades).`),
+          h(
+            'p',
+            {},
+            `In-sample ${metric} ${fmtMetric(metric, chosen.value)}; out of sample ${fmtMetric(metric, metricOf(chosen.out_of_sample, metric))} (return ${chosen.out_of_sample ? pct(chosen.out_of_sample.ret, 2) : '—'} over ${chosen.out_of_sample?.n ?? 0} trades).`,
+          ),
           view.saved ? savedNote(view.saved.model_stem, view.saved.train_job_id) : saveForm(view, results.model_name),
         )
       : view.status === 'done'
@@ -429,7 +621,13 @@ function scatterSection(view: OptimizeJobView): HTMLElement {
             scored.map((t) => {
               const out = metricOf(t.out_of_sample, metric) ?? 0;
               const title = `#${t.trial}: ${fmtParams(t.params)} · in-sample ${fmtMetric(metric, t.value)}, out of sample ${fmtMetric(metric, out)}`;
-              return { x: plotted(metric, t.value!), y: plotted(metric, out), title, highlighted: t.trial === view.chosen_trial, id: String(t.trial) };
+              return {
+                x: plotted(metric, t.value!),
+                y: plotted(metric, out),
+                title,
+                highlighted: t.trial === view.chosen_trial,
+                id: String(t.trial),
+              };
             }),
             {
               label: `Each trial's in-sample ${metric} against its out-of-sample ${metric}`,
@@ -464,8 +662,17 @@ export function optimisationFigures(view: OptimizeJobView, stem: string): HTMLEl
   return h(
     'section',
     { id: 'optimisation', class: 'optimisation' },
-    h('h2', {}, 'From optimisation ', h('a', { href: `/models/${encodeURIComponent(stem)}/optimize?id=${view.optimize_id}` }, `#${view.optimize_id}`)),
-    h('p', { class: 'muted' }, `Trial #${view.chosen_trial ?? '—'} of ${view.trials_done + view.trials_failed} (${view.method}); objective: ${view.objective.echo}`),
+    h(
+      'h2',
+      {},
+      'From optimisation ',
+      h('a', { href: `/models/${encodeURIComponent(stem)}/optimize?id=${view.optimize_id}` }, `#${view.optimize_id}`),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      `Trial #${view.chosen_trial ?? '—'} of ${view.trials_done + view.trials_failed} (${view.method}); objective: ${view.objective.echo}`,
+    ),
     scatterSection(view),
     pboPanel(view),
   );
@@ -473,7 +680,13 @@ export function optimisationFigures(view: OptimizeJobView, stem: string): HTMLEl
 
 function pboPanel(view: OptimizeJobView): HTMLElement {
   const pbo = view.pbo;
-  if (!pbo) return h('div', { id: 'pbo' }, h('h3', {}, 'Probability of backtest overfitting'), h('p', { class: 'muted' }, 'Not computed (too few trials or time slices).'));
+  if (!pbo)
+    return h(
+      'div',
+      { id: 'pbo' },
+      h('h3', {}, 'Probability of backtest overfitting'),
+      h('p', { class: 'muted' }, 'Not computed (too few trials or time slices).'),
+    );
   return h(
     'div',
     { id: 'pbo' },
@@ -486,7 +699,12 @@ function pboPanel(view: OptimizeJobView): HTMLElement {
         (pbo.pbo > 0.5 ? ': the selection is more likely luck than skill.' : '.'),
     ),
     pbo.logits.length
-      ? histogramPlot(binValues(pbo.logits, 20), { label: 'Logits of the in-sample best trial’s out-of-sample rank', xTitle: 'λ (logit of the out-of-sample rank; left of 0 = below the median)', xFormat: (v) => v.toFixed(1), mark: { value: 0, label: 'median', color: '#94a3b8' } })
+      ? histogramPlot(binValues(pbo.logits, 20), {
+          label: 'Logits of the in-sample best trial’s out-of-sample rank',
+          xTitle: 'λ (logit of the out-of-sample rank; left of 0 = below the median)',
+          xFormat: (v) => v.toFixed(1),
+          mark: { value: 0, label: 'median', color: '#94a3b8' },
+        })
       : null,
   );
 }
@@ -498,11 +716,23 @@ function walkForwardSteps(view: OptimizeJobView, capital: number): HTMLElement |
     'div',
     { id: 'wfo-steps' },
     h('h3', {}, 'Walk-forward optimisation'),
-    h('p', {}, `Stitched out-of-sample return ${pct(wf.oos_return, 2)} (${usd((wf.oos_return * capital))} on ${usd(capital)}): each step chose its parameters on the folds before it and was tested on the next.`),
+    h(
+      'p',
+      {},
+      `Stitched out-of-sample return ${pct(wf.oos_return, 2)} (${usd(wf.oos_return * capital)} on ${usd(capital)}): each step chose its parameters on the folds before it and was tested on the next.`,
+    ),
     h(
       'table',
       { class: 'stats' },
-      h('thead', {}, h('tr', {}, ['Step', 'Chosen on', 'Tested on', 'Trial', 'Return'].map((c) => h('th', {}, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Step', 'Chosen on', 'Tested on', 'Trial', 'Return'].map((c) => h('th', {}, c)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -523,11 +753,23 @@ function walkForwardSteps(view: OptimizeJobView, capital: number): HTMLElement |
 }
 
 const savedNote = (stem: string, jobId: number) =>
-  h('p', { id: 'saved-model' }, 'Saved as ', h('a', { href: `/models/${encodeURIComponent(stem)}` }, stem), h('span', { class: 'muted' }, ` (train job ${jobId})`));
+  h(
+    'p',
+    { id: 'saved-model' },
+    'Saved as ',
+    h('a', { href: `/models/${encodeURIComponent(stem)}` }, stem),
+    h('span', { class: 'muted' }, ` (train job ${jobId})`),
+  );
 
 /** POST /optimize/{id}/save: the chosen trial trained as a model; its page opens when training is done. */
 function saveForm(view: OptimizeJobView, modelName: string): HTMLElement {
-  const name = h('input', { type: 'text', class: 'wide', id: 'save-name', maxlength: 60, value: `${modelName.slice(0, 48)} opt ${view.optimize_id}` }) as HTMLInputElement;
+  const name = h('input', {
+    type: 'text',
+    class: 'wide',
+    id: 'save-name',
+    maxlength: 60,
+    value: `${modelName.slice(0, 48)} opt ${view.optimize_id}`,
+  }) as HTMLInputElement;
   const status = h('p', { class: 'muted', id: 'save-status' });
   const button = h('button', { type: 'button', id: 'save-trial' }, 'Save the chosen trial as a model') as HTMLButtonElement;
   button.addEventListener('click', async () => {
@@ -537,9 +779,16 @@ function saveForm(view: OptimizeJobView, modelName: string): HTMLElement {
       const saved = answer.saved;
       if (!saved) throw new Error('the service did not say which model it saved');
       mount(status, 'Saved as ', h('a', { href: `/models/${encodeURIComponent(saved.model_stem)}` }, saved.model_stem), ': training…');
-      rememberRun(saved.model_stem, { code: '', prompt: `optimisation ${view.optimize_id}, trial ${view.chosen_trial}`, optimized_from: view.optimize_id });
+      rememberRun(saved.model_stem, {
+        code: '',
+        prompt: `optimisation ${view.optimize_id}, trial ${view.chosen_trial}`,
+        optimized_from: view.optimize_id,
+      });
       for (;;) {
-        const job = await call<{ status: string; stage?: string | null; error?: string | null }>('GET', `/api/v1/train/${saved.train_job_id}`);
+        const job = await call<{ status: string; stage?: string | null; error?: string | null }>(
+          'GET',
+          `/api/v1/train/${saved.train_job_id}`,
+        );
         status.textContent = `Training ${saved.model_stem}: ${job.status}${job.stage ? ` — ${job.stage}` : ''}`;
         if (job.status === 'failed') throw new Error(job.error ?? 'the training failed');
         if (job.status === 'done') break;

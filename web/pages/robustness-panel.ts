@@ -32,7 +32,11 @@ export function robustnessPanel(report: RobustnessReport | undefined, capital: n
       'section',
       { class: 'robustness', id: 'robustness' },
       h('h2', {}, 'Is the edge real?'),
-      h('p', { class: 'muted', id: 'robustness-missing' }, 'This model was trained before robustness reports existed: retrain it to get its walk-forward folds, deflated Sharpe, random-entry baseline, Monte Carlo and verdict.'),
+      h(
+        'p',
+        { class: 'muted', id: 'robustness-missing' },
+        'This model was trained before robustness reports existed: retrain it to get its walk-forward folds, deflated Sharpe, random-entry baseline, Monte Carlo and verdict.',
+      ),
     );
   }
   const [, meaning] = VERDICT_WORDS[report.verdict];
@@ -41,7 +45,11 @@ export function robustnessPanel(report: RobustnessReport | undefined, capital: n
     { class: 'robustness', id: 'robustness' },
     h('h2', {}, 'Is the edge real? ', verdictBadge(report.verdict)),
     h('p', { class: 'muted' }, meaning),
-    h('ul', { class: 'reasons', id: 'verdict-reasons' }, report.reasons.map((r) => h('li', {}, r))),
+    h(
+      'ul',
+      { class: 'reasons', id: 'verdict-reasons' },
+      report.reasons.map((r) => h('li', {}, r)),
+    ),
     significance(report),
     walkForward(report.walk_forward),
     monteCarlo(report, capital),
@@ -50,7 +58,17 @@ export function robustnessPanel(report: RobustnessReport | undefined, capital: n
 }
 
 function figures(rows: [string, string, string][]): HTMLElement {
-  return h('table', { class: 'figures' }, h('tbody', {}, rows.map(([label, value, note]) => h('tr', {}, h('th', {}, label), h('td', { class: 'value' }, value), h('td', { class: 'muted' }, note)))));
+  return h(
+    'table',
+    { class: 'figures' },
+    h(
+      'tbody',
+      {},
+      rows.map(([label, value, note]) =>
+        h('tr', {}, h('th', {}, label), h('td', { class: 'value' }, value), h('td', { class: 'muted' }, note)),
+      ),
+    ),
+  );
 }
 
 function significance(r: RobustnessReport): HTMLElement {
@@ -61,22 +79,44 @@ function significance(r: RobustnessReport): HTMLElement {
     { id: 'significance' },
     h('h3', {}, 'Sharpe, deflated for the variants tried'),
     figures([
-      ['Sharpe (annualised)', s.sharpe_annualised.toFixed(2), `${s.sharpe.toFixed(4)} per bar over ${s.observations.toLocaleString('en')} out-of-sample bars`],
-      ['Deflated Sharpe', s.dsr.toFixed(3), `probability the true Sharpe beats ${s.expected_max_sharpe.toFixed(4)} per bar, ${s.trials === 1 ? 'what one unskilled variant' : `what the best of ${s.trials} unskilled variants`} would show by luck · p-value ${p(s.p_value)}`],
+      [
+        'Sharpe (annualised)',
+        s.sharpe_annualised.toFixed(2),
+        `${s.sharpe.toFixed(4)} per bar over ${s.observations.toLocaleString('en')} out-of-sample bars`,
+      ],
+      [
+        'Deflated Sharpe',
+        s.dsr.toFixed(3),
+        `probability the true Sharpe beats ${s.expected_max_sharpe.toFixed(4)} per bar, ${s.trials === 1 ? 'what one unskilled variant' : `what the best of ${s.trials} unskilled variants`} would show by luck · p-value ${p(s.p_value)}`,
+      ],
       ['Probabilistic Sharpe', s.psr.toFixed(3), 'probability the true Sharpe is above 0, given the skewness and kurtosis of the returns'],
       ['N trials', String(s.trials), 'variants of this strategy tried on this symbol and timeframe (this one included)'],
-      ['Skewness · kurtosis', `${s.skewness.toFixed(2)} · ${s.kurtosis.toFixed(2)}`, 'of the per-bar returns (a normal distribution: 0 · 3)'],
+      [
+        'Skewness · kurtosis',
+        `${s.skewness.toFixed(2)} · ${s.kurtosis.toFixed(2)}`,
+        'of the per-bar returns (a normal distribution: 0 · 3)',
+      ],
       [
         'Minimum track record',
-        mtr.bars === null ? 'never' : `${Math.ceil(mtr.bars).toLocaleString('en')} bars${mtr.days === null ? '' : ` · ${Math.ceil(mtr.days).toLocaleString('en')} days`}`,
-        mtr.bars === null ? 'the observed Sharpe is not above 0: no length of live trading would make it significant' : 'of live trading before the observed Sharpe would be significant at 95 %',
+        mtr.bars === null
+          ? 'never'
+          : `${Math.ceil(mtr.bars).toLocaleString('en')} bars${mtr.days === null ? '' : ` · ${Math.ceil(mtr.days).toLocaleString('en')} days`}`,
+        mtr.bars === null
+          ? 'the observed Sharpe is not above 0: no length of live trading would make it significant'
+          : 'of live trading before the observed Sharpe would be significant at 95 %',
       ],
     ]),
   );
 }
 
 function walkForward(wf: WalkForward | null): HTMLElement {
-  if (!wf) return h('div', { id: 'walk-forward' }, h('h3', {}, 'Walk-forward folds'), h('p', { class: 'muted' }, 'Too few bars for walk-forward folds.'));
+  if (!wf)
+    return h(
+      'div',
+      { id: 'walk-forward' },
+      h('h3', {}, 'Walk-forward folds'),
+      h('p', { class: 'muted' }, 'Too few bars for walk-forward folds.'),
+    );
   const efficiency = wf.efficiency === null ? 'not defined (in-sample return ≤ 0)' : wf.efficiency.toFixed(2);
   return h(
     'div',
@@ -89,13 +129,25 @@ function walkForward(wf: WalkForward | null): HTMLElement {
       h('span', { class: 'muted' }, ` · ${wf.scheme}, ${wf.purge_bars} bars purged and ${wf.embargo_bars} embargoed before each test`),
     ),
     barPlot(
-      wf.folds.map((f) => ({ label: `#${f.index + 1}`, value: f.stats.ret, title: `fold ${f.index + 1}: test ${signedPct(f.stats.ret, 2)} over ${f.stats.n} trades` })),
+      wf.folds.map((f) => ({
+        label: `#${f.index + 1}`,
+        value: f.stats.ret,
+        title: `fold ${f.index + 1}: test ${signedPct(f.stats.ret, 2)} over ${f.stats.n} trades`,
+      })),
       { label: 'Test return of each walk-forward fold', yFormat: (v) => pct(v, 0), xTitle: 'fold (out-of-sample return)' },
     ),
     h(
       'table',
       { class: 'stats folds' },
-      h('thead', {}, h('tr', {}, ['Fold', 'Test span', 'Trades', 'Test return', 'PF', 'Max DD', 'In-sample return'].map((c) => h('th', {}, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Fold', 'Test span', 'Trades', 'Test return', 'PF', 'Max DD', 'In-sample return'].map((c) => h('th', {}, c)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -123,16 +175,34 @@ function monteCarlo(r: RobustnessReport, capital: number): HTMLElement {
     'div',
     { id: 'monte-carlo' },
     h('h3', {}, 'Monte Carlo of the out-of-sample trades'),
-    h('p', { class: 'muted' }, `${mc.runs.toLocaleString('en')} bootstrap runs (seed ${mc.seed}): the trades drawn again with replacement, in another order.`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${mc.runs.toLocaleString('en')} bootstrap runs (seed ${mc.seed}): the trades drawn again with replacement, in another order.`,
+    ),
     mc.fan.length > 1
       ? fanPlot(
           mc.fan.map((f) => ({ x: f.trade, p5: f.p5, p50: f.p50, p95: f.p95 })),
-          { label: 'Equity after each trade: 5th, 50th and 95th percentile of the bootstrap runs', xTitle: 'trade', yTitle: 'equity (USD)', yFormat: (v) => `$${Math.round(v).toLocaleString('en')}`, baseline: capital },
+          {
+            label: 'Equity after each trade: 5th, 50th and 95th percentile of the bootstrap runs',
+            xTitle: 'trade',
+            yTitle: 'equity (USD)',
+            yFormat: (v) => `$${Math.round(v).toLocaleString('en')}`,
+            baseline: capital,
+          },
         )
       : h('p', { class: 'muted' }, 'Too few trades to draw the fan.'),
     figures([
-      ['Final return', `${signedPct(mc.final_return.p5)} · ${signedPct(mc.final_return.p50)} · ${signedPct(mc.final_return.p95)}`, '5th · 50th · 95th percentile'],
-      ['Max drawdown', `${pct(mc.max_drawdown.p5)} · ${pct(mc.max_drawdown.p50)} · ${pct(mc.max_drawdown.p95)}`, '5th (deepest) · 50th · 95th percentile'],
+      [
+        'Final return',
+        `${signedPct(mc.final_return.p5)} · ${signedPct(mc.final_return.p50)} · ${signedPct(mc.final_return.p95)}`,
+        '5th · 50th · 95th percentile',
+      ],
+      [
+        'Max drawdown',
+        `${pct(mc.max_drawdown.p5)} · ${pct(mc.max_drawdown.p50)} · ${pct(mc.max_drawdown.p95)}`,
+        '5th (deepest) · 50th · 95th percentile',
+      ],
       ['Losing half the account', pct(mc.prob_half_loss), `share of runs whose equity fell to ${usd(capital / 2)} or below`],
     ]),
   );

@@ -63,9 +63,19 @@ export async function startSessionsPage(): Promise<void> {
   mount(
     root,
     h('h1', {}, 'Sessions'),
-    h('p', { class: 'muted' }, 'Where your account is signed in. Rotating your API key or changing your password also signs the others out.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Where your account is signed in. Rotating your API key or changing your password also signs the others out.',
+    ),
     list,
-    h('p', {}, h('button', { type: 'button', id: 'end-others', onclick: () => void endOthers() }, 'Sign out everywhere else'), ' ', h('button', { type: 'button', class: 'secondary', id: 'sign-out', onclick: () => void signOut() }, 'Sign out of this browser')),
+    h(
+      'p',
+      {},
+      h('button', { type: 'button', id: 'end-others', onclick: () => void endOthers() }, 'Sign out everywhere else'),
+      ' ',
+      h('button', { type: 'button', class: 'secondary', id: 'sign-out', onclick: () => void signOut() }, 'Sign out of this browser'),
+    ),
     out,
   );
 }

@@ -18,7 +18,13 @@ function signedIn(out: HTMLElement, me: SignedIn, extra?: HTMLElement): void {
   markSignedIn();
   mount(
     out,
-    h('div', { class: 'notice', id: 'signed-in' }, h('p', {}, `Signed in as ${me.username}.`), extra ?? null, h('p', {}, h('a', { href: '/account', id: 'to-account' }, 'Go to your account'), ' to get your API key and see your sessions.')),
+    h(
+      'div',
+      { class: 'notice', id: 'signed-in' },
+      h('p', {}, `Signed in as ${me.username}.`),
+      extra ?? null,
+      h('p', {}, h('a', { href: '/account', id: 'to-account' }, 'Go to your account'), ' to get your API key and see your sessions.'),
+    ),
   );
 }
 
@@ -26,7 +32,12 @@ type Field = [name: string, label: string, type: string, autocomplete: string];
 const USERNAME: Field = ['username', 'Username', 'text', 'username'];
 
 /** A form of text fields whose values go to `onSubmit` (the page stays: no navigation, no native dialog). */
-export function credentialForm(fields: Field[], submit: string, id: string, onSubmit: (values: Record<string, string>) => Promise<void>): HTMLFormElement {
+export function credentialForm(
+  fields: Field[],
+  submit: string,
+  id: string,
+  onSubmit: (values: Record<string, string>) => Promise<void>,
+): HTMLFormElement {
   const form = h(
     'form',
     { id, class: 'auth-form' },
@@ -79,7 +90,13 @@ export async function startRecoverPage(): Promise<void> {
   const recover = async ({ username, code }: Record<string, string>) => {
     try {
       const me = await sessionCall<SignedIn>('POST', '/api/v1/auth/sign-in/recovery-code', { username, code });
-      const left = h('p', { id: 'codes-left' }, `That code is spent: ${me.recovery_codes_left ?? 0} left. `, h('a', { href: '/account/claim' }, 'Add a new passkey or password'), ' now, and get new codes there.');
+      const left = h(
+        'p',
+        { id: 'codes-left' },
+        `That code is spent: ${me.recovery_codes_left ?? 0} left. `,
+        h('a', { href: '/account/claim' }, 'Add a new passkey or password'),
+        ' now, and get new codes there.',
+      );
       signedIn(out, me, left);
     } catch (err) {
       mount(out, h('p', { class: 'error', id: 'recover-error' }, errorText(err)));

@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { clientBlock, limitRefusal, type AccountDirectory, type ClusterRateLimiter, type SessionInfo, type TokenBuckets } from '../../accounts/index.ts';
+import {
+  clientBlock,
+  limitRefusal,
+  type AccountDirectory,
+  type ClusterRateLimiter,
+  type SessionInfo,
+  type TokenBuckets,
+} from '../../accounts/index.ts';
 import { RateLimitedError, UnauthorizedError } from '../../errors.ts';
 import type { UserRecord } from '../../../schemas/account-records.ts';
 import { ErrorBody } from '../../../schemas/common.ts';

@@ -17,7 +17,10 @@ export function writeRawError(socket: Socket, error: AppError): void {
 }
 
 /** What the HTTP parser's own refusals mean to a client. */
-function classify(err: NodeJS.ErrnoException, limits: { headersTimeoutMs: number; requestTimeoutMs: number; maxHeaderBytes: number }): AppError {
+function classify(
+  err: NodeJS.ErrnoException,
+  limits: { headersTimeoutMs: number; requestTimeoutMs: number; maxHeaderBytes: number },
+): AppError {
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return new RequestTimeoutError(
       `request timeout: the headers must arrive within ${limits.headersTimeoutMs} ms and the whole request within ${limits.requestTimeoutMs} ms`,
@@ -53,7 +56,11 @@ export function clientErrorHandler(limits: { headersTimeoutMs: number; requestTi
  * A global cap on open connections. Node's own `maxConnections` drops the extra socket without a
  * word; this answers it with a 503 in the contract shape and a Retry-After first.
  */
-export function capConnections(server: { on(event: 'connection', fn: (socket: Socket) => void): unknown }, max: number, log: FastifyBaseLogger): void {
+export function capConnections(
+  server: { on(event: 'connection', fn: (socket: Socket) => void): unknown },
+  max: number,
+  log: FastifyBaseLogger,
+): void {
   let open = 0;
   let refused = 0;
   server.on('connection', (socket) => {

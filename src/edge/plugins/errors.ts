@@ -105,7 +105,10 @@ export function registerErrorHandling(app: FastifyInstance, limits: ErrorLimits)
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void sendError(reply, new RouteNotFoundError(`no route ${request.method} ${request.url.split('?')[0]}: the API is described at /openapi.json`));
+    void sendError(
+      reply,
+      new RouteNotFoundError(`no route ${request.method} ${request.url.split('?')[0]}: the API is described at /openapi.json`),
+    );
   });
 }
 

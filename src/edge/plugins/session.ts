@@ -54,7 +54,11 @@ export async function startSession(
  * a password change, "revoke all"): same device, same sign-in time — a renewal is not a sign-in.
  * A caller identified by its key has no session to renew.
  */
-export async function renewSession(request: FastifyRequest, reply: FastifyReply, directory: Pick<AccountDirectory, 'createSession' | 'endSession'>): Promise<void> {
+export async function renewSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  directory: Pick<AccountDirectory, 'createSession' | 'endSession'>,
+): Promise<void> {
   const current = request.browserSession;
   if (request.authVia !== 'session' || !current || !request.user) return;
   const previous = readCookie(request, SESSION_COOKIE);

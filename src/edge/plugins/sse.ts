@@ -97,7 +97,11 @@ export class SseSlots {
   /** A key's slot over every edge, or 429 SF_STREAM_LIMIT: the per-key limit spans every SSE stream of the key. */
   async acquireForKey(userId: number, perKey: number): Promise<() => void> {
     const release = await this.keys.acquire(`sse.${userId}`, perKey);
-    if (!release) throw new StreamLimitError(`at most ${perKey === 1 ? 'one concurrent SSE stream' : `${perKey} concurrent SSE streams`} per key: close the other one first`, 5);
+    if (!release)
+      throw new StreamLimitError(
+        `at most ${perKey === 1 ? 'one concurrent SSE stream' : `${perKey} concurrent SSE streams`} per key: close the other one first`,
+        5,
+      );
     return release;
   }
 }

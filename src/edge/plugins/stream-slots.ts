@@ -119,7 +119,8 @@ export class ClusterStreamSlots {
     this.renewing ??= (async () => {
       const holders = [...this.open.keys()];
       // A failed renewal is tried again next time; an entry lives two missed renewals.
-      const failed = (holder: string) => (err: unknown) => this.log.warn({ err: (err as Error).message, holder }, 'stream limit: renewal failed');
+      const failed = (holder: string) => (err: unknown) =>
+        this.log.warn({ err: (err as Error).message, holder }, 'stream limit: renewal failed');
       await Promise.all(holders.map((holder) => this.write(holder, now).catch(failed(holder))));
     })().finally(() => (this.renewing = null));
     return this.renewing;
@@ -135,7 +136,8 @@ export class ClusterStreamSlots {
   private track(write: Promise<unknown>): void {
     const tracked = write
       .catch((err: unknown) => {
-        if (!(err instanceof Refused)) this.log.warn({ err: (err as Error).message }, 'stream limit: KV write failed; the entry expires by itself');
+        if (!(err instanceof Refused))
+          this.log.warn({ err: (err as Error).message }, 'stream limit: KV write failed; the entry expires by itself');
       })
       .finally(() => this.writes.delete(tracked));
     this.writes.add(tracked);

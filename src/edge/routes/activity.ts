@@ -39,7 +39,10 @@ export function activityRoutes(app: App, deps: ActivityRoutesDeps): void {
   const anonymousSlot = (ip: string) => {
     const own = slots.acquire(`ip:${clientBlock(ip)}`, deps.perAnonymousAddress);
     if (!own) {
-      throw new StreamLimitError(`at most ${deps.perAnonymousAddress} concurrent activity streams per address without a key: close one first`, 5);
+      throw new StreamLimitError(
+        `at most ${deps.perAnonymousAddress} concurrent activity streams per address without a key: close one first`,
+        5,
+      );
     }
     const shared = slots.acquire('anonymous', deps.anonymousTotal);
     if (!shared) {

@@ -49,7 +49,10 @@ export function catalogueRoutes(app: App): void {
     },
     handler: async (request) => {
       const { category } = request.query;
-      const examples = EXAMPLE_PROMPTS.filter((e) => !category || e.category === category).map(({ category: c, prompt }) => ({ category: c, prompt }));
+      const examples = EXAMPLE_PROMPTS.filter((e) => !category || e.category === category).map(({ category: c, prompt }) => ({
+        category: c,
+        prompt,
+      }));
       return { count: examples.length, categories: [...EXAMPLE_CATEGORIES], examples };
     },
   });

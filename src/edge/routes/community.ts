@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { communityEntry, DESCENT_RULE, DIVERGENCE_RULE, FORK_COUNT_RULE, gzipEtag, lineage, matchesEtag, RANKING_RULES, rankingKey, type Community } from '../../community/index.ts';
+import {
+  communityEntry,
+  DESCENT_RULE,
+  DIVERGENCE_RULE,
+  FORK_COUNT_RULE,
+  gzipEtag,
+  lineage,
+  matchesEtag,
+  RANKING_RULES,
+  rankingKey,
+  type Community,
+} from '../../community/index.ts';
 import { ResponseCache } from '../response-cache.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import {
@@ -153,7 +164,10 @@ export function communityRoutes(app: App, { community }: { community: Community 
       const q = request.query;
       // Pages are kept as bytes until the index changes: a repeat costs a lookup, not 50 rows of JSON.
       const key = `${rankingKey(q)}|${q.symbol ?? ''}|${q.timeframe ?? ''}|${q.limit}`;
-      return sendJsonText<Leaderboard>(reply, pages.get(key, index.stamp(), () => JSON.stringify(community.leaderboard.query(q))));
+      return sendJsonText<Leaderboard>(
+        reply,
+        pages.get(key, index.stamp(), () => JSON.stringify(community.leaderboard.query(q))),
+      );
     },
   });
 

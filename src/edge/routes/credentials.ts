@@ -56,9 +56,20 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
   const { directory, claims, credentials } = accounts;
 
   /** The answer of a call that attached a credential; a claim signs the browser in afresh (a recent sign-in from now). */
-  const attached = async (request: FastifyRequest, reply: Parameters<typeof startSession>[1], user: UserRecord, change: CredentialChange) => {
+  const attached = async (
+    request: FastifyRequest,
+    reply: Parameters<typeof startSession>[1],
+    user: UserRecord,
+    change: CredentialChange,
+  ) => {
     if (change.claimed && request.authVia === 'session') await startSession(request, reply, directory, user.user_id);
-    return { user_id: user.user_id, username: user.username, is_trial: false, claimed: change.claimed, recovery_codes: change.recoveryCodes };
+    return {
+      user_id: user.user_id,
+      username: user.username,
+      is_trial: false,
+      claimed: change.claimed,
+      recovery_codes: change.recoveryCodes,
+    };
   };
 
   app.get('/api/v1/auth/account', {
@@ -78,7 +89,12 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
         is_trial: user.is_trial,
         claimed_at: iso(user.claimed_at),
         password: record.password_hash !== undefined,
-        passkeys: record.passkeys.map((p) => ({ id: p.id, name: p.name, created_at: iso(p.created_at)!, last_used_at: iso(p.last_used_at) })),
+        passkeys: record.passkeys.map((p) => ({
+          id: p.id,
+          name: p.name,
+          created_at: iso(p.created_at)!,
+          last_used_at: iso(p.last_used_at),
+        })),
         recovery_codes_left: Credentials.recoveryCodesLeft(record),
       };
     },
@@ -91,7 +107,8 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
       summary: 'Start adding a passkey (claims a trial account)',
       description:
         'The WebAuthn creation options (a challenge, valid 5 minutes, once): a discoverable passkey with user verification. ' +
-        'The relying party is PUBLIC_URL’s host when set, else the host of the request. ' + CLAIM,
+        'The relying party is PUBLIC_URL’s host when set, else the host of the request. ' +
+        CLAIM,
       body: NoFields.nullish(),
       response: { 200: CreationOptions, 403: ErrorBody },
     },
@@ -107,7 +124,9 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
     schema: {
       tags: ['sign-in'],
       summary: 'Finish adding a passkey (claims a trial account)',
-      description: 'The browser’s answer to the options of POST /api/v1/auth/passkeys/options (400 SF_PASSKEY_REJECTED when it does not verify). ' + CLAIM,
+      description:
+        'The browser’s answer to the options of POST /api/v1/auth/passkeys/options (400 SF_PASSKEY_REJECTED when it does not verify). ' +
+        CLAIM,
       body: PasskeyRegisterRequest,
       response: { 200: CredentialResponse, 403: ErrorBody },
     },
@@ -129,7 +148,8 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
       description:
         'Stored as an Argon2id hash (m = 19 MiB, t = 2, p = 1). A change needs `current_password` (checked under the sign-in ' +
         'throttle of the username) and ends every other session of the account; a browser that asked keeps signed in with a ' +
-        'new cookie. ' + CLAIM,
+        'new cookie. ' +
+        CLAIM,
       body: PasswordRequest,
       response: { 200: CredentialResponse, 401: ErrorBody, 403: ErrorBody },
     },

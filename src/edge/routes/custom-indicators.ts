@@ -1,4 +1,10 @@
-import { CUSTOM_MAX_LIMIT, CUSTOM_WARMUP_BARS, CustomIndicatorRequest, CustomIndicatorResponse, PineErrorBody } from '../../../schemas/custom-indicators.ts';
+import {
+  CUSTOM_MAX_LIMIT,
+  CUSTOM_WARMUP_BARS,
+  CustomIndicatorRequest,
+  CustomIndicatorResponse,
+  PineErrorBody,
+} from '../../../schemas/custom-indicators.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import type { CustomIndicators, CustomTimings } from '../../generation/index.ts';
 import type { MarketData } from '../../market/index.ts';
@@ -86,7 +92,15 @@ export function customIndicatorRoutes(app: App, { market, custom }: { market: Ma
       const start = Math.max(0, end - body.limit - CUSTOM_WARMUP_BARS);
       const from = Math.max(0, end - body.limit) - start;
       const slice = (x: Float64Array) => x.slice(start, end);
-      const bars = { ts: slice(c.ts), open: slice(c.open), high: slice(c.high), low: slice(c.low), close: slice(c.close), volume: slice(c.volume), from };
+      const bars = {
+        ts: slice(c.ts),
+        open: slice(c.open),
+        high: slice(c.high),
+        low: slice(c.low),
+        close: slice(c.close),
+        volume: slice(c.volume),
+        from,
+      };
       const timing: Stages = { pre, bars: performance.now() - started };
       const json = await custom.compute(user, body, bars, timing);
       timing.total = reply.elapsedTime;

@@ -20,10 +20,10 @@ const DELIVERY =
   '(±20% jitter) for the retry window, holding back later signals of the same deployment (not other deployments), ' +
   'then becomes a dead letter and the next signal goes. Webhooks: 2xx = delivered; 410 Gone = delivery disabled for ' +
   'the deployment (later signals go straight to the dead letters) until a replay; anything else (or no answer within the timeout) = retry. ' +
-  'Discord and Slack: their rate-limit answers are honoured per webhook (429 retry_after / Retry-After, Discord\'s X-RateLimit-Remaining ' +
+  "Discord and Slack: their rate-limit answers are honoured per webhook (429 retry_after / Retry-After, Discord's X-RateLimit-Remaining " +
   'and X-RateLimit-Reset-After), the same message is sent again once the webhook may be called; a deleted webhook (Discord 404 Unknown ' +
   'Webhook or 401 Invalid Webhook Token, Slack 404 no_service or 410 channel_is_archived) disables the channel like 410 Gone. ' +
-  'E-mail: an SMTP 4xx (or no answer) = retry, a 5xx = a dead letter at once (the channel stays on); beyond the account\'s daily ' +
+  "E-mail: an SMTP 4xx (or no answer) = retry, a 5xx = a dead letter at once (the channel stays on); beyond the account's daily " +
   'cap a signal is not mailed and becomes a dead letter with `capped: true` (not retried; replay it the next UTC day); an address ' +
   'unsubscribed by its one-click link, or no longer confirmed, disables the channel like 410 Gone.';
 

@@ -90,7 +90,9 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
       const deployment = await deployments.find(user.user_id, request.params.model);
       const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       const stream = openSse(request, reply, deps.heartbeatMs);
-      const sub = subscribe(deps, Topics.signal, Topics.signal.subject(deployment.deployment_id), (event) => stream.send('signal', event, event.id));
+      const sub = subscribe(deps, Topics.signal, Topics.signal.subject(deployment.deployment_id), (event) =>
+        stream.send('signal', event, event.id),
+      );
       stream.onClose(() => {
         sub.unsubscribe();
         release();

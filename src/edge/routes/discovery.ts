@@ -29,7 +29,10 @@ export function costTable(config: DiscoveryRoutesDeps['config']): CostTable {
       credits: ENGINE_TRIAL_CREDITS,
       note: `${ENGINE_TRIAL_CREDITS} per trial when every parameter is an engine parameter, ${MODEL_TRIAL_CREDITS} per trial when the space changes the model; charged at the start, the trials not run refunded`,
     },
-    'POST /api/v1/indicators/custom': { credits: CUSTOM_INDICATOR_CREDITS, note: 'refunded when the script cannot run (422) or our retry fails too' },
+    'POST /api/v1/indicators/custom': {
+      credits: CUSTOM_INDICATOR_CREDITS,
+      note: 'refunded when the script cannot run (422) or our retry fails too',
+    },
   };
 }
 
@@ -84,7 +87,8 @@ export function discoveryRoutes(app: App, { config, pages }: DiscoveryRoutesDeps
       description: 'Points at /openapi.json; the key goes in the X-API-Key header.',
       response: { 200: text('application/json', 'The manifest') },
     },
-    handler: async (request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(buildAiPlugin(catalogueFor(request)))),
+    handler: async (request, reply) =>
+      reply.type('application/json; charset=utf-8').send(JSON.stringify(buildAiPlugin(catalogueFor(request)))),
   });
 
   app.get('/sitemap.xml', {

@@ -31,11 +31,14 @@ export interface EmailRoutesDeps {
 
 const HTML = { description: 'An HTML page (for a person who followed the link)', content: { 'text/html': { schema: z.string() } } };
 
-const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A small page (no inline script or style: the web app's CSP holds here too; the app's icon, or the browser asks for a /favicon.ico there is none of). */
 function page(reply: FastifyReply, title: string, body: string): FastifyReply {
-  return setPageHeaders(reply).send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+  return setPageHeaders(reply).send(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+  );
 }
 
 const wantsHtml = (accept: string | undefined): boolean => /text\/html/.test(accept ?? '');
@@ -50,7 +53,8 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
     if (!deps.addresses) throw new UnprocessableError(EMAIL_OFF);
     return deps.addresses;
   };
-  const availability = (): { available: boolean; reason: string | null } => (deps.addresses ? { available: true, reason: null } : { available: false, reason: EMAIL_OFF });
+  const availability = (): { available: boolean; reason: string | null } =>
+    deps.addresses ? { available: true, reason: null } : { available: false, reason: EMAIL_OFF };
 
   // Said where channels are listed (/openapi.json, /api/v1/docs, /llms.txt): whether this server can mail at all.
   const here = deps.addresses ? '' : ` (unavailable on this server: no SMTP_URL)`;
@@ -60,13 +64,23 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
     schema: {
       tags: ['deploy'],
       summary: `Your signal e-mail address: confirmed, waiting for its link, or unsubscribed; and today’s count${here}`,
-      description: '`available: false` (with the reason) on a server that sends no e-mail (no SMTP_URL): the email channel cannot be deployed there.',
+      description:
+        '`available: false` (with the reason) on a server that sends no e-mail (no SMTP_URL): the email channel cannot be deployed there.',
       response: { 200: EmailStatus },
     },
     handler: async (request) => {
       const user = requireUser(request);
       if (!deps.addresses) {
-        return { available: false, unavailable_reason: EMAIL_OFF, status: 'none' as const, address: null, pending_address: null, pending_expires_at: null, signals_sent_today: 0, daily_cap: deps.dailyCap };
+        return {
+          available: false,
+          unavailable_reason: EMAIL_OFF,
+          status: 'none' as const,
+          address: null,
+          pending_address: null,
+          pending_expires_at: null,
+          signals_sent_today: 0,
+          daily_cap: deps.dailyCap,
+        };
       }
       return deps.addresses.status(user.user_id, deps.dailyCap, availability());
     },
@@ -124,7 +138,8 @@ export function emailRoutes(app: App, deps: EmailRoutesDeps): void {
     schema: {
       tags: ['deploy'],
       summary: 'Confirm an address (the link mailed by POST /api/v1/email)',
-      description: 'Answers with a page for the person who followed the link. A forged, altered, used or expired token is refused (400, saying what to do) and changes nothing.',
+      description:
+        'Answers with a page for the person who followed the link. A forged, altered, used or expired token is refused (400, saying what to do) and changes nothing.',
       querystring: EmailTokenQuery,
       response: { 200: HTML },
     },

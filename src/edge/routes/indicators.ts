@@ -30,7 +30,10 @@ export function indicatorRoutes(app: App, { market }: { market: MarketData }): v
       const { body } = request;
       const series = await market.cache.get(body.symbol, body.timeframe);
       const key = `${body.symbol}/${body.timeframe}|${body.format}|${body.limit}|${JSON.stringify(body.indicators)}`;
-      return sendJsonText<IndicatorsResponse>(reply, responses.get(key, series.stamp, () => indicatorsJson(series, body)));
+      return sendJsonText<IndicatorsResponse>(
+        reply,
+        responses.get(key, series.stamp, () => indicatorsJson(series, body)),
+      );
     },
   });
 }

@@ -27,7 +27,10 @@ export function marketRoutes(app: App, { market }: { market: MarketData }): void
       const { query } = request;
       const series = await market.cache.get(query.symbol, query.timeframe);
       const key = `${query.symbol}/${query.timeframe}|${query.start}|${query.end}|${query.limit}`;
-      return sendJsonText<OhlcResponse>(reply, responses.get(key, series.stamp, () => ohlcJson(series, query)));
+      return sendJsonText<OhlcResponse>(
+        reply,
+        responses.get(key, series.stamp, () => ohlcJson(series, query)),
+      );
     },
   });
 

@@ -14,7 +14,8 @@ import { requireUser } from '../plugins/auth.ts';
 import { plainJsonSerializer, sendJsonText } from '../plugins/fast-serializer.ts';
 import type { App } from '../types.ts';
 
-const NAMES = 'Models are named by stem (`<user_id>_<SYMBOL>_<timeframe>_<model_name>`) or by model_name; an unknown name, or another user’s model, is 404.';
+const NAMES =
+  'Models are named by stem (`<user_id>_<SYMBOL>_<timeframe>_<model_name>`) or by model_name; an unknown name, or another user’s model, is 404.';
 
 export function modelRoutes(app: App, { training }: { training: Training }): void {
   app.get('/api/v1/models', {
@@ -60,7 +61,8 @@ export function modelRoutes(app: App, { training }: { training: Training }): voi
       params: ResultsParams,
       response: { 200: Results },
     },
-    handler: async (request, reply) => sendJsonText<Results>(reply, await training.resultsJson(requireUser(request).user_id, request.params.model)),
+    handler: async (request, reply) =>
+      sendJsonText<Results>(reply, await training.resultsJson(requireUser(request).user_id, request.params.model)),
   });
 
   app.post('/api/v1/predict', {

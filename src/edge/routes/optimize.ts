@@ -1,6 +1,13 @@
 import type { OptimizeJobs } from '../../optimize/index.ts';
 import { CONCURRENT_OPTIMIZATIONS, ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../optimize/index.ts';
-import { OptimizeIdParams, OptimizeJobView, OptimizeProgress, OptimizeRequest, OptimizeSaveRequest, OptimizeStart } from '../../../schemas/optimize.ts';
+import {
+  OptimizeIdParams,
+  OptimizeJobView,
+  OptimizeProgress,
+  OptimizeRequest,
+  OptimizeSaveRequest,
+  OptimizeStart,
+} from '../../../schemas/optimize.ts';
 import { MAX_GRID_SIZE } from '../../../schemas/optimize-space.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { openSse, type SseSlots } from '../plugins/sse.ts';
@@ -72,7 +79,9 @@ export function optimizeRoutes(app: App, deps: OptimizeRoutesDeps): void {
         'Events: `progress` {status, stage, trials_planned, trials_done, trials_failed, best_value, last_trial} now and on every change; then one `done` ' +
         `with the job as GET /optimize/{id} answers it, and the stream closes. One concurrent SSE stream per key. ${ID}`,
       params: OptimizeIdParams,
-      response: { 200: { description: 'An SSE stream of progress events, then done', content: { 'text/event-stream': { schema: OptimizeProgress } } } },
+      response: {
+        200: { description: 'An SSE stream of progress events, then done', content: { 'text/event-stream': { schema: OptimizeProgress } } },
+      },
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
@@ -81,7 +90,9 @@ export function optimizeRoutes(app: App, deps: OptimizeRoutesDeps): void {
       let stream: ReturnType<typeof openSse> | null = null;
       const pending: Array<[string, unknown]> = [];
       try {
-        follow = await optimize.follow(user.user_id, request.params.optimize_id, (p) => (stream ? stream.send('progress', p) : pending.push(['progress', p])));
+        follow = await optimize.follow(user.user_id, request.params.optimize_id, (p) =>
+          stream ? stream.send('progress', p) : pending.push(['progress', p]),
+        );
       } catch (err) {
         release();
         throw err;

@@ -17,7 +17,7 @@ const description = (c: GatewayDeps['config']) =>
   'a bad or missing one closes with 4401. ' +
   '**Channels** (`{"type":"subscribe","channel":{…},"since"?:…,"ref"?:…}`, `unsubscribe` likewise; answered `subscribed` / `unsubscribed`): ' +
   '`{"channel":"predictions","model":<stem or name>}` — one of your deployed models (404 like REST otherwise): for every bar it scores, a `signal` frame per ' +
-  'signal it produced (the SignalEvent of the webhook and SSE, same ids), then the bar\'s `prediction` (bar, p_up, decision long/short/flat, position after ' +
+  "signal it produced (the SignalEvent of the webhook and SSE, same ids), then the bar's `prediction` (bar, p_up, decision long/short/flat, position after " +
   'the bar, `signal_ids` naming those signals), in order; `{"channel":"bars","symbol","timeframe"}` — every closed bar as it is stored; ' +
   `\`{"channel":"ticks","symbol"}\` — live ticks conflated to at most ${c.WS_TICKS_PER_SECOND} frames per second per subscription (the latest tick wins, \`conflated\` counts the dropped ones). ` +
   '`{"type":"predict","request":<POST /predict body>}` answers `predict_result` with the same answer as POST /api/v1/predict. ' +
@@ -47,7 +47,8 @@ export function predictStreamRoutes(app: App, deps: GatewayDeps): void {
       description: description(deps.config),
       response: {
         101: {
-          description: 'Switching Protocols: the WebSocket. Server messages are `StreamServerMessage`; yours are `StreamClientMessage` (the second media type).',
+          description:
+            'Switching Protocols: the WebSocket. Server messages are `StreamServerMessage`; yours are `StreamClientMessage` (the second media type).',
           content: { 'application/json': { schema: ServerMessage }, 'application/x-stream-client-message+json': { schema: ClientMessage } },
         },
         426: ErrorBody,

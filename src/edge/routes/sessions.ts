@@ -46,14 +46,17 @@ export function sessionRoutes(app: App, { accounts }: SessionRoutesDeps): void {
     schema: {
       tags: ['sign-in'],
       summary: 'End one session',
-      description: 'Ends the session of that id (as listed) at once, wherever it is used. 404 when your account has no live session of that id.',
+      description:
+        'Ends the session of that id (as listed) at once, wherever it is used. 404 when your account has no live session of that id.',
       params: SessionParams,
       response: { 200: RevokedResponse, 404: ErrorBody },
     },
     handler: async (request) => {
       const user = requireUser(request);
       if (!(await directory.sessions.revoke(user.user_id, request.params.session_id))) {
-        throw new SessionNotFoundError(`your account has no live session ${request.params.session_id}: list them with GET /api/v1/auth/sessions`);
+        throw new SessionNotFoundError(
+          `your account has no live session ${request.params.session_id}: list them with GET /api/v1/auth/sessions`,
+        );
       }
       return { revoked: 1 };
     },

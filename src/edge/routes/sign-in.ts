@@ -4,7 +4,13 @@ import { SIGN_IN_LIMITS } from '../../accounts/index.ts';
 import type { Config } from '../../config.ts';
 import { ErrorBody } from '../../../schemas/common.ts';
 import { NoFields } from '../../../schemas/accounts.ts';
-import { PasskeySignInRequest, PasswordSignInRequest, RecoveryCodeSignInRequest, RequestOptions, SignInResponse } from '../../../schemas/sign-in.ts';
+import {
+  PasskeySignInRequest,
+  PasswordSignInRequest,
+  RecoveryCodeSignInRequest,
+  RequestOptions,
+  SignInResponse,
+} from '../../../schemas/sign-in.ts';
 import { refuseForeignOrigin, startSession } from '../plugins/session.ts';
 import { relyingParty } from '../relying-party.ts';
 import type { App } from '../types.ts';
@@ -20,15 +26,23 @@ const THROTTLE =
   `(${SIGN_IN_LIMITS.freePerAddress} from one address) each further one must wait, ${SIGN_IN_LIMITS.firstDelayMs / 1000} s ` +
   `at first and twice as long each time, up to ${SIGN_IN_LIMITS.maxDelayMs / 60_000} min (429 SF_SIGN_IN_THROTTLED with Retry-After); ` +
   'a quiet day forgets them, a success forgets the username’s. ';
-const NO_ENUMERATION = 'A wrong answer is 401 SF_SIGN_IN_FAILED with the same message and the same work whether or not the username exists. ';
-const SESSION = 'On success the HttpOnly `sf_session` cookie signs this browser in (a session it held before ends); get an API key with POST /api/v1/key/generate. ';
+const NO_ENUMERATION =
+  'A wrong answer is 401 SF_SIGN_IN_FAILED with the same message and the same work whether or not the username exists. ';
+const SESSION =
+  'On success the HttpOnly `sf_session` cookie signs this browser in (a session it held before ends); get an API key with POST /api/v1/key/generate. ';
 
 /** Signing in: by password, recovery code or passkey. Each answers with a session cookie. */
 export function signInRoutes(app: App, { accounts, config, allowedOrigins }: SignInRoutesDeps): void {
   const { directory, signIn } = accounts;
   // A sign-in from another site's page would sign the victim's browser in to the attacker's account.
-  const sameSiteOnly = { preHandler: async (request: Parameters<typeof refuseForeignOrigin>[0]) => refuseForeignOrigin(request, allowedOrigins) };
-  const answer = (user: { user_id: number; username: string; is_trial: boolean }) => ({ user_id: user.user_id, username: user.username, is_trial: user.is_trial });
+  const sameSiteOnly = {
+    preHandler: async (request: Parameters<typeof refuseForeignOrigin>[0]) => refuseForeignOrigin(request, allowedOrigins),
+  };
+  const answer = (user: { user_id: number; username: string; is_trial: boolean }) => ({
+    user_id: user.user_id,
+    username: user.username,
+    is_trial: user.is_trial,
+  });
 
   app.post('/api/v1/auth/sign-in/password', {
     config: { auth: 'none' },

@@ -51,23 +51,44 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
     );
   };
 
-  const ideaBox = (prompt: string) => html`<section class="idea">
-<h1>Describe a trading idea</h1>
-<form id="idea-form" method="get" action="/quick-deploy">
-<textarea id="prompt" name="prompt" rows="4" maxlength="4000" placeholder="e.g. Buy EURUSD on 15min when RSI crosses up through 30, stop 20 pips, take 40" required>${prompt}</textarea>
-<div id="chips" class="chips"></div>
-<div id="market-chips" class="chips"></div>
-<div class="row"><button id="run" type="submit" name="run" value="1">Generate, backtest and deploy</button><span id="credits" class="muted"></span></div>
-</form>
-<div id="templates" class="templates"></div>
-<div id="examples" class="examples"></div>
-</section>
-<section id="progress" class="progress" hidden><div class="bar"><div id="pct" class="fill"></div></div><p id="step-msg" class="muted"></p><pre id="code-stream" class="code"></pre></section>`;
+  const ideaBox = (prompt: string) =>
+    html`<section class="idea">
+        <h1>Describe a trading idea</h1>
+        <form id="idea-form" method="get" action="/quick-deploy">
+          <textarea
+            id="prompt"
+            name="prompt"
+            rows="4"
+            maxlength="4000"
+            placeholder="e.g. Buy EURUSD on 15min when RSI crosses up through 30, stop 20 pips, take 40"
+            required
+          >
+${prompt}</textarea>
+          <div id="chips" class="chips"></div>
+          <div id="market-chips" class="chips"></div>
+          <div class="row">
+            <button id="run" type="submit" name="run" value="1">Generate, backtest and deploy</button
+            ><span id="credits" class="muted"></span>
+          </div>
+        </form>
+        <div id="templates" class="templates"></div>
+        <div id="examples" class="examples"></div>
+      </section>
+      <section id="progress" class="progress" hidden>
+        <div class="bar"><div id="pct" class="fill"></div></div>
+        <p id="step-msg" class="muted"></p>
+        <pre id="code-stream" class="code"></pre>
+      </section>`;
   page('/', 'New strategy', 'home', () => ideaBox(''), true);
   // The contract's deep link: the prompt is pre-filled (as text); with run=1 the pipeline starts at once.
   page('/quick-deploy', 'Quick deploy', 'quick-deploy', (q) => ideaBox(typeof q.prompt === 'string' ? q.prompt : ''), true);
   page('/models/:stem', 'Model', 'model', () => html`<div id="model" class="model"><p class="muted">Loading the model…</p></div>`);
-  page('/models/:stem/optimize', 'Optimise', 'optimize', () => html`<div id="optimize" class="optimize"><p class="muted">Loading the model…</p></div>`);
+  page(
+    '/models/:stem/optimize',
+    'Optimise',
+    'optimize',
+    () => html`<div id="optimize" class="optimize"><p class="muted">Loading the model…</p></div>`,
+  );
   page('/market', 'Market', 'market', () => html`<div id="market" class="market"></div>`, true);
   page('/account', 'Account', 'account', () => html`<div id="account" class="account"></div>`);
   // Sign-in, claim, sessions and recovery (issue 21).
@@ -75,8 +96,19 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
   page('/recover', 'Recover your account', 'recover', () => html`<div id="recover" class="account"></div>`);
   page('/account/claim', 'Sign-in methods', 'claim', () => html`<div id="claim" class="account"></div>`);
   page('/account/sessions', 'Sessions', 'sessions', () => html`<div id="sessions-page" class="account"></div>`);
-  page('/community', 'Community', 'community', () => html`<div id="community" class="community"><p class="muted">Loading the leaderboard…</p></div>`, true);
-  page('/community/:id', 'Community entry', 'community-entry', () => html`<div id="community" class="community"><p class="muted">Loading…</p></div>`);
+  page(
+    '/community',
+    'Community',
+    'community',
+    () => html`<div id="community" class="community"><p class="muted">Loading the leaderboard…</p></div>`,
+    true,
+  );
+  page(
+    '/community/:id',
+    'Community entry',
+    'community-entry',
+    () => html`<div id="community" class="community"><p class="muted">Loading…</p></div>`,
+  );
 
   publicPages.push('/pulse');
   app.get('/pulse', {
@@ -92,7 +124,9 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
     },
     handler: async (request, reply) => {
       const list = feed.list({ limit: 50, before: request.query.before });
-      return setPageHeaders(reply).send(pageShell({ title: 'Pulse', page: 'pulse', body: pulseBody(list), assets: manifest, script: 'pulse' }));
+      return setPageHeaders(reply).send(
+        pageShell({ title: 'Pulse', page: 'pulse', body: pulseBody(list), assets: manifest, script: 'pulse' }),
+      );
     },
   });
   return publicPages;

@@ -74,7 +74,9 @@ export async function buildBundle(sources = WEB_SOURCES, out = WEB_BUILD): Promi
 
 /** The current build's manifest, building first when there is none or the sources are newer. */
 export async function ensureBundle(sources = WEB_SOURCES, out = WEB_BUILD): Promise<{ manifest: Manifest; assetsDir: string }> {
-  const manifest = bundleIsStale(sources, out) ? await buildBundle(sources, out) : (JSON.parse(readFileSync(manifestPath(out), 'utf8')) as Manifest);
+  const manifest = bundleIsStale(sources, out)
+    ? await buildBundle(sources, out)
+    : (JSON.parse(readFileSync(manifestPath(out), 'utf8')) as Manifest);
   return { manifest, assetsDir: join(out, 'assets') };
 }
 

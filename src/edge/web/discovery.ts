@@ -186,7 +186,15 @@ export function buildSitemap(catalogue: Catalogue, pages: readonly string[]): st
   const documents = catalogue.tasks
     .flatMap((t) => t.endpoints)
     // Documents only: no parameters, no streams (SSE, or the WebSocket upgrade answering 101).
-    .filter((e) => e.method === 'GET' && e.auth === 'none' && !e.path.includes('{') && !e.path.startsWith('/_') && e.response.status === 200 && e.response.content_type !== 'text/event-stream')
+    .filter(
+      (e) =>
+        e.method === 'GET' &&
+        e.auth === 'none' &&
+        !e.path.includes('{') &&
+        !e.path.startsWith('/_') &&
+        e.response.status === 200 &&
+        e.response.content_type !== 'text/event-stream',
+    )
     .map((e) => e.path);
   const urls = [...new Set([...pages, '/openapi.json', '/api-docs', ...documents])];
   const body = urls.map((u) => `  <url><loc>${escapeXml(catalogue.base_url + u)}</loc></url>`).join('\n');

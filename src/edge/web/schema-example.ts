@@ -16,7 +16,8 @@ const STRING_FORMATS: Record<string, string> = {
 
 export function exampleOf(schema: Schema | undefined, components: Record<string, Schema>, depth = 0): unknown {
   if (!schema || depth > MAX_DEPTH) return null;
-  if (typeof schema.$ref === 'string') return exampleOf(components[schema.$ref.replace('#/components/schemas/', '')], components, depth + 1);
+  if (typeof schema.$ref === 'string')
+    return exampleOf(components[schema.$ref.replace('#/components/schemas/', '')], components, depth + 1);
   if ('example' in schema) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if ('const' in schema) return schema.const;

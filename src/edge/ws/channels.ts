@@ -48,7 +48,13 @@ export async function resolveChannel(deps: Pick<ChannelDeps, 'deployments'>, use
 }
 
 /** Opens a resolved channel: replays from `since` when given, then follows live. Returns its stop. */
-export function openChannel(deps: ChannelDeps, channel: Channel, resolved: ResolvedChannel, since: string | undefined, sink: ChannelSink): Promise<() => void> {
+export function openChannel(
+  deps: ChannelDeps,
+  channel: Channel,
+  resolved: ResolvedChannel,
+  since: string | undefined,
+  sink: ChannelSink,
+): Promise<() => void> {
   switch (channel.channel) {
     case 'bars':
       return openBars(deps, channel.symbol, channel.timeframe, since, sink);
@@ -62,7 +68,13 @@ export function openChannel(deps: ChannelDeps, channel: Channel, resolved: Resol
 const barFrame = (bar: BarMessage): ServerMessage => ({ type: 'bar', bar });
 
 /** Every closed bar of the series as it is stored; resume from a bar time out of the bar cache. */
-async function openBars(deps: ChannelDeps, symbol: BarMessage['symbol'], timeframe: BarMessage['timeframe'], since: string | undefined, sink: ChannelSink): Promise<() => void> {
+async function openBars(
+  deps: ChannelDeps,
+  symbol: BarMessage['symbol'],
+  timeframe: BarMessage['timeframe'],
+  since: string | undefined,
+  sink: ChannelSink,
+): Promise<() => void> {
   let last = since === undefined ? null : parseSince(since)[0];
   const live = new CatchUp<BarMessage>(since !== undefined, (bar) => {
     if (last !== null && bar.ts <= last) return;
@@ -76,7 +88,21 @@ async function openBars(deps: ChannelDeps, symbol: BarMessage['symbol'], timefra
     const c = series.columns();
     const from = Math.max(series.lowerBound(last + 1), c.ts.length - BAR_REPLAY_LIMIT);
     for (let i = from; i < c.ts.length; i++) {
-      sink.send(barFrame({ symbol, timeframe, ts: c.ts[i]!, open: c.open[i]!, high: c.high[i]!, low: c.low[i]!, close: c.close[i]!, volume: c.volume[i]!, ticks: c.ticks[i]!, spread: c.spread[i]!, source: sourceName(c.source[i]!) }));
+      sink.send(
+        barFrame({
+          symbol,
+          timeframe,
+          ts: c.ts[i]!,
+          open: c.open[i]!,
+          high: c.high[i]!,
+          low: c.low[i]!,
+          close: c.close[i]!,
+          volume: c.volume[i]!,
+          ticks: c.ticks[i]!,
+          spread: c.spread[i]!,
+          source: sourceName(c.source[i]!),
+        }),
+      );
       last = c.ts[i]!;
     }
     return Math.max(0, c.ts.length - from);
@@ -87,7 +113,12 @@ async function openBars(deps: ChannelDeps, symbol: BarMessage['symbol'], timefra
  * Replays what a resuming client missed while its live frames are held back, acknowledges the
  * subscription, then lets the live frames through; a failed replay ends the live subscription.
  */
-async function replayThenLive<T>(live: CatchUp<T>, stop: () => void, sink: ChannelSink, replay: () => Promise<number>): Promise<() => void> {
+async function replayThenLive<T>(
+  live: CatchUp<T>,
+  stop: () => void,
+  sink: ChannelSink,
+  replay: () => Promise<number>,
+): Promise<() => void> {
   let resumed: number;
   try {
     resumed = await replay();
@@ -147,7 +178,12 @@ type PredictionItem = { signal: SignalEvent } | { prediction: BarPrediction };
  * stored, the bar's `prediction` (live only). With `since` (a signal id or bar time) the stored
  * signals after it are replayed from JetStream first.
  */
-async function openPredictions(deps: ChannelDeps, deployment: DeploymentRecord, since: string | undefined, sink: ChannelSink): Promise<() => void> {
+async function openPredictions(
+  deps: ChannelDeps,
+  deployment: DeploymentRecord,
+  since: string | undefined,
+  sink: ChannelSink,
+): Promise<() => void> {
   const id = deployment.deployment_id;
   const from = since === undefined ? null : parseSince(since, id);
   let lastSignal: Position | null = from;

@@ -92,7 +92,9 @@ export class ClientSocket {
   /** The warning, straight to the socket: ahead of every held frame. */
   private tellLagging(unsent: number): void {
     this.warned = true;
-    this.ws.send(JSON.stringify({ type: 'lagging', buffered_bytes: unsent, limit_bytes: this.limits.sendBufferBytes } satisfies ServerMessage));
+    this.ws.send(
+      JSON.stringify({ type: 'lagging', buffered_bytes: unsent, limit_bytes: this.limits.sendBufferBytes } satisfies ServerMessage),
+    );
   }
 
   /** Hands held frames to the socket while it has less than WIRE_BYTES to write; again each time it writes one out. */

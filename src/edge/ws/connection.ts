@@ -4,7 +4,14 @@ import { AppError, BadRequestError, ConflictError, RateLimitedError } from '../.
 import type { Logger } from '../../log.ts';
 import type { Training } from '../../training/index.ts';
 import type { UserRecord } from '../../../schemas/account-records.ts';
-import { ClientMessage, CloseCodes, STREAM_PROTOCOL_VERSION, type Channel, type ErrorMessage, type StreamLimits } from '../../../schemas/stream.ts';
+import {
+  ClientMessage,
+  CloseCodes,
+  STREAM_PROTOCOL_VERSION,
+  type Channel,
+  type ErrorMessage,
+  type StreamLimits,
+} from '../../../schemas/stream.ts';
 import { openChannel, resolveChannel, type ChannelDeps, type ResolvedChannel } from './channels.ts';
 import type { ClientSocket } from './client-socket.ts';
 
@@ -70,7 +77,9 @@ export class StreamConnection {
       if (isBinary) throw new Error('binary');
       json = JSON.parse(data.toString());
     } catch {
-      return this.refuse(new BadRequestError('frames are JSON text messages: {"type": "subscribe", …} (see GET /api/v1/predict in /api-docs)'));
+      return this.refuse(
+        new BadRequestError('frames are JSON text messages: {"type": "subscribe", …} (see GET /api/v1/predict in /api-docs)'),
+      );
     }
     const parsed = ClientMessage.safeParse(json);
     if (!parsed.success) {
@@ -137,9 +146,11 @@ export class StreamConnection {
     const resolved = await this.resolve(channel);
     const { key } = resolved;
     if (channel.channel === 'predictions') this.predictionKeys.set(channel.model, key);
-    if (this.subscriptions.has(key)) throw new ConflictError(`already subscribed to ${key}: unsubscribe first to subscribe again with since`);
+    if (this.subscriptions.has(key))
+      throw new ConflictError(`already subscribed to ${key}: unsubscribe first to subscribe again with since`);
     const max = this.deps.limits.subscriptions;
-    if (this.subscriptions.size >= max) throw new RateLimitedError(`at most ${max} subscriptions per connection: unsubscribe one first, or open another connection`, 1);
+    if (this.subscriptions.size >= max)
+      throw new RateLimitedError(`at most ${max} subscriptions per connection: unsubscribe one first, or open another connection`, 1);
     // The slot is held while the request is counted (in KV: an await), so a burst of subscribes cannot pass the limit together.
     this.subscriptions.set(key, null);
     // (A model's channel took its request when it was looked up.)
@@ -175,7 +186,15 @@ export class StreamConnection {
   private async takeRequest(): Promise<void> {
     const decision = await this.deps.limiter.take(String(this.user!.user_id));
     if (!decision.ok) {
-      throw new RateLimitedError(limitRefusal(decision, this.deps.limiter.max, `retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`, ' (subscribe and predict count)'), decision.retryAfterMs / 1000);
+      throw new RateLimitedError(
+        limitRefusal(
+          decision,
+          this.deps.limiter.max,
+          `retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`,
+          ' (subscribe and predict count)',
+        ),
+        decision.retryAfterMs / 1000,
+      );
     }
   }
 

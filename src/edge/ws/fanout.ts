@@ -25,7 +25,11 @@ export class Fanout {
   constructor(private readonly bus: { nc: Pick<NatsConnection, 'subscribe'> }) {}
 
   /** Calls `listener` with each message on `subject`; returns the function that stops it. */
-  add<S extends z.ZodType, A extends readonly unknown[]>(topic: Topic<S, A>, subject: string, listener: (payload: z.infer<S>) => void): () => void {
+  add<S extends z.ZodType, A extends readonly unknown[]>(
+    topic: Topic<S, A>,
+    subject: string,
+    listener: (payload: z.infer<S>) => void,
+  ): () => void {
     let entry = this.subjects.get(subject);
     if (!entry) {
       const created: Entry = { sub: null as unknown as TopicSubscription, listeners: new Set(), queue: [], draining: false };

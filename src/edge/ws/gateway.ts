@@ -48,7 +48,9 @@ export interface StreamGateway {
 
 const rejectUpgrade = (socket: Duplex, status: number, text: string) => {
   const body = JSON.stringify({ error: text, code: status });
-  socket.end(`HTTP/1.1 ${status} ${text.split(':')[0]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text.split(':')[0]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 };
 
 /**
@@ -76,7 +78,11 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
   };
 
   const clientAddress = (req: IncomingMessage): string => {
-    const forwarded = config.TRUST_PROXY ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+    const forwarded = config.TRUST_PROXY
+      ? String(req.headers['x-forwarded-for'] ?? '')
+          .split(',')[0]
+          ?.trim()
+      : '';
     return forwarded || req.socket.remoteAddress || 'unknown';
   };
 
@@ -121,7 +127,10 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
 
     const address = slots.acquire(`ip:${clientBlock(clientAddress(req))}`, config.WS_PER_ADDRESS);
     if (!address) {
-      socket.close(CloseCodes.tooManyConnections, `too many connections: at most ${config.WS_PER_ADDRESS} per client address; close another first`);
+      socket.close(
+        CloseCodes.tooManyConnections,
+        `too many connections: at most ${config.WS_PER_ADDRESS} per client address; close another first`,
+      );
       return;
     }
     releases.push(address);
@@ -131,7 +140,11 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
     markIdentified();
     if (user || socket.closed) return;
     setTimeout(() => {
-      if (!connection.authenticated) socket.close(CloseCodes.unauthorized, `unauthorized: no X-API-Key, ${SESSION_COOKIE} cookie or auth message within ${config.WS_AUTH_TIMEOUT_MS} ms`);
+      if (!connection.authenticated)
+        socket.close(
+          CloseCodes.unauthorized,
+          `unauthorized: no X-API-Key, ${SESSION_COOKIE} cookie or auth message within ${config.WS_AUTH_TIMEOUT_MS} ms`,
+        );
     }, config.WS_AUTH_TIMEOUT_MS).unref();
   }
 
@@ -151,10 +164,16 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
       return null;
     }
     // A socket acts for the user like a state change does: a page of another site may not open one with the cookie.
-    const proto = config.TRUST_PROXY && typeof req.headers['x-forwarded-proto'] === 'string' ? req.headers['x-forwarded-proto'].split(',')[0]!.trim() : 'http';
+    const proto =
+      config.TRUST_PROXY && typeof req.headers['x-forwarded-proto'] === 'string'
+        ? req.headers['x-forwarded-proto'].split(',')[0]!.trim()
+        : 'http';
     const foreign = foreignSite(req.headers, `${proto}://${req.headers.host}`, deps.allowedOrigins);
     if (foreign) {
-      socket.close(CloseCodes.foreignOrigin, `refused: a ${SESSION_COOKIE} socket opened from another site (${foreign}); send an X-API-Key instead`);
+      socket.close(
+        CloseCodes.foreignOrigin,
+        `refused: a ${SESSION_COOKIE} socket opened from another site (${foreign}); send an X-API-Key instead`,
+      );
       return null;
     }
     return user;

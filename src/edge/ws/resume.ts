@@ -19,12 +19,15 @@ export function parseSince(since: string, deploymentId?: string): Position {
   if (since.startsWith('sig_')) {
     const position = signalPosition(since);
     if (deploymentId === undefined || !position || !since.startsWith(`sig_${deploymentId}_`)) {
-      throw new BadRequestError(`since: ${since} is not a signal id of this channel's deployment: send the id of the last signal frame you received, or a bar time`);
+      throw new BadRequestError(
+        `since: ${since} is not a signal id of this channel's deployment: send the id of the last signal frame you received, or a bar time`,
+      );
     }
     return position;
   }
   const ms = /^\d+$/.test(since) ? Number(since) : Date.parse(since);
-  if (!Number.isFinite(ms)) throw new BadRequestError('since: send the last signal id (sig_…) or bar time (ISO-8601 or epoch ms) you received');
+  if (!Number.isFinite(ms))
+    throw new BadRequestError('since: send the last signal id (sig_…) or bar time (ISO-8601 or epoch ms) you received');
   return [ms, Number.POSITIVE_INFINITY];
 }
 

@@ -22,7 +22,15 @@ export function strategyChecks(runtime: Pick<StrategyRuntime, 'config'>): Strate
       const message = err.message.split('\n').slice(-3).join(' ').slice(0, 500);
       return {
         ok: false,
-        violations: [{ line: 0, col: 0, rule: 'config-run', message: `running strategy_config() failed (${err.kind}): ${message}`, hint: 'return a plain dict literal; compute nothing in strategy_config()' }],
+        violations: [
+          {
+            line: 0,
+            col: 0,
+            rule: 'config-run',
+            message: `running strategy_config() failed (${err.kind}): ${message}`,
+            hint: 'return a plain dict literal; compute nothing in strategy_config()',
+          },
+        ],
       };
     }
     return checkStrategyConfig(value);

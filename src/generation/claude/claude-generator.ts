@@ -126,14 +126,22 @@ export class ClaudeGenerator {
       const check = await this.deps.check(code);
       if (check.ok) return { ok: true, code, model, attempts: attempt, usd };
       violations = check.violations;
-      this.deps.log.info({ model, attempt, violations: violations.length, rules: [...new Set(violations.map((v) => v.rule))] }, 'claude answer refused by the checks');
+      this.deps.log.info(
+        { model, attempt, violations: violations.length, rules: [...new Set(violations.map((v) => v.rule))] },
+        'claude answer refused by the checks',
+      );
       messages.push({ role: 'assistant', content: text }, { role: 'user', content: repairPrompt(violations) });
     }
     return { ok: false, kind: 'checks', reason: `no answer passed the checks in ${tries} tries`, attempts: tries, usd, violations };
   }
 
   /** One streamed call; the text goes through the extractor as it arrives. Records its spend. */
-  private async call(model: string, messages: Anthropic.MessageParam[], extractor: CodeExtractor, signal?: AbortSignal): Promise<{ text: string; usd: number }> {
+  private async call(
+    model: string,
+    messages: Anthropic.MessageParam[],
+    extractor: CodeExtractor,
+    signal?: AbortSignal,
+  ): Promise<{ text: string; usd: number }> {
     const stream = this.client.messages.stream(
       {
         model,

@@ -35,7 +35,10 @@ function phrase(node: Json): string {
       return node.prefixItems ? `[${(node.prefixItems as Json[]).map(phrase).join(', ')}]` : 'list';
     case 'object': {
       const required = new Set<string>(node.required ?? []);
-      const entries = Object.entries<Json>(node.properties ?? {}).map(([k, n]) => `"${k}": ${phrase(n)}${required.has(k) ? '' : ` (optional${n.default !== undefined ? `, default ${py(n.default)}` : ''})`}`);
+      const entries = Object.entries<Json>(node.properties ?? {}).map(
+        ([k, n]) =>
+          `"${k}": ${phrase(n)}${required.has(k) ? '' : ` (optional${n.default !== undefined ? `, default ${py(n.default)}` : ''})`}`,
+      );
       return entries.length ? `{${entries.join(', ')}}` : 'dict';
     }
     default:

@@ -40,7 +40,10 @@ export interface WriteOptions {
  * SDK's retries, or answers that still break the checks after the repairs) the offline
  * generator. A stream that already carried Claude's text gets `onReset` before the offline code.
  */
-export async function writeStrategy(request: MarketGenerateRequest, { claude, choice, offline, hooks = {} }: WriteOptions): Promise<WrittenStrategy> {
+export async function writeStrategy(
+  request: MarketGenerateRequest,
+  { claude, choice, offline, hooks = {} }: WriteOptions,
+): Promise<WrittenStrategy> {
   let fallback: string | null = null;
   let usd = 0;
   if (claude && choice) {

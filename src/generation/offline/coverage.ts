@@ -23,11 +23,15 @@ export interface Uncovered {
 const BY_OUTPUT = new Set(['pivot', 'adx', 'keltner', 'donchian']);
 const CHECKED_FIELDS = new Set(['description', 'signals']);
 
-type IntentView = Pick<StrategyIntent, 'instances' | 'conditions' | 'trendFilter' | 'minAtr' | 'stopLoss' | 'takeProfit' | 'trailingStop' | 'remarks' | 'approximations'>;
+type IntentView = Pick<
+  StrategyIntent,
+  'instances' | 'conditions' | 'trendFilter' | 'minAtr' | 'stopLoss' | 'takeProfit' | 'trailingStop' | 'remarks' | 'approximations'
+>;
 
 /** The (instance, output) pairs a condition reads; output null = the instance as a whole. */
 function reads(c: Condition): Array<[number, number | null]> {
-  const ops = (...list: Operand[]) => list.flatMap((o): Array<[number, number | null]> => (o.kind === 'column' ? [[o.instance, o.output]] : []));
+  const ops = (...list: Operand[]) =>
+    list.flatMap((o): Array<[number, number | null]> => (o.kind === 'column' ? [[o.instance, o.output]] : []));
   switch (c.kind) {
     case 'compare':
       return ops(c.left, c.right);
@@ -60,7 +64,10 @@ export function uncovered(fields: readonly FieldParse[], intent: IntentView): Un
     });
   });
   const said = [...intent.remarks, ...intent.approximations.flatMap((a) => [a.asked, a.done])].join(' | ').toLowerCase();
-  const atrRisk = [intent.stopLoss.value, intent.takeProfit.value].some((r) => r?.unit === 'atr') || (typeof intent.trailingStop.value?.config === 'object' && 'atr' in intent.trailingStop.value.config) || intent.minAtr.value !== null;
+  const atrRisk =
+    [intent.stopLoss.value, intent.takeProfit.value].some((r) => r?.unit === 'atr') ||
+    (typeof intent.trailingStop.value?.config === 'object' && 'atr' in intent.trailingStop.value.config) ||
+    intent.minAtr.value !== null;
   const out: Uncovered[] = [];
   const seen = new Set<string>();
   const covered = (m: Mention): boolean => {
@@ -69,7 +76,8 @@ export function uncovered(fields: readonly FieldParse[], intent: IntentView): Un
     if (!kinds.length) return said.includes(m.name);
     if (used.some(([i, o]) => intent.instances[i]!.name === m.name && (!byOutput || o === null || o === m.output))) return true;
     if (m.name === 'atr' && atrRisk) return true;
-    if (intent.trendFilter.value && kinds.some(([inst]) => GEN[inst.name].columns(inst.params).includes(intent.trendFilter.value!))) return true;
+    if (intent.trendFilter.value && kinds.some(([inst]) => GEN[inst.name].columns(inst.params).includes(intent.trendFilter.value!)))
+      return true;
     return kinds.some(([inst]) => said.includes((byOutput ? outputLabel(inst, m.output!) : instanceLabel(inst)).toLowerCase()));
   };
   for (const f of fields) {

@@ -73,7 +73,8 @@ function coreLabels(conditions: readonly ConditionSpec[], instances: readonly In
   // Moving averages of one kind read better as a pair: "EMA 12/26".
   const mas = new Map<string, number[]>();
   for (const inst of list) {
-    if (inst.name === 'sma' || inst.name === 'ema' || inst.name === 'wma') mas.set(inst.name, [...(mas.get(inst.name) ?? []), inst.params.period!]);
+    if (inst.name === 'sma' || inst.name === 'ema' || inst.name === 'wma')
+      mas.set(inst.name, [...(mas.get(inst.name) ?? []), inst.params.period!]);
   }
   const done = new Set<string>();
   for (const inst of list) {
@@ -118,13 +119,19 @@ export function title(s: Summary): string {
 }
 
 const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/[\r\n]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 3).trimEnd()}...` : flat;
 };
 
 /** "Maximise …: <style> entries on SYMBOL tf" (one line, ≤ 200 characters). */
 export function objective(goal: string, s: Summary): string {
-  return oneLine(`${goal}: ${STYLE_LABEL[s.style]} entries from ${coreLabels(s.conditions, s.instances).join(', ') || 'price action'} on ${s.symbol} ${s.timeframe}`, 200);
+  return oneLine(
+    `${goal}: ${STYLE_LABEL[s.style]} entries from ${coreLabels(s.conditions, s.instances).join(', ') || 'price action'} on ${s.symbol} ${s.timeframe}`,
+    200,
+  );
 }
 
 const level = (what: string, r: RiskLevel | null) => (r ? `${what} ${sig(r.ratio * 100, 3)}% (~${sig(r.pips, 3)} pips)` : `no ${what}`);

@@ -16,14 +16,21 @@ export const MIRROR_REMARK = 'no side named: shorts take the mirror of each dire
 
 /** The text fields whose conditions are entries the trader states (features, model, risk… are read for other things). */
 const RULE_FIELDS: ReadonlySet<Source> = new Set<Source>(['description', 'signals']);
-const MODEL_DECIDES = /\b(?:let (?:the )?(?:model|ml|classifier|ai) (?:decide|choose|pick)|(?:the )?(?:model|classifier) decides|model picks)\b/;
+const MODEL_DECIDES =
+  /\b(?:let (?:the )?(?:model|ml|classifier|ai) (?:decide|choose|pick)|(?:the )?(?:model|classifier) decides|model picks)\b/;
 
 const FLIP = { above: 'below', below: 'above', cross_up: 'cross_down', cross_down: 'cross_up' } as const;
 
 /** Columns holding +1 / −1 (a cross either way, a breakout up or down, a rate of change, a bullish / bearish pattern): their sign says the side. */
 function signed(c: Condition, instances: readonly Instance[]): boolean {
   if (c.kind === 'pattern') return !(instances[c.instance]!.name === 'insidebar' && c.output === 0);
-  return (c.kind === 'compare' && c.relation === 'cross') || c.kind === 'breakout' || c.kind === 'momentum' || c.kind === 'channel' || (c.kind === 'band' && c.where === 'outside');
+  return (
+    (c.kind === 'compare' && c.relation === 'cross') ||
+    c.kind === 'breakout' ||
+    c.kind === 'momentum' ||
+    c.kind === 'channel' ||
+    (c.kind === 'band' && c.where === 'outside')
+  );
 }
 
 function sense(c: Condition, side: 'long' | 'short', instances: readonly Instance[], fade: boolean): RuleTerm['sense'] {
@@ -36,7 +43,8 @@ const BREAKOUT_WORDS = /\b(?:break ?outs?|breaking out|breaks? out|momentum|tren
 
 /** The mirror of a side-less directional comparison, for the other side ("fast EMA crossing above slow EMA" both ways). */
 function mirror(c: Condition, instances: readonly Instance[]): Condition | null {
-  if (c.kind === 'band') return c.where === 'above_upper' ? { ...c, where: 'below_lower' } : c.where === 'below_lower' ? { ...c, where: 'above_upper' } : null;
+  if (c.kind === 'band')
+    return c.where === 'above_upper' ? { ...c, where: 'below_lower' } : c.where === 'below_lower' ? { ...c, where: 'above_upper' } : null;
   if (c.kind !== 'compare' || !(c.relation in FLIP)) return null;
   const flip = FLIP[c.relation as keyof typeof FLIP];
   const centre = (op: Operand) => (op.kind === 'column' ? CENTRE[instances[op.instance]!.name] : undefined);
@@ -86,7 +94,12 @@ export function entryRules(
   const none: EntryRules = { long: null, short: null, added: [], words: { long: null, short: null }, asFilter: [] };
   const fade = !texts.some((t) => BREAKOUT_WORDS.test(t));
   const isTrend = (c: Condition) =>
-    trendColumn !== null && c.kind === 'compare' && c.left.kind === 'price' && (c.relation === 'above' || c.relation === 'below') && c.right.kind === 'column' && columnOf(instances[c.right.instance]!, c.right.output) === trendColumn;
+    trendColumn !== null &&
+    c.kind === 'compare' &&
+    c.left.kind === 'price' &&
+    (c.relation === 'above' || c.relation === 'below') &&
+    c.right.kind === 'column' &&
+    columnOf(instances[c.right.instance]!, c.right.output) === trendColumn;
   const stated = specs.filter((s) => s.role === 'entry' && !s.inferred && RULE_FIELDS.has(s.from) && !isTrend(s.condition));
   if (!stated.length) return none;
   const decides = texts.map((t) => MODEL_DECIDES.exec(t)).find(Boolean);
@@ -109,7 +122,10 @@ export function entryRules(
     paired.add(twin);
     return twin;
   });
-  if (paired.size) remarks.push(`a condition and its mirror stated side by side: the ${fade ? 'low / lower' : 'high / upper'} one is the long entry, its mirror the short one`);
+  if (paired.size)
+    remarks.push(
+      `a condition and its mirror stated side by side: the ${fade ? 'low / lower' : 'high / upper'} one is the long entry, its mirror the short one`,
+    );
   if (direction === 'both' && list.every((s) => s.side === null || paired.has(s))) {
     list = list.flatMap((s) => {
       if (paired.has(s)) return [s];
@@ -141,7 +157,8 @@ export function entryRules(
     if (!rule) return null;
     const label = (t: RuleTerm) => {
       const spec = list.find((s) => conditionName(s.condition, instances) === t.name)!;
-      if (spec.condition.kind === 'band' && spec.condition.where === 'outside') return `${describeCondition(spec.condition, instances)} (${t.sense === 'neg' ? 'below the lower band' : 'above the upper band'})`;
+      if (spec.condition.kind === 'band' && spec.condition.where === 'outside')
+        return `${describeCondition(spec.condition, instances)} (${t.sense === 'neg' ? 'below the lower band' : 'above the upper band'})`;
       return `${describeCondition(spec.condition, instances)}${signed(spec.condition, instances) ? SENSE_WORDS[t.sense] : ''}`;
     };
     return rule.map((g) => g.map(label).join(' and ')).join(' or ');
@@ -152,12 +169,16 @@ export function entryRules(
   if (!long && !short) return none;
   // The same rule for both sides names no side: both would fire on the same bars, where the engine opens nothing.
   if (long && short && JSON.stringify(long) === JSON.stringify(short)) {
-    remarks.push(`the entry conditions name no side (${say(long)}): they filter entries on both sides alike (entry_filter) and the model picks the side; say e.g. "buy when …, sell when …" for rules`);
+    remarks.push(
+      `the entry conditions name no side (${say(long)}): they filter entries on both sides alike (entry_filter) and the model picks the side; say e.g. "buy when …, sell when …" for rules`,
+    );
     return { ...none, asFilter: [...new Set(long.flat().map((t) => t.name))] };
   }
   for (const side of ['long', 'short'] as const) {
     if (trades(side) && !(side === 'long' ? long : short)) {
-      remarks.push(`no ${side} entry stated, so no ${side}s open (entry_${side === 'long' ? 'short' : 'long'} is the only rule); name one, e.g. "${side === 'long' ? 'buy when RSI 14 is below 30' : 'sell when RSI 14 is above 70'}"`);
+      remarks.push(
+        `no ${side} entry stated, so no ${side}s open (entry_${side === 'long' ? 'short' : 'long'} is the only rule); name one, e.g. "${side === 'long' ? 'buy when RSI 14 is below 30' : 'sell when RSI 14 is above 70'}"`,
+      );
     }
   }
   return { long, short, added, words: { long: say(long), short: say(short) }, asFilter: [] };

@@ -43,10 +43,16 @@ const LABELS: Record<string, (p: Record<string, number>) => string> = {
   macd: (p) => `MACD(${p.fast},${p.slow},${p.signal})`,
   stoch: (p) => `Stoch(${p.k_period},${p.d_period})`,
 };
-const OUTPUT_LABEL: Record<string, string[]> = { macd: ['line', 'signal', 'histogram'], bb: ['upper band', 'middle band', 'lower band'], stoch: ['%K', '%D'] };
+const OUTPUT_LABEL: Record<string, string[]> = {
+  macd: ['line', 'signal', 'histogram'],
+  bb: ['upper band', 'middle band', 'lower band'],
+  stoch: ['%K', '%D'],
+};
 
-export const instanceLabel = (inst: Instance): string => (isRegistry(inst.name) ? LABELS[inst.name]!(inst.params) : EXTRAS[inst.name].label(inst.params));
-const outputLabels = (inst: Instance): string[] | undefined => (isRegistry(inst.name) ? OUTPUT_LABEL[inst.name] : EXTRAS[inst.name].outputs);
+export const instanceLabel = (inst: Instance): string =>
+  isRegistry(inst.name) ? LABELS[inst.name]!(inst.params) : EXTRAS[inst.name].label(inst.params);
+const outputLabels = (inst: Instance): string[] | undefined =>
+  isRegistry(inst.name) ? OUTPUT_LABEL[inst.name] : EXTRAS[inst.name].outputs;
 
 function operandName(op: Operand, instances: readonly Instance[]): string {
   if (op.kind === 'price') return 'close';
@@ -72,19 +78,49 @@ function operandLabel(op: Operand, instances: readonly Instance[]): string {
   return outputs?.[op.output] ? `${instanceLabel(inst)} ${outputs[op.output]}` : instanceLabel(inst);
 }
 
-const REL_NAME = { above: 'gt', below: 'lt', cross_up: 'xup', cross_down: 'xdn', cross: 'x', rising: 'rising', falling: 'falling', touch: 'touch' } as const;
-const REL_LABEL = { above: 'above', below: 'below', cross_up: 'crosses above', cross_down: 'crosses below', cross: 'crosses', rising: 'rising', falling: 'falling', touch: 'touches' } as const;
+const REL_NAME = {
+  above: 'gt',
+  below: 'lt',
+  cross_up: 'xup',
+  cross_down: 'xdn',
+  cross: 'x',
+  rising: 'rising',
+  falling: 'falling',
+  touch: 'touch',
+} as const;
+const REL_LABEL = {
+  above: 'above',
+  below: 'below',
+  cross_up: 'crosses above',
+  cross_down: 'crosses below',
+  cross: 'crosses',
+  rising: 'rising',
+  falling: 'falling',
+  touch: 'touches',
+} as const;
 const UNIT_NAME = { atr: 'atr', pct: 'pct', pips: 'pips' } as const;
 const UNIT_LABEL = { atr: 'x ATR(14)', pct: '%', pips: 'pips' } as const;
 
 /** Python for a distance: k ATRs (the ATR column), k % of the base, k pips. */
-function distanceExpr(amount: number, unit: LevelUnit, atr: number | null, base: string, instances: readonly Instance[], pip: string): string {
+function distanceExpr(
+  amount: number,
+  unit: LevelUnit,
+  atr: number | null,
+  base: string,
+  instances: readonly Instance[],
+  pip: string,
+): string {
   if (unit === 'atr') return `${amount} * df['${columnOf(instances[atr!]!, 0)}']`;
   if (unit === 'pct') return `${amount / 100} * ${base}`;
   return `${amount} * ${pip}`;
 }
 const BAND_NAME = { outside: 'out', above_upper: 'above', below_lower: 'below', inside: 'in' } as const;
-const BAND_LABEL = { outside: 'outside', above_upper: 'above the upper band of', below_lower: 'below the lower band of', inside: 'inside' } as const;
+const BAND_LABEL = {
+  outside: 'outside',
+  above_upper: 'above the upper band of',
+  below_lower: 'below the lower band of',
+  inside: 'inside',
+} as const;
 
 /** The feature column a condition becomes. */
 export function conditionName(c: Condition, instances: readonly Instance[]): string {
@@ -117,8 +153,20 @@ export function describeCondition(c: Condition, instances: readonly Instance[]):
     case 'compare':
       if (c.relation === 'rising' || c.relation === 'falling') return `${operandLabel(c.left, instances)} ${c.relation}`;
       // A SAR flip: its trend column (+1 / -1) crossing 0.
-      if (c.left.kind === 'column' && ['psar', 'supertrend'].includes(instances[c.left.instance]!.name) && c.left.output === 1 && c.right.kind === 'value' && c.right.value === 0 && c.relation.startsWith('cross')) {
-        const how = c.relation === 'cross_up' ? ' below the price (trend turns up)' : c.relation === 'cross_down' ? ' above the price (trend turns down)' : ' (+1 below the price, -1 above)';
+      if (
+        c.left.kind === 'column' &&
+        ['psar', 'supertrend'].includes(instances[c.left.instance]!.name) &&
+        c.left.output === 1 &&
+        c.right.kind === 'value' &&
+        c.right.value === 0 &&
+        c.relation.startsWith('cross')
+      ) {
+        const how =
+          c.relation === 'cross_up'
+            ? ' below the price (trend turns up)'
+            : c.relation === 'cross_down'
+              ? ' above the price (trend turns down)'
+              : ' (+1 below the price, -1 above)';
         return `${instanceLabel(instances[c.left.instance]!)} flips${how}`;
       }
       return `${operandLabel(c.left, instances)} ${REL_LABEL[c.relation]} ${operandLabel(c.right, instances)}`;
@@ -145,7 +193,11 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       const [l, b] = [operandExpr(c.left, instances), operandExpr(c.base, instances)];
       const d = distanceExpr(c.amount, c.unit, c.atr, b, instances, pip);
       const beyond = c.relation === 'above' ? `gt(${l}, ${b} + ${d})` : `lt(${l}, ${b} - ${d})`;
-      const expr = c.within ? (c.relation === 'above' ? `gt(${l}, ${b}) & le(${l}, ${b} + ${d})` : `lt(${l}, ${b}) & ge(${l}, ${b} - ${d})`) : beyond;
+      const expr = c.within
+        ? c.relation === 'above'
+          ? `gt(${l}, ${b}) & le(${l}, ${b} + ${d})`
+          : `lt(${l}, ${b}) & ge(${l}, ${b} - ${d})`
+        : beyond;
       return [`df['${name}'] = np.where(${expr}, 1.0, 0.0)`];
     }
     case 'near': {
@@ -166,20 +218,27 @@ function conditionLines(c: Condition, name: string, instances: readonly Instance
       const up = `gt(${l}, ${r}) & le(${lp}, ${rp})`;
       const down = `lt(${l}, ${r}) & ge(${lp}, ${rp})`;
       const expr =
-        c.relation === 'above' ? `np.where(gt(${l}, ${r}), 1.0, 0.0)`
-        : c.relation === 'below' ? `np.where(lt(${l}, ${r}), 1.0, 0.0)`
-        : c.relation === 'cross_up' ? `np.where(${up}, 1.0, 0.0)`
-        : c.relation === 'cross_down' ? `np.where(${down}, 1.0, 0.0)`
-        : `np.where(${up}, 1.0, np.where(${down}, -1.0, 0.0))`;
+        c.relation === 'above'
+          ? `np.where(gt(${l}, ${r}), 1.0, 0.0)`
+          : c.relation === 'below'
+            ? `np.where(lt(${l}, ${r}), 1.0, 0.0)`
+            : c.relation === 'cross_up'
+              ? `np.where(${up}, 1.0, 0.0)`
+              : c.relation === 'cross_down'
+                ? `np.where(${down}, 1.0, 0.0)`
+                : `np.where(${up}, 1.0, np.where(${down}, -1.0, 0.0))`;
       return [`df['${name}'] = ${expr}`];
     }
     case 'band': {
       const [upper, , lower] = INDICATORS.bb.columns(instances[c.instance]!.params).map((col) => `df['${col}']`);
       const expr =
-        c.where === 'outside' ? `np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`
-        : c.where === 'above_upper' ? `np.where(gt(close, ${upper}), 1.0, 0.0)`
-        : c.where === 'below_lower' ? `np.where(lt(close, ${lower}), 1.0, 0.0)`
-        : `np.where(le(close, ${upper}) & ge(close, ${lower}), 1.0, 0.0)`;
+        c.where === 'outside'
+          ? `np.where(gt(close, ${upper}), 1.0, np.where(lt(close, ${lower}), -1.0, 0.0))`
+          : c.where === 'above_upper'
+            ? `np.where(gt(close, ${upper}), 1.0, 0.0)`
+            : c.where === 'below_lower'
+              ? `np.where(lt(close, ${lower}), 1.0, 0.0)`
+              : `np.where(le(close, ${upper}) & ge(close, ${lower}), 1.0, 0.0)`;
       return [`df['${name}'] = ${expr}`];
     }
     case 'breakout':
@@ -302,20 +361,29 @@ export function ruleExpr(rule: EntryRule): string {
 /** The role columns' block: 1.0 where the gate holds / an exit rule fires. */
 function roleBlock(roles: RoleColumns): FeatureBlock {
   const block: FeatureBlock = {
-    comment: "Roles: entry_long / entry_short = the trader's entry rules (a side opens only where its rule is 1, and the model confirms); entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open",
+    comment:
+      "Roles: entry_long / entry_short = the trader's entry rules (a side opens only where its rule is 1, and the model confirms); entry_filter = entries only where every filter holds; exit_long / exit_short = close that side at the next open",
     lines: [],
     names: [],
   };
-  for (const [rule, column] of [[roles.entryLong, ENTRY_LONG_COLUMN], [roles.entryShort, ENTRY_SHORT_COLUMN]] as const) {
+  for (const [rule, column] of [
+    [roles.entryLong, ENTRY_LONG_COLUMN],
+    [roles.entryShort, ENTRY_SHORT_COLUMN],
+  ] as const) {
     if (!rule?.length) continue;
     block.lines.push(`df['${column}'] = np.where(${ruleExpr(rule)}, 1.0, 0.0)`);
     block.names.push(column);
   }
   if (roles.gate.length) {
-    block.lines.push(`df['${GATE_COLUMN}'] = np.where(${roles.gate.map((g) => `(df['${g.name}'] ${g.negate ? '==' : '!='} 0)`).join(' & ')}, 1.0, 0.0)`);
+    block.lines.push(
+      `df['${GATE_COLUMN}'] = np.where(${roles.gate.map((g) => `(df['${g.name}'] ${g.negate ? '==' : '!='} 0)`).join(' & ')}, 1.0, 0.0)`,
+    );
     block.names.push(GATE_COLUMN);
   }
-  for (const [names, column] of [[roles.exitLong, EXIT_LONG_COLUMN], [roles.exitShort, EXIT_SHORT_COLUMN]] as const) {
+  for (const [names, column] of [
+    [roles.exitLong, EXIT_LONG_COLUMN],
+    [roles.exitShort, EXIT_SHORT_COLUMN],
+  ] as const) {
     if (!names.length) continue;
     block.lines.push(`df['${column}'] = np.where(${names.map((n) => `(df['${n}'] != 0)`).join(' | ')}, 1.0, 0.0)`);
     block.names.push(column);
@@ -347,7 +415,9 @@ function nameTokens(list: readonly Tunable[]): Array<[string, string]> {
   for (const t of list) {
     const info = INDICATORS[t.name].info;
     const literal = INDICATORS[t.name].columns(t.params);
-    info.columns.patterns.forEach((pattern, i) => tokens.push([literal[i]!, pattern.replace(/\{(\w+)\}/g, (_, k: string) => `{_p_${t.name}_${k}}`)]));
+    info.columns.patterns.forEach((pattern, i) =>
+      tokens.push([literal[i]!, pattern.replace(/\{(\w+)\}/g, (_, k: string) => `{_p_${t.name}_${k}}`)]),
+    );
     if (t.name === 'atr') tokens.push([`natr_${t.params.period}`, `natr_{_p_atr_period}`]);
   }
   return tokens.sort((a, b) => b[0].length - a[0].length);
@@ -392,7 +462,11 @@ export function planFeatures(
     }
   }
   if (companions.lines.length) blocks.push(companions);
-  const conds: FeatureBlock = { comment: 'Conditions from the request: 1.0 where true (crosses: +1 up, -1 down), else 0.0', lines: [...COMPARE_HELPERS], names: [] };
+  const conds: FeatureBlock = {
+    comment: 'Conditions from the request: 1.0 where true (crosses: +1 up, -1 down), else 0.0',
+    lines: [...COMPARE_HELPERS],
+    names: [],
+  };
   for (const c of conditions) {
     const name = conditionName(c, instances);
     if (seen.has(name)) continue;
@@ -415,12 +489,18 @@ export function planFeatures(
   const tuned = tunables(instances, literal);
   const tokens = nameTokens(tuned);
   const isTuned = (i: { name: string; params: Record<string, number> }) => tuned.some((t) => t.name === i.name && t.params === i.params);
-  const code = list.length ? [tunablePandas(tuned), ...list.map((i) => (isTuned(i) ? tunablePandas.instance(i as Tunable) : genPandas([i])))].filter(Boolean).join('\n') : '';
+  const code = list.length
+    ? [tunablePandas(tuned), ...list.map((i) => (isTuned(i) ? tunablePandas.instance(i as Tunable) : genPandas([i])))]
+        .filter(Boolean)
+        .join('\n')
+    : '';
   return {
     indicatorCode: followValues(code.split('\n'), tokens).join('\n'),
     indicatorNames,
     blocks: blocks.map((b) => ({ ...b, lines: followValues(b.lines, tokens) })),
     names: [...indicatorNames, ...blocks.flatMap((b) => b.names)],
-    indicators: tuned.length ? Object.fromEntries(tuned.flatMap((t) => INDICATORS[t.name].info.params.map((p) => [p.key, t.params[p.name] ?? p.default]))) : null,
+    indicators: tuned.length
+      ? Object.fromEntries(tuned.flatMap((t) => INDICATORS[t.name].info.params.map((p) => [p.key, t.params[p.name] ?? p.default])))
+      : null,
   };
 }

@@ -38,7 +38,12 @@ const label = (ref: InstanceRef) => `${ref.name.toUpperCase()}(${Object.values(r
 const label2 = (what: string, param: string) => (what.startsWith('indicators.') ? `${what}_${param}` : `${what} ${param}`);
 
 /** Defaults filled in, values rounded and bounded, MACD fast < slow; remarks for every change. */
-export function completeParams(name: GenName, given: Record<string, number>, remarks: string[], what = name.toUpperCase()): Record<string, number> {
+export function completeParams(
+  name: GenName,
+  given: Record<string, number>,
+  remarks: string[],
+  what = name.toUpperCase(),
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of GEN[name].info.params) {
     let v = given[p.name] ?? p.default;
@@ -83,7 +88,9 @@ function boundWarmup(name: GenName, params: Record<string, number>, remarks: str
     out[longest] = out[longest]! - 1;
     if (name === 'macd' && out.fast! >= out.slow!) out.fast = out.slow! - 1;
   }
-  const changed = Object.keys(out).filter((k) => out[k] !== params[k]).map((k) => `${k} ${params[k]} -> ${out[k]}`);
+  const changed = Object.keys(out)
+    .filter((k) => out[k] !== params[k])
+    .map((k) => `${k} ${params[k]} -> ${out[k]}`);
   remarks.push(`${what} needs ${before} warm-up bars, beyond the ${MAX_WARMUP_BARS} the runtime allows; shortened: ${changed.join(', ')}`);
   return out;
 }
@@ -91,7 +98,11 @@ function boundWarmup(name: GenName, params: Record<string, number>, remarks: str
 const keyOf = (name: GenName, params: Record<string, number>) => `${name}:${JSON.stringify(params)}`;
 
 /** Binds every mention of the request (fields in reading order) to an instance. */
-export function resolveMentions(fields: ReadonlyArray<{ field: TextField; mentions: readonly Mention[] }>, timeframe: Timeframe, remarks: string[]): InstanceTable {
+export function resolveMentions(
+  fields: ReadonlyArray<{ field: TextField; mentions: readonly Mention[] }>,
+  timeframe: Timeframe,
+  remarks: string[],
+): InstanceTable {
   const refs: InstanceRef[] = [];
   const byKey = new Map<string, InstanceRef>();
   const of = new Map<Mention, InstanceRef>();
@@ -127,7 +138,12 @@ export function resolveMentions(fields: ReadonlyArray<{ field: TextField; mentio
       const pair = PAIRS[m.name];
       if (m.qualifier && pair) {
         const same = refs.filter((r) => r.name === m.name).sort((a, b) => a.params.period! - b.params.period!);
-        const period = same.length >= 2 ? (m.qualifier === 'fast' ? same[0]! : same[same.length - 1]!).params.period! : m.qualifier === 'fast' ? pair[0] : pair[1];
+        const period =
+          same.length >= 2
+            ? (m.qualifier === 'fast' ? same[0]! : same[same.length - 1]!).params.period!
+            : m.qualifier === 'fast'
+              ? pair[0]
+              : pair[1];
         of.set(m, intern(m.name, completeParams(m.name, { period }, remarks)));
         continue;
       }
@@ -138,7 +154,11 @@ export function resolveMentions(fields: ReadonlyArray<{ field: TextField; mentio
 }
 
 /** Applies the structured indicators object; returns the indicators it disabled. */
-export function applyIndicatorsObject(table: InstanceTable, obj: Readonly<Record<string, boolean | number>> | undefined, remarks: string[]): Set<IndicatorName> {
+export function applyIndicatorsObject(
+  table: InstanceTable,
+  obj: Readonly<Record<string, boolean | number>> | undefined,
+  remarks: string[],
+): Set<IndicatorName> {
   const disabled = new Set<IndicatorName>();
   if (!obj) return disabled;
   const given = new Map<IndicatorName, Record<string, number>>();
@@ -166,7 +186,8 @@ export function applyIndicatorsObject(table: InstanceTable, obj: Readonly<Record
   }
   for (const name of INDICATOR_NAMES) {
     if (disabled.has(name)) {
-      if (table.refs.some((r) => r.name === name)) remarks.push(`indicators.${name}_enabled = false removes the ${name.toUpperCase()} the text asked for, and the conditions on it`);
+      if (table.refs.some((r) => r.name === name))
+        remarks.push(`indicators.${name}_enabled = false removes the ${name.toUpperCase()} the text asked for, and the conditions on it`);
       table.refs = table.refs.filter((r) => r.name !== name);
       for (const [m, ref] of table.of) if (ref.name === name) table.of.delete(m);
       continue;
@@ -182,7 +203,11 @@ export function applyIndicatorsObject(table: InstanceTable, obj: Readonly<Record
     const before = label(primary);
     primary.params = completeParams(name, { ...primary.params, ...params }, remarks, `indicators.${name}`);
     if (label(primary) !== before) {
-      remarks.push(`the indicators object sets ${Object.entries(params).map(([k, v]) => `${name}_${k} = ${v}`).join(', ')}, overriding ${before} from the text`);
+      remarks.push(
+        `the indicators object sets ${Object.entries(params)
+          .map(([k, v]) => `${name}_${k} = ${v}`)
+          .join(', ')}, overriding ${before} from the text`,
+      );
     }
   }
   return disabled;
@@ -196,7 +221,11 @@ export function finalizeInstances(refs: readonly InstanceRef[]): { instances: In
   unique.sort((a, b) => order(a) - order(b) || compareParams(a, b));
   const instances = unique.map((r) => ({ name: r.name, params: { ...r.params } }));
   const index = new Map<InstanceRef, number>();
-  for (const r of refs) index.set(r, unique.findIndex((u) => keyOf(u.name, u.params) === keyOf(r.name, r.params)));
+  for (const r of refs)
+    index.set(
+      r,
+      unique.findIndex((u) => keyOf(u.name, u.params) === keyOf(r.name, r.params)),
+    );
   return { instances, index };
 }
 

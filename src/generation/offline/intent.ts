@@ -10,16 +10,7 @@ import type { ModelType, StrategyConfig, TrailingStop, Weekday } from '../../../
 
 /** Where a value came from: a request field, the template it stands for, or our default. */
 export type Source =
-  | 'default'
-  | 'description'
-  | 'features'
-  | 'signals'
-  | 'model'
-  | 'optimization'
-  | 'risk'
-  | 'risk_function'
-  | 'indicators'
-  | 'pos_rules';
+  'default' | 'description' | 'features' | 'signals' | 'model' | 'optimization' | 'risk' | 'risk_function' | 'indicators' | 'pos_rules';
 
 /** The natural-language fields of a generate request, in the order they are read. */
 export const TEXT_FIELDS = ['description', 'features', 'signals', 'model', 'optimization', 'risk', 'risk_function'] as const;
@@ -83,7 +74,16 @@ export type Condition =
   /** A close beyond a channel's upper line (+1) or lower line (-1): a Keltner or Bollinger breakout. */
   | { kind: 'channel'; instance: number }
   /** "price more than 2 ATR above the 50 EMA": left beyond base ± amount (atr: the ATR instance). */
-  | { kind: 'offset'; left: Operand; relation: 'above' | 'below'; base: Operand; amount: number; unit: LevelUnit; atr: number | null; within: boolean }
+  | {
+      kind: 'offset';
+      left: Operand;
+      relation: 'above' | 'below';
+      base: Operand;
+      amount: number;
+      unit: LevelUnit;
+      atr: number | null;
+      within: boolean;
+    }
   /** "within 10 pips of the pivot": |left − base| ≤ amount. */
   | { kind: 'near'; left: Operand; base: Operand; amount: number; unit: LevelUnit; atr: number | null };
 

@@ -20,7 +20,13 @@ export interface OfflineGeneration {
 export function generateOffline(request: GenerateRequest): OfflineGeneration {
   const intent = buildIntent(request);
   const trend = intent.config.trend_filter;
-  const plan = planFeatures(intent.instances, intent.conditions.map((c) => c.condition), marketFacts(intent.symbol, intent.timeframe).pip, intent.roles, trend ? [trend] : []);
+  const plan = planFeatures(
+    intent.instances,
+    intent.conditions.map((c) => c.condition),
+    marketFacts(intent.symbol, intent.timeframe).pip,
+    intent.roles,
+    trend ? [trend] : [],
+  );
   return { code: writeCode(request, intent, plan), intent };
 }
 

@@ -33,10 +33,23 @@ const NICKNAMES: ReadonlyArray<[RegExp, string]> = [
 
 /** Shorthands that are pairs only in a pair-like place. */
 const SHORTHANDS: Record<string, string> = {
-  eu: 'EURUSD', gu: 'GBPUSD', uj: 'USDJPY', au: 'AUDUSD', nu: 'NZDUSD', uc: 'USDCAD', ucad: 'USDCAD', uchf: 'USDCHF',
-  gj: 'GBPJPY', ej: 'EURJPY', eg: 'EURGBP', yen: 'USDJPY',
+  eu: 'EURUSD',
+  gu: 'GBPUSD',
+  uj: 'USDJPY',
+  au: 'AUDUSD',
+  nu: 'NZDUSD',
+  uc: 'USDCAD',
+  ucad: 'USDCAD',
+  uchf: 'USDCHF',
+  gj: 'GBPJPY',
+  ej: 'EURJPY',
+  eg: 'EURGBP',
+  yen: 'USDJPY',
   // A bare currency of which the service has one pair ("aud 1h"): that pair.
-  aud: 'AUDUSD', nzd: 'NZDUSD', cad: 'USDCAD', chf: 'USDCHF',
+  aud: 'AUDUSD',
+  nzd: 'NZDUSD',
+  cad: 'USDCAD',
+  chf: 'USDCHF',
 };
 const SHORT = Object.keys(SHORTHANDS).join('|');
 /** A chart period right after the pair: "gu 1h", "uj h1", "eu 15m", "yen hourly". */
@@ -44,7 +57,10 @@ const PERIOD_AFTER = String.raw`(?=[\s,:]{1,3}(?:on (?:the )?)?(?:\d{1,2} ?(?:m|
 const PLACES = [
   new RegExp(String.raw`^\s*(${SHORT})\b(?=[\s,:.]|$)`, 'g'),
   new RegExp(String.raw`\b(${SHORT})\b${PERIOD_AFTER}`, 'g'),
-  new RegExp(String.raw`(?<=\b(?:on|trade|trading|long|short|buy|buying|sell|selling|scalp|scalping) (?:the )?)(${SHORT})\b(?! (?:and|or|is|are|was)\b)`, 'g'),
+  new RegExp(
+    String.raw`(?<=\b(?:on|trade|trading|long|short|buy|buying|sell|selling|scalp|scalping) (?:the )?)(${SHORT})\b(?! (?:and|or|is|are|was)\b)`,
+    'g',
+  ),
 ];
 
 /** The words of a pair named by slang, as a regex source ("long kiwi", "short the aussie": the side as a verb). */

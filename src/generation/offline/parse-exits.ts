@@ -33,17 +33,25 @@ export interface ExitFindings {
   skipDays: Array<{ value: Weekday[]; at: number; phrase: string }>;
 }
 
-const TARGET = /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near)|close (?:all |the |my |any )?(?:trades?|positions?|longs?|shorts?|out) at|take (?:both |it |them |all |everything |profits? )?off at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
-const STOP = /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
+const TARGET =
+  /\b(?:target(?:ing)?|take profits?|profit target|tp|exit at|take profit at|cover(?: the shorts?| shorts?)? (?:at|on|near)|close (?:all |the |my |any )?(?:trades?|positions?|longs?|shorts?|out) at|take (?:both |it |them |all |everything |profits? )?off at)(?: at| on| near| is| of| =)? (?:the |a )?(?:return to (?:the )?|touch of (?:the )?|retest of (?:the )?)?([a-z](?:[a-z0-9 ()]|\.(?=\d)){0,40})/g;
+const STOP =
+  /\b(?:stop(?: loss)?|sl|stops)(?: is| goes| placed| sits| set)? ?(?:just |a bit |a few pips )?(below|under|above|beyond|at|behind) (?:the )?(?:last |recent |previous |prior |nearest )?([a-z0-9 ]{1,30})/g;
 /** A trailing distance as asked: `amount` in ATRs (of `period`, default 14), percent of price or pips. */
 export type TrailAsked = { amount: number; unit: LevelUnit; period?: number } | 'default';
 
 const TRAIL_UNIT = '(atrs?|pips?|points|%|percent)(?:\\((\\d{1,3})\\))?(?![a-z0-9])';
 const TRAIL = [
-  new RegExp(`\\btrail(?:ing)?(?: the| my| your| a| it)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`, 'g'),
+  new RegExp(
+    `\\btrail(?:ing)?(?: the| my| your| a| it)?(?: stops?)?(?: loss(?:es)?)?(?: by| of| at| with| =| to)? (\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT}`,
+    'g',
+  ),
   // "atr trailing stop 3x": the multiple after.
   /\b(atr) trailing stops?(?: of| at| =)? (\d+(?:\.\d+)?) ?(?:x|times)\b()/g,
-  new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b(?! ?(?:by |of |at |= )?\\d)`, 'g'),
+  new RegExp(
+    `\\b(\\d+(?:\\.\\d+)?) ?(?:x |times )?${TRAIL_UNIT} trail(?:ing)?(?: stops?)?(?: loss(?:es)?)?\\b(?! ?(?:by |of |at |= )?\\d)`,
+    'g',
+  ),
   /\btrail(?:ing)?(?: stops?)?(?: by| of| at| =)? (\d+(?:\.\d+)?)()()(?= *(?:$|[.;,!?]| and\b| then\b))/g,
 ];
 /** "trailing stop", "trail the stop", "an ATR trailing stop": a trailing stop without a distance. */
@@ -78,14 +86,27 @@ function trails(text: string): Finding<TrailAsked>[] {
 export const withoutTrails = (text: string, found: readonly Finding<TrailAsked>[]): string =>
   found.reduce((t, f) => t.slice(0, f.at) + ' '.repeat(f.phrase.length) + t.slice(f.at + f.phrase.length), text);
 
-const mentionsOf = (fragment: string): Mention[] => findMentions(lex(fragment.split(/ (?:and|with|stop|target|then|or|but|on|for) /)[0]!)).filter((t): t is Mention => t.t === 'ind');
-const mention = (name: Mention['name'], params: Record<string, number>, output: number | null): Mention => ({ t: 'ind', name, params, output, qualifier: null, levels: null, signalLine: false, days: false });
+const mentionsOf = (fragment: string): Mention[] =>
+  findMentions(lex(fragment.split(/ (?:and|with|stop|target|then|or|but|on|for) /)[0]!)).filter((t): t is Mention => t.t === 'ind');
+const mention = (name: Mention['name'], params: Record<string, number>, output: number | null): Mention => ({
+  t: 'ind',
+  name,
+  params,
+  output,
+  qualifier: null,
+  levels: null,
+  signalLine: false,
+  days: false,
+});
 const op = (m: Mention, output = m.output ?? 0) => ({ kind: 'mention' as const, m, output });
 
 // Longest first, to a word's end: "thursdays or fridays" is not "thu" and a stray "rsdays".
 const DAY = '(mon|tues|tue|wednes|wed|thurs|thur|thu|fri|satur|sat|sun)(?:day)?s?\\b';
 // "only tuesdays to thursdays": a range of days, each day between.
-const DAYS = new RegExp(`\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only|only\\b[^.;,]{0,40}?\\bon)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/|to|through|thru|till|until|-)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\b(?:no|(?:do not|don'?t|dont|never) trade(?: on)?(?: the)?) weekends?\\b(?! hold\\w*| positions?| exposure| gaps?)|(?<=(?:^|[,.;:] ?|utc |gmt )(?:only )?)${DAY} ?(?:-|to|through|thru) ?${DAY}\\b(?! (?:high|low|range))(?<only>))`, 'g');
+const DAYS = new RegExp(
+  `\\b(?:(no|not on|avoid|skip(?:ping)?|except|excluding|never on|(?:do not|don'?t|dont|never) trade(?: on)?|no trad(?:es|e|ing)(?: on)?|no entries on|only on|only|only\\b[^.;,]{0,40}?\\bon)\\s+${DAY}((?:(?:\\s*(?:,|and|or|&|\\/|to|through|thru|till|until|-)\\s*|\\s+)${DAY})*)|${DAY} only\\b|\\bweekdays only|\\bonly (?:on )?weekdays|\\b(?:no|(?:do not|don'?t|dont|never) trade(?: on)?(?: the)?) weekends?\\b(?! hold\\w*| positions?| exposure| gaps?)|(?<=(?:^|[,.;:] ?|utc |gmt )(?:only )?)${DAY} ?(?:-|to|through|thru) ?${DAY}\\b(?! (?:high|low|range))(?<only>))`,
+  'g',
+);
 
 function dayOf(word: string): Weekday {
   return WEEKDAYS.find((d) => word.startsWith(d)) ?? (word.startsWith('th') ? 'thu' : 'tue');
@@ -140,7 +161,9 @@ const BREAKOUT_BEFORE = /\bbreak ?outs?\b|\b(?:long|buy)\w*\b[^.;]*\babove (?:th
 /** "the middle line", "the midline", "the basis": the middle of the last channel named before `at`, if any. */
 function middleBefore(text: string, at: number, fragment: string): Mention[] {
   if (!/^(?:middle|mid|centre|center|basis|median)(?: ?line| band)?\b|^midline\b/.test(fragment)) return [];
-  const channel = findMentions(lex(text.slice(0, at))).filter((t): t is Mention => t.t === 'ind' && t.name in MIDDLE).pop();
+  const channel = findMentions(lex(text.slice(0, at)))
+    .filter((t): t is Mention => t.t === 'ind' && t.name in MIDDLE)
+    .pop();
   return channel ? [{ ...channel, output: MIDDLE[channel.name]! }] : [];
 }
 
@@ -156,7 +179,13 @@ export function parseExits(text: string): ExitFindings {
     const opposite = /^opposite (?:bollinger )?band/.test(fragment);
     // "buy at s1 …, exit at p": the pivot itself, where the text trades its levels.
     const pivotP = /^pp?\b/.test(fragment) && /\b(?:[rs] ?[123]|pivots?)\b/.test(text);
-    const [first] = pivotP ? [mention('pivot', {}, 0)] : opposite ? [mention('bb', {}, null)] : mentionsOf(fragment).length ? mentionsOf(fragment) : middleBefore(text, m.index, fragment);
+    const [first] = pivotP
+      ? [mention('pivot', {}, 0)]
+      : opposite
+        ? [mention('bb', {}, null)]
+        : mentionsOf(fragment).length
+          ? mentionsOf(fragment)
+          : middleBefore(text, m.index, fragment);
     if (!first) continue;
     out.mentions.push(first);
     out.target = true;
@@ -165,9 +194,31 @@ export function parseExits(text: string): ExitFindings {
     const fails = first.name in MIDDLE && first.output === MIDDLE[first.name] && BREAKOUT_BEFORE.test(text.slice(0, m.index));
     const [up, down] = fails ? (['below', 'above'] as const) : (['above', 'below'] as const);
     // The opposite band: the upper for a long, the lower for a short.
-    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: up, right: op(first, opposite ? 0 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'long', phrase });
-    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: down, right: op(first, opposite ? 2 : first.name === 'bb' && first.output === null ? 1 : undefined) }, side: 'short', phrase });
-    out.approximations.push({ asked: phrase, done: `an exit rule: longs close on a close ${up} it, shorts on a close ${down} it (at the next open); no fixed take profit`, why: 'take_profit is a fixed distance; a moving target is an exit column' });
+    exit({
+      cond: {
+        kind: 'compare',
+        left: { kind: 'price' },
+        relation: up,
+        right: op(first, opposite ? 0 : first.name === 'bb' && first.output === null ? 1 : undefined),
+      },
+      side: 'long',
+      phrase,
+    });
+    exit({
+      cond: {
+        kind: 'compare',
+        left: { kind: 'price' },
+        relation: down,
+        right: op(first, opposite ? 2 : first.name === 'bb' && first.output === null ? 1 : undefined),
+      },
+      side: 'short',
+      phrase,
+    });
+    out.approximations.push({
+      asked: phrase,
+      done: `an exit rule: longs close on a close ${up} it, shorts on a close ${down} it (at the next open); no fixed take profit`,
+      why: 'take_profit is a fixed distance; a moving target is an exit column',
+    });
   }
   // Turtle exits: "exit on the 20 bar opposite channel" — longs close below the prior 20-bar low, shorts above its high.
   for (const m of text.matchAll(OPPOSITE_BREAK)) {
@@ -178,7 +229,11 @@ export function parseExits(text: string): ExitFindings {
     out.mentions.push(high, low);
     exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'below', right: op(low) }, side: 'long', phrase });
     exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: 'above', right: op(high) }, side: 'short', phrase });
-    out.approximations.push({ asked: phrase, done: `an exit rule: longs close on a close below the prior ${period}-bar low, shorts on a close above the prior ${period}-bar high (at the next open)`, why: 'a breakout the other way is an exit column, not a fixed distance' });
+    out.approximations.push({
+      asked: phrase,
+      done: `an exit rule: longs close on a close below the prior ${period}-bar low, shorts on a close above the prior ${period}-bar high (at the next open)`,
+      why: 'a breakout the other way is an exit column, not a fixed distance',
+    });
   }
   for (const m of text.matchAll(STOP)) {
     const where = m[1]!;
@@ -189,11 +244,20 @@ export function parseExits(text: string): ExitFindings {
     if (!first) continue;
     out.mentions.push(first);
     const low = first.name === 'hhll' ? (first.output ?? 1) === 1 : where === 'below' || where === 'under';
-    const side = where === 'above' || where === 'beyond' ? 'short' : where === 'below' || where === 'under' ? 'long' : low ? 'long' : 'short';
+    const side =
+      where === 'above' || where === 'beyond' ? 'short' : where === 'below' || where === 'under' ? 'long' : low ? 'long' : 'short';
     const phrase = m[0].trim();
-    const output = first.name === 'hhll' ? (side === 'long' ? 1 : 0) : first.output ?? 0;
-    exit({ cond: { kind: 'compare', left: { kind: 'price' }, relation: side === 'long' ? 'below' : 'above', right: op(first, output) }, side, phrase });
-    out.approximations.push({ asked: phrase, done: `an exit rule: ${side === 'long' ? 'longs close on a close below' : 'shorts close on a close above'} it (at the next open); the fixed stop stays as a hard stop`, why: 'stop_loss is a fixed distance from the entry; a level that moves is an exit column' });
+    const output = first.name === 'hhll' ? (side === 'long' ? 1 : 0) : (first.output ?? 0);
+    exit({
+      cond: { kind: 'compare', left: { kind: 'price' }, relation: side === 'long' ? 'below' : 'above', right: op(first, output) },
+      side,
+      phrase,
+    });
+    out.approximations.push({
+      asked: phrase,
+      done: `an exit rule: ${side === 'long' ? 'longs close on a close below' : 'shorts close on a close above'} it (at the next open); the fixed stop stays as a hard stop`,
+      why: 'stop_loss is a fixed distance from the entry; a level that moves is an exit column',
+    });
   }
   return out;
 }

@@ -37,7 +37,16 @@ const LEVEL_ALIASES: Alias[] = (['r1', 's1', 'r2', 's2'] as const).flatMap((w, k
 
 /** The previous UTC day's high and low (the pivots' inputs): "yesterday's high", "the previous day's low", "PDH". */
 const PREVIOUS_DAY: Alias[] = (['high', 'low'] as const).flatMap((hl, k) => [
-  ...[['previous', "day's"], ['previous', 'days'], ['previous', 'day'], ['prior', "day's"], ['prior', 'day'], ["yesterday's"], ['yesterdays'], ['yesterday']].map((w) => ({ words: [...w, hl], name: 'pivot' as const, output: 5 + k })),
+  ...[
+    ['previous', "day's"],
+    ['previous', 'days'],
+    ['previous', 'day'],
+    ['prior', "day's"],
+    ['prior', 'day'],
+    ["yesterday's"],
+    ['yesterdays'],
+    ['yesterday'],
+  ].map((w) => ({ words: [...w, hl], name: 'pivot' as const, output: 5 + k })),
   { words: [k ? 'pdl' : 'pdh'], name: 'pivot' as const, output: 5 + k },
 ]);
 
@@ -180,32 +189,101 @@ const ALIASES: Alias[] = [
 /** Parameter names as people write them, per indicator. */
 const P = { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' };
 const NAMED: Record<IndicatorName, Record<string, string>> = {
-  adx: P, cci: P, donchian: P, roc: P, willr: P, zscore: P, hhll: P,
+  adx: P,
+  cci: P,
+  donchian: P,
+  roc: P,
+  willr: P,
+  zscore: P,
+  hhll: P,
   keltner: { ...P, multiplier: 'mult', mult: 'mult', atr: 'mult' },
   supertrend: { ...P, multiplier: 'mult', mult: 'mult', factor: 'mult' },
   psar: { step: 'step', acceleration: 'step', max: 'max', maximum: 'max' },
   ichimoku: { tenkan: 'tenkan', kijun: 'kijun', senkou: 'senkou' },
-  volregime: P, vwap: {}, pivot: {}, engulfing: {}, pinbar: {}, insidebar: {}, candlerun: {},
-  star: {}, tweezer: {}, heikin: {}, nr: P, rsidiv: { period: 'period', lookback: 'lookback' }, macddiv: { fast: 'fast', slow: 'slow', lookback: 'lookback' },
-  sessrange: {}, ao: { fast: 'fast', slow: 'slow' },
+  volregime: P,
+  vwap: {},
+  pivot: {},
+  engulfing: {},
+  pinbar: {},
+  insidebar: {},
+  candlerun: {},
+  star: {},
+  tweezer: {},
+  heikin: {},
+  nr: P,
+  rsidiv: { period: 'period', lookback: 'lookback' },
+  macddiv: { fast: 'fast', slow: 'slow', lookback: 'lookback' },
+  sessrange: {},
+  ao: { fast: 'fast', slow: 'slow' },
   sma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
   ema: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period', span: 'period' },
   wma: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
   rsi: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
   atr: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period' },
-  bb: { period: 'period', periods: 'period', length: 'period', lookback: 'period', window: 'period', std: 'std', sigma: 'std', sd: 'std', deviation: 'std', deviations: 'std', dev: 'std', multiplier: 'std', mult: 'std' },
+  bb: {
+    period: 'period',
+    periods: 'period',
+    length: 'period',
+    lookback: 'period',
+    window: 'period',
+    std: 'std',
+    sigma: 'std',
+    sd: 'std',
+    deviation: 'std',
+    deviations: 'std',
+    dev: 'std',
+    multiplier: 'std',
+    mult: 'std',
+  },
   macd: { fast: 'fast', slow: 'slow', signal: 'signal' },
-  stoch: { k: 'k_period', stochk: 'k_period', d: 'd_period', stochd: 'd_period', smoothing: 'd_period', period: 'k_period', length: 'k_period', lookback: 'k_period' },
+  stoch: {
+    k: 'k_period',
+    stochk: 'k_period',
+    d: 'd_period',
+    stochd: 'd_period',
+    smoothing: 'd_period',
+    period: 'k_period',
+    length: 'k_period',
+    lookback: 'k_period',
+  },
 };
 
 /** Parameter order for numbers written one after another. */
 const POSITIONAL: Record<IndicatorName, string[]> = {
-  sma: ['period'], ema: ['period'], wma: ['period'], rsi: ['period'], atr: ['period'],
-  bb: ['period', 'std'], macd: ['fast', 'slow', 'signal'], stoch: ['k_period', 'd_period'],
-  adx: ['period'], cci: ['period'], donchian: ['period'], roc: ['period'], willr: ['period'], zscore: ['period'], hhll: ['period'],
-  keltner: ['period', 'mult'], supertrend: ['period', 'mult'], psar: ['step', 'max'], ichimoku: ['tenkan', 'kijun', 'senkou'],
-  volregime: ['period', 'window'], vwap: [], pivot: [], engulfing: [], pinbar: [], insidebar: [], candlerun: [],
-  star: [], tweezer: [], heikin: [], nr: ['period'], rsidiv: ['period', 'lookback'], macddiv: ['fast', 'slow', 'lookback'], sessrange: ['start', 'end'], ao: ['fast', 'slow'],
+  sma: ['period'],
+  ema: ['period'],
+  wma: ['period'],
+  rsi: ['period'],
+  atr: ['period'],
+  bb: ['period', 'std'],
+  macd: ['fast', 'slow', 'signal'],
+  stoch: ['k_period', 'd_period'],
+  adx: ['period'],
+  cci: ['period'],
+  donchian: ['period'],
+  roc: ['period'],
+  willr: ['period'],
+  zscore: ['period'],
+  hhll: ['period'],
+  keltner: ['period', 'mult'],
+  supertrend: ['period', 'mult'],
+  psar: ['step', 'max'],
+  ichimoku: ['tenkan', 'kijun', 'senkou'],
+  volregime: ['period', 'window'],
+  vwap: [],
+  pivot: [],
+  engulfing: [],
+  pinbar: [],
+  insidebar: [],
+  candlerun: [],
+  star: [],
+  tweezer: [],
+  heikin: [],
+  nr: ['period'],
+  rsidiv: ['period', 'lookback'],
+  macddiv: ['fast', 'slow', 'lookback'],
+  sessrange: ['start', 'end'],
+  ao: ['fast', 'slow'],
 };
 
 const OUTPUT_AFTER: Partial<Record<IndicatorName, Record<string, number>>> = {
@@ -218,7 +296,7 @@ const OUTPUT_AFTER: Partial<Record<IndicatorName, Record<string, number>>> = {
   adx: { plus: 1, minus: 2 },
   hhll: { high: 0, highs: 0, low: 1, lows: 1 },
   sessrange: { high: 0, highs: 0, low: 1, lows: 1 },
-}
+};
 const OUTPUT_BEFORE: Partial<Record<IndicatorName, Record<string, number>>> = {
   bb: { upper: 0, lower: 2, middle: 1, mid: 1 },
   macd: {},
@@ -228,7 +306,21 @@ const OUTPUT_BEFORE: Partial<Record<IndicatorName, Record<string, number>>> = {
 
 const UNIT_WORDS = new Set(['period', 'periods', 'bars', 'bar', 'candles', 'day', 'days', 'length', 'minutes', 'lookback']);
 /** Words after which a number is a value being compared, never a parameter of the next indicator. */
-const RELATION_WORDS = new Set(['above', 'below', 'under', 'over', 'than', 'to', 'reaches', 'hits', 'at', 'between', 'and', 'crosses', 'exceeds']);
+const RELATION_WORDS = new Set([
+  'above',
+  'below',
+  'under',
+  'over',
+  'than',
+  'to',
+  'reaches',
+  'hits',
+  'at',
+  'between',
+  'and',
+  'crosses',
+  'exceeds',
+]);
 const ONE_PARAM = new Set<IndicatorName>(['sma', 'ema', 'wma', 'rsi', 'atr']);
 /** Trader indicators whose first number is a window ("20-bar high", "ADX 14"). */
 const SINGLE_WORD_NUMBER_LIMIT = 500;
@@ -239,7 +331,14 @@ const BEFORE_SIGNAL = new Set(['above', 'below', 'over', 'under', 'crosses', 'cr
 function matchAlias(tokens: readonly Token[], i: number): Alias | null {
   // A bare "signal" right after a relation ("MACD above signal") is the signal line.
   const prev = tokens[i - 1];
-  if (isWord(tokens[i], 'signal') && prev?.t === 'word' && BEFORE_SIGNAL.has(prev.w) && tokens[i + 1]?.t !== 'num' && !isWord(tokens[i + 1], 'line', 'threshold')) return SIGNAL_ALONE;
+  if (
+    isWord(tokens[i], 'signal') &&
+    prev?.t === 'word' &&
+    BEFORE_SIGNAL.has(prev.w) &&
+    tokens[i + 1]?.t !== 'num' &&
+    !isWord(tokens[i + 1], 'line', 'threshold')
+  )
+    return SIGNAL_ALONE;
   for (const alias of ALIASES) {
     if (alias.words.every((w, k) => isWord(tokens[i + k], w))) return alias;
   }
@@ -247,7 +346,14 @@ function matchAlias(tokens: readonly Token[], i: number): Alias | null {
 }
 
 const mention = (name: IndicatorName, alias: Alias): Mention => ({
-  t: 'ind', name, params: { ...alias.params }, output: alias.output ?? null, qualifier: null, levels: null, signalLine: alias.signalLine ?? false, days: false,
+  t: 'ind',
+  name,
+  params: { ...alias.params },
+  output: alias.output ?? null,
+  qualifier: null,
+  levels: null,
+  signalLine: alias.signalLine ?? false,
+  days: false,
 });
 
 interface Run {
@@ -262,7 +368,12 @@ function readAfter(tokens: readonly Token[], j: number, name: IndicatorName): Ru
   const run: Run = { numbers: [], named: {}, end: j, days: false };
   const named = NAMED[name];
   let k = j;
-  while (isWord(tokens[k], 'with', 'using', 'a', 'an') && (tokens[k + 1]?.t === 'num' || (tokens[k + 1]?.t === 'word' && (isWord(tokens[k + 1], 'a', 'an') || named[(tokens[k + 1] as { w: string }).w] !== undefined)))) k++;
+  while (
+    isWord(tokens[k], 'with', 'using', 'a', 'an') &&
+    (tokens[k + 1]?.t === 'num' ||
+      (tokens[k + 1]?.t === 'word' && (isWord(tokens[k + 1], 'a', 'an') || named[(tokens[k + 1] as { w: string }).w] !== undefined)))
+  )
+    k++;
   if (isSym(tokens[k], '-', ':', '=') && tokens[k + 1]?.t === 'num') k++;
   const paren = isSym(tokens[k], '(', '[');
   if (paren) k++;
@@ -274,7 +385,11 @@ function readAfter(tokens: readonly Token[], j: number, name: IndicatorName): Ru
     }
     if (tok.t === 'num') {
       const next = tokens[k + 1];
-      if (next?.t === 'word' && named[next.w] && ((name === 'bb' && named[next.w] === 'std') || (name === 'keltner' && named[next.w] === 'mult'))) {
+      if (
+        next?.t === 'word' &&
+        named[next.w] &&
+        ((name === 'bb' && named[next.w] === 'std') || (name === 'keltner' && named[next.w] === 'mult'))
+      ) {
         // "2-sigma", "with 2 ATR bands": the number is the multiplier it names, not a period.
         run.named[named[next.w]!] = tok.v;
         k += 2;
@@ -300,8 +415,12 @@ function readAfter(tokens: readonly Token[], j: number, name: IndicatorName): Ru
       }
       if (!paren) break;
     }
-    if (isSym(tok, ',', '/', '-') || (paren && tok.t === 'word') || (isWord(tok, 'and') && tokens[k + 1]?.t === 'num' && run.numbers.length > 0 && ONE_PARAM.has(name))) {
-      if (!paren && (run.numbers.length === 0 && Object.keys(run.named).length === 0)) break;
+    if (
+      isSym(tok, ',', '/', '-') ||
+      (paren && tok.t === 'word') ||
+      (isWord(tok, 'and') && tokens[k + 1]?.t === 'num' && run.numbers.length > 0 && ONE_PARAM.has(name))
+    ) {
+      if (!paren && run.numbers.length === 0 && Object.keys(run.named).length === 0) break;
       k++;
       continue;
     }
@@ -314,14 +433,26 @@ function readAfter(tokens: readonly Token[], j: number, name: IndicatorName): Ru
 }
 
 /** Numbers right before the alias (`200 SMA`, `50/200 EMA`, `14-period RSI`, `2 sigma bands`). */
-function readBefore(tokens: readonly Token[], i: number, name: IndicatorName, floor: number, afterOscillator: boolean): Run & { start: number } {
+function readBefore(
+  tokens: readonly Token[],
+  i: number,
+  name: IndicatorName,
+  floor: number,
+  afterOscillator: boolean,
+): Run & { start: number } {
   const run: Run & { start: number } = { numbers: [], named: {}, end: i, days: false, start: i };
   let k = i - 1;
   while (k >= floor && tokens[k]?.t === 'word' && UNIT_WORDS.has((tokens[k] as { w: string }).w)) {
     run.days ||= isWord(tokens[k], 'day', 'days');
     k--;
   }
-  if (name === 'bb' && k - 1 >= floor && tokens[k]?.t === 'word' && NAMED.bb[(tokens[k] as { w: string }).w] === 'std' && tokens[k - 1]?.t === 'num') {
+  if (
+    name === 'bb' &&
+    k - 1 >= floor &&
+    tokens[k]?.t === 'word' &&
+    NAMED.bb[(tokens[k] as { w: string }).w] === 'std' &&
+    tokens[k - 1]?.t === 'num'
+  ) {
     run.named.std = (tokens[k - 1] as { v: number }).v;
     run.start = k - 1;
     k -= 2;

@@ -14,28 +14,60 @@ const OSC = /\b(rsi|stoch\w*|macd|cci|adx|willr|roc|zscore|atr)\b/g;
 /** Rewrites of the normalised clause text that make compound levels plain to the token parser. */
 export function rewriteLevels(clause: string): string {
   // "crosses up from below 20": up through it.
-  let s = clause.replace(/\b(cross(?:es|ing|ed)?) (?:up|upwards?|higher) from below\b/g, '$1 up through').replace(/\b(cross(?:es|ing|ed)?) (?:down|downwards?|lower) from above\b/g, '$1 down through');
-  s = s.replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from below\b/g, '$1 above $2').replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from above\b/g, '$1 below $2');
+  let s = clause
+    .replace(/\b(cross(?:es|ing|ed)?) (?:up|upwards?|higher) from below\b/g, '$1 up through')
+    .replace(/\b(cross(?:es|ing|ed)?) (?:down|downwards?|lower) from above\b/g, '$1 down through');
+  s = s
+    .replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from below\b/g, '$1 above $2')
+    .replace(/\b(cross(?:es|ing|ed)?|crossover of) ((?:the )?[a-z0-9 ]{1,24}?) from above\b/g, '$1 below $2');
   // "the 21" / "the 200" after a moving average: the same kind of average, unless an oscillator was named since.
-  s = s.replace(new RegExp(`\\b(above|below|over|under|crossing|crosses|cross|crossed|than|and) (the )?(\\d{1,3})\\b(?! ?(?:pips|points|%|percent|bars?|candles|periods?|days?|hours|minutes|x|times|atr|ema|sma|wma|ma|moving|period|level|mark|line))`, 'g'), (m, rel: string, the: string | undefined, n: string, at: number) => {
-    const before = s.slice(0, at);
-    const ma = [...before.matchAll(new RegExp(`\\b${MA}\\b`, 'g'))].pop();
-    if (!ma || Number(n) < 2) return m;
-    const osc = [...before.matchAll(OSC)].pop();
-    if (osc && (osc.index ?? 0) > (ma.index ?? 0)) return m;
-    return `${rel} ${the ?? ''}${n} ${ma[1] === 'moving average' ? 'ma' : ma[1]}`;
-  });
+  s = s.replace(
+    new RegExp(
+      `\\b(above|below|over|under|crossing|crosses|cross|crossed|than|and) (the )?(\\d{1,3})\\b(?! ?(?:pips|points|%|percent|bars?|candles|periods?|days?|hours|minutes|x|times|atr|ema|sma|wma|ma|moving|period|level|mark|line))`,
+      'g',
+    ),
+    (m, rel: string, the: string | undefined, n: string, at: number) => {
+      const before = s.slice(0, at);
+      const ma = [...before.matchAll(new RegExp(`\\b${MA}\\b`, 'g'))].pop();
+      if (!ma || Number(n) < 2) return m;
+      const osc = [...before.matchAll(OSC)].pop();
+      if (osc && (osc.index ?? 0) > (ma.index ?? 0)) return m;
+      return `${rel} ${the ?? ''}${n} ${ma[1] === 'moving average' ? 'ma' : ma[1]}`;
+    },
+  );
   // "closes back thru the 21": through a line is across it.
   s = s.replace(/\b(closes?|closing|closed|moves?|moving|goes|going|back) (?:thru|through)\b/g, '$1 crosses');
   // "2 std dev from the 20 SMA": the z-score of the close about that average, beyond ±2 ("above" / "below": one side).
-  s = s.replace(new RegExp(`\\b(\\d+(?:\\.\\d+)?) (?:std|sigma|sd|standard deviations?)(?: devs?)? (above|over|below|under|from|away from|beyond|outside|off) (?:the |its |a )?(\\d{1,3}) ?(?:bars? |periods? )?${MA}\\b`, 'g'), (_m, k: string, rel: string, n: string) =>
-    /^(?:above|over)$/.test(rel) ? `zscore ${n} above ${k}` : /^(?:below|under)$/.test(rel) ? `zscore ${n} below -${k}` : `zscore ${n} below -${k} or zscore ${n} above ${k}`);
+  s = s.replace(
+    new RegExp(
+      `\\b(\\d+(?:\\.\\d+)?) (?:std|sigma|sd|standard deviations?)(?: devs?)? (above|over|below|under|from|away from|beyond|outside|off) (?:the |its |a )?(\\d{1,3}) ?(?:bars? |periods? )?${MA}\\b`,
+      'g',
+    ),
+    (_m, k: string, rel: string, n: string) =>
+      /^(?:above|over)$/.test(rel)
+        ? `zscore ${n} above ${k}`
+        : /^(?:below|under)$/.test(rel)
+          ? `zscore ${n} below -${k}`
+          : `zscore ${n} below -${k} or zscore ${n} above ${k}`,
+  );
   // "the 20-day high", "a 50 bar low": the prior highest high / lowest low (unless it is a breakout's range).
-  if (!/\bbreak|\bnew \d|\bdonchian|\brange\b/.test(s)) s = s.replace(/\b(\d+) ?(bars?|days?|periods?|candles?) (high|low)s?\b/g, (_m, n: string, unit: string, hl: string) => `${hl === 'high' ? 'highest high' : 'lowest low'} ${n} ${/^day/.test(unit) ? 'days' : 'bars'}`);
+  if (!/\bbreak|\bnew \d|\bdonchian|\brange\b/.test(s))
+    s = s.replace(
+      /\b(\d+) ?(bars?|days?|periods?|candles?) (high|low)s?\b/g,
+      (_m, n: string, unit: string, hl: string) =>
+        `${hl === 'high' ? 'highest high' : 'lowest low'} ${n} ${/^day/.test(unit) ? 'days' : 'bars'}`,
+    );
   return s;
 }
 
-const UNIT_WORDS: Record<string, 'atr' | 'pct' | 'pips'> = { atr: 'atr', atrs: 'atr', '%': 'pct', percent: 'pct', pips: 'pips', points: 'pips' };
+const UNIT_WORDS: Record<string, 'atr' | 'pct' | 'pips'> = {
+  atr: 'atr',
+  atrs: 'atr',
+  '%': 'pct',
+  percent: 'pct',
+  pips: 'pips',
+  points: 'pips',
+};
 
 /** Replaces distance phrases and "its N-bar average" by marker tokens (see the file comment). */
 export function markLevels(tokens: readonly Token[]): Token[] {
@@ -46,7 +78,11 @@ export function markLevels(tokens: readonly Token[]): Token[] {
     let k = i;
     let within = false;
     if (isWord(tokens[k], 'within')) [within, k] = [true, k + 1];
-    else if ((isWord(tokens[k], 'less', 'more') && isWord(tokens[k + 1], 'than')) || (isWord(tokens[k], 'at') && isWord(tokens[k + 1], 'least'))) [within, k] = [isWord(tokens[k], 'less'), k + 2];
+    else if (
+      (isWord(tokens[k], 'less', 'more') && isWord(tokens[k + 1], 'than')) ||
+      (isWord(tokens[k], 'at') && isWord(tokens[k + 1], 'least'))
+    )
+      [within, k] = [isWord(tokens[k], 'less'), k + 2];
     else if (isWord(tokens[k], 'no') && isWord(tokens[k + 1], 'more') && isWord(tokens[k + 2], 'than')) [within, k] = [true, k + 3];
     const num = tokens[k];
     if (num?.t === 'num') {
@@ -59,7 +95,15 @@ export function markLevels(tokens: readonly Token[]): Token[] {
         let r = u + 1;
         if (unit === 'atr' && isSym(tokens[r], '(') && tokens[r + 1]?.t === 'num' && isSym(tokens[r + 2], ')')) r += 3;
         const rel = tokens[r];
-        const relation = isWord(rel, 'above', 'over', 'beyond') ? 'above' : isWord(rel, 'below', 'under', 'beneath') ? 'below' : within && isWord(rel, 'of', 'from', 'around') ? 'near' : isWord(rel, 'away') && isWord(tokens[r + 1], 'from') ? 'near' : null;
+        const relation = isWord(rel, 'above', 'over', 'beyond')
+          ? 'above'
+          : isWord(rel, 'below', 'under', 'beneath')
+            ? 'below'
+            : within && isWord(rel, 'of', 'from', 'around')
+              ? 'near'
+              : isWord(rel, 'away') && isWord(tokens[r + 1], 'from')
+                ? 'near'
+                : null;
         if (relation && num.v > 0) {
           out.push({ t: 'lvl', amount: num.v, unit, rel: relation, within: within && relation !== 'near' });
           i = r + (isWord(rel, 'away') ? 1 : 0);

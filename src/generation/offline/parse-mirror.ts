@@ -14,10 +14,18 @@ import { CENTRE } from './trader-indicators.ts';
 
 /** Lines drawn on the price, whose slope is the trend's direction. */
 const SLOPED = new Set(['sma', 'ema', 'wma', 'vwap', 'keltner', 'donchian', 'bb', 'supertrend', 'psar', 'ichimoku']);
-const FLIP: Partial<Record<Relation, Relation>> = { above: 'below', below: 'above', cross_up: 'cross_down', cross_down: 'cross_up', rising: 'falling', falling: 'rising' };
+const FLIP: Partial<Record<Relation, Relation>> = {
+  above: 'below',
+  below: 'above',
+  cross_up: 'cross_down',
+  cross_down: 'cross_up',
+  rising: 'falling',
+  falling: 'rising',
+};
 
 /** Words that make a side-only clause the other side of the entry before (a direction statement has none of them). */
-export const MIRROR_CUE = /\b(?:opposite|mirror(?:ed)?|reverse[d]?|inverse|vice versa|other (?:way|side|direction)|same|flips?|flipped|cross(?:es|ing|ed)?|breaks?|breaking|breakouts?|below|above|under|over|down|up|lower|upper|lows?|highs?|red|green|bearish|bullish|rejections?|rejects?|bounces?)\b/;
+export const MIRROR_CUE =
+  /\b(?:opposite|mirror(?:ed)?|reverse[d]?|inverse|vice versa|other (?:way|side|direction)|same|flips?|flipped|cross(?:es|ing|ed)?|breaks?|breaking|breakouts?|below|above|under|over|down|up|lower|upper|lows?|highs?|red|green|bearish|bullish|rejections?|rejects?|bounces?)\b/;
 /** Direction statements and prohibitions are not entries ("no sells", "shorts only", "never short on fridays"). */
 export const NOT_ENTRY = /\b(?:no|not|never|don'?t|dont|only|avoid|skip|without)\b/;
 
@@ -30,7 +38,8 @@ export function mirrorCondition(c: DCondition): DCondition {
       const flip = FLIP[c.relation];
       if (!flip) return c;
       // A line's slope is a direction: the mirror of "the 50 EMA rising" is it falling (ADX rising is strength, the same for both).
-      if ((c.relation === 'rising' || c.relation === 'falling') && c.left.kind === 'mention' && SLOPED.has(c.left.m.name)) return { ...c, relation: flip };
+      if ((c.relation === 'rising' || c.relation === 'falling') && c.left.kind === 'mention' && SLOPED.has(c.left.m.name))
+        return { ...c, relation: flip };
       if (c.right.kind === 'value') {
         const mid = centreOf(c.left);
         // A level with no centre (ADX above 25) has no direction: the same for both sides.

@@ -33,7 +33,11 @@ const CLASSES: Array<[RegExp, ModelType]> = [
 const SUBSTITUTES: Array<[RegExp, ModelType, string]> = [
   [/\b(lightgbm|lgbm|catboost)\b/, 'XGBClassifier', 'gradient-boosted trees'],
   [/\b(decision tree)\b/, 'RandomForestClassifier', 'a forest of trees'],
-  [/\b(neural net(?:work)?s?|lstm|deep learning|transformer|mlp|perceptron|cnn|rnn)\b/, 'RandomForestClassifier', 'the default tree ensemble'],
+  [
+    /\b(neural net(?:work)?s?|lstm|deep learning|transformer|mlp|perceptron|cnn|rnn)\b/,
+    'RandomForestClassifier',
+    'the default tree ensemble',
+  ],
   [/\b(svm|support vector|knn|k nearest neighbou?rs?|naive bayes)\b/, 'LogisticRegression', 'a linear model'],
 ];
 
@@ -52,8 +56,12 @@ const PARAMS: Array<[RegExp, string]> = [
 
 const HORIZON_UNIT = '(bars?|candles?|periods?|minutes?|m|hours?|h|days?|sessions?)';
 const HORIZON = [
-  new RegExp(`\\b(?:predict|predicting|forecast|forecasting|target|horizon|look(?:ing)? ahead|over|within|for|in) (?:the )?next ${NUM}? ?${HORIZON_UNIT}\\b`),
-  new RegExp(`\\b(?:predict|forecast|target|horizon|hold(?:ing)?|holding period|look(?:ing)? ahead)(?: for| of| =| :| about| around| roughly| ~| the| trades for)* ${NUM} ?${HORIZON_UNIT}\\b`),
+  new RegExp(
+    `\\b(?:predict|predicting|forecast|forecasting|target|horizon|look(?:ing)? ahead|over|within|for|in) (?:the )?next ${NUM}? ?${HORIZON_UNIT}\\b`,
+  ),
+  new RegExp(
+    `\\b(?:predict|forecast|target|horizon|hold(?:ing)?|holding period|look(?:ing)? ahead)(?: for| of| =| :| about| around| roughly| ~| the| trades for)* ${NUM} ?${HORIZON_UNIT}\\b`,
+  ),
   new RegExp(`\\b${NUM} ?${HORIZON_UNIT} (?:ahead|forward|out|into the future|horizon|holding period|hold)\\b`),
   new RegExp(`\\b(?:target ?horizon|horizon)(?: =| :| of)? ${NUM}\\b(?! ?(?:minutes|m|hours|h|days)\\b)`),
   new RegExp(`(?<!(?:on|at|of|open|in|from) the )\\bnext (?:${NUM} )?${HORIZON_UNIT}\\b`),
@@ -64,13 +72,24 @@ function horizonBars(m: RegExpMatchArray, tf: Timeframe): number | null {
   const unit = (groups.find((g) => /^[a-z]/.test(g)) ?? 'bars').replace(/^(bar|candle|period|minute|hour|day|session)$/, '$1s');
   const n = Number(groups.find((g) => /^[\d.]/.test(g)) ?? 1);
   if (!Number.isFinite(n) || n <= 0) return null;
-  const minutes = unit === 'minutes' || unit === 'm' ? n : unit === 'hours' || unit === 'h' ? n * 60 : unit === 'days' ? n * 1440 : unit === 'sessions' ? n * 480 : null;
+  const minutes =
+    unit === 'minutes' || unit === 'm'
+      ? n
+      : unit === 'hours' || unit === 'h'
+        ? n * 60
+        : unit === 'days'
+          ? n * 1440
+          : unit === 'sessions'
+            ? n * 480
+            : null;
   return minutes === null ? Math.max(1, Math.round(n)) : minutesToBars(minutes, tf);
 }
 
 const THRESHOLD = [
   new RegExp(`\\b${NUM} ?(?:%|percent) (?:confident|confidence|sure|certain|probability|prob|likely|chance)\\b`),
-  new RegExp(`\\b(?:confidence|probability|certainty|prob|signal threshold|proba threshold|probability threshold|confidence threshold|predict ?proba)(?: threshold| cutoff| cut off| level)?(?: of| =| :| above| over| at least| >=| >| greater than| at| is| exceeds| higher than)* ${NUM} ?(%|percent)?`),
+  new RegExp(
+    `\\b(?:confidence|probability|certainty|prob|signal threshold|proba threshold|probability threshold|confidence threshold|predict ?proba)(?: threshold| cutoff| cut off| level)?(?: of| =| :| above| over| at least| >=| >| greater than| at| is| exceeds| higher than)* ${NUM} ?(%|percent)?`,
+  ),
   new RegExp(`\\bthreshold(?: of| =| :| at)? (0?\\.\\d+|\\d+(?:\\.\\d+)? ?(?:%|percent))`),
 ];
 
@@ -98,16 +117,23 @@ export function parseModel(text: string, tf: Timeframe, objectivesFromAnyMention
   const type = CLASSES.flatMap(([re, t]) => findAll(text, [re], () => t));
   // "extreme gradient boosting" also contains "gradient boosting": drop findings inside a longer one.
   const spans = type.map((f) => [f.at, f.at + f.phrase.length] as const);
-  const kept = type.filter((f, i) => !spans.some(([a, b], j) => j !== i && a <= f.at && f.at + f.phrase.length <= b && b - a > f.phrase.length));
+  const kept = type.filter(
+    (f, i) => !spans.some(([a, b], j) => j !== i && a <= f.at && f.at + f.phrase.length <= b && b - a > f.phrase.length),
+  );
   for (const [re, t, what] of SUBSTITUTES) {
     for (const f of findAll(text, [re], (m) => m[1]!)) {
       remarks.push(`${f.value} is not available to the trainer; using ${t} (${what}) instead`);
       kept.push({ value: t, at: f.at, phrase: f.phrase });
     }
   }
-  const params: Finding<[string, number | string]>[] = PARAMS.flatMap(([re, key]) => findAll(text, [re], (m): [string, number | string] | null => (Number.isFinite(Number(m[1])) ? [key, Number(m[1])] : null)));
+  const params: Finding<[string, number | string]>[] = PARAMS.flatMap(([re, key]) =>
+    findAll(text, [re], (m): [string, number | string] | null => (Number.isFinite(Number(m[1])) ? [key, Number(m[1])] : null)),
+  );
   if (/\bbalanced\b/.test(text)) params.push({ value: ['class_weight', 'balanced'], at: text.search(/\bbalanced\b/), phrase: 'balanced' });
-  for (const [re, n] of [[/\b(?:fast|quick|light|small|lightweight) model\b/, 100], [/\b(?:big|large|heavy|strong) model\b/, 400]] as const) {
+  for (const [re, n] of [
+    [/\b(?:fast|quick|light|small|lightweight) model\b/, 100],
+    [/\b(?:big|large|heavy|strong) model\b/, 400],
+  ] as const) {
     params.push(...findAll(text, [re], (): [string, number | string] => ['n_estimators', n]));
   }
   params.push(...findAll(text, [/\b(?:shallow|simple) trees?\b/], (): [string, number | string] => ['max_depth', 3]));
@@ -125,7 +151,17 @@ export function parseModel(text: string, tf: Timeframe, objectivesFromAnyMention
   ].sort((a, b) => a.at - b.at);
 
   const objective = OBJECTIVES.flatMap(([re, label]) =>
-    findAll(text, [objectivesFromAnyMention ? re : new RegExp(`\\b(?:maximi[sz]e|optimi[sz]e|minimi[sz]e|best|highest|lowest|low|high|for|improve|focus on|target)(?: the| a| my)? ${re.source.slice(2)}`)], () => label),
+    findAll(
+      text,
+      [
+        objectivesFromAnyMention
+          ? re
+          : new RegExp(
+              `\\b(?:maximi[sz]e|optimi[sz]e|minimi[sz]e|best|highest|lowest|low|high|for|improve|focus on|target)(?: the| a| my)? ${re.source.slice(2)}`,
+            ),
+      ],
+      () => label,
+    ),
   ).sort((a, b) => a.at - b.at);
   return { type: kept.sort((a, b) => a.at - b.at), params: params.sort((a, b) => a.at - b.at), horizon, threshold, objective, remarks };
 }

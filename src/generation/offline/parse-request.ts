@@ -6,7 +6,16 @@
 import type { Timeframe } from '../../../schemas/common.ts';
 import type { GenerateRequest } from '../../../schemas/generation.ts';
 import { TEXT_FIELDS, type TextField } from './intent.ts';
-import { flipOf, parseClause, sideOf, usedMentions, type Carry, type ClauseResult, type DCondition, type Draft } from './parse-conditions.ts';
+import {
+  flipOf,
+  parseClause,
+  sideOf,
+  usedMentions,
+  type Carry,
+  type ClauseResult,
+  type DCondition,
+  type Draft,
+} from './parse-conditions.ts';
 import { MIRROR_CUE, mirrorCondition, NOT_ENTRY } from './parse-mirror.ts';
 import { findMentions, type Mention, type PToken } from './parse-indicators.ts';
 import { parseModel, type ModelFindings } from './parse-model.ts';
@@ -47,11 +56,14 @@ export interface FieldParse {
 }
 
 /** Words of a condition; risk, session, day and model statements are read by their own parsers. */
-const CONDITION_WORDS = /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:es|ing)?|break(?:s|ing|out|outs)?|flips?|engulf\w*|pin bars?|inside bars?|regime|deviations?|z-?score|within|rises?|rising|falls?|falling|turns?|divergences?|stars?|tweezers?)\b/;
-const READ_ELSEWHERE = /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
+const CONDITION_WORDS =
+  /\b(above|below|over|under|cross(?:es|ing|ed)?|touch(?:es|ing)?|break(?:s|ing|out|outs)?|flips?|engulf\w*|pin bars?|inside bars?|regime|deviations?|z-?score|within|rises?|rising|falls?|falling|turns?|divergences?|stars?|tweezers?)\b/;
+const READ_ELSEWHERE =
+  /\b(stops?|sl|targets?|tp|take|profit|trail\w*|session|hours?|utc|gmt|london|new ?york|asian|tokyo|sydney|monday|tuesday|wednesday|thursday|friday|mondays|fridays|weekends?|positions?|trades? open|threshold|probability|horizon|lots?|risk)\b/;
 
 // What has no column here (candle patterns beyond those in trader-indicators.ts): said, never dropped in silence.
-const UNSUPPORTED = /\b(volume|obv|fibonacci|fib|renko|news|sentiment|order ?book|hidden divergence|doji|elliott|harmonic|funding(?: rates?)?|saucer|harami|marubozu|hanging man|abandoned baby|double (?:top|bottom)s?|head and shoulders)\b/g;
+const UNSUPPORTED =
+  /\b(volume|obv|fibonacci|fib|renko|news|sentiment|order ?book|hidden divergence|doji|elliott|harmonic|funding(?: rates?)?|saucer|harami|marubozu|hanging man|abandoned baby|double (?:top|bottom)s?|head and shoulders)\b/g;
 
 export function parseField(field: TextField, text: string, timeframe: Timeframe): FieldParse {
   const norm = normalize(text);
@@ -107,7 +119,12 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
       named.push(...tokens.filter((t): t is Mention => t.t === 'ind'));
       if (result.drafts.length) unreadParts.push(...partsWithout(tokens, result.drafts));
       // "only when price is above the 200 SMA" is the trend filter (longs above, shorts below): not also a gate on both sides.
-      const trendRule = (d: Draft) => result.trend !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'price' && d.cond.right.kind === 'mention' && ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
+      const trendRule = (d: Draft) =>
+        result.trend !== null &&
+        d.cond.kind === 'compare' &&
+        d.cond.left.kind === 'price' &&
+        d.cond.right.kind === 'mention' &&
+        ['sma', 'ema', 'wma'].includes(d.cond.right.m.name);
       const opensWithOr = /^\s*or\b/.test(segment.text);
       const base = stmt;
       drafts.push(
@@ -116,7 +133,9 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
           stmt = Math.max(stmt, base + alt + 1);
           const side = d.side ?? (segment.role === 'entry' ? lastSide : null);
           const placed = { ...d, side, stmt: base + alt, orJoin: alt > 0 || opensWithOr };
-          return segment.role === 'filter' && trendRule(d) ? { ...placed, role: 'entry' as const } : { ...placed, role: segment.role, negate: segment.negate };
+          return segment.role === 'filter' && trendRule(d)
+            ? { ...placed, role: 'entry' as const }
+            : { ...placed, role: segment.role, negate: segment.negate };
         }),
       );
       const sided = result.drafts.find((d) => d.side !== null);
@@ -132,7 +151,15 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
         } else pending.push(...added.filter((d) => d.side === null));
       }
       if (result.trend) trends.push({ ...result.trend, at: Math.max(0, at) });
-      if (result.drafts.length === 0 && !result.trend && result.implied.length === 0 && !tokens.some((t) => t.t === 'ind') && CONDITION_WORDS.test(segment.text) && !READ_ELSEWHERE.test(segment.text)) unread.push(segment.text.trim());
+      if (
+        result.drafts.length === 0 &&
+        !result.trend &&
+        result.implied.length === 0 &&
+        !tokens.some((t) => t.t === 'ind') &&
+        CONDITION_WORDS.test(segment.text) &&
+        !READ_ELSEWHERE.test(segment.text)
+      )
+        unread.push(segment.text.trim());
       role = segment.role;
     }
   }
@@ -174,9 +201,24 @@ export function parseField(field: TextField, text: string, timeframe: Timeframe)
 
 /** Names read as a close relative, each said: the words as written, what is computed, why. */
 const NAMED_AS: Array<{ re: RegExp; as: string; done: string; why: string }> = [
-  { re: /\bstoch(?:astic)? ?rsi\b/g, as: 'stochastic', done: 'the stochastic %K of price, with the levels as written', why: 'there is no stochastic of RSI here' },
-  { re: /\bhammers?\b|\bhanging man\b/g, as: 'pin bar', done: 'a pin bar: a lower wick two thirds of the range, the body in the top third', why: 'the pin bar is the hammer\'s shape' },
-  { re: /\bshooting stars?\b|\binverted hammers?\b/g, as: 'pin bar', done: 'a pin bar: an upper wick two thirds of the range, the body in the bottom third', why: 'the pin bar is the shooting star\'s shape' },
+  {
+    re: /\bstoch(?:astic)? ?rsi\b/g,
+    as: 'stochastic',
+    done: 'the stochastic %K of price, with the levels as written',
+    why: 'there is no stochastic of RSI here',
+  },
+  {
+    re: /\bhammers?\b|\bhanging man\b/g,
+    as: 'pin bar',
+    done: 'a pin bar: a lower wick two thirds of the range, the body in the top third',
+    why: "the pin bar is the hammer's shape",
+  },
+  {
+    re: /\bshooting stars?\b|\binverted hammers?\b/g,
+    as: 'pin bar',
+    done: 'a pin bar: an upper wick two thirds of the range, the body in the bottom third',
+    why: "the pin bar is the shooting star's shape",
+  },
 ];
 
 /** The text with each name of NAMED_AS read as its relative, and the approximations said. */
@@ -211,7 +253,10 @@ const OTHER_EXTREME = /\b(?:other|opposite) (?:extreme|level|zone|threshold|end)
  */
 function otherExtreme(text: string, drafts: readonly Draft[]): Draft[] {
   if (!OTHER_EXTREME.test(text)) return [];
-  const levels = drafts.filter((d) => d.role === 'entry' && d.side !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'mention' && d.cond.right.kind === 'value');
+  const levels = drafts.filter(
+    (d) =>
+      d.role === 'entry' && d.side !== null && d.cond.kind === 'compare' && d.cond.left.kind === 'mention' && d.cond.right.kind === 'value',
+  );
   return levels.map((d) => {
     const cond = d.cond as Extract<DCondition, { kind: 'compare' }>;
     const side = d.side === 'long' ? 'short' : 'long';
@@ -238,7 +283,9 @@ function partsWithout(tokens: readonly PToken[], drafts: readonly Draft[]): stri
   }
   return parts
     .map((p, k) => ({ p: p.join(' ').trim(), k }))
-    .filter(({ p, k }) => !read.has(k) && PART_RELATION.test(p) && !READ_ELSEWHERE.test(p) && !/^(?:the )?(?:above|below|over|under)$/.test(p))
+    .filter(
+      ({ p, k }) => !read.has(k) && PART_RELATION.test(p) && !READ_ELSEWHERE.test(p) && !/^(?:the )?(?:above|below|over|under)$/.test(p),
+    )
     .map(({ p }) => p);
 }
 

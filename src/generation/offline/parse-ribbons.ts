@@ -7,5 +7,9 @@
 const RIBBON = /\b(?:\d{1,2} )?(emas?|smas?|wmas?|moving averages?) ribbons?\b([^.;!?]{0,60}?)(\d{1,3}(?: ?[,/] ?\d{1,3}){2,})\b/g;
 
 export function rewriteRibbons(text: string): string {
-  return text.replace(RIBBON, (_, name: string, between: string, list: string) => `${name} ${list.replace(/ ?[,/] ?/g, '/')} ribbon${between.trimEnd() ? ` ${between.trim()}` : ''}`);
+  return text.replace(
+    RIBBON,
+    (_, name: string, between: string, list: string) =>
+      `${name} ${list.replace(/ ?[,/] ?/g, '/')} ribbon${between.trimEnd() ? ` ${between.trim()}` : ''}`,
+  );
 }

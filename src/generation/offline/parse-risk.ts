@@ -36,7 +36,8 @@ export interface RiskFindings {
 const NUM = '(\\d+(?:\\.\\d+)?|\\.\\d+)';
 const UNITS = '(pips|points|%|percent|\\$|dollars|x atr|times atr|atr|atrs)';
 const NOT_TIME = '(?! ?(?:bars|candles|hours|minutes|trades|losses|positions|days|periods|ahead|in a row|times? in|consecutive)\\b)';
-const LINK = '(?: (?:of|at|is|=|:|to|around|about|~|set at|placed at|set to|with|distance|level|roughly|approx|approximately|maybe|max|maximum|at most))*';
+const LINK =
+  '(?: (?:of|at|is|=|:|to|around|about|~|set at|placed at|set to|with|distance|level|roughly|approx|approximately|maybe|max|maximum|at most))*';
 
 const STOP_WORDS = '(?:stop loss|stop|stops|protective stop|hard stop)';
 const TAKE_WORDS = '(?:take profit|profit target|target|targets|take|profit|tgt)';
@@ -57,8 +58,12 @@ const after = (words: string) => new RegExp(`\\b${words}\\b${LINK} ?(?<d>\\$ )?(
 const before = (words: string) => new RegExp(`(?:(?<d>\\$ )(?<n>${N})|(?<n2>${N}) ?(?<u>${UNITS})) (?:${words})\\b`);
 const fromMatch = (m: RegExpMatchArray) => amount(m.groups?.d, (m.groups?.n ?? m.groups?.n2)!, m.groups?.u);
 
-const RR_PAIR_AFTER = new RegExp(`\\b(?:risk ?(?:to |: ?|\\/ ?)?reward|reward ?(?:to |: ?|\\/ ?)?risk|rr|r ?: ?r|r\\/r)(?: ratio)?(?: of| =| :| at)? ${NUM} ?(?::|to|\\/) ?${NUM}`);
-const RR_PAIR_BEFORE = new RegExp(`${NUM} ?(?::|to|\\/) ?${NUM} (?:risk ?(?:to |: ?|\\/ ?)?reward|reward ?(?:to |: ?|\\/ ?)?risk|rr|r ?: ?r|r\\/r)`);
+const RR_PAIR_AFTER = new RegExp(
+  `\\b(?:risk ?(?:to |: ?|\\/ ?)?reward|reward ?(?:to |: ?|\\/ ?)?risk|rr|r ?: ?r|r\\/r)(?: ratio)?(?: of| =| :| at)? ${NUM} ?(?::|to|\\/) ?${NUM}`,
+);
+const RR_PAIR_BEFORE = new RegExp(
+  `${NUM} ?(?::|to|\\/) ?${NUM} (?:risk ?(?:to |: ?|\\/ ?)?reward|reward ?(?:to |: ?|\\/ ?)?risk|rr|r ?: ?r|r\\/r)`,
+);
 const RR_SINGLE = [
   new RegExp(`\\b(?:rr|risk ?(?:to )?reward|reward ?(?:to )?risk)(?: ratio)?(?: of| =| :)? ${NUM}\\b(?! ?(?::|to|\\/) ?\\d)`),
   new RegExp(`\\b${NUM} ?r (?:target|take profit|tp|take)\\b`),
@@ -68,17 +73,25 @@ const RR_SINGLE = [
 const RR_WORDS = [/\b(?:twice|double) (?:the )?(?:stop|risk|stop loss)\b/];
 
 const NO_STOP = [/\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?|skip(?: the)?) (?:fixed |hard )?(?:stop loss|stop|stops)\b/];
-const NO_TAKE = [/\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?) (?:fixed |hard |set )?(?:take profit|profit target|target|targets|tp)\b/, /\blet (?:the )?(?:profits|winners|profit|winning trades) run\b/];
+const NO_TAKE = [
+  /\b(?:no|without(?: a| any)?|disable(?:d)?(?: the)?) (?:fixed |hard |set )?(?:take profit|profit target|target|targets|tp)\b/,
+  /\blet (?:the )?(?:profits|winners|profit|winning trades) run\b/,
+];
 const OPPOSITE = '(?:the |an |a )?(?:opposite|opposing|counter|reverse) signals?';
 const SIGNAL_EXIT_ONLY = [
   new RegExp(`\\b(?:exit|exits|close|closes)(?: the)?(?: position| positions| trade| trades)? only (?:on|at|when|with|by) ${OPPOSITE}\\b`),
   new RegExp(`\\bonly (?:exit|close)(?: the)?(?: position| trade)? (?:on|at|when|with|by) ${OPPOSITE}\\b`),
   new RegExp(`\\b(?:hold|stay in|keep)(?: it| the position| the trade| positions| trades)? (?:until|till|to) ${OPPOSITE}\\b`),
 ];
-const LET_RUN = [/\blet (?:it|them|the trade|the trades|the position|positions|trades|the winner|winning positions) run\b/, /\bride (?:the |a )?(?:trend|trends|move|moves|winners?|wave)\b/];
+const LET_RUN = [
+  /\blet (?:it|them|the trade|the trades|the position|positions|trades|the winner|winning positions) run\b/,
+  /\bride (?:the |a )?(?:trend|trends|move|moves|winners?|wave)\b/,
+];
 
 const MIN_ATR = [
-  new RegExp(`\\b(natr|atr|average true range|volatility)(?: ?\\(?\\d+\\)?)?(?: is| must be| needs to be| has to be)? (?:above|over|greater than|more than|>|>=|at least|exceeds|higher than|of at least) ${NUM} ?(pips|points|%|percent)?`),
+  new RegExp(
+    `\\b(natr|atr|average true range|volatility)(?: ?\\(?\\d+\\)?)?(?: is| must be| needs to be| has to be)? (?:above|over|greater than|more than|>|>=|at least|exceeds|higher than|of at least) ${NUM} ?(pips|points|%|percent)?`,
+  ),
   new RegExp(`\\bmin(?:imum)? ?(natr|atr|volatility)(?: =| :| of)? ${NUM} ?(pips|points|%|percent)?`),
 ];
 const VOL_DEFAULT = [
@@ -120,10 +133,32 @@ export function parseRisk(text: string): RiskFindings {
     ...findConst<TakeValue>(text, NO_TAKE, null),
   ].sort((a, b) => a.at - b.at);
   // An RR statement also matches the plain take pattern ("target 2 x the stop"): keep the RR one.
-  const takeClean = take.filter((f, i) => !(f.value && 'unit' in f.value && take.some((g, j) => j !== i && g.at <= f.at + 3 && g.at >= f.at - 3 && g.value !== null && 'rr' in g.value)));
-  const atr = [...findAll(text, MIN_ATR, minAtr), ...findAll(text, VOL_DEFAULT, () => 'default' as const), ...findConst<MinAtrValue>(text, [/\bno (?:volatility|atr) filter\b/], null)].sort((a, b) => a.at - b.at);
-  if (new RegExp(`\\brisk(?:ing)? (?:\\$ )?${NUM} ?(?:%|percent|\\$|dollars)? (?:per trade|of (?:the )?(?:account|balance|equity|capital))`).test(text)) {
+  const takeClean = take.filter(
+    (f, i) =>
+      !(
+        f.value &&
+        'unit' in f.value &&
+        take.some((g, j) => j !== i && g.at <= f.at + 3 && g.at >= f.at - 3 && g.value !== null && 'rr' in g.value)
+      ),
+  );
+  const atr = [
+    ...findAll(text, MIN_ATR, minAtr),
+    ...findAll(text, VOL_DEFAULT, () => 'default' as const),
+    ...findConst<MinAtrValue>(text, [/\bno (?:volatility|atr) filter\b/], null),
+  ].sort((a, b) => a.at - b.at);
+  if (
+    new RegExp(
+      `\\brisk(?:ing)? (?:\\$ )?${NUM} ?(?:%|percent|\\$|dollars)? (?:per trade|of (?:the )?(?:account|balance|equity|capital))`,
+    ).test(text)
+  ) {
     remarks.push('position sizing (risk per trade) is set by the train request (capital, lot_size), not by the strategy code');
   }
-  return { stop, take: takeClean, minAtr: atr, letRun: findConst(text, LET_RUN, true as const), signalExitOnly: findConst(text, SIGNAL_EXIT_ONLY, true as const), remarks };
+  return {
+    stop,
+    take: takeClean,
+    minAtr: atr,
+    letRun: findConst(text, LET_RUN, true as const),
+    signalExitOnly: findConst(text, SIGNAL_EXIT_ONLY, true as const),
+    remarks,
+  };
 }

@@ -27,11 +27,13 @@ const SIDE_ONLY = /(?:^|,|\band |\bthen )\s*(?:i |we )?(?:go |will |'ll )?(?:buy
 const FORBID_AFTER = /^(?:when|if|while|whenever)\b.*\b(?:do not|don'?t|dont|never|no) (?:trade|trading|trades|enter|entries)\s*$/;
 
 /** "death cross close it", "rsi 50 = exit": the exit said after its condition. */
-const EXIT_AFTER = /\s(?:=\s*|to |and |then |as (?:the |an |my )?|[-:]\s*)?(?:close (?:it|them|out|all|(?:the |my )?(?:trade|position|long|short|buy|sell)s?)|exit(?:s)?(?: (?:it|them|all|the (?:trade|position|long|short)s?))?|get out|cover)\s*$/;
+const EXIT_AFTER =
+  /\s(?:=\s*|to |and |then |as (?:the |an |my )?|[-:]\s*)?(?:close (?:it|them|out|all|(?:the |my )?(?:trade|position|long|short|buy|sell)s?)|exit(?:s)?(?: (?:it|them|all|the (?:trade|position|long|short)s?))?|get out|cover)\s*$/;
 
 export function roleSegments(clause: string, previous: Role): Segment[] {
   if (FORBID_AFTER.test(clause.trim())) return [{ text: clause, role: 'filter', negate: true }];
-  if (EXIT_AFTER.test(clause) && clause.replace(EXIT_AFTER, '').search(MARKER) < 0) return [{ text: clause.replace(EXIT_AFTER, ''), role: 'exit', negate: false }];
+  if (EXIT_AFTER.test(clause) && clause.replace(EXIT_AFTER, '').search(MARKER) < 0)
+    return [{ text: clause.replace(EXIT_AFTER, ''), role: 'exit', negate: false }];
   const cuts: Array<{ at: number; role: Role; negate: boolean }> = [];
   for (const m of clause.matchAll(MARKER)) {
     // "buy only when CCI crosses up through -100": the side's own entry, not a gate on both sides.

@@ -53,17 +53,45 @@ const only = (words: string, verbs: string) => [
   // "longs only above it, shorts only below": where each side trades, not a direction.
   new RegExp(`\\b${words} (?:side |trades |positions |entries |breakouts? |setups? |signals? )?only\\b(?! above| below| over| under)`),
   new RegExp(`\\b${verbs} (?:side |trades |positions |entries )?only\\b(?! when| if| after| on| at)`),
-  new RegExp(`\\bonly (?:go |take |trade |open |enter |place |do )?(?:${words}|${verbs})(?: trades| positions| entries| side)?\\b(?! when| if| after| on| at| below| above)`),
+  new RegExp(
+    `\\bonly (?:go |take |trade |open |enter |place |do )?(?:${words}|${verbs})(?: trades| positions| entries| side)?\\b(?! when| if| after| on| at| below| above)`,
+  ),
 ];
 const DIRECTION: Array<[RegExp[], Direction]> = [
-  [[...only(LONG_WORDS, LONG_VERBS), /\bno (?:shorts|shorting|short (?:trades|positions|selling|entries|side)|selling|sells|sell trades)\b/, /\b(?:never|don't|dont|do not) (?:go )?(?:short|sell)\b/, /\b(?:shorts|short|selling) never\b/, /\b(?:shorts?|sells?|selling)\s*\?\s*(?:nah|nope|no)\b/], 'long'],
-  [[...only(SHORT_WORDS, SHORT_VERBS), /\bno (?:longs|long (?:trades|positions|entries|side)|buying|buys|buy trades)\b/, /\b(?:never|don't|dont|do not) (?:go )?(?:long|buy)\b/, /\b(?:longs|buying) never\b/, /\b(?:longs?|buys?|buying)\s*\?\s*(?:nah|nope|no)\b/], 'short'],
-  [[/\b(?:both (?:ways|directions|sides)|long and short|longs and shorts|buy and sell|buys and sells|two way|either direction|bidirectional|bi directional|long or short|short and long|shorts and longs)\b/, /\bdirection (?:=|:|is)? ?both\b/], 'both'],
+  [
+    [
+      ...only(LONG_WORDS, LONG_VERBS),
+      /\bno (?:shorts|shorting|short (?:trades|positions|selling|entries|side)|selling|sells|sell trades)\b/,
+      /\b(?:never|don't|dont|do not) (?:go )?(?:short|sell)\b/,
+      /\b(?:shorts|short|selling) never\b/,
+      /\b(?:shorts?|sells?|selling)\s*\?\s*(?:nah|nope|no)\b/,
+    ],
+    'long',
+  ],
+  [
+    [
+      ...only(SHORT_WORDS, SHORT_VERBS),
+      /\bno (?:longs|long (?:trades|positions|entries|side)|buying|buys|buy trades)\b/,
+      /\b(?:never|don't|dont|do not) (?:go )?(?:long|buy)\b/,
+      /\b(?:longs|buying) never\b/,
+      /\b(?:longs?|buys?|buying)\s*\?\s*(?:nah|nope|no)\b/,
+    ],
+    'short',
+  ],
+  [
+    [
+      /\b(?:both (?:ways|directions|sides)|long and short|longs and shorts|buy and sell|buys and sells|two way|either direction|bidirectional|bi directional|long or short|short and long|shorts and longs)\b/,
+      /\bdirection (?:=|:|is)? ?both\b/,
+    ],
+    'both',
+  ],
 ];
 
 const UNIT = '(bars?|candles?|periods?|minutes?|hours?|h|m)';
 const COOLDOWN = [
-  new RegExp(`\\b(?:cooldown|cool down|cool off|wait|pause|sit out|skip|rest|stay out|stand aside)(?: (?:period|time))?(?: (?:of|for|=|:|at least|about|around|another))* (\\d+(?:\\.\\d+)?) ?${UNIT}\\b`),
+  new RegExp(
+    `\\b(?:cooldown|cool down|cool off|wait|pause|sit out|skip|rest|stay out|stand aside)(?: (?:period|time))?(?: (?:of|for|=|:|at least|about|around|another))* (\\d+(?:\\.\\d+)?) ?${UNIT}\\b`,
+  ),
   new RegExp(`\\b(\\d+(?:\\.\\d+)?) ?${UNIT} (?:cooldown|cool down|pause|wait|break)\\b`),
   /\bcooldown(?: =| :| of)? (\d+)\b(?! ?(?:minutes|hours|h|m)\b)/,
 ];
@@ -90,13 +118,46 @@ const MAX_POS = [
   /\b(\d{1,2}) max(?:imum)? (?:open |concurrent )?(?:positions?|trades?)\b/,
   /\b(?:pyramid|pyramiding|scale in|scaling in|stack(?:ing)?)(?: up to| to| with)?(?: max(?:imum)?)? (\d+)(?: positions| entries| trades| times| units)?\b/,
 ];
-const ONE_POS = [/\b(?:1|single) (?:trade|position) at a time\b/, /\bsingle position\b/, /\bno (?:pyramiding|scaling in|stacking)\b/, /\bnever more than 1 (?:trade|position)\b/];
+const ONE_POS = [
+  /\b(?:1|single) (?:trade|position) at a time\b/,
+  /\bsingle position\b/,
+  /\bno (?:pyramiding|scaling in|stacking)\b/,
+  /\bnever more than 1 (?:trade|position)\b/,
+];
 const PYRAMID = [/(?<!\bno )\b(?:allow |with )?pyramiding\b(?! ?\d)/];
 
 const ON_OPPOSITE: Array<[RegExp[], OnOpposite]> = [
-  [[/\b(?:stop and reverse|always in the market|always in market)\b/, /\b(?:reverse|flip|switch)(?:s|ing|ed)?\b(?: the)?(?: position| trade| side| direction)?(?: on| at| when| if| with)(?: an| the| a)? (?:opposite|opposing|counter|reverse) signals?\b/, /\b(?:opposite|opposing|counter) signals? (?:should )?(?:reverse|flips?|switch)/, /\bon opposite(?: signal)?(?: =| :)? reverse\b/, /\breverse (?:the )?(?:position|trade)s?\b/], 'reverse'],
-  [[/\b(?:just|only) close\b/, /\bclose only\b/, /\b(?:close|exit|flatten)(?: the)?(?: position| trade)? (?:on|at|when|if|with)(?: an| the| a)? (?:opposite|opposing|counter|reverse) signals?\b/, /\b(?:opposite|opposing|counter) signals? (?:should )?(?:just |only )?(?:close|closes|exit|exits|flatten)/, /\b(?:don't|dont|do not|never) reverse\b/, /\bno revers(?:e|al|ing)\b/, /\bon opposite(?: signal)?(?: =| :)? close\b/], 'close_only'],
-  [[/\bignore (?:the |any |all )?(?:opposite|opposing|counter|reverse) signals?\b/, /\bhold (?:until|till|to) (?:the )?(?:stop|target|sl|tp|take profit|stop loss|exit)/, /\bonly exit (?:at|on|via|by) (?:the )?(?:stop|target|take profit|stop loss)/, /\bon opposite(?: signal)?(?: =| :)? ignore\b/], 'ignore'],
+  [
+    [
+      /\b(?:stop and reverse|always in the market|always in market)\b/,
+      /\b(?:reverse|flip|switch)(?:s|ing|ed)?\b(?: the)?(?: position| trade| side| direction)?(?: on| at| when| if| with)(?: an| the| a)? (?:opposite|opposing|counter|reverse) signals?\b/,
+      /\b(?:opposite|opposing|counter) signals? (?:should )?(?:reverse|flips?|switch)/,
+      /\bon opposite(?: signal)?(?: =| :)? reverse\b/,
+      /\breverse (?:the )?(?:position|trade)s?\b/,
+    ],
+    'reverse',
+  ],
+  [
+    [
+      /\b(?:just|only) close\b/,
+      /\bclose only\b/,
+      /\b(?:close|exit|flatten)(?: the)?(?: position| trade)? (?:on|at|when|if|with)(?: an| the| a)? (?:opposite|opposing|counter|reverse) signals?\b/,
+      /\b(?:opposite|opposing|counter) signals? (?:should )?(?:just |only )?(?:close|closes|exit|exits|flatten)/,
+      /\b(?:don't|dont|do not|never) reverse\b/,
+      /\bno revers(?:e|al|ing)\b/,
+      /\bon opposite(?: signal)?(?: =| :)? close\b/,
+    ],
+    'close_only',
+  ],
+  [
+    [
+      /\bignore (?:the |any |all )?(?:opposite|opposing|counter|reverse) signals?\b/,
+      /\bhold (?:until|till|to) (?:the )?(?:stop|target|sl|tp|take profit|stop loss|exit)/,
+      /\bonly exit (?:at|on|via|by) (?:the )?(?:stop|target|take profit|stop loss)/,
+      /\bon opposite(?: signal)?(?: =| :)? ignore\b/,
+    ],
+    'ignore',
+  ],
 ];
 
 /** Direction, cooldown, max positions and on_opposite statements in one normalised text. */

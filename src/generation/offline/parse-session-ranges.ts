@@ -11,7 +11,8 @@ import { SESSIONS } from './parse-sessions.ts';
 const NAME = '(london|european|europe|frankfurt|newyork|us|american|asian|tokyo|sydney)';
 const HL = '(highs?|lows?|range|box)';
 /** An opening range: the session's first hour (of the hours the request trades, else London's). */
-const OPENING = /\b(?:the )?(?:(london|newyork|frankfurt|tokyo|asian|us) )?(?:opening range|open(?:ing)? range|first hour(?:'s| of)?(?: the)?(?: session| trading)?|first (?:30|15|60) ?minutes?(?:'s)?)( highs?| lows?)?\b/g;
+const OPENING =
+  /\b(?:the )?(?:(london|newyork|frankfurt|tokyo|asian|us) )?(?:opening range|open(?:ing)? range|first hour(?:'s| of)?(?: the)?(?: session| trading)?|first (?:30|15|60) ?minutes?(?:'s)?)( highs?| lows?)?\b/g;
 const EXPLICIT = /\b(\d{1,2})(?::00)? ?(?:-|to) ?(\d{1,2})(?::00)? ?(?:utc|gmt)? (?:range|box)( highs?| lows?)?\b/g;
 const NAMED_FIRST = new RegExp(`\\b${NAME}(?: session| sessions)?(?:'s)? ${HL}\\b(?: ?(?:\\/|and|or|&) ?(highs?|lows?)\\b)?`, 'g');
 const NAMED_AFTER = new RegExp(`\\b(highs?|lows?) of (?:the )?${NAME}(?: session| range)?\\b`, 'g');
@@ -32,7 +33,9 @@ const both = (start: number, end: number, first: string, second: string | undefi
 export function rewriteSessionRanges(text: string): string {
   const tradingFrom = TRADING_FROM.exec(text);
   return text
-    .replace(EXPLICIT, (_, a: string, b: string, hl?: string) => (Number(a) < 24 && Number(b) <= 24 && a !== b ? level(Number(a), Number(b) % 24, hl) : _))
+    .replace(EXPLICIT, (_, a: string, b: string, hl?: string) =>
+      Number(a) < 24 && Number(b) <= 24 && a !== b ? level(Number(a), Number(b) % 24, hl) : _,
+    )
     .replace(NAMED_AFTER, (_, hl: string, name: string) => {
       const [s, e] = hoursOf(name);
       return level(s, e, hl);

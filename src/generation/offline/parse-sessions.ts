@@ -34,12 +34,29 @@ const NAME = '(london|european|europe|frankfurt|newyork|us|american|asian|tokyo|
 const SESSION_PHRASE = new RegExp(
   `\\b(avoid(?:ing)?|no|not|not during|except|excluding|outside(?: of)?|skip(?:ping)?|without|never during|never trade(?: during| in)?|don't trade(?: during| in)?)?(?: the)? ?${NAME}((?: ?(?:and|&|\\/|or|,|to|-|plus)? (?:the )?${NAME})*)( (?:trading )?(?:sessions?|hours|open|market|time|overlap))?\\b`,
 );
-const ALL_HOURS = /\b(?:all (?:sessions|hours|day)|24 ?(?:hours|h)|24 ?\/ ?[57]|around the clock|any ?time|no session filter|every session|all day long)\b/;
+const ALL_HOURS =
+  /\b(?:all (?:sessions|hours|day)|24 ?(?:hours|h)|24 ?\/ ?[57]|around the clock|any ?time|no session filter|every session|all day long)\b/;
 
-const TZ: Record<string, number> = { utc: 0, gmt: 0, z: 0, est: -5, edt: -4, et: -5, 'newyork time': -5, cet: 1, cest: 2, bst: 1, 'london time': 0, jst: 9, 'tokyo time': 9 };
+const TZ: Record<string, number> = {
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  est: -5,
+  edt: -4,
+  et: -5,
+  'newyork time': -5,
+  cet: 1,
+  cest: 2,
+  bst: 1,
+  'london time': 0,
+  jst: 9,
+  'tokyo time': 9,
+};
 const TZ_RE = '(utc|gmt|z|est|edt|et|cet|cest|bst|jst|newyork time|london time|tokyo time)';
-const TIME = '(\\d{1,2})(?::(\\d{2}))? ?(am|pm|h|o\'clock)?';
-const RANGE = new RegExp(`\\b(?:(between|from|hours?|only|trade|trading)\\s+)?${TIME} ?(?:-|to|and|until|till|through) ?${TIME} ?${TZ_RE}?\\b`);
+const TIME = "(\\d{1,2})(?::(\\d{2}))? ?(am|pm|h|o'clock)?";
+const RANGE = new RegExp(
+  `\\b(?:(between|from|hours?|only|trade|trading)\\s+)?${TIME} ?(?:-|to|and|until|till|through) ?${TIME} ?${TZ_RE}?\\b`,
+);
 const BOUND = new RegExp(`\\b(after|before|from|until|till|starting at|not before|not after) ${TIME} ?${TZ_RE}?\\b`);
 
 /** Shortest run of hours (circular) covering every hour in the set: [start, end). */
@@ -74,8 +91,10 @@ const toHour = (h: string, min: string | undefined, ampm: string | undefined, up
 };
 
 /** A prohibition just before hours ("no trading 21-23 utc", "dont trade after 18:00"): the hours are the ones not traded. */
-const FORBID_BEFORE = /\b(?:no|not|never|don'?t|dont|do not|avoid|except|excluding|outside(?: of)?|skip(?:ping)?)(?: (?:trad\w*|entries|entry|trades?|positions?|new|any|open\w*|anything))*\s*$/;
-const forbidden = (m: RegExpMatchArray): boolean => m.input !== undefined && m.index !== undefined && FORBID_BEFORE.test(m.input.slice(Math.max(0, m.index - 40), m.index));
+const FORBID_BEFORE =
+  /\b(?:no|not|never|don'?t|dont|do not|avoid|except|excluding|outside(?: of)?|skip(?:ping)?)(?: (?:trad\w*|entries|entry|trades?|positions?|new|any|open\w*|anything))*\s*$/;
+const forbidden = (m: RegExpMatchArray): boolean =>
+  m.input !== undefined && m.index !== undefined && FORBID_BEFORE.test(m.input.slice(Math.max(0, m.index - 40), m.index));
 
 /** The hours outside a forbidden window. */
 function outside(v: SessionValue | null): SessionValue | null {
@@ -109,7 +128,7 @@ function bound(m: RegExpMatchArray): SessionValue | null {
   const after = word === 'after' || word === 'from' || word === 'starting at' || word === 'not before';
   const hour = toHour(h!, min, ampm, !after);
   if (hour === null) return null;
-  const x = ((((hour - (TZ[tz ?? 'utc'] ?? 0)) % 24) + 24) % 24);
+  const x = (((hour - (TZ[tz ?? 'utc'] ?? 0)) % 24) + 24) % 24;
   // "no trading after 18 utc" is trading until 18.
   const from = after !== forbidden(m);
   const hours: [number, number] = from ? [x, 0] : [0, x];
@@ -118,10 +137,14 @@ function bound(m: RegExpMatchArray): SessionValue | null {
 }
 
 /** "not on fridays or during the asian session": a negation earlier in the clause, carried over "or". */
-const NEGATED_BEFORE = /\b(?:not|no|never|avoid(?:ing)?|don't|do not|except|excluding|outside(?: of)?)\b[^.;!?]{0,60}\bor (?:during |in )?(?:the )?$/;
+const NEGATED_BEFORE =
+  /\b(?:not|no|never|avoid(?:ing)?|don't|do not|except|excluding|outside(?: of)?)\b[^.;!?]{0,60}\bor (?:during |in )?(?:the )?$/;
 
 function named(m: RegExpMatchArray): SessionValue | null {
-  const before = m.input === undefined || m.index === undefined ? '' : m.input.slice(Math.max(0, m.index - 80), m.index + (m[0].length - m[0].trimStart().length));
+  const before =
+    m.input === undefined || m.index === undefined
+      ? ''
+      : m.input.slice(Math.max(0, m.index - 80), m.index + (m[0].length - m[0].trimStart().length));
   const negated = m[1] !== undefined || NEGATED_BEFORE.test(before);
   const names = [m[2]!, ...[...(m[3] ?? '').matchAll(new RegExp(NAME, 'g'))].map((x) => x[1]!)];
   const suffix = (m[5] ?? '').trim();
@@ -147,7 +170,9 @@ function named(m: RegExpMatchArray): SessionValue | null {
 }
 
 /** "no trading before 7 or after 19 utc": the hours between the two bounds. */
-const FORBID_BOUNDS = new RegExp(`\\b(?:no|not|never|don't|dont|do not|avoid)\\b[^.;]{0,30}?\\bbefore ${TIME} ?${TZ_RE}?(?: or| and|,|, or)? (?:after|past) ${TIME} ?${TZ_RE}?`);
+const FORBID_BOUNDS = new RegExp(
+  `\\b(?:no|not|never|don't|dont|do not|avoid)\\b[^.;]{0,30}?\\bbefore ${TIME} ?${TZ_RE}?(?: or| and|,|, or)? (?:after|past) ${TIME} ?${TZ_RE}?`,
+);
 
 function forbidBounds(m: RegExpMatchArray): SessionValue | null {
   const [, h1, m1, a1, tz1, h2, m2, a2, tz2] = m;
@@ -173,17 +198,26 @@ const PRICE_BEFORE = /\b(?:highs?|lows?|range|box|extremes?|open|close) of $/;
  */
 export function parseSessions(text: string): Finding<SessionValue>[] {
   const forbidden = findAll(text, [FORBID_BOUNDS], forbidBounds);
-  const within = (f: Finding<SessionValue>, list: readonly Finding<SessionValue>[]) => list.some((r) => f.at >= r.at && f.at < r.at + r.phrase.length);
+  const within = (f: Finding<SessionValue>, list: readonly Finding<SessionValue>[]) =>
+    list.some((r) => f.at >= r.at && f.at < r.at + r.phrase.length);
   const ranges = findAll(text, [RANGE], explicit).filter((f) => !within(f, forbidden));
   const bounds = findAll(text, [BOUND], bound).filter((f) => !within(f, ranges) && !within(f, forbidden));
   const hours = [...forbidden, ...ranges, ...bounds];
   const sentence = (at: number) => text.slice(0, at).split(/[.;!?]/).length;
-  let names = findAll(text, [SESSION_PHRASE], named).filter((f) => !(new RegExp(`${NAME}$`).test(f.phrase) && PRICE_AFTER.test(text.slice(f.at + f.phrase.length))) && !PRICE_BEFORE.test(text.slice(Math.max(0, f.at - 30), f.at)));
+  let names = findAll(text, [SESSION_PHRASE], named).filter(
+    (f) =>
+      !(new RegExp(`${NAME}$`).test(f.phrase) && PRICE_AFTER.test(text.slice(f.at + f.phrase.length))) &&
+      !PRICE_BEFORE.test(text.slice(Math.max(0, f.at - 30), f.at)),
+  );
   names = names.filter((f) => !hours.some((h) => sentence(h.at) === sentence(f.at)));
-  const only = (f: Finding<SessionValue>) => /^ only\b/.test(text.slice(f.at + f.phrase.length)) || /\bonly (?:(?:the|trade|trading|during|in) )*$/.test(text.slice(Math.max(0, f.at - 30), f.at));
+  const only = (f: Finding<SessionValue>) =>
+    /^ only\b/.test(text.slice(f.at + f.phrase.length)) ||
+    /\bonly (?:(?:the|trade|trading|during|in) )*$/.test(text.slice(Math.max(0, f.at - 30), f.at));
   if (names.some(only)) names = names.filter(only);
   return [...names, ...hours, ...findAll(text, [ALL_HOURS], () => ({ hours: null, label: 'all hours' }))].sort((a, b) => a.at - b.at);
 }
 
 export const sessionHoursLabel = (v: SessionValue): string =>
-  v.hours === null ? 'all hours (no filter)' : `${v.label}: ${String(v.hours[0]).padStart(2, '0')}:00-${String(v.hours[1]).padStart(2, '0')}:00 UTC -> [${v.hours[0]}, ${v.hours[1]}]`;
+  v.hours === null
+    ? 'all hours (no filter)'
+    : `${v.label}: ${String(v.hours[0]).padStart(2, '0')}:00-${String(v.hours[1]).padStart(2, '0')}:00 UTC -> [${v.hours[0]}, ${v.hours[1]}]`;

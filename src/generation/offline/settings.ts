@@ -47,7 +47,14 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * The winning candidate by the rule above, or the fallback. A remark names the winner and what
  * it overrode when the candidates disagree.
  */
-export function pick<T>(what: string, topic: Topic, candidates: readonly Candidate<T>[], fallback: Picked<T>, show: (v: T) => string, remarks: string[]): Picked<T> {
+export function pick<T>(
+  what: string,
+  topic: Topic,
+  candidates: readonly Candidate<T>[],
+  fallback: Picked<T>,
+  show: (v: T) => string,
+  remarks: string[],
+): Picked<T> {
   if (candidates.length === 0) return fallback;
   const rank = (c: Candidate<T>) => {
     const r = PRIORITY[topic].indexOf(c.from);
@@ -65,7 +72,12 @@ export function pick<T>(what: string, topic: Topic, candidates: readonly Candida
         return seen.has(k) ? false : (seen.add(k), true);
       })
       .map((c) => `${show(c.value)} (${where(c)})`);
-    const why = rank(win) < rank(losers[0]!) ? (win.from === 'pos_rules' ? 'structured fields win' : `${win.from} is the field for it`) : 'the last statement wins';
+    const why =
+      rank(win) < rank(losers[0]!)
+        ? win.from === 'pos_rules'
+          ? 'structured fields win'
+          : `${win.from} is the field for it`
+        : 'the last statement wins';
     remarks.push(`${what}: ${show(win.value)} (${where(win)}) over ${over.join(', ')}; ${why}`);
   }
   return { value: win.value, from: win.from, ...(win.phrase ? { phrase: win.phrase } : {}) };

@@ -27,22 +27,35 @@ export const TEMPLATES: Record<TemplateName, TemplateSpec> = {
   macd_momentum: {
     name: 'macd_momentum',
     title: 'MACD momentum',
-    description: 'Rides momentum: MACD(12,26,9) line crossing its signal line and the histogram turning positive or negative, with the trend above or below the 200 EMA; reverses on the opposite signal.',
+    description:
+      'Rides momentum: MACD(12,26,9) line crossing its signal line and the histogram turning positive or negative, with the trend above or below the 200 EMA; reverses on the opposite signal.',
     request: {
-      description: 'MACD momentum: buy when the MACD line crosses above the signal line and the histogram turns positive, sell when it crosses below and the histogram turns negative',
+      description:
+        'MACD momentum: buy when the MACD line crosses above the signal line and the histogram turns positive, sell when it crosses below and the histogram turns negative',
       risk_function: 'only trade with the trend above the 200 EMA',
       risk: 'stop 1.5 x ATR, reward to risk 2:1',
       model: 'xgboost',
-      indicators: { macd_enabled: true, macd_fast: 12, macd_slow: 26, macd_signal: 9, ema_enabled: true, ema_period: 200, atr_enabled: true, atr_period: 14 },
+      indicators: {
+        macd_enabled: true,
+        macd_fast: 12,
+        macd_slow: 26,
+        macd_signal: 9,
+        ema_enabled: true,
+        ema_period: 200,
+        atr_enabled: true,
+        atr_period: 14,
+      },
       pos_rules: { direction: 'both', cooldown: 2, max_pos: 1, on_opposite: 'reverse' },
     },
   },
   mean_reversion: {
     name: 'mean_reversion',
     title: 'RSI + Bollinger mean reversion',
-    description: 'Fades stretched moves: RSI(14) below 30 with price under the lower Bollinger band (20, 2) to buy, RSI above 70 over the upper band to sell; skips the Asian session; closes on an opposite signal.',
+    description:
+      'Fades stretched moves: RSI(14) below 30 with price under the lower Bollinger band (20, 2) to buy, RSI above 70 over the upper band to sell; skips the Asian session; closes on an opposite signal.',
     request: {
-      description: 'mean reversion: buy when RSI is below 30 and price closes below the lower bollinger band, sell when RSI is above 70 and price is above the upper band',
+      description:
+        'mean reversion: buy when RSI is below 30 and price closes below the lower bollinger band, sell when RSI is above 70 and price is above the upper band',
       risk_function: 'avoid the asian session',
       risk: 'stop loss 20 pips, take profit 30 pips',
       model: 'random forest',
@@ -53,7 +66,8 @@ export const TEMPLATES: Record<TemplateName, TemplateSpec> = {
   trend_following: {
     name: 'trend_following',
     title: 'EMA trend following',
-    description: 'Follows established trends: EMA 20 crossing EMA 50 in the direction of the 200 SMA, only when volatility is up, aiming a few hours ahead; reverses on the opposite signal.',
+    description:
+      'Follows established trends: EMA 20 crossing EMA 50 in the direction of the 200 SMA, only when volatility is up, aiming a few hours ahead; reverses on the opposite signal.',
     request: {
       description: 'trend following: enter when EMA 20 crosses EMA 50, predict the next 4 hours',
       risk_function: 'only trade with the trend above the 200 SMA, volatility filter',
@@ -66,7 +80,8 @@ export const TEMPLATES: Record<TemplateName, TemplateSpec> = {
   scalper: {
     name: 'scalper',
     title: 'Session scalper',
-    description: 'Quick in-and-out trades in the London and New York sessions: EMA 5 crossing EMA 13 with the stochastic (5, 3) %K crossing %D, tight stops and targets.',
+    description:
+      'Quick in-and-out trades in the London and New York sessions: EMA 5 crossing EMA 13 with the stochastic (5, 3) %K crossing %D, tight stops and targets.',
     request: {
       description: 'scalper: fast EMA 5 crossing slow EMA 13 and stochastic %K crossing %D, predict the next 15 minutes',
       risk_function: 'London and New York sessions only',
@@ -79,7 +94,8 @@ export const TEMPLATES: Record<TemplateName, TemplateSpec> = {
   conservative_long: {
     name: 'conservative_long',
     title: 'Conservative long-only dip buyer',
-    description: 'Buys dips in an uptrend only: RSI(14) under 35 while price holds above the 200 SMA, high-confidence signals only, one position at a time, 1% stop and 2% target.',
+    description:
+      'Buys dips in an uptrend only: RSI(14) under 35 while price holds above the 200 SMA, high-confidence signals only, one position at a time, 1% stop and 2% target.',
     request: {
       description: 'conservative long only: buy dips when RSI drops below 35 while price is above the 200 SMA, only when 60% confident',
       risk: 'stop 1%, take profit 2%',

@@ -12,13 +12,60 @@ import { formatParamValue } from '../../indicators/index.ts';
 import { SESSIONS } from './parse-sessions.ts';
 
 export const EXTRA_NAMES = [
-  'adx', 'cci', 'keltner', 'donchian', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'roc', 'willr', 'zscore', 'hhll',
-  'engulfing', 'pinbar', 'insidebar', 'candlerun', 'volregime', 'star', 'tweezer', 'nr', 'heikin', 'rsidiv', 'macddiv', 'sessrange', 'ao',
+  'adx',
+  'cci',
+  'keltner',
+  'donchian',
+  'vwap',
+  'pivot',
+  'ichimoku',
+  'psar',
+  'supertrend',
+  'roc',
+  'willr',
+  'zscore',
+  'hhll',
+  'engulfing',
+  'pinbar',
+  'insidebar',
+  'candlerun',
+  'volregime',
+  'star',
+  'tweezer',
+  'nr',
+  'heikin',
+  'rsidiv',
+  'macddiv',
+  'sessrange',
+  'ao',
 ] as const;
 /** Centres about which a level mirrors for the other side (RSI above 60 ↔ below 40; a signed state or run about 0). */
-export const CENTRE: Readonly<Record<string, number>> = { rsi: 50, stoch: 50, willr: -50, cci: 0, roc: 0, macd: 0, zscore: 0, ao: 0, psar: 0, supertrend: 0, candlerun: 0, heikin: 0 };
+export const CENTRE: Readonly<Record<string, number>> = {
+  rsi: 50,
+  stoch: 50,
+  willr: -50,
+  cci: 0,
+  roc: 0,
+  macd: 0,
+  zscore: 0,
+  ao: 0,
+  psar: 0,
+  supertrend: 0,
+  candlerun: 0,
+  heikin: 0,
+};
 /** The candle patterns: a signed column, +1 bullish / -1 bearish (an inside or narrow-range bar: 1, its breakout ±1). */
-export const PATTERN_NAMES: ReadonlySet<string> = new Set(['engulfing', 'pinbar', 'insidebar', 'star', 'tweezer', 'nr', 'heikin', 'rsidiv', 'macddiv']);
+export const PATTERN_NAMES: ReadonlySet<string> = new Set([
+  'engulfing',
+  'pinbar',
+  'insidebar',
+  'star',
+  'tweezer',
+  'nr',
+  'heikin',
+  'rsidiv',
+  'macddiv',
+]);
 export type ExtraName = (typeof EXTRA_NAMES)[number];
 
 export interface ParamSpec {
@@ -118,7 +165,11 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     info: { params: [int('period', 20, 2, 200), num('mult', 2, 0.1, 10)] },
     label: (p) => `Keltner(${p.period}, ${p.mult})`,
     outputs: ['upper', 'middle', 'lower'],
-    columns: (p) => [`kc_upper_${f(p.period!)}_${f(p.mult!)}`, `kc_mid_${f(p.period!)}_${f(p.mult!)}`, `kc_lower_${f(p.period!)}_${f(p.mult!)}`],
+    columns: (p) => [
+      `kc_upper_${f(p.period!)}_${f(p.mult!)}`,
+      `kc_mid_${f(p.period!)}_${f(p.mult!)}`,
+      `kc_lower_${f(p.period!)}_${f(p.mult!)}`,
+    ],
     warmup: (p) => Math.max(wilder(p.period!), Math.ceil(Math.log(1e-12) / Math.log(1 - 2 / (p.period! + 1)))),
     lines: (p, [up, mid, lo]) => [
       ...TR,
@@ -184,7 +235,15 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     outputs: ['tenkan', 'kijun', 'span A', 'span B', 'cloud top', 'cloud bottom', 'chikou reference (the close kijun bars back)'],
     columns: (p) => {
       const t = `${p.tenkan}_${p.kijun}_${p.senkou}`;
-      return [`ichi_tenkan_${t}`, `ichi_kijun_${t}`, `ichi_span_a_${t}`, `ichi_span_b_${t}`, `ichi_cloud_top_${t}`, `ichi_cloud_bot_${t}`, `ichi_chikou_ref_${t}`];
+      return [
+        `ichi_tenkan_${t}`,
+        `ichi_kijun_${t}`,
+        `ichi_span_a_${t}`,
+        `ichi_span_b_${t}`,
+        `ichi_cloud_top_${t}`,
+        `ichi_cloud_bot_${t}`,
+        `ichi_chikou_ref_${t}`,
+      ];
     },
     warmup: (p) => p.senkou! + p.kijun! + 1,
     // Spans are plotted kijun bars ahead: the value at a bar is the one computed kijun bars before (shift(+kijun)).
@@ -302,7 +361,10 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     outputs: ['high', 'low'],
     columns: (p) => [`hh_${p.period}`, `ll_${p.period}`],
     warmup: (p) => p.period! + 1,
-    lines: (p, [hh, ll]) => [`df['${hh}'] = high.rolling(${p.period}).max().shift(1)`, `df['${ll}'] = low.rolling(${p.period}).min().shift(1)`],
+    lines: (p, [hh, ll]) => [
+      `df['${hh}'] = high.rolling(${p.period}).max().shift(1)`,
+      `df['${ll}'] = low.rolling(${p.period}).min().shift(1)`,
+    ],
   },
   engulfing: {
     info: { params: [] },
@@ -362,7 +424,11 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
     columns: (p) => [`vol_regime_${p.period}_${p.window}`],
     warmup: (p) => wilder(p.period!) + p.window!,
     // ATR over its own rolling mean: > 1 a volatile regime, < 1 a quiet one.
-    lines: (p, [v]) => [...TR, `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`, `df['${v}'] = _x_atr / _x_atr.rolling(${p.window}).mean()`],
+    lines: (p, [v]) => [
+      ...TR,
+      `_x_atr = _x_tr.ewm(alpha=1 / ${p.period}, adjust=False).mean()`,
+      `df['${v}'] = _x_atr / _x_atr.rolling(${p.window}).mean()`,
+    ],
   },
   star: {
     info: { params: [] },
@@ -458,7 +524,8 @@ export const EXTRAS: Record<ExtraName, ExtraIndicator> = {
   sessrange: {
     info: { params: [int('start', 7, 0, 23), int('end', 8, 0, 23)] },
     // A one-hour window is what traders call an opening range.
-    label: (p) => `${sessionNamed(p.start!, p.end!)}${hh(p.start!)}-${hh(p.end!)} UTC ${(p.end! - p.start! + 24) % 24 === 1 ? 'opening range' : 'range'}`,
+    label: (p) =>
+      `${sessionNamed(p.start!, p.end!)}${hh(p.start!)}-${hh(p.end!)} UTC ${(p.end! - p.start! + 24) % 24 === 1 ? 'opening range' : 'range'}`,
     outputs: ['high', 'low'],
     columns: (p) => [`sess_high_${p.start}_${p.end}`, `sess_low_${p.start}_${p.end}`],
     // The last completed window's: it reaches back over a weekend, about a day of 1-minute bars, plus the window.

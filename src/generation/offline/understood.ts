@@ -6,7 +6,8 @@ import type { Approximation, ConditionSpec, RiskLevel, Setting, StrategyIntent, 
 
 const said = <T, U>(s: Setting<T>, value: U) => ({ value, from: s.from, ...(s.phrase ? { phrase: s.phrase } : {}) });
 const trailing = (t: TrailLevel): string => `${t.label} behind the best price since entry (strategy_config trailing_stop; never loosens)`;
-const level = (r: RiskLevel | null): string | null => (r === null ? null : r.unit === 'ratio' ? `${r.ratio} of the entry price` : `${r.amount} ${r.unit}`);
+const level = (r: RiskLevel | null): string | null =>
+  r === null ? null : r.unit === 'ratio' ? `${r.ratio} of the entry price` : `${r.amount} ${r.unit}`;
 
 /**
  * The defaults the code adds that the words did not ask for, each with its value. A default the
@@ -16,15 +17,23 @@ const level = (r: RiskLevel | null): string | null => (r === null ? null : r.uni
 function defaultsAdded(intent: StrategyIntent): string[] {
   const out: string[] = [];
   const isDefault = (s: Setting<unknown>) => s.from === 'default';
-  if (intent.conditions.some((c) => c.from === 'default')) out.push('entries: the EMA 12/26 crossover with RSI(14) below 30 / above 70 (no indicator was recognised)');
+  if (intent.conditions.some((c) => c.from === 'default'))
+    out.push('entries: the EMA 12/26 crossover with RSI(14) below 30 / above 70 (no indicator was recognised)');
   if (isDefault(intent.direction)) out.push(`direction: ${intent.direction.value} (nothing names a side)`);
   const stop = intent.stopLoss.value;
-  if (isDefault(intent.stopLoss) && stop) out.push(`stop_loss: ${level(stop)} (~${stop.pips} pips, scaled to the pair’s typical move over the ${intent.targetHorizon.value}-bar horizon)`);
+  if (isDefault(intent.stopLoss) && stop)
+    out.push(
+      `stop_loss: ${level(stop)} (~${stop.pips} pips, scaled to the pair’s typical move over the ${intent.targetHorizon.value}-bar horizon)`,
+    );
   const take = intent.takeProfit.value;
-  if (isDefault(intent.takeProfit) && take) out.push(`take_profit: ${take.unit === 'rr' ? `${take.amount} x the stop` : level(take)} (~${take.pips} pips)`);
+  if (isDefault(intent.takeProfit) && take)
+    out.push(`take_profit: ${take.unit === 'rr' ? `${take.amount} x the stop` : level(take)} (~${take.pips} pips)`);
   if (isDefault(intent.model)) out.push(`model: ${intent.model.value.type}`);
   if (isDefault(intent.targetHorizon)) out.push(`target_horizon: ${intent.targetHorizon.value} bars of ${intent.timeframe}`);
-  if (isDefault(intent.threshold)) out.push(`signal_threshold: ${intent.threshold.value}${intent.entryLong || intent.entryShort ? ` (the rule's trade is taken unless the model finds it likelier to lose than win: P(win) < ${intent.threshold.value})` : ''}`);
+  if (isDefault(intent.threshold))
+    out.push(
+      `signal_threshold: ${intent.threshold.value}${intent.entryLong || intent.entryShort ? ` (the rule's trade is taken unless the model finds it likelier to lose than win: P(win) < ${intent.threshold.value})` : ''}`,
+    );
   return out;
 }
 
@@ -40,9 +49,15 @@ export function understoodFrom(intent: StrategyIntent): Understood {
   const isTarget = (a: Approximation) => /\b(?:target|take|tp|profit)/.test(a.asked) && !isStop(a);
   const filters = [
     ...of('filter').map((c) => ({ filter: `${c.negate ? 'not: ' : ''}${describeCondition(c.condition, intent.instances)}`, from: c.from })),
-    ...(intent.session.value.hours ? [{ filter: `session ${intent.session.value.label} [${intent.session.value.hours.join(', ')}) UTC`, from: intent.session.from }] : []),
-    ...(intent.skipDays.value.length ? [{ filter: `no entries on ${intent.skipDays.value.join(', ')} (UTC)`, from: intent.skipDays.from }] : []),
-    ...(intent.trendFilter.value ? [{ filter: `longs above ${intent.trendFilter.value}, shorts below`, from: intent.trendFilter.from }] : []),
+    ...(intent.session.value.hours
+      ? [{ filter: `session ${intent.session.value.label} [${intent.session.value.hours.join(', ')}) UTC`, from: intent.session.from }]
+      : []),
+    ...(intent.skipDays.value.length
+      ? [{ filter: `no entries on ${intent.skipDays.value.join(', ')} (UTC)`, from: intent.skipDays.from }]
+      : []),
+    ...(intent.trendFilter.value
+      ? [{ filter: `longs above ${intent.trendFilter.value}, shorts below`, from: intent.trendFilter.from }]
+      : []),
     ...(intent.minAtr.value !== null ? [{ filter: `NATR(14) >= ${intent.minAtr.value}%`, from: intent.minAtr.from }] : []),
   ];
   return {
@@ -62,7 +77,10 @@ export function understoodFrom(intent: StrategyIntent): Understood {
       ...(intent.trailingStop.value ? [`trailing: ${trailing(intent.trailingStop.value)}`] : []),
       ...exitNotes.filter(isStop).map((a) => `${a.asked}: ${a.done}`),
     ],
-    targets: [...(intent.takeProfit.value ? [`fixed: ${level(intent.takeProfit.value)}`] : []), ...exitNotes.filter(isTarget).map((a) => `${a.asked}: ${a.done}`)],
+    targets: [
+      ...(intent.takeProfit.value ? [`fixed: ${level(intent.takeProfit.value)}`] : []),
+      ...exitNotes.filter(isTarget).map((a) => `${a.asked}: ${a.done}`),
+    ],
     approximations: intent.approximations,
     session: said(intent.session, intent.session.value.label),
     skip_days: said(intent.skipDays, intent.skipDays.value),

@@ -8,7 +8,6 @@ import type { Logger } from '../../log.ts';
 import { runJob } from '../../pine/index.ts';
 import { costUsd, describeApiError } from '../claude/index.ts';
 
-
 export interface ClaudePineSettings {
   apiKey: string;
   baseURL?: string;
@@ -66,7 +65,10 @@ export class ClaudePineWriter {
       const checked = runJob({ id: 0, source: pine, bars: NO_BARS, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001, wallMs: 1000 });
       if (checked.ok) return pine;
       const why = 'problem' in checked ? checked.problem.message : checked.failure;
-      messages.push({ role: 'assistant', content: text }, { role: 'user', content: `Our parser refuses it: ${why}. Answer with the corrected script only.` });
+      messages.push(
+        { role: 'assistant', content: text },
+        { role: 'user', content: `Our parser refuses it: ${why}. Answer with the corrected script only.` },
+      );
     }
     return null;
   }

@@ -49,7 +49,11 @@ export interface CustomIndicatorsDeps {
 
 /** The text is Pine when it has a version annotation, a header call, or a plot call. */
 export function looksLikePine(source: string): boolean {
-  return /^\s*\/\/\s*@version\s*=/m.test(source) || /^\s*(indicator|strategy|library)\s*\(/m.test(source) || /^\s*plot(shape|char)?\s*\(/m.test(source);
+  return (
+    /^\s*\/\/\s*@version\s*=/m.test(source) ||
+    /^\s*(indicator|strategy|library)\s*\(/m.test(source) ||
+    /^\s*plot(shape|char)?\s*\(/m.test(source)
+  );
 }
 
 /**
@@ -94,7 +98,9 @@ export class CustomIndicators {
         err.message = `${err.message} (your credit was charged: the run used up its budget)`;
         throw err;
       }
-      await metering.refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed').catch((e) => log.error({ err: e }, 'refund failed'));
+      await metering
+        .refund(userId, CUSTOM_INDICATOR_CREDITS, 'indicators_custom:failed')
+        .catch((e) => log.error({ err: e }, 'refund failed'));
       if (err instanceof UnprocessableError) err.message = `${err.message} (your credit was refunded)`;
       throw err;
     }
@@ -106,7 +112,11 @@ export class CustomIndicators {
     // The worker's object without its braces, between ours: its bytes are sent as they came (no
     // copy of hundreds of KB on the event loop, no text re-encoded there).
     const shaped = work.shaped;
-    return [Buffer.from(`${JSON.stringify(work.head).slice(0, -1)},`), shaped.subarray(1, shaped.length - 1), Buffer.from(`,${JSON.stringify(tail).slice(1)}`)];
+    return [
+      Buffer.from(`${JSON.stringify(work.head).slice(0, -1)},`),
+      shaped.subarray(1, shaped.length - 1),
+      Buffer.from(`,${JSON.stringify(tail).slice(1)}`),
+    ];
   }
 
   /**
@@ -128,7 +138,12 @@ export class CustomIndicators {
     return written;
   }
 
-  private async work(user: CustomUser, body: CustomIndicatorRequest, bars: CustomBars, timing?: CustomTimings): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: Uint8Array }> {
+  private async work(
+    user: CustomUser,
+    body: CustomIndicatorRequest,
+    bars: CustomBars,
+    timing?: CustomTimings,
+  ): Promise<{ head: Partial<CustomIndicatorResponse>; shaped: Uint8Array }> {
     const pine = looksLikePine(body.source);
     let source = body.source;
     let generator: CustomIndicatorResponse['generator'] = 'pine';
@@ -147,7 +162,13 @@ export class CustomIndicators {
       }
     }
     const job = {
-      source, bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume }, timeframe: body.timeframe, symbol: body.symbol, mintick: INSTRUMENTS[body.symbol].pipSize / 10, shape: { from: bars.from, feMode: body.fe_mode } };
+      source,
+      bars: { ts: bars.ts, open: bars.open, high: bars.high, low: bars.low, close: bars.close, volume: bars.volume },
+      timeframe: body.timeframe,
+      symbol: body.symbol,
+      mintick: INSTRUMENTS[body.symbol].pipSize / 10,
+      shape: { from: bars.from, feMode: body.fe_mode },
+    };
     const run = async (): Promise<PineJobResult> => {
       const stamps: PineRunStamps = {};
       const queued = performance.now();

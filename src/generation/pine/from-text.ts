@@ -31,7 +31,11 @@ function channels(text: string): Channel[] {
     const at = t.indexOf(kind);
     if (at < 0) continue;
     const around = t.slice(Math.max(0, at - 30), at + 60);
-    const period = Number(/(\d+)\s*(?:-|\s)?\s*(?:period|bar|day)?s?\s*(?:keltner|donchian)/.exec(around)?.[1] ?? /(?:keltner|donchian)\D{0,12}(\d+)/.exec(around)?.[1] ?? 20);
+    const period = Number(
+      /(\d+)\s*(?:-|\s)?\s*(?:period|bar|day)?s?\s*(?:keltner|donchian)/.exec(around)?.[1] ??
+        /(?:keltner|donchian)\D{0,12}(\d+)/.exec(around)?.[1] ??
+        20,
+    );
     const mult = Number(/(\d+(?:\.\d+)?)\s*(?:x\s*)?atr/.exec(around)?.[1] ?? 2);
     out.push({ kind, period: Math.min(Math.max(period, 2), 500), mult: Math.min(Math.max(mult, 0.1), 10) });
   }
@@ -63,11 +67,23 @@ function conditionExpr(c: Condition, instances: readonly Instance[]): string {
       const l = operand(c.left, instances);
       const r = operand(c.right, instances, l);
       if (c.relation === 'rising' || c.relation === 'falling') return `${l} ${c.relation === 'rising' ? '>' : '<'} ${l}[1]`;
-      return { above: `${l} > ${r}`, below: `${l} < ${r}`, cross_up: `ta.crossover(${l}, ${r})`, cross_down: `ta.crossunder(${l}, ${r})`, cross: `ta.cross(${l}, ${r})`, touch: `high >= ${r} and low <= ${r}` }[c.relation];
+      return {
+        above: `${l} > ${r}`,
+        below: `${l} < ${r}`,
+        cross_up: `ta.crossover(${l}, ${r})`,
+        cross_down: `ta.crossunder(${l}, ${r})`,
+        cross: `ta.cross(${l}, ${r})`,
+        touch: `high >= ${r} and low <= ${r}`,
+      }[c.relation];
     }
     case 'band': {
       const [up, , lo] = pineColumns(instances[c.instance]!);
-      return { outside: `close > ${up} or close < ${lo}`, above_upper: `close > ${up}`, below_lower: `close < ${lo}`, inside: `close <= ${up} and close >= ${lo}` }[c.where];
+      return {
+        outside: `close > ${up} or close < ${lo}`,
+        above_upper: `close > ${up}`,
+        below_lower: `close < ${lo}`,
+        inside: `close <= ${up} and close >= ${lo}`,
+      }[c.where];
     }
     case 'breakout':
       return `close > ta.highest(high, ${c.window})[1] or close < ta.lowest(low, ${c.window})[1]`;
@@ -98,14 +114,19 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
   // A channel's own words ("bands", "2 ATR") read as Bollinger and ATR by the strategy grammar
   // belong to the channel; "Hull moving average 55" read as a 55-bar average is the Hull MA.
   const own = (inst: Instance) =>
-    (chans.length > 0 && (inst.name === 'bb' || inst.name === 'atr')) || (['sma', 'ema', 'wma'].includes(inst.name) && hulls.includes(inst.params.period!));
-  const kept = (i: number) => i >= 0 && writesPine(instances[i]!) && !(defaulted && (chans.length > 0 || hulls.length > 0)) && !own(instances[i]!);
+    (chans.length > 0 && (inst.name === 'bb' || inst.name === 'atr')) ||
+    (['sma', 'ema', 'wma'].includes(inst.name) && hulls.includes(inst.params.period!));
+  const kept = (i: number) =>
+    i >= 0 && writesPine(instances[i]!) && !(defaulted && (chans.length > 0 || hulls.length > 0)) && !own(instances[i]!);
   // A channel drawn from its own words (below) is not the strategy's: the strategy's remarks on it do not apply.
-  const drawnChannel = (inst: Instance, r: string) => chans.some((c) => c.kind === inst.name) && r.startsWith(`${inst.name[0]!.toUpperCase()}${inst.name.slice(1)}(`);
+  const drawnChannel = (inst: Instance, r: string) =>
+    chans.some((c) => c.kind === inst.name) && r.startsWith(`${inst.name[0]!.toUpperCase()}${inst.name.slice(1)}(`);
   // Remarks on an indicator start with its label ("Bollinger(20, 2) named without a rule"); those on
   // the strategy's sides (a mirrored short) do not apply to a drawing, which marks what the text said.
   const labelled = (inst: Instance, r: string) => r.startsWith(`${instanceLabel(inst).split('(')[0]}(`);
-  const remarks = intent.remarks.filter((r) => !r.startsWith(MIRROR_REMARK) && !instances.some((inst) => (own(inst) && labelled(inst, r)) || drawnChannel(inst, r)));
+  const remarks = intent.remarks.filter(
+    (r) => !r.startsWith(MIRROR_REMARK) && !instances.some((inst) => (own(inst) && labelled(inst, r)) || drawnChannel(inst, r)),
+  );
   const conditions = intent.conditions.filter((c) => c.role === 'entry' && usedInstances(c.condition).every(kept));
   const parts: PineParts = { lines: [], plots: [], levels: [], marks: [] };
   const declared = new Set<string>();
@@ -120,13 +141,37 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
   for (const ch of chans) {
     const p = ch.period;
     if (ch.kind === 'keltner') {
-      lines.push(`kc_mid_${p} = ta.ema(close, ${p})`, `kc_upper_${p} = kc_mid_${p} + ${ch.mult} * ta.atr(${p})`, `kc_lower_${p} = kc_mid_${p} - ${ch.mult} * ta.atr(${p})`);
-      plots.push(`plot(kc_upper_${p}, "Keltner upper", color=color.teal, force_overlay=true)`, `plot(kc_mid_${p}, "Keltner middle", color=color.gray, force_overlay=true)`, `plot(kc_lower_${p}, "Keltner lower", color=color.teal, force_overlay=true)`);
-      if (outside) signals.push(...marker(`close > kc_upper_${p}`, 'Close above Keltner', 'long'), ...marker(`close < kc_lower_${p}`, 'Close below Keltner', 'short'));
+      lines.push(
+        `kc_mid_${p} = ta.ema(close, ${p})`,
+        `kc_upper_${p} = kc_mid_${p} + ${ch.mult} * ta.atr(${p})`,
+        `kc_lower_${p} = kc_mid_${p} - ${ch.mult} * ta.atr(${p})`,
+      );
+      plots.push(
+        `plot(kc_upper_${p}, "Keltner upper", color=color.teal, force_overlay=true)`,
+        `plot(kc_mid_${p}, "Keltner middle", color=color.gray, force_overlay=true)`,
+        `plot(kc_lower_${p}, "Keltner lower", color=color.teal, force_overlay=true)`,
+      );
+      if (outside)
+        signals.push(
+          ...marker(`close > kc_upper_${p}`, 'Close above Keltner', 'long'),
+          ...marker(`close < kc_lower_${p}`, 'Close below Keltner', 'short'),
+        );
     } else {
-      lines.push(`dc_upper_${p} = ta.highest(high, ${p})`, `dc_lower_${p} = ta.lowest(low, ${p})`, `dc_mid_${p} = (dc_upper_${p} + dc_lower_${p}) / 2`);
-      plots.push(`plot(dc_upper_${p}, "Donchian upper", color=color.teal, force_overlay=true)`, `plot(dc_mid_${p}, "Donchian middle", color=color.gray, force_overlay=true)`, `plot(dc_lower_${p}, "Donchian lower", color=color.teal, force_overlay=true)`);
-      if (outside) signals.push(...marker(`close > dc_upper_${p}[1]`, 'Donchian breakout up', 'long'), ...marker(`close < dc_lower_${p}[1]`, 'Donchian breakout down', 'short'));
+      lines.push(
+        `dc_upper_${p} = ta.highest(high, ${p})`,
+        `dc_lower_${p} = ta.lowest(low, ${p})`,
+        `dc_mid_${p} = (dc_upper_${p} + dc_lower_${p}) / 2`,
+      );
+      plots.push(
+        `plot(dc_upper_${p}, "Donchian upper", color=color.teal, force_overlay=true)`,
+        `plot(dc_mid_${p}, "Donchian middle", color=color.gray, force_overlay=true)`,
+        `plot(dc_lower_${p}, "Donchian lower", color=color.teal, force_overlay=true)`,
+      );
+      if (outside)
+        signals.push(
+          ...marker(`close > dc_upper_${p}[1]`, 'Donchian breakout up', 'long'),
+          ...marker(`close < dc_lower_${p}[1]`, 'Donchian breakout down', 'short'),
+        );
     }
   }
   for (const p of hulls) {
@@ -159,9 +204,21 @@ export function pineFromText(text: string, symbol: Symbol, timeframe: Timeframe)
 }
 
 function marker(expr: string, title: string, side: 'long' | 'short' | null): string[] {
-  const [shape, location, color] = side === 'long' ? ['shape.triangleup', 'location.belowbar', 'color.green'] : side === 'short' ? ['shape.triangledown', 'location.abovebar', 'color.red'] : ['shape.circle', 'location.abovebar', 'color.gray'];
-  const name = `sig_${title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
-  return [`${name} = ${expr}`, `plotshape(${name}, "${title}", style=${shape}, location=${location}, color=${color}, force_overlay=true)`, `alertcondition(${name}, "${title}", "${title}")`];
+  const [shape, location, color] =
+    side === 'long'
+      ? ['shape.triangleup', 'location.belowbar', 'color.green']
+      : side === 'short'
+        ? ['shape.triangledown', 'location.abovebar', 'color.red']
+        : ['shape.circle', 'location.abovebar', 'color.gray'];
+  const name = `sig_${title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}`;
+  return [
+    `${name} = ${expr}`,
+    `plotshape(${name}, "${title}", style=${shape}, location=${location}, color=${color}, force_overlay=true)`,
+    `alertcondition(${name}, "${title}", "${title}")`,
+  ];
 }
 
 function conditionTitle(c: Condition, instances: readonly Instance[]): string {

@@ -19,7 +19,15 @@ export { ClaudePineWriter } from './claude-pine.ts';
  * each, at nice 19, the lowest (the loop, at the process's priority, takes a core from a script the
  * moment it needs one: under 20 scripts in flight its keyed reads' p99 measured 12.3 ms at nice 10, 9.7 at 19).
  */
-export const PINE_POOL = { size: Math.max(2, availableParallelism() - 1), wallMs: 3000, maxQueue: 64, heapMb: 512, nice: 19, perUser: 1, maxWaitingPerUser: 4 };
+export const PINE_POOL = {
+  size: Math.max(2, availableParallelism() - 1),
+  wallMs: 3000,
+  maxQueue: 64,
+  heapMb: 512,
+  nice: 19,
+  perUser: 1,
+  maxWaitingPerUser: 4,
+};
 
 export interface CustomIndicatorsBuild {
   indicators: CustomIndicators;
@@ -32,7 +40,16 @@ export function buildCustomIndicators({
   log,
 }: {
   metering: Pick<Metering, 'lastSeenBalance' | 'charge' | 'refund' | 'recordAiSpend' | 'aiBudgetLeft' | 'useCap' | 'releaseCap'>;
-  config: Pick<Config, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'ANTHROPIC_MODEL_SONNET' | 'ANTHROPIC_MODEL_HAIKU' | 'ANTHROPIC_MAX_RETRIES' | 'ANTHROPIC_TIMEOUT_MS' | 'GENERATE_REPAIR_TRIES'>;
+  config: Pick<
+    Config,
+    | 'ANTHROPIC_API_KEY'
+    | 'ANTHROPIC_BASE_URL'
+    | 'ANTHROPIC_MODEL_SONNET'
+    | 'ANTHROPIC_MODEL_HAIKU'
+    | 'ANTHROPIC_MAX_RETRIES'
+    | 'ANTHROPIC_TIMEOUT_MS'
+    | 'GENERATE_REPAIR_TRIES'
+  >;
   log: Logger;
 }): CustomIndicatorsBuild {
   const pool = new PinePool(PINE_POOL);
@@ -49,5 +66,8 @@ export function buildCustomIndicators({
         { log, recordSpend: (usd) => metering.recordAiSpend(usd) },
       )
     : null;
-  return { indicators: new CustomIndicators({ metering, pool, claude, log: log.child({ component: 'custom-indicators' }) }), close: () => pool.close() };
+  return {
+    indicators: new CustomIndicators({ metering, pool, claude, log: log.child({ component: 'custom-indicators' }) }),
+    close: () => pool.close(),
+  };
 }

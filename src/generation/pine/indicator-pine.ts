@@ -19,7 +19,25 @@ export interface PineParts {
 }
 
 /** Drawn on the price pane (the others are oscillators in a pane of their own). */
-const ON_PRICE = new Set(['sma', 'ema', 'wma', 'bb', 'vwap', 'pivot', 'ichimoku', 'psar', 'supertrend', 'hhll', 'engulfing', 'pinbar', 'insidebar', 'star', 'tweezer', 'nr', 'sessrange']);
+const ON_PRICE = new Set([
+  'sma',
+  'ema',
+  'wma',
+  'bb',
+  'vwap',
+  'pivot',
+  'ichimoku',
+  'psar',
+  'supertrend',
+  'hhll',
+  'engulfing',
+  'pinbar',
+  'insidebar',
+  'star',
+  'tweezer',
+  'nr',
+  'sessrange',
+]);
 
 /** The Pine variable names of an instance's outputs: the generator's column names. */
 export const pineColumns = (inst: Instance): string[] => GEN[inst.name].columns(inst.params);
@@ -69,14 +87,19 @@ export function declarePine(inst: Instance, out: PineParts): void {
   const cols = pineColumns(inst);
   const [a, b, c, d, e] = cols;
   const overlay = onPricePane(inst) ? ', force_overlay=true' : '';
-  const plot = (name: string, title: string, color: string, extra = '') => out.plots.push(`plot(${name}, "${title}", color=${color}${extra}${overlay})`);
+  const plot = (name: string, title: string, color: string, extra = '') =>
+    out.plots.push(`plot(${name}, "${title}", color=${color}${extra}${overlay})`);
   const level = (price: number, title: string, color = 'color.gray') => out.levels.push(`hline(${price}, "${title}", color=${color})`);
   switch (inst.name) {
     case 'sma':
     case 'ema':
     case 'wma':
       out.lines.push(`${a} = ta.${inst.name}(close, ${p.period})`);
-      plot(a!, `${inst.name.toUpperCase()} ${p.period}`, inst.name === 'sma' ? 'color.blue' : inst.name === 'ema' ? 'color.orange' : 'color.purple');
+      plot(
+        a!,
+        `${inst.name.toUpperCase()} ${p.period}`,
+        inst.name === 'sma' ? 'color.blue' : inst.name === 'ema' ? 'color.orange' : 'color.purple',
+      );
       return;
     case 'bb':
       out.lines.push(`[${b}, ${a}, ${c}] = ta.bb(close, ${p.period}, ${p.std})`);
@@ -184,14 +207,22 @@ export function declarePine(inst: Instance, out: PineParts): void {
       level(0, 'Zero');
       return;
     case 'willr':
-      out.lines.push(`wr_hh_${p.period} = ta.highest(high, ${p.period})`, `wr_ll_${p.period} = ta.lowest(low, ${p.period})`, `${a} = wr_hh_${p.period} > wr_ll_${p.period} ? -100 * (wr_hh_${p.period} - close) / (wr_hh_${p.period} - wr_ll_${p.period}) : -50`);
+      out.lines.push(
+        `wr_hh_${p.period} = ta.highest(high, ${p.period})`,
+        `wr_ll_${p.period} = ta.lowest(low, ${p.period})`,
+        `${a} = wr_hh_${p.period} > wr_ll_${p.period} ? -100 * (wr_hh_${p.period} - close) / (wr_hh_${p.period} - wr_ll_${p.period}) : -50`,
+      );
       plot(a!, `Williams %R ${p.period}`, 'color.purple');
       level(-20, 'Overbought', 'color.red');
       level(-80, 'Oversold', 'color.green');
       return;
     case 'zscore':
       // The mean outside the ternary: a ta.* call in a branch only sees the bars its branch ran on (as in Pine).
-      out.lines.push(`zs_mean_${p.period} = ta.sma(close, ${p.period})`, `zs_sd_${p.period} = ta.stdev(close, ${p.period})`, `${a} = zs_sd_${p.period} > 1e-7 * close ? (close - zs_mean_${p.period}) / zs_sd_${p.period} : 0`);
+      out.lines.push(
+        `zs_mean_${p.period} = ta.sma(close, ${p.period})`,
+        `zs_sd_${p.period} = ta.stdev(close, ${p.period})`,
+        `${a} = zs_sd_${p.period} > 1e-7 * close ? (close - zs_mean_${p.period}) / zs_sd_${p.period} : 0`,
+      );
       plot(a!, `z-score ${p.period}`, 'color.blue');
       level(2, 'Upper', 'color.red');
       level(-2, 'Lower', 'color.green');
@@ -202,18 +233,29 @@ export function declarePine(inst: Instance, out: PineParts): void {
       plot(b!, `${p.period}-bar low`, 'color.teal');
       return;
     case 'engulfing':
-      out.lines.push(`${a} = close > open and close[1] < open[1] and close >= open[1] and open <= close[1] ? 1 : close < open and close[1] > open[1] and close <= open[1] and open >= close[1] ? -1 : 0`);
-      out.marks.push({ expr: `${a} == 1`, title: 'Bullish engulfing', side: 'long' }, { expr: `${a} == -1`, title: 'Bearish engulfing', side: 'short' });
+      out.lines.push(
+        `${a} = close > open and close[1] < open[1] and close >= open[1] and open <= close[1] ? 1 : close < open and close[1] > open[1] and close <= open[1] and open >= close[1] ? -1 : 0`,
+      );
+      out.marks.push(
+        { expr: `${a} == 1`, title: 'Bullish engulfing', side: 'long' },
+        { expr: `${a} == -1`, title: 'Bearish engulfing', side: 'short' },
+      );
       return;
     case 'pinbar':
       out.lines.push(
         'pb_range = high > low ? high - low : na',
         `${a} = (math.min(open, close) - low) / pb_range >= 2.0 / 3 ? 1 : (high - math.max(open, close)) / pb_range >= 2.0 / 3 ? -1 : 0`,
       );
-      out.marks.push({ expr: `${a} == 1`, title: 'Bullish pin bar', side: 'long' }, { expr: `${a} == -1`, title: 'Bearish pin bar', side: 'short' });
+      out.marks.push(
+        { expr: `${a} == 1`, title: 'Bullish pin bar', side: 'long' },
+        { expr: `${a} == -1`, title: 'Bearish pin bar', side: 'short' },
+      );
       return;
     case 'insidebar':
-      out.lines.push(`${a} = high < high[1] and low > low[1] ? 1 : 0`, `${b} = ${a}[1] == 1 and close > high[1] ? 1 : ${a}[1] == 1 and close < low[1] ? -1 : 0`);
+      out.lines.push(
+        `${a} = high < high[1] and low > low[1] ? 1 : 0`,
+        `${b} = ${a}[1] == 1 and close > high[1] ? 1 : ${a}[1] == 1 and close < low[1] ? -1 : 0`,
+      );
       out.marks.push({ expr: `${a} == 1`, title: 'Inside bar', side: 'long' });
       return;
     case 'candlerun':
@@ -236,7 +278,10 @@ export function declarePine(inst: Instance, out: PineParts): void {
         'st_mid = (open[2] + close[2]) / 2',
         `${a} = st_b[2] < 0 and st_small and st_b > 0 and close > st_mid ? 1 : st_b[2] > 0 and st_small and st_b < 0 and close < st_mid ? -1 : 0`,
       );
-      out.marks.push({ expr: `${a} == 1`, title: 'Morning star', side: 'long' }, { expr: `${a} == -1`, title: 'Evening star', side: 'short' });
+      out.marks.push(
+        { expr: `${a} == 1`, title: 'Morning star', side: 'long' },
+        { expr: `${a} == -1`, title: 'Evening star', side: 'short' },
+      );
       return;
     case 'tweezer':
       out.lines.push(
@@ -244,7 +289,10 @@ export function declarePine(inst: Instance, out: PineParts): void {
         'tw_b = close - open',
         `${a} = tw_b[1] < 0 and tw_b > 0 and math.abs(low - low[1]) <= 0.1 * tw_rng ? 1 : tw_b[1] > 0 and tw_b < 0 and math.abs(high - high[1]) <= 0.1 * tw_rng ? -1 : 0`,
       );
-      out.marks.push({ expr: `${a} == 1`, title: 'Tweezer bottom', side: 'long' }, { expr: `${a} == -1`, title: 'Tweezer top', side: 'short' });
+      out.marks.push(
+        { expr: `${a} == 1`, title: 'Tweezer bottom', side: 'long' },
+        { expr: `${a} == -1`, title: 'Tweezer top', side: 'short' },
+      );
       return;
     case 'nr':
       out.lines.push(
@@ -268,11 +316,17 @@ export function declarePine(inst: Instance, out: PineParts): void {
       plot(b!, 'Heikin Ashi candles in a row', 'color.gray');
       return;
     case 'rsidiv':
-      out.lines.push(`rd_osc_${p.period}_${p.lookback} = ta.rsi(close, ${p.period})`, ...divergencePine(`rd_osc_${p.period}_${p.lookback}`, p.lookback!, a!, DIVERGENCE_MARGIN.rsidiv));
+      out.lines.push(
+        `rd_osc_${p.period}_${p.lookback} = ta.rsi(close, ${p.period})`,
+        ...divergencePine(`rd_osc_${p.period}_${p.lookback}`, p.lookback!, a!, DIVERGENCE_MARGIN.rsidiv),
+      );
       plot(a!, 'RSI divergence', 'color.purple');
       return;
     case 'macddiv':
-      out.lines.push(`md_osc_${p.fast}_${p.slow}_${p.lookback} = ta.ema(close, ${p.fast}) - ta.ema(close, ${p.slow})`, ...divergencePine(`md_osc_${p.fast}_${p.slow}_${p.lookback}`, p.lookback!, a!, `${DIVERGENCE_MARGIN.macddiv} * close`));
+      out.lines.push(
+        `md_osc_${p.fast}_${p.slow}_${p.lookback} = ta.ema(close, ${p.fast}) - ta.ema(close, ${p.slow})`,
+        ...divergencePine(`md_osc_${p.fast}_${p.slow}_${p.lookback}`, p.lookback!, a!, `${DIVERGENCE_MARGIN.macddiv} * close`),
+      );
       plot(a!, 'MACD divergence', 'color.purple');
       return;
     case 'sessrange': {

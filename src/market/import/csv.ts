@@ -80,7 +80,14 @@ export const csv: TickFormatSpec = {
       }
       const bidVolume = volumeAt(c, cols.bidVolume);
       const askVolume = volumeAt(c, cols.askVolume);
-      return badVolume([bidVolume, askVolume], VOLUME_NAMES) ?? { ts, bid: num(c[cols.bid]), ask: num(c[cols.ask]), volume: bidVolume + askVolume };
+      return (
+        badVolume([bidVolume, askVolume], VOLUME_NAMES) ?? {
+          ts,
+          bid: num(c[cols.bid]),
+          ask: num(c[cols.ask]),
+          volume: bidVolume + askVolume,
+        }
+      );
     };
   },
 };

@@ -132,7 +132,9 @@ function checkOptions({ format, symbol, batchSize, maxBadListed }: ImportTickFil
  * the pair in the file name, so a name that names only another pair is refused.
  */
 function checkFileNameSymbol(path: string, symbol: Symbol): void {
-  const letters = basename(path).toUpperCase().replace(/[^A-Z]/g, '');
+  const letters = basename(path)
+    .toUpperCase()
+    .replace(/[^A-Z]/g, '');
   if (letters.includes(symbol)) return;
   const other = SYMBOLS.find((s) => letters.includes(s));
   if (other) {

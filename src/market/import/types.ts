@@ -4,8 +4,7 @@ import type { Symbol } from '../../../schemas/common.ts';
 export const TICK_FILE_FORMATS = ['dukascopy', 'histdata', 'truefx', 'csv'] as const;
 export type TickFileFormat = (typeof TICK_FILE_FORMATS)[number];
 
-export const isTickFileFormat = (value: string): value is TickFileFormat =>
-  (TICK_FILE_FORMATS as readonly string[]).includes(value);
+export const isTickFileFormat = (value: string): value is TickFileFormat => (TICK_FILE_FORMATS as readonly string[]).includes(value);
 
 /**
  * One row as a format read it, before validation. Numbers may be NaN or out of range: the

@@ -24,13 +24,32 @@ export interface ColumnsDecodeResult {
   problem?: DecodeProblem;
 }
 
-const SP = 32, TAB = 9, LF = 10, CR = 13, QUOTE = 34, COMMA = 44, MINUS = 45, PLUS = 43, DOT = 46;
-const D0 = 48, D9 = 57, COLON = 58, LBRACKET = 91, RBRACKET = 93, LBRACE = 123, RBRACE = 125, BACKSLASH = 92;
+const SP = 32,
+  TAB = 9,
+  LF = 10,
+  CR = 13,
+  QUOTE = 34,
+  COMMA = 44,
+  MINUS = 45,
+  PLUS = 43,
+  DOT = 46;
+const D0 = 48,
+  D9 = 57,
+  COLON = 58,
+  LBRACKET = 91,
+  RBRACKET = 93,
+  LBRACE = 123,
+  RBRACE = 125,
+  BACKSLASH = 92;
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 const MAX_DIGITS = 15;
 
 // Keys, as bits of a `seen` mask.
-const TS = 1, BID = 2, ASK = 4, BID_VOL = 8, ASK_VOL = 16;
+const TS = 1,
+  BID = 2,
+  ASK = 4,
+  BID_VOL = 8,
+  ASK_VOL = 16;
 const REQUIRED = TS | BID | ASK;
 
 /** The index of the first byte at or after `pos` that is not JSON whitespace. */
@@ -82,7 +101,12 @@ export function scanTicksInto(b: Uint8Array, out: TickColumns): ColumnsDecodeRes
     // One object: {"key": number, ...}
     if (b[pos] !== LBRACE) return null;
     pos = skipWs(b, pos + 1, n);
-    let seen = 0, ts = 0, bid = 0, ask = 0, bidVol = 0, askVol = 0;
+    let seen = 0,
+      ts = 0,
+      bid = 0,
+      ask = 0,
+      bidVol = 0,
+      askVol = 0;
     if (b[pos] === RBRACE) pos++;
     else {
       for (;;) {
@@ -167,7 +191,12 @@ export function scanTicksInto(b: Uint8Array, out: TickColumns): ColumnsDecodeRes
     // non-negative finite volumes (JSON numbers are never NaN; 1e400 is Infinity).
     if (
       (seen & REQUIRED) === REQUIRED &&
-      Number.isSafeInteger(ts) && ts > 0 && bid > 0 && bid < Infinity && ask > 0 && ask < Infinity &&
+      Number.isSafeInteger(ts) &&
+      ts > 0 &&
+      bid > 0 &&
+      bid < Infinity &&
+      ask > 0 &&
+      ask < Infinity &&
       ((seen & BID_VOL) === 0 || (bidVol >= 0 && bidVol < Infinity)) &&
       ((seen & ASK_VOL) === 0 || (askVol >= 0 && askVol < Infinity))
     ) {

@@ -80,7 +80,11 @@ export function createTickBatchHandler(deps: TickBatchHandlerDeps): TickBatchHan
       counts.received += decoded.received;
       counts.malformed += decoded.malformed;
       if (decoded.problem) {
-        throttle.warn('record', { topic: batch.topic, partition: batch.partition, ...decoded.problem, malformed: decoded.malformed }, 'malformed tick record');
+        throttle.warn(
+          'record',
+          { topic: batch.topic, partition: batch.partition, ...decoded.problem, malformed: decoded.malformed },
+          'malformed tick record',
+        );
       }
       for (const [symbol, messages] of decoded.bySymbol) {
         const { ticks, late } = sequencers.sequence(symbol, messages);

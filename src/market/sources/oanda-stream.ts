@@ -65,7 +65,10 @@ export const OANDA_DEFAULT_SYMBOLS: readonly Symbol[] = ['EURUSD', 'GBPUSD', 'US
 const MAX_LINE = 1 << 20;
 
 class HttpStatusError extends Error {
-  constructor(readonly status: number, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
     super(`HTTP ${status}`);
   }
 }
@@ -74,7 +77,8 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
   const { log, silenceTimeoutMs = 10_000 } = options;
   const symbols = options.symbols ?? OANDA_DEFAULT_SYMBOLS;
   const instruments = new Map(symbols.map((s) => [toOandaInstrument(s), s]));
-  const url = `${options.streamUrl.replace(/\/+$/, '')}/v3/accounts/${encodeURIComponent(options.accountId)}/pricing/stream` +
+  const url =
+    `${options.streamUrl.replace(/\/+$/, '')}/v3/accounts/${encodeURIComponent(options.accountId)}/pricing/stream` +
     `?instruments=${[...instruments.keys()].join('%2C')}`;
   const lanes = new TickLanes(PRICE_CODEC, { ...options, maxQueued: options.maxPending ?? 50_000 });
   const throttle = new LogThrottle(log);
@@ -173,9 +177,15 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
       ? 'check OANDA_TOKEN and OANDA_ACCOUNT_ID'
       : err.status === 400
         ? 'check the instruments and OANDA_ACCOUNT_ID'
-        : err.status >= 500 ? 'OANDA server error' : 'request refused';
+        : err.status >= 500
+          ? 'OANDA server error'
+          : 'request refused';
     // The body is OANDA's errorMessage; the token itself is never logged.
-    return { level: auth ? 'error' : 'warn', fields: { status: err.status, body: err.body }, message: `OANDA stream refused (HTTP ${err.status}): ${hint}` };
+    return {
+      level: auth ? 'error' : 'warn',
+      fields: { status: err.status, body: err.body },
+      message: `OANDA stream refused (HTTP ${err.status}): ${hint}`,
+    };
   };
 
   const loop = (async () => {

@@ -108,7 +108,11 @@ export class TickLanes<T> {
       this.shed += records;
       this.shedBySymbol.set(symbol, (this.shedBySymbol.get(symbol) ?? 0) + records);
       if (!this.closed) {
-        this.throttle.warn(`full.${symbol}`, { symbol, shed: records, maxQueued: this.maxQueued }, 'tick sink is behind; shedding ticks undecoded');
+        this.throttle.warn(
+          `full.${symbol}`,
+          { symbol, shed: records, maxQueued: this.maxQueued },
+          'tick sink is behind; shedding ticks undecoded',
+        );
       }
       return;
     }
@@ -189,7 +193,11 @@ export class TickLanes<T> {
       const late = lane.sequencer.sequence(staged, from);
       if (late > 0) {
         this.late += late;
-        this.throttle.warn(`late.${lane.symbol}`, { symbol: lane.symbol, late }, 'ticks older than the previous tick of their symbol skipped');
+        this.throttle.warn(
+          `late.${lane.symbol}`,
+          { symbol: lane.symbol, late },
+          'ticks older than the previous tick of their symbol skipped',
+        );
       }
     }
     if (lane.head === lane.queue.length) {

@@ -10,13 +10,30 @@ const DAY_MS = 86_400_000;
  * It scales tick arrival, volatility and (inversely) the spread. Averages to ~1 over a day.
  */
 const FX_ACTIVITY = [
-  0.5, 0.55, 0.55, 0.55, 0.5, 0.55, // 00-05 Tokyo
+  0.5,
+  0.55,
+  0.55,
+  0.55,
+  0.5,
+  0.55, // 00-05 Tokyo
   0.8, // 06 pre-London
-  1.35, 1.45, 1.3, 1.2, 1.15, // 07-11 London
-  1.55, 1.75, 1.7, 1.5, // 12-15 London / New York overlap
-  1.1, 0.95, 0.85, 0.75, // 16-19 New York
-  0.6, 0.35, // 20-21 late New York, rollover
-  0.35, 0.45, // 22-23 Sydney open
+  1.35,
+  1.45,
+  1.3,
+  1.2,
+  1.15, // 07-11 London
+  1.55,
+  1.75,
+  1.7,
+  1.5, // 12-15 London / New York overlap
+  1.1,
+  0.95,
+  0.85,
+  0.75, // 16-19 New York
+  0.6,
+  0.35, // 20-21 late New York, rollover
+  0.35,
+  0.45, // 22-23 Sydney open
 ].map((v) => v / 0.9583);
 
 /** Pairs with an Asia-Pacific leg trade more actively in the Tokyo session. */
@@ -24,8 +41,7 @@ const ASIA_ACTIVE = new Set(['JPY', 'AUD', 'NZD']);
 
 /** Crypto trades around the clock, busier in US hours and a little quieter at weekends. */
 const CRYPTO_ACTIVITY = [
-  0.85, 0.8, 0.8, 0.8, 0.8, 0.8, 0.85, 0.9, 0.95, 1.0, 1.0, 1.05,
-  1.15, 1.25, 1.3, 1.25, 1.2, 1.1, 1.05, 1.0, 0.95, 0.9, 0.9, 0.9,
+  0.85, 0.8, 0.8, 0.8, 0.8, 0.8, 0.85, 0.9, 0.95, 1.0, 1.0, 1.05, 1.15, 1.25, 1.3, 1.25, 1.2, 1.1, 1.05, 1.0, 0.95, 0.9, 0.9, 0.9,
 ].map((v) => v / 0.9875);
 
 /** FX closes from Friday 22:00 UTC until Sunday 22:00 UTC (the platform's one rule: src/lib/market-hours.ts). */

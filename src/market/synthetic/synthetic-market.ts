@@ -68,9 +68,11 @@ export class SyntheticMarket {
     await this.catchUp(this.now());
     this.deps.log.info({ symbols: symbols.length, ms: Date.now() - started }, 'synthetic market ready');
     this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.catchUp(this.now())).catch((err: unknown) => {
-        this.deps.log.error({ err }, 'synthetic feed failed; it retries on the next beat');
-      });
+      this.running = this.running
+        .then(() => this.catchUp(this.now()))
+        .catch((err: unknown) => {
+          this.deps.log.error({ err }, 'synthetic feed failed; it retries on the next beat');
+        });
     }, this.deps.intervalMs ?? 250);
   }
 

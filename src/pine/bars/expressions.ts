@@ -301,7 +301,8 @@ export class Expressions {
       if (!slot) throw pineError(e.calleePos, `unknown name '${head}': declare it before calling its methods`);
       const receiver = slot.get(r.bar);
       const b = methodBuiltin(receiver, method);
-      if (!b) throw unsupported(e.calleePos, `method ${method}() on this value`, 'is not supported: methods are called on arrays and strings');
+      if (!b)
+        throw unsupported(e.calleePos, `method ${method}() on this value`, 'is not supported: methods are called on arrays and strings');
       const a = new Array<Value>(b.params.length);
       a[0] = receiver;
       for (let i = 0; i < args.length; i++) a[i + 1] = args[i]!();
@@ -326,7 +327,8 @@ export class Expressions {
     const params = fn.params;
     let problem: PineError | null = null;
     if (e.args.length > params.length) problem = pineError(e.calleePos, `${fn.name}() takes ${params.length} arguments`);
-    for (const k in e.named) if (!problem && !params.some((p) => p.name === k)) problem = pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
+    for (const k in e.named)
+      if (!problem && !params.some((p) => p.name === k)) problem = pineError(e.named[k]!, `${fn.name}() has no parameter '${k}'`);
     const args: Compiled[] = [];
     for (const p of params) {
       const given = e.args[args.length] ?? e.named[p.name] ?? p.default;
@@ -339,7 +341,13 @@ export class Expressions {
     }
     // The same local numbers at every call site: the body is made once, each call runs it in its own frame.
     const locals = this.scope.localsOf(fn.id, params.length);
-    const body = stmts.codeOf(fn.body, new Env(null, true).addLocals(params.map((p) => p.name), locals));
+    const body = stmts.codeOf(
+      fn.body,
+      new Env(null, true).addLocals(
+        params.map((p) => p.name),
+        locals,
+      ),
+    );
     const values = new Array<Value>(params.length);
     return () => {
       r.tick(e);

@@ -69,7 +69,9 @@ export class Interpreter {
         r.frame = r.root;
         statements.exec(body);
       }
-      const plots: PlotOut[] = [...out.plots.values()].map(({ offset, ...p }) => (offset === 0 ? p : { ...p, values: shift(p.values, offset) }));
+      const plots: PlotOut[] = [...out.plots.values()].map(({ offset, ...p }) =>
+        offset === 0 ? p : { ...p, values: shift(p.values, offset) },
+      );
       return {
         title: out.header.title,
         kind: out.header.kind,

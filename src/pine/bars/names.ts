@@ -50,11 +50,13 @@ export class Names {
     const c = constant(e.name);
     if (c !== undefined) return c;
     if (OTHER_VARIABLES.has(e.name)) {
-      if (offset > 0 && e.name.startsWith('ta.')) throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
+      if (offset > 0 && e.name.startsWith('ta.'))
+        throw unsupported(e, `history of ${e.name}`, 'is not supported; assign it to a variable first');
       return this.variable(e, offset);
     }
     if (this.scope.funcs.has(e.name) || BUILTINS[e.name]) throw pineError(e, `'${e.name}' is a function: call it with parentheses`);
-    if (e.name === 'timenow') throw unsupported(e, "'timenow'", 'is not supported: it changes with the time of the request; use time or timestamp()');
+    if (e.name === 'timenow')
+      throw unsupported(e, "'timenow'", 'is not supported: it changes with the time of the request; use time or timestamp()');
     throw pineError(e, `unknown name '${e.name}': declare it before use or check the spelling`);
   }
 

@@ -21,7 +21,14 @@ export interface RunOptions {
   mintick: number;
 }
 
-export const NO_BARS: Bars = { ts: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0), volume: new Float64Array(0) };
+export const NO_BARS: Bars = {
+  ts: new Float64Array(0),
+  open: new Float64Array(0),
+  high: new Float64Array(0),
+  low: new Float64Array(0),
+  close: new Float64Array(0),
+  volume: new Float64Array(0),
+};
 const emptyOut = (): Ctx['out'] => ({
   header: { title: '', kind: 'none', overlay: false },
   plots: new Map(),
@@ -51,7 +58,12 @@ export class RunState {
   deadline = 0;
   private clockIn = 4096;
   maxLoops = 0;
-  options: RunOptions = { limits: { maxSteps: 0, deadlineMs: 0, maxLoopIterations: 0, maxArraySize: 0 }, timeframe: '', symbol: '', mintick: 0 };
+  options: RunOptions = {
+    limits: { maxSteps: 0, deadlineMs: 0, maxLoopIterations: 0, maxArraySize: 0 },
+    timeframe: '',
+    symbol: '',
+    mintick: 0,
+  };
   /** This run's bar-field column per name node that reads one (by id), filled on first read. */
   nameColumns: (Float64Array | undefined)[] = [];
   /** This run's bar fields as whole columns, computed once on first use (hl2, hour… included). */
@@ -90,7 +102,7 @@ export class RunState {
     };
   }
 
- /** Everything a run reads or writes, fresh: the bars, budgets, frames, outputs. */
+  /** Everything a run reads or writes, fresh: the bars, budgets, frames, outputs. */
   start(bars: Bars, options: RunOptions): void {
     this.runNo++;
     this.options = options;
@@ -129,7 +141,8 @@ export class RunState {
     // The clock every 4096 checked steps: counted down, since leaves' steps come in between.
     if (--this.clockIn === 0) {
       this.clockIn = 4096;
-      if (Date.now() > this.deadline) throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
+      if (Date.now() > this.deadline)
+        throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
     }
   }
   overBudget(pos: Pos): PineError {
@@ -176,4 +189,5 @@ export class RunState {
     } finally {
       this.ctx.target = before;
     }
-  }}
+  }
+}

@@ -35,7 +35,9 @@ export class Scope {
         if (!this.topLevel.has(s.name)) this.topLevel.set(s.name, { kind: 'decl', index: s.id, global: false });
       } else if (s.kind === 'tupledecl') {
         const numbers = this.localsOf(s.id, s.names.length);
-        s.names.forEach((name, i) => this.topLevel.has(name) || this.topLevel.set(name, { kind: 'local', index: numbers[i]!, global: false }));
+        s.names.forEach(
+          (name, i) => this.topLevel.has(name) || this.topLevel.set(name, { kind: 'local', index: numbers[i]!, global: false }),
+        );
       }
     }
   }

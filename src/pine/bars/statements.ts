@@ -138,7 +138,8 @@ export class Statements implements StatementCode {
         return () => {
           r.tick(s);
           const v = init();
-          if (!Array.isArray(v) || v.length !== count) throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${count} names are declared`);
+          if (!Array.isArray(v) || v.length !== count)
+            throw pineError(s, `the right-hand side gives ${Array.isArray(v) ? v.length : 1} value(s), ${count} names are declared`);
           for (let i = 0; i < count; i++) r.localSlot(locals[i]!).put(r.bar, v[i]!);
           r.last = v;
           return 0;
@@ -153,12 +154,20 @@ export class Statements implements StatementCode {
         return () => {
           r.tick(s);
           if (!target) throw pineError(s, `'${s.name}' is assigned before it is declared; declare it with '=' first`);
-          if (target.global) throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
+          if (target.global)
+            throw pineError(s, `a function cannot assign the global variable '${s.name}' (as in Pine); return the value instead`);
           const slot = local ? r.frame.locals[k]! : r.frame.declSlots[k]!;
           let v = value();
           if (op !== ':=') {
             const cur = slot.get(r.bar);
-            v = typeof cur === 'number' && typeof v === 'number' && op !== '/=' && op !== '%=' ? (op === '+=' ? cur + v : op === '-=' ? cur - v : cur * v) : arith(op[0]!, cur, v, s);
+            v =
+              typeof cur === 'number' && typeof v === 'number' && op !== '/=' && op !== '%='
+                ? op === '+='
+                  ? cur + v
+                  : op === '-='
+                    ? cur - v
+                    : cur * v
+                : arith(op[0]!, cur, v, s);
           }
           slot.put(r.bar, v);
           r.last = v;
@@ -214,7 +223,12 @@ export class Statements implements StatementCode {
     if (!node || typeof node !== 'object') return false;
     if (Array.isArray(node)) return node.some((x) => this.mayName(x));
     const call = node as { kind?: unknown; callee?: unknown };
-    if (call.kind === 'call' && typeof call.callee === 'string' && (call.callee === 'input' || call.callee.startsWith('input.') || this.scope.funcs.has(call.callee))) return true;
+    if (
+      call.kind === 'call' &&
+      typeof call.callee === 'string' &&
+      (call.callee === 'input' || call.callee.startsWith('input.') || this.scope.funcs.has(call.callee))
+    )
+      return true;
     return Object.values(node).some((x) => this.mayName(x));
   }
 

@@ -12,4 +12,16 @@ import { TA_WINDOWS } from './ta-windows.ts';
 import { TIME_FUNCTIONS } from './time-functions.ts';
 
 /** Every built-in function by its Pine name. */
-export const BUILTINS: Readonly<Record<string, Builtin>> = { ...CORE, ...COLOR_FUNCTIONS, ...STRING_FUNCTIONS, ...TA, ...TA_WINDOWS, ...TA_OSCILLATORS, ...TA_VOLUME, ...PERCENTILES, ...PERIODS, ...TIME_FUNCTIONS, ...DRAW };
+export const BUILTINS: Readonly<Record<string, Builtin>> = {
+  ...CORE,
+  ...COLOR_FUNCTIONS,
+  ...STRING_FUNCTIONS,
+  ...TA,
+  ...TA_WINDOWS,
+  ...TA_OSCILLATORS,
+  ...TA_VOLUME,
+  ...PERCENTILES,
+  ...PERIODS,
+  ...TIME_FUNCTIONS,
+  ...DRAW,
+};

@@ -16,7 +16,10 @@ function parts(v: Value | undefined): Rgbt | null {
   return { r: byte(1), g: byte(3), b: byte(5), t: v.length === 9 ? Math.round((1 - byte(7) / 255) * 100) : 0 };
 }
 
-const hex2 = (x: number) => Math.max(0, Math.min(255, Math.round(x))).toString(16).padStart(2, '0');
+const hex2 = (x: number) =>
+  Math.max(0, Math.min(255, Math.round(x)))
+    .toString(16)
+    .padStart(2, '0');
 const colorOf = (c: Rgbt): string => `#${hex2(c.r)}${hex2(c.g)}${hex2(c.b)}${hex2(((100 - c.t) * 255) / 100)}`;
 
 const part = (key: keyof Rgbt): Builtin => ({ params: ['color'], fn: (_c, a) => parts(a[0])?.[key] ?? NaN });

@@ -4,12 +4,29 @@ import { isArray, isNa, type PineArray, type Value } from '../runtime/values.ts'
 
 /** TradingView's v5 palette. */
 export const COLORS: Record<string, string> = {
-  aqua: '#00bcd4', black: '#363a45', blue: '#2962ff', fuchsia: '#e040fb', gray: '#787b86', green: '#4caf50',
-  lime: '#00e676', maroon: '#880e4f', navy: '#311b92', olive: '#808000', orange: '#ff9800', purple: '#9c27b0',
-  red: '#ff5252', silver: '#b2b5be', teal: '#00897b', white: '#ffffff', yellow: '#ffeb3b',
+  aqua: '#00bcd4',
+  black: '#363a45',
+  blue: '#2962ff',
+  fuchsia: '#e040fb',
+  gray: '#787b86',
+  green: '#4caf50',
+  lime: '#00e676',
+  maroon: '#880e4f',
+  navy: '#311b92',
+  olive: '#808000',
+  orange: '#ff9800',
+  purple: '#9c27b0',
+  red: '#ff5252',
+  silver: '#b2b5be',
+  teal: '#00897b',
+  white: '#ffffff',
+  yellow: '#ffeb3b',
 };
 
-const hex2 = (x: number) => Math.max(0, Math.min(255, Math.round(x))).toString(16).padStart(2, '0');
+const hex2 = (x: number) =>
+  Math.max(0, Math.min(255, Math.round(x)))
+    .toString(16)
+    .padStart(2, '0');
 /** Transparency 0–100 (Pine) → alpha byte. */
 const alpha = (transp: number) => hex2(((100 - transp) * 255) / 100);
 
@@ -79,9 +96,18 @@ export const CORE: Record<string, Builtin> = {
     },
   },
   // Variadic: every positional argument counts (bound as p0, p1, …).
-  'math.max': { params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], fn: (_c, a) => Math.max(...a.filter((v) => v !== undefined).map(num)) },
-  'math.min': { params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], fn: (_c, a) => Math.min(...a.filter((v) => v !== undefined).map(num)) },
-  'math.avg': { params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'], fn: (_c, a) => mean(a.filter((v) => v !== undefined).map(num)) },
+  'math.max': {
+    params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'],
+    fn: (_c, a) => Math.max(...a.filter((v) => v !== undefined).map(num)),
+  },
+  'math.min': {
+    params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'],
+    fn: (_c, a) => Math.min(...a.filter((v) => v !== undefined).map(num)),
+  },
+  'math.avg': {
+    params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'],
+    fn: (_c, a) => mean(a.filter((v) => v !== undefined).map(num)),
+  },
   'str.tostring': { params: ['value', 'format'], fn: (ctx, a) => pineToString(a[0], a[1], ctx.mintick) },
   'str.length': { params: ['string'], fn: (_c, a) => str(a[0]).length },
   'math.round_to_mintick': {
@@ -101,7 +127,9 @@ export const CORE: Record<string, Builtin> = {
     fn: (_c, a) => `#${hex2(num(a[0]))}${hex2(num(a[1]))}${hex2(num(a[2]))}${alpha(a[3] === undefined ? 0 : num(a[3]))}`,
   },
   'array.new': { params: ['size', 'initial_value'], fn: (ctx, a) => newArray(ctx, a[0], a[1]) },
-  ...Object.fromEntries(ARRAY_NEW.map((n) => [n, { params: ['size', 'initial_value'], fn: (ctx: Ctx, a: Value[]) => newArray(ctx, a[0], a[1]) }])),
+  ...Object.fromEntries(
+    ARRAY_NEW.map((n) => [n, { params: ['size', 'initial_value'], fn: (ctx: Ctx, a: Value[]) => newArray(ctx, a[0], a[1]) }]),
+  ),
   'array.from': {
     params: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'],
     fn: (ctx, a) => {
@@ -111,9 +139,28 @@ export const CORE: Record<string, Builtin> = {
     },
   },
   'array.size': { params: ['id'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.length },
-  'array.get': { params: ['id', 'index'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); return arr.items[index(ctx, arr, a[1])]!; } },
-  'array.set': { params: ['id', 'index', 'value'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); arr.items[index(ctx, arr, a[1])] = a[2]!; return null; } },
-  'array.push': { params: ['id', 'value'], fn: (ctx, a) => { push(ctx, arrayArg(ctx, a[0]), a[1]!); return null; } },
+  'array.get': {
+    params: ['id', 'index'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      return arr.items[index(ctx, arr, a[1])]!;
+    },
+  },
+  'array.set': {
+    params: ['id', 'index', 'value'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      arr.items[index(ctx, arr, a[1])] = a[2]!;
+      return null;
+    },
+  },
+  'array.push': {
+    params: ['id', 'value'],
+    fn: (ctx, a) => {
+      push(ctx, arrayArg(ctx, a[0]), a[1]!);
+      return null;
+    },
+  },
   'array.unshift': {
     params: ['id', 'value'],
     fn: (ctx, a) => {
@@ -124,11 +171,43 @@ export const CORE: Record<string, Builtin> = {
       return null;
     },
   },
-  'array.pop': { params: ['id'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); if (arr.items.length === 0) ctx.fail('array.pop on an empty array'); return arr.items.pop()!; } },
-  'array.shift': { params: ['id'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); if (arr.items.length === 0) ctx.fail('array.shift on an empty array'); return arr.items.shift()!; } },
-  'array.clear': { params: ['id'], fn: (ctx, a) => { arrayArg(ctx, a[0]).items.length = 0; return null; } },
-  'array.first': { params: ['id'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); return arr.items[index(ctx, arr, 0)]!; } },
-  'array.last': { params: ['id'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); return arr.items[index(ctx, arr, -1)]!; } },
+  'array.pop': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      if (arr.items.length === 0) ctx.fail('array.pop on an empty array');
+      return arr.items.pop()!;
+    },
+  },
+  'array.shift': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      if (arr.items.length === 0) ctx.fail('array.shift on an empty array');
+      return arr.items.shift()!;
+    },
+  },
+  'array.clear': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      arrayArg(ctx, a[0]).items.length = 0;
+      return null;
+    },
+  },
+  'array.first': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      return arr.items[index(ctx, arr, 0)]!;
+    },
+  },
+  'array.last': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      return arr.items[index(ctx, arr, -1)]!;
+    },
+  },
   'array.includes': { params: ['id', 'value'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.includes(a[1]!) },
   'array.indexof': { params: ['id', 'value'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.indexOf(a[1]!) },
   'array.sum': arr1((xs) => xs.reduce((s, x) => s + x, 0)),
@@ -136,7 +215,14 @@ export const CORE: Record<string, Builtin> = {
   'array.max': arr1((xs) => (xs.length ? Math.max(...xs) : NaN)),
   'array.min': arr1((xs) => (xs.length ? Math.min(...xs) : NaN)),
   'array.stdev': { params: ['id', 'biased'], fn: (ctx, a) => Math.sqrt(variance(nums(arrayArg(ctx, a[0])), a[1] !== false)) },
-  'array.copy': { params: ['id'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); ctx.grow(arr.items.length); return { kind: 'array', items: arr.items.slice() }; } },
+  'array.copy': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      ctx.grow(arr.items.length);
+      return { kind: 'array', items: arr.items.slice() };
+    },
+  },
   'array.sort': {
     params: ['id', 'order'],
     fn: (ctx, a) => {
@@ -146,9 +232,27 @@ export const CORE: Record<string, Builtin> = {
       return null;
     },
   },
-  'array.remove': { params: ['id', 'index'], fn: (ctx, a) => { const arr = arrayArg(ctx, a[0]); return arr.items.splice(index(ctx, arr, a[1]), 1)[0]!; } },
-  'array.reverse': { params: ['id'], fn: (ctx, a) => { arrayArg(ctx, a[0]).items.reverse(); return null; } },
-  'array.join': { params: ['id', 'separator'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.map((v) => str(v)).join(str(a[1])) },
+  'array.remove': {
+    params: ['id', 'index'],
+    fn: (ctx, a) => {
+      const arr = arrayArg(ctx, a[0]);
+      return arr.items.splice(index(ctx, arr, a[1]), 1)[0]!;
+    },
+  },
+  'array.reverse': {
+    params: ['id'],
+    fn: (ctx, a) => {
+      arrayArg(ctx, a[0]).items.reverse();
+      return null;
+    },
+  },
+  'array.join': {
+    params: ['id', 'separator'],
+    fn: (ctx, a) =>
+      arrayArg(ctx, a[0])
+        .items.map((v) => str(v))
+        .join(str(a[1])),
+  },
   'array.lastindexof': { params: ['id', 'value'], fn: (ctx, a) => arrayArg(ctx, a[0]).items.lastIndexOf(a[1]!) },
   'array.fill': {
     params: ['id', 'value', 'index_from', 'index_to'],
@@ -188,8 +292,22 @@ export const CORE: Record<string, Builtin> = {
   },
 };
 
-const STRATEGY_CONSTANTS = new Set(['long', 'short', 'fixed', 'cash', 'percent_of_equity', 'commission.percent', 'commission.cash_per_contract',
-  'commission.cash_per_order', 'oca.cancel', 'oca.reduce', 'oca.none', 'direction.all', 'direction.long', 'direction.short']);
+const STRATEGY_CONSTANTS = new Set([
+  'long',
+  'short',
+  'fixed',
+  'cash',
+  'percent_of_equity',
+  'commission.percent',
+  'commission.cash_per_contract',
+  'commission.cash_per_order',
+  'oca.cancel',
+  'oca.reduce',
+  'oca.none',
+  'direction.all',
+  'direction.long',
+  'direction.short',
+]);
 
 /**
  * str.tostring: a number with a pattern ("#.##" up to 2 decimals, "0.00" exactly 2, format.mintick
@@ -249,4 +367,3 @@ export function constant(name: string): Value | undefined {
   }
   return undefined;
 }
-

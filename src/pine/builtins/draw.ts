@@ -6,27 +6,137 @@ import { truthy, type Value } from '../runtime/values.ts';
 
 /** Parameters that only change how TradingView draws or lists a script: accepted, no effect here. */
 const COSMETIC = [
-  'editable', 'display', 'show_last', 'trackprice', 'histbase', 'join', 'force_overlay', 'precision', 'format', 'scale',
-  'max_bars_back', 'timeframe', 'timeframe_gaps', 'explicit_plot_zorder', 'max_lines_count', 'max_labels_count',
-  'max_boxes_count', 'calc_bars_count', 'max_polylines_count', 'dynamic_requests', 'behind_chart', 'textcolor', 'size',
-  'tooltip', 'group', 'inline', 'confirm', 'linestyle', 'transp', 'fillgaps', 'shorttitle', 'initial_capital',
-  'default_qty_type', 'default_qty_value', 'pyramiding', 'commission_type', 'commission_value', 'currency', 'slippage',
-  'process_orders_on_close', 'close_entries_rule', 'calc_on_every_tick', 'calc_on_order_fills', 'use_bar_magnifier',
-  'backtest_fill_limits_assumption', 'margin_long', 'margin_short', 'risk_free_rate', 'fill_orders_on_standard_ohlc',
-  'display', 'active', 'comment', 'alert_message', 'disable_alert', 'qty', 'qty_percent', 'limit', 'stop', 'oca_name',
-  'oca_type', 'immediately', 'profit', 'loss', 'trail_price', 'trail_points', 'trail_offset', 'comment_profit',
-  'comment_loss', 'comment_trailing', 'from_entry', 'bordercolor', 'wickcolor', 'offset_x',
+  'editable',
+  'display',
+  'show_last',
+  'trackprice',
+  'histbase',
+  'join',
+  'force_overlay',
+  'precision',
+  'format',
+  'scale',
+  'max_bars_back',
+  'timeframe',
+  'timeframe_gaps',
+  'explicit_plot_zorder',
+  'max_lines_count',
+  'max_labels_count',
+  'max_boxes_count',
+  'calc_bars_count',
+  'max_polylines_count',
+  'dynamic_requests',
+  'behind_chart',
+  'textcolor',
+  'size',
+  'tooltip',
+  'group',
+  'inline',
+  'confirm',
+  'linestyle',
+  'transp',
+  'fillgaps',
+  'shorttitle',
+  'initial_capital',
+  'default_qty_type',
+  'default_qty_value',
+  'pyramiding',
+  'commission_type',
+  'commission_value',
+  'currency',
+  'slippage',
+  'process_orders_on_close',
+  'close_entries_rule',
+  'calc_on_every_tick',
+  'calc_on_order_fills',
+  'use_bar_magnifier',
+  'backtest_fill_limits_assumption',
+  'margin_long',
+  'margin_short',
+  'risk_free_rate',
+  'fill_orders_on_standard_ohlc',
+  'display',
+  'active',
+  'comment',
+  'alert_message',
+  'disable_alert',
+  'qty',
+  'qty_percent',
+  'limit',
+  'stop',
+  'oca_name',
+  'oca_type',
+  'immediately',
+  'profit',
+  'loss',
+  'trail_price',
+  'trail_points',
+  'trail_offset',
+  'comment_profit',
+  'comment_loss',
+  'comment_trailing',
+  'from_entry',
+  'bordercolor',
+  'wickcolor',
+  'offset_x',
 ];
 
 /** Header parameters in Pine's order (positional arguments bind to them). */
 const HEADER_PARAMS: Record<'indicator' | 'strategy' | 'library', string[]> = {
-  indicator: ['title', 'shorttitle', 'overlay', 'format', 'precision', 'scale', 'max_bars_back', 'timeframe', 'timeframe_gaps', 'explicit_plot_zorder',
-    'max_lines_count', 'max_labels_count', 'max_boxes_count', 'calc_bars_count', 'max_polylines_count', 'dynamic_requests', 'behind_chart'],
-  strategy: ['title', 'shorttitle', 'overlay', 'format', 'precision', 'scale', 'pyramiding', 'calc_on_order_fills', 'calc_on_every_tick', 'max_bars_back',
-    'backtest_fill_limits_assumption', 'default_qty_type', 'default_qty_value', 'initial_capital', 'currency', 'slippage', 'commission_type',
-    'commission_value', 'process_orders_on_close', 'close_entries_rule', 'margin_long', 'margin_short', 'explicit_plot_zorder', 'max_lines_count',
-    'max_labels_count', 'max_boxes_count', 'calc_bars_count', 'risk_free_rate', 'use_bar_magnifier', 'fill_orders_on_standard_ohlc',
-    'max_polylines_count', 'dynamic_requests', 'behind_chart'],
+  indicator: [
+    'title',
+    'shorttitle',
+    'overlay',
+    'format',
+    'precision',
+    'scale',
+    'max_bars_back',
+    'timeframe',
+    'timeframe_gaps',
+    'explicit_plot_zorder',
+    'max_lines_count',
+    'max_labels_count',
+    'max_boxes_count',
+    'calc_bars_count',
+    'max_polylines_count',
+    'dynamic_requests',
+    'behind_chart',
+  ],
+  strategy: [
+    'title',
+    'shorttitle',
+    'overlay',
+    'format',
+    'precision',
+    'scale',
+    'pyramiding',
+    'calc_on_order_fills',
+    'calc_on_every_tick',
+    'max_bars_back',
+    'backtest_fill_limits_assumption',
+    'default_qty_type',
+    'default_qty_value',
+    'initial_capital',
+    'currency',
+    'slippage',
+    'commission_type',
+    'commission_value',
+    'process_orders_on_close',
+    'close_entries_rule',
+    'margin_long',
+    'margin_short',
+    'explicit_plot_zorder',
+    'max_lines_count',
+    'max_labels_count',
+    'max_boxes_count',
+    'calc_bars_count',
+    'risk_free_rate',
+    'use_bar_magnifier',
+    'fill_orders_on_standard_ohlc',
+    'max_polylines_count',
+    'dynamic_requests',
+    'behind_chart',
+  ],
   library: ['title', 'overlay', 'dynamic_requests'],
 };
 const given = (v: Value | undefined): boolean => v !== undefined && v !== null && !(typeof v === 'number' && v !== v);
@@ -45,7 +155,9 @@ function header(kind: 'indicator' | 'strategy' | 'library'): Builtin {
     fn: (ctx, a) => {
       // timeframe="" is the chart's own; another timeframe (or a cut history) would give other values.
       if (timeframe >= 0 && given(a[timeframe]) && str(a[timeframe]) !== '') {
-        ctx.fail(`${kind}(timeframe=${JSON.stringify(str(a[timeframe]))}) is not supported: the script runs on the requested timeframe; set it with the request's timeframe`);
+        ctx.fail(
+          `${kind}(timeframe=${JSON.stringify(str(a[timeframe]))}) is not supported: the script runs on the requested timeframe; set it with the request's timeframe`,
+        );
       }
       if (given(a[calcBars])) ctx.fail(`${kind}(calc_bars_count=…) is not supported: the request's limit sets the bars`);
       ctx.out.header.title = str(a[0]);
@@ -93,7 +205,8 @@ function input(name: string, type: InputOut['type'], once = type !== 'source'): 
           title: str(a[1]) || (ctx.target ?? ''),
           type: kind,
           // A source input's default is the series it names (close, hl2…).
-          default: kind === 'source' ? sourceName(first) : typeof def === 'number' && def !== def ? null : (def as number | boolean | string),
+          default:
+            kind === 'source' ? sourceName(first) : typeof def === 'number' && def !== def ? null : (def as number | boolean | string),
         };
         // input.int(10, "Length", [5, 10, 20]): a list in third place is the options.
         const list = listOf(a[options]) ?? (minval >= 0 ? listOf(a[minval]) : null);
@@ -110,8 +223,23 @@ function input(name: string, type: InputOut['type'], once = type !== 'source'): 
 const sourceName = (e: Expr | undefined): string | null => (e && e.kind === 'name' ? e.name : null);
 const SERIES = new Set(['open', 'high', 'low', 'close', 'volume', 'hl2', 'hlc3', 'ohlc4', 'hlcc4']);
 
-const PLOT_PARAMS = ['series', 'title', 'color', 'linewidth', 'style', 'trackprice', 'histbase', 'offset', 'join', 'editable', 'show_last', 'display',
-  'format', 'precision', 'force_overlay'];
+const PLOT_PARAMS = [
+  'series',
+  'title',
+  'color',
+  'linewidth',
+  'style',
+  'trackprice',
+  'histbase',
+  'offset',
+  'join',
+  'editable',
+  'show_last',
+  'display',
+  'format',
+  'precision',
+  'force_overlay',
+];
 const PLOT_OFFSET = PLOT_PARAMS.indexOf('offset');
 const PLOT_OVERLAY = PLOT_PARAMS.indexOf('force_overlay');
 
@@ -138,8 +266,21 @@ function plot(ctx: Ctx, call: { id: number }, a: Value[]): void {
 function mark(kind: SignalOut['kind']): Builtin {
   // plotshape(series, title, style, location, color, offset, text) / plotchar(series, title, char, location, …)
   return {
-    params: [...(kind === 'plotshape' ? ['series', 'title', 'style'] : ['series', 'title', 'char']), 'location', 'color', 'offset', 'text', 'textcolor',
-      'editable', 'size', 'show_last', 'display', 'format', 'precision', 'force_overlay'],
+    params: [
+      ...(kind === 'plotshape' ? ['series', 'title', 'style'] : ['series', 'title', 'char']),
+      'location',
+      'color',
+      'offset',
+      'text',
+      'textcolor',
+      'editable',
+      'size',
+      'show_last',
+      'display',
+      'format',
+      'precision',
+      'force_overlay',
+    ],
     ignored: COSMETIC,
     fn: (ctx, a) => {
       const v = a[0];
@@ -148,7 +289,13 @@ function mark(kind: SignalOut['kind']): Builtin {
       // offset shifts the mark by whole bars, as on the chart; a mark shifted off the bars is not shown.
       const bar = ctx.bar + offset;
       if (bar >= 0 && bar < ctx.n && (typeof v === 'number' ? v === v && v !== 0 : truthy(v ?? null))) {
-        ctx.out.signals.push({ bar, kind, title: str(a[1]), text: str(a[6]) || (kind === 'plotchar' ? str(a[2]) : ''), location: a[3] === undefined ? 'abovebar' : str(a[3]) });
+        ctx.out.signals.push({
+          bar,
+          kind,
+          title: str(a[1]),
+          text: str(a[6]) || (kind === 'plotchar' ? str(a[2]) : ''),
+          location: a[3] === undefined ? 'abovebar' : str(a[3]),
+        });
       }
       return null;
     },
@@ -157,10 +304,44 @@ function mark(kind: SignalOut['kind']): Builtin {
 
 /** Positional parameters of the order calls, in Pine's order, then `when` (v5's condition: false places nothing). */
 const ORDER_PARAMS: Record<'strategy.entry' | 'strategy.close' | 'strategy.exit' | 'strategy.close_all', string[]> = {
-  'strategy.entry': ['id', 'direction', 'qty', 'limit', 'stop', 'oca_name', 'oca_type', 'comment', 'alert_message', 'disable_alert', 'when'],
+  'strategy.entry': [
+    'id',
+    'direction',
+    'qty',
+    'limit',
+    'stop',
+    'oca_name',
+    'oca_type',
+    'comment',
+    'alert_message',
+    'disable_alert',
+    'when',
+  ],
   'strategy.close': ['id', 'comment', 'qty', 'qty_percent', 'alert_message', 'immediately', 'disable_alert', 'when'],
-  'strategy.exit': ['id', 'from_entry', 'qty', 'qty_percent', 'profit', 'limit', 'loss', 'stop', 'trail_price', 'trail_points', 'trail_offset', 'oca_name',
-    'comment', 'comment_profit', 'comment_loss', 'comment_trailing', 'alert_message', 'alert_profit', 'alert_loss', 'alert_trailing', 'disable_alert', 'when'],
+  'strategy.exit': [
+    'id',
+    'from_entry',
+    'qty',
+    'qty_percent',
+    'profit',
+    'limit',
+    'loss',
+    'stop',
+    'trail_price',
+    'trail_points',
+    'trail_offset',
+    'oca_name',
+    'comment',
+    'comment_profit',
+    'comment_loss',
+    'comment_trailing',
+    'alert_message',
+    'alert_profit',
+    'alert_loss',
+    'alert_trailing',
+    'disable_alert',
+    'when',
+  ],
   'strategy.close_all': ['comment', 'alert_message', 'immediately', 'disable_alert', 'when'],
 };
 
@@ -214,13 +395,27 @@ export const DRAW: Record<string, Builtin> = {
     once: true,
     ignored: COSMETIC,
     fn: (ctx, a, call) => {
-      if (!ctx.out.hlines.has(call.id)) ctx.out.hlines.set(call.id, { title: str(a[1]), price: num(a[0]), color: typeof a[2] === 'string' ? a[2] : null });
+      if (!ctx.out.hlines.has(call.id))
+        ctx.out.hlines.set(call.id, { title: str(a[1]), price: num(a[0]), color: typeof a[2] === 'string' ? a[2] : null });
       return null;
     },
   },
   // Fills and background colours shade the chart between plots: nothing to compute.
   fill: {
-    params: ['hline1', 'hline2', 'color', 'title', 'editable', 'show_last', 'fillgaps', 'display', 'top_value', 'bottom_value', 'top_color', 'bottom_color'],
+    params: [
+      'hline1',
+      'hline2',
+      'color',
+      'title',
+      'editable',
+      'show_last',
+      'fillgaps',
+      'display',
+      'top_value',
+      'bottom_value',
+      'top_color',
+      'bottom_color',
+    ],
     ignored: COSMETIC,
     fn: () => null,
   },

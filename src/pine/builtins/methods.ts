@@ -10,7 +10,8 @@ import { isArray, type Value } from '../runtime/values.ts';
 const KINDS = ['array', 'str'] as const;
 
 /** The built-ins a method name can stand for (empty: no such method). */
-export const methodCandidates = (method: string): Builtin[] => KINDS.map((k) => BUILTINS[`${k}.${method}`]).filter((b): b is Builtin => b !== undefined);
+export const methodCandidates = (method: string): Builtin[] =>
+  KINDS.map((k) => BUILTINS[`${k}.${method}`]).filter((b): b is Builtin => b !== undefined);
 
 /** The built-in `receiver.method()` calls, by the receiver's kind at run time. */
 export function methodBuiltin(receiver: Value, method: string): Builtin | undefined {

@@ -22,7 +22,10 @@ export function parsePeriod(ctx: Ctx, v: Value | undefined): Period {
   const m = /^(\d*)([DWM]?)$/.exec(tf);
   const count = m && m[1] !== '' ? Number(m[1]) : 1;
   if (!m || count < 1 || (m[2] !== '' && count !== 1) || (m[2] === '' && count > 1440 * 7)) {
-    return ctx.fail(`timeframe ${JSON.stringify(tf)} is not supported here: use minutes ("60", "240"), "D", "W" or "M"`, `timeframe ${JSON.stringify(tf)}`);
+    return ctx.fail(
+      `timeframe ${JSON.stringify(tf)} is not supported here: use minutes ("60", "240"), "D", "W" or "M"`,
+      `timeframe ${JSON.stringify(tf)}`,
+    );
   }
   return m[2] === '' ? { kind: 'minutes', size: count } : { kind: m[2] as 'D' | 'W' | 'M' };
 }

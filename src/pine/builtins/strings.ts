@@ -11,7 +11,8 @@ function format(ctx: Ctx, a: Value[]): string {
     if (v === undefined) ctx.fail(`str.format has no argument {${i}}`);
     if (spec === undefined) return pineToString(v, undefined, ctx.mintick);
     const m = /^number,([#0.,]+)$/.exec(spec.trim());
-    if (!m) return ctx.fail(`str.format pattern {${i},${spec}} is not supported: use {${i}} or {${i},number,#.##}`, `str.format {${i},${spec}}`);
+    if (!m)
+      return ctx.fail(`str.format pattern {${i},${spec}} is not supported: use {${i}} or {${i},number,#.##}`, `str.format {${i},${spec}}`);
     return pineToString(v, m[1]!.replace(/,/g, ''), ctx.mintick);
   });
 }
@@ -29,10 +30,32 @@ export const STRING_FUNCTIONS: Record<string, Builtin> = {
       return s.slice(0, at) + by + s.slice(at + target.length);
     },
   },
-  'str.pos': { params: ['source', 'str'], fn: (_c, a) => { const i = str(a[0]).indexOf(str(a[1])); return i < 0 ? NA : i; } },
-  'str.tonumber': { params: ['string'], fn: (_c, a) => { const s = str(a[0]).trim(); return s === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s) ? NA : Number(s); } },
-  'str.split': { params: ['string', 'separator'], fn: (ctx, a) => { const items = str(a[0]).split(str(a[1])); ctx.grow(items.length); return { kind: 'array', items }; } },
-  'str.substring': { params: ['source', 'begin_pos', 'end_pos'], fn: (_c, a) => str(a[0]).substring(num(a[1]), a[2] === undefined ? undefined : num(a[2])) },
+  'str.pos': {
+    params: ['source', 'str'],
+    fn: (_c, a) => {
+      const i = str(a[0]).indexOf(str(a[1]));
+      return i < 0 ? NA : i;
+    },
+  },
+  'str.tonumber': {
+    params: ['string'],
+    fn: (_c, a) => {
+      const s = str(a[0]).trim();
+      return s === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s) ? NA : Number(s);
+    },
+  },
+  'str.split': {
+    params: ['string', 'separator'],
+    fn: (ctx, a) => {
+      const items = str(a[0]).split(str(a[1]));
+      ctx.grow(items.length);
+      return { kind: 'array', items };
+    },
+  },
+  'str.substring': {
+    params: ['source', 'begin_pos', 'end_pos'],
+    fn: (_c, a) => str(a[0]).substring(num(a[1]), a[2] === undefined ? undefined : num(a[2])),
+  },
   'str.startswith': { params: ['source', 'str'], fn: (_c, a) => str(a[0]).startsWith(str(a[1])) },
   'str.endswith': { params: ['source', 'str'], fn: (_c, a) => str(a[0]).endsWith(str(a[1])) },
   'str.trim': { params: ['source'], fn: (_c, a) => str(a[0]).trim() },

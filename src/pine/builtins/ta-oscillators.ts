@@ -86,7 +86,7 @@ export const TA_OSCILLATORS: Record<string, Builtin> = {
       if (xs.length < n) return NaN;
       const basis = windowMean(xs, xs.length - n, xs.length);
       const dev = num(a[2]) * windowStd(xs, xs.length - n, xs.length);
-      return basis === 0 ? NaN : (((basis + dev) - (basis - dev)) / basis) * 100;
+      return basis === 0 ? NaN : ((basis + dev - (basis - dev)) / basis) * 100;
     },
   },
 };

@@ -56,7 +56,7 @@ export function volumeVariable(ctx: Ctx, name: string): Value | undefined {
       return vwap(ctx, hlc3(ctx), opensPeriod(ctx.bars.ts, i, DAY_PERIOD), null) as number;
     case 'ta.accdist': {
       const st = ctx.state(newSum);
-      const mfv = (((close[i]! - low[i]!) - (high[i]! - close[i]!)) / (high[i]! - low[i]!)) * volume[i]!;
+      const mfv = ((close[i]! - low[i]! - (high[i]! - close[i]!)) / (high[i]! - low[i]!)) * volume[i]!;
       if (Number.isFinite(mfv)) st.s += mfv;
       return st.s;
     }

@@ -78,7 +78,10 @@ function median(xs: number[], from: number, to: number): number {
 
 /** The most frequent value of the window (na left out); of equally frequent ones the smallest. */
 function mode(xs: number[], from: number, to: number): number {
-  const w = xs.slice(from, to).filter((x) => x === x).sort((a, b) => a - b);
+  const w = xs
+    .slice(from, to)
+    .filter((x) => x === x)
+    .sort((a, b) => a - b);
   if (w.length === 0) return NaN;
   let best = w[0]!;
   let bestCount = 1;
@@ -131,7 +134,8 @@ export const TA_WINDOWS: Record<string, Builtin> = {
   'ta.mode': { params: ['source', 'length'], fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, mode) },
   'ta.range': {
     params: ['source', 'length'],
-    fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, (xs, f, t) => (hasNaN(xs, f, t) ? NaN : Math.max(...xs.slice(f, t)) - Math.min(...xs.slice(f, t)))),
+    fn: (ctx, a) =>
+      windowOf(ctx, a[0]!, a[1]!, (xs, f, t) => (hasNaN(xs, f, t) ? NaN : Math.max(...xs.slice(f, t)) - Math.min(...xs.slice(f, t)))),
   },
   'ta.cog': {
     // Centre of gravity: −Σ x[i]·(i + 1) / Σ x[i], i = 0 the newest.

@@ -6,7 +6,18 @@
  * inputs (answering na) and seeds on the first value, as the registry's ewm does.
  */
 import {
-  ewmStep, givenAlpha, rsiValue, RunningExtreme, spanAlpha, stochK, trueRange, windowMax, windowMean, windowMin, windowStd, windowWma,
+  ewmStep,
+  givenAlpha,
+  rsiValue,
+  RunningExtreme,
+  spanAlpha,
+  stochK,
+  trueRange,
+  windowMax,
+  windowMean,
+  windowMin,
+  windowStd,
+  windowWma,
 } from '../../indicators/index.ts';
 import { length, num, type Builtin, type Ctx } from '../runtime/ctx.ts';
 import { truthy, type Value } from '../runtime/values.ts';
@@ -45,7 +56,12 @@ const prevBar = (ctx: Ctx): number | undefined => (ctx.bar === 0 ? undefined : c
 export const barTr = (ctx: Ctx): number => trueRange(ctx.bars.high[ctx.bar]!, ctx.bars.low[ctx.bar]!, prevBar(ctx));
 
 /** `ta.highest(length)` form: a single argument is the length, the source is high (low for lowest). */
-function sourceAndLength(ctx: Ctx, a: Value[], call: { args: unknown[]; named: Record<string, unknown> }, dflt: Float64Array): [Value, Value] {
+function sourceAndLength(
+  ctx: Ctx,
+  a: Value[],
+  call: { args: unknown[]; named: Record<string, unknown> },
+  dflt: Float64Array,
+): [Value, Value] {
   // One pair for every call, filled and read at once (a new pair per bar and call site is garbage).
   if (call.args.length === 1 && !('length' in call.named)) {
     PAIR[0] = dflt[ctx.bar]!;
@@ -268,7 +284,10 @@ function dmi(ctx: Ctx, n: number, smooth: number): Value[] {
 export const TA: Record<string, Builtin> = {
   'ta.sma': { params: ['source', 'length'], fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, windowMean) },
   'ta.ema': { params: ['source', 'length'], fn: (ctx, a) => ewmStates(ctx, 1)[0]!.step(num(a[0]), spanAlpha(length(ctx, a[1], 'length'))) },
-  'ta.rma': { params: ['source', 'length'], fn: (ctx, a) => ewmStates(ctx, 1)[0]!.step(num(a[0]), givenAlpha(1 / length(ctx, a[1], 'length'))) },
+  'ta.rma': {
+    params: ['source', 'length'],
+    fn: (ctx, a) => ewmStates(ctx, 1)[0]!.step(num(a[0]), givenAlpha(1 / length(ctx, a[1], 'length'))),
+  },
   'ta.wma': {
     params: ['source', 'length'],
     fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, (xs, from, to) => windowWma(xs, to - 1, to - from)),
@@ -416,7 +435,10 @@ export const TA: Record<string, Builtin> = {
   'ta.pivotlow': { params: ['source', 'leftbars', 'rightbars'], fn: (ctx, a, call) => pivot(ctx, a, call, ctx.bars.low, false) },
   'ta.sar': { params: ['start', 'inc', 'max'], fn: (ctx, a) => sar(ctx, num(a[0]), num(a[1]), num(a[2])) },
   'ta.supertrend': { params: ['factor', 'atrPeriod'], fn: (ctx, a) => supertrend(ctx, num(a[0]), length(ctx, a[1], 'atrPeriod')) },
-  'ta.dmi': { params: ['diLength', 'adxSmoothing'], fn: (ctx, a) => dmi(ctx, length(ctx, a[0], 'diLength'), length(ctx, a[1], 'adxSmoothing')) },
+  'ta.dmi': {
+    params: ['diLength', 'adxSmoothing'],
+    fn: (ctx, a) => dmi(ctx, length(ctx, a[0], 'diLength'), length(ctx, a[1], 'adxSmoothing')),
+  },
   'ta.cum': {
     params: ['source'],
     fn: (ctx, a) => {
@@ -426,11 +448,15 @@ export const TA: Record<string, Builtin> = {
       return st.s;
     },
   },
-  'math.sum': { params: ['source', 'length'], fn: (ctx, a) => windowOf(ctx, a[0]!, a[1]!, (xs, f, t) => {
-    let sum = 0;
-    for (let j = f; j < t; j++) sum += xs[j]!;
-    return sum;
-  }) },
+  'math.sum': {
+    params: ['source', 'length'],
+    fn: (ctx, a) =>
+      windowOf(ctx, a[0]!, a[1]!, (xs, f, t) => {
+        let sum = 0;
+        for (let j = f; j < t; j++) sum += xs[j]!;
+        return sum;
+      }),
+  },
   fixnan: {
     params: ['source'],
     fn: (ctx, a) => {

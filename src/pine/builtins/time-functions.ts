@@ -14,7 +14,11 @@ const UTC_NAMES = /^(utc|gmt|etc\/utc|etc\/gmt|z)([+-]0{1,2}(:?00)?)?$/i;
 function utcOnly(ctx: Ctx, tz: Value | undefined): void {
   if (tz === undefined || tz === null) return;
   const name = str(tz).trim();
-  if (!UTC_NAMES.test(name)) ctx.fail(`timezone ${JSON.stringify(name)} is not supported: times here are UTC; remove the timezone argument or use "UTC"`, `timezone ${JSON.stringify(name)}`);
+  if (!UTC_NAMES.test(name))
+    ctx.fail(
+      `timezone ${JSON.stringify(name)} is not supported: times here are UTC; remove the timezone argument or use "UTC"`,
+      `timezone ${JSON.stringify(name)}`,
+    );
 }
 
 /** A date string: ISO (2024-01-31, 2024-01-31T10:00, read as UTC) or with an explicit offset or GMT/UTC. */
@@ -23,7 +27,10 @@ function parseDate(ctx: Ctx, text: string): number {
   const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?$/.test(s);
   const explicit = /([+-]\d{2}:?\d{2}|Z|GMT|UTC)$/i.test(s);
   const ms = iso ? Date.parse(s.length === 10 ? s : `${s}Z`) : explicit ? Date.parse(s) : NaN;
-  if (ms !== ms) ctx.fail(`timestamp(${JSON.stringify(s)}): write the date as 2024-01-31 or 2024-01-31T10:00 (UTC), or with an offset such as 2024-01-31T10:00+02:00`);
+  if (ms !== ms)
+    ctx.fail(
+      `timestamp(${JSON.stringify(s)}): write the date as 2024-01-31 or 2024-01-31T10:00 (UTC), or with an offset such as 2024-01-31T10:00+02:00`,
+    );
   return ms;
 }
 
@@ -34,7 +41,9 @@ const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Numb
 function inSession(ctx: Ctx, session: string, ts: number): boolean {
   const [spans, days] = session.split(':');
   if (!/^\d{4}-\d{4}(,\d{4}-\d{4})*$/.test(spans ?? '') || (days !== undefined && !/^[1-7]+$/.test(days))) {
-    ctx.fail(`session ${JSON.stringify(session)} is not understood: write it as "0930-1600", several as "0930-1200,1300-1600", days after a colon ("0930-1600:23456", 1 = Sunday)`);
+    ctx.fail(
+      `session ${JSON.stringify(session)} is not understood: write it as "0930-1600", several as "0930-1200,1300-1600", days after a colon ("0930-1600:23456", 1 = Sunday)`,
+    );
   }
   const d = new Date(ts);
   if (days !== undefined && !days.includes(String(d.getUTCDay() + 1))) return false;
@@ -51,7 +60,10 @@ const CHART_SECONDS: Record<string, number> = { '1min': 60, '5min': 300, '15min'
 
 export const TIME_FUNCTIONS: Record<string, Builtin> = {
   ...Object.fromEntries(
-    TIME_PARTS.map((part) => [part, { params: ['time', 'timezone'], fn: (ctx: Ctx, a: Value[]) => (utcOnly(ctx, a[1]), timePart(part, num(a[0]))) }]),
+    TIME_PARTS.map((part) => [
+      part,
+      { params: ['time', 'timezone'], fn: (ctx: Ctx, a: Value[]) => (utcOnly(ctx, a[1]), timePart(part, num(a[0]))) },
+    ]),
   ),
   timestamp: {
     // timestamp("2024-01-31"), timestamp(year, month, day, hour, minute, second), timestamp("UTC", year, …).

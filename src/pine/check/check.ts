@@ -14,15 +14,47 @@ import { methodCandidates } from '../builtins/methods.ts';
 const GLOBAL_ONLY = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcondition|indicator|strategy|library|input(\..+)?)$/;
 
 /** Pine's built-in namespaces: a dotted call outside them is a method call on a variable. */
-const NAMESPACES = new Set(['ta', 'math', 'str', 'array', 'matrix', 'map', 'color', 'input', 'strategy', 'request', 'line', 'label', 'box',
-  'table', 'polyline', 'linefill', 'chart', 'ticker', 'log', 'runtime', 'timeframe', 'syminfo', 'barstate', 'session', 'alert', 'time']);
+const NAMESPACES = new Set([
+  'ta',
+  'math',
+  'str',
+  'array',
+  'matrix',
+  'map',
+  'color',
+  'input',
+  'strategy',
+  'request',
+  'line',
+  'label',
+  'box',
+  'table',
+  'polyline',
+  'linefill',
+  'chart',
+  'ticker',
+  'log',
+  'runtime',
+  'timeframe',
+  'syminfo',
+  'barstate',
+  'session',
+  'alert',
+  'time',
+]);
 
 /** What to do instead of a built-in that stays unsupported, by name or namespace. */
 const INSTEAD: [RegExp, string][] = [
   [/^request\./, 'the script runs on the requested symbol and timeframe only; set them in the request, or compute from the chart’s bars'],
-  [/^(line|label|box|table|polyline|linefill|chart)\./, 'drawings are not part of the answer; mark bars with plotshape()/plotchar() or draw levels with plot()/hline()'],
+  [
+    /^(line|label|box|table|polyline|linefill|chart)\./,
+    'drawings are not part of the answer; mark bars with plotshape()/plotchar() or draw levels with plot()/hline()',
+  ],
   [/^alert$/, 'use alertcondition(condition, title, message) at the top level: its bars are answered as signals'],
-  [/^strategy\./, 'strategy orders are answered as signals from strategy.entry/close/exit/close_all; other strategy functions and statistics are not simulated'],
+  [
+    /^strategy\./,
+    'strategy orders are answered as signals from strategy.entry/close/exit/close_all; other strategy functions and statistics are not simulated',
+  ],
   [/^(plotcandle|plotbar|plotarrow)$/, 'plot the values with plot() instead'],
   [/^math\.random$/, 'random numbers would change the answer on every request; use a deterministic rule'],
 ];
@@ -54,10 +86,21 @@ const OUTPUTS = /^(plot|plotshape|plotchar|hline|fill|bgcolor|barcolor|alertcond
  */
 function checkShape(program: Program, hasOutput: boolean): void {
   const start = { line: 1, col: 1 };
-  if (program.body.length === 0) throw pineError(start, 'the script is empty (or only comments): paste a whole Pine script, starting with //@version=5 and indicator("Title")');
-  if (program.header === null) throw pineError(start, 'the script has no indicator(), strategy() or library() declaration: add indicator("Title") after the //@version line, as TradingView requires');
+  if (program.body.length === 0)
+    throw pineError(
+      start,
+      'the script is empty (or only comments): paste a whole Pine script, starting with //@version=5 and indicator("Title")',
+    );
+  if (program.header === null)
+    throw pineError(
+      start,
+      'the script has no indicator(), strategy() or library() declaration: add indicator("Title") after the //@version line, as TradingView requires',
+    );
   if (!hasOutput && program.header !== 'library') {
-    throw pineError(start, 'the script has no output: add a plot(), plotshape(), plotchar(), hline(), bgcolor(), alertcondition() or a strategy order, as TradingView requires');
+    throw pineError(
+      start,
+      'the script has no output: add a plot(), plotshape(), plotchar(), hline(), bgcolor(), alertcondition() or a strategy order, as TradingView requires',
+    );
   }
 }
 
@@ -80,7 +123,10 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
     switch (e.kind) {
       case 'call': {
         if (local > 0 && GLOBAL_ONLY.test(e.callee)) {
-          throw pineError(e.calleePos, `${e.callee}() cannot be called in a local block (if, for, while, switch or a function body), as in Pine; move it to the top level`);
+          throw pineError(
+            e.calleePos,
+            `${e.callee}() cannot be called in a local block (if, for, while, switch or a function body), as in Pine; move it to the top level`,
+          );
         }
         if (!BUILTINS[e.callee] && !funcs.has(e.callee)) {
           const ns = e.callee.split('.')[0]!;
@@ -89,9 +135,14 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
             const method = e.callee.slice(ns.length + 1);
             const candidates = methodCandidates(method);
             if (candidates.length === 0) {
-              throw unsupported(e.calleePos, `method ${method}() of '${ns}'`, 'is not supported (methods of arrays and strings are, e.g. a.push(x), s.length())');
+              throw unsupported(
+                e.calleePos,
+                `method ${method}() of '${ns}'`,
+                'is not supported (methods of arrays and strings are, e.g. a.push(x), s.length())',
+              );
             }
-            if (e.args.length + 1 > Math.max(...candidates.map((b) => b.params.length))) throw pineError(e.calleePos, `${e.callee}() has too many arguments`);
+            if (e.args.length + 1 > Math.max(...candidates.map((b) => b.params.length)))
+              throw pineError(e.calleePos, `${e.callee}() has too many arguments`);
             e.args.forEach(visitExpr);
             Object.values(e.named).forEach(visitExpr);
             return;
@@ -103,7 +154,8 @@ export function checkProgram(program: Program, funcs: ReadonlyMap<string, FuncDe
         }
         const b = BUILTINS[e.callee];
         if (b) {
-          if (e.args.length > b.params.length) throw pineError(e.calleePos, `${e.callee}() takes at most ${b.params.length} positional arguments`);
+          if (e.args.length > b.params.length)
+            throw pineError(e.calleePos, `${e.callee}() takes at most ${b.params.length} positional arguments`);
           for (const k of Object.keys(e.named)) {
             if (!b.params.includes(k) && !b.ignored?.includes(k)) throw unsupported(e.named[k]!, `argument '${k}' of ${e.callee}()`);
           }

@@ -9,7 +9,15 @@ import { giveUp, valueAt, type Col, type Column, type Steps } from './col.ts';
 import type { ColumnHost } from './host.ts';
 
 /** A built-in run on every bar in order, as the bar-by-bar run calls it, with its state in `frame`. */
-export function builtinColumn(host: ColumnHost, b: Builtin, e: CallExpr, frame: Frame, args: Col[], named: (readonly [number, Col])[], steps: Steps): Column {
+export function builtinColumn(
+  host: ColumnHost,
+  b: Builtin,
+  e: CallExpr,
+  frame: Frame,
+  args: Col[],
+  named: (readonly [number, Col])[],
+  steps: Steps,
+): Column {
   const n = host.n;
   const ctx = host.ctx;
   const a = new Array<Value>(b.params.length);

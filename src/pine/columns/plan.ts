@@ -20,10 +20,21 @@ import { keyOf, type ColumnHost, type StaticHost } from './host.ts';
 
 /** Built-ins whose value depends on their arguments, the bars and their call site's state only. */
 export const SERIES_BUILTINS = new Set(
-  [TA, TA_WINDOWS, TA_OSCILLATORS, TA_VOLUME, PERCENTILES].flatMap((t) => Object.keys(t)).filter((k) => k.startsWith('ta.') || k === 'math.sum'),
+  [TA, TA_WINDOWS, TA_OSCILLATORS, TA_VOLUME, PERCENTILES]
+    .flatMap((t) => Object.keys(t))
+    .filter((k) => k.startsWith('ta.') || k === 'math.sum'),
 );
 /** Built-ins with no state at all: they may run on bars where their branch is not taken. */
-export const PURE_BUILTINS = new Set(['nz', 'na', 'int', 'float', 'bool', 'color.new', 'color.rgb', ...Object.keys(CORE).filter((k) => k.startsWith('math.'))]);
+export const PURE_BUILTINS = new Set([
+  'nz',
+  'na',
+  'int',
+  'float',
+  'bool',
+  'color.new',
+  'color.rgb',
+  ...Object.keys(CORE).filter((k) => k.startsWith('math.')),
+]);
 
 /** Whether `node` reads the history (`x[k]`) of one of these variables. */
 export function readsHistory(node: unknown, keys: ReadonlySet<string>, host: Pick<ColumnHost, 'binding'>): boolean {
@@ -98,7 +109,8 @@ export class ColumnPlan {
       const call = init.kind === 'call' && !this.host.funcs.has(init.callee) ? init : null;
       const b = call ? BUILTINS[call.callee] : undefined;
       const defval = call && (call.args[0] ?? call.named.defval);
-      if (isConstant(init) || (b?.once && call!.args.every(isConstant) && Object.values(call!.named).every(isConstant))) this.constants.add(s.id);
+      if (isConstant(init) || (b?.once && call!.args.every(isConstant) && Object.values(call!.named).every(isConstant)))
+        this.constants.add(s.id);
       else if (b && defval && (call!.callee === 'input' || call!.callee === 'input.source')) this.aliases.set(s.id, defval);
       else if (this.mayBeColumn(init)) this.candidates.add(s.id);
       else return;
@@ -141,7 +153,13 @@ export function globalReads(funcs: ReadonlyMap<string, FuncDef>, binding: Column
  * passes `ok`. A function's own locals are made as it is called: only its reads of the script's
  * variables count.
  */
-export function readsOnly(node: unknown, host: Pick<ColumnHost, 'binding' | 'funcs'>, ok: (b: Binding) => boolean, seen = new Set<string>(), inFunction = false): boolean {
+export function readsOnly(
+  node: unknown,
+  host: Pick<ColumnHost, 'binding' | 'funcs'>,
+  ok: (b: Binding) => boolean,
+  seen = new Set<string>(),
+  inFunction = false,
+): boolean {
   if (!node || typeof node !== 'object') return true;
   if (Array.isArray(node)) return node.every((x) => readsOnly(x, host, ok, seen, inFunction));
   const e = node as Expr;
@@ -202,7 +220,11 @@ export function constantExpr(e: Expr, host: StaticHost, constants: ReadonlySet<n
 }
 
 /** The branch an if/switch on constants takes on every bar, and the steps its tests count (gives up on a test that is no constant). */
-export function constantBranch(s: Stmt & { kind: 'if' | 'switch' }, host: StaticHost & Pick<ColumnHost, 'constant'>, constants: ReadonlySet<number>): { body: Stmt[] | null; steps: number } {
+export function constantBranch(
+  s: Stmt & { kind: 'if' | 'switch' },
+  host: StaticHost & Pick<ColumnHost, 'constant'>,
+  constants: ReadonlySet<number>,
+): { body: Stmt[] | null; steps: number } {
   const constant = (e: Expr) => (constantExpr(e, host, constants) ? host.constant(e) : giveUp());
   let steps = 0;
   if (s.kind === 'if') {

@@ -79,11 +79,25 @@ export function runJob(job: PineJob): PineJobResult {
     ready.delete(job.source);
     if (err instanceof PineError) {
       const exhausted = BUDGET_SPENT.test(err.message);
-      return { id: job.id, ok: false, problem: { message: err.message, line: err.line, col: err.col, construct: err.construct ?? null, ...(exhausted ? { exhausted } : {}) } };
+      return {
+        id: job.id,
+        ok: false,
+        problem: {
+          message: err.message,
+          line: err.line,
+          col: err.col,
+          construct: err.construct ?? null,
+          ...(exhausted ? { exhausted } : {}),
+        },
+      };
     }
     if (err instanceof RangeError) {
       // The JS stack or heap ran out under the script: its fault, told as such.
-      return { id: job.id, ok: false, problem: { message: `the script needs too much memory or nesting (${err.message})`, line: 1, col: 1, construct: null } };
+      return {
+        id: job.id,
+        ok: false,
+        problem: { message: `the script needs too much memory or nesting (${err.message})`, line: 1, col: 1, construct: null },
+      };
     }
     return { id: job.id, ok: false, failure: err instanceof Error ? err.message : String(err) };
   }

@@ -3,7 +3,10 @@ import type { CustomIndicatorResponse, FeMode, Panel, PlotSeries } from '../../.
 import { isoFromMs } from '../../lib/iso-time.ts';
 import type { PlotOut, RunResult } from '../runtime/outputs.ts';
 
-export type Shaped = Pick<CustomIndicatorResponse, 'title' | 'script_kind' | 'timestamps' | 'overlays' | 'panels' | 'signals' | 'features' | 'inputs'>;
+export type Shaped = Pick<
+  CustomIndicatorResponse,
+  'title' | 'script_kind' | 'timestamps' | 'overlays' | 'panels' | 'signals' | 'features' | 'inputs'
+>;
 
 const value = (v: number): number | null => (Number.isFinite(v) ? v : null);
 
@@ -19,7 +22,11 @@ function valuesFrom(xs: Float64Array, from: number): (number | null)[] {
 
 /** Snake-case identifier from a title, unique among `taken`. */
 function uniqueName(title: string, taken: Set<string>): string {
-  const base = title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'plot';
+  const base =
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'plot';
   let name = base;
   for (let k = 2; taken.has(name); k++) name = `${base}_${k}`;
   taken.add(name);
@@ -55,7 +62,14 @@ export function shapeRun(run: RunResult, ts: Float64Array, close: Float64Array, 
     let max = -Infinity;
     for (const s of inPanel) for (const v of s.values) if (v !== null) [min, max] = [Math.min(min, v), Math.max(max, v)];
     for (const l of levels) [min, max] = [Math.min(min, l.price), Math.max(max, l.price)];
-    panels = [{ name: uniqueName(run.title || 'panel', new Set(names)), series: inPanel.map(strip), levels, bounds: { min: Number.isFinite(min) ? min : null, max: Number.isFinite(max) ? max : null } }];
+    panels = [
+      {
+        name: uniqueName(run.title || 'panel', new Set(names)),
+        series: inPanel.map(strip),
+        levels,
+        bounds: { min: Number.isFinite(min) ? min : null, max: Number.isFinite(max) ? max : null },
+      },
+    ];
   }
   // In bar order: a mark with a negative offset lands on an earlier bar than the marks before it.
   const signals = run.signals
@@ -90,7 +104,8 @@ export function shapeRun(run: RunResult, ts: Float64Array, close: Float64Array, 
             return was <= 0 && now > 0 ? 1 : was >= 0 && now < 0 ? -1 : 0;
           });
         } else {
-          for (const l of levels) features[`${s.name}_above_${levelName(l.price)}`] = col((i) => (Number.isFinite(x[i]!) ? (x[i]! > l.price ? 1 : 0) : NaN));
+          for (const l of levels)
+            features[`${s.name}_above_${levelName(l.price)}`] = col((i) => (Number.isFinite(x[i]!) ? (x[i]! > l.price ? 1 : 0) : NaN));
         }
       }
       const byTitle = new Map<string, Set<number>>();

@@ -129,7 +129,10 @@ export class PinePool {
         },
       };
       // One slot per worker and each holds one run: a free worker is there.
-      this.dispatch(this.slots.find((s) => !s.busy)!, pending);
+      this.dispatch(
+        this.slots.find((s) => !s.busy)!,
+        pending,
+      );
     });
   }
 
@@ -160,7 +163,8 @@ export class PinePool {
   private penalize(user: UserKey): void {
     const now = Date.now();
     this.penalizedUntil.set(user, now + (this.options.penaltyMs ?? PENALTY_MS));
-    if (this.penalizedUntil.size > 10_000) for (const [u, until] of this.penalizedUntil) if (until <= now) (this.penalizedUntil.delete(u), this.allowance.delete(u));
+    if (this.penalizedUntil.size > 10_000)
+      for (const [u, until] of this.penalizedUntil) if (until <= now) (this.penalizedUntil.delete(u), this.allowance.delete(u));
   }
 
   /** Runs in flight and waiting, over all users (metrics, tests). */
@@ -176,7 +180,10 @@ export class PinePool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { workerData: { nice: this.options.nice }, resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
+    const worker = new Worker(WORKER_URL, {
+      workerData: { nice: this.options.nice },
+      resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
+    });
     worker.unref();
     const slot: Slot = { worker, busy: null, timer: null };
     worker.on('message', (r: PineJobResult) => this.settle(slot, r));
@@ -196,7 +203,10 @@ export class PinePool {
     slot.busy = p;
     // Not counted as used up (`exhausted`): the interpreter stops itself at its limit, so this is
     // rarely the script alone (a worker booting on an overloaded host counts here too).
-    slot.timer = setTimeout(() => this.replace(slot, 'the script ran past its time limit and was stopped; simplify it or shorten loops', true), this.options.wallMs * 2 + 1000);
+    slot.timer = setTimeout(
+      () => this.replace(slot, 'the script ran past its time limit and was stopped; simplify it or shorten loops', true),
+      this.options.wallMs * 2 + 1000,
+    );
     p.startedAt = performance.now();
     if (p.stamps) p.stamps.dispatchedAt = p.startedAt;
     slot.worker.postMessage(p.job);

@@ -5,8 +5,10 @@ import { num } from './ctx.ts';
 import { isNa, NA, type Value } from './values.ts';
 
 /** An integer literal, signed or not (`2`, `-3`; not `2.0`). */
-export const isIntLiteral = (e: Expr): boolean => (e.kind === 'num' && e.int) || (e.kind === 'unary' && e.op !== 'not' && isIntLiteral(e.operand));
-export const intLiteral = (e: Expr): number => (e.kind === 'num' ? e.value : e.kind === 'unary' ? (e.op === '-' ? -intLiteral(e.operand) : intLiteral(e.operand)) : NaN);
+export const isIntLiteral = (e: Expr): boolean =>
+  (e.kind === 'num' && e.int) || (e.kind === 'unary' && e.op !== 'not' && isIntLiteral(e.operand));
+export const intLiteral = (e: Expr): number =>
+  e.kind === 'num' ? e.value : e.kind === 'unary' ? (e.op === '-' ? -intLiteral(e.operand) : intLiteral(e.operand)) : NaN;
 
 /** `==`: na equals nothing; a number and a bool compare as numbers. */
 export function equal(a: Value, b: Value): boolean {

@@ -13,7 +13,8 @@ export const NA = NaN;
 export const isNa = (v: Value | undefined): boolean => v === null || v === undefined || (typeof v === 'number' && v !== v);
 
 /** Pine's bool of a condition: na and false are false. */
-export const truthy = (v: Value | undefined): boolean => (typeof v === 'boolean' ? v : typeof v === 'number' ? v === v && v !== 0 : v != null);
+export const truthy = (v: Value | undefined): boolean =>
+  typeof v === 'boolean' ? v : typeof v === 'number' ? v === v && v !== 0 : v != null;
 
 export const isArray = (v: Value): v is PineArray => typeof v === 'object' && v !== null && !Array.isArray(v) && v.kind === 'array';
 

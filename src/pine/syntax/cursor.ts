@@ -36,7 +36,16 @@ export class TokenCursor {
     return this.next();
   }
   protected fail(message: string, tok = this.tok): Error {
-    const found = tok.kind === 'newline' ? 'end of line' : tok.kind === 'eof' ? 'end of script' : tok.kind === 'indent' ? 'an indented block' : tok.kind === 'dedent' ? 'end of block' : `'${tok.text}'`;
+    const found =
+      tok.kind === 'newline'
+        ? 'end of line'
+        : tok.kind === 'eof'
+          ? 'end of script'
+          : tok.kind === 'indent'
+            ? 'an indented block'
+            : tok.kind === 'dedent'
+              ? 'end of block'
+              : `'${tok.text}'`;
     return pineError(tok, `${message}, found ${found}`);
   }
   protected node<T extends object>(pos: Pos, rest: T): T & { id: number; line: number; col: number } {

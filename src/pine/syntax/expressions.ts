@@ -59,7 +59,11 @@ export class ExpressionParser extends TokenCursor {
       } else if (this.is('(') && e.kind === 'name') {
         e = this.call(e);
       } else if (this.is('.')) {
-        throw unsupported(this.tok, 'method-call syntax (value.method())', 'is not supported; call the namespaced function instead, e.g. array.get(a, i)');
+        throw unsupported(
+          this.tok,
+          'method-call syntax (value.method())',
+          'is not supported; call the namespaced function instead, e.g. array.get(a, i)',
+        );
       } else return e;
     }
   }
@@ -80,7 +84,13 @@ export class ExpressionParser extends TokenCursor {
       if (!this.is(')')) this.expect(',', "',' or ')'");
     }
     this.next();
-    return this.node(callee, { kind: 'call' as const, callee: callee.name, args, named, calleePos: { line: callee.line, col: callee.col } });
+    return this.node(callee, {
+      kind: 'call' as const,
+      callee: callee.name,
+      args,
+      named,
+      calleePos: { line: callee.line, col: callee.col },
+    });
   }
 
   private primary(): Expr {
@@ -100,7 +110,8 @@ export class ExpressionParser extends TokenCursor {
           this.next();
           return this.node(tok, { kind: 'bool' as const, value: tok.text === 'true' });
         }
-        if (tok.text === 'if' || tok.text === 'switch') throw pineError(tok, `'${tok.text}' used as a value must be the whole right-hand side of '=' or ':='`);
+        if (tok.text === 'if' || tok.text === 'switch')
+          throw pineError(tok, `'${tok.text}' used as a value must be the whole right-hand side of '=' or ':='`);
         throw this.fail('expected a value');
       case 'ident': {
         this.next();

@@ -10,12 +10,60 @@ export interface Token extends Pos {
 }
 
 const KEYWORDS = new Set([
-  'and', 'or', 'not', 'if', 'else', 'for', 'to', 'by', 'in', 'while', 'switch', 'var', 'varip', 'true', 'false',
-  'import', 'export', 'method', 'type', 'enum', 'break', 'continue',
+  'and',
+  'or',
+  'not',
+  'if',
+  'else',
+  'for',
+  'to',
+  'by',
+  'in',
+  'while',
+  'switch',
+  'var',
+  'varip',
+  'true',
+  'false',
+  'import',
+  'export',
+  'method',
+  'type',
+  'enum',
+  'break',
+  'continue',
 ]);
 
 /** Longest first, so `:=` wins over `:` and `=>` over `=`. */
-const OPERATORS = ['=>', ':=', '+=', '-=', '*=', '/=', '%=', '==', '!=', '<=', '>=', '+', '-', '*', '/', '%', '<', '>', '=', '?', ':', ',', '(', ')', '[', ']', '.'];
+const OPERATORS = [
+  '=>',
+  ':=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '<',
+  '>',
+  '=',
+  '?',
+  ':',
+  ',',
+  '(',
+  ')',
+  '[',
+  ']',
+  '.',
+];
 
 const MAX_SOURCE = 100_000;
 
@@ -24,7 +72,8 @@ const PASTED_SPACES = /[\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]/;
 
 function unexpected(ch: string): string {
   const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  if (/[\u2018\u2019\u201c\u201d]/.test(ch)) return `unexpected typographic quote '${ch}' (${code}): write strings with straight quotes " or '`;
+  if (/[\u2018\u2019\u201c\u201d]/.test(ch))
+    return `unexpected typographic quote '${ch}' (${code}): write strings with straight quotes " or '`;
   return /[\x00-\x1f\x7f]/.test(ch) ? `unexpected control character ${code}: remove it` : `unexpected character '${ch}' (${code})`;
 }
 
@@ -37,7 +86,10 @@ export function tokenize(source: string): Token[] {
   if (source.length > MAX_SOURCE) throw pineError({ line: 1, col: 1 }, `the script is longer than ${MAX_SOURCE} characters`);
   const tokens: Token[] = [];
   // A byte-order mark (editors and web pages add one) is not part of the script.
-  const lines = source.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = source
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   const levels = [0];
   let depth = 0; // open brackets
   // Where the last code line ended: a statement cut short is reported there, not on the next line.
@@ -59,7 +111,8 @@ export function tokenize(source: string): Token[] {
       if (tokens.length > 0 && tokens.at(-1)!.kind !== 'newline') tokens.push({ kind: 'newline', text: '\n', ...end });
       if (indent % 4 !== 0) throw pineError({ line: lineNo, col: indent + 1 }, 'indentation must be a multiple of 4 spaces (or tabs)');
       if (indent > levels.at(-1)!) {
-        if (indent !== levels.at(-1)! + 4) throw pineError({ line: lineNo, col: indent + 1 }, 'a block is indented by exactly one level (4 spaces)');
+        if (indent !== levels.at(-1)! + 4)
+          throw pineError({ line: lineNo, col: indent + 1 }, 'a block is indented by exactly one level (4 spaces)');
         levels.push(indent);
         tokens.push({ kind: 'indent', text: '', line: lineNo, col: indent + 1 });
       }

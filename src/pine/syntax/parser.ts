@@ -3,7 +3,22 @@ import { pineError, unsupported } from './errors.ts';
 import { ExpressionParser } from './expressions.ts';
 import { tokenize, type Token } from './lexer.ts';
 
-const TYPE_NAMES = new Set(['float', 'int', 'bool', 'string', 'color', 'line', 'label', 'box', 'table', 'array', 'matrix', 'map', 'linefill', 'polyline']);
+const TYPE_NAMES = new Set([
+  'float',
+  'int',
+  'bool',
+  'string',
+  'color',
+  'line',
+  'label',
+  'box',
+  'table',
+  'array',
+  'matrix',
+  'map',
+  'linefill',
+  'polyline',
+]);
 const QUALIFIERS = new Set(['series', 'simple', 'const', 'input']);
 const ASSIGN_OPS = new Set([':=', '+=', '-=', '*=', '/=', '%=']);
 
@@ -17,8 +32,11 @@ export function parsePine(source: string): Program {
   }
   const p = new Parser(tokenize(source));
   const body = p.program();
-  const headerCall = body.find((s) => s.kind === 'expr' && s.expr.kind === 'call' && ['indicator', 'strategy', 'library'].includes(s.expr.callee));
-  const header = headerCall && headerCall.kind === 'expr' && headerCall.expr.kind === 'call' ? (headerCall.expr.callee as Program['header']) : null;
+  const headerCall = body.find(
+    (s) => s.kind === 'expr' && s.expr.kind === 'call' && ['indicator', 'strategy', 'library'].includes(s.expr.callee),
+  );
+  const header =
+    headerCall && headerCall.kind === 'expr' && headerCall.expr.kind === 'call' ? (headerCall.expr.callee as Program['header']) : null;
   return { version: v, header, body, nodes: p.ids };
 }
 
@@ -28,7 +46,8 @@ class Parser extends ExpressionParser {
     const out: Stmt[] = [];
     this.skipNewlines();
     while (this.tok.kind !== 'eof') {
-      if (this.tok.kind === 'indent') throw pineError(this.tok, 'unexpected indentation: only the body of an if, for, while, switch or function is indented');
+      if (this.tok.kind === 'indent')
+        throw pineError(this.tok, 'unexpected indentation: only the body of an if, for, while, switch or function is indented');
       out.push(this.statement(true));
       this.endOfStatement();
     }
@@ -95,7 +114,7 @@ class Parser extends ExpressionParser {
       }
       if (this.isDeclStart()) return this.declaration();
       const after = this.peek();
-      if ((after.kind === 'op') && ASSIGN_OPS.has(after.text)) {
+      if (after.kind === 'op' && ASSIGN_OPS.has(after.text)) {
         const name = this.next().text;
         const op = this.next().text as ':=';
         return this.node(tok, { kind: 'assign' as const, name, op, value: this.rhs() });
@@ -137,7 +156,8 @@ class Parser extends ExpressionParser {
         type += `<${this.ident('a type').text}>`;
         this.expect('>');
       }
-      if (['line', 'label', 'box', 'table', 'matrix', 'map', 'linefill', 'polyline'].includes(typeTok.text)) throw unsupported(typeTok, `the '${typeTok.text}' type`);
+      if (['line', 'label', 'box', 'table', 'matrix', 'map', 'linefill', 'polyline'].includes(typeTok.text))
+        throw unsupported(typeTok, `the '${typeTok.text}' type`);
     }
     if (mode && this.tok.kind === 'op' && this.tok.text === '[') throw pineError(this.tok, `a tuple cannot be declared with '${mode}'`);
     const name = this.ident('a variable name').text;
@@ -205,7 +225,8 @@ class Parser extends ExpressionParser {
     }
     this.next();
     this.expect('=>');
-    const body: Stmt[] = this.tok.kind === 'newline' ? this.block() : [this.node(this.tok, { kind: 'expr' as const, expr: this.expression() })];
+    const body: Stmt[] =
+      this.tok.kind === 'newline' ? this.block() : [this.node(this.tok, { kind: 'expr' as const, expr: this.expression() })];
     return this.node(start, { kind: 'func' as const, name: start.text, params, body });
   }
 

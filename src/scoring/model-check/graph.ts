@@ -3,9 +3,7 @@
  * and output, initializers, and a short chain of its operators whose types and shapes are worked
  * out here node by node, so every value is defined before use and stays [N, ≤ 256] or smaller.
  */
-import {
-  MAX_CLASSES, MAX_FEATURES, MAX_TENSOR_ELEMENTS,
-} from './bounds.ts';
+import { MAX_CLASSES, MAX_FEATURES, MAX_TENSOR_ELEMENTS } from './bounds.ts';
 import { refuse } from './rejected.ts';
 import { checkTreeEnsemble } from './trees.ts';
 import type { AttributeMsg, GraphMsg, ModelMsg, NodeMsg, TensorMsg, ValueInfoMsg } from './wire.ts';
@@ -18,7 +16,10 @@ export interface CheckedModel {
 /** onnx 1.12 (Debian's, the sandbox's) writes IR 8; releases up to 1.17 write up to 10, which onnxruntime reads too. */
 const IR_VERSIONS = [8, 9, 10];
 /** export_model's opset_imports, exactly. */
-const OPSETS: ReadonlyMap<string, number> = new Map([['', 17], ['ai.onnx.ml', 3]]);
+const OPSETS: ReadonlyMap<string, number> = new Map([
+  ['', 17],
+  ['ai.onnx.ml', 3],
+]);
 const ML = 'ai.onnx.ml';
 
 /** TensorProto.DataType values the exporter uses. */
@@ -31,7 +32,10 @@ export const ATTR = { INT: 2, STRING: 3, FLOATS: 6, INTS: 7, STRINGS: 8 } as con
 
 /** A value's element type and shape; 'N' is the batch dimension of X. */
 type Dim = number | 'N';
-export interface Value { readonly dtype: number; readonly shape: readonly Dim[] }
+export interface Value {
+  readonly dtype: number;
+  readonly shape: readonly Dim[];
+}
 
 type AttrSpec = Record<string, { type: number; required: boolean }>;
 interface OpSpec {
@@ -41,7 +45,11 @@ interface OpSpec {
   attributes: AttrSpec;
   infer(inputs: Value[], attrs: ReadonlyMap<string, AttributeMsg>, ctx: Context): Value[];
 }
-interface Context { nFeatures: number; initializers: ReadonlyMap<string, TensorMsg>; inputNames: readonly string[] }
+interface Context {
+  nFeatures: number;
+  initializers: ReadonlyMap<string, TensorMsg>;
+  inputNames: readonly string[];
+}
 
 const req = (type: number) => ({ type, required: true });
 const real = (v: Value, op: string) => {
@@ -64,7 +72,10 @@ const binary = (op: string) => (v: Value[]) => {
 
 const OPS: Record<string, OpSpec> = {
   Cast: {
-    domain: '', inputs: [1, 1], outputs: 1, attributes: { to: req(ATTR.INT) },
+    domain: '',
+    inputs: [1, 1],
+    outputs: 1,
+    attributes: { to: req(ATTR.INT) },
     infer(v, a) {
       real(v[0]!, 'Cast');
       const to = intAttr(a, 'to');
@@ -73,7 +84,10 @@ const OPS: Record<string, OpSpec> = {
     },
   },
   MatMul: {
-    domain: '', inputs: [2, 2], outputs: 1, attributes: {},
+    domain: '',
+    inputs: [2, 2],
+    outputs: 1,
+    attributes: {},
     infer(v) {
       sameType(v, 'MatMul');
       matrix(v[0]!, 'MatMul');
@@ -88,11 +102,20 @@ const OPS: Record<string, OpSpec> = {
   Sub: { domain: '', inputs: [2, 2], outputs: 1, attributes: {}, infer: binary('Sub') },
   Div: { domain: '', inputs: [2, 2], outputs: 1, attributes: {}, infer: binary('Div') },
   Sigmoid: {
-    domain: '', inputs: [1, 1], outputs: 1, attributes: {},
-    infer(v) { real(v[0]!, 'Sigmoid'); return elementwise(v); },
+    domain: '',
+    inputs: [1, 1],
+    outputs: 1,
+    attributes: {},
+    infer(v) {
+      real(v[0]!, 'Sigmoid');
+      return elementwise(v);
+    },
   },
   Softmax: {
-    domain: '', inputs: [1, 1], outputs: 1, attributes: { axis: req(ATTR.INT) },
+    domain: '',
+    inputs: [1, 1],
+    outputs: 1,
+    attributes: { axis: req(ATTR.INT) },
     infer(v, a) {
       real(v[0]!, 'Softmax');
       matrix(v[0]!, 'Softmax');
@@ -101,19 +124,26 @@ const OPS: Record<string, OpSpec> = {
     },
   },
   ReduceSum: {
-    domain: '', inputs: [2, 2], outputs: 1, attributes: { keepdims: req(ATTR.INT) },
+    domain: '',
+    inputs: [2, 2],
+    outputs: 1,
+    attributes: { keepdims: req(ATTR.INT) },
     infer(v, a, ctx) {
       real(v[0]!, 'ReduceSum');
       matrix(v[0]!, 'ReduceSum');
       if (intAttr(a, 'keepdims') !== 1) refuse('ReduceSum: keepdims other than 1');
       // axes must be the constant [1]: an initializer, not a computed value.
       const axes = ctx.initializers.get(ctx.inputNames[1]!);
-      if (!axes || axes.data_type !== INT64 || axes.int64_data?.length !== 1 || axes.int64_data[0] !== 1) refuse('ReduceSum: axes other than the constant [1]');
+      if (!axes || axes.data_type !== INT64 || axes.int64_data?.length !== 1 || axes.int64_data[0] !== 1)
+        refuse('ReduceSum: axes other than the constant [1]');
       return [{ dtype: v[0]!.dtype, shape: [v[0]!.shape[0]!, 1] }];
     },
   },
   Concat: {
-    domain: '', inputs: [2, 2], outputs: 1, attributes: { axis: req(ATTR.INT) },
+    domain: '',
+    inputs: [2, 2],
+    outputs: 1,
+    attributes: { axis: req(ATTR.INT) },
     infer(v, a) {
       sameType(v, 'Concat');
       for (const x of v) matrix(x, 'Concat');
@@ -125,7 +155,9 @@ const OPS: Record<string, OpSpec> = {
     },
   },
   TreeEnsembleRegressor: {
-    domain: ML, inputs: [1, 1], outputs: 1,
+    domain: ML,
+    inputs: [1, 1],
+    outputs: 1,
     attributes: {
       ...treeAttributes('target'),
       n_targets: req(ATTR.INT),
@@ -140,12 +172,17 @@ const OPS: Record<string, OpSpec> = {
     },
   },
   TreeEnsembleClassifier: {
-    domain: ML, inputs: [1, 1], outputs: 2,
+    domain: ML,
+    inputs: [1, 1],
+    outputs: 2,
     attributes: { ...treeAttributes('class'), classlabels_int64s: req(ATTR.INTS), post_transform: req(ATTR.STRING) },
     infer(v, a, ctx) {
       treeInput(v[0]!, ctx);
       const { nTargets } = checkTreeEnsemble('TreeEnsembleClassifier', a, ctx.nFeatures);
-      return [{ dtype: INT64, shape: ['N'] }, { dtype: FLOAT, shape: ['N', nTargets] }];
+      return [
+        { dtype: INT64, shape: ['N'] },
+        { dtype: FLOAT, shape: ['N', nTargets] },
+      ];
     },
   },
 };
@@ -154,10 +191,18 @@ function treeAttributes(leaf: 'target' | 'class'): AttrSpec {
   const ints = req(ATTR.INTS);
   const floats = req(ATTR.FLOATS);
   return {
-    nodes_treeids: ints, nodes_nodeids: ints, nodes_featureids: ints, nodes_values: floats,
-    nodes_modes: req(ATTR.STRINGS), nodes_truenodeids: ints, nodes_falsenodeids: ints,
+    nodes_treeids: ints,
+    nodes_nodeids: ints,
+    nodes_featureids: ints,
+    nodes_values: floats,
+    nodes_modes: req(ATTR.STRINGS),
+    nodes_truenodeids: ints,
+    nodes_falsenodeids: ints,
     nodes_missing_value_tracks_true: ints,
-    [`${leaf}_treeids`]: ints, [`${leaf}_nodeids`]: ints, [`${leaf}_ids`]: ints, [`${leaf}_weights`]: floats,
+    [`${leaf}_treeids`]: ints,
+    [`${leaf}_nodeids`]: ints,
+    [`${leaf}_ids`]: ints,
+    [`${leaf}_weights`]: floats,
   };
 }
 
@@ -240,7 +285,14 @@ function valueName(name: string | undefined, what: string): string {
 
 /** An initializer: float, double or int64 data inline in its typed field, as many values as its dims say. */
 function initializer(t: TensorMsg, name: string): Value {
-  const data = t.data_type === FLOAT ? t.float_data : t.data_type === DOUBLE ? t.double_data : t.data_type === INT64 ? t.int64_data : refuse(`initializer ${name} of element type ${t.data_type}`);
+  const data =
+    t.data_type === FLOAT
+      ? t.float_data
+      : t.data_type === DOUBLE
+        ? t.double_data
+        : t.data_type === INT64
+          ? t.int64_data
+          : refuse(`initializer ${name} of element type ${t.data_type}`);
   const present = [t.float_data, t.double_data, t.int64_data].filter((d) => d !== undefined).length;
   if (present > (data ? 1 : 0)) refuse(`initializer ${name} has data in another type's field`);
   const dims = Array.from(t.dims ?? []);
@@ -258,7 +310,9 @@ function checkNode(node: NodeMsg, values: ReadonlyMap<string, Value>, ctx: Conte
   const outputs = node.output ?? [];
   if (inputs.length < spec.inputs[0] || inputs.length > spec.inputs[1]) refuse(`${opType} with ${inputs.length} inputs`);
   if (outputs.length !== spec.outputs) refuse(`${opType} with ${outputs.length} outputs`);
-  const ins = inputs.map((name) => values.get(valueName(name, `${opType} input`)) ?? refuse(`${opType} reads ${name} before it is defined`));
+  const ins = inputs.map(
+    (name) => values.get(valueName(name, `${opType} input`)) ?? refuse(`${opType} reads ${name} before it is defined`),
+  );
   const attrs = new Map<string, AttributeMsg>();
   for (const a of node.attribute ?? []) {
     const name = a.name ?? refuse(`${opType}: attribute without a name`);
@@ -272,7 +326,8 @@ function checkNode(node: NodeMsg, values: ReadonlyMap<string, Value>, ctx: Conte
   }
   const outs = spec.infer(ins, attrs, ctx);
   for (const v of outs) {
-    if (v.shape.length > 2 || v.shape.some((d) => d !== 'N' && d > MAX_FEATURES)) refuse(`${opType}: result of shape [${v.shape.join(', ')}]`);
+    if (v.shape.length > 2 || v.shape.some((d) => d !== 'N' && d > MAX_FEATURES))
+      refuse(`${opType}: result of shape [${v.shape.join(', ')}]`);
   }
   return outputs.map((name, i) => [valueName(name, `${opType} output`), outs[i]!]);
 }

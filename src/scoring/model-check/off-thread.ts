@@ -10,7 +10,10 @@ import { ModelRejectedError } from './rejected.ts';
 
 type Answer = { id: number; shape: CheckedModel } | { id: number; rejected: string } | { id: number; error: string };
 
-interface Pending { resolve(shape: CheckedModel): void; reject(err: Error): void }
+interface Pending {
+  resolve(shape: CheckedModel): void;
+  reject(err: Error): void;
+}
 
 let worker: Worker | null = null;
 let nextId = 0;

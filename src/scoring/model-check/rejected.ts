@@ -2,7 +2,9 @@
 export class ModelRejectedError extends Error {
   constructor(readonly reason: string) {
     // Says nothing about what was checked: the reason stays in logs, not in a hostile user's hands.
-    super("the trained model is not one this service's exporter makes, so it was refused; train again, and if it happens again with unchanged code, report it");
+    super(
+      "the trained model is not one this service's exporter makes, so it was refused; train again, and if it happens again with unchanged code, report it",
+    );
     this.name = 'ModelRejectedError';
   }
 }

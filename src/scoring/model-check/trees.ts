@@ -97,7 +97,8 @@ export function checkTreeEnsemble(
   const lNode = ints(`${leaf}_nodeids`);
   const lIds = ints(`${leaf}_ids`);
   const m = lTree.length;
-  if (m < 1 || lNode.length !== m || lIds.length !== m || floats(`${leaf}_weights`).length !== m) refuse(`${op}: leaf arrays of different lengths`);
+  if (m < 1 || lNode.length !== m || lIds.length !== m || floats(`${leaf}_weights`).length !== m)
+    refuse(`${op}: leaf arrays of different lengths`);
   const nTrees = starts.length - 1;
   for (let k = 0; k < m; k++) {
     const t = lTree[k]!;

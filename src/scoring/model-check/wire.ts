@@ -9,8 +9,15 @@
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import {
-  MAX_ATTRIBUTE_ELEMENTS, MAX_ATTRIBUTES_PER_NODE, MAX_INITIALIZERS, MAX_NAME_BYTES, MAX_NODE_IO, MAX_NODES,
-  MAX_RANK, MAX_TENSOR_ELEMENTS, MAX_TOTAL_ELEMENTS,
+  MAX_ATTRIBUTE_ELEMENTS,
+  MAX_ATTRIBUTES_PER_NODE,
+  MAX_INITIALIZERS,
+  MAX_NAME_BYTES,
+  MAX_NODE_IO,
+  MAX_NODES,
+  MAX_RANK,
+  MAX_TENSOR_ELEMENTS,
+  MAX_TOTAL_ELEMENTS,
 } from './bounds.ts';
 
 import { refuse } from './rejected.ts';
@@ -94,7 +101,15 @@ function plan(type: protobuf.Type, plans: Map<protobuf.Type, MessagePlan>): Mess
     if (scalar) {
       fields.set(Number(id), { name: field.name, where: key, kind: scalar.kind, repeated: field.repeated, max, wireType: scalar.wireType });
     } else if (field.resolvedType instanceof protobuf.Type) {
-      fields.set(Number(id), { name: field.name, where: key, kind: 'message', repeated: field.repeated, max, wireType: 2, child: plan(field.resolvedType, plans) });
+      fields.set(Number(id), {
+        name: field.name,
+        where: key,
+        kind: 'message',
+        repeated: field.repeated,
+        max,
+        wireType: 2,
+        child: plan(field.resolvedType, plans),
+      });
     } else {
       throw new Error(`model-check: field ${key} has a type the decoder does not handle (${field.type})`);
     }
@@ -118,14 +133,57 @@ interface State {
 
 // The decoded messages, as decodeMessage builds them from onnx-subset.proto: every field optional,
 // repeated numbers as typed arrays (ints as Int32Array: every integer is below 2^31).
-export interface ModelMsg { ir_version?: number; producer_name?: string; graph?: GraphMsg; opset_import?: OpsetMsg[] }
-export interface OpsetMsg { domain?: string; version?: number }
-export interface GraphMsg { node?: NodeMsg[]; name?: string; initializer?: TensorMsg[]; input?: ValueInfoMsg[]; output?: ValueInfoMsg[] }
-export interface NodeMsg { input?: string[]; output?: string[]; name?: string; op_type?: string; attribute?: AttributeMsg[]; domain?: string }
-export interface AttributeMsg { name?: string; f?: number; i?: number; s?: string; floats?: Float32Array; ints?: Int32Array; strings?: string[]; type?: number }
-export interface TensorMsg { dims?: Int32Array; data_type?: number; float_data?: Float32Array; int64_data?: Int32Array; name?: string; double_data?: Float64Array }
-export interface DimensionMsg { dim_value?: number; dim_param?: string }
-export interface ValueInfoMsg { name?: string; type?: { tensor_type?: { elem_type?: number; shape?: { dim?: DimensionMsg[] } } } }
+export interface ModelMsg {
+  ir_version?: number;
+  producer_name?: string;
+  graph?: GraphMsg;
+  opset_import?: OpsetMsg[];
+}
+export interface OpsetMsg {
+  domain?: string;
+  version?: number;
+}
+export interface GraphMsg {
+  node?: NodeMsg[];
+  name?: string;
+  initializer?: TensorMsg[];
+  input?: ValueInfoMsg[];
+  output?: ValueInfoMsg[];
+}
+export interface NodeMsg {
+  input?: string[];
+  output?: string[];
+  name?: string;
+  op_type?: string;
+  attribute?: AttributeMsg[];
+  domain?: string;
+}
+export interface AttributeMsg {
+  name?: string;
+  f?: number;
+  i?: number;
+  s?: string;
+  floats?: Float32Array;
+  ints?: Int32Array;
+  strings?: string[];
+  type?: number;
+}
+export interface TensorMsg {
+  dims?: Int32Array;
+  data_type?: number;
+  float_data?: Float32Array;
+  int64_data?: Int32Array;
+  name?: string;
+  double_data?: Float64Array;
+}
+export interface DimensionMsg {
+  dim_value?: number;
+  dim_param?: string;
+}
+export interface ValueInfoMsg {
+  name?: string;
+  type?: { tensor_type?: { elem_type?: number; shape?: { dim?: DimensionMsg[] } } };
+}
 
 /** A decoded message: field name → number | string | message, or for repeated fields an array. */
 export type Decoded = Record<string, unknown>;
@@ -225,8 +283,15 @@ function sameTag(reader: protobuf.Reader, buf: Uint8Array, tagAt: number, tagLen
  * element type, each over one typed-array type: this is the hot path of a large tree model.
  */
 function readNumbers(
-  reader: protobuf.Reader, buf: Uint8Array, f: FieldPlan, end: number, packed: boolean, tagAt: number,
-  count: number, numbers: Map<string, NumberArray>, state: State,
+  reader: protobuf.Reader,
+  buf: Uint8Array,
+  f: FieldPlan,
+  end: number,
+  packed: boolean,
+  tagAt: number,
+  count: number,
+  numbers: Map<string, NumberArray>,
+  state: State,
 ): number {
   const stop = packed ? packedEnd(reader, buf, end, f.kind as Scalar, f.where) : end;
   const run: Run = { reader, buf, f, end, stop, packed, tagAt, tagLen: reader.pos - tagAt, n: count };
@@ -235,9 +300,14 @@ function readNumbers(
   budget(state, length);
   const size = Math.min(count + length, f.max + 1);
   const known = numbers.get(f.name);
-  numbers.set(f.name, f.kind === 'int' ? readInts(run, sized(known as Int32Array | undefined, Int32Array, size))
-    : f.kind === 'float' ? readFloats(run, sized(known as Float32Array | undefined, Float32Array, size))
-      : readDoubles(run, sized(known as Float64Array | undefined, Float64Array, size)));
+  numbers.set(
+    f.name,
+    f.kind === 'int'
+      ? readInts(run, sized(known as Int32Array | undefined, Int32Array, size))
+      : f.kind === 'float'
+        ? readFloats(run, sized(known as Float32Array | undefined, Float32Array, size))
+        : readDoubles(run, sized(known as Float64Array | undefined, Float64Array, size)),
+  );
   return run.n;
 }
 
@@ -274,9 +344,15 @@ function runLength(r: Run): number {
 }
 
 interface Run {
-  readonly reader: protobuf.Reader; readonly buf: Uint8Array; readonly f: FieldPlan; readonly end: number;
+  readonly reader: protobuf.Reader;
+  readonly buf: Uint8Array;
+  readonly f: FieldPlan;
+  readonly end: number;
   /** The end of a packed run, else of the message. */
-  readonly stop: number; readonly packed: boolean; readonly tagAt: number; readonly tagLen: number;
+  readonly stop: number;
+  readonly packed: boolean;
+  readonly tagAt: number;
+  readonly tagLen: number;
   n: number;
 }
 

@@ -154,7 +154,9 @@ export class ScorerPool {
     }
     model.refs++;
     try {
-      model.dims ??= await (model.loading ??= this.enqueue<{ nFeatures: number; nClasses: number }>({ kind: 'load', owner, model }).finally(() => (model.loading = null)));
+      model.dims ??= await (model.loading ??= this.enqueue<{ nFeatures: number; nClasses: number }>({ kind: 'load', owner, model }).finally(
+        () => (model.loading = null),
+      ));
     } catch (err) {
       this.unref(model);
       throw err;
@@ -250,7 +252,9 @@ export class ScorerPool {
     }
     const queue = this.queues.get(spec.owner) ?? [];
     if (queue.length >= MAX_WAITING_PER_OWNER) {
-      return Promise.reject(new RateLimitedError(`${queue.length} of your model scorings are waiting; wait for them before sending more`, 2));
+      return Promise.reject(
+        new RateLimitedError(`${queue.length} of your model scorings are waiting; wait for them before sending more`, 2),
+      );
     }
     return new Promise<T>((resolve, reject) => {
       queue.push({ ...spec, retried: false, resolve: resolve as (v: unknown) => void, reject });
@@ -291,7 +295,9 @@ export class ScorerPool {
     for (const job of jobs) {
       const { hash } = job.model;
       if ((this.kills.get(hash) ?? 0) >= this.opts.maxKills) {
-        job.reject(new ModelScoringError('this model is refused: it kept stopping its scoring process (time, memory or a crash); train it again'));
+        job.reject(
+          new ModelScoringError('this model is refused: it kept stopping its scoring process (time, memory or a crash); train it again'),
+        );
         continue;
       }
       if (job.kind === 'load' || !proc.loaded.has(hash)) {
@@ -306,7 +312,8 @@ export class ScorerPool {
           sent.push({ item: { kind: 'load', seq: ++this.seq, hash, bytes: new Uint8Array(0) }, job, model: job.model });
         }
       }
-      if (job.kind === 'run') sent.push({ item: { kind: 'run', seq: ++this.seq, hash, X: job.X!, rows: job.rows! }, job, model: job.model });
+      if (job.kind === 'run')
+        sent.push({ item: { kind: 'run', seq: ++this.seq, hash, X: job.X!, rows: job.rows! }, job, model: job.model });
     }
     if (sent.length === 0) {
       this.asking.delete(owner);
@@ -326,7 +333,12 @@ export class ScorerPool {
     for (const p of this.procs) {
       if (!p.ready || p.batches.length >= PIPELINE) continue;
       if (p.batches.length && performance.now() - p.itemSince > LONG_ITEM_MS) continue;
-      if (!best || p.batches.length < best.batches.length || (p.batches.length === best.batches.length && hash !== undefined && p.loaded.has(hash) && !best.loaded.has(hash))) best = p;
+      if (
+        !best ||
+        p.batches.length < best.batches.length ||
+        (p.batches.length === best.batches.length && hash !== undefined && p.loaded.has(hash) && !best.loaded.has(hash))
+      )
+        best = p;
     }
     return best;
   }
@@ -362,7 +374,9 @@ export class ScorerPool {
     } else {
       this.log?.warn({ model: model.hash.slice(0, 16), owner: batch.owner, error: message.error }, 'model scorer: a model failed');
       // onnxruntime's own words stay in the log: they describe its internals, not what the user can change.
-      const err = new ModelScoringError(`the model could not be ${current.item.kind === 'load' ? 'loaded' : 'scored'} (onnxruntime refused it; the error was logged): train it again`);
+      const err = new ModelScoringError(
+        `the model could not be ${current.item.kind === 'load' ? 'loaded' : 'scored'} (onnxruntime refused it; the error was logged): train it again`,
+      );
       job?.reject(err);
       if (current.item.kind === 'load') proc.loaded.delete(model.hash);
       // A run whose model did not load on this process cannot run: its later runs here fail alike.
@@ -412,7 +426,9 @@ export class ScorerPool {
     if (!proc.ready && !batches.length) this.startFailures++;
     const culprit = batches[0]?.sent[batches[0].next];
     if (culprit) {
-      const why = proc.killedFor ?? (code === null && signal === null ? 'its scoring process could not start' : 'it crashed its scoring process or ran out of memory');
+      const why =
+        proc.killedFor ??
+        (code === null && signal === null ? 'its scoring process could not start' : 'it crashed its scoring process or ran out of memory');
       this.blame(culprit, batches[0]!, why, code, signal, proc);
     }
     // Everything else sent there gets one more try on a fresh process (models reload from the bytes kept here).
@@ -430,7 +446,8 @@ export class ScorerPool {
       if (this.queues.has(batch.owner)) this.ask(batch.owner);
     });
     const delay = this.startFailures >= 3 ? Math.min(10, this.startFailures) * 1000 : 0;
-    if (this.startFailures >= 3) this.failAll(new UnavailableError('the model scoring processes do not start; the failure was logged, try again later'));
+    if (this.startFailures >= 3)
+      this.failAll(new UnavailableError('the model scoring processes do not start; the failure was logged, try again later'));
     const respawn = () => {
       if (this.closed) return;
       this.procs.push(this.spawn());
@@ -448,7 +465,16 @@ export class ScorerPool {
     if (this.kills.size > MAX_REMEMBERED_KILLS) this.kills.delete(this.kills.keys().next().value!);
     this.penaltyUntil.set(batch.owner, Date.now() + this.opts.penaltyMs);
     this.log?.warn(
-      { model: hash.slice(0, 16), owner: batch.owner, pid: proc.child.pid, code, signal, kills, why, stderr: proc.child.stderrTail().slice(-500) },
+      {
+        model: hash.slice(0, 16),
+        owner: batch.owner,
+        pid: proc.child.pid,
+        code,
+        signal,
+        kills,
+        why,
+        stderr: proc.child.stderrTail().slice(-500),
+      },
       'model scorer: a model stopped its scoring process',
     );
     const err = new ModelScoringError(`the model failed: ${why}`);
@@ -463,11 +489,23 @@ export class ScorerPool {
   }
 
   private spawn(): Proc {
-    const proc: Proc = { child: null as unknown as ScorerChild, ready: false, loaded: new Set(), batches: [], timer: null, itemSince: 0, killedFor: null, startTimer: null };
-    proc.child = spawnScorer({ memoryMb: this.opts.memoryMb }, {
-      message: (m) => this.onMessage(proc, m),
-      exit: (code, signal) => this.onExit(proc, code, signal),
-    });
+    const proc: Proc = {
+      child: null as unknown as ScorerChild,
+      ready: false,
+      loaded: new Set(),
+      batches: [],
+      timer: null,
+      itemSince: 0,
+      killedFor: null,
+      startTimer: null,
+    };
+    proc.child = spawnScorer(
+      { memoryMb: this.opts.memoryMb },
+      {
+        message: (m) => this.onMessage(proc, m),
+        exit: (code, signal) => this.onExit(proc, code, signal),
+      },
+    );
     // A process that never says ready is stuck: replace it.
     proc.startTimer = setTimeout(() => this.stop(proc, 'the scoring process did not start'), Math.max(this.opts.loadMs, 10_000));
     proc.startTimer.unref();

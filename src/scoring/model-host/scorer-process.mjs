@@ -58,7 +58,8 @@ async function handle(item) {
     const held = sessions.get(item.hash);
     if (!held) return { type: 'failed', seq: item.seq, error: 'model not loaded on this scoring process' };
     const { session, nFeatures, nClasses } = held;
-    if (item.X.length !== item.rows * nFeatures) return { type: 'failed', seq: item.seq, error: `X has ${item.X.length} values, expected ${item.rows} rows x ${nFeatures} features` };
+    if (item.X.length !== item.rows * nFeatures)
+      return { type: 'failed', seq: item.seq, error: `X has ${item.X.length} values, expected ${item.rows} rows x ${nFeatures} features` };
     const out = await session.run({ X: new ort.Tensor('float32', item.X, [item.rows, nFeatures]) });
     const p = out['probabilities'];
     if (!p || !(p.data instanceof Float32Array) || p.data.length !== item.rows * nClasses) {

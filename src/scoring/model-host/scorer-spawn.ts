@@ -56,11 +56,12 @@ export function spawnScorer(limits: ScorerLimits, events: ScorerEvents): ScorerC
   const bytes = Math.round(limits.memoryMb * 2 ** 20);
   let child: ChildProcess;
   try {
-    child = spawn(
-      SETPRIV,
-      ['--pdeathsig', 'KILL', '--', PRLIMIT, `--data=${bytes}`, '--core=0', '--', process.execPath, ENTRY],
-      { cwd: dir, env: {}, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
-    );
+    child = spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', PRLIMIT, `--data=${bytes}`, '--core=0', '--', process.execPath, ENTRY], {
+      cwd: dir,
+      env: {},
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -34,11 +34,21 @@ async function assertEveryBarOver(symbol: string, expected: readonly BarMessage[
   const over = expected.filter((b) => b.ts + TIMEFRAME_MS[b.timeframe] + 300 <= Date.now());
   type Row = { timeframe: string; ts: number; open: number; high: number; low: number; close: number; ticks: number };
   const rows = () =>
-    selectRows<Row>(store.client, 'SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = {symbol:String}', { symbol });
+    selectRows<Row>(
+      store.client,
+      'SELECT timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE symbol = {symbol:String}',
+      { symbol },
+    );
   await until('every bar over stored', async () => (await rows()).length >= over.length, 15_000).catch(() => undefined);
-  const got = new Map((await rows()).map((r) => [`${r.timeframe}@${r.ts}`, { open: r.open, high: r.high, low: r.low, close: r.close, ticks: r.ticks }]));
+  const got = new Map(
+    (await rows()).map((r) => [`${r.timeframe}@${r.ts}`, { open: r.open, high: r.high, low: r.low, close: r.close, ticks: r.ticks }]),
+  );
   for (const bar of over) {
-    assert.deepEqual(got.get(`${bar.timeframe}@${bar.ts}`), { open: bar.open, high: bar.high, low: bar.low, close: bar.close, ticks: bar.ticks }, `${bar.timeframe}@${bar.ts}: every tick in it`);
+    assert.deepEqual(
+      got.get(`${bar.timeframe}@${bar.ts}`),
+      { open: bar.open, high: bar.high, low: bar.low, close: bar.close, ticks: bar.ticks },
+      `${bar.timeframe}@${bar.ts}: every tick in it`,
+    );
   }
 }
 
@@ -61,7 +71,14 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
     const proxy = await pausableProxy(`nats://${nats.bus.nc.getServer()}`);
     const bus = await connectBus(proxy.url, 'ingest-stall', log);
     // Its feed tells no clock: after a second of hearing none, the reader goes by its own.
-    const host = await buildIngestHost({ bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, clockSilentMs: 1_000, symbols: ['GBPUSD'] });
+    const host = await buildIngestHost({
+      bus,
+      market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) },
+      log,
+      graceMs: 300,
+      clockSilentMs: 1_000,
+      symbols: ['GBPUSD'],
+    });
     try {
       await until('GBPUSD claimed', () => host.symbols().includes('GBPUSD'));
       const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
@@ -74,7 +91,8 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
           resampler.push({ symbol: 'GBPUSD', ts: tick.ts, seq: 0, bid: tick.bid, ask: tick.ask, volume: 0 }, 'live');
         }
       };
-      const storedTicks = async () => (await selectRows<{ n: number }>(store.client, "SELECT count() AS n FROM ticks FINAL WHERE symbol = 'GBPUSD'"))[0]!.n;
+      const storedTicks = async () =>
+        (await selectRows<{ n: number }>(store.client, "SELECT count() AS n FROM ticks FINAL WHERE symbol = 'GBPUSD'"))[0]!.n;
       await publishTicks(0, 3);
       await until('the first ticks read and stored', async () => (await storedTicks()) === 3);
       // The reader's connection stalls; the feed goes on (the rest of the minute and the next ones).
@@ -105,7 +123,14 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
     const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
     let handed = start;
     const feed = new FeedPublisher({ bus: feedBus, feed: 'held', clock: () => handed });
-    const startHost = () => buildIngestHost({ bus: nats.bus, market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: [symbol] });
+    const startHost = () =>
+      buildIngestHost({
+        bus: nats.bus,
+        market: { ticks: new TicksRepo(store.client), bars: new BarsRepo(store.client) },
+        log,
+        graceMs: 300,
+        symbols: [symbol],
+      });
     let host = await startHost();
     try {
       await until(`${symbol} claimed`, () => host.symbols().includes(symbol));
@@ -115,7 +140,14 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       const write = (from: number, to: number) => {
         const ticks = Array.from({ length: to - from }, (_, k) => {
           const i = from + k;
-          const tick = { symbol, ts: start + i * 10_000 + 17, seq: 0, bid: 0.65 + (i % 7) * 0.0001, ask: 0.6502 + (i % 7) * 0.0001, volume: 0 };
+          const tick = {
+            symbol,
+            ts: start + i * 10_000 + 17,
+            seq: 0,
+            bid: 0.65 + (i % 7) * 0.0001,
+            ask: 0.6502 + (i % 7) * 0.0001,
+            volume: 0,
+          };
           resampler.push(tick, 'live');
           return tick;
         });
@@ -123,7 +155,10 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
         handed = ticks.at(-1)!.ts + 1;
         return written;
       };
-      const storedTicks = async () => (await selectRows<{ n: number }>(store.client, 'SELECT count() AS n FROM ticks FINAL WHERE symbol = {symbol:String}', { symbol }))[0]!.n;
+      const storedTicks = async () =>
+        (
+          await selectRows<{ n: number }>(store.client, 'SELECT count() AS n FROM ticks FINAL WHERE symbol = {symbol:String}', { symbol })
+        )[0]!.n;
       await write(0, 3);
       await until('the first ticks read and stored', async () => (await storedTicks()) === 3);
       proxy.pause();
@@ -152,7 +187,8 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
 
   it('a feed held up on its way to the stream closes no bar early: quiet bars wait for the feed’s clock', () => heldFeed('AUDUSD', false));
 
-  it('a reader that takes a symbol over while its feed is held up waits too: it has not heard the feed yet', () => heldFeed('NZDUSD', true));
+  it('a reader that takes a symbol over while its feed is held up waits too: it has not heard the feed yet', () =>
+    heldFeed('NZDUSD', true));
 
   it('a tick store that fails mid-batch loses no tick: they are read again from the stream and stored once, and the bars are exact', async () => {
     const symbol: Symbol = 'USDCAD';
@@ -171,7 +207,13 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
         await super.insertColumns(batches, source);
       }
     }
-    const host = await buildIngestHost({ bus: nats.bus, market: { ticks: new OverloadedTicks(store.client), bars: new BarsRepo(store.client) }, log, graceMs: 300, symbols: [symbol] });
+    const host = await buildIngestHost({
+      bus: nats.bus,
+      market: { ticks: new OverloadedTicks(store.client), bars: new BarsRepo(store.client) },
+      log,
+      graceMs: 300,
+      symbols: [symbol],
+    });
     // The feed tells its clock, so the pauses between its rounds are not a quiet market.
     const start = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR;
     let handed = start;
@@ -208,15 +250,27 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
 
       type TickRow = { ts: number; bid: number; ask: number };
       const storedTicks = () =>
-        selectRows<TickRow>(store.client, 'SELECT toUnixTimestamp64Milli(ts) AS ts, bid, ask FROM ticks FINAL WHERE symbol = {symbol:String} ORDER BY ts', { symbol });
+        selectRows<TickRow>(
+          store.client,
+          'SELECT toUnixTimestamp64Milli(ts) AS ts, bid, ask FROM ticks FINAL WHERE symbol = {symbol:String} ORDER BY ts',
+          { symbol },
+        );
       await until('every tick stored', async () => (await storedTicks()).length >= total, 60_000).catch(() => undefined);
       assert.equal(failures, 8, 'the store failed as injected, more times than one insert tries');
       await assertEveryBarOver(symbol, expected);
-      const bars = await selectRows<{ n: number; keys: number }>(store.client, 'SELECT count() AS n, uniqExact(timeframe, ts) AS keys FROM bars FINAL WHERE symbol = {symbol:String}', { symbol });
+      const bars = await selectRows<{ n: number; keys: number }>(
+        store.client,
+        'SELECT count() AS n, uniqExact(timeframe, ts) AS keys FROM bars FINAL WHERE symbol = {symbol:String}',
+        { symbol },
+      );
       assert.deepEqual(bars[0], { n: expected.length, keys: expected.length }, 'every bar once, none extra');
       // Merged as the engine will (partly written batches were written again): each tick one row.
       await store.client.command({ query: 'OPTIMIZE TABLE ticks FINAL' });
-      const rows = await selectRows<TickRow>(store.client, 'SELECT toUnixTimestamp64Milli(ts) AS ts, bid, ask FROM ticks WHERE symbol = {symbol:String} ORDER BY ts', { symbol });
+      const rows = await selectRows<TickRow>(
+        store.client,
+        'SELECT toUnixTimestamp64Milli(ts) AS ts, bid, ask FROM ticks WHERE symbol = {symbol:String} ORDER BY ts',
+        { symbol },
+      );
       assert.deepEqual(
         rows,
         [...published].map(([ts, q]) => ({ ts, ...q })),
@@ -226,7 +280,8 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       const readers = async () => {
         const found: { pending: number; unacked: number }[] = [];
         for await (const c of await nats.bus.jsm.consumers.list(Streams.ticks.name)) {
-          if (c.config.filter_subject === Topics.ticks.subject(symbol) || c.config.filter_subjects?.includes(Topics.ticks.subject(symbol))) found.push({ pending: c.num_pending, unacked: c.num_ack_pending });
+          if (c.config.filter_subject === Topics.ticks.subject(symbol) || c.config.filter_subjects?.includes(Topics.ticks.subject(symbol)))
+            found.push({ pending: c.num_pending, unacked: c.num_ack_pending });
         }
         return found;
       };
@@ -271,7 +326,17 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       // Mid-hour of the second hour, the writer dies without a goodbye.
       if (i === 360 + 180) {
         await nats.bus.nc.flush();
-        await until('the first hour stored', async () => (await selectRows<{ n: number }>(store.client, "SELECT count() AS n FROM bars FINAL WHERE symbol = 'EURUSD' AND timeframe = '1h'"))[0]!.n >= 1, 30_000);
+        await until(
+          'the first hour stored',
+          async () =>
+            (
+              await selectRows<{ n: number }>(
+                store.client,
+                "SELECT count() AS n FROM bars FINAL WHERE symbol = 'EURUSD' AND timeframe = '1h'",
+              )
+            )[0]!.n >= 1,
+          30_000,
+        );
         doomed.child.kill('SIGKILL');
         await doomed.exited;
       }
@@ -297,11 +362,7 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
       "SELECT count() AS n, uniqExact(timeframe, ts) AS keys FROM bars FINAL WHERE symbol = 'EURUSD'",
     );
     assert.equal(raw[0]!.n, raw[0]!.keys, 'each bar once');
-    assert.deepEqual(
-      rows.map((r) => key(r)).sort(),
-      [...want.keys()].sort(),
-      'every bar of every timeframe, none missing, none extra',
-    );
+    assert.deepEqual(rows.map((r) => key(r)).sort(), [...want.keys()].sort(), 'every bar of every timeframe, none missing, none extra');
     for (const row of rows) {
       const bar = want.get(key(row))!;
       assert.deepEqual(

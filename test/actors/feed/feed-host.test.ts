@@ -108,7 +108,9 @@ describe('the synthetic feed in two ingest processes (one active connector by le
       const messages = await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject(symbol), 0, 1_000_000);
       published.set(
         symbol,
-        messages.flatMap((m) => decodeTicks(m.data).ticks.map((tk) => ({ symbol, ts: tk.ts, seq: 0, bid: tk.bid, ask: tk.ask, volume: 0 }))),
+        messages.flatMap((m) =>
+          decodeTicks(m.data).ticks.map((tk) => ({ symbol, ts: tk.ts, seq: 0, bid: tk.bid, ask: tk.ask, volume: 0 })),
+        ),
       );
     }
     const expectedBars: BarMessage[] = [];
@@ -134,9 +136,17 @@ describe('the synthetic feed in two ingest processes (one active connector by le
 
     type Row = { symbol: string; timeframe: string; ts: number; open: number; high: number; low: number; close: number; ticks: number };
     const stored = () =>
-      selectRows<Row>(store.client, "SELECT symbol, timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE timeframe = '1min' ORDER BY symbol, ts");
+      selectRows<Row>(
+        store.client,
+        "SELECT symbol, timeframe, toUnixTimestamp64Milli(ts) AS ts, open, high, low, close, ticks FROM bars FINAL WHERE timeframe = '1min' ORDER BY symbol, ts",
+      );
     await until('the bars of the series stored', async () => (await stored()).length > 0, 30_000).catch((err) => {
-      process.stderr.write(third.role.lines.filter((l) => /ingest|"level":[456]/.test(l)).slice(-40).join('\n'));
+      process.stderr.write(
+        third.role.lines
+          .filter((l) => /ingest|"level":[456]/.test(l))
+          .slice(-40)
+          .join('\n'),
+      );
       throw err;
     });
     third.role.child.kill('SIGTERM');
@@ -144,11 +154,17 @@ describe('the synthetic feed in two ingest processes (one active connector by le
     const key = (bar: { symbol: string; ts: number }) => `${bar.symbol}@${bar.ts}`;
     const want = new Map(expectedBars.filter((bar) => bar.timeframe === '1min').map((bar) => [key(bar), bar]));
     const rows = await stored();
-    const once = await selectRows<{ n: number; keys: number }>(store.client, 'SELECT count() AS n, uniqExact(symbol, timeframe, ts) AS keys FROM bars FINAL');
+    const once = await selectRows<{ n: number; keys: number }>(
+      store.client,
+      'SELECT count() AS n, uniqExact(symbol, timeframe, ts) AS keys FROM bars FINAL',
+    );
     assert.equal(once[0]!.n, once[0]!.keys, 'each bar once');
     // Our generator's prices are never passed off as a live feed's.
     const sources = await selectRows<{ source: string }>(store.client, 'SELECT DISTINCT source FROM bars FINAL');
-    assert.deepEqual(sources.map((r) => r.source), ['synthetic']);
+    assert.deepEqual(
+      sources.map((r) => r.source),
+      ['synthetic'],
+    );
     for (const symbol of SYMBOLS) {
       const own = rows.filter((r) => r.symbol === symbol);
       if (own.length === 0) continue;

@@ -47,8 +47,13 @@ describe('a deployment whose stored model fails the safety check', () => {
     models = await ModelStore.open(nats.bus, await openBucket(nats.bus, Buckets.models), await openBucket(nats.bus, Buckets.signals));
     // As a model stored before the check existed, or changed since: deployed without a check at the door.
     deployments = await buildDeployments({
-      bus: nats.bus, models, activity: { emit: async () => 0 }, log, replicas: 1,
-      checkWebhookTarget: async (url) => url, limits: { free: 3, pro: 3 },
+      bus: nats.bus,
+      models,
+      activity: { emit: async () => 0 },
+      log,
+      replicas: 1,
+      checkWebhookTarget: async (url) => url,
+      limits: { free: 3, pro: 3 },
     });
     bars = new BarCache({ load: async () => noBars() }, nats.bus.nc, log);
   });
@@ -59,14 +64,26 @@ describe('a deployment whose stored model fails the safety check', () => {
   });
 
   const save = (artifact: string, onnx: Uint8Array) =>
-    models.save(modelRecord({ user_id: USER, model_name: NAME, artifact }), { onnx, code: 'def feature_engineering(df, close, open_, high, low):\n    return df\n', results: { pred_signals: [] } as never });
+    models.save(modelRecord({ user_id: USER, model_name: NAME, artifact }), {
+      onnx,
+      code: 'def feature_engineering(df, close, open_, high, low):\n    return df\n',
+      results: { pred_signals: [] } as never,
+    });
 
   /** An actor host as a process of the service runs it; its warnings are kept. */
   const host = () =>
     buildModelHost({
-      bus: nats.bus, deployments: deployments.view, models, bars, runtime: noRuntime, activity: { emit: async () => 0 },
-      log: Object.assign(Object.create(log), { warn: (o: Record<string, unknown>) => void warnings.push(o) }), replicas: 1, maxWarmSessions: 0,
-      renewMs: 300, backoff: { baseMs: 50, maxMs: 200 },
+      bus: nats.bus,
+      deployments: deployments.view,
+      models,
+      bars,
+      runtime: noRuntime,
+      activity: { emit: async () => 0 },
+      log: Object.assign(Object.create(log), { warn: (o: Record<string, unknown>) => void warnings.push(o) }),
+      replicas: 1,
+      maxWarmSessions: 0,
+      renewMs: 300,
+      backoff: { baseMs: 50, maxMs: 200 },
     });
   const listed = async () => (await deployments.list(USER)).deployed.find((d) => d.model_name === NAME);
 
@@ -165,70 +182,102 @@ describe('a deployment whose announced entry does not fill', () => {
     await nats?.close();
   });
 
-  it('sends a cancel of the open on the bar that came, stored on SIGNALS with a stable id, across a restart', { timeout: 120_000 }, async () => {
-    const { spec, gapped, nine, side, k, bars } = c;
-    const record = modelRecord({ user_id: USER, model_name: 'gapped', symbol: spec.symbol, timeframe: spec.timeframe, features: spec.features, config: spec.config, settings: spec.settings, warmup: spec.warmup });
-    const deployment = replayDeployment(record, DEPLOYMENT);
-    const state = await openBucket(nats.bus, Buckets.actorState);
-    const features = new FeatureSources(runtime, 1, log);
-    const g = gapped.columns();
-    const from = gapped.lowerBound(bars.ts[START]!);
-    const at = gapped.lowerBound(nine);
-    const end = Math.min(at + 4, g.ts.length);
-    const activity: ActivityInput[] = [];
+  it(
+    'sends a cancel of the open on the bar that came, stored on SIGNALS with a stable id, across a restart',
+    { timeout: 120_000 },
+    async () => {
+      const { spec, gapped, nine, side, k, bars } = c;
+      const record = modelRecord({
+        user_id: USER,
+        model_name: 'gapped',
+        symbol: spec.symbol,
+        timeframe: spec.timeframe,
+        features: spec.features,
+        config: spec.config,
+        settings: spec.settings,
+        warmup: spec.warmup,
+      });
+      const deployment = replayDeployment(record, DEPLOYMENT);
+      const state = await openBucket(nats.bus, Buckets.actorState);
+      const features = new FeatureSources(runtime, 1, log);
+      const g = gapped.columns();
+      const from = gapped.lowerBound(bars.ts[START]!);
+      const at = gapped.lowerBound(nine);
+      const end = Math.min(at + 4, g.ts.length);
+      const activity: ActivityInput[] = [];
 
-    /** The bars from START to a few after 21:00 handled one by one, the actor restarted between the signal bar and 21:00. */
-    const replay = async (publish: (e: SignalEvent) => Promise<void>) => {
-      const clock = new ReplayClock(g.ts[from - 1]! + QUARTER);
-      const start = async () => {
-        const actor = new ModelActor({
-          deployment, model: record, onnx: c.onnx, features: features.acquire(record.user_id, CODE), bars: oneSeries(gapped), state,
-          publish, activity: { emit: async (e) => (activity.push(e), 0) }, log, clock, startAfterTs: g.ts[from - 1]!,
-        });
-        await actor.start();
-        return actor;
-      };
-      let actor = await start();
-      for (let i = from; i < end; i++) {
-        clock.advanceTo(g.ts[i]! + QUARTER);
-        if (i === at) {
-          await actor.stop();
-          actor = await start();
+      /** The bars from START to a few after 21:00 handled one by one, the actor restarted between the signal bar and 21:00. */
+      const replay = async (publish: (e: SignalEvent) => Promise<void>) => {
+        const clock = new ReplayClock(g.ts[from - 1]! + QUARTER);
+        const start = async () => {
+          const actor = new ModelActor({
+            deployment,
+            model: record,
+            onnx: c.onnx,
+            features: features.acquire(record.user_id, CODE),
+            bars: oneSeries(gapped),
+            state,
+            publish,
+            activity: { emit: async (e) => (activity.push(e), 0) },
+            log,
+            clock,
+            startAfterTs: g.ts[from - 1]!,
+          });
+          await actor.start();
+          return actor;
+        };
+        let actor = await start();
+        for (let i = from; i < end; i++) {
+          clock.advanceTo(g.ts[i]! + QUARTER);
+          if (i === at) {
+            await actor.stop();
+            actor = await start();
+          }
+          await actor.handle(g.ts[i]!);
         }
-        await actor.handle(g.ts[i]!);
+        await actor.stop();
+      };
+
+      const publish = signalPublisher(nats.bus);
+      await replay(publish);
+      const stored = await storedSignals(nats.bus, DEPLOYMENT);
+      const sideName = side > 0 ? 'long' : 'short';
+      const announced = stored.filter((e) => e.action === 'open' && e.bar_time === isoFromMs(bars.ts[k]!));
+      assert.deepEqual(
+        announced.map((e) => e.side),
+        [sideName],
+        'the open announced on the signal bar',
+      );
+      const cancels = stored.filter((e) => e.bar_time === isoFromMs(nine) && e.action === 'cancel');
+      assert.deepEqual(
+        cancels.map((e) => [e.id, e.side, e.price, e.reason, e.stop_loss, e.take_profit, e.p_up, e.pnl]),
+        [[`sig_${DEPLOYMENT}_${nine}_0`, sideName, g.open[at], 'signal', null, null, null, null]],
+        'the cancel on the 21:00 bar, first of its signals',
+      );
+      assert.equal(cancels[0]!.created_at, isoFromMs(nine + QUARTER), 'sent at the close of the bar that came');
+      // Any other cancel in the span (a weekend reopening) also follows an open of its side on the bar before.
+      for (const e of stored.filter((x) => x.action === 'cancel')) {
+        const prev = g.ts[gapped.lowerBound(Date.parse(e.bar_time)) - 1]!;
+        assert.ok(
+          stored.some((o) => o.action === 'open' && o.side === e.side && o.bar_time === isoFromMs(prev)),
+          `${e.id} cancels an open`,
+        );
       }
-      await actor.stop();
-    };
+      // SIGNAL_FIRED for the entries only.
+      assert.equal(activity.filter((a) => a.kind === 'SIGNAL_FIRED').length, stored.filter((e) => e.action === 'open').length);
 
-    const publish = signalPublisher(nats.bus);
-    await replay(publish);
-    const stored = await storedSignals(nats.bus, DEPLOYMENT);
-    const sideName = side > 0 ? 'long' : 'short';
-    const announced = stored.filter((e) => e.action === 'open' && e.bar_time === isoFromMs(bars.ts[k]!));
-    assert.deepEqual(announced.map((e) => e.side), [sideName], 'the open announced on the signal bar');
-    const cancels = stored.filter((e) => e.bar_time === isoFromMs(nine) && e.action === 'cancel');
-    assert.deepEqual(
-      cancels.map((e) => [e.id, e.side, e.price, e.reason, e.stop_loss, e.take_profit, e.p_up, e.pnl]),
-      [[`sig_${DEPLOYMENT}_${nine}_0`, sideName, g.open[at], 'signal', null, null, null, null]],
-      'the cancel on the 21:00 bar, first of its signals',
-    );
-    assert.equal(cancels[0]!.created_at, isoFromMs(nine + QUARTER), 'sent at the close of the bar that came');
-    // Any other cancel in the span (a weekend reopening) also follows an open of its side on the bar before.
-    for (const e of stored.filter((x) => x.action === 'cancel')) {
-      const prev = g.ts[gapped.lowerBound(Date.parse(e.bar_time)) - 1]!;
-      assert.ok(stored.some((o) => o.action === 'open' && o.side === e.side && o.bar_time === isoFromMs(prev)), `${e.id} cancels an open`);
-    }
-    // SIGNAL_FIRED for the entries only.
-    assert.equal(activity.filter((a) => a.kind === 'SIGNAL_FIRED').length, stored.filter((e) => e.action === 'open').length);
-
-    // Replayed from scratch: the same signals with the same ids, and the stream keeps each once.
-    await state.delete(DEPLOYMENT);
-    const again: SignalEvent[] = [];
-    await replay(async (e) => {
-      again.push(e);
-      await publish(e);
-    });
-    assert.deepEqual(again.map((e) => e.id), stored.map((e) => e.id));
-    assert.equal((await storedSignals(nats.bus, DEPLOYMENT)).length, stored.length);
-  });
+      // Replayed from scratch: the same signals with the same ids, and the stream keeps each once.
+      await state.delete(DEPLOYMENT);
+      const again: SignalEvent[] = [];
+      await replay(async (e) => {
+        again.push(e);
+        await publish(e);
+      });
+      assert.deepEqual(
+        again.map((e) => e.id),
+        stored.map((e) => e.id),
+      );
+      assert.equal((await storedSignals(nats.bus, DEPLOYMENT)).length, stored.length);
+    },
+  );
 });

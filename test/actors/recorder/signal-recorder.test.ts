@@ -42,7 +42,8 @@ function signal(deployment: string, n: number): SignalEvent {
 describe('SignalRecorder', () => {
   let nats: TestNats;
   let repo: SignalsRepo;
-  const publish = (event: SignalEvent) => nats.bus.js.publish(Topics.signal.subject(event.deployment_id), JSON.stringify(event), { msgID: event.id });
+  const publish = (event: SignalEvent) =>
+    nats.bus.js.publish(Topics.signal.subject(event.deployment_id), JSON.stringify(event), { msgID: event.id });
   const stored = async (deployment: string) => (await repo.byDeployment(deployment)).map((r) => r.id);
 
   before(async () => {
@@ -59,14 +60,19 @@ describe('SignalRecorder', () => {
     for (const event of sent) await publish(event);
     await until('25 stored', () => recorder.stats().stored === 25);
     await recorder.stop();
-    assert.deepEqual(await stored('dep_a'), sent.map((e) => e.id));
+    assert.deepEqual(
+      await stored('dep_a'),
+      sent.map((e) => e.id),
+    );
     const row = (await repo.byDeployment('dep_a'))[3]!;
     assert.deepEqual([row.side, row.price, row.bar_time], [sent[3]!.side, sent[3]!.price, Date.parse(sent[3]!.bar_time)]);
   });
 
   it('redelivers a signal whose insert failed, and stores it then; skips a malformed message', async () => {
     let failures = 2;
-    const flaky = { insert: (rows: SignalEvent[]) => (failures-- > 0 ? Promise.reject(new Error('ClickHouse unavailable')) : repo.insert(rows)) };
+    const flaky = {
+      insert: (rows: SignalEvent[]) => (failures-- > 0 ? Promise.reject(new Error('ClickHouse unavailable')) : repo.insert(rows)),
+    };
     const recorder = new SignalRecorder({ bus: nats.bus, repo: flaky, log });
     await recorder.start();
     await nats.bus.js.publish(Topics.signal.subject('dep_b'), '{"not":"a signal"}');
@@ -93,6 +99,9 @@ describe('SignalRecorder', () => {
     await until('the two of the gap stored', () => second.stats().stored === 2);
     await second.stop();
     assert.equal(second.stats().stored, 2, 'only what it had not acknowledged');
-    assert.deepEqual(await stored('dep_c'), [before, ...meanwhile].map((e) => e.id));
+    assert.deepEqual(
+      await stored('dep_c'),
+      [before, ...meanwhile].map((e) => e.id),
+    );
   });
 });

@@ -123,7 +123,10 @@ describe('UsageRecorder', () => {
     await startRecorder();
     await caughtUp();
     const rows = await stored(user);
-    assert.ok(rows.some((r) => r.ref === 'A'), 'the change at the passed revision is stored');
+    assert.ok(
+      rows.some((r) => r.ref === 'A'),
+      'the change at the passed revision is stored',
+    );
     assert.equal(rows.length, 2 + 2 * CREDITS_HISTORY);
     assertChain(rows, 200 - 1 - 2 * CREDITS_HISTORY);
     await stopRecorder();
@@ -193,7 +196,10 @@ describe('UsageRecorder', () => {
     assert.equal(await history.spentSince(user, since), 3);
     assert.equal(await history.countFor(user), 3);
     const spend = await history.billableSpend([user], since, Date.now() + 1);
-    assert.equal(spend.reduce((sum, p) => sum + p.spent, 0), 3);
+    assert.equal(
+      spend.reduce((sum, p) => sum + p.spent, 0),
+      3,
+    );
     await stopRecorder();
   });
 });

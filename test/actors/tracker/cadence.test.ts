@@ -30,8 +30,14 @@ describe('Cadence', () => {
       for (const p of due) seen.set(p.program, (seen.get(p.program) ?? 0) + 1);
     }
     assert.equal(seen.size, 480, 'every program had its turn');
-    assert.ok([...seen.values()].every((n) => n === 1), 'once in K bars');
-    assert.equal(perBar.reduce((a, b) => a + b, 0), 480);
+    assert.ok(
+      [...seen.values()].every((n) => n === 1),
+      'once in K bars',
+    );
+    assert.equal(
+      perBar.reduce((a, b) => a + b, 0),
+      480,
+    );
     assert.ok(Math.max(...perBar) <= 40, `about 16 a bar (${perBar.join(' ')})`);
   });
 

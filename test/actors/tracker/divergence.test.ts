@@ -7,10 +7,28 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTrackerHost, checkWindow, firstDifference, initialCheck, nextCheckState, type CheckState, type Tracker } from '../../../actors/tracker/index.ts';
+import {
+  buildTrackerHost,
+  checkWindow,
+  firstDifference,
+  initialCheck,
+  nextCheckState,
+  type CheckState,
+  type Tracker,
+} from '../../../actors/tracker/index.ts';
 import { PositionEngine, type ClosedTrade } from '../../../src/backtest/index.ts';
 import { openBlobStore, openBucket, type BlobStore, type JsonKv } from '../../../src/bus/index.ts';
-import { CatalogueBuilder, CommunityIndex, CommunityStore, communityEntry, DIVERGENCE_CLEAR_CHECKS, DIVERGENCE_FLAG_CHECKS, DIVERGENCE_WINDOW_CHECKS, entryView, LeaderboardView } from '../../../src/community/index.ts';
+import {
+  CatalogueBuilder,
+  CommunityIndex,
+  CommunityStore,
+  communityEntry,
+  DIVERGENCE_CLEAR_CHECKS,
+  DIVERGENCE_FLAG_CHECKS,
+  DIVERGENCE_WINDOW_CHECKS,
+  entryView,
+  LeaderboardView,
+} from '../../../src/community/index.ts';
 import { ReplayClock } from '../../../src/kernel/index.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
@@ -37,8 +55,24 @@ const lookingAheadWhen = (condition: string) =>
 const LENGTH_GAMED = lookingAheadWhen('len(df) > 1000');
 
 const trade = (side: 1 | -1, entryTs: number, exitTs: number, entryPrice = 1.1, exitPrice = 1.101): ClosedTrade => ({
-  side, entryTs, exitTs, entryPrice, exitPrice, lots: 1, units: 100_000, reason: 'TP', pips: 10, grossPnl: 100, commission: 0, swap: 0, pnl: 100,
-  barsHeld: 2, nights: 0, notional: 110_000, stopLoss: null, takeProfit: null,
+  side,
+  entryTs,
+  exitTs,
+  entryPrice,
+  exitPrice,
+  lots: 1,
+  units: 100_000,
+  reason: 'TP',
+  pips: 10,
+  grossPnl: 100,
+  commission: 0,
+  swap: 0,
+  pnl: 100,
+  barsHeld: 2,
+  nights: 0,
+  notional: 110_000,
+  stopLoss: null,
+  takeProfit: null,
 });
 
 describe('divergence: the rule', () => {
@@ -101,10 +135,16 @@ describe('divergence: the rule', () => {
     const t0 = Date.UTC(2017, 1, 13, 10);
     const a = trade(1, t0, t0 + 2 * QUARTER);
     assert.equal(firstDifference([a], [{ ...a, exitPrice: a.exitPrice * (1 + 1e-12) }], [], []), null, 'prices within float tolerance');
-    assert.match(firstDifference([a], [trade(-1, t0, t0 + 2 * QUARTER)], [], [])!, /live closed 1 trade, the backtest path 1; trade 1: live long 2017-02-13T10:00:00.000Z at 1.1 → .*, backtest short/);
+    assert.match(
+      firstDifference([a], [trade(-1, t0, t0 + 2 * QUARTER)], [], [])!,
+      /live closed 1 trade, the backtest path 1; trade 1: live long 2017-02-13T10:00:00.000Z at 1.1 → .*, backtest short/,
+    );
     assert.match(firstDifference([], [a], [], [])!, /trade 1: live none, backtest long/);
     assert.match(firstDifference([a], [{ ...a, exitPrice: 1.1011 }], [], [])!, /at 1.101 .*at 1.1011/);
-    assert.match(firstDifference([a], [a], [{ side: 1, entryTs: t0, entryPrice: 1.1 }], [])!, /live holds long open since 2017-02-13T10:00:00.000Z at 1.1 and the backtest path nothing/);
+    assert.match(
+      firstDifference([a], [a], [{ side: 1, entryTs: t0, entryPrice: 1.1 }], [])!,
+      /live holds long open since 2017-02-13T10:00:00.000Z at 1.1 and the backtest path nothing/,
+    );
   });
 });
 
@@ -142,8 +182,15 @@ describe('divergence: shared entries on live bars', () => {
 
   async function share(id: number, author: number, code: string, createdAt: number): Promise<CommunityEntryRecord> {
     const entry: CommunityEntryRecord = {
-      community_id: id, user_id: author, author: `author${author}`, title: `Entry ${id}`, description: 'shared for the divergence test',
-      parent_id: null, created_at: createdAt, model: { ...outcome.record, user_id: author, username: `author${author}` }, post_cutoff_stats: outcome.results.pred_stats,
+      community_id: id,
+      user_id: author,
+      author: `author${author}`,
+      title: `Entry ${id}`,
+      description: 'shared for the divergence test',
+      parent_id: null,
+      created_at: createdAt,
+      model: { ...outcome.record, user_id: author, username: `author${author}` },
+      post_cutoff_stats: outcome.results.pred_stats,
       post_cutoff_bars: outcome.results.spans.post_cutoff!.bars,
     };
     await files.put(`${id}/strategy.py`, new TextEncoder().encode(code));
@@ -173,7 +220,10 @@ describe('divergence: shared entries on live bars', () => {
     const repo = new LiveTradesRepo(market.clickhouse);
     const clock = new ReplayClock(ts[from]! + QUARTER + 1000);
     const listeners = new Set<(bar: BarMessage) => void>();
-    const bars = { get: market.cache.get.bind(market.cache), onBar: (l: (bar: BarMessage) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const bars = {
+      get: market.cache.get.bind(market.cache),
+      onBar: (l: (bar: BarMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
+    };
     await share(1, 7, HONEST, ts[from]! + QUARTER + 500);
     await share(2, 8, LENGTH_GAMED, ts[from]! + QUARTER + 500);
     // Looking ahead only at exactly the row count its train job had (the fit span and the post-cutoff bars).
@@ -182,7 +232,15 @@ describe('divergence: shared entries on live bars', () => {
     const trainRows = series.lowerBound(fit.to + 1) - series.lowerBound(fit.from) + outcome.results.spans.post_cutoff!.bars;
     await share(3, 9, lookingAheadWhen(`len(df) == ${trainRows}`), ts[from]! + QUARTER + 500);
     const tracker: Tracker = await buildTrackerHost({
-      bus: market.bus, runtime, log, replicas: 1, maxWarmSessions: 4, bars, clock, renewMs: 200, divergenceCheckBars: 8,
+      bus: market.bus,
+      runtime,
+      log,
+      replicas: 1,
+      maxWarmSessions: 4,
+      bars,
+      clock,
+      renewMs: 200,
+      divergenceCheckBars: 8,
       trades: { insert: (rows: readonly LiveTrade[]) => repo.insert(rows), pnls: (ids: readonly number[]) => repo.pnls(ids) },
     });
     try {
@@ -204,10 +262,19 @@ describe('divergence: shared entries on live bars', () => {
         clock.advanceTo(ts[i]! + QUARTER);
         for (const l of listeners) l(barAt.get(ts[i]!)!);
         await settled();
-        honestDivergent += entry(1).status().check.recent.filter((c) => c.divergent).length;
+        honestDivergent += entry(1)
+          .status()
+          .check.recent.filter((c) => c.divergent).length;
         for (const id of [2, 3]) if (entry(id).status().check.flag && !firstFlag.has(id)) firstFlag.set(id, i - from);
       }
-      if (process.env.DEBUG_TRACKER) console.error('flagged after', [...firstFlag], 'bars of', to - from, JSON.stringify([1, 2, 3].map((id) => entry(id).status().check)));
+      if (process.env.DEBUG_TRACKER)
+        console.error(
+          'flagged after',
+          [...firstFlag],
+          'bars of',
+          to - from,
+          JSON.stringify([1, 2, 3].map((id) => entry(id).status().check)),
+        );
       const honest = entry(1).status().check;
       const gamed = entry(2).status().check;
       assert.ok(gamed.flag, `the gamed entry is flagged (after ${i - from} bars, ${gamed.checks} checks)`);
@@ -224,23 +291,40 @@ describe('divergence: shared entries on live bars', () => {
       assert.deepEqual(gamedRecord.divergence, gamed.flag);
       assert.equal((await records.get('1'))!.value.divergence, undefined);
       // Live, both computed the same honest features on short windows: the same trades.
-      assert.deepEqual((await repo.ofEntry(2)).map((t) => [t.side, t.entryTs, t.exitTs]), (await repo.ofEntry(1)).map((t) => [t.side, t.entryTs, t.exitTs]));
+      assert.deepEqual(
+        (await repo.ofEntry(2)).map((t) => [t.side, t.entryTs, t.exitTs]),
+        (await repo.ofEntry(1)).map((t) => [t.side, t.entryTs, t.exitTs]),
+      );
 
       // What the edge serves, from the KV as any process sees it.
       const store = await CommunityStore.open(market.bus);
       const index = new CommunityIndex();
       const following = await store.follow(index);
       try {
-        await until('the live records indexed', () => index.liveOf(1) !== undefined && index.liveOf(2)?.divergence !== undefined && index.liveOf(3)?.divergence !== undefined);
+        await until(
+          'the live records indexed',
+          () => index.liveOf(1) !== undefined && index.liveOf(2)?.divergence !== undefined && index.liveOf(3)?.divergence !== undefined,
+        );
         const board = new LeaderboardView(index).query({ metric: 'ret', limit: 50 });
-        assert.deepEqual(board.entries.map((r) => r.community_id), [1], 'the flagged entries are off the ranking');
+        assert.deepEqual(
+          board.entries.map((r) => r.community_id),
+          [1],
+          'the flagged entries are off the ranking',
+        );
         assert.equal(board.hidden, 2);
         const view = communityEntry(index, 2);
         assert.equal(view.divergence?.what, gamed.flag!.what);
         assert.equal(view.divergence?.flagged_at, new Date(gamed.flag!.flagged_at).toISOString());
         assert.equal(entryView(index, index.get(1)!).divergence, null);
         const catalogue = Catalogue.parse(JSON.parse(new CatalogueBuilder(index).current().body().toString('utf8')));
-        assert.deepEqual(catalogue.entries.map((e) => [e.community_id, e.divergence?.what ?? null]).slice(0, 2), [[1, null], [2, gamed.flag!.what]], 'still in the catalogue, with why');
+        assert.deepEqual(
+          catalogue.entries.map((e) => [e.community_id, e.divergence?.what ?? null]).slice(0, 2),
+          [
+            [1, null],
+            [2, gamed.flag!.what],
+          ],
+          'still in the catalogue, with why',
+        );
         assert.equal(catalogue.entries.length, 3);
       } finally {
         following.stop();
@@ -249,13 +333,24 @@ describe('divergence: shared entries on live bars', () => {
       // A restart keeps the flag and the counts (saved with the resume point).
       await tracker.stop();
       const again = await buildTrackerHost({
-        bus: market.bus, runtime, log, replicas: 1, maxWarmSessions: 4, bars, clock, renewMs: 200, divergenceCheckBars: 8,
+        bus: market.bus,
+        runtime,
+        log,
+        replicas: 1,
+        maxWarmSessions: 4,
+        bars,
+        clock,
+        renewMs: 200,
+        divergenceCheckBars: 8,
         trades: { insert: (rows: readonly LiveTrade[]) => repo.insert(rows), pnls: (ids: readonly number[]) => repo.pnls(ids) },
       });
       try {
         await again.host.start();
         await until('resumed', () => again.shards().flatMap((s) => s.running()).length === 3);
-        const resumed = again.shards().flatMap((s) => s.running()).find((t) => t.communityId === 2)!;
+        const resumed = again
+          .shards()
+          .flatMap((s) => s.running())
+          .find((t) => t.communityId === 2)!;
         assert.deepEqual(resumed.status().check, gamed);
       } finally {
         await again.stop();

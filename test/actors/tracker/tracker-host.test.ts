@@ -32,7 +32,13 @@ const OTHER_CODE = strategyCode({ prelude: 'unused = 0' });
 
 /** A trade as both sides can show it: side, entry and exit bar, prices, reason, net P&L. */
 const shape = (t: Pick<ClosedTrade, 'side' | 'entryTs' | 'exitTs' | 'entryPrice' | 'exitPrice' | 'reason' | 'pnl'>) => [
-  t.side, t.entryTs, t.exitTs, t.entryPrice, t.exitPrice, t.reason, t.pnl,
+  t.side,
+  t.entryTs,
+  t.exitTs,
+  t.entryPrice,
+  t.exitPrice,
+  t.reason,
+  t.pnl,
 ];
 
 describe('the live tracker of shared entries', () => {
@@ -79,8 +85,15 @@ describe('the live tracker of shared entries', () => {
   /** Shares the trained model as entry `id` of `author`, with its code frozen, published at `createdAt`. */
   async function share(id: number, author: number, code: string, createdAt: number): Promise<CommunityEntryRecord> {
     const entry: CommunityEntryRecord = {
-      community_id: id, user_id: author, author: `author${author}`, title: `Entry ${id}`, description: 'shared for the tracker test',
-      parent_id: null, created_at: createdAt, model: { ...outcome.record, user_id: author, username: `author${author}` }, post_cutoff_stats: outcome.results.pred_stats,
+      community_id: id,
+      user_id: author,
+      author: `author${author}`,
+      title: `Entry ${id}`,
+      description: 'shared for the tracker test',
+      parent_id: null,
+      created_at: createdAt,
+      model: { ...outcome.record, user_id: author, username: `author${author}` },
+      post_cutoff_stats: outcome.results.pred_stats,
     };
     await files.put(`${id}/strategy.py`, new TextEncoder().encode(code));
     await files.put(`${id}/model.onnx`, outcome.onnx);
@@ -101,7 +114,9 @@ describe('the live tracker of shared entries', () => {
     return runBacktest(options, window, signals, { from: lead, to: window.ts.length }, mask).trades.filter((t) => t.reason !== 'end');
   }
 
-  async function startTracker(deps: Pick<TrackerHostDeps, 'bars' | 'trades' | 'clock' | 'renewMs'> & Partial<TrackerHostDeps>): Promise<Tracker> {
+  async function startTracker(
+    deps: Pick<TrackerHostDeps, 'bars' | 'trades' | 'clock' | 'renewMs'> & Partial<TrackerHostDeps>,
+  ): Promise<Tracker> {
     const tracker = await buildTrackerHost({ bus: market.bus, runtime, log, replicas: 1, maxWarmSessions: 4, ...deps });
     started.add(tracker);
     await tracker.host.start();
@@ -115,13 +130,20 @@ describe('the live tracker of shared entries', () => {
   function barFeed() {
     const listeners = new Set<(bar: BarMessage) => void>();
     return {
-      bars: { get: market.cache.get.bind(market.cache), onBar: (l: (bar: BarMessage) => void) => (listeners.add(l), () => listeners.delete(l)) },
+      bars: {
+        get: market.cache.get.bind(market.cache),
+        onBar: (l: (bar: BarMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
+      },
       close: (i: number) => listeners.forEach((l) => l(barAt.get(ts[i]!)!)),
     };
   }
 
   async function storedCount(id: number): Promise<number> {
-    const [row] = await selectRows<{ n: number }>(market.clickhouse, 'SELECT count() AS n FROM community_live_trades FINAL WHERE community_id = {id:UInt64}', { id });
+    const [row] = await selectRows<{ n: number }>(
+      market.clickhouse,
+      'SELECT count() AS n FROM community_live_trades FINAL WHERE community_id = {id:UInt64}',
+      { id },
+    );
     return row!.n;
   }
 
@@ -170,7 +192,14 @@ describe('the live tracker of shared entries', () => {
       if (i === crashBar) crashAfterInsert = true;
       feed.close(i);
       await idle(tracker);
-      if (process.env.DEBUG_TRACKER) console.error('bar', i - from, 'of', to - from, tracked(tracker).map((t) => t.status()));
+      if (process.env.DEBUG_TRACKER)
+        console.error(
+          'bar',
+          i - from,
+          'of',
+          to - from,
+          tracked(tracker).map((t) => t.status()),
+        );
       if (i === later) {
         // Entry 3 (other code, author 9) is shared while the tracker runs, a second after bar `later` closed.
         clock.advanceTo(ts[later]! + QUARTER + 1000);
@@ -182,16 +211,35 @@ describe('the live tracker of shared entries', () => {
       }
     }
     assert.equal(crashes, 1, 'the crash happened');
-    await until('every entry at the last bar', () => tracked(tracker).length === 3 && tracked(tracker).every((t) => t.status().last_bar_ts === ts[to - 1]));
+    await until(
+      'every entry at the last bar',
+      () => tracked(tracker).length === 3 && tracked(tracker).every((t) => t.status().last_bar_ts === ts[to - 1]),
+    );
     await tracker.stop();
 
-    const byPipeline = expected.map((t) => [t.side === 'long' ? 1 : -1, Date.parse(t.entry_time), Date.parse(t.exit_time), t.entry_price, t.exit_price, t.exit_reason, t.pnl]);
+    const byPipeline = expected.map((t) => [
+      t.side === 'long' ? 1 : -1,
+      Date.parse(t.entry_time),
+      Date.parse(t.exit_time),
+      t.entry_price,
+      t.exit_price,
+      t.exit_reason,
+      t.pnl,
+    ]);
     const byEngine = (await engineTrades(OTHER_CODE, later, to)).map(shape);
     assert.ok(byEngine.length >= 2, `entry 3 traded (${byEngine.length})`);
-    for (const [id, want, first] of [[1, byPipeline, from], [2, byPipeline, from], [3, byEngine, later]] as const) {
+    for (const [id, want, first] of [
+      [1, byPipeline, from],
+      [2, byPipeline, from],
+      [3, byEngine, later],
+    ] as const) {
       const stored = await repo.ofEntry(id);
       assert.deepEqual(stored.map(shape), want, `entry ${id}: the live trades are the backtest's`);
-      assert.deepEqual(stored.map((t) => t.seq), stored.map((_, k) => k), `entry ${id}: trades numbered 0…n-1`);
+      assert.deepEqual(
+        stored.map((t) => t.seq),
+        stored.map((_, k) => k),
+        `entry ${id}: trades numbered 0…n-1`,
+      );
       assert.equal(await storedCount(id), stored.length, `entry ${id}: nothing doubled`);
       const record = (await records.get(String(id)))!.value;
       assert.deepEqual(record, {
@@ -231,8 +279,15 @@ describe('the live tracker of shared entries', () => {
     }
     const every = tracker.features.coldPrograms;
     assert.ok(every >= 2);
-    assert.deepEqual([...lags].sort(), Array.from({ length: every }, (_, k) => k), 'each is at most K − 1 bars behind, and catches up');
-    for (const [id, prelude] of [[201, 'unused = 2'], [202, 'unused = 3']] as const) {
+    assert.deepEqual(
+      [...lags].sort(),
+      Array.from({ length: every }, (_, k) => k),
+      'each is at most K − 1 bars behind, and catches up',
+    );
+    for (const [id, prelude] of [
+      [201, 'unused = 2'],
+      [202, 'unused = 3'],
+    ] as const) {
       const record = (await records.get(String(id)))!.value;
       const last = ts.indexOf(record.last_bar_ts);
       const stored = await repo.ofEntry(id);

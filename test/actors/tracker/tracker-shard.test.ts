@@ -50,10 +50,20 @@ describe('a shared entry whose frozen model fails the safety check', () => {
 
   async function share(id: number, onnx: Uint8Array): Promise<void> {
     const entry: CommunityEntryRecord = {
-      community_id: id, user_id: 7, author: 'user7', title: `Entry ${id}`, description: 'shared for the tracker test',
-      parent_id: null, created_at: 1, model: modelRecord({ user_id: 7, model_name: `M${id}`, artifact: `j${id}` }), post_cutoff_stats: null,
+      community_id: id,
+      user_id: 7,
+      author: 'user7',
+      title: `Entry ${id}`,
+      description: 'shared for the tracker test',
+      parent_id: null,
+      created_at: 1,
+      model: modelRecord({ user_id: 7, model_name: `M${id}`, artifact: `j${id}` }),
+      post_cutoff_stats: null,
     };
-    await files.put(`${id}/strategy.py`, new TextEncoder().encode('def feature_engineering(df, close, open_, high, low):\n    return df\n'));
+    await files.put(
+      `${id}/strategy.py`,
+      new TextEncoder().encode('def feature_engineering(df, close, open_, high, low):\n    return df\n'),
+    );
     await files.put(`${id}/model.onnx`, onnx);
     await community.put(String(id), entry);
   }
@@ -61,9 +71,15 @@ describe('a shared entry whose frozen model fails the safety check', () => {
   /** A tracker host as a process of the service runs it; its warnings are kept. */
   const host = async (): Promise<Tracker> => {
     const tracker = await buildTrackerHost({
-      bus: nats.bus, bars, runtime: noRuntime, trades: { insert: async () => undefined, pnls: async () => new Map() },
-      log: Object.assign(Object.create(log), { warn: (o: Record<string, unknown>) => void warnings.push(o) }), replicas: 1, maxWarmSessions: 0,
-      renewMs: 300, backoff: { baseMs: 50, maxMs: 200 },
+      bus: nats.bus,
+      bars,
+      runtime: noRuntime,
+      trades: { insert: async () => undefined, pnls: async () => new Map() },
+      log: Object.assign(Object.create(log), { warn: (o: Record<string, unknown>) => void warnings.push(o) }),
+      replicas: 1,
+      maxWarmSessions: 0,
+      renewMs: 300,
+      backoff: { baseMs: 50, maxMs: 200 },
     });
     await tracker.host.start();
     return tracker;

@@ -61,7 +61,8 @@ function area(f: CallFrame): string {
   }
   const src = f.url.search(/\/(src|schemas)\//);
   if (src >= 0) return f.url.slice(src + 1);
-  if (f.url.startsWith('node:')) return `node:${f.url.slice(5).split('/')[0] === 'internal' ? 'internal/' + f.url.split('/')[1] : f.url.slice(5)}`;
+  if (f.url.startsWith('node:'))
+    return `node:${f.url.slice(5).split('/')[0] === 'internal' ? 'internal/' + f.url.split('/')[1] : f.url.slice(5)}`;
   return f.url;
 }
 
@@ -134,7 +135,11 @@ process.stdout.write(
       idle_ms: Math.round(idle),
       by_area: sorted(selfByArea, top),
       top_self: sorted(selfByFn, top),
-      inclusive: WATCHED.map(([label]) => ({ what: label, ms: Math.round(inclusive.get(label) ?? 0), pct_of_busy: pct(inclusive.get(label) ?? 0) })),
+      inclusive: WATCHED.map(([label]) => ({
+        what: label,
+        ms: Math.round(inclusive.get(label) ?? 0),
+        pct_of_busy: pct(inclusive.get(label) ?? 0),
+      })),
     },
     null,
     2,

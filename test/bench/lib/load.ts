@@ -20,10 +20,7 @@ export interface LoadRun extends LoadMessage {
   window_ms: number;
 }
 
-export function runLoad(
-  spec: LoadSpec,
-  { serverPid, signal }: { serverPid: number; signal: AbortSignal },
-): Promise<LoadRun> {
+export function runLoad(spec: LoadSpec, { serverPid, signal }: { serverPid: number; signal: AbortSignal }): Promise<LoadRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(spec)], {
       cwd: REPO_ROOT,

@@ -18,7 +18,11 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Polls `probe` every 100 ms until it holds; returns how long it took (ms). */
 export async function timeUntil(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<number> {
   const started = performance.now();
-  while (!(await Promise.resolve().then(probe).catch(() => false))) {
+  while (
+    !(await Promise.resolve()
+      .then(probe)
+      .catch(() => false))
+  ) {
     if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }

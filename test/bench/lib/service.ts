@@ -106,10 +106,7 @@ export async function startServiceProcess(
       const started = performance.now();
       if (alive) child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
-      const result = await Promise.race([
-        exited,
-        new Promise<null>((done) => (timer = setTimeout(() => done(null), graceMs))),
-      ]);
+      const result = await Promise.race([exited, new Promise<null>((done) => (timer = setTimeout(() => done(null), graceMs)))]);
       clearTimeout(timer);
       if (!result) {
         log(`service pid ${child.pid} did not stop within ${graceMs} ms of SIGTERM: SIGKILL to its process group`);

@@ -37,7 +37,8 @@ function open(start: Start): Promise<void> {
         return;
       }
       const m = JSON.parse(text) as { type: string };
-      if (m.type === 'welcome') ws.send(JSON.stringify({ type: 'subscribe', channel: { channel: 'bars', symbol: start.symbol, timeframe: start.timeframe } }));
+      if (m.type === 'welcome')
+        ws.send(JSON.stringify({ type: 'subscribe', channel: { channel: 'bars', symbol: start.symbol, timeframe: start.timeframe } }));
       else if (m.type === 'subscribed') resolve();
       else if (m.type === 'error') reject(new Error(text));
     });

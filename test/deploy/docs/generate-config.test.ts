@@ -46,7 +46,11 @@ const DOCS = [
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 function anchors(markdown: string): Set<string> {

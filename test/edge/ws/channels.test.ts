@@ -51,16 +51,25 @@ describe('WebSocket ticks channel (real nats-server)', () => {
 
   it('ingest’s feed publisher: its batch’s last tick, the others counted as conflated', async () => {
     const { frames, stop } = await subscribeTicks('GBPUSD');
-    await new FeedPublisher({ bus: nats.bus, feed: 'test' }).write([tick('GBPUSD', T0 + 1), tick('GBPUSD', T0 + 2), tick('GBPUSD', T0 + 3)]);
+    await new FeedPublisher({ bus: nats.bus, feed: 'test' }).write([
+      tick('GBPUSD', T0 + 1),
+      tick('GBPUSD', T0 + 2),
+      tick('GBPUSD', T0 + 3),
+    ]);
     await until('a tick frame', () => frames.length > 0);
     stop();
-    assert.deepEqual(frames, [{ type: 'tick', symbol: 'GBPUSD', tick: { ts: T0 + 3, bid: tick('GBPUSD', T0 + 3).bid, ask: 1.1002 }, conflated: 2 }]);
+    assert.deepEqual(frames, [
+      { type: 'tick', symbol: 'GBPUSD', tick: { ts: T0 + 3, bid: tick('GBPUSD', T0 + 3).bid, ask: 1.1002 }, conflated: 2 },
+    ]);
   });
 
   it('serve’s feed (into its bar builder, echoed) and an outside feed on core NATS', async () => {
     const { frames, stop } = await subscribeTicks('AUDUSD');
     const builder: Tick[] = [];
-    await echoTicks(nats.bus, { write: async (ticks) => void builder.push(...ticks) }).write([tick('AUDUSD', T0 + 10), tick('AUDUSD', T0 + 11)]);
+    await echoTicks(nats.bus, { write: async (ticks) => void builder.push(...ticks) }).write([
+      tick('AUDUSD', T0 + 10),
+      tick('AUDUSD', T0 + 11),
+    ]);
     await until('the echoed tick', () => frames.length === 1);
     assert.equal(builder.length, 2, 'the bar builder had them all');
     assert.deepEqual([frames[0]!.tick.ts, frames[0]!.conflated], [T0 + 11, 1]);

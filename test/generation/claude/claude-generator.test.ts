@@ -20,7 +20,14 @@ const GOOD = strategyCode();
 const LOOKAHEAD = strategyCode({ prelude: 'df["peek"] = close.shift(-1)' });
 const BAD_CONFIG = strategyCode({ params: '{"n_estimators": 30, "n_jobs": 4}' });
 const fenced = (code: string) => `Here is the strategy.\n\n\`\`\`python\n${code}\`\`\`\n\nGood luck!`;
-const request = withMarket(GenerateRequest.parse({ description: 'RSI mean reversion in the London session', symbol: 'GBPUSD', timeframe: '1h', pos_rules: { max_pos: 2, direction: 'long' } }));
+const request = withMarket(
+  GenerateRequest.parse({
+    description: 'RSI mean reversion in the London session',
+    symbol: 'GBPUSD',
+    timeframe: '1h',
+    pos_rules: { max_pos: 2, direction: 'long' },
+  }),
+);
 
 describe('ClaudeGenerator (stand-in Anthropic API, real SDK, real checks)', () => {
   let fake: FakeAnthropic;
@@ -94,7 +101,8 @@ describe('ClaudeGenerator (stand-in Anthropic API, real SDK, real checks)', () =
     assert.ok(read!.cache_read_input_tokens > 0 && read!.cache_creation_input_tokens === 0, JSON.stringify(read));
     // 'test-haiku-id' is priced as the Haiku family, USD per million tokens: input 1, output 5,
     // cache write 1.25, cache read 0.1 (Anthropic's list prices, written out here).
-    const usd = (u: typeof written) => (u!.input_tokens * 1 + u!.output_tokens * 5 + u!.cache_creation_input_tokens * 1.25 + u!.cache_read_input_tokens * 0.1) / 1e6;
+    const usd = (u: typeof written) =>
+      (u!.input_tokens * 1 + u!.output_tokens * 5 + u!.cache_creation_input_tokens * 1.25 + u!.cache_read_input_tokens * 0.1) / 1e6;
     assert.ok(Math.abs(spend[0]! - usd(written)) < 1e-12, `first call: recorded ${spend[0]}, expected ${usd(written)}`);
     assert.ok(Math.abs(spend[1]! - usd(read)) < 1e-12, `second call: recorded ${spend[1]}, expected ${usd(read)}`);
     assert.ok(spend[1]! < spend[0]!, `a cache read costs less than a cache write: ${spend}`);
@@ -166,7 +174,10 @@ describe('ClaudeGenerator (stand-in Anthropic API, real SDK, real checks)', () =
     fake.requests.length = 0;
     fake.queue({ text: fenced(LOOKAHEAD) }, { text: fenced(GOOD) });
     const mixed = await make().write(request, 'sonnet-haiku');
-    assert.deepEqual(fake.requests.map((r) => r.body.model), [MODELS.haiku, MODELS.sonnet]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.body.model),
+      [MODELS.haiku, MODELS.sonnet],
+    );
     assert.ok(mixed.ok && mixed.model === MODELS.sonnet, 'the model that wrote the final code');
     fake.queue({ text: fenced(GOOD) });
     const plain = await make().write(request, 'sonnet-haiku');

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { CodeExtractor, extractCode } from '../../../src/generation/claude/extract.ts';
 
 const HEADER = '# signalforge: symbol=EURUSD timeframe=15min';
-const BODY = 'import numpy as np\nimport pandas as pd\n\n\ndef feature_engineering(df, close, open_, high, low):\n    df["x"] = close.pct_change()  # ``not a fence``\n    df = df.bfill().ffill()\n    return df\n';
+const BODY =
+  'import numpy as np\nimport pandas as pd\n\n\ndef feature_engineering(df, close, open_, high, low):\n    df["x"] = close.pct_change()  # ``not a fence``\n    df = df.bfill().ffill()\n    return df\n';
 
 /** Streams `reply` through an extractor cut at every position and in 1-char steps: all agree. */
 function streamed(reply: string, cuts: number[]): { emitted: string; code: string } {
@@ -23,7 +24,10 @@ function everySplit(reply: string, expected: string): void {
     assert.equal(code, expected, `cut at ${i}`);
     assert.equal(emitted, code, `emitted = code, cut at ${i}`);
   }
-  const chars = streamed(reply, Array.from({ length: reply.length }, (_, i) => i));
+  const chars = streamed(
+    reply,
+    Array.from({ length: reply.length }, (_, i) => i),
+  );
   assert.equal(chars.code, expected, 'one character at a time');
   assert.equal(chars.emitted, expected);
 }

@@ -7,8 +7,38 @@ import { GenerateRequest } from '../../../schemas/generation.ts';
 import { withMarket } from '../../../src/generation/index.ts';
 import { MODEL_TYPES } from '../../../schemas/strategy.ts';
 
-const CONFIG_KEYS = ['model_type', 'model_params', 'signal_threshold', 'direction', 'stop_loss', 'take_profit', 'cooldown', 'max_positions', 'on_opposite', 'session_filter', 'min_atr', 'trend_filter', 'target_horizon', 'objective', 'notes', 'title'];
-const BANNED = ['xgboost', 'lightgbm', 'tensorflow', 'keras', 'torch', 'optuna', 'ta,', 'talib', 'finta', 'tulipy', 'statsmodels', 'plotly'];
+const CONFIG_KEYS = [
+  'model_type',
+  'model_params',
+  'signal_threshold',
+  'direction',
+  'stop_loss',
+  'take_profit',
+  'cooldown',
+  'max_positions',
+  'on_opposite',
+  'session_filter',
+  'min_atr',
+  'trend_filter',
+  'target_horizon',
+  'objective',
+  'notes',
+  'title',
+];
+const BANNED = [
+  'xgboost',
+  'lightgbm',
+  'tensorflow',
+  'keras',
+  'torch',
+  'optuna',
+  'ta,',
+  'talib',
+  'finta',
+  'tulipy',
+  'statsmodels',
+  'plotly',
+];
 const ENGINE = ['build_model', 'generate_signals', 'apply_risk', 'train_and_backtest', 'risk_filter'];
 
 describe('the system prompt carries the whole code contract', () => {
@@ -20,7 +50,8 @@ describe('the system prompt carries the whole code contract', () => {
     assert.match(prompt, /# signalforge: symbol=<SYMBOL> timeframe=<TIMEFRAME>/);
     assert.match(prompt, /only numpy, pandas and sklearn/);
     for (const name of [...BANNED, ...ENGINE]) assert.ok(prompt.includes(name), name);
-    for (const rule of ['shift(-n)', 'pd.cut', 'df = df.bfill().ffill()', 'center=True', 'exec, eval']) assert.ok(prompt.includes(rule), rule);
+    for (const rule of ['shift(-n)', 'pd.cut', 'df = df.bfill().ffill()', 'center=True', 'exec, eval'])
+      assert.ok(prompt.includes(rule), rule);
   });
 
   it('lists every strategy_config key, every model type and their bounds from the schema', () => {
@@ -32,7 +63,10 @@ describe('the system prompt carries the whole code contract', () => {
   });
 
   it('explains the optional trailing_stop key: a ratio, pips or ATR, from the schema, and not as exit columns', () => {
-    assert.match(prompt, /^- trailing_stop: float >0\.\.0\.2 or \{"atr": float 0\.1\.\.20, "period": int 2\.\.200 \(optional, default 14\)\} or \{"pips": float 0\.1\.\.10000\} or None/m);
+    assert.match(
+      prompt,
+      /^- trailing_stop: float >0\.\.0\.2 or \{"atr": float 0\.1\.\.20, "period": int 2\.\.200 \(optional, default 14\)\} or \{"pips": float 0\.1\.\.10000\} or None/m,
+    );
     assert.match(prompt, /"trail by 2 ATR"/);
     assert.match(prompt, /Do not approximate a trailing stop with exit columns/);
   });
@@ -59,19 +93,24 @@ describe('the system prompt carries the whole code contract', () => {
 describe('the user turns', () => {
   it('carries the market, the header, the idea, the requested indicators’ code and the binding pos_rules', () => {
     const text = requestPrompt(
-      withMarket(GenerateRequest.parse({
-        description: 'Fade RSI extremes',
-        risk: '20 pip stop',
-        indicators: { rsi_enabled: true, rsi_period: 7 },
-        pos_rules: { cooldown: 3, on_opposite: 'close_only' },
-        symbol: 'USDJPY',
-        timeframe: '5min',
-        start_date: '2024-01-01',
-      })),
+      withMarket(
+        GenerateRequest.parse({
+          description: 'Fade RSI extremes',
+          risk: '20 pip stop',
+          indicators: { rsi_enabled: true, rsi_period: 7 },
+          pos_rules: { cooldown: 3, on_opposite: 'close_only' },
+          symbol: 'USDJPY',
+          timeframe: '5min',
+          start_date: '2024-01-01',
+        }),
+      ),
     );
     assert.match(text, /# signalforge: symbol=USDJPY timeframe=5min/);
     assert.match(text, /USDJPY, 5min bars, trained on 2024-01-01/);
-    assert.match(text, /<request>\nIdea \(the primary request\): Fade RSI extremes\nStop loss, take profit, sizing: 20 pip stop\n<\/request>/);
+    assert.match(
+      text,
+      /<request>\nIdea \(the primary request\): Fade RSI extremes\nStop loss, take profit, sizing: 20 pip stop\n<\/request>/,
+    );
     assert.match(text, /df\['rsi_7'\]/);
     assert.match(text, /cooldown = 3, on_opposite = "close_only"/);
   });
@@ -96,7 +135,9 @@ describe('the price table', () => {
     assert.equal(costUsd('claude-sonnet-5-5', { input_tokens: 1_000_000, output_tokens: 0 }), 2);
     assert.equal(costUsd('claude-sonnet-5-5', { input_tokens: 0, output_tokens: 1_000_000 }), 10);
     assert.equal(costUsd('claude-sonnet-5-5', { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 1_000_000 }), 2.5);
-    assert.ok(Math.abs(costUsd('claude-sonnet-5-5', { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 1_000_000 }) - 0.1) < 1e-12);
+    assert.ok(
+      Math.abs(costUsd('claude-sonnet-5-5', { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 1_000_000 }) - 0.1) < 1e-12,
+    );
     assert.deepEqual(pricesFor('claude-haiku-9'), pricesFor('some-haiku-model'));
     assert.ok(pricesFor('mystery-model').output >= pricesFor('claude-opus-5-5').output);
   });

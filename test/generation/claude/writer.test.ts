@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { createLogger } from '../../../src/log.ts';
-import { ClaudeGenerator, GenerationAbortedError, strategyChecks, writeStrategy, type OfflineGenerator } from '../../../src/generation/claude/index.ts';
+import {
+  ClaudeGenerator,
+  GenerationAbortedError,
+  strategyChecks,
+  writeStrategy,
+  type OfflineGenerator,
+} from '../../../src/generation/claude/index.ts';
 import { generateOffline, offlineTokens } from '../../../src/generation/offline/index.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
@@ -16,7 +22,9 @@ import { strategyCode } from '../../helpers/strategies.ts';
 
 const log = createLogger('silent');
 const offline: OfflineGenerator = { generate: generateOffline, tokens: offlineTokens };
-const request = withMarket(GenerateRequest.parse({ description: 'EMA 12/26 crossover, stop 20 pips', symbol: 'AUDUSD', timeframe: '15min' }));
+const request = withMarket(
+  GenerateRequest.parse({ description: 'EMA 12/26 crossover, stop 20 pips', symbol: 'AUDUSD', timeframe: '15min' }),
+);
 const fenced = (code: string) => `\`\`\`python\n${code}\`\`\``;
 const LOOKAHEAD = strategyCode({ prelude: 'df["peek"] = close.shift(-2)' });
 

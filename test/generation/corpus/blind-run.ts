@@ -12,7 +12,10 @@ export function blindSetTest(label: string, cases: readonly IntentCase[], firstR
   test(`${label}: traders' own words are understood as they mean them`, (t) => {
     const ids = new Set(cases.map((c) => c.id));
     assert.equal(ids.size, cases.length, 'ids must be unique');
-    assert.ok(cases.every((c) => c.category === 'blind'), 'every case is in the blind category');
+    assert.ok(
+      cases.every((c) => c.category === 'blind'),
+      'every case is in the blind category',
+    );
     assert.ok(ids.size >= minPrompts, `at least ${minPrompts} prompts (got ${ids.size})`);
 
     const results = cases.map(scoreCase);

@@ -12,7 +12,10 @@ test('the second blind set has at least 70 prompts, each with its own id, all in
   const ids = new Set(BLIND_SET_2.map((c) => c.id));
   assert.equal(ids.size, BLIND_SET_2.length, 'every id is unique');
   assert.ok(ids.size >= 70, `at least 70 prompts (has ${ids.size})`);
-  assert.ok(BLIND_SET_2.every((c) => c.category === 'blind'), 'every case is in the blind category');
+  assert.ok(
+    BLIND_SET_2.every((c) => c.category === 'blind'),
+    'every case is in the blind category',
+  );
 });
 
 test('the second blind set is read as the traders mean it: mean case score >= 0.95', (t) => {

@@ -34,7 +34,11 @@ describe('offline generator: every prompt of the intent corpus runs in the sandb
   });
   after(() => runtime.stop());
 
-  it('covers every prompt', () => assert.equal([...GROUPS.values()].reduce((n, g) => n + g.ids.length, 0), INTENT_CORPUS.length));
+  it('covers every prompt', () =>
+    assert.equal(
+      [...GROUPS.values()].reduce((n, g) => n + g.ids.length, 0),
+      INTENT_CORPUS.length,
+    ));
 
   for (const { ids, prompt } of GROUPS.values()) {
     it(`${ids[0]}${ids.length > 1 ? ` (+${ids.length - 1} with the same code)` : ''}: analysis clean, config as understood, trains`, async () => {

@@ -24,12 +24,14 @@ const requestOf = (e: CorpusEntry, i: number) => {
 /** Runs `job` over the items, `width` at a time (the static check spawns a python each). */
 async function pool<T>(items: readonly T[], width: number, job: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await job(items[i]!, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await job(items[i]!, i);
+      }
+    }),
+  );
 }
 
 describe('offline generator: the prompt corpus', () => {
@@ -49,11 +51,15 @@ describe('offline generator: the prompt corpus', () => {
       if (!schema.success) problems.push(`config: ${schema.error.message}`);
       if (!checkStrategyConfig(intent.config).ok) problems.push('checkStrategyConfig refused the config');
       if (intent.config.title.length > 60) problems.push(`title of ${intent.config.title.length} characters`);
-      for (const line of [intent.config.objective, intent.config.notes, intent.config.title]) if (/[\r\n]/.test(line)) problems.push('a multi-line string');
+      for (const line of [intent.config.objective, intent.config.notes, intent.config.title])
+        if (/[\r\n]/.test(line)) problems.push('a multi-line string');
       // A column of an indicator whose periods the code reads from strategy_config()["indicators"] is named from them (an f-string).
       const values = (intent.config.indicators ?? {}) as Record<string, number>;
-      const written = [...code.matchAll(/^ {4}df\[f?'([^']+)'\] = /gm)].map((m) => m[1]!.replace(/\{_p_(\w+)\}/g, (_, key: string) => String(values[key])));
-      if (JSON.stringify([...new Set(written)]) !== JSON.stringify(intent.features)) problems.push(`columns ${written.join(',')} != intent ${intent.features.join(',')}`);
+      const written = [...code.matchAll(/^ {4}df\[f?'([^']+)'\] = /gm)].map((m) =>
+        m[1]!.replace(/\{_p_(\w+)\}/g, (_, key: string) => String(values[key])),
+      );
+      if (JSON.stringify([...new Set(written)]) !== JSON.stringify(intent.features))
+        problems.push(`columns ${written.join(',')} != intent ${intent.features.join(',')}`);
       const check = await checkStrategyCode(code);
       if (!check.ok) problems.push(`static check: ${JSON.stringify(check.violations)}`);
       if (problems.length) failures.push(`${entry.id} (${request.symbol} ${request.timeframe}): ${problems.join('; ')}`);
@@ -69,7 +75,8 @@ describe('offline generator: the prompt corpus', () => {
       assert.equal(a, b, entry.id);
       const reordered = Object.fromEntries(Object.entries(request).reverse()) as typeof request;
       if (request.indicators) reordered.indicators = Object.fromEntries(Object.entries(request.indicators).reverse());
-      if (request.pos_rules) reordered.pos_rules = Object.fromEntries(Object.entries(request.pos_rules).reverse()) as typeof request.pos_rules;
+      if (request.pos_rules)
+        reordered.pos_rules = Object.fromEntries(Object.entries(request.pos_rules).reverse()) as typeof request.pos_rules;
       assert.equal(generateOffline(reordered).code, a, `${entry.id}: key order changed the code`);
     }
   });
@@ -84,18 +91,28 @@ describe('offline generator: the prompt corpus', () => {
         assert.ok(t.length > 0, 'empty token');
         assert.ok(!t.slice(0, -1).includes('\n'), `a token spans lines: ${JSON.stringify(t)}`);
       }
-      assert.ok(tokens.every((t) => t.length <= 25), `${entry.id}: a token longer than 24 characters and its new line`);
+      assert.ok(
+        tokens.every((t) => t.length <= 25),
+        `${entry.id}: a token longer than 24 characters and its new line`,
+      );
     }
   });
 
   it('keeps request text inside comments (hostile text never becomes code)', () => {
-    for (const [id, hostile] of [['hostile-quotes', /import os|exec\(|__import__/], ['hostile-unicode', /evil/]] as const) {
+    for (const [id, hostile] of [
+      ['hostile-quotes', /import os|exec\(|__import__/],
+      ['hostile-unicode', /evil/],
+    ] as const) {
       const entry = PROMPTS.find((p) => p.id === id)!;
       const { code } = generateOffline({ ...entry.request, symbol: 'EURUSD', timeframe: '15min' });
       // The request's text is kept (quoted in the header comment), and only ever as a comment.
       const carrying = code.split('\n').filter((line) => hostile.test(line));
       assert.ok(carrying.length > 0, `${id}: the request text appears in the code`);
-      assert.deepEqual(carrying.filter((line) => !line.startsWith('#')), [], `${id}: hostile text outside a comment`);
+      assert.deepEqual(
+        carrying.filter((line) => !line.startsWith('#')),
+        [],
+        `${id}: hostile text outside a comment`,
+      );
       assert.ok(!/[\u0000\u202e]/.test(code));
     }
   });

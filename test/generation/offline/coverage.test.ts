@@ -21,12 +21,21 @@ describe('offline generator: the per-phrase coverage check', () => {
   });
 
   it('finds a part of a clause that gave no condition where the rest did', () => {
-    const intent = read('buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and the moon is above the treeline');
-    assert.ok(intent.uncovered.some((u) => u.kind === 'condition' && u.what.includes('moon')), JSON.stringify(intent.uncovered));
+    const intent = read(
+      'buy when RSI 14 is below 30 and price is above the 200 SMA, sell when RSI is above 70 and the moon is above the treeline',
+    );
+    assert.ok(
+      intent.uncovered.some((u) => u.kind === 'condition' && u.what.includes('moon')),
+      JSON.stringify(intent.uncovered),
+    );
   });
 
   it('an indicator expressed in a rule, a filter or an exit is covered', () => {
-    for (const text of ['Buy when RSI 14 is below 30 only when ADX is above 25', 'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA', 'RSI 14 below 30, only trade with the trend']) {
+    for (const text of [
+      'Buy when RSI 14 is below 30 only when ADX is above 25',
+      'Go long when RSI 14 crosses above 30, exit on a close below the 20 EMA',
+      'RSI 14 below 30, only trade with the trend',
+    ]) {
       assert.deepEqual(read(text).uncovered, [], text);
     }
   });
@@ -38,13 +47,19 @@ describe('offline generator: the per-phrase coverage check', () => {
   });
 
   it('over both corpora, everything the check finds is said in a remark (the report lists what it found)', (t) => {
-    const requests = [...INTENT_CORPUS.map((c) => ({ id: c.id, request: withMarket({ description: c.prompt }) })), ...PROMPTS.map((p) => ({ id: p.id, request: { ...p.request, symbol: 'EURUSD' as const, timeframe: '15min' as const } }))];
+    const requests = [
+      ...INTENT_CORPUS.map((c) => ({ id: c.id, request: withMarket({ description: c.prompt }) })),
+      ...PROMPTS.map((p) => ({ id: p.id, request: { ...p.request, symbol: 'EURUSD' as const, timeframe: '15min' as const } })),
+    ];
     const found: string[] = [];
     for (const { id, request } of requests) {
       const intent = buildIntent(request as never);
       for (const u of intent.uncovered) {
         found.push(`${id}: ${u.kind} ${u.what}`);
-        assert.ok(intent.remarks.some((r) => r.includes(u.what.slice(0, 40))), `${id}: ${u.what} is not said`);
+        assert.ok(
+          intent.remarks.some((r) => r.includes(u.what.slice(0, 40))),
+          `${id}: ${u.what} is not said`,
+        );
       }
     }
     t.diagnostic(`uncovered (said in a remark): ${found.length} in ${requests.length} prompts: ${found.join(' | ')}`);

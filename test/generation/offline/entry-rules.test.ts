@@ -12,24 +12,37 @@ import { PROMPTS } from './prompts.ts';
 const gen = (description: string) => {
   const { code: raw, intent } = generateOffline({ description, symbol: 'EURUSD', timeframe: '15min' } as never);
   // A tunable indicator's columns are f-strings named from the values read: read with the config's values.
-  const code = raw.replace(/f'([^']*)'/g, (_, name: string) => `'${name.replace(/\{_p_(\w+)\}/g, (_m, key: string) => String(intent.config.indicators?.[key]))}'`);
+  const code = raw.replace(
+    /f'([^']*)'/g,
+    (_, name: string) => `'${name.replace(/\{_p_(\w+)\}/g, (_m, key: string) => String(intent.config.indicators?.[key]))}'`,
+  );
   return { code, intent, config: intent.config, understood: understoodFrom(intent) };
 };
-const ruleLine = (code: string, column: string) => code.split('\n').find((l) => l.trim().startsWith(`df['${column}'] = `))?.trim();
+const ruleLine = (code: string, column: string) =>
+  code
+    .split('\n')
+    .find((l) => l.trim().startsWith(`df['${column}'] = `))
+    ?.trim();
 
 describe('offline generator: entry rules as gates', () => {
   it('"and" → all: both conditions must hold for the long rule, and shorts get no rule', () => {
     const g = gen('Buy when RSI 14 is below 30 and price is above the VWAP');
     assert.equal(g.config.entry_long, 'entry_long_rule');
     assert.equal(g.config.entry_short, undefined);
-    assert.equal(ruleLine(g.code, 'entry_long_rule'), "df['entry_long_rule'] = np.where((df['rsi_14_lt_30'] > 0) & (df['close_gt_vwap_session'] > 0), 1.0, 0.0)");
+    assert.equal(
+      ruleLine(g.code, 'entry_long_rule'),
+      "df['entry_long_rule'] = np.where((df['rsi_14_lt_30'] > 0) & (df['close_gt_vwap_session'] > 0), 1.0, 0.0)",
+    );
     assert.equal(g.understood.entry_rules?.long, 'RSI(14) below 30 and price above session VWAP (time-weighted)');
     assert.equal(g.understood.entry_rules?.short, null);
   });
 
   it('"or" → any: either condition opens the long', () => {
     const g = gen('Buy when RSI 14 is below 30 or stochastic is below 20');
-    assert.equal(ruleLine(g.code, 'entry_long_rule'), "df['entry_long_rule'] = np.where((df['rsi_14_lt_30'] > 0) | (df['stoch_k_14_3_lt_20'] > 0), 1.0, 0.0)");
+    assert.equal(
+      ruleLine(g.code, 'entry_long_rule'),
+      "df['entry_long_rule'] = np.where((df['rsi_14_lt_30'] > 0) | (df['stoch_k_14_3_lt_20'] > 0), 1.0, 0.0)",
+    );
     assert.match(g.understood.entry_rules?.long ?? '', / or /);
   });
 
@@ -93,13 +106,22 @@ describe('offline generator: entry rules as gates', () => {
   });
 
   it('no stated entry condition, or "let the model decide": no rule (the model decides, as before)', () => {
-    for (const text of ['', 'Mean reversion with Bollinger bands 20 2.5', 'use RSI 14 and MACD, let the model decide', 'RSI 14 below 30 and MACD above signal, let the model decide the entries']) {
+    for (const text of [
+      '',
+      'Mean reversion with Bollinger bands 20 2.5',
+      'use RSI 14 and MACD, let the model decide',
+      'RSI 14 below 30 and MACD above signal, let the model decide the entries',
+    ]) {
       const g = gen(text);
       assert.equal(g.config.entry_long, undefined, text);
       assert.equal(g.config.entry_short, undefined, text);
       assert.ok(!g.intent.features.includes('entry_long_rule'), text);
     }
-    assert.ok(gen('RSI 14 below 30 and MACD above signal, let the model decide the entries').understood.remarks.some((r) => r.includes('leaves the entries to the model')));
+    assert.ok(
+      gen('RSI 14 below 30 and MACD above signal, let the model decide the entries').understood.remarks.some((r) =>
+        r.includes('leaves the entries to the model'),
+      ),
+    );
   });
 
   it('crossings keep their direction: "CCI crossing back above -100" is an upward cross of -100', () => {

@@ -114,7 +114,10 @@ export const PROMPTS: readonly CorpusEntry[] = [
   d('typo-4', 'mcad histogramm turning positve, long onyl'),
   d('typo-5', 'RSI14<30 → BUY!!! RSI14>70 → SELL!!! SL=15 TP=30'),
   d('typo-6', 'ema9 ema21 cross + rsi14 filter, 1h horizon, confidance 65%'),
-  d('typo-7', 'i want a strat that buys the dip on eurusd when the stoch is oversold and the trend is up (above 200 ema), shorts never, max 1 pos'),
+  d(
+    'typo-7',
+    'i want a strat that buys the dip on eurusd when the stoch is oversold and the trend is up (above 200 ema), shorts never, max 1 pos',
+  ),
   // Long
   {
     id: 'long-1',
@@ -137,10 +140,22 @@ export const PROMPTS: readonly CorpusEntry[] = [
     },
   },
   // Structured only
-  { id: 'struct-ind', request: { indicators: { rsi_enabled: true, rsi_period: 9, macd_enabled: true, macd_fast: 8, macd_slow: 17, macd_signal: 9 } } },
+  {
+    id: 'struct-ind',
+    request: { indicators: { rsi_enabled: true, rsi_period: 9, macd_enabled: true, macd_fast: 8, macd_slow: 17, macd_signal: 9 } },
+  },
   { id: 'struct-pos', request: { pos_rules: { direction: 'short', cooldown: 5, max_pos: 2, on_opposite: 'reverse' } } },
-  { id: 'struct-both', request: { indicators: { bb_enabled: true, bb_period: 30, bb_std: 2.5, atr_enabled: true }, pos_rules: { direction: 'long', on_opposite: 'ignore' } } },
-  { id: 'struct-bad', request: { indicators: { rsi_period: 1000, macd_fast: 30, macd_slow: 20, foo_bar: 3, ema_enabled: 1 as unknown as boolean } } },
+  {
+    id: 'struct-both',
+    request: {
+      indicators: { bb_enabled: true, bb_period: 30, bb_std: 2.5, atr_enabled: true },
+      pos_rules: { direction: 'long', on_opposite: 'ignore' },
+    },
+  },
+  {
+    id: 'struct-bad',
+    request: { indicators: { rsi_period: 1000, macd_fast: 30, macd_slow: 20, foo_bar: 3, ema_enabled: 1 as unknown as boolean } },
+  },
   { id: 'struct-disable', request: { description: 'RSI below 30 and EMA 12/26 cross', indicators: { rsi_enabled: false } } },
   // Field by field
   {
@@ -160,7 +175,13 @@ export const PROMPTS: readonly CorpusEntry[] = [
   { id: 'fields-opt', request: { description: 'stochastic cross', optimization: 'win rate' } },
   // Contradictory
   d('contra-dir', 'long only, actually shorts only, MACD cross'),
-  { id: 'contra-pos', request: { description: 'long only, wait 2 bars, reverse on opposite signal', pos_rules: { direction: 'short', cooldown: 7, on_opposite: 'close_only' } } },
+  {
+    id: 'contra-pos',
+    request: {
+      description: 'long only, wait 2 bars, reverse on opposite signal',
+      pos_rules: { direction: 'short', cooldown: 7, on_opposite: 'close_only' },
+    },
+  },
   { id: 'contra-ind', request: { description: 'RSI(7) below 20', indicators: { rsi_period: 14 } } },
   d('contra-sess', 'London session only, no wait, New York session only'),
   d('contra-model', 'random forest, no, xgboost, actually extra trees'),
@@ -178,6 +199,9 @@ export const PROMPTS: readonly CorpusEntry[] = [
   { id: 'empty', request: {} },
   // Issue 35: entry rules over the trader indicators, both sides as written
   d('rules-cloud-dmi', 'Long above the cloud and +DI above -DI, short below it and -DI above +DI. No trades on Fridays'),
-  d('rules-willr-vwap-r1', 'Buy when Williams %R is below -80 or price touches S1, sell when CCI is above 100 and price is below the VWAP, or price touches R1'),
+  d(
+    'rules-willr-vwap-r1',
+    'Buy when Williams %R is below -80 or price touches S1, sell when CCI is above 100 and price is below the VWAP, or price touches R1',
+  ),
   d('rules-breakouts', 'Keltner channel breakout when the parabolic SAR flips, or an inside bar breakout, both ways'),
 ];

@@ -51,8 +51,14 @@ describe('offline generator: sampled strategies run in the sandbox', { concurren
       const bars = loadBars(symbol, timeframe, count ?? barsFor(warmupBars(intent.indicators)));
       const analysis = await runtime.analyze(code, bars, { timeoutMs: 120_000 });
       assert.deepEqual(analysis.problems, []);
-      assert.ok(analysis.warmup !== null && analysis.warmup < bars.ts.length * 0.75, `warm-up ${analysis.warmup} of ${bars.ts.length} bars`);
-      assert.ok(analysis.warmup >= warmupBars(intent.indicators), `warm-up ${analysis.warmup} below the registry's ${warmupBars(intent.indicators)}`);
+      assert.ok(
+        analysis.warmup !== null && analysis.warmup < bars.ts.length * 0.75,
+        `warm-up ${analysis.warmup} of ${bars.ts.length} bars`,
+      );
+      assert.ok(
+        analysis.warmup >= warmupBars(intent.indicators),
+        `warm-up ${analysis.warmup} below the registry's ${warmupBars(intent.indicators)}`,
+      );
       assert.deepEqual(analysis.featureColumns, intent.features);
       assert.deepEqual(await runtime.config(code), intent.config);
       // Entry rules: strategy_config names rule columns the code adds, 0/1 on every bar, firing on some.
@@ -63,7 +69,10 @@ describe('offline generator: sampled strategies run in the sandbox', { concurren
         for (const rule of rules) {
           const values = computed.values[computed.columns.indexOf(rule)];
           assert.ok(values, `${rule} not computed`);
-          assert.ok(values.every((v) => v === 0 || v === 1), `${rule} is not 0/1`);
+          assert.ok(
+            values.every((v) => v === 0 || v === 1),
+            `${rule} is not 0/1`,
+          );
           fired += values.filter((v) => v === 1).length;
         }
         assert.ok(fired > 0, `no rule of ${rules.join(', ')} fires on ${bars.ts.length} bars`);
@@ -83,11 +92,22 @@ describe('offline generator: sampled strategies run in the sandbox', { concurren
     assert.deepEqual(own.intent.config.indicators, { ema_period: 12, rsi_period: 14, macd_fast: 12, macd_slow: 26, macd_signal: 9 });
     const written = gen('buy when RSI 21 is below 30 and EMA 30 crosses above EMA 26, MACD(8,21,5) histogram above 0');
     const bars = loadBars('EURUSD', '15min', 3000);
-    const tuned = await runtime.features(own.code, bars, { timeoutMs: 60_000 }, { rsi_period: 21, ema_period: 30, macd_fast: 8, macd_slow: 21, macd_signal: 5 });
+    const tuned = await runtime.features(
+      own.code,
+      bars,
+      { timeoutMs: 60_000 },
+      { rsi_period: 21, ema_period: 30, macd_fast: 8, macd_slow: 21, macd_signal: 5 },
+    );
     const literal = await runtime.features(written.code, bars, { timeoutMs: 60_000 });
-    assert.ok(tuned.columns.includes('rsi_21_lt_30') && tuned.columns.includes('ema_30_xup_ema_26') && tuned.columns.includes('macd_hist_8_21_5_pct'), tuned.columns.join(','));
+    assert.ok(
+      tuned.columns.includes('rsi_21_lt_30') &&
+        tuned.columns.includes('ema_30_xup_ema_26') &&
+        tuned.columns.includes('macd_hist_8_21_5_pct'),
+      tuned.columns.join(','),
+    );
     assert.deepEqual([...tuned.columns].sort(), [...literal.columns].sort());
-    for (const name of literal.columns) assert.deepEqual(tuned.values[tuned.columns.indexOf(name)], literal.values[literal.columns.indexOf(name)], name);
+    for (const name of literal.columns)
+      assert.deepEqual(tuned.values[tuned.columns.indexOf(name)], literal.values[literal.columns.indexOf(name)], name);
     const analysis = await runtime.analyze(own.code, bars, { timeoutMs: 120_000 }, { indicators: { rsi_period: 21, ema_period: 30 } });
     assert.deepEqual(analysis.problems, []);
   });

@@ -7,7 +7,14 @@ import { describe, it } from 'node:test';
 import { FromTemplateRequest, TEMPLATE_NAMES } from '../../../schemas/generation.ts';
 import { StrategyConfig } from '../../../schemas/strategy.ts';
 import { codeHeader } from '../../../src/sandbox/code-header.ts';
-import { CHIP_PRESETS, EXAMPLE_CATEGORIES, EXAMPLE_PROMPTS, TEMPLATES, generateOffline, templateRequest } from '../../../src/generation/offline/index.ts';
+import {
+  CHIP_PRESETS,
+  EXAMPLE_CATEGORIES,
+  EXAMPLE_PROMPTS,
+  TEMPLATES,
+  generateOffline,
+  templateRequest,
+} from '../../../src/generation/offline/index.ts';
 import { checkStrategyCode } from '../../../src/sandbox/static-check.ts';
 
 describe('offline generator: templates and catalogues', () => {
@@ -36,7 +43,8 @@ describe('offline generator: templates and catalogues', () => {
   }
 
   it('templates mean what they say', () => {
-    const at = (name: (typeof TEMPLATE_NAMES)[number]) => generateOffline(templateRequest(FromTemplateRequest.parse({ template: name }))).intent;
+    const at = (name: (typeof TEMPLATE_NAMES)[number]) =>
+      generateOffline(templateRequest(FromTemplateRequest.parse({ template: name }))).intent;
     const macd = at('macd_momentum');
     assert.equal(macd.config.model_type, 'XGBClassifier');
     assert.equal(macd.config.trend_filter, 'ema_200');
@@ -81,7 +89,10 @@ describe('offline generator: templates and catalogues', () => {
     assert.deepEqual(request.pos_rules, { ...spec.pos_rules, direction: 'long', cooldown: 0 });
     assert.equal(request.model, 'random forest');
     assert.equal(request.description, spec.description);
-    assert.deepEqual([request.symbol, request.timeframe, request.ai_model, request.start_date, request.end_date, request.train_split], ['USDJPY', '1h', 'haiku', '2024-01-01', '2024-06-30', 0.6]);
+    assert.deepEqual(
+      [request.symbol, request.timeframe, request.ai_model, request.start_date, request.end_date, request.train_split],
+      ['USDJPY', '1h', 'haiku', '2024-01-01', '2024-06-30', 0.6],
+    );
     const { intent } = generateOffline(request);
     assert.ok(intent.features.includes('macd_8_26_9'), intent.features.join(','));
     assert.ok(intent.features.includes('rsi_14'));

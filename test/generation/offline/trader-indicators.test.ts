@@ -20,7 +20,19 @@ const PROMPT =
   'parabolic SAR, supertrend 10 3, ROC 10 above 0, Williams %R below -80, z-score 20 below -2, bullish engulfing, pin bar, inside bar, volatility regime, 3 green candles in a row, ' +
   'morning star, tweezer bottom, NR7 breakout, heikin ashi green, RSI divergence, MACD divergence, awesome oscillator above 0, close above the asian session high';
 /** The columns of those added for issue 35's fresh words, checked like the rest. */
-const NEWER = ['star', 'tweezer', 'nr_7', 'nr_7_break', 'ha_dir', 'ha_run', 'rsi_div_14_14', 'macd_div_12_26_14', 'ao_5_34', 'sess_high_0_9', 'sess_low_0_9'];
+const NEWER = [
+  'star',
+  'tweezer',
+  'nr_7',
+  'nr_7_break',
+  'ha_dir',
+  'ha_run',
+  'rsi_div_14_14',
+  'macd_div_12_26_14',
+  'ao_5_34',
+  'sess_high_0_9',
+  'sess_low_0_9',
+];
 
 type Series = Float64Array;
 const nan = (n: number) => new Float64Array(n).fill(Number.NaN);
@@ -41,7 +53,11 @@ function ewm(x: Series, alpha: number): Series {
   return out;
 }
 const trueRange = (b: OhlcColumns): Series =>
-  Float64Array.from(b.close, (_, i) => (i === 0 ? b.high[0]! - b.low[0]! : Math.max(b.high[i]! - b.low[i]!, Math.abs(b.high[i]! - b.close[i - 1]!), Math.abs(b.low[i]! - b.close[i - 1]!))));
+  Float64Array.from(b.close, (_, i) =>
+    i === 0
+      ? b.high[0]! - b.low[0]!
+      : Math.max(b.high[i]! - b.low[i]!, Math.abs(b.high[i]! - b.close[i - 1]!), Math.abs(b.low[i]! - b.close[i - 1]!)),
+  );
 const rolling = (x: ArrayLike<number>, n: number, f: (w: number[]) => number, lag = 0): Series => {
   const out = nan(x.length);
   for (let i = n - 1 + lag; i < x.length; i++) out[i] = f(Array.from({ length: n }, (_, k) => x[i - lag - k]!));
@@ -116,7 +132,13 @@ function references(b: OhlcColumns): Record<string, Series> {
     if (at < 1) continue;
     const { h, l, c } = days.get(order[at - 1]!)!;
     const p = (h + l + c) / 3;
-    [out.pivot_p![i], out.pivot_r1![i], out.pivot_s1![i], out.pivot_r2![i], out.pivot_s2![i]] = [p, 2 * p - l, 2 * p - h, p + (h - l), p - (h - l)];
+    [out.pivot_p![i], out.pivot_r1![i], out.pivot_s1![i], out.pivot_r2![i], out.pivot_s2![i]] = [
+      p,
+      2 * p - l,
+      2 * p - h,
+      p + (h - l),
+      p - (h - l),
+    ];
     [out.prev_day_high![i], out.prev_day_low![i]] = [h, l];
   }
   // Ichimoku(9, 26, 52): spans shifted 26 bars forward
@@ -138,7 +160,9 @@ function references(b: OhlcColumns): Record<string, Series> {
   out.roc_pct_10 = Float64Array.from(close, (c, i) => (i >= 10 ? (c / close[i - 10]! - 1) * 100 : Number.NaN));
   const hh14 = rolling(high, 14, max);
   const ll14 = rolling(low, 14, min);
-  out.willr_14 = Float64Array.from(close, (c, i) => (hh14[i]! > ll14[i]! ? (-100 * (hh14[i]! - c)) / (hh14[i]! - ll14[i]!) : Number.isNaN(hh14[i]!) ? Number.NaN : -50));
+  out.willr_14 = Float64Array.from(close, (c, i) =>
+    hh14[i]! > ll14[i]! ? (-100 * (hh14[i]! - c)) / (hh14[i]! - ll14[i]!) : Number.isNaN(hh14[i]!) ? Number.NaN : -50,
+  );
   out.zscore_20 = rolling(close, 20, (w) => {
     const m = mean(w);
     const sd = Math.sqrt(mean(w.map((v) => (v - m) ** 2)));
@@ -161,7 +185,9 @@ function references(b: OhlcColumns): Record<string, Series> {
   });
   out.inside_bar = Float64Array.from(close, (_, i) => (i > 0 && high[i]! < high[i - 1]! && low[i]! > low[i - 1]! ? 1 : 0));
   const ib = out.inside_bar;
-  out.inside_bar_break = Float64Array.from(close, (c, i) => (i > 1 && ib[i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0));
+  out.inside_bar_break = Float64Array.from(close, (c, i) =>
+    i > 1 && ib[i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0,
+  );
   // Candles in a row: counted back bar by bar, signed by direction, capped at 10.
   out.candle_run = Float64Array.from(close, (c, i) => {
     const dir = Math.sign(c - open[i]!);
@@ -190,7 +216,9 @@ function references(b: OhlcColumns): Record<string, Series> {
   // NR7: narrower than each of the 6 bars before; its breakout on the next bar's close
   const range = Float64Array.from(high, (h, i) => h - low[i]!);
   out.nr_7 = Float64Array.from(range, (r, i) => (i >= 6 && r < Math.min(...range.slice(i - 6, i)) ? 1 : 0));
-  out.nr_7_break = Float64Array.from(close, (c, i) => (i > 0 && out.nr_7![i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0));
+  out.nr_7_break = Float64Array.from(close, (c, i) =>
+    i > 0 && out.nr_7![i - 1] === 1 ? (c > high[i - 1]! ? 1 : c < low[i - 1]! ? -1 : 0) : 0,
+  );
   // Heikin Ashi: HA close the OHLC mean, HA open the mean of the last HA open and close
   const haClose = Float64Array.from(close, (c, i) => (open[i]! + high[i]! + low[i]! + c) / 4);
   const haOpen = new Float64Array(n);
@@ -205,12 +233,23 @@ function references(b: OhlcColumns): Record<string, Series> {
   // Divergence: a new 14-bar low (high) the oscillator does not confirm, by more than its margin
   const divergence = (osc: Series, margin: (i: number) => number) => {
     const [ll, hh, ol, oh] = [rolling(low, 14, min, 1), rolling(high, 14, max, 1), rolling(osc, 14, min, 1), rolling(osc, 14, max, 1)];
-    return Float64Array.from(close, (_, i) => (low[i]! < ll[i]! && osc[i]! > ol[i]! + margin(i) ? 1 : high[i]! > hh[i]! && osc[i]! < oh[i]! - margin(i) ? -1 : 0));
+    return Float64Array.from(close, (_, i) =>
+      low[i]! < ll[i]! && osc[i]! > ol[i]! + margin(i) ? 1 : high[i]! > hh[i]! && osc[i]! < oh[i]! - margin(i) ? -1 : 0,
+    );
   };
   const change = Float64Array.from(close, (c, i) => (i === 0 ? Number.NaN : c - close[i - 1]!));
-  const gain = ewm(change.map((d) => (Number.isNaN(d) ? d : Math.max(d, 0))), 1 / 14);
-  const loss = ewm(change.map((d) => (Number.isNaN(d) ? d : Math.max(-d, 0))), 1 / 14);
-  out.rsi_div_14_14 = divergence(Float64Array.from(gain, (g, i) => 100 - 100 / (1 + g / loss[i]!)), () => 1e-6);
+  const gain = ewm(
+    change.map((d) => (Number.isNaN(d) ? d : Math.max(d, 0))),
+    1 / 14,
+  );
+  const loss = ewm(
+    change.map((d) => (Number.isNaN(d) ? d : Math.max(-d, 0))),
+    1 / 14,
+  );
+  out.rsi_div_14_14 = divergence(
+    Float64Array.from(gain, (g, i) => 100 - 100 / (1 + g / loss[i]!)),
+    () => 1e-6,
+  );
   const slow = ewm(close, 2 / 27);
   const macdLine = Float64Array.from(ewm(close, 2 / 13), (f, i) => f - slow[i]!);
   out.macd_div_12_26_14 = divergence(macdLine, (i) => 1e-9 * close[i]!);
@@ -281,11 +320,39 @@ describe('offline generator: trader indicators in pandas', () => {
   after(() => runtime.stop());
 
   it('computes every one the prompt names, and the code passes the static check', async () => {
-    for (const c of ['adx_14', 'plus_di_14', 'cci_20', 'kc_upper_20_2', 'dc_upper_20', 'vwap_session', 'pivot_p', 'prev_day_high', 'prev_day_low', 'ichi_span_a_9_26_52', 'ichi_cloud_top_9_26_52', 'ichi_cloud_bot_9_26_52', 'psar_0p02_0p2', 'supertrend_10_3', 'roc_pct_10', 'willr_14', 'zscore_20', 'engulfing', 'pin_bar', 'inside_bar', 'inside_bar_break', 'candle_run', 'vol_regime_14_100', ...NEWER]) {
+    for (const c of [
+      'adx_14',
+      'plus_di_14',
+      'cci_20',
+      'kc_upper_20_2',
+      'dc_upper_20',
+      'vwap_session',
+      'pivot_p',
+      'prev_day_high',
+      'prev_day_low',
+      'ichi_span_a_9_26_52',
+      'ichi_cloud_top_9_26_52',
+      'ichi_cloud_bot_9_26_52',
+      'psar_0p02_0p2',
+      'supertrend_10_3',
+      'roc_pct_10',
+      'willr_14',
+      'zscore_20',
+      'engulfing',
+      'pin_bar',
+      'inside_bar',
+      'inside_bar_break',
+      'candle_run',
+      'vol_regime_14_100',
+      ...NEWER,
+    ]) {
       assert.ok(intent.features.includes(c), `${c} not in ${intent.features.join(', ')}`);
     }
     // The chikou span drawn where it is plotted would read later closes: only its reference, the close 26 bars back, is a column.
-    assert.deepEqual(intent.features.filter((f) => f.includes('chikou')), ['ichi_chikou_ref_9_26_52']);
+    assert.deepEqual(
+      intent.features.filter((f) => f.includes('chikou')),
+      ['ichi_chikou_ref_9_26_52'],
+    );
     assert.ok(code.includes(`df['ichi_chikou_ref_9_26_52'] = close.shift(26)`), 'the chikou reference is an earlier close');
     assert.deepEqual((await checkStrategyCode(code)).violations, []);
   });

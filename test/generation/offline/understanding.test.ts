@@ -15,7 +15,8 @@ type Req = Omit<Partial<GenerateRequest>, 'symbol' | 'timeframe'>;
 const gen = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') =>
   generateOffline({ ...(typeof req === 'string' ? { description: req } : req), symbol, timeframe });
 const cfg = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') => gen(req, symbol, timeframe).intent.config;
-const features = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') => gen(req, symbol, timeframe).intent.features;
+const features = (req: string | Req, symbol: Symbol = 'EURUSD', timeframe: Timeframe = '15min') =>
+  gen(req, symbol, timeframe).intent.features;
 const pipsRatio = (pips: number, symbol: Symbol) => (pips * INSTRUMENTS[symbol].pipSize) / INSTRUMENTS[symbol].synthetic.price;
 const near = (actual: number | null, expected: number, what = '') => {
   assert.ok(actual !== null && Math.abs(actual - expected) <= expected * 1e-3, `${what}: ${actual} vs ${expected}`);
@@ -89,8 +90,14 @@ describe('offline generator: what a request is understood to ask', () => {
       assert.equal(intent.config.exit_long, undefined, `${prompt}: no exit rule`);
       assert.ok(!intent.approximations.some((a) => /trail/.test(a.asked)), `${prompt}: not an approximation`);
       const understood = understoodFrom(intent);
-      assert.ok(understood.stops.some((x) => x.startsWith('trailing: ')), `${prompt}: ${understood.stops.join(' | ')}`);
-      assert.ok(understood.trailing_stop.value?.includes('behind the best price'), `${prompt}: ${JSON.stringify(understood.trailing_stop)}`);
+      assert.ok(
+        understood.stops.some((x) => x.startsWith('trailing: ')),
+        `${prompt}: ${understood.stops.join(' | ')}`,
+      );
+      assert.ok(
+        understood.trailing_stop.value?.includes('behind the best price'),
+        `${prompt}: ${JSON.stringify(understood.trailing_stop)}`,
+      );
       // The trailing stop is the stop: no default fixed stop under it, and the words are not read as a fixed stop.
       assert.equal(intent.config.stop_loss, null, `${prompt}: no fixed stop`);
     }
@@ -117,7 +124,12 @@ describe('offline generator: what a request is understood to ask', () => {
 
   it('adds no default that fights the words: no fixed take under a trailing stop or "let it run", no stop or take where the opposite signal is the only exit', () => {
     // A trailing-stop trend idea: the trail is the stop and the trade runs; no 1.5R take caps it.
-    for (const prompt of ['Donchian 20 breakout, trail the stop by 2 ATR', 'ride the trend with a 3 ATR trailing stop', 'EMA cross with a trailing stop', 'Buy when RSI 14 is below 30, trailing stop 1%']) {
+    for (const prompt of [
+      'Donchian 20 breakout, trail the stop by 2 ATR',
+      'ride the trend with a 3 ATR trailing stop',
+      'EMA cross with a trailing stop',
+      'Buy when RSI 14 is below 30, trailing stop 1%',
+    ]) {
       const { intent, code } = gen(prompt);
       assert.equal(intent.config.take_profit, null, `${prompt}: no fixed take`);
       assert.equal(intent.config.stop_loss, null, `${prompt}: no default fixed stop under the trail`);
@@ -128,35 +140,62 @@ describe('offline generator: what a request is understood to ask', () => {
       assert.match(understood.take_profit.phrase ?? '', /trail/);
       assert.deepEqual(understood.targets, []);
       assert.ok(!understood.defaults.some((d) => /^(?:take_profit|stop_loss):/.test(d)), `${prompt}: ${understood.defaults.join(' | ')}`);
-      assert.ok(intent.remarks.some((r) => r.startsWith('no fixed take profit: ') && r.includes('1.5 x the stop')), `${prompt}: said in the remarks`);
+      assert.ok(
+        intent.remarks.some((r) => r.startsWith('no fixed take profit: ') && r.includes('1.5 x the stop')),
+        `${prompt}: said in the remarks`,
+      );
     }
     // A take the trader gives still holds beside the trail, whatever its unit ("3R" is 3 x the stop, not 3 pips).
     near(cfg('Donchian 20 breakout, trail by 2 ATR, target 50 pips').take_profit, pipsRatio(50, 'EURUSD'), 'stated take');
-    near(cfg('Donchian 20 breakout with a trailing stop, take profit 3R').take_profit, 3 * cfg('EMA cross').stop_loss!, '3R of the default stop distance');
+    near(
+      cfg('Donchian 20 breakout with a trailing stop, take profit 3R').take_profit,
+      3 * cfg('EMA cross').stop_loss!,
+      '3R of the default stop distance',
+    );
     near(cfg('EMA cross, take profit 2r').take_profit, 2 * cfg('EMA cross').stop_loss!, '2r at the end of the text');
-    assert.deepEqual(understoodFrom(gen('EMA cross, trail by 2 ATR, take profit 40 pips').intent).take_profit.phrase, 'take profit 40 pips');
+    assert.deepEqual(
+      understoodFrom(gen('EMA cross, trail by 2 ATR, take profit 40 pips').intent).take_profit.phrase,
+      'take profit 40 pips',
+    );
     // Words that let the trade run rule out the default take only; the default stop stays.
     for (const prompt of ['RSI 14 below 30 buy, let it run', 'EMA 20 50 cross, no fixed take profit', 'EMA 20 50 cross, ride the trend']) {
       const c = cfg(prompt);
       assert.equal(c.take_profit, null, prompt);
       near(c.stop_loss, cfg('EMA cross').stop_loss!, `${prompt}: the default stop`);
     }
-    assert.notEqual(cfg('EMA 20 50 cross, ride the trend, take profit 60 pips').take_profit, null, 'a stated take wins over "ride the trend"');
+    assert.notEqual(
+      cfg('EMA 20 50 cross, ride the trend, take profit 60 pips').take_profit,
+      null,
+      'a stated take wins over "ride the trend"',
+    );
     // The opposite signal as the only exit: neither a default stop nor a default take; a stated stop holds.
-    for (const prompt of ['MACD cross, hold until the opposite signal', 'EMA 20 50 cross, exit only on the opposite signal', 'EMA 9 21 cross; only exit on an opposite signal']) {
+    for (const prompt of [
+      'MACD cross, hold until the opposite signal',
+      'EMA 20 50 cross, exit only on the opposite signal',
+      'EMA 9 21 cross; only exit on an opposite signal',
+    ]) {
       const { intent } = gen(prompt);
       assert.equal(intent.config.stop_loss, null, `${prompt}: no default stop`);
       assert.equal(intent.config.take_profit, null, `${prompt}: no default take`);
       const understood = understoodFrom(intent);
       assert.match(understood.stop_loss.phrase ?? '', /opposite signal/);
-      assert.ok(intent.remarks.some((r) => r.startsWith('no fixed stop: ')), prompt);
+      assert.ok(
+        intent.remarks.some((r) => r.startsWith('no fixed stop: ')),
+        prompt,
+      );
     }
     near(cfg('MACD cross, stop 30 pips, hold until the opposite signal').stop_loss, pipsRatio(30, 'EURUSD'), 'a stated stop holds');
     assert.equal(cfg('EMA cross, no fixed stop').stop_loss, null, '"no fixed stop" is no stop');
     // A plain default strategy keeps its defaults, and says them.
     const plain = understoodFrom(gen('EMA cross').intent);
-    assert.ok(plain.defaults.some((d) => d.startsWith('stop_loss: ')), plain.defaults.join(' | '));
-    assert.ok(plain.defaults.some((d) => d.startsWith('take_profit: 1.5 x the stop')), plain.defaults.join(' | '));
+    assert.ok(
+      plain.defaults.some((d) => d.startsWith('stop_loss: ')),
+      plain.defaults.join(' | '),
+    );
+    assert.ok(
+      plain.defaults.some((d) => d.startsWith('take_profit: 1.5 x the stop')),
+      plain.defaults.join(' | '),
+    );
     assert.ok(plain.defaults.some((d) => d.startsWith('direction: both')));
     assert.ok(!plain.defaults.some((d) => d.startsWith('entries: ')), 'an EMA cross is the trader’s entry');
     assert.ok(understoodFrom(gen('').intent).defaults.some((d) => d.startsWith('entries: the EMA 12/26 crossover')));
@@ -196,18 +235,34 @@ describe('offline generator: what a request is understood to ask', () => {
 
   it('reads roles: exits close their side, filters gate entries, a price-above-MA filter stays the trend filter', () => {
     const exit = gen('go long when RSI 14 crosses above 30, exit on a close below the 20 EMA');
-    assert.deepEqual(exit.intent.conditions.map((c) => [c.role, c.side]), [['entry', 'long'], ['exit', null]]);
+    assert.deepEqual(
+      exit.intent.conditions.map((c) => [c.role, c.side]),
+      [
+        ['entry', 'long'],
+        ['exit', null],
+      ],
+    );
     assert.equal(exit.intent.config.exit_long, 'exit_long_rule');
     assert.equal(exit.intent.config.exit_short, undefined, 'long only: nothing short to close');
-    assert.ok(exit.code.includes("df['exit_long_rule'] = np.where((df[f'close_xdn_ema_{_p_ema_period}'] != 0), 1.0, 0.0)"), 'a close below the line is the close crossing below it: the state also holds where the entry fires');
+    assert.ok(
+      exit.code.includes("df['exit_long_rule'] = np.where((df[f'close_xdn_ema_{_p_ema_period}'] != 0), 1.0, 0.0)"),
+      'a close below the line is the close crossing below it: the state also holds where the entry fires',
+    );
     const gate = gen('buy when RSI 14 is below 30 unless ADX is above 40');
-    assert.ok(gate.code.includes("df['entry_gate'] = np.where((df['adx_14_gt_40'] == 0), 1.0, 0.0)"), 'unless: entries where it does not hold');
+    assert.ok(
+      gate.code.includes("df['entry_gate'] = np.where((df['adx_14_gt_40'] == 0), 1.0, 0.0)"),
+      'unless: entries where it does not hold',
+    );
     assert.equal(gate.intent.config.entry_filter, 'entry_gate');
     const trend = gen('buy when RSI < 30, sell when RSI > 70, only when price is above the 200 SMA');
     assert.equal(trend.intent.config.trend_filter, 'sma_200');
     assert.equal(trend.intent.config.entry_filter, undefined, 'no gate that would block every short');
     const both = gen('buy when RSI 14 crosses above 30, sell when it crosses below 70, close when RSI crosses 50');
-    assert.deepEqual([both.intent.config.exit_long, both.intent.config.exit_short], ['exit_long_rule', 'exit_short_rule'], 'an exit with no side closes both sides traded');
+    assert.deepEqual(
+      [both.intent.config.exit_long, both.intent.config.exit_short],
+      ['exit_long_rule', 'exit_short_rule'],
+      'an exit with no side closes both sides traded',
+    );
   });
 
   it('applies day filters as strategy_config skip_days (UTC), and says so in the code', () => {
@@ -219,18 +274,33 @@ describe('offline generator: what a request is understood to ask', () => {
     // Every other day, the weekend too: forex opens on Sunday evening, BTCUSD trades all week.
     assert.deepEqual(cfg('trade only on tuesdays, RSI 30/70').skip_days, ['mon', 'wed', 'thu', 'fri', 'sat', 'sun']);
     assert.deepEqual(cfg('only tuesdays to thursdays, RSI 30/70').skip_days, ['mon', 'fri', 'sat', 'sun']);
-    assert.deepEqual(cfg('RSI 30/70, 8-17 utc, mon-thu').skip_days, ['fri', 'sat', 'sun'], 'a range of days said on its own is the days traded');
+    assert.deepEqual(
+      cfg('RSI 30/70, 8-17 utc, mon-thu').skip_days,
+      ['fri', 'sat', 'sun'],
+      'a range of days said on its own is the days traded',
+    );
     assert.deepEqual(cfg('RSI 30/70, no weekend holding').skip_days, undefined, 'holding over the weekend is not a day filter');
     assert.deepEqual(cfg('weekdays only, MACD cross').skip_days, ['sat', 'sun']);
     assert.equal(cfg('buy the Monday open gap').skip_days, undefined, 'a day named as a time is not a filter');
   });
 
   it('takes the direction from the entries when nothing says it outright: buys only → long, sells only → short, both → both', () => {
-    assert.equal(cfg('Fade the London open: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, stop 1.5 ATR').direction, 'short');
+    assert.equal(
+      cfg('Fade the London open: if price is more than 2 ATR above the 50 EMA at 08:00 UTC, sell, stop 1.5 ATR').direction,
+      'short',
+    );
     assert.equal(cfg('Trend following: go long when the 20 EMA is above the 100 EMA, exit on a close below the 20 EMA').direction, 'long');
     assert.equal(cfg('buy when RSI below 30, sell when RSI above 70').direction, 'both');
-    assert.equal(cfg('short-term EMA 9/21 cross, as long as RSI is under 70').direction, 'both', 'no entry verb: "short-term" and "as long as" are not sides');
-    assert.equal(cfg({ description: 'buy RSI dips', pos_rules: { direction: 'both' } }).direction, 'both', 'a structured direction still wins');
+    assert.equal(
+      cfg('short-term EMA 9/21 cross, as long as RSI is under 70').direction,
+      'both',
+      'no entry verb: "short-term" and "as long as" are not sides',
+    );
+    assert.equal(
+      cfg({ description: 'buy RSI dips', pos_rules: { direction: 'both' } }).direction,
+      'both',
+      'a structured direction still wins',
+    );
   });
 
   it('reads sessions and hours as UTC session_filter', () => {
@@ -282,7 +352,11 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('logistic regression, C=0.5').model_type, 'LogisticRegression');
     assert.equal(cfg('adaboost with 150 estimators').model_type, 'AdaBoostClassifier');
     assert.equal(cfg('extreme gradient boosting').model_type, 'XGBClassifier');
-    assert.deepEqual(cfg('random forest of 300 trees and max depth 8').model_params, { n_estimators: 300, max_depth: 8, min_samples_leaf: 20 });
+    assert.deepEqual(cfg('random forest of 300 trees and max depth 8').model_params, {
+      n_estimators: 300,
+      max_depth: 8,
+      min_samples_leaf: 20,
+    });
     assert.equal((cfg('logistic regression, C=0.5').model_params as { C: number }).C, 0.5);
     assert.equal((cfg('xgboost with 5000 trees').model_params as { n_estimators: number }).n_estimators, 500);
     const lgbm = gen('lightgbm on rsi');
@@ -307,11 +381,16 @@ describe('offline generator: what a request is understood to ask', () => {
     assert.equal(cfg('confidence 40%').signal_threshold, 0.5);
   });
 
-  it('a threshold nobody stated: 0.5 where the model confirms the trader\'s rule (meta-labelling), 0.55 where it picks the side, and says which', () => {
+  it("a threshold nobody stated: 0.5 where the model confirms the trader's rule (meta-labelling), 0.55 where it picks the side, and says which", () => {
     const meta = gen('Go long when RSI 14 crosses above 30').intent;
     assert.equal(labelMode(meta.config), 'meta');
     assert.equal(meta.config.signal_threshold, 0.5);
-    assert.ok(understoodFrom(meta).defaults.includes("signal_threshold: 0.5 (the rule's trade is taken unless the model finds it likelier to lose than win: P(win) < 0.5)"), understoodFrom(meta).defaults.join(' | '));
+    assert.ok(
+      understoodFrom(meta).defaults.includes(
+        "signal_threshold: 0.5 (the rule's trade is taken unless the model finds it likelier to lose than win: P(win) < 0.5)",
+      ),
+      understoodFrom(meta).defaults.join(' | '),
+    );
     const direction = gen('let the model decide').intent;
     assert.equal(labelMode(direction.config), 'direction');
     assert.equal(direction.config.signal_threshold, 0.55);
@@ -334,7 +413,10 @@ describe('offline generator: what a request is understood to ask', () => {
   });
 
   it('pos_rules win over prose, and every overridden statement is a remark in the code', () => {
-    const { intent, code } = gen({ description: 'long only, wait 2 bars, reverse on opposite signal', pos_rules: { direction: 'short', cooldown: 7, max_pos: 2, on_opposite: 'close_only' } });
+    const { intent, code } = gen({
+      description: 'long only, wait 2 bars, reverse on opposite signal',
+      pos_rules: { direction: 'short', cooldown: 7, max_pos: 2, on_opposite: 'close_only' },
+    });
     assert.equal(intent.config.direction, 'short');
     assert.equal(intent.config.cooldown, 7);
     assert.equal(intent.config.max_positions, 2);

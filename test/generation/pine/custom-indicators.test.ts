@@ -14,9 +14,16 @@ import { startFakeAnthropic, type FakeAnthropic } from '../../helpers/fake-anthr
 import type { CustomIndicatorRequest } from '../../../schemas/custom-indicators.ts';
 import { waveBars } from '../../helpers/wave-bars.ts';
 
-
 const bars = { ...waveBars(300), from: 100 };
-const body = (source: string, extra: Partial<CustomIndicatorRequest> = {}): CustomIndicatorRequest => ({ source, provider: 'offline', fe_mode: 'basic', symbol: 'EURUSD', timeframe: '15min', limit: 200, ...extra });
+const body = (source: string, extra: Partial<CustomIndicatorRequest> = {}): CustomIndicatorRequest => ({
+  source,
+  provider: 'offline',
+  fe_mode: 'basic',
+  symbol: 'EURUSD',
+  timeframe: '15min',
+  limit: 200,
+  ...extra,
+});
 const USER = { user_id: 1, plan: 'free' as const };
 const SMA = '//@version=5\nindicator("s", overlay=true)\nplot(ta.sma(close, 10), "SMA")\n';
 /** The response JSON as text (compute gives it in parts). */
@@ -82,7 +89,10 @@ describe('CustomIndicators', () => {
   it('refuses a key without the credit (402) before any work, and charges nothing', async () => {
     const credits = ledger(0);
     const p = flaky(0);
-    await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars), (e: Error & { status?: number }) => e.status === 402);
+    await assert.rejects(
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars),
+      (e: Error & { status?: number }) => e.status === 402,
+    );
     assert.equal(p.calls(), 0);
     assert.deepEqual(credits.moves, []);
   });
@@ -90,7 +100,10 @@ describe('CustomIndicators', () => {
   it('a balance another edge spent since this one last saw it: the run is dropped with the charge’s 402, and nothing is charged', async () => {
     const credits = { ...ledger(5), charge: async () => Promise.reject(new OutOfCreditsError(1, 0)) };
     const p = flaky(0);
-    await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars), (e: Error & { status?: number }) => e.status === 402);
+    await assert.rejects(
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars),
+      (e: Error & { status?: number }) => e.status === 402,
+    );
     assert.equal(p.calls(), 1, 'the early check passed on the balance last seen');
     assert.deepEqual(credits.moves, [], 'no refund of a charge that never happened');
   });
@@ -98,7 +111,9 @@ describe('CustomIndicators', () => {
   it('retries a failure of ours once and charges once when the retry succeeds', async () => {
     const credits = ledger();
     const p = flaky(1);
-    const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars)));
+    const res = JSON.parse(
+      text(await new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars)),
+    );
     assert.equal(p.calls(), 2);
     assert.equal(res.overlays.length, 1);
     assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }]);
@@ -107,9 +122,15 @@ describe('CustomIndicators', () => {
   it('refunds when the retry fails too (500)', async () => {
     const credits = ledger();
     const p = flaky(2);
-    await assert.rejects(new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars), (e: Error & { status?: number }) => e.status === 500 && /refunded/.test(e.message));
+    await assert.rejects(
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body(SMA), bars),
+      (e: Error & { status?: number }) => e.status === 500 && /refunded/.test(e.message),
+    );
     assert.equal(p.calls(), 2);
-    assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
+    assert.deepEqual(credits.moves, [
+      { kind: 'charge', credits: 1 },
+      { kind: 'refund', credits: 1 },
+    ]);
     assert.equal(credits.current(), 10);
   });
 
@@ -117,11 +138,19 @@ describe('CustomIndicators', () => {
     const credits = ledger();
     const p = flaky(0);
     await assert.rejects(
-      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body('//@version=5\nindicator("x")\nplot(ta.rci(close, 9))'), bars),
-      (e: unknown) => e instanceof UnprocessableError && e.details.line === 3 && e.details.column === 6 && e.details.construct === 'ta.rci()',
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(
+        USER,
+        body('//@version=5\nindicator("x")\nplot(ta.rci(close, 9))'),
+        bars,
+      ),
+      (e: unknown) =>
+        e instanceof UnprocessableError && e.details.line === 3 && e.details.column === 6 && e.details.construct === 'ta.rci()',
     );
     assert.equal(p.calls(), 1);
-    assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
+    assert.deepEqual(credits.moves, [
+      { kind: 'charge', credits: 1 },
+      { kind: 'refund', credits: 1 },
+    ]);
   });
 
   it('keeps the credit of a run that used up its budget (422 saying so), and the pool serves that user last', async () => {
@@ -141,20 +170,46 @@ describe('CustomIndicators', () => {
     const credits = ledger();
     const p = flaky(0);
     await assert.rejects(
-      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(USER, body('something that makes money, please'), bars),
-      (e: unknown) => e instanceof UnprocessableError && /no indicator recognised/.test(e.message) && /Keltner/.test(e.message) && /refunded/.test(e.message),
+      new CustomIndicators({ metering: credits, pool: p, claude: null, log }).compute(
+        USER,
+        body('something that makes money, please'),
+        bars,
+      ),
+      (e: unknown) =>
+        e instanceof UnprocessableError &&
+        /no indicator recognised/.test(e.message) &&
+        /Keltner/.test(e.message) &&
+        /refunded/.test(e.message),
     );
     assert.equal(p.calls(), 0, 'nothing ran');
-    assert.deepEqual(credits.moves, [{ kind: 'charge', credits: 1 }, { kind: 'refund', credits: 1 }]);
+    assert.deepEqual(credits.moves, [
+      { kind: 'charge', credits: 1 },
+      { kind: 'refund', credits: 1 },
+    ]);
   });
 
   it('answers how the offline writer read a description', async () => {
-    const res = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('RSI 14 below 30 on a volume spike'), bars)));
+    const res = JSON.parse(
+      text(
+        await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(
+          USER,
+          body('RSI 14 below 30 on a volume spike'),
+          bars,
+        ),
+      ),
+    );
     assert.equal(res.generator, 'offline');
-    assert.ok(res.remarks.some((r: string) => /left out: volume/.test(r)), `what it left out is said: ${JSON.stringify(res.remarks)}`);
-    const clear = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('RSI 14 below 30'), bars)));
+    assert.ok(
+      res.remarks.some((r: string) => /left out: volume/.test(r)),
+      `what it left out is said: ${JSON.stringify(res.remarks)}`,
+    );
+    const clear = JSON.parse(
+      text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body('RSI 14 below 30'), bars)),
+    );
     assert.deepEqual(clear.remarks, [], 'nothing to say when all of it was read');
-    const pine = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body(SMA), bars)));
+    const pine = JSON.parse(
+      text(await new CustomIndicators({ metering: ledger(), pool, claude: null, log }).compute(USER, body(SMA), bars)),
+    );
     assert.deepEqual(pine.remarks, [], 'none for a Pine source');
   });
 
@@ -164,13 +219,28 @@ describe('CustomIndicators', () => {
       fake = await startFakeAnthropic();
     });
     after(() => fake.close());
-    const writer = () => new ClaudePineWriter({ apiKey: 'sk-test', baseURL: fake.url, models: { haiku: 't-haiku', sonnet: 't-sonnet' }, repairTries: 1, maxRetries: 0 }, { log, recordSpend: async () => {} });
+    const writer = () =>
+      new ClaudePineWriter(
+        { apiKey: 'sk-test', baseURL: fake.url, models: { haiku: 't-haiku', sonnet: 't-sonnet' }, repairTries: 1, maxRetries: 0 },
+        { log, recordSpend: async () => {} },
+      );
 
     it('writes the Pine, repaired once after our parser refused the draft', async () => {
-      fake.queue({ text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20)\n```' }, { text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20), "EMA 20")\n```' });
+      fake.queue(
+        { text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20)\n```' },
+        { text: '```pine\n//@version=5\nindicator("k", overlay=true)\nplot(ta.ema(close, 20), "EMA 20")\n```' },
+      );
       const before = fake.requests.length;
       const credits = ledger();
-      const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('an EMA 20', { provider: 'haiku' }), bars)));
+      const res = JSON.parse(
+        text(
+          await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(
+            USER,
+            body('an EMA 20', { provider: 'haiku' }),
+            bars,
+          ),
+        ),
+      );
       assert.deepEqual(credits.caps, ['use generate_haiku']);
       assert.equal(res.generator, 'claude');
       assert.equal(res.source_kind, 'text');
@@ -181,8 +251,19 @@ describe('CustomIndicators', () => {
     });
 
     it('sends an unsupported construct back for a repair too', async () => {
-      fake.queue({ text: '```pine\n//@version=5\nindicator("d")\nplot(request.security(syminfo.tickerid, "D", close))\n```' }, { text: '```pine\n//@version=5\nindicator("d")\nplot(ta.sma(close, 5), "SMA 5")\n```' });
-      const res = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('daily close', { provider: 'sonnet' }), bars)));
+      fake.queue(
+        { text: '```pine\n//@version=5\nindicator("d")\nplot(request.security(syminfo.tickerid, "D", close))\n```' },
+        { text: '```pine\n//@version=5\nindicator("d")\nplot(ta.sma(close, 5), "SMA 5")\n```' },
+      );
+      const res = JSON.parse(
+        text(
+          await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(
+            USER,
+            body('daily close', { provider: 'sonnet' }),
+            bars,
+          ),
+        ),
+      );
       assert.equal(res.generator, 'claude');
       assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /request\.security\(\) is not supported/);
       assert.equal(res.panels[0].series[0].name, 'sma_5');
@@ -191,7 +272,15 @@ describe('CustomIndicators', () => {
     it('falls back to the offline writer, without counting a cap, when the AI budget is spent', async () => {
       const credits = { ...ledger(), aiBudgetLeft: async () => false };
       const before = fake.requests.length;
-      const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('EMA 50', { provider: 'sonnet' }), bars)));
+      const res = JSON.parse(
+        text(
+          await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(
+            USER,
+            body('EMA 50', { provider: 'sonnet' }),
+            bars,
+          ),
+        ),
+      );
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
       assert.deepEqual(credits.caps, []);
@@ -200,7 +289,15 @@ describe('CustomIndicators', () => {
     it('falls back to the offline writer when the API fails', async () => {
       fake.queue({ status: 529, errorType: 'overloaded_error' });
       const credits = ledger();
-      const res = JSON.parse(text(await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(USER, body('RSI 14 below 30', { provider: 'sonnet' }), bars)));
+      const res = JSON.parse(
+        text(
+          await new CustomIndicators({ metering: credits, pool, claude: writer(), log }).compute(
+            USER,
+            body('RSI 14 below 30', { provider: 'sonnet' }),
+            bars,
+          ),
+        ),
+      );
       assert.deepEqual(credits.caps, ['use generate_sonnet', 'release generate_sonnet']);
       assert.equal(res.generator, 'offline');
       assert.match(res.generated_pine!, /ta\.rsi\(close, 14\)/);
@@ -208,7 +305,11 @@ describe('CustomIndicators', () => {
 
     it('uses the offline writer for provider offline, without asking Claude', async () => {
       const before = fake.requests.length;
-      const res = JSON.parse(text(await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('EMA 9/21 crossover'), bars)));
+      const res = JSON.parse(
+        text(
+          await new CustomIndicators({ metering: ledger(), pool, claude: writer(), log }).compute(USER, body('EMA 9/21 crossover'), bars),
+        ),
+      );
       assert.equal(res.generator, 'offline');
       assert.equal(fake.requests.length, before);
     });

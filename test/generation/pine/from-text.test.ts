@@ -34,7 +34,12 @@ describe('pineFromText', () => {
     const written = pineFromText(text, 'EURUSD', '1h');
     const r = runJob({ id: 1, source: written.pine, bars, timeframe: '1h', symbol: 'EURUSD', mintick: 0.00001, wallMs: 2000 });
     assert.ok(r.ok, `${JSON.stringify(r)}\n${written.pine}`);
-    return { titles: r.result.plots.map((p) => p.title), overlay: r.result.overlay, signals: new Set(r.result.signals.map((s) => s.title)), ...written };
+    return {
+      titles: r.result.plots.map((p) => p.title),
+      overlay: r.result.overlay,
+      signals: new Set(r.result.signals.map((s) => s.title)),
+      ...written,
+    };
   };
 
   it('draws every indicator the strategy grammar knows, on the pane it belongs to', () => {

@@ -22,7 +22,9 @@ const TOLERANCE = 1e-9;
 const PINE_OWN = new Set<GenName>(['psar']);
 
 const defaults = (name: GenName): Record<string, number> => Object.fromEntries(GEN[name].info.params.map((p) => [p.name, p.default]));
-const instances: Instance[] = GEN_NAMES.filter((name) => !PINE_OWN.has(name)).map((name) => ({ name, params: defaults(name) }) as Instance).filter(writesPine);
+const instances: Instance[] = GEN_NAMES.filter((name) => !PINE_OWN.has(name))
+  .map((name) => ({ name, params: defaults(name) }) as Instance)
+  .filter(writesPine);
 
 /** The indicator's Pine with every column plotted under its own name, so each is compared whatever the writer draws. */
 function script(inst: Instance): string {
@@ -48,7 +50,13 @@ describe('Pine of the offline grammar’s indicators', () => {
       'clean = lambda s: [None if not np.isfinite(x) else float(x) for x in np.asarray(s, dtype=float)]',
       `json.dump({c: clean(df[c]) for c in ${JSON.stringify(instances.flatMap(pineColumns))}}, sys.stdout)`,
     ].join('\n');
-    const input = JSON.stringify({ ts: Array.from(m.ts), open: Array.from(m.open), high: Array.from(m.high), low: Array.from(m.low), close: Array.from(m.close) });
+    const input = JSON.stringify({
+      ts: Array.from(m.ts),
+      open: Array.from(m.open),
+      high: Array.from(m.high),
+      low: Array.from(m.low),
+      close: Array.from(m.close),
+    });
     const run = spawnSync(PYTHON, ['-c', program], { input, maxBuffer: 1 << 28, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     expected = JSON.parse(run.stdout);

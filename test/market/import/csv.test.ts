@@ -13,21 +13,27 @@ describe('csv format: the real OANDA EURUSD tick file', () => {
     const report = await importTickFile({ path: OANDA_EURUSD, format: 'csv', symbol: 'EURUSD', sink });
     const rows = manifestRows(OANDA_MANIFEST, 'normalized/oanda_EURUSD_ticks_2014-05-01_2014-05-09.csv.gz');
     assert.equal(rows, 321_559);
-    assert.deepEqual({ ...report, bad: report.bad.length }, {
-      file: OANDA_EURUSD,
-      format: 'csv',
-      symbol: 'EURUSD',
-      rows,
-      imported: rows,
-      badCount: 0,
-      bad: 0,
-      firstTs: Date.parse('2014-05-01T00:00:00.292Z'),
-      lastTs: Date.parse('2014-05-09T20:59:58.835Z'),
-    });
+    assert.deepEqual(
+      { ...report, bad: report.bad.length },
+      {
+        file: OANDA_EURUSD,
+        format: 'csv',
+        symbol: 'EURUSD',
+        rows,
+        imported: rows,
+        badCount: 0,
+        bad: 0,
+        firstTs: Date.parse('2014-05-01T00:00:00.292Z'),
+        lastTs: Date.parse('2014-05-09T20:59:58.835Z'),
+      },
+    );
     assert.deepEqual(sink.ticks, expectedTicks(oandaTicks(), 'EURUSD'));
     // The shared data's README counts 2 848 ticks sharing the previous tick's millisecond.
     assert.equal(sink.ticks.filter((t) => t.seq > 0).length, 2848);
-    assert.ok(sink.batchSizes.slice(0, -1).every((n) => n === 5000), 'full batches of batchSize');
+    assert.ok(
+      sink.batchSizes.slice(0, -1).every((n) => n === 5000),
+      'full batches of batchSize',
+    );
   });
 
   it('numbers same-millisecond ticks the same way on every import of a file', async () => {
@@ -60,7 +66,10 @@ describe('csv format: variants and bad rows', () => {
     const offset = tmp.write('offset.csv', ['ts_utc,bid,ask', '2014-05-01T02:00:00.5+02:00,1.1,1.2', '2014-05-01T00:00:01Z,1.1,1.2']);
     const s2 = new MemorySink();
     await importTickFile({ path: offset, format: 'csv', symbol: 'EURUSD', sink: s2 });
-    assert.deepEqual(s2.ticks.map((t) => t.ts), [Date.parse('2014-05-01T00:00:00.500Z'), Date.parse('2014-05-01T00:00:01Z')]);
+    assert.deepEqual(
+      s2.ticks.map((t) => t.ts),
+      [Date.parse('2014-05-01T00:00:00.500Z'), Date.parse('2014-05-01T00:00:01Z')],
+    );
   });
 
   it('reports bad rows with their line numbers and imports the rest', async () => {

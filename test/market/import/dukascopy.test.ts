@@ -23,7 +23,11 @@ describe('dukascopy format', () => {
   const lines = [HEADER, ...slice.map((t, i) => dukascopyLine(t.ts, t.bid, t.ask, askVolumes[i]!, bidVolumes[i]!))];
 
   it('imports a Dukascopy export (plain with CRLF, and gzip) back to exactly the source ticks, volume = ask + bid volume', async () => {
-    const expected = expectedTicks(slice, 'EURUSD', slice.map((_, i) => bidVolumes[i]! + askVolumes[i]!));
+    const expected = expectedTicks(
+      slice,
+      'EURUSD',
+      slice.map((_, i) => bidVolumes[i]! + askVolumes[i]!),
+    );
     for (const gzip of [false, true]) {
       const path = tmp.write(`EURUSD_Ticks_01.05.2014-02.05.2014${gzip ? '.csv.gz' : '.csv'}`, lines, { gzip, eol: gzip ? '\n' : '\r\n' });
       const sink = new MemorySink();
@@ -54,19 +58,32 @@ describe('dukascopy format', () => {
     ];
     const sink = new MemorySink();
     const report = await importTickFile({ path: tmp.write('bad.csv', bad, { gzip: true }), format: 'dukascopy', symbol: 'EURUSD', sink });
-    assert.deepEqual(report.bad.map((b) => b.line), [3, 5, 6, 7, 8, 9, 11]);
+    assert.deepEqual(
+      report.bad.map((b) => b.line),
+      [3, 5, 6, 7, 8, 9, 11],
+    );
     assert.deepEqual(
       report.bad.map((b) => b.reason.split(' ')[0]),
       ['expected', 'ask', 'time', 'time', 'AskVolume', 'time', 'expected'],
     );
     assert.match(report.bad[5]!.reason, /goes backwards/);
     assert.equal(report.rows, 10);
-    assert.deepEqual(sink.ticks.map((t) => [t.ts - t0, t.volume]), [[0, 2], [200, 2], [600, 0.75]]);
+    assert.deepEqual(
+      sink.ticks.map((t) => [t.ts - t0, t.volume]),
+      [
+        [0, 2],
+        [200, 2],
+        [600, 0.75],
+      ],
+    );
     assert.deepEqual([sink.ticks[1]!.bid, sink.ticks[1]!.ask], [1.3869, 1.3868]);
   });
 
   it('refuses local-time exports and candle exports, saying what to export instead', async () => {
-    const local = tmp.write('local.csv', ['Local time,Ask,Bid,AskVolume,BidVolume', '01.05.2014 02:00:00.292 GMT+0200,1.38686,1.38676,1,1']);
+    const local = tmp.write('local.csv', [
+      'Local time,Ask,Bid,AskVolume,BidVolume',
+      '01.05.2014 02:00:00.292 GMT+0200,1.38686,1.38676,1,1',
+    ]);
     await assert.rejects(importTickFile({ path: local, format: 'dukascopy', symbol: 'EURUSD', sink: new MemorySink() }), (err: unknown) => {
       assert.ok(err instanceof UnprocessableError);
       assert.match(err.message, /local time.*export again with the time zone set to GMT/);

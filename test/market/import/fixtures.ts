@@ -100,7 +100,10 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 /** Calendar fields of an epoch-ms instant in a time zone, via Intl (the tz database), cached per UTC hour. */
 const offsetCache = new Map<number, number>();
-export function wallClock(ts: number, timeZone: 'UTC' | 'America/New_York'): { y: string; mo: string; d: string; h: string; mi: string; s: string; ms: string } {
+export function wallClock(
+  ts: number,
+  timeZone: 'UTC' | 'America/New_York',
+): { y: string; mo: string; d: string; h: string; mi: string; s: string; ms: string } {
   let offset = 0;
   if (timeZone !== 'UTC') {
     const hour = Math.floor(ts / 3_600_000);

@@ -67,8 +67,16 @@ describe('histdata format', () => {
       '20140310 120000500,1.38676,1.38686,-3', // 12 negative volume
     ];
     const sink = new MemorySink();
-    const report = await importTickFile({ path: tmp.write('DAT_ASCII_EURUSD_T_201403.csv', lines), format: 'histdata', symbol: 'EURUSD', sink });
-    assert.deepEqual(report.bad.map((b) => b.line), [2, 3, 5, 6, 7, 8, 9, 10, 12]);
+    const report = await importTickFile({
+      path: tmp.write('DAT_ASCII_EURUSD_T_201403.csv', lines),
+      format: 'histdata',
+      symbol: 'EURUSD',
+      sink,
+    });
+    assert.deepEqual(
+      report.bad.map((b) => b.line),
+      [2, 3, 5, 6, 7, 8, 9, 10, 12],
+    );
     const reason = (line: number): string => report.bad.find((b) => b.line === line)!.reason;
     assert.match(reason(2), /expected 4 columns/);
     assert.match(reason(5), /bid NaN/);

@@ -34,7 +34,10 @@ describe('importTickFile', () => {
     };
     const report = await importTickFile({ path, format: 'csv', symbol: 'EURUSD', sink: slowSink, batchSize: 1000 });
     assert.equal(maxInFlight, 1);
-    assert.deepEqual(batches.map((b) => b.length), [1000, 1000, 500]);
+    assert.deepEqual(
+      batches.map((b) => b.length),
+      [1000, 1000, 500],
+    );
     assert.notEqual(batches[0], batches[1], 'each batch is its own array (a sink may keep it)');
     assert.equal(batches[0]![0]!.ts, report.firstTs);
     assert.equal(report.imported, 2500);
@@ -49,7 +52,10 @@ describe('importTickFile', () => {
     assert.equal(report.badCount, 250);
     assert.equal(report.rows, 260);
     assert.equal(report.imported, report.rows - report.badCount);
-    assert.deepEqual(report.bad.map((b) => b.line), Array.from({ length: 100 }, (_, i) => i + 2));
+    assert.deepEqual(
+      report.bad.map((b) => b.line),
+      Array.from({ length: 100 }, (_, i) => i + 2),
+    );
     assert.equal(report.bad[0]!.text.length, 200);
     const few = await importTickFile({ path, format: 'csv', symbol: 'EURUSD', sink: new MemorySink(), maxBadListed: 3 });
     assert.equal(few.bad.length, 3);
@@ -67,8 +73,18 @@ describe('importTickFile', () => {
     ];
     const sink = new MemorySink();
     const report = await importTickFile({ path: tmp.write('seq.csv', lines), format: 'csv', symbol: 'EURUSD', sink });
-    assert.deepEqual(sink.ticks.map((t) => [t.ts % 1000, t.seq]), [[292, 0], [292, 1], [293, 0]]);
-    assert.deepEqual(report.bad.map((b) => b.line), [3, 5]);
+    assert.deepEqual(
+      sink.ticks.map((t) => [t.ts % 1000, t.seq]),
+      [
+        [292, 0],
+        [292, 1],
+        [293, 0],
+      ],
+    );
+    assert.deepEqual(
+      report.bad.map((b) => b.line),
+      [3, 5],
+    );
     assert.match(report.bad[0]!.reason, /ask 0 is not a positive finite number/);
     assert.match(report.bad[1]!.reason, /in the future: check the file's time zone/);
   });
@@ -83,15 +99,23 @@ describe('importTickFile', () => {
     const sink = new MemorySink();
     const report = await importTickFile({ path: tmp.write('crossed.csv', lines), format: 'csv', symbol: 'EURUSD', sink });
     assert.equal(report.badCount, 0);
-    assert.deepEqual(sink.ticks.map((t) => [t.ts % 1000, t.seq, t.bid, t.ask]), [
-      [787, 0, 1.38727, 1.38729],
-      [813, 0, 1.3873, 1.38708],
-      [813, 1, 1.38726, 1.38726],
-    ]);
+    assert.deepEqual(
+      sink.ticks.map((t) => [t.ts % 1000, t.seq, t.bid, t.ask]),
+      [
+        [787, 0, 1.38727, 1.38729],
+        [813, 0, 1.3873, 1.38708],
+        [813, 1, 1.38726, 1.38726],
+      ],
+    );
   });
 
   it('reports an empty import with null first/last times', async () => {
-    const report = await importTickFile({ path: tmp.write('header-only.csv', ['ts_utc,bid,ask']), format: 'csv', symbol: 'EURUSD', sink: new MemorySink() });
+    const report = await importTickFile({
+      path: tmp.write('header-only.csv', ['ts_utc,bid,ask']),
+      format: 'csv',
+      symbol: 'EURUSD',
+      sink: new MemorySink(),
+    });
     assert.deepEqual([report.rows, report.imported, report.firstTs, report.lastTs], [0, 0, null, null]);
   });
 
@@ -104,7 +128,9 @@ describe('importTickFile', () => {
       [{ batchSize: 0 }, /batchSize must be a whole number ≥ 1/],
     ];
     for (const [override, message] of cases) {
-      const options = { path, format: 'csv' as TickFileFormat, symbol: 'EURUSD' as const, sink, ...override } as Parameters<typeof importTickFile>[0];
+      const options = { path, format: 'csv' as TickFileFormat, symbol: 'EURUSD' as const, sink, ...override } as Parameters<
+        typeof importTickFile
+      >[0];
       await assert.rejects(importTickFile(options), (err: unknown) => {
         assert.ok(err instanceof BadRequestError);
         assert.match(err.message, message);

@@ -51,7 +51,10 @@ describe('readLines', () => {
       for (const chunkBytes of [1, 3, 7, 64]) {
         const got = await collect(path, chunkBytes);
         assert.deepEqual(texts(got), lines, `gzip=${gzip} chunk=${chunkBytes}`);
-        assert.deepEqual(got.map((l) => l.lineNo), lines.map((_, i) => i + 1));
+        assert.deepEqual(
+          got.map((l) => l.lineNo),
+          lines.map((_, i) => i + 1),
+        );
       }
     }
   });

@@ -68,21 +68,35 @@ describe('truefx format', () => {
     ];
     const sink = new MemorySink();
     const report = await importTickFile({ path: tmp.write('bad-truefx.csv', lines), format: 'truefx', symbol: 'EURUSD', sink });
-    assert.deepEqual(report.bad.map((b) => b.line), [2, 3, 5, 6, 8, 9]);
+    assert.deepEqual(
+      report.bad.map((b) => b.line),
+      [2, 3, 5, 6, 8, 9],
+    );
     assert.match(report.bad[0]!.reason, /pair 'GBP\/USD' is not the imported symbol EURUSD/);
     assert.match(report.bad[1]!.reason, /expected 4 columns .*found 3/);
     assert.match(report.bad[2]!.reason, /bid NaN/);
     assert.match(report.bad[3]!.reason, /is not YYYYMMDD HH:MM:SS\.mmm/);
     assert.match(report.bad[4]!.reason, /goes backwards/);
-    assert.deepEqual(sink.ticks.map((t) => [t.ts - t0, t.seq]), [[0, 0], [0, 1], [0, 2], [5, 0]]);
+    assert.deepEqual(
+      sink.ticks.map((t) => [t.ts - t0, t.seq]),
+      [
+        [0, 0],
+        [0, 1],
+        [0, 2],
+        [5, 0],
+      ],
+    );
     assert.deepEqual([sink.ticks[1]!.bid, sink.ticks[1]!.ask], [1.3869, 1.3868]);
   });
 
   it('refuses a file whose name names another pair than --symbol', async () => {
-    await assert.rejects(importTickFile({ path: TRUEFX_ORIGINAL, format: 'truefx', symbol: 'EURUSD', sink: new MemorySink() }), (err: unknown) => {
-      assert.ok(err instanceof BadRequestError);
-      assert.match(err.message, /names USDJPY but --symbol is EURUSD: pass --symbol USDJPY/);
-      return true;
-    });
+    await assert.rejects(
+      importTickFile({ path: TRUEFX_ORIGINAL, format: 'truefx', symbol: 'EURUSD', sink: new MemorySink() }),
+      (err: unknown) => {
+        assert.ok(err instanceof BadRequestError);
+        assert.match(err.message, /names USDJPY but --symbol is EURUSD: pass --symbol USDJPY/);
+        return true;
+      },
+    );
   });
 });

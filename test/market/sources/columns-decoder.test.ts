@@ -24,7 +24,11 @@ function agree(text: string | Uint8Array): boolean {
   assert.equal(got.ticks, ref.ticks.length, label);
   assert.equal(out.length, 1 + ref.ticks.length, label);
   const rows = ref.ticks.map((_, i) => [out.ts[i + 1], out.bid[i + 1], out.ask[i + 1], out.volume[i + 1]]);
-  assert.deepStrictEqual(rows, ref.ticks.map((t) => [t.ts, t.bid, t.ask, tickVolume(t)]), label);
+  assert.deepStrictEqual(
+    rows,
+    ref.ticks.map((t) => [t.ts, t.bid, t.ask, tickVolume(t)]),
+    label,
+  );
   assert.equal(got.malformed, ref.malformed, label);
   assert.deepStrictEqual(got.problem, ref.problem, label);
   return scanTicksInto(bytes, new TickColumns('EURUSD', 4)) !== null;
@@ -93,20 +97,46 @@ describe('decodeTicksInto (bytes → columns) agrees with decodeTicks', () => {
 
   it('on hand-picked cases', () => {
     const cases = [
-      '', ' ', '[]', ' [ ] ', '[,]', '[{}]', '{}', '[{"ts":1,"bid":1,"ask":1},]', '[{"ts":1,"bid":1,"ask":1}]]', '{"ts":1,"bid":1,"ask":1} x',
-      '\ufeff{"ts":1,"bid":1,"ask":1}', '{"ts":1,"bid":1,"ask":1,"ts":2}', '{"t\\u0073":1,"bid":1,"ask":1}', '{"ts":1,"bid":1,"ask":1,"x":[{"y":1}]}',
-      '{"ts":9007199254740991,"bid":1,"ask":1}', '{"ts":9007199254740992,"bid":1,"ask":1}', '{"ts":1700000000000.0,"bid":1e-5,"ask":1E+2}',
-      '{"ts":1.7e12,"bid":0.1,"ask":0.2}', '{"ts":17e11,"bid":1.0850100000000001,"ask":1.08501}', '{"ts":-0,"bid":1,"ask":1}',
-      '{"ts":1,"bid":1,"ask":1,"bid_volume":-0}', '{"ts":1,"bid":1,"ask":1,"ask_volume":-0.0}', '{"ts":1,"bid":5e-324,"ask":1e308}',
-      '{"ts":1,"bid":1e400,"ask":1}', '{"ts":1,"bid":-1,"ask":1}', '[{"ts":1,"bid":1,"ask":0},{"ts":2,"bid":1,"ask":1}]',
-      '[1,{"ts":2,"bid":1,"ask":1}]', '[[{"ts":1,"bid":1,"ask":1}]]', '{"ts":1,"bid":1,"ask":1,"bid_volume":null}',
+      '',
+      ' ',
+      '[]',
+      ' [ ] ',
+      '[,]',
+      '[{}]',
+      '{}',
+      '[{"ts":1,"bid":1,"ask":1},]',
+      '[{"ts":1,"bid":1,"ask":1}]]',
+      '{"ts":1,"bid":1,"ask":1} x',
+      '\ufeff{"ts":1,"bid":1,"ask":1}',
+      '{"ts":1,"bid":1,"ask":1,"ts":2}',
+      '{"t\\u0073":1,"bid":1,"ask":1}',
+      '{"ts":1,"bid":1,"ask":1,"x":[{"y":1}]}',
+      '{"ts":9007199254740991,"bid":1,"ask":1}',
+      '{"ts":9007199254740992,"bid":1,"ask":1}',
+      '{"ts":1700000000000.0,"bid":1e-5,"ask":1E+2}',
+      '{"ts":1.7e12,"bid":0.1,"ask":0.2}',
+      '{"ts":17e11,"bid":1.0850100000000001,"ask":1.08501}',
+      '{"ts":-0,"bid":1,"ask":1}',
+      '{"ts":1,"bid":1,"ask":1,"bid_volume":-0}',
+      '{"ts":1,"bid":1,"ask":1,"ask_volume":-0.0}',
+      '{"ts":1,"bid":5e-324,"ask":1e308}',
+      '{"ts":1,"bid":1e400,"ask":1}',
+      '{"ts":1,"bid":-1,"ask":1}',
+      '[{"ts":1,"bid":1,"ask":0},{"ts":2,"bid":1,"ask":1}]',
+      '[1,{"ts":2,"bid":1,"ask":1}]',
+      '[[{"ts":1,"bid":1,"ask":1}]]',
+      '{"ts":1,"bid":1,"ask":1,"bid_volume":null}',
     ];
     for (const text of cases) agree(text);
     agree(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]));
   });
 
   it('reads the usual payload on the fast path', () => {
-    assert.ok(agree('[{"ts":1700000000000,"bid":1.08501,"ask":1.08511},{"ts":1700000000000,"bid":1.085,"ask":1.0851,"bid_volume":2,"ask_volume":3}]'));
+    assert.ok(
+      agree(
+        '[{"ts":1700000000000,"bid":1.08501,"ask":1.08511},{"ts":1700000000000,"bid":1.085,"ask":1.0851,"bid_volume":2,"ask_volume":3}]',
+      ),
+    );
     assert.ok(agree('{"ts":1700000000001,"bid":151.234,"ask":151.25}'));
   });
 });

@@ -30,7 +30,10 @@ export class FakeOanda {
   private server: Server;
   private port = 0;
 
-  constructor(private readonly token: string, private readonly scripts: Script[]) {
+  constructor(
+    private readonly token: string,
+    private readonly scripts: Script[],
+  ) {
     this.server = createServer((req, res) => void this.handle(req, res));
   }
 

@@ -26,11 +26,17 @@ describe('decodeKafkaRecords', () => {
   it('takes the symbol from the key and the ticks from the value', () => {
     const d = decodeKafkaRecords([
       record(0, 'EURUSD', { ts: T0, bid: 1.1, ask: 1.1001 }),
-      record(1, 'USDJPY', [{ ts: T0, bid: 150, ask: 150.01 }, { ts: T0 + 1, bid: 150, ask: 150.02 }]),
+      record(1, 'USDJPY', [
+        { ts: T0, bid: 150, ask: 150.01 },
+        { ts: T0 + 1, bid: 150, ask: 150.02 },
+      ]),
       record(2, 'EURUSD', { ts: T0 + 2, bid: 1.1, ask: 1.1002, bid_volume: 4 }),
     ]);
     assert.deepEqual([...d.bySymbol.keys()], ['EURUSD', 'USDJPY']);
-    assert.deepEqual(d.bySymbol.get('EURUSD')!.map((t) => t.ts - T0), [0, 2]);
+    assert.deepEqual(
+      d.bySymbol.get('EURUSD')!.map((t) => t.ts - T0),
+      [0, 2],
+    );
     assert.equal(d.bySymbol.get('USDJPY')!.length, 2);
     assert.equal(d.received, 4);
     assert.equal(d.malformed, 0);
@@ -42,7 +48,10 @@ describe('decodeKafkaRecords', () => {
       record(11, 'eurusd', { ts: T0, bid: 1, ask: 1 }),
       record(12, 'EURUSD', null),
       record(13, 'EURUSD', 'garbage'),
-      record(14, 'EURUSD', [{ ts: T0, bid: 1, ask: 1 }, { ts: T0, bid: 0, ask: 1 }]),
+      record(14, 'EURUSD', [
+        { ts: T0, bid: 1, ask: 1 },
+        { ts: T0, bid: 0, ask: 1 },
+      ]),
     ]);
     assert.equal(d.malformed, 5);
     assert.equal(d.received, 6);
@@ -102,14 +111,46 @@ describe('createTickBatchHandler (kafkajs eachBatch)', () => {
   it('writes slices in order with seq, and commits each slice only after the sink accepted it', async () => {
     const events: string[] = [];
     const sink = new MemorySink();
-    const handler = createTickBatchHandler({ sink: loggingSink(sink, events), log, signal: new AbortController().signal, maxBatch: 3, sliceSize: 4 });
+    const handler = createTickBatchHandler({
+      sink: loggingSink(sink, events),
+      log,
+      signal: new AbortController().signal,
+      maxBatch: 3,
+      sliceSize: 4,
+    });
     await handler(fakePayload([...series(0, 6), record(6, 'GBPUSD', { ts: T0, bid: 1.27, ask: 1.2701 }), record(7, null, '{}')], events));
     assert.deepEqual(events, [
-      'write EURUSD 3', 'write EURUSD 1', 'resolve 3', 'commit 0@4',
-      'write EURUSD 2', 'write GBPUSD 1', 'resolve 7', 'commit 0@8',
+      'write EURUSD 3',
+      'write EURUSD 1',
+      'resolve 3',
+      'commit 0@4',
+      'write EURUSD 2',
+      'write GBPUSD 1',
+      'resolve 7',
+      'commit 0@8',
     ]);
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq]), [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
-    assert.deepEqual(handler.stats(), { received: 8, accepted: 7, malformed: 1, dropped: 0, late: 0, pending: 0, shed: 0, shedBySymbol: {}, queued: 0 });
+    assert.deepEqual(
+      sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq]),
+      [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+        [2, 0],
+        [2, 1],
+      ],
+    );
+    assert.deepEqual(handler.stats(), {
+      received: 8,
+      accepted: 7,
+      malformed: 1,
+      dropped: 0,
+      late: 0,
+      pending: 0,
+      shed: 0,
+      shedBySymbol: {},
+      queued: 0,
+    });
   });
 
   it('retries a failing sink and commits nothing until it accepts', async () => {
@@ -146,8 +187,21 @@ describe('createTickBatchHandler (kafkajs eachBatch)', () => {
     await assert.rejects(handler(first), /rebalancing/);
     // Redelivered from the last committed offset, with two new records after it.
     await handler(fakePayload(series(0, 6), events));
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq]), [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]]);
-    assert.deepEqual(events.filter((e) => e.startsWith('write')), ['write EURUSD 4', 'write EURUSD 2']);
+    assert.deepEqual(
+      sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq]),
+      [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+        [2, 0],
+        [2, 1],
+      ],
+    );
+    assert.deepEqual(
+      events.filter((e) => e.startsWith('write')),
+      ['write EURUSD 4', 'write EURUSD 2'],
+    );
   });
 
   it('skips the whole batch when kafkajs says the consumer stopped or the partition was sought', async () => {

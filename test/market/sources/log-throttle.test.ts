@@ -13,7 +13,10 @@ describe('LogThrottle', () => {
     const fields = () => (built++, { n: built });
     for (let i = 0; i < 100; i++) throttle.warn('a', fields, 'bad a');
     throttle.warn('b', { x: 1 }, 'bad b');
-    assert.deepEqual(lines.map((l) => l.msg), ['bad a', 'bad b']);
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['bad a', 'bad b'],
+    );
     assert.equal(built, 1, 'details are built only for lines written');
     now = 1000;
     throttle.warn('a', fields, 'bad a');

@@ -14,7 +14,6 @@ import { until } from './until.ts';
 const log = createLogger('silent');
 const T0 = 1_700_000_000_000;
 
-
 describe('NATS tick source (real nats-server)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sf-nats-ticks-'));
   let nats: EmbeddedNats;
@@ -49,20 +48,53 @@ describe('NATS tick source (real nats-server)', () => {
     pub.publish(eur, JSON.stringify({ ts: T0, bid: 1.1, ask: 1.1002, bid_volume: 1, ask_volume: 2 }));
     pub.publish(eur, 'this is not json'); // malformed: 1
     pub.publish(eur, JSON.stringify({ ts: T0 })); // malformed: 1
-    pub.publish(Topics.ticks.subject('GBPUSD'), JSON.stringify([
-      { ts: T0 + 5, bid: 1.27, ask: 1.2701 },
-      { ts: T0 + 5, bid: -1, ask: 1.2701 }, // malformed: 1
-      { ts: T0 + 5, bid: 1.27, ask: 1.2702 },
-    ]));
+    pub.publish(
+      Topics.ticks.subject('GBPUSD'),
+      JSON.stringify([
+        { ts: T0 + 5, bid: 1.27, ask: 1.2701 },
+        { ts: T0 + 5, bid: -1, ask: 1.2701 }, // malformed: 1
+        { ts: T0 + 5, bid: 1.27, ask: 1.2702 },
+      ]),
+    );
     pub.publish('ticks.XAUUSD', JSON.stringify({ ts: T0, bid: 2000, ask: 2001 })); // unknown symbol: 1
     pub.publish('ticks.EURUSD.extra', JSON.stringify({ ts: T0, bid: 1, ask: 1 })); // not a tick subject: 1
-    pub.publish(eur, JSON.stringify([{ ts: T0 + 1, bid: 1.1, ask: 1.1003 }, { ts: T0 + 1, bid: 1.1, ask: 1.1004 }]));
+    pub.publish(
+      eur,
+      JSON.stringify([
+        { ts: T0 + 1, bid: 1.1, ask: 1.1003 },
+        { ts: T0 + 1, bid: 1.1, ask: 1.1004 },
+      ]),
+    );
     await pub.flush();
     await until(() => source.stats().received === 11 && source.stats().accepted === 6, 'all records settled');
 
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq, t.volume]), [[0, 0, 0], [0, 1, 3], [1, 0, 0], [1, 1, 0]]);
-    assert.deepEqual(sink.ticksOf('GBPUSD').map((t) => [t.ts - T0, t.seq, t.ask]), [[5, 0, 1.2701], [5, 1, 1.2702]]);
-    assert.deepEqual(source.stats(), { received: 11, accepted: 6, malformed: 5, dropped: 0, late: 0, pending: 0, shed: 0, shedBySymbol: {}, queued: 0 });
+    assert.deepEqual(
+      sink.ticksOf('EURUSD').map((t) => [t.ts - T0, t.seq, t.volume]),
+      [
+        [0, 0, 0],
+        [0, 1, 3],
+        [1, 0, 0],
+        [1, 1, 0],
+      ],
+    );
+    assert.deepEqual(
+      sink.ticksOf('GBPUSD').map((t) => [t.ts - T0, t.seq, t.ask]),
+      [
+        [5, 0, 1.2701],
+        [5, 1, 1.2702],
+      ],
+    );
+    assert.deepEqual(source.stats(), {
+      received: 11,
+      accepted: 6,
+      malformed: 5,
+      dropped: 0,
+      late: 0,
+      pending: 0,
+      shed: 0,
+      shedBySymbol: {},
+      queued: 0,
+    });
     for (const batch of sink.batches) assert.equal(new Set(batch.map((t) => t.symbol)).size, 1, 'one symbol per batch');
     assert.equal(sub.isClosed(), false);
     await source.stop();
@@ -77,7 +109,7 @@ describe('NATS tick source (real nats-server)', () => {
     const tick = (i: number) => ({ ts: T0 + Math.floor(i / 3), bid: 1 + i * 1e-6, ask: 1.0001 + i * 1e-6 });
     const n = 30_000;
     for (const symbol of ['EURUSD', 'USDJPY'] as const) {
-      for (let i = 0; i < n; ) {
+      for (let i = 0; i < n;) {
         const size = i % 7 === 0 ? 1 : 50;
         const part = Array.from({ length: Math.min(size, n - i) }, (_, k) => tick(i + k));
         pub.publish(Topics.ticks.subject(symbol), JSON.stringify(size === 1 ? part[0] : part));
@@ -95,7 +127,17 @@ describe('NATS tick source (real nats-server)', () => {
       });
     }
     assert.ok(sink.batches.every((b) => b.length <= 250));
-    assert.deepEqual(source.stats(), { received: 2 * n, accepted: 2 * n, malformed: 0, dropped: 0, late: 0, pending: 0, shed: 0, shedBySymbol: {}, queued: 0 });
+    assert.deepEqual(source.stats(), {
+      received: 2 * n,
+      accepted: 2 * n,
+      malformed: 0,
+      dropped: 0,
+      late: 0,
+      pending: 0,
+      shed: 0,
+      shedBySymbol: {},
+      queued: 0,
+    });
     await source.stop();
   });
 
@@ -131,7 +173,10 @@ describe('NATS tick source (real nats-server)', () => {
     for (let i = 0; i < kept.length; i += 100) {
       const from = kept[i]!;
       assert.equal(from % 100, 0, 'a message starts here');
-      assert.deepEqual(kept.slice(i, i + 100), Array.from({ length: 100 }, (_, k) => from + k));
+      assert.deepEqual(
+        kept.slice(i, i + 100),
+        Array.from({ length: 100 }, (_, k) => from + k),
+      );
       if (i > 0) assert.ok(from > kept[i - 1]!, 'in order');
     }
     assert.equal(kept[0], 0);

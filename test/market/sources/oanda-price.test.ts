@@ -4,12 +4,24 @@ import type { Symbol } from '../../../schemas/common.ts';
 import { Backoff } from '../../../src/market/sources/backoff.ts';
 import { parseOandaLine, parseOandaTime, toOandaInstrument } from '../../../src/market/sources/oanda-price.ts';
 
-const instruments = new Map<string, Symbol>([['EUR_USD', 'EURUSD'], ['USD_JPY', 'USDJPY']]);
+const instruments = new Map<string, Symbol>([
+  ['EUR_USD', 'EURUSD'],
+  ['USD_JPY', 'USDJPY'],
+]);
 const price = (over: Record<string, unknown> = {}) =>
   JSON.stringify({
-    type: 'PRICE', instrument: 'EUR_USD', time: '2016-09-20T15:05:47.960449532Z', tradeable: true,
-    bids: [{ price: '1.11590', liquidity: 10000000 }, { price: '1.11580', liquidity: 50000000 }],
-    asks: [{ price: '1.11601', liquidity: 10000000 }], closeoutBid: '1.11575', closeoutAsk: '1.11616', ...over,
+    type: 'PRICE',
+    instrument: 'EUR_USD',
+    time: '2016-09-20T15:05:47.960449532Z',
+    tradeable: true,
+    bids: [
+      { price: '1.11590', liquidity: 10000000 },
+      { price: '1.11580', liquidity: 50000000 },
+    ],
+    asks: [{ price: '1.11601', liquidity: 10000000 }],
+    closeoutBid: '1.11575',
+    closeoutAsk: '1.11616',
+    ...over,
   });
 
 describe('OANDA price lines', () => {
@@ -30,13 +42,17 @@ describe('OANDA price lines', () => {
 
   it('maps a PRICE to a tick from the best bid and ask, without volume', () => {
     assert.deepEqual(parseOandaLine(price(), instruments), {
-      kind: 'price', symbol: 'EURUSD', tick: { ts: Date.UTC(2016, 8, 20, 15, 5, 47, 960), bid: 1.1159, ask: 1.11601 },
+      kind: 'price',
+      symbol: 'EURUSD',
+      tick: { ts: Date.UTC(2016, 8, 20, 15, 5, 47, 960), bid: 1.1159, ask: 1.11601 },
     });
   });
 
   it('keeps a crossed quote (ask below bid) as a tick, as every tick source does', () => {
     assert.deepEqual(parseOandaLine(price({ asks: [{ price: '1.11580', liquidity: 1 }] }), instruments), {
-      kind: 'price', symbol: 'EURUSD', tick: { ts: Date.UTC(2016, 8, 20, 15, 5, 47, 960), bid: 1.1159, ask: 1.1158 },
+      kind: 'price',
+      symbol: 'EURUSD',
+      tick: { ts: Date.UTC(2016, 8, 20, 15, 5, 47, 960), bid: 1.1159, ask: 1.1158 },
     });
   });
 
@@ -68,9 +84,15 @@ describe('OANDA price lines', () => {
 describe('Backoff', () => {
   it('doubles up to the ceiling, with jitter between half and all of the step', () => {
     const low = new Backoff({ initialMs: 100, maxMs: 1000, healthyAfterMs: 5000 }, () => 0);
-    assert.deepEqual(Array.from({ length: 6 }, () => low.next()), [50, 100, 200, 400, 500, 500]);
+    assert.deepEqual(
+      Array.from({ length: 6 }, () => low.next()),
+      [50, 100, 200, 400, 500, 500],
+    );
     const high = new Backoff({ initialMs: 100, maxMs: 1000, healthyAfterMs: 5000 }, () => 1);
-    assert.deepEqual(Array.from({ length: 6 }, () => high.next()), [100, 200, 400, 800, 1000, 1000]);
+    assert.deepEqual(
+      Array.from({ length: 6 }, () => high.next()),
+      [100, 200, 400, 800, 1000, 1000],
+    );
   });
 
   it('starts over only after a connection that stayed up long enough', () => {

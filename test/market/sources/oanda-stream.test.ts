@@ -8,7 +8,6 @@ import { until } from './until.ts';
 
 const TOKEN = 'test-token-5ecret';
 
-
 interface Harness {
   server: FakeOanda;
   stream: OandaStream;
@@ -26,11 +25,20 @@ async function harness(scripts: Script[], options: Partial<OandaStreamOptions> =
   const lines: string[] = [];
   const log = createLogger('debug', { write: (line: string) => void lines.push(line) });
   const stream = startOandaStream({
-    streamUrl: `${server.url}/`, token: TOKEN, accountId: '101-004-1234567-001', sink, log, maxDelayMs: 1,
-    backoff: { initialMs: 40, maxMs: 1000, healthyAfterMs: 10_000 }, random: () => 1, ...options,
+    streamUrl: `${server.url}/`,
+    token: TOKEN,
+    accountId: '101-004-1234567-001',
+    sink,
+    log,
+    maxDelayMs: 1,
+    backoff: { initialMs: 40, maxMs: 1000, healthyAfterMs: 10_000 },
+    random: () => 1,
+    ...options,
   });
   return {
-    server, stream, sink,
+    server,
+    stream,
+    sink,
     get logs() {
       return lines.map((l) => JSON.parse(l) as Harness['logs'][number]);
     },
@@ -50,33 +58,42 @@ const ms = (frac: number) => Date.UTC(2024, 2, 5, 10, 0, 0, frac);
 
 describe('OANDA price stream (local stand-in server)', () => {
   it('asks for the instruments with the bearer token and maps prices; heartbeats and junk are handled', async () => {
-    const h = await harness([
-      (c) => {
-        c.start();
-        c.line(priceLine('EUR_USD', `${T}.960449532Z`, '1.08590', '1.08601'));
-        c.line(heartbeatLine());
-        const split = JSON.stringify(priceLine('USD_JPY', `${T}.100000001Z`, '149.500', '149.512'));
-        c.raw(split.slice(0, 40)); // one line over two chunks
-        setTimeout(() => {
-          c.raw(`${split.slice(40)}\n`);
-          c.line(priceLine('EUR_USD', `${T}.960999999Z`, '1.08591', '1.08602')); // same ms → seq 1
-          c.line(priceLine('EUR_USD', `${T}.970Z`, '1.08591', '1.08602', false)); // not tradeable
-          c.line('{"type":"PRICE",'); // broken line
-          c.line(priceLine('XAU_USD', `${T}.100Z`, '2000.1', '2000.5')); // not subscribed
-        }, 20);
-      },
-    ], { symbols: ['EURUSD', 'USDJPY'] });
+    const h = await harness(
+      [
+        (c) => {
+          c.start();
+          c.line(priceLine('EUR_USD', `${T}.960449532Z`, '1.08590', '1.08601'));
+          c.line(heartbeatLine());
+          const split = JSON.stringify(priceLine('USD_JPY', `${T}.100000001Z`, '149.500', '149.512'));
+          c.raw(split.slice(0, 40)); // one line over two chunks
+          setTimeout(() => {
+            c.raw(`${split.slice(40)}\n`);
+            c.line(priceLine('EUR_USD', `${T}.960999999Z`, '1.08591', '1.08602')); // same ms → seq 1
+            c.line(priceLine('EUR_USD', `${T}.970Z`, '1.08591', '1.08602', false)); // not tradeable
+            c.line('{"type":"PRICE",'); // broken line
+            c.line(priceLine('XAU_USD', `${T}.100Z`, '2000.1', '2000.5')); // not subscribed
+          }, 20);
+        },
+      ],
+      { symbols: ['EURUSD', 'USDJPY'] },
+    );
     try {
       await until(() => h.stream.stats().accepted === 3, 'three ticks');
       const conn = h.server.connections[0]!;
       assert.equal(conn.url.pathname, '/v3/accounts/101-004-1234567-001/pricing/stream');
       assert.equal(conn.url.searchParams.get('instruments'), 'EUR_USD,USD_JPY');
       assert.equal(conn.req.headers['accept-datetime-format'], 'RFC3339');
-      assert.deepEqual(h.sink.ticksOf('EURUSD').map((t) => [t.ts, t.seq, t.bid, t.ask, t.volume]), [
-        [ms(960), 0, 1.0859, 1.08601, 0],
-        [ms(960), 1, 1.08591, 1.08602, 0],
-      ]);
-      assert.deepEqual(h.sink.ticksOf('USDJPY').map((t) => [t.ts, t.bid, t.ask]), [[ms(100), 149.5, 149.512]]);
+      assert.deepEqual(
+        h.sink.ticksOf('EURUSD').map((t) => [t.ts, t.seq, t.bid, t.ask, t.volume]),
+        [
+          [ms(960), 0, 1.0859, 1.08601, 0],
+          [ms(960), 1, 1.08591, 1.08602, 0],
+        ],
+      );
+      assert.deepEqual(
+        h.sink.ticksOf('USDJPY').map((t) => [t.ts, t.bid, t.ask]),
+        [[ms(100), 149.5, 149.512]],
+      );
       const s = h.stream.stats();
       assert.equal(s.heartbeats, 1);
       assert.equal(s.untradeable, 1);
@@ -110,7 +127,10 @@ describe('OANDA price stream (local stand-in server)', () => {
       const [first, second] = h.server.connections;
       assert.equal(h.server.connections.length, 2);
       assert.ok(second!.openedAt - first!.closedAt! >= 35, `waited ${second!.openedAt - first!.closedAt!} ms (backoff 40 ms)`);
-      assert.deepEqual(h.sink.ticksOf('EURUSD').map((t) => t.ts), [ms(1), ms(2), ms(3)]);
+      assert.deepEqual(
+        h.sink.ticksOf('EURUSD').map((t) => t.ts),
+        [ms(1), ms(2), ms(3)],
+      );
       assert.equal(h.stream.stats().connects, 2);
       assert.ok(h.logs.some((l) => l.level === 40 && /OANDA stream (failed|closed); reconnecting/.test(l.msg) && l.retryInMs === 40));
     } finally {
@@ -119,16 +139,19 @@ describe('OANDA price stream (local stand-in server)', () => {
   });
 
   it('reconnects when the stream goes silent (no heartbeat or price)', async () => {
-    const h = await harness([
-      (c) => {
-        c.start();
-        c.line(heartbeatLine()); // then nothing: a half-open connection looks like this
-      },
-      (c) => {
-        c.start();
-        c.line(priceLine('GBP_USD', `${T}.500Z`, '1.26000', '1.26010'));
-      },
-    ], { silenceTimeoutMs: 150 });
+    const h = await harness(
+      [
+        (c) => {
+          c.start();
+          c.line(heartbeatLine()); // then nothing: a half-open connection looks like this
+        },
+        (c) => {
+          c.start();
+          c.line(priceLine('GBP_USD', `${T}.500Z`, '1.26000', '1.26010'));
+        },
+      ],
+      { silenceTimeoutMs: 150 },
+    );
     try {
       await until(() => h.stream.stats().accepted === 1, 'a tick after reconnecting');
       const [first, second] = h.server.connections;
@@ -143,7 +166,10 @@ describe('OANDA price stream (local stand-in server)', () => {
 
   it('a 401 is logged as a clear error, retried with growing delays, and never leaks the token', async () => {
     const h = await harness([
-      (c) => void c.res.writeHead(401, { 'content-type': 'application/json' }).end('{"errorMessage":"Insufficient authorization to perform request."}'),
+      (c) =>
+        void c.res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end('{"errorMessage":"Insufficient authorization to perform request."}'),
       (c) => void c.res.writeHead(401).end('{"errorMessage":"Insufficient authorization to perform request."}'),
       (c) => void c.res.writeHead(401).end('{"errorMessage":"Insufficient authorization to perform request."}'),
       (c) => {
@@ -206,7 +232,10 @@ describe('OANDA price stream (local stand-in server)', () => {
     const HOUR = 3_600_000;
     const h = await harness([(c) => void c.res.writeHead(503).end()], { backoff: { initialMs: HOUR, maxMs: HOUR, healthyAfterMs: 1 } });
     await until(() => h.logs.some((l) => typeof l.retryInMs === 'number'), 'the first attempt refused and the wait begun');
-    assert.deepEqual(h.logs.filter((l) => typeof l.retryInMs === 'number').map((l) => l.retryInMs), [HOUR]);
+    assert.deepEqual(
+      h.logs.filter((l) => typeof l.retryInMs === 'number').map((l) => l.retryInMs),
+      [HOUR],
+    );
     let guard: NodeJS.Timeout | undefined;
     const stopped = await Promise.race([
       h.done().then(() => 'stopped'),

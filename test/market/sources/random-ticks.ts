@@ -14,8 +14,28 @@ export function rng(seed: number): () => number {
 }
 
 // JSON tokens, written as text so that values JSON.stringify cannot make (1e400, -0, 1e-400) occur.
-export const NUMBER_TOKENS = ['1', '0', '-0', '-1', '1.5', '0.5', '1e400', '-1e400', '1e-400', '5e-324', '9007199254740991',
-  '9007199254740992', '1700000000000', '1700000000000.0', '1.7e12', '1.08501', '1.08511', '151.234', '2', '100'];
+export const NUMBER_TOKENS = [
+  '1',
+  '0',
+  '-0',
+  '-1',
+  '1.5',
+  '0.5',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '5e-324',
+  '9007199254740991',
+  '9007199254740992',
+  '1700000000000',
+  '1700000000000.0',
+  '1.7e12',
+  '1.08501',
+  '1.08511',
+  '151.234',
+  '2',
+  '100',
+];
 export const OTHER_TOKENS = ['"1.1"', '""', 'null', 'true', 'false', '{}', '[]', '[1]', '{"ts":1}'];
 const KEYS = ['ts', 'bid', 'ask', 'bid_volume', 'ask_volume'];
 

@@ -15,21 +15,45 @@ describe('SymbolSequencers', () => {
   it('numbers ticks sharing a millisecond per symbol and sums volumes', () => {
     const s = new SymbolSequencers();
     const a = s.sequence('EURUSD', [m(10), m(10), { ...m(11), bid_volume: 2, ask_volume: 3 }, m(11), m(11)]);
-    assert.deepEqual(a.ticks.map((t) => [t.ts, t.seq]), [[10, 0], [10, 1], [11, 0], [11, 1], [11, 2]]);
-    assert.deepEqual(a.ticks.map((t) => t.volume), [0, 0, 5, 0, 0]);
+    assert.deepEqual(
+      a.ticks.map((t) => [t.ts, t.seq]),
+      [
+        [10, 0],
+        [10, 1],
+        [11, 0],
+        [11, 1],
+        [11, 2],
+      ],
+    );
+    assert.deepEqual(
+      a.ticks.map((t) => t.volume),
+      [0, 0, 5, 0, 0],
+    );
     // The next call continues the same millisecond; another symbol has its own numbering.
-    assert.deepEqual(s.sequence('EURUSD', [m(11)]).ticks.map((t) => t.seq), [3]);
-    assert.deepEqual(s.sequence('GBPUSD', [m(11)]).ticks.map((t) => t.seq), [0]);
+    assert.deepEqual(
+      s.sequence('EURUSD', [m(11)]).ticks.map((t) => t.seq),
+      [3],
+    );
+    assert.deepEqual(
+      s.sequence('GBPUSD', [m(11)]).ticks.map((t) => t.seq),
+      [0],
+    );
   });
 
   it('skips ticks that go back in time, across calls', () => {
     const s = new SymbolSequencers();
     const a = s.sequence('EURUSD', [m(10), m(12), m(11), m(12)]);
-    assert.deepEqual(a.ticks.map((t) => [t.ts, t.seq]), [[10, 0], [12, 0], [12, 1]]);
+    assert.deepEqual(
+      a.ticks.map((t) => [t.ts, t.seq]),
+      [
+        [10, 0],
+        [12, 0],
+        [12, 1],
+      ],
+    );
     assert.equal(a.late, 1);
     assert.equal(s.sequence('EURUSD', [m(9)]).late, 1);
   });
-
 });
 
 describe('ColumnSequencer', () => {
@@ -51,8 +75,14 @@ describe('ColumnSequencer', () => {
     c.push(9, 99, 3, 3, 0);
     assert.equal(s.sequence(c, 4), 1);
     assert.deepEqual([...c.seq.subarray(0, c.length)], [0, 1, 0, 1, 2]);
-    const ref = new SymbolSequencers().sequence('EURUSD', [10, 10, 12, 11, 12, 12, 9].map((t) => m(t)));
-    assert.deepEqual(ref.ticks.map((t) => [t.ts, t.seq]), [...c.ts.subarray(0, c.length)].map((t, i) => [t, c.seq[i]]));
+    const ref = new SymbolSequencers().sequence(
+      'EURUSD',
+      [10, 10, 12, 11, 12, 12, 9].map((t) => m(t)),
+    );
+    assert.deepEqual(
+      ref.ticks.map((t) => [t.ts, t.seq]),
+      [...c.ts.subarray(0, c.length)].map((t, i) => [t, c.seq[i]]),
+    );
   });
 });
 
@@ -87,7 +117,7 @@ describe('writeWithRetry', () => {
 });
 
 describe('writeWithRetry with columns', () => {
-  it('uses the sink\'s columnar path when it has one, else writes the rows as ticks', async () => {
+  it("uses the sink's columnar path when it has one, else writes the rows as ticks", async () => {
     const c = new TickColumns('GBPUSD', 2);
     c.push(5, 0, 1.27, 1.2701, 3);
     const plain = new MemorySink();

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  decodeTicks,
-  describeProblem,
-  parseTick,
-  parseTickWithZod,
-  tickVolume,
-} from '../../../src/market/sources/tick-decoder.ts';
+import { decodeTicks, describeProblem, parseTick, parseTickWithZod, tickVolume } from '../../../src/market/sources/tick-decoder.ts';
 import { randomTickText, rng } from './random-ticks.ts';
 
 const enc = new TextEncoder();
@@ -34,7 +28,10 @@ describe('decodeTicks', () => {
       [{ ts: 4, bid: 1, ask: 1 }], // nested arrays are not flattened
     ];
     const r = decodeTicks(JSON.stringify(batch));
-    assert.deepEqual(r.ticks.map((t) => t.ts), [1, 3]);
+    assert.deepEqual(
+      r.ticks.map((t) => t.ts),
+      [1, 3],
+    );
     assert.equal(r.malformed, 3);
     assert.equal(r.problem?.kind, 'tick');
     assert.match(describeProblem(r.problem!), /ask: .*>0/);
@@ -45,7 +42,10 @@ describe('decodeTicks', () => {
     // FXCM's EURUSD feed has 10 % crossed ticks; its own bars include them.
     const r = decodeTicks('[{"ts":1,"bid":1.38727,"ask":1.38705},{"ts":2,"bid":1.2,"ask":1.1,"bid_volume":1}]');
     assert.equal(r.malformed, 0);
-    assert.deepEqual(r.ticks, [{ ts: 1, bid: 1.38727, ask: 1.38705 }, { ts: 2, bid: 1.2, ask: 1.1, bid_volume: 1 }]);
+    assert.deepEqual(r.ticks, [
+      { ts: 1, bid: 1.38727, ask: 1.38705 },
+      { ts: 2, bid: 1.2, ask: 1.1, bid_volume: 1 },
+    ]);
     assert.deepEqual(parseTickWithZod({ ts: 1, bid: 1.2, ask: 1.1 }), { ts: 1, bid: 1.2, ask: 1.1 });
   });
 
@@ -107,10 +107,26 @@ describe('parseTick (fast path) agrees with the TickMessage zod schema', () => {
   it('on hand-picked edge values, including ones JSON cannot carry', () => {
     const base = { ts: 1, bid: 1, ask: 1 };
     const edges: unknown[] = [
-      base, { ...base, ts: Number.MAX_SAFE_INTEGER }, { ...base, ts: NaN }, { ...base, bid: NaN }, { ...base, ask: -Infinity },
-      { ...base, bid_volume: NaN }, { ...base, bid_volume: -0 }, { ...base, ask_volume: Infinity }, { ...base, bid_volume: undefined },
-      { ...base, ts: '1' }, { ...base, ts: 1n }, Object.create(base), new Date(), [], null, undefined, 'x', 1,
-      { ...base, bid: Number.MIN_VALUE, ask: Number.MIN_VALUE }, { ...base, ask: Number.MAX_VALUE },
+      base,
+      { ...base, ts: Number.MAX_SAFE_INTEGER },
+      { ...base, ts: NaN },
+      { ...base, bid: NaN },
+      { ...base, ask: -Infinity },
+      { ...base, bid_volume: NaN },
+      { ...base, bid_volume: -0 },
+      { ...base, ask_volume: Infinity },
+      { ...base, bid_volume: undefined },
+      { ...base, ts: '1' },
+      { ...base, ts: 1n },
+      Object.create(base),
+      new Date(),
+      [],
+      null,
+      undefined,
+      'x',
+      1,
+      { ...base, bid: Number.MIN_VALUE, ask: Number.MIN_VALUE },
+      { ...base, ask: Number.MAX_VALUE },
     ];
     for (const value of edges) {
       assert.deepStrictEqual(parseTick(value), parseTickWithZod(value), `disagreement on ${String(value)}`);
@@ -125,7 +141,10 @@ describe('parseTick (fast path) agrees with the TickMessage zod schema', () => {
       const values = JSON.parse(text) as unknown[];
       const ref = values.map(parseTickWithZod);
       const got = decodeTicks(text);
-      assert.deepStrictEqual(got.ticks, ref.filter((t) => t !== null));
+      assert.deepStrictEqual(
+        got.ticks,
+        ref.filter((t) => t !== null),
+      );
       assert.equal(got.malformed, ref.filter((t) => t === null).length);
     }
   });

@@ -44,14 +44,17 @@ describe('TickLanes', () => {
     await tick();
     assert.equal(sink.batches.length, 0, 'nothing before the delay');
     await lanes.flush();
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => t.ts), [1, 2, 3, 4]);
+    assert.deepEqual(
+      sink.ticksOf('EURUSD').map((t) => t.ts),
+      [1, 2, 3, 4],
+    );
     assert.ok(sink.batches.every((b) => b.length <= 3));
     assert.equal(lanes.accepted, 5);
     assert.equal(lanes.pending(), 0);
     assert.equal(lanes.queued(), 0);
   });
 
-  it('sheds items undecoded while a symbol\'s queue is full, counts them exactly, and keeps what it queued in order', async () => {
+  it("sheds items undecoded while a symbol's queue is full, counts them exactly, and keeps what it queued in order", async () => {
     const sink = new MemorySink();
     sink.hold();
     const { codec, decoded } = countingCodec();
@@ -69,7 +72,10 @@ describe('TickLanes', () => {
     assert.equal(lanes.shed, 76);
     assert.deepEqual(Object.fromEntries(lanes.shedBySymbol), { EURUSD: 75, GBPUSD: 1 });
     // Shed items were never decoded; queued ones are not decoded yet either (EURUSD's lane is busy).
-    assert.deepEqual(decoded.filter(([s]) => s === 'EURUSD').map(([, item]) => item.ts), [1]);
+    assert.deepEqual(
+      decoded.filter(([s]) => s === 'EURUSD').map(([, item]) => item.ts),
+      [1],
+    );
     sink.release();
     await lanes.flush();
     assert.deepEqual(decoded.filter(([s]) => s === 'EURUSD').length, 26, 'each queued item decoded once');
@@ -100,7 +106,11 @@ describe('TickLanes', () => {
     assert.equal(lanes.accepted, offered);
     for (const symbol of symbols) {
       const ts = sink.ticksOf(symbol).map((t) => t.ts);
-      assert.deepEqual(ts, [...ts].sort((a, b) => a - b), `${symbol} in order`);
+      assert.deepEqual(
+        ts,
+        [...ts].sort((a, b) => a - b),
+        `${symbol} in order`,
+      );
     }
   });
 
@@ -112,7 +122,15 @@ describe('TickLanes', () => {
     lanes.offer('EURUSD', { ts: 50, n: 3 });
     lanes.offer('EURUSD', { ts: 101, n: 2 }); // 101 repeats the last ms: seq 1
     await lanes.flush();
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => [t.ts, t.seq]), [[100, 0], [101, 0], [101, 1], [102, 0]]);
+    assert.deepEqual(
+      sink.ticksOf('EURUSD').map((t) => [t.ts, t.seq]),
+      [
+        [100, 0],
+        [101, 0],
+        [101, 1],
+        [102, 0],
+      ],
+    );
     assert.equal(lanes.late, 3);
   });
 
@@ -125,7 +143,10 @@ describe('TickLanes', () => {
     await lanes.flush();
     assert.equal(lanes.dropped, 2);
     assert.equal(lanes.accepted, 2);
-    assert.deepEqual(sink.ticksOf('EURUSD').map((t) => t.ts), [3, 4]);
+    assert.deepEqual(
+      sink.ticksOf('EURUSD').map((t) => t.ts),
+      [3, 4],
+    );
   });
 
   it('retries when asked to, for a sink that takes nothing in when it refuses', async () => {

@@ -27,7 +27,11 @@ function run(symbol: Symbol, seed: string, until: number, start = START): Run {
   const generator = new SyntheticTickGenerator(instrument(symbol), initialState(instrument(symbol), start, seed));
   const ticks: Tick[] = [];
   const hours: Run['hours'] = [];
-  generator.generate(until, (t) => ticks.push(t), (hour, state) => hours.push({ hour, state }));
+  generator.generate(
+    until,
+    (t) => ticks.push(t),
+    (hour, state) => hours.push({ hour, state }),
+  );
   return { ticks, hours, final: generator.snapshot() };
 }
 
@@ -36,7 +40,16 @@ function difference(a: readonly Tick[], b: readonly Tick[]): string | null {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i];
     const y = b[i];
-    if (!x || !y || x.ts !== y.ts || x.seq !== y.seq || x.bid !== y.bid || x.ask !== y.ask || x.volume !== y.volume || x.symbol !== y.symbol) {
+    if (
+      !x ||
+      !y ||
+      x.ts !== y.ts ||
+      x.seq !== y.seq ||
+      x.bid !== y.bid ||
+      x.ask !== y.ask ||
+      x.volume !== y.volume ||
+      x.symbol !== y.symbol
+    ) {
       return `tick ${i} of ${a.length}/${b.length}: ${JSON.stringify(x)} vs ${JSON.stringify(y)}`;
     }
   }
@@ -110,13 +123,20 @@ describe('SyntheticTickGenerator: determinism', () => {
       else if (kind < 0.3 && ticks.length > 0) until = Math.max(until + 1, ticks.at(-1)!.ts + 1);
       else until += 1 + Math.floor(r() ** 3 * 3 * HOUR);
       until = Math.min(until, END);
-      generator.generate(until, (t) => ticks.push(t), (hour, state) => hours.push({ hour, state }));
+      generator.generate(
+        until,
+        (t) => ticks.push(t),
+        (hour, state) => hours.push({ hour, state }),
+      );
       calls++;
       assert.ok(ticks.length === 0 || ticks.at(-1)!.ts <= until, 'nothing after the requested time');
     }
     assert.ok(calls > 300, `${calls} pieces`);
     assert.equal(difference(ticks, reference.ticks), null);
-    assert.deepEqual(hours.map((h) => h.hour), reference.hours.map((h) => h.hour));
+    assert.deepEqual(
+      hours.map((h) => h.hour),
+      reference.hours.map((h) => h.hour),
+    );
     assert.deepEqual(hours, reference.hours);
     assert.deepEqual(generator.snapshot(), reference.final);
   });
@@ -132,9 +152,15 @@ describe('SyntheticTickGenerator: determinism', () => {
         if (expected.at(-1) !== h) expected.push(h);
       } else if (!fxClosed(h - HOUR)) expected.push(h + 48 * HOUR);
     }
-    assert.deepEqual(hours.map((h) => new Date(h.hour).toISOString()), expected.map((h) => new Date(h).toISOString()));
+    assert.deepEqual(
+      hours.map((h) => new Date(h.hour).toISOString()),
+      expected.map((h) => new Date(h).toISOString()),
+    );
     const reopen = Date.UTC(2024, 0, 7, 22);
-    assert.ok(hours.some((h) => h.hour === reopen), 'a checkpoint at the Sunday 22:00 reopen');
+    assert.ok(
+      hours.some((h) => h.hour === reopen),
+      'a checkpoint at the Sunday 22:00 reopen',
+    );
     assert.ok(hours.length > 180, `${hours.length} checkpoints`);
     for (const { hour, state } of hours) {
       // Each checkpoint: the next two hours, compared with the uninterrupted run.
@@ -152,9 +178,20 @@ describe('SyntheticTickGenerator: determinism', () => {
       const resumed = new SyntheticTickGenerator(instrument('EURUSD'), throughKv('EURUSD', hour, state));
       const ticks: Tick[] = [];
       const checkpoints: number[] = [];
-      resumed.generate(END, (t) => ticks.push(t), (h) => checkpoints.push(h));
-      assert.equal(difference(ticks, reference.ticks.slice(firstAtOrAfter(reference.ticks, hour))), null, `from ${new Date(hour).toISOString()} to the end`);
-      assert.deepEqual(checkpoints, reference.hours.filter((h) => h.hour > hour).map((h) => h.hour));
+      resumed.generate(
+        END,
+        (t) => ticks.push(t),
+        (h) => checkpoints.push(h),
+      );
+      assert.equal(
+        difference(ticks, reference.ticks.slice(firstAtOrAfter(reference.ticks, hour))),
+        null,
+        `from ${new Date(hour).toISOString()} to the end`,
+      );
+      assert.deepEqual(
+        checkpoints,
+        reference.hours.filter((h) => h.hour > hour).map((h) => h.hour),
+      );
       assert.deepEqual(resumed.snapshot(), reference.final);
     }
   });
@@ -168,7 +205,10 @@ describe('SyntheticTickGenerator: determinism', () => {
     assert.ok(sameTimes < 50, `arrival times differ too (${sameTimes} of 1000 equal)`);
     // Seeds are per symbol: two pairs on one seed are not copies of each other.
     const gbp = run('GBPUSD', 'alpha', START + DAY);
-    assert.notDeepEqual(gbp.ticks.slice(0, 100).map((t) => t.ts), mine.slice(0, 100).map((t) => t.ts));
+    assert.notDeepEqual(
+      gbp.ticks.slice(0, 100).map((t) => t.ts),
+      mine.slice(0, 100).map((t) => t.ts),
+    );
   });
 });
 
@@ -223,7 +263,8 @@ describe('SyntheticTickGenerator: realism', () => {
 
     // Spreads: 0.5–1.5 pips on average; wider in the 21–22 UTC rollover than in the 12–15 overlap.
     const avgSpread = pips(spreadSum / n);
-    const spreadIn = (hours: number[]) => pips(hours.reduce((s, h) => s + spreadByHour[h]!.sum, 0) / hours.reduce((s, h) => s + spreadByHour[h]!.n, 0));
+    const spreadIn = (hours: number[]) =>
+      pips(hours.reduce((s, h) => s + spreadByHour[h]!.sum, 0) / hours.reduce((s, h) => s + spreadByHour[h]!.n, 0));
     const rollover = spreadIn([21, 22]);
     const overlap = spreadIn([12, 13, 14, 15]);
     assert.ok(avgSpread >= 0.5 && avgSpread <= 1.5, `average spread ${avgSpread.toFixed(3)} pips`);
@@ -285,7 +326,16 @@ describe('SyntheticTickGenerator: realism', () => {
   });
 
   it('quotes JPY pairs at 3 decimals, the other FX pairs at 5, BTCUSD at 2', () => {
-    const cases: Array<[Symbol, number]> = [['USDJPY', 3], ['EURUSD', 5], ['GBPUSD', 5], ['USDCHF', 5], ['AUDUSD', 5], ['NZDUSD', 5], ['USDCAD', 5], ['BTCUSD', 2]];
+    const cases: Array<[Symbol, number]> = [
+      ['USDJPY', 3],
+      ['EURUSD', 5],
+      ['GBPUSD', 5],
+      ['USDCHF', 5],
+      ['AUDUSD', 5],
+      ['NZDUSD', 5],
+      ['USDCAD', 5],
+      ['BTCUSD', 2],
+    ];
     for (const [symbol, digits] of cases) {
       const { ticks } = run(symbol, 'digits', START + 2 * DAY);
       assert.ok(ticks.length > 1000, symbol);

@@ -74,9 +74,17 @@ function reference(symbol: Symbol, startMs: number, endHour: number, until: numb
   const generator = new SyntheticTickGenerator(instrument(symbol), initialState(instrument(symbol), startMs, SEED));
   const ticks: Tick[] = [];
   const hours = new Map<number, GeneratorState>();
-  generator.generate(endHour, (t) => ticks.push(t), (hour, state) => hours.set(hour, state));
+  generator.generate(
+    endHour,
+    (t) => ticks.push(t),
+    (hour, state) => hours.set(hour, state),
+  );
   const atEnd = generator.snapshot();
-  generator.generate(until, (t) => ticks.push(t), (hour, state) => hours.set(hour, state));
+  generator.generate(
+    until,
+    (t) => ticks.push(t),
+    (hour, state) => hours.set(hour, state),
+  );
   /** The state a checkpoint labelled `hour` must hold. */
   const stateAt = (hour: number): GeneratorState | undefined => hours.get(hour) ?? (hour === endHour ? atEnd : undefined);
   return { ticks, hours, stateAt };
@@ -97,7 +105,8 @@ function barsOf(ticks: readonly Tick[]): Map<string, Row[]> {
 /** Null when equal, else the first difference. */
 function difference<T>(a: readonly T[], b: readonly T[]): string | null {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (JSON.stringify(a[i]) !== JSON.stringify(b[i])) return `item ${i} of ${a.length}/${b.length}: ${JSON.stringify(a[i])} vs ${JSON.stringify(b[i])}`;
+    if (JSON.stringify(a[i]) !== JSON.stringify(b[i]))
+      return `item ${i} of ${a.length}/${b.length}: ${JSON.stringify(a[i])} vs ${JSON.stringify(b[i])}`;
   }
   return null;
 }
@@ -172,10 +181,22 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
       const expected = barsOf(ref.ticks.filter((x) => x.ts < endHour));
       for (const timeframe of TIMEFRAMES) {
         const stored = await barsRepo.load(symbol, timeframe);
-        const rows: Row[] = Array.from(stored.ts, (ts, i) => [ts, stored.open[i]!, stored.high[i]!, stored.low[i]!, stored.close[i]!, stored.volume[i]!, stored.ticks[i]!, stored.spread[i]!]);
+        const rows: Row[] = Array.from(stored.ts, (ts, i) => [
+          ts,
+          stored.open[i]!,
+          stored.high[i]!,
+          stored.low[i]!,
+          stored.close[i]!,
+          stored.volume[i]!,
+          stored.ticks[i]!,
+          stored.spread[i]!,
+        ]);
         assert.ok(rows.length > 0, `${symbol} ${timeframe} has bars`);
         assert.equal(difference(rows, expected.get(timeframe)!), null, `${symbol} ${timeframe}`);
-        assert.ok(stored.source.every((s) => s === 0), 'source = synthetic');
+        assert.ok(
+          stored.source.every((s) => s === 0),
+          'source = synthetic',
+        );
         assert.ok(rows[0]![0] >= historyStart && rows.at(-1)![0] < endHour);
       }
       if (symbol === 'BTCUSD') {
@@ -187,7 +208,11 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
       // Raw ticks: only the last TICK_DAYS before the hand-over are stored.
       const keepFrom = endHour - TICK_DAYS * DAY;
       const stored = await ticksRepo.range(symbol, 0, 8.64e15, 10_000_000, false);
-      assert.equal(difference(stored.map(tickKey), ref.ticks.filter((x) => x.ts >= keepFrom && x.ts < endHour).map(tickKey)), null, `${symbol} stored ticks`);
+      assert.equal(
+        difference(stored.map(tickKey), ref.ticks.filter((x) => x.ts >= keepFrom && x.ts < endHour).map(tickKey)),
+        null,
+        `${symbol} stored ticks`,
+      );
 
       // Live: the sink got the same series from the hand-over hour on, up to at least the start.
       const live = sinkA.of(symbol);
@@ -214,7 +239,9 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
         assert.equal(saved.previous, null);
         assert.deepEqual(saved.state, ref.stateAt(endHour));
       }
-      t.diagnostic(`${symbol}: history ${iso(historyStart)} → ${iso(endHour)}, ${ref.ticks.filter((x) => x.ts < endHour).length} ticks; live ${live.length} ticks; checkpoint ${iso(saved.hour)}`);
+      t.diagnostic(
+        `${symbol}: history ${iso(historyStart)} → ${iso(endHour)}, ${ref.ticks.filter((x) => x.ts < endHour).length} ticks; live ${live.length} ticks; checkpoint ${iso(saved.hour)}`,
+      );
     }
     t.diagnostic(`first start (history + catch-up): ${msA} ms`);
   });
@@ -270,7 +297,9 @@ describe('SyntheticMarket (real NATS KV and chdb)', () => {
         assert.deepEqual(saved.previous.state, ref.stateAt(saved.previous.hour));
         assert.equal(iso(saved.previous.hour), iso(saved.hour - HOUR), 'previous is the hour before');
       } else assert.deepEqual(saved, before, `${symbol}: closed, the checkpoint is left as it was`);
-      t.diagnostic(`${symbol}: resumed at ${iso(resumeHour)}, ${live.length} ticks regenerated; checkpoint ${iso(saved.hour)} (previous ${saved.previous ? iso(saved.previous.hour) : 'none'})`);
+      t.diagnostic(
+        `${symbol}: resumed at ${iso(resumeHour)}, ${live.length} ticks regenerated; checkpoint ${iso(saved.hour)} (previous ${saved.previous ? iso(saved.previous.hour) : 'none'})`,
+      );
     }
     t.diagnostic(`restart: ${msB} ms (first start ${msA} ms)`);
   });

@@ -11,13 +11,27 @@ import { FIFTY_LINES } from '../../bench/pine.ts';
 import { loadBars } from '../../helpers/strategy-bars.ts';
 
 const m = loadBars('GBPUSD', '5min', 800);
-const bars: Bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)) };
-const options = () => ({ limits: { ...DEFAULT_LIMITS, deadlineMs: Date.now() + 20_000 }, timeframe: '5min', symbol: 'GBPUSD', mintick: 0.00001 });
+const bars: Bars = {
+  ts: m.ts,
+  open: m.open,
+  high: m.high,
+  low: m.low,
+  close: m.close,
+  volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)),
+};
+const options = () => ({
+  limits: { ...DEFAULT_LIMITS, deadlineMs: Date.now() + 20_000 },
+  timeframe: '5min',
+  symbol: 'GBPUSD',
+  mintick: 0.00001,
+});
 
 /** The whole outcome as text (NaN spelled out), or the error's message. */
 function outcome(interpreter: Interpreter): string {
   try {
-    return JSON.stringify(interpreter.run(bars, options()), (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : ArrayBuffer.isView(v) ? Array.from(v as Float64Array, String) : v));
+    return JSON.stringify(interpreter.run(bars, options()), (_k, v) =>
+      typeof v === 'number' && !Number.isFinite(v) ? String(v) : ArrayBuffer.isView(v) ? Array.from(v as Float64Array, String) : v,
+    );
   } catch (err) {
     return `error: ${(err as Error).message}`;
   }
@@ -113,7 +127,8 @@ plot(up[2] ? 1 : -1)`),
   });
 
   it('divides as Pine does: integer literals in v5, na on a zero divisor, -0 kept', () => {
-    const body = 'a = 5 / 2 + close * 0\nb = close / (close - close)\nc = close % 0\nz = -0.0 * close\nplot(a)\nplot(b)\nplot(c)\nplot(1 / z)';
+    const body =
+      'a = 5 / 2 + close * 0\nb = close / (close - close)\nc = close % 0\nz = -0.0 * close\nplot(a)\nplot(b)\nplot(c)\nplot(1 / z)';
     assert.equal(same(v5(body)), 8);
     same(v6(body));
   });
@@ -182,7 +197,14 @@ plot(acc)`),
   it('makes a variable and the for loop right after it that alone changes it as columns: sums over a lookback', () => {
     assert.equal(same(v5('s = 0.0\nfor i = 0 to 9\n    s += close[i] - open[i]\nplot(s)')), 3);
     const n = 'n = input.int(6, "N")\n';
-    assert.equal(same(v5(`${n}m = 1.0\nfor j = n to 0 by 2\n    w = (n - j + 1) / n\n    m *= 1 + w * (high[j] - low[j])\n    m := m > 2 ? m / 2 : m\nplot(m)`)), 3);
+    assert.equal(
+      same(
+        v5(
+          `${n}m = 1.0\nfor j = n to 0 by 2\n    w = (n - j + 1) / n\n    m *= 1 + w * (high[j] - low[j])\n    m := m > 2 ? m / 2 : m\nplot(m)`,
+        ),
+      ),
+      3,
+    );
     assert.equal(same(v5('q = close\nfor k = 1 to 3\n    q /= k\n    q %= 7\nplot(q)')), 3);
     // State in the body (stepped once per iteration, bar after bar), the variable's history, a function reading it, na bounds: bar by bar.
     assert.equal(same(v5('s = 0.0\nfor i = 1 to 3\n    s += ta.sma(close, 2 + i)\nplot(s)')), 0);

@@ -37,10 +37,16 @@ function ran(source: string, bars: PineBars, maxSteps?: number): RunResult {
 }
 
 const fresh = (source: string, bars: PineBars): RunResult =>
-  runProgram(parsePine(source), bars, { limits: { maxSteps: 30_000_000, deadlineMs: Date.now() + 10_000, maxLoopIterations: 10_000, maxArraySize: 100_000 }, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001 });
+  runProgram(parsePine(source), bars, {
+    limits: { maxSteps: 30_000_000, deadlineMs: Date.now() + 10_000, maxLoopIterations: 10_000, maxArraySize: 100_000 },
+    timeframe: '15min',
+    symbol: 'EURUSD',
+    mintick: 0.00001,
+  });
 
 /** NaN-safe comparison of two runs (plots are Float64Arrays with na as NaN). */
-const plain = (r: RunResult) => JSON.stringify({ ...r, plots: r.plots.map((p) => ({ ...p, values: Array.from(p.values, (v) => (Number.isNaN(v) ? 'na' : v)) })) });
+const plain = (r: RunResult) =>
+  JSON.stringify({ ...r, plots: r.plots.map((p) => ({ ...p, values: Array.from(p.values, (v) => (Number.isNaN(v) ? 'na' : v)) })) });
 
 describe('a script run again in the same worker', () => {
   let a: PineBars;

@@ -26,10 +26,22 @@ describe('shapedJsonBytes', () => {
   let bars: PineBars;
   before(() => {
     const m = loadBars('EURUSD', '15min', 800);
-    bars = { ts: m.ts, open: m.open, high: m.high, low: m.low, close: m.close, volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)) };
+    bars = {
+      ts: m.ts,
+      open: m.open,
+      high: m.high,
+      low: m.low,
+      close: m.close,
+      volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)),
+    };
   });
   const run = (pine: string) =>
-    runProgram(parsePine(pine), bars, { limits: { maxSteps: 30_000_000, deadlineMs: Date.now() + 10_000, maxLoopIterations: 10_000, maxArraySize: 100_000 }, timeframe: '15min', symbol: 'EURUSD', mintick: 0.00001 });
+    runProgram(parsePine(pine), bars, {
+      limits: { maxSteps: 30_000_000, deadlineMs: Date.now() + 10_000, maxLoopIterations: 10_000, maxArraySize: 100_000 },
+      timeframe: '15min',
+      symbol: 'EURUSD',
+      mintick: 0.00001,
+    });
 
   for (const c of [...CORPUS, { name: 'titles and texts outside ASCII', pine: NON_ASCII }]) {
     it(`${c.name}: the bytes JSON.stringify and a UTF-8 encoder give, in every fe_mode`, () => {

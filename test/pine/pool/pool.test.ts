@@ -27,7 +27,14 @@ function threadNices(): Map<number, number> {
 
 const bars = (n: number) => {
   const close = Float64Array.from({ length: n }, (_, i) => 1.1 + Math.sin(i / 7) / 100);
-  return { ts: Float64Array.from({ length: n }, (_, i) => i * 60_000), open: close, high: close, low: close, close, volume: new Float64Array(n) };
+  return {
+    ts: Float64Array.from({ length: n }, (_, i) => i * 60_000),
+    open: close,
+    high: close,
+    low: close,
+    close,
+    volume: new Float64Array(n),
+  };
 };
 const job = (source: string) => ({ source, bars: bars(100), timeframe: '1min', symbol: 'EURUSD', mintick: 0.00001 });
 const SMA = '//@version=5\nindicator("t")\nplot(ta.sma(close, 5))\n';
@@ -37,26 +44,33 @@ describe('PinePool threads', () => {
   const base = threadNices().get(process.pid)!;
   const lower = Math.min(19, base + 7);
 
-  it('run scripts at the nice they were given while the event loop keeps its own', { skip: base >= 19 && 'already at the lowest priority' }, async () => {
-    const before = threadNices();
-    const pool = new PinePool({ size: 2, wallMs: 2000, maxQueue: 8, heapMb: 128, nice: lower });
-    try {
-      // Two users: one script each, on both workers at once.
-      const [a, b] = await Promise.all([pool.run(job(SMA), undefined, 1), pool.run(job(SMA), undefined, 2)]);
-      assert.ok(a.ok && b.ok, JSON.stringify([a, b]).slice(0, 400));
-      const lowered = [...threadNices()].filter(([tid, nice]) => nice === lower && !before.has(tid));
-      assert.equal(lowered.length, 2, 'one lowered thread per worker');
-      assert.equal(threadNices().get(process.pid), before.get(process.pid), 'the event loop’s thread is not lowered');
-    } finally {
-      await pool.close();
-    }
-  });
+  it(
+    'run scripts at the nice they were given while the event loop keeps its own',
+    { skip: base >= 19 && 'already at the lowest priority' },
+    async () => {
+      const before = threadNices();
+      const pool = new PinePool({ size: 2, wallMs: 2000, maxQueue: 8, heapMb: 128, nice: lower });
+      try {
+        // Two users: one script each, on both workers at once.
+        const [a, b] = await Promise.all([pool.run(job(SMA), undefined, 1), pool.run(job(SMA), undefined, 2)]);
+        assert.ok(a.ok && b.ok, JSON.stringify([a, b]).slice(0, 400));
+        const lowered = [...threadNices()].filter(([tid, nice]) => nice === lower && !before.has(tid));
+        assert.equal(lowered.length, 2, 'one lowered thread per worker');
+        assert.equal(threadNices().get(process.pid), before.get(process.pid), 'the event loop’s thread is not lowered');
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 
   it('leaves the threads at the process’s own priority with nice 0', async () => {
     const pool = new PinePool({ size: 1, wallMs: 2000, maxQueue: 8, heapMb: 128, nice: 0 });
     try {
       assert.ok((await pool.run(job(SMA))).ok);
-      assert.deepEqual([...threadNices().values()].filter((n) => n !== base), []);
+      assert.deepEqual(
+        [...threadNices().values()].filter((n) => n !== base),
+        [],
+      );
     } finally {
       await pool.close();
     }
@@ -102,7 +116,10 @@ describe('PinePool fair shares', () => {
     const pool = new PinePool({ size: 1, wallMs: 10_000, maxQueue: 16, heapMb: 128, nice: 0, maxWaitingPerUser: 2 });
     try {
       const flood = [0, 1, 2].map(() => pool.run(slowJob(), undefined, 1));
-      await assert.rejects(pool.run(slowJob(), undefined, 1), (err: unknown) => err instanceof PoolFullError && /2 of your requests/.test(err.message));
+      await assert.rejects(
+        pool.run(slowJob(), undefined, 1),
+        (err: unknown) => err instanceof PoolFullError && /2 of your requests/.test(err.message),
+      );
       assert.ok((await pool.run(job(SMA), undefined, 2)).ok);
       for (const r of await Promise.all(flood)) assert.ok(r.ok);
     } finally {

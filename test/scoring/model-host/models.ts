@@ -40,7 +40,10 @@ export async function hostileModels(nFeatures: number): Promise<{ hang: Uint8Arr
   const dir = await mkdtemp(join(tmpdir(), 'scorer-hostile-'));
   try {
     await run(python, [HOSTILE, dir, String(nFeatures)], { timeout: 60_000 });
-    return { hang: new Uint8Array(await readFile(join(dir, 'hang.onnx'))), balloon: new Uint8Array(await readFile(join(dir, 'balloon.onnx'))) };
+    return {
+      hang: new Uint8Array(await readFile(join(dir, 'hang.onnx'))),
+      balloon: new Uint8Array(await readFile(join(dir, 'balloon.onnx'))),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

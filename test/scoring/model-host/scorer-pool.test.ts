@@ -61,63 +61,75 @@ test('X of the wrong length is refused before anything is sent', async () => {
   assert.equal((await model.score(new Float32Array(0), 0)).length, 0);
 });
 
-test('a hanging model fails its own run at its deadline while another user scores on the same pool and the event loop keeps turning', { timeout: 120_000 }, async () => {
-  const scorers = pool({ runMs: 3000 });
-  const evil = await scorers.load(hostile.hang, 'evil');
-  const honest = await scorers.load(forest.bytes, 'honest');
-  const want = await honest.score(forest.X, forest.rows);
-  let ticks = 0;
-  const interval = setInterval(() => ticks++, 100);
-  const hung = evil.score(row(forest, 0), 1).then(
-    () => assert.fail('the hanging run answered'),
-    (err: Error) => err,
-  );
-  // The neighbour keeps scoring while the hang lasts.
-  let settled = false;
-  void hung.finally(() => (settled = true));
-  let neighbourRuns = 0;
-  while (!settled) {
-    assert.deepEqual(await honest.score(forest.X, forest.rows), want);
-    neighbourRuns++;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  clearInterval(interval);
-  const err = await hung;
-  assert.ok(err instanceof ModelScoringError, String(err));
-  assert.match(err.message, /ran past its 3 s limit/);
-  assert.ok(neighbourRuns >= 3, `the neighbour scored ${neighbourRuns} times during the hang`);
-  // A 100 ms timer fired through the ~3 s hang (generous: a frozen loop gives 0 or 1).
-  assert.ok(ticks >= 10, `${ticks} ticks of a 100 ms timer during the hang`);
-});
+test(
+  'a hanging model fails its own run at its deadline while another user scores on the same pool and the event loop keeps turning',
+  { timeout: 120_000 },
+  async () => {
+    const scorers = pool({ runMs: 3000 });
+    const evil = await scorers.load(hostile.hang, 'evil');
+    const honest = await scorers.load(forest.bytes, 'honest');
+    const want = await honest.score(forest.X, forest.rows);
+    let ticks = 0;
+    const interval = setInterval(() => ticks++, 100);
+    const hung = evil.score(row(forest, 0), 1).then(
+      () => assert.fail('the hanging run answered'),
+      (err: Error) => err,
+    );
+    // The neighbour keeps scoring while the hang lasts.
+    let settled = false;
+    void hung.finally(() => (settled = true));
+    let neighbourRuns = 0;
+    while (!settled) {
+      assert.deepEqual(await honest.score(forest.X, forest.rows), want);
+      neighbourRuns++;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    clearInterval(interval);
+    const err = await hung;
+    assert.ok(err instanceof ModelScoringError, String(err));
+    assert.match(err.message, /ran past its 3 s limit/);
+    assert.ok(neighbourRuns >= 3, `the neighbour scored ${neighbourRuns} times during the hang`);
+    // A 100 ms timer fired through the ~3 s hang (generous: a frozen loop gives 0 or 1).
+    assert.ok(ticks >= 10, `${ticks} ticks of a 100 ms timer during the hang`);
+  },
+);
 
-test("the other runs of a killed process's batch are run again on a fresh one, whose models are loaded again from the bytes kept", { timeout: 120_000 }, async () => {
-  const scorers = pool({ processes: 1, runMs: 2000 });
-  const honest = await scorers.load(forest.bytes, 'someone');
-  const want = await honest.score(forest.X, forest.rows);
-  const [before] = scorers.pids;
-  const evil = await scorers.load(hostile.hang, 'someone');
-  // Same owner, same turn: one message, the hang first.
-  const [hung, after] = await Promise.allSettled([evil.score(row(forest, 0), 1), honest.score(forest.X, forest.rows)]);
-  assert.equal(hung.status, 'rejected');
-  assert.ok((hung as PromiseRejectedResult).reason instanceof ModelScoringError);
-  assert.equal(after.status, 'fulfilled');
-  assert.deepEqual((after as PromiseFulfilledResult<Float32Array>).value, want);
-  assert.notEqual(scorers.pids[0], before);
-  assert.equal(alive(before!), false, 'the hung process is gone');
-});
+test(
+  "the other runs of a killed process's batch are run again on a fresh one, whose models are loaded again from the bytes kept",
+  { timeout: 120_000 },
+  async () => {
+    const scorers = pool({ processes: 1, runMs: 2000 });
+    const honest = await scorers.load(forest.bytes, 'someone');
+    const want = await honest.score(forest.X, forest.rows);
+    const [before] = scorers.pids;
+    const evil = await scorers.load(hostile.hang, 'someone');
+    // Same owner, same turn: one message, the hang first.
+    const [hung, after] = await Promise.allSettled([evil.score(row(forest, 0), 1), honest.score(forest.X, forest.rows)]);
+    assert.equal(hung.status, 'rejected');
+    assert.ok((hung as PromiseRejectedResult).reason instanceof ModelScoringError);
+    assert.equal(after.status, 'fulfilled');
+    assert.deepEqual((after as PromiseFulfilledResult<Float32Array>).value, want);
+    assert.notEqual(scorers.pids[0], before);
+    assert.equal(alive(before!), false, 'the hung process is gone');
+  },
+);
 
-test("another user's batch sent behind a hanging one on the same process runs again on the fresh process", { timeout: 120_000 }, async () => {
-  const scorers = pool({ processes: 1, runMs: 2000 });
-  const honest = await scorers.load(forest.bytes, 'neighbour');
-  const want = await honest.score(forest.X, forest.rows);
-  const evil = await scorers.load(hostile.hang, 'evil');
-  // One turn: both owners' batches go to the one process, the neighbour's queued behind the hang.
-  const [hung, after] = await Promise.allSettled([evil.score(row(forest, 0), 1), honest.score(forest.X, forest.rows)]);
-  assert.equal(hung.status, 'rejected');
-  assert.match(String((hung as PromiseRejectedResult).reason), /ran past its 2 s limit/);
-  assert.equal(after.status, 'fulfilled');
-  assert.deepEqual((after as PromiseFulfilledResult<Float32Array>).value, want);
-});
+test(
+  "another user's batch sent behind a hanging one on the same process runs again on the fresh process",
+  { timeout: 120_000 },
+  async () => {
+    const scorers = pool({ processes: 1, runMs: 2000 });
+    const honest = await scorers.load(forest.bytes, 'neighbour');
+    const want = await honest.score(forest.X, forest.rows);
+    const evil = await scorers.load(hostile.hang, 'evil');
+    // One turn: both owners' batches go to the one process, the neighbour's queued behind the hang.
+    const [hung, after] = await Promise.allSettled([evil.score(row(forest, 0), 1), honest.score(forest.X, forest.rows)]);
+    assert.equal(hung.status, 'rejected');
+    assert.match(String((hung as PromiseRejectedResult).reason), /ran past its 2 s limit/);
+    assert.equal(after.status, 'fulfilled');
+    assert.deepEqual((after as PromiseFulfilledResult<Float32Array>).value, want);
+  },
+);
 
 test('a model that keeps stopping its process is refused at once from then on', { timeout: 120_000 }, async () => {
   const scorers = pool({ processes: 1, runMs: 1000 });
@@ -130,18 +142,22 @@ test('a model that keeps stopping its process is refused at once from then on', 
   assert.equal((await honest.score(forest.X, forest.rows)).length, forest.rows);
 });
 
-test("a model that balloons fails alone within the process's memory; the service's memory does not grow", { timeout: 120_000 }, async () => {
-  const scorers = pool({ processes: 1, memoryMb: 512 });
-  const honest = await scorers.load(forest.bytes, 'honest');
-  const want = await honest.score(forest.X, forest.rows);
-  const rss = process.memoryUsage().rss;
-  const evil = await scorers.load(hostile.balloon, 'evil');
-  // 4 GiB asked for at run time: onnxruntime cannot have it under the process's RLIMIT_DATA.
-  await assert.rejects(evil.score(row(forest, 0), 1), ModelScoringError);
-  const grown = (process.memoryUsage().rss - rss) / 2 ** 20;
-  assert.ok(grown < 100, `the service grew by ${Math.round(grown)} MB`);
-  assert.deepEqual(await honest.score(forest.X, forest.rows), want);
-});
+test(
+  "a model that balloons fails alone within the process's memory; the service's memory does not grow",
+  { timeout: 120_000 },
+  async () => {
+    const scorers = pool({ processes: 1, memoryMb: 512 });
+    const honest = await scorers.load(forest.bytes, 'honest');
+    const want = await honest.score(forest.X, forest.rows);
+    const rss = process.memoryUsage().rss;
+    const evil = await scorers.load(hostile.balloon, 'evil');
+    // 4 GiB asked for at run time: onnxruntime cannot have it under the process's RLIMIT_DATA.
+    await assert.rejects(evil.score(row(forest, 0), 1), ModelScoringError);
+    const grown = (process.memoryUsage().rss - rss) / 2 ** 20;
+    assert.ok(grown < 100, `the service grew by ${Math.round(grown)} MB`);
+    assert.deepEqual(await honest.score(forest.X, forest.rows), want);
+  },
+);
 
 test('a process that dies (a crash, an abort) is replaced and its models are loaded again', { timeout: 120_000 }, async () => {
   const scorers = pool({ processes: 2 });

@@ -27,29 +27,36 @@ async function started(memoryMb: number): Promise<{ child: ScorerChild; exited: 
   return { child, exited };
 }
 
-test('a scoring process has no environment but its IPC channel, an empty private working directory, no core files and its memory bound', { timeout: 30_000 }, async () => {
-  process.env['SF_SECRET_FOR_TEST'] = 'must not reach the scorer';
-  const { child, exited } = await started(768);
-  try {
-    // Only what node sets up for its IPC channel.
-    const names = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').filter(Boolean).map((v) => v.split('=')[0]);
-    assert.deepEqual(names.sort(), ['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
-    const cwd = readlinkSync(`/proc/${child.pid}/cwd`);
-    assert.ok(cwd.startsWith(`${tmpdir()}/sf-scorer-`), cwd);
-    assert.notEqual(cwd, process.cwd());
-    assert.deepEqual(readdirSync(cwd), []);
-    const limits = readFileSync(`/proc/${child.pid}/limits`, 'utf8');
-    assert.match(limits, new RegExp(`Max data size\\s+${768 * 2 ** 20}\\s+${768 * 2 ** 20}\\s+bytes`));
-    assert.match(limits, /Max core file size\s+0\s+0/);
-    assert.match(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8'), /scorer-process\.mjs/);
-    child.kill();
-    await exited;
-    assert.equal(existsSync(cwd), false, 'its directory is removed with it');
-  } finally {
-    delete process.env['SF_SECRET_FOR_TEST'];
-    child.kill();
-  }
-});
+test(
+  'a scoring process has no environment but its IPC channel, an empty private working directory, no core files and its memory bound',
+  { timeout: 30_000 },
+  async () => {
+    process.env['SF_SECRET_FOR_TEST'] = 'must not reach the scorer';
+    const { child, exited } = await started(768);
+    try {
+      // Only what node sets up for its IPC channel.
+      const names = readFileSync(`/proc/${child.pid}/environ`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((v) => v.split('=')[0]);
+      assert.deepEqual(names.sort(), ['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+      const cwd = readlinkSync(`/proc/${child.pid}/cwd`);
+      assert.ok(cwd.startsWith(`${tmpdir()}/sf-scorer-`), cwd);
+      assert.notEqual(cwd, process.cwd());
+      assert.deepEqual(readdirSync(cwd), []);
+      const limits = readFileSync(`/proc/${child.pid}/limits`, 'utf8');
+      assert.match(limits, new RegExp(`Max data size\\s+${768 * 2 ** 20}\\s+${768 * 2 ** 20}\\s+bytes`));
+      assert.match(limits, /Max core file size\s+0\s+0/);
+      assert.match(readFileSync(`/proc/${child.pid}/cmdline`, 'utf8'), /scorer-process\.mjs/);
+      child.kill();
+      await exited;
+      assert.equal(existsSync(cwd), false, 'its directory is removed with it');
+    } finally {
+      delete process.env['SF_SECRET_FOR_TEST'];
+      child.kill();
+    }
+  },
+);
 
 test('scoring processes die with the service, even when it is SIGKILLed', { timeout: 30_000 }, async () => {
   // A stand-in service: starts a pool, prints its processes' pids, then waits.
@@ -59,8 +66,12 @@ test('scoring processes die with the service, even when it is SIGKILLed', { time
     setTimeout(() => console.log(JSON.stringify(pool.pids)), 1000);
     setInterval(() => {}, 1000);
   `;
-  const service = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pids = await new Promise<number[]>((resolve) => service.stdout!.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()) as number[])));
+  const service = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const pids = await new Promise<number[]>((resolve) =>
+    service.stdout!.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()) as number[])),
+  );
   assert.equal(pids.length, 2);
   assert.ok(pids.every(alive));
   service.kill('SIGKILL');
