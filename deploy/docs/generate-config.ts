@@ -24,23 +24,32 @@ export function groupsOf(source: string): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   let group = FIRST_GROUP;
   let inSchema = false;
+  // The object's own keys sit at the first key's indentation (whatever the formatter made of it);
+  // its closing `})` sits left of them.
+  let indent: number | null = null;
   for (const line of source.split('\n')) {
     if (/^export const EnvConfig = /.test(line)) inSchema = true;
     if (!inSchema) continue;
-    if (/^\}\)/.test(line)) break;
+    const close = /^(\s*)\}\)/.exec(line);
+    if (close && indent !== null && close[1]!.length < indent) break;
     const heading = /^\s*\/\/ -{2,} (.+?) -{2,}\s*$/.exec(line);
     if (heading) group = heading[1]!;
-    const key = /^ {2}([A-Z][A-Z0-9_]*):/.exec(line);
-    if (key) (groups.get(group) ?? groups.set(group, []).get(group)!).push(key[1]!);
+    const key = /^(\s+)([A-Z][A-Z0-9_]*):/.exec(line);
+    if (!key) continue;
+    indent ??= key[1]!.length;
+    if (key[1]!.length === indent) (groups.get(group) ?? groups.set(group, []).get(group)!).push(key[2]!);
   }
   return groups;
 }
 
 /** Defaults computed at start from the machine (their description says what they are). */
 function computedDefault(source: string, name: string): boolean {
-  const at = source.indexOf(`  ${name}:`);
-  const next = source.slice(at + name.length + 3).search(/\n {2}[A-Z][A-Z0-9_]*:|\n\}\)/);
-  return source.slice(at, at + name.length + 3 + next).includes('.default(() =>');
+  const own = new RegExp(`\\n(\\s+)${name}:`).exec(source);
+  if (!own) return false;
+  // Its text runs to the next key at its indentation, or to the object's end.
+  const rest = source.slice(own.index + own[0].length);
+  const next = rest.search(new RegExp(`\\n${own[1]}[A-Z][A-Z0-9_]*:|\\n\\s*\\}\\)`));
+  return rest.slice(0, next < 0 ? undefined : next).includes('.default(() =>');
 }
 
 function shown(value: unknown): string {
@@ -81,7 +90,7 @@ export function renderConfigReference(source = readFileSync(SCHEMA_PATH, 'utf8')
   const missing = Object.keys(shape).filter((k) => !grouped.has(k));
   if (missing.length)
     throw new Error(
-      `schemas/config.ts: cannot place ${missing.join(', ')} in a group; keep each key on a line of its own starting "  KEY:"`,
+      `schemas/config.ts: cannot place ${missing.join(', ')} in a group; keep each key on a line of its own, at the indentation of the first`,
     );
   const out = [
     '# Configuration',
