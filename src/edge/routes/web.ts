@@ -51,34 +51,18 @@ export async function webRoutes(app: App, { feed, assets }: WebRoutesDeps): Prom
     );
   };
 
-  const ideaBox = (prompt: string) =>
-    html`<section class="idea">
-        <h1>Describe a trading idea</h1>
-        <form id="idea-form" method="get" action="/quick-deploy">
-          <textarea
-            id="prompt"
-            name="prompt"
-            rows="4"
-            maxlength="4000"
-            placeholder="e.g. Buy EURUSD on 15min when RSI crosses up through 30, stop 20 pips, take 40"
-            required
-          >
-${prompt}</textarea>
-          <div id="chips" class="chips"></div>
-          <div id="market-chips" class="chips"></div>
-          <div class="row">
-            <button id="run" type="submit" name="run" value="1">Generate, backtest and deploy</button
-            ><span id="credits" class="muted"></span>
-          </div>
-        </form>
-        <div id="templates" class="templates"></div>
-        <div id="examples" class="examples"></div>
-      </section>
-      <section id="progress" class="progress" hidden>
-        <div class="bar"><div id="pct" class="fill"></div></div>
-        <p id="step-msg" class="muted"></p>
-        <pre id="code-stream" class="code"></pre>
-      </section>`;
+  const ideaBox = (prompt: string) => html`<section class="idea">
+<h1>Describe a trading idea</h1>
+<form id="idea-form" method="get" action="/quick-deploy">
+<textarea id="prompt" name="prompt" rows="4" maxlength="4000" placeholder="e.g. Buy EURUSD on 15min when RSI crosses up through 30, stop 20 pips, take 40" required>${prompt}</textarea>
+<div id="chips" class="chips"></div>
+<div id="market-chips" class="chips"></div>
+<div class="row"><button id="run" type="submit" name="run" value="1">Generate, backtest and deploy</button><span id="credits" class="muted"></span></div>
+</form>
+<div id="templates" class="templates"></div>
+<div id="examples" class="examples"></div>
+</section>
+<section id="progress" class="progress" hidden><div class="bar"><div id="pct" class="fill"></div></div><p id="step-msg" class="muted"></p><pre id="code-stream" class="code"></pre></section>`;
   page('/', 'New strategy', 'home', () => ideaBox(''), true);
   // The contract's deep link: the prompt is pre-filled (as text); with run=1 the pipeline starts at once.
   page('/quick-deploy', 'Quick deploy', 'quick-deploy', (q) => ideaBox(typeof q.prompt === 'string' ? q.prompt : ''), true);

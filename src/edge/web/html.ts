@@ -52,21 +52,17 @@ const NAV: readonly [string, string][] = [
 
 export function pageShell({ title, page, body, assets, script = 'app' }: ShellOptions): string {
   return `<!doctype html>${html`<html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>${title} · signalforge</title>
-      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-      <link rel="stylesheet" href="/assets/${assets.styles}" />
-      <script type="module" src="/assets/${assets[script]}"></script>
-    </head>
-    <body data-page="${page}">
-      <header class="top">
-        <a class="brand" href="/">signalforge</a>
-        <nav>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav>
-        <span id="who" class="who"></span>
-      </header>
-      <main id="main">${body}</main>
-    </body>
-  </html>`}`;
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · signalforge</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/assets/${assets.styles}">
+<script type="module" src="/assets/${assets[script]}"></script>
+</head>
+<body data-page="${page}">
+<header class="top"><a class="brand" href="/">signalforge</a><nav>${NAV.map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav><span id="who" class="who"></span></header>
+<main id="main">${body}</main>
+</body>
+</html>`}`;
 }
