@@ -15,6 +15,7 @@ export const EmailAddress = z
   .trim()
   .max(254)
   .regex(/^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+\.[^\s@<>(),;:"\\[\]]+$/, 'an e-mail address such as trader@example.com')
+  .meta({ examples: ['trader@example.com'] })
   .transform((v) => v.replace(/@(.*)$/, (_, host: string) => `@${host.toLowerCase()}`))
   .describe('An e-mail address (its domain is kept in lower case)');
 
@@ -99,7 +100,12 @@ export const EmailRegisterResponse = z
 export type EmailRegisterResponse = z.infer<typeof EmailRegisterResponse>;
 
 export const EmailTokenQuery = z.object({
-  token: z.string().min(10).max(2000).describe('The signed token of the link (as mailed; it names the account and the address)'),
+  token: z
+    .string()
+    .min(10)
+    .max(2000)
+    .describe('The signed token of the link (as mailed; it names the account and the address)')
+    .meta({ examples: ['eyJ1IjoxLCJhIjoidHJhZGVyQGV4YW1wbGUuY29tIn0.c2lnbmF0dXJl'] }),
 });
 
 export const EmailConfirmResponse = z

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import { costsFrom, CUSTOM_INDICATOR_CREDITS, describeCosts } from '../../generation/index.ts';
 import { ENGINE_TRIAL_CREDITS, MODEL_TRIAL_CREDITS } from '../../optimize/index.ts';
 import { Catalogue } from '../../../schemas/discovery.ts';
-import { buildAiPlugin, buildCatalogue, buildLlmsTxt, buildSitemap, type CostTable } from '../web/discovery.ts';
+import { buildAiPlugin, buildCatalogue, buildLlmsTxt, buildSitemap, queryBound, type CostTable } from '../web/discovery.ts';
 import type { App } from '../types.ts';
 
 export interface DiscoveryRoutesDeps {
@@ -98,6 +98,9 @@ export function discoveryRoutes(app: App, { config, pages }: DiscoveryRoutesDeps
       summary: 'The public pages and documents',
       response: { 200: text('application/xml', 'A sitemaps.org urlset') },
     },
-    handler: async (request, reply) => reply.type('application/xml; charset=utf-8').send(buildSitemap(catalogueFor(request), pages)),
+    handler: async (request, reply) =>
+      reply
+        .type('application/xml; charset=utf-8')
+        .send(buildSitemap(catalogueFor(request), pages, queryBound(app.swagger() as Record<string, unknown>))),
   });
 }

@@ -182,15 +182,25 @@ export function buildAiPlugin(catalogue: Catalogue): Json {
 const escapeXml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** /sitemap.xml: the public pages, then every public GET document of the API without parameters. */
-export function buildSitemap(catalogue: Catalogue, pages: readonly string[]): string {
+/** "GET /path" of each operation that needs a query parameter (a link's token, say): no document of its own. */
+export function queryBound(spec: Json): Set<string> {
+  return new Set(
+    operationsOf(spec)
+      .filter(([, , op]) => (op.parameters ?? []).some((p: Json) => p.in === 'query' && p.required))
+      .map(([method, path]) => `${method} ${path}`),
+  );
+}
+
+export function buildSitemap(catalogue: Catalogue, pages: readonly string[], needsQuery: ReadonlySet<string>): string {
   const documents = catalogue.tasks
     .flatMap((t) => t.endpoints)
-    // Documents only: no parameters, no streams (SSE, or the WebSocket upgrade answering 101).
+    // Documents only: no path or required query parameters, no streams (SSE, or the WebSocket upgrade answering 101).
     .filter(
       (e) =>
         e.method === 'GET' &&
         e.auth === 'none' &&
         !e.path.includes('{') &&
+        !needsQuery.has(`GET ${e.path}`) &&
         !e.path.startsWith('/_') &&
         e.response.status === 200 &&
         e.response.content_type !== 'text/event-stream',
