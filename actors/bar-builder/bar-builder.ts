@@ -1,5 +1,6 @@
 import { publish, type Bus } from '../../src/bus/index.ts';
-import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { type Actor } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { retry } from '../../src/lib/retry.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { Logger } from '../../src/log.ts';

@@ -12,7 +12,7 @@ import {
   type ResolvedAddress,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { liveClock, type Clock } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { answerError, PinnedPoster, type PostResult } from './http-post.ts';
 import type { ChannelSender, SendOutcome } from './types.ts';

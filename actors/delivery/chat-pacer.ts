@@ -3,7 +3,7 @@
  * message per second per chat, about 30 per second overall). Nothing is dropped: each chat's
  * messages wait in a FIFO queue, and every send reserves the next free slot of the overall rate.
  */
-import { liveClock, type Clock } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 
 export interface PacerOptions {
   /** Least time between two sends to one chat. */

@@ -21,7 +21,8 @@ import {
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { ActorHost, liveClock, openClaims, type Actor, type ActorHostDeps, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, openClaims, type Actor, type ActorHostDeps } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';

@@ -1,6 +1,6 @@
 import type { EmailAddresses } from '../../src/accounts/index.ts';
 import { modelPageUrl, signalMail, type SmtpMailer } from '../../src/delivery/index.ts';
-import { liveClock, type Clock } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { nextUtcMidnight } from '../../src/lib/utc-day.ts';
 import type { Logger } from '../../src/log.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';

@@ -9,7 +9,7 @@ import {
   type ResolvedAddress,
 } from '../../src/delivery/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { liveClock, type Clock } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { answerError, PinnedPoster } from './http-post.ts';
 import type { ChannelSender, SendOutcome } from './types.ts';
 

@@ -1,7 +1,8 @@
 import { openBucket, type Bus } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import type { DeploymentsView } from '../../src/deployments/index.ts';
-import { ActorHost, openClaims, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, openClaims, type BackoffPolicy } from '../../src/kernel/index.ts';
+import { type Clock } from '../../src/lib/clock.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';
 import type { BarCache } from '../../src/market/index.ts';

@@ -4,7 +4,8 @@ import type { ActivityBus } from '../../src/community/index.ts';
 import { MODEL_REFUSED } from '../../src/deployments/index.ts';
 import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
-import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { type Actor } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { instrument, type BarCache } from '../../src/market/index.ts';
 import {
   engineOptions,

@@ -1,5 +1,6 @@
 import { openBlobStore, openBucket, type BlobStore, type Bus, type JsonKv } from '../../src/bus/index.ts';
-import { ActorHost, liveClock, openClaims, type BackoffPolicy, type Clock } from '../../src/kernel/index.ts';
+import { ActorHost, openClaims, type BackoffPolicy } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { TRACKING_REFUSED } from '../../src/community/index.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import type { Logger } from '../../src/log.ts';

@@ -1,4 +1,5 @@
-import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { type Actor } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/log.ts';
 import { ModelRejectedError } from '../../src/scoring/index.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';

@@ -4,7 +4,8 @@ import type { ActivityBus } from '../../src/community/index.ts';
 import { AppError } from '../../src/errors.ts';
 import { PoolFullError } from '../../src/lib/fair-share.ts';
 import { ModelRejectedError } from '../../src/scoring/index.ts';
-import { liveClock, type Actor, type Clock } from '../../src/kernel/index.ts';
+import { type Actor } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/log.ts';
 import {
   JobStore,

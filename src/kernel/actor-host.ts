@@ -4,7 +4,7 @@ import { openBucket, StaleRevisionError, type Bus, type JsonKv } from '../bus/in
 import type { Logger } from '../log.ts';
 import { Buckets, LEASE_TTL_SECONDS } from '../../schemas/messages.ts';
 import type { Actor, ActorStats } from './actor.ts';
-import { liveClock, type Clock } from './clock.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** The desired state a host follows: the specs of the actors that should run somewhere. */
 export interface DesiredActors<S> {

@@ -3,7 +3,7 @@
  * pro plan's charity share), and the ledger GET /payouts reads. See src/payouts/README.md.
  */
 import { openBucket, type Bus } from '../bus/index.ts';
-import { liveClock, type Clock } from '../kernel/index.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../log.ts';
 import type { AccountDirectory, Metering, UsageHistory } from '../accounts/index.ts';
 import { PayoutsRepo, type ClickHouseClient } from '../store/index.ts';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { JsonKv } from '../bus/index.ts';
-import type { Clock } from '../kernel/index.ts';
+import type { Clock } from '../lib/clock.ts';
 import { startOfUtcDay, utcDate } from '../lib/utc-day.ts';
 import type { PayoutSweepState } from '../../schemas/payouts.ts';
 import { settleDay, type DaySettlementDeps, type DaySummary } from './day-settlement.ts';

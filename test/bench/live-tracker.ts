@@ -21,7 +21,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { buildTrackerHost, type Tracker } from '../../actors/tracker/index.ts';
 import { openBlobStore, openBucket } from '../../src/bus/index.ts';
-import { ReplayClock } from '../../src/kernel/index.ts';
+import { ReplayClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/log.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';

@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAccounts } from '../../src/accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats } from '../../src/bus/index.ts';
-import { ReplayClock } from '../../src/kernel/index.ts';
+import { ReplayClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/log.ts';
 import { buildPayouts, settleDay } from '../../src/payouts/index.ts';
 import { openClickHouse, PayoutsRepo, UsageRepo, type UsageRow } from '../../src/store/index.ts';

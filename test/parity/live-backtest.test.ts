@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FeatureSources, ModelActor } from '../../actors/model/index.ts';
 import { openBucket, type JsonKv } from '../../src/bus/index.ts';
-import { ReplayClock } from '../../src/kernel/index.ts';
+import { ReplayClock } from '../../src/lib/clock.ts';
 import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../src/sandbox/runtime-pool.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { UsageRecorder } from '../../actors/recorder/index.ts';
 import { buildAccounts, changePlan, type Accounts } from '../../src/accounts/index.ts';
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
-import { ReplayClock } from '../../src/kernel/index.ts';
+import { ReplayClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/log.ts';
 import { buildPayouts, settleDay, type Payouts, type SweepOutcome } from '../../src/payouts/index.ts';
 import { openClickHouse, PayoutsRepo, selectRows, UsageRepo, type ClickHouseClient, type PayoutRow } from '../../src/store/index.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BarBuilder } from '../../../actors/bar-builder/index.ts';
 import { subscribe } from '../../../src/bus/index.ts';
-import { ReplayClock } from '../../../src/kernel/index.ts';
+import { ReplayClock } from '../../../src/lib/clock.ts';
 import { BarsRepo, TicksRepo } from '../../../src/store/index.ts';
 import type { BarMessage, Tick } from '../../../schemas/market.ts';
 import { Topics } from '../../../schemas/messages.ts';

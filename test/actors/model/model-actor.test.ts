@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildModelHost, FeatureSources, ModelActor, signalPublisher } from '../../../actors/model/index.ts';
 import { ensureStream, openBucket, type Bus } from '../../../src/bus/index.ts';
-import { ReplayClock } from '../../../src/kernel/index.ts';
+import { ReplayClock } from '../../../src/lib/clock.ts';
 import { isoFromMs } from '../../../src/lib/iso-time.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { buildDeployments, MODEL_REFUSED, type Deployments } from '../../../src/deployments/index.ts';

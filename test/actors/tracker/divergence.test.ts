@@ -29,7 +29,7 @@ import {
   entryView,
   LeaderboardView,
 } from '../../../src/community/index.ts';
-import { ReplayClock } from '../../../src/kernel/index.ts';
+import { ReplayClock } from '../../../src/lib/clock.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { StrategyJobError } from '../../../src/sandbox/sandbox-process.ts';

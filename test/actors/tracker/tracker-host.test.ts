@@ -11,7 +11,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { buildTrackerHost, type Tracker, type TrackerHostDeps } from '../../../actors/tracker/index.ts';
 import { runBacktest, tradeStats, type ClosedTrade } from '../../../src/backtest/index.ts';
 import { openBlobStore, openBucket, type BlobStore, type JsonKv } from '../../../src/bus/index.ts';
-import { ReplayClock } from '../../../src/kernel/index.ts';
+import { ReplayClock } from '../../../src/lib/clock.ts';
 import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { engineOptions, intrabarResolver, loadModel, scoreWindow, sliceBars } from '../../../src/scoring/index.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';

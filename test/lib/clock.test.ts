@@ -1,7 +1,7 @@
 /** The replay clock: time moves only when told, timers fire in time order at their due times. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReplayClock } from '../../src/kernel/index.ts';
+import { ReplayClock } from '../../src/lib/clock.ts';
 
 const settle = () => new Promise((r) => setImmediate(r));
 
