@@ -2,6 +2,7 @@ import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { RateClaimsRecord } from '../../schemas/account-records.ts';
 import type { LimitDecision } from './rate-limiter.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /**
  * A key's requests are claimed from KV in blocks of at most this many, or a 120th of its limit when
@@ -106,16 +107,20 @@ export class ClusterRateLimiter {
   /** KV's answers to this edge's claims so far (a lost compare-and-set is an answer too): that KV is there, if busy. */
   private answers = 0;
 
+  private readonly clock: Clock;
+
   constructor(
     private readonly windows: JsonKv<typeof RateClaimsRecord>,
     readonly max: number,
     readonly windowMs: number,
     private readonly log: Logger,
+    options: { clock?: Clock } = {},
   ) {
+    this.clock = options.clock ?? liveClock;
     this.maxBlock = Math.max(MAX_BLOCK, Math.floor(max / LIMIT_SHARE));
     this.sweeper = setInterval(
       () => {
-        const now = Date.now();
+        const now = this.clock.now();
         // A key is kept for a window after its last block: what that left unspent is given back at its next claim.
         for (const [key, s] of this.keys) {
           const end = Math.max(
@@ -141,9 +146,9 @@ export class ClusterRateLimiter {
         key,
         (s = { current: null, next: null, last: null, claiming: null, unspent: [], quietUntil: Number.NEGATIVE_INFINITY }),
       );
-    const asked = Date.now();
+    const asked = performance.now();
     for (;;) {
-      const now = at ?? Date.now();
+      const now = at ?? this.clock.now();
       const block = this.spendable(s, now);
       if (block) {
         block.left--;
@@ -153,7 +158,7 @@ export class ClusterRateLimiter {
       }
       if (!s.claiming && now < this.restingUntil) return { ok: false, retryAfterMs: this.restingUntil - now, unavailable: true };
       // Claims landing so late that their blocks end before they are spent: KV is too slow to count on.
-      if (Date.now() - asked >= CLAIM_GIVE_UP_MS) return { ok: false, retryAfterMs: RESTING_MS, unavailable: true };
+      if (performance.now() - asked >= CLAIM_GIVE_UP_MS) return { ok: false, retryAfterMs: RESTING_MS, unavailable: true };
       // One claim per key at a time on this edge: the others wait for it, then spend from its block.
       const refused = await (s.claiming ?? this.claim(key, s, this.pace(s, now), now, at));
       if (refused) return refused;
@@ -209,7 +214,7 @@ export class ClusterRateLimiter {
     s.unspent = [];
     const outcome = { granted: 0, refusedFor: 0, late: false, from: now, until: now };
     const written = this.compareAndSet(key, outcome, (current) => {
-      const tried = at ?? Date.now();
+      const tried = at ?? this.clock.now();
       const counted = tried - this.windowMs - CLOCK_SKEW_MS;
       const until = Math.ceil((tried + BLOCK_MS) / STAMP_GRID_MS) * STAMP_GRID_MS;
       outcome.from = tried;
@@ -252,7 +257,7 @@ export class ClusterRateLimiter {
     }
     if (outcome.refusedFor > 0) return this.full(key, s, outcome.refusedFor, now);
     const block: Block = { size: outcome.granted, left: outcome.granted, used: 0, from: outcome.from, until: outcome.until };
-    if (this.spendable(s, at ?? Date.now())) s.next = block;
+    if (this.spendable(s, at ?? this.clock.now())) s.next = block;
     else s.current = block;
     return null;
   }
@@ -303,10 +308,10 @@ export class ClusterRateLimiter {
       let waited = 0;
       let silent = 0;
       let seen = this.answers;
-      let last = Date.now();
+      let last = performance.now();
       let timer: NodeJS.Timeout | undefined;
       const step = () => {
-        const now = Date.now();
+        const now = performance.now();
         const awake = Math.min(now - last, 2 * WAIT_STEP_MS);
         last = now;
         waited += awake;

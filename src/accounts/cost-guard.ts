@@ -1,6 +1,7 @@
 import type { JsonKv } from '../bus/index.ts';
 import { utcDayKey } from '../lib/utc-day.ts';
 import type { CostRecord } from '../../schemas/account-records.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface CostGuardStatus {
   daily_budget_usd: number;
@@ -13,17 +14,22 @@ export interface CostGuardStatus {
  * budget is spent, generation falls back to the offline generator rather than failing.
  */
 export class CostGuard {
+  private readonly clock: Clock;
+
   constructor(
     private readonly spend: JsonKv<typeof CostRecord>,
     private readonly dailyBudgetUsd: number,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
-  async record(usd: number, now = Date.now()): Promise<void> {
+  async record(usd: number, now = this.clock.now()): Promise<void> {
     if (usd <= 0) return;
     await this.spend.mutate(`ai.${utcDayKey(now)}`, (current) => ({ usd: (current?.usd ?? 0) + usd }));
   }
 
-  async status(now = Date.now()): Promise<CostGuardStatus> {
+  async status(now = this.clock.now()): Promise<CostGuardStatus> {
     const spent = (await this.spend.get(`ai.${utcDayKey(now)}`))?.value.usd ?? 0;
     return {
       daily_budget_usd: this.dailyBudgetUsd,
@@ -32,7 +38,7 @@ export class CostGuard {
     };
   }
 
-  async allowsPaidCalls(now = Date.now()): Promise<boolean> {
+  async allowsPaidCalls(now = this.clock.now()): Promise<boolean> {
     return (await this.status(now)).status === 'ok';
   }
 }

@@ -1,6 +1,7 @@
 import type { JsonKv } from '../bus/index.ts';
 import type { CredentialsRecord, PasskeyRecord } from '../../schemas/account-records.ts';
 import { findRecoveryCode, generateRecoveryCode, hashRecoveryCode, RECOVERY_CODE_COUNT } from './recovery-codes.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 const EMPTY: CredentialsRecord = { passkeys: [], recovery_codes: [] };
 
@@ -13,7 +14,14 @@ class NoChange extends Error {}
  * code is spent once even when two requests race with it.
  */
 export class Credentials {
-  constructor(private readonly kv: JsonKv<typeof CredentialsRecord>) {}
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly kv: JsonKv<typeof CredentialsRecord>,
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** The account's credentials (none for a trial account). `userId` 0 is no account: read anyway, so unknown users cost a read too. */
   async read(userId: number): Promise<CredentialsRecord> {
@@ -30,7 +38,7 @@ export class Credentials {
   }
 
   /** Sets the password hash; returns whether one was there before (a change, not a first password). */
-  async setPassword(userId: number, passwordHash: string, now = Date.now()): Promise<boolean> {
+  async setPassword(userId: number, passwordHash: string, now = this.clock.now()): Promise<boolean> {
     let had = false;
     await this.change(userId, (current) => {
       had = current.password_hash !== undefined;
@@ -44,7 +52,7 @@ export class Credentials {
   }
 
   /** Notes a sign-in with the passkey: its new signature counter and when. */
-  async passkeyUsed(userId: number, id: string, counter: number, now = Date.now()): Promise<void> {
+  async passkeyUsed(userId: number, id: string, counter: number, now = this.clock.now()): Promise<void> {
     await this.change(userId, (current) => ({
       ...current,
       passkeys: current.passkeys.map((p) => (p.id === id ? { ...p, counter, last_used_at: now } : p)),
@@ -77,7 +85,7 @@ export class Credentials {
    * Spends a recovery code: the number of unused codes left after it, or null when `code` is none
    * of the account's unused codes. The spend and the check are one compare-and-set.
    */
-  async useRecoveryCode(userId: number, code: string, now = Date.now()): Promise<number | null> {
+  async useRecoveryCode(userId: number, code: string, now = this.clock.now()): Promise<number | null> {
     try {
       const { value } = await this.change(userId, (current) => {
         const index = findRecoveryCode(current.recovery_codes, code);

@@ -5,6 +5,7 @@ import { utcMonth } from '../lib/utc-day.ts';
 import { CREDITS_HISTORY } from '../../schemas/messages.ts';
 import { type CreditChange, type CreditsRecord } from '../../schemas/account-records.ts';
 import { topUpDue } from './monthly-allowance.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** Thrown inside a compare-and-set to leave the balance as it is (the day's payout is in already). */
 class AlreadyCredited extends Error {}
@@ -22,8 +23,8 @@ class NothingDue extends Error {
 export interface LedgerOptions {
   /** The user's monthly allowance now, 0 for none (see monthly-allowance.ts). */
   allowanceOf?: (userId: number) => number;
-  /** The clock (epoch ms): the UTC month of the allowance, and the time of each change. */
-  now?: () => number;
+  /** The clock: the UTC month of the allowance, and the time of each change. */
+  clock?: Clock;
   /** How far the usage recorder has stored changes (its cursor, a KV revision; 0 when unknown). */
   recordedThrough?: () => number;
 }
@@ -89,7 +90,7 @@ export class CreditLedger {
    */
   private readonly latest = new Map<string, Versioned<CreditsRecord>>();
   private readonly allowanceOf: (userId: number) => number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly recordedThrough: () => number;
 
   constructor(
@@ -97,7 +98,7 @@ export class CreditLedger {
     options: LedgerOptions = {},
   ) {
     this.allowanceOf = options.allowanceOf ?? (() => 0);
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? liveClock;
     this.recordedThrough = options.recordedThrough ?? (() => 0);
   }
 
@@ -105,7 +106,7 @@ export class CreditLedger {
     const entry = await this.balances.get(String(userId));
     if (entry) this.remember(String(userId), entry);
     const current = entry?.value ?? null;
-    if (topUpDue(current, this.allowanceOf(userId), utcMonth(this.now()))) return this.topUp(userId);
+    if (topUpDue(current, this.allowanceOf(userId), utcMonth(this.clock.now()))) return this.topUp(userId);
     return current?.balance ?? 0;
   }
 
@@ -136,7 +137,7 @@ export class CreditLedger {
    * Returns the balance.
    */
   topUp(userId: number): Promise<number> {
-    return this.topUpFor(userId, this.allowanceOf(userId), utcMonth(this.now()));
+    return this.topUpFor(userId, this.allowanceOf(userId), utcMonth(this.clock.now()));
   }
 
   /** Adds credits (signup grant, purchase, refund). Returns the new balance. */
@@ -197,7 +198,7 @@ export class CreditLedger {
     if (!Number.isInteger(delta)) throw new TypeError(`credit amounts are whole numbers, got ${delta}`);
     if (delta === 0) return this.balance(userId); // nothing moves, nothing to record
     const allowance = this.allowanceOf(userId);
-    const month = utcMonth(this.now());
+    const month = utcMonth(this.clock.now());
     const change = () =>
       this.write(userId, reason, ref, (current) => {
         if (topUpDue(current, allowance, month)) throw new TopUpFirst();
@@ -233,7 +234,7 @@ export class CreditLedger {
       const before = current?.balance ?? 0;
       const balance = before + next.delta;
       if (balance < 0) throw new OutOfCreditsError(-next.delta, before);
-      const ts = this.now();
+      const ts = this.clock.now();
       const writes = (current?.writes ?? 0) + 1;
       const made = next.delta === 0 ? null : { n: writes, ts, delta: next.delta, balance_after: balance, reason, ref };
       const changes = carriedChanges(current, revision, this.recordedThrough(), made);

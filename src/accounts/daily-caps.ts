@@ -3,6 +3,7 @@ import { DailyCapError } from '../errors.ts';
 import { nextUtcMidnight, utcDayKey } from '../lib/utc-day.ts';
 import { CAP_NAMES, type CapName, type Plan } from '../../schemas/accounts.ts';
 import type { CounterRecord } from '../../schemas/messages.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /**
  * Runs per UTC day, from the contract's Limits table. Opus is ours to set: it is the most
@@ -22,14 +23,21 @@ const LABELS: Record<CapName, string> = {
 
 /** Daily counters in KV, one key per user, cap and UTC day; the bucket forgets them after two days. */
 export class DailyCaps {
-  constructor(private readonly counters: JsonKv<typeof CounterRecord>) {}
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly counters: JsonKv<typeof CounterRecord>,
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   private key(userId: number, cap: CapName, now: number): string {
     return `${userId}.${cap}.${utcDayKey(now)}`;
   }
 
   /** Counts one run against the cap, or throws 429 with the time left until UTC midnight. */
-  async use(userId: number, plan: Plan, cap: CapName, now = Date.now()): Promise<{ used: number; limit: number }> {
+  async use(userId: number, plan: Plan, cap: CapName, now = this.clock.now()): Promise<{ used: number; limit: number }> {
     const limit = DAILY_CAPS[plan][cap];
     const { value } = await this.counters.mutate(this.key(userId, cap, now), (current) => {
       const used = current?.value ?? 0;
@@ -49,11 +57,11 @@ export class DailyCaps {
    * Gives one run back, for work that was counted but never done (it failed before starting).
    * `countedAt` is when the run was counted, so a run taken before midnight is returned to that day.
    */
-  async release(userId: number, cap: CapName, countedAt = Date.now()): Promise<void> {
+  async release(userId: number, cap: CapName, countedAt = this.clock.now()): Promise<void> {
     await this.counters.mutate(this.key(userId, cap, countedAt), (current) => ({ value: Math.max(0, (current?.value ?? 0) - 1) }));
   }
 
-  async usedToday(userId: number, now = Date.now()): Promise<Record<CapName, number>> {
+  async usedToday(userId: number, now = this.clock.now()): Promise<Record<CapName, number>> {
     const counts = await Promise.all(CAP_NAMES.map((cap) => this.counters.get(this.key(userId, cap, now))));
     return Object.fromEntries(CAP_NAMES.map((cap, i) => [cap, counts[i]?.value.value ?? 0])) as Record<CapName, number>;
   }

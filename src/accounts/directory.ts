@@ -6,6 +6,7 @@ import type { KeyRecord, UserRecord, UsernameRecord, SessionRecord } from '../..
 import { generateApiKey, hashSecret, looksLikeApiKey, maskKey } from './api-keys.ts';
 import { randomHandle } from './handles.ts';
 import { Sessions, type SessionInfo } from './sessions.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface DirectoryBuckets {
   users: JsonKv<typeof UserRecord>;
@@ -41,13 +42,17 @@ export class AccountDirectory {
   /** The browser sessions; one lives no longer than the key it was started under (see `sessionsValidFrom`). */
   readonly sessions: Sessions;
 
+  private readonly clock: Clock;
+
   constructor(
     private readonly kv: DirectoryBuckets,
     private readonly log: Logger,
     /** Told when another process changes a user's plan or trial state (`signalforge admin plan`, a claim elsewhere). */
     private readonly onPlanChange: (user: UserRecord) => void = () => {},
+    options: { clock?: Clock } = {},
   ) {
-    this.sessions = new Sessions(kv.sessions, (userId) => this.sessionsValidFrom(userId), log);
+    this.clock = options.clock ?? liveClock;
+    this.sessions = new Sessions(kv.sessions, (userId) => this.sessionsValidFrom(userId), log, undefined, options);
   }
 
   /** Loads the mirrors and keeps them current. Resolves once both hold everything in KV. */
@@ -83,7 +88,7 @@ export class AccountDirectory {
   }
 
   /** The owner of a browser session, or null (see `resolveSession`). */
-  async authenticateSession(token: string, now = Date.now()): Promise<UserRecord | null> {
+  async authenticateSession(token: string, now = this.clock.now()): Promise<UserRecord | null> {
     return (await this.resolveSession(token, now))?.user ?? null;
   }
 
@@ -92,7 +97,7 @@ export class AccountDirectory {
    * before the current key (a rotation since), before a "revoke all" or a password change, or
    * older than SESSION_MAX_AGE_MS is dead.
    */
-  async resolveSession(token: string, now = Date.now()): Promise<{ user: UserRecord; session: SessionInfo } | null> {
+  async resolveSession(token: string, now = this.clock.now()): Promise<{ user: UserRecord; session: SessionInfo } | null> {
     if (token.length < 20 || token.length > 100) return null;
     const session = await this.sessions.resolve(token, now);
     const user = session ? this.get(session.user_id) : null;
@@ -132,7 +137,7 @@ export class AccountDirectory {
    */
   async endAllSessions(userId: number): Promise<void> {
     // One past now: a session started in this same millisecond, before this, ends too.
-    await this.updateUser(userId, (current) => ({ ...current, sessions_after: Date.now() + 1 }));
+    await this.updateUser(userId, (current) => ({ ...current, sessions_after: this.clock.now() + 1 }));
     const ended = await this.sessions.deleteAll(userId);
     this.log.info({ user_id: userId, ended }, 'all sessions ended');
   }
@@ -142,7 +147,7 @@ export class AccountDirectory {
     let claimed = false;
     await this.updateUser(userId, (current) => {
       claimed = current.is_trial;
-      return current.is_trial ? { ...current, is_trial: false, claimed_at: Date.now() } : current;
+      return current.is_trial ? { ...current, is_trial: false, claimed_at: this.clock.now() } : current;
     });
     if (claimed) this.log.info({ user_id: userId }, 'trial account claimed');
     return claimed;
@@ -204,7 +209,7 @@ export class AccountDirectory {
     const { userId, username } = typeof request === 'object' ? request : await this.reserveTrial(request);
     const apiKey = generateApiKey();
     const keyHash = hashSecret(apiKey);
-    const now = Date.now();
+    const now = this.clock.now();
     const user: UserRecord = {
       user_id: userId,
       username,
@@ -240,7 +245,7 @@ export class AccountDirectory {
     const apiKey = generateApiKey();
     const keyHash = hashSecret(apiKey);
     // One past now: a session started in this same millisecond, before the rotation, ends too.
-    const key = { user_id: userId, created_at: Date.now() + 1 };
+    const key = { user_id: userId, created_at: this.clock.now() + 1 };
     await this.kv.apiKeys.put(keyHash, key);
     let oldHash = '';
     const user = await this.updateUser(userId, (current) => {

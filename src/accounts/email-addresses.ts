@@ -5,6 +5,7 @@ import { isoFromMs } from '../lib/iso-time.ts';
 import { nextUtcMidnight, utcDayKey } from '../lib/utc-day.ts';
 import { EmailBuckets, type EmailAddressRecord, type EmailStatus } from '../../schemas/email.ts';
 import { readEmailToken, signEmailToken } from './email-tokens.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** A confirmation link works this long. */
 export const CONFIRM_TTL_MS = 24 * 3600_000;
@@ -24,23 +25,28 @@ type SentKind = 'signal' | 'confirm';
  * every signal mail carries; and the per-day counts of mails sent to each account.
  */
 export class EmailAddresses {
+  private readonly clock: Clock;
+
   private constructor(
     private readonly records: JsonKv<typeof EmailBuckets.addresses.schema>,
     private readonly sent: JsonKv<typeof EmailBuckets.sent.schema>,
     private readonly key: Buffer,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** Opens the buckets; the signing secret is made by the first process of the installation and shared by all. */
-  static async open(bus: Bus, replicas = 1): Promise<EmailAddresses> {
+  static async open(bus: Bus, replicas = 1, options: { clock?: Clock } = {}): Promise<EmailAddresses> {
     const [records, secret, sent] = await Promise.all([
       openBucket(bus, EmailBuckets.addresses, replicas),
       openBucket(bus, EmailBuckets.secret, replicas),
       openBucket(bus, EmailBuckets.sent, replicas),
     ]);
-    await secret.create(SECRET_KEY, { key: randomBytes(32).toString('base64'), created_at: Date.now() });
+    await secret.create(SECRET_KEY, { key: randomBytes(32).toString('base64'), created_at: (options.clock ?? liveClock).now() });
     const stored = await secret.get(SECRET_KEY);
     if (!stored) throw new Error('the e-mail signing secret could not be read back from KV sf_email_secret');
-    return new EmailAddresses(records, sent, Buffer.from(stored.value.key, 'base64'));
+    return new EmailAddresses(records, sent, Buffer.from(stored.value.key, 'base64'), options);
   }
 
   async record(userId: number): Promise<EmailAddressRecord | null> {
@@ -67,7 +73,12 @@ export class EmailAddresses {
    * Returns the token (for the mail only: it is never stored or logged). At most
    * CONFIRM_MAILS_PER_DAY a day per account (429), so nobody is mailed over and over.
    */
-  async register(userId: number, address: string, linksBase: string, now = Date.now()): Promise<{ token: string; expires_at: number }> {
+  async register(
+    userId: number,
+    address: string,
+    linksBase: string,
+    now = this.clock.now(),
+  ): Promise<{ token: string; expires_at: number }> {
     await this.take(userId, 'confirm', CONFIRM_MAILS_PER_DAY, now, (limit) => {
       const resetsAt = nextUtcMidnight(now);
       throw new RateLimitedError(
@@ -91,7 +102,7 @@ export class EmailAddresses {
    * Confirms the address of a confirmation token: once (its nonce is used up), before it expires,
    * and only the registration it was made for (a later registration makes it void).
    */
-  async confirm(token: string, now = Date.now()): Promise<{ user_id: number; address: string }> {
+  async confirm(token: string, now = this.clock.now()): Promise<{ user_id: number; address: string }> {
     const payload = readEmailToken(this.key, token);
     if (!payload || payload.p !== 'confirm' || !payload.n || payload.x === undefined) throw new BadRequestError(NOT_VALID);
     if (payload.x < now)
@@ -127,7 +138,7 @@ export class EmailAddresses {
    * Stops signal mails to the token's address: it is no longer the account's confirmed address.
    * Idempotent (a second click, or an address already replaced, changes nothing and says so).
    */
-  async unsubscribe(token: string, now = Date.now()): Promise<{ user_id: number; address: string; changed: boolean }> {
+  async unsubscribe(token: string, now = this.clock.now()): Promise<{ user_id: number; address: string; changed: boolean }> {
     const payload = readEmailToken(this.key, token);
     if (!payload || payload.p !== 'unsubscribe') throw new BadRequestError(NOT_VALID);
     let changed = false;
@@ -146,7 +157,7 @@ export class EmailAddresses {
     userId: number,
     dailyCap: number,
     availability: { available: boolean; reason: string | null },
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<EmailStatus> {
     const [record, sentToday] = await Promise.all([this.record(userId), this.sentToday(userId, 'signal', now)]);
     const pending = record?.pending && record.pending.expires_at > now ? record.pending : null;
@@ -173,7 +184,7 @@ export class EmailAddresses {
     return `${userId}.${kind}.${utcDayKey(now)}`;
   }
 
-  async sentToday(userId: number, kind: SentKind, now = Date.now()): Promise<number> {
+  async sentToday(userId: number, kind: SentKind, now = this.clock.now()): Promise<number> {
     return (await this.sent.get(this.sentKey(userId, kind, now)))?.value.value ?? 0;
   }
 
@@ -191,7 +202,7 @@ export class EmailAddresses {
    * Counts one signal mail against the account's daily cap: false (nothing counted) when the cap
    * is reached. A mail that then fails to go is given back with `releaseSignal`.
    */
-  async takeSignal(userId: number, limit: number, now = Date.now()): Promise<boolean> {
+  async takeSignal(userId: number, limit: number, now = this.clock.now()): Promise<boolean> {
     try {
       await this.take(userId, 'signal', limit, now, () => {
         throw new CapReached();

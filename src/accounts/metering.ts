@@ -4,6 +4,7 @@ import type { CostGuard } from './cost-guard.ts';
 import type { CreditLedger } from './credits.ts';
 import { DAILY_CAPS, type DailyCaps } from './daily-caps.ts';
 import type { UsageHistory } from './usage-history.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface MeteringLimits {
   ratePerMinute: number;
@@ -17,13 +18,18 @@ export interface MeteringLimits {
  * - `recordAiSpend` feeds the platform cost guard.
  */
 export class Metering {
+  private readonly clock: Clock;
+
   constructor(
     private readonly ledger: CreditLedger,
     private readonly caps: DailyCaps,
     private readonly costGuard: CostGuard,
     private readonly usage: UsageHistory,
     private readonly limits: MeteringLimits,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   balance(userId: number): Promise<number> {
     return this.ledger.balance(userId);
@@ -69,7 +75,7 @@ export class Metering {
   }
 
   async usageFor(userId: number, query: UsageQuery): Promise<UsageResponse> {
-    const now = Date.now();
+    const now = this.clock.now();
     // The balance first: a monthly top-up it makes is then in the history read with it.
     const balance = await this.ledger.balance(userId);
     const [rows, spentToday] = await Promise.all([
@@ -94,7 +100,7 @@ export class Metering {
   }
 
   async capsFor(userId: number, plan: Plan): Promise<CapsResponse> {
-    const now = Date.now();
+    const now = this.clock.now();
     const [used, balance, costGuard] = await Promise.all([
       this.caps.usedToday(userId, now),
       this.ledger.balance(userId),

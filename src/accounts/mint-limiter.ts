@@ -1,6 +1,7 @@
 import type { JsonKv } from '../bus/index.ts';
 import { MintLimitedError } from '../errors.ts';
 import type { WindowRecord } from '../../schemas/account-records.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -31,12 +32,17 @@ export function clientBlock(ip: string): string {
  * across restarts and across every edge process.
  */
 export class MintLimiter {
+  private readonly clock: Clock;
+
   constructor(
     private readonly windows: JsonKv<typeof WindowRecord>,
     private readonly perHour: number,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
-  async take(clientIp: string, now = Date.now()): Promise<void> {
+  async take(clientIp: string, now = this.clock.now()): Promise<void> {
     const key = `mint.${Buffer.from(clientBlock(clientIp)).toString('base64url')}`;
     await this.windows.mutate(key, (current) => {
       const recent = (current?.stamps ?? []).filter((t) => now - t < HOUR_MS);

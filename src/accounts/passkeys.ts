@@ -11,6 +11,7 @@ import {
 import type { JsonKv } from '../bus/index.ts';
 import { PasskeyRejectedError } from '../errors.ts';
 import type { ChallengeRecord, PasskeyRecord } from '../../schemas/account-records.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** Where passkeys are used: the RP ID (a host name) and the page origin the browser must report. */
 export interface RelyingParty {
@@ -31,13 +32,20 @@ const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
  * user verification is required (the passkey alone signs in).
  */
 export class PasskeyCeremonies {
-  constructor(private readonly challenges: JsonKv<typeof ChallengeRecord>) {}
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly challenges: JsonKv<typeof ChallengeRecord>,
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   async registrationOptions(
     user: { user_id: number; username: string },
     rp: RelyingParty,
     existing: readonly PasskeyRecord[],
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
@@ -61,7 +69,7 @@ export class PasskeyCeremonies {
     response: RegistrationResponseJSON,
     rp: RelyingParty,
     name: string,
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<PasskeyRecord> {
     const challenge = await this.spend(response.response.clientDataJSON, 'register', userId, rp, now);
     const result = await verifyRegistrationResponse({
@@ -84,7 +92,7 @@ export class PasskeyCeremonies {
     };
   }
 
-  async signInOptions(rp: RelyingParty, now = Date.now()): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  async signInOptions(rp: RelyingParty, now = this.clock.now()): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CEREMONY_TTL_MS });
     await this.remember(options.challenge, { purpose: 'sign_in', user_id: null }, rp, now);
     return options;
@@ -99,7 +107,7 @@ export class PasskeyCeremonies {
     response: AuthenticationResponseJSON,
     rp: RelyingParty,
     passkeysOf: (userId: number) => Promise<readonly PasskeyRecord[]>,
-    now = Date.now(),
+    now = this.clock.now(),
   ): Promise<{ userId: number; passkeyId: string; counter: number }> {
     const challenge = await this.spend(response.response.clientDataJSON, 'sign_in', null, rp, now);
     const userId = Number(Buffer.from(response.response.userHandle ?? '', 'base64url').toString('utf8'));

@@ -1,3 +1,4 @@
+import { liveClock, type Clock } from '../lib/clock.ts';
 /** Outcome of asking a limiter for one more event. */
 export type LimitDecision =
   | { ok: true }
@@ -20,16 +21,20 @@ export class SlidingWindowLimiter {
   private readonly rings = new Map<string, { stamps: Float64Array; next: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
+  private readonly clock: Clock;
+
   constructor(
     readonly max: number,
     readonly windowMs: number,
+    options: { clock?: Clock } = {},
   ) {
+    this.clock = options.clock ?? liveClock;
     // Forget keys that have been idle for a whole window, so memory follows active keys only.
-    this.sweeper = setInterval(() => this.sweep(Date.now()), Math.max(windowMs, 1000));
+    this.sweeper = setInterval(() => this.sweep(this.clock.now()), Math.max(windowMs, 1000));
     this.sweeper.unref();
   }
 
-  take(key: string, now = Date.now()): LimitDecision {
+  take(key: string, now = this.clock.now()): LimitDecision {
     let ring = this.rings.get(key);
     if (!ring) {
       ring = { stamps: new Float64Array(this.max).fill(-Infinity), next: 0 };

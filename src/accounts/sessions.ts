@@ -2,6 +2,7 @@ import type { JsonKv } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { SessionRecord } from '../../schemas/account-records.ts';
 import { hashSecret, randomToken } from './api-keys.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** How long a browser session lasts from its creation (the cookie's Max-Age says the same). */
 export const SESSION_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
@@ -42,19 +43,24 @@ const idOf = (key: string): string => key.slice(key.indexOf('.') + 1).slice(0, 1
  * current key's issue, the last "revoke all" or password change); a deleted one is over at once.
  */
 export class Sessions {
+  private readonly clock: Clock;
+
   constructor(
     private readonly kv: JsonKv<typeof SessionRecord>,
     /** From when the user's sessions count (null: no such user, no session counts). */
     private readonly validFrom: (userId: number) => Promise<number | null>,
     private readonly log: Logger,
     private readonly lastSeenEveryMs = LAST_SEEN_EVERY_MS,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** Starts a session for the user; returns its token (only its hash is stored). */
   async create(userId: number, device = 'Unknown device', signedInAt?: number): Promise<string> {
     const token = `${userId}.${randomToken(43)}`;
     // Never stamped before the account's cut-off, or a clock step back would make it born dead.
-    const createdAt = Math.max(Date.now(), (await this.validFrom(userId)) ?? 0);
+    const createdAt = Math.max(this.clock.now(), (await this.validFrom(userId)) ?? 0);
     await this.kv.put(storeKey(token)!, {
       user_id: userId,
       created_at: createdAt,
@@ -66,7 +72,7 @@ export class Sessions {
   }
 
   /** The live session of a token, or null; notes its use (at most every few minutes). */
-  async resolve(token: string, now = Date.now()): Promise<SessionInfo | null> {
+  async resolve(token: string, now = this.clock.now()): Promise<SessionInfo | null> {
     const key = storeKey(token);
     if (!key) return null;
     const entry = await this.kv.get(key);
@@ -88,7 +94,7 @@ export class Sessions {
   }
 
   /** The user's live sessions, most recently used first. */
-  async list(userId: number, now = Date.now()): Promise<SessionInfo[]> {
+  async list(userId: number, now = this.clock.now()): Promise<SessionInfo[]> {
     const out: SessionInfo[] = [];
     for (const key of await this.kv.keys(`${userId}.*`)) {
       const entry = await this.kv.get(key);

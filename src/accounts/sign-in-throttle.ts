@@ -2,6 +2,7 @@ import type { JsonKv } from '../bus/index.ts';
 import { SignInThrottledError } from '../errors.ts';
 import type { AttemptsRecord } from '../../schemas/account-records.ts';
 import { clientBlock } from './mint-limiter.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface ThrottleLimits {
   /** Attempts at one username before the waits begin (known or not: the same rule, so it tells nothing). */
@@ -41,13 +42,18 @@ export const addressKey = (ip: string): string => `addr.${Buffer.from(clientBloc
  * Retry-After, and is decided before any password is hashed.
  */
 export class SignInThrottle {
+  private readonly clock: Clock;
+
   constructor(
     private readonly kv: JsonKv<typeof AttemptsRecord>,
     private readonly limits: ThrottleLimits = SIGN_IN_LIMITS,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** Counts an attempt from `ip` (at `username`, when one is named), or throws SignInThrottledError. */
-  async attempt(ip: string, username: string | null, now = Date.now()): Promise<void> {
+  async attempt(ip: string, username: string | null, now = this.clock.now()): Promise<void> {
     await this.count(addressKey(ip), this.limits.freePerAddress, now);
     if (username !== null) await this.count(nameKey(username), this.limits.freePerName, now);
   }

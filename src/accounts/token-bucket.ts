@@ -1,4 +1,5 @@
 import type { LimitDecision } from './rate-limiter.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 interface Bucket {
   tokens: number;
@@ -15,17 +16,22 @@ export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
 
   /** @param maxKeys memory bound: past it the least recently refilled buckets are forgotten. */
+  private readonly clock: Clock;
+
   constructor(
     readonly perSecond: number,
     readonly burst: number,
     private readonly maxKeys = 100_000,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   get enabled(): boolean {
     return this.perSecond > 0;
   }
 
-  take(key: string, now = Date.now()): LimitDecision {
+  take(key: string, now = this.clock.now()): LimitDecision {
     if (!this.enabled) return { ok: true };
     let bucket = this.buckets.get(key);
     if (bucket) {

@@ -23,6 +23,12 @@ export const liveClock: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
+/**
+ * A clock that reads its time from `now` (a test's settable time) and keeps the machine's timers:
+ * for modules that only read the time, where a test wants to say what time it is.
+ */
+export const clockAt = (now: () => number): Clock => ({ ...liveClock, now });
+
 interface Timer {
   due: number;
   /** 0 for a one-off (sleep). */

@@ -11,6 +11,7 @@ import { CreditLedger } from '../../src/accounts/credits.ts';
 import { monthlyAllowance, topUpDue } from '../../src/accounts/monthly-allowance.ts';
 import { openBucket, type JsonKv } from '../../src/bus/index.ts';
 import { OutOfCreditsError } from '../../src/errors.ts';
+import { clockAt } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/log.ts';
 import type { UsageRow } from '../../src/store/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
@@ -57,7 +58,7 @@ function world(allowance: number, now = MARCH) {
   };
   const options = {
     allowanceOf: (id: number) => (id === w.user ? w.allowance : 0),
-    now: () => w.now,
+    clock: clockAt(() => w.now),
     recordedThrough: stores.recordedThrough,
   };
   w.a = new CreditLedger(kvA, options);

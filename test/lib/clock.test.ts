@@ -1,7 +1,7 @@
 /** The replay clock: time moves only when told, timers fire in time order at their due times. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReplayClock } from '../../src/lib/clock.ts';
+import { clockAt, ReplayClock } from '../../src/lib/clock.ts';
 
 const settle = () => new Promise((r) => setImmediate(r));
 
@@ -31,4 +31,12 @@ test('sleep resolves once the clock reaches its end, not before', async () => {
   clock.advanceTo(250);
   await settle();
   assert.equal(woke, true);
+});
+
+test('clockAt reads the time it is given, each time it is asked', () => {
+  let t = 1000;
+  const clock = clockAt(() => t);
+  assert.equal(clock.now(), 1000);
+  t = 5000;
+  assert.equal(clock.now(), 5000);
 });
