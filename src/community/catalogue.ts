@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
 import type { CommunityIndex } from './community-index.ts';
 import { catalogueEntry } from './views.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface CatalogueBody {
   /** A strong ETag, a function of the content alone: every process serving the same entries agrees. */
@@ -41,10 +42,14 @@ export class CatalogueBuilder {
    *   ahead of the next request this much later — at most once per interval, so a burst of live
    *   records at a bar close costs one rebuild, and a request rarely waits for one.
    */
+  private readonly clock: Clock;
+
   constructor(
     private readonly index: CommunityIndex,
     private readonly warmAfterMs = 1000,
+    options: { clock?: Clock } = {},
   ) {
+    this.clock = options.clock ?? liveClock;
     index.onChange((id) => {
       this.forget(id);
       this.scheduleWarm();
@@ -52,7 +57,7 @@ export class CatalogueBuilder {
   }
 
   private scheduleWarm(): void {
-    if (this.warmTimer || Date.now() - this.gzipAskedAt > WARM_WHILE_READ_MS) return;
+    if (this.warmTimer || this.clock.now() - this.gzipAskedAt > WARM_WHILE_READ_MS) return;
     this.warmTimer = setTimeout(() => {
       this.warmTimer = null;
       this.current()
@@ -69,7 +74,7 @@ export class CatalogueBuilder {
 
   /** The gzip body of a snapshot `current()` gave (a reader of gzip: keeps the warming above on). */
   gzipped(snapshot: CatalogueBody): Promise<Buffer> {
-    this.gzipAskedAt = Date.now();
+    this.gzipAskedAt = this.clock.now();
     return snapshot.gzipped();
   }
 

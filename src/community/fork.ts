@@ -8,6 +8,7 @@ import { announcedModel } from './announce.ts';
 import { unknownEntry, type CommunityIndex } from './community-index.ts';
 import type { CommunityStore } from './community-store.ts';
 import { forkCounts, type ForkerAccount } from './fork-standing.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** Who forks: the caller and what the fork-count rule reads of their account. */
 export type Forker = Caller & ForkerAccount;
@@ -17,7 +18,7 @@ export interface ForkDeps {
   index: CommunityIndex;
   activity: { emit(event: ActivityInput): Promise<unknown> };
   log: Logger;
-  now?: () => number;
+  clock?: Clock;
 }
 
 /** A model name (1-60 of letters, digits, space, `_.-`) for training a fork of the entry. */
@@ -36,17 +37,17 @@ export function suggestedModelName(entry: Pick<CommunityEntryRecord, 'community_
  * counted when the account, established by then, forks the entry again.
  */
 export class Fork {
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: ForkDeps) {
-    this.now = deps.now ?? Date.now;
+    this.clock = deps.clock ?? liveClock;
   }
 
   async fork(caller: Forker, entryId: number): Promise<ForkResponse> {
     const { store, index } = this.deps;
     const entry = await store.entry(entryId);
     if (!entry) throw unknownEntry(entryId);
-    const counts = forkCounts(caller, this.now());
+    const counts = forkCounts(caller, this.clock.now());
 
     const earlier = await store.fork(caller.user_id, entryId);
     if (earlier) {
@@ -63,7 +64,7 @@ export class Fork {
       user_id: caller.user_id,
       community_id: entryId,
       model_name: suggestedModelName(entry),
-      created_at: this.now(),
+      created_at: this.clock.now(),
       counts,
     };
     if (!(await store.createFork(record, code))) {

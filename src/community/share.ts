@@ -10,6 +10,7 @@ import type { CommunityIndex } from './community-index.ts';
 import { shareKey, type CommunityStore } from './community-store.ts';
 import { descent } from './descent.ts';
 import { sampleSd } from './ranking.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -30,7 +31,7 @@ export interface ShareDeps {
   models: ModelSource;
   activity: { emit(event: ActivityInput): Promise<unknown> };
   log: Logger;
-  now?: () => number;
+  clock?: Clock;
 }
 
 /** What ranking freezes from results.json: the test trades and the test span. */
@@ -44,10 +45,10 @@ const RankingInputs = Results.pick({ trade_log: true, spans: true, settings: tru
  * exactly one request writes it and announces it (SHARED).
  */
 export class Share {
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: ShareDeps) {
-    this.now = deps.now ?? Date.now;
+    this.clock = deps.clock ?? liveClock;
   }
 
   async share(caller: Caller, request: ShareRequest): Promise<{ entry: CommunityEntryRecord; created: boolean }> {
@@ -168,7 +169,7 @@ export class Share {
       description: request.description ?? '',
       parent_id: check?.holds ? check.parent_id : null,
       ...(check ? { descent: check } : {}),
-      created_at: this.now(),
+      created_at: this.clock.now(),
       model: frozenModel,
       post_cutoff_stats: results.pred_stats,
       test_trade_sd: sampleSd(testReturns),

@@ -22,6 +22,7 @@ import type { MessengerPairing } from './pairing.ts';
 import type { SignalLog } from './signal-log.ts';
 import { deadKey, deadPrefix, stateKey } from './keys.ts';
 import { chatHookTarget } from '../lib/chat-hook-target.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface DeliveryApiDeps {
   bus: Pick<Bus, 'nc'>;
@@ -37,6 +38,8 @@ export interface DeliveryApiDeps {
   /** Why the email channel cannot send on this server (no SMTP_URL); null when it can. */
   emailOff?: string | null;
   log: Logger;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 const MESSENGER_OFF = 'messenger is not enabled on this server (no Telegram bot is configured: TELEGRAM_BOT_TOKEN)';
@@ -60,7 +63,11 @@ const origin = (url: string | null): string | null => {
  * replay of dead letters, and messenger pairing. Reads what the delivery actor keeps in KV.
  */
 export class DeliveryApi {
-  constructor(private readonly deps: DeliveryApiDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: DeliveryApiDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   get messengerEnabled(): boolean {
     return this.deps.pairing !== null;
@@ -156,7 +163,12 @@ export class DeliveryApi {
         const seqs = chosen.map((d) => d.seq);
         await this.deps.state.mutate(key, (cur) => {
           const base = cur ?? state;
-          return { ...base, replay: [...new Set([...base.replay, ...seqs])].sort((a, b) => a - b), disabled: null, updated_at: Date.now() };
+          return {
+            ...base,
+            replay: [...new Set([...base.replay, ...seqs])].sort((a, b) => a - b),
+            disabled: null,
+            updated_at: this.clock.now(),
+          };
         });
         await publish(this.deps.bus, Topics.deliveryKick, [channel, id], { channel, deployment_id: id });
       }

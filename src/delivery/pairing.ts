@@ -3,6 +3,7 @@ import type { JsonKv } from '../bus/index.ts';
 import { isoFromMs } from '../lib/iso-time.ts';
 import type { MessengerCodeLinkable, MessengerLinkRecord } from '../../schemas/delivery.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** Unambiguous characters (no 0/O, 1/I/L): a code is easy to read aloud and to type. */
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -22,7 +23,7 @@ export interface PairingDeps {
   links: JsonKv<typeof DeliveryBuckets.messengerLinks.schema>;
   /** The bot's @username (without @), for the deep link. */
   botUsername: () => Promise<string>;
-  now?: () => number;
+  clock?: Clock;
 }
 
 export type RedeemResult = { ok: true; userId: number } | { ok: false; reason: 'unknown' | 'expired' };
@@ -36,10 +37,10 @@ const EMPTY: MessengerLinkRecord = { code: null, code_expires_at: null, chats: [
  * edge and the bot may run in different processes.
  */
 export class MessengerPairing {
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: PairingDeps) {
-    this.now = deps.now ?? Date.now;
+    this.clock = deps.clock ?? liveClock;
   }
 
   /** The user's pairing status with a valid code (a new one when asked, or when none is linked yet). */
@@ -47,7 +48,7 @@ export class MessengerPairing {
     const bot = await this.deps.botUsername();
     const key = String(userId);
     const current = (await this.deps.links.get(key))?.value ?? EMPTY;
-    const now = this.now();
+    const now = this.clock.now();
     const valid = current.code !== null && (current.code_expires_at ?? 0) > now;
     let record = current;
     if (options.renew || (!valid && current.chats.length === 0)) {
@@ -84,7 +85,7 @@ export class MessengerPairing {
     if (!/^[A-Z0-9]{4,16}$/.test(code)) return { ok: false, reason: 'unknown' };
     const found = await this.deps.codes.get(code);
     if (!found) return { ok: false, reason: 'unknown' };
-    const now = this.now();
+    const now = this.clock.now();
     if (found.value.expires_at <= now) return { ok: false, reason: 'expired' };
     // Only the writer that deletes the code at the revision it read may use it.
     try {

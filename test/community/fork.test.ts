@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { CommunityIndex, communityEntry, Fork, LeaderboardView, suggestedModelName } from '../../src/community/index.ts';
 import { log } from '../helpers/nats.ts';
 import { EntryNotFoundError } from '../../src/errors.ts';
+import { clockAt } from '../../src/lib/clock.ts';
 import { ForkResponse } from '../../schemas/community.ts';
 import { ModelName, TrainRequest } from '../../schemas/training.ts';
 import { caller, saveModel, startHarness, type Harness } from './harness.ts';
@@ -114,7 +115,13 @@ describe('fork', () => {
     assert.equal((await h.store.fork(48, id))?.counts, true);
 
     // Account 46, established a week later, forks again: the same copy, and its fork counts now.
-    const later = new Fork({ store: h.store, index: h.index, activity: { emit: async () => undefined }, log, now: () => now + 7 * day });
+    const later = new Fork({
+      store: h.store,
+      index: h.index,
+      activity: { emit: async () => undefined },
+      log,
+      clock: clockAt(() => now + 7 * day),
+    });
     const again = await later.fork(caller(46, { created_at: now - 2 * day, claimed_at: now - day }), id);
     assert.equal(again.created, false);
     assert.equal(h.index.forksOf(id), 3);

@@ -7,6 +7,7 @@ import { Buckets } from '../../schemas/messages.ts';
 import type { ModelRecord, Results } from '../../schemas/training.ts';
 import { log, startNats, type TestNats } from '../helpers/nats.ts';
 import { CAPITAL, modelRecord, statsOf } from './fixtures.ts';
+import { clockAt } from '../../src/lib/clock.ts';
 
 export interface Harness {
   nats: TestNats;
@@ -44,8 +45,8 @@ export async function startHarness(name: string, now = () => 1_800_000_000_000):
     store,
     index,
     events,
-    share: new Share({ store, index, models, activity, log, now }),
-    fork: new Fork({ store, index, activity, log, now }),
+    share: new Share({ store, index, models, activity, log, clock: clockAt(now) }),
+    fork: new Fork({ store, index, activity, log, clock: clockAt(now) }),
     async close() {
       following.stop();
       await nats.close();
