@@ -23,7 +23,7 @@ export type NewOptimizeJob = Pick<
 >;
 
 /** A job as POST /optimize records it: queued, unclaimed (the first runner to see it claims it), nothing run. */
-export function queuedRecord(job: NewOptimizeJob, now = Date.now()): OptimizeRecord {
+export function queuedRecord(job: NewOptimizeJob, now: number): OptimizeRecord {
   return {
     ...job,
     status: 'queued',

@@ -32,6 +32,7 @@ import { parseObjective } from './objective.ts';
 import { OptimizeRunner, type RunnerDeps } from './runner.ts';
 import { checkSearchSpace, type SearchSpace } from './search-space.ts';
 import type { ModelSaver } from './save-model.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** Optimisations one account may have queued or running at once, by plan. */
 export const CONCURRENT_OPTIMIZATIONS: Record<Plan, number> = { free: 1, pro: 3 };
@@ -111,7 +112,10 @@ export class OptimizeJobs {
   private watch: { stop(): void } | null = null;
   private stopped = false;
 
+  private readonly clock: Clock;
+
   constructor(private readonly deps: OptimizeJobsDeps) {
+    this.clock = this.deps.clock ?? liveClock;
     this.runner = new OptimizeRunner(deps);
   }
 
@@ -163,18 +167,21 @@ export class OptimizeJobs {
     const cost = space.trials * perTrial;
     const id = await store.nextId();
     await metering.charge(caller.user_id, cost, 'optimize', `optimize:${id}`);
-    const now = Date.now();
-    const job = queuedRecord({
-      optimize_id: id,
-      user_id: caller.user_id,
-      username: caller.username,
-      plan: caller.plan,
-      request,
-      objective,
-      trials_planned: space.trials,
-      credits_per_trial: perTrial,
-      credits_charged: cost,
-    });
+    const now = this.clock.now();
+    const job = queuedRecord(
+      {
+        optimize_id: id,
+        user_id: caller.user_id,
+        username: caller.username,
+        plan: caller.plan,
+        request,
+        objective,
+        trials_planned: space.trials,
+        credits_per_trial: perTrial,
+        credits_charged: cost,
+      },
+      now,
+    );
     try {
       await store.create(job);
     } catch (err) {
@@ -188,7 +195,7 @@ export class OptimizeJobs {
         ...j,
         status: 'failed',
         error: 'refused: too many optimisations at once',
-        finished_at: Date.now(),
+        finished_at: this.clock.now(),
       }));
       await this.refund(caller.user_id, id);
       throw tooMany();
@@ -203,13 +210,19 @@ export class OptimizeJobs {
     const id = job.optimize_id;
     const beat = setInterval(() => {
       if (!this.stopped)
-        void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: Date.now() } : null)).catch(() => undefined);
+        void store.update(user, id, (j) => (isActive(j) ? { ...j, heartbeat_at: this.clock.now() } : null)).catch(() => undefined);
     }, HEARTBEAT_MS);
     const owner = this.owner(user);
     const run = (async () => {
       const started = await store.update(user, id, (j) =>
         isActive(j)
-          ? { ...j, status: 'running', started_at: j.started_at ?? Date.now(), attempts: j.attempts + 1, heartbeat_at: Date.now() }
+          ? {
+              ...j,
+              status: 'running',
+              started_at: j.started_at ?? this.clock.now(),
+              attempts: j.attempts + 1,
+              heartbeat_at: this.clock.now(),
+            }
           : null,
       );
       if (started) await this.runner.run(started, space, owner, () => this.stopped);
@@ -296,9 +309,9 @@ export class OptimizeJobs {
     await this.deps.store.update(userId, id, (j) => (isActive(j) && !j.cancel_requested ? { ...j, cancel_requested: true } : null));
     // Not running anywhere (its process died): cancelled here and now.
     const current = await this.record(userId, id);
-    if (isActive(current) && !this.running.has(id) && Date.now() - (current.heartbeat_at ?? 0) > LEASE_MS) {
+    if (isActive(current) && !this.running.has(id) && this.clock.now() - (current.heartbeat_at ?? 0) > LEASE_MS) {
       await this.deps.store.update(userId, id, (j) =>
-        isActive(j) ? { ...j, status: 'cancelled', stage: null, finished_at: Date.now() } : null,
+        isActive(j) ? { ...j, status: 'cancelled', stage: null, finished_at: this.clock.now() } : null,
       );
       await this.refund(userId, id);
     }
@@ -365,7 +378,9 @@ export class OptimizeJobs {
 
   /** A job no process holds: queued and unclaimed, or its lease ran out. */
   private claimable(job: OptimizeRecord): boolean {
-    return isActive(job) && !this.running.has(job.optimize_id) && (job.heartbeat_at === null || Date.now() - job.heartbeat_at > LEASE_MS);
+    return (
+      isActive(job) && !this.running.has(job.optimize_id) && (job.heartbeat_at === null || this.clock.now() - job.heartbeat_at > LEASE_MS)
+    );
   }
 
   /** Claims the job by compare-and-set on its heartbeat and runs it here (or gives it up); false when another process has it. */
@@ -373,7 +388,7 @@ export class OptimizeJobs {
     if (this.stopped || !this.claimable(job)) return false;
     const mine = await this.deps.store
       .update(job.user_id, job.optimize_id, (j) =>
-        this.claimable(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: Date.now() } : null,
+        this.claimable(j) && j.heartbeat_at === job.heartbeat_at ? { ...j, heartbeat_at: this.clock.now() } : null,
       )
       .catch(() => null);
     if (!mine) return false;
@@ -384,7 +399,7 @@ export class OptimizeJobs {
           ...j,
           status: give,
           stage: null,
-          finished_at: Date.now(),
+          finished_at: this.clock.now(),
           ...(give === 'failed'
             ? { error: `the optimisation's process stopped ${j.attempts} times; the trials not run are refunded` }
             : {}),
@@ -405,7 +420,7 @@ export class OptimizeJobs {
           ...j,
           status: 'failed',
           stage: null,
-          finished_at: Date.now(),
+          finished_at: this.clock.now(),
           error: err instanceof Error ? err.message : String(err),
         }));
         await this.refund(mine.user_id, mine.optimize_id);

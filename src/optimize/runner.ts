@@ -25,11 +25,14 @@ import type { SearchSpace } from './search-space.ts';
 import { better, evaluateTrials, markLayout, type MarkLayout, type TrialOutcome } from './trial-runs.ts';
 import type { StrategyRuntime } from '../sandbox/index.ts';
 import type { JobOwner } from '../training/index.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface RunnerDeps extends FoldDeps {
   store: OptimizeStore;
   runtime: FoldDeps['runtime'] & Pick<StrategyRuntime, 'suggest'>;
   log: Logger;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** Trials asked of TPE at a time: it learns from each batch; random and grid take bigger ones. */
@@ -78,7 +81,11 @@ export function modelOverrides(params: ParamSet): ModelOverrides | null {
 }
 
 export class OptimizeRunner {
-  constructor(private readonly deps: RunnerDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: RunnerDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   /**
    * Runs the job to its end and records it: done, failed (with its error) or cancelled. Never
@@ -89,7 +96,7 @@ export class OptimizeRunner {
     const user = job.user_id;
     const id = job.optimize_id;
     const stage = (name: string) =>
-      store.update(user, id, (j) => (j.stage === name ? null : { ...j, stage: name, heartbeat_at: Date.now() }));
+      store.update(user, id, (j) => (j.stage === name ? null : { ...j, stage: name, heartbeat_at: this.clock.now() }));
     let trials = await store.trials(user, id);
     try {
       await stage('checking code and fitting the fold models');
@@ -98,7 +105,7 @@ export class OptimizeRunner {
       await store.update(user, id, (j) => ({
         ...j,
         folds: prepared.folds.map((f) => span(prepared.bars, f.from, f.to)),
-        heartbeat_at: Date.now(),
+        heartbeat_at: this.clock.now(),
       }));
       await stage('trials');
       const variants = new Map<string, Promise<Float32Array>>();
@@ -143,7 +150,7 @@ export class OptimizeRunner {
           trials_run: trials.length,
           trials_failed: failed,
           best_value: best?.value ?? null,
-          heartbeat_at: Date.now(),
+          heartbeat_at: this.clock.now(),
         }));
       }
       if (stopping()) throw new Abandoned();
@@ -157,8 +164,8 @@ export class OptimizeRunner {
         ...finished,
         status: 'done',
         stage: null,
-        finished_at: Date.now(),
-        heartbeat_at: Date.now(),
+        finished_at: this.clock.now(),
+        heartbeat_at: this.clock.now(),
       }));
     } catch (err) {
       // The next runner resumes the job from its stored trials.
@@ -174,8 +181,8 @@ export class OptimizeRunner {
         ...j,
         status: cancelled ? 'cancelled' : 'failed',
         stage: null,
-        finished_at: Date.now(),
-        heartbeat_at: Date.now(),
+        finished_at: this.clock.now(),
+        heartbeat_at: this.clock.now(),
         ...(message ? { error: message } : {}),
       }));
     }

@@ -1,3 +1,5 @@
+import { liveClock, type Clock } from '../lib/clock.ts';
+
 /**
  * Users whose strategy ran past its time budget lately (an endless loop, a runaway feature): for
  * a while the trainer starts their jobs only when it runs nothing else, and those jobs run at the
@@ -11,14 +13,18 @@ export const OVERRUN_NICE = 19;
 export class OverrunPenalty {
   private readonly until = new Map<number, number>();
 
+  private readonly clock: Clock;
+
   constructor(
     private readonly windowMs = OVERRUN_WINDOW_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** A job of the user ran past its budget: the penalty runs from now. */
   overran(userId: number): void {
-    const now = this.now();
+    const now = this.clock.now();
     this.until.set(userId, now + this.windowMs);
     if (this.until.size > 10_000) for (const [user, end] of this.until) if (end <= now) this.until.delete(user);
   }
@@ -32,7 +38,7 @@ export class OverrunPenalty {
   niceFor(userId: number): number {
     const end = this.until.get(userId);
     if (end === undefined) return 0;
-    if (end > this.now()) return OVERRUN_NICE;
+    if (end > this.clock.now()) return OVERRUN_NICE;
     this.until.delete(userId);
     return 0;
   }

@@ -26,6 +26,7 @@ import { modelSettings } from './strategy-rules.ts';
 import type { OverrunPenalty } from './overrun-penalty.ts';
 import { analyzeBudget, configBudget, trainBudget, withinBudget, type JobOwner } from './time-budget.ts';
 import { foldOptions, walkForward } from './walk-forward.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface PipelineDeps {
   runtime: Pick<StrategyRuntime, 'config' | 'analyze' | 'train'>;
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   penalty?: OverrunPenalty;
   /** N of the deflated Sharpe for the job (trial-count.ts); absent: 1, the job alone. */
   trials?: (job: JobRecord) => Promise<number>;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 export interface TrainOutcome {
@@ -174,7 +177,7 @@ export function trainPipeline(deps: PipelineDeps): TrainPipeline {
     const reportMs = performance.now() - reportStart;
 
     await stage('saving');
-    const trainedAt = Date.now();
+    const trainedAt = (deps.clock ?? liveClock).now();
     const results = buildResults({
       job,
       config,

@@ -43,6 +43,7 @@ import {
   type FeatureComputer,
 } from '../scoring/index.ts';
 import type { TrainQueue } from './train-queue.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface TrainingDeps {
   jobs: JobStore;
@@ -56,6 +57,8 @@ export interface TrainingDeps {
   penalty?: OverrunPenalty;
   /** Stops a deployment of the model, if any (live signals); true when one was stopped. */
   undeploy?: (record: ModelRecord) => Promise<boolean>;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 const DAY_MS = 86_400_000;
@@ -69,7 +72,11 @@ const PREDICT_RETRY_AFTER_S = 5;
  * predict, signals. A user only ever reaches their own jobs and models (404 otherwise).
  */
 export class Training {
-  constructor(private readonly deps: TrainingDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: TrainingDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   /**
    * Checks everything that can be checked at once (code, symbol, bars, daily cap), then queues
@@ -99,7 +106,7 @@ export class Training {
     const job: TrainJobRequest = { ...request, symbol: market.symbol, timeframe: market.timeframe };
     resolveSpan(await this.deps.bars.get(job.symbol, job.timeframe), job);
 
-    const countedAt = Date.now();
+    const countedAt = this.clock.now();
     await metering.useCap(caller.user_id, caller.plan, 'train_compute');
     try {
       const modelName = request.model_name ?? (await this.autoName(caller.user_id));
@@ -275,7 +282,7 @@ export class Training {
     const run = runBacktest(options, bars, signals, range, mask);
     const stats = tradeStats(run.trades, record.settings.capital);
     const points = signalPoints(bars, pUp, signals, range);
-    const computedAt = isoFromMs(Date.now());
+    const computedAt = isoFromMs(this.clock.now());
     await this.deps.models.putSignals(record, { model: record.stem, count: points.length, updated_at: computedAt, signals: points });
     return {
       model: record.stem,
