@@ -9,7 +9,8 @@ import {
   type JsonKv,
   type TopicSubscription,
 } from '../../src/bus/index.ts';
-import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
+import { LeaseHost, openClaims, type LeaseContext, type LeaseHolder } from '../../src/kernel/index.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/log.ts';
 import { decodeTicks, FeedClocks, TickSequencer, tickVolume, type MarketData } from '../../src/market/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
@@ -32,13 +33,18 @@ export interface IngestHostDeps {
   /** Symbols this process may take (default: every symbol). */
   symbols?: readonly Symbol[];
   renewMs?: number;
+  /** Feed clocks, cursor times and the restart backoff (default liveClock). */
+  clock?: Clock;
 }
 
 interface SymbolIngestDeps extends IngestHostDeps {
   symbol: Symbol;
   cursors: JsonKv<typeof Buckets.ingest.schema>;
-  /** How long this process may still write on the symbol's lease (0: lost). */
-  leaseLeftMs: () => number;
+  /** The symbol's lease: how long this process may still write on it (0: lost), and how to fault. */
+  lease: LeaseContext;
+  clock: Clock;
+  /** Takes a stopped reader's counters, so the process's totals never go back. */
+  retired: (stats: IngestStats) => void;
 }
 
 /**
@@ -47,9 +53,10 @@ interface SymbolIngestDeps extends IngestHostDeps {
  * resamples them with a bar builder of its own. Bars of that hour the previous owner stored
  * already are stored again with the same values — the bars table replaces a row with the same
  * (symbol, timeframe, ts) and reads use FINAL — so a take-over leaves no bar missing or doubled.
- * The cursor moves to the next hour once the hour's bars are stored.
+ * The cursor moves to the next hour once the hour's bars are stored. A failed store, or a broken
+ * read of the stream, faults it: the host restarts it from the cursor after a backoff.
  */
-class SymbolIngest implements Actor<never> {
+class SymbolIngest implements LeaseHolder {
   private builder: BarBuilder | null = null;
   private follower: FollowedStream | null = null;
   private reading: Promise<void> = Promise.resolve();
@@ -57,7 +64,6 @@ class SymbolIngest implements Actor<never> {
   private readonly hourStarts = new Map<number, number>();
   private hour = Number.NEGATIVE_INFINITY;
   private failure: unknown = null;
-  private ticksRead = 0;
   /** The TICKS sequence of the last message handed to the bar builder. */
   private lastSeq = 0;
   private clockSub: TopicSubscription | null = null;
@@ -68,7 +74,7 @@ class SymbolIngest implements Actor<never> {
     const { symbol, cursors, market, bus, log } = this.deps;
     const cursor = (await cursors.get(symbol))?.value ?? null;
     const fromTs = cursor?.from_ts ?? 0;
-    const clocks = new FeedClocks(Date.now(), this.deps.clockSilentMs);
+    const clocks = new FeedClocks(this.deps.clock.now(), this.deps.clockSilentMs);
     const builder = (this.builder = new BarBuilder({
       ticks: market.ticks,
       bars: market.bars,
@@ -76,12 +82,14 @@ class SymbolIngest implements Actor<never> {
       log,
       ...(this.deps.graceMs !== undefined ? { graceMs: this.deps.graceMs } : {}),
       onStored: (bars) => this.stored(bars),
-      onStoreFailed: (err) => (this.failure = err),
+      onStoreFailed: (err) => this.fail(err),
       // Ticks that could not be stored are still in the stream past the cursor: the restart reads them again.
-      onTicksFailed: (err) => (this.failure ??= err),
+      onTicksFailed: (err) => this.fail(err),
       quietUntil: (_symbol, now) => this.quietUntil(clocks, now),
     }));
-    this.clockSub = subscribe(bus, Topics.tickClock, Topics.tickClock.subject(symbol), (clock) => clocks.hear(clock, Date.now()));
+    this.clockSub = subscribe(bus, Topics.tickClock, Topics.tickClock.subject(symbol), (clock) =>
+      clocks.hear(clock, this.deps.clock.now()),
+    );
     await builder.start();
     // Our generator's ticks (marked by the synthetic feed) make bars that say synthetic; any other feed's are live.
     const sinks = { live: builder.sink('live'), synthetic: builder.sink('synthetic') };
@@ -106,14 +114,11 @@ class SymbolIngest implements Actor<never> {
           ticks.push({ symbol, ts: t.ts, seq: sequencer.next(t.ts), bid: t.bid, ask: t.ask, volume: tickVolume(t) });
         }
         if (ticks.length > 0) {
-          this.ticksRead += ticks.length;
           await (msg.header(TICK_SOURCE_HEADER) === 'synthetic' ? sinks.synthetic : sinks.live).write(ticks);
         }
         this.lastSeq = msg.seq;
       }
-    })().catch((err: unknown) => {
-      this.failure = err;
-    });
+    })().catch((err: unknown) => this.fail(err));
   }
 
   /**
@@ -141,16 +146,17 @@ class SymbolIngest implements Actor<never> {
       if (seq === undefined) continue;
       for (const hour of this.hourStarts.keys()) if (hour < next) this.hourStarts.delete(hour);
       // Only while the lease is ours: a process that lost it must not move the new owner's cursor.
-      if (this.deps.leaseLeftMs() <= 0) continue;
-      this.deps.cursors.put(this.deps.symbol, { seq, from_ts: next, updated_at: Date.now() }).catch((err: unknown) => {
+      if (this.deps.lease.leaseLeftMs() <= 0) continue;
+      this.deps.cursors.put(this.deps.symbol, { seq, from_ts: next, updated_at: this.deps.clock.now() }).catch((err: unknown) => {
         this.deps.log.warn({ err, symbol: this.deps.symbol }, 'ingest: the cursor was not written (a take-over replays a little more)');
       });
     }
   }
 
-  /** Faults the actor (the host restarts it from the cursor) when storing failed. */
-  async handle(): Promise<void> {
-    if (this.failure) throw this.failure;
+  /** The first failure faults the holder: the host restarts the symbol from its cursor. */
+  private fail(err: unknown): void {
+    this.failure ??= err;
+    this.deps.lease.fault(err);
   }
 
   async stop(): Promise<void> {
@@ -158,17 +164,29 @@ class SymbolIngest implements Actor<never> {
     await this.follower?.close().catch(() => undefined);
     await this.reading;
     await this.builder?.stop();
+    this.deps.retired(this.stats());
   }
 
-  stats() {
-    return { ticks: this.ticksRead, ...(this.builder?.stats() ?? {}) };
+  stats(): IngestStats {
+    return this.builder?.stats() ?? { ...NO_BARS };
   }
 }
 
+/** The counters of this process's bar building, summed over its symbols and every time it held them. */
+export type IngestStats = ReturnType<BarBuilder['stats']>;
+const NO_BARS: IngestStats = { ticks: 0, late: 0, bars: 0, storedTicks: 0, failedTicks: 0, storedBars: 0, future: 0 };
+
+function addStats(into: IngestStats, more: IngestStats): IngestStats {
+  for (const key of Object.keys(NO_BARS) as Array<keyof IngestStats>) into[key] += more[key];
+  return into;
+}
+
 export interface IngestHost {
-  host: ActorHost<Symbol, never>;
+  host: LeaseHost<Symbol, SymbolIngest>;
   /** Symbols this process builds bars of now. */
   symbols(): Symbol[];
+  /** Ticks read (from the stream), late, future, bars closed and stored: totals of this process. */
+  stats(): IngestStats;
   stop(graceful?: boolean): Promise<void>;
 }
 
@@ -176,33 +194,31 @@ export interface IngestHost {
  * Ingest across processes: one writer per symbol, claimed (`ingest.<SYMBOL>` in `sf_claims`, as
  * actor hosts claim models). A process that dies stops renewing its heartbeat; another takes its
  * symbols over once the heartbeat expires and continues from their cursors. A symbol whose store
- * writes fail is restarted from its cursor after a backoff.
+ * writes fail faults itself and is restarted from its cursor after a backoff.
  */
 export async function buildIngestHost(deps: IngestHostDeps): Promise<IngestHost> {
   const r = deps.replicas ?? 1;
   await ensureStream(deps.bus, Streams.ticks, r);
   const [cursors, claims] = await Promise.all([openBucket(deps.bus, Buckets.ingest, r), openClaims(deps.bus, r)]);
   const symbols = deps.symbols ?? SYMBOLS;
-  const host: ActorHost<Symbol, never> = new ActorHost<Symbol, never>({
+  const clock = deps.clock ?? liveClock;
+  const retired: IngestStats = { ...NO_BARS };
+  const host = new LeaseHost<Symbol, SymbolIngest>({
     names: { actor: 'symbol ingest', spec: 'symbol', id: 'ingest_lease' },
     desired: { follow: async () => ({ all: () => [...symbols], stop: () => undefined }) },
     idOf: leaseKey,
     ...claims,
-    create: async (symbol) => new SymbolIngest({ ...deps, symbol, cursors, leaseLeftMs: () => host.leaseLeftMs(leaseKey(symbol)) }),
+    create: async (symbol, lease) => new SymbolIngest({ ...deps, symbol, cursors, lease, clock, retired: (s) => addStats(retired, s) }),
     log: deps.log,
+    clock,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
   });
-  // A store failure surfaces at the next check: the host faults the symbol and restarts it from its cursor.
-  const check = setInterval(() => {
-    for (const id of host.runningIds()) host.dispatchTo(id, undefined as never);
-  }, 1000);
-  check.unref();
   await host.start();
   return {
     host,
     symbols: () => host.runningIds().map((id) => id.slice(LEASE_PREFIX.length) as Symbol),
+    stats: () => host.holders().reduce((sum, holder) => addStats(sum, holder.stats()), { ...retired }),
     async stop(graceful = true) {
-      clearInterval(check);
       await host.stop(graceful);
     },
   };

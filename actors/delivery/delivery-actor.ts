@@ -21,7 +21,7 @@ import {
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { ActorHost, openClaims, type Actor, type ActorHostDeps } from '../../src/kernel/index.ts';
+import { LeaseHost, openClaims, type Claims, type LeaseHolder } from '../../src/kernel/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
@@ -96,9 +96,10 @@ const deploymentOf = (key: string): string => key.slice('delivery.'.length);
 /**
  * The delivery of one deployment while this process holds its lease: one ordered worker per
  * channel it can send on. The workers' state (cursor, failing attempt, replays) is in KV, so the
- * next holder of the lease goes on where this one stopped.
+ * next holder of the lease goes on where this one stopped. Live signals are pushed to it (found
+ * through its host by lease id) from the moment it is created.
  */
-class DeploymentDelivery implements Actor<Arrived> {
+class DeploymentDelivery implements LeaseHolder {
   private workers: ChannelWorker[] = [];
   /** Signals that arrived while the workers were opening: each worker gets them once open. */
   private early: Arrived[] | null = [];
@@ -122,7 +123,7 @@ class DeploymentDelivery implements Actor<Arrived> {
     }
   }
 
-  async handle(arrived: Arrived): Promise<void> {
+  push(arrived: Arrived): void {
     this.early?.push(arrived);
     const { seq, event } = arrived;
     for (const worker of this.workers) worker.push(seq, event);
@@ -156,9 +157,8 @@ export class DeliveryActor {
   private readonly senders = new Map<DeliveryChannel, ChannelSender>();
   private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0, discord: 0, slack: 0, email: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
-  private readonly running = new Map<string, DeploymentDelivery>();
   private deployments: DeploymentIndex | null = null;
-  private host: ActorHost<DeploymentRecord, Arrived> | null = null;
+  private host: LeaseHost<DeploymentRecord, DeploymentDelivery> | null = null;
   private messages: FollowedStream | null = null;
   private kicks: TopicSubscription | null = null;
   private bot: TelegramBot | null = null;
@@ -169,7 +169,7 @@ export class DeliveryActor {
     deployments: DeploymentsView;
     state: JsonKv<typeof DeliveryBuckets.state.schema>;
     dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
-    claims: Pick<ActorHostDeps<unknown, unknown>, 'leases' | 'hosts'>;
+    claims: Claims;
   } | null = null;
   private readonly policy: RetryPolicy;
   private readonly limit: Semaphore;
@@ -291,13 +291,13 @@ export class DeliveryActor {
     this.consuming = (async () => {
       for await (const msg of messages) {
         const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
-        void this.running.get(deploymentId)?.handle({ seq: msg.seq, event: parseSignal(msg.data) });
+        this.host?.holder(leaseKey(deploymentId))?.push({ seq: msg.seq, event: parseSignal(msg.data) });
       }
     })().catch((err: unknown) => {
       if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery: following the signals stopped');
     });
 
-    const host = (this.host = new ActorHost<DeploymentRecord, Arrived>({
+    const host = (this.host = new LeaseHost<DeploymentRecord, DeploymentDelivery>({
       names: { actor: 'deployment delivery', spec: 'deployment to deliver', id: 'delivery_lease' },
       desired: {
         // Deployments by id, kept by the deployments view: only those with a channel this process sends on.
@@ -309,7 +309,7 @@ export class DeliveryActor {
       idOf: (d) => leaseKey(d.deployment_id),
       ...kv.claims,
       balance: true,
-      create: async (d) => this.delivery(d),
+      create: async (d, lease) => this.delivery(d, lease.leaseLeftMs),
       // A deployment that went away: its delivery state is forgotten (its dead letters expire).
       forget: async (key) => {
         for (const channel of DELIVERY_CHANNELS) await kv.state.delete(stateKey(channel, deploymentOf(key))).catch(() => undefined);
@@ -323,7 +323,7 @@ export class DeliveryActor {
     void this.forgetOrphans().catch((err: unknown) => log.warn({ err }, 'delivery: cleaning up old delivery state failed'));
 
     this.kicks = subscribe(bus, Topics.deliveryKick, Topics.deliveryKick.all, (kick) => {
-      this.running.get(kick.deployment_id)?.kick(kick.channel);
+      this.host?.holder(leaseKey(kick.deployment_id))?.kick(kick.channel);
     });
     log.info(
       { messenger: this.senders.has('messenger'), host: host.hostId, deployments: host.runningIds().length },
@@ -351,10 +351,9 @@ export class DeliveryActor {
   }
 
   /** The delivery of a deployment whose lease this process just claimed. */
-  private delivery(deployment: DeploymentRecord): Actor<Arrived> {
+  private delivery(deployment: DeploymentRecord, leaseLeftMs: () => number): DeploymentDelivery {
     const deploymentId = deployment.deployment_id;
-    const lease = leaseKey(deploymentId);
-    const delivery = new DeploymentDelivery(this.channelsOf(deployment), (channel) =>
+    return new DeploymentDelivery(this.channelsOf(deployment), (channel) =>
       ChannelWorker.open({
         channel,
         deploymentId,
@@ -368,7 +367,7 @@ export class DeliveryActor {
         limit: this.limit,
         policy: this.policy,
         log: this.deps.log,
-        leaseLeftMs: () => this.host?.leaseLeftMs(lease) ?? 0,
+        leaseLeftMs,
         now: () => this.clock.now(),
         onDelivered: (event, ch) => {
           this.delivered[ch]++;
@@ -376,18 +375,6 @@ export class DeliveryActor {
         },
       }),
     );
-    // Known by deployment id from now on (live signals and replay kicks find it here).
-    this.running.set(deploymentId, delivery);
-    return {
-      start: () => delivery.start(),
-      // Live signals go to it directly (above), from before it starts.
-      handle: async () => undefined,
-      stop: async () => {
-        if (this.running.get(deploymentId) === delivery) this.running.delete(deploymentId);
-        await delivery.stop();
-      },
-      stats: () => delivery.stats(),
-    };
   }
 
   /** Calls `listener` after each delivery (benchmarks, metrics). Returns the unsubscribe. */
@@ -397,8 +384,9 @@ export class DeliveryActor {
   }
 
   stats(): DeliveryStats {
-    const workers = [...this.running.values()].reduce((n, d) => n + d.stats().workers, 0);
-    return { delivered: { ...this.delivered }, workers, deployments: this.running.size, messenger: this.senders.has('messenger') };
+    const held = this.host?.holders() ?? [];
+    const workers = held.reduce((n, d) => n + d.stats().workers, 0);
+    return { delivered: { ...this.delivered }, workers, deployments: held.length, messenger: this.senders.has('messenger') };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ensureStream, type Bus } from '../../src/bus/index.ts';
-import { ActorHost, openClaims, type Actor } from '../../src/kernel/index.ts';
+import { LeaseHost, openClaims, type LeaseHolder } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import {
   configuredFeeds,
@@ -42,7 +42,7 @@ export interface FeedHostDeps {
  * ticks after the last one its predecessor stored, so the series goes on without a jump, a gap or
  * a repeat; OANDA's stream, which has no past, goes on from the prices of the moment.
  */
-class FeedConnector implements Actor<never> {
+class FeedConnector implements LeaseHolder {
   private feed: Feed | null = null;
 
   constructor(
@@ -66,8 +66,6 @@ class FeedConnector implements Actor<never> {
     });
   }
 
-  async handle(): Promise<void> {}
-
   async stop(): Promise<void> {
     await this.feed?.stop();
     this.feed = null;
@@ -80,7 +78,7 @@ class FeedConnector implements Actor<never> {
 }
 
 export interface FeedHost {
-  host: ActorHost<FeedName, never>;
+  host: LeaseHost<FeedName, FeedConnector>;
   /** The feeds this configuration runs, leased or not. */
   configured: readonly FeedName[];
   /** The feeds publishing from this process now. */
@@ -105,7 +103,7 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   // One publisher per feed for the life of the process: its counters add up over every time this process held the feed.
   const publishers = new Map<FeedName, FeedPublisher>();
   const claims = await openClaims(deps.bus, r);
-  const host: ActorHost<FeedName, never> = new ActorHost<FeedName, never>({
+  const host: LeaseHost<FeedName, FeedConnector> = new LeaseHost<FeedName, FeedConnector>({
     names: { actor: 'feed connector', spec: 'feed', id: 'feed_lease' },
     desired: { follow: async () => ({ all: () => [...leased], stop: () => undefined }) },
     idOf: leaseKey,
