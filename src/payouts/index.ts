@@ -6,6 +6,7 @@ import { openBucket, type Bus } from '../bus/index.ts';
 import { liveClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../log.ts';
 import type { AccountDirectory, Metering, UsageHistory } from '../accounts/index.ts';
+import { openClaims } from '../kernel/index.ts';
 import { PayoutsRepo, type ClickHouseClient } from '../store/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { EntryLinks } from './entry-links.ts';
@@ -15,7 +16,7 @@ import type { DaySettlementDeps } from './day-settlement.ts';
 
 export { EntryLinks } from './entry-links.ts';
 export { PayoutsLedger } from './ledger-view.ts';
-export { PayoutSweeper, type SweeperOptions, type SweepOutcome } from './sweeper.ts';
+export { PayoutSweeper, SWEEP_LEASE, type SweeperDeps, type SweeperOptions, type SweepOutcome } from './sweeper.ts';
 export { settleDay, type DaySettlementDeps, type DaySummary } from './day-settlement.ts';
 export { splitPayout, type PayoutLine } from './split.ts';
 export { openForks, spendWithin, firstForkDay, type ForkPair } from './fork-windows.ts';
@@ -25,7 +26,7 @@ export interface Payouts {
   /** The mirror of community entries the sweep reads. */
   links: EntryLinks;
   ledger: PayoutsLedger;
-  /** Stops the sweep (waiting for a day in progress) and the entry mirror. */
+  /** Stops the sweep (waiting for a day in progress, leaving its lease) and the entry mirror. */
   stop(): Promise<void>;
 }
 
@@ -57,9 +58,10 @@ export async function buildPayouts({
   options,
   checkpoint,
 }: PayoutsDeps): Promise<Payouts> {
-  const [marks, state, links] = await Promise.all([
+  const [marks, state, claims, links] = await Promise.all([
     openBucket(bus, Buckets.payoutMarks, replicas),
     openBucket(bus, Buckets.payoutSweep, replicas),
+    openClaims(bus, replicas),
     EntryLinks.open(bus, replicas),
   ]);
   await links.start();
@@ -71,6 +73,7 @@ export async function buildPayouts({
       ledger: repo,
       marks,
       state,
+      claims,
       credits: metering,
       planOf: (userId) => directory.get(userId)?.plan ?? 'free',
       clock,

@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { JsonKv } from '../bus/index.ts';
-import type { Clock } from '../lib/clock.ts';
+import { LeaseHost, type Claims, type LeaseHolder } from '../kernel/index.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 import { startOfUtcDay, utcDate } from '../lib/utc-day.ts';
 import type { PayoutSweepState } from '../../schemas/payouts.ts';
 import { settleDay, type DaySettlementDeps, type DaySummary } from './day-settlement.ts';
@@ -9,6 +8,8 @@ import { firstForkDay } from './fork-windows.ts';
 
 const DAY_MS = 86_400_000;
 const STATE_KEY = 'state';
+/** The sweep's lease in `sf_claims`: one sweeper at a time across the installation. */
+export const SWEEP_LEASE = 'payouts.sweep';
 
 export interface SweeperOptions {
   /** How often the sweeper looks for a day to settle (default 10 minutes). */
@@ -18,10 +19,8 @@ export interface SweeperOptions {
    * written at midnight, and entries shared just before it, are in.
    */
   graceMs?: number;
-  /** A sweeper that stops renewing its lease is taken over after this (default 5 minutes). */
-  leaseMs?: number;
-  /** This sweeper's name in the lease (default host:pid:random). */
-  holder?: string;
+  /** How often the sweep lease's heartbeat is renewed (default the lease host's; a test freezes a process with a long one). */
+  renewMs?: number;
 }
 
 export interface SweepOutcome {
@@ -30,35 +29,44 @@ export interface SweepOutcome {
   days: DaySummary[];
 }
 
-/** Thrown inside a compare-and-set to write nothing. */
-class Refused extends Error {}
+export interface SweeperDeps extends Omit<DaySettlementDeps, 'now'> {
+  state: JsonKv<typeof PayoutSweepState>;
+  /** The kernel's claims: the sweep is claimed there like any other lease. */
+  claims: Claims;
+  clock: Clock;
+}
+
+/** The sweep's holder: it only marks the lease held here; the sweep itself runs in `sweepDue` while it is. */
+const held: LeaseHolder = { start: async () => undefined, stop: async () => undefined };
 
 /**
  * The daily payout sweep: settles each UTC day once it is over, in order, catching up every day
- * missed while no sweeper ran. One installation-wide record holds the last day settled and a
- * lease, both changed by compare-and-set, so among several processes one works at a time; the
- * lease only saves work — settling a day twice, or by two sweepers at once, adds nothing (see
- * `settleDay`).
+ * missed while no sweeper ran. The last day settled is one installation-wide record; the sweep
+ * runs under the lease `payouts.sweep`, claimed through the kernel's claims (a LeaseHost wanting
+ * that one lease while a sweep is due, releasing it after), so among several processes one works
+ * at a time, and a process that dies mid-sweep is taken over once its heartbeat expires. The lease
+ * only saves work: settling a day twice, or by two sweepers at once, adds nothing (see `settleDay`).
  */
 export class PayoutSweeper {
-  private readonly holder: string;
   private readonly intervalMs: number;
   private readonly graceMs: number;
-  private readonly leaseMs: number;
   private stopTimer: (() => void) | null = null;
   private running: Promise<unknown> | null = null;
+  /** Sweeps in progress or waiting for the lease here: the host wants the lease while there are any. */
+  private wanted = 0;
+  private onChange: (() => void) | null = null;
+  private host: LeaseHost<string, LeaseHolder> | null = null;
+  private opening: Promise<LeaseHost<string, LeaseHolder>> | null = null;
 
   private readonly settlement: DaySettlementDeps;
 
   constructor(
-    private readonly deps: Omit<DaySettlementDeps, 'now'> & { state: JsonKv<typeof PayoutSweepState>; clock: Clock },
-    options: SweeperOptions = {},
+    private readonly deps: SweeperDeps,
+    private readonly options: SweeperOptions = {},
   ) {
     this.settlement = { ...deps, now: () => deps.clock.now() };
-    this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     this.intervalMs = options.intervalMs ?? 600_000;
     this.graceMs = options.graceMs ?? 900_000;
-    this.leaseMs = options.leaseMs ?? 300_000;
   }
 
   /** Sweeps now, then every interval, until `stop`. */
@@ -67,11 +75,15 @@ export class PayoutSweeper {
     this.tick();
   }
 
-  /** Stops the timer and waits for a sweep in progress. */
+  /** Stops the timer, waits for a sweep in progress, and leaves the sweep's claims. */
   async stop(): Promise<void> {
     this.stopTimer?.();
     this.stopTimer = null;
     await this.running;
+    const host = await this.opening?.catch(() => null);
+    this.opening = null;
+    this.host = null;
+    await host?.stop();
   }
 
   private tick(): void {
@@ -88,62 +100,72 @@ export class PayoutSweeper {
 
   /** Settles every day due and not settled yet, oldest first, if no other sweeper holds the lease. */
   async sweepDue(): Promise<SweepOutcome> {
-    const now = this.deps.clock.now();
-    const lastDue = this.lastDueDay(now);
-    const state = await this.acquire(now);
-    if (!state) return { busy: true, days: [] };
-    const days: DaySummary[] = [];
+    const lastDue = this.lastDueDay(this.deps.clock.now());
+    const host = await this.open();
+    this.want(+1);
     try {
+      await host.reconcile();
+      if (host.leaseLeftMs(SWEEP_LEASE) === 0) return { busy: true, days: [] };
+      const state = (await this.deps.state.get(STATE_KEY))?.value ?? null;
+      const days: DaySummary[] = [];
       // Before the first settled day, start at the oldest fork's; with no fork yet there is nothing to do.
-      const next = state.settled_through ? Date.parse(state.settled_through) + DAY_MS : firstForkDay(this.deps.entries());
+      const next = state?.settled_through ? Date.parse(state.settled_through) + DAY_MS : firstForkDay(this.deps.entries());
       for (let day = next ?? Infinity; day <= lastDue; day += DAY_MS) {
         days.push(await settleDay(this.settlement, day));
-        if (!(await this.advance(day))) break; // another sweeper took over
+        await this.advance(day);
+        // The lease may have passed on (this process could not renew it): the new holder goes on.
+        if (host.leaseLeftMs(SWEEP_LEASE) === 0) break;
       }
+      return { busy: false, days };
     } finally {
-      await this.release();
+      this.want(-1);
+      await host
+        .reconcile()
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'could not release the payout sweep lease; it expires with this process'));
     }
-    return { busy: false, days };
   }
 
-  /** The sweep state with this sweeper holding the lease, or null when another holds it. */
-  private async acquire(now: number): Promise<PayoutSweepState | null> {
-    try {
-      const { value } = await this.deps.state.mutate(STATE_KEY, (current) => {
-        if (current?.holder && current.holder !== this.holder && current.lease_until > now) throw new Refused();
-        return { settled_through: current?.settled_through ?? null, holder: this.holder, lease_until: now + this.leaseMs };
+  private want(delta: number): void {
+    this.wanted += delta;
+    this.onChange?.();
+  }
+
+  /** The lease host of the sweep, started at the first sweep. */
+  private open(): Promise<LeaseHost<string, LeaseHolder>> {
+    return (this.opening ??= (async () => {
+      const host = new LeaseHost<string, LeaseHolder>({
+        names: { actor: 'payouts sweeper', spec: 'payout sweep', id: 'lease' },
+        desired: {
+          follow: async (onChange) => {
+            this.onChange = onChange;
+            return { all: () => (this.wanted > 0 ? [SWEEP_LEASE] : []), stop: () => (this.onChange = null) };
+          },
+        },
+        idOf: (id) => id,
+        ...this.deps.claims,
+        create: async () => held,
+        log: this.deps.log,
+        // The heartbeat runs on the machine's time (the claims expire in real seconds), whatever clock the sweep reads.
+        clock: liveClock,
+        ...(this.options.renewMs ? { renewMs: this.options.renewMs } : {}),
       });
-      return value;
-    } catch (err) {
-      if (err instanceof Refused) return null;
-      throw err;
-    }
+      await host.start();
+      this.host = host;
+      return host;
+    })());
   }
 
-  /** Records `day` settled (never moving back) and renews the lease; false when the lease is lost. */
-  private async advance(day: number): Promise<boolean> {
-    let mine = false;
+  /** Records `day` settled, never moving back. */
+  private async advance(day: number): Promise<void> {
     await this.deps.state.mutate(STATE_KEY, (current) => {
       const settled = utcDate(day);
-      mine = current?.holder === this.holder;
+      // holder and lease_until stay in the record for its schema; the lease itself is the kernel's claim now.
       return {
         settled_through: current?.settled_through && current.settled_through > settled ? current.settled_through : settled,
-        holder: current?.holder ?? null,
-        lease_until: mine ? this.deps.clock.now() + this.leaseMs : (current?.lease_until ?? 0),
+        holder: null,
+        lease_until: 0,
       };
     });
-    return mine;
-  }
-
-  private async release(): Promise<void> {
-    await this.deps.state
-      .mutate(STATE_KEY, (current) => {
-        if (!current || current.holder !== this.holder) throw new Refused();
-        return { ...current, holder: null, lease_until: 0 };
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof Refused)) this.deps.log.warn({ err }, 'could not release the payout sweep lease; it expires by itself');
-      });
   }
 
   /** The last day settled (YYYY-MM-DD), or null before the first. */

@@ -2,8 +2,8 @@
  * The daily fork payout sweep on a real nats-server and chdb, on a replay clock: one installation
  * through five months. March: a parent with two forks over 41 days (the 30-day window's edges, a
  * refund, the 200/day cap, a self-fork) and a pro parent (the charity split). April–May: catching
- * up, and crashes between the steps of a settlement. June: two sweepers at once, and one that
- * hangs holding the lease. July: a service down for five days settles each missed day once.
+ * up, and crashes between the steps of a settlement. June: two sweepers at once, and one whose
+ * process freezes holding the sweep's lease (the kernel's claim `payouts.sweep`). July: a service down for five days settles each missed day once.
  * Last: the ledger, the usage history and the balances add up.
  */
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { buildAccounts, changePlan, type Accounts } from '../../src/accounts/ind
 import { connectBus, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import { ReplayClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/log.ts';
-import { buildPayouts, settleDay, type Payouts, type SweepOutcome } from '../../src/payouts/index.ts';
+import { buildPayouts, settleDay, SWEEP_LEASE, type Payouts, type SweepOutcome } from '../../src/payouts/index.ts';
 import { openClickHouse, PayoutsRepo, selectRows, UsageRepo, type ClickHouseClient, type PayoutRow } from '../../src/store/index.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import type { CommunityEntryRecord } from '../../schemas/community.ts';
@@ -44,6 +44,8 @@ let busB: Bus;
 let clickhouse: ClickHouseClient;
 let accounts: Accounts;
 let community: JsonKv<typeof Buckets.community.schema>;
+/** The kernel's claims, where the sweep's lease is. */
+let claims: JsonKv<typeof Buckets.leases.schema>;
 let users: JsonKv<typeof Buckets.users.schema>;
 let usernames: JsonKv<typeof Buckets.usernames.schema>;
 let usage: UsageRepo;
@@ -54,8 +56,11 @@ const clock = new ReplayClock(dayOf('2025-03-01'));
 /** Sweepers built in this file, stopped at the end. */
 const built: Payouts[] = [];
 
-/** A payout service as one process builds it (its own holder name), on a bus of its own when given. */
-async function sweeperProcess(holder: string, options: { via?: Bus; checkpoint?: Parameters<typeof buildPayouts>[0]['checkpoint'] } = {}) {
+/** A payout service as one process builds it (its own lease host), on a bus of its own when given; `renewMs` long freezes its heartbeat. */
+async function sweeperProcess(
+  _name: string,
+  options: { via?: Bus; checkpoint?: Parameters<typeof buildPayouts>[0]['checkpoint']; renewMs?: number } = {},
+) {
   const payouts = await buildPayouts({
     bus: options.via ?? bus,
     clickhouse,
@@ -64,7 +69,7 @@ async function sweeperProcess(holder: string, options: { via?: Bus; checkpoint?:
     usage: accounts.usage,
     log,
     clock,
-    options: { holder, graceMs: GRACE, leaseMs: 5 * 60_000, intervalMs: 10 * 60_000 },
+    options: { graceMs: GRACE, intervalMs: 10 * 60_000, ...(options.renewMs ? { renewMs: options.renewMs } : {}) },
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
   });
   built.push(payouts);
@@ -113,10 +118,11 @@ before(async () => {
       MONTHLY_CREDITS_PRO: 0,
     },
   });
-  [community, users, usernames] = await Promise.all([
+  [community, users, usernames, claims] = await Promise.all([
     openBucket(bus, Buckets.community),
     openBucket(bus, Buckets.users),
     openBucket(bus, Buckets.usernames),
+    openBucket(bus, Buckets.leases),
   ]);
   usage = new UsageRepo(clickhouse);
   const [credits, cursor] = await Promise.all([openBucket(bus, Buckets.credits), openBucket(bus, Buckets.usageCursor)]);
@@ -413,12 +419,14 @@ describe('the daily fork payout sweep', () => {
     assert.equal(await balance('kim'), 4 * 32);
   });
 
-  it('June: a sweeper that hangs holding the lease is taken over once the lease runs out', async () => {
+  it('June: a sweeper whose process freezes holding the lease is taken over once its heartbeat expires', async () => {
     await spend('lou', '2025-06-05T10:00:00Z', 100);
     await usage.flush();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    // It renews its heartbeat no more after its sweep began: frozen, as far as the other processes can tell.
     const hanging = await sweeperProcess('hanging', {
+      renewMs: 3_600_000,
       checkpoint: async (point) => {
         if (point === 'credited') await gate;
       },
@@ -428,12 +436,15 @@ describe('the daily fork payout sweep', () => {
     const stuck = hanging.sweeper.sweepDue();
     await until('kim credited by the hanging sweeper', async () => (await balance('kim')) === 4 * 32 + 10);
     assert.equal((await main.sweeper.sweepDue()).busy, true, 'the lease is held');
-    clock.advanceBy(5 * 60_000 + 1);
-    const takeover = await main.sweeper.sweepDue();
+    assert.ok(await claims.get(SWEEP_LEASE), 'held as a kernel claim');
+    // Its heartbeat expires (LEASE_TTL_SECONDS): the next sweep of another process takes the lease over.
+    let takeover: SweepOutcome = { busy: true, days: [] };
+    await until('the lease to pass to main', async () => !(takeover = await main.sweeper.sweepDue()).busy);
     assert.deepEqual(
       takeover.days.map((d) => [d.day, d.credited, d.creditedNow]),
       [['2025-06-05', 10, 0]],
     );
+    assert.equal(await claims.get(SWEEP_LEASE), null, 'released once the sweep is done');
     release();
     const late = await stuck;
     assert.deepEqual(
