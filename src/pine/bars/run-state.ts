@@ -141,7 +141,7 @@ export class RunState {
     // The clock every 4096 checked steps: counted down, since leaves' steps come in between.
     if (--this.clockIn === 0) {
       this.clockIn = 4096;
-      if (Date.now() > this.deadline)
+      if (performance.now() > this.deadline)
         throw pineError(pos, 'the script ran past its time limit (an endless or very long loop?); simplify it or shorten loops');
     }
   }

@@ -130,7 +130,7 @@ export class ColumnRun {
       // The body runs several times a bar: nothing with state may be in it (its call sites' state
       // would be stepped by every iteration in turn, not bar by bar).
       for (let i = first; step > 0 ? i <= last : i >= last; i += step) {
-        if (++iterations > host.maxLoops || Date.now() > host.deadline) giveUp();
+        if (++iterations > host.maxLoops || performance.now() > host.deadline) giveUp();
         cols.set('l' + counter, this.fill(i, false, 0));
         cols.set('d' + d.id, value);
         for (const t of loop.body) {
@@ -358,7 +358,7 @@ export class ColumnRun {
       // A default's nodes are shared by every call made from one frame: with state it would be run twice a bar.
       return this.col(this.expr(given, sc, given !== p.default));
     });
-    if (Date.now() > this.host.deadline) giveUp();
+    if (performance.now() > this.host.deadline) giveUp();
     const frame = (sc.frame.children[e.id] ??= new Frame());
     const inner: Scope = { cols: new Map(), frame, depth: sc.depth + 1 };
     this.host.localsOf(fn.id, params.length).forEach((k, i) => inner.cols.set('l' + k, args[i]!));

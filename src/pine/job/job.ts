@@ -65,7 +65,7 @@ export function runJob(job: PineJob): PineJobResult {
     const interpreter = interpreterFor(job.source);
     const t1 = performance.now();
     const result = interpreter.run(job.bars, {
-      limits: { ...DEFAULT_LIMITS, maxSteps: job.maxSteps ?? DEFAULT_LIMITS.maxSteps, deadlineMs: Date.now() + job.wallMs },
+      limits: { ...DEFAULT_LIMITS, maxSteps: job.maxSteps ?? DEFAULT_LIMITS.maxSteps, deadlineMs: performance.now() + job.wallMs },
       timeframe: job.timeframe,
       symbol: job.symbol,
       mintick: job.mintick,

@@ -2,8 +2,11 @@ import { Worker } from 'node:worker_threads';
 import { RateLimitedError } from '../../errors.ts';
 import { FairShare, type UserKey } from '../../lib/fair-share.ts';
 import type { PineJob, PineJobResult } from '../job/job.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 export interface PinePoolOptions {
+  /** The time of the penalties (liveClock unless a test sets it). */
+  clock?: Clock;
   /** Worker threads (scripts run in parallel up to this many). */
   size: number;
   /** Wall-clock budget of one run; the worker is killed at twice this, plus a second. */
@@ -76,7 +79,10 @@ export class PinePool {
   private nextId = 1;
   private closed = false;
 
+  private readonly clock: Clock;
+
   constructor(private readonly options: PinePoolOptions) {
+    this.clock = options.clock ?? liveClock;
     this.share = new FairShare('the Pine workers', {
       slots: options.size,
       perUser: options.perUser ?? 1,
@@ -140,7 +146,7 @@ export class PinePool {
   penalized(user: UserKey): boolean {
     const until = this.penalizedUntil.get(user);
     if (until === undefined) return false;
-    if (until > Date.now()) return true;
+    if (until > this.clock.now()) return true;
     this.penalizedUntil.delete(user);
     this.allowance.delete(user);
     return false;
@@ -161,7 +167,7 @@ export class PinePool {
   }
 
   private penalize(user: UserKey): void {
-    const now = Date.now();
+    const now = this.clock.now();
     this.penalizedUntil.set(user, now + (this.options.penaltyMs ?? PENALTY_MS));
     if (this.penalizedUntil.size > 10_000)
       for (const [u, until] of this.penalizedUntil) if (until <= now) (this.penalizedUntil.delete(u), this.allowance.delete(u));

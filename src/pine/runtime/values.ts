@@ -31,6 +31,7 @@ export interface Bars {
 /** Limits of one run: steps (expression evaluations), wall clock, loop iterations, array sizes. */
 export interface RunLimits {
   maxSteps: number;
+  /** performance.now() at which the run gives up (a wall budget, measured in this thread). */
   deadlineMs: number;
   maxLoopIterations: number;
   maxArraySize: number;

@@ -5,6 +5,7 @@ import type { Logger } from '../../log.ts';
 import type { BatchItem, FromScorer } from './messages.ts';
 import { spawnScorer, type ScorerChild } from './scorer-spawn.ts';
 import type { OnnxModel } from './onnx-model.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 export interface ScorerPoolOptions {
   /** Scoring processes kept warm (default 2). */
@@ -20,6 +21,8 @@ export interface ScorerPoolOptions {
   /** How long the owner of such a model is served only when the pool is otherwise idle (default 10 min). */
   penaltyMs?: number;
   log?: Logger;
+  /** The time of the penalties (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** A run's deadline grows by this per row: the training span's tens of thousands of rows take longer than a live bar. */
@@ -117,7 +120,8 @@ export class ScorerPool {
   /** Owners granted a turn while no process was free (one was being replaced). */
   private readonly granted: Array<{ owner: UserKey; release: Release }> = [];
   private readonly shares: FairShare;
-  private readonly opts: Required<Omit<ScorerPoolOptions, 'log'>>;
+  private readonly opts: Required<Omit<ScorerPoolOptions, 'log' | 'clock'>>;
+  private readonly clock: Clock;
   private readonly log: Logger | undefined;
   private seq = 0;
   private closed = false;
@@ -133,11 +137,12 @@ export class ScorerPool {
       penaltyMs: options.penaltyMs ?? 600_000,
     };
     this.log = options.log;
+    this.clock = options.clock ?? liveClock;
     this.shares = new FairShare('the model scorers', {
       slots: this.opts.processes * PIPELINE,
       perUser: 1,
       maxWaitingPerUser: 1,
-      penalized: (owner) => (this.penaltyUntil.get(owner) ?? 0) > Date.now(),
+      penalized: (owner) => (this.penaltyUntil.get(owner) ?? 0) > this.clock.now(),
     });
     for (let i = 0; i < this.opts.processes; i++) this.procs.push(this.spawn());
   }
@@ -463,7 +468,7 @@ export class ScorerPool {
     this.kills.delete(hash);
     this.kills.set(hash, kills);
     if (this.kills.size > MAX_REMEMBERED_KILLS) this.kills.delete(this.kills.keys().next().value!);
-    this.penaltyUntil.set(batch.owner, Date.now() + this.opts.penaltyMs);
+    this.penaltyUntil.set(batch.owner, this.clock.now() + this.opts.penaltyMs);
     this.log?.warn(
       {
         model: hash.slice(0, 16),

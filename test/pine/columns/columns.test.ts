@@ -20,7 +20,7 @@ const bars: Bars = {
   volume: Float64Array.from(m.close, (_, i) => 100 + ((i * 37) % 50)),
 };
 const options = () => ({
-  limits: { ...DEFAULT_LIMITS, deadlineMs: Date.now() + 20_000 },
+  limits: { ...DEFAULT_LIMITS, deadlineMs: performance.now() + 20_000 },
   timeframe: '5min',
   symbol: 'GBPUSD',
   mintick: 0.00001,

@@ -38,7 +38,7 @@ function ran(source: string, bars: PineBars, maxSteps?: number): RunResult {
 
 const fresh = (source: string, bars: PineBars): RunResult =>
   runProgram(parsePine(source), bars, {
-    limits: { maxSteps: 30_000_000, deadlineMs: Date.now() + 10_000, maxLoopIterations: 10_000, maxArraySize: 100_000 },
+    limits: { maxSteps: 30_000_000, deadlineMs: performance.now() + 10_000, maxLoopIterations: 10_000, maxArraySize: 100_000 },
     timeframe: '15min',
     symbol: 'EURUSD',
     mintick: 0.00001,
