@@ -7,6 +7,7 @@ import { TICK_FORMATS } from './formats.ts';
 import { readLineBatches } from './reader.ts';
 import { iso } from './timestamps.ts';
 import { TICK_FILE_FORMATS, isRowError, isTickFileFormat, type ParsedRow, type TickFileFormat } from './types.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 export interface ImportTickFileOptions {
   /** Plain or gzip (detected from the content, not the name). */
@@ -18,6 +19,8 @@ export interface ImportTickFileOptions {
   batchSize?: number;
   /** Bad rows listed in the report; all are counted. Default 100. */
   maxBadListed?: number;
+  /** The time past which ticks are refused as from the future (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** A row that was not imported. */
@@ -65,7 +68,7 @@ export async function importTickFile(options: ImportTickFileOptions): Promise<Im
   const maxBadListed = options.maxBadListed ?? 100;
   const parse = TICK_FORMATS[format].createParser(symbol, path);
   const sequencer = new TickSequencer();
-  const maxTs = Date.now() + FUTURE_SLACK_MS;
+  const maxTs = (options.clock ?? liveClock).now() + FUTURE_SLACK_MS;
   const report: ImportReport = { file: path, format, symbol, rows: 0, imported: 0, badCount: 0, bad: [], firstTs: null, lastTs: null };
   let prevTs = Number.NEGATIVE_INFINITY;
   let batch: Tick[] = [];

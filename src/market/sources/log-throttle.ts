@@ -1,4 +1,5 @@
 import type { Logger } from '../../log.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 type Fields = Record<string, unknown> | (() => Record<string, unknown>);
 
@@ -12,11 +13,15 @@ type Fields = Record<string, unknown> | (() => Record<string, unknown>);
 export class LogThrottle {
   private readonly last = new Map<string, { at: number; suppressed: number }>();
 
+  private readonly clock: Clock;
+
   constructor(
     private readonly log: Logger,
     private readonly intervalMs = 5000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   warn(key: string, fields: Fields, message: string): void {
     this.emit('warn', key, fields, message);
@@ -27,7 +32,7 @@ export class LogThrottle {
   }
 
   private emit(level: 'warn' | 'error', key: string, fields: Fields, message: string): void {
-    const t = this.now();
+    const t = this.clock.now();
     const entry = this.last.get(key);
     if (entry && t - entry.at < this.intervalMs) {
       entry.suppressed++;

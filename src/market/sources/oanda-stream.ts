@@ -15,6 +15,7 @@ import { parseOandaLine, toOandaInstrument } from './oanda-price.ts';
 import { sleep, type LiveSourceStats } from './tick-batching.ts';
 import { tickVolume } from './tick-decoder.ts';
 import { TickLanes, type LaneCodec, type TickLanesOptions } from './tick-lanes.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 /** Prices are parsed as lines arrive (they are few); the lanes count them one unit each. */
 const PRICE_CODEC: LaneCodec<TickMessage> = {
@@ -40,6 +41,8 @@ export interface OandaStreamOptions extends Pick<TickLanesOptions, 'maxBatch' | 
   backoff?: Partial<BackoffOptions>;
   /** Jitter source, for tests. */
   random?: () => number;
+  /** The time of `lastMessageAt` (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 export interface OandaStreamStats extends LiveSourceStats {
@@ -84,6 +87,7 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
   const throttle = new LogThrottle(log);
   const backoff = new Backoff({ ...DEFAULT_BACKOFF, ...options.backoff }, options.random);
   const stopping = new AbortController();
+  const clock = options.clock ?? liveClock;
   let current: AbortController | null = null;
   const counts = { received: 0, malformed: 0, connects: 0, heartbeats: 0, untradeable: 0 };
   let connected = false;
@@ -91,7 +95,7 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
   let lastMessageAt: number | null = null;
 
   const onLine = (line: string): void => {
-    lastMessageAt = Date.now();
+    lastMessageAt = clock.now();
     const parsed = parseOandaLine(line, instruments);
     switch (parsed.kind) {
       case 'heartbeat':
@@ -138,7 +142,7 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
       if (res.status !== 200 || !res.body) throw new HttpStatusError(res.status, (await res.text()).slice(0, 300));
       counts.connects++;
       connected = true;
-      connectedAt = Date.now();
+      connectedAt = performance.now();
       log.info({ instruments: [...instruments.keys()], connects: counts.connects }, 'OANDA price stream connected');
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
@@ -197,7 +201,7 @@ export function startOandaStream(options: OandaStreamOptions): OandaStream {
         end = describeEnd(err);
       }
       if (stopping.signal.aborted) break;
-      if (connectedAt !== null) backoff.connectionEnded(Date.now() - connectedAt);
+      if (connectedAt !== null) backoff.connectionEnded(performance.now() - connectedAt);
       connectedAt = null;
       const delay = backoff.next();
       log[end.level]({ ...end.fields, attempt: backoff.attempts, retryInMs: delay }, `${end.message}; reconnecting`);

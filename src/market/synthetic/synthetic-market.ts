@@ -7,6 +7,7 @@ import { instrument } from '../../lib/instruments.ts';
 import { StreamingResampler } from '../resampler.ts';
 import type { TickSink } from '../tick-sink.ts';
 import { SyntheticTickGenerator, initialState } from './generator.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -26,8 +27,8 @@ export interface SyntheticMarketDeps {
   tickDays: number;
   /** How often the live feed catches up with the wall clock. */
   intervalMs?: number;
-  /** The wall clock the live feed catches up with (Date.now; tests pin the weekday with it). */
-  clock?: () => number;
+  /** The clock the live feed catches up with (liveClock; tests pin the weekday with it). */
+  clock?: Clock;
 }
 
 /**
@@ -47,7 +48,7 @@ export class SyntheticMarket {
 
   /** Builds or resumes every symbol's series, then starts the live feed. */
   async start(symbols: readonly Symbol[], now = this.now()): Promise<void> {
-    const started = Date.now();
+    const started = performance.now();
     for (const symbol of symbols) {
       const saved = (await this.deps.checkpoints.get(symbol))?.value;
       if (saved && saved.seed === this.deps.seed) {
@@ -66,7 +67,7 @@ export class SyntheticMarket {
       }
     }
     await this.catchUp(this.now());
-    this.deps.log.info({ symbols: symbols.length, ms: Date.now() - started }, 'synthetic market ready');
+    this.deps.log.info({ symbols: symbols.length, ms: Math.round(performance.now() - started) }, 'synthetic market ready');
     this.timer = setInterval(() => {
       this.running = this.running
         .then(() => this.catchUp(this.now()))
@@ -77,7 +78,7 @@ export class SyntheticMarket {
   }
 
   private now(): number {
-    return this.deps.clock ? this.deps.clock() : Date.now();
+    return (this.deps.clock ?? liveClock).now();
   }
 
   async stop(): Promise<void> {
@@ -132,7 +133,7 @@ export class SyntheticMarket {
    * the checkpoint at the current hour, where the live feed takes over.
    */
   private async buildHistory(symbol: Symbol, now: number): Promise<{ hour: number; state: GeneratorState }> {
-    const started = Date.now();
+    const started = performance.now();
     const endHour = Math.floor(now / HOUR_MS) * HOUR_MS;
     const startMs = Math.floor(now / DAY_MS) * DAY_MS - this.deps.historyDays * DAY_MS;
     const keepTicksFrom = endHour - this.deps.tickDays * DAY_MS;
@@ -178,7 +179,10 @@ export class SyntheticMarket {
     }
     await writing;
     const state = handOver ?? generator.snapshot();
-    this.deps.log.info({ symbol, days: this.deps.historyDays, bars: barCount, ms: Date.now() - started }, 'synthetic history built');
+    this.deps.log.info(
+      { symbol, days: this.deps.historyDays, bars: barCount, ms: Math.round(performance.now() - started) },
+      'synthetic history built',
+    );
     return { hour: endHour, state };
   }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { clockAt } from '../../../src/lib/clock.ts';
 import { createLogger } from '../../../src/log.ts';
 import { LogThrottle } from '../../../src/market/sources/log-throttle.ts';
 
@@ -8,7 +9,7 @@ describe('LogThrottle', () => {
     const lines: Array<Record<string, unknown>> = [];
     const log = createLogger('info', { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
     let now = 0;
-    const throttle = new LogThrottle(log, 1000, () => now);
+    const throttle = new LogThrottle(log, 1000, { clock: clockAt(() => now) });
     let built = 0;
     const fields = () => (built++, { n: built });
     for (let i = 0; i < 100; i++) throttle.warn('a', fields, 'bad a');

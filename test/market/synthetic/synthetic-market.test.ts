@@ -27,6 +27,7 @@ import { SyntheticMarket } from '../../../src/market/synthetic/synthetic-market.
 import type { TickSink } from '../../../src/market/tick-sink.ts';
 import { TIMEFRAMES } from '../../../src/lib/timeframes.ts';
 import { BarsRepo, openClickHouse, selectRows, TicksRepo, type ClickHouseClient } from '../../../src/store/index.ts';
+import { clockAt } from '../../../src/lib/clock.ts';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -153,7 +154,7 @@ const market = (sink: TickSink) =>
     historyDays: HISTORY_DAYS,
     tickDays: TICK_DAYS,
     intervalMs: 50,
-    clock,
+    clock: clockAt(clock),
   });
 
 describe('SyntheticMarket (real NATS KV and chdb)', () => {
