@@ -191,10 +191,10 @@ export const Streams = {
   /** Live signal events of deployed models (`SignalEvent`), kept for delivery, replay and SSE catch-up. */
   signals: { name: 'SIGNALS', subjects: ['signals.>'], maxMessages: 5_000_000, maxAgeSeconds: 30 * 24 * 3600 },
   /**
-   * Live ticks as published on `ticks.<SYMBOL>`, kept a few hours so that an ingest process taking a
+   * Live ticks as published on `ticks.<SYMBOL>`: the one path of every tick to the bars (ingest reads
+   * it, in `serve` as in `signalforge ingest`), kept a few hours so that an ingest process taking a
    * symbol over rebuilds its open bars from them, and a feed taking over knows the last tick
-   * published (created by `signalforge ingest`, whose feeds publish here; `serve` reads ticks from
-   * core NATS).
+   * published.
    */
   ticks: { name: 'TICKS', subjects: ['ticks.>'], maxMessages: 50_000_000, maxAgeSeconds: 6 * 3600 },
 } as const satisfies Record<string, StreamSpec>;
@@ -264,18 +264,10 @@ export const TickPayload = z.union([TickMessage, z.array(TickMessage)]);
 
 /**
  * Header of a `ticks.<SYMBOL>` message naming where its ticks come from: `synthetic` marks our
- * generator's ticks (the `ingest` role's synthetic feed), so the bars built from them say so; any
+ * generator's ticks (the synthetic feed), so the bars built from them say so; any
  * other value, or none, is a live feed.
  */
 export const TICK_SOURCE_HEADER = 'Sf-Source';
-
-/**
- * The last tick of a batch a `serve` process's own feed (synthetic, Kafka, OANDA) handed to its
- * bar builder, and how many ticks of the batch came before it: those feeds do not travel on
- * `ticks.<SYMBOL>`, so the WebSocket `ticks` channel hears them here (src/market/tick-echo.ts).
- */
-export const TickEcho = z.object({ tick: TickMessage, before: z.number().int().min(0) });
-export type TickEcho = z.infer<typeof TickEcho>;
 
 export const Topics = {
   /** What is published on `activity.<KIND>`: the event without id and ts (see ActivityMessage below). */
@@ -289,13 +281,11 @@ export const Topics = {
     z.lazy(() => BarsRebuilt),
   ),
   /**
-   * Stored by TICKS where `ingest` runs: a feed publishing through `publish` (src/bus) waits until
-   * the stream holds its ticks, with a message id (a re-sent batch is stored once). Outside feeds
-   * publish on core NATS, which the stream captures too.
+   * Stored by TICKS: a feed publishing through `publish` (src/bus) waits until the stream holds its
+   * ticks, with a message id (a re-sent batch is stored once). Outside feeds may publish on core
+   * NATS, which the stream captures too.
    */
   ticks: topic((symbol: Symbol) => `ticks.${symbol}`, 'ticks.>', TickPayload, Streams.ticks),
-  /** `TickEcho` on core NATS only: read by the WebSocket `ticks` channel, never by a bar builder or a stream. */
-  tickEcho: topic((symbol: Symbol) => `feeds.ticks.${symbol}`, 'feeds.ticks.>', TickEcho),
   /** A feed publisher's clock for one symbol (`TickClock`), live only: what ingest closes quiet bars by. */
   tickClock: topic((symbol: Symbol) => `feeds.clock.${symbol}`, 'feeds.clock.>', TickClock),
   trainJob: topic(() => 'jobs.train', 'jobs.train', TrainJobMessage, Streams.trainJobs),

@@ -42,7 +42,7 @@ const FEED_ENV = {
   KAFKA_BROKERS: 'runs the Kafka tick source (host:port,…)',
 };
 
-const role = (name: 'edge' | 'trainer' | 'delivery' | 'ingest' | 'store') => async () =>
+const role = (name: keyof typeof import('./roles/index.ts').DISTRIBUTED_ROLES) => async () =>
   runRole((await import('./roles/index.ts')).DISTRIBUTED_ROLES[name]);
 
 const COMMANDS: Record<string, Command> = {
@@ -61,7 +61,7 @@ live models, delivery and the market feed, with its own nats-server and chdb und
       ...FEED_ENV,
       ...STOP_ENV,
     },
-    run: async () => runRole((await import('./main.ts')).startService),
+    run: async () => runRole((await import('./roles/index.ts')).startService),
   },
   edge: {
     synopsis: '',
@@ -142,7 +142,7 @@ a model runs once and moves to another host when its host dies.`,
       SCORER_PROCESSES: 'processes scoring the models (default 2)',
       ...STOP_ENV,
     },
-    run: async () => runRole((await import('./main.ts')).startActors),
+    run: role('actors'),
   },
   'import-ticks': {
     synopsis: '--symbol EURUSD --format <dukascopy|histdata|truefx|csv> FILE...',

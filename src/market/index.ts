@@ -16,8 +16,6 @@ export { ohlcJson, queryWindow } from './ohlc-query.ts';
 export { sourceMix } from './source-mix.ts';
 export { NatsBarLoader, serveBarPages } from './bar-pages.ts';
 export { TickImporter } from './tick-importer.ts';
-export { startLiveSources, type LiveSources } from './live-sources.ts';
-export { echoTicks } from './tick-echo.ts';
 export {
   configuredFeeds,
   startFeed,

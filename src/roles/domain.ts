@@ -1,25 +1,31 @@
-import { Trainer } from '../../actors/trainer/index.ts';
 import { buildAccounts, EmailAddresses, type Accounts } from '../accounts/index.ts';
-import { openBucket, type Bus } from '../bus/index.ts';
-import { buildActivity, buildCommunity, type Activity, type Community } from '../community/index.ts';
-import type { Config } from '../config.ts';
-import { buildDeliveryApi, SmtpMailer, webhookTargetChecker } from '../delivery/index.ts';
+import { buildActivity, type Activity } from '../community/index.ts';
+import { webhookTargetChecker } from '../delivery/index.ts';
 import { buildDeployments, type Deployments } from '../deployments/index.ts';
-import { buildApp, ClusterStreamSlots, readinessRoutes, type App } from '../edge/index.ts';
 import { buildCustomIndicators, buildGeneration, type Generation } from '../generation/index.ts';
-import { probeReadiness, type DependencyCheck, type ShutdownStack } from '../lifecycle/index.ts';
-import type { Logger } from '../log.ts';
-import { openMarketData, type MarketData } from '../market/index.ts';
-import { OneShot, OneShotRuns } from '../oneshot/index.ts';
-import { buildPayouts, type Payouts } from '../payouts/index.ts';
-import { StrategyRuntime } from '../sandbox/index.ts';
-import { checkModelOffThread, ModelRejectedError, useScorers } from '../scoring/index.ts';
+import type { MarketData } from '../market/index.ts';
+import type { StrategyRuntime } from '../sandbox/index.ts';
+import { checkModelOffThread, ModelRejectedError } from '../scoring/index.ts';
 import type { ClickHouseClient } from '../store/index.ts';
 import { buildTraining, type TrainingParts } from '../training/index.ts';
 import { buildOptimize, type OptimizeJobs } from '../optimize/index.ts';
 import { INDICATOR_RULES } from '../indicators/index.ts';
 import { stopOffThread } from '../lib/off-thread.ts';
-import { Buckets } from '../../schemas/messages.ts';
+import type { Bus } from '../bus/index.ts';
+import type { Config } from '../config.ts';
+import type { ShutdownStack } from '../lifecycle/index.ts';
+import type { Logger } from '../log.ts';
+
+/** What the domain is built on: a process's shared parts (a RoleContext). */
+interface DomainInputs {
+  config: Config;
+  log: Logger;
+  bus: Bus;
+  stack: ShutdownStack;
+  store(): Promise<ClickHouseClient>;
+  market(): Promise<MarketData>;
+  runtime(): Promise<StrategyRuntime>;
+}
 
 /** What every role that serves users or runs their work starts on: accounts, the activity feed, market data. */
 export interface Foundation {
@@ -28,20 +34,12 @@ export interface Foundation {
   market: MarketData;
 }
 
-export async function startFoundation(
-  config: Config,
-  log: Logger,
-  bus: Bus,
-  clickhouse: ClickHouseClient,
-  stack: ShutdownStack,
-): Promise<Foundation> {
-  const accounts = await buildAccounts({ bus, clickhouse, log, config });
+async function startFoundation({ config, log, bus, stack, store, market }: DomainInputs): Promise<Foundation> {
+  const accounts = await buildAccounts({ bus, clickhouse: await store(), log, config });
   stack.push(() => accounts.stop());
   const activity = await buildActivity({ bus, log, replicas: config.NATS_REPLICAS });
   stack.push(() => activity.stop());
-  const market = openMarketData(bus, clickhouse, log);
-  stack.push(() => market.cache.stop());
-  return { accounts, activity, market };
+  return { accounts, activity, market: await market() };
 }
 
 /** The domain's working parts: the strategy runtime, generation, custom indicators, training, deployments. */
@@ -56,17 +54,9 @@ export interface Work {
   email: EmailAddresses | null;
 }
 
-export async function startWork(
-  config: Config,
-  log: Logger,
-  bus: Bus,
-  { accounts, activity, market }: Foundation,
-  stack: ShutdownStack,
-): Promise<Work> {
-  // Trained models are scored in processes of their own (src/scoring/model-host), stopped after every part that scores.
-  stack.push(useScorers(config, log));
-  const runtime = await StrategyRuntime.start({ log, ...(config.STRATEGY_WORKERS ? { size: config.STRATEGY_WORKERS } : {}) });
-  stack.push(() => runtime.stop());
+async function startWork(ctx: DomainInputs, { accounts, activity, market }: Foundation): Promise<Work> {
+  const { config, log, bus, stack } = ctx;
+  const runtime = await ctx.runtime();
   // The worker threads of the robustness report and CSCV (src/lib/off-thread.ts): ended after the trainer and optimiser stop.
   stack.push(() => stopOffThread());
   // Strategy generation: Claude when ANTHROPIC_API_KEY is set, the offline generator always.
@@ -119,134 +109,12 @@ export async function startWork(
   return { runtime, generation, customIndicators, training, deployments, optimize, email };
 }
 
-/** A trainer pulling train jobs from the shared work queue (any number of them, in any process). */
-export async function startTrainer(
-  config: Config,
-  log: Logger,
-  { accounts, activity }: Foundation,
-  work: Work,
-  stack: ShutdownStack,
-): Promise<Trainer> {
-  const { training } = work;
-  const trainer = new Trainer({
-    queue: training.queue,
-    jobs: training.jobs,
-    models: training.models,
-    pipeline: training.pipeline,
-    penalty: training.penalty,
-    activity: activity.bus,
-    metering: accounts.metering,
-    log,
-    concurrency: config.TRAIN_CONCURRENCY,
-  });
-  await trainer.start();
-  stack.push(() => trainer.stop());
-  // Optimisation jobs run where train jobs run: claimed from their bucket, resumed when a runner dies.
-  await work.optimize.startRunner();
-  return trainer;
-}
+/** What the edge and the trainer work on: the foundation and the working parts, on the process's store and runtime. */
+export type Domain = Foundation & Work & { clickhouse: ClickHouseClient };
 
-export interface Edge {
-  app: App;
-  url: string;
-  community: Community;
-  payouts: Payouts;
-}
-
-/**
- * The HTTP edge and what only it needs: community, payouts (the daily sweep runs under its lease,
- * so any number of edges may run it), one_shot and its recovery, then the app, listening.
- */
-export async function startEdge(
-  config: Config,
-  log: Logger,
-  deps: {
-    bus: Bus;
-    clickhouse: ClickHouseClient;
-    foundation: Foundation;
-    work: Work;
-    metrics: () => Record<string, number>;
-    checks: Record<string, DependencyCheck>;
-    /** Frees PORT for the app (the start-up's health endpoint listened there). */
-    beforeListen?: () => Promise<void>;
-  },
-  stack: ShutdownStack,
-): Promise<Edge> {
-  const { bus, clickhouse, work } = deps;
-  const { accounts, activity, market } = deps.foundation;
-  const { training, deployments, generation, customIndicators } = work;
-  const deliveryApi = await buildDeliveryApi({ bus, config, log });
-  // Share, fork, lineage, leaderboard, catalogue: an in-memory index of every entry, kept by KV watches.
-  const community = await buildCommunity({ bus, models: training.models, activity: activity.bus, log, replicas: config.NATS_REPLICAS });
-  stack.push(() => community.stop());
-
-  // Fork revenue share: the daily sweep credits parent authors (once per day, whichever process runs it).
-  const payouts = await buildPayouts({
-    bus,
-    clickhouse,
-    metering: accounts.metering,
-    directory: accounts.directory,
-    usage: accounts.usage,
-    log,
-    replicas: config.NATS_REPLICAS,
-  });
-  payouts.sweeper.start();
-  stack.push(() => payouts.stop());
-
-  // live_url needs the address, known once listening: the one-shot reads it then.
-  const where = { url: config.PUBLIC_URL ?? '' };
-  const oneShot = new OneShot({
-    generation,
-    training: training.training,
-    jobs: training.jobs,
-    deployments,
-    metering: accounts.metering,
-    runs: new OneShotRuns(await openBucket(bus, Buckets.oneShots, config.NATS_REPLICAS)),
-    checkWebhookTarget: webhookTargetChecker(config),
-    ...(work.email ? { emailAddress: (userId: number) => work.email!.requireConfirmed(userId) } : {}),
-    fee: config.ONE_SHOT_FEE,
-    publicUrl: () => where.url,
-    log,
-  });
-  // Runs whose process died (this one, before a restart) are finished: deployed or refunded.
-  oneShot.recovery.start();
-  stack.push(() => oneShot.recovery.stop());
-  // A key's streams count over every edge (NATS KV); pushed before the app, so released slots are written before it stops.
-  const streamSlots = new ClusterStreamSlots(await openBucket(bus, Buckets.streamSlots, config.NATS_REPLICAS), log);
-  stack.push(() => streamSlots.stop());
-  // Confirmation mails go from the edge; signal mails from the delivery actor.
-  const mailer = config.SMTP_URL ? new SmtpMailer(config.SMTP_URL, config.EMAIL_FROM, config.WEBHOOK_TIMEOUT_MS) : null;
-  stack.push(() => mailer?.close());
-  const email = { addresses: work.email, mailer, dailyCap: config.SIGNAL_EMAILS_PER_DAY, publicUrl: () => where.url, log };
-  const app = await buildApp({
-    config,
-    log,
-    accounts,
-    activity,
-    market,
-    training: training.training,
-    generation,
-    oneShot,
-    deployments,
-    nc: bus.nc,
-    metrics: deps.metrics,
-    delivery: deliveryApi,
-    payouts: payouts.ledger,
-    community,
-    bus,
-    customIndicators: customIndicators.indicators,
-    streamSlots,
-    optimize: work.optimize,
-    email,
-  });
-  readinessRoutes(app, { readiness: () => probeReadiness(deps.checks) });
-  stack.push(() => app.close());
-  await deps.beforeListen?.();
-  await app.listen({ port: config.PORT, host: config.HOST });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  const url = `http://${host}:${port}`;
-  where.url = config.PUBLIC_URL?.replace(/\/$/, '') ?? url;
-  return { app, url, community, payouts };
+/** Builds the domain on a process's shared parts (RoleContext.domain makes it once per process). */
+export async function buildDomain(ctx: DomainInputs): Promise<Domain> {
+  const foundation = await startFoundation(ctx);
+  const work = await startWork(ctx, foundation);
+  return { clickhouse: await ctx.store(), ...foundation, ...work };
 }

@@ -230,7 +230,7 @@ export const benchmark: Benchmark = {
 
     // /pulse with a full first page.
     for (let i = 0; i < 200; i++) {
-      await sf.service.activity.bus.emit({
+      await sf.service.domain.activity.bus.emit({
         kind: 'TRAINED',
         bot: `bench-${i % 7}`,
         model: { name: `Model ${i}`, symbol: 'EURUSD', timeframe: '15min' },

@@ -96,8 +96,7 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/admin.ts': [...BASE, 'src/bus', 'src/accounts', 'src/run-file.ts'],
   'src/mcp': [...BASE, 'src/accounts'],
   'src/edge': [...BASE, ...DOMAIN, 'src/bus', 'src/store', 'src/mcp'],
-  'src/main.ts': '*',
-  // One composition root per role process (edge, trainer, delivery, ingest, store).
+  // One module per role (store, ingest, actors, delivery, trainer, edge), and serve: all of them in one process.
   'src/roles': '*',
   'src/cli.ts': '*',
 };

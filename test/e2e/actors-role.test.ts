@@ -44,7 +44,7 @@ describe('signalforge actors (a second process)', () => {
     const deployed = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1' } });
     assert.equal(deployed.status, 200, deployed.text);
     const id: string = deployed.body.deployment_id;
-    await eventually('serve to run it', () => sf.service.actorHost.runningIds().includes(id), 20_000);
+    await eventually('serve to run it', () => sf.service.actors.host.runningIds().includes(id), 20_000);
 
     const natsUrl = readRunFile(sf.dataDir)!.natsUrl;
     const lines: string[] = [];
@@ -64,8 +64,8 @@ describe('signalforge actors (a second process)', () => {
 
     const leases = await openBucket(sf.service.bus, Buckets.leases);
     const holder = async () => (await leases.get(id))?.value.host ?? null;
-    assert.equal(await holder(), sf.service.actorHost.hostId);
-    await sf.service.actorHost.stop(false); // serve's host dies without a goodbye
+    assert.equal(await holder(), sf.service.actors.host.hostId);
+    await sf.service.actors.host.stop(false); // serve's host dies without a goodbye
     // The waits below end early only when the take-over hangs (a lease lives LEASE_TTL_SECONDS unrenewed).
     const claimed = await eventually(
       'the actors process to claim it',
@@ -73,7 +73,7 @@ describe('signalforge actors (a second process)', () => {
       60_000,
     );
     const childHost = (JSON.parse(claimed) as { host: string }).host;
-    assert.notEqual(childHost, sf.service.actorHost.hostId);
+    assert.notEqual(childHost, sf.service.actors.host.hostId);
     assert.equal(await holder(), childHost, 'the lease is the actors process’s now');
 
     child.kill('SIGKILL');

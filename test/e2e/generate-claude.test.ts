@@ -173,7 +173,7 @@ describe('generation with Claude configured (stand-in Anthropic API)', () => {
 
   it('goes offline at once, without calling Claude or counting a cap, when the platform AI budget is spent', async () => {
     const key = (await sf.mintKey()).api_key;
-    await sf.service.accounts.metering.recordAiSpend(1_000_000);
+    await sf.service.domain.accounts.metering.recordAiSpend(1_000_000);
     const before = fake.requests.length;
     const res = await generate(key, { description: 'anything', ai_model: 'opus' });
     assert.equal(res.status, 200, res.text);

@@ -58,7 +58,7 @@ describe('live signals', () => {
     });
     assert.equal(stored[0]!.id, signals[0]!.id);
     assert.equal(stored[0]!.bar_time, Date.parse(signals[0]!.bar_time));
-    assert.ok(sf.service.actorHost.runningIds().includes(deployed.deployment_id));
+    assert.ok(sf.service.actors.host.runningIds().includes(deployed.deployment_id));
 
     const activity = await sf.api('GET', '/api/v1/activity?kind=DEPLOYED');
     assert.ok(activity.body.events.some((e: { model?: { stem?: string } }) => e.model?.stem === results.model));
@@ -85,9 +85,9 @@ describe('live signals', () => {
     try {
       await new Promise((r) => setTimeout(r, 1500));
       assert.deepEqual(second.host.runningIds(), [], 'the lease is held: the second host waits');
-      assert.equal(await holder(), sf.service.actorHost.hostId);
+      assert.equal(await holder(), sf.service.actors.host.hostId);
       const before = await storedSignals(sf, deployedId);
-      await sf.service.actorHost.stop(false); // no goodbye: the lease expires
+      await sf.service.actors.host.stop(false); // no goodbye: the lease expires
       // Only a hung take-over reaches this wait's end (the lease lives LEASE_TTL_SECONDS unrenewed).
       await eventually('the second host to take over', async () => second.host.runningIds().includes(deployedId), 60_000);
       assert.equal(await holder(), second.host.hostId, 'the lease is the second host’s now');
@@ -118,11 +118,11 @@ describe('live signals', () => {
     const listed = (await sf.api('GET', '/api/v1/deployed', { key })).body;
     assert.equal(listed.count, 1, 'deployments survive a restart');
     const id = listed.deployed[0].deployment_id as string;
-    await eventually('the restarted host to run it', async () => sf.service.actorHost.runningIds().includes(id));
+    await eventually('the restarted host to run it', async () => sf.service.actors.host.runningIds().includes(id));
 
     const undeploy = await sf.api('DELETE', '/api/v1/deploy/Model%201', { key });
     assert.equal(undeploy.status, 200, undeploy.text);
-    await eventually('the actor to stop', async () => !sf.service.actorHost.runningIds().includes(id));
+    await eventually('the actor to stop', async () => !sf.service.actors.host.runningIds().includes(id));
     assert.equal((await sf.api('DELETE', '/api/v1/deploy/Model%201', { key })).status, 404);
 
     assert.equal((await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1' } })).status, 200);

@@ -122,7 +122,7 @@ describe('POST /one_shot', () => {
 
   it('402 before any stream when credits are short; 400 for webhook: true without a known URL', async () => {
     const minted = await sf.mintKey('oneshot_poor');
-    await sf.service.accounts.metering.charge(minted.user_id, minted.credits - 2, 'test');
+    await sf.service.domain.accounts.metering.charge(minted.user_id, minted.credits - 2, 'test');
     const poor = await oneShot(sf, minted.api_key, { prompt: 'anything' });
     assert.equal(poor.status, 402, poor.text);
     assert.equal(await balance(sf, minted.api_key), 2, 'nothing charged');

@@ -340,7 +340,7 @@ describe('optimisation over HTTP', () => {
     assert.equal(deployed.status, 200, deployed.text);
     assert.ok(JSON.stringify(deployed.body).includes(saved.deployment_id!), deployed.text);
     // The secret stays on the deployment, where delivery signs with it; the job views say it exists and never show it.
-    const deployment = await sf.service.deployments.find(minted.user_id, saved.model_stem);
+    const deployment = await sf.service.domain.deployments.find(minted.user_id, saved.model_stem);
     assert.match(deployment.webhook_secret ?? '', /^whsec_/);
     assert.equal(saved.webhook_secret_set, true);
     for (const path of [`/api/v1/optimize/${job.optimize_id}`, `/api/v1/train/${saved.train_job_id}`]) {

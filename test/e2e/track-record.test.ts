@@ -30,7 +30,7 @@ describe('the track record in the running service', () => {
     // BTCUSD trades through weekends: the feed closes a bar every minute whatever the day.
     const [endDay] = await lastTwoTradingDays(sf, key, 'BTCUSD');
     await trainModel(sf, key, { symbol: 'BTCUSD', end_date: endDay });
-    const { models } = sf.service.training;
+    const { models } = sf.service.domain.training;
     const model = (await models.resolve(user_id, 'Model 1'))!;
     const [onnx, code] = await Promise.all([models.onnx(model), models.code(model)]);
 
@@ -58,7 +58,7 @@ describe('the track record in the running service', () => {
     // Its first bar is the last one closed when it was shared.
     assert.ok(first.since <= sharedAt && first.since > sharedAt - 3 * minute, `since ${first.since}, shared ${sharedAt}`);
     assert.equal(first.last_bar_ts, first.since - minute);
-    assert.ok(sf.service.tracker.shards().some((s) => s.running().some((t) => t.communityId === 1)));
+    assert.ok(sf.service.actors.tracker!.shards().some((s) => s.running().some((t) => t.communityId === 1)));
 
     // The synthetic feed closes the next minute: the record follows it.
     const next = await eventually(

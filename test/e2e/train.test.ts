@@ -339,7 +339,7 @@ describe('training over HTTP', () => {
 
   it('the daily training-compute cap answers 429 with Retry-After', async () => {
     const capped = await sf.mintKey('capped_user');
-    for (let i = 0; i < 100; i++) await sf.service.accounts.metering.useCap(capped.user_id, 'free', 'train_compute');
+    for (let i = 0; i < 100; i++) await sf.service.domain.accounts.metering.useCap(capped.user_id, 'free', 'train_compute');
     const res = await sf.api('POST', '/api/v1/train', { key: capped.api_key, body: { code: strategyCode(), timeframe: '1min' } });
     assert.equal(res.status, 429);
     assert.ok(Number(res.headers.get('retry-after')) > 0);

@@ -299,7 +299,7 @@ describe('the web app in a browser', () => {
     const { page, problems, screenshot } = await freshPage(browser);
     await page.goto(`${sf.url}/pulse`);
     await page.waitForFunction(() => document.getElementById('pulse-status')?.textContent === 'Live.');
-    const id = await sf.service.activity.bus.emit({
+    const id = await sf.service.domain.activity.bus.emit({
       kind: 'DEPLOYED',
       bot: 'live-bot',
       model: { name: 'Fresh <b>model</b>', symbol: 'GBPUSD', timeframe: '5min' },

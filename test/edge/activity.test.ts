@@ -13,7 +13,7 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
   after(() => sf.stop());
 
   const emit = (kind: 'TRAINED' | 'DEPLOYED' | 'SIGNAL_FIRED', n: number) =>
-    sf.service.activity.bus.emit({
+    sf.service.domain.activity.bus.emit({
       kind,
       bot: 'streamer',
       model: { name: `Model ${n}`, symbol: 'EURUSD', timeframe: '15min' },
@@ -105,7 +105,7 @@ describe('GET /api/v1/activity and /api/v1/activity/stream', () => {
     };
     const before = await emit('TRAINED', 200);
     // What the model actor announces for each entry.
-    const id = await sf.service.activity.bus.emit({
+    const id = await sf.service.domain.activity.bus.emit({
       kind: 'SIGNAL_FIRED',
       bot: 'streamer',
       model,

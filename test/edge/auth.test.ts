@@ -100,7 +100,7 @@ describe('authentication and the per-key rate limit', () => {
     const published = new Set(keyed.map((op) => `${op.method} ${op.path}`));
     const present = CONTRACT_KEY_ROUTES.filter((route) => {
       const [method, path] = route.split(' ') as [string, string];
-      return sf.service.app.hasRoute({ method: method as 'GET', url: path.replace(/\{([^}]+)\}/g, ':$1') });
+      return sf.service.edge.app.hasRoute({ method: method as 'GET', url: path.replace(/\{([^}]+)\}/g, ':$1') });
     });
     for (const route of ['POST /api/v1/key/generate', 'GET /api/v1/key/usage', 'GET /api/v1/caps']) {
       assert.ok(present.includes(route), `${route} is served`);

@@ -39,7 +39,7 @@ describe('email channel without SMTP_URL', () => {
 
     // The refusal comes before the model's safety check: any stored bytes do.
     const record = modelRecord({ user_id: userId, model_name: 'No Mail' });
-    await s.service.training.models.save(record, {
+    await s.service.domain.training.models.save(record, {
       onnx: new Uint8Array([1, 2, 3]),
       code: '# code\n',
       results: { pred_signals: [] } as never,

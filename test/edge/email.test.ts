@@ -56,7 +56,7 @@ describe('email channel over HTTP', () => {
     );
     [ada, ben] = [await s.mintKey('ada-mail'), await s.mintKey('ben-mail')];
     const record = modelRecord({ user_id: ada.user_id, model_name: 'Mail Model' });
-    await s.service.training.models.save(record, { onnx: honestModel(), code: '# code\n', results: { pred_signals: [] } as never });
+    await s.service.domain.training.models.save(record, { onnx: honestModel(), code: '# code\n', results: { pred_signals: [] } as never });
   });
   after(async () => {
     await s?.stop();
@@ -157,7 +157,7 @@ describe('email channel over HTTP', () => {
     const listed = await s.api('GET', '/api/v1/deployed', { key: ada.api_key });
     assert.equal(listed.body.deployed[0].email_to, 'Ada.Trader@example.com');
 
-    const d = (await s.service.deployments.find(ada.user_id, 'Mail Model'))!;
+    const d = (await s.service.domain.deployments.find(ada.user_id, 'Mail Model'))!;
     const first = signal(d, 0);
     await publish(s.service.bus, first);
     await waitFor(() => smtp.to('Ada.Trader@example.com').length === 2, 15_000, 'the signal mail');

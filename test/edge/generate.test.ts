@@ -22,7 +22,7 @@ describe('strategy generation over HTTP (offline generator)', () => {
   const assertValid = async (code: string) => {
     const statics = await checkStrategyCode(code);
     assert.deepEqual(statics.violations, [], code);
-    const config = await sf.service.runtime.config(code);
+    const config = await sf.service.domain.runtime.config(code);
     assert.deepEqual(checkStrategyConfig(config).violations, []);
     return config as Record<string, unknown>;
   };
@@ -173,7 +173,7 @@ describe('strategy generation over HTTP (offline generator)', () => {
 
   it('answers 402 when the credits are short, and charges nothing', async () => {
     const { api_key, user_id } = await sf.mintKey();
-    await sf.service.accounts.metering.charge(user_id, 50, 'test');
+    await sf.service.domain.accounts.metering.charge(user_id, 50, 'test');
     for (const [path, body] of [
       ['/api/v1/generate', { description: 'x' }],
       ['/api/v1/generate/from-template', { template: 'scalper' }],

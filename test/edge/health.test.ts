@@ -28,7 +28,7 @@ describe('GET /_healthz and /_readyz', () => {
 
   it('/_readyz answers 503 naming the dependency that is gone', async () => {
     // The strategy runtime stopped: no live worker process is left.
-    sf.service.runtime.stop();
+    sf.service.domain.runtime.stop();
     const res = await sf.api('GET', '/_readyz');
     assert.equal(res.status, 503);
     assert.equal(res.body.ready, false);

@@ -45,7 +45,7 @@ describe('POST /api/v1/indicators', () => {
 
   /** The indicators of `indicators` computed over the whole cached series, by column, with bar times. */
   async function fullSeries(symbol: Symbol, timeframe: Timeframe, indicators: object) {
-    const c = (await sf.service.market.cache.get(symbol, timeframe)).columns();
+    const c = (await sf.service.domain.market.cache.get(symbol, timeframe)).columns();
     const ohlc = { open: c.open.slice(), high: c.high.slice(), low: c.low.slice(), close: c.close.slice() };
     const values = computeIndicators(ohlc, parseIndicatorsObject(indicators));
     const index = new Map(Array.from(c.ts, (ts, i) => [new Date(ts).toISOString(), i]));

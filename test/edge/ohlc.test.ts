@@ -31,7 +31,7 @@ describe('GET /api/v1/ohlc', () => {
   before(async () => {
     sf = await startTestService({ HISTORY_DAYS: '20' });
     key = (await sf.mintKey()).api_key;
-    const ts = (await sf.service.market.cache.get('EURUSD', '1min')).columns().ts;
+    const ts = (await sf.service.domain.market.cache.get('EURUSD', '1min')).columns().ts;
     const today = dayStart(Date.now());
     const days = [...new Set(Array.from(ts, dayStart))].filter((d) => d < today);
     D = days.at(-1)!;
@@ -45,7 +45,7 @@ describe('GET /api/v1/ohlc', () => {
 
   /** The cached bars of a series as candles, with their epoch-ms open times. */
   async function cached(symbol: Symbol, timeframe: Timeframe): Promise<Array<Candle & { ts: number }>> {
-    const c = (await sf.service.market.cache.get(symbol, timeframe)).columns();
+    const c = (await sf.service.domain.market.cache.get(symbol, timeframe)).columns();
     return Array.from(c.ts, (ts, i) => ({
       ts,
       timestamp: new Date(ts).toISOString(),

@@ -118,7 +118,7 @@ describe('GET /openapi.json and /api-docs', () => {
   });
 
   it('lists every route the app serves, and only those', () => {
-    const registered = registeredRoutes(sf.service.app.printRoutes({ commonPrefix: false }));
+    const registered = registeredRoutes(sf.service.edge.app.printRoutes({ commonPrefix: false }));
     assert.ok(registered.has('GET /_healthz'), `route tree parsed: ${[...registered].join(', ')}`);
     assert.ok(registered.has('GET /api/v1/activity/stream'), `route tree parsed: ${[...registered].join(', ')}`);
     for (const route of registered) {
@@ -128,7 +128,7 @@ describe('GET /openapi.json and /api-docs', () => {
     for (const route of documented.keys()) {
       const [method, path] = route.split(' ') as [string, string];
       assert.ok(
-        sf.service.app.hasRoute({ method: method as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }),
+        sf.service.edge.app.hasRoute({ method: method as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }),
         `${route} is in /openapi.json but not served`,
       );
     }

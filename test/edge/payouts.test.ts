@@ -45,7 +45,7 @@ describe('GET /api/v1/payouts', () => {
     await entry(2, 'ben-parent', null, today - 6 * DAY);
     await entry(3, 'cy-forker', 1, today - 5 * DAY);
     await entry(4, 'dee-forker', 2, today - 5 * DAY);
-    await until('the sweep sees the entries', () => sf.service.payouts.links.entries().size === 4);
+    await until('the sweep sees the entries', () => sf.service.edge.payouts.links.entries().size === 4);
     // Spend as the credit ledger records it (on days already over).
     let seq = 5_000_000_000;
     const usage = new UsageRepo(sf.service.clickhouse);
@@ -55,7 +55,7 @@ describe('GET /api/v1/payouts', () => {
     await spend('cy-forker', dayB + 3_600_000, 450); // ada: 45 → 36 + 9
     await spend('dee-forker', dayB + 7_200_000, 300); // ben (free): 30
     await usage.flush();
-    const outcome = await sf.service.payouts.sweeper.sweepDue();
+    const outcome = await sf.service.edge.payouts.sweeper.sweepDue();
     assert.deepEqual(outcome.days.map((d) => d.day).slice(0, 2), [iso(today - 5 * DAY), iso(today - 4 * DAY)]);
     assert.ok(outcome.days.some((d) => d.day === iso(dayB)));
   });

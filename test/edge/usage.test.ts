@@ -19,7 +19,7 @@ describe('GET /api/v1/key/usage and GET /api/v1/caps', () => {
   });
   after(() => sf.stop());
 
-  const metering = () => sf.service.accounts.metering;
+  const metering = () => sf.service.domain.accounts.metering;
   const usage = async (key: string, query = ''): Promise<UsageResponse> => {
     const res = await sf.api('GET', `/api/v1/key/usage${query}`, { key });
     assert.equal(res.status, 200, res.text);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
-import { startService, type Service } from '../../src/main.ts';
+import { startService, type Service } from '../../src/roles/index.ts';
 
 export interface ApiResponse<T = any> {
   status: number;

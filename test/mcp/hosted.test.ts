@@ -123,7 +123,7 @@ describe('hosted MCP at /mcp', () => {
     const ip = '10.77.1.1';
     for (let i = 0; i < 5; i++)
       assert.equal((await sf.api('POST', '/api/v1/key/trial', { body: {}, headers: { 'x-forwarded-for': ip } })).status, 200);
-    const directory = sf.service.accounts.directory;
+    const directory = sf.service.domain.accounts.directory;
     const reserveTrial = directory.reserveTrial.bind(directory);
     const reserved: string[] = [];
     directory.reserveTrial = async (username) => {
@@ -230,8 +230,8 @@ describe('hosted MCP at /mcp', () => {
   it('out of credits: an error result with the 402 and how to get credits', async () => {
     const { client } = await connect();
     const user = await mintedBy(client);
-    const balance = await sf.service.accounts.metering.balance(user.user.user_id);
-    await sf.service.accounts.metering.charge(user.user.user_id, balance, 'test:drain');
+    const balance = await sf.service.domain.accounts.metering.balance(user.user.user_id);
+    await sf.service.domain.accounts.metering.charge(user.user.user_id, balance, 'test:drain');
     for (const [tool, args] of [
       ['generate_strategy', { description: 'macd momentum' }],
       ['one_shot', ONE_SHOT_ARGS],
@@ -247,7 +247,7 @@ describe('hosted MCP at /mcp', () => {
   });
 
   it('sessions end on DELETE and after idle time; unknown or missing session ids are refused', async () => {
-    const sessions = sf.service.app.mcpSessions;
+    const sessions = sf.service.edge.app.mcpSessions;
     const { client, transport } = await connect();
     const id = transport.sessionId!;
     assert.match(id, /^[0-9a-f-]{36}$/);

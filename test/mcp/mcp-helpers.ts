@@ -44,7 +44,7 @@ export async function callTool(client: Client, name: string, args: Record<string
 /** Records every account the service creates (trial mints, in-process or over REST), key included. */
 export function spyOnMints(sf: TestService): NewAccount[] {
   const minted: NewAccount[] = [];
-  const directory = sf.service.accounts.directory;
+  const directory = sf.service.domain.accounts.directory;
   const createTrial = directory.createTrial.bind(directory);
   directory.createTrial = async (...args) => {
     const account = await createTrial(...args);

@@ -132,7 +132,7 @@ describe('signalforge mcp (stdio)', () => {
 
   it('out of credits is a 402 error result; get_trial_key switches the session to a fresh key', async () => {
     const key = await sf.mintKey('stdio_broke');
-    await sf.service.accounts.metering.charge(key.user_id, key.credits, 'test:drain');
+    await sf.service.domain.accounts.metering.charge(key.user_id, key.credits, 'test:drain');
     const { client } = await spawn({ SIGNALFORGE_API_KEY: key.api_key });
     const refused = await callTool(client, 'generate_strategy', { description: 'macd momentum' });
     assert.equal(refused.result.isError, true);

@@ -154,19 +154,15 @@ function openTicks(deps: ChannelDeps, symbol: BarMessage['symbol'], sink: Channe
     waiting = tick;
     timer ??= setTimeout(flush, Math.max(0, sentAt + intervalMs - performance.now()));
   };
-  // Two ways in: what feeds publish on `ticks.<SYMBOL>` (outside feeds, the `ingest` role's feeds),
-  // and what `serve`'s own feeds hand its bar builder, echoed on `feeds.ticks.<SYMBOL>` (a tick is on one only).
-  const stops = [
-    deps.fanout.add(Topics.ticks, Topics.ticks.subject(symbol), (payload) => {
-      const ticks = Array.isArray(payload) ? payload : [payload];
-      if (ticks.length > 0) take(ticks[ticks.length - 1]!, ticks.length - 1);
-    }),
-    deps.fanout.add(Topics.tickEcho, Topics.tickEcho.subject(symbol), (echo) => take(echo.tick, echo.before)),
-  ];
+  // One way in: every feed publishes on `ticks.<SYMBOL>` (the TICKS stream), in `serve` as in `ingest`.
+  const stop = deps.fanout.add(Topics.ticks, Topics.ticks.subject(symbol), (payload) => {
+    const ticks = Array.isArray(payload) ? payload : [payload];
+    if (ticks.length > 0) take(ticks[ticks.length - 1]!, ticks.length - 1);
+  });
   sink.ready(0);
   return () => {
     if (timer) clearTimeout(timer);
-    for (const stop of stops) stop();
+    stop();
   };
 }
 

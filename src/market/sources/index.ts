@@ -3,7 +3,6 @@
  * Wire format on NATS `ticks.<SYMBOL>` and Kafka (key = symbol): one TickMessage JSON object, or a
  * JSON array of them for throughput (tick-decoder.ts).
  */
-export { startNatsTickSource, type NatsTickSource, type NatsTickSourceOptions } from './nats-ticks.ts';
 export { startKafkaTickSource, type KafkaTickSource, type KafkaTickSourceOptions } from './kafka-ticks.ts';
 export {
   startOandaStream,
