@@ -150,11 +150,11 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
   log.info({ port, storeDir, pid: current.child.pid }, 'embedded nats-server ready');
 
   const restart = async (): Promise<void> => {
-    const diedAt = Date.now();
+    const diedAt = performance.now();
     const deadline = diedAt + restartBoundMs;
     let delay = 100;
     let lastError: Error | null = null;
-    while (!stopping && Date.now() < deadline) {
+    while (!stopping && performance.now() < deadline) {
       try {
         current = await launch(bin, args, log);
         if (stopping) {
@@ -162,13 +162,16 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
           return;
         }
         ready = true;
-        log.warn({ port, storeDir, pid: current.child.pid, restarted: true, down_ms: Date.now() - diedAt }, 'embedded nats-server ready');
+        log.warn(
+          { port, storeDir, pid: current.child.pid, restarted: true, down_ms: Math.round(performance.now() - diedAt) },
+          'embedded nats-server ready',
+        );
         void current.exited.then(onExit);
         return;
       } catch (err) {
         lastError = err as Error;
         log.error({ err: lastError.message, retry_in_ms: delay }, 'embedded nats-server did not start again; retrying');
-        await sleep(Math.min(delay, Math.max(0, deadline - Date.now())));
+        await sleep(Math.min(delay, Math.max(0, deadline - performance.now())));
         delay = Math.min(delay * 2, 2_000);
       }
     }

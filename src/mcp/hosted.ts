@@ -18,6 +18,7 @@ import { mintTrial, type Accounts } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import { ApiClient } from './api-client.ts';
 import { buildMcpServer } from './tools.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,6 +33,8 @@ export interface HostedMcpDeps {
   maxSessions?: number;
   /** Sessions at once per client IP (default 20): past it, 429. */
   maxSessionsPerIp?: number;
+  /** The time sessions idle by (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 interface Session {
@@ -68,6 +71,7 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
   const idleMs = deps.idleMs ?? DEFAULT_IDLE_MS;
   const maxSessions = deps.maxSessions ?? 1000;
   const maxPerIp = deps.maxSessionsPerIp ?? 20;
+  const clock = deps.clock ?? liveClock;
   const apiUrl = deps.apiUrl ?? (() => listeningUrl(app));
   const sessions = new Map<string, Session>();
   const log = app.log.child({ component: 'mcp' });
@@ -92,7 +96,7 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
 
   const handle = {
     size: () => sessions.size,
-    async sweep(now = Date.now()) {
+    async sweep(now = clock.now()) {
       const idle = [...sessions.values()].filter((s) => s.open === 0 && now - s.lastSeen >= idleMs);
       await Promise.all(idle.map(close));
       if (idle.length) log.info({ ended: idle.length, open: sessions.size }, 'mcp sessions expired');
@@ -146,7 +150,7 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
       }),
       hints,
     });
-    const session: Session = { id, ip, server, transport, open: 0, lastSeen: Date.now() };
+    const session: Session = { id, ip, server, transport, open: 0, lastSeen: clock.now() };
     transport.onclose = () => {
       if (sessions.get(id) === session) sessions.delete(id);
       log.info({ session: id, open: sessions.size }, 'mcp session ended');
@@ -187,7 +191,7 @@ export function registerMcp(app: FastifyInstance, deps: HostedMcpDeps): McpSessi
       current.open++;
       reply.raw.on('close', () => {
         current.open--;
-        current.lastSeen = Date.now();
+        current.lastSeen = clock.now();
       });
       // The SDK writes the answer (JSON, or an SSE stream) to the raw response itself.
       reply.hijack();

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamLimitError } from '../../errors.ts';
 import type { ClusterStreamSlots } from './stream-slots.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 /** An open Server-Sent Events response. */
 export interface SseStream {
@@ -61,7 +62,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, heartbeatM
       else closers.push(fn);
     },
   };
-  const heartbeat = setInterval(() => stream.send('heartbeat', { ts: new Date().toISOString() }), heartbeatMs);
+  const heartbeat = setInterval(() => stream.send('heartbeat', { ts: new Date(liveClock.now()).toISOString() }), heartbeatMs);
   streams?.add(stream);
   // The response closes when the client goes away (the request's own close fires earlier).
   res.on('close', () => stream.close());

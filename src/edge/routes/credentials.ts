@@ -18,10 +18,13 @@ import { requireUser } from '../plugins/auth.ts';
 import { renewSession, startSession } from '../plugins/session.ts';
 import { relyingParty } from '../relying-party.ts';
 import type { App } from '../types.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 export interface CredentialRoutesDeps {
   accounts: Pick<Accounts, 'directory' | 'claims' | 'credentials'>;
   config: Pick<Config, 'PUBLIC_URL'>;
+  /** The time a sign-in's age is read at (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** How recent a browser's sign-in must be for it to change how a claimed account signs in. */
@@ -40,10 +43,10 @@ const CLAIM =
  * A claimed account's credentials change only from a fresh browser sign-in; a trial account's
  * with whatever identifies it (its key, its session: that is all it has).
  */
-function requireRecentSignIn(request: FastifyRequest, user: UserRecord): void {
+function requireRecentSignIn(request: FastifyRequest, user: UserRecord, clock: Clock): void {
   if (user.is_trial) return;
   const session = request.authVia === 'session' ? request.browserSession : null;
-  if (!session || Date.now() - session.signed_in_at > RECENT_SIGN_IN_MS) {
+  if (!session || clock.now() - session.signed_in_at > RECENT_SIGN_IN_MS) {
     throw new RecentSignInRequiredError(
       `changing how this account signs in needs a browser session signed in within the last ${RECENT_SIGN_IN_MS / 60_000} minutes: ` +
         'sign in again (POST /api/v1/auth/sign-in/…), then send the session cookie without X-API-Key',
@@ -52,7 +55,7 @@ function requireRecentSignIn(request: FastifyRequest, user: UserRecord): void {
 }
 
 /** Account status, passkeys, password and recovery codes: claiming a trial account and keeping it. */
-export function credentialRoutes(app: App, { accounts, config }: CredentialRoutesDeps): void {
+export function credentialRoutes(app: App, { accounts, config, clock = liveClock }: CredentialRoutesDeps): void {
   const { directory, claims, credentials } = accounts;
 
   /** The answer of a call that attached a credential; a claim signs the browser in afresh (a recent sign-in from now). */
@@ -114,7 +117,7 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
     },
     handler: async (request) => {
       const user = requireUser(request);
-      requireRecentSignIn(request, user);
+      requireRecentSignIn(request, user, clock);
       return { ...(await claims.passkeyOptions(user, relyingParty(request, config.PUBLIC_URL))) };
     },
   });
@@ -132,7 +135,7 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
-      requireRecentSignIn(request, user);
+      requireRecentSignIn(request, user, clock);
       const name = request.body.name ?? `${deviceLabel(request.headers['user-agent'])} passkey`;
       const credential = request.body.credential as unknown as RegistrationResponseJSON;
       const change = await claims.addPasskey(user, credential, relyingParty(request, config.PUBLIC_URL), name);
@@ -155,7 +158,7 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
     },
     handler: async (request, reply) => {
       const user = requireUser(request);
-      requireRecentSignIn(request, user);
+      requireRecentSignIn(request, user, clock);
       const change = await claims.setPassword(user, request.body.password, request.body.current_password, request.ip);
       if (change.changed) await renewSession(request, reply, directory);
       return attached(request, reply, user, change);
@@ -175,7 +178,7 @@ export function credentialRoutes(app: App, { accounts, config }: CredentialRoute
     },
     handler: async (request) => {
       const user = requireUser(request);
-      requireRecentSignIn(request, user);
+      requireRecentSignIn(request, user, clock);
       return { recovery_codes: await claims.newRecoveryCodes(user) };
     },
   });

@@ -48,8 +48,8 @@ export class ClientSocket {
   private readonly pumpOnWrite = () => this.pump();
   /** Answered the last ping (or sent anything since). */
   alive = true;
-  /** When the client last sent a frame (epoch ms). */
-  lastHeardAt = Date.now();
+  /** When the client last sent a frame (performance.now(): only its age is read). */
+  lastHeardAt = performance.now();
 
   constructor(
     readonly ws: WebSocket,

@@ -70,7 +70,7 @@ export class StreamConnection {
 
   async receive(data: RawData, isBinary: boolean): Promise<void> {
     if (this.authenticating) await this.authenticating;
-    this.socket.lastHeardAt = Date.now();
+    this.socket.lastHeardAt = performance.now();
     this.socket.alive = true;
     let json: unknown;
     try {

@@ -181,7 +181,7 @@ export function attachStreamGateway(server: Server, deps: GatewayDeps): StreamGa
 
   // One sweep for all sockets: heartbeats, and the idle timeout of sockets with nothing subscribed.
   const sweep = setInterval(() => {
-    const now = Date.now();
+    const now = performance.now();
     for (const { socket, connection } of open.values()) {
       if (connection.subscriptionCount === 0 && now - socket.lastHeardAt > config.WS_IDLE_MS) {
         socket.close(CloseCodes.idle, `idle: nothing subscribed and nothing sent for ${config.WS_IDLE_MS} ms`);
