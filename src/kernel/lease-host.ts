@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { StaleRevisionError } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
-import { LEASE_TTL_SECONDS } from '../../schemas/messages.ts';
 import { preferredHost, type Claims } from './claims.ts';
+import { Heartbeat } from './heartbeat.ts';
 import type { ActorStats, LeaseContext, LeaseHolder } from './lease-holder.ts';
 import { liveClock, type Clock } from '../lib/clock.ts';
 
@@ -62,11 +61,6 @@ export interface Running<S, H> {
 }
 
 const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60_000 };
-/**
- * A holder acts on its lease only this long before the lease could expire unrenewed: clocks of
- * the server and the host run at about the same rate, not exactly, and stopping takes a moment.
- */
-const LEASE_SAFETY_MS = 1500;
 /** Claims written at once in a pass. */
 const CLAIM_BATCH = 64;
 
@@ -93,8 +87,8 @@ export class LeaseHost<S, H extends LeaseHolder> {
   /** Every claim by lease id (a watch of the claims bucket): who holds what, without a read per lease. */
   private readonly claims = new Map<string, string>();
   private claimsWatch: { stop(): void } | null = null;
-  /** This host's heartbeat: its revision and the monotonic time before its last write that succeeded. */
-  private beat: { revision: number; writtenAt: number } | null = null;
+  /** This host's heartbeat, which all its claims are valid by. */
+  private readonly beat: Heartbeat;
   private beating: Promise<boolean> | null = null;
   /** Unclaimed leases another host is preferred for, seen at the last pass: taken at the next if still unclaimed. */
   private waitedFor = new Set<string>();
@@ -105,12 +99,10 @@ export class LeaseHost<S, H extends LeaseHolder> {
   protected stopped = false;
   private faults = 0;
 
-  /** The kind of holder, key-safe (`model_actor`): the heartbeat's key prefix. */
-  private readonly kind: string;
-
   constructor(protected readonly deps: LeaseHostDeps<S, H>) {
     this.clock = deps.clock ?? liveClock;
-    this.kind = deps.names.actor.replace(/[^A-Za-z0-9]+/g, '_');
+    // The kind of holder, key-safe (`model_actor`): the heartbeat's key prefix.
+    this.beat = new Heartbeat(deps.hosts, deps.names.actor.replace(/[^A-Za-z0-9]+/g, '_'), this.hostId, this.clock);
   }
 
   async start(): Promise<void> {
@@ -162,10 +154,8 @@ export class LeaseHost<S, H extends LeaseHolder> {
     return this.beatLeftMs();
   }
 
-  /** How long the heartbeat surely lives on (0: it may have expired, so no holder here may act). */
   private beatLeftMs(): number {
-    // Monotonic: the server's TTL runs in real seconds whatever the injected clock (a replay) says.
-    return this.beat ? Math.max(0, this.beat.writtenAt + LEASE_TTL_SECONDS * 1000 - LEASE_SAFETY_MS - performance.now()) : 0;
+    return this.beat.leftMs();
   }
 
   stats(): ActorStats {
@@ -199,7 +189,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
     const desired = new Map((this.desired?.all() ?? []).map((s) => [this.deps.idOf(s), s]));
     for (const [id, run] of this.running) if (!desired.has(id)) this.releaseBeside(id, run, true);
     if (!(await this.heartbeat())) return;
-    let live = await this.liveHosts();
+    let live = await this.beat.liveHosts();
     // A claim another host took over (this host's heartbeat expired unseen): that holder stops here at once.
     for (const [id, run] of this.running) {
       const holder = this.claims.get(id);
@@ -224,7 +214,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
     }
     // Claimed a batch at a time; the live hosts are looked at again between batches (hosts starting together share at once).
     for (let i = 0; i < wanted.length; i += CLAIM_BATCH) {
-      if (i > 0 && i % (CLAIM_BATCH * 8) === 0) live = await this.liveHosts();
+      if (i > 0 && i % (CLAIM_BATCH * 8) === 0) live = await this.beat.liveHosts();
       const room = shareOf(live) - this.running.size;
       if (room <= 0 || this.beatLeftMs() === 0 || this.stopped) break;
       const batch = wanted.slice(i, i + Math.min(CLAIM_BATCH, room));
@@ -253,44 +243,18 @@ export class LeaseHost<S, H extends LeaseHolder> {
    * the next pass (which confirms the claims still this host's before running them again).
    */
   private async renewBeat(): Promise<boolean> {
-    const { hosts, log } = this.deps;
-    const writtenAt = performance.now();
-    const record = { host: this.hostId, renewed_at: this.clock.now() };
-    try {
-      const revision = this.beat ? await hosts.update(this.beatKey, record, this.beat.revision) : await hosts.create(this.beatKey, record);
-      if (revision !== false) {
-        this.beat = { revision, writtenAt };
-        return true;
-      }
-    } catch (err) {
-      if (!(err instanceof StaleRevisionError)) {
-        // Not answered (NATS away): the heartbeat may still live; the holders act until beatLeftMs runs out.
-        log.warn({ err }, 'lease host: renewing the heartbeat failed; trying again at the next pass');
-        return this.beatLeftMs() > 0;
-      }
-    }
-    log.warn(
+    const renewed = await this.beat.renew().catch((err: unknown) => {
+      this.deps.log.warn({ err }, 'lease host: renewing the heartbeat failed; trying again at the next pass');
+      return 'unanswered' as const;
+    });
+    // Not answered (NATS away): the heartbeat may still live; the holders act until its time runs out.
+    if (renewed !== 'expired') return renewed === 'renewed' || this.beatLeftMs() > 0;
+    this.deps.log.warn(
       { host: this.hostId, running: this.running.size },
       `lease host: the heartbeat expired; stopping every ${this.deps.names.actor} before claiming again`,
     );
-    this.beat = null;
     for (const [id, run] of this.running) this.releaseBeside(id, run, false);
     return false;
-  }
-
-  /** Hosts of this kind whose heartbeat lives (this one included). */
-  private async liveHosts(): Promise<string[]> {
-    const prefix = `${this.kind}.`;
-    const keys = await this.deps.hosts.keys(`${prefix}>`);
-    const found = await Promise.all(keys.map(async (key) => ((await this.deps.hosts.get(key)) ? key.slice(prefix.length) : null)));
-    const live = found.filter((host): host is string => host !== null);
-    if (!live.includes(this.hostId)) live.push(this.hostId);
-    return live.sort();
-  }
-
-  /** The heartbeat's key: hosts of one kind (model, delivery, ingest…) share those leases out among themselves. */
-  private get beatKey(): string {
-    return `${this.kind}.${this.hostId}`;
   }
 
   /**
@@ -307,7 +271,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
     const current = await leases.get(id);
     if (!current) return (await leases.create(id, record)) !== false;
     const other = current.value.host;
-    if (other !== this.hostId && (await this.deps.hosts.get(`${this.kind}.${other}`)) !== null) return false;
+    if (other !== this.hostId && (await this.beat.isLive(other))) return false;
     return leases.update(id, record, current.revision).then(
       () => true,
       (err: unknown) => {
@@ -426,6 +390,6 @@ export class LeaseHost<S, H extends LeaseHolder> {
     await Promise.all(this.releasing.values());
     await Promise.all([...this.running].map(([id, run]) => this.release(id, run, graceful)));
     this.claimsWatch?.stop();
-    if (graceful && this.beat) await this.deps.hosts.delete(this.beatKey).catch(() => undefined);
+    if (graceful) await this.beat.end().catch(() => undefined);
   }
 }
