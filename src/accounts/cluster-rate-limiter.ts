@@ -102,7 +102,7 @@ export class ClusterRateLimiter {
   private readonly keys = new Map<string, KeyState>();
   /** Until then KV is not asked (it failed or was slow lately): requests without a block in hand are refused. */
   private restingUntil = Number.NEGATIVE_INFINITY;
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly stopSweeper: () => void;
   private readonly maxBlock: number;
   /** KV's answers to this edge's claims so far (a lost compare-and-set is an answer too): that KV is there, if busy. */
   private answers = 0;
@@ -118,24 +118,14 @@ export class ClusterRateLimiter {
   ) {
     this.clock = options.clock ?? liveClock;
     this.maxBlock = Math.max(MAX_BLOCK, Math.floor(max / LIMIT_SHARE));
-    this.sweeper = setInterval(
-      () => {
-        const now = this.clock.now();
-        // A key is kept for a window after its last block: what that left unspent is given back at its next claim.
-        for (const [key, s] of this.keys) {
-          const end = Math.max(
-            s.current?.until ?? 0,
-            s.next?.until ?? 0,
-            s.last?.until ?? 0,
-            s.quietUntil,
-            ...s.unspent.map((b) => b.until),
-          );
-          if (!s.claiming && end + windowMs < now) this.keys.delete(key);
-        }
-      },
-      Math.max(5 * BLOCK_MS, 1000),
-    );
-    this.sweeper.unref();
+    this.stopSweeper = this.clock.every(Math.max(5 * BLOCK_MS, 1000), () => {
+      const now = this.clock.now();
+      // A key is kept for a window after its last block: what that left unspent is given back at its next claim.
+      for (const [key, s] of this.keys) {
+        const end = Math.max(s.current?.until ?? 0, s.next?.until ?? 0, s.last?.until ?? 0, s.quietUntil, ...s.unspent.map((b) => b.until));
+        if (!s.claiming && end + windowMs < now) this.keys.delete(key);
+      }
+    });
   }
 
   /** One request of `key`, decided at `at` (tests pass a clock; by default the time is read again after each wait). */
@@ -342,6 +332,6 @@ export class ClusterRateLimiter {
   }
 
   stop(): void {
-    clearInterval(this.sweeper);
+    this.stopSweeper();
   }
 }

@@ -19,6 +19,7 @@ import { Claims } from './claims.ts';
 import { monthlyAllowance, type AllowanceConfig } from './monthly-allowance.ts';
 import { ClusterRateLimiter } from './cluster-rate-limiter.ts';
 import { UsageHistory } from './usage-history.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export { AccountDirectory, type NewAccount, type TrialReservation } from './directory.ts';
 export { SESSION_MAX_AGE_MS, Sessions, type SessionInfo } from './sessions.ts';
@@ -64,11 +65,14 @@ export type AccountsDeps = {
   clickhouse: ClickHouseClient;
   log: Logger;
   config: Pick<Config, 'TRIAL_MINTS_PER_HOUR' | 'RATE_LIMIT_PER_MIN' | 'PLATFORM_DAILY_AI_BUDGET_USD' | 'NATS_REPLICAS'> & AllowanceConfig;
+  /** The time every account part reads (liveClock unless a test sets it). */
+  clock?: Clock;
 };
 
 /** Opens the account buckets, loads the key mirror and wires the metering parts together. */
-export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDeps): Promise<Accounts> {
+export async function buildAccounts({ bus, clickhouse, log, config, clock = liveClock }: AccountsDeps): Promise<Accounts> {
   const r = config.NATS_REPLICAS;
+  const timed = { clock };
   const [
     users,
     usernames,
@@ -108,6 +112,7 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
   const ledger = new CreditLedger(credits, {
     allowanceOf: (userId) => monthlyAllowance(directory.get(userId), config),
     recordedThrough: () => recorded,
+    clock,
   });
   // A plan changed elsewhere counts at once: every process tries, the ledger's compare-and-set lets one top up.
   const topUpOnPlanChange = (user: UserRecord) =>
@@ -116,21 +121,25 @@ export async function buildAccounts({ bus, clickhouse, log, config }: AccountsDe
       .catch((err: unknown) =>
         log.warn({ err, user_id: user.user_id }, 'allowance top-up after a plan change failed; the next credit operation retries it'),
       );
-  const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log, topUpOnPlanChange);
+  const directory = new AccountDirectory({ users, usernames, apiKeys, sessions, counters }, log, topUpOnPlanChange, timed);
   await directory.start();
-  const credentials = new Credentials(credentialsKv);
-  const ceremonies = new PasskeyCeremonies(challenges);
-  const throttle = new SignInThrottle(attempts);
+  const credentials = new Credentials(credentialsKv, timed);
+  const ceremonies = new PasskeyCeremonies(challenges, timed);
+  const throttle = new SignInThrottle(attempts, undefined, timed);
   // Counted in KV: the limit holds over every edge of the installation.
-  const requestLimiter = new ClusterRateLimiter(rateWindows, config.RATE_LIMIT_PER_MIN, 60_000, log);
-  const metering = new Metering(ledger, new DailyCaps(caps), new CostGuard(costGuard, config.PLATFORM_DAILY_AI_BUDGET_USD), usage, {
-    ratePerMinute: config.RATE_LIMIT_PER_MIN,
-    concurrentSse: SSE_PER_KEY,
-  });
+  const requestLimiter = new ClusterRateLimiter(rateWindows, config.RATE_LIMIT_PER_MIN, 60_000, log, timed);
+  const metering = new Metering(
+    ledger,
+    new DailyCaps(caps, timed),
+    new CostGuard(costGuard, config.PLATFORM_DAILY_AI_BUDGET_USD, timed),
+    usage,
+    { ratePerMinute: config.RATE_LIMIT_PER_MIN, concurrentSse: SSE_PER_KEY },
+    timed,
+  );
   return {
     directory,
     metering,
-    mintLimiter: new MintLimiter(mintWindows, config.TRIAL_MINTS_PER_HOUR),
+    mintLimiter: new MintLimiter(mintWindows, config.TRIAL_MINTS_PER_HOUR, timed),
     requestLimiter,
     usage,
     credentials,

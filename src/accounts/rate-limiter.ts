@@ -19,7 +19,7 @@ export function limitRefusal(decision: Extract<LimitDecision, { ok: false }>, ma
  */
 export class SlidingWindowLimiter {
   private readonly rings = new Map<string, { stamps: Float64Array; next: number }>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly stopSweeper: () => void;
 
   private readonly clock: Clock;
 
@@ -30,8 +30,7 @@ export class SlidingWindowLimiter {
   ) {
     this.clock = options.clock ?? liveClock;
     // Forget keys that have been idle for a whole window, so memory follows active keys only.
-    this.sweeper = setInterval(() => this.sweep(this.clock.now()), Math.max(windowMs, 1000));
-    this.sweeper.unref();
+    this.stopSweeper = this.clock.every(Math.max(windowMs, 1000), () => this.sweep(this.clock.now()));
   }
 
   take(key: string, now = this.clock.now()): LimitDecision {
@@ -55,6 +54,6 @@ export class SlidingWindowLimiter {
   }
 
   stop(): void {
-    clearInterval(this.sweeper);
+    this.stopSweeper();
   }
 }

@@ -3,6 +3,7 @@ import type { JsonKv } from '../../bus/index.ts';
 import { answerWithin } from '../../lib/answer-within.ts';
 import type { Logger } from '../../log.ts';
 import type { StreamSlotsRecord } from '../../../schemas/messages.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 /** Each edge renews the expiry of its open streams this often… */
 export const STREAM_RENEW_MS = 5_000;
@@ -44,20 +45,23 @@ export class ClusterStreamSlots {
   private next = 0;
   private readonly writes = new Set<Promise<unknown>>();
   private renewing: Promise<void> | null = null;
-  private readonly renewer: NodeJS.Timeout;
+  private readonly stopRenewer: () => void;
+
+  private readonly clock: Clock;
 
   constructor(
     private readonly kv: JsonKv<typeof StreamSlotsRecord>,
     private readonly log: Logger,
     /** How often the open streams are renewed (tests that pass their own times renew by hand). */
     renewMs = STREAM_RENEW_MS,
+    options: { clock?: Clock } = {},
   ) {
-    this.renewer = setInterval(() => void this.renew(), renewMs);
-    this.renewer.unref();
+    this.clock = options.clock ?? liveClock;
+    this.stopRenewer = this.clock.every(renewMs, () => void this.renew());
   }
 
   /** Takes a slot of `holder` (a KV key: `sse.7`); its release function, or null when the holder is at `limit`. */
-  async acquire(holder: string, limit: number, now = Date.now()): Promise<(() => void) | null> {
+  async acquire(holder: string, limit: number, now = this.clock.now()): Promise<(() => void) | null> {
     const mine = this.open.get(holder) ?? new Set<string>();
     if (mine.size >= limit) return null;
     const id = `${this.edgeId}.${++this.next}`;
@@ -77,7 +81,7 @@ export class ClusterStreamSlots {
       if (released) return;
       released = true;
       this.drop(holder, id);
-      this.track(this.write(holder, Date.now()));
+      this.track(this.write(holder, this.clock.now()));
     };
   }
 
@@ -115,7 +119,7 @@ export class ClusterStreamSlots {
   }
 
   /** Renews the expiry of this edge's open streams (every STREAM_RENEW_MS; one renewal at a time). */
-  renew(now = Date.now()): Promise<void> {
+  renew(now = this.clock.now()): Promise<void> {
     this.renewing ??= (async () => {
       const holders = [...this.open.keys()];
       // A failed renewal is tried again next time; an entry lives two missed renewals.
@@ -145,7 +149,7 @@ export class ClusterStreamSlots {
 
   /** Stops renewing; waits for the releases in flight (a draining edge frees its slots at once, not after the expiry). */
   async stop(): Promise<void> {
-    clearInterval(this.renewer);
+    this.stopRenewer();
     let timer: NodeJS.Timeout | undefined;
     // Bounded: with KV away the entries expire by themselves.
     const bound = new Promise((resolve) => (timer = setTimeout(resolve, STREAM_RENEW_MS)));
