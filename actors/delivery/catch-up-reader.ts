@@ -143,7 +143,7 @@ export class CatchUpReader {
   /** Starts a batch once joins stop coming for a moment (claims arrive in bursts). */
   private gather(): void {
     if (this.running || this.closed) return;
-    const now = Date.now();
+    const now = performance.now();
     if (!this.gatherTimer) this.firstQueuedAt = now;
     clearTimeout(this.gatherTimer);
     const wait = Math.max(0, Math.min(this.gatherMs, this.firstQueuedAt + this.maxGatherMs - now));
@@ -189,7 +189,7 @@ export class CatchUpReader {
     }
     const batch: Batch = (this.batch = { members: new Map(), position: from - 1, end, refresh: false, open: true });
     for (const m of waiting) this.enlist(batch, m);
-    const started = Date.now();
+    const started = performance.now();
     let read = 0;
     const range = await openRangeReader(bus, Streams.signals.name, `${SUBJECT_PREFIX}>`, from);
     let empty = 0;
@@ -223,7 +223,7 @@ export class CatchUpReader {
     for (const group of batch.members.values()) for (const m of group) this.settle(m, reached ? 'done' : 'failed');
     const log = reached ? this.deps.log.debug.bind(this.deps.log) : this.deps.log.warn.bind(this.deps.log);
     log(
-      { deployments: batch.members.size, from, end: batch.end, read, ms: Date.now() - started },
+      { deployments: batch.members.size, from, end: batch.end, read, ms: Math.round(performance.now() - started) },
       reached
         ? 'delivery: caught up through one reader'
         : 'delivery: the catch-up reader stopped before the end; the workers read the stream themselves',

@@ -6,6 +6,7 @@ import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
 import type { CatchUpReader, CatchUpTicket } from './catch-up-reader.ts';
 import type { ChannelSender, Semaphore, SendOutcome } from './types.ts';
+import { clockAt, liveClock, type Clock } from '../../src/lib/clock.ts';
 
 export interface ChannelWorkerDeps {
   channel: DeliveryChannel;
@@ -33,6 +34,9 @@ export interface ChannelWorkerDeps {
    * for one deployment at once. Absent: no lease (a single delivery process).
    */
   leaseLeftMs?: () => number;
+  /** The time of attempts, retries and state (liveClock unless a test sets it). */
+  clock?: Clock;
+  /** @deprecated Pass `clock`; accepted until delivery-actor.ts passes its clock (issue 37). */
   now?: () => number;
   random?: () => number;
 }
@@ -78,11 +82,11 @@ export class ChannelWorker {
   private writes: Promise<void> = Promise.resolve();
   private readonly unwritten: Array<(s: DeliveryState) => DeliveryState> = [];
   private readonly key: string;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   private constructor(private readonly deps: ChannelWorkerDeps) {
     this.key = stateKey(deps.channel, deps.deploymentId);
-    this.now = deps.now ?? Date.now;
+    this.clock = deps.clock ?? (deps.now ? clockAt(deps.now) : liveClock);
   }
 
   /**
@@ -117,7 +121,7 @@ export class ChannelWorker {
       current: null,
       replay: [],
       disabled: null,
-      updated_at: this.now(),
+      updated_at: this.clock.now(),
     };
     const revision = await this.deps.state.create(this.key, initial);
     if (revision === false) return this.load();
@@ -238,10 +242,10 @@ export class ChannelWorker {
         { deployment_id: this.deps.deploymentId, seq: item.seq },
         'skipping a stored signal that is not a valid SignalEvent',
       );
-      return this.commit((s) => ({ ...s, cursor: Math.max(s.cursor, item.seq), updated_at: this.now() }));
+      return this.commit((s) => ({ ...s, cursor: Math.max(s.cursor, item.seq), updated_at: this.clock.now() }));
     }
     const current = this.currentFor(item);
-    if (current && current.next_attempt_at > this.now()) return this.idle(current.next_attempt_at - this.now());
+    if (current && current.next_attempt_at > this.clock.now()) return this.idle(current.next_attempt_at - this.clock.now());
     if (this.state.disabled) return this.deadLetter(item, item.event, current, { error: this.state.disabled.reason, status: null });
 
     const event = item.event;
@@ -257,13 +261,13 @@ export class ChannelWorker {
           : channel === 'email'
             ? outcome.error
             : `the ${channel} webhook is gone (${outcome.error})`;
-      const reason = `${said} at ${new Date(this.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
-      return this.deadLetter(item, event, current, outcome, { reason, at: this.now() });
+      const reason = `${said} at ${new Date(this.clock.now()).toISOString()}: ${this.deps.channel} delivery disabled for this deployment (replay the dead letters to enable it again)`;
+      return this.deadLetter(item, event, current, outcome, { reason, at: this.clock.now() });
     }
     if (outcome.permanent) {
       // Capped: never sent, so no attempt to count (unless earlier tries of it failed).
       if (outcome.capped) return this.deadLetter(item, event, current, outcome);
-      const attempt = { attempts: (current?.attempts ?? 0) + 1, first_attempt_at: current?.first_attempt_at ?? this.now() };
+      const attempt = { attempts: (current?.attempts ?? 0) + 1, first_attempt_at: current?.first_attempt_at ?? this.clock.now() };
       return this.deadLetter(item, event, attempt, outcome, undefined, true);
     }
     return this.failed(item, event, current, outcome);
@@ -326,7 +330,7 @@ export class ChannelWorker {
         ...s,
         replay: s.replay.filter((x) => x !== seq),
         current: s.current?.replay && s.current.seq === seq ? null : s.current,
-        updated_at: this.now(),
+        updated_at: this.clock.now(),
       }));
       return this.nextItem();
     }
@@ -398,7 +402,7 @@ export class ChannelWorker {
   }
 
   private async delivered(item: Item, event: SignalEvent): Promise<void> {
-    const now = this.now();
+    const now = this.clock.now();
     await this.commit(
       (s) => ({
         ...s,
@@ -420,7 +424,7 @@ export class ChannelWorker {
     current: AttemptRecord | null,
     outcome: Extract<SendOutcome, { ok: false }>,
   ): Promise<void> {
-    const now = this.now();
+    const now = this.clock.now();
     const attempts = (current?.attempts ?? 0) + 1;
     const first = current?.first_attempt_at ?? now;
     const next = nextAttemptAt(this.deps.policy, first, attempts, now, this.deps.random);
@@ -462,7 +466,7 @@ export class ChannelWorker {
     disable?: { reason: string; at: number },
     counted = false,
   ): Promise<void> {
-    const now = this.now();
+    const now = this.clock.now();
     const attempts = counted ? (attempt?.attempts ?? 1) : (attempt?.attempts ?? 0) + (disable ? 1 : 0);
     const record: DeadLetterRecord = {
       deployment_id: this.deps.deploymentId,

@@ -2,6 +2,7 @@ import type { JsonKv } from '../../src/bus/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { type Buckets } from '../../schemas/messages.ts';
 import { USAGE_CURSOR_KEY, type CreditChange } from '../../schemas/account-records.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 
 /** A change as `usage_events` stores it: under its seq (KV revision), with its user. */
 type UsageRow = Omit<CreditChange, 'seq' | 'n'> & { seq: number; user_id: number };
@@ -17,6 +18,8 @@ export interface UsageRecorderDeps {
   /** Rows are stored at most this often (one INSERT each), sooner when `maxRows` gather. */
   intervalMs?: number;
   maxRows?: number;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /**
@@ -39,7 +42,11 @@ export class UsageRecorder {
   private flushing: Promise<void> = Promise.resolve();
   private readonly counts = { stored: 0, batches: 0, failed: 0 };
 
-  constructor(private readonly deps: UsageRecorderDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: UsageRecorderDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   async start(): Promise<void> {
     this.committed = this.position = (await this.deps.cursor.get(USAGE_CURSOR_KEY))?.value.seq ?? 0;
@@ -98,7 +105,10 @@ export class UsageRecorder {
     this.pending.clear();
     try {
       if (rows.length > 0) await this.deps.repo.append(rows);
-      await this.deps.cursor.mutate(USAGE_CURSOR_KEY, (current) => ({ seq: Math.max(current?.seq ?? 0, through), updated_at: Date.now() }));
+      await this.deps.cursor.mutate(USAGE_CURSOR_KEY, (current) => ({
+        seq: Math.max(current?.seq ?? 0, through),
+        updated_at: this.clock.now(),
+      }));
       this.committed = through;
       this.counts.stored += rows.length;
       this.counts.batches++;
@@ -113,9 +123,9 @@ export class UsageRecorder {
   /** Resolves once every revision written before the call is stored (false after `timeoutMs`). */
   async caughtUp(timeoutMs = 10_000): Promise<boolean> {
     const target = await this.deps.credits.lastRevision();
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     while (this.committed < target) {
-      if (Date.now() > deadline) return false;
+      if (performance.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 20));
       await this.flush();
     }

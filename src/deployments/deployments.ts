@@ -14,6 +14,7 @@ import { templateProblem } from '../lib/bridge-template.ts';
 import { chatHookTarget } from '../lib/chat-hook-target.ts';
 import { MODEL_REFUSED } from './model-refused.ts';
 import { deploymentKey, type DeploymentsView } from './view.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 type SetsKv = JsonKv<typeof Buckets.deploymentSets.schema>;
 
@@ -44,6 +45,8 @@ export interface DeploymentsDeps {
    * none (no SMTP server on this server; no address confirmed yet). Absent: the channel is unavailable.
    */
   emailAddress?: (userId: number) => Promise<string>;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** Where a deployment's signals go, per channel (the destination fields of its record). */
@@ -81,7 +84,11 @@ const newDeploymentId = () => `dep_${randomBytes(9).toString('base64url')}`;
  * beyond the limit swaps out the oldest (the contract's "auto-swaps").
  */
 export class Deployments {
-  constructor(private readonly deps: DeploymentsDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: DeploymentsDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   /** The view the API writes through (the actor host and delivery read the same). */
   get view(): DeploymentsView {
@@ -104,7 +111,7 @@ export class Deployments {
         ...(existing.webhook_secret ? { webhook_secret: existing.webhook_secret } : {}),
         replaced: [],
         unchanged: true,
-        ...nextBarNotice(model.symbol, model.timeframe, Date.now()),
+        ...nextBarNotice(model.symbol, model.timeframe, this.clock.now()),
       };
     }
     // A model its actor could never load is refused here rather than deployed to fail.
@@ -128,7 +135,7 @@ export class Deployments {
       channels,
       ...targets,
       webhook_secret: channels.includes('webhook') ? newSecret() : null,
-      created_at: Date.now(),
+      created_at: this.clock.now(),
     };
     const { view } = this.deps;
     const key = deploymentKey(caller.user_id, model.model_name);
@@ -160,7 +167,7 @@ export class Deployments {
       ...(record.webhook_secret ? { webhook_secret: record.webhook_secret } : {}),
       replaced: replaced.map((r) => r.stem),
       // A forex weekend is said, not left to look like a deployment that does nothing.
-      ...nextBarNotice(model.symbol, model.timeframe, Date.now()),
+      ...nextBarNotice(model.symbol, model.timeframe, this.clock.now()),
     };
   }
 

@@ -2,6 +2,7 @@ import { StaleRevisionError, type JsonKv } from '../bus/index.ts';
 import { userKeysFilter, userNameKey } from '../lib/user-keys.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import type { Buckets } from '../../schemas/messages.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export type DeploymentsKv = JsonKv<typeof Buckets.deployments.schema>;
 
@@ -27,7 +28,14 @@ export interface DeploymentIndex {
  * format known.
  */
 export class DeploymentsView {
-  constructor(readonly kv: DeploymentsKv) {}
+  private readonly clock: Clock;
+
+  constructor(
+    readonly kv: DeploymentsKv,
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? liveClock;
+  }
 
   /** A user's deployments, oldest first. */
   async ofUser(userId: number): Promise<DeploymentRecord[]> {
@@ -60,7 +68,7 @@ export class DeploymentsView {
   async markFailed(
     deployment: Pick<DeploymentRecord, 'user_id' | 'model_name' | 'deployment_id'>,
     reason: string,
-    at = Date.now(),
+    at = this.clock.now(),
   ): Promise<boolean> {
     const key = deploymentKey(deployment.user_id, deployment.model_name);
     for (;;) {

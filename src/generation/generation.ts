@@ -20,6 +20,7 @@ import { withMarket } from './market-mention.ts';
 import type { Caller } from '../../schemas/account-records.ts';
 import { capFor, type GenerationCosts } from './costs.ts';
 import { EventChannel } from './event-channel.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 /** Who is generating: enough to charge credits and count caps. */
 
@@ -41,6 +42,8 @@ export interface GenerationDeps {
   understand: (request: GenerateRequest) => Understood;
   costs: GenerationCosts;
   log: Logger;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** What was paid up front for one generation, so it can be settled or given back. */
@@ -64,7 +67,11 @@ interface Ticket {
  * refund the difference to the offline price; when everything fails, refund all of it.
  */
 export class Generation {
-  constructor(private readonly deps: GenerationDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: GenerationDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   /** Credits per call (for the API description). */
   get costs(): GenerationCosts {
@@ -130,7 +137,7 @@ export class Generation {
     const offlineCost = reason === 'generate_template' ? costs.template : costs.offline;
     const asked = request.ai_model ?? null;
     const choice = asked && claude && (await metering.aiBudgetLeft()) ? asked : null;
-    const countedAt = Date.now();
+    const countedAt = this.clock.now();
     if (!choice) {
       const balance = await metering.charge(user.user_id, offlineCost, reason, 'offline');
       return { user, choice, cost: offlineCost, offlineCost, countedAt, balance, reason };

@@ -23,7 +23,11 @@ export interface SeriesColumns extends BarColumns {
 export const sourceName = (code: number): DataSource => SOURCES[code] ?? 'live';
 export const sourceCode = (source: DataSource): number => SOURCES.indexOf(source);
 
-/** Later writes of the same bar win; a counter keeps versions unique within one millisecond. */
+/**
+ * Later writes of the same bar win; a counter keeps versions unique within one millisecond. The
+ * machine's clock on purpose (an edge, see test/lib/clock-reads.test.ts): versions must grow across
+ * processes and restarts, whatever time a replay shows.
+ */
 let versionCounter = 0;
 const nextVersion = () => Date.now() * 1000 + (versionCounter++ % 1000);
 

@@ -16,6 +16,7 @@ import type { PineBars, PineJobResult, PinePool, PineRunStamps } from '../../pin
 import { INSTRUMENTS } from '../../lib/instruments.ts';
 import type { ClaudePineWriter } from './claude-pine.ts';
 import { pineFromText } from './from-text.ts';
+import { liveClock, type Clock } from '../../lib/clock.ts';
 
 export const CUSTOM_INDICATOR_CREDITS = 1;
 
@@ -45,6 +46,8 @@ export interface CustomIndicatorsDeps {
   /** Claude, when the service has a key. */
   claude: Pick<ClaudePineWriter, 'write'> | null;
   log: Logger;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** The text is Pine when it has a version annotation, a header call, or a plot call. */
@@ -69,7 +72,11 @@ export interface CustomTimings {
 }
 
 export class CustomIndicators {
-  constructor(private readonly deps: CustomIndicatorsDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: CustomIndicatorsDeps) {
+    this.clock = this.deps.clock ?? liveClock;
+  }
 
   /**
    * The response JSON, in parts to be sent one after another (the bulk of it printed and encoded
@@ -128,7 +135,7 @@ export class CustomIndicators {
     const { claude, metering, log } = this.deps;
     if (body.provider === 'offline' || !claude || !(await metering.aiBudgetLeft())) return null;
     const cap = capFor(body.provider);
-    const countedAt = Date.now();
+    const countedAt = this.clock.now();
     await metering.useCap(user.user_id, user.plan, cap);
     const written = await claude.write(body.source, body.provider).catch((err: unknown) => {
       log.warn({ err }, 'claude pine failed');
