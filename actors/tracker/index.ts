@@ -138,7 +138,8 @@ export async function buildTrackerHost(deps: TrackerHostDeps): Promise<Tracker> 
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
     create: async ({ shard }) => {
-      const refuse = (id: number) => entries.markFailed(id, TRACKING_REFUSED, Date.now());
+      // Wall time (when it was refused), whatever market time `clock` replays.
+      const refuse = (id: number) => entries.markFailed(id, TRACKING_REFUSED, liveClock.now());
       const actor = new TrackerShard({ shard, entries: () => entries.inShard(shard), open, due, clock, refuse, log: deps.log });
       running();
       live.add(actor);
