@@ -17,6 +17,7 @@ import { heldBack, verdictStep } from './deploy-gate.ts';
 import { awaitJob, deployRun, holdRun, recordOnJob, refundRun, type OutcomeDeps } from './outcome.ts';
 import { OneShotRecovery } from './recovery.ts';
 import { OneShotRuns } from './run-store.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 export interface OneShotDeps extends OutcomeDeps {
   generation: Pick<Generation, 'stream'>;
@@ -32,6 +33,8 @@ export interface OneShotDeps extends OutcomeDeps {
   publicUrl: () => string;
   /** The account's confirmed e-mail address, or a 422 saying what to do; absent when the server cannot mail (no SMTP_URL). */
   emailAddress?: (userId: number) => Promise<string>;
+  /** The time (liveClock unless a test sets it). */
+  clock?: Clock;
 }
 
 /** Honest progress: generation is quick, training is most of the wait, deploy is a few writes. */
@@ -69,7 +72,10 @@ class HandedOver extends Error {}
 export class OneShot {
   readonly recovery: OneShotRecovery;
 
+  private readonly clock: Clock;
+
   constructor(private readonly deps: OneShotDeps) {
+    this.clock = this.deps.clock ?? liveClock;
     this.recovery = new OneShotRecovery(deps);
   }
 
@@ -245,7 +251,7 @@ export class OneShot {
             ...(dep?.webhook_secret ? { webhook_secret: dep.webhook_secret } : {}),
             credits_remaining: await deps.metering.balance(user.user_id),
             // When it will first be heard from (a forex weekend said in `note`).
-            ...nextBarNotice(symbol, timeframe, Date.now()),
+            ...nextBarNotice(symbol, timeframe, this.clock.now()),
           },
         });
       } catch (err) {
