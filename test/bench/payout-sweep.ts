@@ -157,7 +157,7 @@ export const benchmark: Benchmark = {
         marks: await openBucket(bus, Buckets.payoutMarks),
         credits: accounts.metering,
         planOf: (userId) => accounts.directory.get(userId)?.plan ?? 'free',
-        now: () => clock.now(),
+        clock,
         log,
       },
       DAY_START,

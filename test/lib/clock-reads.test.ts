@@ -19,9 +19,6 @@ const allowed = new Map<string, string>([
     "row versions of ClickHouse's ReplacingMergeTree: they must grow across processes and restarts, whatever a replay's clock says",
   ],
   // Being converted by the engineer who owns them now (issue 37, hosting and leases; the roles' wiring).
-  ['src/kernel/actor-host.ts', 'being converted'],
-  ['actors/bar-builder/ingest-host.ts', 'being converted'],
-  ['actors/tracker/index.ts', 'being converted'],
   ['src/oneshot/run-store.ts', 'being converted'],
   ['src/market/feed-publisher.ts', 'being converted'],
 ]);
