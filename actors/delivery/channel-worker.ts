@@ -6,7 +6,7 @@ import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
 import type { CatchUpReader, CatchUpTicket } from './catch-up-reader.ts';
 import type { ChannelSender, Semaphore, SendOutcome } from './types.ts';
-import { clockAt, liveClock, type Clock } from '../../src/lib/clock.ts';
+import { liveClock, type Clock } from '../../src/lib/clock.ts';
 
 export interface ChannelWorkerDeps {
   channel: DeliveryChannel;
@@ -36,8 +36,6 @@ export interface ChannelWorkerDeps {
   leaseLeftMs?: () => number;
   /** The time of attempts, retries and state (liveClock unless a test sets it). */
   clock?: Clock;
-  /** @deprecated Pass `clock`; accepted until delivery-actor.ts passes its clock (issue 37). */
-  now?: () => number;
   random?: () => number;
 }
 
@@ -86,7 +84,7 @@ export class ChannelWorker {
 
   private constructor(private readonly deps: ChannelWorkerDeps) {
     this.key = stateKey(deps.channel, deps.deploymentId);
-    this.clock = deps.clock ?? (deps.now ? clockAt(deps.now) : liveClock);
+    this.clock = deps.clock ?? liveClock;
   }
 
   /**
