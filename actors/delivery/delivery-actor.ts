@@ -368,7 +368,7 @@ export class DeliveryActor {
         policy: this.policy,
         log: this.deps.log,
         leaseLeftMs,
-        now: () => this.clock.now(),
+        clock: this.clock,
         onDelivered: (event, ch) => {
           this.delivered[ch]++;
           for (const listener of this.listeners) listener(event, ch);

@@ -29,7 +29,7 @@ export interface SweepOutcome {
   days: DaySummary[];
 }
 
-export interface SweeperDeps extends Omit<DaySettlementDeps, 'now'> {
+export interface SweeperDeps extends Omit<DaySettlementDeps, 'now' | 'clock'> {
   state: JsonKv<typeof PayoutSweepState>;
   /** The kernel's claims: the sweep is claimed there like any other lease. */
   claims: Claims;
@@ -55,16 +55,12 @@ export class PayoutSweeper {
   /** Sweeps in progress or waiting for the lease here: the host wants the lease while there are any. */
   private wanted = 0;
   private onChange: (() => void) | null = null;
-  private host: LeaseHost<string, LeaseHolder> | null = null;
   private opening: Promise<LeaseHost<string, LeaseHolder>> | null = null;
-
-  private readonly settlement: DaySettlementDeps;
 
   constructor(
     private readonly deps: SweeperDeps,
     private readonly options: SweeperOptions = {},
   ) {
-    this.settlement = { ...deps, now: () => deps.clock.now() };
     this.intervalMs = options.intervalMs ?? 600_000;
     this.graceMs = options.graceMs ?? 900_000;
   }
@@ -82,7 +78,6 @@ export class PayoutSweeper {
     await this.running;
     const host = await this.opening?.catch(() => null);
     this.opening = null;
-    this.host = null;
     await host?.stop();
   }
 
@@ -111,7 +106,7 @@ export class PayoutSweeper {
       // Before the first settled day, start at the oldest fork's; with no fork yet there is nothing to do.
       const next = state?.settled_through ? Date.parse(state.settled_through) + DAY_MS : firstForkDay(this.deps.entries());
       for (let day = next ?? Infinity; day <= lastDue; day += DAY_MS) {
-        days.push(await settleDay(this.settlement, day));
+        days.push(await settleDay(this.deps, day));
         await this.advance(day);
         // The lease may have passed on (this process could not renew it): the new holder goes on.
         if (host.leaseLeftMs(SWEEP_LEASE) === 0) break;
@@ -150,7 +145,6 @@ export class PayoutSweeper {
         ...(this.options.renewMs ? { renewMs: this.options.renewMs } : {}),
       });
       await host.start();
-      this.host = host;
       return host;
     })());
   }
