@@ -7,7 +7,7 @@ export { connectBus, type Bus } from './connection.ts';
 export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts';
 export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
 export { ensureStream } from './provision.ts';
-export { publish, subscribe, type Published, type PublishVia, type Topic, type TopicSubscription } from './typed.ts';
+export { publish, subscribe, type Published, type PublishVia, type SubscribeVia, type Topic, type TopicSubscription } from './typed.ts';
 export { answer, ask, type AnswerOptions, type RequestService } from './request-reply.ts';
 export {
   ensureConsumer,
@@ -31,9 +31,6 @@ export {
   type RangeReader,
   type StoredMessage,
 } from './stream-reads.ts';
-// Connection-level types for the few parts that speak core NATS directly (request/reply, the tick
-// source's hot path) — named here so nothing else depends on the client packages.
-export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 export type { ConsumerMessages } from '@nats-io/jetstream';
 export { isTransientBusError } from './transient.ts';
 export {

@@ -12,6 +12,11 @@ export interface PublishVia {
   js?: Pick<JetStreamClient, 'publish'>;
 }
 
+/** What subscribing needs: core NATS (a part that only listens takes this, never the connection). */
+export interface SubscribeVia {
+  nc: Pick<NatsConnection, 'subscribe'>;
+}
+
 /** A subject family of the switchboard and the schema of its payload (schemas/messages.ts `Topics`). */
 export interface Topic<S extends z.ZodType, A extends readonly unknown[]> {
   subject: (...args: A) => string;
@@ -72,7 +77,7 @@ export interface TopicSubscription {
  * parses by the topic's schema; a malformed one goes to `onMalformed` (default: dropped).
  */
 export function subscribe<S extends z.ZodType, A extends readonly unknown[]>(
-  bus: { nc: Pick<NatsConnection, 'subscribe'> },
+  bus: SubscribeVia,
   topic: Topic<S, A>,
   subject: string,
   handler: (payload: z.infer<S>, subject: string) => void,

@@ -9,7 +9,7 @@ import type { Generation } from '../generation/index.ts';
 import type { OneShot } from '../oneshot/index.ts';
 import { oneShotRoutes } from './routes/one-shot.ts';
 import type { Deployments } from '../deployments/index.ts';
-import type { Bus, NatsConnection } from '../bus/index.ts';
+import type { Bus } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -69,8 +69,6 @@ export interface EdgeDeps {
   /** POST /one_shot: generate → train → deploy. */
   oneShot: OneShot;
   deployments: Deployments;
-  /** For live streams (a deployment's signals). */
-  nc: Pick<NatsConnection, 'subscribe'>;
   /** Counters for /_metrics, gathered by the composition root. */
   metrics?: MetricsSource;
   /** Delivery status, dead-letter replay and messenger pairing (routes left out when absent). */
@@ -79,8 +77,8 @@ export interface EdgeDeps {
   payouts?: PayoutsLedger;
   /** Share, fork, lineage, leaderboard, community.json. */
   community: Community;
-  /** JetStream for the WebSocket stream GET /api/v1/predict (its resume reads); without it the stream is not served. */
-  bus?: Pick<Bus, 'nc' | 'js' | 'jsm'>;
+  /** Live streams: a deployment's signals (SSE), and the WebSocket stream GET /api/v1/predict (its resume reads JetStream). */
+  bus: Pick<Bus, 'nc' | 'js' | 'jsm'>;
   /** POST /indicators/custom (route left out when absent). */
   customIndicators?: CustomIndicators;
   /** A key's open SSE streams and WebSocket connections, counted over every edge. */
@@ -108,7 +106,6 @@ export async function buildApp({
   generation,
   oneShot,
   deployments,
-  nc,
   metrics,
   delivery,
   payouts,
@@ -198,7 +195,7 @@ export async function buildApp({
   modelRoutes(app, { training });
   deployRoutes(app, {
     deployments,
-    nc,
+    bus,
     slots: sseSlots,
     perKey: SSE_PER_KEY,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
@@ -212,18 +209,16 @@ export async function buildApp({
   if (payouts) payoutsRoutes(app, { ledger: payouts });
   communityRoutes(app, { community });
   // The WebSocket stream (issue 18): bars, ticks, a deployed model's predictions, on-demand predict.
-  if (bus) {
-    predictStreamRoutes(app, {
-      config,
-      directory: accounts.directory,
-      limiter: accounts.requestLimiter,
-      allowedOrigins: origins,
-      streamSlots,
-      training,
-      channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, ticksPerSecond: config.WS_TICKS_PER_SECOND },
-      log,
-    });
-  }
+  predictStreamRoutes(app, {
+    config,
+    directory: accounts.directory,
+    limiter: accounts.requestLimiter,
+    allowedOrigins: origins,
+    streamSlots,
+    training,
+    channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, ticksPerSecond: config.WS_TICKS_PER_SECOND },
+    log,
+  });
   // The web app (issue 16).
   const pages = await webRoutes(app, { feed: activity.feed, assets: await ensureBundle() });
   discoveryRoutes(app, { config, pages });

@@ -1,4 +1,4 @@
-import { subscribe, type NatsConnection, type TopicSubscription } from '../bus/index.ts';
+import { subscribe, type SubscribeVia, type TopicSubscription } from '../bus/index.ts';
 import type { Logger } from '../log.ts';
 import type { BarsRepo } from '../store/index.ts';
 import type { Symbol, Timeframe } from '../../schemas/common.ts';
@@ -20,14 +20,14 @@ export class BarCache {
 
   constructor(
     private readonly repo: Pick<BarsRepo, 'load'>,
-    private readonly nc: Pick<NatsConnection, 'subscribe'>,
+    private readonly bus: SubscribeVia,
     private readonly log: Logger,
   ) {}
 
   start(): void {
     this.subscriptions.push(
-      subscribe({ nc: this.nc }, Topics.bars, Topics.bars.all, (bar) => this.apply(bar)),
-      subscribe({ nc: this.nc }, Topics.barsRebuilt, Topics.barsRebuilt.all, (rebuilt) => {
+      subscribe(this.bus, Topics.bars, Topics.bars.all, (bar) => this.apply(bar)),
+      subscribe(this.bus, Topics.barsRebuilt, Topics.barsRebuilt.all, (rebuilt) => {
         for (const key of [...this.series.keys()]) if (key.startsWith(`${rebuilt.symbol}/`)) this.series.delete(key);
         this.log.info(rebuilt, 'bar cache dropped a rebuilt symbol');
       }),

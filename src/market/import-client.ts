@@ -43,7 +43,7 @@ export async function runImport(
   }
   const clickhouse = await openClickHouse({ url: config.CLICKHOUSE_URL, path: resolve(dataDir, 'clickhouse'), log });
   try {
-    const importer = new TickImporter({ ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse), nc: null, log });
+    const importer = new TickImporter({ ticks: new TicksRepo(clickhouse), bars: new BarsRepo(clickhouse), bus: null, log });
     return await importer.import({ ...request, files });
   } finally {
     await clickhouse.close();

@@ -38,7 +38,7 @@ export interface MarketData {
 /** The stores and the read cache: what every role that reads market data needs. */
 export function openMarketData(bus: Bus, clickhouse: ClickHouseClient, log: Logger): MarketData {
   const bars = new BarsRepo(clickhouse);
-  const cache = new BarCache(bars, bus.nc, log);
+  const cache = new BarCache(bars, bus, log);
   cache.start();
   return { ticks: new TicksRepo(clickhouse), bars, cache };
 }

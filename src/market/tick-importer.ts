@@ -1,4 +1,4 @@
-import { answer, publish, type NatsConnection, type TopicSubscription } from '../bus/index.ts';
+import { answer, publish, type PublishVia, type SubscribeVia, type TopicSubscription } from '../bus/index.ts';
 import { stat } from 'node:fs/promises';
 import { UnprocessableError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -10,7 +10,7 @@ import { importTickFile } from './import/index.ts';
 export interface TickImporterDeps {
   ticks: Pick<TicksRepo, 'insert' | 'compact' | 'count'>;
   bars: Pick<BarsRepo, 'rebuildFromTicks'>;
-  nc: Pick<NatsConnection, 'publish' | 'subscribe'> | null;
+  bus: (PublishVia & SubscribeVia) | null;
   log: Logger;
 }
 
@@ -59,14 +59,14 @@ export class TickImporter {
     if (!Number.isFinite(fromMs)) return { symbol, files: reports, rebuilt: null, ticksInSpan: 0 };
     await this.deps.ticks.compact(fromMs, toMs);
     const rebuilt = await this.deps.bars.rebuildFromTicks(symbol, fromMs, toMs);
-    if (this.deps.nc) await publish({ nc: this.deps.nc }, Topics.barsRebuilt, [], { symbol, ...rebuilt });
+    if (this.deps.bus) await publish(this.deps.bus, Topics.barsRebuilt, [], { symbol, ...rebuilt });
     const ticksInSpan = await this.deps.ticks.count(symbol, rebuilt.fromMs, rebuilt.toMs);
     return { symbol, files: reports, rebuilt, ticksInSpan };
   }
 
   /** Answers `market.import` requests from `signalforge import-ticks`, one import at a time. */
   serve(): void {
-    if (!this.deps.nc) return;
+    if (!this.deps.bus) return;
     let queue: Promise<unknown> = Promise.resolve();
     const importOne = (request: ImportRequest): Promise<string> => {
       const done = queue.then(async () => {
@@ -81,7 +81,7 @@ export class TickImporter {
       queue = done;
       return done;
     };
-    this.subscription = answer({ nc: this.deps.nc }, Requests.marketImport, importOne, {
+    this.subscription = answer(this.deps.bus, Requests.marketImport, importOne, {
       log: this.deps.log,
       invalid: (reason) => JSON.stringify({ error: `invalid import request: ${reason}` }),
     });

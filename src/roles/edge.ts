@@ -90,7 +90,6 @@ export function buildEdge(ctx: RoleContext, options: EdgeOptions): Promise<EdgeP
       generation,
       oneShot,
       deployments,
-      nc: bus.nc,
       metrics: options.metrics,
       delivery: deliveryApi,
       payouts: payouts.ledger,

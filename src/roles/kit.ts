@@ -52,7 +52,7 @@ export function processContext(
     bars: once(async () => {
       if (store.barsFromMarket) return (await ctx.market()).cache;
       // No store of its own: recent bars come from the store owner's cache (bar pages), not a query each.
-      const cache = new BarCache(new NatsBarLoader(bus), bus.nc, log);
+      const cache = new BarCache(new NatsBarLoader(bus), bus, log);
       cache.start();
       stack.push(() => cache.stop());
       return cache;

@@ -19,7 +19,7 @@ export function buildStore(ctx: RoleContext): Promise<RoleParts> {
     }
     const pages = serveBarPages(bus, market.cache, log);
     own.push(() => pages.unsubscribe());
-    const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, nc: bus.nc, log });
+    const importer = new TickImporter({ ticks: market.ticks, bars: market.bars, bus, log });
     importer.serve();
     own.push(() => importer.stop());
     return { stats: () => ({ signalforge_bars_cached: market.cache.size() }) };

@@ -75,7 +75,7 @@ export async function openRealMarket(minutes = 60_000): Promise<RealMarket> {
   const stored = realBars(minutes);
   await repo.insert(stored['1min']);
   await repo.insert(stored['15min']);
-  const cache = new BarCache(repo, bus.nc, log);
+  const cache = new BarCache(repo, bus, log);
   cache.start();
   return {
     bus,

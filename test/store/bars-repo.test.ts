@@ -132,7 +132,7 @@ describe('BarsRepo.rebuildFromTicks (bulk) equals StreamingResampler (streaming)
       // The file again, through the product's importer (import → compact → rebuildFromTicks):
       // the same (symbol, ts, seq) keys, so no duplicate ticks, and the rebuilt bars are the streamed ones.
       // (For the other files this is the only rebuild: each costs seconds on 0.3–0.7 M ticks.)
-      const importer = new TickImporter({ ticks, bars, nc: null, log });
+      const importer = new TickImporter({ ticks, bars, bus: null, log });
       const again = await importer.import({ symbol, format: 'csv', files: [path] });
       assert.equal(again.files[0]!.imported, rows);
       assert.ok(again.rebuilt && again.rebuilt.fromMs <= report.firstTs! && again.rebuilt.toMs > report.lastTs!);

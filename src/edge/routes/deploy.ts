@@ -1,4 +1,4 @@
-import { subscribe, type NatsConnection } from '../../bus/index.ts';
+import { subscribe, type SubscribeVia } from '../../bus/index.ts';
 import type { Deployments } from '../../deployments/index.ts';
 import { DeployedList, DeployParams, DeployRequest, DeployResponse, SignalEvent, UndeployResponse } from '../../../schemas/live.ts';
 import { Topics } from '../../../schemas/messages.ts';
@@ -8,7 +8,8 @@ import type { App } from '../types.ts';
 
 export interface DeployRoutesDeps {
   deployments: Deployments;
-  nc: Pick<NatsConnection, 'subscribe'>;
+  /** For the live signal stream of a deployment. */
+  bus: SubscribeVia;
   slots: SseSlots;
   perKey: number;
   heartbeatMs: number;
@@ -90,7 +91,7 @@ export function deployRoutes(app: App, deps: DeployRoutesDeps): void {
       const deployment = await deployments.find(user.user_id, request.params.model);
       const release = await deps.slots.acquireForKey(user.user_id, deps.perKey);
       const stream = openSse(request, reply, deps.heartbeatMs);
-      const sub = subscribe(deps, Topics.signal, Topics.signal.subject(deployment.deployment_id), (event) =>
+      const sub = subscribe(deps.bus, Topics.signal, Topics.signal.subject(deployment.deployment_id), (event) =>
         stream.send('signal', event, event.id),
       );
       stream.onClose(() => {

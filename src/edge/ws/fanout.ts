@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { subscribe, type NatsConnection, type Topic, type TopicSubscription } from '../../bus/index.ts';
+import { subscribe, type SubscribeVia, type Topic, type TopicSubscription } from '../../bus/index.ts';
 
 /** Sockets served per turn of the event loop: a bar for 10,000 sockets lets other work (an actor, a prediction) in between. */
 const CHUNK = 500;
@@ -22,7 +22,7 @@ interface Entry {
 export class Fanout {
   private readonly subjects = new Map<string, Entry>();
 
-  constructor(private readonly bus: { nc: Pick<NatsConnection, 'subscribe'> }) {}
+  constructor(private readonly bus: SubscribeVia) {}
 
   /** Calls `listener` with each message on `subject`; returns the function that stops it. */
   add<S extends z.ZodType, A extends readonly unknown[]>(

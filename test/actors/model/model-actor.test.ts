@@ -55,7 +55,7 @@ describe('a deployment whose stored model fails the safety check', () => {
       checkWebhookTarget: async (url) => url,
       limits: { free: 3, pro: 3 },
     });
-    bars = new BarCache({ load: async () => noBars() }, nats.bus.nc, log);
+    bars = new BarCache({ load: async () => noBars() }, nats.bus, log);
   });
   after(async () => {
     await stopScorers?.();

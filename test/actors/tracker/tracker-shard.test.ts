@@ -38,7 +38,7 @@ describe('a shared entry whose frozen model fails the safety check', () => {
     stopScorers = useScorers({ SCORER_PROCESSES: 1, SCORER_MEMORY_MB: 1024, SCORER_RUN_MS: 10_000, SCORER_LOAD_MS: 30_000 }, log);
     community = await openBucket(nats.bus, Buckets.community);
     files = await openBlobStore(nats.bus, ObjectStores.community);
-    bars = new BarCache({ load: async () => noBars() }, nats.bus.nc, log);
+    bars = new BarCache({ load: async () => noBars() }, nats.bus, log);
     await share(REFUSED, model('external_package_json'));
     await share(HONEST, model('honest'));
   });
