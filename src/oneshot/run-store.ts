@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { StaleRevisionError, type JsonKv } from '../bus/index.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 import type { Buckets } from '../../schemas/messages.ts';
 import type { OneShotRun } from '../../schemas/oneshot.ts';
 
@@ -25,17 +26,21 @@ export class OneShotRuns {
   /** This process, as the owner of the runs it drives. */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
-  constructor(private readonly kv: RunsKv) {}
+  /** `clock`: the runs' times (created, updated, alive), liveClock unless a test sets it. */
+  constructor(
+    private readonly kv: RunsKv,
+    private readonly clock: Clock = liveClock,
+  ) {}
 
-  /** A new run id: sortable by time, unique across processes. */
-  static newId(): string {
-    return `os_${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+  /** A new run id: sortable by time (`now`, epoch ms), unique across processes. */
+  static newId(now: number = liveClock.now()): string {
+    return `os_${now.toString(36)}${randomBytes(5).toString('hex')}`;
   }
 
   async create(
     run: Omit<OneShotRun, 'owner' | 'alive_at' | 'created_at' | 'updated_at' | OptionalTarget> & Partial<Pick<OneShotRun, OptionalTarget>>,
   ): Promise<OneShotRun> {
-    const now = Date.now();
+    const now = this.clock.now();
     const full: OneShotRun = {
       webhook_template: null,
       discord_webhook_url: null,
@@ -54,14 +59,14 @@ export class OneShotRuns {
   async update(runId: string, patch: Partial<OneShotRun>): Promise<OneShotRun> {
     const { value } = await this.kv.mutate(runId, (current) => {
       if (!current) throw new Error(`one_shot run ${runId} is gone`);
-      return { ...current, ...patch, updated_at: Date.now() };
+      return { ...current, ...patch, updated_at: this.clock.now() };
     });
     return value;
   }
 
   /** Says this process still drives these runs. */
   async heartbeat(runIds: Iterable<string>): Promise<void> {
-    for (const id of runIds) await this.update(id, { alive_at: Date.now(), owner: this.owner }).catch(() => undefined);
+    for (const id of runIds) await this.update(id, { alive_at: this.clock.now(), owner: this.owner }).catch(() => undefined);
   }
 
   /**
@@ -69,7 +74,7 @@ export class OneShotRuns {
    * says which we still run); resolves with the runs now ours. A run another process claims
    * first is left to it.
    */
-  async claimStale(driving: (runId: string) => boolean, now = Date.now()): Promise<OneShotRun[]> {
+  async claimStale(driving: (runId: string) => boolean, now = this.clock.now()): Promise<OneShotRun[]> {
     const claimed: OneShotRun[] = [];
     for (const key of await this.kv.keys()) {
       const found = await this.kv.get(key);
