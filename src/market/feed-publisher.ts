@@ -3,6 +3,7 @@ import { lastBySubject, publish, type Bus } from '../bus/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import type { DataSource, Tick, TickMessage } from '../../schemas/market.ts';
 import { Streams, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 import { CLOCK_EVERY_MS } from './feed-clocks.ts';
 import { decodeTicks } from './sources/tick-decoder.ts';
 import type { TickSink } from './tick-sink.ts';
@@ -34,7 +35,7 @@ export interface FeedPublisherDeps {
    * The feed's clock: every tick stamped before it has been handed to `write` (default: this
    * machine's clock, right for a live feed; a replay's is its market time).
    */
-  clock?: () => number;
+  clock?: Clock;
 }
 
 /**
@@ -141,7 +142,7 @@ export class FeedPublisher implements TickSink {
 
   private tellClock(symbols: Iterable<Symbol> = this.clocked): void {
     // Read before queueing: it vouches only for ticks handed over by now, which are in line ahead.
-    const until = (this.deps.clock ?? Date.now)();
+    const until = (this.deps.clock ?? liveClock).now();
     for (const symbol of symbols) {
       if (this.clockQueued.has(symbol)) continue;
       this.clockQueued.add(symbol);
@@ -178,7 +179,7 @@ export class FeedPublisher implements TickSink {
       });
       this.counts.published += part.length;
       this.counts.messages++;
-      this.counts.lastPublishedAt = Date.now();
+      this.counts.lastPublishedAt = (this.deps.clock ?? liveClock).now();
       from = to;
     }
   }

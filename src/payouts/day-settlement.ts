@@ -6,7 +6,7 @@ import type { Plan } from '../../schemas/accounts.ts';
 import type { EntryLink, PayoutMark } from '../../schemas/payouts.ts';
 import { openForks, spendWithin } from './fork-windows.ts';
 import { splitPayout } from './split.ts';
-import { clockAt, liveClock, type Clock } from '../lib/clock.ts';
+import { liveClock, type Clock } from '../lib/clock.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -28,8 +28,6 @@ export interface DaySettlementDeps {
   planOf: (userId: number) => Plan;
   /** The time the ledger rows are stamped with (liveClock unless a test sets it). */
   clock?: Clock;
-  /** @deprecated Pass `clock`; accepted until sweeper.ts passes its clock (issue 37). */
-  now?: () => number;
   log: Logger;
   /**
    * Called at each step of a parent's settlement: `marked` (its record fixed, not credited yet)
@@ -133,7 +131,7 @@ async function computeMarks(
   for (const p of await deps.usage.billableSpend(publishers, dayStart, dayStart + DAY_MS)) {
     (points.get(p.user_id) ?? points.set(p.user_id, []).get(p.user_id)!).push([p.ts, p.spent]);
   }
-  const now = (deps.clock ?? (deps.now ? clockAt(deps.now) : liveClock)).now();
+  const now = (deps.clock ?? liveClock).now();
   const day = utcDate(dayStart);
   for (const pair of pairs) {
     const spend = spendWithin(pair.spans, points.get(pair.childUser) ?? []);

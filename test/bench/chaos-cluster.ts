@@ -29,6 +29,7 @@ import { strategyCode } from '../helpers/strategies.ts';
 import { runLoad } from './lib/load.ts';
 import { BENCH_ROLE_ENV, roleStarter, sleep, startLayout, timeUntil } from './lib/roles.ts';
 import { numberOption, type Benchmark, type BenchResult } from './lib/types.ts';
+import { clockAt, liveClock } from '../../src/lib/clock.ts';
 
 const HOUR = 3_600_000;
 /** Past a bar's end, what ingest waits before it closes a bar of a quiet market (the resampler's grace, with room). */
@@ -136,7 +137,7 @@ export const benchmark: Benchmark = {
     // market time: every tick before it handed over), so a publish held up by the dying node is not
     // taken for a quiet market.
     let handed: number | 'now' = historyStart;
-    const feed = new FeedPublisher({ bus, feed: 'chaos', clock: () => (handed === 'now' ? Date.now() : handed) });
+    const feed = new FeedPublisher({ bus, feed: 'chaos', clock: clockAt(() => (handed === 'now' ? liveClock.now() : handed)) });
     let longestStallMs = 0;
     const publishTicks = async (batch: Tick[]) => {
       const began = performance.now();

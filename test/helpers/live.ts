@@ -21,11 +21,11 @@ export async function storedSignals(sf: TestService, deploymentId: string): Prom
 export function secondActorHost(sf: TestService) {
   return buildModelHost({
     bus: sf.service.bus,
-    deployments: sf.service.deployments.view,
-    models: sf.service.training.models,
-    bars: sf.service.market.cache,
-    runtime: sf.service.runtime,
-    activity: sf.service.activity.bus,
+    deployments: sf.service.domain.deployments.view,
+    models: sf.service.domain.training.models,
+    bars: sf.service.domain.market.cache,
+    runtime: sf.service.domain.runtime,
+    activity: sf.service.domain.activity.bus,
     log: createLogger('silent'),
     replicas: 1,
     maxWarmSessions: 1,

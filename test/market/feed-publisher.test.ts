@@ -14,6 +14,7 @@ import type { Symbol } from '../../schemas/common.ts';
 import type { Tick, TickClock } from '../../schemas/market.ts';
 import { Streams, Topics } from '../../schemas/messages.ts';
 import { startNats, until, type TestNats } from '../helpers/nats.ts';
+import { clockAt } from '../../src/lib/clock.ts';
 
 const T0 = 1_700_000_000_000;
 const tick = (symbol: Symbol, ts: number, seq = 0): Tick => ({ symbol, ts, seq, bid: 1.1 + ts / 1e15, ask: 1.1002, volume: seq });
@@ -94,7 +95,7 @@ describe('FeedPublisher (real nats-server)', () => {
    */
   const clockedPublisher = async (feed: string, symbol: Symbol, onClock: (clock: TickClock) => void = () => undefined) => {
     const state = { handed: T0 };
-    const publisher = new FeedPublisher({ bus: nats.bus, feed, clock: () => state.handed });
+    const publisher = new FeedPublisher({ bus: nats.bus, feed, clock: clockAt(() => state.handed) });
     const heard: TickClock[] = [];
     const sub = subscribe(nats.bus, Topics.tickClock, Topics.tickClock.subject(symbol), (clock) => {
       heard.push(clock);

@@ -55,15 +55,15 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     const s = sf.service;
     const oneShot = new OneShot({
       generation: buildGeneration({
-        metering: s.accounts.metering,
-        runtime: s.runtime,
+        metering: s.domain.accounts.metering,
+        runtime: s.domain.runtime,
         config: loadConfig({ DATA_DIR: sf.dataDir }),
         log: s.log,
       }),
-      training: withReport(s.training.training, report),
-      jobs: s.training.jobs,
-      deployments: s.deployments,
-      metering: s.accounts.metering,
+      training: withReport(s.domain.training.training, report),
+      jobs: s.domain.training.jobs,
+      deployments: s.domain.deployments,
+      metering: s.domain.accounts.metering,
       runs,
       checkWebhookTarget: async (url) => url,
       fee: FEE,
@@ -80,7 +80,7 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
 
   const user = async (name: string): Promise<{ user: UserRecord; key: string }> => {
     const minted = await sf.mintKey(name);
-    return { user: sf.service.accounts.directory.get(minted.user_id)!, key: minted.api_key };
+    return { user: sf.service.domain.accounts.directory.get(minted.user_id)!, key: minted.api_key };
   };
 
   const run = async (oneShot: OneShot, who: UserRecord, request: OneShotRequest): Promise<OneShotEvent[]> => {
@@ -199,13 +199,13 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     const oneShot = oneShotWith(robustnessReport('overfit'), false);
     // What a process that died mid-training leaves: the run in KV, its fee charged, its train job
     // (finished meanwhile: the run is resumed at once, before any other recovery would claim it).
-    await sf.service.accounts.metering.charge(who.user_id, FEE, 'one_shot');
+    await sf.service.domain.accounts.metering.charge(who.user_id, FEE, 'one_shot');
     const credits = await balance(key);
-    const started = await sf.service.training.training.submit(
+    const started = await sf.service.domain.training.training.submit(
       who,
       TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }),
     );
-    await sf.service.training.training.finished(who.user_id, started.job_id);
+    await sf.service.domain.training.training.finished(who.user_id, started.job_id);
     const left = await runs.create({
       run_id: OneShotRuns.newId(),
       user_id: who.user_id,
@@ -238,12 +238,12 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
   it('after a restart: a run deployed with a webhook channel — its job says a signing secret exists and never shows it; the deployment keeps it', async () => {
     const { user: who, key } = await user('os_webhook_recover');
     const oneShot = oneShotWith(robustnessReport('robust'), false);
-    await sf.service.accounts.metering.charge(who.user_id, FEE, 'one_shot');
-    const started = await sf.service.training.training.submit(
+    await sf.service.domain.accounts.metering.charge(who.user_id, FEE, 'one_shot');
+    const started = await sf.service.domain.training.training.submit(
       who,
       TrainRequest.parse({ code: strategyCode(), symbol: 'EURUSD', timeframe: '1min' }),
     );
-    await sf.service.training.training.finished(who.user_id, started.job_id);
+    await sf.service.domain.training.training.finished(who.user_id, started.job_id);
     const left = await runs.create({
       run_id: OneShotRuns.newId(),
       user_id: who.user_id,
@@ -263,7 +263,7 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
 
     await oneShot.recovery.resume(left);
 
-    const deployment = await sf.service.deployments.find(who.user_id, started.model_stem);
+    const deployment = await sf.service.domain.deployments.find(who.user_id, started.model_stem);
     assert.match(deployment.webhook_secret ?? '', /^whsec_/, 'delivery signs with the deployment’s secret');
     const res = await sf.api('GET', `/api/v1/train/${started.job_id}`, { key });
     assert.equal(res.status, 200, res.text);
@@ -272,7 +272,7 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     assert.equal(res.body.one_shot.webhook_secret_set, true);
     assert.ok(!res.text.includes(deployment.webhook_secret!) && !/whsec_/.test(res.text), res.text.slice(0, 400));
     // Nor is it kept on the job record, where any later view or log of the job could show it.
-    assert.ok(!/whsec_/.test(JSON.stringify(await sf.service.training.jobs.get(started.job_id))));
+    assert.ok(!/whsec_/.test(JSON.stringify(await sf.service.domain.training.jobs.get(started.job_id))));
   });
 
   it('POST /one_shot refuses a deploy_if it does not know, naming the field and the values, before anything is charged', async () => {

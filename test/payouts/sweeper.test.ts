@@ -95,7 +95,7 @@ function dependencies(via: Bus = bus) {
     credits: accounts.metering,
     planOf: (userId: number): Plan => accounts.directory.get(userId)?.plan ?? 'free',
     log,
-    now: () => clock.now(),
+    clock,
   };
 }
 

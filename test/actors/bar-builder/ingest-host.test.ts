@@ -22,6 +22,7 @@ import { startRole } from '../../helpers/role-process.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
 import { pausableProxy } from '../../helpers/pausable-proxy.ts';
 import { tempStore } from '../../store/temp-store.ts';
+import { clockAt } from '../../../src/lib/clock.ts';
 
 const store = tempStore('ingest-host');
 const HOUR = 3_600_000;
@@ -122,7 +123,7 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
     const feedBus = await connectBus(proxy.url, `feed-held-${symbol}`, log);
     const start = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
     let handed = start;
-    const feed = new FeedPublisher({ bus: feedBus, feed: 'held', clock: () => handed });
+    const feed = new FeedPublisher({ bus: feedBus, feed: 'held', clock: clockAt(() => handed) });
     const startHost = () =>
       buildIngestHost({
         bus: nats.bus,
@@ -217,7 +218,7 @@ describe('ingest in two processes (one writer per symbol by lease)', () => {
     // The feed tells its clock, so the pauses between its rounds are not a quiet market.
     const start = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR;
     let handed = start;
-    const feed = new FeedPublisher({ bus: nats.bus, feed: 'overload', clock: () => handed });
+    const feed = new FeedPublisher({ bus: nats.bus, feed: 'overload', clock: clockAt(() => handed) });
     try {
       await until(`${symbol} claimed`, () => host.symbols().includes(symbol));
       feed.startClock();
