@@ -126,6 +126,17 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
     await Promise.all(always.map(({ connector }) => connector.stop()));
     throw err;
   }
+  // Started once every leased feed runs somewhere: here (the synthetic market's history built, its
+  // live feed publishing) or in another copy that holds it. A process that serves no sooner than
+  // its market exists, as `serve` always did.
+  for (;;) {
+    const waiting = leased.filter((name) => {
+      const by = host.claimedBy(leaseKey(name));
+      return by === null || (by === host.hostId && !host.runningIds().includes(leaseKey(name)));
+    });
+    if (waiting.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 
   // The unleased feeds run from start to stop; the leased ones while this host runs their connector.
   const active = (): FeedName[] => [

@@ -131,6 +131,11 @@ export class LeaseHost<S, H extends LeaseHolder> {
     return this.running.get(id)?.holder ?? null;
   }
 
+  /** The host the claims seen here name for lease `id` (this one included), or null while unclaimed. */
+  claimedBy(id: string): string | null {
+    return this.claims.get(id) ?? null;
+  }
+
   /** Every holder on this host (those starting included). */
   holders(): H[] {
     return [...this.running.values()].flatMap((r) => (r.holder ? [r.holder] : []));

@@ -11,6 +11,8 @@ export { TIMEFRAME_MS, bucketOf } from '../lib/timeframes.ts';
 export type { TickSink, SourceStats } from './tick-sink.ts';
 export { TickSequencer } from './tick-sink.ts';
 export { decodeTicks, tickVolume } from './sources/tick-decoder.ts';
+export { countRecords, decodeTicksInto } from './sources/columns-decoder.ts';
+export { writeColumns } from './tick-sink.ts';
 export { SyntheticMarket } from './synthetic/synthetic-market.ts';
 export { ohlcJson, queryWindow } from './ohlc-query.ts';
 export { sourceMix } from './source-mix.ts';
