@@ -138,10 +138,14 @@ export class OneShot {
     const fee = request.code ? 0 : deps.fee;
     if (fee > 0) await deps.metering.charge(user.user_id, fee, 'one_shot');
     let run: OneShotRun;
+    let written: OneShotRun | null = null;
     let generation: AsyncIterable<GenerateStreamEvent> | null = null;
+    const runId = OneShotRuns.newId();
+    // Driven here from before it is written: the recovery claims it for this process at once, so no other takes it.
+    const untrack = this.recovery.track(runId);
     try {
-      run = await deps.runs.create({
-        run_id: OneShotRuns.newId(),
+      run = written = await deps.runs.create({
+        run_id: runId,
         user_id: user.user_id,
         username: user.username,
         plan: user.plan,
@@ -168,14 +172,25 @@ export class OneShot {
         });
       }
     } catch (err) {
-      if (fee > 0) await deps.metering.refund(user.user_id, fee, 'one_shot:failed');
+      try {
+        if (fee > 0) await deps.metering.refund(user.user_id, fee, 'one_shot:failed');
+        // A run already written says so too, or the recovery would take it up and refund it a second time.
+        if (written) {
+          const reason = err instanceof AppError ? err.message : 'the pipeline could not start; the one_shot fee was refunded';
+          await deps.runs
+            .update(runId, { status: 'refunded', reason })
+            .catch((e: unknown) => deps.log.error({ err: e, run_id: runId }, 'one_shot: marking a run refunded failed'));
+        }
+      } finally {
+        // Unfinished (the refund failed): the recovery takes it up and refunds it.
+        untrack();
+      }
       throw err;
     }
 
     const out = new EventChannel<OneShotEvent>();
     const step = (stage: 'generate' | 'train' | 'deploy', pct: number, msg: string) =>
       out.push({ event: 'step', data: { stage, pct, msg } });
-    const untrack = this.recovery.track(run.run_id);
     const stopped = () => this.recovery.stopped;
     const run$ = async () => {
       try {

@@ -1,36 +1,45 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { StaleRevisionError, type JsonKv } from '../bus/index.ts';
+import { openBucket, type Bus, type JsonKv } from '../bus/index.ts';
+import { openClaims, type Claims } from '../kernel/index.ts';
 import { liveClock, type Clock } from '../lib/clock.ts';
-import type { Buckets } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import type { OneShotRun } from '../../schemas/oneshot.ts';
 
 type RunsKv = JsonKv<typeof Buckets.oneShots.schema>;
 
-/** A run whose owner has not said it is alive for this long is taken over. */
-export const STALE_MS = 6_000;
-/** How often an owner says its runs are alive. */
-export const HEARTBEAT_MS = 2_000;
-
 const TERMINAL = new Set(['deployed', 'refunded', 'not_deployed']);
+
+/** Whether the run has its outcome (deployed, refunded, not deployed): nothing is left to do for it. */
+export function isFinished(run: Pick<OneShotRun, 'status'>): boolean {
+  return TERMINAL.has(run.status);
+}
 
 /** Destinations a run has only when the request named them. */
 type OptionalTarget = 'webhook_template' | 'discord_webhook_url' | 'slack_webhook_url';
 
 /**
  * One_shot runs in KV (`sf_one_shots`): every stage change is written before the work of the
- * next stage starts, and the owning process renews `alive_at` while it runs them. A run whose
- * owner went quiet is claimed (compare-and-set) by another process, which finishes it.
+ * next stage starts. Who drives a run is the kernel's lease `oneshot.<run_id>` in `sf_claims`
+ * (see OneShotRecovery); `owner` and `alive_at` are still written at creation (the creator, and
+ * when it created the run), for records and readers that expect them.
  */
 export class OneShotRuns {
-  /** This process, as the owner of the runs it drives. */
+  /** This process, as the creator of the runs it starts. */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
-  /** `clock`: the runs' times (created, updated, alive), liveClock unless a test sets it. */
+  /** `claims`: the kernel's, where the runs' leases are; `clock`: the runs' times (created, updated), liveClock unless a test sets it. */
   constructor(
     private readonly kv: RunsKv,
-    private readonly clock: Clock = liveClock,
+    readonly claims: Claims,
+    readonly clock: Clock = liveClock,
   ) {}
+
+  /** Opens the runs' bucket (`sf_one_shots`) and the kernel's claims. */
+  static async open(bus: Bus, replicas: number, clock?: Clock): Promise<OneShotRuns> {
+    const [kv, claims] = await Promise.all([openBucket(bus, Buckets.oneShots, replicas), openClaims(bus, replicas)]);
+    return new OneShotRuns(kv, claims, clock);
+  }
 
   /** A new run id: sortable by time (`now`, epoch ms), unique across processes. */
   static newId(now: number = liveClock.now()): string {
@@ -55,6 +64,11 @@ export class OneShotRuns {
     return full;
   }
 
+  /** The run as it stands, or null when there is none. */
+  async get(runId: string): Promise<OneShotRun | null> {
+    return (await this.kv.get(runId))?.value ?? null;
+  }
+
   /** Applies a change to the run (compare-and-set) and returns it. */
   async update(runId: string, patch: Partial<OneShotRun>): Promise<OneShotRun> {
     const { value } = await this.kv.mutate(runId, (current) => {
@@ -64,30 +78,8 @@ export class OneShotRuns {
     return value;
   }
 
-  /** Says this process still drives these runs. */
-  async heartbeat(runIds: Iterable<string>): Promise<void> {
-    for (const id of runIds) await this.update(id, { alive_at: this.clock.now(), owner: this.owner }).catch(() => undefined);
-  }
-
-  /**
-   * Claims every unfinished run whose owner went quiet (ours too, when we dropped it: `driving`
-   * says which we still run); resolves with the runs now ours. A run another process claims
-   * first is left to it.
-   */
-  async claimStale(driving: (runId: string) => boolean, now = this.clock.now()): Promise<OneShotRun[]> {
-    const claimed: OneShotRun[] = [];
-    for (const key of await this.kv.keys()) {
-      const found = await this.kv.get(key);
-      if (!found || TERMINAL.has(found.value.status)) continue;
-      if (driving(key) || now - found.value.alive_at < STALE_MS) continue;
-      const mine: OneShotRun = { ...found.value, owner: this.owner, alive_at: now, updated_at: now };
-      try {
-        await this.kv.update(key, mine, found.revision);
-        claimed.push(mine);
-      } catch (err) {
-        if (!(err instanceof StaleRevisionError)) throw err;
-      }
-    }
-    return claimed;
+  /** Every run as it stands (null: gone), then each change; `ready` once the runs there at the start are all told. */
+  watch(onChange: (runId: string, run: OneShotRun | null) => void): Promise<{ stop(): void; ready: Promise<void> }> {
+    return this.kv.watch(onChange);
   }
 }

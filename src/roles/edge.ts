@@ -63,7 +63,7 @@ export function buildEdge(ctx: RoleContext, options: EdgeOptions): Promise<EdgeP
       jobs: training.jobs,
       deployments,
       metering: accounts.metering,
-      runs: new OneShotRuns(await openBucket(bus, Buckets.oneShots, config.NATS_REPLICAS)),
+      runs: await OneShotRuns.open(bus, config.NATS_REPLICAS),
       checkWebhookTarget: webhookTargetChecker(config),
       ...(domain.email ? { emailAddress: (userId: number) => domain.email!.requireConfirmed(userId) } : {}),
       fee: config.ONE_SHOT_FEE,

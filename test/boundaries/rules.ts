@@ -87,7 +87,7 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   'src/community': [...BASE, 'src/bus', 'src/store'],
   'src/delivery': [...BASE, 'src/bus', 'src/deployments'],
   // The one_shot run's state is its own KV bucket (durable across a restart).
-  'src/oneshot': [...BASE, 'src/bus', 'src/generation', 'src/training', 'src/deployments', 'src/accounts'],
+  'src/oneshot': [...BASE, 'src/bus', 'src/generation', 'src/training', 'src/deployments', 'src/accounts', 'src/kernel'],
   // Shutdown deadlines and readiness probes: helpers of the composition root.
   'src/lifecycle': BASE,
   // Fork revenue share: credits parents through the accounts' metering, on a clock from the kernel.

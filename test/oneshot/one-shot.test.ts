@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openBucket } from '../../src/bus/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildGeneration } from '../../src/generation/index.ts';
 import { nextBarClose } from '../../src/lib/market-hours.ts';
-import { OneShot, OneShotRuns } from '../../src/oneshot/index.ts';
+import { ReplayClock } from '../../src/lib/clock.ts';
+import { OneShot, OneShotRuns, type OneShotDeps } from '../../src/oneshot/index.ts';
+import { leaseOf, OneShotRecovery } from '../../src/oneshot/recovery.ts';
 import type { Training } from '../../src/training/index.ts';
-import { Buckets } from '../../schemas/messages.ts';
 import { type UserRecord } from '../../schemas/account-records.ts';
 import { OneShotDone, type OneShotEvent, type OneShotRequest } from '../../schemas/oneshot.ts';
 import type { RobustnessReport } from '../../schemas/robustness.ts';
@@ -43,17 +43,17 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
   before(async () => {
     // Webhooks to loopback are allowed: a deploy with a webhook channel makes a signing secret (its receiver need not exist).
     sf = await startTestService({ HISTORY_DAYS: '4', TRUST_PROXY: '1', WEBHOOK_ALLOW_PRIVATE: 'loopback' });
-    runs = new OneShotRuns(await openBucket(sf.service.bus, Buckets.oneShots));
+    runs = await OneShotRuns.open(sf.service.bus, 1);
   });
   after(async () => {
     await Promise.all(driving.map((o) => o.recovery.stop()));
     await sf.stop();
   });
 
-  /** A OneShot over the service's parts; `drive`: it heartbeats its runs, so the service's own recovery never takes them over. */
-  const oneShotWith = (report: RobustnessReport, drive = true) => {
+  /** What a OneShot works on: the service's parts, its finished train jobs carrying `report`. */
+  const depsWith = (report: RobustnessReport): OneShotDeps => {
     const s = sf.service;
-    const oneShot = new OneShot({
+    return {
       generation: buildGeneration({
         metering: s.domain.accounts.metering,
         runtime: s.domain.runtime,
@@ -70,9 +70,13 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
       publicUrl: () => sf.url,
       log: s.log,
       pollMs: 200,
-    });
+    };
+  };
+  /** A OneShot over the service's parts; `drive`: its recovery runs, claiming the runs it drives, so the service's own never takes them over. */
+  const oneShotWith = (report: RobustnessReport, drive = true) => {
+    const oneShot = new OneShot(depsWith(report));
     if (drive) {
-      oneShot.recovery.start();
+      void oneShot.recovery.start();
       driving.push(oneShot);
     }
     return oneShot;
@@ -231,8 +235,12 @@ describe('one_shot: the robustness verdict and deploy_if', () => {
     assert.ok(job.one_shot.reason.includes(OVERFIT_REASON));
     assert.equal((await sf.api('GET', '/api/v1/deployed', { key })).body.count, 0);
     assert.equal(await balance(key), credits + FEE, 'the fee is refunded');
-    // Finished: a later sweep leaves it alone (no second refund).
-    assert.deepEqual(await runs.claimStale(() => false, Date.now() + 60_000), []);
+    // Finished: a recovery that finds it a minute later leaves it alone — never claims its lease, no second refund.
+    const later = new OneShotRecovery({ ...depsWith(robustnessReport('overfit')), clock: new ReplayClock(left.alive_at + 60_000) });
+    await later.start();
+    assert.equal(await runs.claims.leases.get(leaseOf(left.run_id)), null, 'no lease is held for a finished run');
+    await later.stop();
+    assert.equal(await balance(key), credits + FEE, 'refunded once');
   });
 
   it('after a restart: a run deployed with a webhook channel — its job says a signing secret exists and never shows it; the deployment keeps it', async () => {
