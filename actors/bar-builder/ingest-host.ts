@@ -20,6 +20,8 @@ import { Buckets, Streams, TICK_SOURCE_HEADER, Topics } from '../../schemas/mess
 import { BarBuilder } from './bar-builder.ts';
 
 const HOUR_MS = 3_600_000;
+/** A reader that read nothing for this long while its stream holds more has stalled. */
+const STALL_MS = 15_000;
 const LEASE_PREFIX = 'ingest.';
 const leaseKey = (symbol: Symbol): string => `${LEASE_PREFIX}${symbol}`;
 
@@ -68,6 +70,7 @@ class SymbolIngest implements LeaseHolder {
   /** The TICKS sequence of the last message handed to the bar builder. */
   private lastSeq = 0;
   private clockSub: TopicSubscription | null = null;
+  private stopWatch: (() => void) | null = null;
 
   constructor(private readonly deps: SymbolIngestDeps) {}
 
@@ -99,6 +102,7 @@ class SymbolIngest implements LeaseHolder {
     // From the cursor, or (never ingested here) every tick the stream still holds.
     const follower = (this.follower = await followStream(bus, Streams.ticks, Topics.ticks.subject(symbol), cursor?.seq ?? 1));
     log.info({ symbol, from_seq: cursor?.seq ?? 1, from_ts: fromTs }, 'ingest: building the bars of a symbol');
+    this.watchProgress();
     this.reading = (async () => {
       for await (const msg of follower) {
         // Straight from the bytes into columns (no object per tick: the high-rate path); malformed records are skipped.
@@ -125,6 +129,28 @@ class SymbolIngest implements LeaseHolder {
         this.lastSeq = msg.seq;
       }
     })().catch((err: unknown) => this.fail(err));
+  }
+
+  /**
+   * A reader that stopped reading while the stream holds more of its symbol (its consumer lost in
+   * a reconnect under overload, say) faults: the host restarts it from the cursor. Back-pressure
+   * from a slow store pauses it too, but never for this long.
+   */
+  private watchProgress(): void {
+    let seen = this.lastSeq;
+    this.stopWatch = this.deps.clock.every(STALL_MS, () => {
+      const at = this.lastSeq;
+      if (at !== seen) {
+        seen = at;
+        return;
+      }
+      void lastBySubject(this.deps.bus, Streams.ticks.name, Topics.ticks.subject(this.deps.symbol)).then(
+        (last) => {
+          if ((last?.seq ?? 0) > at && this.lastSeq === at) this.fail(new Error(`ingest: the ${this.deps.symbol} reader stalled at ${at}`));
+        },
+        () => undefined,
+      );
+    });
   }
 
   /**
@@ -166,6 +192,7 @@ class SymbolIngest implements LeaseHolder {
   }
 
   async stop(): Promise<void> {
+    this.stopWatch?.();
     this.clockSub?.unsubscribe();
     await this.follower?.close().catch(() => undefined);
     await this.reading;
