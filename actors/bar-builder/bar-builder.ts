@@ -34,6 +34,12 @@ export interface BarBuilderDeps {
   graceMs?: number;
   /** Largest number of ticks held before a write waits for storage (back-pressure; default 1 000 000). */
   maxPendingTicks?: number;
+  /**
+   * A tick writer shared with the other bar builders of the process (ingest: one for all its
+   * symbols, so that inserts stay few and large: each costs ClickHouse a part, whatever its size).
+   * Absent: a writer of this builder's own.
+   */
+  tickWriter?: TickWriter;
   /** Told of each batch of bars once stored and published (ingest moves its resume point on). */
   onStored?: (bars: readonly BarMessage[]) => void;
   /** Told when bars could not be stored (after retries): they are not published. */
@@ -82,22 +88,19 @@ export class BarBuilder implements Actor<TickBatch> {
   /** Set once ticks were handed back to their source (`onTicksFailed`): no bar is stored after it. */
   private ticksFailure: unknown = null;
   private readonly clock: Clock;
+  private unlisten: (() => void) | null = null;
 
   constructor(private readonly deps: BarBuilderDeps) {
     this.clock = deps.clock ?? liveClock;
     this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
+    this.ticks = deps.tickWriter ?? new TickWriter(deps.ticks, deps.log, { highWater: deps.maxPendingTicks ?? 1_000_000 });
     const onTicksFailed = deps.onTicksFailed;
-    this.ticks = new TickWriter(deps.ticks, deps.log, {
-      highWater: deps.maxPendingTicks ?? 1_000_000,
-      ...(onTicksFailed
-        ? {
-            onFailed: (err: unknown) => {
-              this.ticksFailure ??= err;
-              onTicksFailed(err);
-            },
-          }
-        : {}),
-    });
+    if (onTicksFailed) {
+      this.unlisten = this.ticks.onFailure((err) => {
+        this.ticksFailure ??= err;
+        onTicksFailed(err);
+      });
+    }
   }
 
   /** Starts the grace timer: bars of a quiet market still close, without a later tick. */
@@ -239,5 +242,7 @@ export class BarBuilder implements Actor<TickBatch> {
     this.stopTimer = null;
     await this.flush().catch(() => undefined);
     await this.ticks.flush();
+    this.unlisten?.();
+    this.unlisten = null;
   }
 }

@@ -41,6 +41,8 @@ export class TickWriter {
   private readonly maxDelayMs: number;
   private readonly batchTicks: number;
   private readonly highWater: number;
+  /** Owners told of a failed insert besides `onFailed` (the bar builders that share this writer). */
+  private readonly failureListeners = new Set<(err: unknown) => void>();
 
   constructor(
     private readonly repo: Pick<TicksRepo, 'insertColumns'>,
@@ -50,6 +52,15 @@ export class TickWriter {
     this.maxDelayMs = options.maxDelayMs ?? 250;
     this.batchTicks = options.batchTicks ?? 400_000;
     this.highWater = options.highWater ?? 1_000_000;
+  }
+
+  /**
+   * Tells `listener` of every insert that failed every attempt, as `onFailed` (a writer shared by
+   * several owners tells each); returns the way to stop telling it.
+   */
+  onFailure(listener: (err: unknown) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
   }
 
   /** Ticks waiting for an insert (not counting the one running). */
@@ -130,12 +141,13 @@ export class TickWriter {
           }
           this.failed += ticks;
           for (const b of list) b.release();
-          if (this.options.onFailed) {
+          if (this.options.onFailed || this.failureListeners.size > 0) {
             this.log.error(
               { err, source, ticks, pending: count, attempts },
               'storing ticks failed; they will be read again from their source and stored once (keyed rows replace). If this repeats, check that ClickHouse (or `signalforge store`) is reachable and not overloaded',
             );
-            this.options.onFailed(err);
+            this.options.onFailed?.(err);
+            for (const listener of [...this.failureListeners]) listener(err);
           } else {
             this.log.error({ err, source, ticks, pending: count }, 'storing ticks failed; they are lost');
           }

@@ -117,4 +117,25 @@ describe('TickWriter', () => {
     );
     assert.equal(writer.failed, 7);
   });
+
+  it('a writer shared by several owners tells each of them (onFailure) until it stops listening', async () => {
+    const down = {
+      insertColumns: async () => {
+        throw new Error('clickhouse is down');
+      },
+    };
+    const writer = new TickWriter(down, log, { maxDelayMs: 100_000, batchTicks: 1_000_000, attempts: 1 });
+    const told: string[] = [];
+    writer.onFailure(() => told.push('EURUSD'));
+    const stopListening = writer.onFailure(() => told.push('USDJPY'));
+    writer.add(batch('EURUSD', 3), 'live');
+    writer.add(batch('USDJPY', 4), 'live');
+    await writer.flush();
+    assert.deepEqual(told.sort(), ['EURUSD', 'USDJPY'], 'both owners, one insert');
+    stopListening();
+    writer.add(batch('EURUSD', 2), 'live');
+    await writer.flush();
+    assert.deepEqual(told.sort(), ['EURUSD', 'EURUSD', 'USDJPY'], 'the one that stopped listening is not told again');
+    assert.equal(writer.failed, 9);
+  });
 });
