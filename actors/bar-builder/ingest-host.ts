@@ -22,6 +22,11 @@ import { BarBuilder } from './bar-builder.ts';
 const HOUR_MS = 3_600_000;
 /** A reader that read nothing for this long while its stream holds more has stalled. */
 const STALL_MS = 15_000;
+/**
+ * What the server may send a symbol's reader ahead: 4 MiB, larger than any message (NATS' 1 MiB
+ * payload limit), so eight symbols stay well inside the server's 64 MiB pending limit per connection.
+ */
+const AHEAD_BYTES = 4 * 2 ** 20;
 /** Ticks the process holds for storage before its readers wait (back-pressure). */
 const MAX_PENDING_TICKS = 2_000_000;
 const LEASE_PREFIX = 'ingest.';
@@ -105,7 +110,7 @@ class SymbolIngest implements LeaseHolder {
     const sequencer = new TickSequencer();
     let lastTs = Number.NEGATIVE_INFINITY;
     // From the cursor, or (never ingested here) every tick the stream still holds.
-    const follower = (this.follower = await followStream(bus, Streams.ticks, Topics.ticks.subject(symbol), cursor?.seq ?? 1));
+    const follower = (this.follower = await followStream(bus, Streams.ticks, Topics.ticks.subject(symbol), cursor?.seq ?? 1, AHEAD_BYTES));
     log.info({ symbol, from_seq: cursor?.seq ?? 1, from_ts: fromTs }, 'ingest: building the bars of a symbol');
     this.watchProgress();
     this.reading = (async () => {

@@ -127,6 +127,12 @@ export async function followStream(
   stream: StreamSpec,
   filter: string,
   from: number | 'new',
+  /**
+   * How much the server may send ahead, in bytes (default: 1,000 messages). Large messages read
+   * by several followers on one connection (ticks: a follower per symbol) need a bound in bytes:
+   * the server cuts off a connection whose unread data outgrows its pending limit.
+   */
+  aheadBytes?: number,
 ): Promise<FollowedStream> {
   const { consumer, messages } = await bus.retry.run({ op: 'follow (ordered consumer)', kind: 'stream', name: stream.name }, async () => {
     const consumer = await bus.js.consumers.get(stream.name, {
@@ -135,7 +141,7 @@ export async function followStream(
         ? { deliver_policy: DeliverPolicy.New }
         : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
     });
-    return { consumer, messages: await consumer.consume({ max_messages: 1_000 }) };
+    return { consumer, messages: await consumer.consume(aheadBytes ? { max_bytes: aheadBytes } : { max_messages: 1_000 }) };
   });
   return {
     async *[Symbol.asyncIterator]() {
