@@ -129,12 +129,14 @@ export async function buildFeedHost(deps: FeedHostDeps): Promise<FeedHost> {
   // Started once every leased feed runs somewhere: here (the synthetic market's history built, its
   // live feed publishing) or in another copy that holds it. A process that serves no sooner than
   // its market exists, as `serve` always did.
-  for (;;) {
+  // A feed that keeps failing to start (its faults are logged by the host) holds the start up: said every 30 s.
+  for (let polls = 1; ; polls++) {
     const waiting = leased.filter((name) => {
       const by = host.claimedBy(leaseKey(name));
       return by === null || (by === host.hostId && !host.runningIds().includes(leaseKey(name)));
     });
     if (waiting.length === 0) break;
+    if (polls % 300 === 0) deps.log.warn({ feeds: waiting, waited_s: polls / 10 }, 'feeds: still waiting for these feeds to start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
