@@ -1,19 +1,12 @@
-import { publish, type Bus } from '../../src/bus/index.ts';
+import type { Bus } from '../../src/bus/index.ts';
 import { type Actor } from '../../src/kernel/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
-import { retry } from '../../src/lib/retry.ts';
-import { TIMEFRAME_MS } from '../../src/lib/timeframes.ts';
 import type { Logger } from '../../src/log.ts';
 import { StreamingResampler, type MarketData, type ResamplerStats, type TickSink } from '../../src/market/index.ts';
 import { TickColumns, TickWriter } from '../../src/store/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import type { BarMessage, DataSource, Tick } from '../../schemas/market.ts';
-import { Topics } from '../../schemas/messages.ts';
-
-/** A bar that ended within this long before now is of the live market: it goes out at once. */
-const LIVE_BAR_MS = 60_000;
-/** At most this many pending bars also go out at once (8 symbols × 4 timeframes closing together). */
-const FEW_BARS = 32;
+import { BarWriter, type BarOwner } from './bar-writer.ts';
 
 /** How far ahead of this machine's clock a tick may be stamped (feeds' clocks drift a little). */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -35,11 +28,11 @@ export interface BarBuilderDeps {
   /** Largest number of ticks held before a write waits for storage (back-pressure; default 1 000 000). */
   maxPendingTicks?: number;
   /**
-   * A tick writer shared with the other bar builders of the process (ingest: one for all its
-   * symbols, so that inserts stay few and large: each costs ClickHouse a part, whatever its size).
-   * Absent: a writer of this builder's own.
+   * The writer of ticks and bars shared with the other bar builders of the process (ingest: one
+   * for all its symbols, so that inserts stay few and large: each costs ClickHouse a part, whatever
+   * its size). Absent: writers of this builder's own.
    */
-  tickWriter?: TickWriter;
+  writer?: BarWriter;
   /** Told of each batch of bars once stored and published (ingest moves its resume point on). */
   onStored?: (bars: readonly BarMessage[]) => void;
   /** Told when bars could not be stored (after retries): they are not published. */
@@ -69,18 +62,19 @@ export interface BarBuilderDeps {
  * on `bars.<SYMBOL>.<tf>` only after it is stored, so a subscriber can always read it back.
  * Ticks are stored in large inserts (TickWriter: every 250 ms or 400 000 ticks); a closed bar
  * of the live market is stored ~20 ms after it closes, after the ticks pending then — so a
- * published bar's ticks are always stored; bars of a replay (ended long ago) once a second.
+ * published bar's ticks are always stored; bars of a replay (ended long ago) once a second
+ * (BarWriter, which the builders of a process may share).
  * Writing the same ticks twice (a source retrying after a failed write) changes nothing: the
  * resampler refuses ticks that are not after the last one it took.
  */
 export class BarBuilder implements Actor<TickBatch> {
   private readonly resampler: StreamingResampler;
+  private readonly writer: BarWriter;
   private readonly ticks: TickWriter;
-  private pendingBars: BarMessage[] = [];
-  private lastBarFlush = 0;
-  private flushing: Promise<void> = Promise.resolve();
-  private queued: Promise<void> | null = null;
-  private scheduled: Promise<void> | null = null;
+  /** What the writer tells this builder of its bars. */
+  private readonly owner: BarOwner;
+  /** Bars closed since the writer was last asked to send them. */
+  private unsent = 0;
   private stopTimer: (() => void) | null = null;
   private storedBars = 0;
   private future = 0;
@@ -92,8 +86,28 @@ export class BarBuilder implements Actor<TickBatch> {
 
   constructor(private readonly deps: BarBuilderDeps) {
     this.clock = deps.clock ?? liveClock;
-    this.resampler = new StreamingResampler((bar) => this.pendingBars.push(bar), deps.graceMs ?? 2_000);
-    this.ticks = deps.tickWriter ?? new TickWriter(deps.ticks, deps.log, { highWater: deps.maxPendingTicks ?? 1_000_000 });
+    this.writer =
+      deps.writer ??
+      new BarWriter({
+        ticks: new TickWriter(deps.ticks, deps.log, { highWater: deps.maxPendingTicks ?? 1_000_000 }),
+        bars: deps.bars,
+        bus: deps.bus,
+        log: deps.log,
+        clock: this.clock,
+      });
+    this.ticks = this.writer.ticks;
+    this.owner = {
+      handedBack: () => this.ticksFailure !== null,
+      stored: (bars) => {
+        this.storedBars += bars.length;
+        this.deps.onStored?.(bars);
+      },
+      storeFailed: (err) => this.deps.onStoreFailed?.(err),
+    };
+    this.resampler = new StreamingResampler((bar) => {
+      this.unsent++;
+      this.writer.add(this.owner, bar);
+    }, deps.graceMs ?? 2_000);
     const onTicksFailed = deps.onTicksFailed;
     if (onTicksFailed) {
       this.unlisten = this.ticks.onFailure((err) => {
@@ -114,7 +128,14 @@ export class BarBuilder implements Actor<TickBatch> {
   private closeQuiet(only?: Symbol, until?: number): void {
     const now = this.clock.now();
     this.resampler.closeDue(now, only, until ?? now);
-    if (this.pendingBars.length > 0) void this.schedule().catch(() => undefined);
+    this.sendClosed();
+  }
+
+  /** Has the writer send the bars closed since it was last asked. */
+  private sendClosed(): void {
+    if (this.unsent === 0) return;
+    this.unsent = 0;
+    void this.writer.schedule();
   }
 
   /** The quiet rule, for each due symbol by the time its source says it may (one check at a time). */
@@ -161,69 +182,14 @@ export class BarBuilder implements Actor<TickBatch> {
       this.future += this.resampler.pushColumns(batch, source, now + FUTURE_TOLERANCE_MS);
       this.ticks.add(batch, source);
     }
-    if (this.pendingBars.length > 0) void this.schedule().catch(() => undefined);
+    this.sendClosed();
     // Below the high-water mark the caller goes on at once; above it, it waits for storage.
     return this.ticks.ready();
   }
 
-  /**
-   * One bar flush shortly, shared by every bar until it starts: in 20 ms for a bar of the live
-   * market or a few bars of any age; a flood of bars that ended long ago (a bulk replay, a
-   * catch-up) waits until a second after the last flush, so that few large inserts carry them.
-   */
-  private schedule(): Promise<void> {
-    if (this.scheduled) return this.scheduled;
-    const now = this.clock.now();
-    // A handful of bars is a minute closing (every symbol and timeframe at most), news to whoever
-    // trades on them, replayed or not; a flood of old bars is a bulk replay, better in few inserts.
-    const live = this.pendingBars.length <= FEW_BARS || this.pendingBars.some((b) => b.ts + TIMEFRAME_MS[b.timeframe] > now - LIVE_BAR_MS);
-    const delay = live ? 20 : Math.max(20, this.lastBarFlush + 1000 - now);
-    this.scheduled = new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => {
-      this.scheduled = null;
-      return this.flush();
-    });
-    return this.scheduled;
-  }
-
-  /**
-   * Stores the pending ticks and bars, then publishes the bars. Flushes run one after another,
-   * and each takes what is pending when it STARTS: while one insert runs, everything that
-   * arrives waits for the next, so batches grow with the load instead of queueing up.
-   */
+  /** Stores what is pending (the ticks, then every bar of the writer) and publishes the bars. */
   flush(): Promise<void> {
-    if (this.queued) return this.queued;
-    // A failed flush must not stop later ones: the chain continues past it.
-    const run = this.flushing
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = null;
-        return this.storePending();
-      });
-    this.queued = run;
-    this.flushing = run;
-    return run;
-  }
-
-  private async storePending(): Promise<void> {
-    const bars = this.pendingBars;
-    this.pendingBars = [];
-    this.lastBarFlush = this.clock.now();
-    // The bars' ticks first (a tick insert that fails for good is counted and logged there).
-    await this.ticks.flush();
-    // Ticks handed back to their source: bars built on them wait for the owner's start-over, so
-    // no bar is published whose ticks are not stored.
-    if (this.ticksFailure) throw this.ticksFailure;
-    try {
-      // Rows are keyed (bars by version), so a retried insert replaces.
-      if (bars.length > 0) await retry(() => this.deps.bars.insert(bars));
-      for (const bar of bars) await publish(this.deps.bus, Topics.bars, [bar.symbol, bar.timeframe], bar);
-      this.storedBars += bars.length;
-      if (bars.length > 0) this.deps.onStored?.(bars);
-    } catch (err) {
-      this.deps.log.error({ err, bars: bars.length }, 'storing bars failed');
-      this.deps.onStoreFailed?.(err);
-      throw err;
-    }
+    return this.writer.flush();
   }
 
   stats(): ResamplerStats & { storedTicks: number; failedTicks: number; storedBars: number; future: number } {

@@ -18,6 +18,7 @@ import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
 import { Buckets, Streams, TICK_SOURCE_HEADER, Topics } from '../../schemas/messages.ts';
 import { BarBuilder } from './bar-builder.ts';
+import { BarWriter } from './bar-writer.ts';
 
 const HOUR_MS = 3_600_000;
 /** A reader that read nothing for this long while its stream holds more has stalled. */
@@ -55,8 +56,8 @@ interface SymbolIngestDeps extends IngestHostDeps {
   clock: Clock;
   /** Takes a stopped reader's counters, so the process's totals never go back. */
   retired: (stats: IngestStats) => void;
-  /** The process's one tick writer, shared by every symbol's bar builder. */
-  tickWriter: TickWriter;
+  /** The process's one writer of ticks and bars, shared by every symbol's bar builder. */
+  writer: BarWriter;
 }
 
 /**
@@ -89,7 +90,7 @@ class SymbolIngest implements LeaseHolder {
     const fromTs = cursor?.from_ts ?? 0;
     const clocks = new FeedClocks(this.deps.clock.now(), this.deps.clockSilentMs);
     const builder = (this.builder = new BarBuilder({
-      tickWriter: this.deps.tickWriter,
+      writer: this.deps.writer,
       ticks: market.ticks,
       bars: market.bars,
       bus,
@@ -249,13 +250,14 @@ export async function buildIngestHost(deps: IngestHostDeps): Promise<IngestHost>
   // One writer for every symbol of the process: each insert costs ClickHouse a part whatever its
   // size, so eight symbols writing apart made eight times the inserts (and the engine's CPU).
   const tickWriter = new TickWriter(deps.market.ticks, deps.log, { highWater: MAX_PENDING_TICKS });
+  const writer = new BarWriter({ ticks: tickWriter, bars: deps.market.bars, bus: deps.bus, log: deps.log, clock });
   const host = new LeaseHost<Symbol, SymbolIngest>({
     names: { actor: 'symbol ingest', spec: 'symbol', id: 'ingest_lease' },
     desired: { follow: async () => ({ all: () => [...symbols], stop: () => undefined }) },
     idOf: leaseKey,
     ...claims,
     create: async (symbol, lease) =>
-      new SymbolIngest({ ...deps, symbol, cursors, lease, clock, tickWriter, retired: (s) => addStats(retired, s) }),
+      new SymbolIngest({ ...deps, symbol, cursors, lease, clock, writer, retired: (s) => addStats(retired, s) }),
     log: deps.log,
     clock,
     ...(deps.renewMs ? { renewMs: deps.renewMs } : {}),
@@ -272,7 +274,7 @@ export async function buildIngestHost(deps: IngestHostDeps): Promise<IngestHost>
     }),
     async stop(graceful = true) {
       await host.stop(graceful);
-      await tickWriter.flush();
+      await writer.flush();
     },
   };
 }
