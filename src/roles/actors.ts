@@ -2,6 +2,7 @@ import { buildModelHost, type ModelHost } from '../../actors/model/index.ts';
 import { buildTrackerHost, type Tracker } from '../../actors/tracker/index.ts';
 import { openBucket } from '../bus/index.ts';
 import { ActivityBus } from '../community/index.ts';
+import { scorerStats } from '../scoring/index.ts';
 import { openDeployments } from '../deployments/index.ts';
 import { LiveTradesRepo } from '../store/index.ts';
 import { ModelStore } from '../training/index.ts';
@@ -62,6 +63,9 @@ export function buildActors(ctx: RoleContext): Promise<ActorsParts> {
       tracker,
       stats: () => ({
         signalforge_model_actors_running: modelHost.host.runningIds().length,
+        // Identical live calls (clones of a model on the same bar) share one inference: runs vs shared.
+        signalforge_scorer_runs_total: scorerStats().runs,
+        signalforge_scorer_shared_runs_total: scorerStats().shared,
         ...(tracker
           ? {
               signalforge_tracker_entries_tracked: tracker.shards().reduce((n, shard) => n + shard.running().length, 0),

@@ -21,7 +21,7 @@ export { scoreFolds, type FoldScoring, type ScoredFold } from './fold-scores.ts'
 export { featureRows, featureColumn, type FeatureRows } from './feature-rows.ts';
 export { toSignals, labelMode, entryMask, maskedSide, natr, weekdayOf, type EntryFilters, type EntryRules } from './decisions.ts';
 export { engineOptions, intrabarResolver, hasFinerBars } from './engine-inputs.ts';
-export { loadModel, useScorers, type OnnxModel } from './onnx-scorer.ts';
+export { loadModel, scorerStats, useScorers, type OnnxModel } from './onnx-scorer.ts';
 export { ModelScoringError } from './model-host/scorer-pool.ts';
 export { checkModel, checkModelOffThread, ModelRejectedError, type CheckedModel } from './model-check/index.ts';
 export { sliceBars, type BarColumns, type OhlcColumns } from '../lib/bar-columns.ts';

@@ -49,6 +49,11 @@ export function scorers(): ScorerPool {
   return (pool ??= new ScorerPool(poolOptions));
 }
 
+/** Runs sent to the scoring processes, and calls answered by an identical run (none before the first load). */
+export function scorerStats(): { runs: number; shared: number } {
+  return pool?.stats() ?? { runs: 0, shared: 0 };
+}
+
 /** The environment's limits of the scoring processes (schemas/config.ts). */
 export type ScorerConfig = Pick<Config, 'SCORER_PROCESSES' | 'SCORER_MEMORY_MB' | 'SCORER_RUN_MS' | 'SCORER_LOAD_MS'>;
 

@@ -38,6 +38,13 @@ const LONG_ITEM_MS = 100;
 /** Content hashes whose models stopped a process, remembered at most. */
 const MAX_REMEMBERED_KILLS = 10_000;
 const ANONYMOUS = 'anonymous';
+/**
+ * Runs of X up to this many values (live: one row per bar) are shared: identical calls of one
+ * owner (the same model bytes, the same X) waiting or running at once get one inference. Clones
+ * of a model deployed many times score the same feature row on every bar; a span (training,
+ * /predict) is too large to be worth comparing.
+ */
+const SHARE_MAX_VALUES = 4096;
 
 /** The model failed in its scoring process: ran past its deadline, crashed or exhausted its memory, or was refused for doing so. */
 export class ModelScoringError extends UnprocessableError {
@@ -123,6 +130,10 @@ export class ScorerPool {
   private readonly opts: Required<Omit<ScorerPoolOptions, 'log' | 'clock'>>;
   private readonly clock: Clock;
   private readonly log: Logger | undefined;
+  /** Identical small runs waiting or running, by owner, model and X (SHARE_MAX_VALUES). */
+  private readonly inflight = new Map<string, Promise<Float32Array>>();
+  /** Runs sent to a process, and calls answered by an identical run instead (metrics, tests). */
+  private readonly counts = { runs: 0, shared: 0 };
   private seq = 0;
   private closed = false;
   private startFailures = 0;
@@ -169,6 +180,11 @@ export class ScorerPool {
     return this.handle(model, model.dims, owner);
   }
 
+  /** Runs sent to the processes, and calls answered by an identical run of the same owner instead. */
+  stats(): { runs: number; shared: number } {
+    return { ...this.counts };
+  }
+
   /** Processes alive now (tests, metrics). */
   get pids(): number[] {
     return this.procs.map((p) => p.child.pid);
@@ -206,7 +222,18 @@ export class ScorerPool {
       }
       if (closed) throw new Error('onnx-scorer: the model was closed');
       if (rows === 0) return new Float32Array(0);
-      return this.enqueue<Float32Array>({ kind: 'run', owner, model, X, rows });
+      if (X.length > SHARE_MAX_VALUES) return this.enqueue<Float32Array>({ kind: 'run', owner, model, X, rows });
+      const key = `${owner}\0${model.hash}\0${rows}\0${Buffer.from(X.buffer, X.byteOffset, X.byteLength).toString('base64')}`;
+      let run = this.inflight.get(key);
+      if (run) this.counts.shared++;
+      else {
+        run = this.enqueue<Float32Array>({ kind: 'run', owner, model, X, rows });
+        this.inflight.set(key, run);
+        const forget = () => void this.inflight.delete(key);
+        run.then(forget, forget);
+      }
+      // Each caller its own copy: the answer is shared, its buffer is not.
+      return run.then((p) => p.slice());
     };
     return {
       nFeatures,
@@ -317,8 +344,10 @@ export class ScorerPool {
           sent.push({ item: { kind: 'load', seq: ++this.seq, hash, bytes: new Uint8Array(0) }, job, model: job.model });
         }
       }
-      if (job.kind === 'run')
+      if (job.kind === 'run') {
+        this.counts.runs++;
         sent.push({ item: { kind: 'run', seq: ++this.seq, hash, X: job.X!, rows: job.rows! }, job, model: job.model });
+      }
     }
     if (sent.length === 0) {
       this.asking.delete(owner);

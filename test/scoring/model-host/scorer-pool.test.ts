@@ -192,3 +192,32 @@ test('close() stops every process; later calls fail as unavailable', { timeout: 
   await assert.rejects(honest.score(forest.X, forest.rows), /shutting down/);
   await assert.rejects(scorers.load(forest.bytes), /shutting down/);
 });
+
+test('identical live calls of one owner share one inference: the same model bytes on the same row, waiting or running at once', async () => {
+  const scorers = pool({ processes: 1 });
+  const reference = await inProcessScorer(forest.bytes, forest.nFeatures);
+  // Fifty deployments of byte-identical models (clones) of one user, and the same model of another user.
+  const clones = await Promise.all(Array.from({ length: 50 }, () => scorers.load(forest.bytes, 1)));
+  const other = await scorers.load(forest.bytes, 2);
+  const before = scorers.stats();
+  const [same, second, theirs] = await Promise.all([
+    Promise.all(clones.map((m) => m.score(row(forest, 3), 1))),
+    clones[0]!.score(row(forest, 4), 1),
+    other.score(row(forest, 3), 1),
+  ]);
+  const after = scorers.stats();
+  assert.equal(after.runs - before.runs, 3, 'one run for the clones’ row, one for another row, one for the other owner');
+  assert.equal(after.shared - before.shared, 49);
+  const want = await reference.probabilities(row(forest, 3), 1);
+  for (const p of same) assert.equal(p[0], want[1]);
+  assert.equal(theirs[0], want[1]);
+  assert.equal(second[0], (await reference.probabilities(row(forest, 4), 1))[1]);
+  // Each caller has its own answer: changing one changes no other.
+  same[0]![0] = -1;
+  assert.equal(same[1]![0], want[1]);
+  // Once answered, the same call runs again (nothing is cached past the calls at once).
+  await clones[1]!.score(row(forest, 3), 1);
+  assert.equal(scorers.stats().runs - after.runs, 1);
+  for (const m of [...clones, other]) await m.close();
+  await reference.release();
+});
