@@ -1,4 +1,4 @@
-import { openBucket, type Bus } from '../../src/bus/index.ts';
+import { openBucket, StreamBatcher, type Bus } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import type { DeploymentsView } from '../../src/deployments/index.ts';
 import { ActorHost, openClaims, type BackoffPolicy } from '../../src/kernel/index.ts';
@@ -34,6 +34,8 @@ export interface ModelHostDeps {
   replicas: number;
   /** Warm feature sessions (one sandboxed process each) this host's actors may hold. */
   maxWarmSessions: number;
+  /** Sends the host's signals and saved states per event-loop turn (shared with its activity; default: one of its own). */
+  batcher?: StreamBatcher;
   renewMs?: number;
   backoff?: BackoffPolicy;
   clock?: Clock;
@@ -49,7 +51,13 @@ export async function buildModelHost(
   const r = deps.replicas;
   const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r)]);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
-  const publish = signalPublisher(deps.bus);
+  // A bar's signals and saved states, thousands of actors' on one host, go out as one batch per turn.
+  const batcher = deps.batcher ?? new StreamBatcher(deps.bus);
+  const publish = signalPublisher(deps.bus, batcher);
+  const savedStates = {
+    get: state.get.bind(state),
+    put: (key: string, value: Parameters<typeof state.put>[1]) => state.putBatched(key, value, batcher),
+  };
   // Thousands of deployments claimed at once read their artifacts a few at a time, not all waiting together.
   const loading = concurrencyLimit(ARTIFACT_LOADS_AT_ONCE);
   const publishPrediction = predictionPublisher(deps.bus);
@@ -87,7 +95,7 @@ export async function buildModelHost(
         onnx,
         features: source,
         bars: deps.bars,
-        state,
+        state: savedStates,
         publish,
         publishPrediction,
         activity: deps.activity,
@@ -104,6 +112,7 @@ export async function buildModelHost(
     async stop(graceful = true) {
       unsubscribe();
       await host.stop(graceful);
+      if (!deps.batcher) batcher.close();
     },
   };
 }

@@ -31,7 +31,8 @@ export interface ModelActorDeps {
   onnx: Uint8Array;
   features: FeatureSource;
   bars: Pick<BarCache, 'get'>;
-  state: JsonKv<typeof Buckets.actorState.schema>;
+  /** Where its resume point is saved (the model host's batches the puts of its actors' bar). */
+  state: Pick<JsonKv<typeof Buckets.actorState.schema>, 'get' | 'put'>;
   publish(event: SignalEvent): Promise<void>;
   /** Each scored bar, after its signals are stored (the WebSocket `predictions` channel); optional. */
   publishPrediction?(prediction: BarPrediction): void;

@@ -1,11 +1,15 @@
-import { publish, type Bus } from '../../src/bus/index.ts';
+import { publish, publishBatched, type Bus, type StreamBatcher } from '../../src/bus/index.ts';
 import type { BarPrediction, SignalEvent } from '../../schemas/live.ts';
 import { Topics } from '../../schemas/messages.ts';
 
-/** Publishes a signal on its deployment's subject; msgID = its id, so a replayed bar publishes nothing twice. */
-export function signalPublisher(bus: Bus): (event: SignalEvent) => Promise<void> {
+/**
+ * Publishes a signal on its deployment's subject; msgID = its id, so a replayed bar publishes
+ * nothing twice. With a batcher, with the other signals of the same event-loop turn (a bar's).
+ */
+export function signalPublisher(bus: Bus, batcher?: StreamBatcher): (event: SignalEvent) => Promise<void> {
   return async (event) => {
-    await publish(bus, Topics.signal, [event.deployment_id], event, { msgID: event.id });
+    if (batcher) await publishBatched(batcher, Topics.signal, [event.deployment_id], event, event.id);
+    else await publish(bus, Topics.signal, [event.deployment_id], event, { msgID: event.id });
   };
 }
 

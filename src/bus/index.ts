@@ -7,7 +7,17 @@ export { connectBus, type Bus } from './connection.ts';
 export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts';
 export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
 export { ensureStream } from './provision.ts';
-export { publish, subscribe, type Published, type PublishVia, type SubscribeVia, type Topic, type TopicSubscription } from './typed.ts';
+export { StreamBatcher } from './stream-batch.ts';
+export {
+  publish,
+  publishBatched,
+  subscribe,
+  type Published,
+  type PublishVia,
+  type SubscribeVia,
+  type Topic,
+  type TopicSubscription,
+} from './typed.ts';
 export { answer, ask, type AnswerOptions, type RequestService } from './request-reply.ts';
 export {
   ensureConsumer,

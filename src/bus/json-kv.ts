@@ -5,6 +5,7 @@ import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
 import { isTransientBusError } from './transient.ts';
 import { followStream } from './consumers.ts';
+import type { StreamBatcher } from './stream-batch.ts';
 import type { BusRetry } from './retry.ts';
 
 type KvWatch = Awaited<ReturnType<KV['watch']>>;
@@ -57,6 +58,14 @@ export class JsonKv<S extends z.ZodType> {
     const entry = await this.kv.get(key);
     if (!entry || entry.operation !== 'PUT') return null;
     return { value: this.decode(entry), revision: entry.revision };
+  }
+
+  /**
+   * A put sent with the batcher's others of this event-loop turn (StreamBatcher: thousands of
+   * actors saving their state on the same bar); resolves with the revision once stored.
+   */
+  putBatched(key: string, value: z.infer<S>, batcher: StreamBatcher): Promise<number> {
+    return batcher.publish(`$KV.${this.spec.name}.${key}`, this.encode(value));
   }
 
   async put(key: string, value: z.infer<S>): Promise<number> {

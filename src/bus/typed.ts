@@ -1,10 +1,8 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
-import { isTransientBusError } from './transient.ts';
-
-/** Tries of a JetStream publish with a message id whose answer an outage cut off. */
-const PUBLISH_TRIES = 8;
+import { publishStored } from './publish-stored.ts';
+import type { StreamBatcher } from './stream-batch.ts';
 
 /** What publishing needs: core NATS, and JetStream for topics a stream stores. */
 export interface PublishVia {
@@ -23,6 +21,21 @@ export interface Topic<S extends z.ZodType, A extends readonly unknown[]> {
   all: string;
   schema: S;
   stream?: { name: string };
+}
+
+/**
+ * Validates a payload against its topic's schema (a topic a stream stores) and publishes it with
+ * the batcher's others of this event-loop turn (StreamBatcher); resolves once it is stored.
+ */
+export async function publishBatched<S extends z.ZodType, A extends readonly unknown[]>(
+  batcher: StreamBatcher,
+  topic: Topic<S, A>,
+  args: A,
+  payload: z.input<S>,
+  msgID?: string,
+): Promise<Published> {
+  if (!topic.stream) throw new Error(`${topic.all}: only a topic a stream stores is published in batches`);
+  return { seq: await batcher.publish(topic.subject(...args), JSON.stringify(topic.schema.parse(payload)), msgID) };
 }
 
 /** Where a published message went: the stream sequence when a stream stored it, else null. */
@@ -50,18 +63,7 @@ export async function publish<S extends z.ZodType, A extends readonly unknown[]>
   if (topic.stream) {
     const js = bus.js;
     if (!js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
-    const msgID = options.msgID;
-    if (!msgID) return { seq: (await js.publish(subject, data, headers ? { headers } : {})).seq };
-    // With a message id a lost answer is safe to publish again: the stream keeps one copy (its
-    // duplicate window), so a node dying mid-publish neither loses the message nor doubles it.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return { seq: (await js.publish(subject, data, { msgID, ...(headers ? { headers } : {}) })).seq };
-      } catch (err) {
-        if (!isTransientBusError(err) || attempt >= PUBLISH_TRIES) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** attempt)));
-      }
-    }
+    return { seq: await publishStored(js, subject, data, options.msgID, headers) };
   }
   bus.nc.publish(subject, data, headers ? { headers } : undefined);
   return null;

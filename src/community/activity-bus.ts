@@ -1,4 +1,4 @@
-import { publish, type PublishVia } from '../bus/index.ts';
+import { publish, publishBatched, type PublishVia, type StreamBatcher } from '../bus/index.ts';
 import { ActivityInput } from '../../schemas/activity.ts';
 import { Topics } from '../../schemas/messages.ts';
 import { toPublic } from './activity-privacy.ts';
@@ -10,13 +10,19 @@ import { toPublic } from './activity-privacy.ts';
  * not show publicly (a signal's side and price) is removed before the event is stored.
  */
 export class ActivityBus {
-  constructor(private readonly bus: Required<PublishVia>) {}
+  /** `batcher`: events of one event-loop turn go out together (a host's model actors firing on the same bar). */
+  constructor(
+    private readonly bus: Required<PublishVia>,
+    private readonly batcher?: StreamBatcher,
+  ) {}
 
   /** Publishes the event; resolves with its id (the stream sequence). */
   async emit(event: ActivityInput): Promise<number> {
     const parsed = toPublic(ActivityInput.parse(event));
-    // The ACTIVITY stream stores the topic: `publish` resolves once it holds the event.
-    const stored = await publish(this.bus, Topics.activity, [parsed.kind], parsed);
+    // The ACTIVITY stream stores the topic: both resolve once it holds the event.
+    const stored = this.batcher
+      ? await publishBatched(this.batcher, Topics.activity, [parsed.kind], parsed)
+      : await publish(this.bus, Topics.activity, [parsed.kind], parsed);
     return stored!.seq;
   }
 }

@@ -1,6 +1,6 @@
 import { buildModelHost, type ModelHost } from '../../actors/model/index.ts';
 import { buildTrackerHost, type Tracker } from '../../actors/tracker/index.ts';
-import { openBucket } from '../bus/index.ts';
+import { openBucket, StreamBatcher } from '../bus/index.ts';
 import { ActivityBus } from '../community/index.ts';
 import { scorerStats } from '../scoring/index.ts';
 import { openDeployments } from '../deployments/index.ts';
@@ -28,6 +28,9 @@ export function buildActors(ctx: RoleContext): Promise<ActorsParts> {
     const { config, log, bus } = ctx;
     const r = config.NATS_REPLICAS;
     const [bars, runtime] = await Promise.all([ctx.bars(), ctx.runtime()]);
+    // The host's signals, saved states and SIGNAL_FIRED events of a bar go out as batches.
+    const batcher = new StreamBatcher(bus);
+    own.push(async () => batcher.close());
     const models = await ModelStore.open(bus, await openBucket(bus, Buckets.models, r), await openBucket(bus, Buckets.signals, r), r);
     const modelHost = await buildModelHost({
       bus,
@@ -35,10 +38,11 @@ export function buildActors(ctx: RoleContext): Promise<ActorsParts> {
       models,
       bars,
       runtime,
-      activity: new ActivityBus(bus),
+      activity: new ActivityBus(bus, batcher),
       log,
       replicas: r,
       maxWarmSessions: config.ACTOR_WARM_SESSIONS,
+      batcher,
     });
     await modelHost.host.start();
     own.push(() => modelHost.stop());

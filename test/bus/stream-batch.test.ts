@@ -1,0 +1,85 @@
+/**
+ * Stream publishes in batches on a real nats-server: a turn's publishes go out back to back, each
+ * stored under its own id and resolved with its own sequence; a repeat of an id is stored once;
+ * a publish no stream takes goes the slow way and fails with the client's error; KV puts ride
+ * along; an answer that never comes sends the message again, stored once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { z } from 'zod';
+import { ensureStream, openBucket, publishBatched, StreamBatcher } from '../../src/bus/index.ts';
+import type { BucketSpec, StreamSpec } from '../../schemas/messages.ts';
+import { startNats, type TestNats } from '../helpers/nats.ts';
+
+const stream: StreamSpec = { name: 'SF_TEST_BATCH', subjects: ['batch.>'], maxMessages: 100_000, maxAgeSeconds: 3600 };
+const Note = z.object({ n: z.number().int() }).strict();
+const topic = { subject: (k: number) => `batch.${k % 7}`, all: 'batch.>', schema: Note, stream };
+const spec: BucketSpec<typeof Note> = { name: 'sf_test_batch_kv', schema: Note, ttlSeconds: 0 };
+
+describe('StreamBatcher', () => {
+  let nats: TestNats;
+  const stored = async () => (await nats.bus.jsm.streams.info(stream.name)).state.messages;
+
+  before(async () => {
+    nats = await startNats('stream-batch');
+    await ensureStream(nats.bus, stream);
+  });
+  after(() => nats.close());
+
+  it('stores a turn’s 500 publishes, each with its own sequence, the fast way; a repeated id is stored once', async () => {
+    const batcher = new StreamBatcher(nats.bus);
+    const seqs = await Promise.all(Array.from({ length: 500 }, (_, k) => publishBatched(batcher, topic, [k], { n: k }, `note-${k}`)));
+    const numbers = seqs.map((s) => s!.seq);
+    assert.equal(new Set(numbers).size, 500);
+    assert.deepEqual(
+      numbers,
+      [...numbers].sort((a, b) => a - b),
+      'stored in the order published',
+    );
+    assert.equal(await stored(), 500);
+    assert.deepEqual(batcher.counts, { batched: 500, again: 0 });
+    // The same ids again (a replayed bar): acknowledged with the first copy's sequence, nothing added.
+    const again = await Promise.all(Array.from({ length: 50 }, (_, k) => publishBatched(batcher, topic, [k], { n: k }, `note-${k}`)));
+    assert.deepEqual(
+      again.map((s) => s!.seq),
+      numbers.slice(0, 50),
+    );
+    assert.equal(await stored(), 500);
+    batcher.close();
+  });
+
+  it('checks the payload by its schema before anything is sent', async () => {
+    const batcher = new StreamBatcher(nats.bus);
+    await assert.rejects(publishBatched(batcher, topic, [1], { n: 1.5 } as never, 'bad'), /expected int/i);
+    assert.equal(batcher.counts.batched, 0);
+    batcher.close();
+  });
+
+  it('a publish no stream takes goes the slow way and fails with the client’s error', async () => {
+    const batcher = new StreamBatcher(nats.bus);
+    await assert.rejects(batcher.publish('nowhere.at.all', '{}', 'lost-1'), /jetstream is not enabled|no responders|503/i);
+    assert.equal(batcher.counts.again, 1);
+    batcher.close();
+  });
+
+  it('puts KV values with the batch: each readable at the revision it resolved with', async () => {
+    const kv = await openBucket(nats.bus, spec);
+    const batcher = new StreamBatcher(nats.bus);
+    const revisions = await Promise.all(Array.from({ length: 100 }, (_, k) => kv.putBatched(`key${k}`, { n: k }, batcher)));
+    for (let k = 0; k < 100; k += 17) {
+      const got = await kv.get(`key${k}`);
+      assert.deepEqual(got, { value: { n: k }, revision: revisions[k] });
+    }
+    batcher.close();
+  });
+
+  it('an answer that never comes (its inbox unheard) sends the message again the slow way: stored once, by its id', async () => {
+    // Acknowledgements after 1 ms are too late: the batch's timer has sent every message again.
+    const batcher = new StreamBatcher(nats.bus, 0);
+    const before = await stored();
+    const seqs = await Promise.all(Array.from({ length: 20 }, (_, k) => batcher.publish('batch.late', `{"n":${k}}`, `late-${k}`)));
+    assert.equal(new Set(seqs).size, 20);
+    assert.equal(await stored(), before + 20, 'each stored once, though sent twice');
+    batcher.close();
+  });
+});
