@@ -2,6 +2,7 @@ import {
   ensureStream,
   followStream,
   openBucket,
+  StreamBatcher,
   subscribe,
   type Bus,
   type FollowedStream,
@@ -158,6 +159,7 @@ export class DeliveryActor {
   private readonly delivered: Record<DeliveryChannel, number> = { webhook: 0, messenger: 0, discord: 0, slack: 0, email: 0 };
   private readonly listeners = new Set<(event: SignalEvent, channel: DeliveryChannel) => void>();
   private deployments: DeploymentIndex | null = null;
+  private readonly batcher: StreamBatcher;
   private host: LeaseHost<DeploymentRecord, DeploymentDelivery> | null = null;
   private messages: FollowedStream | null = null;
   private kicks: TopicSubscription | null = null;
@@ -181,6 +183,7 @@ export class DeliveryActor {
 
   constructor(private readonly deps: DeliveryActorDeps) {
     this.clock = deps.clock ?? liveClock;
+    this.batcher = new StreamBatcher(deps.bus);
     const { config } = deps;
     this.policy = {
       baseMs: config.WEBHOOK_RETRY_BASE_MS,
@@ -205,7 +208,8 @@ export class DeliveryActor {
     await ensureStream(bus, Streams.signals, r);
     const [deployments, state, dead, claims] = await Promise.all([
       openDeployments(bus, r),
-      openBucket(bus, DeliveryBuckets.state, r),
+      // Where each delivery stands moves on after every send: a bar's thousands of cursor writes go out in batches.
+      openBucket(bus, DeliveryBuckets.state, r, { batcher: this.batcher }),
       openBucket(bus, DeliveryBuckets.dead, r),
       openClaims(bus, r),
     ]);
@@ -404,5 +408,6 @@ export class DeliveryActor {
     this.deployments?.stop();
     await this.bot?.stop();
     for (const sender of this.senders.values()) await sender.close?.();
+    this.batcher.close();
   }
 }

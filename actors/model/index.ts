@@ -49,15 +49,11 @@ export async function buildModelHost(
   deps: ModelHostDeps,
 ): Promise<{ host: ModelHost; features: FeatureSources; stop(graceful?: boolean): Promise<void> }> {
   const r = deps.replicas;
-  const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r)]);
-  const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   // A bar's signals and saved states, thousands of actors' on one host, go out as one batch per turn.
   const batcher = deps.batcher ?? new StreamBatcher(deps.bus);
+  const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r, { batcher })]);
+  const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const publish = signalPublisher(deps.bus, batcher);
-  const savedStates = {
-    get: state.get.bind(state),
-    put: (key: string, value: Parameters<typeof state.put>[1]) => state.putBatched(key, value, batcher),
-  };
   // Thousands of deployments claimed at once read their artifacts a few at a time, not all waiting together.
   const loading = concurrencyLimit(ARTIFACT_LOADS_AT_ONCE);
   const publishPrediction = predictionPublisher(deps.bus);
@@ -95,7 +91,7 @@ export async function buildModelHost(
         onnx,
         features: source,
         bars: deps.bars,
-        state: savedStates,
+        state,
         publish,
         publishPrediction,
         activity: deps.activity,

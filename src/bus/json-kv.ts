@@ -44,7 +44,14 @@ export class JsonKv<S extends z.ZodType> {
     private readonly jsm: JetStreamManager,
     private readonly js: JetStreamClient,
     private readonly retry: BusRetry,
+    /** Writes (put, update) go out with the batcher's others of their event-loop turn (openBucket's `batcher`). */
+    private readonly batcher?: StreamBatcher,
   ) {}
+
+  /** The stream subject a key's values are stored under (what the KV client writes to). */
+  private subjectOf(key: string): string {
+    return `$KV.${this.spec.name}.${key}`;
+  }
 
   private decode(entry: KvEntry): z.infer<S> {
     return this.spec.schema.parse(entry.json());
@@ -60,16 +67,9 @@ export class JsonKv<S extends z.ZodType> {
     return { value: this.decode(entry), revision: entry.revision };
   }
 
-  /**
-   * A put sent with the batcher's others of this event-loop turn (StreamBatcher: thousands of
-   * actors saving their state on the same bar); resolves with the revision once stored.
-   */
-  putBatched(key: string, value: z.infer<S>, batcher: StreamBatcher): Promise<number> {
-    return batcher.publish(`$KV.${this.spec.name}.${key}`, this.encode(value));
-  }
-
   async put(key: string, value: z.infer<S>): Promise<number> {
-    return this.kv.put(key, this.encode(value));
+    const encoded = this.encode(value);
+    return this.batcher ? this.batcher.publish(this.subjectOf(key), encoded) : this.kv.put(key, encoded);
   }
 
   /** Creates the key; false when it exists already. */
@@ -82,7 +82,10 @@ export class JsonKv<S extends z.ZodType> {
   /** Writes only if the key is still at `revision`; otherwise throws StaleRevisionError. */
   async update(key: string, value: z.infer<S>, revision: number): Promise<number> {
     const encoded = this.encode(value);
-    const written = await this.conditional(key, encoded, revision, () => this.kv.update(key, encoded, revision));
+    const write = this.batcher
+      ? () => this.batcher!.publish(this.subjectOf(key), encoded, undefined, { 'Nats-Expected-Last-Subject-Sequence': String(revision) })
+      : () => this.kv.update(key, encoded, revision);
+    const written = await this.conditional(key, encoded, revision, write);
     if (written === 'stale') throw new StaleRevisionError(`${this.spec.name}/${key} changed under us`);
     return written;
   }
@@ -319,7 +322,14 @@ export async function openBucket<S extends z.ZodType>(
   bus: Bus,
   spec: BucketSpec<S>,
   replicas = 1,
-  { directReads = replicas === 1 } = {},
+  {
+    directReads = replicas === 1,
+    batcher,
+  }: {
+    directReads?: boolean;
+    /** Puts and updates go out in batches (many writers of one process on the same turn: a bar's actors, deliveries). */
+    batcher?: StreamBatcher;
+  } = {},
 ): Promise<JsonKv<S>> {
   const history = spec.history ?? 1;
   const kv = await bus.retry.run({ op: 'open', kind: 'kv', name: spec.name }, async () => {
@@ -339,5 +349,5 @@ export async function openBucket<S extends z.ZodType>(
     }
     return kv;
   });
-  return new JsonKv(kv, spec, bus.jsm, bus.js, bus.retry);
+  return new JsonKv(kv, spec, bus.jsm, bus.js, bus.retry, batcher);
 }

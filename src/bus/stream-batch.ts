@@ -9,6 +9,7 @@ interface Pending {
   subject: string;
   data: string;
   msgID: string | undefined;
+  headers: Record<string, string> | undefined;
   resolve(seq: number): void;
   reject(err: unknown): void;
 }
@@ -39,10 +40,13 @@ export class StreamBatcher {
     private readonly ackWaitMs = ACK_WAIT_MS,
   ) {}
 
-  /** Publishes `data` on `subject` (a stream stores it) with this turn's others; resolves with its stream sequence. */
-  publish(subject: string, data: string, msgID?: string): Promise<number> {
+  /**
+   * Publishes `data` on `subject` (a stream stores it) with this turn's others; resolves with its
+   * stream sequence. `headers`: JetStream's own (an expected last sequence makes it a compare-and-set).
+   */
+  publish(subject: string, data: string, msgID?: string, headers?: Record<string, string>): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      this.queue.push({ subject, data, msgID, resolve, reject });
+      this.queue.push({ subject, data, msgID, headers, resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => this.flush());
@@ -70,11 +74,7 @@ export class StreamBatcher {
       const token = String(++this.next);
       tokens.push(token);
       this.waiting.set(token, p);
-      let headers;
-      if (p.msgID) {
-        headers = natsHeaders();
-        headers.set('Nats-Msg-Id', p.msgID);
-      }
+      const headers = natsHeadersOf(p);
       try {
         this.bus.nc.publish(p.subject, p.data, { reply: `${this.inbox}.${token}`, ...(headers ? { headers } : {}) });
         this.counts.batched++;
@@ -114,6 +114,16 @@ export class StreamBatcher {
 
   private again(p: Pending): void {
     this.counts.again++;
-    publishStored(this.bus.js, p.subject, p.data, p.msgID).then(p.resolve, p.reject);
+    const headers = p.headers ? natsHeadersOf({ msgID: undefined, headers: p.headers }) : undefined;
+    publishStored(this.bus.js, p.subject, p.data, p.msgID, headers).then(p.resolve, p.reject);
   }
+}
+
+/** The NATS headers of a message: its id and JetStream's own, or none. */
+function natsHeadersOf(p: Pick<Pending, 'msgID' | 'headers'>): ReturnType<typeof natsHeaders> | undefined {
+  if (!p.msgID && !p.headers) return undefined;
+  const h = natsHeaders();
+  if (p.msgID) h.set('Nats-Msg-Id', p.msgID);
+  for (const [name, value] of Object.entries(p.headers ?? {})) h.set(name, value);
+  return h;
 }

@@ -63,13 +63,24 @@ describe('StreamBatcher', () => {
   });
 
   it('puts KV values with the batch: each readable at the revision it resolved with', async () => {
-    const kv = await openBucket(nats.bus, spec);
     const batcher = new StreamBatcher(nats.bus);
-    const revisions = await Promise.all(Array.from({ length: 100 }, (_, k) => kv.putBatched(`key${k}`, { n: k }, batcher)));
+    const kv = await openBucket(nats.bus, spec, 1, { batcher });
+    const revisions = await Promise.all(Array.from({ length: 100 }, (_, k) => kv.put(`key${k}`, { n: k })));
     for (let k = 0; k < 100; k += 17) {
       const got = await kv.get(`key${k}`);
       assert.deepEqual(got, { value: { n: k }, revision: revisions[k] });
     }
+    assert.equal(batcher.counts.batched, 100);
+    // A compare-and-set through the batch: the revision read wins once; the same revision again is stale.
+    const seen = (await kv.get('key3'))!;
+    const [won, lost] = await Promise.allSettled([
+      kv.update('key3', { n: 30 }, seen.revision),
+      kv.update('key3', { n: 31 }, seen.revision),
+    ]);
+    assert.equal(won.status, 'fulfilled');
+    assert.equal(lost.status, 'rejected');
+    assert.equal((lost as PromiseRejectedResult).reason.name, 'StaleRevisionError');
+    assert.deepEqual((await kv.get('key3'))!.value, { n: 30 });
     batcher.close();
   });
 
