@@ -64,3 +64,33 @@ export function treeCpuSeconds(pid: number): number {
   }
   return ticks / TICKS_PER_S;
 }
+
+/** What kind of process of a tree a command name is: the tree's own Node, the strategy sandbox's Python, the model scorers (Node). */
+function kindOf(comm: string): 'python' | 'scoring' | 'other' {
+  if (/^(python|bwrap)/.test(comm)) return 'python';
+  if (comm === 'node') return 'scoring';
+  return 'other';
+}
+
+/**
+ * CPU seconds of a process and its descendants by kind: `self` (the process itself), `python`
+ * (sandbox sessions and pool jobs, bubblewrap included), `scoring` (the ONNX scorer processes,
+ * Node children) and `other`; each living process with its waited-for dead children. The root's
+ * dead children count as Python: the ones it waits for are the sandbox's one-shot jobs.
+ */
+export function treeCpuByKind(pid: number): Record<'self' | 'python' | 'scoring' | 'other', number> {
+  const out = { self: 0, python: 0, scoring: 0, other: 0 };
+  for (const p of processTree(pid)) {
+    const stat = read(`/proc/${p}/stat`);
+    if (!stat) continue;
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
+    const waited = (Number(f[13]) + Number(f[14])) / TICKS_PER_S;
+    if (p === pid) {
+      out.self += own;
+      out.python += waited;
+    } else out[kindOf(comm)] += own + waited;
+  }
+  return out;
+}
