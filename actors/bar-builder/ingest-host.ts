@@ -12,7 +12,7 @@ import {
 import { LeaseHost, openClaims, type LeaseContext, type LeaseHolder } from '../../src/kernel/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/log.ts';
-import { countRecords, decodeTicksInto, FeedClocks, TickSequencer, writeColumns, type MarketData } from '../../src/market/index.ts';
+import { countTickRecords, decodeTickPayloadInto, FeedClocks, TickSequencer, writeColumns, type MarketData } from '../../src/market/index.ts';
 import { TickColumns, TickWriter } from '../../src/store/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
@@ -116,9 +116,9 @@ class SymbolIngest implements LeaseHolder {
     this.watchProgress();
     this.reading = (async () => {
       for await (const msg of follower) {
-        // Straight from the bytes into columns (no object per tick: the high-rate path); malformed records are skipped.
-        const ticks = new TickColumns(symbol, countRecords(msg.data));
-        decodeTicksInto(msg.data, ticks);
+        // Straight from the bytes (JSON or a tick frame) into columns, no object per tick; malformed records are skipped.
+        const ticks = new TickColumns(symbol, countTickRecords(msg.data));
+        decodeTickPayloadInto(msg.data, ticks);
         // Left out in place: ticks of hours whose bars are stored already, and late ones (the resampler would refuse them).
         let kept = 0;
         for (let i = 0; i < ticks.length; i++) {

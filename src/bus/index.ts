@@ -11,6 +11,7 @@ export { StreamBatcher } from './stream-batch.ts';
 export {
   publish,
   publishBatched,
+  publishEncoded,
   subscribe,
   type Published,
   type PublishVia,

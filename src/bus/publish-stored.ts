@@ -13,7 +13,7 @@ const PUBLISH_TRIES = 8;
 export async function publishStored(
   js: Pick<JetStreamClient, 'publish'>,
   subject: string,
-  data: string,
+  data: string | Uint8Array,
   msgID?: string,
   headers?: ReturnType<typeof natsHeaders>,
 ): Promise<number> {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ensureStream, readFromTime, subscribe } from '../../src/bus/index.ts';
-import { decodeTicks, FeedPublisher } from '../../src/market/index.ts';
+import { decodeTickPayload, FeedPublisher, isTickFrame } from '../../src/market/index.ts';
 import type { Symbol } from '../../schemas/common.ts';
 import type { Tick, TickClock } from '../../schemas/market.ts';
 import { Streams, Topics } from '../../schemas/messages.ts';
@@ -31,7 +31,7 @@ describe('FeedPublisher (real nats-server)', () => {
 
   const stored = async (symbol: Symbol) => {
     const messages = await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject(symbol), 0, 100_000);
-    return { messages: messages.length, ticks: messages.flatMap((m) => decodeTicks(m.data).ticks) };
+    return { messages: messages.length, ticks: messages.flatMap((m) => decodeTickPayload(m.data).ticks) };
   };
 
   it('publishes in order, stores a re-sent batch once, keeps a millisecond whole', async () => {
@@ -53,9 +53,38 @@ describe('FeedPublisher (real nats-server)', () => {
       batch.map((t) => t.ts),
     );
     assert.equal(ticks[2001]!.bid_volume, 2, 'a summed volume travels');
-    const first = decodeTicks((await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject('EURUSD'), 0, 1))[0]!.data).ticks;
+    const first = decodeTickPayload(
+      (await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject('EURUSD'), 0, 1))[0]!.data,
+    ).ticks;
     assert.equal(first.length, 2002, 'the millisecond with three ticks is not split');
     assert.equal(publisher.stats().published, 2 * batch.length, 'both writes acknowledged (the stream kept one copy)');
+  });
+
+  it('sends quotes of the instrument’s digits as tick frames (a fraction of the JSON’s bytes), others as JSON: readers get the same ticks', async () => {
+    const publisher = new FeedPublisher({ bus: nats.bus, feed: 'frames' });
+    const quotes = Array.from({ length: 300 }, (_, i): Tick => ({
+      symbol: 'BTCUSD',
+      ts: T0 + i * 7,
+      seq: 0,
+      bid: (6_500_000 + i) / 100,
+      ask: (6_500_012 + i) / 100,
+      volume: i % 3,
+    }));
+    const odd = tick('BTCUSD', T0 + 10_000);
+    await publisher.write(quotes);
+    await publisher.write([odd]);
+    const messages = await readFromTime(nats.bus, Streams.ticks.name, Topics.ticks.subject('BTCUSD'), 0, 100);
+    assert.deepEqual(
+      messages.map((m) => isTickFrame(m.data)),
+      [true, false],
+      'quotes of the instrument’s digits in a frame; a price of more digits as JSON',
+    );
+    assert.ok(messages[0]!.data.length * 3 < new TextEncoder().encode(JSON.stringify(decodeTickPayload(messages[0]!.data).ticks)).length);
+    const { ticks } = await stored('BTCUSD');
+    assert.deepEqual(
+      ticks.map((t) => [t.ts, t.bid, t.ask, t.bid_volume ?? 0]),
+      [...quotes, odd].map((t) => [t.ts, t.bid, t.ask, t.volume]),
+    );
   });
 
   it('after resumeAfterStream, publishes only ticks after the last one stored', async () => {

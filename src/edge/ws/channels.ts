@@ -1,6 +1,6 @@
 import { readFromTime, type Bus } from '../../bus/index.ts';
 import type { Deployments } from '../../deployments/index.ts';
-import type { BarCache } from '../../market/index.ts';
+import { TickTopic, type BarCache } from '../../market/index.ts';
 import { sourceName } from '../../store/index.ts';
 import { SignalEvent, type BarPrediction, type DeploymentRecord } from '../../../schemas/live.ts';
 import type { BarMessage, TickMessage } from '../../../schemas/market.ts';
@@ -155,7 +155,7 @@ function openTicks(deps: ChannelDeps, symbol: BarMessage['symbol'], sink: Channe
     timer ??= setTimeout(flush, Math.max(0, sentAt + intervalMs - performance.now()));
   };
   // One way in: every feed publishes on `ticks.<SYMBOL>` (the TICKS stream), in `serve` as in `ingest`.
-  const stop = deps.fanout.add(Topics.ticks, Topics.ticks.subject(symbol), (payload) => {
+  const stop = deps.fanout.add(TickTopic, TickTopic.subject(symbol), (payload) => {
     const ticks = Array.isArray(payload) ? payload : [payload];
     if (ticks.length > 0) take(ticks[ticks.length - 1]!, ticks.length - 1);
   });

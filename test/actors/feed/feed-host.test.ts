@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { openBucket, readFromTime } from '../../../src/bus/index.ts';
-import { decodeTicks, instrument, StreamingResampler } from '../../../src/market/index.ts';
+import { decodeTickPayload, instrument, StreamingResampler } from '../../../src/market/index.ts';
 import { initialState, SyntheticTickGenerator } from '../../../src/market/synthetic/generator.ts';
 import { selectRows } from '../../../src/store/index.ts';
 import { serveStore } from '../../../src/store-link/index.ts';
@@ -109,7 +109,7 @@ describe('the synthetic feed in two ingest processes (one active connector by le
       published.set(
         symbol,
         messages.flatMap((m) =>
-          decodeTicks(m.data).ticks.map((tk) => ({ symbol, ts: tk.ts, seq: 0, bid: tk.bid, ask: tk.ask, volume: 0 })),
+          decodeTickPayload(m.data).ticks.map((tk) => ({ symbol, ts: tk.ts, seq: 0, bid: tk.bid, ask: tk.ask, volume: 0 })),
         ),
       );
     }
