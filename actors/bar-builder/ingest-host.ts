@@ -12,7 +12,14 @@ import {
 import { LeaseHost, openClaims, type LeaseContext, type LeaseHolder } from '../../src/kernel/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import type { Logger } from '../../src/log.ts';
-import { countTickRecords, decodeTickPayloadInto, FeedClocks, TickSequencer, writeColumns, type MarketData } from '../../src/market/index.ts';
+import {
+  countTickRecords,
+  decodeTickPayloadInto,
+  FeedClocks,
+  TickSequencer,
+  writeColumns,
+  type MarketData,
+} from '../../src/market/index.ts';
 import { TickColumns, TickWriter } from '../../src/store/index.ts';
 import { SYMBOLS, type Symbol } from '../../schemas/common.ts';
 import type { BarMessage } from '../../schemas/market.ts';
