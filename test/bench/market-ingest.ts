@@ -1,6 +1,7 @@
 /**
  * Ingestion under rising load: NATS (the TICKS stream) → ingest → ClickHouse. A second process publishes
- * 100-tick arrays on `ticks.<SYMBOL>` for all 8 symbols at a paced rate; the figure is the rate
+ * 100-tick batches on `ticks.<SYMBOL>` for all 8 symbols at a paced rate, as tick frames (what our
+ * own feeds send; `--ingest-format=json`: the JSON arrays any other publisher may send); the figure is the rate
  * of ticks the service reports STORED (its /_metrics) over each measured window.
  *
  * First the capacity: `--capacity=N`, or measured — the stored rate while the publisher offers
@@ -85,6 +86,8 @@ export const benchmark: Benchmark = {
     const seconds = numberOption(ctx, 'ingest-seconds', 20);
     const warmup = numberOption(ctx, 'ingest-warmup', 3);
     const batch = numberOption(ctx, 'ingest-batch', 100);
+    // `frame`: tick frames, what our own feeds send; `json`: the JSON arrays any other publisher may send.
+    const format = ctx.options['ingest-format'] === 'json' ? 'json' : 'frame';
     const levels = (ctx.options.levels ?? '1,2,4').split(',').map(Number);
     const service = await startServiceProcess(
       { MARKET_FEED: 'none', LOG_LEVEL: 'warn' },
@@ -104,7 +107,7 @@ export const benchmark: Benchmark = {
       const label = rate > 0 ? `${rate} ticks/s` : 'as fast as it can';
       ctx.log(`market-ingest: offering ${label} for ${warmup} + ${seconds} s`);
       const before = await metrics(service.url);
-      const run = publish(ctx, natsUrl, warmup + seconds, batch, rate, marketStart);
+      const run = publish(ctx, natsUrl, warmup + seconds, batch, rate, marketStart, format);
       marketStart += 15 * DAY;
       await sleep(warmup * 1000, ctx.signal);
       const load = loadavg()[0]!;
@@ -177,6 +180,7 @@ export const benchmark: Benchmark = {
         goals: { capacity_ticks_per_s: CAPACITY_GOAL, hold_at_top_level: HOLD_GOAL },
         met: { capacity: base >= CAPACITY_GOAL, hold: hold !== null && hold >= HOLD_GOAL },
         batch_ticks_per_message: batch,
+        message_format: format,
         window_s: seconds,
         note: 'publisher, nats-server and service share the machine (2 cores); stored = ticks written to ClickHouse by ingest, which reads them from the TICKS stream (an overload waits there: behind_at_end)',
       },
@@ -202,10 +206,11 @@ function publish(
   batch: number,
   rate: number,
   startMs: number,
+  format: 'json' | 'frame',
 ): Promise<{ published: number; cpu_ms: number }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds), String(batch), String(rate), String(startMs)],
+    ['--import', 'tsx', PUBLISHER, natsUrl, String(seconds), String(batch), String(rate), String(startMs), format],
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],

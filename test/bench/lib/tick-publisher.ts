@@ -16,11 +16,15 @@ import { connect } from '@nats-io/transport-node';
 import { SYMBOLS } from '../../../schemas/common.ts';
 import { Topics } from '../../../schemas/messages.ts';
 import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
+import { encodeTickFrame } from '../../../src/market/sources/tick-frame.ts';
+import type { TickMessage } from '../../../schemas/market.ts';
 
-const [url, secondsArg, batchArg, rateArg, startArg] = process.argv.slice(2);
+const [url, secondsArg, batchArg, rateArg, startArg, formatArg] = process.argv.slice(2);
 const seconds = Number(secondsArg);
 const batch = Number(batchArg);
 const rate = Number(rateArg ?? 0);
+/** `json` (any publisher's form) or `frame` (tick frames, what our own feeds send). */
+const format = formatArg === 'frame' ? 'frame' : 'json';
 
 /** A timestamp is printed as its round (8 digits, 100 s each) and the ms within it (5 digits). */
 const ROUND_MS = 100_000;
@@ -29,10 +33,12 @@ const MESSAGES = Math.max(3, Math.floor(6400 / batch));
 
 interface Template {
   bytes: Uint8Array;
-  /** Where each tick's 8 round digits start. */
+  /** Where each tick's 8 round digits start (JSON). */
   roundAt: number[];
   /** The round its digits hold now. */
   round: number;
+  /** A frame: where its first tick's timestamp (a zigzag varint) starts, and that tick's ms within its round. */
+  frame?: { at: number; offset: number };
 }
 
 const enc = new TextEncoder();
@@ -51,6 +57,7 @@ function templates(symbolIndex: number): Template[] {
   for (let m = 0; m < MESSAGES; m++) {
     let text = '[';
     const marks: number[] = [];
+    const ticks: TickMessage[] = [];
     for (let j = 0; j < batch; j++) {
       const k = m * batch + j;
       // 0 to 24 ms apart (12 on average); 0 now and then: ticks that share a millisecond.
@@ -59,16 +66,53 @@ function templates(symbolIndex: number): Template[] {
       text += `${j ? ',' : ''}{"ts":`;
       marks.push(text.length);
       text += `00000000${String(offset).padStart(5, '0')},"bid":${price(points, digits)},"ask":${price(points + 15, digits)}}`;
+      ticks.push({ ts: offset, bid: points / 10 ** digits, ask: (points + 15) / 10 ** digits });
     }
-    out.push({ bytes: enc.encode(`${text}]`), roundAt: marks, round: -1 });
+    out.push(format === 'frame' ? frameTemplate(ticks, digits) : { bytes: enc.encode(`${text}]`), roundAt: marks, round: -1 });
   }
   if (offset >= ROUND_MS) throw new Error(`a pass spans ${offset} ms, more than a round: use a smaller batch`);
   return out;
 }
 
-/** Writes `round` as 8 ASCII digits into every timestamp of the payload. */
+/**
+ * The same ticks as a tick frame: only the first timestamp is absolute (the rest are deltas), so
+ * a pass rewrites that one varint in place; it keeps its length (6 bytes) for any date near ours.
+ */
+function frameTemplate(ticks: TickMessage[], digits: number): Template {
+  const offset = ticks[0]!.ts;
+  const probe = ROUND_MS * 17_000_000;
+  const bytes = encodeTickFrame(
+    ticks.map((t) => ({ ...t, ts: probe + t.ts })),
+    digits,
+  );
+  if (!bytes) throw new Error('the bench quotes do not fit a tick frame');
+  // The header (6 bytes) and the tick count (a plain varint) come before the first timestamp.
+  const count = ticks.length < 0x80 ? 1 : ticks.length < 0x4000 ? 2 : 3;
+  return { bytes, roundAt: [], round: -1, frame: { at: 6 + count, offset } };
+}
+
+/** A zigzag varint of a non-negative value, as a tick frame writes it. */
+function varint(v: number): number[] {
+  let u = v * 2;
+  const out: number[] = [];
+  while (u >= 0x80) {
+    out.push((u % 0x80) | 0x80);
+    u = Math.floor(u / 0x80);
+  }
+  out.push(u);
+  return out;
+}
+
+/** Writes `round` as 8 ASCII digits into every timestamp of the payload (a frame: its first timestamp). */
 function stamp(t: Template, round: number): void {
   if (t.round === round) return;
+  if (t.frame) {
+    const first = varint(round * ROUND_MS + t.frame.offset);
+    if (first.length !== 6) throw new Error(`round ${round}: a timestamp of ${first.length} varint bytes`);
+    t.bytes.set(first, t.frame.at);
+    t.round = round;
+    return;
+  }
   const digits = String(round).padStart(8, '0');
   const codes = [...digits].map((c) => c.charCodeAt(0));
   for (const at of t.roundAt) for (let d = 0; d < 8; d++) t.bytes[at + d] = codes[d]!;
