@@ -1,6 +1,15 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { headers as natsHeaders } from '@nats-io/transport-node';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { isTransientBusError } from './transient.ts';
+
+/** NATS headers of a message: its id (JetStream de-duplicates by it) and the others given; none when there are none. */
+export function messageHeaders(msgID?: string, named?: Record<string, string>): ReturnType<typeof natsHeaders> | undefined {
+  if (!msgID && !named) return undefined;
+  const h = natsHeaders();
+  if (msgID) h.set('Nats-Msg-Id', msgID);
+  for (const [name, value] of Object.entries(named ?? {})) h.set(name, value);
+  return h;
+}
 
 /** Tries of a JetStream publish with a message id whose answer an outage cut off. */
 const PUBLISH_TRIES = 8;

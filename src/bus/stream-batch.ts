@@ -1,6 +1,6 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { publishStored } from './publish-stored.ts';
+import { messageHeaders, publishStored } from './publish-stored.ts';
 
 /** How long a batch waits for its acknowledgements before the missing ones go the slow way. */
 const ACK_WAIT_MS = 5_000;
@@ -74,7 +74,7 @@ export class StreamBatcher {
       const token = String(++this.next);
       tokens.push(token);
       this.waiting.set(token, p);
-      const headers = natsHeadersOf(p);
+      const headers = messageHeaders(p.msgID, p.headers);
       try {
         this.bus.nc.publish(p.subject, p.data, { reply: `${this.inbox}.${token}`, ...(headers ? { headers } : {}) });
         this.counts.batched++;
@@ -114,16 +114,6 @@ export class StreamBatcher {
 
   private again(p: Pending): void {
     this.counts.again++;
-    const headers = p.headers ? natsHeadersOf({ msgID: undefined, headers: p.headers }) : undefined;
-    publishStored(this.bus.js, p.subject, p.data, p.msgID, headers).then(p.resolve, p.reject);
+    publishStored(this.bus.js, p.subject, p.data, p.msgID, messageHeaders(undefined, p.headers)).then(p.resolve, p.reject);
   }
-}
-
-/** The NATS headers of a message: its id and JetStream's own, or none. */
-function natsHeadersOf(p: Pick<Pending, 'msgID' | 'headers'>): ReturnType<typeof natsHeaders> | undefined {
-  if (!p.msgID && !p.headers) return undefined;
-  const h = natsHeaders();
-  if (p.msgID) h.set('Nats-Msg-Id', p.msgID);
-  for (const [name, value] of Object.entries(p.headers ?? {})) h.set(name, value);
-  return h;
 }

@@ -1,7 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
-import { publishStored } from './publish-stored.ts';
+import { messageHeaders, publishStored } from './publish-stored.ts';
 import type { StreamBatcher } from './stream-batch.ts';
 
 /** What publishing needs: core NATS, and JetStream for topics a stream stores. */
@@ -40,18 +40,7 @@ export async function publishEncoded<S extends z.ZodType, A extends readonly unk
   options: { msgID?: string; headers?: Record<string, string> } = {},
 ): Promise<Published> {
   if (!topic.decode) throw new Error(`${topic.all} has no binary form to publish`);
-  const subject = topic.subject(...args);
-  let headers: ReturnType<typeof natsHeaders> | undefined;
-  if (options.headers) {
-    headers = natsHeaders();
-    for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
-  }
-  if (!topic.stream) {
-    bus.nc.publish(subject, data, headers ? { headers } : undefined);
-    return null;
-  }
-  if (!bus.js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
-  return { seq: await publishStored(bus.js, subject, data, options.msgID, headers) };
+  return send(bus, topic, args, data, options);
 }
 
 /**
@@ -84,20 +73,7 @@ export async function publish<S extends z.ZodType, A extends readonly unknown[]>
   payload: z.input<S>,
   options: { msgID?: string; headers?: Record<string, string> } = {},
 ): Promise<Published> {
-  const data = JSON.stringify(topic.schema.parse(payload));
-  const subject = topic.subject(...args);
-  let headers: ReturnType<typeof natsHeaders> | undefined;
-  if (options.headers) {
-    headers = natsHeaders();
-    for (const [name, value] of Object.entries(options.headers)) headers.set(name, value);
-  }
-  if (topic.stream) {
-    const js = bus.js;
-    if (!js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
-    return { seq: await publishStored(js, subject, data, options.msgID, headers) };
-  }
-  bus.nc.publish(subject, data, headers ? { headers } : undefined);
-  return null;
+  return send(bus, topic, args, JSON.stringify(topic.schema.parse(payload)), options);
 }
 
 /** A subscription; `unsubscribe` ends it. */
@@ -132,4 +108,22 @@ export function subscribe<S extends z.ZodType, A extends readonly unknown[]>(
       else onMalformed(msg.subject);
     },
   });
+}
+
+/** Publishes encoded data on the topic's subject: through JetStream when a stream stores the topic (its sequence), else on core NATS. */
+async function send<S extends z.ZodType, A extends readonly unknown[]>(
+  bus: PublishVia,
+  topic: Topic<S, A>,
+  args: A,
+  data: string | Uint8Array,
+  options: { msgID?: string; headers?: Record<string, string> },
+): Promise<Published> {
+  const subject = topic.subject(...args);
+  const headers = messageHeaders(undefined, options.headers);
+  if (!topic.stream) {
+    bus.nc.publish(subject, data, headers ? { headers } : undefined);
+    return null;
+  }
+  if (!bus.js) throw new Error(`publishing ${subject} needs JetStream: a stream stores it`);
+  return { seq: await publishStored(bus.js, subject, data, options.msgID, headers) };
 }

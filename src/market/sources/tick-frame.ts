@@ -140,6 +140,18 @@ function readFrame(payload: Uint8Array, take: (tick: TickMessage) => void): { ma
   return { malformed, firstBad };
 }
 
+/** The bytes of `v` as a zigzag varint, as a frame writes its deltas (7 bits a byte, low first). */
+export function zigzagBytes(v: number): number[] {
+  let u = v >= 0 ? v * 2 : -v * 2 - 1;
+  const out: number[] = [];
+  while (u >= 0x80) {
+    out.push((u % 0x80) | 0x80);
+    u = Math.floor(u / 0x80);
+  }
+  out.push(u);
+  return out;
+}
+
 class Writer {
   private buf: Uint8Array;
   private at = 0;
@@ -178,7 +190,8 @@ class Writer {
   }
 
   zigzag(v: number): void {
-    this.varint(v >= 0 ? v * 2 : -v * 2 - 1);
+    this.room(8);
+    for (const b of zigzagBytes(v)) this.buf[this.at++] = b;
   }
 
   float64(v: number): void {

@@ -16,7 +16,7 @@ import { connect } from '@nats-io/transport-node';
 import { SYMBOLS } from '../../../schemas/common.ts';
 import { Topics } from '../../../schemas/messages.ts';
 import { INSTRUMENTS } from '../../../src/lib/instruments.ts';
-import { encodeTickFrame } from '../../../src/market/sources/tick-frame.ts';
+import { encodeTickFrame, zigzagBytes } from '../../../src/market/sources/tick-frame.ts';
 import type { TickMessage } from '../../../schemas/market.ts';
 
 const [url, secondsArg, batchArg, rateArg, startArg, formatArg] = process.argv.slice(2);
@@ -91,23 +91,11 @@ function frameTemplate(ticks: TickMessage[], digits: number): Template {
   return { bytes, roundAt: [], round: -1, frame: { at: 6 + count, offset } };
 }
 
-/** A zigzag varint of a non-negative value, as a tick frame writes it. */
-function varint(v: number): number[] {
-  let u = v * 2;
-  const out: number[] = [];
-  while (u >= 0x80) {
-    out.push((u % 0x80) | 0x80);
-    u = Math.floor(u / 0x80);
-  }
-  out.push(u);
-  return out;
-}
-
 /** Writes `round` as 8 ASCII digits into every timestamp of the payload (a frame: its first timestamp). */
 function stamp(t: Template, round: number): void {
   if (t.round === round) return;
   if (t.frame) {
-    const first = varint(round * ROUND_MS + t.frame.offset);
+    const first = zigzagBytes(round * ROUND_MS + t.frame.offset);
     if (first.length !== 6) throw new Error(`round ${round}: a timestamp of ${first.length} varint bytes`);
     t.bytes.set(first, t.frame.at);
     t.round = round;

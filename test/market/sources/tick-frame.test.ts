@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeTicks, type TickMessage } from '../../../src/market/sources/tick-decoder.ts';
 import { decodeTicksInto } from '../../../src/market/sources/columns-decoder.ts';
-import { decodeTickFrame, decodeTickFrameInto, encodeTickFrame, isTickFrame } from '../../../src/market/sources/tick-frame.ts';
+import { decodeTickFrame, decodeTickFrameInto, encodeTickFrame, isTickFrame, zigzagBytes } from '../../../src/market/sources/tick-frame.ts';
 import { countTickRecords, decodeTickPayload, decodeTickPayloadInto, TickTopic } from '../../../src/market/sources/tick-payload.ts';
 import { TickColumns } from '../../../src/store/index.ts';
 
@@ -108,21 +108,9 @@ describe('tick frames', () => {
     }
     // Ticks that break TickMessage's rules are counted one by one; the rest pass: here the second
     // goes back to ts 0 with a bid of 0 (deltas −1000 ms and −110000 points).
-    const frameOf = (...fields: number[]) => new Uint8Array([0x53, 0x46, 0x54, 0x01, 5, 0, 2, ...fields.flatMap(zigzag)]);
+    const frameOf = (...fields: number[]) => new Uint8Array([0x53, 0x46, 0x54, 0x01, 5, 0, 2, ...fields.flatMap(zigzagBytes)]);
     const judged = decodeTickFrame(frameOf(1000, 110_000, 10_000, -1000, -110_000, 10_000));
     assert.deepEqual(judged.ticks, [{ ts: 1000, bid: 1.1, ask: 1.2 }]);
     assert.equal(judged.malformed, 1);
   });
 });
-
-/** A zigzag varint, as the frame writes it. */
-function zigzag(v: number): number[] {
-  let u = v >= 0 ? v * 2 : -v * 2 - 1;
-  const out: number[] = [];
-  while (u >= 0x80) {
-    out.push((u % 0x80) | 0x80);
-    u = Math.floor(u / 0x80);
-  }
-  out.push(u);
-  return out;
-}
