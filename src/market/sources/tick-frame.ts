@@ -23,8 +23,8 @@ import { parseTick, type DecodeResult, type TickMessage } from './tick-decoder.t
 const MAGIC = [0x53, 0x46, 0x54, 0x01] as const;
 const HEADER = 6;
 const HAS_BID_VOLUME = 1;
-/** More ticks than this in one frame is not a frame we wrote (NATS' 1 MiB payload holds fewer). */
-const MAX_TICKS = 1 << 20;
+/** Bytes a tick takes at least (three varints): a frame claiming more ticks than its bytes hold is broken, not allocated for. */
+const MIN_TICK_BYTES = 3;
 
 /** Whether a payload is a tick frame (else it is JSON). */
 export function isTickFrame(payload: Uint8Array): boolean {
@@ -95,7 +95,7 @@ export function decodeTickFrameInto(payload: Uint8Array, out: TickColumns): Colu
 export function frameCount(payload: Uint8Array): number {
   const r = new Reader(payload, HEADER);
   const n = r.varint();
-  return n === null || n > MAX_TICKS ? 0 : n;
+  return n === null || n * MIN_TICK_BYTES > r.left() ? 0 : n;
 }
 
 /** Reads a frame's ticks in order, each judged by TickMessage's rules; null when the frame itself is broken. */
@@ -107,7 +107,7 @@ function readFrame(payload: Uint8Array, take: (tick: TickMessage) => void): { ma
   const scale = 10 ** digits;
   const r = new Reader(payload, HEADER);
   const n = r.varint();
-  if (n === null || n > MAX_TICKS) return null;
+  if (n === null || n * MIN_TICK_BYTES > r.left()) return null;
   const decoded: TickMessage[] = new Array(n);
   let ts = 0;
   let bid = 0;

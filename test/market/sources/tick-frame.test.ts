@@ -97,6 +97,8 @@ describe('tick frames', () => {
     const huge = new Uint8Array([0x53, 0x46, 0x54, 0x01, 5, 0, 0xff, 0xff, 0xff, 0xff, 0x7f]);
     assert.equal(decodeTickFrame(huge).malformed, 1, 'more ticks than a frame can hold');
     assert.equal(countTickRecords(huge), 0);
+    // A count its bytes cannot hold reserves nothing: a few bytes never make the reader allocate for a million ticks.
+    assert.equal(countTickRecords(new Uint8Array([0x53, 0x46, 0x54, 0x01, 5, 0, 0x80, 0x80, 0x40, 2, 2, 2])), 0);
     // Random bytes behind the magic: whatever they say, an answer and no exception.
     let s = 7;
     for (let k = 0; k < 2000; k++) {
