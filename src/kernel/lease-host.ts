@@ -96,6 +96,9 @@ export class LeaseHost<S, H extends LeaseHolder> {
   private ticking: Promise<void> | null = null;
   /** Kicked while a pass ran: another pass follows it, so no change is missed. */
   private again = false;
+  /** Passes begun and finished: `reconcile` waits for the first pass begun after its call, not for a quiet moment. */
+  private passesBegun = 0;
+  private passesDone = 0;
   protected stopped = false;
   private faults = 0;
 
@@ -143,9 +146,11 @@ export class LeaseHost<S, H extends LeaseHolder> {
 
   /** Reconciles now (rather than at the next renewal); resolves when that pass, and the releases it began, are done. */
   async reconcile(): Promise<void> {
-    while (this.ticking) await this.ticking;
+    // The pass in flight may have read the desired state before the call: the next one begun counts.
+    const wanted = this.passesBegun + 1;
     this.kick();
-    while (this.ticking) await this.ticking;
+    // Under load passes run back to back (each renewal kicks another); waiting for a gap between them could wait forever.
+    while (this.passesDone < wanted && this.ticking) await this.ticking.catch(() => undefined);
     await Promise.all(this.releasing.values());
   }
 
@@ -174,9 +179,11 @@ export class LeaseHost<S, H extends LeaseHolder> {
       this.again = true;
       return;
     }
+    this.passesBegun++;
     this.ticking = this.tick()
       .catch((err: unknown) => this.deps.log.error({ err }, 'lease host: reconcile failed'))
       .finally(() => {
+        this.passesDone++;
         this.ticking = null;
         if (this.again) {
           this.again = false;

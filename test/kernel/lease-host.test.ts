@@ -50,12 +50,15 @@ describe('lease host', () => {
   });
 
   /** A host of the given lease ids whose renewals happen only when the test reconciles. */
-  function host(ids: string[], startUntil?: (created: number) => Promise<void> | undefined) {
+  function host(ids: string[], startUntil?: (created: number) => Promise<void> | undefined, restless = false) {
     const created: Recorder[] = [];
     const clock = new ReplayClock(1_000_000);
     const h = new LeaseHost<string, Recorder>({
       names: { actor: 'test holder', spec: 'lease', id: 'lease_id' },
-      desired: { follow: async () => ({ all: () => ids, stop: () => undefined }) },
+      desired: {
+        // Restless: every pass is told of a change while it runs, so passes follow each other without a gap (a host under load).
+        follow: async (onChange) => ({ all: () => (restless && setImmediate(onChange), ids), stop: () => undefined }),
+      },
       idOf: (id) => id,
       leases,
       hosts: heartbeats,
@@ -141,5 +144,12 @@ describe('lease host', () => {
       return second.h.runningIds().includes('holder.c');
     });
     assert.equal((await leases.get('holder.c'))?.value.host, second.h.hostId);
+  });
+
+  it('reconcile returns once a pass begun after the call is done, though passes run back to back', async () => {
+    const { h } = host(['holder.a', 'holder.b'], undefined, true);
+    await h.start();
+    for (let i = 0; i < 3; i++) await h.reconcile();
+    await until('both holders to run', () => h.runningIds().length === 2);
   });
 });
