@@ -45,9 +45,7 @@ export class Heartbeat {
     const writtenAt = performance.now();
     const record = { host: this.hostId, renewed_at: this.clock.now() };
     try {
-      const revision = this.beat
-        ? await this.hosts.update(this.key, record, this.beat.revision)
-        : await this.hosts.create(this.key, record);
+      const revision = this.beat ? await this.updateFrom(this.beat.revision, record) : await this.hosts.create(this.key, record);
       if (revision !== false) {
         this.beat = { revision, writtenAt };
         return 'renewed';
@@ -57,6 +55,23 @@ export class Heartbeat {
     }
     this.beat = null;
     return 'expired';
+  }
+
+  /**
+   * Renews from `revision`. When the key has moved past it, a renewal of ours whose answer was
+   * given up (NATS slow under load) landed after all: each renewal needs the one before it still
+   * there, so a later revision of ours proves the heartbeat never lapsed, and it renews from that.
+   * Taking that for an expiry stopped every holder of a loaded host, and their restarts loaded it more.
+   */
+  private async updateFrom(revision: number, record: { host: string; renewed_at: number }): Promise<number> {
+    try {
+      return await this.hosts.update(this.key, record, revision);
+    } catch (err) {
+      if (!(err instanceof StaleRevisionError)) throw err;
+      const current = await this.hosts.get(this.key);
+      if (!current || current.value.host !== this.hostId || current.revision <= revision) throw err;
+      return this.hosts.update(this.key, record, current.revision);
+    }
   }
 
   /** Whether `host` (of this kind) has a heartbeat that lives now. */
