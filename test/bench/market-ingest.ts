@@ -4,8 +4,12 @@
  * own feeds send; `--ingest-format=json`: the JSON arrays any other publisher may send); the figure is the rate
  * of ticks the service reports STORED (its /_metrics) over each measured window.
  *
- * First the capacity: `--capacity=N`, or measured — the stored rate while the publisher offers
- * all it can (`--calibrate-rate`, 0 = unpaced). Then the same service is offered 1×, 2× and 4×
+ * First the capacity: `--capacity=N`, or measured — by default the highest paced rate the service
+ * keeps up with (stored in full, under a second behind when the publisher stops), searched in
+ * steps of 1.2× from `--search-from` (300,000) with `--search-seconds` (8) per step; or, with
+ * `--capacity-from=flood`, the stored rate while the publisher offers all it can
+ * (`--calibrate-rate`, 0 = unpaced: the flood's own cost, in the publisher and in the stream that
+ * stores it, then shares the two cores with the service). Then the same service is offered 1×, 2× and 4×
  * that capacity (`--levels=1,2,4`), each for a warm-up plus `--ingest-seconds`. Under overload
  * the ticks wait in the stream (read at the service's pace, never dropped while the stream's
  * limits hold); the goal is that the stored rate stays at capacity (4× ≥ 95 % of 1×), and
@@ -83,7 +87,7 @@ export const benchmark: Benchmark = {
   description:
     'NATS → resampler → ClickHouse under 1×, 2×, 4× capacity offered: stored ticks/s and the backlog left (goals: ≥ 1M/s, 4× ≥ 95 % of 1×)',
   async run(ctx) {
-    const seconds = numberOption(ctx, 'ingest-seconds', 20);
+    const levelSeconds = numberOption(ctx, 'ingest-seconds', 20);
     const warmup = numberOption(ctx, 'ingest-warmup', 3);
     const batch = numberOption(ctx, 'ingest-batch', 100);
     // `frame`: tick frames, what our own feeds send; `json`: the JSON arrays any other publisher may send.
@@ -103,7 +107,7 @@ export const benchmark: Benchmark = {
     // Each run's ticks start 15 market days after the previous run's first: later than its last.
     let marketStart = Date.now() - 80 * DAY;
 
-    const runLevel = async (rate: number): Promise<Level> => {
+    const runLevel = async (rate: number, seconds = levelSeconds): Promise<Level> => {
       const label = rate > 0 ? `${rate} ticks/s` : 'as fast as it can';
       ctx.log(`market-ingest: offering ${label} for ${warmup} + ${seconds} s`);
       const before = await metrics(service.url);
@@ -160,9 +164,20 @@ export const benchmark: Benchmark = {
 
     let capacity = ctx.options.capacity ? numberOption(ctx, 'capacity', 1) : 0;
     let calibration: Level | null = null;
-    if (!capacity) {
+    const search: Level[] = [];
+    const flood = ctx.options['capacity-from'] === 'flood';
+    if (!capacity && flood) {
       calibration = await runLevel(ctx.options['calibrate-rate'] ? numberOption(ctx, 'calibrate-rate', 1) : 0);
       capacity = calibration.stored_per_s;
+    } else if (!capacity) {
+      const stepSeconds = numberOption(ctx, 'search-seconds', 8);
+      for (let rate = numberOption(ctx, 'search-from', 300_000); ; rate = Math.round(rate * 1.2)) {
+        const level = await runLevel(rate, stepSeconds);
+        search.push(level);
+        if (!keptUp(level, rate)) break;
+        capacity = rate;
+      }
+      if (!capacity) throw new Error(`market-ingest: the service did not keep up with the first rate searched; lower --search-from`);
     }
     const results: Record<string, Level> = {};
     for (const k of levels) results[`${k}x`] = await runLevel(Math.round(k * capacity));
@@ -173,15 +188,20 @@ export const benchmark: Benchmark = {
       {
         name: 'overload',
         capacity_ticks_per_s: capacity,
-        capacity_from: calibration ? 'measured: stored/s while the publisher offered all it could' : '--capacity',
-        calibration,
+        capacity_from: flood
+          ? 'measured: stored/s while the publisher offered all it could'
+          : search.length > 0
+            ? 'measured: the highest paced rate stored in full (1.2× steps)'
+            : '--capacity',
+        ...(calibration ? { calibration } : {}),
+        ...(search.length > 0 ? { search: search.map(searchStep) } : {}),
         levels: results,
         [`stored_${Math.max(...levels)}x_over_1x`]: hold,
         goals: { capacity_ticks_per_s: CAPACITY_GOAL, hold_at_top_level: HOLD_GOAL },
         met: { capacity: base >= CAPACITY_GOAL, hold: hold !== null && hold >= HOLD_GOAL },
         batch_ticks_per_message: batch,
         message_format: format,
-        window_s: seconds,
+        window_s: levelSeconds,
         note: 'publisher, nats-server and service share the machine (2 cores); stored = ticks written to ClickHouse by ingest, which reads them from the TICKS stream (an overload waits there: behind_at_end)',
       },
     ];
@@ -196,6 +216,17 @@ function childPid(pid: number, comm: string): number | null {
   } catch {
     return null;
   }
+}
+
+/** The service kept up with a paced rate: the publisher sent it (95 %), and under a second of it was still unread when it stopped. */
+function keptUp(level: Level, rate: number): boolean {
+  return level.published_per_s >= 0.95 * rate && level.behind_at_end <= rate;
+}
+
+/** A search step, in brief. */
+function searchStep(level: Level) {
+  const { offered_ticks_per_s, published_per_s, stored_per_s, behind_at_end, service_cpu_cores, nats_server_cpu_cores } = level;
+  return { offered_ticks_per_s, published_per_s, stored_per_s, behind_at_end, service_cpu_cores, nats_server_cpu_cores };
 }
 
 /** Runs the publisher; resolves with how many ticks it published and the CPU it used. */

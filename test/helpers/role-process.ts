@@ -3,6 +3,8 @@
  * the test runs: its stdout lines kept, its "running" line awaited, SIGKILL or SIGTERM it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv } from './child-service.ts';
 
@@ -18,7 +20,11 @@ export interface RoleProcess {
   running(timeoutMs?: number): Promise<Record<string, any>>;
 }
 
-/** `nodeArgs` go before the script (e.g. `--cpu-prof` for a benchmark's profile). */
+/**
+ * `nodeArgs` go before the script (e.g. `--cpu-prof` for a benchmark's profile). With
+ * ROLE_LOG_DIR set, every stdout line is also written to `<dir>/<role>-<pid>.log` (a long run's
+ * whole log, to read while it runs).
+ */
 export function startRole(role: string, natsUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = []): RoleProcess {
   const lines: string[] = [];
   // childEnv drops NATS_URL (it keeps children off outside infrastructure): this one is the test's.
@@ -27,10 +33,12 @@ export function startRole(role: string, natsUrl: string, env: Record<string, str
     env: { ...childEnv({ LOG_LEVEL: 'info', ...env }), NATS_URL: natsUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const file = process.env.ROLE_LOG_DIR ? createWriteStream(join(process.env.ROLE_LOG_DIR, `${role}-${child.pid}.log`)) : null;
   const marker = `signalforge ${role} running`;
   let runningLine: string | null = null;
   let partial = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    file?.write(c);
     const split = (partial + c).split('\n');
     partial = split.pop()!;
     for (const line of split) if (runningLine === null && line.includes(marker)) runningLine = line;
@@ -38,7 +46,7 @@ export function startRole(role: string, natsUrl: string, env: Record<string, str
     if (lines.length > 2_000) lines.splice(0, lines.length - 2_000);
   });
   let code: number | null | undefined;
-  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r((code = c))));
+  const exited = new Promise<number | null>((r) => child.once('exit', (c) => (file?.end(), r((code = c)))));
   return {
     role,
     child,
