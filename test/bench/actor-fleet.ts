@@ -283,9 +283,9 @@ export const benchmark: Benchmark = {
     const leases = await openBucket(bus, Buckets.leases);
     for (const key of await leases.keys()) {
       const holder = (await leases.get(key))?.value.host;
-      if (holder)
-        leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] =
-          (leaseHolders[`${key.startsWith('delivery.') ? 'delivery' : 'model'} ${holder}`] ?? 0) + 1;
+      // A deployment's id is its model lease's key; the other kinds name themselves (`delivery.`, `ingest.`, `feed.`).
+      const kind = /^(delivery|ingest|feed)\./.exec(key)?.[1] ?? 'model';
+      if (holder) leaseHolders[`${kind} ${holder}`] = (leaseHolders[`${kind} ${holder}`] ?? 0) + 1;
     }
     const memory = { actors_1: treeMemoryMb(pids.actors_1), actors_2: treeMemoryMb(pids.actors_2) };
     const hostNodeMb = memory.actors_1.self_pss_mb + memory.actors_2.self_pss_mb;
