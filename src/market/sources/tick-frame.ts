@@ -140,16 +140,14 @@ function readFrame(payload: Uint8Array, take: (tick: TickMessage) => void): { ma
   return { malformed, firstBad };
 }
 
+/** A signed delta as the unsigned number a frame stores: 0, -1, 1, -2, … → 0, 1, 2, 3, … */
+const zigzag = (v: number): number => (v >= 0 ? v * 2 : -v * 2 - 1);
+
 /** The bytes of `v` as a zigzag varint, as a frame writes its deltas (7 bits a byte, low first). */
 export function zigzagBytes(v: number): number[] {
-  let u = v >= 0 ? v * 2 : -v * 2 - 1;
-  const out: number[] = [];
-  while (u >= 0x80) {
-    out.push((u % 0x80) | 0x80);
-    u = Math.floor(u / 0x80);
-  }
-  out.push(u);
-  return out;
+  const w = new Writer(10);
+  w.zigzag(v);
+  return [...w.done()];
 }
 
 class Writer {
@@ -190,8 +188,7 @@ class Writer {
   }
 
   zigzag(v: number): void {
-    this.room(8);
-    for (const b of zigzagBytes(v)) this.buf[this.at++] = b;
+    this.varint(zigzag(v));
   }
 
   float64(v: number): void {
