@@ -5,7 +5,7 @@
  * of ticks the service reports STORED (its /_metrics) over each measured window.
  *
  * First the capacity: `--capacity=N`, or measured — by default the highest paced rate the service
- * keeps up with (stored in full, under a second behind when the publisher stops), searched in
+ * keeps up with (stored in full, at most two seconds of it unstored when the publisher stops), searched in
  * steps of 1.2× from `--search-from` (300,000) with `--search-seconds` (8) per step; or, with
  * `--capacity-from=flood`, the stored rate while the publisher offers all it can
  * (`--calibrate-rate`, 0 = unpaced: the flood's own cost, in the publisher and in the stream that
