@@ -43,6 +43,9 @@ export interface LeaseHostDeps<S, H extends LeaseHolder> extends Claims {
   /** How often the heartbeat is renewed and leases claimed (must be well under LEASE_TTL_SECONDS). */
   renewMs?: number;
   backoff?: BackoffPolicy;
+  /** Holders starting at once on this host (default START_AT_ONCE), and when a slow start frees its place (default START_SLOT_MS). */
+  startsAtOnce?: number;
+  startSlotMs?: number;
 }
 
 /** One claimed lease on this host. */
@@ -63,6 +66,18 @@ export interface Running<S, H> {
 const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60_000 };
 /** Claims written at once in a pass. */
 const CLAIM_BATCH = 64;
+/**
+ * Holders starting at once. A host that claims thousands of leases and starts every holder
+ * together floods NATS and the event loop with their first reads (a model actor loads its model,
+ * state and bars, and scores its last bar): heartbeats then lapse, every holder stops, and the
+ * restarts flood again. Started a few at a time, the first ones run within a second.
+ */
+const START_AT_ONCE = 32;
+/**
+ * A start that has not returned after this long frees its place: one slow (or hung) start must not
+ * hold the rest back. It still runs; it is only no longer counted.
+ */
+const START_SLOT_MS = 10_000;
 
 /**
  * Runs one lease holder per desired spec, across any number of hosts. A host keeps ONE heartbeat
@@ -101,6 +116,9 @@ export class LeaseHost<S, H extends LeaseHolder> {
   private passesDone = 0;
   protected stopped = false;
   private faults = 0;
+  /** Starts holding a place among the `startsAtOnce` (see START_AT_ONCE). */
+  private startsInFlight = 0;
+  private launchQueued = false;
 
   constructor(protected readonly deps: LeaseHostDeps<S, H>) {
     this.clock = deps.clock ?? liveClock;
@@ -238,10 +256,40 @@ export class LeaseHost<S, H extends LeaseHolder> {
         this.deps.log.info({ [this.deps.names.id]: id, host: this.hostId }, `lease host: claimed a ${this.deps.names.spec}`);
       });
     }
+    this.launchDue();
+  }
+
+  /** Starts the claimed holders due to start (new, or past their backoff), as many as there are places. */
+  private launchDue(): void {
     const now = this.clock.now();
+    const places = this.deps.startsAtOnce ?? START_AT_ONCE;
     for (const [id, run] of this.running) {
-      if (!run.holder && !run.starting && now >= run.retryAt && this.beatLeftMs() > 0) run.starting = this.launch(id, run);
+      if (this.startsInFlight >= places || this.stopped || this.beatLeftMs() === 0) return;
+      if (!run.holder && !run.starting && now >= run.retryAt) run.starting = this.launch(id, run);
     }
+  }
+
+  /** Holds a place among the starts; the returned function frees it (once), and the next due holder starts. */
+  private takeStartPlace(): () => void {
+    this.startsInFlight++;
+    let held = true;
+    const free = () => {
+      if (!held) return;
+      held = false;
+      clearTimeout(slow);
+      this.startsInFlight--;
+      // Coalesced: a burst of starts returning together starts the next ones in one scan.
+      if (this.launchQueued) return;
+      this.launchQueued = true;
+      setImmediate(() => {
+        this.launchQueued = false;
+        this.launchDue();
+      });
+    };
+    // Machine time, not the injected clock: this is about how loaded this machine is.
+    const slow = setTimeout(free, this.deps.startSlotMs ?? START_SLOT_MS);
+    slow.unref();
+    return free;
   }
 
   /** Renews the heartbeat, or joins the renewal in flight. */
@@ -317,6 +365,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
   }
 
   private async launch(id: string, run: Running<S, H>): Promise<void> {
+    const freePlace = this.takeStartPlace();
     let holder: H | null = null;
     run.pendingFault = null;
     const lease: LeaseContext = {
@@ -348,6 +397,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
       if (this.running.get(id) === run) this.fault(id, run, err);
     } finally {
       run.starting = null;
+      freePlace();
     }
   }
 

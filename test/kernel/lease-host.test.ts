@@ -50,7 +50,12 @@ describe('lease host', () => {
   });
 
   /** A host of the given lease ids whose renewals happen only when the test reconciles. */
-  function host(ids: string[], startUntil?: (created: number) => Promise<void> | undefined, restless = false) {
+  function host(
+    ids: string[],
+    startUntil?: (created: number) => Promise<void> | undefined,
+    restless = false,
+    starts: { startsAtOnce?: number; startSlotMs?: number } = {},
+  ) {
     const created: Recorder[] = [];
     const clock = new ReplayClock(1_000_000);
     const h = new LeaseHost<string, Recorder>({
@@ -66,6 +71,7 @@ describe('lease host', () => {
       clock,
       renewMs: 3_600_000,
       backoff: { baseMs: 1000, maxMs: 60_000 },
+      ...starts,
       create: async (_id, lease) => {
         const holder = new Recorder(lease, startUntil?.(created.length));
         created.push(holder);
@@ -151,5 +157,42 @@ describe('lease host', () => {
     await h.start();
     for (let i = 0; i < 3; i++) await h.reconcile();
     await until('both holders to run', () => h.runningIds().length === 2);
+  });
+
+  it('starts at most startsAtOnce holders together, the next as each returns; a start that hangs frees its place after the slot time', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `holder.s${String(i).padStart(2, '0')}`);
+    const gates: Array<() => void> = [];
+    let unhang!: () => void;
+    const hung = new Promise<void>((resolve) => (unhang = resolve));
+    let inStart = 0;
+    let most = 0;
+    const { h, created } = host(
+      ids,
+      (n) => {
+        // The first holder does not finish starting until the test ends; the others wait for the test to let them go.
+        if (n === 0) return hung;
+        inStart++;
+        most = Math.max(most, inStart);
+        return new Promise<void>((resolve) => gates.push(() => (inStart--, resolve())));
+      },
+      false,
+      { startsAtOnce: 3, startSlotMs: 400 },
+    );
+    await h.start();
+    await until('three starts', () => created.length === 3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(created.length, 3, 'no fourth start while three are starting');
+    gates.shift()!();
+    await until('the next start once one returned', () => created.length === 4);
+    // The hung start gives its place up after 400 ms: the rest start though it never returns.
+    while (h.runningIds().length < ids.length - 1) {
+      await until('another start', () => gates.length > 0 || h.runningIds().length === ids.length - 1);
+      gates.shift()?.();
+    }
+    assert.equal(created.length, ids.length);
+    assert.ok(most <= 3, `at most three starting at once (saw ${most})`);
+    assert.deepEqual(h.runningIds().sort(), ids.slice(1), 'every holder runs but the hung one');
+    unhang();
+    await until('the slow one to run too', () => h.runningIds().length === ids.length);
   });
 });
