@@ -6,7 +6,7 @@
 export { connectBus, type Bus } from './connection.ts';
 export { startEmbeddedNats, freePort, type EmbeddedNats } from './nats-server.ts';
 export { JsonKv, openBucket, StaleRevisionError, type Versioned } from './json-kv.ts';
-export { ensureStream } from './provision.ts';
+export { createRacing, ensureStream } from './provision.ts';
 export { StreamBatcher } from './stream-batch.ts';
 export {
   publish,

@@ -3,6 +3,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { z } from 'zod';
 import type { BucketSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
+import { createRacing } from './provision.ts';
 import { isTransientBusError } from './transient.ts';
 import { followStream } from './consumers.ts';
 import type { StreamBatcher } from './stream-batch.ts';
@@ -333,13 +334,15 @@ export async function openBucket<S extends z.ZodType>(
 ): Promise<JsonKv<S>> {
   const history = spec.history ?? 1;
   const kv = await bus.retry.run({ op: 'open', kind: 'kv', name: spec.name }, async () => {
-    const kv = await new Kvm(bus.js).create(spec.name, {
-      history,
-      replicas,
-      ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
-      // Chosen by this client: a bucket made with direct gets allowed is still read through the leader here.
-      allow_direct: directReads,
-    });
+    const kv = await createRacing(bus, `KV_${spec.name}`, () =>
+      new Kvm(bus.js).create(spec.name, {
+        history,
+        replicas,
+        ...(spec.ttlSeconds > 0 ? { ttl: spec.ttlSeconds * 1000 } : {}),
+        // Chosen by this client: a bucket made with direct gets allowed is still read through the leader here.
+        allow_direct: directReads,
+      }),
+    );
     // A bucket made before its spec kept more revisions is opened as it is: raised here, since a
     // reader of its history counts on them (never lowered: that would drop what a reader still needs).
     if (history > 1) {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
 import type { Bus } from './connection.ts';
+import { createRacing } from './provision.ts';
 import { nextBySubject } from './stream-reads.ts';
 
 /** Named blobs in a JetStream object store. */
@@ -15,7 +16,7 @@ export interface BlobStore {
 /** Opens (creating when missing) the object store a switchboard name names (tried until the cluster answers). */
 export async function openBlobStore(bus: Pick<Bus, 'js' | 'jsm' | 'retry'>, name: string, replicas = 1, ttlMs = 0): Promise<BlobStore> {
   const store = await bus.retry.run({ op: 'open', kind: 'object store', name }, () =>
-    new Objm(bus.js).create(name, { replicas, ...(ttlMs > 0 ? { ttl: nanos(ttlMs) } : {}) }),
+    createRacing(bus, `OBJ_${name}`, () => new Objm(bus.js).create(name, { replicas, ...(ttlMs > 0 ? { ttl: nanos(ttlMs) } : {}) })),
   );
   return {
     put: async (blob, data) => void (await store.putBlob({ name: blob }, data)),

@@ -21,7 +21,27 @@ export async function ensureStream(bus: Bus, spec: StreamSpec, replicas = 1): Pr
       await bus.jsm.streams.update(spec.name, config);
     } catch (err) {
       if ((err as Error).name !== 'StreamNotFoundError' && !/stream not found/i.test((err as Error).message)) throw err;
-      await bus.jsm.streams.add(config);
+      await createRacing(bus, spec.name, () => bus.jsm.streams.add(config));
     }
   });
+}
+
+/**
+ * Creates stream `name` (a bucket's, an object store's). Two processes creating the same stream at
+ * one moment can have the slower one refused as "subjects overlap"; if a stream of this very name
+ * is there now, that was the race, thrown as "already in use" (a start-up transient: the next try
+ * opens it). Any other overlap is another stream's subjects, refused for good.
+ */
+export async function createRacing<T>(bus: Pick<Bus, 'jsm'>, name: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (err) {
+    if (!/subjects overlap/i.test((err as Error)?.message ?? '')) throw err;
+    const exists = await bus.jsm.streams.info(name).then(
+      () => true,
+      () => false,
+    );
+    if (exists) throw new Error(`stream ${name} already in use: another process created it at the same moment`, { cause: err });
+    throw err;
+  }
 }

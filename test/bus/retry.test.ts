@@ -10,12 +10,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { z } from 'zod';
 import {
   backoffMs,
   BusRetry,
   connectBus,
+  createRacing,
   ensureStream,
   freePort,
+  openBucket,
   isStartupTransient,
   startEmbeddedNats,
   STARTUP_BACKOFF,
@@ -171,5 +174,26 @@ describe('BusRetry on a real nats-server', () => {
       /non-clustered/,
     );
     assert.equal(lines.filter((l) => l.stream === 'SECOND' || l.stream === 'THIRD').length, 0);
+  });
+
+  it('a creation refused as "subjects overlap" while a stream of its own name is there lost a race: tried again, and the bucket opens', async () => {
+    const { log } = capturedLog();
+    const nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats-4'), log });
+    stops.push(() => nats.stop());
+    const bus = await connectBus(nats.url, 'retry-test-4', log, new BusRetry(log, FAST));
+    stops.unshift(() => bus.nc.close());
+    await ensureStream(bus, { name: 'RACED', subjects: ['raced.>'], maxMessages: 10, maxAgeSeconds: 60 });
+    const overlap = () => Promise.reject(new Error('subjects overlap with an existing stream'));
+    await assert.rejects(
+      createRacing(bus, 'RACED', overlap),
+      (err: Error) => isStartupTransient(err) && /already in use/.test(err.message),
+    );
+    await assert.rejects(createRacing(bus, 'ELSEWHERE', overlap), (err: Error) => !isStartupTransient(err) && /overlap/.test(err.message));
+    // Many openers of one new bucket at once (roles starting together): every one opens it.
+    const opened = await Promise.all(
+      Array.from({ length: 8 }, () => openBucket(bus, { name: 'sf_test_raced', schema: z.object({ n: z.number() }), ttlSeconds: 0 })),
+    );
+    await opened[0]!.put('k', { n: 1 });
+    assert.deepEqual((await opened[7]!.get('k'))?.value, { n: 1 });
   });
 });
