@@ -118,6 +118,8 @@ export class LeaseHost<S, H extends LeaseHolder> {
   private faults = 0;
   /** Starts holding a place among the `startsAtOnce` (see START_AT_ONCE). */
   private startsInFlight = 0;
+  /** Claimed leases whose holder is to start (new, or faulted and waiting out its backoff): what launchDue looks at. */
+  private readonly toStart = new Set<string>();
   private launchQueued = false;
 
   constructor(protected readonly deps: LeaseHostDeps<S, H>) {
@@ -253,6 +255,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
         if (!won[k] || this.running.has(id)) return;
         const run = { spec, holder: null, started: false, starting: null, pendingFault: null, failures: 0, retryAt: 0, startedAt: 0 };
         this.running.set(id, run);
+        this.toStart.add(id);
         this.deps.log.info({ [this.deps.names.id]: id, host: this.hostId }, `lease host: claimed a ${this.deps.names.spec}`);
       });
     }
@@ -263,9 +266,12 @@ export class LeaseHost<S, H extends LeaseHolder> {
   private launchDue(): void {
     const now = this.clock.now();
     const places = this.deps.startsAtOnce ?? START_AT_ONCE;
-    for (const [id, run] of this.running) {
+    for (const id of this.toStart) {
       if (this.startsInFlight >= places || this.stopped || this.beatLeftMs() === 0) return;
-      if (!run.holder && !run.starting && now >= run.retryAt) run.starting = this.launch(id, run);
+      const run = this.running.get(id);
+      if (run && !run.holder && !run.starting && now < run.retryAt) continue;
+      this.toStart.delete(id);
+      if (run && !run.holder && !run.starting) run.starting = this.launch(id, run);
     }
   }
 
@@ -420,6 +426,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
     const holder = run.holder;
     run.holder = null;
     run.started = false;
+    this.toStart.add(id);
     void holder?.stop().catch(() => undefined);
   }
 
