@@ -41,6 +41,15 @@ const positiveFinite = (x: unknown): x is number => typeof x === 'number' && x >
 const volumeOk = (x: unknown): boolean => x === undefined || (typeof x === 'number' && x >= 0 && x !== Infinity);
 
 /**
+ * The `TickMessage` rules on a tick's numbers (`bidVolume` undefined: absent), for decoders that
+ * never build the tick object (a tick frame into columns).
+ */
+export function tickNumbersOk(ts: number, bid: number, ask: number, bidVolume: unknown): boolean {
+  // A crossed quote (ask < bid) is valid, as in the schema: vendor feeds really have them.
+  return Number.isSafeInteger(ts) && ts > 0 && positiveFinite(bid) && positiveFinite(ask) && volumeOk(bidVolume);
+}
+
+/**
  * The fast path: the `TickMessage` rules by hand. Returns the same object zod's parse returns
  * (only the schema's keys) or null. zod's `.int()` means a safe integer, hence isSafeInteger.
  */
@@ -48,10 +57,8 @@ export function parseTick(value: unknown): TickMessage | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const v = value as Record<string, unknown>;
   const { ts, bid, ask, bid_volume, ask_volume } = v;
-  if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts <= 0) return null;
-  // A crossed quote (ask < bid) is valid, as in the schema: vendor feeds really have them.
-  if (!positiveFinite(bid) || !positiveFinite(ask)) return null;
-  if (!volumeOk(bid_volume) || !volumeOk(ask_volume)) return null;
+  if (typeof ts !== 'number' || typeof bid !== 'number' || typeof ask !== 'number') return null;
+  if (!tickNumbersOk(ts, bid, ask, bid_volume) || !volumeOk(ask_volume)) return null;
   const tick: TickMessage = { ts, bid, ask };
   // zod keeps a present-but-undefined optional key; JSON never yields one, but stay identical.
   if (bid_volume !== undefined || 'bid_volume' in v) tick.bid_volume = bid_volume as number | undefined;

@@ -18,7 +18,7 @@
  */
 import type { TickColumns } from '../../store/index.ts';
 import type { ColumnsDecodeResult } from './columns-decoder.ts';
-import { parseTick, type DecodeResult, type TickMessage } from './tick-decoder.ts';
+import { tickNumbersOk, type DecodeResult, type TickMessage } from './tick-decoder.ts';
 
 const MAGIC = [0x53, 0x46, 0x54, 0x01] as const;
 const HEADER = 6;
@@ -68,27 +68,41 @@ export function encodeTickFrame(ticks: readonly TickMessage[], digits: number): 
 
 /** The ticks of a frame as a JSON payload decodes them (decodeTicks); never throws. */
 export function decodeTickFrame(payload: Uint8Array): DecodeResult {
+  const rows = new PlainRows();
+  if (!readFrame(payload, rows)) return { ticks: [], malformed: 1, problem: BROKEN };
   const ticks: TickMessage[] = [];
-  const read = readFrame(payload, (tick) => void ticks.push(tick));
-  if (read === null) return { ticks: [], malformed: 1, problem: { kind: 'shape', value: 'a tick frame cut short or malformed' } };
-  return read.malformed > 0
-    ? { ticks, malformed: read.malformed, problem: { kind: 'tick', value: read.firstBad } }
-    : { ticks, malformed: 0 };
+  let malformed = 0;
+  let firstBad: unknown = undefined;
+  for (let i = 0; i < rows.length; i++) {
+    if (rowOk(rows, i)) ticks.push(rowTick(rows, i));
+    else if (malformed++ === 0) firstBad = rowTick(rows, i);
+  }
+  return malformed > 0 ? { ticks, malformed, problem: { kind: 'tick', value: firstBad } } : { ticks, malformed: 0 };
 }
 
-/** Appends a frame's valid ticks to `out` (seq left 0), counting rejected records as decodeTickFrame does. */
+/** Appends a frame's valid ticks to `out` (seq left 0), counting rejected records as decodeTickFrame does; no object per tick. */
 export function decodeTickFrameInto(payload: Uint8Array, out: TickColumns): ColumnsDecodeResult {
   const start = out.length;
-  out.reserve(frameCount(payload));
-  const read = readFrame(payload, (t) => out.push(t.ts, 0, t.bid, t.ask, t.bid_volume ?? 0));
-  if (read === null) {
+  if (!readFrame(payload, out)) {
     out.length = start;
-    return { ticks: 0, malformed: 1, problem: { kind: 'shape', value: 'a tick frame cut short or malformed' } };
+    return { ticks: 0, malformed: 1, problem: BROKEN };
   }
-  const ticks = out.length - start;
-  return read.malformed > 0
-    ? { ticks, malformed: read.malformed, problem: { kind: 'tick', value: read.firstBad } }
-    : { ticks, malformed: 0 };
+  let kept = start;
+  let malformed = 0;
+  let firstBad: unknown = undefined;
+  for (let i = start; i < out.length; i++) {
+    if (!rowOk(out, i)) {
+      if (malformed++ === 0) firstBad = rowTick(out, i);
+      continue;
+    }
+    if (i !== kept) out.move(i, kept);
+    if (out.volume[kept] === ABSENT) out.volume[kept] = 0;
+    out.seq[kept] = 0;
+    kept++;
+  }
+  out.length = kept;
+  const ticks = kept - start;
+  return malformed > 0 ? { ticks, malformed, problem: { kind: 'tick', value: firstBad } } : { ticks, malformed: 0 };
 }
 
 /** How many ticks a frame says it holds (0 when its header is broken). */
@@ -98,46 +112,78 @@ export function frameCount(payload: Uint8Array): number {
   return n === null || n * MIN_TICK_BYTES > r.left() ? 0 : n;
 }
 
-/** Reads a frame's ticks in order, each judged by TickMessage's rules; null when the frame itself is broken. */
-function readFrame(payload: Uint8Array, take: (tick: TickMessage) => void): { malformed: number; firstBad: unknown } | null {
-  if (!isTickFrame(payload)) return null;
+const BROKEN = { kind: 'shape', value: 'a tick frame cut short or malformed' } as const;
+/** A frame's bid_volume for "none" (and how a row holds it until judged). */
+const ABSENT = -1;
+
+/** Rows a frame decodes into: the tick columns themselves, or plain ones for the object form. */
+type FrameRows = Pick<TickColumns, 'ts' | 'bid' | 'ask' | 'volume' | 'length' | 'reserve'>;
+
+class PlainRows implements FrameRows {
+  length = 0;
+  ts = new Float64Array(0);
+  bid = new Float64Array(0);
+  ask = new Float64Array(0);
+  volume = new Float64Array(0);
+
+  reserve(extra: number): void {
+    const n = this.length + extra;
+    for (const column of ['ts', 'bid', 'ask', 'volume'] as const) {
+      const bigger = new Float64Array(n);
+      bigger.set(this[column].subarray(0, this.length));
+      this[column] = bigger;
+    }
+  }
+}
+
+/** Whether row `i` keeps TickMessage's rules (as parseTick judges the tick object). */
+const rowOk = (rows: FrameRows, i: number): boolean =>
+  tickNumbersOk(rows.ts[i]!, rows.bid[i]!, rows.ask[i]!, rows.volume[i] === ABSENT ? undefined : rows.volume[i]);
+
+/** Row `i` as the tick object a JSON payload of the same tick gives. */
+function rowTick(rows: FrameRows, i: number): TickMessage {
+  const tick: TickMessage = { ts: rows.ts[i]!, bid: rows.bid[i]!, ask: rows.ask[i]! };
+  if (rows.volume[i] !== ABSENT) tick.bid_volume = rows.volume[i]!;
+  return tick;
+}
+
+/**
+ * Decodes a frame's ticks into rows appended to `out` (volume ABSENT where the frame has none),
+ * not yet judged; false when the frame itself is broken (the rows past `out.length` are then junk).
+ */
+function readFrame(payload: Uint8Array, out: FrameRows): boolean {
+  if (!isTickFrame(payload)) return false;
   const digits = payload[4]!;
   const flags = payload[5]!;
-  if (digits > 10 || (flags & ~HAS_BID_VOLUME) !== 0) return null;
+  if (digits > 10 || (flags & ~HAS_BID_VOLUME) !== 0) return false;
   const scale = 10 ** digits;
   const r = new Reader(payload, HEADER);
   const n = r.varint();
-  if (n === null || n * MIN_TICK_BYTES > r.left()) return null;
-  const decoded: TickMessage[] = new Array(n);
+  if (n === null || n * MIN_TICK_BYTES > r.left()) return false;
+  out.reserve(n);
+  const at = out.length;
+  const { ts: tsColumn, bid: bidColumn, ask: askColumn, volume } = out;
   let ts = 0;
   let bid = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = at; i < at + n; i++) {
     const dts = r.zigzag();
     const dbid = r.zigzag();
     const spread = r.zigzag();
-    if (dts === null || dbid === null || spread === null) return null;
+    if (dts === null || dbid === null || spread === null) return false;
     ts += dts;
     bid += dbid;
-    decoded[i] = { ts, bid: bid / scale, ask: (bid + spread) / scale };
+    tsColumn[i] = ts;
+    bidColumn[i] = bid / scale;
+    askColumn[i] = (bid + spread) / scale;
+    volume[i] = ABSENT;
   }
   if (flags & HAS_BID_VOLUME) {
-    if (r.left() < n * 8) return null;
-    for (let i = 0; i < n; i++) {
-      const v = r.float64();
-      if (v !== -1) decoded[i]!.bid_volume = v;
-    }
+    if (r.left() < n * 8) return false;
+    for (let i = at; i < at + n; i++) volume[i] = r.float64();
   }
-  if (r.left() !== 0) return null;
-  let malformed = 0;
-  let firstBad: unknown = undefined;
-  for (const t of decoded) {
-    const tick = parseTick(t);
-    if (tick) take(tick);
-    else {
-      if (malformed++ === 0) firstBad = t;
-    }
-  }
-  return { malformed, firstBad };
+  if (r.left() !== 0) return false;
+  out.length = at + n;
+  return true;
 }
 
 /** A signed delta as the unsigned number a frame stores: 0, -1, 1, -2, … → 0, 1, 2, 3, … */
