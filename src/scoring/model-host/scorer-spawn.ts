@@ -32,7 +32,7 @@ export interface ScorerChild {
   send(message: ToScorer): void;
   /** Keeps the service alive while it waits for an answer (true) or not (false, when idle). */
   hold(busy: boolean): void;
-  /** SIGKILL; its private directory is removed once it has exited. */
+  /** SIGKILL. */
   kill(): void;
   /** The last lines it wrote on stderr (an abort's message), for the log. */
   stderrTail(): string;
@@ -47,7 +47,7 @@ export interface ScorerEvents {
 /**
  * Starts `node scorer-process.mjs` as its own OS process: an empty environment (no secret of the
  * service reaches it), a fresh empty private directory as its working directory (no relative
- * path reaches the service's files), RLIMIT_DATA and no core files, SIGKILL when the service
+ * path reaches the service's files; removed once it is ready), RLIMIT_DATA and no core files, SIGKILL when the service
  * dies. Throws when util-linux's prlimit or setpriv is missing.
  */
 export function spawnScorer(limits: ScorerLimits, events: ScorerEvents): ScorerChild {
@@ -68,13 +68,19 @@ export function spawnScorer(limits: ScorerLimits, events: ScorerEvents): ScorerC
   }
   let tail = '';
   child.stderr!.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-2000)));
-  child.on('message', (m) => events.message(m as FromScorer));
+  // Ready, it has everything loaded: its directory goes now, so a service killed later leaves no
+  // directory behind, and the process keeps a deleted, empty working directory nothing can be made in.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  child.on('message', (m) => {
+    if ((m as FromScorer).type === 'ready') removeDir();
+    events.message(m as FromScorer);
+  });
   let ended = false;
   const end = (code: number | null, signal: NodeJS.Signals | null) => {
     if (ended) return;
     ended = true;
     running.delete(child);
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
     events.exit(code, signal);
   };
   // A send to a process that just died fails here (its exit follows); one that never started ends here.
