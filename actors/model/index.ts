@@ -56,7 +56,7 @@ export async function buildModelHost(
   const publish = signalPublisher(deps.bus, batcher);
   // Thousands of deployments claimed at once read their artifacts a few at a time, not all waiting together.
   const loading = concurrencyLimit(ARTIFACT_LOADS_AT_ONCE);
-  const publishPrediction = predictionPublisher(deps.bus);
+  const publishPrediction = predictionPublisher(deps.bus, batcher);
   const host: ModelHost = new ActorHost<DeploymentRecord, number>({
     names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
     desired: {

@@ -13,9 +13,14 @@ export function signalPublisher(bus: Bus, batcher?: StreamBatcher): (event: Sign
   };
 }
 
-/** Publishes a bar's prediction (core NATS, not stored: the WebSocket `predictions` channel follows it live). */
-export function predictionPublisher(bus: Bus): (prediction: BarPrediction) => void {
+/**
+ * Publishes a bar's prediction (core NATS, not stored: the WebSocket `predictions` channel follows
+ * it live). With a batcher, with the other predictions of the same event-loop turn, in one write.
+ */
+export function predictionPublisher(bus: Bus, batcher?: StreamBatcher): (prediction: BarPrediction) => void {
   return (prediction) => {
-    void publish(bus, Topics.prediction, [prediction.deployment_id], prediction);
+    void (batcher
+      ? publishBatched(batcher, Topics.prediction, [prediction.deployment_id], prediction)
+      : publish(bus, Topics.prediction, [prediction.deployment_id], prediction));
   };
 }

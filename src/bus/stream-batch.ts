@@ -7,6 +7,8 @@ const ACK_WAIT_MS = 5_000;
 
 interface Pending {
   subject: string;
+  /** Stored by a stream and acknowledged (false: a core NATS message, sent and done). */
+  stored: boolean;
   data: string;
   msgID: string | undefined;
   headers: Record<string, string> | undefined;
@@ -32,8 +34,8 @@ export class StreamBatcher {
   private sub: Subscription | null = null;
   private readonly waiting = new Map<string, Pending>();
   private next = 0;
-  /** Messages sent the fast way, and those that went the slow way after all (metrics, tests). */
-  readonly counts = { batched: 0, again: 0 };
+  /** Stored messages sent the fast way, those that went the slow way after all, and core messages sent (metrics, tests). */
+  readonly counts = { batched: 0, again: 0, sent: 0 };
 
   constructor(
     private readonly bus: { nc: Pick<NatsConnection, 'publish' | 'subscribe'>; js: Pick<JetStreamClient, 'publish'> },
@@ -45,13 +47,25 @@ export class StreamBatcher {
    * stream sequence. `headers`: JetStream's own (an expected last sequence makes it a compare-and-set).
    */
   publish(subject: string, data: string, msgID?: string, headers?: Record<string, string>): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      this.queue.push({ subject, data, msgID, headers, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return new Promise<number>((resolve, reject) => this.enqueue({ subject, stored: true, data, msgID, headers, resolve, reject }));
+  }
+
+  /**
+   * Sends `data` on `subject` on core NATS (no stream, no answer) with this turn's others: a bar's
+   * live predictions, one per model, leave in one socket write instead of one each. Nothing to wait
+   * for: a core message is gone once the connection has it (a closed connection drops it, as the
+   * client's publish would throw).
+   */
+  send(subject: string, data: string): void {
+    this.enqueue({ subject, stored: false, data, msgID: undefined, headers: undefined, resolve: () => undefined, reject: () => undefined });
+  }
+
+  private enqueue(p: Pending): void {
+    this.queue.push(p);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   /** Stops taking acknowledgements (the connection is closing); what waits goes the slow way. */
@@ -71,6 +85,15 @@ export class StreamBatcher {
     this.sub ??= this.bus.nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.acked(msg) });
     const tokens: string[] = [];
     for (const p of batch) {
+      if (!p.stored) {
+        try {
+          this.bus.nc.publish(p.subject, p.data);
+          this.counts.sent++;
+        } catch {
+          // Closed or draining: a live-only message has nowhere else to go.
+        }
+        continue;
+      }
       const token = String(++this.next);
       tokens.push(token);
       this.waiting.set(token, p);

@@ -44,8 +44,9 @@ export async function publishEncoded<S extends z.ZodType, A extends readonly unk
 }
 
 /**
- * Validates a payload against its topic's schema (a topic a stream stores) and publishes it with
- * the batcher's others of this event-loop turn (StreamBatcher); resolves once it is stored.
+ * Validates a payload against its topic's schema and publishes it with the batcher's others of
+ * this event-loop turn (StreamBatcher): a topic a stream stores resolves once stored, with its
+ * sequence; a core NATS topic resolves null once handed to the connection.
  */
 export async function publishBatched<S extends z.ZodType, A extends readonly unknown[]>(
   batcher: StreamBatcher,
@@ -54,8 +55,12 @@ export async function publishBatched<S extends z.ZodType, A extends readonly unk
   payload: z.input<S>,
   msgID?: string,
 ): Promise<Published> {
-  if (!topic.stream) throw new Error(`${topic.all}: only a topic a stream stores is published in batches`);
-  return { seq: await batcher.publish(topic.subject(...args), JSON.stringify(topic.schema.parse(payload)), msgID) };
+  const data = JSON.stringify(topic.schema.parse(payload));
+  if (!topic.stream) {
+    batcher.send(topic.subject(...args), data);
+    return null;
+  }
+  return { seq: await batcher.publish(topic.subject(...args), data, msgID) };
 }
 
 /** Where a published message went: the stream sequence when a stream stored it, else null. */

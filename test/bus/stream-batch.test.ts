@@ -1,8 +1,8 @@
 /**
  * Stream publishes in batches on a real nats-server: a turn's publishes go out back to back, each
  * stored under its own id and resolved with its own sequence; a repeat of an id is stored once;
- * a publish no stream takes goes the slow way and fails with the client's error; KV puts ride
- * along; an answer that never comes sends the message again, stored once.
+ * a publish no stream takes goes the slow way and fails with the client's error; KV puts and core
+ * NATS messages ride along; an answer that never comes sends the message again, stored once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -37,7 +37,7 @@ describe('StreamBatcher', () => {
       'stored in the order published',
     );
     assert.equal(await stored(), 500);
-    assert.deepEqual(batcher.counts, { batched: 500, again: 0 });
+    assert.deepEqual(batcher.counts, { batched: 500, again: 0, sent: 0 });
     // The same ids again (a replayed bar): acknowledged with the first copy's sequence, nothing added.
     const again = await Promise.all(Array.from({ length: 50 }, (_, k) => publishBatched(batcher, topic, [k], { n: k }, `note-${k}`)));
     assert.deepEqual(
@@ -81,6 +81,29 @@ describe('StreamBatcher', () => {
     assert.equal(lost.status, 'rejected');
     assert.equal((lost as PromiseRejectedResult).reason.name, 'StaleRevisionError');
     assert.deepEqual((await kv.get('key3'))!.value, { n: 30 });
+    batcher.close();
+  });
+
+  it('sends a turn’s core NATS messages (a topic no stream stores) with its stored ones, in order, stored by no stream', async () => {
+    const batcher = new StreamBatcher(nats.bus);
+    const live = { subject: (k: number) => `live.${k}`, all: 'live.>', schema: Note };
+    const heard: number[] = [];
+    const sub = nats.bus.nc.subscribe('live.>', { callback: (_err, msg) => void heard.push((msg.json() as { n: number }).n) });
+    const before = await stored();
+    const answers = await Promise.all([
+      ...Array.from({ length: 300 }, (_, k) => publishBatched(batcher, live, [k], { n: k })),
+      publishBatched(batcher, topic, [1], { n: 1 }, 'with-live-1'),
+    ]);
+    assert.deepEqual(answers.slice(0, 300), Array(300).fill(null), 'a core message has no sequence');
+    await nats.bus.nc.flush();
+    assert.deepEqual(
+      heard,
+      Array.from({ length: 300 }, (_, k) => k),
+    );
+    assert.equal(await stored(), before + 1, 'only the stored topic’s message is in the stream');
+    assert.deepEqual(batcher.counts, { batched: 1, again: 0, sent: 300 });
+    await assert.rejects(publishBatched(batcher, live, [1], { n: 0.5 } as never), /expected int/i);
+    sub.unsubscribe();
     batcher.close();
   });
 
