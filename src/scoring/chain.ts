@@ -27,13 +27,29 @@ export interface Scored {
 /** strategy_config keys that name a feature column. */
 const COLUMN_KEYS = ['entry_long', 'entry_short', 'entry_filter', 'trend_filter', 'exit_long', 'exit_short'] as const;
 
+/** Entry masks already worked out on feature rows, by the bars' span, the symbol and the config's rules (read-only, shared). */
+const masks = new WeakMap<FeatureRows, Map<string, Uint8Array>>();
+
 /**
  * The entry mask of a strategy_config over bars whose feature rows are known: its rule, filter
  * and exit columns read from the features (422 naming the key when a column is not among them).
  * One place for training, /predict, live and the optimiser's trials. Session hours and skipped
  * days are not in it: the engine judges them on the fill bar (engineOptions' entryTimes).
+ * Rows are cut from the bars they were computed on, so the same rows and rules give the same mask:
+ * deployments of one program on one bar share it, read-only.
  */
 export function strategyMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' | 'config'>, features: FeatureRows): Uint8Array {
+  const { config } = spec;
+  const n = bars.ts.length;
+  const key = [n, bars.ts[0], bars.ts[n - 1], spec.symbol, config.min_atr, ...COLUMN_KEYS.map((k) => config[k] ?? '')].join('\u0000');
+  let known = masks.get(features);
+  if (!known) masks.set(features, (known = new Map()));
+  let mask = known.get(key);
+  if (!mask) known.set(key, (mask = computeMask(bars, spec, features)));
+  return mask;
+}
+
+function computeMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' | 'config'>, features: FeatureRows): Uint8Array {
   const columns = configColumns(spec.config, features, bars.ts.length, COLUMN_KEYS);
   const { config } = spec;
   return entryMask(

@@ -11,8 +11,17 @@ export interface FeatureRows {
 }
 
 /**
+ * Rows already cut from a features answer, by lead. Deployments of one program on one bar get the
+ * same answer (FeatureSources computes a window once), so they share its rows, read-only.
+ */
+const cut = new WeakMap<FeaturesResult, Map<number, FeatureRows>>();
+/** Feature columns already laid out per bar, by name and bar count (read-only, shared as the rows are). */
+const laidOut = new WeakMap<FeatureRows, Map<string, Float64Array | null>>();
+
+/**
  * The rows of a features answer from row `lead` on (the rows before lack their warm-up),
  * row-major for the scorer — after checking they are the columns the model was trained on.
+ * The same answer and lead give the same (shared, never written) rows.
  */
 export function featureRows(result: FeaturesResult, lead: number, expected: readonly string[]): FeatureRows {
   if (result.columns.join('\u0000') !== expected.join('\u0000')) {
@@ -20,6 +29,14 @@ export function featureRows(result: FeaturesResult, lead: number, expected: read
       `the strategy produced other feature columns than at training (${result.columns.join(', ')}); retrain the model`,
     );
   }
+  let byLead = cut.get(result);
+  if (!byLead) cut.set(result, (byLead = new Map()));
+  let rows = byLead.get(lead);
+  if (!rows) byLead.set(lead, (rows = cutRows(result, lead)));
+  return rows;
+}
+
+function cutRows(result: FeaturesResult, lead: number): FeatureRows {
   const k = result.columns.length;
   const rows = Math.max(0, result.rows - lead);
   const matrix = new Float64Array(rows * k);
@@ -30,8 +47,17 @@ export function featureRows(result: FeaturesResult, lead: number, expected: read
   return { names: result.columns, matrix, rows, offset: lead };
 }
 
-/** A feature column as a per-bar series (NaN where no row), e.g. the trend_filter column. */
+/** A feature column as a per-bar series (NaN where no row), e.g. the trend_filter column; shared with the rows' other readers, read-only. */
 export function featureColumn(features: FeatureRows, name: string, nBars: number): Float64Array | null {
+  let columns = laidOut.get(features);
+  if (!columns) laidOut.set(features, (columns = new Map()));
+  const key = `${nBars}\u0000${name}`;
+  let column = columns.get(key);
+  if (column === undefined) columns.set(key, (column = layOut(features, name, nBars)));
+  return column;
+}
+
+function layOut(features: FeatureRows, name: string, nBars: number): Float64Array | null {
   const j = features.names.indexOf(name);
   if (j < 0) return null;
   const out = new Float64Array(nBars).fill(Number.NaN);

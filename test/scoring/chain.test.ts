@@ -15,6 +15,7 @@ import {
   loadModel,
   scoreWindow,
   sliceBars,
+  strategyMask,
   toSignals,
   type BarColumns,
   type FeatureComputer,
@@ -139,6 +140,36 @@ describe('scoring chain', () => {
     );
     assert.deepEqual(engineOptions({ ...spec, config }, null).entryTimes, { session: [7, 20], skipDays: ['wed'] });
     assert.deepEqual(engineOptions(spec, null).entryTimes, { session: null, skipDays: [] }, 'no filter: any time');
+  });
+
+  it("deployments sharing one features answer share its rows and masks, read-only, and each config still gets its own mask", async () => {
+    const window = sliceBars(bars, 1500, 1800);
+    const answer = await runtime.features(code, window);
+    // FeatureSources hands every deployment of a program the same answer for a bar's window.
+    const shared: FeatureComputer = async () => answer;
+    const configs = [
+      spec.config,
+      { ...spec.config, trend_filter: null, entry_long: 'ret_4', exit_short: 'ret_1' },
+      { ...spec.config, min_atr: 0.05 },
+      { ...spec.config, trend_filter: null },
+    ];
+    const first = await Promise.all(configs.map((config) => scoreWindow(shared, scorer, { ...spec, config }, window, 60)));
+    const again = await Promise.all(configs.map((config) => scoreWindow(shared, scorer, { ...spec, config }, window, 60)));
+    // Each alone, on an answer of its own: what the shared masks must equal.
+    const alone = await Promise.all(configs.map((config) => scoreWindow(compute, scorer, { ...spec, config }, window, 60)));
+    for (let c = 0; c < configs.length; c++) {
+      assert.deepEqual(first[c]!.mask, alone[c]!.mask, `config ${c}: the mask it gets alone`);
+      assert.equal(again[c]!.mask, first[c]!.mask, `config ${c}: worked out once`);
+      assert.equal(again[c]!.features, first[c]!.features, 'the rows are cut once');
+      assert.notEqual(again[c]!.pUp, first[c]!.pUp, 'probabilities are each caller’s own');
+    }
+    assert.equal(new Set(first.map((s) => s.mask)).size, configs.length, 'one mask per config');
+    assert.notDeepEqual(first[0]!.mask, first[3]!.mask, 'the trend filter changes it');
+    assert.notDeepEqual(first[0]!.mask, first[2]!.mask, 'min_atr changes it');
+    // Another span of the same rows is another mask.
+    const shorter = sliceBars(window, 0, 299);
+    const rows = first[0]!.features;
+    assert.notEqual(strategyMask(shorter, spec, rows), first[0]!.mask);
   });
 
   it('refuses features whose columns are not the model’s, naming them', async () => {
