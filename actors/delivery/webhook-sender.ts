@@ -4,6 +4,7 @@ import {
   templateValues,
   webhookBody,
   webhookHeaders,
+  type CheckedTarget,
   type HostLookup,
   type PrivateTargetPolicy,
   type ResolvedAddress,
@@ -34,6 +35,8 @@ export class WebhookSender implements ChannelSender {
   readonly channel = 'webhook' as const;
   private readonly poster: PinnedPoster;
   private readonly resolved = new Map<string, { at: number; addresses: ResolvedAddress[] }>();
+  /** Whole targets already checked, by their URL as stored: a deployment's every signal posts to the same one. */
+  private readonly checked = new Map<string, { at: number; target: CheckedTarget }>();
 
   private readonly clock: Clock;
 
@@ -42,16 +45,23 @@ export class WebhookSender implements ChannelSender {
     this.poster = new PinnedPoster(options.timeoutMs);
   }
 
-  /** The checked addresses of a host, from a short cache (only addresses that passed are cached). */
-  private async target(rawUrl: string) {
-    const url = new URL(rawUrl);
+  /**
+   * The checked target of a URL, from a short cache (only targets and addresses that passed are
+   * cached, each at most `dnsCacheMs`, then the host is resolved and checked again).
+   */
+  private async target(rawUrl: string): Promise<CheckedTarget> {
     const cacheMs = this.options.dnsCacheMs ?? 5_000;
-    const cached = this.resolved.get(url.hostname);
     const now = this.clock.now();
+    const known = this.checked.get(rawUrl);
+    if (known && now - known.at < cacheMs) return known.target;
+    const url = new URL(rawUrl);
+    const cached = this.resolved.get(url.hostname);
     const lookup: HostLookup | undefined = cached && now - cached.at < cacheMs ? async () => cached.addresses : this.options.lookup;
     const checked = await checkWebhookTarget(rawUrl, { allowPrivate: this.options.allowPrivate, ...(lookup ? { lookup } : {}) });
     if (!cached || now - cached.at >= cacheMs) this.resolved.set(url.hostname, { at: now, addresses: checked.addresses });
     if (this.resolved.size > 10_000) this.resolved.clear();
+    if (this.checked.size >= 10_000) this.checked.clear();
+    this.checked.set(rawUrl, { at: now, target: checked });
     return checked;
   }
 

@@ -142,7 +142,7 @@ describe('scoring chain', () => {
     assert.deepEqual(engineOptions(spec, null).entryTimes, { session: null, skipDays: [] }, 'no filter: any time');
   });
 
-  it("deployments sharing one features answer share its rows and masks, read-only, and each config still gets its own mask", async () => {
+  it('deployments sharing one features answer share its rows and masks, read-only, and each config still gets its own mask', async () => {
     const window = sliceBars(bars, 1500, 1800);
     const answer = await runtime.features(code, window);
     // FeatureSources hands every deployment of a program the same answer for a bar's window.
