@@ -46,6 +46,8 @@ export interface LeaseHostDeps<S, H extends LeaseHolder> extends Claims {
   /** Holders starting at once on this host (default START_AT_ONCE), and when a slow start frees its place (default START_SLOT_MS). */
   startsAtOnce?: number;
   startSlotMs?: number;
+  /** How long a release waits for a holder's start to return, then for its stop (default STOP_WAIT_MS each). */
+  stopWaitMs?: number;
 }
 
 /** One claimed lease on this host. */
@@ -78,6 +80,24 @@ const START_AT_ONCE = 32;
  * hold the rest back. It still runs; it is only no longer counted.
  */
 const START_SLOT_MS = 10_000;
+/**
+ * A release (and so the host's stop) waits this long for a start in progress, then as long for the
+ * holder's stop: a hung holder must not hang shutdown. A start that returns later finds its lease
+ * released and stops its holder itself.
+ */
+const STOP_WAIT_MS = 10_000;
+
+/** Whether `work` settled within `ms` (machine time); it runs on either way. */
+function settledWithin(work: Promise<unknown> | null, ms: number): Promise<boolean> {
+  if (!work) return Promise.resolve(true);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  const done = work.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([done, late]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Runs one lease holder per desired spec, across any number of hosts. A host keeps ONE heartbeat
@@ -432,13 +452,24 @@ export class LeaseHost<S, H extends LeaseHolder> {
 
   private async release(id: string, run: Running<S, H>, deleteLease: boolean): Promise<void> {
     this.running.delete(id);
-    await run.starting;
-    const holder = run.holder;
-    run.holder = null;
-    run.started = false;
-    await holder?.stop().catch((err: unknown) => this.deps.log.warn({ err }, `${this.deps.names.actor} stop failed`));
+    const waitMs = this.deps.stopWaitMs ?? STOP_WAIT_MS;
+    const names = this.deps.names;
+    if (!(await settledWithin(run.starting, waitMs))) {
+      // launch() stops the holder once its start returns: the lease is no longer its own.
+      this.deps.log.warn(
+        { [names.id]: id, waited_ms: waitMs },
+        `${names.actor} still starting; released without it, it stops when its start returns`,
+      );
+    } else {
+      const holder = run.holder;
+      run.holder = null;
+      run.started = false;
+      const stopping = holder?.stop().catch((err: unknown) => this.deps.log.warn({ err }, `${names.actor} stop failed`));
+      if (!(await settledWithin(stopping ?? null, waitMs)))
+        this.deps.log.warn({ [names.id]: id, waited_ms: waitMs }, `${names.actor} did not stop in time; released without waiting for it`);
+    }
     if (deleteLease) await this.deleteClaim(id).catch(() => undefined);
-    this.deps.log.info({ [this.deps.names.id]: id }, `lease host: released a ${this.deps.names.spec}`);
+    this.deps.log.info({ [names.id]: id }, `lease host: released a ${names.spec}`);
   }
 
   /** Deletes the claim of `id` if it is still this host's (after an unseen expiry another host may hold it now). */

@@ -54,7 +54,7 @@ describe('lease host', () => {
     ids: string[],
     startUntil?: (created: number) => Promise<void> | undefined,
     restless = false,
-    starts: { startsAtOnce?: number; startSlotMs?: number } = {},
+    starts: { startsAtOnce?: number; startSlotMs?: number; stopWaitMs?: number } = {},
   ) {
     const created: Recorder[] = [];
     const clock = new ReplayClock(1_000_000);
@@ -195,4 +195,27 @@ describe('lease host', () => {
     unhang();
     await until('the slow one to run too', () => h.runningIds().length === ids.length);
   });
+
+  it(
+    'stops though a holder’s start never returns: the release waits stopWaitMs, and the holder is stopped once its start returns',
+    { timeout: 20_000 },
+    async () => {
+      let unhang!: () => void;
+      const hung = new Promise<void>((resolve) => (unhang = resolve));
+      const { h, created } = host(['holder.hung', 'holder.fine'], (n) => (n === 0 ? hung : undefined), false, { stopWaitMs: 200 });
+      await h.start();
+      await until('both created, the fine one running', () => created.length === 2 && h.runningIds().includes('holder.fine'));
+      const hungHolder = created.find((c) => !c.started)!;
+      await h.stop();
+      assert.ok(
+        created.every((c) => c.started || !c.stopped),
+        'a holder still starting is not stopped under its start',
+      );
+      assert.equal(created.find((c) => c !== hungHolder)!.stopped, true, 'the others are stopped as ever');
+      assert.equal(hungHolder.stopped, false);
+      unhang();
+      await until('the late start to stop its holder', () => hungHolder.stopped);
+      assert.deepEqual(h.runningIds(), []);
+    },
+  );
 });
