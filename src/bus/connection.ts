@@ -9,7 +9,14 @@ export interface Bus {
   jsm: JetStreamManager;
   /** The retry of start-up steps on this connection (provisioning, consumers, watches), and what they wait for now. */
   retry: BusRetry;
-  /** Flushes what is in flight and closes the connection. */
+  /**
+   * A second connection to the same servers, for the little that must never wait behind this
+   * one's bulk traffic: a host's heartbeat. Starting thousands of actors reads a gigabyte of
+   * models through the first; a renewal answered behind it came too late, and the host lost every
+   * lease it held. Made on first use, shared by the process's lease hosts, closed with this one.
+   */
+  priority(): Promise<Bus>;
+  /** Flushes what is in flight and closes the connection (and the priority one). */
   close(): Promise<void>;
 }
 
@@ -35,12 +42,16 @@ export async function connectBus(url: string, name: string, log: Logger, retry: 
   const js = jetstream(nc);
   try {
     const jsm = await retry.run({ op: 'account info', kind: 'jetstream', name: 'api' }, () => jetstreamManager(nc));
+    let priority: Promise<Bus> | null = null;
     return {
       nc,
       js,
       jsm,
       retry,
+      priority: () => (priority ??= connectBus(url, `${name} (priority)`, log, retry)),
       async close() {
+        const side = await priority?.catch(() => null);
+        await side?.close();
         if (nc.isClosed()) return;
         await nc.drain();
       },

@@ -10,11 +10,14 @@ export interface Claims {
   hosts: JsonKv<typeof Buckets.hosts.schema>;
 }
 
-/** Opens the claims and the heartbeats (`sf_claims`, `sf_hosts`). */
+/** Opens the claims and the heartbeats (`sf_claims`, `sf_hosts`; the heartbeats on the bus's priority connection). */
 export async function openClaims(bus: Bus, replicas: number): Promise<Claims> {
   // A heartbeat read as gone lets another host take the claims over: that read is the leader's (openBucket),
   // never a replica's that is behind (it may have dropped an old heartbeat by TTL before the renewal reached it).
-  const [leases, hosts] = await Promise.all([openBucket(bus, Buckets.leases, replicas), openBucket(bus, Buckets.hosts, replicas)]);
+  const [leases, hosts] = await Promise.all([
+    openBucket(bus, Buckets.leases, replicas),
+    bus.priority().then((beats) => openBucket(beats, Buckets.hosts, replicas)),
+  ]);
   return { leases, hosts };
 }
 
