@@ -4,6 +4,8 @@ import { messageHeaders, publishStored } from './publish-stored.ts';
 
 /** How long a batch waits for its acknowledgements before the missing ones go the slow way. */
 const ACK_WAIT_MS = 5_000;
+/** A core message's settlement: nothing waits for it. */
+const NOTHING = (): void => undefined;
 
 interface Pending {
   subject: string;
@@ -57,7 +59,7 @@ export class StreamBatcher {
    * client's publish would throw).
    */
   send(subject: string, data: string): void {
-    this.enqueue({ subject, stored: false, data, msgID: undefined, headers: undefined, resolve: () => undefined, reject: () => undefined });
+    this.enqueue({ subject, stored: false, data, msgID: undefined, headers: undefined, resolve: NOTHING, reject: NOTHING });
   }
 
   private enqueue(p: Pending): void {

@@ -29,6 +29,11 @@ const COLUMN_KEYS = ['entry_long', 'entry_short', 'entry_filter', 'trend_filter'
 
 /** Entry masks already worked out on feature rows, by the bars' span, the symbol and the config's rules (read-only, shared). */
 const masks = new WeakMap<FeatureRows, Map<string, Uint8Array>>();
+/**
+ * Masks kept per feature rows: live deployments of one program share a few; the optimiser's sweep
+ * tries many `min_atr` values on one set of rows, and must not keep a mask per trial.
+ */
+const MASKS_PER_ROWS = 16;
 
 /**
  * The entry mask of a strategy_config over bars whose feature rows are known: its rule, filter
@@ -45,7 +50,10 @@ export function strategyMask(bars: BarColumns, spec: Pick<ScoringSpec, 'symbol' 
   let known = masks.get(features);
   if (!known) masks.set(features, (known = new Map()));
   let mask = known.get(key);
-  if (!mask) known.set(key, (mask = computeMask(bars, spec, features)));
+  if (!mask) {
+    if (known.size >= MASKS_PER_ROWS) known.clear();
+    known.set(key, (mask = computeMask(bars, spec, features)));
+  }
   return mask;
 }
 

@@ -170,6 +170,11 @@ describe('scoring chain', () => {
     const shorter = sliceBars(window, 0, 299);
     const rows = first[0]!.features;
     assert.notEqual(strategyMask(shorter, spec, rows), first[0]!.mask);
+    // An optimiser's sweep of min_atr on one set of rows keeps a bounded number of masks.
+    for (let i = 0; i < 20; i++) strategyMask(window, { ...spec, config: { ...spec.config, min_atr: 0.01 * i } }, rows);
+    const again0 = strategyMask(window, spec, rows);
+    assert.notEqual(again0, first[0]!.mask, 'the oldest masks were let go');
+    assert.deepEqual(again0, first[0]!.mask, 'and are worked out again the same');
   });
 
   it('refuses features whose columns are not the model’s, naming them', async () => {
