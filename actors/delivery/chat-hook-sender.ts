@@ -157,7 +157,7 @@ export class ChatHookSender implements ChannelSender {
       // Whoever holds the deployment next sends it (a send queued behind another webhook's turn stops here too).
       if (this.closing.signal.aborted || stopping?.aborted)
         return { ok: false, status: null, error: 'the delivery of this deployment is stopping' };
-      const answer = await this.poster.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
+      const answer = await this.poster.post(checked.url, checked.addresses[0]!, headers, body, abort);
       if (!answer.answered) return { ok: false, status: null, error: answer.error };
       const now = this.clock.now();
       // Discord says when its bucket is empty before a 429 would.

@@ -81,7 +81,7 @@ export class WebhookSender implements ChannelSender {
       ...webhookHeaders(deployment.webhook_secret, event.id, Math.floor(this.clock.now() / 1000), body),
       'user-agent': USER_AGENT,
     };
-    const answer = await this.poster.post(checked.url, checked.host, checked.addresses[0]!, headers, body, abort);
+    const answer = await this.poster.post(checked.url, checked.addresses[0]!, headers, body, abort);
     if (!answer.answered) return { ok: false, status: null, error: answer.error };
     if (answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };
     return {

@@ -1,7 +1,8 @@
 /**
  * One POST to a checked address against a local server: it connects to the address it was given
- * (not what the host name would resolve to), keeps its connection for the next, and an abort (the
- * delivery lease ran out) ends a POST in flight at once, or sends nothing when it came first.
+ * (not what the host name would resolve to), keeps its connection for the next but never for
+ * another checked address, and an abort (the delivery lease ran out) ends a POST in flight at
+ * once, or sends nothing when it came first.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,7 +13,7 @@ import { PinnedPoster } from '../../../actors/delivery/http-post.ts';
 describe('PinnedPoster', () => {
   let server: Server;
   let port: number;
-  const seen: Array<{ path: string; host: string; body: string; socket: number }> = [];
+  const seen: Array<{ path: string; host: string; body: string; socket: number; local: string; auth?: string }> = [];
   const hanging: ServerResponse[] = [];
   const sockets = new Map<unknown, number>();
   const poster = new PinnedPoster(5_000);
@@ -23,12 +24,21 @@ describe('PinnedPoster', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         if (!sockets.has(req.socket)) sockets.set(req.socket, sockets.size);
-        seen.push({ path: req.url ?? '', host: req.headers.host ?? '', body, socket: sockets.get(req.socket)! });
+        seen.push({
+          path: req.url ?? '',
+          host: req.headers.host ?? '',
+          body,
+          socket: sockets.get(req.socket)!,
+          local: req.socket.localAddress ?? '',
+          ...(req.headers.authorization ? { auth: req.headers.authorization } : {}),
+        });
         if (req.url === '/hang') return void hanging.push(res);
+        if (req.url === '/big') return void res.writeHead(500).end('x'.repeat(100_000));
         res.writeHead(200).end('ok');
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // Every loopback address (127.0.0.1 and 127.0.0.2 are two checked addresses of one host name).
+    await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
     port = (server.address() as AddressInfo).port;
   });
   after(async () => {
@@ -37,30 +47,49 @@ describe('PinnedPoster', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const post = (path: string, abort?: AbortSignal) =>
+  const post = (path: string, abort?: AbortSignal, address = '127.0.0.1', userinfo = '') =>
     poster.post(
-      new URL(`http://hooks.example:${port}${path}`),
-      'hooks.example',
-      { address: '127.0.0.1', family: 4 },
+      new URL(`http://${userinfo}hooks.example:${port}${path}`),
+      { address, family: 4 },
       { 'content-type': 'application/json' },
       '{"n":1}',
       abort,
     );
 
-  it('posts to the pinned address under the URL’s host name, reusing its connection', async () => {
-    for (const outcome of [await post('/a'), await post('/a')]) {
+  it('posts to the pinned address under the URL’s host name, reusing its connections', async () => {
+    const outcomes = [];
+    for (let i = 0; i < 6; i++) outcomes.push(await post('/a'));
+    for (const outcome of outcomes) {
       assert.ok(outcome.answered, JSON.stringify(outcome));
       assert.deepEqual([outcome.status, outcome.text], [200, 'ok']);
     }
-    const last = seen.slice(-2);
+    const last = seen.slice(-6);
     assert.deepEqual(
-      last.map((r) => [r.path, r.host, r.body]),
-      [
-        ['/a', `hooks.example:${port}`, '{"n":1}'],
-        ['/a', `hooks.example:${port}`, '{"n":1}'],
-      ],
+      new Set(last.map((r) => [r.path, r.host, r.body, r.local].join(' '))),
+      new Set([`/a hooks.example:${port} {"n":1} 127.0.0.1`]),
     );
-    assert.equal(last[0]!.socket, last[1]!.socket, 'kept alive for the next POST');
+    // The pool hands a POST that follows at once to a second connection while the first settles; no more are opened.
+    assert.ok(new Set(last.map((r) => r.socket)).size <= 2, 'kept alive for the next POSTs');
+  });
+
+  it('a host checked again to another address gets a connection to that address, not the kept one', async () => {
+    const first = await post('/a', undefined, '127.0.0.1');
+    const moved = await post('/a', undefined, '127.0.0.2');
+    assert.ok(first.answered && moved.answered);
+    const [a, b] = seen.slice(-2);
+    assert.deepEqual([a!.local, b!.local], ['127.0.0.1', '127.0.0.2']);
+    assert.notEqual(a!.socket, b!.socket);
+  });
+
+  it('sends the URL’s user and password as Basic authorization, and keeps only the start of a long answer', async () => {
+    await post('/a', undefined, '127.0.0.1', 'bridge%20user:p%40ss@');
+    assert.equal(seen.at(-1)!.auth, `Basic ${Buffer.from('bridge user:p@ss').toString('base64')}`);
+    const big = await post('/big');
+    assert.ok(big.answered);
+    assert.equal(big.status, 500);
+    assert.equal(big.text, 'x'.repeat(2_000));
+    // The long answer was read to its end: the next POST still goes.
+    assert.equal((await post('/b')).answered, true);
   });
 
   it('an abort ends a POST in flight at once; an abort before it sends nothing', async () => {
