@@ -74,6 +74,10 @@ export class ChannelWorker {
   private stopped = false;
   /** Aborted at stop: a sender waiting (a rate-limit hold) gives up without sending; the deployment's next holder sends. */
   private readonly stopping = new AbortController();
+  /** Aborted when the lease runs out during a send (fence), and the timer watching for that. */
+  private lease: AbortController | null = null;
+  private leaseWatch: NodeJS.Timeout | null = null;
+  private sending = 0;
   private wake: (() => void) | null = null;
   private done: Promise<void> = Promise.resolve();
   /** The chain of state writes (one at a time) and the transitions not yet written. */
@@ -180,6 +184,11 @@ export class ChannelWorker {
   async stop(graceMs = 2_000): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
+    // A send still in flight stays fenced until it ends.
+    if (this.leaseWatch && this.sending === 0) {
+      clearTimeout(this.leaseWatch);
+      this.leaseWatch = null;
+    }
     this.ticket?.leave();
     this.wake?.();
     let timer: NodeJS.Timeout | undefined;
@@ -282,21 +291,34 @@ export class ChannelWorker {
       return !outcome.ok && this.stopped ? null : outcome;
     }
     if (left() <= 0 || this.stopped) return null;
-    const abort = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    // Renewals move the end of the lease on: look again when the time seen last runs out.
-    const watch = () => {
-      const ms = left();
-      if (ms <= 0) abort.abort();
-      else timer = setTimeout(watch, ms);
-    };
-    watch();
+    const fence = this.fence(left);
+    this.sending++;
     try {
-      const outcome = await this.send(event, deployment, abort.signal);
-      return abort.signal.aborted || (!outcome.ok && this.stopped) ? null : outcome;
+      const outcome = await this.send(event, deployment, fence);
+      return fence.aborted || (!outcome.ok && this.stopped) ? null : outcome;
     } finally {
-      clearTimeout(timer);
+      this.sending--;
     }
+  }
+
+  /**
+   * The signal that aborts a send when the lease runs out: one per lease (a new one after it
+   * fired), watched by one timer while sends are in flight, rather than a controller and a timer
+   * per send (a bar's thousands of sends).
+   */
+  private fence(left: () => number): AbortSignal {
+    if (!this.lease || this.lease.signal.aborted) this.lease = new AbortController();
+    if (!this.leaseWatch) {
+      // Renewals move the end of the lease on: look again when the time seen last runs out.
+      const watch = () => {
+        const ms = left();
+        if (ms <= 0) this.lease?.abort();
+        this.leaseWatch = ms > 0 && this.sending > 0 ? setTimeout(watch, ms).unref() : null;
+      };
+      // Unref'd: only a send in flight needs it, and that send holds the process itself.
+      this.leaseWatch = setTimeout(watch, Math.max(0, left())).unref();
+    }
+    return this.lease.signal;
   }
 
   /**

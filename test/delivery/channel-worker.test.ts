@@ -1,17 +1,18 @@
 /**
  * ChannelWorker with a sender that throws (as the webhook sender did on `http://%E0@host/`):
  * the exception is a failed attempt — the retry schedule, then a dead letter the deliveries API
- * shows — never a hot loop.
+ * shows — never a hot loop. And its lease fence: a send in flight when the lease runs out is cut
+ * off and not counted (the next holder sends it), while a lease renewed meanwhile keeps it going.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ChannelWorker, Semaphore, type ChannelSender } from '../../actors/delivery/index.ts';
+import { ChannelWorker, Semaphore, type ChannelSender, type SendOutcome } from '../../actors/delivery/index.ts';
 import { openBucket } from '../../src/bus/index.ts';
 import { SignalLog } from '../../src/delivery/index.ts';
 import { DeliveryBuckets } from '../../schemas/messages.ts';
 import { deploy, log, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
 
-describe('ChannelWorker: a sender that throws', () => {
+describe('ChannelWorker', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({});
@@ -20,7 +21,7 @@ describe('ChannelWorker: a sender that throws', () => {
   });
   after(() => h?.close());
 
-  it('follows the retry schedule and ends as a dead letter', async () => {
+  it('a sender that throws: its attempts follow the retry schedule and end as a dead letter', async () => {
     const d = await deploy(h, { webhookUrl: 'http://hooks.test/x' });
     let calls = 0;
     const sender: ChannelSender = {
@@ -62,5 +63,78 @@ describe('ChannelWorker: a sender that throws', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  describe('the lease fence', () => {
+    /** A worker whose lease ends at `lease.end` (ms), with a sender whose sends wait for `answer` or their abort. */
+    async function fenced(webhookUrl: string) {
+      const d = await deploy(h, { webhookUrl });
+      // Stored before the worker opens (no live consumer pushes to this worker): it reads it from the stream.
+      await publish(h.bus, signal(d, 0));
+      const lease = { end: Date.now() + 400 };
+      const sends: Array<{ id: string; abortedAt: number | null; answer(outcome: SendOutcome): void }> = [];
+      const sender: ChannelSender = {
+        channel: 'webhook',
+        send: (event, _deployment, abort) =>
+          new Promise<SendOutcome>((resolve) => {
+            const send = { id: event.id, abortedAt: null as number | null, answer: resolve };
+            sends.push(send);
+            abort?.addEventListener('abort', () => {
+              send.abortedAt = Date.now();
+              resolve({ ok: false, status: null, error: 'aborted' });
+            });
+          }),
+      };
+      const worker = await ChannelWorker.open({
+        channel: 'webhook',
+        deploymentId: d.deployment_id,
+        userId: d.user_id,
+        state: await openBucket(h.bus, DeliveryBuckets.state),
+        dead: await openBucket(h.bus, DeliveryBuckets.dead),
+        signals: new SignalLog(h.bus),
+        deployment: () => d,
+        sender,
+        limit: new Semaphore(4),
+        policy: { baseMs: 100, maxMs: 200, windowMs: 60_000, jitter: 0 },
+        log,
+        leaseLeftMs: () => lease.end - Date.now(),
+      });
+      return { lease, sends, worker };
+    }
+
+    it('cuts a send off when the lease runs out, records nothing, and sends the signal again once the lease is held', async () => {
+      const { lease, sends, worker } = await fenced('http://hooks.test/fenced');
+      try {
+        await waitFor(() => sends[0]?.abortedAt != null, 5_000, 'the send cut off');
+        assert.ok(sends[0]!.abortedAt! >= lease.end, 'not before the lease ended');
+        assert.equal(worker.snapshot.current, null, 'no failed attempt on record');
+        assert.equal(worker.snapshot.delivered, 0);
+        // Held again: the same signal goes, and this time it is answered.
+        lease.end = Date.now() + 60_000;
+        await waitFor(() => sends.length === 2, 5_000, 'the signal sent again');
+        sends[1]!.answer({ ok: true, status: 200 });
+        await waitFor(() => worker.snapshot.delivered === 1, 5_000, 'delivered');
+        assert.equal(sends[1]!.id, sends[0]!.id);
+        assert.equal(sends[1]!.abortedAt, null);
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    it('keeps a send going when the lease is renewed during it', async () => {
+      const { lease, sends, worker } = await fenced('http://hooks.test/renewed');
+      try {
+        await waitFor(() => sends.length === 1, 5_000, 'the send');
+        const firstEnd = lease.end;
+        lease.end = Date.now() + 60_000;
+        await waitFor(() => Date.now() > firstEnd + 300, 5_000, 'past the lease end seen first');
+        assert.equal(sends[0]!.abortedAt, null, 'not cut off');
+        sends[0]!.answer({ ok: true, status: 200 });
+        await waitFor(() => worker.snapshot.delivered === 1, 5_000, 'delivered');
+        assert.equal(sends.length, 1);
+      } finally {
+        await worker.stop();
+      }
+    });
   });
 });

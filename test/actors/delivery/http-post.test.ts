@@ -81,6 +81,20 @@ describe('PinnedPoster', () => {
     assert.notEqual(a!.socket, b!.socket);
   });
 
+  it('gives up on a receiver that does not answer within its timeout, and cuts the request off', async () => {
+    const quick = new PinnedPoster(200);
+    try {
+      const hung = hanging.length;
+      const outcome = await quick.post(new URL(`http://hooks.example:${port}/hang`), { address: '127.0.0.1', family: 4 }, {}, '{}');
+      assert.deepEqual(outcome, { answered: false, error: 'no answer within 200 ms' });
+      assert.equal(hanging.length, hung + 1);
+      const res = hanging.at(-1)!;
+      await new Promise((r) => (res.destroyed ? r(null) : res.once('close', r)));
+    } finally {
+      quick.close();
+    }
+  });
+
   it('sends the URL’s user and password as Basic authorization, and keeps only the start of a long answer', async () => {
     await post('/a', undefined, '127.0.0.1', 'bridge%20user:p%40ss@');
     assert.equal(seen.at(-1)!.auth, `Basic ${Buffer.from('bridge user:p@ss').toString('base64')}`);
