@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { Pool, util } from 'undici';
+import { Pool, util, type Dispatcher } from 'undici';
 
 const { parseHeaders } = util;
 import type { ResolvedAddress } from '../../src/delivery/index.ts';
@@ -36,6 +36,83 @@ function describe(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const message = e?.message ?? String(err);
   return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/**
+ * One POST's answer, as undici's dispatch hands it over. A class, not closures: nothing is made
+ * per POST but this object (a bar's thousands of webhooks).
+ */
+class PostHandler implements Dispatcher.DispatchHandlers {
+  private cancel: ((err: Error) => void) | null = null;
+  /** Why we ended it (timeout, lease), if we did. */
+  private ended: Error | null = null;
+  private settled = false;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly resolve: (outcome: PostResult) => void,
+    timeoutMs: number,
+    private readonly abort: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => this.end(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    // One listener of our own: the lease running out ends the POST in flight.
+    abort?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The lease's abort (an EventListener object: no closure per POST). */
+  handleEvent(): void {
+    this.end(new Error('The operation was aborted'));
+  }
+
+  /** Ended by us: the answer is that reason, and the request is cut off now or as soon as it starts. */
+  private end(err: Error): void {
+    this.ended = err;
+    this.cancel?.(err);
+    this.finish({ answered: false, error: err.message });
+  }
+
+  private finish(outcome: PostResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.abort?.removeEventListener('abort', this);
+    this.resolve(outcome);
+  }
+
+  onConnect(abortRequest: (err?: Error) => void): void {
+    this.cancel = abortRequest;
+    if (this.ended) abortRequest(this.ended);
+  }
+
+  onHeaders(statusCode: number, raw: Buffer[]): boolean {
+    // 1xx: informational, the answer follows.
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    this.headers = parseHeaders(raw) as IncomingHttpHeaders;
+    return true;
+  }
+
+  /** Read to the end (the connection is kept for the next POST), keeping only the start. */
+  onData(chunk: Buffer): boolean {
+    if (this.kept < BODY_BYTES) {
+      this.chunks.push(chunk);
+      this.kept += chunk.length;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    const text = Buffer.concat(this.chunks).toString('utf8').slice(0, BODY_CHARS);
+    this.finish({ answered: true, status: this.status, headers: this.headers, text });
+  }
+
+  onError(err: Error): void {
+    this.finish({ answered: false, error: this.ended ? this.ended.message : describe(err) });
+  }
 }
 
 /**
@@ -87,40 +164,14 @@ export class PinnedPoster {
    */
   post(url: URL, address: ResolvedAddress, headers: Record<string, string>, body: string, abort?: AbortSignal): Promise<PostResult> {
     if (abort?.aborted) return Promise.resolve({ answered: false, error: 'The operation was aborted' });
-    const pool = this.pool(url, address);
-    const timeoutMs = this.timeoutMs;
     const auth = url.username
       ? {
           authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`,
         }
       : undefined;
     return new Promise<PostResult>((resolve) => {
-      let cancel: ((err: Error) => void) | null = null;
-      let ended: Error | null = null;
-      let settled = false;
-      let status = 0;
-      let answerHeaders: IncomingHttpHeaders = {};
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      const finish = (outcome: PostResult) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        abort?.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      // Ended by us (timeout, lease): the answer is that reason, and the request is cut off now or as soon as it starts.
-      const end = (err: Error) => {
-        ended = err;
-        cancel?.(err);
-        finish({ answered: false, error: err.message });
-      };
-      const timer = setTimeout(() => end(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      function onAbort() {
-        end(new Error('The operation was aborted'));
-      }
-      abort?.addEventListener('abort', onAbort, { once: true });
-      pool.dispatch(
+      const handler = new PostHandler(resolve, this.timeoutMs, abort);
+      this.pool(url, address).dispatch(
         {
           method: 'POST',
           origin: url.origin,
@@ -128,34 +179,7 @@ export class PinnedPoster {
           headers: auth ? { ...headers, ...auth } : headers,
           body,
         },
-        {
-          onConnect(abortRequest) {
-            cancel = abortRequest;
-            if (ended) abortRequest(ended);
-          },
-          onHeaders(statusCode, raw) {
-            // 1xx: informational, the answer follows.
-            if (statusCode < 200) return true;
-            status = statusCode;
-            answerHeaders = parseHeaders(raw) as IncomingHttpHeaders;
-            return true;
-          },
-          // Read to the end (the connection is kept for the next POST), keeping only the start.
-          onData(chunk) {
-            if (kept < BODY_BYTES) {
-              chunks.push(chunk);
-              kept += chunk.length;
-            }
-            return true;
-          },
-          onComplete() {
-            const text = Buffer.concat(chunks).toString('utf8').slice(0, BODY_CHARS);
-            finish({ answered: true, status, headers: answerHeaders, text });
-          },
-          onError(err) {
-            finish({ answered: false, error: ended ? ended.message : describe(err) });
-          },
-        },
+        handler,
       );
     });
   }
