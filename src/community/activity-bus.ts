@@ -1,5 +1,5 @@
 import { publish, publishBatched, type PublishVia, type StreamBatcher } from '../bus/index.ts';
-import { ActivityInput } from '../../schemas/activity.ts';
+import type { ActivityInput } from '../../schemas/activity.ts';
 import { Topics } from '../../schemas/messages.ts';
 import { toPublic } from './activity-privacy.ts';
 
@@ -18,11 +18,12 @@ export class ActivityBus {
 
   /** Publishes the event; resolves with its id (the stream sequence). */
   async emit(event: ActivityInput): Promise<number> {
-    const parsed = toPublic(ActivityInput.parse(event));
-    // The ACTIVITY stream stores the topic: both resolve once it holds the event.
+    // Parsed once, by the topic's schema (the strict ActivityInput), after the private parts are
+    // removed. The ACTIVITY stream stores the topic: both resolve once it holds the event.
+    const shown = toPublic(event);
     const stored = this.batcher
-      ? await publishBatched(this.batcher, Topics.activity, [parsed.kind], parsed)
-      : await publish(this.bus, Topics.activity, [parsed.kind], parsed);
+      ? await publishBatched(this.batcher, Topics.activity, [shown.kind], shown)
+      : await publish(this.bus, Topics.activity, [shown.kind], shown);
     return stored!.seq;
   }
 }
