@@ -101,7 +101,8 @@ export class Deployments {
     const channels = [...new Set(request.channels)];
     const targets = await this.targets(caller, channels, request);
     // The same model to the same destinations again changes nothing: no new deployment, no signal sent twice.
-    const existing = await this.deps.view.find(caller.user_id, model.model_name);
+    // By its key (one read), not by listing the user's deployments: a user may have hundreds.
+    const existing = await this.deps.view.ofModel(caller.user_id, model.model_name);
     if (existing && existing.model_name === model.model_name && sameDeployment(existing, channels, targets, model)) {
       return {
         status: 'deployed',
@@ -213,23 +214,19 @@ export class Deployments {
    * serialise here, so the limit holds.
    */
   private async admit(caller: Caller, key: string): Promise<DeploymentRecord[]> {
-    const { view } = this.deps;
-    const current = await view.ofUser(caller.user_id);
+    const { view, sets } = this.deps;
+    const setKey = String(caller.user_id);
+    // A user without a set yet (deployed before sets existed) starts from their records; the
+    // others' deploys read nothing but their set (one value, whatever their number of deployments).
+    const legacy = (await sets.get(setKey)) ? null : (await view.ofUser(caller.user_id)).map((d) => deploymentKey(d.user_id, d.model_name));
     const limit = this.deps.limits[caller.plan];
     let evicted: string[] = [];
-    await this.deps.sets.mutate(String(caller.user_id), (set) => {
-      // A user without a set yet (deployed before sets existed) starts from their records.
-      const keys = (set?.keys ?? current.map((d) => deploymentKey(d.user_id, d.model_name))).filter((k) => k !== key);
+    await sets.mutate(setKey, (set) => {
+      const keys = (set?.keys ?? legacy ?? []).filter((k) => k !== key);
       evicted = keys.slice(0, Math.max(0, keys.length - (limit - 1)));
       return { keys: [...keys.slice(evicted.length), key] };
     });
-    const replaced: DeploymentRecord[] = [];
-    for (const record of await view.ofUser(caller.user_id)) {
-      if (!evicted.includes(deploymentKey(record.user_id, record.model_name))) continue;
-      replaced.push(record);
-      await view.remove(record.user_id, record.model_name);
-    }
-    return replaced;
+    return view.removeKeys(evicted);
   }
 
   /** Takes a key out of the user's deployment set (undeploy). */

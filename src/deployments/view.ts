@@ -84,6 +84,18 @@ export class DeploymentsView {
     }
   }
 
+  /** Removes the deployments under these keys (a user's set swapping them out); returns those that were there. */
+  async removeKeys(keys: string[]): Promise<DeploymentRecord[]> {
+    const removed: DeploymentRecord[] = [];
+    for (const key of keys) {
+      const found = await this.kv.get(key);
+      if (!found) continue;
+      await this.kv.delete(key);
+      removed.push(found.value);
+    }
+    return removed;
+  }
+
   /** Removes the deployment of the user's model; false when there was none. */
   async remove(userId: number, modelName: string): Promise<boolean> {
     const key = deploymentKey(userId, modelName);

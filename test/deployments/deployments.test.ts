@@ -98,6 +98,55 @@ describe('deployments', () => {
     const [shown] = (await deployments.list(USER)).deployed;
     assert.deepEqual([shown?.status, shown?.error, shown?.failed_at], ['failed', MODEL_REFUSED, '2026-11-29T12:00:00.000Z']);
   });
+
+  it('holds the plan’s limit when deploys race: the newest stay, the others are swapped out and removed', async () => {
+    const racer: Caller = { user_id: 12, username: 'user12', plan: 'pro' };
+    const names = ['R1', 'R2', 'R3', 'R4', 'R5'];
+    for (const name of names)
+      await models.save(modelRecord({ user_id: 12, model_name: name }), {
+        onnx: HONEST,
+        code: '# code\n',
+        results: { pred_signals: [] } as never,
+      });
+    const answers = await Promise.all(names.map((name) => deployments.deploy(racer, { model_name: name, channels: ['sse'] })));
+    const deployed = (await deployments.list(12)).deployed.map((d) => d.model_name);
+    assert.equal(deployed.length, 2, `deployed: ${deployed}`);
+    const swapped = answers.flatMap((a) => a.replaced);
+    assert.equal(new Set(swapped).size, 3, `swapped out: ${swapped}`);
+    for (const name of deployed) assert.ok(!swapped.includes(`12_EURUSD_15min_${name}`));
+  });
+
+  it('counts the deployments of a user who has no deployment set yet (deployed before sets existed)', async () => {
+    const old: Caller = { user_id: 13, username: 'user13', plan: 'free' };
+    for (const [k, name] of ['Old1', 'Old2', 'New'].entries()) {
+      const record = modelRecord({ user_id: 13, model_name: name });
+      await models.save(record, { onnx: HONEST, code: '# code\n', results: { pred_signals: [] } as never });
+      if (name === 'New') continue;
+      // Written straight to the view, as deploys did before the set: no set for this user.
+      await deployments.view.put({
+        deployment_id: `dep_old_${k}`,
+        user_id: 13,
+        username: 'user13',
+        model_name: name,
+        stem: record.stem,
+        symbol: record.symbol,
+        timeframe: record.timeframe,
+        channels: ['sse'],
+        webhook_url: null,
+        webhook_template: null,
+        messenger_chat_id: null,
+        discord_webhook_url: null,
+        slack_webhook_url: null,
+        email_to: null,
+        webhook_secret: null,
+        created_at: 1_000 + k,
+      });
+    }
+    const answer = await deployments.deploy(old, { model_name: 'New', channels: ['sse'] });
+    // The limit is 2: the oldest of the two it had goes.
+    assert.deepEqual(answer.replaced, ['13_EURUSD_15min_Old1']);
+    assert.deepEqual((await deployments.list(13)).deployed.map((d) => d.model_name).sort(), ['New', 'Old2']);
+  });
 });
 
 describe('deployments: channels and their destinations', () => {
