@@ -264,6 +264,21 @@ export class LeaseHost<S, H extends LeaseHolder> {
       }
       wanted.push([id, spec, holder]);
     }
+    // Whole groups in turn, this host's own first: a host that reaches its share stops within one
+    // group, rather than partway through every group (each then on two hosts: a program's warm
+    // session, and its features, twice).
+    if (this.deps.groupOf) {
+      const rank = new Map<string, number>();
+      const rankOf = (spec: S) => {
+        const group = this.deps.groupOf!(spec);
+        let r = rank.get(group);
+        if (r === undefined) rank.set(group, (r = preferredHost(group, live) === this.hostId ? 0 : 1));
+        return `${r}|${group}`;
+      };
+      const keyed = wanted.map((w) => ({ w, key: rankOf(w[1]) }));
+      keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      keyed.forEach((k, i) => (wanted[i] = k.w));
+    }
     // Claimed a batch at a time; the live hosts are looked at again between batches (hosts starting together share at once).
     for (let i = 0; i < wanted.length; i += CLAIM_BATCH) {
       if (i > 0 && i % (CLAIM_BATCH * 8) === 0) live = await this.beat.liveHosts();

@@ -324,4 +324,28 @@ describe('actor host', () => {
     assert.equal(await holder(deployments[0]!), await holder(deployments[1]!), 'user 21 on one host');
     assert.equal(await holder(deployments[2]!), await holder(deployments[3]!), 'user 22 on one host');
   });
+
+  it('grouped, hosts sharing out many users’ actors at once split at most one user between them', async () => {
+    const first = host({ balance: true, grouped: true });
+    const second = host({ balance: true, grouped: true });
+    await first.h.start();
+    await second.h.start();
+    // Ten users' four deployments each, made in turns (as deploys arrive): both hosts are live when they appear.
+    const users = Array.from({ length: 10 }, (_, k) => 31 + k);
+    const made: DeploymentRecord[] = [];
+    for (let round = 0; round < 4; round++) for (const u of users) made.push(deployment(u));
+    for (const d of made) await view.put(d);
+    await until('all forty run, twenty on each host', async () => {
+      await first.h.reconcile();
+      await second.h.reconcile();
+      return first.h.runningIds().length === 20 && second.h.runningIds().length === 20;
+    });
+    const hostsOf = new Map<number, Set<string>>();
+    for (const d of made) {
+      const holder = (await leases.get(d.deployment_id))!.value.host;
+      hostsOf.set(d.user_id, (hostsOf.get(d.user_id) ?? new Set()).add(holder));
+    }
+    const split = [...hostsOf.values()].filter((h) => h.size > 1).length;
+    assert.ok(split <= 1, `${split} users on both hosts`);
+  });
 });
