@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ChannelWorker, Semaphore, type ChannelSender, type SendOutcome } from '../../actors/delivery/index.ts';
+import { ChannelWorker, Semaphore, type ChannelSender, type ChannelWorkerDeps, type SendOutcome } from '../../actors/delivery/index.ts';
+import type { DeploymentRecord } from '../../schemas/live.ts';
 import { openBucket } from '../../src/bus/index.ts';
 import { SignalLog } from '../../src/delivery/index.ts';
 import { DeliveryBuckets } from '../../schemas/messages.ts';
@@ -21,6 +22,23 @@ describe('ChannelWorker', () => {
   });
   after(() => h?.close());
 
+  /** The worker of one deployment's webhook channel with this sender; `options` replace the rest. */
+  const openWorker = async (d: DeploymentRecord, sender: ChannelSender, options: Partial<ChannelWorkerDeps> = {}) =>
+    ChannelWorker.open({
+      channel: 'webhook',
+      deploymentId: d.deployment_id,
+      userId: d.user_id,
+      state: await openBucket(h.bus, DeliveryBuckets.state),
+      dead: await openBucket(h.bus, DeliveryBuckets.dead),
+      signals: new SignalLog(h.bus),
+      deployment: () => d,
+      sender,
+      limit: new Semaphore(1),
+      policy: { baseMs: 100, maxMs: 200, windowMs: 800, jitter: 0 },
+      log,
+      ...options,
+    });
+
   it('a sender that throws: its attempts follow the retry schedule and end as a dead letter', async () => {
     const d = await deploy(h, { webhookUrl: 'http://hooks.test/x' });
     let calls = 0;
@@ -32,20 +50,7 @@ describe('ChannelWorker', () => {
       },
     };
     await publish(h.bus, signal(d, 0));
-    const state = await openBucket(h.bus, DeliveryBuckets.state);
-    const worker = await ChannelWorker.open({
-      channel: 'webhook',
-      deploymentId: d.deployment_id,
-      userId: d.user_id,
-      state,
-      dead: await openBucket(h.bus, DeliveryBuckets.dead),
-      signals: new SignalLog(h.bus),
-      deployment: () => d,
-      sender,
-      limit: new Semaphore(1),
-      policy: { baseMs: 100, maxMs: 200, windowMs: 800, jitter: 0 },
-      log,
-    });
+    const worker = await openWorker(d, sender);
     try {
       // While it retries, the attempt is on record (the deliveries API's `current`).
       await waitFor(() => worker.snapshot.current !== null, 5_000, 'a recorded failed attempt');
@@ -85,18 +90,9 @@ describe('ChannelWorker', () => {
             });
           }),
       };
-      const worker = await ChannelWorker.open({
-        channel: 'webhook',
-        deploymentId: d.deployment_id,
-        userId: d.user_id,
-        state: await openBucket(h.bus, DeliveryBuckets.state),
-        dead: await openBucket(h.bus, DeliveryBuckets.dead),
-        signals: new SignalLog(h.bus),
-        deployment: () => d,
-        sender,
+      const worker = await openWorker(d, sender, {
         limit: new Semaphore(4),
         policy: { baseMs: 100, maxMs: 200, windowMs: 60_000, jitter: 0 },
-        log,
         leaseLeftMs: () => lease.end - Date.now(),
       });
       return { lease, sends, worker };
