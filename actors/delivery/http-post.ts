@@ -123,13 +123,13 @@ class PostHandler implements Dispatcher.DispatchHandlers {
  */
 export class PinnedPoster {
   private readonly pools = new Map<string, { pool: Pool; used: number }>();
-  private swept = Date.now();
+  private swept = performance.now();
 
   constructor(private readonly timeoutMs: number) {}
 
   private pool(url: URL, address: ResolvedAddress): Pool {
     const key = `${url.origin}|${address.address}`;
-    const now = Date.now();
+    const now = performance.now();
     let entry = this.pools.get(key);
     if (!entry) {
       const pool = new Pool(url.origin, {
