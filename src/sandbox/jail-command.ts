@@ -17,10 +17,10 @@
  * refuses to start unless SANDBOX=none says that is meant (development only).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processTempDir } from '../lib/process-temp-dir.ts';
 
 const BWRAP = '/usr/bin/bwrap';
 const SOURCE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'python');
@@ -67,7 +67,7 @@ let installedDir: string | null = null;
  */
 export function runtimeDir(): string {
   if (installedDir && existsSync(installedDir)) return installedDir;
-  const dir = mkdtempSync(join(tmpdir(), 'signalforge-sandbox-'));
+  const dir = processTempDir('signalforge-sandbox-');
   for (const name of readdirSync(SOURCE_DIR)) {
     if (!/\.(py|json)$/.test(name)) continue;
     copyFileSync(join(SOURCE_DIR, name), join(dir, name));

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FromScorer, ToScorer } from './messages.ts';
+import { processTempDir } from '../../lib/process-temp-dir.ts';
 
 const ENTRY = fileURLToPath(new URL('./scorer-process.mjs', import.meta.url));
 // util-linux: prlimit bounds the process's memory, setpriv has it killed when the service dies
@@ -52,7 +52,7 @@ export interface ScorerEvents {
  */
 export function spawnScorer(limits: ScorerLimits, events: ScorerEvents): ScorerChild {
   if (!PRLIMIT || !SETPRIV) throw new Error('scoring models needs prlimit and setpriv (install util-linux)');
-  const dir = mkdtempSync(join(tmpdir(), 'sf-scorer-'));
+  const dir = processTempDir('sf-scorer-');
   const bytes = Math.round(limits.memoryMb * 2 ** 20);
   let child: ChildProcess;
   try {

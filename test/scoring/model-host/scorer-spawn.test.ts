@@ -43,7 +43,7 @@ test(
       // Its private directory is gone once it is ready: a service killed later leaves none behind,
       // and nothing can be made in a deleted working directory.
       const cwd = readlinkSync(`/proc/${child.pid}/cwd`);
-      assert.match(cwd, new RegExp(`^${tmpdir()}/sf-scorer-\\w+ \\(deleted\\)$`));
+      assert.match(cwd, new RegExp(`^${tmpdir()}/sf-scorer-${process.pid}-\\w+ \\(deleted\\)$`));
       assert.equal(existsSync(cwd.replace(' (deleted)', '')), false);
       const limits = readFileSync(`/proc/${child.pid}/limits`, 'utf8');
       assert.match(limits, new RegExp(`Max data size\\s+${768 * 2 ** 20}\\s+${768 * 2 ** 20}\\s+bytes`));
