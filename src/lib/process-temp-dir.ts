@@ -1,6 +1,7 @@
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { liveClock } from './clock.ts';
 
 /** A directory is swept only when older than this: a process in another pid namespace that just made it is left alone. */
 const SWEEP_AFTER_MS = 10 * 60_000;
@@ -39,7 +40,7 @@ export function sweepStaleTempDirs(prefix: string, root = tmpdir()): number {
     try {
       const stat = lstatSync(path);
       // A real directory of ours, never a link someone else put there.
-      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || Date.now() - stat.mtimeMs < SWEEP_AFTER_MS) continue;
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid) || liveClock.now() - stat.mtimeMs < SWEEP_AFTER_MS) continue;
       rmSync(path, { recursive: true, force: true });
       removed++;
     } catch {
