@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { Pool, util, type Dispatcher } from 'undici';
+import type { ResolvedAddress } from '../../src/delivery/index.ts';
 
 const { parseHeaders } = util;
-import type { ResolvedAddress } from '../../src/delivery/index.ts';
 
 /** What a POST came to: the answer (status, headers, the start of its body), or why there was none. */
 export type PostResult =

@@ -154,6 +154,9 @@ describe('one_shot across a crash of the service', () => {
       60_000,
     );
     assert.ok(usage.balance > before - FEE, `the fee is back: ${usage.balance} (before the one_shot: ${before})`);
-    assert.ok(running!.log.some((e) => e.msg === 'one_shot refunded' && /being written/.test(e.reason)));
+    // The refund is stored before the run, its job and then the log line say why: wait for the line too.
+    await eventually('the refund logged with its reason', () =>
+      running!.log.some((e) => e.msg === 'one_shot refunded' && /being written/.test(e.reason)),
+    );
   });
 });
