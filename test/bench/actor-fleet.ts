@@ -12,9 +12,10 @@
  * - the last actor done with it (its prediction published), the last signal stored, the last
  *   webhook received (goal ≤ 3 s for 10,000 models / 100 codes on a 2-core machine, ≤ 0.5 s for 1,000);
  * - how many signals and webhooks the bar made, the CPU seconds each process spent on it, and the
- *   CPU per model-bar by part: the hosts' Node, their Python, their scorers, delivery, nats-server
- *   and the receiver (goal ≤ 0.35 ms all together; `service`: the same without the receiver, which
- *   stands in for the customers' servers).
+ *   CPU per model-bar by part: the hosts' Node, their Python, their scorers, delivery, nats-server,
+ *   the other roles (ingest, which records every signal into ClickHouse through the store; the
+ *   store; the edge) and the receiver (goal ≤ 0.35 ms all together; `service`: the same without
+ *   the receiver, which stands in for the customers' servers).
  * And: the time for every actor to start on two fresh hosts, memory per actor host (node RSS/PSS
  * and its Python sessions' PSS) and per model, and the KV writes per second of lease renewals.
  * Options: --models=10000 --codes=100 --bars=3 --delivery=1 (delivery processes) --warm=codes/2
@@ -75,6 +76,8 @@ function perModelBar(a: Record<string, number>, b: Record<string, number>, model
     scoring: ms('hosts_scoring'),
     delivery: delivery.reduce((n, k) => n + ms(k), 0),
     nats_server: ms('nats'),
+    // Recording every signal (ingest's consumer into ClickHouse, the store) and the edge.
+    other_roles: ms('ingest') + ms('store') + ms('edge'),
     receiver: ms('bench'),
   };
   const total = Object.values(parts).reduce((n, v) => n + v, 0);
@@ -113,9 +116,9 @@ export const benchmark: Benchmark = {
     const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
 
     say('fleet: starting the store, ingest and the history');
-    await start('store', { DATA_DIR: join(dir, 'store') });
+    const storeRole = await start('store', { DATA_DIR: join(dir, 'store') });
     // Its ticks are the bench's own: no feed of the ingest's (the synthetic market would write every symbol too).
-    await start('ingest', { MARKET_FEED: 'none' });
+    const ingest = await start('ingest', { MARKET_FEED: 'none' });
     // History: two days and more of EURUSD, a tick every 10 s, ending on an hour, an hour per measured bar (and one) before now.
     const historyEnd = Math.floor(Date.now() / HOUR) * HOUR - (barsToMeasure + 1) * HOUR;
     const historyStart = Math.floor(historyEnd / DAY) * DAY - 2 * DAY;
@@ -282,6 +285,10 @@ export const benchmark: Benchmark = {
       actors_2: actors[1]!.process.child.pid!,
       ...Object.fromEntries(delivery.map((d, i) => [`delivery_${i + 1}`, d.process.child.pid!])),
       nats: nats.nodes[0]!.child!.pid!,
+      // The other roles: ingest builds the bar and records every signal (ClickHouse, through the store); the edge follows the activity.
+      ingest: ingest.process.child.pid!,
+      store: storeRole.process.child.pid!,
+      edge: edge.process.child.pid!,
     };
     const leaseHolders: Record<string, number> = {};
     const leases = await openBucket(bus, Buckets.leases);
@@ -399,7 +406,6 @@ export const benchmark: Benchmark = {
       say(`fleet: ${JSON.stringify(results.at(-1))}`);
       minute += HOUR;
     }
-    void edge;
     return results;
   },
 };
