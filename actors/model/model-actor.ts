@@ -1,4 +1,4 @@
-import { levelDistance, usdLeg, contractSize, type ClosedTrade } from '../../src/backtest/index.ts';
+import { levelDistance, usdLeg, contractSize, type ClosedTrade, type EngineOptions } from '../../src/backtest/index.ts';
 import type { JsonKv } from '../../src/bus/index.ts';
 import type { ActivityBus } from '../../src/community/index.ts';
 import { MODEL_REFUSED } from '../../src/deployments/index.ts';
@@ -6,7 +6,7 @@ import { isoFromMs } from '../../src/lib/iso-time.ts';
 import type { Logger } from '../../src/log.ts';
 import { type Actor } from '../../src/kernel/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
-import { instrument, type BarCache } from '../../src/market/index.ts';
+import { instrument, type BarCache, type Instrument } from '../../src/market/index.ts';
 import {
   engineOptions,
   freshStartAfter,
@@ -66,9 +66,12 @@ export class ModelActor implements Actor<number> {
   private scorer: OnnxModel | null = null;
   private stepper: LiveStepper | null = null;
   private readonly clock: Clock;
+  /** What every event of this actor says alike, worked out once (a bar's thousands of events allocate only what differs). */
+  private readonly fixed: EventFixed;
 
   constructor(private readonly deps: ModelActorDeps) {
     this.clock = deps.clock ?? liveClock;
+    this.fixed = eventFixed(deps.deployment, deps.model);
   }
 
   /**
@@ -148,7 +151,7 @@ export class ModelActor implements Actor<number> {
 
   /** A chunk of bars as signals: published, then the resume point saved. */
   private async commit(bars: LiveBar[]): Promise<void> {
-    const { model, deployment } = this.deps;
+    const { deployment } = this.deps;
     const events: SignalEvent[] = [];
     const predictions: BarPrediction[] = [];
     for (const bar of bars) {
@@ -172,13 +175,6 @@ export class ModelActor implements Actor<number> {
     await Promise.all(events.map((event) => this.deps.publish(event)));
     for (const prediction of predictions) this.deps.publishPrediction!(prediction);
     this.signalsSent += events.length;
-    const meta = {
-      name: model.model_name,
-      stem: model.stem,
-      symbol: model.symbol,
-      timeframe: model.timeframe,
-      model_type: model.model_type,
-    };
     const stepper = this.stepper!;
     await Promise.all([
       this.deps.state.put(deployment.deployment_id, {
@@ -193,7 +189,7 @@ export class ModelActor implements Actor<number> {
           this.deps.activity.emit({
             kind: 'SIGNAL_FIRED',
             bot: deployment.username,
-            model: meta,
+            model: this.fixed.meta,
             metrics: { side: event.side, price: event.price },
           }),
         ),
@@ -202,12 +198,13 @@ export class ModelActor implements Actor<number> {
 
   private base(barTs: number, n: number) {
     const { deployment, model } = this.deps;
+    const { labels, prefix } = this.fixed;
     const late = lateness(barTs, model.timeframe, deployment.created_at, this.clock.now());
     return {
       ...(late ? { late: true as const, due_at: isoFromMs(late.due_at) } : {}),
       // A meta-labelled model's p_up is P(win) of the rule's trade: the event says so for its readers.
-      ...(labelMode(model.config) === 'meta' ? { labels: 'meta' as const } : {}),
-      id: `sig_${deployment.deployment_id}_${barTs}_${n}`,
+      ...(labels ? { labels } : {}),
+      id: `${prefix}${barTs}_${n}`,
       deployment_id: deployment.deployment_id,
       model: model.stem,
       model_name: model.model_name,
@@ -222,7 +219,6 @@ export class ModelActor implements Actor<number> {
   private prediction(bar: LiveBar, signalIds: string[]): BarPrediction {
     const { deployment, model } = this.deps;
     const open = bar.positions ?? [];
-    const sideName = (s: number) => (s > 0 ? 'long' : s < 0 ? 'short' : 'flat') as 'long' | 'short' | 'flat';
     return {
       deployment_id: deployment.deployment_id,
       model: model.stem,
@@ -267,27 +263,57 @@ export class ModelActor implements Actor<number> {
 
   /** An entry at the next open, announced at this bar's close with levels from its close. */
   private openEvent(side: 1 | -1, close: number, pUp: number, barTs: number, n: number): SignalEvent {
-    const { model } = this.deps;
-    const inst = instrument(model.symbol);
-    const options = engineOptions(model, null);
-    const units = model.settings.lot_size * contractSize(inst);
-    const level = (kind: 'stop' | 'take') => {
-      const l = kind === 'stop' ? options.stop : options.take;
-      if (!l) return null;
-      const d = levelDistance(l, kind, side, close, units, inst, usdLeg(inst));
-      if (!Number.isFinite(d)) return null;
-      return kind === 'stop' ? close - side * d : close + side * d;
-    };
+    const { stop, take } = this.fixed;
     return {
       ...this.base(barTs, n),
       action: 'open',
       side: side > 0 ? 'long' : 'short',
       price: close,
-      stop_loss: level('stop'),
-      take_profit: level('take'),
+      stop_loss: stop ? levelAt(stop, 'stop', side, close, this.fixed) : null,
+      take_profit: take ? levelAt(take, 'take', side, close, this.fixed) : null,
       reason: 'signal',
       p_up: pUp,
       pnl: null,
     };
   }
+}
+
+const sideName = (s: number): 'long' | 'short' | 'flat' => (s > 0 ? 'long' : s < 0 ? 'short' : 'flat');
+
+/** The parts of a model actor's events that never change: its ids' prefix, the activity's model, the levels' inputs. */
+interface EventFixed {
+  prefix: string;
+  labels: 'meta' | undefined;
+  meta: { name: string } & Pick<ModelRecord, 'stem' | 'symbol' | 'timeframe' | 'model_type'>;
+  stop: EngineOptions['stop'];
+  take: EngineOptions['take'];
+  inst: Instrument;
+  units: number;
+}
+
+function eventFixed(deployment: DeploymentRecord, model: ModelRecord): EventFixed {
+  const options = engineOptions(model, null);
+  const inst = instrument(model.symbol);
+  return {
+    prefix: `sig_${deployment.deployment_id}_`,
+    labels: labelMode(model.config) === 'meta' ? 'meta' : undefined,
+    meta: { name: model.model_name, stem: model.stem, symbol: model.symbol, timeframe: model.timeframe, model_type: model.model_type },
+    stop: options.stop,
+    take: options.take,
+    inst,
+    units: model.settings.lot_size * contractSize(inst),
+  };
+}
+
+/** An entry's stop or take-profit level from the signal bar's close (the engine's own distance rule); null when not finite. */
+function levelAt(
+  level: NonNullable<EngineOptions['stop']>,
+  kind: 'stop' | 'take',
+  side: 1 | -1,
+  close: number,
+  { units, inst }: EventFixed,
+): number | null {
+  const d = levelDistance(level, kind, side, close, units, inst, usdLeg(inst));
+  if (!Number.isFinite(d)) return null;
+  return kind === 'stop' ? close - side * d : close + side * d;
 }

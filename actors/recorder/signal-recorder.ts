@@ -6,8 +6,8 @@ import { Consumers } from '../../schemas/messages.ts';
 
 export interface SignalRecorderDeps {
   bus: Pick<Bus, 'js' | 'jsm' | 'retry'>;
-  /** Where signals are kept for ever (the `signals` table's repo). */
-  repo: { insert(rows: SignalEvent[]): Promise<void> };
+  /** Where signals are kept for ever (the `signals` table's repo): it gathers up to `rowsPerInsert` rows into one insert. */
+  repo: { insert(rows: SignalEvent[]): Promise<void>; readonly rowsPerInsert?: number };
   log: Logger;
 }
 
@@ -26,7 +26,8 @@ export class SignalRecorder implements Actor<Delivered> {
 
   async start(): Promise<void> {
     await ensureConsumer(this.deps.bus, Consumers.signalsStore);
-    const messages = (this.messages = await consume(this.deps.bus, Consumers.signalsStore, 500));
+    // Twice an insert's rows: the next insert's rows arrive while one is written.
+    const messages = (this.messages = await consume(this.deps.bus, Consumers.signalsStore, 2 * (this.deps.repo.rowsPerInsert ?? 250)));
     this.loop = (async () => {
       for await (const msg of messages) void this.handle(msg);
     })();

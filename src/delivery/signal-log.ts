@@ -11,7 +11,8 @@ export interface StoredSignal {
 /** Parses a SIGNALS payload; null when it is not a valid SignalEvent. */
 export function parseSignal(data: Uint8Array): SignalEvent | null {
   try {
-    const parsed = SignalEvent.safeParse(JSON.parse(Buffer.from(data).toString('utf8')));
+    // A view of the message's bytes, not a copy (a bar brings thousands).
+    const parsed = SignalEvent.safeParse(JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

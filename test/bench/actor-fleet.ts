@@ -20,7 +20,7 @@
  * and its Python sessions' PSS) and per model, and the KV writes per second of lease renewals.
  * Options: --models=10000 --codes=100 --bars=3 --delivery=1 (delivery processes) --warm=codes/2
  * (ACTOR_WARM_SESSIONS per host: one Python process each; the other programs run as pool jobs)
- * --profile=DIR (CPU profiles of the actor hosts and delivery, written at the end).
+ * --profile=DIR (CPU profiles of the actor hosts, delivery, ingest, the store and the edge, written at the end).
  */
 import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
@@ -116,9 +116,9 @@ export const benchmark: Benchmark = {
     const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
 
     say('fleet: starting the store, ingest and the history');
-    const storeRole = await start('store', { DATA_DIR: join(dir, 'store') });
+    const storeRole = await start('store', { DATA_DIR: join(dir, 'store') }, profiled('store'));
     // Its ticks are the bench's own: no feed of the ingest's (the synthetic market would write every symbol too).
-    const ingest = await start('ingest', { MARKET_FEED: 'none' });
+    const ingest = await start('ingest', { MARKET_FEED: 'none' }, profiled('ingest'));
     // History: two days and more of EURUSD, a tick every 10 s, ending on an hour, an hour per measured bar (and one) before now.
     const historyEnd = Math.floor(Date.now() / HOUR) * HOUR - (barsToMeasure + 1) * HOUR;
     const historyStart = Math.floor(historyEnd / DAY) * DAY - 2 * DAY;
@@ -139,7 +139,7 @@ export const benchmark: Benchmark = {
 
     say(`fleet: training ${codes} programs`);
     const edgePort = await freePort();
-    const edge = await start('edge', { PORT: String(edgePort) });
+    const edge = await start('edge', { PORT: String(edgePort) }, profiled('edge'));
     const api = async (method: string, path: string, key?: string, body?: unknown) => {
       const res = await fetch(`http://127.0.0.1:${edgePort}${path}`, {
         method,
@@ -247,7 +247,10 @@ export const benchmark: Benchmark = {
     const actors = await Promise.all([start('actors', {}, profiled('actors')), start('actors', {}, profiled('actors'))]);
     const hostsRunningMs = Math.round(performance.now() - hostsSpawned);
     // Profiles are written on a clean exit (this runs before the SIGKILLs of the other cleanups).
-    if (profileDir) ctx.defer(async () => void (await Promise.all([...actors, ...delivery].map((p) => kill(p.process, 'SIGTERM')))));
+    if (profileDir)
+      ctx.defer(
+        async () => void (await Promise.all([...actors, ...delivery, ingest, storeRole, edge].map((p) => kill(p.process, 'SIGTERM')))),
+      );
     // What went wrong in the actor hosts and delivery (warnings and errors by message), at the end or on failure.
     const troubles = () => {
       const counts: Record<string, number> = {};
