@@ -34,11 +34,22 @@ export const ActivityMetrics = PublicActivityMetrics.extend({
   price: z.number().optional().describe('SIGNAL_FIRED: the price the signal refers to (never published)'),
 });
 
+/** The most models one SIGNAL_FIRED event names; more of one bot on one bar go in further events. */
+export const FIRED_MODELS_MAX = 50;
+
 /** What a capability hands to `emit`. The bus adds id and ts. */
 export const ActivityInput = z.strictObject({
   kind: ActivityKind,
   bot: z.string().max(40).describe('Public handle of the bot owner (the username)'),
-  model: ActivityModel.optional(),
+  model: ActivityModel.optional().describe('The model (SIGNAL_FIRED: the first of `models`)'),
+  models: z
+    .array(ActivityModel)
+    .max(FIRED_MODELS_MAX)
+    .optional()
+    .describe(
+      `SIGNAL_FIRED: every deployed model of the bot that entered a position on the bar, once each. One event per bot and bar, not one per model (a bot with many models fires them on the same bar close); beyond ${FIRED_MODELS_MAX} models, further events`,
+    ),
+  bar_time: IsoDateTime.optional().describe('SIGNAL_FIRED: open time of the bar whose close fired the entries'),
   metrics: ActivityMetrics.optional(),
   community_id: z.number().int().optional(),
   parent_id: z.number().int().optional().describe('Fork parent (community id)'),

@@ -1,7 +1,7 @@
 /** /pulse, live: new activity events are prepended as the stream brings them. */
 import type { ActivityEvent } from '../schemas/activity.ts';
 import { h } from './lib/dom.ts';
-import { activityMarketText, activityMetricsText, activityTimeText } from '../src/lib/activity-text.ts';
+import { activityMarketText, activityMetricsText, activityModelText, activityTimeText } from '../src/lib/activity-text.ts';
 
 /** The same fields and words as the server-rendered items (src/edge/web/pulse-page.ts). */
 function item(event: ActivityEvent): HTMLLIElement {
@@ -11,7 +11,7 @@ function item(event: ActivityEvent): HTMLLIElement {
     h('time', { datetime: event.ts }, activityTimeText(event.ts)),
     h('span', { class: 'kind' }, event.kind),
     h('span', { class: 'bot' }, event.bot),
-    h('span', { class: 'model' }, event.model?.name ?? ''),
+    h('span', { class: 'model' }, activityModelText(event)),
     h('span', { class: 'market' }, activityMarketText(event.model)),
     h('span', { class: 'metrics' }, activityMetricsText(event.metrics)),
   );

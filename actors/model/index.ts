@@ -1,5 +1,5 @@
 import { openBucket, StreamBatcher, type Bus } from '../../src/bus/index.ts';
-import type { ActivityBus } from '../../src/community/index.ts';
+import { FiredCoalescer, type ActivityBus } from '../../src/community/index.ts';
 import type { DeploymentsView } from '../../src/deployments/index.ts';
 import { ActorHost, openClaims, type BackoffPolicy } from '../../src/kernel/index.ts';
 import { type Clock } from '../../src/lib/clock.ts';
@@ -57,6 +57,8 @@ export async function buildModelHost(
   // Thousands of deployments claimed at once read their artifacts a few at a time, not all waiting together.
   const loading = concurrencyLimit(ARTIFACT_LOADS_AT_ONCE);
   const publishPrediction = predictionPublisher(deps.bus, batcher);
+  // One SIGNAL_FIRED per bot and bar, not one per model.
+  const activity = new FiredCoalescer(deps.activity, deps.log);
   const host: ModelHost = new ActorHost<DeploymentRecord, number>({
     names: { actor: 'model actor', spec: 'deployment', id: 'deployment_id' },
     desired: {
@@ -94,7 +96,7 @@ export async function buildModelHost(
         state,
         publish,
         publishPrediction,
-        activity: deps.activity,
+        activity,
         log: deps.log,
         ...(deps.clock ? { clock: deps.clock } : {}),
         failed: async (reason) => void (await deps.deployments.markFailed(deployment, reason, deps.clock?.now())),
@@ -107,7 +109,11 @@ export async function buildModelHost(
     features,
     async stop(graceful = true) {
       unsubscribe();
-      await host.stop(graceful);
+      // The stopping actors' entries go out at once rather than after the window.
+      const stopping = host.stop(graceful);
+      activity.flush();
+      await stopping;
+      activity.flush();
       if (!deps.batcher) batcher.close();
     },
   };

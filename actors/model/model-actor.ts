@@ -183,15 +183,11 @@ export class ModelActor implements Actor<number> {
         signals_sent: this.signalsSent,
       }),
       // SIGNAL_FIRED for entries only: a cancel fires nothing new, and the public event (no side) could not say which it withdraws.
+      // The host gathers a bot's entries of one bar into one event (FiredCoalescer).
       ...events
         .filter((event) => event.action === 'open')
         .map((event) =>
-          this.deps.activity.emit({
-            kind: 'SIGNAL_FIRED',
-            bot: deployment.username,
-            model: this.fixed.meta,
-            metrics: { side: event.side, price: event.price },
-          }),
+          this.deps.activity.emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: this.fixed.meta, bar_time: event.bar_time }),
         ),
     ]);
   }

@@ -12,6 +12,7 @@ import { Share, type ModelSource } from './share.ts';
 
 export { ActivityBus } from './activity-bus.ts';
 export { ActivityFeed, type ActivityListener } from './activity-feed.ts';
+export { FiredCoalescer, FIRED_WINDOW_MS } from './fired-coalescer.ts';
 export { CommunityIndex, indexedEntry, type IndexedEntry } from './community-index.ts';
 export { CommunityStore, shareKey } from './community-store.ts';
 export { CatalogueBuilder, gzipEtag, matchesEtag, type CatalogueBody } from './catalogue.ts';

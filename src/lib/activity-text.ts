@@ -20,6 +20,13 @@ export function activityMetricsText(metrics: ActivityEvent['metrics']): string {
     .join(' · ');
 }
 
+/** "Momentum", or "Momentum +36 more" when a SIGNAL_FIRED names several models of the bot. */
+export function activityModelText(event: Pick<ActivityEvent, 'model' | 'models'>): string {
+  const name = event.model?.name ?? '';
+  const others = (event.models?.length ?? 0) - 1;
+  return others > 0 ? `${name} +${others} more` : name;
+}
+
 /** "EURUSD 15min", or what of it the event names. */
 export const activityMarketText = (model: ActivityEvent['model']): string =>
   model ? [model.symbol, model.timeframe].filter(Boolean).join(' ') : '';

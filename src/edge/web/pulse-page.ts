@@ -1,6 +1,6 @@
 /** /pulse: the public activity feed as an HTML page, readable without JavaScript. */
 import type { ActivityEvent, ActivityList } from '../../../schemas/activity.ts';
-import { activityMarketText, activityMetricsText, activityTimeText } from '../../lib/activity-text.ts';
+import { activityMarketText, activityMetricsText, activityModelText, activityTimeText } from '../../lib/activity-text.ts';
 import { html, type SafeHtml } from './html.ts';
 
 export function pulseItem(event: ActivityEvent): SafeHtml {
@@ -8,7 +8,7 @@ export function pulseItem(event: ActivityEvent): SafeHtml {
 <time datetime="${event.ts}">${activityTimeText(event.ts)}</time>
 <span class="kind">${event.kind}</span>
 <span class="bot">${event.bot}</span>
-<span class="model">${event.model?.name ?? ''}</span>
+<span class="model">${activityModelText(event)}</span>
 <span class="market">${activityMarketText(event.model)}</span>
 <span class="metrics">${activityMetricsText(event.metrics)}</span>
 </li>`;
