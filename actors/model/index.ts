@@ -11,11 +11,11 @@ import type { ModelStore } from '../../src/training/index.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { Buckets } from '../../schemas/messages.ts';
 import { ModelActor } from './model-actor.ts';
-import { predictionPublisher, signalPublisher } from './signal-publisher.ts';
+import { lastStoredBar, predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
 export { ModelActor, type ModelActorDeps } from './model-actor.ts';
 export { FeatureSources, type FeatureSource } from '../../src/scoring/index.ts';
-export { predictionPublisher, signalPublisher } from './signal-publisher.ts';
+export { lastStoredBar, predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
 /** Model artifacts (record, ONNX, code) read at once while actors start. */
 const ARTIFACT_LOADS_AT_ONCE = 32;
@@ -95,6 +95,8 @@ export async function buildModelHost(
         bars: deps.bars,
         state,
         publish,
+        // Its resume point is saved every SAVE_EVERY_BARS bars: after a restart, what the stream holds is not sent again.
+        lastStored: () => lastStoredBar(deps.bus, deployment.deployment_id),
         publishPrediction,
         activity,
         log: deps.log,

@@ -34,6 +34,14 @@ export interface ModelActorDeps {
   /** Where its resume point is saved (the model host's batches the puts of its actors' bar). */
   state: Pick<JsonKv<typeof Buckets.actorState.schema>, 'get' | 'put'>;
   publish(event: SignalEvent): Promise<void>;
+  /**
+   * The bar (open time) of the last signal the deployment has stored, or null when none: at start,
+   * the signals of the bars before it, stepped again from an older resume point, are not sent
+   * again. Without it, the actor saves its resume point after every bar.
+   */
+  lastStored?(): Promise<number | null>;
+  /** With `lastStored`: the resume point is saved every this many bars (and at stop), not after every bar. Default 60. */
+  saveEveryBars?: number;
   /** Each scored bar, after its signals are stored (the WebSocket `predictions` channel); optional. */
   publishPrediction?(prediction: BarPrediction): void;
   activity: Pick<ActivityBus, 'emit'>;
@@ -50,14 +58,19 @@ export interface ModelActorDeps {
   failed?(reason: string): Promise<void>;
 }
 
+/** Bars between two saved resume points of an actor that knows its last stored signal (ModelActorDeps.lastStored). */
+export const SAVE_EVERY_BARS = 60;
+
 /**
  * One deployed model, live: on each closed bar of its symbol and timeframe (`handle(bar open
  * time)`) it runs the scoring chain on its warm window — features (sandboxed), the column check,
  * ONNX p(up), the threshold and filters — and steps the same position engine the backtest uses.
  * Entries and exits become SignalEvents with stable ids; its state (the engine snapshot and the
- * last bar) is saved after every bar, so a restarted actor — here or on another host — resumes
- * where it stopped and, on start, catches up on the bars it missed.
+ * last bar) is saved every SAVE_EVERY_BARS bars and at stop, so a restarted actor — here or on
+ * another host — resumes from there, steps the bars since again without sending their stored
+ * signals twice, and catches up on the bars it missed.
  */
+
 export class ModelActor implements Actor<number> {
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -65,6 +78,10 @@ export class ModelActor implements Actor<number> {
   private barsHandled = 0;
   private scorer: OnnxModel | null = null;
   private stepper: LiveStepper | null = null;
+  /** Signals of bars before this one are stored already (lastStored at start): stepped again, not sent again. */
+  private storedThrough = -Infinity;
+  /** Bars handled since the resume point was last saved (Infinity: never saved by this actor). */
+  private unsaved = Infinity;
   private readonly clock: Clock;
   /** What every event of this actor says alike, worked out once (a bar's thousands of events allocate only what differs). */
   private readonly fixed: EventFixed;
@@ -104,6 +121,7 @@ export class ModelActor implements Actor<number> {
       bars: this.deps.bars,
       positions: this.deps.publishPrediction !== undefined,
     };
+    this.storedThrough = (await this.deps.lastStored?.()) ?? -Infinity;
     if (saved) {
       this.stepper = new LiveStepper(stepper, { lastBarTs: saved.value.last_bar_ts, engine: saved.value.engine });
       this.signalsSent = saved.value.signals_sent;
@@ -145,11 +163,33 @@ export class ModelActor implements Actor<number> {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.queue;
+    // Where it stands, so the next actor of the deployment (here or on another host) steps nothing again.
+    if (this.stepper && this.unsaved > 0 && this.unsaved !== Infinity)
+      await this.save().catch((err: unknown) =>
+        this.deps.log.warn({ deployment_id: this.deploymentId, err }, 'model actor: saving the resume point at stop failed'),
+      );
     await this.deps.features.release();
     await this.scorer?.close();
   }
 
-  /** A chunk of bars as signals: published, then the resume point saved. */
+  private save(): Promise<number> {
+    const stepper = this.stepper!;
+    this.unsaved = 0;
+    return this.deps.state.put(this.deps.deployment.deployment_id, {
+      last_bar_ts: stepper.lastBarTs,
+      engine: stepper.snapshot(),
+      signals_sent: this.signalsSent,
+    });
+  }
+
+  /**
+   * A chunk of bars as signals: published, then the resume point saved. With `lastStored` the
+   * resume point is saved every `saveEveryBars` bars (and at stop), not after every bar: an actor
+   * that restarts steps the bars since again from it (the same engine gives the same signals,
+   * with the same ids) and sends only those of the last bar stored and after (the stream drops a
+   * repeat by id; one older than its duplicate window goes out again with its id, which receivers
+   * de-duplicate). Saving a bar's state cost a stored message per model and bar.
+   */
   private async commit(bars: LiveBar[]): Promise<void> {
     const { deployment } = this.deps;
     const events: SignalEvent[] = [];
@@ -157,6 +197,8 @@ export class ModelActor implements Actor<number> {
     for (const bar of bars) {
       let n = 0;
       const first = events.length;
+      // Stepped again after a restart: what this bar sent is stored already.
+      const sent = bar.ts < this.storedThrough;
       // The entry the previous bar announced and this bar's open did not fill, first: it is news of that open.
       if (bar.cancelled !== 0) events.push(this.cancelEvent(bar.cancelled, bar.open, bar.ts, n++));
       for (const trade of bar.closed) events.push(this.closeEvent(trade, bar.ts, n++));
@@ -168,6 +210,10 @@ export class ModelActor implements Actor<number> {
             events.slice(first).map((e) => e.id),
           ),
         );
+      if (sent) {
+        this.signalsSent += events.length - first;
+        events.length = first;
+      }
     }
     this.barsHandled += bars.length;
     // Published in call order (one connection keeps it); the state is saved only once they are
@@ -175,21 +221,19 @@ export class ModelActor implements Actor<number> {
     await Promise.all(events.map((event) => this.deps.publish(event)));
     for (const prediction of predictions) this.deps.publishPrediction!(prediction);
     this.signalsSent += events.length;
-    const stepper = this.stepper!;
-    await Promise.all([
-      this.deps.state.put(deployment.deployment_id, {
-        last_bar_ts: stepper.lastBarTs,
-        engine: stepper.snapshot(),
-        signals_sent: this.signalsSent,
-      }),
-      // SIGNAL_FIRED for entries only: a cancel fires nothing new, and the public event (no side) could not say which it withdraws.
-      // The host gathers a bot's entries of one bar into one event (FiredCoalescer).
-      ...events
-        .filter((event) => event.action === 'open')
-        .map((event) =>
-          this.deps.activity.emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: this.fixed.meta, bar_time: event.bar_time }),
-        ),
-    ]);
+    this.unsaved += bars.length;
+    const due = !this.deps.lastStored || this.unsaved >= (this.deps.saveEveryBars ?? SAVE_EVERY_BARS);
+    // SIGNAL_FIRED for entries only: a cancel fires nothing new, and the public event (no side) could
+    // not say which it withdraws. Not waited for: the host gathers a bot's entries of a bar into one
+    // event for half a second (FiredCoalescer), and a public announcement holds up no signal.
+    for (const event of events)
+      if (event.action === 'open')
+        this.deps.activity
+          .emit({ kind: 'SIGNAL_FIRED', bot: deployment.username, model: this.fixed.meta, bar_time: event.bar_time })
+          .catch((err: unknown) =>
+            this.deps.log.warn({ deployment_id: deployment.deployment_id, err }, 'model actor: SIGNAL_FIRED not stored'),
+          );
+    if (due) await this.save();
   }
 
   private base(barTs: number, n: number) {

@@ -1,6 +1,6 @@
-import { publish, publishBatched, type Bus, type StreamBatcher } from '../../src/bus/index.ts';
-import type { BarPrediction, SignalEvent } from '../../schemas/live.ts';
-import { Topics } from '../../schemas/messages.ts';
+import { lastBySubject, publish, publishBatched, type Bus, type StreamBatcher } from '../../src/bus/index.ts';
+import { SignalEvent, type BarPrediction } from '../../schemas/live.ts';
+import { Streams, Topics } from '../../schemas/messages.ts';
 
 /**
  * Publishes a signal on its deployment's subject; msgID = its id, so a replayed bar publishes
@@ -23,4 +23,21 @@ export function predictionPublisher(bus: Bus, batcher?: StreamBatcher): (predict
       ? publishBatched(batcher, Topics.prediction, [prediction.deployment_id], prediction)
       : publish(bus, Topics.prediction, [prediction.deployment_id], prediction));
   };
+}
+
+/**
+ * The bar (open time) of the last signal a deployment stored on SIGNALS, or null when it stored
+ * none (or the last one does not read as a signal): where a restarted actor stops re-sending.
+ */
+export async function lastStoredBar(bus: Pick<Bus, 'jsm'>, deploymentId: string): Promise<number | null> {
+  const msg = await lastBySubject(bus, Streams.signals.name, Topics.signal.subject(deploymentId));
+  if (!msg) return null;
+  try {
+    const parsed = SignalEvent.safeParse(
+      JSON.parse(Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength).toString('utf8')),
+    );
+    return parsed.success ? Date.parse(parsed.data.bar_time) : null;
+  } catch {
+    return null;
+  }
 }

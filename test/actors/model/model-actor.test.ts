@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildModelHost, FeatureSources, ModelActor, signalPublisher } from '../../../actors/model/index.ts';
+import { buildModelHost, FeatureSources, lastStoredBar, ModelActor, signalPublisher } from '../../../actors/model/index.ts';
 import { ensureStream, openBucket, type Bus } from '../../../src/bus/index.ts';
 import { ReplayClock } from '../../../src/lib/clock.ts';
 import { isoFromMs } from '../../../src/lib/iso-time.ts';
@@ -278,6 +278,93 @@ describe('a deployment whose announced entry does not fill', () => {
         stored.map((e) => e.id),
       );
       assert.equal((await storedSignals(nats.bus, DEPLOYMENT)).length, stored.length);
+    },
+  );
+
+  it(
+    'saves its resume point every N bars and at stop; killed, it restarts from the last one, steps the bars since again and sends only what the stream lacks',
+    { timeout: 120_000 },
+    async () => {
+      const { spec, gapped } = c;
+      const record = modelRecord({
+        user_id: USER,
+        model_name: 'gapped',
+        symbol: spec.symbol,
+        timeframe: spec.timeframe,
+        features: spec.features,
+        config: spec.config,
+        settings: spec.settings,
+        warmup: spec.warmup,
+      });
+      const state = await openBucket(nats.bus, Buckets.actorState);
+      const features = new FeatureSources(runtime, 1, log);
+      const g = gapped.columns();
+      const from = gapped.lowerBound(c.bars.ts[START]!);
+      const end = Math.min(gapped.lowerBound(c.nine) + 30, g.ts.length);
+      const publish = signalPublisher(nats.bus);
+      let clock = new ReplayClock(g.ts[from - 1]! + QUARTER);
+      const actorOf = (id: string, sent: SignalEvent[], saveEveryBars?: number) =>
+        new ModelActor({
+          deployment: replayDeployment(record, id),
+          model: record,
+          onnx: c.onnx,
+          features: features.acquire(record.user_id, CODE),
+          bars: oneSeries(gapped),
+          state,
+          publish: async (e) => (sent.push(e), publish(e)),
+          ...(saveEveryBars ? { lastStored: () => lastStoredBar(nats.bus, id), saveEveryBars } : {}),
+          activity: { emit: async () => 0 },
+          log,
+          clock,
+          startAfterTs: g.ts[from - 1]!,
+        });
+      const run = async (actor: ModelActor, bars: [number, number]) => {
+        for (let i = bars[0]; i < bars[1]; i++) {
+          clock.advanceTo(g.ts[i]! + QUARTER);
+          await actor.handle(g.ts[i]!);
+        }
+      };
+
+      // The reference: saved after every bar, never interrupted.
+      const reference: SignalEvent[] = [];
+      let actor = actorOf('dep_every_bar', reference);
+      await actor.start();
+      await run(actor, [from, end]);
+      await actor.stop();
+      assert.ok(reference.length >= 2, `signals in the span (${reference.length})`);
+
+      // Saved every N bars, N past the second signal: the first bar's save is the resume point when
+      // the actor is killed (no stop) just after that signal.
+      const second = gapped.lowerBound(Date.parse(reference[1]!.bar_time));
+      assert.ok(Date.parse(reference[0]!.bar_time) < g.ts[second]!, 'the two signals on two bars');
+      const every = second - from + 2;
+      clock = new ReplayClock(g.ts[from - 1]! + QUARTER);
+      const sent: SignalEvent[] = [];
+      actor = actorOf('dep_saved_every_n', sent, every);
+      await actor.start();
+      await run(actor, [from, second + 1]);
+      assert.equal((await state.get('dep_saved_every_n'))!.value.last_bar_ts, g.ts[from], 'saved on the first bar only');
+      const lastStored = await lastStoredBar(nats.bus, 'dep_saved_every_n');
+      assert.equal(lastStored, g.ts[second]);
+      const before = sent.length;
+      const restarted = actorOf('dep_saved_every_n', sent, every);
+      await restarted.start();
+      await run(restarted, [second + 1, end]);
+      await restarted.stop();
+      const resent = sent.slice(before);
+      assert.deepEqual(
+        resent.filter((e) => Date.parse(e.bar_time) < lastStored!),
+        [],
+        'the first signal, stepped again after the restart, is not sent again',
+      );
+      assert.ok(
+        resent.some((e) => e.id === sent[before - 1]!.id),
+        'the last bar stored goes again (the stream drops it by id)',
+      );
+      const stored = await storedSignals(nats.bus, 'dep_saved_every_n');
+      const shape = (e: SignalEvent) => [e.id.split('_').slice(-2).join('_'), e.action, e.side, e.price, e.bar_time, e.reason];
+      assert.deepEqual(stored.map(shape), reference.map(shape), 'the same signals as saved after every bar, each once');
+      assert.equal((await state.get('dep_saved_every_n'))!.value.last_bar_ts, g.ts[end - 1], 'saved at stop: where it stopped');
     },
   );
 });
