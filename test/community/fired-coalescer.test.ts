@@ -5,17 +5,12 @@
  * the public event keeps no side or price.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { connectBus, startEmbeddedNats, type Bus, type EmbeddedNats } from '../../src/bus/index.ts';
 import { buildActivity, FiredCoalescer, type Activity } from '../../src/community/index.ts';
-import { createLogger } from '../../src/log.ts';
 import { FIRED_MODELS_MAX, type ActivityEvent } from '../../schemas/activity.ts';
 import { activityModelText } from '../../src/lib/activity-text.ts';
+import { log, startNats, type TestNats } from '../helpers/nats.ts';
 
-const log = createLogger('silent');
 const model = (k: number) => ({
   name: `Model ${k}`,
   stem: `7_EURUSD_1min_Model ${k}`,
@@ -24,22 +19,16 @@ const model = (k: number) => ({
 });
 
 describe('FiredCoalescer', () => {
-  let dir: string;
-  let nats: EmbeddedNats;
-  let bus: Bus;
+  let nats: TestNats;
   let activity: Activity;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sf-fired-'));
-    nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: dir, log });
-    bus = await connectBus(nats.url, 'test', log);
-    activity = await buildActivity({ bus, log, replicas: 1 });
+    nats = await startNats('fired-coalescer');
+    activity = await buildActivity({ bus: nats.bus, log, replicas: 1 });
   });
   after(async () => {
-    activity.stop();
-    await bus.close();
-    await nats.stop();
-    rmSync(dir, { recursive: true, force: true });
+    activity?.stop();
+    await nats?.close();
   });
 
   /** The events stored after id `from`, oldest first. */

@@ -176,6 +176,18 @@ describe('a deployment whose announced entry does not fill', () => {
     runtime = await StrategyRuntime.start({ log, size: 1 });
     c = await cancelledEntry(runtime);
   });
+  /** The model of the gapped series, as its deployment's record. */
+  const gappedRecord = () =>
+    modelRecord({
+      user_id: USER,
+      model_name: 'gapped',
+      symbol: c.spec.symbol,
+      timeframe: c.spec.timeframe,
+      features: c.spec.features,
+      config: c.spec.config,
+      settings: c.spec.settings,
+      warmup: c.spec.warmup,
+    });
   after(async () => {
     await c?.scorer.close();
     await runtime?.stop();
@@ -186,17 +198,8 @@ describe('a deployment whose announced entry does not fill', () => {
     'sends a cancel of the open on the bar that came, stored on SIGNALS with a stable id, across a restart',
     { timeout: 120_000 },
     async () => {
-      const { spec, gapped, nine, side, k, bars } = c;
-      const record = modelRecord({
-        user_id: USER,
-        model_name: 'gapped',
-        symbol: spec.symbol,
-        timeframe: spec.timeframe,
-        features: spec.features,
-        config: spec.config,
-        settings: spec.settings,
-        warmup: spec.warmup,
-      });
+      const { gapped, nine, side, k, bars } = c;
+      const record = gappedRecord();
       const deployment = replayDeployment(record, DEPLOYMENT);
       const state = await openBucket(nats.bus, Buckets.actorState);
       const features = new FeatureSources(runtime, 1, log);
@@ -285,17 +288,8 @@ describe('a deployment whose announced entry does not fill', () => {
     'saves its resume point every N bars and at stop; killed, it restarts from the last one, steps the bars since again and sends only what the stream lacks',
     { timeout: 120_000 },
     async () => {
-      const { spec, gapped } = c;
-      const record = modelRecord({
-        user_id: USER,
-        model_name: 'gapped',
-        symbol: spec.symbol,
-        timeframe: spec.timeframe,
-        features: spec.features,
-        config: spec.config,
-        settings: spec.settings,
-        warmup: spec.warmup,
-      });
+      const { gapped } = c;
+      const record = gappedRecord();
       const state = await openBucket(nats.bus, Buckets.actorState);
       const features = new FeatureSources(runtime, 1, log);
       const g = gapped.columns();
