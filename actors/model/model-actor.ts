@@ -70,7 +70,6 @@ export const SAVE_EVERY_BARS = 60;
  * another host — resumes from there, steps the bars since again without sending their stored
  * signals twice, and catches up on the bars it missed.
  */
-
 export class ModelActor implements Actor<number> {
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;

@@ -1,5 +1,6 @@
 import { lastBySubject, publish, publishBatched, type Bus, type StreamBatcher } from '../../src/bus/index.ts';
-import { SignalEvent, type BarPrediction } from '../../schemas/live.ts';
+import { parseSignal } from '../../src/delivery/index.ts';
+import type { BarPrediction, SignalEvent } from '../../schemas/live.ts';
 import { Streams, Topics } from '../../schemas/messages.ts';
 
 /**
@@ -31,13 +32,6 @@ export function predictionPublisher(bus: Bus, batcher?: StreamBatcher): (predict
  */
 export async function lastStoredBar(bus: Pick<Bus, 'jsm'>, deploymentId: string): Promise<number | null> {
   const msg = await lastBySubject(bus, Streams.signals.name, Topics.signal.subject(deploymentId));
-  if (!msg) return null;
-  try {
-    const parsed = SignalEvent.safeParse(
-      JSON.parse(Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength).toString('utf8')),
-    );
-    return parsed.success ? Date.parse(parsed.data.bar_time) : null;
-  } catch {
-    return null;
-  }
+  const event = msg ? parseSignal(msg.data) : null;
+  return event ? Date.parse(event.bar_time) : null;
 }
