@@ -32,6 +32,8 @@ export class FiredCoalescer implements Pick<ActivityBus, 'emit'> {
   private readonly gathering = new Map<string, Gathering>();
   /** Per bot and bar: each model named so far, with the event naming it (kept NAMED_FOR_MS). */
   private readonly named = new Map<string, { at: number; models: Map<string, Promise<number>> }>();
+  /** When `named` was last swept: once a second, not on every send (a host sends one event per bot each bar). */
+  private sweptAt = 0;
 
   constructor(
     private readonly activity: Pick<ActivityBus, 'emit'>,
@@ -74,7 +76,10 @@ export class FiredCoalescer implements Pick<ActivityBus, 'emit'> {
     this.gathering.delete(key);
     clearTimeout(g.timer);
     const now = performance.now();
-    for (const [k, named] of this.named) if (now - named.at > NAMED_FOR_MS && !this.gathering.has(k)) this.named.delete(k);
+    if (now - this.sweptAt > 1_000) {
+      this.sweptAt = now;
+      for (const [k, named] of this.named) if (now - named.at > NAMED_FOR_MS && !this.gathering.has(k)) this.named.delete(k);
+    }
     const models = [...g.models.values()];
     this.activity
       .emit({ kind: 'SIGNAL_FIRED', bot: g.bot, model: models[0], models, bar_time: g.barTime })
