@@ -1,6 +1,7 @@
 import { RetentionPolicy, StorageType, DiscardPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import type { StreamSpec } from '../../schemas/messages.ts';
+import { isStreamNotFound } from './transient.ts';
 import type { Bus } from './connection.ts';
 
 /** Creates the stream a switchboard spec names, or brings an existing one to that spec (tried until the cluster answers). */
@@ -20,7 +21,7 @@ export async function ensureStream(bus: Bus, spec: StreamSpec, replicas = 1): Pr
       await bus.jsm.streams.info(spec.name);
       await bus.jsm.streams.update(spec.name, config);
     } catch (err) {
-      if ((err as Error).name !== 'StreamNotFoundError' && !/stream not found/i.test((err as Error).message)) throw err;
+      if (!isStreamNotFound(err)) throw err;
       await createRacing(bus, spec.name, () => bus.jsm.streams.add(config));
     }
   });

@@ -20,3 +20,9 @@ export function isTransientBusError(err: unknown): boolean {
   if (/jetstream (system )?(is )?(temporarily )?unavailable|no responders|disconnect/i.test(e.message ?? '')) return true;
   return e.cause !== undefined && e.cause !== err ? isTransientBusError(e.cause) : false;
 }
+
+/** The server's "no stream of that name" (a JetStream API error, by name or by its sentence). */
+export function isStreamNotFound(err: unknown): boolean {
+  const e = err as { name?: string; message?: string } | null;
+  return !!e && typeof e === 'object' && (e.name === 'StreamNotFoundError' || /stream not found/i.test(e.message ?? ''));
+}

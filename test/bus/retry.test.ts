@@ -2,8 +2,8 @@
  * The one retry of start-up steps: its pace (doubling, capped, jittered), what it takes for a
  * passing trouble, and, on a real nats-server, that it waits for a server not up yet and for a
  * stream while its server is down — saying what it waits for and logging each try with the step,
- * its stream and the server — stops when the connection closes, and throws at once what the
- * server refuses for good.
+ * its stream and the server — waits for a consumer's stream the server does not know yet, stops
+ * when the connection closes, and throws at once what the server refuses for good.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +16,7 @@ import {
   BusRetry,
   connectBus,
   createRacing,
+  ensureConsumer,
   ensureStream,
   freePort,
   openBucket,
@@ -145,6 +146,24 @@ describe('BusRetry on a real nats-server', () => {
     await ensuring;
     assert.deepEqual(bus.retry.waitingFor(), []);
     assert.deepEqual((await bus.jsm.streams.info('RETRY_DOWN')).config.subjects, ['retry.down.>']);
+  });
+
+  it('waits for a consumer whose stream the server does not know yet (a cluster catching up), and makes it once the stream is there', async () => {
+    const { log, lines } = capturedLog();
+    const nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats-5'), log });
+    stops.push(() => nats.stop());
+    const bus = await connectBus(nats.url, 'retry-test-5', log, new BusRetry(log, FAST));
+    stops.unshift(() => bus.nc.close());
+    const stream = { name: 'RETRY_LATE', subjects: ['retry.late.>'], maxMessages: 10, maxAgeSeconds: 60 };
+    const ensuring = ensureConsumer(bus, { stream, name: 'late-reader', deliver: 'all' });
+    await until('two tries logged', () => lines.filter((l) => l.consumer === 'RETRY_LATE/late-reader').length >= 2);
+    assert.deepEqual(bus.retry.waitingFor(), ['consumer RETRY_LATE/late-reader']);
+    assert.match(lines.find((l) => l.consumer === 'RETRY_LATE/late-reader')!.err, /stream not found/i);
+
+    await ensureStream(bus, stream);
+    await ensuring;
+    assert.deepEqual(bus.retry.waitingFor(), []);
+    assert.equal((await bus.jsm.consumers.info('RETRY_LATE', 'late-reader')).config.durable_name, 'late-reader');
   });
 
   it('stops waiting when the connection is closed (a role stopped while it starts)', async () => {
