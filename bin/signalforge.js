@@ -1,5 +1,6 @@
-#!/usr/bin/env node
-// The `signalforge` command: runs the TypeScript sources through tsx, no build step.
+#!/usr/bin/env -S node --max-semi-space-size=64
+// The `signalforge` command: runs the TypeScript sources through tsx, no build step. The V8 flag
+// (as in `npm start` and the image): a 64 MB young generation, see OPERATIONS.md "Node flags".
 import { register } from 'tsx/esm/api';
 
 register();

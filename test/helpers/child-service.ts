@@ -11,8 +11,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/bus/index.ts';
+import { serviceNodeFlags } from './node-flags.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The repository: where service children run from. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface ServeOptions {
   /** The port to listen on; a free one when not given. */
@@ -51,7 +53,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export async function serveChild(dataDir: string, options: ServeOptions = {}): Promise<ChildService> {
   const port = options.port ?? (await freePort());
   const env = childEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...options.env });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', 'tsx', 'src/cli.ts', 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,10 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { childEnv } from './child-service.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { childEnv, ROOT } from './child-service.ts';
+import { serviceNodeFlags } from './node-flags.ts';
 
 export interface RoleProcess {
   role: string;
@@ -21,14 +19,15 @@ export interface RoleProcess {
 }
 
 /**
- * `nodeArgs` go before the script (e.g. `--cpu-prof` for a benchmark's profile). With
+ * Node runs with the service's V8 flags (serviceNodeFlags); `nodeArgs` go after them, before the
+ * script (e.g. `--cpu-prof` for a benchmark's profile). With
  * ROLE_LOG_DIR set, every stdout line is also written to `<dir>/<role>-<pid>.log` (a long run's
  * whole log, to read while it runs).
  */
 export function startRole(role: string, natsUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = []): RoleProcess {
   const lines: string[] = [];
   // childEnv drops NATS_URL (it keeps children off outside infrastructure): this one is the test's.
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', role], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...nodeArgs, '--import', 'tsx', 'src/cli.ts', role], {
     cwd: ROOT,
     env: { ...childEnv({ LOG_LEVEL: 'info', ...env }), NATS_URL: natsUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
