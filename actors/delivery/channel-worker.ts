@@ -5,7 +5,8 @@ import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryState } 
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
 import type { CatchUpReader, CatchUpTicket } from './catch-up-reader.ts';
-import type { ChannelSender, Semaphore, SendOutcome } from './types.ts';
+import type { ChannelSender, SendOutcome } from './types.ts';
+import type { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 
 export interface ChannelWorkerDeps {
@@ -24,7 +25,8 @@ export interface ChannelWorkerDeps {
   /** The deployment as it is now (null once it is gone). */
   deployment: () => DeploymentRecord | null;
   sender: ChannelSender;
-  limit: Semaphore;
+  /** The process's bound on sends in flight (shared by every worker). */
+  limit: ReturnType<typeof concurrencyLimit>;
   policy: RetryPolicy;
   log: Logger;
   onDelivered?: (event: SignalEvent, channel: DeliveryChannel) => void;
@@ -256,7 +258,7 @@ export class ChannelWorker {
     if (this.state.disabled) return this.deadLetter(item, item.event, current, { error: this.state.disabled.reason, status: null });
 
     const event = item.event;
-    const outcome = await this.deps.limit.run(() => this.fencedSend(event, deployment));
+    const outcome = await this.deps.limit(() => this.fencedSend(event, deployment));
     // The lease ran out: the next holder sends this signal again (same webhook-id); nothing is recorded here.
     if (outcome === null) return this.idle(250);
     if (outcome.ok) return this.delivered(item, event);

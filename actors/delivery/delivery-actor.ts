@@ -31,7 +31,8 @@ import { ChannelWorker } from './channel-worker.ts';
 import { ChatPacer } from './chat-pacer.ts';
 import { TelegramBot, TelegramSender } from './telegram.ts';
 import { CatchUpReader } from './catch-up-reader.ts';
-import { Semaphore, type ChannelSender } from './types.ts';
+import type { ChannelSender } from './types.ts';
+import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import { WebhookSender } from './webhook-sender.ts';
 import { ChatHookSender } from './chat-hook-sender.ts';
 import { EmailSender } from './email-sender.ts';
@@ -174,7 +175,8 @@ export class DeliveryActor {
     claims: Claims;
   } | null = null;
   private readonly policy: RetryPolicy;
-  private readonly limit: Semaphore;
+  /** Sends in flight at once over all deployments (DELIVERY_CONCURRENCY); waiters go in arrival order. */
+  private readonly limit: ReturnType<typeof concurrencyLimit>;
   private readonly signals: SignalLog;
   private readonly catchUp: CatchUpReader;
 
@@ -191,7 +193,7 @@ export class DeliveryActor {
       windowMs: config.WEBHOOK_RETRY_WINDOW_MS,
       jitter: DEFAULT_JITTER,
     };
-    this.limit = new Semaphore(config.DELIVERY_CONCURRENCY);
+    this.limit = concurrencyLimit(config.DELIVERY_CONCURRENCY);
     this.signals = new SignalLog(deps.bus);
     this.catchUp = new CatchUpReader({ bus: deps.bus, signals: this.signals, log: deps.log });
   }

@@ -5,4 +5,4 @@ export { TelegramBot, TelegramSender } from './telegram.ts';
 export { ChatHookSender, type ChatHookSenderOptions } from './chat-hook-sender.ts';
 export { PinnedPoster, answerError, type PostResult } from './http-post.ts';
 export { ChatPacer, type PacerOptions } from './chat-pacer.ts';
-export { Semaphore, type ChannelSender, type SendOutcome } from './types.ts';
+export type { ChannelSender, SendOutcome } from './types.ts';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ChannelWorker, DeliveryActor, Semaphore, type ChannelSender } from '../../actors/delivery/index.ts';
+import { ChannelWorker, DeliveryActor, type ChannelSender } from '../../actors/delivery/index.ts';
 import { CatchUpReader } from '../../actors/delivery/catch-up-reader.ts';
 import { openBucket, type JsonKv } from '../../src/bus/index.ts';
 import { SignalLog, stateKey } from '../../src/delivery/index.ts';
@@ -16,6 +16,7 @@ import { Buckets, DeliveryBuckets } from '../../schemas/messages.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { deploy, log, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
+import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 
 /** A sender that records what it was asked to send, per deployment. */
 function recordingSender() {
@@ -108,7 +109,7 @@ describe('CatchUpReader', () => {
       catchUp,
       deployment: () => d,
       sender,
-      limit: new Semaphore(8),
+      limit: concurrencyLimit(8),
       policy: { baseMs: 100, maxMs: 200, windowMs: 60_000, jitter: 0 },
       log,
     });

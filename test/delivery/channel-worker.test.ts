@@ -6,12 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ChannelWorker, Semaphore, type ChannelSender, type ChannelWorkerDeps, type SendOutcome } from '../../actors/delivery/index.ts';
+import { ChannelWorker, type ChannelSender, type ChannelWorkerDeps, type SendOutcome } from '../../actors/delivery/index.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { openBucket } from '../../src/bus/index.ts';
 import { SignalLog } from '../../src/delivery/index.ts';
 import { DeliveryBuckets } from '../../schemas/messages.ts';
 import { deploy, log, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
+import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 
 describe('ChannelWorker', () => {
   let h: Harness;
@@ -33,7 +34,7 @@ describe('ChannelWorker', () => {
       signals: new SignalLog(h.bus),
       deployment: () => d,
       sender,
-      limit: new Semaphore(1),
+      limit: concurrencyLimit(1),
       policy: { baseMs: 100, maxMs: 200, windowMs: 800, jitter: 0 },
       log,
       ...options,
@@ -91,7 +92,7 @@ describe('ChannelWorker', () => {
           }),
       };
       const worker = await openWorker(d, sender, {
-        limit: new Semaphore(4),
+        limit: concurrencyLimit(4),
         policy: { baseMs: 100, maxMs: 200, windowMs: 60_000, jitter: 0 },
         leaseLeftMs: () => lease.end - Date.now(),
       });
