@@ -13,7 +13,7 @@ import { Buckets } from '../../schemas/messages.ts';
 import { ModelActor } from './model-actor.ts';
 import { lastStoredBar, predictionPublisher, signalPublisher } from './signal-publisher.ts';
 
-export { ModelActor, type ModelActorDeps } from './model-actor.ts';
+export { firstSaveAfter, ModelActor, SAVE_EVERY_BARS, type ModelActorDeps } from './model-actor.ts';
 export { FeatureSources, type FeatureSource } from '../../src/scoring/index.ts';
 export { lastStoredBar, predictionPublisher, signalPublisher } from './signal-publisher.ts';
 

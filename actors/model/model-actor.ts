@@ -40,7 +40,10 @@ export interface ModelActorDeps {
    * again. Without it, the actor saves its resume point after every bar.
    */
   lastStored?(): Promise<number | null>;
-  /** With `lastStored`: the resume point is saved every this many bars (and at stop), not after every bar. Default 60. */
+  /**
+   * With `lastStored`: the resume point is saved every this many bars (the first time after
+   * firstSaveAfter bars) and at stop, not after every bar. Default 60.
+   */
   saveEveryBars?: number;
   /** Each scored bar, after its signals are stored (the WebSocket `predictions` channel); optional. */
   publishPrediction?(prediction: BarPrediction): void;
@@ -62,6 +65,18 @@ export interface ModelActorDeps {
 export const SAVE_EVERY_BARS = 60;
 
 /**
+ * Bars an actor handles before its first save (1 to `every`), spread by its deployment id: a
+ * host's thousands of actors start together, and saving all on their first bar, then on the same
+ * bar every `every` bars, was a stored message per actor at one bar close.
+ */
+export function firstSaveAfter(deploymentId: string, every: number): number {
+  // FNV-1a: any even spread of ids will do, and the same id always saves on the same bars.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < deploymentId.length; i++) h = Math.imul(h ^ deploymentId.charCodeAt(i), 0x01000193);
+  return 1 + ((h >>> 0) % every);
+}
+
+/**
  * One deployed model, live: on each closed bar of its symbol and timeframe (`handle(bar open
  * time)`) it runs the scoring chain on its warm window — features (sandboxed), the column check,
  * ONNX p(up), the threshold and filters — and steps the same position engine the backtest uses.
@@ -79,8 +94,10 @@ export class ModelActor implements Actor<number> {
   private stepper: LiveStepper | null = null;
   /** Signals of bars before this one are stored already (lastStored at start): stepped again, not sent again. */
   private storedThrough = -Infinity;
-  /** Bars handled since the resume point was last saved (Infinity: never saved by this actor). */
-  private unsaved = Infinity;
+  /** Bars handled since the resume point was last saved by this actor. */
+  private unsaved = 0;
+  /** Bars still to handle before the next save (the first one staggered: firstSaveAfter). */
+  private saveIn: number;
   private readonly clock: Clock;
   /** What every event of this actor says alike, worked out once (a bar's thousands of events allocate only what differs). */
   private readonly fixed: EventFixed;
@@ -88,6 +105,11 @@ export class ModelActor implements Actor<number> {
   constructor(private readonly deps: ModelActorDeps) {
     this.clock = deps.clock ?? liveClock;
     this.fixed = eventFixed(deps.deployment, deps.model);
+    this.saveIn = firstSaveAfter(deps.deployment.deployment_id, this.saveEvery);
+  }
+
+  private get saveEvery(): number {
+    return this.deps.saveEveryBars ?? SAVE_EVERY_BARS;
   }
 
   /**
@@ -163,7 +185,7 @@ export class ModelActor implements Actor<number> {
     this.stopped = true;
     await this.queue;
     // Where it stands, so the next actor of the deployment (here or on another host) steps nothing again.
-    if (this.stepper && this.unsaved > 0 && this.unsaved !== Infinity)
+    if (this.stepper && this.unsaved > 0)
       await this.save().catch((err: unknown) =>
         this.deps.log.warn({ deployment_id: this.deploymentId, err }, 'model actor: saving the resume point at stop failed'),
       );
@@ -174,6 +196,7 @@ export class ModelActor implements Actor<number> {
   private save(): Promise<number> {
     const stepper = this.stepper!;
     this.unsaved = 0;
+    this.saveIn = this.saveEvery;
     return this.deps.state.put(this.deps.deployment.deployment_id, {
       last_bar_ts: stepper.lastBarTs,
       engine: stepper.snapshot(),
@@ -221,7 +244,8 @@ export class ModelActor implements Actor<number> {
     for (const prediction of predictions) this.deps.publishPrediction!(prediction);
     this.signalsSent += events.length;
     this.unsaved += bars.length;
-    const due = !this.deps.lastStored || this.unsaved >= (this.deps.saveEveryBars ?? SAVE_EVERY_BARS);
+    this.saveIn -= bars.length;
+    const due = !this.deps.lastStored || this.saveIn <= 0;
     // SIGNAL_FIRED for entries only: a cancel fires nothing new, and the public event (no side) could
     // not say which it withdraws. Not waited for: the host gathers a bot's entries of a bar into one
     // event for half a second (FiredCoalescer), and a public announcement holds up no signal.

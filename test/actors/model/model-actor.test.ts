@@ -6,8 +6,17 @@
  * (test/scoring/hostile-models/generate.py). No bars: the actors load their model and stop there.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { buildModelHost, FeatureSources, lastStoredBar, ModelActor, signalPublisher } from '../../../actors/model/index.ts';
+import {
+  buildModelHost,
+  FeatureSources,
+  firstSaveAfter,
+  lastStoredBar,
+  ModelActor,
+  SAVE_EVERY_BARS,
+  signalPublisher,
+} from '../../../actors/model/index.ts';
 import { ensureStream, openBucket, type Bus } from '../../../src/bus/index.ts';
 import { ReplayClock } from '../../../src/lib/clock.ts';
 import { isoFromMs } from '../../../src/lib/iso-time.ts';
@@ -327,17 +336,23 @@ describe('a deployment whose announced entry does not fill', () => {
       await actor.stop();
       assert.ok(reference.length >= 2, `signals in the span (${reference.length})`);
 
-      // Saved every N bars, N past the second signal: the first bar's save is the resume point when
-      // the actor is killed (no stop) just after that signal.
+      // Saved every N bars, N past the second signal: the actor is killed (no stop) just after that
+      // signal, its resume point the one save of its staggered first bar (or none yet: it starts
+      // over from the deployment's start).
       const second = gapped.lowerBound(Date.parse(reference[1]!.bar_time));
       assert.ok(Date.parse(reference[0]!.bar_time) < g.ts[second]!, 'the two signals on two bars');
       const every = second - from + 2;
+      const first = firstSaveAfter('dep_saved_every_n', every);
       clock = new ReplayClock(g.ts[from - 1]! + QUARTER);
       const sent: SignalEvent[] = [];
       actor = actorOf('dep_saved_every_n', sent, every);
       await actor.start();
       await run(actor, [from, second + 1]);
-      assert.equal((await state.get('dep_saved_every_n'))!.value.last_bar_ts, g.ts[from], 'saved on the first bar only');
+      assert.equal(
+        (await state.get('dep_saved_every_n'))?.value.last_bar_ts ?? null,
+        first <= second + 1 - from ? g.ts[from + first - 1] : null,
+        `saved once, after its first ${first} bars`,
+      );
       const lastStored = await lastStoredBar(nats.bus, 'dep_saved_every_n');
       assert.equal(lastStored, g.ts[second]);
       const before = sent.length;
@@ -361,4 +376,20 @@ describe('a deployment whose announced entry does not fill', () => {
       assert.equal((await state.get('dep_saved_every_n'))!.value.last_bar_ts, g.ts[end - 1], 'saved at stop: where it stopped');
     },
   );
+});
+
+describe('firstSaveAfter', () => {
+  it("spreads a host's actors' first saves evenly over the bars, the same deployment always on the same bar", () => {
+    const ids = Array.from({ length: 12_000 }, () => `dep_${randomBytes(9).toString('base64url')}`);
+    const perBar = new Array<number>(SAVE_EVERY_BARS + 1).fill(0);
+    for (const id of ids) {
+      const after = firstSaveAfter(id, SAVE_EVERY_BARS);
+      assert.ok(after >= 1 && after <= SAVE_EVERY_BARS, `${id}: ${after}`);
+      perBar[after]!++;
+    }
+    // 200 a bar on average: each bar within ±40 % (a bar holding them all was the fault).
+    for (let bar = 1; bar <= SAVE_EVERY_BARS; bar++) assert.ok(perBar[bar]! > 120 && perBar[bar]! < 280, `bar ${bar}: ${perBar[bar]}`);
+    assert.equal(firstSaveAfter(ids[0]!, SAVE_EVERY_BARS), firstSaveAfter(ids[0]!, SAVE_EVERY_BARS));
+    assert.equal(firstSaveAfter(ids[0]!, 1), 1);
+  });
 });
