@@ -6,23 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BarSeries } from '../../src/market/bar-series.ts';
-import type { SeriesColumns } from '../../src/store/index.ts';
 import type { BarMessage } from '../../schemas/market.ts';
+import { noBars } from '../helpers/hostile-model-host.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2024, 4, 1);
-
-const empty = (): SeriesColumns => ({
-  ts: new Float64Array(0),
-  open: new Float64Array(0),
-  high: new Float64Array(0),
-  low: new Float64Array(0),
-  close: new Float64Array(0),
-  volume: new Float64Array(0),
-  spread: new Float64Array(0),
-  ticks: new Uint32Array(0),
-  source: new Uint8Array(0),
-});
 
 const bar = (i: number, close = 1 + i / 100): BarMessage => ({
   symbol: 'EURUSD',
@@ -40,7 +28,7 @@ const bar = (i: number, close = 1 + i / 100): BarMessage => ({
 
 describe('BarSeries', () => {
   it('keeps bars sorted by time, whatever order they come in, a repeat replacing its bar', () => {
-    const series = new BarSeries(empty());
+    const series = new BarSeries(noBars());
     for (const i of [0, 1, 3, 2]) series.upsert(bar(i));
     series.upsert(bar(1, 2.5));
     const c = series.columns();
@@ -54,7 +42,7 @@ describe('BarSeries', () => {
   });
 
   it('hands out the same columns until a bar is added, a replaced bar visible in them at once', () => {
-    const series = new BarSeries(empty());
+    const series = new BarSeries(noBars());
     series.upsert(bar(0));
     series.upsert(bar(1));
     const first = series.columns();
@@ -73,7 +61,7 @@ describe('BarSeries', () => {
   });
 
   it('hands out new columns once they grow, holding every bar', () => {
-    const series = new BarSeries(empty());
+    const series = new BarSeries(noBars());
     const seen = new Set<unknown>();
     for (let i = 0; i < 3_000; i++) {
       series.upsert(bar(i));
