@@ -2,8 +2,6 @@ import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JsMsg } from '@nats
 import { nanos } from '@nats-io/transport-node';
 import type { ConsumerSpec, StreamSpec } from '../../schemas/messages.ts';
 import type { Bus } from './connection.ts';
-import { isStartupTransient } from './retry.ts';
-import { isStreamNotFound } from './transient.ts';
 
 /** A message delivered by a durable consumer; acknowledge it once its work is done. */
 export interface Delivered {
@@ -58,18 +56,10 @@ class DeliveredMsg implements Delivered {
 const delivered = (msg: JsMsg): Delivered => new DeliveredMsg(msg);
 
 /**
- * What a step on a stream or consumer ensured just before is tried again for: start-up's transients,
- * and "not found" from a cluster that has not caught up with what was just made.
- */
-const caughtUpLater = (err: unknown): boolean =>
-  isStartupTransient(err) || isStreamNotFound(err) || /consumer not found/i.test((err as Error)?.message ?? '');
-
-/**
  * Creates the durable consumer the spec names, or brings the settings that may change (ack wait,
  * max ack pending) of an existing one to the spec. `ackWaitMs` overrides the spec's (configured).
- * Ensure its stream first: a "stream not found" here is then a cluster whose meta leader changed
- * since (a fresh one electing) and has not caught up, tried again like any start-up transient
- * (it once ended an ingest started with ten other roles on a fresh cluster).
+ * Ensure its stream first: a "stream not found" here is then a cluster that has not caught up
+ * with it, tried again like any start-up transient (isStartupTransient).
  */
 export async function ensureConsumer(
   bus: Pick<Bus, 'jsm' | 'retry'>,
@@ -81,26 +71,22 @@ export async function ensureConsumer(
     ...(ackWaitMs !== undefined ? { ack_wait: nanos(ackWaitMs) } : {}),
     ...(spec.maxAckPending !== undefined ? { max_ack_pending: spec.maxAckPending } : {}),
   };
-  await bus.retry.run(
-    { op: 'ensure', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` },
-    async () => {
-      try {
-        await bus.jsm.consumers.info(spec.stream.name, spec.name);
-      } catch {
-        await bus.jsm.consumers.add(spec.stream.name, {
-          durable_name: spec.name,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: spec.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
-          ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
-          ...(spec.maxDeliver !== undefined ? { max_deliver: spec.maxDeliver } : {}),
-          ...mutable,
-        });
-        return;
-      }
-      if (Object.keys(mutable).length > 0) await bus.jsm.consumers.update(spec.stream.name, spec.name, mutable);
-    },
-    { transient: caughtUpLater },
-  );
+  await bus.retry.run({ op: 'ensure', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, async () => {
+    try {
+      await bus.jsm.consumers.info(spec.stream.name, spec.name);
+    } catch {
+      await bus.jsm.consumers.add(spec.stream.name, {
+        durable_name: spec.name,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: spec.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+        ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+        ...(spec.maxDeliver !== undefined ? { max_deliver: spec.maxDeliver } : {}),
+        ...mutable,
+      });
+      return;
+    }
+    if (Object.keys(mutable).length > 0) await bus.jsm.consumers.update(spec.stream.name, spec.name, mutable);
+  });
 }
 
 /** Messages pushed as they come (up to `max` unacknowledged in the client's buffer); `close` ends the loop. */
@@ -110,10 +96,8 @@ export interface DeliveredStream extends AsyncIterable<Delivered> {
 
 /** Consumes a durable consumer (ensure it first) as a stream of messages. */
 export async function consume(bus: Pick<Bus, 'js' | 'retry'>, spec: ConsumerSpec, max: number): Promise<DeliveredStream> {
-  const messages = await bus.retry.run(
-    { op: 'consume', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` },
-    async () => (await bus.js.consumers.get(spec.stream.name, spec.name)).consume({ max_messages: max }),
-    { transient: caughtUpLater },
+  const messages = await bus.retry.run({ op: 'consume', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, async () =>
+    (await bus.js.consumers.get(spec.stream.name, spec.name)).consume({ max_messages: max }),
   );
   return {
     async *[Symbol.asyncIterator]() {
@@ -132,10 +116,8 @@ export interface Puller {
 }
 
 export async function puller(bus: Pick<Bus, 'js' | 'retry'>, spec: ConsumerSpec): Promise<Puller> {
-  const consumer = await bus.retry.run(
-    { op: 'get', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` },
-    () => bus.js.consumers.get(spec.stream.name, spec.name),
-    { transient: caughtUpLater },
+  const consumer = await bus.retry.run({ op: 'get', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, () =>
+    bus.js.consumers.get(spec.stream.name, spec.name),
   );
   return {
     async next(expiresMs) {

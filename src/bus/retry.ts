@@ -23,11 +23,15 @@ export function backoffMs(attempt: number, backoff: Backoff = STARTUP_BACKOFF, r
 
 /**
  * Errors that a cluster missing a node, or still electing its leaders, gives for a while — besides
- * the bus's transient ones: the placement of a replicated stream waits for enough nodes, and a
- * stream two roles create at once is "already in use" for the slower one (its next try updates it).
+ * the bus's transient ones: the placement of a replicated stream waits for enough nodes, a stream
+ * two roles create at once is "already in use" for the slower one (its next try updates it), and
+ * a stream or consumer made a moment before is "not found" by a meta leader elected since that has
+ * not caught up (a fresh cluster: it once ended an ingest started with ten other roles). Every
+ * step that reads a stream or consumer runs after the step that ensures it; one nobody makes is
+ * waited for, named by `/_readyz` and in each try's log line.
  */
 const STARTUP_TRANSIENT =
-  /no suitable peers|insufficient resources|jetstream not (enabled|ready)|temporarily unavailable|already in use|leader|timed? ?out|no responders/i;
+  /no suitable peers|insufficient resources|jetstream not (enabled|ready)|temporarily unavailable|already in use|leader|timed? ?out|no responders|(stream|consumer) not found/i;
 
 /** Whether a start-up step that failed so should be tried again (never a request the server refused for good). */
 export function isStartupTransient(err: unknown): boolean {

@@ -73,6 +73,9 @@ describe('isStartupTransient', () => {
       new Error('no suitable peers for placement'),
       new Error('insufficient resources'),
       new Error('stream name already in use with a different configuration'),
+      // A meta leader elected since a stream or consumer was made, not caught up yet.
+      Object.assign(new Error('stream not found'), { name: 'StreamNotFoundError' }),
+      new Error('consumer not found'),
       new Error('wrapped', { cause: Object.assign(new Error('timeout'), { name: 'TimeoutError' }) }),
     ]) {
       assert.equal(isStartupTransient(err), true, err.message);
