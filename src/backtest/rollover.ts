@@ -19,11 +19,21 @@ export function nightsOnWeekday(weekday: number, weekends: boolean): number {
   return weekday === 3 ? 3 : 1;
 }
 
+/** Rollovers already worked out, by day: every live model asks for the same few days on every bar. */
+const rollovers = new Map<number, number>();
+const ROLLOVERS_KEPT = 4096;
+
 /** 17:00 New York on the calendar day (UTC midnight `dayStart`), as epoch ms UTC. */
 export function rolloverOn(dayStart: number): number {
-  const d = new Date(dayStart);
-  const year = d.getUTCFullYear();
-  return newYorkWallToUtc(Date.UTC(year, d.getUTCMonth(), d.getUTCDate(), 17), year);
+  let at = rollovers.get(dayStart);
+  if (at === undefined) {
+    const d = new Date(dayStart);
+    const year = d.getUTCFullYear();
+    at = newYorkWallToUtc(Date.UTC(year, d.getUTCMonth(), d.getUTCDate(), 17), year);
+    if (rollovers.size >= ROLLOVERS_KEPT) rollovers.clear();
+    rollovers.set(dayStart, at);
+  }
+  return at;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BarColumns, OhlcColumns } from '../lib/bar-columns.ts';
 import { instrument } from '../lib/instruments.ts';
 import { UnprocessableError } from '../errors.ts';
@@ -176,6 +177,8 @@ export function decide(spec: ScoringSpec, bars: BarColumns, features: FeatureRow
 /**
  * The whole chain over a window of bars: the strategy's features (rows before `lead` are the
  * warm-up and stay unscored), checked against the model's columns, then `scoreFeatures`.
+ * With `share` (scoringShare of the model and spec), callers with the same features answer, lead
+ * and share get one scoring, shared and never to be written.
  */
 export async function scoreWindow(
   compute: FeatureComputer,
@@ -183,7 +186,41 @@ export async function scoreWindow(
   spec: ScoringSpec,
   bars: BarColumns,
   lead: number,
+  share?: string,
 ): Promise<Scored> {
-  const features = featureRows(await compute(bars), lead, spec.features);
-  return scoreFeatures(scorer, spec, bars, features);
+  const result = await compute(bars);
+  const features = featureRows(result, lead, spec.features);
+  if (share === undefined) return scoreFeatures(scorer, spec, bars, features);
+  let byShare = scorings.get(result);
+  if (!byShare) scorings.set(result, (byShare = new Map()));
+  let byLead = byShare.get(share);
+  if (!byLead) byShare.set(share, (byLead = new Map()));
+  let scored = byLead.get(lead);
+  if (!scored) {
+    const made = (scored = scoreFeatures(scorer, spec, bars, features));
+    const known = byLead;
+    known.set(lead, made);
+    made.catch(() => known.get(lead) === made && known.delete(lead));
+  }
+  return scored;
+}
+
+/**
+ * Scorings already made on a features answer, by share (model and spec) and lead: scoreWindow's
+ * `share`. An answer belongs to one window of bars of one program in one scope (FeatureSources),
+ * so the deployments of one model with one spec on one bar (clones, a user's many deployments of
+ * a program) step their engines on one scoring, read-only, instead of each scoring the same row
+ * again: its p(up), threshold and signal arrays were a deployment's largest allocations of a bar.
+ */
+const scorings = new WeakMap<FeaturesResult, Map<string, Map<number, Promise<Scored>>>>();
+
+/**
+ * scoreWindow's `share` for a model and spec, worked out once per caller (a live stepper): the
+ * model's identity (its bytes and owner) and a digest of what decides a scoring besides the
+ * features. Undefined for a model that cannot be shared.
+ */
+export function scoringShare(scorer: OnnxModel, spec: ScoringSpec): string | undefined {
+  if (scorer.shareKey === undefined) return undefined;
+  const decides = JSON.stringify([spec.symbol, spec.timeframe, spec.features, spec.config, spec.settings]);
+  return `${scorer.shareKey}\u0000${createHash('sha256').update(decides).digest('base64')}`;
 }

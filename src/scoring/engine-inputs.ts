@@ -62,5 +62,12 @@ export async function intrabarResolver(
 ): Promise<IntrabarResolver | null> {
   if (!hasFinerBars(timeframe)) return null;
   const finer = await bars.get(symbol, '1min');
-  return finer.length ? finerBarResolver(finer.columns()) : null;
+  if (!finer.length) return null;
+  // The series hands out one columns view until it gains a bar: one resolver per view, shared by every model of the symbol.
+  const columns = finer.columns();
+  let resolver = resolvers.get(columns);
+  if (!resolver) resolvers.set(columns, (resolver = finerBarResolver(columns)));
+  return resolver;
 }
+
+const resolvers = new WeakMap<object, IntrabarResolver>();

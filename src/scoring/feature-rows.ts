@@ -24,7 +24,7 @@ const laidOut = new WeakMap<FeatureRows, Map<string, Float64Array | null>>();
  * The same answer and lead give the same (shared, never written) rows.
  */
 export function featureRows(result: FeaturesResult, lead: number, expected: readonly string[]): FeatureRows {
-  if (result.columns.join('\u0000') !== expected.join('\u0000')) {
+  if (!sameNames(result.columns, expected)) {
     throw new BadRequestError(
       `the strategy produced other feature columns than at training (${result.columns.join(', ')}); retrain the model`,
     );
@@ -34,6 +34,13 @@ export function featureRows(result: FeaturesResult, lead: number, expected: read
   let rows = byLead.get(lead);
   if (!rows) byLead.set(lead, (rows = cutRows(result, lead)));
   return rows;
+}
+
+/** Whether two column lists are the same names in the same order (checked per deployment and bar: no joined copies). */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function cutRows(result: FeaturesResult, lead: number): FeatureRows {

@@ -9,6 +9,7 @@ export {
   modelProbabilities,
   scoreFeatures,
   scoreWindow,
+  scoringShare,
   strategyMask,
   strategySignals,
   entryRules,

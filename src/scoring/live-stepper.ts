@@ -15,7 +15,7 @@ import { sliceBars } from '../lib/bar-columns.ts';
 import { TIMEFRAME_MS, type Timeframe } from '../lib/timeframes.ts';
 import type { BarCache, BarSeries } from '../market/index.ts';
 import type { ModelRecord } from '../../schemas/training.ts';
-import { scoreWindow, type FeatureComputer } from './chain.ts';
+import { scoreWindow, scoringShare, type FeatureComputer } from './chain.ts';
 import { maskedSide } from './decisions.ts';
 import { engineOptions, intrabarResolver } from './engine-inputs.ts';
 import type { OnnxModel } from './onnx-scorer.ts';
@@ -109,6 +109,8 @@ export class LiveStepper {
   /** The finer bars behind the resolver are re-read per advance: the 1-minute series grows live. */
   private finer: IntrabarResolver | null = null;
   private last: number;
+  /** Steppers of one model and spec share each bar's scoring (scoreWindow's `share`). */
+  private readonly share: string | undefined;
 
   constructor(
     private readonly deps: LiveStepperDeps,
@@ -118,6 +120,7 @@ export class LiveStepper {
     const options = engineOptions(deps.spec, resolver);
     this.engine = resume.engine == null ? new PositionEngine(options) : PositionEngine.restore(options, resume.engine);
     this.last = resume.lastBarTs;
+    this.share = scoringShare(deps.scorer, deps.spec);
   }
 
   /** Open time of the last bar handled (−1 before the first). */
@@ -143,7 +146,7 @@ export class LiveStepper {
       if (to <= from || stopped()) return;
       const lead = Math.min(from, spec.warmup);
       const window = sliceBars(cols, from - lead, to);
-      const { pUp, signals, mask } = await scoreWindow(this.deps.features, scorer, spec, window, lead);
+      const { pUp, signals, mask } = await scoreWindow(this.deps.features, scorer, spec, window, lead, this.share);
       const out: LiveBar[] = [];
       for (let i = lead; i < window.ts.length; i++) {
         // What the previous bar announced: nextOpen() on the engine as that bar left it (restored or not).

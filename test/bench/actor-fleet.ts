@@ -20,7 +20,12 @@
  * and its Python sessions' PSS) and per model, and the KV writes per second of lease renewals.
  * Options: --models=10000 --codes=100 --bars=3 --delivery=1 (delivery processes) --warm=codes/2
  * (ACTOR_WARM_SESSIONS per host: one Python process each; the other programs run as pool jobs)
- * --profile=DIR (CPU profiles of the actor hosts, delivery, ingest, the store and the edge, written at the end).
+ * --profile=DIR (CPU profiles of the actor hosts, delivery, ingest, the store and the edge, written at the end;
+ * --profile-roles=delivery,actors: of those roles only, the others run unslowed by the profiler; V8's
+ * profiler inflates short calls many times over) --perf (every role writes /tmp/perf-<pid>.map, so
+ * `perf record -a -g` names their JavaScript: a system-wide profile at the cost of a few percent)
+ * --node-flags=--trace-gc-nvp,--max-semi-space-size=128 (more Node flags for every role, after the
+ * service's: V8's GC trace in each role's log, a flag tried before it goes into `npm start`).
  */
 import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
@@ -98,6 +103,7 @@ export const benchmark: Benchmark = {
     const deliveryCount = numberOption(ctx, 'delivery', 1);
     const warm = numberOption(ctx, 'warm', Math.ceil(codes / 2));
     const profileDir = ctx.options.profile;
+    const profileRoles = ctx.options['profile-roles']?.split(',');
     const perCode = Math.ceil(modelCount / codes);
     const began = performance.now();
     const say = (message: string) => ctx.log(`${Math.round((performance.now() - began) / 1000)} s: ${message}`);
@@ -113,7 +119,15 @@ export const benchmark: Benchmark = {
       ACTOR_WARM_SESSIONS: String(warm),
     });
     // One directory per role (a profile per thread, named by pid and thread).
-    const profiled = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
+    // After the service's own flags, so a later one (another young generation size) wins.
+    const extraFlags = [
+      ...(ctx.options.perf !== undefined ? ['--perf-basic-prof'] : []),
+      ...(ctx.options['node-flags']?.split(',').filter(Boolean) ?? []),
+    ];
+    const profiled = (name: string) => [
+      ...extraFlags,
+      ...(profileDir && (!profileRoles || profileRoles.includes(name)) ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []),
+    ];
 
     say('fleet: starting the store, ingest and the history');
     const storeRole = await start('store', { DATA_DIR: join(dir, 'store') }, profiled('store'));

@@ -14,6 +14,7 @@ import {
   featureColumn,
   loadModel,
   scoreWindow,
+  scoringShare,
   sliceBars,
   strategyMask,
   toSignals,
@@ -175,6 +176,48 @@ describe('scoring chain', () => {
     const again0 = strategyMask(window, spec, rows);
     assert.notEqual(again0, first[0]!.mask, 'the oldest masks were let go');
     assert.deepEqual(again0, first[0]!.mask, 'and are worked out again the same');
+  });
+
+  it('with `share`, deployments of one model and spec on one features answer step on one scoring; another spec, owner or lead gets its own', async () => {
+    const window = sliceBars(bars, 1500, 1800);
+    const answer = await runtime.features(code, window);
+    const shared: FeatureComputer = async () => answer;
+    // Another handle of the same bytes for the same owner (another deployment of the model), and one for another owner.
+    const twin = await loadModel(trained.onnx);
+    const stranger = await loadModel(trained.onnx, { owner: 999 });
+    try {
+      const share = scoringShare(scorer, spec);
+      assert.equal(scoringShare(twin, spec), share, 'a handle of the same bytes and owner: the same share');
+      assert.notEqual(scoringShare(stranger, spec), share, 'another owner: another share');
+      const first = await scoreWindow(shared, scorer, spec, window, 60, share);
+      assert.equal(await scoreWindow(shared, twin, spec, window, 60, share), first, 'the same model and spec: one scoring');
+      const alone = await scoreWindow(compute, scorer, spec, window, 60);
+      assert.notEqual(alone, first);
+      assert.deepEqual([first.pUp, first.signals, first.mask], [alone.pUp, alone.signals, alone.mask], 'what each scores alone');
+
+      const stricter = { ...spec, settings: { ...spec.settings, confidence_threshold: 0.9 } };
+      const strict = await scoreWindow(shared, scorer, stricter, window, 60, scoringShare(scorer, stricter));
+      assert.notEqual(strict, first, 'another threshold: its own scoring');
+      assert.deepEqual(strict.signals, toSignals(strict.pUp, 0.9), 'with its own signals');
+      assert.notEqual(await scoreWindow(shared, stranger, spec, window, 60, scoringShare(stranger, spec)), first, 'another owner: its own');
+      assert.notEqual(await scoreWindow(shared, twin, spec, window, 80, share), first, 'another lead: its own');
+      assert.notEqual(await scoreWindow(shared, twin, spec, window, 60), first, 'no share asked: its own');
+
+      // A scoring that failed is not kept: the next caller scores again.
+      const closed = await loadModel(trained.onnx);
+      await closed.close();
+      const other = sliceBars(bars, 1400, 1700);
+      const otherAnswer = await runtime.features(code, other);
+      await assert.rejects(
+        scoreWindow(async () => otherAnswer, closed, spec, other, 60, share),
+        /closed/,
+      );
+      const retried = await scoreWindow(async () => otherAnswer, scorer, spec, other, 60, share);
+      assert.equal(retried.pUp.length, 300);
+    } finally {
+      await twin.close();
+      await stranger.close();
+    }
   });
 
   it('refuses features whose columns are not the model’s, naming them', async () => {

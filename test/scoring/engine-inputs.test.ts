@@ -9,7 +9,9 @@ import { describe, it } from 'node:test';
 import { ModelSettings } from '../../schemas/training.ts';
 import { PositionEngine, runBacktest } from '../../src/backtest/index.ts';
 import { generateOffline } from '../../src/generation/offline/index.ts';
-import { engineOptions } from '../../src/scoring/index.ts';
+import { engineOptions, intrabarResolver } from '../../src/scoring/index.ts';
+import { BarSeries } from '../../src/market/bar-series.ts';
+import { noBars } from '../helpers/hostile-model-host.ts';
 import { columns, type Row } from '../backtest/fixtures.ts';
 
 const PIP = 0.0001;
@@ -65,5 +67,38 @@ describe('engine options of a generated trailing-stop strategy', () => {
     assert.equal(live.openPositions()[0]?.takeProfit, null, 'the open position has no take level');
     live.finish(bars, TREND.length - 1);
     assert.deepEqual(live.closedTrades(), backtest);
+  });
+});
+
+describe('intrabarResolver', () => {
+  const MINUTE = 60_000;
+  const T0 = Date.UTC(2024, 0, 8, 10);
+  const minute = (i: number, low: number, high: number) => ({
+    symbol: 'EURUSD' as const,
+    timeframe: '1min' as const,
+    ts: T0 + i * MINUTE,
+    open: 1.1,
+    high,
+    low,
+    close: 1.1,
+    volume: 1,
+    ticks: 1,
+    spread: 0,
+    source: 'live' as const,
+  });
+
+  it('one resolver per state of the 1-minute series, shared by every model of the symbol; a new minute, a new one that sees it', async () => {
+    const finer = new BarSeries(noBars());
+    finer.upsert(minute(0, 1.099, 1.101));
+    const bars = { get: async () => finer };
+    const first = await intrabarResolver(bars, 'EURUSD', '15min');
+    assert.ok(first);
+    assert.equal(await intrabarResolver(bars, 'EURUSD', '15min'), first, 'the same minutes: the same resolver');
+    // A long stop at 1.095 and take at 1.102 over the first two minutes: neither is touched in minute 0.
+    assert.equal(first.firstTouch(T0, T0 + 2 * MINUTE, true, 1.095, 1.102, 0), 'SL', 'nothing touched: the pessimistic default');
+    finer.upsert(minute(1, 1.099, 1.103));
+    const second = await intrabarResolver(bars, 'EURUSD', '15min');
+    assert.notEqual(second, first, 'a minute added: a resolver over the new columns');
+    assert.equal(second!.firstTouch(T0, T0 + 2 * MINUTE, true, 1.095, 1.102, 0), 'TP', 'the new minute reaches the take');
   });
 });

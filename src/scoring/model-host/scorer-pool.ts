@@ -238,6 +238,7 @@ export class ScorerPool {
     return {
       nFeatures,
       nClasses,
+      shareKey: `${owner}\u0000${model.hash}`,
       probabilities,
       async score(X, rows) {
         const p = await probabilities(X, rows);

@@ -115,8 +115,10 @@ describe('deployments sharing features and inference', () => {
     const before = scorerStats();
     // Sessions of the shared host, by program and user: the one each actor's features ran in.
     const together = await replay(plan, shared, (p) => `dep_${p.k}`);
-    const sharedRuns = scorerStats().shared - before.shared;
-    assert.ok(sharedRuns > 0, 'identical calls shared an inference');
+    // Each deployment steps every bar from its start on; a model's clones on one bar share one scoring (one inference).
+    const steps = plan.reduce((n, p) => n + BARS + Math.max(...STARTS) - p.start, 0);
+    const runs = scorerStats().runs - before.runs;
+    assert.ok(runs > 0 && runs * 4 < steps, `${runs} inferences for ${steps} deployment-bars: scorings were shared`);
 
     // Alone: one deployment per (program, user, start), each on sessions of its own.
     const alone = new Map<string, SignalEvent[]>();
