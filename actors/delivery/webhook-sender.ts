@@ -77,10 +77,7 @@ export class WebhookSender implements ChannelSender {
     }
     // A bridge template replaces the body; the signature covers whatever body is sent.
     const body = deployment.webhook_template ? renderTemplate(deployment.webhook_template, templateValues(event)) : webhookBody(event);
-    const headers = {
-      ...webhookHeaders(deployment.webhook_secret, event.id, Math.floor(this.clock.now() / 1000), body),
-      'user-agent': USER_AGENT,
-    };
+    const headers = webhookHeaders(deployment.webhook_secret, event.id, Math.floor(this.clock.now() / 1000), body, USER_AGENT);
     const answer = await this.poster.post(checked.url, checked.addresses[0]!, headers, body, abort);
     if (!answer.answered) return { ok: false, status: null, error: answer.error };
     if (answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };

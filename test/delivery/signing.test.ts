@@ -81,4 +81,17 @@ describe('Standard Webhooks signing', () => {
     assert.notEqual(retry['webhook-signature'], headers['webhook-signature']);
     assert.doesNotThrow(() => wh.verify(body, retry));
   });
+
+  it('signs a non-ASCII body and many secrets one after another, each verifying under its own secret only', async () => {
+    const body = webhookBody({ ...event, model_name: 'Mömentum ✓ 動き' });
+    const secrets = Array.from({ length: 50 }, () => `whsec_${randomBytes(24).toString('base64')}`);
+    const signed = secrets.map((s, i) => webhookHeaders(s, `${event.id}_${i}`, 1714564800, body, 'agent/1'));
+    for (let i = 0; i < secrets.length; i++) {
+      assert.equal(signed[i]!['user-agent'], 'agent/1');
+      assert.ok(await verifyWithWebCrypto(secrets[i]!, signed[i]!, body), `secret ${i}`);
+      assert.ok(!(await verifyWithWebCrypto(secrets[(i + 1) % secrets.length]!, signed[i]!, body)), `secret ${i} under the next one`);
+    }
+    // Signed again (its key now kept): the same signature.
+    assert.deepEqual(webhookHeaders(secrets[0]!, `${event.id}_0`, 1714564800, body, 'agent/1'), signed[0]);
+  });
 });
