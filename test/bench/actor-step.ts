@@ -9,7 +9,7 @@
  *   objects included (every allocation, not what survives): the garbage a bar makes is what the
  *   scavenger then works through, so it decides most of the GC cost a fleet pays;
  * - the sites that allocate most, per model-bar.
- * Options: --models=1000 --programs=2 --bars=12.
+ * Options: --models=1000 --programs=2 (of 5) --bars=12.
  */
 import { Session } from 'node:inspector/promises';
 import { FeatureSources, ModelActor, predictionPublisher, signalPublisher } from '../../actors/model/index.ts';
@@ -21,17 +21,10 @@ import { useScorers } from '../../src/scoring/index.ts';
 import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import { Buckets, Streams } from '../../schemas/messages.ts';
 import { log, openRealMarket, replayDeployment, trainJob } from '../helpers/real-market.ts';
-import { strategyCode } from '../helpers/strategies.ts';
+import { DISTINCT_PROGRAMS as PROGRAMS } from '../helpers/strategies.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
-/** Programs that differ in features, model and rules. */
-const PROGRAMS = [
-  strategyCode(),
-  strategyCode({ prelude: 'close = close.ewm(span=3).mean()', params: '{"n_estimators": 20, "max_depth": 3}', horizon: 2 }),
-  strategyCode({ prelude: 'close = close.rolling(2).mean().bfill()', trailingStop: '{"atr": 1.5, "period": 14}', takeProfit: null }),
-  strategyCode({ prelude: 'close = close.ewm(span=5).mean()', modelType: 'XGBClassifier', params: '{"n_estimators": 30, "max_depth": 3}' }),
-];
 /** Bars stepped before measuring: sessions warm, code optimised. */
 const WARM_BARS = 3;
 

@@ -62,6 +62,15 @@ ${k.trailingStop === undefined ? '' : `        "trailing_stop": ${k.trailingStop
 }
 
 /** A plain strategy that passes every check: two features, the default model. */
+/** Five programs whose features, models and rules all differ (each smooths the closes its own way): fleets of distinct programs. */
+export const DISTINCT_PROGRAMS: readonly string[] = [
+  strategyCode(),
+  strategyCode({ prelude: 'close = close.ewm(span=3).mean()', params: '{"n_estimators": 20, "max_depth": 3}', horizon: 2 }),
+  strategyCode({ prelude: 'close = close.rolling(2).mean().bfill()', trailingStop: '{"atr": 1.5, "period": 14}', takeProfit: null }),
+  strategyCode({ prelude: 'close = close.ewm(span=5).mean()', modelType: 'XGBClassifier', params: '{"n_estimators": 30, "max_depth": 3}' }),
+  strategyCode({ prelude: 'close = close.shift(1).bfill()', threshold: 0.55, cooldown: 2, onOpposite: 'close_only' }),
+];
+
 export const NORMAL_STRATEGY = `
 import numpy as np
 import pandas as pd

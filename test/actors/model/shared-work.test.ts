@@ -19,17 +19,9 @@ import { trainPipeline, type TrainOutcome } from '../../../src/training/index.ts
 import type { SignalEvent } from '../../../schemas/live.ts';
 import { Buckets } from '../../../schemas/messages.ts';
 import { log, openRealMarket, replayDeployment, trainJob, type RealMarket } from '../../helpers/real-market.ts';
-import { strategyCode } from '../../helpers/strategies.ts';
+import { DISTINCT_PROGRAMS as PROGRAMS } from '../../helpers/strategies.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
-/** Five programs whose features, models and rules all differ (each smooths the closes its own way). */
-const PROGRAMS = [
-  strategyCode(),
-  strategyCode({ prelude: 'close = close.ewm(span=3).mean()', params: '{"n_estimators": 20, "max_depth": 3}', horizon: 2 }),
-  strategyCode({ prelude: 'close = close.rolling(2).mean().bfill()', trailingStop: '{"atr": 1.5, "period": 14}', takeProfit: null }),
-  strategyCode({ prelude: 'close = close.ewm(span=5).mean()', modelType: 'XGBClassifier', params: '{"n_estimators": 30, "max_depth": 3}' }),
-  strategyCode({ prelude: 'close = close.shift(1).bfill()', threshold: 0.55, cooldown: 2, onOpposite: 'close_only' }),
-];
 /** Program 2 is run by both users; the others by one each. */
 const USERS_OF = [[7], [7], [7, 8], [8], [8]];
 const DEPLOYMENTS = 200;
