@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
 import { ModelStore } from '../../src/training/index.ts';
 import { Buckets, Topics } from '../../schemas/messages.ts';
-import { treeCpuByKind, treeCpuSeconds, treeMemoryMb } from './lib/proc.ts';
+import { treeCpuByKind, treeCpuSeconds, treeMemoryMb, treeMinorFaultsByKind } from './lib/proc.ts';
 import { BENCH_ROLE_ENV, roleStarter, sleep, startLayout, timeUntil, type StartedRole } from './lib/roles.ts';
 import { fleetStrategy } from './lib/strategies.ts';
 import { numberOption, type Benchmark, type BenchResult } from './lib/types.ts';
@@ -72,9 +72,9 @@ const goalMs = (models: number) => (models >= 10_000 ? 3_000 : 500);
 /** CPU of one model-bar, all processes together (issue 39). */
 const CPU_GOAL_MS = 0.35;
 
-/** CPU ms per model-bar by part, from two cpu() readings. */
-function perModelBar(a: Record<string, number>, b: Record<string, number>, models: number, delivery: string[]) {
-  const ms = (k: string) => ((b[k] ?? 0) - (a[k] ?? 0)) * 1000;
+/** CPU ms (or, with `scale` 1, page faults) per model-bar by part, from two readings (cpu(), faults()). */
+function perModelBar(a: Record<string, number>, b: Record<string, number>, models: number, delivery: string[], scale = 1000) {
+  const ms = (k: string) => ((b[k] ?? 0) - (a[k] ?? 0)) * scale;
   const parts = {
     actor_hosts_node: ms('hosts_node'),
     python: ms('hosts_python'),
@@ -331,6 +331,19 @@ export const benchmark: Benchmark = {
         bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
       };
     };
+    // Minor page faults by the same parts: memory a process gave back and touched again (a Go or
+    // V8 heap shrinking between bars) costs the kernel a zeroed page each time.
+    const faults = () => {
+      const hosts = [pids.actors_1, pids.actors_2].map(treeMinorFaultsByKind);
+      const total = (k: Record<string, number>) => Object.values(k).reduce((n, v) => n + v, 0);
+      return {
+        ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, total(treeMinorFaultsByKind(pid))])),
+        hosts_node: hosts.reduce((n, h) => n + h.self + h.other, 0),
+        hosts_python: hosts.reduce((n, h) => n + h.python, 0),
+        hosts_scoring: hosts.reduce((n, h) => n + h.scoring, 0),
+        bench: process.resourceUsage().minorPageFault,
+      };
+    };
     // Writes to the claims and heartbeats buckets (their streams' last sequence) while nothing changes hands.
     const leaseSeq = async () =>
       (await bus.jsm.streams.info(`KV_${Buckets.leases.name}`)).state.last_seq +
@@ -369,6 +382,7 @@ export const benchmark: Benchmark = {
     const hooksOf = (ts: number) => receiver.accepted().filter((h) => Date.parse(h.payload?.data?.bar_time) === ts);
     for (let b = 0; b < barsToMeasure; b++) {
       const before = cpu();
+      const faultsBefore = faults();
       const windowStart = performance.now();
       const requestsBefore = receiver.requests.length;
       const batch = [];
@@ -391,6 +405,7 @@ export const benchmark: Benchmark = {
         300_000,
       ).catch(() => undefined);
       const after = cpu();
+      const faultsAfter = faults();
       const hooks = hooksOf(minute);
       const lastHook = hooks.length ? Math.max(...hooks.map((h) => h.at)) : NaN;
       const h = handled.get(minute);
@@ -419,6 +434,13 @@ export const benchmark: Benchmark = {
           Object.keys(pids).filter((k) => k.startsWith('delivery_')),
         ),
         cpu_goal_ms_per_model_bar: CPU_GOAL_MS,
+        minor_faults_per_model_bar: perModelBar(
+          faultsBefore,
+          faultsAfter,
+          fleet,
+          Object.keys(pids).filter((k) => k.startsWith('delivery_')),
+          1,
+        ),
       });
       say(`fleet: ${JSON.stringify(results.at(-1))}`);
       minute += HOUR;

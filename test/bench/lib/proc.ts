@@ -54,15 +54,8 @@ export function treeMemoryMb(pid: number): { self_rss_mb: number; self_pss_mb: n
 
 /** CPU seconds (user + system) used so far by a process and its descendants (each living one with its waited-for dead children). */
 export function treeCpuSeconds(pid: number): number {
-  let ticks = 0;
-  for (const p of processTree(pid)) {
-    const stat = read(`/proc/${p}/stat`);
-    if (!stat) continue;
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime, stime, cutime, cstime (fields 14–17 of stat; 12–15 after the name)
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  }
-  return ticks / TICKS_PER_S;
+  const k = treeCpuByKind(pid);
+  return k.self + k.python + k.scoring + k.other;
 }
 
 /** What kind of process of a tree a command name is: the tree's own Node, the strategy sandbox's Python, the model scorers (Node). */
@@ -72,21 +65,32 @@ function kindOf(comm: string): 'python' | 'scoring' | 'other' {
   return 'other';
 }
 
+/** Fields of /proc/<pid>/stat after the command name: [2] is field 3 (state). */
+type StatFields = string[];
+/** CPU seconds a process used itself (utime + stime) and those of its waited-for dead children (cutime + cstime). */
+const cpuOf = (f: StatFields) => ({
+  own: (Number(f[11]) + Number(f[12])) / TICKS_PER_S,
+  waited: (Number(f[13]) + Number(f[14])) / TICKS_PER_S,
+});
+/** Minor page faults (first touches of memory a process had not mapped in), its own and its waited-for children's. */
+const minorFaultsOf = (f: StatFields) => ({ own: Number(f[7]), waited: Number(f[8]) });
+
 /**
- * CPU seconds of a process and its descendants by kind: `self` (the process itself), `python`
+ * A figure of a process and its descendants by kind: `self` (the process itself), `python`
  * (sandbox sessions and pool jobs, bubblewrap included), `scoring` (the ONNX scorer processes,
  * Node children) and `other`; each living process with its waited-for dead children. The root's
  * dead children count as Python: the ones it waits for are the sandbox's one-shot jobs.
  */
-export function treeCpuByKind(pid: number): Record<'self' | 'python' | 'scoring' | 'other', number> {
+function treeByKind(
+  pid: number,
+  of: (f: StatFields) => { own: number; waited: number },
+): Record<'self' | 'python' | 'scoring' | 'other', number> {
   const out = { self: 0, python: 0, scoring: 0, other: 0 };
   for (const p of processTree(pid)) {
     const stat = read(`/proc/${p}/stat`);
     if (!stat) continue;
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const own = (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
-    const waited = (Number(f[13]) + Number(f[14])) / TICKS_PER_S;
+    const { own, waited } = of(stat.slice(stat.lastIndexOf(')') + 2).split(' '));
     if (p === pid) {
       out.self += own;
       out.python += waited;
@@ -94,3 +98,9 @@ export function treeCpuByKind(pid: number): Record<'self' | 'python' | 'scoring'
   }
   return out;
 }
+
+/** CPU seconds of a process and its descendants by kind (treeByKind). */
+export const treeCpuByKind = (pid: number) => treeByKind(pid, cpuOf);
+
+/** Minor page faults of a process and its descendants by kind (treeByKind). */
+export const treeMinorFaultsByKind = (pid: number) => treeByKind(pid, minorFaultsOf);
