@@ -379,6 +379,7 @@ export const benchmark: Benchmark = {
     // stop (its end is past on the wall clock: the quiet rule, after BAR_GRACE_MS). The rule closes
     // the hour's longer bars too, so the next measured bar is the next hour's first.
     let minute = historyEnd;
+    const deliveryParts = Object.keys(pids).filter((k) => k.startsWith('delivery_'));
     const hooksOf = (ts: number) => receiver.accepted().filter((h) => Date.parse(h.payload?.data?.bar_time) === ts);
     for (let b = 0; b < barsToMeasure; b++) {
       const before = cpu();
@@ -427,20 +428,9 @@ export const benchmark: Benchmark = {
         window_ms: Math.round(performance.now() - windowStart),
         cpu_s: cpuDelta(before, after),
         // What a model-bar costs, all processes together (the receiver is the bench's own server).
-        cpu_ms_per_model_bar: perModelBar(
-          before,
-          after,
-          fleet,
-          Object.keys(pids).filter((k) => k.startsWith('delivery_')),
-        ),
+        cpu_ms_per_model_bar: perModelBar(before, after, fleet, deliveryParts),
         cpu_goal_ms_per_model_bar: CPU_GOAL_MS,
-        minor_faults_per_model_bar: perModelBar(
-          faultsBefore,
-          faultsAfter,
-          fleet,
-          Object.keys(pids).filter((k) => k.startsWith('delivery_')),
-          1,
-        ),
+        minor_faults_per_model_bar: perModelBar(faultsBefore, faultsAfter, fleet, deliveryParts, 1),
       });
       say(`fleet: ${JSON.stringify(results.at(-1))}`);
       minute += HOUR;

@@ -65,7 +65,7 @@ function kindOf(comm: string): 'python' | 'scoring' | 'other' {
   return 'other';
 }
 
-/** Fields of /proc/<pid>/stat after the command name: [2] is field 3 (state). */
+/** Fields of /proc/<pid>/stat after the command name: [0] is field 3 (state), [7] minflt, [11] utime. */
 type StatFields = string[];
 /** CPU seconds a process used itself (utime + stime) and those of its waited-for dead children (cutime + cstime). */
 const cpuOf = (f: StatFields) => ({
