@@ -231,8 +231,11 @@ export interface ConsumerSpec {
 export const Consumers = {
   /** Trainers pull train jobs; attempts are counted by the trainer (it fails a job after repeated interruptions). */
   trainer: { stream: Streams.trainJobs, name: TRAINER_CONSUMER, deliver: 'all', filterSubject: 'jobs.train', maxDeliver: -1 },
-  /** The signal recorder copies every signal into ClickHouse. */
-  signalsStore: { stream: Streams.signals, name: 'signals-store', deliver: 'all' },
+  /**
+   * The signal recorder copies every signal into ClickHouse. A bar's signals of every deployment
+   * wait unacknowledged together, to go into one insert (SignalsRepo: up to 10,000 rows).
+   */
+  signalsStore: { stream: Streams.signals, name: 'signals-store', deliver: 'all', maxAckPending: 20_000 },
 } as const satisfies Record<string, ConsumerSpec>;
 
 /**

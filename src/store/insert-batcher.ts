@@ -18,7 +18,12 @@ export class InsertBatcher<Row extends Record<string, unknown>> {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly table: string,
-    private readonly options: { maxRows?: number; maxDelayMs?: number } = {},
+    private readonly options: {
+      maxRows?: number;
+      maxDelayMs?: number;
+      /** How a batch is written (default: one JSONEachRow INSERT into the table). */
+      write?: (rows: Row[]) => Promise<void>;
+    } = {},
   ) {}
 
   insert(rows: Row | Row[]): Promise<void> {
@@ -45,8 +50,9 @@ export class InsertBatcher<Row extends Record<string, unknown>> {
     this.rows = [];
     this.waiters = [];
     // Inserts go one after another so rows land in the order they were written.
+    const write = this.options.write ?? ((values: Row[]) => this.client.insert({ table: this.table, values, format: 'JSONEachRow' }));
     this.inFlight = this.inFlight.then(() =>
-      this.client.insert({ table: this.table, values: rows, format: 'JSONEachRow' }).then(
+      write(rows).then(
         () => waiters.forEach((w) => w.resolve()),
         (err: unknown) => waiters.forEach((w) => w.reject(err)),
       ),

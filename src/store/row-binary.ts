@@ -26,6 +26,31 @@ export class RowBinaryWriter {
     return this;
   }
 
+  /** Any string, as UTF-8 (a user's model name, a stem): a varint byte length, then the bytes. */
+  string(value: string): this {
+    const bytes = Buffer.byteLength(value, 'utf8');
+    this.ensure(5 + bytes);
+    let n = bytes;
+    while (n >= 0x80) {
+      this.buf[this.o++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    this.buf[this.o++] = n;
+    this.o += this.buf.write(value, this.o, bytes, 'utf8');
+    return this;
+  }
+
+  /** Nullable(Float64): a null flag byte, then the value when there is one. */
+  nullableFloat64(value: number | null): this {
+    this.ensure(1);
+    if (value === null) {
+      this.buf[this.o++] = 1;
+      return this;
+    }
+    this.buf[this.o++] = 0;
+    return this.float64(value);
+  }
+
   /** Int64 / DateTime64(3) from a safe integer (epoch ms). */
   int64(value: number): this {
     this.ensure(8);

@@ -11,7 +11,6 @@
  * - the sites that allocate most, per model-bar.
  * Options: --models=1000 --programs=2 (of 5) --bars=12.
  */
-import { Session } from 'node:inspector/promises';
 import { FeatureSources, ModelActor, predictionPublisher, signalPublisher } from '../../actors/model/index.ts';
 import { ensureStream, openBucket, StreamBatcher } from '../../src/bus/index.ts';
 import { ReplayClock } from '../../src/lib/clock.ts';
@@ -22,43 +21,12 @@ import { trainPipeline, type TrainOutcome } from '../../src/training/index.ts';
 import { Buckets, Streams } from '../../schemas/messages.ts';
 import { log, openRealMarket, replayDeployment, trainJob } from '../helpers/real-market.ts';
 import { DISTINCT_PROGRAMS as PROGRAMS } from '../helpers/strategies.ts';
+import { kbPer, sampleAllocations } from './lib/heap-sampling.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const QUARTER = TIMEFRAME_MS['15min'];
 /** Bars stepped before measuring: sessions warm, code optimised. */
 const WARM_BARS = 3;
-
-interface SampledProfile {
-  head: ProfileNode;
-  samples: Array<{ size: number; nodeId: number }>;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: ProfileNode[];
-}
-
-/** Bytes per allocating site (function@file:line, the frame that allocated). */
-function bySite(profile: SampledProfile): Map<string, number> {
-  const site = new Map<number, string>();
-  const walk = (n: ProfileNode) => {
-    const f = n.callFrame;
-    const file = f.url
-      .replace(/^file:\/\//, '')
-      .split('/node_modules/')
-      .pop()!
-      .replace(/^.*\/(src|actors|schemas|test)\//, '$1/');
-    site.set(n.id, `${f.functionName || '(anonymous)'}@${file || '(native)'}:${f.lineNumber + 1}`);
-    for (const c of n.children ?? []) walk(c);
-  };
-  walk(profile.head);
-  const out = new Map<string, number>();
-  for (const s of profile.samples) {
-    const key = site.get(s.nodeId) ?? '(unknown)';
-    out.set(key, (out.get(key) ?? 0) + s.size);
-  }
-  return out;
-}
 
 export const benchmark: Benchmark = {
   name: 'actor-step',
@@ -121,26 +89,15 @@ export const benchmark: Benchmark = {
     for (let i = first; i < first + WARM_BARS; i++) await step(i);
 
     ctx.log(`actor-step: ${models} models, ${bars} bars measured`);
-    const session = new Session();
-    session.connect();
-    ctx.defer(() => session.disconnect());
-    await session.post('HeapProfiler.enable');
-    // Collected objects too: the profile is every allocation of the bars, not what is left of them.
-    await session.post('HeapProfiler.startSampling', {
-      samplingInterval: 4096,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    } as never);
+    const allocations = await sampleAllocations();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     for (let i = first + WARM_BARS; i < first + WARM_BARS + bars; i++) await step(i);
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - t0;
-    const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: SampledProfile };
+    const { bytes, sites } = await allocations();
     const modelBars = models * bars;
-    const sites = [...bySite(profile)].sort((a, b) => b[1] - a[1]);
-    const allocated = sites.reduce((s, [, v]) => s + v, 0);
-    const kb = (bytes: number) => Math.round((bytes / modelBars / 1024) * 100) / 100;
+    const kb = (b: number) => kbPer(b, modelBars);
     return [
       {
         name: 'actor-step',
@@ -148,7 +105,7 @@ export const benchmark: Benchmark = {
         programs,
         bars,
         cpu_us_per_model_bar: Math.round((cpu.user + cpu.system) / modelBars),
-        allocated_kb_per_model_bar: kb(allocated),
+        allocated_kb_per_model_bar: kb(bytes),
         wall_ms_per_bar: Math.round(wallMs / bars),
         top_sites_kb_per_model_bar: Object.fromEntries(sites.slice(0, 12).map(([k, v]) => [k, kb(v)])),
         note: "this process only: the host's Node side of a bar (features' Python and the scorers are other processes); allocation sampled every 4 KB, collected objects included",

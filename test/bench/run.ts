@@ -52,6 +52,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'chaos-cluster': () => import('./chaos-cluster.ts'),
   'actor-fleet': () => import('./actor-fleet.ts'),
   'actor-step': () => import('./actor-step.ts'),
+  'delivery-step': () => import('./delivery-step.ts'),
   'delivery-catchup': () => import('./delivery-catchup.ts'),
   'model-check': () => import('./model-check.ts'),
   'robustness-report': () => import('./robustness-report.ts'),
