@@ -149,6 +149,14 @@ export const BarPrediction = z
   .meta({ id: 'BarPrediction' });
 export type BarPrediction = z.infer<typeof BarPrediction>;
 
+/**
+ * Someone watches a deployment's predictions (a WebSocket `predictions` subscription, on any
+ * edge) until `until` (epoch ms): its actor builds and publishes a BarPrediction per bar only
+ * then. The edge renews it while the subscription lasts.
+ */
+export const WatchRecord = z.object({ until: z.number().int() });
+export type WatchRecord = z.infer<typeof WatchRecord>;
+
 export const DeployRequest = strictObject({
   model_name: z.string().min(1).max(200).describe('Model stem or display name'),
   channels: z.array(Channel).min(1).max(CHANNELS.length).default(['sse']).describe('Where signals go; default sse'),

@@ -20,7 +20,7 @@ import {
 import { ActivityInput, type ActivityKind } from './activity.ts';
 import { BarMessage, ImportRequest, SyntheticCheckpoint, TickClock, TickMessage } from './market.ts';
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
-import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent } from './live.ts';
+import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent, WatchRecord } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
 import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
@@ -128,6 +128,8 @@ export const Buckets = {
   signals: bucket('sf_signals', SignalsResponse),
   /** `<user_id>.<hex of model_name>` → the model's deployment (desired state the actor hosts follow). */
   deployments: bucket('sf_deployments', DeploymentRecord),
+  /** `<deployment_id>` → watched until (a WebSocket `predictions` subscription): only then does its actor publish predictions. */
+  watched: bucket('sf_watched', WatchRecord, 300),
   /** `<user_id>` → the user's deployment set (limit by plan, enforced by compare-and-set). */
   deploymentSets: bucket('sf_deployment_sets', DeploymentSet),
   /** `<deployment_id>` → the model actor's resume point (engine snapshot, last bar). */

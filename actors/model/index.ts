@@ -1,6 +1,6 @@
 import { openBucket, StreamBatcher, type Bus } from '../../src/bus/index.ts';
 import { FiredCoalescer, type ActivityBus } from '../../src/community/index.ts';
-import type { DeploymentsView } from '../../src/deployments/index.ts';
+import { WatchedDeployments, type DeploymentsView } from '../../src/deployments/index.ts';
 import { ActorHost, openClaims, type BackoffPolicy } from '../../src/kernel/index.ts';
 import { type Clock } from '../../src/lib/clock.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
@@ -51,7 +51,13 @@ export async function buildModelHost(
   const r = deps.replicas;
   // A bar's signals and saved states, thousands of actors' on one host, go out as one batch per turn.
   const batcher = deps.batcher ?? new StreamBatcher(deps.bus);
-  const [claims, state] = await Promise.all([openClaims(deps.bus, r), openBucket(deps.bus, Buckets.actorState, r, { batcher })]);
+  const [claims, state, watchedKv] = await Promise.all([
+    openClaims(deps.bus, r),
+    openBucket(deps.bus, Buckets.actorState, r, { batcher }),
+    openBucket(deps.bus, Buckets.watched, r),
+  ]);
+  // Predictions only for deployments a WebSocket client watches.
+  const watched = await WatchedDeployments.open(watchedKv, deps.clock);
   const features = new FeatureSources(deps.runtime, deps.maxWarmSessions, deps.log);
   const publish = signalPublisher(deps.bus, batcher);
   // Thousands of deployments claimed at once read their artifacts a few at a time, not all waiting together.
@@ -98,6 +104,7 @@ export async function buildModelHost(
         // Its resume point is saved every SAVE_EVERY_BARS bars: after a restart, what the stream holds is not sent again.
         lastStored: () => lastStoredBar(deps.bus, deployment.deployment_id),
         publishPrediction,
+        watched: () => watched.isWatched(deployment.deployment_id),
         activity,
         log: deps.log,
         ...(deps.clock ? { clock: deps.clock } : {}),
@@ -116,6 +123,7 @@ export async function buildModelHost(
       activity.flush();
       await stopping;
       activity.flush();
+      watched.stop();
       if (!deps.batcher) batcher.close();
     },
   };

@@ -47,6 +47,8 @@ export interface ModelActorDeps {
   saveEveryBars?: number;
   /** Each scored bar, after its signals are stored (the WebSocket `predictions` channel); optional. */
   publishPrediction?(prediction: BarPrediction): void;
+  /** Whether someone watches its predictions now (WatchedDeployments); absent: always, when they are published. */
+  watched?(): boolean;
   activity: Pick<ActivityBus, 'emit'>;
   log: Logger;
   /** Live, the machine's clock; in replay, the bar being replayed. Start catches up to the bars closed by now. */
@@ -140,7 +142,7 @@ export class ModelActor implements Actor<number> {
       scorer: this.scorer,
       features: (bars: OhlcColumns) => this.deps.features.features(bars),
       bars: this.deps.bars,
-      positions: this.deps.publishPrediction !== undefined,
+      positions: () => this.predicting(),
     };
     this.storedThrough = (await this.deps.lastStored?.()) ?? -Infinity;
     if (saved) {
@@ -225,7 +227,8 @@ export class ModelActor implements Actor<number> {
       if (bar.cancelled !== 0) events.push(this.cancelEvent(bar.cancelled, bar.open, bar.ts, n++));
       for (const trade of bar.closed) events.push(this.closeEvent(trade, bar.ts, n++));
       if (bar.opened !== 0) events.push(this.openEvent(bar.opened, bar.close, bar.pUp, bar.ts, n++));
-      if (this.deps.publishPrediction)
+      // Stepped with its positions: someone watched when the bar was scored (see predicting).
+      if (this.deps.publishPrediction && bar.positions)
         predictions.push(
           this.prediction(
             bar,
@@ -276,6 +279,15 @@ export class ModelActor implements Actor<number> {
       bar_time: isoFromMs(barTs),
       created_at: isoFromMs(this.clock.now()),
     };
+  }
+
+  /**
+   * Whether a bar scored now should give a prediction: published at all, and watched by someone
+   * now. The stepper asks it once per window and steps those bars with their positions, which is
+   * what makes a bar's prediction (a watch beginning meanwhile cannot make one without them).
+   */
+  private predicting(): boolean {
+    return this.deps.publishPrediction !== undefined && (this.deps.watched?.() ?? true);
   }
 
   /** One bar as the model saw it: p(up), the filtered decision, the engine's position after it. */

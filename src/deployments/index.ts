@@ -6,6 +6,7 @@ import { DeploymentsView } from './view.ts';
 
 export { Deployments, type DeploymentsDeps } from './deployments.ts';
 export { MODEL_REFUSED } from './model-refused.ts';
+export { DeploymentWatches, WatchedDeployments, WATCH_RENEW_MS, WATCH_TTL_MS, type WatchedKv } from './watched.ts';
 export { DeploymentsView, deploymentKey, type DeploymentChange, type DeploymentIndex, type DeploymentsKv } from './view.ts';
 
 /** The view of deployments over their KV bucket (created when missing). */

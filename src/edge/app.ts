@@ -8,7 +8,7 @@ import type { Training } from '../training/index.ts';
 import type { Generation } from '../generation/index.ts';
 import type { OneShot } from '../oneshot/index.ts';
 import { oneShotRoutes } from './routes/one-shot.ts';
-import type { Deployments } from '../deployments/index.ts';
+import type { Deployments, DeploymentWatches } from '../deployments/index.ts';
 import type { Bus } from '../bus/index.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -83,6 +83,8 @@ export interface EdgeDeps {
   customIndicators?: CustomIndicators;
   /** A key's open SSE streams and WebSocket connections, counted over every edge. */
   streamSlots: ClusterStreamSlots;
+  /** The deployments this edge's WebSocket clients watch (their actors publish predictions only then). */
+  watches: Pick<DeploymentWatches, 'watch'>;
   /** POST /optimize and its job routes (left out when absent). */
   optimize?: OptimizeJobs;
   /** The email channel's address routes (without them, or without SMTP_URL, they say the channel is unavailable). */
@@ -113,6 +115,7 @@ export async function buildApp({
   bus,
   customIndicators,
   streamSlots,
+  watches,
   optimize,
   email,
 }: EdgeDeps): Promise<App> {
@@ -216,7 +219,7 @@ export async function buildApp({
     allowedOrigins: origins,
     streamSlots,
     training,
-    channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, ticksPerSecond: config.WS_TICKS_PER_SECOND },
+    channels: { fanout: new Fanout(bus), bus, bars: market.cache, deployments, watches, ticksPerSecond: config.WS_TICKS_PER_SECOND },
     log,
   });
   // The web app (issue 16).

@@ -2,6 +2,7 @@ import { openBucket } from '../bus/index.ts';
 import type { Community } from '../community/index.ts';
 import { buildCommunity } from '../community/index.ts';
 import { buildDeliveryApi, SmtpMailer, webhookTargetChecker } from '../delivery/index.ts';
+import { DeploymentWatches } from '../deployments/index.ts';
 import { buildApp, ClusterStreamSlots, readinessRoutes, type App } from '../edge/index.ts';
 import { probeReadiness, type DependencyCheck } from '../lifecycle/index.ts';
 import { OneShot, OneShotRuns } from '../oneshot/index.ts';
@@ -76,6 +77,9 @@ export function buildEdge(ctx: RoleContext, options: EdgeOptions): Promise<EdgeP
     // A key's streams count over every edge (NATS KV); pushed before the app, so released slots are written before it stops.
     const streamSlots = new ClusterStreamSlots(await openBucket(bus, Buckets.streamSlots, config.NATS_REPLICAS), log);
     own.push(() => streamSlots.stop());
+    // Deployments a WebSocket client watches: their actors publish predictions only then.
+    const watches = new DeploymentWatches(await openBucket(bus, Buckets.watched, config.NATS_REPLICAS), log);
+    own.push(() => watches.stop());
     // Confirmation mails go from the edge; signal mails from the delivery actor.
     const mailer = config.SMTP_URL ? new SmtpMailer(config.SMTP_URL, config.EMAIL_FROM, config.WEBHOOK_TIMEOUT_MS) : null;
     own.push(() => mailer?.close());
@@ -97,6 +101,7 @@ export function buildEdge(ctx: RoleContext, options: EdgeOptions): Promise<EdgeP
       bus,
       customIndicators: customIndicators.indicators,
       streamSlots,
+      watches,
       optimize: domain.optimize,
       email,
     });

@@ -73,8 +73,8 @@ export interface LiveStepperDeps {
   scorer: OnnxModel;
   features: FeatureComputer;
   bars: Pick<BarCache, 'get'>;
-  /** Report the open positions after each bar (LiveBar.positions). */
-  positions?: boolean;
+  /** Report the open positions after each bar (LiveBar.positions): always, or while this says so. */
+  positions?: boolean | (() => boolean);
 }
 
 /** Where a run resumes: the last bar it handled and the engine after it (null: a fresh engine). */
@@ -148,6 +148,8 @@ export class LiveStepper {
       const window = sliceBars(cols, from - lead, to);
       const { pUp, signals, mask } = await scoreWindow(this.deps.features, scorer, spec, window, lead, this.share);
       const out: LiveBar[] = [];
+      const { positions } = this.deps;
+      const withPositions = typeof positions === 'function' ? positions() : positions === true;
       for (let i = lead; i < window.ts.length; i++) {
         // What the previous bar announced: nextOpen() on the engine as that bar left it (restored or not).
         const announced = engine.nextOpen();
@@ -164,7 +166,7 @@ export class LiveStepper {
           closed,
           opened: engine.nextOpen(),
           cancelled: announced !== 0 && !openedAt(engine, window.ts[i]!, announced, closed) ? announced : 0,
-          ...(this.deps.positions ? { positions: engine.openPositions() } : {}),
+          ...(withPositions ? { positions: engine.openPositions() } : {}),
         });
       }
       this.last = window.ts[window.ts.length - 1]!;

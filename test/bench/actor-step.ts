@@ -9,7 +9,8 @@
  *   objects included (every allocation, not what survives): the garbage a bar makes is what the
  *   scavenger then works through, so it decides most of the GC cost a fleet pays;
  * - the sites that allocate most, per model-bar.
- * Options: --models=1000 --programs=2 (of 5) --bars=12.
+ * Options: --models=1000 --programs=2 (of 5) --bars=12 --watched=models/100 (deployments whose
+ * predictions someone watches: only they build and publish one).
  */
 import { FeatureSources, ModelActor, predictionPublisher, signalPublisher } from '../../actors/model/index.ts';
 import { ensureStream, openBucket, StreamBatcher } from '../../src/bus/index.ts';
@@ -35,6 +36,8 @@ export const benchmark: Benchmark = {
     const models = numberOption(ctx, 'models', 1_000);
     const programs = Math.min(PROGRAMS.length, numberOption(ctx, 'programs', 2));
     const bars = numberOption(ctx, 'bars', 12);
+    // As WebSocket clients watch a few deployments: only these publish predictions (default 1 %).
+    const watched = Math.min(models, numberOption(ctx, 'watched', Math.ceil(models / 100)));
 
     const market = await openRealMarket(50_000);
     ctx.defer(() => market.close());
@@ -73,6 +76,7 @@ export const benchmark: Benchmark = {
         state,
         publish,
         publishPrediction,
+        watched: () => k < watched,
         activity: { emit: async () => 0 },
         lastStored: async () => null,
         log,
@@ -107,6 +111,7 @@ export const benchmark: Benchmark = {
         models,
         programs,
         bars,
+        watched,
         cpu_us_per_model_bar: Math.round((cpu.user + cpu.system) / modelBars),
         allocated_kb_per_model_bar: kb(bytes),
         wall_ms_per_bar: Math.round(wallMs / bars),

@@ -1,5 +1,5 @@
 import { readFromTime, type Bus } from '../../bus/index.ts';
-import type { Deployments } from '../../deployments/index.ts';
+import type { Deployments, DeploymentWatches } from '../../deployments/index.ts';
 import { TickTopic, type BarCache } from '../../market/index.ts';
 import { sourceName } from '../../store/index.ts';
 import { SignalEvent, type BarPrediction, type DeploymentRecord } from '../../../schemas/live.ts';
@@ -20,6 +20,8 @@ export interface ChannelDeps {
   bus: Pick<Bus, 'js' | 'jsm'>;
   bars: Pick<BarCache, 'get'>;
   deployments: Pick<Deployments, 'find'>;
+  /** A predictions channel watches its deployment while open: its actor publishes predictions only then. */
+  watches: Pick<DeploymentWatches, 'watch'>;
   ticksPerSecond: number;
 }
 
@@ -203,7 +205,10 @@ async function openPredictions(
     lastBar = barTs;
     sink.send(frameOnce(p, () => ({ type: 'prediction', prediction: p })));
   });
+  // Written before the subscription is confirmed: from the next bar, its actor publishes predictions.
+  const unwatch = await deps.watches.watch(id);
   const stops = [
+    unwatch,
     deps.fanout.add(Topics.signal, Topics.signal.subject(id), (signal) => live.push({ signal })),
     deps.fanout.add(Topics.prediction, Topics.prediction.subject(id), (prediction) => live.push({ prediction })),
   ];

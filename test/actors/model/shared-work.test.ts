@@ -3,6 +3,8 @@
  * program written by both), stepped together bar by bar on one host's feature sessions and scoring
  * processes (features once per program and window, one inference per identical model and row),
  * each send exactly the signals it sends alone: on sessions and scorers of its own, bar by bar.
+ * Watched on every other bar, a deployment's predictions are those bars' predictions of its run
+ * alone (always watched), positions included; unwatched bars give none and change no signal.
  * The program both users run is two programs: it never shares a Python process between them.
  * Real HistData EURUSD 15-minute bars in chdb, a real nats-server for the actors' state, real
  * sandboxed Python and real scoring processes.
@@ -16,7 +18,7 @@ import { TIMEFRAME_MS } from '../../../src/lib/timeframes.ts';
 import { StrategyRuntime } from '../../../src/sandbox/runtime-pool.ts';
 import { scorerStats, useScorers } from '../../../src/scoring/index.ts';
 import { trainPipeline, type TrainOutcome } from '../../../src/training/index.ts';
-import type { SignalEvent } from '../../../schemas/live.ts';
+import type { BarPrediction, SignalEvent } from '../../../schemas/live.ts';
 import { Buckets } from '../../../schemas/messages.ts';
 import { log, openRealMarket, replayDeployment, trainJob, type RealMarket } from '../../helpers/real-market.ts';
 import { DISTINCT_PROGRAMS as PROGRAMS } from '../../helpers/strategies.ts';
@@ -31,6 +33,14 @@ const STARTS = [0, 3, 7, 12];
 
 /** What a signal says, without whose it is (a deployment alone has another id). */
 const said = (e: SignalEvent) => [e.action, e.side, e.bar_time, e.price, e.stop_loss, e.take_profit, e.reason, e.p_up, e.pnl];
+/** What a prediction says, without whose it is. */
+const predicted = (p: BarPrediction) => [p.bar, p.p_up, p.decision, p.position, p.signal_ids.length];
+
+/** What a deployment sent while replayed. */
+interface Sent {
+  signals: SignalEvent[];
+  predictions: BarPrediction[];
+}
 
 describe('deployments sharing features and inference', () => {
   let market: RealMarket;
@@ -66,8 +76,15 @@ describe('deployments sharing features and inference', () => {
       return { k, program, user: users[Math.floor(k / PROGRAMS.length) % users.length]!, start: STARTS[k % STARTS.length]! };
     });
 
-    /** An actor of deployment `p` on `features` (the host's shared sources, or its own). */
-    const actor = (p: (typeof plan)[number], id: string, features: FeatureSources, clock: ReplayClock, out: SignalEvent[]) => {
+    /** An actor of deployment `p` on `features` (the host's shared sources, or its own); watched always unless `watched` says. */
+    const actor = (
+      p: (typeof plan)[number],
+      id: string,
+      features: FeatureSources,
+      clock: ReplayClock,
+      out: Sent,
+      watched?: () => boolean,
+    ) => {
       const { record, onnx } = trained[p.program]!;
       const model = { ...record, user_id: p.user };
       return new ModelActor({
@@ -77,7 +94,9 @@ describe('deployments sharing features and inference', () => {
         features: features.forModel(model, PROGRAMS[p.program]!),
         bars: market.cache,
         state,
-        publish: async (e) => void out.push(e),
+        publish: async (e) => void out.signals.push(e),
+        publishPrediction: (prediction) => void out.predictions.push(prediction),
+        ...(watched ? { watched } : {}),
         activity: { emit: async () => 0 },
         log,
         clock,
@@ -85,12 +104,21 @@ describe('deployments sharing features and inference', () => {
       });
     };
 
-    /** Steps actors together bar by bar, each starting on its own bar; returns each one's signals. */
-    const replay = async (run: typeof plan, features: FeatureSources, id: (p: (typeof plan)[number]) => string) => {
+    /** Steps actors together bar by bar, each starting on its own bar; returns what each one sent. */
+    const replay = async (
+      run: typeof plan,
+      features: FeatureSources,
+      id: (p: (typeof plan)[number]) => string,
+      watched?: (p: (typeof plan)[number], bar: number) => boolean,
+    ) => {
       const clock = new ReplayClock(ts[first - 1]! + QUARTER);
-      const out = new Map(run.map((p) => [p.k, [] as SignalEvent[]]));
-      const actors = run.map((p) => ({ p, actor: actor(p, id(p), features, clock, out.get(p.k)!) }));
-      for (let i = first; i < first + BARS + Math.max(...STARTS); i++) {
+      const out = new Map(run.map((p) => [p.k, { signals: [], predictions: [] } as Sent]));
+      let i = first;
+      const actors = run.map((p) => ({
+        p,
+        actor: actor(p, id(p), features, clock, out.get(p.k)!, watched ? () => watched(p, i) : undefined),
+      }));
+      for (; i < first + BARS + Math.max(...STARTS); i++) {
         clock.advanceTo(ts[i]! + QUARTER);
         // Every deployment whose start has come handles the bar at once, as the host hands it out.
         await Promise.all(
@@ -106,14 +134,16 @@ describe('deployments sharing features and inference', () => {
     const shared = new FeatureSources(runtime, 16, log, 16);
     const before = scorerStats();
     // Sessions of the shared host, by program and user: the one each actor's features ran in.
-    const together = await replay(plan, shared, (p) => `dep_${p.k}`);
+    // Watched on every other bar (which ones alternate between deployments).
+    const watchedOn = (p: (typeof plan)[number], bar: number) => (bar + p.k) % 2 === 0;
+    const together = await replay(plan, shared, (p) => `dep_${p.k}`, watchedOn);
     // Each deployment steps every bar from its start on; a model's clones on one bar share one scoring (one inference).
     const steps = plan.reduce((n, p) => n + BARS + Math.max(...STARTS) - p.start, 0);
     const runs = scorerStats().runs - before.runs;
     assert.ok(runs > 0 && runs * 4 < steps, `${runs} inferences for ${steps} deployment-bars: scorings were shared`);
 
     // Alone: one deployment per (program, user, start), each on sessions of its own.
-    const alone = new Map<string, SignalEvent[]>();
+    const alone = new Map<string, Sent>();
     for (const p of plan) {
       const key = `${p.program}/${p.user}/${p.start}`;
       if (alone.has(key)) continue;
@@ -121,20 +151,29 @@ describe('deployments sharing features and inference', () => {
       alone.set(key, (await replay([p], own, () => `solo_${key}`)).get(p.k)!);
     }
     let signals = 0;
+    let predictions = 0;
+    let holding = 0;
     for (const p of plan) {
       const mine = together.get(p.k)!;
       const solo = alone.get(`${p.program}/${p.user}/${p.start}`)!;
-      assert.deepEqual(mine.map(said), solo.map(said), `deployment ${p.k} (program ${p.program}, user ${p.user}, start +${p.start})`);
+      const which = `deployment ${p.k} (program ${p.program}, user ${p.user}, start +${p.start})`;
+      assert.deepEqual(mine.signals.map(said), solo.signals.map(said), which);
       assert.ok(
-        mine.every((e) => e.deployment_id === `dep_${p.k}`),
+        mine.signals.every((e) => e.deployment_id === `dep_${p.k}`),
         'every signal names its own deployment',
       );
-      signals += mine.length;
+      const watchedBars = solo.predictions.filter((x) => watchedOn(p, series.lowerBound(Date.parse(x.bar.time))));
+      assert.deepEqual(mine.predictions.map(predicted), watchedBars.map(predicted), `${which}: predictions of the watched bars`);
+      assert.ok(mine.predictions.every((x) => x.deployment_id === `dep_${p.k}`));
+      signals += mine.signals.length;
+      predictions += mine.predictions.length;
+      holding += mine.predictions.filter((x) => x.position.open_positions > 0).length;
     }
     assert.ok(signals >= DEPLOYMENTS, `the deployments traded (${signals} signals)`);
+    assert.ok(holding > 0 && holding < predictions, `positions held on some watched bars (${holding} of ${predictions})`);
     // Programs that differ trade differently: sharing could not have gone unseen.
     const firstOf = (program: number) =>
-      JSON.stringify(together.get(plan.find((p) => p.program === program && p.start === 0)!.k)!.map(said));
+      JSON.stringify(together.get(plan.find((p) => p.program === program && p.start === 0)!.k)!.signals.map(said));
     assert.equal(new Set(PROGRAMS.map((_, i) => firstOf(i))).size, PROGRAMS.length);
   });
 

@@ -38,6 +38,7 @@ describe('WebSocket ticks channel (real nats-server)', () => {
       bus: nats.bus,
       bars: { get: () => Promise.reject(new Error('no bars here')) },
       deployments: { find: () => Promise.reject(new Error('no deployments here')) },
+      watches: { watch: () => Promise.reject(new Error('no predictions here')) },
       // One frame per batch at most in this test: the batches come seconds apart in machine terms.
       ticksPerSecond: 1000,
     };
