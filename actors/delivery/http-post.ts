@@ -7,7 +7,26 @@ const { parseHeaders } = util;
 
 /** What a POST came to: the answer (status, headers, the start of its body), or why there was none. */
 export type PostResult =
-  { answered: true; status: number; headers: IncomingHttpHeaders; text: string } | { answered: false; error: string };
+  { answered: true; status: number; readonly headers: IncomingHttpHeaders; text: string } | { answered: false; error: string };
+
+/**
+ * An answer whose headers are parsed when first read: a webhook needs only the status (chat hooks
+ * read their rate-limit headers), and parsing them made an object and strings per POST.
+ */
+class Answer {
+  readonly answered = true;
+  private parsed: IncomingHttpHeaders | null = null;
+
+  constructor(
+    readonly status: number,
+    private readonly raw: Buffer[] | null,
+    readonly text: string,
+  ) {}
+
+  get headers(): IncomingHttpHeaders {
+    return (this.parsed ??= this.raw ? (parseHeaders(this.raw) as IncomingHttpHeaders) : {});
+  }
+}
 
 /** How much of an answer's body is kept (error texts, Discord's rate-limit JSON). */
 const BODY_CHARS = 2_000;
@@ -23,6 +42,22 @@ const CONNECTIONS = 256;
 
 /** A destination's connections are closed after this long without a POST. */
 const IDLE_POOL_MS = 5 * 60_000;
+
+interface PoolEntry {
+  pool: Pool;
+  used: number;
+  /** Closed (idle too long, or the poster closed): a destination holding it looks it up again. */
+  closed: boolean;
+}
+
+/** A URL's origin, path and Basic authorization, and the pool it was last posted through. */
+interface Destination {
+  origin: string;
+  path: string;
+  auth: string | null;
+  address: string | null;
+  entry: PoolEntry | null;
+}
 
 /** A lookup that answers with the address already checked, whatever the socket asks. */
 function pinnedLookup(target: ResolvedAddress): LookupFunction {
@@ -48,7 +83,7 @@ class PostHandler implements Dispatcher.DispatchHandlers {
   private ended: Error | null = null;
   private settled = false;
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
+  private rawHeaders: Buffer[] | null = null;
   private readonly chunks: Buffer[] = [];
   private kept = 0;
   private readonly timer: NodeJS.Timeout;
@@ -92,7 +127,7 @@ class PostHandler implements Dispatcher.DispatchHandlers {
     // 1xx: informational, the answer follows.
     if (statusCode < 200) return true;
     this.status = statusCode;
-    this.headers = parseHeaders(raw) as IncomingHttpHeaders;
+    this.rawHeaders = raw;
     return true;
   }
 
@@ -106,8 +141,10 @@ class PostHandler implements Dispatcher.DispatchHandlers {
   }
 
   onComplete(): void {
-    const text = Buffer.concat(this.chunks).toString('utf8').slice(0, BODY_CHARS);
-    this.finish({ answered: true, status: this.status, headers: this.headers, text });
+    const chunks = this.chunks;
+    const text =
+      chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8').slice(0, BODY_CHARS);
+    this.finish(new Answer(this.status, this.rawHeaders, text));
   }
 
   onError(err: Error): void {
@@ -122,27 +159,46 @@ class PostHandler implements Dispatcher.DispatchHandlers {
  * to the old one. undici's client: a third less CPU per POST than node:http's (measured).
  */
 export class PinnedPoster {
-  private readonly pools = new Map<string, { pool: Pool; used: number }>();
+  private readonly pools = new Map<string, PoolEntry>();
+  /** What every POST to a URL repeats, by the URL object a sender keeps for its checked target. */
+  private readonly destinations = new WeakMap<URL, Destination>();
   private swept = performance.now();
 
   constructor(private readonly timeoutMs: number) {}
 
-  private pool(url: URL, address: ResolvedAddress): Pool {
-    const key = `${url.origin}|${address.address}`;
+  private destination(url: URL): Destination {
+    let d = this.destinations.get(url);
+    if (!d) {
+      const auth = url.username
+        ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+        : null;
+      d = { origin: url.origin, path: `${url.pathname}${url.search}`, auth, address: null, entry: null };
+      this.destinations.set(url, d);
+    }
+    return d;
+  }
+
+  private pool(d: Destination, address: ResolvedAddress): Pool {
     const now = performance.now();
-    let entry = this.pools.get(key);
+    let entry = d.address === address.address && d.entry && !d.entry.closed ? d.entry : undefined;
     if (!entry) {
-      const pool = new Pool(url.origin, {
-        connections: CONNECTIONS,
-        connect: { lookup: pinnedLookup(address) },
-        // Kept between bars (a minute apart), unless the receiver's Keep-Alive says it closes sooner.
-        keepAliveTimeout: 60_000,
-        keepAliveMaxTimeout: 10 * 60_000,
-        // The whole POST is bounded by timeoutMs below.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-      this.pools.set(key, (entry = { pool, used: now }));
+      const key = `${d.origin}|${address.address}`;
+      entry = this.pools.get(key);
+      if (!entry) {
+        const pool = new Pool(d.origin, {
+          connections: CONNECTIONS,
+          connect: { lookup: pinnedLookup(address) },
+          // Kept between bars (a minute apart), unless the receiver's Keep-Alive says it closes sooner.
+          keepAliveTimeout: 60_000,
+          keepAliveMaxTimeout: 10 * 60_000,
+          // The whole POST is bounded by timeoutMs below.
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        });
+        this.pools.set(key, (entry = { pool, used: now, closed: false }));
+      }
+      d.address = address.address;
+      d.entry = entry;
     }
     entry.used = now;
     if (now - this.swept > 60_000) this.sweep(now);
@@ -154,6 +210,7 @@ export class PinnedPoster {
     for (const [key, entry] of this.pools) {
       if (now - entry.used < IDLE_POOL_MS) continue;
       this.pools.delete(key);
+      entry.closed = true;
       entry.pool.close().catch(() => undefined);
     }
   }
@@ -164,19 +221,15 @@ export class PinnedPoster {
    */
   post(url: URL, address: ResolvedAddress, headers: Record<string, string>, body: string, abort?: AbortSignal): Promise<PostResult> {
     if (abort?.aborted) return Promise.resolve({ answered: false, error: 'The operation was aborted' });
-    const auth = url.username
-      ? {
-          authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`,
-        }
-      : undefined;
+    const d = this.destination(url);
     return new Promise<PostResult>((resolve) => {
       const handler = new PostHandler(resolve, this.timeoutMs, abort);
-      this.pool(url, address).dispatch(
+      this.pool(d, address).dispatch(
         {
           method: 'POST',
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          headers: auth ? { ...headers, ...auth } : headers,
+          origin: d.origin,
+          path: d.path,
+          headers: d.auth ? { ...headers, authorization: d.auth } : headers,
           body,
         },
         handler,
@@ -185,7 +238,10 @@ export class PinnedPoster {
   }
 
   close(): void {
-    for (const { pool } of this.pools.values()) pool.destroy().catch(() => undefined);
+    for (const entry of this.pools.values()) {
+      entry.closed = true;
+      entry.pool.destroy().catch(() => undefined);
+    }
     this.pools.clear();
   }
 }

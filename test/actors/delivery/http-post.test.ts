@@ -34,6 +34,7 @@ describe('PinnedPoster', () => {
         });
         if (req.url === '/hang') return void hanging.push(res);
         if (req.url === '/big') return void res.writeHead(500).end('x'.repeat(100_000));
+        if (req.url === '/limited') return void res.writeHead(429, { 'x-ratelimit-reset-after': '1.5' }).end();
         res.writeHead(200).end('ok');
       });
     });
@@ -124,5 +125,28 @@ describe('PinnedPoster', () => {
     assert.equal(seen.length, before, 'nothing reached the server');
     // The poster still works after both.
     assert.equal((await post('/b')).answered, true);
+  });
+
+  it('hands over the answer’s headers when asked (chat hooks’ rate limits), and an empty body as ""', async () => {
+    const outcome = await post('/limited');
+    assert.ok(outcome.answered);
+    assert.deepEqual([outcome.status, outcome.text], [429, '']);
+    assert.equal(outcome.headers['x-ratelimit-reset-after'], '1.5');
+    assert.equal(outcome.headers['x-ratelimit-reset-after'], '1.5', 'parsed once, read again');
+  });
+
+  it('a URL kept by its sender still posts after the poster closed its pools (a new pool for it)', async () => {
+    const own = new PinnedPoster(5_000);
+    const url = new URL(`http://hooks.example:${port}/kept`);
+    const address = { address: '127.0.0.1', family: 4 as const };
+    try {
+      assert.equal((await own.post(url, address, {}, '{}')).answered, true);
+      own.close();
+      const again = await own.post(url, address, {}, '{}');
+      assert.ok(again.answered, JSON.stringify(again));
+      assert.equal(again.status, 200);
+    } finally {
+      own.close();
+    }
   });
 });
