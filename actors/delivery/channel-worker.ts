@@ -85,6 +85,8 @@ export class ChannelWorker {
   /** The chain of state writes (one at a time) and the transitions not yet written. */
   private writes: Promise<void> = Promise.resolve();
   private readonly unwritten: Array<(s: DeliveryState) => DeliveryState> = [];
+  /** A transition not yet written is other than a delivery's: the next write parses the state. */
+  private parseNext = false;
   private readonly key: string;
   private readonly clock: Clock;
 
@@ -380,11 +382,14 @@ export class ChannelWorker {
    * this worker holds, merged with the other writer's change on conflict (a replay). Writes go
    * one at a time; transitions made while one is in flight are written together by the next.
    * With `wait` false the caller goes on before the write lands (a delivery: a crash before it
-   * lands means that signal is sent again, which receivers de-duplicate by webhook-id).
+   * lands means that signal is sent again, which receivers de-duplicate by webhook-id). A write of
+   * deliveries alone is not parsed by the schema again: they move the cursor and counters on from a
+   * parsed state, a parsed signal and the clock; any other transition (error texts, statuses) is.
    */
   private commit(change: (s: DeliveryState) => DeliveryState, wait = true): Promise<void> {
     this.state = change(this.state);
     this.unwritten.push(change);
+    if (wait) this.parseNext = true;
     const write = (this.writes = this.writes.catch(() => undefined).then(() => this.flush()));
     if (wait) return write;
     write.catch((err: unknown) =>
@@ -400,11 +405,14 @@ export class ChannelWorker {
     if (this.unwritten.length === 0) return;
     const changes = this.unwritten.splice(0);
     const target = this.state;
+    const parse = this.parseNext;
+    this.parseNext = false;
     try {
-      this.revision = await this.deps.state.update(this.key, target, this.revision);
+      this.revision = await this.deps.state.update(this.key, target, this.revision, { parse });
     } catch (err) {
       if (!(err instanceof StaleRevisionError)) {
         this.unwritten.unshift(...changes);
+        this.parseNext ||= parse;
         throw err;
       }
       const merged = await this.deps.state.mutate(this.key, (cur) => changes.reduce((s, f) => f(s), cur ?? target));

@@ -48,6 +48,16 @@ describe('JSON KV bucket', () => {
     assert.equal(await kv.get('7.bad'), null);
   });
 
+  it('update with parse: false writes the value as given (the caller built it from parsed values); a read still parses it', async () => {
+    const revision = await kv.put('u.unparsed', { n: 0 });
+    const next = await kv.update('u.unparsed', { n: 1 }, revision, { parse: false });
+    assert.deepEqual(await kv.get('u.unparsed'), { value: { n: 1 }, revision: next });
+    await assert.rejects(kv.update('u.unparsed', { n: 2 }, revision, { parse: false }), StaleRevisionError);
+    await kv.update('u.unparsed', { n: 1.5 } as never, next, { parse: false });
+    await assert.rejects(kv.get('u.unparsed'), /expected int/i);
+    await kv.delete('u.unparsed');
+  });
+
   it('lists the keys under a filter and none of another prefix; a deleted key reads as null', async () => {
     await Promise.all([kv.put('7.a', { n: 1 }), kv.put('7.b', { n: 2 }), kv.put('70.a', { n: 3 }), kv.put('8.a', { n: 4 })]);
     await kv.delete('7.b');

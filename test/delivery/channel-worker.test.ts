@@ -71,6 +71,35 @@ describe('ChannelWorker', () => {
     }
   });
 
+  it('writes a delivery’s state without parsing it again, a failed attempt’s parsed; what is stored reads back', async () => {
+    const d = await deploy(h, { webhookUrl: 'http://hooks.test/parsed' });
+    const state = await openBucket(h.bus, DeliveryBuckets.state);
+    const parsed: boolean[] = [];
+    const update = state.update.bind(state);
+    state.update = (key, value, revision, options) => {
+      parsed.push(options?.parse ?? true);
+      return update(key, value, revision, options);
+    };
+    let calls = 0;
+    const sender: ChannelSender = {
+      channel: 'webhook',
+      send: async () => (++calls === 1 ? { ok: false, status: 500, error: 'HTTP 500' } : { ok: true, status: 200 }),
+    };
+    await publish(h.bus, signal(d, 0));
+    await publish(h.bus, signal(d, 1));
+    const worker = await openWorker(d, sender, { state });
+    try {
+      await waitFor(() => worker.snapshot.delivered === 2, 5_000, 'both delivered');
+      await waitFor(async () => (await state.get(`webhook.${d.deployment_id}`))?.value.delivered === 2, 5_000, 'both written');
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(parsed[0], true, 'the failed attempt');
+    assert.ok(parsed.length >= 2 && parsed.slice(1).every((p) => !p), parsed.join(' '));
+    const stored = (await state.get(`webhook.${d.deployment_id}`))!.value;
+    assert.deepEqual(stored, worker.snapshot);
+  });
+
   describe('the lease fence', () => {
     /** A worker whose lease ends at `lease.end` (ms), with a sender whose sends wait for `answer` or their abort. */
     async function fenced(webhookUrl: string) {
