@@ -52,6 +52,9 @@ interface Item {
 /** Signals held in memory ahead of delivery; past this the worker reads them from the stream instead. */
 const MAX_BUFFER = 5_000;
 
+/** Awaited where nothing is left to wait for (one, not a new promise per signal). */
+const DONE: Promise<void> = Promise.resolve();
+
 /**
  * Delivers one channel of one deployment, strictly in order: the signal at the head is retried
  * (backoff, jitter) until it is delivered or its retry window ends, and only then does the next
@@ -63,7 +66,7 @@ export class ChannelWorker {
   private state!: DeliveryState;
   private revision = 0;
   /** Signals ahead of delivery, by sequence (from the catch-up reader and the live consumer). */
-  private buffer: Array<{ seq: number; event: SignalEvent | null }> = [];
+  private buffer: Item[] = [];
   /**
    * Where the signals after the cursor come from: the catch-up reader ('joined', up to its
    * ticket's position), the stream read one at a time ('self'), or pushes alone ('live': caught up).
@@ -80,7 +83,9 @@ export class ChannelWorker {
   private lease: AbortController | null = null;
   private leaseWatch: NodeJS.Timeout | null = null;
   private sending = 0;
-  private wake: (() => void) | null = null;
+  /** The wait in progress (idle): its resolve, and its timer when it has one. */
+  private waiting: (() => void) | null = null;
+  private waitTimer: NodeJS.Timeout | undefined;
   private done: Promise<void> = Promise.resolve();
   /** The chain of state writes (one at a time) and the transitions not yet written. */
   private writes: Promise<void> = Promise.resolve();
@@ -94,6 +99,15 @@ export class ChannelWorker {
     this.key = stateKey(deps.channel, deps.deploymentId);
     this.clock = deps.clock ?? liveClock;
   }
+
+  // Made once, not per signal: the next write, run after the one before it however it ended, and
+  // the report of a delivery's write that failed (nobody waits on it).
+  private readonly writeNext = (): Promise<void> => this.flush();
+  private readonly writeFailed = (err: unknown): void =>
+    this.deps.log.warn(
+      { deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message },
+      'delivery state write failed',
+    );
 
   /**
    * Loads (or creates) the channel's state and starts delivering. A new state starts at the
@@ -159,7 +173,9 @@ export class ChannelWorker {
     let at = this.buffer.length;
     while (at > 0 && this.buffer[at - 1]!.seq > seq) at--;
     if (at > 0 && this.buffer[at - 1]!.seq === seq) return;
-    this.buffer.splice(at, 0, { seq, event });
+    const item: Item = { seq, event, replay: false };
+    if (at === this.buffer.length) this.buffer.push(item);
+    else this.buffer.splice(at, 0, item);
     if (this.buffer.length > MAX_BUFFER) {
       // Too far behind to hold in memory: read the stream from the cursor instead.
       this.buffer = [];
@@ -169,7 +185,7 @@ export class ChannelWorker {
   }
 
   private poke(): void {
-    if (this.wake) this.wake();
+    if (this.waiting) this.wakeUp();
     else this.poked = true;
   }
 
@@ -194,7 +210,7 @@ export class ChannelWorker {
       this.leaseWatch = null;
     }
     this.ticket?.leave();
-    this.wake?.();
+    this.wakeUp();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.done.then(() => this.writes.catch(() => undefined)),
@@ -206,19 +222,22 @@ export class ChannelWorker {
   private idle(ms?: number): Promise<void> {
     if (this.stopped || this.poked) {
       this.poked = false;
-      return Promise.resolve();
+      return DONE;
     }
     return new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(finish, Math.max(0, ms));
-      const self = this;
-      function finish() {
-        clearTimeout(timer);
-        if (self.wake === finish) self.wake = null;
-        resolve();
-      }
-      this.wake = finish;
+      this.waiting = resolve;
+      if (ms !== undefined) this.waitTimer = setTimeout(this.wakeUp, Math.max(0, ms));
     });
   }
+
+  /** Ends the wait in progress, if any (woken, or its time is up). */
+  private readonly wakeUp = (): void => {
+    clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
+    const resolve = this.waiting;
+    this.waiting = null;
+    resolve?.();
+  };
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
@@ -246,7 +265,9 @@ export class ChannelWorker {
     }
     const deployment = this.deps.deployment();
     if (!deployment || !deployment.channels.includes(this.deps.channel)) return this.idle();
-    const item = await this.nextItem();
+    // Mostly the head of the buffer, at hand: awaited only when it has to be read.
+    const next = this.nextItem();
+    const item = next instanceof Promise ? await next : next;
     if (!item) return this.idle();
     if (!item.event) {
       this.deps.log.warn(
@@ -287,22 +308,23 @@ export class ChannelWorker {
   /**
    * One attempt within the lease: null when the lease ran out before or during it, or when it
    * failed because the worker stopped meanwhile (not an attempt to count: the next holder makes it).
+   * A sender that throws (a bug, a URL stored before the strict parse) counts as a failed attempt:
+   * it follows the retry schedule and ends as a dead letter, never a hot loop.
    */
   private async fencedSend(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome | null> {
     const left = this.deps.leaseLeftMs;
-    if (!left) {
-      const outcome = await this.send(event, deployment);
-      return !outcome.ok && this.stopped ? null : outcome;
-    }
-    if (left() <= 0 || this.stopped) return null;
-    const fence = this.fence(left);
+    if (left && (left() <= 0 || this.stopped)) return null;
+    const fence = left ? this.fence(left) : undefined;
     this.sending++;
+    let outcome: SendOutcome;
     try {
-      const outcome = await this.send(event, deployment, fence);
-      return fence.aborted || (!outcome.ok && this.stopped) ? null : outcome;
+      outcome = await this.deps.sender.send(event, deployment, fence, this.stopping.signal);
+    } catch (err) {
+      outcome = { ok: false, status: null, error: `sending failed: ${(err as Error)?.message ?? String(err)}` };
     } finally {
       this.sending--;
     }
+    return fence?.aborted || (!outcome.ok && this.stopped) ? null : outcome;
   }
 
   /**
@@ -325,39 +347,17 @@ export class ChannelWorker {
     return this.lease.signal;
   }
 
-  /**
-   * One attempt. A sender that throws (a bug, a URL stored before the strict parse) counts as a
-   * failed attempt: it follows the retry schedule and ends as a dead letter, never a hot loop.
-   */
-  private async send(event: SignalEvent, deployment: DeploymentRecord, abort?: AbortSignal): Promise<SendOutcome> {
-    try {
-      return await this.deps.sender.send(event, deployment, abort, this.stopping.signal);
-    } catch (err) {
-      return { ok: false, status: null, error: `sending failed: ${(err as Error)?.message ?? String(err)}` };
-    }
-  }
-
   /** The failing-attempt record if it is about this item. */
   private currentFor(item: Item): AttemptRecord | null {
     const c = this.state.current;
     return c && c.seq === item.seq && c.replay === item.replay ? c : null;
   }
 
-  private async nextItem(): Promise<Item | null> {
+  /** The item to deliver next: a queued replay, else the next signal; a promise only when it must be read. */
+  private nextItem(): Item | null | Promise<Item | null> {
     const current = this.state.current;
-    if (current?.replay || (!current && this.state.replay.length > 0)) {
-      const seq = current?.replay ? current.seq : this.state.replay[0]!;
-      const letter = await this.deps.dead.get(deadKey(this.deps.channel, this.deps.deploymentId, seq));
-      if (letter) return { seq, event: letter.value.signal, replay: true };
-      // Expired or removed: nothing left to replay for it.
-      await this.commit((s) => ({
-        ...s,
-        replay: s.replay.filter((x) => x !== seq),
-        current: s.current?.replay && s.current.seq === seq ? null : s.current,
-        updated_at: this.clock.now(),
-      }));
-      return this.nextItem();
-    }
+    if (current?.replay || (!current && this.state.replay.length > 0))
+      return this.replayItem(current?.replay ? current.seq : this.state.replay[0]!);
     while (this.buffer.length > 0 && this.buffer[0]!.seq <= this.state.cursor) this.buffer.shift();
     if (this.mode === 'joined') {
       if (this.ticket!.failed()) this.leaveCatchUp('self');
@@ -365,16 +365,32 @@ export class ChannelWorker {
       else {
         // Only what the reader has passed: a live signal further on waits for the stored ones before it.
         const head = this.buffer[0];
-        return head && head.seq <= this.ticket!.through() ? { ...head, replay: false } : null;
+        return head && head.seq <= this.ticket!.through() ? head : null;
       }
     }
-    if (this.mode === 'self') {
-      const stored = await this.deps.signals.next(this.deps.deploymentId, this.state.cursor + 1);
-      if (stored) return { ...stored, replay: false };
-      this.mode = 'live';
-    }
-    const head = this.buffer[0];
-    return head ? { ...head, replay: false } : null;
+    if (this.mode === 'self') return this.storedItem();
+    return this.buffer[0] ?? null;
+  }
+
+  private async replayItem(seq: number): Promise<Item | null> {
+    const letter = await this.deps.dead.get(deadKey(this.deps.channel, this.deps.deploymentId, seq));
+    if (letter) return { seq, event: letter.value.signal, replay: true };
+    // Expired or removed: nothing left to replay for it.
+    await this.commit((s) => ({
+      ...s,
+      replay: s.replay.filter((x) => x !== seq),
+      current: s.current?.replay && s.current.seq === seq ? null : s.current,
+      updated_at: this.clock.now(),
+    }));
+    return this.nextItem();
+  }
+
+  /** The next stored signal, read from the stream; none left: caught up, the pushes take over. */
+  private async storedItem(): Promise<Item | null> {
+    const stored = await this.deps.signals.next(this.deps.deploymentId, this.state.cursor + 1);
+    if (stored) return { ...stored, replay: false };
+    this.mode = 'live';
+    return this.buffer[0] ?? null;
   }
 
   /**
@@ -390,15 +406,10 @@ export class ChannelWorker {
     this.state = change(this.state);
     this.unwritten.push(change);
     if (wait) this.parseNext = true;
-    const write = (this.writes = this.writes.catch(() => undefined).then(() => this.flush()));
+    const write = (this.writes = this.writes.then(this.writeNext, this.writeNext));
     if (wait) return write;
-    write.catch((err: unknown) =>
-      this.deps.log.warn(
-        { deployment_id: this.deps.deploymentId, channel: this.deps.channel, error: (err as Error).message },
-        'delivery state write failed',
-      ),
-    );
-    return Promise.resolve();
+    write.catch(this.writeFailed);
+    return DONE;
   }
 
   private async flush(): Promise<void> {
@@ -431,21 +442,25 @@ export class ChannelWorker {
     };
   }
 
-  private async delivered(item: Item, event: SignalEvent): Promise<void> {
+  private delivered(item: Item, event: SignalEvent): Promise<void> | undefined {
     const now = this.clock.now();
-    await this.commit(
-      (s) => ({
-        ...s,
-        ...this.pastItem(s, item),
-        delivered: s.delivered + 1,
-        last_delivered_at: now,
-        last_delivered_id: event.id,
-        updated_at: now,
-      }),
-      item.replay,
-    );
-    if (item.replay) await this.deps.dead.delete(deadKey(this.deps.channel, this.deps.deploymentId, item.seq));
+    const change = (s: DeliveryState): DeliveryState => ({
+      ...s,
+      ...this.pastItem(s, item),
+      delivered: s.delivered + 1,
+      last_delivered_at: now,
+      last_delivered_id: event.id,
+      updated_at: now,
+    });
+    // A replayed dead letter is deleted once its delivery is written; a signal's write is not waited for.
+    if (item.replay) {
+      return this.commit(change)
+        .then(() => this.deps.dead.delete(deadKey(this.deps.channel, this.deps.deploymentId, item.seq)))
+        .then(() => this.deps.onDelivered?.(event, this.deps.channel));
+    }
+    void this.commit(change, false);
     this.deps.onDelivered?.(event, this.deps.channel);
+    return undefined;
   }
 
   private async failed(
