@@ -1,11 +1,11 @@
 import {
   ensureStream,
-  followStream,
+  followStreamEach,
   openBucket,
   StreamBatcher,
   subscribe,
   type Bus,
-  type FollowedStream,
+  type FollowedEach,
   type JsonKv,
   type TopicSubscription,
 } from '../../src/bus/index.ts';
@@ -162,7 +162,7 @@ export class DeliveryActor {
   private deployments: DeploymentIndex | null = null;
   private readonly batcher: StreamBatcher;
   private host: LeaseHost<DeploymentRecord, DeploymentDelivery> | null = null;
-  private messages: FollowedStream | null = null;
+  private messages: FollowedEach | null = null;
   private kicks: TopicSubscription | null = null;
   private bot: TelegramBot | null = null;
   private consuming: Promise<void> = Promise.resolve();
@@ -293,14 +293,12 @@ export class DeliveryActor {
     // New signals first (from now on, in stream order), each to its deployment's delivery from the
     // moment that delivery is created: its workers then catch up on what was stored before (the
     // catch-up reader), so nothing between the two is missed.
-    const messages = (this.messages = await followStream(bus, Streams.signals, 'signals.>', 'new'));
-    this.consuming = (async () => {
-      for await (const msg of messages) {
-        const deploymentId = msg.subject.slice(msg.subject.indexOf('.') + 1);
-        this.host?.holder(leaseKey(deploymentId))?.push({ seq: msg.seq, event: parseSignal(msg.data) });
-      }
-    })().catch((err: unknown) => {
-      if (!this.stopped) log.error({ error: (err as Error).message }, 'delivery: following the signals stopped');
+    const messages = (this.messages = await followStreamEach(bus, Streams.signals, 'signals.>', 'new', (msg) => {
+      const subject = msg.subject;
+      this.host?.holder(leaseKey(subject.slice(subject.indexOf('.') + 1)))?.push({ seq: msg.seq, event: parseSignal(msg.data) });
+    }));
+    this.consuming = messages.closed.then((err) => {
+      if (err && !this.stopped) log.error({ error: err.message }, 'delivery: following the signals stopped');
     });
 
     const host = (this.host = new LeaseHost<DeploymentRecord, DeploymentDelivery>({

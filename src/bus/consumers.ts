@@ -136,8 +136,66 @@ export interface Followed {
   header(name: string): string | undefined;
 }
 
+/** A JsMsg as Followed: read through getters and a method on the prototype, no closure per message. */
+class FollowedMsg implements Followed {
+  constructor(private readonly msg: JsMsg) {}
+  get subject(): string {
+    return this.msg.subject;
+  }
+  get seq(): number {
+    return this.msg.seq;
+  }
+  get data(): Uint8Array {
+    return this.msg.data;
+  }
+  header(name: string): string | undefined {
+    return this.msg.headers?.get(name) || undefined;
+  }
+}
+
 export interface FollowedStream extends AsyncIterable<Followed> {
   close(): Promise<void>;
+}
+
+/** A follower that hands each message to a callback (followStreamEach). */
+export interface FollowedEach {
+  close(): Promise<void>;
+  /** Resolves when it has ended: with the error that ended it, if one did (a throwing callback among them). */
+  closed: Promise<Error | void>;
+}
+
+/**
+ * The ordered consumer of a follower and its messages (pushed to `callback` when given, else
+ * iterated); `close` deletes the consumer after stopping them.
+ */
+async function openFollower(
+  bus: Pick<Bus, 'js' | 'retry'>,
+  stream: StreamSpec,
+  filter: string,
+  from: number | 'new',
+  aheadBytes: number | undefined,
+  callback?: (msg: JsMsg) => void,
+) {
+  const { consumer, messages } = await bus.retry.run({ op: 'follow (ordered consumer)', kind: 'stream', name: stream.name }, async () => {
+    const consumer = await bus.js.consumers.get(stream.name, {
+      filter_subjects: filter,
+      ...(from === 'new'
+        ? { deliver_policy: DeliverPolicy.New }
+        : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
+    });
+    const ahead = aheadBytes ? { max_bytes: aheadBytes } : { max_messages: 1_000 };
+    return { consumer, messages: await consumer.consume(callback ? { ...ahead, callback } : ahead) };
+  });
+  return {
+    messages,
+    close: async () => {
+      await messages.close();
+      // Not left on the server until it expires (5 min), still counting messages it will never
+      // deliver (a symbol restarted after a failed store reads on a new one). Not waited for: a
+      // close must not hang on a NATS node that is gone; then it simply expires.
+      void consumer.delete().catch(() => undefined);
+    },
+  };
 }
 
 /**
@@ -158,26 +216,27 @@ export async function followStream(
    */
   aheadBytes?: number,
 ): Promise<FollowedStream> {
-  const { consumer, messages } = await bus.retry.run({ op: 'follow (ordered consumer)', kind: 'stream', name: stream.name }, async () => {
-    const consumer = await bus.js.consumers.get(stream.name, {
-      filter_subjects: filter,
-      ...(from === 'new'
-        ? { deliver_policy: DeliverPolicy.New }
-        : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, from) }),
-    });
-    return { consumer, messages: await consumer.consume(aheadBytes ? { max_bytes: aheadBytes } : { max_messages: 1_000 }) };
-  });
+  const { messages, close } = await openFollower(bus, stream, filter, from, aheadBytes);
   return {
     async *[Symbol.asyncIterator]() {
-      for await (const msg of messages)
-        yield { subject: msg.subject, seq: msg.seq, data: msg.data, header: (name: string) => msg.headers?.get(name) || undefined };
+      for await (const msg of messages) yield new FollowedMsg(msg);
     },
-    close: async () => {
-      await messages.close();
-      // Not left on the server until it expires (5 min), still counting messages it will never
-      // deliver (a symbol restarted after a failed store reads on a new one). Not waited for: a
-      // close must not hang on a NATS node that is gone; then it simply expires.
-      void consumer.delete().catch(() => undefined);
-    },
+    close,
   };
+}
+
+/**
+ * followStream's messages handed to `each` as they arrive, in the same order, instead of through
+ * async iterators (their promises and result objects per message: delivery follows every signal).
+ * A callback that throws ends it (`closed` says with what).
+ */
+export async function followStreamEach(
+  bus: Pick<Bus, 'js' | 'retry'>,
+  stream: StreamSpec,
+  filter: string,
+  from: number | 'new',
+  each: (msg: Followed) => void,
+): Promise<FollowedEach> {
+  const { messages, close } = await openFollower(bus, stream, filter, from, undefined, (msg) => each(new FollowedMsg(msg)));
+  return { close, closed: messages.closed() };
 }

@@ -25,9 +25,11 @@ export {
   consume,
   puller,
   followStream,
+  followStreamEach,
   type Delivered,
   type DeliveredStream,
   type Followed,
+  type FollowedEach,
   type FollowedStream,
   type Puller,
 } from './consumers.ts';
