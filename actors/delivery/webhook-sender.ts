@@ -45,15 +45,19 @@ export class WebhookSender implements ChannelSender {
     this.poster = new PinnedPoster(options.timeoutMs);
   }
 
+  /** The URL's checked target while it is fresh (at most `dnsCacheMs` old), at hand without a promise. */
+  private known(rawUrl: string): CheckedTarget | null {
+    const known = this.checked.get(rawUrl);
+    return known && this.clock.now() - known.at < (this.options.dnsCacheMs ?? 5_000) ? known.target : null;
+  }
+
   /**
-   * The checked target of a URL, from a short cache (only targets and addresses that passed are
-   * cached, each at most `dnsCacheMs`, then the host is resolved and checked again).
+   * The URL's target checked again: its host resolved (or its addresses from a short cache: only
+   * addresses that passed are cached, each at most `dnsCacheMs`) and every address checked.
    */
   private async target(rawUrl: string): Promise<CheckedTarget> {
     const cacheMs = this.options.dnsCacheMs ?? 5_000;
     const now = this.clock.now();
-    const known = this.checked.get(rawUrl);
-    if (known && now - known.at < cacheMs) return known.target;
     const url = new URL(rawUrl);
     const cached = this.resolved.get(url.hostname);
     const lookup: HostLookup | undefined = cached && now - cached.at < cacheMs ? async () => cached.addresses : this.options.lookup;
@@ -71,7 +75,7 @@ export class WebhookSender implements ChannelSender {
     }
     let checked;
     try {
-      checked = await this.target(deployment.webhook_url);
+      checked = this.known(deployment.webhook_url) ?? (await this.target(deployment.webhook_url));
     } catch (err) {
       return { ok: false, status: null, error: (err as Error).message };
     }
