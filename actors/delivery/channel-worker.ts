@@ -5,6 +5,7 @@ import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryState } 
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
 import type { CatchUpReader, CatchUpTicket } from './catch-up-reader.ts';
+import type { LeaseContext } from '../../src/kernel/index.ts';
 import type { ChannelSender, SendOutcome } from './types.ts';
 import type { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
@@ -31,11 +32,12 @@ export interface ChannelWorkerDeps {
   log: Logger;
   onDelivered?: (event: SignalEvent, channel: DeliveryChannel) => void;
   /**
-   * How long (ms) this worker may still send on its deployment's lease (ActorHost.leaseLeftMs):
-   * no send starts at 0, and one in flight is cut off when it reaches 0, so two workers never send
-   * for one deployment at once. Absent: no lease (a single delivery process).
+   * Its deployment's lease (the LeaseContext its host gave it): no send starts when `leaseLeftMs`
+   * is 0, and one in flight is cut off when `fence` aborts (the host's heartbeat may have run out)
+   * or the worker stops, so two workers never send for one deployment at once. Absent: no lease
+   * (a single delivery process).
    */
-  leaseLeftMs?: () => number;
+  lease?: Pick<LeaseContext, 'leaseLeftMs' | 'fence'>;
   /** The time of attempts, retries and state (liveClock unless a test sets it). */
   clock?: Clock;
   random?: () => number;
@@ -79,10 +81,12 @@ export class ChannelWorker {
   private stopped = false;
   /** Aborted at stop: a sender waiting (a rate-limit hold) gives up without sending; the deployment's next holder sends. */
   private readonly stopping = new AbortController();
-  /** Aborted when the lease runs out during a send (fence), and the timer watching for that. */
-  private lease: AbortController | null = null;
-  private leaseWatch: NodeJS.Timeout | null = null;
-  private sending = 0;
+  /**
+   * Aborted when the lease runs out during a send, or at stop: one per lease signal of the host
+   * (a new one after it fired), relayed by one listener, not a controller and a timer per send.
+   */
+  private cut: AbortController | null = null;
+  private leaseSignal: AbortSignal | null = null;
   /** The wait in progress (idle): its resolve, and its timer when it has one. */
   private waiting: (() => void) | null = null;
   private waitTimer: NodeJS.Timeout | undefined;
@@ -204,11 +208,6 @@ export class ChannelWorker {
   async stop(graceMs = 2_000): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
-    // A send still in flight stays fenced until it ends.
-    if (this.leaseWatch && this.sending === 0) {
-      clearTimeout(this.leaseWatch);
-      this.leaseWatch = null;
-    }
     this.ticket?.leave();
     this.wakeUp();
     let timer: NodeJS.Timeout | undefined;
@@ -217,6 +216,10 @@ export class ChannelWorker {
       new Promise<void>((r) => (timer = setTimeout(r, graceMs))),
     ]);
     clearTimeout(timer);
+    // A send still in flight is cut off now: the lease is released after this, and the next
+    // holder sends that signal again.
+    this.leaseSignal?.removeEventListener('abort', this.relayCut);
+    this.cut?.abort();
   }
 
   private idle(ms?: number): Promise<void> {
@@ -312,40 +315,29 @@ export class ChannelWorker {
    * it follows the retry schedule and ends as a dead letter, never a hot loop.
    */
   private async fencedSend(event: SignalEvent, deployment: DeploymentRecord): Promise<SendOutcome | null> {
-    const left = this.deps.leaseLeftMs;
-    if (left && (left() <= 0 || this.stopped)) return null;
-    const fence = left ? this.fence(left) : undefined;
-    this.sending++;
+    const lease = this.deps.lease;
+    if (lease && (lease.leaseLeftMs() <= 0 || this.stopped)) return null;
+    const fence = lease ? this.fence(lease) : undefined;
     let outcome: SendOutcome;
     try {
       outcome = await this.deps.sender.send(event, deployment, fence, this.stopping.signal);
     } catch (err) {
       outcome = { ok: false, status: null, error: `sending failed: ${(err as Error)?.message ?? String(err)}` };
-    } finally {
-      this.sending--;
     }
     return fence?.aborted || (!outcome.ok && this.stopped) ? null : outcome;
   }
 
-  /**
-   * The signal that aborts a send when the lease runs out: one per lease (a new one after it
-   * fired), watched by one timer while sends are in flight, rather than a controller and a timer
-   * per send (a bar's thousands of sends).
-   */
-  private fence(left: () => number): AbortSignal {
-    if (!this.lease || this.lease.signal.aborted) this.lease = new AbortController();
-    if (!this.leaseWatch) {
-      // Renewals move the end of the lease on: look again when the time seen last runs out.
-      const watch = () => {
-        const ms = left();
-        if (ms <= 0) this.lease?.abort();
-        this.leaseWatch = ms > 0 && this.sending > 0 ? setTimeout(watch, ms).unref() : null;
-      };
-      // Unref'd: only a send in flight needs it, and that send holds the process itself.
-      this.leaseWatch = setTimeout(watch, Math.max(0, left())).unref();
-    }
-    return this.lease.signal;
+  /** The signal a send goes with: cut when the host's lease signal fires or the worker stops. */
+  private fence(lease: Pick<LeaseContext, 'fence'>): AbortSignal {
+    if (this.cut && !this.cut.signal.aborted) return this.cut.signal;
+    this.cut = new AbortController();
+    const signal = (this.leaseSignal = lease.fence());
+    if (signal.aborted) this.cut.abort();
+    else signal.addEventListener('abort', this.relayCut, { once: true });
+    return this.cut.signal;
   }
+
+  private readonly relayCut = (): void => this.cut?.abort();
 
   /** The failing-attempt record if it is about this item. */
   private currentFor(item: Item): AttemptRecord | null {

@@ -22,7 +22,7 @@ import {
   type RetryPolicy,
 } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { LeaseHost, openClaims, type Claims, type LeaseHolder } from '../../src/kernel/index.ts';
+import { LeaseHost, openClaims, type Claims, type LeaseContext, type LeaseHolder } from '../../src/kernel/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
@@ -313,7 +313,7 @@ export class DeliveryActor {
       idOf: (d) => leaseKey(d.deployment_id),
       ...kv.claims,
       balance: true,
-      create: async (d, lease) => this.delivery(d, lease.leaseLeftMs),
+      create: async (d, lease) => this.delivery(d, lease),
       // A deployment that went away: its delivery state is forgotten (its dead letters expire).
       forget: async (key) => {
         for (const channel of DELIVERY_CHANNELS) await kv.state.delete(stateKey(channel, deploymentOf(key))).catch(() => undefined);
@@ -355,7 +355,7 @@ export class DeliveryActor {
   }
 
   /** The delivery of a deployment whose lease this process just claimed. */
-  private delivery(deployment: DeploymentRecord, leaseLeftMs: () => number): DeploymentDelivery {
+  private delivery(deployment: DeploymentRecord, lease: LeaseContext): DeploymentDelivery {
     const deploymentId = deployment.deployment_id;
     return new DeploymentDelivery(this.channelsOf(deployment), (channel) =>
       ChannelWorker.open({
@@ -371,7 +371,7 @@ export class DeliveryActor {
         limit: this.limit,
         policy: this.policy,
         log: this.deps.log,
-        leaseLeftMs,
+        lease,
         clock: this.clock,
         onDelivered: (event, ch) => {
           this.delivered[ch]++;

@@ -7,6 +7,7 @@
 export type { Actor, ActorStats } from './actor.ts';
 export type { LeaseContext, LeaseHolder } from './lease-holder.ts';
 export { openClaims, type Claims } from './claims.ts';
+export { LeaseFence } from './lease-fence.ts';
 export { LeaseHost, type BackoffPolicy, type DesiredActors, type LeaseHostDeps } from './lease-host.ts';
 export { ActorHost, type ActorHostDeps } from './actor-host.ts';
 export { LEASE_TTL_SECONDS } from '../../schemas/messages.ts';

@@ -20,6 +20,12 @@ export interface LeaseContext {
   readonly id: string;
   /** How long (ms) the holder may still act on its lease; 0 once it may have passed to another host. */
   leaseLeftMs(): number;
+  /**
+   * Aborted once the lease may have passed to another host (this host's heartbeat ran out): work in
+   * flight on it is cut off. Shared by the host's holders; a holder released while its host lives
+   * cuts its own work off before its stop ends (the claim is released only after).
+   */
+  fence(): AbortSignal;
   /** Faults the holder: the host stops it and starts a new one after a backoff. Calls after that are ignored. */
   fault(err: unknown): void;
 }

@@ -6,6 +6,7 @@ import { preferredHost, type Claims } from './claims.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { ActorStats, LeaseContext, LeaseHolder } from './lease-holder.ts';
 import { liveClock, type Clock } from '../lib/clock.ts';
+import { LeaseFence } from './lease-fence.ts';
 
 /** The desired state a host follows: the specs of what should run somewhere. */
 export interface DesiredActors<S> {
@@ -124,6 +125,8 @@ export class LeaseHost<S, H extends LeaseHolder> {
   private claimsWatch: { stop(): void } | null = null;
   /** This host's heartbeat, which all its claims are valid by. */
   private readonly beat: Heartbeat;
+  /** Cuts off its holders' work in flight once the heartbeat may have run out. */
+  private readonly fence = new LeaseFence(() => (this.stopped ? 0 : this.beatLeftMs()));
   private beating: Promise<boolean> | null = null;
   /** Unclaimed leases another host is preferred for, seen at the last pass: taken at the next if still unclaimed. */
   private waitedFor = new Set<string>();
@@ -412,6 +415,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
     const lease: LeaseContext = {
       id,
       leaseLeftMs: () => this.leaseLeftMs(id),
+      fence: () => this.fence.signal(),
       fault: (err) => {
         // A holder already stopped (faulted, released, replaced) reports into the void.
         if (holder === null || this.running.get(id) !== run || run.holder !== holder) return;
@@ -505,6 +509,7 @@ export class LeaseHost<S, H extends LeaseHolder> {
     await Promise.all(this.releasing.values());
     await Promise.all([...this.running].map(([id, run]) => this.release(id, run, graceful)));
     this.claimsWatch?.stop();
+    this.fence.stop();
     if (graceful) await this.beat.end().catch(() => undefined);
   }
 }

@@ -13,6 +13,7 @@ import { SignalLog } from '../../src/delivery/index.ts';
 import { DeliveryBuckets } from '../../schemas/messages.ts';
 import { deploy, log, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
+import { LeaseFence } from '../../src/kernel/index.ts';
 
 describe('ChannelWorker', () => {
   let h: Harness;
@@ -107,6 +108,8 @@ describe('ChannelWorker', () => {
       // Stored before the worker opens (no live consumer pushes to this worker): it reads it from the stream.
       await publish(h.bus, signal(d, 0));
       const lease = { end: Date.now() + 400 };
+      // As a lease host fences its holders: one signal, aborted once the lease may have run out.
+      const fence = new LeaseFence(() => Math.max(0, lease.end - Date.now()));
       const sends: Array<{ id: string; abortedAt: number | null; answer(outcome: SendOutcome): void }> = [];
       const sender: ChannelSender = {
         channel: 'webhook',
@@ -123,13 +126,13 @@ describe('ChannelWorker', () => {
       const worker = await openWorker(d, sender, {
         limit: concurrencyLimit(4),
         policy: { baseMs: 100, maxMs: 200, windowMs: 60_000, jitter: 0 },
-        leaseLeftMs: () => lease.end - Date.now(),
+        lease: { leaseLeftMs: () => lease.end - Date.now(), fence: () => fence.signal() },
       });
-      return { lease, sends, worker };
+      return { lease, sends, worker, fence };
     }
 
     it('cuts a send off when the lease runs out, records nothing, and sends the signal again once the lease is held', async () => {
-      const { lease, sends, worker } = await fenced('http://hooks.test/fenced');
+      const { lease, sends, worker, fence } = await fenced('http://hooks.test/fenced');
       try {
         await waitFor(() => sends[0]?.abortedAt != null, 5_000, 'the send cut off');
         assert.ok(sends[0]!.abortedAt! >= lease.end, 'not before the lease ended');
@@ -144,11 +147,12 @@ describe('ChannelWorker', () => {
         assert.equal(sends[1]!.abortedAt, null);
       } finally {
         await worker.stop();
+        fence.stop();
       }
     });
 
     it('keeps a send going when the lease is renewed during it', async () => {
-      const { lease, sends, worker } = await fenced('http://hooks.test/renewed');
+      const { lease, sends, worker, fence } = await fenced('http://hooks.test/renewed');
       try {
         await waitFor(() => sends.length === 1, 5_000, 'the send');
         const firstEnd = lease.end;
@@ -160,6 +164,21 @@ describe('ChannelWorker', () => {
         assert.equal(sends.length, 1);
       } finally {
         await worker.stop();
+        fence.stop();
+      }
+    });
+
+    it('cuts a send still in flight when its stop’s grace ends (its lease is released after), recording nothing', async () => {
+      const { lease, sends, worker, fence } = await fenced('http://hooks.test/stopped');
+      try {
+        lease.end = Date.now() + 60_000;
+        await waitFor(() => sends.length === 1, 5_000, 'the send');
+        await worker.stop(200);
+        assert.ok(sends[0]!.abortedAt !== null, 'cut off by the stop');
+        assert.equal(worker.snapshot.current, null, 'no failed attempt on record');
+        assert.equal(worker.snapshot.delivered, 0);
+      } finally {
+        fence.stop();
       }
     });
   });
