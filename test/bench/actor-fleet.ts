@@ -34,7 +34,7 @@
 import { join } from 'node:path';
 import { freePort, openBucket } from '../../src/bus/index.ts';
 import { ModelStore } from '../../src/training/index.ts';
-import { Buckets, Topics } from '../../schemas/messages.ts';
+import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 import { treeCpuByKind, treeCpuSeconds, treeMemoryMb, treeMinorFaultsByKind } from './lib/proc.ts';
 import { BENCH_ROLE_ENV, roleStarter, sleep, startLayout, timeUntil, type StartedRole } from './lib/roles.ts';
 import { fleetStrategy } from './lib/strategies.ts';
@@ -247,23 +247,14 @@ export const benchmark: Benchmark = {
         handled.set(ts, h);
       },
     });
-    // Each signal once by its id: a publish retried after a slow acknowledgement is seen twice on the
-    // subject though the stream stores it once (counted apart, as publish_retries).
-    const stored = new Map<number, { count: number; last: number; ids: Set<string>; retries: number }>();
-    bus.nc.subscribe('signals.>', {
-      callback: (_e, msg) => {
-        const signal = msg.json() as { id: string; bar_time: string };
-        const ts = Date.parse(signal.bar_time);
-        const s = stored.get(ts) ?? { count: 0, last: 0, ids: new Set<string>(), retries: 0 };
-        if (s.ids.has(signal.id)) s.retries++;
-        else {
-          s.ids.add(signal.id);
-          s.count++;
-          s.last = performance.now();
-        }
-        stored.set(ts, s);
-      },
-    });
+    // The signals a bar stored, read off the stream (its sequence, the last one's store time)
+    // rather than by a subscription of the bench: nats-server would count delivering every signal
+    // to it as the service's CPU.
+    const signalsState = async () => (await bus.jsm.streams.info(Streams.signals.name)).state;
+    const storedAt = async (seq: number) => {
+      const msg = await bus.jsm.streams.getMessage(Streams.signals.name, { seq });
+      return msg ? Date.parse(msg.timestamp) - performance.timeOrigin : NaN;
+    };
 
     say(`fleet: ${fleet} deployments (${deployMs} ms); starting ${deliveryCount} delivery and two actor hosts`);
     const delivery: StartedRole[] = [];
@@ -401,6 +392,8 @@ export const benchmark: Benchmark = {
       const faultsBefore = faults();
       const windowStart = performance.now();
       const requestsBefore = receiver.requests.length;
+      const seqBefore = (await signalsState()).last_seq;
+      let storedSeq = seqBefore;
       const batch = [];
       for (let ts = minute; ts < minute + MINUTE; ts += TICK_MS) batch.push(tickAt(ts));
       await publishTicks(batch);
@@ -409,15 +402,21 @@ export const benchmark: Benchmark = {
       // the watched ones publish their prediction after) and the webhooks stop coming.
       await timeUntil(
         'every actor handled the bar',
-        () => (stored.get(minute)?.count ?? 0) >= fleet && (handled.get(minute)?.count ?? 0) >= watchedCount,
+        async () => {
+          storedSeq = (await signalsState()).last_seq;
+          const done = storedSeq - seqBefore >= fleet && (handled.get(minute)?.count ?? 0) >= watchedCount;
+          if (!done) await sleep(50);
+          return done;
+        },
         300_000,
       ).catch(() => undefined);
+      const signals = storedSeq - seqBefore;
+      const lastSignal = signals > 0 ? await storedAt(storedSeq) : NaN;
       let last = -1;
       await timeUntil(
         'its webhooks',
         async () => {
           const n = receiver.requests.length;
-          const signals = stored.get(minute)?.count ?? 0;
           const done = n === last && n - requestsBefore >= signals;
           last = n;
           if (!done) await sleep(1000);
@@ -430,19 +429,17 @@ export const benchmark: Benchmark = {
       const hooks = hooksOf(minute);
       const lastHook = hooks.length ? Math.max(...hooks.map((h) => h.at)) : NaN;
       const h = handled.get(minute);
-      const s = stored.get(minute);
       results.push({
         name: `bar-${b + 1}`,
         bar: new Date(minute).toISOString(),
         models: fleet,
         watched: watchedCount,
         predictions: h?.count ?? 0,
-        signals: s?.count ?? 0,
-        publish_retries: s?.retries ?? 0,
+        signals,
         webhooks: hooks.length,
         models_signalled: new Set(hooks.map((x) => x.payload.data.deployment_id)).size,
-        close_to_all_handled_ms: s ? Math.round(Math.max(s.last, h?.last ?? 0) - closeSeen) : null,
-        close_to_last_signal_ms: s ? Math.round(s.last - closeSeen) : null,
+        close_to_all_handled_ms: signals > 0 ? Math.round(Math.max(lastSignal, h?.last ?? 0) - closeSeen) : null,
+        close_to_last_signal_ms: signals > 0 ? Math.round(lastSignal - closeSeen) : null,
         close_to_last_webhook_ms: Math.round(lastHook - closeSeen),
         goal_ms: goalMs(fleet),
         met: hooks.length >= fleet && lastHook - closeSeen <= goalMs(fleet),
