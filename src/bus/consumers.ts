@@ -21,20 +21,27 @@ export interface Delivered {
   working(): void;
 }
 
-/** A JsMsg as Delivered: methods on the prototype, not five closures per message (a recorder takes thousands a bar). */
-class DeliveredMsg implements Delivered {
-  constructor(private readonly msg: JsMsg) {}
+/**
+ * A stored JsMsg as the bus hands it out: getters and methods on the prototype, not an object and
+ * closures per message (a recorder or a delivery process takes thousands a bar).
+ */
+class StoredMsg {
+  constructor(protected readonly msg: JsMsg) {}
   get subject(): string {
     return this.msg.subject;
   }
   get seq(): number {
     return this.msg.seq;
   }
-  get deliveryCount(): number {
-    return this.msg.info.deliveryCount;
-  }
   get data(): Uint8Array {
     return this.msg.data;
+  }
+}
+
+/** A JsMsg as Delivered. */
+class DeliveredMsg extends StoredMsg implements Delivered {
+  get deliveryCount(): number {
+    return this.msg.info.deliveryCount;
   }
   json(): unknown {
     return this.msg.json();
@@ -136,18 +143,8 @@ export interface Followed {
   header(name: string): string | undefined;
 }
 
-/** A JsMsg as Followed: read through getters and a method on the prototype, no closure per message. */
-class FollowedMsg implements Followed {
-  constructor(private readonly msg: JsMsg) {}
-  get subject(): string {
-    return this.msg.subject;
-  }
-  get seq(): number {
-    return this.msg.seq;
-  }
-  get data(): Uint8Array {
-    return this.msg.data;
-  }
+/** A JsMsg as Followed. */
+class FollowedMsg extends StoredMsg implements Followed {
   header(name: string): string | undefined {
     return this.msg.headers?.get(name) || undefined;
   }

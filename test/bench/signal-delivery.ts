@@ -18,6 +18,7 @@ import { createLogger } from '../../src/log.ts';
 import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { benchSignal } from './lib/bench-signal.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const LATENCY_GOAL_P99_MS = 50;
@@ -75,24 +76,7 @@ export const benchmark: Benchmark = {
     await new Promise((r) => setTimeout(r, 500));
 
     let bar = Date.UTC(2025, 0, 1);
-    const event = (r: DeploymentRecord, n: number): SignalEvent => ({
-      id: `sig_${r.deployment_id}_${bar}_${n}`,
-      deployment_id: r.deployment_id,
-      model: r.stem,
-      model_name: r.model_name,
-      symbol: 'EURUSD',
-      timeframe: '15min',
-      action: 'open',
-      side: 'long',
-      price: 1.0432,
-      stop_loss: 1.0412,
-      take_profit: 1.0472,
-      reason: 'signal',
-      p_up: 0.64,
-      pnl: null,
-      bar_time: new Date(bar).toISOString(),
-      created_at: new Date().toISOString(),
-    });
+    const event = (r: DeploymentRecord, n: number) => benchSignal(r, bar, { n, createdAt: Date.now() });
     const publish = (e: SignalEvent) => bus.js.publish(Topics.signal.subject(e.deployment_id), JSON.stringify(e), { msgID: e.id });
 
     // Waits for the webhook with this id; resolves with the receive time.

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { signalPublisher } from '../../../actors/model/index.ts';
 import { connectBus, StreamBatcher } from '../../../src/bus/index.ts';
 import { createLogger } from '../../../src/log.ts';
-import type { SignalEvent } from '../../../schemas/live.ts';
+import { benchSignal } from './bench-signal.ts';
 
 export interface DeliveryPeerSpec {
   natsUrl: string;
@@ -50,27 +50,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 
-  const event = (i: number, bar: number): SignalEvent => {
-    const d = peerDeployment(i);
-    return {
-      id: `sig_${d.deployment_id}_${bar}_0`,
-      deployment_id: d.deployment_id,
-      model: d.stem,
-      model_name: d.model_name,
-      symbol: 'EURUSD',
-      timeframe: '15min',
-      action: 'open',
-      side: i % 2 ? 'long' : 'short',
-      price: 1.0432,
-      stop_loss: 1.0412,
-      take_profit: 1.0472,
-      reason: 'signal',
-      p_up: 0.64,
-      pnl: null,
-      bar_time: new Date(bar).toISOString(),
-      created_at: new Date(bar + 15 * 60_000).toISOString(),
-    };
-  };
+  const event = (i: number, bar: number) => benchSignal(peerDeployment(i), bar, { side: i % 2 ? 'long' : 'short' });
   process.on('message', (raw) => {
     const message = raw as FromParent;
     if (message.type !== 'bar') return;
