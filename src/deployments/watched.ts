@@ -13,7 +13,7 @@ export const WATCH_RENEW_MS = 30_000;
 /**
  * Which deployments someone watches, as the actor hosts see it: a follower of `sf_watched`. A
  * prediction per bar is news for a WebSocket client and nobody else, and building, checking and
- * publishing one for every model on every bar was a third of a host's work; an actor asks here first.
+ * publishing one for every model on every bar was about 30 % of a host's Node; an actor asks here first.
  */
 export class WatchedDeployments {
   private readonly until = new Map<string, number>();
