@@ -11,19 +11,16 @@
  * Options: --deployments=2000 --bars=10.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeliveryActor } from '../../actors/delivery/index.ts';
-import { connectBus, ensureStream, openBucket, startEmbeddedNats } from '../../src/bus/index.ts';
+import { openBucket } from '../../src/bus/index.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/log.ts';
-import { Buckets, Streams } from '../../schemas/messages.ts';
+import { Buckets } from '../../schemas/messages.ts';
 import type { DeploymentRecord } from '../../schemas/live.ts';
 import { peerDeployment, type DeliveryPeerSpec } from './lib/delivery-peer.ts';
 import { kbPer, sampleAllocations } from './lib/heap-sampling.ts';
 import { REPO_ROOT } from './lib/service.ts';
+import { startBenchNats } from './lib/bench-nats.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const PEER = fileURLToPath(new URL('./lib/delivery-peer.ts', import.meta.url));
@@ -40,17 +37,9 @@ export const benchmark: Benchmark = {
   async run(ctx) {
     const count = numberOption(ctx, 'deployments', 2_000);
     const bars = numberOption(ctx, 'bars', 10);
-    const log = createLogger('warn', { write: (line: string) => void ctx.log(line.trim()) });
+    const { log, url: natsUrl, bus } = await startBenchNats(ctx, 'delivery-step');
 
-    const dir = mkdtempSync(join(tmpdir(), 'sf-bench-delivery-step-'));
-    ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
-    const nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats'), log });
-    ctx.defer(() => nats.stop());
-    const bus = await connectBus(nats.url, 'bench-delivery-step', log);
-    ctx.defer(() => bus.close());
-    await ensureStream(bus, Streams.signals);
-
-    const spec: DeliveryPeerSpec = { natsUrl: nats.url, deployments: count };
+    const spec: DeliveryPeerSpec = { natsUrl, deployments: count };
     const peer = spawn(process.execPath, ['--import', 'tsx', PEER, JSON.stringify(spec)], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -8,17 +8,15 @@
  * - fan-out: 1,000 deployments each publish one signal on the same bar close, all at once;
  *   the figure is publish of the first → the last webhook received (goal share of ≤ 2 s).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { DeliveryActor } from '../../actors/delivery/index.ts';
-import { connectBus, ensureStream, openBucket, startEmbeddedNats } from '../../src/bus/index.ts';
+import { openBucket } from '../../src/bus/index.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/log.ts';
-import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
+import { Buckets, Topics } from '../../schemas/messages.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { benchSignal } from './lib/bench-signal.ts';
+import { startBenchNats } from './lib/bench-nats.ts';
 import { numberOption, type Benchmark } from './lib/types.ts';
 
 const LATENCY_GOAL_P99_MS = 50;
@@ -34,15 +32,7 @@ export const benchmark: Benchmark = {
     const samples = numberOption(ctx, 'delivery-samples', 1_000);
     const fanout = numberOption(ctx, 'delivery-deployments', 1_000);
     const rounds = numberOption(ctx, 'delivery-rounds', 5);
-    const log = createLogger('warn', { write: (line: string) => void ctx.log(line.trim()) });
-
-    const dir = mkdtempSync(join(tmpdir(), 'sf-bench-delivery-'));
-    ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
-    const nats = await startEmbeddedNats({ bin: 'nats-server', storeDir: join(dir, 'nats'), log });
-    ctx.defer(() => nats.stop());
-    const bus = await connectBus(nats.url, 'bench-delivery', log);
-    ctx.defer(() => bus.close());
-    await ensureStream(bus, Streams.signals);
+    const { log, bus } = await startBenchNats(ctx, 'delivery');
     const deployments = await openBucket(bus, Buckets.deployments);
     const receiver = await startWebhookReceiver();
     ctx.defer(() => receiver.stop());
