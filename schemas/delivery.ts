@@ -57,6 +57,33 @@ export const DeliveryState = z.object({
 });
 export type DeliveryState = z.infer<typeof DeliveryState>;
 
+/**
+ * Where a webhook channel's deliveries reached, ahead of its `DeliveryState` in `sf_delivery`: the
+ * fields a delivery moves on, as absolute values (a later entry replaces an earlier one whole).
+ */
+export const DeliveryProgress = z.object({
+  cursor: z.number().int().min(0),
+  delivered: z.number().int().min(0),
+  last_delivered_at: z.number().int().nullable(),
+  last_delivered_id: z.string().nullable(),
+  updated_at: z.number().int(),
+});
+export type DeliveryProgress = z.infer<typeof DeliveryProgress>;
+
+/**
+ * KV `sf_delivery_progress`, key `<page>.<host>`: the webhook deliveries of one delivery process
+ * on one page of deployments (by a hash of the id) that are not yet written to their state. One
+ * write carries a bar's deliveries of a page instead of one write per webhook; the next holder of
+ * a deployment and the deliveries API take the furthest of the state and every host's entry.
+ */
+export const DeliveryProgressPage = z.object({
+  host: z.string(),
+  written_at: z.number().int(),
+  /** By state key (`webhook.<deployment_id>`). */
+  entries: z.record(z.string(), DeliveryProgress),
+});
+export type DeliveryProgressPage = z.infer<typeof DeliveryProgressPage>;
+
 /** KV `sf_delivery_dead`, key `<channel>.<deployment_id>.<seq>`: a signal that ran out of retries. */
 export const DeadLetterRecord = z.object({
   deployment_id: z.string(),

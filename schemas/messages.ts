@@ -22,7 +22,15 @@ import { BarMessage, ImportRequest, SyntheticCheckpoint, TickClock, TickMessage 
 import { JobRecord, ModelRecord, SignalsResponse, TrainJobMessage } from './training.ts';
 import { ActorState, BarPrediction, DeploymentRecord, LeaseRecord, SignalEvent, WatchRecord } from './live.ts';
 import { Symbol as SymbolSchema, Timeframe as TimeframeSchema, type Symbol, type Timeframe } from './common.ts';
-import { DeadLetterRecord, DeliveryKick, DeliveryState, MessengerLinkRecord, PairingCodeRecord, type DeliveryChannel } from './delivery.ts';
+import {
+  DeadLetterRecord,
+  DeliveryKick,
+  DeliveryProgressPage,
+  DeliveryState,
+  MessengerLinkRecord,
+  PairingCodeRecord,
+  type DeliveryChannel,
+} from './delivery.ts';
 import { OneShotRun } from './oneshot.ts';
 import { OptimizeRecord, OptimizeTrialChunk } from './optimize.ts';
 import { CommunityEntryRecord, ForkRecord, LiveRecord, ShareClaim } from './community.ts';
@@ -344,6 +352,12 @@ export type ActivityMessage = z.infer<typeof ActivityMessage>;
 export const DeliveryBuckets = {
   /** `<channel>.<deployment_id>` → where that channel's delivery stands (cursor, failing attempt, replays). */
   state: bucket('sf_delivery', DeliveryState),
+  /**
+   * `<page>.<host>` → a delivery process's webhook deliveries not yet in `sf_delivery` (rewritten
+   * within a fifth of a second of each; a page of a dead process goes after a day, long after its
+   * deployments were taken over).
+   */
+  progress: bucket('sf_delivery_progress', DeliveryProgressPage, 24 * 3600),
   /** `<channel>.<deployment_id>.<seq>` → a signal that ran out of retries; kept 30 days, replayable. */
   dead: bucket('sf_delivery_dead', DeadLetterRecord, 30 * 24 * 3600),
   /** `<CODE>` → a pending messenger pairing (one use, 10 minutes). */

@@ -1,12 +1,14 @@
 import { StaleRevisionError, type JsonKv } from '../../src/bus/index.ts';
 import { deadKey, nextAttemptAt, stateKey, type RetryPolicy, type SignalLog } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryState } from '../../schemas/delivery.ts';
+import { progressOf, withProgress } from '../../src/delivery/progress.ts';
+import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryProgress, DeliveryState } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';
 import type { CatchUpReader, CatchUpTicket } from './catch-up-reader.ts';
 import type { LeaseContext } from '../../src/kernel/index.ts';
 import type { ChannelSender, SendOutcome } from './types.ts';
+import type { ProgressJournal } from './progress-journal.ts';
 import type { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 
@@ -31,6 +33,12 @@ export interface ChannelWorkerDeps {
   policy: RetryPolicy;
   log: Logger;
   onDelivered?: (event: SignalEvent, channel: DeliveryChannel) => void;
+  /**
+   * The process's progress journal: deliveries with nothing else pending are kept there and not
+   * each written to the state (a channel whose receivers de-duplicate: a process killed within
+   * the journal's flush sends them again). Absent: every delivery writes the state.
+   */
+  journal?: Pick<ProgressJournal, 'record' | 'forget' | 'find'>;
   /**
    * Its deployment's lease (the LeaseContext its host gave it): no send starts when `leaseLeftMs`
    * is 0, and one in flight is cut off when `fence` aborts (the host's heartbeat may have run out)
@@ -96,6 +104,10 @@ export class ChannelWorker {
   private readonly unwritten: Array<(s: DeliveryState) => DeliveryState> = [];
   /** A transition not yet written is other than a delivery's: the next write parses the state. */
   private parseNext = false;
+  /** Deliveries kept in the journal and not yet in a write: where they reached. */
+  private journaled: DeliveryProgress | null = null;
+  /** The furthest journaled cursor the unwritten transitions carry (its entry goes once they are stored). */
+  private carried = 0;
   private readonly key: string;
   private readonly clock: Clock;
 
@@ -131,6 +143,10 @@ export class ChannelWorker {
     if (found) {
       this.state = found.value;
       this.revision = found.revision;
+      // Deliveries a holder before this one kept in its journal: written to the state at once, so
+      // they outlive the journal's page and this holder alike.
+      const progress = await this.deps.journal?.find(this.key);
+      if (progress && progress.cursor > this.state.cursor) await this.commit((s) => withProgress(s, progress));
       return;
     }
     const initial: DeliveryState = {
@@ -212,7 +228,8 @@ export class ChannelWorker {
     this.wakeUp();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.done.then(() => this.writes.catch(() => undefined)),
+      // Journaled deliveries are written to the state before the lease goes.
+      this.done.then(() => this.checkpoint(true)).catch(() => undefined),
       new Promise<void>((r) => (timer = setTimeout(r, graceMs))),
     ]);
     clearTimeout(timer);
@@ -262,7 +279,8 @@ export class ChannelWorker {
       await this.writes.catch(() => undefined);
       const found = await this.deps.state.get(this.key);
       if (found) {
-        this.state = found.value;
+        // Deliveries still only in the journal stay where they reached.
+        this.state = withProgress(found.value, this.journaled);
         this.revision = found.revision;
       }
     }
@@ -394,10 +412,19 @@ export class ChannelWorker {
    * deliveries alone is not parsed by the schema again: they move the cursor and counters on from a
    * parsed state, a parsed signal and the clock; any other transition (error texts, statuses) is.
    */
-  private commit(change: (s: DeliveryState) => DeliveryState, wait = true): Promise<void> {
-    this.state = change(this.state);
-    this.unwritten.push(change);
-    if (wait) this.parseNext = true;
+  private commit(change: ((s: DeliveryState) => DeliveryState) | null, wait = true): Promise<void> {
+    // Journaled deliveries came before this transition, and are written with it.
+    const journaled = this.journaled;
+    if (journaled) {
+      this.journaled = null;
+      this.unwritten.push((s) => withProgress(s, journaled));
+      this.carried = Math.max(this.carried, journaled.cursor);
+    }
+    if (change) {
+      this.state = change(this.state);
+      this.unwritten.push(change);
+      if (wait) this.parseNext = true;
+    }
     const write = (this.writes = this.writes.then(this.writeNext, this.writeNext));
     if (wait) return write;
     write.catch(this.writeFailed);
@@ -409,21 +436,39 @@ export class ChannelWorker {
     const changes = this.unwritten.splice(0);
     const target = this.state;
     const parse = this.parseNext;
+    const carried = this.carried;
     this.parseNext = false;
+    this.carried = 0;
     try {
       this.revision = await this.deps.state.update(this.key, target, this.revision, { parse });
     } catch (err) {
       if (!(err instanceof StaleRevisionError)) {
         this.unwritten.unshift(...changes);
         this.parseNext ||= parse;
+        this.carried = Math.max(this.carried, carried);
         throw err;
       }
       const merged = await this.deps.state.mutate(this.key, (cur) => changes.reduce((s, f) => f(s), cur ?? target));
       this.revision = merged.revision;
-      // Transitions made meanwhile apply on top of the merged state.
-      this.state = this.unwritten.reduce((s, f) => f(s), merged.value);
+      // Transitions made meanwhile (and deliveries journaled meanwhile) apply on top of the merged state.
+      this.state = withProgress(
+        this.unwritten.reduce((s, f) => f(s), merged.value),
+        this.journaled,
+      );
     }
+    if (carried > 0) this.deps.journal?.forget(this.key, carried);
   }
+
+  /**
+   * Writes the journaled deliveries to the state (the journal asks after a while; a stop before
+   * the lease goes). `wait`: resolves once stored, or rejects.
+   */
+  private checkpoint(wait: boolean): Promise<void> {
+    if (this.journaled) return this.commit(null, wait);
+    return wait ? this.writes : DONE;
+  }
+
+  private readonly checkpointLater = (): void => void this.checkpoint(false);
 
   /** The item is done with (delivered or dead): the cursor or the replay queue moves past it. */
   private pastItem(s: DeliveryState, item: Item): Pick<DeliveryState, 'cursor' | 'replay' | 'current'> {
@@ -450,7 +495,13 @@ export class ChannelWorker {
         .then(() => this.deps.dead.delete(deadKey(this.deps.channel, this.deps.deploymentId, item.seq)))
         .then(() => this.deps.onDelivered?.(event, this.deps.channel));
     }
-    void this.commit(change, false);
+    const journal = this.deps.journal;
+    if (journal && !this.state.current) {
+      // Nothing else pending: the delivery goes to the journal, the state is written later with others.
+      this.state = change(this.state);
+      this.journaled = progressOf(this.state);
+      journal.record(this.key, this.journaled, this.checkpointLater);
+    } else void this.commit(change, false);
     this.deps.onDelivered?.(event, this.deps.channel);
     return undefined;
   }

@@ -31,6 +31,7 @@ import { ChannelWorker } from './channel-worker.ts';
 import { ChatPacer } from './chat-pacer.ts';
 import { TelegramBot, TelegramSender } from './telegram.ts';
 import { CatchUpReader } from './catch-up-reader.ts';
+import { ProgressJournal } from './progress-journal.ts';
 import type { ChannelSender } from './types.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import { WebhookSender } from './webhook-sender.ts';
@@ -151,8 +152,9 @@ class DeploymentDelivery implements LeaseHolder {
  * (channel, deployment), with retries, dead letters and replay. Any number of delivery processes
  * share the deployments by lease (`delivery.<deployment_id>` in `sf_claims`, as actor hosts share
  * models): one process sends for a deployment at a time, and when it dies its deployments move to
- * another once its heartbeat expires, each resuming from its cursor in KV — the signal that was in
- * flight is sent again with the same webhook-id (at least once; receivers de-duplicate).
+ * another once its heartbeat expires, each resuming from its cursor in KV and its webhook progress
+ * journal — the signal that was in flight, and the webhooks of the journal's last flush, are sent
+ * again with the same webhook-id (at least once; receivers de-duplicate).
  * New signals reach the holder through an ordered consumer of SIGNALS (nothing durable per process).
  */
 export class DeliveryActor {
@@ -172,8 +174,11 @@ export class DeliveryActor {
     deployments: DeploymentsView;
     state: JsonKv<typeof DeliveryBuckets.state.schema>;
     dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
+    progress: JsonKv<typeof DeliveryBuckets.progress.schema>;
     claims: Claims;
   } | null = null;
+  /** Webhook deliveries of this process not yet in their state (one journal per process). */
+  private journal: ProgressJournal | null = null;
   private readonly policy: RetryPolicy;
   /** Sends in flight at once over all deployments (DELIVERY_CONCURRENCY); waiters go in arrival order. */
   private readonly limit: ReturnType<typeof concurrencyLimit>;
@@ -208,14 +213,15 @@ export class DeliveryActor {
     const { bus, config } = this.deps;
     const r = config.NATS_REPLICAS;
     await ensureStream(bus, Streams.signals, r);
-    const [deployments, state, dead, claims] = await Promise.all([
+    const [deployments, state, dead, progress, claims] = await Promise.all([
       openDeployments(bus, r),
       // Where each delivery stands moves on after every send: a bar's thousands of cursor writes go out in batches.
       openBucket(bus, DeliveryBuckets.state, r, { batcher: this.batcher }),
       openBucket(bus, DeliveryBuckets.dead, r),
+      openBucket(bus, DeliveryBuckets.progress, r),
       openClaims(bus, r),
     ]);
-    this.kv = { deployments, state, dead, claims };
+    this.kv = { deployments, state, dead, progress, claims };
     try {
       await this.run();
     } catch (err) {
@@ -322,6 +328,7 @@ export class DeliveryActor {
       clock,
       ...(this.deps.renewMs ? { renewMs: this.deps.renewMs } : {}),
     }));
+    this.journal = new ProgressJournal({ kv: kv.progress, hostId: host.hostId, log, clock });
     await host.start();
     // Delivery state of deployments gone while no delivery process held them: forgotten now.
     void this.forgetOrphans().catch((err: unknown) => log.warn({ err }, 'delivery: cleaning up old delivery state failed'));
@@ -373,6 +380,9 @@ export class DeliveryActor {
         log: this.deps.log,
         lease,
         clock: this.clock,
+        // Webhook receivers de-duplicate on webhook-id: their deliveries are journaled. Chat and
+        // e-mail ones are written one by one, so a killed process never posts them twice.
+        ...(channel === 'webhook' && this.journal ? { journal: this.journal } : {}),
         onDelivered: (event, ch) => {
           this.delivered[ch]++;
           for (const listener of this.listeners) listener(event, ch);
@@ -404,6 +414,7 @@ export class DeliveryActor {
     await this.messages?.close().catch(() => undefined);
     await this.consuming;
     await this.host?.stop(graceful);
+    await this.journal?.close();
     await this.catchUp.close();
     this.deployments?.stop();
     await this.bot?.stop();

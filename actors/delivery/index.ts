@@ -1,5 +1,6 @@
 export { DeliveryActor, type DeliveryActorDeps, type DeliveryConfig, type DeliveryStats } from './delivery-actor.ts';
 export { ChannelWorker, type ChannelWorkerDeps } from './channel-worker.ts';
+export { ProgressJournal, type ProgressJournalDeps } from './progress-journal.ts';
 export { WebhookSender, type WebhookSenderOptions } from './webhook-sender.ts';
 export { TelegramBot, TelegramSender } from './telegram.ts';
 export { ChatHookSender, type ChatHookSenderOptions } from './chat-hook-sender.ts';

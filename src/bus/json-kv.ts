@@ -68,8 +68,9 @@ export class JsonKv<S extends z.ZodType> {
     return { value: this.decode(entry), revision: entry.revision };
   }
 
-  async put(key: string, value: z.infer<S>): Promise<number> {
-    const encoded = this.encode(value);
+  /** `parse: false`: a value trusted code built (as `update`'s), written without the schema's check. */
+  async put(key: string, value: z.infer<S>, { parse = true }: { parse?: boolean } = {}): Promise<number> {
+    const encoded = parse ? this.encode(value) : JSON.stringify(value);
     return this.batcher ? this.batcher.publish(this.subjectOf(key), encoded) : this.kv.put(key, encoded);
   }
 

@@ -21,6 +21,7 @@ import type { DeploymentsView } from '../deployments/index.ts';
 import type { MessengerPairing } from './pairing.ts';
 import type { SignalLog } from './signal-log.ts';
 import { deadKey, deadPrefix, stateKey } from './keys.ts';
+import { storedProgress, withProgress, type ProgressKv } from './progress.ts';
 import { chatHookTarget } from '../lib/chat-hook-target.ts';
 import { liveClock, type Clock } from '../lib/clock.ts';
 
@@ -29,6 +30,8 @@ export interface DeliveryApiDeps {
   deployments: Pick<DeploymentsView, 'find'>;
   state: JsonKv<typeof DeliveryBuckets.state.schema>;
   dead: JsonKv<typeof DeliveryBuckets.dead.schema>;
+  /** Webhook deliveries the delivery processes hold in their journals, ahead of `state`. */
+  progress: ProgressKv;
   signals: Pick<SignalLog, 'countAfter'>;
   /** null when the server has no Telegram bot token. */
   pairing: MessengerPairing | null;
@@ -99,8 +102,13 @@ export class DeliveryApi {
 
   private async channelStatus(channel: DeliveryChannel, deployment: DeploymentRecord, deadLimit: number): Promise<ChannelDeliveryStatus> {
     const id = deployment.deployment_id;
-    const [state, dead] = await Promise.all([this.deps.state.get(stateKey(channel, id)), this.deadLetters(channel, id)]);
-    const s: DeliveryState | null = state?.value ?? null;
+    const key = stateKey(channel, id);
+    const [state, dead, progress] = await Promise.all([
+      this.deps.state.get(key),
+      this.deadLetters(channel, id),
+      channel === 'webhook' ? storedProgress(this.deps.progress, key) : null,
+    ]);
+    const s: DeliveryState | null = state ? withProgress(state.value, progress) : null;
     const unseen = await this.deps.signals.countAfter(id, s?.cursor ?? 0);
     const emailOff = channel === 'email' ? (this.deps.emailOff ?? null) : null;
     const off = (channel === 'messenger' && !this.deps.pairing) || emailOff !== null;

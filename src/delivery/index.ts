@@ -82,10 +82,11 @@ export async function buildPairing(bus: Bus, config: DeliveryConfig): Promise<Me
 export async function buildDeliveryApi(deps: { bus: Bus; config: DeliveryConfig; log: Logger }): Promise<DeliveryApi> {
   const { bus, config, log } = deps;
   const r = config.NATS_REPLICAS;
-  const [deployments, state, dead, pairing] = await Promise.all([
+  const [deployments, state, dead, progress, pairing] = await Promise.all([
     openDeployments(bus, r),
     openBucket(bus, DeliveryBuckets.state, r),
     openBucket(bus, DeliveryBuckets.dead, r),
+    openBucket(bus, DeliveryBuckets.progress, r),
     buildPairing(bus, config),
   ]);
   return new DeliveryApi({
@@ -93,6 +94,7 @@ export async function buildDeliveryApi(deps: { bus: Bus; config: DeliveryConfig;
     deployments,
     state,
     dead,
+    progress,
     signals: new SignalLog(bus),
     pairing,
     retryWindowMs: config.WEBHOOK_RETRY_WINDOW_MS,
