@@ -1,7 +1,6 @@
 import { StaleRevisionError, type JsonKv } from '../../src/bus/index.ts';
-import { deadKey, nextAttemptAt, stateKey, type RetryPolicy, type SignalLog } from '../../src/delivery/index.ts';
+import { deadKey, nextAttemptAt, progressOf, stateKey, withProgress, type RetryPolicy, type SignalLog } from '../../src/delivery/index.ts';
 import type { Logger } from '../../src/log.ts';
-import { progressOf, withProgress } from '../../src/delivery/progress.ts';
 import type { AttemptRecord, DeadLetterRecord, DeliveryChannel, DeliveryProgress, DeliveryState } from '../../schemas/delivery.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import type { DeliveryBuckets } from '../../schemas/messages.ts';

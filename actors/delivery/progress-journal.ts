@@ -1,6 +1,6 @@
 import type { DeliveryProgress } from '../../schemas/delivery.ts';
 import type { Logger } from '../../src/log.ts';
-import { furthest, progressPage, progressPageKey, readProgressPage, type ProgressKv } from '../../src/delivery/progress.ts';
+import { furthest, progressPage, progressPageKey, readProgressPage, type ProgressKv } from '../../src/delivery/index.ts';
 import { liveClock, type Clock } from '../../src/lib/clock.ts';
 
 export interface ProgressJournalDeps {

@@ -33,6 +33,17 @@ export { checkChatHook, hostAllowed, type ChatHookChannel } from './chat-hooks.t
 export { chatHookTarget } from '../lib/chat-hook-target.ts';
 export { templateProblem, renderTemplate, templateValues } from '../lib/bridge-template.ts';
 export { stateKey, deadKey, deadPrefix } from './keys.ts';
+export {
+  PROGRESS_PAGES,
+  furthest,
+  progressOf,
+  progressPage,
+  progressPageKey,
+  readProgressPage,
+  storedProgress,
+  withProgress,
+  type ProgressKv,
+} from './progress.ts';
 export { signalMail, confirmationMail, type ComposedMail } from './email-message.ts';
 export { SmtpMailer, smtpTarget, type SmtpOutcome, type OutgoingMail } from './email-smtp.ts';
 export { EMAIL_OFF, emailAvailability } from './email-availability.ts';
