@@ -28,6 +28,8 @@
  * --profile-roles=delivery,actors: of those roles only, the others run unslowed by the profiler; V8's
  * profiler inflates short calls many times over) --perf (every role writes /tmp/perf-<pid>.map, so
  * `perf record -a -g` names their JavaScript: a system-wide profile at the cost of a few percent)
+ * --gap=SECONDS (idle before each measured bar, as between live bars: a minute's bars leave the
+ * processes idle most of the minute, and idle V8 and Go heaps shrink, to be regrown by the next burst)
  * --node-flags=--trace-gc-nvp,--max-semi-space-size=128 (more Node flags for every role, after the
  * service's: V8's GC trace in each role's log, a flag tried before it goes into `npm start`).
  */
@@ -105,6 +107,7 @@ export const benchmark: Benchmark = {
     const codes = Math.min(modelCount, numberOption(ctx, 'codes', 100));
     const barsToMeasure = numberOption(ctx, 'bars', 3);
     const deliveryCount = numberOption(ctx, 'delivery', 1);
+    const gapS = numberOption(ctx, 'gap', 0);
     const warm = numberOption(ctx, 'warm', Math.ceil(codes / 2));
     const profileDir = ctx.options.profile;
     const profileRoles = ctx.options['profile-roles']?.split(',');
@@ -388,6 +391,7 @@ export const benchmark: Benchmark = {
     const deliveryParts = Object.keys(pids).filter((k) => k.startsWith('delivery_'));
     const hooksOf = (ts: number) => receiver.accepted().filter((h) => Date.parse(h.payload?.data?.bar_time) === ts);
     for (let b = 0; b < barsToMeasure; b++) {
+      if (gapS > 0) await sleep(gapS * 1000);
       const before = cpu();
       const faultsBefore = faults();
       const windowStart = performance.now();
@@ -444,6 +448,8 @@ export const benchmark: Benchmark = {
         goal_ms: goalMs(fleet),
         met: hooks.length >= fleet && lastHook - closeSeen <= goalMs(fleet),
         window_ms: Math.round(performance.now() - windowStart),
+        // At least: the first bar follows the 10 s quiet reading and the 2 s after the unwatch.
+        idle_before_s: gapS + (b === 0 ? 12 : 0),
         cpu_s: cpuDelta(before, after),
         // What a model-bar costs, all processes together (the receiver is the bench's own server).
         cpu_ms_per_model_bar: perModelBar(before, after, fleet, deliveryParts),
