@@ -7,13 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeliveryActor } from '../../actors/delivery/index.ts';
+import { ChannelWorker, DeliveryActor, type ChannelSender, type ChannelWorkerDeps } from '../../actors/delivery/index.ts';
 import { connectBus, ensureStream, openBucket, startEmbeddedNats, type Bus, type EmbeddedNats, type JsonKv } from '../../src/bus/index.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { buildDeliveryApi, type DeliveryApi, type HostLookup } from '../../src/delivery/index.ts';
+import { buildDeliveryApi, SignalLog, type DeliveryApi, type HostLookup } from '../../src/delivery/index.ts';
+import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Channel, DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
-import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
+import { Buckets, DeliveryBuckets, Streams, Topics } from '../../schemas/messages.ts';
 
 export const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
@@ -154,4 +155,25 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * A ChannelWorker of one deployment's webhook channel on the harness's NATS, outside any actor,
+ * with this sender and a quick retry schedule; `options` replace the rest.
+ */
+export async function openWebhookWorker(h: Harness, d: DeploymentRecord, sender: ChannelSender, options: Partial<ChannelWorkerDeps> = {}) {
+  return ChannelWorker.open({
+    channel: 'webhook',
+    deploymentId: d.deployment_id,
+    userId: d.user_id,
+    state: await openBucket(h.bus, DeliveryBuckets.state),
+    dead: await openBucket(h.bus, DeliveryBuckets.dead),
+    signals: new SignalLog(h.bus),
+    deployment: () => d,
+    sender,
+    limit: concurrencyLimit(1),
+    policy: { baseMs: 100, maxMs: 200, windowMs: 800, jitter: 0 },
+    log,
+    ...options,
+  });
 }

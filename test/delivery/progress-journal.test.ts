@@ -7,19 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  ChannelWorker,
-  ProgressJournal,
-  type ChannelSender,
-  type ChannelWorkerDeps,
-  type SendOutcome,
-} from '../../actors/delivery/index.ts';
+import { ProgressJournal, type ChannelSender, type ChannelWorkerDeps, type SendOutcome } from '../../actors/delivery/index.ts';
 import type { DeploymentRecord, SignalEvent } from '../../schemas/live.ts';
 import { openBucket } from '../../src/bus/index.ts';
-import { SignalLog } from '../../src/delivery/index.ts';
 import { progressPage, readProgressPage, storedProgress, type ProgressKv } from '../../src/delivery/progress.ts';
 import { DeliveryBuckets } from '../../schemas/messages.ts';
-import { deploy, log, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
+import { deploy, log, openWebhookWorker, publish, signal, startHarness, waitFor, type Harness } from './harness.ts';
 import { concurrencyLimit } from '../../src/lib/concurrency-limit.ts';
 
 describe('ProgressJournal', () => {
@@ -49,21 +42,8 @@ describe('ProgressJournal', () => {
     return { sent, sender };
   };
 
-  const openWorker = async (d: DeploymentRecord, sender: ChannelSender, options: Partial<ChannelWorkerDeps>) =>
-    ChannelWorker.open({
-      channel: 'webhook',
-      deploymentId: d.deployment_id,
-      userId: d.user_id,
-      state: await openBucket(h.bus, DeliveryBuckets.state),
-      dead: await openBucket(h.bus, DeliveryBuckets.dead),
-      signals: new SignalLog(h.bus),
-      deployment: () => d,
-      sender,
-      limit: concurrencyLimit(8),
-      policy: { baseMs: 100, maxMs: 200, windowMs: 800, jitter: 0 },
-      log,
-      ...options,
-    });
+  const openWorker = (d: DeploymentRecord, sender: ChannelSender, options: Partial<ChannelWorkerDeps>) =>
+    openWebhookWorker(h, d, sender, { limit: concurrencyLimit(8), ...options });
 
   const stateOf = async (d: DeploymentRecord) =>
     (await (await openBucket(h.bus, DeliveryBuckets.state)).get(`webhook.${d.deployment_id}`))!;
