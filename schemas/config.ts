@@ -291,7 +291,7 @@ export const EnvConfig = z
       .max(256)
       .default(8)
       .describe(
-        'Deployed strategies kept warm in their own sandboxed process (~140 MB each, ~8 ms per bar); the rest compute features with pool jobs (~20 ms per bar)',
+        'Deployed strategies kept warm in their own sandboxed process (~140 MB each, ~8 ms per bar); the rest compute features with pool jobs, a fresh fork per bar (~20 ms per bar; ~150 ms on a VM whose page faults are dear, where a fork copies what it touches): size it to the programs a host holds',
       ),
     TRACKER_WARM_SESSIONS: z.coerce
       .number()

@@ -13,8 +13,8 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 describe('Node flags of the service', () => {
   const flags = serviceNodeFlags();
 
-  it('npm start gives the young generation 64 MB per semi-space, kept between bars (a bar is a burst of short-lived objects)', () => {
-    assert.deepEqual(flags, ['--max-semi-space-size=64', '--min-semi-space-size=64']);
+  it('npm start gives the young generation 64 MB per semi-space, kept between bars (a bar is a burst of short-lived objects), and no idle-time heap shrinking', () => {
+    assert.deepEqual(flags, ['--max-semi-space-size=64', '--min-semi-space-size=64', '--no-memory-reducer']);
   });
 
   it('bin/signalforge.js run as a command passes the same flags (env -S splits them)', () => {
