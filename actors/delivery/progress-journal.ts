@@ -9,8 +9,10 @@ export interface ProgressJournalDeps {
   hostId: string;
   log: Logger;
   clock?: Clock;
-  /** How long a delivery waits for its page's write (gathering the others of the bar). */
+  /** How long a delivery waits for its page's write (gathering the others of the bar), at least. */
   flushMs?: number;
+  /** Entries rewritten per second at most: a flush of many waits longer before the next (FLUSH_ENTRIES_PER_S). */
+  entriesPerS?: number;
   /** A worker whose deliveries have waited here this long writes them to its state. */
   checkpointAfterMs?: number;
 }
@@ -24,6 +26,16 @@ interface Held {
 }
 
 const FLUSH_MS = 200;
+/**
+ * A flush rewrites its pages whole, with every entry held (each is held until its worker's next
+ * state write, minutes): 10,000 held deployments are ~1.5 MB of JSON a flush. Every 200 ms
+ * through a bar that was 86 % of delivery's JSON.stringify (profiled, 2026-12-02) and ~30 MB a bar
+ * for nats-server to take. So the next flush waits as long as rewriting this one's entries at
+ * this rate takes (~1 MB/s), between FLUSH_MS and MAX_FLUSH_MS.
+ */
+const FLUSH_ENTRIES_PER_S = 8_000;
+/** The most a delivery waits for its page: what a process killed mid-burst sends again (same webhook-id). */
+const MAX_FLUSH_MS = 2_000;
 /** Well inside the bucket's TTL (a day), so a page never expires while it holds anything. */
 const CHECKPOINT_AFTER_MS = 5 * 60_000;
 /** Pages read for the deployments this process takes over, reused for a burst of claims. */
@@ -33,13 +45,13 @@ const READ_REUSE_MS = 1_000;
  * Where this process's webhook deliveries reached, per deployment, kept in pages of
  * `sf_delivery_progress` instead of a state write per webhook: a bar's 10,000 deliveries were
  * 10,000 KV writes (a fifth of delivery's CPU, measured, and as many stored messages), and are now
- * a few writes of each of 64 pages. A page is rewritten `flushMs` after a delivery on it, so a
- * process killed mid-bar sends at most that long's webhooks again (same webhook-id) — only the
- * webhook channel, whose receivers de-duplicate, goes through here. A worker writes its state as
- * before on any other transition, at stop, and after `checkpointAfterMs`, and its entry leaves the
- * journal once that write is stored. The next holder of a deployment and the deliveries API take
- * the furthest of the state and every host's entry (`withProgress`): pages of a dead process stay
- * until it has been taken over.
+ * a few writes of each of 64 pages. A page is rewritten `flushMs` after a delivery on it (longer
+ * after a flush of many entries, at most MAX_FLUSH_MS), so a process killed mid-bar sends at most
+ * that long's webhooks again (same webhook-id) — only the webhook channel, whose receivers
+ * de-duplicate, goes through here. A worker writes its state as before on any other transition, at
+ * stop, and after `checkpointAfterMs`, and its entry leaves the journal once that write is stored.
+ * The next holder of a deployment and the deliveries API take the furthest of the state and every
+ * host's entry (`withProgress`): pages of a dead process stay until it has been taken over.
  */
 export class ProgressJournal {
   /** Held entries by page, then by state key. */
@@ -51,6 +63,9 @@ export class ProgressJournal {
   private readonly read = new Map<number, { at: number; entries: Promise<Map<string, DeliveryProgress>> }>();
   private readonly clock: Clock;
   private readonly flushMs: number;
+  private readonly entriesPerS: number;
+  /** The wait before the next flush: flushMs, or longer after a flush of many entries. */
+  private nextFlushMs: number;
   private readonly checkpointAfterMs: number;
   private closed = false;
   /** Page writes made (tests, stats). */
@@ -59,6 +74,8 @@ export class ProgressJournal {
   constructor(private readonly deps: ProgressJournalDeps) {
     this.clock = deps.clock ?? liveClock;
     this.flushMs = deps.flushMs ?? FLUSH_MS;
+    this.entriesPerS = deps.entriesPerS ?? FLUSH_ENTRIES_PER_S;
+    this.nextFlushMs = this.flushMs;
     this.checkpointAfterMs = deps.checkpointAfterMs ?? CHECKPOINT_AFTER_MS;
     this.sweeper = setInterval(() => this.sweep(), Math.max(50, this.checkpointAfterMs / 4));
     this.sweeper.unref();
@@ -102,7 +119,7 @@ export class ProgressJournal {
 
   private touch(page: number): void {
     this.dirty.add(page);
-    if (!this.timer && !this.closed) this.timer = setTimeout(this.flush, this.flushMs);
+    if (!this.timer && !this.closed) this.timer = setTimeout(this.flush, this.nextFlushMs);
   }
 
   /** Writes the pages changed since the last flush (one flush at a time, in order). */
@@ -116,6 +133,9 @@ export class ProgressJournal {
     this.dirty.clear();
     const { kv, hostId, log } = this.deps;
     const written_at = this.clock.now();
+    let entries = 0;
+    for (const page of pages) entries += this.pages.get(page)?.size ?? 0;
+    this.nextFlushMs = Math.max(this.flushMs, Math.min(MAX_FLUSH_MS, (entries / this.entriesPerS) * 1000));
     await Promise.all(
       pages.map(async (page) => {
         const held = this.pages.get(page);

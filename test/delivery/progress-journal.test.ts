@@ -26,7 +26,7 @@ describe('ProgressJournal', () => {
   });
   after(() => h?.close());
 
-  const journal = (hostId: string, options: { checkpointAfterMs?: number } = {}) =>
+  const journal = (hostId: string, options: { checkpointAfterMs?: number; entriesPerS?: number } = {}) =>
     new ProgressJournal({ kv: progress, hostId, log, flushMs: 50, ...options });
 
   /** A sender that records what it was given and answers `answer` (200 unless it says otherwise). */
@@ -182,6 +182,33 @@ describe('ProgressJournal', () => {
       await waitFor(async () => (await storedProgress(progress, `webhook.${d.deployment_id}`)) === null, 5_000, 'the entry gone');
     } finally {
       await worker.stop();
+      await j.close();
+    }
+  });
+
+  it('after a flush of many entries the next waits as long as rewriting them takes, so a burst does not rewrite big pages every flush', async () => {
+    // 400 entries held at 1,000 a second: the next flush waits 400 ms, not the 50 ms of a few.
+    const j = journal('host-rate', { entriesPerS: 1_000 });
+    const progressAt = (cursor: number) => ({
+      cursor,
+      delivered: cursor,
+      last_delivered_at: cursor,
+      last_delivered_id: `sig_${cursor}`,
+      updated_at: cursor,
+    });
+    const keys = Array.from({ length: 400 }, (_, i) => `webhook.dep_rate_${i}`);
+    try {
+      for (const key of keys) j.record(key, progressAt(1), () => undefined);
+      const pages = new Set(keys.map(progressPage)).size;
+      await waitFor(async () => j.writes === pages, 5_000, 'the first flush, every page');
+      const first = j.writes;
+      j.record(keys[0]!, progressAt(2), () => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      assert.equal(j.writes, first, 'no page written within 250 ms of the next delivery');
+      assert.equal((await storedProgress(progress, keys[0]!))?.cursor, 1);
+      await waitFor(async () => (await storedProgress(progress, keys[0]!))?.cursor === 2, 5_000, 'the next flush');
+      assert.equal(j.writes, first + 1, 'one page: the one that changed');
+    } finally {
       await j.close();
     }
   });
