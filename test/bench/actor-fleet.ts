@@ -41,6 +41,7 @@ import { Buckets, Streams, Topics } from '../../schemas/messages.ts';
 import { treeCpuByKind, treeCpuSeconds, treeMemoryMb, treeMinorFaultsByKind } from './lib/proc.ts';
 import { BENCH_ROLE_ENV, roleStarter, sleep, startLayout, timeUntil, type StartedRole } from './lib/roles.ts';
 import { fleetStrategy } from './lib/strategies.ts';
+import { startWebhookSink } from './lib/webhook-sink.ts';
 import { numberOption, type Benchmark, type BenchResult } from './lib/types.ts';
 
 const MINUTE = 60_000;
@@ -120,7 +121,10 @@ export const benchmark: Benchmark = {
     const began = performance.now();
     const say = (message: string) => ctx.log(`${Math.round((performance.now() - began) / 1000)} s: ${message}`);
     const results: BenchResult[] = [];
-    const { dir, cluster: nats, bus, receiver } = await startLayout(ctx, 'fleet', 1);
+    const { dir, cluster: nats, bus } = await startLayout(ctx, 'fleet', 1);
+    // The customers' servers: lean, every signature checked (lib/webhook-sink.ts).
+    const receiver = await startWebhookSink();
+    ctx.defer(() => receiver.stop());
 
     const { start, kill } = roleStarter(ctx, nats.url, {
       ...BENCH_ROLE_ENV,
@@ -229,6 +233,7 @@ export const benchmark: Benchmark = {
           webhook_url: `${receiver.url}/hook/${k}`,
         });
         deploymentIds.add(dep.deployment_id);
+        receiver.secret(dep.deployment_id, dep.webhook_secret);
       }
     });
     const deployMs = Math.round(performance.now() - deployStarted);
@@ -297,7 +302,7 @@ export const benchmark: Benchmark = {
     await timeUntil(
       'the start-up webhooks drained',
       async () => {
-        const now = receiver.requests.length;
+        const now = receiver.hooks.length;
         const quiet = now === seen;
         seen = now;
         if (!quiet) await sleep(3000);
@@ -305,7 +310,7 @@ export const benchmark: Benchmark = {
       },
       1_800_000,
     );
-    const startupWebhooks = receiver.accepted().length;
+    const startupWebhooks = receiver.hooks.length;
     const unwatched = watchAll.slice(watchedCount);
     for (let i = 0; i < unwatched.length; i += 500) await Promise.all(unwatched.slice(i, i + 500).map((id) => watchedKv.delete(id)));
     // The hosts follow the bucket: a moment for the deletes to reach them.
@@ -394,13 +399,13 @@ export const benchmark: Benchmark = {
     // the hour's longer bars too, so the next measured bar is the next hour's first.
     let minute = historyEnd;
     const deliveryParts = Object.keys(pids).filter((k) => k.startsWith('delivery_'));
-    const hooksOf = (ts: number) => receiver.accepted().filter((h) => Date.parse(h.payload?.data?.bar_time) === ts);
+    const hooksOf = (ts: number) => receiver.hooks.filter((h) => h.barTime === ts);
     for (let b = 0; b < barsToMeasure; b++) {
       if (gapS > 0) await sleep(gapS * 1000);
       const before = cpu();
       const faultsBefore = faults();
       const windowStart = performance.now();
-      const requestsBefore = receiver.requests.length;
+      const requestsBefore = receiver.hooks.length;
       const seqBefore = (await signalsState()).last_seq;
       let storedSeq = seqBefore;
       const batch = [];
@@ -425,7 +430,7 @@ export const benchmark: Benchmark = {
       await timeUntil(
         'its webhooks',
         async () => {
-          const n = receiver.requests.length;
+          const n = receiver.hooks.length;
           const done = n === last && n - requestsBefore >= signals;
           last = n;
           if (!done) await sleep(1000);
@@ -446,12 +451,15 @@ export const benchmark: Benchmark = {
         predictions: h?.count ?? 0,
         signals,
         webhooks: hooks.length,
-        models_signalled: new Set(hooks.map((x) => x.payload.data.deployment_id)).size,
+        models_signalled: new Set(hooks.map((x) => x.deploymentId)).size,
+        // Every webhook carries its deployment's signature (the sink checks each one).
+        unsigned_webhooks: hooks.filter((x) => x.verified !== true).length,
+        malformed_requests: receiver.malformed,
         close_to_all_handled_ms: signals > 0 ? Math.round(Math.max(lastSignal, h?.last ?? 0) - closeSeen) : null,
         close_to_last_signal_ms: signals > 0 ? Math.round(lastSignal - closeSeen) : null,
         close_to_last_webhook_ms: Math.round(lastHook - closeSeen),
         goal_ms: goalMs(fleet),
-        met: hooks.length >= fleet && lastHook - closeSeen <= goalMs(fleet),
+        met: hooks.length >= fleet && lastHook - closeSeen <= goalMs(fleet) && hooks.every((x) => x.verified === true),
         window_ms: Math.round(performance.now() - windowStart),
         // At least: the first bar follows the 10 s quiet reading and the 2 s after the unwatch.
         idle_before_s: gapS + (b === 0 ? 12 : 0),
