@@ -156,13 +156,7 @@ export class Trainer implements Actor<Delivered> {
     for (const msg of this.room.drain()) msg.nak();
     for (const msg of [...this.inFlight]) {
       const id = TrainQueue.jobId(msg);
-      if (id !== null) {
-        await this.deps.jobs
-          .update(id, (job) =>
-            job.status === 'running' ? { ...job, status: 'queued', stage: null, attempts: Math.max(0, job.attempts - 1) } : null,
-          )
-          .catch(() => undefined);
-      }
+      if (id !== null) await this.requeue(id).catch(() => undefined);
       // Out of inFlight first, so the job's own `finally` does not acknowledge it after all.
       this.inFlight.delete(msg);
       msg.nak();
@@ -215,8 +209,11 @@ export class Trainer implements Actor<Delivered> {
       if (this.stopping) return; // stop() has put the job back
       if (isTransientBusError(err)) {
         // NATS went away mid-job (a restart): not the user's failure; the job is handed out again.
+        // Nor a vanished trainer: the attempt is given back (best effort: the bus may still be away),
+        // so outages alone never fail a job as "stopped 2 times".
         log.warn({ job_id: job.job_id, error: (err as Error).message }, 'train job interrupted by a NATS outage; it will run again');
         this.inFlight.delete(msg);
+        await this.requeue(job.job_id).catch(() => undefined);
         msg.nak(NATS_RETRY_DELAY_MS);
         return;
       }
@@ -266,6 +263,13 @@ export class Trainer implements Actor<Delivered> {
     const headline = (s: typeof record.test_stats) => ({ n: s.n, wr: s.wr, ret: s.ret, pf: s.pf, mdd: s.mdd });
     await this.deps.activity.emit({ kind: 'TRAINED', bot: job.username, model, metrics: headline(record.train_stats) });
     await this.deps.activity.emit({ kind: 'BACKTEST_DONE', bot: job.username, model, metrics: headline(record.test_stats) });
+  }
+
+  /** A running job back to `queued`, its attempt not counted: it was interrupted, not its trainer lost. */
+  private requeue(jobId: number): Promise<JobRecord | null> {
+    return this.deps.jobs.update(jobId, (job) =>
+      job.status === 'running' ? { ...job, status: 'queued', stage: null, attempts: Math.max(0, job.attempts - 1) } : null,
+    );
   }
 
   private async fail(job: JobRecord, error: string): Promise<void> {

@@ -53,7 +53,7 @@ describe('a trainer killed mid-job', () => {
   it('hands the job out again after the restart, and it completes', async () => {
     running = await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
     const minted = await call(running.url, 'POST', '/api/v1/key/trial', undefined, { username: 'crash_test' });
-    assert.equal(minted.status, 200);
+    assert.equal(minted.status, 200, JSON.stringify(minted.body));
     const key: string = minted.body.api_key;
     const code = SLOW_FIT;
     const start = await call(running.url, 'POST', '/api/v1/train', key, { code, timeframe: '1min' });
@@ -71,7 +71,7 @@ describe('a trainer killed mid-job', () => {
     running = await serveChild(dataDir, { port, env: ENV, startTimeoutMs: START_TIMEOUT_MS });
     const url = running.url;
     const right = await call(url, 'GET', `/api/v1/train/${jobId}`, key);
-    assert.ok(['running', 'queued'].includes(right.body.status), `after the restart the job is ${right.body.status}`);
+    assert.ok(['running', 'queued'].includes(right.body.status), `after the restart the job is ${JSON.stringify(right.body)}`);
 
     const done = await waitFor(
       'the job to finish',
@@ -82,12 +82,13 @@ describe('a trainer killed mid-job', () => {
       120_000,
     );
     assert.equal(done.status, 'done', done.error);
+    const starts = running.lines.filter((l) => l.includes('"train job started"'));
     assert.ok(
-      running.lines.some((l) => l.includes('"train job started"') && l.includes('"attempt":2')),
-      'the restarted trainer ran it as attempt 2',
+      starts.some((l) => l.includes('"attempt":2')),
+      `the restarted trainer ran it as attempt 2; it logged: ${starts.join('\n') || 'no start'}`,
     );
     const models = await call(url, 'GET', '/api/v1/models', key);
-    assert.equal(models.body.count, 1);
+    assert.equal(models.body.count, 1, JSON.stringify(models.body));
     // The completed run left the whole model behind: its results carry the stats the job reports.
     const results = await call(url, 'GET', `/api/v1/results/${encodeURIComponent(done.model_stem)}`, key);
     assert.equal(results.status, 200, JSON.stringify(results.body));
@@ -122,9 +123,10 @@ describe('a trainer killed mid-job', () => {
       120_000,
     );
     assert.equal(done.status, 'done', done.error);
+    const starts = running.lines.filter((l) => l.includes('"train job started"'));
     assert.ok(
-      running.lines.some((l) => l.includes('"train job started"') && l.includes(`"job_id":${jobId}`) && l.includes('"attempt":1')),
-      'run again as attempt 1',
+      starts.some((l) => l.includes(`"job_id":${jobId}`) && l.includes('"attempt":1')),
+      `run again as attempt 1; it logged: ${starts.join('\n') || 'no start'}`,
     );
   });
 });
