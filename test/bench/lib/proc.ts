@@ -20,6 +20,9 @@ export function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(read(`/proc/${pid}/status`) ?? '')?.[1] ?? 0) / 1024);
 }
 
+/** A process's command name (its comm), or '' once it is gone. */
+export const commandOf = (pid: number): string => read(`/proc/${pid}/comm`)?.trim() ?? '';
+
 /** The process and every descendant (children's children too). */
 export function processTree(pid: number): number[] {
   const parents = new Map<number, number[]>();
