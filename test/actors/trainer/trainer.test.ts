@@ -9,29 +9,15 @@ import { Trainer } from '../../../actors/trainer/index.ts';
 import { openBucket } from '../../../src/bus/index.ts';
 import { JobStore, StrategyJobError, TrainQueue, type ModelStore, type TrainPipeline } from '../../../src/training/index.ts';
 import { Buckets } from '../../../schemas/messages.ts';
-import { TrainJobRequest, type JobRecord } from '../../../schemas/training.ts';
+import type { JobRecord } from '../../../schemas/training.ts';
 import { log, startNats, until, type TestNats } from '../../helpers/nats.ts';
+import { trainJob } from '../../helpers/real-market.ts';
 
 /** What the bus raises while the server is away (src/bus/transient.ts reads its name). */
 const outage = () => Object.assign(new Error('connection lost'), { name: 'ConnectionError' });
 
-function record(jobId: number): JobRecord {
-  return {
-    job_id: jobId,
-    user_id: 7,
-    username: 'attempts',
-    status: 'queued',
-    model_name: `m${jobId}`,
-    model_stem: `7_EURUSD_1min_m${jobId}`,
-    request: TrainJobRequest.parse({ code: 'def feature_engineering(df):\n    return df\n' }),
-    created_at: 0,
-    started_at: null,
-    finished_at: null,
-    stage: null,
-    attempts: 0,
-    cap_counted_at: 0,
-  };
-}
+/** A job as POST /train queues it. */
+const queued = (code: string): JobRecord => ({ ...trainJob({ code }), status: 'queued', started_at: null, attempts: 0 });
 
 describe('Trainer: attempts', () => {
   let nats: TestNats;
@@ -65,16 +51,17 @@ describe('Trainer: attempts', () => {
       log,
       concurrency: 1,
     });
-    await jobs.create(record(1));
-    await queue.publish(1);
+    const job = queued('def feature_engineering(df):\n    return df\n');
+    await jobs.create(job);
+    await queue.publish(job.job_id);
     await trainer.start();
     try {
-      await until('the job to end', async () => (await jobs.get(1))?.status === 'failed', 30_000);
+      await until('the job to end', async () => (await jobs.get(job.job_id))?.status === 'failed', 30_000);
     } finally {
       await trainer.stop();
     }
-    const job = (await jobs.get(1))!;
-    assert.equal(job.error, 'strategy error: the third run fails on its own');
+    const ended = (await jobs.get(job.job_id))!;
+    assert.equal(ended.error, 'strategy error: the third run fails on its own');
     assert.deepEqual(runs, [1, 1, 1], 'every run was the first attempt: no outage counted');
     assert.deepEqual(released, [], "the strategy's own failure keeps its run counted");
   });
