@@ -153,10 +153,7 @@ export class SandboxProcess {
     return new Promise((resolve, reject) => {
       const watchdog = setTimeout(() => this.child.kill('SIGKILL'), watchdogMs);
       this.current = { resolve, reject, watchdog };
-      // Corked: the parts leave in one writev, and the runtime takes a small request in one read.
-      this.child.stdin.cork();
       for (const part of parts) this.child.stdin.write(part);
-      this.child.stdin.uncork();
     });
   }
 

@@ -28,19 +28,11 @@ def default_limits(timeout_ms):
     return 4 * timeout_ms + 10_000, 16 * timeout_ms + 60_000
 
 
-def read_proc(path):
-    """A /proc file's bytes, in three system calls (a Python file object makes seven)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, 4096)
-    finally:
-        os.close(fd)
-
-
 def cpu_used(pid):
     """CPU seconds the process used, all its threads; None once it is gone."""
     try:
-        fields = read_proc(f"/proc/{pid}/stat").rsplit(b")", 1)[1].split()
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
@@ -55,33 +47,26 @@ def threads_busy(pid):
         return busy
     for tid in tids:
         try:
-            ran, waited = read_proc(f"/proc/{pid}/task/{tid}/schedstat").split()[:2]
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                ran, waited = f.read().split()[:2]
             busy[tid] = int(ran) + int(waited)
         except (OSError, ValueError):
             pass  # exited meanwhile
     return busy
 
 
-CPUS = max(1, len(os.sched_getaffinity(0)))
-
-
 class JobClock:
-    """Starting one reads nothing but the job's CPU time so far (`cpu0` when the caller has just
-    read it): a call of a warm session ends long before the first check, and its threads' times
-    are first read there. The wall time before that first check counts as active, never idle (at
-    most SAMPLE_S, against an idle limit of 10 s or more)."""
-
-    def __init__(self, pid, cpu_budget_s, idle_ms, wall_ms, cpu0=None):
+    def __init__(self, pid, cpu_budget_s, idle_ms, wall_ms):
         self.pid = pid
         self.budget = cpu_budget_s
         self.idle_limit = idle_ms / 1000
         self.wall_limit = wall_ms / 1000
         self.start = self.last = time.monotonic()
-        self.cpu0 = (cpu_used(pid) if cpu0 is None else cpu0) or 0.0
+        self.cpu0 = cpu_used(pid) or 0.0
         self.used = 0.0
-        self.busy = None  # per thread, from the first check on
+        self.busy = threads_busy(pid)
         self.active = 0.0  # wall time during which some thread of the job ran or waited to run
-        self.cpus = CPUS
+        self.cpus = max(1, len(os.sched_getaffinity(0)))
 
     def idle(self, now):
         return max(0.0, (now - self.start) - self.active)
@@ -94,12 +79,9 @@ class JobClock:
             return None  # gone: its exit is the watcher's to see
         self.used = used - self.cpu0
         busy = threads_busy(self.pid)
-        if self.busy is None:
-            self.active = now - self.start  # before the first reading: active (see the class)
-        else:
-            # The run-queue wait of a thread shows once it runs again, so a late figure may cover
-            # more than this interval: it is counted, not cut (a starved job is not idle).
-            self.active += max([(ns - self.busy.get(tid, 0)) / 1e9 for tid, ns in busy.items()] + [0.0])
+        # The run-queue wait of a thread shows once it runs again, so a late figure may cover more
+        # than this interval: it is counted, not cut (a starved job is not idle).
+        self.active += max([(ns - self.busy.get(tid, 0)) / 1e9 for tid, ns in busy.items()] + [0.0])
         self.busy, self.last = busy, now
         if self.used >= self.budget:
             return "cpu"

@@ -44,17 +44,9 @@ def write_head(fd, header, payload_bytes):
     write_all(fd, struct.pack("<I", len(raw)) + raw + struct.pack("<I", payload_bytes))
 
 
-# A payload up to this size is copied behind its header and written in one system call.
-JOINED_BYTES = 64 * 1024
-
-
 def write_message(fd, header, payload=b""):
     """One message on fd (unbuffered: nothing of it stays in this process's buffers)."""
-    head = encode_message(header, payload)
-    if payload and len(payload) <= JOINED_BYTES:
-        write_all(fd, head + payload)
-        return
-    write_all(fd, head)
+    write_all(fd, encode_message(header, payload))
     if payload:
         write_all(fd, payload)
 
@@ -74,14 +66,6 @@ def read_exact(fd, n, deadline=None):
     return bytes(data)
 
 
-def payload_size(header):
-    """The payload size a header announces: a count, or ValueError."""
-    n = header.get("payload_bytes", 0)
-    if type(n) is not int or n < 0:
-        raise ValueError("payload_bytes is not a count")
-    return n
-
-
 class MessageTooLarge(ValueError):
     """A message over the reader's limit: refused by its announced size, before it is read."""
 
@@ -96,74 +80,12 @@ def read_message(fd, deadline=None, max_header=None, max_payload=None):
     if not isinstance(header, dict):
         raise ValueError("header is not an object")
     payload = b""
-    if payload_size(header) > 0:
+    if header.get("payload_bytes", 0) > 0:
         (m,) = struct.unpack("<I", read_exact(fd, 4, deadline))
         if max_payload is not None and m > max_payload:
             raise MessageTooLarge(f"payload of {m} bytes")
         payload = read_exact(fd, m, deadline)
     return header, payload
-
-
-class MessageStream:
-    """Messages off one fd that only this process reads, in large reads: a message usually takes
-    one read(2), not four. Bytes read past a message stay here for the next one, so it is only for
-    a stream nothing else reads from (a session's requests, its worker's answers); the zygote's
-    stdin, whose job bytes are spliced past it, is read exactly (read_message)."""
-
-    CHUNK = 64 * 1024
-
-    def __init__(self, fd, max_header=None, max_payload=None, timed=False):
-        """timed: reads will have deadlines, so fd is made non-blocking (a read takes what is
-        there, select waits for the rest until the deadline)."""
-        if timed:
-            os.set_blocking(fd, False)
-        self.fd = fd
-        self.max_header = max_header
-        self.max_payload = max_payload
-        self.buf = bytearray()
-
-    def _fill(self, need, deadline):
-        while len(self.buf) < need:
-            try:
-                chunk = os.read(self.fd, min(max(need - len(self.buf), self.CHUNK), 1 << 20))
-            except BlockingIOError:  # nothing there yet: wait for it, until the deadline
-                if deadline is None:
-                    select.select([self.fd], [], [])
-                    continue
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                    raise TimeoutError
-                continue
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-
-    def read(self, deadline=None):
-        """One message: (header, payload), with read_message's errors and limits."""
-        self._fill(4, deadline)
-        (n,) = struct.unpack_from("<I", self.buf)
-        if self.max_header is not None and n > self.max_header:
-            raise MessageTooLarge(f"header of {n} bytes")
-        self._fill(4 + n, deadline)
-        header = json.loads(self.buf[4:4 + n])
-        if not isinstance(header, dict):
-            raise ValueError("header is not an object")
-        end = 4 + n
-        payload = b""
-        announced = payload_size(header)
-        if announced > 0:
-            self._fill(end + 4, deadline)
-            (m,) = struct.unpack_from("<I", self.buf, end)
-            if self.max_payload is not None and m > self.max_payload:
-                raise MessageTooLarge(f"payload of {m} bytes")
-            if m != announced:
-                raise ValueError("payload frame does not match its header")
-            self._fill(end + 4 + m, deadline)
-            with memoryview(self.buf) as view:
-                payload = bytes(view[end + 4:end + 4 + m])
-            end += 4 + m
-        del self.buf[:end]
-        return header, payload
 
 
 def splice_exact(src, dst, n):

@@ -20,11 +20,11 @@ import guard
 import jail
 import ops
 from job_output import JobOutput
-from job_clock import cpu_used
-from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, MessageStream, MessageTooLarge, read_message, write_message
+from protocol import MAX_CONTROL_BYTES, MAX_REPLY_BYTES, MessageTooLarge, read_message, write_message
 from zygote import close_all_but, died, isolate_stdio, job_clock, wide_pipe
 
 SESSION_CPU_S = 600  # CPU seconds one session worker may use in all; then a fresh one takes over
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 STDIN, STDOUT = 0, 1
 
 
@@ -61,7 +61,6 @@ class Session:
         self.uids = jail.JobUids()
         self.pid = None  # the worker's, while one runs
         self.uid = None
-        self.answers = None  # the worker's answers (a MessageStream on its result pipe)
         self.output = None  # the worker's stdout and stderr (job_output.py), kept until the call's answer
 
     def start(self):
@@ -87,14 +86,11 @@ class Session:
                 os._exit(0)
         os.close(job_r)
         os.close(result_w)
-        # Bounded like the zygote's relay: the worker runs the user's code, so what it announces
-        # is not trusted to be a size this process should buffer.
-        self.answers = MessageStream(self.result_r, MAX_CONTROL_BYTES, MAX_REPLY_BYTES, timed=True)
         output.close_writer()
         if self.output is not None:
             self.output.close()  # the last worker's, sent with its last answer
         self.output = output
-        ready, _ = self.exchange(None, b"", cpu_used(self.pid))
+        ready, _ = self.exchange(None, b"")
         return None if ready.get("ok") else ready
 
     def end(self, how):
@@ -115,10 +111,9 @@ class Session:
                 pass
         return status
 
-    def exchange(self, header, payload, cpu0):
-        """Sends one request (None: none, the "ready" is due) and reads the answer within the call's
-        clock; cpu0 is the worker's CPU time as the call starts."""
-        clock = job_clock(self.pid, self.opening, cpu0)
+    def exchange(self, header, payload):
+        """Sends one request (None: none, the "ready" is due) and reads the answer within the call's clock."""
+        clock = job_clock(self.pid, self.opening)
         try:
             if header is not None:
                 write_message(self.job_w, header, payload)
@@ -126,7 +121,10 @@ class Session:
             if limit:
                 self.end("kill")
                 return clock.failure(None, limit), b""
-            result, data = self.answers.read(clock.start + clock.wall_limit)
+            # Bounded like the zygote's relay: the worker runs the user's code, so what it announces
+            # is not trusted to be a size this process should buffer.
+            deadline = clock.start + clock.wall_limit
+            result, data = read_message(self.result_r, deadline, MAX_CONTROL_BYTES, MAX_REPLY_BYTES)
         except MessageTooLarge as err:
             self.end("kill")
             return {"ok": False, "kind": "error",
@@ -136,7 +134,7 @@ class Session:
             return clock.failure(None, "wall"), b""
         except (EOFError, OSError):  # it died
             return died(None, self.end("kill")), b""
-        except (ValueError, struct.error, RecursionError):  # not a message (or nested past what json takes)
+        except (ValueError, struct.error):  # it wrote something else than a message
             self.end("kill")
             return {"ok": False, "kind": "crash", "error": "the strategy process wrote a malformed answer"}, b""
         if not result.get("ok"):
@@ -146,8 +144,6 @@ class Session:
     def await_answer(self, clock):
         """Waits for the answer to start, draining what the worker prints meanwhile (a print never
         waits for this process). None when it starts (or the worker is gone), else the limit reached."""
-        if self.answers.buf:
-            return None  # begun already (read with the last answer)
         check_at = clock.next_check()
         while True:
             watched = [self.result_r] if self.output.ended else [self.result_r, self.output]
@@ -173,9 +169,11 @@ class Session:
             self.end("reaped")  # died between calls (e.g. a thread it left behind used up its CPU time)
         used = 0
         if self.pid is not None:
-            used = cpu_used(self.pid)
-            if used is None or used + self.cpu_s + 1 > self.cpu_s + SESSION_CPU_S:
-                self.end("kill")  # gone, or its CPU budget is spent: a fresh worker takes over
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            used = (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+            if used + self.cpu_s + 1 > self.cpu_s + SESSION_CPU_S:
+                self.end("kill")  # its CPU budget is spent: a fresh worker takes over
         if self.pid is None:
             failure = self.start()
             if failure:
@@ -184,16 +182,15 @@ class Session:
         # This call's CPU time: the soft limit (SIGXCPU) moves to what the worker used so far plus
         # the call's allowance; the hard limit stays its lifetime budget.
         resource.prlimit(self.pid, resource.RLIMIT_CPU, (int(used) + self.cpu_s + 1, self.cpu_s + SESSION_CPU_S))
-        return self.exchange(header, payload, used)
+        return self.exchange(header, payload)
 
 
 def serve(walls):
     write_message(STDOUT, {"id": 0, "ok": True, "ready": True, "pid": os.getpid()})
     session = None
-    requests = MessageStream(STDIN)
     while True:
         try:
-            header, payload = requests.read()
+            header, payload = read_message(STDIN)
         except EOFError:
             return
         op = header.get("op")

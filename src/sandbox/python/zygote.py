@@ -130,10 +130,10 @@ def fionread(fd):
     return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
 
 
-def job_clock(pid, control, cpu0=None):
+def job_clock(pid, control):
     """The job's clock (job_clock.py): its CPU budget, and the wall-clock backstops Node sent."""
     idle_ms, wall_ms = default_limits(control.get("timeout_ms", 30_000))
-    return JobClock(pid, guard.cpu_budget_s(control), control.get("idle_ms", idle_ms), control.get("wall_ms", wall_ms), cpu0)
+    return JobClock(pid, guard.cpu_budget_s(control), control.get("idle_ms", idle_ms), control.get("wall_ms", wall_ms))
 
 
 def relay(control, spare):
