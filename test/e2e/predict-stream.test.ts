@@ -10,7 +10,7 @@ import { SignalEvent } from '../../schemas/live.ts';
 import type { ServerMessage } from '../../schemas/stream.ts';
 import { storedSignals } from '../helpers/live.ts';
 import { readSse, startTestService, type TestService } from '../helpers/service.ts';
-import { lastTwoTradingDays, trainModel } from '../helpers/training.ts';
+import { lastTwoClosedDays, trainModel } from '../helpers/training.ts';
 import { connectStream, type StreamClient } from '../helpers/ws-client.ts';
 
 const signalIds = (messages: ServerMessage[]) => messages.flatMap((m) => (m.type === 'signal' ? [m.signal.id] : []));
@@ -35,10 +35,12 @@ describe('WebSocket predictions of a deployed model', () => {
   };
 
   before(async () => {
-    sf = await startTestService({ HISTORY_DAYS: '4' });
+    // Five days: two that have ended after the first, partial one, whatever the weekday.
+    sf = await startTestService({ HISTORY_DAYS: '5' });
     key = (await sf.mintKey('ws_trader')).api_key;
-    const [endDay, nextDay] = await lastTwoTradingDays(sf, key);
-    postCutoffDay = nextDay;
+    // A post-cutoff day that has ended: REST and WebSocket predict the same bars even across a bar close.
+    const [endDay, closedDay] = await lastTwoClosedDays(sf, key);
+    postCutoffDay = closedDay;
     await trainModel(sf, key, { end_date: endDay });
     const res = await sf.api('POST', '/api/v1/deploy', { key, body: { model_name: 'Model 1', channels: ['sse'] } });
     assert.equal(res.status, 200, res.text);

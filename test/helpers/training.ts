@@ -26,9 +26,24 @@ export async function trainModel(sf: TestService, key: string, body: Record<stri
   return job;
 }
 
-/** The last two UTC days with bars of `symbol` (from the hourly candles): [end_date for a train, the post-cutoff day]. */
-export async function lastTwoTradingDays(sf: TestService, key: string, symbol = 'EURUSD'): Promise<[string, string]> {
+/** The UTC days with bars of `symbol` (from the hourly candles), oldest first; the last one is still trading. */
+async function tradingDays(sf: TestService, key: string, symbol: string): Promise<string[]> {
   const hours = await sf.api('GET', `/api/v1/ohlc?symbol=${symbol}&timeframe=1h&limit=5000`, { key });
-  const days = [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
-  return days.slice(-2) as [string, string];
+  return [...new Set((hours.body.candles as { timestamp: string }[]).map((c) => c.timestamp.slice(0, 10)))];
+}
+
+/** The last two UTC days with bars of `symbol`: [end_date for a train, the post-cutoff day, which is still trading]. */
+export async function lastTwoTradingDays(sf: TestService, key: string, symbol = 'EURUSD'): Promise<[string, string]> {
+  return (await tradingDays(sf, key, symbol)).slice(-2) as [string, string];
+}
+
+/**
+ * The last two days with bars that have ended: [end_date for a train, a post-cutoff day whose bars no
+ * longer change], for answers that must be equal however far apart in time they are asked.
+ */
+export async function lastTwoClosedDays(sf: TestService, key: string, symbol = 'EURUSD'): Promise<[string, string]> {
+  const today = new Date().toISOString().slice(0, 10);
+  const closed = (await tradingDays(sf, key, symbol)).filter((day) => day < today);
+  assert.ok(closed.length >= 2, `two ended trading days in the history, not ${closed.join(', ')}`);
+  return closed.slice(-2) as [string, string];
 }
