@@ -33,6 +33,10 @@ def strategy_config():
     return {}
 `;
 
+/** Python writing `data` (a bytes expression) to every descriptor it may hold: its answer pipe among them. */
+const onEveryFd = (data: string) =>
+  `for fd in range(3, 64):\n            try:\n                os.write(fd, ${data})\n            except OSError:\n                pass`;
+
 /** Behaves on most windows; the window's length picks an escape to try at call time. */
 const ESCAPES: Array<[string, number, string, 'refused' | 'timeout' | 'memory' | 'error' | 'crash']> = [
   ['read /etc/passwd', 101, "df['x'] = len(open('/etc/passwd').read())", 'refused'],
@@ -53,12 +57,15 @@ const ESCAPES: Array<[string, number, string, 'refused' | 'timeout' | 'memory' |
   ['memory bomb', 111, 'x = bytearray(8 * 1024 ** 3)', 'memory'],
   ['SystemExit', 112, 'raise SystemExit(3)', 'error'],
   ['os._exit (no audit event)', 113, 'os._exit(3)', 'crash'],
+  ['a forged answer on every fd', 114, onEveryFd("b'\\x03\\x00\\x00\\x00abc'"), 'crash'],
   [
-    'a forged answer on every fd',
-    114,
-    "for fd in range(3, 64):\n            try:\n                os.write(fd, b'\\x03\\x00\\x00\\x00abc')\n            except OSError:\n                pass",
-    'crash',
+    'a forged answer announcing more than the largest answer',
+    115,
+    onEveryFd(`b'\\x13\\x00\\x00\\x00{"payload_bytes":1}\\xff\\xff\\xff\\xff'`),
+    'error',
   ],
+  ['a forged answer whose payload size is not a number', 116, onEveryFd(`b'\\x15\\x00\\x00\\x00{"payload_bytes":"x"}'`), 'crash'],
+  ['a forged answer nested deeper than the parser goes', 117, onEveryFd("b'\\xa0\\x86\\x01\\x00' + b'[' * 100000"), 'crash'],
 ];
 
 const HOSTILE = `

@@ -66,13 +66,21 @@ def read_exact(fd, n, deadline=None):
     return bytes(data)
 
 
+def payload_size(header):
+    """The payload size a header announces: a count, or ValueError (a forged header may say anything)."""
+    n = header.get("payload_bytes", 0)
+    if type(n) is not int or n < 0:
+        raise ValueError("payload_bytes is not a count")
+    return n
+
+
 class MessageTooLarge(ValueError):
     """A message over the reader's limit: refused by its announced size, before it is read."""
 
 
 def read_message(fd, deadline=None, max_header=None, max_payload=None):
-    """One message from fd: (header, payload). ValueError when the header is not a JSON object,
-    MessageTooLarge when its header or payload announces more than the limits."""
+    """One message from fd: (header, payload). ValueError when the header is not a JSON object or
+    its payload size not a count, MessageTooLarge when its header or payload announces more than the limits."""
     (n,) = struct.unpack("<I", read_exact(fd, 4, deadline))
     if max_header is not None and n > max_header:
         raise MessageTooLarge(f"header of {n} bytes")
@@ -80,7 +88,7 @@ def read_message(fd, deadline=None, max_header=None, max_payload=None):
     if not isinstance(header, dict):
         raise ValueError("header is not an object")
     payload = b""
-    if header.get("payload_bytes", 0) > 0:
+    if payload_size(header) > 0:
         (m,) = struct.unpack("<I", read_exact(fd, 4, deadline))
         if max_payload is not None and m > max_payload:
             raise MessageTooLarge(f"payload of {m} bytes")

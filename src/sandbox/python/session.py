@@ -134,7 +134,7 @@ class Session:
             return clock.failure(None, "wall"), b""
         except (EOFError, OSError):  # it died
             return died(None, self.end("kill")), b""
-        except (ValueError, struct.error):  # it wrote something else than a message
+        except (ValueError, struct.error, RecursionError):  # not a message (or nested past what json takes)
             self.end("kill")
             return {"ok": False, "kind": "crash", "error": "the strategy process wrote a malformed answer"}, b""
         if not result.get("ok"):
