@@ -1,4 +1,4 @@
-import { consume, ensureConsumer, type Bus, type Delivered, type DeliveredStream } from '../../src/bus/index.ts';
+import { consume, ensureConsumer, type Bus, type Consuming, type Delivered } from '../../src/bus/index.ts';
 import type { Actor } from '../../src/kernel/index.ts';
 import type { Logger } from '../../src/log.ts';
 import { SignalEvent } from '../../schemas/live.ts';
@@ -18,8 +18,7 @@ export interface SignalRecorderDeps {
  * repeat harmless.
  */
 export class SignalRecorder implements Actor<Delivered> {
-  private messages: DeliveredStream | null = null;
-  private loop: Promise<void> | null = null;
+  private messages: Consuming | null = null;
   private readonly counts = { stored: 0, malformed: 0, failed: 0 };
 
   constructor(private readonly deps: SignalRecorderDeps) {}
@@ -27,10 +26,16 @@ export class SignalRecorder implements Actor<Delivered> {
   async start(): Promise<void> {
     await ensureConsumer(this.deps.bus, Consumers.signalsStore);
     // Twice an insert's rows: the next insert's rows arrive while one is written.
-    const messages = (this.messages = await consume(this.deps.bus, Consumers.signalsStore, 2 * (this.deps.repo.rowsPerInsert ?? 250)));
-    this.loop = (async () => {
-      for await (const msg of messages) void this.handle(msg);
-    })();
+    // Not awaited: rows of a burst (1,000 models on one bar) go into one INSERT.
+    this.messages = await consume(
+      this.deps.bus,
+      Consumers.signalsStore,
+      2 * (this.deps.repo.rowsPerInsert ?? 250),
+      (msg) => void this.handle(msg),
+    );
+    void this.messages.closed.then((err) => {
+      if (err) this.deps.log.error({ err }, 'signal recorder: its consumer ended; signals wait on the stream until the next start');
+    });
   }
 
   /** Stores one signal; acknowledged once stored, redelivered when storing fails. */
@@ -47,7 +52,6 @@ export class SignalRecorder implements Actor<Delivered> {
       msg.ack();
       return;
     }
-    // Not awaited by the loop: rows of a burst (1,000 models on one bar) go into one INSERT.
     try {
       await this.deps.repo.insert([parsed.data]);
       this.counts.stored++;
@@ -65,6 +69,5 @@ export class SignalRecorder implements Actor<Delivered> {
 
   async stop(): Promise<void> {
     await this.messages?.close();
-    await this.loop;
   }
 }

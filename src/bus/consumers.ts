@@ -96,23 +96,32 @@ export async function ensureConsumer(
   });
 }
 
-/** Messages pushed as they come (up to `max` unacknowledged in the client's buffer); `close` ends the loop. */
-export interface DeliveredStream extends AsyncIterable<Delivered> {
+/** A durable consumer's messages being handed to a callback; `close` stops them. */
+export interface Consuming {
   close(): Promise<void>;
+  /** Resolves when it has ended: with the error that ended it, if one did (a throwing callback among them). */
+  closed: Promise<Error | void>;
 }
 
-/** Consumes a durable consumer (ensure it first) as a stream of messages. */
-export async function consume(bus: Pick<Bus, 'js' | 'retry'>, spec: ConsumerSpec, max: number): Promise<DeliveredStream> {
+/**
+ * Consumes a durable consumer (ensure it first): each message is handed to `each` as it arrives
+ * (up to `max` unacknowledged in the client's buffer), in the client's own read loop rather than
+ * through an async iterator's promise per message (the recorder takes every signal).
+ */
+export async function consume(
+  bus: Pick<Bus, 'js' | 'retry'>,
+  spec: ConsumerSpec,
+  max: number,
+  each: (msg: Delivered) => void,
+): Promise<Consuming> {
   const messages = await bus.retry.run({ op: 'consume', kind: 'consumer', name: `${spec.stream.name}/${spec.name}` }, async () =>
-    (await bus.js.consumers.get(spec.stream.name, spec.name)).consume({ max_messages: max }),
+    (await bus.js.consumers.get(spec.stream.name, spec.name)).consume({ max_messages: max, callback: (msg) => each(delivered(msg)) }),
   );
   return {
-    async *[Symbol.asyncIterator]() {
-      for await (const msg of messages) yield delivered(msg);
-    },
     close: async () => {
       await messages.close();
     },
+    closed: messages.closed(),
   };
 }
 

@@ -27,7 +27,7 @@ export {
   followStream,
   followStreamEach,
   type Delivered,
-  type DeliveredStream,
+  type Consuming,
   type Followed,
   type FollowedEach,
   type FollowedStream,

@@ -53,6 +53,7 @@ const MODULES: Record<string, () => Promise<{ benchmark: Benchmark }>> = {
   'actor-fleet': () => import('./actor-fleet.ts'),
   'actor-step': () => import('./actor-step.ts'),
   'delivery-step': () => import('./delivery-step.ts'),
+  'recorder-step': () => import('./recorder-step.ts'),
   'delivery-catchup': () => import('./delivery-catchup.ts'),
   'model-check': () => import('./model-check.ts'),
   'robustness-report': () => import('./robustness-report.ts'),

@@ -3,7 +3,7 @@
  * delivery-step): in a temporary directory, with a bus on it and the SIGNALS stream; all of it
  * removed when the benchmark ends. Its log lines go to the benchmark's stderr.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectBus, ensureStream, startEmbeddedNats, type Bus } from '../../../src/bus/index.ts';
@@ -11,7 +11,10 @@ import { createLogger, type Logger } from '../../../src/log.ts';
 import { Streams } from '../../../schemas/messages.ts';
 import type { BenchContext } from './types.ts';
 
-export async function startBenchNats(ctx: BenchContext, name: string): Promise<{ log: Logger; url: string; bus: Bus }> {
+export async function startBenchNats(
+  ctx: BenchContext,
+  name: string,
+): Promise<{ log: Logger; url: string; bus: Bus; /** nats-server's, for its CPU */ natsPid: number }> {
   const log = createLogger('warn', { write: (line: string) => void ctx.log(line.trim()) });
   const dir = mkdtempSync(join(tmpdir(), `sf-bench-${name}-`));
   ctx.defer(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,5 +23,5 @@ export async function startBenchNats(ctx: BenchContext, name: string): Promise<{
   const bus = await connectBus(nats.url, `bench-${name}`, log);
   ctx.defer(() => bus.close());
   await ensureStream(bus, Streams.signals);
-  return { log, url: nats.url, bus };
+  return { log, url: nats.url, bus, natsPid: Number(readFileSync(join(dir, 'nats', 'nats-server.pid'), 'utf8')) };
 }

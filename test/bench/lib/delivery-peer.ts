@@ -1,9 +1,10 @@
 /**
  * The other side of `delivery-step`, in its own process so its CPU is not the delivery's: it
  * publishes each bar's signals as model hosts do (the batcher, msgID = the signal id) and answers
- * the webhooks as a receiver that only counts them. Over IPC:
+ * the webhooks as a receiver that only counts them (recorder-step uses it as a publisher only). Over IPC:
  *   parent → { type: 'bar', bar }            publish one signal per deployment for that bar
  *   peer   → { type: 'ready', url }          once connected and listening
+ *   peer   → { type: 'published', bar }      once every signal of that bar is stored on SIGNALS
  *   peer   → { type: 'bar-done', bar }       once every deployment's webhook of that bar arrived
  * `node --import tsx test/bench/lib/delivery-peer.ts '{"natsUrl":…,"deployments":N}'`
  */
@@ -54,8 +55,10 @@ async function main(): Promise<void> {
   process.on('message', (raw) => {
     const message = raw as FromParent;
     if (message.type !== 'bar') return;
-    for (let i = 0; i < spec.deployments; i++)
-      publish(event(i, message.bar)).catch((err: unknown) => console.error(`publish failed: ${(err as Error).message}`));
+    const published = Array.from({ length: spec.deployments }, (_, i) =>
+      publish(event(i, message.bar)).catch((err: unknown) => console.error(`publish failed: ${(err as Error).message}`)),
+    );
+    void Promise.all(published).then(() => process.send!({ type: 'published', bar: message.bar }));
   });
   process.on('disconnect', () => process.exit(0));
 }
